@@ -1,0 +1,28 @@
+import type { ScheduledEvent } from 'aws-lambda';
+import { lambdaEntry, type Deps } from '../shared/deps.ts';
+import { expireDueSecrets } from '../shared/domain/secrets/end.ts';
+import type { ScheduledTask } from '../shared/schedules.ts';
+
+/** What each scheduled task does; `shared/schedules.ts` says when. */
+const tasks: Record<ScheduledTask, (deps: Deps) => Promise<number>> = {
+  'expire-secrets': (deps) => expireDueSecrets(deps),
+};
+
+export type TaskEvent = ScheduledEvent<{ task: ScheduledTask }>;
+
+export interface TaskResult {
+  task: ScheduledTask;
+  processed: number;
+}
+
+export const createHandler =
+  (deps: Deps) =>
+  async (event: TaskEvent): Promise<TaskResult> => {
+    const task = event.detail?.task;
+    if (!task || !Object.hasOwn(tasks, task)) throw new Error(`unknown scheduled task: ${String(task)}`);
+    const processed = await tasks[task](deps);
+    deps.logger.info('scheduled task done', { task, processed });
+    return { task, processed };
+  };
+
+export const handler = lambdaEntry(createHandler);

@@ -1,0 +1,77 @@
+import { lambdaEntry, type Deps } from '../shared/deps.ts';
+import { claimSecret } from '../shared/domain/secrets/claim.ts';
+import { createSecret } from '../shared/domain/secrets/create.ts';
+import type { Secret } from '../shared/domain/secrets/model.ts';
+import { readSecret, revokeSecret } from '../shared/domain/secrets/read.ts';
+import { createSecretRequest } from '../shared/domain/secrets/rules.ts';
+import { groupHandler, type Operations } from '../shared/http/group.ts';
+import { optionalJsonObject, parseJsonBody } from '../shared/http/request.ts';
+
+const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+
+/** Metadata only: never the envelope. */
+const metadata = (secret: Secret) => ({
+  id: secret.id,
+  state: secret.state,
+  kind: secret.kind,
+  size_bytes: secret.sizeBytes,
+  salt: secret.salt,
+  max_views: secret.maxViews,
+  views_left: secret.viewsLeft,
+  created_at: iso(secret.createdAt),
+  expires_at: iso(secret.expiresAt),
+  not_before: iso(secret.notBefore),
+  ended_at: iso(secret.endedAt),
+  requires_proof: secret.claimVerifier !== undefined,
+});
+
+export const operations: Operations<'secrets'> = {
+  async createSecret(request, deps) {
+    const body = parseJsonBody(request, createSecretRequest);
+    const { secret, deleteToken } = await createSecret(body, deps);
+    return {
+      status: 201,
+      body: {
+        id: secret.id,
+        url_base: `${deps.config.WEB_ORIGIN}/s/${secret.id}`,
+        delete_token: deleteToken,
+        created_at: iso(secret.createdAt),
+        expires_at: iso(secret.expiresAt),
+        not_before: iso(secret.notBefore),
+        max_views: secret.maxViews,
+        views_left: secret.viewsLeft,
+      },
+    };
+  },
+
+  async readSecret(request, deps) {
+    const secret = await readSecret(request.params.id!, deps);
+    return { status: 200, body: metadata(secret) };
+  },
+
+  async revokeSecret(request, deps) {
+    await revokeSecret(request.params.id!, request.headers['x-delete-token'] ?? null, deps);
+    return { status: 204 };
+  },
+
+  async claimSecret(request, deps) {
+    // The claim answers no 400: a proof that is not a string is simply not a proof.
+    const { claim_token: token } = optionalJsonObject(request);
+    const { secret, envelope } = await claimSecret(request.params.id!, typeof token === 'string' ? token : null, deps);
+    return {
+      status: 200,
+      body: {
+        id: secret.id,
+        kind: secret.kind,
+        envelope: Buffer.from(envelope).toString('base64'),
+        salt: secret.salt,
+        size_bytes: secret.sizeBytes,
+        views_left: secret.viewsLeft,
+        expires_at: iso(secret.expiresAt),
+      },
+    };
+  },
+};
+
+export const createHandler = (deps: Deps) => groupHandler('secrets', operations, deps);
+export const handler = lambdaEntry(createHandler);

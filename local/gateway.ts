@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { corsPolicy } from '../shared/http/cors.ts';
+import { HttpError, problemBody } from '../shared/http/errors.ts';
+import type { GroupHandler } from '../shared/http/group.ts';
+import { maxRequestBodyBytes } from '../shared/limits.ts';
+import { matchRoute, routeKey, type Group } from '../shared/routes.ts';
+
+export interface GatewayOptions {
+  handlers: Record<Group, GroupHandler>;
+  webOrigin: string;
+  /** Answers the local-only routes (`/_dev/*`); returns false when the path is not one. */
+  devRoutes: (request: IncomingMessage, response: ServerResponse) => boolean;
+  /** API Gateway gives up on an integration after 30 s. */
+  timeoutMs?: number;
+}
+
+/** Paths API Gateway routes to the functions; everything else is the web client's. */
+const apiPrefixes = ['/v1/', '/scim/v2/'];
+
+/**
+ * The local API Gateway (HTTP API, payload format 2.0): matches the route table, builds the
+ * same `APIGatewayProxyEventV2` API Gateway would, invokes the group's handler in-process and
+ * writes its result back.
+ */
+export function gatewayListener(options: GatewayOptions) {
+  return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const requestId = randomBytes(12).toString('base64url');
+    try {
+      await serve(request, response, requestId, options);
+    } catch (error) {
+      if (!response.headersSent) {
+        const fault = error instanceof HttpError ? error : new HttpError(500, 'internal', 'The local gateway failed to serve this request.');
+        sendProblem(response, fault, requestId);
+      } else {
+        response.destroy();
+      }
+    }
+  };
+}
+
+async function serve(request: IncomingMessage, response: ServerResponse, requestId: string, options: GatewayOptions) {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const method = request.method ?? 'GET';
+
+  if (method === 'OPTIONS' && request.headers['access-control-request-method']) {
+    return preflight(request, response, options.webOrigin);
+  }
+  if (options.devRoutes(request, response)) return;
+  if (!apiPrefixes.some((prefix) => url.pathname.startsWith(prefix))) {
+    throw new HttpError(404, 'not_found', 'Nothing is served at this path.');
+  }
+
+  const match = matchRoute(method, url.pathname);
+  if (!match.route) throw new HttpError(404, 'not_found', `No route for ${method} ${url.pathname}.`);
+
+  const body = await readBody(request);
+  const event = toEvent(request, url, body, requestId, routeKey(match.route), match.pathParameters);
+  const result = await withTimeout(
+    options.handlers[match.route.group](event, lambdaContext(match.route.group, requestId, options.timeoutMs ?? 30_000)),
+    options.timeoutMs ?? 30_000,
+  );
+  writeResult(response, result);
+}
+
+function preflight(request: IncomingMessage, response: ServerResponse, webOrigin: string): void {
+  const headers: Record<string, string> = { vary: 'origin' };
+  if (request.headers.origin === webOrigin) {
+    headers['access-control-allow-origin'] = webOrigin;
+    headers['access-control-allow-methods'] = corsPolicy.allowMethods.join(', ');
+    headers['access-control-allow-headers'] = corsPolicy.allowHeaders.join(', ');
+    headers['access-control-max-age'] = String(corsPolicy.maxAgeSeconds);
+  }
+  response.writeHead(204, headers).end();
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > maxRequestBodyBytes) {
+      request.resume();
+      reject(tooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxRequestBodyBytes) {
+        request.removeAllListeners('data');
+        request.resume();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+const tooLarge = () => new HttpError(413, 'payload_too_large', `Request bodies are limited to ${maxRequestBodyBytes} bytes.`);
+
+/** Text bodies arrive as strings, anything else base64-encoded, as API Gateway does. */
+const isTextType = (contentType: string | undefined) =>
+  contentType === undefined || /^(text\/|application\/([\w.+-]+\+)?json|application\/x-www-form-urlencoded)/i.test(contentType);
+
+function toEvent(
+  request: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  requestId: string,
+  key: string,
+  pathParameters: Record<string, string>,
+): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || name === 'cookie') continue;
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const cookies = request.headers.cookie?.split(';').map((cookie) => cookie.trim()).filter(Boolean);
+  const text = isTextType(request.headers['content-type']);
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: key,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    ...(cookies?.length ? { cookies } : {}),
+    headers,
+    ...(url.search ? { queryStringParameters: query } : {}),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: request.headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method: request.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, ''),
+        userAgent: request.headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey: key,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(Object.keys(pathParameters).length ? { pathParameters } : {}),
+    ...(body.length ? { body: text ? body.toString('utf8') : body.toString('base64') } : {}),
+    isBase64Encoded: body.length > 0 && !text,
+  };
+}
+
+function lambdaContext(group: Group, requestId: string, timeoutMs: number): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `hushlink-local-${group}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:hushlink-local-${group}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/hushlink-local-${group}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+}
+
+function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new HttpError(504, 'timeout', 'The function did not answer in time.')), timeoutMs);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+function writeResult(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  const headers: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  const body = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  response.writeHead(result.statusCode ?? 200, headers);
+  response.end(body);
+}
+
+function sendProblem(response: ServerResponse, error: HttpError, requestId: string): void {
+  response.writeHead(error.status, {
+    'content-type': 'application/problem+json',
+    'cache-control': 'no-store',
+    'x-request-id': requestId,
+    ...error.extras.headers,
+  });
+  response.end(JSON.stringify(problemBody(error, requestId)));
+}

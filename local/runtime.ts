@@ -1,0 +1,146 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import * as scheduleFunction from '../functions/schedule.ts';
+import * as secretsFunction from '../functions/secrets.ts';
+import { AdjustableClock } from '../shared/clock.ts';
+import { loadConfig } from '../shared/config.ts';
+import { buildDeps, type Deps } from '../shared/deps.ts';
+import type { GroupHandler } from '../shared/http/group.ts';
+import type { RateLimits } from '../shared/limits.ts';
+import type { AppLogger } from '../shared/logger.ts';
+import type { Group } from '../shared/routes.ts';
+import { startDynamoLocal, type LocalDynamo } from './dynamodb.ts';
+import { gatewayListener } from './gateway.ts';
+import { LocalOutbox, type OutboxEntry } from './mail.ts';
+import { InProcessQueue } from './queue.ts';
+import { LocalScheduler } from './scheduler.ts';
+import { startS3Local, type LocalS3 } from './s3.ts';
+
+/** Every group's function module; the CDK stack finds the same modules as `functions/<group>.ts`. */
+const functionModules: Record<Group, { createHandler: (deps: Deps) => GroupHandler }> = {
+  secrets: secretsFunction,
+};
+
+export interface RuntimeOptions {
+  /** 0 picks a free port. */
+  port?: number;
+  host?: string;
+  /** Persist DynamoDB, S3 and mail under this folder; without it everything is in memory. */
+  dataDir?: string;
+  /** Run the queue poller and the schedule timers in the background (`npm start`). */
+  background?: boolean;
+  rateLimits?: RateLimits;
+  logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  logger?: AppLogger;
+  announceMail?: (entry: OutboxEntry) => void;
+}
+
+export interface Runtime {
+  url: string;
+  port: number;
+  clock: AdjustableClock;
+  deps: Deps;
+  outbox: LocalOutbox;
+  queue: InProcessQueue;
+  scheduler: LocalScheduler;
+  dynamo: LocalDynamo;
+  s3: LocalS3;
+  stop(): Promise<void>;
+}
+
+export const tableName = 'hushlink';
+export const filesBucket = 'hushlink-files';
+
+/**
+ * The whole service on one machine: DynamoDB Local, s3rver, the mail outbox, the queue, the
+ * scheduler and the API gateway, wired with the same `buildDeps` Lambda uses.
+ */
+export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  const host = options.host ?? '127.0.0.1';
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host === '127.0.0.1' || host === '0.0.0.0' ? 'localhost' : host}:${port}`;
+
+  const started: Array<{ stop(): Promise<void> }> = [];
+  try {
+    const dataDir = options.dataDir;
+    const [dynamo, s3] = await Promise.all([
+      startDynamoLocal({ tableName, ...(dataDir ? { dataDir: join(dataDir, 'ddb') } : {}) }).then((db) => (started.push(db), db)),
+      startS3Local({ bucket: filesBucket, ...(dataDir ? { dataDir: join(dataDir, 's3') } : {}) }).then((s3) => (started.push(s3), s3)),
+    ]);
+
+    const clock = new AdjustableClock();
+    const config = loadConfig({
+      HUSHLINK_MODE: 'local',
+      TABLE_NAME: tableName,
+      WEB_ORIGIN: url,
+      REGION: 'local',
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      LOG_LEVEL: options.logLevel ?? 'SILENT',
+    });
+    const deps = buildDeps(config, {
+      clock,
+      ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+
+    const outbox = new LocalOutbox(clock, {
+      ...(dataDir ? { dataDir: join(dataDir, 'mail') } : {}),
+      ...(options.announceMail ? { announce: options.announceMail } : {}),
+    });
+    const queue = new InProcessQueue({ name: 'hushlink-work', clock });
+    const scheduler = new LocalScheduler(scheduleFunction.createHandler(deps), clock, (task, error) =>
+      deps.logger.error('scheduled task failed', { task, error: (error as Error).message }),
+    );
+
+    const handlers = Object.fromEntries(
+      Object.entries(functionModules).map(([group, module]) => [group, module.createHandler(deps)]),
+    ) as Record<Group, GroupHandler>;
+    server.on(
+      'request',
+      gatewayListener({ handlers, webOrigin: config.WEB_ORIGIN, devRoutes: (request, response) => devRoutes(request, response, outbox) }),
+    );
+
+    if (options.background) {
+      queue.start();
+      scheduler.start();
+    }
+
+    return {
+      url,
+      port,
+      clock,
+      deps,
+      outbox,
+      queue,
+      scheduler,
+      dynamo,
+      s3,
+      async stop() {
+        queue.stop();
+        await scheduler.stop();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await Promise.all(started.map((service) => service.stop()));
+      },
+    };
+  } catch (error) {
+    server.close();
+    await Promise.all(started.map((service) => service.stop()));
+    throw error;
+  }
+}
+
+/** Local-only routes; they do not exist in AWS. */
+function devRoutes(request: IncomingMessage, response: ServerResponse, outbox: LocalOutbox): boolean {
+  const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+  if (path !== '/_dev/mail' || request.method !== 'GET') return false;
+  response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  response.end(JSON.stringify(outbox.list()));
+  return true;
+}

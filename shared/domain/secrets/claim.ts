@@ -1,0 +1,94 @@
+import { HttpError } from '../../http/errors.ts';
+import { constantTimeEqual, newEventId, sha256Base64Url } from '../../ids.ts';
+import { secretLimits } from '../../limits.ts';
+import { endSecret } from './end.ts';
+import type { Secret, StoredEvent } from './model.ts';
+import type { SecretPorts } from './ports.ts';
+import { secretIdPattern } from './rules.ts';
+
+/** Denials recorded per secret; refusals beyond it are still refused, just not logged again. */
+const deniedEventCap = 20;
+
+export interface ClaimedSecret {
+  secret: Secret;
+  envelope: Uint8Array;
+}
+
+/**
+ * Consumes exactly one view and returns the payload. The happy path is one conditional
+ * update; the item returned on refusal tells which rule refused, without a second read.
+ */
+export async function claimSecret(id: string, claimToken: string | null, ports: SecretPorts): Promise<ClaimedSecret> {
+  if (!secretIdPattern.test(id)) throw new HttpError(404, 'not_found', 'No secret has this id.');
+  const proofHash = claimToken === null ? null : sha256Base64Url(claimToken);
+  const now = ports.clock.now();
+  const result = await ports.secrets.takeView(id, {
+    now,
+    proofHash,
+    event: { id: newEventId(), type: 'secret.viewed', at: now },
+  });
+  if (result.taken) {
+    const { secret } = result;
+    if (!secret.envelope) throw new Error(`active secret ${id} has no envelope`);
+    if (secret.viewsLeft === 0) await endSecret(id, 'burned', ports);
+    return { secret, envelope: secret.envelope };
+  }
+  throw await refusal(result.current, proofHash, ports);
+}
+
+/** Works out why a claim was refused, records what the refusal changes, and says so. */
+async function refusal(current: Secret | null, proofHash: string | null, ports: SecretPorts): Promise<HttpError> {
+  if (!current) return new HttpError(404, 'not_found', 'No secret has this id.');
+  const now = ports.clock.now();
+  const denial = (): StoredEvent => ({ id: newEventId(), type: 'secret.denied', at: now });
+  const deny = () => ports.secrets.recordDenial(current.id, denial(), deniedEventCap);
+
+  if (current.state === 'locked') {
+    await deny();
+    return locked();
+  }
+  if (current.state !== 'active') {
+    await deny();
+    return gone(current.state);
+  }
+  if (current.expiresAt <= now) {
+    await endSecret(current.id, 'expired', ports);
+    return gone('expired');
+  }
+  if (current.viewsLeft <= 0) {
+    // The last view was taken but its burn did not finish; finish it now.
+    await endSecret(current.id, 'burned', ports);
+    return gone('burned');
+  }
+  if (current.notBefore !== undefined && now < current.notBefore) {
+    await deny();
+    const waitSeconds = Math.ceil((current.notBefore - now) / 1000);
+    return new HttpError(425, 'too_early', 'This secret cannot be opened yet.', {
+      headers: { 'retry-after': String(waitSeconds) },
+      members: { not_before: new Date(current.notBefore).toISOString() },
+    });
+  }
+  if (current.claimVerifier !== undefined) {
+    if (proofHash === null) {
+      await deny();
+      return new HttpError(403, 'proof_required', 'This secret needs the claim token derived from its link.');
+    }
+    if (!constantTimeEqual(Buffer.from(proofHash), Buffer.from(current.claimVerifier))) {
+      const refused = await ports.secrets.refuseProof(current.id, denial());
+      if (refused >= secretLimits.refusedProofsBeforeLock) {
+        await endSecret(current.id, 'locked', ports);
+        return locked();
+      }
+      return new HttpError(403, 'proof_refused', 'The claim token does not match; check the link or the passphrase.', {
+        members: { attempts_left: secretLimits.refusedProofsBeforeLock - refused },
+      });
+    }
+  }
+  // The refused item is the one the condition saw, so one of the rules above must fail on it.
+  throw new Error(`claim of ${current.id} refused with every rule holding`);
+}
+
+const locked = () => new HttpError(423, 'locked', 'This secret is locked after too many refused attempts.');
+
+const gone = (state: string) =>
+  new HttpError(410, 'gone', `This secret is no longer available (${state}).`, { members: { state } });

@@ -1,0 +1,50 @@
+import type { Clock } from '../../clock.ts';
+import type { Secret, StoredEvent, TerminalState } from './model.ts';
+
+export interface TakeViewInput {
+  now: number;
+  /** base64url SHA-256 of the presented claim token, or null when none was presented. */
+  proofHash: string | null;
+  event: StoredEvent;
+}
+
+export type TakeViewResult = { taken: true; secret: Secret } | { taken: false; current: Secret | null };
+
+export interface EndInput {
+  state: TerminalState;
+  now: number;
+  event: StoredEvent;
+  tombstoneUntil: number;
+}
+
+/**
+ * Persistence of secrets. Every invariant is a condition of the write that needs it, so the
+ * domain never reads and then writes on the strength of what it read.
+ */
+export interface SecretStore {
+  /** Fails if the id exists. */
+  insert(secret: Secret): Promise<void>;
+  get(id: string): Promise<Secret | null>;
+  /**
+   * One conditional update: active, not expired, a view left, not before `not_before`, proof
+   * matching; decrements and appends the event. On refusal, the item as it was.
+   */
+  takeView(id: string, input: TakeViewInput): Promise<TakeViewResult>;
+  /**
+   * Moves an active (or pending) secret to a terminal state, deleting its payload and appending
+   * the event, in one conditional write. `burned` requires no view left; `expired` requires
+   * the expiry to have passed. False when the condition no longer holds (someone else won).
+   */
+  end(id: string, input: EndInput): Promise<boolean>;
+  /** Counts a refused claim proof and appends the denial; returns the new count. */
+  refuseProof(id: string, event: StoredEvent): Promise<number>;
+  /** Appends a denial for a refused claim, up to `cap` denials per secret. */
+  recordDenial(id: string, event: StoredEvent, cap: number): Promise<void>;
+  /** Ids of secrets still active whose expiry is at or before `now`, oldest first. */
+  dueForExpiry(now: number, limit: number): Promise<string[]>;
+}
+
+export interface SecretPorts {
+  secrets: SecretStore;
+  clock: Clock;
+}

@@ -1,0 +1,37 @@
+import { HttpError } from '../../http/errors.ts';
+import { constantTimeEqual, sha256Base64Url } from '../../ids.ts';
+import { endSecret } from './end.ts';
+import { isTerminal, type Secret } from './model.ts';
+import type { SecretPorts } from './ports.ts';
+import { secretIdPattern } from './rules.ts';
+
+/**
+ * Reads a secret without claiming it. TTL deletion is lazy, so expiry is checked here; the
+ * first read after expiry also ends the secret (exactly once, by condition).
+ */
+export async function readSecret(id: string, ports: SecretPorts): Promise<Secret> {
+  const secret = secretIdPattern.test(id) ? await ports.secrets.get(id) : null;
+  if (!secret) throw new HttpError(404, 'not_found', 'No secret has this id.');
+  if (!isTerminal(secret.state) && secret.expiresAt <= ports.clock.now()) {
+    await endSecret(id, 'expired', ports);
+    const { envelope: _deleted, ...tombstone } = secret;
+    return { ...tombstone, state: 'expired' };
+  }
+  return secret;
+}
+
+/**
+ * Revokes with the delete token. Revoking an ended secret again is not an error: the token
+ * holder asked for it to be unreadable, and it is.
+ */
+export async function revokeSecret(id: string, deleteToken: string | null, ports: SecretPorts): Promise<void> {
+  const secret = secretIdPattern.test(id) ? await ports.secrets.get(id) : null;
+  if (!secret) throw new HttpError(404, 'not_found', 'No secret has this id.');
+  const presented = Buffer.from(sha256Base64Url(deleteToken ?? ''));
+  if (deleteToken === null || !constantTimeEqual(presented, Buffer.from(secret.deleteTokenHash))) {
+    throw new HttpError(403, 'forbidden', 'The delete token does not match this secret.');
+  }
+  if (isTerminal(secret.state)) return;
+  // False means a claim burned it or the sweep expired it first; either way it is unreadable.
+  await endSecret(id, 'revoked', ports);
+}

@@ -1,0 +1,112 @@
+import { ZodError } from 'zod';
+
+/** Stable, snake_case error codes a client can switch on. */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'invalid_json'
+  | 'unsupported_media_type'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'gone'
+  | 'locked'
+  | 'too_early'
+  | 'rate_limited'
+  | 'forbidden'
+  | 'proof_required'
+  | 'proof_refused'
+  | 'unauthorized'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'misdirected'
+  | 'timeout'
+  | 'internal';
+
+const titles: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  421: 'Misdirected Request',
+  423: 'Locked',
+  425: 'Too Early',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  504: 'Gateway Timeout',
+};
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export interface ProblemExtras {
+  headers?: Record<string, string>;
+  errors?: FieldError[];
+  /** Extra members of the problem body (e.g. `state` on a 410). */
+  members?: Record<string, unknown>;
+}
+
+/** The one error type. Handlers throw it; the error middleware turns it into problem+json. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extras: ProblemExtras = {},
+  ) {
+    super(detail);
+    this.name = 'HttpError';
+  }
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  errors?: FieldError[];
+  [member: string]: unknown;
+}
+
+export function problemBody(error: HttpError, requestId?: string): Problem {
+  return {
+    type: `https://hushlink.dev/problems/${error.code.replaceAll('_', '-')}`,
+    title: titles[error.status] ?? 'Error',
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+    ...(error.extras.errors ? { errors: error.extras.errors } : {}),
+    ...(error.extras.members ?? {}),
+    ...(requestId ? { request_id: requestId } : {}),
+  };
+}
+
+export function validationError(error: ZodError, where: 'body' | 'query' | 'path' | 'header'): HttpError {
+  const errors = error.issues.map((issue) => ({
+    path: [where, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+  return new HttpError(400, 'invalid_request', `The request ${where} is not valid.`, { errors });
+}
+
+/**
+ * Maps anything thrown to an HttpError. Errors from middy packages carry `statusCode` and
+ * `expose`; everything else is a fault of ours and becomes a bare 500.
+ */
+export function toHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  if (error instanceof ZodError) return validationError(error, 'body');
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (status === 404) return new HttpError(404, 'not_found', 'No such route.');
+    if (status === 405) return new HttpError(405, 'method_not_allowed', 'Method not allowed on this route.');
+    return new HttpError(status, 'invalid_request', 'The request could not be processed.');
+  }
+  return new HttpError(500, 'internal', 'Something went wrong on our side; the request was not completed.');
+}

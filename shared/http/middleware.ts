@@ -1,0 +1,82 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { AppLogger } from '../logger.ts';
+import { corsPolicy } from './cors.ts';
+import { problemBody, toHttpError } from './errors.ts';
+
+type Middleware = MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
+
+/** Headers every API response carries, errors included. */
+const securityHeaders = {
+  // API responses are never cacheable: secrets' metadata and payloads least of all.
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=63072000; includeSubDomains',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+};
+
+/** Request id, security headers and CORS for the web origin, on every response. */
+export function responseHeaders(webOrigin: string): Middleware {
+  const apply: NonNullable<Middleware['after']> = (request) => {
+    const response = request.response;
+    if (!response) return;
+    const origin = request.event.headers?.origin;
+    response.headers = {
+      ...response.headers,
+      ...securityHeaders,
+      'x-request-id': request.event.requestContext.requestId,
+      ...(origin === webOrigin
+        ? {
+            'access-control-allow-origin': webOrigin,
+            'access-control-expose-headers': corsPolicy.exposeHeaders.join(', '),
+            vary: 'origin',
+          }
+        : {}),
+    };
+  };
+  return { after: apply, onError: apply };
+}
+
+/**
+ * The one place errors become responses: RFC 9457 problem+json with a stable `code`. Faults
+ * of ours are logged (name and message, never the request) and answered with a bare 500.
+ */
+export function problemResponses(logger: AppLogger): Middleware {
+  return {
+    onError: (request) => {
+      const error = toHttpError(request.error);
+      const requestId = request.event.requestContext.requestId;
+      if (error.status >= 500) {
+        const cause = request.error as Error | undefined;
+        logger.error('request failed', { request_id: requestId, route: request.event.routeKey, error: cause?.name, message: cause?.message, stack: cause?.stack });
+      }
+      request.response = {
+        statusCode: error.status,
+        headers: { 'content-type': 'application/problem+json', ...error.extras.headers },
+        body: JSON.stringify(problemBody(error, requestId)),
+      };
+    },
+  };
+}
+
+/** One line per request: route, status and duration. Nothing from the request itself. */
+export function accessLog(logger: AppLogger, now: () => number): Middleware {
+  const started = new WeakMap<object, number>();
+  const log: NonNullable<Middleware['after']> = (request) => {
+    logger.info('request', {
+      request_id: request.event.requestContext.requestId,
+      route: request.event.routeKey,
+      status: request.response?.statusCode,
+      duration_ms: now() - (started.get(request) ?? now()),
+    });
+  };
+  return {
+    before: (request) => {
+      started.set(request, now());
+    },
+    after: log,
+    onError: log,
+  };
+}

@@ -1,0 +1,64 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { ZodType } from 'zod';
+import type { Route } from '../routes.ts';
+import { HttpError, validationError } from './errors.ts';
+
+/** What an operation sees of a request: already routed, with its route's row. */
+export interface ApiRequest {
+  route: Route;
+  requestId: string;
+  params: Record<string, string>;
+  /** Lower-cased names, as API Gateway delivers them. */
+  headers: Record<string, string | undefined>;
+  sourceIp: string;
+  body: Buffer;
+}
+
+/** What an operation answers; the group handler turns it into an API Gateway result. */
+export interface ApiReply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export function toApiRequest(event: APIGatewayProxyEventV2, route: Route): ApiRequest {
+  const raw = event.body ?? '';
+  return {
+    route,
+    requestId: event.requestContext.requestId,
+    params: (event.pathParameters ?? {}) as Record<string, string>,
+    headers: event.headers ?? {},
+    sourceIp: event.requestContext.http.sourceIp,
+    body: Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8'),
+  };
+}
+
+const isJsonType = (contentType: string) => /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType);
+
+/** Parses a JSON body against a schema; every failure is a 400 that says what was wrong. */
+export function parseJsonBody<T>(request: ApiRequest, schema: ZodType<T>): T {
+  const contentType = request.headers['content-type'];
+  if (contentType !== undefined && !isJsonType(contentType)) {
+    throw new HttpError(400, 'unsupported_media_type', 'Send the body as application/json.');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(request.body.toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'The body is not valid JSON.');
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw validationError(parsed.error, 'body');
+  return parsed.data;
+}
+
+/** Reads an optional JSON object body; anything that is not one counts as no body. */
+export function optionalJsonObject(request: ApiRequest): Record<string, unknown> {
+  if (request.body.length === 0) return {};
+  try {
+    const value: unknown = JSON.parse(request.body.toString('utf8'));
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

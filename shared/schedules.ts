@@ -1,0 +1,8 @@
+/**
+ * The background tasks and how often they run. The CDK jobs construct makes one EventBridge
+ * rule per row; the local runtime's scheduler runs the same rows against its clock. Each
+ * invocation of `functions/schedule.ts` carries the task name in `detail.task`.
+ */
+export const schedules = [{ task: 'expire-secrets', everyMinutes: 1 }] as const;
+
+export type ScheduledTask = (typeof schedules)[number]['task'];

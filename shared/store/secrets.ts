@@ -1,0 +1,283 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { toEpochSeconds, toIso } from '../clock.ts';
+import { sha256 } from '../ids.ts';
+import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
+import type { EndInput, SecretStore, TakeViewInput, TakeViewResult } from '../domain/secrets/ports.ts';
+import { isConditionFailure } from './client.ts';
+
+/** Sharding of the two work indexes, so no single index partition takes every write. */
+const shards = 4;
+const shardOf = (id: string): number => sha256(id)[0]! % shards;
+
+const key = (id: string) => ({ pk: `SECRET#${id}`, sk: 'SECRET' });
+
+/** Attribute names, aliased in every expression (several are DynamoDB reserved words). */
+const names = {
+  '#state': 'state',
+  '#env': 'envelope',
+  '#vl': 'views_left',
+  '#exp': 'expires_at',
+  '#nb': 'not_before',
+  '#cv': 'claim_verifier',
+  '#events': 'events',
+  '#ended': 'ended_at',
+  '#ttl': 'ttl',
+  '#rp': 'refused_proofs',
+  '#de': 'denied_events',
+  '#g2pk': 'gsi2pk',
+  '#g2sk': 'gsi2sk',
+  '#g3pk': 'gsi3pk',
+  '#g3sk': 'gsi3sk',
+} as const;
+type Name = keyof typeof names;
+const pick = (...wanted: Name[]) => Object.fromEntries(wanted.map((name) => [name, names[name]]));
+
+/** Keys that put an item with undelivered events on the outbox index. */
+const outboxKeys = (id: string, event: StoredEvent) => ({
+  ':g3pk': `OUTBOX#${shardOf(id)}`,
+  ':g3sk': `${toIso(event.at)}#${id}`,
+});
+
+interface SecretItem {
+  pk: string;
+  sk: string;
+  type: 'secret';
+  id: string;
+  state: Secret['state'];
+  kind: Secret['kind'];
+  envelope?: Uint8Array;
+  salt: string;
+  size_bytes: number;
+  max_views: number;
+  views_left: number;
+  created_at: number;
+  expires_at: number;
+  not_before?: number;
+  claim_verifier?: string;
+  delete_token_hash: string;
+  refused_proofs: number;
+  denied_events: number;
+  ended_at?: number;
+  events: StoredEvent[];
+  events_relayed: number;
+  ttl: number;
+  gsi2pk?: string;
+  gsi2sk?: string;
+  gsi3pk?: string;
+  gsi3sk?: string;
+}
+
+function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
+  const lastEvent = secret.events.at(-1);
+  return {
+    ...key(secret.id),
+    type: 'secret',
+    id: secret.id,
+    state: secret.state,
+    kind: secret.kind,
+    ...(secret.envelope ? { envelope: secret.envelope } : {}),
+    salt: secret.salt,
+    size_bytes: secret.sizeBytes,
+    max_views: secret.maxViews,
+    views_left: secret.viewsLeft,
+    created_at: secret.createdAt,
+    expires_at: secret.expiresAt,
+    ...(secret.notBefore === undefined ? {} : { not_before: secret.notBefore }),
+    ...(secret.claimVerifier === undefined ? {} : { claim_verifier: secret.claimVerifier }),
+    delete_token_hash: secret.deleteTokenHash,
+    refused_proofs: secret.refusedProofs,
+    denied_events: secret.deniedEvents,
+    events: secret.events,
+    events_relayed: 0,
+    // TTL is only the backstop: the sweep ends the secret at expiry, TTL drops the tombstone later.
+    ttl: toEpochSeconds(secret.expiresAt) + tombstoneSeconds,
+    gsi2pk: `DUE#${shardOf(secret.id)}`,
+    gsi2sk: `${toIso(secret.expiresAt)}#${secret.id}`,
+    ...(lastEvent
+      ? { gsi3pk: `OUTBOX#${shardOf(secret.id)}`, gsi3sk: `${toIso(lastEvent.at)}#${secret.id}` }
+      : {}),
+  };
+}
+
+function fromItem(item: Record<string, unknown>): Secret {
+  const row = item as unknown as SecretItem;
+  return {
+    id: row.id,
+    state: row.state,
+    kind: row.kind,
+    ...(row.envelope ? { envelope: row.envelope } : {}),
+    salt: row.salt,
+    sizeBytes: row.size_bytes,
+    maxViews: row.max_views,
+    viewsLeft: row.views_left,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    ...(row.not_before === undefined ? {} : { notBefore: row.not_before }),
+    ...(row.claim_verifier === undefined ? {} : { claimVerifier: row.claim_verifier }),
+    deleteTokenHash: row.delete_token_hash,
+    refusedProofs: row.refused_proofs,
+    deniedEvents: row.denied_events,
+    ...(row.ended_at === undefined ? {} : { endedAt: row.ended_at }),
+    events: row.events,
+  };
+}
+
+/** The item a refused condition returned (ReturnValuesOnConditionCheckFailure), if any. */
+function refusedItem(error: { Item?: Record<string, unknown> }): Secret | null {
+  if (!error.Item) return null;
+  return fromItem(unmarshall(error.Item as Record<string, AttributeValue>));
+}
+
+const endConditions: Record<EndInput['state'], string> = {
+  burned: '#state = :active AND #vl = :zero',
+  expired: '#state IN (:active, :pending) AND #exp <= :now',
+  revoked: '#state IN (:active, :pending)',
+  locked: '#state = :active',
+};
+
+export class DynamoSecretStore implements SecretStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly tombstoneSeconds: number,
+  ) {}
+
+  async insert(secret: Secret): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: toItem(secret, this.tombstoneSeconds),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async get(id: string): Promise<Secret | null> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key(id), ConsistentRead: true }));
+    return Item ? fromItem(Item) : null;
+  }
+
+  async takeView(id: string, input: TakeViewInput): Promise<TakeViewResult> {
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key(id),
+          UpdateExpression: 'SET #vl = #vl - :one, #events = list_append(#events, :event), #g3pk = :g3pk, #g3sk = :g3sk',
+          ConditionExpression:
+            '#state = :active AND #exp > :now AND #vl > :zero' +
+            ' AND (attribute_not_exists(#nb) OR #nb <= :now)' +
+            ' AND (attribute_not_exists(#cv) OR #cv = :proof)',
+          ExpressionAttributeNames: pick('#state', '#exp', '#vl', '#nb', '#cv', '#events', '#g3pk', '#g3sk'),
+          ExpressionAttributeValues: {
+            ':active': 'active',
+            ':now': input.now,
+            ':zero': 0,
+            ':one': 1,
+            // A digest is never '-', so a claim without a proof fails a secret that needs one.
+            ':proof': input.proofHash ?? '-',
+            ':event': [input.event],
+            ...outboxKeys(id, input.event),
+          },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { taken: true, secret: fromItem(Attributes!) };
+    } catch (error) {
+      if (isConditionFailure(error)) return { taken: false, current: refusedItem(error) };
+      throw error;
+    }
+  }
+
+  async end(id: string, input: EndInput): Promise<boolean> {
+    const condition = endConditions[input.state];
+    const values: Record<string, unknown> = {
+      ':state': input.state,
+      ':now': input.now,
+      ':event': [input.event],
+      ':tomb': toEpochSeconds(input.tombstoneUntil),
+      ':active': 'active',
+      ...outboxKeys(id, input.event),
+    };
+    if (condition.includes(':pending')) values[':pending'] = 'pending';
+    if (condition.includes(':zero')) values[':zero'] = 0;
+    const conditionNames = condition.includes('#vl') ? ['#vl' as const] : condition.includes('#exp') ? ['#exp' as const] : [];
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key(id),
+          UpdateExpression:
+            'SET #state = :state, #ended = :now, #events = list_append(#events, :event), #ttl = :tomb, #g3pk = :g3pk, #g3sk = :g3sk' +
+            ' REMOVE #env, #g2pk, #g2sk',
+          ConditionExpression: condition,
+          ExpressionAttributeNames: pick('#state', '#ended', '#events', '#ttl', '#g3pk', '#g3sk', '#env', '#g2pk', '#g2sk', ...conditionNames),
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async refuseProof(id: string, event: StoredEvent): Promise<number> {
+    const { Attributes } = await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: key(id),
+        UpdateExpression: 'SET #events = list_append(#events, :event), #g3pk = :g3pk, #g3sk = :g3sk ADD #rp :one',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: pick('#events', '#g3pk', '#g3sk', '#rp'),
+        ExpressionAttributeValues: { ':event': [event], ':one': 1, ...outboxKeys(id, event) },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return (Attributes?.refused_proofs as number | undefined) ?? 0;
+  }
+
+  async recordDenial(id: string, event: StoredEvent, cap: number): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key(id),
+          UpdateExpression: 'SET #events = list_append(#events, :event), #g3pk = :g3pk, #g3sk = :g3sk ADD #de :one',
+          ConditionExpression: 'attribute_exists(pk) AND #de < :cap',
+          ExpressionAttributeNames: pick('#events', '#g3pk', '#g3sk', '#de'),
+          ExpressionAttributeValues: { ':event': [event], ':one': 1, ':cap': cap, ...outboxKeys(id, event) },
+        }),
+      );
+    } catch (error) {
+      // At the cap the refusal stands; it is just not recorded again.
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async dueForExpiry(now: number, limit: number): Promise<string[]> {
+    const upTo = `${toIso(now)}#~`;
+    const pages = await Promise.all(
+      Array.from({ length: shards }, (_, shard) =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: 'gsi2',
+            KeyConditionExpression: '#g2pk = :due AND #g2sk <= :upTo',
+            ExpressionAttributeNames: pick('#g2pk', '#g2sk'),
+            ExpressionAttributeValues: { ':due': `DUE#${shard}`, ':upTo': upTo },
+            Limit: limit,
+          }),
+        ),
+      ),
+    );
+    return pages
+      .flatMap((page) => page.Items ?? [])
+      .sort((a, b) => String(a.gsi2sk).localeCompare(String(b.gsi2sk)))
+      .slice(0, limit)
+      .map((item) => String(item.pk).slice('SECRET#'.length));
+  }
+}

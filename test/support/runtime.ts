@@ -1,0 +1,63 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { startRuntime, type Runtime, type RuntimeOptions } from '../../local/runtime.ts';
+import { defaultRateLimits, type RateLimits } from '../../shared/limits.ts';
+
+/** Rate limits high enough that only tests about rate limiting meet them. */
+export const generousRateLimits: RateLimits = Object.fromEntries(
+  Object.keys(defaultRateLimits).map((rate) => [rate, { perIp: { limit: 1_000_000, windowSeconds: 60 } }]),
+) as RateLimits;
+
+/** The local runtime on a free port, data in memory; one per test file. */
+export function startTestRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  return startRuntime({ port: 0, rateLimits: generousRateLimits, ...options });
+}
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A thin HTTP client for the runtime: JSON in, parsed JSON (or text) out. */
+export function apiClient(runtime: Pick<Runtime, 'url'>) {
+  async function call<T = any>(method: string, path: string, init: { json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {}): Promise<Reply<T>> {
+    const headers: Record<string, string> = { ...init.headers };
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(init.json);
+    }
+    const response = await fetch(`${runtime.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if (text && /json/.test(response.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body: parsed as T };
+  }
+  return {
+    call,
+    get: <T = any>(path: string, headers?: Record<string, string>) => call<T>('GET', path, headers ? { headers } : {}),
+    post: <T = any>(path: string, json?: unknown, headers?: Record<string, string>) =>
+      call<T>('POST', path, { ...(json === undefined ? {} : { json }), ...(headers ? { headers } : {}) }),
+    delete: <T = any>(path: string, headers?: Record<string, string>) => call<T>('DELETE', path, headers ? { headers } : {}),
+  };
+}
+
+export const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+
+/** A valid creation body with a random "envelope" of `size` bytes; fields can be overridden. */
+export function textSecretBody(overrides: Record<string, unknown> = {}, size = 64) {
+  const envelope = randomBytes(size);
+  return {
+    kind: 'text',
+    envelope: envelope.toString('base64'),
+    salt: randomBytes(16).toString('base64url'),
+    size_bytes: size,
+    ...overrides,
+  };
+}
+
+/** A claim token and the verifier the creator sends for it. */
+export function claimPair() {
+  const token = randomBytes(32).toString('base64url');
+  return { token, verifier: createHash('sha256').update(token).digest('base64url') };
+}
