@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { corsPolicy } from '../shared/http/cors.ts';
 import { HttpError, problemBody } from '../shared/http/errors.ts';
 import type { GroupHandler } from '../shared/http/group.ts';
+import { commonHeaders } from '../shared/http/middleware.ts';
 import { maxRequestBodyBytes } from '../shared/limits.ts';
 import { matchRoute, routeKey, type Group } from '../shared/routes.ts';
 
@@ -32,7 +33,8 @@ export function gatewayListener(options: GatewayOptions) {
     } catch (error) {
       if (!response.headersSent) {
         const fault = error instanceof HttpError ? error : new HttpError(500, 'internal', 'The local gateway failed to serve this request.');
-        sendProblem(response, fault, requestId);
+        const headers = commonHeaders(requestId, request.headers.origin, options.webOrigin);
+        sendProblem(response, fault, requestId, headers);
       } else {
         response.destroy();
       }
@@ -190,12 +192,7 @@ function writeResult(response: ServerResponse, result: APIGatewayProxyStructured
   response.end(body);
 }
 
-function sendProblem(response: ServerResponse, error: HttpError, requestId: string): void {
-  response.writeHead(error.status, {
-    'content-type': 'application/problem+json',
-    'cache-control': 'no-store',
-    'x-request-id': requestId,
-    ...error.extras.headers,
-  });
+function sendProblem(response: ServerResponse, error: HttpError, requestId: string, headers: Record<string, string>): void {
+  response.writeHead(error.status, { ...headers, 'content-type': 'application/problem+json', ...error.extras.headers });
   response.end(JSON.stringify(problemBody(error, requestId)));
 }

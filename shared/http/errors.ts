@@ -88,10 +88,14 @@ export function problemBody(error: HttpError, requestId?: string): Problem {
 }
 
 export function validationError(error: ZodError, where: 'body' | 'query' | 'path' | 'header'): HttpError {
-  const errors = error.issues.map((issue) => ({
-    path: [where, ...issue.path.map(String)].join('.'),
-    message: issue.message,
-  }));
+  const errors = error.issues.flatMap((issue) => {
+    const at = (path: PropertyKey[]) => [where, ...path.map(String)].join('.');
+    // zod reports unknown keys once, at the object; name each field instead.
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: at([...issue.path, key]), message: 'is not a known field' }));
+    }
+    return [{ path: at(issue.path), message: issue.message }];
+  });
   return new HttpError(400, 'invalid_request', `The request ${where} is not valid.`, { errors });
 }
 

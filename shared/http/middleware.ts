@@ -17,23 +17,31 @@ const securityHeaders = {
   'x-frame-options': 'DENY',
 };
 
-/** Request id, security headers and CORS for the web origin, on every response. */
+/**
+ * Request id, security headers and CORS for the web origin: what every response carries,
+ * whether a function or the gateway itself produced it.
+ */
+export function commonHeaders(requestId: string, origin: string | undefined, webOrigin: string): Record<string, string> {
+  return {
+    ...securityHeaders,
+    'x-request-id': requestId,
+    ...(origin === webOrigin
+      ? {
+          'access-control-allow-origin': webOrigin,
+          'access-control-expose-headers': corsPolicy.exposeHeaders.join(', '),
+          vary: 'origin',
+        }
+      : {}),
+  };
+}
+
 export function responseHeaders(webOrigin: string): Middleware {
   const apply: NonNullable<Middleware['after']> = (request) => {
     const response = request.response;
     if (!response) return;
-    const origin = request.event.headers?.origin;
     response.headers = {
       ...response.headers,
-      ...securityHeaders,
-      'x-request-id': request.event.requestContext.requestId,
-      ...(origin === webOrigin
-        ? {
-            'access-control-allow-origin': webOrigin,
-            'access-control-expose-headers': corsPolicy.exposeHeaders.join(', '),
-            vary: 'origin',
-          }
-        : {}),
+      ...commonHeaders(request.event.requestContext.requestId, request.event.headers?.origin, webOrigin),
     };
   };
   return { after: apply, onError: apply };

@@ -33,13 +33,14 @@ export async function claimSecret(id: string, claimToken: string | null, ports: 
     if (secret.viewsLeft === 0) await endSecret(id, 'burned', ports);
     return { secret, envelope: secret.envelope };
   }
-  throw await refusal(result.current, proofHash, ports);
+  throw await refusal(result.current, proofHash, now, ports);
 }
 
 /** Works out why a claim was refused, records what the refusal changes, and says so. */
-async function refusal(current: Secret | null, proofHash: string | null, ports: SecretPorts): Promise<HttpError> {
+async function refusal(current: Secret | null, proofHash: string | null, now: number, ports: SecretPorts): Promise<HttpError> {
   if (!current) return new HttpError(404, 'not_found', 'No secret has this id.');
-  const now = ports.clock.now();
+  // Judged at the instant the condition was: a later clock reading could see a rule pass
+  // that the write saw fail (not_before just passing).
   const denial = (): StoredEvent => ({ id: newEventId(), type: 'secret.denied', at: now });
   const deny = () => ports.secrets.recordDenial(current.id, denial(), deniedEventCap);
 

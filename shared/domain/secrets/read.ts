@@ -14,8 +14,8 @@ export async function readSecret(id: string, ports: SecretPorts): Promise<Secret
   if (!secret) throw new HttpError(404, 'not_found', 'No secret has this id.');
   if (!isTerminal(secret.state) && secret.expiresAt <= ports.clock.now()) {
     await endSecret(id, 'expired', ports);
-    const { envelope: _deleted, ...tombstone } = secret;
-    return { ...tombstone, state: 'expired' };
+    // Read back, so this first answer after expiry says what every later one will.
+    return (await ports.secrets.get(id)) ?? secret;
   }
   return secret;
 }

@@ -31,7 +31,10 @@ export const createSecretRequest = z
     not_before: z.iso.datetime({ offset: true }).optional(),
   })
   .superRefine((body, ctx) => {
-    if (decodedBase64Length(body.envelope) !== body.size_bytes) {
+    const decoded = decodedBase64Length(body.envelope);
+    if (decoded > textEnvelopeBytes) {
+      ctx.addIssue({ code: 'custom', path: ['envelope'], message: `envelope must decode to at most ${textEnvelopeBytes} bytes` });
+    } else if (decoded !== body.size_bytes) {
       ctx.addIssue({ code: 'custom', path: ['size_bytes'], message: 'size_bytes must equal the decoded length of envelope' });
     }
   });
