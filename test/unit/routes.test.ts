@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { operations } from '../../functions/secrets.ts';
+import { groups, matchRoute, routeKey, routes, routesOf, type RouteMatch } from '../../shared/routes.ts';
+
+/** The match, failing the test when there is none. */
+function matched(method: string, path: string): RouteMatch {
+  const match = matchRoute(method, path);
+  if (!match.route) throw new Error(`no route for ${method} ${path}; allowed: ${match.allowed.join(',')}`);
+  return match as RouteMatch;
+}
+
+describe('matchRoute', () => {
+  it('matches a static path to its row, with no parameters', () => {
+    const match = matched('POST', '/v1/secrets');
+    expect(match.route.operation).toBe('createSecret');
+    expect(match.route.rate).toBe('secret_create');
+    expect(match.pathParameters).toEqual({});
+  });
+
+  it('matches {id} to one segment and names the parameter', () => {
+    expect(matched('GET', '/v1/secrets/sec_abc')).toMatchObject({ route: { operation: 'readSecret' }, pathParameters: { id: 'sec_abc' } });
+    expect(matched('DELETE', '/v1/secrets/sec_abc')).toMatchObject({ route: { operation: 'revokeSecret' }, pathParameters: { id: 'sec_abc' } });
+    expect(matched('POST', '/v1/secrets/sec_abc/claim')).toMatchObject({ route: { operation: 'claimSecret' }, pathParameters: { id: 'sec_abc' } });
+  });
+
+  it('decodes percent-encoded parameters, an encoded slash staying inside the segment', () => {
+    expect(matched('GET', '/v1/secrets/sec%5Fa%20b').pathParameters).toEqual({ id: 'sec_a b' });
+    expect(matched('GET', '/v1/secrets/a%2Fb').pathParameters).toEqual({ id: 'a/b' });
+  });
+
+  it('does not match a malformed percent-encoding', () => {
+    expect(matchRoute('GET', '/v1/secrets/%E0%A4%A')).toEqual({ route: null, allowed: [] });
+  });
+
+  it('on a method mismatch, answers no route and the methods the path has', () => {
+    const onItem = matchRoute('PUT', '/v1/secrets/sec_abc');
+    expect(onItem.route).toBeNull();
+    expect(!onItem.route && [...onItem.allowed].sort()).toEqual(['DELETE', 'GET']);
+
+    expect(matchRoute('GET', '/v1/secrets/sec_abc/claim')).toEqual({ route: null, allowed: ['POST'] });
+    expect(matchRoute('DELETE', '/v1/secrets')).toEqual({ route: null, allowed: ['POST'] });
+  });
+
+  it('is case-sensitive on the method, as API Gateway is', () => {
+    expect(matchRoute('post', '/v1/secrets')).toEqual({ route: null, allowed: ['POST'] });
+  });
+
+  it('does not match extra or missing segments', () => {
+    expect(matchRoute('GET', '/v1/secrets/sec_abc/extra')).toEqual({ route: null, allowed: [] });
+    expect(matchRoute('POST', '/v1/secrets/sec_abc/claim/again')).toEqual({ route: null, allowed: [] });
+    expect(matchRoute('POST', '/v1')).toEqual({ route: null, allowed: [] });
+    expect(matchRoute('POST', '/v2/secrets')).toEqual({ route: null, allowed: [] });
+  });
+
+  it('does not let {id} match an empty segment or a trailing slash', () => {
+    expect(matchRoute('GET', '/v1/secrets/')).toEqual({ route: null, allowed: [] });
+    expect(matchRoute('POST', '/v1/secrets//claim')).toEqual({ route: null, allowed: [] });
+    expect(matchRoute('POST', '/v1/secrets/')).toEqual({ route: null, allowed: [] });
+    expect(matchRoute('POST', '//v1/secrets')).toEqual({ route: null, allowed: [] });
+  });
+
+  it('does not treat a static segment as a parameter', () => {
+    expect(matchRoute('POST', '/v1/secrets/sec_abc/claims')).toEqual({ route: null, allowed: [] });
+    expect(matchRoute('POST', '/v1/Secrets')).toEqual({ route: null, allowed: [] });
+  });
+});
+
+describe('the route table', () => {
+  it('holds each method and path once', () => {
+    const keys = routes.map(routeKey);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toContain('POST /v1/secrets/{id}/claim');
+  });
+
+  it('serves every row of the interface §4.1 core with the credential and rate class it needs', () => {
+    const table = Object.fromEntries(routes.map((route) => [routeKey(route), [route.credential, route.rate]]));
+    expect(table).toMatchObject({
+      'POST /v1/secrets': ['public', 'secret_create'],
+      'GET /v1/secrets/{id}': ['public', null],
+      'DELETE /v1/secrets/{id}': ['public', null],
+      'POST /v1/secrets/{id}/claim': ['public', 'secret_claim'],
+    });
+  });
+
+  it('gives every row a known group whose function implements its operation', () => {
+    for (const route of routes) expect(groups).toContain(route.group);
+    const secretOperations = routesOf('secrets').map((route) => route.operation).sort();
+    expect(secretOperations).toEqual(Object.keys(operations).sort());
+    expect(routesOf('secrets')).toHaveLength(routes.filter((route) => route.group === 'secrets').length);
+  });
+});
