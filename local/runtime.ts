@@ -5,7 +5,7 @@ import * as scheduleFunction from '../functions/schedule.ts';
 import * as secretsFunction from '../functions/secrets.ts';
 import { AdjustableClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
-import { buildDeps, type Deps } from '../shared/deps.ts';
+import { buildDeps, type Deps, type DepsOverrides } from '../shared/deps.ts';
 import type { GroupHandler } from '../shared/http/group.ts';
 import type { RateLimits } from '../shared/limits.ts';
 import type { AppLogger } from '../shared/logger.ts';
@@ -34,6 +34,7 @@ export interface RuntimeOptions {
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   logger?: AppLogger;
   announceMail?: (entry: OutboxEntry) => void;
+  instrumentDynamo?: DepsOverrides['instrumentDynamo'];
 }
 
 export interface Runtime {
@@ -87,6 +88,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       clock,
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.instrumentDynamo ? { instrumentDynamo: options.instrumentDynamo } : {}),
     });
 
     const outbox = new LocalOutbox(clock, {

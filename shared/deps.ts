@@ -1,3 +1,4 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { systemClock, type Clock } from './clock.ts';
 import { loadConfig, type Config } from './config.ts';
 import type { SecretStore } from './domain/secrets/ports.ts';
@@ -22,11 +23,14 @@ export interface DepsOverrides {
   clock?: Clock;
   rateLimits?: RateLimits;
   logger?: AppLogger;
+  /** Sees the DynamoDB client before any store uses it (the claim bench meters requests here). */
+  instrumentDynamo?: (client: DynamoDBDocumentClient) => void;
 }
 
 /** The real wiring, used by Lambda (from its environment) and by the local runtime alike. */
 export function buildDeps(config: Config = loadConfig(), overrides: DepsOverrides = {}): Deps {
   const db = createDocumentClient({ region: config.REGION, endpoint: config.DYNAMODB_ENDPOINT });
+  overrides.instrumentDynamo?.(db);
   return {
     config,
     clock: overrides.clock ?? systemClock,
