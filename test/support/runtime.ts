@@ -56,8 +56,8 @@ export function textSecretBody(overrides: Record<string, unknown> = {}, size = 6
   };
 }
 
-/** A claim token and the verifier the creator sends for it. */
+/** A claim token and the verifier the creator sends for it: SHA-256 of the token's 32 bytes. */
 export function claimPair() {
   const token = randomBytes(32).toString('base64url');
-  return { token, verifier: createHash('sha256').update(token).digest('base64url') };
+  return { token, verifier: createHash('sha256').update(Buffer.from(token, 'base64url')).digest('base64url') };
 }

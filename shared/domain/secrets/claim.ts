@@ -4,7 +4,7 @@ import { secretLimits } from '../../limits.ts';
 import { endSecret } from './end.ts';
 import type { Secret, StoredEvent } from './model.ts';
 import type { SecretPorts } from './ports.ts';
-import { secretIdPattern } from './rules.ts';
+import { digestPattern, secretIdPattern } from './rules.ts';
 
 /** Denials recorded per secret; refusals beyond it are still refused, just not logged again. */
 const deniedEventCap = 20;
@@ -20,7 +20,7 @@ export interface ClaimedSecret {
  */
 export async function claimSecret(id: string, claimToken: string | null, ports: SecretPorts): Promise<ClaimedSecret> {
   if (!secretIdPattern.test(id)) throw new HttpError(404, 'not_found', 'No secret has this id.');
-  const proofHash = claimToken === null ? null : sha256Base64Url(claimToken);
+  const proofHash = claimToken === null ? null : verifierOf(claimToken);
   const now = ports.clock.now();
   const result = await ports.secrets.takeView(id, {
     now,
@@ -34,6 +34,14 @@ export async function claimSecret(id: string, claimToken: string | null, ports: 
     return { secret, envelope: secret.envelope };
   }
   throw await refusal(result.current, proofHash, now, ports);
+}
+
+/**
+ * `claim_verifier` is SHA-256 of the 32 token bytes (docs/envelope.md). A token that is not
+ * 32 bytes of base64url is hashed as text: still a proof presented, and still refused.
+ */
+function verifierOf(claimToken: string): string {
+  return sha256Base64Url(digestPattern.test(claimToken) ? Buffer.from(claimToken, 'base64url') : claimToken);
 }
 
 /** Works out why a claim was refused, records what the refusal changes, and says so. */
