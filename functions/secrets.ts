@@ -23,6 +23,9 @@ const metadata = (secret: Secret) => ({
   not_before: iso(secret.notBefore),
   ended_at: iso(secret.endedAt),
   requires_proof: secret.claimVerifier !== undefined,
+  // From the envelope v1 header; null when the envelope is of another format.
+  passphrase: secret.envelopeFormat?.passphrase ?? null,
+  kdf_iterations: secret.envelopeFormat?.kdfIterations ?? null,
 });
 
 export const operations: Operations<'secrets'> = {

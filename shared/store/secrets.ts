@@ -56,6 +56,8 @@ interface SecretItem {
   expires_at: number;
   not_before?: number;
   claim_verifier?: string;
+  passphrase?: boolean;
+  kdf_iterations?: number;
   delete_token_hash: string;
   refused_proofs: number;
   denied_events: number;
@@ -86,6 +88,9 @@ function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     expires_at: secret.expiresAt,
     ...(secret.notBefore === undefined ? {} : { not_before: secret.notBefore }),
     ...(secret.claimVerifier === undefined ? {} : { claim_verifier: secret.claimVerifier }),
+    ...(secret.envelopeFormat
+      ? { passphrase: secret.envelopeFormat.passphrase, kdf_iterations: secret.envelopeFormat.kdfIterations }
+      : {}),
     delete_token_hash: secret.deleteTokenHash,
     refused_proofs: secret.refusedProofs,
     denied_events: secret.deniedEvents,
@@ -116,6 +121,7 @@ function fromItem(item: Record<string, unknown>): Secret {
     expiresAt: row.expires_at,
     ...(row.not_before === undefined ? {} : { notBefore: row.not_before }),
     ...(row.claim_verifier === undefined ? {} : { claimVerifier: row.claim_verifier }),
+    ...(row.passphrase === undefined ? {} : { envelopeFormat: { passphrase: row.passphrase, kdfIterations: row.kdf_iterations ?? 0 } }),
     deleteTokenHash: row.delete_token_hash,
     refusedProofs: row.refused_proofs,
     deniedEvents: row.denied_events,

@@ -1,5 +1,6 @@
 import { HttpError } from '../../http/errors.ts';
 import { newDeleteToken, newEventId, newSecretId, sha256Base64Url } from '../../ids.ts';
+import { chunkSpans, EnvelopeError, parseHeader, startsWithMagic } from '../../envelope/index.ts';
 import type { Secret } from './model.ts';
 import type { SecretPorts } from './ports.ts';
 import type { CreateSecretRequest } from './rules.ts';
@@ -19,13 +20,15 @@ export async function createSecret(request: CreateSecretRequest, ports: SecretPo
       errors: [{ path: 'body.not_before', message: 'must be before the expiry' }],
     });
   }
+  const envelope = Buffer.from(request.envelope, 'base64');
+  const envelopeFormat = checkEnvelope(envelope, request.salt);
   const id = newSecretId();
   const deleteToken = newDeleteToken();
   const secret: Secret = {
     id,
     state: 'active',
     kind: request.kind,
-    envelope: Buffer.from(request.envelope, 'base64'),
+    envelope,
     salt: request.salt,
     sizeBytes: request.size_bytes,
     maxViews: request.max_views,
@@ -34,6 +37,7 @@ export async function createSecret(request: CreateSecretRequest, ports: SecretPo
     expiresAt,
     ...(notBefore === undefined ? {} : { notBefore }),
     ...(request.claim_verifier === undefined ? {} : { claimVerifier: request.claim_verifier }),
+    ...(envelopeFormat ? { envelopeFormat } : {}),
     deleteTokenHash: sha256Base64Url(deleteToken),
     refusedProofs: 0,
     deniedEvents: 0,
@@ -41,4 +45,25 @@ export async function createSecret(request: CreateSecretRequest, ports: SecretPo
   };
   await ports.secrets.insert(secret);
   return { secret, deleteToken };
+}
+
+/**
+ * The envelope is the client's business, but one in our own format is checked as strictly as
+ * a client would (version, reserved bits, salt, lengths) before it is stored; its public
+ * parameters are kept for the reveal page. Other formats are stored as they are.
+ */
+function checkEnvelope(envelope: Uint8Array, salt: string): Secret['envelopeFormat'] {
+  if (!startsWithMagic(envelope)) return undefined;
+  try {
+    const header = parseHeader(envelope);
+    if (header.kind !== 'text') throw new EnvelopeError('malformed', 'a file envelope goes through /v1/files');
+    if (Buffer.from(header.salt).toString('base64url') !== salt) throw new EnvelopeError('salt_mismatch');
+    chunkSpans(envelope.length - header.length, header.chunkLog2);
+    return { passphrase: header.passphrase, kdfIterations: header.iterations };
+  } catch (error) {
+    if (!(error instanceof EnvelopeError)) throw error;
+    throw new HttpError(400, 'invalid_request', 'The envelope is not a valid envelope v1.', {
+      errors: [{ path: 'body.envelope', message: `${error.code}: ${error.message}` }],
+    });
+  }
 }

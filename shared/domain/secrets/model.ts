@@ -52,6 +52,12 @@ export interface Secret {
   notBefore?: number;
   /** base64url SHA-256 of the claim token; a claim must present the token. */
   claimVerifier?: string;
+  /**
+   * Public parameters read from an envelope v1 header at creation, so the reveal page knows
+   * before claiming whether to ask for a passphrase and how to stretch it. Absent for
+   * envelopes of another format, which the service stores as they are.
+   */
+  envelopeFormat?: { passphrase: boolean; kdfIterations: number };
   /** base64url SHA-256 of the delete token. */
   deleteTokenHash: string;
   refusedProofs: number;

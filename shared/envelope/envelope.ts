@@ -1,0 +1,230 @@
+import { buf, concatBytes, fromBase64Url, fromUtf8, randomBytes, toBase64Url, utf8 } from './bytes.ts';
+import { EnvelopeError } from './errors.ts';
+import {
+  chunkLog2Range,
+  chunkNonce,
+  chunkSpans,
+  encodeHeader,
+  iterationRange,
+  KEY_BYTES,
+  parseHeader,
+  SALT_BYTES,
+  TAG_BYTES,
+  type EnvelopeKind,
+  type ParsedHeader,
+} from './format.ts';
+import { claimVerifier, deriveKeys, type EnvelopeKeys } from './keys.ts';
+
+export interface FileMeta {
+  name: string;
+  type: string;
+  size: number;
+}
+
+export interface SealInput {
+  kind: EnvelopeKind;
+  plaintext: Uint8Array;
+  /** Name, type and size of a file, encrypted inside the envelope. */
+  meta?: FileMeta;
+  passphrase?: string;
+  iterations?: number;
+  chunkLog2?: number;
+  /** Set by curl mode, where the server encrypts. */
+  serverEncrypted?: boolean;
+  /** Only for test vectors: fixed key and salt. Otherwise fresh random ones. */
+  urlKey?: Uint8Array;
+  salt?: Uint8Array;
+}
+
+export interface Sealed {
+  envelope: Uint8Array;
+  /** The link fragment: base64url of the 32-byte URL key. */
+  key: string;
+  /** The API's `salt` field. */
+  salt: string;
+  claimToken: string;
+  claimVerifier: string;
+}
+
+export interface OpenInput {
+  /** The link fragment (base64url) or the raw 32-byte key. */
+  key: string | Uint8Array;
+  /** The `salt` the API gave for this secret; the envelope must carry the same. */
+  salt: string;
+  passphrase?: string | undefined;
+}
+
+export interface Opened {
+  kind: EnvelopeKind;
+  plaintext: Uint8Array;
+  meta?: FileMeta;
+}
+
+const subtle = () => globalThis.crypto.subtle;
+const zeroNonce = new Uint8Array(12);
+
+/** Builds an envelope: header (MAC'd), the file's meta block, then the chunks. */
+export async function seal(input: SealInput): Promise<Sealed> {
+  const urlKey = input.urlKey ?? randomBytes(KEY_BYTES);
+  const salt = input.salt ?? randomBytes(SALT_BYTES);
+  const passphrase = input.passphrase === undefined || input.passphrase === '' ? undefined : input.passphrase;
+  const iterations = passphrase === undefined ? 0 : (input.iterations ?? iterationRange.default);
+  const chunkLog2 = input.chunkLog2 ?? chunkLog2Range.default;
+  if (input.kind === 'file' && !input.meta) throw new Error('a file envelope needs its meta');
+
+  const keys = await deriveKeys({ urlKey, salt, passphrase, iterations });
+  const header = await sealHeader(keys, {
+    kind: input.kind,
+    passphrase: passphrase !== undefined,
+    serverEncrypted: input.serverEncrypted ?? false,
+    chunkLog2,
+    iterations,
+    salt,
+  });
+  const parts: Uint8Array[] = [header];
+  if (input.meta) parts.push(await sealMeta(keys, header, input.meta));
+  const size = 2 ** chunkLog2;
+  const count = Math.max(1, Math.ceil(input.plaintext.length / size));
+  for (let index = 0; index < count; index++) {
+    const chunk = input.plaintext.subarray(index * size, (index + 1) * size);
+    parts.push(await encryptChunk(keys, header, index, index === count - 1, chunk));
+  }
+  return {
+    envelope: concatBytes(...parts),
+    key: toBase64Url(urlKey),
+    salt: toBase64Url(salt),
+    claimToken: keys.claimToken,
+    claimVerifier: await claimVerifier(keys.claimToken),
+  };
+}
+
+/** Opens an envelope, checking the header MAC before decrypting anything. */
+export async function open(envelope: Uint8Array, input: OpenInput): Promise<Opened> {
+  const header = parseHeader(envelope);
+  const keys = await keysFor(header, input);
+  const body = envelope.subarray(header.length);
+  const headerBytes = envelope.subarray(0, header.length);
+  let offset = 0;
+  let meta: FileMeta | undefined;
+  if (header.kind === 'file') {
+    if (body.length < 4) throw new EnvelopeError('tampered', 'no meta block');
+    const metaLength = new DataView(body.buffer, body.byteOffset, 4).getUint32(0);
+    if (body.length < 4 + metaLength) throw new EnvelopeError('tampered', 'meta block cut short');
+    meta = await openMeta(keys, headerBytes, body.subarray(4, 4 + metaLength));
+    offset = 4 + metaLength;
+  }
+  const chunks = body.subarray(offset);
+  const parts: Uint8Array[] = [];
+  for (const span of chunkSpans(chunks.length, header.chunkLog2)) {
+    parts.push(await decryptChunk(keys, headerBytes, span.index, span.final, chunks.subarray(span.start, span.end)));
+  }
+  return { kind: header.kind, plaintext: concatBytes(...parts), ...(meta ? { meta } : {}) };
+}
+
+export async function sealText(text: string, options: Omit<SealInput, 'kind' | 'plaintext' | 'meta'> = {}): Promise<Sealed> {
+  return seal({ ...options, kind: 'text', plaintext: utf8.encode(text) });
+}
+
+export async function openText(envelope: Uint8Array, input: OpenInput): Promise<string> {
+  const opened = await open(envelope, input);
+  if (opened.kind !== 'text') throw new EnvelopeError('malformed', 'this envelope holds a file');
+  try {
+    return fromUtf8(opened.plaintext);
+  } catch {
+    throw new EnvelopeError('tampered', 'not UTF-8 text');
+  }
+}
+
+/**
+ * The claim token for a secret, from the link key, the salt and (when the secret has one) the
+ * passphrase: what the reveal page presents before it has the envelope.
+ */
+export async function claimTokenFor(input: OpenInput & { iterations: number }): Promise<string> {
+  const keys = await deriveKeys({
+    urlKey: urlKeyOf(input.key),
+    salt: fromBase64Url(input.salt),
+    passphrase: input.passphrase,
+    iterations: input.passphrase === undefined ? 0 : input.iterations,
+  });
+  return keys.claimToken;
+}
+
+async function keysFor(header: ParsedHeader, input: OpenInput): Promise<EnvelopeKeys> {
+  if (toBase64Url(header.salt) !== input.salt) throw new EnvelopeError('salt_mismatch');
+  if (header.passphrase && (input.passphrase === undefined || input.passphrase === '')) {
+    throw new EnvelopeError('passphrase_required');
+  }
+  const keys = await deriveKeys({
+    urlKey: urlKeyOf(input.key),
+    salt: header.salt,
+    passphrase: header.passphrase ? input.passphrase : undefined,
+    iterations: header.iterations,
+  });
+  const valid = await subtle().verify('HMAC', keys.header, buf(header.mac), buf(header.authenticated));
+  // The MAC commits to the key: a wrong key or passphrase is told apart from damage to the body.
+  if (!valid) throw new EnvelopeError(header.passphrase ? 'wrong_passphrase' : 'wrong_key');
+  return keys;
+}
+
+function urlKeyOf(key: string | Uint8Array): Uint8Array {
+  let bytes: Uint8Array;
+  try {
+    bytes = typeof key === 'string' ? fromBase64Url(key) : key;
+  } catch {
+    throw new EnvelopeError('wrong_key', 'the key is not base64url');
+  }
+  if (bytes.length !== KEY_BYTES) throw new EnvelopeError('wrong_key', 'the key is not 32 bytes');
+  return bytes;
+}
+
+/** The header bytes followed by their MAC. */
+export async function sealHeader(keys: EnvelopeKeys, fields: Parameters<typeof encodeHeader>[0]): Promise<Uint8Array> {
+  const body = encodeHeader(fields);
+  const mac = new Uint8Array(await subtle().sign('HMAC', keys.header, buf(body)));
+  return concatBytes(body, mac);
+}
+
+/** AAD of chunks and meta: the whole header except its MAC. */
+const aadOf = (header: Uint8Array) => header.subarray(0, header.length - 32);
+
+export async function encryptChunk(keys: EnvelopeKeys, header: Uint8Array, index: number, final: boolean, plaintext: Uint8Array): Promise<Uint8Array> {
+  const ciphertext = await subtle().encrypt(
+    { name: 'AES-GCM', iv: buf(chunkNonce(index, final)), additionalData: buf(aadOf(header)) },
+    keys.payload,
+    buf(plaintext),
+  );
+  return new Uint8Array(ciphertext);
+}
+
+/** `header` is the whole header, MAC included, as for encryption. */
+export async function decryptChunk(keys: EnvelopeKeys, header: Uint8Array, index: number, final: boolean, ciphertext: Uint8Array): Promise<Uint8Array> {
+  if (ciphertext.length < TAG_BYTES) throw new EnvelopeError('tampered', `chunk ${index} is too short`);
+  try {
+    const plaintext = await subtle().decrypt(
+      { name: 'AES-GCM', iv: buf(chunkNonce(index, final)), additionalData: buf(aadOf(header)) },
+      keys.payload,
+      buf(ciphertext),
+    );
+    return new Uint8Array(plaintext);
+  } catch {
+    throw new EnvelopeError('tampered', `chunk ${index}${final ? ' (final)' : ''} does not authenticate`);
+  }
+}
+
+async function sealMeta(keys: EnvelopeKeys, header: Uint8Array, meta: FileMeta): Promise<Uint8Array> {
+  const ciphertext = new Uint8Array(
+    await subtle().encrypt({ name: 'AES-GCM', iv: zeroNonce, additionalData: buf(aadOf(header)) }, keys.meta, buf(utf8.encode(JSON.stringify(meta)))),
+  );
+  const length = new Uint8Array(4);
+  new DataView(length.buffer).setUint32(0, ciphertext.length);
+  return concatBytes(length, ciphertext);
+}
+
+async function openMeta(keys: EnvelopeKeys, header: Uint8Array, ciphertext: Uint8Array): Promise<FileMeta> {
+  try {
+    const plaintext = await subtle().decrypt({ name: 'AES-GCM', iv: zeroNonce, additionalData: buf(aadOf(header)) }, keys.meta, buf(ciphertext));
+    return JSON.parse(fromUtf8(new Uint8Array(plaintext))) as FileMeta;
+  } catch {
+    throw new EnvelopeError('tampered', 'the file details do not authenticate');
+  }
+}
