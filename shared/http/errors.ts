@@ -30,7 +30,6 @@ const titles: Record<number, string> = {
   409: 'Conflict',
   410: 'Gone',
   413: 'Content Too Large',
-  415: 'Unsupported Media Type',
   421: 'Misdirected Request',
   423: 'Locked',
   425: 'Too Early',

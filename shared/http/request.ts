@@ -39,13 +39,17 @@ const isJsonType = (contentType: string) => /^application\/([\w.+-]+\+)?json\s*(
 export function parseJsonBody<T>(request: ApiRequest, schema: ZodType<T>): T {
   const contentType = request.headers['content-type'];
   if (contentType !== undefined && !isJsonType(contentType)) {
-    throw new HttpError(400, 'unsupported_media_type', 'Send the body as application/json.');
+    throw new HttpError(400, 'unsupported_media_type', 'Send the body as application/json.', {
+      errors: [{ path: 'header.content-type', message: `must be application/json, not ${contentType}` }],
+    });
   }
   let value: unknown;
   try {
     value = JSON.parse(request.body.toString('utf8'));
   } catch {
-    throw new HttpError(400, 'invalid_json', 'The body is not valid JSON.');
+    throw new HttpError(400, 'invalid_json', 'The body is not valid JSON.', {
+      errors: [{ path: 'body', message: request.body.length === 0 ? 'a JSON body is required' : 'is not valid JSON' }],
+    });
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw validationError(parsed.error, 'body');

@@ -139,8 +139,9 @@ function refusedItem(error: { Item?: Record<string, unknown> }): Secret | null {
 const endConditions: Record<EndInput['state'], string> = {
   burned: '#state = :active AND #vl = :zero',
   expired: '#state IN (:active, :pending) AND #exp <= :now',
-  revoked: '#state IN (:active, :pending)',
-  locked: '#state = :active',
+  // Once the last view is taken the secret is as good as burned: only the burn may end it.
+  revoked: '#state IN (:active, :pending) AND #vl > :zero',
+  locked: '#state = :active AND #vl > :zero',
 };
 
 export class DynamoSecretStore implements SecretStore {
@@ -210,7 +211,7 @@ export class DynamoSecretStore implements SecretStore {
     };
     if (condition.includes(':pending')) values[':pending'] = 'pending';
     if (condition.includes(':zero')) values[':zero'] = 0;
-    const conditionNames = condition.includes('#vl') ? ['#vl' as const] : condition.includes('#exp') ? ['#exp' as const] : [];
+    const conditionNames = [...(condition.includes('#vl') ? ['#vl' as const] : []), ...(condition.includes('#exp') ? ['#exp' as const] : [])];
     try {
       await this.db.send(
         new UpdateCommand({

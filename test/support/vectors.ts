@@ -7,7 +7,7 @@ export const vectors: Vector[] = vectorFile.vectors;
 export const negativeCases: NegativeCase[] = vectorFile.negative.cases;
 
 export function plaintextOf(vector: Vector): Uint8Array {
-  if ('base64' in vector.plaintext) return fromBase64(vector.plaintext.base64);
+  if (vector.plaintext.base64 !== undefined) return fromBase64(vector.plaintext.base64);
   return new Uint8Array(vector.plaintext.length).map((_, i) => i % 251);
 }
 
@@ -42,7 +42,7 @@ export function mutate(envelope: Uint8Array, mutation: NegativeCase['mutation'])
     for (const part of parts) (out.set(part, offset), (offset += part.length));
     return out;
   };
-  const m = mutation as Record<string, number | string>;
+  const m = mutation as unknown as Record<string, number | string>;
   switch (m.type) {
     case 'drop_chunks_from':
       return join([prefix, ...chunks.slice(0, m.chunk as number)]);

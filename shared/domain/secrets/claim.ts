@@ -85,8 +85,10 @@ async function refusal(current: Secret | null, proofHash: string | null, now: nu
     if (!constantTimeEqual(Buffer.from(proofHash), Buffer.from(current.claimVerifier))) {
       const refused = await ports.secrets.refuseProof(current.id, denial());
       if (refused >= secretLimits.refusedProofsBeforeLock) {
-        await endSecret(current.id, 'locked', ports);
-        return locked();
+        if (await endSecret(current.id, 'locked', ports)) return locked();
+        // Something else ended it first (a burn, a revoke, expiry): say what.
+        const ended = await ports.secrets.get(current.id);
+        return ended?.state === 'locked' ? locked() : gone(ended?.state ?? 'burned');
       }
       return new HttpError(403, 'proof_refused', 'The claim token does not match; check the link or the passphrase.', {
         members: { attempts_left: secretLimits.refusedProofsBeforeLock - refused },

@@ -32,6 +32,8 @@ export async function revokeSecret(id: string, deleteToken: string | null, ports
     throw new HttpError(403, 'forbidden', 'The delete token does not match this secret.');
   }
   if (isTerminal(secret.state)) return;
-  // False means a claim burned it or the sweep expired it first; either way it is unreadable.
-  await endSecret(id, 'revoked', ports);
+  if (await endSecret(id, 'revoked', ports)) return;
+  // Refused: the sweep expired it, or the last view was taken first; then finish that burn
+  // here rather than leave it to the claim that took it. Either way it is unreadable.
+  await endSecret(id, 'burned', ports);
 }
