@@ -11,8 +11,8 @@ import { matchRoute, routeKey, type Group } from '../shared/routes.ts';
 export interface GatewayOptions {
   handlers: Record<Group, GroupHandler>;
   webOrigin: string;
-  /** Answers the local-only routes (`/_dev/*`); returns false when the path is not one. */
-  devRoutes: (request: IncomingMessage, response: ServerResponse) => boolean;
+  /** Answers what is not the API (`/_dev/*`, the web client); false when nothing does. */
+  localRoutes: (request: IncomingMessage, response: ServerResponse) => boolean;
   /** API Gateway gives up on an integration after 30 s. */
   timeoutMs?: number;
 }
@@ -43,13 +43,14 @@ export function gatewayListener(options: GatewayOptions) {
 }
 
 async function serve(request: IncomingMessage, response: ServerResponse, requestId: string, options: GatewayOptions) {
-  const url = new URL(request.url ?? '/', 'http://localhost');
+  const url = URL.canParse(request.url ?? '/', 'http://localhost') ? new URL(request.url ?? '/', 'http://localhost') : null;
+  if (!url) throw new HttpError(400, 'invalid_request', 'The request target is not a valid path.');
   const method = request.method ?? 'GET';
 
   if (method === 'OPTIONS' && request.headers['access-control-request-method']) {
     return preflight(request, response, options.webOrigin);
   }
-  if (options.devRoutes(request, response)) return;
+  if (options.localRoutes(request, response)) return;
   if (!apiPrefixes.some((prefix) => url.pathname.startsWith(prefix))) {
     throw new HttpError(404, 'not_found', 'Nothing is served at this path.');
   }

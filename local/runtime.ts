@@ -16,6 +16,8 @@ import { LocalOutbox, type OutboxEntry } from './mail.ts';
 import { InProcessQueue } from './queue.ts';
 import { LocalScheduler } from './scheduler.ts';
 import { startS3Local, type LocalS3 } from './s3.ts';
+import { serveWeb } from './web.ts';
+import { buildWeb } from '../web/build.ts';
 
 /** Every group's function module; the CDK stack finds the same modules as `functions/<group>.ts`. */
 const functionModules: Record<Group, { createHandler: (deps: Deps) => GroupHandler }> = {
@@ -100,12 +102,17 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       deps.logger.error('scheduled task failed', { task, error: (error as Error).message }),
     );
 
+    const web = await buildWeb();
     const handlers = Object.fromEntries(
       Object.entries(functionModules).map(([group, module]) => [group, module.createHandler(deps)]),
     ) as Record<Group, GroupHandler>;
     server.on(
       'request',
-      gatewayListener({ handlers, webOrigin: config.WEB_ORIGIN, devRoutes: (request, response) => devRoutes(request, response, outbox) }),
+      gatewayListener({
+        handlers,
+        webOrigin: config.WEB_ORIGIN,
+        localRoutes: (request, response) => devRoutes(request, response, outbox) || serveWeb(web, request, response),
+      }),
     );
 
     if (options.background) {

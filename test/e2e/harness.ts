@@ -1,0 +1,162 @@
+/**
+ * What the e2e suite shares: Debian's Chromium driven by playwright-core, a recorder of every
+ * request a browser context makes, and the checks every page must pass (no CSP violation, no
+ * page error, no fragment in the address bar, nothing in web storage).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Request } from 'playwright-core';
+
+export const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+
+export const screenshotDir = fileURLToPath(new URL('./screenshots/', import.meta.url));
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      '--headless=new',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** One request as the browser sent it. */
+export interface SentRequest {
+  context: string;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  resourceType: string;
+}
+
+/** Every request of every context of the run, in order. */
+export const traffic: SentRequest[] = [];
+const pendingRecords: Promise<void>[] = [];
+
+/** Resolves when every request seen so far has its headers recorded. */
+export async function settleTraffic(): Promise<SentRequest[]> {
+  await Promise.all(pendingRecords);
+  return traffic;
+}
+
+function record(name: string, request: Request): void {
+  const entry: SentRequest = {
+    context: name,
+    method: request.method(),
+    url: request.url(),
+    headers: request.headers(),
+    body: request.postDataBuffer()?.toString('utf8') ?? '',
+    resourceType: request.resourceType(),
+  };
+  traffic.push(entry);
+  // allHeaders() includes what the network stack adds (cookies, referer, origin).
+  pendingRecords.push(
+    request.allHeaders().then(
+      (headers) => void (entry.headers = headers),
+      () => undefined,
+    ),
+  );
+}
+
+/** A fresh browser context (no shared storage, as a recipient on another machine) and its page. */
+export class Session {
+  readonly diagnostics: string[] = [];
+
+  private constructor(
+    readonly name: string,
+    readonly context: BrowserContext,
+    readonly page: Page,
+  ) {}
+
+  static async open(browser: Browser, name: string, options: BrowserContextOptions = {}): Promise<Session> {
+    const context = await browser.newContext({ locale: 'en-GB', timezoneId: 'Europe/Berlin', viewport: { width: 1000, height: 900 }, ...options });
+    context.on('request', (request) => record(name, request));
+    await context.addInitScript(() => {
+      const violations: string[] = [];
+      (window as unknown as { __cspViolations: string[] }).__cspViolations = violations;
+      document.addEventListener('securitypolicyviolation', (event) => violations.push(`${event.violatedDirective} ${event.blockedURI}`));
+    });
+    const page = await context.newPage();
+    const session = new Session(name, context, page);
+    page.on('console', (message) => {
+      // An API refusal (404, 410, …) is logged by Chromium as a failed load: expected, not a fault.
+      if (/^Failed to load resource: the server responded with a status of \d+/.test(message.text())) return;
+      if (message.type() === 'error' || /content security policy|refused to/i.test(message.text())) {
+        session.diagnostics.push(`console ${message.type()}: ${message.text()}`);
+      }
+    });
+    page.on('pageerror', (error) => session.diagnostics.push(`pageerror: ${error.message}`));
+    return session;
+  }
+
+  /** Requests this session sent so far. */
+  requests(): SentRequest[] {
+    return traffic.filter((entry) => entry.context === this.name);
+  }
+
+  apiRequests(): SentRequest[] {
+    return this.requests().filter((entry) => new URL(entry.url).pathname.startsWith('/v1/'));
+  }
+
+  /** Waits for the page script to have started. */
+  async ready(page: 'compose' | 'reveal'): Promise<void> {
+    await this.page.waitForSelector(`html[data-ready="${page}"]`);
+  }
+
+  async screen(): Promise<string | undefined> {
+    return this.page.evaluate(() => document.documentElement.dataset['screen']);
+  }
+
+  /** Waits for the reveal page's message screen and returns its name (`gone-burned`, …). */
+  async message(): Promise<string> {
+    await this.page.waitForSelector('html[data-screen="message"]');
+    return (await this.page.getAttribute('#screen-message', 'data-message')) ?? '';
+  }
+
+  async screenshot(name: string): Promise<void> {
+    mkdirSync(screenshotDir, { recursive: true });
+    await this.page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
+  }
+
+  /** CSP violations reported to the page and console/page errors, in this session. */
+  async problems(): Promise<string[]> {
+    const violations = await this.page
+      .evaluate(() => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? [])
+      .catch(() => [] as string[]);
+    return [...this.diagnostics, ...violations.map((violation) => `csp: ${violation}`)];
+  }
+
+  /** What this origin keeps in the browser: must stay empty. */
+  async storage(): Promise<{ local: number; session: number; cookies: string }> {
+    return this.page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, cookies: document.cookie }));
+  }
+
+  async close(): Promise<void> {
+    await this.context.close();
+  }
+}
+
+/** Where each occurrence of a guarded value sits in recorded traffic (none expected). */
+export function findLeaks(requests: SentRequest[], guarded: Map<string, string>): string[] {
+  const found: string[] = [];
+  for (const request of requests) {
+    for (const [label, value] of guarded) {
+      if (!value) continue;
+      if (request.url.includes(value)) found.push(`${label} in URL of ${request.method} ${request.url}`);
+      for (const [header, headerValue] of Object.entries(request.headers)) {
+        if (headerValue.includes(value)) found.push(`${label} in header ${header} of ${request.method} ${request.url}`);
+      }
+      if (request.body.includes(value)) found.push(`${label} in body of ${request.method} ${request.url}`);
+    }
+  }
+  return found;
+}

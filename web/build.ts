@@ -1,0 +1,59 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+export interface WebAsset {
+  body: Buffer;
+  contentType: string;
+}
+
+const webRoot = resolve(fileURLToPath(new URL('.', import.meta.url)));
+
+const contentTypes: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.webmanifest': 'application/manifest+json',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** Every page script under web/src that is an entry point (one per page). */
+export const pageEntries = ['compose', 'reveal'];
+
+/**
+ * The web client as served: `web/public/*` as they are, and each page script bundled by
+ * esbuild into `/assets/<page>.js`. Built in memory at start; nothing generated is written.
+ */
+export async function buildWeb(): Promise<Map<string, WebAsset>> {
+  const assets = new Map<string, WebAsset>();
+  for (const name of readdirSync(join(webRoot, 'public'))) {
+    assets.set(`/${name}`, { body: readFileSync(join(webRoot, 'public', name)), contentType: contentTypes[extname(name)] ?? 'application/octet-stream' });
+  }
+  const result = await build({
+    entryPoints: Object.fromEntries(pageEntries.map((page) => [page, join(webRoot, 'src', `${page}.ts`)])),
+    bundle: true,
+    format: 'esm',
+    target: 'es2022',
+    platform: 'browser',
+    minify: true,
+    outdir: '/assets',
+    write: false,
+    logLevel: 'silent',
+  });
+  for (const file of result.outputFiles) {
+    assets.set(file.path, { body: Buffer.from(file.contents), contentType: contentTypes[extname(file.path)] ?? 'application/octet-stream' });
+  }
+  return assets;
+}
+
+/** The file that serves a path: `/` is the compose page, `/s/<id>` the reveal page. */
+export function assetPathFor(pathname: string): string {
+  if (pathname === '/') return '/index.html';
+  if (/^\/s\/[^/]+$/.test(pathname)) return '/reveal.html';
+  return pathname;
+}

@@ -1,0 +1,243 @@
+/**
+ * Compose page: encrypts in this browser, stores the ciphertext, shows the link (`url_base#key`).
+ * The key, passphrase and text stay in this page's memory; nothing goes to web storage.
+ */
+import { sealText, toBase64 } from '../../shared/envelope/index.ts';
+import { api, ApiError, problemMessages, type CreatedSecret } from './api.ts';
+import { announce, byId, copyField, describeTime, focusHeading, plural, setVisible } from './dom.ts';
+import { qrSvg } from './qr.ts';
+
+const limits = {
+  expiresIn: { min: 60, max: 30 * 24 * 3600 },
+  maxViews: { min: 1, max: 100 },
+  /** The API takes text envelopes up to 256 KiB; the header and tag take about 100 bytes. */
+  textBytes: 256 * 1024 - 256,
+};
+
+const form = byId<HTMLFormElement>('compose-form');
+const fields = byId<HTMLFieldSetElement>('compose-fields');
+const text = byId<HTMLTextAreaElement>('secret-text');
+const expiry = byId<HTMLSelectElement>('expiry');
+const customExpiry = byId('custom-expiry');
+const customAmount = byId<HTMLInputElement>('custom-expiry-amount');
+const customUnit = byId<HTMLSelectElement>('custom-expiry-unit');
+const maxViews = byId<HTMLInputElement>('max-views');
+const passphrase = byId<HTMLInputElement>('passphrase');
+const notBefore = byId<HTMLInputElement>('not-before');
+const moreOptions = byId<HTMLDetailsElement>('more-options');
+const errors = byId('compose-errors');
+const errorList = byId<HTMLUListElement>('compose-error-list');
+const createButton = byId<HTMLButtonElement>('create-button');
+const composeSection = byId('compose');
+const composeTitle = byId('compose-title');
+
+const resultSection = byId('result');
+const resultTitle = byId('result-title');
+const resultLive = byId('result-live');
+const shareLink = byId<HTMLInputElement>('share-link');
+const copyLink = byId<HTMLButtonElement>('copy-link');
+const summary = byId<HTMLUListElement>('result-summary');
+const resultPassphrase = byId('result-passphrase');
+const qrCode = byId('qr-code');
+const revokeButton = byId<HTMLButtonElement>('revoke-button');
+const revoked = byId('result-revoked');
+const revokedTitle = byId('revoked-title');
+const resultError = byId('result-error');
+const createAnother = byId<HTMLButtonElement>('create-another');
+
+/** What "Revoke now" needs; in memory only, gone with the page. */
+let created: { id: string; deleteToken: string } | null = null;
+
+interface FieldError {
+  field: HTMLElement;
+  message: string;
+}
+
+function expiresInSeconds(): number {
+  if (expiry.value !== 'custom') return Number(expiry.value);
+  return Number(customAmount.value) * Number(customUnit.value);
+}
+
+function validate(): { errors: FieldError[]; notBeforeIso?: string } {
+  const found: FieldError[] = [];
+  if (text.value.length === 0) found.push({ field: text, message: 'Secret: write or paste the text to share.' });
+  else if (new TextEncoder().encode(text.value).length > limits.textBytes) {
+    found.push({ field: text, message: 'Secret: the text is too long (at most about 256 KB). Files are shared another way.' });
+  }
+
+  const seconds = expiresInSeconds();
+  if (expiry.value === 'custom') {
+    if (!Number.isInteger(Number(customAmount.value)) || customAmount.value === '' || seconds < limits.expiresIn.min || seconds > limits.expiresIn.max) {
+      found.push({ field: customAmount, message: 'Custom expiry: choose between 1 minute and 30 days.' });
+    }
+  }
+
+  const views = Number(maxViews.value);
+  if (maxViews.value === '' || !Number.isInteger(views) || views < limits.maxViews.min || views > limits.maxViews.max) {
+    found.push({ field: maxViews, message: 'Views allowed: a whole number from 1 to 100.' });
+  }
+
+  let notBeforeIso: string | undefined;
+  if (notBefore.value) {
+    // datetime-local has no zone: `new Date` reads it as local time, toISOString gives UTC.
+    const at = new Date(notBefore.value).getTime();
+    if (Number.isNaN(at)) {
+      found.push({ field: notBefore, message: 'Not before: this is not a valid date and time.' });
+    } else if (at >= Date.now() + seconds * 1000) {
+      found.push({ field: notBefore, message: 'Not before: must be before the secret expires.' });
+    } else {
+      notBeforeIso = new Date(at).toISOString();
+    }
+  }
+  return { errors: found, ...(notBeforeIso ? { notBeforeIso } : {}) };
+}
+
+function clearErrors(): void {
+  errorList.replaceChildren();
+  setVisible(errors, false);
+  for (const field of [text, customAmount, maxViews, notBefore, passphrase]) field.removeAttribute('aria-invalid');
+}
+
+function showErrors(messages: string[], invalid: HTMLElement[] = []): void {
+  errorList.replaceChildren(
+    ...messages.map((message) => {
+      const item = document.createElement('li');
+      item.textContent = message;
+      return item;
+    }),
+  );
+  for (const field of invalid) field.setAttribute('aria-invalid', 'true');
+  if (invalid.includes(notBefore) || invalid.includes(passphrase)) moreOptions.open = true;
+  setVisible(errors, true);
+  const first = invalid[0];
+  if (first) first.focus();
+  else errors.focus();
+}
+
+async function create(event: SubmitEvent): Promise<void> {
+  event.preventDefault();
+  clearErrors();
+  const checked = validate();
+  if (checked.errors.length > 0) {
+    showErrors(checked.errors.map((error) => error.message), checked.errors.map((error) => error.field));
+    return;
+  }
+  fields.disabled = true;
+  createButton.textContent = 'Encrypting…';
+  announce(passphrase.value ? 'Encrypting with your passphrase; this takes a moment…' : 'Encrypting…');
+  try {
+    const sealed = await sealText(text.value, passphrase.value ? { passphrase: passphrase.value } : {});
+    const secret = await api.createSecret({
+      kind: 'text',
+      envelope: toBase64(sealed.envelope),
+      salt: sealed.salt,
+      size_bytes: sealed.envelope.length,
+      expires_in: expiresInSeconds(),
+      max_views: Number(maxViews.value),
+      // Always: a claim must prove the link (and passphrase), so a preview bot or a wrong
+      // passphrase cannot use up a view.
+      claim_verifier: sealed.claimVerifier,
+      ...(checked.notBeforeIso ? { not_before: checked.notBeforeIso } : {}),
+    });
+    showResult(secret, `${secret.url_base}#${sealed.key}`, passphrase.value !== '');
+  } catch (error) {
+    fields.disabled = false;
+    if (error instanceof ApiError) showErrors(problemMessages(error));
+    else showErrors([`Encryption failed in this browser: ${(error as Error).message}`]);
+    announce('');
+  } finally {
+    createButton.textContent = 'Create secret link';
+  }
+}
+
+function showResult(secret: CreatedSecret, link: string, withPassphrase: boolean): void {
+  created = { id: secret.id, deleteToken: secret.delete_token };
+  // The plaintext and passphrase leave the page's form as soon as they are sealed.
+  form.reset();
+  setVisible(customExpiry, false);
+
+  shareLink.value = link;
+  const facts = [
+    `Expires ${describeTime(secret.expires_at)}.`,
+    secret.max_views === 1 ? 'Can be opened once.' : `Can be opened ${plural(secret.max_views, 'time', 'times')}.`,
+  ];
+  if (secret.not_before) facts.push(`Cannot be opened before ${describeTime(secret.not_before)}.`);
+  summary.replaceChildren(
+    ...facts.map((fact) => {
+      const item = document.createElement('li');
+      item.textContent = fact;
+      return item;
+    }),
+  );
+  setVisible(resultPassphrase, withPassphrase);
+  qrCode.replaceChildren(qrSvg(link, 'QR code of the secret link'));
+
+  setVisible(resultLive, true);
+  setVisible(revoked, false);
+  setVisible(resultError, false);
+  revokeButton.disabled = false;
+  setVisible(composeSection, false);
+  setVisible(resultSection, true);
+  announce('Your link is ready.');
+  focusHeading(resultTitle);
+}
+
+async function revoke(): Promise<void> {
+  if (!created) return;
+  revokeButton.disabled = true;
+  setVisible(resultError, false);
+  announce('Revoking…');
+  try {
+    await api.revokeSecret(created.id, created.deleteToken);
+    created = null;
+    shareLink.value = '';
+    qrCode.replaceChildren();
+    setVisible(resultLive, false);
+    setVisible(revoked, true);
+    announce('Revoked: the link no longer opens anything.');
+    focusHeading(revokedTitle);
+  } catch (error) {
+    revokeButton.disabled = false;
+    resultError.textContent = error instanceof ApiError ? `Could not revoke: ${problemMessages(error).join(' ')}` : 'Could not revoke.';
+    setVisible(resultError, true);
+    announce('');
+  }
+}
+
+function startOver(): void {
+  created = null;
+  shareLink.value = '';
+  qrCode.replaceChildren();
+  summary.replaceChildren();
+  form.reset();
+  clearErrors();
+  setVisible(customExpiry, false);
+  fields.disabled = false;
+  setVisible(resultSection, false);
+  setVisible(composeSection, true);
+  announce('');
+  focusHeading(composeTitle);
+}
+
+function minNotBefore(): string {
+  // datetime-local wants local "YYYY-MM-DDTHH:MM".
+  const now = new Date();
+  now.setSeconds(0, 0);
+  return new Date(now.getTime() - now.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+expiry.addEventListener('change', () => {
+  const custom = expiry.value === 'custom';
+  setVisible(customExpiry, custom);
+  if (custom) customAmount.focus();
+});
+notBefore.addEventListener('focus', () => (notBefore.min = minNotBefore()));
+form.addEventListener('submit', (event) => void create(event));
+copyLink.addEventListener('click', () => void copyField(shareLink, copyLink, 'Link'));
+shareLink.addEventListener('focus', () => shareLink.select());
+revokeButton.addEventListener('click', () => void revoke());
+createAnother.addEventListener('click', startOver);
+
+// The form works only with this script: it is disabled in the HTML and enabled here.
+fields.disabled = false;
+document.documentElement.dataset['ready'] = 'compose';

@@ -1,0 +1,76 @@
+/** Small DOM helpers shared by the pages. No inline styles: visibility is the `hidden` attribute. */
+
+export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`the page has no #${id}`);
+  return element as T;
+}
+
+export function setVisible(element: HTMLElement, visible: boolean): void {
+  element.hidden = !visible;
+}
+
+/** Moves focus to a heading (tabindex="-1") so screen readers announce the new screen. */
+export function focusHeading(heading: HTMLElement): void {
+  heading.focus({ preventScroll: false });
+}
+
+/** The page's polite live region. */
+export function announce(text: string): void {
+  const status = document.getElementById('status');
+  if (!status) return;
+  // Clearing first makes a repeated message ("Copied") announced again.
+  status.textContent = '';
+  if (text) window.setTimeout(() => (status.textContent = text), 30);
+}
+
+/**
+ * Copies a field's value. Called only from a click handler: the clipboard is written on a user
+ * gesture and at no other time.
+ */
+export async function copyField(field: HTMLInputElement | HTMLTextAreaElement, button: HTMLButtonElement, what: string): Promise<void> {
+  const label = button.dataset['label'] ?? button.textContent ?? '';
+  button.dataset['label'] = label;
+  try {
+    await navigator.clipboard.writeText(field.value);
+    button.textContent = 'Copied ✓';
+    announce(`${what} copied to the clipboard.`);
+    window.setTimeout(() => (button.textContent = label), 2500);
+  } catch {
+    // No clipboard API (or denied): select it so the person can copy with the keyboard.
+    field.focus();
+    field.select();
+    announce(`Could not copy automatically: the ${what.toLowerCase()} is selected, press Ctrl+C (or ⌘C) to copy it.`);
+  }
+}
+
+const absoluteFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const relativeFormat = new Intl.RelativeTimeFormat(undefined, { numeric: 'always' });
+
+/** "12 Mar 2026, 14:05 (in 3 hours)": local time and how far away it is. */
+export function describeTime(iso: string, now = Date.now()): string {
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return iso;
+  return `${absoluteFormat.format(at)} (${relativeTime(at - now)})`;
+}
+
+function relativeTime(deltaMs: number): string {
+  const seconds = Math.round(deltaMs / 1000);
+  const abs = Math.abs(seconds);
+  if (abs < 90) return relativeFormat.format(seconds, 'second');
+  if (abs < 90 * 60) return relativeFormat.format(Math.round(seconds / 60), 'minute');
+  if (abs < 48 * 3600) return relativeFormat.format(Math.round(seconds / 3600), 'hour');
+  return relativeFormat.format(Math.round(seconds / 86_400), 'day');
+}
+
+/** A `<time>` element showing `describeTime`. */
+export function timeElement(iso: string): HTMLTimeElement {
+  const time = document.createElement('time');
+  time.dateTime = iso;
+  time.textContent = describeTime(iso);
+  return time;
+}
+
+export function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
