@@ -50,7 +50,10 @@ async function refusal(current: Secret | null, proofHash: string | null, now: nu
   // Judged at the instant the condition was: a later clock reading could see a rule pass
   // that the write saw fail (not_before just passing).
   const denial = (): StoredEvent => ({ id: newEventId(), type: 'secret.denied', at: now });
-  const deny = () => ports.secrets.recordDenial(current.id, denial(), deniedEventCap);
+  // The refused item tells how many denials are recorded: at the cap, skip the write.
+  const deny = async () => {
+    if (current.deniedEvents < deniedEventCap) await ports.secrets.recordDenial(current.id, denial(), deniedEventCap);
+  };
 
   if (current.state === 'locked') {
     await deny();
