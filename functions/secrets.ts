@@ -4,14 +4,24 @@ import { createSecret } from '../shared/domain/secrets/create.ts';
 import type { Secret } from '../shared/domain/secrets/model.ts';
 import { readSecret, revokeSecret } from '../shared/domain/secrets/read.ts';
 import { createSecretRequest } from '../shared/domain/secrets/rules.ts';
+import { z } from 'zod';
+import { requireUser } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
-import { optionalJsonObject, parseJsonBody } from '../shared/http/request.ts';
+import { optionalJsonObject, parseJsonBody, parseQuery } from '../shared/http/request.ts';
+import { listOwnedSecrets } from '../shared/domain/secrets/owner.ts';
+import { recordRevealFeedback, reportRequest, reportSecret, revealFeedbackRequest } from '../shared/domain/secrets/reports.ts';
+
+const listQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: z.string().max(2048).optional(),
+});
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
 /** Metadata only: never the envelope. */
 const metadata = (secret: Secret) => ({
   id: secret.id,
+  owned: secret.ownerId !== undefined,
   state: secret.state,
   kind: secret.kind,
   size_bytes: secret.sizeBytes,
@@ -31,7 +41,7 @@ const metadata = (secret: Secret) => ({
 export const operations: Operations<'secrets'> = {
   async createSecret(request, deps) {
     const body = parseJsonBody(request, createSecretRequest);
-    const { secret, deleteToken } = await createSecret(body, deps);
+    const { secret, deleteToken } = await createSecret(body, request.principal?.userId ?? null, deps);
     return {
       status: 201,
       body: {
@@ -53,8 +63,26 @@ export const operations: Operations<'secrets'> = {
   },
 
   async revokeSecret(request, deps) {
-    await revokeSecret(request.params.id!, request.headers['x-delete-token'] ?? null, deps);
+    await revokeSecret(request.params.id!, request.headers['x-delete-token'] ?? null, request.principal?.userId ?? null, deps);
     return { status: 204 };
+  },
+
+  async listSecrets(request, deps) {
+    const { limit, cursor } = parseQuery(request, listQuery);
+    const page = await listOwnedSecrets(requireUser(request.principal).userId, limit, cursor ?? null, deps);
+    return { status: 200, body: { items: page.items.map(metadata), next_cursor: page.nextCursor } };
+  },
+
+  async reportSecret(request, deps) {
+    const body = parseJsonBody(request, reportRequest);
+    await reportSecret(body.secret_id, body.reason, request.sourceIp, deps);
+    return { status: 202, body: { accepted: true } };
+  },
+
+  async recordRevealFeedback(request, deps) {
+    const body = parseJsonBody(request, revealFeedbackRequest);
+    await recordRevealFeedback(body.rating, deps);
+    return { status: 202, body: { accepted: true } };
   },
 
   async claimSecret(request, deps) {

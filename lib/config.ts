@@ -12,6 +12,10 @@ export interface HushlinkSettings {
   /** Pins the stack to a region; unset keeps the stack environment-agnostic. */
   readonly region: string | undefined;
   readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  /** Sender of sign-in codes: an address of the SES identity (domain or address) verified in the account. */
+  readonly mailFrom: string;
+  /** The SES identity the functions may send from (a domain or an address). */
+  readonly sesIdentity: string;
 }
 
 export const DEFAULT_WEB_ORIGIN = 'https://hushlink.example.com';
@@ -31,7 +35,11 @@ export function readSettings(node: Node): HushlinkSettings {
     throw new Error(`context logLevel must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);
   }
 
-  return { stage, webOrigin, region, logLevel };
+  const mailFrom = text(node, 'mailFrom') ?? `no-reply@${new URL(webOrigin).hostname}`;
+  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(mailFrom)) throw new Error(`context mailFrom must be an email address (got ${JSON.stringify(mailFrom)})`);
+  const sesIdentity = text(node, 'sesIdentity') ?? mailFrom.split('@')[1]!;
+
+  return { stage, webOrigin, region, logLevel, mailFrom, sesIdentity };
 }
 
 function text(node: Node, key: string): string | undefined {

@@ -36,7 +36,9 @@ export class Data extends Construct {
         indexName: index.name,
         partitionKey: stringKey(index.partitionKey),
         sortKey: stringKey(index.sortKey),
-        projectionType: dynamodb.ProjectionType.KEYS_ONLY,
+        ...(index.projection === 'KEYS_ONLY'
+          ? { projectionType: dynamodb.ProjectionType.KEYS_ONLY }
+          : { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }),
       });
     }
 

@@ -1,4 +1,5 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { Api } from './api.ts';
 import type { HushlinkSettings } from './config.ts';
@@ -28,6 +29,7 @@ export class HushlinkStack extends Stack {
       WEB_ORIGIN: settings.webOrigin,
       REGION: this.region,
       LOG_LEVEL: settings.logLevel,
+      MAIL_FROM: settings.mailFrom,
     };
 
     this.api = new Api(this, 'Api', { webOrigin: settings.webOrigin, environment, retainLogs: retain });
@@ -36,6 +38,14 @@ export class HushlinkStack extends Stack {
     for (const fn of [...Object.values(this.api.functions), this.jobs.scheduleFunction]) {
       this.data.table.grantReadWriteData(fn);
     }
+    // Only the account function sends mail (sign-in codes), and only from the configured identity.
+    this.api.functions.account.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [this.formatArn({ service: 'ses', resource: 'identity', resourceName: settings.sesIdentity })],
+        conditions: { StringEquals: { 'ses:FromAddress': settings.mailFrom } },
+      }),
+    );
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.stage.url });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });

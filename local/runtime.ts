@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import * as accountFunction from '../functions/account.ts';
 import * as scheduleFunction from '../functions/schedule.ts';
 import * as secretsFunction from '../functions/secrets.ts';
 import { AdjustableClock } from '../shared/clock.ts';
@@ -22,6 +23,7 @@ import { buildWeb } from '../web/build.ts';
 /** Every group's function module; the CDK stack finds the same modules as `functions/<group>.ts`. */
 const functionModules: Record<Group, { createHandler: (deps: Deps) => GroupHandler }> = {
   secrets: secretsFunction,
+  account: accountFunction,
 };
 
 export interface RuntimeOptions {
@@ -86,17 +88,18 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       LOG_LEVEL: options.logLevel ?? 'SILENT',
     });
+    const outbox = new LocalOutbox(clock, {
+      ...(dataDir ? { dataDir: join(dataDir, 'mail') } : {}),
+      ...(options.announceMail ? { announce: options.announceMail } : {}),
+    });
     const deps = buildDeps(config, {
       clock,
+      mailer: outbox,
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.instrumentDynamo ? { instrumentDynamo: options.instrumentDynamo } : {}),
     });
 
-    const outbox = new LocalOutbox(clock, {
-      ...(dataDir ? { dataDir: join(dataDir, 'mail') } : {}),
-      ...(options.announceMail ? { announce: options.announceMail } : {}),
-    });
     const queue = new InProcessQueue({ name: 'hushlink-work', clock });
     const scheduler = new LocalScheduler(scheduleFunction.createHandler(deps), clock, (task, error) =>
       deps.logger.error('scheduled task failed', { task, error: (error as Error).message }),

@@ -8,21 +8,45 @@ import { createLogger, type AppLogger } from './logger.ts';
 import { createDocumentClient } from './store/client.ts';
 import { DynamoRateCounter } from './store/rateLimits.ts';
 import { DynamoSecretStore } from './store/secrets.ts';
+import { SESClient } from '@aws-sdk/client-ses';
+import { SesMailer } from './adapters/ses.ts';
+import type { Mailer } from './adapters/mailer.ts';
+import type { AccountPorts } from './domain/accounts/ports.ts';
+import { AccessTokens } from './domain/accounts/tokens.ts';
+import { DynamoApiKeyStore } from './store/apiKeys.ts';
+import { DynamoSessionStore } from './store/sessions.ts';
+import { DynamoSignInCodeStore } from './store/signIn.ts';
+import { DynamoSigningKeyStore } from './store/signingKeys.ts';
+import { DynamoSsoPolicy } from './store/ssoPolicy.ts';
+import { DynamoUserStore } from './store/users.ts';
+import { DynamoCounters } from './store/counters.ts';
+import type { Counters } from './domain/counters.ts';
+import type { CallCounter, ProductEventStore, UsageReportStore } from './domain/usage/ports.ts';
+import { DynamoCallCounter } from './store/usage.ts';
+import { DynamoUsageReports } from './store/usageReports.ts';
+import { DynamoProductEventStore } from './store/productEvents.ts';
 
 /** Everything a function needs, built once per Lambda instance (or once by the local runtime). */
-export interface Deps {
+export interface Deps extends AccountPorts {
   config: Config;
   clock: Clock;
   logger: AppLogger;
   secrets: SecretStore;
   rateCounter: RateCounter;
   rateLimits: RateLimits;
+  accessTokens: AccessTokens;
+  counters: Counters;
+  calls: CallCounter;
+  usageReports: UsageReportStore;
+  productEvents: ProductEventStore;
 }
 
 export interface DepsOverrides {
   clock?: Clock;
   rateLimits?: RateLimits;
   logger?: AppLogger;
+  /** The local outbox replaces SES. */
+  mailer?: Mailer;
   /** Sees the DynamoDB client before any store uses it (the claim bench meters requests here). */
   instrumentDynamo?: (client: DynamoDBDocumentClient) => void;
 }
@@ -31,13 +55,27 @@ export interface DepsOverrides {
 export function buildDeps(config: Config = loadConfig(), overrides: DepsOverrides = {}): Deps {
   const db = createDocumentClient({ region: config.REGION, endpoint: config.DYNAMODB_ENDPOINT });
   overrides.instrumentDynamo?.(db);
+  const clock = overrides.clock ?? systemClock;
+  const signingKeys = new DynamoSigningKeyStore(db, config.TABLE_NAME);
   return {
     config,
-    clock: overrides.clock ?? systemClock,
+    clock,
     logger: overrides.logger ?? createLogger(config),
     secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
     rateCounter: new DynamoRateCounter(db, config.TABLE_NAME),
     rateLimits: overrides.rateLimits ?? defaultRateLimits,
+    users: new DynamoUserStore(db, config.TABLE_NAME),
+    sessions: new DynamoSessionStore(db, config.TABLE_NAME),
+    apiKeys: new DynamoApiKeyStore(db, config.TABLE_NAME),
+    signInCodes: new DynamoSignInCodeStore(db, config.TABLE_NAME),
+    signingKeys,
+    ssoPolicy: new DynamoSsoPolicy(db, config.TABLE_NAME),
+    mailer: overrides.mailer ?? new SesMailer(new SESClient({ region: config.REGION }), config.MAIL_FROM),
+    accessTokens: new AccessTokens(signingKeys, clock, config.WEB_ORIGIN),
+    counters: new DynamoCounters(db, config.TABLE_NAME),
+    calls: new DynamoCallCounter(db, config.TABLE_NAME),
+    usageReports: new DynamoUsageReports(db, config.TABLE_NAME),
+    productEvents: new DynamoProductEventStore(db, config.TABLE_NAME),
   };
 }
 

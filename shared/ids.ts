@@ -10,6 +10,23 @@ export const newSecretId = (): string => `sec_${randomPart(16)}`;
 export const newEventId = (): string => `evt_${randomPart(16)}`;
 export const newRequestId = (): string => `req_${randomPart(12)}`;
 export const newDeleteToken = (): string => `hdt_${randomPart(32)}`;
+export const newUserId = (): string => `usr_${randomPart(16)}`;
+export const newSessionId = (): string => `ses_${randomPart(16)}`;
+export const newApiKeyId = (): string => `key_${randomPart(12)}`;
+export const newKeyId = (): string => `sk_${randomPart(12)}`;
+/** Opaque refresh token naming its session: `hlr_<session id>.<256 random bits>`. */
+export const newRefreshSecret = (): string => randomPart(32);
+/** API key values: `hlk_<key id>_<256 random bits>`; the id makes the lookup one read. */
+export const newApiKeySecret = (): string => randomPart(32);
+/** A uniformly random decimal code (rejection sampling, no modulo bias). */
+export function newNumericCode(digits: number): string {
+  const limit = 10 ** digits;
+  const ceiling = Math.floor(0xffffffff / limit) * limit;
+  for (;;) {
+    const value = randomBytes(4).readUInt32BE(0);
+    if (value < ceiling) return String(value % limit).padStart(digits, '0');
+  }
+}
 
 export const sha256 = (value: string | Uint8Array): Buffer => createHash('sha256').update(value).digest();
 export const sha256Base64Url = (value: string | Uint8Array): string => sha256(value).toString('base64url');

@@ -24,11 +24,40 @@ export interface RateWindow {
 /** Fixed windows kept in DynamoDB, per client IP (and per credential once routes carry one). */
 export interface RateLimit {
   perIp: RateWindow;
+  /** Per signed-in user or key owner; the per-IP window when absent. */
+  perCredential?: RateWindow;
 }
 
 export type RateLimits = Record<RateClass, RateLimit>;
 
 export const defaultRateLimits: RateLimits = {
-  secret_create: { perIp: { limit: 60, windowSeconds: 60 } },
+  secret_create: { perIp: { limit: 60, windowSeconds: 60 }, perCredential: { limit: 300, windowSeconds: 60 } },
   secret_claim: { perIp: { limit: 30, windowSeconds: 60 } },
+  otp_start: { perIp: { limit: 20, windowSeconds: 3600 } },
+  otp_verify: { perIp: { limit: 30, windowSeconds: 600 } },
+  adopt: { perIp: { limit: 20, windowSeconds: 60 } },
+  report: { perIp: { limit: 10, windowSeconds: 3600 } },
+  feedback: { perIp: { limit: 30, windowSeconds: 3600 } },
+  cli_install: { perIp: { limit: 30, windowSeconds: 3600 } },
 };
+
+/** Sign-in (DESIGN.md §3). */
+export const signInLimits = {
+  codeDigits: 6,
+  codeSeconds: 10 * 60,
+  codeAttempts: 5,
+  resendCooldownSeconds: 60,
+  /** Codes sent to one address per hour, whoever asks. */
+  codesPerAddressPerHour: 5,
+} as const;
+
+/** Credentials (DESIGN.md §3). */
+export const credentialLimits = {
+  accessTokenSeconds: 15 * 60,
+  refreshTokenSeconds: 30 * 24 * 3600,
+  /** Signing keys rotate this often; the previous key keeps verifying until its tokens expire. */
+  signingKeyRotationSeconds: 30 * 24 * 3600,
+  /** `last_used_at` of sessions and keys is written at most this often. */
+  lastUsedResolutionSeconds: 60,
+  apiKeyMaxSeconds: 365 * 24 * 3600,
+} as const;

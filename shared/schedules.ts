@@ -3,6 +3,10 @@
  * rule per row; the local runtime's scheduler runs the same rows against its clock. Each
  * invocation of `functions/schedule.ts` carries the task name in `detail.task`.
  */
-export const schedules = [{ task: 'expire-secrets', everyMinutes: 1 }] as const;
+export const schedules = [
+  { task: 'expire-secrets', everyMinutes: 1 },
+  /** Today's usage row of every user with usage (`GET /v1/usage/history`). */
+  { task: 'rollup-usage', everyMinutes: 60 },
+] as const;
 
 export type ScheduledTask = (typeof schedules)[number]['task'];

@@ -4,7 +4,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { Deps } from '../deps.ts';
 import { routesOf, type Group, type OperationOf, type Route } from '../routes.ts';
 import { accessLog, problemResponses, responseHeaders } from './middleware.ts';
-import { enforceRateLimit } from './rateLimit.ts';
+import { authenticate } from './auth.ts';
+import { enforceCredentialRateLimit, enforceRateLimit } from './rateLimit.ts';
 import { toApiRequest, type ApiReply, type ApiRequest } from './request.ts';
 
 export type Operation = (request: ApiRequest, deps: Deps) => Promise<ApiReply>;
@@ -30,7 +31,16 @@ export function groupHandler<G extends Group>(group: G, operations: Operations<G
 
 async function run(route: Route, operation: Operation, event: APIGatewayProxyEventV2, deps: Deps): Promise<APIGatewayProxyStructuredResultV2> {
   const request = toApiRequest(event, route);
+  // Per address first: cheap, and it bounds how fast anyone can try credentials.
   if (route.rate) await enforceRateLimit(route.rate, request.sourceIp, deps);
+  request.principal = await authenticate(route, request, deps);
+  if (request.principal) {
+    const { userId } = request.principal;
+    await Promise.all([
+      route.rate ? enforceCredentialRateLimit(route.rate, userId, deps) : undefined,
+      deps.calls.countCall(userId, deps.clock.now()),
+    ]);
+  }
   const reply = await operation(request, deps);
   return {
     statusCode: reply.status,

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { sha256Base64Url } from '../ids.ts';
-import type { RateLimits } from '../limits.ts';
+import type { RateLimits, RateWindow } from '../limits.ts';
 import type { RateClass } from '../routes.ts';
 import { HttpError } from './errors.ts';
 
@@ -28,18 +28,23 @@ export interface RateLimitPorts {
  * Checks the fixed window of a rate class for the caller's address. The address is stored
  * only as a hash: the counters are for throttling, not for knowing who called.
  */
-export async function enforceRateLimit(rate: RateClass, sourceIp: string, ports: RateLimitPorts): Promise<void> {
-  const { perIp } = ports.rateLimits[rate];
+export function enforceRateLimit(rate: RateClass, sourceIp: string, ports: RateLimitPorts): Promise<void> {
+  return enforceWindow(`${rate}#ip#${sha256Base64Url(sourceIp)}`, ports.rateLimits[rate].perIp, ports);
+}
+
+/** The same class counted per user, whichever address or credential they call from. */
+export function enforceCredentialRateLimit(rate: RateClass, userId: string, ports: RateLimitPorts): Promise<void> {
+  const window = ports.rateLimits[rate].perCredential ?? ports.rateLimits[rate].perIp;
+  return enforceWindow(`${rate}#user#${userId}`, window, ports);
+}
+
+/** One fixed window of `bucket`: counts this request, or refuses it with retry-after. */
+export async function enforceWindow(bucket: string, window: RateWindow, ports: Pick<RateLimitPorts, 'rateCounter' | 'clock'>): Promise<void> {
   const nowSeconds = Math.floor(ports.clock.now() / 1000);
-  const windowStart = nowSeconds - (nowSeconds % perIp.windowSeconds);
-  const allowed = await ports.rateCounter.hit({
-    bucket: `${rate}#ip#${sha256Base64Url(sourceIp)}`,
-    windowStart,
-    windowSeconds: perIp.windowSeconds,
-    limit: perIp.limit,
-  });
+  const windowStart = nowSeconds - (nowSeconds % window.windowSeconds);
+  const allowed = await ports.rateCounter.hit({ bucket, windowStart, windowSeconds: window.windowSeconds, limit: window.limit });
   if (!allowed) {
-    const retryAfter = windowStart + perIp.windowSeconds - nowSeconds;
+    const retryAfter = windowStart + window.windowSeconds - nowSeconds;
     throw new HttpError(429, 'rate_limited', `Too many requests; try again in ${retryAfter} s.`, {
       headers: { 'retry-after': String(retryAfter) },
     });

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { ZodType } from 'zod';
+import type { Principal } from '../domain/accounts/model.ts';
 import type { Route } from '../routes.ts';
 import { HttpError, validationError } from './errors.ts';
 
@@ -12,6 +13,9 @@ export interface ApiRequest {
   headers: Record<string, string | undefined>;
   sourceIp: string;
   body: Buffer;
+  query: Record<string, string>;
+  /** The caller, once the route's credential was checked; null on public or anonymous calls. */
+  principal: Principal | null;
 }
 
 /** What an operation answers; the group handler turns it into an API Gateway result. */
@@ -30,6 +34,8 @@ export function toApiRequest(event: APIGatewayProxyEventV2, route: Route): ApiRe
     headers: event.headers ?? {},
     sourceIp: event.requestContext.http.sourceIp,
     body: Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8'),
+    principal: null,
+    query: (event.queryStringParameters ?? {}) as Record<string, string>,
   };
 }
 
@@ -65,4 +71,11 @@ export function optionalJsonObject(request: ApiRequest): Record<string, unknown>
   } catch {
     return {};
   }
+}
+
+/** Parses the query string against a schema; failures are 400 naming the parameter. */
+export function parseQuery<T>(request: ApiRequest, schema: ZodType<T>): T {
+  const parsed = schema.safeParse(request.query);
+  if (!parsed.success) throw validationError(parsed.error, 'query');
+  return parsed.data;
 }

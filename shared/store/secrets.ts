@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { toEpochSeconds, toIso } from '../clock.ts';
@@ -6,6 +6,8 @@ import { sha256 } from '../ids.ts';
 import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
 import type { EndInput, SecretStore, TakeViewInput, TakeViewResult } from '../domain/secrets/ports.ts';
 import { isConditionFailure } from './client.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import { usageAdjustment } from './usage.ts';
 
 /** Sharding of the two work indexes, so no single index partition takes every write. */
 const shards = 4;
@@ -34,6 +36,9 @@ const names = {
 type Name = keyof typeof names;
 const pick = (...wanted: Name[]) => Object.fromEntries(wanted.map((name) => [name, names[name]]));
 
+/** Keys that list a secret under its owner, newest first. */
+const ownerKeys = (ownerId: string, createdAt: number, id: string) => ({ gsi1pk: `OWNER#${ownerId}`, gsi1sk: `${toIso(createdAt)}#${id}` });
+
 /** Keys that put an item with undelivered events on the outbox index. */
 const outboxKeys = (id: string, event: StoredEvent) => ({
   ':g3pk': `OUTBOX#${shardOf(id)}`,
@@ -45,6 +50,7 @@ interface SecretItem {
   sk: string;
   type: 'secret';
   id: string;
+  owner_id?: string;
   state: Secret['state'];
   kind: Secret['kind'];
   envelope?: Uint8Array;
@@ -65,6 +71,8 @@ interface SecretItem {
   events: StoredEvent[];
   events_relayed: number;
   ttl: number;
+  gsi1pk?: string;
+  gsi1sk?: string;
   gsi2pk?: string;
   gsi2sk?: string;
   gsi3pk?: string;
@@ -77,6 +85,7 @@ function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     ...key(secret.id),
     type: 'secret',
     id: secret.id,
+    ...(secret.ownerId === undefined ? {} : { owner_id: secret.ownerId, ...ownerKeys(secret.ownerId, secret.createdAt, secret.id) }),
     state: secret.state,
     kind: secret.kind,
     ...(secret.envelope ? { envelope: secret.envelope } : {}),
@@ -110,6 +119,7 @@ function fromItem(item: Record<string, unknown>): Secret {
   const row = item as unknown as SecretItem;
   return {
     id: row.id,
+    ...(row.owner_id === undefined ? {} : { ownerId: row.owner_id }),
     state: row.state,
     kind: row.kind,
     ...(row.envelope ? { envelope: row.envelope } : {}),
@@ -128,6 +138,12 @@ function fromItem(item: Record<string, unknown>): Secret {
     ...(row.ended_at === undefined ? {} : { endedAt: row.ended_at }),
     events: row.events,
   };
+}
+
+/** A transaction refused because one of its conditions did not hold. */
+function isCancelledByCondition(error: unknown): boolean {
+  const reasons = (error as { name?: string; CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
+  return (error as { name?: string }).name === 'TransactionCanceledException' && (reasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
 }
 
 /** The item a refused condition returned (ReturnValuesOnConditionCheckFailure), if any. */
@@ -152,11 +168,15 @@ export class DynamoSecretStore implements SecretStore {
   ) {}
 
   async insert(secret: Secret): Promise<void> {
+    const put = { TableName: this.tableName, Item: toItem(secret, this.tombstoneSeconds), ConditionExpression: 'attribute_not_exists(pk)' };
+    if (secret.ownerId === undefined) {
+      await this.db.send(new PutCommand(put));
+      return;
+    }
+    // The owner's live-secret and byte counters move with the secret, never apart from it.
     await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: toItem(secret, this.tombstoneSeconds),
-        ConditionExpression: 'attribute_not_exists(pk)',
+      new TransactWriteCommand({
+        TransactItems: [{ Put: put }, { Update: usageAdjustment(this.tableName, secret.ownerId, 1, secret.sizeBytes) }],
       }),
     );
   }
@@ -212,22 +232,29 @@ export class DynamoSecretStore implements SecretStore {
     if (condition.includes(':pending')) values[':pending'] = 'pending';
     if (condition.includes(':zero')) values[':zero'] = 0;
     const conditionNames = [...(condition.includes('#vl') ? ['#vl' as const] : []), ...(condition.includes('#exp') ? ['#exp' as const] : [])];
+    const update = {
+      TableName: this.tableName,
+      Key: key(id),
+      UpdateExpression:
+        'SET #state = :state, #ended = :now, #events = list_append(#events, :event), #ttl = :tomb, #g3pk = :g3pk, #g3sk = :g3sk' +
+        ' REMOVE #env, #g2pk, #g2sk',
+      ConditionExpression: condition,
+      ExpressionAttributeNames: pick('#state', '#ended', '#events', '#ttl', '#g3pk', '#g3sk', '#env', '#g2pk', '#g2sk', ...conditionNames),
+      ExpressionAttributeValues: values,
+    };
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key(id),
-          UpdateExpression:
-            'SET #state = :state, #ended = :now, #events = list_append(#events, :event), #ttl = :tomb, #g3pk = :g3pk, #g3sk = :g3sk' +
-            ' REMOVE #env, #g2pk, #g2sk',
-          ConditionExpression: condition,
-          ExpressionAttributeNames: pick('#state', '#ended', '#events', '#ttl', '#g3pk', '#g3sk', '#env', '#g2pk', '#g2sk', ...conditionNames),
-          ExpressionAttributeValues: values,
-        }),
-      );
+      if (input.owner) {
+        await this.db.send(
+          new TransactWriteCommand({
+            TransactItems: [{ Update: update }, { Update: usageAdjustment(this.tableName, input.owner.userId, -1, -input.owner.sizeBytes) }],
+          }),
+        );
+      } else {
+        await this.db.send(new UpdateCommand(update));
+      }
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionFailure(error) || isCancelledByCondition(error)) return false;
       throw error;
     }
   }
@@ -265,7 +292,7 @@ export class DynamoSecretStore implements SecretStore {
     }
   }
 
-  async dueForExpiry(now: number, limit: number): Promise<string[]> {
+  async dueForExpiry(now: number, limit: number): Promise<Array<{ id: string; owner?: EndInput['owner'] }>> {
     const upTo = `${toIso(now)}#~`;
     const pages = await Promise.all(
       Array.from({ length: shards }, (_, shard) =>
@@ -285,6 +312,86 @@ export class DynamoSecretStore implements SecretStore {
       .flatMap((page) => page.Items ?? [])
       .sort((a, b) => String(a.gsi2sk).localeCompare(String(b.gsi2sk)))
       .slice(0, limit)
-      .map((item) => String(item.pk).slice('SECRET#'.length));
+      .map((item) => ({
+        id: String(item.pk).slice('SECRET#'.length),
+        ...(typeof item.owner_id === 'string' ? { owner: { userId: item.owner_id, sizeBytes: Number(item.size_bytes ?? 0) } } : {}),
+      }));
+  }
+
+  async listForOwner(ownerId: string, limit: number, cursor: string | null): Promise<{ items: Secret[]; nextCursor: string | null }> {
+    const page = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :owner',
+        ExpressionAttributeValues: { ':owner': `OWNER#${ownerId}` },
+        ScanIndexForward: false,
+        Limit: limit,
+        ...(cursor === null ? {} : { ExclusiveStartKey: decodeCursor(cursor, `OWNER#${ownerId}`) }),
+      }),
+    );
+    // The listing index carries no envelope, token hashes or events; the views need none.
+    const items = (page.Items ?? []).map((item) => fromItem({ delete_token_hash: '', refused_proofs: 0, denied_events: 0, events: [], ...item }));
+    return { items, nextCursor: page.LastEvaluatedKey ? encodeCursor(page.LastEvaluatedKey) : null };
+  }
+
+  async recordReport(id: string, reporterHash: string, event: StoredEvent): Promise<number> {
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key(id),
+          UpdateExpression: 'ADD reporters :reporter SET #events = list_append(#events, :event), #g3pk = :g3pk, #g3sk = :g3sk',
+          ConditionExpression: 'attribute_exists(pk) AND NOT contains(reporters, :reporterHash)',
+          ExpressionAttributeNames: pick('#events', '#g3pk', '#g3sk'),
+          ExpressionAttributeValues: {
+            ':reporter': new Set([reporterHash]),
+            ':reporterHash': reporterHash,
+            ':event': [event],
+            ...outboxKeys(id, event),
+          },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return (Attributes?.reporters as Set<string> | undefined)?.size ?? 0;
+    } catch (error) {
+      // The same reporter again: counted once already.
+      if (isConditionFailure(error)) return 0;
+      throw error;
+    }
+  }
+
+  async adopt(id: string, ownerId: string, sizeBytes: number): Promise<boolean> {
+    const current = await this.get(id);
+    if (!current) return false;
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: key(id),
+                UpdateExpression: 'SET owner_id = :owner, gsi1pk = :g1pk, gsi1sk = :g1sk',
+                ConditionExpression: 'attribute_not_exists(owner_id) AND #state IN (:active, :pending)',
+                ExpressionAttributeNames: { '#state': 'state' },
+                ExpressionAttributeValues: {
+                  ':owner': ownerId,
+                  ':g1pk': ownerKeys(ownerId, current.createdAt, id).gsi1pk,
+                  ':g1sk': ownerKeys(ownerId, current.createdAt, id).gsi1sk,
+                  ':active': 'active',
+                  ':pending': 'pending',
+                },
+              },
+            },
+            { Update: usageAdjustment(this.tableName, ownerId, 1, sizeBytes) },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isCancelledByCondition(error)) return false;
+      throw error;
+    }
   }
 }

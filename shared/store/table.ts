@@ -1,5 +1,12 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
+/** Attributes copied into the listing index (besides the keys). */
+const listingAttributes = [
+  'type', 'id', 'state', 'kind', 'size_bytes', 'max_views', 'views_left', 'created_at', 'expires_at', 'not_before',
+  'ended_at', 'owner_id', 'user_id', 'name', 'prefix', 'scopes', 'last_used_at', 'device_name', 'revoked_at',
+  'refresh_expires_at', 'salt', 'claim_verifier', 'passphrase', 'kdf_iterations',
+] as const;
+
 /**
  * The single table, described once. The CDK data construct and the local runtime both build
  * the table from this description, so local runs use exactly the indexes the stack deploys.
@@ -9,12 +16,16 @@ export const tableDefinition = {
   sortKey: 'sk',
   ttlAttribute: 'ttl',
   indexes: [
-    /** Owner listings and lookups by hash, email or hostname. */
-    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-    /** Work due at a time (active secrets by expiry), sharded: `DUE#<n>` / `<iso time>#<id>`. */
-    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    /**
+     * Owner listings (a user's secrets, sessions, keys). Listings carry what they show and no
+     * more: never an envelope, a token hash or events, so a page costs little whatever was
+     * shared. (`claim_verifier` is there because metadata says whether a proof is needed.)
+     */
+    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: listingAttributes },
+    /** Work due at a time (active secrets by expiry, usage to roll up), sharded. */
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: ['owner_id', 'size_bytes'] },
     /** Items holding undelivered lifecycle events (the outbox), sharded: `OUTBOX#<n>`. */
-    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' },
   ],
 } as const;
 
@@ -41,7 +52,10 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
         { AttributeName: index.partitionKey, KeyType: 'HASH' },
         { AttributeName: index.sortKey, KeyType: 'RANGE' },
       ],
-      Projection: { ProjectionType: 'KEYS_ONLY' },
+      Projection:
+        index.projection === 'KEYS_ONLY'
+          ? { ProjectionType: 'KEYS_ONLY' }
+          : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection] },
     })),
   };
 }

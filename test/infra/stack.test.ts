@@ -191,7 +191,9 @@ describe('schedule', () => {
     const matching = rulesFor(task);
     expect(matching).toHaveLength(1);
     const rule = matching[0]!;
-    expect(rule['ScheduleExpression']).toBe(`rate(${row.everyMinutes} minute${row.everyMinutes === 1 ? '' : 's'})`);
+    // CDK writes whole hours as hours: rate(1 hour), rate(2 hours).
+    const [amount, unit] = row.everyMinutes % 60 === 0 ? [row.everyMinutes / 60, 'hour'] : [row.everyMinutes, 'minute'];
+    expect(rule['ScheduleExpression']).toBe(`rate(${amount} ${unit}${amount === 1 ? '' : 's'})`);
     expect(rule['State']).toBe('ENABLED');
     expect(rule['Targets']).toHaveLength(1);
     expect(referencedId(rule['Targets'][0].Arn)).toBe(functionId('schedule'));

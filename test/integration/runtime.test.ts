@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { maxRequestBodyBytes, type RateLimits } from '../../shared/limits.ts';
-import { apiClient, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
+import { apiClient, generousRateLimits, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
 
 const windowSeconds = 60;
 const rateLimits: RateLimits = {
+  ...generousRateLimits,
   secret_create: { perIp: { limit: 3, windowSeconds } },
   secret_claim: { perIp: { limit: 2, windowSeconds } },
 };

@@ -38,11 +38,11 @@ describe('matchRoute', () => {
     expect(!onItem.route && [...onItem.allowed].sort()).toEqual(['DELETE', 'GET']);
 
     expect(matchRoute('GET', '/v1/secrets/sec_abc/claim')).toEqual({ route: null, allowed: ['POST'] });
-    expect(matchRoute('DELETE', '/v1/secrets')).toEqual({ route: null, allowed: ['POST'] });
+    expect(!matchRoute('DELETE', '/v1/secrets').route && [...(matchRoute('DELETE', '/v1/secrets') as { allowed: string[] }).allowed].sort()).toEqual(['GET', 'POST']);
   });
 
   it('is case-sensitive on the method, as API Gateway is', () => {
-    expect(matchRoute('post', '/v1/secrets')).toEqual({ route: null, allowed: ['POST'] });
+    expect(matchRoute('post', '/v1/secrets/sec_abc/claim')).toEqual({ route: null, allowed: ['POST'] });
   });
 
   it('does not match extra or missing segments', () => {
@@ -75,9 +75,10 @@ describe('the route table', () => {
   it('serves every row of the interface §4.1 core with the credential and rate class it needs', () => {
     const table = Object.fromEntries(routes.map((route) => [routeKey(route), [route.credential, route.rate]]));
     expect(table).toMatchObject({
-      'POST /v1/secrets': ['public', 'secret_create'],
+      'POST /v1/secrets': ['optional', 'secret_create'],
+      'GET /v1/secrets': ['user', null],
       'GET /v1/secrets/{id}': ['public', null],
-      'DELETE /v1/secrets/{id}': ['public', null],
+      'DELETE /v1/secrets/{id}': ['optional', null],
       'POST /v1/secrets/{id}/claim': ['public', 'secret_claim'],
     });
   });

@@ -1,7 +1,7 @@
 import { HttpError } from '../../http/errors.ts';
 import { constantTimeEqual, newEventId, sha256Base64Url } from '../../ids.ts';
 import { secretLimits } from '../../limits.ts';
-import { endSecret } from './end.ts';
+import { endSecret, ownerOf } from './end.ts';
 import type { Secret, StoredEvent } from './model.ts';
 import type { SecretPorts } from './ports.ts';
 import { digestPattern, secretIdPattern } from './rules.ts';
@@ -30,7 +30,7 @@ export async function claimSecret(id: string, claimToken: string | null, ports: 
   if (result.taken) {
     const { secret } = result;
     if (!secret.envelope) throw new Error(`active secret ${id} has no envelope`);
-    if (secret.viewsLeft === 0) await endSecret(id, 'burned', ports);
+    if (secret.viewsLeft === 0) await endSecret(id, 'burned', ports, ownerOf(secret));
     return { secret, envelope: secret.envelope };
   }
   throw await refusal(result.current, proofHash, now, ports);
@@ -64,12 +64,12 @@ async function refusal(current: Secret | null, proofHash: string | null, now: nu
     return gone(current.state);
   }
   if (current.expiresAt <= now) {
-    await endSecret(current.id, 'expired', ports);
+    await endSecret(current.id, 'expired', ports, ownerOf(current));
     return gone('expired');
   }
   if (current.viewsLeft <= 0) {
     // The last view was taken but its burn did not finish; finish it now.
-    await endSecret(current.id, 'burned', ports);
+    await endSecret(current.id, 'burned', ports, ownerOf(current));
     return gone('burned');
   }
   if (current.notBefore !== undefined && now < current.notBefore) {
@@ -88,7 +88,7 @@ async function refusal(current: Secret | null, proofHash: string | null, now: nu
     if (!constantTimeEqual(Buffer.from(proofHash), Buffer.from(current.claimVerifier))) {
       const refused = await ports.secrets.refuseProof(current.id, denial());
       if (refused >= secretLimits.refusedProofsBeforeLock) {
-        if (await endSecret(current.id, 'locked', ports)) return locked();
+        if (await endSecret(current.id, 'locked', ports, ownerOf(current))) return locked();
         // Something else ended it first (a burn, a revoke, expiry): say what.
         const ended = await ports.secrets.get(current.id);
         return ended?.state === 'locked' ? locked() : gone(ended?.state ?? 'burned');

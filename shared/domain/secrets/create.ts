@@ -11,7 +11,7 @@ export interface CreatedSecret {
   deleteToken: string;
 }
 
-export async function createSecret(request: CreateSecretRequest, ports: SecretPorts): Promise<CreatedSecret> {
+export async function createSecret(request: CreateSecretRequest, ownerId: string | null, ports: SecretPorts): Promise<CreatedSecret> {
   const now = ports.clock.now();
   const expiresAt = now + request.expires_in * 1000;
   const notBefore = request.not_before === undefined ? undefined : Date.parse(request.not_before);
@@ -26,6 +26,7 @@ export async function createSecret(request: CreateSecretRequest, ports: SecretPo
   const deleteToken = newDeleteToken();
   const secret: Secret = {
     id,
+    ...(ownerId === null ? {} : { ownerId }),
     state: 'active',
     kind: request.kind,
     envelope,

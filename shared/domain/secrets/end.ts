@@ -1,7 +1,7 @@
 import { newEventId } from '../../ids.ts';
 import { secretLimits } from '../../limits.ts';
-import type { SecretEventType, TerminalState } from './model.ts';
-import type { SecretPorts } from './ports.ts';
+import type { Secret, SecretEventType, TerminalState } from './model.ts';
+import type { EndInput, SecretPorts } from './ports.ts';
 
 const eventOf: Record<TerminalState, SecretEventType> = {
   burned: 'secret.burned',
@@ -15,9 +15,10 @@ const eventOf: Record<TerminalState, SecretEventType> = {
  * from racing requests: only the first one that still meets the condition writes, so each
  * terminal event is emitted exactly once.
  */
-export async function endSecret(id: string, state: TerminalState, ports: SecretPorts): Promise<boolean> {
+export async function endSecret(id: string, state: TerminalState, ports: SecretPorts, owner?: EndInput['owner']): Promise<boolean> {
   const now = ports.clock.now();
   return ports.secrets.end(id, {
+    owner,
     state,
     now,
     event: { id: newEventId(), type: eventOf[state], at: now },
@@ -34,10 +35,14 @@ export async function expireDueSecrets(ports: SecretPorts, batch = 100, rounds =
   let expired = 0;
   for (let round = 0; round < rounds; round++) {
     const due = await ports.secrets.dueForExpiry(ports.clock.now(), batch);
-    for (const id of due) {
-      if (await endSecret(id, 'expired', ports)) expired += 1;
+    for (const { id, owner } of due) {
+      if (await endSecret(id, 'expired', ports, owner)) expired += 1;
     }
     if (due.length < batch) break;
   }
   return expired;
 }
+
+/** The usage counters a secret's end must lower, when it has an owner. */
+export const ownerOf = (secret: Secret): EndInput['owner'] =>
+  secret.ownerId === undefined ? undefined : { userId: secret.ownerId, sizeBytes: secret.sizeBytes };

@@ -39,6 +39,8 @@ export interface SecretEvent {
 
 export interface Secret {
   id: string;
+  /** The account that created or adopted it; absent for anonymous secrets. */
+  ownerId?: string;
   state: SecretState;
   kind: SecretKind;
   /** Present only while the secret is active (or pending). */

@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.ts';
+import type { Counters } from '../counters.ts';
 import type { Secret, StoredEvent, TerminalState } from './model.ts';
 
 export interface TakeViewInput {
@@ -11,6 +12,8 @@ export interface TakeViewInput {
 export type TakeViewResult = { taken: true; secret: Secret } | { taken: false; current: Secret | null };
 
 export interface EndInput {
+  /** The owner's usage counters drop with the secret, in the same transaction. */
+  owner?: { userId: string; sizeBytes: number } | undefined;
   state: TerminalState;
   now: number;
   event: StoredEvent;
@@ -40,11 +43,21 @@ export interface SecretStore {
   refuseProof(id: string, event: StoredEvent): Promise<number>;
   /** Appends a denial for a refused claim, up to `cap` denials per secret. */
   recordDenial(id: string, event: StoredEvent, cap: number): Promise<void>;
-  /** Ids of secrets still active whose expiry is at or before `now`, oldest first. */
-  dueForExpiry(now: number, limit: number): Promise<string[]>;
+  /** Secrets still active whose expiry is at or before `now`, oldest first. */
+  dueForExpiry(now: number, limit: number): Promise<Array<{ id: string; owner?: EndInput['owner'] }>>;
+  /** An owner's secrets, newest first, without payloads. */
+  listForOwner(ownerId: string, limit: number, cursor: string | null): Promise<{ items: Secret[]; nextCursor: string | null }>;
+  /**
+   * Records a report from `reporterHash` with its event, once per reporter; returns how many
+   * distinct reporters the secret has.
+   */
+  recordReport(id: string, reporterHash: string, event: StoredEvent): Promise<number>;
+  /** Gives an anonymous, unended secret an owner; false when it has one or has ended. */
+  adopt(id: string, ownerId: string, sizeBytes: number): Promise<boolean>;
 }
 
 export interface SecretPorts {
   secrets: SecretStore;
   clock: Clock;
+  counters: Counters;
 }

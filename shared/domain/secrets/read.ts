@@ -1,6 +1,6 @@
 import { HttpError } from '../../http/errors.ts';
 import { constantTimeEqual, sha256Base64Url } from '../../ids.ts';
-import { endSecret } from './end.ts';
+import { endSecret, ownerOf } from './end.ts';
 import { isTerminal, type Secret } from './model.ts';
 import type { SecretPorts } from './ports.ts';
 import { secretIdPattern } from './rules.ts';
@@ -13,7 +13,7 @@ export async function readSecret(id: string, ports: SecretPorts): Promise<Secret
   const secret = secretIdPattern.test(id) ? await ports.secrets.get(id) : null;
   if (!secret) throw new HttpError(404, 'not_found', 'No secret has this id.');
   if (!isTerminal(secret.state) && secret.expiresAt <= ports.clock.now()) {
-    await endSecret(id, 'expired', ports);
+    await endSecret(id, 'expired', ports, ownerOf(secret));
     // Read back, so this first answer after expiry says what every later one will.
     return (await ports.secrets.get(id)) ?? secret;
   }
@@ -21,19 +21,25 @@ export async function readSecret(id: string, ports: SecretPorts): Promise<Secret
 }
 
 /**
- * Revokes with the delete token. Revoking an ended secret again is not an error: the token
- * holder asked for it to be unreadable, and it is.
+ * Revokes with the delete token, or as the owner. Revoking an ended secret again is not an
+ * error: the caller asked for it to be unreadable, and it is.
  */
-export async function revokeSecret(id: string, deleteToken: string | null, ports: SecretPorts): Promise<void> {
+export async function revokeSecret(id: string, deleteToken: string | null, ownerId: string | null, ports: SecretPorts): Promise<void> {
   const secret = secretIdPattern.test(id) ? await ports.secrets.get(id) : null;
   if (!secret) throw new HttpError(404, 'not_found', 'No secret has this id.');
-  const presented = Buffer.from(sha256Base64Url(deleteToken ?? ''));
-  if (deleteToken === null || !constantTimeEqual(presented, Buffer.from(secret.deleteTokenHash))) {
-    throw new HttpError(403, 'forbidden', 'The delete token does not match this secret.');
+  const isOwner = ownerId !== null && secret.ownerId === ownerId;
+  if (!isOwner && !holdsDeleteToken(secret, deleteToken)) {
+    throw new HttpError(403, 'forbidden', 'Only the owner, or the holder of its delete token, can revoke this secret.');
   }
   if (isTerminal(secret.state)) return;
-  if (await endSecret(id, 'revoked', ports)) return;
+  if (await endSecret(id, 'revoked', ports, ownerOf(secret))) return;
   // Refused: the sweep expired it, or the last view was taken first; then finish that burn
   // here rather than leave it to the claim that took it. Either way it is unreadable.
-  await endSecret(id, 'burned', ports);
+  await endSecret(id, 'burned', ports, ownerOf(secret));
+}
+
+/** Constant-time check of a presented delete token against the stored hash. */
+export function holdsDeleteToken(secret: Secret, deleteToken: string | null): boolean {
+  if (deleteToken === null) return false;
+  return constantTimeEqual(Buffer.from(sha256Base64Url(deleteToken)), Buffer.from(secret.deleteTokenHash));
 }

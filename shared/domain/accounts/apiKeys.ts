@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { HttpError } from '../../http/errors.ts';
+import { constantTimeEqual, newApiKeyId, newApiKeySecret, sha256Base64Url } from '../../ids.ts';
+import { credentialLimits } from '../../limits.ts';
+import { scopes, type Scope } from '../../routes.ts';
+import type { ApiKey, Principal } from './model.ts';
+import type { AccountPorts } from './ports.ts';
+
+export const createApiKeyRequest = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  scopes: z.array(z.enum(scopes)).min(1).max(scopes.length).refine((list) => new Set(list).size === list.length, 'scopes must not repeat'),
+  expires_in: z.int().min(3600).max(credentialLimits.apiKeyMaxSeconds).optional(),
+});
+export type CreateApiKeyRequest = z.infer<typeof createApiKeyRequest>;
+
+const keyPattern = /^hlk_(key_[A-Za-z0-9_-]{16})_([A-Za-z0-9_-]{43})$/;
+export const looksLikeApiKey = (token: string) => token.startsWith('hlk_');
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
+export const apiKeyView = (key: ApiKey): ApiKeyView => ({
+  id: key.id,
+  name: key.name,
+  prefix: key.prefix,
+  scopes: key.scopes,
+  created_at: new Date(key.createdAt).toISOString(),
+  expires_at: key.expiresAt === undefined ? null : new Date(key.expiresAt).toISOString(),
+  last_used_at: key.lastUsedAt === undefined ? null : new Date(key.lastUsedAt).toISOString(),
+});
+
+/** Makes a key; its value is returned here once and stored only as SHA-256. */
+export async function createApiKey(userId: string, request: CreateApiKeyRequest, ports: Pick<AccountPorts, 'apiKeys' | 'clock'>) {
+  const now = ports.clock.now();
+  const id = newApiKeyId();
+  const value = `hlk_${id}_${newApiKeySecret()}`;
+  const key: ApiKey = {
+    id,
+    userId,
+    name: request.name,
+    prefix: value.slice(0, 16),
+    scopes: request.scopes,
+    keyHash: sha256Base64Url(value),
+    createdAt: now,
+    ...(request.expires_in === undefined ? {} : { expiresAt: now + request.expires_in * 1000 }),
+  };
+  await ports.apiKeys.insert(key);
+  return { ...apiKeyView(key), key: value };
+}
+
+/** The caller behind an API key value, or null: one read, compared in constant time. */
+export async function apiKeyPrincipal(value: string, ports: Pick<AccountPorts, 'apiKeys' | 'clock'>): Promise<Extract<Principal, { kind: 'api_key' }> | null> {
+  const match = keyPattern.exec(value);
+  if (!match) return null;
+  const key = await ports.apiKeys.get(match[1]!);
+  if (!key || !constantTimeEqual(Buffer.from(sha256Base64Url(value)), Buffer.from(key.keyHash))) return null;
+  const now = ports.clock.now();
+  if (key.expiresAt !== undefined && key.expiresAt <= now) return null;
+  const resolution = credentialLimits.lastUsedResolutionSeconds * 1000;
+  if (key.lastUsedAt === undefined || now - key.lastUsedAt >= resolution) await ports.apiKeys.touch(key.id, now, resolution);
+  return { kind: 'api_key', userId: key.userId, keyId: key.id, scopes: key.scopes };
+}
+
+export async function revokeApiKey(userId: string, id: string, ports: Pick<AccountPorts, 'apiKeys'>): Promise<void> {
+  if (!(await ports.apiKeys.delete(id, userId))) throw new HttpError(404, 'not_found', 'You have no API key with this id.');
+}

@@ -1,0 +1,127 @@
+import { HttpError } from '../../http/errors.ts';
+import { constantTimeEqual, newRefreshSecret, newSessionId, sha256Base64Url } from '../../ids.ts';
+import { credentialLimits } from '../../limits.ts';
+import type { Principal, Session, User } from './model.ts';
+import type { AccountPorts } from './ports.ts';
+import type { AccessTokens } from './tokens.ts';
+
+export interface SessionPorts extends Pick<AccountPorts, 'clock' | 'sessions' | 'users'> {
+  accessTokens: AccessTokens;
+}
+
+/** What sign-in and refresh answer (DESIGN.md §3). */
+export interface IssuedTokens {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  user: { id: string; email: string };
+}
+
+const refreshPattern = /^hlr_(ses_[A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
+const unauthorized = (detail: string) => new HttpError(401, 'unauthorized', detail);
+
+export function deviceNameOf(given: string | undefined, userAgent: string | undefined): string {
+  if (given?.trim()) return given.trim().slice(0, 100);
+  const agent = userAgent ?? '';
+  const browser = /Edg\//.test(agent) ? 'Edge' : /Firefox\//.test(agent) ? 'Firefox' : /Chrome\//.test(agent) ? 'Chrome' : /Safari\//.test(agent) ? 'Safari' : /curl\//.test(agent) ? 'curl' : null;
+  const system = /Windows/.test(agent) ? 'Windows' : /Mac OS X/.test(agent) ? 'macOS' : /Android/.test(agent) ? 'Android' : /iPhone|iPad/.test(agent) ? 'iOS' : /Linux/.test(agent) ? 'Linux' : null;
+  return [browser, system].filter(Boolean).join(' on ') || 'Unknown device';
+}
+
+/** A new session for a device, with its first refresh token (returned once, stored hashed). */
+export async function openSession(user: User, deviceName: string, ports: SessionPorts): Promise<IssuedTokens> {
+  const now = ports.clock.now();
+  const id = newSessionId();
+  const refreshToken = `hlr_${id}.${newRefreshSecret()}`;
+  const session: Session = {
+    id,
+    userId: user.id,
+    deviceName,
+    createdAt: now,
+    lastUsedAt: now,
+    refreshHash: sha256Base64Url(refreshToken),
+    rotatedHashes: [],
+    refreshExpiresAt: now + credentialLimits.refreshTokenSeconds * 1000,
+  };
+  await ports.sessions.insert(session);
+  return tokensFor(user, id, refreshToken, ports);
+}
+
+/**
+ * Rotates the refresh token. Presenting one that was already rotated away means two parties
+ * hold it: the session is revoked, and both are signed out.
+ */
+export async function refreshSession(refreshToken: string, ports: SessionPorts): Promise<IssuedTokens> {
+  const match = refreshPattern.exec(refreshToken);
+  const session = match ? await ports.sessions.get(match[1]!) : null;
+  const now = ports.clock.now();
+  if (!session || session.revokedAt !== undefined || session.refreshExpiresAt <= now) {
+    throw unauthorized('This refresh token is not valid; sign in again.');
+  }
+  const presented = Buffer.from(sha256Base64Url(refreshToken));
+  if (!constantTimeEqual(presented, Buffer.from(session.refreshHash))) {
+    if (session.rotatedHashes.some((hash) => constantTimeEqual(presented, Buffer.from(hash)))) {
+      await ports.sessions.revoke(session.id, now);
+      throw new HttpError(401, 'unauthorized', 'This refresh token was already used; the session is signed out for safety.', {
+        members: { reason: 'refresh_token_reused' },
+      });
+    }
+    throw unauthorized('This refresh token is not valid; sign in again.');
+  }
+  const next = `hlr_${session.id}.${newRefreshSecret()}`;
+  const rotated = await ports.sessions.rotate(session.id, session.refreshHash, {
+    hash: sha256Base64Url(next),
+    expiresAt: now + credentialLimits.refreshTokenSeconds * 1000,
+    now,
+  });
+  // Another request rotated it first with the same token: one of the two is a copy.
+  if (!rotated) throw unauthorized('This refresh token was just used; sign in again.');
+  const user = await ports.users.get(session.userId);
+  if (!user) throw unauthorized('This account no longer exists.');
+  return tokensFor(user, session.id, next, ports);
+}
+
+async function tokensFor(user: User, sessionId: string, refreshToken: string, ports: SessionPorts): Promise<IssuedTokens> {
+  const { token, expiresIn } = await ports.accessTokens.issue({ userId: user.id, sessionId });
+  return {
+    access_token: token,
+    refresh_token: refreshToken,
+    token_type: 'Bearer',
+    expires_in: expiresIn,
+    user: { id: user.id, email: user.email },
+  };
+}
+
+/** Signs this device out by its refresh token; unknown tokens are quietly accepted. */
+export async function closeSessionByRefreshToken(refreshToken: string, ports: SessionPorts): Promise<void> {
+  const match = refreshPattern.exec(refreshToken);
+  const session = match ? await ports.sessions.get(match[1]!) : null;
+  if (!session) return;
+  if (constantTimeEqual(Buffer.from(sha256Base64Url(refreshToken)), Buffer.from(session.refreshHash))) {
+    await ports.sessions.revoke(session.id, ports.clock.now());
+  }
+}
+
+export interface SessionView {
+  id: string;
+  device_name: string;
+  created_at: string;
+  last_used_at: string;
+  current: boolean;
+}
+
+export async function listSessions(principal: Extract<Principal, { kind: 'session' }>, ports: SessionPorts): Promise<SessionView[]> {
+  const now = ports.clock.now();
+  const sessions = await ports.sessions.listForUser(principal.userId);
+  return sessions
+    .filter((session) => session.revokedAt === undefined && session.refreshExpiresAt > now)
+    .sort((a, b) => b.lastUsedAt - a.lastUsedAt)
+    .map((session) => ({
+      id: session.id,
+      device_name: session.deviceName,
+      created_at: new Date(session.createdAt).toISOString(),
+      last_used_at: new Date(session.lastUsedAt).toISOString(),
+      current: session.id === principal.sessionId,
+    }));
+}

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { HttpError } from '../../http/errors.ts';
+import { isTerminal, type Secret } from './model.ts';
+import type { SecretPorts } from './ports.ts';
+import { holdsDeleteToken } from './read.ts';
+import { secretIdPattern } from './rules.ts';
+
+export const adoptSecretsRequest = z.strictObject({
+  secrets: z.array(z.strictObject({ id: z.string().max(64), delete_token: z.string().max(128) })).min(1).max(100),
+});
+
+export type AdoptionOutcome = { id: string; adopted: true } | { id: string; adopted: false; reason: 'not_found' | 'forbidden' | 'ended' | 'owned' };
+
+/**
+ * Attaches anonymous secrets to the caller, each proven by its delete token. Every item gets
+ * its own answer; one refusal does not stop the others.
+ */
+export async function adoptSecrets(ownerId: string, items: Array<{ id: string; delete_token: string }>, ports: SecretPorts): Promise<AdoptionOutcome[]> {
+  return Promise.all(
+    items.map(async ({ id, delete_token: token }): Promise<AdoptionOutcome> => {
+      const secret = secretIdPattern.test(id) ? await ports.secrets.get(id) : null;
+      if (!secret) return { id, adopted: false, reason: 'not_found' };
+      if (!holdsDeleteToken(secret, token)) return { id, adopted: false, reason: 'forbidden' };
+      if (secret.ownerId === ownerId) return { id, adopted: true };
+      if (secret.ownerId !== undefined) return { id, adopted: false, reason: 'owned' };
+      if (isTerminal(secret.state)) return { id, adopted: false, reason: 'ended' };
+      if (await ports.secrets.adopt(id, ownerId, secret.sizeBytes)) return { id, adopted: true };
+      const now = await ports.secrets.get(id);
+      return { id, adopted: false, reason: now?.ownerId ? 'owned' : 'ended' };
+    }),
+  );
+}
+
+/** Opaque cursors: the store's, as base64url, refused with 400 when tampered with. */
+export async function listOwnedSecrets(ownerId: string, limit: number, cursor: string | null, ports: SecretPorts): Promise<{ items: Secret[]; nextCursor: string | null }> {
+  try {
+    return await ports.secrets.listForOwner(ownerId, limit, cursor);
+  } catch (error) {
+    if ((error as Error).name === 'InvalidCursor') {
+      throw new HttpError(400, 'invalid_request', 'The cursor is not valid.', { errors: [{ path: 'query.cursor', message: 'is not a cursor this API gave' }] });
+    }
+    throw error;
+  }
+}

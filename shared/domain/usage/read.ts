@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import type { Clock } from '../../clock.ts';
+import type { Principal } from '../accounts/model.ts';
+import type { UserStore } from '../accounts/ports.ts';
+import { dayOf } from '../counters.ts';
+import { defaultPlan, flagsFor, planOf, type Flags } from '../plans.ts';
+import { addDays, usageLimits } from './model.ts';
+import { monthOf, type UsageReportStore } from './ports.ts';
+
+export interface UsageReadPorts {
+  clock: Clock;
+  users: Pick<UserStore, 'get'>;
+  usageReports: Pick<UsageReportStore, 'totals' | 'days'>;
+}
+
+export interface UsageView {
+  live_secrets: number;
+  bytes_stored: number;
+  calls_this_month: number;
+  month: string;
+  plan: string;
+}
+
+/** The caller's usage now: live secrets and bytes (kept with every secret write) and this month's calls. */
+export async function readUsage(userId: string, ports: UsageReadPorts): Promise<UsageView> {
+  const month = monthOf(ports.clock.now());
+  const [totals, user] = await Promise.all([ports.usageReports.totals(userId, month), ports.users.get(userId)]);
+  return {
+    live_secrets: totals.liveSecrets,
+    bytes_stored: totals.bytesStored,
+    calls_this_month: totals.calls,
+    month,
+    plan: planOf(user?.plan),
+  };
+}
+
+export const usageHistoryQuery = z.strictObject({
+  days: z.coerce
+    .number()
+    .int()
+    .min(usageLimits.historyDays.min)
+    .max(usageLimits.historyDays.max)
+    .default(usageLimits.historyDays.default),
+});
+export type UsageHistoryQuery = z.infer<typeof usageHistoryQuery>;
+
+export interface UsageDayView {
+  date: string;
+  live_secrets: number;
+  bytes_stored: number;
+  calls: number;
+}
+
+/** The rollup's DAY rows of the last `days` days (today included), newest first. */
+export async function readUsageHistory(userId: string, query: UsageHistoryQuery, ports: UsageReadPorts): Promise<UsageDayView[]> {
+  const today = dayOf(ports.clock.now());
+  const rows = await ports.usageReports.days(userId, addDays(today, -(query.days - 1)), today, query.days);
+  return rows.map((row) => ({ date: row.date, live_secrets: row.liveSecrets, bytes_stored: row.bytesStored, calls: row.calls }));
+}
+
+/** Flags for the caller: from the plan of the signed-in user, the default plan's for anyone else. */
+export async function readFlags(principal: Principal | null, ports: Pick<UsageReadPorts, 'users'>): Promise<Flags> {
+  if (!principal) return flagsFor(defaultPlan, false);
+  const user = await ports.users.get(principal.userId);
+  return flagsFor(planOf(user?.plan), true);
+}

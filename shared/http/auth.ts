@@ -1,0 +1,72 @@
+import { apiKeyPrincipal, looksLikeApiKey } from '../domain/accounts/apiKeys.ts';
+import type { Principal } from '../domain/accounts/model.ts';
+import type { AccountPorts } from '../domain/accounts/ports.ts';
+import type { AccessTokens } from '../domain/accounts/tokens.ts';
+import { credentialLimits } from '../limits.ts';
+import type { Route } from '../routes.ts';
+import { HttpError } from './errors.ts';
+import type { ApiRequest } from './request.ts';
+
+export interface AuthPorts extends Pick<AccountPorts, 'apiKeys' | 'sessions' | 'clock'> {
+  accessTokens: AccessTokens;
+}
+
+const bearer = /^Bearer ([\x21-\x7e]+)$/i;
+
+/**
+ * Reads the caller's credential as the route's row says (`shared/routes.ts`), and refuses what
+ * the row does not allow. Public routes never read a credential.
+ */
+export async function authenticate(route: Route, request: ApiRequest, ports: AuthPorts): Promise<Principal | null> {
+  if (route.credential === 'public') return null;
+  const header = request.headers.authorization;
+  if (header === undefined) {
+    if (route.credential === 'optional') return null;
+    throw new HttpError(401, 'unauthorized', 'Sign in, or send an API key as `authorization: Bearer <key>`.', {
+      headers: { 'www-authenticate': 'Bearer' },
+    });
+  }
+  const token = bearer.exec(header)?.[1];
+  const principal = token ? await principalOf(token, ports) : null;
+  if (!principal) {
+    // Routes open to anonymous callers list no 401: a credential that is sent must still be good.
+    if (route.credential === 'optional') throw new HttpError(403, 'forbidden', 'The credential sent is not valid.');
+    throw new HttpError(401, 'unauthorized', 'The credential is not valid or has expired.', {
+      headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+    });
+  }
+  if (principal.kind === 'api_key') {
+    if (route.credential === 'session') {
+      throw new HttpError(403, 'forbidden', 'API keys cannot administer the account; sign in to do this.');
+    }
+    if (route.scope && !principal.scopes.includes(route.scope)) {
+      throw new HttpError(403, 'forbidden', `This API key lacks the ${route.scope} scope.`, { members: { required_scope: route.scope } });
+    }
+  }
+  return principal;
+}
+
+async function principalOf(token: string, ports: AuthPorts): Promise<Principal | null> {
+  if (looksLikeApiKey(token)) return apiKeyPrincipal(token, ports);
+  const claims = await ports.accessTokens.verify(token);
+  if (!claims) return null;
+  // A signed token is not enough: its session must still be open (logout takes effect at once).
+  const session = await ports.sessions.get(claims.sessionId);
+  const now = ports.clock.now();
+  if (!session || session.userId !== claims.userId || session.revokedAt !== undefined || session.refreshExpiresAt <= now) return null;
+  const resolution = credentialLimits.lastUsedResolutionSeconds * 1000;
+  // Written at most once a minute, and only when due: most requests cost the one read above.
+  if (now - session.lastUsedAt >= resolution) await ports.sessions.touch(session.id, now, resolution);
+  return { kind: 'session', userId: session.userId, sessionId: session.id };
+}
+
+/** The user behind a principal, for operations that need one. */
+export function requireUser(principal: Principal | null): Principal {
+  if (!principal) throw new HttpError(401, 'unauthorized', 'Sign in first.');
+  return principal;
+}
+
+export function requireSession(principal: Principal | null): Extract<Principal, { kind: 'session' }> {
+  if (principal?.kind !== 'session') throw new HttpError(401, 'unauthorized', 'Sign in first.');
+  return principal;
+}

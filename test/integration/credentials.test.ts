@@ -1,0 +1,248 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../local/runtime.ts';
+import { routeKey, routes, scopes, type Route, type Scope } from '../../shared/routes.ts';
+import { bearer, createKey, newEmail, signIn, type CreatedKey, type SignedIn } from '../support/accounts.ts';
+import { apiClient, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
+
+/**
+ * The credential matrix, built from the route table: every row that reads a credential is
+ * called with none, an expired token, malformed ones, a key without the row's scope, a key with
+ * it, and a session, and must answer as its `credential` and `scope` say.
+ */
+
+let runtime: Runtime;
+let api: ReturnType<typeof apiClient>;
+/** The matrix's caller. */
+let main: SignedIn;
+/** A token issued, then left to expire (the clock moved 901 s). */
+let expired: SignedIn;
+/** Keys of the main user, by the scopes they hold. */
+const keys = new Map<string, CreatedKey>();
+const keyWith = (list: readonly Scope[]) => keys.get([...list].sort().join(' '))!;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  api = apiClient(runtime);
+  expired = await signIn(runtime, newEmail('expired'));
+  runtime.clock.advance(901);
+  main = await signIn(runtime, newEmail('main'));
+  // Every key the matrix needs: each single scope, each "all but one", and all of them.
+  const wanted = new Set<string>();
+  for (const scope of scopes) {
+    wanted.add(scope);
+    wanted.add(scopes.filter((other) => other !== scope).sort().join(' '));
+  }
+  wanted.add([...scopes].sort().join(' '));
+  for (const list of wanted) keys.set(list, await createKey(runtime, main, list.split(' ') as Scope[], `key ${list}`));
+});
+afterAll(() => runtime?.stop());
+
+type Caller = 'anonymous' | 'session' | 'api_key';
+
+interface Prepared {
+  path: string;
+  json?: unknown;
+  headers?: Record<string, string>;
+  /** The credential to use instead of the matrix's own (for calls that would end it). */
+  auth?: Record<string, string>;
+}
+
+interface Case {
+  success: number;
+  /** Makes the request; `caller` tells whose call it is, so a fresh resource can be made. */
+  prepare: (caller: Caller) => Promise<Prepared>;
+}
+
+/** An anonymous secret, with its delete token. */
+async function anonymousSecret() {
+  const reply = await api.post('/v1/secrets', textSecretBody());
+  expect(reply.status).toBe(201);
+  return reply.body as { id: string; delete_token: string };
+}
+/** A secret owned by the main user. */
+async function ownedSecret() {
+  const reply = await api.post('/v1/secrets', textSecretBody(), main.auth);
+  expect(reply.status).toBe(201);
+  return reply.body as { id: string; delete_token: string };
+}
+
+/** Minimal valid requests per route, so the success status is reachable. */
+const cases: Record<string, Case> = {
+  'POST /v1/secrets': { success: 201, prepare: async () => ({ path: '/v1/secrets', json: textSecretBody() }) },
+  'GET /v1/secrets': { success: 200, prepare: async () => ({ path: '/v1/secrets' }) },
+  'DELETE /v1/secrets/{id}': {
+    success: 204,
+    prepare: async (caller) => {
+      // Anonymous callers revoke with the delete token; the owner needs none.
+      if (caller === 'anonymous') {
+        const secret = await anonymousSecret();
+        return { path: `/v1/secrets/${secret.id}`, headers: { 'x-delete-token': secret.delete_token } };
+      }
+      return { path: `/v1/secrets/${(await ownedSecret()).id}` };
+    },
+  },
+  'GET /v1/auth/sessions': { success: 200, prepare: async () => ({ path: '/v1/auth/sessions' }) },
+  'POST /v1/auth/logout-all': {
+    success: 200,
+    // Signing everyone out would end the matrix's own session: a user of its own.
+    prepare: async (caller) => ({ path: '/v1/auth/logout-all', ...(caller === 'session' ? { auth: (await signIn(runtime, newEmail('leaver'))).auth } : {}) }),
+  },
+  'POST /v1/auth/tos': { success: 200, prepare: async () => ({ path: '/v1/auth/tos', json: { version: '2025-01-01' } }) },
+  'POST /v1/auth/adopt-secrets': {
+    success: 200,
+    prepare: async () => {
+      const secret = await anonymousSecret();
+      return { path: '/v1/auth/adopt-secrets', json: { secrets: [{ id: secret.id, delete_token: secret.delete_token }] } };
+    },
+  },
+  'GET /v1/api-keys': { success: 200, prepare: async () => ({ path: '/v1/api-keys' }) },
+  'POST /v1/api-keys': { success: 201, prepare: async () => ({ path: '/v1/api-keys', json: { name: 'made by the matrix', scopes: ['secrets:read'] } }) },
+  'DELETE /v1/api-keys/{id}': {
+    success: 200,
+    prepare: async () => ({ path: `/v1/api-keys/${(await createKey(runtime, main, ['receipts:read'], 'to revoke')).id}` }),
+  },
+  'GET /v1/usage': { success: 200, prepare: async () => ({ path: '/v1/usage' }) },
+  'GET /v1/usage/history': { success: 200, prepare: async () => ({ path: '/v1/usage/history' }) },
+  'POST /v1/events': { success: 202, prepare: async () => ({ path: '/v1/events', json: { name: 'app.opened' } }) },
+  'GET /v1/flags': { success: 200, prepare: async () => ({ path: '/v1/flags' }) },
+};
+
+const guarded = (routes as readonly Route[]).filter((route) => route.credential !== 'public');
+
+async function send(route: Route, caller: Caller, auth: Record<string, string> | undefined): Promise<Reply> {
+  const prepared = await cases[routeKey(route)]!.prepare(caller);
+  // A stand-in credential replaces only the matrix's own session.
+  const headers = { ...prepared.headers, ...(prepared.auth && auth === main.auth ? prepared.auth : auth) };
+  return api.call(route.method, prepared.path, { ...(prepared.json === undefined ? {} : { json: prepared.json }), headers });
+}
+
+const described = (reply: Reply) => `${reply.status} ${JSON.stringify(reply.body)}`;
+
+describe('the route table', () => {
+  it('has a request case for every row that reads a credential', () => {
+    expect(guarded.map(routeKey).sort()).toEqual(Object.keys(cases).sort());
+  });
+});
+
+describe.each(guarded.map((route) => [routeKey(route), route] as const))('%s', (_, route) => {
+  const success = () => cases[routeKey(route)]!.success;
+
+  it(route.credential === 'optional' ? 'works without a credential' : 'answers 401 without a credential', async () => {
+    const reply = await send(route, 'anonymous', undefined);
+    if (route.credential === 'optional') {
+      expect(reply.status, described(reply)).toBe(success());
+    } else {
+      expect(reply.status, described(reply)).toBe(401);
+      expect(reply.body).toMatchObject({ status: 401, code: 'unauthorized' });
+      expect(reply.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    }
+  });
+
+  const invalidStatus = route.credential === 'optional' ? 403 : 401;
+
+  it(`answers ${invalidStatus} to an expired access token`, async () => {
+    const reply = await send(route, 'session', expired.auth);
+    expect(reply.status, described(reply)).toBe(invalidStatus);
+    expect(reply.body.code).toBe(invalidStatus === 401 ? 'unauthorized' : 'forbidden');
+  });
+
+  it.each([
+    ['garbage', 'Bearer not-a-token'],
+    ['a JWT that is not signed by us', `Bearer ${Buffer.from('{"alg":"ES256","kid":"x"}').toString('base64url')}.${Buffer.from('{"sub":"u"}').toString('base64url')}.c2ln`],
+    ['an API key that does not exist', 'Bearer hlk_key_AAAAAAAAAAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
+    ['a Basic credential', `Basic ${Buffer.from('user:pass').toString('base64')}`],
+    ['an empty bearer', 'Bearer '],
+  ])(`answers ${invalidStatus} to a malformed credential: %s`, async (_, header) => {
+    const reply = await send(route, 'session', { authorization: header });
+    expect(reply.status, described(reply)).toBe(invalidStatus);
+  });
+
+  if (route.credential === 'session') {
+    it('answers 403 to an API key, even one with every scope', async () => {
+      const reply = await send(route, 'api_key', keyWith(scopes).auth);
+      expect(reply.status, described(reply)).toBe(403);
+      expect(reply.body.code).toBe('forbidden');
+    });
+  } else {
+    if (route.scope) {
+      const scope = route.scope;
+      it(`answers 403 to an API key without ${scope}`, async () => {
+        const reply = await send(route, 'api_key', keyWith(scopes.filter((other) => other !== scope)).auth);
+        expect(reply.status, described(reply)).toBe(403);
+        expect(reply.body).toMatchObject({ code: 'forbidden', required_scope: scope });
+      });
+    }
+    it(`accepts an API key with ${route.scope ?? 'any scope'}`, async () => {
+      const reply = await send(route, 'api_key', keyWith([route.scope ?? 'receipts:read']).auth);
+      expect(reply.status, described(reply)).toBe(success());
+    });
+  }
+
+  it('accepts a session', async () => {
+    const reply = await send(route, 'session', main.auth);
+    expect(reply.status, described(reply)).toBe(success());
+  });
+});
+
+describe('another user’s session', () => {
+  let a: SignedIn;
+  let b: SignedIn;
+  beforeAll(async () => {
+    a = await signIn(runtime, newEmail('alice'));
+    b = await signIn(runtime, newEmail('bob'));
+  });
+
+  it('cannot revoke a secret of another user without its delete token (403), and the secret stays active', async () => {
+    const created = await api.post('/v1/secrets', textSecretBody(), a.auth);
+    expect(created.status).toBe(201);
+    const reply = await api.delete(`/v1/secrets/${created.body.id}`, b.auth);
+    expect(reply.status, described(reply)).toBe(403);
+    expect(reply.body.code).toBe('forbidden');
+    expect((await api.get(`/v1/secrets/${created.body.id}`)).body.state).toBe('active');
+    // With the delete token anyone may.
+    expect((await api.delete(`/v1/secrets/${created.body.id}`, { ...b.auth, 'x-delete-token': created.body.delete_token })).status).toBe(204);
+  });
+
+  it('cannot revoke another user’s API key (404), which keeps working', async () => {
+    const key = await createKey(runtime, a, ['secrets:read']);
+    const reply = await api.delete(`/v1/api-keys/${key.id}`, b.auth);
+    expect(reply.status, described(reply)).toBe(404);
+    expect((await api.get('/v1/secrets', key.auth)).status).toBe(200);
+    expect((await api.get('/v1/api-keys', a.auth)).body.items.map((item: { id: string }) => item.id)).toContain(key.id);
+  });
+
+  it('does not see another user’s secrets', async () => {
+    const mine = await api.post('/v1/secrets', textSecretBody(), a.auth);
+    expect(mine.status).toBe(201);
+    const bList = await api.get('/v1/secrets', b.auth);
+    expect(bList.status).toBe(200);
+    expect(bList.body.items.map((item: { id: string }) => item.id)).not.toContain(mine.body.id);
+    const aList = await api.get('/v1/secrets', a.auth);
+    expect(aList.body.items.map((item: { id: string }) => item.id)).toContain(mine.body.id);
+  });
+
+  it('another user’s API key cannot revoke a secret it does not own (403)', async () => {
+    const created = await api.post('/v1/secrets', textSecretBody(), a.auth);
+    const bKey = await createKey(runtime, b, ['secrets:write']);
+    expect((await api.delete(`/v1/secrets/${created.body.id}`, bKey.auth)).status).toBe(403);
+    expect((await api.get(`/v1/secrets/${created.body.id}`)).body.state).toBe('active');
+  });
+
+  it('a session ended by logout is refused at once on every row that reads a credential', async () => {
+    const leaving = await signIn(runtime, newEmail('gone'));
+    expect((await api.post('/v1/auth/logout', undefined, leaving.auth)).status).toBe(200);
+    for (const route of guarded) {
+      const reply = await send(route, 'session', leaving.auth);
+      expect(reply.status, `${routeKey(route)}: ${described(reply)}`).toBe(route.credential === 'optional' ? 403 : 401);
+    }
+  });
+
+  it('a revoked API key is refused at once on every row that reads a credential', async () => {
+    const key = await createKey(runtime, main, [...scopes], 'short-lived');
+    expect((await api.delete(`/v1/api-keys/${key.id}`, main.auth)).status).toBe(200);
+    for (const route of guarded) {
+      const reply = await send(route, 'api_key', bearer(key.key));
+      expect(reply.status, `${routeKey(route)}: ${described(reply)}`).toBe(route.credential === 'optional' ? 403 : 401);
+    }
+  });
+});

@@ -1,0 +1,313 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../local/runtime.ts';
+import { dayOf } from '../../shared/domain/counters.ts';
+import { secretEvents } from '../../shared/domain/secrets/model.ts';
+import { sha256Base64Url } from '../../shared/ids.ts';
+import { callFrom, createKey, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
+import { apiClient, claimPair, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
+
+let runtime: Runtime;
+let api: ReturnType<typeof apiClient>;
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  api = apiClient(runtime);
+});
+afterAll(() => runtime?.stop());
+
+const unknownId = () => `sec_${randomBytes(16).toString('base64url')}`;
+const ids = (reply: Reply) => (reply.body.items as Array<{ id: string }>).map((item) => item.id);
+
+function expectProblem(reply: Reply, status: number, code: string) {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
+  expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(reply.body).toMatchObject({ status, code });
+}
+
+async function create(auth?: Record<string, string>) {
+  const reply = await api.post('/v1/secrets', textSecretBody(), auth);
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return reply.body as { id: string; delete_token: string };
+}
+const metadata = (id: string) => api.get(`/v1/secrets/${id}`);
+
+describe('owners', () => {
+  it('a secret created with a session or a secrets:write key has an owner; an anonymous one has none', async () => {
+    const user = await signIn(runtime, newEmail('owner'));
+    const key = await createKey(runtime, user, ['secrets:write']);
+    const bySession = await create(user.auth);
+    const byKey = await create(key.auth);
+    const anonymous = await create();
+    expect((await metadata(bySession.id)).body.owned).toBe(true);
+    expect((await metadata(byKey.id)).body.owned).toBe(true);
+    expect((await metadata(anonymous.id)).body.owned).toBe(false);
+    expect((await runtime.deps.secrets.get(bySession.id))?.ownerId).toBe(user.user.id);
+    expect((await runtime.deps.secrets.get(byKey.id))?.ownerId).toBe(user.user.id);
+    expect(ids(await api.get('/v1/secrets', user.auth)).sort()).toEqual([bySession.id, byKey.id].sort());
+  });
+});
+
+describe('GET /v1/secrets', () => {
+  let user: SignedIn;
+  const created: string[] = [];
+  beforeAll(async () => {
+    user = await signIn(runtime, newEmail('lister'));
+    for (let i = 0; i < 5; i++) {
+      created.push((await create(user.auth)).id);
+      runtime.clock.advance(1);
+    }
+    // Someone else's and an anonymous one: never listed.
+    await create((await signIn(runtime, newEmail('someone'))).auth);
+    await create();
+  });
+
+  it('lists only the owner’s secrets, newest first, metadata only', async () => {
+    const reply = await api.get('/v1/secrets', user.auth);
+    expect(reply.status).toBe(200);
+    expect(ids(reply)).toEqual([...created].reverse());
+    expect(reply.body.next_cursor).toBeNull();
+    for (const item of reply.body.items) {
+      expect(item).toMatchObject({ owned: true, state: 'active', kind: 'text', size_bytes: 64, max_views: 1, views_left: 1 });
+      expect(item).not.toHaveProperty('envelope');
+      expect(item).not.toHaveProperty('delete_token');
+      expect(JSON.stringify(item)).not.toMatch(/delete_token_hash|envelope/);
+    }
+    // What the list says is what the metadata read says.
+    expect(reply.body.items[0]).toEqual((await metadata(created[4]!)).body);
+  });
+
+  it('lists a proof-protected secret with requires_proof and its salt, as the metadata read does', async () => {
+    const owner = await signIn(runtime, newEmail('prover'));
+    const body = textSecretBody({ claim_verifier: claimPair().verifier });
+    const created = await api.post('/v1/secrets', body, owner.auth);
+    expect(created.status).toBe(201);
+    const read = await metadata(created.body.id);
+    expect(read.body).toMatchObject({ requires_proof: true, salt: body.salt });
+    const listed = await api.get('/v1/secrets', owner.auth);
+    expect(listed.body.items).toHaveLength(1);
+    expect(listed.body.items[0]).toMatchObject({ id: created.body.id, requires_proof: true, salt: body.salt });
+  });
+
+  it('paginates with limit and next_cursor, without duplicates', async () => {
+    const pages: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor === null ? '?limit=2' : `?limit=2&cursor=${encodeURIComponent(cursor)}`;
+      const reply = await api.get(`/v1/secrets${query}`, user.auth);
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+      pages.push(ids(reply));
+      cursor = reply.body.next_cursor;
+      expect(pages.length).toBeLessThanOrEqual(3);
+    } while (cursor !== null);
+    expect(pages.map((page) => page.length)).toEqual([2, 2, 1]);
+    expect(pages.flat()).toEqual([...created].reverse());
+    expect(new Set(pages.flat()).size).toBe(5);
+  });
+
+  it('refuses a tampered cursor, or another owner’s, with 400', async () => {
+    const first = await api.get('/v1/secrets?limit=2', user.auth);
+    const cursor = first.body.next_cursor as string;
+    expect(cursor).toEqual(expect.any(String));
+    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, string>;
+
+    const otherOwner = Buffer.from(JSON.stringify({ ...decoded, gsi1pk: 'OWNER#usr_someone_else' })).toString('base64url');
+    const extraField = Buffer.from(JSON.stringify({ ...decoded, ttl: '1' })).toString('base64url');
+    for (const bad of ['not a cursor!', 'e30', otherOwner, extraField, `${cursor.slice(0, -3)}`]) {
+      const reply = await api.get(`/v1/secrets?cursor=${encodeURIComponent(bad)}`, user.auth);
+      expectProblem(reply, 400, 'invalid_request');
+    }
+    // A valid cursor of this owner, used by another user.
+    const other = await signIn(runtime, newEmail('cursor-thief'));
+    expectProblem(await api.get(`/v1/secrets?cursor=${encodeURIComponent(cursor)}`, other.auth), 400, 'invalid_request');
+  });
+
+  it.each(['0', '101', 'two', '1.5'])('refuses limit=%s with 400', async (limit) => {
+    expectProblem(await api.get(`/v1/secrets?limit=${limit}`, user.auth), 400, 'invalid_request');
+  });
+
+  it('a revoked secret stays listed with its state', async () => {
+    const extra = await create(user.auth);
+    expect((await api.delete(`/v1/secrets/${extra.id}`, user.auth)).status).toBe(204);
+    const reply = await api.get('/v1/secrets?limit=1', user.auth);
+    expect(reply.body.items[0]).toMatchObject({ id: extra.id, state: 'revoked' });
+  });
+});
+
+describe('API keys on secrets', () => {
+  it('a secrets:read key can list but not create or revoke', async () => {
+    const user = await signIn(runtime, newEmail('reader'));
+    const secret = await create(user.auth);
+    const key = await createKey(runtime, user, ['secrets:read']);
+    const listed = await api.get('/v1/secrets', key.auth);
+    expect(listed.status).toBe(200);
+    expect(ids(listed)).toEqual([secret.id]);
+    expectProblem(await api.post('/v1/secrets', textSecretBody(), key.auth), 403, 'forbidden');
+    expectProblem(await api.delete(`/v1/secrets/${secret.id}`, key.auth), 403, 'forbidden');
+    expect((await metadata(secret.id)).body.state).toBe('active');
+  });
+
+  it('a secrets:write key can create, and revoke its user’s secret without the delete token', async () => {
+    const user = await signIn(runtime, newEmail('writer'));
+    const key = await createKey(runtime, user, ['secrets:write']);
+    const made = await create(key.auth);
+    expect((await metadata(made.id)).body.owned).toBe(true);
+    const bySession = await create(user.auth);
+    const revoked = await api.delete(`/v1/secrets/${bySession.id}`, key.auth);
+    expect(revoked.status).toBe(204);
+    expect((await metadata(bySession.id)).body.state).toBe('revoked');
+    expect(secretEvents((await runtime.deps.secrets.get(bySession.id))!).map((event) => event.type)).toContain('secret.revoked');
+    // It cannot list.
+    expectProblem(await api.get('/v1/secrets', key.auth), 403, 'forbidden');
+  });
+
+  it('a secrets:write key cannot revoke an anonymous secret without its token', async () => {
+    const user = await signIn(runtime, newEmail('writer2'));
+    const key = await createKey(runtime, user, ['secrets:write']);
+    const anonymous = await create();
+    expectProblem(await api.delete(`/v1/secrets/${anonymous.id}`, key.auth), 403, 'forbidden');
+    expect((await api.delete(`/v1/secrets/${anonymous.id}`, { ...key.auth, 'x-delete-token': anonymous.delete_token })).status).toBe(204);
+  });
+});
+
+describe('POST /v1/auth/adopt-secrets', () => {
+  it('answers per item: adopted, forbidden, not_found, owned, ended; adopted ones are then listed', async () => {
+    const user = await signIn(runtime, newEmail('adopter'));
+    const other = await signIn(runtime, newEmail('first-owner'));
+    const mine = await create();
+    const wrongToken = await create();
+    const ownedElsewhere = await create(other.auth);
+    const ended = await create();
+    expect((await api.delete(`/v1/secrets/${ended.id}`, { 'x-delete-token': ended.delete_token })).status).toBe(204);
+    const missing = unknownId();
+
+    const reply = await api.post(
+      '/v1/auth/adopt-secrets',
+      {
+        secrets: [
+          { id: mine.id, delete_token: mine.delete_token },
+          { id: wrongToken.id, delete_token: mine.delete_token },
+          { id: missing, delete_token: 'x' },
+          { id: ownedElsewhere.id, delete_token: ownedElsewhere.delete_token },
+          { id: ended.id, delete_token: ended.delete_token },
+        ],
+      },
+      user.auth,
+    );
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.items).toEqual([
+      { id: mine.id, adopted: true },
+      { id: wrongToken.id, adopted: false, reason: 'forbidden' },
+      { id: missing, adopted: false, reason: 'not_found' },
+      { id: ownedElsewhere.id, adopted: false, reason: 'owned' },
+      { id: ended.id, adopted: false, reason: 'ended' },
+    ]);
+
+    expect(ids(await api.get('/v1/secrets', user.auth))).toEqual([mine.id]);
+    expect((await metadata(mine.id)).body.owned).toBe(true);
+    expect(ids(await api.get('/v1/secrets', other.auth))).toEqual([ownedElsewhere.id]);
+    expect((await metadata(wrongToken.id)).body.owned).toBe(false);
+    // The owner may now revoke it without the token.
+    expect((await api.delete(`/v1/secrets/${mine.id}`, user.auth)).status).toBe(204);
+  });
+
+  it('adopting again is idempotent for the same owner and refused for another', async () => {
+    const user = await signIn(runtime, newEmail('twice'));
+    const rival = await signIn(runtime, newEmail('rival'));
+    const secret = await create();
+    const body = { secrets: [{ id: secret.id, delete_token: secret.delete_token }] };
+    expect((await api.post('/v1/auth/adopt-secrets', body, user.auth)).body.items).toEqual([{ id: secret.id, adopted: true }]);
+    expect((await api.post('/v1/auth/adopt-secrets', body, user.auth)).body.items).toEqual([{ id: secret.id, adopted: true }]);
+    expect((await api.post('/v1/auth/adopt-secrets', body, rival.auth)).body.items).toEqual([{ id: secret.id, adopted: false, reason: 'owned' }]);
+    expect(ids(await api.get('/v1/secrets', user.auth))).toEqual([secret.id]);
+    expect(ids(await api.get('/v1/secrets', rival.auth))).toEqual([]);
+  });
+
+  it.each<[string, unknown]>([
+    ['an empty list', { secrets: [] }],
+    ['no list', {}],
+    ['an item without a token', { secrets: [{ id: 'sec_x' }] }],
+    ['an unknown field', { secrets: [{ id: 'sec_x', delete_token: 'y' }], all: true }],
+  ])('refuses %s with 400', async (_, body) => {
+    const user = await signIn(runtime, newEmail('adopt-bad'));
+    expectProblem(await api.post('/v1/auth/adopt-secrets', body, user.auth), 400, 'invalid_request');
+  });
+});
+
+describe('POST /v1/reports', () => {
+  const report = (id: string, reason = 'phishing') => api.post('/v1/reports', { secret_id: id, reason });
+  const reportFrom = (address: string, id: string) => callFrom(runtime, address, 'POST', '/v1/reports', { secret_id: id, reason: 'malware' });
+
+  it('answers 202 for a known and an unknown id alike', async () => {
+    const secret = await create();
+    const known = await report(secret.id);
+    const unknown = await report(unknownId());
+    const malformed = await report('not-an-id');
+    for (const reply of [known, unknown, malformed]) {
+      expect(reply.status).toBe(202);
+      expect(reply.body).toEqual(known.body);
+    }
+    expect(secretEvents((await runtime.deps.secrets.get(secret.id))!).map((event) => event.type)).toContain('secret.reported');
+  });
+
+  it('the same address reporting three times does not lock; three distinct addresses do', async () => {
+    const secret = await create();
+    for (let i = 0; i < 3; i++) expect((await report(secret.id)).status).toBe(202);
+    expect((await metadata(secret.id)).body.state).toBe('active');
+    const reported = secretEvents((await runtime.deps.secrets.get(secret.id))!).filter((event) => event.type === 'secret.reported');
+    expect(reported).toHaveLength(1);
+
+    expect((await reportFrom('127.0.0.2', secret.id)).status).toBe(202);
+    expect((await metadata(secret.id)).body.state).toBe('active');
+    expect((await reportFrom('127.0.0.3', secret.id)).status).toBe(202);
+
+    expect((await metadata(secret.id)).body.state).toBe('locked');
+    const claim = await api.post(`/v1/secrets/${secret.id}/claim`);
+    expectProblem(claim, 423, 'locked');
+    const types = secretEvents((await runtime.deps.secrets.get(secret.id))!).map((event) => event.type);
+    expect(types.filter((type) => type === 'secret.reported')).toHaveLength(3);
+    expect(types).toContain('secret.locked');
+  });
+
+  it('two reporters recorded in the store and one over HTTP lock the secret', async () => {
+    const secret = await create();
+    const now = runtime.clock.now();
+    for (const reporter of ['10.0.0.1', '10.0.0.2']) {
+      await runtime.deps.secrets.recordReport(secret.id, sha256Base64Url(`reporter:${reporter}`), { id: `evt_${randomBytes(16).toString('base64url')}`, type: 'secret.reported', at: now });
+    }
+    expect((await metadata(secret.id)).body.state).toBe('active');
+    expect((await report(secret.id)).status).toBe(202);
+    expect((await metadata(secret.id)).body.state).toBe('locked');
+    expectProblem(await api.post(`/v1/secrets/${secret.id}/claim`), 423, 'locked');
+  });
+
+  it.each<[string, unknown]>([
+    ['an unknown reason', { secret_id: 'sec_x', reason: 'boring' }],
+    ['no secret_id', { reason: 'other' }],
+    ['an unknown field', { secret_id: 'sec_x', reason: 'other', email: 'a@b.c' }],
+    ['details over 1000 characters', { secret_id: 'sec_x', reason: 'other', details: 'd'.repeat(1001) }],
+  ])('refuses %s with 400', async (_, body) => {
+    expectProblem(await api.post('/v1/reports', body), 400, 'invalid_request');
+  });
+});
+
+describe('POST /v1/feedback/reveal', () => {
+  it('answers 202 and counts the rating for the day', async () => {
+    const day = dayOf(runtime.clock.now());
+    const before = await runtime.deps.counters.read('reveal_feedback', day);
+    expect((await api.post('/v1/feedback/reveal', { rating: 'up' })).status).toBe(202);
+    expect((await api.post('/v1/feedback/reveal', { rating: 'down' })).status).toBe(202);
+    const reply = await api.post('/v1/feedback/reveal', { rating: 'up' });
+    expect(reply.status).toBe(202);
+    const after = await runtime.deps.counters.read('reveal_feedback', day);
+    expect((after.up ?? 0) - (before.up ?? 0)).toBe(2);
+    expect((after.down ?? 0) - (before.down ?? 0)).toBe(1);
+  });
+
+  it.each<[string, unknown]>([
+    ['a bad rating', { rating: 'sideways' }],
+    ['no rating', {}],
+    ['an identifier', { rating: 'up', secret_id: 'sec_x' }],
+  ])('refuses %s with 400', async (_, body) => {
+    expectProblem(await api.post('/v1/feedback/reveal', body), 400, 'invalid_request');
+  });
+});
