@@ -30,7 +30,9 @@ export async function authenticate(route: Route, request: ApiRequest, ports: Aut
   const principal = token ? await principalOf(token, ports) : null;
   if (!principal) {
     // Routes open to anonymous callers list no 401: a credential that is sent must still be good.
-    if (route.credential === 'optional') throw new HttpError(403, 'forbidden', 'The credential sent is not valid.');
+    if (route.credential === 'optional') {
+      throw new HttpError(403, 'forbidden', 'The credential sent is not valid or has expired.', { members: { reason: 'invalid_credential' } });
+    }
     throw new HttpError(401, 'unauthorized', 'The credential is not valid or has expired.', {
       headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
     });
