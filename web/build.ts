@@ -23,7 +23,10 @@ const contentTypes: Record<string, string> = {
 };
 
 /** Every page script under web/src that is an entry point (one per page). */
-export const pageEntries = ['compose', 'reveal'];
+export const pageEntries = ['compose', 'reveal', 'signin', 'account', 'keys', 'sessions'];
+
+/** Pages served at a path of their own (`/signin` → `/signin.html`). */
+const namedPages = ['/signin', '/account', '/keys', '/sessions'];
 
 /**
  * The web client as served: `web/public/*` as they are, and each page script bundled by
@@ -51,9 +54,13 @@ export async function buildWeb(): Promise<Map<string, WebAsset>> {
   return assets;
 }
 
-/** The file that serves a path: `/` is the compose page, `/s/<id>` the reveal page. */
+/**
+ * The file that serves a path: `/` is the compose page, `/s/<id>` the reveal page, `/signin`,
+ * `/account`, `/keys` and `/sessions` the account pages.
+ */
 export function assetPathFor(pathname: string): string {
   if (pathname === '/') return '/index.html';
   if (/^\/s\/[^/]+$/.test(pathname)) return '/reveal.html';
+  if (namedPages.includes(pathname)) return `${pathname}.html`;
   return pathname;
 }

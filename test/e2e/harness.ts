@@ -108,7 +108,7 @@ export class Session {
   }
 
   /** Waits for the page script to have started. */
-  async ready(page: 'compose' | 'reveal'): Promise<void> {
+  async ready(page: 'compose' | 'reveal' | 'signin' | 'account' | 'keys' | 'sessions'): Promise<void> {
     await this.page.waitForSelector(`html[data-ready="${page}"]`);
   }
 
@@ -138,6 +138,15 @@ export class Session {
   /** What this origin keeps in the browser: must stay empty. */
   async storage(): Promise<{ local: number; session: number; cookies: string }> {
     return this.page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, cookies: document.cookie }));
+  }
+
+  /** Everything this origin keeps in the browser: both web storages, cookies, IndexedDB names. */
+  async webStorage(): Promise<{ local: Record<string, string>; session: Record<string, string>; cookies: string; indexedDb: string[] }> {
+    return this.page.evaluate(async () => {
+      const entries = (storage: Storage) => Object.fromEntries(Array.from({ length: storage.length }, (_, i) => storage.key(i)!).map((key) => [key, storage.getItem(key) ?? '']));
+      const databases = typeof indexedDB.databases === 'function' ? await indexedDB.databases() : [];
+      return { local: entries(localStorage), session: entries(sessionStorage), cookies: document.cookie, indexedDb: databases.map((db) => db.name ?? '') };
+    });
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 /**
- * The few API calls the pages make, on the same origin (`connect-src 'self'`). Requests carry
+ * The API calls the pages make, on the same origin (`connect-src 'self'`). Requests carry
  * ciphertext, public parameters and tokens only; never the link key, the passphrase or the text.
+ * Account calls take the access token as an argument: `session.ts` owns it.
  */
 
 export interface FieldProblem {
@@ -71,6 +72,8 @@ export interface SecretMetadata {
   views_left: number;
   expires_at: string;
   not_before: string | null;
+  /** When it entered a terminal state. */
+  ended_at?: string | null;
   requires_proof?: boolean;
   /** Whether the envelope needs a passphrase; null (or absent) when the server cannot tell. */
   passphrase?: boolean | null;
@@ -86,8 +89,9 @@ export interface ClaimedSecret {
   expires_at?: string;
 }
 
-async function call<T>(method: string, path: string, init: { json?: unknown; headers?: Record<string, string> } = {}): Promise<T> {
+async function call<T>(method: string, path: string, init: { json?: unknown; headers?: Record<string, string>; token?: string | undefined } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
+  if (init.token) headers['authorization'] = `Bearer ${init.token}`;
   let body: string | undefined;
   if (init.json !== undefined) {
     headers['content-type'] = 'application/json';
@@ -130,10 +134,95 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 const secretPath = (id: string) => `/v1/secrets/${encodeURIComponent(id)}`;
 
 export const api = {
-  createSecret: (body: CreateSecretBody) => call<CreatedSecret>('POST', '/v1/secrets', { json: body }),
+  /** With an access token the caller becomes the secret's owner; without, it is anonymous. */
+  createSecret: (body: CreateSecretBody, token?: string) => call<CreatedSecret>('POST', '/v1/secrets', { json: body, token }),
   readSecret: (id: string) => call<SecretMetadata>('GET', secretPath(id)),
   claimSecret: (id: string, claimToken: string) => call<ClaimedSecret>('POST', `${secretPath(id)}/claim`, { json: { claim_token: claimToken } }),
   revokeSecret: (id: string, deleteToken: string) => call<void>('DELETE', secretPath(id), { headers: { 'x-delete-token': deleteToken } }),
+};
+
+export interface AccountUser {
+  id: string;
+  email: string;
+}
+
+/** What sign-in and refresh answer. */
+export interface IssuedTokens {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  user: AccountUser;
+}
+
+/** A secret of the signed-in user, as `GET /v1/secrets` lists it (metadata only). */
+export interface OwnedSecret {
+  id: string;
+  state: SecretState | string;
+  kind: string;
+  max_views: number;
+  views_left: number;
+  created_at: string | null;
+  expires_at: string;
+  not_before: string | null;
+  ended_at: string | null;
+  passphrase?: boolean | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+
+export type ApiKeyScope = 'secrets:write' | 'secrets:read' | 'receipts:read';
+
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: ApiKeyScope[];
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface CreatedApiKey extends ApiKeyInfo {
+  /** The key itself: in this answer only. */
+  key: string;
+}
+
+export interface DeviceSession {
+  id: string;
+  device_name: string;
+  created_at: string;
+  last_used_at: string;
+  current: boolean;
+}
+
+export interface UnattachedSecret {
+  id: string;
+  delete_token: string;
+}
+
+export type AdoptionResult = { id: string; adopted: true } | { id: string; adopted: false; reason?: string };
+
+/** Sign-in, sessions, the owner's secrets and API keys. */
+export const accountApi = {
+  startSignIn: (email: string) => call<{ sent: true }>('POST', '/v1/auth/otp/start', { json: { email } }),
+  resendCode: (email: string) => call<{ sent: true }>('POST', '/v1/auth/otp/resend', { json: { email } }),
+  verifyCode: (email: string, code: string) => call<IssuedTokens>('POST', '/v1/auth/otp/verify', { json: { email, code } }),
+  refresh: (refreshToken: string) => call<IssuedTokens>('POST', '/v1/auth/refresh', { json: { refresh_token: refreshToken } }),
+  logout: (refreshToken: string | null, token: string | undefined) =>
+    call<unknown>('POST', '/v1/auth/logout', { json: refreshToken ? { refresh_token: refreshToken } : {}, token }),
+  logoutEverywhere: (token: string) => call<unknown>('POST', '/v1/auth/logout-all', { token }),
+  sessions: (token: string) => call<Page<DeviceSession>>('GET', '/v1/auth/sessions', { token }),
+  secrets: (token: string, limit: number, cursor: string | null) =>
+    call<Page<OwnedSecret>>('GET', `/v1/secrets?${new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) }).toString()}`, { token }),
+  revokeOwnedSecret: (token: string, id: string) => call<void>('DELETE', secretPath(id), { token }),
+  adoptSecrets: (token: string, secrets: UnattachedSecret[]) => call<{ items: AdoptionResult[] }>('POST', '/v1/auth/adopt-secrets', { json: { secrets }, token }),
+  apiKeys: (token: string) => call<Page<ApiKeyInfo>>('GET', '/v1/api-keys', { token }),
+  createApiKey: (token: string, body: { name: string; scopes: ApiKeyScope[]; expires_in?: number }) => call<CreatedApiKey>('POST', '/v1/api-keys', { json: body, token }),
+  revokeApiKey: (token: string, id: string) => call<unknown>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, { token }),
 };
 
 /** Human sentences for a refused request: `errors[].message` (with the field) or `detail`. */
@@ -156,6 +245,10 @@ function fieldLabel(path: string): string {
     not_before: 'Not before',
     claim_verifier: 'Link proof',
     salt: 'Encryption',
+    email: 'Email address',
+    code: 'Code',
+    name: 'Name',
+    scopes: 'Permissions',
   };
   return labels[field] ?? field;
 }

@@ -1,11 +1,17 @@
 /**
  * Compose page: encrypts in this browser, stores the ciphertext, shows the link (`url_base#key`).
- * The key, passphrase and text stay in this page's memory; nothing goes to web storage.
+ * The key, passphrase and text stay in this page's memory; nothing of them goes to web storage.
+ * Signed in (`session.ts`), the secret is created with the access token and gets an owner;
+ * anonymous, "Keep for my account" puts its `{id, delete_token, expires_at}` in localStorage
+ * (`unattached.ts`) so it can be attached to an account later.
  */
 import { sealText, toBase64 } from '../../shared/envelope/index.ts';
 import { api, ApiError, problemMessages, type CreatedSecret } from './api.ts';
 import { announce, byId, copyField, describeTime, focusHeading, plural, setVisible } from './dom.ts';
+import { renderNav } from './nav.ts';
 import { qrSvg } from './qr.ts';
+import { resume, SignedOutError, withAccess } from './session.ts';
+import { forgetUnattached, rememberUnattached } from './unattached.ts';
 
 const limits = {
   expiresIn: { min: 60, max: 30 * 24 * 3600 },
@@ -44,9 +50,28 @@ const revoked = byId('result-revoked');
 const revokedTitle = byId('revoked-title');
 const resultError = byId('result-error');
 const createAnother = byId<HTMLButtonElement>('create-another');
+const ownerNote = byId('compose-owner');
+const keep = byId('keep');
+const keepTitle = byId('keep-title');
+const keepText = byId('keep-text');
+const keepDone = byId('keep-done');
+const keepButton = byId<HTMLButtonElement>('keep-button');
+const keepActions = byId('keep-actions');
 
-/** What "Revoke now" needs; in memory only, gone with the page. */
-let created: { id: string; deleteToken: string } | null = null;
+/** What "Revoke now" and "Keep for my account" need; in memory only, gone with the page. */
+let created: { id: string; deleteToken: string; expiresAt: string } | null = null;
+
+/** Whether this tab is signed in: settled by one refresh at load (none when it holds no session). */
+const signedIn: Promise<boolean> = resume().then(
+  (user) => user !== null,
+  () => false,
+);
+void signedIn.then(showSignedIn);
+
+function showSignedIn(yes: boolean): void {
+  renderNav();
+  setVisible(ownerNote, yes);
+}
 
 interface FieldError {
   field: HTMLElement;
@@ -127,7 +152,7 @@ async function create(event: SubmitEvent): Promise<void> {
   announce(passphrase.value ? 'Encrypting with your passphrase; this takes a moment…' : 'Encrypting…');
   try {
     const sealed = await sealText(text.value, passphrase.value ? { passphrase: passphrase.value } : {});
-    const secret = await api.createSecret({
+    const body = {
       kind: 'text',
       envelope: toBase64(sealed.envelope),
       salt: sealed.salt,
@@ -138,11 +163,17 @@ async function create(event: SubmitEvent): Promise<void> {
       // passphrase cannot use up a view.
       claim_verifier: sealed.claimVerifier,
       ...(checked.notBeforeIso ? { not_before: checked.notBeforeIso } : {}),
-    });
-    showResult(secret, `${secret.url_base}#${sealed.key}`, passphrase.value !== '');
+    } as const;
+    // POST /v1/secrets is open to anonymous callers, so a stale token answers 403, not 401.
+    const owned = await signedIn;
+    const secret = owned ? await withAccess((token) => api.createSecret(body, token), [401, 403]) : await api.createSecret(body);
+    showResult(secret, `${secret.url_base}#${sealed.key}`, passphrase.value !== '', owned);
   } catch (error) {
     fields.disabled = false;
-    if (error instanceof ApiError) showErrors(problemMessages(error));
+    if (error instanceof SignedOutError) {
+      showSignedIn(false);
+      showErrors(['You are no longer signed in, so nothing was created. Create it again to share it without an account, or sign in first.']);
+    } else if (error instanceof ApiError) showErrors(problemMessages(error));
     else showErrors([`Encryption failed in this browser: ${(error as Error).message}`]);
     announce('');
   } finally {
@@ -150,8 +181,8 @@ async function create(event: SubmitEvent): Promise<void> {
   }
 }
 
-function showResult(secret: CreatedSecret, link: string, withPassphrase: boolean): void {
-  created = { id: secret.id, deleteToken: secret.delete_token };
+function showResult(secret: CreatedSecret, link: string, withPassphrase: boolean, owned: boolean): void {
+  created = { id: secret.id, deleteToken: secret.delete_token, expiresAt: secret.expires_at };
   // The plaintext and passphrase leave the page's form as soon as they are sealed.
   form.reset();
   setVisible(customExpiry, false);
@@ -176,6 +207,11 @@ function showResult(secret: CreatedSecret, link: string, withPassphrase: boolean
   setVisible(revoked, false);
   setVisible(resultError, false);
   revokeButton.disabled = false;
+  // An owned secret is listed under My secrets already; an anonymous one can be kept.
+  setVisible(keep, !owned);
+  setVisible(keepText, true);
+  setVisible(keepDone, false);
+  setVisible(keepActions, true);
   setVisible(composeSection, false);
   setVisible(resultSection, true);
   announce('Your link is ready.');
@@ -189,7 +225,9 @@ async function revoke(): Promise<void> {
   announce('Revoking…');
   try {
     await api.revokeSecret(created.id, created.deleteToken);
+    forgetUnattached([created.id]);
     created = null;
+    setVisible(keep, false);
     shareLink.value = '';
     qrCode.replaceChildren();
     setVisible(resultLive, false);
@@ -204,8 +242,22 @@ async function revoke(): Promise<void> {
   }
 }
 
+function keepForAccount(): void {
+  if (!created) return;
+  if (!rememberUnattached({ id: created.id, delete_token: created.deleteToken, expires_at: created.expiresAt })) {
+    keepText.textContent = 'This browser already keeps 100 secrets to attach: sign in and attach those first.';
+    return;
+  }
+  setVisible(keepText, false);
+  setVisible(keepActions, false);
+  setVisible(keepDone, true);
+  announce('Kept in this browser. Sign in, then attach it on My secrets.');
+  focusHeading(keepTitle);
+}
+
 function startOver(): void {
   created = null;
+  setVisible(keep, false);
   shareLink.value = '';
   qrCode.replaceChildren();
   summary.replaceChildren();
@@ -237,6 +289,7 @@ copyLink.addEventListener('click', () => void copyField(shareLink, copyLink, 'Li
 shareLink.addEventListener('focus', () => shareLink.select());
 revokeButton.addEventListener('click', () => void revoke());
 createAnother.addEventListener('click', startOver);
+keepButton.addEventListener('click', keepForAccount);
 
 // The form works only with this script: it is disabled in the HTML and enabled here.
 fields.disabled = false;

@@ -1,0 +1,292 @@
+/**
+ * Sign-in page `/signin`: email → a 6-digit code by email → signed in → `/account` (or the
+ * page named by `?next=`, one of this site's). Tokens go to `session.ts`; the code and the
+ * address stay in the form only.
+ */
+import { accountApi, ApiError, problemMessages } from './api.ts';
+import { announce, byId, setVisible } from './dom.ts';
+import { renderNav } from './nav.ts';
+import { nextPath, resume, signedIn, wasCopiedTab } from './session.ts';
+
+const stepEmail = byId('step-email');
+const reasonNote = byId('signin-reason');
+const emailForm = byId<HTMLFormElement>('email-form');
+const emailFields = byId<HTMLFieldSetElement>('email-fields');
+const email = byId<HTMLInputElement>('email');
+const emailError = byId('email-error');
+const emailErrorTitle = byId('email-error-title');
+const emailErrorText = byId('email-error-text');
+const sendCode = byId<HTMLButtonElement>('send-code');
+
+const stepCode = byId('step-code');
+const codeEmail = byId('code-email');
+const codeForm = byId<HTMLFormElement>('code-form');
+const code = byId<HTMLInputElement>('code');
+const codeError = byId('code-error');
+const codeErrorTitle = byId('code-error-title');
+const codeErrorText = byId('code-error-text');
+const verifyButton = byId<HTMLButtonElement>('verify-button');
+const resendButton = byId<HTMLButtonElement>('resend-button');
+const resendHint = byId('resend-hint');
+const changeEmail = byId<HTMLButtonElement>('change-email');
+
+const resendCooldownSeconds = 60;
+
+/** The address the code was sent to. */
+let sentTo = '';
+/** After too many wrong codes, or an expired one, only a fresh sign-in (`otp/start`) helps. */
+let needsFreshCode = false;
+let resendAllowedAt = 0;
+let verifyAllowedAt = 0;
+let sendAllowedAt = 0;
+let ticker: number | undefined;
+
+const reasons: Record<string, string> = {
+  'signed-out': 'You are signed out.',
+  everywhere: 'You signed out on every device.',
+  expired: 'Your session has ended (it was signed out, or it expired). Sign in again to continue.',
+  required: 'Sign in to see that page.',
+  'copied-tab':
+    'This tab was copied from a signed-in tab. Each tab signs in on its own, so the other tab stays signed in and this one needs its own sign-in.',
+};
+
+function showError(box: HTMLElement, title: HTMLElement, text: HTMLElement, heading: string, sentence: string): void {
+  title.textContent = heading;
+  text.textContent = sentence;
+  setVisible(box, true);
+}
+
+function seconds(value: number): string {
+  if (value < 90) return `${value} s`;
+  const minutes = Math.ceil(value / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
+/** Keeps the buttons that must wait (cooldown, 429) disabled, and says for how long. */
+function tick(): void {
+  const now = Date.now();
+  const resendLeft = Math.ceil((resendAllowedAt - now) / 1000);
+  resendButton.disabled = resendLeft > 0;
+  resendButton.textContent = needsFreshCode ? 'Send a new code' : 'Resend code';
+  resendHint.textContent = resendLeft > 0 ? `You can ask for another code in ${seconds(resendLeft)}.` : '';
+  verifyButton.disabled = verifyAllowedAt > now;
+  sendCode.disabled = sendAllowedAt > now;
+  if (resendLeft <= 0 && verifyAllowedAt <= now && sendAllowedAt <= now) {
+    window.clearInterval(ticker);
+    ticker = undefined;
+  } else if (ticker === undefined) {
+    ticker = window.setInterval(tick, 1000);
+  }
+}
+
+function retryAfterOf(error: ApiError, fallback: number): number {
+  return Math.max(1, error.retryAfter ?? fallback);
+}
+
+async function start(event: SubmitEvent): Promise<void> {
+  event.preventDefault();
+  setVisible(emailError, false);
+  email.removeAttribute('aria-invalid');
+  const address = email.value.trim();
+  if (!address || !email.checkValidity()) {
+    email.setAttribute('aria-invalid', 'true');
+    showError(emailError, emailErrorTitle, emailErrorText, 'Check the address', 'Email address: enter an address like name@example.com.');
+    email.focus();
+    return;
+  }
+  emailFields.disabled = true;
+  announce('Sending a code…');
+  try {
+    await accountApi.startSignIn(address);
+    sentTo = address;
+    needsFreshCode = false;
+    resendAllowedAt = Date.now() + resendCooldownSeconds * 1000;
+    showCodeStep();
+  } catch (error) {
+    announce('');
+    if (error instanceof ApiError && error.status === 429) {
+      const wait = retryAfterOf(error, 60);
+      sendAllowedAt = Date.now() + wait * 1000;
+      showError(emailError, emailErrorTitle, emailErrorText, 'Too many sign-in requests', `Too many codes were asked for from here. Try again in ${seconds(wait)}.`);
+    } else if (error instanceof ApiError && error.status === 400) {
+      email.setAttribute('aria-invalid', 'true');
+      showError(emailError, emailErrorTitle, emailErrorText, 'Check the address', problemMessages(error).join(' '));
+    } else {
+      showError(emailError, emailErrorTitle, emailErrorText, 'No code was sent', error instanceof ApiError ? problemMessages(error).join(' ') : 'Something went wrong.');
+    }
+    emailFields.disabled = false;
+    tick();
+    if (email.hasAttribute('aria-invalid')) email.focus();
+    else emailError.focus();
+  }
+}
+
+function showCodeStep(): void {
+  codeEmail.textContent = sentTo;
+  code.value = '';
+  code.removeAttribute('aria-invalid');
+  setVisible(codeError, false);
+  setVisible(stepEmail, false);
+  setVisible(stepCode, true);
+  emailFields.disabled = false;
+  tick();
+  document.documentElement.dataset['step'] = 'code';
+  announce(`We sent a code to ${sentTo}.`);
+  // The field is described by "We sent a 6-digit code to …", so focus can go straight to it.
+  code.focus();
+}
+
+async function verify(event: SubmitEvent): Promise<void> {
+  event.preventDefault();
+  setVisible(codeError, false);
+  code.removeAttribute('aria-invalid');
+  const value = code.value.replace(/\s+/g, '');
+  if (!/^\d{6}$/.test(value)) {
+    code.setAttribute('aria-invalid', 'true');
+    showError(codeError, codeErrorTitle, codeErrorText, 'Check the code', 'The code is the 6 digits in the email.');
+    code.focus();
+    return;
+  }
+  verifyButton.disabled = true;
+  announce('Signing in…');
+  try {
+    const tokens = await accountApi.verifyCode(sentTo, value);
+    signedIn(tokens);
+    code.value = '';
+    announce('Signed in.');
+    location.assign(nextPath(location.search));
+  } catch (error) {
+    announce('');
+    verifyButton.disabled = false;
+    refused(error);
+  }
+}
+
+function refused(error: unknown): void {
+  if (!(error instanceof ApiError)) {
+    showError(codeError, codeErrorTitle, codeErrorText, 'Not signed in', 'Something went wrong in this page. Reload it and try again.');
+    codeError.focus();
+    return;
+  }
+  const problem = error.problem;
+  if (error.status === 401) {
+    const left = typeof problem.attempts_left === 'number' ? problem.attempts_left : null;
+    if (left !== null && left > 0) {
+      code.setAttribute('aria-invalid', 'true');
+      showError(codeError, codeErrorTitle, codeErrorText, 'That code is not right', `Check the newest email and type its code again: ${left} attempt${left === 1 ? '' : 's'} left.`);
+      code.focus();
+      code.select();
+      return;
+    }
+    // Used up, expired or already used: only a new sign-in code helps.
+    needsFreshCode = true;
+    resendAllowedAt = 0;
+    tick();
+    showError(codeError, codeErrorTitle, codeErrorText, 'This code no longer works', `${problem.detail ?? 'The code has expired.'} Use “Send a new code”.`);
+    resendButton.focus();
+    return;
+  }
+  if (error.status === 403 && problem['reason'] === 'sso_required') {
+    showError(
+      codeError,
+      codeErrorTitle,
+      codeErrorText,
+      'Sign in with your organization',
+      'This address signs in through its organization’s single sign-on, not with an email code. Use your organization’s sign-in, or ask its administrator.',
+    );
+    codeError.focus();
+    return;
+  }
+  if (error.status === 429) {
+    const wait = retryAfterOf(error, 60);
+    verifyAllowedAt = Date.now() + wait * 1000;
+    tick();
+    showError(codeError, codeErrorTitle, codeErrorText, 'Too many attempts', `Wait a moment: you can try again in ${seconds(wait)}.`);
+    codeError.focus();
+    return;
+  }
+  if (error.status === 400) {
+    code.setAttribute('aria-invalid', 'true');
+    showError(codeError, codeErrorTitle, codeErrorText, 'Check the code', problemMessages(error).join(' '));
+    code.focus();
+    return;
+  }
+  showError(codeError, codeErrorTitle, codeErrorText, 'Not signed in', problemMessages(error).join(' '));
+  codeError.focus();
+}
+
+async function resend(): Promise<void> {
+  if (resendButton.disabled || !sentTo) return;
+  setVisible(codeError, false);
+  resendButton.disabled = true;
+  announce('Sending a new code…');
+  try {
+    if (needsFreshCode) await accountApi.startSignIn(sentTo);
+    else await accountApi.resendCode(sentTo);
+    needsFreshCode = false;
+    resendAllowedAt = Date.now() + resendCooldownSeconds * 1000;
+    code.value = '';
+    code.removeAttribute('aria-invalid');
+    tick();
+    announce(`A new code was sent to ${sentTo}. The previous one no longer works.`);
+    code.focus();
+  } catch (error) {
+    announce('');
+    if (error instanceof ApiError && error.status === 429) {
+      const wait = retryAfterOf(error, resendCooldownSeconds);
+      resendAllowedAt = Date.now() + wait * 1000;
+      tick();
+      showError(codeError, codeErrorTitle, codeErrorText, 'Not sent yet', `A code was sent a moment ago. You can ask for another in ${seconds(wait)}.`);
+    } else {
+      tick();
+      showError(codeError, codeErrorTitle, codeErrorText, 'No code was sent', error instanceof ApiError ? problemMessages(error).join(' ') : 'Something went wrong.');
+    }
+    code.focus();
+  }
+}
+
+function backToEmail(): void {
+  setVisible(stepCode, false);
+  setVisible(stepEmail, true);
+  setVisible(emailError, false);
+  code.value = '';
+  document.documentElement.dataset['step'] = 'email';
+  announce('');
+  email.focus();
+}
+
+code.addEventListener('input', () => {
+  // Pasted codes often carry spaces or dashes ("123 456"): keep the digits.
+  const digits = code.value.replace(/\D+/g, '').slice(0, 6);
+  if (digits !== code.value) code.value = digits;
+});
+emailForm.addEventListener('submit', (event) => void start(event));
+codeForm.addEventListener('submit', (event) => void verify(event));
+resendButton.addEventListener('click', () => void resend());
+changeEmail.addEventListener('click', backToEmail);
+
+async function main(): Promise<void> {
+  const params = new URLSearchParams(location.search);
+  const reason = params.get('reason');
+  let user = null;
+  try {
+    user = await resume();
+  } catch {
+    // The server is unreachable: the form says so when it is used.
+  }
+  if (user) {
+    location.replace(nextPath(location.search));
+    return;
+  }
+  renderNav();
+  const sentence = wasCopiedTab() ? reasons['copied-tab'] : reason ? reasons[reason] : undefined;
+  if (sentence) {
+    reasonNote.textContent = sentence;
+    setVisible(reasonNote, true);
+  }
+  emailFields.disabled = false;
+  document.documentElement.dataset['step'] = 'email';
+  document.documentElement.dataset['ready'] = 'signin';
+}
+
+void main();
