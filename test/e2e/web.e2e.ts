@@ -4,7 +4,6 @@
  * key, passphrase or plaintext was ever in a URL, header or body sent to the server.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
@@ -20,7 +19,6 @@ const sessions: Session[] = [];
 const guarded = new Map<string, string>();
 
 beforeAll(async () => {
-  rmSync(screenshotDir, { recursive: true, force: true });
   [runtime, browser] = await Promise.all([startTestRuntime(), launchChromium()]);
   api = apiClient(runtime);
 }, 180_000);
