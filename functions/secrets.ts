@@ -4,7 +4,7 @@ import { createSecret } from '../shared/domain/secrets/create.ts';
 import type { Secret } from '../shared/domain/secrets/model.ts';
 import { readSecret, revokeSecret } from '../shared/domain/secrets/read.ts';
 import { createSecretRequest } from '../shared/domain/secrets/rules.ts';
-import { z } from 'zod';
+import * as z from 'zod';
 import { requireUser } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { optionalJsonObject, parseJsonBody, parseQuery } from '../shared/http/request.ts';

@@ -8,8 +8,6 @@ import { createLogger, type AppLogger } from './logger.ts';
 import { createDocumentClient } from './store/client.ts';
 import { DynamoRateCounter } from './store/rateLimits.ts';
 import { DynamoSecretStore } from './store/secrets.ts';
-import { SESClient } from '@aws-sdk/client-ses';
-import { SesMailer } from './adapters/ses.ts';
 import type { Mailer } from './adapters/mailer.ts';
 import type { AccountPorts } from './domain/accounts/ports.ts';
 import { AccessTokens } from './domain/accounts/tokens.ts';
@@ -70,7 +68,8 @@ export function buildDeps(config: Config = loadConfig(), overrides: DepsOverride
     signInCodes: new DynamoSignInCodeStore(db, config.TABLE_NAME),
     signingKeys,
     ssoPolicy: new DynamoSsoPolicy(db, config.TABLE_NAME),
-    mailer: overrides.mailer ?? new SesMailer(new SESClient({ region: config.REGION }), config.MAIL_FROM),
+    // Only the functions that send mail bring a mailer (and the SES client's code in their bundle).
+    mailer: overrides.mailer ?? noMailer,
     accessTokens: new AccessTokens(signingKeys, clock, config.WEB_ORIGIN),
     counters: new DynamoCounters(db, config.TABLE_NAME),
     calls: new DynamoCallCounter(db, config.TABLE_NAME),
@@ -79,14 +78,25 @@ export function buildDeps(config: Config = loadConfig(), overrides: DepsOverride
   };
 }
 
+const noMailer: Mailer = {
+  send: () => Promise.reject(new Error('this function was built without a mailer')),
+};
+
 /**
  * A Lambda entry point: builds the dependencies from the environment on first use, so
- * importing a function module (as the local runtime does) creates no clients.
+ * importing a function module (as the local runtime does) creates no clients. `extra` adds
+ * what only this function needs (the account function's SES mailer).
  */
-export function lambdaEntry<E, C, R>(create: (deps: Deps) => (event: E, context: C) => Promise<R>) {
+export function lambdaEntry<E, C, R>(
+  create: (deps: Deps) => (event: E, context: C) => Promise<R>,
+  extra: (config: Config) => DepsOverrides = () => ({}),
+) {
   let handler: ((event: E, context: C) => Promise<R>) | undefined;
   return (event: E, context: C): Promise<R> => {
-    handler ??= create(buildDeps());
+    if (!handler) {
+      const config = loadConfig();
+      handler = create(buildDeps(config, extra(config)));
+    }
     return handler(event, context);
   };
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { apiKeyView, createApiKey, createApiKeyRequest, revokeApiKey } from '../../shared/domain/accounts/apiKeys.ts';
 import { closeSessionByRefreshToken, deviceNameOf, listSessions, refreshSession } from '../../shared/domain/accounts/sessions.ts';
 import { resendSignInCode, startSignIn, verifySignInCode } from '../../shared/domain/accounts/signIn.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { secretLimits } from '../../limits.ts';
 
 /** Standard base64 with padding, as the interface asks for the envelope. */

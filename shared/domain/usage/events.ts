@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock } from '../../clock.ts';
 import { newEventId } from '../../ids.ts';
 import { productEventExpiresAt } from './model.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock } from '../../clock.ts';
 import type { AppLogger } from '../../logger.ts';
 import { dayOf, type Counters } from '../counters.ts';

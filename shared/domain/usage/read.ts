@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock } from '../../clock.ts';
 import type { Principal } from '../accounts/model.ts';
 import type { UserStore } from '../accounts/ports.ts';

@@ -1,0 +1,293 @@
+/**
+ * Lambda bundle size and cold import time of every function, against a baseline that only
+ * imports the DynamoDB document client, both built and measured in the same run.
+ *
+ *   npx tsx bench/bundles.ts          (or: npm run bench:bundles)
+ *   BENCH_REPS=15                     (fresh-process imports per bundle, at least 7)
+ *   BENCH_KEEP=1                      (keep the bundles in the temp dir instead of deleting them)
+ *
+ * Every function (each group of `shared/routes.ts`, plus the `schedule` worker) and a generated
+ * baseline handler are bundled with esbuild's JS API using the options `lib/lambda.ts` gives
+ * CDK's NodejsFunction (see `lambdaBuildOptions` below), into a directory under os.tmpdir().
+ * For each bundle it prints the minified bytes of `index.mjs`, its gzip bytes (zlib, default
+ * level), and the time `await import()` of it takes in a fresh `node` process (median and p90
+ * over BENCH_REPS processes, bundles taken round-robin after one discarded warm-up import each,
+ * so load changes hit them alike), each as a ratio to the baseline. Target: within 1.5x.
+ *
+ * The child processes get the Lambda's NODE_OPTIONS (`--enable-source-maps`, set by
+ * lib/lambda.ts) and the settings a function reads, though importing a function builds
+ * nothing: `lambdaEntry` builds the clients on the first invocation. That first invocation is
+ * not timed; the import is the figure. Finally the esbuild metafile of the largest bundle shows
+ * which inputs, and which packages, take its bytes.
+ *
+ * Exit code 0 even when a function is over target; each such function gets an "over target"
+ * line. A bundle that fails to build or to import is an error (exit 1).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import * as esbuild from 'esbuild';
+import { groups } from '../shared/routes.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const REPS = positiveInt(process.env.BENCH_REPS, 15);
+if (REPS < 7) throw new Error(`BENCH_REPS must be at least 7, got ${REPS}`);
+const KEEP = process.env.BENCH_KEEP === '1';
+const TARGET = 1.5;
+
+function positiveInt(raw: string | undefined, fallback: number): number {
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`expected a positive integer, got ${raw}`);
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Lambda build, in ONE place.
+//
+// lib/lambda.ts does not export its bundling options, so they are replicated here. This is the
+// esbuild call CDK's NodejsFunction makes for them (aws-lambda-nodejs `buildEsbuildArgs`):
+//   esbuild --bundle <entry> --target=node22 --platform=node --format=esm --outfile=<dir>/index.mjs
+//     --minify --sourcemap --sources-content=false --banner:js=<banner> --main-fields=module,main
+// with no --external (externalModules: []), run from the project root. Keep it in step with
+// lib/lambda.ts until that file exports the options.
+
+const lambdaBuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+  external: [],
+  absWorkingDir: root,
+} as const satisfies esbuild.BuildOptions;
+
+/** The Lambda sets this (lib/lambda.ts); it changes what loading a bundle costs. */
+const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
+
+/** What a function reads from its environment (only on first invocation, but set anyway). */
+const functionEnv = {
+  HUSHLINK_MODE: 'aws',
+  TABLE_NAME: 't',
+  WEB_ORIGIN: 'https://x.example',
+  REGION: 'us-east-1',
+};
+
+const BASELINE = 'baseline';
+const baselineSource = [
+  "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
+  "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';",
+  'const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));',
+  'export const handler = async () => ({ statusCode: 200 });',
+].join('\n');
+
+// ---------------------------------------------------------------------------------------------
+// Build
+
+interface Bundle {
+  name: string;
+  file: string;
+  minBytes: number;
+  gzipBytes: number;
+  mapBytes: number;
+  metafile: esbuild.Metafile;
+  importMs: number[];
+}
+
+async function build(name: string, outDir: string): Promise<Bundle> {
+  const outfile = path.join(outDir, name, 'index.mjs');
+  const entry: esbuild.BuildOptions =
+    name === BASELINE
+      ? { stdin: { contents: baselineSource, resolveDir: root, sourcefile: 'bench-baseline.ts', loader: 'ts' } }
+      : { entryPoints: [path.join(root, 'functions', `${name}.ts`)] };
+  const result = await esbuild.build({ ...lambdaBuildOptions, ...entry, outfile, metafile: true, logLevel: 'warning' });
+  const code = readFileSync(outfile);
+  return {
+    name,
+    file: outfile,
+    minBytes: code.length,
+    gzipBytes: gzipSync(code).length,
+    mapBytes: statSync(`${outfile}.map`).size,
+    metafile: result.metafile,
+    importMs: [],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cold import in a fresh node process
+
+const runner =
+  'const t = performance.now(); const m = await import(process.argv[1]);' +
+  " if (typeof m.handler !== 'function') throw new Error('no handler export');" +
+  ' console.log(performance.now() - t);';
+
+function coldImport(file: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', runner, pathToFileURL(file).href], {
+      // A clean environment: nothing of tsx's or the caller's NODE_OPTIONS reaches the child.
+      env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), NODE_OPTIONS: LAMBDA_NODE_OPTIONS, ...functionEnv },
+      cwd: path.dirname(file),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(out.trim());
+      if (code !== 0 || !Number.isFinite(ms)) reject(new Error(`importing ${file} failed (exit ${code}):\n${err || out}`));
+      else resolve(ms);
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Figures
+
+const quantile = (values: number[], q: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+};
+const median = (values: number[]) => quantile(values, 0.5);
+const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+const times = (ratio: number) => `${ratio.toFixed(2)}x`;
+
+function table(header: string[], rows: string[][], rightAligned: (col: number) => boolean): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    '| ' + cells.map((c, i) => (rightAligned(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ') + ' |';
+  return [line(header), '|' + widths.map((w, i) => (rightAligned(i) ? '-'.repeat(w + 1) + ':' : '-'.repeat(w + 2))).join('|') + '|', ...rows.map(line)].join('\n');
+}
+
+/** `node_modules/@scope/name/...` → `@scope/name`; project files → `(project) <dir>`. */
+function packageOf(input: string): string {
+  const parts = input.split('/');
+  const at = parts.lastIndexOf('node_modules');
+  if (at === -1) return `(project) ${parts.slice(0, -1).join('/') || '.'}`;
+  const first = parts[at + 1]!;
+  return first.startsWith('@') ? `${first}/${parts[at + 2]}` : first;
+}
+
+function bytesByInput(bundle: Bundle): Map<string, number> {
+  const [, output] = Object.entries(bundle.metafile.outputs).find(([file]) => file.endsWith('.mjs'))!;
+  return new Map(Object.entries(output.inputs).map(([input, { bytesInOutput }]) => [input, bytesInOutput]));
+}
+
+function bytesByPackage(bundle: Bundle): Map<string, number> {
+  const totals = new Map<string, number>();
+  for (const [input, bytes] of bytesByInput(bundle)) totals.set(packageOf(input), (totals.get(packageOf(input)) ?? 0) + bytes);
+  return totals;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const names = [...groups, 'schedule', BASELINE];
+  const outDir = mkdtempSync(path.join(tmpdir(), 'hushlink-bundles-'));
+  console.log(
+    `hushlink bench:bundles  esbuild ${esbuild.version}  node ${process.version} (Lambda runs node22)  ` +
+      `${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+  );
+  console.log('esbuild options: replicated in bench/bundles.ts from lib/lambda.ts, which does not export them');
+  console.log(`bundles in ${outDir}${KEEP ? ' (kept)' : ' (deleted at the end; BENCH_KEEP=1 keeps them)'}`);
+
+  try {
+    const started = performance.now();
+    const bundles = await Promise.all(names.map((name) => build(name, outDir)));
+    console.log(`built ${bundles.length} bundles in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    // One discarded import each (file cache, node's own start-up paths), then round-robin.
+    for (const bundle of bundles) await coldImport(bundle.file);
+    for (let rep = 0; rep < REPS; rep++) {
+      const order = bundles.map((_, i) => bundles[(i + rep) % bundles.length]!);
+      for (const bundle of order) bundle.importMs.push(await coldImport(bundle.file));
+    }
+
+    const base = bundles.find((b) => b.name === BASELINE)!;
+    const baseImport = median(base.importMs);
+    const overTarget: string[] = [];
+    const rows = bundles.map((b) => {
+      const gzipRatio = b.gzipBytes / base.gzipBytes;
+      const importRatio = median(b.importMs) / baseImport;
+      const over = [
+        ...(gzipRatio > TARGET ? [`gzip size ${times(gzipRatio)}`] : []),
+        ...(importRatio > TARGET ? [`cold import ${times(importRatio)}`] : []),
+      ];
+      if (b.name !== BASELINE && over.length) overTarget.push(`over target: ${b.name}: ${over.join(', ')} of the baseline (target ${TARGET}x)`);
+      return [
+        b.name === BASELINE ? `(${BASELINE})` : b.name,
+        kib(b.minBytes),
+        kib(b.gzipBytes),
+        times(gzipRatio),
+        `${median(b.importMs).toFixed(1)} / ${quantile(b.importMs, 0.9).toFixed(1)}`,
+        times(importRatio),
+        b.name === BASELINE ? '-' : over.length ? 'NO' : 'yes',
+      ];
+    });
+
+    console.log('');
+    console.log(
+      table(
+        ['function', 'minified KiB', 'gzip KiB', 'gzip vs baseline', 'cold import ms (median / p90)', 'import vs baseline', `within ${TARGET}x?`],
+        rows,
+        (col) => col >= 1 && col <= 5,
+      ),
+    );
+    console.log('');
+    console.log('Legend:');
+    console.log('  minified KiB    size of index.mjs as built for Lambda (esbuild, options of lib/lambda.ts); the');
+    console.log(`                  source map beside it (not counted) is ${bundles.map((b) => `${b.name} ${kib(b.mapBytes)}`).join(', ')} KiB`);
+    console.log('  gzip KiB        index.mjs through zlib gzip at its default level (what the transfer roughly costs)');
+    console.log(`  cold import     ms from before to after \`await import(index.mjs)\` in a fresh node process with`);
+    console.log(`                  NODE_OPTIONS=${LAMBDA_NODE_OPTIONS}; median / p90 of ${REPS} processes (node start-up excluded)`);
+    console.log(`  baseline        a handler importing only @aws-sdk/client-dynamodb and @aws-sdk/lib-dynamodb and`);
+    console.log('                  creating the document client at import; built and timed in this run');
+    console.log(`  within ${TARGET}x?    yes when both the gzip size and the median cold import are at most ${TARGET}x the baseline's`);
+    console.log(`  load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (import times are noisy under load; sizes are exact)`);
+    console.log('');
+    if (overTarget.length) for (const line of overTarget) console.log(line);
+    else console.log(`all functions within ${TARGET}x of the baseline`);
+
+    // What dominates the largest bundle.
+    const largest = bundles.filter((b) => b.name !== BASELINE).reduce((a, b) => (b.minBytes > a.minBytes ? b : a));
+    const total = largest.minBytes;
+    const inputs = [...bytesByInput(largest)].sort((a, b) => b[1] - a[1]).slice(0, 10);
+    console.log('');
+    console.log(`Largest bundle: ${largest.name} (${kib(total)} KiB minified). Top 10 inputs by bytes in the output (esbuild metafile):`);
+    console.log(
+      table(
+        ['input', 'KiB', 'share'],
+        inputs.map(([input, bytes]) => [input, kib(bytes), `${((100 * bytes) / total).toFixed(1)}%`]),
+        (col) => col >= 1,
+      ),
+    );
+    const basePackages = bytesByPackage(base);
+    const packages = [...bytesByPackage(largest)].sort((a, b) => b[1] - a[1]).slice(0, 12);
+    console.log('');
+    console.log(`${largest.name} by package (top 12), next to the baseline:`);
+    console.log(
+      table(
+        ['package', `${largest.name} KiB`, 'baseline KiB', 'share'],
+        packages.map(([pkg, bytes]) => [pkg, kib(bytes), kib(basePackages.get(pkg) ?? 0), `${((100 * bytes) / total).toFixed(1)}%`]),
+        (col) => col >= 1,
+      ),
+    );
+  } finally {
+    if (!KEEP) rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
