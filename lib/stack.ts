@@ -1,26 +1,102 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Token, type StackProps } from 'aws-cdk-lib';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
+import type { Group } from '../shared/routes.ts';
 import { Api } from './api.ts';
 import type { HushlinkSettings } from './config.ts';
-import { Data } from './data.ts';
+import { Data, type TableAccess } from './data.ts';
 import { Jobs } from './jobs.ts';
+import type { FunctionDefaults } from './lambda.ts';
+import { Mail } from './mail.ts';
+import { Observability } from './observability.ts';
+import { WorkQueue } from './queue.ts';
 
 export interface HushlinkStackProps extends StackProps {
   readonly settings: HushlinkSettings;
 }
 
+/** Every function of the stack by its entry name: the API groups and the workers. */
+export type FunctionName = Group | 'schedule';
+
+/**
+ * What each function may do on the table: exactly the DynamoDB calls its code can reach (from
+ * `functions/<name>.ts` through the shared middleware, the domain and `shared/store/*`), nothing
+ * more. A typed record, so a new group in shared/routes.ts does not compile until it is listed.
+ * TransactWriteItems is authorized per item (see TableAccess), and no code uses
+ * ConditionCheck, BatchGet/BatchWrite or Scan.
+ *
+ * - every API function: the rate-limit window (UpdateItem), the caller's session or API key and
+ *   the signing keys (GetItem), their last-use stamp and the monthly call counter (UpdateItem);
+ * - secrets: create (PutItem, or a transaction of Put + Update of the owner's usage), metadata
+ *   and claim (GetItem, conditional UpdateItem), revoke/expire/lock/report (UpdateItem, or a
+ *   transaction of two Updates), feedback counters (UpdateItem), owner listing (Query gsi1);
+ * - account: sign-in codes (Put/Get/Update/Delete), users (a transaction of two Puts, Get,
+ *   Update), sessions and API keys (Put/Get/Update/Delete, Query gsi1 for the lists), signing
+ *   keys (Get, Put on rotation), adoption (a transaction of two Updates), usage (Get, Query of the
+ *   user's day rows on the table), product events (PutItem), CLI counters (UpdateItem);
+ * - schedule: expiry sweep (Query gsi2, UpdateItem or a transaction of two Updates), usage
+ *   rollup (Query gsi2 for users, Query of day rows on the table, GetItem, PutItem).
+ */
+export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
+  secrets: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['gsi1'] },
+  account: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi1'] },
+  schedule: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table', 'gsi2'] },
+};
+
+/** Functions that send mail through SES (sign-in codes). */
+export const mailSenders: readonly FunctionName[] = ['account'];
+
 export class HushlinkStack extends Stack {
+  readonly settings: HushlinkSettings;
+  /** The customer-managed key (customerManagedKey=true), else undefined. */
+  readonly encryptionKey: kms.Key | undefined;
   readonly data: Data;
+  readonly mail: Mail;
+  readonly queue: WorkQueue;
+  readonly observability: Observability;
+  /** `api.httpApi` and `api.stage` are what web hosting puts behind CloudFront (`/v1/*`). */
   readonly api: Api;
   readonly jobs: Jobs;
+  /** Every function by entry name. */
+  readonly functions: Readonly<Record<FunctionName, nodejs.NodejsFunction>>;
 
   constructor(scope: Construct, id: string, props: HushlinkStackProps) {
     super(scope, id, props);
     const { settings } = props;
+    this.settings = settings;
     const retain = settings.stage === 'prod';
+    // shared/config.ts refuses a REGIONS list without REGION at cold start; when the region is
+    // known at synth time (pinned, or the CLI's), refuse it here instead.
+    if (settings.regions && !Token.isUnresolved(this.region) && !settings.regions.some((entry) => entry.id === this.region)) {
+      throw new Error(`context regions must include this stack's region ${this.region}`);
+    }
 
-    this.data = new Data(this, 'Data', { retain, webOrigin: settings.webOrigin });
+    this.encryptionKey = settings.customerManagedKey
+      ? new kms.Key(this, 'Key', {
+          description: `Hushlink ${settings.stage}: table, files bucket, queues, alarm topic`,
+          enableKeyRotation: true,
+          // Data encrypted with it outlives the stack on prod, so must the key; elsewhere a
+          // deleted key waits the minimum pending window.
+          removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+          pendingWindow: Duration.days(retain ? 30 : 7),
+        })
+      : undefined;
+
+    this.data = new Data(this, 'Data', {
+      retain,
+      webOrigin: settings.webOrigin,
+      encryptionKey: this.encryptionKey,
+      accessLogDays: settings.logRetentionDays,
+    });
+    this.mail = new Mail(this, 'Mail', { sesIdentity: settings.sesIdentity, mailFrom: settings.mailFrom });
+    this.observability = new Observability(this, 'Observability', {
+      alarmEmail: settings.alarmEmail,
+      encryptionKey: this.encryptionKey,
+    });
+    // No producer and no consumer yet (webhook deliveries come later): see WorkQueue.
+    this.queue = new WorkQueue(this, 'Work', { encryptionKey: this.encryptionKey });
+    this.observability.alarmOnDeadLetters('WorkDeadLetters', this.queue.deadLetterQueue, 'the work queue');
 
     // The names shared/config.ts validates at cold start; every function gets the same set.
     const environment: Record<string, string> = {
@@ -30,25 +106,37 @@ export class HushlinkStack extends Stack {
       REGION: this.region,
       LOG_LEVEL: settings.logLevel,
       MAIL_FROM: settings.mailFrom,
+      ...(settings.regions ? { REGIONS: JSON.stringify(settings.regions) } : {}),
+      // Powertools (the logger now; metrics and tracer read the same names when added).
+      POWERTOOLS_SERVICE_NAME: 'hushlink',
+      POWERTOOLS_METRICS_NAMESPACE: 'Hushlink',
+      POWERTOOLS_LOG_LEVEL: settings.logLevel,
+    };
+    const functionDefaults: FunctionDefaults = {
+      environment,
+      logRetentionDays: settings.logRetentionDays,
+      retainLogs: retain,
+      xray: settings.xray,
     };
 
-    this.api = new Api(this, 'Api', { webOrigin: settings.webOrigin, environment, retainLogs: retain });
-    this.jobs = new Jobs(this, 'Jobs', { environment, retainLogs: retain });
+    this.api = new Api(this, 'Api', { webOrigin: settings.webOrigin, ...functionDefaults });
+    this.jobs = new Jobs(this, 'Jobs', functionDefaults);
+    this.functions = { ...this.api.functions, schedule: this.jobs.scheduleFunction };
 
-    for (const fn of [...Object.values(this.api.functions), this.jobs.scheduleFunction]) {
-      this.data.table.grantReadWriteData(fn);
+    for (const [name, fn] of Object.entries(this.functions) as [FunctionName, nodejs.NodejsFunction][]) {
+      this.data.grantTableAccess(fn, tableAccess[name]);
     }
-    // Only the account function sends mail (sign-in codes), and only from the configured identity.
-    this.api.functions.account.addToRolePolicy(
-      new iam.PolicyStatement({
-        actions: ['ses:SendEmail'],
-        resources: [this.formatArn({ service: 'ses', resource: 'identity', resourceName: settings.sesIdentity })],
-        conditions: { StringEquals: { 'ses:FromAddress': settings.mailFrom } },
-      }),
-    );
+    for (const name of mailSenders) this.mail.grantSendEmail(this.functions[name]);
+    // A dedicated route function (ApiProps.dedicated, none yet) starts with its log group only:
+    // list it in FunctionName / tableAccess when it is added.
+
+    // Web hosting (lib/web.ts, `WebHosting`) is built and tested on its own; wiring it here comes
+    // with the tests that tell CDK's own custom-resource functions from ours.
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.stage.url });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
     new CfnOutput(this, 'FilesBucketName', { value: this.data.filesBucket.bucketName });
+    new CfnOutput(this, 'WorkQueueUrl', { value: this.queue.queue.queueUrl });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.observability.alarmTopic.topicArn });
   }
 }

@@ -2,9 +2,12 @@ import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { Stack } from 'aws-cdk-lib';
+import { Api, accessLogFields } from '../../lib/api.ts';
 import { readSettings } from '../../lib/config.ts';
 import { FUNCTION_TAG } from '../../lib/lambda.ts';
 import { HushlinkStack } from '../../lib/stack.ts';
+
 import { groups, routeKey, routes } from '../../shared/routes.ts';
 import { schedules } from '../../shared/schedules.ts';
 import { createTableInput, tableDefinition } from '../../shared/store/table.ts';
@@ -15,7 +18,13 @@ import { createTableInput, tableDefinition } from '../../shared/store/table.ts';
  * function is found by its `hushlink:function` tag and everything else by following references.
  */
 
-type Resource = { Type: string; Properties?: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+type Resource = {
+  Type: string;
+  Properties?: Record<string, any>;
+  Metadata?: Record<string, any>;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+};
 
 const WEB_ORIGIN = 'https://app.hushlink.test';
 
@@ -23,14 +32,14 @@ const WEB_ORIGIN = 'https://app.hushlink.test';
 const cdkContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> })
   .context;
 
-function synth(context: Record<string, unknown>): Template {
+function synth(context: Record<string, unknown>): { app: App; template: Template } {
   const app = new App({ context: { ...cdkContext, webOrigin: WEB_ORIGIN, ...context } });
   const stack = new HushlinkStack(app, 'HushlinkTest', { settings: readSettings(app.node) });
-  return Template.fromStack(stack);
+  return { app, template: Template.fromStack(stack) };
 }
 
 // Bundles every function with esbuild, as a deployment would, so a broken entry fails here.
-const template = synth({ stage: 'dev' });
+const { app, template } = synth({ stage: 'dev' });
 const resources = template.toJSON()['Resources'] as Record<string, Resource>;
 
 const ofType = (type: string): [string, Resource][] => Object.entries(resources).filter(([, r]) => r.Type === type);
@@ -125,6 +134,30 @@ describe('API', () => {
       DefaultRouteSettings: { ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100 },
     });
   });
+
+  it('logs each request to its own log group: ids, route template, status, timings and address, nothing of the request', () => {
+    const [[, stage] = []] = ofType('AWS::ApiGatewayV2::Stage');
+    const settings = stage?.Properties?.['AccessLogSettings'];
+    const logGroupId = referencedId(settings?.DestinationArn);
+    expect(resources[logGroupId!]?.Type).toBe('AWS::Logs::LogGroup');
+    expect(props(logGroupId!)['RetentionInDays']).toBe(14);
+    const format = JSON.parse(settings.Format as string) as Record<string, string>;
+    expect(format).toEqual({
+      requestId: '$context.requestId',
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      responseLatency: '$context.responseLatency',
+      integrationLatency: '$context.integrationLatency',
+      sourceIp: '$context.identity.sourceIp',
+      requestTime: '$context.requestTime',
+    });
+    expect(format).toEqual(accessLogFields);
+    // No raw path (it carries ids), query string, header (authorization), body or user agent.
+    for (const forbidden of ['path', 'querystring', 'query', 'header', 'authorization', 'body', 'useragent', 'authorizer']) {
+      expect(settings.Format.toLowerCase(), forbidden).not.toContain(`$context.${forbidden}`);
+      expect(settings.Format.toLowerCase(), forbidden).not.toContain(`.${forbidden}`);
+    }
+  });
 });
 
 describe('functions', () => {
@@ -144,103 +177,109 @@ describe('functions', () => {
       Handler: 'index.handler',
     });
     const env = props(id)['Environment']?.['Variables'] ?? {};
-    expect(env).toMatchObject({ HUSHLINK_MODE: 'aws', WEB_ORIGIN: WEB_ORIGIN, REGION: { Ref: 'AWS::Region' } });
+    expect(env).toMatchObject({
+      HUSHLINK_MODE: 'aws',
+      WEB_ORIGIN: WEB_ORIGIN,
+      REGION: { Ref: 'AWS::Region' },
+      LOG_LEVEL: 'INFO',
+      POWERTOOLS_SERVICE_NAME: 'hushlink',
+      POWERTOOLS_METRICS_NAMESPACE: 'Hushlink',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+    // Unset regions: the functions answer /v1/regions with this region alone.
+    expect(env['REGIONS']).toBeUndefined();
     expect(referencedId(env['TABLE_NAME'])).toBe(tableId);
   });
 
-  it('get no wildcard actions', () => {
-    const roleIds = new Set(functions.map(([id]) => referencedId(props(id)['Role'])));
-    const policies = ofType('AWS::IAM::Policy').filter(([, policy]) =>
-      (policy.Properties?.['Roles'] ?? []).some((role: unknown) => roleIds.has(referencedId(role))),
-    );
-    expect(policies.length).toBeGreaterThan(0);
-    for (const [, policy] of policies) {
-      for (const statement of policy.Properties?.['PolicyDocument']?.['Statement'] ?? []) {
-        const actions = [statement.Action].flat() as string[];
-        for (const action of actions) {
-          expect(action === '*' || action.endsWith(':*'), `wildcard action ${action}`).toBe(false);
-        }
-      }
+  it.each(functions.map(([id]) => id))('%s logs to its own log group, kept two weeks on dev, without X-Ray', (id) => {
+    const logGroupId = referencedId(props(id)['LoggingConfig']?.['LogGroup']);
+    expect(resources[logGroupId!]?.Type).toBe('AWS::Logs::LogGroup');
+    expect(props(logGroupId!)['RetentionInDays']).toBe(14);
+    expect(props(id)['TracingConfig']).toBeUndefined();
+  });
+
+  it('are each bundled into one ESM file with the AWS SDK inside', () => {
+    // The asset is the esbuild output: a bundle that imports no @aws-sdk package at run time.
+    const outdir = app.outdir;
+    for (const [id] of functions) {
+      // The staged asset directory is `asset.<hash>`, the hash the template's S3 key carries.
+      const hash = String(props(id)['Code']?.S3Key).replace(/\.zip$/, '');
+      const code = readFileSync(`${outdir}/asset.${hash}/index.mjs`, 'utf8');
+      expect(code, id).not.toMatch(/from\s*["']@aws-sdk\//);
+      expect(code.length, id).toBeLessThan(2_000_000);
     }
   });
 
-  it('can each read and write the table', () => {
-    for (const [id] of functions) {
-      const roleId = referencedId(props(id)['Role']);
-      const statements = ofType('AWS::IAM::Policy')
-        .filter(([, policy]) => (policy.Properties?.['Roles'] ?? []).some((role: unknown) => referencedId(role) === roleId))
-        .flatMap(([, policy]) => policy.Properties?.['PolicyDocument']?.['Statement'] ?? []);
-      const grantsOnTable = statements.filter((statement: any) =>
-        [statement.Resource].flat().some((resource: unknown) => referencedId(resource) === tableId),
-      );
-      const actions = grantsOnTable.flatMap((statement: any) => [statement.Action].flat());
-      expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query']));
-    }
-  });
+  // What each function may do (IAM) is test/infra/iam.test.ts.
 });
 
 describe('schedule', () => {
-  const rules = ofType('AWS::Events::Rule').map(([, rule]) => rule.Properties ?? {});
-  const rulesFor = (task: string) => rules.filter((rule) => rule['Targets']?.some((target: any) => taskOf(target) === task));
+  const all = ofType('AWS::Scheduler::Schedule').map(([, schedule]) => schedule.Properties ?? {});
+  const schedulesFor = (task: string) => all.filter((schedule) => eventOf(schedule['Target'])['detail']?.task === task);
 
-  it('has one rule per row of shared/schedules.ts', () => {
-    expect(rules).toHaveLength(schedules.length);
+  it('has one EventBridge Scheduler schedule per row of shared/schedules.ts, and no EventBridge rule', () => {
+    expect(all).toHaveLength(schedules.length);
+    expect(ofType('AWS::Events::Rule')).toHaveLength(0);
   });
 
-  it.each(schedules.map((row) => [row.task, row] as const))('runs %s on its schedule', (task, row) => {
-    const matching = rulesFor(task);
+  it('keeps the schedules in a group of their own', () => {
+    const groupsOfStack = ofType('AWS::Scheduler::ScheduleGroup');
+    expect(groupsOfStack).toHaveLength(1);
+    for (const schedule of all) expect(schedule['GroupName']).toBe(props(groupsOfStack[0]![0])['Name']);
+  });
+
+  it.each(schedules.map((row) => [row.task, row] as const))('runs %s on its schedule, on time, with bounded retries', (task, row) => {
+    const matching = schedulesFor(task);
     expect(matching).toHaveLength(1);
-    const rule = matching[0]!;
+    const schedule = matching[0]!;
     // CDK writes whole hours as hours: rate(1 hour), rate(2 hours).
     const [amount, unit] = row.everyMinutes % 60 === 0 ? [row.everyMinutes / 60, 'hour'] : [row.everyMinutes, 'minute'];
-    expect(rule['ScheduleExpression']).toBe(`rate(${amount} ${unit}${amount === 1 ? '' : 's'})`);
-    expect(rule['State']).toBe('ENABLED');
-    expect(rule['Targets']).toHaveLength(1);
-    expect(referencedId(rule['Targets'][0].Arn)).toBe(functionId('schedule'));
+    expect(schedule['ScheduleExpression']).toBe(`rate(${amount} ${unit}${amount === 1 ? '' : 's'})`);
+    expect(schedule['State']).toBe('ENABLED');
+    expect(schedule['FlexibleTimeWindow']).toEqual({ Mode: 'OFF' });
+    expect(referencedId(schedule['Target'].Arn)).toBe(functionId('schedule'));
+    // A missed run is retried until the next one is due, no longer.
+    expect(schedule['Target'].RetryPolicy).toEqual({
+      MaximumEventAgeInSeconds: Math.max(row.everyMinutes * 60, 60),
+      MaximumRetryAttempts: 3,
+    });
   });
 
   it('sends the schedule worker a ScheduledEvent with task expire-secrets every minute', () => {
-    const [rule, ...others] = rulesFor('expire-secrets');
+    const [schedule, ...others] = schedulesFor('expire-secrets');
     expect(others).toHaveLength(0);
-    expect(rule?.['ScheduleExpression']).toBe('rate(1 minute)');
-    const target = rule?.['Targets'][0];
+    expect(schedule?.['ScheduleExpression']).toBe('rate(1 minute)');
+    const target = schedule?.['Target'];
     expect(referencedId(target.Arn)).toBe(functionId('schedule'));
-    const event = eventOf(target);
-    expect(event).toMatchObject({
+    // id and time come from each invocation, region and account from the stack, as in a ScheduledEvent.
+    expect(eventOf(target)).toEqual({
       version: '0',
+      id: '<aws.scheduler.execution-id>',
       'detail-type': 'Scheduled Event',
       source: 'hushlink.schedule',
+      time: '<aws.scheduler.scheduled-time>',
+      region: '{AWS::Region}',
+      account: '{AWS::AccountId}',
       resources: [],
       detail: { task: 'expire-secrets' },
     });
-    // id, time, region and account come from the real event, as in a ScheduledEvent.
-    expect(target.InputTransformer.InputPathsMap).toMatchObject({
-      [placeholder(event['id'])]: '$.id',
-      [placeholder(event['time'])]: '$.time',
-      [placeholder(event['region'])]: '$.region',
-      [placeholder(event['account'])]: '$.account',
-    });
   });
 
-  it('lets EventBridge invoke the schedule worker', () => {
-    const permissions = ofType('AWS::Lambda::Permission').map(([, p]) => p.Properties ?? {});
-    expect(
-      permissions.some((p) => p['Principal'] === 'events.amazonaws.com' && referencedId(p['FunctionName']) === functionId('schedule')),
-    ).toBe(true);
+  it('invokes the schedule worker through a role (what it may do is in iam.test.ts)', () => {
+    const roles = new Set(all.map((schedule) => referencedId(schedule['Target'].RoleArn)));
+    expect(roles.size).toBe(1);
+    expect(resources[[...roles][0]!]?.Type).toBe('AWS::IAM::Role');
   });
 
-  /** The InputTransformer template with each `<name>` placeholder turned into the string `"<name>"`. */
+  /** The target's Input, with each `{Ref: X}` of its Fn::Join written as the string `{X}`. */
   function eventOf(target: any): Record<string, any> {
-    const inputTemplate = target.InputTransformer?.InputTemplate as string;
-    return JSON.parse(inputTemplate.replace(/<([A-Za-z0-9_-]+)>/g, '"<$1>"')) as Record<string, any>;
-  }
-  function taskOf(target: any): unknown {
-    return target.InputTransformer ? eventOf(target)['detail']?.task : undefined;
-  }
-  function placeholder(value: unknown): string {
-    const match = /^<(.+)>$/.exec(String(value));
-    if (!match) throw new Error(`expected a placeholder, got ${String(value)}`);
-    return match[1]!;
+    const input = target?.Input as string | { 'Fn::Join': [string, unknown[]] };
+    const text =
+      typeof input === 'string'
+        ? input
+        : input['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : `{${(part as { Ref: string }).Ref}}`)).join(input['Fn::Join'][0]);
+    return JSON.parse(text) as Record<string, any>;
   }
 });
 
@@ -280,14 +319,22 @@ describe('table', () => {
     expect(resources[tableId!]?.DeletionPolicy).toBe('Delete');
     expect(table()['DeletionProtectionEnabled']).toBe(false);
   });
+
+  it('is encrypted with the AWS-owned key unless a key of ours is asked for', () => {
+    // DynamoDB always encrypts at rest; no SSESpecification (or SSEEnabled false) is the owned key.
+    expect(table()['SSESpecification']?.SSEEnabled ?? false).toBe(false);
+  });
 });
 
 describe('files bucket', () => {
-  const buckets = ofType('AWS::S3::Bucket');
-  const bucket = () => buckets[0]?.[1].Properties ?? {};
+  const outputs = template.toJSON()['Outputs'] as Record<string, { Value: unknown }>;
+  const bucketId = referencedId(outputs['FilesBucketName']?.Value)!;
+  const bucket = () => props(bucketId);
+  const logsBucketId = referencedId(bucket()['LoggingConfiguration']?.DestinationBucketName);
 
-  it('is the only bucket', () => {
-    expect(buckets).toHaveLength(1);
+  it('and its access-log bucket are the buckets of the stack', () => {
+    expect(resources[bucketId]?.Type).toBe('AWS::S3::Bucket');
+    expect(ofType('AWS::S3::Bucket').map(([id]) => id).sort()).toEqual([bucketId, logsBucketId].sort());
   });
 
   it('blocks all public access and encrypts with S3-managed keys', () => {
@@ -300,6 +347,11 @@ describe('files bucket', () => {
     expect(bucket()['BucketEncryption']?.ServerSideEncryptionConfiguration).toEqual([
       { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
     ]);
+    expect(bucket()['OwnershipControls']?.Rules).toEqual([{ ObjectOwnership: 'BucketOwnerEnforced' }]);
+  });
+
+  it('keeps no versions: a deleted file is gone', () => {
+    expect(bucket()['VersioningConfiguration']?.Status ?? 'never enabled').not.toBe('Enabled');
   });
 
   it('aborts incomplete multipart uploads after a day', () => {
@@ -310,41 +362,249 @@ describe('files bucket', () => {
     );
   });
 
-  it('accepts presigned PUTs from the web origin and exposes ETag', () => {
+  it('accepts presigned PUTs from the web origin only and exposes ETag', () => {
     expect(bucket()['CorsConfiguration']?.CorsRules).toEqual([
       expect.objectContaining({ AllowedOrigins: [WEB_ORIGIN], AllowedMethods: ['PUT'], ExposedHeaders: ['ETag'] }),
     ]);
   });
 
-  it('refuses plain HTTP', () => {
-    const [[, policy] = []] = ofType('AWS::S3::BucketPolicy');
-    expect(referencedId(policy?.Properties?.['Bucket'])).toBe(buckets[0]?.[0]);
-    expect(policy?.Properties?.['PolicyDocument']?.Statement).toEqual(
+  it.each([
+    ['files', () => bucketId],
+    ['access-log', () => logsBucketId!],
+  ] as const)('refuses plain HTTP (%s bucket)', (_name, id) => {
+    const policies = ofType('AWS::S3::BucketPolicy').filter(([, policy]) => referencedId(policy.Properties?.['Bucket']) === id());
+    expect(policies).toHaveLength(1);
+    expect(policies[0]![1].Properties?.['PolicyDocument']?.Statement).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
       ]),
     );
   });
+
+  it('writes server access logs to a private bucket that expires them', () => {
+    expect(bucket()['LoggingConfiguration']?.LogFilePrefix).toBe('files/');
+    const logs = props(logsBucketId!);
+    expect(logs['PublicAccessBlockConfiguration']).toMatchObject({ BlockPublicAcls: true, RestrictPublicBuckets: true });
+    // S3 delivers access logs only to SSE-S3 buckets.
+    expect(logs['BucketEncryption']?.ServerSideEncryptionConfiguration).toEqual([
+      { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+    ]);
+    expect(logs['LifecycleConfiguration']?.Rules).toEqual([expect.objectContaining({ Status: 'Enabled', ExpirationInDays: 14 })]);
+  });
+});
+
+describe('work queue', () => {
+  const queues = ofType('AWS::SQS::Queue');
+  const main = queues.find(([, q]) => q.Properties?.['RedrivePolicy']);
+  const dlqId = referencedId(main?.[1].Properties?.['RedrivePolicy']?.deadLetterTargetArn);
+
+  it('is a queue and its dead-letter queue', () => {
+    expect(queues).toHaveLength(2);
+    expect(main).toBeDefined();
+    expect(queues.map(([id]) => id)).toContain(dlqId);
+  });
+
+  it('moves a message to the dead-letter queue after five receives', () => {
+    expect(main?.[1].Properties?.['RedrivePolicy']?.maxReceiveCount).toBe(5);
+  });
+
+  it('keeps dead letters fourteen days', () => {
+    expect(props(dlqId!)['MessageRetentionPeriod']).toBe(14 * 24 * 3600);
+  });
+
+  it.each([
+    ['queue', () => main![0]],
+    ['dead-letter queue', () => dlqId!],
+  ] as const)('%s is encrypted and refuses plain HTTP', (_name, id) => {
+    expect(props(id())['SqsManagedSseEnabled']).toBe(true);
+    const policies = ofType('AWS::SQS::QueuePolicy').filter(([, p]) => (p.Properties?.['Queues'] ?? []).some((q: unknown) => referencedId(q) === id()));
+    expect(policies).toHaveLength(1);
+    expect(policies[0]![1].Properties?.['PolicyDocument']?.Statement).toEqual(
+      expect.arrayContaining([expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+    );
+  });
+
+  it('has no consumer yet', () => {
+    expect(ofType('AWS::Lambda::EventSourceMapping')).toHaveLength(0);
+  });
+
+  it('raises an alarm to the alarm topic when one dead letter is visible', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties ?? {});
+    const onDlq = alarms.filter((a) => a['Dimensions']?.some((d: any) => d.Name === 'QueueName' && referencedId(d.Value) === dlqId));
+    expect(onDlq).toHaveLength(1);
+    expect(onDlq[0]).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    const [[topicId] = []] = ofType('AWS::SNS::Topic');
+    expect(onDlq[0]!['AlarmActions'].map(referencedId)).toEqual([topicId]);
+    expect(onDlq[0]!['OKActions'].map(referencedId)).toEqual([topicId]);
+  });
+
+  it('has no alarm e-mail subscription unless alarmEmail is set', () => {
+    expect(ofType('AWS::SNS::Subscription')).toHaveLength(0);
+  });
 });
 
 describe('outputs', () => {
-  it('publish the API URL, the table name and the bucket name', () => {
+  it('publish the API URL, the table, bucket and queue names and the alarm topic', () => {
     const outputs = template.toJSON()['Outputs'] as Record<string, { Value: unknown }>;
-    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'FilesBucketName']));
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'FilesBucketName', 'WorkQueueUrl', 'AlarmTopicArn']));
     expect(referencedId(outputs['TableName']?.Value)).toBe(tableId);
-    expect(referencedId(outputs['FilesBucketName']?.Value)).toBe(ofType('AWS::S3::Bucket')[0]?.[0]);
+    expect(resources[referencedId(outputs['FilesBucketName']?.Value)!]?.Type).toBe('AWS::S3::Bucket');
+    expect(resources[referencedId(outputs['WorkQueueUrl']?.Value)!]?.Type).toBe('AWS::SQS::Queue');
+    expect(resources[referencedId(outputs['AlarmTopicArn']?.Value)!]?.Type).toBe('AWS::SNS::Topic');
   });
 });
 
 describe('prod stage', () => {
-  // Only the removal settings differ; skipping bundling keeps this second synth fast.
-  const prod = synth({ stage: 'prod', 'aws:cdk:bundling-stacks': [] }).toJSON()['Resources'] as Record<string, Resource>;
+  // Only settings differ; skipping bundling keeps these synths fast.
+  const prod = synth({ stage: 'prod', 'aws:cdk:bundling-stacks': [] }).template.toJSON()['Resources'] as Record<string, Resource>;
   const prodOf = (type: string) => Object.values(prod).filter((r) => r.Type === type);
 
   it('retains and protects the data', () => {
     const [table] = prodOf('AWS::DynamoDB::Table');
     expect(table?.DeletionPolicy).toBe('Retain');
     expect(table?.Properties?.['DeletionProtectionEnabled']).toBe(true);
-    expect(prodOf('AWS::S3::Bucket')[0]?.DeletionPolicy).toBe('Retain');
+    for (const bucket of prodOf('AWS::S3::Bucket')) expect(bucket.DeletionPolicy).toBe('Retain');
+  });
+
+  it('keeps logs three months and retains them', () => {
+    const groups = prodOf('AWS::Logs::LogGroup');
+    expect(groups.length).toBeGreaterThan(0);
+    for (const group of groups) {
+      expect(group.Properties?.['RetentionInDays']).toBe(90);
+      expect(group.DeletionPolicy).toBe('Retain');
+    }
+  });
+});
+
+describe('every option on (customer-managed key, X-Ray, alarm e-mail, regions, retention)', () => {
+  const regions = [
+    { id: 'eu-west-1', api_url: 'https://eu.hushlink.test' },
+    { id: 'us-east-1', api_url: 'https://us.hushlink.test' },
+  ];
+  const full = synth({
+    stage: 'prod',
+    'aws:cdk:bundling-stacks': [],
+    customerManagedKey: 'true',
+    xray: 'true',
+    alarmEmail: 'ops@example.com',
+    region: 'eu-west-1',
+    regions: JSON.stringify(regions),
+    logRetentionDays: '30',
+  }).template.toJSON()['Resources'] as Record<string, Resource>;
+  const fullOf = (type: string) => Object.entries(full).filter(([, r]) => r.Type === type);
+  const [[keyId, key] = []] = fullOf('AWS::KMS::Key');
+  const keyArn = { 'Fn::GetAtt': [keyId, 'Arn'] };
+
+  it('has one rotating KMS key, kept with the prod data', () => {
+    expect(fullOf('AWS::KMS::Key')).toHaveLength(1);
+    expect(key?.Properties?.['EnableKeyRotation']).toBe(true);
+    expect(key?.DeletionPolicy).toBe('Retain');
+  });
+
+  it('encrypts the table with it', () => {
+    const [[, table] = []] = fullOf('AWS::DynamoDB::Table');
+    expect(table?.Properties?.['SSESpecification']).toEqual({ SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: keyArn });
+  });
+
+  it('encrypts the files bucket with it (SSE-KMS with a bucket key); access logs stay SSE-S3', () => {
+    const buckets = fullOf('AWS::S3::Bucket').map(([, b]) => b.Properties ?? {});
+    const files = buckets.find((b) => b['CorsConfiguration']);
+    expect(files?.['BucketEncryption']?.ServerSideEncryptionConfiguration).toEqual([
+      { BucketKeyEnabled: true, ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: keyArn } },
+    ]);
+    const logs = buckets.find((b) => !b['CorsConfiguration']);
+    expect(logs?.['BucketEncryption']?.ServerSideEncryptionConfiguration).toEqual([{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }]);
+  });
+
+  it('encrypts both queues and the alarm topic with it, and lets CloudWatch publish to the topic', () => {
+    for (const [id, queue] of fullOf('AWS::SQS::Queue')) expect(queue.Properties?.['KmsMasterKeyId'], id).toEqual(keyArn);
+    const [[, topic] = []] = fullOf('AWS::SNS::Topic');
+    expect(topic?.Properties?.['KmsMasterKeyId']).toEqual(keyArn);
+    const statements = key?.Properties?.['KeyPolicy']?.Statement as any[];
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey'] }),
+      ]),
+    );
+  });
+
+  it('subscribes the alarm e-mail to the alarm topic', () => {
+    const subscriptions = fullOf('AWS::SNS::Subscription').map(([, s]) => s.Properties ?? {});
+    expect(subscriptions).toEqual([expect.objectContaining({ Protocol: 'email', Endpoint: 'ops@example.com' })]);
+  });
+
+  it('traces every function and hands them the region list and the settings', () => {
+    const functions = fullOf('AWS::Lambda::Function');
+    expect(functions.length).toBe(groups.length + 1);
+    for (const [id, fn] of functions) {
+      expect(fn.Properties?.['TracingConfig'], id).toEqual({ Mode: 'Active' });
+      const env = fn.Properties?.['Environment']?.['Variables'];
+      expect(JSON.parse(env['REGIONS']), id).toEqual(regions);
+      expect(env['REGION'], id).toEqual({ Ref: 'AWS::Region' });
+    }
+    for (const [id, group] of fullOf('AWS::Logs::LogGroup')) expect(group.Properties?.['RetentionInDays'], id).toBe(30);
+  });
+});
+
+describe('settings', () => {
+  const settingsOf = (context: Record<string, unknown>) => readSettings(new App({ context }).node);
+
+  it('read booleans from -c strings and cdk.json booleans alike', () => {
+    expect(settingsOf({ customerManagedKey: 'true', xray: true })).toMatchObject({ customerManagedKey: true, xray: true });
+    expect(settingsOf({})).toMatchObject({ customerManagedKey: false, xray: false, alarmEmail: undefined, regions: undefined, logRetentionDays: 14 });
+    expect(settingsOf({ stage: 'prod' }).logRetentionDays).toBe(90);
+    expect(settingsOf({ mailFrom: 'no-reply@mail.example.com', sesIdentity: 'example.com' }).sesIdentity).toBe('example.com');
+  });
+
+  it.each([
+    [{ xray: 'yes' }, /xray must be true or false/],
+    [{ logRetentionDays: '10' }, /logRetentionDays must be one of/],
+    [{ alarmEmail: 'ops' }, /alarmEmail must be an email address/],
+    [{ regions: '[{"id":"eu-west-1"}]' }, /regions\[0\] must be exactly/],
+    [{ regions: 'not json' }, /regions must be a JSON array/],
+    [{ region: 'eu-west-1', regions: '[{"id":"us-east-1","api_url":"https://us.example.com"}]' }, /must include this deployment's region eu-west-1/],
+    [{ mailFrom: 'a@b.example.com', sesIdentity: 'other.example.com' }, /sesIdentity must be mailFrom or its \(parent\) domain/],
+    [{ stage: 'Prod' }, /stage must be lower-case/],
+    [{ webOrigin: 'http://example.com' }, /webOrigin must use https/],
+  ])('refuse %j', (context, message) => {
+    expect(() => settingsOf(context)).toThrow(message);
+  });
+});
+
+describe('a route with a dedicated function', () => {
+  // How the payment webhook will be served (its own function, permissions and concurrency); no
+  // such route is in the table yet, so any route stands in for it here.
+  const defaults = { environment: {}, logRetentionDays: 14, retainLogs: false, xray: false };
+  const build = (dedicated: Record<string, string>) => {
+    const scope = new Stack(new App({ context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } }), 'Dedicated');
+    const api = new Api(scope, 'Api', { webOrigin: WEB_ORIGIN, ...defaults, dedicated });
+    return { api, resources: Template.fromStack(scope).toJSON()['Resources'] as Record<string, Resource> };
+  };
+  const row = routes.find((route) => route.group === 'account')!;
+
+  it('is integrated with that function, the other routes with their groups', () => {
+    // functions/schedule.ts is an entry that exists; the name only picks the file.
+    const { api, resources: r } = build({ [routeKey(row)]: 'schedule' });
+    const targetOf = (key: string) => {
+      const [route] = Object.values(r).filter((x) => x.Type === 'AWS::ApiGatewayV2::Route' && x.Properties?.['RouteKey'] === key);
+      const integration = r[referencedId(route?.Properties?.['Target']?.['Fn::Join']?.[1]?.[1])!];
+      return referencedId(integration?.Properties?.['IntegrationUri']);
+    };
+    const idOf = (fn: { node: { defaultChild?: unknown } }) => Stack.of(api).getLogicalId(fn.node.defaultChild as never);
+    expect(targetOf(routeKey(row))).toBe(idOf(api.dedicatedFunctions['schedule']!));
+    const other = routes.find((route) => route.group === 'account' && route !== row)!;
+    expect(targetOf(routeKey(other))).toBe(idOf(api.functions.account));
+    expect(api.allFunctions()).toHaveLength(groups.length + 1);
+  });
+
+  it('must name a route of the table', () => {
+    expect(() => build({ 'POST /v1/billing/webhook': 'billing-webhook' })).toThrow(/not a route of shared\/routes.ts/);
   });
 });

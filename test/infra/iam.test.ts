@@ -1,0 +1,300 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { readSettings } from '../../lib/config.ts';
+import { FUNCTION_TAG } from '../../lib/lambda.ts';
+import { HushlinkStack } from '../../lib/stack.ts';
+
+import { groups } from '../../shared/routes.ts';
+
+/**
+ * Least privilege, read off the synthesized template: for every function, the statements of its
+ * role. The expected DynamoDB actions are written out here, independently of lib/stack.ts, from
+ * the calls each function's code can reach (see the comment on `tableAccess` there), so widening
+ * a grant is a visible change to this file.
+ */
+
+type Resource = { Type: string; Properties?: Record<string, any> };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, any>; Principal?: unknown };
+
+const cdkContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> })
+  .context;
+
+function synth(context: Record<string, unknown>): Record<string, Resource> {
+  // Bundling is checked by stack.test.ts; policies do not depend on the bundle.
+  const app = new App({ context: { ...cdkContext, 'aws:cdk:bundling-stacks': [], ...context } });
+  const stack = new HushlinkStack(app, 'HushlinkIam', { settings: readSettings(app.node) });
+  return Template.fromStack(stack).toJSON()['Resources'] as Record<string, Resource>;
+}
+
+/** `{ Ref: id }` → id, `{ 'Fn::GetAtt': [id, attr] }` → id. */
+function referencedId(value: unknown): string | undefined {
+  if (value && typeof value === 'object') {
+    const v = value as Record<string, unknown>;
+    if (typeof v['Ref'] === 'string') return v['Ref'];
+    const getAtt = v['Fn::GetAtt'];
+    if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') return getAtt[0];
+  }
+  return undefined;
+}
+
+/** A resource as a comparable string: `<Id.Arn>` for a GetAtt, a Join flattened, literals as they are. */
+function show(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const v = value as Record<string, any>;
+  if (v['Ref']) return `<${v['Ref']}>`;
+  if (v['Fn::GetAtt']) return `<${v['Fn::GetAtt'][0]}.${v['Fn::GetAtt'][1]}>`;
+  if (v['Fn::Join']) return (v['Fn::Join'][1] as unknown[]).map(show).join(v['Fn::Join'][0] as string);
+  return JSON.stringify(value);
+}
+
+const actionsOf = (statement: Statement) => [statement.Action].flat();
+const resourcesOf = (statement: Statement) => [statement.Resource].flat().map(show);
+
+const XRAY_ACTIONS = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+
+interface Model {
+  resources: Record<string, Resource>;
+  ofType(type: string): [string, Resource][];
+  /** Logical id of the Lambda tagged `hushlink:function=<name>`. */
+  functionId(name: string): string;
+  functionNames(): string[];
+  /** Statements of every policy attached to a role, plus the role's inline policies. */
+  statementsOfRole(roleId: string): Statement[];
+  statementsOf(functionName: string): Statement[];
+  tableArn: string;
+  logGroupArnOf(functionName: string): string;
+}
+
+function model(context: Record<string, unknown>): Model {
+  const resources = synth(context);
+  const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+  const byName = new Map<string, string>();
+  for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+    const name = (fn.Properties?.['Tags'] ?? []).find((tag: { Key: string }) => tag.Key === FUNCTION_TAG)?.Value;
+    if (name) byName.set(name, id);
+  }
+  const functionId = (name: string) => {
+    const id = byName.get(name);
+    if (!id) throw new Error(`no function tagged ${name}`);
+    return id;
+  };
+  const statementsOfRole = (roleId: string): Statement[] => [
+    ...ofType('AWS::IAM::Policy')
+      .filter(([, policy]) => (policy.Properties?.['Roles'] ?? []).some((role: unknown) => referencedId(role) === roleId))
+      .flatMap(([, policy]) => policy.Properties?.['PolicyDocument']?.['Statement'] ?? []),
+    ...(resources[roleId]?.Properties?.['Policies'] ?? []).flatMap((policy: any) => policy.PolicyDocument?.Statement ?? []),
+  ];
+  const roleOf = (name: string) => referencedId(resources[functionId(name)]?.Properties?.['Role'])!;
+  const [[tableId] = []] = ofType('AWS::DynamoDB::Table');
+  return {
+    resources,
+    ofType,
+    functionId,
+    functionNames: () => [...byName.keys()].sort(),
+    statementsOfRole,
+    statementsOf: (name) => statementsOfRole(roleOf(name)),
+    tableArn: `<${tableId}.Arn>`,
+    logGroupArnOf: (name) => show(resources[functionId(name)]?.Properties?.['LoggingConfig']?.['LogGroup']).replace(/>$/, '.Arn>'),
+  };
+}
+
+/** What each function may do on the table: item actions on the table, Query where it queries. */
+const expectedTable = {
+  secrets: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
+  account: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
+  schedule: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
+} as const;
+type Name = keyof typeof expectedTable;
+const names = Object.keys(expectedTable) as Name[];
+
+const configurations = {
+  plain: { stage: 'dev' },
+  everything: { stage: 'prod', customerManagedKey: 'true', xray: 'true', alarmEmail: 'ops@example.com' },
+} as const;
+
+describe.each(Object.entries(configurations))('IAM (%s)', (configuration, context) => {
+  const m = model(context);
+  const xray = configuration === 'everything';
+  const cmk = configuration === 'everything';
+  const keyArn = cmk ? `<${m.ofType('AWS::KMS::Key')[0]?.[0]}.Arn>` : '';
+
+  it('covers every function of the stack', () => {
+    expect(m.functionNames()).toEqual([...names].sort());
+    expect([...groups, 'schedule'].sort()).toEqual([...names].sort());
+  });
+
+  it('has no wildcard action in any policy of the stack', () => {
+    for (const [id, policy] of [...m.ofType('AWS::IAM::Policy'), ...m.ofType('AWS::IAM::Role')]) {
+      const statements: Statement[] = [
+        ...(policy.Properties?.['PolicyDocument']?.['Statement'] ?? []),
+        ...(policy.Properties?.['Policies'] ?? []).flatMap((p: any) => p.PolicyDocument?.Statement ?? []),
+      ];
+      for (const statement of statements) {
+        for (const action of actionsOf(statement)) expect(action, `${id}: ${action}`).not.toContain('*');
+      }
+    }
+  });
+
+  it('uses Resource "*" only for the X-Ray actions that require it, and only with xray on', () => {
+    for (const [id, policy] of m.ofType('AWS::IAM::Policy')) {
+      for (const statement of policy.Properties?.['PolicyDocument']?.['Statement'] as Statement[]) {
+        const resources = resourcesOf(statement);
+        if (resources.some((resource) => resource.includes('*'))) {
+          expect(xray, `${id} has a wildcard resource`).toBe(true);
+          expect(resources, id).toEqual(['*']);
+          expect([...actionsOf(statement)].sort(), id).toEqual(XRAY_ACTIONS);
+        }
+      }
+    }
+  });
+
+  it('attaches no AWS managed policy to any role', () => {
+    for (const [id, role] of m.ofType('AWS::IAM::Role')) expect(role.Properties?.['ManagedPolicyArns'], id).toBeUndefined();
+  });
+
+  it.each(names)('%s may do exactly its DynamoDB actions, on the table and the indexes it queries', (name) => {
+    const statements = m.statementsOf(name).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+    for (const statement of statements) expect(statement.Effect).toBe('Allow');
+    const items = statements.filter((s) => !actionsOf(s).includes('dynamodb:Query'));
+    const queries = statements.filter((s) => actionsOf(s).includes('dynamodb:Query'));
+
+    expect(items.flatMap(actionsOf).sort()).toEqual([...expectedTable[name].items]);
+    for (const statement of items) expect(resourcesOf(statement)).toEqual([m.tableArn]);
+
+    expect(queries).toHaveLength(1);
+    expect(actionsOf(queries[0]!)).toEqual(['dynamodb:Query']);
+    const where = resourcesOf(queries[0]!).map((arn) => (arn === m.tableArn ? 'table' : arn.replace(`${m.tableArn}/`, '')));
+    expect(where.sort()).toEqual([...expectedTable[name].query].sort());
+  });
+
+  it.each(names)('%s writes only to its own log group', (name) => {
+    const logs = m.statementsOf(name).filter((s) => actionsOf(s).some((a) => a.startsWith('logs:')));
+    expect(logs).toHaveLength(1);
+    expect(actionsOf(logs[0]!).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(resourcesOf(logs[0]!)).toEqual([m.logGroupArnOf(name)]);
+  });
+
+  it.each(names)('%s may use no service but logs, DynamoDB, SES for account, KMS and X-Ray when turned on', (name) => {
+    const services = new Set(m.statementsOf(name).flatMap(actionsOf).map((action) => action.split(':')[0]));
+    const expected = new Set(['logs', 'dynamodb', ...(name === 'account' ? ['ses'] : []), ...(cmk ? ['kms'] : []), ...(xray ? ['xray'] : [])]);
+    expect([...services].sort()).toEqual([...expected].sort());
+  });
+
+  it('lets only the account function send mail, from the configured identity and sender', () => {
+    const settings = readSettings(new App({ context: { ...cdkContext, ...context } }).node);
+    for (const name of names) {
+      const ses = m.statementsOf(name).filter((s) => actionsOf(s).some((a) => a.startsWith('ses:')));
+      if (name !== 'account') {
+        expect(ses, name).toEqual([]);
+        continue;
+      }
+      expect(ses).toHaveLength(1);
+      expect(actionsOf(ses[0]!)).toEqual(['ses:SendEmail']);
+      expect(resourcesOf(ses[0]!)).toHaveLength(1);
+      expect(resourcesOf(ses[0]!)[0]).toMatch(new RegExp(`:ses:.*:identity/${settings.sesIdentity.replace(/\./g, '\\.')}$`));
+      expect(ses[0]!.Condition).toEqual({ StringEquals: { 'ses:FromAddress': settings.mailFrom } });
+    }
+  });
+
+  it('gives nobody rights on the work queue or the files bucket yet', () => {
+    // No function sends to, consumes or stores in them today (see lib/queue.ts, Data.grantFileObjects).
+    for (const [id, policy] of m.ofType('AWS::IAM::Policy')) {
+      for (const statement of policy.Properties?.['PolicyDocument']?.['Statement'] as Statement[]) {
+        for (const action of actionsOf(statement)) expect(action, id).not.toMatch(/^(sqs|s3):/);
+      }
+    }
+  });
+
+  it.each(names)('%s uses the key only through DynamoDB, and only with a key of ours', (name) => {
+    const kms = m.statementsOf(name).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
+    if (!cmk) {
+      expect(kms).toEqual([]);
+      return;
+    }
+    expect(kms).toHaveLength(1);
+    expect(actionsOf(kms[0]!).sort()).toEqual(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']);
+    expect(resourcesOf(kms[0]!)).toEqual([keyArn]);
+    expect(show(kms[0]!.Condition?.['StringEquals']?.['kms:ViaService'])).toMatch(/^dynamodb\..+\.amazonaws\.com$/);
+  });
+
+  it('traces with X-Ray only when turned on', () => {
+    for (const name of names) {
+      const traced = m.statementsOf(name).filter((s) => actionsOf(s).some((a) => a.startsWith('xray:')));
+      expect(traced.length > 0, name).toBe(xray);
+      expect(m.resources[m.functionId(name)]?.Properties?.['TracingConfig']?.['Mode'] ?? 'PassThrough', name).toBe(xray ? 'Active' : 'PassThrough');
+    }
+  });
+
+  it('lets EventBridge Scheduler, for this schedule group and account only, invoke the schedule function and nothing else', () => {
+    const schedules = m.ofType('AWS::Scheduler::Schedule');
+    const roleIds = new Set(schedules.map(([, s]) => referencedId(s.Properties?.['Target']?.['RoleArn'])));
+    expect(roleIds.size).toBe(1);
+    const [roleId] = [...roleIds] as [string];
+    const statements = m.statementsOfRole(roleId);
+    expect(statements).toEqual([
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [m.functionId('schedule'), 'Arn'] } },
+    ]);
+    const trust = m.resources[roleId]?.Properties?.['AssumeRolePolicyDocument']?.['Statement'] as Statement[];
+    expect(trust).toHaveLength(1);
+    expect(trust[0]).toMatchObject({ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'scheduler.amazonaws.com' } });
+    const [[groupId] = []] = m.ofType('AWS::Scheduler::ScheduleGroup');
+    expect(trust[0]!.Condition).toEqual({
+      StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' }, 'aws:SourceArn': { 'Fn::GetAtt': [groupId, 'Arn'] } },
+    });
+    // No resource policy on the function for EventBridge: the role is the only way in.
+    const permissions = m.ofType('AWS::Lambda::Permission').filter(([, p]) => referencedId(p.Properties?.['FunctionName']) === m.functionId('schedule'));
+    expect(permissions).toEqual([]);
+  });
+
+  it('lets API Gateway invoke the group functions, from this API only', () => {
+    const [[apiId] = []] = m.ofType('AWS::ApiGatewayV2::Api');
+    for (const [id, permission] of m.ofType('AWS::Lambda::Permission')) {
+      expect(permission.Properties?.['Principal'], id).toBe('apigateway.amazonaws.com');
+      expect(permission.Properties?.['Action'], id).toBe('lambda:InvokeFunction');
+      expect(show(permission.Properties?.['SourceArn']), id).toContain(`<${apiId}>`);
+    }
+  });
+});
+
+describe('the DynamoDB calls of the stores', () => {
+  // Kinds of calls the grants above know how to authorize. A store that starts using another one
+  // (Scan, BatchGet, BatchWrite, TransactGet, ConditionCheck…) fails here until a function is
+  // granted it and this list says which IAM action it needs.
+  const known: Record<string, string[]> = {
+    GetCommand: ['dynamodb:GetItem'],
+    PutCommand: ['dynamodb:PutItem'],
+    UpdateCommand: ['dynamodb:UpdateItem'],
+    DeleteCommand: ['dynamodb:DeleteItem'],
+    QueryCommand: ['dynamodb:Query'],
+    // Authorized item by item: Put, Update, Delete (ConditionCheck is refused below).
+    TransactWriteCommand: [],
+  };
+  const dir = new URL('../../shared/store/', import.meta.url);
+  const sources = readdirSync(dir)
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => ({ file, text: readFileSync(new URL(file, dir), 'utf8') }));
+
+  it('are all of a kind the grants cover', () => {
+    for (const { file, text } of sources) {
+      for (const [, command] of text.matchAll(/new (\w+Command)\(/g)) {
+        expect(Object.keys(known), `${file} sends ${command}`).toContain(command);
+      }
+    }
+  });
+
+  it('put no ConditionCheck in a transaction (it would need dynamodb:ConditionCheckItem)', () => {
+    for (const { file, text } of sources) expect(text, file).not.toMatch(/ConditionCheck\s*:/);
+  });
+
+  it('are each granted to some function', () => {
+    const m = model(configurations.plain);
+    const granted = new Set(names.flatMap((name) => m.statementsOf(name).flatMap(actionsOf)));
+    for (const { file, text } of sources) {
+      for (const [, command] of text.matchAll(/new (\w+Command)\(/g)) {
+        for (const action of known[command!] ?? []) expect(granted.has(action), `${file}: ${action}`).toBe(true);
+      }
+    }
+  });
+});
