@@ -1,0 +1,453 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, extname, join, relative, sep } from 'node:path';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
+import { Construct } from 'constructs';
+import { webHeaders } from '../shared/http/webHeaders.ts';
+import { assetPathFor, buildWeb } from '../web/build.ts';
+
+/**
+ * Web hosting: the web client from a private S3 bucket behind CloudFront, with `/v1/*` and
+ * `/scim/v2/*` sent to the HTTP API so that one origin serves both (the CSP's `'self'`).
+ *
+ * What the local runtime does in `local/web.ts` is done here by CloudFront: `assetPathFor` by a
+ * viewer-request function generated from it, `webHeaders` by a response headers policy built
+ * from them.
+ */
+
+/** Paths CloudFront sends to the API instead of the bucket. */
+export const apiPathPatterns = ['/v1/*', '/scim/v2/*'] as const;
+
+/**
+ * Builds the web client (`web/build.ts`) and writes it to a fresh folder under the OS temp
+ * folder, for `WebHosting`'s `assetsDir`. Async because esbuild is, while constructs are not:
+ * the app entry awaits it before creating the stack. Nothing is written into the repository;
+ * the folder is removed when the process exits (CDK has copied it into `cdk.out` by then).
+ */
+export async function prepareWebAssets(): Promise<string> {
+  const assets = await buildWeb();
+  const dir = mkdtempSync(join(tmpdir(), 'hushlink-web-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  for (const [path, asset] of assets) {
+    const file = join(dir, ...path.split('/').filter(Boolean));
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, asset.body);
+  }
+  // buildWeb's content type of each extension, for WebHosting's one deployment per extension.
+  writeFileSync(join(dir, CONTENT_TYPES_FILE), JSON.stringify(contentTypesByExtension(assets)));
+  return dir;
+}
+
+/** Not served: excluded from every deployment. Carries buildWeb's content types to the construct. */
+const CONTENT_TYPES_FILE = '.content-types.json';
+
+function contentTypesByExtension(assets: Map<string, { contentType: string }>): Record<string, string> {
+  const types: Record<string, string> = {};
+  for (const [path, { contentType }] of assets) {
+    const extension = extname(path);
+    if (!extension) throw new Error(`web asset ${path} has no extension: S3 deployments are grouped by extension`);
+    if (types[extension] !== undefined && types[extension] !== contentType) {
+      throw new Error(`web assets with extension ${extension} have two content types (${types[extension]}, ${contentType})`);
+    }
+    types[extension] = contentType;
+  }
+  return types;
+}
+
+/** Every file under `dir`, as a served path (`/assets/compose.js`). */
+function servedPaths(dir: string): string[] {
+  const paths: string[] = [];
+  const walk = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const full = join(folder, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name !== CONTENT_TYPES_FILE) paths.push(`/${relative(dir, full).split(sep).join('/')}`);
+    }
+  };
+  walk(dir);
+  return paths.sort();
+}
+
+export interface PageRewrites {
+  /** Exact paths rewritten to a page: `/` → `/index.html`, `/signin` → `/signin.html`, … */
+  readonly exact: Readonly<Record<string, string>>;
+  /** The page of `/s/<id>` (one non-empty segment after `/s/`). */
+  readonly secretPage: string;
+}
+
+/**
+ * The rewrites of `assetPathFor`, found by asking it rather than listing the pages again: `/`,
+ * and for every served `x.html` the path `/x`, kept when `assetPathFor` maps it somewhere else.
+ * The `/s/<id>` rule is a pattern, so it is probed; if `web/build.ts` changes its shape, synth
+ * fails here instead of the function silently disagreeing with the local runtime.
+ */
+export function pageRewrites(assetPaths: Iterable<string>): PageRewrites {
+  const served = new Set(assetPaths);
+  const exact: Record<string, string> = {};
+  const candidates = ['/', ...[...served].filter((path) => path.endsWith('.html')).map((path) => path.slice(0, -'.html'.length))];
+  for (const candidate of candidates) {
+    const target = assetPathFor(candidate);
+    if (target === candidate) continue;
+    if (!served.has(target)) throw new Error(`assetPathFor(${candidate}) is ${target}, which the web build does not contain`);
+    exact[candidate] = target;
+  }
+  if (exact['/'] === undefined) throw new Error('assetPathFor("/") names no page of the web build');
+
+  const secretPage = assetPathFor('/s/probe');
+  if (!served.has(secretPage)) throw new Error(`assetPathFor("/s/<id>") is ${secretPage}, which the web build does not contain`);
+  for (const [probe, expected] of [
+    ['/s/sec_Abc-123_x', secretPage],
+    ['/s/', '/s/'],
+    ['/s/a/b', '/s/a/b'],
+    ['/s/a/', '/s/a/'],
+    ['/s', '/s'],
+  ] as const) {
+    if (assetPathFor(probe) !== expected) {
+      throw new Error(`assetPathFor(${probe}) is ${assetPathFor(probe)}, not ${expected}: update viewerRequestCode in lib/web.ts to the new /s/ rule`);
+    }
+  }
+  return { exact, secretPage };
+}
+
+/**
+ * Source of the viewer-request CloudFront Function: a rewrite of the request URI, never a
+ * redirect (a redirect of `/s/<id>` would carry the key in the fragment along). ES5 only (`var`,
+ * no arrows or template literals) so it runs on either CloudFront JavaScript runtime.
+ */
+export function viewerRequestCode(rewrites: PageRewrites): string {
+  return [
+    '// Generated by lib/web.ts from assetPathFor (web/build.ts). Rewrites, never redirects.',
+    `var PAGES = ${JSON.stringify(rewrites.exact)};`,
+    `var SECRET_PAGE = ${JSON.stringify(rewrites.secretPage)};`,
+    'var SECRET_PATH = /^\\/s\\/[^\\/]+$/;',
+    'function handler(event) {',
+    '  var request = event.request;',
+    '  var uri = request.uri;',
+    '  if (Object.prototype.hasOwnProperty.call(PAGES, uri)) {',
+    '    request.uri = PAGES[uri];',
+    '  } else if (SECRET_PATH.test(uri)) {',
+    '    request.uri = SECRET_PAGE;',
+    '  }',
+    '  return request;',
+    '}',
+    '',
+  ].join('\n');
+}
+
+/**
+ * `webHeaders` as a CloudFront response headers policy: the headers CloudFront models go in
+ * `securityHeadersBehavior`, every other one (COOP, permissions policy, cache-control, and any
+ * added later) in `customHeadersBehavior`. All override what the origin sent.
+ */
+export function webResponseHeaders(): cloudfront.ResponseHeadersPolicyProps {
+  const { 'content-security-policy': csp, 'referrer-policy': referrer, 'x-content-type-options': contentTypeOptions, 'x-frame-options': frameOptions, 'strict-transport-security': hsts, ...custom } =
+    webHeaders;
+
+  if (contentTypeOptions !== 'nosniff') throw new Error(`x-content-type-options ${contentTypeOptions} cannot be expressed in CloudFront`);
+  const referrerPolicy = Object.values(cloudfront.HeadersReferrerPolicy).find((value) => value === referrer);
+  if (!referrerPolicy) throw new Error(`referrer-policy ${referrer} is not one CloudFront knows`);
+  const frameOption = Object.values(cloudfront.HeadersFrameOption).find((value) => value === frameOptions.toUpperCase());
+  if (!frameOption) throw new Error(`x-frame-options ${frameOptions} is not one CloudFront knows`);
+
+  const hstsParts = hsts.split(';').map((part) => part.trim().toLowerCase());
+  const maxAge = /^max-age=(\d+)$/.exec(hstsParts[0] ?? '')?.[1];
+  const unknown = hstsParts.slice(1).filter((part) => part !== 'includesubdomains' && part !== 'preload');
+  if (maxAge === undefined || unknown.length > 0) throw new Error(`strict-transport-security ${hsts} cannot be expressed in CloudFront`);
+
+  return {
+    comment: 'Hushlink web client: shared/http/webHeaders.ts',
+    securityHeadersBehavior: {
+      contentSecurityPolicy: { contentSecurityPolicy: csp, override: true },
+      strictTransportSecurity: {
+        accessControlMaxAge: Duration.seconds(Number(maxAge)),
+        includeSubdomains: hstsParts.includes('includesubdomains'),
+        preload: hstsParts.includes('preload'),
+        override: true,
+      },
+      referrerPolicy: { referrerPolicy, override: true },
+      contentTypeOptions: { override: true },
+      frameOptions: { frameOption, override: true },
+    },
+    customHeadersBehavior: {
+      customHeaders: Object.entries(custom).map(([header, value]) => ({ header, value, override: true })),
+    },
+  };
+}
+
+export interface WebHostingProps {
+  /** The API behind `/v1/*` and `/scim/v2/*` (its `$default` stage, so paths need no prefix). */
+  readonly api: apigw.IHttpApi;
+  /** The origin secrets' links point to (`url_base`): the custom domain, or this distribution's address. */
+  readonly webOrigin: string;
+  /** The built web client, from `prepareWebAssets()`. */
+  readonly assetsDir: string;
+  /** ACM certificate for the custom domain; CloudFront requires it in us-east-1. */
+  readonly certificateArn?: string;
+  /** The custom domain; defaults to `webOrigin`'s host when `certificateArn` is given. */
+  readonly domainName?: string;
+  /** Keeps the assets bucket when the stack is deleted (otherwise it is emptied and deleted). */
+  readonly retain: boolean;
+  /** Where the assets bucket's S3 server access logs go (prefix `web-assets/`). */
+  readonly accessLogsBucket?: s3.IBucket;
+  /** ARN of a WAF web ACL (scope CLOUDFRONT, so in us-east-1) to attach to the distribution. */
+  readonly webAclId?: string;
+}
+
+export class WebHosting extends Construct {
+  readonly bucket: s3.Bucket;
+  readonly distribution: cloudfront.Distribution;
+  readonly viewerRequest: cloudfront.Function;
+  readonly responseHeaders: cloudfront.ResponseHeadersPolicy;
+  /** `https://` + the custom domain, or the distribution's own domain. */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: WebHostingProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+
+    const originHost = new URL(props.webOrigin).hostname;
+    const domainName = props.domainName ?? (props.certificateArn ? originHost : undefined);
+    if (domainName !== undefined && props.certificateArn === undefined) {
+      throw new Error(`WebHosting: domain ${domainName} needs a certificateArn (an ACM certificate in us-east-1)`);
+    }
+    if (domainName !== undefined && domainName !== originHost) {
+      throw new Error(`WebHosting: domain ${domainName} differs from webOrigin ${props.webOrigin}; secrets' links would point elsewhere`);
+    }
+    if (domainName === undefined && !originHost.endsWith('.cloudfront.net')) {
+      Annotations.of(this).addWarningV2(
+        'hushlink:webOriginNotServed',
+        `webOrigin ${props.webOrigin} is not served by this distribution (no custom domain): deploy, then set webOrigin to the WebUrl output, or give a certificate for ${originHost}`,
+      );
+    }
+
+    const served = servedPaths(props.assetsDir);
+    const rewrites = pageRewrites(served);
+
+    this.bucket = new s3.Bucket(this, 'Assets', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      ...(props.accessLogsBucket ? { serverAccessLogsBucket: props.accessLogsBucket, serverAccessLogsPrefix: 'web-assets/' } : {}),
+      removalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      // Only generated, public files live here; BucketDeployment never empties a bucket it
+      // tags as its own, so a deletable stage needs the auto-delete custom resource.
+      autoDeleteObjects: !props.retain,
+    });
+
+    this.viewerRequest = new cloudfront.Function(this, 'ViewerRequest', {
+      comment: 'Rewrites page paths to their HTML file (assetPathFor); never redirects',
+      code: cloudfront.FunctionCode.fromInline(viewerRequestCode(rewrites)),
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+    });
+
+    this.responseHeaders = new cloudfront.ResponseHeadersPolicy(this, 'Headers', webResponseHeaders());
+
+    const s3Origin = origins.S3BucketOrigin.withOriginAccessControl(this.bucket);
+    const webBehavior = (viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy): cloudfront.BehaviorOptions => ({
+      origin: s3Origin,
+      viewerProtocolPolicy,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+      // The edge may cache the (public, identical for everyone) files until the next deploy
+      // invalidates them; browsers may not: the policy's `cache-control: no-store` wins.
+      cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+      responseHeadersPolicy: this.responseHeaders,
+      functionAssociations: [{ function: this.viewerRequest, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
+      compress: true,
+    });
+
+    const apiOrigin = new origins.HttpOrigin(`${props.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
+      protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+      originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
+    });
+    const apiBehavior: cloudfront.BehaviorOptions = {
+      origin: apiOrigin,
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+      cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+      // Everything but Host (API Gateway routes on its own host name): Authorization, the
+      // query, cookies, and CloudFront's viewer headers.
+      originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+      // No response headers policy: the API sends its own headers, not the web client's CSP.
+      // No compression of token-bearing responses (nothing is cached to gain from it anyway).
+      compress: false,
+    };
+
+    const certificate = props.certificateArn ? acm.Certificate.fromCertificateArn(this, 'Certificate', props.certificateArn) : undefined;
+
+    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      comment: `Hushlink web client and API (${stack.stackName})`,
+      // Typing the bare host name works; every other path refuses plain HTTP instead.
+      defaultBehavior: webBehavior(cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS),
+      additionalBehaviors: {
+        // Links to secrets: not even an http→https redirect (the fragment holds the key).
+        '/s/*': webBehavior(cloudfront.ViewerProtocolPolicy.HTTPS_ONLY),
+        ...Object.fromEntries(apiPathPatterns.map((pattern) => [pattern, apiBehavior])),
+      },
+      // No errorResponses: they would apply to the API's 4xx/5xx too.
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+      enableIpv6: true,
+      ...(props.webAclId ? { webAclId: props.webAclId } : {}),
+      ...(certificate && domainName
+        ? { certificate, domainNames: [domainName], minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021, sslSupportMethod: cloudfront.SSLMethod.SNI }
+        : {}),
+    });
+
+    this.url = `https://${domainName ?? this.distribution.distributionDomainName}`;
+
+    // One deployment per extension, so each file gets buildWeb's content type (a single sync
+    // would guess types from extensions). Each syncs and prunes only its own extension; pages
+    // go last, after the scripts and styles they reference, and then invalidate the edge cache.
+    const types = contentTypesFromDir(props.assetsDir);
+    const others = [...new Set(served.map((path) => extname(path)))].filter((extension) => extension !== '.html').sort();
+    const extensions = [...others, '.html'];
+    const source = s3deploy.Source.asset(props.assetsDir, { exclude: [CONTENT_TYPES_FILE] });
+    let previous: s3deploy.BucketDeployment | undefined;
+    extensions.forEach((extension, index) => {
+      const contentType = types[extension];
+      if (contentType === undefined) throw new Error(`no content type for ${extension} assets in ${props.assetsDir}`);
+      const last = index === extensions.length - 1;
+      const deployment = new s3deploy.BucketDeployment(this, `Deploy${extension.slice(1).replace(/[^A-Za-z0-9]/g, '')}`, {
+        sources: [source],
+        destinationBucket: this.bucket,
+        exclude: ['*'],
+        include: [`*${extension}`],
+        contentType,
+        prune: true,
+        ...(last ? { distribution: this.distribution, distributionPaths: ['/*'] } : {}),
+      });
+      if (previous) deployment.node.addDependency(previous);
+      previous = deployment;
+    });
+
+    if (previous) this.acknowledgeFindings(props, previous.handlerRole);
+
+    new CfnOutput(this, 'DistributionDomainName', { value: this.distribution.distributionDomainName });
+    new CfnOutput(this, 'WebUrl', { value: this.url });
+  }
+
+  /**
+   * cdk-nag (AwsSolutions) findings there is no fix for here, acknowledged with CDK's own
+   * `Validations` (no cdk-nag dependency) on the resource each concerns, and only when it applies.
+   */
+  private acknowledgeFindings(props: WebHostingProps, deploymentRole: iam.IRole): void {
+    const distribution = Validations.of(this.distribution);
+    distribution.acknowledge({
+      id: 'AwsSolutions-CFR1',
+      reason:
+        'No geo restriction: a team deploys Hushlink for its own users wherever they are, so no country list fits every ' +
+        'deployment; one that needs it can add a restriction to the distribution.',
+    });
+    if (!props.webAclId) {
+      distribution.acknowledge({
+        id: 'AwsSolutions-CFR2',
+        reason:
+          'No WAF web ACL by default (a monthly and per-request cost in every stage): the API throttles at its stage and per ' +
+          'IP and credential (shared/limits.ts), and the web behaviours serve static public files. webAclId attaches one.',
+      });
+    }
+    distribution.acknowledge({
+      id: 'AwsSolutions-CFR3',
+      reason:
+        "No CloudFront access logs: API calls are logged by the API's own logs, the web behaviours serve static public files, " +
+        'and logging them would keep a per-viewer record (IP, user agent, path) of every secret link opened. Standard logging ' +
+        'also needs an ACL-enabled bucket, which every bucket of this stack disables.',
+    });
+    if (!props.certificateArn) {
+      distribution.acknowledge({
+        id: 'AwsSolutions-CFR4',
+        reason:
+          'Without a custom domain the distribution answers on *.cloudfront.net, whose certificate CloudFront pins to the ' +
+          'TLSv1 security policy; with certificateArn the minimum is TLSv1.2_2021 (browsers negotiate TLS 1.3 or 1.2 anyway).',
+      });
+    }
+    if (!props.accessLogsBucket) {
+      Validations.of(this.bucket).acknowledge({
+        id: 'AwsSolutions-S1',
+        reason:
+          'No accessLogsBucket given: the bucket holds only the public build of web/, written by the deployment and read ' +
+          'only by this distribution through origin access control.',
+      });
+    }
+
+    // The deployment's Lambda (one per stack, shared by every BucketDeployment) is CDK's own code.
+    const handler = deploymentRole.node.scope;
+    if (handler) {
+      Validations.of(handler).acknowledge({
+        id: 'AwsSolutions-L1',
+        reason:
+          "CDK's BucketDeployment handler: aws-cdk-lib chooses its Python runtime and bundles the AWS CLI layer for it; it " +
+          'runs only during deployments and moves to a newer runtime with aws-cdk-lib upgrades.',
+      });
+    }
+    const roleAcks = Validations.of(deploymentRole);
+    roleAcks.acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: "CDK's BucketDeployment handler role: the AWS managed basic execution policy only lets it write its own logs.",
+    });
+    const policy = deploymentRole.node.tryFindChild('DefaultPolicy') as iam.Policy | undefined;
+    // `toJSON()`, not the document itself: resolving the document would freeze its statements.
+    const statements = policy ? ((Stack.of(this).resolve(policy.document.toJSON()) as { Statement?: PolicyStatementJson[] }).Statement ?? []) : [];
+    for (const finding of wildcardFindings(statements)) {
+      roleAcks.acknowledge({
+        id: `AwsSolutions-IAM5[${finding}]`,
+        reason:
+          "CDK's BucketDeployment handler policy: read of the CDK assets bucket's objects, grantReadWrite on this stack's " +
+          'web assets bucket (sync and prune), and cloudfront:CreateInvalidation/GetInvalidation, which CDK grants on "*".',
+      });
+    }
+  }
+}
+
+interface PolicyStatementJson {
+  Effect?: string;
+  Action?: string | string[];
+  Resource?: unknown;
+}
+
+/** The wildcards of a policy as cdk-nag's IAM5 names them (`Action::s3:List*`, `Resource::<Bucket.Arn>/*`). */
+function wildcardFindings(statements: PolicyStatementJson[]): string[] {
+  const findings = new Set<string>();
+  const list = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+  for (const statement of statements) {
+    if (statement.Effect !== 'Allow') continue;
+    for (const action of list(statement.Action)) if (action.includes('*')) findings.add(`Action::${action}`);
+    for (const resource of list(statement.Resource)) {
+      const flat = flattenReference(resource);
+      if (flat.includes('*')) findings.add(`Resource::${flat}`);
+    }
+  }
+  return [...findings];
+}
+
+/** A CloudFormation value as one string, the way cdk-nag writes it in finding ids. */
+function flattenReference(node: unknown): string {
+  if (node === undefined) return '';
+  if (typeof node === 'string') return node.replace(/\$\{/g, '<').replace(/\}/g, '>');
+  const value = node as Record<string, any>;
+  if (value['Fn::Join']) {
+    const [delimiter, items] = value['Fn::Join'] as [string, unknown[]];
+    return items.map(flattenReference).join(delimiter);
+  }
+  if (value['Fn::Sub']) return flattenReference(value['Fn::Sub']);
+  if (value['Fn::GetAtt']) {
+    const [resource, attribute] = value['Fn::GetAtt'] as [unknown, unknown];
+    return `<${flattenReference(resource)}.${flattenReference(attribute)}>`;
+  }
+  if (value['Fn::ImportValue']) return flattenReference(value['Fn::ImportValue']);
+  if (value['Ref']) return `<${flattenReference(value['Ref'])}>`;
+  return JSON.stringify(node);
+}
+
+function contentTypesFromDir(dir: string): Record<string, string> {
+  const file = join(dir, CONTENT_TYPES_FILE);
+  if (!existsSync(file)) throw new Error(`WebHosting: ${dir} has no ${CONTENT_TYPES_FILE}; pass the folder prepareWebAssets() returns`);
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+}

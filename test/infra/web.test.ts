@@ -1,0 +1,366 @@
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { apiPathPatterns, pageRewrites, prepareWebAssets, viewerRequestCode, WebHosting, type WebHostingProps } from '../../lib/web.ts';
+import { contentSecurityPolicy, webHeaders } from '../../shared/http/webHeaders.ts';
+import { assetPathFor, buildWeb } from '../../web/build.ts';
+
+type Resource = { Type: string; Properties?: Record<string, any>; DeletionPolicy?: string; DependsOn?: string[] };
+
+const cdkContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> })
+  .context;
+
+const CERTIFICATE_ARN = 'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';
+const assetsDir = await prepareWebAssets();
+// prepareWebAssets removes it at process exit, which a test worker may never reach.
+afterAll(() => rmSync(assetsDir, { recursive: true, force: true }));
+const built = await buildWeb();
+
+type Options = Partial<Omit<WebHostingProps, 'api' | 'assetsDir' | 'accessLogsBucket'>> & { accessLogs?: boolean; envAgnostic?: boolean };
+
+/** A throwaway stack with a bare HTTP API, so only WebHosting is under test. */
+function build({ accessLogs, envAgnostic, ...props }: Options = {}): { app: App; stack: Stack; web: WebHosting } {
+  const app = new App({ context: cdkContext });
+  const stack = new Stack(app, 'WebTest', envAgnostic ? {} : { env: { account: '123456789012', region: 'eu-west-1' } });
+  const api = new apigw.HttpApi(stack, 'Api');
+  const accessLogsBucket = accessLogs ? new s3.Bucket(stack, 'AccessLogs', { enforceSSL: true }) : undefined;
+  const web = new WebHosting(stack, 'Web', {
+    api,
+    assetsDir,
+    webOrigin: 'https://secrets.example.org',
+    retain: false,
+    ...(accessLogsBucket ? { accessLogsBucket } : {}),
+    ...props,
+  });
+  return { app, stack, web };
+}
+
+function synth(options: Options = {}): { stack: Stack; template: Template; web: WebHosting } {
+  const { stack, web } = build(options);
+  return { stack, template: Template.fromStack(stack), web };
+}
+
+const { stack, template } = synth({ certificateArn: CERTIFICATE_ARN, accessLogs: true });
+const resources = template.toJSON()['Resources'] as Record<string, Resource>;
+const ofType = (type: string): [string, Resource][] => Object.entries(resources).filter(([, r]) => r.Type === type);
+const only = (type: string): [string, Resource] => {
+  const found = ofType(type);
+  expect(found, type).toHaveLength(1);
+  return found[0]!;
+};
+
+const [distributionId, distribution] = only('AWS::CloudFront::Distribution');
+const config = distribution.Properties!['DistributionConfig'];
+const [bucketId, bucket] = ofType('AWS::S3::Bucket').find(([id]) => id.startsWith('WebAssets'))!;
+const [apiId] = only('AWS::ApiGatewayV2::Api');
+const [functionId, cfFunction] = only('AWS::CloudFront::Function');
+const [headersPolicyId, headersPolicy] = only('AWS::CloudFront::ResponseHeadersPolicy');
+
+const originOf = (behavior: { TargetOriginId: string }) => (config.Origins as any[]).find((origin) => origin.Id === behavior.TargetOriginId);
+const behaviorFor = (pattern: string) => (config.CacheBehaviors as any[]).find((behavior) => behavior.PathPattern === pattern);
+
+// Managed policy ids (aws-cdk-lib's CachePolicy / OriginRequestPolicy constants).
+const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
+const CACHING_OPTIMIZED = '658327ea-f89d-4fab-a63d-7e88639e58f6';
+const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
+
+/** Runs the generated CloudFront Function source the way CloudFront does: `handler(event)`. */
+function runFunction(source: string, uri: string): { uri: string } {
+  const handler = new Function('event', `${source}\nreturn handler(event);`) as (event: unknown) => { uri: string };
+  return handler({ version: '1.0', context: { eventType: 'viewer-request' }, viewer: { ip: '192.0.2.1' }, request: { method: 'GET', uri, querystring: {}, headers: {}, cookies: {} } });
+}
+const deployedCode = cfFunction.Properties!['FunctionCode'] as string;
+
+describe('WebHosting: bucket', () => {
+  it('is private, SSL only and S3-encrypted, with no website hosting', () => {
+    expect(bucket.Properties!['PublicAccessBlockConfiguration']).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket.Properties!['BucketEncryption']).toEqual({ ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] });
+    expect(bucket.Properties!['WebsiteConfiguration']).toBeUndefined();
+    expect(bucket.Properties!['LoggingConfiguration']).toEqual({ DestinationBucketName: { Ref: expect.stringMatching(/^AccessLogs/) }, LogFilePrefix: 'web-assets/' });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it('is read only by this distribution, through origin access control', () => {
+    const [oacId] = only('AWS::CloudFront::OriginAccessControl');
+    expect(resources[oacId]!.Properties!['OriginAccessControlConfig']).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
+    const s3Origin = originOf(config.DefaultCacheBehavior);
+    expect(s3Origin.DomainName).toEqual({ 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] });
+    expect(s3Origin.OriginAccessControlId).toEqual({ 'Fn::GetAtt': [oacId, 'Id'] });
+    expect(s3Origin.S3OriginConfig).toEqual({ OriginAccessIdentity: '' });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudfront.amazonaws.com' },
+            Action: 's3:GetObject',
+            Condition: { StringEquals: { 'AWS:SourceArn': Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: distributionId }])]) }) } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('is emptied and deleted with a deletable stage, kept with a retained one', () => {
+    expect(bucket.DeletionPolicy).toBe('Delete');
+    template.resourceCountIs('Custom::S3AutoDeleteObjects', 1);
+    const retained = synth({ retain: true, certificateArn: CERTIFICATE_ARN }).template;
+    const [, kept] = Object.entries(retained.toJSON()['Resources'] as Record<string, Resource>).find(([id, r]) => r.Type === 'AWS::S3::Bucket' && id.startsWith('WebAssets'))!;
+    expect(kept.DeletionPolicy).toBe('Retain');
+    retained.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
+  });
+});
+
+describe('WebHosting: distribution', () => {
+  it('serves HTTP/2 and HTTP/3 over TLS 1.2 or later, on the custom domain', () => {
+    expect(config.HttpVersion).toBe('http2and3');
+    expect(config.Aliases).toEqual(['secrets.example.org']);
+    expect(config.ViewerCertificate).toEqual({ AcmCertificateArn: CERTIFICATE_ARN, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' });
+    expect(config.DefaultRootObject).toBeUndefined();
+    // Error responses would rewrite the API's own 4xx/5xx.
+    expect(config.CustomErrorResponses).toBeUndefined();
+  });
+
+  it('answers plain HTTP with a redirect only at the bare pages; secret links and the API refuse it', () => {
+    expect(config.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');
+    for (const pattern of ['/s/*', ...apiPathPatterns]) expect(behaviorFor(pattern).ViewerProtocolPolicy, pattern).toBe('https-only');
+    expect((config.CacheBehaviors as any[]).map((behavior) => behavior.PathPattern).sort()).toEqual(['/s/*', ...apiPathPatterns].sort());
+  });
+
+  it('serves pages from the bucket with the rewrite function and the web headers', () => {
+    for (const behavior of [config.DefaultCacheBehavior, behaviorFor('/s/*')]) {
+      expect(originOf(behavior).S3OriginConfig).toBeDefined();
+      expect(behavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } }]);
+      expect(behavior.ResponseHeadersPolicyId).toEqual({ Ref: headersPolicyId });
+      expect(behavior.CachePolicyId).toBe(CACHING_OPTIMIZED);
+      expect(behavior.AllowedMethods).toEqual(['GET', 'HEAD']);
+    }
+  });
+
+  it('sends /v1/* and /scim/v2/* to the API, uncached, with every method and without the web headers', () => {
+    for (const pattern of apiPathPatterns) {
+      const behavior = behaviorFor(pattern);
+      expect(behavior.CachePolicyId, pattern).toBe(CACHING_DISABLED);
+      expect(behavior.OriginRequestPolicyId, pattern).toBe(ALL_VIEWER_EXCEPT_HOST_HEADER);
+      expect(behavior.AllowedMethods, pattern).toEqual(['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE']);
+      expect(behavior.ResponseHeadersPolicyId, pattern).toBeUndefined();
+      expect(behavior.FunctionAssociations, pattern).toBeUndefined();
+      const origin = originOf(behavior);
+      expect(origin.DomainName).toEqual({ 'Fn::Join': ['', [{ Ref: apiId }, '.execute-api.eu-west-1.', { Ref: 'AWS::URLSuffix' }]] });
+      expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
+      expect(origin.OriginPath).toBeUndefined();
+    }
+    expect(behaviorFor('/v1/*').TargetOriginId).toBe(behaviorFor('/scim/v2/*').TargetOriginId);
+  });
+
+  it('puts shared/http/webHeaders.ts in the response headers policy', () => {
+    const policy = headersPolicy.Properties!['ResponseHeadersPolicyConfig'];
+    expect(policy.SecurityHeadersConfig).toEqual({
+      ContentSecurityPolicy: { ContentSecurityPolicy: contentSecurityPolicy, Override: true },
+      StrictTransportSecurity: { AccessControlMaxAgeSec: 63072000, IncludeSubdomains: true, Preload: false, Override: true },
+      ReferrerPolicy: { ReferrerPolicy: 'no-referrer', Override: true },
+      ContentTypeOptions: { Override: true },
+      FrameOptions: { FrameOption: 'DENY', Override: true },
+    });
+    expect(policy.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy).toContain("frame-ancestors 'none'");
+    expect(policy.CustomHeadersConfig.Items).toEqual([
+      { Header: 'cross-origin-opener-policy', Value: webHeaders['cross-origin-opener-policy'], Override: true },
+      { Header: 'permissions-policy', Value: webHeaders['permissions-policy'], Override: true },
+      { Header: 'cache-control', Value: 'no-store', Override: true },
+    ]);
+  });
+
+  it('outputs the domain and the URL', () => {
+    const outputs = template.toJSON()['Outputs'] as Record<string, { Value: unknown }>;
+    const byPrefix = (prefix: string) => Object.entries(outputs).find(([id]) => id.startsWith(prefix))?.[1].Value;
+    expect(byPrefix('WebDistributionDomainName')).toEqual({ 'Fn::GetAtt': [distributionId, 'DomainName'] });
+    expect(byPrefix('WebWebUrl')).toBe('https://secrets.example.org');
+  });
+
+  it('without a custom domain uses the CloudFront address and warns when webOrigin is elsewhere', () => {
+    const { stack: bare, template: bareTemplate, web } = synth();
+    const bareConfig = bareTemplate.findResources('AWS::CloudFront::Distribution');
+    const distConfig = Object.values(bareConfig)[0]!['Properties']['DistributionConfig'];
+    expect(distConfig.Aliases).toBeUndefined();
+    expect(distConfig.ViewerCertificate).toBeUndefined();
+    expect(bare.resolve(web.url)).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^WebDistribution/), 'DomainName'] }]] });
+    Annotations.fromStack(bare).hasWarning('/WebTest/Web', Match.stringLikeRegexp('webOrigin https://secrets.example.org is not served'));
+    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+    const served = synth({ webOrigin: 'https://d111111abcdef8.cloudfront.net' }).stack;
+    Annotations.fromStack(served).hasNoWarning('*', Match.anyValue());
+  });
+
+  it('refuses a custom domain that is not webOrigin, and a certificate outside us-east-1', () => {
+    expect(() => synth({ certificateArn: CERTIFICATE_ARN, domainName: 'other.example.org' })).toThrow(/differs from webOrigin/);
+    expect(() => synth({ domainName: 'secrets.example.org' })).toThrow(/needs a certificateArn/);
+    expect(() => synth({ certificateArn: CERTIFICATE_ARN.replace('us-east-1', 'eu-west-1') })).toThrow(/us-east-1/);
+  });
+});
+
+describe('WebHosting: deployment of the web client', () => {
+  const deployments = ofType('Custom::CDKBucketDeployment');
+  const extensions = [...new Set([...built.keys()].map((path) => path.slice(path.lastIndexOf('.'))))];
+
+  it('writes exactly the buildWeb output, outside the repository', () => {
+    expect(assetsDir.startsWith(process.cwd())).toBe(false);
+    const files = (readdirSync(assetsDir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+      .filter((entry) => entry.isFile())
+      .map((entry) => `/${join(entry.parentPath, entry.name).slice(assetsDir.length + 1)}`)
+      .filter((path) => path !== '/.content-types.json');
+    expect(files.sort()).toEqual([...built.keys()].sort());
+    for (const [path, asset] of built) expect(readFileSync(join(assetsDir, path)).equals(asset.body), path).toBe(true);
+  });
+
+  it('syncs each extension with its buildWeb content type, pages last, then invalidates everything', () => {
+    expect(deployments).toHaveLength(extensions.length);
+    for (const extension of extensions) {
+      const contentType = [...built.entries()].find(([path]) => path.endsWith(extension))![1].contentType;
+      const found = deployments.filter(([, d]) => (d.Properties!['Include'] as string[]).includes(`*${extension}`));
+      expect(found, extension).toHaveLength(1);
+      expect(found[0]![1].Properties).toMatchObject({
+        DestinationBucketName: { Ref: bucketId },
+        Exclude: ['*'],
+        Include: [`*${extension}`],
+        Prune: true,
+        SystemMetadata: { 'content-type': contentType },
+      });
+    }
+    const invalidating = deployments.filter(([, d]) => d.Properties!['DistributionId'] !== undefined);
+    expect(invalidating).toHaveLength(1);
+    const [pagesId, pages] = invalidating[0]!;
+    expect(pages.Properties).toMatchObject({ Include: ['*.html'], DistributionId: { Ref: distributionId }, DistributionPaths: ['/*'] });
+    // Every other deployment finishes first: pages never reference a file not yet uploaded.
+    const before = new Set<string>();
+    const visit = (id: string): void => {
+      for (const dep of resources[id]!.DependsOn ?? []) {
+        if (resources[dep]?.Type === 'Custom::CDKBucketDeployment' && !before.has(dep)) {
+          before.add(dep);
+          visit(dep);
+        }
+      }
+    };
+    visit(pagesId);
+    expect([...before].sort()).toEqual(deployments.map(([id]) => id).filter((id) => id !== pagesId).sort());
+  });
+});
+
+describe('WebHosting: viewer-request function', () => {
+  const rewrites = pageRewrites(built.keys());
+  const source = viewerRequestCode(rewrites);
+
+  it('is the deployed code, on the JS 2.0 runtime, small and ES5', () => {
+    expect(deployedCode).toBe(source);
+    expect(cfFunction.Properties!['FunctionConfig']).toMatchObject({ Runtime: 'cloudfront-js-2.0' });
+    expect(Buffer.byteLength(source)).toBeLessThan(10 * 1024);
+    expect(source).not.toMatch(/=>|`|\blet\b|\bconst\b|\bclass\b|\basync\b/);
+    expect(source).not.toMatch(/statusCode|location/i);
+  });
+
+  it('finds the page routes of assetPathFor', () => {
+    expect(rewrites).toEqual({
+      exact: { '/': '/index.html', '/signin': '/signin.html', '/account': '/account.html', '/keys': '/keys.html', '/sessions': '/sessions.html' },
+      secretPage: '/reveal.html',
+    });
+  });
+
+  it.each([
+    ['/', '/index.html'],
+    ['/s/sec_abc', '/reveal.html'],
+    ['/s/sec_Abc-123_xyz', '/reveal.html'],
+    ['/signin', '/signin.html'],
+    ['/account', '/account.html'],
+    ['/keys', '/keys.html'],
+    ['/sessions', '/sessions.html'],
+    ['/assets/compose.js', '/assets/compose.js'],
+    ['/assets/reveal.js', '/assets/reveal.js'],
+    ['/styles.css', '/styles.css'],
+    ['/favicon.svg', '/favicon.svg'],
+    ['/index.html', '/index.html'],
+    ['/v1/secrets', '/v1/secrets'],
+    ['/scim/v2/Users', '/scim/v2/Users'],
+    ['/s/', '/s/'],
+    ['/s/a/b', '/s/a/b'],
+    ['/signin/', '/signin/'],
+    ['/__proto__', '/__proto__'],
+    ['/constructor', '/constructor'],
+    ['/toString', '/toString'],
+  ])('rewrites %s to %s (a rewrite of the URI, never a response)', (uri, expected) => {
+    const result = runFunction(deployedCode, uri);
+    expect(result).toMatchObject({ method: 'GET', uri: expected, headers: {} });
+    expect(result).not.toHaveProperty('statusCode');
+  });
+
+  it('agrees with assetPathFor on any path', () => {
+    const segment = fc.oneof(
+      fc.constantFrom('', 's', 'v1', 'assets', 'signin', 'account', 'keys', 'sessions', 'index.html', 'reveal', '__proto__', 'sec_abc'),
+      fc.stringMatching(/^[A-Za-z0-9._~%-]{0,12}$/),
+    );
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 4 }), (segments) => {
+        const uri = `/${segments.join('/')}`;
+        expect(runFunction(deployedCode, uri).uri).toBe(assetPathFor(uri));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('WebHosting: cdk-nag AwsSolutions', () => {
+  type Violation = { ruleName: string; violatingResources: { constructPath?: string }[] };
+  const violations = (options: Options): string[] => {
+    const { app, stack: checked } = build(options);
+    app.synth();
+    return (new AwsSolutionsChecks().validateScope(checked).violations as Violation[])
+      .flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath}`))
+      .filter((finding) => !/ at WebTest\/(Api|AccessLogs)\//.test(finding)); // the throwaway API and log bucket
+  };
+  const acknowledged = (options: Options): string[] => {
+    const { app, stack: checked } = build(options);
+    app.synth();
+    const ids = new Set<string>();
+    for (const node of checked.node.findAll()) {
+      for (const entry of node.node.metadata) {
+        if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+        for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) {
+          expect(reason.length, id).toBeGreaterThanOrEqual(60);
+          ids.add(id.replace(/^annotation::/i, '').replace(/\[.*$/, ''));
+        }
+      }
+    }
+    return [...ids].sort();
+  };
+
+  it.each<[string, Options]>([
+    ['custom domain, access logs, pinned environment', { certificateArn: CERTIFICATE_ARN, accessLogs: true }],
+    ['CloudFront domain, no access logs, environment-agnostic', { envAgnostic: true }],
+    ['web ACL, retained bucket', { certificateArn: CERTIFICATE_ARN, webAclId: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/x/1', retain: true }],
+  ])('leaves nothing unacknowledged (%s)', (_name, options) => {
+    expect(violations(options)).toEqual([]);
+  });
+
+  it('acknowledges only what applies', () => {
+    const always = ['AwsSolutions-CFR1', 'AwsSolutions-CFR3', 'AwsSolutions-IAM4', 'AwsSolutions-IAM5', 'AwsSolutions-L1'];
+    expect(acknowledged({ certificateArn: CERTIFICATE_ARN, accessLogs: true })).toEqual([...always, 'AwsSolutions-CFR2'].sort());
+    expect(acknowledged({})).toEqual([...always, 'AwsSolutions-CFR2', 'AwsSolutions-CFR4', 'AwsSolutions-S1'].sort());
+    expect(acknowledged({ certificateArn: CERTIFICATE_ARN, accessLogs: true, webAclId: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/x/1' })).toEqual(always);
+  });
+});
