@@ -30,6 +30,10 @@ export interface HushlinkSettings {
   readonly customerManagedKey: boolean;
   /** Active X-Ray tracing on every function. */
   readonly xray: boolean;
+  /** ACM certificate (us-east-1) for `webOrigin`'s host on CloudFront; unset serves *.cloudfront.net. */
+  readonly webCertificateArn: string | undefined;
+  /** A WAF web ACL to attach to the distribution. */
+  readonly webAclId: string | undefined;
 }
 
 export interface RegionEntry {
@@ -92,6 +96,8 @@ export function readSettings(node: Node): HushlinkSettings {
     alarmEmail,
     customerManagedKey: flag(node, 'customerManagedKey') ?? false,
     xray: flag(node, 'xray') ?? false,
+    webCertificateArn: text(node, 'webCertificateArn'),
+    webAclId: text(node, 'webAclId'),
   };
 }
 

@@ -11,9 +11,12 @@ import type { FunctionDefaults } from './lambda.ts';
 import { Mail } from './mail.ts';
 import { Observability } from './observability.ts';
 import { WorkQueue } from './queue.ts';
+import { WebHosting } from './web.ts';
 
 export interface HushlinkStackProps extends StackProps {
   readonly settings: HushlinkSettings;
+  /** The built web client, from `prepareWebAssets()` (lib/web.ts). */
+  readonly webAssetsDir: string;
 }
 
 /** Every function of the stack by its entry name: the API groups and the workers. */
@@ -58,6 +61,8 @@ export class HushlinkStack extends Stack {
   /** `api.httpApi` and `api.stage` are what web hosting puts behind CloudFront (`/v1/*`). */
   readonly api: Api;
   readonly jobs: Jobs;
+  /** The web client behind CloudFront, with the API on the same origin. */
+  readonly web: WebHosting;
   /** Every function by entry name. */
   readonly functions: Readonly<Record<FunctionName, nodejs.NodejsFunction>>;
 
@@ -130,8 +135,15 @@ export class HushlinkStack extends Stack {
     // A dedicated route function (ApiProps.dedicated, none yet) starts with its log group only:
     // list it in FunctionName / tableAccess when it is added.
 
-    // Web hosting (lib/web.ts, `WebHosting`) is built and tested on its own; wiring it here comes
-    // with the tests that tell CDK's own custom-resource functions from ours.
+    this.web = new WebHosting(this, 'Web', {
+      api: this.api.httpApi,
+      webOrigin: settings.webOrigin,
+      assetsDir: props.webAssetsDir,
+      certificateArn: settings.webCertificateArn,
+      webAclId: settings.webAclId,
+      retain,
+      accessLogsBucket: this.data.accessLogsBucket,
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.stage.url });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });

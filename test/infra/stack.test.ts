@@ -7,10 +7,12 @@ import { Api, accessLogFields } from '../../lib/api.ts';
 import { readSettings } from '../../lib/config.ts';
 import { FUNCTION_TAG } from '../../lib/lambda.ts';
 import { HushlinkStack } from '../../lib/stack.ts';
-
+import { prepareWebAssets } from '../../lib/web.ts';
 import { groups, routeKey, routes } from '../../shared/routes.ts';
 import { schedules } from '../../shared/schedules.ts';
 import { createTableInput, tableDefinition } from '../../shared/store/table.ts';
+
+const webAssetsDir = await prepareWebAssets();
 
 /**
  * The synthesized template is checked against the route table and the table definition, so
@@ -28,13 +30,32 @@ type Resource = {
 
 const WEB_ORIGIN = 'https://app.hushlink.test';
 
+/**
+ * Logical id prefixes of the Lambda functions CDK adds for its own custom resources (the web
+ * client's BucketDeployment, the web assets bucket's autoDeleteObjects on deletable stages).
+ * They are not ours: the checks on functions below select ours by their `hushlink:function` tag.
+ */
+const CDK_FUNCTION_PREFIXES = ['CustomCDKBucketDeployment', 'CustomS3AutoDeleteObjectsCustomResourceProvider'] as const;
+
+/** The functions of a template tagged `hushlink:function`. */
+function taggedFunctions(all: Record<string, Resource>): [string, Resource][] {
+  return Object.entries(all).filter(
+    ([, r]) => r.Type === 'AWS::Lambda::Function' && ((r.Properties?.['Tags'] ?? []) as { Key: string }[]).some((tag) => tag.Key === FUNCTION_TAG),
+  );
+}
+
+/** The log groups of a template but those of CDK's custom-resource functions (their own retention). */
+function ourLogGroups(all: Record<string, Resource>): [string, Resource][] {
+  return Object.entries(all).filter(([id, r]) => r.Type === 'AWS::Logs::LogGroup' && !CDK_FUNCTION_PREFIXES.some((prefix) => id.startsWith(prefix)));
+}
+
 /** The same feature flags `cdk synth` uses, so the test sees the template that gets deployed. */
 const cdkContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> })
   .context;
 
 function synth(context: Record<string, unknown>): { app: App; template: Template } {
   const app = new App({ context: { ...cdkContext, webOrigin: WEB_ORIGIN, ...context } });
-  const stack = new HushlinkStack(app, 'HushlinkTest', { settings: readSettings(app.node) });
+  const stack = new HushlinkStack(app, 'HushlinkTest', { settings: readSettings(app.node), webAssetsDir });
   return { app, template: Template.fromStack(stack) };
 }
 
@@ -161,11 +182,18 @@ describe('API', () => {
 });
 
 describe('functions', () => {
-  const functions = ofType('AWS::Lambda::Function');
+  const functions = taggedFunctions(resources);
 
   it('are exactly the groups plus the schedule worker', () => {
     expect([...functionIds.keys()].sort()).toEqual([...groups, 'schedule'].sort());
     expect(functions).toHaveLength(functionIds.size);
+  });
+
+  it("are, besides ours, only CDK's custom-resource functions", () => {
+    const others = ofType('AWS::Lambda::Function')
+      .map(([id]) => id)
+      .filter((id) => ![...functionIds.values()].includes(id));
+    for (const id of others) expect(CDK_FUNCTION_PREFIXES.some((prefix) => id.startsWith(prefix)), id).toBe(true);
   });
 
   it.each(functions.map(([id]) => id))('%s runs nodejs22.x on arm64 with the service environment', (id) => {
@@ -331,10 +359,21 @@ describe('files bucket', () => {
   const bucketId = referencedId(outputs['FilesBucketName']?.Value)!;
   const bucket = () => props(bucketId);
   const logsBucketId = referencedId(bucket()['LoggingConfiguration']?.DestinationBucketName);
+  // The web client's bucket: the one CDK's BucketDeployments write to (lib/web.ts).
+  const webBucketIds = [
+    ...new Set(
+      Object.values(resources)
+        .filter((r) => r.Type.startsWith('Custom::CDKBucketDeployment'))
+        .map((r) => referencedId(r.Properties?.['DestinationBucketName'])),
+    ),
+  ];
 
-  it('and its access-log bucket are the buckets of the stack', () => {
+  it('and its access-log bucket are the buckets of the stack, with the web assets bucket', () => {
     expect(resources[bucketId]?.Type).toBe('AWS::S3::Bucket');
-    expect(ofType('AWS::S3::Bucket').map(([id]) => id).sort()).toEqual([bucketId, logsBucketId].sort());
+    expect(webBucketIds).toHaveLength(1);
+    expect(ofType('AWS::S3::Bucket').map(([id]) => id).sort()).toEqual([bucketId, logsBucketId, webBucketIds[0]].sort());
+    // The web assets bucket logs its server access to the same access-log bucket.
+    expect(referencedId(props(webBucketIds[0]!)['LoggingConfiguration']?.DestinationBucketName)).toBe(logsBucketId);
   });
 
   it('blocks all public access and encrypts with S3-managed keys', () => {
@@ -474,7 +513,7 @@ describe('prod stage', () => {
   });
 
   it('keeps logs three months and retains them', () => {
-    const groups = prodOf('AWS::Logs::LogGroup');
+    const groups = ourLogGroups(prod).map(([, group]) => group);
     expect(groups.length).toBeGreaterThan(0);
     for (const group of groups) {
       expect(group.Properties?.['RetentionInDays']).toBe(90);
@@ -541,7 +580,7 @@ describe('every option on (customer-managed key, X-Ray, alarm e-mail, regions, r
   });
 
   it('traces every function and hands them the region list and the settings', () => {
-    const functions = fullOf('AWS::Lambda::Function');
+    const functions = taggedFunctions(full);
     expect(functions.length).toBe(groups.length + 1);
     for (const [id, fn] of functions) {
       expect(fn.Properties?.['TracingConfig'], id).toEqual({ Mode: 'Active' });
@@ -549,7 +588,7 @@ describe('every option on (customer-managed key, X-Ray, alarm e-mail, regions, r
       expect(JSON.parse(env['REGIONS']), id).toEqual(regions);
       expect(env['REGION'], id).toEqual({ Ref: 'AWS::Region' });
     }
-    for (const [id, group] of fullOf('AWS::Logs::LogGroup')) expect(group.Properties?.['RetentionInDays'], id).toBe(30);
+    for (const [id, group] of ourLogGroups(full)) expect(group.Properties?.['RetentionInDays'], id).toBe(30);
   });
 });
 
