@@ -1,8 +1,9 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import type { ApiKey } from '../domain/accounts/model.ts';
 import type { ApiKeyStore } from '../domain/accounts/ports.ts';
 import { isConditionFailure } from './client.ts';
+import { listAll, touchLastUsed } from './listing.ts';
 
 const key = (id: string) => ({ pk: `APIKEY#${id}`, sk: 'APIKEY' });
 
@@ -56,23 +57,7 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   }
 
   async listForUser(userId: string): Promise<ApiKey[]> {
-    const keys: ApiKey[] = [];
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': `USER#${userId}#KEYS` },
-          ScanIndexForward: false,
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      keys.push(...(page.Items ?? []).map(fromItem));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    return keys;
+    return (await listAll(this.db, this.tableName, `USER#${userId}#KEYS`)).map(fromItem);
   }
 
   async delete(id: string, userId: string): Promise<boolean> {
@@ -93,18 +78,6 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   }
 
   async touch(id: string, now: number, resolutionMs: number): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key(id),
-          UpdateExpression: 'SET last_used_at = :now',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at < :stale)',
-          ExpressionAttributeValues: { ':now': now, ':stale': now - resolutionMs },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await touchLastUsed(this.db, this.tableName, key(id), now, resolutionMs);
   }
 }

@@ -1,8 +1,9 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import type { Session } from '../domain/accounts/model.ts';
 import type { SessionStore } from '../domain/accounts/ports.ts';
 import { isConditionFailure } from './client.ts';
+import { listAll, touchLastUsed } from './listing.ts';
 
 const key = (id: string) => ({ pk: `SESSION#${id}`, sk: 'SESSION' });
 /** Rotated refresh hashes remembered per session, to recognise a reused token. */
@@ -59,23 +60,8 @@ export class DynamoSessionStore implements SessionStore {
   }
 
   async listForUser(userId: string): Promise<Session[]> {
-    const sessions: Session[] = [];
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': `USER#${userId}#SESSIONS` },
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      // The listing index carries no hashes; these views need none.
-      sessions.push(...(page.Items ?? []).map((item) => fromItem({ ...item, refresh_hash: '' })));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    return sessions;
+    // The listing index carries no hashes; these views need none.
+    return (await listAll(this.db, this.tableName, `USER#${userId}#SESSIONS`)).map((item) => fromItem({ ...item, refresh_hash: '' }));
   }
 
   async rotate(id: string, expectedHash: string, next: { hash: string; expiresAt: number; now: number }): Promise<boolean> {
@@ -130,18 +116,6 @@ export class DynamoSessionStore implements SessionStore {
   }
 
   async touch(id: string, now: number, resolutionMs: number): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key(id),
-          UpdateExpression: 'SET last_used_at = :now',
-          ConditionExpression: 'attribute_exists(pk) AND last_used_at < :stale',
-          ExpressionAttributeValues: { ':now': now, ':stale': now - resolutionMs },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await touchLastUsed(this.db, this.tableName, key(id), now, resolutionMs);
   }
 }
