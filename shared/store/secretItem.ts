@@ -1,0 +1,136 @@
+import { toEpochSeconds, toIso } from '../clock.ts';
+import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
+import { sha256 } from '../ids.ts';
+
+// How a secret is laid out in the table: its keys, its index entries and its attributes.
+
+/** Sharding of the two work indexes, so no single index partition takes every write. */
+export const shards = 4;
+export const shardOf = (id: string): number => sha256(id)[0]! % shards;
+
+export const key = (id: string) => ({ pk: `SECRET#${id}`, sk: 'SECRET' });
+
+/** Attribute names, aliased in every expression (several are DynamoDB reserved words). */
+export const names = {
+  '#state': 'state',
+  '#env': 'envelope',
+  '#vl': 'views_left',
+  '#exp': 'expires_at',
+  '#nb': 'not_before',
+  '#cv': 'claim_verifier',
+  '#events': 'events',
+  '#ended': 'ended_at',
+  '#ttl': 'ttl',
+  '#rp': 'refused_proofs',
+  '#de': 'denied_events',
+  '#g2pk': 'gsi2pk',
+  '#g2sk': 'gsi2sk',
+  '#g3pk': 'gsi3pk',
+  '#g3sk': 'gsi3sk',
+} as const;
+export type Name = keyof typeof names;
+export const pick = (...wanted: Name[]) => Object.fromEntries(wanted.map((name) => [name, names[name]]));
+
+/** Keys that list a secret under its owner, newest first. */
+export const ownerKeys = (ownerId: string, createdAt: number, id: string) => ({ gsi1pk: `OWNER#${ownerId}`, gsi1sk: `${toIso(createdAt)}#${id}` });
+
+/** Keys that put an item with undelivered events on the outbox index. */
+export const outboxKeys = (id: string, event: StoredEvent) => ({
+  ':g3pk': `OUTBOX#${shardOf(id)}`,
+  ':g3sk': `${toIso(event.at)}#${id}`,
+});
+
+export interface SecretItem {
+  pk: string;
+  sk: string;
+  type: 'secret';
+  id: string;
+  owner_id?: string;
+  state: Secret['state'];
+  kind: Secret['kind'];
+  envelope?: Uint8Array;
+  salt: string;
+  size_bytes: number;
+  max_views: number;
+  views_left: number;
+  created_at: number;
+  expires_at: number;
+  not_before?: number;
+  claim_verifier?: string;
+  passphrase?: boolean;
+  kdf_iterations?: number;
+  delete_token_hash: string;
+  refused_proofs: number;
+  denied_events: number;
+  ended_at?: number;
+  events: StoredEvent[];
+  events_relayed: number;
+  ttl: number;
+  gsi1pk?: string;
+  gsi1sk?: string;
+  gsi2pk?: string;
+  gsi2sk?: string;
+  gsi3pk?: string;
+  gsi3sk?: string;
+}
+
+export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
+  const lastEvent = secret.events.at(-1);
+  return {
+    ...key(secret.id),
+    type: 'secret',
+    id: secret.id,
+    ...(secret.ownerId === undefined ? {} : { owner_id: secret.ownerId, ...ownerKeys(secret.ownerId, secret.createdAt, secret.id) }),
+    state: secret.state,
+    kind: secret.kind,
+    ...(secret.envelope ? { envelope: secret.envelope } : {}),
+    salt: secret.salt,
+    size_bytes: secret.sizeBytes,
+    max_views: secret.maxViews,
+    views_left: secret.viewsLeft,
+    created_at: secret.createdAt,
+    expires_at: secret.expiresAt,
+    ...(secret.notBefore === undefined ? {} : { not_before: secret.notBefore }),
+    ...(secret.claimVerifier === undefined ? {} : { claim_verifier: secret.claimVerifier }),
+    ...(secret.envelopeFormat
+      ? { passphrase: secret.envelopeFormat.passphrase, kdf_iterations: secret.envelopeFormat.kdfIterations }
+      : {}),
+    delete_token_hash: secret.deleteTokenHash,
+    refused_proofs: secret.refusedProofs,
+    denied_events: secret.deniedEvents,
+    events: secret.events,
+    events_relayed: 0,
+    // TTL is only the backstop: the sweep ends the secret at expiry, TTL drops the tombstone later.
+    ttl: toEpochSeconds(secret.expiresAt) + tombstoneSeconds,
+    gsi2pk: `DUE#${shardOf(secret.id)}`,
+    gsi2sk: `${toIso(secret.expiresAt)}#${secret.id}`,
+    ...(lastEvent
+      ? { gsi3pk: `OUTBOX#${shardOf(secret.id)}`, gsi3sk: `${toIso(lastEvent.at)}#${secret.id}` }
+      : {}),
+  };
+}
+
+export function fromItem(item: Record<string, unknown>): Secret {
+  const row = item as unknown as SecretItem;
+  return {
+    id: row.id,
+    ...(row.owner_id === undefined ? {} : { ownerId: row.owner_id }),
+    state: row.state,
+    kind: row.kind,
+    ...(row.envelope ? { envelope: row.envelope } : {}),
+    salt: row.salt,
+    sizeBytes: row.size_bytes,
+    maxViews: row.max_views,
+    viewsLeft: row.views_left,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    ...(row.not_before === undefined ? {} : { notBefore: row.not_before }),
+    ...(row.claim_verifier === undefined ? {} : { claimVerifier: row.claim_verifier }),
+    ...(row.passphrase === undefined ? {} : { envelopeFormat: { passphrase: row.passphrase, kdfIterations: row.kdf_iterations ?? 0 } }),
+    deleteTokenHash: row.delete_token_hash,
+    refusedProofs: row.refused_proofs,
+    deniedEvents: row.denied_events,
+    ...(row.ended_at === undefined ? {} : { endedAt: row.ended_at }),
+    events: row.events,
+  };
+}
