@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { expandIncludes } from './partials.ts';
 
 export interface WebAsset {
   body: Buffer;
@@ -35,7 +36,10 @@ const namedPages = ['/signin', '/account', '/keys', '/sessions'];
 export async function buildWeb(): Promise<Map<string, WebAsset>> {
   const assets = new Map<string, WebAsset>();
   for (const name of readdirSync(join(webRoot, 'public'))) {
-    assets.set(`/${name}`, { body: readFileSync(join(webRoot, 'public', name)), contentType: contentTypes[extname(name)] ?? 'application/octet-stream' });
+    const raw = readFileSync(join(webRoot, 'public', name));
+    // Pages share their head, header and footer through includes (web/partials.ts).
+    const body = extname(name) === '.html' ? Buffer.from(expandIncludes(raw.toString('utf8'), name)) : raw;
+    assets.set(`/${name}`, { body, contentType: contentTypes[extname(name)] ?? 'application/octet-stream' });
   }
   const result = await build({
     entryPoints: Object.fromEntries(pageEntries.map((page) => [page, join(webRoot, 'src', `${page}.ts`)])),
