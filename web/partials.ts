@@ -48,6 +48,14 @@ ${siteLinks.map(({ href, label }) => `        <li><a href="${href}"${current(hre
     <a class="brand" href="/"><img src="/favicon.svg" alt="" width="24" height="24"> Hushlink</a>
   </header>`,
 
+  /** `needs-javascript "why"`: what a page says when scripts are off, and why it needs them. */
+  'needs-javascript': (why = '') => `<noscript>
+      <div class="notice notice-error">
+        <h2>JavaScript is needed</h2>
+        <p>${escape(why)}</p>
+      </div>
+    </noscript>`,
+
   'site-footer': () => `<footer class="site-footer">
     <p>End-to-end encrypted in your browser. No cookies, no analytics.</p>
   </footer>`,
