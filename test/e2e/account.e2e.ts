@@ -13,8 +13,9 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableName, type Runtime } from '../../local/runtime.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
-import { apiClient, startTestRuntime, textSecretBody } from '../support/runtime.ts';
-import { findLeaks, launchChromium, screenshotDir, Session, settleTraffic, type SentRequest } from './harness.ts';
+import { latestCode, newEmail } from '../support/accounts.ts';
+import { apiClient, textSecretBody } from '../support/runtime.ts';
+import { findLeaks, guard as guardValue, startRuntimeAndBrowser, stopRuntimeAndBrowser, screenshotDir, Session, settleTraffic, type SentRequest } from './harness.ts';
 
 let runtime: Runtime;
 let browser: Browser;
@@ -31,26 +32,17 @@ const unattachedKey = 'hushlink.unattached-secrets';
 const jwtLike = /eyJ[\w-]+\.[\w-]+\.[\w-]+/;
 
 beforeAll(async () => {
-  [runtime, browser] = await Promise.all([startTestRuntime(), launchChromium()]);
+  ({ runtime, browser } = await startRuntimeAndBrowser());
   api = apiClient(runtime);
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await runtime?.stop();
-});
+afterAll(() => stopRuntimeAndBrowser(runtime, browser));
 
-function guard(label: string, value: string): void {
-  guarded.set(`${label} (${guarded.size})`, value);
-}
-
-let emails = 0;
-const newEmail = (label: string, domain = 'example.com') => `${label}-${process.pid}-${++emails}-${Date.now().toString(36)}@${domain}`;
+const guard = (label: string, value: string) => guardValue(guarded, label, value);
 
 /** The code of the newest mail to `email`. */
 function codeFor(email: string): string {
-  const mail = runtime.outbox.list().find((entry) => entry.to === email.toLowerCase());
-  const code = mail ? /\b(\d{6})\b/.exec(mail.text)?.[1] : undefined;
+  const code = latestCode(runtime, email);
   if (!code) throw new Error(`no code was mailed to ${email}`);
   return code;
 }

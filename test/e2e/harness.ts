@@ -7,6 +7,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Request } from 'playwright-core';
+import type { Runtime } from '../../local/runtime.ts';
+import { startTestRuntime } from '../support/runtime.ts';
 
 export const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
@@ -168,4 +170,20 @@ export function findLeaks(requests: SentRequest[], guarded: Map<string, string>)
     }
   }
   return found;
+}
+
+/** One local runtime (in memory, free port) and one Chromium for an e2e file. */
+export async function startRuntimeAndBrowser(): Promise<{ runtime: Runtime; browser: Browser }> {
+  const [runtime, browser] = await Promise.all([startTestRuntime(), launchChromium()]);
+  return { runtime, browser };
+}
+
+export async function stopRuntimeAndBrowser(runtime: Runtime | undefined, browser: Browser | undefined): Promise<void> {
+  await browser?.close();
+  await runtime?.stop();
+}
+
+/** Records a value no browser may ever send (checked by `findLeaks` at the end of a file). */
+export function guard(guarded: Map<string, string>, label: string, value: string): void {
+  guarded.set(`${label} (${guarded.size})`, value);
 }

@@ -8,8 +8,8 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { sealText, toBase64 } from '../../shared/envelope/index.ts';
-import { apiClient, startTestRuntime } from '../support/runtime.ts';
-import { findLeaks, launchChromium, screenshotDir, Session, settleTraffic } from './harness.ts';
+import { apiClient } from '../support/runtime.ts';
+import { findLeaks, guard as guardValue, startRuntimeAndBrowser, stopRuntimeAndBrowser, screenshotDir, Session, settleTraffic } from './harness.ts';
 
 let runtime: Runtime;
 let browser: Browser;
@@ -19,18 +19,13 @@ const sessions: Session[] = [];
 const guarded = new Map<string, string>();
 
 beforeAll(async () => {
-  [runtime, browser] = await Promise.all([startTestRuntime(), launchChromium()]);
+  ({ runtime, browser } = await startRuntimeAndBrowser());
   api = apiClient(runtime);
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await runtime?.stop();
-});
+afterAll(() => stopRuntimeAndBrowser(runtime, browser));
 
-function guard(label: string, value: string): void {
-  guarded.set(`${label} (${guarded.size})`, value);
-}
+const guard = (label: string, value: string) => guardValue(guarded, label, value);
 
 function guardPlaintext(text: string): void {
   guard('plaintext', text);
