@@ -10,6 +10,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { originVerifyHeader } from '../shared/http/clientAddress.ts';
 import { webHeaders } from '../shared/http/webHeaders.ts';
 import { assetPathFor, buildWeb } from '../web/build.ts';
 
@@ -198,6 +199,11 @@ export interface WebHostingProps {
   readonly accessLogsBucket?: s3.IBucket;
   /** ARN of a WAF web ACL (scope CLOUDFRONT, so in us-east-1) to attach to the distribution. */
   readonly webAclId?: string;
+  /**
+   * Value CloudFront sends to the API in `originVerifyHeader`, proving to the functions that a
+   * request came through the distribution so they may trust its viewer-address header.
+   */
+  readonly originVerifyValue: string;
 }
 
 export class WebHosting extends Construct {
@@ -266,6 +272,8 @@ export class WebHosting extends Construct {
     const apiOrigin = new origins.HttpOrigin(`${props.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
       protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
+      // Replaces a viewer's header of the same name, so viewers cannot forge it.
+      customHeaders: { [originVerifyHeader]: props.originVerifyValue },
     });
     const apiBehavior: cloudfront.BehaviorOptions = {
       origin: apiOrigin,
@@ -273,7 +281,8 @@ export class WebHosting extends Construct {
       allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
       cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
       // Everything but Host (API Gateway routes on its own host name): Authorization, the
-      // query, cookies, and CloudFront's viewer headers.
+      // query, cookies, and CloudFront's headers, among them CloudFront-Viewer-Address, which
+      // the per-IP rate limits count (shared/http/clientAddress.ts).
       originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
       // No response headers policy: the API sends its own headers, not the web client's CSP.
       // No compression of token-bearing responses (nothing is cached to gain from it anyway).

@@ -3,9 +3,10 @@ import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Deps } from '../deps.ts';
 import { routesOf, type Group, type OperationOf, type Route } from '../routes.ts';
-import { accessLog, problemResponses, responseHeaders } from './middleware.ts';
+import { accessLog, problemResponses, requestMetrics, responseHeaders } from './middleware.ts';
 import { authenticate } from './auth.ts';
 import { enforceCredentialRateLimit, enforceRateLimit } from './rateLimit.ts';
+import { clientAddress } from './clientAddress.ts';
 import { toApiRequest, type ApiReply, type ApiRequest } from './request.ts';
 
 export type Operation = (request: ApiRequest, deps: Deps) => Promise<ApiReply>;
@@ -23,6 +24,7 @@ export function groupHandler<G extends Group>(group: G, operations: Operations<G
     handler: (event: APIGatewayProxyEventV2) => run(route, operations[route.operation as OperationOf<G>], event, deps),
   }));
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(requestMetrics(deps.metrics))
     .use(accessLog(deps.logger, () => performance.now()))
     .use(responseHeaders(deps.config.WEB_ORIGIN))
     .use(problemResponses(deps.logger))
@@ -31,6 +33,7 @@ export function groupHandler<G extends Group>(group: G, operations: Operations<G
 
 async function run(route: Route, operation: Operation, event: APIGatewayProxyEventV2, deps: Deps): Promise<APIGatewayProxyStructuredResultV2> {
   const request = toApiRequest(event, route);
+  request.sourceIp = clientAddress(request.headers, request.sourceIp, deps.config.ORIGIN_VERIFY);
   // Per address first: cheap, and it bounds how fast anyone can try credentials.
   if (route.rate) await enforceRateLimit(route.rate, request.sourceIp, deps);
   request.principal = await authenticate(route, request, deps);

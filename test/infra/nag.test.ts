@@ -111,9 +111,9 @@ describe('acknowledgments', () => {
   const withoutDeploymentIam5 = (list: { path: string; id: string }[]) => ids(list.filter((ack) => !isDeploymentIam5(ack)).map((ack) => ack.id));
 
   it('are exactly the findings there is no fix for', () => {
-    expect(withoutDeploymentIam5(plain)).toEqual(ids(['AwsSolutions-APIG4', 'AwsSolutions-L1', ...web]));
+    expect(withoutDeploymentIam5(plain)).toEqual(ids(['AwsSolutions-APIG4', 'AwsSolutions-L1', 'AwsSolutions-SMG4', ...web]));
     // X-Ray's two actions need Resource "*".
-    expect(withoutDeploymentIam5(full)).toEqual(ids(['AwsSolutions-APIG4', 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1', ...web]));
+    expect(withoutDeploymentIam5(full)).toEqual(ids(['AwsSolutions-APIG4', 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1', 'AwsSolutions-SMG4', ...web]));
     for (const list of [plain, full]) expect(list.filter(isDeploymentIam5).length).toBeGreaterThan(0);
   });
 

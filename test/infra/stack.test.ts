@@ -239,6 +239,20 @@ describe('functions', () => {
     }
   });
 
+  it('API functions, and only they, get the origin proof CloudFront sends, from a generated secret', () => {
+    const secrets = ofType('AWS::SecretsManager::Secret');
+    expect(secrets).toHaveLength(1);
+    const [secretId, secret] = secrets[0]!;
+    expect(secret.Properties?.['GenerateSecretString']).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
+    const reference = { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] };
+    for (const group of groups) expect(props(functionId(group))['Environment']['Variables']['ORIGIN_VERIFY'], group).toEqual(reference);
+    expect(props(functionId('schedule'))['Environment']['Variables']['ORIGIN_VERIFY']).toBeUndefined();
+    const [, distribution] = ofType('AWS::CloudFront::Distribution')[0]!;
+    const apiOrigins = (distribution.Properties!['DistributionConfig']['Origins'] as any[]).filter((origin) => origin.CustomOriginConfig);
+    expect(apiOrigins).toHaveLength(1);
+    expect(apiOrigins[0].OriginCustomHeaders).toEqual([{ HeaderName: 'x-hushlink-origin-verify', HeaderValue: reference }]);
+  });
+
   // What each function may do (IAM) is test/infra/iam.test.ts.
 });
 

@@ -35,6 +35,7 @@ function build({ accessLogs, envAgnostic, ...props }: Options = {}): { app: App;
     assetsDir,
     webOrigin: 'https://secrets.example.org',
     retain: false,
+    originVerifyValue: 'origin-verify-value',
     ...(accessLogsBucket ? { accessLogsBucket } : {}),
     ...props,
   });
@@ -168,6 +169,8 @@ describe('WebHosting: distribution', () => {
       expect(origin.DomainName).toEqual({ 'Fn::Join': ['', [{ Ref: apiId }, '.execute-api.eu-west-1.', { Ref: 'AWS::URLSuffix' }]] });
       expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
       expect(origin.OriginPath).toBeUndefined();
+      // The proof that lets the functions trust CloudFront-Viewer-Address (clientAddress.ts).
+      expect(origin.OriginCustomHeaders).toEqual([{ HeaderName: 'x-hushlink-origin-verify', HeaderValue: 'origin-verify-value' }]);
     }
     expect(behaviorFor('/v1/*').TargetOriginId).toBe(behaviorFor('/scim/v2/*').TargetOriginId);
   });
