@@ -19,6 +19,7 @@ import { LocalScheduler } from './scheduler.ts';
 import { startS3Local, type LocalS3 } from './s3.ts';
 import { serveWeb } from './web.ts';
 import { buildWeb } from '../web/build.ts';
+import { CountingMetrics } from '../shared/metrics.ts';
 
 /** Every group's function module; the CDK stack finds the same modules as `functions/<group>.ts`. */
 const functionModules: Record<Group, { createHandler: (deps: Deps) => GroupHandler }> = {
@@ -47,6 +48,8 @@ export interface Runtime {
   clock: AdjustableClock;
   deps: Deps;
   outbox: LocalOutbox;
+  /** What CloudWatch would receive in AWS, counted in memory. */
+  metrics: CountingMetrics;
   queue: InProcessQueue;
   scheduler: LocalScheduler;
   dynamo: LocalDynamo;
@@ -92,8 +95,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       ...(dataDir ? { dataDir: join(dataDir, 'mail') } : {}),
       ...(options.announceMail ? { announce: options.announceMail } : {}),
     });
+    const metrics = new CountingMetrics();
     const deps = buildDeps(config, {
       clock,
+      metrics,
       mailer: outbox,
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
@@ -128,6 +133,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       port,
       clock,
       deps,
+      metrics,
       outbox,
       queue,
       scheduler,

@@ -5,6 +5,7 @@ import type { SecretStore } from './domain/secrets/ports.ts';
 import type { RateCounter } from './http/rateLimit.ts';
 import { defaultRateLimits, secretLimits, type RateLimits } from './limits.ts';
 import { createLogger, type AppLogger } from './logger.ts';
+import { CountingMetrics, PowertoolsMetrics, type AppMetrics } from './metrics.ts';
 import { createDocumentClient } from './store/client.ts';
 import { DynamoRateCounter } from './store/rateLimits.ts';
 import { DynamoSecretStore } from './store/secrets.ts';
@@ -29,6 +30,7 @@ export interface Deps extends AccountPorts {
   config: Config;
   clock: Clock;
   logger: AppLogger;
+  metrics: AppMetrics;
   secrets: SecretStore;
   rateCounter: RateCounter;
   rateLimits: RateLimits;
@@ -43,6 +45,8 @@ export interface DepsOverrides {
   clock?: Clock;
   rateLimits?: RateLimits;
   logger?: AppLogger;
+  /** In-memory counts instead of CloudWatch's embedded metric format on stdout. */
+  metrics?: AppMetrics;
   /** The local outbox replaces SES. */
   mailer?: Mailer;
   /** Sees the DynamoDB client before any store uses it (the claim bench meters requests here). */
@@ -59,6 +63,7 @@ export function buildDeps(config: Config = loadConfig(), overrides: DepsOverride
     config,
     clock,
     logger: overrides.logger ?? createLogger(config),
+    metrics: overrides.metrics ?? (config.HUSHLINK_MODE === 'local' ? new CountingMetrics() : new PowertoolsMetrics()),
     secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
     rateCounter: new DynamoRateCounter(db, config.TABLE_NAME),
     rateLimits: overrides.rateLimits ?? defaultRateLimits,

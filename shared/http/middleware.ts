@@ -1,6 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { AppLogger } from '../logger.ts';
+import type { AppMetrics, MetricName } from '../metrics.ts';
+import { routeKey, routes } from '../routes.ts';
 import { corsPolicy } from './cors.ts';
 import { problemBody, toHttpError } from './errors.ts';
 
@@ -87,4 +89,30 @@ export function accessLog(logger: AppLogger, now: () => number): Middleware {
     after: log,
     onError: log,
   };
+}
+
+/** Operations whose outcome is a business metric: what a 2xx counts, and what a 4xx counts. */
+const outcomeMetrics: Readonly<Record<string, { ok: MetricName; refused?: MetricName }>> = {
+  createSecret: { ok: 'SecretsCreated' },
+  claimSecret: { ok: 'SecretsClaimed', refused: 'ClaimsRefused' },
+  verifySignInCode: { ok: 'SignIns' },
+};
+const operationOf = new Map(routes.map((route) => [routeKey(route), route.operation]));
+
+/**
+ * Counts each request's outcome and publishes the invocation's metrics at its end, after every
+ * other middleware has shaped the response (so it sees the final status). Rate limiting and
+ * faults of ours are counted on every route.
+ */
+export function requestMetrics(metrics: AppMetrics): Middleware {
+  const record: NonNullable<Middleware['after']> = (request) => {
+    const status = request.response?.statusCode ?? 500;
+    const outcome = outcomeMetrics[operationOf.get(request.event.routeKey) ?? ''];
+    if (status === 429) metrics.count('RateLimited');
+    else if (status >= 500) metrics.count('ServerErrors');
+    else if (outcome && status < 300) metrics.count(outcome.ok);
+    else if (outcome?.refused && status >= 400) metrics.count(outcome.refused);
+    metrics.flush();
+  };
+  return { after: record, onError: record };
 }

@@ -292,6 +292,17 @@ describe('POST /v1/secrets/{id}/claim', () => {
     ]);
   });
 
+  it('counts creations, claims and refused claims as metrics', async () => {
+    const before = (['SecretsCreated', 'SecretsClaimed', 'ClaimsRefused'] as const).map((name) => runtime.metrics.total(name));
+    const created = await create({ max_views: 2 });
+    expect((await claim(created.id)).status).toBe(200);
+    expect((await claim(created.id)).status).toBe(200);
+    expect((await claim(created.id)).status).toBe(410);
+    expect((await claim(unknownId())).status).toBe(404);
+    const after = (['SecretsCreated', 'SecretsClaimed', 'ClaimsRefused'] as const).map((name) => runtime.metrics.total(name));
+    expect(after.map((total, i) => total - before[i]!)).toEqual([1, 2, 2]);
+  });
+
   it('asks for the claim token, refuses a wrong one, serves the right one', async () => {
     const { token, verifier } = claimPair();
     const created = await create({ claim_verifier: verifier });
