@@ -2,12 +2,15 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { lambdaEntry, type Deps } from '../shared/deps.ts';
 import { expireDueSecrets } from '../shared/domain/secrets/end.ts';
 import { rollUpUsage } from '../shared/domain/usage/rollup.ts';
+import { queueDueRetries, relayStaleOutbox } from '../shared/domain/webhooks/relay.ts';
 import type { ScheduledTask } from '../shared/schedules.ts';
 
 /** What each scheduled task does; `shared/schedules.ts` says when. */
 const tasks: Record<ScheduledTask, (deps: Deps) => Promise<number>> = {
   'expire-secrets': (deps) => expireDueSecrets(deps),
   'rollup-usage': (deps) => rollUpUsage(deps),
+  // The outbox's safety net and the retries SQS cannot delay, both handed to the work queue.
+  'sweep-webhooks': async (deps) => (await relayStaleOutbox(deps)) + (await queueDueRetries(deps)),
 };
 
 export type TaskEvent = ScheduledEvent<{ task: ScheduledTask }>;

@@ -19,6 +19,8 @@ export interface ApiProps extends FunctionDefaults {
    * passes none; a key that is not a route of the table fails the synth.
    */
   readonly dedicated?: Readonly<Record<string, string>>;
+  /** Settings only one group's function gets (the webhooks group's KMS key). */
+  readonly groupEnvironment?: Partial<Readonly<Record<Group, Readonly<Record<string, string>>>>>;
 }
 
 /**
@@ -48,7 +50,7 @@ export class Api extends Construct {
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
-    const { webOrigin, dedicated = {}, ...functionDefaults } = props;
+    const { webOrigin, dedicated = {}, groupEnvironment = {}, ...functionDefaults } = props;
 
     const keys = new Set(routes.map(routeKey));
     for (const key of Object.keys(dedicated)) {
@@ -95,7 +97,11 @@ export class Api extends Construct {
     const functions = {} as Record<Group, nodejs.NodejsFunction>;
     const integrations = {} as Record<Group, HttpLambdaIntegration>;
     for (const group of groups) {
-      const { fn } = new HushlinkFunction(this, `Group-${group}`, { name: group, ...functionDefaults });
+      const { fn } = new HushlinkFunction(this, `Group-${group}`, {
+        name: group,
+        ...functionDefaults,
+        environment: { ...functionDefaults.environment, ...groupEnvironment[group] },
+      });
       functions[group] = fn;
       // Shared by all the group's routes: one integration resource per group, while CDK still
       // adds one invoke permission per route, scoped to that route's path.

@@ -18,11 +18,8 @@ export interface WorkQueueProps {
 
 /**
  * The work queue (background jobs that must not run inside a request) and its dead-letter queue.
- *
- * Nothing sends to it or consumes it yet: the webhook deliveries worker (`functions/deliveries.ts`)
- * comes in a later issue. The stack exposes it (`HushlinkStack.queue`) so that issue only calls
- * `grantSend(fn)` on the producers and `grantConsume(fn)` on the worker, passes `queueUrl` to them,
- * and adds the SQS event source; until then no role in the stack may touch either queue.
+ * Producers get `grantSend` (lib/stack.ts `queueSenders`); the webhook delivery worker
+ * (`functions/deliveries.ts`, lib/webhooks.ts) consumes it. Nothing else may touch either queue.
  */
 export class WorkQueue extends Construct {
   readonly queue: sqs.Queue;

@@ -13,6 +13,7 @@ import { Mail } from './mail.ts';
 import { Observability } from './observability.ts';
 import { WorkQueue } from './queue.ts';
 import { WebHosting } from './web.ts';
+import { Webhooks } from './webhooks.ts';
 
 export interface HushlinkStackProps extends StackProps {
   readonly settings: HushlinkSettings;
@@ -21,7 +22,7 @@ export interface HushlinkStackProps extends StackProps {
 }
 
 /** Every function of the stack by its entry name: the API groups and the workers. */
-export type FunctionName = Group | 'schedule';
+export type FunctionName = Group | 'schedule' | 'deliveries';
 
 /**
  * What each function may do on the table: exactly the DynamoDB calls its code can reach (from
@@ -40,16 +41,30 @@ export type FunctionName = Group | 'schedule';
  *   keys (Get, Put on rotation), adoption (a transaction of two Updates), usage (Get, Query of the
  *   user's day rows on the table), product events (PutItem), CLI counters (UpdateItem);
  * - schedule: expiry sweep (Query gsi2, UpdateItem or a transaction of two Updates), usage
- *   rollup (Query gsi2 for users, Query of day rows on the table, GetItem, PutItem).
+ *   rollup (Query gsi2 for users, Query of day rows on the table, GetItem, PutItem), webhook
+ *   sweeps (Query gsi3 for the outbox, Query gsi2 for due retries and GetItem of each);
+ * - webhooks: endpoints (a transaction of the count Update and a Put or Delete, Get, Query of
+ *   the owner's partition), the delivery log (Query), test deliveries (PutItem);
+ * - deliveries: relay (GetItem of the secret, Query of the owner's endpoints, PutItem of
+ *   deliveries, UpdateItem of the outbox position), attempts (GetItem, UpdateItem), the
+ *   owner's address when an endpoint is switched off (GetItem).
  */
 export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   secrets: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['gsi1'] },
   account: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi1'] },
-  schedule: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table', 'gsi2'] },
+  schedule: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table', 'gsi2', 'gsi3'] },
+  webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
+  deliveries: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
 };
 
-/** Functions that send mail through SES (sign-in codes). */
-export const mailSenders: readonly FunctionName[] = ['account'];
+/** Functions that send mail through SES (sign-in codes; an endpoint switched off). */
+export const mailSenders: readonly FunctionName[] = ['account', 'deliveries'];
+
+/**
+ * Functions that put messages on the work queue: every writer of secret events (its outbox
+ * notice), the test delivery, the worker's own retries, and the schedule's sweeps.
+ */
+export const queueSenders: readonly FunctionName[] = ['secrets', 'webhooks', 'deliveries', 'schedule'];
 
 export class HushlinkStack extends Stack {
   readonly settings: HushlinkSettings;
@@ -62,6 +77,8 @@ export class HushlinkStack extends Stack {
   /** `api.httpApi` and `api.stage` are what web hosting puts behind CloudFront (`/v1/*`). */
   readonly api: Api;
   readonly jobs: Jobs;
+  /** The delivery worker and the key sealing signing secrets. */
+  readonly webhooks: Webhooks;
   /** The web client behind CloudFront, with the API on the same origin. */
   readonly web: WebHosting;
   /** The value CloudFront adds to API requests (`originVerifyHeader`), generated at deploy. */
@@ -102,8 +119,11 @@ export class HushlinkStack extends Stack {
       alarmEmail: settings.alarmEmail,
       encryptionKey: this.encryptionKey,
     });
-    // No producer and no consumer yet (webhook deliveries come later): see WorkQueue.
-    this.queue = new WorkQueue(this, 'Work', { encryptionKey: this.encryptionKey });
+    this.queue = new WorkQueue(this, 'Work', {
+      encryptionKey: this.encryptionKey,
+      // Six times the worker's timeout (AWS's advice), so a slow batch is not received twice.
+      visibilityTimeout: Duration.seconds(6 * Webhooks.workerTimeoutSeconds),
+    });
     this.observability.alarmOnDeadLetters('WorkDeadLetters', this.queue.deadLetterQueue, 'the work queue');
 
     // CloudFront sends this to the API and the functions compare it (shared/http/clientAddress.ts).
@@ -132,6 +152,7 @@ export class HushlinkStack extends Stack {
       REGION: this.region,
       LOG_LEVEL: settings.logLevel,
       MAIL_FROM: settings.mailFrom,
+      QUEUE_URL: this.queue.queue.queueUrl,
       ...(settings.regions ? { REGIONS: JSON.stringify(settings.regions) } : {}),
       // Powertools (the logger now; metrics and tracer read the same names when added).
       POWERTOOLS_SERVICE_NAME: 'hushlink',
@@ -145,18 +166,22 @@ export class HushlinkStack extends Stack {
       xray: settings.xray,
     };
 
+    this.webhooks = new Webhooks(this, 'Webhooks', { ...functionDefaults, queue: this.queue, retain });
     this.api = new Api(this, 'Api', {
       webOrigin: settings.webOrigin,
       ...functionDefaults,
       environment: { ...environment, ORIGIN_VERIFY: originVerifyValue },
+      groupEnvironment: { webhooks: { WEBHOOK_KEY_ID: this.webhooks.signingSecretsKey.keyArn } },
     });
     this.jobs = new Jobs(this, 'Jobs', functionDefaults);
-    this.functions = { ...this.api.functions, schedule: this.jobs.scheduleFunction };
+    this.functions = { ...this.api.functions, schedule: this.jobs.scheduleFunction, deliveries: this.webhooks.worker };
+    this.webhooks.grantKey(this.functions.webhooks, 'kms:Encrypt');
 
     for (const [name, fn] of Object.entries(this.functions) as [FunctionName, nodejs.NodejsFunction][]) {
       this.data.grantTableAccess(fn, tableAccess[name]);
     }
     for (const name of mailSenders) this.mail.grantSendEmail(this.functions[name]);
+    for (const name of queueSenders) this.queue.grantSend(this.functions[name]);
     // A dedicated route function (ApiProps.dedicated, none yet) starts with its log group only:
     // list it in FunctionName / tableAccess when it is added.
 

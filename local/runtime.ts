@@ -1,9 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import * as accountFunction from '../functions/account.ts';
 import * as scheduleFunction from '../functions/schedule.ts';
+import * as deliveriesFunction from '../functions/deliveries.ts';
 import * as secretsFunction from '../functions/secrets.ts';
+import * as webhooksFunction from '../functions/webhooks.ts';
 import { AdjustableClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
 import { buildDeps, type Deps, type DepsOverrides } from '../shared/deps.ts';
@@ -20,11 +24,13 @@ import { startS3Local, type LocalS3 } from './s3.ts';
 import { serveWeb } from './web.ts';
 import { buildWeb } from '../web/build.ts';
 import { CountingMetrics } from '../shared/metrics.ts';
+import { LocalSealer } from '../shared/adapters/sealer.ts';
 
 /** Every group's function module; the CDK stack finds the same modules as `functions/<group>.ts`. */
 const functionModules: Record<Group, { createHandler: (deps: Deps) => GroupHandler }> = {
   secrets: secretsFunction,
   account: accountFunction,
+  webhooks: webhooksFunction,
 };
 
 export interface RuntimeOptions {
@@ -40,6 +46,8 @@ export interface RuntimeOptions {
   logger?: AppLogger;
   announceMail?: (entry: OutboxEntry) => void;
   instrumentDynamo?: DepsOverrides['instrumentDynamo'];
+  /** How webhook deliveries resolve and post (tests and the bench bring their own DNS). */
+  webhookTransport?: DepsOverrides['transport'];
 }
 
 export interface Runtime {
@@ -96,16 +104,20 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       ...(options.announceMail ? { announce: options.announceMail } : {}),
     });
     const metrics = new CountingMetrics();
+    const queue = new InProcessQueue({ name: 'hushlink-work', clock });
     const deps = buildDeps(config, {
       clock,
       metrics,
+      queue,
+      sealer: new LocalSealer(dataDir ? localSealingKey(join(dataDir, 'webhook-sealing.key')) : undefined),
+      ...(options.webhookTransport ? { transport: options.webhookTransport } : {}),
       mailer: outbox,
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.instrumentDynamo ? { instrumentDynamo: options.instrumentDynamo } : {}),
     });
 
-    const queue = new InProcessQueue({ name: 'hushlink-work', clock });
+    queue.consume(deliveriesFunction.createHandler(deps));
     const scheduler = new LocalScheduler(scheduleFunction.createHandler(deps), clock, (task, error) =>
       deps.logger.error('scheduled task failed', { task, error: (error as Error).message }),
     );
@@ -155,6 +167,15 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
 }
 
 /** Local-only routes; they do not exist in AWS. */
+/** The local stand-in for the KMS key: made once, kept beside the local data. */
+function localSealingKey(file: string): Buffer {
+  if (existsSync(file)) return readFileSync(file);
+  mkdirSync(dirname(file), { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, key, { mode: 0o600 });
+  return key;
+}
+
 function devRoutes(request: IncomingMessage, response: ServerResponse, outbox: LocalOutbox): boolean {
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
   if (path !== '/_dev/mail' || request.method !== 'GET') return false;

@@ -3,13 +3,23 @@ import { systemClock, type Clock } from './clock.ts';
 import { loadConfig, type Config } from './config.ts';
 import type { SecretStore } from './domain/secrets/ports.ts';
 import type { RateCounter } from './http/rateLimit.ts';
-import { defaultRateLimits, secretLimits, type RateLimits } from './limits.ts';
+import { defaultRateLimits, secretLimits, webhookLimits, type RateLimits } from './limits.ts';
 import { createLogger, type AppLogger } from './logger.ts';
 import { CountingMetrics, PowertoolsMetrics, type AppMetrics } from './metrics.ts';
 import { createDocumentClient } from './store/client.ts';
 import { DynamoRateCounter } from './store/rateLimits.ts';
 import { DynamoSecretStore } from './store/secrets.ts';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Mailer } from './adapters/mailer.ts';
+import type { Queue } from './adapters/queue.ts';
+import { noSealer } from './adapters/sealer.ts';
+import { SqsQueue } from './adapters/sqs.ts';
+import { withOutboxNotices } from './domain/secrets/outboxNotices.ts';
+import type { SecretSealer, WebhookStore, WebhookTransport } from './domain/webhooks/ports.ts';
+import { sendWork } from './domain/webhooks/work.ts';
+import { DynamoWebhookStore } from './store/webhooks.ts';
+import { systemResolver } from './webhooks/destination.ts';
+import { postWebhook } from './webhooks/send.ts';
 import type { AccountPorts } from './domain/accounts/ports.ts';
 import { AccessTokens } from './domain/accounts/tokens.ts';
 import { DynamoApiKeyStore } from './store/apiKeys.ts';
@@ -39,6 +49,10 @@ export interface Deps extends AccountPorts {
   calls: CallCounter;
   usageReports: UsageReportStore;
   productEvents: ProductEventStore;
+  webhooks: WebhookStore;
+  queue: Queue;
+  sealer: SecretSealer;
+  transport: WebhookTransport;
 }
 
 export interface DepsOverrides {
@@ -49,6 +63,12 @@ export interface DepsOverrides {
   metrics?: AppMetrics;
   /** The local outbox replaces SES. */
   mailer?: Mailer;
+  /** The in-process queue locally; SQS (QUEUE_URL) otherwise. */
+  queue?: Queue;
+  /** Seals webhook signing secrets: KMS in the functions that need it, a local key locally. */
+  sealer?: SecretSealer;
+  /** How deliveries resolve and reach receivers (the bench and tests point it at their own DNS). */
+  transport?: WebhookTransport;
   /** Sees the DynamoDB client before any store uses it (the claim bench meters requests here). */
   instrumentDynamo?: (client: DynamoDBDocumentClient) => void;
 }
@@ -59,12 +79,19 @@ export function buildDeps(config: Config = loadConfig(), overrides: DepsOverride
   overrides.instrumentDynamo?.(db);
   const clock = overrides.clock ?? systemClock;
   const signingKeys = new DynamoSigningKeyStore(db, config.TABLE_NAME);
+  const logger = overrides.logger ?? createLogger(config);
+  const queue = overrides.queue ?? (config.QUEUE_URL ? new SqsQueue(new SQSClient({ region: config.REGION }), config.QUEUE_URL) : noQueue);
+  const secrets = withOutboxNotices(
+    new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
+    (secretId) => sendWork(queue, { kind: 'relay', secret_id: secretId }),
+    logger,
+  );
   return {
     config,
     clock,
-    logger: overrides.logger ?? createLogger(config),
+    logger,
     metrics: overrides.metrics ?? (config.HUSHLINK_MODE === 'local' ? new CountingMetrics() : new PowertoolsMetrics()),
-    secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
+    secrets,
     rateCounter: new DynamoRateCounter(db, config.TABLE_NAME),
     rateLimits: overrides.rateLimits ?? defaultRateLimits,
     users: new DynamoUserStore(db, config.TABLE_NAME),
@@ -80,8 +107,16 @@ export function buildDeps(config: Config = loadConfig(), overrides: DepsOverride
     calls: new DynamoCallCounter(db, config.TABLE_NAME),
     usageReports: new DynamoUsageReports(db, config.TABLE_NAME),
     productEvents: new DynamoProductEventStore(db, config.TABLE_NAME),
+    webhooks: new DynamoWebhookStore(db, config.TABLE_NAME, webhookLimits.deliveryLogSeconds),
+    queue,
+    sealer: overrides.sealer ?? noSealer,
+    transport: overrides.transport ?? { resolver: systemResolver(), post: postWebhook },
   };
 }
+
+const noQueue: Queue = {
+  send: () => Promise.reject(new Error('no work queue configured (QUEUE_URL)')),
+};
 
 const noMailer: Mailer = {
   send: () => Promise.reject(new Error('this function was built without a mailer')),

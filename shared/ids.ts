@@ -14,6 +14,13 @@ export const newUserId = (): string => `usr_${randomPart(16)}`;
 export const newSessionId = (): string => `ses_${randomPart(16)}`;
 export const newApiKeyId = (): string => `key_${randomPart(12)}`;
 export const newKeyId = (): string => `sk_${randomPart(12)}`;
+export const newWebhookId = (): string => `whk_${randomPart(16)}`;
+/** Delivery ids start with their time (base 36 ms), so an endpoint's log sorts by id, newest first. */
+const timePrefix = (ms: number): string => ms.toString(36).padStart(9, '0');
+export const newDeliveryId = (now: number): string => `dlv_${timePrefix(now)}${randomPart(16)}`;
+/** The delivery of one event to one endpoint has one id, however often the event is relayed. */
+export const eventDeliveryId = (eventId: string, endpointId: string, occurredAt: number): string =>
+  `dlv_${timePrefix(occurredAt)}${createHash('sha256').update(`${eventId}:${endpointId}`).digest().subarray(0, 16).toString('base64url')}`;
 /** Opaque refresh token naming its session: `hlr_<session id>.<256 random bits>`. */
 export const newRefreshSecret = (): string => randomPart(32);
 /** API key values: `hlk_<key id>_<256 random bits>`; the id makes the lookup one read. */

@@ -61,3 +61,14 @@ export const credentialLimits = {
   lastUsedResolutionSeconds: 60,
   apiKeyMaxSeconds: 365 * 24 * 3600,
 } as const;
+
+/** Webhooks (DESIGN.md §3; the retry schedule is in shared/domain/webhooks/model.ts). */
+export const webhookLimits = {
+  endpointsPerUser: 10,
+  /** How long a delivery stays in the log. */
+  deliveryLogSeconds: 30 * 24 * 3600,
+  /** A claimed attempt another worker may not take over before this (over the 10 s timeout). */
+  attemptLeaseSeconds: 60,
+  /** Deliveries per page of the log. */
+  deliveriesPageSize: { default: 20, max: 100 },
+} as const;

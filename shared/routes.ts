@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One Lambda per group; the entry is `functions/<group>.ts`. */
-export const groups = ['secrets', 'account'] as const;
+export const groups = ['secrets', 'account', 'webhooks'] as const;
 export type Group = (typeof groups)[number];
 
 /**
@@ -16,8 +16,10 @@ export type Group = (typeof groups)[number];
  *   a credential that is present must be valid: 403 otherwise, as these routes list no 401).
  * - `user`: a session, or an API key holding `scope` (any key when `scope` is null).
  * - `session`: a session only; an API key gets 403 (no key administers its account).
+ * - `key`: an API key only (any scope when `scope` is null); anything else gets 401, as the
+ *   interface says of the webhook test: it "requires an API key in the authorization header".
  */
-export type Credential = 'public' | 'optional' | 'user' | 'session';
+export type Credential = 'public' | 'optional' | 'user' | 'session' | 'key';
 
 /** API key scopes (interface §5.3). A session may do everything its user may. */
 export const scopes = ['secrets:write', 'secrets:read', 'receipts:read'] as const;
@@ -74,6 +76,12 @@ export const routes = [
   { method: 'GET', path: '/v1/flags', group: 'account', operation: 'readFlags', credential: 'optional', scope: null, rate: null },
   { method: 'GET', path: '/v1/regions', group: 'account', operation: 'listRegions', credential: 'public', scope: null, rate: null },
   { method: 'POST', path: '/v1/cli/install', group: 'account', operation: 'countCliInstall', credential: 'public', scope: null, rate: 'cli_install' },
+
+  { method: 'GET', path: '/v1/webhooks', group: 'webhooks', operation: 'listWebhooks', credential: 'session', scope: null, rate: null },
+  { method: 'POST', path: '/v1/webhooks', group: 'webhooks', operation: 'registerWebhook', credential: 'session', scope: null, rate: null },
+  { method: 'DELETE', path: '/v1/webhooks/{id}', group: 'webhooks', operation: 'deleteWebhook', credential: 'session', scope: null, rate: null },
+  { method: 'GET', path: '/v1/webhooks/{id}/deliveries', group: 'webhooks', operation: 'listWebhookDeliveries', credential: 'session', scope: null, rate: null },
+  { method: 'POST', path: '/v1/webhooks/{id}/test', group: 'webhooks', operation: 'testWebhook', credential: 'key', scope: null, rate: null },
 ] as const satisfies readonly Route[];
 
 export type RouteRow = (typeof routes)[number];

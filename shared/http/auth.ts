@@ -22,7 +22,8 @@ export async function authenticate(route: Route, request: ApiRequest, ports: Aut
   const header = request.headers.authorization;
   if (header === undefined) {
     if (route.credential === 'optional') return null;
-    throw new HttpError(401, 'unauthorized', 'Sign in, or send an API key as `authorization: Bearer <key>`.', {
+    const ask = route.credential === 'key' ? 'Send an API key' : 'Sign in, or send an API key';
+    throw new HttpError(401, 'unauthorized', `${ask} as \`authorization: Bearer <key>\`.`, {
       headers: { 'www-authenticate': 'Bearer' },
     });
   }
@@ -35,6 +36,12 @@ export async function authenticate(route: Route, request: ApiRequest, ports: Aut
     }
     throw new HttpError(401, 'unauthorized', 'The credential is not valid or has expired.', {
       headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+    });
+  }
+  if (route.credential === 'key' && principal.kind !== 'api_key') {
+    throw new HttpError(401, 'unauthorized', 'This route takes an API key, not a session: send `authorization: Bearer hlk_…`.', {
+      headers: { 'www-authenticate': 'Bearer' },
+      members: { reason: 'api_key_required' },
     });
   }
   if (principal.kind === 'api_key') {

@@ -6,7 +6,7 @@ export function encodeCursor(key: Record<string, unknown>): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string, expectedPartition: string): Record<string, unknown> {
+export function decodeCursor(cursor: string, expectedPartition: string, partitionKey: 'gsi1pk' | 'pk' = 'gsi1pk'): Record<string, unknown> {
   const invalid = Object.assign(new Error('invalid cursor'), { name: 'InvalidCursor' });
   let key: unknown;
   try {
@@ -18,6 +18,6 @@ export function decodeCursor(cursor: string, expectedPartition: string): Record<
   const record = key as Record<string, unknown>;
   const allowed = new Set(['pk', 'sk', 'gsi1pk', 'gsi1sk']);
   if (Object.keys(record).some((name) => !allowed.has(name)) || Object.values(record).some((value) => typeof value !== 'string')) throw invalid;
-  if (record.gsi1pk !== expectedPartition) throw invalid;
+  if (record[partitionKey] !== expectedPartition) throw invalid;
   return record;
 }

@@ -99,7 +99,7 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     refused_proofs: secret.refusedProofs,
     denied_events: secret.deniedEvents,
     events: secret.events,
-    events_relayed: 0,
+    events_relayed: secret.eventsRelayed,
     // TTL is only the backstop: the sweep ends the secret at expiry, TTL drops the tombstone later.
     ttl: toEpochSeconds(secret.expiresAt) + tombstoneSeconds,
     gsi2pk: `DUE#${shardOf(secret.id)}`,
@@ -132,5 +132,6 @@ export function fromItem(item: Record<string, unknown>): Secret {
     deniedEvents: row.denied_events,
     ...(row.ended_at === undefined ? {} : { endedAt: row.ended_at }),
     events: row.events,
+    eventsRelayed: row.events_relayed ?? 0,
   };
 }

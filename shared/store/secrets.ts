@@ -230,6 +230,58 @@ export class DynamoSecretStore implements SecretStore {
     }
   }
 
+  async markRelayed(id: string, from: number, to: number): Promise<boolean> {
+    const move = (condition: string, remove: string) =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key(id),
+          UpdateExpression: `SET events_relayed = :to${remove}`,
+          ConditionExpression: `events_relayed = :from AND ${condition}`,
+          ExpressionAttributeNames: pick('#events', ...(remove ? (['#g3pk', '#g3sk'] as const) : [])),
+          ExpressionAttributeValues: { ':from': from, ':to': to },
+        }),
+      );
+    try {
+      // Every event relayed: off the outbox index, unless an event was appended meanwhile.
+      await move('size(#events) = :to', ' REMOVE #g3pk, #g3sk');
+      return true;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    try {
+      // New events arrived since the read: move the position, stay on the index for them.
+      await move('size(#events) > :to', '');
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async unrelayed(before: number, limit: number): Promise<string[]> {
+    const upTo = `${toIso(before)}#~`;
+    const pages = await Promise.all(
+      Array.from({ length: shards }, (_, shard) =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: 'gsi3',
+            KeyConditionExpression: '#g3pk = :outbox AND #g3sk <= :upTo',
+            ExpressionAttributeNames: pick('#g3pk', '#g3sk'),
+            ExpressionAttributeValues: { ':outbox': `OUTBOX#${shard}`, ':upTo': upTo },
+            Limit: limit,
+          }),
+        ),
+      ),
+    );
+    return pages
+      .flatMap((page) => page.Items ?? [])
+      .sort((a, b) => String(a.gsi3sk).localeCompare(String(b.gsi3sk)))
+      .slice(0, limit)
+      .map((item) => String(item.pk).slice('SECRET#'.length));
+  }
+
   async adopt(id: string, ownerId: string, sizeBytes: number): Promise<boolean> {
     const current = await this.get(id);
     if (!current) return false;

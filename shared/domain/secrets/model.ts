@@ -66,6 +66,8 @@ export interface Secret {
   deniedEvents: number;
   endedAt?: number;
   events: StoredEvent[];
+  /** How many of `events` the webhook relay has fanned out (the outbox's read position). */
+  eventsRelayed: number;
 }
 
 /** The secret's outbox with each event's `views_left` filled in from its position. */

@@ -1,0 +1,70 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambdaEvents from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Construct } from 'constructs';
+import { HushlinkFunction, type FunctionDefaults } from './lambda.ts';
+import type { WorkQueue } from './queue.ts';
+
+export interface WebhooksProps extends FunctionDefaults {
+  readonly queue: WorkQueue;
+  /** Keeps the signing-secret key when the stack is deleted (prod). */
+  readonly retain: boolean;
+}
+
+/**
+ * Webhook delivery: the worker consuming the work queue (`functions/deliveries.ts`), and the
+ * KMS key that seals endpoints' signing secrets. Only the webhooks API function may encrypt
+ * with the key and only the worker may decrypt, each bound to the encryption context the code
+ * sets (`webhook_endpoint`), so no other role can read a signing secret out of the table.
+ */
+export class Webhooks extends Construct {
+  /** Seconds one delivery invocation may take: a batch of attempts, each up to 10 s plus DNS. */
+  static readonly workerTimeoutSeconds = 30;
+
+  readonly signingSecretsKey: kms.Key;
+  readonly worker: nodejs.NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: WebhooksProps) {
+    super(scope, id);
+    const { queue, retain, ...functionDefaults } = props;
+
+    this.signingSecretsKey = new kms.Key(this, 'SigningSecretsKey', {
+      description: 'Hushlink: seals webhook endpoints\' signing secrets (encryption context webhook_endpoint)',
+      enableKeyRotation: true,
+      removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(retain ? 30 : 7),
+    });
+
+    this.worker = new HushlinkFunction(this, 'Worker', {
+      name: 'deliveries',
+      ...functionDefaults,
+      environment: { ...functionDefaults.environment, WEBHOOK_KEY_ID: this.signingSecretsKey.keyArn },
+      timeoutSeconds: Webhooks.workerTimeoutSeconds,
+    }).fn;
+    queue.grantConsume(this.worker);
+    this.worker.addEventSource(
+      new lambdaEvents.SqsEventSource(queue.queue, {
+        batchSize: 10,
+        maxBatchingWindow: Duration.seconds(0),
+        // A record that throws is retried alone; the rest of its batch is done.
+        reportBatchItemFailures: true,
+        // Bounds how many receivers are hit at once, and the table's write rate.
+        maxConcurrency: 10,
+      }),
+    );
+    this.grantKey(this.worker, 'kms:Decrypt');
+  }
+
+  /** Lets `fn` use the signing-secrets key for `action`, only with the context the code sets. */
+  grantKey(fn: iam.IGrantable, action: 'kms:Encrypt' | 'kms:Decrypt'): void {
+    fn.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: [action],
+        resources: [this.signingSecretsKey.keyArn],
+        conditions: { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['webhook_endpoint'] }, Null: { 'kms:EncryptionContext:webhook_endpoint': 'false' } },
+      }),
+    );
+  }
+}

@@ -1,0 +1,99 @@
+import { maxQueueDelaySeconds } from '../../adapters/queue.ts';
+import { toEpochSeconds } from '../../clock.ts';
+import { webhookLimits } from '../../limits.ts';
+import { DestinationRefused, parseWebhookUrl, resolveDestination } from '../../webhooks/destination.ts';
+import type { WebhookResult } from '../../webhooks/send.ts';
+import { signatureHeaderName, webhookSignature } from '../../webhooks/signature.ts';
+import { maxAttempts, maxConsecutiveFailures, retryDelaysSeconds, type DeliveryAttempt, type WebhookEndpoint } from './model.ts';
+import type { WebhookPorts } from './ports.ts';
+import { deliverMessage, sendWork, type DeliverMessage } from './work.ts';
+
+export type AttemptOutcome = 'delivered' | 'retrying' | 'failed' | 'cancelled' | 'skipped';
+
+/**
+ * Makes one attempt of one delivery, at most once: the attempt is claimed by a conditional
+ * write before anything is sent, so a redelivered or duplicated message finds it taken (or the
+ * delivery settled) and sends nothing. The endpoint is read first: deleted or switched off, its
+ * deliveries are cancelled instead of sent.
+ */
+export async function attemptDelivery(message: DeliverMessage, ports: WebhookPorts): Promise<AttemptOutcome> {
+  const { user_id: userId, endpoint_id: endpointId, delivery_id: deliveryId, attempt: number } = message;
+  const [endpoint, delivery] = await Promise.all([ports.webhooks.getEndpoint(userId, endpointId), ports.webhooks.getDelivery(endpointId, deliveryId)]);
+  if (!delivery || delivery.status !== 'pending' || delivery.attempts.length !== number - 1) return 'skipped';
+  // A switched-off endpoint still gets test deliveries: their success switches it back on.
+  if (!endpoint || (!endpoint.enabled && delivery.eventType !== 'webhook.test')) {
+    await ports.webhooks.cancelDelivery(endpointId, deliveryId);
+    return 'cancelled';
+  }
+
+  const now = ports.clock.now();
+  const claimed = await ports.webhooks.claimAttempt(endpointId, deliveryId, number, now, now + webhookLimits.attemptLeaseSeconds * 1000);
+  if (!claimed) return 'skipped';
+
+  const signature = webhookSignature(await ports.sealer.open(endpoint.sealedSecret, endpoint.id), toEpochSeconds(now), claimed.body);
+  const result = await send(endpoint, claimed.body, signature, ports);
+  const attempt: DeliveryAttempt = {
+    number,
+    at: now,
+    durationMs: Math.round(result.durationMs),
+    signature,
+    ...(result.status === undefined ? {} : { status: result.status }),
+    ...(result.error === undefined ? {} : { error: result.error }),
+  };
+
+  if (result.ok) {
+    await ports.webhooks.recordAttempt(endpointId, deliveryId, attempt, { status: 'delivered' });
+    await ports.webhooks.recordSuccess(userId, endpointId);
+    ports.metrics.count('WebhookDeliveries');
+    return 'delivered';
+  }
+
+  ports.metrics.count('WebhookFailures');
+  const delaySeconds = number < maxAttempts ? retryDelaysSeconds[number - 1]! : undefined;
+  await ports.webhooks.recordAttempt(
+    endpointId,
+    deliveryId,
+    attempt,
+    delaySeconds === undefined ? { status: 'failed' } : { status: 'pending', nextAttemptAt: now + delaySeconds * 1000 },
+  );
+  // Waits SQS can hold are queued now; longer ones are found by the schedule's retry sweep.
+  if (delaySeconds !== undefined && delaySeconds <= maxQueueDelaySeconds) {
+    await sendWork(ports.queue, deliverMessage(claimed, number + 1), delaySeconds);
+  }
+  const failures = await ports.webhooks.recordFailure(userId, endpointId, maxConsecutiveFailures, now);
+  if (failures?.disabled) await announceSwitchOff(endpoint, failures.failures, ports);
+  return delaySeconds === undefined ? 'failed' : 'retrying';
+}
+
+/** Checks the destination again (DNS may have changed since registration) and posts to exactly it. */
+async function send(endpoint: WebhookEndpoint, body: string, signature: string, ports: WebhookPorts): Promise<WebhookResult> {
+  try {
+    const url = parseWebhookUrl(endpoint.url, { local: ports.local });
+    const destination = await resolveDestination(url, { local: ports.local, resolver: ports.transport.resolver });
+    return await ports.transport.post({
+      url,
+      ...destination,
+      body,
+      headers: { 'content-type': 'application/json', 'user-agent': 'Hushlink-Webhooks/1', [signatureHeaderName]: signature },
+    });
+  } catch (error) {
+    if (error instanceof DestinationRefused) return { ok: false, durationMs: 0, error: `refused_destination: ${error.reason}` };
+    throw error;
+  }
+}
+
+async function announceSwitchOff(endpoint: WebhookEndpoint, failures: number, ports: WebhookPorts): Promise<void> {
+  ports.metrics.count('WebhookEndpointsDisabled');
+  ports.logger.warn('webhook endpoint switched off', { endpoint_id: endpoint.id, consecutive_failures: failures });
+  const owner = await ports.users.get(endpoint.userId);
+  if (!owner) return;
+  await ports.mailer.send({
+    to: owner.email,
+    subject: 'Hushlink: a webhook endpoint was switched off',
+    text: [
+      `Deliveries to your webhook endpoint ${endpoint.url} (${endpoint.id}) failed ${failures} times in a row, so it has been switched off.`,
+      'No further events will be sent to it. Its delivery log shows what the receiver answered.',
+      'When the receiver is fixed, send a test delivery from the webhooks page: its success switches the endpoint back on.',
+    ].join('\n\n'),
+  });
+}

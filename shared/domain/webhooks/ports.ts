@@ -1,0 +1,71 @@
+import type { Mailer } from '../../adapters/mailer.ts';
+import type { Queue } from '../../adapters/queue.ts';
+import type { Clock } from '../../clock.ts';
+import type { AppLogger } from '../../logger.ts';
+import type { AppMetrics } from '../../metrics.ts';
+import type { HostResolver } from '../../webhooks/destination.ts';
+import type { WebhookRequest, WebhookResult } from '../../webhooks/send.ts';
+import type { UserStore } from '../accounts/ports.ts';
+import type { SecretStore } from '../secrets/ports.ts';
+import type { Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint } from './model.ts';
+
+export interface WebhookStore {
+  /** Adds the endpoint unless the user already has `maxEndpoints`; false when at the limit. */
+  insertEndpoint(endpoint: WebhookEndpoint, maxEndpoints: number): Promise<boolean>;
+  getEndpoint(userId: string, id: string): Promise<WebhookEndpoint | null>;
+  /** The user's endpoints, oldest first (strongly consistent: a new one gets the next event). */
+  listEndpoints(userId: string): Promise<WebhookEndpoint[]>;
+  deleteEndpoint(userId: string, id: string): Promise<boolean>;
+  /** A success: the failure count goes back to 0. */
+  recordSuccess(userId: string, id: string): Promise<void>;
+  /**
+   * A failure: counts it, and switches the endpoint off when the count reaches `max`. `disabled`
+   * is true for exactly one caller, the one whose write switched it off.
+   */
+  recordFailure(userId: string, id: string, max: number, now: number): Promise<{ failures: number; disabled: boolean } | null>;
+
+  /** Adds the delivery unless its id exists; returns what is stored either way. */
+  insertDelivery(delivery: Delivery): Promise<Delivery>;
+  getDelivery(endpointId: string, deliveryId: string): Promise<Delivery | null>;
+  /**
+   * Claims attempt `number` of a pending delivery: only if `number - 1` attempts are recorded
+   * and no other claim of it is live (`leaseUntil`). Null when the attempt is not this caller's
+   * to make (already made, delivery settled, or another worker holds it).
+   */
+  claimAttempt(endpointId: string, deliveryId: string, number: number, now: number, leaseUntil: number): Promise<Delivery | null>;
+  /** Records the claimed attempt and the delivery's new status. */
+  recordAttempt(endpointId: string, deliveryId: string, attempt: DeliveryAttempt, next: { status: DeliveryStatus; nextAttemptAt?: number }): Promise<void>;
+  /** Settles a delivery without an attempt (endpoint gone or off). */
+  cancelDelivery(endpointId: string, deliveryId: string): Promise<void>;
+  /** An endpoint's deliveries, newest first. */
+  listDeliveries(endpointId: string, limit: number, cursor: string | null): Promise<{ items: Delivery[]; nextCursor: string | null }>;
+  /** Pending deliveries whose next attempt is due at or before `now` (the ones SQS could not delay). */
+  dueRetries(now: number, limit: number): Promise<Array<{ endpointId: string; deliveryId: string; userId: string; attempt: number }>>;
+}
+
+/** Encrypts signing secrets at rest, bound to the endpoint they belong to. KMS in AWS. */
+export interface SecretSealer {
+  seal(plaintext: string, endpointId: string): Promise<string>;
+  open(sealed: string, endpointId: string): Promise<string>;
+}
+
+/** How a delivery reaches its receiver: resolve and check the address, then post to exactly it. */
+export interface WebhookTransport {
+  resolver: HostResolver;
+  post(request: WebhookRequest): Promise<WebhookResult>;
+}
+
+export interface WebhookPorts {
+  clock: Clock;
+  logger: AppLogger;
+  metrics: AppMetrics;
+  webhooks: WebhookStore;
+  secrets: SecretStore;
+  users: UserStore;
+  mailer: Mailer;
+  queue: Queue;
+  sealer: SecretSealer;
+  transport: WebhookTransport;
+  /** Local mode allows http to loopback receivers. */
+  local: boolean;
+}

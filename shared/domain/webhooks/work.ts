@@ -1,0 +1,41 @@
+import * as z from 'zod/mini';
+import type { Queue } from '../../adapters/queue.ts';
+import type { Delivery } from './model.ts';
+
+/**
+ * What travels on the work queue. `relay`: a secret has events not yet fanned out to its
+ * owner's endpoints. `deliver`: attempt number `attempt` of one delivery is due.
+ */
+export const workMessage = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('relay'), secret_id: z.string() }),
+  z.strictObject({
+    kind: z.literal('deliver'),
+    user_id: z.string(),
+    endpoint_id: z.string(),
+    delivery_id: z.string(),
+    attempt: z.int().check(z.minimum(1)),
+  }),
+]);
+export type WorkMessage = z.infer<typeof workMessage>;
+export type DeliverMessage = Extract<WorkMessage, { kind: 'deliver' }>;
+
+export const deliverMessage = (delivery: Pick<Delivery, 'id' | 'endpointId' | 'userId'>, attempt: number): DeliverMessage => ({
+  kind: 'deliver',
+  user_id: delivery.userId,
+  endpoint_id: delivery.endpointId,
+  delivery_id: delivery.id,
+  attempt,
+});
+
+export const sendWork = (queue: Queue, message: WorkMessage, delaySeconds = 0): Promise<void> =>
+  queue.send(JSON.stringify(message), delaySeconds > 0 ? { delaySeconds } : {});
+
+/** A queue body this service wrote, or null for anything else (dropped, never retried). */
+export function parseWorkMessage(body: string): WorkMessage | null {
+  try {
+    const parsed = workMessage.safeParse(JSON.parse(body));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

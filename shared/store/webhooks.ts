@@ -1,0 +1,299 @@
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { toEpochSeconds, toIso } from '../clock.ts';
+import { maxQueueDelaySeconds } from '../adapters/queue.ts';
+import type { Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint } from '../domain/webhooks/model.ts';
+import type { WebhookStore } from '../domain/webhooks/ports.ts';
+import { isConditionFailure } from './client.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import { shardOf, shards } from './secretItem.ts';
+import { deliveryFromItem, deliveryItem, endpointFromItem, endpointItem } from './webhookItems.ts';
+
+// Endpoints live in their owner's partition (one strongly consistent Query lists them, so an
+// endpoint gets the very next event), next to a count item that bounds how many there are.
+// Deliveries live in their endpoint's partition; their ids start with the time, so the log
+// reads newest first straight from the table.
+const endpointsOf = (userId: string) => `WEBHOOKS#${userId}`;
+const endpointKey = (userId: string, id: string) => ({ pk: endpointsOf(userId), sk: `ENDPOINT#${id}` });
+const countKey = (userId: string) => ({ pk: endpointsOf(userId), sk: 'COUNT' });
+const deliveriesOf = (endpointId: string) => `DELIVERIES#${endpointId}`;
+const deliveryKey = (endpointId: string, id: string) => ({ pk: deliveriesOf(endpointId), sk: `DELIVERY#${id}` });
+
+const isCancelledByCondition = (error: unknown): boolean =>
+  (error as { name?: string }).name === 'TransactionCanceledException' &&
+  ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+
+export class DynamoWebhookStore implements WebhookStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly deliveryLogSeconds: number,
+  ) {}
+
+  async insertEndpoint(endpoint: WebhookEndpoint, maxEndpoints: number): Promise<boolean> {
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: countKey(endpoint.userId),
+                UpdateExpression: 'ADD endpoints :one',
+                ConditionExpression: 'attribute_not_exists(endpoints) OR endpoints < :max',
+                ExpressionAttributeValues: { ':one': 1, ':max': maxEndpoints },
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: { ...endpointKey(endpoint.userId, endpoint.id), ...endpointItem(endpoint) },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isCancelledByCondition(error)) return false;
+      throw error;
+    }
+  }
+
+  async getEndpoint(userId: string, id: string): Promise<WebhookEndpoint | null> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: endpointKey(userId, id), ConsistentRead: true }));
+    return Item ? endpointFromItem(Item) : null;
+  }
+
+  async listEndpoints(userId: string): Promise<WebhookEndpoint[]> {
+    const items: Record<string, unknown>[] = [];
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :endpoint)',
+          ExpressionAttributeValues: { ':pk': endpointsOf(userId), ':endpoint': 'ENDPOINT#' },
+          ConsistentRead: true,
+          ExclusiveStartKey: cursor,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      cursor = page.LastEvaluatedKey;
+    } while (cursor);
+    return items.map(endpointFromItem).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async deleteEndpoint(userId: string, id: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Delete: { TableName: this.tableName, Key: endpointKey(userId, id), ConditionExpression: 'attribute_exists(pk)' } },
+            { Update: { TableName: this.tableName, Key: countKey(userId), UpdateExpression: 'ADD endpoints :minus', ExpressionAttributeValues: { ':minus': -1 } } },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isCancelledByCondition(error)) return false;
+      throw error;
+    }
+  }
+
+  async recordSuccess(userId: string, id: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: endpointKey(userId, id),
+          UpdateExpression: 'SET consecutive_failures = :zero, enabled = :on REMOVE disabled_at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':zero': 0, ':on': true },
+        }),
+      );
+    } catch (error) {
+      // Deleted while the attempt was in flight: nothing left to reset.
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async recordFailure(userId: string, id: string, max: number, now: number): Promise<{ failures: number; disabled: boolean } | null> {
+    let failures: number;
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: endpointKey(userId, id),
+          UpdateExpression: 'ADD consecutive_failures :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':one': 1 },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      failures = Number(Attributes?.consecutive_failures ?? 0);
+      if (failures < max || Attributes?.enabled !== true) return { failures, disabled: false };
+    } catch (error) {
+      if (isConditionFailure(error)) return null;
+      throw error;
+    }
+    try {
+      // Exactly one caller switches it off (and so emails the owner), however many fail at once.
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: endpointKey(userId, id),
+          UpdateExpression: 'SET enabled = :off, disabled_at = :now',
+          ConditionExpression: 'enabled = :on AND consecutive_failures >= :max',
+          ExpressionAttributeValues: { ':off': false, ':on': true, ':now': now, ':max': max },
+        }),
+      );
+      return { failures, disabled: true };
+    } catch (error) {
+      if (isConditionFailure(error)) return { failures, disabled: false };
+      throw error;
+    }
+  }
+
+  async insertDelivery(delivery: Delivery): Promise<Delivery> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...deliveryKey(delivery.endpointId, delivery.id),
+            ...deliveryItem(delivery),
+            ttl: toEpochSeconds(delivery.createdAt) + this.deliveryLogSeconds,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return delivery;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return (await this.getDelivery(delivery.endpointId, delivery.id)) ?? delivery;
+    }
+  }
+
+  async getDelivery(endpointId: string, deliveryId: string): Promise<Delivery | null> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: deliveryKey(endpointId, deliveryId), ConsistentRead: true }));
+    return Item ? deliveryFromItem(Item) : null;
+  }
+
+  async claimAttempt(endpointId: string, deliveryId: string, number: number, now: number, leaseUntil: number): Promise<Delivery | null> {
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: deliveryKey(endpointId, deliveryId),
+          UpdateExpression: 'SET lease_until = :lease',
+          ConditionExpression: '#status = :pending AND size(attempts) = :done AND (attribute_not_exists(lease_until) OR lease_until < :now)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':lease': leaseUntil, ':pending': 'pending', ':done': number - 1, ':now': now },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? deliveryFromItem(Attributes) : null;
+    } catch (error) {
+      if (isConditionFailure(error)) return null;
+      throw error;
+    }
+  }
+
+  async recordAttempt(endpointId: string, deliveryId: string, attempt: DeliveryAttempt, next: { status: DeliveryStatus; nextAttemptAt?: number }): Promise<void> {
+    // Only waits SQS cannot hold go on the retry index, for the schedule's sweep to find.
+    const swept = next.nextAttemptAt !== undefined && next.nextAttemptAt - attempt.at > maxQueueDelaySeconds * 1000;
+    const set = ['attempts = list_append(attempts, :attempt)', '#status = :status'];
+    const remove = ['lease_until'];
+    const values: Record<string, unknown> = { ':attempt': [attemptItem(attempt)], ':status': next.status, ':done': attempt.number - 1 };
+    if (next.nextAttemptAt === undefined) remove.push('next_attempt_at');
+    else {
+      set.push('next_attempt_at = :next');
+      values[':next'] = next.nextAttemptAt;
+    }
+    if (swept) {
+      set.push('gsi2pk = :g2pk', 'gsi2sk = :g2sk');
+      values[':g2pk'] = `RETRY#${shardOf(deliveryId)}`;
+      values[':g2sk'] = `${toIso(next.nextAttemptAt!)}#${deliveryId}`;
+    } else remove.push('gsi2pk', 'gsi2sk');
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: deliveryKey(endpointId, deliveryId),
+        UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`,
+        ConditionExpression: 'size(attempts) = :done',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+      }),
+    );
+  }
+
+  async cancelDelivery(endpointId: string, deliveryId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: deliveryKey(endpointId, deliveryId),
+          UpdateExpression: 'SET #status = :cancelled REMOVE next_attempt_at, gsi2pk, gsi2sk',
+          ConditionExpression: '#status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':cancelled': 'cancelled', ':pending': 'pending' },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async listDeliveries(endpointId: string, limit: number, cursor: string | null): Promise<{ items: Delivery[]; nextCursor: string | null }> {
+    const partition = deliveriesOf(endpointId);
+    const page = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :delivery)',
+        ExpressionAttributeValues: { ':pk': partition, ':delivery': 'DELIVERY#' },
+        ScanIndexForward: false,
+        Limit: limit,
+        ...(cursor ? { ExclusiveStartKey: decodeCursor(cursor, partition, 'pk') } : {}),
+      }),
+    );
+    return {
+      items: (page.Items ?? []).map(deliveryFromItem),
+      nextCursor: page.LastEvaluatedKey ? encodeCursor(page.LastEvaluatedKey) : null,
+    };
+  }
+
+  async dueRetries(now: number, limit: number): Promise<Array<{ endpointId: string; deliveryId: string; userId: string; attempt: number }>> {
+    const upTo = `${toIso(now)}#~`;
+    const pages = await Promise.all(
+      Array.from({ length: shards }, (_, shard) =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: 'gsi2',
+            KeyConditionExpression: 'gsi2pk = :retry AND gsi2sk <= :upTo',
+            ExpressionAttributeValues: { ':retry': `RETRY#${shard}`, ':upTo': upTo },
+            Limit: limit,
+          }),
+        ),
+      ),
+    );
+    const keys = pages.flatMap((page) => page.Items ?? []).slice(0, limit);
+    // The index holds keys only; the delivery itself says whose it is and which attempt is next.
+    const deliveries = await Promise.all(
+      keys.map((item) => this.getDelivery(String(item.pk).slice('DELIVERIES#'.length), String(item.sk).slice('DELIVERY#'.length))),
+    );
+    return deliveries
+      .filter((delivery): delivery is Delivery => delivery !== null && delivery.status === 'pending')
+      .map((delivery) => ({ endpointId: delivery.endpointId, deliveryId: delivery.id, userId: delivery.userId, attempt: delivery.attempts.length + 1 }));
+  }
+}
+
+const attemptItem = (attempt: DeliveryAttempt) => ({
+  number: attempt.number,
+  at: attempt.at,
+  duration_ms: attempt.durationMs,
+  signature: attempt.signature,
+  ...(attempt.status === undefined ? {} : { status: attempt.status }),
+  ...(attempt.error === undefined ? {} : { error: attempt.error }),
+});
