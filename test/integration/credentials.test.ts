@@ -105,7 +105,32 @@ const cases: Record<string, Case> = {
   'GET /v1/usage/history': { success: 200, prepare: async () => ({ path: '/v1/usage/history' }) },
   'POST /v1/events': { success: 202, prepare: async () => ({ path: '/v1/events', json: { name: 'app.opened' } }) },
   'GET /v1/flags': { success: 200, prepare: async () => ({ path: '/v1/flags' }) },
+  'GET /v1/webhooks': { success: 200, prepare: async () => ({ path: '/v1/webhooks' }) },
+  'POST /v1/webhooks': {
+    success: 201,
+    prepare: async () => {
+      await pruneEndpoints();
+      return { path: '/v1/webhooks', json: { url: 'http://127.0.0.1:9/matrix' } };
+    },
+  },
+  'DELETE /v1/webhooks/{id}': { success: 200, prepare: async () => ({ path: `/v1/webhooks/${await endpointOfMain()}` }) },
+  'GET /v1/webhooks/{id}/deliveries': { success: 200, prepare: async () => ({ path: `/v1/webhooks/${await endpointOfMain()}/deliveries` }) },
+  'POST /v1/webhooks/{id}/test': { success: 202, prepare: async () => ({ path: `/v1/webhooks/${await endpointOfMain()}/test` }) },
 };
+
+/** A fresh webhook endpoint of the main user (a loopback URL nothing listens on: local mode allows it). */
+async function endpointOfMain(): Promise<string> {
+  await pruneEndpoints();
+  const reply = await api.post('/v1/webhooks', { url: 'http://127.0.0.1:9/matrix' }, main.auth);
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return reply.body.id as string;
+}
+
+/** Keeps the main user well under the endpoint limit (ten), whatever the matrix made before. */
+async function pruneEndpoints(): Promise<void> {
+  const listed = await api.get('/v1/webhooks', main.auth);
+  for (const endpoint of listed.body.items.slice(0, -3)) await api.delete(`/v1/webhooks/${endpoint.id}`, main.auth);
+}
 
 const guarded = (routes as readonly Route[]).filter((route) => route.credential !== 'public');
 
@@ -157,6 +182,14 @@ describe.each(guarded.map((route) => [routeKey(route), route] as const))('%s', (
     expect(reply.status, described(reply)).toBe(invalidStatus);
   });
 
+  if (route.credential === 'key') {
+    it('answers 401 to a session: only an API key will do', async () => {
+      const reply = await send(route, 'session', main.auth);
+      expect(reply.status, described(reply)).toBe(401);
+      expect(reply.body).toMatchObject({ code: 'unauthorized', reason: 'api_key_required' });
+    });
+  }
+
   if (route.credential === 'session') {
     it('answers 403 to an API key, even one with every scope', async () => {
       const reply = await send(route, 'api_key', keyWith(scopes).auth);
@@ -178,10 +211,12 @@ describe.each(guarded.map((route) => [routeKey(route), route] as const))('%s', (
     });
   }
 
-  it('accepts a session', async () => {
-    const reply = await send(route, 'session', main.auth);
-    expect(reply.status, described(reply)).toBe(success());
-  });
+  if (route.credential !== 'key') {
+    it('accepts a session', async () => {
+      const reply = await send(route, 'session', main.auth);
+      expect(reply.status, described(reply)).toBe(success());
+    });
+  }
 });
 
 describe('another user’s session', () => {

@@ -4,7 +4,7 @@ import { webhookLimits } from '../../limits.ts';
 import { DestinationRefused, parseWebhookUrl, resolveDestination } from '../../webhooks/destination.ts';
 import type { WebhookResult } from '../../webhooks/send.ts';
 import { signatureHeaderName, webhookSignature } from '../../webhooks/signature.ts';
-import { maxAttempts, maxConsecutiveFailures, retryDelaysSeconds, type DeliveryAttempt, type WebhookEndpoint } from './model.ts';
+import { maxAttempts, maxConsecutiveFailures, retryDelaysSeconds, type Delivery, type DeliveryAttempt, type WebhookEndpoint } from './model.ts';
 import type { WebhookPorts } from './ports.ts';
 import { deliverMessage, sendWork, type DeliverMessage } from './work.ts';
 
@@ -20,8 +20,7 @@ export async function attemptDelivery(message: DeliverMessage, ports: WebhookPor
   const { user_id: userId, endpoint_id: endpointId, delivery_id: deliveryId, attempt: number } = message;
   const [endpoint, delivery] = await Promise.all([ports.webhooks.getEndpoint(userId, endpointId), ports.webhooks.getDelivery(endpointId, deliveryId)]);
   if (!delivery || delivery.status !== 'pending' || delivery.attempts.length !== number - 1) return 'skipped';
-  // A switched-off endpoint still gets test deliveries: their success switches it back on.
-  if (!endpoint || (!endpoint.enabled && delivery.eventType !== 'webhook.test')) {
+  if (!endpoint || (!endpoint.enabled && !isProbe(delivery, endpoint))) {
     await ports.webhooks.cancelDelivery(endpointId, deliveryId);
     return 'cancelled';
   }
@@ -64,6 +63,13 @@ export async function attemptDelivery(message: DeliverMessage, ports: WebhookPor
   if (failures?.disabled) await announceSwitchOff(endpoint, failures.failures, ports);
   return delaySeconds === undefined ? 'failed' : 'retrying';
 }
+
+/**
+ * A switched-off endpoint still gets the test deliveries its owner asks for after it was
+ * switched off (their success switches it back on); everything else for it is cancelled.
+ */
+const isProbe = (delivery: Delivery, endpoint: WebhookEndpoint): boolean =>
+  delivery.eventType === 'webhook.test' && endpoint.disabledAt !== undefined && delivery.createdAt >= endpoint.disabledAt;
 
 /** Checks the destination again (DNS may have changed since registration) and posts to exactly it. */
 async function send(endpoint: WebhookEndpoint, body: string, signature: string, ports: WebhookPorts): Promise<WebhookResult> {

@@ -117,8 +117,13 @@ export const deliveryView = (delivery: Delivery) => ({
 
 export async function listDeliveries(userId: string, id: string, limit: number, cursor: string | null, ports: Pick<WebhookPorts, 'webhooks'>) {
   await ownEndpoint(userId, id, ports);
-  const page = await ports.webhooks.listDeliveries(id, limit, cursor);
-  return { items: page.items.map(deliveryView), next_cursor: page.nextCursor };
+  try {
+    const page = await ports.webhooks.listDeliveries(id, limit, cursor);
+    return { items: page.items.map(deliveryView), next_cursor: page.nextCursor };
+  } catch (error) {
+    if ((error as Error).name !== 'InvalidCursor') throw error;
+    throw new HttpError(400, 'invalid_request', 'The cursor is not one this listing gave out.', { errors: [{ path: 'query.cursor', message: 'is not valid here' }] });
+  }
 }
 
 /**
