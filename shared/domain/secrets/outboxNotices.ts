@@ -25,9 +25,8 @@ export function withOutboxNotices(store: SecretStore, notify: (secretId: string)
     },
     async takeView(id, input) {
       const result = await store.takeView(id, input);
-      const secret = result.taken ? result.secret : result.current;
-      // Refused claims append a denial only when the secret exists.
-      if (secret) await announce(id, secret.ownerId !== undefined);
+      // A refused claim appends nothing here; its denial is its own write (recordDenial).
+      if (result.taken) await announce(id, result.secret.ownerId !== undefined);
       return result;
     },
     async end(id, input) {
