@@ -1,0 +1,742 @@
+/**
+ * Webhook delivery: throughput, added latency and DynamoDB cost of the work-queue worker,
+ * against the whole local runtime in this process and a local receiver.
+ *
+ *   npx tsx bench/webhooks.ts       (or: npm run bench:webhooks)
+ *   BENCH_N=100                     deliveries per throughput run (rounded up to a multiple of 10)
+ *   BENCH_ROUNDS=3                  rounds of the three throughput runs, their order rotated each round
+ *   BENCH_LATENCY_N=50              single events timed one at a time
+ *   BENCH_WARMUP=20                 deliveries sent through every path first (and latency samples), discarded
+ *   BENCH_BIG_ENVELOPE_BYTES=200000 envelope of the big secrets whose relays are metered apart
+ *
+ * A `node:http` receiver on 127.0.0.1 (answers 204 as soon as the body is in) is registered as an
+ * endpoint of a signed-in user. Then:
+ *
+ * 1. Throughput: N test deliveries (POST /v1/webhooks/{id}/test, deliver messages only) and N
+ *    owned secrets created (each outbox notice is a relay message that fans out into a deliver
+ *    message) are queued, and `runtime.queue.drain()` is timed until every POST has arrived. The
+ *    baseline, measured in the same run: N signed POSTs straight to the same receiver with
+ *    `postWebhook` (no queue, no DynamoDB), 10 at a time in batches, as the queue hands the worker
+ *    batches of 10 and waits for each batch. BENCH_ROUNDS rounds of the three, order rotated.
+ * 2. Added latency: one owned secret created at a time, the queue drained the moment the API call
+ *    returns (the deployed event source has maxBatchingWindow 0, so SQS hands a message to the
+ *    worker at once; the local poller's interval would only add its own wait). Time from the API
+ *    call returning to the receiver getting the POST, split into relay and attempt, next to one
+ *    direct `postWebhook` and one raw GetItem per event in the same loop.
+ * 3. DynamoDB requests and RCU/WCU per relayed event and per delivery attempt, counted by a
+ *    middleware on the runtime's client (the `instrumentDynamo` option) and told apart by an
+ *    AsyncLocalStorage set around each batch of the runtime's own queue consumer (reached through
+ *    the queue's private `consumer` field; no product hook exists for it). Then the relay alone,
+ *    5 secrets each: a big envelope, an owner without endpoints, and anonymous secrets (relayed by
+ *    the schedule's sweep-webhooks after the clock is moved 61 s, so this part comes last).
+ *
+ * Every POST that arrives is checked afterwards with shared/webhooks/verify.ts (signature valid,
+ * each event id once).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { DynamoDBClient, GetItemCommand, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SQSEvent } from 'aws-lambda';
+import { startRuntime, tableName, type Runtime } from '../local/runtime.ts';
+import type { QueueConsumer } from '../local/queue.ts';
+import { toEpochSeconds, toIso } from '../shared/clock.ts';
+import { newEventId } from '../shared/ids.ts';
+import { systemResolver } from '../shared/webhooks/destination.ts';
+import { postWebhook, type WebhookRequest } from '../shared/webhooks/send.ts';
+import { signatureHeaderName, webhookSignature } from '../shared/webhooks/signature.ts';
+import { verifyWebhook } from '../shared/webhooks/verify.ts';
+import { createKey, newEmail, signIn, type SignedIn } from '../test/support/accounts.ts';
+import { apiClient, generousRateLimits, textSecretBody } from '../test/support/runtime.ts';
+
+/** The queue's batch size: InProcessQueue's default, and the deployed event source's batchSize. */
+const BATCH = 10;
+const N = Math.ceil(positiveInt(process.env.BENCH_N, 100) / BATCH) * BATCH;
+const ROUNDS = positiveInt(process.env.BENCH_ROUNDS, 3);
+const LATENCY_N = positiveInt(process.env.BENCH_LATENCY_N, 50);
+const WARMUP = positiveInt(process.env.BENCH_WARMUP, 20);
+const BIG_ENVELOPE = positiveInt(process.env.BENCH_BIG_ENVELOPE_BYTES, 200_000);
+/** Secrets per kind whose relays are metered apart (owner with/without endpoints, anonymous). */
+const RELAY_N = 5;
+
+function positiveInt(raw: string | undefined, fallback: number): number {
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`expected a positive integer, got ${raw}`);
+  return value;
+}
+
+const now = () => performance.now();
+
+// ---------------------------------------------------------------------------------------------
+// Where a DynamoDB call comes from: the API (no context), or a worker batch of relay or deliver
+// messages (the AsyncLocalStorage set around the consumer). The rate counter's calls are kept
+// apart by their key (RATE#...).
+
+type Origin = 'api' | 'rate' | 'relay' | 'deliver' | 'mixed' | 'sweep';
+type BatchKind = 'relay' | 'deliver' | 'mixed';
+const batchContext = new AsyncLocalStorage<BatchKind | 'sweep'>();
+
+interface Tally {
+  requests: number;
+  attempts: number;
+  failures: number;
+  rcu: number;
+  wcu: number;
+  commands: string[];
+}
+const newTally = (): Tally => ({ requests: 0, attempts: 0, failures: 0, rcu: 0, wcu: 0, commands: [] });
+const tallies: Record<Origin, Tally> = { api: newTally(), rate: newTally(), relay: newTally(), deliver: newTally(), mixed: newTally(), sweep: newTally() };
+
+const readCommands = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand', 'TransactGetItemsCommand']);
+
+/** Capacity of one response (a list for transactions), split into read and write units. */
+function capacityOf(command: string, consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): { rcu: number; wcu: number } {
+  const list = consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed];
+  let rcu = 0;
+  let wcu = 0;
+  for (const entry of list) {
+    const total = entry.CapacityUnits ?? 0;
+    const isRead = readCommands.has(command);
+    rcu += entry.ReadCapacityUnits ?? (isRead ? total : 0);
+    wcu += entry.WriteCapacityUnits ?? (isRead ? 0 : total);
+  }
+  return { rcu, wcu };
+}
+
+function isRateCall(input: Record<string, unknown>): boolean {
+  const pk = (input.Key as Record<string, unknown> | undefined)?.pk;
+  const value = typeof pk === 'string' ? pk : (pk as { S?: string } | undefined)?.S;
+  return typeof value === 'string' && value.startsWith('RATE#');
+}
+
+/** Meters every call of the runtime's DynamoDB client (one client shared by all stores). */
+function installMeter(client: DynamoDBDocumentClient): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as Record<string, unknown>;
+      const tally = tallies[isRateCall(input) ? 'rate' : (batchContext.getStore() ?? 'api')];
+      (context as { benchTally?: Tally }).benchTally = tally;
+      const command = context.commandName ?? 'unknown';
+      tally.requests += 1;
+      tally.commands.push(command.replace(/Command$/, ''));
+      try {
+        const result = await next({ ...args, input: { ...input, ReturnConsumedCapacity: 'TOTAL' } });
+        const { rcu, wcu } = capacityOf(command, (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity);
+        tally.rcu += rcu;
+        tally.wcu += wcu;
+        return result;
+      } catch (error) {
+        tally.failures += 1;
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'benchWebhookMeter', priority: 'high' },
+  );
+  // Inside the retry middleware: every HTTP attempt.
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const tally = (context as { benchTally?: Tally }).benchTally;
+      if (tally) tally.attempts += 1;
+      return next(args);
+    },
+    { step: 'finalizeRequest', name: 'benchWebhookAttempts', priority: 'low' },
+  );
+}
+
+interface Cost {
+  requests: number;
+  rcu: number;
+  wcu: number;
+  commands: string;
+}
+const mark = (origin: Origin) => ({ origin, requests: tallies[origin].requests, rcu: tallies[origin].rcu, wcu: tallies[origin].wcu, commands: tallies[origin].commands.length });
+function costSince(before: ReturnType<typeof mark>): Cost {
+  const tally = tallies[before.origin];
+  return {
+    requests: tally.requests - before.requests,
+    rcu: round(tally.rcu - before.rcu),
+    wcu: round(tally.wcu - before.wcu),
+    commands: summarizeCommands(tally.commands.slice(before.commands)),
+  };
+}
+const round = (value: number) => Math.round(value * 1000) / 1000;
+/** A cost over `count` items, as the mean per item. */
+const perItem = (cost: Cost, count: number): Cost => ({
+  requests: round(cost.requests / count),
+  rcu: round(cost.rcu / count),
+  wcu: round(cost.wcu / count),
+  commands: '(mean per item)',
+});
+
+function summarizeCommands(commands: string[]): string {
+  if (commands.length === 0) return '-';
+  const counts = new Map<string, number>();
+  for (const command of [...commands].sort()) counts.set(command, (counts.get(command) ?? 0) + 1);
+  return [...counts].map(([command, count]) => (count > 1 ? `${command} x${count}` : command)).join(' + ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timestamps of one event's way through the worker (filled in while a latency sample runs)
+
+interface Marks {
+  relayStart?: number;
+  deliverQueued?: number;
+  relayEnd?: number;
+  deliverStart?: number;
+  postStart?: number;
+  deliverEnd?: number;
+}
+let marks: Marks = {};
+/** Messages handed to the worker, by kind, over the whole run. */
+const handled = { relay: 0, deliver: 0 };
+
+/** Wraps the runtime's own consumer: labels each batch for the meter and timestamps it. */
+function instrumentQueue(runtime: Runtime): void {
+  const queue = runtime.queue;
+  const consumer = (queue as unknown as { consumer?: QueueConsumer }).consumer;
+  if (!consumer) throw new Error('the runtime registered no queue consumer');
+  queue.consume(async (event: SQSEvent) => {
+    const kinds = new Set(event.Records.map((record) => (JSON.parse(record.body) as { kind: 'relay' | 'deliver' }).kind));
+    for (const record of event.Records) handled[(JSON.parse(record.body) as { kind: 'relay' | 'deliver' }).kind] += 1;
+    const kind: BatchKind = kinds.size === 1 ? [...kinds][0]! : 'mixed';
+    if (kind === 'relay') marks.relayStart ??= now();
+    if (kind === 'deliver') marks.deliverStart ??= now();
+    try {
+      return await batchContext.run(kind, () => consumer(event));
+    } finally {
+      if (kind === 'relay') marks.relayEnd ??= now();
+      if (kind === 'deliver') marks.deliverEnd ??= now();
+    }
+  });
+  // The relay queues its deliver message through the same queue object.
+  const send = queue.send.bind(queue);
+  queue.send = async (body, options) => {
+    if ((JSON.parse(body) as { kind: string }).kind === 'deliver') marks.deliverQueued ??= now();
+    return send(body, options);
+  };
+}
+
+/** The runtime's transport (system resolver, postWebhook), noting when each POST starts. */
+const timedTransport = {
+  resolver: systemResolver(),
+  post: (request: WebhookRequest) => {
+    marks.postStart ??= now();
+    return postWebhook(request);
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// The receiver
+
+interface Arrival {
+  at: number;
+  header: string | undefined;
+  body: string;
+}
+
+class Receiver {
+  arrivals: Arrival[] = [];
+  private target = Number.POSITIVE_INFINITY;
+  private reached: (() => void) | undefined;
+  private readonly server = createServer((request, response) => this.receive(request, response));
+  port = 0;
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  /** Forgets what arrived; the returned promise settles when `count` more have. */
+  expect(count: number): Promise<void> {
+    this.arrivals = [];
+    this.target = count;
+    return new Promise((resolve) => (this.reached = resolve));
+  }
+
+  private receive(request: IncomingMessage, response: ServerResponse): void {
+    const at = now();
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      response.writeHead(204).end();
+      const header = request.headers[signatureHeaderName];
+      this.arrivals.push({ at, header: Array.isArray(header) ? header[0] : header, body: Buffer.concat(chunks).toString('utf8') });
+      if (this.arrivals.length >= this.target) this.reached?.();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** Every arrival carries a valid signature, and no event arrived twice. */
+function checkArrivals(arrivals: Arrival[], secret: string, expected: number, what: string): void {
+  if (arrivals.length !== expected) throw new Error(`${what}: expected ${expected} POSTs, got ${arrivals.length}`);
+  const ids = new Set<string>();
+  for (const arrival of arrivals) {
+    const verified = verifyWebhook({ rawBody: arrival.body, header: arrival.header, secret });
+    if (!verified.ok) throw new Error(`${what}: a POST failed verification (${verified.reason})`);
+    ids.add((JSON.parse(arrival.body) as { id: string }).id);
+  }
+  if (ids.size !== arrivals.length) throw new Error(`${what}: ${arrivals.length - ids.size} events arrived more than once`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The baseline: the same signed POSTs, straight to the receiver
+
+function directPost(url: URL, secret: string): Promise<boolean> {
+  const body = JSON.stringify({ id: newEventId(), type: 'webhook.test', occurred_at: toIso(Date.now()), secret_id: null, views_left: null });
+  const signature = webhookSignature(secret, toEpochSeconds(Date.now()), body);
+  return postWebhook({
+    url,
+    address: '127.0.0.1',
+    family: 4,
+    body,
+    headers: { 'content-type': 'application/json', 'user-agent': 'Hushlink-Webhooks/1', [signatureHeaderName]: signature },
+  }).then((result) => result.ok);
+}
+
+/** `count` direct POSTs, BATCH at a time, each batch awaited whole (as the queue awaits a batch). */
+async function directPosts(count: number, url: URL, secret: string): Promise<void> {
+  for (let done = 0; done < count; done += BATCH) {
+    const results = await Promise.all(Array.from({ length: Math.min(BATCH, count - done) }, () => directPost(url, secret)));
+    if (results.some((ok) => !ok)) throw new Error('a direct POST was not answered 2xx');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics and printing
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(rank, sorted.length) - 1]!;
+}
+const sortedOf = (values: number[]) => [...values].sort((a, b) => a - b);
+const fmtMs = (ms: number) => (Number.isNaN(ms) ? '-' : ms.toFixed(2));
+const fmtNum = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
+
+function spread(values: number[]): string {
+  if (values.length === 0) return '-';
+  const min = Math.min(...values);
+  const max = Math.max(...values);
+  if (min === max) return fmtNum(min);
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  return `${mean.toFixed(2)} (${fmtNum(min)}-${fmtNum(max)})`;
+}
+
+function printTable(header: string[], rows: string[][], rightAligned: Set<number>): void {
+  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (rightAligned.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .join(' | ')
+      .trimEnd();
+  console.log(line(header));
+  console.log(widths.map((width) => '-'.repeat(width)).join('-+-'));
+  for (const row of rows) console.log(line(row));
+}
+
+/** Runs `task` over `count` items, `width` at a time. */
+async function inParallel(count: number, width: number, task: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, count) }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+
+async function main(): Promise<void> {
+  const startedAt = now();
+  const loadAtStart = loadavg();
+  const receiver = new Receiver();
+  await receiver.start();
+  const runtime = await startRuntime({ port: 0, rateLimits: generousRateLimits, instrumentDynamo: installMeter, webhookTransport: timedTransport }).catch(
+    async (error: unknown) => {
+      await receiver.stop();
+      throw error;
+    },
+  );
+  // A client of its own (not metered) for the raw GetItem reference.
+  const raw = new DynamoDBClient({
+    endpoint: runtime.dynamo.endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+  try {
+    const bootMs = now() - startedAt;
+    instrumentQueue(runtime);
+    const api = apiClient(runtime);
+
+    // One account, one endpoint (all event kinds), one API key for test deliveries.
+    const user: SignedIn = await signIn(runtime, newEmail('webhook-bench'));
+    const key = await createKey(runtime, user, ['secrets:read'], 'webhook bench');
+    const receiverUrl = `http://127.0.0.1:${receiver.port}/hushlink`;
+    const registered = await api.post('/v1/webhooks', { url: receiverUrl }, user.auth);
+    if (registered.status !== 201) throw new Error(`POST /v1/webhooks answered ${registered.status}: ${JSON.stringify(registered.body)}`);
+    const endpointId = registered.body.id as string;
+    const secret = registered.body.secret as string;
+    const url = new URL(receiverUrl);
+
+    const create = async (auth: Record<string, string> | undefined, envelopeBytes: number) => {
+      const reply = await api.post('/v1/secrets', textSecretBody({}, envelopeBytes), auth);
+      if (reply.status !== 201) throw new Error(`POST /v1/secrets answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+    };
+    const createOwned = () => create(user.auth, 64);
+    const queueTest = async () => {
+      const reply = await api.post(`/v1/webhooks/${endpointId}/test`, undefined, key.auth);
+      if (reply.status !== 202) throw new Error(`POST /v1/webhooks/{id}/test answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+    };
+    const expectIdle = (what: string) => {
+      if (runtime.queue.depth !== 0) throw new Error(`${what}: ${runtime.queue.depth} messages left on the queue`);
+      if (runtime.queue.deadLetters.length > 0) throw new Error(`${what}: ${runtime.queue.deadLetters.length} dead letters`);
+    };
+
+    // ---- throughput
+    interface Run {
+      ms: number;
+      lastArrivalMs: number;
+    }
+    /** Queues `count` items with `queueOne` (10 calls at a time), then times one drain. */
+    const throughRun = async (count: number, queueOne: () => Promise<void>, what: string): Promise<Run & { apiCost: Cost }> => {
+      const apiBefore = mark('api');
+      await inParallel(count, BATCH, queueOne);
+      const apiCost = costSince(apiBefore);
+      const arrived = receiver.expect(count);
+      const started = now();
+      await runtime.queue.drain();
+      const ms = now() - started;
+      await arrived;
+      const lastArrivalMs = Math.max(...receiver.arrivals.map((arrival) => arrival.at)) - started;
+      checkArrivals(receiver.arrivals, secret, count, what);
+      expectIdle(what);
+      return { ms, lastArrivalMs, apiCost };
+    };
+    const directRun = async (count: number): Promise<Run> => {
+      const arrived = receiver.expect(count);
+      const started = now();
+      await directPosts(count, url, secret);
+      const ms = now() - started;
+      await arrived;
+      checkArrivals(receiver.arrivals, secret, count, 'direct POSTs');
+      return { ms, lastArrivalMs: Math.max(...receiver.arrivals.map((arrival) => arrival.at)) - started };
+    };
+
+    const warmStarted = now();
+    await directRun(WARMUP);
+    await throughRun(WARMUP, queueTest, 'warm-up test deliveries');
+    await throughRun(WARMUP, createOwned, 'warm-up secret events');
+    const warmMs = now() - warmStarted;
+
+    const failuresBefore = runtime.metrics.total('WebhookFailures');
+    const deliveredBefore = runtime.metrics.total('WebhookDeliveries');
+    const throughStarted = now();
+    // Rounds, the paths' order rotated each round, so drift and the load of the moment hit every path alike.
+    const runs = { direct: [] as Run[], tests: [] as Run[], events: [] as Run[] };
+    const relayBefore = mark('relay');
+    const deliverBefore = mark('deliver');
+    const apiTests: Cost[] = [];
+    const handledBefore = { ...handled };
+    const paths = {
+      direct: async () => runs.direct.push(await directRun(N)),
+      tests: async () => {
+        const run = await throughRun(N, queueTest, 'test deliveries');
+        apiTests.push(run.apiCost);
+        runs.tests.push(run);
+      },
+      events: async () => runs.events.push(await throughRun(N, createOwned, 'secret events')),
+    };
+    const order = ['direct', 'tests', 'events'] as const;
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let step = 0; step < order.length; step++) await paths[order[(round + step) % order.length]!]();
+    }
+    const eventRelayCost = costSince(relayBefore);
+    const deliverCost = costSince(deliverBefore);
+    const throughMs = now() - throughStarted;
+    const mixedBatches = tallies.mixed.requests;
+    const relayedInRun = handled.relay - handledBefore.relay;
+    const attemptsInRun = handled.deliver - handledBefore.deliver;
+
+    // ---- latency, one event at a time
+    interface LatencySample {
+      apiMs: number;
+      pickup: number;
+      relay: number;
+      relayTail: number;
+      hop: number;
+      beforePost: number;
+      post: number;
+      total: number;
+      fromCall: number;
+      after: number;
+      direct: number;
+      rawGet: number;
+      apiCost: Cost;
+      relayCost: Cost;
+      deliverCost: Cost;
+    }
+    const samples: LatencySample[] = [];
+    const latencyStarted = now();
+    for (let i = 0; i < WARMUP + LATENCY_N; i++) {
+      expectIdle('latency');
+      marks = {};
+      const apiBefore = mark('api');
+      const arrived = receiver.expect(1);
+      const called = now();
+      await createOwned();
+      const returned = now();
+      const apiCost = costSince(apiBefore);
+      const relayBefore = mark('relay');
+      const deliverBefore = mark('deliver');
+      await runtime.queue.drain();
+      const drained = now();
+      await arrived;
+      const arrival = receiver.arrivals[0]!.at;
+      checkArrivals(receiver.arrivals, secret, 1, 'latency event');
+      const m = marks as Required<Marks>;
+      for (const field of ['relayStart', 'deliverQueued', 'relayEnd', 'deliverStart', 'postStart', 'deliverEnd'] as const) {
+        if (m[field] === undefined) throw new Error(`latency sample: no ${field} mark`);
+      }
+      // One direct POST in the same loop, so drift hits both alike.
+      const directArrived = receiver.expect(1);
+      const directStarted = now();
+      if (!(await directPost(url, secret))) throw new Error('a direct POST was not answered 2xx');
+      await directArrived;
+      const direct = receiver.arrivals[0]!.at - directStarted;
+      // And one raw GetItem of the endpoint item, the unit of the worker's table round trips.
+      const rawStarted = now();
+      const got = await raw.send(
+        new GetItemCommand({ TableName: tableName, Key: { pk: { S: `WEBHOOKS#${user.user.id}` }, sk: { S: `ENDPOINT#${endpointId}` } }, ConsistentRead: true }),
+      );
+      const rawGet = now() - rawStarted;
+      if (!got.Item) throw new Error('raw GetItem found no endpoint item');
+      if (i < WARMUP) continue;
+      samples.push({
+        apiMs: returned - called,
+        pickup: m.relayStart - returned,
+        relay: m.deliverQueued - m.relayStart,
+        relayTail: m.relayEnd - m.deliverQueued,
+        hop: m.deliverStart - m.relayEnd,
+        beforePost: m.postStart - m.deliverStart,
+        post: arrival - m.postStart,
+        total: arrival - returned,
+        fromCall: arrival - called,
+        after: drained - arrival,
+        direct,
+        rawGet,
+        apiCost,
+        relayCost: costSince(relayBefore),
+        deliverCost: costSince(deliverBefore),
+      });
+    }
+    const latencyMs = now() - latencyStarted;
+
+    // ---- what one relay costs by kind of secret: owner with the endpoint, owner without any,
+    // anonymous (never announced: left on the outbox index until the sweep finds it a minute later)
+    const loner: SignedIn = await signIn(runtime, newEmail('webhook-bench-no-endpoints'));
+    /** One secret at a time, its relay drained and metered alone. */
+    const relayEach = async (auth: Record<string, string> | undefined, envelopeBytes: number, delivers: boolean) => {
+      const costs: Cost[] = [];
+      const ms: number[] = [];
+      for (let i = 0; i < RELAY_N; i++) {
+        marks = {};
+        const arrived = delivers ? receiver.expect(1) : Promise.resolve();
+        await create(auth, envelopeBytes);
+        const relayBefore = mark('relay');
+        if (runtime.queue.depth !== 1) throw new Error(`expected one relay message, found ${runtime.queue.depth}`);
+        await runtime.queue.drain();
+        await arrived;
+        costs.push(costSince(relayBefore));
+        ms.push(marks.relayEnd! - marks.relayStart!);
+      }
+      expectIdle('relay costs');
+      return { costs, ms };
+    };
+    /** Anonymous secrets: no notice; the clock moved past the sweep's minute, the sweep run, its relays drained. */
+    const relayBySweep = async (envelopeBytes: number) => {
+      for (let i = 0; i < RELAY_N; i++) await create(undefined, envelopeBytes);
+      if (runtime.queue.depth !== 0) throw new Error(`anonymous secrets queued ${runtime.queue.depth} notices`);
+      runtime.clock.advance(61);
+      const sweepBefore = mark('sweep');
+      const swept = await batchContext.run('sweep', () => runtime.scheduler.run('sweep-webhooks'));
+      const sweepCost = costSince(sweepBefore);
+      const queued = runtime.queue.depth;
+      const relayBefore = mark('relay');
+      await runtime.queue.drain();
+      expectIdle('sweep relays');
+      return { processed: swept.processed, queued, sweepCost, relayCost: perItem(costSince(relayBefore), Math.max(queued, 1)) };
+    };
+    const relayCosts = {
+      bigOwned: await relayEach(user.auth, BIG_ENVELOPE, true),
+      smallLoner: await relayEach(loner.auth, 64, false),
+      bigLoner: await relayEach(loner.auth, BIG_ENVELOPE, false),
+      smallAnonymous: await relayBySweep(64),
+      bigAnonymous: await relayBySweep(BIG_ENVELOPE),
+    };
+    const failures = runtime.metrics.total('WebhookFailures') - failuresBefore;
+    const delivered = runtime.metrics.total('WebhookDeliveries') - deliveredBefore;
+
+    // ---- report
+    const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
+    console.log('');
+    console.log(
+      `Hushlink webhook bench: throughput over ${ROUNDS} rounds of ${N} deliveries per path, latency over ${LATENCY_N} single events, ` +
+        `${WARMUP} warm-up deliveries per path first`,
+    );
+    console.log(`${cpus().length} CPUs, load average (1/5/15 min) at start ${load(loadAtStart)}, at end ${load(loadavg())}`);
+    console.log(
+      `node ${process.version}, runtime up in ${(bootMs / 1000).toFixed(1)} s, warm-up ${(warmMs / 1000).toFixed(1)} s, ` +
+        `throughput runs ${(throughMs / 1000).toFixed(1)} s, latency loop ${(latencyMs / 1000).toFixed(1)} s; ` +
+        `worker: ${delivered} delivered, ${failures} failed attempts`,
+    );
+
+    console.log('');
+    console.log(`1. Throughput (receiver answers 204 at once; worker: one batch of ${BATCH} at a time, as InProcessQueue.drain;`);
+    console.log(`   ${ROUNDS} rounds, path order rotated each round; "vs direct" per round divides by that round's baseline)`);
+    console.log('');
+    const rate = (list: Run[]) => (N * list.length) / (list.reduce((sum, run) => sum + run.ms, 0) / 1000);
+    const directRate = rate(runs.direct);
+    const throughRows = [
+      ['direct postWebhook (baseline)', runs.direct, 'signed POSTs, 10 per batch, no queue, no DynamoDB'],
+      ['test deliveries via worker', runs.tests, 'deliver messages only (POST /v1/webhooks/{id}/test)'],
+      ['secret events via worker', runs.events, 'relay message -> delivery -> deliver message per secret created'],
+    ] as const;
+    printTable(
+      ['path', 'deliveries', 'time s', 'deliveries/s', 'vs direct', 'per round /s', 'per round vs direct', 'what is timed'],
+      throughRows.map(([label, list, what]) => [
+        label,
+        String(N * list.length),
+        (list.reduce((sum, run) => sum + run.ms, 0) / 1000).toFixed(2),
+        rate(list).toFixed(0),
+        `${(rate(list) / directRate).toFixed(3)}x`,
+        list.map((run) => rate([run]).toFixed(0)).join(' / '),
+        list.map((run, round) => `${(rate([run]) / rate([runs.direct[round]!])).toFixed(3)}x`).join(' / '),
+        what,
+      ]),
+      new Set([1, 2, 3, 4]),
+    );
+    const lastPost = (list: Run[]) => list.map((run) => `${((run.lastArrivalMs / run.ms) * 100).toFixed(0)}%`).join(' / ');
+    console.log(
+      `last POST arrived at this share of the drain (the rest is the last batch's bookkeeping): test deliveries ${lastPost(runs.tests)}, ` +
+        `secret events ${lastPost(runs.events)}`,
+    );
+
+    console.log('');
+    console.log('2. Added latency, event to delivery: one owned secret created at a time; the queue drained the moment the API call');
+    console.log('   returns (the deployed SQS event source has maxBatchingWindow 0: a message reaches the worker at once, so drain-');
+    console.log('   right-away is the design; `npm start`\'s poller, queue.start(250), would add up to 250 ms of its own waiting).');
+    console.log('');
+    const latencyRows: Array<[string, (sample: LatencySample) => number, string]> = [
+      ['API call returned -> POST arrived', (s) => s.total, 'the headline: what the service adds after the event'],
+      ['  pickup', (s) => s.pickup, 'drain() handing the relay message over (in AWS: SQS receive + invoke)'],
+      ['  relay', (s) => s.relay, 'Get secret, Query endpoints, Put delivery, queue deliver message'],
+      ['  relay tail', (s) => s.relayTail, 'markRelayed: the deliver message waits for its batch (local queue only)'],
+      ['  hop to deliver batch', (s) => s.hop, 'next drain batch (in AWS: a second SQS hop)'],
+      ['  attempt before POST', (s) => s.beforePost, 'Get endpoint + Get delivery, claim Update, open secret, sign, resolve'],
+      ['  POST', (s) => s.post, 'postWebhook to the receiver seeing the request (new connection)'],
+      ['direct postWebhook (same loop)', (s) => s.direct, 'baseline: the POST alone'],
+      ['raw GetItem (same loop)', (s) => s.rawGet, 'one table round trip, for scale (not metered, own client)'],
+      ['API call itself (owned create)', (s) => s.apiMs, 'POST /v1/secrets, outbox notice queued before it returns'],
+      ['API call started -> POST arrived', (s) => s.fromCall, 'create + relay + attempt'],
+      ['POST arrived -> worker done', (s) => s.after, 'response, recordAttempt, recordSuccess: worker time, off the latency path'],
+    ];
+    const directP50 = percentile(sortedOf(samples.map((s) => s.direct)), 50);
+    printTable(
+      ['segment', 'p50 ms', 'p95 ms', 'max ms', 'p50 vs direct', 'what'],
+      latencyRows.map(([label, pick, what]) => {
+        const sorted = sortedOf(samples.map(pick));
+        const p50 = percentile(sorted, 50);
+        return [label, fmtMs(p50), fmtMs(percentile(sorted, 95)), fmtMs(sorted.at(-1)!), `${(p50 / directP50).toFixed(1)}x`, what];
+      }),
+      new Set([1, 2, 3, 4]),
+    );
+
+    console.log('');
+    console.log('3. DynamoDB requests (one SDK send each; capacity as DynamoDB Local reports it, ReturnConsumedCapacity=TOTAL)');
+    console.log('');
+    const costRow = (label: string, costs: Cost[], note: string) => [
+      label,
+      String(costs.length),
+      spread(costs.map((cost) => cost.requests)),
+      spread(costs.map((cost) => cost.rcu)),
+      spread(costs.map((cost) => cost.wcu)),
+      [...new Set(costs.map((cost) => cost.commands))].join(' | '),
+      note,
+    ];
+    printTable(
+      ['per', 'n', 'requests', 'RCU', 'WCU', 'commands', 'note'],
+      [
+        costRow('relayed event (1 event, 1 endpoint)', samples.map((s) => s.relayCost), 'latency loop, one relay message each'),
+        costRow('delivery attempt (delivered)', samples.map((s) => s.deliverCost), 'latency loop, one deliver message each'),
+        costRow('relayed event, throughput runs', [perItem(eventRelayCost, relayedInRun)], `secret events runs, ${relayedInRun} relays`),
+        costRow('delivery attempt, throughput runs', [perItem(deliverCost, attemptsInRun)], `both worker paths, ${attemptsInRun} attempts`),
+        costRow('API: owned create (context)', samples.map((s) => s.apiCost), 'secret store only; + 1 rate-counter Update each'),
+        costRow('API: test delivery (context)', apiTests.map((cost) => perItem(cost, N)), 'POST /v1/webhooks/{id}/test, per call'),
+        costRow(`relayed event, ${BIG_ENVELOPE} B envelope`, relayCosts.bigOwned.costs, 'owner with the endpoint: Get and markRelayed are item-sized'),
+        costRow('relayed event, owner w/o endpoints', relayCosts.smallLoner.costs, 'notice sent, relay runs, delivers nothing'),
+        costRow(`  same, ${BIG_ENVELOPE} B envelope`, relayCosts.bigLoner.costs, ''),
+        costRow('relayed event, anonymous (sweep)', [relayCosts.smallAnonymous.relayCost], `no notice; the sweep queued ${relayCosts.smallAnonymous.queued} relays for ${RELAY_N} secrets a minute later`),
+        costRow(`  same, ${BIG_ENVELOPE} B envelope`, [relayCosts.bigAnonymous.relayCost], `the sweep queued ${relayCosts.bigAnonymous.queued} relays for ${RELAY_N} secrets`),
+        costRow('  the sweep run itself', [relayCosts.smallAnonymous.sweepCost, relayCosts.bigAnonymous.sweepCost], 'sweep-webhooks: one gsi3 and one gsi2 Query per shard'),
+      ],
+      new Set([1, 2, 3, 4]),
+    );
+    console.log(
+      `worker messages over the throughput runs: ${relayedInRun} relay, ${attemptsInRun} deliver; ` +
+        `DynamoDB calls in mixed batches: ${mixedBatches}; refused calls (conditional checks): ${Object.values(tallies).reduce((sum, t) => sum + t.failures, 0)}; ` +
+        `retries: ${Object.values(tallies).reduce((sum, t) => sum + t.attempts - t.requests, 0)}; ` +
+        `relay of a ${BIG_ENVELOPE} B secret: p50 ${fmtMs(percentile(sortedOf(relayCosts.bigOwned.ms), 50))} ms ` +
+        `(64 B: ${fmtMs(percentile(sortedOf(samples.map((sample) => sample.relay + sample.relayTail)), 50))} ms)`,
+    );
+
+    console.log('');
+    console.log('Legend');
+    console.log('  time s               direct: wall time of the POSTs; worker paths: wall time of runtime.queue.drain() over the queued');
+    console.log('                       messages, the worker\'s bookkeeping after each POST included. Queueing the N items (API calls)');
+    console.log('                       happens before the clock starts. Summed over the rounds; deliveries/s = deliveries / time.');
+    console.log('  vs direct            deliveries/s over the direct baseline\'s POSTs/s, over all rounds and per round.');
+    console.log('  concurrency          locally one batch of 10 at a time; deployed, the event source runs up to maxConcurrency 10');
+    console.log('                       invocations of 10, so AWS throughput is bounded by DynamoDB and receivers, not by this.');
+    console.log('  latency segments     marks from the runtime\'s own consumer (batch start/end), the deliver message being queued,');
+    console.log('                       the transport\'s post() being called, and the receiver seeing the request; nearest-rank p50/p95.');
+    console.log('  relay tail / hop     local-queue artefacts: drain() waits for the relay\'s whole batch before taking the deliver');
+    console.log('                       message; in AWS another poller can take it while the relay still runs markRelayed.');
+    console.log('  DynamoDB             counted on the runtime\'s client, told apart by the worker batch they run in; RCU follow item');
+    console.log('                       size (strongly consistent reads: 1 RCU per 4 KB), so the big-envelope row shows the relay\'s');
+    console.log('                       Get of the whole secret item, envelope included (and writes follow it: 1 WCU per 1 KB).');
+    console.log('  anonymous (sweep)    anonymous secrets send no notice but their events still go on the outbox index (gsi3); the');
+    console.log('                       schedule\'s sweep-webhooks (every minute, at most 200 secrets a run) queues a relay for each');
+    console.log('                       once its last event is a minute old. The clock is moved 61 s for it; the run ends there.');
+    console.log('  Caveat               DynamoDB Local (Java), the API, the worker and the receiver share this machine\'s CPUs: absolute');
+    console.log('                       figures move with load; request counts and the ratios to the same-run baseline carry over better.');
+    console.log('                       In AWS the attempt also opens the signing secret with KMS (once per endpoint per instance,');
+    console.log('                       cached), resolves DNS, and the POST is a new TLS connection; none of that is in these figures.');
+  } finally {
+    raw.destroy();
+    await runtime.stop();
+    await receiver.stop();
+  }
+}
+
+main().then(
+  () => {
+    process.exitCode = 0;
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);
