@@ -55,11 +55,15 @@ export class WorkQueue extends Construct {
     this.grantKeyVia(grantee, ['kms:GenerateDataKey', 'kms:Decrypt']);
   }
 
-  /** Lets the worker receive, delete and extend messages of the work queue (what an SQS event source needs). */
+  /**
+   * Lets the worker's event source mapping receive and delete messages of the work queue: the
+   * three actions AWS lists for a Lambda execution role polling SQS. The worker's code makes no
+   * SQS call of its own but SendMessage (`grantSend`), so no ChangeMessageVisibility or GetQueueUrl.
+   */
   grantConsume(grantee: iam.IGrantable): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new iam.PolicyStatement({
-        actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
+        actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
         resources: [this.queue.queueArn],
       }),
     );

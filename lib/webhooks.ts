@@ -1,7 +1,6 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import * as lambdaEvents from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
 import { HushlinkFunction, type FunctionDefaults } from './lambda.ts';
@@ -43,17 +42,20 @@ export class Webhooks extends Construct {
       environment: { ...functionDefaults.environment, WEBHOOK_KEY_ID: this.signingSecretsKey.keyArn },
       timeoutSeconds: Webhooks.workerTimeoutSeconds,
     }).fn;
+    // The mapping itself, not aws-lambda-event-sources' SqsEventSource: that one also calls
+    // queue.grantConsumeMessages, which adds sqs:GetQueueUrl and sqs:ChangeMessageVisibility
+    // and, with the customer-managed key, kms:Decrypt on it without a kms:ViaService condition.
+    // WorkQueue.grantConsume is the one grant: what Lambda's poller needs, KMS only through SQS.
     queue.grantConsume(this.worker);
-    this.worker.addEventSource(
-      new lambdaEvents.SqsEventSource(queue.queue, {
-        batchSize: 10,
-        maxBatchingWindow: Duration.seconds(0),
-        // A record that throws is retried alone; the rest of its batch is done.
-        reportBatchItemFailures: true,
-        // Bounds how many receivers are hit at once, and the table's write rate.
-        maxConcurrency: 10,
-      }),
-    );
+    this.worker.addEventSourceMapping('WorkQueue', {
+      eventSourceArn: queue.queue.queueArn,
+      batchSize: 10,
+      maxBatchingWindow: Duration.seconds(0),
+      // A record that throws is retried alone; the rest of its batch is done.
+      reportBatchItemFailures: true,
+      // Bounds how many receivers are hit at once, and the table's write rate.
+      maxConcurrency: 10,
+    });
     this.grantKey(this.worker, 'kms:Decrypt');
   }
 

@@ -63,6 +63,42 @@ function show(value: unknown): string {
 const actionsOf = (statement: Statement) => [statement.Action].flat();
 const resourcesOf = (statement: Statement) => [statement.Resource].flat().map(show);
 
+/** A condition block with every value shown as `show` does (tokens as `<Id>`, joins flattened). */
+function showCondition(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(showCondition);
+  if (value && typeof value === 'object') {
+    const v = value as Record<string, unknown>;
+    if (v['Ref'] || v['Fn::GetAtt'] || v['Fn::Join']) return show(value);
+    return Object.fromEntries(Object.entries(v).map(([key, inner]) => [key, showCondition(inner)]));
+  }
+  return value;
+}
+
+/**
+ * Every single permission the statements give on one service (`prefix`), one line per action,
+ * resource and condition: `dynamodb:Query on <Table.Arn>/index/gsi1`, `kms:Decrypt on <Key.Arn>
+ * if {...}`. CDK merges statements that share resources or actions
+ * (`@aws-cdk/aws-iam:minimizePolicies`), so comparing statements would test CDK's merging;
+ * comparing these lines tests what the role may do.
+ */
+function grantsOf(statements: Statement[], prefix: string): string[] {
+  const lines = new Set<string>();
+  for (const statement of statements) {
+    for (const action of actionsOf(statement).filter((a) => a.startsWith(`${prefix}:`))) {
+      expect(statement.Effect, action).toBe('Allow');
+      for (const resource of resourcesOf(statement)) {
+        lines.add(`${action} on ${resource}${statement.Condition ? ` if ${JSON.stringify(showCondition(statement.Condition))}` : ''}`);
+      }
+    }
+  }
+  return [...lines].sort();
+}
+
+/** `actions` × `resources`, each line with `condition` when given, sorted as grantsOf sorts. */
+function lines(actions: readonly string[], resources: readonly string[], condition?: Record<string, unknown>): string[] {
+  return actions.flatMap((action) => resources.map((resource) => `${action} on ${resource}${condition ? ` if ${JSON.stringify(condition)}` : ''}`));
+}
+
 const XRAY_ACTIONS = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 
 interface Model {
@@ -82,6 +118,14 @@ interface Model {
   statementsOfRole(roleId: string): Statement[];
   statementsOf(functionName: string): Statement[];
   tableArn: string;
+  /** The work queue (the one with a redrive policy) and its dead-letter queue. */
+  queueArn: string;
+  deadLetterQueueArn: string;
+  /** The key sealing webhook signing secrets: the one the functions get as WEBHOOK_KEY_ID. */
+  signingKeyId: string;
+  signingKeyArn: string;
+  /** The customer-managed key (customerManagedKey=true): the one encrypting the table. */
+  dataKeyArn: string | undefined;
   logGroupArnOf(functionName: string): string;
 }
 
@@ -113,6 +157,10 @@ function model(context: Record<string, unknown>): Model {
     .filter((id) => !ourRoleIds.has(id));
   const ourPolicies = () =>
     ofType('AWS::IAM::Policy').filter(([, policy]) => (policy.Properties?.['Roles'] ?? []).some((role: unknown) => ourRoleIds.has(referencedId(role)!)));
+  const [[queueId, queue] = []] = ofType('AWS::SQS::Queue').filter(([, q]) => q.Properties?.['RedrivePolicy']);
+  const signingKeyIds = new Set([...byName.values()].map((id) => referencedId(resources[id]?.Properties?.['Environment']?.['Variables']?.['WEBHOOK_KEY_ID'])).filter(Boolean));
+  if (signingKeyIds.size !== 1) throw new Error(`expected one WEBHOOK_KEY_ID key, got ${[...signingKeyIds].join(', ')}`);
+  const dataKey = resources[tableId!]?.Properties?.['SSESpecification']?.['KMSMasterKeyId'];
   return {
     stack,
     resources,
@@ -125,18 +173,65 @@ function model(context: Record<string, unknown>): Model {
     statementsOfRole,
     statementsOf: (name) => statementsOfRole(roleOf(name)),
     tableArn: `<${tableId}.Arn>`,
+    queueArn: `<${queueId}.Arn>`,
+    deadLetterQueueArn: show(queue?.Properties?.['RedrivePolicy']?.['deadLetterTargetArn']),
+    signingKeyId: [...signingKeyIds][0]!,
+    signingKeyArn: `<${[...signingKeyIds][0]}.Arn>`,
+    dataKeyArn: dataKey ? show(dataKey) : undefined,
     logGroupArnOf: (name) => show(resources[functionId(name)]?.Properties?.['LoggingConfig']?.['LogGroup']).replace(/>$/, '.Arn>'),
   };
 }
 
-/** What each function may do on the table: item actions on the table, Query where it queries. */
+/**
+ * What each function may do on the table: item actions on the table, Query where it queries.
+ * webhooks: endpoints (a transaction of the count Update and a Put or Delete, Get, Query of the
+ * owner's partition), the delivery log (Query), test deliveries (Put); deliveries: the relay
+ * (Get of the secret, Query of the owner's endpoints, Put of deliveries, Update of the outbox
+ * position) and attempts (Get, Update; Get of the owner to mail a switch-off); schedule's
+ * webhook sweep adds Query of gsi3 (the outbox) to gsi2 (due retries, as for expiry).
+ */
 const expectedTable = {
   secrets: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
   account: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
-  schedule: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
+  webhooks: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
+  schedule: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2', 'index/gsi3'] },
+  deliveries: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
 } as const;
 type Name = keyof typeof expectedTable;
 const names = Object.keys(expectedTable) as Name[];
+
+/**
+ * What each function may do on the work queue. Every writer of secret events sends the relay
+ * its outbox notice (secrets; schedule, whose expiry sweep ends secrets), webhooks queues test
+ * deliveries, schedule's webhook sweep re-queues stale relays and far retries, and deliveries
+ * queues the deliveries it relays and its own retries. Only deliveries consumes, through its
+ * event source mapping: the three actions AWS lists for a Lambda poller, no GetQueueUrl (the
+ * functions get QUEUE_URL) and no ChangeMessageVisibility (nothing calls it).
+ */
+const expectedQueue: Record<Name, readonly string[]> = {
+  secrets: ['sqs:SendMessage'],
+  account: [],
+  webhooks: ['sqs:SendMessage'],
+  schedule: ['sqs:SendMessage'],
+  deliveries: ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
+};
+
+/** Sign-in codes (account); the owner's notice that an endpoint was switched off (deliveries). */
+const mailers: readonly Name[] = ['account', 'deliveries'];
+
+/** The signing-secrets key: webhooks seals a new endpoint's secret, deliveries opens it to sign. */
+const expectedSigningKey: Record<Name, readonly string[]> = {
+  secrets: [],
+  account: [],
+  webhooks: ['kms:Encrypt'],
+  schedule: [],
+  deliveries: ['kms:Decrypt'],
+};
+/** The encryption context every use of the signing key must carry, and nothing else. */
+const SIGNING_CONTEXT = {
+  'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['webhook_endpoint'] },
+  Null: { 'kms:EncryptionContext:webhook_endpoint': 'false' },
+};
 
 const configurations = {
   plain: { stage: 'dev' },
@@ -147,11 +242,16 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
   const m = model(context);
   const xray = configuration === 'everything';
   const cmk = configuration === 'everything';
-  const keyArn = cmk ? `<${m.ofType('AWS::KMS::Key')[0]?.[0]}.Arn>` : '';
 
   it('covers every function of the stack', () => {
     expect(m.functionNames()).toEqual([...names].sort());
-    expect([...groups, 'schedule'].sort()).toEqual([...names].sort());
+    expect([...groups, 'schedule', 'deliveries'].sort()).toEqual([...names].sort());
+  });
+
+  it('tells the two keys apart: the signing-secrets key, and the customer-managed key only when asked for', () => {
+    expect(m.ofType('AWS::KMS::Key').map(([id]) => `<${id}.Arn>`).sort()).toEqual([m.signingKeyArn, ...(cmk ? [m.dataKeyArn] : [])].sort());
+    expect(m.dataKeyArn !== undefined).toBe(cmk);
+    expect(m.dataKeyArn).not.toBe(m.signingKeyArn);
   });
 
   it('has a role for each function and the scheduler, and no other role but CDK custom-resource ones', () => {
@@ -208,18 +308,9 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
   });
 
   it.each(names)('%s may do exactly its DynamoDB actions, on the table and the indexes it queries', (name) => {
-    const statements = m.statementsOf(name).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
-    for (const statement of statements) expect(statement.Effect).toBe('Allow');
-    const items = statements.filter((s) => !actionsOf(s).includes('dynamodb:Query'));
-    const queries = statements.filter((s) => actionsOf(s).includes('dynamodb:Query'));
-
-    expect(items.flatMap(actionsOf).sort()).toEqual([...expectedTable[name].items]);
-    for (const statement of items) expect(resourcesOf(statement)).toEqual([m.tableArn]);
-
-    expect(queries).toHaveLength(1);
-    expect(actionsOf(queries[0]!)).toEqual(['dynamodb:Query']);
-    const where = resourcesOf(queries[0]!).map((arn) => (arn === m.tableArn ? 'table' : arn.replace(`${m.tableArn}/`, '')));
-    expect(where.sort()).toEqual([...expectedTable[name].query].sort());
+    const { items, query } = expectedTable[name];
+    const where = query.map((at) => (at === 'table' ? m.tableArn : `${m.tableArn}/${at}`));
+    expect(grantsOf(m.statementsOf(name), 'dynamodb')).toEqual([...lines(items, [m.tableArn]), ...lines(['dynamodb:Query'], where)].sort());
   });
 
   it.each(names)('%s writes only to its own log group', (name) => {
@@ -229,17 +320,24 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     expect(resourcesOf(logs[0]!)).toEqual([m.logGroupArnOf(name)]);
   });
 
-  it.each(names)('%s may use no service but logs, DynamoDB, SES for account, KMS and X-Ray when turned on', (name) => {
+  it.each(names)('%s may use no service but logs, DynamoDB, SES to mail, SQS on the work queue, KMS and X-Ray when turned on', (name) => {
     const services = new Set(m.statementsOf(name).flatMap(actionsOf).map((action) => action.split(':')[0]));
-    const expected = new Set(['logs', 'dynamodb', ...(name === 'account' ? ['ses'] : []), ...(cmk ? ['kms'] : []), ...(xray ? ['xray'] : [])]);
+    const expected = new Set([
+      'logs',
+      'dynamodb',
+      ...(mailers.includes(name) ? ['ses'] : []),
+      ...(expectedQueue[name].length > 0 ? ['sqs'] : []),
+      ...(cmk || expectedSigningKey[name].length > 0 ? ['kms'] : []),
+      ...(xray ? ['xray'] : []),
+    ]);
     expect([...services].sort()).toEqual([...expected].sort());
   });
 
-  it('lets only the account function send mail, from the configured identity and sender', () => {
+  it('lets only the account and deliveries functions send mail, from the configured identity and sender', () => {
     const settings = readSettings(new App({ context: { ...cdkContext, ...context } }).node);
     for (const name of names) {
       const ses = m.statementsOf(name).filter((s) => actionsOf(s).some((a) => a.startsWith('ses:')));
-      if (name !== 'account') {
+      if (!mailers.includes(name)) {
         expect(ses, name).toEqual([]);
         continue;
       }
@@ -251,25 +349,52 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     }
   });
 
-  it('gives none of our roles rights on the work queue or the files bucket yet', () => {
-    // No function sends to, consumes or stores in them today (see lib/queue.ts, Data.grantFileObjects).
+  it.each(names)('%s may do exactly its actions on the work queue, and nothing on the dead-letter queue', (name) => {
+    // SendMessage for the producers; the poller's three actions for deliveries alone. No
+    // condition: the queue policy already refuses plain HTTP.
+    expect(grantsOf(m.statementsOf(name), 'sqs')).toEqual(lines(expectedQueue[name], [m.queueArn]).sort());
+  });
+
+  it('gives no role of ours anything on the dead-letter queue (it is redriven by hand) or the files bucket yet', () => {
+    // Nothing stores files today (see Data.grantFileObjects).
     for (const [id, policy] of m.ourPolicies()) {
       for (const statement of policy.Properties?.['PolicyDocument']?.['Statement'] as Statement[]) {
-        for (const action of actionsOf(statement)) expect(action, id).not.toMatch(/^(sqs|s3):/);
+        for (const action of actionsOf(statement)) expect(action, id).not.toMatch(/^s3:/);
+        expect(resourcesOf(statement), id).not.toContain(m.deadLetterQueueArn);
       }
     }
   });
 
-  it.each(names)('%s uses the key only through DynamoDB, and only with a key of ours', (name) => {
-    const kms = m.statementsOf(name).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
-    if (!cmk) {
-      expect(kms).toEqual([]);
-      return;
+  it.each(names)('%s uses KMS exactly as it must: the signing key for its one action in the webhook context, the data key only through DynamoDB and SQS', (name) => {
+    const viaService = (service: string) => ({ StringEquals: { 'kms:ViaService': `${service}.<AWS::Region>.amazonaws.com` } });
+    const expected = [
+      ...lines(expectedSigningKey[name], [m.signingKeyArn], SIGNING_CONTEXT),
+      // Every function writes to the table, so DynamoDB may generate and encrypt data keys.
+      ...(cmk ? lines(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('dynamodb')) : []),
+      // Sending to an encrypted queue needs a data key; receiving from it, Decrypt.
+      ...(cmk && expectedQueue[name].includes('sqs:SendMessage') ? lines(['kms:Decrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('sqs')) : []),
+      ...(cmk && expectedQueue[name].includes('sqs:ReceiveMessage') ? lines(['kms:Decrypt'], [m.dataKeyArn!], viaService('sqs')) : []),
+    ];
+    expect(grantsOf(m.statementsOf(name), 'kms')).toEqual([...new Set(expected)].sort());
+  });
+
+  it('names the signing key in no policy but the webhooks and deliveries roles, and in its key policy only the account', () => {
+    const allowed = new Set([m.functionId('webhooks'), m.functionId('deliveries')].map((id) => referencedId(m.resources[id]?.Properties?.['Role'])));
+    for (const [id, policy] of m.ofType('AWS::IAM::Policy')) {
+      if (!JSON.stringify(policy.Properties?.['PolicyDocument']).includes(JSON.stringify(m.signingKeyId))) continue;
+      const roles = (policy.Properties?.['Roles'] ?? []).map(referencedId);
+      expect(roles.length, id).toBe(1);
+      expect(allowed.has(roles[0]), `${id} names the signing key`).toBe(true);
     }
-    expect(kms).toHaveLength(1);
-    expect(actionsOf(kms[0]!).sort()).toEqual(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']);
-    expect(resourcesOf(kms[0]!)).toEqual([keyArn]);
-    expect(show(kms[0]!.Condition?.['StringEquals']?.['kms:ViaService'])).toMatch(/^dynamodb\..+\.amazonaws\.com$/);
+    // No grant through the key policy: the account root statement CDK always writes, nothing else.
+    expect(m.resources[m.signingKeyId]?.Properties?.['KeyPolicy']?.['Statement']).toEqual([
+      {
+        Action: 'kms:*',
+        Effect: 'Allow',
+        Principal: { AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] } },
+        Resource: '*',
+      },
+    ]);
   });
 
   it('traces with X-Ray only when turned on', () => {

@@ -8,6 +8,7 @@ import { readSettings } from '../../lib/config.ts';
 import { FUNCTION_TAG } from '../../lib/lambda.ts';
 import { HushlinkStack } from '../../lib/stack.ts';
 import { prepareWebAssets } from '../../lib/web.ts';
+import { Webhooks } from '../../lib/webhooks.ts';
 import { groups, routeKey, routes } from '../../shared/routes.ts';
 import { schedules } from '../../shared/schedules.ts';
 import { createTableInput, tableDefinition } from '../../shared/store/table.ts';
@@ -94,6 +95,14 @@ function functionId(name: string): string {
   if (!id) throw new Error(`no Lambda tagged ${FUNCTION_TAG}=${name}`);
   return id;
 }
+
+/** The work queue (the queue with a redrive policy) and its dead-letter queue. */
+const [[queueId] = []] = ofType('AWS::SQS::Queue').filter(([, q]) => q.Properties?.['RedrivePolicy']);
+const deadLetterQueueId = referencedId(props(queueId!)['RedrivePolicy']?.deadLetterTargetArn);
+/** The key sealing webhook signing secrets; on this configuration (no customer-managed key) the only key. */
+const [[signingKeyId] = []] = ofType('AWS::KMS::Key');
+/** The functions that seal or open webhook signing secrets, and so get WEBHOOK_KEY_ID. */
+const signingKeyUsers = ['webhooks', 'deliveries'];
 
 /** Logical id of the function a route's integration invokes. */
 function routeTargetFunction(route: Resource): string | undefined {
@@ -184,8 +193,8 @@ describe('API', () => {
 describe('functions', () => {
   const functions = taggedFunctions(resources);
 
-  it('are exactly the groups plus the schedule worker', () => {
-    expect([...functionIds.keys()].sort()).toEqual([...groups, 'schedule'].sort());
+  it('are exactly the groups plus the schedule and deliveries workers', () => {
+    expect([...functionIds.keys()].sort()).toEqual([...groups, 'schedule', 'deliveries'].sort());
     expect(functions).toHaveLength(functionIds.size);
   });
 
@@ -196,12 +205,14 @@ describe('functions', () => {
     for (const id of others) expect(CDK_FUNCTION_PREFIXES.some((prefix) => id.startsWith(prefix)), id).toBe(true);
   });
 
-  it.each(functions.map(([id]) => id))('%s runs nodejs22.x on arm64 with the service environment', (id) => {
+  it.each([...functionIds.keys()])('%s runs nodejs22.x on arm64 with the service environment', (name) => {
+    const id = functionId(name);
     expect(props(id)).toMatchObject({
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
       MemorySize: 512,
-      Timeout: 10,
+      // The delivery worker waits on receivers: a batch of attempts, each up to 10 s.
+      Timeout: name === 'deliveries' ? 30 : 10,
       Handler: 'index.handler',
     });
     const env = props(id)['Environment']?.['Variables'] ?? {};
@@ -218,6 +229,30 @@ describe('functions', () => {
     // Unset regions: the functions answer /v1/regions with this region alone.
     expect(env['REGIONS']).toBeUndefined();
     expect(referencedId(env['TABLE_NAME'])).toBe(tableId);
+    // Every function may be handed the work queue's URL (a Ref of a queue is its URL); who may
+    // send to it is IAM's business (iam.test.ts).
+    expect(env['QUEUE_URL']).toEqual({ Ref: queueId });
+    // The signing key's ARN only where the code seals (webhooks) or opens (deliveries) secrets.
+    if (signingKeyUsers.includes(name)) expect(env['WEBHOOK_KEY_ID']).toEqual({ 'Fn::GetAtt': [signingKeyId, 'Arn'] });
+    else expect(env['WEBHOOK_KEY_ID']).toBeUndefined();
+    // Nothing else: a new variable is a visible change here.
+    expect(Object.keys(env).sort()).toEqual(
+      [
+        'HUSHLINK_MODE',
+        'TABLE_NAME',
+        'WEB_ORIGIN',
+        'REGION',
+        'LOG_LEVEL',
+        'MAIL_FROM',
+        'QUEUE_URL',
+        'POWERTOOLS_SERVICE_NAME',
+        'POWERTOOLS_METRICS_NAMESPACE',
+        'POWERTOOLS_LOG_LEVEL',
+        'NODE_OPTIONS',
+        ...((groups as readonly string[]).includes(name) ? ['ORIGIN_VERIFY'] : []),
+        ...(signingKeyUsers.includes(name) ? ['WEBHOOK_KEY_ID'] : []),
+      ].sort(),
+    );
   });
 
   it.each(functions.map(([id]) => id))('%s logs to its own log group, kept two weeks on dev, without X-Ray', (id) => {
@@ -246,7 +281,7 @@ describe('functions', () => {
     expect(secret.Properties?.['GenerateSecretString']).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
     const reference = { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] };
     for (const group of groups) expect(props(functionId(group))['Environment']['Variables']['ORIGIN_VERIFY'], group).toEqual(reference);
-    expect(props(functionId('schedule'))['Environment']['Variables']['ORIGIN_VERIFY']).toBeUndefined();
+    for (const worker of ['schedule', 'deliveries']) expect(props(functionId(worker))['Environment']['Variables']['ORIGIN_VERIFY'], worker).toBeUndefined();
     const [, distribution] = ofType('AWS::CloudFront::Distribution')[0]!;
     const apiOrigins = (distribution.Properties!['DistributionConfig']['Origins'] as any[]).filter((origin) => origin.CustomOriginConfig);
     expect(apiOrigins).toHaveLength(1);
@@ -306,6 +341,15 @@ describe('schedule', () => {
       resources: [],
       detail: { task: 'expire-secrets' },
     });
+  });
+
+  it('sweeps the webhook outbox and far retries every minute (shared/schedules.ts sweep-webhooks)', () => {
+    expect(schedules).toContainEqual({ task: 'sweep-webhooks', everyMinutes: 1 });
+    const [schedule, ...others] = schedulesFor('sweep-webhooks');
+    expect(others).toHaveLength(0);
+    expect(schedule?.['ScheduleExpression']).toBe('rate(1 minute)');
+    expect(referencedId(schedule?.['Target'].Arn)).toBe(functionId('schedule'));
+    expect(eventOf(schedule?.['Target'])).toMatchObject({ 'detail-type': 'Scheduled Event', source: 'hushlink.schedule', detail: { task: 'sweep-webhooks' } });
   });
 
   it('invokes the schedule worker through a role (what it may do is in iam.test.ts)', () => {
@@ -448,8 +492,8 @@ describe('files bucket', () => {
 
 describe('work queue', () => {
   const queues = ofType('AWS::SQS::Queue');
-  const main = queues.find(([, q]) => q.Properties?.['RedrivePolicy']);
-  const dlqId = referencedId(main?.[1].Properties?.['RedrivePolicy']?.deadLetterTargetArn);
+  const main = queues.find(([id]) => id === queueId);
+  const dlqId = deadLetterQueueId;
 
   it('is a queue and its dead-letter queue', () => {
     expect(queues).toHaveLength(2);
@@ -477,8 +521,33 @@ describe('work queue', () => {
     );
   });
 
-  it('has no consumer yet', () => {
-    expect(ofType('AWS::Lambda::EventSourceMapping')).toHaveLength(0);
+  it('is consumed by the deliveries worker alone: batches of ten, partial batch failures, at most ten at once', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties ?? {});
+    // One mapping in the stack: nothing polls the dead-letter queue (it is redriven by hand).
+    expect(mappings).toHaveLength(1);
+    const { Tags: _tags, ...mapping } = mappings[0]!;
+    expect(mapping).toEqual({
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      FunctionName: { Ref: functionId('deliveries') },
+      BatchSize: 10,
+      // Invoked as soon as messages arrive, not after a batching wait.
+      MaximumBatchingWindowInSeconds: 0,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 10 },
+    });
+  });
+
+  it('hides a received message for six times the worker timeout, so a slow batch is not received twice', () => {
+    const workerTimeout = props(functionId('deliveries'))['Timeout'] as number;
+    expect(workerTimeout).toBe(Webhooks.workerTimeoutSeconds);
+    expect(props(queueId!)['VisibilityTimeout']).toBe(6 * workerTimeout);
+    expect(props(queueId!)['VisibilityTimeout']).toBe(180);
+  });
+
+  it('redrives to its own dead-letter queue, which redrives nowhere', () => {
+    expect(props(queueId!)['RedrivePolicy']).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 });
+    expect(dlqId).not.toBe(queueId);
+    expect(props(dlqId!)['RedrivePolicy']).toBeUndefined();
   });
 
   it('raises an alarm to the alarm topic when one dead letter is visible', () => {
@@ -503,6 +572,31 @@ describe('work queue', () => {
   });
 });
 
+describe('webhook signing-secrets key', () => {
+  const key = () => resources[signingKeyId!]!;
+
+  it('is the only KMS key without the customer-managed key option, and rotates yearly', () => {
+    expect(ofType('AWS::KMS::Key')).toHaveLength(1);
+    expect(key().Properties?.['EnableKeyRotation']).toBe(true);
+    expect(key().Properties?.['Description']).toMatch(/webhook_endpoint/);
+  });
+
+  it('is deleted with a dev stack, after the shortest pending window', () => {
+    expect(key().DeletionPolicy).toBe('Delete');
+    expect(key().UpdateReplacePolicy).toBe('Delete');
+    expect(key().Properties?.['PendingWindowInDays']).toBe(7);
+  });
+
+  it('encrypts no resource of the stack: only the functions that seal or open secrets are given it', () => {
+    // Referenced by the two functions' WEBHOOK_KEY_ID and their policies (iam.test.ts), nothing else.
+    const referrers = Object.entries(resources)
+      .filter(([id, r]) => id !== signingKeyId && JSON.stringify(r).includes(JSON.stringify(signingKeyId)))
+      .map(([, r]) => r.Type)
+      .sort();
+    expect(referrers).toEqual(['AWS::IAM::Policy', 'AWS::IAM::Policy', 'AWS::Lambda::Function', 'AWS::Lambda::Function']);
+  });
+});
+
 describe('outputs', () => {
   it('publish the API URL, the table, bucket and queue names and the alarm topic', () => {
     const outputs = template.toJSON()['Outputs'] as Record<string, { Value: unknown }>;
@@ -524,6 +618,16 @@ describe('prod stage', () => {
     expect(table?.DeletionPolicy).toBe('Retain');
     expect(table?.Properties?.['DeletionProtectionEnabled']).toBe(true);
     for (const bucket of prodOf('AWS::S3::Bucket')) expect(bucket.DeletionPolicy).toBe('Retain');
+  });
+
+  it('retains the webhook signing-secrets key, after the longest pending window', () => {
+    const keys = prodOf('AWS::KMS::Key');
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatchObject({
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: { EnableKeyRotation: true, PendingWindowInDays: 30 },
+    });
   });
 
   it('keeps logs three months and retains them', () => {
@@ -552,13 +656,18 @@ describe('every option on (customer-managed key, X-Ray, alarm e-mail, regions, r
     logRetentionDays: '30',
   }).template.toJSON()['Resources'] as Record<string, Resource>;
   const fullOf = (type: string) => Object.entries(full).filter(([, r]) => r.Type === type);
-  const [[keyId, key] = []] = fullOf('AWS::KMS::Key');
+  // The customer-managed key is the one the functions are not handed as WEBHOOK_KEY_ID.
+  const signingKeyIds = new Set(taggedFunctions(full).map(([, fn]) => referencedId(fn.Properties?.['Environment']?.['Variables']?.['WEBHOOK_KEY_ID'])).filter(Boolean));
+  const [[keyId, key] = []] = fullOf('AWS::KMS::Key').filter(([id]) => !signingKeyIds.has(id));
   const keyArn = { 'Fn::GetAtt': [keyId, 'Arn'] };
 
-  it('has one rotating KMS key, kept with the prod data', () => {
-    expect(fullOf('AWS::KMS::Key')).toHaveLength(1);
-    expect(key?.Properties?.['EnableKeyRotation']).toBe(true);
-    expect(key?.DeletionPolicy).toBe('Retain');
+  it('has one rotating KMS key for the data besides the signing-secrets key, both kept with the prod data', () => {
+    expect(signingKeyIds.size).toBe(1);
+    expect(fullOf('AWS::KMS::Key').map(([id]) => id).sort()).toEqual([keyId, ...signingKeyIds].sort());
+    for (const [id, k] of fullOf('AWS::KMS::Key')) {
+      expect(k.Properties?.['EnableKeyRotation'], id).toBe(true);
+      expect(k.DeletionPolicy, id).toBe('Retain');
+    }
   });
 
   it('encrypts the table with it', () => {
@@ -595,7 +704,7 @@ describe('every option on (customer-managed key, X-Ray, alarm e-mail, regions, r
 
   it('traces every function and hands them the region list and the settings', () => {
     const functions = taggedFunctions(full);
-    expect(functions.length).toBe(groups.length + 1);
+    expect(functions.length).toBe(groups.length + 2);
     for (const [id, fn] of functions) {
       expect(fn.Properties?.['TracingConfig'], id).toEqual({ Mode: 'Active' });
       const env = fn.Properties?.['Environment']?.['Variables'];
