@@ -42,7 +42,9 @@ export async function attemptDelivery(message: DeliverMessage, ports: WebhookPor
 
   if (result.ok) {
     await ports.webhooks.recordAttempt(endpointId, deliveryId, attempt, { status: 'delivered' });
-    await ports.webhooks.recordSuccess(userId, endpointId);
+    // Most successes follow successes: no write to the endpoint's (hot) item unless a count or
+    // a switch-off is there to reset.
+    if (endpoint.consecutiveFailures > 0 || !endpoint.enabled) await ports.webhooks.recordSuccess(userId, endpointId);
     ports.metrics.count('WebhookDeliveries');
     return 'delivered';
   }
