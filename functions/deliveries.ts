@@ -1,13 +1,11 @@
-import { KMSClient } from '@aws-sdk/client-kms';
 import { SESClient } from '@aws-sdk/client-ses';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { KmsSealer } from '../shared/adapters/kms.ts';
+import { kmsSealer } from '../shared/adapters/kms.ts';
 import { SesMailer } from '../shared/adapters/ses.ts';
-import { lambdaEntry, type Deps } from '../shared/deps.ts';
+import { lambdaEntry, webhookPorts, type Deps } from '../shared/deps.ts';
 import { attemptDelivery } from '../shared/domain/webhooks/deliver.ts';
 import { relaySecretEvents } from '../shared/domain/webhooks/relay.ts';
 import { parseWorkMessage } from '../shared/domain/webhooks/work.ts';
-import { webhookPorts } from './webhooks.ts';
 
 /**
  * The work queue's consumer: relays secrets' events into deliveries and makes delivery
@@ -47,6 +45,6 @@ export const createHandler = (deps: Deps) => {
 
 // Opens signing secrets with KMS; emails the owner of an endpoint it switches off.
 export const handler = lambdaEntry(createHandler, (config) => ({
-  sealer: new KmsSealer(new KMSClient({ region: config.REGION }), config.WEBHOOK_KEY_ID ?? ''),
+  sealer: kmsSealer(config),
   mailer: new SesMailer(new SESClient({ region: config.REGION }), config.MAIL_FROM),
 }));

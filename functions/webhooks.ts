@@ -1,7 +1,6 @@
-import { KMSClient } from '@aws-sdk/client-kms';
 import * as z from 'zod/mini';
-import { KmsSealer } from '../shared/adapters/kms.ts';
-import { lambdaEntry, type Deps } from '../shared/deps.ts';
+import { kmsSealer } from '../shared/adapters/kms.ts';
+import { lambdaEntry, webhookPorts, type Deps } from '../shared/deps.ts';
 import {
   deleteEndpoint,
   listDeliveries,
@@ -10,7 +9,6 @@ import {
   registerEndpoint,
   registerWebhookRequest,
 } from '../shared/domain/webhooks/endpoints.ts';
-import type { WebhookPorts } from '../shared/domain/webhooks/ports.ts';
 import { requireUser } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { parseJsonBody, parseQuery } from '../shared/http/request.ts';
@@ -21,8 +19,6 @@ const deliveriesQuery = z.strictObject({
   limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(pageMax)), pageDefault),
   cursor: z.optional(z.string().check(z.maxLength(2048))),
 });
-
-export const webhookPorts = (deps: Deps): WebhookPorts => ({ ...deps, local: deps.config.HUSHLINK_MODE === 'local' });
 
 /** The webhooks group (interface §4.5): endpoints, their delivery log, and test deliveries. */
 export const operations: Operations<'webhooks'> = {
@@ -56,6 +52,4 @@ export const operations: Operations<'webhooks'> = {
 export const createHandler = (deps: Deps) => groupHandler('webhooks', operations, deps);
 // Registration seals each endpoint's signing secret with KMS; only this function and the
 // delivery worker can use the key.
-export const handler = lambdaEntry(createHandler, (config) => ({
-  sealer: new KmsSealer(new KMSClient({ region: config.REGION }), config.WEBHOOK_KEY_ID ?? ''),
-}));
+export const handler = lambdaEntry(createHandler, (config) => ({ sealer: kmsSealer(config) }));

@@ -15,7 +15,7 @@ import type { Queue } from './adapters/queue.ts';
 import { noSealer } from './adapters/sealer.ts';
 import { SqsQueue } from './adapters/sqs.ts';
 import { withOutboxNotices } from './domain/secrets/outboxNotices.ts';
-import type { SecretSealer, WebhookStore, WebhookTransport } from './domain/webhooks/ports.ts';
+import type { SecretSealer, WebhookPorts, WebhookStore, WebhookTransport } from './domain/webhooks/ports.ts';
 import { sendWork } from './domain/webhooks/work.ts';
 import { DynamoWebhookStore } from './store/webhooks.ts';
 import { systemResolver } from './webhooks/destination.ts';
@@ -113,6 +113,9 @@ export function buildDeps(config: Config = loadConfig(), overrides: DepsOverride
     transport: overrides.transport ?? { resolver: systemResolver(), post: postWebhook },
   };
 }
+
+/** What the webhook domain needs: the deps, and whether http to loopback receivers is allowed. */
+export const webhookPorts = (deps: Deps): WebhookPorts => ({ ...deps, local: deps.config.HUSHLINK_MODE === 'local' });
 
 const noQueue: Queue = {
   send: () => Promise.reject(new Error('no work queue configured (QUEUE_URL)')),

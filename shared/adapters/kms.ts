@@ -1,4 +1,5 @@
-import { DecryptCommand, EncryptCommand, type KMSClient } from '@aws-sdk/client-kms';
+import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import type { Config } from '../config.ts';
 import type { SecretSealer } from '../domain/webhooks/ports.ts';
 
 /**
@@ -40,4 +41,10 @@ export class KmsSealer implements SecretSealer {
     this.opened.set(cacheKey, secret);
     return secret;
   }
+}
+
+/** The sealer of the functions the stack gives the signing-secrets key (WEBHOOK_KEY_ID). */
+export function kmsSealer(config: Pick<Config, 'REGION' | 'WEBHOOK_KEY_ID'>): KmsSealer {
+  if (!config.WEBHOOK_KEY_ID) throw new Error('WEBHOOK_KEY_ID is not set: this function cannot seal or open signing secrets');
+  return new KmsSealer(new KMSClient({ region: config.REGION }), config.WEBHOOK_KEY_ID);
 }
