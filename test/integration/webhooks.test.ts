@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { maxConsecutiveFailures } from '../../shared/domain/webhooks/model.ts';
@@ -428,5 +429,60 @@ describe('the delivery log', () => {
     expect(times).toEqual([...times].sort().reverse());
     expect((await api.get(`/v1/webhooks/${other.id}/deliveries?cursor=${first.body.next_cursor}`, owner.auth)).status).toBe(400);
     expect((await api.get(`/v1/webhooks/${endpoint.id}/deliveries?limit=0`, owner.auth)).status).toBe(400);
+  });
+});
+
+describe('bad input on the webhook routes (fast-check)', () => {
+  const isProblem = (reply: { status: number; headers: Headers; body: unknown }) =>
+    reply.status >= 400 && reply.status < 500 && /^application\/problem\+json/.test(reply.headers.get('content-type') ?? '');
+
+  // Hosts are IP literals and names that never reach DNS, so the property needs no resolver.
+  const host = fc.oneof(
+    fc.ipV4(),
+    fc.ipV4Extended(),
+    fc.ipV6().map((ip) => `[${ip}]`),
+    fc.constantFrom('localhost', 'metadata', 'x.internal', 'printer.local', '169.254.169.254', '0', '[::]', 'LOCALHOST.'),
+  );
+  const url = fc
+    .tuple(fc.constantFrom('https', 'http', 'ftp', 'file', 'javascript', 'HTTPS'), fc.option(fc.constantFrom('u:p@', 'user@')), host, fc.option(fc.integer({ min: 0, max: 70000 })), fc.webPath())
+    .map(([scheme, userinfo, name, port, path]) => `${scheme}://${userinfo ?? ''}${name}${port === null ? '' : `:${port}`}${path}`);
+
+  it('any URL or body is a 201 to a public or (locally) loopback address, or a 4xx problem; never a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(url.map((value) => ({ url: value })), fc.anything(), fc.record({ url: fc.string(), events: fc.anything() })), async (body) => {
+        const before = (await api.get('/v1/webhooks', owner.auth)).body.items.length;
+        const reply = await api.post('/v1/webhooks', body, owner.auth);
+        if (reply.status === 201) {
+          const address = new URL(reply.body.url).hostname.replace(/^\[|\]$/g, '');
+          const loopback = /^127\./.test(address) || address === '::1' || address === 'localhost';
+          expect(loopback || !/^(10|192\.168|169\.254|0|22[4-9]|23\d|24\d|25[0-5])\./.test(address), reply.body.url).toBe(true);
+          await api.delete(`/v1/webhooks/${reply.body.id}`, owner.auth);
+        } else {
+          expect(isProblem(reply), `${reply.status} ${JSON.stringify(reply.body)}`).toBe(true);
+          expect((await api.get('/v1/webhooks', owner.auth)).body.items).toHaveLength(before);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('random ids and cursors are 4xx problems, never 5xx', async () => {
+    const endpoint = await register();
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 40 }), fc.string({ maxLength: 80 }), async (id, cursor) => {
+        const path = encodeURIComponent(id) || 'x';
+        for (const reply of [
+          await api.delete(`/v1/webhooks/${path}`, owner.auth),
+          await api.get(`/v1/webhooks/${path}/deliveries`, owner.auth),
+          await api.post(`/v1/webhooks/${path}/test`, undefined, key.auth),
+          await api.get(`/v1/webhooks/${endpoint.id}/deliveries?cursor=${encodeURIComponent(cursor)}&limit=5`, owner.auth),
+        ]) {
+          expect(reply.status, JSON.stringify(reply.body)).toBeLessThan(500);
+          if (reply.status >= 400) expect(isProblem(reply)).toBe(true);
+        }
+      }),
+      { numRuns: 60 },
+    );
+    expect(await endpointOf(endpoint.id)).toBeDefined();
   });
 });
