@@ -4,7 +4,7 @@ import { createSecret } from '../shared/domain/secrets/create.ts';
 import type { Secret } from '../shared/domain/secrets/model.ts';
 import { readSecret, revokeSecret } from '../shared/domain/secrets/read.ts';
 import { createSecretRequest } from '../shared/domain/secrets/rules.ts';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { requireUser } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { optionalJsonObject, parseJsonBody, parseQuery } from '../shared/http/request.ts';
@@ -12,8 +12,8 @@ import { listOwnedSecrets } from '../shared/domain/secrets/owner.ts';
 import { recordRevealFeedback, reportRequest, reportSecret, revealFeedbackRequest } from '../shared/domain/secrets/reports.ts';
 
 const listQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(25),
-  cursor: z.string().max(2048).optional(),
+  limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 25),
+  cursor: z.optional(z.string().check(z.maxLength(2048))),
 });
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());

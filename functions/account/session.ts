@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { apiKeyView, createApiKey, createApiKeyRequest, revokeApiKey } from '../../shared/domain/accounts/apiKeys.ts';
 import { closeSessionByRefreshToken, deviceNameOf, listSessions, refreshSession } from '../../shared/domain/accounts/sessions.ts';
 import { resendSignInCode, startSignIn, verifySignInCode } from '../../shared/domain/accounts/signIn.ts';
@@ -8,15 +8,15 @@ import type { Operation } from '../../shared/http/group.ts';
 import { optionalJsonObject, parseJsonBody } from '../../shared/http/request.ts';
 import type { OperationOf } from '../../shared/routes.ts';
 
-const email = z.email().max(254);
+const email = z.email().check(z.maxLength(254));
 const emailRequest = z.strictObject({ email });
 const verifyRequest = z.strictObject({
   email,
-  code: z.string().regex(/^\d{6}$/, 'the code is 6 digits'),
-  device_name: z.string().trim().min(1).max(100).optional(),
+  code: z.string().check(z.regex(/^\d{6}$/, 'the code is 6 digits')),
+  device_name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
 });
-const refreshRequest = z.strictObject({ refresh_token: z.string().min(1).max(200) });
-const termsRequest = z.strictObject({ version: z.string().trim().min(1).max(40) });
+const refreshRequest = z.strictObject({ refresh_token: z.string().check(z.minLength(1), z.maxLength(200)) });
+const termsRequest = z.strictObject({ version: z.string().check(z.trim(), z.minLength(1), z.maxLength(40)) });
 
 type SessionOperation = Extract<
   OperationOf<'account'>,

@@ -1,4 +1,11 @@
-import { ZodError } from 'zod';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
+import { $ZodError } from 'zod/v4/core';
+
+// zod/mini loads no messages: without a locale every issue reads "Invalid input". Classic zod
+// installs English on first use; do the same here (and in shared/config.ts), unless a locale is
+// already set. Imported by name, so the bundle carries English alone.
+if (!z.config().localeError) z.config(en());
 
 /** Stable, snake_case error codes a client can switch on. */
 export type ErrorCode =
@@ -86,7 +93,7 @@ export function problemBody(error: HttpError, requestId?: string): Problem {
   };
 }
 
-export function validationError(error: ZodError, where: 'body' | 'query' | 'path' | 'header'): HttpError {
+export function validationError(error: $ZodError, where: 'body' | 'query' | 'path' | 'header'): HttpError {
   const errors = error.issues.flatMap((issue) => {
     const at = (path: PropertyKey[]) => [where, ...path.map(String)].join('.');
     // zod reports unknown keys once, at the object; name each field instead.
@@ -104,7 +111,7 @@ export function validationError(error: ZodError, where: 'body' | 'query' | 'path
  */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
-  if (error instanceof ZodError) return validationError(error, 'body');
+  if (error instanceof $ZodError) return validationError(error, 'body');
   const status = (error as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (status === 404) return new HttpError(404, 'not_found', 'No such route.');

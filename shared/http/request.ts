@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { ZodType } from 'zod';
+import type { ZodMiniType } from 'zod/mini';
 import type { Principal } from '../domain/accounts/model.ts';
 import type { Route } from '../routes.ts';
 import { HttpError, validationError } from './errors.ts';
@@ -42,7 +42,7 @@ export function toApiRequest(event: APIGatewayProxyEventV2, route: Route): ApiRe
 const isJsonType = (contentType: string) => /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType);
 
 /** Parses a JSON body against a schema; every failure is a 400 that says what was wrong. */
-export function parseJsonBody<T>(request: ApiRequest, schema: ZodType<T>): T {
+export function parseJsonBody<T>(request: ApiRequest, schema: ZodMiniType<T>): T {
   const contentType = request.headers['content-type'];
   if (contentType !== undefined && !isJsonType(contentType)) {
     throw new HttpError(400, 'unsupported_media_type', 'Send the body as application/json.', {
@@ -74,7 +74,7 @@ export function optionalJsonObject(request: ApiRequest): Record<string, unknown>
 }
 
 /** Parses the query string against a schema; failures are 400 naming the parameter. */
-export function parseQuery<T>(request: ApiRequest, schema: ZodType<T>): T {
+export function parseQuery<T>(request: ApiRequest, schema: ZodMiniType<T>): T {
   const parsed = schema.safeParse(request.query);
   if (!parsed.success) throw validationError(parsed.error, 'query');
   return parsed.data;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { HttpError } from '../../http/errors.ts';
 import { constantTimeEqual, newApiKeyId, newApiKeySecret, sha256Base64Url } from '../../ids.ts';
 import { credentialLimits } from '../../limits.ts';
@@ -7,9 +7,11 @@ import type { ApiKey, Principal } from './model.ts';
 import type { AccountPorts } from './ports.ts';
 
 export const createApiKeyRequest = z.strictObject({
-  name: z.string().trim().min(1).max(100),
-  scopes: z.array(z.enum(scopes)).min(1).max(scopes.length).refine((list) => new Set(list).size === list.length, 'scopes must not repeat'),
-  expires_in: z.int().min(3600).max(credentialLimits.apiKeyMaxSeconds).optional(),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+  scopes: z
+    .array(z.enum(scopes))
+    .check(z.minLength(1), z.maxLength(scopes.length), z.refine((list) => new Set(list).size === list.length, 'scopes must not repeat')),
+  expires_in: z.optional(z.int().check(z.minimum(3600), z.maximum(credentialLimits.apiKeyMaxSeconds))),
 });
 export type CreateApiKeyRequest = z.infer<typeof createApiKeyRequest>;
 

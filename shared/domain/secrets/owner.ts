@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { HttpError } from '../../http/errors.ts';
 import { isTerminal, type Secret } from './model.ts';
 import type { SecretPorts } from './ports.ts';
@@ -6,7 +6,9 @@ import { holdsDeleteToken } from './read.ts';
 import { secretIdPattern } from './rules.ts';
 
 export const adoptSecretsRequest = z.strictObject({
-  secrets: z.array(z.strictObject({ id: z.string().max(64), delete_token: z.string().max(128) })).min(1).max(100),
+  secrets: z
+    .array(z.strictObject({ id: z.string().check(z.maxLength(64)), delete_token: z.string().check(z.maxLength(128)) }))
+    .check(z.minLength(1), z.maxLength(100)),
 });
 
 export type AdoptionOutcome = { id: string; adopted: true } | { id: string; adopted: false; reason: 'not_found' | 'forbidden' | 'ended' | 'owned' };

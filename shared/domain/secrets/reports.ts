@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '../../clock.ts';
 import { newEventId, sha256Base64Url } from '../../ids.ts';
 import { dayOf, type Counters } from '../counters.ts';
@@ -11,9 +11,9 @@ import { secretIdPattern } from './rules.ts';
 export const reportsBeforeLock = 3;
 
 export const reportRequest = z.strictObject({
-  secret_id: z.string().max(64),
+  secret_id: z.string().check(z.maxLength(64)),
   reason: z.enum(['phishing', 'malware', 'harassment', 'illegal', 'other']),
-  details: z.string().max(1000).optional(),
+  details: z.optional(z.string().check(z.maxLength(1000))),
 });
 
 export const revealFeedbackRequest = z.strictObject({ rating: z.enum(['up', 'down']) });

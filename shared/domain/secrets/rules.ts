@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { secretLimits } from '../../limits.ts';
 
 /** Standard base64 with padding, as the interface asks for the envelope. */
@@ -20,24 +20,28 @@ export const createSecretRequest = z
     kind: z.literal('text', { error: "kind must be 'text'; files go through /v1/files" }),
     envelope: z
       .string()
-      .min(1, 'envelope must not be empty')
-      .max(maxEnvelopeChars, `envelope must decode to at most ${textEnvelopeBytes} bytes`)
-      .regex(base64, 'envelope must be standard base64 with padding'),
-    salt: z.string().regex(saltPattern, 'salt must be 22 base64url characters encoding 16 bytes'),
-    size_bytes: z.int().min(1).max(textEnvelopeBytes),
-    expires_in: z.int().min(expiresInSeconds.min).max(expiresInSeconds.max).default(expiresInSeconds.default),
-    max_views: z.int().min(maxViews.min).max(maxViews.max).default(maxViews.default),
-    claim_verifier: z.string().regex(digestPattern, 'claim_verifier must be a base64url SHA-256 (43 characters)').optional(),
-    not_before: z.iso.datetime({ offset: true }).optional(),
+      .check(
+        z.minLength(1, 'envelope must not be empty'),
+        z.maxLength(maxEnvelopeChars, `envelope must decode to at most ${textEnvelopeBytes} bytes`),
+        z.regex(base64, 'envelope must be standard base64 with padding'),
+      ),
+    salt: z.string().check(z.regex(saltPattern, 'salt must be 22 base64url characters encoding 16 bytes')),
+    size_bytes: z.int().check(z.minimum(1), z.maximum(textEnvelopeBytes)),
+    expires_in: z._default(z.int().check(z.minimum(expiresInSeconds.min), z.maximum(expiresInSeconds.max)), expiresInSeconds.default),
+    max_views: z._default(z.int().check(z.minimum(maxViews.min), z.maximum(maxViews.max)), maxViews.default),
+    claim_verifier: z.optional(z.string().check(z.regex(digestPattern, 'claim_verifier must be a base64url SHA-256 (43 characters)'))),
+    not_before: z.optional(z.iso.datetime({ offset: true })),
   })
-  .superRefine((body, ctx) => {
-    const decoded = decodedBase64Length(body.envelope);
-    if (decoded > textEnvelopeBytes) {
-      ctx.addIssue({ code: 'custom', path: ['envelope'], message: `envelope must decode to at most ${textEnvelopeBytes} bytes` });
-    } else if (decoded !== body.size_bytes) {
-      ctx.addIssue({ code: 'custom', path: ['size_bytes'], message: 'size_bytes must equal the decoded length of envelope' });
-    }
-  });
+  .check(
+    z.superRefine((body, ctx) => {
+      const decoded = decodedBase64Length(body.envelope);
+      if (decoded > textEnvelopeBytes) {
+        ctx.addIssue({ code: 'custom', path: ['envelope'], message: `envelope must decode to at most ${textEnvelopeBytes} bytes` });
+      } else if (decoded !== body.size_bytes) {
+        ctx.addIssue({ code: 'custom', path: ['size_bytes'], message: 'size_bytes must equal the decoded length of envelope' });
+      }
+    }),
+  );
 
 export type CreateSecretRequest = z.infer<typeof createSecretRequest>;
 

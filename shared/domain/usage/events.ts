@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '../../clock.ts';
 import { newEventId } from '../../ids.ts';
 import { productEventExpiresAt } from './model.ts';
@@ -13,14 +13,15 @@ export const maxEventProperties = 20;
  * boolean. Nothing else is accepted, so nothing else (no secret, no free text) can be stored.
  */
 export const productEventRequest = z.strictObject({
-  name: z.string().regex(eventName, 'lowercase letters, digits, `_` and `.`, 3 to 64 characters, starting with a letter'),
-  properties: z
-    .record(
-      z.string().regex(propertyName, 'lowercase letters, digits, `_` and `.`, 1 to 64 characters, starting with a letter'),
-      z.union([z.string().max(200), z.number(), z.boolean()]),
-    )
-    .refine((properties) => Object.keys(properties).length <= maxEventProperties, `at most ${maxEventProperties} properties`)
-    .optional(),
+  name: z.string().check(z.regex(eventName, 'lowercase letters, digits, `_` and `.`, 3 to 64 characters, starting with a letter')),
+  properties: z.optional(
+    z
+      .record(
+        z.string().check(z.regex(propertyName, 'lowercase letters, digits, `_` and `.`, 1 to 64 characters, starting with a letter')),
+        z.union([z.string().check(z.maxLength(200)), z.number(), z.boolean()]),
+      )
+      .check(z.refine((properties) => Object.keys(properties).length <= maxEventProperties, `at most ${maxEventProperties} properties`)),
+  ),
 });
 export type ProductEventRequest = z.infer<typeof productEventRequest>;
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '../../clock.ts';
 import type { AppLogger } from '../../logger.ts';
 import { dayOf, type Counters } from '../counters.ts';
@@ -9,7 +9,7 @@ const semverish = /^v?\d+(\.\d+){0,2}([-+][0-9A-Za-z.+-]+)?$/;
 export const cliInstallRequest = z.strictObject({
   source: z.enum(['script', 'homebrew', 'npm', 'scoop', 'apt', 'other']),
   os: z.enum(['linux', 'macos', 'windows', 'other']),
-  version: z.string().max(32).regex(semverish, 'a version such as 1.4.2'),
+  version: z.string().check(z.maxLength(32), z.regex(semverish, 'a version such as 1.4.2')),
 });
 export type CliInstallRequest = z.infer<typeof cliInstallRequest>;
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '../../clock.ts';
 import type { Principal } from '../accounts/model.ts';
 import type { UserStore } from '../accounts/ports.ts';
@@ -35,12 +35,10 @@ export async function readUsage(userId: string, ports: UsageReadPorts): Promise<
 }
 
 export const usageHistoryQuery = z.strictObject({
-  days: z.coerce
-    .number()
-    .int()
-    .min(usageLimits.historyDays.min)
-    .max(usageLimits.historyDays.max)
-    .default(usageLimits.historyDays.default),
+  days: z._default(
+    z.coerce.number().check(z.int(), z.minimum(usageLimits.historyDays.min), z.maximum(usageLimits.historyDays.max)),
+    usageLimits.historyDays.default,
+  ),
 });
 export type UsageHistoryQuery = z.infer<typeof usageHistoryQuery>;
 
