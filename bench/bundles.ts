@@ -8,7 +8,8 @@
  *
  * Every function (each group of `shared/routes.ts`, plus the `schedule` worker) and a generated
  * baseline handler are bundled with esbuild's JS API using the options `lib/lambda.ts` gives
- * CDK's NodejsFunction (see `lambdaBuildOptions` below), into a directory under os.tmpdir().
+ * CDK's NodejsFunction (its exported `lambdaBundling`, turned into esbuild's options by
+ * `esbuildOptionsOf` below), into a directory under os.tmpdir().
  * For each bundle it prints the minified bytes of `index.mjs`, its gzip bytes (zlib, default
  * level), and the time `await import()` of it takes in a fresh `node` process (median and p90
  * over BENCH_REPS processes, bundles taken round-robin after one discarded warm-up import each,
@@ -29,7 +30,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as esbuild from 'esbuild';
+import { lambdaBundling } from '../lib/lambda.ts';
 import { groups } from '../shared/routes.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -45,28 +48,38 @@ function positiveInt(raw: string | undefined, fallback: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The Lambda build, in ONE place.
-//
-// lib/lambda.ts does not export its bundling options, so they are replicated here. This is the
-// esbuild call CDK's NodejsFunction makes for them (aws-lambda-nodejs `buildEsbuildArgs`):
-//   esbuild --bundle <entry> --target=node22 --platform=node --format=esm --outfile=<dir>/index.mjs
-//     --minify --sourcemap --sources-content=false --banner:js=<banner> --main-fields=module,main
-// with no --external (externalModules: []), run from the project root. Keep it in step with
-// lib/lambda.ts until that file exports the options.
+// The Lambda build: lib/lambda.ts's `lambdaBundling`, as the esbuild call CDK's NodejsFunction
+// makes for it (aws-lambda-nodejs `buildEsbuildArgs`), run from the project root:
+//   esbuild --bundle <entry> --platform=node --target=<target> --format=<format> --outfile=<dir>/index.mjs
+//     [--minify] [--sourcemap] [--sources-content=false] [--banner:js=<banner>] [--main-fields=<fields>]
+//     [--external:<module> ...]
+// Only the options lib/lambda.ts sets are translated; any other one stops the bench, rather than
+// measuring a build that differs from the deployed one.
 
-const lambdaBuildOptions = {
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node22',
-  minify: true,
-  sourcemap: true,
-  sourcesContent: false,
-  mainFields: ['module', 'main'],
-  banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
-  external: [],
-  absWorkingDir: root,
-} as const satisfies esbuild.BuildOptions;
+/** Options of `lambdaBundling` translated below; `forceDockerBundling` changes where esbuild runs, not what it builds. */
+const translated = new Set(['forceDockerBundling', 'format', 'target', 'mainFields', 'banner', 'minify', 'sourceMap', 'sourcesContent', 'externalModules']);
+
+function esbuildOptionsOf(bundling: BundlingOptions): esbuild.BuildOptions {
+  const unknown = Object.keys(bundling).filter((key) => !translated.has(key));
+  if (unknown.length) throw new Error(`bench/bundles.ts does not translate lambdaBundling.${unknown.join(', lambdaBundling.')} to esbuild; add it to esbuildOptionsOf`);
+  return {
+    bundle: true,
+    platform: 'node',
+    // NodejsFunction's defaults: CommonJS, and the target of the runtime (always set here).
+    format: bundling.format ?? 'cjs',
+    ...(bundling.target === undefined ? {} : { target: bundling.target }),
+    minify: bundling.minify ?? false,
+    sourcemap: bundling.sourceMap ?? false,
+    ...(bundling.sourcesContent === false ? { sourcesContent: false } : {}),
+    ...(bundling.mainFields === undefined ? {} : { mainFields: bundling.mainFields }),
+    ...(bundling.banner === undefined ? {} : { banner: { js: bundling.banner } }),
+    // NodejsFunction leaves @aws-sdk/* out unless told otherwise; lib/lambda.ts always says.
+    external: bundling.externalModules ?? ['@aws-sdk/*'],
+    absWorkingDir: root,
+  };
+}
+
+const lambdaBuildOptions = esbuildOptionsOf(lambdaBundling);
 
 /** The Lambda sets this (lib/lambda.ts); it changes what loading a bundle costs. */
 const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
@@ -198,7 +211,7 @@ async function main() {
     `hushlink bench:bundles  esbuild ${esbuild.version}  node ${process.version} (Lambda runs node22)  ` +
       `${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
   );
-  console.log('esbuild options: replicated in bench/bundles.ts from lib/lambda.ts, which does not export them');
+  console.log(`esbuild options: lib/lambda.ts lambdaBundling as NodejsFunction passes them: ${JSON.stringify(lambdaBuildOptions, (key, value) => (key === 'absWorkingDir' ? undefined : value))}`);
   console.log(`bundles in ${outDir}${KEEP ? ' (kept)' : ' (deleted at the end; BENCH_KEEP=1 keeps them)'}`);
 
   try {

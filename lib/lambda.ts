@@ -26,6 +26,26 @@ export interface FunctionDefaults {
   readonly xray: boolean;
 }
 
+/**
+ * How every function is bundled: the `bundling` HushlinkFunction gives NodejsFunction, and the
+ * one definition of it (bench/bundles.ts builds with these same options to measure the bundles).
+ */
+export const lambdaBundling: nodejs.BundlingOptions = {
+  // No Docker on build machines: esbuild from node_modules does the bundling.
+  forceDockerBundling: false,
+  format: nodejs.OutputFormat.ESM,
+  target: 'node22',
+  // Prefer ESM builds of dependencies, and give CommonJS dependencies a `require`.
+  mainFields: ['module', 'main'],
+  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+  // One small file to load at cold start: minified, tree-shaken, the SDK clients included.
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  // Bundle the AWS SDK instead of using the runtime's copy: pinned versions, same code as tests.
+  externalModules: [],
+};
+
 export interface HushlinkFunctionProps extends FunctionDefaults {
   /** Base name of the entry file under `functions/`. */
   readonly name: string;
@@ -81,21 +101,7 @@ export class HushlinkFunction extends Construct {
         // The bundle ships a source map; without this flag stack traces point into minified code.
         NODE_OPTIONS: '--enable-source-maps',
       },
-      bundling: {
-        // No Docker on build machines: esbuild from node_modules does the bundling.
-        forceDockerBundling: false,
-        format: nodejs.OutputFormat.ESM,
-        target: 'node22',
-        // Prefer ESM builds of dependencies, and give CommonJS dependencies a `require`.
-        mainFields: ['module', 'main'],
-        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-        // One small file to load at cold start: minified, tree-shaken, the SDK clients included.
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        // Bundle the AWS SDK instead of using the runtime's copy: pinned versions, same code as tests.
-        externalModules: [],
-      },
+      bundling: lambdaBundling,
     });
     Tags.of(this.fn).add(FUNCTION_TAG, props.name);
 
