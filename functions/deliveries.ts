@@ -1,6 +1,7 @@
 import { SESClient } from '@aws-sdk/client-ses';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { kmsSealer } from '../shared/adapters/kms.ts';
+import { systemTransport } from '../shared/webhooks/transport.ts';
 import { SesMailer } from '../shared/adapters/ses.ts';
 import { lambdaEntry, webhookPorts, type Deps } from '../shared/deps.ts';
 import { attemptDelivery } from '../shared/domain/webhooks/deliver.ts';
@@ -46,5 +47,6 @@ export const createHandler = (deps: Deps) => {
 // Opens signing secrets with KMS; emails the owner of an endpoint it switches off.
 export const handler = lambdaEntry(createHandler, (config) => ({
   sealer: kmsSealer(config),
+  transport: systemTransport(),
   mailer: new SesMailer(new SESClient({ region: config.REGION }), config.MAIL_FROM),
 }));

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { kmsSealer } from '../shared/adapters/kms.ts';
+import { systemTransport } from '../shared/webhooks/transport.ts';
 import { lambdaEntry, webhookPorts, type Deps } from '../shared/deps.ts';
 import {
   deleteEndpoint,
@@ -52,4 +53,4 @@ export const operations: Operations<'webhooks'> = {
 export const createHandler = (deps: Deps) => groupHandler('webhooks', operations, deps);
 // Registration seals each endpoint's signing secret with KMS; only this function and the
 // delivery worker can use the key.
-export const handler = lambdaEntry(createHandler, (config) => ({ sealer: kmsSealer(config) }));
+export const handler = lambdaEntry(createHandler, (config) => ({ sealer: kmsSealer(config), transport: systemTransport() }));

@@ -25,6 +25,7 @@ import { serveWeb } from './web.ts';
 import { buildWeb } from '../web/build.ts';
 import { CountingMetrics } from '../shared/metrics.ts';
 import { LocalSealer } from '../shared/adapters/sealer.ts';
+import { systemTransport } from '../shared/webhooks/transport.ts';
 
 /** Every group's function module; the CDK stack finds the same modules as `functions/<group>.ts`. */
 const functionModules: Record<Group, { createHandler: (deps: Deps) => GroupHandler }> = {
@@ -110,7 +111,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       metrics,
       queue,
       sealer: new LocalSealer(dataDir ? localSealingKey(join(dataDir, 'webhook-sealing.key')) : undefined),
-      ...(options.webhookTransport ? { transport: options.webhookTransport } : {}),
+      transport: options.webhookTransport ?? systemTransport(),
       mailer: outbox,
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
       ...(options.logger ? { logger: options.logger } : {}),

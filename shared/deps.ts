@@ -18,8 +18,6 @@ import { withOutboxNotices } from './domain/secrets/outboxNotices.ts';
 import type { SecretSealer, WebhookPorts, WebhookStore, WebhookTransport } from './domain/webhooks/ports.ts';
 import { sendWork } from './domain/webhooks/work.ts';
 import { DynamoWebhookStore } from './store/webhooks.ts';
-import { systemResolver } from './webhooks/destination.ts';
-import { postWebhook } from './webhooks/send.ts';
 import type { AccountPorts } from './domain/accounts/ports.ts';
 import { AccessTokens } from './domain/accounts/tokens.ts';
 import { DynamoApiKeyStore } from './store/apiKeys.ts';
@@ -110,12 +108,21 @@ export function buildDeps(config: Config = loadConfig(), overrides: DepsOverride
     webhooks: new DynamoWebhookStore(db, config.TABLE_NAME, webhookLimits.deliveryLogSeconds),
     queue,
     sealer: overrides.sealer ?? noSealer,
-    transport: overrides.transport ?? { resolver: systemResolver(), post: postWebhook },
+    // Only the webhook functions bring one (and the address checks' code in their bundle).
+    transport: overrides.transport ?? noTransport,
   };
 }
 
 /** What the webhook domain needs: the deps, and whether http to loopback receivers is allowed. */
 export const webhookPorts = (deps: Deps): WebhookPorts => ({ ...deps, local: deps.config.HUSHLINK_MODE === 'local' });
+
+const noTransport: WebhookTransport = {
+  resolver: {
+    resolve4: () => Promise.reject(new Error('this function was built without a webhook transport')),
+    resolve6: () => Promise.reject(new Error('this function was built without a webhook transport')),
+  },
+  post: () => Promise.reject(new Error('this function was built without a webhook transport')),
+};
 
 const noQueue: Queue = {
   send: () => Promise.reject(new Error('no work queue configured (QUEUE_URL)')),
