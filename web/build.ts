@@ -24,10 +24,10 @@ const contentTypes: Record<string, string> = {
 };
 
 /** Every page script under web/src that is an entry point (one per page). */
-export const pageEntries = ['compose', 'reveal', 'signin', 'account', 'keys', 'sessions'];
+export const pageEntries = ['compose', 'reveal', 'signin', 'account', 'keys', 'sessions', 'webhooks'];
 
 /** Pages served at a path of their own (`/signin` → `/signin.html`). */
-const namedPages = ['/signin', '/account', '/keys', '/sessions'];
+const namedPages = ['/signin', '/account', '/keys', '/sessions', '/webhooks'];
 
 /**
  * The web client as served: `web/public/*` as they are, and each page script bundled by
@@ -60,7 +60,7 @@ export async function buildWeb(): Promise<Map<string, WebAsset>> {
 
 /**
  * The file that serves a path: `/` is the compose page, `/s/<id>` the reveal page, `/signin`,
- * `/account`, `/keys` and `/sessions` the account pages.
+ * `/account`, `/keys`, `/sessions` and `/webhooks` the account pages.
  */
 export function assetPathFor(pathname: string): string {
   if (pathname === '/') return '/index.html';

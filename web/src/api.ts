@@ -225,6 +225,70 @@ export const accountApi = {
   revokeApiKey: (token: string, id: string) => call<unknown>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, { token }),
 };
 
+/** The kinds of event a webhook endpoint can subscribe to (`webhook.test` is sent whatever it chose). */
+export const webhookEventTypes = [
+  'secret.created',
+  'secret.viewed',
+  'secret.denied',
+  'secret.burned',
+  'secret.expired',
+  'secret.revoked',
+  'secret.locked',
+  'secret.reported',
+] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: string[];
+  enabled: boolean;
+  consecutive_failures: number;
+  created_at: string;
+  disabled_at: string | null;
+}
+
+export interface CreatedWebhook extends WebhookEndpoint {
+  /** The signing secret (`whsec_…`): in this answer only. */
+  secret: string;
+}
+
+export interface WebhookAttempt {
+  number: number;
+  at: string;
+  /** The receiver's HTTP status, null when it did not answer. */
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  event_id: string;
+  type: string;
+  status: 'pending' | 'delivered' | 'failed' | 'cancelled' | string;
+  created_at: string;
+  next_attempt_at: string | null;
+  /** The exact JSON that was (or will be) posted. */
+  request: { body: string };
+  attempts: WebhookAttempt[];
+}
+
+const webhookPath = (id: string) => `/v1/webhooks/${encodeURIComponent(id)}`;
+
+/**
+ * Webhook endpoints and their delivery log take the session's access token; the test delivery
+ * takes an API key instead (the route refuses a session with 401 `api_key_required`).
+ */
+export const webhookApi = {
+  list: (token: string) => call<Page<WebhookEndpoint>>('GET', '/v1/webhooks', { token }),
+  create: (token: string, body: { url: string; events?: WebhookEventType[] }) => call<CreatedWebhook>('POST', '/v1/webhooks', { json: body, token }),
+  remove: (token: string, id: string) => call<unknown>('DELETE', webhookPath(id), { token }),
+  deliveries: (token: string, id: string, limit: number, cursor: string | null) =>
+    call<Page<WebhookDelivery>>('GET', `${webhookPath(id)}/deliveries?${new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) }).toString()}`, { token }),
+  test: (apiKey: string, id: string) => call<{ delivery_id: string; queued: true }>('POST', `${webhookPath(id)}/test`, { token: apiKey }),
+};
+
 /** Human sentences for a refused request: `errors[].message` (with the field) or `detail`. */
 export function problemMessages(error: ApiError): string[] {
   const fields = (error.problem.errors ?? [])
@@ -249,6 +313,8 @@ function fieldLabel(path: string): string {
     code: 'Code',
     name: 'Name',
     scopes: 'Permissions',
+    url: 'URL',
+    events: 'Events',
   };
   return labels[field] ?? field;
 }
