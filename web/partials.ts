@@ -12,6 +12,7 @@ const siteLinks = [
   { href: '/account', label: 'My secrets' },
   { href: '/keys', label: 'API keys' },
   { href: '/sessions', label: 'Devices' },
+  { href: '/webhooks', label: 'Webhooks' },
 ];
 
 const current = (href: string, page: string) => (href === page ? ' aria-current="page"' : '');
@@ -38,7 +39,6 @@ export const partials: Record<string, (...args: string[]) => string> = {
 ${siteLinks.map(({ href, label }) => `        <li><a href="${href}"${current(href, page)}>${label}</a></li>`).join('\n')}
         <li data-signed-out hidden><a href="/signin"${current('/signin', page)}>Sign in</a></li>
         <li data-signed-in hidden><button type="button" class="link-button" data-sign-out>Sign out</button></li>
-        <li data-signed-in hidden><a href="/webhooks"${current('/webhooks', page)}>Webhooks</a></li>
       </ul>
     </nav>
     <p class="nav-user" data-signed-in hidden>Signed in as <span data-user-email></span></p>

@@ -280,7 +280,7 @@ describe('WebHosting: viewer-request function', () => {
 
   it('finds the page routes of assetPathFor', () => {
     expect(rewrites).toEqual({
-      exact: { '/': '/index.html', '/signin': '/signin.html', '/account': '/account.html', '/keys': '/keys.html', '/sessions': '/sessions.html' },
+      exact: { '/': '/index.html', '/signin': '/signin.html', '/account': '/account.html', '/keys': '/keys.html', '/sessions': '/sessions.html', '/webhooks': '/webhooks.html' },
       secretPage: '/reveal.html',
     });
   });
@@ -293,6 +293,7 @@ describe('WebHosting: viewer-request function', () => {
     ['/account', '/account.html'],
     ['/keys', '/keys.html'],
     ['/sessions', '/sessions.html'],
+    ['/webhooks', '/webhooks.html'],
     ['/assets/compose.js', '/assets/compose.js'],
     ['/assets/reveal.js', '/assets/reveal.js'],
     ['/styles.css', '/styles.css'],
