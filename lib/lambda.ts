@@ -49,6 +49,8 @@ export const lambdaBundling: nodejs.BundlingOptions = {
 export interface HushlinkFunctionProps extends FunctionDefaults {
   /** Base name of the entry file under `functions/`. */
   readonly name: string;
+  /** Seconds one invocation may run; 10 unless the function waits on others (deliveries). */
+  readonly timeoutSeconds?: number;
 }
 
 /**
@@ -92,7 +94,7 @@ export class HushlinkFunction extends Construct {
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: 512,
-      timeout: Duration.seconds(10),
+      timeout: Duration.seconds(props.timeoutSeconds ?? 10),
       role: this.role,
       logGroup: this.logGroup,
       tracing: props.xray ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,

@@ -24,6 +24,15 @@ const configSchema = z.pipe(
       /** Only for local emulators; unset in AWS. */
       DYNAMODB_ENDPOINT: z.optional(z.url()),
       LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
+      /**
+       * The value CloudFront adds to API requests (shared/http/clientAddress.ts); unset in local
+       * mode and on functions no request reaches through CloudFront.
+       */
+      ORIGIN_VERIFY: z.optional(z.string().check(z.minLength(32))),
+      /** The work queue (webhook relay and deliveries); unset locally, where it is in process. */
+      QUEUE_URL: z.optional(z.url()),
+      /** KMS key sealing webhook signing secrets; only the functions that seal or open them get it. */
+      WEBHOOK_KEY_ID: z.optional(z.string().check(z.minLength(1))),
       /** Sender of sign-in codes and notices; an SES-verified identity in AWS. */
       MAIL_FROM: z._default(z.email(), 'no-reply@hushlink.local'),
       /**
