@@ -205,7 +205,8 @@ function bytesByPackage(bundle: Bundle): Map<string, number> {
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
-  const names = [...groups, 'schedule', BASELINE];
+  // Every function of the stack (lib/stack.ts FunctionName): the API groups and the two workers.
+  const names = [...groups, 'schedule', 'deliveries', BASELINE];
   const outDir = mkdtempSync(path.join(tmpdir(), 'hushlink-bundles-'));
   console.log(
     `hushlink bench:bundles  esbuild ${esbuild.version}  node ${process.version} (Lambda runs node22)  ` +

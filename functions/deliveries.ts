@@ -3,6 +3,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { kmsSealer } from '../shared/adapters/kms.ts';
 import { systemTransport } from '../shared/webhooks/transport.ts';
 import { SesMailer } from '../shared/adapters/ses.ts';
+import { sqsQueue } from '../shared/adapters/sqs.ts';
 import { lambdaEntry, webhookPorts, type Deps } from '../shared/deps.ts';
 import { attemptDelivery } from '../shared/domain/webhooks/deliver.ts';
 import { relaySecretEvents } from '../shared/domain/webhooks/relay.ts';
@@ -48,5 +49,6 @@ export const createHandler = (deps: Deps) => {
 export const handler = lambdaEntry(createHandler, (config) => ({
   sealer: kmsSealer(config),
   transport: systemTransport(),
+  queue: sqsQueue(config),
   mailer: new SesMailer(new SESClient({ region: config.REGION }), config.MAIL_FROM),
 }));

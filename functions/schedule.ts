@@ -1,4 +1,5 @@
 import type { ScheduledEvent } from 'aws-lambda';
+import { sqsQueue } from '../shared/adapters/sqs.ts';
 import { lambdaEntry, type Deps } from '../shared/deps.ts';
 import { expireDueSecrets } from '../shared/domain/secrets/end.ts';
 import { rollUpUsage } from '../shared/domain/usage/rollup.ts';
@@ -30,4 +31,5 @@ export const createHandler =
     return { task, processed };
   };
 
-export const handler = lambdaEntry(createHandler);
+// Sends outbox notices (and, for the schedule, sweep results) to the work queue.
+export const handler = lambdaEntry(createHandler, (config) => ({ queue: sqsQueue(config) }));

@@ -1,3 +1,4 @@
+import { sqsQueue } from '../shared/adapters/sqs.ts';
 import { lambdaEntry, type Deps } from '../shared/deps.ts';
 import { claimSecret } from '../shared/domain/secrets/claim.ts';
 import { createSecret } from '../shared/domain/secrets/create.ts';
@@ -105,4 +106,5 @@ export const operations: Operations<'secrets'> = {
 };
 
 export const createHandler = (deps: Deps) => groupHandler('secrets', operations, deps);
-export const handler = lambdaEntry(createHandler);
+// Sends outbox notices (and, for the schedule, sweep results) to the work queue.
+export const handler = lambdaEntry(createHandler, (config) => ({ queue: sqsQueue(config) }));

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { kmsSealer } from '../shared/adapters/kms.ts';
 import { systemTransport } from '../shared/webhooks/transport.ts';
+import { sqsQueue } from '../shared/adapters/sqs.ts';
 import { lambdaEntry, webhookPorts, type Deps } from '../shared/deps.ts';
 import {
   deleteEndpoint,
@@ -53,4 +54,4 @@ export const operations: Operations<'webhooks'> = {
 export const createHandler = (deps: Deps) => groupHandler('webhooks', operations, deps);
 // Registration seals each endpoint's signing secret with KMS; only this function and the
 // delivery worker can use the key.
-export const handler = lambdaEntry(createHandler, (config) => ({ sealer: kmsSealer(config), transport: systemTransport() }));
+export const handler = lambdaEntry(createHandler, (config) => ({ sealer: kmsSealer(config), transport: systemTransport(), queue: sqsQueue(config) }));

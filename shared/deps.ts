@@ -9,11 +9,9 @@ import { CountingMetrics, PowertoolsMetrics, type AppMetrics } from './metrics.t
 import { createDocumentClient } from './store/client.ts';
 import { DynamoRateCounter } from './store/rateLimits.ts';
 import { DynamoSecretStore } from './store/secrets.ts';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Mailer } from './adapters/mailer.ts';
 import type { Queue } from './adapters/queue.ts';
 import { noSealer } from './adapters/sealer.ts';
-import { SqsQueue } from './adapters/sqs.ts';
 import { withOutboxNotices } from './domain/secrets/outboxNotices.ts';
 import type { SecretSealer, WebhookPorts, WebhookStore, WebhookTransport } from './domain/webhooks/ports.ts';
 import { sendWork } from './domain/webhooks/work.ts';
@@ -61,7 +59,7 @@ export interface DepsOverrides {
   metrics?: AppMetrics;
   /** The local outbox replaces SES. */
   mailer?: Mailer;
-  /** The in-process queue locally; SQS (QUEUE_URL) otherwise. */
+  /** The in-process queue locally; SQS (`sqsQueue`) in the functions that send work. */
   queue?: Queue;
   /** Seals webhook signing secrets: KMS in the functions that need it, a local key locally. */
   sealer?: SecretSealer;
@@ -78,7 +76,8 @@ export function buildDeps(config: Config = loadConfig(), overrides: DepsOverride
   const clock = overrides.clock ?? systemClock;
   const signingKeys = new DynamoSigningKeyStore(db, config.TABLE_NAME);
   const logger = overrides.logger ?? createLogger(config);
-  const queue = overrides.queue ?? (config.QUEUE_URL ? new SqsQueue(new SQSClient({ region: config.REGION }), config.QUEUE_URL) : noQueue);
+  // Only the functions that send work bring a queue (and the SQS client's code in their bundle).
+  const queue = overrides.queue ?? noQueue;
   const secrets = withOutboxNotices(
     new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
     (secretId) => sendWork(queue, { kind: 'relay', secret_id: secretId }),
@@ -125,7 +124,7 @@ const noTransport: WebhookTransport = {
 };
 
 const noQueue: Queue = {
-  send: () => Promise.reject(new Error('no work queue configured (QUEUE_URL)')),
+  send: () => Promise.reject(new Error('this function was built without a work queue')),
 };
 
 const noMailer: Mailer = {

@@ -1,4 +1,5 @@
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Config } from '../config.ts';
 import type { Queue } from './queue.ts';
 
 /** The work queue in AWS. */
@@ -17,4 +18,10 @@ export class SqsQueue implements Queue {
       }),
     );
   }
+}
+
+/** The work queue of the functions the stack lets send to it (QUEUE_URL). */
+export function sqsQueue(config: Pick<Config, 'REGION' | 'QUEUE_URL'>): SqsQueue {
+  if (!config.QUEUE_URL) throw new Error('QUEUE_URL is not set: this function cannot send work');
+  return new SqsQueue(new SQSClient({ region: config.REGION }), config.QUEUE_URL);
 }
