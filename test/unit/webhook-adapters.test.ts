@@ -4,7 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KmsSealer, kmsSealer } from '../../shared/adapters/kms.ts';
 import { LocalSealer } from '../../shared/adapters/sealer.ts';
-import { SqsQueue } from '../../shared/adapters/sqs.ts';
+import { SqsQueue, sqsQueue } from '../../shared/adapters/sqs.ts';
 
 // KMS and SQS cannot run here: what matters is the exact request each adapter sends.
 const kms = mockClient(KMSClient);
@@ -67,5 +67,10 @@ describe('SqsQueue', () => {
       { QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/work', MessageBody: '{"kind":"relay","secret_id":"sec_1"}' },
       { QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/work', MessageBody: '{"kind":"deliver"}', DelaySeconds: 300 },
     ]);
+  });
+
+  it('refuses to start without the queue URL', () => {
+    expect(() => sqsQueue({ REGION: 'eu-west-1', QUEUE_URL: undefined })).toThrow('QUEUE_URL');
+    expect(sqsQueue({ REGION: 'eu-west-1', QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/work' })).toBeInstanceOf(SqsQueue);
   });
 });
