@@ -25,3 +25,9 @@ export function createDocumentClient(options: DynamoOptions): DynamoDBDocumentCl
 export function isConditionFailure(error: unknown): error is { name: string; Item?: Record<string, unknown> } {
   return (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
 }
+
+/** A transaction refused because one of its conditions did not hold. */
+export function isCancelledByCondition(error: unknown): boolean {
+  const reasons = (error as { name?: string; CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
+  return (error as { name?: string }).name === 'TransactionCanceledException' && (reasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+}

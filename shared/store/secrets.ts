@@ -1,19 +1,14 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { toEpochSeconds, toIso } from '../clock.ts';
-import { fromItem, key, outboxKeys, ownerKeys, pick, shards, toItem } from './secretItem.ts';
+import { toEpochSeconds } from '../clock.ts';
+import { fromItem, key, outboxKeys, ownerKeys, pick, toItem } from './secretItem.ts';
 import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
 import type { EndInput, SecretStore, TakeViewInput, TakeViewResult } from '../domain/secrets/ports.ts';
-import { isConditionFailure } from './client.ts';
+import { isCancelledByCondition, isConditionFailure } from './client.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { usageAdjustment } from './usage.ts';
-
-/** A transaction refused because one of its conditions did not hold. */
-function isCancelledByCondition(error: unknown): boolean {
-  const reasons = (error as { name?: string; CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
-  return (error as { name?: string }).name === 'TransactionCanceledException' && (reasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
-}
+import { dueEntries } from './workIndex.ts';
 
 /** The item a refused condition returned (ReturnValuesOnConditionCheckFailure), if any. */
 function refusedItem(error: { Item?: Record<string, unknown> }): Secret | null {
@@ -162,29 +157,10 @@ export class DynamoSecretStore implements SecretStore {
   }
 
   async dueForExpiry(now: number, limit: number): Promise<Array<{ id: string; owner?: EndInput['owner'] }>> {
-    const upTo = `${toIso(now)}#~`;
-    const pages = await Promise.all(
-      Array.from({ length: shards }, (_, shard) =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: 'gsi2',
-            KeyConditionExpression: '#g2pk = :due AND #g2sk <= :upTo',
-            ExpressionAttributeNames: pick('#g2pk', '#g2sk'),
-            ExpressionAttributeValues: { ':due': `DUE#${shard}`, ':upTo': upTo },
-            Limit: limit,
-          }),
-        ),
-      ),
-    );
-    return pages
-      .flatMap((page) => page.Items ?? [])
-      .sort((a, b) => String(a.gsi2sk).localeCompare(String(b.gsi2sk)))
-      .slice(0, limit)
-      .map((item) => ({
-        id: String(item.pk).slice('SECRET#'.length),
-        ...(typeof item.owner_id === 'string' ? { owner: { userId: item.owner_id, sizeBytes: Number(item.size_bytes ?? 0) } } : {}),
-      }));
+    return (await dueEntries(this.db, this.tableName, 'gsi2', 'DUE', now, limit)).map((item) => ({
+      id: String(item.pk).slice('SECRET#'.length),
+      ...(typeof item.owner_id === 'string' ? { owner: { userId: item.owner_id, sizeBytes: Number(item.size_bytes ?? 0) } } : {}),
+    }));
   }
 
   async listForOwner(ownerId: string, limit: number, cursor: string | null): Promise<{ items: Secret[]; nextCursor: string | null }> {
@@ -260,26 +236,7 @@ export class DynamoSecretStore implements SecretStore {
   }
 
   async unrelayed(before: number, limit: number): Promise<string[]> {
-    const upTo = `${toIso(before)}#~`;
-    const pages = await Promise.all(
-      Array.from({ length: shards }, (_, shard) =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: 'gsi3',
-            KeyConditionExpression: '#g3pk = :outbox AND #g3sk <= :upTo',
-            ExpressionAttributeNames: pick('#g3pk', '#g3sk'),
-            ExpressionAttributeValues: { ':outbox': `OUTBOX#${shard}`, ':upTo': upTo },
-            Limit: limit,
-          }),
-        ),
-      ),
-    );
-    return pages
-      .flatMap((page) => page.Items ?? [])
-      .sort((a, b) => String(a.gsi3sk).localeCompare(String(b.gsi3sk)))
-      .slice(0, limit)
-      .map((item) => String(item.pk).slice('SECRET#'.length));
+    return (await dueEntries(this.db, this.tableName, 'gsi3', 'OUTBOX', before, limit)).map((item) => String(item.pk).slice('SECRET#'.length));
   }
 
   async adopt(id: string, ownerId: string, sizeBytes: number): Promise<boolean> {

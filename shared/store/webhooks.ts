@@ -3,9 +3,10 @@ import { toEpochSeconds, toIso } from '../clock.ts';
 import { maxQueueDelaySeconds } from '../adapters/queue.ts';
 import type { Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint } from '../domain/webhooks/model.ts';
 import type { WebhookStore } from '../domain/webhooks/ports.ts';
-import { isConditionFailure } from './client.ts';
+import { isCancelledByCondition, isConditionFailure } from './client.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { shardOf, shards } from './secretItem.ts';
+import { shardOf } from './secretItem.ts';
+import { dueEntries } from './workIndex.ts';
 import { deliveryFromItem, deliveryItem, endpointFromItem, endpointItem } from './webhookItems.ts';
 
 // Endpoints live in their owner's partition (one strongly consistent Query lists them, so an
@@ -17,10 +18,6 @@ const endpointKey = (userId: string, id: string) => ({ pk: endpointsOf(userId), 
 const countKey = (userId: string) => ({ pk: endpointsOf(userId), sk: 'COUNT' });
 const deliveriesOf = (endpointId: string) => `DELIVERIES#${endpointId}`;
 const deliveryKey = (endpointId: string, id: string) => ({ pk: deliveriesOf(endpointId), sk: `DELIVERY#${id}` });
-
-const isCancelledByCondition = (error: unknown): boolean =>
-  (error as { name?: string }).name === 'TransactionCanceledException' &&
-  ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
 
 export class DynamoWebhookStore implements WebhookStore {
   constructor(
@@ -264,21 +261,7 @@ export class DynamoWebhookStore implements WebhookStore {
   }
 
   async dueRetries(now: number, limit: number): Promise<Array<{ endpointId: string; deliveryId: string; userId: string; attempt: number }>> {
-    const upTo = `${toIso(now)}#~`;
-    const pages = await Promise.all(
-      Array.from({ length: shards }, (_, shard) =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: 'gsi2',
-            KeyConditionExpression: 'gsi2pk = :retry AND gsi2sk <= :upTo',
-            ExpressionAttributeValues: { ':retry': `RETRY#${shard}`, ':upTo': upTo },
-            Limit: limit,
-          }),
-        ),
-      ),
-    );
-    const keys = pages.flatMap((page) => page.Items ?? []).slice(0, limit);
+    const keys = await dueEntries(this.db, this.tableName, 'gsi2', 'RETRY', now, limit);
     // The index holds keys only; the delivery itself says whose it is and which attempt is next.
     const deliveries = await Promise.all(
       keys.map((item) => this.getDelivery(String(item.pk).slice('DELIVERIES#'.length), String(item.sk).slice('DELIVERY#'.length))),

@@ -3,6 +3,7 @@
  * ciphertext, public parameters and tokens only; never the link key, the passphrase or the text.
  * Account calls take the access token as an argument: `session.ts` owns it.
  */
+import type { SecretEventType } from '../../shared/domain/secrets/model.ts';
 
 export interface FieldProblem {
   path: string;
@@ -225,18 +226,9 @@ export const accountApi = {
   revokeApiKey: (token: string, id: string) => call<unknown>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, { token }),
 };
 
-/** The kinds of event a webhook endpoint can subscribe to (`webhook.test` is sent whatever it chose). */
-export const webhookEventTypes = [
-  'secret.created',
-  'secret.viewed',
-  'secret.denied',
-  'secret.burned',
-  'secret.expired',
-  'secret.revoked',
-  'secret.locked',
-  'secret.reported',
-] as const;
-export type WebhookEventType = (typeof webhookEventTypes)[number];
+/** The kinds of event a webhook endpoint can subscribe to: the service's own list. */
+export { secretEventTypes as webhookEventTypes } from '../../shared/domain/webhooks/model.ts';
+export type WebhookEventType = SecretEventType;
 
 export interface WebhookEndpoint {
   id: string;
