@@ -6,10 +6,10 @@
  *   BENCH_REPS=15                     (fresh-process imports per bundle, at least 7)
  *   BENCH_KEEP=1                      (keep the bundles in the temp dir instead of deleting them)
  *
- * Every function (each group of `shared/routes.ts`, plus the `schedule` worker) and a generated
- * baseline handler are bundled with esbuild's JS API using the options `lib/lambda.ts` gives
- * CDK's NodejsFunction (its exported `lambdaBundling`, turned into esbuild's options by
- * `esbuildOptionsOf` below), into a directory under os.tmpdir().
+ * Every function (each group of `shared/routes.ts`, plus the `schedule` and `deliveries`
+ * workers) and a generated baseline handler are bundled with esbuild's JS API using the
+ * options `lib/lambda.ts` gives CDK's NodejsFunction (its exported `lambdaBundling`, turned
+ * into esbuild's options by `esbuildOptionsOf` below), into a directory under os.tmpdir().
  * For each bundle it prints the minified bytes of `index.mjs`, its gzip bytes (zlib, default
  * level), and the time `await import()` of it takes in a fresh `node` process (median and p90
  * over BENCH_REPS processes, bundles taken round-robin after one discarded warm-up import each,
@@ -34,18 +34,13 @@ import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as esbuild from 'esbuild';
 import { lambdaBundling } from '../lib/lambda.ts';
 import { groups } from '../shared/routes.ts';
+import { fmtLoad, fmtRatio, formatTable, median, positiveInt, quantile } from './support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REPS = positiveInt(process.env.BENCH_REPS, 15);
 if (REPS < 7) throw new Error(`BENCH_REPS must be at least 7, got ${REPS}`);
 const KEEP = process.env.BENCH_KEEP === '1';
 const TARGET = 1.5;
-
-function positiveInt(raw: string | undefined, fallback: number): number {
-  const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`expected a positive integer, got ${raw}`);
-  return value;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The Lambda build: lib/lambda.ts's `lambdaBundling`, as the esbuild call CDK's NodejsFunction
@@ -164,23 +159,7 @@ function coldImport(file: string): Promise<number> {
 // ---------------------------------------------------------------------------------------------
 // Figures
 
-const quantile = (values: number[], q: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
-};
-const median = (values: number[]) => quantile(values, 0.5);
 const kib = (bytes: number) => (bytes / 1024).toFixed(1);
-const times = (ratio: number) => `${ratio.toFixed(2)}x`;
-
-function table(header: string[], rows: string[][], rightAligned: (col: number) => boolean): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    '| ' + cells.map((c, i) => (rightAligned(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ') + ' |';
-  return [line(header), '|' + widths.map((w, i) => (rightAligned(i) ? '-'.repeat(w + 1) + ':' : '-'.repeat(w + 2))).join('|') + '|', ...rows.map(line)].join('\n');
-}
 
 /** `node_modules/@scope/name/...` → `@scope/name`; project files → `(project) <dir>`. */
 function packageOf(input: string): string {
@@ -210,7 +189,7 @@ async function main() {
   const outDir = mkdtempSync(path.join(tmpdir(), 'hushlink-bundles-'));
   console.log(
     `hushlink bench:bundles  esbuild ${esbuild.version}  node ${process.version} (Lambda runs node22)  ` +
-      `${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      `${cpus().length} CPUs, load ${fmtLoad(loadavg())}`,
   );
   console.log(`esbuild options: lib/lambda.ts lambdaBundling as NodejsFunction passes them: ${JSON.stringify(lambdaBuildOptions, (key, value) => (key === 'absWorkingDir' ? undefined : value))}`);
   console.log(`bundles in ${outDir}${KEEP ? ' (kept)' : ' (deleted at the end; BENCH_KEEP=1 keeps them)'}`);
@@ -234,27 +213,28 @@ async function main() {
       const gzipRatio = b.gzipBytes / base.gzipBytes;
       const importRatio = median(b.importMs) / baseImport;
       const over = [
-        ...(gzipRatio > TARGET ? [`gzip size ${times(gzipRatio)}`] : []),
-        ...(importRatio > TARGET ? [`cold import ${times(importRatio)}`] : []),
+        ...(gzipRatio > TARGET ? [`gzip size ${fmtRatio(gzipRatio, 2)}`] : []),
+        ...(importRatio > TARGET ? [`cold import ${fmtRatio(importRatio, 2)}`] : []),
       ];
       if (b.name !== BASELINE && over.length) overTarget.push(`over target: ${b.name}: ${over.join(', ')} of the baseline (target ${TARGET}x)`);
       return [
         b.name === BASELINE ? `(${BASELINE})` : b.name,
         kib(b.minBytes),
         kib(b.gzipBytes),
-        times(gzipRatio),
+        fmtRatio(gzipRatio, 2),
         `${median(b.importMs).toFixed(1)} / ${quantile(b.importMs, 0.9).toFixed(1)}`,
-        times(importRatio),
+        fmtRatio(importRatio, 2),
         b.name === BASELINE ? '-' : over.length ? 'NO' : 'yes',
       ];
     });
 
     console.log('');
     console.log(
-      table(
+      formatTable(
         ['function', 'minified KiB', 'gzip KiB', 'gzip vs baseline', 'cold import ms (median / p90)', 'import vs baseline', `within ${TARGET}x?`],
         rows,
         (col) => col >= 1 && col <= 5,
+        'markdown',
       ),
     );
     console.log('');
@@ -267,7 +247,7 @@ async function main() {
     console.log(`  baseline        a handler importing only @aws-sdk/client-dynamodb and @aws-sdk/lib-dynamodb and`);
     console.log('                  creating the document client at import; built and timed in this run');
     console.log(`  within ${TARGET}x?    yes when both the gzip size and the median cold import are at most ${TARGET}x the baseline's`);
-    console.log(`  load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (import times are noisy under load; sizes are exact)`);
+    console.log(`  load average at the end: ${fmtLoad(loadavg())} (import times are noisy under load; sizes are exact)`);
     console.log('');
     if (overTarget.length) for (const line of overTarget) console.log(line);
     else console.log(`all functions within ${TARGET}x of the baseline`);
@@ -279,10 +259,11 @@ async function main() {
     console.log('');
     console.log(`Largest bundle: ${largest.name} (${kib(total)} KiB minified). Top 10 inputs by bytes in the output (esbuild metafile):`);
     console.log(
-      table(
+      formatTable(
         ['input', 'KiB', 'share'],
         inputs.map(([input, bytes]) => [input, kib(bytes), `${((100 * bytes) / total).toFixed(1)}%`]),
         (col) => col >= 1,
+        'markdown',
       ),
     );
     const basePackages = bytesByPackage(base);
@@ -290,10 +271,11 @@ async function main() {
     console.log('');
     console.log(`${largest.name} by package (top 12), next to the baseline:`);
     console.log(
-      table(
+      formatTable(
         ['package', `${largest.name} KiB`, 'baseline KiB', 'share'],
         packages.map(([pkg, bytes]) => [pkg, kib(bytes), kib(basePackages.get(pkg) ?? 0), `${((100 * bytes) / total).toFixed(1)}%`]),
         (col) => col >= 1,
+        'markdown',
       ),
     );
   } finally {

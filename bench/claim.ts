@@ -10,23 +10,35 @@
  * UpdateItem round trip to the same DynamoDB Local in the same run. The ratio to the raw
  * GetItem is the headline: it says how much the service adds on top of one table round trip.
  *
- * Requests are counted by a middleware on the runtime's own DynamoDB client, reached through
- * the stores' private `db` field (no product hook exists for it). The rate counter shares that
+ * Requests are counted by the meter of bench/support.ts on the runtime's own DynamoDB client
+ * (installed through the runtime's `instrumentDynamo` option). The rate counter shares that
  * client; its calls are told apart by their key (`RATE#...`) and shown separately.
  */
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import {
-  DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  UpdateItemCommand,
-  type ConsumedCapacity,
-} from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetItemCommand, PutItemCommand, UpdateItemCommand, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { startRuntime, tableName, type Runtime } from '../local/runtime.ts';
 import { secretLimits } from '../shared/limits.ts';
 import { generousRateLimits, textSecretBody } from '../test/support/runtime.ts';
+import {
+  capacityOf,
+  distinct,
+  fmtMs,
+  fmtRatio,
+  isRateCall,
+  machineLine,
+  meterCalls,
+  newTally,
+  percentile,
+  positiveInt,
+  printTable,
+  rawDynamoClient,
+  runBench,
+  snapshot,
+  spread,
+  usageSince,
+  type Usage,
+} from './support.ts';
 
 const N = positiveInt(process.env.BENCH_N, 300);
 const WARMUP = positiveInt(process.env.BENCH_WARMUP, 50);
@@ -35,125 +47,20 @@ const ENVELOPE_BYTES = positiveInt(process.env.BENCH_ENVELOPE_BYTES, 64);
 /** Multi-view secrets for the non-final claims: views 1..MAX_VIEWS-1 are non-final. */
 const MAX_VIEWS = secretLimits.maxViews.max;
 
-function positiveInt(raw: string | undefined, fallback: number): number {
-  const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`expected a positive integer, got ${raw}`);
-  return value;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Counting DynamoDB requests and capacity on the runtime's client
 
-interface Tally {
-  /** Logical SDK calls (one per `send`). */
-  requests: number;
-  /** HTTP attempts, retries included. */
-  attempts: number;
-  failures: number;
-  rcu: number;
-  wcu: number;
-  /** Of `wcu`, the part DynamoDB charged to global secondary indexes. */
-  gsiWcu: number;
-  commands: string[];
-}
-
-const newTally = (): Tally => ({ requests: 0, attempts: 0, failures: 0, rcu: 0, wcu: 0, gsiWcu: 0, commands: [] });
 const tallies = { app: newTally(), rate: newTally() };
-
-const readCommands = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand', 'TransactGetItemsCommand']);
-
-/** Capacity of one response, split into read and write units. */
-function capacityOf(command: string, consumed: ConsumedCapacity | undefined): { rcu: number; wcu: number; gsiWcu: number } {
-  if (!consumed) return { rcu: 0, wcu: 0, gsiWcu: 0 };
-  const total = consumed.CapacityUnits ?? 0;
-  const isRead = readCommands.has(command);
-  const rcu = consumed.ReadCapacityUnits ?? (isRead ? total : 0);
-  const wcu = consumed.WriteCapacityUnits ?? (isRead ? 0 : total);
-  const gsi = Object.values(consumed.GlobalSecondaryIndexes ?? {}).reduce(
-    (sum, index) => sum + (index.WriteCapacityUnits ?? (isRead ? 0 : (index.CapacityUnits ?? 0))),
-    0,
-  );
-  return { rcu, wcu, gsiWcu: gsi };
-}
-
-/** True for the rate counter's items, so its calls are tallied apart from the secret store's. */
-function isRateCall(input: Record<string, unknown>): boolean {
-  const pk = (input.Key as Record<string, unknown> | undefined)?.pk;
-  const value = typeof pk === 'string' ? pk : (pk as { S?: string } | undefined)?.S;
-  return typeof value === 'string' && value.startsWith('RATE#');
-}
-
-/** Meters every call of the runtime's DynamoDB client (one stack shared by all stores). */
-function installMeter(client: DynamoDBDocumentClient): void {
-  const stacks = [client.middlewareStack];
-  for (const stack of stacks) {
-    stack.add(
-      (next, context) => async (args) => {
-        const input = args.input as Record<string, unknown>;
-        const tally = isRateCall(input) ? tallies.rate : tallies.app;
-        // The handler context lives for the whole call, so the attempt counter below finds it.
-        (context as { benchTally?: Tally }).benchTally = tally;
-        const command = context.commandName ?? 'unknown';
-        tally.requests += 1;
-        tally.commands.push(command.replace(/Command$/, ''));
-        try {
-          const result = await next({ ...args, input: { ...input, ReturnConsumedCapacity: 'INDEXES' } });
-          const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity }).ConsumedCapacity;
-          const { rcu, wcu, gsiWcu } = capacityOf(command, consumed);
-          tally.rcu += rcu;
-          tally.wcu += wcu;
-          tally.gsiWcu += gsiWcu;
-          return result;
-        } catch (error) {
-          tally.failures += 1;
-          throw error;
-        }
-      },
-      { step: 'initialize', name: 'benchCapacityMeter', priority: 'high' },
-    );
-    // Inside the retry middleware, so this sees every HTTP attempt.
-    stack.add(
-      (next, context) => async (args) => {
-        const tally = (context as { benchTally?: Tally }).benchTally;
-        if (tally) tally.attempts += 1;
-        return next(args);
-      },
-      { step: 'finalizeRequest', name: 'benchAttemptCounter', priority: 'low' },
-    );
-  }
-}
+/** Every call of the runtime's client; INDEXES for the "of which GSI" column. */
+const meter = meterCalls({ tallyOf: (input) => (isRateCall(input) ? tallies.rate : tallies.app), consumedCapacity: 'INDEXES' });
 
 // ---------------------------------------------------------------------------------------------
 // Samples
 
 interface Sample {
   ms: number;
-  app: Omit<Tally, 'commands'> & { commands: string };
-  rate: Omit<Tally, 'commands'> & { commands: string };
-}
-
-const snapshot = (tally: Tally) => ({ ...tally, commands: tally.commands.length });
-type Snapshot = ReturnType<typeof snapshot>;
-
-function delta(before: Snapshot, after: Tally): Sample['app'] {
-  return {
-    requests: after.requests - before.requests,
-    attempts: after.attempts - before.attempts,
-    failures: after.failures - before.failures,
-    rcu: round(after.rcu - before.rcu),
-    wcu: round(after.wcu - before.wcu),
-    gsiWcu: round(after.gsiWcu - before.gsiWcu),
-    commands: summarizeCommands(after.commands.slice(before.commands)),
-  };
-}
-
-const round = (value: number) => Math.round(value * 1000) / 1000;
-
-function summarizeCommands(commands: string[]): string {
-  if (commands.length === 0) return '-';
-  const counts = new Map<string, number>();
-  for (const command of commands) counts.set(command, (counts.get(command) ?? 0) + 1);
-  return [...counts].map(([command, count]) => (count > 1 ? `${command} x${count}` : command)).join(' + ');
+  app: Usage;
+  rate: Usage;
 }
 
 class Series {
@@ -173,7 +80,7 @@ async function measure<T>(series: Series, run: () => Promise<T>): Promise<T> {
   const started = performance.now();
   const result = await run();
   const ms = performance.now() - started;
-  if (recording) series.samples.push({ ms, app: delta(app, tallies.app), rate: delta(rate, tallies.rate) });
+  if (recording) series.samples.push({ ms, app: usageSince(app, tallies.app), rate: usageSince(rate, tallies.rate) });
   return result;
 }
 
@@ -204,58 +111,13 @@ function expectStatus(reply: { status: number; body: unknown }, status: number, 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Statistics and printing
-
-/** Nearest-rank percentile. */
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[Math.min(rank, sorted.length) - 1]!;
-}
-
-const fmtMs = (ms: number) => (Number.isNaN(ms) ? '-' : ms.toFixed(2));
-const fmtNum = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
-const fmtRatio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(1)}x` : '-');
-
-/** A per-operation figure: the value when every sample agrees, else "mean (min-max)". */
-function spread(values: number[]): string {
-  if (values.length === 0) return '-';
-  const min = Math.min(...values);
-  const max = Math.max(...values);
-  if (min === max) return fmtNum(min);
-  const mean = values.reduce((a, b) => a + b, 0) / values.length;
-  return `${mean.toFixed(2)} (${fmtNum(min)}-${fmtNum(max)})`;
-}
-
-function distinct(values: string[]): string {
-  return [...new Set(values)].join(' | ');
-}
-
-function printTable(header: string[], rows: string[][], rightAligned: Set<number>): void {
-  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) => (rightAligned.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
-      .join(' | ')
-      .trimEnd();
-  console.log(line(header));
-  console.log(widths.map((width) => '-'.repeat(width)).join('-+-'));
-  for (const row of rows) console.log(line(row));
-}
-
-// ---------------------------------------------------------------------------------------------
 // The run
 
 async function main(): Promise<void> {
   const startedAt = performance.now();
   const loadAtStart = loadavg();
-  const runtime = await startRuntime({ port: 0, rateLimits: generousRateLimits, instrumentDynamo: installMeter });
-  const raw = new DynamoDBClient({
-    endpoint: runtime.dynamo.endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  });
+  const runtime = await startRuntime({ port: 0, rateLimits: generousRateLimits, instrumentDynamo: meter });
+  const raw = rawDynamoClient(runtime.dynamo.endpoint);
   try {
     const bootMs = performance.now() - startedAt;
 
@@ -388,16 +250,15 @@ async function main(): Promise<void> {
           s.kind === 'raw' ? '-' : spread(s.samples.map((sample) => sample.rate.wcu)),
           fmtMs(p50),
           fmtMs(p99),
-          fmtRatio(p50 / baseP50),
-          fmtRatio(p99 / baseP99),
+          fmtRatio(p50 / baseP50, 1),
+          fmtRatio(p99 / baseP99, 1),
           distinct(s.samples.map((sample) => sample.app.commands)),
         ];
       });
 
     console.log('');
-    const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
     console.log(`Hushlink claim-path bench: ${N} measured iterations per operation after ${WARMUP} warm-up, sequential`);
-    console.log(`${cpus().length} CPUs, load average (1/5/15 min) at start ${load(loadAtStart)}, at end ${load(loadavg())}`);
+    console.log(machineLine(loadAtStart));
     console.log(
       `node ${process.version}, runtime up in ${(bootMs / 1000).toFixed(1)} s, warm-up ${(warmMs / 1000).toFixed(1)} s, ` +
         `measured loop ${(runMs / 1000).toFixed(1)} s; envelope ${ENVELOPE_BYTES} B; raw GetItem p50 ${fmtMs(baseP50)} ms, p99 ${fmtMs(baseP99)} ms`,
@@ -448,12 +309,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => {
-    process.exitCode = 0;
-  },
-  (error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  },
-);
+runBench(main);

@@ -36,6 +36,7 @@ import {
   type FileMeta,
   type Sealed,
 } from '../shared/envelope/index.ts';
+import { fmtLoad, fmtRatio, median, positiveInt, printTable } from './support.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -48,12 +49,6 @@ const WARMUP_LARGE = 2;
 const WARMUP_SMALL = 8;
 const INPUT_SIZES = [1 * MiB, 64 * MiB];
 const CHUNK_LOG2S = [20, 16];
-
-function positiveInt(raw: string | undefined, fallback: number): number {
-  const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`expected a positive integer, got ${raw}`);
-  return value;
-}
 
 const subtle = globalThis.crypto.subtle;
 
@@ -163,12 +158,6 @@ interface Result {
 }
 
 const results: Result[] = [];
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 async function runRoundRobin(cases: Case[], warmup: number, reps: number, gcEachRun: boolean): Promise<void> {
   for (let w = 0; w < warmup; w++) {
@@ -326,16 +315,8 @@ function sizeName(bytes: number): string {
 }
 
 const gibPerS = (bytes: number, ms: number) => bytes / GiB / (ms / 1000);
+/** About three significant digits: the rows run from a fraction of a millisecond (fixed cost) to hundreds (64 MiB). */
 const fmtMs = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3));
-
-function printTable(header: string[], rows: string[][], rightAligned: Set<number>): void {
-  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) =>
-    cells.map((cell, column) => (rightAligned.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join(' | ');
-  console.log(line(header));
-  console.log(widths.map((width) => '-'.repeat(width)).join('-+-'));
-  for (const row of rows) console.log(line(row));
-}
 
 function rawFor(result: Result, impl: Impl): Result | undefined {
   return results.find((r) => r.inputSize === result.inputSize && r.direction === result.direction && r.impl === impl && r.piece === result.piece);
@@ -354,7 +335,7 @@ function printThroughput(): void {
         rows.map((r) => {
           const ratio = (impl: Impl) => {
             const raw = r.impl === 'envelope' ? rawFor(r, impl) : undefined;
-            return raw ? `${(raw.medianMs / r.medianMs).toFixed(2)}x` : '';
+            return raw ? fmtRatio(raw.medianMs / r.medianMs, 2) : '';
           };
           return [
             r.label,
@@ -385,8 +366,8 @@ function printHeadline(): void {
         gibPerS(r.inputSize, r.medianMs).toFixed(2),
         gibPerS(r.inputSize, web.medianMs).toFixed(2),
         gibPerS(r.inputSize, node.medianMs).toFixed(2),
-        `${(web.medianMs / r.medianMs).toFixed(2)}x`,
-        `${(node.medianMs / r.medianMs).toFixed(2)}x`,
+        fmtRatio(web.medianMs / r.medianMs, 2),
+        fmtRatio(node.medianMs / r.medianMs, 2),
       ];
     });
   printTable(['envelope case', 'GiB/s', 'WebCrypto GiB/s', 'node GiB/s', 'x WebCrypto', 'x node'], rows, new Set([1, 2, 3, 4, 5]));
@@ -437,10 +418,9 @@ async function main(): Promise<void> {
   const fixed = await fixedCosts();
   sampleRss();
 
-  const load = (values: number[]) => values.map((v) => v.toFixed(2)).join('/');
   console.log(`Hushlink envelope v1 bench (AES-256-GCM): ${REPS_LARGE} measured repetitions for 64 MiB, ${REPS_SMALL} for 1 MiB, after warm-up; round-robin`);
   console.log(
-    `Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}, load average at start ${load(loadAtStart)}, at end ${load(loadavg())}`,
+    `Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}, load average at start ${fmtLoad(loadAtStart, '/')}, at end ${fmtLoad(loadavg(), '/')}`,
   );
   printThroughput();
   printHeadline();

@@ -23,8 +23,8 @@
  *    worker at once; the local poller's interval would only add its own wait). Time from the API
  *    call returning to the receiver getting the POST, split into relay and attempt, next to one
  *    direct `postWebhook` and one raw GetItem per event in the same loop.
- * 3. DynamoDB requests and RCU/WCU per relayed event and per delivery attempt, counted by a
- *    middleware on the runtime's client (the `instrumentDynamo` option) and told apart by an
+ * 3. DynamoDB requests and RCU/WCU per relayed event and per delivery attempt, counted by the
+ *    meter of bench/support.ts on the runtime's client (the `instrumentDynamo` option) and told apart by an
  *    AsyncLocalStorage set around each batch of the runtime's own queue consumer (reached through
  *    the queue's private `consumer` field; no product hook exists for it). Then the relay alone,
  *    5 secrets each: a big envelope, an owner without endpoints, and anonymous secrets (relayed by
@@ -36,10 +36,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { DynamoDBClient, GetItemCommand, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { startRuntime, tableName, type Runtime } from '../local/runtime.ts';
 import type { QueueConsumer } from '../local/queue.ts';
@@ -51,6 +50,27 @@ import { signatureHeaderName, webhookSignature } from '../shared/webhooks/signat
 import { verifyWebhook } from '../shared/webhooks/verify.ts';
 import { createKey, newEmail, signIn, type SignedIn } from '../test/support/accounts.ts';
 import { apiClient, generousRateLimits, textSecretBody } from '../test/support/runtime.ts';
+import {
+  distinct,
+  fmtMs,
+  fmtRatio,
+  isRateCall,
+  machineLine,
+  meterCalls,
+  newTally,
+  percentile,
+  positiveInt,
+  printTable,
+  rawDynamoClient,
+  round,
+  runBench,
+  snapshot,
+  sortedOf,
+  spread,
+  usageSince,
+  type Tally,
+  type Usage,
+} from './support.ts';
 
 /** The queue's batch size: InProcessQueue's default, and the deployed event source's batchSize. */
 const BATCH = 10;
@@ -61,12 +81,6 @@ const WARMUP = positiveInt(process.env.BENCH_WARMUP, 20);
 const BIG_ENVELOPE = positiveInt(process.env.BENCH_BIG_ENVELOPE_BYTES, 200_000);
 /** Secrets per kind whose relays are metered apart (owner with/without endpoints, anonymous). */
 const RELAY_N = 5;
-
-function positiveInt(raw: string | undefined, fallback: number): number {
-  const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`expected a positive integer, got ${raw}`);
-  return value;
-}
 
 const now = () => performance.now();
 
@@ -79,90 +93,14 @@ type Origin = 'api' | 'rate' | 'relay' | 'deliver' | 'mixed' | 'sweep';
 type BatchKind = 'relay' | 'deliver' | 'mixed';
 const batchContext = new AsyncLocalStorage<BatchKind | 'sweep'>();
 
-interface Tally {
-  requests: number;
-  attempts: number;
-  failures: number;
-  rcu: number;
-  wcu: number;
-  commands: string[];
-}
-const newTally = (): Tally => ({ requests: 0, attempts: 0, failures: 0, rcu: 0, wcu: 0, commands: [] });
 const tallies: Record<Origin, Tally> = { api: newTally(), rate: newTally(), relay: newTally(), deliver: newTally(), mixed: newTally(), sweep: newTally() };
+/** Every call of the runtime's client, in the tally of where it comes from. */
+const meter = meterCalls({ tallyOf: (input) => tallies[isRateCall(input) ? 'rate' : (batchContext.getStore() ?? 'api')], consumedCapacity: 'TOTAL' });
 
-const readCommands = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand', 'TransactGetItemsCommand']);
-
-/** Capacity of one response (a list for transactions), split into read and write units. */
-function capacityOf(command: string, consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): { rcu: number; wcu: number } {
-  const list = consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed];
-  let rcu = 0;
-  let wcu = 0;
-  for (const entry of list) {
-    const total = entry.CapacityUnits ?? 0;
-    const isRead = readCommands.has(command);
-    rcu += entry.ReadCapacityUnits ?? (isRead ? total : 0);
-    wcu += entry.WriteCapacityUnits ?? (isRead ? 0 : total);
-  }
-  return { rcu, wcu };
-}
-
-function isRateCall(input: Record<string, unknown>): boolean {
-  const pk = (input.Key as Record<string, unknown> | undefined)?.pk;
-  const value = typeof pk === 'string' ? pk : (pk as { S?: string } | undefined)?.S;
-  return typeof value === 'string' && value.startsWith('RATE#');
-}
-
-/** Meters every call of the runtime's DynamoDB client (one client shared by all stores). */
-function installMeter(client: DynamoDBDocumentClient): void {
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as Record<string, unknown>;
-      const tally = tallies[isRateCall(input) ? 'rate' : (batchContext.getStore() ?? 'api')];
-      (context as { benchTally?: Tally }).benchTally = tally;
-      const command = context.commandName ?? 'unknown';
-      tally.requests += 1;
-      tally.commands.push(command.replace(/Command$/, ''));
-      try {
-        const result = await next({ ...args, input: { ...input, ReturnConsumedCapacity: 'TOTAL' } });
-        const { rcu, wcu } = capacityOf(command, (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity);
-        tally.rcu += rcu;
-        tally.wcu += wcu;
-        return result;
-      } catch (error) {
-        tally.failures += 1;
-        throw error;
-      }
-    },
-    { step: 'initialize', name: 'benchWebhookMeter', priority: 'high' },
-  );
-  // Inside the retry middleware: every HTTP attempt.
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const tally = (context as { benchTally?: Tally }).benchTally;
-      if (tally) tally.attempts += 1;
-      return next(args);
-    },
-    { step: 'finalizeRequest', name: 'benchWebhookAttempts', priority: 'low' },
-  );
-}
-
-interface Cost {
-  requests: number;
-  rcu: number;
-  wcu: number;
-  commands: string;
-}
-const mark = (origin: Origin) => ({ origin, requests: tallies[origin].requests, rcu: tallies[origin].rcu, wcu: tallies[origin].wcu, commands: tallies[origin].commands.length });
-function costSince(before: ReturnType<typeof mark>): Cost {
-  const tally = tallies[before.origin];
-  return {
-    requests: tally.requests - before.requests,
-    rcu: round(tally.rcu - before.rcu),
-    wcu: round(tally.wcu - before.wcu),
-    commands: summarizeCommands(tally.commands.slice(before.commands)),
-  };
-}
-const round = (value: number) => Math.round(value * 1000) / 1000;
+type Cost = Pick<Usage, 'requests' | 'rcu' | 'wcu' | 'commands'>;
+const mark = (origin: Origin) => ({ origin, at: snapshot(tallies[origin]) });
+/** Commands sorted: a worker batch runs its messages concurrently, so their calls interleave in no fixed order. */
+const costSince = (before: ReturnType<typeof mark>): Cost => usageSince(before.at, tallies[before.origin], 'sorted');
 /** A cost over `count` items, as the mean per item. */
 const perItem = (cost: Cost, count: number): Cost => ({
   requests: round(cost.requests / count),
@@ -170,13 +108,6 @@ const perItem = (cost: Cost, count: number): Cost => ({
   wcu: round(cost.wcu / count),
   commands: '(mean per item)',
 });
-
-function summarizeCommands(commands: string[]): string {
-  if (commands.length === 0) return '-';
-  const counts = new Map<string, number>();
-  for (const command of [...commands].sort()) counts.set(command, (counts.get(command) ?? 0) + 1);
-  return [...counts].map(([command, count]) => (count > 1 ? `${command} x${count}` : command)).join(' + ');
-}
 
 // ---------------------------------------------------------------------------------------------
 // Timestamps of one event's way through the worker (filled in while a latency sample runs)
@@ -313,37 +244,7 @@ async function directPosts(count: number, url: URL, secret: string): Promise<voi
 }
 
 // ---------------------------------------------------------------------------------------------
-// Statistics and printing
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[Math.min(rank, sorted.length) - 1]!;
-}
-const sortedOf = (values: number[]) => [...values].sort((a, b) => a - b);
-const fmtMs = (ms: number) => (Number.isNaN(ms) ? '-' : ms.toFixed(2));
-const fmtNum = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
-
-function spread(values: number[]): string {
-  if (values.length === 0) return '-';
-  const min = Math.min(...values);
-  const max = Math.max(...values);
-  if (min === max) return fmtNum(min);
-  const mean = values.reduce((a, b) => a + b, 0) / values.length;
-  return `${mean.toFixed(2)} (${fmtNum(min)}-${fmtNum(max)})`;
-}
-
-function printTable(header: string[], rows: string[][], rightAligned: Set<number>): void {
-  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) => (rightAligned.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
-      .join(' | ')
-      .trimEnd();
-  console.log(line(header));
-  console.log(widths.map((width) => '-'.repeat(width)).join('-+-'));
-  for (const row of rows) console.log(line(row));
-}
+// Queueing the work items, as many API calls at a time as the worker takes messages
 
 /** Runs `task` over `count` items, `width` at a time. */
 async function inParallel(count: number, width: number, task: (index: number) => Promise<void>): Promise<void> {
@@ -363,19 +264,14 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg();
   const receiver = new Receiver();
   await receiver.start();
-  const runtime = await startRuntime({ port: 0, rateLimits: generousRateLimits, instrumentDynamo: installMeter, webhookTransport: timedTransport }).catch(
+  const runtime = await startRuntime({ port: 0, rateLimits: generousRateLimits, instrumentDynamo: meter, webhookTransport: timedTransport }).catch(
     async (error: unknown) => {
       await receiver.stop();
       throw error;
     },
   );
   // A client of its own (not metered) for the raw GetItem reference.
-  const raw = new DynamoDBClient({
-    endpoint: runtime.dynamo.endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  });
+  const raw = rawDynamoClient(runtime.dynamo.endpoint);
   try {
     const bootMs = now() - startedAt;
     instrumentQueue(runtime);
@@ -590,13 +486,12 @@ async function main(): Promise<void> {
     const delivered = runtime.metrics.total('WebhookDeliveries') - deliveredBefore;
 
     // ---- report
-    const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
     console.log('');
     console.log(
       `Hushlink webhook bench: throughput over ${ROUNDS} rounds of ${N} deliveries per path, latency over ${LATENCY_N} single events, ` +
         `${WARMUP} warm-up deliveries per path first`,
     );
-    console.log(`${cpus().length} CPUs, load average (1/5/15 min) at start ${load(loadAtStart)}, at end ${load(loadavg())}`);
+    console.log(machineLine(loadAtStart));
     console.log(
       `node ${process.version}, runtime up in ${(bootMs / 1000).toFixed(1)} s, warm-up ${(warmMs / 1000).toFixed(1)} s, ` +
         `throughput runs ${(throughMs / 1000).toFixed(1)} s, latency loop ${(latencyMs / 1000).toFixed(1)} s; ` +
@@ -621,9 +516,9 @@ async function main(): Promise<void> {
         String(N * list.length),
         (list.reduce((sum, run) => sum + run.ms, 0) / 1000).toFixed(2),
         rate(list).toFixed(0),
-        `${(rate(list) / directRate).toFixed(3)}x`,
+        fmtRatio(rate(list) / directRate, 3),
         list.map((run) => rate([run]).toFixed(0)).join(' / '),
-        list.map((run, round) => `${(rate([run]) / rate([runs.direct[round]!])).toFixed(3)}x`).join(' / '),
+        list.map((run, round) => fmtRatio(rate([run]) / rate([runs.direct[round]!]), 3)).join(' / '),
         what,
       ]),
       new Set([1, 2, 3, 4]),
@@ -659,7 +554,7 @@ async function main(): Promise<void> {
       latencyRows.map(([label, pick, what]) => {
         const sorted = sortedOf(samples.map(pick));
         const p50 = percentile(sorted, 50);
-        return [label, fmtMs(p50), fmtMs(percentile(sorted, 95)), fmtMs(sorted.at(-1)!), `${(p50 / directP50).toFixed(1)}x`, what];
+        return [label, fmtMs(p50), fmtMs(percentile(sorted, 95)), fmtMs(sorted.at(-1)!), fmtRatio(p50 / directP50, 1), what];
       }),
       new Set([1, 2, 3, 4]),
     );
@@ -673,7 +568,7 @@ async function main(): Promise<void> {
       spread(costs.map((cost) => cost.requests)),
       spread(costs.map((cost) => cost.rcu)),
       spread(costs.map((cost) => cost.wcu)),
-      [...new Set(costs.map((cost) => cost.commands))].join(' | '),
+      distinct(costs.map((cost) => cost.commands)),
       note,
     ];
     printTable(
@@ -731,12 +626,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => {
-    process.exitCode = 0;
-  },
-  (error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  },
-);
+runBench(main);
