@@ -1,0 +1,151 @@
+/**
+ * One endpoint's card on the webhooks page: its URL, events, state and failures; "Delete" with
+ * a confirm step; "Send test" with the API key pasted into the page; and its delivery log
+ * (`webhookLog.ts`).
+ */
+import { ApiError, webhookApi, webhookEventTypes, type WebhookEndpoint } from './api.ts';
+import { actionButton, fact, showProblem } from './accountPage.ts';
+import { announce, byId, setVisible, timeElement } from './dom.ts';
+import { withAccess } from './session.ts';
+import { element, errorBox } from './webhookDom.ts';
+import { deliveryLog } from './webhookLog.ts';
+
+const testKey = byId<HTMLInputElement>('test-key');
+const testKeyError = byId('test-key-error');
+
+/** What a card tells the list it is in. */
+export interface EndpointList {
+  /** The endpoint was deleted on this page. */
+  deleted(item: HTMLLIElement, endpoint: WebhookEndpoint): void;
+  /** The endpoint was deleted elsewhere: the list is out of date. */
+  gone(item: HTMLLIElement): Promise<void>;
+}
+
+export function endpointItem(endpoint: WebhookEndpoint, list: EndpointList): HTMLLIElement {
+  const item = element('li', 'item');
+  item.dataset['id'] = endpoint.id;
+  item.dataset['enabled'] = String(endpoint.enabled);
+  const head = element('div', 'item-head');
+  const title = element('h3', 'item-title');
+  title.tabIndex = -1;
+  title.append(element('code', '', endpoint.url));
+  const badge = element('span', endpoint.enabled ? 'badge badge-active' : 'badge badge-locked', endpoint.enabled ? 'On' : 'Switched off');
+  badge.dataset['role'] = 'state';
+  head.append(title, badge);
+
+  const facts = element('dl', 'facts');
+  const all = webhookEventTypes.every((type) => endpoint.events.includes(type));
+  const events = fact('Events', all ? 'All events' : endpoint.events.join(', '));
+  events.dataset['role'] = 'events';
+  const failures = fact('Failures', `${endpoint.consecutive_failures} in a row`);
+  failures.dataset['role'] = 'failures';
+  facts.append(events, failures);
+  if (!endpoint.enabled) {
+    const off = document.createDocumentFragment();
+    off.append('switched off ');
+    if (endpoint.disabled_at) off.append(timeElement(endpoint.disabled_at), ' ');
+    off.append('after too many failed attempts; a successful test switches it back on');
+    facts.append(fact('State', off));
+  }
+  facts.append(fact('Added', timeElement(endpoint.created_at)));
+
+  const actions = element('div', 'actions');
+  const test = actionButton('Send test', `delivery to ${endpoint.url}`);
+  test.dataset['action'] = 'test';
+  const remove = actionButton('Delete', `endpoint ${endpoint.url}`, 'danger');
+  remove.dataset['action'] = 'delete';
+  actions.append(test, remove);
+
+  // The confirm step: nothing is deleted until "Yes, delete it".
+  const confirm = element('div', 'notice notice-warning');
+  confirm.dataset['role'] = 'confirm';
+  confirm.hidden = true;
+  const question = element('p', '', 'Delete this endpoint? Nothing more is sent to it, queued deliveries are cancelled and its delivery log goes with it.');
+  const confirmActions = element('div', 'actions');
+  const yes = actionButton('Yes, delete it', `endpoint ${endpoint.url}`, 'danger');
+  yes.dataset['action'] = 'confirm-delete';
+  const no = actionButton('Keep it', `endpoint ${endpoint.url}`);
+  no.dataset['action'] = 'cancel-delete';
+  confirmActions.append(yes, no);
+  confirm.append(question, confirmActions);
+
+  const queued = element('p', 'notice notice-info');
+  queued.dataset['role'] = 'test-result';
+  queued.hidden = true;
+  const error = errorBox('error');
+
+  const log = deliveryLog(endpoint, () => list.gone(item));
+
+  remove.addEventListener('click', () => {
+    setVisible(confirm, true);
+    yes.focus();
+  });
+  no.addEventListener('click', () => {
+    setVisible(confirm, false);
+    remove.focus();
+  });
+  yes.addEventListener('click', () => void deleteEndpoint(endpoint, item, yes, error, list));
+  test.addEventListener('click', () => void sendTest(endpoint, test, queued, error, () => log.show()));
+
+  item.append(head, facts, actions, confirm, queued, error, log.details);
+  return item;
+}
+
+async function deleteEndpoint(endpoint: WebhookEndpoint, item: HTMLLIElement, button: HTMLButtonElement, error: HTMLElement, list: EndpointList): Promise<void> {
+  button.disabled = true;
+  setVisible(error, false);
+  announce('Deleting…');
+  try {
+    await withAccess((token) => webhookApi.remove(token, endpoint.id));
+  } catch (problem) {
+    button.disabled = false;
+    announce('');
+    // Already gone (deleted elsewhere): the list is simply out of date.
+    if (!(problem instanceof ApiError && problem.status === 404)) {
+      showProblem(error, problem, 'Could not delete: ');
+      return;
+    }
+  }
+  list.deleted(item, endpoint);
+}
+
+// ---- Test deliveries (with the pasted API key) ----
+
+function keyProblem(message: string): void {
+  testKeyError.textContent = message;
+  setVisible(testKeyError, true);
+  testKey.setAttribute('aria-invalid', 'true');
+  testKey.focus();
+}
+
+async function sendTest(endpoint: WebhookEndpoint, button: HTMLButtonElement, queued: HTMLElement, error: HTMLElement, showLog: () => unknown): Promise<void> {
+  setVisible(queued, false);
+  setVisible(error, false);
+  setVisible(testKeyError, false);
+  testKey.removeAttribute('aria-invalid');
+  const key = testKey.value.trim();
+  if (!key) return keyProblem('Paste an API key here first: a test delivery is sent only with one (see above why).');
+  // API keys start with hlk_; anything else (a signing secret, a token) is not sent anywhere.
+  if (!key.startsWith('hlk_')) return keyProblem('That is not an API key: keys start with hlk_. Make one on the API keys page.');
+  button.disabled = true;
+  announce('Queueing a test delivery…');
+  try {
+    const answer = await webhookApi.test(key, endpoint.id);
+    queued.textContent = 'Test delivery queued. It is sent within seconds: refresh the delivery log below to see how your receiver answered.';
+    queued.dataset['deliveryId'] = answer.delivery_id;
+    setVisible(queued, true);
+    announce('Test delivery queued.');
+    showLog();
+  } catch (problem) {
+    announce('');
+    if (problem instanceof ApiError && problem.status === 401) {
+      keyProblem('This API key was refused: it may be mistyped, revoked or expired.');
+    } else if (problem instanceof ApiError && problem.status === 404) {
+      showProblem(error, problem, 'Not sent: this endpoint no longer exists, or the key belongs to another account. ');
+    } else {
+      showProblem(error, problem, 'Not sent: ');
+    }
+  } finally {
+    button.disabled = false;
+  }
+}
