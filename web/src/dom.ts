@@ -74,3 +74,21 @@ export function timeElement(iso: string): HTMLTimeElement {
 export function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;
 }
+
+/** A new element with its class and text. */
+export const element = <K extends keyof HTMLElementTagNameMap>(tag: K, className = '', text = ''): HTMLElementTagNameMap[K] => {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text) node.textContent = text;
+  return node;
+};
+
+/** A hidden error notice for `showProblem`, found by its `data-role`. */
+export function errorBox(role: string): HTMLElement {
+  const box = element('p', 'notice notice-error');
+  box.dataset['role'] = role;
+  box.setAttribute('role', 'alert');
+  box.tabIndex = -1;
+  box.hidden = true;
+  return box;
+}

@@ -5,9 +5,8 @@
  */
 import { ApiError, webhookApi, webhookEventTypes, type WebhookEndpoint } from './api.ts';
 import { actionButton, fact, showProblem } from './accountPage.ts';
-import { announce, byId, setVisible, timeElement } from './dom.ts';
+import { announce, byId, element, errorBox, setVisible, timeElement } from './dom.ts';
 import { withAccess } from './session.ts';
-import { element, errorBox } from './webhookDom.ts';
 import { deliveryLog } from './webhookLog.ts';
 
 const testKey = byId<HTMLInputElement>('test-key');

@@ -5,9 +5,8 @@
  */
 import { ApiError, webhookApi, type WebhookDelivery, type WebhookEndpoint } from './api.ts';
 import { actionButton, fact, showProblem } from './accountPage.ts';
-import { announce, plural, setVisible, timeElement } from './dom.ts';
+import { announce, element, errorBox, plural, setVisible, timeElement } from './dom.ts';
 import { withAccess } from './session.ts';
-import { element, errorBox } from './webhookDom.ts';
 
 /** Deliveries per page of a log. */
 const logPageSize = 10;

@@ -10,9 +10,8 @@
  */
 import { ApiError, problemMessages, webhookApi, type WebhookEndpoint, type WebhookEventType } from './api.ts';
 import { markReady, showProblem, startSignedInPage } from './accountPage.ts';
-import { announce, byId, copyField, focusHeading, setVisible } from './dom.ts';
+import { announce, byId, copyField, element, focusHeading, setVisible } from './dom.ts';
 import { SignedOutError, withAccess } from './session.ts';
-import { element } from './webhookDom.ts';
 import { endpointItem, type EndpointList } from './webhookEndpoint.ts';
 
 const section = byId('webhooks-page');
