@@ -27,8 +27,9 @@
  *    meter of bench/support.ts on the runtime's client (the `instrumentDynamo` option) and told apart by an
  *    AsyncLocalStorage set around each batch of the runtime's own queue consumer (reached through
  *    the queue's private `consumer` field; no product hook exists for it). Then the relay alone,
- *    5 secrets each: a big envelope, an owner without endpoints, and anonymous secrets (relayed by
- *    the schedule's sweep-webhooks after the clock is moved 61 s, so this part comes last).
+ *    5 secrets each: a big envelope, an owner without endpoints, and anonymous secrets (which stay
+ *    off the outbox: the schedule's sweep-webhooks, run after the clock is moved 61 s, should find
+ *    none of them; this part comes last).
  *
  * Every POST that arrives is checked afterwards with shared/webhooks/verify.ts (signature valid,
  * each event id once).
@@ -441,7 +442,7 @@ async function main(): Promise<void> {
     const latencyMs = now() - latencyStarted;
 
     // ---- what one relay costs by kind of secret: owner with the endpoint, owner without any,
-    // anonymous (never announced: left on the outbox index until the sweep finds it a minute later)
+    // anonymous (never announced, and kept off the outbox partitions the sweep reads)
     const loner: SignedIn = await signIn(runtime, newEmail('webhook-bench-no-endpoints'));
     /** One secret at a time, its relay drained and metered alone. */
     const relayEach = async (auth: Record<string, string> | undefined, envelopeBytes: number, delivers: boolean) => {
@@ -612,9 +613,9 @@ async function main(): Promise<void> {
     console.log('  DynamoDB             counted on the runtime\'s client, told apart by the worker batch they run in; RCU follow item');
     console.log('                       size (strongly consistent reads: 1 RCU per 4 KB), so the big-envelope row shows the relay\'s');
     console.log('                       Get of the whole secret item, envelope included (and writes follow it: 1 WCU per 1 KB).');
-    console.log('  anonymous (sweep)    anonymous secrets send no notice but their events still go on the outbox index (gsi3); the');
-    console.log('                       schedule\'s sweep-webhooks (every minute, at most 200 secrets a run) queues a relay for each');
-    console.log('                       once its last event is a minute old. The clock is moved 61 s for it; the run ends there.');
+    console.log('  anonymous (sweep)    anonymous secrets send no notice, and their index entries go to idle partitions the sweep');
+    console.log('                       does not read (only owned secrets carry outbox_pk): after the clock is moved 61 s, the');
+    console.log('                       schedule\'s sweep-webhooks should queue no relay for them. The run ends there.');
     console.log('  Caveat               DynamoDB Local (Java), the API, the worker and the receiver share this machine\'s CPUs: absolute');
     console.log('                       figures move with load; request counts and the ratios to the same-run baseline carry over better.');
     console.log('                       In AWS the attempt also opens the signing secret with KMS (once per endpoint per instance,');

@@ -27,6 +27,7 @@ export const names = {
   '#g2sk': 'gsi2sk',
   '#g3pk': 'gsi3pk',
   '#g3sk': 'gsi3sk',
+  '#obpk': 'outbox_pk',
 } as const;
 export type Name = keyof typeof names;
 export const pick = (...wanted: Name[]) => Object.fromEntries(wanted.map((name) => [name, names[name]]));
@@ -34,11 +35,23 @@ export const pick = (...wanted: Name[]) => Object.fromEntries(wanted.map((name) 
 /** Keys that list a secret under its owner, newest first. */
 export const ownerKeys = (ownerId: string, createdAt: number, id: string) => ({ gsi1pk: `OWNER#${ownerId}`, gsi1sk: `${toIso(createdAt)}#${id}` });
 
-/** Keys that put an item with undelivered events on the outbox index. */
+/** The outbox partition of an owned secret; anonymous secrets have none (no endpoints to feed). */
+export const outboxPartition = (id: string): string => `OUTBOX#${shardOf(id)}`;
+
+/**
+ * The part of every update that appends an event and so puts the item on the outbox index.
+ * Which partition is decided by the item itself, since the write does not know its owner:
+ * an owned secret carries `outbox_pk` (set when it gets its owner) and lands where the relay's
+ * sweep reads; an anonymous one lands on an idle partition nobody reads, so its events cost
+ * no relay. Names: `#g3pk`, `#g3sk`, `#obpk`; values from `outboxKeys`.
+ */
+export const outboxSet = '#g3pk = if_not_exists(#obpk, :g3idle), #g3sk = :g3sk';
 export const outboxKeys = (id: string, event: StoredEvent) => ({
-  ':g3pk': `OUTBOX#${shardOf(id)}`,
+  ':g3idle': `IDLE#${sha256(id)[1]! % idleShards}`,
   ':g3sk': `${toIso(event.at)}#${id}`,
 });
+/** Spreads anonymous secrets' index entries, which are written with every event and never read. */
+const idleShards = 16;
 
 export interface SecretItem {
   pk: string;
@@ -72,6 +85,7 @@ export interface SecretItem {
   gsi2sk?: string;
   gsi3pk?: string;
   gsi3sk?: string;
+  outbox_pk?: string;
 }
 
 export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
@@ -104,8 +118,10 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     ttl: toEpochSeconds(secret.expiresAt) + tombstoneSeconds,
     gsi2pk: `DUE#${shardOf(secret.id)}`,
     gsi2sk: `${toIso(secret.expiresAt)}#${secret.id}`,
-    ...(lastEvent
-      ? { gsi3pk: `OUTBOX#${shardOf(secret.id)}`, gsi3sk: `${toIso(lastEvent.at)}#${secret.id}` }
+    // Only owned secrets go on the outbox; an anonymous one costs no index write at creation.
+    ...(secret.ownerId !== undefined ? { outbox_pk: outboxPartition(secret.id) } : {}),
+    ...(lastEvent && secret.ownerId !== undefined
+      ? { gsi3pk: outboxPartition(secret.id), gsi3sk: `${toIso(lastEvent.at)}#${secret.id}` }
       : {}),
   };
 }

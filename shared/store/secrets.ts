@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
-import { fromItem, key, outboxKeys, ownerKeys, pick, toItem } from './secretItem.ts';
+import { fromItem, key, outboxKeys, outboxPartition, outboxSet, ownerKeys, pick, toItem } from './secretItem.ts';
 import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
 import type { EndInput, SecretStore, TakeViewInput, TakeViewResult } from '../domain/secrets/ports.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
@@ -56,12 +56,12 @@ export class DynamoSecretStore implements SecretStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: key(id),
-          UpdateExpression: 'SET #vl = #vl - :one, #events = list_append(#events, :event), #g3pk = :g3pk, #g3sk = :g3sk',
+          UpdateExpression: `SET #vl = #vl - :one, #events = list_append(#events, :event), ${outboxSet}`,
           ConditionExpression:
             '#state = :active AND #exp > :now AND #vl > :zero' +
             ' AND (attribute_not_exists(#nb) OR #nb <= :now)' +
             ' AND (attribute_not_exists(#cv) OR #cv = :proof)',
-          ExpressionAttributeNames: pick('#state', '#exp', '#vl', '#nb', '#cv', '#events', '#g3pk', '#g3sk'),
+          ExpressionAttributeNames: pick('#state', '#exp', '#vl', '#nb', '#cv', '#events', '#g3pk', '#g3sk', '#obpk'),
           ExpressionAttributeValues: {
             ':active': 'active',
             ':now': input.now,
@@ -100,10 +100,10 @@ export class DynamoSecretStore implements SecretStore {
       TableName: this.tableName,
       Key: key(id),
       UpdateExpression:
-        'SET #state = :state, #ended = :now, #events = list_append(#events, :event), #ttl = :tomb, #g3pk = :g3pk, #g3sk = :g3sk' +
+        `SET #state = :state, #ended = :now, #events = list_append(#events, :event), #ttl = :tomb, ${outboxSet}` +
         ' REMOVE #env, #g2pk, #g2sk',
       ConditionExpression: condition,
-      ExpressionAttributeNames: pick('#state', '#ended', '#events', '#ttl', '#g3pk', '#g3sk', '#env', '#g2pk', '#g2sk', ...conditionNames),
+      ExpressionAttributeNames: pick('#state', '#ended', '#events', '#ttl', '#g3pk', '#g3sk', '#obpk', '#env', '#g2pk', '#g2sk', ...conditionNames),
       ExpressionAttributeValues: values,
     };
     try {
@@ -128,9 +128,9 @@ export class DynamoSecretStore implements SecretStore {
       new UpdateCommand({
         TableName: this.tableName,
         Key: key(id),
-        UpdateExpression: 'SET #events = list_append(#events, :event), #g3pk = :g3pk, #g3sk = :g3sk ADD #rp :one',
+        UpdateExpression: `SET #events = list_append(#events, :event), ${outboxSet} ADD #rp :one`,
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: pick('#events', '#g3pk', '#g3sk', '#rp'),
+        ExpressionAttributeNames: pick('#events', '#g3pk', '#g3sk', '#obpk', '#rp'),
         ExpressionAttributeValues: { ':event': [event], ':one': 1, ...outboxKeys(id, event) },
         ReturnValues: 'UPDATED_NEW',
       }),
@@ -144,9 +144,9 @@ export class DynamoSecretStore implements SecretStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: key(id),
-          UpdateExpression: 'SET #events = list_append(#events, :event), #g3pk = :g3pk, #g3sk = :g3sk ADD #de :one',
+          UpdateExpression: `SET #events = list_append(#events, :event), ${outboxSet} ADD #de :one`,
           ConditionExpression: 'attribute_exists(pk) AND #de < :cap',
-          ExpressionAttributeNames: pick('#events', '#g3pk', '#g3sk', '#de'),
+          ExpressionAttributeNames: pick('#events', '#g3pk', '#g3sk', '#obpk', '#de'),
           ExpressionAttributeValues: { ':event': [event], ':one': 1, ':cap': cap, ...outboxKeys(id, event) },
         }),
       );
@@ -186,9 +186,9 @@ export class DynamoSecretStore implements SecretStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: key(id),
-          UpdateExpression: 'ADD reporters :reporter SET #events = list_append(#events, :event), #g3pk = :g3pk, #g3sk = :g3sk',
+          UpdateExpression: `ADD reporters :reporter SET #events = list_append(#events, :event), ${outboxSet}`,
           ConditionExpression: 'attribute_exists(pk) AND NOT contains(reporters, :reporterHash)',
-          ExpressionAttributeNames: pick('#events', '#g3pk', '#g3sk'),
+          ExpressionAttributeNames: pick('#events', '#g3pk', '#g3sk', '#obpk'),
           ExpressionAttributeValues: {
             ':reporter': new Set([reporterHash]),
             ':reporterHash': reporterHash,
@@ -250,13 +250,15 @@ export class DynamoSecretStore implements SecretStore {
               Update: {
                 TableName: this.tableName,
                 Key: key(id),
-                UpdateExpression: 'SET owner_id = :owner, gsi1pk = :g1pk, gsi1sk = :g1sk',
+                // From now on its events go on the outbox (outboxSet), for its owner's endpoints.
+                UpdateExpression: 'SET owner_id = :owner, gsi1pk = :g1pk, gsi1sk = :g1sk, outbox_pk = :obpk',
                 ConditionExpression: 'attribute_not_exists(owner_id) AND #state IN (:active, :pending)',
                 ExpressionAttributeNames: { '#state': 'state' },
                 ExpressionAttributeValues: {
                   ':owner': ownerId,
                   ':g1pk': ownerKeys(ownerId, current.createdAt, id).gsi1pk,
                   ':g1sk': ownerKeys(ownerId, current.createdAt, id).gsi1sk,
+                  ':obpk': outboxPartition(id),
                   ':active': 'active',
                   ':pending': 'pending',
                 },

@@ -373,6 +373,25 @@ describe('delivery', () => {
     expect(receiver.at(endpoint.path)).toHaveLength(1);
   });
 
+  it('keeps anonymous secrets off the outbox (no relay for them), and puts an adopted one on it', async () => {
+    const endpoint = await register(['secret.viewed']);
+    const anonymous = await api.post('/v1/secrets', textSecretBody({ max_views: 2 }));
+    const adopted = await api.post('/v1/secrets', textSecretBody({ max_views: 2 }));
+    await api.post(`/v1/secrets/${anonymous.body.id}/claim`);
+    expect(runtime.queue.depth).toBe(0);
+    runtime.clock.advance(61);
+    const waiting = await runtime.deps.secrets.unrelayed(runtime.clock.now(), 1000);
+    expect(waiting).not.toContain(anonymous.body.id);
+    expect(waiting).not.toContain(adopted.body.id);
+
+    const adoption = await api.post('/v1/auth/adopt-secrets', { secrets: [{ id: adopted.body.id, delete_token: adopted.body.delete_token }] }, owner.auth);
+    expect(adoption.status).toBe(200);
+    await api.post(`/v1/secrets/${adopted.body.id}/claim`);
+    await drain();
+    expect(receiver.at(endpoint.path).map((entry) => JSON.parse(entry.body).secret_id)).toEqual([adopted.body.id]);
+    expect(await runtime.deps.secrets.unrelayed(runtime.clock.now() + 61_000, 1000)).not.toContain(adopted.body.id);
+  });
+
   it('records a refused destination as a failed attempt without connecting', async () => {
     const endpoint = await register(['secret.created']);
     // Changed behind the API's back to what registration would refuse (DNS can change too).
