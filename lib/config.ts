@@ -1,4 +1,5 @@
 import type { Node } from 'constructs';
+import { rateLimitOverrides, type RateLimitOverrides } from '../shared/config.ts';
 
 /**
  * Deployment settings, read from CDK context (`cdk synth -c stage=prod -c webOrigin=…`, or the
@@ -34,6 +35,11 @@ export interface HushlinkSettings {
   readonly webCertificateArn: string | undefined;
   /** A WAF web ACL to attach to the distribution. */
   readonly webAclId: string | undefined;
+  /**
+   * Changes to the default rate limits (shared/limits.ts), handed to every function as
+   * `HUSHLINK_RATE_LIMITS`; unset, the defaults hold.
+   */
+  readonly rateLimits: RateLimitOverrides | undefined;
 }
 
 export interface RegionEntry {
@@ -98,7 +104,35 @@ export function readSettings(node: Node): HushlinkSettings {
     xray: flag(node, 'xray') ?? false,
     webCertificateArn: text(node, 'webCertificateArn'),
     webAclId: text(node, 'webAclId'),
+    rateLimits: rateLimitSettings(node),
   };
+}
+
+/**
+ * `rateLimits` as a JSON string (`-c rateLimits='{"secret_claim":{"perIp":{"limit":600}}}'`) or
+ * an object in `cdk.json`, checked by the schema the functions read it with, so a bad value
+ * fails the synth naming the field instead of every cold start.
+ */
+function rateLimitSettings(node: Node): RateLimitOverrides | undefined {
+  let value: unknown = node.tryGetContext('rateLimits');
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      throw new Error('context rateLimits must be a JSON object of rate classes');
+    }
+  }
+  const parsed = rateLimitOverrides.safeParse(value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => `${['rateLimits', ...issue.path, key].join('.')} is not a known name here`)
+        : [`${['rateLimits', ...issue.path].join('.')}: ${issue.message}`],
+    );
+    throw new Error(`context ${problems.join('; ')}`);
+  }
+  return parsed.data;
 }
 
 function text(node: Node, key: string): string | undefined {

@@ -154,6 +154,7 @@ export class HushlinkStack extends Stack {
       MAIL_FROM: settings.mailFrom,
       QUEUE_URL: this.queue.queue.queueUrl,
       ...(settings.regions ? { REGIONS: JSON.stringify(settings.regions) } : {}),
+      ...(settings.rateLimits ? { HUSHLINK_RATE_LIMITS: JSON.stringify(settings.rateLimits) } : {}),
       // Powertools (the logger now; metrics and tracer read the same names when added).
       POWERTOOLS_SERVICE_NAME: 'hushlink',
       POWERTOOLS_METRICS_NAMESPACE: 'Hushlink',

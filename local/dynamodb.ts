@@ -16,7 +16,8 @@ export interface LocalDynamo {
  * creates the table from the same definition the stack deploys. `dataDir` persists between
  * runs; without it, data lives in memory and is gone when it stops.
  */
-export async function startDynamoLocal(options: { dataDir?: string; tableName: string }): Promise<LocalDynamo> {
+export async function startDynamoLocal(options: { dataDir?: string; tableName: string; signal?: AbortSignal }): Promise<LocalDynamo> {
+  options.signal?.throwIfAborted();
   const port = await freePort();
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const child = spawn({
@@ -29,12 +30,17 @@ export async function startDynamoLocal(options: { dataDir?: string; tableName: s
   child.stdout?.resume();
   const endpoint = `http://127.0.0.1:${port}`;
   const stop = () => stopChild(child);
+  // Stopped at once when start-up is abandoned (Ctrl-C while Java is still booting).
+  const abandon = () => void stop();
+  options.signal?.addEventListener('abort', abandon, { once: true });
   try {
-    await waitUntilReady(child, endpoint);
+    await waitUntilReady(child, endpoint, options.signal);
     await ensureTable(endpoint, options.tableName);
   } catch (error) {
     await stop();
     throw error;
+  } finally {
+    options.signal?.removeEventListener('abort', abandon);
   }
   return { endpoint, stop };
 }
@@ -48,7 +54,7 @@ function client(endpoint: string) {
   });
 }
 
-async function waitUntilReady(child: ChildProcess, endpoint: string): Promise<void> {
+async function waitUntilReady(child: ChildProcess, endpoint: string, signal: AbortSignal | undefined): Promise<void> {
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   let exited: number | null = null;
@@ -57,6 +63,7 @@ async function waitUntilReady(child: ChildProcess, endpoint: string): Promise<vo
   const deadline = Date.now() + 60_000;
   try {
     for (;;) {
+      signal?.throwIfAborted();
       if (exited !== null) throw new Error(`DynamoDB Local exited (${exited}). Is Java installed? ${stderr.trim()}`);
       try {
         await db.send(new ListTablesCommand({}));
@@ -72,7 +79,8 @@ async function waitUntilReady(child: ChildProcess, endpoint: string): Promise<vo
   }
 }
 
-async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+/** Creates the table unless it exists (a second runtime on the same emulator finds it). */
+export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const db = client(endpoint);
   try {
     await db.send(new CreateTableCommand(createTableInput(tableName)));

@@ -4,6 +4,8 @@ import type { Clock } from '../shared/clock.ts';
 import type { Mailer, MailMessage } from '../shared/adapters/mailer.ts';
 
 export interface OutboxEntry extends MailMessage {
+  /** The sender SES would use (`MAIL_FROM`). */
+  from: string;
   sent_at: string;
 }
 
@@ -16,7 +18,7 @@ export class LocalOutbox implements Mailer {
 
   constructor(
     private readonly clock: Clock,
-    private readonly options: { dataDir?: string; announce?: (entry: OutboxEntry) => void } = {},
+    private readonly options: { from: string; dataDir?: string; announce?: (entry: OutboxEntry) => void },
   ) {
     if (options.dataDir) {
       mkdirSync(options.dataDir, { recursive: true });
@@ -28,7 +30,7 @@ export class LocalOutbox implements Mailer {
   }
 
   async send(message: MailMessage): Promise<void> {
-    const entry: OutboxEntry = { to: message.to, subject: message.subject, text: message.text, sent_at: new Date(this.clock.now()).toISOString() };
+    const entry: OutboxEntry = { from: this.options.from, to: message.to, subject: message.subject, text: message.text, sent_at: new Date(this.clock.now()).toISOString() };
     this.entries.push(entry);
     if (this.options.dataDir) {
       const name = `${entry.sent_at.replaceAll(':', '-')}-${String(this.entries.length).padStart(6, '0')}.json`;

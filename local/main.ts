@@ -1,34 +1,27 @@
-import { startRuntime } from './runtime.ts';
+import { startRuntime, type Runtime } from './runtime.ts';
 
 /** `npm start`: the whole service on http://localhost:3000 (PORT overrides), data under .data/. */
 const port = Number(process.env.PORT ?? 3000);
-const dataDir = process.env.HUSHLINK_DATA_DIR ?? '.data';
+if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  console.error(`PORT must be a port number (got ${JSON.stringify(process.env.PORT)})`);
+  process.exit(1);
+}
+const dataDir = process.env.HUSHLINK_DATA_DIR || '.data';
 
-const runtime = await startRuntime({
-  port,
-  dataDir,
-  background: true,
-  logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) ?? 'WARN',
-  announceMail: (entry) => {
-    const code = /\b\d{6}\b/.exec(entry.text)?.[0];
-    console.log(`[mail] to ${entry.to}: ${entry.subject}${code ? ` (code ${code})` : ''}`);
-  },
-});
-
-console.log(`Hushlink is running on ${runtime.url}
-  API            ${runtime.url}/v1
-  mail outbox    ${runtime.url}/_dev/mail
-  DynamoDB Local ${runtime.dynamo.endpoint}
-  S3 (s3rver)    ${runtime.s3.endpoint}  bucket ${runtime.s3.bucket}
-  data           ${dataDir}/
-Press Ctrl-C to stop.`);
-
+// Listening for Ctrl-C and SIGTERM from the first moment: a signal during start-up stops what
+// has started so far (DynamoDB Local's Java process above all) instead of leaving it running.
+const startUp = new AbortController();
+let runtime: Runtime | undefined;
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
     console.log('\nStopping…');
+    if (!runtime) {
+      startUp.abort();
+      return; // startRuntime stops what it started, then rejects; handled below.
+    }
     runtime.stop().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -38,3 +31,30 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     );
   });
 }
+
+try {
+  runtime = await startRuntime({
+    port,
+    dataDir,
+    background: true,
+    env: process.env,
+    logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) || 'WARN',
+    signal: startUp.signal,
+    announceMail: (entry) => {
+      const code = /\b\d{6}\b/.exec(entry.text)?.[0];
+      console.log(`[mail] to ${entry.to}: ${entry.subject}${code ? ` (code ${code})` : ''}`);
+    },
+  });
+} catch (error) {
+  if (startUp.signal.aborted) process.exit(0);
+  console.error(`Hushlink could not start: ${(error as Error).message}`);
+  process.exit(1);
+}
+
+console.log(`Hushlink is running on ${runtime.url}
+  API            ${runtime.url}/v1
+  mail outbox    ${runtime.url}/_dev/mail
+  DynamoDB Local ${runtime.dynamo.endpoint}
+  S3 (s3rver)    ${runtime.s3.endpoint}  bucket ${runtime.s3.bucket}
+  data           ${dataDir}/
+Press Ctrl-C to stop.`);

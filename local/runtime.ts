@@ -9,13 +9,15 @@ import * as deliveriesFunction from '../functions/deliveries.ts';
 import * as secretsFunction from '../functions/secrets.ts';
 import * as webhooksFunction from '../functions/webhooks.ts';
 import { AdjustableClock } from '../shared/clock.ts';
-import { loadConfig } from '../shared/config.ts';
+import { loadConfig, type Config } from '../shared/config.ts';
+import { HttpError, problemBody } from '../shared/http/errors.ts';
+import { commonHeaders } from '../shared/http/middleware.ts';
 import { buildDeps, type Deps, type DepsOverrides } from '../shared/deps.ts';
 import type { GroupHandler } from '../shared/http/group.ts';
 import type { RateLimits } from '../shared/limits.ts';
 import type { AppLogger } from '../shared/logger.ts';
 import type { Group } from '../shared/routes.ts';
-import { startDynamoLocal, type LocalDynamo } from './dynamodb.ts';
+import { ensureTable, startDynamoLocal, type LocalDynamo } from './dynamodb.ts';
 import { gatewayListener } from './gateway.ts';
 import { LocalOutbox, type OutboxEntry } from './mail.ts';
 import { InProcessQueue } from './queue.ts';
@@ -42,6 +44,12 @@ export interface RuntimeOptions {
   dataDir?: string;
   /** Run the queue poller and the schedule timers in the background (`npm start`). */
   background?: boolean;
+  /**
+   * The operator's settings, by the names of `shared/config.ts` (`npm start` passes
+   * `process.env`); what the runtime decides itself (mode, table endpoint) is not taken from it.
+   */
+  env?: Record<string, string | undefined>;
+  /** Overrides `HUSHLINK_RATE_LIMITS` and the defaults (tests and benches). */
   rateLimits?: RateLimits;
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   logger?: AppLogger;
@@ -49,6 +57,16 @@ export interface RuntimeOptions {
   instrumentDynamo?: DepsOverrides['instrumentDynamo'];
   /** How webhook deliveries resolve and post (tests and the bench bring their own DNS). */
   webhookTransport?: DepsOverrides['transport'];
+  /**
+   * Aborting it during start-up stops whatever was already started (DynamoDB Local's Java
+   * process, s3rver) and makes `startRuntime` reject; after start-up, call `stop()`.
+   */
+  signal?: AbortSignal;
+  /**
+   * Another runtime's DynamoDB Local, to run a second instance of the functions on the same
+   * table (as two Lambda instances share one); it is left running at `stop()`.
+   */
+  dynamo?: LocalDynamo;
 }
 
 export interface Runtime {
@@ -72,10 +90,17 @@ export const filesBucket = 'hushlink-files';
 /**
  * The whole service on one machine: DynamoDB Local, s3rver, the mail outbox, the queue, the
  * scheduler and the API gateway, wired with the same `buildDeps` Lambda uses.
+ *
+ * The port is bound first and answers every request from then on: 503 `starting` (with
+ * `retry-after: 1`) until everything behind it is up, so a script that starts the service and
+ * calls it at once gets an answer instead of a hung connection.
  */
 export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const host = options.host ?? '127.0.0.1';
-  const server = createServer();
+  const { signal } = options;
+  signal?.throwIfAborted();
+  let listener: RequestListener = startingListener;
+  const server = createServer((request, response) => listener(request, response));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
@@ -84,39 +109,43 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
   const url = `http://${host === '127.0.0.1' || host === '0.0.0.0' ? 'localhost' : host}:${port}`;
 
   const started: Array<{ stop(): Promise<void> }> = [];
+  const stopStarted = () => Promise.all(started.map((service) => service.stop()));
   try {
+    // The settings are checked before any emulator starts, so a typo fails in a second.
+    const config = localConfig(options, url);
     const dataDir = options.dataDir;
     const [dynamo, s3] = await Promise.all([
-      startDynamoLocal({ tableName, ...(dataDir ? { dataDir: join(dataDir, 'ddb') } : {}) }).then((db) => (started.push(db), db)),
+      options.dynamo ??
+        startDynamoLocal({ tableName: config.TABLE_NAME, ...(dataDir ? { dataDir: join(dataDir, 'ddb') } : {}), ...(signal ? { signal } : {}) }).then(
+          (db) => (started.push(db), db),
+        ),
       startS3Local({ bucket: filesBucket, ...(dataDir ? { dataDir: join(dataDir, 's3') } : {}) }).then((s3) => (started.push(s3), s3)),
     ]);
+    signal?.throwIfAborted();
+    if (options.dynamo) await ensureTable(dynamo.endpoint, config.TABLE_NAME);
 
     const clock = new AdjustableClock();
-    const config = loadConfig({
-      HUSHLINK_MODE: 'local',
-      TABLE_NAME: tableName,
-      WEB_ORIGIN: url,
-      REGION: 'local',
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      LOG_LEVEL: options.logLevel ?? 'SILENT',
-    });
     const outbox = new LocalOutbox(clock, {
+      from: config.MAIL_FROM,
       ...(dataDir ? { dataDir: join(dataDir, 'mail') } : {}),
       ...(options.announceMail ? { announce: options.announceMail } : {}),
     });
     const metrics = new CountingMetrics();
     const queue = new InProcessQueue({ name: 'hushlink-work', clock });
-    const deps = buildDeps(config, {
-      clock,
-      metrics,
-      queue,
-      sealer: new LocalSealer(dataDir ? localSealingKey(join(dataDir, 'webhook-sealing.key')) : undefined),
-      transport: options.webhookTransport ?? systemTransport(),
-      mailer: outbox,
-      ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
-      ...(options.instrumentDynamo ? { instrumentDynamo: options.instrumentDynamo } : {}),
-    });
+    const deps = buildDeps(
+      { ...config, DYNAMODB_ENDPOINT: dynamo.endpoint },
+      {
+        clock,
+        metrics,
+        queue,
+        sealer: new LocalSealer(dataDir ? localSealingKey(join(dataDir, 'webhook-sealing.key')) : undefined),
+        transport: options.webhookTransport ?? systemTransport(),
+        mailer: outbox,
+        ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+        ...(options.logger ? { logger: options.logger } : {}),
+        ...(options.instrumentDynamo ? { instrumentDynamo: options.instrumentDynamo } : {}),
+      },
+    );
 
     queue.consume(deliveriesFunction.createHandler(deps));
     const scheduler = new LocalScheduler(scheduleFunction.createHandler(deps), clock, (task, error) =>
@@ -124,17 +153,15 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     );
 
     const web = await buildWeb();
+    signal?.throwIfAborted();
     const handlers = Object.fromEntries(
       Object.entries(functionModules).map(([group, module]) => [group, module.createHandler(deps)]),
     ) as Record<Group, GroupHandler>;
-    server.on(
-      'request',
-      gatewayListener({
-        handlers,
-        webOrigin: config.WEB_ORIGIN,
-        localRoutes: (request, response) => devRoutes(request, response, outbox) || serveWeb(web, request, response),
-      }),
-    );
+    listener = gatewayListener({
+      handlers,
+      webOrigin: config.WEB_ORIGIN,
+      localRoutes: (request, response) => devRoutes(request, response, outbox) || serveWeb(web, request, response),
+    });
 
     if (options.background) {
       queue.start();
@@ -157,17 +184,45 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         await scheduler.stop();
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        await Promise.all(started.map((service) => service.stop()));
+        await stopStarted();
       },
     };
   } catch (error) {
+    server.closeAllConnections();
     server.close();
-    await Promise.all(started.map((service) => service.stop()));
+    await stopStarted();
     throw error;
   }
 }
 
-/** Local-only routes; they do not exist in AWS. */
+/**
+ * The settings of a local run: the operator's (`env`) where they apply locally, over local
+ * defaults. The mode is always local, the table's endpoint is the emulator's, and the settings
+ * that only mean something in AWS (the queue URL, KMS key, CloudFront's proof) are not read.
+ */
+function localConfig(options: RuntimeOptions, url: string): Config {
+  const { QUEUE_URL: _queue, WEBHOOK_KEY_ID: _key, ORIGIN_VERIFY: _origin, DYNAMODB_ENDPOINT: _endpoint, ...env } = options.env ?? {};
+  return loadConfig({
+    ...env,
+    HUSHLINK_MODE: 'local',
+    TABLE_NAME: env.TABLE_NAME || tableName,
+    WEB_ORIGIN: env.WEB_ORIGIN || url,
+    REGION: env.REGION || 'local',
+    LOG_LEVEL: options.logLevel ?? (env.LOG_LEVEL || 'SILENT'),
+  });
+}
+
+type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** What the port answers until the runtime is ready: 503 `starting`, try again in a second. */
+const startingListener: RequestListener = (request, response) => {
+  request.resume();
+  const requestId = randomBytes(12).toString('base64url');
+  const error = new HttpError(503, 'starting', 'The service is starting; try again in a second.', { headers: { 'retry-after': '1' } });
+  response.writeHead(503, { ...commonHeaders(requestId, undefined, ''), 'content-type': 'application/problem+json', ...error.extras.headers });
+  response.end(JSON.stringify(problemBody(error, requestId)));
+};
+
 /** The local stand-in for the KMS key: made once, kept beside the local data. */
 function localSealingKey(file: string): Buffer {
   if (existsSync(file)) return readFileSync(file);
@@ -177,6 +232,7 @@ function localSealingKey(file: string): Buffer {
   return key;
 }
 
+/** Local-only routes; they do not exist in AWS. */
 function devRoutes(request: IncomingMessage, response: ServerResponse, outbox: LocalOutbox): boolean {
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
   if (path !== '/_dev/mail' || request.method !== 'GET') return false;

@@ -1,8 +1,59 @@
 import { en } from 'zod/locales';
 import * as z from 'zod/mini';
+import { defaultRateLimits, type RateLimit, type RateLimits } from './limits.ts';
+import type { RateClass } from './routes.ts';
 
 // English issue messages, as in shared/http/errors.ts (zod/mini loads no locale of its own).
 if (!z.config().localeError) z.config(en());
+
+/** A JSON-valued setting: parsed, or one issue saying what it must be. */
+const json = (expected: string) =>
+  z.pipe(
+    z.string(),
+    z.transform((raw: string, ctx) => {
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        ctx.issues.push({ code: 'custom', message: `must be ${expected}`, input: raw });
+        return z.NEVER;
+      }
+    }),
+  );
+
+const rateWindow = z.partial(
+  z.strictObject({
+    limit: z.int().check(z.minimum(1), z.maximum(1_000_000_000)),
+    windowSeconds: z.int().check(z.minimum(1), z.maximum(86_400)),
+  }),
+);
+
+/**
+ * Operators' changes to the rate limits (`HUSHLINK_RATE_LIMITS`, CDK context `rateLimits`): per
+ * rate class, the windows or single numbers to change, e.g.
+ * `{"secret_claim":{"perIp":{"limit":600}}}`; everything not named keeps its default.
+ */
+export const rateLimitOverrides = z.strictObject(
+  Object.fromEntries(
+    Object.keys(defaultRateLimits).map((rate) => [rate, z.optional(z.strictObject({ perIp: z.optional(rateWindow), perCredential: z.optional(rateWindow) }))]),
+  ) as Record<RateClass, z.ZodMiniOptional<z.ZodMiniObject<{ perIp: z.ZodMiniOptional<typeof rateWindow>; perCredential: z.ZodMiniOptional<typeof rateWindow> }>>>,
+);
+export type RateLimitOverrides = z.infer<typeof rateLimitOverrides>;
+
+/** The defaults with the operator's overrides laid over them, window by window. */
+export function mergeRateLimits(overrides: RateLimitOverrides | undefined, defaults: RateLimits = defaultRateLimits): RateLimits {
+  const merged = { ...defaults };
+  for (const [rate, change] of Object.entries(overrides ?? {}) as Array<[RateClass, RateLimitOverrides[RateClass]]>) {
+    if (!change) continue;
+    const current: RateLimit = defaults[rate];
+    merged[rate] = {
+      perIp: { ...current.perIp, ...change.perIp },
+      ...(current.perCredential || change.perCredential
+        ? { perCredential: { ...(current.perCredential ?? current.perIp), ...change.perCredential } }
+        : {}),
+    };
+  }
+  return merged;
+}
 
 /** Drops trailing slashes of a URL that was already validated. */
 const withoutTrailingSlash = z.transform((url: string) => url.replace(/\/+$/, ''));
@@ -41,17 +92,7 @@ const configSchema = z.pipe(
        */
       REGIONS: z.optional(
         z.pipe(
-          z.pipe(
-            z.string(),
-            z.transform((raw: string, ctx) => {
-              try {
-                return JSON.parse(raw) as unknown;
-              } catch {
-                ctx.issues.push({ code: 'custom', message: 'must be a JSON array of {id, api_url}', input: raw });
-                return z.NEVER;
-              }
-            }),
-          ),
+          json('a JSON array of {id, api_url}'),
           z
             .array(
               z.strictObject({
@@ -65,6 +106,8 @@ const configSchema = z.pipe(
             ),
         ),
       ),
+      /** Changes to the default rate limits (`shared/limits.ts`), as JSON; see `rateLimitOverrides`. */
+      HUSHLINK_RATE_LIMITS: z.optional(z.pipe(json('a JSON object of rate classes'), rateLimitOverrides)),
     })
     .check(
       z.refine((config) => !config.REGIONS || config.REGIONS.some((region) => region.id === config.REGION), {
@@ -72,7 +115,12 @@ const configSchema = z.pipe(
         message: 'must include REGION',
       }),
     ),
-  z.transform((config) => ({ ...config, REGIONS: config.REGIONS ?? [{ id: config.REGION, api_url: config.WEB_ORIGIN }] })),
+  z.transform(({ HUSHLINK_RATE_LIMITS: rateOverrides, ...config }) => ({
+    ...config,
+    REGIONS: config.REGIONS ?? [{ id: config.REGION, api_url: config.WEB_ORIGIN }],
+    /** The limits every function enforces: the defaults with `HUSHLINK_RATE_LIMITS` over them. */
+    rateLimits: mergeRateLimits(rateOverrides),
+  })),
 );
 
 export type Config = z.infer<typeof configSchema>;
@@ -80,7 +128,12 @@ export type Config = z.infer<typeof configSchema>;
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    const problems = parsed.error.issues.flatMap((issue) =>
+      // Name each unknown key where it stands, so a typo points at itself.
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => `${[...issue.path, key].join('.')}: is not a known name here`)
+        : [`${issue.path.join('.')}: ${issue.message}`],
+    );
     throw new Error(`Invalid configuration: ${problems.join('; ')}`);
   }
   return parsed.data;

@@ -3,7 +3,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { loadConfig, type Config } from './config.ts';
 import type { SecretStore } from './domain/secrets/ports.ts';
 import type { RateCounter } from './http/rateLimit.ts';
-import { defaultRateLimits, secretLimits, webhookLimits, type RateLimits } from './limits.ts';
+import { secretLimits, webhookLimits, type RateLimits } from './limits.ts';
 import { createLogger, type AppLogger } from './logger.ts';
 import { CountingMetrics, PowertoolsMetrics, type AppMetrics } from './metrics.ts';
 import { createDocumentClient } from './store/client.ts';
@@ -90,7 +90,7 @@ export function buildDeps(config: Config = loadConfig(), overrides: DepsOverride
     metrics: overrides.metrics ?? (config.HUSHLINK_MODE === 'local' ? new CountingMetrics() : new PowertoolsMetrics()),
     secrets,
     rateCounter: new DynamoRateCounter(db, config.TABLE_NAME),
-    rateLimits: overrides.rateLimits ?? defaultRateLimits,
+    rateLimits: overrides.rateLimits ?? config.rateLimits,
     users: new DynamoUserStore(db, config.TABLE_NAME),
     sessions: new DynamoSessionStore(db, config.TABLE_NAME),
     apiKeys: new DynamoApiKeyStore(db, config.TABLE_NAME),

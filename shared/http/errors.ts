@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'misdirected'
   | 'timeout'
+  | 'starting'
   | 'internal';
 
 const titles: Record<number, string> = {
@@ -42,6 +43,7 @@ const titles: Record<number, string> = {
   425: 'Too Early',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  503: 'Service Unavailable',
   504: 'Gateway Timeout',
 };
 

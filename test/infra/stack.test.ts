@@ -12,6 +12,7 @@ import { Webhooks } from '../../lib/webhooks.ts';
 import { groups, routeKey, routes } from '../../shared/routes.ts';
 import { schedules } from '../../shared/schedules.ts';
 import { createTableInput, tableDefinition } from '../../shared/store/table.ts';
+import { loadConfig } from '../../shared/config.ts';
 
 const webAssetsDir = await prepareWebAssets();
 
@@ -654,6 +655,7 @@ describe('every option on (customer-managed key, X-Ray, alarm e-mail, regions, r
     region: 'eu-west-1',
     regions: JSON.stringify(regions),
     logRetentionDays: '30',
+    rateLimits: '{"secret_claim":{"perIp":{"limit":600}}}',
   }).template.toJSON()['Resources'] as Record<string, Resource>;
   const fullOf = (type: string) => Object.entries(full).filter(([, r]) => r.Type === type);
   // The customer-managed key is the one the functions are not handed as WEBHOOK_KEY_ID.
@@ -710,6 +712,10 @@ describe('every option on (customer-managed key, X-Ray, alarm e-mail, regions, r
       const env = fn.Properties?.['Environment']?.['Variables'];
       expect(JSON.parse(env['REGIONS']), id).toEqual(regions);
       expect(env['REGION'], id).toEqual({ Ref: 'AWS::Region' });
+      // The operator's rate limits, as the functions read them (shared/config.ts).
+      expect(loadConfig({ TABLE_NAME: 't', WEB_ORIGIN: WEB_ORIGIN, HUSHLINK_RATE_LIMITS: env['HUSHLINK_RATE_LIMITS'] }).rateLimits.secret_claim, id).toEqual({
+        perIp: { limit: 600, windowSeconds: 60 },
+      });
     }
     for (const [id, group] of ourLogGroups(full)) expect(group.Properties?.['RetentionInDays'], id).toBe(30);
   });
@@ -723,6 +729,8 @@ describe('settings', () => {
     expect(settingsOf({})).toMatchObject({ customerManagedKey: false, xray: false, alarmEmail: undefined, regions: undefined, logRetentionDays: 14 });
     expect(settingsOf({ stage: 'prod' }).logRetentionDays).toBe(90);
     expect(settingsOf({ mailFrom: 'no-reply@mail.example.com', sesIdentity: 'example.com' }).sesIdentity).toBe('example.com');
+    expect(settingsOf({}).rateLimits).toBeUndefined();
+    expect(settingsOf({ rateLimits: { otp_start: { perIp: { limit: 100 } } } }).rateLimits).toEqual({ otp_start: { perIp: { limit: 100 } } });
   });
 
   it.each([
@@ -735,6 +743,9 @@ describe('settings', () => {
     [{ mailFrom: 'a@b.example.com', sesIdentity: 'other.example.com' }, /sesIdentity must be mailFrom or its \(parent\) domain/],
     [{ stage: 'Prod' }, /stage must be lower-case/],
     [{ webOrigin: 'http://example.com' }, /webOrigin must use https/],
+    [{ rateLimits: '{"secret_claim":{"perIp":{"limit":-1}}}' }, /context rateLimits\.secret_claim\.perIp\.limit: Too small/],
+    [{ rateLimits: { claims: {} } }, /context rateLimits\.claims is not a known name/],
+    [{ rateLimits: '{' }, /rateLimits must be a JSON object/],
   ])('refuse %j', (context, message) => {
     expect(() => settingsOf(context)).toThrow(message);
   });

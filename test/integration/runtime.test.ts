@@ -237,8 +237,8 @@ describe('/_dev/mail', () => {
     const listed = await api.get('/_dev/mail');
     expect(listed.status).toBe(200);
     expect(listed.body).toEqual([
-      { to: 'bob@example.com', subject: 'Your link', text: 'Open it', sent_at: expect.any(String) },
-      { to: 'ada@example.com', subject: 'Your code', text: 'Code: 123456', sent_at: expect.any(String) },
+      { from: 'no-reply@hushlink.local', to: 'bob@example.com', subject: 'Your link', text: 'Open it', sent_at: expect.any(String) },
+      { from: 'no-reply@hushlink.local', to: 'ada@example.com', subject: 'Your code', text: 'Code: 123456', sent_at: expect.any(String) },
     ]);
     expect(Date.parse(listed.body[0].sent_at) - Date.parse(listed.body[1].sent_at)).toBeGreaterThanOrEqual(5000);
   });

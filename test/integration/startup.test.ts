@@ -1,0 +1,138 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../local/ports.ts';
+
+// `npm start` as a user runs it: the tsx CLI on local/main.ts, data in a folder of its own,
+// one process at a time. Signals go to the tsx process only, as a process manager sends them.
+
+const dataDirs: string[] = [];
+afterAll(() => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Service {
+  child: ChildProcess;
+  port: number;
+  dataDir: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+async function startService(env: Record<string, string> = {}): Promise<Service> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'hushlink-startup-'));
+  dataDirs.push(dataDir);
+  const child = spawn(join('node_modules', '.bin', 'tsx'), ['local/main.ts'], {
+    env: { ...process.env, PORT: String(port), HUSHLINK_DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, port, dataDir, output: () => output, exited };
+}
+
+/** Java processes running DynamoDB Local on this data folder (read from /proc). */
+function dynamoProcesses(dataDir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let commandLine: string;
+    try {
+      commandLine = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (commandLine.includes('DynamoDBLocal.jar') && commandLine.includes(dataDir)) found.push(Number(entry));
+  }
+  return found;
+}
+
+/** Resolves once `check` holds, checking every 20 ms; fails after `ms`. */
+async function until(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    // Watching another process start: polling is the only signal it gives.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+interface Probe {
+  status: number;
+  code?: string;
+  retryAfter: string | null;
+  requestId: string | null;
+}
+
+/** One request; null when nothing listens yet (connection refused). A hang fails the probe. */
+async function probe(port: number, path = '/v1/regions'): Promise<Probe | null> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5_000) });
+    const text = await response.text();
+    const body = /json/.test(response.headers.get('content-type') ?? '') ? (JSON.parse(text) as { code?: string }) : {};
+    return { status: response.status, ...(body.code ? { code: body.code } : {}), retryAfter: response.headers.get('retry-after'), requestId: response.headers.get('x-request-id') };
+  } catch (error) {
+    if ((error as Error).name === 'TimeoutError') throw new Error('a request during start-up got no answer within 5 s');
+    return null;
+  }
+}
+
+async function stopAndCheck(service: Service, signal: NodeJS.Signals) {
+  service.child.kill(signal);
+  const code = await Promise.race([service.exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 20_000))]);
+  expect(code, service.output()).toBe(0);
+  // The emulator went with it: no Java process is left on this data folder.
+  await until(() => dynamoProcesses(service.dataDir).length === 0, 10_000, 'DynamoDB Local to stop');
+}
+
+describe('npm start: start-up and shutdown', () => {
+  it('answers every request from the moment the port is bound: 503 starting with retry-after 1, then the API', async () => {
+    const service = await startService();
+    const answers: Probe[] = [];
+    await until(
+      async () => {
+        const answer = await probe(service.port);
+        if (answer) answers.push(answer);
+        return answer?.status === 200;
+      },
+      90_000,
+      `the service to be ready (${service.output()})`,
+    );
+    const starting = answers.filter((answer) => answer.status === 503);
+    expect(starting.length, 'requests answered while starting').toBeGreaterThan(0);
+    for (const answer of starting) {
+      expect(answer).toMatchObject({ code: 'starting', retryAfter: '1' });
+      expect(answer.requestId).toMatch(/^\S{8,}$/);
+    }
+    expect(answers.every((answer) => answer.status === 503 || answer.status === 200)).toBe(true);
+    // The web client is served too once ready.
+    expect((await probe(service.port, '/'))?.status).toBe(200);
+    await stopAndCheck(service, 'SIGTERM');
+  }, 120_000);
+
+  it('SIGTERM while DynamoDB Local is still booting stops its Java process and exits', async () => {
+    const service = await startService();
+    await until(() => dynamoProcesses(service.dataDir).length > 0, 60_000, 'DynamoDB Local to be spawned');
+    await stopAndCheck(service, 'SIGTERM');
+    expect(service.output()).not.toMatch(/Hushlink is running/);
+  }, 120_000);
+
+  it('Ctrl-C (SIGINT) as soon as the port answers stops everything started so far', async () => {
+    const service = await startService();
+    await until(async () => (await probe(service.port)) !== null, 60_000, 'the port to answer');
+    await stopAndCheck(service, 'SIGINT');
+  }, 120_000);
+
+  it('refuses bad settings before starting anything, naming the setting', async () => {
+    const service = await startService({ HUSHLINK_RATE_LIMITS: '{"secret_claim":{"perIp":{"limit":0}}}' });
+    const code = await service.exited;
+    expect(code).toBe(1);
+    expect(service.output()).toMatch(/HUSHLINK_RATE_LIMITS\.secret_claim\.perIp\.limit/);
+    expect(dynamoProcesses(service.dataDir)).toEqual([]);
+  }, 60_000);
+});
