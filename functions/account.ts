@@ -1,15 +1,58 @@
 import { SESClient } from '@aws-sdk/client-ses';
 import { SesMailer } from '../shared/adapters/ses.ts';
-import { lambdaEntry, type Deps } from '../shared/deps.ts';
+import type { AccountPorts } from '../shared/domain/accounts/ports.ts';
+import type { SignInPorts } from '../shared/domain/accounts/signIn.ts';
+import { AccessTokens } from '../shared/domain/accounts/tokens.ts';
+import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
+import type { ProductEventStore, UsageReportStore } from '../shared/domain/usage/ports.ts';
+import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
+import { secretLimits } from '../shared/limits.ts';
+import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
+import { DynamoCounters } from '../shared/store/counters.ts';
+import { DynamoProductEventStore } from '../shared/store/productEvents.ts';
+import { DynamoRateCounter } from '../shared/store/rateLimits.ts';
+import { DynamoSecretStore } from '../shared/store/secrets.ts';
+import { DynamoSignInCodeStore } from '../shared/store/signIn.ts';
+import { DynamoSsoPolicy } from '../shared/store/ssoPolicy.ts';
+import { DynamoUsageReports } from '../shared/store/usageReports.ts';
+import { DynamoUserStore } from '../shared/store/users.ts';
 import { productOperations } from './account/product.ts';
 import { sessionOperations } from './account/session.ts';
 
-/** The account group (interface §4.4): sign-in and sessions, API keys, usage, flags, regions. */
-export const operations: Operations<'account'> = { ...sessionOperations, ...productOperations };
+/**
+ * The account group's wiring: sign-in (codes, users, the SSO policy, the mailer, the one
+ * access-token issuer), adoption of anonymous secrets, usage reads, product events, counters.
+ */
+export interface AccountDeps extends ApiDeps, AccountPorts, SignInPorts, SecretPorts {
+  accessTokens: AccessTokens;
+  usageReports: UsageReportStore;
+  productEvents: ProductEventStore;
+}
 
-export const createHandler = (deps: Deps) => groupHandler('account', operations, deps);
-// Sign-in codes go out through SES; this is the one function that sends mail.
-export const handler = lambdaEntry(createHandler, (config) => ({
-  mailer: new SesMailer(new SESClient({ region: config.REGION }), config.MAIL_FROM),
-}));
+export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>): AccountDeps {
+  const { db, config, clock } = platform;
+  const base = apiDeps(platform);
+  return {
+    ...base,
+    accessTokens: new AccessTokens(base.signingKeys, clock, config.WEB_ORIGIN),
+    users: new DynamoUserStore(db, config.TABLE_NAME),
+    signInCodes: new DynamoSignInCodeStore(db, config.TABLE_NAME),
+    ssoPolicy: new DynamoSsoPolicy(db, config.TABLE_NAME),
+    rateCounter: new DynamoRateCounter(db, config.TABLE_NAME),
+    mailer: adapters.mailer,
+    secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
+    counters: new DynamoCounters(db, config.TABLE_NAME),
+    usageReports: new DynamoUsageReports(db, config.TABLE_NAME),
+    productEvents: new DynamoProductEventStore(db, config.TABLE_NAME),
+  };
+}
+
+/** The account group (interface §4.4): sign-in and sessions, API keys, usage, flags, regions. */
+export const operations: Operations<'account', AccountDeps> = { ...sessionOperations, ...productOperations };
+
+export const createHandler = (deps: AccountDeps) => groupHandler('account', operations, deps);
+// Sign-in codes go out through SES.
+export const handler = lambdaEntry((platform) =>
+  createHandler(compose(platform, { mailer: new SesMailer(new SESClient({ region: platform.config.REGION }), platform.config.MAIL_FROM) })),
+);

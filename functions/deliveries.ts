@@ -1,13 +1,33 @@
 import { SESClient } from '@aws-sdk/client-ses';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { kmsSealer } from '../shared/adapters/kms.ts';
-import { systemTransport } from '../shared/webhooks/transport.ts';
 import { SesMailer } from '../shared/adapters/ses.ts';
 import { sqsQueue } from '../shared/adapters/sqs.ts';
-import { lambdaEntry, webhookPorts, type Deps } from '../shared/deps.ts';
 import { attemptDelivery } from '../shared/domain/webhooks/deliver.ts';
+import type { WebhookPorts } from '../shared/domain/webhooks/ports.ts';
 import { relaySecretEvents } from '../shared/domain/webhooks/relay.ts';
 import { parseWorkMessage } from '../shared/domain/webhooks/work.ts';
+import { secretLimits, webhookLimits } from '../shared/limits.ts';
+import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
+import { DynamoSecretStore } from '../shared/store/secrets.ts';
+import { DynamoUserStore } from '../shared/store/users.ts';
+import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
+import { systemTransport } from '../shared/webhooks/transport.ts';
+
+export type DeliveriesDeps = Platform & WebhookPorts;
+
+/** The delivery worker's wiring: every webhook port (it relays, attempts and emails owners). */
+export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 'queue' | 'sealer' | 'transport'>): DeliveriesDeps {
+  const { db, config } = platform;
+  return {
+    ...platform,
+    ...adapters,
+    webhooks: new DynamoWebhookStore(db, config.TABLE_NAME, webhookLimits.deliveryLogSeconds),
+    secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
+    users: new DynamoUserStore(db, config.TABLE_NAME),
+    local: config.HUSHLINK_MODE === 'local',
+  };
+}
 
 /**
  * The work queue's consumer: relays secrets' events into deliveries and makes delivery
@@ -16,8 +36,7 @@ import { parseWorkMessage } from '../shared/domain/webhooks/work.ts';
  * after the redrive limit it lands in the dead-letter queue, which alarms. A failed delivery
  * attempt is not a thrown error: it is recorded and retried on the schedule of DESIGN.md §3.
  */
-export const createHandler = (deps: Deps) => {
-  const ports = webhookPorts(deps);
+export const createHandler = (deps: DeliveriesDeps) => {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const outcomes = await Promise.allSettled(
       event.Records.map(async (record) => {
@@ -26,9 +45,9 @@ export const createHandler = (deps: Deps) => {
           deps.logger.error('work message dropped: not one of ours', { message_id: record.messageId });
           return;
         }
-        if (message.kind === 'relay') await relaySecretEvents(message.secret_id, ports);
+        if (message.kind === 'relay') await relaySecretEvents(message.secret_id, deps);
         else {
-          const outcome = await attemptDelivery(message, ports);
+          const outcome = await attemptDelivery(message, deps);
           deps.logger.info('delivery attempt', { delivery_id: message.delivery_id, endpoint_id: message.endpoint_id, attempt: message.attempt, outcome });
         }
       }),
@@ -46,9 +65,13 @@ export const createHandler = (deps: Deps) => {
 };
 
 // Opens signing secrets with KMS; emails the owner of an endpoint it switches off.
-export const handler = lambdaEntry(createHandler, (config) => ({
-  sealer: kmsSealer(config),
-  transport: systemTransport(),
-  queue: sqsQueue(config),
-  mailer: new SesMailer(new SESClient({ region: config.REGION }), config.MAIL_FROM),
-}));
+export const handler = lambdaEntry((platform) =>
+  createHandler(
+    compose(platform, {
+      sealer: kmsSealer(platform.config),
+      transport: systemTransport(),
+      queue: sqsQueue(platform.config),
+      mailer: new SesMailer(new SESClient({ region: platform.config.REGION }), platform.config.MAIL_FROM),
+    }),
+  ),
+);

@@ -1,13 +1,36 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { sqsQueue } from '../shared/adapters/sqs.ts';
-import { lambdaEntry, type Deps } from '../shared/deps.ts';
 import { expireDueSecrets } from '../shared/domain/secrets/end.ts';
+import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
+import type { RollupPorts } from '../shared/domain/usage/rollup.ts';
 import { rollUpUsage } from '../shared/domain/usage/rollup.ts';
+import type { WebhookPorts } from '../shared/domain/webhooks/ports.ts';
 import { queueDueRetries, relayStaleOutbox } from '../shared/domain/webhooks/relay.ts';
+import { secretLimits, webhookLimits } from '../shared/limits.ts';
+import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import type { ScheduledTask } from '../shared/schedules.ts';
+import { DynamoCounters } from '../shared/store/counters.ts';
+import { DynamoSecretStore } from '../shared/store/secrets.ts';
+import { DynamoUsageReports } from '../shared/store/usageReports.ts';
+import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
+
+/** The schedule's wiring: what its tasks read and write, and the queue they hand work to. */
+export type ScheduleDeps = Platform & SecretPorts & RollupPorts & Pick<WebhookPorts, 'webhooks' | 'queue'>;
+
+export function compose(platform: Platform, adapters: Pick<Adapters, 'queue'>): ScheduleDeps {
+  const { db, config } = platform;
+  return {
+    ...platform,
+    queue: adapters.queue,
+    secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
+    counters: new DynamoCounters(db, config.TABLE_NAME),
+    usageReports: new DynamoUsageReports(db, config.TABLE_NAME),
+    webhooks: new DynamoWebhookStore(db, config.TABLE_NAME, webhookLimits.deliveryLogSeconds),
+  };
+}
 
 /** What each scheduled task does; `shared/schedules.ts` says when. */
-const tasks: Record<ScheduledTask, (deps: Deps) => Promise<number>> = {
+const tasks: Record<ScheduledTask, (deps: ScheduleDeps) => Promise<number>> = {
   'expire-secrets': (deps) => expireDueSecrets(deps),
   'rollup-usage': (deps) => rollUpUsage(deps),
   // The outbox's safety net and the retries SQS cannot delay, both handed to the work queue.
@@ -22,7 +45,7 @@ export interface TaskResult {
 }
 
 export const createHandler =
-  (deps: Deps) =>
+  (deps: ScheduleDeps) =>
   async (event: TaskEvent): Promise<TaskResult> => {
     const task = event.detail?.task;
     if (!task || !Object.hasOwn(tasks, task)) throw new Error(`unknown scheduled task: ${String(task)}`);
@@ -31,5 +54,5 @@ export const createHandler =
     return { task, processed };
   };
 
-// Sends outbox notices (and, for the schedule, sweep results) to the work queue.
-export const handler = lambdaEntry(createHandler, (config) => ({ queue: sqsQueue(config) }));
+// Hands the sweeps' results to the work queue.
+export const handler = lambdaEntry((platform) => createHandler(compose(platform, { queue: sqsQueue(platform.config) })));

@@ -1,5 +1,12 @@
 import { sqsQueue } from '../shared/adapters/sqs.ts';
-import { lambdaEntry, type Deps } from '../shared/deps.ts';
+import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
+import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
+import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
+import { withOutboxNotices } from '../shared/domain/secrets/outboxNotices.ts';
+import { sendWork } from '../shared/domain/webhooks/work.ts';
+import { secretLimits } from '../shared/limits.ts';
+import { DynamoCounters } from '../shared/store/counters.ts';
+import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { claimSecret } from '../shared/domain/secrets/claim.ts';
 import { createSecret } from '../shared/domain/secrets/create.ts';
 import type { Secret } from '../shared/domain/secrets/model.ts';
@@ -39,7 +46,7 @@ const metadata = (secret: Secret) => ({
   kdf_iterations: secret.envelopeFormat?.kdfIterations ?? null,
 });
 
-export const operations: Operations<'secrets'> = {
+export const operations: Operations<'secrets', SecretsDeps> = {
   async createSecret(request, deps) {
     const body = parseJsonBody(request, createSecretRequest);
     const { secret, deleteToken } = await createSecret(body, request.principal?.userId ?? null, deps);
@@ -105,6 +112,22 @@ export const operations: Operations<'secrets'> = {
   },
 };
 
-export const createHandler = (deps: Deps) => groupHandler('secrets', operations, deps);
-// Sends outbox notices (and, for the schedule, sweep results) to the work queue.
-export const handler = lambdaEntry(createHandler, (config) => ({ queue: sqsQueue(config) }));
+/** The secrets group's wiring: the secret store and the feedback counters, nothing else. */
+export interface SecretsDeps extends ApiDeps, SecretPorts {}
+
+export function compose(platform: Platform, adapters: Pick<Adapters, 'queue'>): SecretsDeps {
+  const { db, config, logger } = platform;
+  return {
+    ...apiDeps(platform),
+    secrets: withOutboxNotices(
+      new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
+      (secretId) => sendWork(adapters.queue, { kind: 'relay', secret_id: secretId }),
+      logger,
+    ),
+    counters: new DynamoCounters(db, config.TABLE_NAME),
+  };
+}
+
+export const createHandler = (deps: SecretsDeps) => groupHandler('secrets', operations, deps);
+// Sends outbox notices to the work queue.
+export const handler = lambdaEntry((platform) => createHandler(compose(platform, { queue: sqsQueue(platform.config) })));

@@ -1,8 +1,6 @@
 import * as z from 'zod/mini';
 import { kmsSealer } from '../shared/adapters/kms.ts';
-import { systemTransport } from '../shared/webhooks/transport.ts';
 import { sqsQueue } from '../shared/adapters/sqs.ts';
-import { lambdaEntry, webhookPorts, type Deps } from '../shared/deps.ts';
 import {
   deleteEndpoint,
   listDeliveries,
@@ -11,10 +9,15 @@ import {
   registerEndpoint,
   registerWebhookRequest,
 } from '../shared/domain/webhooks/endpoints.ts';
+import type { WebhookPorts } from '../shared/domain/webhooks/ports.ts';
+import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
 import { requireUser } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { parseJsonBody, parseQuery } from '../shared/http/request.ts';
 import { webhookLimits } from '../shared/limits.ts';
+import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
+import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
+import { systemTransport } from '../shared/webhooks/transport.ts';
 
 const { default: pageDefault, max: pageMax } = webhookLimits.deliveriesPageSize;
 const deliveriesQuery = z.strictObject({
@@ -22,15 +25,33 @@ const deliveriesQuery = z.strictObject({
   cursor: z.optional(z.string().check(z.maxLength(2048))),
 });
 
+/**
+ * The webhooks group's wiring: endpoints and their log, the sealer for signing secrets, the
+ * destination checks (transport) and the queue for test deliveries.
+ */
+export interface WebhooksDeps extends ApiDeps, Pick<WebhookPorts, 'webhooks' | 'sealer' | 'transport' | 'queue' | 'local'> {}
+
+export function compose(platform: Platform, adapters: Pick<Adapters, 'sealer' | 'transport' | 'queue'>): WebhooksDeps {
+  const { db, config } = platform;
+  return {
+    ...apiDeps(platform),
+    webhooks: new DynamoWebhookStore(db, config.TABLE_NAME, webhookLimits.deliveryLogSeconds),
+    sealer: adapters.sealer,
+    transport: adapters.transport,
+    queue: adapters.queue,
+    local: config.HUSHLINK_MODE === 'local',
+  };
+}
+
 /** The webhooks group (interface §4.5): endpoints, their delivery log, and test deliveries. */
-export const operations: Operations<'webhooks'> = {
+export const operations: Operations<'webhooks', WebhooksDeps> = {
   async listWebhooks(request, deps) {
     return { status: 200, body: { items: await listEndpoints(requireUser(request.principal).userId, deps), next_cursor: null } };
   },
 
   async registerWebhook(request, deps) {
     const body = parseJsonBody(request, registerWebhookRequest);
-    return { status: 201, body: await registerEndpoint(requireUser(request.principal).userId, body, webhookPorts(deps)) };
+    return { status: 201, body: await registerEndpoint(requireUser(request.principal).userId, body, deps) };
   },
 
   async deleteWebhook(request, deps) {
@@ -47,11 +68,13 @@ export const operations: Operations<'webhooks'> = {
 
   async testWebhook(request, deps) {
     const { userId } = requireUser(request.principal);
-    return { status: 202, body: await queueTestDelivery(userId, request.params.id ?? '', webhookPorts(deps)) };
+    return { status: 202, body: await queueTestDelivery(userId, request.params.id ?? '', deps) };
   },
 };
 
-export const createHandler = (deps: Deps) => groupHandler('webhooks', operations, deps);
+export const createHandler = (deps: WebhooksDeps) => groupHandler('webhooks', operations, deps);
 // Registration seals each endpoint's signing secret with KMS; only this function and the
 // delivery worker can use the key.
-export const handler = lambdaEntry(createHandler, (config) => ({ sealer: kmsSealer(config), transport: systemTransport(), queue: sqsQueue(config) }));
+export const handler = lambdaEntry((platform) =>
+  createHandler(compose(platform, { sealer: kmsSealer(platform.config), transport: systemTransport(), queue: sqsQueue(platform.config) })),
+);

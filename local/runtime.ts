@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -12,8 +13,10 @@ import { AdjustableClock } from '../shared/clock.ts';
 import { loadConfig, type Config } from '../shared/config.ts';
 import { HttpError, problemBody } from '../shared/http/errors.ts';
 import { commonHeaders } from '../shared/http/middleware.ts';
-import { buildDeps, type Deps, type DepsOverrides } from '../shared/deps.ts';
 import type { GroupHandler } from '../shared/http/group.ts';
+import { createPlatform, type Adapters, type Platform } from '../shared/platform.ts';
+import { createDocumentClient } from '../shared/store/client.ts';
+import { localStores, type LocalStores } from './stores.ts';
 import type { RateLimits } from '../shared/limits.ts';
 import type { AppLogger } from '../shared/logger.ts';
 import type { Group } from '../shared/routes.ts';
@@ -29,12 +32,25 @@ import { CountingMetrics } from '../shared/metrics.ts';
 import { LocalSealer } from '../shared/adapters/sealer.ts';
 import { systemTransport } from '../shared/webhooks/transport.ts';
 
-/** Every group's function module; the CDK stack finds the same modules as `functions/<group>.ts`. */
-const functionModules: Record<Group, { createHandler: (deps: Deps) => GroupHandler }> = {
-  secrets: secretsFunction,
-  account: accountFunction,
-  webhooks: webhooksFunction,
-};
+/** What each function of the runtime was wired with (its `compose`), as its Lambda would be. */
+export interface LocalFunctions {
+  secrets: secretsFunction.SecretsDeps;
+  account: accountFunction.AccountDeps;
+  webhooks: webhooksFunction.WebhooksDeps;
+  deliveries: deliveriesFunction.DeliveriesDeps;
+  schedule: scheduleFunction.ScheduleDeps;
+}
+
+/** Each function's own wiring given the local adapters, as its Lambda entry does with AWS's. */
+function composeFunctions(platform: Platform, adapters: Adapters): LocalFunctions {
+  return {
+    secrets: secretsFunction.compose(platform, adapters),
+    account: accountFunction.compose(platform, adapters),
+    webhooks: webhooksFunction.compose(platform, adapters),
+    deliveries: deliveriesFunction.compose(platform, adapters),
+    schedule: scheduleFunction.compose(platform, adapters),
+  };
+}
 
 export interface RuntimeOptions {
   /** 0 picks a free port. */
@@ -54,9 +70,10 @@ export interface RuntimeOptions {
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   logger?: AppLogger;
   announceMail?: (entry: OutboxEntry) => void;
-  instrumentDynamo?: DepsOverrides['instrumentDynamo'];
+  /** Sees the DynamoDB client before any store uses it (the benches meter requests here). */
+  instrumentDynamo?: (client: DynamoDBDocumentClient) => void;
   /** How webhook deliveries resolve and post (tests and the bench bring their own DNS). */
-  webhookTransport?: DepsOverrides['transport'];
+  webhookTransport?: Adapters['transport'];
   /**
    * Aborting it during start-up stops whatever was already started (DynamoDB Local's Java
    * process, s3rver) and makes `startRuntime` reject; after start-up, call `stop()`.
@@ -67,13 +84,20 @@ export interface RuntimeOptions {
    * table (as two Lambda instances share one); it is left running at `stop()`.
    */
   dynamo?: LocalDynamo;
+  /** Another runtime's clock, so two instances move through time together. */
+  clock?: AdjustableClock;
 }
 
 export interface Runtime {
   url: string;
   port: number;
   clock: AdjustableClock;
-  deps: Deps;
+  /** The settings every function of this runtime runs with. */
+  config: Config;
+  /** The table's stores, for tests and benches to look at what the functions wrote. */
+  stores: LocalStores;
+  /** Each function's wiring (tests reach into a function's own store or limiter here). */
+  functions: LocalFunctions;
   outbox: LocalOutbox;
   /** What CloudWatch would receive in AWS, counted in memory. */
   metrics: CountingMetrics;
@@ -89,7 +113,7 @@ export const filesBucket = 'hushlink-files';
 
 /**
  * The whole service on one machine: DynamoDB Local, s3rver, the mail outbox, the queue, the
- * scheduler and the API gateway, wired with the same `buildDeps` Lambda uses.
+ * scheduler and the API gateway, each function wired by its own `compose`, as in Lambda.
  *
  * The port is bound first and answers every request from then on: 503 `starting` (with
  * `retry-after: 1`) until everything behind it is up, so a script that starts the service and
@@ -124,7 +148,12 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     signal?.throwIfAborted();
     if (options.dynamo) await ensureTable(dynamo.endpoint, config.TABLE_NAME);
 
-    const clock = new AdjustableClock();
+    const clock = options.clock ?? new AdjustableClock();
+    const runConfig: Config = {
+      ...config,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+    };
     const outbox = new LocalOutbox(clock, {
       from: config.MAIL_FROM,
       ...(dataDir ? { dataDir: join(dataDir, 'mail') } : {}),
@@ -132,34 +161,33 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     });
     const metrics = new CountingMetrics();
     const queue = new InProcessQueue({ name: 'hushlink-work', clock });
-    const deps = buildDeps(
-      { ...config, DYNAMODB_ENDPOINT: dynamo.endpoint },
-      {
-        clock,
-        metrics,
-        queue,
-        sealer: new LocalSealer(dataDir ? localSealingKey(join(dataDir, 'webhook-sealing.key')) : undefined),
-        transport: options.webhookTransport ?? systemTransport(),
-        mailer: outbox,
-        ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
-        ...(options.logger ? { logger: options.logger } : {}),
-        ...(options.instrumentDynamo ? { instrumentDynamo: options.instrumentDynamo } : {}),
-      },
-    );
+    // One client and one clock for every function; each function builds its own stores on them.
+    const db = createDocumentClient({ region: runConfig.REGION, endpoint: runConfig.DYNAMODB_ENDPOINT });
+    options.instrumentDynamo?.(db);
+    const platform = createPlatform(runConfig, { clock, metrics, db, ...(options.logger ? { logger: options.logger } : {}) });
+    const adapters: Adapters = {
+      mailer: outbox,
+      queue,
+      sealer: new LocalSealer(dataDir ? localSealingKey(join(dataDir, 'webhook-sealing.key')) : undefined),
+      transport: options.webhookTransport ?? systemTransport(),
+    };
 
-    queue.consume(deliveriesFunction.createHandler(deps));
-    const scheduler = new LocalScheduler(scheduleFunction.createHandler(deps), clock, (task, error) =>
-      deps.logger.error('scheduled task failed', { task, error: (error as Error).message }),
+    const functions = composeFunctions(platform, adapters);
+    queue.consume(deliveriesFunction.createHandler(functions.deliveries));
+    const scheduler = new LocalScheduler(scheduleFunction.createHandler(functions.schedule), clock, (task, error) =>
+      platform.logger.error('scheduled task failed', { task, error: (error as Error).message }),
     );
 
     const web = await buildWeb();
     signal?.throwIfAborted();
-    const handlers = Object.fromEntries(
-      Object.entries(functionModules).map(([group, module]) => [group, module.createHandler(deps)]),
-    ) as Record<Group, GroupHandler>;
+    const handlers: Record<Group, GroupHandler> = {
+      secrets: secretsFunction.createHandler(functions.secrets),
+      account: accountFunction.createHandler(functions.account),
+      webhooks: webhooksFunction.createHandler(functions.webhooks),
+    };
     listener = gatewayListener({
       handlers,
-      webOrigin: config.WEB_ORIGIN,
+      webOrigin: runConfig.WEB_ORIGIN,
       localRoutes: (request, response) => devRoutes(request, response, outbox) || serveWeb(web, request, response),
     });
 
@@ -172,7 +200,9 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       url,
       port,
       clock,
-      deps,
+      config: runConfig,
+      stores: localStores(platform),
+      functions,
       metrics,
       outbox,
       queue,

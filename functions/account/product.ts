@@ -1,5 +1,6 @@
 import { requireSession, requireUser } from '../../shared/http/auth.ts';
 import type { Operation } from '../../shared/http/group.ts';
+import type { AccountDeps } from '../account.ts';
 import { parseJsonBody, parseQuery } from '../../shared/http/request.ts';
 import type { OperationOf } from '../../shared/routes.ts';
 import { recordProductEvent, productEventRequest } from '../../shared/domain/usage/events.ts';
@@ -12,9 +13,12 @@ type ProductOperation = Extract<
 >;
 
 /** Usage, product events, flags, regions and CLI installs (interface §4.4). */
-export const productOperations: Record<ProductOperation, Operation> = {
+export const productOperations: Record<ProductOperation, Operation<AccountDeps>> = {
   async readUsage(request, deps) {
-    return { status: 200, body: await readUsage(requireUser(request.principal).userId, deps) };
+    const { userId } = requireUser(request.principal);
+    // Counted alongside the work (shared/http/group.ts); the usage read includes itself.
+    await request.callCounted;
+    return { status: 200, body: await readUsage(userId, deps) };
   },
 
   async readUsageHistory(request, deps) {

@@ -5,6 +5,7 @@ import { resendSignInCode, startSignIn, verifySignInCode } from '../../shared/do
 import { adoptSecrets, adoptSecretsRequest } from '../../shared/domain/secrets/owner.ts';
 import { requireSession } from '../../shared/http/auth.ts';
 import type { Operation } from '../../shared/http/group.ts';
+import type { AccountDeps } from '../account.ts';
 import { optionalJsonObject, parseJsonBody } from '../../shared/http/request.ts';
 import type { OperationOf } from '../../shared/routes.ts';
 
@@ -36,7 +37,7 @@ type SessionOperation = Extract<
 >;
 
 /** Sign-in, sessions, terms, adoption and API keys (interface §4.4). */
-export const sessionOperations: Record<SessionOperation, Operation> = {
+export const sessionOperations: Record<SessionOperation, Operation<AccountDeps>> = {
   async startSignIn(request, deps) {
     await startSignIn(parseJsonBody(request, emailRequest).email, deps);
     return { status: 200, body: { sent: true } };

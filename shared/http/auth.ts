@@ -1,14 +1,14 @@
 import { apiKeyPrincipal, looksLikeApiKey } from '../domain/accounts/apiKeys.ts';
 import type { Principal } from '../domain/accounts/model.ts';
 import type { AccountPorts } from '../domain/accounts/ports.ts';
-import type { AccessTokens } from '../domain/accounts/tokens.ts';
+import type { TokenVerifier } from '../domain/accounts/tokenVerifier.ts';
 import { credentialLimits } from '../limits.ts';
 import type { Route } from '../routes.ts';
 import { HttpError } from './errors.ts';
 import type { ApiRequest } from './request.ts';
 
 export interface AuthPorts extends Pick<AccountPorts, 'apiKeys' | 'sessions' | 'clock'> {
-  accessTokens: AccessTokens;
+  accessTokens: TokenVerifier;
 }
 
 const bearer = /^Bearer ([\x21-\x7e]+)$/i;

@@ -16,6 +16,8 @@ export interface ApiRequest {
   query: Record<string, string>;
   /** The caller, once the route's credential was checked; null on public or anonymous calls. */
   principal: Principal | null;
+  /** Settles when this call is counted in the caller's month (signed-in calls; resolved otherwise). */
+  callCounted: Promise<void>;
 }
 
 /** What an operation answers; the group handler turns it into an API Gateway result. */
@@ -35,6 +37,7 @@ export function toApiRequest(event: APIGatewayProxyEventV2, route: Route): ApiRe
     sourceIp: event.requestContext.http.sourceIp,
     body: Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8'),
     principal: null,
+    callCounted: Promise.resolve(),
     query: (event.queryStringParameters ?? {}) as Record<string, string>,
   };
 }

@@ -3,8 +3,8 @@ import type { RateCounter, RateHit } from '../http/rateLimit.ts';
 import { isConditionFailure } from './client.ts';
 
 /**
- * Fixed-window counters in the table, so a limit holds across every Lambda instance. One
- * conditional increment per check; the item expires with its window.
+ * Fixed-window counters in the table, so a limit holds across every Lambda instance: one
+ * item per window, incremented atomically, expiring by TTL with its window.
  */
 export class DynamoRateCounter implements RateCounter {
   constructor(
@@ -12,22 +12,30 @@ export class DynamoRateCounter implements RateCounter {
     private readonly tableName: string,
   ) {}
 
-  async hit({ bucket, windowStart, windowSeconds, limit }: RateHit): Promise<boolean> {
+  async add(hit: RateHit, amount: number): Promise<number> {
+    const { Attributes } = await this.db.send(this.increment(hit, amount, false));
+    return Number(Attributes?.hits ?? 0);
+  }
+
+  async addIfBelow(hit: RateHit): Promise<number | null> {
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: `RATE#${bucket}`, sk: String(windowStart) },
-          UpdateExpression: 'ADD #hits :one SET #ttl = if_not_exists(#ttl, :ttl)',
-          ConditionExpression: 'attribute_not_exists(#hits) OR #hits < :limit',
-          ExpressionAttributeNames: { '#hits': 'hits', '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': windowStart + windowSeconds * 2 },
-        }),
-      );
-      return true;
+      const { Attributes } = await this.db.send(this.increment(hit, 1, true));
+      return Number(Attributes?.hits ?? 0);
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionFailure(error)) return null;
       throw error;
     }
+  }
+
+  private increment({ bucket, windowStart, windowSeconds, limit }: RateHit, amount: number, belowLimit: boolean): UpdateCommand {
+    return new UpdateCommand({
+      TableName: this.tableName,
+      Key: { pk: `RATE#${bucket}`, sk: String(windowStart) },
+      UpdateExpression: 'ADD #hits :amount SET #ttl = if_not_exists(#ttl, :ttl)',
+      ...(belowLimit ? { ConditionExpression: 'attribute_not_exists(#hits) OR #hits < :limit' } : {}),
+      ExpressionAttributeNames: { '#hits': 'hits', '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':amount': amount, ':ttl': windowStart + windowSeconds * 2, ...(belowLimit ? { ':limit': limit } : {}) },
+      ReturnValues: 'UPDATED_NEW',
+    });
   }
 }

@@ -30,7 +30,7 @@ describe('POST /v1/cli/install rate limit', () => {
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(window.windowSeconds);
-    expect((await runtime.deps.counters.read('cli_install', day))['script.linux']).toBe(window.limit);
+    expect((await runtime.stores.counters.read('cli_install', day))['script.linux']).toBe(window.limit);
 
     // Another address has its own window.
     expect((await callFrom(runtime, '127.0.0.2', 'POST', '/v1/cli/install', install)).status).toBe(202);

@@ -339,18 +339,18 @@ describe('GET /v1/regions', () => {
 describe('POST /v1/cli/install', () => {
   it('202, counted by day per source and OS, and per version', async () => {
     const day = dayOf(runtime.clock.now());
-    const before = await runtime.deps.counters.read('cli_install', day);
-    const versionsBefore = await runtime.deps.counters.read('cli_install_version', day);
+    const before = await runtime.stores.counters.read('cli_install', day);
+    const versionsBefore = await runtime.stores.counters.read('cli_install_version', day);
     const reply = await api.post('/v1/cli/install', { source: 'homebrew', os: 'macos', version: '1.4.2' });
     expect(reply.status).toBe(202);
     expect(reply.body).toEqual({ accepted: true });
     expect((await api.post('/v1/cli/install', { source: 'homebrew', os: 'macos', version: 'v1.5.0-beta.1' })).status).toBe(202);
     expect((await api.post('/v1/cli/install', { source: 'apt', os: 'linux', version: '1.4.2' })).status).toBe(202);
 
-    const after = await runtime.deps.counters.read('cli_install', day);
+    const after = await runtime.stores.counters.read('cli_install', day);
     expect((after['homebrew.macos'] ?? 0) - (before['homebrew.macos'] ?? 0)).toBe(2);
     expect((after['apt.linux'] ?? 0) - (before['apt.linux'] ?? 0)).toBe(1);
-    const versions = await runtime.deps.counters.read('cli_install_version', day);
+    const versions = await runtime.stores.counters.read('cli_install_version', day);
     expect((versions['1.4.2'] ?? 0) - (versionsBefore['1.4.2'] ?? 0)).toBe(2);
     expect((versions['v1.5.0-beta.1'] ?? 0) - (versionsBefore['v1.5.0-beta.1'] ?? 0)).toBe(1);
   });
@@ -365,9 +365,9 @@ describe('POST /v1/cli/install', () => {
   ];
   it.each(refused)('400 for %s, and nothing is counted', async (_label, body) => {
     const day = dayOf(runtime.clock.now());
-    const before = await runtime.deps.counters.read('cli_install', day);
+    const before = await runtime.stores.counters.read('cli_install', day);
     expectProblem(await api.post('/v1/cli/install', body), 400, 'invalid_request');
-    expect(await runtime.deps.counters.read('cli_install', day)).toEqual(before);
+    expect(await runtime.stores.counters.read('cli_install', day)).toEqual(before);
   });
 
   it('needs no credential and reads none', async () => {

@@ -94,7 +94,7 @@ describe('POST /v1/auth/otp/verify', () => {
     expect(reply.body.refresh_token).toEqual(expect.any(String));
     expect(reply.body.refresh_token).not.toBe(reply.body.access_token);
 
-    const user = await runtime.deps.users.get(reply.body.user.id);
+    const user = await runtime.stores.users.get(reply.body.user.id);
     expect(user).toMatchObject({ id: reply.body.user.id, email, plan: 'free' });
     expect((await sessions(reply.body.access_token)).status).toBe(200);
   });
@@ -106,7 +106,7 @@ describe('POST /v1/auth/otp/verify', () => {
     expect(second.user).toEqual({ id: first.user.id, email });
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect(jwtPayload(second.access_token).sid).not.toBe(jwtPayload(first.access_token).sid);
-    expect(await runtime.deps.users.findByEmail(email)).toMatchObject({ id: first.user.id });
+    expect(await runtime.stores.users.findByEmail(email)).toMatchObject({ id: first.user.id });
   });
 
   it('answers 401 with attempts_left for a wrong code, and the right code still works', async () => {
@@ -192,7 +192,7 @@ describe('POST /v1/auth/otp/verify', () => {
     const verified = await verify(email, '123456');
     expectProblem(verified, 403, 'forbidden');
     expect(verified.body.reason).toBe('sso_required');
-    expect(await runtime.deps.users.findByEmail(email)).toBeNull();
+    expect(await runtime.stores.users.findByEmail(email)).toBeNull();
     // The domain matches whatever the case.
     expectProblem(await verify(email.toUpperCase(), '123456'), 403, 'forbidden');
   });
@@ -417,7 +417,7 @@ describe('POST /v1/auth/tos', () => {
     const reply = await api.post('/v1/auth/tos', { version: '2025-01-01' }, signedIn.auth);
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ version: '2025-01-01', accepted_at: expect.any(String) });
-    const user = await runtime.deps.users.get(signedIn.user.id);
+    const user = await runtime.stores.users.get(signedIn.user.id);
     expect(user?.tosVersion).toBe('2025-01-01');
     expect(user?.tosAcceptedAt).toBe(Date.parse(reply.body.accepted_at));
   });
@@ -441,7 +441,7 @@ describe('/v1/api-keys', () => {
     expect(created.body.prefix.length).toBeLessThan(created.body.key.length);
     expect(Number.isNaN(Date.parse(created.body.created_at))).toBe(false);
 
-    const stored = await runtime.deps.apiKeys.get(created.body.id);
+    const stored = await runtime.stores.apiKeys.get(created.body.id);
     expect(stored?.keyHash).toBeDefined();
     expect(stored?.keyHash).not.toContain(created.body.key);
 
@@ -515,7 +515,7 @@ describe('signing key rotation', () => {
     const email = newEmail('rotation');
     const before = await signIn(runtime, email);
     const oldKid = jwtHeader(before.access_token).kid as string;
-    const [newest] = await runtime.deps.signingKeys.list();
+    const [newest] = await runtime.stores.signingKeys.list();
     expect(newest?.kid).toBe(oldKid);
 
     // Two minutes before the key is due for rotation: a token signed with the old key.

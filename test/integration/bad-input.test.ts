@@ -868,7 +868,7 @@ describe('random methods on the secrets paths', () => {
 
 describe('after the fuzzing', () => {
   it('the guard secret is intact: active, every view left, its exact envelope on claim', async () => {
-    const stored = await runtime.deps.secrets.get(guard.id);
+    const stored = await runtime.stores.secrets.get(guard.id);
     expect(stored?.state).toBe('active');
     expect(stored?.viewsLeft).toBe(guard.maxViews);
     expect(stored?.refusedProofs).toBe(0);

@@ -61,7 +61,7 @@ const claimMany = (id: string, count: number, token?: (index: number) => string 
   Promise.all(Array.from({ length: count }, (_, index) => claim(id, token?.(index))));
 
 async function stored(id: string): Promise<Secret> {
-  const secret = await runtime.deps.secrets.get(id);
+  const secret = await runtime.stores.secrets.get(id);
   expect(secret, `secret ${id} is stored`).not.toBeNull();
   return secret!;
 }
@@ -275,7 +275,7 @@ describe('claims racing the not_before boundary', () => {
     const created = await createSecret({ max_views: 2, not_before: new Date(runtime.clock.now() + 60_000).toISOString() });
     // Time moves on while the conditional update is in flight: the database refused with the
     // clock before not_before, the service decides why with the clock after it.
-    const store = runtime.deps.secrets as SecretStore & { takeView: SecretStore['takeView'] };
+    const store = runtime.functions.secrets.secrets as SecretStore & { takeView: SecretStore['takeView'] };
     const original = store.takeView;
     let moved = false;
     store.takeView = async function (this: SecretStore, id, input) {

@@ -41,8 +41,8 @@ describe('owners', () => {
     expect((await metadata(bySession.id)).body.owned).toBe(true);
     expect((await metadata(byKey.id)).body.owned).toBe(true);
     expect((await metadata(anonymous.id)).body.owned).toBe(false);
-    expect((await runtime.deps.secrets.get(bySession.id))?.ownerId).toBe(user.user.id);
-    expect((await runtime.deps.secrets.get(byKey.id))?.ownerId).toBe(user.user.id);
+    expect((await runtime.stores.secrets.get(bySession.id))?.ownerId).toBe(user.user.id);
+    expect((await runtime.stores.secrets.get(byKey.id))?.ownerId).toBe(user.user.id);
     expect(ids(await api.get('/v1/secrets', user.auth)).sort()).toEqual([bySession.id, byKey.id].sort());
   });
 });
@@ -155,7 +155,7 @@ describe('API keys on secrets', () => {
     const revoked = await api.delete(`/v1/secrets/${bySession.id}`, key.auth);
     expect(revoked.status).toBe(204);
     expect((await metadata(bySession.id)).body.state).toBe('revoked');
-    expect(secretEvents((await runtime.deps.secrets.get(bySession.id))!).map((event) => event.type)).toContain('secret.revoked');
+    expect(secretEvents((await runtime.stores.secrets.get(bySession.id))!).map((event) => event.type)).toContain('secret.revoked');
     // It cannot list.
     expectProblem(await api.get('/v1/secrets', key.auth), 403, 'forbidden');
   });
@@ -246,14 +246,14 @@ describe('POST /v1/reports', () => {
       expect(reply.status).toBe(202);
       expect(reply.body).toEqual(known.body);
     }
-    expect(secretEvents((await runtime.deps.secrets.get(secret.id))!).map((event) => event.type)).toContain('secret.reported');
+    expect(secretEvents((await runtime.stores.secrets.get(secret.id))!).map((event) => event.type)).toContain('secret.reported');
   });
 
   it('the same address reporting three times does not lock; three distinct addresses do', async () => {
     const secret = await create();
     for (let i = 0; i < 3; i++) expect((await report(secret.id)).status).toBe(202);
     expect((await metadata(secret.id)).body.state).toBe('active');
-    const reported = secretEvents((await runtime.deps.secrets.get(secret.id))!).filter((event) => event.type === 'secret.reported');
+    const reported = secretEvents((await runtime.stores.secrets.get(secret.id))!).filter((event) => event.type === 'secret.reported');
     expect(reported).toHaveLength(1);
 
     expect((await reportFrom('127.0.0.2', secret.id)).status).toBe(202);
@@ -263,7 +263,7 @@ describe('POST /v1/reports', () => {
     expect((await metadata(secret.id)).body.state).toBe('locked');
     const claim = await api.post(`/v1/secrets/${secret.id}/claim`);
     expectProblem(claim, 423, 'locked');
-    const types = secretEvents((await runtime.deps.secrets.get(secret.id))!).map((event) => event.type);
+    const types = secretEvents((await runtime.stores.secrets.get(secret.id))!).map((event) => event.type);
     expect(types.filter((type) => type === 'secret.reported')).toHaveLength(3);
     expect(types).toContain('secret.locked');
   });
@@ -272,7 +272,7 @@ describe('POST /v1/reports', () => {
     const secret = await create();
     const now = runtime.clock.now();
     for (const reporter of ['10.0.0.1', '10.0.0.2']) {
-      await runtime.deps.secrets.recordReport(secret.id, sha256Base64Url(`reporter:${reporter}`), { id: `evt_${randomBytes(16).toString('base64url')}`, type: 'secret.reported', at: now });
+      await runtime.stores.secrets.recordReport(secret.id, sha256Base64Url(`reporter:${reporter}`), { id: `evt_${randomBytes(16).toString('base64url')}`, type: 'secret.reported', at: now });
     }
     expect((await metadata(secret.id)).body.state).toBe('active');
     expect((await report(secret.id)).status).toBe(202);
@@ -293,12 +293,12 @@ describe('POST /v1/reports', () => {
 describe('POST /v1/feedback/reveal', () => {
   it('answers 202 and counts the rating for the day', async () => {
     const day = dayOf(runtime.clock.now());
-    const before = await runtime.deps.counters.read('reveal_feedback', day);
+    const before = await runtime.stores.counters.read('reveal_feedback', day);
     expect((await api.post('/v1/feedback/reveal', { rating: 'up' })).status).toBe(202);
     expect((await api.post('/v1/feedback/reveal', { rating: 'down' })).status).toBe(202);
     const reply = await api.post('/v1/feedback/reveal', { rating: 'up' });
     expect(reply.status).toBe(202);
-    const after = await runtime.deps.counters.read('reveal_feedback', day);
+    const after = await runtime.stores.counters.read('reveal_feedback', day);
     expect((after.up ?? 0) - (before.up ?? 0)).toBe(2);
     expect((after.down ?? 0) - (before.down ?? 0)).toBe(1);
   });

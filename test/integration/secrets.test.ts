@@ -27,7 +27,7 @@ const metadata = (id: string) => api.get(`/v1/secrets/${id}`);
 const revoke = (id: string, token?: string) => api.delete(`/v1/secrets/${id}`, token === undefined ? undefined : { 'x-delete-token': token });
 
 async function stored(id: string): Promise<Secret> {
-  const secret = await runtime.deps.secrets.get(id);
+  const secret = await runtime.stores.secrets.get(id);
   if (!secret) throw new Error(`no stored secret ${id}`);
   return secret;
 }
@@ -356,7 +356,7 @@ describe('POST /v1/secrets/{id}/claim', () => {
     // The conditional update refuses a claim a moment before not_before; the refusal is then
     // explained with a fresh reading of the clock, which has moved past not_before.
     const created = await create({ not_before: iso(runtime.clock.now() + 30_000) });
-    const store = runtime.deps.secrets;
+    const store = runtime.stores.secrets;
     const takeView = store.takeView;
     store.takeView = async (id, input) => {
       const result = await takeView.call(store, id, input);

@@ -54,12 +54,12 @@ describe('settings from the environment reach npm start', () => {
   });
 
   it('TABLE_NAME is the table the runtime creates and uses', () => {
-    expect(runtime.deps.config.TABLE_NAME).toBe('hushlink-settings');
+    expect(runtime.config.TABLE_NAME).toBe('hushlink-settings');
   });
 
   it('HUSHLINK_RATE_LIMITS changes a limit and keeps the rest of its window', async () => {
-    expect(runtime.deps.config.rateLimits.secret_claim).toEqual({ perIp: { limit: 2, windowSeconds: 60 } });
-    expect(runtime.deps.config.rateLimits.otp_start).toEqual({ perIp: { limit: 20, windowSeconds: 3600 } });
+    expect(runtime.config.rateLimits.secret_claim).toEqual({ perIp: { limit: 2, windowSeconds: 60 } });
+    expect(runtime.config.rateLimits.otp_start).toEqual({ perIp: { limit: 20, windowSeconds: 3600 } });
     // A fresh window with the whole budget.
     const nowSeconds = Math.floor(runtime.clock.now() / 1000);
     runtime.clock.advance(60 - (nowSeconds % 60));
@@ -70,7 +70,7 @@ describe('settings from the environment reach npm start', () => {
   });
 
   it('stays in local mode whatever HUSHLINK_MODE says', async () => {
-    expect(runtime.deps.config.HUSHLINK_MODE).toBe('local');
+    expect(runtime.config.HUSHLINK_MODE).toBe('local');
     expect((await api.get('/_dev/mail')).status).toBe(200);
   });
 });

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/ports.ts';
 
-// `npm start` as a user runs it: the tsx CLI on local/main.ts, data in a folder of its own,
-// one process at a time. Signals go to the tsx process only, as a process manager sends them.
+// `npm start` as a user runs it, data in a folder of its own, one at a time. Signals go to the
+// npm process only, as a process manager or `kill <pid>` sends them (Ctrl-C in a terminal
+// reaches the whole process group; that is the easier case).
 
 const dataDirs: string[] = [];
 afterAll(() => {
@@ -25,7 +26,7 @@ async function startService(env: Record<string, string> = {}): Promise<Service> 
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'hushlink-startup-'));
   dataDirs.push(dataDir);
-  const child = spawn(join('node_modules', '.bin', 'tsx'), ['local/main.ts'], {
+  const child = spawn('npm', ['start', '--silent'], {
     env: { ...process.env, PORT: String(port), HUSHLINK_DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

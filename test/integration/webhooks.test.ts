@@ -119,7 +119,7 @@ describe('registration', () => {
     expect(JSON.stringify(listed.body)).not.toContain(created.secret);
     expect(listed.body.items.map((item: { id: string }) => item.id)).toEqual([created.id]);
     // Sealed at rest: the stored item does not hold the secret either.
-    const stored = await runtime.deps.webhooks.getEndpoint(owner.user.id, created.id);
+    const stored = await runtime.stores.webhooks.getEndpoint(owner.user.id, created.id);
     expect(JSON.stringify(stored)).not.toContain(created.secret.slice(6));
   });
 
@@ -380,7 +380,7 @@ describe('delivery', () => {
     await api.post(`/v1/secrets/${anonymous.body.id}/claim`);
     expect(runtime.queue.depth).toBe(0);
     runtime.clock.advance(61);
-    const waiting = await runtime.deps.secrets.unrelayed(runtime.clock.now(), 1000);
+    const waiting = await runtime.stores.secrets.unrelayed(runtime.clock.now(), 1000);
     expect(waiting).not.toContain(anonymous.body.id);
     expect(waiting).not.toContain(adopted.body.id);
 
@@ -389,15 +389,15 @@ describe('delivery', () => {
     await api.post(`/v1/secrets/${adopted.body.id}/claim`);
     await drain();
     expect(receiver.at(endpoint.path).map((entry) => JSON.parse(entry.body).secret_id)).toEqual([adopted.body.id]);
-    expect(await runtime.deps.secrets.unrelayed(runtime.clock.now() + 61_000, 1000)).not.toContain(adopted.body.id);
+    expect(await runtime.stores.secrets.unrelayed(runtime.clock.now() + 61_000, 1000)).not.toContain(adopted.body.id);
   });
 
   it('records a refused destination as a failed attempt without connecting', async () => {
     const endpoint = await register(['secret.created']);
     // Changed behind the API's back to what registration would refuse (DNS can change too).
-    const stored = (await runtime.deps.webhooks.getEndpoint(owner.user.id, endpoint.id))!;
-    await runtime.deps.webhooks.deleteEndpoint(owner.user.id, endpoint.id);
-    await runtime.deps.webhooks.insertEndpoint({ ...stored, url: 'https://10.1.2.3/hook' }, 10);
+    const stored = (await runtime.stores.webhooks.getEndpoint(owner.user.id, endpoint.id))!;
+    await runtime.stores.webhooks.deleteEndpoint(owner.user.id, endpoint.id);
+    await runtime.stores.webhooks.insertEndpoint({ ...stored, url: 'https://10.1.2.3/hook' }, 10);
     await createOwned();
     await drain();
     const [delivery] = await deliveriesOf(endpoint.id);

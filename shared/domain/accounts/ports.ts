@@ -64,7 +64,6 @@ export interface AccountPorts {
   sessions: SessionStore;
   apiKeys: ApiKeyStore;
   signInCodes: SignInCodeStore;
-  signingKeys: SigningKeyStore;
   ssoPolicy: SsoPolicy;
   mailer: Mailer;
 }

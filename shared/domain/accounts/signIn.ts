@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { HttpError } from '../../http/errors.ts';
-import { enforceWindow, type RateLimitPorts } from '../../http/rateLimit.ts';
+import { enforceWindow, type RateCounter } from '../../http/rateLimit.ts';
 import { constantTimeEqual, newNumericCode, newUserId, sha256Base64Url } from '../../ids.ts';
 import { signInLimits } from '../../limits.ts';
 import { normalizeEmail, type SignInCode } from './model.ts';
 import type { AccountPorts } from './ports.ts';
 import { openSession, type IssuedTokens, type SessionPorts } from './sessions.ts';
 
-export type SignInPorts = AccountPorts & SessionPorts & Pick<RateLimitPorts, 'rateCounter' | 'clock'>;
+export type SignInPorts = AccountPorts & SessionPorts & { rateCounter: RateCounter };
 
 /** Codes mailed to one address, whoever asks and from wherever: a mailbox is not a target. */
 const mailWindow = { limit: signInLimits.codesPerAddressPerHour, windowSeconds: 3600 };

@@ -53,7 +53,11 @@ function refusedUrl(error: DestinationRefused): HttpError {
  * checks again, since DNS can change). The signing secret is returned here only, and stored
  * sealed so the worker can sign with it.
  */
-export async function registerEndpoint(userId: string, request: RegisterWebhookRequest, ports: WebhookPorts) {
+export async function registerEndpoint(
+  userId: string,
+  request: RegisterWebhookRequest,
+  ports: Pick<WebhookPorts, 'webhooks' | 'sealer' | 'transport' | 'local' | 'clock'>,
+) {
   let url: URL;
   try {
     url = parseWebhookUrl(request.url, { local: ports.local });
@@ -131,7 +135,7 @@ export async function listDeliveries(userId: string, id: string, limit: number, 
  * and log as event deliveries. It is the one delivery a switched-off endpoint still gets, so
  * its owner can check the receiver is back: its success switches the endpoint on again.
  */
-export async function queueTestDelivery(userId: string, id: string, ports: WebhookPorts) {
+export async function queueTestDelivery(userId: string, id: string, ports: Pick<WebhookPorts, 'webhooks' | 'queue' | 'clock'>) {
   const endpoint = await ownEndpoint(userId, id, ports);
   const now = ports.clock.now();
   const deliveryId = newDeliveryId(now);

@@ -9,7 +9,7 @@ import { deliverMessage, sendWork } from './work.ts';
  * events twice (a redelivered message, the sweep racing the handler) makes no second delivery.
  * Anonymous secrets have no endpoints; their events are only marked relayed.
  */
-export async function relaySecretEvents(secretId: string, ports: WebhookPorts): Promise<number> {
+export async function relaySecretEvents(secretId: string, ports: Pick<WebhookPorts, 'secrets' | 'webhooks' | 'queue'>): Promise<number> {
   const secret = await ports.secrets.get(secretId);
   if (!secret) return 0;
   const events = secretEvents(secret);

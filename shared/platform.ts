@@ -1,0 +1,65 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Mailer } from './adapters/mailer.ts';
+import type { Queue } from './adapters/queue.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { loadConfig, type Config } from './config.ts';
+import type { SecretSealer, WebhookTransport } from './domain/webhooks/ports.ts';
+import { createLogger, type AppLogger } from './logger.ts';
+import { CountingMetrics, PowertoolsMetrics, type AppMetrics } from './metrics.ts';
+import { createDocumentClient } from './store/client.ts';
+
+/**
+ * What every function has, whatever it does: its settings, time, logs, metrics and the table.
+ * Each function adds to it only the stores and adapters its own operations use (its
+ * `compose` in `functions/<name>.ts`), so no bundle carries another function's clients.
+ */
+export interface Platform {
+  config: Config;
+  clock: Clock;
+  logger: AppLogger;
+  metrics: AppMetrics;
+  db: DynamoDBDocumentClient;
+}
+
+export interface PlatformOverrides {
+  clock?: Clock;
+  logger?: AppLogger;
+  /** In-memory counts instead of CloudWatch's embedded metric format on stdout. */
+  metrics?: AppMetrics;
+  /** One client shared by every function of the local runtime. */
+  db?: DynamoDBDocumentClient;
+}
+
+export function createPlatform(config: Config, overrides: PlatformOverrides = {}): Platform {
+  return {
+    config,
+    clock: overrides.clock ?? systemClock,
+    logger: overrides.logger ?? createLogger(config),
+    metrics: overrides.metrics ?? (config.HUSHLINK_MODE === 'local' ? new CountingMetrics() : new PowertoolsMetrics()),
+    db: overrides.db ?? createDocumentClient({ region: config.REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+  };
+}
+
+/**
+ * The adapters that differ between AWS and the local runtime. A function's `compose` names
+ * the ones it uses (`Pick<Adapters, 'queue'>`); its Lambda entry builds those from AWS SDK
+ * clients, and the local runtime hands it its own (outbox, in-process queue, local key).
+ */
+export interface Adapters {
+  mailer: Mailer;
+  queue: Queue;
+  sealer: SecretSealer;
+  transport: WebhookTransport;
+}
+
+/**
+ * A Lambda entry point: builds the platform from the environment and the function on first
+ * use, so importing a function module (as the local runtime does) creates no clients.
+ */
+export function lambdaEntry<E, C, R>(create: (platform: Platform) => (event: E, context: C) => Promise<R>) {
+  let handler: ((event: E, context: C) => Promise<R>) | undefined;
+  return (event: E, context: C): Promise<R> => {
+    handler ??= create(createPlatform(loadConfig()));
+    return handler(event, context);
+  };
+}
