@@ -5,33 +5,30 @@ import { SesMailer } from '../shared/adapters/ses.ts';
 import { sqsQueue } from '../shared/adapters/sqs.ts';
 import { attemptDelivery } from '../shared/domain/webhooks/deliver.ts';
 import type { WebhookPorts } from '../shared/domain/webhooks/ports.ts';
-import { relaySecretEvents } from '../shared/domain/webhooks/relay.ts';
 import { parseWorkMessage } from '../shared/domain/webhooks/work.ts';
-import { secretLimits, webhookLimits } from '../shared/limits.ts';
+import { webhookLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
-import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
 import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
 import { systemTransport } from '../shared/webhooks/transport.ts';
 
 export type DeliveriesDeps = Platform & WebhookPorts;
 
-/** The delivery worker's wiring: every webhook port (it relays, attempts and emails owners). */
+/** The delivery worker's wiring: every webhook port (it attempts, retries and emails owners). */
 export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 'queue' | 'sealer' | 'transport'>): DeliveriesDeps {
   const { db, config } = platform;
   return {
     ...platform,
     ...adapters,
     webhooks: new DynamoWebhookStore(db, config.TABLE_NAME, webhookLimits.deliveryLogSeconds),
-    secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
     users: new DynamoUserStore(db, config.TABLE_NAME),
     local: config.HUSHLINK_MODE === 'local',
   };
 }
 
 /**
- * The work queue's consumer: relays secrets' events into deliveries and makes delivery
- * attempts. Records are handled concurrently (a slow receiver does not hold up the batch);
+ * The work queue's consumer: makes delivery attempts (the relay, functions/relay.ts, queues
+ * the first; a failure queues the next). Records are handled concurrently (a slow receiver does not hold up the batch);
  * one that throws is reported alone as a batch item failure, so SQS retries only it, and
  * after the redrive limit it lands in the dead-letter queue, which alarms. A failed delivery
  * attempt is not a thrown error: it is recorded and retried on the schedule of DESIGN.md §3.
@@ -45,11 +42,8 @@ export const createHandler = (deps: DeliveriesDeps) => {
           deps.logger.error('work message dropped: not one of ours', { message_id: record.messageId });
           return;
         }
-        if (message.kind === 'relay') await relaySecretEvents(message.secret_id, deps);
-        else {
-          const outcome = await attemptDelivery(message, deps);
-          deps.logger.info('delivery attempt', { delivery_id: message.delivery_id, endpoint_id: message.endpoint_id, attempt: message.attempt, outcome });
-        }
+        const outcome = await attemptDelivery(message, deps);
+        deps.logger.info('delivery attempt', { delivery_id: message.delivery_id, endpoint_id: message.endpoint_id, attempt: message.attempt, outcome });
       }),
     );
     const failures = event.Records.filter((_, index) => outcomes[index]!.status === 'rejected');

@@ -5,7 +5,7 @@ import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
 import type { RollupPorts } from '../shared/domain/usage/rollup.ts';
 import { rollUpUsage } from '../shared/domain/usage/rollup.ts';
 import type { WebhookPorts } from '../shared/domain/webhooks/ports.ts';
-import { queueDueRetries, relayStaleOutbox } from '../shared/domain/webhooks/relay.ts';
+import { queueDueRetries } from '../shared/domain/webhooks/relay.ts';
 import { secretLimits, webhookLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import type { ScheduledTask } from '../shared/schedules.ts';
@@ -33,8 +33,8 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'queue'>): 
 const tasks: Record<ScheduledTask, (deps: ScheduleDeps) => Promise<number>> = {
   'expire-secrets': (deps) => expireDueSecrets(deps),
   'rollup-usage': (deps) => rollUpUsage(deps),
-  // The outbox's safety net and the retries SQS cannot delay, both handed to the work queue.
-  'sweep-webhooks': async (deps) => (await relayStaleOutbox(deps)) + (await queueDueRetries(deps)),
+  // The retries SQS cannot delay, handed to the work queue when due.
+  'sweep-webhooks': (deps) => queueDueRetries(deps),
 };
 
 export type TaskEvent = ScheduledEvent<{ task: ScheduledTask }>;
@@ -54,5 +54,5 @@ export const createHandler =
     return { task, processed };
   };
 
-// Hands the sweeps' results to the work queue.
+// Hands due retries to the work queue.
 export const handler = lambdaEntry((platform) => createHandler(compose(platform, { queue: sqsQueue(platform.config) })));

@@ -1,9 +1,6 @@
-import { sqsQueue } from '../shared/adapters/sqs.ts';
-import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
+import { lambdaEntry, type Platform } from '../shared/platform.ts';
 import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
 import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
-import { withOutboxNotices } from '../shared/domain/secrets/outboxNotices.ts';
-import { sendWork } from '../shared/domain/webhooks/work.ts';
 import { secretLimits } from '../shared/limits.ts';
 import { DynamoCounters } from '../shared/store/counters.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
@@ -115,19 +112,15 @@ export const operations: Operations<'secrets', SecretsDeps> = {
 /** The secrets group's wiring: the secret store and the feedback counters, nothing else. */
 export interface SecretsDeps extends ApiDeps, SecretPorts {}
 
-export function compose(platform: Platform, adapters: Pick<Adapters, 'queue'>): SecretsDeps {
-  const { db, config, logger } = platform;
+export function compose(platform: Platform): SecretsDeps {
+  const { db, config } = platform;
   return {
     ...apiDeps(platform),
-    secrets: withOutboxNotices(
-      new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
-      (secretId) => sendWork(adapters.queue, { kind: 'relay', secret_id: secretId }),
-      logger,
-    ),
+    secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
     counters: new DynamoCounters(db, config.TABLE_NAME),
   };
 }
 
 export const createHandler = (deps: SecretsDeps) => groupHandler('secrets', operations, deps);
-// Sends outbox notices to the work queue.
-export const handler = lambdaEntry((platform) => createHandler(compose(platform, { queue: sqsQueue(platform.config) })));
+// Its events reach webhooks through the table's stream (functions/relay.ts): no queue here.
+export const handler = lambdaEntry((platform) => createHandler(compose(platform)));

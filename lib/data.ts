@@ -55,6 +55,7 @@ export class Data extends Construct {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       timeToLiveAttribute: tableDefinition.ttlAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      stream: dynamodb.StreamViewType[tableDefinition.stream],
       deletionProtection: props.retain,
       ...(props.encryptionKey
         ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
@@ -66,9 +67,8 @@ export class Data extends Construct {
         indexName: index.name,
         partitionKey: stringKey(index.partitionKey),
         sortKey: stringKey(index.sortKey),
-        ...(index.projection === 'KEYS_ONLY'
-          ? { projectionType: dynamodb.ProjectionType.KEYS_ONLY }
-          : { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }),
+        projectionType: dynamodb.ProjectionType.INCLUDE,
+        nonKeyAttributes: [...index.projection],
       });
     }
 
@@ -135,6 +135,20 @@ export class Data extends Construct {
     }
     const writes = access.items.some((action) => action !== 'GetItem');
     this.grantKeyVia(grantee, 'dynamodb', writes);
+  }
+
+  /**
+   * Lets a function's event source mapping read the table's stream (the four actions AWS lists
+   * for it, on this stream only), and with a customer-managed key decrypt it through DynamoDB.
+   */
+  grantStreamRead(grantee: iam.IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+        resources: [this.table.tableStreamArn!],
+      }),
+    );
+    this.grantKeyVia(grantee, 'dynamodb', false);
   }
 
   /**

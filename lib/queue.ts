@@ -56,6 +56,15 @@ export class WorkQueue extends Construct {
   }
 
   /**
+   * Lets a stream event source mapping send what it gives up on (a description of the failed
+   * batch, never its records) to the dead-letter queue, where the alarm sees it.
+   */
+  grantSendDeadLetters(grantee: iam.IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetterQueue.queueArn] }));
+    this.grantKeyVia(grantee, ['kms:GenerateDataKey', 'kms:Decrypt']);
+  }
+
+  /**
    * Lets the worker's event source mapping receive and delete messages of the work queue: the
    * three actions AWS lists for a Lambda execution role polling SQS. The worker's code makes no
    * SQS call of its own but SendMessage (`grantSend`), so no ChangeMessageVisibility or GetQueueUrl.

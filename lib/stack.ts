@@ -22,7 +22,7 @@ export interface HushlinkStackProps extends StackProps {
 }
 
 /** Every function of the stack by its entry name: the API groups and the workers. */
-export type FunctionName = Group | 'schedule' | 'deliveries';
+export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
 
 /**
  * What each function may do on the table: exactly the DynamoDB calls its code can reach (from
@@ -41,30 +41,32 @@ export type FunctionName = Group | 'schedule' | 'deliveries';
  *   keys (Get, Put on rotation), adoption (a transaction of two Updates), usage (Get, Query of the
  *   user's day rows on the table), product events (PutItem), CLI counters (UpdateItem);
  * - schedule: expiry sweep (Query gsi2, UpdateItem or a transaction of two Updates), usage
- *   rollup (Query gsi2 for users, Query of day rows on the table, GetItem, PutItem), webhook
- *   sweeps (Query gsi3 for the outbox, Query gsi2 for due retries and GetItem of each);
+ *   rollup (Query gsi2 for users, Query of day rows on the table, GetItem, PutItem), the retry
+ *   sweep (Query gsi2 for due retries and GetItem of each);
  * - webhooks: endpoints (a transaction of the count Update and a Put or Delete, Get, Query of
  *   the owner's partition), the delivery log (Query), test deliveries (PutItem);
- * - deliveries: relay (GetItem of the secret, Query of the owner's endpoints, PutItem of
- *   deliveries, UpdateItem of the outbox position), attempts (GetItem, UpdateItem), the
- *   owner's address when an endpoint is switched off (GetItem).
+ * - relay: the owner's endpoints (Query of their partition), deliveries (PutItem, GetItem when
+ *   one exists already); it reads secrets from the stream, never from the table;
+ * - deliveries: attempts (GetItem of endpoint and delivery, UpdateItem), the owner's address
+ *   when an endpoint is switched off (GetItem).
  */
 export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   secrets: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['gsi1'] },
   account: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi1'] },
-  schedule: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table', 'gsi2', 'gsi3'] },
+  schedule: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table', 'gsi2'] },
   webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
-  deliveries: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
+  relay: { items: ['GetItem', 'PutItem'], query: ['table'] },
+  deliveries: { items: ['GetItem', 'UpdateItem'], query: [] },
 };
 
 /** Functions that send mail through SES (sign-in codes; an endpoint switched off). */
 export const mailSenders: readonly FunctionName[] = ['account', 'deliveries'];
 
 /**
- * Functions that put messages on the work queue: every writer of secret events (its outbox
- * notice), the test delivery, the worker's own retries, and the schedule's sweeps.
+ * Functions that put messages on the work queue: the relay (first attempts), the test
+ * delivery, the worker's own retries, and the schedule's retry sweep.
  */
-export const queueSenders: readonly FunctionName[] = ['secrets', 'webhooks', 'deliveries', 'schedule'];
+export const queueSenders: readonly FunctionName[] = ['webhooks', 'relay', 'deliveries', 'schedule'];
 
 export class HushlinkStack extends Stack {
   readonly settings: HushlinkSettings;
@@ -77,7 +79,7 @@ export class HushlinkStack extends Stack {
   /** `api.httpApi` and `api.stage` are what web hosting puts behind CloudFront (`/v1/*`). */
   readonly api: Api;
   readonly jobs: Jobs;
-  /** The delivery worker and the key sealing signing secrets. */
+  /** The relay, the delivery worker and the key sealing signing secrets. */
   readonly webhooks: Webhooks;
   /** The web client behind CloudFront, with the API on the same origin. */
   readonly web: WebHosting;
@@ -167,7 +169,7 @@ export class HushlinkStack extends Stack {
       xray: settings.xray,
     };
 
-    this.webhooks = new Webhooks(this, 'Webhooks', { ...functionDefaults, queue: this.queue, retain });
+    this.webhooks = new Webhooks(this, 'Webhooks', { ...functionDefaults, queue: this.queue, data: this.data, retain });
     this.api = new Api(this, 'Api', {
       webOrigin: settings.webOrigin,
       ...functionDefaults,
@@ -175,7 +177,7 @@ export class HushlinkStack extends Stack {
       groupEnvironment: { webhooks: { WEBHOOK_KEY_ID: this.webhooks.signingSecretsKey.keyArn } },
     });
     this.jobs = new Jobs(this, 'Jobs', functionDefaults);
-    this.functions = { ...this.api.functions, schedule: this.jobs.scheduleFunction, deliveries: this.webhooks.worker };
+    this.functions = { ...this.api.functions, schedule: this.jobs.scheduleFunction, deliveries: this.webhooks.worker, relay: this.webhooks.relay };
     this.webhooks.grantKey(this.functions.webhooks, 'kms:Encrypt');
 
     for (const [name, fn] of Object.entries(this.functions) as [FunctionName, nodejs.NodejsFunction][]) {

@@ -1,20 +1,27 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
+import { webhookLimits } from '../shared/limits.ts';
+import { secretChangeFilter } from '../shared/store/secretChanges.ts';
+import type { Data } from './data.ts';
 import { HushlinkFunction, type FunctionDefaults } from './lambda.ts';
 import type { WorkQueue } from './queue.ts';
 
 export interface WebhooksProps extends FunctionDefaults {
   readonly queue: WorkQueue;
+  /** The table whose stream carries secrets' events to the relay. */
+  readonly data: Data;
   /** Keeps the signing-secret key when the stack is deleted (prod). */
   readonly retain: boolean;
 }
 
 /**
- * Webhook delivery: the worker consuming the work queue (`functions/deliveries.ts`), and the
- * KMS key that seals endpoints' signing secrets. Only the webhooks API function may encrypt
+ * Webhook delivery: the relay reading the table's stream (`functions/relay.ts`), the worker
+ * consuming the work queue (`functions/deliveries.ts`), and the KMS key that seals endpoints'
+ * signing secrets. Only the webhooks API function may encrypt
  * with the key and only the worker may decrypt, each bound to the encryption context the code
  * sets (`webhook_endpoint`), so no other role can read a signing secret out of the table.
  */
@@ -24,10 +31,11 @@ export class Webhooks extends Construct {
 
   readonly signingSecretsKey: kms.Key;
   readonly worker: nodejs.NodejsFunction;
+  readonly relay: nodejs.NodejsFunction;
 
   constructor(scope: Construct, id: string, props: WebhooksProps) {
     super(scope, id);
-    const { queue, retain, ...functionDefaults } = props;
+    const { queue, data, retain, ...functionDefaults } = props;
 
     this.signingSecretsKey = new kms.Key(this, 'SigningSecretsKey', {
       description: 'Hushlink: seals webhook endpoints\' signing secrets (encryption context webhook_endpoint)',
@@ -57,6 +65,24 @@ export class Webhooks extends Construct {
       maxConcurrency: 10,
     });
     this.grantKey(this.worker, 'kms:Decrypt');
+
+    // The relay: owned secrets' changes from the table's stream (filtered before invocation,
+    // so other writes cost nothing), in order per item; a failing record is retried from where
+    // it failed, then the batch's description goes to the dead letters, whose alarm fires.
+    this.relay = new HushlinkFunction(this, 'Relay', { name: 'relay', ...functionDefaults }).fn;
+    data.grantStreamRead(this.relay);
+    queue.grantSendDeadLetters(this.relay);
+    this.relay.addEventSourceMapping('TableStream', {
+      eventSourceArn: data.table.tableStreamArn!,
+      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+      batchSize: webhookLimits.relayBatchSize,
+      maxBatchingWindow: Duration.seconds(0),
+      reportBatchItemFailures: true,
+      retryAttempts: webhookLimits.relayAttempts - 1,
+      // Not SqsDlq: its bind grants more than SendMessage (grantSendDeadLetters above).
+      onFailure: { bind: () => ({ destination: queue.deadLetterQueue.queueArn }) },
+      filters: [{ pattern: JSON.stringify(secretChangeFilter) }],
+    });
   }
 
   /** Lets `fn` use the signing-secrets key for `action`, only with the context the code sets. */

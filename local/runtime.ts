@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import * as accountFunction from '../functions/account.ts';
 import * as scheduleFunction from '../functions/schedule.ts';
 import * as deliveriesFunction from '../functions/deliveries.ts';
+import * as relayFunction from '../functions/relay.ts';
 import * as secretsFunction from '../functions/secrets.ts';
 import * as webhooksFunction from '../functions/webhooks.ts';
 import { AdjustableClock } from '../shared/clock.ts';
@@ -25,6 +26,9 @@ import { gatewayListener } from './gateway.ts';
 import { LocalOutbox, type OutboxEntry } from './mail.ts';
 import { InProcessQueue } from './queue.ts';
 import { LocalScheduler } from './scheduler.ts';
+import { LocalStream } from './streams.ts';
+import { secretChangeFilter } from '../shared/store/secretChanges.ts';
+import { webhookLimits } from '../shared/limits.ts';
 import { startS3Local, type LocalS3 } from './s3.ts';
 import { serveWeb } from './web.ts';
 import { buildWeb } from '../web/build.ts';
@@ -38,16 +42,18 @@ export interface LocalFunctions {
   account: accountFunction.AccountDeps;
   webhooks: webhooksFunction.WebhooksDeps;
   deliveries: deliveriesFunction.DeliveriesDeps;
+  relay: relayFunction.RelayDeps;
   schedule: scheduleFunction.ScheduleDeps;
 }
 
 /** Each function's own wiring given the local adapters, as its Lambda entry does with AWS's. */
 function composeFunctions(platform: Platform, adapters: Adapters): LocalFunctions {
   return {
-    secrets: secretsFunction.compose(platform, adapters),
+    secrets: secretsFunction.compose(platform),
     account: accountFunction.compose(platform, adapters),
     webhooks: webhooksFunction.compose(platform, adapters),
     deliveries: deliveriesFunction.compose(platform, adapters),
+    relay: relayFunction.compose(platform, adapters),
     schedule: scheduleFunction.compose(platform, adapters),
   };
 }
@@ -102,7 +108,11 @@ export interface Runtime {
   /** What CloudWatch would receive in AWS, counted in memory. */
   metrics: CountingMetrics;
   queue: InProcessQueue;
+  /** The table's stream, read for the webhook relay as its event source mapping does. */
+  stream: LocalStream;
   scheduler: LocalScheduler;
+  /** Relays and delivers everything pending now (stream, then queue, until both are empty). */
+  drainWork(): Promise<void>;
   dynamo: LocalDynamo;
   s3: LocalS3;
   stop(): Promise<void>;
@@ -174,6 +184,15 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
 
     const functions = composeFunctions(platform, adapters);
     queue.consume(deliveriesFunction.createHandler(functions.deliveries));
+    const stream = new LocalStream({
+      endpoint: dynamo.endpoint,
+      tableName: runConfig.TABLE_NAME,
+      filter: secretChangeFilter,
+      batchSize: webhookLimits.relayBatchSize,
+      maxAttempts: webhookLimits.relayAttempts,
+      ...(dataDir ? { checkpointFile: join(dataDir, 'stream-positions.json') } : {}),
+    });
+    stream.consume(relayFunction.createHandler(functions.relay));
     const scheduler = new LocalScheduler(scheduleFunction.createHandler(functions.schedule), clock, (task, error) =>
       platform.logger.error('scheduled task failed', { task, error: (error as Error).message }),
     );
@@ -192,6 +211,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     });
 
     if (options.background) {
+      stream.start();
       queue.start();
       scheduler.start();
     }
@@ -206,11 +226,17 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       metrics,
       outbox,
       queue,
+      stream,
       scheduler,
       dynamo,
       s3,
+      async drainWork() {
+        // A relay queues attempts; a failed attempt may queue a retry: until nothing moves.
+        while ((await stream.drain()) + (await queue.drain()) > 0);
+      },
       async stop() {
         queue.stop();
+        await stream.stop();
         await scheduler.stop();
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -71,4 +71,7 @@ export const webhookLimits = {
   attemptLeaseSeconds: 60,
   /** Deliveries per page of the log. */
   deliveriesPageSize: { default: 20, max: 100 },
+  /** Stream records per relay invocation, and tries of a failing batch before it is set aside. */
+  relayBatchSize: 100,
+  relayAttempts: 10,
 } as const;

@@ -7,7 +7,7 @@ export const schedules = [
   { task: 'expire-secrets', everyMinutes: 1 },
   /** Today's usage row of every user with usage (`GET /v1/usage/history`). */
   { task: 'rollup-usage', everyMinutes: 60 },
-  /** Outbox events not relayed after a minute, and webhook retries due beyond SQS's 15-minute delay. */
+  /** Webhook retries due beyond SQS's 15-minute delay. */
   { task: 'sweep-webhooks', everyMinutes: 1 },
 ] as const;
 

@@ -4,7 +4,7 @@ import { sha256 } from '../ids.ts';
 
 // How a secret is laid out in the table: its keys, its index entries and its attributes.
 
-/** Sharding of the two work indexes, so no single index partition takes every write. */
+/** Sharding of the work index (gsi2), so no single index partition takes every write. */
 export const shards = 4;
 export const shardOf = (id: string): number => sha256(id)[0]! % shards;
 
@@ -25,33 +25,12 @@ export const names = {
   '#de': 'denied_events',
   '#g2pk': 'gsi2pk',
   '#g2sk': 'gsi2sk',
-  '#g3pk': 'gsi3pk',
-  '#g3sk': 'gsi3sk',
-  '#obpk': 'outbox_pk',
 } as const;
 export type Name = keyof typeof names;
 export const pick = (...wanted: Name[]) => Object.fromEntries(wanted.map((name) => [name, names[name]]));
 
 /** Keys that list a secret under its owner, newest first. */
 export const ownerKeys = (ownerId: string, createdAt: number, id: string) => ({ gsi1pk: `OWNER#${ownerId}`, gsi1sk: `${toIso(createdAt)}#${id}` });
-
-/** The outbox partition of an owned secret; anonymous secrets have none (no endpoints to feed). */
-export const outboxPartition = (id: string): string => `OUTBOX#${shardOf(id)}`;
-
-/**
- * The part of every update that appends an event and so puts the item on the outbox index.
- * Which partition is decided by the item itself, since the write does not know its owner:
- * an owned secret carries `outbox_pk` (set when it gets its owner) and lands where the relay's
- * sweep reads; an anonymous one lands on an idle partition nobody reads, so its events cost
- * no relay. Names: `#g3pk`, `#g3sk`, `#obpk`; values from `outboxKeys`.
- */
-export const outboxSet = '#g3pk = if_not_exists(#obpk, :g3idle), #g3sk = :g3sk';
-export const outboxKeys = (id: string, event: StoredEvent) => ({
-  ':g3idle': `IDLE#${sha256(id)[1]! % idleShards}`,
-  ':g3sk': `${toIso(event.at)}#${id}`,
-});
-/** Spreads anonymous secrets' index entries, which are written with every event and never read. */
-const idleShards = 16;
 
 export interface SecretItem {
   pk: string;
@@ -77,19 +56,14 @@ export interface SecretItem {
   denied_events: number;
   ended_at?: number;
   events: StoredEvent[];
-  events_relayed: number;
   ttl: number;
   gsi1pk?: string;
   gsi1sk?: string;
   gsi2pk?: string;
   gsi2sk?: string;
-  gsi3pk?: string;
-  gsi3sk?: string;
-  outbox_pk?: string;
 }
 
 export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
-  const lastEvent = secret.events.at(-1);
   return {
     ...key(secret.id),
     type: 'secret',
@@ -113,16 +87,10 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     refused_proofs: secret.refusedProofs,
     denied_events: secret.deniedEvents,
     events: secret.events,
-    events_relayed: secret.eventsRelayed,
     // TTL is only the backstop: the sweep ends the secret at expiry, TTL drops the tombstone later.
     ttl: toEpochSeconds(secret.expiresAt) + tombstoneSeconds,
     gsi2pk: `DUE#${shardOf(secret.id)}`,
     gsi2sk: `${toIso(secret.expiresAt)}#${secret.id}`,
-    // Only owned secrets go on the outbox; an anonymous one costs no index write at creation.
-    ...(secret.ownerId !== undefined ? { outbox_pk: outboxPartition(secret.id) } : {}),
-    ...(lastEvent && secret.ownerId !== undefined
-      ? { gsi3pk: outboxPartition(secret.id), gsi3sk: `${toIso(lastEvent.at)}#${secret.id}` }
-      : {}),
   };
 }
 
@@ -148,6 +116,5 @@ export function fromItem(item: Record<string, unknown>): Secret {
     deniedEvents: row.denied_events,
     ...(row.ended_at === undefined ? {} : { endedAt: row.ended_at }),
     events: row.events,
-    eventsRelayed: row.events_relayed ?? 0,
   };
 }

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
-import { fromItem, key, outboxKeys, outboxPartition, outboxSet, ownerKeys, pick, toItem } from './secretItem.ts';
+import { fromItem, key, ownerKeys, pick, toItem } from './secretItem.ts';
 import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
 import type { EndInput, SecretStore, TakeViewInput, TakeViewResult } from '../domain/secrets/ports.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
@@ -56,12 +56,12 @@ export class DynamoSecretStore implements SecretStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: key(id),
-          UpdateExpression: `SET #vl = #vl - :one, #events = list_append(#events, :event), ${outboxSet}`,
+          UpdateExpression: 'SET #vl = #vl - :one, #events = list_append(#events, :event)',
           ConditionExpression:
             '#state = :active AND #exp > :now AND #vl > :zero' +
             ' AND (attribute_not_exists(#nb) OR #nb <= :now)' +
             ' AND (attribute_not_exists(#cv) OR #cv = :proof)',
-          ExpressionAttributeNames: pick('#state', '#exp', '#vl', '#nb', '#cv', '#events', '#g3pk', '#g3sk', '#obpk'),
+          ExpressionAttributeNames: pick('#state', '#exp', '#vl', '#nb', '#cv', '#events'),
           ExpressionAttributeValues: {
             ':active': 'active',
             ':now': input.now,
@@ -70,7 +70,6 @@ export class DynamoSecretStore implements SecretStore {
             // A digest is never '-', so a claim without a proof fails a secret that needs one.
             ':proof': input.proofHash ?? '-',
             ':event': [input.event],
-            ...outboxKeys(id, input.event),
           },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -91,7 +90,6 @@ export class DynamoSecretStore implements SecretStore {
       ':event': [input.event],
       ':tomb': toEpochSeconds(input.tombstoneUntil),
       ':active': 'active',
-      ...outboxKeys(id, input.event),
     };
     if (condition.includes(':pending')) values[':pending'] = 'pending';
     if (condition.includes(':zero')) values[':zero'] = 0;
@@ -100,10 +98,10 @@ export class DynamoSecretStore implements SecretStore {
       TableName: this.tableName,
       Key: key(id),
       UpdateExpression:
-        `SET #state = :state, #ended = :now, #events = list_append(#events, :event), #ttl = :tomb, ${outboxSet}` +
+        'SET #state = :state, #ended = :now, #events = list_append(#events, :event), #ttl = :tomb' +
         ' REMOVE #env, #g2pk, #g2sk',
       ConditionExpression: condition,
-      ExpressionAttributeNames: pick('#state', '#ended', '#events', '#ttl', '#g3pk', '#g3sk', '#obpk', '#env', '#g2pk', '#g2sk', ...conditionNames),
+      ExpressionAttributeNames: pick('#state', '#ended', '#events', '#ttl', '#env', '#g2pk', '#g2sk', ...conditionNames),
       ExpressionAttributeValues: values,
     };
     try {
@@ -128,10 +126,10 @@ export class DynamoSecretStore implements SecretStore {
       new UpdateCommand({
         TableName: this.tableName,
         Key: key(id),
-        UpdateExpression: `SET #events = list_append(#events, :event), ${outboxSet} ADD #rp :one`,
+        UpdateExpression: 'SET #events = list_append(#events, :event) ADD #rp :one',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: pick('#events', '#g3pk', '#g3sk', '#obpk', '#rp'),
-        ExpressionAttributeValues: { ':event': [event], ':one': 1, ...outboxKeys(id, event) },
+        ExpressionAttributeNames: pick('#events', '#rp'),
+        ExpressionAttributeValues: { ':event': [event], ':one': 1 },
         ReturnValues: 'UPDATED_NEW',
       }),
     );
@@ -144,10 +142,10 @@ export class DynamoSecretStore implements SecretStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: key(id),
-          UpdateExpression: `SET #events = list_append(#events, :event), ${outboxSet} ADD #de :one`,
+          UpdateExpression: 'SET #events = list_append(#events, :event) ADD #de :one',
           ConditionExpression: 'attribute_exists(pk) AND #de < :cap',
-          ExpressionAttributeNames: pick('#events', '#g3pk', '#g3sk', '#obpk', '#de'),
-          ExpressionAttributeValues: { ':event': [event], ':one': 1, ':cap': cap, ...outboxKeys(id, event) },
+          ExpressionAttributeNames: pick('#events', '#de'),
+          ExpressionAttributeValues: { ':event': [event], ':one': 1, ':cap': cap },
         }),
       );
     } catch (error) {
@@ -157,7 +155,7 @@ export class DynamoSecretStore implements SecretStore {
   }
 
   async dueForExpiry(now: number, limit: number): Promise<Array<{ id: string; owner?: EndInput['owner'] }>> {
-    return (await dueEntries(this.db, this.tableName, 'gsi2', 'DUE', now, limit)).map((item) => ({
+    return (await dueEntries(this.db, this.tableName, 'DUE', now, limit)).map((item) => ({
       id: String(item.pk).slice('SECRET#'.length),
       ...(typeof item.owner_id === 'string' ? { owner: { userId: item.owner_id, sizeBytes: Number(item.size_bytes ?? 0) } } : {}),
     }));
@@ -186,14 +184,13 @@ export class DynamoSecretStore implements SecretStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: key(id),
-          UpdateExpression: `ADD reporters :reporter SET #events = list_append(#events, :event), ${outboxSet}`,
+          UpdateExpression: 'ADD reporters :reporter SET #events = list_append(#events, :event)',
           ConditionExpression: 'attribute_exists(pk) AND NOT contains(reporters, :reporterHash)',
-          ExpressionAttributeNames: pick('#events', '#g3pk', '#g3sk', '#obpk'),
+          ExpressionAttributeNames: pick('#events'),
           ExpressionAttributeValues: {
             ':reporter': new Set([reporterHash]),
             ':reporterHash': reporterHash,
             ':event': [event],
-            ...outboxKeys(id, event),
           },
           ReturnValues: 'UPDATED_NEW',
         }),
@@ -204,39 +201,6 @@ export class DynamoSecretStore implements SecretStore {
       if (isConditionFailure(error)) return 0;
       throw error;
     }
-  }
-
-  async markRelayed(id: string, from: number, to: number): Promise<boolean> {
-    const move = (condition: string, remove: string) =>
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key(id),
-          UpdateExpression: `SET events_relayed = :to${remove}`,
-          ConditionExpression: `events_relayed = :from AND ${condition}`,
-          ExpressionAttributeNames: pick('#events', ...(remove ? (['#g3pk', '#g3sk'] as const) : [])),
-          ExpressionAttributeValues: { ':from': from, ':to': to },
-        }),
-      );
-    try {
-      // Every event relayed: off the outbox index, unless an event was appended meanwhile.
-      await move('size(#events) = :to', ' REMOVE #g3pk, #g3sk');
-      return true;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-    try {
-      // New events arrived since the read: move the position, stay on the index for them.
-      await move('size(#events) > :to', '');
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  }
-
-  async unrelayed(before: number, limit: number): Promise<string[]> {
-    return (await dueEntries(this.db, this.tableName, 'gsi3', 'OUTBOX', before, limit)).map((item) => String(item.pk).slice('SECRET#'.length));
   }
 
   async adopt(id: string, ownerId: string, sizeBytes: number): Promise<boolean> {
@@ -250,15 +214,14 @@ export class DynamoSecretStore implements SecretStore {
               Update: {
                 TableName: this.tableName,
                 Key: key(id),
-                // From now on its events go on the outbox (outboxSet), for its owner's endpoints.
-                UpdateExpression: 'SET owner_id = :owner, gsi1pk = :g1pk, gsi1sk = :g1sk, outbox_pk = :obpk',
+                // From now on its changes pass the relay's stream filter (it has an owner).
+                UpdateExpression: 'SET owner_id = :owner, gsi1pk = :g1pk, gsi1sk = :g1sk',
                 ConditionExpression: 'attribute_not_exists(owner_id) AND #state IN (:active, :pending)',
                 ExpressionAttributeNames: { '#state': 'state' },
                 ExpressionAttributeValues: {
                   ':owner': ownerId,
                   ':g1pk': ownerKeys(ownerId, current.createdAt, id).gsi1pk,
                   ':g1sk': ownerKeys(ownerId, current.createdAt, id).gsi1sk,
-                  ':obpk': outboxPartition(id),
                   ':active': 'active',
                   ':pending': 'pending',
                 },

@@ -22,11 +22,15 @@ export const tableDefinition = {
      * shared. (`claim_verifier` is there because metadata says whether a proof is needed.)
      */
     { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: listingAttributes },
-    /** Work due at a time (active secrets by expiry, usage to roll up), sharded. */
+    /** Work due at a time (active secrets by expiry, usage to roll up, webhook retries), sharded. */
     { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: ['owner_id', 'size_bytes'] },
-    /** Items holding undelivered lifecycle events (the outbox), sharded: `OUTBOX#<n>`. */
-    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' },
   ],
+  /**
+   * Every change, with the item before and after, for the webhook relay (functions/relay.ts):
+   * a secret's events are written with the change that causes them, and the stream hands
+   * both over without anyone reading or rewriting the item again.
+   */
+  stream: 'NEW_AND_OLD_IMAGES',
 } as const;
 
 export type IndexName = (typeof tableDefinition.indexes)[number]['name'];
@@ -41,6 +45,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
+    StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.stream },
     AttributeDefinitions: [...keyAttributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
     KeySchema: [
       { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
@@ -52,10 +57,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
         { AttributeName: index.partitionKey, KeyType: 'HASH' },
         { AttributeName: index.sortKey, KeyType: 'RANGE' },
       ],
-      Projection:
-        index.projection === 'KEYS_ONLY'
-          ? { ProjectionType: 'KEYS_ONLY' }
-          : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection] },
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection] },
     })),
   };
 }

@@ -231,7 +231,7 @@ export class DynamoWebhookStore implements WebhookStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: deliveryKey(endpointId, deliveryId),
-          UpdateExpression: 'SET #status = :cancelled REMOVE next_attempt_at, gsi2pk, gsi2sk',
+          UpdateExpression: 'SET #status = :cancelled REMOVE next_attempt_at, lease_until, gsi2pk, gsi2sk',
           ConditionExpression: '#status = :pending',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':cancelled': 'cancelled', ':pending': 'pending' },
@@ -261,7 +261,7 @@ export class DynamoWebhookStore implements WebhookStore {
   }
 
   async dueRetries(now: number, limit: number): Promise<Array<{ endpointId: string; deliveryId: string; userId: string; attempt: number }>> {
-    const keys = await dueEntries(this.db, this.tableName, 'gsi2', 'RETRY', now, limit);
+    const keys = await dueEntries(this.db, this.tableName, 'RETRY', now, limit);
     // The index holds keys only; the delivery itself says whose it is and which attempt is next.
     const deliveries = await Promise.all(
       keys.map((item) => this.getDelivery(String(item.pk).slice('DELIVERIES#'.length), String(item.sk).slice('DELIVERY#'.length))),

@@ -118,6 +118,7 @@ interface Model {
   statementsOfRole(roleId: string): Statement[];
   statementsOf(functionName: string): Statement[];
   tableArn: string;
+  tableStreamArn: string;
   /** The work queue (the one with a redrive policy) and its dead-letter queue. */
   queueArn: string;
   deadLetterQueueArn: string;
@@ -173,6 +174,7 @@ function model(context: Record<string, unknown>): Model {
     statementsOfRole,
     statementsOf: (name) => statementsOfRole(roleOf(name)),
     tableArn: `<${tableId}.Arn>`,
+    tableStreamArn: `<${tableId}.StreamArn>`,
     queueArn: `<${queueId}.Arn>`,
     deadLetterQueueArn: show(queue?.Properties?.['RedrivePolicy']?.['deadLetterTargetArn']),
     signingKeyId: [...signingKeyIds][0]!,
@@ -185,36 +187,43 @@ function model(context: Record<string, unknown>): Model {
 /**
  * What each function may do on the table: item actions on the table, Query where it queries.
  * webhooks: endpoints (a transaction of the count Update and a Put or Delete, Get, Query of the
- * owner's partition), the delivery log (Query), test deliveries (Put); deliveries: the relay
- * (Get of the secret, Query of the owner's endpoints, Put of deliveries, Update of the outbox
- * position) and attempts (Get, Update; Get of the owner to mail a switch-off); schedule's
- * webhook sweep adds Query of gsi3 (the outbox) to gsi2 (due retries, as for expiry).
+ * owner's partition), the delivery log (Query), test deliveries (Put); relay: the owner's
+ * endpoints (Query), deliveries (Put, Get when one exists); deliveries: attempts (Get, Update;
+ * Get of the owner to mail a switch-off); schedule's webhook sweep: Query of gsi2 (due retries,
+ * as for expiry).
  */
 const expectedTable = {
   secrets: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
   account: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
   webhooks: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
-  schedule: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2', 'index/gsi3'] },
-  deliveries: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
+  schedule: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
+  relay: { items: ['dynamodb:GetItem', 'dynamodb:PutItem'], query: ['table'] },
+  deliveries: { items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], query: [] },
 } as const;
 type Name = keyof typeof expectedTable;
 const names = Object.keys(expectedTable) as Name[];
 
+/** The table's stream: read by the relay's event source mapping alone. */
+const streamReaders: readonly Name[] = ['relay'];
+
 /**
- * What each function may do on the work queue. Every writer of secret events sends the relay
- * its outbox notice (secrets; schedule, whose expiry sweep ends secrets), webhooks queues test
- * deliveries, schedule's webhook sweep re-queues stale relays and far retries, and deliveries
- * queues the deliveries it relays and its own retries. Only deliveries consumes, through its
- * event source mapping: the three actions AWS lists for a Lambda poller, no GetQueueUrl (the
- * functions get QUEUE_URL) and no ChangeMessageVisibility (nothing calls it).
+ * What each function may do on the work queue. The relay queues first attempts, webhooks test
+ * deliveries, schedule's webhook sweep far retries, and deliveries its own retries. Only
+ * deliveries consumes, through its event source mapping: the three actions AWS lists for a
+ * Lambda poller, no GetQueueUrl (the functions get QUEUE_URL) and no ChangeMessageVisibility
+ * (nothing calls it). The secrets function writes events to the table only.
  */
 const expectedQueue: Record<Name, readonly string[]> = {
-  secrets: ['sqs:SendMessage'],
+  secrets: [],
   account: [],
   webhooks: ['sqs:SendMessage'],
   schedule: ['sqs:SendMessage'],
+  relay: ['sqs:SendMessage'],
   deliveries: ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
 };
+
+/** The relay's stream mapping sends what it gives up on to the dead letters (a description, not records). */
+const deadLetterSenders: readonly Name[] = ['relay'];
 
 /** Sign-in codes (account); the owner's notice that an endpoint was switched off (deliveries). */
 const mailers: readonly Name[] = ['account', 'deliveries'];
@@ -225,6 +234,7 @@ const expectedSigningKey: Record<Name, readonly string[]> = {
   account: [],
   webhooks: ['kms:Encrypt'],
   schedule: [],
+  relay: [],
   deliveries: ['kms:Decrypt'],
 };
 /** The encryption context every use of the signing key must carry, and nothing else. */
@@ -245,7 +255,7 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
 
   it('covers every function of the stack', () => {
     expect(m.functionNames()).toEqual([...names].sort());
-    expect([...groups, 'schedule', 'deliveries'].sort()).toEqual([...names].sort());
+    expect([...groups, 'schedule', 'deliveries', 'relay'].sort()).toEqual([...names].sort());
   });
 
   it('tells the two keys apart: the signing-secrets key, and the customer-managed key only when asked for', () => {
@@ -307,10 +317,13 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     for (const [id, role] of m.ofType('AWS::IAM::Role').filter(([roleId]) => m.ourRoleIds.has(roleId))) expect(role.Properties?.['ManagedPolicyArns'], id).toBeUndefined();
   });
 
-  it.each(names)('%s may do exactly its DynamoDB actions, on the table and the indexes it queries', (name) => {
+  it.each(names)('%s may do exactly its DynamoDB actions, on the table and the indexes it queries (and the stream, for its reader)', (name) => {
     const { items, query } = expectedTable[name];
     const where = query.map((at) => (at === 'table' ? m.tableArn : `${m.tableArn}/${at}`));
-    expect(grantsOf(m.statementsOf(name), 'dynamodb')).toEqual([...lines(items, [m.tableArn]), ...lines(['dynamodb:Query'], where)].sort());
+    const stream = streamReaders.includes(name)
+      ? lines(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'], [m.tableStreamArn])
+      : [];
+    expect(grantsOf(m.statementsOf(name), 'dynamodb')).toEqual([...lines(items, [m.tableArn]), ...lines(['dynamodb:Query'], where), ...stream].sort());
   });
 
   it.each(names)('%s writes only to its own log group', (name) => {
@@ -349,18 +362,23 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     }
   });
 
-  it.each(names)('%s may do exactly its actions on the work queue, and nothing on the dead-letter queue', (name) => {
+  it.each(names)('%s may do exactly its actions on the work queue, and on the dead-letter queue only send (the relay)', (name) => {
     // SendMessage for the producers; the poller's three actions for deliveries alone. No
     // condition: the queue policy already refuses plain HTTP.
-    expect(grantsOf(m.statementsOf(name), 'sqs')).toEqual(lines(expectedQueue[name], [m.queueArn]).sort());
+    expect(grantsOf(m.statementsOf(name), 'sqs')).toEqual(
+      [...lines(expectedQueue[name], [m.queueArn]), ...(deadLetterSenders.includes(name) ? lines(['sqs:SendMessage'], [m.deadLetterQueueArn]) : [])].sort(),
+    );
   });
 
-  it('gives no role of ours anything on the dead-letter queue (it is redriven by hand) or the files bucket yet', () => {
+  it('gives no role of ours more than the relay\'s SendMessage on the dead-letter queue (it is redriven by hand), nor the files bucket yet', () => {
     // Nothing stores files today (see Data.grantFileObjects).
+    const relayRole = referencedId(m.resources[m.functionId('relay')]?.Properties?.['Role']);
     for (const [id, policy] of m.ourPolicies()) {
       for (const statement of policy.Properties?.['PolicyDocument']?.['Statement'] as Statement[]) {
         for (const action of actionsOf(statement)) expect(action, id).not.toMatch(/^s3:/);
-        expect(resourcesOf(statement), id).not.toContain(m.deadLetterQueueArn);
+        if (!resourcesOf(statement).includes(m.deadLetterQueueArn)) continue;
+        expect((policy.Properties?.['Roles'] ?? []).map(referencedId), id).toEqual([relayRole]);
+        expect(actionsOf(statement), id).toEqual(['sqs:SendMessage']);
       }
     }
   });
@@ -372,7 +390,9 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
       // Every function writes to the table, so DynamoDB may generate and encrypt data keys.
       ...(cmk ? lines(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('dynamodb')) : []),
       // Sending to an encrypted queue needs a data key; receiving from it, Decrypt.
-      ...(cmk && expectedQueue[name].includes('sqs:SendMessage') ? lines(['kms:Decrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('sqs')) : []),
+      ...(cmk && (expectedQueue[name].includes('sqs:SendMessage') || deadLetterSenders.includes(name))
+        ? lines(['kms:Decrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('sqs'))
+        : []),
       ...(cmk && expectedQueue[name].includes('sqs:ReceiveMessage') ? lines(['kms:Decrypt'], [m.dataKeyArn!], viaService('sqs')) : []),
     ];
     expect(grantsOf(m.statementsOf(name), 'kms')).toEqual([...new Set(expected)].sort());

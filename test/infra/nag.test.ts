@@ -117,13 +117,14 @@ describe('acknowledgments', () => {
     for (const list of [plain, full]) expect(list.filter(isDeploymentIam5).length).toBeGreaterThan(0);
   });
 
-  it('need nothing of their own for the webhook worker, its queue mapping or the signing-secrets key', () => {
-    // The worker is a HushlinkFunction like the others: its runtime (L1) and, with X-Ray on, the
-    // two X-Ray actions on Resource "*" (IAM5) are acknowledged there; the key rotates (KMS5).
+  it('need nothing of their own for the webhook relay and worker, their mappings or the signing-secrets key', () => {
+    // Relay and worker are HushlinkFunctions like the others: their runtime (L1) and, with
+    // X-Ray on, the two X-Ray actions on Resource "*" (IAM5) are acknowledged there; the key
+    // rotates (KMS5); the stream is read on its own ARN only, with no wildcard.
     const webhooks = (list: { path: string; id: string }[]) => ids(list.filter((ack) => ack.path.includes('/Webhooks/')).map((ack) => ack.id));
     expect(webhooks(plain)).toEqual(['AwsSolutions-L1']);
     expect(webhooks(full)).toEqual(ids(['AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1']));
-    for (const ack of [...plain, ...full].filter((a) => a.path.includes('/Webhooks/'))) expect(ack.path).toMatch(/\/Webhooks\/Worker\/(Function|Role)$/);
+    for (const ack of [...plain, ...full].filter((a) => a.path.includes('/Webhooks/'))) expect(ack.path).toMatch(/\/Webhooks\/(Worker|Relay)\/(Function|Role)$/);
   });
 
   it('do not hide a finding the rules would not report anyway', () => {

@@ -12,6 +12,8 @@ import { Webhooks } from '../../lib/webhooks.ts';
 import { groups, routeKey, routes } from '../../shared/routes.ts';
 import { schedules } from '../../shared/schedules.ts';
 import { createTableInput, tableDefinition } from '../../shared/store/table.ts';
+import { secretChangeFilter } from '../../shared/store/secretChanges.ts';
+import { webhookLimits } from '../../shared/limits.ts';
 import { loadConfig } from '../../shared/config.ts';
 
 const webAssetsDir = await prepareWebAssets();
@@ -194,8 +196,8 @@ describe('API', () => {
 describe('functions', () => {
   const functions = taggedFunctions(resources);
 
-  it('are exactly the groups plus the schedule and deliveries workers', () => {
-    expect([...functionIds.keys()].sort()).toEqual([...groups, 'schedule', 'deliveries'].sort());
+  it('are exactly the groups plus the schedule, relay and deliveries workers', () => {
+    expect([...functionIds.keys()].sort()).toEqual([...groups, 'schedule', 'deliveries', 'relay'].sort());
     expect(functions).toHaveLength(functionIds.size);
   });
 
@@ -523,8 +525,10 @@ describe('work queue', () => {
   });
 
   it('is consumed by the deliveries worker alone: batches of ten, partial batch failures, at most ten at once', () => {
-    const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties ?? {});
-    // One mapping in the stack: nothing polls the dead-letter queue (it is redriven by hand).
+    const mappings = ofType('AWS::Lambda::EventSourceMapping')
+      .map(([, mapping]) => mapping.Properties ?? {})
+      .filter((mapping) => JSON.stringify(mapping['EventSourceArn']).includes('Queue'));
+    // One mapping on a queue: nothing polls the dead-letter queue (it is redriven by hand).
     expect(mappings).toHaveLength(1);
     const { Tags: _tags, ...mapping } = mappings[0]!;
     expect(mapping).toEqual({
@@ -535,6 +539,26 @@ describe('work queue', () => {
       MaximumBatchingWindowInSeconds: 0,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: 10 },
+    });
+  });
+
+  it('hands the table stream to the relay alone: owned secrets only, from the oldest record, retried from the failed one, then to the dead letters', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties ?? {});
+    const [tableId] = ofType('AWS::DynamoDB::Table').map(([id]) => id);
+    expect(props(tableId!)['StreamSpecification']).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    const streamMappings = mappings.filter((mapping) => JSON.stringify(mapping['EventSourceArn']).includes('StreamArn'));
+    expect(streamMappings).toHaveLength(1);
+    const { Tags: _tags, ...mapping } = streamMappings[0]!;
+    expect(mapping).toEqual({
+      EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+      FunctionName: { Ref: functionId('relay') },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: webhookLimits.relayBatchSize,
+      MaximumBatchingWindowInSeconds: 0,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      MaximumRetryAttempts: webhookLimits.relayAttempts - 1,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [dlqId, 'Arn'] } } },
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify(secretChangeFilter) }] },
     });
   });
 
@@ -706,7 +730,7 @@ describe('every option on (customer-managed key, X-Ray, alarm e-mail, regions, r
 
   it('traces every function and hands them the region list and the settings', () => {
     const functions = taggedFunctions(full);
-    expect(functions.length).toBe(groups.length + 2);
+    expect(functions.length).toBe(groups.length + 3);
     for (const [id, fn] of functions) {
       expect(fn.Properties?.['TracingConfig'], id).toEqual({ Mode: 'Active' });
       const env = fn.Properties?.['Environment']?.['Variables'];

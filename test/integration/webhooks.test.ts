@@ -84,7 +84,7 @@ async function register(events?: string[]) {
   return { ...(reply.body as { id: string; secret: string; url: string; events: string[] }), path };
 }
 
-const drain = () => runtime.queue.drain();
+const drain = () => runtime.drainWork();
 const createOwned = async (overrides: Record<string, unknown> = {}) => {
   const reply = await api.post('/v1/secrets', textSecretBody(overrides), owner.auth);
   expect(reply.status).toBe(201);
@@ -319,6 +319,8 @@ describe('delivery', () => {
     const endpoint = await register();
     const secret = await createOwned();
     await api.post(`/v1/secrets/${secret.id}/claim`);
+    // Relayed and queued, not attempted yet.
+    await runtime.stream.drain();
     expect(runtime.queue.depth).toBeGreaterThan(0);
     expect((await api.delete(`/v1/webhooks/${endpoint.id}`, owner.auth)).status).toBe(200);
     await drain();
@@ -351,45 +353,76 @@ describe('delivery', () => {
     expect((await deliveriesOf(endpoint.id))[0]!.attempts).toHaveLength(1);
   });
 
-  it('relays events whose notice was lost, through the schedule’s outbox sweep, once', async () => {
-    const endpoint = await register(['secret.created']);
-    // A secret written without the notice, as if the queue had been unreachable.
-    const queueSend = runtime.queue.send.bind(runtime.queue);
-    runtime.queue.send = () => Promise.reject(new Error('queue unreachable'));
-    const secret = await createOwned();
-    runtime.queue.send = queueSend;
+  it('retries a relay that failed from the stream record it failed on, and delivers once', async () => {
+    const endpoint = await register(['secret.created', 'secret.viewed']);
+    // The relay's table writes fail twice (a throttled table, say), then work again.
+    const relayStore = runtime.functions.relay.webhooks;
+    const insert = relayStore.insertDelivery.bind(relayStore);
+    let failures = 0;
+    relayStore.insertDelivery = (delivery) => (++failures <= 2 ? Promise.reject(new Error('throttled')) : insert(delivery));
+    try {
+      const secret = await createOwned({ max_views: 2 });
+      await api.post(`/v1/secrets/${secret.id}/claim`);
+      await drain();
+      expect(failures).toBeGreaterThan(2);
+      const received = receiver.at(endpoint.path).map((entry) => JSON.parse(entry.body) as { type: string; secret_id: string });
+      // Deliveries carry no order (each is its own queue message); each event arrives once.
+      expect(received.map((body) => body.type).sort()).toEqual(['secret.created', 'secret.viewed']);
+      expect(new Set(received.map((body) => body.secret_id))).toEqual(new Set([secret.id]));
+      expect(runtime.stream.failedRecords).toEqual([]);
+    } finally {
+      relayStore.insertDelivery = insert;
+    }
+    // Nothing is left to relay or deliver a second time.
     await drain();
-    expect(receiver.at(endpoint.path)).toHaveLength(0);
-    // Not swept before it is a minute old (the notice path has that long).
-    await runtime.scheduler.run('sweep-webhooks');
-    await drain();
-    expect(receiver.at(endpoint.path)).toHaveLength(0);
-    runtime.clock.advance(61);
-    await runtime.scheduler.run('sweep-webhooks');
-    await drain();
-    expect(receiver.at(endpoint.path).map((entry) => JSON.parse(entry.body).secret_id)).toEqual([secret.id]);
-    await runtime.scheduler.run('sweep-webhooks');
-    await drain();
-    expect(receiver.at(endpoint.path)).toHaveLength(1);
+    expect(receiver.at(endpoint.path)).toHaveLength(2);
   });
 
-  it('keeps anonymous secrets off the outbox (no relay for them), and puts an adopted one on it', async () => {
-    const endpoint = await register(['secret.viewed']);
-    const anonymous = await api.post('/v1/secrets', textSecretBody({ max_views: 2 }));
-    const adopted = await api.post('/v1/secrets', textSecretBody({ max_views: 2 }));
-    await api.post(`/v1/secrets/${anonymous.body.id}/claim`);
-    expect(runtime.queue.depth).toBe(0);
-    runtime.clock.advance(61);
-    const waiting = await runtime.stores.secrets.unrelayed(runtime.clock.now(), 1000);
-    expect(waiting).not.toContain(anonymous.body.id);
-    expect(waiting).not.toContain(adopted.body.id);
-
-    const adoption = await api.post('/v1/auth/adopt-secrets', { secrets: [{ id: adopted.body.id, delete_token: adopted.body.delete_token }] }, owner.auth);
-    expect(adoption.status).toBe(200);
-    await api.post(`/v1/secrets/${adopted.body.id}/claim`);
+  it('sets a change aside after every try failed, and the stream goes on with the next one', async () => {
+    const endpoint = await register(['secret.created']);
+    const relayStore = runtime.functions.relay.webhooks;
+    const insert = relayStore.insertDelivery.bind(relayStore);
+    relayStore.insertDelivery = () => Promise.reject(new Error('broken'));
+    let lost: { id: string };
+    try {
+      lost = await createOwned();
+      await drain();
+    } finally {
+      relayStore.insertDelivery = insert;
+    }
+    expect(runtime.stream.failedRecords.map((record) => record.dynamodb?.Keys?.pk?.S)).toEqual([`SECRET#${lost.id}`]);
+    runtime.stream.failedRecords.length = 0;
+    const next = await createOwned();
     await drain();
-    expect(receiver.at(endpoint.path).map((entry) => JSON.parse(entry.body).secret_id)).toEqual([adopted.body.id]);
-    expect(await runtime.stores.secrets.unrelayed(runtime.clock.now() + 61_000, 1000)).not.toContain(adopted.body.id);
+    expect(receiver.at(endpoint.path).map((entry) => JSON.parse(entry.body).secret_id)).toEqual([next.id]);
+  });
+
+  it('never hands anonymous secrets’ changes to the relay, and relays an adopted one’s from its adoption on', async () => {
+    const endpoint = await register(['secret.created', 'secret.viewed']);
+    const relayed: string[] = [];
+    const relay = runtime.functions.relay;
+    const list = relay.webhooks.listEndpoints.bind(relay.webhooks);
+    relay.webhooks.listEndpoints = (userId) => (relayed.push(userId), list(userId));
+    try {
+      const anonymous = await api.post('/v1/secrets', textSecretBody({ max_views: 2 }));
+      const adopted = await api.post('/v1/secrets', textSecretBody({ max_views: 3 }));
+      await api.post(`/v1/secrets/${anonymous.body.id}/claim`);
+      await api.post(`/v1/secrets/${adopted.body.id}/claim`);
+      await drain();
+      expect(relayed).toEqual([]);
+
+      const adoption = await api.post('/v1/auth/adopt-secrets', { secrets: [{ id: adopted.body.id, delete_token: adopted.body.delete_token }] }, owner.auth);
+      expect(adoption.status).toBe(200);
+      await drain();
+      // Adoption adds no event: nothing from before it is sent.
+      expect(receiver.at(endpoint.path)).toEqual([]);
+      await api.post(`/v1/secrets/${adopted.body.id}/claim`);
+      await drain();
+      const received = receiver.at(endpoint.path).map((entry) => JSON.parse(entry.body) as { type: string; secret_id: string; views_left: number });
+      expect(received).toEqual([expect.objectContaining({ type: 'secret.viewed', secret_id: adopted.body.id, views_left: 1 })]);
+    } finally {
+      relay.webhooks.listEndpoints = list;
+    }
   });
 
   it('records a refused destination as a failed attempt without connecting', async () => {

@@ -43,7 +43,6 @@ export async function createSecret(request: CreateSecretRequest, ownerId: string
     refusedProofs: 0,
     deniedEvents: 0,
     events: [{ id: newEventId(), type: 'secret.created', at: now }],
-    eventsRelayed: 0,
   };
   await ports.secrets.insert(secret);
   return { secret, deleteToken };

@@ -18,9 +18,10 @@ export type SecretEventType =
   | 'secret.reported';
 
 /**
- * An event as stored in the secret's own outbox, written by the same conditional write as
- * the change that causes it. `views_left` is not stored: every view appends exactly one
- * `secret.viewed` in the update that decrements, so it follows from the event's position.
+ * An event as stored on the secret's own item, written by the same conditional write as the
+ * change that causes it (the table's stream then carries both to the webhook relay).
+ * `views_left` is not stored: every view appends exactly one `secret.viewed` in the update that
+ * decrements, so it follows from the event's position.
  */
 export interface StoredEvent {
   id: string;
@@ -66,11 +67,9 @@ export interface Secret {
   deniedEvents: number;
   endedAt?: number;
   events: StoredEvent[];
-  /** How many of `events` the webhook relay has fanned out (the outbox's read position). */
-  eventsRelayed: number;
 }
 
-/** The secret's outbox with each event's `views_left` filled in from its position. */
+/** The secret's events with each one's `views_left` filled in from its position. */
 export function secretEvents(secret: Pick<Secret, 'id' | 'maxViews' | 'events'>): SecretEvent[] {
   let viewsLeft = secret.maxViews;
   return secret.events.map((event) => {

@@ -52,13 +52,6 @@ export interface SecretStore {
    * distinct reporters the secret has.
    */
   recordReport(id: string, reporterHash: string, event: StoredEvent): Promise<number>;
-  /**
-   * Moves the outbox's read position from `from` to `to`, and takes the secret off the outbox
-   * index when that is every event. False when another relay moved it first.
-   */
-  markRelayed(id: string, from: number, to: number): Promise<boolean>;
-  /** Ids of secrets with events not relayed whose last event is at or before `before`, oldest first. */
-  unrelayed(before: number, limit: number): Promise<string[]>;
   /** Gives an anonymous, unended secret an owner; false when it has one or has ended. */
   adopt(id: string, ownerId: string, sizeBytes: number): Promise<boolean>;
 }

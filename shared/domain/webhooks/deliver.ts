@@ -13,21 +13,21 @@ export type AttemptOutcome = 'delivered' | 'retrying' | 'failed' | 'cancelled' |
 /**
  * Makes one attempt of one delivery, at most once: the attempt is claimed by a conditional
  * write before anything is sent, so a redelivered or duplicated message finds it taken (or the
- * delivery settled) and sends nothing. The endpoint is read first: deleted or switched off, its
- * deliveries are cancelled instead of sent.
+ * delivery settled) and sends nothing. The endpoint is read alongside the claim: deleted or
+ * switched off, its deliveries are cancelled instead of sent.
  */
 export async function attemptDelivery(message: DeliverMessage, ports: WebhookPorts): Promise<AttemptOutcome> {
   const { user_id: userId, endpoint_id: endpointId, delivery_id: deliveryId, attempt: number } = message;
-  const [endpoint, delivery] = await Promise.all([ports.webhooks.getEndpoint(userId, endpointId), ports.webhooks.getDelivery(endpointId, deliveryId)]);
-  if (!delivery || delivery.status !== 'pending' || delivery.attempts.length !== number - 1) return 'skipped';
-  if (!endpoint || (!endpoint.enabled && !isProbe(delivery, endpoint))) {
+  const now = ports.clock.now();
+  const [endpoint, claimed] = await Promise.all([
+    ports.webhooks.getEndpoint(userId, endpointId),
+    ports.webhooks.claimAttempt(endpointId, deliveryId, number, now, now + webhookLimits.attemptLeaseSeconds * 1000),
+  ]);
+  if (!claimed) return 'skipped';
+  if (!endpoint || (!endpoint.enabled && !isProbe(claimed, endpoint))) {
     await ports.webhooks.cancelDelivery(endpointId, deliveryId);
     return 'cancelled';
   }
-
-  const now = ports.clock.now();
-  const claimed = await ports.webhooks.claimAttempt(endpointId, deliveryId, number, now, now + webhookLimits.attemptLeaseSeconds * 1000);
-  if (!claimed) return 'skipped';
 
   const signature = webhookSignature(await ports.sealer.open(endpoint.sealedSecret, endpoint.id), toEpochSeconds(now), claimed.body);
   const result = await send(endpoint, claimed.body, signature, ports);

@@ -6,7 +6,6 @@ import type { AppMetrics } from '../../metrics.ts';
 import type { HostResolver } from '../../webhooks/destination.ts';
 import type { WebhookRequest, WebhookResult } from '../../webhooks/send.ts';
 import type { UserStore } from '../accounts/ports.ts';
-import type { SecretStore } from '../secrets/ports.ts';
 import type { Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint } from './model.ts';
 
 export interface WebhookStore {
@@ -60,7 +59,6 @@ export interface WebhookPorts {
   logger: AppLogger;
   metrics: AppMetrics;
   webhooks: WebhookStore;
-  secrets: SecretStore;
   users: UserStore;
   mailer: Mailer;
   queue: Queue;

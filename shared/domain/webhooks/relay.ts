@@ -1,64 +1,61 @@
 import { eventDeliveryId } from '../../ids.ts';
-import { secretEvents } from '../secrets/model.ts';
+import { secretEvents, type Secret } from '../secrets/model.ts';
+import type { WebhookEndpoint } from './model.ts';
 import type { WebhookPorts } from './ports.ts';
 import { deliverMessage, sendWork } from './work.ts';
 
-/**
- * Fans a secret's events not yet relayed out to its owner's endpoints: one delivery per event
- * and endpoint that subscribes to it, each with an id derived from both, so relaying the same
- * events twice (a redelivered message, the sweep racing the handler) makes no second delivery.
- * Anonymous secrets have no endpoints; their events are only marked relayed.
- */
-export async function relaySecretEvents(secretId: string, ports: Pick<WebhookPorts, 'secrets' | 'webhooks' | 'queue'>): Promise<number> {
-  const secret = await ports.secrets.get(secretId);
-  if (!secret) return 0;
-  const events = secretEvents(secret);
-  const pending = events.slice(secret.eventsRelayed);
-  let queued = 0;
-  if (secret.ownerId && pending.length > 0) {
-    const endpoints = (await ports.webhooks.listEndpoints(secret.ownerId)).filter((endpoint) => endpoint.enabled);
-    const pairs = pending.flatMap((event) => endpoints.filter((endpoint) => endpoint.events.includes(event.type)).map((endpoint) => ({ event, endpoint })));
-    // Independent of one another: an owner with ten endpoints waits one round trip, not twenty.
-    const queuedEach = await Promise.all(
-      pairs.map(async ({ event, endpoint }) => {
-        const createdAt = Date.parse(event.occurred_at);
-        const delivery = await ports.webhooks.insertDelivery({
-          id: eventDeliveryId(event.id, endpoint.id, createdAt),
-          endpointId: endpoint.id,
-          userId: endpoint.userId,
-          eventId: event.id,
-          eventType: event.type,
-          body: JSON.stringify(event),
-          status: 'pending',
-          attempts: [],
-          createdAt,
-        });
-        // Queued again if an earlier relay stored it but did not get to queue it.
-        if (delivery.status !== 'pending' || delivery.attempts.length > 0) return 0;
-        await sendWork(ports.queue, deliverMessage(delivery, 1));
-        return 1;
-      }),
-    );
-    queued = queuedEach.reduce((sum: number, one) => sum + one, 0);
-  }
-  if (pending.length > 0) await ports.secrets.markRelayed(secretId, secret.eventsRelayed, events.length);
-  return queued;
+/** A write to an owned secret that added events (its last `added` ones), as the table's stream tells it. */
+export interface SecretChange {
+  secret: Pick<Secret, 'id' | 'maxViews' | 'events'> & { ownerId: string };
+  added: number;
 }
 
 /**
- * The schedule's safety net for the outbox: secrets whose events were not relayed a minute
- * after they happened (the handler's notice was lost, or the worker failed) get a relay
- * message again.
+ * Fans the events that changes added out to their owners' endpoints: one delivery per event
+ * and endpoint subscribed to it, each with an id derived from both, so relaying a change twice
+ * (the stream retrying a batch) makes no second delivery, and queues each delivery's first
+ * attempt. Nothing reads or rewrites the secret: its events come with the change.
+ * Each change settles on its own (the caller reports the first that failed).
  */
-export async function relayStaleOutbox(ports: Pick<WebhookPorts, 'secrets' | 'queue' | 'clock'>, limit = 1000): Promise<number> {
-  const stale = await ports.secrets.unrelayed(ports.clock.now() - 60_000, limit);
-  await inChunks(stale, (id) => sendWork(ports.queue, { kind: 'relay', secret_id: id }));
-  return stale.length;
+export async function relaySecretChanges(changes: SecretChange[], ports: Pick<WebhookPorts, 'webhooks' | 'queue'>): Promise<Array<PromiseSettledResult<number>>> {
+  // One strongly consistent read of an owner's endpoints per batch, however many changes.
+  const endpointsOf = new Map<string, Promise<WebhookEndpoint[]>>();
+  const endpoints = (ownerId: string) => {
+    let listed = endpointsOf.get(ownerId);
+    if (!listed) {
+      listed = ports.webhooks.listEndpoints(ownerId).then((all) => all.filter((endpoint) => endpoint.enabled));
+      endpointsOf.set(ownerId, listed);
+    }
+    return listed;
+  };
+  return Promise.allSettled(changes.map(async (change) => relayChange(change, await endpoints(change.secret.ownerId), ports)));
 }
 
-/** Sends in parallel, 25 at a time: a backlog of anonymous secrets' events clears in one run. */
-async function inChunks<T>(items: T[], send: (item: T) => Promise<void>): Promise<void> {
-  for (let start = 0; start < items.length; start += 25) await Promise.all(items.slice(start, start + 25).map(send));
+async function relayChange({ secret, added }: SecretChange, endpoints: WebhookEndpoint[], ports: Pick<WebhookPorts, 'webhooks' | 'queue'>): Promise<number> {
+  const events = secretEvents(secret).slice(-added);
+  const pairs = events.flatMap((event) => endpoints.filter((endpoint) => endpoint.events.includes(event.type)).map((endpoint) => ({ event, endpoint })));
+  // Independent of one another: an owner with ten endpoints waits one round trip, not twenty.
+  const queued = await Promise.all(
+    pairs.map(async ({ event, endpoint }) => {
+      const createdAt = Date.parse(event.occurred_at);
+      const delivery = await ports.webhooks.insertDelivery({
+        id: eventDeliveryId(event.id, endpoint.id, createdAt),
+        endpointId: endpoint.id,
+        userId: endpoint.userId,
+        eventId: event.id,
+        eventType: event.type,
+        body: JSON.stringify(event),
+        status: 'pending',
+        attempts: [],
+        createdAt,
+      });
+      // Queued again if an earlier relay of this change stored it but did not get to queue it.
+      if (delivery.status !== 'pending' || delivery.attempts.length > 0) return 0;
+      await sendWork(ports.queue, deliverMessage(delivery, 1));
+      return 1;
+    }),
+  );
+  return queued.reduce((sum: number, one) => sum + one, 0);
 }
 
 /** The schedule's half of the retry schedule: attempts due later than SQS can delay a message. */
@@ -66,4 +63,9 @@ export async function queueDueRetries(ports: Pick<WebhookPorts, 'webhooks' | 'qu
   const due = await ports.webhooks.dueRetries(ports.clock.now(), limit);
   await inChunks(due, (retry) => sendWork(ports.queue, deliverMessage({ id: retry.deliveryId, endpointId: retry.endpointId, userId: retry.userId }, retry.attempt)));
   return due.length;
+}
+
+/** Sends in parallel, 25 at a time. */
+async function inChunks<T>(items: T[], send: (item: T) => Promise<void>): Promise<void> {
+  for (let start = 0; start < items.length; start += 25) await Promise.all(items.slice(start, start + 25).map(send));
 }

@@ -2,12 +2,8 @@ import * as z from 'zod/mini';
 import type { Queue } from '../../adapters/queue.ts';
 import type { Delivery } from './model.ts';
 
-/**
- * What travels on the work queue. `relay`: a secret has events not yet fanned out to its
- * owner's endpoints. `deliver`: attempt number `attempt` of one delivery is due.
- */
+/** What travels on the work queue. `deliver`: attempt number `attempt` of one delivery is due. */
 export const workMessage = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('relay'), secret_id: z.string() }),
   z.strictObject({
     kind: z.literal('deliver'),
     user_id: z.string(),
