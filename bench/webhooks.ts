@@ -1,35 +1,37 @@
 /**
- * Webhook delivery: throughput, added latency and DynamoDB cost of the work-queue worker,
- * against the whole local runtime in this process and a local receiver.
+ * Webhook delivery: throughput, added latency and DynamoDB cost of the relay (the table's
+ * stream into functions/relay.ts) and the work-queue worker (functions/deliveries.ts), against
+ * the whole local runtime in this process and a local receiver.
  *
  *   npx tsx bench/webhooks.ts       (or: npm run bench:webhooks)
  *   BENCH_N=100                     deliveries per throughput run (rounded up to a multiple of 10)
  *   BENCH_ROUNDS=3                  rounds of the three throughput runs, their order rotated each round
  *   BENCH_LATENCY_N=50              single events timed one at a time
- *   BENCH_WARMUP=20                 deliveries sent through every path first (and latency samples), discarded
+ *   BENCH_WARMUP=300                deliveries sent through every path first, discarded (DynamoDB Local's JIT
+ *                                   needs a few hundred requests before its throughput settles)
+ *   BENCH_LATENCY_WARMUP=20         latency samples taken first and discarded
  *   BENCH_BIG_ENVELOPE_BYTES=200000 envelope of the big secrets whose relays are metered apart
  *
  * A `node:http` receiver on 127.0.0.1 (answers 204 as soon as the body is in) is registered as an
  * endpoint of a signed-in user. Then:
  *
- * 1. Throughput: N test deliveries (POST /v1/webhooks/{id}/test, deliver messages only) and N
- *    owned secrets created (each outbox notice is a relay message that fans out into a deliver
- *    message) are queued, and `runtime.queue.drain()` is timed until every POST has arrived. The
- *    baseline, measured in the same run: N signed POSTs straight to the same receiver with
- *    `postWebhook` (no queue, no DynamoDB), 10 at a time in batches, as the queue hands the worker
- *    batches of 10 and waits for each batch. BENCH_ROUNDS rounds of the three, order rotated.
- * 2. Added latency: one owned secret created at a time, the queue drained the moment the API call
- *    returns (the deployed event source has maxBatchingWindow 0, so SQS hands a message to the
- *    worker at once; the local poller's interval would only add its own wait). Time from the API
- *    call returning to the receiver getting the POST, split into relay and attempt, next to one
- *    direct `postWebhook` and one raw GetItem per event in the same loop.
+ * 1. Throughput: N test deliveries (POST /v1/webhooks/{id}/test: deliver messages only) are
+ *    queued and `runtime.queue.drain()` is timed until every POST has arrived (the worker alone);
+ *    N owned secrets are created and `runtime.drainWork()` is timed (the stream read into the
+ *    relay, then the worker). The baseline, measured in the same run: N signed POSTs straight to
+ *    the same receiver with `postWebhook` (no queue, no DynamoDB), 10 at a time in batches, as the
+ *    queue hands the worker batches of 10. BENCH_ROUNDS rounds of the three, order rotated.
+ * 2. Added latency: one owned secret created at a time, the stream and queue drained the moment
+ *    the API call returns (the deployed mappings have maxBatchingWindow 0; the local pollers'
+ *    intervals would only add their own wait). Time from the API call returning to the receiver
+ *    getting the POST, split into stream read, relay and attempt, next to one direct
+ *    `postWebhook` and one raw GetItem per event in the same loop.
  * 3. DynamoDB requests and RCU/WCU per relayed event and per delivery attempt, counted by the
- *    meter of bench/support.ts on the runtime's client (the `instrumentDynamo` option) and told apart by an
- *    AsyncLocalStorage set around each batch of the runtime's own queue consumer (reached through
- *    the queue's private `consumer` field; no product hook exists for it). Then the relay alone,
- *    5 secrets each: a big envelope, an owner without endpoints, and anonymous secrets (which stay
- *    off the outbox: the schedule's sweep-webhooks, run after the clock is moved 61 s, should find
- *    none of them; this part comes last).
+ *    meter of bench/support.ts on the runtime's client (the `instrumentDynamo` option) and told
+ *    apart by an AsyncLocalStorage set around each invocation of the relay and of the worker
+ *    (the bench registers the runtime's own functions, `runtime.functions`, as the consumers).
+ *    Then the relay alone, 5 secrets each: a big envelope, an owner without endpoints, and
+ *    anonymous secrets (the stream filter keeps them from the relay: no invocation at all).
  *
  * Every POST that arrives is checked afterwards with shared/webhooks/verify.ts (signature valid,
  * each event id once).
@@ -40,9 +42,10 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
+import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
+import * as deliveriesFunction from '../functions/deliveries.ts';
+import * as relayFunction from '../functions/relay.ts';
 import { startRuntime, tableName, type Runtime } from '../local/runtime.ts';
-import type { QueueConsumer } from '../local/queue.ts';
 import { toEpochSeconds, toIso } from '../shared/clock.ts';
 import { newEventId } from '../shared/ids.ts';
 import { systemResolver } from '../shared/webhooks/destination.ts';
@@ -78,7 +81,8 @@ const BATCH = 10;
 const N = Math.ceil(positiveInt(process.env.BENCH_N, 100) / BATCH) * BATCH;
 const ROUNDS = positiveInt(process.env.BENCH_ROUNDS, 3);
 const LATENCY_N = positiveInt(process.env.BENCH_LATENCY_N, 50);
-const WARMUP = positiveInt(process.env.BENCH_WARMUP, 20);
+const WARMUP = Math.ceil(positiveInt(process.env.BENCH_WARMUP, 300) / BATCH) * BATCH;
+const LATENCY_WARMUP = positiveInt(process.env.BENCH_LATENCY_WARMUP, 20);
 const BIG_ENVELOPE = positiveInt(process.env.BENCH_BIG_ENVELOPE_BYTES, 200_000);
 /** Secrets per kind whose relays are metered apart (owner with/without endpoints, anonymous). */
 const RELAY_N = 5;
@@ -86,21 +90,20 @@ const RELAY_N = 5;
 const now = () => performance.now();
 
 // ---------------------------------------------------------------------------------------------
-// Where a DynamoDB call comes from: the API (no context), or a worker batch of relay or deliver
-// messages (the AsyncLocalStorage set around the consumer). The rate counter's calls are kept
-// apart by their key (RATE#...).
+// Where a DynamoDB call comes from: the API (no context), or an invocation of the relay or the
+// worker (the AsyncLocalStorage set around each). The rate counter's calls are kept apart by
+// their key (RATE#...).
 
-type Origin = 'api' | 'rate' | 'relay' | 'deliver' | 'mixed' | 'sweep';
-type BatchKind = 'relay' | 'deliver' | 'mixed';
-const batchContext = new AsyncLocalStorage<BatchKind | 'sweep'>();
+type Origin = 'api' | 'rate' | 'relay' | 'deliver';
+const invocation = new AsyncLocalStorage<'relay' | 'deliver'>();
 
-const tallies: Record<Origin, Tally> = { api: newTally(), rate: newTally(), relay: newTally(), deliver: newTally(), mixed: newTally(), sweep: newTally() };
+const tallies: Record<Origin, Tally> = { api: newTally(), rate: newTally(), relay: newTally(), deliver: newTally() };
 /** Every call of the runtime's client, in the tally of where it comes from. */
-const meter = meterCalls({ tallyOf: (input) => tallies[isRateCall(input) ? 'rate' : (batchContext.getStore() ?? 'api')], consumedCapacity: 'TOTAL' });
+const meter = meterCalls({ tallyOf: (input) => tallies[isRateCall(input) ? 'rate' : (invocation.getStore() ?? 'api')], consumedCapacity: 'TOTAL' });
 
 type Cost = Pick<Usage, 'requests' | 'rcu' | 'wcu' | 'commands'>;
 const mark = (origin: Origin) => ({ origin, at: snapshot(tallies[origin]) });
-/** Commands sorted: a worker batch runs its messages concurrently, so their calls interleave in no fixed order. */
+/** Commands sorted: an invocation handles its records concurrently, so their calls interleave in no fixed order. */
 const costSince = (before: ReturnType<typeof mark>): Cost => usageSince(before.at, tallies[before.origin], 'sorted');
 /** A cost over `count` items, as the mean per item. */
 const perItem = (cost: Cost, count: number): Cost => ({
@@ -111,7 +114,7 @@ const perItem = (cost: Cost, count: number): Cost => ({
 });
 
 // ---------------------------------------------------------------------------------------------
-// Timestamps of one event's way through the worker (filled in while a latency sample runs)
+// Timestamps of one event's way through relay and worker (filled in while a latency sample runs)
 
 interface Marks {
   relayStart?: number;
@@ -122,31 +125,39 @@ interface Marks {
   deliverEnd?: number;
 }
 let marks: Marks = {};
-/** Messages handed to the worker, by kind, over the whole run. */
-const handled = { relay: 0, deliver: 0 };
+/** Records handed to the relay and messages to the worker, over the whole run. */
+const handled = { relay: 0, relayInvocations: 0, deliver: 0 };
 
-/** Wraps the runtime's own consumer: labels each batch for the meter and timestamps it. */
-function instrumentQueue(runtime: Runtime): void {
-  const queue = runtime.queue;
-  const consumer = (queue as unknown as { consumer?: QueueConsumer }).consumer;
-  if (!consumer) throw new Error('the runtime registered no queue consumer');
-  queue.consume(async (event: SQSEvent) => {
-    const kinds = new Set(event.Records.map((record) => (JSON.parse(record.body) as { kind: 'relay' | 'deliver' }).kind));
-    for (const record of event.Records) handled[(JSON.parse(record.body) as { kind: 'relay' | 'deliver' }).kind] += 1;
-    const kind: BatchKind = kinds.size === 1 ? [...kinds][0]! : 'mixed';
-    if (kind === 'relay') marks.relayStart ??= now();
-    if (kind === 'deliver') marks.deliverStart ??= now();
+/**
+ * Registers the runtime's own relay and worker (its `functions` wiring) as the stream's and the
+ * queue's consumers, each invocation labelled for the meter and timestamped.
+ */
+function instrumentConsumers(runtime: Runtime): void {
+  const relay = relayFunction.createHandler(runtime.functions.relay);
+  runtime.stream.consume(async (event: DynamoDBStreamEvent) => {
+    handled.relay += event.Records.length;
+    handled.relayInvocations += 1;
+    marks.relayStart ??= now();
     try {
-      return await batchContext.run(kind, () => consumer(event));
+      return await invocation.run('relay', () => relay(event));
     } finally {
-      if (kind === 'relay') marks.relayEnd ??= now();
-      if (kind === 'deliver') marks.deliverEnd ??= now();
+      marks.relayEnd ??= now();
     }
   });
-  // The relay queues its deliver message through the same queue object.
-  const send = queue.send.bind(queue);
-  queue.send = async (body, options) => {
-    if ((JSON.parse(body) as { kind: string }).kind === 'deliver') marks.deliverQueued ??= now();
+  const worker = deliveriesFunction.createHandler(runtime.functions.deliveries);
+  runtime.queue.consume(async (event: SQSEvent) => {
+    handled.deliver += event.Records.length;
+    marks.deliverStart ??= now();
+    try {
+      return await invocation.run('deliver', () => worker(event));
+    } finally {
+      marks.deliverEnd ??= now();
+    }
+  });
+  // The relay queues its deliver messages through the same queue object.
+  const send = runtime.queue.send.bind(runtime.queue);
+  runtime.queue.send = async (body, options) => {
+    marks.deliverQueued ??= now();
     return send(body, options);
   };
 }
@@ -275,7 +286,7 @@ async function main(): Promise<void> {
   const raw = rawDynamoClient(runtime.dynamo.endpoint);
   try {
     const bootMs = now() - startedAt;
-    instrumentQueue(runtime);
+    instrumentConsumers(runtime);
     const api = apiClient(runtime);
 
     // One account, one endpoint (all event kinds), one API key for test deliveries.
@@ -300,6 +311,7 @@ async function main(): Promise<void> {
     const expectIdle = (what: string) => {
       if (runtime.queue.depth !== 0) throw new Error(`${what}: ${runtime.queue.depth} messages left on the queue`);
       if (runtime.queue.deadLetters.length > 0) throw new Error(`${what}: ${runtime.queue.deadLetters.length} dead letters`);
+      if (runtime.stream.failedRecords.length > 0) throw new Error(`${what}: ${runtime.stream.failedRecords.length} stream records set aside`);
     };
 
     // ---- throughput
@@ -307,14 +319,14 @@ async function main(): Promise<void> {
       ms: number;
       lastArrivalMs: number;
     }
-    /** Queues `count` items with `queueOne` (10 calls at a time), then times one drain. */
-    const throughRun = async (count: number, queueOne: () => Promise<void>, what: string): Promise<Run & { apiCost: Cost }> => {
+    /** Makes `count` items with `makeOne` (10 calls at a time), then times `drain`. */
+    const throughRun = async (count: number, makeOne: () => Promise<void>, drain: () => Promise<unknown>, what: string): Promise<Run & { apiCost: Cost }> => {
       const apiBefore = mark('api');
-      await inParallel(count, BATCH, queueOne);
+      await inParallel(count, BATCH, makeOne);
       const apiCost = costSince(apiBefore);
       const arrived = receiver.expect(count);
       const started = now();
-      await runtime.queue.drain();
+      await drain();
       const ms = now() - started;
       await arrived;
       const lastArrivalMs = Math.max(...receiver.arrivals.map((arrival) => arrival.at)) - started;
@@ -334,8 +346,10 @@ async function main(): Promise<void> {
 
     const warmStarted = now();
     await directRun(WARMUP);
-    await throughRun(WARMUP, queueTest, 'warm-up test deliveries');
-    await throughRun(WARMUP, createOwned, 'warm-up secret events');
+    const workerOnly = () => runtime.queue.drain();
+    const relayAndWorker = () => runtime.drainWork();
+    await throughRun(WARMUP, queueTest, workerOnly, 'warm-up test deliveries');
+    await throughRun(WARMUP, createOwned, relayAndWorker, 'warm-up secret events');
     const warmMs = now() - warmStarted;
 
     const failuresBefore = runtime.metrics.total('WebhookFailures');
@@ -350,11 +364,11 @@ async function main(): Promise<void> {
     const paths = {
       direct: async () => runs.direct.push(await directRun(N)),
       tests: async () => {
-        const run = await throughRun(N, queueTest, 'test deliveries');
+        const run = await throughRun(N, queueTest, workerOnly, 'test deliveries');
         apiTests.push(run.apiCost);
         runs.tests.push(run);
       },
-      events: async () => runs.events.push(await throughRun(N, createOwned, 'secret events')),
+      events: async () => runs.events.push(await throughRun(N, createOwned, relayAndWorker, 'secret events')),
     };
     const order = ['direct', 'tests', 'events'] as const;
     for (let round = 0; round < ROUNDS; round++) {
@@ -363,7 +377,6 @@ async function main(): Promise<void> {
     const eventRelayCost = costSince(relayBefore);
     const deliverCost = costSince(deliverBefore);
     const throughMs = now() - throughStarted;
-    const mixedBatches = tallies.mixed.requests;
     const relayedInRun = handled.relay - handledBefore.relay;
     const attemptsInRun = handled.deliver - handledBefore.deliver;
 
@@ -387,7 +400,7 @@ async function main(): Promise<void> {
     }
     const samples: LatencySample[] = [];
     const latencyStarted = now();
-    for (let i = 0; i < WARMUP + LATENCY_N; i++) {
+    for (let i = 0; i < LATENCY_WARMUP + LATENCY_N; i++) {
       expectIdle('latency');
       marks = {};
       const apiBefore = mark('api');
@@ -398,7 +411,7 @@ async function main(): Promise<void> {
       const apiCost = costSince(apiBefore);
       const relayBefore = mark('relay');
       const deliverBefore = mark('deliver');
-      await runtime.queue.drain();
+      await runtime.drainWork();
       const drained = now();
       await arrived;
       const arrival = receiver.arrivals[0]!.at;
@@ -420,7 +433,7 @@ async function main(): Promise<void> {
       );
       const rawGet = now() - rawStarted;
       if (!got.Item) throw new Error('raw GetItem found no endpoint item');
-      if (i < WARMUP) continue;
+      if (i < LATENCY_WARMUP) continue;
       samples.push({
         apiMs: returned - called,
         pickup: m.relayStart - returned,
@@ -442,9 +455,9 @@ async function main(): Promise<void> {
     const latencyMs = now() - latencyStarted;
 
     // ---- what one relay costs by kind of secret: owner with the endpoint, owner without any,
-    // anonymous (never announced, and kept off the outbox partitions the sweep reads)
+    // anonymous (the stream's filter keeps them from the relay)
     const loner: SignedIn = await signIn(runtime, newEmail('webhook-bench-no-endpoints'));
-    /** One secret at a time, its relay drained and metered alone. */
+    /** One secret at a time, its stream record relayed and metered alone. */
     const relayEach = async (auth: Record<string, string> | undefined, envelopeBytes: number, delivers: boolean) => {
       const costs: Cost[] = [];
       const ms: number[] = [];
@@ -453,35 +466,35 @@ async function main(): Promise<void> {
         const arrived = delivers ? receiver.expect(1) : Promise.resolve();
         await create(auth, envelopeBytes);
         const relayBefore = mark('relay');
-        if (runtime.queue.depth !== 1) throw new Error(`expected one relay message, found ${runtime.queue.depth}`);
-        await runtime.queue.drain();
-        await arrived;
+        const invocations = handled.relayInvocations;
+        await runtime.stream.drain();
+        if (handled.relayInvocations !== invocations + 1) throw new Error(`expected one relay invocation, got ${handled.relayInvocations - invocations}`);
         costs.push(costSince(relayBefore));
         ms.push(marks.relayEnd! - marks.relayStart!);
+        await runtime.queue.drain();
+        await arrived;
       }
       expectIdle('relay costs');
       return { costs, ms };
     };
-    /** Anonymous secrets: no notice; the clock moved past the sweep's minute, the sweep run, its relays drained. */
-    const relayBySweep = async (envelopeBytes: number) => {
-      for (let i = 0; i < RELAY_N; i++) await create(undefined, envelopeBytes);
-      if (runtime.queue.depth !== 0) throw new Error(`anonymous secrets queued ${runtime.queue.depth} notices`);
-      runtime.clock.advance(61);
-      const sweepBefore = mark('sweep');
-      const swept = await batchContext.run('sweep', () => runtime.scheduler.run('sweep-webhooks'));
-      const sweepCost = costSince(sweepBefore);
-      const queued = runtime.queue.depth;
+    /** Anonymous secrets, created and claimed: the relay must not be invoked for any of their writes. */
+    const relayAnonymous = async (envelopeBytes: number) => {
+      const invocations = handled.relayInvocations;
       const relayBefore = mark('relay');
-      await runtime.queue.drain();
-      expectIdle('sweep relays');
-      return { processed: swept.processed, queued, sweepCost, relayCost: perItem(costSince(relayBefore), Math.max(queued, 1)) };
+      for (let i = 0; i < RELAY_N; i++) {
+        const reply = await api.post('/v1/secrets', textSecretBody({ max_views: 2 }, envelopeBytes));
+        await api.post(`/v1/secrets/${reply.body.id}/claim`);
+      }
+      await runtime.drainWork();
+      expectIdle('anonymous secrets');
+      return { invocations: handled.relayInvocations - invocations, cost: costSince(relayBefore) };
     };
     const relayCosts = {
       bigOwned: await relayEach(user.auth, BIG_ENVELOPE, true),
       smallLoner: await relayEach(loner.auth, 64, false),
       bigLoner: await relayEach(loner.auth, BIG_ENVELOPE, false),
-      smallAnonymous: await relayBySweep(64),
-      bigAnonymous: await relayBySweep(BIG_ENVELOPE),
+      smallAnonymous: await relayAnonymous(64),
+      bigAnonymous: await relayAnonymous(BIG_ENVELOPE),
     };
     const failures = runtime.metrics.total('WebhookFailures') - failuresBefore;
     const delivered = runtime.metrics.total('WebhookDeliveries') - deliveredBefore;
@@ -508,7 +521,7 @@ async function main(): Promise<void> {
     const throughRows = [
       ['direct postWebhook (baseline)', runs.direct, 'signed POSTs, 10 per batch, no queue, no DynamoDB'],
       ['test deliveries via worker', runs.tests, 'deliver messages only (POST /v1/webhooks/{id}/test)'],
-      ['secret events via worker', runs.events, 'relay message -> delivery -> deliver message per secret created'],
+      ['secret events via relay + worker', runs.events, 'stream record -> relay -> delivery + deliver message, per secret created'],
     ] as const;
     printTable(
       ['path', 'deliveries', 'time s', 'deliveries/s', 'vs direct', 'per round /s', 'per round vs direct', 'what is timed'],
@@ -531,22 +544,22 @@ async function main(): Promise<void> {
     );
 
     console.log('');
-    console.log('2. Added latency, event to delivery: one owned secret created at a time; the queue drained the moment the API call');
-    console.log('   returns (the deployed SQS event source has maxBatchingWindow 0: a message reaches the worker at once, so drain-');
-    console.log('   right-away is the design; `npm start`\'s poller, queue.start(250), would add up to 250 ms of its own waiting).');
+    console.log('2. Added latency, event to delivery: one owned secret created at a time; stream and queue drained the moment the API');
+    console.log('   call returns (the deployed mappings have maxBatchingWindow 0, so drain-right-away is the design; in AWS the stream');
+    console.log('   adds its own propagation, typically well under a second; `npm start`\'s pollers, every 250 ms, add their wait).');
     console.log('');
     const latencyRows: Array<[string, (sample: LatencySample) => number, string]> = [
       ['API call returned -> POST arrived', (s) => s.total, 'the headline: what the service adds after the event'],
-      ['  pickup', (s) => s.pickup, 'drain() handing the relay message over (in AWS: SQS receive + invoke)'],
-      ['  relay', (s) => s.relay, 'Get secret, Query endpoints, Put delivery, queue deliver message'],
-      ['  relay tail', (s) => s.relayTail, 'markRelayed: the deliver message waits for its batch (local queue only)'],
-      ['  hop to deliver batch', (s) => s.hop, 'next drain batch (in AWS: a second SQS hop)'],
-      ['  attempt before POST', (s) => s.beforePost, 'Get endpoint + Get delivery, claim Update, open secret, sign, resolve'],
+      ['  stream read', (s) => s.pickup, 'DescribeStream/GetRecords on DynamoDB Local, filter, invoke (in AWS: the mapping)'],
+      ['  relay', (s) => s.relay, 'Query endpoints, Put delivery, queue deliver message'],
+      ['  relay tail', (s) => s.relayTail, 'the relay invocation ending (metrics flush)'],
+      ['  hop to worker', (s) => s.hop, 'queue drain handing the message over (in AWS: an SQS hop)'],
+      ['  attempt before POST', (s) => s.beforePost, 'Get endpoint beside the claim Update, open secret, sign, resolve'],
       ['  POST', (s) => s.post, 'postWebhook to the receiver seeing the request (new connection)'],
       ['direct postWebhook (same loop)', (s) => s.direct, 'baseline: the POST alone'],
       ['raw GetItem (same loop)', (s) => s.rawGet, 'one table round trip, for scale (not metered, own client)'],
-      ['API call itself (owned create)', (s) => s.apiMs, 'POST /v1/secrets, outbox notice queued before it returns'],
-      ['API call started -> POST arrived', (s) => s.fromCall, 'create + relay + attempt'],
+      ['API call itself (owned create)', (s) => s.apiMs, 'POST /v1/secrets; the event goes with the write, nothing queued'],
+      ['API call started -> POST arrived', (s) => s.fromCall, 'create + stream + relay + attempt'],
       ['POST arrived -> worker done', (s) => s.after, 'response, recordAttempt, recordSuccess: worker time, off the latency path'],
     ];
     const directP50 = percentile(sortedOf(samples.map((s) => s.direct)), 50);
@@ -575,24 +588,23 @@ async function main(): Promise<void> {
     printTable(
       ['per', 'n', 'requests', 'RCU', 'WCU', 'commands', 'note'],
       [
-        costRow('relayed event (1 event, 1 endpoint)', samples.map((s) => s.relayCost), 'latency loop, one relay message each'),
+        costRow('relayed event (1 event, 1 endpoint)', samples.map((s) => s.relayCost), 'latency loop, one stream record each'),
         costRow('delivery attempt (delivered)', samples.map((s) => s.deliverCost), 'latency loop, one deliver message each'),
-        costRow('relayed event, throughput runs', [perItem(eventRelayCost, relayedInRun)], `secret events runs, ${relayedInRun} relays`),
+        costRow('relayed event, throughput runs', [perItem(eventRelayCost, relayedInRun)], `secret events runs, ${relayedInRun} records`),
         costRow('delivery attempt, throughput runs', [perItem(deliverCost, attemptsInRun)], `both worker paths, ${attemptsInRun} attempts`),
-        costRow('API: owned create (context)', samples.map((s) => s.apiCost), 'secret store only; + 1 rate-counter Update each'),
+        costRow('API: owned create (context)', samples.map((s) => s.apiCost), 'secret store only (the rate counter apart)'),
         costRow('API: test delivery (context)', apiTests.map((cost) => perItem(cost, N)), 'POST /v1/webhooks/{id}/test, per call'),
-        costRow(`relayed event, ${BIG_ENVELOPE} B envelope`, relayCosts.bigOwned.costs, 'owner with the endpoint: Get and markRelayed are item-sized'),
-        costRow('relayed event, owner w/o endpoints', relayCosts.smallLoner.costs, 'notice sent, relay runs, delivers nothing'),
+        costRow(`relayed event, ${BIG_ENVELOPE} B envelope`, relayCosts.bigOwned.costs, 'owner with the endpoint: the item comes with the record'),
+        costRow('relayed event, owner w/o endpoints', relayCosts.smallLoner.costs, 'relay runs, delivers nothing'),
         costRow(`  same, ${BIG_ENVELOPE} B envelope`, relayCosts.bigLoner.costs, ''),
-        costRow('relayed event, anonymous (sweep)', [relayCosts.smallAnonymous.relayCost], `no notice; the sweep queued ${relayCosts.smallAnonymous.queued} relays for ${RELAY_N} secrets a minute later`),
-        costRow(`  same, ${BIG_ENVELOPE} B envelope`, [relayCosts.bigAnonymous.relayCost], `the sweep queued ${relayCosts.bigAnonymous.queued} relays for ${RELAY_N} secrets`),
-        costRow('  the sweep run itself', [relayCosts.smallAnonymous.sweepCost, relayCosts.bigAnonymous.sweepCost], 'sweep-webhooks: one gsi3 and one gsi2 Query per shard'),
+        costRow('anonymous secret, created + claimed', [perItem(relayCosts.smallAnonymous.cost, RELAY_N)], `relay invoked ${relayCosts.smallAnonymous.invocations} times for ${RELAY_N} secrets`),
+        costRow(`  same, ${BIG_ENVELOPE} B envelope`, [perItem(relayCosts.bigAnonymous.cost, RELAY_N)], `relay invoked ${relayCosts.bigAnonymous.invocations} times`),
       ],
       new Set([1, 2, 3, 4]),
     );
     console.log(
-      `worker messages over the throughput runs: ${relayedInRun} relay, ${attemptsInRun} deliver; ` +
-        `DynamoDB calls in mixed batches: ${mixedBatches}; refused calls (conditional checks): ${Object.values(tallies).reduce((sum, t) => sum + t.failures, 0)}; ` +
+      `over the throughput runs: ${relayedInRun} stream records relayed, ${attemptsInRun} deliver messages; ` +
+        `refused calls (conditional checks): ${Object.values(tallies).reduce((sum, t) => sum + t.failures, 0)}; ` +
         `retries: ${Object.values(tallies).reduce((sum, t) => sum + t.attempts - t.requests, 0)}; ` +
         `relay of a ${BIG_ENVELOPE} B secret: p50 ${fmtMs(percentile(sortedOf(relayCosts.bigOwned.ms), 50))} ms ` +
         `(64 B: ${fmtMs(percentile(sortedOf(samples.map((sample) => sample.relay + sample.relayTail)), 50))} ms)`,
@@ -600,22 +612,18 @@ async function main(): Promise<void> {
 
     console.log('');
     console.log('Legend');
-    console.log('  time s               direct: wall time of the POSTs; worker paths: wall time of runtime.queue.drain() over the queued');
-    console.log('                       messages, the worker\'s bookkeeping after each POST included. Queueing the N items (API calls)');
-    console.log('                       happens before the clock starts. Summed over the rounds; deliveries/s = deliveries / time.');
+    console.log('  time s               direct: wall time of the POSTs; test deliveries: runtime.queue.drain(); secret events:');
+    console.log('                       runtime.drainWork() (stream read, relay, then the queue), the worker\'s bookkeeping after each');
+    console.log('                       POST included. Making the N items (API calls) happens before the clock starts.');
     console.log('  vs direct            deliveries/s over the direct baseline\'s POSTs/s, over all rounds and per round.');
     console.log('  concurrency          locally one batch of 10 at a time; deployed, the event source runs up to maxConcurrency 10');
     console.log('                       invocations of 10, so AWS throughput is bounded by DynamoDB and receivers, not by this.');
-    console.log('  latency segments     marks from the runtime\'s own consumer (batch start/end), the deliver message being queued,');
-    console.log('                       the transport\'s post() being called, and the receiver seeing the request; nearest-rank p50/p95.');
-    console.log('  relay tail / hop     local-queue artefacts: drain() waits for the relay\'s whole batch before taking the deliver');
-    console.log('                       message; in AWS another poller can take it while the relay still runs markRelayed.');
-    console.log('  DynamoDB             counted on the runtime\'s client, told apart by the worker batch they run in; RCU follow item');
-    console.log('                       size (strongly consistent reads: 1 RCU per 4 KB), so the big-envelope row shows the relay\'s');
-    console.log('                       Get of the whole secret item, envelope included (and writes follow it: 1 WCU per 1 KB).');
-    console.log('  anonymous (sweep)    anonymous secrets send no notice, and their index entries go to idle partitions the sweep');
-    console.log('                       does not read (only owned secrets carry outbox_pk): after the clock is moved 61 s, the');
-    console.log('                       schedule\'s sweep-webhooks should queue no relay for them. The run ends there.');
+    console.log('  latency segments     marks from the consumers (invocation start/end), the deliver message being queued, the');
+    console.log('                       transport\'s post() being called, and the receiver seeing the request; nearest-rank p50/p95.');
+    console.log('  DynamoDB             counted on the runtime\'s client, told apart by the invocation they run in; RCU follow item');
+    console.log('                       size (strongly consistent reads: 1 RCU per 4 KB), WCU 1 per 1 KB written. The relay reads no');
+    console.log('                       secret: the stream record carries it, so a big envelope costs it nothing.');
+    console.log('  anonymous            their writes never pass the stream filter (no owner): the relay is not invoked.');
     console.log('  Caveat               DynamoDB Local (Java), the API, the worker and the receiver share this machine\'s CPUs: absolute');
     console.log('                       figures move with load; request counts and the ratios to the same-run baseline carry over better.');
     console.log('                       In AWS the attempt also opens the signing secret with KMS (once per endpoint per instance,');
