@@ -8,6 +8,10 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
+    // The contract test: every API response checked against the OpenAPI document, and every
+    // status the document lists answered by some suite (test/support/contract*.ts).
+    setupFiles: ['test/support/contract.ts'],
+    globalSetup: ['test/support/contractCoverage.ts'],
     hookTimeout: 120_000,
   },
 });

@@ -6,7 +6,7 @@
  *   BENCH_REPS=15                     (fresh-process imports per bundle, at least 7)
  *   BENCH_KEEP=1                      (keep the bundles in the temp dir instead of deleting them)
  *
- * Every function (each group of `shared/routes.ts`, plus the `schedule` and `deliveries`
+ * Every function (each group of `shared/routes.ts`, plus the `schedule`, `relay` and `deliveries`
  * workers) and a generated baseline handler are bundled with esbuild's JS API using the
  * options `lib/lambda.ts` gives CDK's NodejsFunction (its exported `lambdaBundling`, turned
  * into esbuild's options by `esbuildOptionsOf` below), into a directory under os.tmpdir().
@@ -184,8 +184,8 @@ function bytesByPackage(bundle: Bundle): Map<string, number> {
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
-  // Every function of the stack (lib/stack.ts FunctionName): the API groups and the two workers.
-  const names = [...groups, 'schedule', 'deliveries', BASELINE];
+  // Every function of the stack (lib/stack.ts FunctionName): the API groups and the three workers.
+  const names = [...groups, 'schedule', 'relay', 'deliveries', BASELINE];
   const outDir = mkdtempSync(path.join(tmpdir(), 'hushlink-bundles-'));
   console.log(
     `hushlink bench:bundles  esbuild ${esbuild.version}  node ${process.version} (Lambda runs node22)  ` +

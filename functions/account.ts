@@ -5,6 +5,7 @@ import type { SignInPorts } from '../shared/domain/accounts/signIn.ts';
 import { AccessTokens } from '../shared/domain/accounts/tokens.ts';
 import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
 import type { ProductEventStore, UsageReportStore } from '../shared/domain/usage/ports.ts';
+import { accountApi } from '../shared/api/account.ts';
 import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { secretLimits } from '../shared/limits.ts';
@@ -51,7 +52,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>):
 /** The account group (interface §4.4): sign-in and sessions, API keys, usage, flags, regions. */
 export const operations: Operations<'account', AccountDeps> = { ...sessionOperations, ...productOperations };
 
-export const createHandler = (deps: AccountDeps) => groupHandler('account', operations, deps);
+export const createHandler = (deps: AccountDeps) => groupHandler('account', operations, accountApi, deps);
 // Sign-in codes go out through SES.
 export const handler = lambdaEntry((platform) =>
   createHandler(compose(platform, { mailer: new SesMailer(new SESClient({ region: platform.config.REGION }), platform.config.MAIL_FROM) })),

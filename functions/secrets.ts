@@ -1,4 +1,5 @@
 import { lambdaEntry, type Platform } from '../shared/platform.ts';
+import { toIso } from '../shared/clock.ts';
 import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
 import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
 import { secretLimits } from '../shared/limits.ts';
@@ -8,20 +9,13 @@ import { claimSecret } from '../shared/domain/secrets/claim.ts';
 import { createSecret } from '../shared/domain/secrets/create.ts';
 import type { Secret } from '../shared/domain/secrets/model.ts';
 import { readSecret, revokeSecret } from '../shared/domain/secrets/read.ts';
-import { createSecretRequest } from '../shared/domain/secrets/rules.ts';
-import * as z from 'zod/mini';
+import { secretsApi } from '../shared/api/secrets.ts';
 import { requireUser } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
-import { optionalJsonObject, parseJsonBody, parseQuery } from '../shared/http/request.ts';
 import { listOwnedSecrets } from '../shared/domain/secrets/owner.ts';
-import { recordRevealFeedback, reportRequest, reportSecret, revealFeedbackRequest } from '../shared/domain/secrets/reports.ts';
+import { recordRevealFeedback, reportSecret } from '../shared/domain/secrets/reports.ts';
 
-const listQuery = z.strictObject({
-  limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 25),
-  cursor: z.optional(z.string().check(z.maxLength(2048))),
-});
-
-const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+const iso = (ms: number | undefined) => (ms === undefined ? null : toIso(ms));
 
 /** Metadata only: never the envelope. */
 const metadata = (secret: Secret) => ({
@@ -33,8 +27,8 @@ const metadata = (secret: Secret) => ({
   salt: secret.salt,
   max_views: secret.maxViews,
   views_left: secret.viewsLeft,
-  created_at: iso(secret.createdAt),
-  expires_at: iso(secret.expiresAt),
+  created_at: toIso(secret.createdAt),
+  expires_at: toIso(secret.expiresAt),
   not_before: iso(secret.notBefore),
   ended_at: iso(secret.endedAt),
   requires_proof: secret.claimVerifier !== undefined,
@@ -45,16 +39,15 @@ const metadata = (secret: Secret) => ({
 
 export const operations: Operations<'secrets', SecretsDeps> = {
   async createSecret(request, deps) {
-    const body = parseJsonBody(request, createSecretRequest);
-    const { secret, deleteToken } = await createSecret(body, request.principal?.userId ?? null, deps);
+    const { secret, deleteToken } = await createSecret(request.body, request.principal?.userId ?? null, deps);
     return {
       status: 201,
       body: {
         id: secret.id,
         url_base: `${deps.config.WEB_ORIGIN}/s/${secret.id}`,
         delete_token: deleteToken,
-        created_at: iso(secret.createdAt),
-        expires_at: iso(secret.expiresAt),
+        created_at: toIso(secret.createdAt),
+        expires_at: toIso(secret.expiresAt),
         not_before: iso(secret.notBefore),
         max_views: secret.maxViews,
         views_left: secret.viewsLeft,
@@ -69,31 +62,28 @@ export const operations: Operations<'secrets', SecretsDeps> = {
 
   async revokeSecret(request, deps) {
     await revokeSecret(request.params.id!, request.headers['x-delete-token'] ?? null, request.principal?.userId ?? null, deps);
-    return { status: 204 };
+    return { status: 204, body: undefined };
   },
 
   async listSecrets(request, deps) {
-    const { limit, cursor } = parseQuery(request, listQuery);
+    const { limit, cursor } = request.query;
     const page = await listOwnedSecrets(requireUser(request.principal).userId, limit, cursor ?? null, deps);
     return { status: 200, body: { items: page.items.map(metadata), next_cursor: page.nextCursor } };
   },
 
   async reportSecret(request, deps) {
-    const body = parseJsonBody(request, reportRequest);
-    await reportSecret(body.secret_id, body.reason, request.sourceIp, deps);
+    await reportSecret(request.body.secret_id, request.body.reason, request.sourceIp, deps);
     return { status: 202, body: { accepted: true } };
   },
 
   async recordRevealFeedback(request, deps) {
-    const body = parseJsonBody(request, revealFeedbackRequest);
-    await recordRevealFeedback(body.rating, deps);
+    await recordRevealFeedback(request.body.rating, deps);
     return { status: 202, body: { accepted: true } };
   },
 
   async claimSecret(request, deps) {
-    // The claim answers no 400: a proof that is not a string is simply not a proof.
-    const { claim_token: token } = optionalJsonObject(request);
-    const { secret, envelope } = await claimSecret(request.params.id!, typeof token === 'string' ? token : null, deps);
+    // The claim answers no 400: a proof that is not a string is simply not a proof (ClaimRequest).
+    const { secret, envelope } = await claimSecret(request.params.id!, request.body.claim_token ?? null, deps);
     return {
       status: 200,
       body: {
@@ -103,7 +93,7 @@ export const operations: Operations<'secrets', SecretsDeps> = {
         salt: secret.salt,
         size_bytes: secret.sizeBytes,
         views_left: secret.viewsLeft,
-        expires_at: iso(secret.expiresAt),
+        expires_at: toIso(secret.expiresAt),
       },
     };
   },
@@ -121,6 +111,6 @@ export function compose(platform: Platform): SecretsDeps {
   };
 }
 
-export const createHandler = (deps: SecretsDeps) => groupHandler('secrets', operations, deps);
+export const createHandler = (deps: SecretsDeps) => groupHandler('secrets', operations, secretsApi, deps);
 // Its events reach webhooks through the table's stream (functions/relay.ts): no queue here.
 export const handler = lambdaEntry((platform) => createHandler(compose(platform)));

@@ -1,4 +1,3 @@
-import * as z from 'zod/mini';
 import { kmsSealer } from '../shared/adapters/kms.ts';
 import { sqsQueue } from '../shared/adapters/sqs.ts';
 import {
@@ -7,23 +6,16 @@ import {
   listEndpoints,
   queueTestDelivery,
   registerEndpoint,
-  registerWebhookRequest,
 } from '../shared/domain/webhooks/endpoints.ts';
+import { webhooksApi } from '../shared/api/webhooks.ts';
 import type { WebhookPorts } from '../shared/domain/webhooks/ports.ts';
 import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
 import { requireUser } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
-import { parseJsonBody, parseQuery } from '../shared/http/request.ts';
 import { webhookLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
 import { systemTransport } from '../shared/webhooks/transport.ts';
-
-const { default: pageDefault, max: pageMax } = webhookLimits.deliveriesPageSize;
-const deliveriesQuery = z.strictObject({
-  limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(pageMax)), pageDefault),
-  cursor: z.optional(z.string().check(z.maxLength(2048))),
-});
 
 /**
  * The webhooks group's wiring: endpoints and their log, the sealer for signing secrets, the
@@ -50,20 +42,19 @@ export const operations: Operations<'webhooks', WebhooksDeps> = {
   },
 
   async registerWebhook(request, deps) {
-    const body = parseJsonBody(request, registerWebhookRequest);
-    return { status: 201, body: await registerEndpoint(requireUser(request.principal).userId, body, deps) };
+    return { status: 201, body: await registerEndpoint(requireUser(request.principal).userId, request.body, deps) };
   },
 
   async deleteWebhook(request, deps) {
     const { userId } = requireUser(request.principal);
     await deleteEndpoint(userId, request.params.id ?? '', deps);
-    return { status: 200, body: { id: request.params.id, deleted: true } };
+    return { status: 200, body: { id: request.params.id!, deleted: true } };
   },
 
   async listWebhookDeliveries(request, deps) {
-    const query = parseQuery(request, deliveriesQuery);
+    const { limit, cursor } = request.query;
     const { userId } = requireUser(request.principal);
-    return { status: 200, body: await listDeliveries(userId, request.params.id ?? '', query.limit, query.cursor ?? null, deps) };
+    return { status: 200, body: await listDeliveries(userId, request.params.id ?? '', limit, cursor ?? null, deps) };
   },
 
   async testWebhook(request, deps) {
@@ -72,7 +63,7 @@ export const operations: Operations<'webhooks', WebhooksDeps> = {
   },
 };
 
-export const createHandler = (deps: WebhooksDeps) => groupHandler('webhooks', operations, deps);
+export const createHandler = (deps: WebhooksDeps) => groupHandler('webhooks', operations, webhooksApi, deps);
 // Registration seals each endpoint's signing secret with KMS; only this function and the
 // delivery worker can use the key.
 export const handler = lambdaEntry((platform) =>

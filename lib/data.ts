@@ -119,6 +119,7 @@ export class Data extends Construct {
    * actions DynamoDB performs on the caller's behalf (only through DynamoDB).
    */
   grantTableAccess(grantee: iam.IGrantable, access: TableAccess): void {
+    if (access.items.length === 0 && access.query.length === 0) return;
     const { tableArn } = this.table;
     if (access.items.length > 0) {
       grantee.grantPrincipal.addToPrincipalPolicy(

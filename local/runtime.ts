@@ -8,6 +8,7 @@ import * as accountFunction from '../functions/account.ts';
 import * as scheduleFunction from '../functions/schedule.ts';
 import * as deliveriesFunction from '../functions/deliveries.ts';
 import * as relayFunction from '../functions/relay.ts';
+import * as openapiFunction from '../functions/openapi.ts';
 import * as secretsFunction from '../functions/secrets.ts';
 import * as webhooksFunction from '../functions/webhooks.ts';
 import { AdjustableClock } from '../shared/clock.ts';
@@ -41,6 +42,7 @@ export interface LocalFunctions {
   secrets: secretsFunction.SecretsDeps;
   account: accountFunction.AccountDeps;
   webhooks: webhooksFunction.WebhooksDeps;
+  openapi: openapiFunction.OpenApiDeps;
   deliveries: deliveriesFunction.DeliveriesDeps;
   relay: relayFunction.RelayDeps;
   schedule: scheduleFunction.ScheduleDeps;
@@ -52,6 +54,7 @@ function composeFunctions(platform: Platform, adapters: Adapters): LocalFunction
     secrets: secretsFunction.compose(platform),
     account: accountFunction.compose(platform, adapters),
     webhooks: webhooksFunction.compose(platform, adapters),
+    openapi: openapiFunction.compose(platform),
     deliveries: deliveriesFunction.compose(platform, adapters),
     relay: relayFunction.compose(platform, adapters),
     schedule: scheduleFunction.compose(platform, adapters),
@@ -203,6 +206,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       secrets: secretsFunction.createHandler(functions.secrets),
       account: accountFunction.createHandler(functions.account),
       webhooks: webhooksFunction.createHandler(functions.webhooks),
+      openapi: openapiFunction.createHandler(functions.openapi),
     };
     listener = gatewayListener({
       handlers,

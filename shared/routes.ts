@@ -1,12 +1,15 @@
+import type { SchemaName } from './api/index.ts';
+
 /**
  * THE route table. `lib/` turns every row into an API Gateway route integrated with its
- * group's Lambda; `local/` serves the same rows. A route exists here and nowhere else.
+ * group's Lambda; `local/` serves the same rows; the OpenAPI document (`GET /v1/openapi.json`)
+ * is made from them. A route exists here and nowhere else.
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One Lambda per group; the entry is `functions/<group>.ts`. */
-export const groups = ['secrets', 'account', 'webhooks'] as const;
+export const groups = ['secrets', 'account', 'webhooks', 'openapi'] as const;
 export type Group = (typeof groups)[number];
 
 /**
@@ -36,6 +39,9 @@ export type RateClass =
   | 'feedback'
   | 'cli_install';
 
+/** Error statuses a route may answer (problem+json); success statuses are the `reply`'s. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 421 | 423 | 425 | 429;
+
 export interface Route {
   readonly method: HttpMethod;
   readonly path: string;
@@ -45,43 +51,98 @@ export interface Route {
   readonly credential: Credential;
   readonly scope: Scope | null;
   readonly rate: RateClass | null;
+  /**
+   * Named schemas (`shared/api/<group>.ts`) the JSON body and the query string are parsed with
+   * before the operation runs; null when the route takes none.
+   */
+  readonly body: SchemaName | null;
+  readonly query: SchemaName | null;
+  /** The success answer: its status and the named schema of its JSON body (null: no body). */
+  readonly reply: { readonly status: 200 | 201 | 202 | 204; readonly body: SchemaName | null };
+  /**
+   * Every error status the route answers: the interface's list, plus what its input (400) and
+   * credential (401/403) add where the interface leaves them out. The contract test fails on a
+   * status not listed here, and on a listed one no suite answered.
+   */
+  readonly errors: readonly ErrorStatus[];
+  /** Request headers the operation reads besides `authorization`, for the document. */
+  readonly headers?: readonly { readonly name: string; readonly description: string }[];
+  /** Routes the interface does not list (DESIGN.md §7). */
+  readonly beyondInterface?: true;
 }
+
+const none = null;
 
 export const routes = [
   // 4.1 Secrets
-  { method: 'POST', path: '/v1/secrets', group: 'secrets', operation: 'createSecret', credential: 'optional', scope: 'secrets:write', rate: 'secret_create' },
-  { method: 'GET', path: '/v1/secrets', group: 'secrets', operation: 'listSecrets', credential: 'user', scope: 'secrets:read', rate: null },
-  { method: 'GET', path: '/v1/secrets/{id}', group: 'secrets', operation: 'readSecret', credential: 'public', scope: null, rate: null },
-  { method: 'DELETE', path: '/v1/secrets/{id}', group: 'secrets', operation: 'revokeSecret', credential: 'optional', scope: 'secrets:write', rate: null },
-  { method: 'POST', path: '/v1/secrets/{id}/claim', group: 'secrets', operation: 'claimSecret', credential: 'public', scope: null, rate: 'secret_claim' },
-  { method: 'POST', path: '/v1/reports', group: 'secrets', operation: 'reportSecret', credential: 'public', scope: null, rate: 'report' },
-  { method: 'POST', path: '/v1/feedback/reveal', group: 'secrets', operation: 'recordRevealFeedback', credential: 'public', scope: null, rate: 'feedback' },
+  { method: 'POST', path: '/v1/secrets', group: 'secrets', operation: 'createSecret', credential: 'optional', scope: 'secrets:write', rate: 'secret_create',
+    body: 'CreateSecretRequest', query: none, reply: { status: 201, body: 'SecretCreated' }, errors: [400, 403, 429] },
+  { method: 'GET', path: '/v1/secrets', group: 'secrets', operation: 'listSecrets', credential: 'user', scope: 'secrets:read', rate: null,
+    body: none, query: 'SecretListQuery', reply: { status: 200, body: 'SecretList' }, errors: [400, 401, 403] },
+  { method: 'GET', path: '/v1/secrets/{id}', group: 'secrets', operation: 'readSecret', credential: 'public', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'SecretMetadata' }, errors: [404] },
+  { method: 'DELETE', path: '/v1/secrets/{id}', group: 'secrets', operation: 'revokeSecret', credential: 'optional', scope: 'secrets:write', rate: null,
+    body: none, query: none, reply: { status: 204, body: none }, errors: [403, 404],
+    headers: [{ name: 'x-delete-token', description: 'The delete token the secret was created with (or send its owner’s credential).' }] },
+  { method: 'POST', path: '/v1/secrets/{id}/claim', group: 'secrets', operation: 'claimSecret', credential: 'public', scope: null, rate: 'secret_claim',
+    body: 'ClaimRequest', query: none, reply: { status: 200, body: 'ClaimedSecret' }, errors: [403, 404, 410, 423, 425, 429] },
+  { method: 'POST', path: '/v1/reports', group: 'secrets', operation: 'reportSecret', credential: 'public', scope: null, rate: 'report',
+    body: 'ReportRequest', query: none, reply: { status: 202, body: 'Accepted' }, errors: [400, 429] },
+  { method: 'POST', path: '/v1/feedback/reveal', group: 'secrets', operation: 'recordRevealFeedback', credential: 'public', scope: null, rate: 'feedback',
+    body: 'RevealFeedbackRequest', query: none, reply: { status: 202, body: 'Accepted' }, errors: [400, 429] },
   // 4.4 Account, sessions, keys
-  { method: 'POST', path: '/v1/auth/otp/start', group: 'account', operation: 'startSignIn', credential: 'public', scope: null, rate: 'otp_start' },
-  { method: 'POST', path: '/v1/auth/otp/resend', group: 'account', operation: 'resendSignInCode', credential: 'public', scope: null, rate: 'otp_start' },
-  { method: 'POST', path: '/v1/auth/otp/verify', group: 'account', operation: 'verifySignInCode', credential: 'public', scope: null, rate: 'otp_verify' },
-  { method: 'POST', path: '/v1/auth/refresh', group: 'account', operation: 'refreshSession', credential: 'public', scope: null, rate: null },
-  { method: 'GET', path: '/v1/auth/jwks', group: 'account', operation: 'publishSigningKeys', credential: 'public', scope: null, rate: null },
-  { method: 'GET', path: '/v1/auth/sessions', group: 'account', operation: 'listSessions', credential: 'session', scope: null, rate: null },
-  { method: 'POST', path: '/v1/auth/logout', group: 'account', operation: 'logout', credential: 'public', scope: null, rate: null },
-  { method: 'POST', path: '/v1/auth/logout-all', group: 'account', operation: 'logoutEverywhere', credential: 'session', scope: null, rate: null },
-  { method: 'POST', path: '/v1/auth/tos', group: 'account', operation: 'acceptTerms', credential: 'session', scope: null, rate: null },
-  { method: 'POST', path: '/v1/auth/adopt-secrets', group: 'account', operation: 'adoptSecrets', credential: 'session', scope: null, rate: 'adopt' },
-  { method: 'GET', path: '/v1/api-keys', group: 'account', operation: 'listApiKeys', credential: 'session', scope: null, rate: null },
-  { method: 'POST', path: '/v1/api-keys', group: 'account', operation: 'createApiKey', credential: 'session', scope: null, rate: null },
-  { method: 'DELETE', path: '/v1/api-keys/{id}', group: 'account', operation: 'revokeApiKey', credential: 'session', scope: null, rate: null },
-  { method: 'GET', path: '/v1/usage', group: 'account', operation: 'readUsage', credential: 'user', scope: null, rate: null },
-  { method: 'GET', path: '/v1/usage/history', group: 'account', operation: 'readUsageHistory', credential: 'user', scope: null, rate: null },
-  { method: 'POST', path: '/v1/events', group: 'account', operation: 'recordProductEvent', credential: 'session', scope: null, rate: null },
-  { method: 'GET', path: '/v1/flags', group: 'account', operation: 'readFlags', credential: 'optional', scope: null, rate: null },
-  { method: 'GET', path: '/v1/regions', group: 'account', operation: 'listRegions', credential: 'public', scope: null, rate: null },
-  { method: 'POST', path: '/v1/cli/install', group: 'account', operation: 'countCliInstall', credential: 'public', scope: null, rate: 'cli_install' },
-
-  { method: 'GET', path: '/v1/webhooks', group: 'webhooks', operation: 'listWebhooks', credential: 'session', scope: null, rate: null },
-  { method: 'POST', path: '/v1/webhooks', group: 'webhooks', operation: 'registerWebhook', credential: 'session', scope: null, rate: null },
-  { method: 'DELETE', path: '/v1/webhooks/{id}', group: 'webhooks', operation: 'deleteWebhook', credential: 'session', scope: null, rate: null },
-  { method: 'GET', path: '/v1/webhooks/{id}/deliveries', group: 'webhooks', operation: 'listWebhookDeliveries', credential: 'session', scope: null, rate: null },
-  { method: 'POST', path: '/v1/webhooks/{id}/test', group: 'webhooks', operation: 'testWebhook', credential: 'key', scope: null, rate: null },
+  { method: 'POST', path: '/v1/auth/otp/start', group: 'account', operation: 'startSignIn', credential: 'public', scope: null, rate: 'otp_start',
+    body: 'EmailRequest', query: none, reply: { status: 200, body: 'CodeSent' }, errors: [400, 429] },
+  { method: 'POST', path: '/v1/auth/otp/resend', group: 'account', operation: 'resendSignInCode', credential: 'public', scope: null, rate: 'otp_start',
+    body: 'EmailRequest', query: none, reply: { status: 200, body: 'CodeSent' }, errors: [400, 429] },
+  { method: 'POST', path: '/v1/auth/otp/verify', group: 'account', operation: 'verifySignInCode', credential: 'public', scope: null, rate: 'otp_verify',
+    body: 'VerifyCodeRequest', query: none, reply: { status: 200, body: 'IssuedTokens' }, errors: [400, 401, 403, 429] },
+  { method: 'POST', path: '/v1/auth/refresh', group: 'account', operation: 'refreshSession', credential: 'public', scope: null, rate: null,
+    body: 'RefreshRequest', query: none, reply: { status: 200, body: 'IssuedTokens' }, errors: [400, 401] },
+  { method: 'GET', path: '/v1/auth/jwks', group: 'account', operation: 'publishSigningKeys', credential: 'public', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'Jwks' }, errors: [] },
+  { method: 'GET', path: '/v1/auth/sessions', group: 'account', operation: 'listSessions', credential: 'session', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'SessionList' }, errors: [401, 403] },
+  { method: 'POST', path: '/v1/auth/logout', group: 'account', operation: 'logout', credential: 'public', scope: null, rate: null,
+    body: 'LogoutRequest', query: none, reply: { status: 200, body: 'SignedOut' }, errors: [] },
+  { method: 'POST', path: '/v1/auth/logout-all', group: 'account', operation: 'logoutEverywhere', credential: 'session', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'SignedOutEverywhere' }, errors: [401, 403] },
+  { method: 'POST', path: '/v1/auth/tos', group: 'account', operation: 'acceptTerms', credential: 'session', scope: null, rate: null,
+    body: 'TermsRequest', query: none, reply: { status: 200, body: 'TermsAccepted' }, errors: [400, 401, 403] },
+  { method: 'POST', path: '/v1/auth/adopt-secrets', group: 'account', operation: 'adoptSecrets', credential: 'session', scope: null, rate: 'adopt',
+    body: 'AdoptSecretsRequest', query: none, reply: { status: 200, body: 'AdoptionResult' }, errors: [400, 401, 403, 429] },
+  { method: 'GET', path: '/v1/api-keys', group: 'account', operation: 'listApiKeys', credential: 'session', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'ApiKeyList' }, errors: [401, 403] },
+  { method: 'POST', path: '/v1/api-keys', group: 'account', operation: 'createApiKey', credential: 'session', scope: null, rate: null,
+    body: 'CreateApiKeyRequest', query: none, reply: { status: 201, body: 'CreatedApiKey' }, errors: [400, 401, 403] },
+  { method: 'DELETE', path: '/v1/api-keys/{id}', group: 'account', operation: 'revokeApiKey', credential: 'session', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'ApiKeyRevoked' }, errors: [401, 403, 404] },
+  { method: 'GET', path: '/v1/usage', group: 'account', operation: 'readUsage', credential: 'user', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'Usage' }, errors: [401] },
+  { method: 'GET', path: '/v1/usage/history', group: 'account', operation: 'readUsageHistory', credential: 'user', scope: null, rate: null,
+    body: none, query: 'UsageHistoryQuery', reply: { status: 200, body: 'UsageHistory' }, errors: [400, 401] },
+  { method: 'POST', path: '/v1/events', group: 'account', operation: 'recordProductEvent', credential: 'session', scope: null, rate: null,
+    body: 'ProductEventRequest', query: none, reply: { status: 202, body: 'Accepted' }, errors: [400, 401, 403] },
+  { method: 'GET', path: '/v1/flags', group: 'account', operation: 'readFlags', credential: 'optional', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'Flags' }, errors: [403] },
+  { method: 'GET', path: '/v1/regions', group: 'account', operation: 'listRegions', credential: 'public', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'Regions' }, errors: [] },
+  { method: 'POST', path: '/v1/cli/install', group: 'account', operation: 'countCliInstall', credential: 'public', scope: null, rate: 'cli_install',
+    body: 'CliInstallRequest', query: none, reply: { status: 202, body: 'Accepted' }, errors: [400, 429] },
+  // 4.5 Webhooks
+  { method: 'GET', path: '/v1/webhooks', group: 'webhooks', operation: 'listWebhooks', credential: 'session', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'WebhookList' }, errors: [401, 403] },
+  { method: 'POST', path: '/v1/webhooks', group: 'webhooks', operation: 'registerWebhook', credential: 'session', scope: null, rate: null,
+    body: 'RegisterWebhookRequest', query: none, reply: { status: 201, body: 'RegisteredWebhook' }, errors: [400, 401, 403] },
+  { method: 'DELETE', path: '/v1/webhooks/{id}', group: 'webhooks', operation: 'deleteWebhook', credential: 'session', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'WebhookDeleted' }, errors: [401, 403, 404] },
+  { method: 'GET', path: '/v1/webhooks/{id}/deliveries', group: 'webhooks', operation: 'listWebhookDeliveries', credential: 'session', scope: null, rate: null,
+    body: none, query: 'DeliveryLogQuery', reply: { status: 200, body: 'DeliveryLog' }, errors: [400, 401, 403, 404] },
+  { method: 'POST', path: '/v1/webhooks/{id}/test', group: 'webhooks', operation: 'testWebhook', credential: 'key', scope: null, rate: null,
+    body: none, query: none, reply: { status: 202, body: 'TestDeliveryQueued' }, errors: [401, 404] },
+  // Beyond the interface (DESIGN.md §7)
+  { method: 'GET', path: '/v1/openapi.json', group: 'openapi', operation: 'publishOpenApi', credential: 'public', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'OpenApiDocument' }, errors: [], beyondInterface: true },
 ] as const satisfies readonly Route[];
 
 export type RouteRow = (typeof routes)[number];

@@ -1,11 +1,10 @@
 import { requireSession, requireUser } from '../../shared/http/auth.ts';
-import type { Operation } from '../../shared/http/group.ts';
+import type { Operations } from '../../shared/http/group.ts';
 import type { AccountDeps } from '../account.ts';
-import { parseJsonBody, parseQuery } from '../../shared/http/request.ts';
 import type { OperationOf } from '../../shared/routes.ts';
-import { recordProductEvent, productEventRequest } from '../../shared/domain/usage/events.ts';
-import { cliInstallRequest, countCliInstall } from '../../shared/domain/usage/installs.ts';
-import { readFlags, readUsage, readUsageHistory, usageHistoryQuery } from '../../shared/domain/usage/read.ts';
+import { recordProductEvent } from '../../shared/domain/usage/events.ts';
+import { countCliInstall } from '../../shared/domain/usage/installs.ts';
+import { readFlags, readUsage, readUsageHistory } from '../../shared/domain/usage/read.ts';
 
 type ProductOperation = Extract<
   OperationOf<'account'>,
@@ -13,7 +12,7 @@ type ProductOperation = Extract<
 >;
 
 /** Usage, product events, flags, regions and CLI installs (interface §4.4). */
-export const productOperations: Record<ProductOperation, Operation<AccountDeps>> = {
+export const productOperations: Pick<Operations<'account', AccountDeps>, ProductOperation> = {
   async readUsage(request, deps) {
     const { userId } = requireUser(request.principal);
     // Counted alongside the work (shared/http/group.ts); the usage read includes itself.
@@ -23,13 +22,13 @@ export const productOperations: Record<ProductOperation, Operation<AccountDeps>>
 
   async readUsageHistory(request, deps) {
     const { userId } = requireUser(request.principal);
-    const items = await readUsageHistory(userId, parseQuery(request, usageHistoryQuery), deps);
+    const items = await readUsageHistory(userId, request.query, deps);
     return { status: 200, body: { items, next_cursor: null } };
   },
 
   async recordProductEvent(request, deps) {
     const { userId } = requireSession(request.principal);
-    await recordProductEvent(userId, parseJsonBody(request, productEventRequest), deps);
+    await recordProductEvent(userId, request.body, deps);
     return { status: 202, body: { accepted: true } };
   },
 
@@ -49,7 +48,7 @@ export const productOperations: Record<ProductOperation, Operation<AccountDeps>>
   },
 
   async countCliInstall(request, deps) {
-    await countCliInstall(parseJsonBody(request, cliInstallRequest), deps);
+    await countCliInstall(request.body, deps);
     return { status: 202, body: { accepted: true } };
   },
 };

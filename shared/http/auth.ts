@@ -17,7 +17,7 @@ const bearer = /^Bearer ([\x21-\x7e]+)$/i;
  * Reads the caller's credential as the route's row says (`shared/routes.ts`), and refuses what
  * the row does not allow. Public routes never read a credential.
  */
-export async function authenticate(route: Route, request: ApiRequest, ports: AuthPorts): Promise<Principal | null> {
+export async function authenticate(route: Route, request: Pick<ApiRequest, 'headers'>, ports: AuthPorts): Promise<Principal | null> {
   if (route.credential === 'public') return null;
   const header = request.headers.authorization;
   if (header === undefined) {

@@ -8,33 +8,33 @@ import { $ZodError } from 'zod/v4/core';
 if (!z.config().localeError) z.config(en());
 
 /** Stable, snake_case error codes a client can switch on. */
-export type ErrorCode =
-  | 'invalid_request'
-  | 'invalid_json'
-  | 'unsupported_media_type'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'gone'
-  | 'locked'
-  | 'too_early'
-  | 'rate_limited'
-  | 'forbidden'
-  | 'proof_required'
-  | 'proof_refused'
-  | 'unauthorized'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'misdirected'
-  | 'timeout'
-  | 'starting'
-  | 'internal';
+export const errorCodes = [
+  'invalid_request',
+  'invalid_json',
+  'unsupported_media_type',
+  'not_found',
+  'gone',
+  'locked',
+  'too_early',
+  'rate_limited',
+  'forbidden',
+  'proof_required',
+  'proof_refused',
+  'unauthorized',
+  'conflict',
+  'payload_too_large',
+  'misdirected',
+  'timeout',
+  'starting',
+  'internal',
+] as const;
+export type ErrorCode = (typeof errorCodes)[number];
 
 const titles: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
-  405: 'Method Not Allowed',
   409: 'Conflict',
   410: 'Gone',
   413: 'Content Too Large',
@@ -107,18 +107,9 @@ export function validationError(error: $ZodError, where: 'body' | 'query' | 'pat
   return new HttpError(400, 'invalid_request', `The request ${where} is not valid.`, { errors });
 }
 
-/**
- * Maps anything thrown to an HttpError. Errors from middy packages carry `statusCode` and
- * `expose`; everything else is a fault of ours and becomes a bare 500.
- */
+/** Maps anything thrown to an HttpError; what is not one is a fault of ours and becomes a bare 500. */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof $ZodError) return validationError(error, 'body');
-  const status = (error as { statusCode?: unknown } | null)?.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    if (status === 404) return new HttpError(404, 'not_found', 'No such route.');
-    if (status === 405) return new HttpError(405, 'method_not_allowed', 'Method not allowed on this route.');
-    return new HttpError(status, 'invalid_request', 'The request could not be processed.');
-  }
   return new HttpError(500, 'internal', 'Something went wrong on our side; the request was not completed.');
 }

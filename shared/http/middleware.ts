@@ -41,9 +41,12 @@ export function responseHeaders(webOrigin: string): Middleware {
   const apply: NonNullable<Middleware['after']> = (request) => {
     const response = request.response;
     if (!response) return;
+    const cacheControl = response.headers?.['cache-control'];
     response.headers = {
       ...response.headers,
       ...commonHeaders(request.event.requestContext.requestId, request.event.headers?.origin, webOrigin),
+      // A route that says it may be cached (the OpenAPI document) keeps its say; nothing else does.
+      ...(cacheControl === undefined ? {} : { 'cache-control': cacheControl }),
     };
   };
   return { after: apply, onError: apply };

@@ -4,16 +4,19 @@ import type { Principal } from '../domain/accounts/model.ts';
 import type { Route } from '../routes.ts';
 import { HttpError, validationError } from './errors.ts';
 
-/** What an operation sees of a request: already routed, with its route's row. */
-export interface ApiRequest {
+/**
+ * What an operation sees of a request: already routed, with its route's row, its body and
+ * query parsed with the schemas the row names (`body`, `query`; undefined when it names none).
+ */
+export interface ApiRequest<Body = unknown, Query = unknown> {
   route: Route;
   requestId: string;
   params: Record<string, string>;
   /** Lower-cased names, as API Gateway delivers them. */
   headers: Record<string, string | undefined>;
   sourceIp: string;
-  body: Buffer;
-  query: Record<string, string>;
+  body: Body;
+  query: Query;
   /** The caller, once the route's credential was checked; null on public or anonymous calls. */
   principal: Principal | null;
   /** Settles when this call is counted in the caller's month (signed-in calls; resolved otherwise). */
@@ -21,64 +24,69 @@ export interface ApiRequest {
 }
 
 /** What an operation answers; the group handler turns it into an API Gateway result. */
-export interface ApiReply {
-  status: number;
-  body?: unknown;
+export interface ApiReply<Status extends number = number, Body = unknown> {
+  status: Status;
+  body: Body;
   headers?: Record<string, string>;
 }
 
-export function toApiRequest(event: APIGatewayProxyEventV2, route: Route): ApiRequest {
-  const raw = event.body ?? '';
+/** The request as it arrived: the body's bytes and the query's strings, not yet parsed. */
+export interface RawRequest extends Omit<ApiRequest, 'body' | 'query'> {
+  rawBody: Buffer;
+  rawQuery: Record<string, string>;
+}
+
+export function toRawRequest(event: APIGatewayProxyEventV2, route: Route): RawRequest {
   return {
     route,
     requestId: event.requestContext.requestId,
     params: (event.pathParameters ?? {}) as Record<string, string>,
     headers: event.headers ?? {},
     sourceIp: event.requestContext.http.sourceIp,
-    body: Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8'),
+    rawBody: Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8'),
+    rawQuery: (event.queryStringParameters ?? {}) as Record<string, string>,
     principal: null,
     callCounted: Promise.resolve(),
-    query: (event.queryStringParameters ?? {}) as Record<string, string>,
   };
 }
 
 const isJsonType = (contentType: string) => /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType);
 
-/** Parses a JSON body against a schema; every failure is a 400 that says what was wrong. */
-export function parseJsonBody<T>(request: ApiRequest, schema: ZodMiniType<T>): T {
+/**
+ * Parses a JSON body against a schema; every failure is a 400 that says what was wrong. A
+ * lenient schema (the route lists no 400) gets `{}` for a body that is not JSON at all.
+ */
+export function parseJsonBody<T>(request: RawRequest, schema: ZodMiniType<T>, lenient = false): T {
   const contentType = request.headers['content-type'];
+  const unreadable = (error: HttpError) => {
+    if (lenient) return schema.parse({});
+    throw error;
+  };
   if (contentType !== undefined && !isJsonType(contentType)) {
-    throw new HttpError(400, 'unsupported_media_type', 'Send the body as application/json.', {
-      errors: [{ path: 'header.content-type', message: `must be application/json, not ${contentType}` }],
-    });
+    return unreadable(
+      new HttpError(400, 'unsupported_media_type', 'Send the body as application/json.', {
+        errors: [{ path: 'header.content-type', message: `must be application/json, not ${contentType}` }],
+      }),
+    );
   }
   let value: unknown;
   try {
-    value = JSON.parse(request.body.toString('utf8'));
+    value = request.rawBody.length === 0 && lenient ? {} : JSON.parse(request.rawBody.toString('utf8'));
   } catch {
-    throw new HttpError(400, 'invalid_json', 'The body is not valid JSON.', {
-      errors: [{ path: 'body', message: request.body.length === 0 ? 'a JSON body is required' : 'is not valid JSON' }],
-    });
+    return unreadable(
+      new HttpError(400, 'invalid_json', 'The body is not valid JSON.', {
+        errors: [{ path: 'body', message: request.rawBody.length === 0 ? 'a JSON body is required' : 'is not valid JSON' }],
+      }),
+    );
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw validationError(parsed.error, 'body');
   return parsed.data;
 }
 
-/** Reads an optional JSON object body; anything that is not one counts as no body. */
-export function optionalJsonObject(request: ApiRequest): Record<string, unknown> {
-  if (request.body.length === 0) return {};
-  try {
-    const value: unknown = JSON.parse(request.body.toString('utf8'));
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
 /** Parses the query string against a schema; failures are 400 naming the parameter. */
-export function parseQuery<T>(request: ApiRequest, schema: ZodMiniType<T>): T {
-  const parsed = schema.safeParse(request.query);
+export function parseQuery<T>(request: RawRequest, schema: ZodMiniType<T>): T {
+  const parsed = schema.safeParse(request.rawQuery);
   if (!parsed.success) throw validationError(parsed.error, 'query');
   return parsed.data;
 }

@@ -196,6 +196,7 @@ const expectedTable = {
   secrets: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
   account: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
   webhooks: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
+  openapi: { items: [], query: [] },
   schedule: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
   relay: { items: ['dynamodb:GetItem', 'dynamodb:PutItem'], query: ['table'] },
   deliveries: { items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], query: [] },
@@ -216,6 +217,7 @@ const streamReaders: readonly Name[] = ['relay'];
 const expectedQueue: Record<Name, readonly string[]> = {
   secrets: [],
   account: [],
+  openapi: [],
   webhooks: ['sqs:SendMessage'],
   schedule: ['sqs:SendMessage'],
   relay: ['sqs:SendMessage'],
@@ -232,6 +234,7 @@ const mailers: readonly Name[] = ['account', 'deliveries'];
 const expectedSigningKey: Record<Name, readonly string[]> = {
   secrets: [],
   account: [],
+  openapi: [],
   webhooks: ['kms:Encrypt'],
   schedule: [],
   relay: [],
@@ -333,14 +336,15 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     expect(resourcesOf(logs[0]!)).toEqual([m.logGroupArnOf(name)]);
   });
 
-  it.each(names)('%s may use no service but logs, DynamoDB, SES to mail, SQS on the work queue, KMS and X-Ray when turned on', (name) => {
+  it.each(names)('%s may use no service but logs, DynamoDB (when it has table access), SES to mail, SQS on the work queue, KMS and X-Ray when turned on', (name) => {
     const services = new Set(m.statementsOf(name).flatMap(actionsOf).map((action) => action.split(':')[0]));
+    const table = expectedTable[name].items.length + expectedTable[name].query.length > 0;
     const expected = new Set([
       'logs',
-      'dynamodb',
+      ...(table ? ['dynamodb'] : []),
       ...(mailers.includes(name) ? ['ses'] : []),
       ...(expectedQueue[name].length > 0 ? ['sqs'] : []),
-      ...(cmk || expectedSigningKey[name].length > 0 ? ['kms'] : []),
+      ...((cmk && table) || expectedSigningKey[name].length > 0 ? ['kms'] : []),
       ...(xray ? ['xray'] : []),
     ]);
     expect([...services].sort()).toEqual([...expected].sort());
@@ -387,8 +391,10 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     const viaService = (service: string) => ({ StringEquals: { 'kms:ViaService': `${service}.<AWS::Region>.amazonaws.com` } });
     const expected = [
       ...lines(expectedSigningKey[name], [m.signingKeyArn], SIGNING_CONTEXT),
-      // Every function writes to the table, so DynamoDB may generate and encrypt data keys.
-      ...(cmk ? lines(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('dynamodb')) : []),
+      // Every function with table access writes to it, so DynamoDB may generate and encrypt data keys.
+      ...(cmk && expectedTable[name].items.length > 0
+        ? lines(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('dynamodb'))
+        : []),
       // Sending to an encrypted queue needs a data key; receiving from it, Decrypt.
       ...(cmk && (expectedQueue[name].includes('sqs:SendMessage') || deadLetterSenders.includes(name))
         ? lines(['kms:Decrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('sqs'))

@@ -226,6 +226,14 @@ describe('POST /v1/auth/otp/resend', () => {
     expect(signedIn.body.user.email).toBe(email);
   });
 
+  it('answers 400 naming the field for an address that is not one, or a body it does not know', async () => {
+    for (const body of [{ email: 'not-an-address' }, { email: newEmail('typo'), mail: 'x' }, {}]) {
+      const reply = await api.post('/v1/auth/otp/resend', body);
+      expectProblem(reply, 400, 'invalid_request');
+      expect(reply.body.errors.length).toBeGreaterThan(0);
+    }
+  });
+
   it('answers {sent: true} and mails nothing when no sign-in is pending', async () => {
     const email = newEmail('idle');
     const reply = await resend(email);

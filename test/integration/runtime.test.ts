@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { maxRequestBodyBytes, type RateLimits } from '../../shared/limits.ts';
 import { apiClient, generousRateLimits, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
+import { openApiDocument } from '../../shared/api/document.ts';
 
 const windowSeconds = 60;
 const rateLimits: RateLimits = {
@@ -241,5 +242,27 @@ describe('/_dev/mail', () => {
       { from: 'no-reply@hushlink.local', to: 'ada@example.com', subject: 'Your code', text: 'Code: 123456', sent_at: expect.any(String) },
     ]);
     expect(Date.parse(listed.body[0].sent_at) - Date.parse(listed.body[1].sent_at)).toBeGreaterThanOrEqual(5000);
+  });
+});
+
+describe('GET /v1/openapi.json', () => {
+  it('serves the document made from the route table, for this origin, cacheable for an hour', async () => {
+    const reply = await api.get('/v1/openapi.json');
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(reply.headers.get('cache-control')).toBe('public, max-age=3600');
+    // The other headers every API response carries stay.
+    expect(reply.headers.get('x-request-id')).toMatch(/^\S{8,}$/);
+    expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(reply.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(reply.body).toEqual(JSON.parse(JSON.stringify(openApiDocument(runtime.url))));
+    expect(reply.body.servers).toEqual([{ url: runtime.url }]);
+    // Needs no credential; one sent is not read.
+    expect((await api.get('/v1/openapi.json', { authorization: 'Bearer nonsense' })).status).toBe(200);
+  });
+
+  it('leaves every other response uncacheable', async () => {
+    expect((await api.get('/v1/regions')).headers.get('cache-control')).toBe('no-store');
+    expect((await api.get(`/v1/secrets/sec_${randomBytes(16).toString('base64url')}`)).headers.get('cache-control')).toBe('no-store');
   });
 });

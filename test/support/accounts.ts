@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { Runtime } from '../../local/runtime.ts';
 import type { Scope } from '../../shared/routes.ts';
+import { checkApiResponse } from './contractCheck.ts';
 import { apiClient, type Reply } from './runtime.ts';
 
 export interface SignedIn {
@@ -89,6 +90,12 @@ export function callFrom<T = any>(runtime: Pick<Runtime, 'port'>, localAddress: 
             if (value !== undefined) fetchHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
           }
           const parsed: unknown = text && /json/.test(res.headers['content-type'] ?? '') ? JSON.parse(text) : text;
+          try {
+            checkApiResponse(method, new URL(path, `http://127.0.0.1:${runtime.port}`), { status: res.statusCode ?? 0, contentType: res.headers['content-type'] ?? '', text });
+          } catch (error) {
+            reject(error);
+            return;
+          }
           resolve({ status: res.statusCode ?? 0, headers: fetchHeaders, body: parsed as T });
         });
         res.on('error', reject);

@@ -6,6 +6,16 @@ import { accessTokenAudience, TokenVerifier } from './tokenVerifier.ts';
 
 export type { AccessClaims } from './tokenVerifier.ts';
 
+export interface PublishedKey {
+  kty: 'EC';
+  crv: 'P-256';
+  x: string;
+  y: string;
+  kid: string;
+  alg: 'ES256';
+  use: 'sig';
+}
+
 /** Keys kept published: the current one and enough previous ones to verify unexpired tokens. */
 const keysKept = 3;
 
@@ -30,9 +40,10 @@ export class AccessTokens extends TokenVerifier {
     return { token, expiresIn };
   }
 
-  async jwks(): Promise<{ keys: JsonWebKey[] }> {
+  /** The published public keys, as a JWK set (RFC 7517): P-256 points, one `kid` each. */
+  async jwks(): Promise<{ keys: PublishedKey[] }> {
     const keys = await this.signingKeys.keys(true);
-    return { keys: keys.map((key) => ({ ...key.publicJwk, kid: key.kid, alg: 'ES256', use: 'sig' })) };
+    return { keys: keys.map((key) => ({ kty: 'EC', crv: 'P-256', x: key.publicJwk.x!, y: key.publicJwk.y!, kid: key.kid, alg: 'ES256', use: 'sig' })) };
   }
 
   /** The newest key, making the first one or rotating when it is due (first instance wins). */

@@ -4,6 +4,7 @@ import type { Principal } from '../accounts/model.ts';
 import type { UserStore } from '../accounts/ports.ts';
 import { dayOf } from '../counters.ts';
 import { defaultPlan, flagsFor, planOf, type Flags } from '../plans.ts';
+import type { Plan } from '../accounts/model.ts';
 import { addDays, usageLimits } from './model.ts';
 import { monthOf, type UsageReportStore } from './ports.ts';
 
@@ -18,7 +19,7 @@ export interface UsageView {
   bytes_stored: number;
   calls_this_month: number;
   month: string;
-  plan: string;
+  plan: Plan;
 }
 
 /** The caller's usage now: live secrets and bytes (kept with every secret write) and this month's calls. */

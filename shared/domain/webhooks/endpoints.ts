@@ -152,5 +152,5 @@ export async function queueTestDelivery(userId: string, id: string, ports: Pick<
     createdAt: now,
   });
   await sendWork(ports.queue, deliverMessage(delivery, 1));
-  return { delivery_id: delivery.id, queued: true };
+  return { delivery_id: delivery.id, queued: true as const };
 }

@@ -1,0 +1,145 @@
+import * as z from 'zod/mini';
+import { routeKey, routes, type Credential, type ErrorStatus, type Route } from '../routes.ts';
+import { isLenient, Problem } from './common.ts';
+import { schemas, type SchemaName } from './index.ts';
+
+/**
+ * The OpenAPI 3.1 document of the API, made from the route table and the schemas its rows
+ * name (zod's JSON Schema conversion), so it cannot say something the handlers do not do:
+ * they parse with the same schemas, their answers are typed by them, and the contract test
+ * checks every response the suites receive against this document.
+ */
+export function openApiDocument(origin: string) {
+  const components: Record<string, unknown> = { Problem: jsonSchema(Problem, 'output') };
+  const register = (name: SchemaName | null, io: 'input' | 'output') => {
+    if (name !== null) components[name] ??= jsonSchema(schemas[name], io);
+    return name === null ? null : { $ref: `#/components/schemas/${name}` };
+  };
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes as readonly Route[]) {
+    register(route.body, 'input');
+    const item = (paths[route.path] ??= {});
+    item[route.method.toLowerCase()] = {
+      operationId: route.operation,
+      tags: [route.group],
+      summary: routeKey(route),
+      security: securityOf(route.credential, route.scope),
+      parameters: [...pathParameters(route.path), ...queryParameters(route.query), ...headerParameters(route)],
+      ...(route.body
+        ? {
+            requestBody: {
+              required: !isLenient(schemas[route.body]),
+              content: { 'application/json': { schema: register(route.body, 'input') } },
+            },
+          }
+        : {}),
+      responses: {
+        [route.reply.status]: successResponse(route, register(route.reply.body, 'output')),
+        ...Object.fromEntries(route.errors.map((status) => [status, problemResponse(status)])),
+      },
+      'x-credential': route.credential,
+      ...(route.rate ? { 'x-rate-class': route.rate } : {}),
+      ...(route.beyondInterface ? { 'x-beyond-interface': true } : {}),
+    };
+  }
+  return {
+    openapi: '3.1.0' as const,
+    info: {
+      title: 'Hushlink API',
+      version: '1',
+      description:
+        'Zero-knowledge secret sharing: clients encrypt, the service stores ciphertext and public parameters only. ' +
+        'Errors are RFC 9457 problem+json with a stable `code`. Made from the route table (shared/routes.ts).',
+    },
+    servers: [{ url: origin }],
+    tags: [...new Set(routes.map((route) => route.group))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        session: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'A session: the access token (ES256, 15 minutes) from /v1/auth/otp/verify or /v1/auth/refresh.',
+        },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'hlk_<id>_<secret>',
+          description: 'An API key; a requirement lists the scope the key must hold. No key administers its account.',
+        },
+      },
+      schemas: components,
+    },
+  };
+}
+
+/** A schema as JSON Schema 2020-12 (what OpenAPI 3.1 embeds), without its `$schema`. */
+function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _dialect, ...converted } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return converted;
+}
+
+/** Who may call, as OpenAPI security requirements: any one of the list is enough; `{}` is anyone. */
+function securityOf(credential: Credential, scope: string | null): Array<Record<string, string[]>> {
+  const key = { apiKey: scope ? [scope] : [] };
+  switch (credential) {
+    case 'public':
+      return [];
+    case 'optional':
+      return [{}, { session: [] }, key];
+    case 'user':
+      return [{ session: [] }, key];
+    case 'session':
+      return [{ session: [] }];
+    case 'key':
+      return [key];
+  }
+}
+
+function pathParameters(path: string) {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+}
+
+function queryParameters(name: SchemaName | null) {
+  if (name === null) return [];
+  const object = jsonSchema(schemas[name], 'input') as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(object.properties ?? {}).map(([parameter, schema]) => ({
+    name: parameter,
+    in: 'query',
+    required: (object.required ?? []).includes(parameter),
+    schema,
+  }));
+}
+
+/** Request headers an operation reads besides `authorization`. */
+function headerParameters(route: Route) {
+  return (route.headers ?? []).map(({ name, description }) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
+}
+
+function successResponse(route: Route, body: { $ref: string } | null) {
+  const description = { 200: 'OK', 201: 'Created', 202: 'Accepted: queued or counted for later', 204: 'Done; no body' }[route.reply.status];
+  return body ? { description, content: { 'application/json': { schema: body } } } : { description };
+}
+
+const problemDescriptions: Record<ErrorStatus, string> = {
+  400: 'Invalid input: `errors` names each field (path) and what is wrong with it.',
+  401: 'No credential, or not a valid one (or, where the route says so, a wrong code).',
+  403: 'The credential may not do this (a key without the scope, a key where a session is needed), or a refused proof.',
+  404: 'No such resource (or none of the caller’s).',
+  409: 'Conflict with the resource’s current state.',
+  410: 'Gone: ended, closed or expired; `state` says which.',
+  413: 'Too large.',
+  421: 'Not served by this region.',
+  423: 'Locked.',
+  425: 'Too early: `not_before` says when; `retry-after` in seconds.',
+  429: 'Rate limited: `retry-after` says when the window resets.',
+};
+
+function problemResponse(status: ErrorStatus) {
+  return {
+    description: problemDescriptions[status],
+    ...(status === 429 || status === 425 ? { headers: { 'retry-after': { description: 'Seconds to wait.', schema: { type: 'integer' } } } } : {}),
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
+}

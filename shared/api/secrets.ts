@@ -1,0 +1,64 @@
+import * as z from 'zod/mini';
+import { createSecretRequest } from '../domain/secrets/rules.ts';
+import { reportRequest, revealFeedbackRequest } from '../domain/secrets/reports.ts';
+import { Accepted, lenient, nullableTimestamp, page, pageQuery, timestamp } from './common.ts';
+
+const secretStates = ['pending', 'active', 'burned', 'expired', 'revoked', 'locked'] as const;
+
+/** A secret's public parameters: never the envelope, a token or a hash. */
+const SecretMetadata = z.strictObject({
+  id: z.string(),
+  /** Whether an account owns it (created signed in, or adopted). */
+  owned: z.boolean(),
+  state: z.enum(secretStates),
+  kind: z.literal('text'),
+  size_bytes: z.int(),
+  /** Public: the client needs it to derive the claim token before claiming. */
+  salt: z.string(),
+  max_views: z.int(),
+  views_left: z.int(),
+  created_at: timestamp,
+  expires_at: timestamp,
+  not_before: nullableTimestamp,
+  ended_at: nullableTimestamp,
+  /** A claim must present the token derived from the link. */
+  requires_proof: z.boolean(),
+  /** From an envelope v1 header; null for envelopes of another format. */
+  passphrase: z.nullable(z.boolean()),
+  kdf_iterations: z.nullable(z.int()),
+});
+
+/** The secrets group (interface §4.1): what its routes take and answer, by name. */
+export const secretsApi = {
+  CreateSecretRequest: createSecretRequest,
+  SecretCreated: z.strictObject({
+    id: z.string(),
+    /** The client appends `#` and the key. */
+    url_base: z.string(),
+    /** Shown once: revokes the secret (`x-delete-token`) or adopts it into an account. */
+    delete_token: z.string(),
+    created_at: timestamp,
+    expires_at: timestamp,
+    not_before: nullableTimestamp,
+    max_views: z.int(),
+    views_left: z.int(),
+  }),
+  SecretListQuery: pageQuery({ default: 25, max: 100 }),
+  SecretList: page(SecretMetadata),
+  SecretMetadata,
+  /** Optional and never refused: a body that is not an object, or a token that is not a string, is no proof. */
+  ClaimRequest: lenient(z.object({ claim_token: z.optional(z.string()) })),
+  ClaimedSecret: z.strictObject({
+    id: z.string(),
+    kind: z.literal('text'),
+    /** Standard base64 of the envelope, exactly as it was created. */
+    envelope: z.string(),
+    salt: z.string(),
+    size_bytes: z.int(),
+    views_left: z.int(),
+    expires_at: timestamp,
+  }),
+  ReportRequest: reportRequest,
+  RevealFeedbackRequest: revealFeedbackRequest,
+  Accepted,
+};

@@ -1,0 +1,39 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { afterAll, expect, inject } from 'vitest';
+import { checkApiResponse, seen } from './contractCheck.ts';
+
+/**
+ * The contract test, run around every test file (vitest `setupFiles`): every response from the
+ * API that a suite receives through `fetch` (and `callFrom`, which checks its own) is checked
+ * against the OpenAPI document (test/support/contractCheck.ts). What each file saw is written
+ * down for the coverage check (test/support/contractCoverage.ts): every status the document
+ * lists must be answered in some suite.
+ */
+
+const originalFetch = globalThis.fetch;
+globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const response = await originalFetch(input, init);
+  const url = new URL(input instanceof Request ? input.url : String(input));
+  const local = url.hostname === 'localhost' || url.hostname === '127.0.0.1';
+  if (local && (url.pathname.startsWith('/v1/') || url.pathname.startsWith('/scim/v2/'))) {
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    checkApiResponse(method, url, { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.clone().text() });
+  }
+  return response;
+};
+
+afterAll(() => {
+  const directory = inject('contractDir');
+  const testPath = expect.getState().testPath;
+  if (!directory || !testPath) return;
+  mkdirSync(directory, { recursive: true });
+  const observed = Object.fromEntries([...seen].map(([key, statuses]) => [key, [...statuses].sort()]));
+  writeFileSync(join(directory, `${basename(testPath)}.json`), JSON.stringify({ file: testPath, observed }));
+});
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    contractDir: string;
+  }
+}

@@ -1,0 +1,112 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { contracts, schemas } from '../../shared/api/index.ts';
+import { openApiDocument } from '../../shared/api/document.ts';
+import { errorCodes } from '../../shared/http/errors.ts';
+import { groups, routeKey, routes, type Route } from '../../shared/routes.ts';
+
+const document = openApiDocument('https://hushlink.example.com');
+type Operation = {
+  operationId: string;
+  security: Array<Record<string, string[]>>;
+  parameters: Array<{ name: string; in: string; required: boolean }>;
+  requestBody?: { required: boolean; content: Record<string, { schema: { $ref: string } }> };
+  responses: Record<string, { content?: Record<string, { schema: { $ref: string } }>; headers?: Record<string, unknown> }>;
+};
+const operationOf = (route: Route) => (document.paths[route.path] as Record<string, Operation>)[route.method.toLowerCase()]!;
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('has every route of the table and nothing else, one operation id each', () => {
+    const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    expect(documented.sort()).toEqual(routes.map(routeKey).sort());
+    const ids = routes.map((route) => operationOf(route).operationId);
+    expect(new Set(ids).size).toBe(routes.length);
+  });
+
+  it.each(routes as readonly Route[])('$method $path: its statuses, bodies and errors as its row says', (route) => {
+    const operation = operationOf(route);
+    expect(Object.keys(operation.responses).map(Number).sort()).toEqual([route.reply.status, ...route.errors].sort());
+    const success = operation.responses[route.reply.status]!;
+    if (route.reply.body) expect(success.content?.['application/json']?.schema).toEqual({ $ref: `#/components/schemas/${route.reply.body}` });
+    else expect(success.content).toBeUndefined();
+    for (const status of route.errors) {
+      expect(operation.responses[status]!.content?.['application/problem+json']?.schema).toEqual({ $ref: '#/components/schemas/Problem' });
+      if (status === 429) expect(operation.responses[status]!.headers).toHaveProperty('retry-after');
+    }
+    if (route.body) expect(operation.requestBody?.content['application/json']?.schema).toEqual({ $ref: `#/components/schemas/${route.body}` });
+    else expect(operation.requestBody).toBeUndefined();
+    expect(operation.parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name)).toEqual(
+      [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name),
+    );
+  });
+
+  it('states each credential as security requirements, with the scope a key must hold', () => {
+    const security = Object.fromEntries(routes.map((route) => [routeKey(route), operationOf(route).security]));
+    expect(security['GET /v1/secrets/{id}']).toEqual([]);
+    expect(security['POST /v1/secrets']).toEqual([{}, { session: [] }, { apiKey: ['secrets:write'] }]);
+    expect(security['GET /v1/secrets']).toEqual([{ session: [] }, { apiKey: ['secrets:read'] }]);
+    expect(security['GET /v1/usage']).toEqual([{ session: [] }, { apiKey: [] }]);
+    expect(security['POST /v1/api-keys']).toEqual([{ session: [] }]);
+    expect(security['POST /v1/webhooks/{id}/test']).toEqual([{ apiKey: [] }]);
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['apiKey', 'session']);
+  });
+
+  it('documents the query parameters of a listing, with their defaults, and optional bodies as optional', () => {
+    const list = operationOf(routes.find((route) => route.operation === 'listSecrets')!);
+    expect(list.parameters.filter((parameter) => parameter.in === 'query')).toEqual([
+      { name: 'limit', in: 'query', required: false, schema: expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100, default: 25 }) },
+      { name: 'cursor', in: 'query', required: false, schema: expect.objectContaining({ type: 'string' }) },
+    ]);
+    expect(operationOf(routes.find((route) => route.operation === 'claimSecret')!).requestBody?.required).toBe(false);
+    expect(operationOf(routes.find((route) => route.operation === 'createSecret')!).requestBody?.required).toBe(true);
+    const revoke = operationOf(routes.find((route) => route.operation === 'revokeSecret')!);
+    expect(revoke.parameters).toContainEqual(expect.objectContaining({ name: 'x-delete-token', in: 'header' }));
+  });
+
+  it('describes the problem body with every error code', () => {
+    const problem = document.components.schemas['Problem'] as { properties: { code: { enum: string[] } }; required: string[] };
+    expect(problem.properties.code.enum).toEqual([...errorCodes]);
+    expect(problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail', 'code']));
+  });
+
+  it('marks the routes beyond the interface', () => {
+    const beyond = routes.filter((route) => (operationOf(route) as Record<string, unknown>)['x-beyond-interface']).map(routeKey);
+    expect(beyond).toEqual(['GET /v1/openapi.json']);
+  });
+});
+
+describe('the route table and the contracts', () => {
+  it('names only schemas of the row’s own group, and each name means one schema', () => {
+    for (const route of routes as readonly Route[]) {
+      const contract = contracts[route.group] as Record<string, unknown>;
+      for (const name of [route.body, route.query, route.reply.body]) if (name) expect(contract[name], `${routeKey(route)}: ${name}`).toBe(schemas[name]);
+    }
+    const seen = new Map<string, unknown>();
+    for (const group of groups) {
+      for (const [name, schema] of Object.entries(contracts[group])) {
+        if (seen.has(name)) expect(schema, `${name} in ${group}`).toBe(seen.get(name));
+        seen.set(name, schema);
+      }
+    }
+  });
+
+  it('lists what input, credential and rate limit make a route answer', () => {
+    for (const route of routes as readonly Route[]) {
+      const errors = new Set<number>(route.errors);
+      const label = routeKey(route);
+      // A body or query that is parsed can be refused, unless it is a lenient body.
+      if (route.query || (route.body && !['ClaimRequest', 'LogoutRequest'].includes(route.body))) expect(errors.has(400), `${label} 400`).toBe(true);
+      if (['user', 'session', 'key'].includes(route.credential)) expect(errors.has(401), `${label} 401`).toBe(true);
+      if (route.credential === 'session' || route.credential === 'optional' || (route.credential === 'user' && route.scope)) expect(errors.has(403), `${label} 403`).toBe(true);
+      if (route.rate) expect(errors.has(429), `${label} 429`).toBe(true);
+    }
+  });
+});
