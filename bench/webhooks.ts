@@ -15,8 +15,9 @@
  * A `node:http` receiver on 127.0.0.1 (answers 204 as soon as the body is in) is registered as an
  * endpoint of a signed-in user. Then:
  *
- * 1. Throughput: N test deliveries (POST /v1/webhooks/{id}/test: deliver messages only) are
- *    queued and `runtime.queue.drain()` is timed until every POST has arrived (the worker alone);
+ * 1. Throughput: N test deliveries (POST /v1/webhooks/{id}/test) are made and relayed from the
+ *    stream onto the queue, then `runtime.queue.drain()` is timed until every POST has arrived
+ *    (the worker alone);
  *    N owned secrets are created and `runtime.drainWork()` is timed (the stream read into the
  *    relay, then the worker). The baseline, measured in the same run: N signed POSTs straight to
  *    the same receiver with `postWebhook` (no queue, no DynamoDB), 10 at a time in batches, as the
@@ -319,11 +320,18 @@ async function main(): Promise<void> {
       ms: number;
       lastArrivalMs: number;
     }
-    /** Makes `count` items with `makeOne` (10 calls at a time), then times `drain`. */
-    const throughRun = async (count: number, makeOne: () => Promise<void>, drain: () => Promise<unknown>, what: string): Promise<Run & { apiCost: Cost }> => {
+    /** Makes `count` items with `makeOne` (10 calls at a time) and runs `prepare`, then times `drain`. */
+    const throughRun = async (
+      count: number,
+      makeOne: () => Promise<void>,
+      prepare: () => Promise<unknown>,
+      drain: () => Promise<unknown>,
+      what: string,
+    ): Promise<Run & { apiCost: Cost }> => {
       const apiBefore = mark('api');
       await inParallel(count, BATCH, makeOne);
       const apiCost = costSince(apiBefore);
+      await prepare();
       const arrived = receiver.expect(count);
       const started = now();
       await drain();
@@ -346,10 +354,13 @@ async function main(): Promise<void> {
 
     const warmStarted = now();
     await directRun(WARMUP);
+    // Test deliveries: relayed onto the queue first (untimed), so the worker alone is timed.
+    const relayOnly = () => runtime.stream.drain();
+    const nothing = async () => {};
     const workerOnly = () => runtime.queue.drain();
     const relayAndWorker = () => runtime.drainWork();
-    await throughRun(WARMUP, queueTest, workerOnly, 'warm-up test deliveries');
-    await throughRun(WARMUP, createOwned, relayAndWorker, 'warm-up secret events');
+    await throughRun(WARMUP, queueTest, relayOnly, workerOnly, 'warm-up test deliveries');
+    await throughRun(WARMUP, createOwned, nothing, relayAndWorker, 'warm-up secret events');
     const warmMs = now() - warmStarted;
 
     const failuresBefore = runtime.metrics.total('WebhookFailures');
@@ -364,11 +375,11 @@ async function main(): Promise<void> {
     const paths = {
       direct: async () => runs.direct.push(await directRun(N)),
       tests: async () => {
-        const run = await throughRun(N, queueTest, workerOnly, 'test deliveries');
+        const run = await throughRun(N, queueTest, relayOnly, workerOnly, 'test deliveries');
         apiTests.push(run.apiCost);
         runs.tests.push(run);
       },
-      events: async () => runs.events.push(await throughRun(N, createOwned, relayAndWorker, 'secret events')),
+      events: async () => runs.events.push(await throughRun(N, createOwned, nothing, relayAndWorker, 'secret events')),
     };
     const order = ['direct', 'tests', 'events'] as const;
     for (let round = 0; round < ROUNDS; round++) {
@@ -520,7 +531,7 @@ async function main(): Promise<void> {
     const directRate = rate(runs.direct);
     const throughRows = [
       ['direct postWebhook (baseline)', runs.direct, 'signed POSTs, 10 per batch, no queue, no DynamoDB'],
-      ['test deliveries via worker', runs.tests, 'deliver messages only (POST /v1/webhooks/{id}/test)'],
+      ['test deliveries via worker', runs.tests, 'the worker alone: deliver messages (POST /v1/webhooks/{id}/test, relayed first)'],
       ['secret events via relay + worker', runs.events, 'stream record -> relay -> delivery + deliver message, per secret created'],
     ] as const;
     printTable(
@@ -590,7 +601,7 @@ async function main(): Promise<void> {
       [
         costRow('relayed event (1 event, 1 endpoint)', samples.map((s) => s.relayCost), 'latency loop, one stream record each'),
         costRow('delivery attempt (delivered)', samples.map((s) => s.deliverCost), 'latency loop, one deliver message each'),
-        costRow('relayed event, throughput runs', [perItem(eventRelayCost, relayedInRun)], `secret events runs, ${relayedInRun} records`),
+        costRow('relayed record, throughput runs', [perItem(eventRelayCost, relayedInRun)], `${relayedInRun} records: secret events and test deliveries`),
         costRow('delivery attempt, throughput runs', [perItem(deliverCost, attemptsInRun)], `both worker paths, ${attemptsInRun} attempts`),
         costRow('API: owned create (context)', samples.map((s) => s.apiCost), 'secret store only (the rate counter apart)'),
         costRow('API: test delivery (context)', apiTests.map((cost) => perItem(cost, N)), 'POST /v1/webhooks/{id}/test, per call'),

@@ -3,17 +3,18 @@ import { SesMailer } from '../shared/adapters/ses.ts';
 import type { AccountPorts } from '../shared/domain/accounts/ports.ts';
 import type { SignInPorts } from '../shared/domain/accounts/signIn.ts';
 import { AccessTokens } from '../shared/domain/accounts/tokens.ts';
-import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
+import type { SecretAdoptions } from '../shared/domain/secrets/ports.ts';
+import type { Counters } from '../shared/domain/counters.ts';
 import type { ProductEventStore, UsageReportStore } from '../shared/domain/usage/ports.ts';
-import { accountApi } from '../shared/api/account.ts';
+import { accountRequests } from '../shared/api/account.ts';
 import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
-import { secretLimits } from '../shared/limits.ts';
+import { accountRoutes } from '../shared/routes.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import { DynamoCounters } from '../shared/store/counters.ts';
 import { DynamoProductEventStore } from '../shared/store/productEvents.ts';
 import { DynamoRateCounter } from '../shared/store/rateLimits.ts';
-import { DynamoSecretStore } from '../shared/store/secrets.ts';
+import { DynamoSecretAdoptions } from '../shared/store/secrets.ts';
 import { DynamoSignInCodeStore } from '../shared/store/signIn.ts';
 import { DynamoSsoPolicy } from '../shared/store/ssoPolicy.ts';
 import { DynamoUsageReports } from '../shared/store/usageReports.ts';
@@ -25,7 +26,9 @@ import { sessionOperations } from './account/session.ts';
  * The account group's wiring: sign-in (codes, users, the SSO policy, the mailer, the one
  * access-token issuer), adoption of anonymous secrets, usage reads, product events, counters.
  */
-export interface AccountDeps extends ApiDeps, AccountPorts, SignInPorts, SecretPorts {
+export interface AccountDeps extends ApiDeps, AccountPorts, SignInPorts {
+  secrets: SecretAdoptions;
+  counters: Counters;
   accessTokens: AccessTokens;
   usageReports: UsageReportStore;
   productEvents: ProductEventStore;
@@ -42,7 +45,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>):
     ssoPolicy: new DynamoSsoPolicy(db, config.TABLE_NAME),
     rateCounter: new DynamoRateCounter(db, config.TABLE_NAME),
     mailer: adapters.mailer,
-    secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
+    secrets: new DynamoSecretAdoptions(db, config.TABLE_NAME),
     counters: new DynamoCounters(db, config.TABLE_NAME),
     usageReports: new DynamoUsageReports(db, config.TABLE_NAME),
     productEvents: new DynamoProductEventStore(db, config.TABLE_NAME),
@@ -52,7 +55,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>):
 /** The account group (interface §4.4): sign-in and sessions, API keys, usage, flags, regions. */
 export const operations: Operations<'account', AccountDeps> = { ...sessionOperations, ...productOperations };
 
-export const createHandler = (deps: AccountDeps) => groupHandler('account', operations, accountApi, deps);
+export const createHandler = (deps: AccountDeps) => groupHandler(accountRoutes, operations, accountRequests, deps);
 // Sign-in codes go out through SES.
 export const handler = lambdaEntry((platform) =>
   createHandler(compose(platform, { mailer: new SesMailer(new SESClient({ region: platform.config.REGION }), platform.config.MAIL_FROM) })),

@@ -1,14 +1,13 @@
-import { openapiApi } from '../shared/api/index.ts';
 import { openApiDocument } from '../shared/api/document.ts';
-import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
-import { groupHandler, type Operations } from '../shared/http/group.ts';
+import { groupHandler, publicRoutesOnly, type GroupDeps, type Operations } from '../shared/http/group.ts';
+import { openapiRoutes } from '../shared/routes.ts';
 import { lambdaEntry, type Platform } from '../shared/platform.ts';
 
-/** The document's wiring: nothing beyond what every API function has (its route is public). */
-export type OpenApiDeps = ApiDeps;
+/** The document's wiring: the platform only (its one route is public, unlimited, and reads no table). */
+export type OpenApiDeps = GroupDeps;
 
 export function compose(platform: Platform): OpenApiDeps {
-  return apiDeps(platform);
+  return { ...platform, guard: publicRoutesOnly };
 }
 
 /** Serves the OpenAPI document (DESIGN.md §7), made once per instance from the route table. */
@@ -23,5 +22,5 @@ export function operationsFor(): Operations<'openapi', OpenApiDeps> {
   };
 }
 
-export const createHandler = (deps: OpenApiDeps) => groupHandler('openapi', operationsFor(), openapiApi, deps);
+export const createHandler = (deps: OpenApiDeps) => groupHandler(openapiRoutes, operationsFor(), {}, deps);
 export const handler = lambdaEntry((platform) => createHandler(compose(platform)));

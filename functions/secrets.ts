@@ -1,3 +1,4 @@
+import { secretsRoutes } from '../shared/routes.ts';
 import { lambdaEntry, type Platform } from '../shared/platform.ts';
 import { toIso } from '../shared/clock.ts';
 import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
@@ -9,7 +10,7 @@ import { claimSecret } from '../shared/domain/secrets/claim.ts';
 import { createSecret } from '../shared/domain/secrets/create.ts';
 import type { Secret } from '../shared/domain/secrets/model.ts';
 import { readSecret, revokeSecret } from '../shared/domain/secrets/read.ts';
-import { secretsApi } from '../shared/api/secrets.ts';
+import { secretsRequests } from '../shared/api/secrets.ts';
 import { requireUser } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { listOwnedSecrets } from '../shared/domain/secrets/owner.ts';
@@ -111,6 +112,6 @@ export function compose(platform: Platform): SecretsDeps {
   };
 }
 
-export const createHandler = (deps: SecretsDeps) => groupHandler('secrets', operations, secretsApi, deps);
+export const createHandler = (deps: SecretsDeps) => groupHandler(secretsRoutes, operations, secretsRequests, deps);
 // Its events reach webhooks through the table's stream (functions/relay.ts): no queue here.
 export const handler = lambdaEntry((platform) => createHandler(compose(platform)));

@@ -1,5 +1,4 @@
 import { kmsSealer } from '../shared/adapters/kms.ts';
-import { sqsQueue } from '../shared/adapters/sqs.ts';
 import {
   deleteEndpoint,
   listDeliveries,
@@ -7,30 +6,33 @@ import {
   queueTestDelivery,
   registerEndpoint,
 } from '../shared/domain/webhooks/endpoints.ts';
-import { webhooksApi } from '../shared/api/webhooks.ts';
-import type { WebhookPorts } from '../shared/domain/webhooks/ports.ts';
+import { webhooksRequests } from '../shared/api/webhooks.ts';
+import type { WebhookPorts, WebhookTransport } from '../shared/domain/webhooks/ports.ts';
 import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
 import { requireUser } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { webhookLimits } from '../shared/limits.ts';
+import { webhooksRoutes } from '../shared/routes.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
-import { systemTransport } from '../shared/webhooks/transport.ts';
+import { systemResolver, type HostResolver } from '../shared/webhooks/destination.ts';
 
 /**
- * The webhooks group's wiring: endpoints and their log, the sealer for signing secrets, the
- * destination checks (transport) and the queue for test deliveries.
+ * The webhooks group's wiring: endpoints and their log, the sealer for signing secrets and the
+ * resolver the destination checks ask (it sends nothing: the worker does). Test deliveries
+ * reach the queue through the table's stream.
  */
-export interface WebhooksDeps extends ApiDeps, Pick<WebhookPorts, 'webhooks' | 'sealer' | 'transport' | 'queue' | 'local'> {}
+export interface WebhooksDeps extends ApiDeps, Pick<WebhookPorts, 'webhooks' | 'sealer' | 'local'> {
+  resolver: HostResolver;
+}
 
-export function compose(platform: Platform, adapters: Pick<Adapters, 'sealer' | 'transport' | 'queue'>): WebhooksDeps {
+export function compose(platform: Platform, adapters: Pick<Adapters, 'sealer'> & { transport: Pick<WebhookTransport, 'resolver'> }): WebhooksDeps {
   const { db, config } = platform;
   return {
     ...apiDeps(platform),
     webhooks: new DynamoWebhookStore(db, config.TABLE_NAME, webhookLimits.deliveryLogSeconds),
     sealer: adapters.sealer,
-    transport: adapters.transport,
-    queue: adapters.queue,
+    resolver: adapters.transport.resolver,
     local: config.HUSHLINK_MODE === 'local',
   };
 }
@@ -63,9 +65,9 @@ export const operations: Operations<'webhooks', WebhooksDeps> = {
   },
 };
 
-export const createHandler = (deps: WebhooksDeps) => groupHandler('webhooks', operations, webhooksApi, deps);
+export const createHandler = (deps: WebhooksDeps) => groupHandler(webhooksRoutes, operations, webhooksRequests, deps);
 // Registration seals each endpoint's signing secret with KMS; only this function and the
 // delivery worker can use the key.
 export const handler = lambdaEntry((platform) =>
-  createHandler(compose(platform, { sealer: kmsSealer(platform.config), transport: systemTransport(), queue: sqsQueue(platform.config) })),
+  createHandler(compose(platform, { sealer: kmsSealer(platform.config), transport: { resolver: systemResolver() } })),
 );

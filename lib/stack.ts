@@ -65,10 +65,10 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
 export const mailSenders: readonly FunctionName[] = ['account', 'deliveries'];
 
 /**
- * Functions that put messages on the work queue: the relay (first attempts), the test
- * delivery, the worker's own retries, and the schedule's retry sweep.
+ * Functions that put messages on the work queue: the relay (first attempts, test deliveries'
+ * too), the worker's own retries, and the schedule's retry sweep.
  */
-export const queueSenders: readonly FunctionName[] = ['webhooks', 'relay', 'deliveries', 'schedule'];
+export const queueSenders: readonly FunctionName[] = ['relay', 'deliveries', 'schedule'];
 
 export class HushlinkStack extends Stack {
   readonly settings: HushlinkSettings;

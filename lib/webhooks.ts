@@ -5,7 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
 import { webhookLimits } from '../shared/limits.ts';
-import { secretChangeFilter } from '../shared/store/secretChanges.ts';
+import { relayFilters } from '../shared/store/relayRecords.ts';
 import type { Data } from './data.ts';
 import { HushlinkFunction, type FunctionDefaults } from './lambda.ts';
 import type { WorkQueue } from './queue.ts';
@@ -66,8 +66,8 @@ export class Webhooks extends Construct {
     });
     this.grantKey(this.worker, 'kms:Decrypt');
 
-    // The relay: owned secrets' changes from the table's stream (filtered before invocation,
-    // so other writes cost nothing), in order per item; a failing record is retried from where
+    // The relay: owned secrets' changes and new test deliveries from the table's stream
+    // (filtered before invocation, so other writes cost nothing), in order per item; a failing record is retried from where
     // it failed, then the batch's description goes to the dead letters, whose alarm fires.
     this.relay = new HushlinkFunction(this, 'Relay', { name: 'relay', ...functionDefaults }).fn;
     data.grantStreamRead(this.relay);
@@ -81,7 +81,7 @@ export class Webhooks extends Construct {
       retryAttempts: webhookLimits.relayAttempts - 1,
       // Not SqsDlq: its bind grants more than SendMessage (grantSendDeadLetters above).
       onFailure: { bind: () => ({ destination: queue.deadLetterQueue.queueArn }) },
-      filters: [{ pattern: JSON.stringify(secretChangeFilter) }],
+      filters: relayFilters.map((pattern) => ({ pattern: JSON.stringify(pattern) })),
     });
   }
 

@@ -8,9 +8,10 @@
 export type FilterPattern = { readonly [key: string]: FilterPattern | readonly FilterRule[] };
 export type FilterRule = string | number | boolean | null | { readonly exists: boolean };
 
-export function eventFilter(pattern: FilterPattern): (record: unknown) => boolean {
-  check(pattern, '');
-  return (record) => matches(pattern, record);
+/** A record passes when any one of the patterns matches it (Lambda's `Filters` list). */
+export function eventFilter(patterns: readonly FilterPattern[]): (record: unknown) => boolean {
+  for (const pattern of patterns) check(pattern, '');
+  return (record) => patterns.some((pattern) => matches(pattern, record));
 }
 
 function check(pattern: FilterPattern, at: string): void {

@@ -28,7 +28,7 @@ import { LocalOutbox, type OutboxEntry } from './mail.ts';
 import { InProcessQueue } from './queue.ts';
 import { LocalScheduler } from './scheduler.ts';
 import { LocalStream } from './streams.ts';
-import { secretChangeFilter } from '../shared/store/secretChanges.ts';
+import { relayFilters } from '../shared/store/relayRecords.ts';
 import { webhookLimits } from '../shared/limits.ts';
 import { startS3Local, type LocalS3 } from './s3.ts';
 import { serveWeb } from './web.ts';
@@ -190,7 +190,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const stream = new LocalStream({
       endpoint: dynamo.endpoint,
       tableName: runConfig.TABLE_NAME,
-      filter: secretChangeFilter,
+      filters: relayFilters,
       batchSize: webhookLimits.relayBatchSize,
       maxAttempts: webhookLimits.relayAttempts,
       ...(dataDir ? { checkpointFile: join(dataDir, 'stream-positions.json') } : {}),

@@ -16,8 +16,8 @@ export type StreamConsumer = (event: DynamoDBStreamEvent) => Promise<DynamoDBBat
 export interface LocalStreamOptions {
   endpoint: string;
   tableName: string;
-  /** The event source mapping's filter (Lambda drops what it does not match, uncharged). */
-  filter: FilterPattern;
+  /** The event source mapping's filters (Lambda drops what none matches, uncharged). */
+  filters: readonly FilterPattern[];
   /** Records per invocation at most. */
   batchSize?: number;
   /** Tries of a failing batch before its records are set aside, as `maximumRetryAttempts` + 1. */
@@ -59,7 +59,7 @@ export class LocalStream {
     const client = { endpoint: options.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 };
     this.db = new DynamoDBClient(client);
     this.streams = new DynamoDBStreamsClient(client);
-    this.matches = eventFilter(options.filter);
+    this.matches = eventFilter(options.filters);
   }
 
   consume(consumer: StreamConsumer): void {

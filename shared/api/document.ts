@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { routeKey, routes, type Credential, type ErrorStatus, type Route } from '../routes.ts';
-import { isLenient, Problem } from './common.ts';
+import { isLenient } from './input.ts';
+import { Problem } from './output.ts';
 import { schemas, type SchemaName } from './index.ts';
 
 /**

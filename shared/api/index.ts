@@ -1,10 +1,13 @@
 import * as z from 'zod/mini';
-import { accountApi } from './account.ts';
-import { secretsApi } from './secrets.ts';
-import { webhooksApi } from './webhooks.ts';
+import { accountRequests } from './account.ts';
+import { accountReplies } from './accountReplies.ts';
+import { secretsRequests } from './secrets.ts';
+import { secretsReplies } from './secretsReplies.ts';
+import { webhooksRequests } from './webhooks.ts';
+import { webhooksReplies } from './webhooksReplies.ts';
 
 /** The OpenAPI document itself, as far as a client relies on it. */
-export const openapiApi = {
+export const openapiReplies = {
   OpenApiDocument: z.looseObject({
     openapi: z.literal('3.1.0'),
     info: z.looseObject({ title: z.string(), version: z.string() }),
@@ -12,14 +15,27 @@ export const openapiApi = {
   }),
 };
 
+/** Each group's contract: what its routes take (parsed at run time) and answer (types and the document only). */
+export const contracts = {
+  secrets: { requests: secretsRequests, replies: secretsReplies },
+  account: { requests: accountRequests, replies: accountReplies },
+  webhooks: { requests: webhooksRequests, replies: webhooksReplies },
+  openapi: { requests: {}, replies: openapiReplies },
+};
+
 /**
  * Every named schema of every group: what the route table's rows name and the OpenAPI
  * document publishes. Only the document's function imports all of them; each group's
- * function imports its own contract.
+ * function imports its own requests, and the replies' types only.
  */
-export const schemas = { ...secretsApi, ...accountApi, ...webhooksApi, ...openapiApi };
+export const schemas = {
+  ...secretsRequests,
+  ...secretsReplies,
+  ...accountRequests,
+  ...accountReplies,
+  ...webhooksRequests,
+  ...webhooksReplies,
+  ...openapiReplies,
+};
 export type Schemas = typeof schemas;
 export type SchemaName = keyof Schemas;
-
-/** The contracts by group, for the document and the tests (names must not repeat across groups). */
-export const contracts = { secrets: secretsApi, account: accountApi, webhooks: webhooksApi, openapi: openapiApi };

@@ -1,64 +1,57 @@
 import * as z from 'zod/mini';
-import { createSecretRequest } from '../domain/secrets/rules.ts';
-import { reportRequest, revealFeedbackRequest } from '../domain/secrets/reports.ts';
-import { Accepted, lenient, nullableTimestamp, page, pageQuery, timestamp } from './common.ts';
+import { decodedBase64Length, digestPattern, saltPattern } from '../domain/secrets/rules.ts';
+import { secretLimits } from '../limits.ts';
+import { lenient, pageQuery } from './input.ts';
 
-const secretStates = ['pending', 'active', 'burned', 'expired', 'revoked', 'locked'] as const;
+const { expiresInSeconds, maxViews, textEnvelopeBytes } = secretLimits;
 
-/** A secret's public parameters: never the envelope, a token or a hash. */
-const SecretMetadata = z.strictObject({
-  id: z.string(),
-  /** Whether an account owns it (created signed in, or adopted). */
-  owned: z.boolean(),
-  state: z.enum(secretStates),
-  kind: z.literal('text'),
-  size_bytes: z.int(),
-  /** Public: the client needs it to derive the claim token before claiming. */
-  salt: z.string(),
-  max_views: z.int(),
-  views_left: z.int(),
-  created_at: timestamp,
-  expires_at: timestamp,
-  not_before: nullableTimestamp,
-  ended_at: nullableTimestamp,
-  /** A claim must present the token derived from the link. */
-  requires_proof: z.boolean(),
-  /** From an envelope v1 header; null for envelopes of another format. */
-  passphrase: z.nullable(z.boolean()),
-  kdf_iterations: z.nullable(z.int()),
-});
+/** Standard base64 with padding, as the interface asks for the envelope. */
+const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Largest base64 text that can decode to an allowed envelope; longer strings fail before decoding. */
+const maxEnvelopeChars = Math.ceil(textEnvelopeBytes / 3) * 4;
 
-/** The secrets group (interface §4.1): what its routes take and answer, by name. */
-export const secretsApi = {
+const createSecretRequest = z
+  .strictObject({
+    kind: z.literal('text', { error: "kind must be 'text'; files go through /v1/files" }),
+    envelope: z
+      .string()
+      .check(
+        z.minLength(1, 'envelope must not be empty'),
+        z.maxLength(maxEnvelopeChars, `envelope must decode to at most ${textEnvelopeBytes} bytes`),
+        z.regex(base64, 'envelope must be standard base64 with padding'),
+      ),
+    salt: z.string().check(z.regex(saltPattern, 'salt must be 22 base64url characters encoding 16 bytes')),
+    size_bytes: z.int().check(z.minimum(1), z.maximum(textEnvelopeBytes)),
+    expires_in: z._default(z.int().check(z.minimum(expiresInSeconds.min), z.maximum(expiresInSeconds.max)), expiresInSeconds.default),
+    max_views: z._default(z.int().check(z.minimum(maxViews.min), z.maximum(maxViews.max)), maxViews.default),
+    claim_verifier: z.optional(z.string().check(z.regex(digestPattern, 'claim_verifier must be a base64url SHA-256 (43 characters)'))),
+    not_before: z.optional(z.iso.datetime({ offset: true })),
+  })
+  .check(
+    z.superRefine((body, ctx) => {
+      const decoded = decodedBase64Length(body.envelope);
+      if (decoded > textEnvelopeBytes) {
+        ctx.addIssue({ code: 'custom', path: ['envelope'], message: `envelope must decode to at most ${textEnvelopeBytes} bytes` });
+      } else if (decoded !== body.size_bytes) {
+        ctx.addIssue({ code: 'custom', path: ['size_bytes'], message: 'size_bytes must equal the decoded length of envelope' });
+      }
+    }),
+  );
+export type CreateSecretRequest = z.infer<typeof createSecretRequest>;
+
+/**
+ * What the secrets group's routes take (interface §4.1), by the names the route table uses;
+ * the group handler parses with them. Its answers are in secretsReplies.ts.
+ */
+export const secretsRequests = {
   CreateSecretRequest: createSecretRequest,
-  SecretCreated: z.strictObject({
-    id: z.string(),
-    /** The client appends `#` and the key. */
-    url_base: z.string(),
-    /** Shown once: revokes the secret (`x-delete-token`) or adopts it into an account. */
-    delete_token: z.string(),
-    created_at: timestamp,
-    expires_at: timestamp,
-    not_before: nullableTimestamp,
-    max_views: z.int(),
-    views_left: z.int(),
-  }),
   SecretListQuery: pageQuery({ default: 25, max: 100 }),
-  SecretList: page(SecretMetadata),
-  SecretMetadata,
   /** Optional and never refused: a body that is not an object, or a token that is not a string, is no proof. */
   ClaimRequest: lenient(z.object({ claim_token: z.optional(z.string()) })),
-  ClaimedSecret: z.strictObject({
-    id: z.string(),
-    kind: z.literal('text'),
-    /** Standard base64 of the envelope, exactly as it was created. */
-    envelope: z.string(),
-    salt: z.string(),
-    size_bytes: z.int(),
-    views_left: z.int(),
-    expires_at: timestamp,
+  ReportRequest: z.strictObject({
+    secret_id: z.string().check(z.maxLength(64)),
+    reason: z.enum(['phishing', 'malware', 'harassment', 'illegal', 'other']),
+    details: z.optional(z.string().check(z.maxLength(1000))),
   }),
-  ReportRequest: reportRequest,
-  RevealFeedbackRequest: revealFeedbackRequest,
-  Accepted,
+  RevealFeedbackRequest: z.strictObject({ rating: z.enum(['up', 'down']) }),
 };

@@ -7,13 +7,16 @@ import { DynamoRateCounter } from '../store/rateLimits.ts';
 import { DynamoSessionStore } from '../store/sessions.ts';
 import { DynamoSigningKeyStore } from '../store/signingKeys.ts';
 import { DynamoCallCounter } from '../store/usage.ts';
+import { authenticate } from './auth.ts';
+import type { GroupDeps, RequestGuard } from './group.ts';
 import { RateLimiter } from './rateLimit.ts';
 
 /**
- * What every API function carries, whichever group it serves: the platform, and what the
- * shared steps of a request use (rate limits, the caller's credential, the call counter).
+ * What every API function with credentials or rate limits carries, whichever group it serves:
+ * the platform, and what the shared steps of a request use (rate limits, the caller's
+ * credential, the call counter), run by its `guard`.
  */
-export interface ApiDeps extends Platform {
+export interface ApiDeps extends GroupDeps {
   rateLimiter: RateLimiter;
   sessions: SessionStore;
   apiKeys: ApiKeyStore;
@@ -25,7 +28,7 @@ export interface ApiDeps extends Platform {
 export function apiDeps(platform: Platform): ApiDeps {
   const { db, config, clock, logger } = platform;
   const signingKeys = new SigningKeyList(new DynamoSigningKeyStore(db, config.TABLE_NAME), clock);
-  return {
+  const deps: Omit<ApiDeps, 'guard'> = {
     ...platform,
     rateLimiter: new RateLimiter(new DynamoRateCounter(db, config.TABLE_NAME), config.rateLimits, clock, logger),
     sessions: new DynamoSessionStore(db, config.TABLE_NAME),
@@ -33,5 +36,28 @@ export function apiDeps(platform: Platform): ApiDeps {
     signingKeys,
     accessTokens: new TokenVerifier(signingKeys, clock, config.WEB_ORIGIN),
     calls: new DynamoCallCounter(db, config.TABLE_NAME),
+  };
+  return { ...deps, guard: credentialGuard(deps) };
+}
+
+/**
+ * The steps before an operation, as the route's row says: the per-address rate limit, the
+ * credential, the per-user rate limit and the call count. Counting goes alongside the work,
+ * never before it: the limiter decides from what this instance knows (shared/http/rateLimit.ts)
+ * and the counts are awaited with the operation.
+ */
+function credentialGuard(deps: Omit<ApiDeps, 'guard'>): RequestGuard {
+  return async (route, request, counting) => {
+    // Per address first: it bounds how fast anyone can try credentials.
+    if (route.rate) counting.push((await deps.rateLimiter.admitAddress(route.rate, request.sourceIp)).counted);
+    request.principal = await authenticate(route, request, deps);
+    if (!request.principal) return;
+    const { userId } = request.principal;
+    if (route.rate) counting.push((await deps.rateLimiter.admitUser(route.rate, userId)).counted);
+    // A count the table refuses is logged, never the caller's problem.
+    request.callCounted = deps.calls.countCall(userId, deps.clock.now()).catch((error: unknown) => {
+      deps.logger.warn('call not counted', { error: (error as Error).name });
+    });
+    counting.push(request.callCounted);
   };
 }

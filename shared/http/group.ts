@@ -2,14 +2,30 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import type { SchemaName, Schemas } from '../api/index.ts';
-import { isLenient } from '../api/common.ts';
-import { routeKey, routesOf, type Group, type OperationOf, type Route, type RouteRow } from '../routes.ts';
-import type { ApiDeps } from './apiDeps.ts';
-import { authenticate } from './auth.ts';
+import { isLenient } from '../api/input.ts';
+import { routeKey, type Group, type OperationOf, type Route, type RouteRow } from '../routes.ts';
+import type { Platform } from '../platform.ts';
 import { clientAddress } from './clientAddress.ts';
 import { HttpError } from './errors.ts';
 import { accessLog, problemResponses, requestMetrics, responseHeaders } from './middleware.ts';
-import { parseJsonBody, parseQuery, toRawRequest, type ApiReply, type ApiRequest } from './request.ts';
+import { parseJsonBody, parseQuery, toRawRequest, type ApiReply, type ApiRequest, type RawRequest } from './request.ts';
+
+/**
+ * What runs before a route's operation: refuses the request (throws an HttpError), or lets it
+ * through, having set its principal and pushed any counts still in flight onto `counting`
+ * (awaited with the operation). Each function's wiring brings the one its routes need.
+ */
+export type RequestGuard = (route: Route, request: RawRequest, counting: Array<Promise<void>>) => Promise<void>;
+
+/** What every group's handler needs: the platform and its guard. */
+export interface GroupDeps extends Platform {
+  guard: RequestGuard;
+}
+
+/** The guard of a group whose every route is public and unlimited: nothing to check. */
+export const publicRoutesOnly: RequestGuard = async (route) => {
+  if (route.credential !== 'public' || route.rate !== null) throw new Error(`${routeKey(route)} needs credentials or limits this function was not wired with`);
+};
 
 type RowOf<Op> = Extract<RouteRow, { operation: Op }>;
 type Parsed<Name> = Name extends SchemaName ? z.output<Schemas[Name]> : undefined;
@@ -19,7 +35,7 @@ export type RequestOf<Op> = ApiRequest<Parsed<RowOf<Op>['body']>, Parsed<RowOf<O
 export type ReplyOf<Op> = ApiReply<RowOf<Op>['reply']['status'], Parsed<RowOf<Op>['reply']['body']>>;
 
 /** The operations of one group, each typed by its row: its input parsed, its answer checked. */
-export type Operations<G extends Group, D extends ApiDeps> = {
+export type Operations<G extends Group, D extends GroupDeps> = {
   [Op in OperationOf<G>]: (request: RequestOf<Op>, deps: D) => Promise<ReplyOf<Op>>;
 };
 /** The schemas a group's rows name (its contract, `shared/api/<group>.ts`). */
@@ -29,18 +45,24 @@ export type GroupHandler = (event: APIGatewayProxyEventV2, context: Context) => 
 type AnyOperation<D> = (request: ApiRequest, deps: D) => Promise<ApiReply>;
 
 /**
- * The Lambda handler of one endpoint group: every row of the route table for the group, each
- * running the same steps (rate limit, credential, body and query parsed with the row's
- * schemas, then the operation), inside the shared middleware. API Gateway has matched the
- * route already: `event.routeKey` names the row.
+ * The Lambda handler of one endpoint group: every row of the route table for the group (its
+ * part of the table, `<group>Routes`), each
+ * running the same steps (the guard: rate limit and credential; body and query parsed with the
+ * row's schemas; then the operation), inside the shared middleware. API Gateway has matched
+ * the route already: `event.routeKey` names the row.
  */
-export function groupHandler<G extends Group, D extends ApiDeps>(group: G, operations: Operations<G, D>, contract: ContractOf<G>, deps: D): GroupHandler {
+export function groupHandler<G extends Group, D extends GroupDeps>(
+  rows: readonly Extract<RouteRow, { group: G }>[],
+  operations: Operations<G, D>,
+  contract: ContractOf<G>,
+  deps: D,
+): GroupHandler {
   const byKey = new Map(
-    routesOf(group).map((route) => [routeKey(route), { route, operation: operations[route.operation as OperationOf<G>] as unknown as AnyOperation<D> }]),
+    (rows as readonly Route[]).map((route) => [routeKey(route), { route, operation: operations[route.operation as OperationOf<G>] as unknown as AnyOperation<D> }]),
   );
   const schemaOf = (name: SchemaName | null) => (name === null ? null : (contract as Record<string, z.ZodMiniType>)[name]!);
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-    .use(requestMetrics(deps.metrics))
+    .use(requestMetrics(deps.metrics, rows))
     .use(accessLog(deps.logger, () => performance.now()))
     .use(responseHeaders(deps.config.WEB_ORIGIN))
     .use(problemResponses(deps.logger))
@@ -51,7 +73,7 @@ export function groupHandler<G extends Group, D extends ApiDeps>(group: G, opera
     }) as unknown as GroupHandler;
 }
 
-async function run<D extends ApiDeps>(
+async function run<D extends GroupDeps>(
   route: Route,
   operation: AnyOperation<D>,
   bodySchema: z.ZodMiniType | null,
@@ -61,19 +83,9 @@ async function run<D extends ApiDeps>(
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const raw = toRawRequest(event, route);
   raw.sourceIp = clientAddress(raw.headers, raw.sourceIp, deps.config.ORIGIN_VERIFY);
-  // Counting goes alongside the work, never before it: the limiter decides from what this
-  // instance knows (shared/http/rateLimit.ts), and the counts are awaited with the operation.
   const counting: Array<Promise<void>> = [];
   try {
-    // Per address first: it bounds how fast anyone can try credentials.
-    if (route.rate) counting.push((await deps.rateLimiter.admitAddress(route.rate, raw.sourceIp)).counted);
-    raw.principal = await authenticate(route, raw, deps);
-    if (raw.principal) {
-      const { userId } = raw.principal;
-      if (route.rate) counting.push((await deps.rateLimiter.admitUser(route.rate, userId)).counted);
-      raw.callCounted = countCall(userId, deps);
-      counting.push(raw.callCounted);
-    }
+    await deps.guard(route, raw, counting);
     const { rawBody: _body, rawQuery: _query, ...rest } = raw;
     const request: ApiRequest = {
       ...rest,
@@ -89,11 +101,4 @@ async function run<D extends ApiDeps>(
   } finally {
     await Promise.all(counting);
   }
-}
-
-/** This month's call count of the caller; a count the table refuses is logged, never the caller's problem. */
-function countCall(userId: string, deps: ApiDeps): Promise<void> {
-  return deps.calls.countCall(userId, deps.clock.now()).catch((error: unknown) => {
-    deps.logger.warn('call not counted', { error: (error as Error).name });
-  });
 }

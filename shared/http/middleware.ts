@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { AppLogger } from '../logger.ts';
 import type { AppMetrics, MetricName } from '../metrics.ts';
-import { routeKey, routes } from '../routes.ts';
+import { routeKey, type Route } from '../routes.ts';
 import { corsPolicy } from './cors.ts';
 import { problemBody, toHttpError } from './errors.ts';
 
@@ -100,14 +100,14 @@ const outcomeMetrics: Readonly<Record<string, { ok: MetricName; refused?: Metric
   claimSecret: { ok: 'SecretsClaimed', refused: 'ClaimsRefused' },
   verifySignInCode: { ok: 'SignIns' },
 };
-const operationOf = new Map(routes.map((route) => [routeKey(route), route.operation]));
 
 /**
  * Counts each request's outcome and publishes the invocation's metrics at its end, after every
  * other middleware has shaped the response (so it sees the final status). Rate limiting and
  * faults of ours are counted on every route.
  */
-export function requestMetrics(metrics: AppMetrics): Middleware {
+export function requestMetrics(metrics: AppMetrics, rows: readonly Route[]): Middleware {
+  const operationOf = new Map(rows.map((route) => [routeKey(route), route.operation]));
   const record: NonNullable<Middleware['after']> = (request) => {
     const status = request.response?.statusCode ?? 500;
     const outcome = outcomeMetrics[operationOf.get(request.event.routeKey) ?? ''];

@@ -54,12 +54,12 @@ const isJsonType = (contentType: string) => /^application\/([\w.+-]+\+)?json\s*(
 
 /**
  * Parses a JSON body against a schema; every failure is a 400 that says what was wrong. A
- * lenient schema (the route lists no 400) gets `{}` for a body that is not JSON at all.
+ * lenient schema (the route lists no 400, shared/api/input.ts) gets `{}` for a body it cannot use.
  */
 export function parseJsonBody<T>(request: RawRequest, schema: ZodMiniType<T>, lenient = false): T {
   const contentType = request.headers['content-type'];
-  const unreadable = (error: HttpError) => {
-    if (lenient) return schema.parse({});
+  const unreadable = (error: HttpError): T => {
+    if (lenient) return {} as T;
     throw error;
   };
   if (contentType !== undefined && !isJsonType(contentType)) {
@@ -80,7 +80,7 @@ export function parseJsonBody<T>(request: RawRequest, schema: ZodMiniType<T>, le
     );
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw validationError(parsed.error, 'body');
+  if (!parsed.success) return unreadable(validationError(parsed.error, 'body'));
   return parsed.data;
 }
 

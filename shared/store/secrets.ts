@@ -4,7 +4,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import { fromItem, key, ownerKeys, pick, toItem } from './secretItem.ts';
 import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
-import type { EndInput, SecretStore, TakeViewInput, TakeViewResult } from '../domain/secrets/ports.ts';
+import type { EndInput, SecretAdoptions, SecretStore, TakeViewInput, TakeViewResult } from '../domain/secrets/ports.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { usageAdjustment } from './usage.ts';
@@ -14,6 +14,12 @@ import { dueEntries } from './workIndex.ts';
 function refusedItem(error: { Item?: Record<string, unknown> }): Secret | null {
   if (!error.Item) return null;
   return fromItem(unmarshall(error.Item as Record<string, AttributeValue>));
+}
+
+/** One secret, strongly consistent (a claim or revoke just before must be seen). */
+async function getSecret(db: DynamoDBDocumentClient, tableName: string, id: string): Promise<Secret | null> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key(id), ConsistentRead: true }));
+  return Item ? fromItem(Item) : null;
 }
 
 const endConditions: Record<EndInput['state'], string> = {
@@ -45,9 +51,8 @@ export class DynamoSecretStore implements SecretStore {
     );
   }
 
-  async get(id: string): Promise<Secret | null> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key(id), ConsistentRead: true }));
-    return Item ? fromItem(Item) : null;
+  get(id: string): Promise<Secret | null> {
+    return getSecret(this.db, this.tableName, id);
   }
 
   async takeView(id: string, input: TakeViewInput): Promise<TakeViewResult> {
@@ -201,6 +206,21 @@ export class DynamoSecretStore implements SecretStore {
       if (isConditionFailure(error)) return 0;
       throw error;
     }
+  }
+}
+
+/**
+ * Adoption, apart from the rest of the store: the account function adopts secrets and does
+ * nothing else with them, so it carries this class only.
+ */
+export class DynamoSecretAdoptions implements SecretAdoptions {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  get(id: string): Promise<Secret | null> {
+    return getSecret(this.db, this.tableName, id);
   }
 
   async adopt(id: string, ownerId: string, sizeBytes: number): Promise<boolean> {

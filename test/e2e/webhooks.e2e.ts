@@ -240,7 +240,7 @@ describe('webhooks page', () => {
     expect(received).toEqual([]);
 
     // 8. The queue delivers it: a webhook.test POST whose signature verifies with the shown secret.
-    await runtime.queue.drain();
+    await runtime.drainWork();
     expect(received).toHaveLength(1);
     const [hit] = received;
     expect(hit!.method).toBe('POST');
@@ -274,7 +274,7 @@ describe('webhooks page', () => {
       runtime.clock.advance(1);
       expect((await api.post(`/v1/webhooks/${endpointId}/test`, undefined, { authorization: `Bearer ${apiKey}` })).status).toBe(202);
     }
-    await runtime.queue.drain();
+    await runtime.drainWork();
     expect(received).toHaveLength(11);
     await endpoint.locator('button[data-action="refresh"]').click();
     const logItems = endpoint.locator('[data-role="deliveries"] > li');

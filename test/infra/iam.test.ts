@@ -208,17 +208,17 @@ const names = Object.keys(expectedTable) as Name[];
 const streamReaders: readonly Name[] = ['relay'];
 
 /**
- * What each function may do on the work queue. The relay queues first attempts, webhooks test
- * deliveries, schedule's webhook sweep far retries, and deliveries its own retries. Only
+ * What each function may do on the work queue. The relay queues first attempts (test
+ * deliveries' too), schedule's webhook sweep far retries, and deliveries its own retries. Only
  * deliveries consumes, through its event source mapping: the three actions AWS lists for a
  * Lambda poller, no GetQueueUrl (the functions get QUEUE_URL) and no ChangeMessageVisibility
- * (nothing calls it). The secrets function writes events to the table only.
+ * (nothing calls it). The secrets and webhooks functions write to the table only.
  */
 const expectedQueue: Record<Name, readonly string[]> = {
   secrets: [],
   account: [],
   openapi: [],
-  webhooks: ['sqs:SendMessage'],
+  webhooks: [],
   schedule: ['sqs:SendMessage'],
   relay: ['sqs:SendMessage'],
   deliveries: ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage'],

@@ -12,7 +12,7 @@ import { Webhooks } from '../../lib/webhooks.ts';
 import { groups, routeKey, routes } from '../../shared/routes.ts';
 import { schedules } from '../../shared/schedules.ts';
 import { createTableInput, tableDefinition } from '../../shared/store/table.ts';
-import { secretChangeFilter } from '../../shared/store/secretChanges.ts';
+import { relayFilters } from '../../shared/store/relayRecords.ts';
 import { webhookLimits } from '../../shared/limits.ts';
 import { loadConfig } from '../../shared/config.ts';
 
@@ -542,7 +542,7 @@ describe('work queue', () => {
     });
   });
 
-  it('hands the table stream to the relay alone: owned secrets only, from the oldest record, retried from the failed one, then to the dead letters', () => {
+  it('hands the table stream to the relay alone: owned secrets and test deliveries only, from the oldest record, retried from the failed one, then to the dead letters', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties ?? {});
     const [tableId] = ofType('AWS::DynamoDB::Table').map(([id]) => id);
     expect(props(tableId!)['StreamSpecification']).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
@@ -558,7 +558,7 @@ describe('work queue', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       MaximumRetryAttempts: webhookLimits.relayAttempts - 1,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [dlqId, 'Arn'] } } },
-      FilterCriteria: { Filters: [{ Pattern: JSON.stringify(secretChangeFilter) }] },
+      FilterCriteria: { Filters: relayFilters.map((pattern) => ({ Pattern: JSON.stringify(pattern) })) },
     });
   });
 

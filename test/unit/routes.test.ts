@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../functions/secrets.ts';
-import { groups, matchRoute, routeKey, routes, routesOf, type RouteMatch } from '../../shared/routes.ts';
+import { accountRoutes, groups, matchRoute, openapiRoutes, routeKey, routes, secretsRoutes, webhooksRoutes, type RouteMatch } from '../../shared/routes.ts';
 
 /** The match, failing the test when there is none. */
 function matched(method: string, path: string): RouteMatch {
@@ -85,8 +85,14 @@ describe('the route table', () => {
 
   it('gives every row a known group whose function implements its operation', () => {
     for (const route of routes) expect(groups).toContain(route.group);
-    const secretOperations = routesOf('secrets').map((route) => route.operation).sort();
+    const secretOperations = secretsRoutes.map((route) => route.operation).sort();
     expect(secretOperations).toEqual(Object.keys(operations).sort());
-    expect(routesOf('secrets')).toHaveLength(routes.filter((route) => route.group === 'secrets').length);
+  });
+
+  it('keeps each group’s rows in its own part of the table, and the table is every part', () => {
+    const parts = { secrets: secretsRoutes, account: accountRoutes, webhooks: webhooksRoutes, openapi: openapiRoutes };
+    expect(Object.keys(parts).sort()).toEqual([...groups].sort());
+    for (const [group, rows] of Object.entries(parts)) for (const route of rows) expect(route.group, routeKey(route)).toBe(group);
+    expect(routes).toHaveLength(Object.values(parts).reduce((sum, rows) => sum + rows.length, 0));
   });
 });

@@ -1,19 +1,12 @@
-import * as z from 'zod/mini';
 import { HttpError } from '../../http/errors.ts';
 import { constantTimeEqual, newApiKeyId, newApiKeySecret, sha256Base64Url } from '../../ids.ts';
 import { credentialLimits } from '../../limits.ts';
-import { scopes, type Scope } from '../../routes.ts';
+import type { Scope } from '../../routes.ts';
 import type { ApiKey, Principal } from './model.ts';
 import type { AccountPorts } from './ports.ts';
+import type { CreateApiKeyRequest } from '../../api/account.ts';
 
-export const createApiKeyRequest = z.strictObject({
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
-  scopes: z
-    .array(z.enum(scopes))
-    .check(z.minLength(1), z.maxLength(scopes.length), z.refine((list) => new Set(list).size === list.length, 'scopes must not repeat')),
-  expires_in: z.optional(z.int().check(z.minimum(3600), z.maximum(credentialLimits.apiKeyMaxSeconds))),
-});
-export type CreateApiKeyRequest = z.infer<typeof createApiKeyRequest>;
+
 
 const keyPattern = /^hlk_(key_[A-Za-z0-9_-]{16})_([A-Za-z0-9_-]{43})$/;
 export const looksLikeApiKey = (token: string) => token.startsWith('hlk_');

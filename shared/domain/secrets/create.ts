@@ -3,7 +3,7 @@ import { newDeleteToken, newEventId, newSecretId, sha256Base64Url } from '../../
 import { chunkSpans, EnvelopeError, parseHeader, startsWithMagic } from '../../envelope/index.ts';
 import type { Secret } from './model.ts';
 import type { SecretPorts } from './ports.ts';
-import type { CreateSecretRequest } from './rules.ts';
+import type { CreateSecretRequest } from '../../api/secrets.ts';
 
 export interface CreatedSecret {
   secret: Secret;

@@ -1,15 +1,8 @@
-import * as z from 'zod/mini';
 import { HttpError } from '../../http/errors.ts';
 import { isTerminal, type Secret } from './model.ts';
-import type { SecretPorts } from './ports.ts';
+import type { SecretAdoptions, SecretPorts } from './ports.ts';
 import { holdsDeleteToken } from './read.ts';
 import { secretIdPattern } from './rules.ts';
-
-export const adoptSecretsRequest = z.strictObject({
-  secrets: z
-    .array(z.strictObject({ id: z.string().check(z.maxLength(64)), delete_token: z.string().check(z.maxLength(128)) }))
-    .check(z.minLength(1), z.maxLength(100)),
-});
 
 export type AdoptionOutcome = { id: string; adopted: true } | { id: string; adopted: false; reason: 'not_found' | 'forbidden' | 'ended' | 'owned' };
 
@@ -17,7 +10,7 @@ export type AdoptionOutcome = { id: string; adopted: true } | { id: string; adop
  * Attaches anonymous secrets to the caller, each proven by its delete token. Every item gets
  * its own answer; one refusal does not stop the others.
  */
-export async function adoptSecrets(ownerId: string, items: Array<{ id: string; delete_token: string }>, ports: SecretPorts): Promise<AdoptionOutcome[]> {
+export async function adoptSecrets(ownerId: string, items: Array<{ id: string; delete_token: string }>, ports: { secrets: SecretAdoptions }): Promise<AdoptionOutcome[]> {
   return Promise.all(
     items.map(async ({ id, delete_token: token }): Promise<AdoptionOutcome> => {
       const secret = secretIdPattern.test(id) ? await ports.secrets.get(id) : null;

@@ -52,6 +52,11 @@ export interface SecretStore {
    * distinct reporters the secret has.
    */
   recordReport(id: string, reporterHash: string, event: StoredEvent): Promise<number>;
+}
+
+/** What adopting anonymous secrets needs of the table: a secret, and the conditional adoption. */
+export interface SecretAdoptions {
+  get(id: string): Promise<Secret | null>;
   /** Gives an anonymous, unended secret an owner; false when it has one or has ended. */
   adopt(id: string, ownerId: string, sizeBytes: number): Promise<boolean>;
 }

@@ -1,4 +1,3 @@
-import * as z from 'zod/mini';
 import type { Clock } from '../../clock.ts';
 import { newEventId, sha256Base64Url } from '../../ids.ts';
 import { dayOf, type Counters } from '../counters.ts';
@@ -10,13 +9,7 @@ import { secretIdPattern } from './rules.ts';
 /** Distinct reporters (by address) that lock a secret pending review. */
 export const reportsBeforeLock = 3;
 
-export const reportRequest = z.strictObject({
-  secret_id: z.string().check(z.maxLength(64)),
-  reason: z.enum(['phishing', 'malware', 'harassment', 'illegal', 'other']),
-  details: z.optional(z.string().check(z.maxLength(1000))),
-});
 
-export const revealFeedbackRequest = z.strictObject({ rating: z.enum(['up', 'down']) });
 
 /**
  * Records an abuse report as `secret.reported`, once per reporting address; enough distinct

@@ -1,11 +1,11 @@
-import * as z from 'zod/mini';
 import type { Clock } from '../../clock.ts';
 import type { Principal } from '../accounts/model.ts';
 import type { UserStore } from '../accounts/ports.ts';
 import { dayOf } from '../counters.ts';
 import { defaultPlan, flagsFor, planOf, type Flags } from '../plans.ts';
 import type { Plan } from '../accounts/model.ts';
-import { addDays, usageLimits } from './model.ts';
+import { addDays } from './model.ts';
+import type { UsageHistoryQuery } from '../../api/account.ts';
 import { monthOf, type UsageReportStore } from './ports.ts';
 
 export interface UsageReadPorts {
@@ -35,13 +35,7 @@ export async function readUsage(userId: string, ports: UsageReadPorts): Promise<
   };
 }
 
-export const usageHistoryQuery = z.strictObject({
-  days: z._default(
-    z.coerce.number().check(z.int(), z.minimum(usageLimits.historyDays.min), z.maximum(usageLimits.historyDays.max)),
-    usageLimits.historyDays.default,
-  ),
-});
-export type UsageHistoryQuery = z.infer<typeof usageHistoryQuery>;
+
 
 export interface UsageDayView {
   date: string;

@@ -1,24 +1,15 @@
-import * as z from 'zod/mini';
 import { toIso } from '../../clock.ts';
 import { HttpError } from '../../http/errors.ts';
 import { newDeliveryId, newEventId, newWebhookId } from '../../ids.ts';
 import { webhookLimits } from '../../limits.ts';
-import { DestinationRefused, parseWebhookUrl, resolveDestination } from '../../webhooks/destination.ts';
+import { DestinationRefused, parseWebhookUrl, resolveDestination, type HostResolver } from '../../webhooks/destination.ts';
 import { newSigningSecret } from '../../webhooks/signature.ts';
 import type { Delivery, DeliveryAttempt, WebhookEndpoint, WebhookEventBody } from './model.ts';
 import { secretEventTypes } from './model.ts';
+import type { RegisterWebhookRequest } from '../../api/webhooks.ts';
 import type { WebhookPorts } from './ports.ts';
-import { deliverMessage, sendWork } from './work.ts';
 
-export const registerWebhookRequest = z.strictObject({
-  url: z.string().check(z.minLength(1), z.maxLength(2048)),
-  events: z.optional(
-    z
-      .array(z.enum(secretEventTypes as [string, ...string[]]))
-      .check(z.minLength(1), z.refine((list) => new Set(list).size === list.length, 'events must not repeat')),
-  ),
-});
-export type RegisterWebhookRequest = z.infer<typeof registerWebhookRequest>;
+
 
 export interface WebhookEndpointView {
   id: string;
@@ -56,12 +47,12 @@ function refusedUrl(error: DestinationRefused): HttpError {
 export async function registerEndpoint(
   userId: string,
   request: RegisterWebhookRequest,
-  ports: Pick<WebhookPorts, 'webhooks' | 'sealer' | 'transport' | 'local' | 'clock'>,
+  ports: Pick<WebhookPorts, 'webhooks' | 'sealer' | 'local' | 'clock'> & { resolver: HostResolver },
 ) {
   let url: URL;
   try {
     url = parseWebhookUrl(request.url, { local: ports.local });
-    await resolveDestination(url, { local: ports.local, resolver: ports.transport.resolver });
+    await resolveDestination(url, { local: ports.local, resolver: ports.resolver });
   } catch (error) {
     if (error instanceof DestinationRefused) throw refusedUrl(error);
     throw error;
@@ -131,11 +122,12 @@ export async function listDeliveries(userId: string, id: string, limit: number, 
 }
 
 /**
- * Queues a real, signed delivery about no secret; it goes through the same worker, retries
- * and log as event deliveries. It is the one delivery a switched-off endpoint still gets, so
- * its owner can check the receiver is back: its success switches the endpoint on again.
+ * Records a real, signed delivery about no secret; the table's stream hands it to the relay,
+ * which queues its first attempt, so it goes through the same worker, retries and log as event
+ * deliveries. It is the one delivery a switched-off endpoint still gets, so its owner can check
+ * the receiver is back: its success switches the endpoint on again.
  */
-export async function queueTestDelivery(userId: string, id: string, ports: Pick<WebhookPorts, 'webhooks' | 'queue' | 'clock'>) {
+export async function queueTestDelivery(userId: string, id: string, ports: Pick<WebhookPorts, 'webhooks' | 'clock'>) {
   const endpoint = await ownEndpoint(userId, id, ports);
   const now = ports.clock.now();
   const deliveryId = newDeliveryId(now);
@@ -151,6 +143,5 @@ export async function queueTestDelivery(userId: string, id: string, ports: Pick<
     attempts: [],
     createdAt: now,
   });
-  await sendWork(ports.queue, deliverMessage(delivery, 1));
   return { delivery_id: delivery.id, queued: true as const };
 }
