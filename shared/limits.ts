@@ -55,6 +55,11 @@ export const signInLimits = {
 export const credentialLimits = {
   accessTokenSeconds: 15 * 60,
   refreshTokenSeconds: 30 * 24 * 3600,
+  /**
+   * A refresh token presented again this soon after its rotation gets the same new token (a
+   * reload racing a refresh); later, presenting it is reuse and signs the session out.
+   */
+  refreshGraceSeconds: 10,
   /** Signing keys rotate this often; the previous key keeps verifying until its tokens expire. */
   signingKeyRotationSeconds: 30 * 24 * 3600,
   /** `last_used_at` of sessions and keys is written at most this often. */

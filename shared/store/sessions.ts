@@ -1,11 +1,17 @@
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import type { Session } from '../domain/accounts/model.ts';
+import type { RefreshGrace } from '../domain/accounts/refreshGrace.ts';
 import type { SessionStore } from '../domain/accounts/ports.ts';
 import { isConditionFailure } from './client.ts';
 import { listAll, touchLastUsed } from './listing.ts';
 
 const key = (id: string) => ({ pk: `SESSION#${id}`, sk: 'SESSION' });
+/**
+ * Every session of a user, in the user's own partition, so logout-all reads them strongly
+ * consistently: the listing index (gsi1) can lag a session opened a moment before.
+ */
+const userSessions = (userId: string) => `SESSIONS#${userId}`;
 /** Rotated refresh hashes remembered per session, to recognise a reused token. */
 const rotatedKept = 20;
 
@@ -18,6 +24,15 @@ function fromItem(item: Record<string, unknown>): Session {
     lastUsedAt: item.last_used_at as number,
     refreshHash: item.refresh_hash as string,
     rotatedHashes: (item.rotated_hashes as string[] | undefined) ?? [],
+    ...(item.grace === undefined
+      ? {}
+      : {
+          grace: {
+            previousHash: (item.grace as Record<string, string>).previous_hash!,
+            sealedNext: (item.grace as Record<string, string>).sealed_next!,
+            until: Number((item.grace as Record<string, unknown>).until),
+          },
+        }),
     refreshExpiresAt: item.refresh_expires_at as number,
     ...(item.revoked_at === undefined ? {} : { revokedAt: item.revoked_at as number }),
   };
@@ -30,27 +45,39 @@ export class DynamoSessionStore implements SessionStore {
   ) {}
 
   async insert(session: Session): Promise<void> {
-    await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...key(session.id),
-          type: 'session',
-          id: session.id,
-          user_id: session.userId,
-          device_name: session.deviceName,
-          created_at: session.createdAt,
-          last_used_at: session.lastUsedAt,
-          refresh_hash: session.refreshHash,
-          rotated_hashes: session.rotatedHashes,
-          refresh_expires_at: session.refreshExpiresAt,
-          ttl: toEpochSeconds(session.refreshExpiresAt),
-          gsi1pk: `USER#${session.userId}#SESSIONS`,
-          gsi1sk: `${session.createdAt}#${session.id}`,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    // The pointer needs no atomicity with the session: one without the other is never used
+    // (a session whose write failed gave out no token; logout-all skips a pointer to nothing).
+    await Promise.all([
+      this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...key(session.id),
+            type: 'session',
+            id: session.id,
+            user_id: session.userId,
+            device_name: session.deviceName,
+            created_at: session.createdAt,
+            last_used_at: session.lastUsedAt,
+            refresh_hash: session.refreshHash,
+            rotated_hashes: session.rotatedHashes,
+            refresh_expires_at: session.refreshExpiresAt,
+            ttl: toEpochSeconds(session.refreshExpiresAt),
+            gsi1pk: `USER#${session.userId}#SESSIONS`,
+            gsi1sk: `${session.createdAt}#${session.id}`,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      ),
+      this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          // Kept while the session could still be refreshed from its first token; an older
+          // session has long been on the listing index, which logout-all reads as well.
+          Item: { pk: userSessions(session.userId), sk: session.id, ttl: toEpochSeconds(session.refreshExpiresAt) },
+        }),
+      ),
+    ]);
   }
 
   async get(id: string): Promise<Session | null> {
@@ -64,7 +91,7 @@ export class DynamoSessionStore implements SessionStore {
     return (await listAll(this.db, this.tableName, `USER#${userId}#SESSIONS`)).map((item) => fromItem({ ...item, refresh_hash: '' }));
   }
 
-  async rotate(id: string, expectedHash: string, next: { hash: string; expiresAt: number; now: number }): Promise<boolean> {
+  async rotate(id: string, expectedHash: string, next: { hash: string; expiresAt: number; now: number; grace: RefreshGrace }): Promise<boolean> {
     const current = await this.get(id);
     if (!current) return false;
     const rotated = [expectedHash, ...current.rotatedHashes].slice(0, rotatedKept);
@@ -73,12 +100,13 @@ export class DynamoSessionStore implements SessionStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: key(id),
-          UpdateExpression: 'SET refresh_hash = :next, rotated_hashes = :rotated, refresh_expires_at = :expires, last_used_at = :now, #ttl = :ttl',
+          UpdateExpression: 'SET refresh_hash = :next, rotated_hashes = :rotated, grace = :grace, refresh_expires_at = :expires, last_used_at = :now, #ttl = :ttl',
           ConditionExpression: 'refresh_hash = :expected AND attribute_not_exists(revoked_at)',
           ExpressionAttributeNames: { '#ttl': 'ttl' },
           ExpressionAttributeValues: {
             ':next': next.hash,
             ':rotated': rotated,
+            ':grace': { previous_hash: next.grace.previousHash, sealed_next: next.grace.sealedNext, until: next.grace.until },
             ':expires': next.expiresAt,
             ':now': next.now,
             ':ttl': toEpochSeconds(next.expiresAt),
@@ -94,6 +122,39 @@ export class DynamoSessionStore implements SessionStore {
   }
 
   async revoke(id: string, at: number): Promise<void> {
+    await this.revokeIfOpen(id, at);
+  }
+
+  async revokeAllForUser(userId: string, at: number): Promise<number> {
+    // The user's partition (strongly consistent, so a session opened a moment ago is there)
+    // and the listing index (sessions older than their pointer's TTL) together.
+    const [listed, pointed] = await Promise.all([this.listForUser(userId), this.sessionIdsOf(userId)]);
+    const open = new Set([...listed.filter((session) => session.revokedAt === undefined).map((session) => session.id), ...pointed]);
+    const revoked = await Promise.all([...open].map((id) => this.revokeIfOpen(id, at)));
+    return revoked.filter(Boolean).length;
+  }
+
+  private async sessionIdsOf(userId: string): Promise<string[]> {
+    const ids: string[] = [];
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': userSessions(userId) },
+          ConsistentRead: true,
+          ExclusiveStartKey: cursor,
+        }),
+      );
+      ids.push(...(page.Items ?? []).map((item) => String(item.sk)));
+      cursor = page.LastEvaluatedKey;
+    } while (cursor);
+    return ids;
+  }
+
+  /** Revokes a session still open; false when it was gone or already revoked. */
+  private async revokeIfOpen(id: string, at: number): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
@@ -104,15 +165,11 @@ export class DynamoSessionStore implements SessionStore {
           ExpressionAttributeValues: { ':at': at },
         }),
       );
+      return true;
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (isConditionFailure(error)) return false;
+      throw error;
     }
-  }
-
-  async revokeAllForUser(userId: string, at: number): Promise<number> {
-    const open = (await this.listForUser(userId)).filter((session) => session.revokedAt === undefined);
-    await Promise.all(open.map((session) => this.revoke(session.id, at)));
-    return open.length;
   }
 
   async touch(id: string, now: number, resolutionMs: number): Promise<void> {

@@ -2,6 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableName, type Runtime } from '../../local/runtime.ts';
+import { credentialLimits } from '../../shared/limits.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { bearer, createKey, jwtHeader, jwtPayload, latestCode, mailsTo, newEmail, signIn } from '../support/accounts.ts';
 import { apiClient, startTestRuntime, type Reply } from '../support/runtime.ts';
@@ -269,12 +270,13 @@ describe('POST /v1/auth/refresh', () => {
     expect(again.body.refresh_token).not.toBe(reply.body.refresh_token);
   });
 
-  it('on reuse of a rotated token answers 401 and signs the whole session out', async () => {
+  it('on reuse of a rotated token after the grace window answers 401 and signs the whole session out', async () => {
     const signedIn = await signIn(runtime, newEmail('reuse'));
     const other = await signIn(runtime, signedIn.user.email);
     const rotated = await refresh(signedIn.refresh_token);
     expect(rotated.status).toBe(200);
 
+    runtime.clock.advance(credentialLimits.refreshGraceSeconds + 1);
     const reused = await refresh(signedIn.refresh_token);
     expectProblem(reused, 401, 'unauthorized');
     expect(reused.body.reason).toBe('refresh_token_reused');
@@ -284,6 +286,44 @@ describe('POST /v1/auth/refresh', () => {
     expectProblem(await sessions(signedIn.access_token), 401, 'unauthorized');
     // Another device of the same user is not affected.
     expect((await sessions(other.access_token)).status).toBe(200);
+  });
+
+  it('gives the same new token to the old one presented again within the grace window (a reload racing a refresh)', async () => {
+    const signedIn = await signIn(runtime, newEmail('grace'));
+    const first = await refresh(signedIn.refresh_token);
+    expect(first.status).toBe(200);
+    runtime.clock.advance(credentialLimits.refreshGraceSeconds - 2);
+    const second = await refresh(signedIn.refresh_token);
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(second.body.refresh_token).toBe(first.body.refresh_token);
+    expect(jwtPayload(second.body.access_token).sid).toBe(jwtPayload(first.body.access_token).sid);
+    // The session is whole: both access tokens work, and the shared new token rotates as usual.
+    expect((await sessions(second.body.access_token)).status).toBe(200);
+    expect((await sessions(first.body.access_token)).status).toBe(200);
+    const third = await refresh(first.body.refresh_token);
+    expect(third.status).toBe(200);
+    // Once rotated again, the first token is two rotations old: reuse, even inside the window.
+    const stale = await refresh(signedIn.refresh_token);
+    expectProblem(stale, 401, 'unauthorized');
+    expect(stale.body.reason).toBe('refresh_token_reused');
+    expectProblem(await sessions(third.body.access_token), 401, 'unauthorized');
+  });
+
+  it('answers two refreshes racing with one token the same new token, and keeps the session', async () => {
+    const signedIn = await signIn(runtime, newEmail('race'));
+    const replies = await Promise.all(Array.from({ length: 4 }, () => refresh(signedIn.refresh_token)));
+    expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200]);
+    expect(new Set(replies.map((reply) => reply.body.refresh_token)).size).toBe(1);
+    expect((await refresh(replies[0]!.body.refresh_token)).status).toBe(200);
+  });
+
+  it('stores no usable copy of the token it gives again: the table holds it sealed under the old one', async () => {
+    const signedIn = await signIn(runtime, newEmail('sealed'));
+    const { body } = await refresh(signedIn.refresh_token);
+    const stored = await runtime.stores.sessions.get(jwtPayload(body.access_token).sid as string);
+    expect(JSON.stringify(stored)).not.toContain(body.refresh_token.split('.')[1]);
+    expect(JSON.stringify(stored)).not.toContain(signedIn.refresh_token.split('.')[1]);
+    expect(stored?.grace?.until).toBeGreaterThan(runtime.clock.now());
   });
 
   it.each([
@@ -416,6 +456,26 @@ describe('POST /v1/auth/logout and /v1/auth/logout-all', () => {
       expectProblem(await refresh(device.refresh_token), 401, 'unauthorized');
     }
     expect((await sessions(stranger.access_token)).status).toBe(200);
+  });
+
+  it('logout-all also signs out a session opened a moment before, which the listing index has not caught up with', async () => {
+    const email = newEmail('lagging');
+    const older = await signIn(runtime, email, 'older');
+    const store = runtime.functions.account.sessions;
+    const listed = store.listForUser.bind(store);
+    // The index as real DynamoDB can answer it right after a write: without the newest session.
+    const newest = await signIn(runtime, email, 'newest');
+    const newestId = jwtPayload(newest.access_token).sid;
+    store.listForUser = async (userId) => (await listed(userId)).filter((session) => session.id !== newestId);
+    try {
+      expect((await store.listForUser(older.user.id)).map((session) => session.id)).not.toContain(newestId);
+      const reply = await api.post('/v1/auth/logout-all', undefined, older.auth);
+      expect(reply.body).toEqual({ signed_out: 2 });
+    } finally {
+      store.listForUser = listed;
+    }
+    expectProblem(await sessions(newest.access_token), 401, 'unauthorized');
+    expectProblem(await refresh(newest.refresh_token), 401, 'unauthorized');
   });
 });
 

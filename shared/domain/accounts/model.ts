@@ -1,3 +1,4 @@
+import type { RefreshGrace } from './refreshGrace.ts';
 import type { Scope } from '../../routes.ts';
 
 export type Plan = 'free' | 'pro' | 'team' | 'enterprise';
@@ -21,6 +22,8 @@ export interface Session {
   refreshHash: string;
   /** Hashes of refresh tokens already rotated away: presenting one means a token was stolen. */
   rotatedHashes: string[];
+  /** The last rotation, for the old token's grace window (refreshGrace.ts). */
+  grace?: RefreshGrace;
   refreshExpiresAt: number;
   revokedAt?: number;
 }

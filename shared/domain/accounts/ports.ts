@@ -1,6 +1,7 @@
 import type { Mailer } from '../../adapters/mailer.ts';
 import type { Clock } from '../../clock.ts';
 import type { ApiKey, Session, SignInCode, SigningKey, User } from './model.ts';
+import type { RefreshGrace } from './refreshGrace.ts';
 
 export interface UserStore {
   get(id: string): Promise<User | null>;
@@ -14,8 +15,11 @@ export interface SessionStore {
   insert(session: Session): Promise<void>;
   get(id: string): Promise<Session | null>;
   listForUser(userId: string): Promise<Session[]>;
-  /** Replaces the refresh hash if it is still `expectedHash`; false when another rotation won. */
-  rotate(id: string, expectedHash: string, next: { hash: string; expiresAt: number; now: number }): Promise<boolean>;
+  /**
+   * Replaces the refresh hash if it is still `expectedHash`, remembering `grace` (the rotation
+   * for the old token's grace window); false when another rotation won.
+   */
+  rotate(id: string, expectedHash: string, next: { hash: string; expiresAt: number; now: number; grace: RefreshGrace }): Promise<boolean>;
   revoke(id: string, at: number): Promise<void>;
   revokeAllForUser(userId: string, at: number): Promise<number>;
   /** Records use, at most once per `resolutionMs`. */

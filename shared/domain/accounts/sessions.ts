@@ -2,6 +2,7 @@ import { HttpError } from '../../http/errors.ts';
 import { constantTimeEqual, newRefreshSecret, newSessionId, sha256Base64Url } from '../../ids.ts';
 import { credentialLimits } from '../../limits.ts';
 import type { Principal, Session, User } from './model.ts';
+import { openNextToken, sealNextToken } from './refreshGrace.ts';
 import type { AccountPorts } from './ports.ts';
 import type { AccessTokens } from './tokens.ts';
 
@@ -49,8 +50,9 @@ export async function openSession(user: User, deviceName: string, ports: Session
 }
 
 /**
- * Rotates the refresh token. Presenting one that was already rotated away means two parties
- * hold it: the session is revoked, and both are signed out.
+ * Rotates the refresh token. The token just rotated away, presented again within the grace
+ * window (`credentialLimits.refreshGraceSeconds`), gets the same new token; presented later, or
+ * any older one, means two parties hold it: the session is revoked, and both are signed out.
  */
 export async function refreshSession(refreshToken: string, ports: SessionPorts): Promise<IssuedTokens> {
   const match = refreshPattern.exec(refreshToken);
@@ -59,27 +61,50 @@ export async function refreshSession(refreshToken: string, ports: SessionPorts):
   if (!session || session.revokedAt !== undefined || session.refreshExpiresAt <= now) {
     throw unauthorized('This refresh token is not valid; sign in again.');
   }
-  const presented = Buffer.from(sha256Base64Url(refreshToken));
-  if (!constantTimeEqual(presented, Buffer.from(session.refreshHash))) {
-    if (session.rotatedHashes.some((hash) => constantTimeEqual(presented, Buffer.from(hash)))) {
-      await ports.sessions.revoke(session.id, now);
-      throw new HttpError(401, 'unauthorized', 'This refresh token was already used; the session is signed out for safety.', {
-        members: { reason: 'refresh_token_reused' },
-      });
-    }
-    throw unauthorized('This refresh token is not valid; sign in again.');
+  const presentedHash = sha256Base64Url(refreshToken);
+  if (!constantTimeEqual(Buffer.from(presentedHash), Buffer.from(session.refreshHash))) {
+    return (await withinGrace(session, refreshToken, presentedHash, now, ports)) ?? refuse(session, presentedHash, now, ports);
   }
   const next = `hlr_${session.id}.${newRefreshSecret()}`;
   const rotated = await ports.sessions.rotate(session.id, session.refreshHash, {
     hash: sha256Base64Url(next),
     expiresAt: now + credentialLimits.refreshTokenSeconds * 1000,
     now,
+    grace: { previousHash: presentedHash, sealedNext: sealNextToken(refreshToken, session.id, next), until: now + credentialLimits.refreshGraceSeconds * 1000 },
   });
-  // Another request rotated it first with the same token: one of the two is a copy.
-  if (!rotated) throw unauthorized('This refresh token was just used; sign in again.');
+  if (!rotated) {
+    // Another request rotated it first with this same token: the grace path answers both.
+    const current = await ports.sessions.get(session.id);
+    const again = current && current.revokedAt === undefined ? await withinGrace(current, refreshToken, presentedHash, now, ports) : null;
+    if (again) return again;
+    throw unauthorized('This refresh token was just used; sign in again.');
+  }
   const user = await ports.users.get(session.userId);
   if (!user) throw unauthorized('This account no longer exists.');
   return tokensFor(user, session.id, next, ports);
+}
+
+/** The tokens of the session's last rotation, when `refreshToken` is the one it rotated away and the window is open. */
+async function withinGrace(session: Session, refreshToken: string, presentedHash: string, now: number, ports: SessionPorts): Promise<IssuedTokens | null> {
+  const grace = session.grace;
+  if (!grace || grace.until <= now || !constantTimeEqual(Buffer.from(presentedHash), Buffer.from(grace.previousHash))) return null;
+  const next = openNextToken(refreshToken, session.id, grace.sealedNext);
+  // Only while what it rotated to is still the current token: otherwise it was used meanwhile.
+  if (next === null || !constantTimeEqual(Buffer.from(sha256Base64Url(next)), Buffer.from(session.refreshHash))) return null;
+  const user = await ports.users.get(session.userId);
+  if (!user) throw unauthorized('This account no longer exists.');
+  return tokensFor(user, session.id, next, ports);
+}
+
+/** A token that is not the current one: reuse of a rotated one revokes the session. */
+async function refuse(session: Session, presentedHash: string, now: number, ports: SessionPorts): Promise<never> {
+  if (session.rotatedHashes.some((hash) => constantTimeEqual(Buffer.from(presentedHash), Buffer.from(hash)))) {
+    await ports.sessions.revoke(session.id, now);
+    throw new HttpError(401, 'unauthorized', 'This refresh token was already used; the session is signed out for safety.', {
+      members: { reason: 'refresh_token_reused' },
+    });
+  }
+  throw unauthorized('This refresh token is not valid; sign in again.');
 }
 
 async function tokensFor(user: User, sessionId: string, refreshToken: string, ports: SessionPorts): Promise<IssuedTokens> {
