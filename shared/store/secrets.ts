@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
@@ -6,7 +6,8 @@ import { fromItem, key, ownerKeys, pick, toItem } from './secretItem.ts';
 import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
 import type { EndInput, SecretAdoptions, SecretStore, TakeViewInput, TakeViewResult } from '../domain/secrets/ports.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { decodeCursor } from './cursor.ts';
+import { queryPage } from './listing.ts';
 import { usageAdjustment } from './usage.ts';
 import { dueEntries } from './workIndex.ts';
 
@@ -167,20 +168,22 @@ export class DynamoSecretStore implements SecretStore {
   }
 
   async listForOwner(ownerId: string, limit: number, cursor: string | null): Promise<{ items: Secret[]; nextCursor: string | null }> {
-    const page = await this.db.send(
-      new QueryCommand({
+    const page = await queryPage(
+      this.db,
+      {
         TableName: this.tableName,
         IndexName: 'gsi1',
         KeyConditionExpression: 'gsi1pk = :owner',
         ExpressionAttributeValues: { ':owner': `OWNER#${ownerId}` },
         ScanIndexForward: false,
-        Limit: limit,
         ...(cursor === null ? {} : { ExclusiveStartKey: decodeCursor(cursor, `OWNER#${ownerId}`) }),
-      }),
+      },
+      limit,
+      ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
     );
     // The listing index carries no envelope, token hashes or events; the views need none.
-    const items = (page.Items ?? []).map((item) => fromItem({ delete_token_hash: '', refused_proofs: 0, denied_events: 0, events: [], ...item }));
-    return { items, nextCursor: page.LastEvaluatedKey ? encodeCursor(page.LastEvaluatedKey) : null };
+    const items = page.items.map((item) => fromItem({ delete_token_hash: '', refused_proofs: 0, denied_events: 0, events: [], ...item }));
+    return { items, nextCursor: page.nextCursor };
   }
 
   async recordReport(id: string, reporterHash: string, event: StoredEvent): Promise<number> {

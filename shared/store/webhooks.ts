@@ -4,7 +4,8 @@ import { maxQueueDelaySeconds } from '../adapters/queue.ts';
 import type { Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint } from '../domain/webhooks/model.ts';
 import type { WebhookStore } from '../domain/webhooks/ports.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { decodeCursor } from './cursor.ts';
+import { queryPage } from './listing.ts';
 import { shardOf } from './secretItem.ts';
 import { dueEntries } from './workIndex.ts';
 import { deliveryFromItem, deliveryItem, endpointFromItem, endpointItem } from './webhookItems.ts';
@@ -244,20 +245,19 @@ export class DynamoWebhookStore implements WebhookStore {
 
   async listDeliveries(endpointId: string, limit: number, cursor: string | null): Promise<{ items: Delivery[]; nextCursor: string | null }> {
     const partition = deliveriesOf(endpointId);
-    const page = await this.db.send(
-      new QueryCommand({
+    const page = await queryPage(
+      this.db,
+      {
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :delivery)',
         ExpressionAttributeValues: { ':pk': partition, ':delivery': 'DELIVERY#' },
         ScanIndexForward: false,
-        Limit: limit,
         ...(cursor ? { ExclusiveStartKey: decodeCursor(cursor, partition, 'pk') } : {}),
-      }),
+      },
+      limit,
+      ['pk', 'sk'],
     );
-    return {
-      items: (page.Items ?? []).map(deliveryFromItem),
-      nextCursor: page.LastEvaluatedKey ? encodeCursor(page.LastEvaluatedKey) : null,
-    };
+    return { items: page.items.map(deliveryFromItem), nextCursor: page.nextCursor };
   }
 
   async dueRetries(now: number, limit: number): Promise<Array<{ endpointId: string; deliveryId: string; userId: string; attempt: number }>> {

@@ -104,6 +104,17 @@ describe('GET /v1/secrets', () => {
     expect(new Set(pages.flat()).size).toBe(5);
   });
 
+  it('gives no cursor with a full last page: there is no empty page after it', async () => {
+    const whole = await api.get('/v1/secrets?limit=5', user.auth);
+    expect(ids(whole)).toHaveLength(5);
+    expect(whole.body.next_cursor).toBeNull();
+    const first = await api.get('/v1/secrets?limit=4', user.auth);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const last = await api.get(`/v1/secrets?limit=1&cursor=${encodeURIComponent(first.body.next_cursor)}`, user.auth);
+    expect(ids(last)).toHaveLength(1);
+    expect(last.body.next_cursor).toBeNull();
+  });
+
   it('refuses a tampered cursor, or another owner’s, with 400', async () => {
     const first = await api.get('/v1/secrets?limit=2', user.auth);
     const cursor = first.body.next_cursor as string;

@@ -477,6 +477,11 @@ describe('the delivery log', () => {
     const second = await api.get(`/v1/webhooks/${endpoint.id}/deliveries?limit=3&cursor=${first.body.next_cursor}`, owner.auth);
     const all = [...first.body.items, ...second.body.items];
     expect(all).toHaveLength(5);
+    expect(second.body.next_cursor).toBeNull();
+    // A full last page has no cursor either: nothing follows it.
+    const exact = await api.get(`/v1/webhooks/${endpoint.id}/deliveries?limit=5`, owner.auth);
+    expect(exact.body.items).toHaveLength(5);
+    expect(exact.body.next_cursor).toBeNull();
     const times = all.map((entry: { created_at: string }) => entry.created_at);
     expect(times).toEqual([...times].sort().reverse());
     expect((await api.get(`/v1/webhooks/${other.id}/deliveries?cursor=${first.body.next_cursor}`, owner.auth)).status).toBe(400);
