@@ -1,6 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
-import { createKey, latestCode, newEmail, signIn } from '../support/accounts.ts';
+import { createKey, jwtPayload, latestCode, newEmail, signIn } from '../support/accounts.ts';
 import { apiClient, claimPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
 
 /** Everything the service writes to stdout/stderr while this file runs, at the most verbose level. */
@@ -50,14 +52,27 @@ describe('logs', () => {
     expect((await api.post('/v1/secrets', textSecretBody(), session.auth)).status).toBe(201);
     const refreshed = await api.post('/v1/auth/refresh', { refresh_token: session.refresh_token });
     expect(refreshed.status).toBe(200);
+    // Again within the grace window: the same new token, kept sealed in the table meanwhile.
+    expect((await api.post('/v1/auth/refresh', { refresh_token: session.refresh_token })).body.refresh_token).toBe(refreshed.body.refresh_token);
+    const sealed = (await runtime.stores.sessions.get(jwtPayload(refreshed.body.access_token).sid as string))!.grace!.sealedNext;
     expect((await api.post('/v1/auth/otp/verify', { email, code: '000000' })).status).toBe(401);
+
+    // A webhook endpoint's signing secret, and a delivery relayed from the stream and sent.
+    const receiver = createServer((request, response) => request.resume().on('end', () => response.writeHead(204).end()));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+    const hook = await api.post('/v1/webhooks', { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` }, session.auth);
+    expect(hook.status).toBe(201);
+    expect((await api.post('/v1/secrets', textSecretBody(), session.auth)).status).toBe(201);
+    await runtime.drainWork();
+    receiver.close();
 
     const logs = captured.join('');
     // The requests were logged, so the grep below looks at real output.
     expect(logs).toContain('"route":"POST /v1/secrets/{id}/claim"');
     expect(logs).toContain('"status":403');
+    expect(logs).toContain('"message":"delivery attempt"');
     // A bare 6-digit code could occur by chance in timings; look for it as a value or in the mail text.
-    const credentials = [session.access_token, session.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token, key.key, `"${code}"`, `code: ${code}`, `code is ${code}`, email];
+    const credentials = [session.access_token, session.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token, sealed, hook.body.secret, key.key, `"${code}"`, `code: ${code}`, `code is ${code}`, email];
     for (const secretMaterial of [body.envelope, body.salt, deleteToken, token, verifier, 'wrong-token', 'hdt_wrong', ...credentials]) {
       expect(logs).not.toContain(secretMaterial);
     }
