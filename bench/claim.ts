@@ -13,12 +13,19 @@
  * Requests are counted by the meter of bench/support.ts on the runtime's own DynamoDB client
  * (installed through the runtime's `instrumentDynamo` option). The rate counter shares that
  * client; its calls are told apart by their key (`RATE#...`) and shown separately.
+ *
+ * The runtime runs with generous rate limits (a load test's setting: the limiter counts them in
+ * slots of 1%, so almost no request writes a count). A second runtime on the same DynamoDB Local
+ * runs with the default limits, every create and claim of it in a fresh window (its clock moved
+ * a minute first), so each is counted by one increment sent alongside it: the "default limits"
+ * rows show what that costs.
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { GetItemCommand, PutItemCommand, UpdateItemCommand, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { startRuntime, tableName, type Runtime } from '../local/runtime.ts';
 import { secretLimits } from '../shared/limits.ts';
+import { defaultRateLimits } from '../shared/limits.ts';
 import { generousRateLimits, textSecretBody } from '../test/support/runtime.ts';
 import {
   capacityOf,
@@ -117,6 +124,7 @@ async function main(): Promise<void> {
   const startedAt = performance.now();
   const loadAtStart = loadavg();
   const runtime = await startRuntime({ port: 0, rateLimits: generousRateLimits, instrumentDynamo: meter });
+  const atDefaults = await startRuntime({ port: 0, rateLimits: defaultRateLimits, instrumentDynamo: meter, dynamo: runtime.dynamo });
   const raw = rawDynamoClient(runtime.dynamo.endpoint);
   try {
     const bootMs = performance.now() - startedAt;
@@ -127,6 +135,8 @@ async function main(): Promise<void> {
       claim: new Series('claim, non-final', 'http'),
       burn: new Series('claim, final (burn)', 'http'),
       burnLong: new Series(`claim, final ${MAX_VIEWS}/${MAX_VIEWS}`, 'http'),
+      createDefault: new Series('create, default limits', 'http'),
+      claimDefault: new Series('claim, default limits', 'http'),
       rawGet: new Series('raw GetItem', 'raw'),
       rawUpdate: new Series('raw UpdateItem', 'raw'),
     };
@@ -180,6 +190,16 @@ async function main(): Promise<void> {
       const burned = await measure(series.burn, () => call(runtime, 'POST', `/v1/secrets/${id}/claim`));
       expectStatus(burned, 200, 'final claim');
       if (burned.body.views_left !== 0) throw new Error(`final claim: expected views_left=0, got ${burned.body.views_left}`);
+
+      // The same at the default limits, each in a fresh window: its count goes alongside it.
+      atDefaults.clock.advance(60);
+      const createdAtDefaults = await measure(series.createDefault, () =>
+        call(atDefaults, 'POST', '/v1/secrets', textSecretBody({ max_views: 2 }, ENVELOPE_BYTES)),
+      );
+      expectStatus(createdAtDefaults, 201, 'create at default limits');
+      atDefaults.clock.advance(60);
+      const claimedAtDefaults = await measure(series.claimDefault, () => call(atDefaults, 'POST', `/v1/secrets/${createdAtDefaults.body.id}/claim`));
+      expectStatus(claimedAtDefaults, 200, 'non-final claim at default limits');
 
       // Raw round trips, in the same loop so drift (JIT, GC, emulator warm-up) hits every row alike.
       await measureRaw(series.rawGet, 'GetItemCommand', async () => {
@@ -271,7 +291,7 @@ async function main(): Promise<void> {
     const checkpoints = [1, 2, 10, 25, 50, 75, MAX_VIEWS - 1].filter((view) => claimWcuByView.has(view));
     if (views.length > 0) {
       console.log(
-        'non-final claim WCU by view number taken (the item carries one more event per view): ' +
+        'non-final claim WCU by view number taken (the item keeps only its latest write\'s events, so a claim costs the same at any view): ' +
           checkpoints.map((view) => `view ${view}: ${spread(claimWcuByView.get(view)!)}`).join(', '),
       );
     }
@@ -289,12 +309,15 @@ async function main(): Promise<void> {
     console.log(`  claim, non-final     POST /v1/secrets/{id}/claim on max_views=${MAX_VIEWS} secrets, views 1-${MAX_VIEWS - 1} (views_left stays > 0).`);
     console.log('  claim, final (burn)  POST .../claim on a max_views=1 secret: takes the last view, then ends (burns) the secret.');
     console.log(`  claim, final ${MAX_VIEWS}/${MAX_VIEWS} the last view of each max_views=${MAX_VIEWS} secret above: one per ${MAX_VIEWS - 1} non-final claims, so few samples (p99 = max).`);
+    console.log('  ..., default limits   the same on a second runtime (same DynamoDB Local) at the default rate limits, each in a fresh');
+    console.log('                       window: its count is one unconditional ADD sent alongside the operation (a max_views=2 secret,');
+    console.log('                       its first view). The rows above run at generous limits, counted in slots of 1% (no write each).');
     console.log('  raw GetItem/UpdateItem  one SDK call straight to the same DynamoDB Local (GetItem of a secret item with ConsistentRead,');
     console.log('                       UpdateItem ADD on a counter item), same process and loop; no HTTP, gateway or handler.');
-    console.log('  ddb req (app + rate) DynamoDB calls per operation: the secret store\'s, plus the rate counter\'s conditional UpdateItem');
-    console.log('                       (RATE#... item), counted on the same client but told apart by key. One per SDK send.');
+    console.log('  ddb req (app + rate) DynamoDB calls per operation: the secret store\'s, plus the rate counter\'s UpdateItem (RATE#...');
+    console.log('                       item), counted on the same client but told apart by key. One per SDK send; "m (a-b)" when they vary.');
     console.log('  RCU / WCU            capacity units of the secret store\'s calls as DynamoDB Local reports them (ReturnConsumedCapacity=');
-    console.log('                       INDEXES), table + GSIs. "of which GSI": WCU charged to index writes (gsi2 due-by-expiry, gsi3 outbox).');
+    console.log('                       INDEXES), table + GSIs. "of which GSI": WCU charged to index writes (gsi1 owner listing, gsi2 due-by-expiry).');
     console.log('                       "rate WCU": the rate counter\'s. "m (a-b)": mean (min-max) when samples differ.');
     console.log('  p50 / p99 ms         wall time of one request, fetch() to parsed body, against the in-process local gateway;');
     console.log('                       nearest-rank percentiles. Operations are interleaved in one loop so drift hits every row alike.');
@@ -305,6 +328,7 @@ async function main(): Promise<void> {
     console.log('                       units follow DynamoDB\'s rules and carry over.');
   } finally {
     raw.destroy();
+    await atDefaults.stop();
     await runtime.stop();
   }
 }

@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import type { StoredEvent } from '../domain/secrets/model.ts';
+import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
 import type { Delivery } from '../domain/webhooks/model.ts';
 import type { SecretChange } from '../domain/webhooks/relay.ts';
 
@@ -19,26 +19,37 @@ export const relayFilters = [
 
 type Image = Record<string, AttributeValue>;
 
+/** What one write to a secret emitted, as its stream record tells: its new events and the secret after it. */
+export interface SecretWrite {
+  secret: Pick<Secret, 'id' | 'viewsLeft'> & { ownerId?: string };
+  /** The events this write added: those it wrote that the item before it did not hold. */
+  events: StoredEvent[];
+}
+
+/** The write a stream record tells of any secret (owned or not); null for other items and removals. */
+export function secretWriteOf(record: { eventName?: string; dynamodb?: { NewImage?: unknown; OldImage?: unknown } }): SecretWrite | null {
+  const newImage = record.dynamodb?.NewImage as Image | undefined;
+  if (record.eventName === 'REMOVE' || !newImage) return null;
+  const after = unmarshall(newImage);
+  if (after.type !== 'secret') return null;
+  const oldImage = record.dynamodb?.OldImage as Image | undefined;
+  const before = new Set(((oldImage ? unmarshall(oldImage).emitted : undefined) as StoredEvent[] | undefined)?.map((event) => event.id) ?? []);
+  const events = ((after.emitted ?? []) as StoredEvent[]).filter((event) => !before.has(event.id));
+  return {
+    secret: { id: String(after.id), viewsLeft: Number(after.views_left), ...(typeof after.owner_id === 'string' ? { ownerId: after.owner_id } : {}) },
+    events,
+  };
+}
+
 /**
- * The change a stream record tells of an owned secret: the secret as written, and how many
- * events the write added (its events minus those before it). Null for anything else, and for
- * writes that added no event (adoption, for one: events from before it are not relayed).
+ * The change a stream record tells of an owned secret: the secret after the write, and the
+ * events the write added. Null for anything else, and for writes that added no event
+ * (adoption, for one: events from before it are not relayed).
  */
 export function secretChangeOf(record: DynamoDBRecord): SecretChange | null {
-  if (record.eventName === 'REMOVE') return null;
-  const newImage = record.dynamodb?.NewImage as Image | undefined;
-  if (!newImage) return null;
-  const after = unmarshall(newImage);
-  if (after.type !== 'secret' || typeof after.owner_id !== 'string') return null;
-  const oldImage = record.dynamodb?.OldImage as Image | undefined;
-  const before = oldImage ? unmarshall(oldImage) : undefined;
-  const events = (after.events ?? []) as StoredEvent[];
-  const added = events.length - ((before?.events as StoredEvent[] | undefined)?.length ?? 0);
-  if (added <= 0) return null;
-  return {
-    secret: { id: String(after.id), ownerId: after.owner_id, maxViews: Number(after.max_views), events },
-    added,
-  };
+  const write = secretWriteOf(record);
+  if (!write?.secret.ownerId || write.events.length === 0) return null;
+  return { secret: { ...write.secret, ownerId: write.secret.ownerId }, events: write.events };
 }
 
 /** The test delivery a stream record tells was just written, as far as its first attempt needs it. */

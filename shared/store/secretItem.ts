@@ -18,7 +18,7 @@ export const names = {
   '#exp': 'expires_at',
   '#nb': 'not_before',
   '#cv': 'claim_verifier',
-  '#events': 'events',
+  '#emitted': 'emitted',
   '#ended': 'ended_at',
   '#ttl': 'ttl',
   '#rp': 'refused_proofs',
@@ -55,7 +55,8 @@ export interface SecretItem {
   refused_proofs: number;
   denied_events: number;
   ended_at?: number;
-  events: StoredEvent[];
+  /** The events of the write that made this version of the item (the stream carries each write's). */
+  emitted: StoredEvent[];
   ttl: number;
   gsi1pk?: string;
   gsi1sk?: string;
@@ -86,7 +87,7 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     delete_token_hash: secret.deleteTokenHash,
     refused_proofs: secret.refusedProofs,
     denied_events: secret.deniedEvents,
-    events: secret.events,
+    emitted: secret.emitted,
     // TTL is only the backstop: the sweep ends the secret at expiry, TTL drops the tombstone later.
     ttl: toEpochSeconds(secret.expiresAt) + tombstoneSeconds,
     gsi2pk: `DUE#${shardOf(secret.id)}`,
@@ -115,6 +116,6 @@ export function fromItem(item: Record<string, unknown>): Secret {
     refusedProofs: row.refused_proofs,
     deniedEvents: row.denied_events,
     ...(row.ended_at === undefined ? {} : { endedAt: row.ended_at }),
-    events: row.events,
+    emitted: row.emitted ?? [],
   };
 }

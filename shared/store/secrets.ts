@@ -62,12 +62,12 @@ export class DynamoSecretStore implements SecretStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: key(id),
-          UpdateExpression: 'SET #vl = #vl - :one, #events = list_append(#events, :event)',
+          UpdateExpression: 'SET #vl = #vl - :one, #emitted = :event',
           ConditionExpression:
             '#state = :active AND #exp > :now AND #vl > :zero' +
             ' AND (attribute_not_exists(#nb) OR #nb <= :now)' +
             ' AND (attribute_not_exists(#cv) OR #cv = :proof)',
-          ExpressionAttributeNames: pick('#state', '#exp', '#vl', '#nb', '#cv', '#events'),
+          ExpressionAttributeNames: pick('#state', '#exp', '#vl', '#nb', '#cv', '#emitted'),
           ExpressionAttributeValues: {
             ':active': 'active',
             ':now': input.now,
@@ -104,10 +104,10 @@ export class DynamoSecretStore implements SecretStore {
       TableName: this.tableName,
       Key: key(id),
       UpdateExpression:
-        'SET #state = :state, #ended = :now, #events = list_append(#events, :event), #ttl = :tomb' +
+        'SET #state = :state, #ended = :now, #emitted = :event, #ttl = :tomb' +
         ' REMOVE #env, #g2pk, #g2sk',
       ConditionExpression: condition,
-      ExpressionAttributeNames: pick('#state', '#ended', '#events', '#ttl', '#env', '#g2pk', '#g2sk', ...conditionNames),
+      ExpressionAttributeNames: pick('#state', '#ended', '#emitted', '#ttl', '#env', '#g2pk', '#g2sk', ...conditionNames),
       ExpressionAttributeValues: values,
     };
     try {
@@ -132,9 +132,9 @@ export class DynamoSecretStore implements SecretStore {
       new UpdateCommand({
         TableName: this.tableName,
         Key: key(id),
-        UpdateExpression: 'SET #events = list_append(#events, :event) ADD #rp :one',
+        UpdateExpression: 'SET #emitted = :event ADD #rp :one',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: pick('#events', '#rp'),
+        ExpressionAttributeNames: pick('#emitted', '#rp'),
         ExpressionAttributeValues: { ':event': [event], ':one': 1 },
         ReturnValues: 'UPDATED_NEW',
       }),
@@ -148,9 +148,9 @@ export class DynamoSecretStore implements SecretStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: key(id),
-          UpdateExpression: 'SET #events = list_append(#events, :event) ADD #de :one',
+          UpdateExpression: 'SET #emitted = :event ADD #de :one',
           ConditionExpression: 'attribute_exists(pk) AND #de < :cap',
-          ExpressionAttributeNames: pick('#events', '#de'),
+          ExpressionAttributeNames: pick('#emitted', '#de'),
           ExpressionAttributeValues: { ':event': [event], ':one': 1, ':cap': cap },
         }),
       );
@@ -182,7 +182,7 @@ export class DynamoSecretStore implements SecretStore {
       ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
     );
     // The listing index carries no envelope, token hashes or events; the views need none.
-    const items = page.items.map((item) => fromItem({ delete_token_hash: '', refused_proofs: 0, denied_events: 0, events: [], ...item }));
+    const items = page.items.map((item) => fromItem({ delete_token_hash: '', refused_proofs: 0, denied_events: 0, emitted: [], ...item }));
     return { items, nextCursor: page.nextCursor };
   }
 
@@ -192,9 +192,9 @@ export class DynamoSecretStore implements SecretStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: key(id),
-          UpdateExpression: 'ADD reporters :reporter SET #events = list_append(#events, :event)',
+          UpdateExpression: 'ADD reporters :reporter SET #emitted = :event',
           ConditionExpression: 'attribute_exists(pk) AND NOT contains(reporters, :reporterHash)',
-          ExpressionAttributeNames: pick('#events'),
+          ExpressionAttributeNames: pick('#emitted'),
           ExpressionAttributeValues: {
             ':reporter': new Set([reporterHash]),
             ':reporterHash': reporterHash,

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
-import { secretEvents } from '../../shared/domain/secrets/model.ts';
+import { secretEventsOf } from '../support/events.ts';
 import type { AppLogger } from '../../shared/logger.ts';
 import { claimPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
 
@@ -872,7 +872,7 @@ describe('after the fuzzing', () => {
     expect(stored?.state).toBe('active');
     expect(stored?.viewsLeft).toBe(guard.maxViews);
     expect(stored?.refusedProofs).toBe(0);
-    expect(secretEvents(stored!).map((event) => event.type)).toEqual(['secret.created']);
+    expect((await secretEventsOf(runtime, guard.id)).map((event) => event.type)).toEqual(['secret.created']);
 
     const metadata = await send('GET', `/v1/secrets/${guard.id}`);
     expect(metadata.status).toBe(200);

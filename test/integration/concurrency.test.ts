@@ -2,12 +2,14 @@
  * Concurrency suite (DESIGN.md §3 "Claim"): exactly one view per successful claim under any
  * concurrency, exactly one terminal event per secret, and never a payload handed out after
  * the secret ended. Everything goes over HTTP against one in-memory local runtime; the
- * stored item is then inspected through the store the runtime itself uses.
+ * stored item is then inspected through the store the runtime itself uses, and the events
+ * the secret emitted are read from the table's stream, as the webhook relay gets them.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
-import { isTerminal, secretEvents, type Secret, type SecretEvent, type SecretEventType } from '../../shared/domain/secrets/model.ts';
+import { isTerminal, type Secret, type SecretEvent, type SecretEventType } from '../../shared/domain/secrets/model.ts';
+import { secretEventsOf } from '../support/events.ts';
 import type { SecretStore } from '../../shared/domain/secrets/ports.ts';
 import type { AppLogger } from '../../shared/logger.ts';
 import { apiClient, claimPair, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
@@ -83,12 +85,12 @@ function expectPayload(reply: Reply, secret: Created): void {
 }
 
 /**
- * The outbox invariants every ended secret must meet: exactly one terminal event, after every
+ * The event invariants every ended secret must meet: exactly one terminal event, after every
  * view; the views count down from max_views - 1 one by one; no payload left in the item.
  * Returns the views and the terminal event.
  */
-function expectEndedOnce(secret: Secret): { viewed: SecretEvent[]; terminal: SecretEvent } {
-  const events = secretEvents(secret);
+async function expectEndedOnce(secret: Secret): Promise<{ viewed: SecretEvent[]; terminal: SecretEvent }> {
+  const events = await secretEventsOf(runtime, secret.id);
   expect(events[0]?.type).toBe('secret.created');
   expect(events.filter((event) => event.type === 'secret.created')).toHaveLength(1);
   const viewed = events.filter((event) => event.type === 'secret.viewed');
@@ -131,10 +133,10 @@ describe('200 simultaneous claims', () => {
     expect(secret.viewsLeft).toBe(0);
     expect(secret.state).toBe('burned');
     expect(secret.envelope).toBeUndefined();
-    const events = secretEvents(secret);
+    const events = await secretEventsOf(runtime, created.id);
     expect(events.filter((event) => event.type === 'secret.viewed').map((event) => event.views_left)).toEqual([2, 1, 0]);
     expect(events.filter((event) => event.type === 'secret.burned')).toHaveLength(1);
-    expectEndedOnce(secret);
+    await expectEndedOnce(secret);
     expectPayloadsMatchViews(replies, created, events.filter((event) => event.type === 'secret.viewed'));
     expectNoFaults();
   }, 60_000);
@@ -163,7 +165,7 @@ describe('200 simultaneous claims', () => {
           const secret = await stored(created.id);
           expect(secret.state).toBe('burned');
           expect(secret.viewsLeft).toBe(0);
-          const { viewed, terminal } = expectEndedOnce(secret);
+          const { viewed, terminal } = await expectEndedOnce(secret);
           expect(terminal.type).toBe('secret.burned');
           expect(viewed.map((event) => event.views_left)).toEqual(Array.from({ length: maxViews }, (_, i) => maxViews - 1 - i));
           expectPayloadsMatchViews(replies, created, viewed);
@@ -196,7 +198,8 @@ describe('claims racing a revoke (DELETE)', () => {
         if (reply.status !== 200) expectProblem(reply, 410, 'gone');
       }
       const secret = await stored(created.id);
-      const { viewed, terminal } = expectEndedOnce(secret);
+      const { viewed, terminal } = await expectEndedOnce(secret);
+      const eventsBefore = await secretEventsOf(runtime, created.id);
       const served = expectPayloadsMatchViews(replies, created, viewed);
       if (terminal.type === 'secret.burned') expect(served).toHaveLength(maxViews);
       else expect(terminal.type).toBe('secret.revoked');
@@ -207,7 +210,7 @@ describe('claims racing a revoke (DELETE)', () => {
       // Revoking again changes nothing: still 204, still one terminal event.
       const again = await api.delete(`/v1/secrets/${created.id}`, { 'x-delete-token': created.deleteToken });
       expect(again.status).toBe(204);
-      expect((await stored(created.id)).events).toHaveLength(secret.events.length);
+      expect(await secretEventsOf(runtime, created.id)).toHaveLength(eventsBefore.length);
       const read = await api.get(`/v1/secrets/${created.id}`);
       expect(read.status).toBe(200);
       expect(read.body.state).toBe(secret.state);
@@ -236,14 +239,14 @@ describe('claims racing a proof lock', () => {
     const secret = await stored(created.id);
     expect(secret.state).toBe('locked');
     expect(secret.viewsLeft).toBe(5);
-    const { viewed, terminal } = expectEndedOnce(secret);
+    const { viewed, terminal } = await expectEndedOnce(secret);
     expect(viewed).toHaveLength(0);
     expect(terminal.type).toBe('secret.locked');
 
     // Even the right proof gets nothing now.
     const late = await claim(created.id, token);
     expectProblem(late, 423, 'locked');
-    expect(secretEvents(await stored(created.id)).filter((event) => event.type === 'secret.locked')).toHaveLength(1);
+    expect((await secretEventsOf(runtime, created.id)).filter((event) => event.type === 'secret.locked')).toHaveLength(1);
     expectNoFaults();
   });
 
@@ -255,7 +258,7 @@ describe('claims racing a proof lock', () => {
       const replies = await claimMany(created.id, 24, (index) => (index === rightAt ? token : randomBytes(32).toString('base64url')));
 
       const secret = await stored(created.id);
-      const { viewed, terminal } = expectEndedOnce(secret);
+      const { viewed, terminal } = await expectEndedOnce(secret);
       expectPayloadsMatchViews(replies, created, viewed);
       expect(['secret.burned', 'secret.locked']).toContain(terminal.type);
       replies.forEach((reply, index) => {
@@ -327,7 +330,8 @@ describe('claims racing expiry', () => {
       const secret = await stored(created.id);
       expect(secret.state).toBe('expired');
       expect(secret.viewsLeft).toBe(4);
-      const { viewed, terminal } = expectEndedOnce(secret);
+      const { viewed, terminal } = await expectEndedOnce(secret);
+      const eventsBefore = await secretEventsOf(runtime, created.id);
       expect(viewed).toHaveLength(1);
       expect(terminal.type).toBe('secret.expired');
       expect([0, 1]).toContain(swept.processed);
@@ -335,7 +339,7 @@ describe('claims racing expiry', () => {
       // A later sweep finds nothing more to do for it.
       const again = await runtime.scheduler.run('expire-secrets');
       expect(again.processed).toBe(0);
-      expect((await stored(created.id)).events).toHaveLength(secret.events.length);
+      expect(await secretEventsOf(runtime, created.id)).toHaveLength(eventsBefore.length);
     }
     expectNoFaults();
   }, 60_000);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { dayOf } from '../../shared/domain/counters.ts';
-import { secretEvents } from '../../shared/domain/secrets/model.ts';
+import { secretEventsOf } from '../support/events.ts';
 import { sha256Base64Url } from '../../shared/ids.ts';
 import { callFrom, createKey, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
 import { apiClient, claimPair, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
@@ -166,7 +166,7 @@ describe('API keys on secrets', () => {
     const revoked = await api.delete(`/v1/secrets/${bySession.id}`, key.auth);
     expect(revoked.status).toBe(204);
     expect((await metadata(bySession.id)).body.state).toBe('revoked');
-    expect(secretEvents((await runtime.stores.secrets.get(bySession.id))!).map((event) => event.type)).toContain('secret.revoked');
+    expect((await secretEventsOf(runtime, bySession.id)).map((event) => event.type)).toContain('secret.revoked');
     // It cannot list.
     expectProblem(await api.get('/v1/secrets', key.auth), 403, 'forbidden');
   });
@@ -257,14 +257,14 @@ describe('POST /v1/reports', () => {
       expect(reply.status).toBe(202);
       expect(reply.body).toEqual(known.body);
     }
-    expect(secretEvents((await runtime.stores.secrets.get(secret.id))!).map((event) => event.type)).toContain('secret.reported');
+    expect((await secretEventsOf(runtime, secret.id)).map((event) => event.type)).toContain('secret.reported');
   });
 
   it('the same address reporting three times does not lock; three distinct addresses do', async () => {
     const secret = await create();
     for (let i = 0; i < 3; i++) expect((await report(secret.id)).status).toBe(202);
     expect((await metadata(secret.id)).body.state).toBe('active');
-    const reported = secretEvents((await runtime.stores.secrets.get(secret.id))!).filter((event) => event.type === 'secret.reported');
+    const reported = (await secretEventsOf(runtime, secret.id)).filter((event) => event.type === 'secret.reported');
     expect(reported).toHaveLength(1);
 
     expect((await reportFrom('127.0.0.2', secret.id)).status).toBe(202);
@@ -274,7 +274,7 @@ describe('POST /v1/reports', () => {
     expect((await metadata(secret.id)).body.state).toBe('locked');
     const claim = await api.post(`/v1/secrets/${secret.id}/claim`);
     expectProblem(claim, 423, 'locked');
-    const types = secretEvents((await runtime.stores.secrets.get(secret.id))!).map((event) => event.type);
+    const types = (await secretEventsOf(runtime, secret.id)).map((event) => event.type);
     expect(types.filter((type) => type === 'secret.reported')).toHaveLength(3);
     expect(types).toContain('secret.locked');
   });

@@ -42,8 +42,8 @@ const image = (item: Record<string, unknown>) =>
       typeof value === 'number' ? { N: String(value) } : Array.isArray(value) ? { L: value.map((event) => ({ M: { id: { S: event.id }, type: { S: event.type }, at: { N: String(event.at) } } })) } : { S: String(value) },
     ]),
   );
-const secret = (events: Array<{ id: string; type: string; at: number }>, owner?: string) =>
-  image({ type: 'secret', id: 'sec_1', max_views: 2, ...(owner ? { owner_id: owner } : {}), events });
+const secret = (emitted: Array<{ id: string; type: string; at: number }>, owner?: string, viewsLeft = 2) =>
+  image({ type: 'secret', id: 'sec_1', views_left: viewsLeft, ...(owner ? { owner_id: owner } : {}), emitted });
 const record = (eventName: 'INSERT' | 'MODIFY' | 'REMOVE', NewImage?: Record<string, unknown>, OldImage?: Record<string, unknown>) =>
   ({ eventName, dynamodb: { SequenceNumber: '1', ...(NewImage ? { NewImage } : {}), ...(OldImage ? { OldImage } : {}) } }) as unknown as DynamoDBRecord;
 
@@ -52,19 +52,20 @@ describe('the relay’s stream records', () => {
   const viewed = { id: 'evt_2', type: 'secret.viewed', at: 2 };
   const passes = eventFilter(relayFilters);
 
-  it('an owned secret written: the events the write added', () => {
+  it('an owned secret written: the events the write added, with the secret after it', () => {
     const inserted = record('INSERT', secret([created], 'usr_1'));
     expect(passes(inserted)).toBe(true);
-    expect(secretChangeOf(inserted)).toEqual({ secret: { id: 'sec_1', ownerId: 'usr_1', maxViews: 2, events: [created] }, added: 1 });
-    const claimed = record('MODIFY', secret([created, viewed], 'usr_1'), secret([created], 'usr_1'));
-    expect(secretChangeOf(claimed)?.added).toBe(1);
+    expect(secretChangeOf(inserted)).toEqual({ secret: { id: 'sec_1', ownerId: 'usr_1', viewsLeft: 2 }, events: [created] });
+    // Each write replaces the item's events with its own.
+    const claimed = record('MODIFY', secret([viewed], 'usr_1', 1), secret([created], 'usr_1'));
+    expect(secretChangeOf(claimed)).toEqual({ secret: { id: 'sec_1', ownerId: 'usr_1', viewsLeft: 1 }, events: [viewed] });
   });
 
   it('nothing for a write that added no event (adoption), an anonymous secret, or a removal', () => {
     const adopted = record('MODIFY', secret([created], 'usr_1'), secret([created]));
     expect(passes(adopted)).toBe(true);
     expect(secretChangeOf(adopted)).toBeNull();
-    const anonymous = record('MODIFY', secret([created, viewed]), secret([created]));
+    const anonymous = record('MODIFY', secret([viewed]), secret([created]));
     expect(passes(anonymous)).toBe(false);
     expect(secretChangeOf(anonymous)).toBeNull();
     expect(passes(record('REMOVE', undefined, secret([created], 'usr_1')))).toBe(false);

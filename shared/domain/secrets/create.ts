@@ -42,7 +42,7 @@ export async function createSecret(request: CreateSecretRequest, ownerId: string
     deleteTokenHash: sha256Base64Url(deleteToken),
     refusedProofs: 0,
     deniedEvents: 0,
-    events: [{ id: newEventId(), type: 'secret.created', at: now }],
+    emitted: [{ id: newEventId(), type: 'secret.created', at: now }],
   };
   await ports.secrets.insert(secret);
   return { secret, deleteToken };

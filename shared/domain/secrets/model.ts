@@ -19,9 +19,8 @@ export type SecretEventType =
 
 /**
  * An event as stored on the secret's own item, written by the same conditional write as the
- * change that causes it (the table's stream then carries both to the webhook relay).
- * `views_left` is not stored: every view appends exactly one `secret.viewed` in the update that
- * decrements, so it follows from the event's position.
+ * change that causes it; the table's stream carries each write, and so each event, to the
+ * webhook relay. `views_left` is not stored: it is the item's own after that write.
  */
 export interface StoredEvent {
   id: string;
@@ -66,20 +65,21 @@ export interface Secret {
   refusedProofs: number;
   deniedEvents: number;
   endedAt?: number;
-  events: StoredEvent[];
+  /**
+   * The events of the write that made this version of the secret: each write replaces them,
+   * so the item stays the same size however many views it had. Earlier events went out with
+   * their writes through the table's stream (`emittedEvents` tells a write's).
+   */
+  emitted: StoredEvent[];
 }
 
-/** The secret's events with each one's `views_left` filled in from its position. */
-export function secretEvents(secret: Pick<Secret, 'id' | 'maxViews' | 'events'>): SecretEvent[] {
-  let viewsLeft = secret.maxViews;
-  return secret.events.map((event) => {
-    if (event.type === 'secret.viewed') viewsLeft -= 1;
-    return {
-      id: event.id,
-      type: event.type,
-      occurred_at: new Date(event.at).toISOString(),
-      secret_id: secret.id,
-      views_left: viewsLeft,
-    };
-  });
+/** The events a write emitted, as webhooks carry them: with the secret's `views_left` after that write. */
+export function emittedEvents(secret: Pick<Secret, 'id' | 'viewsLeft'>, events: readonly StoredEvent[]): SecretEvent[] {
+  return events.map((event) => ({
+    id: event.id,
+    type: event.type,
+    occurred_at: new Date(event.at).toISOString(),
+    secret_id: secret.id,
+    views_left: secret.viewsLeft,
+  }));
 }

@@ -1,13 +1,13 @@
 import { eventDeliveryId } from '../../ids.ts';
-import { secretEvents, type Secret } from '../secrets/model.ts';
+import { emittedEvents, type Secret, type StoredEvent } from '../secrets/model.ts';
 import type { WebhookEndpoint } from './model.ts';
 import type { WebhookPorts } from './ports.ts';
 import { deliverMessage, sendWork } from './work.ts';
 
-/** A write to an owned secret that added events (its last `added` ones), as the table's stream tells it. */
+/** A write to an owned secret that added events, as the table's stream tells it: the secret after it, and those events. */
 export interface SecretChange {
-  secret: Pick<Secret, 'id' | 'maxViews' | 'events'> & { ownerId: string };
-  added: number;
+  secret: Pick<Secret, 'id' | 'viewsLeft'> & { ownerId: string };
+  events: StoredEvent[];
 }
 
 /**
@@ -31,8 +31,8 @@ export async function relaySecretChanges(changes: SecretChange[], ports: Pick<We
   return Promise.allSettled(changes.map(async (change) => relayChange(change, await endpoints(change.secret.ownerId), ports)));
 }
 
-async function relayChange({ secret, added }: SecretChange, endpoints: WebhookEndpoint[], ports: Pick<WebhookPorts, 'webhooks' | 'queue'>): Promise<number> {
-  const events = secretEvents(secret).slice(-added);
+async function relayChange({ secret, events: stored }: SecretChange, endpoints: WebhookEndpoint[], ports: Pick<WebhookPorts, 'webhooks' | 'queue'>): Promise<number> {
+  const events = emittedEvents(secret, stored);
   const pairs = events.flatMap((event) => endpoints.filter((endpoint) => endpoint.events.includes(event.type)).map((endpoint) => ({ event, endpoint })));
   // Independent of one another: an owner with ten endpoints waits one round trip, not twenty.
   const queued = await Promise.all(
