@@ -93,7 +93,8 @@ async function stopAndCheck(service: Service, signal: NodeJS.Signals) {
 
 describe('npm start: start-up and shutdown', () => {
   it('answers every request from the moment the port is bound: 503 starting with retry-after 1, then the API', async () => {
-    const service = await startService();
+    // LOG_LEVEL from the environment reaches it too: INFO writes the access log line.
+    const service = await startService({ LOG_LEVEL: 'INFO' });
     const answers: Probe[] = [];
     await until(
       async () => {
@@ -113,6 +114,7 @@ describe('npm start: start-up and shutdown', () => {
     expect(answers.every((answer) => answer.status === 503 || answer.status === 200)).toBe(true);
     // The web client is served too once ready.
     expect((await probe(service.port, '/'))?.status).toBe(200);
+    await until(() => /"message":"request"/.test(service.output()), 10_000, 'the access log line');
     await stopAndCheck(service, 'SIGTERM');
   }, 120_000);
 
