@@ -92,11 +92,17 @@ async function measure<T>(series: Series, run: () => Promise<T>): Promise<T> {
 }
 
 /** One raw SDK call (not on the metered client): its capacity comes from its own response. */
-async function measureRaw(series: Series, command: 'GetItemCommand' | 'UpdateItemCommand', send: () => Promise<{ ConsumedCapacity?: ConsumedCapacity }>) {
+async function measureRaw(
+  series: Series,
+  command: 'GetItemCommand' | 'UpdateItemCommand',
+  send: () => Promise<{ ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }>,
+  requests = 1,
+) {
   const output = await measure(series, send);
   const sample = series.samples.at(-1);
   if (recording && sample) {
-    sample.app = { ...sample.app, requests: 1, attempts: 1, ...capacityOf(command, output.ConsumedCapacity), commands: command.replace(/Command$/, '') };
+    const name = command.replace(/Command$/, '');
+    sample.app = { ...sample.app, requests, attempts: requests, ...capacityOf(command, output.ConsumedCapacity), commands: requests > 1 ? `${name} x${requests}` : name };
   }
   return output;
 }
@@ -139,6 +145,7 @@ async function main(): Promise<void> {
       claimDefault: new Series('claim, default limits', 'http'),
       rawGet: new Series('raw GetItem', 'raw'),
       rawUpdate: new Series('raw UpdateItem', 'raw'),
+      rawUpdatePair: new Series('raw UpdateItem ∥ 2', 'raw'),
     };
     /** WCU of each non-final claim by the view number it took (1-based). */
     const claimWcuByView = new Map<number, number[]>();
@@ -148,7 +155,18 @@ async function main(): Promise<void> {
     expectStatus(fixture, 201, 'fixture create');
     const fixtureKey = { pk: { S: `SECRET#${fixture.body.id}` }, sk: { S: 'SECRET' } };
     const counterKey = { pk: { S: 'BENCH#raw-update' }, sk: { S: 'BENCH' } };
+    const otherCounterKey = { pk: { S: 'BENCH#raw-update-2' }, sk: { S: 'BENCH' } };
     await raw.send(new PutItemCommand({ TableName: tableName, Item: { ...counterKey, n: { N: '0' } } }));
+    await raw.send(new PutItemCommand({ TableName: tableName, Item: { ...otherCounterKey, n: { N: '0' } } }));
+    const addOne = (Key: typeof counterKey) =>
+      new UpdateItemCommand({
+        TableName: tableName,
+        Key,
+        UpdateExpression: 'ADD #n :one',
+        ExpressionAttributeNames: { '#n': 'n' },
+        ExpressionAttributeValues: { ':one': { N: '1' } },
+        ReturnConsumedCapacity: 'INDEXES',
+      });
 
     // Multi-view secret the non-final claims draw from; replaced (after its own final claim) when spent.
     let pool = { id: '', taken: 0 };
@@ -209,18 +227,13 @@ async function main(): Promise<void> {
         if (!output.Item) throw new Error('raw GetItem found no item');
         return output;
       });
-      await measureRaw(series.rawUpdate, 'UpdateItemCommand', () =>
-        raw.send(
-          new UpdateItemCommand({
-            TableName: tableName,
-            Key: counterKey,
-            UpdateExpression: 'ADD #n :one',
-            ExpressionAttributeNames: { '#n': 'n' },
-            ExpressionAttributeValues: { ':one': { N: '1' } },
-            ReturnConsumedCapacity: 'INDEXES',
-          }),
-        ),
-      );
+      await measureRaw(series.rawUpdate, 'UpdateItemCommand', () => raw.send(addOne(counterKey)));
+      // Two writes to two items sent together, as an operation and its rate count are: in
+      // DynamoDB they overlap; this row shows whether the emulator overlaps them too.
+      await measureRaw(series.rawUpdatePair, 'UpdateItemCommand', async () => {
+        const outputs = await Promise.all([raw.send(addOne(counterKey)), raw.send(addOne(otherCounterKey))]);
+        return { ConsumedCapacity: outputs.flatMap((output) => output.ConsumedCapacity ?? []) };
+      }, 2);
     };
 
     const warmStarted = performance.now();
@@ -314,6 +327,8 @@ async function main(): Promise<void> {
     console.log('                       its first view). The rows above run at generous limits, counted in slots of 1% (no write each).');
     console.log('  raw GetItem/UpdateItem  one SDK call straight to the same DynamoDB Local (GetItem of a secret item with ConsistentRead,');
     console.log('                       UpdateItem ADD on a counter item), same process and loop; no HTTP, gateway or handler.');
+    console.log('  raw UpdateItem ∥ 2   two such UpdateItems on two items sent at once (an operation and its rate count): DynamoDB');
+    console.log('                       overlaps them; near twice one UpdateItem means the emulator runs them one after the other.');
     console.log('  ddb req (app + rate) DynamoDB calls per operation: the secret store\'s, plus the rate counter\'s UpdateItem (RATE#...');
     console.log('                       item), counted on the same client but told apart by key. One per SDK send; "m (a-b)" when they vary.');
     console.log('  RCU / WCU            capacity units of the secret store\'s calls as DynamoDB Local reports them (ReturnConsumedCapacity=');
