@@ -3,6 +3,7 @@ import { sha256Base64Url } from '../ids.ts';
 import type { RateLimits, RateWindow } from '../limits.ts';
 import type { AppLogger } from '../logger.ts';
 import type { RateClass } from '../routes.ts';
+import { addressKey } from './clientAddress.ts';
 import { HttpError } from './errors.ts';
 
 export interface RateHit {
@@ -76,9 +77,9 @@ export class RateLimiter {
     private readonly logger: AppLogger,
   ) {}
 
-  /** The per-address window of a rate class. The address is stored only as a hash. */
+  /** The per-address window of a rate class (IPv6 by its /64). The address is stored only as a hash. */
   admitAddress(rate: RateClass, sourceIp: string): Promise<Admission> {
-    return this.admit(`${rate}#ip#${sha256Base64Url(sourceIp)}`, this.limits[rate].perIp);
+    return this.admit(`${rate}#ip#${sha256Base64Url(addressKey(sourceIp))}`, this.limits[rate].perIp);
   }
 
   /** The same class counted per user, whichever address or credential they call from. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientAddress, originVerifyHeader } from '../../shared/http/clientAddress.ts';
+import { addressKey, clientAddress, originVerifyHeader } from '../../shared/http/clientAddress.ts';
 
 const SECRET = 'a'.repeat(48);
 const EDGE = '130.176.1.1';
@@ -28,4 +28,27 @@ describe('clientAddress', () => {
       expect(clientAddress({ [originVerifyHeader]: SECRET, 'cloudfront-viewer-address': value }, EDGE, SECRET)).toBe(EDGE);
     },
   );
+});
+
+describe('addressKey', () => {
+  it('counts an IPv4 address as itself', () => {
+    expect(addressKey('198.51.100.10')).toBe('198.51.100.10');
+  });
+
+  it('counts every IPv6 address of one /64 as one subject, however it is written', () => {
+    const forms = ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:0DB8:0001:0002:0:0:0:9', '2001:db8:1:2:a:b:c:d', '2001:db8:1:2::1%eth0', '2001:db8:1:2:0:0:1.2.3.4'];
+    for (const form of forms) expect(addressKey(form), form).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');
+    expect(addressKey('::1')).toBe('0:0:0:0::/64');
+    expect(addressKey('fe80::1')).toBe('fe80:0:0:0::/64');
+  });
+
+  it('counts IPv4 written inside IPv6 as that IPv4 address', () => {
+    expect(addressKey('::ffff:198.51.100.10')).toBe('198.51.100.10');
+    expect(addressKey('::ffff:c633:640a')).toBe('198.51.100.10');
+  });
+
+  it('leaves what is not an address as it is', () => {
+    expect(addressKey('unknown')).toBe('unknown');
+  });
 });

@@ -173,3 +173,14 @@ describe('RateLimiter', () => {
     expect(warnings).toEqual(['rate count not stored']);
   });
 });
+
+describe('per-address windows', () => {
+  it('count every IPv6 address of one /64 together, and another /64 apart', async () => {
+    const limiter = limiterWith(new FakeCounter(), 3);
+    for (const address of ['2001:db8:7:1::1', '2001:db8:7:1::2', '2001:db8:7:1:aaaa:bbbb:cccc:dddd']) {
+      await (await limiter.admitAddress('secret_claim', address)).counted;
+    }
+    await expect(limiter.admitAddress('secret_claim', '2001:db8:7:1::ffff')).rejects.toMatchObject({ status: 429 });
+    await expect(limiter.admitAddress('secret_claim', '2001:db8:7:2::1')).resolves.toBeDefined();
+  });
+});

@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.ts';
+import { addressKey } from '../../http/clientAddress.ts';
 import { newEventId, sha256Base64Url } from '../../ids.ts';
 import { dayOf, type Counters } from '../counters.ts';
 import { endSecret, ownerOf } from './end.ts';
@@ -9,8 +10,6 @@ import { secretIdPattern } from './rules.ts';
 /** Distinct reporters (by address) that lock a secret pending review. */
 export const reportsBeforeLock = 3;
 
-
-
 /**
  * Records an abuse report as `secret.reported`, once per reporting address; enough distinct
  * reporters lock the secret. The answer never says whether the id exists.
@@ -20,7 +19,7 @@ export async function reportSecret(id: string, _reason: string, sourceIp: string
   const secret = await ports.secrets.get(id);
   if (!secret || isTerminal(secret.state)) return;
   const now = ports.clock.now();
-  const reporters = await ports.secrets.recordReport(id, sha256Base64Url(`reporter:${sourceIp}`), { id: newEventId(), type: 'secret.reported', at: now });
+  const reporters = await ports.secrets.recordReport(id, sha256Base64Url(`reporter:${addressKey(sourceIp)}`), { id: newEventId(), type: 'secret.reported', at: now });
   if (reporters >= reportsBeforeLock) await endSecret(id, 'locked', ports, ownerOf(secret));
 }
 
