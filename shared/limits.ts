@@ -43,7 +43,7 @@ export const defaultRateLimits: RateLimits = {
 
 /** Sign-in (DESIGN.md §3). */
 export const signInLimits = {
-  codeDigits: 6,
+  codeDigits: 8,
   codeSeconds: 10 * 60,
   codeAttempts: 5,
   resendCooldownSeconds: 60,

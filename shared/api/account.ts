@@ -61,7 +61,7 @@ export const accountRequests = {
   EmailRequest: z.strictObject({ email }),
   VerifyCodeRequest: z.strictObject({
     email,
-    code: z.string().check(z.regex(/^\d{6}$/, 'the code is 6 digits')),
+    code: z.string().check(z.regex(/^\d{8}$/, 'the code is 8 digits')),
     device_name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
   }),
   RefreshRequest: z.strictObject({ refresh_token: z.string().check(z.minLength(1), z.maxLength(200)) }),

@@ -225,7 +225,7 @@ describe('account pages', () => {
     expect(await page.textContent('#resend-hint')).toMatch(/another code in (59|60) s/);
     await screenshots(s, 'signin-code');
     const code = codeFor(email);
-    const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+    const wrong = String((Number(code) + 1) % 100_000_000).padStart(8, '0');
     await page.fill('#code', wrong);
     await page.click('#verify-button');
     await page.waitForSelector('#code-error:not([hidden])');
@@ -234,7 +234,7 @@ describe('account pages', () => {
     expect(await page.getAttribute('#code', 'aria-invalid')).toBe('true');
     expect(await focusedId(s)).toBe('code');
     await screenshots(s, 'signin-wrong-code');
-    await page.fill('#code', `${code.slice(0, 3)} ${code.slice(3)}`);
+    await page.fill('#code', `${code.slice(0, 4)} ${code.slice(4)}`);
     expect(await page.inputValue('#code')).toBe(code);
     await page.click('#verify-button');
     await page.waitForURL((url) => url.pathname === '/account');
@@ -548,7 +548,7 @@ describe('account pages', () => {
     expect(await focusedId(s)).toBe('code');
 
     // Five wrong codes use the code up: only a new code helps ("Send a new code" starts over).
-    const wrong = String((Number(second) + 1) % 1_000_000).padStart(6, '0');
+    const wrong = String((Number(second) + 1) % 100_000_000).padStart(8, '0');
     for (let i = 0; i < 5; i++) {
       await page.fill('#code', wrong);
       await page.click('#verify-button');
@@ -577,7 +577,7 @@ describe('account pages', () => {
     await sso.page.click('#send-code');
     await sso.page.waitForSelector('html[data-step="code"]');
     expect(runtime.outbox.list().some((mail) => mail.to === ssoEmail)).toBe(false);
-    await sso.page.fill('#code', '123456');
+    await sso.page.fill('#code', '12345678');
     await sso.page.click('#verify-button');
     await sso.page.waitForSelector('#code-error:not([hidden])');
     expect(await sso.page.textContent('#code-error-title')).toBe('Sign in with your organization');

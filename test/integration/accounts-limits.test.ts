@@ -90,7 +90,7 @@ describe('rate limits (2 per window)', () => {
     const email = newEmail('v');
     expect((await callFrom(runtime, freshAddress(), 'POST', '/v1/auth/otp/start', { email })).status).toBe(200);
     const code = latestCode(runtime, email)!;
-    const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+    const wrong = String((Number(code) + 1) % 100_000_000).padStart(8, '0');
     const address = freshAddress();
     await thirdIsLimited(address, (from, i) => callFrom(runtime, from, 'POST', '/v1/auth/otp/verify', { email, code: i < 2 ? wrong : code }), 401);
     // The refused call did not count an attempt: the code still works from elsewhere.

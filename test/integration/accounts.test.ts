@@ -28,18 +28,18 @@ const verify = (email: string, code: string, extra: Record<string, unknown> = {}
 const refresh = (token: string) => api.post('/v1/auth/refresh', { refresh_token: token });
 /** A request only a live session passes. */
 const sessions = (accessToken: string) => api.get('/v1/auth/sessions', bearer(accessToken));
-const otherCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+const otherCode = (code: string) => String((Number(code) + 1) % 100_000_000).padStart(8, '0');
 
 /** Starts a sign-in and returns the mailed code. */
 async function codeFor(email: string): Promise<string> {
   expect((await start(email)).status).toBe(200);
   const code = latestCode(runtime, email);
-  expect(code).toMatch(/^\d{6}$/);
+  expect(code).toMatch(/^\d{8}$/);
   return code!;
 }
 
 describe('POST /v1/auth/otp/start', () => {
-  it('answers the same {sent: true} for a new and a known address and mails a 6-digit code', async () => {
+  it('answers the same {sent: true} for a new and a known address and mails an 8-digit code', async () => {
     const known = newEmail('known');
     await signIn(runtime, known);
     const fresh = newEmail('fresh');
@@ -56,8 +56,8 @@ describe('POST /v1/auth/otp/start', () => {
     for (const email of [known, fresh]) {
       const mail = mailsTo(runtime, email)[0]!;
       expect(mail.to).toBe(email);
-      expect(mail.text).toMatch(/\b\d{6}\b/);
-      expect(mail.subject).toContain(/\b(\d{6})\b/.exec(mail.text)![1]!);
+      expect(mail.text).toMatch(/\b\d{8}\b/);
+      expect(mail.subject).toContain(/\b(\d{8})\b/.exec(mail.text)![1]!);
     }
   });
 
@@ -161,15 +161,16 @@ describe('POST /v1/auth/otp/verify', () => {
   });
 
   it('answers 401 for an address that never asked for a code', async () => {
-    expectProblem(await verify(newEmail('never'), '123456'), 401, 'unauthorized');
+    expectProblem(await verify(newEmail('never'), '12345678'), 401, 'unauthorized');
   });
 
   it.each([
-    ['a 5-digit code', { code: '12345' }],
-    ['a code with letters', { code: '12345a' }],
+    ['a 6-digit code', { code: '123456' }],
+    ['a 9-digit code', { code: '123456789' }],
+    ['a code with letters', { code: '1234567a' }],
     ['a missing code', { code: undefined }],
-    ['an unknown field', { code: '123456', remember: true }],
-    ['an empty device_name', { code: '123456', device_name: '   ' }],
+    ['an unknown field', { code: '12345678', remember: true }],
+    ['an empty device_name', { code: '12345678', device_name: '   ' }],
   ])('refuses %s with 400', async (_, fields) => {
     const reply = await api.post('/v1/auth/otp/verify', { email: newEmail(), ...fields });
     expectProblem(reply, 400, 'invalid_request');
@@ -190,12 +191,12 @@ describe('POST /v1/auth/otp/verify', () => {
     expect(resent.status).toBe(200);
     expect(mailsTo(runtime, email)).toEqual([]);
 
-    const verified = await verify(email, '123456');
+    const verified = await verify(email, '12345678');
     expectProblem(verified, 403, 'forbidden');
     expect(verified.body.reason).toBe('sso_required');
     expect(await runtime.stores.users.findByEmail(email)).toBeNull();
     // The domain matches whatever the case.
-    expectProblem(await verify(email.toUpperCase(), '123456'), 403, 'forbidden');
+    expectProblem(await verify(email.toUpperCase(), '12345678'), 403, 'forbidden');
   });
 });
 
@@ -219,7 +220,7 @@ describe('POST /v1/auth/otp/resend', () => {
     expect(later.body).toEqual({ sent: true });
     expect(mailsTo(runtime, email)).toHaveLength(mailsBefore + 1);
     const newCode = latestCode(runtime, email)!;
-    expect(newCode).toMatch(/^\d{6}$/);
+    expect(newCode).toMatch(/^\d{8}$/);
 
     if (newCode !== oldCode) expectProblem(await verify(email, oldCode), 401, 'unauthorized');
     const signedIn = await verify(email, newCode);

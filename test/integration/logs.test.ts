@@ -55,7 +55,7 @@ describe('logs', () => {
     // Again within the grace window: the same new token, kept sealed in the table meanwhile.
     expect((await api.post('/v1/auth/refresh', { refresh_token: session.refresh_token })).body.refresh_token).toBe(refreshed.body.refresh_token);
     const sealed = (await runtime.stores.sessions.get(jwtPayload(refreshed.body.access_token).sid as string))!.grace!.sealedNext;
-    expect((await api.post('/v1/auth/otp/verify', { email, code: '000000' })).status).toBe(401);
+    expect((await api.post('/v1/auth/otp/verify', { email, code: '00000000' })).status).toBe(401);
 
     // A webhook endpoint's signing secret, and a delivery relayed from the stream and sent.
     const receiver = createServer((request, response) => request.resume().on('end', () => response.writeHead(204).end()));
@@ -71,7 +71,7 @@ describe('logs', () => {
     expect(logs).toContain('"route":"POST /v1/secrets/{id}/claim"');
     expect(logs).toContain('"status":403');
     expect(logs).toContain('"message":"delivery attempt"');
-    // A bare 6-digit code could occur by chance in timings; look for it as a value or in the mail text.
+    // A bare 8-digit code could occur by chance in timings; look for it as a value or in the mail text.
     const credentials = [session.access_token, session.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token, sealed, hook.body.secret, key.key, `"${code}"`, `code: ${code}`, `code is ${code}`, email];
     for (const secretMaterial of [body.envelope, body.salt, deleteToken, token, verifier, 'wrong-token', 'hdt_wrong', ...credentials]) {
       expect(logs).not.toContain(secretMaterial);

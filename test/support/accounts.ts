@@ -20,10 +20,10 @@ let addresses = 0;
 /** A fresh, unique address for one test (local part made unique per call). */
 export const newEmail = (label = 'user', domain = 'example.com') => `${label}-${process.pid}-${++addresses}-${Date.now().toString(36)}@${domain}`;
 
-/** The 6-digit code of the newest mail sent to `email`, or null when there is none. */
+/** The 8-digit code of the newest mail sent to `email`, or null when there is none. */
 export function latestCode(runtime: Pick<Runtime, 'outbox'>, email: string): string | null {
   const mail = runtime.outbox.list().find((entry) => entry.to === email.trim().toLowerCase());
-  return mail ? (/\b(\d{6})\b/.exec(mail.text)?.[1] ?? null) : null;
+  return mail ? (/\b(\d{8})\b/.exec(mail.text)?.[1] ?? null) : null;
 }
 
 /** Mails sent to `email`, newest first. */

@@ -1,5 +1,5 @@
 /**
- * Sign-in page `/signin`: email → a 6-digit code by email → signed in → `/account` (or the
+ * Sign-in page `/signin`: email → an 8-digit code by email → signed in → `/account` (or the
  * page named by `?next=`, one of this site's). Tokens go to `session.ts`; the code and the
  * address stay in the form only.
  */
@@ -132,7 +132,7 @@ function showCodeStep(): void {
   tick();
   document.documentElement.dataset['step'] = 'code';
   announce(`We sent a code to ${sentTo}.`);
-  // The field is described by "We sent a 6-digit code to …", so focus can go straight to it.
+  // The field is described by "We sent an 8-digit code to …", so focus can go straight to it.
   code.focus();
 }
 
@@ -141,9 +141,9 @@ async function verify(event: SubmitEvent): Promise<void> {
   setVisible(codeError, false);
   code.removeAttribute('aria-invalid');
   const value = code.value.replace(/\s+/g, '');
-  if (!/^\d{6}$/.test(value)) {
+  if (!/^\d{8}$/.test(value)) {
     code.setAttribute('aria-invalid', 'true');
-    showError(codeError, codeErrorTitle, codeErrorText, 'Check the code', 'The code is the 6 digits in the email.');
+    showError(codeError, codeErrorTitle, codeErrorText, 'Check the code', 'The code is the 8 digits in the email.');
     code.focus();
     return;
   }
@@ -256,8 +256,8 @@ function backToEmail(): void {
 }
 
 code.addEventListener('input', () => {
-  // Pasted codes often carry spaces or dashes ("123 456"): keep the digits.
-  const digits = code.value.replace(/\D+/g, '').slice(0, 6);
+  // Pasted codes often carry spaces or dashes ("1234 5678"): keep the digits.
+  const digits = code.value.replace(/\D+/g, '').slice(0, 8);
   if (digits !== code.value) code.value = digits;
 });
 emailForm.addEventListener('submit', (event) => void start(event));
