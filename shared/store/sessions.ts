@@ -24,6 +24,7 @@ function fromItem(item: Record<string, unknown>): Session {
     lastUsedAt: item.last_used_at as number,
     refreshHash: item.refresh_hash as string,
     rotatedHashes: (item.rotated_hashes as string[] | undefined) ?? [],
+    ...(item.chain_key === undefined ? {} : { chainKey: item.chain_key as string }),
     ...(item.grace === undefined
       ? {}
       : {
@@ -61,6 +62,7 @@ export class DynamoSessionStore implements SessionStore {
             last_used_at: session.lastUsedAt,
             refresh_hash: session.refreshHash,
             rotated_hashes: session.rotatedHashes,
+            ...(session.chainKey === undefined ? {} : { chain_key: session.chainKey }),
             refresh_expires_at: session.refreshExpiresAt,
             ttl: toEpochSeconds(session.refreshExpiresAt),
             gsi1pk: `USER#${session.userId}#SESSIONS`,
@@ -91,7 +93,7 @@ export class DynamoSessionStore implements SessionStore {
     return (await listAll(this.db, this.tableName, `USER#${userId}#SESSIONS`)).map((item) => fromItem({ ...item, refresh_hash: '' }));
   }
 
-  async rotate(id: string, expectedHash: string, next: { hash: string; expiresAt: number; now: number; grace: RefreshGrace }): Promise<boolean> {
+  async rotate(id: string, expectedHash: string, next: { hash: string; expiresAt: number; now: number; grace: RefreshGrace; chainKey: string }): Promise<boolean> {
     const current = await this.get(id);
     if (!current) return false;
     const rotated = [expectedHash, ...current.rotatedHashes].slice(0, rotatedKept);
@@ -100,7 +102,8 @@ export class DynamoSessionStore implements SessionStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: key(id),
-          UpdateExpression: 'SET refresh_hash = :next, rotated_hashes = :rotated, grace = :grace, refresh_expires_at = :expires, last_used_at = :now, #ttl = :ttl',
+          UpdateExpression:
+            'SET refresh_hash = :next, rotated_hashes = :rotated, grace = :grace, chain_key = :chain, refresh_expires_at = :expires, last_used_at = :now, #ttl = :ttl',
           ConditionExpression: 'refresh_hash = :expected AND attribute_not_exists(revoked_at)',
           ExpressionAttributeNames: { '#ttl': 'ttl' },
           ExpressionAttributeValues: {
@@ -110,6 +113,7 @@ export class DynamoSessionStore implements SessionStore {
             ':expires': next.expiresAt,
             ':now': next.now,
             ':ttl': toEpochSeconds(next.expiresAt),
+            ':chain': next.chainKey,
             ':expected': expectedHash,
           },
         }),

@@ -54,7 +54,9 @@ describe('logs', () => {
     expect(refreshed.status).toBe(200);
     // Again within the grace window: the same new token, kept sealed in the table meanwhile.
     expect((await api.post('/v1/auth/refresh', { refresh_token: session.refresh_token })).body.refresh_token).toBe(refreshed.body.refresh_token);
-    const sealed = (await runtime.stores.sessions.get(jwtPayload(refreshed.body.access_token).sid as string))!.grace!.sealedNext;
+    const stored = (await runtime.stores.sessions.get(jwtPayload(refreshed.body.access_token).sid as string))!;
+    // The sealed token of the grace window, and the key every refresh token of the session is tagged with.
+    const [sealed, chainKey] = [stored.grace!.sealedNext, stored.chainKey!];
     expect((await api.post('/v1/auth/otp/verify', { email, code: '00000000' })).status).toBe(401);
 
     // A webhook endpoint's signing secret, and a delivery relayed from the stream and sent.
@@ -72,7 +74,7 @@ describe('logs', () => {
     expect(logs).toContain('"status":403');
     expect(logs).toContain('"message":"delivery attempt"');
     // A bare 8-digit code could occur by chance in timings; look for it as a value or in the mail text.
-    const credentials = [session.access_token, session.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token, sealed, hook.body.secret, key.key, `"${code}"`, `code: ${code}`, `code is ${code}`, email];
+    const credentials = [session.access_token, session.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token, sealed, chainKey, hook.body.secret, key.key, `"${code}"`, `code: ${code}`, `code is ${code}`, email];
     for (const secretMaterial of [body.envelope, body.salt, deleteToken, token, verifier, 'wrong-token', 'hdt_wrong', ...credentials]) {
       expect(logs).not.toContain(secretMaterial);
     }

@@ -22,6 +22,11 @@ export interface Session {
   refreshHash: string;
   /** Hashes of refresh tokens already rotated away: presenting one means a token was stolen. */
   rotatedHashes: string[];
+  /**
+   * Tags every refresh token the session issues (refreshChain.ts), so it knows them all, however
+   * many rotations ago; absent on sessions opened before, until their next rotation.
+   */
+  chainKey?: string;
   /** The last rotation, for the old token's grace window (refreshGrace.ts). */
   grace?: RefreshGrace;
   refreshExpiresAt: number;

@@ -16,10 +16,11 @@ export interface SessionStore {
   get(id: string): Promise<Session | null>;
   listForUser(userId: string): Promise<Session[]>;
   /**
-   * Replaces the refresh hash if it is still `expectedHash`, remembering `grace` (the rotation
-   * for the old token's grace window); false when another rotation won.
+   * Replaces the refresh hash if it is still `expectedHash` and the session is not revoked,
+   * remembering `grace` (the rotation for the old token's grace window) and the chain key the
+   * new token is tagged with; false when another rotation or a revocation came first.
    */
-  rotate(id: string, expectedHash: string, next: { hash: string; expiresAt: number; now: number; grace: RefreshGrace }): Promise<boolean>;
+  rotate(id: string, expectedHash: string, next: { hash: string; expiresAt: number; now: number; grace: RefreshGrace; chainKey: string }): Promise<boolean>;
   revoke(id: string, at: number): Promise<void>;
   revokeAllForUser(userId: string, at: number): Promise<number>;
   /** Records use, at most once per `resolutionMs`. */

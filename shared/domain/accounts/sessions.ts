@@ -1,7 +1,8 @@
 import { HttpError } from '../../http/errors.ts';
-import { constantTimeEqual, newRefreshSecret, newSessionId, sha256Base64Url } from '../../ids.ts';
+import { constantTimeEqual, newSessionId, sha256Base64Url } from '../../ids.ts';
 import { credentialLimits } from '../../limits.ts';
 import type { Principal, Session, User } from './model.ts';
+import { chainedRefreshToken, isOfChain, newChainKey } from './refreshChain.ts';
 import { openNextToken, sealNextToken } from './refreshGrace.ts';
 import type { AccountPorts } from './ports.ts';
 import type { AccessTokens } from './tokens.ts';
@@ -34,7 +35,8 @@ export function deviceNameOf(given: string | undefined, userAgent: string | unde
 export async function openSession(user: User, deviceName: string, ports: SessionPorts): Promise<IssuedTokens> {
   const now = ports.clock.now();
   const id = newSessionId();
-  const refreshToken = `hlr_${id}.${newRefreshSecret()}`;
+  const chainKey = newChainKey();
+  const refreshToken = chainedRefreshToken(id, chainKey);
   const session: Session = {
     id,
     userId: user.id,
@@ -43,6 +45,7 @@ export async function openSession(user: User, deviceName: string, ports: Session
     lastUsedAt: now,
     refreshHash: sha256Base64Url(refreshToken),
     rotatedHashes: [],
+    chainKey,
     refreshExpiresAt: now + credentialLimits.refreshTokenSeconds * 1000,
   };
   await ports.sessions.insert(session);
@@ -50,9 +53,15 @@ export async function openSession(user: User, deviceName: string, ports: Session
 }
 
 /**
- * Rotates the refresh token. The token just rotated away, presented again within the grace
- * window (`credentialLimits.refreshGraceSeconds`), gets the same new token; presented later, or
- * any older one, means two parties hold it: the session is revoked, and both are signed out.
+ * Rotates the refresh token. A token the session issued gets one of three answers, whatever
+ * else runs at the same time:
+ * - it is the current one: it is rotated (of parallel rotations with it, one wins and the
+ *   others take the next answer);
+ * - it is the one just rotated away, within the grace window
+ *   (`credentialLimits.refreshGraceSeconds`), and what it was rotated to is still current: the
+ *   same new token again (a reload racing a refresh);
+ * - anything else means two parties hold the session: it is revoked, so both are signed out.
+ * So no holder is ever refused while another keeps the session.
  */
 export async function refreshSession(refreshToken: string, ports: SessionPorts): Promise<IssuedTokens> {
   const match = refreshPattern.exec(refreshToken);
@@ -63,21 +72,25 @@ export async function refreshSession(refreshToken: string, ports: SessionPorts):
   }
   const presentedHash = sha256Base64Url(refreshToken);
   if (!constantTimeEqual(Buffer.from(presentedHash), Buffer.from(session.refreshHash))) {
-    return (await withinGrace(session, refreshToken, presentedHash, now, ports)) ?? refuse(session, presentedHash, now, ports);
+    return (await withinGrace(session, refreshToken, presentedHash, now, ports)) ?? refuse(session, refreshToken, presentedHash, now, ports);
   }
-  const next = `hlr_${session.id}.${newRefreshSecret()}`;
+  // Sessions opened before chain keys get one at their next rotation.
+  const chainKey = session.chainKey ?? newChainKey();
+  const next = chainedRefreshToken(session.id, chainKey);
   const rotated = await ports.sessions.rotate(session.id, session.refreshHash, {
     hash: sha256Base64Url(next),
     expiresAt: now + credentialLimits.refreshTokenSeconds * 1000,
     now,
     grace: { previousHash: presentedHash, sealedNext: sealNextToken(refreshToken, session.id, next), until: now + credentialLimits.refreshGraceSeconds * 1000 },
+    chainKey,
   });
   if (!rotated) {
-    // Another request rotated it first with this same token: the grace path answers both.
+    // Another request rotated it first (or revoked the session): decide again on what it wrote.
+    // Usually the grace path answers both; if the winner's holder has rotated again since,
+    // this token is reuse like any other, not a refusal that leaves the other holder in.
     const current = await ports.sessions.get(session.id);
-    const again = current && current.revokedAt === undefined ? await withinGrace(current, refreshToken, presentedHash, now, ports) : null;
-    if (again) return again;
-    throw unauthorized('This refresh token was just used; sign in again.');
+    if (!current || current.revokedAt !== undefined) throw unauthorized('This refresh token is not valid; sign in again.');
+    return (await withinGrace(current, refreshToken, presentedHash, now, ports)) ?? refuse(current, refreshToken, presentedHash, now, ports);
   }
   const user = await ports.users.get(session.userId);
   if (!user) throw unauthorized('This account no longer exists.');
@@ -96,15 +109,27 @@ async function withinGrace(session: Session, refreshToken: string, presentedHash
   return tokensFor(user, session.id, next, ports);
 }
 
-/** A token that is not the current one: reuse of a rotated one revokes the session. */
-async function refuse(session: Session, presentedHash: string, now: number, ports: SessionPorts): Promise<never> {
-  if (session.rotatedHashes.some((hash) => constantTimeEqual(Buffer.from(presentedHash), Buffer.from(hash)))) {
+/**
+ * A token that is neither current nor within grace: if the session issued it, it was rotated
+ * away, so two parties hold the session and it is revoked. A token it never issued (a made-up
+ * one naming a session id) changes nothing.
+ */
+async function refuse(session: Session, refreshToken: string, presentedHash: string, now: number, ports: SessionPorts): Promise<never> {
+  if (issuedBy(session, refreshToken, presentedHash)) {
     await ports.sessions.revoke(session.id, now);
     throw new HttpError(401, 'unauthorized', 'This refresh token was already used; the session is signed out for safety.', {
       members: { reason: 'refresh_token_reused' },
     });
   }
   throw unauthorized('This refresh token is not valid; sign in again.');
+}
+
+/** Tagged under the session's chain key, or (tokens from before chain keys) among the last rotated hashes. */
+function issuedBy(session: Session, refreshToken: string, presentedHash: string): boolean {
+  const secret = refreshToken.slice(refreshToken.indexOf('.') + 1);
+  const tagged = session.chainKey !== undefined && isOfChain(secret, session.id, session.chainKey);
+  const remembered = session.rotatedHashes.some((hash) => constantTimeEqual(Buffer.from(presentedHash), Buffer.from(hash)));
+  return tagged || remembered;
 }
 
 async function tokensFor(user: User, sessionId: string, refreshToken: string, ports: SessionPorts): Promise<IssuedTokens> {
