@@ -5,11 +5,16 @@ import { relaySecretChanges, type SecretChange } from '../shared/domain/webhooks
 import { deliverMessage, sendWork } from '../shared/domain/webhooks/work.ts';
 import { webhookLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
-import { secretChangeOf, testDeliveryOf } from '../shared/store/relayRecords.ts';
+import { secretChangeOf, testDeliveryOf, usageChangeOfRecord } from '../shared/store/relayRecords.ts';
+import { DynamoLiveUsageLedger } from '../shared/store/usage.ts';
+import type { LiveUsageLedger, UsageChange } from '../shared/domain/usage/live.ts';
 import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
 
-/** The relay's wiring: the owners' endpoints and their deliveries, and the queue for attempts. */
-export type RelayDeps = Platform & Pick<WebhookPorts, 'webhooks' | 'queue'>;
+/**
+ * The relay's wiring: the owners' endpoints and their deliveries, the queue for attempts, and
+ * the owners' live usage counters.
+ */
+export type RelayDeps = Platform & Pick<WebhookPorts, 'webhooks' | 'queue'> & { usage: LiveUsageLedger };
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'queue'>): RelayDeps {
   const { db, config } = platform;
@@ -17,42 +22,56 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'queue'>): 
     ...platform,
     queue: adapters.queue,
     webhooks: new DynamoWebhookStore(db, config.TABLE_NAME, webhookLimits.deliveryLogSeconds),
+    usage: new DynamoLiveUsageLedger(db, config.TABLE_NAME),
   };
 }
 
 /**
  * The table's stream consumer (the event source mapping hands over only what `relayFilters`
  * matches): turns the events that writes added to owned secrets into deliveries and queues
- * their first attempts, and queues the first attempt of each test delivery written. A record
- * that fails is reported as the batch's failure, so Lambda retries from it (relaying is
- * idempotent: delivery ids come from the event and the endpoint, and an attempt is claimed
- * before it is made), and after its retries the batch's description goes to the dead letters.
+ * their first attempts, queues the first attempt of each test delivery written, and moves the
+ * owners' live usage counters as secrets become theirs and end. A record that fails is
+ * reported as the batch's failure, so Lambda retries from it (each step is idempotent:
+ * delivery ids come from the event and the endpoint, an attempt is claimed before it is made,
+ * a usage change is applied once by its mark), and after its retries the batch's description
+ * goes to the dead letters.
  */
 export const createHandler =
   (deps: RelayDeps) =>
   async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
     const changes: Array<{ index: number; change: SecretChange }> = [];
+    const usage: Array<{ index: number; change: UsageChange }> = [];
     const tests: Array<Promise<unknown>> = [];
     const testIndexes: number[] = [];
     event.Records.forEach((record, index) => {
       const change = secretChangeOf(record);
       if (change) changes.push({ index, change });
+      const usageChange = usageChangeOfRecord(record);
+      if (usageChange) usage.push({ index, change: usageChange });
       const test = testDeliveryOf(record);
       if (test) {
         testIndexes.push(index);
         tests.push(sendWork(deps.queue, deliverMessage(test, 1)));
       }
     });
-    const outcomes = new Map<number, PromiseSettledResult<unknown>>();
-    (await relaySecretChanges(changes.map(({ change }) => change), deps)).forEach((outcome, i) => outcomes.set(changes[i]!.index, outcome));
-    (await Promise.allSettled(tests)).forEach((outcome, i) => outcomes.set(testIndexes[i]!, outcome));
+    const failures: Array<{ index: number; error: unknown }> = [];
+    (await relaySecretChanges(changes.map(({ change }) => change), deps)).forEach((outcome, i) => {
+      if (outcome.status === 'rejected') failures.push({ index: changes[i]!.index, error: outcome.reason });
+    });
+    (await Promise.allSettled(tests)).forEach((outcome, i) => {
+      if (outcome.status === 'rejected') failures.push({ index: testIndexes[i]!, error: outcome.reason });
+    });
+    if (usage.length > 0) await deps.usage.apply(usage.map(({ change }) => change), deps.clock.now()).catch((error: unknown) => {
+      // Applied per owner, each at most once: retrying from the first usage record is safe.
+      failures.push({ index: usage[0]!.index, error });
+    });
     deps.metrics.flush();
     // Records are in order: Lambda retries from the first one that failed.
-    const failed = [...outcomes].filter(([, outcome]) => outcome.status === 'rejected').sort(([a], [b]) => a - b)[0];
+    const failed = failures.sort((a, b) => a.index - b.index)[0];
     if (!failed) return { batchItemFailures: [] };
-    const error = (failed[1] as PromiseRejectedResult).reason as Error;
+    const error = failed.error as Error;
     deps.logger.error('relay failed', { error: error.name, message: error.message });
-    return { batchItemFailures: [{ itemIdentifier: event.Records[failed[0]]!.dynamodb?.SequenceNumber ?? '' }] };
+    return { batchItemFailures: [{ itemIdentifier: event.Records[failed.index]!.dynamodb?.SequenceNumber ?? '' }] };
   };
 
 export const handler = lambdaEntry((platform) => createHandler(compose(platform, { queue: sqsQueue(platform.config) })));

@@ -84,7 +84,8 @@ export const operations: Operations<'secrets', SecretsDeps> = {
 
   async claimSecret(request, deps) {
     // The claim answers no 400: a proof that is not a string is simply not a proof (ClaimRequest).
-    const { secret, envelope } = await claimSecret(request.params.id!, request.body.claim_token ?? null, deps);
+    const { secret, envelope, deferredBurn } = await claimSecret(request.params.id!, request.body.claim_token ?? null, deps);
+    if (deferredBurn) deps.logger.warn('burn deferred after the last view', { error: deferredBurn.name });
     return {
       status: 200,
       body: {

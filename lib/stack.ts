@@ -33,21 +33,22 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *
  * - every API function: the rate-limit window (UpdateItem), the caller's session or API key and
  *   the signing keys (GetItem), their last-use stamp and the monthly call counter (UpdateItem);
- * - secrets: create (PutItem, or a transaction of Put + Update of the owner's usage), metadata
- *   and claim (GetItem, conditional UpdateItem), revoke/expire/lock/report (UpdateItem, or a
- *   transaction of two Updates), feedback counters (UpdateItem), owner listing (Query gsi1);
+ * - secrets: create (PutItem), metadata and claim (GetItem, conditional UpdateItem),
+ *   revoke/expire/lock/report (UpdateItem), feedback counters (UpdateItem), owner listing
+ *   (Query gsi1); no write of a secret is a transaction (its owner's usage follows from the stream);
  * - account: sign-in codes (Put/Get/Update/Delete), users (a transaction of two Puts, Get,
  *   Update), sessions and API keys (Put/Get/Update/Delete, Query gsi1 for the lists), signing
- *   keys (Get, Put on rotation), adoption (a transaction of two Updates), usage (Get, Query of the
+ *   keys (Get, Put on rotation), adoption (UpdateItem), usage (Get, Query of the
  *   user's day rows on the table), product events (PutItem), CLI counters (UpdateItem);
- * - schedule: expiry sweep (Query gsi2, UpdateItem or a transaction of two Updates), usage
+ * - schedule: expiry sweep (Query gsi2, UpdateItem), usage
  *   rollup (Query gsi2 for users, Query of day rows on the table, GetItem, PutItem), the retry
  *   sweep (Query gsi2 for due retries and GetItem of each);
  * - webhooks: endpoints (a transaction of the count Update and a Put or Delete, Get, Query of
  *   the owner's partition), the delivery log (Query), test deliveries (PutItem);
  * - openapi: nothing (its one route is public and reads no table);
  * - relay: the owner's endpoints (Query of their partition), deliveries (PutItem, GetItem when
- *   one exists already); it reads secrets from the stream, never from the table;
+ *   one exists already), the owners' live usage (a transaction of Puts of marks and the counter's
+ *   Update); it reads secrets from the stream, never from the table;
  * - deliveries: attempts (GetItem of endpoint and delivery, UpdateItem), the owner's address
  *   when an endpoint is switched off (GetItem).
  */
@@ -57,7 +58,7 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   schedule: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table', 'gsi2'] },
   webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
   openapi: { items: [], query: [] },
-  relay: { items: ['GetItem', 'PutItem'], query: ['table'] },
+  relay: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
   deliveries: { items: ['GetItem', 'UpdateItem'], query: [] },
 };
 

@@ -2,12 +2,14 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
+import { usageChangeOf, type SecretUsageImage, type UsageChange } from '../domain/usage/live.ts';
 import type { Delivery } from '../domain/webhooks/model.ts';
 import type { SecretChange } from '../domain/webhooks/relay.ts';
 
 /**
- * Which of the table's stream records reach the webhook relay (any one pattern matching):
- * changes of secrets that have an owner (anonymous secrets have no endpoints to feed), and test
+ * Which of the table's stream records reach the relay (any one pattern matching): changes of
+ * secrets that have an owner (anonymous secrets have no endpoints to feed and count in nobody's
+ * usage), and test
  * deliveries as they are written. The relay's event source mapping filters with these in AWS,
  * and the local stream poller with the same patterns, so neither invokes the relay for rate
  * counters, sessions, anonymous secrets or the deliveries the relay writes itself.
@@ -60,3 +62,20 @@ export function testDeliveryOf(record: DynamoDBRecord): Pick<Delivery, 'id' | 'e
   if (item.type !== 'webhook_delivery' || item.event_type !== 'webhook.test') return null;
   return { id: String(item.id), endpointId: String(item.endpoint_id), userId: String(item.user_id) };
 }
+
+/** What a stream record's write changed in its owner's live counters (creation, adoption, end), if anything. */
+export function usageChangeOfRecord(record: DynamoDBRecord): UsageChange | null {
+  const newImage = record.dynamodb?.NewImage as Image | undefined;
+  if (record.eventName === 'REMOVE' || !newImage) return null;
+  const after = unmarshall(newImage);
+  if (after.type !== 'secret') return null;
+  const oldImage = record.dynamodb?.OldImage as Image | undefined;
+  return usageChangeOf(oldImage ? usageImage(unmarshall(oldImage)) : null, usageImage(after));
+}
+
+const usageImage = (item: Record<string, unknown>): SecretUsageImage => ({
+  id: String(item.id),
+  ...(typeof item.owner_id === 'string' ? { ownerId: item.owner_id } : {}),
+  state: item.state as SecretUsageImage['state'],
+  sizeBytes: Number(item.size_bytes ?? 0),
+});

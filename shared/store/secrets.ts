@@ -1,14 +1,13 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import { fromItem, key, ownerKeys, pick, toItem } from './secretItem.ts';
 import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
 import type { EndInput, SecretAdoptions, SecretStore, TakeViewInput, TakeViewResult } from '../domain/secrets/ports.ts';
-import { isCancelledByCondition, isConditionFailure } from './client.ts';
+import { isConditionFailure } from './client.ts';
 import { decodeCursor } from './cursor.ts';
 import { queryPage } from './listing.ts';
-import { usageAdjustment } from './usage.ts';
 import { dueEntries } from './workIndex.ts';
 
 /** The item a refused condition returned (ReturnValuesOnConditionCheckFailure), if any. */
@@ -25,7 +24,8 @@ async function getSecret(db: DynamoDBDocumentClient, tableName: string, id: stri
 
 const endConditions: Record<EndInput['state'], string> = {
   burned: '#state = :active AND #vl = :zero',
-  expired: '#state IN (:active, :pending) AND #exp <= :now',
+  // A secret whose last view is taken is burned, not expired, even if its burn is late.
+  expired: '#state IN (:active, :pending) AND #exp <= :now AND #vl > :zero',
   // Once the last view is taken the secret is as good as burned: only the burn may end it.
   revoked: '#state IN (:active, :pending) AND #vl > :zero',
   locked: '#state = :active AND #vl > :zero',
@@ -39,16 +39,9 @@ export class DynamoSecretStore implements SecretStore {
   ) {}
 
   async insert(secret: Secret): Promise<void> {
-    const put = { TableName: this.tableName, Item: toItem(secret, this.tombstoneSeconds), ConditionExpression: 'attribute_not_exists(pk)' };
-    if (secret.ownerId === undefined) {
-      await this.db.send(new PutCommand(put));
-      return;
-    }
-    // The owner's live-secret and byte counters move with the secret, never apart from it.
+    // One item, whoever owns it: the owner's usage follows from the table's stream (functions/relay.ts).
     await this.db.send(
-      new TransactWriteCommand({
-        TransactItems: [{ Put: put }, { Update: usageAdjustment(this.tableName, secret.ownerId, 1, secret.sizeBytes) }],
-      }),
+      new PutCommand({ TableName: this.tableName, Item: toItem(secret, this.tombstoneSeconds), ConditionExpression: 'attribute_not_exists(pk)' }),
     );
   }
 
@@ -111,18 +104,10 @@ export class DynamoSecretStore implements SecretStore {
       ExpressionAttributeValues: values,
     };
     try {
-      if (input.owner) {
-        await this.db.send(
-          new TransactWriteCommand({
-            TransactItems: [{ Update: update }, { Update: usageAdjustment(this.tableName, input.owner.userId, -1, -input.owner.sizeBytes) }],
-          }),
-        );
-      } else {
-        await this.db.send(new UpdateCommand(update));
-      }
+      await this.db.send(new UpdateCommand(update));
       return true;
     } catch (error) {
-      if (isConditionFailure(error) || isCancelledByCondition(error)) return false;
+      if (isConditionFailure(error)) return false;
       throw error;
     }
   }
@@ -160,11 +145,8 @@ export class DynamoSecretStore implements SecretStore {
     }
   }
 
-  async dueForExpiry(now: number, limit: number): Promise<Array<{ id: string; owner?: EndInput['owner'] }>> {
-    return (await dueEntries(this.db, this.tableName, 'DUE', now, limit)).map((item) => ({
-      id: String(item.pk).slice('SECRET#'.length),
-      ...(typeof item.owner_id === 'string' ? { owner: { userId: item.owner_id, sizeBytes: Number(item.size_bytes ?? 0) } } : {}),
-    }));
+  async dueForExpiry(now: number, limit: number): Promise<string[]> {
+    return (await dueEntries(this.db, this.tableName, 'DUE', now, limit)).map((item) => String(item.pk).slice('SECRET#'.length));
   }
 
   async listForOwner(ownerId: string, limit: number, cursor: string | null): Promise<{ items: Secret[]; nextCursor: string | null }> {
@@ -226,37 +208,26 @@ export class DynamoSecretAdoptions implements SecretAdoptions {
     return getSecret(this.db, this.tableName, id);
   }
 
-  async adopt(id: string, ownerId: string, sizeBytes: number): Promise<boolean> {
+  async adopt(id: string, ownerId: string): Promise<boolean> {
     const current = await this.get(id);
     if (!current) return false;
+    const listing = ownerKeys(ownerId, current.createdAt, id);
     try {
       await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: key(id),
-                // From now on its changes pass the relay's stream filter (it has an owner).
-                UpdateExpression: 'SET owner_id = :owner, gsi1pk = :g1pk, gsi1sk = :g1sk',
-                ConditionExpression: 'attribute_not_exists(owner_id) AND #state IN (:active, :pending)',
-                ExpressionAttributeNames: { '#state': 'state' },
-                ExpressionAttributeValues: {
-                  ':owner': ownerId,
-                  ':g1pk': ownerKeys(ownerId, current.createdAt, id).gsi1pk,
-                  ':g1sk': ownerKeys(ownerId, current.createdAt, id).gsi1sk,
-                  ':active': 'active',
-                  ':pending': 'pending',
-                },
-              },
-            },
-            { Update: usageAdjustment(this.tableName, ownerId, 1, sizeBytes) },
-          ],
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key(id),
+          // From now on its changes pass the relay's stream filter (it has an owner), which
+          // also counts it in the owner's usage.
+          UpdateExpression: 'SET owner_id = :owner, gsi1pk = :g1pk, gsi1sk = :g1sk',
+          ConditionExpression: 'attribute_not_exists(owner_id) AND #state IN (:active, :pending)',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':owner': ownerId, ':g1pk': listing.gsi1pk, ':g1sk': listing.gsi1sk, ':active': 'active', ':pending': 'pending' },
         }),
       );
       return true;
     } catch (error) {
-      if (isCancelledByCondition(error)) return false;
+      if (isConditionFailure(error)) return false;
       throw error;
     }
   }

@@ -188,7 +188,8 @@ function model(context: Record<string, unknown>): Model {
  * What each function may do on the table: item actions on the table, Query where it queries.
  * webhooks: endpoints (a transaction of the count Update and a Put or Delete, Get, Query of the
  * owner's partition), the delivery log (Query), test deliveries (Put); relay: the owner's
- * endpoints (Query), deliveries (Put, Get when one exists); deliveries: attempts (Get, Update;
+ * endpoints (Query), deliveries (Put, Get when one exists), the owners' live usage (Put of
+ * marks and Update of the counter, in a transaction); deliveries: attempts (Get, Update;
  * Get of the owner to mail a switch-off); schedule's webhook sweep: Query of gsi2 (due retries,
  * as for expiry).
  */
@@ -198,7 +199,7 @@ const expectedTable = {
   webhooks: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   openapi: { items: [], query: [] },
   schedule: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
-  relay: { items: ['dynamodb:GetItem', 'dynamodb:PutItem'], query: ['table'] },
+  relay: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   deliveries: { items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], query: [] },
 } as const;
 type Name = keyof typeof expectedTable;

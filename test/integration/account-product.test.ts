@@ -19,7 +19,9 @@ beforeAll(async () => {
 });
 afterAll(() => runtime?.stop());
 
+/** The owners' live counters follow the table's stream: relay what is pending, then read. */
 const usageOf = async (auth: Record<string, string>) => {
+  await runtime.stream.drain();
   const reply = await api.get('/v1/usage', auth);
   expect(reply.status).toBe(200);
   return reply.body as { live_secrets: number; bytes_stored: number; calls_this_month: number; month: string; plan: string };
@@ -29,6 +31,12 @@ const expectProblem = (reply: { status: number; headers: Headers; body: any }, s
   expect(reply.status).toBe(status);
   expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(reply.body.code).toBe(code);
+};
+
+/** The hourly rollup, once the stream has moved the live counters (as it has by then in AWS). */
+const rollup = async () => {
+  await runtime.stream.drain();
+  return runtime.scheduler.run('rollup-usage');
 };
 
 /**
@@ -148,14 +156,14 @@ describe('GET /v1/usage/history and the hourly rollup', () => {
     expect((await api.post('/v1/secrets', textSecretBody({}, 64), key.auth)).status).toBe(201);
     const day1 = dayOf(runtime.clock.now());
     const callsDay1 = (await usageOf(who.auth)).calls_this_month;
-    const run = await runtime.scheduler.run('rollup-usage');
+    const run = await rollup();
     expect(run.task).toBe('rollup-usage');
     expect(run.processed).toBeGreaterThanOrEqual(1);
 
     const first = await api.get('/v1/usage/history', who.auth);
     expect(first.body).toEqual({ items: [{ date: day1, live_secrets: 2, bytes_stored: 164, calls: callsDay1 }], next_cursor: null });
     // Running again the same day rewrites the same row: now with the history read above.
-    await runtime.scheduler.run('rollup-usage');
+    await rollup();
 
     // Day 2: one secret created and revoked, one kept; this day's calls only.
     runtime.clock.advance(24 * 3600);
@@ -164,7 +172,7 @@ describe('GET /v1/usage/history and the hourly rollup', () => {
     expect(created.status).toBe(201);
     expect((await api.delete(`/v1/secrets/${created.body.id}`, key.auth)).status).toBe(204);
     expect((await api.post('/v1/secrets', textSecretBody({}, 36), key.auth)).status).toBe(201);
-    await runtime.scheduler.run('rollup-usage');
+    await rollup();
 
     // Day 2's calls: create, revoke, create. The read below comes after the run: not in any row yet.
     const history = await api.get('/v1/usage/history', key.auth);
@@ -177,12 +185,12 @@ describe('GET /v1/usage/history and the hourly rollup', () => {
       next_cursor: null,
     });
     // A call made after a day's last run counts on the day of the next run (the read just above).
-    await runtime.scheduler.run('rollup-usage');
+    await rollup();
     expect((await api.get('/v1/usage/history?days=1', key.auth)).body.items).toEqual([{ date: day2, live_secrets: 3, bytes_stored: 200, calls: 4 }]);
 
     // 30 days on, day 1 and day 2 are out of the default 30-day window, in a 90-day one.
     runtime.clock.advance(30 * 24 * 3600);
-    await runtime.scheduler.run('rollup-usage');
+    await rollup();
     const today = dayOf(runtime.clock.now());
     const later = await api.get('/v1/usage/history', key.auth);
     expect(later.body.items.map((row: { date: string }) => row.date)).toEqual([today]);

@@ -1,7 +1,7 @@
 import { HttpError } from '../../http/errors.ts';
 import { constantTimeEqual, newEventId, sha256Base64Url } from '../../ids.ts';
 import { secretLimits } from '../../limits.ts';
-import { endSecret, ownerOf } from './end.ts';
+import { endSecret } from './end.ts';
 import type { Secret, StoredEvent } from './model.ts';
 import type { SecretPorts } from './ports.ts';
 import { digestPattern, secretIdPattern } from './rules.ts';
@@ -12,6 +12,8 @@ const deniedEventCap = 20;
 export interface ClaimedSecret {
   secret: Secret;
   envelope: Uint8Array;
+  /** Why the burn after the last view did not land (it is finished later); for the log. */
+  deferredBurn?: Error;
 }
 
 /**
@@ -30,8 +32,10 @@ export async function claimSecret(id: string, claimToken: string | null, ports: 
   if (result.taken) {
     const { secret } = result;
     if (!secret.envelope) throw new Error(`active secret ${id} has no envelope`);
-    if (secret.viewsLeft === 0) await endSecret(id, 'burned', ports, ownerOf(secret));
-    return { secret, envelope: secret.envelope };
+    // The view is taken: from here nothing may fail the claim, or its payload would be lost.
+    // A burn that does not land is finished by the next read or claim, or the expiry sweep.
+    const deferredBurn = secret.viewsLeft === 0 ? await endSecret(id, 'burned', ports).then(() => undefined, (error: Error) => error) : undefined;
+    return { secret, envelope: secret.envelope, ...(deferredBurn ? { deferredBurn } : {}) };
   }
   throw await refusal(result.current, proofHash, now, ports);
 }
@@ -63,14 +67,14 @@ async function refusal(current: Secret | null, proofHash: string | null, now: nu
     await deny();
     return gone(current.state);
   }
-  if (current.expiresAt <= now) {
-    await endSecret(current.id, 'expired', ports, ownerOf(current));
-    return gone('expired');
-  }
   if (current.viewsLeft <= 0) {
     // The last view was taken but its burn did not finish; finish it now.
-    await endSecret(current.id, 'burned', ports, ownerOf(current));
+    await endSecret(current.id, 'burned', ports);
     return gone('burned');
+  }
+  if (current.expiresAt <= now) {
+    await endSecret(current.id, 'expired', ports);
+    return gone('expired');
   }
   if (current.notBefore !== undefined && now < current.notBefore) {
     await deny();
@@ -88,7 +92,7 @@ async function refusal(current: Secret | null, proofHash: string | null, now: nu
     if (!constantTimeEqual(Buffer.from(proofHash), Buffer.from(current.claimVerifier))) {
       const refused = await ports.secrets.refuseProof(current.id, denial());
       if (refused >= secretLimits.refusedProofsBeforeLock) {
-        if (await endSecret(current.id, 'locked', ports, ownerOf(current))) return locked();
+        if (await endSecret(current.id, 'locked', ports)) return locked();
         // Something else ended it first (a burn, a revoke, expiry): say what.
         const ended = await ports.secrets.get(current.id);
         return ended?.state === 'locked' ? locked() : gone(ended?.state ?? 'burned');

@@ -1,7 +1,7 @@
 import { newEventId } from '../../ids.ts';
 import { secretLimits } from '../../limits.ts';
-import type { Secret, SecretEventType, TerminalState } from './model.ts';
-import type { EndInput, SecretPorts } from './ports.ts';
+import type { SecretEventType, TerminalState } from './model.ts';
+import type { SecretPorts } from './ports.ts';
 
 const eventOf: Record<TerminalState, SecretEventType> = {
   burned: 'secret.burned',
@@ -13,12 +13,12 @@ const eventOf: Record<TerminalState, SecretEventType> = {
 /**
  * Ends a secret: payload deleted and event recorded in one conditional write. Safe to call
  * from racing requests: only the first one that still meets the condition writes, so each
- * terminal event is emitted exactly once.
+ * terminal event is emitted exactly once. The owner's usage follows from that write through
+ * the table's stream (shared/domain/usage/live.ts), so it is one item, never a transaction.
  */
-export async function endSecret(id: string, state: TerminalState, ports: SecretPorts, owner?: EndInput['owner']): Promise<boolean> {
+export async function endSecret(id: string, state: TerminalState, ports: SecretPorts): Promise<boolean> {
   const now = ports.clock.now();
   return ports.secrets.end(id, {
-    owner,
     state,
     now,
     event: { id: newEventId(), type: eventOf[state], at: now },
@@ -35,14 +35,12 @@ export async function expireDueSecrets(ports: SecretPorts, batch = 100, rounds =
   let expired = 0;
   for (let round = 0; round < rounds; round++) {
     const due = await ports.secrets.dueForExpiry(ports.clock.now(), batch);
-    for (const { id, owner } of due) {
-      if (await endSecret(id, 'expired', ports, owner)) expired += 1;
+    for (const id of due) {
+      if (await endSecret(id, 'expired', ports)) expired += 1;
+      // Its last view was taken and the claim's burn did not land: finish it.
+      else await endSecret(id, 'burned', ports);
     }
     if (due.length < batch) break;
   }
   return expired;
 }
-
-/** The usage counters a secret's end must lower, when it has an owner. */
-export const ownerOf = (secret: Secret): EndInput['owner'] =>
-  secret.ownerId === undefined ? undefined : { userId: secret.ownerId, sizeBytes: secret.sizeBytes };

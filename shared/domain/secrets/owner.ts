@@ -19,7 +19,7 @@ export async function adoptSecrets(ownerId: string, items: Array<{ id: string; d
       if (secret.ownerId === ownerId) return { id, adopted: true };
       if (secret.ownerId !== undefined) return { id, adopted: false, reason: 'owned' };
       if (isTerminal(secret.state)) return { id, adopted: false, reason: 'ended' };
-      if (await ports.secrets.adopt(id, ownerId, secret.sizeBytes)) return { id, adopted: true };
+      if (await ports.secrets.adopt(id, ownerId)) return { id, adopted: true };
       const now = await ports.secrets.get(id);
       return { id, adopted: false, reason: now?.ownerId ? 'owned' : 'ended' };
     }),

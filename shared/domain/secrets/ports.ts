@@ -12,8 +12,6 @@ export interface TakeViewInput {
 export type TakeViewResult = { taken: true; secret: Secret } | { taken: false; current: Secret | null };
 
 export interface EndInput {
-  /** The owner's usage counters drop with the secret, in the same transaction. */
-  owner?: { userId: string; sizeBytes: number } | undefined;
   state: TerminalState;
   now: number;
   event: StoredEvent;
@@ -43,8 +41,8 @@ export interface SecretStore {
   refuseProof(id: string, event: StoredEvent): Promise<number>;
   /** Appends a denial for a refused claim, up to `cap` denials per secret. */
   recordDenial(id: string, event: StoredEvent, cap: number): Promise<void>;
-  /** Secrets still active whose expiry is at or before `now`, oldest first. */
-  dueForExpiry(now: number, limit: number): Promise<Array<{ id: string; owner?: EndInput['owner'] }>>;
+  /** Ids of secrets still active whose expiry is at or before `now`, oldest first. */
+  dueForExpiry(now: number, limit: number): Promise<string[]>;
   /** An owner's secrets, newest first, without payloads. */
   listForOwner(ownerId: string, limit: number, cursor: string | null): Promise<{ items: Secret[]; nextCursor: string | null }>;
   /**
@@ -58,7 +56,7 @@ export interface SecretStore {
 export interface SecretAdoptions {
   get(id: string): Promise<Secret | null>;
   /** Gives an anonymous, unended secret an owner; false when it has one or has ended. */
-  adopt(id: string, ownerId: string, sizeBytes: number): Promise<boolean>;
+  adopt(id: string, ownerId: string): Promise<boolean>;
 }
 
 export interface SecretPorts {

@@ -1,6 +1,6 @@
 import { HttpError } from '../../http/errors.ts';
 import { constantTimeEqual, sha256Base64Url } from '../../ids.ts';
-import { endSecret, ownerOf } from './end.ts';
+import { endSecret } from './end.ts';
 import { isTerminal, type Secret } from './model.ts';
 import type { SecretPorts } from './ports.ts';
 import { secretIdPattern } from './rules.ts';
@@ -12,12 +12,13 @@ import { secretIdPattern } from './rules.ts';
 export async function readSecret(id: string, ports: SecretPorts): Promise<Secret> {
   const secret = secretIdPattern.test(id) ? await ports.secrets.get(id) : null;
   if (!secret) throw new HttpError(404, 'not_found', 'No secret has this id.');
-  if (!isTerminal(secret.state) && secret.expiresAt <= ports.clock.now()) {
-    await endSecret(id, 'expired', ports, ownerOf(secret));
-    // Read back, so this first answer after expiry says what every later one will.
-    return (await ports.secrets.get(id)) ?? secret;
-  }
-  return secret;
+  if (isTerminal(secret.state)) return secret;
+  // The last view was taken but the claim's burn did not land (claimSecret never fails for it).
+  const ending = secret.viewsLeft <= 0 && secret.state === 'active' ? 'burned' : secret.expiresAt <= ports.clock.now() ? 'expired' : null;
+  if (ending === null) return secret;
+  await endSecret(id, ending, ports);
+  // Read back, so this first answer after the end says what every later one will.
+  return (await ports.secrets.get(id)) ?? secret;
 }
 
 /**
@@ -32,10 +33,10 @@ export async function revokeSecret(id: string, deleteToken: string | null, owner
     throw new HttpError(403, 'forbidden', 'Only the owner, or the holder of its delete token, can revoke this secret.');
   }
   if (isTerminal(secret.state)) return;
-  if (await endSecret(id, 'revoked', ports, ownerOf(secret))) return;
+  if (await endSecret(id, 'revoked', ports)) return;
   // Refused: the sweep expired it, or the last view was taken first; then finish that burn
   // here rather than leave it to the claim that took it. Either way it is unreadable.
-  await endSecret(id, 'burned', ports, ownerOf(secret));
+  await endSecret(id, 'burned', ports);
 }
 
 /** Constant-time check of a presented delete token against the stored hash. */

@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.ts';
 import { addressKey } from '../../http/clientAddress.ts';
 import { newEventId, sha256Base64Url } from '../../ids.ts';
 import { dayOf, type Counters } from '../counters.ts';
-import { endSecret, ownerOf } from './end.ts';
+import { endSecret } from './end.ts';
 import { isTerminal } from './model.ts';
 import type { SecretPorts } from './ports.ts';
 import { secretIdPattern } from './rules.ts';
@@ -20,7 +20,7 @@ export async function reportSecret(id: string, _reason: string, sourceIp: string
   if (!secret || isTerminal(secret.state)) return;
   const now = ports.clock.now();
   const reporters = await ports.secrets.recordReport(id, sha256Base64Url(`reporter:${addressKey(sourceIp)}`), { id: newEventId(), type: 'secret.reported', at: now });
-  if (reporters >= reportsBeforeLock) await endSecret(id, 'locked', ports, ownerOf(secret));
+  if (reporters >= reportsBeforeLock) await endSecret(id, 'locked', ports);
 }
 
 /** Thumbs up or down from a reveal page: a counter per day, with nothing that names anyone. */
