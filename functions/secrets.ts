@@ -18,10 +18,10 @@ import { recordRevealFeedback, reportSecret } from '../shared/domain/secrets/rep
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : toIso(ms));
 
-/** Metadata only: never the envelope. */
-const metadata = (secret: Secret) => ({
+/** Metadata only: never the envelope. The owner (`viewerId`) is told it is theirs; nobody else whether anyone owns it. */
+const metadata = (secret: Secret, viewerId: string | null) => ({
   id: secret.id,
-  owned: secret.ownerId !== undefined,
+  ...(viewerId !== null && secret.ownerId === viewerId ? { owned: true as const } : {}),
   state: secret.state,
   kind: secret.kind,
   size_bytes: secret.sizeBytes,
@@ -58,7 +58,7 @@ export const operations: Operations<'secrets', SecretsDeps> = {
 
   async readSecret(request, deps) {
     const secret = await readSecret(request.params.id!, deps);
-    return { status: 200, body: metadata(secret) };
+    return { status: 200, body: metadata(secret, request.principal?.userId ?? null) };
   },
 
   async revokeSecret(request, deps) {
@@ -68,12 +68,13 @@ export const operations: Operations<'secrets', SecretsDeps> = {
 
   async listSecrets(request, deps) {
     const { limit, cursor } = request.query;
-    const page = await listOwnedSecrets(requireUser(request.principal).userId, limit, cursor ?? null, deps);
-    return { status: 200, body: { items: page.items.map(metadata), next_cursor: page.nextCursor } };
+    const { userId } = requireUser(request.principal);
+    const page = await listOwnedSecrets(userId, limit, cursor ?? null, deps);
+    return { status: 200, body: { items: page.items.map((secret) => metadata(secret, userId)), next_cursor: page.nextCursor } };
   },
 
   async reportSecret(request, deps) {
-    await reportSecret(request.body.secret_id, request.body.reason, request.sourceIp, deps);
+    await reportSecret(request.body.secret_id, request.body.link_token ?? null, request.sourceIp, deps);
     return { status: 202, body: { accepted: true } };
   },
 
@@ -84,7 +85,8 @@ export const operations: Operations<'secrets', SecretsDeps> = {
 
   async claimSecret(request, deps) {
     // The claim answers no 400: a proof that is not a string is simply not a proof (ClaimRequest).
-    const { secret, envelope, deferredBurn } = await claimSecret(request.params.id!, request.body.claim_token ?? null, deps);
+    const proof = { claimToken: request.body.claim_token ?? null, linkToken: request.body.link_token ?? null };
+    const { secret, envelope, deferredBurn } = await claimSecret(request.params.id!, proof, deps);
     if (deferredBurn) deps.logger.warn('burn deferred after the last view', { error: deferredBurn.name });
     return {
       status: 200,

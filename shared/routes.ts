@@ -21,8 +21,11 @@ export type Group = (typeof groups)[number];
  * - `session`: a session only; an API key gets 403 (no key administers its account).
  * - `key`: an API key only (any scope when `scope` is null); anything else gets 401, as the
  *   interface says of the webhook test: it "requires an API key in the authorization header".
+ * - `lenient`: anyone, never refused: a valid session, or an API key holding `scope`, makes the
+ *   caller known (the owner sees more); a missing, invalid or under-scoped credential leaves the
+ *   caller anonymous. For public reads, which must not fail on a stale token.
  */
-export type Credential = 'public' | 'optional' | 'user' | 'session' | 'key';
+export type Credential = 'public' | 'optional' | 'lenient' | 'user' | 'session' | 'key';
 
 /** API key scopes (interface §5.3). A session may do everything its user may. */
 export const scopes = ['secrets:write', 'secrets:read', 'receipts:read'] as const;
@@ -82,7 +85,7 @@ export const secretsRoutes = [
     body: 'CreateSecretRequest', query: none, reply: { status: 201, body: 'SecretCreated' }, errors: [400, 403, 429] },
   { method: 'GET', path: '/v1/secrets', group: 'secrets', operation: 'listSecrets', credential: 'user', scope: 'secrets:read', rate: null,
     body: none, query: 'SecretListQuery', reply: { status: 200, body: 'SecretList' }, errors: [400, 401, 403] },
-  { method: 'GET', path: '/v1/secrets/{id}', group: 'secrets', operation: 'readSecret', credential: 'public', scope: null, rate: null,
+  { method: 'GET', path: '/v1/secrets/{id}', group: 'secrets', operation: 'readSecret', credential: 'lenient', scope: 'secrets:read', rate: null,
     body: none, query: none, reply: { status: 200, body: 'SecretMetadata' }, errors: [404] },
   { method: 'DELETE', path: '/v1/secrets/{id}', group: 'secrets', operation: 'revokeSecret', credential: 'optional', scope: 'secrets:write', rate: null,
     body: none, query: none, reply: { status: 204, body: none }, errors: [403, 404],

@@ -88,6 +88,7 @@ function securityOf(credential: Credential, scope: string | null): Array<Record<
     case 'public':
       return [];
     case 'optional':
+    case 'lenient':
       return [{}, { session: [] }, key];
     case 'user':
       return [{ session: [] }, key];

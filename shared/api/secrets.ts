@@ -25,6 +25,8 @@ const createSecretRequest = z
     expires_in: z._default(z.int().check(z.minimum(expiresInSeconds.min), z.maximum(expiresInSeconds.max)), expiresInSeconds.default),
     max_views: z._default(z.int().check(z.minimum(maxViews.min), z.maximum(maxViews.max)), maxViews.default),
     claim_verifier: z.optional(z.string().check(z.regex(digestPattern, 'claim_verifier must be a base64url SHA-256 (43 characters)'))),
+    /** SHA-256 of the link token (docs/envelope.md): only a claim proving the link counts towards a lock. */
+    link_verifier: z.optional(z.string().check(z.regex(digestPattern, 'link_verifier must be a base64url SHA-256 (43 characters)'))),
     not_before: z.optional(z.iso.datetime({ offset: true })),
   })
   .check(
@@ -47,11 +49,13 @@ export const secretsRequests = {
   CreateSecretRequest: createSecretRequest,
   SecretListQuery: pageQuery({ default: 25, max: 100 }),
   /** Optional and never refused: a body that is not an object, or a token that is not a string, is no proof. */
-  ClaimRequest: lenient(z.object({ claim_token: z.optional(z.string()) })),
+  ClaimRequest: lenient(z.object({ claim_token: z.optional(z.string()), link_token: z.optional(z.string()) })),
   ReportRequest: z.strictObject({
     secret_id: z.string().check(z.maxLength(64)),
     reason: z.enum(['phishing', 'malware', 'harassment', 'illegal', 'other']),
     details: z.optional(z.string().check(z.maxLength(1000))),
+    /** The link token of the secret (docs/envelope.md): a report locks nothing without it. */
+    link_token: z.optional(z.string().check(z.maxLength(64))),
   }),
   RevealFeedbackRequest: z.strictObject({ rating: z.enum(['up', 'down']) }),
 };

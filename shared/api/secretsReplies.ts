@@ -6,8 +6,11 @@ const secretStates = ['pending', 'active', 'burned', 'expired', 'revoked', 'lock
 /** A secret's public parameters: never the envelope, a token or a hash. */
 const SecretMetadata = z.strictObject({
   id: z.string(),
-  /** Whether an account owns it (created signed in, or adopted). */
-  owned: z.boolean(),
+  /**
+   * Present, and true, only in its owner's own view (their listing, or a read with their
+   * credential): nobody else learns whether an account owns it.
+   */
+  owned: z.optional(z.literal(true)),
   state: z.enum(secretStates),
   kind: z.literal('text'),
   size_bytes: z.int(),

@@ -13,7 +13,7 @@ import {
   type EnvelopeKind,
   type ParsedHeader,
 } from './format.ts';
-import { claimVerifier, deriveKeys, type EnvelopeKeys } from './keys.ts';
+import { claimVerifier, deriveKeys, linkToken, type EnvelopeKeys } from './keys.ts';
 
 export interface FileMeta {
   name: string;
@@ -44,6 +44,9 @@ export interface Sealed {
   salt: string;
   claimToken: string;
   claimVerifier: string;
+  /** From the link key alone: proves the link was held (docs/envelope.md, "Link token"). */
+  linkToken: string;
+  linkVerifier: string;
 }
 
 export interface OpenInput {
@@ -114,7 +117,13 @@ export async function seal(input: SealInput): Promise<Sealed> {
     salt: toBase64Url(salt),
     claimToken: keys.claimToken,
     claimVerifier: await claimVerifier(keys.claimToken),
+    ...(await linkPair(urlKey, salt)),
   };
+}
+
+async function linkPair(urlKey: Uint8Array, salt: Uint8Array): Promise<Pick<Sealed, 'linkToken' | 'linkVerifier'>> {
+  const token = await linkToken(urlKey, salt);
+  return { linkToken: token, linkVerifier: await claimVerifier(token) };
 }
 
 /** Opens an envelope, checking the header MAC before decrypting anything. */
@@ -169,6 +178,11 @@ export async function claimTokenFor(input: OpenInput & { iterations: number }): 
     iterations: input.passphrase === undefined ? 0 : input.iterations,
   });
   return keys.claimToken;
+}
+
+/** The link token for a secret, from the link key and the salt: what a reader presents beside the claim token. */
+export async function linkTokenFor(input: { key: string | Uint8Array; salt: string }): Promise<string> {
+  return linkToken(urlKeyOf(input.key), fromBase64Url(input.salt));
 }
 
 async function keysFor(header: ParsedHeader, input: OpenInput): Promise<EnvelopeKeys> {

@@ -59,3 +59,15 @@ export async function deriveKeys(material: KeyMaterial): Promise<EnvelopeKeys> {
 export async function claimVerifier(claimToken: string): Promise<string> {
   return toBase64Url(new Uint8Array(await subtle().digest('SHA-256', buf(fromBase64Url(claimToken)))));
 }
+
+/**
+ * The link token: `HKDF-SHA-256(K_url, salt, "hushlink/v1/link")`, from the link key alone (never
+ * the passphrase), so it proves the link was held however the passphrase was typed. A refused
+ * claim counts towards the lock only with it; an id alone never does. The creator sends
+ * `link_verifier` = base64url(SHA-256(link token)), computed the same way as the claim verifier.
+ */
+export async function linkToken(urlKey: Uint8Array, salt: Uint8Array): Promise<string> {
+  if (urlKey.length !== KEY_BYTES) throw new Error('the URL key must be 32 bytes');
+  const hkdf = await subtle().importKey('raw', buf(urlKey), 'HKDF', false, ['deriveBits']);
+  return toBase64Url(new Uint8Array(await subtle().deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: buf(salt), info: buf(label('link')) }, hkdf, 256)));
+}

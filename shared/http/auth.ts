@@ -20,6 +20,7 @@ const bearer = /^Bearer ([\x21-\x7e]+)$/i;
 export async function authenticate(route: Route, request: Pick<ApiRequest, 'headers'>, ports: AuthPorts): Promise<Principal | null> {
   if (route.credential === 'public') return null;
   const header = request.headers.authorization;
+  if (route.credential === 'lenient') return header === undefined ? null : recognized(route, header, ports);
   if (header === undefined) {
     if (route.credential === 'optional') return null;
     const ask = route.credential === 'key' ? 'Send an API key' : 'Sign in, or send an API key';
@@ -52,6 +53,14 @@ export async function authenticate(route: Route, request: Pick<ApiRequest, 'head
       throw new HttpError(403, 'forbidden', `This API key lacks the ${route.scope} scope.`, { members: { required_scope: route.scope } });
     }
   }
+  return principal;
+}
+
+/** The caller a `lenient` route recognizes: a valid credential allowed there, else nobody (never an error). */
+async function recognized(route: Route, header: string, ports: AuthPorts): Promise<Principal | null> {
+  const token = bearer.exec(header)?.[1];
+  const principal = token ? await principalOf(token, ports) : null;
+  if (principal?.kind === 'api_key' && route.scope && !principal.scopes.includes(route.scope)) return null;
   return principal;
 }
 

@@ -49,6 +49,7 @@ export interface SecretItem {
   expires_at: number;
   not_before?: number;
   claim_verifier?: string;
+  link_verifier?: string;
   passphrase?: boolean;
   kdf_iterations?: number;
   delete_token_hash: string;
@@ -81,6 +82,7 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     expires_at: secret.expiresAt,
     ...(secret.notBefore === undefined ? {} : { not_before: secret.notBefore }),
     ...(secret.claimVerifier === undefined ? {} : { claim_verifier: secret.claimVerifier }),
+    ...(secret.linkVerifier === undefined ? {} : { link_verifier: secret.linkVerifier }),
     ...(secret.envelopeFormat
       ? { passphrase: secret.envelopeFormat.passphrase, kdf_iterations: secret.envelopeFormat.kdfIterations }
       : {}),
@@ -111,6 +113,7 @@ export function fromItem(item: Record<string, unknown>): Secret {
     expiresAt: row.expires_at,
     ...(row.not_before === undefined ? {} : { notBefore: row.not_before }),
     ...(row.claim_verifier === undefined ? {} : { claimVerifier: row.claim_verifier }),
+    ...(row.link_verifier === undefined ? {} : { linkVerifier: row.link_verifier }),
     ...(row.passphrase === undefined ? {} : { envelopeFormat: { passphrase: row.passphrase, kdfIterations: row.kdf_iterations ?? 0 } }),
     deleteTokenHash: row.delete_token_hash,
     refusedProofs: row.refused_proofs,

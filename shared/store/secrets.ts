@@ -168,14 +168,17 @@ export class DynamoSecretStore implements SecretStore {
     return { items, nextCursor: page.nextCursor };
   }
 
-  async recordReport(id: string, reporterHash: string, event: StoredEvent): Promise<number> {
+  async recordReport(id: string, reporterHash: string, proven: boolean, event: StoredEvent): Promise<number> {
+    // Proven reports go in a set of their own: an address that reported without the link and
+    // then with it counts towards the lock once it proves it.
+    const set = proven ? 'proven_reporters' : 'reporters';
     try {
       const { Attributes } = await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: key(id),
-          UpdateExpression: 'ADD reporters :reporter SET #emitted = :event',
-          ConditionExpression: 'attribute_exists(pk) AND NOT contains(reporters, :reporterHash)',
+          UpdateExpression: `ADD reporters :reporter${proven ? ', proven_reporters :reporter' : ''} SET #emitted = :event`,
+          ConditionExpression: `attribute_exists(pk) AND NOT contains(${set}, :reporterHash)`,
           ExpressionAttributeNames: pick('#emitted'),
           ExpressionAttributeValues: {
             ':reporter': new Set([reporterHash]),
@@ -185,7 +188,7 @@ export class DynamoSecretStore implements SecretStore {
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      return (Attributes?.reporters as Set<string> | undefined)?.size ?? 0;
+      return (Attributes?.proven_reporters as Set<string> | undefined)?.size ?? 0;
     } catch (error) {
       // The same reporter again: counted once already.
       if (isConditionFailure(error)) return 0;

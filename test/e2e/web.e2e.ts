@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
-import { sealText, toBase64 } from '../../shared/envelope/index.ts';
+import { linkTokenFor, sealText, toBase64 } from '../../shared/envelope/index.ts';
 import { apiClient } from '../support/runtime.ts';
 import { findLeaks, guard as guardValue, startRuntimeAndBrowser, stopRuntimeAndBrowser, screenshotDir, Session, settleTraffic } from './harness.ts';
 
@@ -150,7 +150,7 @@ describe('web client', () => {
     // The text and passphrase left the form once sealed.
     expect(await sender.page.inputValue('#secret-text')).toBe('');
     const created = sender.apiRequests().find((request) => request.method === 'POST');
-    expect(JSON.parse(created!.body)).toMatchObject({ kind: 'text', max_views: 1, expires_in: 86_400, claim_verifier: expect.any(String) });
+    expect(JSON.parse(created!.body)).toMatchObject({ kind: 'text', max_views: 1, expires_in: 86_400, claim_verifier: expect.any(String), link_verifier: expect.any(String) });
     await finish(sender);
 
     const recipient = await session('basic-recipient');
@@ -171,6 +171,9 @@ describe('web client', () => {
     expect(await recipient.page.inputValue('#secret-text')).toBe(text);
     expect(await recipient.page.textContent('#revealed-note')).toContain('This was the last view');
     expect(claims(recipient)).toHaveLength(1);
+    // The claim proves the link as well as the passphrase: the link token of the link's key.
+    const linkToken = await linkTokenFor({ key: new URL(link).hash.slice(1), salt: (await api.get(`/v1/secrets/${id}`)).body.salt });
+    expect(JSON.parse(claims(recipient)[0]!.body)).toMatchObject({ claim_token: expect.any(String), link_token: linkToken });
     await recipient.screenshot('reveal-revealed');
     await finish(recipient);
 
@@ -410,8 +413,9 @@ describe('web client', () => {
     const recipient = await session('locked-recipient');
     await openLink(recipient, link);
     expect(await recipient.screen()).toBe('ready');
-    // Someone else with a wrong proof locks it meanwhile.
-    for (let i = 0; i < 5; i++) await api.post(`/v1/secrets/${id}/claim`, { claim_token: randomBytes(32).toString('base64url') });
+    // Someone else holding the link, with wrong proofs (a wrong passphrase), locks it meanwhile.
+    const linkToken = await linkTokenFor({ key: new URL(link).hash.slice(1), salt: (await api.get(`/v1/secrets/${id}`)).body.salt });
+    for (let i = 0; i < 5; i++) await api.post(`/v1/secrets/${id}/claim`, { claim_token: randomBytes(32).toString('base64url'), link_token: linkToken });
     expect((await api.get(`/v1/secrets/${id}`)).body.state).toBe('locked');
     await recipient.page.click('#reveal-button');
     expect(await recipient.message()).toBe('locked');

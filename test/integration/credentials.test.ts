@@ -70,6 +70,7 @@ async function ownedSecret() {
 const cases: Record<string, Case> = {
   'POST /v1/secrets': { success: 201, prepare: async () => ({ path: '/v1/secrets', json: textSecretBody() }) },
   'GET /v1/secrets': { success: 200, prepare: async () => ({ path: '/v1/secrets' }) },
+  'GET /v1/secrets/{id}': { success: 200, prepare: async () => ({ path: `/v1/secrets/${(await ownedSecret()).id}` }) },
   'DELETE /v1/secrets/{id}': {
     success: 204,
     prepare: async (caller) => {
@@ -149,12 +150,17 @@ describe('the route table', () => {
   });
 });
 
+/** What a credential that is not good enough gets: refused, or (lenient routes) taken as no credential. */
+const invalidStatusOf = (route: Route) => (route.credential === 'lenient' ? cases[routeKey(route)]!.success : route.credential === 'optional' ? 403 : 401);
+const lenientOnes = guarded.filter((route) => route.credential === 'lenient');
+
 describe.each(guarded.map((route) => [routeKey(route), route] as const))('%s', (_, route) => {
   const success = () => cases[routeKey(route)]!.success;
+  const anonymousWorks = route.credential === 'optional' || route.credential === 'lenient';
 
-  it(route.credential === 'optional' ? 'works without a credential' : 'answers 401 without a credential', async () => {
+  it(anonymousWorks ? 'works without a credential' : 'answers 401 without a credential', async () => {
     const reply = await send(route, 'anonymous', undefined);
-    if (route.credential === 'optional') {
+    if (anonymousWorks) {
       expect(reply.status, described(reply)).toBe(success());
     } else {
       expect(reply.status, described(reply)).toBe(401);
@@ -163,12 +169,12 @@ describe.each(guarded.map((route) => [routeKey(route), route] as const))('%s', (
     }
   });
 
-  const invalidStatus = route.credential === 'optional' ? 403 : 401;
+  const invalidStatus = invalidStatusOf(route);
 
   it(`answers ${invalidStatus} to an expired access token`, async () => {
     const reply = await send(route, 'session', expired.auth);
     expect(reply.status, described(reply)).toBe(invalidStatus);
-    expect(reply.body.code).toBe(invalidStatus === 401 ? 'unauthorized' : 'forbidden');
+    if (invalidStatus >= 400) expect(reply.body.code).toBe(invalidStatus === 401 ? 'unauthorized' : 'forbidden');
   });
 
   it.each([
@@ -197,7 +203,13 @@ describe.each(guarded.map((route) => [routeKey(route), route] as const))('%s', (
       expect(reply.body.code).toBe('forbidden');
     });
   } else {
-    if (route.scope) {
+    if (route.scope && route.credential === 'lenient') {
+      const scope = route.scope;
+      it(`takes an API key without ${scope} as no credential`, async () => {
+        const reply = await send(route, 'api_key', keyWith(scopes.filter((other) => other !== scope)).auth);
+        expect(reply.status, described(reply)).toBe(success());
+      });
+    } else if (route.scope) {
       const scope = route.scope;
       it(`answers 403 to an API key without ${scope}`, async () => {
         const reply = await send(route, 'api_key', keyWith(scopes.filter((other) => other !== scope)).auth);
@@ -268,7 +280,7 @@ describe('another user’s session', () => {
     expect((await api.post('/v1/auth/logout', undefined, leaving.auth)).status).toBe(200);
     for (const route of guarded) {
       const reply = await send(route, 'session', leaving.auth);
-      expect(reply.status, `${routeKey(route)}: ${described(reply)}`).toBe(route.credential === 'optional' ? 403 : 401);
+      expect(reply.status, `${routeKey(route)}: ${described(reply)}`).toBe(invalidStatusOf(route));
     }
   });
 
@@ -277,7 +289,17 @@ describe('another user’s session', () => {
     expect((await api.delete(`/v1/api-keys/${key.id}`, main.auth)).status).toBe(200);
     for (const route of guarded) {
       const reply = await send(route, 'api_key', bearer(key.key));
-      expect(reply.status, `${routeKey(route)}: ${described(reply)}`).toBe(route.credential === 'optional' ? 403 : 401);
+      expect(reply.status, `${routeKey(route)}: ${described(reply)}`).toBe(invalidStatusOf(route));
     }
+  });
+
+  it.each(lenientOnes.map((route) => [routeKey(route), route] as const))('%s: an ended credential sees only what anyone sees', async (_, route) => {
+    const leaving = await signIn(runtime, newEmail('gone-lenient'));
+    const owned = await api.post('/v1/secrets', textSecretBody(), leaving.auth);
+    expect((await api.get(`/v1/secrets/${owned.body.id}`, leaving.auth)).body.owned).toBe(true);
+    expect((await api.post('/v1/auth/logout', undefined, leaving.auth)).status).toBe(200);
+    const reply = await api.get(`/v1/secrets/${owned.body.id}`, leaving.auth);
+    expect(reply.status).toBe(200);
+    expect(reply.body).not.toHaveProperty('owned');
   });
 });

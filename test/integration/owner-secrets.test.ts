@@ -4,8 +4,8 @@ import type { Runtime } from '../../local/runtime.ts';
 import { dayOf } from '../../shared/domain/counters.ts';
 import { secretEventsOf } from '../support/events.ts';
 import { sha256Base64Url } from '../../shared/ids.ts';
-import { callFrom, createKey, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
-import { apiClient, claimPair, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
+import { bearer, callFrom, createKey, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
+import { apiClient, claimPair, linkPair, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
 
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
@@ -38,9 +38,18 @@ describe('owners', () => {
     const bySession = await create(user.auth);
     const byKey = await create(key.auth);
     const anonymous = await create();
-    expect((await metadata(bySession.id)).body.owned).toBe(true);
-    expect((await metadata(byKey.id)).body.owned).toBe(true);
-    expect((await metadata(anonymous.id)).body.owned).toBe(false);
+    // Only the owner is told a secret is theirs; nobody else learns whether anyone owns it.
+    expect((await api.get(`/v1/secrets/${bySession.id}`, user.auth)).body.owned).toBe(true);
+    expect((await api.get(`/v1/secrets/${byKey.id}`, key.auth)).body).not.toHaveProperty('owned');
+    expect((await api.get(`/v1/secrets/${byKey.id}`, (await createKey(runtime, user, ['secrets:read'])).auth)).body.owned).toBe(true);
+    const other = await signIn(runtime, newEmail('other'));
+    for (const id of [bySession.id, byKey.id, anonymous.id]) {
+      expect((await metadata(id)).body).not.toHaveProperty('owned');
+      expect((await api.get(`/v1/secrets/${id}`, other.auth)).body).not.toHaveProperty('owned');
+    }
+    // A stale or invalid credential on this public read is no error: the caller is anonymous.
+    expect((await api.get(`/v1/secrets/${bySession.id}`, bearer('not-a-token'))).status).toBe(200);
+    expect((await api.get(`/v1/secrets/${bySession.id}`, bearer('not-a-token'))).body).not.toHaveProperty('owned');
     expect((await runtime.stores.secrets.get(bySession.id))?.ownerId).toBe(user.user.id);
     expect((await runtime.stores.secrets.get(byKey.id))?.ownerId).toBe(user.user.id);
     expect(ids(await api.get('/v1/secrets', user.auth)).sort()).toEqual([bySession.id, byKey.id].sort());
@@ -72,8 +81,8 @@ describe('GET /v1/secrets', () => {
       expect(item).not.toHaveProperty('delete_token');
       expect(JSON.stringify(item)).not.toMatch(/delete_token_hash|envelope/);
     }
-    // What the list says is what the metadata read says.
-    expect(reply.body.items[0]).toEqual((await metadata(created[4]!)).body);
+    // What the list says is what the owner's metadata read says.
+    expect(reply.body.items[0]).toEqual((await api.get(`/v1/secrets/${created[4]!}`, user.auth)).body);
   });
 
   it('lists a proof-protected secret with requires_proof and its salt, as the metadata read does', async () => {
@@ -161,7 +170,7 @@ describe('API keys on secrets', () => {
     const user = await signIn(runtime, newEmail('writer'));
     const key = await createKey(runtime, user, ['secrets:write']);
     const made = await create(key.auth);
-    expect((await metadata(made.id)).body.owned).toBe(true);
+    expect((await api.get(`/v1/secrets/${made.id}`, user.auth)).body.owned).toBe(true);
     const bySession = await create(user.auth);
     const revoked = await api.delete(`/v1/secrets/${bySession.id}`, key.auth);
     expect(revoked.status).toBe(204);
@@ -214,9 +223,9 @@ describe('POST /v1/auth/adopt-secrets', () => {
     ]);
 
     expect(ids(await api.get('/v1/secrets', user.auth))).toEqual([mine.id]);
-    expect((await metadata(mine.id)).body.owned).toBe(true);
+    expect((await api.get(`/v1/secrets/${mine.id}`, user.auth)).body.owned).toBe(true);
     expect(ids(await api.get('/v1/secrets', other.auth))).toEqual([ownedElsewhere.id]);
-    expect((await metadata(wrongToken.id)).body.owned).toBe(false);
+    expect((await api.get(`/v1/secrets/${wrongToken.id}`, user.auth)).body).not.toHaveProperty('owned');
     // The owner may now revoke it without the token.
     expect((await api.delete(`/v1/secrets/${mine.id}`, user.auth)).status).toBe(204);
   });
@@ -260,16 +269,26 @@ describe('POST /v1/reports', () => {
     expect((await secretEventsOf(runtime, secret.id)).map((event) => event.type)).toContain('secret.reported');
   });
 
-  it('the same address reporting three times does not lock; three distinct addresses do', async () => {
-    const secret = await create();
-    for (let i = 0; i < 3; i++) expect((await report(secret.id)).status).toBe(202);
+  /** A secret made with a link verifier, and the link token that proves its link. */
+  const withLink = async () => {
+    const link = linkPair();
+    const reply = await api.post('/v1/secrets', textSecretBody({ link_verifier: link.verifier }));
+    expect(reply.status).toBe(201);
+    return { id: reply.body.id as string, linkToken: link.token };
+  };
+  const reportWithLink = (address: string, id: string, linkToken: string) =>
+    callFrom(runtime, address, 'POST', '/v1/reports', { secret_id: id, reason: 'malware', link_token: linkToken });
+
+  it('three distinct addresses that hold the link lock it; the same address three times does not', async () => {
+    const secret = await withLink();
+    for (let i = 0; i < 3; i++) expect((await reportWithLink('127.0.0.1', secret.id, secret.linkToken)).status).toBe(202);
     expect((await metadata(secret.id)).body.state).toBe('active');
     const reported = (await secretEventsOf(runtime, secret.id)).filter((event) => event.type === 'secret.reported');
     expect(reported).toHaveLength(1);
 
-    expect((await reportFrom('127.0.0.2', secret.id)).status).toBe(202);
+    expect((await reportWithLink('127.0.0.2', secret.id, secret.linkToken)).status).toBe(202);
     expect((await metadata(secret.id)).body.state).toBe('active');
-    expect((await reportFrom('127.0.0.3', secret.id)).status).toBe(202);
+    expect((await reportWithLink('127.0.0.3', secret.id, secret.linkToken)).status).toBe(202);
 
     expect((await metadata(secret.id)).body.state).toBe('locked');
     const claim = await api.post(`/v1/secrets/${secret.id}/claim`);
@@ -279,14 +298,38 @@ describe('POST /v1/reports', () => {
     expect(types).toContain('secret.locked');
   });
 
-  it('two reporters recorded in the store and one over HTTP lock the secret', async () => {
-    const secret = await create();
-    const now = runtime.clock.now();
-    for (const reporter of ['10.0.0.1', '10.0.0.2']) {
-      await runtime.stores.secrets.recordReport(secret.id, sha256Base64Url(`reporter:${reporter}`), { id: `evt_${randomBytes(16).toString('base64url')}`, type: 'secret.reported', at: now });
+  it('reports without the link lock nothing, from any number of addresses (an id alone cannot destroy a secret)', async () => {
+    const secret = await withLink();
+    const wrong = linkPair().token;
+    for (const address of ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5']) {
+      expect((await reportFrom(address, secret.id)).status).toBe(202);
+      expect((await reportWithLink(address, secret.id, wrong)).status).toBe(202);
+      expect((await callFrom(runtime, address, 'POST', '/v1/reports', { secret_id: secret.id, reason: 'other', link_token: '' })).status).toBe(202);
     }
     expect((await metadata(secret.id)).body.state).toBe('active');
-    expect((await report(secret.id)).status).toBe(202);
+    // They are still recorded for the owner, once per address.
+    expect((await secretEventsOf(runtime, secret.id)).filter((event) => event.type === 'secret.reported')).toHaveLength(4);
+    // An address that reported without the link and then with it counts once it proves it.
+    for (const address of ['127.0.0.2', '127.0.0.3']) expect((await reportWithLink(address, secret.id, secret.linkToken)).status).toBe(202);
+    expect((await metadata(secret.id)).body.state).toBe('active');
+    expect((await reportWithLink('127.0.0.4', secret.id, secret.linkToken)).status).toBe(202);
+    expect((await metadata(secret.id)).body.state).toBe('locked');
+  });
+
+  it('a secret made without a link verifier (before they existed) is never locked by reports', async () => {
+    const secret = await create();
+    for (const address of ['127.0.0.2', '127.0.0.3', '127.0.0.4']) expect((await reportFrom(address, secret.id)).status).toBe(202);
+    expect((await metadata(secret.id)).body.state).toBe('active');
+  });
+
+  it('two proven reporters recorded in the store and one over HTTP lock the secret', async () => {
+    const secret = await withLink();
+    const now = runtime.clock.now();
+    for (const reporter of ['10.0.0.1', '10.0.0.2']) {
+      await runtime.stores.secrets.recordReport(secret.id, sha256Base64Url(`reporter:${reporter}`), true, { id: `evt_${randomBytes(16).toString('base64url')}`, type: 'secret.reported', at: now });
+    }
+    expect((await metadata(secret.id)).body.state).toBe('active');
+    expect((await reportWithLink('127.0.0.1', secret.id, secret.linkToken)).status).toBe(202);
     expect((await metadata(secret.id)).body.state).toBe('locked');
     expectProblem(await api.post(`/v1/secrets/${secret.id}/claim`), 423, 'locked');
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import type { Secret } from '../../shared/domain/secrets/model.ts';
 import { secretEventsOf } from '../support/events.ts';
-import { apiClient, claimPair, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
+import { apiClient, claimPair, linkPair, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
 
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
@@ -324,7 +324,7 @@ describe('POST /v1/secrets/{id}/claim', () => {
     expect(right.body.envelope).toBe(created.sent.envelope);
   });
 
-  it('locks after 5 refused tokens: the 5th answer is 423, then the right token is 423 too', async () => {
+  it('locks after 5 refused tokens (a secret made before link verifiers): the 5th answer is 423, then the right token is 423 too', async () => {
     const { token, verifier } = claimPair();
     const created = await create({ claim_verifier: verifier, max_views: 5 });
     const answers: Array<[number, unknown]> = [];
@@ -338,6 +338,46 @@ describe('POST /v1/secrets/{id}/claim', () => {
     expect((await stored(created.id)).envelope).toBeUndefined();
     expect((await eventTypes(created.id)).filter((type) => type === 'secret.locked')).toHaveLength(1);
     expect(await eventTypes(created.id)).not.toContain('secret.viewed');
+  });
+
+  it('never locks on refused tokens without the link: an id alone cannot destroy a secret', async () => {
+    const { token, verifier } = claimPair();
+    const link = linkPair();
+    const created = await create({ claim_verifier: verifier, link_verifier: link.verifier, max_views: 2 });
+    for (let attempt = 0; attempt < 12; attempt++) {
+      const reply = await claim(created.id, { claim_token: claimPair().token, ...(attempt % 2 ? { link_token: linkPair().token } : {}) });
+      expectProblem(reply, 403, 'proof_refused');
+      expect(reply.body.attempts_left).toBe(5);
+    }
+    expect((await metadata(created.id)).body.state).toBe('active');
+    expect((await claim(created.id, { claim_token: token, link_token: link.token })).status).toBe(200);
+  });
+
+  it('locks after 5 refused tokens presented with the link (a wrong passphrase), and keeps counting only those', async () => {
+    const { token, verifier } = claimPair();
+    const link = linkPair();
+    const created = await create({ claim_verifier: verifier, link_verifier: link.verifier, max_views: 5 });
+    const answers: Array<[number, unknown]> = [];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      // Interleaved guesses without the link change nothing.
+      expectProblem(await claim(created.id, { claim_token: claimPair().token }), 403, 'proof_refused');
+      const reply = await claim(created.id, { claim_token: claimPair().token, link_token: link.token });
+      answers.push([reply.status, reply.body.attempts_left]);
+    }
+    expect(answers).toEqual([[403, 4], [403, 3], [403, 2], [403, 1], [423, undefined]]);
+    expectProblem(await claim(created.id, { claim_token: token, link_token: link.token }), 423, 'locked');
+  });
+
+  it.each<[string, unknown]>([
+    ['an empty token', ''],
+    ['a token of 31 bytes', Buffer.alloc(31, 7).toString('base64url')],
+    ['a token in standard base64', Buffer.alloc(32, 0xfb).toString('base64')],
+    ['a token with a non-canonical last character', `${'A'.repeat(42)}B`],
+  ])('takes %s as no proof: 403 proof_required, never counted', async (_, claimToken) => {
+    const { verifier } = claimPair();
+    const created = await create({ claim_verifier: verifier });
+    for (let attempt = 0; attempt < 6; attempt++) expectProblem(await claim(created.id, { claim_token: claimToken }), 403, 'proof_required');
+    expect((await metadata(created.id)).body.state).toBe('active');
   });
 
   it('answers 425 with retry-after before not_before, and 200 after it', async () => {

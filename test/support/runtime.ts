@@ -56,6 +56,9 @@ export function textSecretBody(overrides: Record<string, unknown> = {}, size = 6
   };
 }
 
+/** A link token and its verifier, as for a claim token (docs/envelope.md, "Link token"). */
+export const linkPair = () => claimPair();
+
 /** A claim token and the verifier the creator sends for it: SHA-256 of the token's 32 bytes. */
 export function claimPair() {
   const token = randomBytes(32).toString('base64url');

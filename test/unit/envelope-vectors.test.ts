@@ -84,6 +84,14 @@ describe('envelope v1 known-answer vectors', () => {
         expect(token.toString('base64url')).toBe(vector.claim_token);
         expect(createHash('sha256').update(token).digest('base64url')).toBe(vector.claim_verifier);
       });
+
+      it('derives the committed link token and verifier from the link key alone', () => {
+        const key = Buffer.from(vector.key, 'base64url');
+        const salt = Buffer.from(vector.salt, 'base64url');
+        const token = Buffer.from(hkdfSync('sha256', key, salt, 'hushlink/v1/link', 32));
+        expect(token.toString('base64url')).toBe(vector.link_token);
+        expect(createHash('sha256').update(token).digest('base64url')).toBe(vector.link_verifier);
+      });
     });
   }
 

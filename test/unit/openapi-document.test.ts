@@ -50,7 +50,8 @@ describe('the OpenAPI document', () => {
 
   it('states each credential as security requirements, with the scope a key must hold', () => {
     const security = Object.fromEntries(routes.map((route) => [routeKey(route), operationOf(route).security]));
-    expect(security['GET /v1/secrets/{id}']).toEqual([]);
+    expect(security['GET /v1/secrets/{id}']).toEqual([{}, { session: [] }, { apiKey: ['secrets:read'] }]);
+    expect(security['POST /v1/secrets/{id}/claim']).toEqual([]);
     expect(security['POST /v1/secrets']).toEqual([{}, { session: [] }, { apiKey: ['secrets:write'] }]);
     expect(security['GET /v1/secrets']).toEqual([{ session: [] }, { apiKey: ['secrets:read'] }]);
     expect(security['GET /v1/usage']).toEqual([{ session: [] }, { apiKey: [] }]);

@@ -77,7 +77,7 @@ describe('the route table', () => {
     expect(table).toMatchObject({
       'POST /v1/secrets': ['optional', 'secret_create'],
       'GET /v1/secrets': ['user', null],
-      'GET /v1/secrets/{id}': ['public', null],
+      'GET /v1/secrets/{id}': ['lenient', null],
       'DELETE /v1/secrets/{id}': ['optional', null],
       'POST /v1/secrets/{id}/claim': ['public', 'secret_claim'],
     });

@@ -78,6 +78,8 @@ for (const item of cases) {
     plaintext: item.byHash ? { pattern: 'i mod 251', length: item.plaintext.length } : { base64: toBase64(item.plaintext) },
     claim_token: sealed.claimToken,
     claim_verifier: sealed.claimVerifier,
+    link_token: sealed.linkToken,
+    link_verifier: sealed.linkVerifier,
     header_hex: Buffer.from(sealed.envelope.subarray(0, headerLength)).toString('hex'),
     envelope_length: sealed.envelope.length,
     envelope_sha256: createHash('sha256').update(sealed.envelope).digest('hex'),

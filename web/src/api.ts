@@ -49,6 +49,7 @@ export interface CreateSecretBody {
   expires_in: number;
   max_views: number;
   claim_verifier: string;
+  link_verifier: string;
   not_before?: string;
 }
 
@@ -138,7 +139,8 @@ export const api = {
   /** With an access token the caller becomes the secret's owner; without, it is anonymous. */
   createSecret: (body: CreateSecretBody, token?: string) => call<CreatedSecret>('POST', '/v1/secrets', { json: body, token }),
   readSecret: (id: string) => call<SecretMetadata>('GET', secretPath(id)),
-  claimSecret: (id: string, claimToken: string) => call<ClaimedSecret>('POST', `${secretPath(id)}/claim`, { json: { claim_token: claimToken } }),
+  claimSecret: (id: string, claimToken: string, linkToken: string) =>
+    call<ClaimedSecret>('POST', `${secretPath(id)}/claim`, { json: { claim_token: claimToken, link_token: linkToken } }),
   revokeSecret: (id: string, deleteToken: string) => call<void>('DELETE', secretPath(id), { headers: { 'x-delete-token': deleteToken } }),
 };
 
@@ -300,6 +302,7 @@ function fieldLabel(path: string): string {
     max_views: 'Views allowed',
     not_before: 'Not before',
     claim_verifier: 'Link proof',
+    link_verifier: 'Link proof',
     salt: 'Encryption',
     email: 'Email address',
     code: 'Code',

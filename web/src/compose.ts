@@ -162,6 +162,8 @@ async function create(event: SubmitEvent): Promise<void> {
       // Always: a claim must prove the link (and passphrase), so a preview bot or a wrong
       // passphrase cannot use up a view.
       claim_verifier: sealed.claimVerifier,
+      // Only a claim that also proves the link (not the passphrase) may count towards a lock.
+      link_verifier: sealed.linkVerifier,
       ...(checked.notBeforeIso ? { not_before: checked.notBeforeIso } : {}),
     } as const;
     // POST /v1/secrets is open to anonymous callers, so a stale token answers 403, not 401.

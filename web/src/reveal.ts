@@ -5,7 +5,7 @@
  * passphrase is refused by the server without using up a view. The key lives in this module's
  * memory only: never in web storage, cookies or a URL the page requests.
  */
-import { claimTokenFor, EnvelopeError, fromBase64, iterationRange, openText, type EnvelopeErrorCode } from '../../shared/envelope/index.ts';
+import { claimTokenFor, EnvelopeError, fromBase64, iterationRange, linkTokenFor, openText, type EnvelopeErrorCode } from '../../shared/envelope/index.ts';
 import { api, ApiError, type SecretMetadata } from './api.ts';
 import { announce, byId, copyField, focusHeading, plural, setVisible, timeElement } from './dom.ts';
 
@@ -297,10 +297,13 @@ async function reveal(event: SubmitEvent): Promise<void> {
   revealButton.textContent = 'Opening…';
   announce(secret === undefined ? 'Opening…' : 'Checking the passphrase; this takes a moment…');
   try {
-    const claimToken = await claimTokenFor({ key, salt: meta.salt, passphrase: secret, iterations });
+    const [claimToken, linkToken] = await Promise.all([
+      claimTokenFor({ key, salt: meta.salt, passphrase: secret, iterations }),
+      linkTokenFor({ key, salt: meta.salt }),
+    ]);
     let claimed;
     try {
-      claimed = await api.claimSecret(secretId, claimToken);
+      claimed = await api.claimSecret(secretId, claimToken, linkToken);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return refused(error);

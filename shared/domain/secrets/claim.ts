@@ -16,13 +16,20 @@ export interface ClaimedSecret {
   deferredBurn?: Error;
 }
 
+/** What a claim presents, both derived from the link (docs/envelope.md); either may be missing. */
+export interface ClaimProof {
+  claimToken: string | null;
+  /** Proves the link was held: only then does a refused claim token count towards the lock. */
+  linkToken: string | null;
+}
+
 /**
  * Consumes exactly one view and returns the payload. The happy path is one conditional
  * update; the item returned on refusal tells which rule refused, without a second read.
  */
-export async function claimSecret(id: string, claimToken: string | null, ports: SecretPorts): Promise<ClaimedSecret> {
+export async function claimSecret(id: string, proof: ClaimProof, ports: SecretPorts): Promise<ClaimedSecret> {
   if (!secretIdPattern.test(id)) throw new HttpError(404, 'not_found', 'No secret has this id.');
-  const proofHash = claimToken === null ? null : verifierOf(claimToken);
+  const proofHash = digestOf(proof.claimToken);
   const now = ports.clock.now();
   const result = await ports.secrets.takeView(id, {
     now,
@@ -37,19 +44,25 @@ export async function claimSecret(id: string, claimToken: string | null, ports: 
     const deferredBurn = secret.viewsLeft === 0 ? await endSecret(id, 'burned', ports).then(() => undefined, (error: Error) => error) : undefined;
     return { secret, envelope: secret.envelope, ...(deferredBurn ? { deferredBurn } : {}) };
   }
-  throw await refusal(result.current, proofHash, now, ports);
+  throw await refusal(result.current, proofHash, digestOf(proof.linkToken), now, ports);
 }
 
 /**
- * `claim_verifier` is SHA-256 of the 32 token bytes (docs/envelope.md). A token that is not
- * 32 bytes of base64url is hashed as text: still a proof presented, and still refused.
+ * Verifiers are SHA-256 of the 32 token bytes (docs/envelope.md). A token that is not 32 bytes
+ * of canonical base64url (empty, malformed, of another length) is no proof at all: it is
+ * answered as a missing one and never counts towards a lock.
  */
-function verifierOf(claimToken: string): string {
-  return sha256Base64Url(digestPattern.test(claimToken) ? Buffer.from(claimToken, 'base64url') : claimToken);
+export function digestOf(token: string | null): string | null {
+  return token !== null && digestPattern.test(token) ? sha256Base64Url(Buffer.from(token, 'base64url')) : null;
+}
+
+/** True when the secret keeps a link verifier and the link token presented matches it (constant time). */
+export function provesLink(secret: Pick<Secret, 'linkVerifier'>, linkHash: string | null): boolean {
+  return secret.linkVerifier !== undefined && linkHash !== null && constantTimeEqual(Buffer.from(linkHash), Buffer.from(secret.linkVerifier));
 }
 
 /** Works out why a claim was refused, records what the refusal changes, and says so. */
-async function refusal(current: Secret | null, proofHash: string | null, now: number, ports: SecretPorts): Promise<HttpError> {
+async function refusal(current: Secret | null, proofHash: string | null, linkHash: string | null, now: number, ports: SecretPorts): Promise<HttpError> {
   if (!current) return new HttpError(404, 'not_found', 'No secret has this id.');
   // Judged at the instant the condition was: a later clock reading could see a rule pass
   // that the write saw fail (not_before just passing).
@@ -90,6 +103,15 @@ async function refusal(current: Secret | null, proofHash: string | null, now: nu
       return new HttpError(403, 'proof_required', 'This secret needs the claim token derived from its link.');
     }
     if (!constantTimeEqual(Buffer.from(proofHash), Buffer.from(current.claimVerifier))) {
+      // Only a holder of the link counts towards the lock (a wrong passphrase does): an id
+      // alone, which leaks wherever paths are logged, must not be able to destroy a secret.
+      // Secrets from before link verifiers keep the old rule: any refused token counts.
+      if (current.linkVerifier !== undefined && !provesLink(current, linkHash)) {
+        await deny();
+        return new HttpError(403, 'proof_refused', 'The claim token does not match; check the link or the passphrase.', {
+          members: { attempts_left: secretLimits.refusedProofsBeforeLock - current.refusedProofs },
+        });
+      }
       const refused = await ports.secrets.refuseProof(current.id, denial());
       if (refused >= secretLimits.refusedProofsBeforeLock) {
         if (await endSecret(current.id, 'locked', ports)) return locked();

@@ -38,6 +38,7 @@ export async function createSecret(request: CreateSecretRequest, ownerId: string
     expiresAt,
     ...(notBefore === undefined ? {} : { notBefore }),
     ...(request.claim_verifier === undefined ? {} : { claimVerifier: request.claim_verifier }),
+    ...(request.link_verifier === undefined ? {} : { linkVerifier: request.link_verifier }),
     ...(envelopeFormat ? { envelopeFormat } : {}),
     deleteTokenHash: sha256Base64Url(deleteToken),
     refusedProofs: 0,

@@ -54,6 +54,8 @@ export interface Secret {
   notBefore?: number;
   /** base64url SHA-256 of the claim token; a claim must present the token. */
   claimVerifier?: string;
+  /** SHA-256 of the link token: a refused claim or a report counts towards a lock only with that token. */
+  linkVerifier?: string;
   /**
    * Public parameters read from an envelope v1 header at creation, so the reveal page knows
    * before claiming whether to ask for a passphrase and how to stretch it. Absent for

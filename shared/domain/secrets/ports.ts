@@ -46,10 +46,11 @@ export interface SecretStore {
   /** An owner's secrets, newest first, without payloads. */
   listForOwner(ownerId: string, limit: number, cursor: string | null): Promise<{ items: Secret[]; nextCursor: string | null }>;
   /**
-   * Records a report from `reporterHash` with its event, once per reporter; returns how many
-   * distinct reporters the secret has.
+   * Records a report from `reporterHash` with its event, once per reporter among all reporters,
+   * or among those who proved the link when `proven`; returns how many distinct reporters have
+   * proved the link (0 when this report was a repeat).
    */
-  recordReport(id: string, reporterHash: string, event: StoredEvent): Promise<number>;
+  recordReport(id: string, reporterHash: string, proven: boolean, event: StoredEvent): Promise<number>;
 }
 
 /** What adopting anonymous secrets needs of the table: a secret, and the conditional adoption. */

@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.ts';
 import { addressKey } from '../../http/clientAddress.ts';
 import { newEventId, sha256Base64Url } from '../../ids.ts';
 import { dayOf, type Counters } from '../counters.ts';
+import { digestOf, provesLink } from './claim.ts';
 import { endSecret } from './end.ts';
 import { isTerminal } from './model.ts';
 import type { SecretPorts } from './ports.ts';
@@ -11,16 +12,20 @@ import { secretIdPattern } from './rules.ts';
 export const reportsBeforeLock = 3;
 
 /**
- * Records an abuse report as `secret.reported`, once per reporting address; enough distinct
- * reporters lock the secret. The answer never says whether the id exists.
+ * Records an abuse report as `secret.reported`, once per reporting address (and once more if
+ * that address later proves the link). Only reporters who hold the link (its link token) count
+ * towards the lock: an id alone, which leaks wherever paths are logged, must not be able to
+ * destroy a secret. The answer never says whether the id exists.
  */
-export async function reportSecret(id: string, _reason: string, sourceIp: string, ports: SecretPorts): Promise<void> {
+export async function reportSecret(id: string, linkToken: string | null, sourceIp: string, ports: SecretPorts): Promise<void> {
   if (!secretIdPattern.test(id)) return;
   const secret = await ports.secrets.get(id);
   if (!secret || isTerminal(secret.state)) return;
   const now = ports.clock.now();
-  const reporters = await ports.secrets.recordReport(id, sha256Base64Url(`reporter:${addressKey(sourceIp)}`), { id: newEventId(), type: 'secret.reported', at: now });
-  if (reporters >= reportsBeforeLock) await endSecret(id, 'locked', ports);
+  const proven = provesLink(secret, digestOf(linkToken));
+  const reporter = sha256Base64Url(`reporter:${addressKey(sourceIp)}`);
+  const provenReporters = await ports.secrets.recordReport(id, reporter, proven, { id: newEventId(), type: 'secret.reported', at: now });
+  if (proven && provenReporters >= reportsBeforeLock) await endSecret(id, 'locked', ports);
 }
 
 /** Thumbs up or down from a reveal page: a counter per day, with nothing that names anyone. */
