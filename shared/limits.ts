@@ -41,14 +41,27 @@ export const defaultRateLimits: RateLimits = {
   cli_install: { perIp: { limit: 30, windowSeconds: 3600 } },
 };
 
-/** Sign-in (DESIGN.md §3). */
+/**
+ * Sign-in (DESIGN.md §3; why these numbers, and the odds of guessing a code: docs/decisions.md).
+ * "Address" here is the one caps count (`capAddress`: `ana+tag@` counts as `ana@`); a "source"
+ * is a client address, IPv6 by its /64.
+ */
 export const signInLimits = {
   codeDigits: 8,
   codeSeconds: 10 * 60,
-  codeAttempts: 5,
+  /** Codes live at once for one exact address; a start beyond them mails nothing (the mailbox holds them). */
+  liveCodesPerAddress: 3,
+  /** otp/resend answers 429 when the same source asked for the same address this recently. */
   resendCooldownSeconds: 60,
-  /** Codes sent to one address per hour, whoever asks. */
-  codesPerAddressPerHour: 5,
+  /** Codes mailed to one address at one source's request. */
+  codesPerSource: { limit: 3, windowSeconds: 3600 },
+  /** Codes tried for one address, from every source together: what bounds guessing. */
+  guessesPerAddress: { limit: 30, windowSeconds: 3600 },
+  /** Codes tried for one address from one source: a third of the address's hour at most. */
+  guessesPerSource: [
+    { limit: 5, windowSeconds: 600 },
+    { limit: 10, windowSeconds: 3600 },
+  ],
 } as const;
 
 /** Credentials (DESIGN.md §3). */

@@ -28,18 +28,18 @@ type SessionOperation = Extract<
 /** Sign-in, sessions, terms, adoption and API keys (interface §4.4). */
 export const sessionOperations: Pick<Operations<'account', AccountDeps>, SessionOperation> = {
   async startSignIn(request, deps) {
-    await startSignIn(request.body.email, deps);
+    await startSignIn(request.body.email, request.sourceIp, deps);
     return { status: 200, body: { sent: true } };
   },
 
   async resendSignInCode(request, deps) {
-    await resendSignInCode(request.body.email, deps);
+    await resendSignInCode(request.body.email, request.sourceIp, deps);
     return { status: 200, body: { sent: true } };
   },
 
   async verifySignInCode(request, deps) {
     const { email, code, device_name: deviceName } = request.body;
-    const tokens = await verifySignInCode(email, code, deviceNameOf(deviceName, request.headers['user-agent']), deps);
+    const tokens = await verifySignInCode(email, code, deviceNameOf(deviceName, request.headers['user-agent']), request.sourceIp, deps);
     return { status: 200, body: tokens };
   },
 

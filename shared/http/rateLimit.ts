@@ -143,12 +143,15 @@ export class RateLimiter {
 
 /**
  * One fixed window counted exactly: a conditional increment before anything else happens.
- * For limits that guard something scarcer than a request (codes mailed to an address).
+ * For limits that guard something scarcer than a request (codes mailed to an address, guesses
+ * at a sign-in code). Answers the window's count, this request included.
  */
-export async function enforceWindow(bucket: string, window: RateWindow, ports: { rateCounter: RateCounter; clock: Clock }): Promise<void> {
+export async function enforceWindow(bucket: string, window: RateWindow, ports: { rateCounter: RateCounter; clock: Clock }): Promise<number> {
   const nowSeconds = Math.floor(ports.clock.now() / 1000);
   const hit = windowHit(bucket, window, nowSeconds);
-  if ((await ports.rateCounter.addIfBelow(hit)) === null) throw rateLimited(hit, nowSeconds);
+  const count = await ports.rateCounter.addIfBelow(hit);
+  if (count === null) throw rateLimited(hit, nowSeconds);
+  return count;
 }
 
 function windowHit(bucket: string, window: RateWindow, nowSeconds: number): RateHit {

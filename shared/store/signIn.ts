@@ -1,56 +1,49 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
-import type { SignInCode } from '../domain/accounts/model.ts';
+import type { SignInCode, SignInCodes } from '../domain/accounts/model.ts';
 import type { SignInCodeStore } from '../domain/accounts/ports.ts';
 import { isConditionFailure } from './client.ts';
 
-const key = (emailHash: string) => ({ pk: `SIGNIN#${emailHash}`, sk: 'CODE' });
+/** One item per address holds its codes (the table holds no addresses here, only hashes). */
+const codesKey = (emailHash: string) => ({ pk: `SIGNIN#${emailHash}`, sk: 'CODES' });
+/** When a source last asked for an address's codes (a hash of both). */
+const askedKey = (askerHash: string) => ({ pk: `SIGNIN_ASKED#${askerHash}`, sk: 'ASKED' });
+/** Kept past the last code's expiry and the last ask, then TTL removes the items. */
+const keptSeconds = 3600;
 
-const toItem = (code: SignInCode) => ({
-  ...key(code.emailHash),
-  type: 'sign_in_code',
-  email_hash: code.emailHash,
-  code_hash: code.codeHash,
-  salt: code.salt,
-  attempts: code.attempts,
-  sent_at: code.sentAt,
-  expires_at: code.expiresAt,
-  ttl: toEpochSeconds(code.expiresAt) + 3600,
-});
-
-const fromItem = (item: Record<string, unknown>): SignInCode => ({
-  emailHash: item.email_hash as string,
+const toCode = (code: SignInCode) => ({ code_hash: code.codeHash, salt: code.salt, sent_at: code.sentAt, expires_at: code.expiresAt });
+const fromCode = (item: Record<string, unknown>): SignInCode => ({
   codeHash: item.code_hash as string,
   salt: item.salt as string,
-  attempts: item.attempts as number,
   sentAt: item.sent_at as number,
   expiresAt: item.expires_at as number,
 });
 
-/** Pending sign-in codes, keyed by a hash of the address (the table holds no addresses here). */
+/** Pending sign-in codes, each address's in one item written only by conditional writes. */
 export class DynamoSignInCodeStore implements SignInCodeStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  async put(code: SignInCode): Promise<void> {
-    await this.db.send(new PutCommand({ TableName: this.tableName, Item: toItem(code) }));
+  async get(emailHash: string): Promise<SignInCodes> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: codesKey(emailHash), ConsistentRead: true }));
+    if (!Item) return { codes: [], version: 0 };
+    return { codes: (Item.codes as Record<string, unknown>[]).map(fromCode), version: Item.version as number };
   }
 
-  async get(emailHash: string): Promise<SignInCode | null> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key(emailHash), ConsistentRead: true }));
-    return Item ? fromItem(Item) : null;
-  }
-
-  async replaceIfCooledDown(code: SignInCode, sentBefore: number): Promise<boolean> {
+  async replace(emailHash: string, codes: SignInCode[], version: number): Promise<boolean> {
+    const lastExpiry = Math.max(0, ...codes.map((code) => code.expiresAt));
     try {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: toItem(code),
-          ConditionExpression: 'sent_at <= :before',
-          ExpressionAttributeValues: { ':before': sentBefore },
+          Item: { ...codesKey(emailHash), type: 'sign_in_codes', codes: codes.map(toCode), version: version + 1, ttl: toEpochSeconds(lastExpiry) + keptSeconds },
+          // The version read: of two writes made from one read, one lands; no code is lost to a race.
+          ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : 'version = :version',
+          ...(version === 0 ? {} : { ExpressionAttributeValues: { ':version': version } }),
         }),
       );
       return true;
@@ -60,38 +53,23 @@ export class DynamoSignInCodeStore implements SignInCodeStore {
     }
   }
 
-  async countAttempt(emailHash: string, max: number): Promise<number | null> {
-    try {
-      const { Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key(emailHash),
-          UpdateExpression: 'ADD attempts :one',
-          ConditionExpression: 'attribute_exists(pk) AND attempts < :max',
-          ExpressionAttributeValues: { ':one': 1, ':max': max },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return Attributes?.attempts as number;
-    } catch (error) {
-      if (isConditionFailure(error)) return null;
-      throw error;
-    }
-  }
-
-  async consume(emailHash: string, codeHash: string): Promise<boolean> {
+  async markAsked(askerHash: string, now: number, cooldownMs?: number): Promise<number | null> {
     try {
       await this.db.send(
-        new DeleteCommand({
+        new UpdateCommand({
           TableName: this.tableName,
-          Key: key(emailHash),
-          ConditionExpression: 'code_hash = :hash',
-          ExpressionAttributeValues: { ':hash': codeHash },
+          Key: askedKey(askerHash),
+          UpdateExpression: 'SET asked_at = :now, #ttl = :ttl',
+          ...(cooldownMs === undefined ? {} : { ConditionExpression: 'attribute_not_exists(asked_at) OR asked_at <= :before' }),
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: { ':now': now, ':ttl': toEpochSeconds(now) + keptSeconds, ...(cooldownMs === undefined ? {} : { ':before': now - cooldownMs }) },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return true;
+      return null;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      // The refused item comes back in the low-level form: the document client does not convert errors.
+      if (isConditionFailure(error)) return error.Item ? Number(unmarshall(error.Item as Record<string, AttributeValue>).asked_at) : now;
       throw error;
     }
   }

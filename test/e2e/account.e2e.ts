@@ -496,7 +496,7 @@ describe('account pages', () => {
     await finish(s);
   });
 
-  it('explains 429 (retry-after), the resend cooldown, used-up codes and 403 (SSO)', async () => {
+  it('explains 429 (retry-after), the resend cooldown, too many attempts and 403 (SSO)', async () => {
     const s = await session('signin-errors');
     const { page } = s;
 
@@ -547,17 +547,28 @@ describe('account pages', () => {
     expect(second).not.toBe(first);
     expect(await focusedId(s)).toBe('code');
 
-    // Five wrong codes use the code up: only a new code helps ("Send a new code" starts over).
+    // Five wrong codes: the fifth says it was the last attempt for a while, and the next (the
+    // right code, even) is refused with the wait. Tries are counted from here across codes, so
+    // a new code brings none; after the wait, a resent code signs in.
     const wrong = String((Number(second) + 1) % 100_000_000).padStart(8, '0');
     for (let i = 0; i < 5; i++) {
       await page.fill('#code', wrong);
       await page.click('#verify-button');
       await page.waitForSelector('#code-error:not([hidden])');
     }
-    expect(await page.textContent('#code-error-title')).toBe('This code no longer works');
-    expect(await page.textContent('#resend-button')).toBe('Send a new code');
-    expect(await focusedId(s)).toBe('resend-button');
-    await screenshots(s, 'signin-used-up');
+    expect(await page.textContent('#code-error-title')).toBe('That code is not right');
+    expect(await page.textContent('#code-error-text')).toContain('That was the last attempt for a few minutes.');
+    expect(await focusedId(s)).toBe('code');
+    await page.fill('#code', second);
+    await page.click('#verify-button');
+    await page.waitForSelector('#code-error:not([hidden])');
+    expect(await page.textContent('#code-error-title')).toBe('Too many attempts');
+    expect(await page.textContent('#code-error-text')).toMatch(/try again in \d+ (s|minutes?)\./);
+    expect(await page.isDisabled('#verify-button')).toBe(true);
+    expect(answers.filter((answer) => answer.path === '/v1/auth/otp/verify').at(-1)?.status).toBe(429);
+    await screenshots(s, 'signin-too-many-attempts');
+    runtime.clock.advance(600);
+    await page.clock.fastForward(600_000);
     await page.click('#resend-button');
     await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('A new code was sent'));
     await page.fill('#code', codeFor(email));

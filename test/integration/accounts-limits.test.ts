@@ -71,7 +71,7 @@ describe('rate limits (2 per window)', () => {
 
   it('otp/resend: the third call from an address is 429', async () => {
     const address = freshAddress();
-    // No pending sign-in: each resend is a quiet 200, so only the rate limit can refuse.
+    // A fresh address each time, so no cooldown or cap of an address applies: only the rate limit can refuse.
     const emails = [newEmail('r'), newEmail('r'), newEmail('r')];
     await thirdIsLimited(address, (from, i) => callFrom(runtime, from, 'POST', '/v1/auth/otp/resend', { email: emails[i] }), 200);
   });

@@ -2,9 +2,9 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableName, type Runtime } from '../../local/runtime.ts';
-import { credentialLimits } from '../../shared/limits.ts';
+import { credentialLimits, signInLimits } from '../../shared/limits.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
-import { bearer, createKey, jwtHeader, jwtPayload, latestCode, mailsTo, newEmail, signIn } from '../support/accounts.ts';
+import { bearer, callFrom, createKey, jwtHeader, jwtPayload, latestCode, mailsTo, newEmail, signIn } from '../support/accounts.ts';
 import { apiClient, startTestRuntime, type Reply } from '../support/runtime.ts';
 
 let runtime: Runtime;
@@ -66,15 +66,12 @@ describe('POST /v1/auth/otp/start', () => {
     expectProblem(await api.post('/v1/auth/otp/start', { email: newEmail(), extra: 1 }), 400, 'invalid_request');
   });
 
-  // limits.ts declares `codesPerAddressPerHour: 5` ("codes sent to one address per hour, whoever asks").
-  it('mails at most 5 codes to one address per hour, whoever asks', async () => {
+  it('mails at most 3 codes an hour to one address at one source’s request, then answers that source 429', async () => {
     const email = newEmail('bombed');
-    const before = mailsTo(runtime, email).length;
-    for (let i = 0; i < 7; i++) {
-      const reply = await start(email);
-      expect([200, 429]).toContain(reply.status);
-    }
-    expect(mailsTo(runtime, email).length - before).toBeLessThanOrEqual(5);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await start(email)).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    expect(mailsTo(runtime, email)).toHaveLength(signInLimits.codesPerSource.limit);
   });
 });
 
@@ -119,7 +116,7 @@ describe('POST /v1/auth/otp/verify', () => {
     expect((await verify(email, code)).status).toBe(200);
   });
 
-  it('refuses even the right code after 5 wrong ones', async () => {
+  it('after 5 wrong codes from one source in 10 minutes, refuses that source even the right code (429); the code still works', async () => {
     const email = newEmail('five');
     const code = await codeFor(email);
     const left: number[] = [];
@@ -130,9 +127,13 @@ describe('POST /v1/auth/otp/verify', () => {
     }
     expect(left).toEqual([4, 3, 2, 1, 0]);
     const right = await verify(email, code);
-    expectProblem(right, 401, 'unauthorized');
-    expect(right.body.attempts_left).toBe(0);
+    expectProblem(right, 429, 'rate_limited');
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(right.headers.get('retry-after'))).toBeLessThanOrEqual(600);
     expect(right.body).not.toHaveProperty('access_token');
+    // Only this source is out of tries: the code was never compared, and works from elsewhere.
+    const elsewhere = await callFrom(runtime, '127.0.0.77', 'POST', '/v1/auth/otp/verify', { email, code });
+    expect(elsewhere.status, JSON.stringify(elsewhere.body)).toBe(200);
   });
 
   it('accepts the right code on the fifth try', async () => {
@@ -201,7 +202,7 @@ describe('POST /v1/auth/otp/verify', () => {
 });
 
 describe('POST /v1/auth/otp/resend', () => {
-  it('answers 429 with retry-after within 60 s, then sends a new code that replaces the old one', async () => {
+  it('answers 429 with retry-after within 60 s of this source asking, then sends another code; the first still works', async () => {
     const email = newEmail('resend');
     const oldCode = await codeFor(email);
     const mailsBefore = mailsTo(runtime, email).length;
@@ -222,10 +223,13 @@ describe('POST /v1/auth/otp/resend', () => {
     const newCode = latestCode(runtime, email)!;
     expect(newCode).toMatch(/^\d{8}$/);
 
-    if (newCode !== oldCode) expectProblem(await verify(email, oldCode), 401, 'unauthorized');
-    const signedIn = await verify(email, newCode);
+    expect(newCode).not.toBe(oldCode);
+    const signedIn = await verify(email, oldCode);
     expect(signedIn.status).toBe(200);
     expect(signedIn.body.user.email).toBe(email);
+    // Each code works once: the first is used, the second still works.
+    expectProblem(await verify(email, oldCode), 401, 'unauthorized');
+    expect((await verify(email, newCode)).status).toBe(200);
   });
 
   it('answers 400 naming the field for an address that is not one, or a body it does not know', async () => {
@@ -236,15 +240,22 @@ describe('POST /v1/auth/otp/resend', () => {
     }
   });
 
-  it('answers {sent: true} and mails nothing when no sign-in is pending', async () => {
-    const email = newEmail('idle');
-    const reply = await resend(email);
-    expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ sent: true });
-    expect(mailsTo(runtime, email)).toEqual([]);
+  it('sends a code when no sign-in is pending, as when one is: the same answer and the same work', async () => {
+    const idle = newEmail('idle');
+    const pending = newEmail('pending');
+    // Asked for from another source: this one's cooldown is its own.
+    expect((await callFrom(runtime, '127.0.0.78', 'POST', '/v1/auth/otp/start', { email: pending })).status).toBe(200);
+    const replies = [await resend(idle), await resend(pending)];
+    for (const reply of replies) {
+      expect(reply.status).toBe(200);
+      expect(reply.body).toEqual({ sent: true });
+    }
+    expect(mailsTo(runtime, idle)).toHaveLength(1);
+    expect(mailsTo(runtime, pending)).toHaveLength(2);
+    expect((await verify(idle, latestCode(runtime, idle)!)).status).toBe(200);
   });
 
-  it('keeps the attempts already used', async () => {
+  it('gives no new tries: a source’s wrong guesses count across codes', async () => {
     const email = newEmail('carry');
     const code = await codeFor(email);
     for (let i = 0; i < 3; i++) expect((await verify(email, otherCode(code))).status).toBe(401);

@@ -34,8 +34,6 @@ const resendCooldownSeconds = 60;
 
 /** The address the code was sent to. */
 let sentTo = '';
-/** After too many wrong codes, or an expired one, only a fresh sign-in (`otp/start`) helps. */
-let needsFreshCode = false;
 let resendAllowedAt = 0;
 let verifyAllowedAt = 0;
 let sendAllowedAt = 0;
@@ -67,7 +65,6 @@ function tick(): void {
   const now = Date.now();
   const resendLeft = Math.ceil((resendAllowedAt - now) / 1000);
   resendButton.disabled = resendLeft > 0;
-  resendButton.textContent = needsFreshCode ? 'Send a new code' : 'Resend code';
   resendHint.textContent = resendLeft > 0 ? `You can ask for another code in ${seconds(resendLeft)}.` : '';
   verifyButton.disabled = verifyAllowedAt > now;
   sendCode.disabled = sendAllowedAt > now;
@@ -99,7 +96,6 @@ async function start(event: SubmitEvent): Promise<void> {
   try {
     await accountApi.startSignIn(address);
     sentTo = address;
-    needsFreshCode = false;
     resendAllowedAt = Date.now() + resendCooldownSeconds * 1000;
     showCodeStep();
   } catch (error) {
@@ -170,20 +166,14 @@ function refused(error: unknown): void {
   }
   const problem = error.problem;
   if (error.status === 401) {
-    const left = typeof problem.attempts_left === 'number' ? problem.attempts_left : null;
-    if (left !== null && left > 0) {
-      code.setAttribute('aria-invalid', 'true');
-      showError(codeError, codeErrorTitle, codeErrorText, 'That code is not right', `Check the newest email and type its code again: ${left} attempt${left === 1 ? '' : 's'} left.`);
-      code.focus();
-      code.select();
-      return;
-    }
-    // Used up, expired or already used: only a new sign-in code helps.
-    needsFreshCode = true;
-    resendAllowedAt = 0;
-    tick();
-    showError(codeError, codeErrorTitle, codeErrorText, 'This code no longer works', `${problem.detail ?? 'The code has expired.'} Use “Send a new code”.`);
-    resendButton.focus();
+    // Wrong, expired or already used: the server does not say which. Tries are counted from
+    // here, across codes, so a new code brings none; after the last, 429 says how long to wait.
+    const left = typeof problem.attempts_left === 'number' ? problem.attempts_left : 0;
+    const tries = left > 0 ? `${left} attempt${left === 1 ? '' : 's'} left.` : 'That was the last attempt for a few minutes.';
+    code.setAttribute('aria-invalid', 'true');
+    showError(codeError, codeErrorTitle, codeErrorText, 'That code is not right', `Check an email from the last 10 minutes and type its code again (older codes have expired: “Resend code” sends another). ${tries}`);
+    code.focus();
+    code.select();
     return;
   }
   if (error.status === 403 && problem['reason'] === 'sso_required') {
@@ -221,14 +211,12 @@ async function resend(): Promise<void> {
   resendButton.disabled = true;
   announce('Sending a new code…');
   try {
-    if (needsFreshCode) await accountApi.startSignIn(sentTo);
-    else await accountApi.resendCode(sentTo);
-    needsFreshCode = false;
+    await accountApi.resendCode(sentTo);
     resendAllowedAt = Date.now() + resendCooldownSeconds * 1000;
     code.value = '';
     code.removeAttribute('aria-invalid');
     tick();
-    announce(`A new code was sent to ${sentTo}. The previous one no longer works.`);
+    announce(`A new code was sent to ${sentTo}. Earlier codes still work for their 10 minutes.`);
     code.focus();
   } catch (error) {
     announce('');
@@ -236,7 +224,7 @@ async function resend(): Promise<void> {
       const wait = retryAfterOf(error, resendCooldownSeconds);
       resendAllowedAt = Date.now() + wait * 1000;
       tick();
-      showError(codeError, codeErrorTitle, codeErrorText, 'Not sent yet', `A code was sent a moment ago. You can ask for another in ${seconds(wait)}.`);
+      showError(codeError, codeErrorTitle, codeErrorText, 'Not sent yet', `Codes were just asked for from here. You can ask for another in ${seconds(wait)}.`);
     } else {
       tick();
       showError(codeError, codeErrorTitle, codeErrorText, 'No code was sent', error instanceof ApiError ? problemMessages(error).join(' ') : 'Something went wrong.');

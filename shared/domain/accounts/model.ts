@@ -51,14 +51,19 @@ export type Principal =
   | { kind: 'session'; userId: string; sessionId: string }
   | { kind: 'api_key'; userId: string; keyId: string; scopes: Scope[] };
 
-/** A pending sign-in code, stored as a salted hash with its attempt count. */
+/** A code mailed for a sign-in, stored as a salted hash. */
 export interface SignInCode {
-  emailHash: string;
   codeHash: string;
   salt: string;
-  attempts: number;
   sentAt: number;
   expiresAt: number;
+}
+
+/** The codes of one exact address, as last written (expired ones too, until the next write). */
+export interface SignInCodes {
+  codes: SignInCode[];
+  /** Counts the writes: a write must find the version it read (0: no codes yet). */
+  version: number;
 }
 
 /** An ES256 key pair of the access-token signer, as JWKs. */
@@ -69,4 +74,16 @@ export interface SigningKey {
   publicJwk: JsonWebKey;
 }
 
+/** An account's identity: one account per normalized address. Codes are per normalized address too. */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+
+/**
+ * The address sign-in caps and guess budgets count: normalized, without a `+tag` in the local
+ * part, so `ana+1@x` and `ana+2@x` (one mailbox) share them. It names no account and no code.
+ */
+export function capAddress(email: string): string {
+  const normalized = normalizeEmail(email);
+  const at = normalized.lastIndexOf('@');
+  const plus = normalized.indexOf('+');
+  return plus > 0 && plus < at ? `${normalized.slice(0, plus)}${normalized.slice(at)}` : normalized;
+}

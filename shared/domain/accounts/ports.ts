@@ -1,6 +1,6 @@
 import type { Mailer } from '../../adapters/mailer.ts';
 import type { Clock } from '../../clock.ts';
-import type { ApiKey, Session, SignInCode, SigningKey, User } from './model.ts';
+import type { ApiKey, Session, SignInCode, SignInCodes, SigningKey, User } from './model.ts';
 import type { RefreshGrace } from './refreshGrace.ts';
 
 export interface UserStore {
@@ -37,15 +37,16 @@ export interface ApiKeyStore {
 }
 
 export interface SignInCodeStore {
-  /** Replaces any pending code for the address. */
-  put(code: SignInCode, ttlSeconds: number): Promise<void>;
-  get(emailHash: string): Promise<SignInCode | null>;
-  /** Replaces the code if the last one was sent before `sentBefore`; false when still cooling down. */
-  replaceIfCooledDown(code: SignInCode, sentBefore: number, ttlSeconds: number): Promise<boolean>;
-  /** Counts one attempt if fewer than `max` were made; returns the new count, or null when none are left. */
-  countAttempt(emailHash: string, max: number): Promise<number | null>;
-  /** Deletes the code if it is still `codeHash`; false when it was used or replaced. */
-  consume(emailHash: string, codeHash: string): Promise<boolean>;
+  /** The codes of an address (by the hash of its normalized form), strongly consistent. */
+  get(emailHash: string): Promise<SignInCodes>;
+  /** Writes the address's codes if they are still at `version`; false when another write came first. */
+  replace(emailHash: string, codes: SignInCode[], version: number): Promise<boolean>;
+  /**
+   * Records that a source asked for an address's codes at `now`; with `cooldownMs`, only if it
+   * had not within it. Answers when it last asked if that was within the cooldown (nothing is
+   * recorded then), otherwise null.
+   */
+  markAsked(askerHash: string, now: number, cooldownMs?: number): Promise<number | null>;
 }
 
 export interface SigningKeyStore {

@@ -1,29 +1,31 @@
 import { randomBytes } from 'node:crypto';
+import { addressKey } from '../../http/clientAddress.ts';
 import { HttpError } from '../../http/errors.ts';
 import { enforceWindow, type RateCounter } from '../../http/rateLimit.ts';
 import { constantTimeEqual, newNumericCode, newUserId, sha256Base64Url } from '../../ids.ts';
 import { signInLimits } from '../../limits.ts';
-import { normalizeEmail, type SignInCode } from './model.ts';
+import { capAddress, normalizeEmail, type SignInCode } from './model.ts';
 import type { AccountPorts } from './ports.ts';
 import { openSession, type IssuedTokens, type SessionPorts } from './sessions.ts';
 
 export type SignInPorts = AccountPorts & SessionPorts & { rateCounter: RateCounter };
 
-/** Codes mailed to one address, whoever asks and from wherever: a mailbox is not a target. */
-const mailWindow = { limit: signInLimits.codesPerAddressPerHour, windowSeconds: 3600 };
-
+/*
+ * Codes belong to an exact (normalized) address; caps and guess budgets count its cap address
+ * (`+tag` removed), alone or with the asking source (IPv6 by its /64). Only hashes are stored.
+ * Why these rules and numbers, and the odds of guessing a code: docs/decisions.md.
+ */
 const emailHashOf = (email: string) => sha256Base64Url(`email:${normalizeEmail(email)}`);
+const capHashOf = (email: string) => sha256Base64Url(`cap:${capAddress(email)}`);
+const askerHashOf = (email: string, sourceIp: string) => sha256Base64Url(`cap:${capAddress(email)}\nsource:${addressKey(sourceIp)}`);
 const codeHashOf = (salt: string, emailHash: string, code: string) => sha256Base64Url(`${salt}:${emailHash}:${code}`);
 
-function newCode(email: string, now: number, attempts = 0): { record: SignInCode; code: string } {
-  const emailHash = emailHashOf(email);
-  const code = newNumericCode(signInLimits.codeDigits);
-  const salt = randomBytes(16).toString('base64url');
-  return {
-    code,
-    record: { emailHash, codeHash: codeHashOf(salt, emailHash, code), salt, attempts, sentAt: now, expiresAt: now + signInLimits.codeSeconds * 1000 },
-  };
-}
+/**
+ * Conditional writes of an address's codes retried after losing to another write. Each write
+ * that wins adds or uses a code, and an address holds at most three live ones, so losing this
+ * many in a row does not happen short of a fault.
+ */
+const writeTries = 5;
 
 async function mailCode(email: string, code: string, ports: SignInPorts): Promise<void> {
   await ports.mailer.send({
@@ -34,49 +36,104 @@ async function mailCode(email: string, code: string, ports: SignInPorts): Promis
 }
 
 /**
- * Sends a code. The answer, and the work done before it, are the same whether or not the
- * address has an account: no account is looked up here.
+ * Adds a code to the address's live ones and mails it. With the live codes already there, it
+ * adds and mails nothing: the mailbox holds them, and each still works. No code is ever
+ * removed here, so nobody's asking cancels the code someone else is about to type.
  */
-export async function startSignIn(email: string, ports: SignInPorts): Promise<void> {
-  if (await ports.ssoPolicy.enforcedFor(email)) return;
-  await enforceWindow(`otp_mail#${emailHashOf(email)}`, mailWindow, ports);
-  const { record, code } = newCode(email, ports.clock.now());
-  await ports.signInCodes.put(record, signInLimits.codeSeconds);
-  await mailCode(email, code, ports);
+async function sendCode(email: string, ports: SignInPorts): Promise<void> {
+  const emailHash = emailHashOf(email);
+  const code = newNumericCode(signInLimits.codeDigits);
+  const salt = randomBytes(16).toString('base64url');
+  for (let tries = 0; tries < writeTries; tries++) {
+    const now = ports.clock.now();
+    const { codes, version } = await ports.signInCodes.get(emailHash);
+    const live = codes.filter((pending) => pending.expiresAt > now);
+    if (live.length >= signInLimits.liveCodesPerAddress) return;
+    const added: SignInCode = { codeHash: codeHashOf(salt, emailHash, code), salt, sentAt: now, expiresAt: now + signInLimits.codeSeconds * 1000 };
+    if (await ports.signInCodes.replace(emailHash, [...live, added], version)) {
+      await mailCode(email, code, ports);
+      return;
+    }
+  }
 }
 
-/** Sends a fresh code for a pending sign-in, under its own cooldown; attempts carry over. */
-export async function resendSignInCode(email: string, ports: SignInPorts): Promise<void> {
+/**
+ * Sends a code. The answer, and the work done before it, are the same whether or not the
+ * address has an account: no account is looked up here. Only this source's own cap refuses it.
+ */
+export async function startSignIn(email: string, sourceIp: string, ports: SignInPorts): Promise<void> {
+  if (await ports.ssoPolicy.enforcedFor(email)) return;
+  const asker = askerHashOf(email, sourceIp);
+  await enforceWindow(`otp_mail_source#${asker}`, signInLimits.codesPerSource, ports);
+  await ports.signInCodes.markAsked(asker, ports.clock.now());
+  await sendCode(email, ports);
+}
+
+/**
+ * Sends another code: a start under a cooldown of its own. The cooldown counts this source's
+ * asking only, so the answer says nothing about anyone else's; and it sends a code whether or
+ * not one was pending, so neither the answer nor the work tells whether someone asked.
+ */
+export async function resendSignInCode(email: string, sourceIp: string, ports: SignInPorts): Promise<void> {
+  if (await ports.ssoPolicy.enforcedFor(email)) return;
+  const asker = askerHashOf(email, sourceIp);
   const now = ports.clock.now();
-  const pending = await ports.signInCodes.get(emailHashOf(email));
-  if (!pending || pending.expiresAt <= now) return;
-  await enforceWindow(`otp_mail#${emailHashOf(email)}`, mailWindow, ports);
-  const { record, code } = newCode(email, now, pending.attempts);
-  const cooledDown = await ports.signInCodes.replaceIfCooledDown(record, now - signInLimits.resendCooldownSeconds * 1000, signInLimits.codeSeconds);
-  if (!cooledDown) {
-    const wait = Math.max(1, Math.ceil((pending.sentAt + signInLimits.resendCooldownSeconds * 1000 - now) / 1000));
+  const cooldownMs = signInLimits.resendCooldownSeconds * 1000;
+  const askedAt = await ports.signInCodes.markAsked(asker, now, cooldownMs);
+  if (askedAt !== null) {
+    const wait = Math.max(1, Math.ceil((askedAt + cooldownMs - now) / 1000));
     throw new HttpError(429, 'rate_limited', `A code was just sent; you can ask again in ${wait} s.`, { headers: { 'retry-after': String(wait) } });
   }
-  await mailCode(email, code, ports);
+  await enforceWindow(`otp_mail_source#${asker}`, signInLimits.codesPerSource, ports);
+  await sendCode(email, ports);
+}
+
+/**
+ * Counts a guess before any code is compared, by conditional increments, so parallel guesses
+ * cannot overshoot: the source's windows first (beyond them only this source is refused, and
+ * uses none of the address's budget), then the address's, which refuses every source. Answers
+ * the guesses this source has left.
+ */
+async function countGuess(email: string, sourceIp: string, ports: SignInPorts): Promise<number> {
+  const asker = askerHashOf(email, sourceIp);
+  let left = Number.POSITIVE_INFINITY;
+  for (const window of signInLimits.guessesPerSource) {
+    const counted = await enforceWindow(`otp_guess_source#${window.windowSeconds}#${asker}`, window, ports);
+    left = Math.min(left, window.limit - counted);
+  }
+  await enforceWindow(`otp_guess_address#${capHashOf(email)}`, signInLimits.guessesPerAddress, ports);
+  return left;
+}
+
+/**
+ * Uses `code` if it is one of the address's live codes: compared with each in constant time
+ * (all of them, whichever matches), and consumed by a conditional write, so of two requests
+ * with one right code, one signs in.
+ */
+async function useCode(email: string, code: string, ports: SignInPorts): Promise<boolean> {
+  const emailHash = emailHashOf(email);
+  for (let tries = 0; tries < writeTries; tries++) {
+    const now = ports.clock.now();
+    const { codes, version } = await ports.signInCodes.get(emailHash);
+    const live = codes.filter((pending) => pending.expiresAt > now);
+    const matches = live.map((pending) => constantTimeEqual(Buffer.from(codeHashOf(pending.salt, emailHash, code)), Buffer.from(pending.codeHash)));
+    const used = matches.indexOf(true);
+    if (used < 0) return false;
+    if (await ports.signInCodes.replace(emailHash, live.filter((_, index) => index !== used), version)) return true;
+  }
+  return false;
 }
 
 /** Exchanges a code for a session; the first sign-in of an address creates its account. */
-export async function verifySignInCode(email: string, code: string, deviceName: string, ports: SignInPorts): Promise<IssuedTokens> {
+export async function verifySignInCode(email: string, code: string, deviceName: string, sourceIp: string, ports: SignInPorts): Promise<IssuedTokens> {
   if (await ports.ssoPolicy.enforcedFor(email)) {
     throw new HttpError(403, 'forbidden', 'This address signs in through its organization’s single sign-on.', { members: { reason: 'sso_required' } });
   }
-  const now = ports.clock.now();
-  const emailHash = emailHashOf(email);
-  const pending = await ports.signInCodes.get(emailHash);
-  const invalid = (detail: string, members: Record<string, unknown> = {}) => new HttpError(401, 'unauthorized', detail, { members });
-  if (!pending || pending.expiresAt <= now) throw invalid('This code is not valid or has expired; ask for a new one.');
-  const attempts = await ports.signInCodes.countAttempt(emailHash, signInLimits.codeAttempts);
-  if (attempts === null) throw invalid('Too many wrong codes; ask for a new one.', { attempts_left: 0 });
-  if (!constantTimeEqual(Buffer.from(codeHashOf(pending.salt, emailHash, code)), Buffer.from(pending.codeHash))) {
-    throw invalid('That code is not right.', { attempts_left: signInLimits.codeAttempts - attempts });
+  const left = await countGuess(email, sourceIp, ports);
+  // Wrong, expired, used or never sent: one answer, so a guess tells nobody whether a sign-in is pending.
+  if (!(await useCode(email, code, ports))) {
+    throw new HttpError(401, 'unauthorized', 'That code is not right, or it has expired or been used.', { members: { attempts_left: left } });
   }
-  // One code, one session: of two requests racing with the right code, one wins.
-  if (!(await ports.signInCodes.consume(emailHash, pending.codeHash))) throw invalid('This code was already used.');
-  const user = await ports.users.createOrGet({ id: newUserId(), email: normalizeEmail(email), plan: 'free', createdAt: now });
+  const user = await ports.users.createOrGet({ id: newUserId(), email: normalizeEmail(email), plan: 'free', createdAt: ports.clock.now() });
   return openSession(user, deviceName, ports);
 }
