@@ -18,6 +18,8 @@ export const newWebhookId = (): string => `whk_${randomPart(16)}`;
 /** Delivery ids start with their time (base 36 ms), so an endpoint's log sorts by id, newest first. */
 const timePrefix = (ms: number): string => ms.toString(36).padStart(9, '0');
 export const newDeliveryId = (now: number): string => `dlv_${timePrefix(now)}${randomPart(16)}`;
+/** When a delivery id was made (ms), read back from its time prefix. */
+export const deliveryIdTime = (id: string): number => parseInt(id.slice(4, 13), 36);
 /** The delivery of one event to one endpoint has one id, however often the event is relayed. */
 export const eventDeliveryId = (eventId: string, endpointId: string, occurredAt: number): string =>
   `dlv_${timePrefix(occurredAt)}${createHash('sha256').update(`${eventId}:${endpointId}`).digest().subarray(0, 16).toString('base64url')}`;

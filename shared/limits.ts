@@ -92,4 +92,11 @@ export const webhookLimits = {
   /** Stream records per relay invocation, and tries of a failing batch before it is set aside. */
   relayBatchSize: 100,
   relayAttempts: 10,
+  /** Test deliveries of one endpoint written and not yet settled; beyond them a test is not queued. */
+  pendingTestDeliveries: 5,
+  /**
+   * A test delivery still pending this long after it was written has lost its messages (the
+   * retry schedule ends 44.6 h after the first attempt), so it stops counting towards the cap.
+   */
+  lostTestDeliverySeconds: 2 * 24 * 3600,
 } as const;

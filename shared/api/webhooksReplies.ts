@@ -46,5 +46,9 @@ export const webhooksReplies = {
       ),
     }),
   ),
-  TestDeliveryQueued: z.strictObject({ delivery_id: z.string(), queued: z.literal(true) }),
+  /**
+   * `queued: false` when the endpoint already has its limit of test deliveries pending: nothing
+   * was written, and `delivery_id` is the newest of those.
+   */
+  TestDeliveryQueued: z.strictObject({ delivery_id: z.string(), queued: z.boolean() }),
 };

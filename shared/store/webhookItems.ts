@@ -42,6 +42,15 @@ export const deliveryItem = (delivery: Delivery) => ({
   created_at: delivery.createdAt,
 });
 
+export const attemptItem = (attempt: DeliveryAttempt) => ({
+  number: attempt.number,
+  at: attempt.at,
+  duration_ms: attempt.durationMs,
+  signature: attempt.signature,
+  ...(attempt.status === undefined ? {} : { status: attempt.status }),
+  ...(attempt.error === undefined ? {} : { error: attempt.error }),
+});
+
 function attemptFromItem(item: Record<string, unknown>): DeliveryAttempt {
   return {
     number: item.number as number,

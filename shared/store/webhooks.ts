@@ -2,30 +2,37 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, PutComma
 import { toEpochSeconds, toIso } from '../clock.ts';
 import { maxQueueDelaySeconds } from '../adapters/queue.ts';
 import type { Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint } from '../domain/webhooks/model.ts';
-import type { WebhookStore } from '../domain/webhooks/ports.ts';
+import type { SettlingDelivery, WebhookStore } from '../domain/webhooks/ports.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
 import { decodeCursor } from './cursor.ts';
 import { queryPage } from './listing.ts';
+import { PendingTestDeliveries } from './pendingTests.ts';
 import { shardOf } from './secretItem.ts';
 import { dueEntries } from './workIndex.ts';
-import { deliveryFromItem, deliveryItem, endpointFromItem, endpointItem } from './webhookItems.ts';
+import { attemptItem, deliveryFromItem, deliveryItem, endpointFromItem, endpointItem } from './webhookItems.ts';
 
 // Endpoints live in their owner's partition (one strongly consistent Query lists them, so an
 // endpoint gets the very next event), next to a count item that bounds how many there are.
 // Deliveries live in their endpoint's partition; their ids start with the time, so the log
-// reads newest first straight from the table.
+// reads newest first straight from the table. Beside them, the set of the endpoint's test
+// deliveries not yet settled (store/pendingTests.ts).
 const endpointsOf = (userId: string) => `WEBHOOKS#${userId}`;
 const endpointKey = (userId: string, id: string) => ({ pk: endpointsOf(userId), sk: `ENDPOINT#${id}` });
 const countKey = (userId: string) => ({ pk: endpointsOf(userId), sk: 'COUNT' });
 const deliveriesOf = (endpointId: string) => `DELIVERIES#${endpointId}`;
 const deliveryKey = (endpointId: string, id: string) => ({ pk: deliveriesOf(endpointId), sk: `DELIVERY#${id}` });
+const pendingTestsKey = (endpointId: string) => ({ pk: deliveriesOf(endpointId), sk: 'PENDING_TESTS' });
 
 export class DynamoWebhookStore implements WebhookStore {
+  private readonly pendingTests: PendingTestDeliveries;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly deliveryLogSeconds: number,
-  ) {}
+  ) {
+    this.pendingTests = new PendingTestDeliveries(db, tableName);
+  }
 
   async insertEndpoint(endpoint: WebhookEndpoint, maxEndpoints: number): Promise<boolean> {
     try {
@@ -155,22 +162,49 @@ export class DynamoWebhookStore implements WebhookStore {
 
   async insertDelivery(delivery: Delivery): Promise<Delivery> {
     try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...deliveryKey(delivery.endpointId, delivery.id),
-            ...deliveryItem(delivery),
-            ttl: toEpochSeconds(delivery.createdAt) + this.deliveryLogSeconds,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.db.send(new PutCommand(this.deliveryPut(delivery)));
       return delivery;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       return (await this.getDelivery(delivery.endpointId, delivery.id)) ?? delivery;
     }
+  }
+
+  async insertTestDelivery(delivery: Delivery, max: number, lostBefore: number): Promise<{ queued: true } | { queued: false; newestPendingId: string }> {
+    const ttl = toEpochSeconds(delivery.createdAt) + this.deliveryLogSeconds;
+    return this.pendingTests.add(pendingTestsKey(delivery.endpointId), this.deliveryPut(delivery), delivery.id, { max, lostBefore, ttl });
+  }
+
+  private deliveryPut(delivery: Delivery) {
+    return {
+      TableName: this.tableName,
+      Item: {
+        ...deliveryKey(delivery.endpointId, delivery.id),
+        ...deliveryItem(delivery),
+        ttl: toEpochSeconds(delivery.createdAt) + this.deliveryLogSeconds,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    };
+  }
+
+  private async updateDelivery(delivery: SettlingDelivery, update: DeliveryUpdate): Promise<void> {
+    await this.db.send(new UpdateCommand({ TableName: this.tableName, Key: deliveryKey(delivery.endpointId, delivery.id), ...update }));
+  }
+
+  /**
+   * Writes a delivery's settlement; a test delivery's leaves the pending list in the same
+   * transaction, so the list loses it exactly when (and only if) the settlement is written.
+   */
+  private async settle(delivery: SettlingDelivery, update: DeliveryUpdate): Promise<void> {
+    if (delivery.eventType !== 'webhook.test') return this.updateDelivery(delivery, update);
+    await this.db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: { TableName: this.tableName, Key: deliveryKey(delivery.endpointId, delivery.id), ...update } },
+          this.pendingTests.leave(pendingTestsKey(delivery.endpointId), delivery.id),
+        ],
+      }),
+    );
   }
 
   async getDelivery(endpointId: string, deliveryId: string): Promise<Delivery | null> {
@@ -198,7 +232,7 @@ export class DynamoWebhookStore implements WebhookStore {
     }
   }
 
-  async recordAttempt(endpointId: string, deliveryId: string, attempt: DeliveryAttempt, next: { status: DeliveryStatus; nextAttemptAt?: number }): Promise<void> {
+  async recordAttempt(delivery: SettlingDelivery, attempt: DeliveryAttempt, next: { status: DeliveryStatus; nextAttemptAt?: number }): Promise<void> {
     // Only waits SQS cannot hold go on the retry index, for the schedule's sweep to find.
     const swept = next.nextAttemptAt !== undefined && next.nextAttemptAt - attempt.at > maxQueueDelaySeconds * 1000;
     const set = ['attempts = list_append(attempts, :attempt)', '#status = :status'];
@@ -211,35 +245,29 @@ export class DynamoWebhookStore implements WebhookStore {
     }
     if (swept) {
       set.push('gsi2pk = :g2pk', 'gsi2sk = :g2sk');
-      values[':g2pk'] = `RETRY#${shardOf(deliveryId)}`;
-      values[':g2sk'] = `${toIso(next.nextAttemptAt!)}#${deliveryId}`;
+      values[':g2pk'] = `RETRY#${shardOf(delivery.id)}`;
+      values[':g2sk'] = `${toIso(next.nextAttemptAt!)}#${delivery.id}`;
     } else remove.push('gsi2pk', 'gsi2sk');
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: deliveryKey(endpointId, deliveryId),
-        UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`,
-        ConditionExpression: 'size(attempts) = :done',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: values,
-      }),
-    );
+    const update: DeliveryUpdate = {
+      UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`,
+      ConditionExpression: 'size(attempts) = :done',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: values,
+    };
+    await (next.status === 'pending' ? this.updateDelivery(delivery, update) : this.settle(delivery, update));
   }
 
-  async cancelDelivery(endpointId: string, deliveryId: string): Promise<void> {
+  async cancelDelivery(delivery: SettlingDelivery): Promise<void> {
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: deliveryKey(endpointId, deliveryId),
-          UpdateExpression: 'SET #status = :cancelled REMOVE next_attempt_at, lease_until, gsi2pk, gsi2sk',
-          ConditionExpression: '#status = :pending',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':cancelled': 'cancelled', ':pending': 'pending' },
-        }),
-      );
+      await this.settle(delivery, {
+        UpdateExpression: 'SET #status = :cancelled REMOVE next_attempt_at, lease_until, gsi2pk, gsi2sk',
+        ConditionExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':cancelled': 'cancelled', ':pending': 'pending' },
+      });
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      // Settled already: nothing to cancel.
+      if (!isConditionFailure(error) && !isCancelledByCondition(error)) throw error;
     }
   }
 
@@ -272,11 +300,10 @@ export class DynamoWebhookStore implements WebhookStore {
   }
 }
 
-const attemptItem = (attempt: DeliveryAttempt) => ({
-  number: attempt.number,
-  at: attempt.at,
-  duration_ms: attempt.durationMs,
-  signature: attempt.signature,
-  ...(attempt.status === undefined ? {} : { status: attempt.status }),
-  ...(attempt.error === undefined ? {} : { error: attempt.error }),
-});
+/** A conditional change of one delivery item. */
+interface DeliveryUpdate {
+  UpdateExpression: string;
+  ConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+}

@@ -25,7 +25,7 @@ export async function attemptDelivery(message: DeliverMessage, ports: WebhookPor
   ]);
   if (!claimed) return 'skipped';
   if (!endpoint || (!endpoint.enabled && !isProbe(claimed, endpoint))) {
-    await ports.webhooks.cancelDelivery(endpointId, deliveryId);
+    await ports.webhooks.cancelDelivery(claimed);
     return 'cancelled';
   }
 
@@ -41,7 +41,7 @@ export async function attemptDelivery(message: DeliverMessage, ports: WebhookPor
   };
 
   if (result.ok) {
-    await ports.webhooks.recordAttempt(endpointId, deliveryId, attempt, { status: 'delivered' });
+    await ports.webhooks.recordAttempt(claimed, attempt, { status: 'delivered' });
     // Most successes follow successes: no write to the endpoint's (hot) item unless a count or
     // a switch-off is there to reset.
     if (endpoint.consecutiveFailures > 0 || !endpoint.enabled) await ports.webhooks.recordSuccess(userId, endpointId);
@@ -52,8 +52,7 @@ export async function attemptDelivery(message: DeliverMessage, ports: WebhookPor
   ports.metrics.count('WebhookFailures');
   const delaySeconds = number < maxAttempts ? retryDelaysSeconds[number - 1]! : undefined;
   await ports.webhooks.recordAttempt(
-    endpointId,
-    deliveryId,
+    claimed,
     attempt,
     delaySeconds === undefined ? { status: 'failed' } : { status: 'pending', nextAttemptAt: now + delaySeconds * 1000 },
   );

@@ -126,14 +126,17 @@ export async function listDeliveries(userId: string, id: string, limit: number, 
  * which queues its first attempt, so it goes through the same worker, retries and log as event
  * deliveries. It is the one delivery a switched-off endpoint still gets, so its owner can check
  * the receiver is back: its success switches the endpoint on again.
+ *
+ * At most `pendingTestDeliveries` of an endpoint are pending at once (written, not yet
+ * delivered, failed for good or cancelled): beyond that nothing is written and the answer is
+ * `queued: false` with the newest pending one's id, whose log entry tells how it is going.
  */
 export async function queueTestDelivery(userId: string, id: string, ports: Pick<WebhookPorts, 'webhooks' | 'clock'>) {
   const endpoint = await ownEndpoint(userId, id, ports);
   const now = ports.clock.now();
-  const deliveryId = newDeliveryId(now);
   const body: WebhookEventBody = { id: newEventId(), type: 'webhook.test', occurred_at: toIso(now), secret_id: null, views_left: null };
-  const delivery = await ports.webhooks.insertDelivery({
-    id: deliveryId,
+  const delivery: Delivery = {
+    id: newDeliveryId(now),
     endpointId: endpoint.id,
     userId,
     eventId: body.id,
@@ -142,6 +145,7 @@ export async function queueTestDelivery(userId: string, id: string, ports: Pick<
     status: 'pending',
     attempts: [],
     createdAt: now,
-  });
-  return { delivery_id: delivery.id, queued: true as const };
+  };
+  const outcome = await ports.webhooks.insertTestDelivery(delivery, webhookLimits.pendingTestDeliveries, now - webhookLimits.lostTestDeliverySeconds * 1000);
+  return outcome.queued ? { delivery_id: delivery.id, queued: true } : { delivery_id: outcome.newestPendingId, queued: false };
 }

@@ -8,6 +8,9 @@ import type { WebhookRequest, WebhookResult } from '../../webhooks/send.ts';
 import type { UserStore } from '../accounts/ports.ts';
 import type { Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint } from './model.ts';
 
+/** What settling a delivery needs to know of it: where it is, and whether it is a test. */
+export type SettlingDelivery = Pick<Delivery, 'id' | 'endpointId' | 'eventType'>;
+
 export interface WebhookStore {
   /** Adds the endpoint unless the user already has `maxEndpoints`; false when at the limit. */
   insertEndpoint(endpoint: WebhookEndpoint, maxEndpoints: number): Promise<boolean>;
@@ -25,6 +28,13 @@ export interface WebhookStore {
 
   /** Adds the delivery unless its id exists; returns what is stored either way. */
   insertDelivery(delivery: Delivery): Promise<Delivery>;
+  /**
+   * Adds a test delivery unless its endpoint already has `max` test deliveries pending, in one
+   * transaction with the endpoint's pending list, so no interleaving of callers passes the cap.
+   * Pending ones written before `lostBefore` are taken off the list first (their messages were
+   * lost). Refused, it names the newest test delivery still pending.
+   */
+  insertTestDelivery(delivery: Delivery, max: number, lostBefore: number): Promise<{ queued: true } | { queued: false; newestPendingId: string }>;
   getDelivery(endpointId: string, deliveryId: string): Promise<Delivery | null>;
   /**
    * Claims attempt `number` of a pending delivery: only if `number - 1` attempts are recorded
@@ -32,10 +42,13 @@ export interface WebhookStore {
    * to make (already made, delivery settled, or another worker holds it).
    */
   claimAttempt(endpointId: string, deliveryId: string, number: number, now: number, leaseUntil: number): Promise<Delivery | null>;
-  /** Records the claimed attempt and the delivery's new status. */
-  recordAttempt(endpointId: string, deliveryId: string, attempt: DeliveryAttempt, next: { status: DeliveryStatus; nextAttemptAt?: number }): Promise<void>;
-  /** Settles a delivery without an attempt (endpoint gone or off). */
-  cancelDelivery(endpointId: string, deliveryId: string): Promise<void>;
+  /**
+   * Records the claimed attempt and the delivery's new status; a test delivery that settles
+   * leaves its endpoint's pending list in the same write.
+   */
+  recordAttempt(delivery: SettlingDelivery, attempt: DeliveryAttempt, next: { status: DeliveryStatus; nextAttemptAt?: number }): Promise<void>;
+  /** Settles a pending delivery without an attempt (endpoint gone or off), as `recordAttempt` settles. */
+  cancelDelivery(delivery: SettlingDelivery): Promise<void>;
   /** An endpoint's deliveries, newest first. */
   listDeliveries(endpointId: string, limit: number, cursor: string | null): Promise<{ items: Delivery[]; nextCursor: string | null }>;
   /** Pending deliveries whose next attempt is due at or before `now` (the ones SQS could not delay). */
