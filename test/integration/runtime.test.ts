@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Runtime } from '../../local/runtime.ts';
+import { startRuntime, type Runtime } from '../../local/runtime.ts';
 import { maxRequestBodyBytes, type RateLimits } from '../../shared/limits.ts';
 import { apiClient, generousRateLimits, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
 import { openApiDocument } from '../../shared/api/document.ts';
@@ -221,6 +224,26 @@ describe('gateway', () => {
     const reply = await api.call('POST', '/v1/secrets', { body: Buffer.alloc(maxRequestBodyBytes, 0x20), headers: { 'content-type': 'application/json' } });
     // Whitespace only: the function, not the gateway, refuses it.
     expectProblem(reply, 400, 'invalid_json');
+  });
+});
+
+describe('start-up abandoned', () => {
+  it('stops every emulator it started, also one that finished starting after another had failed', async () => {
+    // s3rver's temporary folder is made as it starts and removed as it stops: in a folder of this test's own.
+    const tmp = mkdtempSync(join(tmpdir(), 'hushlink-abandon-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      const abandon = new AbortController();
+      const starting = startRuntime({ port: 0, signal: abandon.signal });
+      // DynamoDB Local refuses at once (before Java), while s3rver is still starting.
+      abandon.abort();
+      await expect(starting).rejects.toThrow();
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      process.env.TMPDIR = saved;
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
 

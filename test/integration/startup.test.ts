@@ -2,14 +2,24 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/ports.ts';
 
 // `npm start` as a user runs it, data in a folder of its own, one at a time. Signals go to the
 // npm process only, as a process manager or `kill <pid>` sends them (Ctrl-C in a terminal
-// reaches the whole process group; that is the easier case).
+// reaches the whole process group; that is the easier case), except the SIGKILL of the
+// service itself. What is left afterwards is read from /proc.
 
 const dataDirs: string[] = [];
+const services: Service[] = [];
+// A test that failed half-way leaves its service running: stop it as a process manager would.
+afterEach(async () => {
+  for (const service of services.splice(0)) {
+    if (service.child.exitCode !== null || service.child.signalCode !== null) continue;
+    service.child.kill('SIGTERM');
+    await service.exited;
+  }
+});
 afterAll(() => {
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
@@ -34,7 +44,9 @@ async function startService(env: Record<string, string> = {}): Promise<Service> 
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, port, dataDir, output: () => output, exited };
+  const service = { child, port, dataDir, output: () => output, exited };
+  services.push(service);
+  return service;
 }
 
 /** Java processes running DynamoDB Local on this data folder (read from /proc). */
@@ -48,10 +60,56 @@ function dynamoProcesses(dataDir: string): number[] {
     } catch {
       continue; // gone meanwhile
     }
-    if (commandLine.includes('DynamoDBLocal.jar') && commandLine.includes(dataDir)) found.push(Number(entry));
+    // Java itself, not the shell that watches it (its command line names the jar too).
+    const program = commandLine.split('\0')[0] ?? '';
+    if (/(^|\/)java$/.test(program) && commandLine.includes('DynamoDBLocal.jar') && commandLine.includes(dataDir)) found.push(Number(entry));
   }
   return found;
 }
+
+interface ProcessEntry {
+  pid: number;
+  parent: number;
+  command: string;
+}
+
+/** Every live process (zombies are gone in all but name), read from /proc. */
+function processes(): ProcessEntry[] {
+  const found: ProcessEntry[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+      const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state === 'Z') continue;
+      found.push({ pid: Number(entry), parent: Number(parent), command: readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim() });
+    } catch {
+      continue; // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** The processes descending from `root` now: npm's service and everything it started. */
+function descendants(root: number): ProcessEntry[] {
+  const all = processes();
+  const tree = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const entry of all) {
+      if (tree.has(entry.parent) && !tree.has(entry.pid)) {
+        tree.add(entry.pid);
+        grew = true;
+      }
+    }
+  }
+  return all.filter((entry) => entry.pid !== root && tree.has(entry.pid));
+}
+
+/** Which of `started` still run (by pid and command line, so a reused pid does not count). */
+const stillRunning = (started: ProcessEntry[]) =>
+  processes().filter((entry) => started.some((one) => one.pid === entry.pid && one.command === entry.command));
 
 /** Resolves once `check` holds, checking every 20 ms; fails after `ms`. */
 async function until(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
@@ -84,11 +142,20 @@ async function probe(port: number, path = '/v1/regions'): Promise<Probe | null> 
 }
 
 async function stopAndCheck(service: Service, signal: NodeJS.Signals) {
+  const started = descendants(service.child.pid!);
   service.child.kill(signal);
   const code = await Promise.race([service.exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 20_000))]);
   expect(code, service.output()).toBe(0);
-  // The emulator went with it: no Java process is left on this data folder.
+  // The emulator went with it: no Java process is left on this data folder, nor anything else npm start started.
   await until(() => dynamoProcesses(service.dataDir).length === 0, 10_000, 'DynamoDB Local to stop');
+  await until(() => stillRunning(started).length === 0, 10_000, `every process npm start started to end: ${JSON.stringify(stillRunning(started))}`);
+}
+
+/** The node process running the service, under npm. */
+async function serviceProcess(service: Service): Promise<ProcessEntry> {
+  let found: ProcessEntry | undefined;
+  await until(() => (found = descendants(service.child.pid!).find((entry) => entry.command.includes('local/main.ts'))) !== undefined, 30_000, 'the service process');
+  return found!;
 }
 
 describe('npm start: start-up and shutdown', () => {
@@ -129,6 +196,30 @@ describe('npm start: start-up and shutdown', () => {
     const service = await startService();
     await until(async () => (await probe(service.port)) !== null, 60_000, 'the port to answer');
     await stopAndCheck(service, 'SIGINT');
+  }, 120_000);
+
+  it('SIGKILL of the service itself, which no handler sees, still stops DynamoDB Local (its watchdog does)', async () => {
+    const service = await startService();
+    await until(async () => (await probe(service.port))?.status === 200, 90_000, `the service to be ready (${service.output()})`);
+    const node = await serviceProcess(service);
+    const started = descendants(service.child.pid!);
+    expect(dynamoProcesses(service.dataDir)).toHaveLength(1);
+    process.kill(node.pid, 'SIGKILL');
+    await service.exited;
+    await until(() => dynamoProcesses(service.dataDir).length === 0, 10_000, 'DynamoDB Local to stop');
+    await until(() => stillRunning(started).length === 0, 10_000, `every process npm start started to end: ${JSON.stringify(stillRunning(started))}`);
+  }, 120_000);
+
+  it('SIGKILL of npm, which cannot forward it, stops the service and DynamoDB Local (the service sees its parent gone)', async () => {
+    const service = await startService();
+    await until(() => dynamoProcesses(service.dataDir).length > 0, 60_000, 'DynamoDB Local to be spawned');
+    const node = await serviceProcess(service);
+    const started = descendants(service.child.pid!);
+    service.child.kill('SIGKILL');
+    await service.exited;
+    await until(() => stillRunning([node]).length === 0, 15_000, 'the service to stop');
+    await until(() => dynamoProcesses(service.dataDir).length === 0, 10_000, 'DynamoDB Local to stop');
+    await until(() => stillRunning(started).length === 0, 10_000, `every process npm start started to end: ${JSON.stringify(stillRunning(started))}`);
   }, 120_000);
 
   it('refuses bad settings before starting anything, naming the setting', async () => {
