@@ -301,10 +301,17 @@ function localSealingKey(file: string): Buffer {
   return key;
 }
 
-/** Local-only routes; they do not exist in AWS. */
+/**
+ * Names a browser sends as `Host` for this machine. A page of another site that rebinds its own
+ * name to 127.0.0.1 reaches this port with that name as `Host`, as its own origin, so it can
+ * read what it fetches: the local-only routes answer loopback names only.
+ */
+const loopbackHost = /^(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/i;
+
+/** Local-only routes; they do not exist in AWS (any other `Host` gets the 404 of an unknown path). */
 function devRoutes(request: IncomingMessage, response: ServerResponse, outbox: LocalOutbox): boolean {
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-  if (path !== '/_dev/mail' || request.method !== 'GET') return false;
+  if (path !== '/_dev/mail' || request.method !== 'GET' || !loopbackHost.test(request.headers.host ?? '')) return false;
   response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
   response.end(JSON.stringify(outbox.list()));
   return true;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -266,7 +267,36 @@ describe('/_dev/mail', () => {
     ]);
     expect(Date.parse(listed.body[0].sent_at) - Date.parse(listed.body[1].sent_at)).toBeGreaterThanOrEqual(5000);
   });
+
+  it('answers only a loopback Host: a page rebinding its own name to 127.0.0.1 gets the 404 of an unknown path', async () => {
+    await runtime.outbox.send({ to: 'ada@example.com', subject: 'Your code', text: 'Code: 123456' });
+    for (const host of ['localhost', `localhost:${runtime.port}`, `127.0.0.1:${runtime.port}`, `[::1]:${runtime.port}`, 'LOCALHOST']) {
+      const reply = await withHost(host, '/_dev/mail');
+      expect(reply.status, host).toBe(200);
+      expect(reply.body, host).toContain('123456');
+    }
+    for (const host of [`rebind.attacker.example:${runtime.port}`, 'localhost.attacker.example', '127.0.0.1.nip.io', `localhost:${runtime.port}@attacker.example`, '']) {
+      const reply = await withHost(host, '/_dev/mail');
+      expect(reply.status, host).toBe(404);
+      expect(reply.headers['content-type'], host).toMatch(/^application\/problem\+json/);
+      expect(JSON.parse(reply.body), host).toMatchObject({ code: 'not_found' });
+      expect(reply.body, host).not.toContain('123456');
+    }
+  });
 });
+
+/** A GET with the `Host` header given (fetch does not let a caller set it). */
+function withHost(host: string, path: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: '127.0.0.1', port: runtime.port, path, headers: { host }, setHost: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
 
 describe('GET /v1/openapi.json', () => {
   it('serves the document made from the route table, for this origin, cacheable for an hour', async () => {
