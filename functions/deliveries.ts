@@ -50,7 +50,7 @@ export const createHandler = (deps: DeliveriesDeps) => {
     for (const [index, outcome] of outcomes.entries()) {
       if (outcome.status === 'rejected') {
         const error = outcome.reason as Error;
-        deps.logger.error('work message failed', { message_id: event.Records[index]!.messageId, error: error.name, message: error.message });
+        deps.logger.error('work message failed', { message_id: event.Records[index]!.messageId, error: error.name, error_message: error.message });
       }
     }
     deps.metrics.flush();

@@ -70,7 +70,7 @@ export const createHandler =
     const failed = failures.sort((a, b) => a.index - b.index)[0];
     if (!failed) return { batchItemFailures: [] };
     const error = failed.error as Error;
-    deps.logger.error('relay failed', { error: error.name, message: error.message });
+    deps.logger.error('relay failed', { error: error.name, error_message: error.message });
     return { batchItemFailures: [{ itemIdentifier: event.Records[failed.index]!.dynamodb?.SequenceNumber ?? '' }] };
   };
 

@@ -63,7 +63,7 @@ export function problemResponses(logger: AppLogger): Middleware {
       const requestId = request.event.requestContext.requestId;
       if (error.status >= 500) {
         const cause = request.error as Error | undefined;
-        logger.error('request failed', { request_id: requestId, route: request.event.routeKey, error: cause?.name, message: cause?.message, stack: cause?.stack });
+        logger.error('request failed', { request_id: requestId, route: request.event.routeKey, error: cause?.name, error_message: cause?.message, stack: cause?.stack });
       }
       request.response = {
         statusCode: error.status,

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
@@ -78,5 +78,25 @@ describe('logs', () => {
     for (const secretMaterial of [body.envelope, body.salt, deleteToken, token, verifier, 'wrong-token', 'hdt_wrong', ...credentials]) {
       expect(logs).not.toContain(secretMaterial);
     }
+  });
+
+  it('carry a 500’s error name and message (as error_message: Powertools drops an attribute named message)', async () => {
+    const session = await signIn(runtime, newEmail('fault'));
+    const store = runtime.functions.webhooks.webhooks;
+    const list = store.listEndpoints;
+    store.listEndpoints = () => Promise.reject(new TypeError('injected: the endpoints could not be read'));
+    try {
+      // Past fetch: the contract check rightly refuses a 500, which no route lists.
+      const status = await new Promise<number | undefined>((resolve, reject) =>
+        httpRequest({ host: '127.0.0.1', port: runtime.port, path: '/v1/webhooks', headers: session.auth }, (response) => response.resume().on('end', () => resolve(response.statusCode)))
+          .on('error', reject)
+          .end(),
+      );
+      expect(status).toBe(500);
+    } finally {
+      store.listEndpoints = list;
+    }
+    const failed = captured.join('').split('\n').filter((line) => line.includes('"request failed"')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(failed).toContainEqual(expect.objectContaining({ level: 'ERROR', route: 'GET /v1/webhooks', error: 'TypeError', error_message: 'injected: the endpoints could not be read' }));
   });
 });
