@@ -3,9 +3,11 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { importJWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRuntime, type Runtime } from '../../local/runtime.ts';
 import { maxRequestBodyBytes, type RateLimits } from '../../shared/limits.ts';
+import { bearer, jwtHeader, jwtPayload, newEmail, signIn } from '../support/accounts.ts';
 import { apiClient, generousRateLimits, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
 import { openApiDocument } from '../../shared/api/document.ts';
 
@@ -297,6 +299,21 @@ function withHost(host: string, path: string): Promise<{ status: number; headers
     request.end();
   });
 }
+
+describe('access tokens', () => {
+  it('are refused without exp (401), however well signed', async () => {
+    const session = await signIn(runtime, newEmail('no-exp'));
+    const { sub, sid, iss, aud } = jwtPayload(session.access_token) as Record<string, string>;
+    const key = (await runtime.stores.signingKeys.list()).find((candidate) => candidate.kid === jwtHeader(session.access_token).kid)!;
+    const sign = async (exp?: number) => {
+      const token = new SignJWT({ sid }).setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' }).setSubject(sub!).setIssuer(iss!).setAudience(aud!);
+      return (exp === undefined ? token : token.setExpirationTime(exp)).sign(await importJWK(key.privateJwk, 'ES256'));
+    };
+    // The same token with an expiry is good: only the missing exp is refused.
+    expect((await api.get('/v1/webhooks', bearer(await sign(Math.floor(runtime.clock.now() / 1000) + 900)))).status).toBe(200);
+    expect((await api.get('/v1/webhooks', bearer(await sign()))).status).toBe(401);
+  });
+});
 
 describe('GET /v1/openapi.json', () => {
   it('serves the document made from the route table, for this origin, cacheable for an hour', async () => {

@@ -5,6 +5,13 @@ import type { SigningKeyStore } from './ports.ts';
 
 /** How long an instance trusts its copy of the key list before reading it again. */
 const cacheMs = 60_000;
+/**
+ * How long an instance refuses a `kid` the table just said it does not hold, without asking
+ * again, and how many such answers it keeps (the oldest go first). A real key is never in
+ * it: its tokens exist only once it is in the table.
+ */
+const unknownKidMs = 30_000;
+const unknownKidsKept = 1000;
 export const accessTokenAudience = 'hushlink';
 
 export interface AccessClaims {
@@ -15,6 +22,8 @@ export interface AccessClaims {
 /** The published signing keys, newest first, as one instance last read them. */
 export class SigningKeyList {
   private cached: { keys: SigningKey[]; at: number } | undefined;
+  /** `kid`s the table did not hold when last asked, and when, oldest first. */
+  private readonly unknownKids = new Map<string, number>();
 
   constructor(
     private readonly store: SigningKeyStore,
@@ -38,10 +47,26 @@ export class SigningKeyList {
 
   async publicKey(kid: string | undefined): Promise<JsonWebKey> {
     let key = (await this.keys(false)).find((candidate) => candidate.kid === kid);
-    // A key another instance just added: read the list again before refusing.
-    key ??= (await this.keys(true)).find((candidate) => candidate.kid === kid);
+    // A key another instance just added: read the list again before refusing, unless the table
+    // said a moment ago it has no such key (a forged or foreign token sent again and again
+    // would otherwise cost a strongly consistent read each time).
+    if (!key && kid !== undefined && !this.recentlyUnknown(kid)) {
+      key = (await this.keys(true)).find((candidate) => candidate.kid === kid);
+      if (!key) this.rememberUnknown(kid);
+    }
     if (!key) throw new Error('unknown signing key');
     return key.publicJwk;
+  }
+
+  private recentlyUnknown(kid: string): boolean {
+    const at = this.unknownKids.get(kid);
+    return at !== undefined && this.clock.now() - at < unknownKidMs;
+  }
+
+  private rememberUnknown(kid: string): void {
+    this.unknownKids.delete(kid);
+    if (this.unknownKids.size >= unknownKidsKept) this.unknownKids.delete(this.unknownKids.keys().next().value!);
+    this.unknownKids.set(kid, this.clock.now());
   }
 }
 
@@ -64,6 +89,8 @@ export class TokenVerifier {
         algorithms: ['ES256'],
         issuer: this.issuer,
         audience: accessTokenAudience,
+        // A token without an expiry would be good for ever: refused, however well signed.
+        requiredClaims: ['exp'],
         currentDate: new Date(this.clock.now()),
       });
       return claimsOf(payload);

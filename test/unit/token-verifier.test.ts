@@ -1,0 +1,117 @@
+import { importJWK, SignJWT } from 'jose';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { AdjustableClock } from '../../shared/clock.ts';
+import type { SigningKey } from '../../shared/domain/accounts/model.ts';
+import type { SigningKeyStore } from '../../shared/domain/accounts/ports.ts';
+import { AccessTokens } from '../../shared/domain/accounts/tokens.ts';
+import { accessTokenAudience, SigningKeyList, TokenVerifier } from '../../shared/domain/accounts/tokenVerifier.ts';
+
+const issuer = 'http://localhost:3000';
+
+/** The table's signing-key item, in memory, counting its (strongly consistent) reads. */
+class CountingKeyStore implements SigningKeyStore {
+  keys: SigningKey[] = [];
+  reads = 0;
+
+  async list(): Promise<SigningKey[]> {
+    this.reads++;
+    return this.keys;
+  }
+
+  async add(key: SigningKey, expectedNewestKid: string | null, keep: number): Promise<boolean> {
+    if ((this.keys[0]?.kid ?? null) !== expectedNewestKid) return false;
+    this.keys = [key, ...this.keys].slice(0, keep);
+    return true;
+  }
+}
+
+let clock: AdjustableClock;
+let store: CountingKeyStore;
+/** The account function's instance (it signs) and another function's (it only verifies). */
+let signer: AccessTokens;
+let verifier: TokenVerifier;
+
+beforeEach(async () => {
+  clock = new AdjustableClock();
+  store = new CountingKeyStore();
+  signer = new AccessTokens(new SigningKeyList(store, clock), clock, issuer);
+  verifier = new TokenVerifier(new SigningKeyList(store, clock), clock, issuer);
+  await signer.currentKey();
+});
+
+/** A token signed with the table's current key, with the claims given (an access token's by default). */
+async function signed(claims: { exp?: number | null; kid?: string } = {}): Promise<string> {
+  const key = store.keys[0]!;
+  const now = Math.floor(clock.now() / 1000);
+  let jwt = new SignJWT({ sid: 'ses_x' })
+    .setProtectedHeader({ alg: 'ES256', kid: claims.kid ?? key.kid, typ: 'JWT' })
+    .setSubject('usr_x')
+    .setIssuer(issuer)
+    .setAudience(accessTokenAudience)
+    .setIssuedAt(now);
+  if (claims.exp !== null) jwt = jwt.setExpirationTime(claims.exp ?? now + 900);
+  return jwt.sign(await importJWK(key.privateJwk, 'ES256'));
+}
+
+describe('access token verification', () => {
+  it('accepts a token the account function issued', async () => {
+    const { token } = await signer.issue({ userId: 'usr_a', sessionId: 'ses_a' });
+    expect(await verifier.verify(token)).toEqual({ userId: 'usr_a', sessionId: 'ses_a' });
+  });
+
+  it('refuses a validly signed token without exp', async () => {
+    expect(await verifier.verify(await signed())).toEqual({ userId: 'usr_x', sessionId: 'ses_x' });
+    expect(await verifier.verify(await signed({ exp: null }))).toBeNull();
+  });
+
+  it('asks the table about an unknown kid once, then refuses it from memory for 30 s', async () => {
+    const forged = await signed({ kid: 'sk_forgedforgedforged' });
+    const before = store.reads;
+    for (let i = 0; i < 20; i++) expect(await verifier.verify(forged)).toBeNull();
+    // The list (first use of this instance), then the one read again for the unknown kid.
+    expect(store.reads - before).toBe(2);
+    clock.advance(29);
+    expect(await verifier.verify(forged)).toBeNull();
+    expect(store.reads - before).toBe(2);
+    clock.advance(2);
+    expect(await verifier.verify(forged)).toBeNull();
+    expect(store.reads - before).toBe(3);
+  });
+
+  it('refuses a token without kid without asking the table again', async () => {
+    const { token } = await signer.issue({ userId: 'usr_a', sessionId: 'ses_a' });
+    await verifier.verify(token);
+    const [, ...rest] = token.split('.');
+    const withoutKid = [Buffer.from(JSON.stringify({ alg: 'ES256', typ: 'JWT' })).toString('base64url'), ...rest].join('.');
+    const before = store.reads;
+    expect(await verifier.verify(withoutKid)).toBeNull();
+    expect(store.reads).toBe(before);
+  });
+
+  it('remembers at most 1000 unknown kids, forgetting the oldest first', async () => {
+    const kids = Array.from({ length: 1001 }, (_, i) => `sk_unknown${String(i).padStart(10, '0')}`);
+    const tokens = await Promise.all(kids.map((kid) => signed({ kid })));
+    for (const token of tokens) await verifier.verify(token);
+    const before = store.reads;
+    // The newest 1000 are remembered; the first was pushed out and costs a read again.
+    await verifier.verify(tokens[1000]!);
+    await verifier.verify(tokens[1]!);
+    expect(store.reads).toBe(before);
+    await verifier.verify(tokens[0]!);
+    expect(store.reads).toBe(before + 1);
+  });
+
+  it('still accepts at once a key another instance just added (one read)', async () => {
+    const { token: old } = await signer.issue({ userId: 'usr_a', sessionId: 'ses_a' });
+    expect(await verifier.verify(old)).not.toBeNull();
+    // The signer rotates (30 days on); the verifier's cached list is a minute old at most.
+    clock.advance(30 * 24 * 3600);
+    await verifier.verify(old); // refreshes its list: the old key only
+    const rotated = await signer.currentKey();
+    expect(store.keys.map((key) => key.kid)).toEqual([rotated.kid, expect.not.stringMatching(rotated.kid)]);
+    const { token } = await signer.issue({ userId: 'usr_b', sessionId: 'ses_b' });
+    const before = store.reads;
+    expect(await verifier.verify(token)).toEqual({ userId: 'usr_b', sessionId: 'ses_b' });
+    expect(store.reads).toBe(before + 1);
+  });
+});
