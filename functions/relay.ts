@@ -5,16 +5,19 @@ import { relaySecretChanges, type SecretChange } from '../shared/domain/webhooks
 import { deliverMessage, sendWork } from '../shared/domain/webhooks/work.ts';
 import { webhookLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
-import { secretChangeOf, testDeliveryOf, usageChangeOfRecord } from '../shared/store/relayRecords.ts';
+import { receiptsOfRecord, secretChangeOf, testDeliveryOf, usageChangeOfRecord } from '../shared/store/relayRecords.ts';
 import { DynamoLiveUsageLedger } from '../shared/store/usage.ts';
 import type { LiveUsageLedger, UsageChange } from '../shared/domain/usage/live.ts';
+import type { ReceiptStore } from '../shared/domain/secrets/receipts.ts';
+import { DynamoReceiptStore } from '../shared/store/receipts.ts';
+import { deviceFamily } from '../shared/adapters/userAgent.ts';
 import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
 
 /**
- * The relay's wiring: the owners' endpoints and their deliveries, the queue for attempts, and
- * the owners' live usage counters.
+ * The relay's wiring: the owners' endpoints and their deliveries, the queue for attempts, the
+ * owners' live usage counters, and the receipts of their secrets' views.
  */
-export type RelayDeps = Platform & Pick<WebhookPorts, 'webhooks' | 'queue'> & { usage: LiveUsageLedger };
+export type RelayDeps = Platform & Pick<WebhookPorts, 'webhooks' | 'queue'> & { usage: LiveUsageLedger; receipts: ReceiptStore };
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'queue'>): RelayDeps {
   const { db, config } = platform;
@@ -23,6 +26,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'queue'>): 
     queue: adapters.queue,
     webhooks: new DynamoWebhookStore(db, config.TABLE_NAME, webhookLimits.deliveryLogSeconds),
     usage: new DynamoLiveUsageLedger(db, config.TABLE_NAME),
+    receipts: new DynamoReceiptStore(db, config.TABLE_NAME),
   };
 }
 
@@ -30,7 +34,8 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'queue'>): 
  * The table's stream consumer (the event source mapping hands over only what `relayFilters`
  * matches): turns the events that writes added to owned secrets into deliveries and queues
  * their first attempts, queues the first attempt of each test delivery written, and moves the
- * owners' live usage counters as secrets become theirs and end. A record that fails is
+ * owners' live usage counters as secrets become theirs and end, and writes a receipt for each
+ * view of an owned secret. A record that fails is
  * reported as the batch's failure, so Lambda retries from it (each step is idempotent:
  * delivery ids come from the event and the endpoint, an attempt is claimed before it is made,
  * a usage change is applied once by its mark), and after its retries the batch's description
@@ -42,12 +47,18 @@ export const createHandler =
     const changes: Array<{ index: number; change: SecretChange }> = [];
     const usage: Array<{ index: number; change: UsageChange }> = [];
     const tests: Array<Promise<unknown>> = [];
+    const receipts: Array<Promise<unknown>> = [];
+    const receiptIndexes: number[] = [];
     const testIndexes: number[] = [];
     event.Records.forEach((record, index) => {
       const change = secretChangeOf(record);
       if (change) changes.push({ index, change });
       const usageChange = usageChangeOfRecord(record);
       if (usageChange) usage.push({ index, change: usageChange });
+      for (const { receipt, expiresAt } of receiptsOfRecord(record, deviceFamily)) {
+        receipts.push(deps.receipts.put(receipt, expiresAt));
+        receiptIndexes.push(index);
+      }
       const test = testDeliveryOf(record);
       if (test) {
         testIndexes.push(index);
@@ -60,6 +71,10 @@ export const createHandler =
     });
     (await Promise.allSettled(tests)).forEach((outcome, i) => {
       if (outcome.status === 'rejected') failures.push({ index: testIndexes[i]!, error: outcome.reason });
+    });
+    // A receipt is keyed by its view's event: writing it again is writing the same item.
+    (await Promise.allSettled(receipts)).forEach((outcome, i) => {
+      if (outcome.status === 'rejected') failures.push({ index: receiptIndexes[i]!, error: outcome.reason });
     });
     if (usage.length > 0) await deps.usage.apply(usage.map(({ change }) => change), deps.clock.now()).catch((error: unknown) => {
       // Applied per owner, each at most once: retrying from the first usage record is safe.

@@ -1,5 +1,13 @@
 import { secretsRoutes } from '../shared/routes.ts';
 import { lambdaEntry, type Platform } from '../shared/platform.ts';
+import { createdLink, metadata } from './secrets/replies.ts';
+import { viewContext } from '../shared/http/viewContext.ts';
+import { revokeRecipient } from '../shared/domain/secrets/recipients.ts';
+import { listReceipts, type ReceiptPorts } from '../shared/domain/secrets/receipts.ts';
+import type { ClaimPorts } from '../shared/domain/secrets/claim.ts';
+import { DynamoGateStore } from '../shared/store/gate.ts';
+import { DynamoReceiptStore } from '../shared/store/receipts.ts';
+import { DynamoUserStore } from '../shared/store/users.ts';
 import { toIso } from '../shared/clock.ts';
 import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
 import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
@@ -8,35 +16,12 @@ import { DynamoCounters } from '../shared/store/counters.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { claimSecret } from '../shared/domain/secrets/claim.ts';
 import { createSecret } from '../shared/domain/secrets/create.ts';
-import type { Secret } from '../shared/domain/secrets/model.ts';
 import { readSecret, revokeSecret } from '../shared/domain/secrets/read.ts';
 import { secretsRequests } from '../shared/api/secrets.ts';
 import { requireUser } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { listOwnedSecrets } from '../shared/domain/secrets/owner.ts';
 import { recordRevealFeedback, reportSecret } from '../shared/domain/secrets/reports.ts';
-
-const iso = (ms: number | undefined) => (ms === undefined ? null : toIso(ms));
-
-/** Metadata only: never the envelope. The owner (`viewerId`) is told it is theirs; nobody else whether anyone owns it. */
-const metadata = (secret: Secret, viewerId: string | null) => ({
-  id: secret.id,
-  ...(viewerId !== null && secret.ownerId === viewerId ? { owned: true as const } : {}),
-  state: secret.state,
-  kind: secret.kind,
-  size_bytes: secret.sizeBytes,
-  salt: secret.salt,
-  max_views: secret.maxViews,
-  views_left: secret.viewsLeft,
-  created_at: toIso(secret.createdAt),
-  expires_at: toIso(secret.expiresAt),
-  not_before: iso(secret.notBefore),
-  ended_at: iso(secret.endedAt),
-  requires_proof: secret.claimVerifier !== undefined,
-  // From the envelope v1 header; null when the envelope is of another format.
-  passphrase: secret.envelopeFormat?.passphrase ?? null,
-  kdf_iterations: secret.envelopeFormat?.kdfIterations ?? null,
-});
 
 export const operations: Operations<'secrets', SecretsDeps> = {
   async createSecret(request, deps) {
@@ -49,16 +34,19 @@ export const operations: Operations<'secrets', SecretsDeps> = {
         delete_token: deleteToken,
         created_at: toIso(secret.createdAt),
         expires_at: toIso(secret.expiresAt),
-        not_before: iso(secret.notBefore),
+        not_before: secret.notBefore === undefined ? null : toIso(secret.notBefore),
         max_views: secret.maxViews,
         views_left: secret.viewsLeft,
+        ...(secret.recipients ? { recipients: secret.recipients.map(createdLink(deps.config.WEB_ORIGIN, secret.id)) } : {}),
       },
     };
   },
 
   async readSecret(request, deps) {
-    const secret = await readSecret(request.params.id!, deps);
-    return { status: 200, body: metadata(secret, request.principal?.userId ?? null) };
+    const recipientId = request.query.recipient_id;
+    const secret = await readSecret(request.params.id!, recipientId ?? null, deps);
+    const viewer = { userId: request.principal?.userId ?? null, read: true, ...(recipientId === undefined ? {} : { recipientId }) };
+    return { status: 200, body: metadata(secret, viewer) };
   },
 
   async revokeSecret(request, deps) {
@@ -70,7 +58,7 @@ export const operations: Operations<'secrets', SecretsDeps> = {
     const { limit, cursor } = request.query;
     const { userId } = requireUser(request.principal);
     const page = await listOwnedSecrets(userId, limit, cursor ?? null, deps);
-    return { status: 200, body: { items: page.items.map((secret) => metadata(secret, userId)), next_cursor: page.nextCursor } };
+    return { status: 200, body: { items: page.items.map((secret) => metadata(secret, { userId, read: false })), next_cursor: page.nextCursor } };
   },
 
   async reportSecret(request, deps) {
@@ -85,8 +73,10 @@ export const operations: Operations<'secrets', SecretsDeps> = {
 
   async claimSecret(request, deps) {
     // The claim answers no 400: a proof that is not a string is simply not a proof (ClaimRequest).
-    const proof = { claimToken: request.body.claim_token ?? null, linkToken: request.body.link_token ?? null };
-    const { secret, envelope, deferredBurn } = await claimSecret(request.params.id!, proof, deps);
+    const { claim_token, link_token, recipient_id, gate_token } = request.body;
+    const proof = { claimToken: claim_token ?? null, linkToken: link_token ?? null, recipientId: recipient_id ?? null, gateToken: gate_token ?? null };
+    const view = viewContext(request.headers, deps.config.ORIGIN_VERIFY);
+    const { secret, envelope, recipient, deferredBurn } = await claimSecret(request.params.id!, proof, view, deps);
     if (deferredBurn) deps.logger.warn('burn deferred after the last view', { error: deferredBurn.name });
     return {
       status: 200,
@@ -96,15 +86,44 @@ export const operations: Operations<'secrets', SecretsDeps> = {
         envelope: Buffer.from(envelope).toString('base64'),
         salt: secret.salt,
         size_bytes: secret.sizeBytes,
-        views_left: secret.viewsLeft,
+        views_left: recipient?.viewsLeft ?? secret.viewsLeft,
         expires_at: toIso(secret.expiresAt),
+        ...(recipient ? { recipient_id: recipient.id } : {}),
+      },
+    };
+  },
+
+  async revokeRecipient(request, deps) {
+    const recipientId = request.params.recipientId!;
+    const revoker = { ownerId: request.principal?.userId ?? null, deleteToken: request.headers['x-delete-token'] ?? null };
+    await revokeRecipient(request.params.id!, recipientId, revoker, deps);
+    return { status: 200, body: { recipient_id: recipientId, state: 'revoked' } };
+  },
+
+  async listReceipts(request, deps) {
+    const { limit, cursor } = request.query;
+    const page = await listReceipts(request.params.id!, requireUser(request.principal).userId, limit, cursor ?? null, deps);
+    return {
+      status: 200,
+      body: {
+        items: page.items.map((receipt) => ({
+          recipient_id: receipt.recipientId,
+          opened_at: toIso(receipt.openedAt),
+          channel: receipt.channel,
+          location: receipt.location,
+          device: receipt.device,
+        })),
+        next_cursor: page.nextCursor,
       },
     };
   },
 };
 
-/** The secrets group's wiring: the secret store and the feedback counters, nothing else. */
-export interface SecretsDeps extends ApiDeps, SecretPorts {}
+/**
+ * The secrets group's wiring: the secret store, gate sessions (claims through restricted
+ * links read them), receipts and the owners' plans they follow, and the feedback counters.
+ */
+export type SecretsDeps = ApiDeps & SecretPorts & ClaimPorts & ReceiptPorts;
 
 export function compose(platform: Platform): SecretsDeps {
   const { db, config } = platform;
@@ -112,6 +131,9 @@ export function compose(platform: Platform): SecretsDeps {
     ...apiDeps(platform),
     secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
     counters: new DynamoCounters(db, config.TABLE_NAME),
+    gates: new DynamoGateStore(db, config.TABLE_NAME),
+    receipts: new DynamoReceiptStore(db, config.TABLE_NAME),
+    users: new DynamoUserStore(db, config.TABLE_NAME),
   };
 }
 

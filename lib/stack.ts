@@ -35,7 +35,10 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   the signing keys (GetItem), their last-use stamp and the monthly call counter (UpdateItem);
  * - secrets: create (PutItem), metadata and claim (GetItem, conditional UpdateItem),
  *   revoke/expire/lock/report (UpdateItem), feedback counters (UpdateItem), owner listing
- *   (Query gsi1); no write of a secret is a transaction (its owner's usage follows from the stream);
+ *   (Query gsi1), receipts (Query of the secret's partition), gate sessions and the owner's plan
+ *   (GetItem); no write of a secret is a transaction (its owner's usage follows from the stream);
+ * - gate: the secret (GetItem), a link's code (Put/Get/Update/Delete), gate sessions (PutItem),
+ *   the per-link mail window (UpdateItem);
  * - account: sign-in codes (Put/Get/Update/Delete), users (a transaction of two Puts, Get,
  *   Update), sessions and API keys (Put/Get/Update/Delete, Query gsi1 for the lists), signing
  *   keys (Get, Put on rotation), adoption (UpdateItem), usage (Get, Query of the
@@ -48,12 +51,13 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  * - openapi: nothing (its one route is public and reads no table);
  * - relay: the owner's endpoints (Query of their partition), deliveries (PutItem, GetItem when
  *   one exists already), the owners' live usage (a transaction of Puts of marks and the counter's
- *   Update); it reads secrets from the stream, never from the table;
+ *   Update), receipts (PutItem); it reads secrets from the stream, never from the table;
  * - deliveries: attempts (GetItem of endpoint and delivery, UpdateItem), the owner's address
  *   when an endpoint is switched off (GetItem).
  */
 export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
-  secrets: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['gsi1'] },
+  secrets: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table', 'gsi1'] },
+  gate: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: [] },
   account: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi1'] },
   schedule: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table', 'gsi2'] },
   webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
@@ -62,8 +66,8 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   deliveries: { items: ['GetItem', 'UpdateItem'], query: [] },
 };
 
-/** Functions that send mail through SES (sign-in codes; an endpoint switched off). */
-export const mailSenders: readonly FunctionName[] = ['account', 'deliveries'];
+/** Functions that send mail through SES (sign-in codes; gate codes; an endpoint switched off). */
+export const mailSenders: readonly FunctionName[] = ['account', 'gate', 'deliveries'];
 
 /**
  * Functions that put messages on the work queue: the relay (first attempts, test deliveries'

@@ -10,6 +10,7 @@ import * as deliveriesFunction from '../functions/deliveries.ts';
 import * as relayFunction from '../functions/relay.ts';
 import * as openapiFunction from '../functions/openapi.ts';
 import * as secretsFunction from '../functions/secrets.ts';
+import * as gateFunction from '../functions/gate.ts';
 import * as webhooksFunction from '../functions/webhooks.ts';
 import { AdjustableClock } from '../shared/clock.ts';
 import { loadConfig, type Config } from '../shared/config.ts';
@@ -40,6 +41,7 @@ import { systemTransport } from '../shared/webhooks/transport.ts';
 /** What each function of the runtime was wired with (its `compose`), as its Lambda would be. */
 export interface LocalFunctions {
   secrets: secretsFunction.SecretsDeps;
+  gate: gateFunction.GateDeps;
   account: accountFunction.AccountDeps;
   webhooks: webhooksFunction.WebhooksDeps;
   openapi: openapiFunction.OpenApiDeps;
@@ -52,6 +54,7 @@ export interface LocalFunctions {
 function composeFunctions(platform: Platform, adapters: Adapters): LocalFunctions {
   return {
     secrets: secretsFunction.compose(platform),
+    gate: gateFunction.compose(platform, adapters),
     account: accountFunction.compose(platform, adapters),
     webhooks: webhooksFunction.compose(platform, adapters),
     openapi: openapiFunction.compose(platform),
@@ -213,6 +216,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     signal?.throwIfAborted();
     const handlers: Record<Group, GroupHandler> = {
       secrets: secretsFunction.createHandler(functions.secrets),
+      gate: gateFunction.createHandler(functions.gate),
       account: accountFunction.createHandler(functions.account),
       webhooks: webhooksFunction.createHandler(functions.webhooks),
       openapi: openapiFunction.createHandler(functions.openapi),

@@ -15,6 +15,9 @@ export const newSessionId = (): string => `ses_${randomPart(16)}`;
 export const newApiKeyId = (): string => `key_${randomPart(12)}`;
 export const newKeyId = (): string => `sk_${randomPart(12)}`;
 export const newWebhookId = (): string => `whk_${randomPart(16)}`;
+export const newRecipientId = (): string => `rcp_${randomPart(16)}`;
+/** A gate session's token, `hlg_` and 256 bits: stored only as its SHA-256. */
+export const newGateToken = (): string => `hlg_${randomPart(32)}`;
 /** Delivery ids start with their time (base 36 ms), so an endpoint's log sorts by id, newest first. */
 const timePrefix = (ms: number): string => ms.toString(36).padStart(9, '0');
 export const newDeliveryId = (now: number): string => `dlv_${timePrefix(now)}${randomPart(16)}`;

@@ -10,6 +10,35 @@ export const secretLimits = {
   refusedProofsBeforeLock: 5,
   /** How long a terminal secret keeps its tombstone (state, no payload) before TTL removes it. */
   tombstoneSeconds: 30 * 24 * 3600,
+  /** Per-recipient links of one secret, each with its own `max_views`. */
+  recipients: { min: 1, max: 20 },
+  recipientLabelChars: 64,
+  /** Receipts per page of `GET /v1/secrets/{id}/receipts`. */
+  receiptsPageSize: { default: 25, max: 100 },
+  /** The user agent kept with a view until the relay reduces it to a browser and OS family. */
+  userAgentChars: 256,
+} as const;
+
+/** Restricted recipients prove their address with an emailed code (DESIGN.md §3). */
+export const gateLimits = {
+  codeDigits: 6,
+  codeSeconds: 10 * 60,
+  codeAttempts: 5,
+  /** A gate session, bound to one secret, one recipient and one address. */
+  sessionSeconds: 15 * 60,
+  /** Codes mailed per recipient link an hour, whoever asks. */
+  codesPerRecipient: { limit: 5, windowSeconds: 3600 },
+  /**
+   * Tries of any code of one link a day, from anyone: bounds guessing over a secret's life
+   * (30 days at most: 750 tries of 10^6 codes, 0.075 %) where 5 codes of 5 tries an hour alone
+   * would allow 18,000 (1.8 %).
+   */
+  triesPerRecipient: { limit: 25, windowSeconds: 24 * 3600 },
+} as const;
+
+/** Curl mode (`POST /v1/curl`): the raw body the server seals, at most this long (413 beyond). */
+export const curlLimits = {
+  maxBodyBytes: 1024 * 1024,
 } as const;
 
 /** The local gateway refuses bodies over API Gateway's own payload limit. */
@@ -39,6 +68,9 @@ export const defaultRateLimits: RateLimits = {
   report: { perIp: { limit: 10, windowSeconds: 3600 } },
   feedback: { perIp: { limit: 30, windowSeconds: 3600 } },
   cli_install: { perIp: { limit: 30, windowSeconds: 3600 } },
+  gate_start: { perIp: { limit: 20, windowSeconds: 3600 } },
+  gate_verify: { perIp: { limit: 30, windowSeconds: 600 } },
+  curl: { perIp: { limit: 30, windowSeconds: 60 } },
 };
 
 /**

@@ -9,7 +9,7 @@ import type { SchemaName } from './api/index.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One Lambda per group; the entry is `functions/<group>.ts`. */
-export const groups = ['secrets', 'account', 'webhooks', 'openapi'] as const;
+export const groups = ['secrets', 'gate', 'account', 'webhooks', 'openapi'] as const;
 export type Group = (typeof groups)[number];
 
 /**
@@ -40,7 +40,10 @@ export type RateClass =
   | 'adopt'
   | 'report'
   | 'feedback'
-  | 'cli_install';
+  | 'cli_install'
+  | 'gate_start'
+  | 'gate_verify'
+  | 'curl';
 
 /** Error statuses a route may answer (problem+json); success statuses are the `reply`'s. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 421 | 423 | 425 | 429;
@@ -86,16 +89,32 @@ export const secretsRoutes = [
   { method: 'GET', path: '/v1/secrets', group: 'secrets', operation: 'listSecrets', credential: 'user', scope: 'secrets:read', rate: null,
     body: none, query: 'SecretListQuery', reply: { status: 200, body: 'SecretList' }, errors: [400, 401, 403] },
   { method: 'GET', path: '/v1/secrets/{id}', group: 'secrets', operation: 'readSecret', credential: 'lenient', scope: 'secrets:read', rate: null,
-    body: none, query: none, reply: { status: 200, body: 'SecretMetadata' }, errors: [404] },
+    body: none, query: 'SecretReadQuery', reply: { status: 200, body: 'SecretMetadata' }, errors: [400, 404] },
   { method: 'DELETE', path: '/v1/secrets/{id}', group: 'secrets', operation: 'revokeSecret', credential: 'optional', scope: 'secrets:write', rate: null,
     body: none, query: none, reply: { status: 204, body: none }, errors: [403, 404],
     headers: [{ name: 'x-delete-token', description: 'The delete token the secret was created with (or send its owner’s credential).' }] },
   { method: 'POST', path: '/v1/secrets/{id}/claim', group: 'secrets', operation: 'claimSecret', credential: 'public', scope: null, rate: 'secret_claim',
-    body: 'ClaimRequest', query: none, reply: { status: 200, body: 'ClaimedSecret' }, errors: [403, 404, 410, 423, 425, 429] },
+    body: 'ClaimRequest', query: none, reply: { status: 200, body: 'ClaimedSecret' }, errors: [401, 403, 404, 410, 423, 425, 429] },
+  { method: 'GET', path: '/v1/secrets/{id}/receipts', group: 'secrets', operation: 'listReceipts', credential: 'user', scope: 'receipts:read', rate: null,
+    body: none, query: 'ReceiptListQuery', reply: { status: 200, body: 'ReceiptList' }, errors: [400, 401, 403, 404] },
+  { method: 'DELETE', path: '/v1/secrets/{id}/recipients/{recipientId}', group: 'secrets', operation: 'revokeRecipient', credential: 'optional', scope: 'secrets:write', rate: null,
+    body: none, query: none, reply: { status: 200, body: 'RecipientRevoked' }, errors: [401, 404],
+    headers: [{ name: 'x-delete-token', description: 'The delete token the secret was created with (or send its owner’s credential).' }] },
   { method: 'POST', path: '/v1/reports', group: 'secrets', operation: 'reportSecret', credential: 'public', scope: null, rate: 'report',
     body: 'ReportRequest', query: none, reply: { status: 202, body: 'Accepted' }, errors: [400, 429] },
   { method: 'POST', path: '/v1/feedback/reveal', group: 'secrets', operation: 'recordRevealFeedback', credential: 'public', scope: null, rate: 'feedback',
     body: 'RevealFeedbackRequest', query: none, reply: { status: 202, body: 'Accepted' }, errors: [400, 429] },
+] as const satisfies readonly Route[];
+
+/**
+ * Interface §4.1, restricted recipients: the emailed code and the gate session. A group of its
+ * own, so only its function carries the mailer the codes go out through.
+ */
+export const gateRoutes = [
+  { method: 'POST', path: '/v1/secrets/{id}/gate/start', group: 'gate', operation: 'startGate', credential: 'public', scope: null, rate: 'gate_start',
+    body: 'GateStartRequest', query: none, reply: { status: 200, body: 'GateCodeSent' }, errors: [400, 404, 429] },
+  { method: 'POST', path: '/v1/secrets/{id}/gate/verify', group: 'gate', operation: 'verifyGate', credential: 'public', scope: null, rate: 'gate_verify',
+    body: 'GateVerifyRequest', query: none, reply: { status: 200, body: 'GateSession' }, errors: [400, 401, 404, 429] },
 ] as const satisfies readonly Route[];
 
 /** Interface §4.4: account, sessions, keys. */
@@ -161,7 +180,7 @@ export const openapiRoutes = [
 ] as const satisfies readonly Route[];
 
 /** THE route table: every row of every group. */
-export const routes = /* @__PURE__ */ joined(secretsRoutes, accountRoutes, webhooksRoutes, openapiRoutes);
+export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, accountRoutes, webhooksRoutes, openapiRoutes);
 
 /** The parts of the table as one list; marked pure so a bundle that reads no other part drops them. */
 function joined<Parts extends readonly (readonly Route[])[]>(...parts: Parts): ReadonlyArray<Parts[number][number]> {

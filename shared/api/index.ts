@@ -3,6 +3,8 @@ import { accountRequests } from './account.ts';
 import { accountReplies } from './accountReplies.ts';
 import { secretsRequests } from './secrets.ts';
 import { secretsReplies } from './secretsReplies.ts';
+import { gateRequests } from './gate.ts';
+import { gateReplies } from './gateReplies.ts';
 import { webhooksRequests } from './webhooks.ts';
 import { webhooksReplies } from './webhooksReplies.ts';
 
@@ -18,6 +20,7 @@ export const openapiReplies = {
 /** Each group's contract: what its routes take (parsed at run time) and answer (types and the document only). */
 export const contracts = {
   secrets: { requests: secretsRequests, replies: secretsReplies },
+  gate: { requests: gateRequests, replies: gateReplies },
   account: { requests: accountRequests, replies: accountReplies },
   webhooks: { requests: webhooksRequests, replies: webhooksReplies },
   openapi: { requests: {}, replies: openapiReplies },
@@ -31,6 +34,8 @@ export const contracts = {
 export const schemas = {
   ...secretsRequests,
   ...secretsReplies,
+  ...gateRequests,
+  ...gateReplies,
   ...accountRequests,
   ...accountReplies,
   ...webhooksRequests,

@@ -3,7 +3,21 @@ import { decodedBase64Length, digestPattern, saltPattern } from '../domain/secre
 import { secretLimits } from '../limits.ts';
 import { lenient, pageQuery } from './input.ts';
 
-const { expiresInSeconds, maxViews, textEnvelopeBytes } = secretLimits;
+const { expiresInSeconds, maxViews, textEnvelopeBytes, recipients, recipientLabelChars, receiptsPageSize } = secretLimits;
+
+/** An address as the mailer takes it. */
+export const email = z.email().check(z.maxLength(254));
+
+/** One per-recipient link asked for at creation. */
+const recipientRequest = z
+  .strictObject({
+    label: z.optional(z.string().check(z.minLength(1), z.maxLength(recipientLabelChars))),
+    email: z.optional(email),
+    /** Only the holder of `email` may open it, after proving the address with an emailed code. */
+    restricted: z.optional(z.boolean()),
+  })
+  .check(z.refine((recipient) => !recipient.restricted || recipient.email !== undefined, { path: ['email'], message: 'a restricted recipient needs an email' }));
+export const recipientId = z.string().check(z.maxLength(64));
 
 /** Standard base64 with padding, as the interface asks for the envelope. */
 const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -25,6 +39,8 @@ const createSecretRequest = z
     expires_in: z._default(z.int().check(z.minimum(expiresInSeconds.min), z.maximum(expiresInSeconds.max)), expiresInSeconds.default),
     max_views: z._default(z.int().check(z.minimum(maxViews.min), z.maximum(maxViews.max)), maxViews.default),
     claim_verifier: z.optional(z.string().check(z.regex(digestPattern, 'claim_verifier must be a base64url SHA-256 (43 characters)'))),
+    /** Per-recipient links: one each, sharing the envelope and key, each with its own `max_views`. */
+    recipients: z.optional(z.array(recipientRequest).check(z.minLength(recipients.min), z.maxLength(recipients.max))),
     /** SHA-256 of the link token (docs/envelope.md): only a claim proving the link counts towards a lock. */
     link_verifier: z.optional(z.string().check(z.regex(digestPattern, 'link_verifier must be a base64url SHA-256 (43 characters)'))),
     not_before: z.optional(z.iso.datetime({ offset: true })),
@@ -49,7 +65,19 @@ export const secretsRequests = {
   CreateSecretRequest: createSecretRequest,
   SecretListQuery: pageQuery({ default: 25, max: 100 }),
   /** Optional and never refused: a body that is not an object, or a token that is not a string, is no proof. */
-  ClaimRequest: lenient(z.object({ claim_token: z.optional(z.string()), link_token: z.optional(z.string()) })),
+  ClaimRequest: lenient(
+    z.object({
+      claim_token: z.optional(z.string()),
+      link_token: z.optional(z.string()),
+      /** The link claimed through (required once a secret has recipients). */
+      recipient_id: z.optional(z.string()),
+      /** A restricted link's gate session (`POST .../gate/verify`). */
+      gate_token: z.optional(z.string()),
+    }),
+  ),
+  /** A recipient's link reads its own state too (`?recipient_id=`). */
+  SecretReadQuery: z.strictObject({ recipient_id: z.optional(recipientId) }),
+  ReceiptListQuery: pageQuery(receiptsPageSize),
   ReportRequest: z.strictObject({
     secret_id: z.string().check(z.maxLength(64)),
     reason: z.enum(['phishing', 'malware', 'harassment', 'illegal', 'other']),

@@ -2,6 +2,18 @@ import * as z from 'zod/mini';
 import { Accepted, nullableTimestamp, page, timestamp } from './output.ts';
 
 const secretStates = ['pending', 'active', 'burned', 'expired', 'revoked', 'locked'] as const;
+const recipientStates = ['active', 'revoked', 'used'] as const;
+
+/** A per-recipient link as its owner sees it. */
+const OwnedRecipient = z.strictObject({
+  recipient_id: z.string(),
+  label: z.nullable(z.string()),
+  email: z.nullable(z.string()),
+  restricted: z.boolean(),
+  /** `used` once its views are taken. */
+  state: z.enum(recipientStates),
+  views_left: z.int(),
+});
 
 /** A secret's public parameters: never the envelope, a token or a hash. */
 const SecretMetadata = z.strictObject({
@@ -27,6 +39,14 @@ const SecretMetadata = z.strictObject({
   /** From an envelope v1 header; null for envelopes of another format. */
   passphrase: z.nullable(z.boolean()),
   kdf_iterations: z.nullable(z.int()),
+  /** Whether it opens only through per-recipient links (a claim must name one); in a metadata read, not in the listing. */
+  has_recipients: z.optional(z.boolean()),
+  /** Each link's state and views left: for its owner only (addresses are shown to no one else). */
+  recipients: z.optional(z.array(OwnedRecipient)),
+  /** The link asked for with `?recipient_id=`: what its holder needs before claiming. */
+  recipient: z.optional(
+    z.strictObject({ recipient_id: z.string(), restricted: z.boolean(), state: z.enum(recipientStates), views_left: z.int() }),
+  ),
 });
 
 /**
@@ -45,6 +65,10 @@ export const secretsReplies = {
     not_before: nullableTimestamp,
     max_views: z.int(),
     views_left: z.int(),
+    /** One link per recipient asked for, all sharing the envelope and key: append `#` and the key to each. */
+    recipients: z.optional(
+      z.array(z.strictObject({ recipient_id: z.string(), label: z.nullable(z.string()), email: z.nullable(z.string()), restricted: z.boolean(), url_base: z.string() })),
+    ),
   }),
   SecretList: page(SecretMetadata),
   SecretMetadata,
@@ -55,8 +79,22 @@ export const secretsReplies = {
     envelope: z.string(),
     salt: z.string(),
     size_bytes: z.int(),
+    /** Views left on the link claimed through (the secret's own when it has no recipients). */
     views_left: z.int(),
     expires_at: timestamp,
+    recipient_id: z.optional(z.string()),
   }),
+  RecipientRevoked: z.strictObject({ recipient_id: z.string(), state: z.literal('revoked') }),
+  ReceiptList: page(
+    z.strictObject({
+      recipient_id: z.nullable(z.string()),
+      opened_at: timestamp,
+      channel: z.enum(['web', 'cli', 'chat', 'api']),
+      /** Pro and Team only (null on Free, and where CloudFront did not say). */
+      location: z.nullable(z.strictObject({ country: z.string(), region: z.nullable(z.string()) })),
+      /** Pro and Team only: the coarse family of the user agent. */
+      device: z.nullable(z.strictObject({ browser: z.nullable(z.string()), os: z.nullable(z.string()) })),
+    }),
+  ),
   Accepted,
 };

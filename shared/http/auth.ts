@@ -31,8 +31,9 @@ export async function authenticate(route: Route, request: Pick<ApiRequest, 'head
   const token = bearer.exec(header)?.[1];
   const principal = token ? await principalOf(token, ports) : null;
   if (!principal) {
-    // Routes open to anonymous callers list no 401: a credential that is sent must still be good.
-    if (route.credential === 'optional') {
+    // A route open to anonymous callers still refuses a bad credential that is sent, with the
+    // status it lists for that: 403 where it lists no 401.
+    if (route.credential === 'optional' && !(route.errors as readonly number[]).includes(401)) {
       throw new HttpError(403, 'forbidden', 'The credential sent is not valid or has expired.', { members: { reason: 'invalid_credential' } });
     }
     throw new HttpError(401, 'unauthorized', 'The credential is not valid or has expired.', {
@@ -50,7 +51,9 @@ export async function authenticate(route: Route, request: Pick<ApiRequest, 'head
       throw new HttpError(403, 'forbidden', 'API keys cannot administer the account; sign in to do this.');
     }
     if (route.scope && !principal.scopes.includes(route.scope)) {
-      throw new HttpError(403, 'forbidden', `This API key lacks the ${route.scope} scope.`, { members: { required_scope: route.scope } });
+      // 403, unless the route lists none (an anonymous-or-owner route answering 401 and 404 only).
+      const status = (route.errors as readonly number[]).includes(403) ? 403 : 401;
+      throw new HttpError(status, status === 403 ? 'forbidden' : 'unauthorized', `This API key lacks the ${route.scope} scope.`, { members: { required_scope: route.scope } });
     }
   }
   return principal;

@@ -22,11 +22,15 @@ export function clientAddress(
   sourceIp: string,
   originSecret: string | undefined,
 ): string {
-  if (!originSecret) return sourceIp;
+  if (!throughCloudFront(headers, originSecret)) return sourceIp;
+  return viewerAddress(headers[viewerAddressHeader]) ?? sourceIp;
+}
+
+/** True when the request carries CloudFront's proof (ORIGIN_VERIFY), so its viewer headers are CloudFront's own. */
+export function throughCloudFront(headers: Record<string, string | undefined>, originSecret: string | undefined): boolean {
   const proof = headers[originVerifyHeader];
   // Digests first: equal lengths for the comparison, whatever length the header has.
-  if (proof === undefined || !constantTimeEqual(sha256(proof), sha256(originSecret))) return sourceIp;
-  return viewerAddress(headers[viewerAddressHeader]) ?? sourceIp;
+  return originSecret !== undefined && proof !== undefined && constantTimeEqual(sha256(proof), sha256(originSecret));
 }
 
 /** `198.51.100.10:46532` or `2001:db8::1:46532` → the address; anything else → undefined. */

@@ -20,6 +20,10 @@ export const errorCodes = [
   'forbidden',
   'proof_required',
   'proof_refused',
+  'recipient_required',
+  'recipient_revoked',
+  'gate_required',
+  'gate_refused',
   'unauthorized',
   'conflict',
   'payload_too_large',
@@ -111,5 +115,10 @@ export function validationError(error: $ZodError, where: 'body' | 'query' | 'pat
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof $ZodError) return validationError(error, 'body');
+  // A cursor the store refused (shared/store/cursor.ts) is the caller's input, whichever
+  // listing it was sent to, including one whose domain code does not answer it itself.
+  if (error instanceof Error && error.name === 'InvalidCursor') {
+    return new HttpError(400, 'invalid_request', 'The cursor is not one this listing gave out.', { errors: [{ path: 'query.cursor', message: 'is not a cursor this listing gave out' }] });
+  }
   return new HttpError(500, 'internal', 'Something went wrong on our side; the request was not completed.');
 }

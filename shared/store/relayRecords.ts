@@ -3,6 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
 import { usageChangeOf, type SecretUsageImage, type UsageChange } from '../domain/usage/live.ts';
+import { receiptOf, type DeviceFamilyOf, type Receipt } from '../domain/secrets/receipts.ts';
 import type { Delivery } from '../domain/webhooks/model.ts';
 import type { SecretChange } from '../domain/webhooks/relay.ts';
 
@@ -61,6 +62,20 @@ export function testDeliveryOf(record: DynamoDBRecord): Pick<Delivery, 'id' | 'e
   const item = unmarshall(newImage);
   if (item.type !== 'webhook_delivery' || item.event_type !== 'webhook.test') return null;
   return { id: String(item.id), endpointId: String(item.endpoint_id), userId: String(item.user_id) };
+}
+
+/**
+ * The receipts of the views a stream record's write took (owned secrets only: the stream's
+ * filter passes no other), each to be kept as long as the secret's own item (its TTL).
+ */
+export function receiptsOfRecord(record: DynamoDBRecord, deviceFamilyOf: DeviceFamilyOf): Array<{ receipt: Receipt; expiresAt: number }> {
+  const change = secretChangeOf(record);
+  if (!change) return [];
+  const ttl = Number(unmarshall(record.dynamodb!.NewImage as Image).ttl ?? 0) * 1000;
+  return change.events.flatMap((event) => {
+    const receipt = receiptOf(change.secret.id, event, deviceFamilyOf);
+    return receipt ? [{ receipt, expiresAt: ttl }] : [];
+  });
 }
 
 /** What a stream record's write changed in its owner's live counters (creation, adoption, end), if anything. */

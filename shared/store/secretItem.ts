@@ -1,5 +1,5 @@
 import { toEpochSeconds, toIso } from '../clock.ts';
-import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
+import { recipientEmailHash, type Recipient, type Secret, type StoredEvent } from '../domain/secrets/model.ts';
 import { sha256 } from '../ids.ts';
 
 // How a secret is laid out in the table: its keys, its index entries and its attributes.
@@ -25,9 +25,26 @@ export const names = {
   '#de': 'denied_events',
   '#g2pk': 'gsi2pk',
   '#g2sk': 'gsi2sk',
+  '#rcp': 'recipients',
+  '#rstate': 'state',
+  '#rvl': 'views_left',
+  '#restricted': 'restricted',
+  '#remail': 'email_hash',
 } as const;
 export type Name = keyof typeof names;
 export const pick = (...wanted: Name[]) => Object.fromEntries(wanted.map((name) => [name, names[name]]));
+
+/** One link in the item's `recipients` map (keyed by its id). */
+export interface RecipientEntry {
+  /** Its place in the order the links were made (a map has none). */
+  position: number;
+  label?: string;
+  email?: string;
+  email_hash?: string;
+  restricted: boolean;
+  state: Recipient['state'];
+  views_left: number;
+}
 
 /** Keys that list a secret under its owner, newest first. */
 export const ownerKeys = (ownerId: string, createdAt: number, id: string) => ({ gsi1pk: `OWNER#${ownerId}`, gsi1sk: `${toIso(createdAt)}#${id}` });
@@ -50,6 +67,7 @@ export interface SecretItem {
   not_before?: number;
   claim_verifier?: string;
   link_verifier?: string;
+  recipients?: Record<string, RecipientEntry>;
   passphrase?: boolean;
   kdf_iterations?: number;
   delete_token_hash: string;
@@ -83,6 +101,7 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     ...(secret.notBefore === undefined ? {} : { not_before: secret.notBefore }),
     ...(secret.claimVerifier === undefined ? {} : { claim_verifier: secret.claimVerifier }),
     ...(secret.linkVerifier === undefined ? {} : { link_verifier: secret.linkVerifier }),
+    ...(secret.recipients ? { recipients: Object.fromEntries(secret.recipients.map((recipient, position) => [recipient.id, toEntry(recipient, position)])) } : {}),
     ...(secret.envelopeFormat
       ? { passphrase: secret.envelopeFormat.passphrase, kdf_iterations: secret.envelopeFormat.kdfIterations }
       : {}),
@@ -114,6 +133,7 @@ export function fromItem(item: Record<string, unknown>): Secret {
     ...(row.not_before === undefined ? {} : { notBefore: row.not_before }),
     ...(row.claim_verifier === undefined ? {} : { claimVerifier: row.claim_verifier }),
     ...(row.link_verifier === undefined ? {} : { linkVerifier: row.link_verifier }),
+    ...(row.recipients ? { recipients: fromEntries(row.recipients) } : {}),
     ...(row.passphrase === undefined ? {} : { envelopeFormat: { passphrase: row.passphrase, kdfIterations: row.kdf_iterations ?? 0 } }),
     deleteTokenHash: row.delete_token_hash,
     refusedProofs: row.refused_proofs,
@@ -121,4 +141,28 @@ export function fromItem(item: Record<string, unknown>): Secret {
     ...(row.ended_at === undefined ? {} : { endedAt: row.ended_at }),
     emitted: row.emitted ?? [],
   };
+}
+
+function toEntry(recipient: Recipient, position: number): RecipientEntry {
+  return {
+    position,
+    ...(recipient.label === null ? {} : { label: recipient.label }),
+    ...(recipient.email === null ? {} : { email: recipient.email, email_hash: recipientEmailHash(recipient.email) }),
+    restricted: recipient.restricted,
+    state: recipient.state,
+    views_left: recipient.viewsLeft,
+  };
+}
+
+function fromEntries(entries: Record<string, RecipientEntry>): Recipient[] {
+  return Object.entries(entries)
+    .sort(([, a], [, b]) => a.position - b.position)
+    .map(([id, entry]) => ({
+      id,
+      label: entry.label ?? null,
+      email: entry.email ?? null,
+      restricted: entry.restricted,
+      state: entry.state,
+      viewsLeft: entry.views_left,
+    }));
 }

@@ -50,17 +50,27 @@ export class DynamoSecretStore implements SecretStore {
   }
 
   async takeView(id: string, input: TakeViewInput): Promise<TakeViewResult> {
+    // Through a link: its own budget goes down with the secret's, and only while it is active
+    // (and, restricted, only for the address a gate session proved). Without one: only a
+    // secret that has no links.
+    const link = input.recipientId === undefined ? null : '#rcp.#rid';
     try {
       const { Attributes } = await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: key(id),
-          UpdateExpression: 'SET #vl = #vl - :one, #emitted = :event',
+          UpdateExpression: `SET #vl = #vl - :one, #emitted = :event${link ? `, ${link}.#rvl = ${link}.#rvl - :one` : ''}`,
           ConditionExpression:
             '#state = :active AND #exp > :now AND #vl > :zero' +
             ' AND (attribute_not_exists(#nb) OR #nb <= :now)' +
-            ' AND (attribute_not_exists(#cv) OR #cv = :proof)',
-          ExpressionAttributeNames: pick('#state', '#exp', '#vl', '#nb', '#cv', '#emitted'),
+            ' AND (attribute_not_exists(#cv) OR #cv = :proof)' +
+            (link
+              ? ` AND ${link}.#rstate = :active AND ${link}.#rvl > :zero AND (${link}.#restricted = :false OR ${link}.#remail = :gate)`
+              : ' AND attribute_not_exists(#rcp)'),
+          ExpressionAttributeNames: {
+            ...pick('#state', '#exp', '#vl', '#nb', '#cv', '#emitted', '#rcp'),
+            ...(link ? { ...pick('#rstate', '#rvl', '#restricted', '#remail'), '#rid': input.recipientId! } : {}),
+          },
           ExpressionAttributeValues: {
             ':active': 'active',
             ':now': input.now,
@@ -69,6 +79,7 @@ export class DynamoSecretStore implements SecretStore {
             // A digest is never '-', so a claim without a proof fails a secret that needs one.
             ':proof': input.proofHash ?? '-',
             ':event': [input.event],
+            ...(link ? { ':false': false, ':gate': input.gateEmailHash ?? '-' } : {}),
           },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -108,6 +119,26 @@ export class DynamoSecretStore implements SecretStore {
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async revokeRecipient(id: string, recipientId: string, viewsLeft: number): Promise<{ revoked: true; secretViewsLeft: number } | { revoked: false }> {
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key(id),
+          UpdateExpression: 'SET #rcp.#rid.#rstate = :revoked, #rcp.#rid.#rvl = :zero, #vl = #vl - :left',
+          ConditionExpression: '#state = :active AND #rcp.#rid.#rstate = :active AND #rcp.#rid.#rvl = :left',
+          ExpressionAttributeNames: { ...pick('#state', '#vl', '#rcp', '#rstate', '#rvl'), '#rid': recipientId },
+          ExpressionAttributeValues: { ':revoked': 'revoked', ':active': 'active', ':zero': 0, ':left': viewsLeft },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return { revoked: true, secretViewsLeft: Number(Attributes?.views_left ?? 0) };
+    } catch (error) {
+      if (isConditionFailure(error)) return { revoked: false };
       throw error;
     }
   }

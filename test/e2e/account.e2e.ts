@@ -278,7 +278,9 @@ describe('account pages', () => {
     expect(await page.isVisible('#keep')).toBe(false);
     const created = s.apiRequests().filter((request) => request.method === 'POST' && request.url.endsWith('/v1/secrets')).at(-1)!;
     expect(created.headers['authorization']).toMatch(/^Bearer eyJ/);
-    expect((await api.get(`/v1/secrets/${ownedId}`)).body.owned).toBe(true);
+    // Only its owner is told it is theirs.
+    expect((await api.get(`/v1/secrets/${ownedId}`, { authorization: created.headers['authorization']! })).body.owned).toBe(true);
+    expect((await api.get(`/v1/secrets/${ownedId}`)).body).not.toHaveProperty('owned');
 
     // 5. The dashboard lists both, with state and views left; revoke works.
     await page.click('footer nav a:has-text("My secrets")');

@@ -194,7 +194,8 @@ function model(context: Record<string, unknown>): Model {
  * as for expiry).
  */
 const expectedTable = {
-  secrets: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
+  secrets: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
+  gate: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
   account: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
   webhooks: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   openapi: { items: [], query: [] },
@@ -217,6 +218,7 @@ const streamReaders: readonly Name[] = ['relay'];
  */
 const expectedQueue: Record<Name, readonly string[]> = {
   secrets: [],
+  gate: [],
   account: [],
   openapi: [],
   webhooks: [],
@@ -228,12 +230,13 @@ const expectedQueue: Record<Name, readonly string[]> = {
 /** The relay's stream mapping sends what it gives up on to the dead letters (a description, not records). */
 const deadLetterSenders: readonly Name[] = ['relay'];
 
-/** Sign-in codes (account); the owner's notice that an endpoint was switched off (deliveries). */
-const mailers: readonly Name[] = ['account', 'deliveries'];
+/** Sign-in codes (account); gate codes (gate); the owner's notice that an endpoint was switched off (deliveries). */
+const mailers: readonly Name[] = ['account', 'gate', 'deliveries'];
 
 /** The signing-secrets key: webhooks seals a new endpoint's secret, deliveries opens it to sign. */
 const expectedSigningKey: Record<Name, readonly string[]> = {
   secrets: [],
+  gate: [],
   account: [],
   openapi: [],
   webhooks: ['kms:Encrypt'],
@@ -351,7 +354,7 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     expect([...services].sort()).toEqual([...expected].sort());
   });
 
-  it('lets only the account and deliveries functions send mail, from the configured identity and sender', () => {
+  it('lets only the account, gate and deliveries functions send mail, from the configured identity and sender', () => {
     const settings = readSettings(new App({ context: { ...cdkContext, ...context } }).node);
     for (const name of names) {
       const ses = m.statementsOf(name).filter((s) => actionsOf(s).some((a) => a.startsWith('ses:')));

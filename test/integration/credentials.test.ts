@@ -71,6 +71,17 @@ const cases: Record<string, Case> = {
   'POST /v1/secrets': { success: 201, prepare: async () => ({ path: '/v1/secrets', json: textSecretBody() }) },
   'GET /v1/secrets': { success: 200, prepare: async () => ({ path: '/v1/secrets' }) },
   'GET /v1/secrets/{id}': { success: 200, prepare: async () => ({ path: `/v1/secrets/${(await ownedSecret()).id}` }) },
+  'GET /v1/secrets/{id}/receipts': { success: 200, prepare: async () => ({ path: `/v1/secrets/${(await ownedSecret()).id}/receipts` }) },
+  'DELETE /v1/secrets/{id}/recipients/{recipientId}': {
+    success: 200,
+    prepare: async (caller) => {
+      // Anonymous callers revoke a link with the delete token; the owner needs none.
+      const reply = await api.post('/v1/secrets', textSecretBody({ recipients: [{}, {}] }), caller === 'anonymous' ? undefined : main.auth);
+      expect(reply.status).toBe(201);
+      const path = `/v1/secrets/${reply.body.id}/recipients/${reply.body.recipients[0].recipient_id}`;
+      return caller === 'anonymous' ? { path, headers: { 'x-delete-token': reply.body.delete_token } } : { path };
+    },
+  },
   'DELETE /v1/secrets/{id}': {
     success: 204,
     prepare: async (caller) => {
@@ -150,8 +161,12 @@ describe('the route table', () => {
   });
 });
 
-/** What a credential that is not good enough gets: refused, or (lenient routes) taken as no credential. */
-const invalidStatusOf = (route: Route) => (route.credential === 'lenient' ? cases[routeKey(route)]!.success : route.credential === 'optional' ? 403 : 401);
+/** What a credential that is not good enough gets: refused (403 where a route open to anyone lists no 401), or (lenient routes) taken as no credential. */
+const invalidStatusOf = (route: Route) =>
+  route.credential === 'lenient' ? cases[routeKey(route)]!.success : route.credential === 'optional' && !listed(route, 401) ? 403 : 401;
+/** What a key without the route's scope gets: 403, or 401 where the route lists no 403. */
+const scopeRefusalOf = (route: Route) => (listed(route, 403) ? 403 : 401);
+const listed = (route: Route, status: number) => (route.errors as readonly number[]).includes(status);
 const lenientOnes = guarded.filter((route) => route.credential === 'lenient');
 
 describe.each(guarded.map((route) => [routeKey(route), route] as const))('%s', (_, route) => {
@@ -211,10 +226,11 @@ describe.each(guarded.map((route) => [routeKey(route), route] as const))('%s', (
       });
     } else if (route.scope) {
       const scope = route.scope;
-      it(`answers 403 to an API key without ${scope}`, async () => {
+      const refusal = scopeRefusalOf(route);
+      it(`answers ${refusal} to an API key without ${scope}`, async () => {
         const reply = await send(route, 'api_key', keyWith(scopes.filter((other) => other !== scope)).auth);
-        expect(reply.status, described(reply)).toBe(403);
-        expect(reply.body).toMatchObject({ code: 'forbidden', required_scope: scope });
+        expect(reply.status, described(reply)).toBe(refusal);
+        expect(reply.body).toMatchObject({ code: refusal === 403 ? 'forbidden' : 'unauthorized', required_scope: scope });
       });
     }
     it(`accepts an API key with ${route.scope ?? 'any scope'}`, async () => {

@@ -1,10 +1,12 @@
 import { HttpError } from '../../http/errors.ts';
-import { constantTimeEqual, newEventId, sha256Base64Url } from '../../ids.ts';
+import { constantTimeEqual, newEventId } from '../../ids.ts';
 import { secretLimits } from '../../limits.ts';
 import { endSecret } from './end.ts';
-import type { Secret, StoredEvent } from './model.ts';
+import { gateEmailHash, type GateStore } from './gate.ts';
+import { recipientEmailHash, type Recipient, type Secret, type StoredEvent, type ViewContext } from './model.ts';
 import type { SecretPorts } from './ports.ts';
-import { digestPattern, secretIdPattern } from './rules.ts';
+import { digestOf, provesLink } from './proof.ts';
+import { recipientIdPattern, secretIdPattern } from './rules.ts';
 
 /** Denials recorded per secret; refusals beyond it are still refused, just not logged again. */
 const deniedEventCap = 20;
@@ -12,29 +14,45 @@ const deniedEventCap = 20;
 export interface ClaimedSecret {
   secret: Secret;
   envelope: Uint8Array;
+  /** The link claimed through, as it is after this view. */
+  recipient?: Recipient;
   /** Why the burn after the last view did not land (it is finished later); for the log. */
   deferredBurn?: Error;
 }
 
-/** What a claim presents, both derived from the link (docs/envelope.md); either may be missing. */
+/** What a claim presents: proofs derived from the link (docs/envelope.md), and the link it comes through. */
 export interface ClaimProof {
   claimToken: string | null;
   /** Proves the link was held: only then does a refused claim token count towards the lock. */
   linkToken: string | null;
+  /** The per-recipient link claimed through (required once a secret has links). */
+  recipientId: string | null;
+  /** A restricted link's gate session. */
+  gateToken: string | null;
 }
+
+export type ClaimPorts = SecretPorts & { gates: GateStore };
 
 /**
  * Consumes exactly one view and returns the payload. The happy path is one conditional
- * update; the item returned on refusal tells which rule refused, without a second read.
+ * update (through a link: the link's budget and the secret's together, and only for the
+ * address a gate session proved); the item returned on refusal tells which rule refused,
+ * without a second read. The view's event carries where it came from, for its receipt.
  */
-export async function claimSecret(id: string, proof: ClaimProof, ports: SecretPorts): Promise<ClaimedSecret> {
+export async function claimSecret(id: string, proof: ClaimProof, view: ViewContext, ports: ClaimPorts): Promise<ClaimedSecret> {
   if (!secretIdPattern.test(id)) throw new HttpError(404, 'not_found', 'No secret has this id.');
+  const { recipientId } = proof;
+  if (recipientId !== null && !recipientIdPattern.test(recipientId)) throw noSuchLink();
+  // Only a restricted link's claim carries a gate token: the one read it costs is theirs.
+  const gateEmail = await gateEmailHash(id, recipientId, proof.gateToken, ports);
   const proofHash = digestOf(proof.claimToken);
   const now = ports.clock.now();
   const result = await ports.secrets.takeView(id, {
     now,
     proofHash,
-    event: { id: newEventId(), type: 'secret.viewed', at: now },
+    event: { id: newEventId(), type: 'secret.viewed', at: now, view, ...(recipientId === null ? {} : { recipientId }) },
+    ...(recipientId === null ? {} : { recipientId }),
+    ...(gateEmail === undefined ? {} : { gateEmailHash: gateEmail }),
   });
   if (result.taken) {
     const { secret } = result;
@@ -42,31 +60,25 @@ export async function claimSecret(id: string, proof: ClaimProof, ports: SecretPo
     // The view is taken: from here nothing may fail the claim, or its payload would be lost.
     // A burn that does not land is finished by the next read or claim, or the expiry sweep.
     const deferredBurn = secret.viewsLeft === 0 ? await endSecret(id, 'burned', ports).then(() => undefined, (error: Error) => error) : undefined;
-    return { secret, envelope: secret.envelope, ...(deferredBurn ? { deferredBurn } : {}) };
+    const recipient = secret.recipients?.find((link) => link.id === recipientId);
+    return { secret, envelope: secret.envelope, ...(recipient ? { recipient } : {}), ...(deferredBurn ? { deferredBurn } : {}) };
   }
-  throw await refusal(result.current, proofHash, digestOf(proof.linkToken), now, ports);
+  throw await refusal(result.current, { proofHash, linkHash: digestOf(proof.linkToken), recipientId, gateEmail }, now, ports);
 }
 
-/**
- * Verifiers are SHA-256 of the 32 token bytes (docs/envelope.md). A token that is not 32 bytes
- * of canonical base64url (empty, malformed, of another length) is no proof at all: it is
- * answered as a missing one and never counts towards a lock.
- */
-export function digestOf(token: string | null): string | null {
-  return token !== null && digestPattern.test(token) ? sha256Base64Url(Buffer.from(token, 'base64url')) : null;
-}
-
-/** True when the secret keeps a link verifier and the link token presented matches it (constant time). */
-export function provesLink(secret: Pick<Secret, 'linkVerifier'>, linkHash: string | null): boolean {
-  return secret.linkVerifier !== undefined && linkHash !== null && constantTimeEqual(Buffer.from(linkHash), Buffer.from(secret.linkVerifier));
+interface Presented {
+  proofHash: string | null;
+  linkHash: string | null;
+  recipientId: string | null;
+  gateEmail: string | undefined;
 }
 
 /** Works out why a claim was refused, records what the refusal changes, and says so. */
-async function refusal(current: Secret | null, proofHash: string | null, linkHash: string | null, now: number, ports: SecretPorts): Promise<HttpError> {
+async function refusal(current: Secret | null, presented: Presented, now: number, ports: SecretPorts): Promise<HttpError> {
   if (!current) return new HttpError(404, 'not_found', 'No secret has this id.');
   // Judged at the instant the condition was: a later clock reading could see a rule pass
   // that the write saw fail (not_before just passing).
-  const denial = (): StoredEvent => ({ id: newEventId(), type: 'secret.denied', at: now });
+  const denial = (): StoredEvent => ({ id: newEventId(), type: 'secret.denied', at: now, ...(presented.recipientId === null ? {} : { recipientId: presented.recipientId }) });
   // The refused item tells how many denials are recorded: at the cap, skip the write.
   const deny = async () => {
     if (current.deniedEvents < deniedEventCap) await ports.secrets.recordDenial(current.id, denial(), deniedEventCap);
@@ -89,6 +101,11 @@ async function refusal(current: Secret | null, proofHash: string | null, linkHas
     await endSecret(current.id, 'expired', ports);
     return gone('expired');
   }
+  const link = linkRefusal(current, presented.recipientId);
+  if (link instanceof HttpError) {
+    if (link.status !== 404) await deny();
+    return link;
+  }
   if (current.notBefore !== undefined && now < current.notBefore) {
     await deny();
     const waitSeconds = Math.ceil((current.notBefore - now) / 1000);
@@ -97,36 +114,64 @@ async function refusal(current: Secret | null, proofHash: string | null, linkHas
       members: { not_before: new Date(current.notBefore).toISOString() },
     });
   }
-  if (current.claimVerifier !== undefined) {
-    if (proofHash === null) {
+  if (link?.restricted) {
+    if (presented.gateEmail === undefined) {
       await deny();
-      return new HttpError(403, 'proof_required', 'This secret needs the claim token derived from its link.');
+      return new HttpError(401, 'gate_required', 'This link opens only for the address it was sent to: ask for a code first.');
     }
-    if (!constantTimeEqual(Buffer.from(proofHash), Buffer.from(current.claimVerifier))) {
-      // Only a holder of the link counts towards the lock (a wrong passphrase does): an id
-      // alone, which leaks wherever paths are logged, must not be able to destroy a secret.
-      // Secrets from before link verifiers keep the old rule: any refused token counts.
-      if (current.linkVerifier !== undefined && !provesLink(current, linkHash)) {
-        await deny();
-        return new HttpError(403, 'proof_refused', 'The claim token does not match; check the link or the passphrase.', {
-          members: { attempts_left: secretLimits.refusedProofsBeforeLock - current.refusedProofs },
-        });
-      }
-      const refused = await ports.secrets.refuseProof(current.id, denial());
-      if (refused >= secretLimits.refusedProofsBeforeLock) {
-        if (await endSecret(current.id, 'locked', ports)) return locked();
-        // Something else ended it first (a burn, a revoke, expiry): say what.
-        const ended = await ports.secrets.get(current.id);
-        return ended?.state === 'locked' ? locked() : gone(ended?.state ?? 'burned');
-      }
-      return new HttpError(403, 'proof_refused', 'The claim token does not match; check the link or the passphrase.', {
-        members: { attempts_left: secretLimits.refusedProofsBeforeLock - refused },
-      });
+    if (!constantTimeEqual(Buffer.from(presented.gateEmail), Buffer.from(recipientEmailHash(link.email!)))) {
+      await deny();
+      return new HttpError(403, 'gate_refused', 'The gate session proves another address than the one this link was sent to.');
     }
+  }
+  if (current.claimVerifier !== undefined) {
+    const refused = await proofRefusal(current, presented, denial, deny, ports);
+    if (refused) return refused;
   }
   // The refused item is the one the condition saw, so one of the rules above must fail on it.
   throw new Error(`claim of ${current.id} refused with every rule holding`);
 }
+
+/** The link a claim comes through, or why it cannot: none named, unknown, revoked, used up. */
+function linkRefusal(current: Secret, recipientId: string | null): Recipient | HttpError | undefined {
+  if (!current.recipients) return recipientId === null ? undefined : noSuchLink();
+  if (recipientId === null) return new HttpError(403, 'recipient_required', 'This secret opens only through one of its per-recipient links.');
+  const link = current.recipients.find((recipient) => recipient.id === recipientId);
+  if (!link) return noSuchLink();
+  if (link.state === 'revoked') {
+    return new HttpError(410, 'recipient_revoked', 'This link was revoked by the sender; other links of the secret may still work.', { members: { state: 'revoked' } });
+  }
+  if (link.viewsLeft <= 0) return new HttpError(410, 'gone', 'This link was already opened as many times as it allows.', { members: { state: 'burned' } });
+  return link;
+}
+
+async function proofRefusal(current: Secret, presented: Presented, denial: () => StoredEvent, deny: () => Promise<void>, ports: SecretPorts): Promise<HttpError | null> {
+  if (presented.proofHash === null) {
+    await deny();
+    return new HttpError(403, 'proof_required', 'This secret needs the claim token derived from its link.');
+  }
+  if (constantTimeEqual(Buffer.from(presented.proofHash), Buffer.from(current.claimVerifier!))) return null;
+  // Only a holder of the link counts towards the lock (a wrong passphrase does): an id
+  // alone, which leaks wherever paths are logged, must not be able to destroy a secret.
+  // Secrets from before link verifiers keep the old rule: any refused token counts.
+  if (current.linkVerifier !== undefined && !provesLink(current, presented.linkHash)) {
+    await deny();
+    return proofRefused(secretLimits.refusedProofsBeforeLock - current.refusedProofs);
+  }
+  const refused = await ports.secrets.refuseProof(current.id, denial());
+  if (refused >= secretLimits.refusedProofsBeforeLock) {
+    if (await endSecret(current.id, 'locked', ports)) return locked();
+    // Something else ended it first (a burn, a revoke, expiry): say what.
+    const ended = await ports.secrets.get(current.id);
+    return ended?.state === 'locked' ? locked() : gone(ended?.state ?? 'burned');
+  }
+  return proofRefused(secretLimits.refusedProofsBeforeLock - refused);
+}
+
+const proofRefused = (attemptsLeft: number) =>
+  new HttpError(403, 'proof_refused', 'The claim token does not match; check the link or the passphrase.', { members: { attempts_left: attemptsLeft } });
+
+const noSuchLink = () => new HttpError(404, 'not_found', 'This secret has no such link.');
 
 const locked = () => new HttpError(423, 'locked', 'This secret is locked after too many refused attempts.');
 

@@ -1,7 +1,7 @@
 import { HttpError } from '../../http/errors.ts';
-import { newDeleteToken, newEventId, newSecretId, sha256Base64Url } from '../../ids.ts';
+import { newDeleteToken, newEventId, newRecipientId, newSecretId, sha256Base64Url } from '../../ids.ts';
 import { chunkSpans, EnvelopeError, parseHeader, startsWithMagic } from '../../envelope/index.ts';
-import type { Secret } from './model.ts';
+import type { Recipient, Secret } from './model.ts';
 import type { SecretPorts } from './ports.ts';
 import type { CreateSecretRequest } from '../../api/secrets.ts';
 
@@ -24,6 +24,16 @@ export async function createSecret(request: CreateSecretRequest, ownerId: string
   const envelopeFormat = checkEnvelope(envelope, request.salt);
   const id = newSecretId();
   const deleteToken = newDeleteToken();
+  const recipients = request.recipients?.map(
+    (recipient): Recipient => ({
+      id: newRecipientId(),
+      label: recipient.label ?? null,
+      email: recipient.email ?? null,
+      restricted: recipient.restricted ?? false,
+      state: 'active',
+      viewsLeft: request.max_views,
+    }),
+  );
   const secret: Secret = {
     id,
     ...(ownerId === null ? {} : { ownerId }),
@@ -33,12 +43,14 @@ export async function createSecret(request: CreateSecretRequest, ownerId: string
     salt: request.salt,
     sizeBytes: request.size_bytes,
     maxViews: request.max_views,
-    viewsLeft: request.max_views,
+    // With links, each has its own budget: the secret burns when they are all spent or revoked.
+    viewsLeft: request.max_views * (recipients?.length ?? 1),
     createdAt: now,
     expiresAt,
     ...(notBefore === undefined ? {} : { notBefore }),
     ...(request.claim_verifier === undefined ? {} : { claimVerifier: request.claim_verifier }),
     ...(request.link_verifier === undefined ? {} : { linkVerifier: request.link_verifier }),
+    ...(recipients ? { recipients } : {}),
     ...(envelopeFormat ? { envelopeFormat } : {}),
     deleteTokenHash: sha256Base64Url(deleteToken),
     refusedProofs: 0,

@@ -1,3 +1,5 @@
+import { sha256Base64Url } from '../../ids.ts';
+
 /** A secret's lifecycle (DESIGN.md §3). Terminal states keep a tombstone without payload. */
 export type SecretState = 'pending' | 'active' | 'burned' | 'expired' | 'revoked' | 'locked';
 export type TerminalState = Extract<SecretState, 'burned' | 'expired' | 'revoked' | 'locked'>;
@@ -26,7 +28,48 @@ export interface StoredEvent {
   id: string;
   type: SecretEventType;
   at: number;
+  /** The recipient link a view was claimed through. */
+  recipientId?: string;
+  /** Where a view came from, for its receipt (a `secret.viewed` of an owned secret). */
+  view?: ViewContext;
 }
+
+/** The channels a view can come through: our clients say which (`x-hushlink-client`); anything else is `api`. */
+export const viewChannels = ['web', 'cli', 'chat', 'api'] as const;
+export type ViewChannel = (typeof viewChannels)[number];
+
+/**
+ * What a claim records of where it came from, for the receipt the relay writes from it. Never
+ * an address: a country and region from CloudFront's viewer headers, and the user agent, which
+ * the relay reduces to a browser and OS family (the receipt keeps only that).
+ */
+export interface ViewContext {
+  channel: ViewChannel;
+  country?: string;
+  region?: string;
+  userAgent?: string;
+}
+
+/** A per-recipient link: its own budget of views, revocable alone (interface §3 rule 3). */
+export interface Recipient {
+  id: string;
+  label: string | null;
+  /** The address it was sent to; a restricted link opens only for its owner (gate). */
+  email: string | null;
+  restricted: boolean;
+  state: 'active' | 'revoked';
+  viewsLeft: number;
+}
+
+/**
+ * What the gate compares a restricted link's address with: the address trimmed and lower-cased
+ * (addresses match case-insensitively), hashed; the claim's condition compares these.
+ */
+export const recipientEmailHash = (email: string): string => sha256Base64Url(`recipient:${email.trim().toLowerCase()}`);
+
+/** A link as its owner sees it: `used` once its views are taken. */
+export const recipientState = (recipient: Recipient): 'active' | 'revoked' | 'used' =>
+  recipient.state === 'revoked' ? 'revoked' : recipient.viewsLeft > 0 ? 'active' : 'used';
 
 /** The event body webhooks will carry (DESIGN.md §3); never content. */
 export interface SecretEvent {
@@ -35,6 +78,7 @@ export interface SecretEvent {
   occurred_at: string;
   secret_id: string;
   views_left: number;
+  recipient_id?: string;
 }
 
 export interface Secret {
@@ -56,6 +100,11 @@ export interface Secret {
   claimVerifier?: string;
   /** SHA-256 of the link token: a refused claim or a report counts towards a lock only with that token. */
   linkVerifier?: string;
+  /**
+   * Per-recipient links, in the order they were made. With them, `maxViews` is each link's
+   * budget and `viewsLeft` the sum of what the active links have left: 0 burns the secret.
+   */
+  recipients?: Recipient[];
   /**
    * Public parameters read from an envelope v1 header at creation, so the reveal page knows
    * before claiming whether to ask for a passphrase and how to stretch it. Absent for
@@ -83,5 +132,6 @@ export function emittedEvents(secret: Pick<Secret, 'id' | 'viewsLeft'>, events: 
     occurred_at: new Date(event.at).toISOString(),
     secret_id: secret.id,
     views_left: secret.viewsLeft,
+    ...(event.recipientId === undefined ? {} : { recipient_id: event.recipientId }),
   }));
 }

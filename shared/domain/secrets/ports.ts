@@ -7,6 +7,10 @@ export interface TakeViewInput {
   /** base64url SHA-256 of the presented claim token, or null when none was presented. */
   proofHash: string | null;
   event: StoredEvent;
+  /** The link claimed through; without one, a secret that has recipients refuses. */
+  recipientId?: string;
+  /** The address a valid gate session proved (its hash), for a restricted link. */
+  gateEmailHash?: string;
 }
 
 export type TakeViewResult = { taken: true; secret: Secret } | { taken: false; current: Secret | null };
@@ -37,6 +41,12 @@ export interface SecretStore {
    * the expiry to have passed. False when the condition no longer holds (someone else won).
    */
   end(id: string, input: EndInput): Promise<boolean>;
+  /**
+   * Revokes one active link of an active secret, taking its views left out of the secret's, in
+   * one conditional write; false when the link is not active with exactly `viewsLeft` left
+   * (a claim came first: read again and retry). Answers the secret's views left after it.
+   */
+  revokeRecipient(id: string, recipientId: string, viewsLeft: number): Promise<{ revoked: true; secretViewsLeft: number } | { revoked: false }>;
   /** Counts a refused claim proof and appends the denial; returns the new count. */
   refuseProof(id: string, event: StoredEvent): Promise<number>;
   /** Appends a denial for a refused claim, up to `cap` denials per secret. */

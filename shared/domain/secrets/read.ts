@@ -9,9 +9,13 @@ import { secretIdPattern } from './rules.ts';
  * Reads a secret without claiming it. TTL deletion is lazy, so expiry is checked here; the
  * first read after expiry also ends the secret (exactly once, by condition).
  */
-export async function readSecret(id: string, ports: SecretPorts): Promise<Secret> {
+export async function readSecret(id: string, recipientId: string | null, ports: SecretPorts): Promise<Secret> {
   const secret = secretIdPattern.test(id) ? await ports.secrets.get(id) : null;
   if (!secret) throw new HttpError(404, 'not_found', 'No secret has this id.');
+  // A link's page asks about its link: one the secret does not have is not a link at all.
+  if (recipientId !== null && !secret.recipients?.some((link) => link.id === recipientId)) {
+    throw new HttpError(404, 'not_found', 'This secret has no such link.');
+  }
   if (isTerminal(secret.state)) return secret;
   // The last view was taken but the claim's burn did not land (claimSecret never fails for it).
   const ending = secret.viewsLeft <= 0 && secret.state === 'active' ? 'burned' : secret.expiresAt <= ports.clock.now() ? 'expired' : null;

@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.ts';
 import { addressKey } from '../../http/clientAddress.ts';
 import { newEventId, sha256Base64Url } from '../../ids.ts';
 import { dayOf, type Counters } from '../counters.ts';
-import { digestOf, provesLink } from './claim.ts';
+import { digestOf, provesLink } from './proof.ts';
 import { endSecret } from './end.ts';
 import { isTerminal } from './model.ts';
 import type { SecretPorts } from './ports.ts';

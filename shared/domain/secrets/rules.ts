@@ -5,8 +5,8 @@ export const saltPattern = /^[A-Za-z0-9_-]{21}[AQgw]$/;
 export const digestPattern = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
 /** Secret ids: `sec_` and 16 random bytes as base64url. */
 export const secretIdPattern = /^sec_[A-Za-z0-9_-]{21}[AQgw]$/;
-
-
+/** Recipient link ids: `rcp_` and 16 random bytes as base64url. */
+export const recipientIdPattern = /^rcp_[A-Za-z0-9_-]{21}[AQgw]$/;
 
 /** Length of the bytes a valid padded base64 string decodes to, without decoding it. */
 export function decodedBase64Length(text: string): number {

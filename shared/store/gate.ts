@@ -1,0 +1,88 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { toEpochSeconds } from '../clock.ts';
+import type { GateCode, GateSession, GateStore } from '../domain/secrets/gate.ts';
+import { isConditionFailure } from './client.ts';
+
+/** A restricted link's code: `GATE#<secret>#<link>` / `CODE`. Gate sessions: `GATESESSION#<sha256 of the token>`. */
+const codeKey = (secretId: string, recipientId: string) => ({ pk: `GATE#${secretId}#${recipientId}`, sk: 'CODE' });
+const sessionKey = (tokenHash: string) => ({ pk: `GATESESSION#${tokenHash}`, sk: 'SESSION' });
+
+export class DynamoGateStore implements GateStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async putCode(secretId: string, recipientId: string, code: GateCode): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...codeKey(secretId, recipientId), type: 'gate_code', code_hash: code.codeHash, salt: code.salt, attempts: 0, expires_at: code.expiresAt, ttl: toEpochSeconds(code.expiresAt) + 3600 },
+      }),
+    );
+  }
+
+  async getCode(secretId: string, recipientId: string): Promise<GateCode | null> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: codeKey(secretId, recipientId), ConsistentRead: true }));
+    return Item ? { codeHash: String(Item.code_hash), salt: String(Item.salt), expiresAt: Number(Item.expires_at) } : null;
+  }
+
+  async countAttempt(secretId: string, recipientId: string, max: number): Promise<number | null> {
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: codeKey(secretId, recipientId),
+          UpdateExpression: 'ADD attempts :one',
+          ConditionExpression: 'attribute_exists(pk) AND attempts < :max',
+          ExpressionAttributeValues: { ':one': 1, ':max': max },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(Attributes?.attempts);
+    } catch (error) {
+      if (isConditionFailure(error)) return null;
+      throw error;
+    }
+  }
+
+  async consumeCode(secretId: string, recipientId: string, codeHash: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: codeKey(secretId, recipientId),
+          ConditionExpression: 'code_hash = :hash',
+          ExpressionAttributeValues: { ':hash': codeHash },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async putSession(tokenHash: string, session: GateSession): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...sessionKey(tokenHash),
+          type: 'gate_session',
+          secret_id: session.secretId,
+          recipient_id: session.recipientId,
+          email_hash: session.emailHash,
+          expires_at: session.expiresAt,
+          ttl: toEpochSeconds(session.expiresAt) + 3600,
+        },
+      }),
+    );
+  }
+
+  async getSession(tokenHash: string): Promise<GateSession | null> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: sessionKey(tokenHash), ConsistentRead: true }));
+    if (!Item) return null;
+    return { secretId: String(Item.secret_id), recipientId: String(Item.recipient_id), emailHash: String(Item.email_hash), expiresAt: Number(Item.expires_at) };
+  }
+}
