@@ -58,13 +58,16 @@ export async function buildWeb(): Promise<Map<string, WebAsset>> {
   return assets;
 }
 
+/** A secret's link: `/s/<id>`, or a per-recipient link `/s/<id>/r/<recipientId>` (one segment each). */
+export const secretPagePath = /^\/s\/[^/]+(?:\/r\/[^/]+)?$/;
+
 /**
- * The file that serves a path: `/` is the compose page, `/s/<id>` the reveal page, `/signin`,
- * `/account`, `/keys`, `/sessions` and `/webhooks` the account pages.
+ * The file that serves a path: `/` is the compose page, `/s/<id>` and `/s/<id>/r/<recipientId>`
+ * the reveal page, `/signin`, `/account`, `/keys`, `/sessions` and `/webhooks` the account pages.
  */
 export function assetPathFor(pathname: string): string {
   if (pathname === '/') return '/index.html';
-  if (/^\/s\/[^/]+$/.test(pathname)) return '/reveal.html';
+  if (secretPagePath.test(pathname)) return '/reveal.html';
   if (namedPages.includes(pathname)) return `${pathname}.html`;
   return pathname;
 }

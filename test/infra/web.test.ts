@@ -289,6 +289,9 @@ describe('WebHosting: viewer-request function', () => {
     ['/', '/index.html'],
     ['/s/sec_abc', '/reveal.html'],
     ['/s/sec_Abc-123_xyz', '/reveal.html'],
+    // A per-recipient link: the same page.
+    ['/s/sec_abc/r/rcp_def', '/reveal.html'],
+    ['/s/sec_Abc-123_xyz/r/rcp_Abc-123_xyz', '/reveal.html'],
     ['/signin', '/signin.html'],
     ['/account', '/account.html'],
     ['/keys', '/keys.html'],
@@ -303,6 +306,11 @@ describe('WebHosting: viewer-request function', () => {
     ['/scim/v2/Users', '/scim/v2/Users'],
     ['/s/', '/s/'],
     ['/s/a/b', '/s/a/b'],
+    ['/s/a/r', '/s/a/r'],
+    ['/s/a/r/', '/s/a/r/'],
+    ['/s/a/x/b', '/s/a/x/b'],
+    ['/s/a/r/b/c', '/s/a/r/b/c'],
+    ['/s//r/b', '/s//r/b'],
     ['/signin/', '/signin/'],
     ['/__proto__', '/__proto__'],
     ['/constructor', '/constructor'],
@@ -315,11 +323,11 @@ describe('WebHosting: viewer-request function', () => {
 
   it('agrees with assetPathFor on any path', () => {
     const segment = fc.oneof(
-      fc.constantFrom('', 's', 'v1', 'assets', 'signin', 'account', 'keys', 'sessions', 'index.html', 'reveal', '__proto__', 'sec_abc'),
+      fc.constantFrom('', 's', 'r', 'v1', 'assets', 'signin', 'account', 'keys', 'sessions', 'index.html', 'reveal', '__proto__', 'sec_abc', 'rcp_abc'),
       fc.stringMatching(/^[A-Za-z0-9._~%-]{0,12}$/),
     );
     fc.assert(
-      fc.property(fc.array(segment, { minLength: 1, maxLength: 4 }), (segments) => {
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 5 }), (segments) => {
         const uri = `/${segments.join('/')}`;
         expect(runFunction(deployedCode, uri).uri).toBe(assetPathFor(uri));
       }),
