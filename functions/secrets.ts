@@ -3,6 +3,7 @@ import { lambdaEntry, type Platform } from '../shared/platform.ts';
 import { createdLink, metadata } from './secrets/replies.ts';
 import { viewContext } from '../shared/http/viewContext.ts';
 import { revokeRecipient } from '../shared/domain/secrets/recipients.ts';
+import { createCurlSecret } from '../shared/domain/secrets/curl.ts';
 import { listReceipts, type ReceiptPorts } from '../shared/domain/secrets/receipts.ts';
 import type { ClaimPorts } from '../shared/domain/secrets/claim.ts';
 import { DynamoGateStore } from '../shared/store/gate.ts';
@@ -91,6 +92,15 @@ export const operations: Operations<'secrets', SecretsDeps> = {
         ...(recipient ? { recipient_id: recipient.id } : {}),
       },
     };
+  },
+
+  async createCurlSecret(request, deps) {
+    const { secret, deleteToken, key } = await createCurlSecret(request.rawBody, request.query, deps);
+    const url = `${deps.config.WEB_ORIGIN}/s/${secret.id}#${key}`;
+    const body = { url, id: secret.id, delete_token: deleteToken, expires_at: toIso(secret.expiresAt), max_views: secret.maxViews };
+    // curl's default `accept: */*` gets the link alone, ready for a pipe; JSON clients get the rest.
+    const wantsJson = /\bapplication\/json\b/i.test(request.headers.accept ?? '');
+    return { status: 200, body, ...(wantsJson ? {} : { text: `${url}\n` }) };
   },
 
   async revokeRecipient(request, deps) {

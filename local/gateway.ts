@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { corsPolicy } from '../shared/http/cors.ts';
 import { HttpError, problemBody } from '../shared/http/errors.ts';
-import type { GroupHandler } from '../shared/http/group.ts';
+import { bodyTooLarge, type GroupHandler } from '../shared/http/group.ts';
 import { commonHeaders } from '../shared/http/middleware.ts';
 import { maxRequestBodyBytes } from '../shared/limits.ts';
 import { matchRoute, routeKey, type Group } from '../shared/routes.ts';
@@ -58,7 +58,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, request
   const match = matchRoute(method, url.pathname);
   if (!match.route) throw new HttpError(404, 'not_found', `No route for ${method} ${url.pathname}.`);
 
-  const body = await readBody(request);
+  const body = await readBody(request, match.route.maxBodyBytes ?? maxRequestBodyBytes);
   const event = toEvent(request, url, body, requestId, routeKey(match.route), match.pathParameters);
   const result = await withTimeout(
     options.handlers[match.route.group](event, lambdaContext(match.route.group, requestId, options.timeoutMs ?? 30_000)),
@@ -78,22 +78,26 @@ function preflight(request: IncomingMessage, response: ServerResponse, webOrigin
   response.writeHead(204, headers).end();
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer> {
+/**
+ * The request's body, up to `limit` bytes (API Gateway's own, or less where the route takes
+ * less): beyond it the answer is 413 at once, without reading the rest (it is drained).
+ */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(request.headers['content-length'] ?? 0);
-    if (declared > maxRequestBodyBytes) {
+    if (declared > limit) {
       request.resume();
-      reject(tooLarge());
+      reject(tooLarge(limit));
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxRequestBodyBytes) {
+      if (size > limit) {
         request.removeAllListeners('data');
         request.resume();
-        reject(tooLarge());
+        reject(tooLarge(limit));
         return;
       }
       chunks.push(chunk);
@@ -103,7 +107,8 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
-const tooLarge = () => new HttpError(413, 'payload_too_large', `Request bodies are limited to ${maxRequestBodyBytes} bytes.`);
+const tooLarge = (limit: number) =>
+  limit < maxRequestBodyBytes ? bodyTooLarge(limit) : new HttpError(413, 'payload_too_large', `Request bodies are limited to ${maxRequestBodyBytes} bytes.`);
 
 /** Text bodies arrive as strings, anything else base64-encoded, as API Gateway does. */
 const isTextType = (contentType: string | undefined) =>

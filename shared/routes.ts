@@ -1,4 +1,5 @@
 import type { SchemaName } from './api/index.ts';
+import { curlLimits } from './limits.ts';
 
 /**
  * THE route table. `lib/` turns every row into an API Gateway route integrated with its
@@ -71,6 +72,10 @@ export interface Route {
    * status not listed here, and on a listed one no suite answered.
    */
   readonly errors: readonly ErrorStatus[];
+  /** The largest body the route takes, below the gateway's own limit; 413 beyond (curl mode). */
+  readonly maxBodyBytes?: number;
+  /** Answers text/plain too (the body's JSON form to clients asking for JSON). */
+  readonly textReply?: true;
   /** Request headers the operation reads besides `authorization`, for the document. */
   readonly headers?: readonly { readonly name: string; readonly description: string }[];
   /** Routes the interface does not list (DESIGN.md §7). */
@@ -102,6 +107,9 @@ export const secretsRoutes = [
     headers: [{ name: 'x-delete-token', description: 'The delete token the secret was created with (or send its owner’s credential).' }] },
   { method: 'POST', path: '/v1/reports', group: 'secrets', operation: 'reportSecret', credential: 'public', scope: null, rate: 'report',
     body: 'ReportRequest', query: none, reply: { status: 202, body: 'Accepted' }, errors: [400, 429] },
+  { method: 'POST', path: '/v1/curl', group: 'secrets', operation: 'createCurlSecret', credential: 'public', scope: null, rate: 'curl',
+    body: none, query: 'CurlQuery', reply: { status: 200, body: 'CurlSecret' }, errors: [413, 429], maxBodyBytes: curlLimits.maxBodyBytes, textReply: true,
+    headers: [{ name: 'accept', description: 'application/json for the JSON answer; anything else gets the link as text/plain.' }] },
   { method: 'POST', path: '/v1/feedback/reveal', group: 'secrets', operation: 'recordRevealFeedback', credential: 'public', scope: null, rate: 'feedback',
     body: 'RevealFeedbackRequest', query: none, reply: { status: 202, body: 'Accepted' }, errors: [400, 429] },
 ] as const satisfies readonly Route[];

@@ -121,7 +121,9 @@ function headerParameters(route: Route) {
 
 function successResponse(route: Route, body: { $ref: string } | null) {
   const description = { 200: 'OK', 201: 'Created', 202: 'Accepted: queued or counted for later', 204: 'Done; no body' }[route.reply.status];
-  return body ? { description, content: { 'application/json': { schema: body } } } : { description };
+  if (!body) return { description };
+  const text = route.textReply ? { 'text/plain': { schema: { type: 'string' } } } : {};
+  return { description, content: { 'application/json': { schema: body }, ...text } };
 }
 
 const problemDescriptions: Record<ErrorStatus, string> = {

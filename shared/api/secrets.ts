@@ -78,6 +78,12 @@ export const secretsRequests = {
   /** A recipient's link reads its own state too (`?recipient_id=`). */
   SecretReadQuery: z.strictObject({ recipient_id: z.optional(recipientId) }),
   ReceiptListQuery: pageQuery(receiptsPageSize),
+  /**
+   * Curl mode's limits (seconds, views). Never refused (the route lists no 400): a value that is
+   * not a whole number takes the default, one out of bounds the nearest bound; unknown
+   * parameters are ignored.
+   */
+  CurlQuery: z.object({ expires_in: z.optional(z.string()), max_views: z.optional(z.string()) }),
   ReportRequest: z.strictObject({
     secret_id: z.string().check(z.maxLength(64)),
     reason: z.enum(['phishing', 'malware', 'harassment', 'illegal', 'other']),

@@ -85,6 +85,15 @@ export const secretsReplies = {
     recipient_id: z.optional(z.string()),
   }),
   RecipientRevoked: z.strictObject({ recipient_id: z.string(), state: z.literal('revoked') }),
+  /** Curl mode's JSON answer (`accept: application/json`); others get `url` as text/plain. */
+  CurlSecret: z.strictObject({
+    /** The link with its key: the server forgets the key once this is sent. */
+    url: z.string(),
+    id: z.string(),
+    delete_token: z.string(),
+    expires_at: timestamp,
+    max_views: z.int(),
+  }),
   ReceiptList: page(
     z.strictObject({
       recipient_id: z.nullable(z.string()),

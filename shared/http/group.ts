@@ -85,14 +85,20 @@ async function run<D extends GroupDeps>(
   raw.sourceIp = clientAddress(raw.headers, raw.sourceIp, deps.config.ORIGIN_VERIFY);
   const counting: Array<Promise<void>> = [];
   try {
+    // API Gateway takes bodies up to 10 MB: a route that takes less refuses the rest here (the
+    // local gateway stops reading sooner).
+    if (route.maxBodyBytes !== undefined && raw.rawBody.length > route.maxBodyBytes) throw bodyTooLarge(route.maxBodyBytes);
     await deps.guard(route, raw, counting);
-    const { rawBody: _body, rawQuery: _query, ...rest } = raw;
+    const { rawQuery: _query, ...rest } = raw;
     const request: ApiRequest = {
       ...rest,
       body: bodySchema ? parseJsonBody(raw, bodySchema, isLenient(bodySchema)) : undefined,
       query: querySchema ? parseQuery(raw, querySchema) : undefined,
     };
     const reply = await operation(request, deps);
+    if (reply.text !== undefined) {
+      return { statusCode: reply.status, headers: { 'content-type': 'text/plain; charset=utf-8', ...reply.headers }, body: reply.text };
+    }
     return {
       statusCode: reply.status,
       headers: { ...(reply.body === undefined ? {} : { 'content-type': 'application/json' }), ...reply.headers },
@@ -102,3 +108,6 @@ async function run<D extends GroupDeps>(
     await Promise.all(counting);
   }
 }
+
+/** 413 for a body over what the route takes. */
+export const bodyTooLarge = (maxBytes: number) => new HttpError(413, 'payload_too_large', `This route takes bodies of at most ${maxBytes} bytes.`);

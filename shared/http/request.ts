@@ -17,6 +17,8 @@ export interface ApiRequest<Body = unknown, Query = unknown> {
   sourceIp: string;
   body: Body;
   query: Query;
+  /** The body's bytes as they arrived (routes that take a raw body, e.g. curl mode, read these). */
+  rawBody: Buffer;
   /** The caller, once the route's credential was checked; null on public or anonymous calls. */
   principal: Principal | null;
   /** Settles when this call is counted in the caller's month (signed-in calls; resolved otherwise). */
@@ -28,11 +30,12 @@ export interface ApiReply<Status extends number = number, Body = unknown> {
   status: Status;
   body: Body;
   headers?: Record<string, string>;
+  /** A text/plain answer sent instead of `body` (routes whose row says `textReply`, for clients that asked for text). */
+  text?: string;
 }
 
 /** The request as it arrived: the body's bytes and the query's strings, not yet parsed. */
 export interface RawRequest extends Omit<ApiRequest, 'body' | 'query'> {
-  rawBody: Buffer;
   rawQuery: Record<string, string>;
 }
 

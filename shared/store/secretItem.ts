@@ -26,6 +26,7 @@ export const names = {
   '#g2pk': 'gsi2pk',
   '#g2sk': 'gsi2sk',
   '#rcp': 'recipients',
+  '#parts': 'envelope_parts',
   '#rstate': 'state',
   '#rvl': 'views_left',
   '#restricted': 'restricted',
@@ -58,6 +59,7 @@ export interface SecretItem {
   state: Secret['state'];
   kind: Secret['kind'];
   envelope?: Uint8Array;
+  envelope_parts?: number;
   salt: string;
   size_bytes: number;
   max_views: number;
@@ -92,6 +94,7 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     state: secret.state,
     kind: secret.kind,
     ...(secret.envelope ? { envelope: secret.envelope } : {}),
+    ...(secret.envelopeParts === undefined ? {} : { envelope_parts: secret.envelopeParts }),
     salt: secret.salt,
     size_bytes: secret.sizeBytes,
     max_views: secret.maxViews,
@@ -124,6 +127,7 @@ export function fromItem(item: Record<string, unknown>): Secret {
     state: row.state,
     kind: row.kind,
     ...(row.envelope ? { envelope: row.envelope } : {}),
+    ...(row.envelope_parts === undefined ? {} : { envelopeParts: row.envelope_parts }),
     salt: row.salt,
     sizeBytes: row.size_bytes,
     maxViews: row.max_views,

@@ -6,6 +6,7 @@ import { fromItem, key, ownerKeys, pick, toItem } from './secretItem.ts';
 import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
 import type { EndInput, SecretAdoptions, SecretStore, TakeViewInput, TakeViewResult } from '../domain/secrets/ports.ts';
 import { isConditionFailure } from './client.ts';
+import { deleteEnvelopeParts, inlineEnvelopeBytes, readEnvelopeParts, writeEnvelopeParts } from './envelopeParts.ts';
 import { decodeCursor } from './cursor.ts';
 import { queryPage } from './listing.ts';
 import { dueEntries } from './workIndex.ts';
@@ -39,10 +40,21 @@ export class DynamoSecretStore implements SecretStore {
   ) {}
 
   async insert(secret: Secret): Promise<void> {
+    let stored = secret;
+    if (secret.envelope && secret.envelope.length > inlineEnvelopeBytes) {
+      // Parts first: a secret never exists without them (parts of a secret never made expire by TTL).
+      const { envelope, ...rest } = secret;
+      const ttl = toItem(secret, this.tombstoneSeconds).ttl;
+      stored = { ...rest, envelopeParts: await writeEnvelopeParts(this.db, this.tableName, secret.id, envelope, ttl) };
+    }
     // One item, whoever owns it: the owner's usage follows from the table's stream (functions/relay.ts).
     await this.db.send(
-      new PutCommand({ TableName: this.tableName, Item: toItem(secret, this.tombstoneSeconds), ConditionExpression: 'attribute_not_exists(pk)' }),
+      new PutCommand({ TableName: this.tableName, Item: toItem(stored, this.tombstoneSeconds), ConditionExpression: 'attribute_not_exists(pk)' }),
     );
+  }
+
+  envelopeOf(id: string, parts: number): Promise<Uint8Array> {
+    return readEnvelopeParts(this.db, this.tableName, id, parts);
   }
 
   get(id: string): Promise<Secret | null> {
@@ -62,6 +74,8 @@ export class DynamoSecretStore implements SecretStore {
           UpdateExpression: `SET #vl = #vl - :one, #emitted = :event${link ? `, ${link}.#rvl = ${link}.#rvl - :one` : ''}`,
           ConditionExpression:
             '#state = :active AND #exp > :now AND #vl > :zero' +
+            // A secret kept in parts is taken only once its parts were read: nothing can fail after.
+            (input.partsRead ? '' : ' AND attribute_not_exists(#parts)') +
             ' AND (attribute_not_exists(#nb) OR #nb <= :now)' +
             ' AND (attribute_not_exists(#cv) OR #cv = :proof)' +
             (link
@@ -69,6 +83,7 @@ export class DynamoSecretStore implements SecretStore {
               : ' AND attribute_not_exists(#rcp)'),
           ExpressionAttributeNames: {
             ...pick('#state', '#exp', '#vl', '#nb', '#cv', '#emitted', '#rcp'),
+            ...(input.partsRead ? {} : pick('#parts')),
             ...(link ? { ...pick('#rstate', '#rvl', '#restricted', '#remail'), '#rid': input.recipientId! } : {}),
           },
           ExpressionAttributeValues: {
@@ -109,18 +124,24 @@ export class DynamoSecretStore implements SecretStore {
       Key: key(id),
       UpdateExpression:
         'SET #state = :state, #ended = :now, #emitted = :event, #ttl = :tomb' +
-        ' REMOVE #env, #g2pk, #g2sk',
+        ' REMOVE #env, #parts, #g2pk, #g2sk',
       ConditionExpression: condition,
-      ExpressionAttributeNames: pick('#state', '#ended', '#emitted', '#ttl', '#env', '#g2pk', '#g2sk', ...conditionNames),
+      ExpressionAttributeNames: pick('#state', '#ended', '#emitted', '#ttl', '#env', '#parts', '#g2pk', '#g2sk', ...conditionNames),
       ExpressionAttributeValues: values,
+      // Tells whether the envelope was kept in parts, which go too.
+      ReturnValues: 'UPDATED_OLD' as const,
     };
+    let parts: number | undefined;
     try {
-      await this.db.send(new UpdateCommand(update));
-      return true;
+      const { Attributes } = await this.db.send(new UpdateCommand(update));
+      parts = Attributes?.envelope_parts as number | undefined;
     } catch (error) {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+    // The secret has ended either way; parts a failed delete leaves behind expire by TTL.
+    if (parts) await deleteEnvelopeParts(this.db, this.tableName, id, parts).catch(() => undefined);
+    return true;
   }
 
   async revokeRecipient(id: string, recipientId: string, viewsLeft: number): Promise<{ revoked: true; secretViewsLeft: number } | { revoked: false }> {

@@ -2,8 +2,8 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
-import { createKey, jwtPayload, latestCode, newEmail, signIn } from '../support/accounts.ts';
-import { apiClient, claimPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
+import { createKey, jwtPayload, latestCode, mailsTo, newEmail, signIn } from '../support/accounts.ts';
+import { apiClient, claimPair, linkPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
 
 /** Everything the service writes to stdout/stderr while this file runs, at the most verbose level. */
 const captured: string[] = [];
@@ -68,6 +68,28 @@ describe('logs', () => {
     await runtime.drainWork();
     receiver.close();
 
+    // A secret with links: a restricted one's gate code and session, the link token of a claim,
+    // a receipt's user agent, and curl mode's plaintext and key.
+    const restricted = newEmail('gate-logs');
+    const link = linkPair();
+    const linked = await api.post('/v1/secrets', textSecretBody({ claim_verifier: verifier, link_verifier: link.verifier, recipients: [{ email: restricted, restricted: true }] }), session.auth);
+    expect(linked.status).toBe(201);
+    const recipientId: string = linked.body.recipients[0].recipient_id;
+    expect((await api.post(`/v1/secrets/${linked.body.id}/gate/start`, { recipient_id: recipientId, email: restricted })).status).toBe(200);
+    const gateCode = /\b(\d{6})\b/.exec(mailsTo(runtime, restricted)[0]!.text)![1]!;
+    expect((await api.post(`/v1/secrets/${linked.body.id}/gate/verify`, { recipient_id: recipientId, email: restricted, code: '000000' })).status).toBe(401);
+    const gate = await api.post(`/v1/secrets/${linked.body.id}/gate/verify`, { recipient_id: recipientId, email: restricted, code: gateCode });
+    expect(gate.status).toBe(200);
+    const agent = `Mozilla/5.0 (logs-canary-${Date.now()})`;
+    const opened = await api.post(`/v1/secrets/${linked.body.id}/claim`, { claim_token: token, link_token: link.token, recipient_id: recipientId, gate_token: gate.body.gate_token }, { 'user-agent': agent });
+    expect(opened.status).toBe(200);
+    const curlPlaintext = `curl-canary-${Date.now()}-plaintext`;
+    const curled = await api.call('POST', '/v1/curl', { body: curlPlaintext, headers: { 'content-type': 'text/plain' } });
+    expect(curled.status).toBe(200);
+    const curlKey = new URL(String(curled.body).trim()).hash.slice(1);
+    await runtime.drainWork();
+    const linkSecrets = [link.token, link.verifier, gate.body.gate_token, `"${gateCode}"`, `code is ${gateCode}`, restricted, agent, curlPlaintext, curlKey];
+
     const logs = captured.join('');
     // The requests were logged, so the grep below looks at real output.
     expect(logs).toContain('"route":"POST /v1/secrets/{id}/claim"');
@@ -75,7 +97,7 @@ describe('logs', () => {
     expect(logs).toContain('"message":"delivery attempt"');
     // A bare 8-digit code could occur by chance in timings; look for it as a value or in the mail text.
     const credentials = [session.access_token, session.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token, sealed, chainKey, hook.body.secret, key.key, `"${code}"`, `code: ${code}`, `code is ${code}`, email];
-    for (const secretMaterial of [body.envelope, body.salt, deleteToken, token, verifier, 'wrong-token', 'hdt_wrong', ...credentials]) {
+    for (const secretMaterial of [body.envelope, body.salt, deleteToken, token, verifier, 'wrong-token', 'hdt_wrong', ...credentials, ...linkSecrets]) {
       expect(logs).not.toContain(secretMaterial);
     }
   });

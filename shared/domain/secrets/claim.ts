@@ -47,21 +47,34 @@ export async function claimSecret(id: string, proof: ClaimProof, view: ViewConte
   const gateEmail = await gateEmailHash(id, recipientId, proof.gateToken, ports);
   const proofHash = digestOf(proof.claimToken);
   const now = ports.clock.now();
-  const result = await ports.secrets.takeView(id, {
-    now,
-    proofHash,
-    event: { id: newEventId(), type: 'secret.viewed', at: now, view, ...(recipientId === null ? {} : { recipientId }) },
-    ...(recipientId === null ? {} : { recipientId }),
-    ...(gateEmail === undefined ? {} : { gateEmailHash: gateEmail }),
-  });
+  const take = (partsRead: boolean) =>
+    ports.secrets.takeView(id, {
+      now,
+      proofHash,
+      event: { id: newEventId(), type: 'secret.viewed', at: now, view, ...(recipientId === null ? {} : { recipientId }) },
+      ...(recipientId === null ? {} : { recipientId }),
+      ...(gateEmail === undefined ? {} : { gateEmailHash: gateEmail }),
+      ...(partsRead ? { partsRead } : {}),
+    });
+  let result = await take(false);
+  // An envelope kept in parts (curl mode's biggest) is read before its view is taken, so the
+  // claim cannot fail after it: only such secrets pay for the refused first try.
+  let envelope: Uint8Array | undefined;
+  const refusedItem = result.taken ? null : result.current;
+  if (refusedItem?.envelopeParts !== undefined && refusedItem.state === 'active') {
+    const parts = refusedItem.envelopeParts;
+    envelope = await ports.secrets.envelopeOf(id, parts);
+    result = await take(true);
+  }
   if (result.taken) {
     const { secret } = result;
-    if (!secret.envelope) throw new Error(`active secret ${id} has no envelope`);
+    envelope ??= secret.envelope;
+    if (!envelope) throw new Error(`active secret ${id} has no envelope`);
     // The view is taken: from here nothing may fail the claim, or its payload would be lost.
     // A burn that does not land is finished by the next read or claim, or the expiry sweep.
     const deferredBurn = secret.viewsLeft === 0 ? await endSecret(id, 'burned', ports).then(() => undefined, (error: Error) => error) : undefined;
     const recipient = secret.recipients?.find((link) => link.id === recipientId);
-    return { secret, envelope: secret.envelope, ...(recipient ? { recipient } : {}), ...(deferredBurn ? { deferredBurn } : {}) };
+    return { secret, envelope, ...(recipient ? { recipient } : {}), ...(deferredBurn ? { deferredBurn } : {}) };
   }
   throw await refusal(result.current, { proofHash, linkHash: digestOf(proof.linkToken), recipientId, gateEmail }, now, ports);
 }

@@ -11,45 +11,72 @@ export interface CreatedSecret {
   deleteToken: string;
 }
 
+/** A secret to store, whatever route it came from: its envelope decoded, its limits chosen. */
+export interface NewSecret {
+  envelope: Uint8Array;
+  salt: string;
+  expiresInSeconds: number;
+  maxViews: number;
+  notBefore?: number;
+  claimVerifier?: string;
+  linkVerifier?: string;
+  recipients?: CreateSecretRequest['recipients'];
+}
+
 export async function createSecret(request: CreateSecretRequest, ownerId: string | null, ports: SecretPorts): Promise<CreatedSecret> {
-  const now = ports.clock.now();
-  const expiresAt = now + request.expires_in * 1000;
   const notBefore = request.not_before === undefined ? undefined : Date.parse(request.not_before);
-  if (notBefore !== undefined && notBefore >= expiresAt) {
+  if (notBefore !== undefined && notBefore >= ports.clock.now() + request.expires_in * 1000) {
     throw new HttpError(400, 'invalid_request', 'not_before must be before the secret expires.', {
       errors: [{ path: 'body.not_before', message: 'must be before the expiry' }],
     });
   }
-  const envelope = Buffer.from(request.envelope, 'base64');
-  const envelopeFormat = checkEnvelope(envelope, request.salt);
-  const id = newSecretId();
+  return storeSecret(
+    {
+      envelope: Buffer.from(request.envelope, 'base64'),
+      salt: request.salt,
+      expiresInSeconds: request.expires_in,
+      maxViews: request.max_views,
+      ...(notBefore === undefined ? {} : { notBefore }),
+      ...(request.claim_verifier === undefined ? {} : { claimVerifier: request.claim_verifier }),
+      ...(request.link_verifier === undefined ? {} : { linkVerifier: request.link_verifier }),
+      ...(request.recipients ? { recipients: request.recipients } : {}),
+    },
+    ownerId,
+    ports,
+  );
+}
+
+/** Stores a new text secret (its envelope checked, if in our format) with its `secret.created` event. */
+export async function storeSecret(input: NewSecret, ownerId: string | null, ports: SecretPorts): Promise<CreatedSecret> {
+  const now = ports.clock.now();
+  const envelopeFormat = checkEnvelope(input.envelope, input.salt);
   const deleteToken = newDeleteToken();
-  const recipients = request.recipients?.map(
+  const recipients = input.recipients?.map(
     (recipient): Recipient => ({
       id: newRecipientId(),
       label: recipient.label ?? null,
       email: recipient.email ?? null,
       restricted: recipient.restricted ?? false,
       state: 'active',
-      viewsLeft: request.max_views,
+      viewsLeft: input.maxViews,
     }),
   );
   const secret: Secret = {
-    id,
+    id: newSecretId(),
     ...(ownerId === null ? {} : { ownerId }),
     state: 'active',
-    kind: request.kind,
-    envelope,
-    salt: request.salt,
-    sizeBytes: request.size_bytes,
-    maxViews: request.max_views,
+    kind: 'text',
+    envelope: input.envelope,
+    salt: input.salt,
+    sizeBytes: input.envelope.length,
+    maxViews: input.maxViews,
     // With links, each has its own budget: the secret burns when they are all spent or revoked.
-    viewsLeft: request.max_views * (recipients?.length ?? 1),
+    viewsLeft: input.maxViews * (recipients?.length ?? 1),
     createdAt: now,
-    expiresAt,
-    ...(notBefore === undefined ? {} : { notBefore }),
-    ...(request.claim_verifier === undefined ? {} : { claimVerifier: request.claim_verifier }),
-    ...(request.link_verifier === undefined ? {} : { linkVerifier: request.link_verifier }),
+    expiresAt: now + input.expiresInSeconds * 1000,
+    ...(input.notBefore === undefined ? {} : { notBefore: input.notBefore }),
+    ...(input.claimVerifier === undefined ? {} : { claimVerifier: input.claimVerifier }),
+    ...(input.linkVerifier === undefined ? {} : { linkVerifier: input.linkVerifier }),
     ...(recipients ? { recipients } : {}),
     ...(envelopeFormat ? { envelopeFormat } : {}),
     deleteTokenHash: sha256Base64Url(deleteToken),

@@ -87,8 +87,10 @@ export interface Secret {
   ownerId?: string;
   state: SecretState;
   kind: SecretKind;
-  /** Present only while the secret is active (or pending). */
+  /** Present only while the secret is active (or pending); absent too when it is kept in parts. */
   envelope?: Uint8Array;
+  /** How many parts an envelope too big for one item is kept in (curl mode's, over 300 KB). */
+  envelopeParts?: number;
   salt: string;
   sizeBytes: number;
   maxViews: number;

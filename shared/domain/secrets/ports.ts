@@ -11,6 +11,8 @@ export interface TakeViewInput {
   recipientId?: string;
   /** The address a valid gate session proved (its hash), for a restricted link. */
   gateEmailHash?: string;
+  /** The claim has read the envelope's parts already: a secret kept in parts may be taken (else it is refused, to be read first). */
+  partsRead?: boolean;
 }
 
 export type TakeViewResult = { taken: true; secret: Secret } | { taken: false; current: Secret | null };
@@ -27,8 +29,10 @@ export interface EndInput {
  * domain never reads and then writes on the strength of what it read.
  */
 export interface SecretStore {
-  /** Fails if the id exists. */
+  /** Fails if the id exists. An envelope too big for one item is kept in parts. */
   insert(secret: Secret): Promise<void>;
+  /** The envelope of a secret kept in parts. */
+  envelopeOf(id: string, parts: number): Promise<Uint8Array>;
   get(id: string): Promise<Secret | null>;
   /**
    * One conditional update: active, not expired, a view left, not before `not_before`, proof
