@@ -36,14 +36,15 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  * - secrets: create (PutItem), metadata and claim (GetItem, conditional UpdateItem),
  *   revoke/expire/lock/report (UpdateItem), feedback counters (UpdateItem), owner listing
  *   (Query gsi1), receipts (Query of the secret's partition), gate sessions and the owner's plan
- *   (GetItem); no write of a secret is a transaction (its owner's usage follows from the stream);
+ *   (GetItem), curl mode's envelope parts (Put, Query, and Delete when the secret ends); no write
+ *   of a secret is a transaction (its owner's usage follows from the stream);
  * - gate: the secret (GetItem), a link's code (Put/Get/Update/Delete), gate sessions (PutItem),
  *   the per-link mail window (UpdateItem);
  * - account: sign-in codes (Put/Get/Update/Delete), users (a transaction of two Puts, Get,
  *   Update), sessions and API keys (Put/Get/Update/Delete, Query gsi1 for the lists), signing
  *   keys (Get, Put on rotation), adoption (UpdateItem), usage (Get, Query of the
  *   user's day rows on the table), product events (PutItem), CLI counters (UpdateItem);
- * - schedule: expiry sweep (Query gsi2, UpdateItem), usage
+ * - schedule: expiry sweep (Query gsi2, UpdateItem, DeleteItem of envelope parts), usage
  *   rollup (Query gsi2 for users, Query of day rows on the table, GetItem, PutItem), the retry
  *   sweep (Query gsi2 for due retries and GetItem of each);
  * - webhooks: endpoints (a transaction of the count Update and a Put or Delete, Get, Query of
@@ -56,10 +57,10 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   when an endpoint is switched off (GetItem).
  */
 export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
-  secrets: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table', 'gsi1'] },
+  secrets: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi1'] },
   gate: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: [] },
   account: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi1'] },
-  schedule: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table', 'gsi2'] },
+  schedule: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi2'] },
   webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
   openapi: { items: [], query: [] },
   relay: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },

@@ -1,4 +1,4 @@
-import { BatchWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { key } from './secretItem.ts';
 
 /**
@@ -14,11 +14,8 @@ const partKey = (id: string, index: number) => ({ pk: key(id).pk, sk: `ENVELOPE#
 /** Writes the parts of `envelope` (before the secret's own item, so no secret exists without them); answers how many. */
 export async function writeEnvelopeParts(db: DynamoDBDocumentClient, tableName: string, id: string, envelope: Uint8Array, ttl: number): Promise<number> {
   const parts = Array.from({ length: Math.ceil(envelope.length / partBytes) }, (_, index) => envelope.subarray(index * partBytes, (index + 1) * partBytes));
-  await writeBatch(
-    db,
-    tableName,
-    parts.map((data, index) => ({ PutRequest: { Item: { ...partKey(id, index), type: 'envelope_part', data, ttl } } })),
-  );
+  // A few items (four at 1 MiB), each its own Put: no batch action to grant.
+  await Promise.all(parts.map((data, index) => db.send(new PutCommand({ TableName: tableName, Item: { ...partKey(id, index), type: 'envelope_part', data, ttl } }))));
   return parts.length;
 }
 
@@ -44,21 +41,5 @@ export async function readEnvelopeParts(db: DynamoDBDocumentClient, tableName: s
 }
 
 export async function deleteEnvelopeParts(db: DynamoDBDocumentClient, tableName: string, id: string, count: number): Promise<void> {
-  await writeBatch(
-    db,
-    tableName,
-    Array.from({ length: count }, (_, index) => ({ DeleteRequest: { Key: partKey(id, index) } })),
-  );
-}
-
-/** BatchWriteItem in runs of 25, sending again what DynamoDB left unprocessed. */
-async function writeBatch(db: DynamoDBDocumentClient, tableName: string, requests: Array<Record<string, unknown>>): Promise<void> {
-  for (let start = 0; start < requests.length; start += 25) {
-    let pending: Array<Record<string, unknown>> = requests.slice(start, start + 25);
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === 5) throw new Error('envelope parts left unprocessed after 5 tries');
-      const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending as never } }));
-      pending = (UnprocessedItems?.[tableName] ?? []) as Array<Record<string, unknown>>;
-    }
-  }
+  await Promise.all(Array.from({ length: count }, (_, index) => db.send(new DeleteCommand({ TableName: tableName, Key: partKey(id, index) }))));
 }
