@@ -1,5 +1,5 @@
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { encodeCursor } from './cursor.ts';
+import { checkStartKey, encodeCursor, invalidCursor } from './cursor.ts';
 import { isConditionFailure } from './client.ts';
 
 /** Every item of one listing partition of gsi1 (a user's sessions or keys: a handful), newest first. */
@@ -52,9 +52,52 @@ export async function queryPage(
   limit: number,
   keys: readonly string[],
 ): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
+  if (input.ExclusiveStartKey !== undefined) checkStartKeyWithin(input);
   const page = await db.send(new QueryCommand({ ...input, Limit: limit + 1 }));
   const items = page.Items ?? [];
   if (items.length <= limit) return { items, nextCursor: null };
   const last = items[limit - 1]!;
   return { items: items.slice(0, limit), nextCursor: encodeCursor(Object.fromEntries(keys.map((name) => [name, last[name]]))) };
+}
+
+/**
+ * A start key DynamoDB would take for this query, or `InvalidCursor`: the shape of the queried
+ * index's keys (cursor.ts), and values the key condition admits, for DynamoDB refuses a start
+ * key outside it ("does not match the range key predicate", "outside query boundaries"). The
+ * condition is read in DynamoDB's own grammar: `k = :v`, `k < :v` (and `<=`, `>`, `>=`),
+ * `k BETWEEN :a AND :b`, `begins_with(k, :v)`, joined by AND; string values compare by their
+ * UTF-8 bytes, as DynamoDB orders them. So every listing paged by `queryPage`, whatever its
+ * condition, refuses a changed cursor with 400 instead of failing.
+ */
+function checkStartKeyWithin(input: Omit<QueryCommandInput, 'Limit'>): void {
+  const startKey = checkStartKey(input.ExclusiveStartKey, input.IndexName);
+  const name = (token: string) => (token.startsWith('#') ? input.ExpressionAttributeNames?.[token] : token);
+  const value = (token: string) => {
+    const found: unknown = input.ExpressionAttributeValues?.[token];
+    if (typeof found !== 'string') throw new Error(`queryPage reads string key conditions only (${token})`);
+    return Buffer.from(found);
+  };
+  const clause = /^\s*(?:begins_with\s*\(\s*([#\w]+)\s*,\s*(:\w+)\s*\)|([#\w]+)\s+BETWEEN\s+(:\w+)\s+AND\s+(:\w+)|([#\w]+)\s*(=|<=|>=|<|>)\s*(:\w+))\s*(?:AND\b|$)/i;
+  let rest = input.KeyConditionExpression ?? '';
+  while (rest.trim() !== '') {
+    const match = clause.exec(rest);
+    if (!match) throw new Error(`queryPage cannot read the key condition ${JSON.stringify(input.KeyConditionExpression)}`);
+    const [whole, prefixKey, prefix, betweenKey, low, high, comparedKey, operator, operand] = match;
+    const attribute = name((prefixKey ?? betweenKey ?? comparedKey)!);
+    const held = startKey[attribute ?? ''];
+    if (held === undefined) throw invalidCursor();
+    const bytes = Buffer.from(held);
+    let admitted: boolean;
+    if (prefix !== undefined) {
+      const start = value(prefix);
+      admitted = bytes.subarray(0, start.length).equals(start);
+    } else if (low !== undefined) {
+      admitted = Buffer.compare(bytes, value(low)) >= 0 && Buffer.compare(bytes, value(high!)) <= 0;
+    } else {
+      const order = Buffer.compare(bytes, value(operand!));
+      admitted = { '=': order === 0, '<': order < 0, '<=': order <= 0, '>': order > 0, '>=': order >= 0 }[operator as '=' | '<' | '<=' | '>' | '>='];
+    }
+    if (!admitted) throw invalidCursor();
+    rest = rest.slice(whole.length);
+  }
 }

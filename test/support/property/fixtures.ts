@@ -1,0 +1,278 @@
+import fc from 'fast-check';
+import type { Runtime } from '../../../local/runtime.ts';
+import { routeKey, scopes, type Route, type Scope } from '../../../shared/routes.ts';
+import { bearer, createKey, newEmail, signIn, type CreatedKey, type SignedIn } from '../accounts.ts';
+import { apiClient, claimPair, textSecretBody } from '../runtime.ts';
+import { mutate, type Mutation } from './arbitraries.ts';
+
+/**
+ * What the property suites send with: the credentials of two users, and the ids, tokens and
+ * cursors the service gave out (seeded before the runs, and taken from every success during
+ * them), so a generated request can name a live resource, another user's, or a changed one.
+ */
+
+export type Who = 'a' | 'b';
+export type CredentialChoice =
+  | { kind: 'none' }
+  | { kind: 'session'; who: Who }
+  | { kind: 'key'; scope: Scope | 'all' }
+  | { kind: 'changed'; of: 'session' | 'key'; how: Mutation; at: number }
+  | { kind: 'raw'; value: string };
+
+/** A live value of a pool, by position; `changed` sends it altered. */
+export interface LiveChoice {
+  index: number;
+  how?: Mutation;
+  at?: number;
+}
+
+/** The part of a route's path that names a collection: `/v1/webhooks/{id}/test` → `/v1/webhooks`. */
+export const collectionOf = (path: string, param: string) => path.slice(0, path.indexOf(`/{${param}}`));
+
+/**
+ * Whose a live value is: a user's, nobody's (an anonymous secret, which anyone may name), or a
+ * user's the suite replaced (`former`, after a generated logout-all ended its session).
+ */
+export type Owner = Who | 'former' | null;
+interface Entry {
+  value: string;
+  owner: Owner;
+  seeded: boolean;
+}
+interface CursorEntry {
+  listing: string;
+  owner: Owner;
+  value: string;
+}
+
+const poolSize = 24;
+
+/** The user a credential choice acts as (keys are the first user's). */
+export const ownerOf = (choice: CredentialChoice): Owner =>
+  choice.kind === 'session' ? choice.who : choice.kind === 'key' ? 'a' : null;
+
+export class Fixtures {
+  readonly sessions = new Map<Who, SignedIn>();
+  readonly keys = new Map<Scope | 'all', CreatedKey>();
+  /** Ids by collection path, and `delete_token` values; seeded ones are kept from deletion. */
+  private readonly pools = new Map<string, Entry[]>();
+  /** Next cursors by route, each with the listing (path) and user it pages. */
+  private readonly cursors = new Map<string, CursorEntry[]>();
+  private healing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly runtime: Runtime) {}
+
+  async start(seeders: readonly Seeder[]): Promise<void> {
+    const [a, b] = await Promise.all([signIn(this.runtime, newEmail('property-a')), signIn(this.runtime, newEmail('property-b'))]);
+    this.sessions.set('a', a);
+    this.sessions.set('b', b);
+    this.add('refresh_token', a.refresh_token, 'a');
+    this.add('refresh_token', b.refresh_token, 'b');
+    await this.createKeys();
+    for (const seeder of seeders) await seeder(this);
+  }
+
+  private async createKeys(): Promise<void> {
+    const a = this.sessions.get('a')!;
+    const made = await Promise.all([createKey(this.runtime, a, [...scopes], 'all'), ...scopes.map((scope) => createKey(this.runtime, a, [scope], scope))]);
+    this.keys.set('all', made[0]!);
+    scopes.forEach((scope, i) => this.keys.set(scope, made[i + 1]!));
+    for (const key of made) this.add('/v1/api-keys', key.id, 'a', true);
+  }
+
+  api() {
+    return apiClient(this.runtime);
+  }
+
+  runtimeOf(): Runtime {
+    return this.runtime;
+  }
+
+  /** Adds a live value; a seeded one is never sent to a DELETE, so it lives through the runs. */
+  add(pool: string, value: string, owner: Owner, seeded = false): void {
+    const entries = this.pools.get(pool) ?? [];
+    if (entries.some((entry) => entry.value === value)) return;
+    entries.push({ value, owner, seeded });
+    const unseeded = entries.findIndex((entry) => !entry.seeded);
+    if (entries.length > poolSize && unseeded >= 0) entries.splice(unseeded, 1);
+    this.pools.set(pool, entries);
+  }
+
+  /**
+   * A live value of the pool, or null when there is none: the first user's (or nobody's) for
+   * `mine`, the second user's for `theirs`; changed when the choice says so.
+   */
+  pick(pool: string, choice: LiveChoice, options: { whose: 'mine' | 'theirs'; forDeletion: boolean }): string | null {
+    const entries = (this.pools.get(pool) ?? []).filter(
+      (entry) => (options.whose === 'mine' ? entry.owner === 'a' || entry.owner === null : entry.owner === 'b' || entry.owner === 'former') && !(options.forDeletion && entry.seeded),
+    );
+    if (entries.length === 0) return null;
+    const { value } = entries[choice.index % entries.length]!;
+    return choice.how === undefined ? value : mutate(value, choice.how, choice.at ?? 0);
+  }
+
+  /** Every live value of a pool. */
+  all(pool: string): string[] {
+    return (this.pools.get(pool) ?? []).map((entry) => entry.value);
+  }
+
+  /**
+   * A next cursor a route gave out: to this user for any of its listings (`listing` null), for
+   * this listing (`own`), or for another listing or user (`foreign`).
+   */
+  cursorOf(route: Route, owner: Owner, listing: string | null, index: number, which: 'own' | 'foreign'): { listing: string; value: string } | null {
+    const entries = (this.cursors.get(routeKey(route)) ?? []).filter(
+      (entry) => (entry.owner === owner && (listing === null || entry.listing === listing)) === (which === 'own'),
+    );
+    return entries.length === 0 ? null : entries[index % entries.length]!;
+  }
+
+  /** The `authorization` header of a choice (undefined: none is sent). */
+  authorization(choice: CredentialChoice): string | undefined {
+    switch (choice.kind) {
+      case 'none':
+        return undefined;
+      case 'session':
+        return bearer(this.sessions.get(choice.who)!.access_token).authorization;
+      case 'key':
+        return bearer(this.keys.get(choice.scope)!.key).authorization;
+      case 'changed': {
+        const live = choice.of === 'session' ? this.sessions.get('a')!.access_token : this.keys.get('all')!.key;
+        return `Bearer ${mutate(live, choice.how, choice.at)}`;
+      }
+      case 'raw':
+        return choice.value;
+    }
+  }
+
+  /** Takes what a success gave out: ids of its collection, delete tokens, next cursors. */
+  observe(route: Route, listing: string, owner: Owner, status: number, text: string): void {
+    if (status < 200 || status >= 300 || text === '') return;
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (body === null || typeof body !== 'object') return;
+    if (typeof body.id === 'string') this.add(route.path, body.id, owner);
+    if (typeof body.delete_token === 'string') this.add('delete_token', body.delete_token, owner);
+    if (typeof body.refresh_token === 'string') this.add('refresh_token', body.refresh_token, owner);
+    if (Array.isArray(body.items)) for (const item of body.items as Array<{ id?: unknown }>) if (typeof item?.id === 'string') this.add(route.path, item.id, owner);
+    if (typeof body.next_cursor === 'string') {
+      const entries = this.cursors.get(routeKey(route)) ?? [];
+      if (!entries.some((entry) => entry.value === body.next_cursor)) entries.push({ listing, owner, value: body.next_cursor });
+      if (entries.length > poolSize * 2) entries.shift();
+      this.cursors.set(routeKey(route), entries);
+    }
+  }
+
+  /** What the user had is now a former user's: another's, to the new session. */
+  private retire(who: Who): void {
+    for (const entries of this.pools.values()) for (const entry of entries) if (entry.owner === who) entry.owner = 'former';
+    for (const entries of this.cursors.values()) for (const entry of entries) if (entry.owner === who) entry.owner = 'former';
+  }
+
+  /** The user's session, replaced first if a generated request ended it. */
+  async liveSession(who: Who): Promise<SignedIn> {
+    await this.heal({ kind: 'session', who });
+    return this.sessions.get(who)!;
+  }
+
+  /**
+   * A live credential answered 401: if it is really gone (a generated logout-all ended the
+   * session, or a key was revoked), replace it, so the runs after keep reaching the operations.
+   * A new session is a new user: sign-in codes are capped per address.
+   */
+  heal(choice: CredentialChoice): Promise<void> {
+    if (choice.kind !== 'session' && choice.kind !== 'key') return this.healing;
+    this.healing = this.healing.then(async () => {
+      const authorization = this.authorization(choice)!;
+      const probe = await this.api().get('/v1/usage', { authorization });
+      if (probe.status !== 401) return;
+      if (choice.kind === 'session') {
+        this.sessions.set(choice.who, await signIn(this.runtime, newEmail(`property-${choice.who}`)));
+        this.retire(choice.who);
+        this.add('refresh_token', this.sessions.get(choice.who)!.refresh_token, choice.who);
+        if (choice.who === 'a') await this.createKeys();
+      } else {
+        const scopesOf = choice.scope === 'all' ? [...scopes] : [choice.scope];
+        const key = await createKey(this.runtime, this.sessions.get('a')!, scopesOf, choice.scope);
+        this.keys.set(choice.scope, key);
+        this.add('/v1/api-keys', key.id, 'a', true);
+      }
+    });
+    return this.healing;
+  }
+}
+
+/** Creates live resources before the runs (for the collection its key names). */
+export type Seeder = (fixtures: Fixtures) => Promise<void>;
+
+/**
+ * Seeders by the route that creates what they seed; a suite runs those of its group's routes.
+ * Each makes enough for a listing to page (so live cursors exist) for both users.
+ */
+export const seeders: Record<string, Seeder> = {
+  'POST /v1/secrets': async (fixtures) => {
+    const api = fixtures.api();
+    for (const who of ['a', 'a', 'a', 'a', 'b', 'b', null] as const) {
+      const { verifier } = claimPair();
+      const body = textSecretBody({ max_views: 100, expires_in: 30 * 24 * 3600, ...(who === 'b' ? { claim_verifier: verifier } : {}) });
+      const created = await api.post('/v1/secrets', body, who === null ? {} : fixtures.sessions.get(who)!.auth);
+      if (created.status !== 201) throw new Error(`seeding a secret: ${created.status} ${JSON.stringify(created.body)}`);
+      fixtures.add('/v1/secrets', created.body.id, who, true);
+      fixtures.add('delete_token', created.body.delete_token, who, true);
+    }
+  },
+  'POST /v1/webhooks': async (fixtures) => {
+    const api = fixtures.api();
+    for (const who of ['a', 'b'] as const) {
+      const session = fixtures.sessions.get(who)!;
+      const registered = await api.post('/v1/webhooks', { url: `http://127.0.0.1:9/property-${who}` }, session.auth);
+      if (registered.status !== 201) throw new Error(`seeding a webhook: ${registered.status} ${JSON.stringify(registered.body)}`);
+      fixtures.add('/v1/webhooks', registered.body.id, who, true);
+      const key = who === 'a' ? fixtures.keys.get('all')! : await createKey(fixtures.runtimeOf(), session, ['secrets:read']);
+      for (let i = 0; i < 4; i++) {
+        const queued = await api.post(`/v1/webhooks/${registered.body.id}/test`, undefined, key.auth);
+        if (queued.status !== 202) throw new Error(`seeding a delivery: ${queued.status} ${JSON.stringify(queued.body)}`);
+      }
+    }
+  },
+};
+
+/**
+ * Stands for a live value of a pool in an example body; replaced when the run is sent (a
+ * refresh token the service gave out, say), so a generated body can carry one.
+ */
+export const live = (pool: string) => `\u0000live:${pool}`;
+const livePlaceholder = /"\\u0000live:([a-z_]+)"/g;
+
+/** A JSON body with its live placeholders replaced by live values (the first user's, or anyone's). */
+export function withLiveValues(text: string, fixtures: Fixtures, index: number): string {
+  return text.replace(livePlaceholder, (_, pool: string) => JSON.stringify(fixtures.pick(pool, { index }, { whose: 'mine', forDeletion: false }) ?? 'none'));
+}
+
+/**
+ * Bodies a schema alone cannot make valid (a rule across fields, a live token, or a
+ * destination this machine reaches), by route: the runs send them as they are, or changed.
+ */
+export const examples: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
+  'POST /v1/auth/refresh': fc.constant({ refresh_token: live('refresh_token') }),
+  'POST /v1/auth/logout': fc.constant({ refresh_token: live('refresh_token') }),
+  'POST /v1/secrets': fc
+    .record({
+      envelope: fc.uint8Array({ minLength: 1, maxLength: 64 }),
+      salt: fc.uint8Array({ minLength: 16, maxLength: 16 }),
+      expires_in: fc.option(fc.integer({ min: 60, max: 3600 }), { nil: undefined }),
+      max_views: fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }),
+    })
+    .map(({ envelope, salt, ...rest }) => ({
+      kind: 'text',
+      envelope: Buffer.from(envelope).toString('base64'),
+      salt: Buffer.from(salt).toString('base64url'),
+      size_bytes: envelope.length,
+      ...Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)),
+    })),
+  'POST /v1/webhooks': fc.webPath().map((path) => ({ url: `http://127.0.0.1:9${path.startsWith('/') ? path : `/${path}`}` })),
+};
