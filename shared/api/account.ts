@@ -20,6 +20,18 @@ const propertyName = /^[a-z][a-z0-9_.]{0,63}$/;
 export const maxEventProperties = 20;
 
 /**
+ * Numbers as DynamoDB stores them: the document client refuses integers beyond ±(2^53 − 1)
+ * (they would lose digits; every larger double is an integer), and DynamoDB refuses a magnitude
+ * below 1e-130. A property outside is the caller's input, refused here, not a failed write.
+ */
+const storedNumberMagnitude = { max: Number.MAX_SAFE_INTEGER, minNonZero: 1e-130 } as const;
+const storableNumber = z.number().check(
+  z.minimum(-storedNumberMagnitude.max, 'numbers are at most 2^53 − 1 in magnitude'),
+  z.maximum(storedNumberMagnitude.max, 'numbers are at most 2^53 − 1 in magnitude'),
+  z.refine((value) => value === 0 || Math.abs(value) >= storedNumberMagnitude.minNonZero, 'numbers other than 0 are at least 1e-130 in magnitude'),
+);
+
+/**
  * A product event: a name and at most 20 flat properties, each a short string, a number or a
  * boolean. Nothing else is accepted, so nothing else (no secret, no free text) can be stored.
  */
@@ -29,7 +41,7 @@ const productEventRequest = z.strictObject({
     z
       .record(
         z.string().check(z.regex(propertyName, 'lowercase letters, digits, `_` and `.`, 1 to 64 characters, starting with a letter')),
-        z.union([z.string().check(z.maxLength(200)), z.number(), z.boolean()]),
+        z.union([z.string().check(z.maxLength(200)), storableNumber, z.boolean()]),
       )
       .check(z.refine((properties) => Object.keys(properties).length <= maxEventProperties, `at most ${maxEventProperties} properties`)),
   ),

@@ -24,7 +24,9 @@ export class DynamoProductEventStore implements ProductEventStore {
           id: event.id,
           name: event.name,
           user_id: event.userId,
-          properties: event.properties,
+          // As a Map: the marshaller takes a plain object for a map only when its `constructor`
+          // is Object's, so a property named `constructor` would fail the write.
+          properties: new Map(Object.entries(event.properties)),
           created_at: at,
           ttl: toEpochSeconds(expiresAt),
         },

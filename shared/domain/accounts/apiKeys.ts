@@ -9,6 +9,8 @@ import type { CreateApiKeyRequest } from '../../api/account.ts';
 
 
 const keyPattern = /^hlk_(key_[A-Za-z0-9_-]{16})_([A-Za-z0-9_-]{43})$/;
+/** What `newApiKeyId` makes; any other id names no key. */
+const keyIdPattern = /^key_[A-Za-z0-9_-]{16}$/;
 export const looksLikeApiKey = (token: string) => token.startsWith('hlk_');
 
 export interface ApiKeyView {
@@ -63,6 +65,7 @@ export async function apiKeyPrincipal(value: string, ports: Pick<AccountPorts, '
   return { kind: 'api_key', userId: key.userId, keyId: key.id, scopes: key.scopes };
 }
 
+/** A malformed id is answered without touching the table (one 2 KiB long is beyond a key's size). */
 export async function revokeApiKey(userId: string, id: string, ports: Pick<AccountPorts, 'apiKeys'>): Promise<void> {
-  if (!(await ports.apiKeys.delete(id, userId))) throw new HttpError(404, 'not_found', 'You have no API key with this id.');
+  if (!keyIdPattern.test(id) || !(await ports.apiKeys.delete(id, userId))) throw new HttpError(404, 'not_found', 'You have no API key with this id.');
 }
