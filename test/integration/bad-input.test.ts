@@ -132,7 +132,7 @@ function expectFieldErrors(problem: Problem, context: string): Array<{ path: str
   expect(errors.length, context).toBeGreaterThan(0);
   for (const error of errors) {
     expect(typeof error.path, context).toBe('string');
-    expect(error.path as string, context).toMatch(/^(body|header)(\.|$)/);
+    expect(error.path as string, context).toMatch(/^(body|header|query)(\.|$)/);
     expect(typeof error.message, context).toBe('string');
   }
   return errors as Array<{ path: string; message: string }>;
@@ -728,6 +728,10 @@ describe('random ids on GET, DELETE and claim', () => {
             if (reply.text === '') {
               // Only the HTTP server's own refusal of an oversized or malformed request line.
               expect([400, 414, 431], context).toContain(reply.status);
+            } else if (method === 'GET' && path.includes('?')) {
+              // The metadata read takes a query (`recipient_id`): an unknown parameter is refused.
+              expect([400, 404], `${context} → ${reply.text.slice(0, 200)}`).toContain(reply.status);
+              if (reply.status === 400) expect(expectFieldErrors(problem!, context).every((error) => error.path.startsWith('query.')), context).toBe(true);
             } else {
               expect(reply.status, `${context} → ${reply.text.slice(0, 200)}`).toBe(404);
               expect(problem?.code, context).toBe('not_found');
