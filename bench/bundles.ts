@@ -47,12 +47,20 @@ const TARGET = 1.5;
 // makes for it (aws-lambda-nodejs `buildEsbuildArgs`), run from the project root:
 //   esbuild --bundle <entry> --platform=node --target=<target> --format=<format> --outfile=<dir>/index.mjs
 //     [--minify] [--sourcemap] [--sources-content=false] [--banner:js=<banner>] [--main-fields=<fields>]
-//     [--external:<module> ...]
+//     [--external:<module> ...] [--alias:<module>=<path> (esbuildArgs)]
 // Only the options lib/lambda.ts sets are translated; any other one stops the bench, rather than
 // measuring a build that differs from the deployed one.
 
 /** Options of `lambdaBundling` translated below; `forceDockerBundling` changes where esbuild runs, not what it builds. */
-const translated = new Set(['forceDockerBundling', 'format', 'target', 'mainFields', 'banner', 'minify', 'sourceMap', 'sourcesContent', 'externalModules']);
+const translated = new Set(['forceDockerBundling', 'format', 'target', 'mainFields', 'banner', 'minify', 'sourceMap', 'sourcesContent', 'externalModules', 'esbuildArgs']);
+
+/** `esbuildArgs`' `--alias` entries (`<module>=<path>`, the path from the project root), as esbuild's `alias`. */
+function aliasesOf(args: BundlingOptions['esbuildArgs']): Record<string, string> {
+  const unknown = Object.keys(args ?? {}).filter((key) => key !== '--alias');
+  if (unknown.length) throw new Error(`bench/bundles.ts does not translate esbuildArgs ${unknown.join(', ')}`);
+  const entries = [args?.['--alias'] ?? []].flat() as string[];
+  return Object.fromEntries(entries.map((entry) => entry.split('=') as [string, string]).map(([module, target]) => [module, path.resolve(root, target)]));
+}
 
 function esbuildOptionsOf(bundling: BundlingOptions): esbuild.BuildOptions {
   const unknown = Object.keys(bundling).filter((key) => !translated.has(key));
@@ -70,6 +78,7 @@ function esbuildOptionsOf(bundling: BundlingOptions): esbuild.BuildOptions {
     ...(bundling.banner === undefined ? {} : { banner: { js: bundling.banner } }),
     // NodejsFunction leaves @aws-sdk/* out unless told otherwise; lib/lambda.ts always says.
     external: bundling.externalModules ?? ['@aws-sdk/*'],
+    ...(bundling.esbuildArgs ? { alias: aliasesOf(bundling.esbuildArgs) } : {}),
     absWorkingDir: root,
   };
 }
@@ -114,7 +123,11 @@ async function build(name: string, outDir: string): Promise<Bundle> {
     name === BASELINE
       ? { stdin: { contents: baselineSource, resolveDir: root, sourcefile: 'bench-baseline.ts', loader: 'ts' } }
       : { entryPoints: [path.join(root, 'functions', `${name}.ts`)] };
-  const result = await esbuild.build({ ...lambdaBuildOptions, ...entry, outfile, metafile: true, logLevel: 'warning' });
+  // The baseline is the smallest handler as one writes it with the SDK's defaults: the same
+  // build, but the SDK's own credential chain (our functions take the role's from the
+  // environment, lib/lambdaCredentials). Its size is what issue 10's 1.5x target was set against.
+  const { alias: _alias, ...naive } = lambdaBuildOptions;
+  const result = await esbuild.build({ ...(name === BASELINE ? naive : lambdaBuildOptions), ...entry, outfile, metafile: true, logLevel: 'warning' });
   const code = readFileSync(outfile);
   return {
     name,

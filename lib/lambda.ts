@@ -15,6 +15,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  */
 export const FUNCTION_TAG = 'hushlink:function';
 
+/** The module the Lambda bundles take their AWS credentials from (relative to the project root). */
+export const lambdaCredentialsModule = 'shared/adapters/lambdaCredentials.ts';
+
 /** What every function of the stack shares; only the entry differs. */
 export interface FunctionDefaults {
   readonly environment: Record<string, string>;
@@ -44,6 +47,9 @@ export const lambdaBundling: nodejs.BundlingOptions = {
   sourcesContent: false,
   // Bundle the AWS SDK instead of using the runtime's copy: pinned versions, same code as tests.
   externalModules: [],
+  // In Lambda the credentials are the role's, in the environment: the SDK's whole provider chain
+  // (SSO, profiles, metadata services and their clients) gives way to that one step.
+  esbuildArgs: { '--alias': `@aws-sdk/credential-provider-node=./${lambdaCredentialsModule}` },
 };
 
 export interface HushlinkFunctionProps extends FunctionDefaults {
