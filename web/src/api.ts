@@ -3,8 +3,6 @@
  * ciphertext, public parameters and tokens only; never the link key, the passphrase or the text.
  * Account calls take the access token as an argument: `session.ts` owns it.
  */
-import type { SecretEventType } from '../../shared/domain/secrets/model.ts';
-
 export interface FieldProblem {
   path: string;
   message: string;
@@ -91,7 +89,7 @@ export interface ClaimedSecret {
   expires_at?: string;
 }
 
-async function call<T>(method: string, path: string, init: { json?: unknown; headers?: Record<string, string>; token?: string | undefined } = {}): Promise<T> {
+export async function call<T>(method: string, path: string, init: { json?: unknown; headers?: Record<string, string>; token?: string | undefined } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (init.token) headers['authorization'] = `Bearer ${init.token}`;
   let body: string | undefined;
@@ -226,61 +224,6 @@ export const accountApi = {
   apiKeys: (token: string) => call<Page<ApiKeyInfo>>('GET', '/v1/api-keys', { token }),
   createApiKey: (token: string, body: { name: string; scopes: ApiKeyScope[]; expires_in?: number }) => call<CreatedApiKey>('POST', '/v1/api-keys', { json: body, token }),
   revokeApiKey: (token: string, id: string) => call<unknown>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, { token }),
-};
-
-/** The kinds of event a webhook endpoint can subscribe to: the service's own list. */
-export { secretEventTypes as webhookEventTypes } from '../../shared/domain/webhooks/model.ts';
-export type WebhookEventType = SecretEventType;
-
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  events: string[];
-  enabled: boolean;
-  consecutive_failures: number;
-  created_at: string;
-  disabled_at: string | null;
-}
-
-export interface CreatedWebhook extends WebhookEndpoint {
-  /** The signing secret (`whsec_…`): in this answer only. */
-  secret: string;
-}
-
-export interface WebhookAttempt {
-  number: number;
-  at: string;
-  /** The receiver's HTTP status, null when it did not answer. */
-  status: number | null;
-  duration_ms: number;
-  error: string | null;
-}
-
-export interface WebhookDelivery {
-  id: string;
-  event_id: string;
-  type: string;
-  status: 'pending' | 'delivered' | 'failed' | 'cancelled' | string;
-  created_at: string;
-  next_attempt_at: string | null;
-  /** The exact JSON that was (or will be) posted. */
-  request: { body: string };
-  attempts: WebhookAttempt[];
-}
-
-const webhookPath = (id: string) => `/v1/webhooks/${encodeURIComponent(id)}`;
-
-/**
- * Webhook endpoints and their delivery log take the session's access token; the test delivery
- * takes an API key instead (the route refuses a session with 401 `api_key_required`).
- */
-export const webhookApi = {
-  list: (token: string) => call<Page<WebhookEndpoint>>('GET', '/v1/webhooks', { token }),
-  create: (token: string, body: { url: string; events?: WebhookEventType[] }) => call<CreatedWebhook>('POST', '/v1/webhooks', { json: body, token }),
-  remove: (token: string, id: string) => call<unknown>('DELETE', webhookPath(id), { token }),
-  deliveries: (token: string, id: string, limit: number, cursor: string | null) =>
-    call<Page<WebhookDelivery>>('GET', `${webhookPath(id)}/deliveries?${new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) }).toString()}`, { token }),
-  test: (apiKey: string, id: string) => call<{ delivery_id: string; queued: true }>('POST', `${webhookPath(id)}/test`, { token: apiKey }),
 };
 
 /** Human sentences for a refused request: `errors[].message` (with the field) or `detail`. */

@@ -3,7 +3,8 @@
  * a confirm step; "Send test" with the API key pasted into the page; and its delivery log
  * (`webhookLog.ts`).
  */
-import { ApiError, webhookApi, webhookEventTypes, type WebhookEndpoint } from './api.ts';
+import { ApiError } from './api.ts';
+import { webhookApi, webhookEventTypes, type WebhookEndpoint } from './webhookApi.ts';
 import { actionButton, fact, showProblem } from './accountPage.ts';
 import { announce, byId, element, errorBox, setVisible, timeElement } from './dom.ts';
 import { withAccess } from './session.ts';

@@ -3,7 +3,8 @@
  * newest first, with "Refresh" (the first page again) and "More" (the next page). Each delivery
  * shows its status, its attempts and the exact body sent.
  */
-import { ApiError, webhookApi, type WebhookDelivery, type WebhookEndpoint } from './api.ts';
+import { ApiError } from './api.ts';
+import { webhookApi, type WebhookDelivery, type WebhookEndpoint } from './webhookApi.ts';
 import { actionButton, fact, showProblem } from './accountPage.ts';
 import { announce, element, errorBox, plural, setVisible, timeElement } from './dom.ts';
 import { withAccess } from './session.ts';

@@ -8,7 +8,8 @@
  * field. It stays in that field only (this page's memory), is sent only as the bearer of
  * `POST /v1/webhooks/{id}/test`, and is cleared when the page is left, like the signing secret.
  */
-import { ApiError, problemMessages, webhookApi, type WebhookEndpoint, type WebhookEventType } from './api.ts';
+import { ApiError, problemMessages } from './api.ts';
+import { webhookApi, type WebhookEndpoint, type WebhookEventType } from './webhookApi.ts';
 import { markReady, showProblem, startSignedInPage } from './accountPage.ts';
 import { announce, byId, copyField, element, focusHeading, setVisible } from './dom.ts';
 import { SignedOutError, withAccess } from './session.ts';
