@@ -1,10 +1,13 @@
 /**
  * "My secrets" `/account`: the signed-in user's secrets (state, views left, expiry), revoke,
- * "Load more", and attaching the secrets this browser created anonymously.
+ * each one's links and receipts (`secretLinks.ts`), "Load more", and attaching the secrets this
+ * browser created anonymously.
  */
 import { accountApi, api, type AdoptionResult, type OwnedSecret } from './api.ts';
 import { actionButton, fact, markReady, showProblem, startSignedInPage } from './accountPage.ts';
 import { announce, byId, focusHeading, plural, setVisible, timeElement } from './dom.ts';
+import type { OwnerMetadata } from './linksApi.ts';
+import { linksPanel } from './secretLinks.ts';
 import { withAccess } from './session.ts';
 import { forgetUnattached, listUnattached } from './unattached.ts';
 
@@ -37,6 +40,26 @@ const stateLabels: Record<string, string> = {
 
 const revocable = (state: string) => state === 'active' || state === 'pending';
 
+/**
+ * A secret's views left. With personal links the count is every link's together, which the
+ * listing does not say; it shows when the count is more than one link may have.
+ */
+function viewsText(secret: Pick<OwnedSecret, 'views_left' | 'max_views'>, links?: number): string {
+  if (links) return `${secret.views_left} in all (${plural(links, 'personal link', 'personal links')}, up to ${secret.max_views} each)`;
+  if (secret.views_left > secret.max_views) return `${secret.views_left} in all, over its personal links`;
+  return `${secret.views_left} of ${secret.max_views}`;
+}
+
+/** Shows what the owner's read says now (the panel read it, or a link was revoked): state, views, revoke. */
+function applyMetadata(item: HTMLLIElement, metadata: OwnerMetadata): void {
+  item.dataset['state'] = metadata.state;
+  const badge = item.querySelector<HTMLElement>('[data-role="state"]')!;
+  badge.className = `badge badge-${metadata.state}`;
+  badge.textContent = stateLabels[metadata.state] ?? metadata.state;
+  item.querySelector<HTMLElement>('[data-role="views"] dd')!.textContent = viewsText(metadata, metadata.recipients?.length);
+  if (!revocable(metadata.state)) item.querySelector('button[data-action="revoke"]')?.closest('.actions')?.remove();
+}
+
 function secretItem(secret: OwnedSecret): HTMLLIElement {
   const item = document.createElement('li');
   item.className = 'item';
@@ -59,7 +82,7 @@ function secretItem(secret: OwnedSecret): HTMLLIElement {
 
   const facts = document.createElement('dl');
   facts.className = 'facts';
-  const views = fact('Views left', `${secret.views_left} of ${secret.max_views}`);
+  const views = fact('Views left', viewsText(secret));
   views.dataset['role'] = 'views';
   facts.append(views);
   if (secret.ended_at) facts.append(fact('Ended', timeElement(secret.ended_at)));
@@ -82,6 +105,7 @@ function secretItem(secret: OwnedSecret): HTMLLIElement {
     actions.append(revoke);
     item.append(actions, error);
   }
+  item.append(linksPanel(secret, { updated: (metadata) => applyMetadata(item, metadata) }));
   return item;
 }
 

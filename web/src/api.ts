@@ -49,7 +49,27 @@ export interface CreateSecretBody {
   claim_verifier: string;
   link_verifier: string;
   not_before?: string;
+  /** Per-recipient links (1-20): each opens the secret up to `max_views` times. */
+  recipients?: RecipientRequest[];
 }
+
+export interface RecipientRequest {
+  label?: string;
+  email?: string;
+  /** Only `email` can open it, after confirming the address with an emailed code. */
+  restricted?: boolean;
+}
+
+/** A per-recipient link as creation answers it: append `#` and the key to `url_base`. */
+export interface CreatedLink {
+  recipient_id: string;
+  label: string | null;
+  email: string | null;
+  restricted: boolean;
+  url_base: string;
+}
+
+export type LinkState = 'active' | 'revoked' | 'used';
 
 export interface CreatedSecret {
   id: string;
@@ -59,6 +79,7 @@ export interface CreatedSecret {
   not_before?: string | null;
   max_views: number;
   views_left: number;
+  recipients?: CreatedLink[];
 }
 
 export type SecretState = 'pending' | 'active' | 'burned' | 'expired' | 'revoked' | 'locked';
@@ -79,6 +100,10 @@ export interface SecretMetadata {
   passphrase?: boolean | null;
   /** PBKDF2 iterations of the passphrase: 0 or null without one. */
   kdf_iterations?: number | null;
+  /** It opens only through per-recipient links. */
+  has_recipients?: boolean;
+  /** The link asked about with `?recipient_id=`. */
+  recipient?: { recipient_id: string; restricted: boolean; state: LinkState | string; views_left: number };
 }
 
 export interface ClaimedSecret {
@@ -131,14 +156,25 @@ export async function call<T>(method: string, path: string, init: { json?: unkno
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const secretPath = (id: string) => `/v1/secrets/${encodeURIComponent(id)}`;
+export const secretPath = (id: string) => `/v1/secrets/${encodeURIComponent(id)}`;
 
 export const api = {
   /** With an access token the caller becomes the secret's owner; without, it is anonymous. */
   createSecret: (body: CreateSecretBody, token?: string) => call<CreatedSecret>('POST', '/v1/secrets', { json: body, token }),
-  readSecret: (id: string) => call<SecretMetadata>('GET', secretPath(id)),
-  claimSecret: (id: string, claimToken: string, linkToken: string) =>
-    call<ClaimedSecret>('POST', `${secretPath(id)}/claim`, { json: { claim_token: claimToken, link_token: linkToken } }),
+  /** With `recipientId`, also that link's state (404 for a link the secret does not have). */
+  readSecret: (id: string, recipientId?: string) =>
+    call<SecretMetadata>('GET', `${secretPath(id)}${recipientId ? `?${new URLSearchParams({ recipient_id: recipientId }).toString()}` : ''}`),
+  /** Through a per-recipient link, with its gate session when the link is restricted. The header names the channel on the receipt. */
+  claimSecret: (id: string, claimToken: string, linkToken: string, link?: { recipientId: string; gateToken?: string }) =>
+    call<ClaimedSecret>('POST', `${secretPath(id)}/claim`, {
+      json: {
+        claim_token: claimToken,
+        link_token: linkToken,
+        ...(link ? { recipient_id: link.recipientId } : {}),
+        ...(link?.gateToken ? { gate_token: link.gateToken } : {}),
+      },
+      headers: { 'x-hushlink-client': 'web' },
+    }),
   revokeSecret: (id: string, deleteToken: string) => call<void>('DELETE', secretPath(id), { headers: { 'x-delete-token': deleteToken } }),
 };
 
@@ -235,15 +271,20 @@ export function problemMessages(error: ApiError): string[] {
   return [error.problem.detail ?? error.problem.title ?? `The server refused the request (${error.status}).`];
 }
 
-/** API field paths (`body.max_views`) in the words of the form. */
+const recipientFields: Record<string, string> = { label: 'name', email: 'email address', restricted: 'only this address' };
+
+/** API field paths (`body.max_views`, `body.recipients.0.email`) in the words of the form. */
 function fieldLabel(path: string): string {
   const field = path.replace(/^body\./, '');
+  const recipient = /^recipients\.(\d+)\.(\w+)$/.exec(field);
+  if (recipient) return `Recipient ${Number(recipient[1]) + 1}, ${recipientFields[recipient[2]!] ?? recipient[2]}`;
   const labels: Record<string, string> = {
     envelope: 'Secret',
     size_bytes: 'Secret',
     expires_in: 'Expires after',
     max_views: 'Views allowed',
     not_before: 'Not before',
+    recipients: 'Personal links',
     claim_verifier: 'Link proof',
     link_verifier: 'Link proof',
     salt: 'Encryption',

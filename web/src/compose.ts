@@ -1,12 +1,14 @@
 /**
- * Compose page: encrypts in this browser, stores the ciphertext, shows the link (`url_base#key`).
+ * Compose page: encrypts in this browser, stores the ciphertext, shows the link (`url_base#key`),
+ * or one per recipient when it was given personal links (`composeLinks.ts`).
  * The key, passphrase and text stay in this page's memory; nothing of them goes to web storage.
  * Signed in (`session.ts`), the secret is created with the access token and gets an owner;
  * anonymous, "Keep for my account" puts its `{id, delete_token, expires_at}` in localStorage
  * (`unattached.ts`) so it can be attached to an account later.
  */
 import { sealText, toBase64 } from '../../shared/envelope/index.ts';
-import { api, ApiError, problemMessages, type CreatedSecret } from './api.ts';
+import { api, ApiError, problemMessages, type CreatedSecret, type RecipientRequest } from './api.ts';
+import { clearLinks, clearRecipientErrors, readRecipients, resetRecipients, showLinks, type FieldError } from './composeLinks.ts';
 import { announce, byId, copyField, describeTime, focusHeading, plural, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
 import { qrSvg } from './qr.ts';
@@ -45,6 +47,10 @@ const copyLink = byId<HTMLButtonElement>('copy-link');
 const summary = byId<HTMLUListElement>('result-summary');
 const resultPassphrase = byId('result-passphrase');
 const qrCode = byId('qr-code');
+const resultSingle = byId('result-single');
+const resultQr = byId('result-qr');
+const resultLinksLede = byId('result-links-lede');
+const revokedText = byId('revoked-text');
 const revokeButton = byId<HTMLButtonElement>('revoke-button');
 const revoked = byId('result-revoked');
 const revokedTitle = byId('revoked-title');
@@ -73,17 +79,12 @@ function showSignedIn(yes: boolean): void {
   setVisible(ownerNote, yes);
 }
 
-interface FieldError {
-  field: HTMLElement;
-  message: string;
-}
-
 function expiresInSeconds(): number {
   if (expiry.value !== 'custom') return Number(expiry.value);
   return Number(customAmount.value) * Number(customUnit.value);
 }
 
-function validate(): { errors: FieldError[]; notBeforeIso?: string } {
+function validate(): { errors: FieldError[]; notBeforeIso?: string; recipients: RecipientRequest[] } {
   const found: FieldError[] = [];
   if (text.value.length === 0) found.push({ field: text, message: 'Secret: write or paste the text to share.' });
   else if (new TextEncoder().encode(text.value).length > limits.textBytes) {
@@ -114,13 +115,16 @@ function validate(): { errors: FieldError[]; notBeforeIso?: string } {
       notBeforeIso = new Date(at).toISOString();
     }
   }
-  return { errors: found, ...(notBeforeIso ? { notBeforeIso } : {}) };
+  const { recipients, errors: recipientErrors } = readRecipients();
+  found.push(...recipientErrors);
+  return { errors: found, recipients, ...(notBeforeIso ? { notBeforeIso } : {}) };
 }
 
 function clearErrors(): void {
   errorList.replaceChildren();
   setVisible(errors, false);
   for (const field of [text, customAmount, maxViews, notBefore, passphrase]) field.removeAttribute('aria-invalid');
+  clearRecipientErrors();
 }
 
 function showErrors(messages: string[], invalid: HTMLElement[] = []): void {
@@ -132,7 +136,7 @@ function showErrors(messages: string[], invalid: HTMLElement[] = []): void {
     }),
   );
   for (const field of invalid) field.setAttribute('aria-invalid', 'true');
-  if (invalid.includes(notBefore) || invalid.includes(passphrase)) moreOptions.open = true;
+  if (invalid.some((field) => moreOptions.contains(field))) moreOptions.open = true;
   setVisible(errors, true);
   const first = invalid[0];
   if (first) first.focus();
@@ -165,11 +169,12 @@ async function create(event: SubmitEvent): Promise<void> {
       // Only a claim that also proves the link (not the passphrase) may count towards a lock.
       link_verifier: sealed.linkVerifier,
       ...(checked.notBeforeIso ? { not_before: checked.notBeforeIso } : {}),
+      ...(checked.recipients.length > 0 ? { recipients: checked.recipients } : {}),
     } as const;
     // POST /v1/secrets is open to anonymous callers, so a stale token answers 403, not 401.
     const owned = await signedIn;
     const secret = owned ? await withAccess((token) => api.createSecret(body, token), [401, 403]) : await api.createSecret(body);
-    showResult(secret, `${secret.url_base}#${sealed.key}`, passphrase.value !== '', owned);
+    showResult(secret, sealed.key, passphrase.value !== '', owned);
   } catch (error) {
     fields.disabled = false;
     if (error instanceof SignedOutError) {
@@ -183,16 +188,18 @@ async function create(event: SubmitEvent): Promise<void> {
   }
 }
 
-function showResult(secret: CreatedSecret, link: string, withPassphrase: boolean, owned: boolean): void {
+function showResult(secret: CreatedSecret, key: string, withPassphrase: boolean, owned: boolean): void {
   created = { id: secret.id, deleteToken: secret.delete_token, expiresAt: secret.expires_at };
   // The plaintext and passphrase leave the page's form as soon as they are sealed.
   form.reset();
+  resetRecipients();
   setVisible(customExpiry, false);
 
-  shareLink.value = link;
+  const links = secret.recipients ?? [];
+  const opens = secret.max_views === 1 ? 'once' : plural(secret.max_views, 'time', 'times');
   const facts = [
     `Expires ${describeTime(secret.expires_at)}.`,
-    secret.max_views === 1 ? 'Can be opened once.' : `Can be opened ${plural(secret.max_views, 'time', 'times')}.`,
+    links.length > 0 ? `${plural(links.length, 'personal link', 'personal links')}: each can be opened ${opens}.` : `Can be opened ${opens}.`,
   ];
   if (secret.not_before) facts.push(`Cannot be opened before ${describeTime(secret.not_before)}.`);
   summary.replaceChildren(
@@ -203,7 +210,17 @@ function showResult(secret: CreatedSecret, link: string, withPassphrase: boolean
     }),
   );
   setVisible(resultPassphrase, withPassphrase);
-  qrCode.replaceChildren(qrSvg(link, 'QR code of the secret link'));
+  if (links.length > 0) {
+    showLinks(links, key);
+  } else {
+    const link = `${secret.url_base}#${key}`;
+    shareLink.value = link;
+    qrCode.replaceChildren(qrSvg(link, 'QR code of the secret link'));
+  }
+  for (const single of [resultSingle, resultQr]) setVisible(single, links.length === 0);
+  setVisible(resultLinksLede, links.length > 0);
+  revokeButton.textContent = links.length > 0 ? 'Revoke all links' : 'Revoke now';
+  revokedText.textContent = links.length > 0 ? 'The secret was deleted. None of its links opens anything any more.' : 'The secret was deleted. The link no longer opens anything.';
 
   setVisible(resultLive, true);
   setVisible(revoked, false);
@@ -216,7 +233,8 @@ function showResult(secret: CreatedSecret, link: string, withPassphrase: boolean
   setVisible(keepActions, true);
   setVisible(composeSection, false);
   setVisible(resultSection, true);
-  announce('Your link is ready.');
+  resultTitle.textContent = links.length > 0 ? 'Your links are ready' : 'Your link is ready';
+  announce(links.length > 0 ? `Your ${plural(links.length, 'link is', 'links are')} ready.` : 'Your link is ready.');
   focusHeading(resultTitle);
 }
 
@@ -232,6 +250,7 @@ async function revoke(): Promise<void> {
     setVisible(keep, false);
     shareLink.value = '';
     qrCode.replaceChildren();
+    clearLinks();
     setVisible(resultLive, false);
     setVisible(revoked, true);
     announce('Revoked: the link no longer opens anything.');
@@ -262,6 +281,7 @@ function startOver(): void {
   setVisible(keep, false);
   shareLink.value = '';
   qrCode.replaceChildren();
+  clearLinks();
   summary.replaceChildren();
   form.reset();
   clearErrors();

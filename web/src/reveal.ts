@@ -1,13 +1,17 @@
 /**
- * Reveal page `/s/{id}#key`. Reads the key from the fragment and removes it from the address
- * bar at once; reads metadata (which claims nothing); claims only when the person clicks
- * "Reveal secret", with the claim token derived from the key (and passphrase), so a wrong
- * passphrase is refused by the server without using up a view. The key lives in this module's
- * memory only: never in web storage, cookies or a URL the page requests.
+ * Reveal page `/s/{id}#key`, and `/s/{id}/r/{recipientId}#key` for a per-recipient link. Reads
+ * the key from the fragment and removes it from the address bar at once; reads metadata (which
+ * claims nothing; a link's page asks about its link too); a restricted link first asks for the
+ * address's emailed code (`revealGate.ts`); claims only when the person clicks "Reveal secret",
+ * with the claim token derived from the key (and passphrase), so a wrong passphrase is refused
+ * by the server without using up a view. The key and the gate session live in memory only:
+ * never in web storage, cookies or a URL the page requests.
  */
-import { claimTokenFor, EnvelopeError, fromBase64, iterationRange, linkTokenFor, openText, type EnvelopeErrorCode } from '../../shared/envelope/index.ts';
+import { claimTokenFor, EnvelopeError, fromBase64, iterationRange, linkTokenFor, openText } from '../../shared/envelope/index.ts';
 import { api, ApiError, type SecretMetadata } from './api.ts';
 import { announce, byId, copyField, focusHeading, plural, setVisible, timeElement } from './dom.ts';
+import { createGate } from './revealGate.ts';
+import { messageForError, messages, type Message } from './revealMessages.ts';
 
 const keyPattern = /^[A-Za-z0-9_-]{43}$/;
 
@@ -24,11 +28,15 @@ function safeDecode(text: string): string {
 const fragment = safeDecode(location.hash.replace(/^#/, '')).trim();
 if (location.hash) history.replaceState(null, '', location.pathname);
 
-const secretId = safeDecode(location.pathname.split('/')[2] ?? '');
+// `/s/{id}` or `/s/{id}/r/{recipientId}` (the only shapes this page is served at).
+const pathParts = location.pathname.split('/');
+const secretId = safeDecode(pathParts[2] ?? '');
+const recipientId: string | null = pathParts[3] === 'r' && pathParts[4] ? safeDecode(pathParts[4]) : null;
 const key: string | null = keyPattern.test(fragment) ? fragment : null;
 
 const screens = {
   loading: byId('screen-loading'),
+  gate: byId('screen-gate'),
   ready: byId('screen-ready'),
   revealed: byId('screen-revealed'),
   message: byId('screen-message'),
@@ -36,6 +44,7 @@ const screens = {
 type ScreenName = keyof typeof screens;
 
 const readyTitle = byId('ready-title');
+const gateConfirmed = byId('gate-confirmed');
 const lastView = byId('last-view');
 const factViews = byId('fact-views');
 const factExpires = byId('fact-expires');
@@ -72,16 +81,6 @@ function show(name: ScreenName): void {
   document.documentElement.dataset['screen'] = name;
 }
 
-interface Message {
-  /** Stable name, set on the page as `data-message` (tests and styling read it). */
-  id: string;
-  title: string;
-  text: string;
-  detail?: string | Node[];
-  retry?: () => void;
-  retryLabel?: string;
-}
-
 function showMessage(message: Message): void {
   messageTitle.textContent = message.title;
   messageText.textContent = message.text;
@@ -102,132 +101,47 @@ function showMessage(message: Message): void {
   focusHeading(messageTitle);
 }
 
-const messages = {
-  missingKey: (): Message => ({
-    id: 'missing-key',
-    title: 'This link is incomplete',
-    text: 'The part of the link after “#” holds the key, and it is missing or damaged. Open the exact link you were sent, copied in full. (The key is removed from the address bar once read, so reloading this page cannot work: open the original link again.)',
-  }),
-  notFound: (): Message => ({
-    id: 'not-found',
-    title: 'No secret here',
-    text: 'There is no secret at this link: it never existed, or it ended so long ago that no trace is left. Check that the whole link was copied.',
-  }),
-  gone: (state: string | undefined): Message => {
-    const texts: Record<string, string> = {
-      burned: 'This secret has already been viewed, as many times as the sender allowed, and it was deleted. If you did not open it, someone else did: tell the sender.',
-      expired: 'This secret expired before it was opened, and it was deleted. Ask the sender to share it again.',
-      revoked: 'The sender revoked this secret, and it was deleted.',
-    };
-    const titles: Record<string, string> = {
-      burned: 'This secret is gone: already viewed',
-      expired: 'This secret is gone: it expired',
-      revoked: 'This secret is gone: it was revoked',
-    };
-    const known = state !== undefined && state in texts;
-    return {
-      id: `gone${known ? `-${state}` : ''}`,
-      title: known ? titles[state]! : 'This secret is gone',
-      text: known ? texts[state]! : 'This secret is no longer available, and it was deleted.',
-    };
-  },
-  locked: (): Message => ({
-    id: 'locked',
-    title: 'This secret is locked',
-    text: 'Too many attempts with a wrong passphrase or link were made, so the secret was locked and can no longer be opened. Ask the sender to share it again.',
-  }),
-  tooEarly: (notBefore: string | null | undefined): Message => ({
-    id: 'too-early',
-    title: 'Not yet',
-    text: 'The sender set a time before which this secret cannot be opened. Nothing was used up; come back then.',
-    ...(notBefore ? { detail: [document.createTextNode('It can be opened from '), timeElement(notBefore), document.createTextNode('.')] } : {}),
-    retry: () => void loadMetadata(),
-    retryLabel: 'Check again',
-  }),
-  rateLimited: (retryAfter: number | null, retry: () => void): Message => ({
-    id: 'rate-limited',
-    title: 'Too many attempts',
-    text: 'Too many requests came from your network in a short time. Nothing was used up. Wait a little and try again.',
-    ...(retryAfter !== null ? { detail: `Try again in ${plural(Math.max(1, retryAfter), 'second', 'seconds')}.` } : {}),
-    retry,
-  }),
-  network: (retry: () => void): Message => ({
-    id: 'network',
-    title: 'Cannot reach Hushlink',
-    text: 'The server could not be reached. Check your connection and try again; nothing was used up.',
-    retry,
-  }),
-  unavailable: (): Message => ({
-    id: 'unavailable',
-    title: 'This secret cannot be opened',
-    text: 'The secret is not ready to be opened. Ask the sender to share it again.',
-  }),
-  unexpected: (error: ApiError): Message => ({
-    id: 'error',
-    title: 'Something went wrong',
-    text: 'The server could not answer this request. Try again in a moment.',
-    detail: `${error.status} ${error.problem.detail ?? error.problem.title ?? ''}`.trim(),
-    retry: () => void loadMetadata(),
-  }),
-  undecryptable: (code: EnvelopeErrorCode | 'unknown', viewsLeft: number): Message => {
-    const texts: Record<EnvelopeErrorCode | 'unknown', string> = {
-      not_envelope: 'What was stored is not a Hushlink secret this page can open.',
-      unsupported_version: 'The secret was made by a newer version of Hushlink than this page can open.',
-      malformed: 'The stored secret is damaged and cannot be opened.',
-      salt_mismatch: 'The stored secret does not belong to this link.',
-      wrong_key: 'The key in the link does not open this secret. The link was probably changed or cut short when it was copied.',
-      wrong_passphrase: 'The passphrase does not open this secret.',
-      passphrase_required: 'This secret needs a passphrase, and none was given.',
-      tampered: 'The stored secret was altered or cut short, so it cannot be trusted and is not shown.',
-      unknown: 'The secret could not be decrypted in this browser.',
-    };
-    return {
-      id: `decrypt-failed-${code.replaceAll('_', '-')}`,
-      title: 'The secret could not be decrypted',
-      text: texts[code],
-      detail: viewsLeft > 0
-        ? `This attempt used a view (${plural(viewsLeft, 'view', 'views')} left). Ask the sender to check the link.`
-        : 'This attempt used the last view, so the secret was deleted. Ask the sender to share it again.',
-    };
-  },
-};
+const refusalContext = () => ({
+  reload: () => void loadMetadata(),
+  confirmAgain: () => gate?.open(),
+  throughLink: recipientId !== null,
+  notBefore: metadata?.not_before,
+});
 
-/** Where an API refusal leads; `retry` repeats what failed. */
-function messageForError(error: ApiError, retry: () => void): Message {
-  switch (error.status) {
-    case 0:
-      return messages.network(retry);
-    case 404:
-      return messages.notFound();
-    case 410:
-      return messages.gone(typeof error.problem.state === 'string' ? error.problem.state : undefined);
-    case 423:
-      return messages.locked();
-    case 425:
-      return messages.tooEarly(error.problem.not_before ?? metadata?.not_before);
-    case 429:
-      return messages.rateLimited(error.retryAfter, retry);
-    default:
-      return messages.unexpected(error);
-  }
-}
+/** The gate of a restricted link (absent on a secret's own link). */
+const gate = recipientId === null
+  ? null
+  : createGate(secretId, recipientId, {
+      show: () => show('gate'),
+      passed: (email) => {
+        gateConfirmed.textContent = `Address confirmed: ${email}. Reveal the secret within 15 minutes, or confirm it again.`;
+        setVisible(gateConfirmed, true);
+        if (metadata) showReady(metadata);
+        announce('Address confirmed.');
+      },
+      failed: (error) => showMessage(messageForError(error, refusalContext())),
+    });
 
 async function loadMetadata(): Promise<void> {
   show('loading');
   announce('Checking the link…');
   try {
-    metadata = await api.readSecret(secretId);
+    metadata = await api.readSecret(secretId, recipientId ?? undefined);
   } catch (error) {
-    if (error instanceof ApiError) showMessage(messageForError(error, () => void loadMetadata()));
+    if (error instanceof ApiError) showMessage(messageForError(error, refusalContext()));
     else throw error;
     return;
   }
   const meta = metadata;
+  const link = meta.recipient;
+  if (meta.state === 'locked') return showMessage(messages.locked());
+  // A secret shared with personal links opens through them only.
+  if (recipientId === null && meta.has_recipients) return showMessage(messages.personalLink());
+  if (link?.state === 'revoked') return showMessage(messages.recipientRevoked());
+  if (link && (link.state === 'used' || link.views_left <= 0)) return showMessage(messages.linkUsed());
   switch (meta.state) {
     case 'active':
       break;
-    case 'locked':
-      return showMessage(messages.locked());
     case 'burned':
     case 'expired':
     case 'revoked':
@@ -237,16 +151,19 @@ async function loadMetadata(): Promise<void> {
   }
   if (meta.views_left <= 0) return showMessage(messages.gone('burned'));
   if (Date.parse(meta.expires_at) <= Date.now()) return showMessage(messages.gone('expired'));
-  if (meta.not_before && Date.parse(meta.not_before) > Date.now()) return showMessage(messages.tooEarly(meta.not_before));
+  if (meta.not_before && Date.parse(meta.not_before) > Date.now()) return showMessage(messages.tooEarly(meta.not_before, () => void loadMetadata()));
+  if (link?.restricted && gate && !gate.token()) return gate.open();
   showReady(meta);
 }
 
 function showReady(meta: SecretMetadata): void {
   needsPassphrase = typeof meta.passphrase === 'boolean' ? meta.passphrase : null;
-  factViews.textContent = meta.views_left === 1
+  // Through a link, its own views: each link has `max_views` of its own.
+  const viewsLeft = meta.recipient?.views_left ?? meta.views_left;
+  factViews.textContent = viewsLeft === 1
     ? '1 (this is the last one)'
-    : `${meta.views_left} of ${meta.max_views}. Opening it uses one.`;
-  setVisible(lastView, meta.views_left === 1);
+    : `${viewsLeft} of ${meta.max_views}. Opening it uses one.`;
+  setVisible(lastView, viewsLeft === 1);
   factExpires.replaceChildren(timeElement(meta.expires_at));
   setVisible(factNotBeforeRow, Boolean(meta.not_before));
   factNotBefore.replaceChildren(...(meta.not_before ? [timeElement(meta.not_before)] : []));
@@ -288,7 +205,7 @@ async function reveal(event: SubmitEvent): Promise<void> {
   const iterations = meta.kdf_iterations || iterationRange.default;
   if (secret !== undefined && (!Number.isInteger(iterations) || iterations < iterationRange.min || iterations > iterationRange.max)) {
     // Checked before running PBKDF2: a server cannot make this page spin on a huge count.
-    showMessage(messages.undecryptable('malformed', meta.views_left));
+    showMessage(messages.undecryptable('malformed', meta.recipient?.views_left ?? meta.views_left));
     return;
   }
 
@@ -303,11 +220,14 @@ async function reveal(event: SubmitEvent): Promise<void> {
     ]);
     let claimed;
     try {
-      claimed = await api.claimSecret(secretId, claimToken, linkToken);
+      const gateToken = gate?.token();
+      claimed = await api.claimSecret(secretId, claimToken, linkToken, recipientId === null ? undefined : { recipientId, ...(gateToken ? { gateToken } : {}) });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return refused(error);
     }
+    // The session did its work; a new view needs a new page, and a new confirmation.
+    gate?.forget();
     let text: string;
     try {
       text = await openText(fromBase64(claimed.envelope), { key, salt: claimed.salt, passphrase: secret });
@@ -353,14 +273,23 @@ function refused(error: ApiError): void {
     announce('');
     return;
   }
-  showMessage(messageForError(error, () => void loadMetadata()));
+  // A restricted link whose confirmation ran out (or never was): ask for the address again.
+  if (error.status === 401 && error.code === 'gate_required' && gate) {
+    setVisible(gateConfirmed, false);
+    return gate.open('expired');
+  }
+  if (error.code === 'gate_refused') gate?.forget();
+  showMessage(messageForError(error, refusalContext()));
 }
 
 function showRevealed(text: string, viewsLeft: number): void {
   passphrase.value = '';
   secretText.value = text;
+  const last = recipientId === null
+    ? 'This was the last view: the secret has been deleted from the server.'
+    : 'This was the last view through your link: it no longer opens the secret.';
   revealedNote.textContent = viewsLeft === 0
-    ? 'This was the last view: the secret has been deleted from the server. Copy it now if you need it; once you leave this page it is gone.'
+    ? `${last} Copy it now if you need it; once you leave this page it is gone.`
     : `${plural(viewsLeft, 'view', 'views')} left. Once you leave this page, opening the link again uses another.`;
   document.title = 'Hushlink: your secret';
   show('revealed');
@@ -373,6 +302,7 @@ revealForm.addEventListener('submit', (event) => void reveal(event));
 window.addEventListener('pagehide', () => {
   secretText.value = '';
   passphrase.value = '';
+  gate?.forget();
 });
 copySecret.addEventListener('click', () => void copyField(secretText, copySecret, 'Secret'));
 messageRetry.addEventListener('click', () => retryAction?.());

@@ -1,0 +1,219 @@
+/**
+ * The compose page's personal links: the recipients editor under "More options" (a row per
+ * recipient: name, address, "only this address can open it"; up to 20) and, once created, one
+ * link per recipient with its own Copy button and QR code. Every link carries the same key;
+ * addresses go to the server (a restricted link is checked against its address), the key never.
+ */
+import type { CreatedLink, RecipientRequest } from './api.ts';
+import { announce, byId, copyField, element, setVisible } from './dom.ts';
+import { qrSvg } from './qr.ts';
+
+/** The API's bounds (shared/limits.ts): 1-20 links, names up to 64 characters. */
+const maxRecipients = 20;
+const labelChars = 64;
+/** Enough to catch a slip; the server checks addresses properly. */
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface FieldError {
+  field: HTMLElement;
+  message: string;
+}
+
+const list = byId<HTMLOListElement>('recipient-list');
+const addButton = byId<HTMLButtonElement>('add-recipient');
+const addHint = byId('add-recipient-hint');
+/** Said once for every row (each row's fields point to them). */
+const labelHint = byId('recipient-label-hint');
+const restrictedHint = byId('recipient-restricted-hint');
+const linkList = byId<HTMLOListElement>('link-list');
+
+interface Row {
+  item: HTMLLIElement;
+  legend: HTMLLegendElement;
+  label: HTMLInputElement;
+  email: HTMLInputElement;
+  restricted: HTMLInputElement;
+  remove: HTMLButtonElement;
+  removeName: HTMLSpanElement;
+}
+
+const rows: Row[] = [];
+/** Ids stay unique as rows come and go; the number shown is the row's position. */
+let nextRowId = 1;
+
+function field(id: string, labelText: string, input: HTMLInputElement, hintId?: string): HTMLDivElement {
+  const wrapper = element('div', 'field');
+  const label = element('label', '', labelText);
+  label.htmlFor = id;
+  input.id = id;
+  if (hintId) input.setAttribute('aria-describedby', hintId);
+  wrapper.append(label, input);
+  return wrapper;
+}
+
+function textInput(type: 'text' | 'email'): HTMLInputElement {
+  const input = element('input');
+  input.type = type;
+  input.autocomplete = 'off';
+  input.spellcheck = false;
+  input.setAttribute('autocapitalize', 'off');
+  return input;
+}
+
+function newRow(): Row {
+  const id = `recipient-${nextRowId++}`;
+  const item = element('li', 'recipient');
+  const group = element('fieldset', 'plain');
+  const legend = element('legend', 'recipient-title');
+  const label = textInput('text');
+  label.maxLength = labelChars;
+  const email = textInput('email');
+  email.inputMode = 'email';
+  const restricted = element('input');
+  restricted.type = 'checkbox';
+  const choice = element('div', 'choice');
+  const choiceLabel = element('label', '', 'Only this address can open it');
+  choiceLabel.htmlFor = `${id}-restricted`;
+  restricted.id = `${id}-restricted`;
+  restricted.setAttribute('aria-describedby', restrictedHint.id);
+  choice.append(restricted, choiceLabel);
+  const remove = element('button', 'danger');
+  remove.type = 'button';
+  const removeName = element('span', 'visually-hidden');
+  remove.append('Remove', removeName);
+  const actions = element('div', 'actions');
+  actions.append(remove);
+  const fields = element('div', 'row');
+  fields.append(field(`${id}-label`, 'Name or note (optional)', label, labelHint.id), field(`${id}-email`, 'Email address (optional)', email));
+  group.append(legend, fields, choice, actions);
+  item.append(group);
+  const row: Row = { item, legend, label, email, restricted, remove, removeName };
+  remove.addEventListener('click', () => removeRow(row));
+  return row;
+}
+
+/** Numbers the rows by position (legends and the Remove buttons' names) and the Add button's state. */
+function renumber(): void {
+  rows.forEach((row, index) => {
+    row.legend.textContent = `Recipient ${index + 1}`;
+    row.removeName.textContent = ` recipient ${index + 1}`;
+    row.item.dataset['index'] = String(index + 1);
+  });
+  for (const hint of [labelHint, restrictedHint]) setVisible(hint, rows.length > 0);
+  const full = rows.length >= maxRecipients;
+  addButton.disabled = full;
+  addHint.textContent = full ? `${maxRecipients} recipients is the most one secret can have.` : rows.length === 0 ? 'Without any, the secret has one link for everyone.' : `Up to ${maxRecipients}.`;
+}
+
+function addRow(): void {
+  if (rows.length >= maxRecipients) return;
+  const row = newRow();
+  rows.push(row);
+  list.append(row.item);
+  renumber();
+  announce(`Recipient ${rows.length} added.`);
+  row.label.focus();
+}
+
+function removeRow(row: Row): void {
+  const index = rows.indexOf(row);
+  if (index < 0) return;
+  rows.splice(index, 1);
+  row.item.remove();
+  renumber();
+  announce(`Recipient ${index + 1} removed.`);
+  // Focus stays in the list: the row that took its place, the one before, or "Add a recipient".
+  const next = rows[index] ?? rows[index - 1];
+  if (next) next.label.focus();
+  else addButton.focus();
+}
+
+/** The recipients as the API takes them (none: one link for everyone), and what is wrong with them. */
+export function readRecipients(): { recipients: RecipientRequest[]; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const recipients = rows.map((row, index): RecipientRequest => {
+    const name = `Recipient ${index + 1}`;
+    const label = row.label.value.trim();
+    const email = row.email.value.trim();
+    if (label.length > labelChars) errors.push({ field: row.label, message: `${name}, name: at most ${labelChars} characters.` });
+    if (email && !emailPattern.test(email)) errors.push({ field: row.email, message: `${name}, email address: this is not an email address.` });
+    else if (row.restricted.checked && !email) errors.push({ field: row.email, message: `${name}, email address: enter the address that may open the link.` });
+    return { ...(label ? { label } : {}), ...(email ? { email } : {}), ...(row.restricted.checked ? { restricted: true } : {}) };
+  });
+  return { recipients, errors };
+}
+
+export function clearRecipientErrors(): void {
+  for (const row of rows) for (const input of [row.label, row.email]) input.removeAttribute('aria-invalid');
+}
+
+/** Removes every row: the form is back to one link for everyone. */
+export function resetRecipients(): void {
+  for (const row of rows.splice(0)) row.item.remove();
+  renumber();
+}
+
+/** What a link is called on the page: its name, else its address, else its position. */
+export const linkName = (link: Pick<CreatedLink, 'label' | 'email'>, position: number) => link.label ?? link.email ?? `Recipient ${position}`;
+
+function linkItem(link: CreatedLink, key: string, position: number): HTMLLIElement {
+  const url = `${link.url_base}#${key}`;
+  const name = linkName(link, position);
+  const id = `link-${position}`;
+  const item = element('li', 'item');
+  item.dataset['recipientId'] = link.recipient_id;
+  const title = element('h2', 'item-title', name);
+  title.id = `${id}-title`;
+  item.append(title);
+  const about = link.restricted
+    ? `Only ${link.email} can open it, after confirming the address with a code we email to it.`
+    : link.email && link.label
+      ? `For ${link.email}.`
+      : '';
+  if (about) item.append(element('p', 'hint', about));
+
+  const wrapper = element('div', 'field');
+  const label = element('label', 'visually-hidden', `Link for ${name}`);
+  label.htmlFor = id;
+  const row = element('div', 'with-button');
+  const input = element('input');
+  input.id = id;
+  input.type = 'text';
+  input.readOnly = true;
+  input.spellcheck = false;
+  input.autocomplete = 'off';
+  input.value = url;
+  input.dataset['role'] = 'link';
+  const copy = element('button', 'primary', 'Copy link');
+  copy.type = 'button';
+  copy.dataset['action'] = 'copy';
+  copy.setAttribute('aria-describedby', title.id);
+  copy.addEventListener('click', () => void copyField(input, copy, `Link for ${name}`));
+  input.addEventListener('focus', () => input.select());
+  row.append(input, copy);
+  wrapper.append(label, row);
+
+  const qr = element('details', 'qr-toggle');
+  const summary = element('summary', '', 'QR code');
+  summary.append(element('span', 'visually-hidden', ` of the link for ${name}`));
+  const figure = element('figure', 'qr');
+  const code = element('div', 'qr-code');
+  code.append(qrSvg(url, `QR code of the link for ${name}`));
+  figure.append(code, element('figcaption', '', `Scan it on ${name}’s device.`));
+  qr.append(summary, figure);
+  item.append(wrapper, qr);
+  return item;
+}
+
+/** Shows one link per recipient (`url_base#key`), in the order they were asked for. */
+export function showLinks(links: CreatedLink[], key: string): void {
+  linkList.replaceChildren(...links.map((link, index) => linkItem(link, key, index + 1)));
+}
+
+/** Takes the links (and so the key) off the page. */
+export function clearLinks(): void {
+  linkList.replaceChildren();
+}
+
+addButton.addEventListener('click', addRow);
+renumber();

@@ -1,0 +1,263 @@
+/**
+ * One secret's "Links and receipts" on My secrets: a `<details>` loaded when first opened with
+ * the owner's metadata read (each personal link's name, address, state and views left, and
+ * "Revoke this link" behind a confirm step) and the secret's receipts, newest first (time,
+ * link, channel; location and device only when the plan's flags include them).
+ */
+import { ApiError, type OwnedSecret } from './api.ts';
+import { actionButton, fact, showProblem } from './accountPage.ts';
+import { announce, element, errorBox, plural, setVisible, timeElement } from './dom.ts';
+import { ownerLinksApi, type Flags, type OwnedLink, type OwnerMetadata, type Receipt } from './linksApi.ts';
+import { withAccess } from './session.ts';
+
+const receiptsPageSize = 10;
+
+const linkStates: Record<string, { label: string; badge: string }> = {
+  active: { label: 'Active', badge: 'badge-active' },
+  used: { label: 'Used up', badge: '' },
+  revoked: { label: 'Revoked', badge: 'badge-locked' },
+};
+
+const channels: Record<string, string> = { web: 'Web page', cli: 'CLI', chat: 'Chat', api: 'API' };
+
+/** The plan's flags, read once per page (the first panel opened asks). */
+let flagsRead: Promise<Flags> | null = null;
+function planFlags(): Promise<Flags> {
+  // Open to anonymous callers, so a stale token answers 403.
+  flagsRead ??= withAccess((token) => ownerLinksApi.flags(token), [401, 403]).then(
+    (answer) => answer.flags,
+    (error: unknown) => {
+      flagsRead = null;
+      throw error;
+    },
+  );
+  return flagsRead;
+}
+
+/**
+ * The owner's read. It is lenient (a token it no longer takes reads as anybody's, without the
+ * links), so an answer that does not say `owned` is treated as a stale token: refresh, retry once.
+ */
+const ownerRead = (id: string) =>
+  withAccess(async (token) => {
+    const metadata = await ownerLinksApi.read(token, id);
+    if (!metadata.owned) throw new ApiError(401, { status: 401, code: 'unauthorized', detail: 'Your session was not accepted for this secret: sign in again.' }, null);
+    return metadata;
+  });
+
+export const linkName = (link: Pick<OwnedLink, 'label' | 'email'>, position: number) => link.label ?? link.email ?? `Link ${position}`;
+
+export interface LinksPanelHooks {
+  /** The secret as its owner's read now says (after loading, and after revoking a link). */
+  updated(metadata: OwnerMetadata): void;
+}
+
+export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDetailsElement {
+  const panel = element('details', 'options');
+  panel.dataset['role'] = 'details';
+  const summary = element('summary', '', 'Links and receipts');
+  summary.append(element('span', 'visually-hidden', ` of secret ${secret.id}`));
+  const refreshActions = element('div', 'actions');
+  const refresh = actionButton('Refresh', `links and receipts of secret ${secret.id}`);
+  refresh.dataset['action'] = 'refresh';
+  refreshActions.append(refresh);
+  const panelError = errorBox('details-error');
+
+  const linksTitle = element('h3', 'panel-title', 'Links');
+  const single = element('p', '', 'One link for everyone: this secret has no personal links.');
+  single.dataset['role'] = 'single-link';
+  single.hidden = true;
+  const links = element('ul', 'items');
+  links.dataset['role'] = 'links';
+  links.setAttribute('aria-label', `Personal links of secret ${secret.id}`);
+
+  const receiptsTitle = element('h3', 'panel-title', 'Opened');
+  const planNote = element('p', 'hint', 'Where and on what device it was opened is shown on the Pro and Team plans.');
+  planNote.hidden = true;
+  const empty = element('p', '', 'Not opened yet.');
+  empty.dataset['role'] = 'receipts-empty';
+  empty.hidden = true;
+  const tableWrap = element('div', 'table-wrap');
+  const table = element('table', 'receipts');
+  table.dataset['role'] = 'receipts';
+  const caption = element('caption', 'visually-hidden', `When secret ${secret.id} was opened, newest first`);
+  const head = element('thead');
+  const body = element('tbody');
+  table.append(caption, head, body);
+  tableWrap.append(table);
+  tableWrap.hidden = true;
+  const moreActions = element('div', 'actions');
+  const more = actionButton('More', `receipts of secret ${secret.id}`);
+  more.dataset['action'] = 'more-receipts';
+  more.hidden = true;
+  moreActions.append(more);
+
+  panel.append(summary, refreshActions, panelError, linksTitle, single, links, receiptsTitle, planNote, empty, tableWrap, moreActions);
+
+  const state = { loaded: false, busy: false, cursor: null as string | null, metadata: null as OwnerMetadata | null, flags: null as Flags | null };
+
+  const nameOf = (recipientId: string | null): string => {
+    if (recipientId === null) return 'The secret’s link';
+    const position = state.metadata?.recipients?.findIndex((link) => link.recipient_id === recipientId) ?? -1;
+    const link = state.metadata?.recipients?.[position];
+    return link ? linkName(link, position + 1) : recipientId;
+  };
+
+  function receiptRow(receipt: Receipt): HTMLTableRowElement {
+    const row = element('tr');
+    row.dataset['recipientId'] = receipt.recipient_id ?? '';
+    row.dataset['channel'] = receipt.channel;
+    const cell = (content: string | Node, role: string) => {
+      const td = element('td');
+      td.dataset['role'] = role;
+      td.append(content);
+      return td;
+    };
+    row.append(cell(timeElement(receipt.opened_at), 'opened'), cell(nameOf(receipt.recipient_id), 'link'), cell(channels[receipt.channel] ?? receipt.channel, 'channel'));
+    if (state.flags?.receipts_location) {
+      const where = receipt.location ? [receipt.location.country, receipt.location.region].filter(Boolean).join(', ') : 'Unknown';
+      row.append(cell(where, 'location'));
+    }
+    if (state.flags?.receipts_device) {
+      const device = receipt.device ? [receipt.device.browser, receipt.device.os].filter(Boolean).join(' on ') : '';
+      row.append(cell(device || 'Unknown', 'device'));
+    }
+    return row;
+  }
+
+  function renderHead(): void {
+    const columns = ['Opened', 'Link', 'Channel'];
+    if (state.flags?.receipts_location) columns.push('Location');
+    if (state.flags?.receipts_device) columns.push('Device');
+    const row = element('tr');
+    for (const column of columns) {
+      const th = element('th', '', column);
+      th.scope = 'col';
+      row.append(th);
+    }
+    head.replaceChildren(row);
+    setVisible(planNote, !(state.flags?.receipts_location && state.flags.receipts_device));
+  }
+
+  function renderLinks(metadata: OwnerMetadata): void {
+    const owned = metadata.recipients ?? [];
+    setVisible(single, owned.length === 0);
+    setVisible(links, owned.length > 0);
+    links.replaceChildren(...owned.map((link, index) => linkItem(link, index + 1, metadata)));
+  }
+
+  function linkItem(link: OwnedLink, position: number, metadata: OwnerMetadata): HTMLLIElement {
+    const name = linkName(link, position);
+    const item = element('li', 'item');
+    item.dataset['recipientId'] = link.recipient_id;
+    item.dataset['state'] = link.state;
+    const itemHead = element('div', 'item-head');
+    const title = element('h4', 'item-title', name);
+    title.tabIndex = -1;
+    const shown = linkStates[link.state] ?? { label: link.state, badge: '' };
+    const badge = element('span', `badge ${shown.badge}`.trim(), shown.label);
+    badge.dataset['role'] = 'link-state';
+    itemHead.append(title, badge);
+    const facts = element('dl', 'facts');
+    if (link.email) facts.append(fact('Address', link.restricted ? `${link.email} (only this address can open it)` : link.email));
+    const views = fact('Views left', `${link.views_left} of ${metadata.max_views}`);
+    views.dataset['role'] = 'link-views';
+    facts.append(views);
+    item.append(itemHead, facts);
+    if (link.state !== 'active' || metadata.state !== 'active') return item;
+
+    const actions = element('div', 'actions');
+    const revoke = actionButton('Revoke this link', `for ${name}`, 'danger');
+    revoke.dataset['action'] = 'revoke-link';
+    actions.append(revoke);
+    // The confirm step: nothing is revoked until "Yes, revoke it".
+    const confirm = element('div', 'notice notice-warning');
+    confirm.dataset['role'] = 'confirm';
+    confirm.hidden = true;
+    const confirmActions = element('div', 'actions');
+    const yes = actionButton('Yes, revoke it', `the link for ${name}`, 'danger');
+    yes.dataset['action'] = 'confirm-revoke-link';
+    const no = actionButton('Keep it', `the link for ${name}`);
+    no.dataset['action'] = 'cancel-revoke-link';
+    confirmActions.append(yes, no);
+    confirm.append(element('p', '', `Revoke the link for ${name}? It stops opening the secret at once; the other links keep working.`), confirmActions);
+    const error = errorBox('link-error');
+    revoke.addEventListener('click', () => {
+      setVisible(confirm, true);
+      yes.focus();
+    });
+    no.addEventListener('click', () => {
+      setVisible(confirm, false);
+      revoke.focus();
+    });
+    yes.addEventListener('click', () => void revokeLink(link, name, yes, error));
+    item.append(actions, confirm, error);
+    return item;
+  }
+
+  async function revokeLink(link: OwnedLink, name: string, button: HTMLButtonElement, error: HTMLElement): Promise<void> {
+    button.disabled = true;
+    setVisible(error, false);
+    announce('Revoking the link…');
+    try {
+      await withAccess((token) => ownerLinksApi.revokeLink(token, secret.id, link.recipient_id));
+    } catch (problem) {
+      button.disabled = false;
+      announce('');
+      showProblem(error, problem, 'Could not revoke the link: ');
+      return;
+    }
+    // Read back: its state, the others', and the secret's (it burns when no link has a view left).
+    await load(false);
+    announce(`The link for ${name} was revoked: it no longer opens the secret.`);
+    links.querySelector<HTMLElement>(`li[data-recipient-id="${CSS.escape(link.recipient_id)}"] .item-title`)?.focus();
+  }
+
+  async function load(next: boolean): Promise<void> {
+    if (state.busy) return;
+    state.busy = true;
+    refresh.disabled = true;
+    more.disabled = true;
+    setVisible(panelError, false);
+    if (!next) announce('Loading links and receipts…');
+    try {
+      const [flags, metadata, page] = await Promise.all([
+        planFlags(),
+        next ? Promise.resolve(state.metadata!) : ownerRead(secret.id),
+        withAccess((token) => ownerLinksApi.receipts(token, secret.id, receiptsPageSize, next ? state.cursor : null)),
+      ]);
+      state.flags = flags;
+      state.metadata = metadata;
+      if (!next) {
+        renderLinks(metadata);
+        renderHead();
+        hooks.updated(metadata);
+      }
+      const rows = page.items.map(receiptRow);
+      if (next) body.append(...rows);
+      else body.replaceChildren(...rows);
+      state.loaded = true;
+      panel.dataset['loaded'] = 'true';
+      state.cursor = page.items.length > 0 ? page.next_cursor : null;
+      setVisible(more, state.cursor !== null);
+      setVisible(tableWrap, body.children.length > 0);
+      setVisible(empty, body.children.length === 0);
+      const count = body.children.length;
+      announce(next ? `${plural(rows.length, 'more receipt', 'more receipts')} shown.` : `${plural(metadata.recipients?.length ?? 0, 'personal link', 'personal links')}; opened ${plural(count, 'time', 'times')} so far${state.cursor ? ' (more to load)' : ''}.`);
+    } catch (problem) {
+      announce('');
+      showProblem(panelError, problem, 'Could not load the links and receipts: ');
+    } finally {
+      state.busy = false;
+      refresh.disabled = false;
+      more.disabled = false;
+    }
+  }
+
+  panel.addEventListener('toggle', () => {
+    if (panel.open && !state.loaded) void load(false);
+  });
+  refresh.addEventListener('click', () => void load(false));
+  more.addEventListener('click', () => void load(true));
+  return panel;
+}
