@@ -83,7 +83,7 @@ export const secretsRequests = {
    * not a whole number takes the default, one out of bounds the nearest bound; unknown
    * parameters are ignored.
    */
-  CurlQuery: z.object({ expires_in: z.optional(z.string()), max_views: z.optional(z.string()) }),
+  CurlQuery: lenient(z.object({ expires_in: z.optional(z.string()), max_views: z.optional(z.string()) })),
   ReportRequest: z.strictObject({
     secret_id: z.string().check(z.maxLength(64)),
     reason: z.enum(['phishing', 'malware', 'harassment', 'illegal', 'other']),
