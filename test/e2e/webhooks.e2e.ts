@@ -291,6 +291,17 @@ describe('webhooks page', () => {
     expect(new URL(pages.at(-1)!.url).searchParams.get('cursor')).toBeTruthy();
     expect(pages.every((request) => /^Bearer eyJ/.test(request.headers['authorization'] ?? ''))).toBe(true);
 
+    // 10b. With five test deliveries still waiting, "Send test" says nothing was queued.
+    for (let i = 0; i < 5; i++) {
+      expect((await api.post(`/v1/webhooks/${endpointId}/test`, undefined, { authorization: `Bearer ${apiKey}` })).body).toMatchObject({ queued: true });
+    }
+    await endpoint.locator('button[data-action="test"]').click();
+    await page.waitForSelector(`#webhooks [data-role="test-result"][data-queued="false"]`);
+    expect(await queued.textContent()).toContain('Not queued: 5 test deliveries');
+    await s.screenshot('webhooks-test-not-queued');
+    await runtime.drainWork();
+    expect(received).toHaveLength(16);
+
     // 11. Delete asks first; "Keep it" sends nothing, "Yes, delete it" removes it.
     const deletes = () => s.apiRequests().filter((request) => request.method === 'DELETE');
     await endpoint.locator('button[data-action="delete"]').click();

@@ -54,5 +54,5 @@ export const webhookApi = {
   remove: (token: string, id: string) => call<unknown>('DELETE', webhookPath(id), { token }),
   deliveries: (token: string, id: string, limit: number, cursor: string | null) =>
     call<Page<WebhookDelivery>>('GET', `${webhookPath(id)}/deliveries?${new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) }).toString()}`, { token }),
-  test: (apiKey: string, id: string) => call<{ delivery_id: string; queued: true }>('POST', `${webhookPath(id)}/test`, { token: apiKey }),
+  test: (apiKey: string, id: string) => call<{ delivery_id: string; queued: boolean }>('POST', `${webhookPath(id)}/test`, { token: apiKey }),
 };

@@ -131,10 +131,14 @@ async function sendTest(endpoint: WebhookEndpoint, button: HTMLButtonElement, qu
   announce('Queueing a test delivery…');
   try {
     const answer = await webhookApi.test(key, endpoint.id);
-    queued.textContent = 'Test delivery queued. It is sent within seconds: refresh the delivery log below to see how your receiver answered.';
+    // At most 5 test deliveries wait per endpoint; beyond that nothing is queued (202, queued: false).
+    queued.textContent = answer.queued
+      ? 'Test delivery queued. It is sent within seconds: refresh the delivery log below to see how your receiver answered.'
+      : 'Not queued: 5 test deliveries to this endpoint are still waiting. The newest is in the delivery log below; try again once they are through.';
     queued.dataset['deliveryId'] = answer.delivery_id;
+    queued.dataset['queued'] = String(answer.queued);
     setVisible(queued, true);
-    announce('Test delivery queued.');
+    announce(answer.queued ? 'Test delivery queued.' : 'Test delivery not queued: 5 are still waiting.');
     showLog();
   } catch (problem) {
     announce('');
