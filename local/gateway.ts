@@ -127,8 +127,9 @@ function toEvent(
     if (value === undefined || name === 'cookie') continue;
     headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
-  const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  // A map with no prototype, as API Gateway delivers one: `?constructor=` and `?__proto__=` are parameters like any other.
+  const query: Record<string, string> = Object.create(null);
+  for (const [name, value] of url.searchParams) query[name] = Object.hasOwn(query, name) ? `${query[name]},${value}` : value;
   const cookies = request.headers.cookie?.split(';').map((cookie) => cookie.trim()).filter(Boolean);
   const text = isTextType(request.headers['content-type']);
   const now = new Date();
