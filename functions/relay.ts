@@ -3,9 +3,13 @@ import { sqsQueue } from '../shared/adapters/sqs.ts';
 import type { WebhookPorts } from '../shared/domain/webhooks/ports.ts';
 import { relaySecretChanges, type SecretChange } from '../shared/domain/webhooks/relay.ts';
 import { deliverMessage, sendWork } from '../shared/domain/webhooks/work.ts';
-import { webhookLimits } from '../shared/limits.ts';
+import { secretLimits, webhookLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
-import { receiptsOfRecord, secretChangeOf, testDeliveryOf, usageChangeOfRecord } from '../shared/store/relayRecords.ts';
+import { fileEndOf, receiptsOfRecord, secretChangeOf, testDeliveryOf, usageChangeOfRecord } from '../shared/store/relayRecords.ts';
+import { onFileEnded, type FileLifecyclePorts } from '../shared/domain/files/lifecycle.ts';
+import { DynamoSecretStore } from '../shared/store/secrets.ts';
+import { awsBucket, PresignedFileObjects } from '../shared/adapters/fileObjects.ts';
+import { defaultProvider } from '../shared/adapters/lambdaCredentials.ts';
 import { DynamoLiveUsageLedger } from '../shared/store/usage.ts';
 import type { LiveUsageLedger, UsageChange } from '../shared/domain/usage/live.ts';
 import type { ReceiptStore } from '../shared/domain/secrets/receipts.ts';
@@ -17,13 +21,15 @@ import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
  * The relay's wiring: the owners' endpoints and their deliveries, the queue for attempts, the
  * owners' live usage counters, and the receipts of their secrets' views.
  */
-export type RelayDeps = Platform & Pick<WebhookPorts, 'webhooks' | 'queue'> & { usage: LiveUsageLedger; receipts: ReceiptStore };
+export type RelayDeps = Platform & Pick<WebhookPorts, 'webhooks' | 'queue'> & { usage: LiveUsageLedger; receipts: ReceiptStore } & FileLifecyclePorts;
 
-export function compose(platform: Platform, adapters: Pick<Adapters, 'queue'>): RelayDeps {
+export function compose(platform: Platform, adapters: Pick<Adapters, 'queue' | 'files'>): RelayDeps {
   const { db, config } = platform;
   return {
     ...platform,
     queue: adapters.queue,
+    files: adapters.files,
+    secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
     webhooks: new DynamoWebhookStore(db, config.TABLE_NAME, webhookLimits.deliveryLogSeconds),
     usage: new DynamoLiveUsageLedger(db, config.TABLE_NAME),
     receipts: new DynamoReceiptStore(db, config.TABLE_NAME),
@@ -49,6 +55,8 @@ export const createHandler =
     const tests: Array<Promise<unknown>> = [];
     const receipts: Array<Promise<unknown>> = [];
     const receiptIndexes: number[] = [];
+    const fileEnds: Array<Promise<unknown>> = [];
+    const fileEndIndexes: number[] = [];
     const testIndexes: number[] = [];
     event.Records.forEach((record, index) => {
       const change = secretChangeOf(record);
@@ -58,6 +66,11 @@ export const createHandler =
       for (const { receipt, expiresAt } of receiptsOfRecord(record, deviceFamily)) {
         receipts.push(deps.receipts.put(receipt, expiresAt));
         receiptIndexes.push(index);
+      }
+      const fileEnd = fileEndOf(record);
+      if (fileEnd) {
+        fileEnds.push(onFileEnded(fileEnd, deps));
+        fileEndIndexes.push(index);
       }
       const test = testDeliveryOf(record);
       if (test) {
@@ -76,6 +89,10 @@ export const createHandler =
     (await Promise.allSettled(receipts)).forEach((outcome, i) => {
       if (outcome.status === 'rejected') failures.push({ index: receiptIndexes[i]!, error: outcome.reason });
     });
+    // Deleting an object (or aborting an upload) again is harmless: a retried record is too.
+    (await Promise.allSettled(fileEnds)).forEach((outcome, i) => {
+      if (outcome.status === 'rejected') failures.push({ index: fileEndIndexes[i]!, error: outcome.reason });
+    });
     if (usage.length > 0) await deps.usage.apply(usage.map(({ change }) => change), deps.clock.now()).catch((error: unknown) => {
       // Applied per owner, each at most once: retrying from the first usage record is safe.
       failures.push({ index: usage[0]!.index, error });
@@ -89,4 +106,6 @@ export const createHandler =
     return { batchItemFailures: [{ itemIdentifier: event.Records[failed.index]!.dynamodb?.SequenceNumber ?? '' }] };
   };
 
-export const handler = lambdaEntry((platform) => createHandler(compose(platform, { queue: sqsQueue(platform.config) })));
+export const handler = lambdaEntry((platform) =>
+  createHandler(compose(platform, { queue: sqsQueue(platform.config), files: new PresignedFileObjects(awsBucket(platform.config, defaultProvider())) })),
+);

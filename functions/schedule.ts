@@ -1,5 +1,8 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { sqsQueue } from '../shared/adapters/sqs.ts';
+import { awsBucket, PresignedFileObjects } from '../shared/adapters/fileObjects.ts';
+import { defaultProvider } from '../shared/adapters/lambdaCredentials.ts';
+import { purgeDueFiles, revokeStaleUploads } from '../shared/domain/files/lifecycle.ts';
 import { expireDueSecrets } from '../shared/domain/secrets/end.ts';
 import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
 import type { RollupPorts } from '../shared/domain/usage/rollup.ts';
@@ -15,13 +18,14 @@ import { DynamoUsageReports } from '../shared/store/usageReports.ts';
 import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
 
 /** The schedule's wiring: what its tasks read and write, and the queue they hand work to. */
-export type ScheduleDeps = Platform & SecretPorts & RollupPorts & Pick<WebhookPorts, 'webhooks' | 'queue'>;
+export type ScheduleDeps = Platform & SecretPorts & RollupPorts & Pick<WebhookPorts, 'webhooks' | 'queue'> & Pick<Adapters, 'files'>;
 
-export function compose(platform: Platform, adapters: Pick<Adapters, 'queue'>): ScheduleDeps {
+export function compose(platform: Platform, adapters: Pick<Adapters, 'queue' | 'files'>): ScheduleDeps {
   const { db, config } = platform;
   return {
     ...platform,
     queue: adapters.queue,
+    files: adapters.files,
     secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
     counters: new DynamoCounters(db, config.TABLE_NAME),
     usageReports: new DynamoUsageReports(db, config.TABLE_NAME),
@@ -35,6 +39,8 @@ const tasks: Record<ScheduledTask, (deps: ScheduleDeps) => Promise<number>> = {
   'rollup-usage': (deps) => rollUpUsage(deps),
   // The retries SQS cannot delay, handed to the work queue when due.
   'sweep-webhooks': (deps) => queueDueRetries(deps),
+  'purge-files': (deps) => purgeDueFiles(deps),
+  'revoke-stale-uploads': (deps) => revokeStaleUploads(deps),
 };
 
 export type TaskEvent = ScheduledEvent<{ task: ScheduledTask }>;
@@ -54,5 +60,7 @@ export const createHandler =
     return { task, processed };
   };
 
-// Hands due retries to the work queue.
-export const handler = lambdaEntry((platform) => createHandler(compose(platform, { queue: sqsQueue(platform.config) })));
+// Hands due retries to the work queue, and deletes the objects of burned files when due.
+export const handler = lambdaEntry((platform) =>
+  createHandler(compose(platform, { queue: sqsQueue(platform.config), files: new PresignedFileObjects(awsBucket(platform.config, defaultProvider())) })),
+);

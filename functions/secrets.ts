@@ -1,5 +1,9 @@
 import { secretsRoutes } from '../shared/routes.ts';
-import { lambdaEntry, type Platform } from '../shared/platform.ts';
+import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
+import { awsBucket, PresignedFileObjects } from '../shared/adapters/fileObjects.ts';
+import { defaultProvider } from '../shared/adapters/lambdaCredentials.ts';
+import { objectKeyOf } from '../shared/domain/files/ports.ts';
+import { fileLimits, secretLimits } from '../shared/limits.ts';
 import { createdLink, metadata } from './secrets/replies.ts';
 import { viewContext } from '../shared/http/viewContext.ts';
 import { revokeRecipient } from '../shared/domain/secrets/recipients.ts';
@@ -12,7 +16,6 @@ import { DynamoUserStore } from '../shared/store/users.ts';
 import { toIso } from '../shared/clock.ts';
 import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
 import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
-import { secretLimits } from '../shared/limits.ts';
 import { DynamoCounters } from '../shared/store/counters.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { claimSecret } from '../shared/domain/secrets/claim.ts';
@@ -79,19 +82,19 @@ export const operations: Operations<'secrets', SecretsDeps> = {
     const view = viewContext(request.headers, deps.config.ORIGIN_VERIFY);
     const { secret, envelope, recipient, deferredBurn } = await claimSecret(request.params.id!, proof, view, deps);
     if (deferredBurn) deps.logger.warn('burn deferred after the last view', { error: deferredBurn.name });
-    return {
-      status: 200,
-      body: {
-        id: secret.id,
-        kind: secret.kind,
-        envelope: Buffer.from(envelope).toString('base64'),
-        salt: secret.salt,
-        size_bytes: secret.sizeBytes,
-        views_left: recipient?.viewsLeft ?? secret.viewsLeft,
-        expires_at: toIso(secret.expiresAt),
-        ...(recipient ? { recipient_id: recipient.id } : {}),
-      },
+    const claimed = {
+      id: secret.id,
+      salt: secret.salt,
+      size_bytes: secret.sizeBytes,
+      views_left: recipient?.viewsLeft ?? secret.viewsLeft,
+      expires_at: toIso(secret.expiresAt),
+      ...(recipient ? { recipient_id: recipient.id } : {}),
     };
+    if (secret.kind === 'text') return { status: 200, body: { kind: 'text', ...claimed, envelope: Buffer.from(envelope!).toString('base64') } };
+    // A file's view is its download URL: presigning is local work, nothing to fail after the view.
+    const now = deps.clock.now();
+    const url = await deps.files.downloadUrl(objectKeyOf(secret.id), fileLimits.downloadUrlSeconds);
+    return { status: 200, body: { kind: 'file', ...claimed, download: { url, expires_at: toIso(now + fileLimits.downloadUrlSeconds * 1000) } } };
   },
 
   async createCurlSecret(request, deps) {
@@ -133,12 +136,13 @@ export const operations: Operations<'secrets', SecretsDeps> = {
  * The secrets group's wiring: the secret store, gate sessions (claims through restricted
  * links read them), receipts and the owners' plans they follow, and the feedback counters.
  */
-export type SecretsDeps = ApiDeps & SecretPorts & ClaimPorts & ReceiptPorts;
+export type SecretsDeps = ApiDeps & SecretPorts & ClaimPorts & ReceiptPorts & Pick<Adapters, 'files'>;
 
-export function compose(platform: Platform): SecretsDeps {
+export function compose(platform: Platform, adapters: Pick<Adapters, 'files'>): SecretsDeps {
   const { db, config } = platform;
   return {
     ...apiDeps(platform),
+    files: adapters.files,
     secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
     counters: new DynamoCounters(db, config.TABLE_NAME),
     gates: new DynamoGateStore(db, config.TABLE_NAME),
@@ -149,4 +153,6 @@ export function compose(platform: Platform): SecretsDeps {
 
 export const createHandler = (deps: SecretsDeps) => groupHandler(secretsRoutes, operations, secretsRequests, deps);
 // Its events reach webhooks through the table's stream (functions/relay.ts): no queue here.
-export const handler = lambdaEntry((platform) => createHandler(compose(platform)));
+export const handler = lambdaEntry((platform) =>
+  createHandler(compose(platform, { files: new PresignedFileObjects(awsBucket(platform.config, defaultProvider())) })),
+);

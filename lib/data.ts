@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -32,7 +32,7 @@ export interface TableAccess {
 }
 
 /** S3 object actions a function may be given on a prefix of the files bucket. */
-export type ObjectAction = 'GetObject' | 'PutObject' | 'DeleteObject' | 'AbortMultipartUpload';
+export type ObjectAction = 'GetObject' | 'PutObject' | 'DeleteObject' | 'AbortMultipartUpload' | 'ListMultipartUploadParts';
 
 /** The single table and the files bucket: everything that holds user data. */
 export class Data extends Construct {
@@ -84,8 +84,9 @@ export class Data extends Construct {
       lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(props.accessLogDays) }],
       removalPolicy,
     });
-    // File bytes only ever arrive through presigned multipart URLs from the browser, hence
-    // CORS for PUT with ETag exposed (the client needs each part's ETag to complete the upload).
+    // File bytes only ever travel through presigned URLs from the browser: multipart parts up
+    // (PUT, with ETag exposed: completing the upload needs each part's), the claim's download
+    // down (GET with Range, HEAD).
     this.filesBucket = new s3.Bucket(this, 'Files', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
@@ -100,9 +101,9 @@ export class Data extends Construct {
       cors: [
         {
           allowedOrigins: [props.webOrigin],
-          allowedMethods: [s3.HttpMethods.PUT],
+          allowedMethods: [s3.HttpMethods.PUT, s3.HttpMethods.GET, s3.HttpMethods.HEAD],
           allowedHeaders: ['*'],
-          exposedHeaders: ['ETag'],
+          exposedHeaders: ['ETag', 'Content-Length', 'Content-Range'],
           maxAge: 3600,
         },
       ],
@@ -154,16 +155,22 @@ export class Data extends Construct {
 
   /**
    * Lets a function do `actions` on the objects under `prefix` of the files bucket (no listing,
-   * no bucket-level action). Not used yet: the files group (presigned multipart uploads) will.
+   * no bucket-level action).
    * The resource ends in `prefix*`, which cdk-nag reports as AwsSolutions-IAM5: acknowledge it
    * where this is called, naming the prefix.
    */
-  grantFileObjects(grantee: iam.IGrantable, prefix: string, actions: readonly ObjectAction[]): void {
+  grantFileObjects(grantee: iam.IGrantable & { role?: iam.IRole | undefined }, prefix: string, actions: readonly ObjectAction[]): void {
     if (!/^[a-z0-9-]+\/$/.test(prefix)) throw new Error(`prefix must be one lower-case segment ending in / (got ${JSON.stringify(prefix)})`);
     grantee.grantPrincipal.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: actions.map((action) => `s3:${action}`), resources: [this.filesBucket.arnForObjects(`${prefix}*`)] }),
     );
     this.grantKeyVia(grantee, 's3', actions.includes('PutObject'));
+    if (grantee.role) {
+      Validations.of(grantee.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.filesBucket.node.defaultChild as s3.CfnBucket)}.Arn>/${prefix}*]`,
+        reason: `Objects are named by secret id under ${prefix} (one per file secret, made at run time): the grant names the prefix and these actions only, never a bucket-level action.`,
+      });
+    }
   }
 
   /** The key's use on the caller's behalf by one service; nothing when no key of ours is used. */

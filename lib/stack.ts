@@ -6,7 +6,7 @@ import type { Construct } from 'constructs';
 import type { Group } from '../shared/routes.ts';
 import { Api } from './api.ts';
 import type { HushlinkSettings } from './config.ts';
-import { Data, type TableAccess } from './data.ts';
+import { Data, type ObjectAction, type TableAccess } from './data.ts';
 import { Jobs } from './jobs.ts';
 import type { FunctionDefaults } from './lambda.ts';
 import { Mail } from './mail.ts';
@@ -59,12 +59,35 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
 export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   secrets: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi1'] },
   gate: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: [] },
+  files: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: [] },
   account: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi1'] },
   schedule: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi2'] },
   webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
   openapi: { items: [], query: [] },
   relay: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
   deliveries: { items: ['GetItem', 'UpdateItem'], query: [] },
+};
+
+/**
+ * What each function may do to the files bucket's objects (`files/*`; signing a presigned URL
+ * needs the action the URL performs):
+ * - files: begin, list and complete a multipart upload and sign its parts (PutObject,
+ *   ListMultipartUploadParts), abort it (AbortMultipartUpload), measure the result (GetObject:
+ *   HeadObject), delete what must not stay (DeleteObject);
+ * - secrets: sign a claim's download (GetObject);
+ * - relay: an ended file's object deleted, its unfinished upload aborted;
+ * - schedule: burned files' objects deleted when their last download URL has expired.
+ */
+export const fileAccess: Readonly<Record<FunctionName, readonly ObjectAction[]>> = {
+  secrets: ['GetObject'],
+  gate: [],
+  files: ['PutObject', 'ListMultipartUploadParts', 'AbortMultipartUpload', 'GetObject', 'DeleteObject'],
+  account: [],
+  webhooks: [],
+  openapi: [],
+  schedule: ['DeleteObject'],
+  relay: ['DeleteObject', 'AbortMultipartUpload'],
+  deliveries: [],
 };
 
 /** Functions that send mail through SES (sign-in codes; gate codes; an endpoint switched off). */
@@ -163,6 +186,7 @@ export class HushlinkStack extends Stack {
       LOG_LEVEL: settings.logLevel,
       MAIL_FROM: settings.mailFrom,
       QUEUE_URL: this.queue.queue.queueUrl,
+      FILES_BUCKET: this.data.filesBucket.bucketName,
       ...(settings.regions ? { REGIONS: JSON.stringify(settings.regions) } : {}),
       ...(settings.rateLimits ? { HUSHLINK_RATE_LIMITS: JSON.stringify(settings.rateLimits) } : {}),
       // Powertools (the logger now; metrics and tracer read the same names when added).
@@ -190,6 +214,9 @@ export class HushlinkStack extends Stack {
 
     for (const [name, fn] of Object.entries(this.functions) as [FunctionName, nodejs.NodejsFunction][]) {
       this.data.grantTableAccess(fn, tableAccess[name]);
+    }
+    for (const [name, actions] of Object.entries(fileAccess) as [FunctionName, readonly ObjectAction[]][]) {
+      if (actions.length > 0) this.data.grantFileObjects(this.functions[name], 'files/', actions);
     }
     for (const name of mailSenders) this.mail.grantSendEmail(this.functions[name]);
     for (const name of queueSenders) this.queue.grantSend(this.functions[name]);

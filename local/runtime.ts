@@ -11,6 +11,9 @@ import * as relayFunction from '../functions/relay.ts';
 import * as openapiFunction from '../functions/openapi.ts';
 import * as secretsFunction from '../functions/secrets.ts';
 import * as gateFunction from '../functions/gate.ts';
+import * as filesFunction from '../functions/files.ts';
+import { PresignedFileObjects, type BucketLocation } from '../shared/adapters/fileObjects.ts';
+import { S3MultipartUploads, s3Client } from '../shared/adapters/s3Uploads.ts';
 import * as webhooksFunction from '../functions/webhooks.ts';
 import { AdjustableClock } from '../shared/clock.ts';
 import { loadConfig, type Config } from '../shared/config.ts';
@@ -41,6 +44,7 @@ import { systemTransport } from '../shared/webhooks/transport.ts';
 /** What each function of the runtime was wired with (its `compose`), as its Lambda would be. */
 export interface LocalFunctions {
   secrets: secretsFunction.SecretsDeps;
+  files: filesFunction.FilesDeps;
   gate: gateFunction.GateDeps;
   account: accountFunction.AccountDeps;
   webhooks: webhooksFunction.WebhooksDeps;
@@ -53,7 +57,8 @@ export interface LocalFunctions {
 /** Each function's own wiring given the local adapters, as its Lambda entry does with AWS's. */
 function composeFunctions(platform: Platform, adapters: Adapters): LocalFunctions {
   return {
-    secrets: secretsFunction.compose(platform),
+    secrets: secretsFunction.compose(platform, adapters),
+    files: filesFunction.compose(platform, adapters),
     gate: gateFunction.compose(platform, adapters),
     account: accountFunction.compose(platform, adapters),
     webhooks: webhooksFunction.compose(platform, adapters),
@@ -195,6 +200,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       queue,
       sealer: new LocalSealer(dataDir ? localSealingKey(join(dataDir, 'webhook-sealing.key')) : undefined),
       transport: options.webhookTransport ?? systemTransport(),
+      ...localBucket(s3),
     };
 
     const functions = composeFunctions(platform, adapters);
@@ -216,6 +222,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     signal?.throwIfAborted();
     const handlers: Record<Group, GroupHandler> = {
       secrets: secretsFunction.createHandler(functions.secrets),
+      files: filesFunction.createHandler(functions.files),
       gate: gateFunction.createHandler(functions.gate),
       account: accountFunction.createHandler(functions.account),
       webhooks: webhooksFunction.createHandler(functions.webhooks),
@@ -295,6 +302,12 @@ const startingListener: RequestListener = (request, response) => {
   response.writeHead(503, { ...commonHeaders(requestId, undefined, ''), 'content-type': 'application/problem+json', ...error.extras.headers });
   response.end(JSON.stringify(problemBody(error, requestId)));
 };
+
+/** The files bucket of the local S3, as the functions reach it: the same adapters as in AWS, pointed at it. */
+function localBucket(s3: LocalS3): Pick<Adapters, 'files' | 'uploads'> {
+  const location: BucketLocation = { bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, credentials: s3.credentials };
+  return { files: new PresignedFileObjects(location), uploads: new S3MultipartUploads(s3Client(location), s3.bucket) };
+}
 
 /** The local stand-in for the KMS key: made once, kept beside the local data. */
 function localSealingKey(file: string): Buffer {

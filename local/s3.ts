@@ -7,6 +7,8 @@ import { freePort } from './ports.ts';
 export interface LocalS3 {
   endpoint: string;
   bucket: string;
+  /** What the local S3 takes as credentials (s3rver: this access key id, any secret). */
+  credentials: { accessKeyId: string; secretAccessKey: string };
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function startS3Local(options: { dataDir?: string; bucket: string }
   return {
     endpoint: `http://127.0.0.1:${port}`,
     bucket: options.bucket,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     async stop() {
       await server.close();
       if (!options.dataDir) rmSync(directory, { recursive: true, force: true });

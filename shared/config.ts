@@ -84,6 +84,8 @@ const configSchema = z.pipe(
       QUEUE_URL: z.optional(z.url()),
       /** KMS key sealing webhook signing secrets; only the functions that seal or open them get it. */
       WEBHOOK_KEY_ID: z.optional(z.string().check(z.minLength(1))),
+      /** The files bucket (file secrets' envelopes); only the functions that sign for it or delete from it get it. */
+      FILES_BUCKET: z.optional(z.string().check(z.minLength(3), z.maxLength(63))),
       /** Sender of sign-in codes and notices; an SES-verified identity in AWS. */
       MAIL_FROM: z._default(z.email(), 'no-reply@hushlink.local'),
       /**

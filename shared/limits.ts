@@ -36,6 +36,23 @@ export const gateLimits = {
   triesPerRecipient: { limit: 25, windowSeconds: 24 * 3600 },
 } as const;
 
+/**
+ * Files (interface §4.2): presigned multipart uploads of the envelope, downloads by presigned
+ * GET. The largest file is the plan's (`plans.ts`).
+ */
+export const fileLimits = {
+  /** S3 allows 10,000; fewer parts keep the answer of an upload (every part's URL) small. */
+  maxParts: 1000,
+  /** Every part but the last is a whole number of envelope chunks, at least this long. */
+  minPartBytes: 8 * 1024 * 1024,
+  /** How long presigned part URLs work (resuming gives fresh ones). */
+  partUrlSeconds: 3600,
+  /** How long a claim's download URL works; a burned file's object goes once the last one has expired. */
+  downloadUrlSeconds: 15 * 60,
+  /** An upload never completed is aborted, and its secret revoked, this long after it began. */
+  staleUploadSeconds: 24 * 3600,
+} as const;
+
 /** Curl mode (`POST /v1/curl`): the raw body the server seals, at most this long (413 beyond). */
 export const curlLimits = {
   maxBodyBytes: 1024 * 1024,
@@ -71,6 +88,7 @@ export const defaultRateLimits: RateLimits = {
   gate_start: { perIp: { limit: 20, windowSeconds: 3600 } },
   gate_verify: { perIp: { limit: 30, windowSeconds: 600 } },
   curl: { perIp: { limit: 30, windowSeconds: 60 } },
+  file_upload: { perIp: { limit: 30, windowSeconds: 60 }, perCredential: { limit: 120, windowSeconds: 60 } },
 };
 
 /**

@@ -4,6 +4,7 @@ import type { Queue } from './adapters/queue.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { loadConfig, type Config } from './config.ts';
 import type { SecretSealer, WebhookTransport } from './domain/webhooks/ports.ts';
+import type { FileObjects, MultipartUploads } from './domain/files/ports.ts';
 import { createLogger, type AppLogger } from './logger.ts';
 import { CountingMetrics, PowertoolsMetrics, type AppMetrics } from './metrics.ts';
 import { createDocumentClient } from './store/client.ts';
@@ -50,6 +51,10 @@ export interface Adapters {
   queue: Queue;
   sealer: SecretSealer;
   transport: WebhookTransport;
+  /** The files bucket by presigned requests: download URLs, deletes. */
+  files: FileObjects;
+  /** The files bucket's multipart uploads (the files function's S3 client). */
+  uploads: MultipartUploads;
 }
 
 /**

@@ -10,7 +10,7 @@ import { curlLimits } from './limits.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One Lambda per group; the entry is `functions/<group>.ts`. */
-export const groups = ['secrets', 'gate', 'account', 'webhooks', 'openapi'] as const;
+export const groups = ['secrets', 'gate', 'files', 'account', 'webhooks', 'openapi'] as const;
 export type Group = (typeof groups)[number];
 
 /**
@@ -44,7 +44,8 @@ export type RateClass =
   | 'cli_install'
   | 'gate_start'
   | 'gate_verify'
-  | 'curl';
+  | 'curl'
+  | 'file_upload';
 
 /** Error statuses a route may answer (problem+json); success statuses are the `reply`'s. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 421 | 423 | 425 | 429;
@@ -125,6 +126,20 @@ export const gateRoutes = [
     body: 'GateVerifyRequest', query: none, reply: { status: 200, body: 'GateSession' }, errors: [400, 401, 404, 429] },
 ] as const satisfies readonly Route[];
 
+/**
+ * Interface §4.2: files. Uploads go straight to the files bucket by presigned multipart; the
+ * claim of a file is the secrets group's, answering a presigned download. Completing and
+ * aborting take the upload's delete token, whoever sends them.
+ */
+export const filesRoutes = [
+  { method: 'POST', path: '/v1/files/multipart', group: 'files', operation: 'openFileUpload', credential: 'optional', scope: 'secrets:write', rate: 'file_upload',
+    body: 'FileUploadRequest', query: none, reply: { status: 200, body: 'FileUpload' }, errors: [400, 403, 429] },
+  { method: 'POST', path: '/v1/files/multipart/complete', group: 'files', operation: 'completeFileUpload', credential: 'public', scope: null, rate: null,
+    body: 'CompleteUploadRequest', query: none, reply: { status: 200, body: 'CompletedUpload' }, errors: [400, 409, 413] },
+  { method: 'POST', path: '/v1/files/multipart/abort', group: 'files', operation: 'abortFileUpload', credential: 'public', scope: null, rate: null,
+    body: 'AbortUploadRequest', query: none, reply: { status: 200, body: 'AbortedUpload' }, errors: [400, 404] },
+] as const satisfies readonly Route[];
+
 /** Interface §4.4: account, sessions, keys. */
 export const accountRoutes = [
   { method: 'POST', path: '/v1/auth/otp/start', group: 'account', operation: 'startSignIn', credential: 'public', scope: null, rate: 'otp_start',
@@ -188,7 +203,7 @@ export const openapiRoutes = [
 ] as const satisfies readonly Route[];
 
 /** THE route table: every row of every group. */
-export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, accountRoutes, webhooksRoutes, openapiRoutes);
+export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, filesRoutes, accountRoutes, webhooksRoutes, openapiRoutes);
 
 /** The parts of the table as one list; marked pure so a bundle that reads no other part drops them. */
 function joined<Parts extends readonly (readonly Route[])[]>(...parts: Parts): ReadonlyArray<Parts[number][number]> {

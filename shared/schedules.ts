@@ -9,6 +9,10 @@ export const schedules = [
   { task: 'rollup-usage', everyMinutes: 60 },
   /** Webhook retries due beyond SQS's 15-minute delay. */
   { task: 'sweep-webhooks', everyMinutes: 1 },
+  /** Objects of burned files, once their last download URL has expired. */
+  { task: 'purge-files', everyMinutes: 1 },
+  /** File uploads never completed, a day after they began: revoked (the relay aborts them). */
+  { task: 'revoke-stale-uploads', everyMinutes: 15 },
 ] as const;
 
 export type ScheduledTask = (typeof schedules)[number]['task'];

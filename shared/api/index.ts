@@ -4,6 +4,8 @@ import { accountReplies } from './accountReplies.ts';
 import { secretsRequests } from './secrets.ts';
 import { secretsReplies } from './secretsReplies.ts';
 import { gateRequests } from './gate.ts';
+import { filesRequests } from './files.ts';
+import { filesReplies } from './filesReplies.ts';
 import { gateReplies } from './gateReplies.ts';
 import { webhooksRequests } from './webhooks.ts';
 import { webhooksReplies } from './webhooksReplies.ts';
@@ -21,6 +23,7 @@ export const openapiReplies = {
 export const contracts = {
   secrets: { requests: secretsRequests, replies: secretsReplies },
   gate: { requests: gateRequests, replies: gateReplies },
+  files: { requests: filesRequests, replies: filesReplies },
   account: { requests: accountRequests, replies: accountReplies },
   webhooks: { requests: webhooksRequests, replies: webhooksReplies },
   openapi: { requests: {}, replies: openapiReplies },
@@ -36,6 +39,8 @@ export const schemas = {
   ...secretsReplies,
   ...gateRequests,
   ...gateReplies,
+  ...filesRequests,
+  ...filesReplies,
   ...accountRequests,
   ...accountReplies,
   ...webhooksRequests,

@@ -9,7 +9,7 @@ const { expiresInSeconds, maxViews, textEnvelopeBytes, recipients, recipientLabe
 export const email = z.email().check(z.maxLength(254));
 
 /** One per-recipient link asked for at creation. */
-const recipientRequest = z
+export const recipientRequest = z
   .strictObject({
     label: z.optional(z.string().check(z.minLength(1), z.maxLength(recipientLabelChars))),
     email: z.optional(email),

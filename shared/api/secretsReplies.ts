@@ -4,6 +4,17 @@ import { Accepted, nullableTimestamp, page, timestamp } from './output.ts';
 const secretStates = ['pending', 'active', 'burned', 'expired', 'revoked', 'locked'] as const;
 const recipientStates = ['active', 'revoked', 'used'] as const;
 
+/** What every claim answers besides the envelope or its download. */
+const claimed = {
+  id: z.string(),
+  salt: z.string(),
+  size_bytes: z.int(),
+  /** Views left on the link claimed through (the secret's own when it has no recipients). */
+  views_left: z.int(),
+  expires_at: timestamp,
+  recipient_id: z.optional(z.string()),
+};
+
 /** A per-recipient link as its owner sees it. */
 const OwnedRecipient = z.strictObject({
   recipient_id: z.string(),
@@ -24,7 +35,7 @@ const SecretMetadata = z.strictObject({
    */
   owned: z.optional(z.literal(true)),
   state: z.enum(secretStates),
-  kind: z.literal('text'),
+  kind: z.enum(['text', 'file']),
   size_bytes: z.int(),
   /** Public: the client needs it to derive the claim token before claiming. */
   salt: z.string(),
@@ -72,18 +83,20 @@ export const secretsReplies = {
   }),
   SecretList: page(SecretMetadata),
   SecretMetadata,
-  ClaimedSecret: z.strictObject({
-    id: z.string(),
-    kind: z.literal('text'),
-    /** Standard base64 of the envelope, exactly as it was created. */
-    envelope: z.string(),
-    salt: z.string(),
-    size_bytes: z.int(),
-    /** Views left on the link claimed through (the secret's own when it has no recipients). */
-    views_left: z.int(),
-    expires_at: timestamp,
-    recipient_id: z.optional(z.string()),
-  }),
+  ClaimedSecret: z.discriminatedUnion('kind', [
+    z.strictObject({
+      kind: z.literal('text'),
+      ...claimed,
+      /** Standard base64 of the envelope, exactly as it was created. */
+      envelope: z.string(),
+    }),
+    z.strictObject({
+      kind: z.literal('file'),
+      ...claimed,
+      /** The view itself: a presigned GET of the envelope (it accepts `Range`), working until `expires_at`. */
+      download: z.strictObject({ url: z.string(), expires_at: timestamp }),
+    }),
+  ]),
   RecipientRevoked: z.strictObject({ recipient_id: z.string(), state: z.literal('revoked') }),
   /** Curl mode's JSON answer (`accept: application/json`); others get `url` as text/plain. */
   CurlSecret: z.strictObject({

@@ -27,6 +27,8 @@ export type Feature = (typeof features)[number];
 
 export interface PlanDefinition {
   features: readonly Feature[];
+  /** The largest file a secret may carry (the envelope's whole length). */
+  fileBytes: number;
   /** Whether the plan can be bought in the product; enterprise goes through a sales enquiry. */
   selfServe: boolean;
 }
@@ -45,12 +47,15 @@ const teamFeatures = [
   'audit',
 ] as const satisfies readonly Feature[];
 
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
 export const planTable: Readonly<Record<Plan, PlanDefinition>> = {
-  free: { features: freeFeatures, selfServe: true },
-  pro: { features: proFeatures, selfServe: true },
-  team: { features: teamFeatures, selfServe: true },
+  free: { features: freeFeatures, fileBytes: 100 * MiB, selfServe: true },
+  pro: { features: proFeatures, fileBytes: 5 * GiB, selfServe: true },
+  team: { features: teamFeatures, fileBytes: 20 * GiB, selfServe: true },
   // Sold by enquiry only; an account moved to it by sales has everything Team has.
-  enterprise: { features: teamFeatures, selfServe: false },
+  enterprise: { features: teamFeatures, fileBytes: 20 * GiB, selfServe: false },
 };
 
 /** What an anonymous caller, or an account with no (or an unknown) plan, gets. */

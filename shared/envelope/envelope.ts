@@ -121,7 +121,7 @@ export async function seal(input: SealInput): Promise<Sealed> {
   };
 }
 
-async function linkPair(urlKey: Uint8Array, salt: Uint8Array): Promise<Pick<Sealed, 'linkToken' | 'linkVerifier'>> {
+export async function linkPair(urlKey: Uint8Array, salt: Uint8Array): Promise<Pick<Sealed, 'linkToken' | 'linkVerifier'>> {
   const token = await linkToken(urlKey, salt);
   return { linkToken: token, linkVerifier: await claimVerifier(token) };
 }
@@ -185,7 +185,7 @@ export async function linkTokenFor(input: { key: string | Uint8Array; salt: stri
   return linkToken(urlKeyOf(input.key), fromBase64Url(input.salt));
 }
 
-async function keysFor(header: ParsedHeader, input: OpenInput): Promise<EnvelopeKeys> {
+export async function keysFor(header: ParsedHeader, input: OpenInput): Promise<EnvelopeKeys> {
   if (toBase64Url(header.salt) !== input.salt) throw new EnvelopeError('salt_mismatch');
   if (header.passphrase && (input.passphrase === undefined || input.passphrase === '')) {
     throw new EnvelopeError('passphrase_required');
@@ -247,7 +247,7 @@ export async function decryptChunk(keys: EnvelopeKeys, header: Uint8Array, index
   }
 }
 
-async function sealMeta(keys: EnvelopeKeys, header: Uint8Array, meta: FileMeta): Promise<Uint8Array> {
+export async function sealMeta(keys: EnvelopeKeys, header: Uint8Array, meta: FileMeta): Promise<Uint8Array> {
   const ciphertext = new Uint8Array(
     await subtle().encrypt({ name: 'AES-GCM', iv: zeroNonce, additionalData: buf(aadOf(header)) }, keys.meta, buf(utf8.encode(JSON.stringify(meta)))),
   );
@@ -256,7 +256,7 @@ async function sealMeta(keys: EnvelopeKeys, header: Uint8Array, meta: FileMeta):
   return concatBytes(length, ciphertext);
 }
 
-async function openMeta(keys: EnvelopeKeys, header: Uint8Array, ciphertext: Uint8Array): Promise<FileMeta> {
+export async function openMeta(keys: EnvelopeKeys, header: Uint8Array, ciphertext: Uint8Array): Promise<FileMeta> {
   try {
     const plaintext = await subtle().decrypt({ name: 'AES-GCM', iv: zeroNonce, additionalData: buf(aadOf(header)) }, keys.meta, buf(ciphertext));
     return JSON.parse(fromUtf8(new Uint8Array(plaintext))) as FileMeta;

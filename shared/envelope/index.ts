@@ -4,3 +4,4 @@ export * from './errors.ts';
 export * from './format.ts';
 export * from './keys.ts';
 export * from './envelope.ts';
+export * from './stream.ts';

@@ -24,6 +24,7 @@ export const errorCodes = [
   'recipient_revoked',
   'gate_required',
   'gate_refused',
+  'upload_pending',
   'unauthorized',
   'conflict',
   'payload_too_large',

@@ -1,7 +1,8 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
+import { isTerminal, type Secret, type SecretState, type StoredEvent, type TerminalState } from '../domain/secrets/model.ts';
+import type { FileEnd } from '../domain/files/lifecycle.ts';
 import { usageChangeOf, type SecretUsageImage, type UsageChange } from '../domain/usage/live.ts';
 import { receiptOf, type DeviceFamilyOf, type Receipt } from '../domain/secrets/receipts.ts';
 import type { Delivery } from '../domain/webhooks/model.ts';
@@ -18,6 +19,8 @@ import type { SecretChange } from '../domain/webhooks/relay.ts';
 export const relayFilters = [
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['secret'] }, owner_id: { S: [{ exists: true }] } } } },
   { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['webhook_delivery'] }, event_type: { S: ['webhook.test'] } } } },
+  // Files, owned or not: their ends delete their objects (an anonymous file's too).
+  { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['secret'] }, kind: { S: ['file'] } } } },
 ] as const;
 
 type Image = Record<string, AttributeValue>;
@@ -76,6 +79,20 @@ export function receiptsOfRecord(record: DynamoDBRecord, deviceFamilyOf: DeviceF
     const receipt = receiptOf(change.secret.id, event, deviceFamilyOf);
     return receipt ? [{ receipt, expiresAt: ttl }] : [];
   });
+}
+
+/** A file secret's end, when a stream record's write is one (its state went from pending or active to an end). */
+export function fileEndOf(record: DynamoDBRecord): FileEnd | null {
+  const newImage = record.dynamodb?.NewImage as Image | undefined;
+  const oldImage = record.dynamodb?.OldImage as Image | undefined;
+  if (record.eventName !== 'MODIFY' || !newImage || !oldImage) return null;
+  const [before, after] = [unmarshall(oldImage), unmarshall(newImage)];
+  if (after.type !== 'secret' || after.kind !== 'file' || isTerminal(before.state as SecretState) || !isTerminal(after.state as SecretState)) return null;
+  return {
+    secretId: String(after.id),
+    state: after.state as TerminalState,
+    ...(before.state === 'pending' && typeof before.upload_id === 'string' ? { pendingUploadId: before.upload_id } : {}),
+  };
 }
 
 /** What a stream record's write changed in its owner's live counters (creation, adoption, end), if anything. */

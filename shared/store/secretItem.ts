@@ -1,6 +1,7 @@
 import { toEpochSeconds, toIso } from '../clock.ts';
 import { recipientEmailHash, type Recipient, type Secret, type StoredEvent } from '../domain/secrets/model.ts';
 import { sha256 } from '../ids.ts';
+import { fileLimits } from '../limits.ts';
 
 // How a secret is laid out in the table: its keys, its index entries and its attributes.
 
@@ -60,6 +61,9 @@ export interface SecretItem {
   kind: Secret['kind'];
   envelope?: Uint8Array;
   envelope_parts?: number;
+  upload_id?: string;
+  part_size?: number;
+  part_count?: number;
   salt: string;
   size_bytes: number;
   max_views: number;
@@ -95,6 +99,7 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     kind: secret.kind,
     ...(secret.envelope ? { envelope: secret.envelope } : {}),
     ...(secret.envelopeParts === undefined ? {} : { envelope_parts: secret.envelopeParts }),
+    ...(secret.upload ? { upload_id: secret.upload.id, part_size: secret.upload.partSize, part_count: secret.upload.partCount } : {}),
     salt: secret.salt,
     size_bytes: secret.sizeBytes,
     max_views: secret.maxViews,
@@ -114,8 +119,11 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     emitted: secret.emitted,
     // TTL is only the backstop: the sweep ends the secret at expiry, TTL drops the tombstone later.
     ttl: toEpochSeconds(secret.expiresAt) + tombstoneSeconds,
-    gsi2pk: `DUE#${shardOf(secret.id)}`,
-    gsi2sk: `${toIso(secret.expiresAt)}#${secret.id}`,
+    // On the work index: by its expiry once active; a file still uploading by when its upload
+    // goes stale (fileLimits.staleUploadSeconds), so the sweep can abort it.
+    ...(secret.state === 'pending'
+      ? { gsi2pk: `UPLOAD#${shardOf(secret.id)}`, gsi2sk: `${toIso(secret.createdAt + fileLimits.staleUploadSeconds * 1000)}#${secret.id}` }
+      : { gsi2pk: `DUE#${shardOf(secret.id)}`, gsi2sk: `${toIso(secret.expiresAt)}#${secret.id}` }),
   };
 }
 
@@ -128,6 +136,7 @@ export function fromItem(item: Record<string, unknown>): Secret {
     kind: row.kind,
     ...(row.envelope ? { envelope: row.envelope } : {}),
     ...(row.envelope_parts === undefined ? {} : { envelopeParts: row.envelope_parts }),
+    ...(row.upload_id === undefined ? {} : { upload: { id: row.upload_id, partSize: row.part_size ?? 0, partCount: row.part_count ?? 0 } }),
     salt: row.salt,
     sizeBytes: row.size_bytes,
     maxViews: row.max_views,

@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { toEpochSeconds } from '../clock.ts';
-import { fromItem, key, ownerKeys, pick, toItem } from './secretItem.ts';
+import { toEpochSeconds, toIso } from '../clock.ts';
+import { fromItem, key, ownerKeys, pick, shardOf, toItem } from './secretItem.ts';
 import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
 import type { EndInput, SecretAdoptions, SecretStore, TakeViewInput, TakeViewResult } from '../domain/secrets/ports.ts';
 import { isConditionFailure } from './client.ts';
@@ -162,6 +162,59 @@ export class DynamoSecretStore implements SecretStore {
       if (isConditionFailure(error)) return { revoked: false };
       throw error;
     }
+  }
+
+  async activateFile(id: string, uploadId: string): Promise<boolean> {
+    const current = await this.get(id);
+    if (!current) return false;
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key(id),
+          // No event of its own: `secret.created` went out when the secret was made.
+          UpdateExpression: 'SET #state = :active, #g2pk = :due, #g2sk = :dueAt',
+          ConditionExpression: '#state = :pending AND upload_id = :upload',
+          ExpressionAttributeNames: pick('#state', '#g2pk', '#g2sk'),
+          ExpressionAttributeValues: {
+            ':active': 'active',
+            ':pending': 'pending',
+            ':upload': uploadId,
+            ':due': `DUE#${shardOf(id)}`,
+            ':dueAt': `${toIso(current.expiresAt)}#${id}`,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async staleUploads(now: number, limit: number): Promise<string[]> {
+    return (await dueEntries(this.db, this.tableName, 'UPLOAD', now, limit)).map((item) => String(item.pk).slice('SECRET#'.length));
+  }
+
+  async schedulePurge(id: string, at: number): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: key(id),
+        UpdateExpression: 'SET #g2pk = :purge, #g2sk = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: pick('#g2pk', '#g2sk'),
+        ExpressionAttributeValues: { ':purge': `PURGE#${shardOf(id)}`, ':at': `${toIso(at)}#${id}` },
+      }),
+    );
+  }
+
+  async duePurges(now: number, limit: number): Promise<string[]> {
+    return (await dueEntries(this.db, this.tableName, 'PURGE', now, limit)).map((item) => String(item.pk).slice('SECRET#'.length));
+  }
+
+  async purged(id: string): Promise<void> {
+    await this.db.send(new UpdateCommand({ TableName: this.tableName, Key: key(id), UpdateExpression: 'REMOVE #g2pk, #g2sk', ExpressionAttributeNames: pick('#g2pk', '#g2sk') }));
   }
 
   async refuseProof(id: string, event: StoredEvent): Promise<number> {

@@ -4,7 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../lib/config.ts';
 import { FUNCTION_TAG } from '../../lib/lambda.ts';
-import { HushlinkStack } from '../../lib/stack.ts';
+import { fileAccess, HushlinkStack } from '../../lib/stack.ts';
 import { prepareWebAssets } from '../../lib/web.ts';
 import { groups } from '../../shared/routes.ts';
 
@@ -196,6 +196,7 @@ function model(context: Record<string, unknown>): Model {
 const expectedTable = {
   secrets: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
   gate: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
+  files: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
   account: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
   webhooks: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   openapi: { items: [], query: [] },
@@ -219,6 +220,7 @@ const streamReaders: readonly Name[] = ['relay'];
 const expectedQueue: Record<Name, readonly string[]> = {
   secrets: [],
   gate: [],
+  files: [],
   account: [],
   openapi: [],
   webhooks: [],
@@ -237,6 +239,7 @@ const mailers: readonly Name[] = ['account', 'gate', 'deliveries'];
 const expectedSigningKey: Record<Name, readonly string[]> = {
   secrets: [],
   gate: [],
+  files: [],
   account: [],
   openapi: [],
   webhooks: ['kms:Encrypt'],
@@ -307,10 +310,15 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     }
   });
 
-  it('uses Resource "*" only for the X-Ray actions that require it, and only with xray on', () => {
+  it('uses Resource "*" only for the X-Ray actions that require it, and only with xray on (and files/* only for the files bucket’s objects)', () => {
+    const [[bucketId] = []] = m.ofType('AWS::S3::Bucket').filter(([, bucket]) => bucket.Properties?.['CorsConfiguration']);
     for (const [id, policy] of m.ourPolicies()) {
       for (const statement of policy.Properties?.['PolicyDocument']?.['Statement'] as Statement[]) {
         const resources = resourcesOf(statement);
+        if (resources.every((resource) => resource === `<${bucketId}.Arn>/files/*`)) {
+          for (const action of actionsOf(statement)) expect(action, id).toMatch(/^s3:/);
+          continue;
+        }
         if (resources.some((resource) => resource.includes('*'))) {
           expect(xray, `${id} has a wildcard resource`).toBe(true);
           expect(resources, id).toEqual(['*']);
@@ -340,7 +348,7 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     expect(resourcesOf(logs[0]!)).toEqual([m.logGroupArnOf(name)]);
   });
 
-  it.each(names)('%s may use no service but logs, DynamoDB (when it has table access), SES to mail, SQS on the work queue, KMS and X-Ray when turned on', (name) => {
+  it.each(names)('%s may use no service but logs, DynamoDB (when it has table access), SES to mail, SQS on the work queue, S3 on the files bucket, KMS and X-Ray when turned on', (name) => {
     const services = new Set(m.statementsOf(name).flatMap(actionsOf).map((action) => action.split(':')[0]));
     const table = expectedTable[name].items.length + expectedTable[name].query.length > 0;
     const expected = new Set([
@@ -348,6 +356,7 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
       ...(table ? ['dynamodb'] : []),
       ...(mailers.includes(name) ? ['ses'] : []),
       ...(expectedQueue[name].length > 0 ? ['sqs'] : []),
+      ...(fileAccess[name].length > 0 ? ['s3'] : []),
       ...((cmk && table) || expectedSigningKey[name].length > 0 ? ['kms'] : []),
       ...(xray ? ['xray'] : []),
     ]);
@@ -378,17 +387,21 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     );
   });
 
-  it('gives no role of ours more than the relay\'s SendMessage on the dead-letter queue (it is redriven by hand), nor the files bucket yet', () => {
-    // Nothing stores files today (see Data.grantFileObjects).
+  it('gives no role of ours more than the relay\'s SendMessage on the dead-letter queue (it is redriven by hand)', () => {
     const relayRole = referencedId(m.resources[m.functionId('relay')]?.Properties?.['Role']);
     for (const [id, policy] of m.ourPolicies()) {
       for (const statement of policy.Properties?.['PolicyDocument']?.['Statement'] as Statement[]) {
-        for (const action of actionsOf(statement)) expect(action, id).not.toMatch(/^s3:/);
         if (!resourcesOf(statement).includes(m.deadLetterQueueArn)) continue;
         expect((policy.Properties?.['Roles'] ?? []).map(referencedId), id).toEqual([relayRole]);
         expect(actionsOf(statement), id).toEqual(['sqs:SendMessage']);
       }
     }
+  });
+
+  it.each(names)('%s may do exactly its actions on the files bucket, on its files/ objects only', (name) => {
+    const [[bucketId] = []] = m.ofType('AWS::S3::Bucket').filter(([, bucket]) => bucket.Properties?.['CorsConfiguration']);
+    const objects = `<${bucketId}.Arn>/files/*`;
+    expect(grantsOf(m.statementsOf(name), 's3')).toEqual(lines(fileAccess[name].map((action) => `s3:${action}`), [objects]).sort());
   });
 
   it.each(names)('%s uses KMS exactly as it must: the signing key for its one action in the webhook context, the data key only through DynamoDB and SQS', (name) => {
@@ -404,6 +417,10 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
         ? lines(['kms:Decrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('sqs'))
         : []),
       ...(cmk && expectedQueue[name].includes('sqs:ReceiveMessage') ? lines(['kms:Decrypt'], [m.dataKeyArn!], viaService('sqs')) : []),
+      // The files bucket is encrypted with it too: reading an object needs Decrypt, writing a data key.
+      ...(cmk && fileAccess[name].length > 0
+        ? lines(['kms:Decrypt', 'kms:DescribeKey', ...(fileAccess[name].includes('PutObject') ? ['kms:Encrypt', 'kms:GenerateDataKey'] : [])], [m.dataKeyArn!], viaService('s3'))
+        : []),
     ];
     expect(grantsOf(m.statementsOf(name), 'kms')).toEqual([...new Set(expected)].sort());
   });

@@ -111,19 +111,23 @@ describe('acknowledgments', () => {
   const withoutDeploymentIam5 = (list: { path: string; id: string }[]) => ids(list.filter((ack) => !isDeploymentIam5(ack)).map((ack) => ack.id));
 
   it('are exactly the findings there is no fix for', () => {
-    expect(withoutDeploymentIam5(plain)).toEqual(ids(['AwsSolutions-APIG4', 'AwsSolutions-L1', 'AwsSolutions-SMG4', ...web]));
+    // The files bucket's objects are named at run time, under files/ (the grant names that prefix).
+    const files = 'AwsSolutions-IAM5[Resource::<DataFilesC1590605.Arn>/files/*]';
+    expect(withoutDeploymentIam5(plain)).toEqual(ids(['AwsSolutions-APIG4', files, 'AwsSolutions-L1', 'AwsSolutions-SMG4', ...web]));
     // X-Ray's two actions need Resource "*".
-    expect(withoutDeploymentIam5(full)).toEqual(ids(['AwsSolutions-APIG4', 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1', 'AwsSolutions-SMG4', ...web]));
+    expect(withoutDeploymentIam5(full)).toEqual(ids(['AwsSolutions-APIG4', files, 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1', 'AwsSolutions-SMG4', ...web]));
     for (const list of [plain, full]) expect(list.filter(isDeploymentIam5).length).toBeGreaterThan(0);
   });
 
-  it('need nothing of their own for the webhook relay and worker, their mappings or the signing-secrets key', () => {
+  it('need nothing of their own for the webhook relay and worker, their mappings or the signing-secrets key, but the relay’s files/ grant', () => {
     // Relay and worker are HushlinkFunctions like the others: their runtime (L1) and, with
     // X-Ray on, the two X-Ray actions on Resource "*" (IAM5) are acknowledged there; the key
     // rotates (KMS5); the stream is read on its own ARN only, with no wildcard.
     const webhooks = (list: { path: string; id: string }[]) => ids(list.filter((ack) => ack.path.includes('/Webhooks/')).map((ack) => ack.id));
-    expect(webhooks(plain)).toEqual(['AwsSolutions-L1']);
-    expect(webhooks(full)).toEqual(ids(['AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1']));
+    // The relay deletes ended files' objects (files/ of the files bucket: acknowledged where granted).
+    const files = 'AwsSolutions-IAM5[Resource::<DataFilesC1590605.Arn>/files/*]';
+    expect(webhooks(plain)).toEqual(ids([files, 'AwsSolutions-L1']));
+    expect(webhooks(full)).toEqual(ids([files, 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1']));
     for (const ack of [...plain, ...full].filter((a) => a.path.includes('/Webhooks/'))) expect(ack.path).toMatch(/\/Webhooks\/(Worker|Relay)\/(Function|Role)$/);
   });
 

@@ -248,6 +248,7 @@ describe('functions', () => {
         'LOG_LEVEL',
         'MAIL_FROM',
         'QUEUE_URL',
+        'FILES_BUCKET',
         'POWERTOOLS_SERVICE_NAME',
         'POWERTOOLS_METRICS_NAMESPACE',
         'POWERTOOLS_LOG_LEVEL',
@@ -462,10 +463,16 @@ describe('files bucket', () => {
     );
   });
 
-  it('accepts presigned PUTs from the web origin only and exposes ETag', () => {
+  it('accepts presigned part PUTs and download GETs from the web origin only, exposing ETag and the ranges', () => {
     expect(bucket()['CorsConfiguration']?.CorsRules).toEqual([
-      expect.objectContaining({ AllowedOrigins: [WEB_ORIGIN], AllowedMethods: ['PUT'], ExposedHeaders: ['ETag'] }),
+      expect.objectContaining({ AllowedOrigins: [WEB_ORIGIN], AllowedMethods: ['PUT', 'GET', 'HEAD'], ExposedHeaders: ['ETag', 'Content-Length', 'Content-Range'] }),
     ]);
+  });
+
+  it('gives every function the bucket’s name', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function').filter(([, fn]) => fn.Properties?.['Environment']?.['Variables']?.['TABLE_NAME'])) {
+      expect(referencedId(fn.Properties?.['Environment']?.['Variables']?.['FILES_BUCKET']), id).toBe(bucketId);
+    }
   });
 
   it.each([

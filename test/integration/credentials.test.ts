@@ -93,6 +93,7 @@ const cases: Record<string, Case> = {
       return { path: `/v1/secrets/${(await ownedSecret()).id}` };
     },
   },
+  'POST /v1/files/multipart': { success: 200, prepare: async () => ({ path: '/v1/files/multipart', json: { size_bytes: 1024, salt: textSecretBody().salt } }) },
   'GET /v1/auth/sessions': { success: 200, prepare: async () => ({ path: '/v1/auth/sessions' }) },
   'POST /v1/auth/logout-all': {
     success: 200,

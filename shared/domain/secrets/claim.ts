@@ -13,7 +13,8 @@ const deniedEventCap = 20;
 
 export interface ClaimedSecret {
   secret: Secret;
-  envelope: Uint8Array;
+  /** A text secret's envelope; a file's is an object, which the claim answers a download URL of. */
+  envelope?: Uint8Array;
   /** The link claimed through, as it is after this view. */
   recipient?: Recipient;
   /** Why the burn after the last view did not land (it is finished later); for the log. */
@@ -69,12 +70,12 @@ export async function claimSecret(id: string, proof: ClaimProof, view: ViewConte
   if (result.taken) {
     const { secret } = result;
     envelope ??= secret.envelope;
-    if (!envelope) throw new Error(`active secret ${id} has no envelope`);
+    if (!envelope && secret.kind === 'text') throw new Error(`active secret ${id} has no envelope`);
     // The view is taken: from here nothing may fail the claim, or its payload would be lost.
     // A burn that does not land is finished by the next read or claim, or the expiry sweep.
     const deferredBurn = secret.viewsLeft === 0 ? await endSecret(id, 'burned', ports).then(() => undefined, (error: Error) => error) : undefined;
     const recipient = secret.recipients?.find((link) => link.id === recipientId);
-    return { secret, envelope, ...(recipient ? { recipient } : {}), ...(deferredBurn ? { deferredBurn } : {}) };
+    return { secret, ...(envelope ? { envelope } : {}), ...(recipient ? { recipient } : {}), ...(deferredBurn ? { deferredBurn } : {}) };
   }
   throw await refusal(result.current, { proofHash, linkHash: digestOf(proof.linkToken), recipientId, gateEmail }, now, ports);
 }
@@ -100,6 +101,10 @@ async function refusal(current: Secret | null, presented: Presented, now: number
   if (current.state === 'locked') {
     await deny();
     return locked();
+  }
+  if (current.state === 'pending') {
+    await deny();
+    return new HttpError(425, 'upload_pending', 'This file is still being uploaded; try again once the upload is complete.', { headers: { 'retry-after': '5' } });
   }
   if (current.state !== 'active') {
     await deny();

@@ -1,7 +1,7 @@
 import { HttpError } from '../../http/errors.ts';
 import { newDeleteToken, newEventId, newRecipientId, newSecretId, sha256Base64Url } from '../../ids.ts';
 import { chunkSpans, EnvelopeError, parseHeader, startsWithMagic } from '../../envelope/index.ts';
-import type { Recipient, Secret } from './model.ts';
+import type { FileUpload, Recipient, Secret } from './model.ts';
 import type { SecretPorts } from './ports.ts';
 import type { CreateSecretRequest } from '../../api/secrets.ts';
 
@@ -11,9 +11,17 @@ export interface CreatedSecret {
   deleteToken: string;
 }
 
-/** A secret to store, whatever route it came from: its envelope decoded, its limits chosen. */
-export interface NewSecret {
-  envelope: Uint8Array;
+/** A secret to store, whatever route it came from: its envelope decoded (or, a file's, to come), its limits chosen. */
+export type NewSecret = NewSecretFields & ({ envelope: Uint8Array } | NewFile);
+
+/** A file: its envelope goes to the files bucket by an upload begun for the secret's id; `pending` until it completes. */
+interface NewFile {
+  kind: 'file';
+  sizeBytes: number;
+  upload: (secretId: string) => Promise<FileUpload>;
+}
+
+interface NewSecretFields {
   salt: string;
   expiresInSeconds: number;
   maxViews: number;
@@ -46,10 +54,13 @@ export async function createSecret(request: CreateSecretRequest, ownerId: string
   );
 }
 
-/** Stores a new text secret (its envelope checked, if in our format) with its `secret.created` event. */
+/** Stores a new secret (a text's envelope checked, if in our format) with its `secret.created` event. */
 export async function storeSecret(input: NewSecret, ownerId: string | null, ports: SecretPorts): Promise<CreatedSecret> {
   const now = ports.clock.now();
-  const envelopeFormat = checkEnvelope(input.envelope, input.salt);
+  const id = newSecretId();
+  const file = 'upload' in input ? { upload: await input.upload(id), sizeBytes: input.sizeBytes } : null;
+  const envelope = 'envelope' in input ? input.envelope : undefined;
+  const envelopeFormat = envelope ? checkEnvelope(envelope, input.salt) : undefined;
   const deleteToken = newDeleteToken();
   const recipients = input.recipients?.map(
     (recipient): Recipient => ({
@@ -62,13 +73,14 @@ export async function storeSecret(input: NewSecret, ownerId: string | null, port
     }),
   );
   const secret: Secret = {
-    id: newSecretId(),
+    id,
     ...(ownerId === null ? {} : { ownerId }),
-    state: 'active',
-    kind: 'text',
-    envelope: input.envelope,
+    state: file ? 'pending' : 'active',
+    kind: file ? 'file' : 'text',
+    ...(envelope ? { envelope } : {}),
+    ...(file ? { upload: file.upload } : {}),
     salt: input.salt,
-    sizeBytes: input.envelope.length,
+    sizeBytes: file?.sizeBytes ?? envelope!.length,
     maxViews: input.maxViews,
     // With links, each has its own budget: the secret burns when they are all spent or revoked.
     viewsLeft: input.maxViews * (recipients?.length ?? 1),

@@ -7,7 +7,14 @@ export type TerminalState = Extract<SecretState, 'burned' | 'expired' | 'revoked
 export const isTerminal = (state: SecretState): state is TerminalState =>
   state === 'burned' || state === 'expired' || state === 'revoked' || state === 'locked';
 
-export type SecretKind = 'text';
+export type SecretKind = 'text' | 'file';
+
+/** A file secret's multipart upload: its S3 upload id and how its envelope is cut into parts. */
+export interface FileUpload {
+  id: string;
+  partSize: number;
+  partCount: number;
+}
 
 export type SecretEventType =
   | 'secret.created'
@@ -91,6 +98,8 @@ export interface Secret {
   envelope?: Uint8Array;
   /** How many parts an envelope too big for one item is kept in (curl mode's, over 300 KB). */
   envelopeParts?: number;
+  /** A file's upload (its envelope is an object in the files bucket, never in the table). */
+  upload?: FileUpload;
   salt: string;
   sizeBytes: number;
   maxViews: number;

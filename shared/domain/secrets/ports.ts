@@ -51,6 +51,19 @@ export interface SecretStore {
    * (a claim came first: read again and retry). Answers the secret's views left after it.
    */
   revokeRecipient(id: string, recipientId: string, viewsLeft: number): Promise<{ revoked: true; secretViewsLeft: number } | { revoked: false }>;
+  /**
+   * A file's upload completed: pending → active, by condition on the upload (of a completion
+   * racing an abort, one wins); it joins the expiry index. False when it is not pending any more.
+   */
+  activateFile(id: string, uploadId: string): Promise<boolean>;
+  /** Ids of files still uploading whose upload went stale by `now`, oldest first. */
+  staleUploads(now: number, limit: number): Promise<string[]>;
+  /** Puts a burned file on the purge index: its object goes at `at`, when its last download URL has expired. */
+  schedulePurge(id: string, at: number): Promise<void>;
+  /** Ids of ended files whose objects are due to go by `now`. */
+  duePurges(now: number, limit: number): Promise<string[]>;
+  /** Takes a file off the purge index once its object is gone. */
+  purged(id: string): Promise<void>;
   /** Counts a refused claim proof and appends the denial; returns the new count. */
   refuseProof(id: string, event: StoredEvent): Promise<number>;
   /** Appends a denial for a refused claim, up to `cap` denials per secret. */

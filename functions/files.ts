@@ -1,0 +1,72 @@
+import { awsBucket } from '../shared/adapters/fileObjects.ts';
+import { defaultProvider } from '../shared/adapters/lambdaCredentials.ts';
+import { S3MultipartUploads, s3Client } from '../shared/adapters/s3Uploads.ts';
+import { filesRequests } from '../shared/api/files.ts';
+import { toIso } from '../shared/clock.ts';
+import { abortFileUpload, completeFileUpload } from '../shared/domain/files/complete.ts';
+import { resumeFileUpload, startFileUpload, type FilePorts, type OpenedUpload } from '../shared/domain/files/upload.ts';
+import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
+import { groupHandler, type Operations } from '../shared/http/group.ts';
+import { secretLimits } from '../shared/limits.ts';
+import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
+import { filesRoutes } from '../shared/routes.ts';
+import { DynamoCounters } from '../shared/store/counters.ts';
+import { DynamoSecretStore } from '../shared/store/secrets.ts';
+import { DynamoUserStore } from '../shared/store/users.ts';
+import { createdLink } from './secrets/replies.ts';
+
+/** An upload as the client gets it: every part's URL, and where the secret will be. */
+const uploadReply = (opened: OpenedUpload, webOrigin: string) => {
+  const { secret } = opened;
+  return {
+    id: secret.id,
+    upload_id: secret.upload!.id,
+    part_size: secret.upload!.partSize,
+    part_count: secret.upload!.partCount,
+    parts: opened.parts.map((part) => ({ part_number: part.partNumber, url: part.url })),
+    urls_expire_at: toIso(opened.urlsExpireAt),
+    url_base: `${webOrigin}/s/${secret.id}`,
+    delete_token: opened.deleteToken,
+    expires_at: toIso(secret.expiresAt),
+    ...(secret.recipients ? { recipients: secret.recipients.map(createdLink(webOrigin, secret.id)) } : {}),
+    ...(opened.uploaded ? { uploaded: opened.uploaded.map((part) => ({ part_number: part.partNumber, etag: part.etag, size: part.size })) } : {}),
+  };
+};
+
+export const operations: Operations<'files', FilesDeps> = {
+  async openFileUpload(request, deps) {
+    const opened =
+      'resume' in request.body ? await resumeFileUpload(request.body.resume, deps) : await startFileUpload(request.body, request.principal?.userId ?? null, deps);
+    return { status: 200, body: uploadReply(opened, deps.config.WEB_ORIGIN) };
+  },
+
+  async completeFileUpload(request, deps) {
+    const secret = await completeFileUpload(request.body, deps);
+    return { status: 200, body: { id: secret.id, state: 'active', size_bytes: secret.sizeBytes } };
+  },
+
+  async abortFileUpload(request, deps) {
+    await abortFileUpload(request.body, deps);
+    return { status: 200, body: { id: request.body.id, state: 'revoked' } };
+  },
+};
+
+/** The files group's wiring: the secret store, the callers' plans, and the bucket's multipart uploads (its S3 client). */
+export type FilesDeps = ApiDeps & FilePorts;
+
+export function compose(platform: Platform, adapters: Pick<Adapters, 'uploads'>): FilesDeps {
+  const { db, config } = platform;
+  return {
+    ...apiDeps(platform),
+    secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
+    counters: new DynamoCounters(db, config.TABLE_NAME),
+    users: new DynamoUserStore(db, config.TABLE_NAME),
+    uploads: adapters.uploads,
+  };
+}
+
+export const createHandler = (deps: FilesDeps) => groupHandler(filesRoutes, operations, filesRequests, deps);
+export const handler = lambdaEntry((platform) => {
+  const bucket = awsBucket(platform.config, defaultProvider());
+  return createHandler(compose(platform, { uploads: new S3MultipartUploads(s3Client(bucket), bucket.bucket) }));
+});

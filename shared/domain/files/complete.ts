@@ -1,0 +1,86 @@
+import { HttpError } from '../../http/errors.ts';
+import { endSecret } from '../secrets/end.ts';
+import type { Secret } from '../secrets/model.ts';
+import { holdsDeleteToken } from '../secrets/read.ts';
+import { secretIdPattern } from '../secrets/rules.ts';
+import { objectKeyOf, type CompleteRefusal } from './ports.ts';
+import { fileLimitOf, type FilePorts } from './upload.ts';
+
+export interface UploadRef {
+  id: string;
+  upload_id: string;
+  delete_token: string;
+}
+
+/** The pending file an upload reference names, if its delete token holds; null for anything else. */
+async function pendingUpload(ref: UploadRef, ports: FilePorts): Promise<Secret | null> {
+  const secret = secretIdPattern.test(ref.id) ? await ports.secrets.get(ref.id) : null;
+  if (!secret || !holdsDeleteToken(secret, ref.delete_token) || secret.upload?.id !== ref.upload_id || secret.state !== 'pending') return null;
+  return secret;
+}
+
+const conflict = (reason: string, detail: string, members: Record<string, unknown> = {}) => new HttpError(409, 'conflict', detail, { members: { reason, ...members } });
+
+const refusalDetail: Record<CompleteRefusal, [string, string]> = {
+  invalid_part: ['mismatched_part', 'A part’s ETag is not the one S3 has for it: send the ETags the part uploads answered.'],
+  too_small: ['part_too_small', 'A part other than the last is smaller than 5 MiB: every part but the last must be part_size long.'],
+  invalid_order: ['mismatched_part', 'The parts are not in order.'],
+  no_such_upload: ['not_pending', 'This upload is no longer pending: it was completed or aborted.'],
+};
+
+/**
+ * Completes a file's upload and activates its secret. The parts must be exactly 1…part_count,
+ * each once (409 otherwise, as for an ETag S3 does not know); S3 then checks the ETags and
+ * sizes. The object S3 made is measured (HeadObject: never trusted from the client): larger
+ * than declared or than the plan allows is 413, any other size 409, and either way the secret
+ * is revoked and its object deleted. Of a completion and an abort racing, one wins (the
+ * activation is conditional on the upload still pending); a completion that lost deletes the
+ * object it made.
+ */
+export async function completeFileUpload(ref: UploadRef & { parts: Array<{ part_number: number; etag: string }> }, ports: FilePorts): Promise<Secret> {
+  const secret = await pendingUpload(ref, ports);
+  if (!secret) throw conflict('not_pending', 'No upload of yours is pending under these ids.');
+  const { partCount } = secret.upload!;
+  const numbers = ref.parts.map((part) => part.part_number);
+  const duplicate = numbers.find((number, i) => numbers.indexOf(number) !== i);
+  if (duplicate !== undefined) throw conflict('duplicate_part', `Part ${duplicate} is listed twice.`, { part_number: duplicate });
+  const missing = Array.from({ length: partCount }, (_, i) => i + 1).filter((number) => !numbers.includes(number));
+  if (missing.length > 0) throw conflict('missing_part', `Parts ${missing.slice(0, 10).join(', ')} are missing.`, { missing_parts: missing.slice(0, 100) });
+  const unknown = numbers.find((number) => number > partCount);
+  if (unknown !== undefined) throw conflict('mismatched_part', `This upload has ${partCount} parts, not ${unknown}.`, { part_number: unknown });
+
+  const key = objectKeyOf(secret.id);
+  const parts = [...ref.parts].sort((a, b) => a.part_number - b.part_number).map((part) => ({ partNumber: part.part_number, etag: part.etag }));
+  const completed = await ports.uploads.complete(key, ref.upload_id, parts);
+  if (!completed.completed) {
+    const [reason, detail] = refusalDetail[completed.reason];
+    throw conflict(reason, detail);
+  }
+  const size = await ports.uploads.size(key);
+  const limit = await fileLimitOf(secret.ownerId ?? null, ports);
+  if (size === null || size !== secret.sizeBytes || size > limit) {
+    // Nothing the declared size or the plan allows: the upload is over, and so is the secret.
+    await endSecret(secret.id, 'revoked', ports);
+    await ports.uploads.abort(key, ref.upload_id);
+    const bigger = size !== null && (size > secret.sizeBytes || size > limit);
+    if (bigger) {
+      throw new HttpError(413, 'payload_too_large', `The file is ${size} bytes: more than the ${Math.min(secret.sizeBytes, limit)} declared or allowed.`, { members: { size_bytes: size } });
+    }
+    throw conflict('size_mismatch', `The file is ${size ?? 0} bytes, not the ${secret.sizeBytes} declared.`, { size_bytes: size ?? 0 });
+  }
+  if (!(await ports.secrets.activateFile(secret.id, ref.upload_id))) {
+    // An abort (or the stale-upload sweep) won the race, perhaps before S3 completed: the object
+    // this completion made must go too.
+    await ports.uploads.remove(key);
+    throw conflict('not_pending', 'This upload was aborted while it was being completed.');
+  }
+  return { ...secret, state: 'active' };
+}
+
+/** Aborts a file's upload: its parts are deleted and its secret revoked. 404 for an upload that is not pending. */
+export async function abortFileUpload(ref: UploadRef, ports: FilePorts): Promise<void> {
+  const secret = await pendingUpload(ref, ports);
+  if (!secret || !(await endSecret(secret.id, 'revoked', ports))) throw new HttpError(404, 'not_found', 'No upload of yours is pending under these ids.');
+  // At once, as asked; the relay also removes what a completion racing this one might have made.
+  await ports.uploads.abort(objectKeyOf(secret.id), ref.upload_id);
+}

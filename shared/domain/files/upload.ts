@@ -1,0 +1,104 @@
+import type { NewUploadRequest } from '../../api/files.ts';
+import type { Clock } from '../../clock.ts';
+import { TAG_BYTES } from '../../envelope/format.ts';
+import { HttpError } from '../../http/errors.ts';
+import { fileLimits } from '../../limits.ts';
+import type { User } from '../accounts/model.ts';
+import { planOf, planTable } from '../plans.ts';
+import { storeSecret, type CreatedSecret } from '../secrets/create.ts';
+import { holdsDeleteToken } from '../secrets/read.ts';
+import { secretIdPattern } from '../secrets/rules.ts';
+import type { Secret } from '../secrets/model.ts';
+import type { SecretPorts } from '../secrets/ports.ts';
+import { objectKeyOf, type MultipartUploads, type StoredPart } from './ports.ts';
+
+export interface FilePorts extends SecretPorts {
+  uploads: MultipartUploads;
+  users: { get(id: string): Promise<User | null> };
+  clock: Clock;
+}
+
+/** How an envelope of `sizeBytes` is cut: whole chunks per part, at least 8 MiB, at most 1,000 parts. */
+export function partsOf(sizeBytes: number, chunkLog2: number): { partSize: number; partCount: number } {
+  const chunkBytes = 2 ** chunkLog2 + TAG_BYTES;
+  const chunksPerPart = Math.max(Math.ceil(fileLimits.minPartBytes / chunkBytes), Math.ceil(sizeBytes / fileLimits.maxParts / chunkBytes));
+  const partSize = chunksPerPart * chunkBytes;
+  return { partSize, partCount: Math.max(1, Math.ceil(sizeBytes / partSize)) };
+}
+
+/** The largest file the caller's plan allows (anonymous callers: Free's). */
+export async function fileLimitOf(ownerId: string | null, ports: Pick<FilePorts, 'users'>): Promise<number> {
+  const user = ownerId === null ? null : await ports.users.get(ownerId);
+  return planTable[planOf(user?.plan)].fileBytes;
+}
+
+export interface OpenedUpload {
+  secret: Secret;
+  deleteToken: string;
+  parts: Array<{ partNumber: number; url: string }>;
+  urlsExpireAt: number;
+  /** Resuming: what S3 holds already. */
+  uploaded?: StoredPart[];
+}
+
+/**
+ * Opens a file secret's upload: the secret, `pending` until its upload completes, with a
+ * multipart upload begun in the files bucket and a presigned UploadPart URL for each part.
+ * The file bytes never pass through the API, and its name and type are inside the envelope.
+ */
+export async function startFileUpload(request: NewUploadRequest, ownerId: string | null, ports: FilePorts): Promise<OpenedUpload> {
+  const limit = await fileLimitOf(ownerId, ports);
+  if (request.size_bytes > limit) {
+    throw new HttpError(403, 'forbidden', `Files are limited to ${limit} bytes on your plan.`, { members: { reason: 'plan_limit', limit_bytes: limit } });
+  }
+  if (request.workspace_id !== undefined) {
+    // Sending inside a workspace needs membership; until workspaces exist nobody is a member.
+    throw new HttpError(403, 'forbidden', 'You are not a member of this workspace.', { members: { reason: 'not_a_member' } });
+  }
+  const notBefore = request.not_before === undefined ? undefined : Date.parse(request.not_before);
+  if (notBefore !== undefined && notBefore >= ports.clock.now() + request.expires_in * 1000) {
+    throw new HttpError(400, 'invalid_request', 'not_before must be before the secret expires.', { errors: [{ path: 'body.not_before', message: 'must be before the expiry' }] });
+  }
+  const { partSize, partCount } = partsOf(request.size_bytes, request.chunk_log2);
+  const created: CreatedSecret = await storeSecret(
+    {
+      kind: 'file',
+      sizeBytes: request.size_bytes,
+      salt: request.salt,
+      expiresInSeconds: request.expires_in,
+      maxViews: request.max_views,
+      ...(notBefore === undefined ? {} : { notBefore }),
+      ...(request.claim_verifier === undefined ? {} : { claimVerifier: request.claim_verifier }),
+      ...(request.link_verifier === undefined ? {} : { linkVerifier: request.link_verifier }),
+      ...(request.recipients ? { recipients: request.recipients } : {}),
+      upload: (secretId) => ports.uploads.start(objectKeyOf(secretId)).then((id) => ({ id, partSize, partCount })),
+    },
+    ownerId,
+    ports,
+  );
+  return { ...created, ...(await partUrls(created.secret, Array.from({ length: partCount }, (_, i) => i + 1), ports)) };
+}
+
+/**
+ * Carries on with an upload: fresh URLs for the parts S3 does not have, and those it has. Only
+ * the holder of the delete token may, and only while the file is still uploading (else 403:
+ * the interface lists no 404 here).
+ */
+export async function resumeFileUpload(ref: { id: string; upload_id: string; delete_token: string }, ports: FilePorts): Promise<OpenedUpload> {
+  const refused = () => new HttpError(403, 'forbidden', 'No upload of yours is pending under these ids.', { members: { reason: 'no_pending_upload' } });
+  const secret = secretIdPattern.test(ref.id) ? await ports.secrets.get(ref.id) : null;
+  if (!secret || !holdsDeleteToken(secret, ref.delete_token) || secret.state !== 'pending' || secret.upload?.id !== ref.upload_id) throw refused();
+  const uploaded = await ports.uploads.parts(objectKeyOf(secret.id), ref.upload_id);
+  if (!uploaded) throw refused();
+  const have = new Set(uploaded.map((part) => part.partNumber));
+  const missing = Array.from({ length: secret.upload.partCount }, (_, i) => i + 1).filter((number) => !have.has(number));
+  return { secret, deleteToken: ref.delete_token, uploaded, ...(await partUrls(secret, missing, ports)) };
+}
+
+async function partUrls(secret: Secret, numbers: number[], ports: FilePorts) {
+  const urlsExpireAt = ports.clock.now() + fileLimits.partUrlSeconds * 1000;
+  const parts = await Promise.all(
+    numbers.map(async (partNumber) => ({ partNumber, url: await ports.uploads.partUrl(objectKeyOf(secret.id), secret.upload!.id, partNumber, fileLimits.partUrlSeconds) })),
+  );
+  return { parts, urlsExpireAt };
+}
