@@ -173,7 +173,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const [dynamo, s3] = await Promise.all([
       options.dynamo ??
         start(startDynamoLocal({ tableName: config.TABLE_NAME, ...(dataDir ? { dataDir: join(dataDir, 'ddb') } : {}), ...(signal ? { signal } : {}) })),
-      start(startS3Local({ bucket: filesBucket, ...(dataDir ? { dataDir: join(dataDir, 's3') } : {}) })),
+      start(startS3Local({ bucket: filesBucket, webOrigin: config.WEB_ORIGIN, ...(dataDir ? { dataDir: join(dataDir, 's3') } : {}) })),
     ]);
     signal?.throwIfAborted();
     if (options.dynamo) await ensureTable(dynamo.endpoint, config.TABLE_NAME);

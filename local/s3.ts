@@ -1,37 +1,69 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import S3rver from 's3rver';
+import S3rver from '@20minutes/s3rver';
+import { systemClock, type Clock } from '../shared/clock.ts';
 import { freePort } from './ports.ts';
+import { s3Layer, type CorsRule } from './s3Layer.ts';
+import type { S3Credentials } from './s3Signature.ts';
 
 export interface LocalS3 {
   endpoint: string;
   bucket: string;
-  /** What the local S3 takes as credentials (s3rver: this access key id, any secret). */
-  credentials: { accessKeyId: string; secretAccessKey: string };
+  /** The one key every request must be signed with (SigV4, any region). */
+  credentials: S3Credentials;
   stop(): Promise<void>;
 }
 
+/** Fixed: the local S3 has one account. */
+export const localS3Credentials: S3Credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
 /**
- * s3rver, so presigned (multipart) URLs are real S3 URLs. Without `dataDir` it keeps objects
- * in a temporary folder removed at stop.
+ * The files bucket's CORS rule, less its origin (the web origin), as lib/data.ts deploys it: the
+ * browser PUTs parts and reads each one's ETag for the completion, and GETs (or HEADs) ranges.
  */
-export async function startS3Local(options: { dataDir?: string; bucket: string }): Promise<LocalS3> {
+export const filesCors: Omit<CorsRule, 'allowedOrigins'> = {
+  allowedMethods: ['PUT', 'GET', 'HEAD'],
+  allowedHeaders: ['*'],
+  exposeHeaders: ['ETag', 'Content-Length', 'Content-Range'],
+  maxAgeSeconds: 3600,
+};
+
+export interface LocalS3Options {
+  bucket: string;
+  /** The only origin CORS allows. */
+  webOrigin: string;
+  /** Without it, objects live in a temporary folder removed at stop. */
+  dataDir?: string;
+  /** S3's time: presigned URLs expire, and signatures are checked, by it. */
+  clock?: Clock;
+  /** 0 or absent picks a free port. */
+  port?: number;
+}
+
+/**
+ * S3 on this machine, so presigned (multipart) URLs are real S3 URLs: @20minutes/s3rver (a
+ * maintained fork of s3rver) behind the layer of local/s3Layer.ts, which adds what the files flow
+ * needs and s3rver lacks (docs/decisions.md, "The local S3"). Parts stream to disk.
+ */
+export async function startS3Local(options: LocalS3Options): Promise<LocalS3> {
   const directory = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hushlink-s3-'));
   mkdirSync(directory, { recursive: true });
-  const port = await freePort();
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port,
-    silent: true,
-    directory,
-    configureBuckets: [{ name: options.bucket, configs: [] }],
-  });
-  await server.run();
+  const port = options.port || (await freePort());
+  const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: options.bucket, configs: [] }] });
+  const router = server.middleware.at(-1);
+  if (router?.name !== 'dispatch') throw new Error('@20minutes/s3rver changed: its router is no longer its last middleware (local/s3Layer.ts goes before it)');
+  server.middleware.splice(-1, 0, s3Layer({ store: server.store, clock: options.clock ?? systemClock, credentials: localS3Credentials, cors: { ...filesCors, allowedOrigins: [options.webOrigin] } }));
+  try {
+    await server.run();
+  } catch (error) {
+    if (!options.dataDir) rmSync(directory, { recursive: true, force: true });
+    throw error;
+  }
   return {
     endpoint: `http://127.0.0.1:${port}`,
     bucket: options.bucket,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    credentials: localS3Credentials,
     async stop() {
       await server.close();
       if (!options.dataDir) rmSync(directory, { recursive: true, force: true });
