@@ -1,0 +1,257 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { claimTokenFor, EnvelopeError, fileOpener, filePrefixBytes, iterationRange, linkTokenFor, TAG_BYTES, type FileOpener } from '../../shared/envelope/index.ts';
+import { clientHeaders, fetchOf, transferApi, type Fetch } from './api.ts';
+import { BufferPool } from './buffers.ts';
+import { TransferError } from './errors.ts';
+import { attempts, defaultRetryDelay, pause } from './retry.ts';
+import { exactChunks } from './sealedStream.ts';
+
+/**
+ * Whole chunks per ranged GET, and GETs in flight: a few megabytes each, a few at once, each
+ * held until written in order. Small beside the upload's parts: WebCrypto's outputs are left to
+ * the garbage collector, which lets some 50 MiB of them pile up before it runs (bench/files.ts).
+ */
+export const chunksPerRequest = 4;
+export const requestsInFlight = 3;
+/** Decryptions at once: WebCrypto runs them on the thread pool, so a few use more than one core. */
+const decryptsInFlight = 4;
+
+/**
+ * The claim's URL works for 15 minutes, and S3 checks that when a request begins: this close
+ * to its end, everything left is asked for in one open-ended GET, read as it arrives.
+ */
+const tailMarginMs = 2 * 60 * 1000;
+
+export interface DownloadOptions {
+  /** The link as given: `…/s/{id}#key`, or a recipient's `…/s/{id}/r/{recipientId}#key`. */
+  link: string;
+  /** Where the file goes; it appears there only once its last chunk authenticated. */
+  to: string;
+  /** Where the API is; the link's origin when not given. */
+  api?: string;
+  passphrase?: string;
+  credential?: string;
+  /** Replace a file already at `to` (otherwise refused before the claim, so no view is used). */
+  overwrite?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (progress: { name: string; receivedBytes: number; totalBytes: number }) => void;
+  fetch?: Fetch;
+  retryDelay?: (attempt: number) => number;
+}
+
+export interface DownloadResult {
+  path: string;
+  /** As the sender named and typed it (inside the envelope). */
+  name: string;
+  type: string;
+  size: number;
+  viewsLeft: number;
+}
+
+/**
+ * Claims a file secret and downloads it: the prefix by a ranged GET opens the envelope, then
+ * ranged GETs of whole chunks, a few in flight, are decrypted chunk by chunk and written in
+ * order to a temporary file beside `to`, renamed into place once the final chunk authenticated.
+ * A tampered, truncated or reordered body deletes what was written and fails with the
+ * envelope's `tampered` error.
+ */
+export async function downloadFile(options: DownloadOptions): Promise<DownloadResult> {
+  options.signal?.throwIfAborted();
+  const link = parseLink(options.link);
+  if (!options.overwrite && (await stat(options.to).catch(() => null))) throw new TransferError('exists', `${options.to} exists already.`);
+  const api = transferApi({ api: options.api ?? link.origin, credential: options.credential, fetch: options.fetch });
+  const metadata = await api.readSecret(link.id, link.recipientId, options.signal);
+  if (metadata.kind !== 'file') throw new TransferError('not_a_file', 'This link is of a text secret, not a file.');
+  const passphrase = options.passphrase === '' ? undefined : options.passphrase;
+  const [claimToken, linkToken] = await Promise.all([
+    claimTokenFor({ key: link.key, salt: metadata.salt, passphrase, iterations: metadata.kdf_iterations || iterationRange.default }),
+    linkTokenFor({ key: link.key, salt: metadata.salt }),
+  ]);
+  const claimed = await api.claimSecret(link.id, { claim_token: claimToken, link_token: linkToken, ...(link.recipientId ? { recipient_id: link.recipientId } : {}) }, options.signal);
+  if (claimed.kind !== 'file') throw new TransferError('not_a_file', 'This link is of a text secret, not a file.');
+
+  const ranges = new RangeReader(claimed.download.url, claimed.size_bytes, fetchOf(options.fetch), options.retryDelay ?? defaultRetryDelay, options.signal);
+  const opener = await fileOpener(await ranges.read(0, Math.min(filePrefixBytes, claimed.size_bytes)), { key: link.key, salt: claimed.salt, passphrase });
+  const chunkCount = opener.chunkCount(claimed.size_bytes);
+  if (claimed.size_bytes - opener.bodyOffset - chunkCount * TAG_BYTES !== opener.meta.size) {
+    throw new EnvelopeError('tampered', 'the file’s size does not match its details');
+  }
+
+  const temporary = join(dirname(options.to), `.${basename(options.to)}.${randomBytes(6).toString('hex')}.partial`);
+  const output = await open(temporary, 'wx', 0o600);
+  try {
+    const writer = new ChunkWriter(opener, output, chunkCount, (receivedBytes) =>
+      options.onProgress?.({ name: opener.meta.name, receivedBytes, totalBytes: opener.meta.size }),
+    );
+    await downloadChunks(opener, ranges, chunkCount, writer, Date.parse(claimed.download.expires_at));
+    await output.sync();
+    await output.close();
+    await rename(temporary, options.to);
+  } catch (error) {
+    await output.close().catch(() => {});
+    await rm(temporary, { force: true });
+    throw options.signal?.aborted ? options.signal.reason : error;
+  }
+  return { path: options.to, name: opener.meta.name, type: opener.meta.type, size: opener.meta.size, viewsLeft: claimed.views_left };
+}
+
+/** `…/s/{id}#key` or `…/s/{id}/r/{recipientId}#key`. */
+export function parseLink(text: string): { origin: string; id: string; recipientId?: string; key: string } {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new TransferError('bad_link', 'This is not a link.');
+  }
+  const [, s, id, r, recipientId, ...rest] = url.pathname.split('/');
+  const key = url.hash.slice(1);
+  if (s !== 's' || !id || (r !== undefined && (r !== 'r' || !recipientId)) || rest.length > 0 || !/^[A-Za-z0-9_-]{43}$/.test(key)) {
+    throw new TransferError('bad_link', 'This is not a Hushlink link with its key (…/s/{id}#key).');
+  }
+  return { origin: url.origin, id: decodeURIComponent(id), ...(recipientId ? { recipientId: decodeURIComponent(recipientId) } : {}), key };
+}
+
+/** Ranged GETs of the claim's URL, each tried up to 4 times; whatever S3 answers short or out of bounds is `tampered`. */
+class RangeReader {
+  constructor(
+    readonly url: string,
+    readonly size: number,
+    private readonly fetch: Fetch,
+    private readonly retryDelay: (attempt: number) => number,
+    readonly signal: AbortSignal | undefined,
+  ) {}
+
+  /** Envelope bytes [start, end), into `target` when given. */
+  async read(start: number, end: number, target: Uint8Array = new Uint8Array(end - start)): Promise<Uint8Array> {
+    let last: unknown;
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      if (attempt > 0) await pause(this.retryDelay(attempt), this.signal ?? new AbortController().signal);
+      try {
+        const response = await this.request(start, end);
+        return await readExactly(response.body!, target);
+      } catch (error) {
+        if (error instanceof EnvelopeError || error instanceof TransferError || this.signal?.aborted) throw this.signal?.aborted ? this.signal.reason : error;
+        last = error;
+      }
+    }
+    throw new TransferError('transfer_failed', `Bytes ${start}-${end - 1} failed ${attempts} times.`, { cause: last });
+  }
+
+  /** A GET of [start, end) (to the end when `end` is undefined), its status and total checked; the body is the caller's. */
+  async request(start: number, end?: number): Promise<Response> {
+    const response = await this.fetch(this.url, {
+      headers: { ...clientHeaders, range: `bytes=${start}-${end === undefined ? '' : end - 1}` },
+      ...(this.signal ? { signal: this.signal } : {}),
+    });
+    if (response.status === 206) {
+      const total = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1]);
+      if (total === this.size) return response;
+      await response.body?.cancel();
+      throw new EnvelopeError('tampered', `the file is ${total} bytes, not ${this.size}`);
+    }
+    const text = await response.text();
+    if (response.status === 416) throw new EnvelopeError('tampered', 'the file is shorter than its size');
+    if (response.status === 403) throw new TransferError('transfer_failed', `S3 refused the download (its URL works for 15 minutes from the claim): ${text.slice(0, 200)}`);
+    throw new Error(`S3 answered ${response.status} ${text.slice(0, 200)}`);
+  }
+}
+
+/** A body of exactly `bytes.length` bytes into `bytes`; a shorter one is a truncated file. */
+async function readExactly(body: ReadableStream<Uint8Array>, bytes: Uint8Array): Promise<Uint8Array> {
+  const length = bytes.length;
+  let filled = 0;
+  for await (const piece of body) {
+    if (filled + piece.length > length) throw new EnvelopeError('tampered', 'S3 answered more bytes than asked for');
+    bytes.set(piece, filled);
+    filled += piece.length;
+  }
+  if (filled !== length) throw new EnvelopeError('tampered', `the file was cut short (${filled} of ${length} bytes)`);
+  return bytes;
+}
+
+/** Decrypts chunks in order of index and writes their plaintext in that order. */
+class ChunkWriter {
+  private next = 0;
+  private written = 0;
+
+  constructor(
+    private readonly opener: FileOpener,
+    private readonly output: FileHandle,
+    private readonly chunkCount: number,
+    private readonly progress: (bytes: number) => void,
+  ) {}
+
+  /** Chunks `next` … `next + chunks.length - 1`, a few decrypting at once, each written as its turn comes. */
+  async write(chunks: Uint8Array[]): Promise<void> {
+    const first = this.next;
+    const decrypt = (i: number) => {
+      const plaintext = this.opener.decryptChunk(first + i, first + i === this.chunkCount - 1, chunks[i]!);
+      plaintext.catch(() => {}); // awaited in turn below
+      return plaintext;
+    };
+    const decrypting = chunks.slice(0, decryptsInFlight).map((_, i) => decrypt(i));
+    for (let i = 0; i < chunks.length; i++) {
+      const plaintext = await decrypting[i]!;
+      if (i + decryptsInFlight < chunks.length) decrypting.push(decrypt(i + decryptsInFlight));
+      await this.output.write(plaintext);
+      this.written += plaintext.length;
+    }
+    this.next += chunks.length;
+    this.progress(this.written);
+  }
+
+  get done(): boolean {
+    return this.next === this.chunkCount;
+  }
+}
+
+type Pending = { kind: 'range'; bytes: Promise<Uint8Array> } | { kind: 'rest'; response: Promise<Response> };
+
+/**
+ * Every chunk, `requestsInFlight` ranged GETs of `chunksPerRequest` chunks ahead of the writer;
+ * near the URL's expiry, one GET of all the rest, decrypted as it streams in.
+ */
+async function downloadChunks(opener: FileOpener, ranges: RangeReader, chunkCount: number, writer: ChunkWriter, urlExpiresAt: number): Promise<void> {
+  const span = (index: number) => opener.bodyOffset + index * opener.chunkCipherBytes;
+  const pending: Pending[] = [];
+  const buffers = new BufferPool(chunksPerRequest * opener.chunkCipherBytes);
+  let asked = 0;
+  // Each is awaited in turn below; none is an unhandled rejection meanwhile.
+  const quiet = <T>(promise: Promise<T>) => (promise.catch(() => {}), promise);
+  const ask = () => {
+    while (pending.length < requestsInFlight && asked < chunkCount) {
+      if (Date.now() > urlExpiresAt - tailMarginMs) {
+        pending.push({ kind: 'rest', response: quiet(ranges.request(span(asked))) });
+        asked = chunkCount;
+        break;
+      }
+      const [start, end] = [span(asked), Math.min(ranges.size, span(Math.min(chunkCount, asked + chunksPerRequest)))];
+      pending.push({ kind: 'range', bytes: quiet(ranges.read(start, end, buffers.take(end - start))) });
+      asked = Math.min(chunkCount, asked + chunksPerRequest);
+    }
+  };
+  ask();
+  while (pending.length > 0) {
+    const item = pending.shift()!;
+    if (item.kind === 'range') {
+      const bytes = await item.bytes;
+      ask();
+      const chunks: Uint8Array[] = [];
+      for (let at = 0; at < bytes.length; at += opener.chunkCipherBytes) chunks.push(bytes.subarray(at, at + opener.chunkCipherBytes));
+      await writer.write(chunks);
+      buffers.give(bytes);
+    } else {
+      const response = await item.response;
+      let received = 0;
+      for await (const chunk of exactChunks(response.body!, opener.chunkCipherBytes)) {
+        if (writer.done) throw new EnvelopeError('tampered', 'bytes after the final chunk');
+        await writer.write([chunk]);
+        received += chunk.length;
+      }
+      if (!writer.done) throw new EnvelopeError('tampered', `the file was cut short after ${received} bytes of the rest`);
+    }
+  }
+  if (!writer.done) throw new EnvelopeError('tampered', 'the file was cut short');
+}
