@@ -10,6 +10,7 @@ import { ApiError, downloadFile, resumeUpload, TransferError, uploadFile, type F
 import type { Runtime } from '../../local/runtime.ts';
 import { s3Client } from '../../shared/adapters/s3Uploads.ts';
 import { objectKeyOf } from '../../shared/domain/files/ports.ts';
+import { fileLimits } from '../../shared/limits.ts';
 import { EnvelopeError, fileOpener, filePrefixBytes } from '../../shared/envelope/index.ts';
 import { apiClient, startTestRuntime, textSecretBody } from '../support/runtime.ts';
 
@@ -340,6 +341,34 @@ describe('downloadFile refusing', () => {
     const to = outPath();
     await downloadFile({ link: uploaded.link, to });
     expect(readFileSync(to).equals(bytes)).toBe(true);
+  });
+
+  it('near the end of its URL’s 15 minutes, the rest in one open-ended GET, opened as it streams; cut short there, `tampered`', async () => {
+    const { path, bytes } = randomFile(20 * MiB + 3);
+    const uploaded = await uploadFile({ ...base(), file: path, maxViews: 2 });
+    const ranges: string[] = [];
+    const recording: Fetch = (input, init) => {
+      if (String(input).startsWith(runtime.s3.endpoint)) ranges.push(new Headers(init?.headers).get('range')!);
+      return globalThis.fetch(input, init);
+    };
+    // The service's clock a URL's life behind: the claim says its URL ends now (S3 signs and checks by real time).
+    runtime.clock.advance(-fileLimits.downloadUrlSeconds);
+    try {
+      const to = outPath();
+      await downloadFile({ link: uploaded.link, to, fetch: recording });
+      expect(readFileSync(to).equals(bytes)).toBe(true);
+      expect(ranges).toHaveLength(2);
+      expect(ranges[1]).toMatch(/^bytes=\d+-$/);
+
+      const envelope = await objectOf(uploaded.id);
+      await replaceObject(uploaded.id, envelope.subarray(0, envelope.length - 40));
+      const cut = outPath();
+      await expect(downloadFile({ link: uploaded.link, to: cut })).rejects.toMatchObject({ code: 'tampered' });
+      expect(() => statSync(cut)).toThrow();
+      expect(leftovers()).toEqual([]);
+    } finally {
+      runtime.clock.advance(fileLimits.downloadUrlSeconds);
+    }
   });
 
   it('before claiming, so using no view: a target that exists, a text secret, a link without its key', async () => {
