@@ -12,7 +12,7 @@ import type { FunctionDefaults } from './lambda.ts';
 import { Mail } from './mail.ts';
 import { Observability } from './observability.ts';
 import { WorkQueue } from './queue.ts';
-import { WebHosting } from './web.ts';
+import { filesBucketOrigin, WebHosting } from './web.ts';
 import { Webhooks } from './webhooks.ts';
 
 export interface HushlinkStackProps extends StackProps {
@@ -226,6 +226,7 @@ export class HushlinkStack extends Stack {
     this.web = new WebHosting(this, 'Web', {
       api: this.api.httpApi,
       webOrigin: settings.webOrigin,
+      filesOrigin: filesBucketOrigin(this.data.filesBucket),
       assetsDir: props.webAssetsDir,
       certificateArn: settings.webCertificateArn,
       webAclId: settings.webAclId,

@@ -152,11 +152,12 @@ export function viewerRequestCode(rewrites: PageRewrites): string {
 /**
  * `webHeaders` as a CloudFront response headers policy: the headers CloudFront models go in
  * `securityHeadersBehavior`, every other one (COOP, permissions policy, cache-control, and any
- * added later) in `customHeadersBehavior`. All override what the origin sent.
+ * added later) in `customHeadersBehavior`. All override what the origin sent. `filesOrigin` may
+ * be a token (`filesBucketOrigin`): CloudFormation joins it into the policy at deploy.
  */
-export function webResponseHeaders(): cloudfront.ResponseHeadersPolicyProps {
+export function webResponseHeaders(filesOrigin: string): cloudfront.ResponseHeadersPolicyProps {
   const { 'content-security-policy': csp, 'referrer-policy': referrer, 'x-content-type-options': contentTypeOptions, 'x-frame-options': frameOptions, 'strict-transport-security': hsts, ...custom } =
-    webHeaders;
+    webHeaders(filesOrigin);
 
   if (contentTypeOptions !== 'nosniff') throw new Error(`x-content-type-options ${contentTypeOptions} cannot be expressed in CloudFront`);
   const referrerPolicy = Object.values(cloudfront.HeadersReferrerPolicy).find((value) => value === referrer);
@@ -189,11 +190,25 @@ export function webResponseHeaders(): cloudfront.ResponseHeadersPolicyProps {
   };
 }
 
+/**
+ * The origin of a bucket's presigned URLs as the SDK makes them in AWS (virtual-hosted style:
+ * `https://<bucket>.s3.<region>.<suffix>`, shared/adapters), for the pages' `connect-src`.
+ */
+export function filesBucketOrigin(bucket: s3.IBucket): string {
+  const stack = Stack.of(bucket);
+  return `https://${bucket.bucketName}.s3.${stack.region}.${stack.urlSuffix}`;
+}
+
 export interface WebHostingProps {
   /** The API behind `/v1/*` and `/scim/v2/*` (its `$default` stage, so paths need no prefix). */
   readonly api: apigw.IHttpApi;
   /** The origin secrets' links point to (`url_base`): the custom domain, or this distribution's address. */
   readonly webOrigin: string;
+  /**
+   * The files bucket's origin (`filesBucketOrigin`), which the pages' CSP lets them reach: file
+   * parts go up and down by presigned URLs straight to it.
+   */
+  readonly filesOrigin: string;
   /** The built web client, from `prepareWebAssets()`. */
   readonly assetsDir: string;
   /** ACM certificate for the custom domain; CloudFront requires it in us-east-1. */
@@ -261,7 +276,7 @@ export class WebHosting extends Construct {
       runtime: cloudfront.FunctionRuntime.JS_2_0,
     });
 
-    this.responseHeaders = new cloudfront.ResponseHeadersPolicy(this, 'Headers', webResponseHeaders());
+    this.responseHeaders = new cloudfront.ResponseHeadersPolicy(this, 'Headers', webResponseHeaders(props.filesOrigin));
 
     const s3Origin = origins.S3BucketOrigin.withOriginAccessControl(this.bucket);
     const webBehavior = (viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy): cloudfront.BehaviorOptions => ({

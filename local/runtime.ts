@@ -231,7 +231,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     listener = gatewayListener({
       handlers,
       webOrigin: runConfig.WEB_ORIGIN,
-      localRoutes: (request, response) => devRoutes(request, response, outbox) || serveWeb(web, request, response),
+      localRoutes: (request, response) => devRoutes(request, response, outbox) || serveWeb(web, request, response, s3.endpoint),
     });
 
     if (options.background) {

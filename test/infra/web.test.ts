@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { apiPathPatterns, pageRewrites, prepareWebAssets, viewerRequestCode, WebHosting, type WebHostingProps } from '../../lib/web.ts';
+import { apiPathPatterns, filesBucketOrigin, pageRewrites, prepareWebAssets, viewerRequestCode, WebHosting, type WebHostingProps } from '../../lib/web.ts';
 import { contentSecurityPolicy, webHeaders } from '../../shared/http/webHeaders.ts';
 import { assetPathFor, buildWeb } from '../../web/build.ts';
 
@@ -16,6 +16,7 @@ type Resource = { Type: string; Properties?: Record<string, any>; DeletionPolicy
 const cdkContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> })
   .context;
 
+const FILES_ORIGIN = 'https://hushlink-files.s3.eu-west-1.amazonaws.com';
 const CERTIFICATE_ARN = 'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';
 const assetsDir = await prepareWebAssets();
 // prepareWebAssets removes it at process exit, which a test worker may never reach.
@@ -34,6 +35,7 @@ function build({ accessLogs, envAgnostic, ...props }: Options = {}): { app: App;
     api,
     assetsDir,
     webOrigin: 'https://secrets.example.org',
+    filesOrigin: FILES_ORIGIN,
     retain: false,
     originVerifyValue: 'origin-verify-value',
     ...(accessLogsBucket ? { accessLogsBucket } : {}),
@@ -178,17 +180,47 @@ describe('WebHosting: distribution', () => {
   it('puts shared/http/webHeaders.ts in the response headers policy', () => {
     const policy = headersPolicy.Properties!['ResponseHeadersPolicyConfig'];
     expect(policy.SecurityHeadersConfig).toEqual({
-      ContentSecurityPolicy: { ContentSecurityPolicy: contentSecurityPolicy, Override: true },
+      ContentSecurityPolicy: { ContentSecurityPolicy: contentSecurityPolicy(FILES_ORIGIN), Override: true },
       StrictTransportSecurity: { AccessControlMaxAgeSec: 63072000, IncludeSubdomains: true, Preload: false, Override: true },
       ReferrerPolicy: { ReferrerPolicy: 'no-referrer', Override: true },
       ContentTypeOptions: { Override: true },
       FrameOptions: { FrameOption: 'DENY', Override: true },
     });
     expect(policy.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy).toContain("frame-ancestors 'none'");
+    // The pages reach their own origin and the files bucket (presigned part uploads and downloads), nothing else.
+    expect(policy.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy).toContain(`connect-src 'self' ${FILES_ORIGIN};`);
     expect(policy.CustomHeadersConfig.Items).toEqual([
-      { Header: 'cross-origin-opener-policy', Value: webHeaders['cross-origin-opener-policy'], Override: true },
-      { Header: 'permissions-policy', Value: webHeaders['permissions-policy'], Override: true },
+      { Header: 'cross-origin-opener-policy', Value: webHeaders(FILES_ORIGIN)['cross-origin-opener-policy'], Override: true },
+      { Header: 'permissions-policy', Value: webHeaders(FILES_ORIGIN)['permissions-policy'], Override: true },
       { Header: 'cache-control', Value: 'no-store', Override: true },
+    ]);
+  });
+
+  it('lets the pages reach the files bucket by the origin its presigned URLs have, resolved at deploy', () => {
+    const app = new App({ context: cdkContext });
+    const bucketStack = new Stack(app, 'FilesOriginTest');
+    const bucket = new s3.Bucket(bucketStack, 'Files');
+    const web = new WebHosting(bucketStack, 'Web', {
+      api: new apigw.HttpApi(bucketStack, 'Api'),
+      assetsDir,
+      webOrigin: 'https://secrets.example.org',
+      filesOrigin: filesBucketOrigin(bucket),
+      retain: false,
+      originVerifyValue: 'origin-verify-value',
+    });
+    const policy = Template.fromStack(bucketStack).toJSON()['Resources'][bucketStack.getLogicalId(web.responseHeaders.node.defaultChild as CfnElement)];
+    const csp = policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy;
+    const [separator, parts] = csp['Fn::Join'] as [string, unknown[]];
+    expect(separator).toBe('');
+    // The SDK's virtual-hosted URL (shared/adapters): https://<bucket>.s3.<region>.amazonaws.com
+    expect(parts).toEqual([
+      expect.stringMatching(/connect-src 'self' https:\/\/$/),
+      { Ref: bucketStack.getLogicalId(bucket.node.defaultChild as s3.CfnBucket) },
+      '.s3.',
+      { Ref: 'AWS::Region' },
+      '.',
+      { Ref: 'AWS::URLSuffix' },
+      expect.stringMatching(/^; manifest-src 'self'/),
     ]);
   });
 
