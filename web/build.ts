@@ -26,12 +26,20 @@ const contentTypes: Record<string, string> = {
 /** Every page script under web/src that is an entry point (one per page). */
 export const pageEntries = ['compose', 'reveal', 'signin', 'account', 'keys', 'sessions', 'webhooks'];
 
+/**
+ * The reveal page's download worker (`web/src/downloadWorker.ts`): served beside the scope it
+ * registers for, `/download/`, which no page is under. A classic script, as every browser with
+ * service workers runs one.
+ */
+export const downloadWorkerPath = '/download/worker.js';
+
 /** Pages served at a path of their own (`/signin` → `/signin.html`). */
 const namedPages = ['/signin', '/account', '/keys', '/sessions', '/webhooks'];
 
 /**
- * The web client as served: `web/public/*` as they are, and each page script bundled by
- * esbuild into `/assets/<page>.js`. Built in memory at start; nothing generated is written.
+ * The web client as served: `web/public/*` as they are, each page script bundled by esbuild
+ * into `/assets/<page>.js`, and the download worker. Built in memory at start; nothing
+ * generated is written.
  */
 export async function buildWeb(): Promise<Map<string, WebAsset>> {
   const assets = new Map<string, WebAsset>();
@@ -52,7 +60,18 @@ export async function buildWeb(): Promise<Map<string, WebAsset>> {
     write: false,
     logLevel: 'silent',
   });
-  for (const file of result.outputFiles) {
+  const worker = await build({
+    entryPoints: [join(webRoot, 'src', 'downloadWorker.ts')],
+    bundle: true,
+    format: 'iife',
+    target: 'es2022',
+    platform: 'browser',
+    minify: true,
+    outfile: downloadWorkerPath,
+    write: false,
+    logLevel: 'silent',
+  });
+  for (const file of [...result.outputFiles, ...worker.outputFiles]) {
     assets.set(file.path, { body: Buffer.from(file.contents), contentType: contentTypes[extname(file.path)] ?? 'application/octet-stream' });
   }
   return assets;

@@ -325,15 +325,16 @@ describe('web client', () => {
       return element?.id || (element?.classList.contains('brand') ? 'brand' : element?.tagName.toLowerCase());
     });
     const order: Array<string | undefined> = [];
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 7; i++) {
       await page.keyboard.press('Tab');
       order.push(await focused());
     }
-    expect(order).toEqual(['brand', 'secret-text', 'expiry', 'max-views', 'summary', 'create-button']);
+    expect(order).toEqual(['brand', 'secret-text', 'secret-file', 'expiry', 'max-views', 'summary', 'create-button']);
     // Back to the text area, type, then on to the button and submit with Enter.
-    for (let i = 0; i < 4; i++) await page.keyboard.press('Shift+Tab');
+    for (let i = 0; i < 5; i++) await page.keyboard.press('Shift+Tab');
     expect(await focused()).toBe('secret-text');
     await page.keyboard.type(text);
+    await page.keyboard.press('Tab'); // the file picker, left alone
     await page.keyboard.press('Tab');
     await page.keyboard.press('ArrowDown'); // expiry: 1 day → 7 days
     await page.keyboard.press('Tab');

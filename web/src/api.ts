@@ -1,8 +1,11 @@
 /**
- * The API calls the pages make, on the same origin (`connect-src 'self'`). Requests carry
- * ciphertext, public parameters and tokens only; never the link key, the passphrase or the text.
+ * The API calls the pages make, on the same origin (`connect-src 'self'`; a file's bytes alone
+ * go to the files bucket, by presigned URLs). Requests carry ciphertext, public parameters and
+ * tokens only; never the link key, the passphrase or the text.
  * Account calls take the access token as an argument: `session.ts` owns it.
  */
+import type { ClaimedFile } from './filesApi.ts';
+
 export interface FieldProblem {
   path: string;
   message: string;
@@ -88,6 +91,8 @@ export interface SecretMetadata {
   id: string;
   state: SecretState | string;
   kind: string;
+  /** The envelope's length: a file's is its size and a little more. */
+  size_bytes?: number;
   salt: string;
   max_views: number;
   views_left: number;
@@ -106,13 +111,8 @@ export interface SecretMetadata {
   recipient?: { recipient_id: string; restricted: boolean; state: LinkState | string; views_left: number };
 }
 
-export interface ClaimedSecret {
-  id: string;
-  envelope: string;
-  salt: string;
-  views_left: number;
-  expires_at?: string;
-}
+/** A claim's answer: a text's envelope, or a file's presigned download (`filesApi.ts`). */
+export type ClaimedSecret = { kind: 'text'; id: string; envelope: string; salt: string; views_left: number; expires_at?: string } | ClaimedFile;
 
 export async function call<T>(method: string, path: string, init: { json?: unknown; headers?: Record<string, string>; token?: string | undefined } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };

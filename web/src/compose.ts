@@ -1,19 +1,24 @@
 /**
  * Compose page: encrypts in this browser, stores the ciphertext, shows the link (`url_base#key`),
- * or one per recipient when it was given personal links (`composeLinks.ts`).
- * The key, passphrase and text stay in this page's memory; nothing of them goes to web storage.
+ * or one per recipient when it was given personal links (`composeResult.ts`, `composeLinks.ts`).
+ * A secret is a text, sent whole to `POST /v1/secrets`, or a file, sealed chunk by chunk as it
+ * uploads straight to the files bucket (`composeFile.ts`).
+ * The key, passphrase, text and file stay in this page's memory; nothing of them goes to web storage.
  * Signed in (`session.ts`), the secret is created with the access token and gets an owner;
  * anonymous, "Keep for my account" puts its `{id, delete_token, expires_at}` in localStorage
  * (`unattached.ts`) so it can be attached to an account later.
  */
 import { sealText, toBase64 } from '../../shared/envelope/index.ts';
-import { api, ApiError, problemMessages, type CreatedSecret, type RecipientRequest } from './api.ts';
-import { clearLinks, clearRecipientErrors, readRecipients, resetRecipients, showLinks, type FieldError } from './composeLinks.ts';
-import { announce, byId, copyField, describeTime, focusHeading, plural, setVisible } from './dom.ts';
+import { api, ApiError, problemMessages, type RecipientRequest } from './api.ts';
+import { chosenFile, fileProblem, planLimitMessage, resetFile, sendFile, useCaller } from './composeFile.ts';
+import { clearRecipientErrors, readRecipients, resetRecipients, type FieldError } from './composeLinks.ts';
+import { clearResult, showResult, type ResultSecret } from './composeResult.ts';
+import { announce, byId, focusHeading, setVisible } from './dom.ts';
+import { filesApi } from './filesApi.ts';
+import { UploadCancelled, UploadFailed } from './fileUpload.ts';
 import { renderNav } from './nav.ts';
-import { qrSvg } from './qr.ts';
+import { formatBytes } from './progress.ts';
 import { resume, SignedOutError, withAccess } from './session.ts';
-import { forgetUnattached, rememberUnattached } from './unattached.ts';
 
 const limits = {
   expiresIn: { min: 60, max: 30 * 24 * 3600 },
@@ -34,38 +39,13 @@ const passphrase = byId<HTMLInputElement>('passphrase');
 const notBefore = byId<HTMLInputElement>('not-before');
 const moreOptions = byId<HTMLDetailsElement>('more-options');
 const errors = byId('compose-errors');
+const errorTitle = byId('compose-errors-title');
 const errorList = byId<HTMLUListElement>('compose-error-list');
 const createButton = byId<HTMLButtonElement>('create-button');
 const composeSection = byId('compose');
 const composeTitle = byId('compose-title');
-
-const resultSection = byId('result');
-const resultTitle = byId('result-title');
-const resultLive = byId('result-live');
-const shareLink = byId<HTMLInputElement>('share-link');
-const copyLink = byId<HTMLButtonElement>('copy-link');
-const summary = byId<HTMLUListElement>('result-summary');
-const resultPassphrase = byId('result-passphrase');
-const qrCode = byId('qr-code');
-const resultSingle = byId('result-single');
-const resultQr = byId('result-qr');
-const resultLinksLede = byId('result-links-lede');
-const revokedText = byId('revoked-text');
-const revokeButton = byId<HTMLButtonElement>('revoke-button');
-const revoked = byId('result-revoked');
-const revokedTitle = byId('revoked-title');
-const resultError = byId('result-error');
 const createAnother = byId<HTMLButtonElement>('create-another');
 const ownerNote = byId('compose-owner');
-const keep = byId('keep');
-const keepTitle = byId('keep-title');
-const keepText = byId('keep-text');
-const keepDone = byId('keep-done');
-const keepButton = byId<HTMLButtonElement>('keep-button');
-const keepActions = byId('keep-actions');
-
-/** What "Revoke now" and "Keep for my account" need; in memory only, gone with the page. */
-let created: { id: string; deleteToken: string; expiresAt: string } | null = null;
 
 /** Whether this tab is signed in: settled by one refresh at load (none when it holds no session). */
 const signedIn: Promise<boolean> = resume().then(
@@ -73,6 +53,17 @@ const signedIn: Promise<boolean> = resume().then(
   () => false,
 );
 void signedIn.then(showSignedIn);
+
+/** The plan that limits a file, asked once when a file is first checked (`GET /v1/usage`). */
+let plan: ReturnType<typeof filesApi.usage> | null = null;
+useCaller(async () => {
+  if (!(await signedIn)) return 'anonymous';
+  plan ??= withAccess((token) => filesApi.usage(token)).catch((error: unknown) => {
+    plan = null;
+    throw error;
+  });
+  return (await plan).plan;
+});
 
 function showSignedIn(yes: boolean): void {
   renderNav();
@@ -84,11 +75,15 @@ function expiresInSeconds(): number {
   return Number(customAmount.value) * Number(customUnit.value);
 }
 
-function validate(): { errors: FieldError[]; notBeforeIso?: string; recipients: RecipientRequest[] } {
+async function validate(): Promise<{ errors: FieldError[]; notBeforeIso?: string; recipients: RecipientRequest[] }> {
   const found: FieldError[] = [];
-  if (text.value.length === 0) found.push({ field: text, message: 'Secret: write or paste the text to share.' });
+  const file = chosenFile();
+  if (file) {
+    const problem = await fileProblem();
+    if (problem) found.push(problem);
+  } else if (text.value.length === 0) found.push({ field: text, message: 'Secret: write or paste the text to share, or choose a file.' });
   else if (new TextEncoder().encode(text.value).length > limits.textBytes) {
-    found.push({ field: text, message: 'Secret: the text is too long (at most about 256 KB). Files are shared another way.' });
+    found.push({ field: text, message: 'Secret: the text is too long (at most about 256 KB). Share it as a file instead.' });
   }
 
   const seconds = expiresInSeconds();
@@ -123,11 +118,12 @@ function validate(): { errors: FieldError[]; notBeforeIso?: string; recipients: 
 function clearErrors(): void {
   errorList.replaceChildren();
   setVisible(errors, false);
-  for (const field of [text, customAmount, maxViews, notBefore, passphrase]) field.removeAttribute('aria-invalid');
+  for (const field of [text, customAmount, maxViews, notBefore, passphrase, byId('secret-file')]) field.removeAttribute('aria-invalid');
   clearRecipientErrors();
 }
 
-function showErrors(messages: string[], invalid: HTMLElement[] = []): void {
+function showErrors(messages: string[], invalid: HTMLElement[] = [], title = 'Please check the form'): void {
+  errorTitle.textContent = title;
   errorList.replaceChildren(
     ...messages.map((message) => {
       const item = document.createElement('li');
@@ -145,149 +141,84 @@ function showErrors(messages: string[], invalid: HTMLElement[] = []): void {
 
 async function create(event: SubmitEvent): Promise<void> {
   event.preventDefault();
+  if (fields.disabled) return;
   clearErrors();
-  const checked = validate();
+  fields.disabled = true;
+  const checked = await validate();
   if (checked.errors.length > 0) {
+    fields.disabled = false;
     showErrors(checked.errors.map((error) => error.message), checked.errors.map((error) => error.field));
     return;
   }
-  fields.disabled = true;
   createButton.textContent = 'Encrypting…';
   announce(passphrase.value ? 'Encrypting with your passphrase; this takes a moment…' : 'Encrypting…');
+  const settings = {
+    expires_in: expiresInSeconds(),
+    max_views: Number(maxViews.value),
+    ...(checked.notBeforeIso ? { not_before: checked.notBeforeIso } : {}),
+    ...(checked.recipients.length > 0 ? { recipients: checked.recipients } : {}),
+  };
   try {
+    // POST /v1/secrets and /v1/files/multipart are open to anonymous callers, so a stale token answers 403, not 401.
+    const owned = await signedIn;
+    const file = chosenFile();
+    if (file) {
+      const { upload, key } = await sendFile(passphrase.value, settings, (body) => (owned ? withAccess((token) => filesApi.openUpload(body, token), [401, 403]) : filesApi.openUpload(body)));
+      return done({ ...upload, max_views: settings.max_views, not_before: settings.not_before ?? null, file: { name: file.name, size: formatBytes(file.size) } }, key, owned);
+    }
     const sealed = await sealText(text.value, passphrase.value ? { passphrase: passphrase.value } : {});
     const body = {
       kind: 'text',
       envelope: toBase64(sealed.envelope),
       salt: sealed.salt,
       size_bytes: sealed.envelope.length,
-      expires_in: expiresInSeconds(),
-      max_views: Number(maxViews.value),
       // Always: a claim must prove the link (and passphrase), so a preview bot or a wrong
       // passphrase cannot use up a view.
       claim_verifier: sealed.claimVerifier,
       // Only a claim that also proves the link (not the passphrase) may count towards a lock.
       link_verifier: sealed.linkVerifier,
-      ...(checked.notBeforeIso ? { not_before: checked.notBeforeIso } : {}),
-      ...(checked.recipients.length > 0 ? { recipients: checked.recipients } : {}),
+      ...settings,
     } as const;
-    // POST /v1/secrets is open to anonymous callers, so a stale token answers 403, not 401.
-    const owned = await signedIn;
     const secret = owned ? await withAccess((token) => api.createSecret(body, token), [401, 403]) : await api.createSecret(body);
-    showResult(secret, sealed.key, passphrase.value !== '', owned);
+    done(secret, sealed.key, owned);
   } catch (error) {
     fields.disabled = false;
-    if (error instanceof SignedOutError) {
+    setVisible(composeSection, true);
+    if (error instanceof UploadCancelled) {
+      showErrors(['Nothing was kept: the parts already uploaded were deleted. The file is still chosen if you want to send it again.'], [], 'Upload cancelled');
+    } else if (error instanceof UploadFailed) {
+      showErrors([`${error.message} Nothing was kept: the parts already uploaded were deleted. Try again.`], [], 'The upload failed');
+    } else if (error instanceof SignedOutError) {
       showSignedIn(false);
       showErrors(['You are no longer signed in, so nothing was created. Create it again to share it without an account, or sign in first.']);
-    } else if (error instanceof ApiError) showErrors(problemMessages(error));
-    else showErrors([`Encryption failed in this browser: ${(error as Error).message}`]);
-    announce('');
+    } else if (error instanceof ApiError) {
+      const limit = await planLimitMessage(error);
+      showErrors(limit ? [limit] : problemMessages(error), limit ? [byId('secret-file')] : []);
+    } else showErrors([`Encryption failed in this browser: ${(error as Error).message}`]);
+    announce(error instanceof UploadCancelled ? 'Upload cancelled.' : '');
   } finally {
     createButton.textContent = 'Create secret link';
   }
 }
 
-function showResult(secret: CreatedSecret, key: string, withPassphrase: boolean, owned: boolean): void {
-  created = { id: secret.id, deleteToken: secret.delete_token, expiresAt: secret.expires_at };
-  // The plaintext and passphrase leave the page's form as soon as they are sealed.
+/** The secret exists: the plaintext, passphrase and file leave the form, the link is shown. */
+function done(secret: ResultSecret, key: string, owned: boolean): void {
+  const withPassphrase = passphrase.value !== '';
   form.reset();
+  resetFile();
   resetRecipients();
   setVisible(customExpiry, false);
-
-  const links = secret.recipients ?? [];
-  const opens = secret.max_views === 1 ? 'once' : plural(secret.max_views, 'time', 'times');
-  const facts = [
-    `Expires ${describeTime(secret.expires_at)}.`,
-    links.length > 0 ? `${plural(links.length, 'personal link', 'personal links')}: each can be opened ${opens}.` : `Can be opened ${opens}.`,
-  ];
-  if (secret.not_before) facts.push(`Cannot be opened before ${describeTime(secret.not_before)}.`);
-  summary.replaceChildren(
-    ...facts.map((fact) => {
-      const item = document.createElement('li');
-      item.textContent = fact;
-      return item;
-    }),
-  );
-  setVisible(resultPassphrase, withPassphrase);
-  if (links.length > 0) {
-    showLinks(links, key);
-  } else {
-    const link = `${secret.url_base}#${key}`;
-    shareLink.value = link;
-    qrCode.replaceChildren(qrSvg(link, 'QR code of the secret link'));
-  }
-  for (const single of [resultSingle, resultQr]) setVisible(single, links.length === 0);
-  setVisible(resultLinksLede, links.length > 0);
-  revokeButton.textContent = links.length > 0 ? 'Revoke all links' : 'Revoke now';
-  revokedText.textContent = links.length > 0 ? 'The secret was deleted. None of its links opens anything any more.' : 'The secret was deleted. The link no longer opens anything.';
-
-  setVisible(resultLive, true);
-  setVisible(revoked, false);
-  setVisible(resultError, false);
-  revokeButton.disabled = false;
-  // An owned secret is listed under My secrets already; an anonymous one can be kept.
-  setVisible(keep, !owned);
-  setVisible(keepText, true);
-  setVisible(keepDone, false);
-  setVisible(keepActions, true);
   setVisible(composeSection, false);
-  setVisible(resultSection, true);
-  resultTitle.textContent = links.length > 0 ? 'Your links are ready' : 'Your link is ready';
-  announce(links.length > 0 ? `Your ${plural(links.length, 'link is', 'links are')} ready.` : 'Your link is ready.');
-  focusHeading(resultTitle);
-}
-
-async function revoke(): Promise<void> {
-  if (!created) return;
-  revokeButton.disabled = true;
-  setVisible(resultError, false);
-  announce('Revoking…');
-  try {
-    await api.revokeSecret(created.id, created.deleteToken);
-    forgetUnattached([created.id]);
-    created = null;
-    setVisible(keep, false);
-    shareLink.value = '';
-    qrCode.replaceChildren();
-    clearLinks();
-    setVisible(resultLive, false);
-    setVisible(revoked, true);
-    announce('Revoked: the link no longer opens anything.');
-    focusHeading(revokedTitle);
-  } catch (error) {
-    revokeButton.disabled = false;
-    resultError.textContent = error instanceof ApiError ? `Could not revoke: ${problemMessages(error).join(' ')}` : 'Could not revoke.';
-    setVisible(resultError, true);
-    announce('');
-  }
-}
-
-function keepForAccount(): void {
-  if (!created) return;
-  if (!rememberUnattached({ id: created.id, delete_token: created.deleteToken, expires_at: created.expiresAt })) {
-    keepText.textContent = 'This browser already keeps 100 secrets to attach: sign in and attach those first.';
-    return;
-  }
-  setVisible(keepText, false);
-  setVisible(keepActions, false);
-  setVisible(keepDone, true);
-  announce('Kept in this browser. Sign in, then attach it on My secrets.');
-  focusHeading(keepTitle);
+  showResult(secret, key, withPassphrase, owned);
 }
 
 function startOver(): void {
-  created = null;
-  setVisible(keep, false);
-  shareLink.value = '';
-  qrCode.replaceChildren();
-  clearLinks();
-  summary.replaceChildren();
+  clearResult();
   form.reset();
+  resetFile();
   clearErrors();
   setVisible(customExpiry, false);
   fields.disabled = false;
-  setVisible(resultSection, false);
   setVisible(composeSection, true);
   announce('');
   focusHeading(composeTitle);
@@ -307,11 +238,7 @@ expiry.addEventListener('change', () => {
 });
 notBefore.addEventListener('focus', () => (notBefore.min = minNotBefore()));
 form.addEventListener('submit', (event) => void create(event));
-copyLink.addEventListener('click', () => void copyField(shareLink, copyLink, 'Link'));
-shareLink.addEventListener('focus', () => shareLink.select());
-revokeButton.addEventListener('click', () => void revoke());
 createAnother.addEventListener('click', startOver);
-keepButton.addEventListener('click', keepForAccount);
 
 // The form works only with this script: it is disabled in the HTML and enabled here.
 fields.disabled = false;

@@ -4,14 +4,18 @@
  * claims nothing; a link's page asks about its link too); a restricted link first asks for the
  * address's emailed code (`revealGate.ts`); claims only when the person clicks "Reveal secret",
  * with the claim token derived from the key (and passphrase), so a wrong passphrase is refused
- * by the server without using up a view. The key and the gate session live in memory only:
- * never in web storage, cookies or a URL the page requests.
+ * by the server without using up a view. A file's claim answers a download instead of the
+ * envelope: `revealFile.ts` shows its name and size and saves it. The key and the gate session
+ * live in memory only: never in web storage, cookies or a URL the page requests.
  */
 import { claimTokenFor, EnvelopeError, fromBase64, iterationRange, linkTokenFor, openText } from '../../shared/envelope/index.ts';
 import { api, ApiError, type SecretMetadata } from './api.ts';
 import { announce, byId, copyField, focusHeading, plural, setVisible, timeElement } from './dom.ts';
+import { formatBytes } from './progress.ts';
+import { createFileReveal } from './revealFile.ts';
 import { createGate } from './revealGate.ts';
 import { messageForError, messages, type Message } from './revealMessages.ts';
+import { saveMethodFor } from './saveFile.ts';
 
 const keyPattern = /^[A-Za-z0-9_-]{43}$/;
 
@@ -39,11 +43,15 @@ const screens = {
   gate: byId('screen-gate'),
   ready: byId('screen-ready'),
   revealed: byId('screen-revealed'),
+  file: byId('screen-file'),
   message: byId('screen-message'),
 };
 type ScreenName = keyof typeof screens;
 
 const readyTitle = byId('ready-title');
+const readyLede = byId('ready-lede');
+const factSizeRow = byId('fact-size-row');
+const factSize = byId('fact-size');
 const gateConfirmed = byId('gate-confirmed');
 const lastView = byId('last-view');
 const factViews = byId('fact-views');
@@ -109,6 +117,8 @@ const refusalContext = () => ({
 });
 
 /** The gate of a restricted link (absent on a secret's own link). */
+const fileReveal = createFileReveal({ show: () => show('file'), message: showMessage });
+
 const gate = recipientId === null
   ? null
   : createGate(secretId, recipientId, {
@@ -142,6 +152,8 @@ async function loadMetadata(): Promise<void> {
   switch (meta.state) {
     case 'active':
       break;
+    case 'pending':
+      return showMessage(messages.uploading(() => void loadMetadata()));
     case 'burned':
     case 'expired':
     case 'revoked':
@@ -152,12 +164,22 @@ async function loadMetadata(): Promise<void> {
   if (meta.views_left <= 0) return showMessage(messages.gone('burned'));
   if (Date.parse(meta.expires_at) <= Date.now()) return showMessage(messages.gone('expired'));
   if (meta.not_before && Date.parse(meta.not_before) > Date.now()) return showMessage(messages.tooEarly(meta.not_before, () => void loadMetadata()));
+  // Decided before anything is claimed: a file this browser cannot save would waste the view.
+  if (meta.kind === 'file' && saveMethodFor(meta.size_bytes ?? 0) === null) return showMessage(messages.cannotSave(formatBytes(meta.size_bytes ?? 0)));
   if (link?.restricted && gate && !gate.token()) return gate.open();
   showReady(meta);
 }
 
 function showReady(meta: SecretMetadata): void {
   needsPassphrase = typeof meta.passphrase === 'boolean' ? meta.passphrase : null;
+  const isFile = meta.kind === 'file';
+  readyTitle.textContent = isFile ? 'Someone shared a file with you' : 'Someone shared a secret with you';
+  readyLede.textContent = isFile
+    ? 'It has not been opened yet. Its name is shown when you open it, and it is decrypted in this browser as you save it.'
+    : 'It has not been opened yet. It is decrypted in this browser when you reveal it.';
+  setVisible(factSizeRow, isFile);
+  factSize.textContent = isFile ? `about ${formatBytes(meta.size_bytes ?? 0)}` : '';
+  revealButton.textContent = revealLabel();
   // Through a link, its own views: each link has `max_views` of its own.
   const viewsLeft = meta.recipient?.views_left ?? meta.views_left;
   factViews.textContent = viewsLeft === 1
@@ -178,11 +200,13 @@ function showReady(meta: SecretMetadata): void {
     : 'Leave empty unless the sender told you a passphrase.';
   setVisible(revealError, false);
   revealButton.disabled = false;
-  document.title = 'Hushlink: a secret for you';
+  document.title = isFile ? 'Hushlink: a file for you' : 'Hushlink: a secret for you';
   show('ready');
   announce('');
   focusHeading(readyTitle);
 }
+
+const revealLabel = () => (metadata?.kind === 'file' ? 'Reveal file' : 'Reveal secret');
 
 function showRevealError(title: string, text: string): void {
   revealErrorTitle.textContent = title;
@@ -228,6 +252,7 @@ async function reveal(event: SubmitEvent): Promise<void> {
     }
     // The session did its work; a new view needs a new page, and a new confirmation.
     gate?.forget();
+    if (claimed.kind === 'file') return await fileReveal.open(claimed, { key, salt: claimed.salt, passphrase: secret });
     let text: string;
     try {
       text = await openText(fromBase64(claimed.envelope), { key, salt: claimed.salt, passphrase: secret });
@@ -238,7 +263,7 @@ async function reveal(event: SubmitEvent): Promise<void> {
     showRevealed(text, claimed.views_left);
   } finally {
     revealButton.disabled = false;
-    revealButton.textContent = 'Reveal secret';
+    revealButton.textContent = revealLabel();
   }
 }
 

@@ -108,6 +108,45 @@ export const messages = {
     detail: `${error.status} ${error.problem.detail ?? error.problem.title ?? ''}`.trim(),
     retry,
   }),
+  /** Metadata state `pending`, or 425 `upload_pending`: the sender's upload is not complete. */
+  uploading: (checkAgain: () => void): Message => ({
+    id: 'uploading',
+    title: 'This file is still uploading',
+    text: 'The sender’s upload is not finished yet. Nothing was used up; check again in a moment.',
+    retry: checkAgain,
+    retryLabel: 'Check again',
+  }),
+  /** Before any claim: no way to save a file this large in this browser. */
+  cannotSave: (size: string): Message => ({
+    id: 'cannot-save',
+    title: 'This browser cannot save a file this large',
+    text: `The file is about ${size}, and this browser could only save it by holding all of it in memory. Open the link in a current Chrome, Edge, Firefox or Safari instead. Nothing was opened or used up.`,
+  }),
+  /** A chunk that does not authenticate, a file cut short or out of order, during the download. */
+  fileTampered: (viewsLeft: number): Message => ({
+    id: 'file-tampered',
+    title: 'This file cannot be trusted',
+    text: 'The stored file was altered, cut short or put out of order, so it was not saved: what had been written of it was deleted.',
+    detail: viewsLeft > 0
+      ? `Opening it used a view (${plural(viewsLeft, 'view', 'views')} left). Tell the sender.`
+      : 'Opening it used the last view, so the file was deleted. Tell the sender.',
+  }),
+  /** The claim's presigned download (15 minutes) ran out, or the file was deleted meanwhile. */
+  downloadEnded: (reason: 'expired' | 'gone'): Message => ({
+    id: reason === 'expired' ? 'download-expired' : 'file-gone',
+    title: reason === 'expired' ? 'The download link has run out' : 'The file is no longer stored',
+    text: reason === 'expired'
+      ? 'A file can be downloaded for 15 minutes after it is opened, and that time is over. Nothing more of it was saved; ask the sender to share it again.'
+      : 'The file was deleted (the sender may have revoked it) before it was downloaded. Nothing of it was saved; ask the sender to share it again.',
+  }),
+  /** The storage could not be reached for the file's first bytes; the view is used, its download still works. */
+  fileUnreachable: (until: string, retry: () => void): Message => ({
+    id: 'file-unreachable',
+    title: 'Cannot reach the file storage',
+    text: 'The file could not be fetched. Check your connection and try again: the view is used, but its download works for a while.',
+    detail: [document.createTextNode('The download works until '), timeElement(until), document.createTextNode('.')],
+    retry,
+  }),
   undecryptable: (code: EnvelopeErrorCode | 'unknown', viewsLeft: number): Message => {
     const texts: Record<EnvelopeErrorCode | 'unknown', string> = {
       not_envelope: 'What was stored is not a Hushlink secret this page can open.',
@@ -160,6 +199,7 @@ export function messageForError(error: ApiError, context: RefusalContext): Messa
     case 423:
       return messages.locked();
     case 425:
+      if (error.code === 'upload_pending') return messages.uploading(context.reload);
       return messages.tooEarly(error.problem.not_before ?? context.notBefore, context.reload);
     case 429:
       return messages.rateLimited(error.retryAfter, context.reload);

@@ -1,0 +1,213 @@
+/**
+ * The compose page's file: chosen with the picker or dropped on the form (a secret is a text
+ * or a file: a chosen file is shared instead of the text, which is set aside), checked against
+ * the plan's size limit before anything is sent, then sealed and uploaded (`fileUpload.ts`)
+ * with a progress screen and Cancel. The file is read a chunk at a time as it is sealed; the
+ * page keeps only the `File` handle.
+ */
+import { fileSealer } from '../../shared/envelope/index.ts';
+import { planTable } from '../../shared/domain/plans.ts';
+import { ApiError } from './api.ts';
+import { announce, byId, focusHeading, setVisible } from './dom.ts';
+import { abortOnLeave, type FileUpload, type FileUploadBody, type Plan, type UploadRef } from './filesApi.ts';
+import { uploadFile, type UploadInput } from './fileUpload.ts';
+import { formatBytes, ProgressView } from './progress.ts';
+
+const form = byId<HTMLFormElement>('compose-form');
+const composeSection = byId('compose');
+const textField = byId('text-field');
+const fileInput = byId<HTMLInputElement>('secret-file');
+const fileLabel = byId('secret-file-label');
+const chosen = byId('file-chosen');
+const chosenText = byId('file-chosen-text');
+const removeButton = byId<HTMLButtonElement>('file-remove');
+const limitNotice = byId('file-limit');
+
+const uploadSection = byId('upload');
+const uploadTitle = byId('upload-title');
+const uploadName = byId('upload-name');
+const uploadBar = byId<HTMLProgressElement>('upload-progress');
+const uploadStatus = byId('upload-status');
+const cancelButton = byId<HTMLButtonElement>('upload-cancel');
+
+let file: File | null = null;
+
+/** Who is sending: the plan sets the largest file; without an account, Free's. */
+export type Caller = Plan | 'anonymous';
+/** How the page learns it (null: not known, and only the server checks). */
+let callerOf: () => Promise<Caller | null> = async () => 'anonymous';
+
+export function useCaller(lookup: () => Promise<Caller | null>): void {
+  callerOf = lookup;
+}
+
+export function chosenFile(): File | null {
+  return file;
+}
+
+const planNames: Record<Plan, string> = { free: 'Free', pro: 'Pro', team: 'Team', enterprise: 'Enterprise' };
+const limitOf = (caller: Caller) => planTable[caller === 'anonymous' ? 'free' : caller].fileBytes;
+
+/** What the envelope says of the file, encrypted: its name, type and size. */
+const metaOf = (picked: File) => ({ name: picked.name, type: picked.type || 'application/octet-stream', size: picked.size });
+
+/** The envelope's length for `picked`: what the plan's limit is measured on. */
+async function envelopeBytes(picked: File): Promise<number> {
+  // A throwaway key: the header and meta block are as long with any key.
+  const sealer = await fileSealer({ meta: metaOf(picked) });
+  return sealer.envelopeSize(picked.size);
+}
+
+/** Why a file this large cannot go, and which plan would take it. */
+function overLimitText(picked: File, limit: number, caller: Caller | null): string {
+  const where = caller === null ? 'on your plan' : caller === 'anonymous' ? 'without an account (the Free plan)' : `on your ${planNames[caller]} plan`;
+  const larger = (['pro', 'team'] as const).filter((plan) => planTable[plan].fileBytes > limit);
+  const upgrade = larger.length === 0
+    ? ''
+    : ` ${larger.map((plan) => `${planNames[plan]} allows ${formatBytes(planTable[plan].fileBytes)}`).join(', ')}${caller === 'anonymous' ? ': sign in with such an account to share it.' : '.'}`;
+  // Near the limit, rounded sizes would read alike: then in bytes.
+  const near = formatBytes(picked.size) === formatBytes(limit);
+  const size = near ? `${picked.size.toLocaleString('en')} bytes` : formatBytes(picked.size);
+  const max = near ? `${limit.toLocaleString('en')} bytes (${formatBytes(limit)})` : formatBytes(limit);
+  const just = picked.size <= limit ? ', which the few bytes its encryption adds take just over the limit' : '';
+  return `“${picked.name}” is ${size}${just}, and files are limited to ${max} ${where}.${upgrade}`;
+}
+
+/** The plan's limit, checked in the page before anything is sent; null when the file fits (or the plan is not known). */
+export async function fileProblem(): Promise<{ field: HTMLElement; message: string } | null> {
+  const picked = file;
+  if (!picked) return null;
+  const caller = await callerOf().catch(() => null);
+  if (caller === null || (await envelopeBytes(picked)) <= limitOf(caller)) return null;
+  return { field: fileInput, message: `File: ${overLimitText(picked, limitOf(caller), caller)}` };
+}
+
+/** The server's 403 `plan_limit`, in the words of the limit it gave (the plan may have changed meanwhile). */
+export async function planLimitMessage(error: ApiError): Promise<string | null> {
+  if (error.status !== 403 || error.problem['reason'] !== 'plan_limit' || !file) return null;
+  const limit = Number(error.problem['limit_bytes']);
+  const plan = (['free', 'pro', 'team'] as const).find((name) => planTable[name].fileBytes === limit) ?? null;
+  const caller = plan === 'free' && (await callerOf().catch(() => null)) === 'anonymous' ? 'anonymous' : plan;
+  return `File: ${overLimitText(file, limit, caller)}`;
+}
+
+async function choose(picked: File | null): Promise<void> {
+  file = picked;
+  setVisible(textField, !picked);
+  fileLabel.textContent = picked ? 'File' : 'Or a file';
+  setVisible(chosen, Boolean(picked));
+  setVisible(limitNotice, false);
+  fileInput.removeAttribute('aria-invalid');
+  if (!picked) {
+    fileInput.value = '';
+    return;
+  }
+  chosenText.textContent = `${picked.name} (${formatBytes(picked.size)}) will be shared instead of text${textOf() ? '; the text you wrote is kept aside until you remove the file' : ''}.`;
+  announce(`File chosen: ${picked.name}, ${formatBytes(picked.size)}.`);
+  const problem = await fileProblem();
+  if (problem && file === picked) {
+    limitNotice.textContent = problem.message.replace(/^File: /, '');
+    setVisible(limitNotice, true);
+  }
+}
+
+const textOf = () => byId<HTMLTextAreaElement>('secret-text').value;
+
+/** Forgets the file (after a secret is created, or "Create another"). */
+export function resetFile(): void {
+  void choose(null);
+}
+
+/**
+ * Seals and uploads the chosen file, showing its progress instead of the form. Answers the
+ * finished upload and the link's key; throws `UploadCancelled`, `UploadFailed` or `ApiError`.
+ */
+export async function sendFile(passphrase: string, settings: UploadInput['settings'], open: (body: FileUploadBody) => Promise<FileUpload>): Promise<{ upload: FileUpload; key: string }> {
+  const picked = file!;
+  const cancel = new AbortController();
+  let ref: UploadRef | null = null;
+  // Closing or leaving the page mid-upload aborts it (a request that outlives the page).
+  const leave = () => void (ref && abortOnLeave(ref));
+  const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+  const onCancel = () => {
+    cancelButton.disabled = true;
+    cancelButton.textContent = 'Cancelling…';
+    announce('Cancelling: deleting what was uploaded…');
+    cancel.abort();
+  };
+  const sealer = await fileSealer({ meta: metaOf(picked), ...(passphrase ? { passphrase } : {}) });
+  const view = new ProgressView(uploadBar, uploadStatus, sealer.envelopeSize(picked.size));
+  uploadName.textContent = `${picked.name} (${formatBytes(picked.size)})`;
+  cancelButton.disabled = false;
+  cancelButton.textContent = 'Cancel upload';
+  cancelButton.addEventListener('click', onCancel);
+  window.addEventListener('pagehide', leave);
+  window.addEventListener('beforeunload', warn);
+  setVisible(composeSection, false);
+  setVisible(uploadSection, true);
+  focusHeading(uploadTitle);
+  let said = 0;
+  try {
+    const upload = await uploadFile({
+      file: picked,
+      sealer,
+      open,
+      settings,
+      signal: cancel.signal,
+      opened: (opened) => void (ref = opened),
+      progress: (sent) => {
+        view.update(sent);
+        // The live region hears every quarter, not every move of the bar.
+        const quarter = Math.floor(view.percent() / 25) * 25;
+        if (quarter > said && quarter < 100) announce(`${(said = quarter)}% uploaded.`);
+      },
+    });
+    return { upload, key: sealer.key };
+  } finally {
+    cancelButton.removeEventListener('click', onCancel);
+    window.removeEventListener('pagehide', leave);
+    window.removeEventListener('beforeunload', warn);
+    setVisible(uploadSection, false);
+  }
+}
+
+fileInput.addEventListener('change', () => void choose(fileInput.files?.[0] ?? null));
+removeButton.addEventListener('click', () => {
+  void choose(null);
+  announce('File removed: the secret is the text again.');
+  byId('secret-text').focus();
+});
+
+// Drag and drop anywhere on the form; a file dropped elsewhere on the page is not opened by the browser.
+const carriesFiles = (event: DragEvent) => Array.from(event.dataTransfer?.types ?? []).includes('Files');
+composeSection.addEventListener('dragover', (event) => {
+  if (!carriesFiles(event) || fileInput.matches(':disabled')) return;
+  event.preventDefault();
+  event.dataTransfer!.dropEffect = 'copy';
+  form.classList.add('dropping');
+});
+composeSection.addEventListener('dragleave', (event) => {
+  if (!composeSection.contains(event.relatedTarget as Node | null)) form.classList.remove('dropping');
+});
+composeSection.addEventListener('drop', (event) => {
+  form.classList.remove('dropping');
+  if (!carriesFiles(event) || fileInput.matches(':disabled')) return;
+  event.preventDefault();
+  const { files, items } = event.dataTransfer!;
+  const entry = items[0]?.webkitGetAsEntry?.();
+  if (files.length !== 1 || entry?.isDirectory) {
+    limitNotice.textContent = files.length > 1 ? 'One file at a time: put several in a zip archive first.' : 'A folder cannot be shared as it is: put it in a zip archive first.';
+    setVisible(limitNotice, true);
+    return;
+  }
+  fileInput.files = files;
+  void choose(files[0]!);
+});
+for (const type of ['dragover', 'drop'] as const) {
+  window.addEventListener(type, (event) => {
+    if (carriesFiles(event) && !composeSection.contains(event.target as Node)) {
+      event.preventDefault();
+      event.dataTransfer!.dropEffect = 'none';
+    }
+  });
+}

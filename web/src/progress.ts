@@ -1,0 +1,67 @@
+/**
+ * Sizes and the progress of a file going up or down: a `<progress>` bar and a line with the
+ * bytes done, the speed and the time left ("12.0 MB of 64.0 MB · 8.1 MB/s · about 6 s left").
+ */
+
+const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
+
+/**
+ * "64.0 MB": in binary units (1 MB = 1,048,576 bytes), as the plans' limits are set (free
+ * 100 MB is 100 × 2^20 bytes), so a file at the limit reads as the limit.
+ */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return bytes === 1 ? '1 byte' : `${bytes} bytes`;
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value >= 100 || Number.isInteger(value) ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
+}
+
+function formatDuration(seconds: number): string {
+  if (seconds < 60) return `about ${Math.max(1, Math.round(seconds))} s left`;
+  if (seconds < 3600) return `about ${Math.round(seconds / 60)} min left`;
+  return `about ${(seconds / 3600).toFixed(1)} h left`;
+}
+
+/** The speed is measured over this many recent seconds, so it follows the network's changes. */
+const windowMs = 5000;
+/** The text is rewritten at most this often (the bar moves every time). */
+const textEveryMs = 250;
+
+export class ProgressView {
+  private samples: Array<{ at: number; done: number }> = [];
+  private textAt = 0;
+
+  constructor(
+    private readonly bar: HTMLProgressElement,
+    private readonly status: HTMLElement,
+    private readonly total: number,
+  ) {
+    bar.max = Math.max(1, total);
+    bar.value = 0;
+    status.textContent = `0 bytes of ${formatBytes(total)}`;
+  }
+
+  update(done: number, now = performance.now()): void {
+    this.bar.value = done;
+    this.samples.push({ at: now, done });
+    while (this.samples.length > 2 && now - this.samples[0]!.at > windowMs) this.samples.shift();
+    if (now - this.textAt < textEveryMs && done < this.total) return;
+    this.textAt = now;
+    const first = this.samples[0]!;
+    const elapsed = (now - first.at) / 1000;
+    const speed = elapsed > 0.5 ? (done - first.done) / elapsed : 0;
+    const parts = [`${formatBytes(done)} of ${formatBytes(this.total)}`];
+    if (speed > 0) parts.push(`${formatBytes(speed)}/s`);
+    if (speed > 0 && done < this.total) parts.push(formatDuration((this.total - done) / speed));
+    this.status.textContent = parts.join(' · ');
+  }
+
+  /** Whole percent, for the live region (said at a few steps, not on every move). */
+  percent(): number {
+    return Math.floor((this.bar.value / this.bar.max) * 100);
+  }
+}
