@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { filesCorsPolicy } from '../shared/http/cors.ts';
 import { tableDefinition, type IndexName } from '../shared/store/table.ts';
 
 export interface DataProps {
@@ -101,10 +102,10 @@ export class Data extends Construct {
       cors: [
         {
           allowedOrigins: [props.webOrigin],
-          allowedMethods: [s3.HttpMethods.PUT, s3.HttpMethods.GET, s3.HttpMethods.HEAD],
-          allowedHeaders: ['*'],
-          exposedHeaders: ['ETag', 'Content-Length', 'Content-Range'],
-          maxAge: 3600,
+          allowedMethods: filesCorsPolicy.allowMethods.map((method) => s3.HttpMethods[method]),
+          allowedHeaders: [...filesCorsPolicy.allowHeaders],
+          exposedHeaders: [...filesCorsPolicy.exposeHeaders],
+          maxAge: filesCorsPolicy.maxAgeSeconds,
         },
       ],
       lifecycleRules: [{ id: 'abort-incomplete-multipart', abortIncompleteMultipartUploadAfter: Duration.days(1) }],

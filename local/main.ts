@@ -68,6 +68,6 @@ console.log(`Hushlink is running on ${runtime.url}
   API            ${runtime.url}/v1
   mail outbox    ${runtime.url}/_dev/mail
   DynamoDB Local ${runtime.dynamo.endpoint}
-  S3 (s3rver)    ${runtime.s3.endpoint}  bucket ${runtime.s3.bucket}
+  S3 (local)     ${runtime.s3.endpoint}  bucket ${runtime.s3.bucket}
   data           ${dataDir}/
 Press Ctrl-C to stop.`);

@@ -15,7 +15,7 @@ import * as filesFunction from '../functions/files.ts';
 import { PresignedFileObjects, type BucketLocation } from '../shared/adapters/fileObjects.ts';
 import { S3MultipartUploads, s3Client } from '../shared/adapters/s3Uploads.ts';
 import * as webhooksFunction from '../functions/webhooks.ts';
-import { AdjustableClock } from '../shared/clock.ts';
+import { AdjustableClock, type Clock } from '../shared/clock.ts';
 import { loadConfig, type Config } from '../shared/config.ts';
 import { HttpError, problemBody } from '../shared/http/errors.ts';
 import { commonHeaders } from '../shared/http/middleware.ts';
@@ -170,15 +170,16 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     // The settings are checked before any emulator starts, so a typo fails in a second.
     const config = localConfig(options, url);
     const dataDir = options.dataDir;
+    // S3 too keeps this time: presigned URLs expire by it.
+    const clock = options.clock ?? new AdjustableClock();
     const [dynamo, s3] = await Promise.all([
       options.dynamo ??
         start(startDynamoLocal({ tableName: config.TABLE_NAME, ...(dataDir ? { dataDir: join(dataDir, 'ddb') } : {}), ...(signal ? { signal } : {}) })),
-      start(startS3Local({ bucket: filesBucket, webOrigin: config.WEB_ORIGIN, ...(dataDir ? { dataDir: join(dataDir, 's3') } : {}) })),
+      start(startS3Local({ bucket: filesBucket, webOrigin: config.WEB_ORIGIN, clock, ...(dataDir ? { dataDir: join(dataDir, 's3') } : {}) })),
     ]);
     signal?.throwIfAborted();
     if (options.dynamo) await ensureTable(dynamo.endpoint, config.TABLE_NAME);
 
-    const clock = options.clock ?? new AdjustableClock();
     const runConfig: Config = {
       ...config,
       DYNAMODB_ENDPOINT: dynamo.endpoint,
@@ -200,7 +201,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       queue,
       sealer: new LocalSealer(dataDir ? localSealingKey(join(dataDir, 'webhook-sealing.key')) : undefined),
       transport: options.webhookTransport ?? systemTransport(),
-      ...localBucket(s3),
+      ...localBucket(s3, clock),
     };
 
     const functions = composeFunctions(platform, adapters);
@@ -304,9 +305,9 @@ const startingListener: RequestListener = (request, response) => {
 };
 
 /** The files bucket of the local S3, as the functions reach it: the same adapters as in AWS, pointed at it. */
-function localBucket(s3: LocalS3): Pick<Adapters, 'files' | 'uploads'> {
+function localBucket(s3: LocalS3, clock: Clock): Pick<Adapters, 'files' | 'uploads'> {
   const location: BucketLocation = { bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, credentials: s3.credentials };
-  return { files: new PresignedFileObjects(location), uploads: new S3MultipartUploads(s3Client(location), s3.bucket) };
+  return { files: new PresignedFileObjects(location, clock), uploads: new S3MultipartUploads(s3Client(location), s3.bucket, clock) };
 }
 
 /** The local stand-in for the KMS key: made once, kept beside the local data. */

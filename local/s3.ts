@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import S3rver from '@20minutes/s3rver';
 import { systemClock, type Clock } from '../shared/clock.ts';
 import { freePort } from './ports.ts';
-import { s3Layer, type CorsRule } from './s3Layer.ts';
+import { s3Layer } from './s3Layer.ts';
+import { filesCorsPolicy } from '../shared/http/cors.ts';
 import type { S3Credentials } from './s3Signature.ts';
 
 export interface LocalS3 {
@@ -17,17 +18,6 @@ export interface LocalS3 {
 
 /** Fixed: the local S3 has one account. */
 export const localS3Credentials: S3Credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
-
-/**
- * The files bucket's CORS rule, less its origin (the web origin), as lib/data.ts deploys it: the
- * browser PUTs parts and reads each one's ETag for the completion, and GETs (or HEADs) ranges.
- */
-export const filesCors: Omit<CorsRule, 'allowedOrigins'> = {
-  allowedMethods: ['PUT', 'GET', 'HEAD'],
-  allowedHeaders: ['*'],
-  exposeHeaders: ['ETag', 'Content-Length', 'Content-Range'],
-  maxAgeSeconds: 3600,
-};
 
 export interface LocalS3Options {
   bucket: string;
@@ -53,7 +43,7 @@ export async function startS3Local(options: LocalS3Options): Promise<LocalS3> {
   const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: options.bucket, configs: [] }] });
   const router = server.middleware.at(-1);
   if (router?.name !== 'dispatch') throw new Error('@20minutes/s3rver changed: its router is no longer its last middleware (local/s3Layer.ts goes before it)');
-  server.middleware.splice(-1, 0, s3Layer({ store: server.store, clock: options.clock ?? systemClock, credentials: localS3Credentials, cors: { ...filesCors, allowedOrigins: [options.webOrigin] } }));
+  server.middleware.splice(-1, 0, s3Layer({ store: server.store, clock: options.clock ?? systemClock, credentials: localS3Credentials, cors: { allowedOrigins: [options.webOrigin], allowedMethods: [...filesCorsPolicy.allowMethods], allowedHeaders: [...filesCorsPolicy.allowHeaders], exposeHeaders: [...filesCorsPolicy.exposeHeaders], maxAgeSeconds: filesCorsPolicy.maxAgeSeconds } }));
   try {
     await server.run();
   } catch (error) {

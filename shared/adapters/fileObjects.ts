@@ -2,6 +2,7 @@ import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@aws-sdk/types';
 import type { FileObjects } from '../domain/files/ports.ts';
+import { systemClock, type Clock } from '../clock.ts';
 
 /** Where the files bucket is: AWS's regional endpoint, or a local S3 (path-style, fixed credentials). */
 export interface BucketLocation {
@@ -37,7 +38,11 @@ const bytesOf = (data: string | ArrayBuffer | ArrayBufferView): string | Uint8Ar
 export class PresignedFileObjects implements FileObjects {
   private readonly presigner: S3RequestPresigner;
 
-  constructor(private readonly location: BucketLocation) {
+  /** `clock` is the signing time: the local runtime's moved clock, so its local S3 (which judges expiry by it) agrees. */
+  constructor(
+    private readonly location: BucketLocation,
+    private readonly clock: Clock = systemClock,
+  ) {
     this.presigner = new S3RequestPresigner({ credentials: location.credentials, region: location.region, sha256: Sha256 });
   }
 
@@ -74,7 +79,7 @@ export class PresignedFileObjects implements FileObjects {
         query,
         headers: { host: base.host },
       },
-      { expiresIn },
+      { expiresIn, signingDate: new Date(this.clock.now()) },
     );
     const search = new URLSearchParams(signed.query as Record<string, string>).toString().replace(/\+/g, '%20');
     return `${base.protocol}//${base.host}${signed.path}?${search}`;

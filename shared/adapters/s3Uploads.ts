@@ -11,6 +11,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { CompleteRefusal, MultipartUploads, StoredPart } from '../domain/files/ports.ts';
 import type { BucketLocation } from './fileObjects.ts';
+import { systemClock, type Clock } from '../clock.ts';
 
 /** S3's answers to a refused CompleteMultipartUpload, as the domain tells them apart. */
 const refusals: Record<string, CompleteRefusal> = {
@@ -40,6 +41,8 @@ export class S3MultipartUploads implements MultipartUploads {
   constructor(
     private readonly client: S3Client,
     private readonly bucket: string,
+    /** Signs part URLs at this time (see PresignedFileObjects); the client's own requests follow S3's Date. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async start(key: string): Promise<string> {
@@ -49,7 +52,7 @@ export class S3MultipartUploads implements MultipartUploads {
   }
 
   partUrl(key: string, uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string> {
-    return getSignedUrl(this.client, new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }), { expiresIn: expiresInSeconds });
+    return getSignedUrl(this.client, new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }), { expiresIn: expiresInSeconds, signingDate: new Date(this.clock.now()) });
   }
 
   async parts(key: string, uploadId: string): Promise<StoredPart[] | null> {

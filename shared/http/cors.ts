@@ -9,3 +9,15 @@ export const corsPolicy = {
   exposeHeaders: ['x-request-id', 'retry-after'],
   maxAgeSeconds: 600,
 } as const;
+
+/**
+ * The files bucket's CORS rule, less its origin (the web origin only), read by lib/data.ts and by
+ * the local S3: the browser PUTs parts and reads each one's ETag for the completion, and GETs (or
+ * HEADs) ranges of a download.
+ */
+export const filesCorsPolicy = {
+  allowMethods: ['PUT', 'GET', 'HEAD'],
+  allowHeaders: ['*'],
+  exposeHeaders: ['ETag', 'Content-Length', 'Content-Range'],
+  maxAgeSeconds: 3600,
+} as const;
