@@ -300,7 +300,7 @@ describe('claiming a file', () => {
     expect(meta.body.has_recipients).toBe(true);
   });
 
-  it('a burned file’s object stays until its last download URL has expired, then the sweep deletes it', async () => {
+  it('a burned file’s object stays until its last download URL has expired (S3 refuses it then), then the sweep deletes it', async () => {
     const { opened } = await activeFile(9 * MiB);
     const claimed = await api.post(`/v1/secrets/${opened.id}/claim`);
     expect(claimed.status).toBe(200);
@@ -311,6 +311,9 @@ describe('claiming a file', () => {
     await runtime.scheduler.run('purge-files');
     expect(await objectExists(opened.id)).toBe(true);
     runtime.clock.advance(fileLimits.downloadUrlSeconds + 1);
+    const late = await fetch(claimed.body.download.url, { headers: { range: 'bytes=0-15' } });
+    expect(late.status).toBe(403);
+    expect(await late.text()).toContain('Request has expired');
     await runtime.scheduler.run('purge-files');
     expect(await objectExists(opened.id)).toBe(false);
   });
