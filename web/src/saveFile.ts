@@ -10,7 +10,7 @@
  *    asks for more, and the browser's own download saves it; an error fails the download,
  *    and the browser deletes its partial file.
  * 3. A Blob, under 256 MB: the chunks are kept in memory and saved at the end, so a failure
- *    has written nothing; the object URL is revoked once the download has begun.
+ *    has written nothing; the object URL is revoked 30 s after the download began.
  */
 import { DownloadStopped, type PlainSink } from './fileDownload.ts';
 
