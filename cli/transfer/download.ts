@@ -216,7 +216,7 @@ type Pending = { kind: 'range'; bytes: Promise<Uint8Array> } | { kind: 'rest'; r
 async function downloadChunks(opener: FileOpener, ranges: RangeReader, chunkCount: number, writer: ChunkWriter, urlExpiresAt: number): Promise<void> {
   const span = (index: number) => opener.bodyOffset + index * opener.chunkCipherBytes;
   const pending: Pending[] = [];
-  const buffers = new BufferPool(chunksPerRequest * opener.chunkCipherBytes);
+  const buffers = new BufferPool(Math.min(chunksPerRequest * opener.chunkCipherBytes, ranges.size - opener.bodyOffset));
   let asked = 0;
   // Each is awaited in turn below; none is an unhandled rejection meanwhile.
   const quiet = <T>(promise: Promise<T>) => (promise.catch(() => {}), promise);

@@ -74,7 +74,8 @@ export interface SendPartsOptions {
 /** PUTs the parts, `partsInFlight` at once, each tried up to 4 times; answers their ETags. */
 export async function sendParts(options: SendPartsOptions): Promise<Map<number, string>> {
   const etags = new Map<number, string>();
-  const buffers = new BufferPool(options.partSize);
+  // A file smaller than a part needs no part's worth of buffer.
+  const buffers = new BufferPool(Math.max(0, ...options.partNumbers.map((partNumber) => options.lengthOf(partNumber))));
   await inLanes(options.partNumbers, partsInFlight, options.signal, async (partNumber, signal) => {
     const bytes = buffers.take(options.lengthOf(partNumber));
     try {

@@ -4,11 +4,12 @@ import { TransferError } from './errors.ts';
 import { chunkAt, plaintextBytesOf, type EnvelopeLayout } from './layout.ts';
 
 /**
- * Encryptions kept running ahead of the reader: WebCrypto runs each off the main thread, so a
- * few at once use more than one core (bench/envelope.ts), and a few bound the memory (each is
- * a chunk of plaintext and one of ciphertext).
+ * Encryptions kept running ahead of the reader: WebCrypto runs each off the main thread, so one
+ * ahead keeps a core busy while the reader copies, and each is a chunk of plaintext, a copy of
+ * it and its ciphertext in memory. Four ahead were no faster here (bench/files.ts: the local S3
+ * and the network are slower than sealing) and cost some 10 MiB more at the peak.
  */
-const encryptAhead = 4;
+const encryptAhead = 2;
 
 const empty: Uint8Array = new Uint8Array(0);
 
