@@ -3,6 +3,7 @@ import {
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
+  GetObjectCommand,
   HeadObjectCommand,
   ListPartsCommand,
   S3Client,
@@ -109,5 +110,10 @@ export class S3MultipartUploads implements MultipartUploads {
       if (errorName(error) === 'NotFound' || errorName(error) === 'NoSuchKey') return null;
       throw error;
     }
+  }
+
+  async firstBytes(key: string, length: number): Promise<Uint8Array> {
+    const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=0-${length - 1}` }));
+    return object.Body ? await object.Body.transformToByteArray() : new Uint8Array(0);
   }
 }

@@ -1,3 +1,4 @@
+import { chunkLog2Range } from '../envelope/format.ts';
 import { toEpochSeconds, toIso } from '../clock.ts';
 import { recipientEmailHash, type Recipient, type Secret, type StoredEvent } from '../domain/secrets/model.ts';
 import { sha256 } from '../ids.ts';
@@ -64,6 +65,7 @@ export interface SecretItem {
   upload_id?: string;
   part_size?: number;
   part_count?: number;
+  chunk_log2?: number;
   salt: string;
   size_bytes: number;
   max_views: number;
@@ -99,7 +101,7 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     kind: secret.kind,
     ...(secret.envelope ? { envelope: secret.envelope } : {}),
     ...(secret.envelopeParts === undefined ? {} : { envelope_parts: secret.envelopeParts }),
-    ...(secret.upload ? { upload_id: secret.upload.id, part_size: secret.upload.partSize, part_count: secret.upload.partCount } : {}),
+    ...(secret.upload ? { upload_id: secret.upload.id, part_size: secret.upload.partSize, part_count: secret.upload.partCount, chunk_log2: secret.upload.chunkLog2 } : {}),
     salt: secret.salt,
     size_bytes: secret.sizeBytes,
     max_views: secret.maxViews,
@@ -136,7 +138,7 @@ export function fromItem(item: Record<string, unknown>): Secret {
     kind: row.kind,
     ...(row.envelope ? { envelope: row.envelope } : {}),
     ...(row.envelope_parts === undefined ? {} : { envelopeParts: row.envelope_parts }),
-    ...(row.upload_id === undefined ? {} : { upload: { id: row.upload_id, partSize: row.part_size ?? 0, partCount: row.part_count ?? 0 } }),
+    ...(row.upload_id === undefined ? {} : { upload: { id: row.upload_id, partSize: row.part_size ?? 0, partCount: row.part_count ?? 0, chunkLog2: row.chunk_log2 ?? chunkLog2Range.default } }),
     salt: row.salt,
     sizeBytes: row.size_bytes,
     maxViews: row.max_views,

@@ -164,7 +164,7 @@ export class DynamoSecretStore implements SecretStore {
     }
   }
 
-  async activateFile(id: string, uploadId: string): Promise<boolean> {
+  async activateFile(id: string, uploadId: string, envelopeFormat: Secret['envelopeFormat']): Promise<boolean> {
     const current = await this.get(id);
     if (!current) return false;
     try {
@@ -173,10 +173,11 @@ export class DynamoSecretStore implements SecretStore {
           TableName: this.tableName,
           Key: key(id),
           // No event of its own: `secret.created` went out when the secret was made.
-          UpdateExpression: 'SET #state = :active, #g2pk = :due, #g2sk = :dueAt',
+          UpdateExpression: `SET #state = :active, #g2pk = :due, #g2sk = :dueAt${envelopeFormat ? ', passphrase = :passphrase, kdf_iterations = :iterations' : ''}`,
           ConditionExpression: '#state = :pending AND upload_id = :upload',
           ExpressionAttributeNames: pick('#state', '#g2pk', '#g2sk'),
           ExpressionAttributeValues: {
+            ...(envelopeFormat ? { ':passphrase': envelopeFormat.passphrase, ':iterations': envelopeFormat.kdfIterations } : {}),
             ':active': 'active',
             ':pending': 'pending',
             ':upload': uploadId,

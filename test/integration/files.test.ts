@@ -3,6 +3,8 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { objectKeyOf } from '../../shared/domain/files/ports.ts';
+import { seal } from '../../shared/envelope/envelope.ts';
+import { fileSealer } from '../../shared/envelope/stream.ts';
 import { fileLimits } from '../../shared/limits.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { newEmail, signIn } from '../support/accounts.ts';
@@ -10,8 +12,9 @@ import { apiClient, claimPair, generousRateLimits, startTestRuntime, type Reply 
 
 // Files (interface §4.2) against the local S3: uploads by presigned multipart straight to the
 // bucket, completion checked by S3 and by the object's measured size, the claim answered with a
-// presigned download, and the object's end with its secret's. The envelope bytes are random
-// here: the service never reads them (the envelope's own tests are in test/unit).
+// presigned download, and the object's end with its secret's. The envelope bytes are mostly
+// random here: the service reads only the header of an envelope in our format (tested with
+// sealed files), and random bytes are another format, stored as they are.
 
 const MiB = 1024 * 1024;
 let runtime: Runtime;
@@ -229,6 +232,45 @@ describe('POST /v1/files/multipart/complete', () => {
     expect((await api.get(`/v1/secrets/${opened.id}`)).body.state).toBe('revoked');
     await runtime.drainWork();
     expect(await objectExists(opened.id)).toBe(false);
+  });
+
+  it('reads the envelope header S3 holds: a passphrase shows in the metadata; another salt, chunk size or kind is 409 envelope_mismatch and ends the upload', async () => {
+    const sealed = async (options: { passphrase?: string; chunkLog2?: number; text?: boolean } = {}) => {
+      const plaintext = randomBytes(100_000);
+      if (options.text) {
+        const text = await seal({ kind: 'text', plaintext });
+        return { envelope: text.envelope, salt: text.salt };
+      }
+      const sealer = await fileSealer({ meta: { name: 'report.pdf', type: 'application/pdf', size: plaintext.length }, ...options });
+      const chunks = [];
+      for (let index = 0, start = 0; index < sealer.chunkCount(plaintext.length); index++, start += sealer.chunkBytes) {
+        chunks.push(await sealer.encryptChunk(index, index === sealer.chunkCount(plaintext.length) - 1, plaintext.subarray(start, start + sealer.chunkBytes)));
+      }
+      return { envelope: Buffer.concat([sealer.prefix, ...chunks]), salt: sealer.salt };
+    };
+    const uploadSealed = async ({ envelope, salt: sealedSalt }: { envelope: Uint8Array; salt: string }, overrides: Record<string, unknown> = {}) => {
+      const opened = await open(envelope.length, { salt: sealedSalt, ...overrides });
+      return { opened, reply: await complete(opened, await upload(opened, envelope)) };
+    };
+
+    const withPassphrase = await uploadSealed(await sealed({ passphrase: 'correct horse' }));
+    expect(withPassphrase.reply.status, JSON.stringify(withPassphrase.reply.body)).toBe(200);
+    expect((await api.get(`/v1/secrets/${withPassphrase.opened.id}`)).body).toMatchObject({ kind: 'file', state: 'active', passphrase: true });
+    const without = await uploadSealed(await sealed());
+    expect((await api.get(`/v1/secrets/${without.opened.id}`)).body.passphrase).toBe(false);
+
+    const mismatches: Array<[string, { envelope: Uint8Array; salt: string }, Record<string, unknown>]> = [
+      ['another salt', await sealed(), { salt: salt() }],
+      ['another chunk size', await sealed({ chunkLog2: 16 }), {}],
+      ['a text envelope', await sealed({ text: true }), {}],
+    ];
+    for (const [what, file, overrides] of mismatches) {
+      const { opened, reply } = await uploadSealed(file, overrides);
+      expectProblem(reply, 409, 'conflict');
+      expect(reply.body.reason, what).toBe('envelope_mismatch');
+      expect((await api.get(`/v1/secrets/${opened.id}`)).body.state, what).toBe('revoked');
+      expect(await objectExists(opened.id), what).toBe(false);
+    }
   });
 
   it.each<[string, Record<string, unknown>]>([

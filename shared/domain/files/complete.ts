@@ -1,3 +1,5 @@
+import { EnvelopeError } from '../../envelope/errors.ts';
+import { FIXED_HEADER_BYTES, MAC_BYTES, parseHeader, startsWithMagic } from '../../envelope/format.ts';
 import { HttpError } from '../../http/errors.ts';
 import { endSecret } from '../secrets/end.ts';
 import type { Secret } from '../secrets/model.ts';
@@ -68,13 +70,42 @@ export async function completeFileUpload(ref: UploadRef & { parts: Array<{ part_
     }
     throw conflict('size_mismatch', `The file is ${size ?? 0} bytes, not the ${secret.sizeBytes} declared.`, { size_bytes: size ?? 0 });
   }
-  if (!(await ports.secrets.activateFile(secret.id, ref.upload_id))) {
+  const envelopeFormat = await fileEnvelopeFormat(key, secret, ports);
+  if (envelopeFormat === 'mismatch') {
+    await endSecret(secret.id, 'revoked', ports);
+    await ports.uploads.remove(key);
+    throw conflict('envelope_mismatch', 'The file’s envelope header does not match this upload: a file envelope with the salt and chunk size declared when it was opened.');
+  }
+  if (!(await ports.secrets.activateFile(secret.id, ref.upload_id, envelopeFormat))) {
     // An abort (or the stale-upload sweep) won the race, perhaps before S3 completed: the object
     // this completion made must go too.
     await ports.uploads.remove(key);
     throw conflict('not_pending', 'This upload was aborted while it was being completed.');
   }
-  return { ...secret, state: 'active' };
+  return { ...secret, state: 'active', ...(envelopeFormat ? { envelopeFormat } : {}) };
+}
+
+/**
+ * Reads the completed object's envelope header (the server never sees a file's bytes otherwise;
+ * the header is public): one in our format must be a file's, with the salt and chunk size this
+ * upload declared, and its passphrase flag and KDF cost are kept for the reveal page, as for
+ * text. An envelope of another format is stored as it is.
+ */
+async function fileEnvelopeFormat(key: string, secret: Secret, ports: FilePorts): Promise<Secret['envelopeFormat'] | 'mismatch'> {
+  let bytes = await ports.uploads.firstBytes(key, FIXED_HEADER_BYTES + MAC_BYTES);
+  if (!startsWithMagic(bytes)) return undefined;
+  // A header with a stanza is longer than the fixed part; its length is in bytes 10-11.
+  const declared = bytes.length >= 12 ? (bytes[10]! << 8) | bytes[11]! : 0;
+  if (declared > bytes.length) bytes = await ports.uploads.firstBytes(key, declared);
+  try {
+    const header = parseHeader(bytes);
+    const salt = Buffer.from(header.salt).toString('base64url');
+    if (header.kind !== 'file' || salt !== secret.salt || header.chunkLog2 !== secret.upload!.chunkLog2) return 'mismatch';
+    return { passphrase: header.passphrase, kdfIterations: header.iterations };
+  } catch (error) {
+    if (error instanceof EnvelopeError) return 'mismatch';
+    throw error;
+  }
 }
 
 /** Aborts a file's upload: its parts are deleted and its secret revoked. 404 for an upload that is not pending. */

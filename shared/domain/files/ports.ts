@@ -26,6 +26,8 @@ export interface MultipartUploads {
   size(key: string): Promise<number | null>;
   /** Deletes the object; one already gone is fine. */
   remove(key: string): Promise<void>;
+  /** The completed object's first `length` bytes (fewer when it is shorter): its envelope header. */
+  firstBytes(key: string, length: number): Promise<Uint8Array>;
 }
 
 /**

@@ -71,7 +71,7 @@ export async function startFileUpload(request: NewUploadRequest, ownerId: string
       ...(request.claim_verifier === undefined ? {} : { claimVerifier: request.claim_verifier }),
       ...(request.link_verifier === undefined ? {} : { linkVerifier: request.link_verifier }),
       ...(request.recipients ? { recipients: request.recipients } : {}),
-      upload: (secretId) => ports.uploads.start(objectKeyOf(secretId)).then((id) => ({ id, partSize, partCount })),
+      upload: (secretId) => ports.uploads.start(objectKeyOf(secretId)).then((id) => ({ id, partSize, partCount, chunkLog2: request.chunk_log2 })),
     },
     ownerId,
     ports,

@@ -14,6 +14,8 @@ export interface FileUpload {
   id: string;
   partSize: number;
   partCount: number;
+  /** The chunk size the client declared (2^chunkLog2 plaintext bytes); its envelope header must say the same. */
+  chunkLog2: number;
 }
 
 export type SecretEventType =

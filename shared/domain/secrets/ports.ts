@@ -55,7 +55,7 @@ export interface SecretStore {
    * A file's upload completed: pending → active, by condition on the upload (of a completion
    * racing an abort, one wins); it joins the expiry index. False when it is not pending any more.
    */
-  activateFile(id: string, uploadId: string): Promise<boolean>;
+  activateFile(id: string, uploadId: string, envelopeFormat: Secret['envelopeFormat']): Promise<boolean>;
   /** Ids of files still uploading whose upload went stale by `now`, oldest first. */
   staleUploads(now: number, limit: number): Promise<string[]>;
   /** Puts a burned file on the purge index: its object goes at `at`, when its last download URL has expired. */
