@@ -13,6 +13,9 @@ export interface BucketLocation {
   credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
 }
 
+/** AWS's domain in a region's partition, as the stack's `urlSuffix` (the pages' connect-src) names it. */
+const urlSuffixOf = (region: string) => (region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com');
+
 /** SHA-256 (and HMAC-SHA-256 with a secret) on node:crypto, as SigV4 signers take it. */
 class Sha256 {
   private readonly hash: Hash | Hmac;
@@ -67,7 +70,7 @@ export class PresignedFileObjects implements FileObjects {
 
   private async presign(method: string, key: string, query: Record<string, string>, expiresIn: number): Promise<string> {
     const { bucket, region, endpoint } = this.location;
-    const base = endpoint ? new URL(endpoint) : new URL(`https://${bucket}.s3.${region}.amazonaws.com`);
+    const base = endpoint ? new URL(endpoint) : new URL(`https://${bucket}.s3.${region}.${urlSuffixOf(region)}`);
     const path = `${endpoint ? `/${bucket}` : ''}/${key.split('/').map(encodeURIComponent).join('/')}`;
     const signed = await this.presigner.presign(
       {

@@ -41,6 +41,9 @@ describe('presigned URLs', () => {
     expect(download.searchParams.get('X-Amz-Expires')).toBe('900');
     expect(download.searchParams.get('X-Amz-SignedHeaders')).toBe('host');
     expect(checksumParams(download.href)).toEqual([]);
+    // China's partition has its own domain, as the stack's urlSuffix (the pages' connect-src) says.
+    const china = new PresignedFileObjects(awsBucket({ FILES_BUCKET: location.bucket, REGION: 'cn-north-1' }, async () => credentials));
+    expect(new URL(await china.downloadUrl('files/sec_x', 900)).origin).toBe('https://hushlink-files-example.s3.cn-north-1.amazonaws.com.cn');
     const local = new PresignedFileObjects({ ...location, endpoint: 'http://127.0.0.1:4569' });
     expect(new URL(await local.downloadUrl('files/sec_y', 60)).pathname).toBe('/hushlink-files-example/files/sec_y');
   });
