@@ -65,6 +65,8 @@ export async function downloadFile(options: DownloadOptions): Promise<DownloadRe
   const metadata = await api.readSecret(link.id, link.recipientId, options.signal);
   if (metadata.kind !== 'file') throw new TransferError('not_a_file', 'This link is of a text secret, not a file.');
   const passphrase = options.passphrase === '' ? undefined : options.passphrase;
+  // A claim refused for its proof counts towards the secret's lock: not one made without the passphrase it needs.
+  if (metadata.passphrase === true && passphrase === undefined) throw new TransferError('passphrase_required', 'This file needs its passphrase.');
   const [claimToken, linkToken] = await Promise.all([
     claimTokenFor({ key: link.key, salt: metadata.salt, passphrase, iterations: metadata.kdf_iterations || iterationRange.default }),
     linkTokenFor({ key: link.key, salt: metadata.salt }),

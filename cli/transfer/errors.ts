@@ -23,7 +23,7 @@ export type TransferErrorCode =
   /** The link is of a text secret, or is not a Hushlink link at all. */
   | 'not_a_file'
   | 'bad_link'
-  /** The upload was sealed with a passphrase and none, or another, was given to resume it. */
+  /** The file (or the upload to resume) was sealed with a passphrase and none, or another, was given. */
   | 'passphrase_required'
   | 'wrong_passphrase'
   /** No state file, or one this version cannot read. */
