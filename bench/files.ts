@@ -382,13 +382,13 @@ async function orchestrate(): Promise<void> {
       const job: Job = { ready, sizeBytes, envelopeBytes, ...partsOf(envelopeBytes, chunkLog2Range.default) };
       /** One measuring process; the runtime's peak is taken over its measured run alone. */
       const measure = async (kind: 'client' | 'raw') => {
-        const child = fork(self, [kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+        const child = fork(self, [kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: measuredEnv });
         const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
         await ask(child, job); // its warm-up done, it asks to start
         await resetRuntime();
         const { result } = await ask<{ result: Run }>(child, {});
         const runtime = await resetRuntime();
-        child.disconnect();
+        if (child.connected) child.disconnect(); // it may have exited already
         if ((await exited) !== 0) throw new Error(`the ${kind} process failed`);
         return { result, runtime };
       };
@@ -410,6 +410,15 @@ async function orchestrate(): Promise<void> {
     await new Promise((resolve) => runtimeChild.once('exit', resolve));
   }
 }
+
+/**
+ * The measuring processes run as the command-line client (issue 20) is to be launched: glibc's malloc limited to
+ * 2 arenas. Unlimited, each libuv thread running WebCrypto for the seal and open keeps an arena
+ * of what it freed, and the client's peak at 5 GiB was 100 MiB above its start (allowed 96),
+ * against 80 with 2 arenas at the same speed (docs/decisions.md). HUSHLINK_BENCH_ARENAS=default
+ * measures glibc's default.
+ */
+const measuredEnv = process.env.HUSHLINK_BENCH_ARENAS === 'default' ? process.env : { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
 
 const allowance = (r: SizeResult) => ALLOWANCE_BYTES + partsInFlight * r.partSize;
 const endToEnd = (sizeBytes: number, run: Run) => rate(sizeBytes, run.uploadMs + run.downloadMs);
@@ -475,7 +484,8 @@ RSS sampled every ${SAMPLE_MS} ms over the run, "allowed" ${ALLOWANCE_BYTES / Mi
 13); maxRSS is the process's lifetime peak (getrusage). The runtime (API, functions, local S3; not
 DynamoDB Local's Java) runs in a process of its own; its peaks are over each run. The last table
 is the client at its highest RSS of each phase: V8 counts WebCrypto's outputs and the sockets'
-reads as external memory, left to the collector, which lets some 50 MiB pile up before it runs.`);
+reads as external memory, left to the collector, which lets some 50 MiB pile up before it runs.
+The client and raw processes run with MALLOC_ARENA_MAX=${measuredEnv.MALLOC_ARENA_MAX ?? 'unset (glibc default)'}, as the CLI (issue 20) is to launch itself.`);
 }
 
 const role = process.argv[2];
