@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { objectKeyOf } from '../../shared/domain/files/ports.ts';
 import { fileSealer } from '../../shared/envelope/index.ts';
+import { fileLimits } from '../../shared/limits.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { latestCode, newEmail, signIn as signInOverApi } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
@@ -483,6 +484,33 @@ describe('files in the web client', () => {
   }, 900_000);
 });
 
+describe('a download near its URL’s end', () => {
+  it('asks for everything left in one request, which S3 lets stream to the end, and saves the file', async () => {
+    // 20 MiB: three ranged requests of 8 MiB ordinarily. The service's clock (and its S3's) is
+    // a URL's life behind the page's, so the claim's URL ends now by the page's clock.
+    const size = 20 * MiB + 3;
+    const bytes = randomBytes(size);
+    const uploaded = await uploadThroughApi(size, (index, length) => bytes.subarray(index * MiB, index * MiB + length));
+    runtime.clock.advance(-fileLimits.downloadUrlSeconds);
+    try {
+      const s = await session('url-tail', opfsPicker);
+      await revealFile(s, uploaded.link);
+      await s.page.click('#save-file');
+      await s.page.waitForSelector('#file-saved:not([hidden])', { timeout: 120_000 });
+      const saved = await savedFile(s, 4 * MiB);
+      expect(saved.size).toBe(size);
+      expect(saved.hashes).toEqual(sliceHashes(bytes, 4 * MiB));
+      const ranges = s.requests().filter((request) => request.method === 'GET' && request.url.startsWith(runtime.s3.endpoint)).map((request) => request.headers['range']);
+      // The envelope's first bytes, then the rest at once (to the object's last byte).
+      expect(ranges).toHaveLength(2);
+      expect(ranges[1]).toBe(`bytes=${uploaded.bodyOffset}-${uploaded.bodyOffset + size + 21 * 16 - 1}`);
+      await finish(s);
+    } finally {
+      runtime.clock.advance(fileLimits.downloadUrlSeconds);
+    }
+  }, 120_000);
+});
+
 describe('leaving nothing behind', () => {
   it('cancels mid-upload: the abort comes after the last part, and the bucket keeps no part', async () => {
     // Six parts: four go out at once; part 5 follows part 1, part 6 never starts.
@@ -572,8 +600,8 @@ describe('leaving nothing behind', () => {
   }, 120_000);
 
   it('renews the part URLs when the bucket refuses one as expired (resume), and completes', async () => {
-    // An hour-old URL is refused by S3 with 403; the local S3 keeps real time, so the refusal is
-    // S3's own answer, given to part 2's first attempt.
+    // An hour-old URL is refused by S3 with 403 (S3's answer, given here to part 2's first
+    // attempt alone: moving the runtime's clock would expire every part's URL at once).
     const file = plaintextFile(9 * MiB);
     const s = await session('renew');
     let refused = false;

@@ -12,6 +12,12 @@ import { EnvelopeError, fileOpener, filePrefixBytes, TAG_BYTES, type FileMeta, t
 
 /** Bytes asked for in one ranged GET (whole chunks). */
 const requestBytes = 8 * 1024 * 1024;
+/**
+ * S3 checks a presigned URL's expiry when a request begins, never while it streams: this close
+ * to the claim URL's end, everything left is asked for in one request, so a download begun in
+ * time finishes however long it takes.
+ */
+const tailMarginMs = 2 * 60 * 1000;
 /** Retries of a request that failed on the network, after its first attempt. */
 const requestRetries = 3;
 
@@ -47,6 +53,8 @@ export interface PlainSink {
 export interface OpenedFile {
   meta: FileMeta;
   url: string;
+  /** When the claim's URL stops starting requests (ms). */
+  urlExpiresAt: number;
   envelopeSize: number;
   opener: FileOpener;
   chunkCount: number;
@@ -56,7 +64,8 @@ export interface OpenedFile {
  * Reads the envelope's first bytes and opens them: the name, type and size, checked against
  * what the envelope's length says the file holds. `sizeBytes` is the claim's.
  */
-export async function openFile(url: string, sizeBytes: number, input: OpenInput, signal?: AbortSignal): Promise<OpenedFile> {
+export async function openFile(download: { url: string; expires_at: string }, sizeBytes: number, input: OpenInput, signal?: AbortSignal): Promise<OpenedFile> {
+  const { url } = download;
   const wanted = Math.min(filePrefixBytes, sizeBytes);
   const response = await get(url, 0, wanted - 1, signal);
   const total = totalOf(response) ?? sizeBytes;
@@ -70,7 +79,7 @@ export async function openFile(url: string, sizeBytes: number, input: OpenInput,
   }
   const chunkCount = opener.chunkCount(total);
   if (total - opener.bodyOffset - chunkCount * TAG_BYTES !== meta.size) throw new EnvelopeError('tampered', 'the file is not the size its details say');
-  return { meta: { name: meta.name, type: typeof meta.type === 'string' ? meta.type : '', size: meta.size }, url, envelopeSize: total, opener, chunkCount };
+  return { meta: { name: meta.name, type: typeof meta.type === 'string' ? meta.type : '', size: meta.size }, url, urlExpiresAt: Date.parse(download.expires_at), envelopeSize: total, opener, chunkCount };
 }
 
 /** Downloads, decrypts and writes every chunk; on any failure the sink is aborted. */
@@ -83,7 +92,7 @@ export async function downloadFile(file: OpenedFile, sink: PlainSink, signal: Ab
   let written = 0;
   try {
     while (next < chunkCount) {
-      const last = Math.min(chunkCount, next + perRequest) - 1;
+      const last = Date.now() > file.urlExpiresAt - tailMarginMs ? chunkCount - 1 : Math.min(chunkCount, next + perRequest) - 1;
       for (let attempt = 0; ; attempt++) {
         try {
           const response = await get(file.url, start(next), end(last) - 1, signal);

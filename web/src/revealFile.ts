@@ -50,7 +50,7 @@ export function createFileReveal(hooks: FileRevealHooks) {
   async function open(claimed: ClaimedFile, input: OpenInput): Promise<void> {
     claim = claimed;
     try {
-      file = await openFile(claimed.download.url, claimed.size_bytes, input);
+      file = await openFile(claimed.download, claimed.size_bytes, input);
     } catch (error) {
       return failed(error, () => void open(claimed, input));
     }
