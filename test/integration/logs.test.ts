@@ -87,13 +87,29 @@ describe('logs', () => {
     const curled = await api.call('POST', '/v1/curl', { body: curlPlaintext, headers: { 'content-type': 'text/plain' } });
     expect(curled.status).toBe(200);
     const curlKey = new URL(String(curled.body).trim()).hash.slice(1);
+    // A file: its part URLs and the claim's download URL are credentials (a view, an upload),
+    // and so is its delete token; the salt is the client's.
+    const fileSalt = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url');
+    const file = await api.post('/v1/files/multipart', { size_bytes: 1000, salt: fileSalt, claim_verifier: verifier });
+    expect(file.status).toBe(200);
+    const fileRef = { id: file.body.id, upload_id: file.body.upload_id, delete_token: file.body.delete_token };
+    const put = await fetch(file.body.parts[0].url, { method: 'PUT', body: new Uint8Array(1000) });
+    expect(put.status).toBe(200);
+    expect((await api.post('/v1/files/multipart', { resume: fileRef })).status).toBe(200);
+    expect((await api.post('/v1/files/multipart/complete', { ...fileRef, parts: [{ part_number: 1, etag: put.headers.get('etag') }] })).status).toBe(200);
+    const fileClaim = await api.post(`/v1/secrets/${file.body.id}/claim`, { claim_token: token });
+    expect(fileClaim.status).toBe(200);
+    expect((await fetch(fileClaim.body.download.url, { headers: { range: 'bytes=0-9' } })).status).toBe(206);
+    const signatureOf = (url: string) => new URL(url).searchParams.get('X-Amz-Signature')!;
+    const fileSecrets = [fileSalt, file.body.delete_token, signatureOf(file.body.parts[0].url), signatureOf(fileClaim.body.download.url)];
     await runtime.drainWork();
-    const linkSecrets = [link.token, link.verifier, gate.body.gate_token, `"${gateCode}"`, `code is ${gateCode}`, restricted, agent, curlPlaintext, curlKey];
+    const linkSecrets = [...fileSecrets, link.token, link.verifier, gate.body.gate_token, `"${gateCode}"`, `code is ${gateCode}`, restricted, agent, curlPlaintext, curlKey];
 
     const logs = captured.join('');
     // The requests were logged, so the grep below looks at real output.
     expect(logs).toContain('"route":"POST /v1/secrets/{id}/claim"');
     expect(logs).toContain('"status":403');
+    expect(logs).toContain('"route":"POST /v1/files/multipart/complete"');
     expect(logs).toContain('"message":"delivery attempt"');
     // A bare 8-digit code could occur by chance in timings; look for it as a value or in the mail text.
     const credentials = [session.access_token, session.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token, sealed, chainKey, hook.body.secret, key.key, `"${code}"`, `code: ${code}`, `code is ${code}`, email];
