@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { afterAll, expect, inject } from 'vitest';
 import { checkApiResponse, seen } from './contractCheck.ts';
 
@@ -29,7 +29,8 @@ afterAll(() => {
   if (!directory || !testPath) return;
   mkdirSync(directory, { recursive: true });
   const observed = Object.fromEntries([...seen].map(([key, statuses]) => [key, [...statuses].sort()]));
-  writeFileSync(join(directory, `${basename(testPath)}.json`), JSON.stringify({ file: testPath, observed }));
+  // Named by the path under test/, so test/property/files.test.ts and test/integration/files.test.ts both count.
+  writeFileSync(join(directory, `${relative('test', testPath).replaceAll(sep, '__')}.json`), JSON.stringify({ file: testPath, observed }));
 });
 
 declare module 'vitest' {

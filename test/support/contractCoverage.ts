@@ -18,7 +18,7 @@ export default function setup(project: TestProject) {
       const integration = readdirSync('test/integration').filter((file) => file.endsWith('.test.ts'));
       const reports = existsSync(directory) ? readdirSync(directory) : [];
       // A run of some files only (a developer's focus) cannot judge coverage.
-      if (!integration.every((file) => reports.includes(`${file}.json`))) return;
+      if (!integration.every((file) => reports.includes(`integration__${file}.json`))) return;
       const seen = new Map<string, Set<number>>();
       for (const report of reports) {
         const { observed } = JSON.parse(readFileSync(join(directory, report), 'utf8')) as { observed: Record<string, number[]> };
