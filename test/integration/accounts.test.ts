@@ -5,7 +5,8 @@ import { tableName, type Runtime } from '../../local/runtime.ts';
 import { credentialLimits, signInLimits } from '../../shared/limits.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { bearer, callFrom, createKey, jwtHeader, jwtPayload, latestCode, mailsTo, newEmail, signIn } from '../support/accounts.ts';
-import { apiClient, startTestRuntime, type Reply } from '../support/runtime.ts';
+import { apiClient, type Reply, startTestRuntime } from '../support/runtime.ts';
+import { expectProblem } from '../support/problem.ts';
 
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
@@ -14,12 +15,6 @@ beforeAll(async () => {
   api = apiClient(runtime);
 });
 afterAll(() => runtime?.stop());
-
-function expectProblem(reply: Reply, status: number, code: string) {
-  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
-  expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(reply.body).toMatchObject({ status, code });
-}
 
 const start = (email: string) => api.post('/v1/auth/otp/start', { email });
 const resend = (email: string) => api.post('/v1/auth/otp/resend', { email });

@@ -8,7 +8,8 @@ import { fileSealer } from '../../shared/envelope/stream.ts';
 import { fileLimits } from '../../shared/limits.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { newEmail, signIn } from '../support/accounts.ts';
-import { apiClient, claimPair, generousRateLimits, startTestRuntime, type Reply } from '../support/runtime.ts';
+import { apiClient, claimPair, generousRateLimits, type Reply, startTestRuntime } from '../support/runtime.ts';
+import { expectProblem } from '../support/problem.ts';
 
 // Files (interface §4.2) against the local S3: uploads by presigned multipart straight to the
 // bucket, completion checked by S3 and by the object's measured size, the claim answered with a
@@ -24,12 +25,6 @@ beforeAll(async () => {
   api = apiClient(runtime);
 });
 afterAll(() => runtime?.stop());
-
-function expectProblem(reply: Reply, status: number, code: string) {
-  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
-  expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(reply.body).toMatchObject({ status, code });
-}
 
 const salt = () => randomBytes(16).toString('base64url');
 

@@ -5,7 +5,8 @@ import { dayOf } from '../../shared/domain/counters.ts';
 import { secretEventsOf } from '../support/events.ts';
 import { sha256Base64Url } from '../../shared/ids.ts';
 import { bearer, callFrom, createKey, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
-import { apiClient, claimPair, linkPair, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
+import { apiClient, claimPair, linkPair, type Reply, startTestRuntime, textSecretBody } from '../support/runtime.ts';
+import { expectProblem } from '../support/problem.ts';
 
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
@@ -17,12 +18,6 @@ afterAll(() => runtime?.stop());
 
 const unknownId = () => `sec_${randomBytes(16).toString('base64url')}`;
 const ids = (reply: Reply) => (reply.body.items as Array<{ id: string }>).map((item) => item.id);
-
-function expectProblem(reply: Reply, status: number, code: string) {
-  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
-  expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(reply.body).toMatchObject({ status, code });
-}
 
 async function create(auth?: Record<string, string>) {
   const reply = await api.post('/v1/secrets', textSecretBody(), auth);

@@ -6,7 +6,8 @@ import { createDocumentClient } from '../../shared/store/client.ts';
 import { defaultRateLimits } from '../../shared/limits.ts';
 import { callFrom, createKey, mailsTo, newEmail, signIn } from '../support/accounts.ts';
 import { secretEventsOf } from '../support/events.ts';
-import { apiClient, claimPair, generousRateLimits, linkPair, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
+import { apiClient, claimPair, generousRateLimits, linkPair, type Reply, startTestRuntime, textSecretBody } from '../support/runtime.ts';
+import { expectProblem } from '../support/problem.ts';
 
 // Per-recipient links, restricted recipients and their gate, and receipts (interface §4.1,
 // §2.2, rules 3 and 8). The gate's own rate classes run at low limits here so their 429 is
@@ -21,12 +22,6 @@ beforeAll(async () => {
   api = apiClient(runtime);
 });
 afterAll(() => runtime?.stop());
-
-function expectProblem(reply: Reply, status: number, code: string) {
-  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
-  expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(reply.body).toMatchObject({ status, code });
-}
 
 interface Link {
   recipient_id: string;

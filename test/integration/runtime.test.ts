@@ -8,7 +8,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRuntime, type Runtime } from '../../local/runtime.ts';
 import { maxRequestBodyBytes, type RateLimits } from '../../shared/limits.ts';
 import { bearer, jwtHeader, jwtPayload, newEmail, signIn } from '../support/accounts.ts';
-import { apiClient, generousRateLimits, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
+import { apiClient, generousRateLimits, type Reply, startTestRuntime, textSecretBody } from '../support/runtime.ts';
+import { expectProblem } from '../support/problem.ts';
 import { openApiDocument } from '../../shared/api/document.ts';
 
 const windowSeconds = 60;
@@ -41,12 +42,6 @@ async function create(overrides: Record<string, unknown> = {}) {
   const reply = await api.post('/v1/secrets', textSecretBody(overrides));
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
   return reply.body as { id: string; delete_token: string };
-}
-
-function expectProblem(reply: Reply, status: number, code: string) {
-  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
-  expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(reply.body).toMatchObject({ status, code });
 }
 
 function expectRateLimited(reply: Reply) {

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import type { Secret } from '../../shared/domain/secrets/model.ts';
 import { secretEventsOf } from '../support/events.ts';
-import { apiClient, claimPair, linkPair, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
+import { apiClient, claimPair, linkPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
+import { expectProblem } from '../support/problem.ts';
 
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
@@ -33,12 +34,6 @@ async function stored(id: string): Promise<Secret> {
   return secret;
 }
 const eventTypes = async (id: string) => (await secretEventsOf(runtime, id)).map((event) => event.type);
-
-function expectProblem(reply: Reply, status: number, code: string) {
-  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
-  expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(reply.body).toMatchObject({ status, code });
-}
 
 describe('POST /v1/secrets', () => {
   it('answers 201 with exactly the creation fields and records secret.created', async () => {
