@@ -5,7 +5,7 @@ import { HttpError } from '../../http/errors.ts';
 import { fileLimits } from '../../limits.ts';
 import type { User } from '../accounts/model.ts';
 import { planOf, planTable } from '../plans.ts';
-import { storeSecret, type CreatedSecret } from '../secrets/create.ts';
+import { secretSettings, storeSecret, type CreatedSecret } from '../secrets/create.ts';
 import { holdsDeleteToken } from '../secrets/read.ts';
 import { secretIdPattern } from '../secrets/rules.ts';
 import type { Secret } from '../secrets/model.ts';
@@ -55,22 +55,13 @@ export async function startFileUpload(request: NewUploadRequest, ownerId: string
     // Sending inside a workspace needs membership; until workspaces exist nobody is a member.
     throw new HttpError(403, 'forbidden', 'You are not a member of this workspace.', { members: { reason: 'not_a_member' } });
   }
-  const notBefore = request.not_before === undefined ? undefined : Date.parse(request.not_before);
-  if (notBefore !== undefined && notBefore >= ports.clock.now() + request.expires_in * 1000) {
-    throw new HttpError(400, 'invalid_request', 'not_before must be before the secret expires.', { errors: [{ path: 'body.not_before', message: 'must be before the expiry' }] });
-  }
+  const settings = secretSettings(request, ports);
   const { partSize, partCount } = partsOf(request.size_bytes, request.chunk_log2);
   const created: CreatedSecret = await storeSecret(
     {
       kind: 'file',
       sizeBytes: request.size_bytes,
-      salt: request.salt,
-      expiresInSeconds: request.expires_in,
-      maxViews: request.max_views,
-      ...(notBefore === undefined ? {} : { notBefore }),
-      ...(request.claim_verifier === undefined ? {} : { claimVerifier: request.claim_verifier }),
-      ...(request.link_verifier === undefined ? {} : { linkVerifier: request.link_verifier }),
-      ...(request.recipients ? { recipients: request.recipients } : {}),
+      ...settings,
       upload: (secretId) => ports.uploads.start(objectKeyOf(secretId)).then((id) => ({ id, partSize, partCount, chunkLog2: request.chunk_log2 })),
     },
     ownerId,

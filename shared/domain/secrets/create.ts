@@ -21,7 +21,7 @@ interface NewFile {
   upload: (secretId: string) => Promise<FileUpload>;
 }
 
-interface NewSecretFields {
+export interface NewSecretFields {
   salt: string;
   expiresInSeconds: number;
   maxViews: number;
@@ -32,26 +32,29 @@ interface NewSecretFields {
 }
 
 export async function createSecret(request: CreateSecretRequest, ownerId: string | null, ports: SecretPorts): Promise<CreatedSecret> {
+  return storeSecret({ envelope: Buffer.from(request.envelope, 'base64'), ...secretSettings(request, ports) }, ownerId, ports);
+}
+
+/** What a text's or a file's request sets alike, with `not_before` before the expiry (400 otherwise). */
+export function secretSettings(
+  request: Pick<CreateSecretRequest, 'salt' | 'expires_in' | 'max_views' | 'not_before' | 'claim_verifier' | 'link_verifier' | 'recipients'>,
+  ports: Pick<SecretPorts, 'clock'>,
+): NewSecretFields {
   const notBefore = request.not_before === undefined ? undefined : Date.parse(request.not_before);
   if (notBefore !== undefined && notBefore >= ports.clock.now() + request.expires_in * 1000) {
     throw new HttpError(400, 'invalid_request', 'not_before must be before the secret expires.', {
       errors: [{ path: 'body.not_before', message: 'must be before the expiry' }],
     });
   }
-  return storeSecret(
-    {
-      envelope: Buffer.from(request.envelope, 'base64'),
-      salt: request.salt,
-      expiresInSeconds: request.expires_in,
-      maxViews: request.max_views,
-      ...(notBefore === undefined ? {} : { notBefore }),
-      ...(request.claim_verifier === undefined ? {} : { claimVerifier: request.claim_verifier }),
-      ...(request.link_verifier === undefined ? {} : { linkVerifier: request.link_verifier }),
-      ...(request.recipients ? { recipients: request.recipients } : {}),
-    },
-    ownerId,
-    ports,
-  );
+  return {
+    salt: request.salt,
+    expiresInSeconds: request.expires_in,
+    maxViews: request.max_views,
+    ...(notBefore === undefined ? {} : { notBefore }),
+    ...(request.claim_verifier === undefined ? {} : { claimVerifier: request.claim_verifier }),
+    ...(request.link_verifier === undefined ? {} : { linkVerifier: request.link_verifier }),
+    ...(request.recipients ? { recipients: request.recipients } : {}),
+  };
 }
 
 /** Stores a new secret (a text's envelope checked, if in our format) with its `secret.created` event. */
