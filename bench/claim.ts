@@ -26,6 +26,7 @@ import { GetItemCommand, PutItemCommand, UpdateItemCommand, type ConsumedCapacit
 import { startRuntime, tableName, type Runtime } from '../local/runtime.ts';
 import { secretLimits } from '../shared/limits.ts';
 import { defaultRateLimits } from '../shared/limits.ts';
+import { signIn } from '../test/support/accounts.ts';
 import { generousRateLimits, textSecretBody } from '../test/support/runtime.ts';
 import {
   capacityOf,
@@ -57,9 +58,18 @@ const MAX_VIEWS = secretLimits.maxViews.max;
 // ---------------------------------------------------------------------------------------------
 // Counting DynamoDB requests and capacity on the runtime's client
 
-const tallies = { app: newTally(), rate: newTally() };
+const tallies = { app: newTally(), rate: newTally(), receipts: newTally() };
+/** A receipt's Put, which the stream relay sends after a claim (never the claim itself). */
+const isReceiptPut = (input: Record<string, unknown>) => {
+  const sk = (input.Item as { sk?: unknown } | undefined)?.sk;
+  const value = typeof sk === 'string' ? sk : (sk as { S?: string } | undefined)?.S;
+  return typeof value === 'string' && value.startsWith('RECEIPT#');
+};
 /** Every call of the runtime's client; INDEXES for the "of which GSI" column. */
-const meter = meterCalls({ tallyOf: (input) => (isRateCall(input) ? tallies.rate : tallies.app), consumedCapacity: 'INDEXES' });
+const meter = meterCalls({
+  tallyOf: (input) => (isRateCall(input) ? tallies.rate : isReceiptPut(input) ? tallies.receipts : tallies.app),
+  consumedCapacity: 'INDEXES',
+});
 
 // ---------------------------------------------------------------------------------------------
 // Samples
@@ -110,10 +120,11 @@ async function measureRaw(
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
-async function call(runtime: Runtime, method: string, path: string, json?: unknown): Promise<{ status: number; body: any }> {
+async function call(runtime: Runtime, method: string, path: string, json?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const response = await fetch(`${runtime.url}${path}`, {
     method,
-    ...(json === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) }),
+    headers: { ...headers, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
   });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
@@ -134,6 +145,8 @@ async function main(): Promise<void> {
   const raw = rawDynamoClient(runtime.dynamo.endpoint);
   try {
     const bootMs = performance.now() - startedAt;
+    // Receipts are kept for an owner to read: the linked secrets are an account's.
+    const owner = await signIn(runtime, 'bench-owner@example.com');
 
     const series = {
       create: new Series('create', 'http'),
@@ -141,6 +154,7 @@ async function main(): Promise<void> {
       claim: new Series('claim, non-final', 'http'),
       burn: new Series('claim, final (burn)', 'http'),
       burnLong: new Series(`claim, final ${MAX_VIEWS}/${MAX_VIEWS}`, 'http'),
+      claimLink: new Series('claim through a link', 'http'),
       createDefault: new Series('create, default limits', 'http'),
       claimDefault: new Series('claim, default limits', 'http'),
       rawGet: new Series('raw GetItem', 'raw'),
@@ -208,6 +222,14 @@ async function main(): Promise<void> {
       const burned = await measure(series.burn, () => call(runtime, 'POST', `/v1/secrets/${id}/claim`));
       expectStatus(burned, 200, 'final claim');
       if (burned.body.views_left !== 0) throw new Error(`final claim: expected views_left=0, got ${burned.body.views_left}`);
+
+      // A per-recipient link's first view (of 2, the secret's 3 links): the view, the link's
+      // budget and the receipt's facts go in the claim's one write; the relay puts the receipt.
+      const linked = await call(runtime, 'POST', '/v1/secrets', textSecretBody({ max_views: 2, recipients: [{ label: 'a' }, { label: 'b' }, { label: 'c' }] }, ENVELOPE_BYTES), owner.auth);
+      expectStatus(linked, 201, 'create with links');
+      const recipientId = linked.body.recipients[1].recipient_id as string;
+      const viaLink = await measure(series.claimLink, () => call(runtime, 'POST', `/v1/secrets/${linked.body.id}/claim`, { recipient_id: recipientId }));
+      expectStatus(viaLink, 200, 'claim through a link');
 
       // The same at the default limits, each in a fresh window: its count goes alongside it.
       atDefaults.clock.advance(60);
@@ -308,6 +330,12 @@ async function main(): Promise<void> {
           checkpoints.map((view) => `view ${view}: ${spread(claimWcuByView.get(view)!)}`).join(', '),
       );
     }
+    await runtime.drainWork();
+    const linkClaims = series.claimLink.samples.length + WARMUP;
+    console.log(
+      `receipts the stream relay put, over the whole run (warm-up too): ${tallies.receipts.requests} PutItem for ${linkClaims} claims through a link ` +
+        `(${(tallies.receipts.requests / linkClaims).toFixed(2)} each), ${tallies.receipts.wcu.toFixed(1)} WCU (${(tallies.receipts.wcu / Math.max(1, tallies.receipts.requests)).toFixed(2)} each); none on the claim's path.`,
+    );
     const attemptsMismatch = (['app', 'rate'] as const).filter((name) => tallies[name].attempts !== tallies[name].requests);
     const failures = tallies.app.failures + tallies.rate.failures;
     console.log(
@@ -322,6 +350,8 @@ async function main(): Promise<void> {
     console.log(`  claim, non-final     POST /v1/secrets/{id}/claim on max_views=${MAX_VIEWS} secrets, views 1-${MAX_VIEWS - 1} (views_left stays > 0).`);
     console.log('  claim, final (burn)  POST .../claim on a max_views=1 secret: takes the last view, then ends (burns) the secret.');
     console.log(`  claim, final ${MAX_VIEWS}/${MAX_VIEWS} the last view of each max_views=${MAX_VIEWS} secret above: one per ${MAX_VIEWS - 1} non-final claims, so few samples (p99 = max).`);
+    console.log('  claim through a link POST .../claim with recipient_id: a link\'s first view (an account\'s secret, max_views=2, 3 links). The receipt\'s');
+    console.log('                       facts ride on the claim\'s one write (its event); the relay puts the receipt item afterwards.');
     console.log('  ..., default limits   the same on a second runtime (same DynamoDB Local) at the default rate limits, each in a fresh');
     console.log('                       window: its count is one unconditional ADD sent alongside the operation (a max_views=2 secret,');
     console.log('                       its first view). The rows above run at generous limits, counted in slots of 1% (no write each).');
