@@ -11,6 +11,7 @@ import { secretLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import { filesRoutes } from '../shared/routes.ts';
 import { DynamoCounters } from '../shared/store/counters.ts';
+import { DynamoRequestStore } from '../shared/store/requests.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
 import { createdLink } from './secrets/replies.ts';
@@ -51,7 +52,7 @@ export const operations: Operations<'files', FilesDeps> = {
   },
 };
 
-/** The files group's wiring: the secret store, the callers' plans, and the bucket's multipart uploads (its S3 client). */
+/** The files group's wiring: the secret store, the callers' plans, request links (file responses), and the bucket's multipart uploads (its S3 client). */
 export type FilesDeps = ApiDeps & FilePorts;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'uploads'>): FilesDeps {
@@ -61,6 +62,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'uploads'>)
     secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
     counters: new DynamoCounters(db, config.TABLE_NAME),
     users: new DynamoUserStore(db, config.TABLE_NAME),
+    requests: new DynamoRequestStore(db, config.TABLE_NAME),
     uploads: adapters.uploads,
   };
 }

@@ -40,6 +40,9 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   of a secret is a transaction (its owner's usage follows from the stream);
  * - gate: the secret (GetItem), a link's code (Put/Get/Update/Delete), gate sessions (PutItem),
  *   the per-link mail window (UpdateItem);
+ * - requests: links (Put, Get, Update to close), a response counted and stored in one
+ *   transaction (the link's Update and the response's Put), the owner's listing (Query gsi1),
+ *   the inbox (Query of the link's partition);
  * - account: sign-in codes (Put/Get/Update/Delete), users (a transaction of two Puts, Get,
  *   Update), sessions and API keys (Put/Get/Update/Delete, Query gsi1 for the lists), signing
  *   keys (Get, Put on rotation), adoption (UpdateItem), usage (Get, Query of the
@@ -60,6 +63,7 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   secrets: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi1'] },
   gate: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: [] },
   files: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: [] },
+  requests: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table', 'gsi1'] },
   account: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi1'] },
   schedule: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi2'] },
   webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
@@ -75,12 +79,14 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
  *   ListMultipartUploadParts), abort it (AbortMultipartUpload), measure the result (GetObject:
  *   HeadObject), delete what must not stay (DeleteObject);
  * - secrets: sign a claim's download (GetObject);
+ * - requests: sign the inbox's downloads of file responses (GetObject);
  * - relay: an ended file's object deleted, its unfinished upload aborted;
  * - schedule: burned files' objects deleted when their last download URL has expired.
  */
 export const fileAccess: Readonly<Record<FunctionName, readonly ObjectAction[]>> = {
   secrets: ['GetObject'],
   gate: [],
+  requests: ['GetObject'],
   files: ['PutObject', 'ListMultipartUploadParts', 'AbortMultipartUpload', 'GetObject', 'DeleteObject'],
   account: [],
   webhooks: [],

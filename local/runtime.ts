@@ -11,6 +11,7 @@ import * as relayFunction from '../functions/relay.ts';
 import * as openapiFunction from '../functions/openapi.ts';
 import * as secretsFunction from '../functions/secrets.ts';
 import * as gateFunction from '../functions/gate.ts';
+import * as requestsFunction from '../functions/requests.ts';
 import * as filesFunction from '../functions/files.ts';
 import { PresignedFileObjects, type BucketLocation } from '../shared/adapters/fileObjects.ts';
 import { S3MultipartUploads, s3Client } from '../shared/adapters/s3Uploads.ts';
@@ -46,6 +47,7 @@ export interface LocalFunctions {
   secrets: secretsFunction.SecretsDeps;
   files: filesFunction.FilesDeps;
   gate: gateFunction.GateDeps;
+  requests: requestsFunction.RequestsDeps;
   account: accountFunction.AccountDeps;
   webhooks: webhooksFunction.WebhooksDeps;
   openapi: openapiFunction.OpenApiDeps;
@@ -60,6 +62,7 @@ function composeFunctions(platform: Platform, adapters: Adapters): LocalFunction
     secrets: secretsFunction.compose(platform, adapters),
     files: filesFunction.compose(platform, adapters),
     gate: gateFunction.compose(platform, adapters),
+    requests: requestsFunction.compose(platform, adapters),
     account: accountFunction.compose(platform, adapters),
     webhooks: webhooksFunction.compose(platform, adapters),
     openapi: openapiFunction.compose(platform),
@@ -225,6 +228,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       secrets: secretsFunction.createHandler(functions.secrets),
       files: filesFunction.createHandler(functions.files),
       gate: gateFunction.createHandler(functions.gate),
+      requests: requestsFunction.createHandler(functions.requests),
       account: accountFunction.createHandler(functions.account),
       webhooks: webhooksFunction.createHandler(functions.webhooks),
       openapi: openapiFunction.createHandler(functions.openapi),

@@ -16,6 +16,9 @@ export const newApiKeyId = (): string => `key_${randomPart(12)}`;
 export const newKeyId = (): string => `sk_${randomPart(12)}`;
 export const newWebhookId = (): string => `whk_${randomPart(16)}`;
 export const newRecipientId = (): string => `rcp_${randomPart(16)}`;
+/** Request links (interface §4.3) and their responses; not `req_`, which names an HTTP request. */
+export const newRequestLinkId = (): string => `rql_${randomPart(16)}`;
+export const newResponseId = (): string => `rsp_${randomPart(16)}`;
 /** A gate session's token, `hlg_` and 256 bits: stored only as its SHA-256. */
 export const newGateToken = (): string => `hlg_${randomPart(32)}`;
 /** Delivery ids start with their time (base 36 ms), so an endpoint's log sorts by id, newest first. */

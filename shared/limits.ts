@@ -53,6 +53,24 @@ export const fileLimits = {
   staleUploadSeconds: 24 * 3600,
 } as const;
 
+/**
+ * Request links (interface §4.3): a requester publishes a public key; responders' secrets are
+ * sealed to it. Responses stay readable after the link closes or expires (rule 4) for
+ * `retentionSeconds`, then go with the link.
+ */
+export const requestLimits = {
+  expiresInSeconds: { min: 60, max: 30 * 24 * 3600, default: 7 * 24 * 3600 },
+  maxResponses: { min: 1, max: 100, default: 10 },
+  /** The sealed prompt (an envelope v1) a responder's page shows. */
+  promptEnvelopeBytes: 8 * 1024,
+  /** How long the link and its responses are kept after it expires (closed or not). */
+  retentionSeconds: 30 * 24 * 3600,
+  /** Request links per page of `GET /v1/requests`. */
+  listPageSize: { default: 25, max: 100 },
+  /** Responses per page of the inbox (a page also stops at DynamoDB's 1 MB a query). */
+  inboxPageSize: { default: 10, max: 50 },
+} as const;
+
 /** Curl mode (`POST /v1/curl`): the raw body the server seals, at most this long (413 beyond). */
 export const curlLimits = {
   maxBodyBytes: 1024 * 1024,
@@ -89,6 +107,7 @@ export const defaultRateLimits: RateLimits = {
   gate_verify: { perIp: { limit: 30, windowSeconds: 600 } },
   curl: { perIp: { limit: 30, windowSeconds: 60 } },
   file_upload: { perIp: { limit: 30, windowSeconds: 60 }, perCredential: { limit: 120, windowSeconds: 60 } },
+  request_response: { perIp: { limit: 30, windowSeconds: 60 } },
 };
 
 /**

@@ -10,7 +10,7 @@ import { curlLimits } from './limits.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One Lambda per group; the entry is `functions/<group>.ts`. */
-export const groups = ['secrets', 'gate', 'files', 'account', 'webhooks', 'openapi'] as const;
+export const groups = ['secrets', 'gate', 'files', 'requests', 'account', 'webhooks', 'openapi'] as const;
 export type Group = (typeof groups)[number];
 
 /**
@@ -45,7 +45,8 @@ export type RateClass =
   | 'gate_start'
   | 'gate_verify'
   | 'curl'
-  | 'file_upload';
+  | 'file_upload'
+  | 'request_response';
 
 /** Error statuses a route may answer (problem+json); success statuses are the `reply`'s. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 421 | 423 | 425 | 429;
@@ -140,6 +141,25 @@ export const filesRoutes = [
     body: 'AbortUploadRequest', query: none, reply: { status: 200, body: 'AbortedUpload' }, errors: [400, 404] },
 ] as const satisfies readonly Route[];
 
+/**
+ * Interface §4.3: request links. The requester's routes take a session (an API key gets 403);
+ * a responder's two are public: the link's public key and prompt, and a response.
+ */
+export const requestsRoutes = [
+  { method: 'GET', path: '/v1/requests', group: 'requests', operation: 'listRequests', credential: 'session', scope: null, rate: null,
+    body: none, query: 'RequestListQuery', reply: { status: 200, body: 'RequestList' }, errors: [400, 401, 403] },
+  { method: 'POST', path: '/v1/requests', group: 'requests', operation: 'createRequest', credential: 'session', scope: null, rate: null,
+    body: 'CreateRequestRequest', query: none, reply: { status: 201, body: 'RequestCreated' }, errors: [400, 401, 403] },
+  { method: 'GET', path: '/v1/requests/{id}', group: 'requests', operation: 'readRequest', credential: 'public', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'RequestLink' }, errors: [404, 410] },
+  { method: 'DELETE', path: '/v1/requests/{id}', group: 'requests', operation: 'closeRequest', credential: 'session', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'RequestClosed' }, errors: [401, 403, 404] },
+  { method: 'GET', path: '/v1/requests/{id}/inbox', group: 'requests', operation: 'readInbox', credential: 'session', scope: null, rate: null,
+    body: none, query: 'InboxQuery', reply: { status: 200, body: 'Inbox' }, errors: [400, 401, 403, 404] },
+  { method: 'POST', path: '/v1/requests/{id}/responses', group: 'requests', operation: 'respondToRequest', credential: 'public', scope: null, rate: 'request_response',
+    body: 'ResponseRequest', query: none, reply: { status: 201, body: 'ResponseCreated' }, errors: [400, 404, 409, 410, 429] },
+] as const satisfies readonly Route[];
+
 /** Interface §4.4: account, sessions, keys. */
 export const accountRoutes = [
   { method: 'POST', path: '/v1/auth/otp/start', group: 'account', operation: 'startSignIn', credential: 'public', scope: null, rate: 'otp_start',
@@ -203,7 +223,7 @@ export const openapiRoutes = [
 ] as const satisfies readonly Route[];
 
 /** THE route table: every row of every group. */
-export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, filesRoutes, accountRoutes, webhooksRoutes, openapiRoutes);
+export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, filesRoutes, requestsRoutes, accountRoutes, webhooksRoutes, openapiRoutes);
 
 /** The parts of the table as one list; marked pure so a bundle that reads no other part drops them. */
 function joined<Parts extends readonly (readonly Route[])[]>(...parts: Parts): ReadonlyArray<Parts[number][number]> {

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { chunkLog2Range } from '../envelope/format.ts';
 import { digestPattern, saltPattern } from '../domain/secrets/rules.ts';
 import { fileLimits, secretLimits } from '../limits.ts';
+import { wrappedKeyFields } from './requests.ts';
 import { recipientRequest } from './secrets.ts';
 
 const { expiresInSeconds, maxViews, recipients } = secretLimits;
@@ -27,7 +28,20 @@ const newUpload = z.strictObject({
   /** The envelope's chunk size (2^chunk_log2 plaintext bytes), so parts hold whole chunks; 20 when not said. */
   chunk_log2: z._default(z.int().check(z.minimum(chunkLog2Range.min), z.maximum(chunkLog2Range.max)), chunkLog2Range.default),
   workspace_id: z.optional(z.string().check(z.maxLength(64))),
-});
+  /**
+   * A response to a request link (interface §4.3): the link's id and the file's key wrapped to
+   * the requester, instead of recipients; it reaches their inbox once complete.
+   */
+  request_id: z.optional(z.string().check(z.maxLength(64))),
+  enc: z.optional(wrappedKeyFields.enc),
+  wrapped_key: z.optional(wrappedKeyFields.wrapped_key),
+}).check(
+  z.superRefine((body, ctx) => {
+    const given = [body.request_id, body.enc, body.wrapped_key].filter((field) => field !== undefined).length;
+    if (given !== 0 && given !== 3) ctx.addIssue({ code: 'custom', path: ['request_id'], message: 'a response to a request link needs request_id, enc and wrapped_key together' });
+    if (body.request_id !== undefined && body.recipients !== undefined) ctx.addIssue({ code: 'custom', path: ['recipients'], message: 'a response to a request link has no recipients' });
+  }),
+);
 
 /**
  * What the files group's routes take (interface §4.2), by the names the route table uses.

@@ -7,6 +7,8 @@ import { gateRequests } from './gate.ts';
 import { filesRequests } from './files.ts';
 import { filesReplies } from './filesReplies.ts';
 import { gateReplies } from './gateReplies.ts';
+import { requestsRequests } from './requests.ts';
+import { requestsReplies } from './requestsReplies.ts';
 import { webhooksRequests } from './webhooks.ts';
 import { webhooksReplies } from './webhooksReplies.ts';
 
@@ -24,6 +26,7 @@ export const contracts = {
   secrets: { requests: secretsRequests, replies: secretsReplies },
   gate: { requests: gateRequests, replies: gateReplies },
   files: { requests: filesRequests, replies: filesReplies },
+  requests: { requests: requestsRequests, replies: requestsReplies },
   account: { requests: accountRequests, replies: accountReplies },
   webhooks: { requests: webhooksRequests, replies: webhooksReplies },
   openapi: { requests: {}, replies: openapiReplies },
@@ -41,6 +44,8 @@ export const schemas = {
   ...gateReplies,
   ...filesRequests,
   ...filesReplies,
+  ...requestsRequests,
+  ...requestsReplies,
   ...accountRequests,
   ...accountReplies,
   ...webhooksRequests,

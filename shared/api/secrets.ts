@@ -21,20 +21,25 @@ export const recipientId = z.string().check(z.maxLength(64));
 
 /** Standard base64 with padding, as the interface asks for the envelope. */
 const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-/** Largest base64 text that can decode to an allowed envelope; longer strings fail before decoding. */
-const maxEnvelopeChars = Math.ceil(textEnvelopeBytes / 3) * 4;
+
+/** An envelope as standard base64 decoding to at most `maxBytes` (longer strings fail before decoding). */
+export const base64Envelope = (maxBytes: number) =>
+  z
+    .string()
+    .check(
+      z.minLength(1, 'envelope must not be empty'),
+      z.maxLength(Math.ceil(maxBytes / 3) * 4, `envelope must decode to at most ${maxBytes} bytes`),
+      z.regex(base64, 'envelope must be standard base64 with padding'),
+    );
+
+/** A 16-byte salt as the envelope's header holds it. */
+export const salt = z.string().check(z.regex(saltPattern, 'salt must be 22 base64url characters encoding 16 bytes'));
 
 const createSecretRequest = z
   .strictObject({
     kind: z.literal('text', { error: "kind must be 'text'; files go through /v1/files" }),
-    envelope: z
-      .string()
-      .check(
-        z.minLength(1, 'envelope must not be empty'),
-        z.maxLength(maxEnvelopeChars, `envelope must decode to at most ${textEnvelopeBytes} bytes`),
-        z.regex(base64, 'envelope must be standard base64 with padding'),
-      ),
-    salt: z.string().check(z.regex(saltPattern, 'salt must be 22 base64url characters encoding 16 bytes')),
+    envelope: base64Envelope(textEnvelopeBytes),
+    salt,
     size_bytes: z.int().check(z.minimum(1), z.maximum(textEnvelopeBytes)),
     expires_in: z._default(z.int().check(z.minimum(expiresInSeconds.min), z.maximum(expiresInSeconds.max)), expiresInSeconds.default),
     max_views: z._default(z.int().check(z.minimum(maxViews.min), z.maximum(maxViews.max)), maxViews.default),

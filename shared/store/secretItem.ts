@@ -66,6 +66,9 @@ export interface SecretItem {
   part_size?: number;
   part_count?: number;
   chunk_log2?: number;
+  request_id?: string;
+  response_enc?: string;
+  response_wrapped_key?: string;
   salt: string;
   size_bytes: number;
   max_views: number;
@@ -102,6 +105,7 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     ...(secret.envelope ? { envelope: secret.envelope } : {}),
     ...(secret.envelopeParts === undefined ? {} : { envelope_parts: secret.envelopeParts }),
     ...(secret.upload ? { upload_id: secret.upload.id, part_size: secret.upload.partSize, part_count: secret.upload.partCount, chunk_log2: secret.upload.chunkLog2 } : {}),
+    ...(secret.response ? { request_id: secret.response.requestId, response_enc: secret.response.enc, response_wrapped_key: secret.response.wrappedKey } : {}),
     salt: secret.salt,
     size_bytes: secret.sizeBytes,
     max_views: secret.maxViews,
@@ -139,6 +143,7 @@ export function fromItem(item: Record<string, unknown>): Secret {
     ...(row.envelope ? { envelope: row.envelope } : {}),
     ...(row.envelope_parts === undefined ? {} : { envelopeParts: row.envelope_parts }),
     ...(row.upload_id === undefined ? {} : { upload: { id: row.upload_id, partSize: row.part_size ?? 0, partCount: row.part_count ?? 0, chunkLog2: row.chunk_log2 ?? chunkLog2Range.default } }),
+    ...(row.request_id === undefined ? {} : { response: { requestId: row.request_id, enc: row.response_enc ?? '', wrappedKey: row.response_wrapped_key ?? '' } }),
     salt: row.salt,
     sizeBytes: row.size_bytes,
     maxViews: row.max_views,

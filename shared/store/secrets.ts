@@ -32,6 +32,29 @@ const endConditions: Record<EndInput['state'], string> = {
   locked: '#state = :active AND #vl > :zero',
 };
 
+/**
+ * The write that makes a file secret active once its upload completed: conditional on its still
+ * pending under that upload, with its header's public parameters and its place on the expiry
+ * index. Also a part of the transaction that adds a file response to a request link.
+ */
+export function fileActivation(secret: Pick<Secret, 'id' | 'expiresAt'>, uploadId: string, envelopeFormat: Secret['envelopeFormat']) {
+  return {
+    Key: key(secret.id),
+    // No event of its own: `secret.created` went out when the secret was made.
+    UpdateExpression: `SET #state = :active, #g2pk = :due, #g2sk = :dueAt${envelopeFormat ? ', passphrase = :passphrase, kdf_iterations = :iterations' : ''}`,
+    ConditionExpression: '#state = :pending AND upload_id = :upload',
+    ExpressionAttributeNames: pick('#state', '#g2pk', '#g2sk'),
+    ExpressionAttributeValues: {
+      ...(envelopeFormat ? { ':passphrase': envelopeFormat.passphrase, ':iterations': envelopeFormat.kdfIterations } : {}),
+      ':active': 'active',
+      ':pending': 'pending',
+      ':upload': uploadId,
+      ':due': `DUE#${shardOf(secret.id)}`,
+      ':dueAt': `${toIso(secret.expiresAt)}#${secret.id}`,
+    },
+  };
+}
+
 export class DynamoSecretStore implements SecretStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -168,24 +191,7 @@ export class DynamoSecretStore implements SecretStore {
     const current = await this.get(id);
     if (!current) return false;
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key(id),
-          // No event of its own: `secret.created` went out when the secret was made.
-          UpdateExpression: `SET #state = :active, #g2pk = :due, #g2sk = :dueAt${envelopeFormat ? ', passphrase = :passphrase, kdf_iterations = :iterations' : ''}`,
-          ConditionExpression: '#state = :pending AND upload_id = :upload',
-          ExpressionAttributeNames: pick('#state', '#g2pk', '#g2sk'),
-          ExpressionAttributeValues: {
-            ...(envelopeFormat ? { ':passphrase': envelopeFormat.passphrase, ':iterations': envelopeFormat.kdfIterations } : {}),
-            ':active': 'active',
-            ':pending': 'pending',
-            ':upload': uploadId,
-            ':due': `DUE#${shardOf(id)}`,
-            ':dueAt': `${toIso(current.expiresAt)}#${id}`,
-          },
-        }),
-      );
+      await this.db.send(new UpdateCommand({ TableName: this.tableName, ...fileActivation(current, uploadId, envelopeFormat) }));
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;

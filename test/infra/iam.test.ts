@@ -191,12 +191,14 @@ function model(context: Record<string, unknown>): Model {
  * endpoints (Query), deliveries (Put, Get when one exists), the owners' live usage (Put of
  * marks and Update of the counter, in a transaction); deliveries: attempts (Get, Update;
  * Get of the owner to mail a switch-off); schedule's webhook sweep: Query of gsi2 (due retries,
- * as for expiry).
+ * as for expiry); requests: links and responses (Put, Get, the count's Update), the owner's
+ * listing (Query gsi1), the inbox (Query of the link's partition).
  */
 const expectedTable = {
   secrets: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
   gate: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
   files: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
+  requests: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
   account: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
   webhooks: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   openapi: { items: [], query: [] },
@@ -221,6 +223,7 @@ const expectedQueue: Record<Name, readonly string[]> = {
   secrets: [],
   gate: [],
   files: [],
+  requests: [],
   account: [],
   openapi: [],
   webhooks: [],
@@ -240,6 +243,7 @@ const expectedSigningKey: Record<Name, readonly string[]> = {
   secrets: [],
   gate: [],
   files: [],
+  requests: [],
   account: [],
   openapi: [],
   webhooks: ['kms:Encrypt'],

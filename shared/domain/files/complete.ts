@@ -6,6 +6,7 @@ import type { Secret } from '../secrets/model.ts';
 import { holdsDeleteToken } from '../secrets/read.ts';
 import { secretIdPattern } from '../secrets/rules.ts';
 import { objectKeyOf, type CompleteRefusal } from './ports.ts';
+import { completeRequestFile } from './requestFiles.ts';
 import { fileLimitOf, type FilePorts } from './upload.ts';
 
 export interface UploadRef {
@@ -59,7 +60,9 @@ export async function completeFileUpload(ref: UploadRef & { parts: Array<{ part_
     throw conflict(reason, detail);
   }
   const size = await ports.uploads.size(key);
-  const limit = await fileLimitOf(secret.ownerId ?? null, ports);
+  // A response is the requester's file, held to their plan as when it was opened.
+  const limitOwner = secret.response ? ((await ports.requests.get(secret.response.requestId))?.ownerId ?? null) : (secret.ownerId ?? null);
+  const limit = await fileLimitOf(limitOwner, ports);
   if (size === null || size !== secret.sizeBytes || size > limit) {
     // Nothing the declared size or the plan allows: the upload is over, and so is the secret.
     await endSecret(secret.id, 'revoked', ports);
@@ -75,6 +78,10 @@ export async function completeFileUpload(ref: UploadRef & { parts: Array<{ part_
     await endSecret(secret.id, 'revoked', ports);
     await ports.uploads.remove(key);
     throw conflict('envelope_mismatch', 'The file’s envelope header does not match this upload: a file envelope with the salt and chunk size declared when it was opened.');
+  }
+  if (secret.response) {
+    await completeRequestFile({ ...secret, response: secret.response }, ref.upload_id, envelopeFormat, ports);
+    return { ...secret, state: 'active' };
   }
   if (!(await ports.secrets.activateFile(secret.id, ref.upload_id, envelopeFormat))) {
     // An abort (or the stale-upload sweep) won the race, perhaps before S3 completed: the object

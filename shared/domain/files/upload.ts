@@ -10,13 +10,17 @@ import { holdsDeleteToken } from '../secrets/read.ts';
 import { secretIdPattern } from '../secrets/rules.ts';
 import type { Secret } from '../secrets/model.ts';
 import type { SecretPorts } from '../secrets/ports.ts';
+import { keepUntil } from '../requests/model.ts';
 import { objectKeyOf, type MultipartUploads, type StoredPart } from './ports.ts';
+import { requestFileTarget, type RequestFilePorts } from './requestFiles.ts';
 
-export interface FilePorts extends SecretPorts {
+export interface FilePorts extends SecretPorts, RequestFilePorts {
   uploads: MultipartUploads;
   users: { get(id: string): Promise<User | null> };
   clock: Clock;
 }
+
+const isResponse = (request: NewUploadRequest): request is NewUploadRequest & { request_id: string; enc: string; wrapped_key: string } => request.request_id !== undefined;
 
 /** How an envelope of `sizeBytes` is cut: whole chunks per part, at least 8 MiB, at most 1,000 parts. */
 export function partsOf(sizeBytes: number, chunkLog2: number): { partSize: number; partCount: number } {
@@ -46,8 +50,11 @@ export interface OpenedUpload {
  * multipart upload begun in the files bucket and a presigned UploadPart URL for each part.
  * The file bytes never pass through the API, and its name and type are inside the envelope.
  */
-export async function startFileUpload(request: NewUploadRequest, ownerId: string | null, ports: FilePorts): Promise<OpenedUpload> {
-  const limit = await fileLimitOf(ownerId, ports);
+export async function startFileUpload(request: NewUploadRequest, caller: string | null, ports: FilePorts): Promise<OpenedUpload> {
+  // A response to a request link is the requester's file: their plan bounds it, nobody owns its secret.
+  const link = isResponse(request) ? await requestFileTarget(request, ports) : null;
+  const ownerId = link ? null : caller;
+  const limit = await fileLimitOf(link?.ownerId ?? ownerId, ports);
   if (request.size_bytes > limit) {
     throw new HttpError(403, 'forbidden', `Files are limited to ${limit} bytes on your plan.`, { members: { reason: 'plan_limit', limit_bytes: limit } });
   }
@@ -55,13 +62,14 @@ export async function startFileUpload(request: NewUploadRequest, ownerId: string
     // Sending inside a workspace needs membership; until workspaces exist nobody is a member.
     throw new HttpError(403, 'forbidden', 'You are not a member of this workspace.', { members: { reason: 'not_a_member' } });
   }
-  const settings = secretSettings(request, ports);
+  const settings = secretSettings(link ? { ...request, expires_in: Math.ceil((keepUntil(link) - ports.clock.now()) / 1000) } : request, ports);
   const { partSize, partCount } = partsOf(request.size_bytes, request.chunk_log2);
   const created: CreatedSecret = await storeSecret(
     {
       kind: 'file',
       sizeBytes: request.size_bytes,
       ...settings,
+      ...(isResponse(request) ? { response: { requestId: request.request_id, enc: request.enc, wrappedKey: request.wrapped_key } } : {}),
       upload: (secretId) => ports.uploads.start(objectKeyOf(secretId)).then((id) => ({ id, partSize, partCount, chunkLog2: request.chunk_log2 })),
     },
     ownerId,

@@ -89,7 +89,8 @@ interface Presented {
 
 /** Works out why a claim was refused, records what the refusal changes, and says so. */
 async function refusal(current: Secret | null, presented: Presented, now: number, ports: SecretPorts): Promise<HttpError> {
-  if (!current) return new HttpError(404, 'not_found', 'No secret has this id.');
+  // A request link's file response has no view to take (views_left 0): it is unknown here.
+  if (!current || current.response) return new HttpError(404, 'not_found', 'No secret has this id.');
   // Judged at the instant the condition was: a later clock reading could see a rule pass
   // that the write saw fail (not_before just passing).
   const denial = (): StoredEvent => ({ id: newEventId(), type: 'secret.denied', at: now, ...(presented.recipientId === null ? {} : { recipientId: presented.recipientId }) });

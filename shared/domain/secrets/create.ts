@@ -19,6 +19,8 @@ interface NewFile {
   kind: 'file';
   sizeBytes: number;
   upload: (secretId: string) => Promise<FileUpload>;
+  /** A response to a request link: no view is ever taken (it opens from the requester's inbox). */
+  response?: Secret['response'];
 }
 
 export interface NewSecretFields {
@@ -86,7 +88,8 @@ export async function storeSecret(input: NewSecret, ownerId: string | null, port
     sizeBytes: file?.sizeBytes ?? envelope!.length,
     maxViews: input.maxViews,
     // With links, each has its own budget: the secret burns when they are all spent or revoked.
-    viewsLeft: input.maxViews * (recipients?.length ?? 1),
+    viewsLeft: 'response' in input && input.response ? 0 : input.maxViews * (recipients?.length ?? 1),
+    ...('response' in input && input.response ? { response: input.response } : {}),
     createdAt: now,
     expiresAt: now + input.expiresInSeconds * 1000,
     ...(input.notBefore === undefined ? {} : { notBefore: input.notBefore }),
@@ -108,7 +111,7 @@ export async function storeSecret(input: NewSecret, ownerId: string | null, port
  * a client would (version, reserved bits, salt, lengths) before it is stored; its public
  * parameters are kept for the reveal page. Other formats are stored as they are.
  */
-function checkEnvelope(envelope: Uint8Array, salt: string): Secret['envelopeFormat'] {
+export function checkEnvelope(envelope: Uint8Array, salt: string): Secret['envelopeFormat'] {
   if (!startsWithMagic(envelope)) return undefined;
   try {
     const header = parseHeader(envelope);

@@ -102,6 +102,12 @@ export interface Secret {
   envelopeParts?: number;
   /** A file's upload (its envelope is an object in the files bucket, never in the table). */
   upload?: FileUpload;
+  /**
+   * A file sent in response to a request link: it reaches the requester's inbox once complete,
+   * never a link of its own (no view can be taken; every secrets route treats it as unknown),
+   * and goes when the link's responses go.
+   */
+  response?: { requestId: string; enc: string; wrappedKey: string };
   salt: string;
   sizeBytes: number;
   maxViews: number;

@@ -1,8 +1,7 @@
 import { HttpError } from '../../http/errors.ts';
 import { isTerminal, type Secret } from './model.ts';
 import type { SecretAdoptions, SecretPorts } from './ports.ts';
-import { holdsDeleteToken } from './read.ts';
-import { secretIdPattern } from './rules.ts';
+import { findSecret, holdsDeleteToken } from './read.ts';
 
 export type AdoptionOutcome = { id: string; adopted: true } | { id: string; adopted: false; reason: 'not_found' | 'forbidden' | 'ended' | 'owned' };
 
@@ -13,7 +12,7 @@ export type AdoptionOutcome = { id: string; adopted: true } | { id: string; adop
 export async function adoptSecrets(ownerId: string, items: Array<{ id: string; delete_token: string }>, ports: { secrets: SecretAdoptions }): Promise<AdoptionOutcome[]> {
   return Promise.all(
     items.map(async ({ id, delete_token: token }): Promise<AdoptionOutcome> => {
-      const secret = secretIdPattern.test(id) ? await ports.secrets.get(id) : null;
+      const secret = await findSecret(id, ports);
       if (!secret) return { id, adopted: false, reason: 'not_found' };
       if (!holdsDeleteToken(secret, token)) return { id, adopted: false, reason: 'forbidden' };
       if (secret.ownerId === ownerId) return { id, adopted: true };

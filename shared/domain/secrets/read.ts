@@ -6,11 +6,21 @@ import type { SecretPorts } from './ports.ts';
 import { secretIdPattern } from './rules.ts';
 
 /**
+ * A secret the secrets routes know: none for a malformed id, and none for a file sent in
+ * response to a request link, which opens only from its requester's inbox (no link, no view,
+ * no revoking, adopting or reporting it; its delete token only completes or aborts its upload).
+ */
+export async function findSecret(id: string, ports: { secrets: Pick<SecretPorts['secrets'], 'get'> }): Promise<Secret | null> {
+  const secret = secretIdPattern.test(id) ? await ports.secrets.get(id) : null;
+  return secret && !secret.response ? secret : null;
+}
+
+/**
  * Reads a secret without claiming it. TTL deletion is lazy, so expiry is checked here; the
  * first read after expiry also ends the secret (exactly once, by condition).
  */
 export async function readSecret(id: string, recipientId: string | null, ports: SecretPorts): Promise<Secret> {
-  const secret = secretIdPattern.test(id) ? await ports.secrets.get(id) : null;
+  const secret = await findSecret(id, ports);
   if (!secret) throw new HttpError(404, 'not_found', 'No secret has this id.');
   // A link's page asks about its link: one the secret does not have is not a link at all.
   if (recipientId !== null && !secret.recipients?.some((link) => link.id === recipientId)) {
@@ -30,7 +40,7 @@ export async function readSecret(id: string, recipientId: string | null, ports: 
  * error: the caller asked for it to be unreadable, and it is.
  */
 export async function revokeSecret(id: string, deleteToken: string | null, ownerId: string | null, ports: SecretPorts): Promise<void> {
-  const secret = secretIdPattern.test(id) ? await ports.secrets.get(id) : null;
+  const secret = await findSecret(id, ports);
   if (!secret) throw new HttpError(404, 'not_found', 'No secret has this id.');
   const isOwner = ownerId !== null && secret.ownerId === ownerId;
   if (!isOwner && !holdsDeleteToken(secret, deleteToken)) {

@@ -6,7 +6,7 @@ import { digestOf, provesLink } from './proof.ts';
 import { endSecret } from './end.ts';
 import { isTerminal } from './model.ts';
 import type { SecretPorts } from './ports.ts';
-import { secretIdPattern } from './rules.ts';
+import { findSecret } from './read.ts';
 
 /** Distinct reporters (by address) that lock a secret pending review. */
 export const reportsBeforeLock = 3;
@@ -18,8 +18,7 @@ export const reportsBeforeLock = 3;
  * destroy a secret. The answer never says whether the id exists.
  */
 export async function reportSecret(id: string, linkToken: string | null, sourceIp: string, ports: SecretPorts): Promise<void> {
-  if (!secretIdPattern.test(id)) return;
-  const secret = await ports.secrets.get(id);
+  const secret = await findSecret(id, ports);
   if (!secret || isTerminal(secret.state)) return;
   const now = ports.clock.now();
   const proven = provesLink(secret, digestOf(linkToken));
