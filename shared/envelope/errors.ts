@@ -7,7 +7,10 @@ export type EnvelopeErrorCode =
   | 'wrong_key'
   | 'wrong_passphrase'
   | 'passphrase_required'
-  | 'tampered';
+  | 'tampered'
+  | 'bad_link'
+  | 'key_mismatch'
+  | 'forged';
 
 const messages: Record<EnvelopeErrorCode, string> = {
   not_envelope: 'This is not a Hushlink envelope.',
@@ -18,6 +21,9 @@ const messages: Record<EnvelopeErrorCode, string> = {
   wrong_passphrase: 'The passphrase is not right.',
   passphrase_required: 'This secret needs a passphrase.',
   tampered: 'The content was altered or cut short; it cannot be trusted.',
+  bad_link: 'This request link is incomplete or damaged; check that the whole link was copied.',
+  key_mismatch: 'The public key does not match the fingerprint in the link; it may have been substituted.',
+  forged: 'This response was not made with the request link; it cannot be trusted.',
 };
 
 export class EnvelopeError extends Error {

@@ -5,3 +5,4 @@ export * from './format.ts';
 export * from './keys.ts';
 export * from './envelope.ts';
 export * from './stream.ts';
+export * from './requestLink.ts';

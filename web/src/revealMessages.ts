@@ -157,6 +157,10 @@ export const messages = {
       wrong_passphrase: 'The passphrase does not open this secret.',
       passphrase_required: 'This secret needs a passphrase, and none was given.',
       tampered: 'The stored secret was altered or cut short, so it cannot be trusted and is not shown.',
+      // Request links' codes: a secret's envelope never raises them.
+      bad_link: 'The link is incomplete or damaged.',
+      key_mismatch: 'The key does not match the link.',
+      forged: 'The secret was not made with this link, so it cannot be trusted and is not shown.',
       unknown: 'The secret could not be decrypted in this browser.',
     };
     return {
