@@ -33,6 +33,7 @@ export const names = {
   '#rvl': 'views_left',
   '#restricted': 'restricted',
   '#remail': 'email_hash',
+  '#req': 'request_id',
 } as const;
 export type Name = keyof typeof names;
 export const pick = (...wanted: Name[]) => Object.fromEntries(wanted.map((name) => [name, names[name]]));

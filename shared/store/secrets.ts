@@ -101,11 +101,13 @@ export class DynamoSecretStore implements SecretStore {
             (input.partsRead ? '' : ' AND attribute_not_exists(#parts)') +
             ' AND (attribute_not_exists(#nb) OR #nb <= :now)' +
             ' AND (attribute_not_exists(#cv) OR #cv = :proof)' +
+            // A request link's file response opens from its requester's inbox only: no view.
+            ' AND attribute_not_exists(#req)' +
             (link
               ? ` AND ${link}.#rstate = :active AND ${link}.#rvl > :zero AND (${link}.#restricted = :false OR ${link}.#remail = :gate)`
               : ' AND attribute_not_exists(#rcp)'),
           ExpressionAttributeNames: {
-            ...pick('#state', '#exp', '#vl', '#nb', '#cv', '#emitted', '#rcp'),
+            ...pick('#state', '#exp', '#vl', '#nb', '#cv', '#emitted', '#rcp', '#req'),
             ...(input.partsRead ? {} : pick('#parts')),
             ...(link ? { ...pick('#rstate', '#rvl', '#restricted', '#remail'), '#rid': input.recipientId! } : {}),
           },

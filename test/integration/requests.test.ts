@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { seal } from '../../shared/envelope/envelope.ts';
 import { requestLimits } from '../../shared/limits.ts';
-import { createKey, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
+import { createKey, keptSignedIn, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
 import { injectDynamoFaults, transactionConflict, type DynamoCall } from '../support/faults.ts';
 import { expectProblem } from '../support/problem.ts';
 import { apiClient, generousRateLimits, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
@@ -22,25 +22,18 @@ function fault({ command, input }: DynamoCall): Error | null {
 
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
-let requester: SignedIn;
-let signedInAt = 0;
+let requester: ReturnType<typeof keptSignedIn>;
 beforeAll(async () => {
   runtime = await startTestRuntime({
     rateLimits: { ...generousRateLimits, request_response: { perIp: { limit: 60, windowSeconds: 60 } } },
     instrumentDynamo: injectDynamoFaults(fault),
   });
   api = apiClient(runtime);
+  requester = keptSignedIn(runtime, newEmail('requester'));
 });
 afterAll(() => runtime?.stop());
 // Tests move the clock by days: the requester signs in again once their access token would have expired.
-const requesterEmail = newEmail('requester');
-async function signInAgain(): Promise<void> {
-  requester = await signIn(runtime, requesterEmail);
-  signedInAt = runtime.clock.now();
-}
-beforeEach(async () => {
-  if (!requester || runtime.clock.now() - signedInAt > 10 * 60 * 1000) await signInAgain();
-});
+beforeEach(() => requester.ensure());
 
 const b64url = (bytes: number) => randomBytes(bytes).toString('base64url');
 const x25519Key = () => b64url(32);
@@ -57,7 +50,7 @@ interface Created {
   expires_at: string;
 }
 
-async function createLink(overrides: Record<string, unknown> = {}, who: SignedIn = requester): Promise<Created> {
+async function createLink(overrides: Record<string, unknown> = {}, who: Pick<SignedIn, 'auth'> = requester): Promise<Created> {
   const reply = await api.post('/v1/requests', { public_key: x25519Key(), kem: 'x25519', ...overrides }, who.auth);
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
   return reply.body as Created;
@@ -112,7 +105,7 @@ describe('POST /v1/requests', () => {
   it('answers 401 without a session, 403 to an API key and to a workspace the caller is not in', async () => {
     const body = { public_key: x25519Key(), kem: 'x25519' };
     expectProblem(await api.post('/v1/requests', body), 401, 'unauthorized');
-    const key = await createKey(runtime, requester, ['secrets:write', 'secrets:read']);
+    const key = await createKey(runtime, requester.session, ['secrets:write', 'secrets:read']);
     expectProblem(await api.post('/v1/requests', body, key.auth), 403, 'forbidden');
     const workspace = await api.post('/v1/requests', { ...body, workspace_id: 'wks_team' }, requester.auth);
     expectProblem(workspace, 403, 'forbidden');
@@ -127,7 +120,7 @@ describe('GET /v1/requests/{id} (public)', () => {
     const read = await api.get(`/v1/requests/${created.id}`);
     expect(read.status).toBe(200);
     expect(read.body.prompt_envelope).toBe(prompt);
-    expect(JSON.stringify(read.body)).not.toContain(requester.user.id);
+    expect(JSON.stringify(read.body)).not.toContain(requester.session.user.id);
   });
 
   it('answers 404 for an unknown or malformed id, and 410 once closed or expired (saying which)', async () => {
@@ -262,14 +255,14 @@ describe('DELETE /v1/requests/{id}', () => {
     expect(inbox.body.items.map((item: { response_id: string }) => item.response_id)).toEqual([first.body.response_id]);
     // Expired too: the inbox is kept for the retention after the link's expiry.
     runtime.clock.advance(8 * 24 * 3600);
-    await signInAgain();
+    await requester.ensure();
     expect((await api.get(`/v1/requests/${created.id}/inbox`, requester.auth)).body.items).toHaveLength(1);
   });
 
   it('answers 401 without a session, 403 to an API key, 404 for an unknown link or another requester’s', async () => {
     const created = await createLink();
     expectProblem(await api.delete(`/v1/requests/${created.id}`), 401, 'unauthorized');
-    const key = await createKey(runtime, requester, ['secrets:write']);
+    const key = await createKey(runtime, requester.session, ['secrets:write']);
     expectProblem(await api.delete(`/v1/requests/${created.id}`, key.auth), 403, 'forbidden');
     const stranger = await signIn(runtime, newEmail('stranger'));
     expectProblem(await api.delete(`/v1/requests/${created.id}`, stranger.auth), 404, 'not_found');
@@ -300,7 +293,7 @@ describe('GET /v1/requests/{id}/inbox', () => {
   it('answers 401 without a session, 403 to an API key, 404 for another requester’s link', async () => {
     const created = await createLink();
     expectProblem(await api.get(`/v1/requests/${created.id}/inbox`), 401, 'unauthorized');
-    const key = await createKey(runtime, requester, ['secrets:read']);
+    const key = await createKey(runtime, requester.session, ['secrets:read']);
     expectProblem(await api.get(`/v1/requests/${created.id}/inbox`, key.auth), 403, 'forbidden');
     const stranger = await signIn(runtime, newEmail('stranger'));
     expectProblem(await api.get(`/v1/requests/${created.id}/inbox`, stranger.auth), 404, 'not_found');
@@ -329,7 +322,7 @@ describe('GET /v1/requests', () => {
 
   it('answers 401 without a session and 403 to an API key', async () => {
     expectProblem(await api.get('/v1/requests'), 401, 'unauthorized');
-    const key = await createKey(runtime, requester, ['secrets:read']);
+    const key = await createKey(runtime, requester.session, ['secrets:read']);
     expectProblem(await api.get('/v1/requests', key.auth), 403, 'forbidden');
   });
 });

@@ -105,3 +105,29 @@ export function callFrom<T = any>(runtime: Pick<Runtime, 'port'>, localAddress: 
     req.end(body);
   });
 }
+
+/**
+ * One account whose session keeps up with the runtime's clock, for tests that move it by days:
+ * `auth` is its current credential, and `ensure()` signs in again once the access token would
+ * have expired (the same account: the same address).
+ */
+export function keptSignedIn(runtime: Pick<Runtime, 'url' | 'outbox' | 'clock'>, email: string) {
+  let session: SignedIn | undefined;
+  let signedInAt = 0;
+  return {
+    get session(): SignedIn {
+      if (!session) throw new Error('call ensure() first');
+      return session;
+    },
+    get auth() {
+      return this.session.auth;
+    },
+    async ensure(): Promise<SignedIn> {
+      if (!session || runtime.clock.now() - signedInAt > 10 * 60 * 1000) {
+        session = await signIn(runtime, email);
+        signedInAt = runtime.clock.now();
+      }
+      return session;
+    },
+  };
+}

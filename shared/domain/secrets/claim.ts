@@ -89,7 +89,7 @@ interface Presented {
 
 /** Works out why a claim was refused, records what the refusal changes, and says so. */
 async function refusal(current: Secret | null, presented: Presented, now: number, ports: SecretPorts): Promise<HttpError> {
-  // A request link's file response has no view to take (views_left 0): it is unknown here.
+  // A request link's file response has no view to take (the claim's condition): it is unknown here.
   if (!current || current.response) return new HttpError(404, 'not_found', 'No secret has this id.');
   // Judged at the instant the condition was: a later clock reading could see a rule pass
   // that the write saw fail (not_before just passing).

@@ -19,7 +19,7 @@ interface NewFile {
   kind: 'file';
   sizeBytes: number;
   upload: (secretId: string) => Promise<FileUpload>;
-  /** A response to a request link: no view is ever taken (it opens from the requester's inbox). */
+  /** A response to a request link: no claim can take a view of it (it opens from the requester's inbox). */
   response?: Secret['response'];
 }
 
@@ -88,7 +88,7 @@ export async function storeSecret(input: NewSecret, ownerId: string | null, port
     sizeBytes: file?.sizeBytes ?? envelope!.length,
     maxViews: input.maxViews,
     // With links, each has its own budget: the secret burns when they are all spent or revoked.
-    viewsLeft: 'response' in input && input.response ? 0 : input.maxViews * (recipients?.length ?? 1),
+    viewsLeft: input.maxViews * (recipients?.length ?? 1),
     ...('response' in input && input.response ? { response: input.response } : {}),
     createdAt: now,
     expiresAt: now + input.expiresInSeconds * 1000,

@@ -104,7 +104,8 @@ export interface Secret {
   upload?: FileUpload;
   /**
    * A file sent in response to a request link: it reaches the requester's inbox once complete,
-   * never a link of its own (no view can be taken; every secrets route treats it as unknown),
+   * never a link of its own (the claim's condition takes no view of it; every secrets route
+   * treats it as unknown),
    * and goes when the link's responses go.
    */
   response?: { requestId: string; enc: string; wrappedKey: string };
