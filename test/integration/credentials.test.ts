@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { routeKey, routes, scopes, type Route, type Scope } from '../../shared/routes.ts';
@@ -94,6 +95,10 @@ const cases: Record<string, Case> = {
     },
   },
   'POST /v1/files/multipart': { success: 200, prepare: async () => ({ path: '/v1/files/multipart', json: { size_bytes: 1024, salt: textSecretBody().salt } }) },
+  'GET /v1/requests': { success: 200, prepare: async () => ({ path: '/v1/requests' }) },
+  'POST /v1/requests': { success: 201, prepare: async () => ({ path: '/v1/requests', json: { public_key: randomBytes(32).toString('base64url'), kem: 'x25519' } }) },
+  'DELETE /v1/requests/{id}': { success: 200, prepare: async () => ({ path: `/v1/requests/${await requestOfMain()}` }) },
+  'GET /v1/requests/{id}/inbox': { success: 200, prepare: async () => ({ path: `/v1/requests/${await requestOfMain()}/inbox` }) },
   'GET /v1/auth/sessions': { success: 200, prepare: async () => ({ path: '/v1/auth/sessions' }) },
   'POST /v1/auth/logout-all': {
     success: 200,
@@ -130,6 +135,13 @@ const cases: Record<string, Case> = {
   'GET /v1/webhooks/{id}/deliveries': { success: 200, prepare: async () => ({ path: `/v1/webhooks/${await endpointOfMain()}/deliveries` }) },
   'POST /v1/webhooks/{id}/test': { success: 202, prepare: async () => ({ path: `/v1/webhooks/${await endpointOfMain()}/test` }) },
 };
+
+/** A fresh request link of the main user. */
+async function requestOfMain(): Promise<string> {
+  const reply = await api.post('/v1/requests', { public_key: randomBytes(32).toString('base64url'), kem: 'x25519' }, main.auth);
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return reply.body.id as string;
+}
 
 /** A fresh webhook endpoint of the main user (a loopback URL nothing listens on: local mode allows it). */
 async function endpointOfMain(): Promise<string> {

@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { createKey, jwtPayload, latestCode, mailsTo, newEmail, signIn } from '../support/accounts.ts';
+import { seal } from '../../shared/envelope/envelope.ts';
 import { apiClient, claimPair, linkPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
 
 /** Everything the service writes to stdout/stderr while this file runs, at the most verbose level. */
@@ -102,8 +104,17 @@ describe('logs', () => {
     expect((await fetch(fileClaim.body.download.url, { headers: { range: 'bytes=0-9' } })).status).toBe(206);
     const signatureOf = (url: string) => new URL(url).searchParams.get('X-Amz-Signature')!;
     const fileSecrets = [fileSalt, file.body.delete_token, signatureOf(file.body.parts[0].url), signatureOf(fileClaim.body.download.url)];
+    // A request link: its sealed prompt, and a response's envelope and wrapped key.
+    const prompt = Buffer.from((await seal({ kind: 'text', plaintext: new TextEncoder().encode(`prompt-canary-${Date.now()}`) })).envelope).toString('base64');
+    const requestLink = await api.post('/v1/requests', { public_key: randomBytes(32).toString('base64url'), kem: 'x25519', prompt_envelope: prompt }, session.auth);
+    expect(requestLink.status).toBe(201);
+    expect((await api.get(`/v1/requests/${requestLink.body.id}`)).body.prompt_envelope).toBe(prompt);
+    const responseBody = { kind: 'text', envelope: randomBytes(60).toString('base64'), salt: randomBytes(16).toString('base64url'), size_bytes: 60, enc: randomBytes(32).toString('base64url'), wrapped_key: randomBytes(48).toString('base64url') };
+    expect((await api.post(`/v1/requests/${requestLink.body.id}/responses`, responseBody)).status).toBe(201);
+    expect((await api.get(`/v1/requests/${requestLink.body.id}/inbox`, session.auth)).status).toBe(200);
+    const requestSecrets = [prompt, responseBody.envelope, responseBody.enc, responseBody.wrapped_key];
     await runtime.drainWork();
-    const linkSecrets = [...fileSecrets, link.token, link.verifier, gate.body.gate_token, `"${gateCode}"`, `code is ${gateCode}`, restricted, agent, curlPlaintext, curlKey];
+    const linkSecrets = [...fileSecrets, ...requestSecrets, link.token, link.verifier, gate.body.gate_token, `"${gateCode}"`, `code is ${gateCode}`, restricted, agent, curlPlaintext, curlKey];
 
     const logs = captured.join('');
     // The requests were logged, so the grep below looks at real output.

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import type { Runtime } from '../../../local/runtime.ts';
 import { routeKey, scopes, type Route, type Scope } from '../../../shared/routes.ts';
@@ -225,6 +226,19 @@ export const seeders: Record<string, Seeder> = {
       fixtures.add('delete_token', created.body.delete_token, who, true);
     }
   },
+  'POST /v1/requests': async (fixtures) => {
+    const api = fixtures.api();
+    for (const who of ['a', 'a', 'a', 'b', 'b'] as const) {
+      const created = await api.post('/v1/requests', { public_key: randomBytes(32).toString('base64url'), kem: 'x25519', max_responses: 100, expires_in: 30 * 24 * 3600 }, fixtures.sessions.get(who)!.auth);
+      if (created.status !== 201) throw new Error(`seeding a request link: ${created.status} ${JSON.stringify(created.body)}`);
+      fixtures.add('/v1/requests', created.body.id, who, true);
+      // Enough responses for the inbox to page.
+      for (let i = 0; i < 3; i++) {
+        const responded = await api.post(`/v1/requests/${created.body.id}/responses`, textResponse(randomBytes(48)));
+        if (responded.status !== 201) throw new Error(`seeding a response: ${responded.status} ${JSON.stringify(responded.body)}`);
+      }
+    }
+  },
   'POST /v1/webhooks': async (fixtures) => {
     const api = fixtures.api();
     for (const who of ['a', 'b'] as const) {
@@ -245,6 +259,18 @@ export const seeders: Record<string, Seeder> = {
  * Stands for a live value of a pool in an example body; replaced when the run is sent (a
  * refresh token the service gave out, say), so a generated body can carry one.
  */
+/** A text response as a responder's client sends one to an X25519 link (other envelope formats are stored as they are). */
+function textResponse(envelope: Uint8Array): Record<string, unknown> {
+  return {
+    kind: 'text',
+    envelope: Buffer.from(envelope).toString('base64'),
+    salt: randomBytes(16).toString('base64url'),
+    size_bytes: envelope.length,
+    enc: randomBytes(32).toString('base64url'),
+    wrapped_key: randomBytes(48).toString('base64url'),
+  };
+}
+
 export const live = (pool: string) => `\u0000live:${pool}`;
 const livePlaceholder = /"\\u0000live:([a-z_]+)"/g;
 
@@ -274,5 +300,9 @@ export const examples: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
       size_bytes: envelope.length,
       ...Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)),
     })),
+  'POST /v1/requests': fc
+    .record({ key: fc.uint8Array({ minLength: 32, maxLength: 32 }), max_responses: fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }) })
+    .map(({ key, max_responses }) => ({ public_key: Buffer.from(key).toString('base64url'), kem: 'x25519', ...(max_responses === undefined ? {} : { max_responses }) })),
+  'POST /v1/requests/{id}/responses': fc.uint8Array({ minLength: 1, maxLength: 64 }).map((envelope) => textResponse(envelope)),
   'POST /v1/webhooks': fc.webPath().map((path) => ({ url: `http://127.0.0.1:9${path.startsWith('/') ? path : `/${path}`}` })),
 };
