@@ -1,7 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
-import { seal } from '../../shared/envelope/envelope.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { openText, seal } from '../../shared/envelope/envelope.ts';
+import {
+  checkServedKey,
+  decodePublicKey,
+  encodePublicKey,
+  generateRequesterKeys,
+  newLinkSecret,
+  openPrompt,
+  parseRequestFragment,
+  publicKeyFingerprint,
+  requestFragment,
+  sealPrompt,
+  unwrapResponseKey,
+  wrapResponseKey,
+} from '../../shared/envelope/requestLink.ts';
+import { createDocumentClient } from '../../shared/store/client.ts';
 import { requestLimits } from '../../shared/limits.ts';
 import { createKey, keptSignedIn, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
 import { injectDynamoFaults, transactionConflict, type DynamoCall } from '../support/faults.ts';
@@ -339,5 +355,83 @@ describe('events', () => {
     const endpoints = await api.get('/v1/webhooks', hooked.auth);
     const deliveries = await api.get(`/v1/webhooks/${endpoints.body.items[0].id}/deliveries`, hooked.auth);
     expect(deliveries.body.items).toEqual([]);
+  });
+});
+
+describe('the clients’ cryptography through the service', () => {
+  /** A requester's link as the web page makes it: keys on the device, the fragment in the link only. */
+  async function publish(kem: 'x25519' | 'p256' = 'x25519') {
+    const keys = await generateRequesterKeys({ kem });
+    const fingerprint = await publicKeyFingerprint(keys.publicKey);
+    const linkSecret = newLinkSecret();
+    const prompt = await sealPrompt('The production API token, please', { fingerprint, linkSecret });
+    const created = await createLink({ public_key: encodePublicKey(keys.publicKey), kem: keys.kem, prompt_envelope: Buffer.from(prompt.envelope).toString('base64') });
+    return { keys, created, link: `${created.url_base}#${requestFragment(fingerprint, linkSecret)}` };
+  }
+
+  /** A responder's client: reads the link, checks the key, seals the text, wraps its key, sends. */
+  async function answer(link: string, text: string, tamper?: (link: { fingerprint: string; linkSecret: Uint8Array }) => { fingerprint: string; linkSecret: Uint8Array }) {
+    const url = new URL(link);
+    const id = url.pathname.split('/').pop()!;
+    const parsed = parseRequestFragment(url.hash);
+    const served = (await api.get(`/v1/requests/${id}`)).body;
+    const publicKey = decodePublicKey(served.kem, served.public_key);
+    await checkServedKey(publicKey, parsed.fingerprint);
+    const prompt = await openPrompt(Buffer.from(served.prompt_envelope, 'base64'), parsed);
+    const sealed = await seal({ kind: 'text', plaintext: new TextEncoder().encode(text) });
+    const wrapped = await wrapResponseKey({ ...(tamper ? tamper(parsed) : parsed), requestId: id, kem: served.kem, publicKey, responseKey: Buffer.from(sealed.key, 'base64url') });
+    const reply = await respond(id, { kind: 'text', envelope: Buffer.from(sealed.envelope).toString('base64'), salt: sealed.salt, size_bytes: sealed.envelope.length, enc: wrapped.enc, wrapped_key: wrapped.wrappedKey });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    return { prompt };
+  }
+
+  /** The requester's inbox, each response opened with the device's key and the link's secret. */
+  async function openInbox(published: Awaited<ReturnType<typeof publish>>) {
+    const parsed = parseRequestFragment(new URL(published.link).hash);
+    const inbox = (await api.get(`/v1/requests/${published.created.id}/inbox`, requester.auth)).body.items as Array<Record<string, string>>;
+    return Promise.all(
+      inbox.map(async (item) => {
+        const key = await unwrapResponseKey({ ...parsed, requestId: published.created.id, keys: published.keys, enc: item.enc!, wrappedKey: item.wrapped_key! });
+        return openText(Buffer.from(item.envelope!, 'base64'), { key, salt: item.salt! });
+      }),
+    );
+  }
+
+  it.each(['x25519', 'p256'] as const)('a response sealed by a responder opens only on the requester’s device (%s)', async (kem) => {
+    const published = await publish(kem);
+    const { prompt } = await answer(published.link, 'hunter2');
+    expect(prompt).toBe('The production API token, please');
+    expect(await openInbox(published)).toEqual(['hunter2']);
+  });
+
+  it('a public key substituted in the table is refused by the responder’s client before anything is sealed', async () => {
+    const published = await publish();
+    const attacker = await generateRequesterKeys();
+    const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
+    await db.send(
+      new UpdateCommand({
+        TableName: runtime.config.TABLE_NAME,
+        Key: { pk: `REQUEST#${published.created.id}`, sk: 'REQUEST' },
+        UpdateExpression: 'SET public_key = :key',
+        ExpressionAttributeValues: { ':key': encodePublicKey(attacker.publicKey) },
+      }),
+    );
+    db.destroy();
+    await expect(answer(published.link, 'never sent')).rejects.toMatchObject({ code: 'key_mismatch' });
+    expect((await api.get(`/v1/requests/${published.created.id}/inbox`, requester.auth)).body.items).toEqual([]);
+  });
+
+  it('a response forged by someone holding only the public key (not the link’s secret) does not open: forged', async () => {
+    const published = await publish();
+    // The forger reads the public key and its fingerprint off the service, and guesses s.
+    await answer(published.link, 'a forgery', (link) => ({ fingerprint: link.fingerprint, linkSecret: newLinkSecret() }));
+    await expect(openInbox(published)).rejects.toMatchObject({ code: 'forged' });
+  });
+
+  it('closing keeps the inbox readable: responses still open after the link closed', async () => {
+    const published = await publish();
+    await answer(published.link, 'before the close');
+    expect((await api.delete(`/v1/requests/${published.created.id}`, requester.auth)).status).toBe(200);
+    expect(await openInbox(published)).toEqual(['before the close']);
   });
 });
