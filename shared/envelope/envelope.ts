@@ -31,7 +31,10 @@ export interface SealInput {
   chunkLog2?: number;
   /** Set by curl mode, where the server encrypts. */
   serverEncrypted?: boolean;
-  /** Only for test vectors: fixed key and salt. Otherwise fresh random ones. */
+  /**
+   * A given key (a request link's prompt key, derived from the link: requestLink.ts), or fixed
+   * key and salt for test vectors. Otherwise fresh random ones.
+   */
   urlKey?: Uint8Array;
   salt?: Uint8Array;
 }
