@@ -2,12 +2,11 @@
  * The envelope's known-answer and negative vectors, run in Chromium on the same code the
  * web client bundles: what holds on Node must hold in the browser.
  */
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { negativeCases, vectors } from '../support/vectors.ts';
 import { launchChromium } from './harness.ts';
+import { bundleForPage, scriptPage } from './scriptPage.ts';
 
 interface Outcome {
   name: string;
@@ -48,26 +47,13 @@ window.runVectors = async () => {
 let browser: Browser;
 let bundle: string;
 beforeAll(async () => {
-  const root = fileURLToPath(new URL('../..', import.meta.url));
-  const [built, launched] = await Promise.all([
-    build({ stdin: { contents: pageScript, resolveDir: root, loader: 'ts' }, bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' }),
-    launchChromium(),
-  ]);
-  bundle = built.outputFiles[0]!.text;
-  browser = launched;
+  [bundle, browser] = await Promise.all([bundleForPage(pageScript), launchChromium()]);
 }, 180_000);
 afterAll(() => browser?.close());
 
 describe('envelope vectors in Chromium', () => {
   it('rebuilds every known-answer vector byte for byte and refuses every negative one with its code', async () => {
-    const page = await browser.newPage();
-    // A localhost origin is a secure context, so WebCrypto is there; the page is served by the test.
-    await page.route('http://localhost/vectors', (route) =>
-      route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>vectors</title>' }),
-    );
-    await page.goto('http://localhost/vectors');
-    await page.addScriptTag({ content: bundle, type: 'module' });
-    await page.waitForFunction(() => typeof (window as unknown as { runVectors?: unknown }).runVectors === 'function');
+    const page = await scriptPage(browser, 'vectors', bundle, 'runVectors');
     const outcomes = await page.evaluate(() => (window as unknown as { runVectors: () => Promise<Outcome[]> }).runVectors());
     expect(outcomes.map((outcome) => outcome.name)).toEqual([...vectors.map((v) => v.name), ...negativeCases.map((c) => c.name)]);
     expect(outcomes.filter((outcome) => !outcome.ok)).toEqual([]);

@@ -4,12 +4,11 @@
  * non-extractable X25519 key made in the page, kept in IndexedDB, read back and used to open
  * a response wrapped to it.
  */
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkVectors, rfcVectors, type Outcome } from '../support/requestLinkVectors.ts';
 import { launchChromium } from './harness.ts';
+import { bundleForPage, scriptPage } from './scriptPage.ts';
 
 /** Runs in the page. */
 const pageScript = `
@@ -45,26 +44,13 @@ window.runDeviceKey = async () => {
 let browser: Browser;
 let bundle: string;
 beforeAll(async () => {
-  const root = fileURLToPath(new URL('../..', import.meta.url));
-  const [built, launched] = await Promise.all([
-    build({ stdin: { contents: pageScript, resolveDir: root, loader: 'ts' }, bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' }),
-    launchChromium(),
-  ]);
-  bundle = built.outputFiles[0]!.text;
-  browser = launched;
+  [bundle, browser] = await Promise.all([bundleForPage(pageScript), launchChromium()]);
 }, 180_000);
 afterAll(() => browser?.close());
 
 describe('request-link vectors in Chromium', () => {
   it('passes RFC 9180 vectors and rebuilds and opens every request-link vector; a device key kept in IndexedDB opens a response', async () => {
-    const page = await browser.newPage();
-    // A localhost origin is a secure context, so WebCrypto is there; the page is served by the test.
-    await page.route('http://localhost/request-vectors', (route) =>
-      route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>request vectors</title>' }),
-    );
-    await page.goto('http://localhost/request-vectors');
-    await page.addScriptTag({ content: bundle, type: 'module' });
-    await page.waitForFunction(() => typeof (window as unknown as { runDeviceKey?: unknown }).runDeviceKey === 'function');
+    const page = await scriptPage(browser, 'request-vectors', bundle, 'runDeviceKey');
 
     const outcomes = await page.evaluate(() => (window as unknown as { runVectors: () => Promise<Outcome[]> }).runVectors());
     const names = outcomes.map((outcome) => outcome.name.split(' ')[0]);
