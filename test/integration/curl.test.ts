@@ -11,7 +11,7 @@ import { claimTokenFor, fromBase64, linkTokenFor, open, parseHeader } from '../.
 import { curlLimits } from '../../shared/limits.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { checkApiResponse } from '../support/contractCheck.ts';
-import { apiClient, generousRateLimits, startTestRuntime } from '../support/runtime.ts';
+import { apiClient, generousRateLimits, startTestRuntime, toFreshWindow } from '../support/runtime.ts';
 
 // Curl mode driven by the real `curl` binary (.ci/run installs it where it is missing).
 
@@ -130,6 +130,7 @@ describe('POST /v1/curl', () => {
   });
 
   it('answers 429 from the per-address limit', async () => {
+    toFreshWindow(runtime.clock, 60);
     let answer: CurlAnswer | undefined;
     for (let i = 0; i < 15 && answer?.status !== 429; i++) answer = await curl('/v1/curl', ['--data-binary', '@-'], 'z');
     expect(answer!.status).toBe(429);

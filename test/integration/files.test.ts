@@ -8,7 +8,7 @@ import { fileSealer } from '../../shared/envelope/stream.ts';
 import { fileLimits } from '../../shared/limits.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { newEmail, signIn } from '../support/accounts.ts';
-import { apiClient, claimPair, generousRateLimits, type Reply, startTestRuntime } from '../support/runtime.ts';
+import { apiClient, claimPair, generousRateLimits, type Reply, startTestRuntime, toFreshWindow } from '../support/runtime.ts';
 import { expectProblem } from '../support/problem.ts';
 
 // Files (interface §4.2) against the local S3: uploads by presigned multipart straight to the
@@ -154,6 +154,7 @@ describe('POST /v1/files/multipart', () => {
   });
 
   it('answers 429 from the per-address limit', async () => {
+    toFreshWindow(runtime.clock, 60);
     let reply: Reply | undefined;
     for (let i = 0; i < 45 && reply?.status !== 429; i++) reply = await api.post('/v1/files/multipart', { size_bytes: 10, salt: salt() });
     expectProblem(reply!, 429, 'rate_limited');

@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRuntime, type Runtime } from '../../local/runtime.ts';
 import { defaultRateLimits, type RateLimits } from '../../shared/limits.ts';
-import { apiClient, generousRateLimits, textSecretBody } from '../support/runtime.ts';
+import { apiClient, generousRateLimits, textSecretBody, toFreshWindow } from '../support/runtime.ts';
 
 // Two instances of the functions on one table, as two Lambda instances share it: the second
 // runtime uses the first one's DynamoDB Local (no second emulator). Limits from the same setting.
@@ -51,10 +51,7 @@ afterAll(async () => {
 });
 
 /** Both runtimes at the start of the same fresh window. */
-beforeEach(() => {
-  const nowSeconds = Math.floor(first.clock.now() / 1000);
-  first.clock.advance(windowSeconds - (nowSeconds % windowSeconds));
-});
+beforeEach(() => toFreshWindow(first.clock, windowSeconds));
 
 describe('rate limits across instances', () => {
   it('two runtimes on one table admit between the limit and the limit plus one per runtime', async () => {

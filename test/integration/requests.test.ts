@@ -22,7 +22,7 @@ import { requestLimits } from '../../shared/limits.ts';
 import { createKey, keptSignedIn, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
 import { injectDynamoFaults, transactionConflict, type DynamoCall } from '../support/faults.ts';
 import { expectProblem } from '../support/problem.ts';
-import { apiClient, generousRateLimits, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
+import { apiClient, generousRateLimits, startTestRuntime, textSecretBody, toFreshWindow, type Reply } from '../support/runtime.ts';
 
 // Request links (interface §4.3) over HTTP against the local runtime. The crypto is the
 // clients' (test/unit/request-link.test.ts, and the e2e): here keys and wrapped keys are bytes
@@ -250,7 +250,7 @@ describe('POST /v1/requests/{id}/responses (public)', () => {
   });
 
   it('answers 429 from the per-address limit', async () => {
-    runtime.clock.advance(60);
+    toFreshWindow(runtime.clock, 60);
     const created = await createLink({ max_responses: 1 });
     let reply: Reply | undefined;
     for (let i = 0; i < 70 && reply?.status !== 429; i++) reply = await respond(created.id);

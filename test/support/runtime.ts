@@ -12,6 +12,16 @@ export function startTestRuntime(options: RuntimeOptions = {}): Promise<Runtime>
   return startRuntime({ port: 0, rateLimits: generousRateLimits, ...options });
 }
 
+/**
+ * Moves the clock to the start of a fresh rate-limit window (`windowSeconds` long). The runtime's
+ * clock follows real time, so a test counting its way to a 429 would otherwise see the window
+ * roll over midway once in a while, and its count start again.
+ */
+export function toFreshWindow(clock: Pick<Runtime['clock'], 'now' | 'advance'>, windowSeconds: number): void {
+  const nowSeconds = clock.now() / 1000;
+  clock.advance(windowSeconds - (nowSeconds % windowSeconds) + 0.001);
+}
+
 export interface Reply<T = any> {
   status: number;
   headers: Headers;
