@@ -39,12 +39,16 @@ export class UploadFailed extends Error {
   }
 }
 
-export interface UploadInput {
+/** What the sealer gives every upload's opening body. */
+export type SealedUploadFields = Pick<FileUploadBody, 'size_bytes' | 'salt' | 'claim_verifier' | 'link_verifier' | 'chunk_log2'>;
+
+/** A secret's settings by default; a request link's response passes its own fields instead. */
+export interface UploadInput<Settings = Pick<FileUploadBody, 'expires_in' | 'max_views' | 'not_before' | 'recipients'>> {
   file: File;
   sealer: FileSealer;
-  /** Opens the upload (the page adds its access token when signed in). */
-  open(body: FileUploadBody): Promise<FileUpload>;
-  settings: Pick<FileUploadBody, 'expires_in' | 'max_views' | 'not_before' | 'recipients'>;
+  /** Opens the upload (the page adds its access token when signed in, or keeps only what a response sends). */
+  open(body: SealedUploadFields & Settings): Promise<FileUpload>;
+  settings: Settings;
   signal: AbortSignal;
   /** The upload exists on the server: from now on leaving the page should abort it. */
   opened(ref: UploadRef): void;
@@ -52,7 +56,7 @@ export interface UploadInput {
 }
 
 /** Uploads and completes; throws `UploadCancelled`, `UploadFailed` or the API's `ApiError`. */
-export async function uploadFile(input: UploadInput): Promise<FileUpload> {
+export async function uploadFile<Settings>(input: UploadInput<Settings>): Promise<FileUpload> {
   const { file, sealer, signal } = input;
   const envelopeSize = sealer.envelopeSize(file.size);
   const upload = await input.open({
@@ -83,7 +87,7 @@ export async function uploadFile(input: UploadInput): Promise<FileUpload> {
   }
 }
 
-async function sendParts(upload: FileUpload, ref: UploadRef, layout: EnvelopeLayout, stop: AbortController, progress: UploadInput['progress']) {
+async function sendParts(upload: FileUpload, ref: UploadRef, layout: EnvelopeLayout, stop: AbortController, progress: (sent: number, total: number) => void) {
   const urls = new Map(upload.parts.map((part) => [part.part_number, part.url]));
   let urlsExpireAt = Date.parse(upload.urls_expire_at);
   let renewing: Promise<void> | null = null;

@@ -12,7 +12,7 @@ import { DownloadFailed, DownloadStopped, downloadFile, openFile, type OpenedFil
 import type { ClaimedFile } from './filesApi.ts';
 import { formatBytes, ProgressView } from './progress.ts';
 import { messages, type Message } from './revealMessages.ts';
-import { blobLimit, blobSink, pickerSink, saveMethodFor, workerSink } from './saveFile.ts';
+import { saveMethodFor, sinkFor } from './saveFile.ts';
 
 const title = byId('file-title');
 const note = byId('file-note');
@@ -72,23 +72,6 @@ export function createFileReveal(hooks: FileRevealHooks) {
     focusHeading(title);
   }
 
-  /** Where the plaintext goes. The picker must be asked first thing after the click (it needs the click's activation). */
-  async function sinkFor(opened: OpenedFile): Promise<PlainSink | null> {
-    const method = saveMethodFor(opened.meta.size);
-    if (method === 'picker') return pickerSink(opened.meta.name);
-    if (method === 'worker') {
-      try {
-        return await workerSink(opened.meta.name, opened.meta.size);
-      } catch (error) {
-        // A browser that refuses service workers here (private windows of some) may still take a Blob.
-        if (opened.meta.size < blobLimit && !(error instanceof DownloadStopped)) return blobSink(opened.meta.name);
-        throw error;
-      }
-    }
-    if (method === 'blob') return blobSink(opened.meta.name);
-    throw new Error('This browser cannot save a file this large.');
-  }
-
   async function save(): Promise<void> {
     if (!file || !claim || running) return;
     const opened = file;
@@ -96,7 +79,7 @@ export function createFileReveal(hooks: FileRevealHooks) {
     setVisible(saved, false);
     let sink: PlainSink | null;
     try {
-      sink = await sinkFor(opened);
+      sink = await sinkFor(opened.meta.name, opened.meta.size);
     } catch (error) {
       return showError('The file could not be saved', `${(error as Error).message} Nothing was saved; try again.`);
     }

@@ -82,6 +82,27 @@ export function blobSink(name: string): PlainSink {
   };
 }
 
+/**
+ * Where a file's plaintext goes, by the first way this browser has (`saveMethodFor`). The picker
+ * must be asked first thing after the click (it needs the click's activation): call this first
+ * in the handler. Null when the person closed the picker.
+ */
+export async function sinkFor(name: string, size: number): Promise<PlainSink | null> {
+  const method = saveMethodFor(size);
+  if (method === 'picker') return pickerSink(name);
+  if (method === 'worker') {
+    try {
+      return await workerSink(name, size);
+    } catch (error) {
+      // A browser that refuses service workers here (private windows of some) may still take a Blob.
+      if (size < blobLimit && !(error instanceof DownloadStopped)) return blobSink(name);
+      throw error;
+    }
+  }
+  if (method === 'blob') return blobSink(name);
+  throw new Error('This browser cannot save a file this large.');
+}
+
 /** How long the worker may take to be ready, and the browser to start reading. */
 const workerTimeoutMs = 15_000;
 /** The page pings the worker this often during a download, so the browser keeps it running. */
