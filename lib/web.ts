@@ -12,7 +12,7 @@ import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { originVerifyHeader } from '../shared/http/clientAddress.ts';
 import { webHeaders } from '../shared/http/webHeaders.ts';
-import { assetPathFor, buildWeb, secretPagePath } from '../web/build.ts';
+import { assetPathFor, buildWeb, requestPagePath, secretPagePath } from '../web/build.ts';
 
 /**
  * Web hosting: the web client from a private S3 bucket behind CloudFront, with `/v1/*` and
@@ -81,14 +81,17 @@ export interface PageRewrites {
   readonly exact: Readonly<Record<string, string>>;
   /** The page of `/s/<id>` and `/s/<id>/r/<recipientId>` (each a non-empty segment). */
   readonly secretPage: string;
+  /** The page of `/q/<id>` (a request link; one non-empty segment). */
+  readonly requestPage: string;
 }
 
 /**
  * The rewrites of `assetPathFor`, found by asking it rather than listing the pages again: `/`,
  * and for every served `x.html` the path `/x`, kept when `assetPathFor` maps it somewhere else.
- * The `/s/<id>` and `/s/<id>/r/<recipientId>` rule is a pattern (`secretPagePath`, which the
- * function carries), so it is probed; if `web/build.ts` changes its shape, synth fails here
- * instead of the function silently disagreeing with the local runtime.
+ * The `/s/<id>` and `/s/<id>/r/<recipientId>` rule and the `/q/<id>` rule are patterns
+ * (`secretPagePath`, `requestPagePath`, which the function carries), so they are probed; if
+ * `web/build.ts` changes their shape, synth fails here instead of the function silently
+ * disagreeing with the local runtime.
  */
 export function pageRewrites(assetPaths: Iterable<string>): PageRewrites {
   const served = new Set(assetPaths);
@@ -120,12 +123,26 @@ export function pageRewrites(assetPaths: Iterable<string>): PageRewrites {
       throw new Error(`assetPathFor(${probe}) is ${assetPathFor(probe)}, not ${expected}: update viewerRequestCode in lib/web.ts to the new /s/ rule`);
     }
   }
-  return { exact, secretPage };
+
+  const requestPage = assetPathFor('/q/probe');
+  if (!served.has(requestPage)) throw new Error(`assetPathFor("/q/<id>") is ${requestPage}, which the web build does not contain`);
+  for (const [probe, expected] of [
+    ['/q/rql_Abc-123_x', requestPage],
+    ['/q/', '/q/'],
+    ['/q', '/q'],
+    ['/q/a/', '/q/a/'],
+    ['/q/a/b', '/q/a/b'],
+  ] as const) {
+    if (assetPathFor(probe) !== expected) {
+      throw new Error(`assetPathFor(${probe}) is ${assetPathFor(probe)}, not ${expected}: update viewerRequestCode in lib/web.ts to the new /q/ rule`);
+    }
+  }
+  return { exact, secretPage, requestPage };
 }
 
 /**
  * Source of the viewer-request CloudFront Function: a rewrite of the request URI, never a
- * redirect (a redirect of `/s/<id>` would carry the key in the fragment along). ES5 only (`var`,
+ * redirect (a redirect of `/s/<id>` or `/q/<id>` would carry the fragment along). ES5 only (`var`,
  * no arrows or template literals) so it runs on either CloudFront JavaScript runtime.
  */
 export function viewerRequestCode(rewrites: PageRewrites): string {
@@ -135,6 +152,9 @@ export function viewerRequestCode(rewrites: PageRewrites): string {
     `var SECRET_PAGE = ${JSON.stringify(rewrites.secretPage)};`,
     // The pattern of web/build.ts itself: `/s/<id>` and `/s/<id>/r/<recipientId>`.
     `var SECRET_PATH = new RegExp(${JSON.stringify(secretPagePath.source)});`,
+    `var REQUEST_PAGE = ${JSON.stringify(rewrites.requestPage)};`,
+    // And `/q/<id>`, a request link's page.
+    `var REQUEST_PATH = new RegExp(${JSON.stringify(requestPagePath.source)});`,
     'function handler(event) {',
     '  var request = event.request;',
     '  var uri = request.uri;',
@@ -142,6 +162,8 @@ export function viewerRequestCode(rewrites: PageRewrites): string {
     '    request.uri = PAGES[uri];',
     '  } else if (SECRET_PATH.test(uri)) {',
     '    request.uri = SECRET_PAGE;',
+    '  } else if (REQUEST_PATH.test(uri)) {',
+    '    request.uri = REQUEST_PAGE;',
     '  }',
     '  return request;',
     '}',
@@ -318,8 +340,10 @@ export class WebHosting extends Construct {
       // Typing the bare host name works; every other path refuses plain HTTP instead.
       defaultBehavior: webBehavior(cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS),
       additionalBehaviors: {
-        // Links to secrets: not even an http→https redirect (the fragment holds the key).
+        // Links to secrets and request links: not even an http→https redirect (the fragment
+        // holds the key, or the request's fingerprint and link secret).
         '/s/*': webBehavior(cloudfront.ViewerProtocolPolicy.HTTPS_ONLY),
+        '/q/*': webBehavior(cloudfront.ViewerProtocolPolicy.HTTPS_ONLY),
         ...Object.fromEntries(apiPathPatterns.map((pattern) => [pattern, apiBehavior])),
       },
       // No errorResponses: they would apply to the API's 4xx/5xx too.

@@ -24,7 +24,7 @@ const contentTypes: Record<string, string> = {
 };
 
 /** Every page script under web/src that is an entry point (one per page). */
-export const pageEntries = ['compose', 'reveal', 'signin', 'account', 'keys', 'sessions', 'webhooks'];
+export const pageEntries = ['compose', 'reveal', 'signin', 'account', 'keys', 'sessions', 'webhooks', 'requests', 'respond'];
 
 /**
  * The reveal page's download worker (`web/src/downloadWorker.ts`): served beside the scope it
@@ -34,7 +34,7 @@ export const pageEntries = ['compose', 'reveal', 'signin', 'account', 'keys', 's
 export const downloadWorkerPath = '/download/worker.js';
 
 /** Pages served at a path of their own (`/signin` → `/signin.html`). */
-const namedPages = ['/signin', '/account', '/keys', '/sessions', '/webhooks'];
+const namedPages = ['/signin', '/account', '/keys', '/sessions', '/webhooks', '/requests'];
 
 /**
  * The web client as served: `web/public/*` as they are, each page script bundled by esbuild
@@ -80,13 +80,18 @@ export async function buildWeb(): Promise<Map<string, WebAsset>> {
 /** A secret's link: `/s/<id>`, or a per-recipient link `/s/<id>/r/<recipientId>` (one segment each). */
 export const secretPagePath = /^\/s\/[^/]+(?:\/r\/[^/]+)?$/;
 
+/** A request link: `/q/<id>` (one segment), which a responder opens. */
+export const requestPagePath = /^\/q\/[^/]+$/;
+
 /**
  * The file that serves a path: `/` is the compose page, `/s/<id>` and `/s/<id>/r/<recipientId>`
- * the reveal page, `/signin`, `/account`, `/keys`, `/sessions` and `/webhooks` the account pages.
+ * the reveal page, `/q/<id>` the responder's page of a request link, `/signin`, `/account`,
+ * `/keys`, `/sessions`, `/webhooks` and `/requests` the account pages.
  */
 export function assetPathFor(pathname: string): string {
   if (pathname === '/') return '/index.html';
   if (secretPagePath.test(pathname)) return '/reveal.html';
+  if (requestPagePath.test(pathname)) return '/respond.html';
   if (namedPages.includes(pathname)) return `${pathname}.html`;
   return pathname;
 }

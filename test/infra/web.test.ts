@@ -143,14 +143,14 @@ describe('WebHosting: distribution', () => {
     expect(config.CustomErrorResponses).toBeUndefined();
   });
 
-  it('answers plain HTTP with a redirect only at the bare pages; secret links and the API refuse it', () => {
+  it('answers plain HTTP with a redirect only at the bare pages; secret links, request links and the API refuse it', () => {
     expect(config.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');
-    for (const pattern of ['/s/*', ...apiPathPatterns]) expect(behaviorFor(pattern).ViewerProtocolPolicy, pattern).toBe('https-only');
-    expect((config.CacheBehaviors as any[]).map((behavior) => behavior.PathPattern).sort()).toEqual(['/s/*', ...apiPathPatterns].sort());
+    for (const pattern of ['/s/*', '/q/*', ...apiPathPatterns]) expect(behaviorFor(pattern).ViewerProtocolPolicy, pattern).toBe('https-only');
+    expect((config.CacheBehaviors as any[]).map((behavior) => behavior.PathPattern).sort()).toEqual(['/s/*', '/q/*', ...apiPathPatterns].sort());
   });
 
   it('serves pages from the bucket with the rewrite function and the web headers', () => {
-    for (const behavior of [config.DefaultCacheBehavior, behaviorFor('/s/*')]) {
+    for (const behavior of [config.DefaultCacheBehavior, behaviorFor('/s/*'), behaviorFor('/q/*')]) {
       expect(originOf(behavior).S3OriginConfig).toBeDefined();
       expect(behavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } }]);
       expect(behavior.ResponseHeadersPolicyId).toEqual({ Ref: headersPolicyId });
@@ -312,8 +312,17 @@ describe('WebHosting: viewer-request function', () => {
 
   it('finds the page routes of assetPathFor', () => {
     expect(rewrites).toEqual({
-      exact: { '/': '/index.html', '/signin': '/signin.html', '/account': '/account.html', '/keys': '/keys.html', '/sessions': '/sessions.html', '/webhooks': '/webhooks.html' },
+      exact: {
+        '/': '/index.html',
+        '/signin': '/signin.html',
+        '/account': '/account.html',
+        '/keys': '/keys.html',
+        '/sessions': '/sessions.html',
+        '/webhooks': '/webhooks.html',
+        '/requests': '/requests.html',
+      },
       secretPage: '/reveal.html',
+      requestPage: '/respond.html',
     });
   });
 
@@ -329,6 +338,10 @@ describe('WebHosting: viewer-request function', () => {
     ['/keys', '/keys.html'],
     ['/sessions', '/sessions.html'],
     ['/webhooks', '/webhooks.html'],
+    ['/requests', '/requests.html'],
+    // A request link: the responder's page.
+    ['/q/rql_abc', '/respond.html'],
+    ['/q/rql_Abc-123_xyz', '/respond.html'],
     ['/assets/compose.js', '/assets/compose.js'],
     ['/assets/reveal.js', '/assets/reveal.js'],
     ['/styles.css', '/styles.css'],
@@ -343,6 +356,13 @@ describe('WebHosting: viewer-request function', () => {
     ['/s/a/x/b', '/s/a/x/b'],
     ['/s/a/r/b/c', '/s/a/r/b/c'],
     ['/s//r/b', '/s//r/b'],
+    ['/q', '/q'],
+    ['/q/', '/q/'],
+    ['/q/a/', '/q/a/'],
+    ['/q/a/b', '/q/a/b'],
+    ['/q/a/r/b', '/q/a/r/b'],
+    ['/respond', '/respond'],
+    ['/requests/', '/requests/'],
     ['/signin/', '/signin/'],
     ['/__proto__', '/__proto__'],
     ['/constructor', '/constructor'],
@@ -355,7 +375,7 @@ describe('WebHosting: viewer-request function', () => {
 
   it('agrees with assetPathFor on any path', () => {
     const segment = fc.oneof(
-      fc.constantFrom('', 's', 'r', 'v1', 'assets', 'signin', 'account', 'keys', 'sessions', 'index.html', 'reveal', '__proto__', 'sec_abc', 'rcp_abc'),
+      fc.constantFrom('', 's', 'r', 'q', 'v1', 'assets', 'signin', 'account', 'keys', 'sessions', 'requests', 'respond', 'index.html', 'reveal', '__proto__', 'sec_abc', 'rcp_abc', 'rql_abc'),
       fc.stringMatching(/^[A-Za-z0-9._~%-]{0,12}$/),
     );
     fc.assert(
