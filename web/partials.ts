@@ -10,6 +10,7 @@ const escape = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;',
 const siteLinks = [
   { href: '/', label: 'Compose' },
   { href: '/account', label: 'My secrets' },
+  { href: '/requests', label: 'Request a secret' },
   { href: '/keys', label: 'API keys' },
   { href: '/sessions', label: 'Devices' },
   { href: '/webhooks', label: 'Webhooks' },

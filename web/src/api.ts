@@ -294,6 +294,8 @@ function fieldLabel(path: string): string {
     scopes: 'Permissions',
     url: 'URL',
     events: 'Events',
+    prompt_envelope: 'What you are asking for',
+    max_responses: 'Responses allowed',
   };
   return labels[field] ?? field;
 }

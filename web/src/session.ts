@@ -196,7 +196,7 @@ export async function signOutEverywhere(): Promise<void> {
   forget();
 }
 
-const allowedNext = ['/', '/account', '/keys', '/sessions', '/webhooks'];
+const allowedNext = ['/', '/account', '/requests', '/keys', '/sessions', '/webhooks'];
 
 /** Sends the page to sign-in, to come back here afterwards. */
 export function goToSignIn(reason: 'signed-out' | 'expired' | 'everywhere' | 'required' = 'required'): void {

@@ -1,0 +1,229 @@
+/**
+ * "Request a secret" `/requests`: makes a request link (issue 14, docs/envelope.md "Request
+ * links"). The key pair is made here, its private key a non-extractable CryptoKey kept in
+ * IndexedDB with the link's fingerprint and sealed secret `s` (`requestKeys.ts`); the prompt is
+ * sealed with a key from `s`, so the server stores a public key and ciphertext only. The link
+ * `url_base#<fp>.<s>` is shown with Copy and a QR code; below, the caller's requests
+ * (`requestItems.ts`), each with its inbox (`requestInbox.ts`).
+ */
+import { encodePublicKey, generateRequesterKeys, newLinkSecret, publicKeyFingerprint, requestFragment, sealPrompt, toBase64 } from '../../shared/envelope/index.ts';
+import { requestLimits } from '../../shared/limits.ts';
+import { ApiError, problemMessages } from './api.ts';
+import { markReady, showProblem, startSignedInPage } from './accountPage.ts';
+import { announce, byId, copyField, describeTime, focusHeading, plural, setVisible } from './dom.ts';
+import { qrSvg } from './qr.ts';
+import { keepRequest, keptRequestIds, KeyStoreUnavailable, openKeyStore } from './requestKeys.ts';
+import { requestItem } from './requestItems.ts';
+import { requestsApi } from './requestsApi.ts';
+import { SignedOutError, withAccess } from './session.ts';
+
+const pageSize = 20;
+
+const section = byId('requests-page');
+const unavailable = byId('keys-unavailable');
+const form = byId<HTMLFormElement>('request-form');
+const fields = byId<HTMLFieldSetElement>('request-fields');
+const prompt = byId<HTMLTextAreaElement>('request-prompt');
+const expiry = byId<HTMLSelectElement>('request-expiry');
+const maxResponses = byId<HTMLInputElement>('request-max');
+const errors = byId('request-errors');
+const errorList = byId<HTMLUListElement>('request-error-list');
+const createButton = byId<HTMLButtonElement>('create-request');
+
+const result = byId('request-result');
+const resultTitle = byId('result-title');
+const linkField = byId<HTMLInputElement>('request-link');
+const copyLink = byId<HTMLButtonElement>('copy-request-link');
+const summary = byId<HTMLUListElement>('result-summary');
+const persistNote = byId('result-persist');
+const qrCode = byId('request-qr');
+const another = byId<HTMLButtonElement>('request-another');
+
+const listError = byId('list-error');
+const empty = byId('requests-empty');
+const list = byId<HTMLUListElement>('requests');
+const loadMore = byId<HTMLButtonElement>('load-more');
+
+let cursor: string | null = null;
+
+function clearErrors(): void {
+  errorList.replaceChildren();
+  setVisible(errors, false);
+  for (const field of [prompt, maxResponses]) field.removeAttribute('aria-invalid');
+}
+
+function showErrors(messages: string[], invalid: HTMLElement | null): void {
+  errorList.replaceChildren(
+    ...messages.map((message) => {
+      const item = document.createElement('li');
+      item.textContent = message;
+      return item;
+    }),
+  );
+  setVisible(errors, true);
+  if (invalid) {
+    invalid.setAttribute('aria-invalid', 'true');
+    invalid.focus();
+  } else errors.focus();
+}
+
+/** The form's own checks; the server checks again. */
+function validate(): { messages: string[]; invalid: HTMLElement | null } {
+  const messages: string[] = [];
+  let invalid: HTMLElement | null = null;
+  // The sealed prompt's limit, less the envelope's header and tag (about 80 bytes).
+  if (new TextEncoder().encode(prompt.value).length > requestLimits.promptEnvelopeBytes - 128) {
+    messages.push('What you are asking for: too long (at most about 8 KB).');
+    invalid = prompt;
+  }
+  const count = Number(maxResponses.value);
+  const { min, max } = requestLimits.maxResponses;
+  if (maxResponses.value === '' || !Number.isInteger(count) || count < min || count > max) {
+    messages.push(`Responses allowed: a whole number from ${min} to ${max}.`);
+    invalid ??= maxResponses;
+  }
+  return { messages, invalid };
+}
+
+async function create(event: SubmitEvent): Promise<void> {
+  event.preventDefault();
+  if (fields.disabled) return;
+  clearErrors();
+  const checked = validate();
+  if (checked.messages.length > 0) return showErrors(checked.messages, checked.invalid);
+  // Asked at the click: a browser may keep best-effort storage only while it has room.
+  const persisted = navigator.storage?.persist?.().catch(() => false) ?? Promise.resolve(false);
+  fields.disabled = true;
+  createButton.textContent = 'Making the key…';
+  announce('Making the key in this browser…');
+  try {
+    // Before anything is sent: a browser that cannot keep the key must not publish a link to it.
+    await openKeyStore();
+    const keys = await generateRequesterKeys();
+    const link = { fingerprint: await publicKeyFingerprint(keys.publicKey), linkSecret: newLinkSecret() };
+    const question = prompt.value.trim();
+    const responses = Number(maxResponses.value);
+    const sealed = question ? await sealPrompt(question, link) : null;
+    const created = await withAccess((token) =>
+      requestsApi.create(token, {
+        public_key: encodePublicKey(keys.publicKey),
+        kem: keys.kem,
+        ...(sealed ? { prompt_envelope: toBase64(sealed.envelope) } : {}),
+        expires_in: Number(expiry.value),
+        max_responses: responses,
+      }),
+    );
+    try {
+      await keepRequest(created.id, created.url_base, keys, link);
+    } catch (error) {
+      // Nobody could ever open its responses: take the link down again.
+      await withAccess((token) => requestsApi.close(token, created.id)).catch(() => undefined);
+      throw error;
+    }
+    const shown = `${created.url_base}#${requestFragment(link.fingerprint, link.linkSecret)}`;
+    form.reset();
+    showResult(shown, created.expires_at, responses, question !== '');
+    setVisible(persistNote, !(await persisted));
+    await reload();
+  } catch (error) {
+    announce('');
+    if (error instanceof KeyStoreUnavailable) {
+      setVisible(unavailable, true);
+      showErrors(['This browser could not keep the key, so no request link was made (or it was closed again at once). Open this page in a normal window of your usual browser.'], null);
+    } else if (error instanceof SignedOutError) showProblem(errors, error);
+    else if (error instanceof ApiError) showErrors(problemMessages(error), null);
+    else showErrors([`The key could not be made in this browser: ${(error as Error).message}`], null);
+  } finally {
+    fields.disabled = false;
+    createButton.textContent = 'Create request link';
+  }
+}
+
+function showResult(link: string, expiresAt: string, responses: number, withPrompt: boolean): void {
+  linkField.value = link;
+  qrCode.replaceChildren(qrSvg(link, 'QR code of the request link'));
+  const facts = [
+    `Open until ${describeTime(expiresAt)}.`,
+    `Takes up to ${plural(responses, 'response', 'responses')}.`,
+    withPrompt ? 'Your question is sealed in the link: only those who have it can read it.' : 'No question: tell them what to send when you send the link.',
+  ];
+  summary.replaceChildren(
+    ...facts.map((fact) => {
+      const item = document.createElement('li');
+      item.textContent = fact;
+      return item;
+    }),
+  );
+  setVisible(result, true);
+  announce('Your request link is ready.');
+  focusHeading(resultTitle);
+}
+
+function hideResult(): void {
+  linkField.value = '';
+  qrCode.replaceChildren();
+  summary.replaceChildren();
+  setVisible(result, false);
+}
+
+async function loadPage(first: boolean): Promise<HTMLLIElement[]> {
+  const [page, kept] = await Promise.all([withAccess((token) => requestsApi.list(token, pageSize, first ? null : cursor)), keptRequestIds()]);
+  const items = page.items.map((request) => requestItem(request, kept.has(request.id)));
+  if (first) list.replaceChildren(...items);
+  else list.append(...items);
+  cursor = page.next_cursor;
+  setVisible(loadMore, cursor !== null);
+  setVisible(empty, list.children.length === 0);
+  return items;
+}
+
+async function reload(): Promise<void> {
+  setVisible(listError, false);
+  try {
+    await loadPage(true);
+  } catch (error) {
+    showProblem(listError, error, 'Your requests could not be listed: ');
+  }
+}
+
+async function more(): Promise<void> {
+  loadMore.disabled = true;
+  setVisible(listError, false);
+  announce('Loading more…');
+  try {
+    const added = await loadPage(false);
+    announce(added.length > 0 ? `${plural(added.length, 'more request', 'more requests')} listed.` : 'No more requests.');
+    const first = added[0]?.querySelector<HTMLElement>('.item-title');
+    if (first) focusHeading(first);
+  } catch (error) {
+    announce('');
+    showProblem(listError, error, 'Could not load more: ');
+  } finally {
+    loadMore.disabled = false;
+  }
+}
+
+form.addEventListener('submit', (event) => void create(event));
+copyLink.addEventListener('click', () => void copyField(linkField, copyLink, 'Link'));
+linkField.addEventListener('focus', () => linkField.select());
+another.addEventListener('click', () => {
+  hideResult();
+  announce('');
+  prompt.focus();
+});
+loadMore.addEventListener('click', () => void more());
+// The link is in the list's "Show link" while this browser keeps its key; the page keeps no copy once left.
+window.addEventListener('pagehide', () => {
+  hideResult();
+  prompt.value = '';
+});
+
+async function main(): Promise<void> {
+  const user = await startSignedInPage(listError);
+  if (!user) return;
+  fields.disabled = false;
+  await reload();
+  markReady('requests', section);
+}
+
+void main();

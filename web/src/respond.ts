@@ -1,0 +1,264 @@
+/**
+ * Responder page `/q/{id}#<fp>.<s>` (issue 14; docs/envelope.md "Request links"). Reads the
+ * fragment and removes it from the address bar at once; reads the request (public), and checks
+ * the served public key against the link's fingerprint before anything can be typed: a key that
+ * does not match ends the page with nothing sent. Then shows the prompt (opened with a key from
+ * `s`) and takes a text or a file, sealed under a fresh key as any secret is, that key wrapped
+ * to the requester with HPKE (PSK from `s`), and sent. The fragment, the text and the file stay
+ * in this page's memory; the page stores nothing.
+ */
+import {
+  checkServedKey,
+  decodePublicKey,
+  EnvelopeError,
+  fromBase64,
+  fromBase64Url,
+  openPrompt,
+  parseRequestFragment,
+  sealText,
+  toBase64,
+  wrapResponseKey,
+  type RequestKem,
+  type RequestLink,
+} from '../../shared/envelope/index.ts';
+import { secretLimits } from '../../shared/limits.ts';
+import { ApiError, problemMessages } from './api.ts';
+import { announce, byId, focusHeading, plural, setVisible, timeElement } from './dom.ts';
+import { formatBytes } from './progress.ts';
+import { chosenFile, resetFile, sendFileResponse } from './respondFile.ts';
+import { endingMessage, respondMessages } from './respondMessages.ts';
+import type { Message } from './revealMessages.ts';
+import { requestsApi, type ServedRequest } from './requestsApi.ts';
+import { UploadCancelled, UploadFailed } from './fileUpload.ts';
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+// Read the fragment, then take it out of the address bar (and so out of history, bookmarks and
+// screenshots of it) before anything else happens.
+const fragment = safeDecode(location.hash.replace(/^#/, '')).trim();
+if (location.hash) history.replaceState(null, '', location.pathname);
+const requestId = safeDecode(location.pathname.split('/')[2] ?? '');
+const link: RequestLink | null = (() => {
+  try {
+    return parseRequestFragment(fragment);
+  } catch {
+    return null;
+  }
+})();
+
+const screens = {
+  loading: byId('screen-loading'),
+  ready: byId('screen-ready'),
+  upload: byId('screen-upload'),
+  sent: byId('screen-sent'),
+  message: byId('screen-message'),
+};
+type ScreenName = keyof typeof screens;
+
+const readyTitle = byId('ready-title');
+const promptBox = byId('prompt-box');
+const promptText = byId('prompt-text');
+const noPrompt = byId('no-prompt');
+const factLeft = byId('fact-left');
+const factExpires = byId('fact-expires');
+const form = byId<HTMLFormElement>('respond-form');
+const fields = byId<HTMLFieldSetElement>('respond-fields');
+const text = byId<HTMLTextAreaElement>('respond-text');
+const fileInput = byId<HTMLInputElement>('respond-file');
+const errors = byId('respond-errors');
+const errorsTitle = byId('respond-errors-title');
+const errorsText = byId('respond-errors-text');
+const sendButton = byId<HTMLButtonElement>('send-button');
+const sentTitle = byId('sent-title');
+const sentText = byId('sent-text');
+const sendAnother = byId<HTMLButtonElement>('send-another');
+const messageTitle = byId('message-title');
+const messageText = byId('message-text');
+const messageDetail = byId('message-detail');
+const messageRetry = byId<HTMLButtonElement>('message-retry');
+
+/** The request's key, checked against the link's fingerprint: set only once it matched. */
+let target: { kem: RequestKem; publicKey: Uint8Array } | null = null;
+let retryAction: (() => void) | null = null;
+
+function show(name: ScreenName): void {
+  for (const [screen, element] of Object.entries(screens)) setVisible(element, screen === name);
+  document.documentElement.dataset['screen'] = name;
+}
+
+function showMessage(message: Message): void {
+  target = null;
+  fields.disabled = true;
+  text.value = '';
+  resetFile();
+  messageTitle.textContent = message.title;
+  messageText.textContent = message.text;
+  messageDetail.replaceChildren(...(message.detail === undefined ? [] : typeof message.detail === 'string' ? [message.detail] : message.detail));
+  setVisible(messageDetail, message.detail !== undefined);
+  retryAction = message.retry ?? null;
+  messageRetry.textContent = message.retryLabel ?? 'Try again';
+  setVisible(messageRetry, retryAction !== null);
+  screens.message.dataset['message'] = message.id;
+  document.title = `Hushlink: ${message.title}`;
+  show('message');
+  announce('');
+  focusHeading(messageTitle);
+}
+
+async function load(): Promise<void> {
+  if (!link) return showMessage(respondMessages.badLink());
+  target = null;
+  fields.disabled = true;
+  show('loading');
+  announce('Checking the link…');
+  let served: ServedRequest;
+  try {
+    served = await requestsApi.read(requestId);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return showMessage(endingMessage(error, () => void load()) ?? respondMessages.unexpected(error, () => void load()));
+  }
+  // The key first: a request whose key is not the link's gets no answer, whatever else it says.
+  let publicKey: Uint8Array;
+  try {
+    publicKey = decodePublicKey(served.kem, served.public_key);
+    await checkServedKey(publicKey, link.fingerprint);
+  } catch {
+    return showMessage(respondMessages.keyMismatch());
+  }
+  if (!served.open) {
+    if (Date.parse(served.expires_at) <= Date.now()) return showMessage(respondMessages.expired(served.expires_at));
+    return showMessage(served.responses_left <= 0 ? respondMessages.full() : respondMessages.closed());
+  }
+  let question: string | null = null;
+  if (served.prompt_envelope) {
+    try {
+      question = await openPrompt(fromBase64(served.prompt_envelope), link);
+    } catch {
+      return showMessage(respondMessages.damagedLink());
+    }
+  }
+  target = { kem: served.kem, publicKey };
+  showReady(served, question);
+}
+
+function showReady(served: ServedRequest, question: string | null): void {
+  promptText.textContent = question ?? '';
+  setVisible(promptBox, question !== null);
+  setVisible(noPrompt, question === null);
+  factLeft.textContent = served.responses_left === 1 ? '1 (yours may be the last)' : String(served.responses_left);
+  factExpires.replaceChildren(timeElement(served.expires_at));
+  setVisible(errors, false);
+  fields.disabled = false;
+  document.title = 'Hushlink: someone asks you for a secret';
+  show('ready');
+  announce(question === null ? 'The link checks out.' : 'The link checks out. Their message is shown.');
+  focusHeading(readyTitle);
+}
+
+function showError(title: string, sentence: string, invalid?: HTMLElement): void {
+  errorsTitle.textContent = title;
+  errorsText.textContent = sentence;
+  setVisible(errors, true);
+  announce('');
+  if (invalid) {
+    invalid.setAttribute('aria-invalid', 'true');
+    invalid.focus();
+  } else errors.focus();
+}
+
+/** Wraps a fresh key to the requester: the served key is checked against the link once more. */
+const wrapFor = (responseKey: Uint8Array) => wrapResponseKey({ ...link!, requestId, kem: target!.kem, publicKey: target!.publicKey, responseKey });
+
+async function send(event: SubmitEvent): Promise<void> {
+  event.preventDefault();
+  if (!target || !link || fields.disabled) return;
+  setVisible(errors, false);
+  text.removeAttribute('aria-invalid');
+  const file = chosenFile();
+  if (!file && text.value.length === 0) return showError('Nothing to send yet', 'Write your answer, or choose a file.', text);
+  if (!file && new TextEncoder().encode(text.value).length > secretLimits.textEnvelopeBytes - 256) {
+    return showError('Too long to send as text', 'The text is longer than about 256 KB: send it as a file instead.', text);
+  }
+  fields.disabled = true;
+  sendButton.textContent = 'Encrypting…';
+  announce('Encrypting…');
+  try {
+    if (file) {
+      await sendFileResponse(file, { requestId, wrap: wrapFor, showUpload: () => show('upload') });
+      return done(`Your file “${file.name}” (${formatBytes(file.size)}) was encrypted in this browser and sent. Only the person who asked can open it.`);
+    }
+    const sealed = await sealText(text.value);
+    const wrapped = await wrapFor(fromBase64Url(sealed.key));
+    await requestsApi.respond(requestId, {
+      kind: 'text',
+      envelope: toBase64(sealed.envelope),
+      salt: sealed.salt,
+      size_bytes: sealed.envelope.length,
+      enc: wrapped.enc,
+      wrapped_key: wrapped.wrappedKey,
+    });
+    done('Your answer was encrypted in this browser and sent. Only the person who asked can open it.');
+  } catch (error) {
+    failed(error);
+  } finally {
+    sendButton.textContent = 'Encrypt and send';
+  }
+}
+
+/** Why nothing was sent. A refusal that no retry can help ends on its screen; anything else keeps what was typed. */
+function failed(error: unknown): void {
+  if (error instanceof EnvelopeError && error.code === 'key_mismatch') return showMessage(respondMessages.keyMismatch());
+  if (error instanceof ApiError && error.status !== 0 && error.status !== 429) {
+    const ending = endingMessage(error, () => void load());
+    if (ending) return showMessage(ending);
+  }
+  show('ready');
+  fields.disabled = false;
+  if (error instanceof UploadCancelled) return showError('Upload cancelled', 'Nothing was kept: what was uploaded was deleted. The file is still chosen if you want to send it again.');
+  if (error instanceof UploadFailed) return showError('The upload failed', `${error.message} Nothing was kept: what was uploaded was deleted. Try again.`);
+  if (!(error instanceof ApiError)) return showError('Nothing was sent', `Encryption failed in this browser: ${(error as Error).message}`);
+  if (error.status === 0) return showError('Cannot reach Hushlink', 'The server could not be reached. Nothing was sent; check your connection and try again.');
+  if (error.status === 429) {
+    const wait = error.retryAfter === null ? 'a little' : plural(Math.max(1, error.retryAfter), 'second', 'seconds');
+    return showError('Too many attempts', `Too many requests came from your network in a short time. Nothing was sent; try again in ${wait}.`);
+  }
+  if (error.problem['reason'] === 'plan_limit') {
+    const limit = Number(error.problem['limit_bytes']);
+    return showError('This file is too large for this request', `The person who asked can receive files up to ${Number.isFinite(limit) ? formatBytes(limit) : 'a smaller size'}. Nothing was sent.`, fileInput);
+  }
+  if (error.problem['reason'] === 'busy') return showError('Nothing was sent', 'Many answers reached this link at once. Send it again.');
+  showError('Nothing was sent', problemMessages(error).join(' '));
+}
+
+function done(sentence: string): void {
+  text.value = '';
+  resetFile();
+  target = null;
+  sentText.textContent = sentence;
+  document.title = 'Hushlink: sent';
+  show('sent');
+  announce('Sent.');
+  focusHeading(sentTitle);
+}
+
+form.addEventListener('submit', (event) => void send(event));
+sendAnother.addEventListener('click', () => void load());
+messageRetry.addEventListener('click', () => retryAction?.());
+// The link pasted again onto this page changes only the fragment, which loads nothing: load it
+// afresh, so that it is read (and taken out of the address bar) like the first.
+window.addEventListener('hashchange', () => location.reload());
+// Leaving the page takes what was typed off it, should the browser keep the page.
+window.addEventListener('pagehide', () => {
+  text.value = '';
+});
+
+if (!requestId) showMessage(respondMessages.notFound());
+else void load();
+document.documentElement.dataset['ready'] = 'respond';

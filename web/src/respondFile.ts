@@ -1,0 +1,119 @@
+/**
+ * The responder page's file: chosen instead of the text, sealed chunk by chunk under a fresh key
+ * as it uploads (`fileUpload.ts`, as the compose page's), that key wrapped to the requester and
+ * sent with the upload's opening (`/v1/files/multipart` with `request_id`, `enc`, `wrapped_key`);
+ * completing the upload is what delivers it to their inbox. A progress screen with Cancel; a
+ * cancelled, failed or abandoned upload is aborted, so nothing of it is kept.
+ */
+import { fileSealer, fromBase64Url } from '../../shared/envelope/index.ts';
+import { announce, byId, focusHeading, setVisible } from './dom.ts';
+import { abortOnLeave, type UploadRef } from './filesApi.ts';
+import { uploadFile } from './fileUpload.ts';
+import { formatBytes, ProgressView } from './progress.ts';
+import { requestsApi } from './requestsApi.ts';
+
+const textField = byId('text-field');
+const fileInput = byId<HTMLInputElement>('respond-file');
+const fileLabel = byId('respond-file-label');
+const chosen = byId('file-chosen');
+const chosenText = byId('file-chosen-text');
+const removeButton = byId<HTMLButtonElement>('file-remove');
+
+const uploadName = byId('upload-name');
+const uploadBar = byId<HTMLProgressElement>('upload-progress');
+const uploadStatus = byId('upload-status');
+const cancelButton = byId<HTMLButtonElement>('upload-cancel');
+
+let file: File | null = null;
+
+export function chosenFile(): File | null {
+  return file;
+}
+
+function choose(picked: File | null): void {
+  file = picked;
+  setVisible(textField, !picked);
+  fileLabel.textContent = picked ? 'File' : 'Or a file';
+  setVisible(chosen, Boolean(picked));
+  if (!picked) {
+    fileInput.value = '';
+    return;
+  }
+  chosenText.textContent = `${picked.name} (${formatBytes(picked.size)}) will be sent instead of text.`;
+  announce(`File chosen: ${picked.name}, ${formatBytes(picked.size)}.`);
+}
+
+/** Forgets the file (after it was sent). */
+export function resetFile(): void {
+  choose(null);
+}
+
+export interface FileResponse {
+  requestId: string;
+  /** Wraps the file's fresh key to the requester (the served key checked against the link again). */
+  wrap(responseKey: Uint8Array): Promise<{ enc: string; wrappedKey: string }>;
+  /** Shows the upload screen (and hides the form). */
+  showUpload(): void;
+}
+
+/** Seals, wraps, uploads and completes; throws `UploadCancelled`, `UploadFailed` or `ApiError`. */
+export async function sendFileResponse(picked: File, response: FileResponse): Promise<void> {
+  const cancel = new AbortController();
+  let ref: UploadRef | null = null;
+  // Closing or leaving the page mid-upload aborts it (a request that outlives the page).
+  const leave = () => void (ref && abortOnLeave(ref));
+  const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+  const onCancel = () => {
+    cancelButton.disabled = true;
+    cancelButton.textContent = 'Cancelling…';
+    announce('Cancelling: deleting what was uploaded…');
+    cancel.abort();
+  };
+  const sealer = await fileSealer({ meta: { name: picked.name, type: picked.type || 'application/octet-stream', size: picked.size } });
+  const wrapped = await response.wrap(fromBase64Url(sealer.key));
+  const view = new ProgressView(uploadBar, uploadStatus, sealer.envelopeSize(picked.size));
+  uploadName.textContent = `${picked.name} (${formatBytes(picked.size)})`;
+  cancelButton.disabled = false;
+  cancelButton.textContent = 'Cancel upload';
+  cancelButton.addEventListener('click', onCancel);
+  window.addEventListener('pagehide', leave);
+  window.addEventListener('beforeunload', warn);
+  response.showUpload();
+  focusHeading(byId('upload-title'));
+  let said = 0;
+  try {
+    await uploadFile({
+      file: picked,
+      sealer,
+      // No claim ever reaches a response's file: its verifiers are not sent.
+      open: (body) =>
+        requestsApi.openFileResponse({
+          size_bytes: body.size_bytes,
+          salt: body.salt,
+          chunk_log2: body.chunk_log2,
+          request_id: response.requestId,
+          enc: wrapped.enc,
+          wrapped_key: wrapped.wrappedKey,
+        }),
+      settings: {},
+      signal: cancel.signal,
+      opened: (opened) => void (ref = opened),
+      progress: (sent) => {
+        view.update(sent);
+        const quarter = Math.floor(view.percent() / 25) * 25;
+        if (quarter > said && quarter < 100) announce(`${(said = quarter)}% uploaded.`);
+      },
+    });
+  } finally {
+    cancelButton.removeEventListener('click', onCancel);
+    window.removeEventListener('pagehide', leave);
+    window.removeEventListener('beforeunload', warn);
+  }
+}
+
+fileInput.addEventListener('change', () => choose(fileInput.files?.[0] ?? null));
+removeButton.addEventListener('click', () => {
+  choose(null);
+  announce('File removed: your answer is the text again.');
+  byId('respond-text').focus();
+});
