@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdjustableClock } from '../../shared/clock.ts';
+import type { AdjustableClock, Clock } from '../../shared/clock.ts';
 import { HttpError } from '../../shared/http/errors.ts';
 import { RateLimiter, slotsPerCount, type RateCounter, type RateHit } from '../../shared/http/rateLimit.ts';
 import { defaultRateLimits } from '../../shared/limits.ts';
@@ -51,12 +51,16 @@ function limiterWith(counter: RateCounter, limit: number, clock = windowStartClo
   return new RateLimiter(counter, limits, clock, silent);
 }
 
-/** A clock at the start of a 60 s window. */
-function windowStartClock(): AdjustableClock {
-  const clock = new AdjustableClock();
-  const seconds = Math.floor(clock.now() / 1000);
-  clock.advance(60 - (seconds % 60));
-  return clock;
+/**
+ * A clock stopped at the start of a 60 s window, moved only by `advance`: real time passing
+ * while a test runs (a second, on a loaded machine) must not change its retry-after.
+ */
+function windowStartClock(): Clock & Pick<AdjustableClock, 'advance'> {
+  let now = Math.ceil(Date.now() / 60_000) * 60_000;
+  return {
+    now: () => now,
+    advance: (seconds: number) => void (now += seconds * 1000),
+  };
 }
 
 async function refused(promise: Promise<unknown>): Promise<HttpError> {
