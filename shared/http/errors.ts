@@ -18,6 +18,7 @@ export const errorCodes = [
   'too_early',
   'rate_limited',
   'forbidden',
+  'policy_violation',
   'proof_required',
   'proof_refused',
   'recipient_required',
