@@ -21,6 +21,12 @@ export const newRequestLinkId = (): string => `rql_${randomPart(16)}`;
 export const newResponseId = (): string => `rsp_${randomPart(16)}`;
 /** A gate session's token, `hlg_` and 256 bits: stored only as its SHA-256. */
 export const newGateToken = (): string => `hlg_${randomPart(32)}`;
+/** Workspaces (interface §4.7), their invitations and audit rows. */
+export const newWorkspaceId = (): string => `wks_${randomPart(16)}`;
+export const newInvitationId = (): string => `inv_${randomPart(16)}`;
+export const newAuditId = (): string => `aud_${randomPart(12)}`;
+/** An invitation's one-time token, `hli_` and 256 bits, mailed in `/join#<token>`: stored only as its SHA-256. */
+export const newInvitationToken = (): string => `hli_${randomPart(32)}`;
 /** Delivery ids start with their time (base 36 ms), so an endpoint's log sorts by id, newest first. */
 const timePrefix = (ms: number): string => ms.toString(36).padStart(9, '0');
 export const newDeliveryId = (now: number): string => `dlv_${timePrefix(now)}${randomPart(16)}`;

@@ -71,6 +71,27 @@ export const requestLimits = {
   inboxPageSize: { default: 10, max: 50 },
 } as const;
 
+/** Workspaces (interface §4.7). */
+export const workspaceLimits = {
+  name: { min: 1, max: 80 },
+  /** Lower-case letters, digits and single dashes, not at either end. */
+  slug: { min: 3, max: 40 },
+  /** Seats of a workspace without a Team subscription: its owner's. */
+  defaultSeats: 1,
+  /** An invitation's link works this long (DESIGN.md §3). */
+  invitationSeconds: 7 * 24 * 3600,
+  /** Branding: the logo's decoded bytes, and the display name. */
+  logoBytes: 64 * 1024,
+  displayName: { min: 1, max: 60 },
+  /** WCAG 2's contrast ratio the accent must reach with what is drawn on and around it. */
+  accentContrast: 4.5,
+  /** Audit rows per page of `GET …/audit`, and per DynamoDB page of an export. */
+  auditPageSize: { default: 50, max: 200 },
+  auditExportPageSize: 500,
+  /** Policy bounds. */
+  allowedRecipientDomains: 50,
+} as const;
+
 /** Curl mode (`POST /v1/curl`): the raw body the server seals, at most this long (413 beyond). */
 export const curlLimits = {
   maxBodyBytes: 1024 * 1024,

@@ -122,8 +122,11 @@ function headerParameters(route: Route) {
 function successResponse(route: Route, body: { $ref: string } | null) {
   const description = { 200: 'OK', 201: 'Created', 202: 'Accepted: queued or counted for later', 204: 'Done; no body' }[route.reply.status];
   if (!body) return { description };
-  const text = route.textReply ? { 'text/plain': { schema: { type: 'string' } } } : {};
-  return { description, content: { 'application/json': { schema: body }, ...text } };
+  const text = route.textReply ? { 'text/plain': { schema: { type: 'string' } } } : route.download ? { [route.download]: { schema: { type: 'string' } } } : {};
+  const headers = route.download
+    ? { headers: { 'content-disposition': { description: 'attachment, with the file name', schema: { type: 'string' } }, link: { description: 'rel="next": the next part of a large export', schema: { type: 'string' } } } }
+    : {};
+  return { description, ...headers, content: { 'application/json': { schema: body }, ...text } };
 }
 
 const problemDescriptions: Record<ErrorStatus, string> = {

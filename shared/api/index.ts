@@ -11,6 +11,8 @@ import { requestsRequests } from './requests.ts';
 import { requestsReplies } from './requestsReplies.ts';
 import { webhooksRequests } from './webhooks.ts';
 import { webhooksReplies } from './webhooksReplies.ts';
+import { workspacesRequests } from './workspaces.ts';
+import { workspacesReplies } from './workspacesReplies.ts';
 
 /** The OpenAPI document itself, as far as a client relies on it. */
 export const openapiReplies = {
@@ -29,6 +31,7 @@ export const contracts = {
   requests: { requests: requestsRequests, replies: requestsReplies },
   account: { requests: accountRequests, replies: accountReplies },
   webhooks: { requests: webhooksRequests, replies: webhooksReplies },
+  workspaces: { requests: workspacesRequests, replies: workspacesReplies },
   openapi: { requests: {}, replies: openapiReplies },
 };
 
@@ -50,6 +53,8 @@ export const schemas = {
   ...accountReplies,
   ...webhooksRequests,
   ...webhooksReplies,
+  ...workspacesRequests,
+  ...workspacesReplies,
   ...openapiReplies,
 };
 export type Schemas = typeof schemas;

@@ -1,0 +1,57 @@
+import * as z from 'zod/mini';
+import { page, timestamp } from './output.ts';
+import { memberRoles } from './workspaces.ts';
+
+const role = z.enum(memberRoles);
+const plan = z.enum(['free', 'pro', 'team', 'enterprise']);
+
+/** A policy as set: a rule that is null does not apply. */
+const policy = z.strictObject({
+  max_expires_in: z.nullable(z.int()),
+  max_views: z.nullable(z.int()),
+  require_passphrase: z.nullable(z.boolean()),
+  allowed_recipient_domains: z.nullable(z.array(z.string())),
+  allow_files: z.nullable(z.boolean()),
+  max_file_bytes: z.nullable(z.int()),
+  allow_requests: z.nullable(z.boolean()),
+});
+
+const auditRow = z.strictObject({
+  id: z.string(),
+  at: timestamp,
+  actor: z.strictObject({ user_id: z.nullable(z.string()), email: z.nullable(z.string()), via: z.enum(['session', 'scim', 'system']) }),
+  /** A dotted verb: `member.invited`, `member.role_changed`, `policy.updated`, … */
+  action: z.string(),
+  target: z.string(),
+  details: z.record(z.string(), z.unknown()),
+});
+
+/** What the workspaces group's routes answer: types and the document only, never parsed at run time. */
+export const workspacesReplies = {
+  WorkspaceCreated: z.strictObject({
+    id: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    region: z.string(),
+    role: z.literal('owner'),
+    seats: z.int(),
+    members: z.int(),
+  }),
+  WorkspaceList: z.strictObject({
+    items: z.array(z.strictObject({ id: z.string(), name: z.string(), slug: z.string(), role, plan, seats: z.int(), members: z.int() })),
+  }),
+  InvitationCreated: z.strictObject({ id: z.string(), email: z.string(), role: z.enum(['admin', 'member']), expires_at: timestamp }),
+  InvitationAccepted: z.strictObject({ workspace_id: z.string(), role }),
+  MemberList: z.strictObject({
+    items: z.array(z.strictObject({ user_id: z.string(), email: z.string(), role, joined_at: timestamp, source: z.enum(['owner', 'invitation', 'scim']) })),
+    invitations: z.array(z.strictObject({ id: z.string(), email: z.string(), role: z.enum(['admin', 'member']), expires_at: timestamp })),
+  }),
+  MemberRemoved: z.strictObject({ user_id: z.string(), removed: z.literal(true) }),
+  RoleChanged: z.strictObject({ user_id: z.string(), role }),
+  WorkspaceTransferred: z.strictObject({ owner: z.string() }),
+  Policy: policy,
+  Branding: z.strictObject({ display_name: z.string(), logo: z.nullable(z.string()), accent: z.nullable(z.string()) }),
+  AuditPage: page(auditRow),
+  /** `format=json`: the whole trail (or one part of it), newest first. */
+  AuditExport: z.strictObject({ items: z.array(auditRow) }),
+};

@@ -1,0 +1,69 @@
+import type { Mailer } from '../../adapters/mailer.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { UserStore } from '../accounts/ports.ts';
+import type { AuditRow, Invitation, Member, Role, Roster, Workspace, WorkspaceBranding, WorkspacePolicy } from './model.ts';
+
+/** Who acts, as the transaction checks it: still a member with one of these roles when it commits. */
+export interface Actor {
+  userId: string;
+  roles: readonly Role[];
+}
+
+/** An invitation's token as its lookup item keeps it: its state outlives the invitation. */
+export interface InvitationToken {
+  tokenHash: string;
+  workspaceId: string;
+  invitationId: string;
+  email: string;
+  role: Invitation['role'];
+  expiresAt: number;
+  state: 'pending' | 'used' | 'revoked';
+}
+
+export interface Membership {
+  workspace: Workspace;
+  roster: Roster;
+  role: Role;
+}
+
+/**
+ * The workspaces' items. Every change is one transaction that also writes its audit row and
+ * checks the actor's role as it commits, so a right taken away meanwhile is never used.
+ */
+export interface WorkspaceStore {
+  /** `slug_taken` when another workspace has the slug. */
+  create(workspace: Workspace, roster: Roster, owner: Member, audit: AuditRow): Promise<'created' | 'slug_taken'>;
+  get(id: string): Promise<Workspace | null>;
+  roster(id: string): Promise<Roster | null>;
+  member(workspaceId: string, userId: string): Promise<Member | null>;
+  /** The caller's workspaces with their roster and the caller's role. */
+  membershipsOf(userId: string): Promise<Membership[]>;
+  /** Members and pending invitations (expired ones included: the domain filters). */
+  roll(workspaceId: string): Promise<{ members: Member[]; invitations: Invitation[] }>;
+  /** Takes a seat for the invitation: `no_seat` when members and pending invitations fill them. */
+  invite(invitation: Invitation, actor: Actor, audit: AuditRow): Promise<'invited' | 'no_seat' | 'refused'>;
+  /** Gives an expired invitation's seat back (nothing when it was used, revoked or reclaimed meanwhile). */
+  reclaimExpired(invitation: Invitation, now: number, audit: AuditRow): Promise<boolean>;
+  invitationToken(tokenHash: string): Promise<InvitationToken | null>;
+  /** Uses the token and turns the invitation's seat into a membership: `gone` when it was used, revoked or expired meanwhile. */
+  accept(token: InvitationToken, member: Member, now: number, audit: AuditRow): Promise<'joined' | 'gone' | 'already_member'>;
+  revokeInvitation(invitation: Invitation, actor: Actor, audit: AuditRow): Promise<'revoked' | 'gone' | 'refused'>;
+  /** `last_owner` when the member is the only owner; `changed` when the member or the actor changed meanwhile. */
+  removeMember(member: Member, actor: Actor | null, audit: AuditRow): Promise<'removed' | 'last_owner' | 'changed'>;
+  changeRole(member: Member, role: Role, actor: Actor, audit: AuditRow): Promise<'changed' | 'last_owner' | 'conflict'>;
+  /** The owner hands over: the target becomes owner, the owner an admin. */
+  transfer(from: Member, to: Member, audit: AuditRow): Promise<'transferred' | 'conflict'>;
+  setPolicy(workspaceId: string, policy: WorkspacePolicy, actor: Actor, audit: AuditRow): Promise<boolean>;
+  setBranding(workspaceId: string, branding: WorkspaceBranding, actor: Actor, audit: AuditRow): Promise<boolean>;
+  /** Audit rows, newest first. */
+  auditPage(workspaceId: string, limit: number, cursor: string | null): Promise<{ items: AuditRow[]; nextCursor: string | null }>;
+}
+
+export interface WorkspacePorts {
+  workspaces: WorkspaceStore;
+  users: Pick<UserStore, 'get' | 'findByEmail'>;
+  mailer: Mailer;
+  clock: Clock;
+  config: Pick<Config, 'REGION' | 'REGIONS' | 'WEB_ORIGIN'>;
+}
