@@ -19,7 +19,7 @@ export interface DataProps {
 }
 
 /** The single-item DynamoDB actions a function may be given (IAM names without the prefix). */
-export type ItemAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
+export type ItemAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'BatchGetItem';
 
 /**
  * What one function may do on the table. There is no action for TransactWriteItems: IAM
@@ -136,7 +136,7 @@ export class Data extends Construct {
         }),
       );
     }
-    const writes = access.items.some((action) => action !== 'GetItem');
+    const writes = access.items.some((action) => action !== 'GetItem' && action !== 'BatchGetItem' && action !== 'ConditionCheckItem');
     this.grantKeyVia(grantee, 'dynamodb', writes);
   }
 

@@ -28,8 +28,8 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  * What each function may do on the table: exactly the DynamoDB calls its code can reach (from
  * `functions/<name>.ts` through the shared middleware, the domain and `shared/store/*`), nothing
  * more. A typed record, so a new group in shared/routes.ts does not compile until it is listed.
- * TransactWriteItems is authorized per item (see TableAccess), and no code uses
- * ConditionCheck, BatchGet/BatchWrite or Scan.
+ * TransactWriteItems is authorized per item (see TableAccess); only workspaces use ConditionCheck
+ * and BatchGet, and no code uses BatchWrite or Scan.
  *
  * - every API function: the rate-limit window (UpdateItem), the caller's session or API key and
  *   the signing keys (GetItem), their last-use stamp and the monthly call counter (UpdateItem);
@@ -52,6 +52,11 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   sweep (Query gsi2 for due retries and GetItem of each);
  * - webhooks: endpoints (a transaction of the count Update and a Put or Delete, Get, Query of
  *   the owner's partition), the delivery log (Query), test deliveries (PutItem);
+ * - workspaces: every change is a transaction of Puts, Updates, Deletes and a ConditionCheck of
+ *   the actor's role (the roster's conditions, the audit row's Put), the workspace, roster,
+ *   member and invitation-token items (GetItem), the roll and the audit trail (Query of their
+ *   partitions), the caller's workspaces (Query gsi1, then BatchGetItem), the caller's address
+ *   (GetItem of the user);
  * - openapi: nothing (its one route is public and reads no table);
  * - relay: the owner's endpoints (Query of their partition), deliveries (PutItem, GetItem when
  *   one exists already), the owners' live usage (a transaction of Puts of marks and the counter's
@@ -67,6 +72,7 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   account: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi1'] },
   schedule: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi2'] },
   webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
+  workspaces: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'BatchGetItem'], query: ['table', 'gsi1'] },
   openapi: { items: [], query: [] },
   relay: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
   deliveries: { items: ['GetItem', 'UpdateItem'], query: [] },
@@ -90,14 +96,15 @@ export const fileAccess: Readonly<Record<FunctionName, readonly ObjectAction[]>>
   files: ['PutObject', 'ListMultipartUploadParts', 'AbortMultipartUpload', 'GetObject', 'DeleteObject'],
   account: [],
   webhooks: [],
+  workspaces: [],
   openapi: [],
   schedule: ['DeleteObject'],
   relay: ['DeleteObject', 'AbortMultipartUpload'],
   deliveries: [],
 };
 
-/** Functions that send mail through SES (sign-in codes; gate codes; an endpoint switched off). */
-export const mailSenders: readonly FunctionName[] = ['account', 'gate', 'deliveries'];
+/** Functions that send mail through SES (sign-in codes; gate codes; an endpoint switched off; invitations and notices of workspaces). */
+export const mailSenders: readonly FunctionName[] = ['account', 'gate', 'deliveries', 'workspaces'];
 
 /**
  * Functions that put messages on the work queue: the relay (first attempts, test deliveries'

@@ -16,6 +16,7 @@ import * as filesFunction from '../functions/files.ts';
 import { PresignedFileObjects, type BucketLocation } from '../shared/adapters/fileObjects.ts';
 import { S3MultipartUploads, s3Client } from '../shared/adapters/s3Uploads.ts';
 import * as webhooksFunction from '../functions/webhooks.ts';
+import * as workspacesFunction from '../functions/workspaces.ts';
 import { AdjustableClock, type Clock } from '../shared/clock.ts';
 import { loadConfig, type Config } from '../shared/config.ts';
 import { HttpError, problemBody } from '../shared/http/errors.ts';
@@ -50,6 +51,7 @@ export interface LocalFunctions {
   requests: requestsFunction.RequestsDeps;
   account: accountFunction.AccountDeps;
   webhooks: webhooksFunction.WebhooksDeps;
+  workspaces: workspacesFunction.WorkspacesDeps;
   openapi: openapiFunction.OpenApiDeps;
   deliveries: deliveriesFunction.DeliveriesDeps;
   relay: relayFunction.RelayDeps;
@@ -65,6 +67,7 @@ function composeFunctions(platform: Platform, adapters: Adapters): LocalFunction
     requests: requestsFunction.compose(platform, adapters),
     account: accountFunction.compose(platform, adapters),
     webhooks: webhooksFunction.compose(platform, adapters),
+    workspaces: workspacesFunction.compose(platform, adapters),
     openapi: openapiFunction.compose(platform),
     deliveries: deliveriesFunction.compose(platform, adapters),
     relay: relayFunction.compose(platform, adapters),
@@ -231,6 +234,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       requests: requestsFunction.createHandler(functions.requests),
       account: accountFunction.createHandler(functions.account),
       webhooks: webhooksFunction.createHandler(functions.webhooks),
+      workspaces: workspacesFunction.createHandler(functions.workspaces),
       openapi: openapiFunction.createHandler(functions.openapi),
     };
     listener = gatewayListener({

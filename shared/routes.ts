@@ -10,7 +10,7 @@ import { curlLimits } from './limits.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One Lambda per group; the entry is `functions/<group>.ts`. */
-export const groups = ['secrets', 'gate', 'files', 'requests', 'account', 'webhooks', 'openapi'] as const;
+export const groups = ['secrets', 'gate', 'files', 'requests', 'account', 'webhooks', 'workspaces', 'openapi'] as const;
 export type Group = (typeof groups)[number];
 
 /**
@@ -78,6 +78,11 @@ export interface Route {
   readonly maxBodyBytes?: number;
   /** Answers text/plain too (the body's JSON form to clients asking for JSON). */
   readonly textReply?: true;
+  /**
+   * Answers a file (`content-disposition: attachment`): in this media type, or as the reply's
+   * JSON when asked for (`format=json`).
+   */
+  readonly download?: 'text/csv';
   /** Request headers the operation reads besides `authorization`, for the document. */
   readonly headers?: readonly { readonly name: string; readonly description: string }[];
   /** Routes the interface does not list (DESIGN.md §7). */
@@ -160,6 +165,34 @@ export const requestsRoutes = [
     body: 'ResponseRequest', query: none, reply: { status: 201, body: 'ResponseCreated' }, errors: [400, 404, 409, 410, 429] },
 ] as const satisfies readonly Route[];
 
+/** Interface §4.7: workspaces (domains and SSO come with their own issue). Session only: an API key administers nothing. */
+export const workspacesRoutes = [
+  { method: 'GET', path: '/v1/workspaces', group: 'workspaces', operation: 'listWorkspaces', credential: 'session', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'WorkspaceList' }, errors: [401, 403] },
+  { method: 'POST', path: '/v1/workspaces', group: 'workspaces', operation: 'createWorkspace', credential: 'session', scope: null, rate: null,
+    body: 'CreateWorkspaceRequest', query: none, reply: { status: 201, body: 'WorkspaceCreated' }, errors: [400, 401, 403, 409, 421] },
+  { method: 'GET', path: '/v1/workspaces/{id}/audit', group: 'workspaces', operation: 'readAudit', credential: 'session', scope: null, rate: null,
+    body: none, query: 'AuditQuery', reply: { status: 200, body: 'AuditPage' }, errors: [400, 401, 403, 404] },
+  { method: 'GET', path: '/v1/workspaces/{id}/audit/export', group: 'workspaces', operation: 'exportAudit', credential: 'session', scope: null, rate: null,
+    body: none, query: 'AuditExportQuery', reply: { status: 200, body: 'AuditExport' }, errors: [400, 401, 403, 404], download: 'text/csv' },
+  { method: 'PUT', path: '/v1/workspaces/{id}/branding', group: 'workspaces', operation: 'setBranding', credential: 'session', scope: null, rate: null,
+    body: 'BrandingRequest', query: none, reply: { status: 200, body: 'Branding' }, errors: [400, 401, 403, 404] },
+  { method: 'POST', path: '/v1/workspaces/{id}/invitations', group: 'workspaces', operation: 'inviteMember', credential: 'session', scope: null, rate: null,
+    body: 'InvitationRequest', query: none, reply: { status: 201, body: 'InvitationCreated' }, errors: [400, 401, 403, 404] },
+  { method: 'GET', path: '/v1/workspaces/{id}/members', group: 'workspaces', operation: 'listMembers', credential: 'session', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'MemberList' }, errors: [401, 403, 404] },
+  { method: 'DELETE', path: '/v1/workspaces/{id}/members/{userId}', group: 'workspaces', operation: 'removeMember', credential: 'session', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'MemberRemoved' }, errors: [401, 403, 404, 409] },
+  { method: 'PATCH', path: '/v1/workspaces/{id}/members/{userId}', group: 'workspaces', operation: 'changeRole', credential: 'session', scope: null, rate: null,
+    body: 'RoleRequest', query: none, reply: { status: 200, body: 'RoleChanged' }, errors: [400, 401, 403, 404, 409] },
+  { method: 'PUT', path: '/v1/workspaces/{id}/policy', group: 'workspaces', operation: 'setPolicy', credential: 'session', scope: null, rate: null,
+    body: 'PolicyRequest', query: none, reply: { status: 200, body: 'Policy' }, errors: [400, 401, 403, 404] },
+  { method: 'POST', path: '/v1/workspaces/{id}/transfer', group: 'workspaces', operation: 'transferWorkspace', credential: 'session', scope: null, rate: null,
+    body: 'TransferRequest', query: none, reply: { status: 200, body: 'WorkspaceTransferred' }, errors: [400, 401, 403, 404] },
+  { method: 'POST', path: '/v1/workspaces/invitations/accept', group: 'workspaces', operation: 'acceptInvitation', credential: 'session', scope: null, rate: null,
+    body: 'AcceptInvitationRequest', query: none, reply: { status: 200, body: 'InvitationAccepted' }, errors: [400, 401, 403, 404, 410] },
+] as const satisfies readonly Route[];
+
 /** Interface §4.4: account, sessions, keys. */
 export const accountRoutes = [
   { method: 'POST', path: '/v1/auth/otp/start', group: 'account', operation: 'startSignIn', credential: 'public', scope: null, rate: 'otp_start',
@@ -223,7 +256,7 @@ export const openapiRoutes = [
 ] as const satisfies readonly Route[];
 
 /** THE route table: every row of every group. */
-export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, filesRoutes, requestsRoutes, accountRoutes, webhooksRoutes, openapiRoutes);
+export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, filesRoutes, requestsRoutes, accountRoutes, webhooksRoutes, workspacesRoutes, openapiRoutes);
 
 /** The parts of the table as one list; marked pure so a bundle that reads no other part drops them. */
 function joined<Parts extends readonly (readonly Route[])[]>(...parts: Parts): ReadonlyArray<Parts[number][number]> {

@@ -31,8 +31,13 @@ type RowOf<Op> = Extract<RouteRow, { operation: Op }>;
 type Parsed<Name> = Name extends SchemaName ? z.output<Schemas[Name]> : undefined;
 /** What a route's operation is handed: its body and query as its row's schemas parse them. */
 export type RequestOf<Op> = ApiRequest<Parsed<RowOf<Op>['body']>, Parsed<RowOf<Op>['query']>>;
-/** What it must answer: its row's success status, with a body of its row's reply schema. */
-export type ReplyOf<Op> = ApiReply<RowOf<Op>['reply']['status'], Parsed<RowOf<Op>['reply']['body']>>;
+/**
+ * What it must answer: its row's success status, with a body of its row's reply schema; a row
+ * that answers a file (`download`) sends the file's text, written by the operation, instead.
+ */
+export type ReplyOf<Op> =
+  | ApiReply<RowOf<Op>['reply']['status'], Parsed<RowOf<Op>['reply']['body']>>
+  | (RowOf<Op> extends { download: string } ? Omit<ApiReply<RowOf<Op>['reply']['status']>, 'body'> & { text: string; headers: Record<string, string> } : never);
 
 /** The operations of one group, each typed by its row: its input parsed, its answer checked. */
 export type Operations<G extends Group, D extends GroupDeps> = {
@@ -42,7 +47,7 @@ export type Operations<G extends Group, D extends GroupDeps> = {
 export type ContractOf<G extends Group> = Pick<Schemas, Extract<Extract<RouteRow, { group: G }>['body' | 'query'], SchemaName>>;
 export type GroupHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-type AnyOperation<D> = (request: ApiRequest, deps: D) => Promise<ApiReply>;
+type AnyOperation<D> = (request: ApiRequest, deps: D) => Promise<Omit<ApiReply, 'body'> & { body?: unknown }>;
 
 /**
  * The Lambda handler of one endpoint group: every row of the route table for the group (its

@@ -1,0 +1,145 @@
+import { SESClient } from '@aws-sdk/client-ses';
+import { SesMailer } from '../shared/adapters/ses.ts';
+import { workspacesRequests } from '../shared/api/workspaces.ts';
+import { toIso } from '../shared/clock.ts';
+import { exportAudit, readAudit } from '../shared/domain/workspaces/audit.ts';
+import { auditItem } from '../shared/domain/workspaces/auditExport.ts';
+import type { Member, Workspace } from '../shared/domain/workspaces/model.ts';
+import { acceptInvitation, changeRole, invite, listMembers, removeMember, transferWorkspace } from '../shared/domain/workspaces/members.ts';
+import { policyReply } from '../shared/domain/workspaces/policy.ts';
+import type { WorkspacePorts } from '../shared/domain/workspaces/ports.ts';
+import { setBranding, setPolicy } from '../shared/domain/workspaces/settings.ts';
+import { createWorkspace, listWorkspaces } from '../shared/domain/workspaces/workspaces.ts';
+import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
+import { requireSession } from '../shared/http/auth.ts';
+import { groupHandler, type Operations } from '../shared/http/group.ts';
+import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
+import { workspacesRoutes } from '../shared/routes.ts';
+import { DynamoUserStore } from '../shared/store/users.ts';
+import { DynamoWorkspaceStore } from '../shared/store/workspaces.ts';
+
+const memberItem = (member: Member) => ({ user_id: member.userId, email: member.email, role: member.role, joined_at: toIso(member.joinedAt), source: member.source });
+
+const created = (workspace: Workspace, seats: number, members: number) => ({
+  id: workspace.id,
+  name: workspace.name,
+  slug: workspace.slug,
+  region: workspace.region,
+  role: 'owner' as const,
+  seats,
+  members,
+});
+
+/** The workspaces group (interface §4.7): workspaces, members and invitations, policy, branding, the audit trail. */
+export const operations: Operations<'workspaces', WorkspacesDeps> = {
+  async listWorkspaces(request, deps) {
+    const memberships = await listWorkspaces(requireSession(request.principal).userId, deps);
+    return {
+      status: 200,
+      body: {
+        items: memberships.map(({ workspace, roster, role }) => ({
+          id: workspace.id,
+          name: workspace.name,
+          slug: workspace.slug,
+          role,
+          plan: workspace.plan,
+          seats: roster.seats,
+          members: roster.members,
+        })),
+      },
+    };
+  },
+
+  async createWorkspace(request, deps) {
+    const { workspace, roster } = await createWorkspace(request.body, requireSession(request.principal).userId, deps);
+    return { status: 201, body: created(workspace, roster.seats, roster.members) };
+  },
+
+  async inviteMember(request, deps) {
+    const invitation = await invite(request.params.id ?? '', requireSession(request.principal).userId, request.body, deps);
+    return { status: 201, body: { id: invitation.id, email: invitation.email, role: invitation.role, expires_at: toIso(invitation.expiresAt) } };
+  },
+
+  async acceptInvitation(request, deps) {
+    const joined = await acceptInvitation(request.body.token, requireSession(request.principal).userId, deps);
+    return { status: 200, body: { workspace_id: joined.workspaceId, role: joined.role } };
+  },
+
+  async listMembers(request, deps) {
+    const roll = await listMembers(request.params.id ?? '', requireSession(request.principal).userId, deps);
+    return {
+      status: 200,
+      body: {
+        items: roll.members.map(memberItem),
+        invitations: roll.invitations.map((invitation) => ({ id: invitation.id, email: invitation.email, role: invitation.role, expires_at: toIso(invitation.expiresAt) })),
+      },
+    };
+  },
+
+  async removeMember(request, deps) {
+    const target = request.params.userId ?? '';
+    await removeMember(request.params.id ?? '', requireSession(request.principal).userId, target, deps);
+    return { status: 200, body: { user_id: target, removed: true } };
+  },
+
+  async changeRole(request, deps) {
+    const member = await changeRole(request.params.id ?? '', requireSession(request.principal).userId, request.params.userId ?? '', request.body.role, deps);
+    return { status: 200, body: { user_id: member.userId, role: member.role } };
+  },
+
+  async transferWorkspace(request, deps) {
+    await transferWorkspace(request.params.id ?? '', requireSession(request.principal).userId, request.body.user_id, deps);
+    return { status: 200, body: { owner: request.body.user_id } };
+  },
+
+  async setPolicy(request, deps) {
+    const policy = await setPolicy(request.params.id ?? '', requireSession(request.principal).userId, request.body, deps);
+    return { status: 200, body: policyReply(policy) };
+  },
+
+  async setBranding(request, deps) {
+    const branding = await setBranding(request.params.id ?? '', requireSession(request.principal).userId, request.body, deps);
+    return { status: 200, body: { display_name: branding.displayName, logo: branding.logo, accent: branding.accent } };
+  },
+
+  async readAudit(request, deps) {
+    const { limit, cursor } = request.query;
+    const page = await readAudit(request.params.id ?? '', requireSession(request.principal).userId, limit, cursor ?? null, deps);
+    return { status: 200, body: { items: page.items.map(auditItem), next_cursor: page.nextCursor } };
+  },
+
+  async exportAudit(request, deps) {
+    const id = request.params.id ?? '';
+    const { format, cursor } = request.query;
+    const part = await exportAudit(id, requireSession(request.principal).userId, format, cursor ?? null, deps);
+    const next: Record<string, string> = part.nextCursor === null ? {} : { link: `</v1/workspaces/${encodeURIComponent(id)}/audit/export?${new URLSearchParams({ format, cursor: part.nextCursor })}>; rel="next"` };
+    return {
+      status: 200,
+      text: part.body,
+      headers: {
+        'content-type': part.contentType,
+        'content-disposition': `attachment; filename="${part.fileName}"`,
+        'cache-control': 'no-store',
+        ...next,
+      },
+    };
+  },
+};
+
+/** The workspaces group's wiring: its store, the users (addresses), and the mailer. */
+export type WorkspacesDeps = ApiDeps & WorkspacePorts;
+
+export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>): WorkspacesDeps {
+  const { db, config } = platform;
+  return {
+    ...apiDeps(platform),
+    workspaces: new DynamoWorkspaceStore(db, config.TABLE_NAME),
+    users: new DynamoUserStore(db, config.TABLE_NAME),
+    mailer: adapters.mailer,
+  };
+}
+
+export const createHandler = (deps: WorkspacesDeps) => groupHandler(workspacesRoutes, operations, workspacesRequests, deps);
+export const handler = lambdaEntry((platform) =>
+  createHandler(compose(platform, { mailer: new SesMailer(new SESClient({ region: platform.config.REGION }), platform.config.MAIL_FROM) })),
+);

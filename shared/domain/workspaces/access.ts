@@ -1,0 +1,43 @@
+import { HttpError } from '../../http/errors.ts';
+import { newAuditId } from '../../ids.ts';
+import type { AuditRow, Member } from './model.ts';
+import { mayDo, permissions, refusalFor, type WorkspaceAction } from './permissions.ts';
+import type { Actor, WorkspacePorts } from './ports.ts';
+
+/** A workspace the caller is not in is answered as one that does not exist (rule 10 of §5). */
+export const noSuchWorkspace = () => new HttpError(404, 'not_found', 'No such workspace.');
+
+/**
+ * The caller's membership, when their role allows `action`: 404 for a non-member (and for a
+ * member refused the audit trail, whose routes list no 403), 403 for a member whose role does
+ * not allow it.
+ */
+export async function authorize(workspaceId: string, userId: string, action: WorkspaceAction, ports: Pick<WorkspacePorts, 'workspaces'>): Promise<Member> {
+  const member = await ports.workspaces.member(workspaceId, userId);
+  if (!member) throw noSuchWorkspace();
+  if (!mayDo(member.role, action)) {
+    if (refusalFor(action) === 404) throw noSuchWorkspace();
+    throw new HttpError(403, 'forbidden', `Your role (${member.role}) cannot do this in this workspace.`, { members: { reason: 'role', role: member.role } });
+  }
+  return member;
+}
+
+/** The actor as a transaction checks it: still holding a role that allows `action`. */
+export const actorFor = (member: Member, action: WorkspaceAction): Actor => ({ userId: member.userId, roles: permissions[action] });
+
+/** An audit row of a change a member made from a session. */
+export function auditRow(
+  actor: Pick<Member, 'userId' | 'email'>,
+  workspaceId: string,
+  action: string,
+  target: string,
+  details: AuditRow['details'],
+  now: number,
+): AuditRow {
+  return { id: newAuditId(), workspaceId, at: now, actor: { userId: actor.userId, email: actor.email, via: 'session' }, action, target, details };
+}
+
+/** An audit row of what the service did by itself (an invitation's seat given back on expiry). */
+export function systemAuditRow(workspaceId: string, action: string, target: string, details: AuditRow['details'], now: number): AuditRow {
+  return { id: newAuditId(), workspaceId, at: now, actor: { userId: null, email: null, via: 'system' }, action, target, details };
+}

@@ -1,0 +1,206 @@
+import { HttpError } from '../../http/errors.ts';
+import { newInvitationId, newInvitationToken, sha256Base64Url } from '../../ids.ts';
+import { workspaceLimits } from '../../limits.ts';
+import { toIso } from '../../clock.ts';
+import { normalizeEmail } from '../accounts/model.ts';
+import { actorFor, authorize, auditRow, noSuchWorkspace, systemAuditRow } from './access.ts';
+import type { Invitation, Member, Role } from './model.ts';
+import type { WorkspacePorts } from './ports.ts';
+
+const tokenHashOf = (token: string) => sha256Base64Url(`invitation:${token}`);
+const isPending = (invitation: Invitation, now: number) => invitation.expiresAt > now;
+
+/** Members (oldest first) and the invitations still pending. Any member may read them; others get 404. */
+export async function listMembers(workspaceId: string, userId: string, ports: WorkspacePorts): Promise<{ members: Member[]; invitations: Invitation[] }> {
+  await authorize(workspaceId, userId, 'listMembers', ports);
+  const roll = await ports.workspaces.roll(workspaceId);
+  const now = ports.clock.now();
+  return {
+    members: roll.members.sort((a, b) => a.joinedAt - b.joinedAt || a.userId.localeCompare(b.userId)),
+    invitations: roll.invitations.filter((invitation) => isPending(invitation, now)).sort((a, b) => a.createdAt - b.createdAt),
+  };
+}
+
+/**
+ * Invites an address, taking a seat for it until it is accepted, revoked or expires: 403 when
+ * members and pending invitations already fill the seats (expired invitations' seats are taken
+ * back first). The token goes out in the mail only; the invitation keeps its hash.
+ */
+export async function invite(workspaceId: string, userId: string, request: { email: string; role: Invitation['role'] }, ports: WorkspacePorts): Promise<Invitation> {
+  const inviter = await authorize(workspaceId, userId, 'invite', ports);
+  const workspace = await ports.workspaces.get(workspaceId);
+  if (!workspace) throw noSuchWorkspace();
+  const email = normalizeEmail(request.email);
+  const now = ports.clock.now();
+  const roll = await ports.workspaces.roll(workspaceId);
+  if (roll.members.some((member) => member.email === email)) {
+    throw new HttpError(400, 'invalid_request', 'This address is a member already.', { errors: [{ path: 'body.email', message: 'is a member already' }] });
+  }
+  if (roll.invitations.some((invitation) => invitation.email === email && isPending(invitation, now))) {
+    throw new HttpError(400, 'invalid_request', 'This address has a pending invitation: revoke it to invite again.', {
+      errors: [{ path: 'body.email', message: 'has a pending invitation' }],
+    });
+  }
+  const token = newInvitationToken();
+  const invitation: Invitation = {
+    id: newInvitationId(),
+    workspaceId,
+    email,
+    role: request.role,
+    createdAt: now,
+    expiresAt: now + workspaceLimits.invitationSeconds * 1000,
+    invitedBy: userId,
+    tokenHash: tokenHashOf(token),
+  };
+  const audit = () => auditRow(inviter, workspaceId, 'member.invited', invitation.id, { email, role: request.role }, now);
+  let outcome = await ports.workspaces.invite(invitation, actorFor(inviter, 'invite'), audit());
+  if (outcome === 'no_seat') {
+    // Seats held by invitations nobody accepted in time are free again.
+    const expired = roll.invitations.filter((held) => !isPending(held, now));
+    let reclaimed = 0;
+    for (const held of expired) {
+      const row = systemAuditRow(workspaceId, 'invitation.expired', held.id, { email: held.email }, now);
+      if (await ports.workspaces.reclaimExpired(held, now, row)) reclaimed++;
+    }
+    if (reclaimed > 0) outcome = await ports.workspaces.invite(invitation, actorFor(inviter, 'invite'), audit());
+  }
+  if (outcome === 'no_seat') {
+    const roster = await ports.workspaces.roster(workspaceId);
+    throw new HttpError(403, 'forbidden', 'Every seat is taken by a member or a pending invitation: add seats, or revoke an invitation.', {
+      members: { reason: 'no_free_seat', seats: roster?.seats ?? null },
+    });
+  }
+  if (outcome === 'refused') throw new HttpError(403, 'forbidden', 'Your role changed meanwhile: you can no longer invite here.', { members: { reason: 'role' } });
+  await ports.mailer.send({
+    to: email,
+    subject: `You are invited to ${workspace.name} on Hushlink`,
+    text:
+      `${inviter.email} invites you to join the workspace "${workspace.name}" on Hushlink as ${request.role === 'admin' ? 'an admin' : 'a member'}.\n\n` +
+      `Accept here (sign in with this address, ${email}):\n${ports.config.WEB_ORIGIN}/join#${token}\n\n` +
+      `The link works once, until ${toIso(invitation.expiresAt)}. Joining gives you a seat in the workspace; it never gives anyone access to your secrets.`,
+  });
+  return invitation;
+}
+
+/**
+ * Turns an invitation's token into a membership for the signed-in address it was sent to: 404
+ * for an unknown token, 410 for one used, revoked or expired, 403 for another address.
+ */
+export async function acceptInvitation(token: string, userId: string, ports: WorkspacePorts): Promise<{ workspaceId: string; role: Role }> {
+  const found = await ports.workspaces.invitationToken(tokenHashOf(token));
+  if (!found) throw new HttpError(404, 'not_found', 'No such invitation: check that the whole link was copied.');
+  const now = ports.clock.now();
+  if (found.state !== 'pending' || found.expiresAt <= now) {
+    const reason = found.state === 'pending' ? 'expired' : found.state;
+    throw new HttpError(410, 'gone', `This invitation was ${reason === 'used' ? 'used already' : reason}.`, { members: { reason } });
+  }
+  const user = await ports.users.get(userId);
+  if (!user) throw new HttpError(401, 'unauthorized', 'Sign in first.');
+  const email = normalizeEmail(user.email);
+  if (email !== found.email) {
+    throw new HttpError(403, 'forbidden', 'This invitation was sent to another address: sign in with that one.', { members: { reason: 'wrong_address' } });
+  }
+  const member: Member = { workspaceId: found.workspaceId, userId, email, role: found.role, joinedAt: now, source: 'invitation' };
+  const audit = auditRow(member, found.workspaceId, 'member.joined', userId, { role: found.role, invitation_id: found.invitationId }, now);
+  const outcome = await ports.workspaces.accept(found, member, now, audit);
+  if (outcome === 'gone') throw new HttpError(410, 'gone', 'This invitation was used already.', { members: { reason: 'used' } });
+  if (outcome === 'already_member') {
+    const existing = await ports.workspaces.member(found.workspaceId, userId);
+    return { workspaceId: found.workspaceId, role: existing?.role ?? found.role };
+  }
+  return { workspaceId: found.workspaceId, role: found.role };
+}
+
+/**
+ * Removes a member (their secrets are untouched: a workspace never held them) and frees the
+ * seat; or, given an invitation's id, revokes the invitation. Anyone may leave; admins remove
+ * admins and members, owners anyone; never the last owner (409).
+ */
+export async function removeMember(workspaceId: string, userId: string, targetId: string, ports: WorkspacePorts): Promise<void> {
+  const caller = await ports.workspaces.member(workspaceId, userId);
+  if (!caller) throw noSuchWorkspace();
+  const now = ports.clock.now();
+  if (targetId.startsWith('inv_')) return revokeInvitation(workspaceId, userId, targetId, ports);
+  const leaving = targetId === userId;
+  if (!leaving) await authorize(workspaceId, userId, 'removeMember', ports);
+  const target = leaving ? caller : await ports.workspaces.member(workspaceId, targetId);
+  if (!target) throw new HttpError(404, 'not_found', 'No such member.');
+  if (!leaving && target.role === 'owner' && caller.role !== 'owner') {
+    throw new HttpError(403, 'forbidden', 'Only an owner can remove an owner.', { members: { reason: 'role', role: caller.role } });
+  }
+  const audit = auditRow(caller, workspaceId, leaving ? 'member.left' : 'member.removed', target.userId, { email: target.email, role: target.role }, now);
+  const outcome = await ports.workspaces.removeMember(target, leaving ? null : actorFor(caller, 'removeMember'), audit);
+  if (outcome === 'last_owner') throw new HttpError(409, 'conflict', 'The last owner cannot be removed: make another member owner first.', { members: { reason: 'last_owner' } });
+  if (outcome === 'changed') throw new HttpError(409, 'conflict', 'This member’s role, or yours, changed meanwhile: reload and try again.', { members: { reason: 'changed' } });
+  const workspace = await ports.workspaces.get(workspaceId);
+  await ports.mailer.send({
+    to: target.email,
+    subject: leaving ? `You left ${workspace?.name ?? 'a workspace'} on Hushlink` : `You were removed from ${workspace?.name ?? 'a workspace'} on Hushlink`,
+    text:
+      (leaving ? `You left the workspace "${workspace?.name}".` : `${caller.email} removed you from the workspace "${workspace?.name}".`) +
+      '\n\nYour account and your secrets are untouched: a workspace never had access to them.',
+  });
+}
+
+async function revokeInvitation(workspaceId: string, userId: string, invitationId: string, ports: WorkspacePorts): Promise<void> {
+  const caller = await authorize(workspaceId, userId, 'invite', ports);
+  const roll = await ports.workspaces.roll(workspaceId);
+  const invitation = roll.invitations.find((pending) => pending.id === invitationId);
+  if (!invitation) throw new HttpError(404, 'not_found', 'No such invitation.');
+  const now = ports.clock.now();
+  const audit = auditRow(caller, workspaceId, 'invitation.revoked', invitation.id, { email: invitation.email }, now);
+  const outcome = await ports.workspaces.revokeInvitation(invitation, actorFor(caller, 'invite'), audit);
+  if (outcome === 'gone') throw new HttpError(404, 'not_found', 'No such invitation: it was accepted or revoked meanwhile.');
+  if (outcome === 'refused') throw new HttpError(403, 'forbidden', 'Your role changed meanwhile.', { members: { reason: 'role' } });
+}
+
+/** Owners alone change roles (rule 11 of §5); never the last owner's (409). */
+export async function changeRole(workspaceId: string, userId: string, targetId: string, role: Role, ports: WorkspacePorts): Promise<Member> {
+  const caller = await authorize(workspaceId, userId, 'changeRole', ports);
+  const target = targetId === userId ? caller : await ports.workspaces.member(workspaceId, targetId);
+  if (!target) throw new HttpError(404, 'not_found', 'No such member.');
+  if (target.role === role) return target;
+  const now = ports.clock.now();
+  const audit = auditRow(caller, workspaceId, 'member.role_changed', target.userId, { email: target.email, from: target.role, to: role }, now);
+  const outcome = await ports.workspaces.changeRole(target, role, actorFor(caller, 'changeRole'), audit);
+  if (outcome === 'last_owner') throw new HttpError(409, 'conflict', 'The last owner cannot be demoted: make another member owner first.', { members: { reason: 'last_owner' } });
+  if (outcome === 'conflict') {
+    // Lost to another change: say why, as a fresh read sees it.
+    const now = await ports.workspaces.member(workspaceId, userId);
+    if (!now || now.role !== 'owner') throw new HttpError(403, 'forbidden', 'You are no longer an owner of this workspace.', { members: { reason: 'role' } });
+    throw new HttpError(409, 'conflict', 'This member’s role changed meanwhile: reload and try again.', { members: { reason: 'changed' } });
+  }
+  return { ...target, role };
+}
+
+/**
+ * Hands the workspace over: the member named becomes owner, the caller an admin (rule 10 of
+ * §3). Owners only; 404 when the target is not a member.
+ */
+export async function transferWorkspace(workspaceId: string, userId: string, targetId: string, ports: WorkspacePorts): Promise<void> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const caller = await authorize(workspaceId, userId, 'transfer', ports);
+    if (targetId === userId) {
+      throw new HttpError(400, 'invalid_request', 'You own this workspace already: name another member.', { errors: [{ path: 'body.user_id', message: 'is you' }] });
+    }
+    const target = await ports.workspaces.member(workspaceId, targetId);
+    if (!target) throw new HttpError(404, 'not_found', 'No such member: invite them first.');
+    const now = ports.clock.now();
+    const audit = auditRow(caller, workspaceId, 'workspace.transferred', target.userId, { to_email: target.email, previous_owner: caller.userId }, now);
+    if ((await ports.workspaces.transfer(caller, target, audit)) === 'conflict') continue;
+    const workspace = await ports.workspaces.get(workspaceId);
+    const name = workspace?.name ?? 'a workspace';
+    await ports.mailer.send({
+      to: target.email,
+      subject: `You now own ${name} on Hushlink`,
+      text: `${caller.email} handed the workspace "${name}" over to you. You are its owner; they stay on as an admin.`,
+    });
+    await ports.mailer.send({
+      to: caller.email,
+      subject: `You handed ${name} over on Hushlink`,
+      text: `You handed the workspace "${name}" over to ${target.email}. You stay on as an admin.`,
+    });
+    return;
+  }
+  throw new HttpError(403, 'forbidden', 'The workspace’s roles kept changing meanwhile: reload and try again.', { members: { reason: 'changed' } });
+}
