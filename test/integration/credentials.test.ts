@@ -4,6 +4,7 @@ import type { Runtime } from '../../local/runtime.ts';
 import { routeKey, routes, scopes, type Route, type Scope } from '../../shared/routes.ts';
 import { bearer, createKey, newEmail, signIn, type CreatedKey, type SignedIn } from '../support/accounts.ts';
 import { apiClient, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
+import { invitationToken, joinAs, setWorkspace, teamWorkspace } from '../support/workspaces.ts';
 
 /**
  * The credential matrix, built from the route table: every row that reads a credential is
@@ -134,7 +135,62 @@ const cases: Record<string, Case> = {
   'DELETE /v1/webhooks/{id}': { success: 200, prepare: async () => ({ path: `/v1/webhooks/${await endpointOfMain()}` }) },
   'GET /v1/webhooks/{id}/deliveries': { success: 200, prepare: async () => ({ path: `/v1/webhooks/${await endpointOfMain()}/deliveries` }) },
   'POST /v1/webhooks/{id}/test': { success: 202, prepare: async () => ({ path: `/v1/webhooks/${await endpointOfMain()}/test` }) },
+  'GET /v1/workspaces': { success: 200, prepare: async () => ({ path: '/v1/workspaces' }) },
+  'POST /v1/workspaces': { success: 201, prepare: async () => ({ path: '/v1/workspaces', json: { name: 'Matrix team' } }) },
+  'GET /v1/workspaces/{id}/audit': { success: 200, prepare: async () => ({ path: `/v1/workspaces/${await workspaceOfMain()}/audit` }) },
+  'GET /v1/workspaces/{id}/audit/export': { success: 200, prepare: async () => ({ path: `/v1/workspaces/${await workspaceOfMain()}/audit/export?format=json` }) },
+  'PUT /v1/workspaces/{id}/branding': { success: 200, prepare: async () => ({ path: `/v1/workspaces/${await workspaceOfMain()}/branding`, json: { display_name: 'Matrix' } }) },
+  'PUT /v1/workspaces/{id}/policy': { success: 200, prepare: async () => ({ path: `/v1/workspaces/${await workspaceOfMain()}/policy`, json: { max_views: 5 } }) },
+  'POST /v1/workspaces/{id}/invitations': {
+    success: 201,
+    prepare: async () => ({ path: `/v1/workspaces/${await workspaceOfMain()}/invitations`, json: { email: newEmail('matrix-invitee'), role: 'member' } }),
+  },
+  'GET /v1/workspaces/{id}/members': { success: 200, prepare: async () => ({ path: `/v1/workspaces/${await workspaceOfMain()}/members` }) },
+  'DELETE /v1/workspaces/{id}/members/{userId}': {
+    success: 200,
+    prepare: async () => {
+      const id = await workspaceOfMain();
+      return { path: `/v1/workspaces/${id}/members/${(await joinAs(runtime, { id }, main, 'member')).user.id}` };
+    },
+  },
+  'PATCH /v1/workspaces/{id}/members/{userId}': {
+    success: 200,
+    prepare: async () => {
+      const id = await workspaceOfMain();
+      return { path: `/v1/workspaces/${id}/members/${(await joinAs(runtime, { id }, main, 'member')).user.id}`, json: { role: 'admin' } };
+    },
+  },
+  'POST /v1/workspaces/{id}/transfer': {
+    success: 200,
+    // Handing over a workspace of its own, so the matrix's stays the main user's.
+    prepare: async () => {
+      const id = await workspaceOfMain(true);
+      return { path: `/v1/workspaces/${id}/transfer`, json: { user_id: (await joinAs(runtime, { id }, main, 'admin')).user.id } };
+    },
+  },
+  'POST /v1/workspaces/invitations/accept': {
+    success: 200,
+    // An invitation to the main user's address, from someone else's workspace.
+    prepare: async () => {
+      const other = await teamWorkspace(runtime, 3);
+      await api.post(`/v1/workspaces/${other.id}/invitations`, { email: main.user.email, role: 'member' }, other.owner.auth);
+      return { path: '/v1/workspaces/invitations/accept', json: { token: invitationToken(runtime, main.user.email) } };
+    },
+  },
 };
+
+let mainWorkspace: Promise<string> | undefined;
+/** A Team workspace the main user owns (made once; `fresh` makes another), with seats to spare. */
+function workspaceOfMain(fresh = false): Promise<string> {
+  const make = async () => {
+    const reply = await api.post('/v1/workspaces', { name: 'Matrix' }, main.auth);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    await setWorkspace(runtime, reply.body.id, { seats: 500, plan: 'team' });
+    return reply.body.id as string;
+  };
+  if (fresh) return make();
+  return (mainWorkspace ??= make());
+}
 
 /** A fresh request link of the main user. */
 async function requestOfMain(): Promise<string> {
