@@ -4,7 +4,7 @@ import { workspacesRequests } from '../shared/api/workspaces.ts';
 import { toIso } from '../shared/clock.ts';
 import { exportAudit, readAudit } from '../shared/domain/workspaces/audit.ts';
 import { auditItem } from '../shared/domain/workspaces/auditExport.ts';
-import type { Member, Workspace } from '../shared/domain/workspaces/model.ts';
+import type { Member, Workspace, WorkspaceBranding } from '../shared/domain/workspaces/model.ts';
 import { acceptInvitation, changeRole, invite, listMembers, removeMember, transferWorkspace } from '../shared/domain/workspaces/members.ts';
 import { policyReply } from '../shared/domain/workspaces/policy.ts';
 import type { WorkspacePorts } from '../shared/domain/workspaces/ports.ts';
@@ -17,6 +17,8 @@ import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts
 import { workspacesRoutes } from '../shared/routes.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
 import { DynamoWorkspaceStore } from '../shared/store/workspaces.ts';
+
+const brandingReply = (branding: WorkspaceBranding) => ({ display_name: branding.displayName, logo: branding.logo, accent: branding.accent });
 
 const memberItem = (member: Member) => ({ user_id: member.userId, email: member.email, role: member.role, joined_at: toIso(member.joinedAt), source: member.source });
 
@@ -45,6 +47,8 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
           plan: workspace.plan,
           seats: roster.seats,
           members: roster.members,
+          policy: policyReply(workspace.policy),
+          branding: workspace.branding && brandingReply(workspace.branding),
         })),
       },
     };
@@ -99,7 +103,7 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
 
   async setBranding(request, deps) {
     const branding = await setBranding(request.params.id ?? '', requireSession(request.principal).userId, request.body, deps);
-    return { status: 200, body: { display_name: branding.displayName, logo: branding.logo, accent: branding.accent } };
+    return { status: 200, body: brandingReply(branding) };
   },
 
   async readAudit(request, deps) {

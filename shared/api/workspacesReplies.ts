@@ -16,6 +16,8 @@ const policy = z.strictObject({
   allow_requests: z.nullable(z.boolean()),
 });
 
+const branding = z.strictObject({ display_name: z.string(), logo: z.nullable(z.string()), accent: z.nullable(z.string()) });
+
 const auditRow = z.strictObject({
   id: z.string(),
   at: timestamp,
@@ -38,7 +40,21 @@ export const workspacesReplies = {
     members: z.int(),
   }),
   WorkspaceList: z.strictObject({
-    items: z.array(z.strictObject({ id: z.string(), name: z.string(), slug: z.string(), role, plan, seats: z.int(), members: z.int() })),
+    items: z.array(
+      z.strictObject({
+        id: z.string(),
+        name: z.string(),
+        slug: z.string(),
+        role,
+        plan,
+        seats: z.int(),
+        members: z.int(),
+        /** What a secret, file or request link sent inside must satisfy: what compose shows before sending. */
+        policy,
+        /** What the reveal page shows of a secret sent inside (display only); null when none is set. */
+        branding: z.nullable(branding),
+      }),
+    ),
   }),
   InvitationCreated: z.strictObject({ id: z.string(), email: z.string(), role: z.enum(['admin', 'member']), expires_at: timestamp }),
   InvitationAccepted: z.strictObject({ workspace_id: z.string(), role }),
@@ -50,7 +66,7 @@ export const workspacesReplies = {
   RoleChanged: z.strictObject({ user_id: z.string(), role }),
   WorkspaceTransferred: z.strictObject({ owner: z.string() }),
   Policy: policy,
-  Branding: z.strictObject({ display_name: z.string(), logo: z.nullable(z.string()), accent: z.nullable(z.string()) }),
+  Branding: branding,
   AuditPage: page(auditRow),
   /** `format=json`: the whole trail (or one part of it), newest first. */
   AuditExport: z.strictObject({ items: z.array(auditRow) }),

@@ -1,10 +1,12 @@
 import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../../local/runtime.ts';
+import { createDocumentClient } from '../../shared/store/client.ts';
 import { workspaceLimits } from '../../shared/limits.ts';
 import { createKey, mailsTo, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
 import { expectProblem } from '../support/problem.ts';
-import { apiClient, startTestRuntime } from '../support/runtime.ts';
+import { apiClient, startTestRuntime, type Reply } from '../support/runtime.ts';
 import { invitationToken, joinAs, send, setWorkspace, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
 
 // Workspaces (interface §4.7) over HTTP against the local runtime: every route's statuses,
@@ -39,7 +41,19 @@ describe('POST /v1/workspaces', () => {
     expect(made.body).toEqual({ id: expect.stringMatching(/^wks_/), name: 'Ünïcode Platform Team', slug: 'unicode-platform-team', region: 'us-east-1', role: 'owner', seats: 1, members: 1 });
     const listed = await api.get('/v1/workspaces', owner.auth);
     expect(listed.status).toBe(200);
-    expect(listed.body.items).toEqual([{ id: made.body.id, name: 'Ünïcode Platform Team', slug: 'unicode-platform-team', role: 'owner', plan: 'free', seats: 1, members: 1 }]);
+    expect(listed.body.items).toEqual([
+      {
+        id: made.body.id,
+        name: 'Ünïcode Platform Team',
+        slug: 'unicode-platform-team',
+        role: 'owner',
+        plan: 'free',
+        seats: 1,
+        members: 1,
+        policy: { max_expires_in: null, max_views: null, require_passphrase: null, allowed_recipient_domains: null, allow_files: null, max_file_bytes: null, allow_requests: null },
+        branding: null,
+      },
+    ]);
     // The same name again gets a slug of its own.
     const again = await api.post('/v1/workspaces', { name: 'Ünïcode Platform Team' }, owner.auth);
     expect(again.status).toBe(201);
@@ -336,6 +350,7 @@ describe('policy and branding', () => {
     const set = await send(runtime, 'PUT', path, { display_name: 'Acme Security', logo: `data:image/png;base64,${png}`, accent: '#1D4ED8' }, workspace.owner.auth);
     expect(set.status).toBe(200);
     expect(set.body).toEqual({ display_name: 'Acme Security', logo: `data:image/png;base64,${png}`, accent: '#1d4ed8' });
+    expect((await api.get('/v1/workspaces', member.auth)).body.items[0].branding).toEqual(set.body);
     const row = (await auditOf(workspace))[0];
     expect(row).toMatchObject({ action: 'branding.updated', details: { display_name: 'Acme Security', logo: 'set', accent: '#1d4ed8' } });
     expect(JSON.stringify(row)).not.toContain(png);
@@ -386,6 +401,128 @@ describe('the audit trail', () => {
     expectProblem(await api.get(`/v1/workspaces/${workspace.id}/audit`), 401, 'unauthorized');
   });
 });
+
+describe('GET /v1/workspaces/{id}/audit/export', () => {
+  it('answers the trail as a CSV attachment (RFC 4180, a byte order mark), cells that could start a formula escaped; and as JSON', async () => {
+    // Addresses may begin with - or +: a spreadsheet would read such a cell as a formula.
+    const owner = await signIn(runtime, `-2+3-${Date.now().toString(36)}@example.com`);
+    const made = await api.post('/v1/workspaces', { name: '=HYPERLINK("https://evil.example")' }, owner.auth);
+    await setWorkspace(runtime, made.body.id, { seats: 3, plan: 'team' });
+    await send(runtime, 'PUT', `/v1/workspaces/${made.body.id}/branding`, { display_name: '@SUM(1+1)' }, owner.auth);
+    const csv = await api.get(`/v1/workspaces/${made.body.id}/audit/export?format=csv`, owner.auth);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
+    expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="hushlink-audit-hyperlink-https-evil-example-\d{8}T\d{6}Z\.csv"$/);
+    expect(csv.headers.get('cache-control')).toBe('no-store');
+    // The byte order mark (fetch's text() drops it, as every UTF-8 decoder does).
+    const raw = Buffer.from(await (await fetch(`${runtime.url}/v1/workspaces/${made.body.id}/audit/export?format=csv`, { headers: owner.auth })).arrayBuffer());
+    expect([...raw.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const text = csv.body as string;
+    const lines = text.split('\r\n');
+    expect(lines[0]).toBe('id,at,actor_user_id,actor_email,via,action,target,details');
+    expect(lines).toHaveLength(4); // the header, two rows, and the empty string after the last CRLF
+    for (const line of lines.slice(1, 3)) expect(line).toContain(`,'${owner.user.email},session,`);
+    expect(text).not.toMatch(/(^|,)[=+\-@]/m);
+
+    const json = await api.get(`/v1/workspaces/${made.body.id}/audit/export?format=json`, owner.auth);
+    expect(json.status).toBe(200);
+    expect(json.headers.get('content-disposition')).toMatch(/\.json"$/);
+    const trail = (await api.get(`/v1/workspaces/${made.body.id}/audit`, owner.auth)).body.items;
+    expect(json.body).toEqual({ items: trail });
+  });
+
+  it('answers 404 to a member and a non-member, 400 for an unknown format', async () => {
+    const workspace = await teamWorkspace(runtime, 3);
+    const member = await joinAs(runtime, workspace, workspace.owner, 'member');
+    expectProblem(await api.get(`/v1/workspaces/${workspace.id}/audit/export`, member.auth), 404, 'not_found');
+    expectProblem(await api.get(`/v1/workspaces/wks_unknown/audit/export`, member.auth), 404, 'not_found');
+    expectProblem(await api.get(`/v1/workspaces/${workspace.id}/audit/export?format=xlsx`, workspace.owner.auth), 400, 'invalid_request');
+    expectProblem(await api.get(`/v1/workspaces/${workspace.id}/audit/export`), 401, 'unauthorized');
+  });
+
+  it('exports 10,000 rows in one part, read a page at a time, far below the 6 MB a Lambda may answer', async () => {
+    const workspace = await teamWorkspace(runtime, 3);
+    await seedAuditRows(workspace.id, 10_000);
+    const started = performance.now();
+    const csv = await api.get(`/v1/workspaces/${workspace.id}/audit/export?format=csv`, workspace.owner.auth);
+    const took = performance.now() - started;
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('link')).toBeNull();
+    const lines = (csv.body as string).split('\r\n');
+    // The header, the seeded rows, the workspace's own row, and the empty string after the last CRLF.
+    expect(lines).toHaveLength(1 + 10_000 + 1 + 1);
+    console.log(`audit export: 10,001 rows, ${(Buffer.byteLength(csv.body as string) / 1e6).toFixed(2)} MB in ${took.toFixed(0)} ms`);
+    // The function runs in 256 MB (lib/api.ts); the part's text is well under Lambda's 6 MB answer.
+    expect(Buffer.byteLength(csv.body as string)).toBeLessThan(5 * 2 ** 20);
+    const json = await api.get(`/v1/workspaces/${workspace.id}/audit/export?format=json`, workspace.owner.auth);
+    expect((json.body as { items: unknown[] }).items).toHaveLength(10_001);
+  });
+
+  it('exports a trail larger than a part in parts, each a whole file, the next named by link rel="next"; every row once', async () => {
+    const workspace = await teamWorkspace(runtime, 3);
+    await seedAuditRows(workspace.id, 24_000);
+    const ids: string[] = [];
+    let next: string | null = `/v1/workspaces/${workspace.id}/audit/export?format=csv`;
+    let parts = 0;
+    while (next) {
+      const part: Reply = await api.get(next, workspace.owner.auth);
+      expect(part.status).toBe(200);
+      const lines = (part.body as string).split('\r\n');
+      expect(lines[0]).toBe('id,at,actor_user_id,actor_email,via,action,target,details');
+      ids.push(...lines.slice(1, -1).map((line) => line.split(',')[0]!));
+      expect(Buffer.byteLength(part.body as string)).toBeLessThan(5 * 2 ** 20);
+      next = /^<([^>]+)>; rel="next"$/.exec(part.headers.get('link') ?? '')?.[1] ?? null;
+      parts++;
+    }
+    expect(parts).toBeGreaterThan(1);
+    expect(ids).toHaveLength(24_001);
+    expect(new Set(ids).size).toBe(24_001);
+  });
+});
+
+/** Audit rows written straight to the table, as changes over months would have left them. */
+async function seedAuditRows(workspaceId: string, count: number): Promise<void> {
+  const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
+  const start = runtime.clock.now() - count * 60_000;
+  const batches: Record<string, unknown>[][] = [];
+  for (let i = 0; i < count; i += 25) {
+    batches.push(
+      Array.from({ length: Math.min(25, count - i) }, (_, j) => {
+        const at = start + (i + j) * 60_000;
+        const id = `aud_seed${String(i + j).padStart(6, '0')}`;
+        return {
+          pk: `AUDIT#${workspaceId}`,
+          sk: `${new Date(at).toISOString()}#${id}`,
+          type: 'audit',
+          id,
+          workspace_id: workspaceId,
+          at,
+          actor_user_id: 'usr_seed',
+          actor_email: 'admin@example.com',
+          via: 'session',
+          action: 'member.role_changed',
+          target: `usr_target${i + j}`,
+          details: { email: `person${i + j}@example.com`, from: 'member', to: 'admin' },
+        };
+      }),
+    );
+  }
+  try {
+    for (let i = 0; i < batches.length; i += 8) {
+      await Promise.all(
+        batches.slice(i, i + 8).map(async (items) => {
+          let pending = { [runtime.config.TABLE_NAME]: items.map((Item) => ({ PutRequest: { Item } })) };
+          while (Object.keys(pending).length > 0) {
+            const answer = await db.send(new BatchWriteCommand({ RequestItems: pending }));
+            pending = (answer.UnprocessedItems ?? {}) as typeof pending;
+          }
+        }),
+      );
+    }
+  } finally {
+    db.destroy();
+  }
+}
 
 /** A 1×1 PNG, built byte for byte (signature, IHDR, IDAT, IEND with their CRCs). */
 function tinyPng(): string {
