@@ -6,6 +6,7 @@ import type { Runtime } from '../../local/runtime.ts';
 import { createKey, jwtPayload, latestCode, mailsTo, newEmail, signIn } from '../support/accounts.ts';
 import { seal } from '../../shared/envelope/envelope.ts';
 import { apiClient, claimPair, linkPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
+import { invitationToken, setWorkspace } from '../support/workspaces.ts';
 
 /** Everything the service writes to stdout/stderr while this file runs, at the most verbose level. */
 const captured: string[] = [];
@@ -113,8 +114,20 @@ describe('logs', () => {
     expect((await api.post(`/v1/requests/${requestLink.body.id}/responses`, responseBody)).status).toBe(201);
     expect((await api.get(`/v1/requests/${requestLink.body.id}/inbox`, session.auth)).status).toBe(200);
     const requestSecrets = [prompt, responseBody.envelope, responseBody.enc, responseBody.wrapped_key];
+    // A workspace invitation: its token (mailed in /join#…), refused for another address, then
+    // accepted; the invitee's address; the audit trail exported (addresses in every row).
+    const workspace = await api.post('/v1/workspaces', { name: 'Canary' }, session.auth);
+    await setWorkspace(runtime, workspace.body.id, { seats: 3, plan: 'team' });
+    const invitee = newEmail('invitee-logs');
+    expect((await api.post(`/v1/workspaces/${workspace.body.id}/invitations`, { email: invitee, role: 'member' }, session.auth)).status).toBe(201);
+    const invitation = invitationToken(runtime, invitee);
+    expect((await api.post('/v1/workspaces/invitations/accept', { token: invitation }, session.auth)).status).toBe(403);
+    const joined = await signIn(runtime, invitee);
+    expect((await api.post('/v1/workspaces/invitations/accept', { token: invitation }, joined.auth)).status).toBe(200);
+    expect((await api.get(`/v1/workspaces/${workspace.body.id}/audit/export`, session.auth)).status).toBe(200);
+    const workspaceSecrets = [invitation, invitation.slice(4), invitee, joined.access_token, joined.refresh_token];
     await runtime.drainWork();
-    const linkSecrets = [...fileSecrets, ...requestSecrets, link.token, link.verifier, gate.body.gate_token, `"${gateCode}"`, `code is ${gateCode}`, restricted, agent, curlPlaintext, curlKey];
+    const linkSecrets = [...fileSecrets, ...requestSecrets, ...workspaceSecrets, link.token, link.verifier, gate.body.gate_token, `"${gateCode}"`, `code is ${gateCode}`, restricted, agent, curlPlaintext, curlKey];
 
     const logs = captured.join('');
     // The requests were logged, so the grep below looks at real output.
@@ -122,6 +135,7 @@ describe('logs', () => {
     expect(logs).toContain('"status":403');
     expect(logs).toContain('"route":"POST /v1/files/multipart/complete"');
     expect(logs).toContain('"message":"delivery attempt"');
+    expect(logs).toContain('"route":"POST /v1/workspaces/invitations/accept"');
     // A bare 8-digit code could occur by chance in timings; look for it as a value or in the mail text.
     const credentials = [session.access_token, session.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token, sealed, chainKey, hook.body.secret, key.key, `"${code}"`, `code: ${code}`, `code is ${code}`, email];
     for (const secretMaterial of [body.envelope, body.salt, deleteToken, token, verifier, 'wrong-token', 'hdt_wrong', ...credentials, ...linkSecrets]) {
