@@ -4,6 +4,12 @@ import type { AuditRow, Member } from './model.ts';
 import { mayDo, permissions, refusalFor, type WorkspaceAction } from './permissions.ts';
 import type { Actor, WorkspacePorts } from './ports.ts';
 
+/** Ids as `shared/ids.ts` makes them: a prefix and 16 random bytes (malformed ones never reach the table). */
+const idOf = (prefix: string) => new RegExp(`^${prefix}_[A-Za-z0-9_-]{21}[AQgw]$`);
+export const isWorkspaceId = (id: string): boolean => idOf('wks').test(id);
+export const isUserId = (id: string): boolean => idOf('usr').test(id);
+export const isInvitationId = (id: string): boolean => idOf('inv').test(id);
+
 /** A workspace the caller is not in is answered as one that does not exist (rule 10 of §5). */
 export const noSuchWorkspace = () => new HttpError(404, 'not_found', 'No such workspace.');
 
@@ -13,7 +19,7 @@ export const noSuchWorkspace = () => new HttpError(404, 'not_found', 'No such wo
  * not allow it.
  */
 export async function authorize(workspaceId: string, userId: string, action: WorkspaceAction, ports: Pick<WorkspacePorts, 'workspaces'>): Promise<Member> {
-  const member = await ports.workspaces.member(workspaceId, userId);
+  const member = isWorkspaceId(workspaceId) ? await ports.workspaces.member(workspaceId, userId) : null;
   if (!member) throw noSuchWorkspace();
   if (!mayDo(member.role, action)) {
     if (refusalFor(action) === 404) throw noSuchWorkspace();

@@ -3,7 +3,7 @@ import { newInvitationId, newInvitationToken, sha256Base64Url } from '../../ids.
 import { workspaceLimits } from '../../limits.ts';
 import { toIso } from '../../clock.ts';
 import { normalizeEmail } from '../accounts/model.ts';
-import { actorFor, authorize, auditRow, noSuchWorkspace, systemAuditRow } from './access.ts';
+import { actorFor, authorize, auditRow, isInvitationId, isUserId, isWorkspaceId, noSuchWorkspace, systemAuditRow } from './access.ts';
 import type { Invitation, Member, Role } from './model.ts';
 import type { WorkspacePorts } from './ports.ts';
 
@@ -117,10 +117,11 @@ export async function acceptInvitation(token: string, userId: string, ports: Wor
  * admins and members, owners anyone; never the last owner (409).
  */
 export async function removeMember(workspaceId: string, userId: string, targetId: string, ports: WorkspacePorts): Promise<void> {
-  const caller = await ports.workspaces.member(workspaceId, userId);
+  const caller = isWorkspaceId(workspaceId) ? await ports.workspaces.member(workspaceId, userId) : null;
   if (!caller) throw noSuchWorkspace();
   const now = ports.clock.now();
   if (targetId.startsWith('inv_')) return revokeInvitation(workspaceId, userId, targetId, ports);
+  if (!isUserId(targetId)) throw new HttpError(404, 'not_found', 'No such member.');
   const leaving = targetId === userId;
   if (!leaving) await authorize(workspaceId, userId, 'removeMember', ports);
   const target = leaving ? caller : await ports.workspaces.member(workspaceId, targetId);
@@ -144,6 +145,7 @@ export async function removeMember(workspaceId: string, userId: string, targetId
 
 async function revokeInvitation(workspaceId: string, userId: string, invitationId: string, ports: WorkspacePorts): Promise<void> {
   const caller = await authorize(workspaceId, userId, 'invite', ports);
+  if (!isInvitationId(invitationId)) throw new HttpError(404, 'not_found', 'No such invitation.');
   const roll = await ports.workspaces.roll(workspaceId);
   const invitation = roll.invitations.find((pending) => pending.id === invitationId);
   if (!invitation) throw new HttpError(404, 'not_found', 'No such invitation.');
@@ -157,7 +159,7 @@ async function revokeInvitation(workspaceId: string, userId: string, invitationI
 /** Owners alone change roles (rule 11 of §5); never the last owner's (409). */
 export async function changeRole(workspaceId: string, userId: string, targetId: string, role: Role, ports: WorkspacePorts): Promise<Member> {
   const caller = await authorize(workspaceId, userId, 'changeRole', ports);
-  const target = targetId === userId ? caller : await ports.workspaces.member(workspaceId, targetId);
+  const target = targetId === userId ? caller : isUserId(targetId) ? await ports.workspaces.member(workspaceId, targetId) : null;
   if (!target) throw new HttpError(404, 'not_found', 'No such member.');
   if (target.role === role) return target;
   const now = ports.clock.now();
@@ -183,7 +185,7 @@ export async function transferWorkspace(workspaceId: string, userId: string, tar
     if (targetId === userId) {
       throw new HttpError(400, 'invalid_request', 'You own this workspace already: name another member.', { errors: [{ path: 'body.user_id', message: 'is you' }] });
     }
-    const target = await ports.workspaces.member(workspaceId, targetId);
+    const target = isUserId(targetId) ? await ports.workspaces.member(workspaceId, targetId) : null;
     if (!target) throw new HttpError(404, 'not_found', 'No such member: invite them first.');
     const now = ports.clock.now();
     const audit = auditRow(caller, workspaceId, 'workspace.transferred', target.userId, { to_email: target.email, previous_owner: caller.userId }, now);

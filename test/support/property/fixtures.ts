@@ -4,6 +4,7 @@ import type { Runtime } from '../../../local/runtime.ts';
 import { routeKey, scopes, type Route, type Scope } from '../../../shared/routes.ts';
 import { bearer, createKey, newEmail, signIn, type CreatedKey, type SignedIn } from '../accounts.ts';
 import { apiClient, claimPair, textSecretBody } from '../runtime.ts';
+import { invitationToken, joinAs, setWorkspace } from '../workspaces.ts';
 import { mutate, type Mutation } from './arbitraries.ts';
 
 /**
@@ -239,6 +240,29 @@ export const seeders: Record<string, Seeder> = {
       }
     }
   },
+  'POST /v1/workspaces': async (fixtures) => {
+    const api = fixtures.api();
+    const runtime = fixtures.runtimeOf();
+    for (const who of ['a', 'b'] as const) {
+      const owner = fixtures.sessions.get(who)!;
+      const made = await api.post('/v1/workspaces', { name: `Property ${who}` }, owner.auth);
+      if (made.status !== 201) throw new Error(`seeding a workspace: ${made.status} ${JSON.stringify(made.body)}`);
+      await setWorkspace(runtime, made.body.id, { seats: 500, plan: 'team' });
+      fixtures.add('/v1/workspaces', made.body.id, who, true);
+      // Members to act on, pending invitations, and enough audit rows for the trail to page.
+      for (let i = 0; i < 2; i++) fixtures.add('/v1/workspaces/{id}/members', (await joinAs(runtime, { id: made.body.id }, owner, 'member')).user.id, who, true);
+      for (let i = 0; i < 3; i++) {
+        const invited = await api.post(`/v1/workspaces/${made.body.id}/invitations`, { email: newEmail(`property-invitee-${who}`), role: 'member' }, owner.auth);
+        if (invited.status !== 201) throw new Error(`seeding an invitation: ${invited.status} ${JSON.stringify(invited.body)}`);
+        fixtures.add('/v1/workspaces/{id}/members', invited.body.id, who);
+      }
+      // An invitation to the other user, whose token a generated accept can carry.
+      const other = fixtures.sessions.get(who === 'a' ? 'b' : 'a')!;
+      const invited = await api.post(`/v1/workspaces/${made.body.id}/invitations`, { email: other.user.email, role: 'member' }, owner.auth);
+      if (invited.status !== 201) throw new Error(`seeding an invitation: ${invited.status} ${JSON.stringify(invited.body)}`);
+      fixtures.add('invitation_token', invitationToken(runtime, other.user.email), who === 'a' ? 'b' : 'a', true);
+    }
+  },
   'POST /v1/webhooks': async (fixtures) => {
     const api = fixtures.api();
     for (const who of ['a', 'b'] as const) {
@@ -304,5 +328,10 @@ export const examples: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
     .record({ key: fc.uint8Array({ minLength: 32, maxLength: 32 }), max_responses: fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }) })
     .map(({ key, max_responses }) => ({ public_key: Buffer.from(key).toString('base64url'), kem: 'x25519', ...(max_responses === undefined ? {} : { max_responses }) })),
   'POST /v1/requests/{id}/responses': fc.uint8Array({ minLength: 1, maxLength: 64 }).map((envelope) => textResponse(envelope)),
+  'POST /v1/workspaces': fc.record({ name: fc.string({ minLength: 1, maxLength: 40 }).filter((name) => name.trim() !== '') }),
+  'POST /v1/workspaces/{id}/invitations': fc.record({ role: fc.constantFrom('admin', 'member'), n: fc.nat() }).map(({ role, n }) => ({ email: `invitee-${n}-${Date.now().toString(36)}@example.com`, role })),
+  'POST /v1/workspaces/invitations/accept': fc.constant({ token: live('invitation_token') }),
+  'PUT /v1/workspaces/{id}/policy': fc.record({ max_views: fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }), allow_files: fc.option(fc.boolean(), { nil: null }) }),
+  'PUT /v1/workspaces/{id}/branding': fc.record({ display_name: fc.string({ minLength: 1, maxLength: 60 }).filter((name) => name.trim() !== '') }),
   'POST /v1/webhooks': fc.webPath().map((path) => ({ url: `http://127.0.0.1:9${path.startsWith('/') ? path : `/${path}`}` })),
 };
