@@ -82,6 +82,11 @@ export const workspaceLimits = {
   invitationSeconds: 7 * 24 * 3600,
   /** Branding: the logo's decoded bytes, and the display name. */
   logoBytes: 64 * 1024,
+  /**
+   * A logo's pixels a side, at most: it is drawn a few dozen pixels high; 4096 leaves room for
+   * any honest export while refusing a 64 KiB file that decodes to a 16384² canvas (a GiB of RGBA).
+   */
+  logoSide: 4096,
   displayName: { min: 1, max: 60 },
   /** WCAG 2's contrast ratio the accent must reach with what is drawn on and around it. */
   accentContrast: 4.5,

@@ -9,12 +9,8 @@ import { workspaceLimits } from '../../limits.ts';
 export const logoTypes = ['image/png', 'image/jpeg', 'image/webp'] as const;
 export type LogoType = (typeof logoTypes)[number];
 
-/**
- * Pixels a side, at most. A logo is drawn a few dozen pixels high; 4096 leaves room for any
- * honest export while refusing a 64 KiB file that decodes to a 16384² canvas (a GiB of RGBA).
- * To move into `workspaceLimits` (it cannot be edited from here).
- */
-export const maxLogoSide = 4096;
+/** Pixels a side, at most (`workspaceLimits.logoSide`). */
+export const maxLogoSide = workspaceLimits.logoSide;
 
 export interface Logo {
   type: LogoType;
