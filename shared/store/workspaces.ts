@@ -368,7 +368,7 @@ export class DynamoWorkspaceStore implements WorkspaceStore {
     return Item ? toToken(Item) : null;
   }
 
-  async accept(token: InvitationToken, member: Member, now: number, audit: AuditRow): Promise<'joined' | 'gone' | 'already_member'> {
+  async accept(token: InvitationToken, member: Member, now: number, audit: AuditRow): Promise<'joined' | 'gone' | 'already_member' | 'no_seat'> {
     const useToken: TransactWriteItem = {
       Update: {
         TableName: this.tableName,
@@ -390,8 +390,10 @@ export class DynamoWorkspaceStore implements WorkspaceStore {
         Update: {
           TableName: this.tableName,
           Key: rosterKey(token.workspaceId),
-          // The invitation held the seat: it becomes the member's.
+          // The invitation held the seat: it becomes the member's. Seats lowered since (never
+          // below the members) may leave pending invitations over them: those cannot join.
           UpdateExpression: 'SET members = members + :one',
+          ConditionExpression: 'members < seats',
           ExpressionAttributeValues: { ':one': 1 },
         },
       },
@@ -399,6 +401,7 @@ export class DynamoWorkspaceStore implements WorkspaceStore {
     ]);
     if (!refused) return 'joined';
     if (refused[0] === 'ConditionalCheckFailed' || refused[1] === 'ConditionalCheckFailed') return 'gone';
+    if (refused[3] === 'ConditionalCheckFailed' && refused[2] !== 'ConditionalCheckFailed') return 'no_seat';
     // Already a member (joined another way meanwhile): the token is used and its seat given back.
     const settled = await this.transact([
       useToken,

@@ -189,7 +189,7 @@ describe('invitations', () => {
     expectProblem(await api.post(`/v1/workspaces/${workspace.id}/invitations`, { email: newEmail('z'), role: 'member' }), 401, 'unauthorized');
   });
 
-  it('10 parallel invitations with 3 free seats make exactly 3; 10 parallel acceptances of them make exactly 3 members', async () => {
+  it('10 parallel invitations with 3 free seats make exactly 3, and 10 parallel acceptances of those 3 make exactly 3 members', async () => {
     const workspace = await teamWorkspace(runtime, 4);
     const emails = Array.from({ length: 10 }, (_, i) => newEmail(`race${i}`));
     const invited = await Promise.all(emails.map((email) => invite(workspace, workspace.owner, email)));
@@ -203,6 +203,23 @@ describe('invitations', () => {
     expect(answers.filter((reply) => reply.status === 200)).toHaveLength(3);
     expect(answers.every((reply) => reply.status === 200 || reply.status === 410)).toBe(true);
     expect(await roster(workspace)).toEqual({ seats: 4, used: 4, owners: 1, members: 4 });
+    expect((await members(workspace, workspace.owner)).body.items).toHaveLength(4);
+  });
+
+  it('10 parallel acceptances with 3 free seats make exactly 3 joins (seats lowered below the pending invitations, as a seat change may)', async () => {
+    const workspace = await teamWorkspace(runtime, 11);
+    const emails = Array.from({ length: 10 }, (_, i) => newEmail(`seat${i}`));
+    for (const email of emails) expect((await invite(workspace, workspace.owner, email)).status).toBe(201);
+    // Billing may lower the seats to the member count and no further: 4 seats, 1 member.
+    await setWorkspace(runtime, workspace.id, { seats: 4 });
+    const people = await Promise.all(emails.map((email) => signIn(runtime, email)));
+    const answers = await Promise.all(people.map((person, i) => accept(person, invitationToken(runtime, emails[i]!))));
+    expect(answers.filter((reply) => reply.status === 200)).toHaveLength(3);
+    for (const refused of answers.filter((reply) => reply.status !== 200)) {
+      expectProblem(refused, 403, 'forbidden');
+      expect(refused.body.reason).toBe('no_free_seat');
+    }
+    expect(await roster(workspace)).toMatchObject({ seats: 4, members: 4 });
     expect((await members(workspace, workspace.owner)).body.items).toHaveLength(4);
   });
 });

@@ -104,6 +104,9 @@ export async function acceptInvitation(token: string, userId: string, ports: Wor
   const audit = auditRow(member, found.workspaceId, 'member.joined', userId, { role: found.role, invitation_id: found.invitationId }, now);
   const outcome = await ports.workspaces.accept(found, member, now, audit);
   if (outcome === 'gone') throw new HttpError(410, 'gone', 'This invitation was used already.', { members: { reason: 'used' } });
+  if (outcome === 'no_seat') {
+    throw new HttpError(403, 'forbidden', 'The workspace has no free seat for you now: ask its owner to add seats, then accept again.', { members: { reason: 'no_free_seat' } });
+  }
   if (outcome === 'already_member') {
     const existing = await ports.workspaces.member(found.workspaceId, userId);
     return { workspaceId: found.workspaceId, role: existing?.role ?? found.role };

@@ -46,8 +46,11 @@ export interface WorkspaceStore {
   /** Gives an expired invitation's seat back (nothing when it was used, revoked or reclaimed meanwhile). */
   reclaimExpired(invitation: Invitation, now: number, audit: AuditRow): Promise<boolean>;
   invitationToken(tokenHash: string): Promise<InvitationToken | null>;
-  /** Uses the token and turns the invitation's seat into a membership: `gone` when it was used, revoked or expired meanwhile. */
-  accept(token: InvitationToken, member: Member, now: number, audit: AuditRow): Promise<'joined' | 'gone' | 'already_member'>;
+  /**
+   * Uses the token and turns the invitation's seat into a membership: `gone` when it was used,
+   * revoked or expired meanwhile; `no_seat` when the seats were lowered below it since.
+   */
+  accept(token: InvitationToken, member: Member, now: number, audit: AuditRow): Promise<'joined' | 'gone' | 'already_member' | 'no_seat'>;
   revokeInvitation(invitation: Invitation, actor: Actor, audit: AuditRow): Promise<'revoked' | 'gone' | 'refused'>;
   /** `last_owner` when the member is the only owner; `changed` when the member or the actor changed meanwhile. */
   removeMember(member: Member, actor: Actor | null, audit: AuditRow): Promise<'removed' | 'last_owner' | 'changed'>;
