@@ -1,0 +1,55 @@
+/**
+ * Sending inside a workspace (interface §4.7): what the secrets, files and requests groups need
+ * of workspaces when something is created with a `workspace_id`, and nothing more, so their
+ * functions carry two reads instead of the workspaces' store. Membership decides whether the
+ * caller may send there and which policy holds them; it never grants access to anything sent.
+ */
+import { HttpError } from '../../http/errors.ts';
+import type { Plan } from '../accounts/model.ts';
+import type { Role, WorkspacePolicy } from './model.ts';
+import { assertPolicy, type PolicyCandidate } from './policy.ts';
+
+/** The caller's place in a workspace, as sending needs it. */
+export interface WorkspaceSeat {
+  role: Role;
+  plan: Plan;
+  policy: WorkspacePolicy;
+}
+
+/** The read that sending inside a workspace makes. */
+export interface WorkspaceMembership {
+  /** The member's role with the workspace's plan and policy; null for a non-member or an unknown workspace. */
+  policyFor(workspaceId: string, userId: string): Promise<WorkspaceSeat | null>;
+}
+
+export interface WorkspaceMembershipPorts {
+  workspaceMembership: WorkspaceMembership;
+}
+
+/** A workspace id as `newWorkspaceId` makes them: anything else names no workspace, and is refused without a read. */
+export const workspaceIdPattern = /^wks_[A-Za-z0-9_-]{21}[AQgw]$/;
+
+const notAMember = () => new HttpError(403, 'forbidden', 'You are not a member of this workspace.', { members: { reason: 'not_a_member' } });
+
+/**
+ * The policy that holds what `userId` creates in the workspace. 403 `not_a_member` alike for an
+ * anonymous caller, a non-member and a workspace that does not exist (or a malformed id): the
+ * creating routes list 403, and a 404 would tell an outsider which ids are workspaces.
+ *
+ * Any role sends (sending is what members do), and so does an API key of a member: the key
+ * acts for its user, its `secrets:write` scope is checked by the route, and the policy holds it
+ * exactly as it holds a session; "an API key administers nothing" is about the workspaces'
+ * own routes. The plan is not consulted: a policy set under Team keeps applying after the plan
+ * drops (a security team's rule must not lapse with a payment), and a workspace that never had
+ * Team has no policy to apply.
+ */
+export async function workspacePolicyFor(workspaceId: string, userId: string | null, ports: WorkspaceMembershipPorts): Promise<WorkspacePolicy> {
+  const seat = userId !== null && workspaceIdPattern.test(workspaceId) ? await ports.workspaceMembership.policyFor(workspaceId, userId) : null;
+  if (!seat) throw notAMember();
+  return seat.policy;
+}
+
+/** 403 unless `userId` is a member of the workspace and `candidate` satisfies its policy (`policy_violation`, every rule broken). */
+export async function assertSendInWorkspace(workspaceId: string, userId: string | null, candidate: PolicyCandidate, ports: WorkspaceMembershipPorts): Promise<void> {
+  assertPolicy(await workspacePolicyFor(workspaceId, userId, ports), candidate);
+}

@@ -1,0 +1,41 @@
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { planOf } from '../domain/plans.ts';
+import type { WorkspaceMembership, WorkspaceSeat } from '../domain/workspaces/membership.ts';
+import type { Role, WorkspacePolicy } from '../domain/workspaces/model.ts';
+
+/**
+ * The two items of a workspace's partition that sending inside it reads (the layout is
+ * shared/store/workspaces.ts's): the caller's member item (`MEMBER#<user>`, its `role`) and the
+ * workspace's (`WORKSPACE`, its `plan` and `policy`). Kept apart from that store so the secrets,
+ * files and requests functions carry these two GetItems and nothing else of workspaces.
+ */
+export class DynamoWorkspaceMembership implements WorkspaceMembership {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async policyFor(workspaceId: string, userId: string): Promise<WorkspaceSeat | null> {
+    const pk = `WORKSPACE#${workspaceId}`;
+    // Consistent: a member removed a moment ago sends nothing more, and a policy just set holds
+    // the next secret. Only the attributes used travel (the item also holds the branding's logo).
+    const [member, workspace] = await Promise.all([
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: `MEMBER#${userId}` }, ConsistentRead: true, ProjectionExpression: '#role', ExpressionAttributeNames: { '#role': 'role' } })),
+      this.db.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: { pk, sk: 'WORKSPACE' },
+          ConsistentRead: true,
+          ProjectionExpression: '#plan, #policy',
+          ExpressionAttributeNames: { '#plan': 'plan', '#policy': 'policy' },
+        }),
+      ),
+    ]);
+    if (!member.Item || !workspace.Item) return null;
+    return {
+      role: member.Item.role as Role,
+      plan: planOf(workspace.Item.plan as string | undefined),
+      policy: (workspace.Item.policy ?? {}) as WorkspacePolicy,
+    };
+  }
+}
