@@ -12,6 +12,8 @@ import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import { requestsRoutes } from '../shared/routes.ts';
 import { DynamoRequestStore } from '../shared/store/requests.ts';
+import { DynamoWorkspaceMembership } from '../shared/store/workspaceMembership.ts';
+import type { WorkspaceMembershipPorts } from '../shared/domain/workspaces/membership.ts';
 
 /** A response as the inbox answers it: a text's envelope (standard base64) or a file's download. */
 const inboxItem = (item: InboxItem) => {
@@ -80,12 +82,20 @@ export const operations: Operations<'requests', RequestsDeps> = {
   },
 };
 
-/** The requests group's wiring: links and responses, and the presigner of file responses' downloads (no S3 client). */
-export type RequestsDeps = ApiDeps & RequestPorts;
+/**
+ * The requests group's wiring: links and responses, the presigner of file responses' downloads
+ * (no S3 client), and the membership read of links published inside a workspace.
+ */
+export type RequestsDeps = ApiDeps & RequestPorts & WorkspaceMembershipPorts;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'files'>): RequestsDeps {
   const { db, config } = platform;
-  return { ...apiDeps(platform), requests: new DynamoRequestStore(db, config.TABLE_NAME), files: adapters.files };
+  return {
+    ...apiDeps(platform),
+    requests: new DynamoRequestStore(db, config.TABLE_NAME),
+    workspaceMembership: new DynamoWorkspaceMembership(db, config.TABLE_NAME),
+    files: adapters.files,
+  };
 }
 
 export const createHandler = (deps: RequestsDeps) => groupHandler(requestsRoutes, operations, requestsRequests, deps);

@@ -26,6 +26,7 @@ function toLinkItem(link: RequestLink, until: number): Record<string, unknown> {
     type: 'request',
     id: link.id,
     owner_id: link.ownerId,
+    ...(link.workspaceId === undefined ? {} : { workspace_id: link.workspaceId }),
     public_key: link.publicKey,
     kem: link.kem,
     ...(link.promptEnvelope ? { prompt_envelope: link.promptEnvelope } : {}),
@@ -59,6 +60,7 @@ function toLink(item: Record<string, unknown>): RequestLink {
     publicKey: String(item.public_key),
     kem: item.kem as RequestKem,
     promptEnvelope: item.prompt_envelope instanceof Uint8Array ? item.prompt_envelope : null,
+    ...(typeof item.workspace_id === 'string' ? { workspaceId: item.workspace_id } : {}),
   };
 }
 

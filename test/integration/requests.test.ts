@@ -123,6 +123,7 @@ describe('POST /v1/requests', () => {
     expectProblem(await api.post('/v1/requests', body), 401, 'unauthorized');
     const key = await createKey(runtime, requester.session, ['secrets:write', 'secrets:read']);
     expectProblem(await api.post('/v1/requests', body, key.auth), 403, 'forbidden');
+    // Membership and the workspace's policy: workspaces-policy.test.ts.
     const workspace = await api.post('/v1/requests', { ...body, workspace_id: 'wks_team' }, requester.auth);
     expectProblem(workspace, 403, 'forbidden');
     expect(workspace.body.reason).toBe('not_a_member');

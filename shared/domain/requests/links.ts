@@ -2,6 +2,7 @@ import type { CreateRequestRequest } from '../../api/requests.ts';
 import { chunkSpans, EnvelopeError, parseHeader } from '../../envelope/index.ts';
 import { HttpError } from '../../http/errors.ts';
 import { newRequestLinkId } from '../../ids.ts';
+import { assertSendInWorkspace, type WorkspaceMembershipPorts } from '../workspaces/membership.ts';
 import { isOpen, refusalOf, type RequestKem, type RequestLink } from './model.ts';
 import type { RequestPorts } from './ports.ts';
 
@@ -42,14 +43,16 @@ function checkPrompt(envelope: Uint8Array): void {
   }
 }
 
-export async function createRequestLink(request: CreateRequestRequest, ownerId: string, ports: RequestPorts): Promise<RequestLink> {
-  if (request.workspace_id !== undefined) {
-    // Publishing inside a workspace needs membership; until workspaces exist nobody is a member.
-    throw new HttpError(403, 'forbidden', 'You are not a member of this workspace.', { members: { reason: 'not_a_member' } });
-  }
+/**
+ * Publishes a request link. With a `workspace_id` the requester must be a member and the link
+ * satisfy the workspace's policy (403 otherwise): requests allowed, and a life within its
+ * longest, since a link is a way into the workspace for as long as it is open.
+ */
+export async function createRequestLink(request: CreateRequestRequest, ownerId: string, ports: RequestPorts & WorkspaceMembershipPorts): Promise<RequestLink> {
   await checkPublicKey(request.public_key, request.kem);
   const promptEnvelope = request.prompt_envelope === undefined ? null : Buffer.from(request.prompt_envelope, 'base64');
   if (promptEnvelope) checkPrompt(promptEnvelope);
+  if (request.workspace_id !== undefined) await assertSendInWorkspace(request.workspace_id, ownerId, { kind: 'request', expiresIn: request.expires_in }, ports);
   const now = ports.clock.now();
   const link: RequestLink = {
     id: newRequestLinkId(),
@@ -62,6 +65,7 @@ export async function createRequestLink(request: CreateRequestRequest, ownerId: 
     maxResponses: request.max_responses,
     responsesLeft: request.max_responses,
     closedAt: null,
+    ...(request.workspace_id === undefined ? {} : { workspaceId: request.workspace_id }),
   };
   await ports.requests.insert(link);
   return link;

@@ -22,6 +22,8 @@ export interface RequestLink {
   responsesLeft: number;
   /** When the requester closed it; responses received stay readable (rule 4). */
   closedAt: number | null;
+  /** The workspace it was published in (its policy allowed it); absent outside one. */
+  workspaceId?: string;
 }
 
 /** What a listing shows of a link (its key and prompt stay out of the listing index). */
