@@ -14,6 +14,7 @@ import { DynamoCounters } from '../shared/store/counters.ts';
 import { DynamoRequestStore } from '../shared/store/requests.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
+import { DynamoWorkspaceMembership } from '../shared/store/workspaceMembership.ts';
 import { createdLink } from './secrets/replies.ts';
 
 /** An upload as the client gets it: every part's URL, and where the secret will be. */
@@ -52,7 +53,11 @@ export const operations: Operations<'files', FilesDeps> = {
   },
 };
 
-/** The files group's wiring: the secret store, the callers' plans, request links (file responses), and the bucket's multipart uploads (its S3 client). */
+/**
+ * The files group's wiring: the secret store, the callers' plans, request links (file
+ * responses), the membership read of files sent inside a workspace, and the bucket's multipart
+ * uploads (its S3 client).
+ */
 export type FilesDeps = ApiDeps & FilePorts;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'uploads'>): FilesDeps {
@@ -63,6 +68,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'uploads'>)
     counters: new DynamoCounters(db, config.TABLE_NAME),
     users: new DynamoUserStore(db, config.TABLE_NAME),
     requests: new DynamoRequestStore(db, config.TABLE_NAME),
+    workspaceMembership: new DynamoWorkspaceMembership(db, config.TABLE_NAME),
     uploads: adapters.uploads,
   };
 }

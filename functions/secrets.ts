@@ -18,6 +18,8 @@ import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
 import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
 import { DynamoCounters } from '../shared/store/counters.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
+import { DynamoWorkspaceMembership } from '../shared/store/workspaceMembership.ts';
+import type { WorkspaceMembershipPorts } from '../shared/domain/workspaces/membership.ts';
 import { claimSecret } from '../shared/domain/secrets/claim.ts';
 import { createSecret } from '../shared/domain/secrets/create.ts';
 import { readSecret, revokeSecret } from '../shared/domain/secrets/read.ts';
@@ -134,9 +136,10 @@ export const operations: Operations<'secrets', SecretsDeps> = {
 
 /**
  * The secrets group's wiring: the secret store, gate sessions (claims through restricted
- * links read them), receipts and the owners' plans they follow, and the feedback counters.
+ * links read them), receipts and the owners' plans they follow, the feedback counters, and
+ * the membership read of secrets sent inside a workspace.
  */
-export type SecretsDeps = ApiDeps & SecretPorts & ClaimPorts & ReceiptPorts & Pick<Adapters, 'files'>;
+export type SecretsDeps = ApiDeps & SecretPorts & ClaimPorts & ReceiptPorts & WorkspaceMembershipPorts & Pick<Adapters, 'files'>;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'files'>): SecretsDeps {
   const { db, config } = platform;
@@ -148,6 +151,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'files'>): 
     gates: new DynamoGateStore(db, config.TABLE_NAME),
     receipts: new DynamoReceiptStore(db, config.TABLE_NAME),
     users: new DynamoUserStore(db, config.TABLE_NAME),
+    workspaceMembership: new DynamoWorkspaceMembership(db, config.TABLE_NAME),
   };
 }
 

@@ -27,7 +27,13 @@ const newUpload = z.strictObject({
   recipients: z.optional(z.array(recipientRequest).check(z.minLength(recipients.min), z.maxLength(recipients.max))),
   /** The envelope's chunk size (2^chunk_log2 plaintext bytes), so parts hold whole chunks; 20 when not said. */
   chunk_log2: z._default(z.int().check(z.minimum(chunkLog2Range.min), z.maximum(chunkLog2Range.max)), chunkLog2Range.default),
+  /** Sent inside a workspace the caller is a member of: its policy must allow the file (interface §4.7). */
   workspace_id: z.optional(z.string().check(z.maxLength(64))),
+  /**
+   * Whether the envelope is sealed with a passphrase, as its header will say: a workspace's
+   * policy is checked on this at opening, and completion refuses a header that says otherwise.
+   */
+  passphrase: z._default(z.boolean(), false),
   /**
    * A response to a request link (interface §4.3): the link's id and the file's key wrapped to
    * the requester, instead of recipients; it reaches their inbox once complete.
@@ -40,6 +46,7 @@ const newUpload = z.strictObject({
     const given = [body.request_id, body.enc, body.wrapped_key].filter((field) => field !== undefined).length;
     if (given !== 0 && given !== 3) ctx.addIssue({ code: 'custom', path: ['request_id'], message: 'a response to a request link needs request_id, enc and wrapped_key together' });
     if (body.request_id !== undefined && body.recipients !== undefined) ctx.addIssue({ code: 'custom', path: ['recipients'], message: 'a response to a request link has no recipients' });
+    if (body.request_id !== undefined && body.workspace_id !== undefined) ctx.addIssue({ code: 'custom', path: ['workspace_id'], message: 'a response to a request link is the requester’s, not sent in a workspace' });
   }),
 );
 

@@ -49,6 +49,8 @@ const createSecretRequest = z
     /** SHA-256 of the link token (docs/envelope.md): only a claim proving the link counts towards a lock. */
     link_verifier: z.optional(z.string().check(z.regex(digestPattern, 'link_verifier must be a base64url SHA-256 (43 characters)'))),
     not_before: z.optional(z.iso.datetime({ offset: true })),
+    /** Sent inside a workspace the caller is a member of: its policy must allow the secret (interface §4.7). */
+    workspace_id: z.optional(z.string().check(z.maxLength(64))),
   })
   .check(
     z.superRefine((body, ctx) => {

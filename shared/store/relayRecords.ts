@@ -27,7 +27,7 @@ type Image = Record<string, AttributeValue>;
 
 /** What one write to a secret emitted, as its stream record tells: its new events and the secret after it. */
 export interface SecretWrite {
-  secret: Pick<Secret, 'id' | 'viewsLeft'> & { ownerId?: string };
+  secret: Pick<Secret, 'id' | 'viewsLeft' | 'workspaceId'> & { ownerId?: string };
   /** The events this write added: those it wrote that the item before it did not hold. */
   events: StoredEvent[];
 }
@@ -42,7 +42,12 @@ export function secretWriteOf(record: { eventName?: string; dynamodb?: { NewImag
   const before = new Set(((oldImage ? unmarshall(oldImage).emitted : undefined) as StoredEvent[] | undefined)?.map((event) => event.id) ?? []);
   const events = ((after.emitted ?? []) as StoredEvent[]).filter((event) => !before.has(event.id));
   return {
-    secret: { id: String(after.id), viewsLeft: Number(after.views_left), ...(typeof after.owner_id === 'string' ? { ownerId: after.owner_id } : {}) },
+    secret: {
+      id: String(after.id),
+      viewsLeft: Number(after.views_left),
+      ...(typeof after.owner_id === 'string' ? { ownerId: after.owner_id } : {}),
+      ...(typeof after.workspace_id === 'string' ? { workspaceId: after.workspace_id } : {}),
+    },
     events,
   };
 }

@@ -59,6 +59,7 @@ export interface SecretItem {
   type: 'secret';
   id: string;
   owner_id?: string;
+  workspace_id?: string;
   state: Secret['state'];
   kind: Secret['kind'];
   envelope?: Uint8Array;
@@ -67,6 +68,7 @@ export interface SecretItem {
   part_size?: number;
   part_count?: number;
   chunk_log2?: number;
+  declared_passphrase?: boolean;
   request_id?: string;
   response_enc?: string;
   response_wrapped_key?: string;
@@ -101,11 +103,13 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     type: 'secret',
     id: secret.id,
     ...(secret.ownerId === undefined ? {} : { owner_id: secret.ownerId, ...ownerKeys(secret.ownerId, secret.createdAt, secret.id) }),
+    ...(secret.workspaceId === undefined ? {} : { workspace_id: secret.workspaceId }),
     state: secret.state,
     kind: secret.kind,
     ...(secret.envelope ? { envelope: secret.envelope } : {}),
     ...(secret.envelopeParts === undefined ? {} : { envelope_parts: secret.envelopeParts }),
     ...(secret.upload ? { upload_id: secret.upload.id, part_size: secret.upload.partSize, part_count: secret.upload.partCount, chunk_log2: secret.upload.chunkLog2 } : {}),
+    ...(secret.upload?.passphrase === undefined ? {} : { declared_passphrase: secret.upload.passphrase }),
     ...(secret.response ? { request_id: secret.response.requestId, response_enc: secret.response.enc, response_wrapped_key: secret.response.wrappedKey } : {}),
     salt: secret.salt,
     size_bytes: secret.sizeBytes,
@@ -139,11 +143,22 @@ export function fromItem(item: Record<string, unknown>): Secret {
   return {
     id: row.id,
     ...(row.owner_id === undefined ? {} : { ownerId: row.owner_id }),
+    ...(row.workspace_id === undefined ? {} : { workspaceId: row.workspace_id }),
     state: row.state,
     kind: row.kind,
     ...(row.envelope ? { envelope: row.envelope } : {}),
     ...(row.envelope_parts === undefined ? {} : { envelopeParts: row.envelope_parts }),
-    ...(row.upload_id === undefined ? {} : { upload: { id: row.upload_id, partSize: row.part_size ?? 0, partCount: row.part_count ?? 0, chunkLog2: row.chunk_log2 ?? chunkLog2Range.default } }),
+    ...(row.upload_id === undefined
+      ? {}
+      : {
+          upload: {
+            id: row.upload_id,
+            partSize: row.part_size ?? 0,
+            partCount: row.part_count ?? 0,
+            chunkLog2: row.chunk_log2 ?? chunkLog2Range.default,
+            ...(row.declared_passphrase === undefined ? {} : { passphrase: row.declared_passphrase }),
+          },
+        }),
     ...(row.request_id === undefined ? {} : { response: { requestId: row.request_id, enc: row.response_enc ?? '', wrappedKey: row.response_wrapped_key ?? '' } }),
     salt: row.salt,
     sizeBytes: row.size_bytes,

@@ -115,7 +115,10 @@ describe('POST /v1/files/multipart', () => {
     expectProblem(over, 403, 'forbidden');
     expect(over.body).toMatchObject({ reason: 'plan_limit', limit_bytes: 100 * MiB });
     expect((await api.post('/v1/files/multipart', { size_bytes: 100 * MiB, salt: salt() })).status).toBe(200);
-    expectProblem(await api.post('/v1/files/multipart', { size_bytes: 10, salt: salt(), workspace_id: 'wsp_x' }), 403, 'forbidden');
+    // Membership and the workspace's policy: workspaces-policy.test.ts.
+    const outsider = await api.post('/v1/files/multipart', { size_bytes: 10, salt: salt(), workspace_id: 'wks_x' });
+    expectProblem(outsider, 403, 'forbidden');
+    expect(outsider.body.reason).toBe('not_a_member');
   });
 
   it.each<[string, Record<string, unknown>]>([

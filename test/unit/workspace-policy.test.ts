@@ -215,13 +215,13 @@ describe('policyViolations, each rule alone', () => {
     expect(policyViolations(policy, request())).toEqual([]);
   });
 
-  it('require_passphrase: read from the envelope’s flag; a file’s is checked once its header is known', () => {
+  it('require_passphrase: read from the envelope’s flag; a file’s from its declaration, unchecked while unknown', () => {
     const policy = { requirePassphrase: true };
     expect(policyViolations(policy, text({ passphrase: true }))).toEqual([]);
     expect(policyViolations(policy, text({ passphrase: false }))).toEqual([{ path: 'body.envelope', rule: 'require_passphrase', message: 'must be sealed with a passphrase in this workspace' }]);
     expect(policyViolations(policy, file({ passphrase: null }))).toEqual([]);
     expect(policyViolations(policy, file({ passphrase: true }))).toEqual([]);
-    expect(brokenRules(policy, file({ passphrase: false }))).toEqual([['require_passphrase', 'body.upload_id']]);
+    expect(brokenRules(policy, file({ passphrase: false }))).toEqual([['require_passphrase', 'body.passphrase']]);
     expect(policyViolations(policy, request())).toEqual([]);
     expect(policyViolations({ requirePassphrase: false }, text({ passphrase: false }))).toEqual([]);
   });
@@ -316,7 +316,7 @@ describe('several rules at once', () => {
       ['max_expires_in', 'body.expires_in'],
       ['max_views', 'body.max_views'],
       ['max_file_bytes', 'body.size_bytes'],
-      ['require_passphrase', 'body.upload_id'],
+      ['require_passphrase', 'body.passphrase'],
       ['allowed_recipient_domains', 'body.recipients.1.restricted'],
       ['allowed_recipient_domains', 'body.recipients.1.email'],
     ]);

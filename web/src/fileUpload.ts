@@ -9,7 +9,7 @@
  * is kept until both parts have it): its nonce is its index, and sealing other bytes under the
  * same index would reuse a GCM nonce.
  */
-import type { FileSealer } from '../../shared/envelope/index.ts';
+import { parseHeader, type FileSealer } from '../../shared/envelope/index.ts';
 import { filesApi, type FileUpload, type FileUploadBody, type UploadRef } from './filesApi.ts';
 
 export const partsInFlight = 4;
@@ -40,7 +40,7 @@ export class UploadFailed extends Error {
 }
 
 /** What the sealer gives every upload's opening body. */
-export type SealedUploadFields = Pick<FileUploadBody, 'size_bytes' | 'salt' | 'claim_verifier' | 'link_verifier' | 'chunk_log2'>;
+export type SealedUploadFields = Pick<FileUploadBody, 'size_bytes' | 'salt' | 'claim_verifier' | 'link_verifier' | 'chunk_log2' | 'passphrase'>;
 
 /** A secret's settings by default; a request link's response passes its own fields instead. */
 export interface UploadInput<Settings = Pick<FileUploadBody, 'expires_in' | 'max_views' | 'not_before' | 'recipients'>> {
@@ -65,6 +65,9 @@ export async function uploadFile<Settings>(input: UploadInput<Settings>): Promis
     claim_verifier: sealer.claimVerifier,
     link_verifier: sealer.linkVerifier,
     chunk_log2: sealer.chunkLog2,
+    // Read from the header being uploaded: a workspace's policy is checked on it, and completion
+    // refuses a header that says otherwise.
+    ...(parseHeader(sealer.prefix).passphrase ? { passphrase: true } : {}),
     ...input.settings,
   });
   const ref: UploadRef = { id: upload.id, upload_id: upload.upload_id, delete_token: upload.delete_token };

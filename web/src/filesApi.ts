@@ -17,6 +17,8 @@ export interface FileUploadBody {
   chunk_log2: number;
   not_before?: string;
   recipients?: RecipientRequest[];
+  /** Sealed with a passphrase (the header says so too): what a workspace's policy is checked on. */
+  passphrase?: boolean;
 }
 
 export interface FileUpload {

@@ -74,10 +74,13 @@ export async function completeFileUpload(ref: UploadRef & { parts: Array<{ part_
     throw conflict('size_mismatch', `The file is ${size ?? 0} bytes, not the ${secret.sizeBytes} declared.`, { size_bytes: size ?? 0 });
   }
   const envelopeFormat = await fileEnvelopeFormat(key, secret, ports);
-  if (envelopeFormat === 'mismatch') {
+  if (envelopeFormat === 'mismatch' || !keepsDeclaredPassphrase(secret, envelopeFormat)) {
     await endSecret(secret.id, 'revoked', ports);
     await ports.uploads.remove(key);
-    throw conflict('envelope_mismatch', 'The file’s envelope header does not match this upload: a file envelope with the salt and chunk size declared when it was opened.');
+    throw conflict(
+      'envelope_mismatch',
+      'The file’s envelope header does not match this upload: a file envelope with the salt and chunk size declared when it was opened (and, in a workspace, the passphrase).',
+    );
   }
   if (secret.response) {
     await completeRequestFile({ ...secret, response: secret.response }, ref.upload_id, envelopeFormat, ports);
@@ -114,6 +117,14 @@ async function fileEnvelopeFormat(key: string, secret: Secret, ports: FilePorts)
     throw error;
   }
 }
+
+/**
+ * A file sent in a workspace was held to its policy on the passphrase it declared: its header
+ * must say the same, or a client could pass a passphrase rule by declaring one it never used.
+ * An envelope of another format says nothing, so it cannot be the one that declared a passphrase.
+ */
+const keepsDeclaredPassphrase = (secret: Secret, envelopeFormat: Secret['envelopeFormat']): boolean =>
+  secret.upload?.passphrase === undefined || (envelopeFormat?.passphrase ?? false) === secret.upload.passphrase;
 
 /** Aborts a file's upload: its parts are deleted and its secret revoked. 404 for an upload that is not pending. */
 export async function abortFileUpload(ref: UploadRef, ports: FilePorts): Promise<void> {

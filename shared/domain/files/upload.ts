@@ -11,10 +11,11 @@ import { secretIdPattern } from '../secrets/rules.ts';
 import type { Secret } from '../secrets/model.ts';
 import type { SecretPorts } from '../secrets/ports.ts';
 import { keepUntil } from '../requests/model.ts';
+import { assertSendInWorkspace, type WorkspaceMembershipPorts } from '../workspaces/membership.ts';
 import { objectKeyOf, type MultipartUploads, type StoredPart } from './ports.ts';
 import { requestFileTarget, type RequestFilePorts } from './requestFiles.ts';
 
-export interface FilePorts extends SecretPorts, RequestFilePorts {
+export interface FilePorts extends SecretPorts, RequestFilePorts, WorkspaceMembershipPorts {
   uploads: MultipartUploads;
   users: { get(id: string): Promise<User | null> };
   clock: Clock;
@@ -49,6 +50,9 @@ export interface OpenedUpload {
  * Opens a file secret's upload: the secret, `pending` until its upload completes, with a
  * multipart upload begun in the files bucket and a presigned UploadPart URL for each part.
  * The file bytes never pass through the API, and its name and type are inside the envelope.
+ * With a `workspace_id` the caller must be a member and the file satisfy the workspace's
+ * policy, before anything is uploaded; its passphrase is the one declared, which completion
+ * holds its header to.
  */
 export async function startFileUpload(request: NewUploadRequest, caller: string | null, ports: FilePorts): Promise<OpenedUpload> {
   // A response to a request link is the requester's file: their plan bounds it, nobody owns its secret.
@@ -58,11 +62,14 @@ export async function startFileUpload(request: NewUploadRequest, caller: string 
   if (request.size_bytes > limit) {
     throw new HttpError(403, 'forbidden', `Files are limited to ${limit} bytes on your plan.`, { members: { reason: 'plan_limit', limit_bytes: limit } });
   }
-  if (request.workspace_id !== undefined) {
-    // Sending inside a workspace needs membership; until workspaces exist nobody is a member.
-    throw new HttpError(403, 'forbidden', 'You are not a member of this workspace.', { members: { reason: 'not_a_member' } });
-  }
   const settings = secretSettings(link ? { ...request, expires_in: Math.ceil((keepUntil(link) - ports.clock.now()) / 1000) } : request, ports);
+  const workspaceId = request.workspace_id;
+  if (workspaceId !== undefined) {
+    const { expires_in: expiresIn, max_views: maxViews, passphrase, recipients = [], size_bytes: sizeBytes } = request;
+    await assertSendInWorkspace(workspaceId, caller, { kind: 'file', expiresIn, maxViews, passphrase, recipients, sizeBytes }, ports);
+  }
+  // In a workspace the passphrase declared is kept: completion holds the header to it.
+  const declared = workspaceId === undefined ? {} : { passphrase: request.passphrase };
   const { partSize, partCount } = partsOf(request.size_bytes, request.chunk_log2);
   const created: CreatedSecret = await storeSecret(
     {
@@ -70,7 +77,8 @@ export async function startFileUpload(request: NewUploadRequest, caller: string 
       sizeBytes: request.size_bytes,
       ...settings,
       ...(isResponse(request) ? { response: { requestId: request.request_id, enc: request.enc, wrappedKey: request.wrapped_key } } : {}),
-      upload: (secretId) => ports.uploads.start(objectKeyOf(secretId)).then((id) => ({ id, partSize, partCount, chunkLog2: request.chunk_log2 })),
+      upload: (secretId) => ports.uploads.start(objectKeyOf(secretId)).then((id) => ({ id, partSize, partCount, chunkLog2: request.chunk_log2, ...declared })),
+      ...(workspaceId === undefined ? {} : { workspaceId }),
     },
     ownerId,
     ports,

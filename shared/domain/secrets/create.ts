@@ -4,6 +4,7 @@ import { chunkSpans, EnvelopeError, parseHeader, startsWithMagic } from '../../e
 import type { FileUpload, Recipient, Secret } from './model.ts';
 import type { SecretPorts } from './ports.ts';
 import type { CreateSecretRequest } from '../../api/secrets.ts';
+import { assertSendInWorkspace, type WorkspaceMembershipPorts } from '../workspaces/membership.ts';
 
 export interface CreatedSecret {
   secret: Secret;
@@ -12,7 +13,13 @@ export interface CreatedSecret {
 }
 
 /** A secret to store, whatever route it came from: its envelope decoded (or, a file's, to come), its limits chosen. */
-export type NewSecret = NewSecretFields & ({ envelope: Uint8Array } | NewFile);
+export type NewSecret = NewSecretFields & (NewText | NewFile);
+
+interface NewText {
+  envelope: Uint8Array;
+  /** What `checkEnvelope` found, when the caller has checked it already (to hold it to a policy). */
+  envelopeFormat?: { checked: Secret['envelopeFormat'] };
+}
 
 /** A file: its envelope goes to the files bucket by an upload begun for the secret's id; `pending` until it completes. */
 interface NewFile {
@@ -31,10 +38,25 @@ export interface NewSecretFields {
   claimVerifier?: string;
   linkVerifier?: string;
   recipients?: CreateSecretRequest['recipients'];
+  /** Sent inside this workspace: the caller is a member and its policy allowed it. */
+  workspaceId?: string;
 }
 
-export async function createSecret(request: CreateSecretRequest, ownerId: string | null, ports: SecretPorts): Promise<CreatedSecret> {
-  return storeSecret({ envelope: Buffer.from(request.envelope, 'base64'), ...secretSettings(request, ports) }, ownerId, ports);
+/**
+ * A text secret. With a `workspace_id`, the caller must be a member and the secret satisfy the
+ * workspace's policy (403 otherwise), its passphrase told by the envelope's header: an envelope
+ * of another format has no flag to tell it, so a policy requiring a passphrase refuses it.
+ */
+export async function createSecret(request: CreateSecretRequest, ownerId: string | null, ports: SecretPorts & WorkspaceMembershipPorts): Promise<CreatedSecret> {
+  const envelope = Buffer.from(request.envelope, 'base64');
+  const envelopeFormat = checkEnvelope(envelope, request.salt);
+  const settings = secretSettings(request, ports);
+  if (request.workspace_id !== undefined) {
+    const { expires_in: expiresIn, max_views: maxViews, recipients = [] } = request;
+    await assertSendInWorkspace(request.workspace_id, ownerId, { kind: 'text', expiresIn, maxViews, passphrase: envelopeFormat?.passphrase ?? false, recipients }, ports);
+  }
+  const inWorkspace = request.workspace_id === undefined ? {} : { workspaceId: request.workspace_id };
+  return storeSecret({ envelope, envelopeFormat: { checked: envelopeFormat }, ...settings, ...inWorkspace }, ownerId, ports);
 }
 
 /** What a text's or a file's request sets alike, with `not_before` before the expiry (400 otherwise). */
@@ -65,7 +87,7 @@ export async function storeSecret(input: NewSecret, ownerId: string | null, port
   const id = newSecretId();
   const file = 'upload' in input ? { upload: await input.upload(id), sizeBytes: input.sizeBytes } : null;
   const envelope = 'envelope' in input ? input.envelope : undefined;
-  const envelopeFormat = envelope ? checkEnvelope(envelope, input.salt) : undefined;
+  const envelopeFormat = 'envelope' in input ? (input.envelopeFormat ? input.envelopeFormat.checked : checkEnvelope(input.envelope, input.salt)) : undefined;
   const deleteToken = newDeleteToken();
   const recipients = input.recipients?.map(
     (recipient): Recipient => ({
@@ -80,6 +102,7 @@ export async function storeSecret(input: NewSecret, ownerId: string | null, port
   const secret: Secret = {
     id,
     ...(ownerId === null ? {} : { ownerId }),
+    ...(input.workspaceId === undefined ? {} : { workspaceId: input.workspaceId }),
     state: file ? 'pending' : 'active',
     kind: file ? 'file' : 'text',
     ...(envelope ? { envelope } : {}),

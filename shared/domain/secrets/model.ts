@@ -16,6 +16,11 @@ export interface FileUpload {
   partCount: number;
   /** The chunk size the client declared (2^chunkLog2 plaintext bytes); its envelope header must say the same. */
   chunkLog2: number;
+  /**
+   * Whether the envelope has a passphrase, as declared at opening by a file sent in a workspace
+   * (its policy was checked on it); its header must say the same. Absent outside a workspace.
+   */
+  passphrase?: boolean;
 }
 
 export type SecretEventType =
@@ -88,12 +93,16 @@ export interface SecretEvent {
   secret_id: string;
   views_left: number;
   recipient_id?: string;
+  /** The workspace the secret was sent in, on every event of it. */
+  workspace_id?: string;
 }
 
 export interface Secret {
   id: string;
   /** The account that created or adopted it; absent for anonymous secrets. */
   ownerId?: string;
+  /** The workspace it was sent in (its policy allowed it); absent outside one. */
+  workspaceId?: string;
   state: SecretState;
   kind: SecretKind;
   /** Present only while the secret is active (or pending); absent too when it is kept in parts. */
@@ -145,7 +154,7 @@ export interface Secret {
 }
 
 /** The events a write emitted, as webhooks carry them: with the secret's `views_left` after that write. */
-export function emittedEvents(secret: Pick<Secret, 'id' | 'viewsLeft'>, events: readonly StoredEvent[]): SecretEvent[] {
+export function emittedEvents(secret: Pick<Secret, 'id' | 'viewsLeft' | 'workspaceId'>, events: readonly StoredEvent[]): SecretEvent[] {
   return events.map((event) => ({
     id: event.id,
     type: event.type,
@@ -153,5 +162,6 @@ export function emittedEvents(secret: Pick<Secret, 'id' | 'viewsLeft'>, events: 
     secret_id: secret.id,
     views_left: secret.viewsLeft,
     ...(event.recipientId === undefined ? {} : { recipient_id: event.recipientId }),
+    ...(secret.workspaceId === undefined ? {} : { workspace_id: secret.workspaceId }),
   }));
 }

@@ -6,7 +6,7 @@ import { deliverMessage, sendWork } from './work.ts';
 
 /** A write to an owned secret that added events, as the table's stream tells it: the secret after it, and those events. */
 export interface SecretChange {
-  secret: Pick<Secret, 'id' | 'viewsLeft'> & { ownerId: string };
+  secret: Pick<Secret, 'id' | 'viewsLeft' | 'workspaceId'> & { ownerId: string };
   events: StoredEvent[];
 }
 

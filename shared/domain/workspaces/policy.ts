@@ -27,8 +27,9 @@ export interface PolicyRecipient {
 /**
  * What is about to be created, as the policy sees it. `recipients` are the body's, in its order,
  * so a violation can name `body.recipients.<i>`. A file's passphrase flag is in its envelope's
- * header, which the server reads only when the upload completes: `null` until then (the rule
- * is checked at completion, the others when the upload begins).
+ * header, which the server reads only when the upload completes: the opening declares it
+ * (`body.passphrase`), the rules are checked on that, and completion refuses a header that
+ * says otherwise (shared/domain/files/complete.ts). `null`: not known, the rule not checked.
  */
 export type PolicyCandidate =
   | { kind: 'text'; expiresIn: number; maxViews: number; passphrase: boolean; recipients: readonly PolicyRecipient[] }
@@ -214,8 +215,8 @@ export function policyViolations(policy: WorkspacePolicy, candidate: PolicyCandi
     broken('max_file_bytes', 'body.size_bytes', `at most ${policy.maxFileBytes} bytes in this workspace`);
   }
   if (policy.requirePassphrase === true && candidate.passphrase === false) {
-    // A text's envelope is in its body; a file's header is read when the upload completes.
-    broken('require_passphrase', candidate.kind === 'text' ? 'body.envelope' : 'body.upload_id', 'must be sealed with a passphrase in this workspace');
+    // A text's envelope is in its body; a file's is declared at opening, its header checked at completion.
+    broken('require_passphrase', candidate.kind === 'text' ? 'body.envelope' : 'body.passphrase', 'must be sealed with a passphrase in this workspace');
   }
   if (policy.allowedRecipientDomains !== undefined) violations.push(...recipientViolations(policy.allowedRecipientDomains, candidate.recipients));
   return violations;
