@@ -6,6 +6,7 @@
  */
 import { HttpError } from '../../http/errors.ts';
 import type { Plan } from '../accounts/model.ts';
+import { isWorkspaceId } from './access.ts';
 import type { Role, WorkspacePolicy } from './model.ts';
 import { assertPolicy, type PolicyCandidate } from './policy.ts';
 
@@ -26,9 +27,6 @@ export interface WorkspaceMembershipPorts {
   workspaceMembership: WorkspaceMembership;
 }
 
-/** A workspace id as `newWorkspaceId` makes them: anything else names no workspace, and is refused without a read. */
-export const workspaceIdPattern = /^wks_[A-Za-z0-9_-]{21}[AQgw]$/;
-
 const notAMember = () => new HttpError(403, 'forbidden', 'You are not a member of this workspace.', { members: { reason: 'not_a_member' } });
 
 /**
@@ -44,7 +42,8 @@ const notAMember = () => new HttpError(403, 'forbidden', 'You are not a member o
  * Team has no policy to apply.
  */
 export async function workspacePolicyFor(workspaceId: string, userId: string | null, ports: WorkspaceMembershipPorts): Promise<WorkspacePolicy> {
-  const seat = userId !== null && workspaceIdPattern.test(workspaceId) ? await ports.workspaceMembership.policyFor(workspaceId, userId) : null;
+  // A malformed id names no workspace: refused without a read.
+  const seat = userId !== null && isWorkspaceId(workspaceId) ? await ports.workspaceMembership.policyFor(workspaceId, userId) : null;
   if (!seat) throw notAMember();
   return seat.policy;
 }
