@@ -39,7 +39,7 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
     return {
       status: 200,
       body: {
-        items: memberships.map(({ workspace, roster, role }) => ({
+        items: memberships.map(({ workspace, roster, role, branding }) => ({
           id: workspace.id,
           name: workspace.name,
           slug: workspace.slug,
@@ -48,7 +48,7 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
           seats: roster.seats,
           members: roster.members,
           policy: policyReply(workspace.policy),
-          branding: workspace.branding && brandingReply(workspace.branding),
+          branding: branding && brandingReply(branding),
         })),
       },
     };

@@ -18,7 +18,7 @@ export class DynamoWorkspaceMembership implements WorkspaceMembership {
   async policyFor(workspaceId: string, userId: string): Promise<WorkspaceSeat | null> {
     const pk = `WORKSPACE#${workspaceId}`;
     // Consistent: a member removed a moment ago sends nothing more, and a policy just set holds
-    // the next secret. Only the attributes used travel (the item also holds the branding's logo).
+    // the next secret. (Branding has an item of its own, so the workspace item stays small.)
     const [member, workspace] = await Promise.all([
       this.db.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: `MEMBER#${userId}` }, ConsistentRead: true, ProjectionExpression: '#role', ExpressionAttributeNames: { '#role': 'role' } })),
       this.db.send(

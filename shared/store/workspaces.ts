@@ -20,6 +20,8 @@ import { queryPage } from './listing.ts';
 const partition = (workspaceId: string) => `WORKSPACE#${workspaceId}`;
 const workspaceKey = (id: string) => ({ pk: partition(id), sk: 'WORKSPACE' });
 const rosterKey = (id: string) => ({ pk: partition(id), sk: 'ROSTER' });
+/** Branding has an item of its own: its logo (up to 64 KiB) must not weigh on every read of the workspace's policy. */
+const brandingKey = (id: string) => ({ pk: partition(id), sk: 'BRANDING' });
 const memberKey = (workspaceId: string, userId: string) => ({ pk: partition(workspaceId), sk: `MEMBER#${userId}` });
 const invitationKey = (workspaceId: string, id: string) => ({ pk: partition(workspaceId), sk: `INVITATION#${id}` });
 const tokenKey = (hash: string) => ({ pk: `INVITATION_TOKEN#${hash}`, sk: 'INVITATION_TOKEN' });
@@ -31,10 +33,13 @@ const membershipsPartition = (userId: string) => `MEMBERSHIPS#${userId}`;
 const tokenKeptSeconds = 30 * 24 * 3600;
 
 const policyToItem = (policy: WorkspacePolicy) => ({ ...policy });
-const brandingToItem = (branding: WorkspaceBranding) => ({ display_name: branding.displayName, logo: branding.logo, accent: branding.accent });
+const toBranding = (item: Record<string, unknown>): WorkspaceBranding => ({
+  displayName: String(item.display_name),
+  logo: (item.logo as string | null | undefined) ?? null,
+  accent: (item.accent as string | null | undefined) ?? null,
+});
 
 function toWorkspace(item: Record<string, unknown>): Workspace {
-  const branding = item.branding as Record<string, string | null> | undefined;
   return {
     id: String(item.id),
     name: String(item.name),
@@ -43,7 +48,6 @@ function toWorkspace(item: Record<string, unknown>): Workspace {
     plan: planOf(item.plan as string | undefined),
     createdAt: Number(item.created_at),
     policy: (item.policy ?? {}) as WorkspacePolicy,
-    branding: branding ? { displayName: String(branding.display_name), logo: branding.logo ?? null, accent: branding.accent ?? null } : null,
   };
 }
 
@@ -230,7 +234,7 @@ export class DynamoWorkspaceStore implements WorkspaceStore {
     // The index says where; the items themselves (read consistently) say what: a membership
     // removed a moment ago is on the index still, and is dropped here.
     const items = new Map<string, Record<string, unknown>>();
-    const keys = ids.flatMap((id) => [workspaceKey(id), rosterKey(id), memberKey(id, userId)]);
+    const keys = ids.flatMap((id) => [workspaceKey(id), rosterKey(id), memberKey(id, userId), brandingKey(id)]);
     for (let i = 0; i < keys.length; i += 99) {
       let pending: Record<string, unknown>[] = keys.slice(i, i + 99);
       while (pending.length > 0) {
@@ -244,7 +248,8 @@ export class DynamoWorkspaceStore implements WorkspaceStore {
       const workspace = at(workspaceKey(id));
       const roster = at(rosterKey(id));
       const member = at(memberKey(id, userId));
-      return workspace && roster && member ? [{ workspace: toWorkspace(workspace), roster: toRoster(roster), role: member.role as Role }] : [];
+      const branding = at(brandingKey(id));
+      return workspace && roster && member ? [{ workspace: toWorkspace(workspace), roster: toRoster(roster), role: member.role as Role, branding: branding ? toBranding(branding) : null }] : [];
     });
   }
 
@@ -515,16 +520,15 @@ export class DynamoWorkspaceStore implements WorkspaceStore {
     return refused ? 'conflict' : 'transferred';
   }
 
-  private async setSetting(workspaceId: string, name: 'policy' | 'branding', value: Record<string, unknown>, actor: Actor, audit: AuditRow): Promise<boolean> {
+  async setPolicy(workspaceId: string, policy: WorkspacePolicy, actor: Actor, audit: AuditRow): Promise<boolean> {
     const refused = await this.transact([
       {
         Update: {
           TableName: this.tableName,
           Key: workspaceKey(workspaceId),
-          UpdateExpression: 'SET #setting = :value',
+          UpdateExpression: 'SET policy = :policy',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#setting': name },
-          ExpressionAttributeValues: { ':value': value },
+          ExpressionAttributeValues: { ':policy': policyToItem(policy) },
         },
       },
       this.actorCheck(workspaceId, actor),
@@ -533,12 +537,13 @@ export class DynamoWorkspaceStore implements WorkspaceStore {
     return refused === null;
   }
 
-  setPolicy(workspaceId: string, policy: WorkspacePolicy, actor: Actor, audit: AuditRow): Promise<boolean> {
-    return this.setSetting(workspaceId, 'policy', policyToItem(policy), actor, audit);
-  }
-
-  setBranding(workspaceId: string, branding: WorkspaceBranding, actor: Actor, audit: AuditRow): Promise<boolean> {
-    return this.setSetting(workspaceId, 'branding', brandingToItem(branding), actor, audit);
+  async setBranding(workspaceId: string, branding: WorkspaceBranding, actor: Actor, audit: AuditRow): Promise<boolean> {
+    const refused = await this.transact([
+      this.put({ ...brandingKey(workspaceId), type: 'branding', workspace_id: workspaceId, display_name: branding.displayName, logo: branding.logo, accent: branding.accent }),
+      this.actorCheck(workspaceId, actor),
+      this.audit(audit),
+    ]);
+    return refused === null;
   }
 
   async auditPage(workspaceId: string, limit: number, cursor: string | null) {

@@ -20,7 +20,6 @@ export interface Workspace {
   plan: Plan;
   createdAt: number;
   policy: WorkspacePolicy;
-  branding: WorkspaceBranding | null;
 }
 
 /**

@@ -25,6 +25,7 @@ export interface Membership {
   workspace: Workspace;
   roster: Roster;
   role: Role;
+  branding: WorkspaceBranding | null;
 }
 
 /**

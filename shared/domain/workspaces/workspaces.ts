@@ -49,7 +49,7 @@ export async function createWorkspace(request: CreateWorkspaceRequest, userId: s
   const now = ports.clock.now();
   for (let attempt = 0; ; attempt++) {
     const slug = request.slug ?? slugFrom(request.name, attempt === 0 ? null : randomBytes(3).toString('hex'));
-    const workspace: Workspace = { id: newWorkspaceId(), name: request.name, slug, region, plan: 'free', createdAt: now, policy: {}, branding: null };
+    const workspace: Workspace = { id: newWorkspaceId(), name: request.name, slug, region, plan: 'free', createdAt: now, policy: {} };
     const roster: Roster = { seats: workspaceLimits.defaultSeats, used: 1, owners: 1, members: 1 };
     const owner: Member = { workspaceId: workspace.id, userId, email: normalizeEmail(user.email), role: 'owner', joinedAt: now, source: 'owner' };
     const audit = auditRow(owner, workspace.id, 'workspace.created', workspace.id, { name: workspace.name, slug, region }, now);
