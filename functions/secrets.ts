@@ -19,7 +19,7 @@ import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
 import { DynamoCounters } from '../shared/store/counters.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { DynamoWorkspaceMembership } from '../shared/store/workspaceMembership.ts';
-import type { WorkspaceMembershipPorts } from '../shared/domain/workspaces/membership.ts';
+import { revealBranding, type WorkspaceMembershipPorts } from '../shared/domain/workspaces/membership.ts';
 import { claimSecret } from '../shared/domain/secrets/claim.ts';
 import { createSecret } from '../shared/domain/secrets/create.ts';
 import { readSecret, revokeSecret } from '../shared/domain/secrets/read.ts';
@@ -52,7 +52,11 @@ export const operations: Operations<'secrets', SecretsDeps> = {
     const recipientId = request.query.recipient_id;
     const secret = await readSecret(request.params.id!, recipientId ?? null, deps);
     const viewer = { userId: request.principal?.userId ?? null, read: true, ...(recipientId === undefined ? {} : { recipientId }) };
-    return { status: 200, body: metadata(secret, viewer) };
+    const branding = await revealBranding(secret.workspaceId, deps);
+    return {
+      status: 200,
+      body: { ...metadata(secret, viewer), ...(branding ? { branding: { display_name: branding.displayName, logo: branding.logo, accent: branding.accent } } : {}) },
+    };
   },
 
   async revokeSecret(request, deps) {

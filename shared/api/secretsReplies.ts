@@ -54,6 +54,11 @@ const SecretMetadata = z.strictObject({
   has_recipients: z.optional(z.boolean()),
   /** Each link's state and views left: for its owner only (addresses are shown to no one else). */
   recipients: z.optional(z.array(OwnedRecipient)),
+  /**
+   * A Team workspace's branding, when the secret was sent inside one (a metadata read only):
+   * display only; the reveal page shows it as "sent from <display_name> on Hushlink".
+   */
+  branding: z.optional(z.strictObject({ display_name: z.string(), logo: z.nullable(z.string()), accent: z.nullable(z.string()) })),
   /** The link asked for with `?recipient_id=`: what its holder needs before claiming. */
   recipient: z.optional(
     z.strictObject({ recipient_id: z.string(), restricted: z.boolean(), state: z.enum(recipientStates), views_left: z.int() }),

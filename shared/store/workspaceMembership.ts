@@ -38,4 +38,19 @@ export class DynamoWorkspaceMembership implements WorkspaceMembership {
       policy: (workspace.Item.policy ?? {}) as WorkspacePolicy,
     };
   }
+
+  async brandingOf(workspaceId: string) {
+    const pk = `WORKSPACE#${workspaceId}`;
+    // Display only, on every reveal of a secret sent inside: eventually consistent is enough.
+    const [workspace, branding] = await Promise.all([
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: 'WORKSPACE' }, ProjectionExpression: '#plan', ExpressionAttributeNames: { '#plan': 'plan' } })),
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: 'BRANDING' } })),
+    ]);
+    if (!workspace.Item) return null;
+    const item = branding.Item;
+    return {
+      plan: planOf(workspace.Item.plan as string | undefined),
+      branding: item ? { displayName: String(item.display_name), logo: (item.logo as string | null) ?? null, accent: (item.accent as string | null) ?? null } : null,
+    };
+  }
 }

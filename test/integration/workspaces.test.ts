@@ -381,6 +381,22 @@ describe('policy and branding', () => {
     expectProblem(await send(runtime, 'PUT', `/v1/workspaces/wks_unknown/branding`, { display_name: 'A' }, member.auth), 404, 'not_found');
     expectProblem(await send(runtime, 'PUT', path, { display_name: 'A' }, {}), 401, 'unauthorized');
   });
+  it('shows on the metadata of a secret sent inside a Team workspace, and nowhere else', async () => {
+    const workspace = await teamWorkspace(runtime, 3);
+    const branding = { display_name: 'Acme Security', logo: `data:image/png;base64,${tinyPng()}`, accent: '#1d4ed8' };
+    expect((await send(runtime, 'PUT', `/v1/workspaces/${workspace.id}/branding`, branding, workspace.owner.auth)).status).toBe(200);
+    const body = { kind: 'text', envelope: Buffer.alloc(64).toString('base64'), salt: 'A'.repeat(22), size_bytes: 64 };
+    const inside = await api.post('/v1/secrets', { ...body, workspace_id: workspace.id }, workspace.owner.auth);
+    expect(inside.status).toBe(201);
+    const outside = await api.post('/v1/secrets', body, workspace.owner.auth);
+    expect((await api.get(`/v1/secrets/${inside.body.id}`)).body.branding).toEqual(branding);
+    expect((await api.get(`/v1/secrets/${outside.body.id}`)).body).not.toHaveProperty('branding');
+    // Never in the owner's listing, and not once the workspace's plan no longer includes it.
+    const listed = (await api.get('/v1/secrets', workspace.owner.auth)).body.items as any[];
+    expect(listed.find((item) => item.id === inside.body.id)).not.toHaveProperty('branding');
+    await setWorkspace(runtime, workspace.id, { plan: 'free' });
+    expect((await api.get(`/v1/secrets/${inside.body.id}`)).body).not.toHaveProperty('branding');
+  });
 });
 
 describe('the audit trail', () => {

@@ -6,8 +6,9 @@
  */
 import { HttpError } from '../../http/errors.ts';
 import type { Plan } from '../accounts/model.ts';
+import { planIncludes } from '../plans.ts';
 import { isWorkspaceId } from './access.ts';
-import type { Role, WorkspacePolicy } from './model.ts';
+import type { Role, WorkspaceBranding, WorkspacePolicy } from './model.ts';
 import { assertPolicy, type PolicyCandidate } from './policy.ts';
 
 /** The caller's place in a workspace, as sending needs it. */
@@ -21,6 +22,8 @@ export interface WorkspaceSeat {
 export interface WorkspaceMembership {
   /** The member's role with the workspace's plan and policy; null for a non-member or an unknown workspace. */
   policyFor(workspaceId: string, userId: string): Promise<WorkspaceSeat | null>;
+  /** The workspace's plan and branding (null: none set, or no such workspace). */
+  brandingOf(workspaceId: string): Promise<{ plan: Plan; branding: WorkspaceBranding | null } | null>;
 }
 
 export interface WorkspaceMembershipPorts {
@@ -51,4 +54,15 @@ export async function workspacePolicyFor(workspaceId: string, userId: string | n
 /** 403 unless `userId` is a member of the workspace and `candidate` satisfies its policy (`policy_violation`, every rule broken). */
 export async function assertSendInWorkspace(workspaceId: string, userId: string | null, candidate: PolicyCandidate, ports: WorkspaceMembershipPorts): Promise<void> {
   assertPolicy(await workspacePolicyFor(workspaceId, userId, ports), candidate);
+}
+
+/**
+ * What the reveal page shows of a secret sent inside a workspace: its branding, display only
+ * (the page frames it as "sent from <name> on Hushlink" and never lets it replace its own
+ * text), while the workspace's plan includes branding; null otherwise.
+ */
+export async function revealBranding(workspaceId: string | undefined, ports: WorkspaceMembershipPorts): Promise<WorkspaceBranding | null> {
+  if (workspaceId === undefined) return null;
+  const found = await ports.workspaceMembership.brandingOf(workspaceId);
+  return found && planIncludes(found.plan, 'branding') ? found.branding : null;
 }
