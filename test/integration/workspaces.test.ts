@@ -381,6 +381,7 @@ describe('policy and branding', () => {
     expectProblem(await send(runtime, 'PUT', `/v1/workspaces/wks_unknown/branding`, { display_name: 'A' }, member.auth), 404, 'not_found');
     expectProblem(await send(runtime, 'PUT', path, { display_name: 'A' }, {}), 401, 'unauthorized');
   });
+
   it('shows on the metadata of a secret sent inside a Team workspace, and nowhere else', async () => {
     const workspace = await teamWorkspace(runtime, 3);
     const branding = { display_name: 'Acme Security', logo: `data:image/png;base64,${tinyPng()}`, accent: '#1d4ed8' };
