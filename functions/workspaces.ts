@@ -16,6 +16,7 @@ import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import { workspacesRoutes } from '../shared/routes.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
+import { DynamoMembershipChanges } from '../shared/store/workspaceMembershipChanges.ts';
 import { DynamoWorkspaceStore } from '../shared/store/workspaces.ts';
 
 const brandingReply = (branding: WorkspaceBranding) => ({ display_name: branding.displayName, logo: branding.logo, accent: branding.accent });
@@ -130,7 +131,7 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
   },
 };
 
-/** The workspaces group's wiring: its store, the users (addresses), and the mailer. */
+/** The workspaces group's wiring: its two stores, the users (addresses), and the mailer. */
 export type WorkspacesDeps = ApiDeps & WorkspacePorts;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>): WorkspacesDeps {
@@ -138,6 +139,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>):
   return {
     ...apiDeps(platform),
     workspaces: new DynamoWorkspaceStore(db, config.TABLE_NAME),
+    memberships: new DynamoMembershipChanges(db, config.TABLE_NAME),
     users: new DynamoUserStore(db, config.TABLE_NAME),
     mailer: adapters.mailer,
   };

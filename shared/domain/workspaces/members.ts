@@ -53,16 +53,16 @@ export async function invite(workspaceId: string, userId: string, request: { ema
     tokenHash: tokenHashOf(token),
   };
   const audit = () => auditRow(inviter, workspaceId, 'member.invited', invitation.id, { email, role: request.role }, now);
-  let outcome = await ports.workspaces.invite(invitation, actorFor(inviter, 'invite'), audit());
+  let outcome = await ports.memberships.invite(invitation, actorFor(inviter, 'invite'), audit());
   if (outcome === 'no_seat') {
     // Seats held by invitations nobody accepted in time are free again.
     const expired = roll.invitations.filter((held) => !isPending(held, now));
     let reclaimed = 0;
     for (const held of expired) {
       const row = systemAuditRow(workspaceId, 'invitation.expired', held.id, { email: held.email }, now);
-      if (await ports.workspaces.reclaimExpired(held, now, row)) reclaimed++;
+      if (await ports.memberships.reclaimExpired(held, now, row)) reclaimed++;
     }
-    if (reclaimed > 0) outcome = await ports.workspaces.invite(invitation, actorFor(inviter, 'invite'), audit());
+    if (reclaimed > 0) outcome = await ports.memberships.invite(invitation, actorFor(inviter, 'invite'), audit());
   }
   if (outcome === 'no_seat') {
     const roster = await ports.workspaces.roster(workspaceId);
@@ -87,7 +87,7 @@ export async function invite(workspaceId: string, userId: string, request: { ema
  * for an unknown token, 410 for one used, revoked or expired, 403 for another address.
  */
 export async function acceptInvitation(token: string, userId: string, ports: WorkspacePorts): Promise<{ workspaceId: string; role: Role }> {
-  const found = await ports.workspaces.invitationToken(tokenHashOf(token));
+  const found = await ports.memberships.invitationToken(tokenHashOf(token));
   if (!found) throw new HttpError(404, 'not_found', 'No such invitation: check that the whole link was copied.');
   const now = ports.clock.now();
   if (found.state !== 'pending' || found.expiresAt <= now) {
@@ -102,7 +102,7 @@ export async function acceptInvitation(token: string, userId: string, ports: Wor
   }
   const member: Member = { workspaceId: found.workspaceId, userId, email, role: found.role, joinedAt: now, source: 'invitation' };
   const audit = auditRow(member, found.workspaceId, 'member.joined', userId, { role: found.role, invitation_id: found.invitationId }, now);
-  const outcome = await ports.workspaces.accept(found, member, now, audit);
+  const outcome = await ports.memberships.accept(found, member, now, audit);
   if (outcome === 'gone') throw new HttpError(410, 'gone', 'This invitation was used already.', { members: { reason: 'used' } });
   if (outcome === 'no_seat') {
     throw new HttpError(403, 'forbidden', 'The workspace has no free seat for you now: ask its owner to add seats, then accept again.', { members: { reason: 'no_free_seat' } });
@@ -133,7 +133,7 @@ export async function removeMember(workspaceId: string, userId: string, targetId
     throw new HttpError(403, 'forbidden', 'Only an owner can remove an owner.', { members: { reason: 'role', role: caller.role } });
   }
   const audit = auditRow(caller, workspaceId, leaving ? 'member.left' : 'member.removed', target.userId, { email: target.email, role: target.role }, now);
-  const outcome = await ports.workspaces.removeMember(target, leaving ? null : actorFor(caller, 'removeMember'), audit);
+  const outcome = await ports.memberships.removeMember(target, leaving ? null : actorFor(caller, 'removeMember'), audit);
   if (outcome === 'last_owner') throw new HttpError(409, 'conflict', 'The last owner cannot be removed: make another member owner first.', { members: { reason: 'last_owner' } });
   if (outcome === 'changed') throw new HttpError(409, 'conflict', 'This member’s role, or yours, changed meanwhile: reload and try again.', { members: { reason: 'changed' } });
   const workspace = await ports.workspaces.get(workspaceId);
@@ -154,7 +154,7 @@ async function revokeInvitation(workspaceId: string, userId: string, invitationI
   if (!invitation) throw new HttpError(404, 'not_found', 'No such invitation.');
   const now = ports.clock.now();
   const audit = auditRow(caller, workspaceId, 'invitation.revoked', invitation.id, { email: invitation.email }, now);
-  const outcome = await ports.workspaces.revokeInvitation(invitation, actorFor(caller, 'invite'), audit);
+  const outcome = await ports.memberships.revokeInvitation(invitation, actorFor(caller, 'invite'), audit);
   if (outcome === 'gone') throw new HttpError(404, 'not_found', 'No such invitation: it was accepted or revoked meanwhile.');
   if (outcome === 'refused') throw new HttpError(403, 'forbidden', 'Your role changed meanwhile.', { members: { reason: 'role' } });
 }
@@ -167,7 +167,7 @@ export async function changeRole(workspaceId: string, userId: string, targetId: 
   if (target.role === role) return target;
   const now = ports.clock.now();
   const audit = auditRow(caller, workspaceId, 'member.role_changed', target.userId, { email: target.email, from: target.role, to: role }, now);
-  const outcome = await ports.workspaces.changeRole(target, role, actorFor(caller, 'changeRole'), audit);
+  const outcome = await ports.memberships.changeRole(target, role, actorFor(caller, 'changeRole'), audit);
   if (outcome === 'last_owner') throw new HttpError(409, 'conflict', 'The last owner cannot be demoted: make another member owner first.', { members: { reason: 'last_owner' } });
   if (outcome === 'conflict') {
     // Lost to another change: say why, as a fresh read sees it.
@@ -192,7 +192,7 @@ export async function transferWorkspace(workspaceId: string, userId: string, tar
     if (!target) throw new HttpError(404, 'not_found', 'No such member: invite them first.');
     const now = ports.clock.now();
     const audit = auditRow(caller, workspaceId, 'workspace.transferred', target.userId, { to_email: target.email, previous_owner: caller.userId }, now);
-    if ((await ports.workspaces.transfer(caller, target, audit)) === 'conflict') continue;
+    if ((await ports.memberships.transfer(caller, target, audit)) === 'conflict') continue;
     const workspace = await ports.workspaces.get(workspaceId);
     const name = workspace?.name ?? 'a workspace';
     await ports.mailer.send({

@@ -28,20 +28,28 @@ export interface Membership {
   branding: WorkspaceBranding | null;
 }
 
-/**
- * The workspaces' items. Every change is one transaction that also writes its audit row and
- * checks the actor's role as it commits, so a right taken away meanwhile is never used.
- */
+/** The workspaces' items, read, and changed where who is in them stays the same. */
 export interface WorkspaceStore {
   /** `slug_taken` when another workspace has the slug. */
   create(workspace: Workspace, roster: Roster, owner: Member, audit: AuditRow): Promise<'created' | 'slug_taken'>;
   get(id: string): Promise<Workspace | null>;
   roster(id: string): Promise<Roster | null>;
   member(workspaceId: string, userId: string): Promise<Member | null>;
-  /** The caller's workspaces with their roster and the caller's role. */
+  /** The caller's workspaces with their roster, the caller's role and the branding. */
   membershipsOf(userId: string): Promise<Membership[]>;
   /** Members and pending invitations (expired ones included: the domain filters). */
   roll(workspaceId: string): Promise<{ members: Member[]; invitations: Invitation[] }>;
+  setPolicy(workspaceId: string, policy: WorkspacePolicy, actor: Actor, audit: AuditRow): Promise<boolean>;
+  setBranding(workspaceId: string, branding: WorkspaceBranding, actor: Actor, audit: AuditRow): Promise<boolean>;
+  /** Audit rows, newest first. */
+  auditPage(workspaceId: string, limit: number, cursor: string | null): Promise<{ items: AuditRow[]; nextCursor: string | null }>;
+}
+
+/**
+ * Who is in a workspace, changed. Every change is one transaction that also writes its audit row
+ * and checks the actor's role as it commits, so a right taken away meanwhile is never used.
+ */
+export interface MembershipChanges {
   /** Takes a seat for the invitation: `no_seat` when members and pending invitations fill them. */
   invite(invitation: Invitation, actor: Actor, audit: AuditRow): Promise<'invited' | 'no_seat' | 'refused'>;
   /** Gives an expired invitation's seat back (nothing when it was used, revoked or reclaimed meanwhile). */
@@ -58,14 +66,11 @@ export interface WorkspaceStore {
   changeRole(member: Member, role: Role, actor: Actor, audit: AuditRow): Promise<'changed' | 'last_owner' | 'conflict'>;
   /** The owner hands over: the target becomes owner, the owner an admin. */
   transfer(from: Member, to: Member, audit: AuditRow): Promise<'transferred' | 'conflict'>;
-  setPolicy(workspaceId: string, policy: WorkspacePolicy, actor: Actor, audit: AuditRow): Promise<boolean>;
-  setBranding(workspaceId: string, branding: WorkspaceBranding, actor: Actor, audit: AuditRow): Promise<boolean>;
-  /** Audit rows, newest first. */
-  auditPage(workspaceId: string, limit: number, cursor: string | null): Promise<{ items: AuditRow[]; nextCursor: string | null }>;
 }
 
 export interface WorkspacePorts {
   workspaces: WorkspaceStore;
+  memberships: MembershipChanges;
   users: Pick<UserStore, 'get' | 'findByEmail'>;
   mailer: Mailer;
   clock: Clock;

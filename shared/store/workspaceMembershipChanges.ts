@@ -1,0 +1,257 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { toEpochSeconds } from '../clock.ts';
+import type { Actor, InvitationToken, MembershipChanges } from '../domain/workspaces/ports.ts';
+import type { AuditRow, Invitation, Member, Role } from '../domain/workspaces/model.ts';
+import { rosterKey, memberKey, invitationKey, tokenKey, tokenKeptSeconds, toMemberItem, toToken, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
+
+/**
+ * Who is in a workspace, changed (the layout is in workspaceItems.ts): invitations taking a seat
+ * and giving it back, accepting, removing, roles and the hand-over. Each change is one
+ * transaction with its audit row and a check of the actor's role; seats and the last owner are
+ * conditions on the roster item.
+ */
+export class DynamoMembershipChanges extends WorkspaceTable implements MembershipChanges {
+  async invite(invitation: Invitation, actor: Actor, audit: AuditRow): Promise<'invited' | 'no_seat' | 'refused'> {
+    const refused = await this.transact([
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: rosterKey(invitation.workspaceId),
+          UpdateExpression: 'SET used = used + :one',
+          ConditionExpression: 'used < seats',
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+      this.put(
+        {
+          ...invitationKey(invitation.workspaceId, invitation.id),
+          type: 'invitation',
+          id: invitation.id,
+          workspace_id: invitation.workspaceId,
+          email: invitation.email,
+          role: invitation.role,
+          created_at: invitation.createdAt,
+          expires_at: invitation.expiresAt,
+          invited_by: invitation.invitedBy,
+          token_hash: invitation.tokenHash,
+        },
+        'attribute_not_exists(pk)',
+      ),
+      this.put(
+        {
+          ...tokenKey(invitation.tokenHash),
+          type: 'invitation_token',
+          token_hash: invitation.tokenHash,
+          workspace_id: invitation.workspaceId,
+          invitation_id: invitation.id,
+          email: invitation.email,
+          role: invitation.role,
+          expires_at: invitation.expiresAt,
+          state: 'pending',
+          ttl: toEpochSeconds(invitation.expiresAt) + tokenKeptSeconds,
+        },
+        'attribute_not_exists(pk)',
+      ),
+      this.actorCheck(invitation.workspaceId, actor),
+      this.audit(audit),
+    ]);
+    if (!refused) return 'invited';
+    return refused[0] === 'ConditionalCheckFailed' ? 'no_seat' : 'refused';
+  }
+
+  /** Ends a pending invitation (its token `state`) and gives its seat back, with the audit row. */
+  private endInvitation(invitation: Invitation, state: 'revoked' | 'expired', audit: AuditRow, extra: TransactWriteItem[], now: number): TransactWriteItem[] {
+    return [
+      {
+        Delete: {
+          TableName: this.tableName,
+          Key: invitationKey(invitation.workspaceId, invitation.id),
+          ConditionExpression: state === 'expired' ? 'attribute_exists(pk) AND expires_at <= :now' : 'attribute_exists(pk)',
+          ...(state === 'expired' ? { ExpressionAttributeValues: { ':now': now } } : {}),
+        },
+      },
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: tokenKey(invitation.tokenHash),
+          UpdateExpression: 'SET #state = :state',
+          ConditionExpression: '#state = :pending',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':state': state === 'revoked' ? 'revoked' : 'pending', ':pending': 'pending' },
+        },
+      },
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: rosterKey(invitation.workspaceId),
+          UpdateExpression: 'SET used = used - :one',
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+      ...extra,
+      this.audit(audit),
+    ];
+  }
+
+  async reclaimExpired(invitation: Invitation, now: number, audit: AuditRow): Promise<boolean> {
+    return (await this.transact(this.endInvitation(invitation, 'expired', audit, [], now))) === null;
+  }
+
+  async revokeInvitation(invitation: Invitation, actor: Actor, audit: AuditRow): Promise<'revoked' | 'gone' | 'refused'> {
+    const refused = await this.transact(this.endInvitation(invitation, 'revoked', audit, [this.actorCheck(invitation.workspaceId, actor)], 0));
+    if (!refused) return 'revoked';
+    return refused[3] === 'ConditionalCheckFailed' ? 'refused' : 'gone';
+  }
+
+  async invitationToken(tokenHash: string): Promise<InvitationToken | null> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: tokenKey(tokenHash), ConsistentRead: true }));
+    return Item ? toToken(Item) : null;
+  }
+
+  async accept(token: InvitationToken, member: Member, now: number, audit: AuditRow): Promise<'joined' | 'gone' | 'already_member' | 'no_seat'> {
+    const useToken: TransactWriteItem = {
+      Update: {
+        TableName: this.tableName,
+        Key: tokenKey(token.tokenHash),
+        UpdateExpression: 'SET #state = :used',
+        ConditionExpression: '#state = :pending AND expires_at > :now',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':used': 'used', ':pending': 'pending', ':now': now },
+      },
+    };
+    const leaveRoll: TransactWriteItem = {
+      Delete: { TableName: this.tableName, Key: invitationKey(token.workspaceId, token.invitationId), ConditionExpression: 'attribute_exists(pk)' },
+    };
+    const refused = await this.transact([
+      useToken,
+      leaveRoll,
+      this.put(toMemberItem(member), 'attribute_not_exists(pk)'),
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: rosterKey(token.workspaceId),
+          // The invitation held the seat: it becomes the member's. Seats lowered since (never
+          // below the members) may leave pending invitations over them: those cannot join.
+          UpdateExpression: 'SET members = members + :one',
+          ConditionExpression: 'members < seats',
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+      this.audit(audit),
+    ]);
+    if (!refused) return 'joined';
+    if (refused[0] === 'ConditionalCheckFailed' || refused[1] === 'ConditionalCheckFailed') return 'gone';
+    if (refused[3] === 'ConditionalCheckFailed' && refused[2] !== 'ConditionalCheckFailed') return 'no_seat';
+    // Already a member (joined another way meanwhile): the token is used and its seat given back.
+    const settled = await this.transact([
+      useToken,
+      leaveRoll,
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: rosterKey(token.workspaceId),
+          UpdateExpression: 'SET used = used - :one',
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+      this.audit({ ...audit, details: { ...audit.details, already_member: true } }),
+    ]);
+    return settled ? 'gone' : 'already_member';
+  }
+
+  async removeMember(member: Member, actor: Actor | null, audit: AuditRow): Promise<'removed' | 'last_owner' | 'changed'> {
+    const owner = member.role === 'owner';
+    const refused = await this.transact([
+      {
+        Delete: {
+          TableName: this.tableName,
+          Key: memberKey(member.workspaceId, member.userId),
+          ConditionExpression: '#role = :role',
+          ExpressionAttributeNames: { '#role': 'role' },
+          ExpressionAttributeValues: { ':role': member.role },
+        },
+      },
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: rosterKey(member.workspaceId),
+          UpdateExpression: owner ? 'SET used = used - :one, members = members - :one, owners = owners - :one' : 'SET used = used - :one, members = members - :one',
+          ...(owner ? { ConditionExpression: 'owners > :one' } : {}),
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+      ...(actor && actor.userId !== member.userId ? [this.actorCheck(member.workspaceId, actor)] : []),
+      this.audit(audit),
+    ]);
+    if (!refused) return 'removed';
+    return refused[1] === 'ConditionalCheckFailed' && refused[0] !== 'ConditionalCheckFailed' ? 'last_owner' : 'changed';
+  }
+
+  async changeRole(member: Member, role: Role, actor: Actor, audit: AuditRow): Promise<'changed' | 'last_owner' | 'conflict'> {
+    const delta = (role === 'owner' ? 1 : 0) - (member.role === 'owner' ? 1 : 0);
+    const refused = await this.transact([
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: memberKey(member.workspaceId, member.userId),
+          UpdateExpression: 'SET #role = :role',
+          ConditionExpression: '#role = :was',
+          ExpressionAttributeNames: { '#role': 'role' },
+          ExpressionAttributeValues: { ':role': role, ':was': member.role },
+        },
+      },
+      ...(delta === 0
+        ? []
+        : [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: rosterKey(member.workspaceId),
+                UpdateExpression: 'SET owners = owners + :delta',
+                // Never the last owner: two owners demoting each other at once leave one.
+                ...(delta < 0 ? { ConditionExpression: 'owners > :one' } : {}),
+                ExpressionAttributeValues: { ':delta': delta, ...(delta < 0 ? { ':one': 1 } : {}) },
+              },
+            } satisfies TransactWriteItem,
+          ]),
+      ...(actor.userId === member.userId ? [] : [this.actorCheck(member.workspaceId, actor)]),
+      this.audit(audit),
+    ]);
+    if (!refused) return 'changed';
+    return delta < 0 && refused[1] === 'ConditionalCheckFailed' && refused[0] !== 'ConditionalCheckFailed' ? 'last_owner' : 'conflict';
+  }
+
+  async transfer(from: Member, to: Member, audit: AuditRow): Promise<'transferred' | 'conflict'> {
+    const setRole = (member: Member, role: Role): TransactWriteItem => ({
+      Update: {
+        TableName: this.tableName,
+        Key: memberKey(member.workspaceId, member.userId),
+        UpdateExpression: 'SET #role = :role',
+        ConditionExpression: '#role = :was',
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':role': role, ':was': member.role },
+      },
+    });
+    // The target becoming owner adds one; the previous owner becoming admin takes one away.
+    const delta = (to.role === 'owner' ? 0 : 1) - 1;
+    const refused = await this.transact([
+      setRole(to, 'owner'),
+      setRole(from, 'admin'),
+      ...(delta === 0
+        ? []
+        : [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: rosterKey(from.workspaceId),
+                UpdateExpression: 'SET owners = owners + :delta',
+                ConditionExpression: 'owners > :one',
+                ExpressionAttributeValues: { ':delta': delta, ':one': 1 },
+              },
+            } satisfies TransactWriteItem,
+          ]),
+      this.audit(audit),
+    ]);
+    return refused ? 'conflict' : 'transferred';
+  }
+}
