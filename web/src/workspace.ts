@@ -1,0 +1,178 @@
+/**
+ * A workspace `/workspace?id=<id>`: its members and invitations, policy, branding and audit
+ * trail, each section shown only to the roles that may use it (`permissions.ts`: a member sees
+ * the members; owners and admins the rest). The server still decides: a 404 or a 403 for a role
+ * that changed meanwhile reads the page again (`workspaceContext.ts`). There is no route for one
+ * workspace: the page reads `GET /v1/workspaces` and finds it there.
+ */
+import { mayDo } from '../../shared/domain/workspaces/permissions.ts';
+import type { AccountUser } from './api.ts';
+import { fact, markReady, showProblem, startSignedInPage } from './accountPage.ts';
+import { chooseWorkspace, currentWorkspaceId, isWorkspaceId } from './currentWorkspace.ts';
+import { announce, byId, element, focusHeading, plural, setVisible } from './dom.ts';
+import { withAccess } from './session.ts';
+import { loadAudit, wireAudit } from './workspaceAudit.ts';
+import { renderBranding, wireBrandingForm } from './workspaceBranding.ts';
+import type { WorkspaceContext } from './workspaceContext.ts';
+import { wireExport } from './workspaceExport.ts';
+import { invitationItem, wireInviteForm } from './workspaceInvitations.ts';
+import { memberItem, type MemberActions } from './workspaceMembers.ts';
+import { renderPolicy, wirePolicyForm } from './workspacePolicy.ts';
+import { planLabel, roleDescriptions, roleLabel } from './workspaceText.ts';
+import { workspacesApi, type MemberList, type WorkspaceSummary } from './workspacesApi.ts';
+
+const section = byId('workspace-page');
+const title = byId('workspace-title');
+const facts = byId('workspace-facts');
+const pageError = byId('workspace-error');
+const pageNotice = byId('workspace-notice');
+const sections = { members: byId('members-section'), policy: byId('policy-section'), branding: byId('branding-section'), audit: byId('audit-section') };
+const membersTitle = byId('members-title');
+const seatsLine = byId('seats-line');
+const membersError = byId('members-error');
+const members = byId<HTMLUListElement>('members');
+const inviteForm = byId('invite-form');
+const invitations = byId<HTMLUListElement>('invitations');
+const invitationsEmpty = byId('invitations-empty');
+
+const workspaceId = new URLSearchParams(location.search).get('id');
+let user: AccountUser | null = null;
+let workspace: WorkspaceSummary | null = null;
+let roll: MemberList | null = null;
+
+const context: WorkspaceContext = {
+  get workspace() {
+    return workspace!;
+  },
+  get user() {
+    return user!;
+  },
+  refresh,
+  notice(text: string) {
+    pageNotice.textContent = text;
+    setVisible(pageNotice, true);
+    pageNotice.focus();
+  },
+};
+
+const roleRank = { owner: 0, admin: 1, member: 2 } as const;
+const seatsUsed = () => (roll ? roll.items.length + roll.invitations.length : (workspace?.members ?? 0));
+
+/** The page without the workspace: it does not exist, the caller is not (or no longer) in it, or left it. */
+function withoutWorkspace(heading: string, sentence: string): void {
+  workspace = null;
+  for (const part of Object.values(sections)) setVisible(part, false);
+  setVisible(facts, false);
+  title.textContent = heading;
+  pageError.replaceChildren(sentence, ' ');
+  const link = element('a', '', 'Your workspaces');
+  link.href = '/workspaces';
+  pageError.append(link, '.');
+  setVisible(pageError, true);
+  document.title = `Hushlink: ${heading}`;
+  focusHeading(title);
+}
+
+function renderHeader(current: WorkspaceSummary): void {
+  title.textContent = current.name;
+  document.title = `Hushlink: ${current.name}`;
+  const role = fact('Your role', `${roleLabel(current.role)}: ${roleDescriptions[current.role]}`);
+  role.dataset['role'] = 'your-role';
+  facts.replaceChildren(fact('Slug', element('span', 'mono', current.slug)), role, fact('Plan', planLabel(current.plan)));
+  setVisible(facts, true);
+}
+
+function renderMembers(current: WorkspaceSummary, list: MemberList): void {
+  const sorted = [...list.items].sort((a, b) => roleRank[a.role] - roleRank[b.role] || a.email.localeCompare(b.email));
+  members.replaceChildren(...sorted.map((member) => memberItem(member, context, memberActions)));
+  invitations.replaceChildren(...list.invitations.map((invitation) => invitationItem(invitation, context, changed)));
+  setVisible(invitationsEmpty, list.invitations.length === 0);
+  const used = seatsUsed();
+  const full = used >= current.seats;
+  seatsLine.textContent =
+    `${used} of ${plural(current.seats, 'seat', 'seats')} used: ${plural(list.items.length, 'member', 'members')} and ${plural(list.invitations.length, 'pending invitation', 'pending invitations')}.` +
+    (full ? ' No seat is free: a Team subscription’s seats make room, and revoking an invitation frees its seat.' : '');
+  seatsLine.dataset['used'] = String(used);
+}
+
+async function loadMembers(current: WorkspaceSummary): Promise<void> {
+  setVisible(membersError, false);
+  try {
+    roll = await withAccess((token) => workspacesApi.members(token, current.id));
+  } catch (error) {
+    showProblem(membersError, error, 'The members could not be listed: ');
+    return;
+  }
+  renderMembers(current, roll);
+}
+
+let refreshing: Promise<void> | null = null;
+
+/** Reads the workspace (and its members and audit trail) again and redraws what the caller's role may use. */
+function refresh(): Promise<void> {
+  refreshing ??= (async () => {
+    try {
+      const listed = await withAccess((token) => workspacesApi.list(token));
+      const found = listed.items.find((item) => item.id === workspaceId) ?? null;
+      if (!found) {
+        if (currentWorkspaceId() === workspaceId) chooseWorkspace(null);
+        return withoutWorkspace('No such workspace', 'This workspace does not exist, or you are not (or no longer) a member of it.');
+      }
+      workspace = found;
+      setVisible(pageError, false);
+      renderHeader(found);
+      setVisible(sections.members, true);
+      setVisible(inviteForm, mayDo(found.role, 'invite'));
+      setVisible(sections.policy, mayDo(found.role, 'setPolicy'));
+      setVisible(sections.branding, mayDo(found.role, 'setBranding'));
+      setVisible(sections.audit, mayDo(found.role, 'readAudit'));
+      if (mayDo(found.role, 'setPolicy')) renderPolicy(context);
+      if (mayDo(found.role, 'setBranding')) renderBranding(context);
+      await Promise.all([loadMembers(found), mayDo(found.role, 'readAudit') ? loadAudit(context) : null]);
+    } catch (error) {
+      showProblem(pageError, error, 'This workspace could not be read: ');
+    } finally {
+      refreshing = null;
+    }
+  })();
+  return refreshing;
+}
+
+/** After a change on this page: read it again, say what happened, and put focus where it happened. */
+async function changed(announcement: string, focusUserId?: string): Promise<void> {
+  await refresh();
+  announce(announcement);
+  const target = focusUserId ? document.getElementById(`member-${focusUserId}-title`) : null;
+  focusHeading(target ?? membersTitle);
+}
+
+const memberActions: MemberActions = {
+  changed,
+  left() {
+    const name = workspace?.name ?? 'the workspace';
+    withoutWorkspace(`You left ${name}`, `You are no longer a member of ${name}: your account and your secrets are as they were.`);
+    announce(`You left ${name}.`);
+  },
+};
+
+async function main(): Promise<void> {
+  const signedIn = await startSignedInPage(pageError);
+  if (!signedIn) return;
+  user = signedIn;
+  if (!isWorkspaceId(workspaceId)) {
+    withoutWorkspace('No workspace chosen', 'This address names no workspace: open one from your list.');
+  } else {
+    wireInviteForm(() => context, seatsUsed, async (invitation) => {
+      await refresh();
+      announce(`Invitation sent to ${invitation.email}.`);
+    });
+    wirePolicyForm(() => context);
+    wireBrandingForm(() => context);
+    wireAudit();
+    wireExport(() => context);
+    await refresh();
+  }
+  markReady('workspace', section);
+}
+
+void main();

@@ -1,0 +1,201 @@
+/**
+ * A workspace's policy form (`/workspace?id=`, owners and admins, the Team plan): the longest
+ * expiry, the most views, a passphrase required, the recipients' domains (one a line), files
+ * allowed and their largest size, request links allowed. Empty means no rule (null). The
+ * server's 400 is shown field by field (a domain's by its line); its 403 `reason: plan` says the
+ * policy comes with the Team plan.
+ */
+import { planIncludes } from '../../shared/domain/plans.ts';
+import { secretLimits, workspaceLimits } from '../../shared/limits.ts';
+import { ApiError, problemMessages } from './api.ts';
+import { showProblem } from './accountPage.ts';
+import { announce, byId, setVisible } from './dom.ts';
+import { SignedOutError, withAccess } from './session.ts';
+import { explainRefusal, type WorkspaceContext } from './workspaceContext.ts';
+import { planLabel } from './workspaceText.ts';
+import { workspacesApi, type PolicyBody, type WorkspacePolicy } from './workspacesApi.ts';
+
+const form = byId<HTMLFormElement>('policy-form');
+const fields = byId<HTMLFieldSetElement>('policy-fields');
+const planNote = byId('policy-plan');
+const errors = byId('policy-errors');
+const errorList = byId<HTMLUListElement>('policy-error-list');
+const saved = byId('policy-saved');
+const expiry = byId<HTMLSelectElement>('policy-expiry');
+const views = byId<HTMLInputElement>('policy-views');
+const passphrase = byId<HTMLInputElement>('policy-passphrase');
+const domains = byId<HTMLTextAreaElement>('policy-domains');
+const files = byId<HTMLInputElement>('policy-files');
+const fileSize = byId<HTMLInputElement>('policy-file-size');
+const fileUnit = byId<HTMLSelectElement>('policy-file-unit');
+const requests = byId<HTMLInputElement>('policy-requests');
+
+type Rule = keyof WorkspacePolicy;
+/** Each rule's input (focused and marked when refused) and its message under it. */
+const ruleFields: Record<Rule, { input: HTMLElement; error: HTMLElement; label: string }> = {
+  max_expires_in: { input: expiry, error: byId('policy-expiry-error'), label: 'Longest expiry' },
+  max_views: { input: views, error: byId('policy-views-error'), label: 'Most views' },
+  require_passphrase: { input: passphrase, error: byId('policy-passphrase-error'), label: 'Passphrase' },
+  allowed_recipient_domains: { input: domains, error: byId('policy-domains-error'), label: 'Recipients’ domains' },
+  allow_files: { input: files, error: byId('policy-files-error'), label: 'Files' },
+  max_file_bytes: { input: fileSize, error: byId('policy-file-size-error'), label: 'Largest file' },
+  allow_requests: { input: requests, error: byId('policy-requests-error'), label: 'Request links' },
+};
+const ruleOrder = Object.keys(ruleFields) as Rule[];
+
+const units = { B: 1, MB: 2 ** 20, GB: 2 ** 30 } as const;
+
+let current: WorkspacePolicy | null = null;
+/** The line (1-based) of each domain sent, by its index in the body: the server's errors name indexes. */
+let domainLines: number[] = [];
+
+/** Shows the policy as set, and whether this workspace's plan and the caller's role may change it. */
+export function renderPolicy(context: WorkspaceContext): void {
+  const { workspace } = context;
+  current = workspace.policy;
+  clearErrors();
+  setVisible(saved, false);
+  const policy = workspace.policy;
+  const seconds = policy.max_expires_in;
+  if (seconds !== null && ![...expiry.options].some((option) => option.value === String(seconds))) {
+    expiry.append(new Option(`${Math.round(seconds / 60).toLocaleString()} minutes (as set)`, String(seconds)));
+  }
+  expiry.value = seconds === null ? '' : String(seconds);
+  views.value = policy.max_views === null ? '' : String(policy.max_views);
+  passphrase.checked = policy.require_passphrase === true;
+  domains.value = (policy.allowed_recipient_domains ?? []).join('\n');
+  files.checked = policy.allow_files !== false;
+  requests.checked = policy.allow_requests !== false;
+  const bytes = policy.max_file_bytes;
+  const unit = bytes === null ? 'MB' : bytes % units.GB === 0 ? 'GB' : bytes % units.MB === 0 ? 'MB' : 'B';
+  fileUnit.value = unit;
+  fileSize.value = bytes === null ? '' : String(bytes / units[unit]);
+  const allowed = planIncludes(workspace.plan, 'policy');
+  showPlanNote(allowed ? null : workspace.plan);
+  fields.disabled = !allowed;
+}
+
+function showPlanNote(plan: string | null): void {
+  planNote.textContent = plan === null ? '' : `A policy comes with the Team plan; this workspace is on ${planLabel(plan)}. What is shown is what applies now.`;
+  setVisible(planNote, plan !== null);
+}
+
+function clearErrors(): void {
+  setVisible(errors, false);
+  errorList.replaceChildren();
+  for (const { input, error } of Object.values(ruleFields)) {
+    input.removeAttribute('aria-invalid');
+    setVisible(error, false);
+  }
+}
+
+/** A checkbox's rule: unchanged in meaning keeps what was set (true or null stay apart); a change sets it, or clears it back to no rule. */
+function flag(checked: boolean, stored: boolean | null, whenAbsent: boolean): boolean | null {
+  if (checked === (stored ?? whenAbsent)) return stored;
+  return checked === whenAbsent ? null : checked;
+}
+
+/** The body, or the problems found in the page (by rule). */
+function readForm(): { body: PolicyBody } | { problems: Partial<Record<Rule, string>> } {
+  const problems: Partial<Record<Rule, string>> = {};
+  const body: PolicyBody = {};
+  body.max_expires_in = expiry.value === '' ? null : Number(expiry.value);
+  const { min, max } = secretLimits.maxViews;
+  const viewCount = Number(views.value);
+  if (views.value.trim() === '') body.max_views = null;
+  else if (!Number.isInteger(viewCount) || viewCount < min || viewCount > max) problems.max_views = `A whole number from ${min} to ${max}, or empty for no limit.`;
+  else body.max_views = viewCount;
+  body.require_passphrase = flag(passphrase.checked, current?.require_passphrase ?? null, false);
+  const lines = domains.value.split('\n').map((line, index) => ({ domain: line.trim(), line: index + 1 })).filter((entry) => entry.domain !== '');
+  domainLines = lines.map((entry) => entry.line);
+  if (lines.length > workspaceLimits.allowedRecipientDomains) problems.allowed_recipient_domains = `At most ${workspaceLimits.allowedRecipientDomains} domains.`;
+  body.allowed_recipient_domains = lines.length === 0 ? null : lines.map((entry) => entry.domain);
+  body.allow_files = flag(files.checked, current?.allow_files ?? null, true);
+  const size = Number(fileSize.value);
+  const bytes = Math.round(size * units[fileUnit.value as keyof typeof units]);
+  if (fileSize.value.trim() === '') body.max_file_bytes = null;
+  else if (!Number.isFinite(size) || size <= 0 || !Number.isSafeInteger(bytes) || bytes < 1) problems.max_file_bytes = 'A size above 0, or empty for no limit beyond the plan’s.';
+  else body.max_file_bytes = bytes;
+  body.allow_requests = flag(requests.checked, current?.allow_requests ?? null, true);
+  return Object.keys(problems).length > 0 ? { problems } : { body };
+}
+
+function showRuleProblems(problems: Partial<Record<Rule, string[]>>, other: string[]): void {
+  let first: HTMLElement | null = null;
+  for (const rule of ruleOrder) {
+    const messages = problems[rule];
+    if (!messages?.length) continue;
+    const { input, error } = ruleFields[rule];
+    error.textContent = messages.join(' ');
+    setVisible(error, true);
+    input.setAttribute('aria-invalid', 'true');
+    first ??= input;
+  }
+  if (other.length > 0) {
+    errorList.replaceChildren(...other.map((message) => Object.assign(document.createElement('li'), { textContent: message })));
+    setVisible(errors, true);
+  }
+  (first ?? errors).focus();
+}
+
+/** The server's 400, by rule: `body.<rule>`, a domain's `body.allowed_recipient_domains.<i>` by its line. */
+function sortProblems(error: ApiError): void {
+  const byRule: Partial<Record<Rule, string[]>> = {};
+  const other: string[] = [];
+  for (const entry of error.problem.errors ?? []) {
+    const match = /^body\.(\w+)(?:\.(\d+))?$/.exec(entry.path ?? '');
+    const rule = match?.[1] as Rule | undefined;
+    if (!rule || !(rule in ruleFields)) {
+      other.push(entry.message);
+      continue;
+    }
+    const index = match?.[2];
+    const sentence = `${entry.message.charAt(0).toUpperCase()}${entry.message.slice(1)}.`;
+    (byRule[rule] ??= []).push(index === undefined ? sentence : `Line ${domainLines[Number(index)] ?? Number(index) + 1}: ${sentence}`);
+  }
+  if (Object.keys(byRule).length === 0 && other.length === 0) other.push(...problemMessages(error));
+  showRuleProblems(byRule, other);
+}
+
+export function wirePolicyForm(context: () => WorkspaceContext): void {
+  for (const { input, error } of Object.values(ruleFields)) {
+    input.addEventListener('input', () => {
+      input.removeAttribute('aria-invalid');
+      setVisible(error, false);
+    });
+  }
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void save(context());
+  });
+}
+
+async function save(context: WorkspaceContext): Promise<void> {
+  if (fields.disabled) return;
+  clearErrors();
+  setVisible(saved, false);
+  const read = readForm();
+  if ('problems' in read) return showRuleProblems(Object.fromEntries(Object.entries(read.problems).map(([rule, message]) => [rule, [message]])), []);
+  fields.disabled = true;
+  announce('Saving the policy…');
+  try {
+    await withAccess((token) => workspacesApi.setPolicy(token, context.workspace.id, read.body));
+    await context.refresh();
+    saved.textContent = 'Policy saved. It applies to everything sent in this workspace from now on.';
+    setVisible(saved, true);
+    saved.focus();
+    announce('Policy saved.');
+  } catch (error) {
+    announce('');
+    fields.disabled = false;
+    if (error instanceof SignedOutError) return showProblem(errors, error);
+    if (error instanceof ApiError && error.status === 400) return sortProblems(error);
+    if (error instanceof ApiError && error.status === 403 && error.problem['reason'] === 'plan') {
+      showPlanNote(typeof error.problem['plan'] === 'string' ? error.problem['plan'] : context.workspace.plan);
+      fields.disabled = true;
+      planNote.focus();
+      return;
+    }
+    await explainRefusal(context, error, errors, 'The policy was not saved: ');
+  }
+}
