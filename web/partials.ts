@@ -11,6 +11,7 @@ const siteLinks = [
   { href: '/', label: 'Compose' },
   { href: '/account', label: 'My secrets' },
   { href: '/requests', label: 'Request a secret' },
+  { href: '/workspaces', label: 'Workspaces' },
   { href: '/keys', label: 'API keys' },
   { href: '/sessions', label: 'Devices' },
   { href: '/webhooks', label: 'Webhooks' },

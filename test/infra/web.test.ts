@@ -320,6 +320,9 @@ describe('WebHosting: viewer-request function', () => {
         '/sessions': '/sessions.html',
         '/webhooks': '/webhooks.html',
         '/requests': '/requests.html',
+        '/workspaces': '/workspaces.html',
+        '/workspace': '/workspace.html',
+        '/join': '/join.html',
       },
       secretPage: '/reveal.html',
       requestPage: '/respond.html',
@@ -339,6 +342,10 @@ describe('WebHosting: viewer-request function', () => {
     ['/sessions', '/sessions.html'],
     ['/webhooks', '/webhooks.html'],
     ['/requests', '/requests.html'],
+    ['/workspaces', '/workspaces.html'],
+    // A workspace's page (its id is in the query, which the function never sees) and an invitation's link (the token is in the fragment).
+    ['/workspace', '/workspace.html'],
+    ['/join', '/join.html'],
     // A request link: the responder's page.
     ['/q/rql_abc', '/respond.html'],
     ['/q/rql_Abc-123_xyz', '/respond.html'],
@@ -363,6 +370,10 @@ describe('WebHosting: viewer-request function', () => {
     ['/q/a/r/b', '/q/a/r/b'],
     ['/respond', '/respond'],
     ['/requests/', '/requests/'],
+    ['/workspaces/', '/workspaces/'],
+    ['/workspace/wks_abc', '/workspace/wks_abc'],
+    ['/join/', '/join/'],
+    ['/join/hli_abc', '/join/hli_abc'],
     ['/signin/', '/signin/'],
     ['/__proto__', '/__proto__'],
     ['/constructor', '/constructor'],
@@ -375,7 +386,7 @@ describe('WebHosting: viewer-request function', () => {
 
   it('agrees with assetPathFor on any path', () => {
     const segment = fc.oneof(
-      fc.constantFrom('', 's', 'r', 'q', 'v1', 'assets', 'signin', 'account', 'keys', 'sessions', 'requests', 'respond', 'index.html', 'reveal', '__proto__', 'sec_abc', 'rcp_abc', 'rql_abc'),
+      fc.constantFrom('', 's', 'r', 'q', 'v1', 'assets', 'signin', 'account', 'keys', 'sessions', 'requests', 'respond', 'workspaces', 'workspace', 'join', 'index.html', 'reveal', '__proto__', 'sec_abc', 'rcp_abc', 'rql_abc'),
       fc.stringMatching(/^[A-Za-z0-9._~%-]{0,12}$/),
     );
     fc.assert(

@@ -196,19 +196,29 @@ export async function signOutEverywhere(): Promise<void> {
   forget();
 }
 
-const allowedNext = ['/', '/account', '/requests', '/keys', '/sessions', '/webhooks'];
+const allowedNext = ['/', '/account', '/requests', '/workspaces', '/join', '/keys', '/sessions', '/webhooks'];
+/** A workspace's page is the one next path with a query: its id, and nothing else. */
+const workspacePage = /^\/workspace\?id=wks_[A-Za-z0-9_-]{1,64}$/;
+const isAllowedNext = (path: string) => allowedNext.includes(path) || workspacePage.test(path);
+
+/** This page as a next path, when it is one (a workspace's page with its id). */
+function herePath(): string {
+  if (location.pathname !== '/workspace') return location.pathname;
+  return `/workspace?id=${new URLSearchParams(location.search).get('id') ?? ''}`;
+}
 
 /** Sends the page to sign-in, to come back here afterwards. */
-export function goToSignIn(reason: 'signed-out' | 'expired' | 'everywhere' | 'required' = 'required'): void {
+export function goToSignIn(reason: 'signed-out' | 'expired' | 'everywhere' | 'required' | 'invitation' = 'required'): void {
   const params = new URLSearchParams({ reason: copiedFromAnotherTab ? 'copied-tab' : reason });
-  if (allowedNext.includes(location.pathname) && location.pathname !== '/account') params.set('next', location.pathname);
+  const here = herePath();
+  if (isAllowedNext(here) && here !== '/account') params.set('next', here);
   location.replace(`/signin?${params.toString()}`);
 }
 
 /** Where to go after signing in: one of the app's pages, never another origin. */
 export function nextPath(search: string): string {
   const next = new URLSearchParams(search).get('next');
-  return next && allowedNext.includes(next) ? next : '/account';
+  return next && isAllowedNext(next) ? next : '/account';
 }
 
 // A click on a link while a refresh is in flight would unload the page before the rotated
