@@ -54,6 +54,8 @@ export interface CreateSecretBody {
   not_before?: string;
   /** Per-recipient links (1-20): each opens the secret up to `max_views` times. */
   recipients?: RecipientRequest[];
+  /** Sent inside this workspace (the caller is a member): its policy must allow the secret. */
+  workspace_id?: string;
 }
 
 export interface RecipientRequest {

@@ -4,7 +4,8 @@
  * A secret is a text, sent whole to `POST /v1/secrets`, or a file, sealed chunk by chunk as it
  * uploads straight to the files bucket (`composeFile.ts`).
  * The key, passphrase, text and file stay in this page's memory; nothing of them goes to web storage.
- * Signed in (`session.ts`), the secret is created with the access token and gets an owner;
+ * Signed in (`session.ts`), the secret is created with the access token and gets an owner, and
+ * may be sent in one of the person's workspaces, held to its policy (`composeWorkspace.ts`);
  * anonymous, "Keep for my account" puts its `{id, delete_token, expires_at}` in localStorage
  * (`unattached.ts`) so it can be attached to an account later.
  */
@@ -13,6 +14,7 @@ import { api, ApiError, problemMessages, type RecipientRequest } from './api.ts'
 import { chosenFile, fileProblem, planLimitMessage, resetFile, sendFile, useCaller } from './composeFile.ts';
 import { clearRecipientErrors, readRecipients, resetRecipients, type FieldError } from './composeLinks.ts';
 import { clearResult, showResult, type ResultSecret } from './composeResult.ts';
+import { applyLimits, forgetWorkspaces, loadWorkspaces, sendWithAccess, workspaceField, workspaceProblems, workspaceRefusal } from './composeWorkspace.ts';
 import { announce, byId, focusHeading, setVisible } from './dom.ts';
 import { filesApi } from './filesApi.ts';
 import { UploadCancelled, UploadFailed } from './fileUpload.ts';
@@ -46,6 +48,7 @@ const composeSection = byId('compose');
 const composeTitle = byId('compose-title');
 const createAnother = byId<HTMLButtonElement>('create-another');
 const ownerNote = byId('compose-owner');
+const sendIn = byId<HTMLSelectElement>('send-in');
 
 /** Whether this tab is signed in: settled by one refresh at load (none when it holds no session). */
 const signedIn: Promise<boolean> = resume().then(
@@ -68,6 +71,8 @@ useCaller(async () => {
 function showSignedIn(yes: boolean): void {
   renderNav();
   setVisible(ownerNote, yes);
+  if (yes) void loadWorkspaces();
+  else forgetWorkspaces();
 }
 
 function expiresInSeconds(): number {
@@ -112,13 +117,16 @@ async function validate(): Promise<{ errors: FieldError[]; notBeforeIso?: string
   }
   const { recipients, errors: recipientErrors } = readRecipients();
   found.push(...recipientErrors);
+  // The workspace's rules after the form's own: one message per field.
+  const settings = { expiresIn: seconds, custom: expiry.value === 'custom', views, withPassphrase: passphrase.value !== '', recipients };
+  for (const problem of workspaceProblems(settings)) if (!found.some((error) => error.field === problem.field)) found.push(problem);
   return { errors: found, recipients, ...(notBeforeIso ? { notBeforeIso } : {}) };
 }
 
 function clearErrors(): void {
   errorList.replaceChildren();
   setVisible(errors, false);
-  for (const field of [text, customAmount, maxViews, notBefore, passphrase, byId('secret-file')]) field.removeAttribute('aria-invalid');
+  for (const field of [sendIn, text, expiry, customAmount, maxViews, notBefore, passphrase, byId('secret-file'), byId('add-recipient')]) field.removeAttribute('aria-invalid');
   clearRecipientErrors();
 }
 
@@ -157,13 +165,14 @@ async function create(event: SubmitEvent): Promise<void> {
     max_views: Number(maxViews.value),
     ...(checked.notBeforeIso ? { not_before: checked.notBeforeIso } : {}),
     ...(checked.recipients.length > 0 ? { recipients: checked.recipients } : {}),
+    ...workspaceField(),
   };
   try {
     // POST /v1/secrets and /v1/files/multipart are open to anonymous callers, so a stale token answers 403, not 401.
     const owned = await signedIn;
     const file = chosenFile();
     if (file) {
-      const { upload, key } = await sendFile(passphrase.value, settings, (body) => (owned ? withAccess((token) => filesApi.openUpload(body, token), [401, 403]) : filesApi.openUpload(body)));
+      const { upload, key } = await sendFile(passphrase.value, settings, (body) => (owned ? sendWithAccess((token) => filesApi.openUpload(body, token)) : filesApi.openUpload(body)));
       return done({ ...upload, max_views: settings.max_views, not_before: settings.not_before ?? null, file: { name: file.name, size: formatBytes(file.size) } }, key, owned);
     }
     const sealed = await sealText(text.value, passphrase.value ? { passphrase: passphrase.value } : {});
@@ -179,7 +188,7 @@ async function create(event: SubmitEvent): Promise<void> {
       link_verifier: sealed.linkVerifier,
       ...settings,
     } as const;
-    const secret = owned ? await withAccess((token) => api.createSecret(body, token), [401, 403]) : await api.createSecret(body);
+    const secret = owned ? await sendWithAccess((token) => api.createSecret(body, token)) : await api.createSecret(body);
     done(secret, sealed.key, owned);
   } catch (error) {
     fields.disabled = false;
@@ -192,8 +201,10 @@ async function create(event: SubmitEvent): Promise<void> {
       showSignedIn(false);
       showErrors(['You are no longer signed in, so nothing was created. Create it again to share it without an account, or sign in first.']);
     } else if (error instanceof ApiError) {
-      const limit = await planLimitMessage(error);
-      showErrors(limit ? [limit] : problemMessages(error), limit ? [byId('secret-file')] : []);
+      const refusal = workspaceRefusal(error, chosenFile() !== null);
+      const limit = refusal ? null : await planLimitMessage(error);
+      if (refusal) showErrors(refusal.messages, refusal.fields, refusal.title);
+      else showErrors(limit ? [limit] : problemMessages(error), limit ? [byId('secret-file')] : []);
     } else showErrors([`Encryption failed in this browser: ${(error as Error).message}`]);
     announce(error instanceof UploadCancelled ? 'Upload cancelled.' : '');
   } finally {
@@ -208,6 +219,7 @@ function done(secret: ResultSecret, key: string, owned: boolean): void {
   resetFile();
   resetRecipients();
   setVisible(customExpiry, false);
+  applyLimits();
   setVisible(composeSection, false);
   showResult(secret, key, withPassphrase, owned);
 }
@@ -218,6 +230,7 @@ function startOver(): void {
   resetFile();
   clearErrors();
   setVisible(customExpiry, false);
+  applyLimits();
   fields.disabled = false;
   setVisible(composeSection, true);
   announce('');

@@ -41,6 +41,18 @@ export function useCaller(lookup: () => Promise<Caller | null>): void {
   callerOf = lookup;
 }
 
+/** A workspace's rules on files, while the secret is to be sent in one (`composeWorkspace.ts`). */
+export interface FileRule {
+  allowed: boolean;
+  /** The largest envelope, as the server compares `size_bytes`; null: the plan alone bounds it. */
+  maxBytes: number | null;
+}
+let fileRuleOf: () => FileRule | null = () => null;
+
+export function useFileRule(lookup: () => FileRule | null): void {
+  fileRuleOf = lookup;
+}
+
 export function chosenFile(): File | null {
   return file;
 }
@@ -58,6 +70,15 @@ async function envelopeBytes(picked: File): Promise<number> {
   return sealer.envelopeSize(picked.size);
 }
 
+/** "“name” is 101 MB, and files are limited to 100 MB": in bytes when the rounded sizes would read alike. */
+function sizeAgainst(picked: File, limit: number): string {
+  const near = formatBytes(picked.size) === formatBytes(limit);
+  const size = near ? `${picked.size.toLocaleString('en')} bytes` : formatBytes(picked.size);
+  const max = near ? `${limit.toLocaleString('en')} bytes (${formatBytes(limit)})` : formatBytes(limit);
+  const just = picked.size <= limit ? ', which the few bytes its encryption adds take just over the limit' : '';
+  return `“${picked.name}” is ${size}${just}, and files are limited to ${max}`;
+}
+
 /** Why a file this large cannot go, and which plan would take it. */
 function overLimitText(picked: File, limit: number, caller: Caller | null): string {
   const where = caller === null ? 'on your plan' : caller === 'anonymous' ? 'without an account (the Free plan)' : `on your ${planNames[caller]} plan`;
@@ -65,20 +86,22 @@ function overLimitText(picked: File, limit: number, caller: Caller | null): stri
   const upgrade = larger.length === 0
     ? ''
     : ` ${larger.map((plan) => `${planNames[plan]} allows ${formatBytes(planTable[plan].fileBytes)}`).join(', ')}${caller === 'anonymous' ? ': sign in with such an account to share it.' : '.'}`;
-  // Near the limit, rounded sizes would read alike: then in bytes.
-  const near = formatBytes(picked.size) === formatBytes(limit);
-  const size = near ? `${picked.size.toLocaleString('en')} bytes` : formatBytes(picked.size);
-  const max = near ? `${limit.toLocaleString('en')} bytes (${formatBytes(limit)})` : formatBytes(limit);
-  const just = picked.size <= limit ? ', which the few bytes its encryption adds take just over the limit' : '';
-  return `“${picked.name}” is ${size}${just}, and files are limited to ${max} ${where}.${upgrade}`;
+  return `${sizeAgainst(picked, limit)} ${where}.${upgrade}`;
 }
 
-/** The plan's limit, checked in the page before anything is sent; null when the file fits (or the plan is not known). */
+/**
+ * The workspace's rules on files, then the plan's limit, checked in the page before anything is
+ * sent; null when the file may go (or the plan is not known).
+ */
 export async function fileProblem(): Promise<{ field: HTMLElement; message: string } | null> {
   const picked = file;
   if (!picked) return null;
+  const rule = fileRuleOf();
+  if (rule && !rule.allowed) return { field: fileInput, message: `File: “${picked.name}” cannot be sent here: this workspace allows no files. Remove it to share text, or send it in Personal.` };
+  const envelope = await envelopeBytes(picked);
+  if (rule?.maxBytes != null && envelope > rule.maxBytes) return { field: fileInput, message: `File: ${sizeAgainst(picked, rule.maxBytes)} in this workspace.` };
   const caller = await callerOf().catch(() => null);
-  if (caller === null || (await envelopeBytes(picked)) <= limitOf(caller)) return null;
+  if (caller === null || envelope <= limitOf(caller)) return null;
   return { field: fileInput, message: `File: ${overLimitText(picked, limitOf(caller), caller)}` };
 }
 
@@ -104,11 +127,16 @@ async function choose(picked: File | null): Promise<void> {
   }
   chosenText.textContent = `${picked.name} (${formatBytes(picked.size)}) will be shared instead of text${textOf() ? '; the text you wrote is kept aside until you remove the file' : ''}.`;
   announce(`File chosen: ${picked.name}, ${formatBytes(picked.size)}.`);
-  const problem = await fileProblem();
-  if (problem && file === picked) {
-    limitNotice.textContent = problem.message.replace(/^File: /, '');
-    setVisible(limitNotice, true);
-  }
+  await recheckFile();
+}
+
+/** The notice under the input, for the chosen file as the rules now stand (a file chosen, or another workspace). */
+export async function recheckFile(): Promise<void> {
+  const picked = file;
+  const problem = picked ? await fileProblem() : null;
+  if (file !== picked) return;
+  limitNotice.textContent = problem ? problem.message.replace(/^File: /, '') : '';
+  setVisible(limitNotice, problem !== null);
 }
 
 const textOf = () => byId<HTMLTextAreaElement>('secret-text').value;

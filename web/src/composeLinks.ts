@@ -144,8 +144,11 @@ export function readRecipients(): { recipients: RecipientRequest[]; errors: Fiel
 }
 
 export function clearRecipientErrors(): void {
-  for (const row of rows) for (const input of [row.label, row.email]) input.removeAttribute('aria-invalid');
+  for (const row of rows) for (const input of [row.label, row.email, row.restricted]) input.removeAttribute('aria-invalid');
 }
+
+/** Each row's address and "only this address" inputs, in order: what a workspace's rule on recipients points at. */
+export const recipientFields = (): Array<{ email: HTMLInputElement; restricted: HTMLInputElement }> => rows.map(({ email, restricted }) => ({ email, restricted }));
 
 /** Removes every row: the form is back to one link for everyone. */
 export function resetRecipients(): void {

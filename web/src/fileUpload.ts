@@ -43,7 +43,7 @@ export class UploadFailed extends Error {
 export type SealedUploadFields = Pick<FileUploadBody, 'size_bytes' | 'salt' | 'claim_verifier' | 'link_verifier' | 'chunk_log2' | 'passphrase'>;
 
 /** A secret's settings by default; a request link's response passes its own fields instead. */
-export interface UploadInput<Settings = Pick<FileUploadBody, 'expires_in' | 'max_views' | 'not_before' | 'recipients'>> {
+export interface UploadInput<Settings = Pick<FileUploadBody, 'expires_in' | 'max_views' | 'not_before' | 'recipients' | 'workspace_id'>> {
   file: File;
   sealer: FileSealer;
   /** Opens the upload (the page adds its access token when signed in, or keeps only what a response sends). */

@@ -19,6 +19,8 @@ export interface FileUploadBody {
   recipients?: RecipientRequest[];
   /** Sealed with a passphrase (the header says so too): what a workspace's policy is checked on. */
   passphrase?: boolean;
+  /** Sent inside this workspace (the caller is a member): its policy must allow the file. */
+  workspace_id?: string;
 }
 
 export interface FileUpload {
