@@ -111,6 +111,8 @@ export interface SecretMetadata {
   has_recipients?: boolean;
   /** The link asked about with `?recipient_id=`. */
   recipient?: { recipient_id: string; restricted: boolean; state: LinkState | string; views_left: number };
+  /** Sent inside a Team workspace with branding: display only (`revealBranding.ts`). */
+  branding?: { display_name: string; logo: string | null; accent: string | null };
 }
 
 /** A claim's answer: a text's envelope, or a file's presigned download (`filesApi.ts`). */

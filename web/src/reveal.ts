@@ -6,12 +6,14 @@
  * with the claim token derived from the key (and passphrase), so a wrong passphrase is refused
  * by the server without using up a view. A file's claim answers a download instead of the
  * envelope: `revealFile.ts` shows its name and size and saves it. The key and the gate session
- * live in memory only: never in web storage, cookies or a URL the page requests.
+ * live in memory only: never in web storage, cookies or a URL the page requests. A secret sent
+ * in a branded workspace shows "Sent from <name> on Hushlink" above it all (`revealBranding.ts`).
  */
 import { claimTokenFor, EnvelopeError, fromBase64, iterationRange, linkTokenFor, openText } from '../../shared/envelope/index.ts';
 import { api, ApiError, type SecretMetadata } from './api.ts';
 import { announce, byId, copyField, focusHeading, plural, setVisible, timeElement } from './dom.ts';
 import { formatBytes } from './progress.ts';
+import { showBranding } from './revealBranding.ts';
 import { createFileReveal } from './revealFile.ts';
 import { createGate } from './revealGate.ts';
 import { messageForError, messages, type Message } from './revealMessages.ts';
@@ -144,6 +146,7 @@ async function loadMetadata(): Promise<void> {
   }
   const meta = metadata;
   const link = meta.recipient;
+  showBranding(meta.branding);
   if (meta.state === 'locked') return showMessage(messages.locked());
   // A secret shared with personal links opens through them only.
   if (recipientId === null && meta.has_recipients) return showMessage(messages.personalLink());
