@@ -8,6 +8,7 @@ import { actionButton, fact, markReady, showProblem, startSignedInPage } from '.
 import { announce, byId, focusHeading, plural, setVisible, timeElement } from './dom.ts';
 import type { OwnerMetadata } from './linksApi.ts';
 import { linksPanel } from './secretLinks.ts';
+import { pagedList } from './pagedList.ts';
 import { withAccess } from './session.ts';
 import { forgetUnattached, listUnattached } from './unattached.ts';
 
@@ -26,7 +27,6 @@ const empty = byId('secrets-empty');
 const list = byId<HTMLUListElement>('secrets');
 const loadMore = byId<HTMLButtonElement>('load-more');
 
-let cursor: string | null = null;
 let email = '';
 
 const stateLabels: Record<string, string> = {
@@ -137,42 +137,18 @@ async function revokeSecret(secret: OwnedSecret, item: HTMLLIElement, button: HT
   focusHeading(replacement.querySelector<HTMLElement>('.item-title')!);
 }
 
-async function loadPage(first: boolean): Promise<HTMLLIElement[]> {
-  const page = await withAccess((token) => accountApi.secrets(token, pageSize, first ? null : cursor));
-  const items = page.items.map(secretItem);
-  if (first) list.replaceChildren(...items);
-  else list.append(...items);
-  cursor = page.next_cursor;
-  setVisible(loadMore, cursor !== null);
-  setVisible(empty, list.children.length === 0);
-  return items;
-}
-
-async function reload(): Promise<void> {
-  setVisible(listError, false);
-  try {
-    await loadPage(true);
-  } catch (error) {
-    showProblem(listError, error, 'Your secrets could not be listed: ');
-  }
-}
-
-async function more(): Promise<void> {
-  loadMore.disabled = true;
-  setVisible(listError, false);
-  announce('Loading more…');
-  try {
-    const added = await loadPage(false);
-    announce(added.length > 0 ? `${plural(added.length, 'more secret', 'more secrets')} listed.` : 'No more secrets.');
-    const first = added[0]?.querySelector<HTMLElement>('.item-title');
-    if (first) focusHeading(first);
-  } catch (error) {
-    announce('');
-    showProblem(listError, error, 'Could not load more: ');
-  } finally {
-    loadMore.disabled = false;
-  }
-}
+const secrets = pagedList({
+  list,
+  empty,
+  loadMore,
+  error: listError,
+  noun: ['secret', 'secrets'],
+  listFailure: 'Your secrets could not be listed: ',
+  fetchPage: async (cursor) => {
+    const page = await withAccess((token) => accountApi.secrets(token, pageSize, cursor));
+    return { items: page.items, nextCursor: page.next_cursor, draw: secretItem };
+  },
+});
 
 function renderAttach(): void {
   const entries = listUnattached();
@@ -240,7 +216,7 @@ async function attachAll(): Promise<void> {
   attachTitle.textContent = attached === results.length ? 'Attached' : 'Attached, with exceptions';
   attachText.textContent = `${plural(attached, 'secret', 'secrets')} of ${results.length} attached to your account.`;
   renderAttach();
-  await reload();
+  await secrets.reload();
   announce(attachText.textContent);
   focusHeading(attachTitle);
 }
@@ -254,7 +230,6 @@ function forgetAll(): void {
   focusHeading(byId('account-title'));
 }
 
-loadMore.addEventListener('click', () => void more());
 attachButton.addEventListener('click', () => void attachAll());
 attachForget.addEventListener('click', forgetAll);
 
@@ -263,7 +238,7 @@ async function main(): Promise<void> {
   if (!user) return;
   email = user.email;
   renderAttach();
-  await reload();
+  await secrets.reload();
   markReady('account', section);
 }
 

@@ -14,7 +14,8 @@ import { announce, byId, copyField, describeTime, focusHeading, plural, setVisib
 import { qrSvg } from './qr.ts';
 import { keepRequest, keptRequestIds, KeyStoreUnavailable, openKeyStore } from './requestKeys.ts';
 import { requestItem } from './requestItems.ts';
-import { requestsApi } from './requestsApi.ts';
+import { requestsApi, type OwnedRequest } from './requestsApi.ts';
+import { pagedList } from './pagedList.ts';
 import { SignedOutError, withAccess } from './session.ts';
 
 const pageSize = 20;
@@ -44,7 +45,6 @@ const empty = byId('requests-empty');
 const list = byId<HTMLUListElement>('requests');
 const loadMore = byId<HTMLButtonElement>('load-more');
 
-let cursor: string | null = null;
 
 function clearErrors(): void {
   errorList.replaceChildren();
@@ -124,7 +124,7 @@ async function create(event: SubmitEvent): Promise<void> {
     form.reset();
     showResult(shown, created.expires_at, responses, question !== '');
     setVisible(persistNote, !(await persisted));
-    await reload();
+    await requests.reload();
   } catch (error) {
     announce('');
     if (error instanceof KeyStoreUnavailable) {
@@ -166,42 +166,18 @@ function hideResult(): void {
   setVisible(result, false);
 }
 
-async function loadPage(first: boolean): Promise<HTMLLIElement[]> {
-  const [page, kept] = await Promise.all([withAccess((token) => requestsApi.list(token, pageSize, first ? null : cursor)), keptRequestIds()]);
-  const items = page.items.map((request) => requestItem(request, kept.has(request.id)));
-  if (first) list.replaceChildren(...items);
-  else list.append(...items);
-  cursor = page.next_cursor;
-  setVisible(loadMore, cursor !== null);
-  setVisible(empty, list.children.length === 0);
-  return items;
-}
-
-async function reload(): Promise<void> {
-  setVisible(listError, false);
-  try {
-    await loadPage(true);
-  } catch (error) {
-    showProblem(listError, error, 'Your requests could not be listed: ');
-  }
-}
-
-async function more(): Promise<void> {
-  loadMore.disabled = true;
-  setVisible(listError, false);
-  announce('Loading more…');
-  try {
-    const added = await loadPage(false);
-    announce(added.length > 0 ? `${plural(added.length, 'more request', 'more requests')} listed.` : 'No more requests.');
-    const first = added[0]?.querySelector<HTMLElement>('.item-title');
-    if (first) focusHeading(first);
-  } catch (error) {
-    announce('');
-    showProblem(listError, error, 'Could not load more: ');
-  } finally {
-    loadMore.disabled = false;
-  }
-}
+const requests = pagedList({
+  list,
+  empty,
+  loadMore,
+  error: listError,
+  noun: ['request', 'requests'],
+  listFailure: 'Your requests could not be listed: ',
+  fetchPage: async (cursor) => {
+    const [page, kept] = await Promise.all([withAccess((token) => requestsApi.list(token, pageSize, cursor)), keptRequestIds()]);
+    return { items: page.items, nextCursor: page.next_cursor, draw: (request: OwnedRequest) => requestItem(request, kept.has(request.id)) };
+  },
+});
 
 form.addEventListener('submit', (event) => void create(event));
 copyLink.addEventListener('click', () => void copyField(linkField, copyLink, 'Link'));
@@ -211,7 +187,6 @@ another.addEventListener('click', () => {
   announce('');
   prompt.focus();
 });
-loadMore.addEventListener('click', () => void more());
 // The link is in the list's "Show link" while this browser keeps its key; the page keeps no copy once left.
 window.addEventListener('pagehide', () => {
   hideResult();
@@ -222,7 +197,7 @@ async function main(): Promise<void> {
   const user = await startSignedInPage(listError);
   if (!user) return;
   fields.disabled = false;
-  await reload();
+  await requests.reload();
   markReady('requests', section);
 }
 

@@ -1,0 +1,67 @@
+/**
+ * A list of the signed-in user's things, a page at a time: the first page (again after a
+ * change), and "Load more" while the server gives a next cursor, the new items announced and the
+ * first of them focused. The page supplies how a page is fetched and how an item is drawn.
+ */
+import { showProblem } from './accountPage.ts';
+import { announce, focusHeading, plural, setVisible } from './dom.ts';
+
+export interface PagedListParts<T> {
+  list: HTMLUListElement;
+  empty: HTMLElement;
+  loadMore: HTMLButtonElement;
+  /** Where a failed load says why. */
+  error: HTMLElement;
+  /** One page from `cursor` (null: the first), and what the items are drawn with. */
+  fetchPage(cursor: string | null): Promise<{ items: T[]; nextCursor: string | null; draw(item: T): HTMLLIElement }>;
+  /** What the items are, for the announcements: `['secret', 'secrets']`. */
+  noun: readonly [string, string];
+  /** "Your secrets could not be listed: " */
+  listFailure: string;
+}
+
+export function pagedList<T>(parts: PagedListParts<T>) {
+  const { list, empty, loadMore, error, noun } = parts;
+  let cursor: string | null = null;
+
+  async function loadPage(first: boolean): Promise<HTMLLIElement[]> {
+    const page = await parts.fetchPage(first ? null : cursor);
+    const items = page.items.map((item) => page.draw(item));
+    if (first) list.replaceChildren(...items);
+    else list.append(...items);
+    cursor = page.nextCursor;
+    setVisible(loadMore, cursor !== null);
+    setVisible(empty, list.children.length === 0);
+    return items;
+  }
+
+  /** The first page again; a failure is said in `error`. */
+  async function reload(): Promise<void> {
+    setVisible(error, false);
+    try {
+      await loadPage(true);
+    } catch (problem) {
+      showProblem(error, problem, parts.listFailure);
+    }
+  }
+
+  async function more(): Promise<void> {
+    loadMore.disabled = true;
+    setVisible(error, false);
+    announce('Loading more…');
+    try {
+      const added = await loadPage(false);
+      announce(added.length > 0 ? `${plural(added.length, `more ${noun[0]}`, `more ${noun[1]}`)} listed.` : `No more ${noun[1]}.`);
+      const first = added[0]?.querySelector<HTMLElement>('.item-title');
+      if (first) focusHeading(first);
+    } catch (problem) {
+      announce('');
+      showProblem(error, problem, 'Could not load more: ');
+    } finally {
+      loadMore.disabled = false;
+    }
+  }
+
+  loadMore.addEventListener('click', () => void more());
+  return { reload };
+}
