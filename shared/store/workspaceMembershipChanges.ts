@@ -187,19 +187,24 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
     return refused[1] === 'ConditionalCheckFailed' && refused[0] !== 'ConditionalCheckFailed' ? 'last_owner' : 'changed';
   }
 
+  /** A member's new role, if the role is still the one read. */
+  private setRole(member: Member, role: Role): TransactWriteItem {
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: memberKey(member.workspaceId, member.userId),
+        UpdateExpression: 'SET #role = :role',
+        ConditionExpression: '#role = :was',
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':role': role, ':was': member.role },
+      },
+    };
+  }
+
   async changeRole(member: Member, role: Role, actor: Actor, audit: AuditRow): Promise<'changed' | 'last_owner' | 'conflict'> {
     const delta = (role === 'owner' ? 1 : 0) - (member.role === 'owner' ? 1 : 0);
     const refused = await this.transact([
-      {
-        Update: {
-          TableName: this.tableName,
-          Key: memberKey(member.workspaceId, member.userId),
-          UpdateExpression: 'SET #role = :role',
-          ConditionExpression: '#role = :was',
-          ExpressionAttributeNames: { '#role': 'role' },
-          ExpressionAttributeValues: { ':role': role, ':was': member.role },
-        },
-      },
+      this.setRole(member, role),
       ...(delta === 0
         ? []
         : [
@@ -222,21 +227,11 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
   }
 
   async transfer(from: Member, to: Member, audit: AuditRow): Promise<'transferred' | 'conflict'> {
-    const setRole = (member: Member, role: Role): TransactWriteItem => ({
-      Update: {
-        TableName: this.tableName,
-        Key: memberKey(member.workspaceId, member.userId),
-        UpdateExpression: 'SET #role = :role',
-        ConditionExpression: '#role = :was',
-        ExpressionAttributeNames: { '#role': 'role' },
-        ExpressionAttributeValues: { ':role': role, ':was': member.role },
-      },
-    });
     // The target becoming owner adds one; the previous owner becoming admin takes one away.
     const delta = (to.role === 'owner' ? 0 : 1) - 1;
     const refused = await this.transact([
-      setRole(to, 'owner'),
-      setRole(from, 'admin'),
+      this.setRole(to, 'owner'),
+      this.setRole(from, 'admin'),
       ...(delta === 0
         ? []
         : [
