@@ -18,6 +18,8 @@ import { DynamoSecretAdoptions } from '../shared/store/secrets.ts';
 import { DynamoSignInCodeStore } from '../shared/store/signIn.ts';
 import { DynamoSsoPolicy } from '../shared/store/ssoPolicy.ts';
 import { DynamoUsageReports } from '../shared/store/usageReports.ts';
+import { DynamoTierSource } from '../shared/store/tiers.ts';
+import type { TierPorts } from '../shared/domain/billing/tier.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
 import { productOperations } from './account/product.ts';
 import { sessionOperations } from './account/session.ts';
@@ -26,7 +28,7 @@ import { sessionOperations } from './account/session.ts';
  * The account group's wiring: sign-in (codes, users, the SSO policy, the mailer, the one
  * access-token issuer), adoption of anonymous secrets, usage reads, product events, counters.
  */
-export interface AccountDeps extends ApiDeps, AccountPorts, SignInPorts {
+export interface AccountDeps extends ApiDeps, AccountPorts, SignInPorts, TierPorts {
   secrets: SecretAdoptions;
   counters: Counters;
   accessTokens: AccessTokens;
@@ -41,6 +43,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>):
     ...base,
     accessTokens: new AccessTokens(base.signingKeys, clock, config.WEB_ORIGIN),
     users: new DynamoUserStore(db, config.TABLE_NAME),
+    tiers: new DynamoTierSource(db, config.TABLE_NAME),
     signInCodes: new DynamoSignInCodeStore(db, config.TABLE_NAME),
     ssoPolicy: new DynamoSsoPolicy(db, config.TABLE_NAME),
     rateCounter: new DynamoRateCounter(db, config.TABLE_NAME),

@@ -13,7 +13,7 @@ import { filesRoutes } from '../shared/routes.ts';
 import { DynamoCounters } from '../shared/store/counters.ts';
 import { DynamoRequestStore } from '../shared/store/requests.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
-import { DynamoUserStore } from '../shared/store/users.ts';
+import { DynamoTierSource } from '../shared/store/tiers.ts';
 import { DynamoWorkspaceMembership } from '../shared/store/workspaceMembership.ts';
 import { createdLink } from './secrets/replies.ts';
 
@@ -66,7 +66,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'uploads'>)
     ...apiDeps(platform),
     secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
     counters: new DynamoCounters(db, config.TABLE_NAME),
-    users: new DynamoUserStore(db, config.TABLE_NAME),
+    tiers: new DynamoTierSource(db, config.TABLE_NAME),
     requests: new DynamoRequestStore(db, config.TABLE_NAME),
     workspaceMembership: new DynamoWorkspaceMembership(db, config.TABLE_NAME),
     uploads: adapters.uploads,

@@ -12,7 +12,7 @@ import { listReceipts, type ReceiptPorts } from '../shared/domain/secrets/receip
 import type { ClaimPorts } from '../shared/domain/secrets/claim.ts';
 import { DynamoGateStore } from '../shared/store/gate.ts';
 import { DynamoReceiptStore } from '../shared/store/receipts.ts';
-import { DynamoUserStore } from '../shared/store/users.ts';
+import { DynamoTierSource } from '../shared/store/tiers.ts';
 import { toIso } from '../shared/clock.ts';
 import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
 import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
@@ -154,7 +154,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'files'>): 
     counters: new DynamoCounters(db, config.TABLE_NAME),
     gates: new DynamoGateStore(db, config.TABLE_NAME),
     receipts: new DynamoReceiptStore(db, config.TABLE_NAME),
-    users: new DynamoUserStore(db, config.TABLE_NAME),
+    tiers: new DynamoTierSource(db, config.TABLE_NAME),
     workspaceMembership: new DynamoWorkspaceMembership(db, config.TABLE_NAME),
   };
 }

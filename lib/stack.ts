@@ -28,16 +28,20 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  * What each function may do on the table: exactly the DynamoDB calls its code can reach (from
  * `functions/<name>.ts` through the shared middleware, the domain and `shared/store/*`), nothing
  * more. A typed record, so a new group in shared/routes.ts does not compile until it is listed.
- * TransactWriteItems is authorized per item (see TableAccess); only workspaces use ConditionCheck
- * and BatchGet, and no code uses BatchWrite or Scan.
+ * TransactWriteItems is authorized per item (see TableAccess); only workspaces use ConditionCheck,
+ * BatchGet reads workspaces (the list, and a person's tier: secrets, files, account), and no code
+ * uses BatchWrite or Scan.
  *
+ * - a person's tier (receipts in secrets, file limits in files, usage and flags in account): the
+ *   user's plan (GetItem), their memberships (Query gsi1) and those workspaces' plans and member
+ *   items (BatchGetItem);
  * - every API function: the rate-limit window (UpdateItem), the caller's session or API key and
  *   the signing keys (GetItem), their last-use stamp and the monthly call counter (UpdateItem);
  * - secrets: create (PutItem), metadata and claim (GetItem, conditional UpdateItem),
  *   revoke/expire/lock/report (UpdateItem), feedback counters (UpdateItem), owner listing
- *   (Query gsi1), receipts (Query of the secret's partition), gate sessions and the owner's plan
- *   (GetItem), curl mode's envelope parts (Put, Query, and Delete when the secret ends); no write
- *   of a secret is a transaction (its owner's usage follows from the stream);
+ *   (Query gsi1), receipts (Query of the secret's partition), gate sessions (GetItem), curl
+ *   mode's envelope parts (Put, Query, and Delete when the secret ends); no write of a secret is
+ *   a transaction (its owner's usage follows from the stream);
  * - gate: the secret (GetItem), a link's code (Put/Get/Update/Delete), gate sessions (PutItem),
  *   the per-link mail window (UpdateItem);
  * - requests: links (Put, Get, Update to close), a response counted and stored in one
@@ -65,11 +69,11 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   when an endpoint is switched off (GetItem).
  */
 export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
-  secrets: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi1'] },
+  secrets: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], query: ['table', 'gsi1'] },
   gate: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: [] },
-  files: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: [] },
+  files: { items: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], query: ['gsi1'] },
   requests: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table', 'gsi1'] },
-  account: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi1'] },
+  account: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], query: ['table', 'gsi1'] },
   schedule: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi2'] },
   webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
   workspaces: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'BatchGetItem'], query: ['table', 'gsi1'] },

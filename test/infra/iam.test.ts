@@ -192,16 +192,17 @@ function model(context: Record<string, unknown>): Model {
  * marks and Update of the counter, in a transaction); deliveries: attempts (Get, Update;
  * Get of the owner to mail a switch-off); schedule's webhook sweep: Query of gsi2 (due retries,
  * as for expiry); requests: links and responses (Put, Get, the count's Update), the owner's
- * listing (Query gsi1), the inbox (Query of the link's partition); workspaces: transactions
+ * listing (Query gsi1), the inbox (Query of the link's partition); a person's tier (secrets'
+ * receipts, files' limits, account's usage and flags): Query gsi1 and BatchGet; workspaces: transactions
  * (Put, Update, Delete, and ConditionCheck of the actor's role), Get of its items, Query of a
  * workspace's roll and audit trail, the caller's memberships (Query gsi1, then BatchGet).
  */
 const expectedTable = {
-  secrets: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
+  secrets: { items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
   gate: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
-  files: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
+  files: { items: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
   requests: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
-  account: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
+  account: { items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
   webhooks: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   workspaces: {
     items: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],

@@ -436,6 +436,27 @@ describe('the audit trail', () => {
   });
 });
 
+describe('a member’s tier', () => {
+  it('is the highest of their own plan and their workspaces’: a free account in a Team workspace has Team’s flags and file size, until it leaves', async () => {
+    const workspace = await teamWorkspace(runtime, 3);
+    const member = await joinAs(runtime, workspace, workspace.owner, 'member');
+    const bigFile = { size_bytes: 200 * 1024 * 1024, salt: 'A'.repeat(22) };
+    const flags = await api.get('/v1/flags', member.auth);
+    expect(flags.body.flags).toMatchObject({ policy: true, receipts_device: true, signed_in: true });
+    expect((await api.post('/v1/files/multipart', bigFile, member.auth)).status).toBe(200);
+    expect((await api.get('/v1/usage', member.auth)).body.plan).toBe('team');
+    // A free workspace gives nothing.
+    await setWorkspace(runtime, workspace.id, { plan: 'free' });
+    expect((await api.get('/v1/flags', member.auth)).body.flags).toMatchObject({ policy: false, receipts_device: false });
+    await setWorkspace(runtime, workspace.id, { plan: 'team' });
+    expect((await api.delete(`/v1/workspaces/${workspace.id}/members/${member.user.id}`, member.auth)).status).toBe(200);
+    const left = await api.post('/v1/files/multipart', bigFile, member.auth);
+    expectProblem(left, 403, 'forbidden');
+    expect(left.body.reason).toBe('plan_limit');
+    expect((await api.get('/v1/flags', member.auth)).body.flags).toMatchObject({ policy: false, receipts_device: false });
+  });
+});
+
 describe('GET /v1/workspaces/{id}/audit/export', () => {
   it('answers the trail as a CSV attachment (RFC 4180, a byte order mark), cells that could start a formula escaped; and as JSON', async () => {
     // Addresses may begin with - or +: a spreadsheet would read such a cell as a formula.

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { User } from '../../shared/domain/accounts/model.ts';
 import { defaultPlan, features, flagsFor, planIncludes, planOf, plans, planTable, type Feature } from '../../shared/domain/plans.ts';
 import { readFlags } from '../../shared/domain/usage/read.ts';
 
@@ -58,23 +57,21 @@ describe('flags', () => {
     }
   });
 
-  const usersWith = (plan: string | null) => ({
-    users: {
-      get: async (id: string): Promise<User | null> =>
-        plan === null ? null : { id, email: 'a@example.com', plan: plan as User['plan'], createdAt: 0 },
-    },
-  });
+  /** A person's plans as the tier source reads them (unknown names become the default, as planOf makes them). */
+  const tiersWith = (...plans: string[]) => ({ tiers: { plansOf: async () => plans.map((plan) => planOf(plan)) } });
 
   it('anonymous callers get the default plan and signed_in false, without reading any user', async () => {
-    const ports = { users: { get: async () => { throw new Error('must not read'); } } };
+    const ports = { tiers: { plansOf: async () => { throw new Error('must not read'); } } };
     expect(await readFlags(null, ports)).toEqual(flagsFor('free', false));
   });
 
-  it('a caller gets the flags of its user’s plan, whether by session or key', async () => {
-    expect(await readFlags({ kind: 'session', userId: 'u', sessionId: 's' }, usersWith('pro'))).toEqual(flagsFor('pro', true));
-    expect(await readFlags({ kind: 'api_key', userId: 'u', keyId: 'k', scopes: [] }, usersWith('team'))).toEqual(flagsFor('team', true));
+  it('a caller gets the flags of its effective tier, whether by session or key: the highest of its plan and its workspaces’', async () => {
+    expect(await readFlags({ kind: 'session', userId: 'u', sessionId: 's' }, tiersWith('pro'))).toEqual(flagsFor('pro', true));
+    expect(await readFlags({ kind: 'api_key', userId: 'u', keyId: 'k', scopes: [] }, tiersWith('team'))).toEqual(flagsFor('team', true));
+    expect(await readFlags({ kind: 'session', userId: 'u', sessionId: 's' }, tiersWith('free', 'team', 'pro'))).toEqual(flagsFor('team', true));
+    expect(await readFlags({ kind: 'session', userId: 'u', sessionId: 's' }, tiersWith('pro', 'free'))).toEqual(flagsFor('pro', true));
     // A user record that is gone, or a plan this code does not know: the default plan.
-    expect(await readFlags({ kind: 'session', userId: 'u', sessionId: 's' }, usersWith(null))).toEqual(flagsFor('free', true));
-    expect(await readFlags({ kind: 'session', userId: 'u', sessionId: 's' }, usersWith('gold'))).toEqual(flagsFor('free', true));
+    expect(await readFlags({ kind: 'session', userId: 'u', sessionId: 's' }, tiersWith())).toEqual(flagsFor('free', true));
+    expect(await readFlags({ kind: 'session', userId: 'u', sessionId: 's' }, tiersWith('gold'))).toEqual(flagsFor('free', true));
   });
 });

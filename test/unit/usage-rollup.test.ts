@@ -142,12 +142,12 @@ describe('usage history', () => {
       const date = addDays('2031-05-20', -offset);
       await store.putDay('a', { date, liveSecrets: offset, bytesStored: 10, calls: 1, callsBase: 0, callsSeen: 1 }, 0);
     }
-    const users = { get: async () => null };
-    const history = await readUsageHistory('a', { days: 30 }, { clock, users, usageReports: store });
+    const tiers = { plansOf: async () => [] };
+    const history = await readUsageHistory('a', { days: 30 }, { clock, tiers, usageReports: store });
     expect(history).toHaveLength(30);
     expect(history[0]).toEqual({ date: '2031-05-20', live_secrets: 0, bytes_stored: 10, calls: 1 });
     expect(history.at(-1)!.date).toBe('2031-04-21');
-    expect((await readUsageHistory('a', { days: 1 }, { clock, users, usageReports: store })).map((row) => row.date)).toEqual(['2031-05-20']);
+    expect((await readUsageHistory('a', { days: 1 }, { clock, tiers, usageReports: store })).map((row) => row.date)).toEqual(['2031-05-20']);
   });
 
   it('date helpers', () => {

@@ -3,8 +3,8 @@ import type { Clock } from '../../clock.ts';
 import { TAG_BYTES } from '../../envelope/format.ts';
 import { HttpError } from '../../http/errors.ts';
 import { fileLimits } from '../../limits.ts';
-import type { User } from '../accounts/model.ts';
-import { planOf, planTable } from '../plans.ts';
+import { effectiveTier, type TierSource } from '../billing/tier.ts';
+import { planTable } from '../plans.ts';
 import { secretSettings, storeSecret, type CreatedSecret } from '../secrets/create.ts';
 import { holdsDeleteToken } from '../secrets/read.ts';
 import { secretIdPattern } from '../secrets/rules.ts';
@@ -17,7 +17,7 @@ import { requestFileTarget, type RequestFilePorts } from './requestFiles.ts';
 
 export interface FilePorts extends SecretPorts, RequestFilePorts, WorkspaceMembershipPorts {
   uploads: MultipartUploads;
-  users: { get(id: string): Promise<User | null> };
+  tiers: TierSource;
   clock: Clock;
 }
 
@@ -31,10 +31,9 @@ export function partsOf(sizeBytes: number, chunkLog2: number): { partSize: numbe
   return { partSize, partCount: Math.max(1, Math.ceil(sizeBytes / partSize)) };
 }
 
-/** The largest file the caller's plan allows (anonymous callers: Free's). */
-export async function fileLimitOf(ownerId: string | null, ports: Pick<FilePorts, 'users'>): Promise<number> {
-  const user = ownerId === null ? null : await ports.users.get(ownerId);
-  return planTable[planOf(user?.plan)].fileBytes;
+/** The largest file the caller's tier allows (their plan or a workspace's; anonymous callers: Free's). */
+export async function fileLimitOf(ownerId: string | null, ports: Pick<FilePorts, 'tiers'>): Promise<number> {
+  return planTable[await effectiveTier(ownerId, ports)].fileBytes;
 }
 
 export interface OpenedUpload {

@@ -1,8 +1,8 @@
 import type { Clock } from '../../clock.ts';
 import type { Principal } from '../accounts/model.ts';
-import type { UserStore } from '../accounts/ports.ts';
+import { effectiveTier, type TierSource } from '../billing/tier.ts';
 import { dayOf } from '../counters.ts';
-import { defaultPlan, flagsFor, planOf, type Flags } from '../plans.ts';
+import { defaultPlan, flagsFor, type Flags } from '../plans.ts';
 import type { Plan } from '../accounts/model.ts';
 import { addDays } from './model.ts';
 import type { UsageHistoryQuery } from '../../api/account.ts';
@@ -10,7 +10,7 @@ import { monthOf, type UsageReportStore } from './ports.ts';
 
 export interface UsageReadPorts {
   clock: Clock;
-  users: Pick<UserStore, 'get'>;
+  tiers: TierSource;
   usageReports: Pick<UsageReportStore, 'totals' | 'days'>;
 }
 
@@ -25,13 +25,13 @@ export interface UsageView {
 /** The caller's usage now: live secrets and bytes (kept with every secret write) and this month's calls. */
 export async function readUsage(userId: string, ports: UsageReadPorts): Promise<UsageView> {
   const month = monthOf(ports.clock.now());
-  const [totals, user] = await Promise.all([ports.usageReports.totals(userId, month), ports.users.get(userId)]);
+  const [totals, plan] = await Promise.all([ports.usageReports.totals(userId, month), effectiveTier(userId, ports)]);
   return {
     live_secrets: totals.liveSecrets,
     bytes_stored: totals.bytesStored,
     calls_this_month: totals.calls,
     month,
-    plan: planOf(user?.plan),
+    plan,
   };
 }
 
@@ -51,9 +51,8 @@ export async function readUsageHistory(userId: string, query: UsageHistoryQuery,
   return rows.map((row) => ({ date: row.date, live_secrets: row.liveSecrets, bytes_stored: row.bytesStored, calls: row.calls }));
 }
 
-/** Flags for the caller: from the plan of the signed-in user, the default plan's for anyone else. */
-export async function readFlags(principal: Principal | null, ports: Pick<UsageReadPorts, 'users'>): Promise<Flags> {
+/** Flags for the caller: from the signed-in user's effective tier, the default plan's for anyone else. */
+export async function readFlags(principal: Principal | null, ports: Pick<UsageReadPorts, 'tiers'>): Promise<Flags> {
   if (!principal) return flagsFor(defaultPlan, false);
-  const user = await ports.users.get(principal.userId);
-  return flagsFor(planOf(user?.plan), true);
+  return flagsFor(await effectiveTier(principal.userId, ports), true);
 }
