@@ -1,0 +1,187 @@
+import { randomBytes } from 'node:crypto';
+import type Stripe from 'stripe';
+
+/**
+ * Stripe's objects as the emulator answers them: each type is the SDK's own (the `stripe`
+ * package's, at its pinned API version) narrowed to the fields the emulator fills, so a field's
+ * name and shape cannot drift from what the SDK expects. Decimals travel as strings on the wire
+ * (the SDK turns them into its Decimal). Fields left out are ones this service never reads
+ * (tax, discounts' details, shipping, payment method options…).
+ */
+export type Wire<T> = T extends string | number | boolean | null | undefined
+  ? T
+  : T extends Stripe.Decimal
+    ? string
+    : T extends readonly (infer U)[]
+      ? Wire<U>[]
+      : T extends object
+        ? { [K in keyof T]: Wire<T[K]> }
+        : T;
+
+export type PriceObject = Wire<Stripe.Price>;
+export type PlanObject = Wire<Stripe.Plan>;
+export type List<T> = { object: 'list'; data: T[]; has_more: boolean; url: string };
+
+export type Customer = Wire<
+  Pick<
+    Stripe.Customer,
+    | 'id' | 'object' | 'address' | 'balance' | 'created' | 'currency' | 'default_source' | 'delinquent' | 'description' | 'discount' | 'email'
+    | 'invoice_prefix' | 'invoice_settings' | 'livemode' | 'metadata' | 'name' | 'next_invoice_sequence' | 'phone' | 'preferred_locales'
+    | 'shipping' | 'tax_exempt' | 'test_clock'
+  >
+>;
+
+export type CheckoutSession = Wire<
+  Pick<
+    Stripe.Checkout.Session,
+    | 'id' | 'object' | 'allow_promotion_codes' | 'amount_subtotal' | 'amount_total' | 'billing_address_collection' | 'cancel_url'
+    | 'client_reference_id' | 'client_secret' | 'created' | 'currency' | 'customer' | 'customer_creation' | 'customer_details' | 'customer_email'
+    | 'expires_at' | 'invoice' | 'livemode' | 'locale' | 'metadata' | 'mode' | 'payment_intent' | 'payment_link' | 'payment_method_types'
+    | 'payment_status' | 'status' | 'submit_type' | 'subscription' | 'success_url' | 'total_details' | 'ui_mode' | 'url'
+  >
+>;
+
+export type PortalSession = Wire<Stripe.BillingPortal.Session>;
+
+export type SubscriptionItem = Wire<
+  Pick<
+    Stripe.SubscriptionItem,
+    'id' | 'object' | 'billing_thresholds' | 'created' | 'current_period_end' | 'current_period_start' | 'discounts' | 'metadata' | 'plan' | 'price' | 'quantity' | 'subscription' | 'tax_rates'
+  >
+>;
+
+export type Subscription = Wire<
+  Pick<
+    Stripe.Subscription,
+    | 'id' | 'object' | 'application' | 'application_fee_percent' | 'billing_cycle_anchor' | 'billing_thresholds' | 'cancel_at'
+    | 'cancel_at_period_end' | 'canceled_at' | 'cancellation_details' | 'collection_method' | 'created' | 'currency' | 'customer'
+    | 'days_until_due' | 'default_payment_method' | 'default_source' | 'description' | 'discounts' | 'ended_at' | 'latest_invoice' | 'livemode'
+    | 'metadata' | 'next_pending_invoice_item_invoice' | 'pause_collection' | 'pending_setup_intent' | 'pending_update' | 'schedule'
+    | 'start_date' | 'status' | 'test_clock' | 'trial_end' | 'trial_start'
+  >
+> & { items: List<SubscriptionItem> };
+
+export type InvoiceLine = Wire<
+  Pick<
+    Stripe.InvoiceLineItem,
+    | 'id' | 'object' | 'amount' | 'currency' | 'description' | 'discount_amounts' | 'discountable' | 'discounts' | 'invoice' | 'livemode'
+    | 'metadata' | 'parent' | 'period' | 'pricing' | 'quantity' | 'subscription' | 'subtotal' | 'taxes'
+  >
+>;
+
+export type Invoice = Wire<
+  Pick<
+    Stripe.Invoice,
+    | 'id' | 'object' | 'account_country' | 'account_name' | 'amount_due' | 'amount_overpaid' | 'amount_paid' | 'amount_remaining'
+    | 'amount_shipping' | 'attempt_count' | 'attempted' | 'billing_reason' | 'collection_method' | 'created' | 'currency' | 'customer'
+    | 'customer_email' | 'customer_name' | 'default_payment_method' | 'description' | 'discounts' | 'due_date' | 'effective_at'
+    | 'ending_balance' | 'hosted_invoice_url' | 'invoice_pdf' | 'livemode' | 'metadata' | 'next_payment_attempt' | 'number' | 'parent'
+    | 'period_end' | 'period_start' | 'receipt_number' | 'starting_balance' | 'status' | 'status_transitions' | 'subtotal'
+    | 'subtotal_excluding_tax' | 'total' | 'total_excluding_tax'
+  >
+> & { lines: List<InvoiceLine> };
+
+export type StripeEvent = Wire<Pick<Stripe.EventBase, 'id' | 'object' | 'api_version' | 'created' | 'livemode' | 'pending_webhooks' | 'request' | 'type'>> & {
+  data: { object: object; previous_attributes?: Record<string, unknown> };
+};
+
+/** A price the emulator sells, by the id the service's settings name (e.g. `price_pro_monthly`). */
+export interface PriceConfig {
+  id: string;
+  /** In the currency's smallest unit (cents). */
+  unit_amount: number;
+  currency: string;
+  /** Shown on the checkout and portal pages. */
+  nickname: string;
+  interval?: 'month' | 'year';
+}
+
+const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Ids shaped as Stripe's: a prefix and base-62 characters (`cus_` 14, `sub_1…` 24, `cs_test_a1…` 58). */
+export function stripeId(prefix: string, length = 24): string {
+  const bytes = randomBytes(length);
+  let id = '';
+  for (const byte of bytes) id += alphabet[byte % 62];
+  return `${prefix}${id}`;
+}
+
+export const ids = {
+  customer: () => stripeId('cus_', 14),
+  checkoutSession: () => stripeId('cs_test_a1', 56),
+  portalSession: () => stripeId('bps_1', 23),
+  portalConfiguration: () => stripeId('bpc_1', 23),
+  subscription: () => stripeId('sub_1', 23),
+  subscriptionItem: () => stripeId('si_', 14),
+  invoice: () => stripeId('in_1', 23),
+  invoiceLine: () => stripeId('il_1', 23),
+  event: () => stripeId('evt_1', 23),
+  request: () => stripeId('req_', 14),
+  invoicePrefix: () => stripeId('', 8).toUpperCase(),
+};
+
+export function priceObject(price: PriceConfig, created: number): PriceObject {
+  return {
+    id: price.id,
+    object: 'price',
+    active: true,
+    billing_scheme: 'per_unit',
+    created,
+    currency: price.currency,
+    custom_unit_amount: null,
+    livemode: false,
+    lookup_key: null,
+    metadata: {},
+    nickname: price.nickname,
+    product: productId(price),
+    recurring: { interval: price.interval ?? 'month', interval_count: 1, meter: null, trial_period_days: null, usage_type: 'licensed' },
+    tax_behavior: 'unspecified',
+    tiers_mode: null,
+    transform_quantity: null,
+    type: 'recurring',
+    unit_amount: price.unit_amount,
+    unit_amount_decimal: String(price.unit_amount),
+  };
+}
+
+/** The legacy Plan view of a recurring price, still on every subscription item. */
+export function planObject(price: PriceConfig, created: number): PlanObject {
+  return {
+    id: price.id,
+    object: 'plan',
+    active: true,
+    amount: price.unit_amount,
+    amount_decimal: String(price.unit_amount),
+    billing_scheme: 'per_unit',
+    created,
+    currency: price.currency,
+    interval: price.interval ?? 'month',
+    interval_count: 1,
+    livemode: false,
+    metadata: {},
+    meter: null,
+    nickname: price.nickname,
+    product: productId(price),
+    tiers_mode: null,
+    transform_usage: null,
+    trial_period_days: null,
+    usage_type: 'licensed',
+  };
+}
+
+const productId = (price: PriceConfig) => `prod_${price.id.replace(/^price_/, '')}`;
+
+/**
+ * The end of a billing period that starts at `start` (unix seconds), as Stripe anchors it: the
+ * same day and time a month (or year) on, or the month's last day when it has no such day.
+ */
+export function periodEnd(start: number, interval: 'month' | 'year' = 'month'): number {
+  const from = new Date(start * 1000);
+  const months = interval === 'year' ? 12 : 1;
+  const target = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + months, 1, from.getUTCHours(), from.getUTCMinutes(), from.getUTCSeconds()));
+  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(from.getUTCDate(), lastDay));
+  return Math.floor(target.getTime() / 1000);
+}
+
+export const list = <T>(data: T[], url: string, hasMore = false): List<T> => ({ object: 'list', data, has_more: hasMore, url });
