@@ -69,5 +69,6 @@ console.log(`Hushlink is running on ${runtime.url}
   mail outbox    ${runtime.url}/_dev/mail
   DynamoDB Local ${runtime.dynamo.endpoint}
   S3 (local)     ${runtime.s3.endpoint}  bucket ${runtime.s3.bucket}
+  Stripe (local) ${runtime.stripe.url}  (checkout and portal pages; test controls under /_emulator/)
   data           ${dataDir}/
 Press Ctrl-C to stop.`);

@@ -37,6 +37,7 @@ import { LocalStream } from './streams.ts';
 import { relayFilters } from '../shared/store/relayRecords.ts';
 import { webhookLimits } from '../shared/limits.ts';
 import { startS3Local, type LocalS3 } from './s3.ts';
+import { startStripeEmulator, type LocalStripe } from './stripe/emulator.ts';
 import { serveWeb } from './web.ts';
 import { buildWeb } from '../web/build.ts';
 import { CountingMetrics } from '../shared/metrics.ts';
@@ -132,6 +133,12 @@ export interface Runtime {
   drainWork(): Promise<void>;
   dynamo: LocalDynamo;
   s3: LocalS3;
+  /**
+   * The payment provider's emulator (local/stripe/): Stripe's REST subset at `url` for the SDK
+   * (`apiKey`), its checkout and portal pages, events signed with `signingSecret` and POSTed to
+   * `/v1/billing/webhook`, and the test controls (`completeCheckout`, `requests()`, …).
+   */
+  stripe: LocalStripe;
   stop(): Promise<void>;
 }
 
@@ -185,6 +192,13 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     ]);
     signal?.throwIfAborted();
     if (options.dynamo) await ensureTable(dynamo.endpoint, config.TABLE_NAME);
+
+    // The payment provider's emulator: the service's SDK calls it, and it posts its signed events
+    // to the service's webhook route on this runtime's own port (it answers once start-up ends).
+    const stripe = await start(
+      startStripeEmulator({ clock, webhookUrl: `${url}/v1/billing/webhook`, ...(dataDir ? { dataDir: join(dataDir, 'stripe') } : {}) }),
+    );
+    signal?.throwIfAborted();
 
     const runConfig: Config = {
       ...config,
@@ -263,6 +277,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       scheduler,
       dynamo,
       s3,
+      stripe,
       async drainWork() {
         // A relay queues attempts; a failed attempt may queue a retry: until nothing moves.
         while ((await stream.drain()) + (await queue.drain()) > 0);
