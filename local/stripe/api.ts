@@ -147,6 +147,7 @@ export function handleApi(context: ApiContext, request: IncomingMessage, respons
     const status = handled.status ?? 200;
     const body = JSON.stringify(expand(context, handled.body, (params as { expand?: string[] }).expand ?? []), null, 2);
     if (key !== null) {
+      forgetExpiredKeys(context.store, context.billing.now());
       context.store.data.idempotency[key] = { method, path: url.pathname, params: canonical, status, body, requestId, created: context.billing.now() };
       context.store.save();
     }
@@ -204,6 +205,12 @@ function previousAnswer(store: StripeStore, key: string, method: string, path: s
     throw new StripeApiError(400, { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. ${retry}` });
   }
   return previous;
+}
+
+function forgetExpiredKeys(store: StripeStore, now: number): void {
+  for (const [key, result] of Object.entries(store.data.idempotency)) {
+    if (result.created + idempotencyWindowSeconds < now) delete store.data.idempotency[key];
+  }
 }
 
 /** The parameters with every hash's keys sorted: the same request however the client ordered them. */

@@ -6,7 +6,7 @@ import { handleApi, type RecordedRequest } from './api.ts';
 import { StripeBilling } from './billing.ts';
 import { handleControl, type StripeControls } from './controls.ts';
 import { noSuch } from './errors.ts';
-import type { PriceConfig } from './objects.ts';
+import type { PriceConfig, StripeEvent } from './objects.ts';
 import { handlePage } from './pages.ts';
 import { StripeStore } from './store.ts';
 import { Webhooks } from './webhooks.ts';
@@ -85,17 +85,20 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
   const webhooks = new Webhooks(store, { clock, url: options.webhookUrl, signingSecret, apiVersion });
   const billing = new StripeBilling(store, webhooks, { clock, baseUrl: url, prices: options.prices ?? defaultStripePrices });
   const log: RecordedRequest[] = [];
-  const sendAndWait = async <T>(made: { events: Parameters<Webhooks['send']>[0] } & T) => (await webhooks.send(made.events), made);
+  const delivered = async <T extends { events: readonly StripeEvent[] }>(made: T): Promise<T> => {
+    await webhooks.send(made.events);
+    return made;
+  };
   const event = (id: string) => store.event(id) ?? throwing(noSuch('event', id, 'id'));
 
   const controls: StripeControls = {
     requests: () => [...log],
     clearRequests: () => void log.splice(0),
     events: () => [...webhooks.list()],
-    completeCheckout: async (sessionId, completion = {}) => (await sendAndWait(billing.completeCheckout(sessionId, completion))).session,
+    completeCheckout: async (sessionId, completion = {}) => (await delivered(billing.completeCheckout(sessionId, completion))).session,
     failNextPayment: (subscriptionId) => billing.subscriptions.declineNextPayment(subscriptionId),
-    endPeriod: async (subscriptionId) => (await sendAndWait({ events: billing.subscriptions.endPeriod(subscriptionId) })).events,
-    tick: async () => (await sendAndWait({ events: billing.subscriptions.due() })).events,
+    endPeriod: async (subscriptionId) => (await delivered({ events: billing.subscriptions.endPeriod(subscriptionId) })).events,
+    tick: async () => (await delivered({ events: billing.subscriptions.due() })).events,
     resendEvent: async (eventId) => (await webhooks.sendInOrder([event(eventId).event.id]), event(eventId)),
     sendEvents: async (eventIds) => (await webhooks.sendInOrder(eventIds), eventIds.map(event)),
     holdEvents: (holding) => webhooks.hold(holding),

@@ -64,11 +64,11 @@ async function checkout(context: PageContext, method: string, id: string, action
   if (method === 'POST' && action === 'pay') {
     const { session: paid, events } = billing.completeCheckout(id, { ...(form.get('email') ? { email: form.get('email')! } : {}) });
     await context.webhooks.send(events);
-    redirect(response, billing.successUrl(paid));
+    redirect(response, new URL(billing.successUrl(paid)).href);
     return true;
   }
   if (method === 'POST' && action === 'cancel') {
-    redirect(response, session.cancel_url ?? `/checkout/${id}`);
+    redirect(response, session.cancel_url ? new URL(session.cancel_url).href : `/checkout/${id}`);
     return true;
   }
   if (method !== 'GET' || action !== '') return false;

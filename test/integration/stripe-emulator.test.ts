@@ -230,6 +230,13 @@ describe('customers and checkout sessions', () => {
     expect(customer).toMatchObject({ email: 'new@example.com' });
     expect((await receivedEvents()).map((event) => event.type)).toEqual(['customer.subscription.created', 'checkout.session.completed', 'invoice.paid']);
   });
+
+  it('redirects to a success URL as the URL parser reads it (tabs and newlines dropped), never a broken header', async () => {
+    const session = await stripe.checkout.sessions.create({ mode: 'subscription', line_items: [{ price: 'price_pro_monthly' }], success_url: 'http://localhost:3000/ok\n?s={CHECKOUT_SESSION_ID}', customer_email: 'nl@example.com' });
+    const paid = await page(`/checkout/${session.id}/pay`, {});
+    expect(paid.status).toBe(303);
+    expect(paid.headers.get('location')).toBe(`http://localhost:3000/ok?s=${session.id}`);
+  });
 });
 
 describe('subscriptions', () => {
@@ -386,6 +393,12 @@ describe('idempotency keys', () => {
     await expect(stripe.checkout.sessions.create({ mode: 'subscription', line_items: [{ price: 'price_none', quantity: 1 }], success_url: 'http://localhost/ok' }, { idempotencyKey: 'fix-me' })).rejects.toMatchObject({ statusCode: 400 });
     const session = await stripe.checkout.sessions.create({ mode: 'subscription', line_items: [{ price: 'price_pro_monthly', quantity: 1 }], success_url: 'http://localhost/ok' }, { idempotencyKey: 'fix-me' });
     expect(session.status).toBe('open');
+  });
+
+  it('forgets a key after 24 hours, as Stripe prunes them', async () => {
+    await stripe.customers.create({ email: 'day@example.com' }, { idempotencyKey: 'a-day' });
+    clock.advance(24 * 3600 + 1);
+    expect(await stripe.customers.create({ email: 'next-day@example.com' }, { idempotencyKey: 'a-day' })).toMatchObject({ email: 'next-day@example.com' });
   });
 });
 
