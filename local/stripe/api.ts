@@ -130,9 +130,9 @@ export function handleApi(context: ApiContext, request: IncomingMessage, respons
 
   let events: StripeEvent[] = [];
   try {
+    authenticate(request, context.apiKey);
     recorded.query = parseForm(url.search.slice(1));
     recorded.form = parseForm(method === 'POST' ? rawBody : '');
-    authenticate(request, context.apiKey);
     if (stripeVersion !== null && !/^\d{4}-\d{2}-\d{2}(\.[a-z]+)?$/.test(stripeVersion)) throw invalidRequest(`Invalid Stripe API version: ${stripeVersion}`);
     const matched = routes.map((candidate) => ({ candidate, match: candidate.path.exec(url.pathname) })).filter(({ match }) => match);
     const found = matched.find(({ candidate }) => candidate.method === method);

@@ -436,6 +436,8 @@ describe("errors in Stripe's shape", () => {
       },
     });
     expect(await raw('GET', '/v1/invoices', {})).toMatchObject({ status: 401, body: { error: { type: 'invalid_request_error', message: expect.stringContaining('You did not provide an API key') } } });
+    // The key is checked before anything else, as Stripe does.
+    expect((await raw('POST', '/v1/customers', {}, 'metadata=x&metadata[a]=1')).status).toBe(401);
     expect(await raw('GET', '/v1/charges', { authorization })).toMatchObject({ status: 404, body: { error: { message: expect.stringContaining('Unrecognized request URL (GET: /v1/charges)') } } });
     expect(await raw('GET', '/v1/invoices?limit=ten', { authorization })).toMatchObject({ status: 400, body: { error: { code: 'parameter_invalid_integer', param: 'limit' } } });
     expect(await raw('POST', '/v1/customers', { authorization }, 'metadata=x&metadata[a]=1')).toMatchObject({ status: 400, body: { error: { param: 'metadata' } } });
