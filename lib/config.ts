@@ -40,6 +40,10 @@ export interface HushlinkSettings {
    * `HUSHLINK_RATE_LIMITS`; unset, the defaults hold.
    */
   readonly rateLimits: RateLimitOverrides | undefined;
+  /** The payment provider's prices: Pro a month, and a Team seat a month (Stripe price ids). */
+  readonly prices: { readonly pro: string; readonly teamSeat: string };
+  /** Where enterprise enquiries are mailed. */
+  readonly salesEmail: string;
 }
 
 export interface RegionEntry {
@@ -90,6 +94,9 @@ export function readSettings(node: Node): HushlinkSettings {
     throw new Error(`context alarmEmail must be an email address (got ${JSON.stringify(alarmEmail)})`);
   }
 
+  const salesEmail = text(node, 'salesEmail') ?? `sales@${new URL(webOrigin).hostname}`;
+  if (!EMAIL.test(salesEmail)) throw new Error(`context salesEmail must be an email address (got ${JSON.stringify(salesEmail)})`);
+
   return {
     stage,
     webOrigin,
@@ -105,7 +112,16 @@ export function readSettings(node: Node): HushlinkSettings {
     webCertificateArn: text(node, 'webCertificateArn'),
     webAclId: text(node, 'webAclId'),
     rateLimits: rateLimitSettings(node),
+    prices: { pro: price(node, 'pricePro', 'price_pro_monthly'), teamSeat: price(node, 'priceTeamSeat', 'price_team_seat_monthly') },
+    salesEmail,
   };
+}
+
+/** A Stripe price id from context (`-c pricePro=price_…`), or the local emulator's default. */
+function price(node: Node, name: string, fallback: string): string {
+  const value = text(node, name) ?? fallback;
+  if (!/^price_[A-Za-z0-9_]+$/.test(value)) throw new Error(`context ${name} must be a Stripe price id, price_… (got ${JSON.stringify(value)})`);
+  return value;
 }
 
 /**

@@ -86,6 +86,21 @@ const configSchema = z.pipe(
       WEBHOOK_KEY_ID: z.optional(z.string().check(z.minLength(1))),
       /** The files bucket (file secrets' envelopes); only the functions that sign for it or delete from it get it. */
       FILES_BUCKET: z.optional(z.string().check(z.minLength(3), z.maxLength(63))),
+      /**
+       * The payment provider (Stripe). In AWS the secret API key and the webhook signing secret
+       * are in Secrets Manager (`STRIPE_SECRETS_ARN`, a JSON `{secret_key, webhook_secret}`),
+       * read at cold start by the functions that call the provider, never in a template or a log;
+       * locally they are given directly, with `STRIPE_API_URL` naming the emulator.
+       */
+      STRIPE_SECRETS_ARN: z.optional(z.string().check(z.regex(/^arn:aws[a-z-]*:secretsmanager:/))),
+      STRIPE_SECRET_KEY: z.optional(z.string().check(z.regex(/^(sk|rk)_/))),
+      STRIPE_WEBHOOK_SECRET: z.optional(z.string().check(z.regex(/^whsec_/))),
+      STRIPE_API_URL: z.optional(z.url({ protocol: /^https?$/ })),
+      /** The prices sold: Pro per account a month, and a Team seat a month (CDK context in AWS). */
+      PRICE_PRO: z._default(z.string().check(z.minLength(1)), 'price_pro_monthly'),
+      PRICE_TEAM_SEAT: z._default(z.string().check(z.minLength(1)), 'price_team_seat_monthly'),
+      /** Where enterprise enquiries are mailed. */
+      SALES_EMAIL: z._default(z.email(), 'sales@hushlink.local'),
       /** Sender of sign-in codes and notices; an SES-verified identity in AWS. */
       MAIL_FROM: z._default(z.email(), 'no-reply@hushlink.local'),
       /**
