@@ -61,6 +61,9 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   member and invitation-token items (GetItem), the roll and the audit trail (Query of their
  *   partitions), the caller's workspaces (Query gsi1, then BatchGetItem), the caller's address
  *   (GetItem of the user);
+ * - billingWebhook: an event applied once (PutItem of its marker, conditional), the subscription's
+ *   copy (PutItem), the plan it gives (UpdateItem of the user, or of the workspace and its roster),
+ *   the buyer's address to mail a failed payment (GetItem);
  * - openapi: nothing (its one route is public and reads no table);
  * - relay: the owner's endpoints (Query of their partition), deliveries (PutItem, GetItem when
  *   one exists already), the owners' live usage (a transaction of Puts of marks and the counter's
@@ -77,6 +80,7 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   schedule: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi2'] },
   webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
   workspaces: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'BatchGetItem'], query: ['table', 'gsi1'] },
+  billingWebhook: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: [] },
   openapi: { items: [], query: [] },
   relay: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
   deliveries: { items: ['GetItem', 'UpdateItem'], query: [] },
@@ -101,14 +105,18 @@ export const fileAccess: Readonly<Record<FunctionName, readonly ObjectAction[]>>
   account: [],
   webhooks: [],
   workspaces: [],
+  billingWebhook: [],
   openapi: [],
   schedule: ['DeleteObject'],
   relay: ['DeleteObject', 'AbortMultipartUpload'],
   deliveries: [],
 };
 
-/** Functions that send mail through SES (sign-in codes; gate codes; an endpoint switched off; invitations and notices of workspaces). */
-export const mailSenders: readonly FunctionName[] = ['account', 'gate', 'deliveries', 'workspaces'];
+/** Functions that send mail through SES (sign-in codes; gate codes; an endpoint switched off; invitations and notices of workspaces; a failed payment). */
+export const mailSenders: readonly FunctionName[] = ['account', 'gate', 'deliveries', 'workspaces', 'billingWebhook'];
+
+/** Functions that call the payment provider, and so read its secrets (Secrets Manager). */
+export const paymentProviderCallers: readonly FunctionName[] = ['billingWebhook'];
 
 /**
  * Functions that put messages on the work queue: the relay (first attempts, test deliveries'
@@ -133,6 +141,12 @@ export class HushlinkStack extends Stack {
   readonly web: WebHosting;
   /** The value CloudFront adds to API requests (`originVerifyHeader`), generated at deploy. */
   readonly originVerify: secretsmanager.Secret;
+  /**
+   * The payment provider's secret API key and webhook signing secret, as JSON `{secret_key,
+   * webhook_secret}`: made empty-valued at deploy and set by the operator (README, Deploy), so
+   * neither is ever in a template; the billing functions read it at cold start.
+   */
+  readonly paymentSecrets: secretsmanager.Secret;
   /** Every function by entry name. */
   readonly functions: Readonly<Record<FunctionName, nodejs.NodejsFunction>>;
 
@@ -194,6 +208,16 @@ export class HushlinkStack extends Stack {
     });
     const originVerifyValue = this.originVerify.secretValue.unsafeUnwrap();
 
+    this.paymentSecrets = new secretsmanager.Secret(this, 'PaymentProviderSecrets', {
+      description: `Hushlink ${settings.stage}: Stripe secret key and webhook signing secret, JSON {secret_key, webhook_secret}; set after deploy`,
+      ...(this.encryptionKey ? { encryptionKey: this.encryptionKey } : {}),
+      removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    Validations.of(this.paymentSecrets).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'Stripe API keys are rotated in Stripe\'s dashboard, then put here (README, Deploy); Secrets Manager cannot rotate them itself.',
+    });
+
     // The names shared/config.ts validates at cold start; every function gets the same set.
     const environment: Record<string, string> = {
       HUSHLINK_MODE: 'aws',
@@ -206,6 +230,9 @@ export class HushlinkStack extends Stack {
       FILES_BUCKET: this.data.filesBucket.bucketName,
       ...(settings.regions ? { REGIONS: JSON.stringify(settings.regions) } : {}),
       ...(settings.rateLimits ? { HUSHLINK_RATE_LIMITS: JSON.stringify(settings.rateLimits) } : {}),
+      PRICE_PRO: settings.prices.pro,
+      PRICE_TEAM_SEAT: settings.prices.teamSeat,
+      SALES_EMAIL: settings.salesEmail,
       // Powertools (the logger now; metrics and tracer read the same names when added).
       POWERTOOLS_SERVICE_NAME: 'hushlink',
       POWERTOOLS_METRICS_NAMESPACE: 'Hushlink',
@@ -223,7 +250,10 @@ export class HushlinkStack extends Stack {
       webOrigin: settings.webOrigin,
       ...functionDefaults,
       environment: { ...environment, ORIGIN_VERIFY: originVerifyValue },
-      groupEnvironment: { webhooks: { WEBHOOK_KEY_ID: this.webhooks.signingSecretsKey.keyArn } },
+      groupEnvironment: {
+        webhooks: { WEBHOOK_KEY_ID: this.webhooks.signingSecretsKey.keyArn },
+        billingWebhook: { STRIPE_SECRETS_ARN: this.paymentSecrets.secretArn },
+      },
     });
     this.jobs = new Jobs(this, 'Jobs', functionDefaults);
     this.functions = { ...this.api.functions, schedule: this.jobs.scheduleFunction, deliveries: this.webhooks.worker, relay: this.webhooks.relay };
@@ -236,6 +266,7 @@ export class HushlinkStack extends Stack {
       if (actions.length > 0) this.data.grantFileObjects(this.functions[name], 'files/', actions);
     }
     for (const name of mailSenders) this.mail.grantSendEmail(this.functions[name]);
+    for (const name of paymentProviderCallers) this.paymentSecrets.grantRead(this.functions[name]);
     for (const name of queueSenders) this.queue.grantSend(this.functions[name]);
     // A dedicated route function (ApiProps.dedicated, none yet) starts with its log group only:
     // list it in FunctionName / tableAccess when it is added.
@@ -257,5 +288,6 @@ export class HushlinkStack extends Stack {
     new CfnOutput(this, 'FilesBucketName', { value: this.data.filesBucket.bucketName });
     new CfnOutput(this, 'WorkQueueUrl', { value: this.queue.queue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.observability.alarmTopic.topicArn });
+    new CfnOutput(this, 'PaymentProviderSecretsArn', { value: this.paymentSecrets.secretArn });
   }
 }

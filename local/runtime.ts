@@ -17,6 +17,8 @@ import { PresignedFileObjects, type BucketLocation } from '../shared/adapters/fi
 import { S3MultipartUploads, s3Client } from '../shared/adapters/s3Uploads.ts';
 import * as webhooksFunction from '../functions/webhooks.ts';
 import * as workspacesFunction from '../functions/workspaces.ts';
+import * as billingWebhookFunction from '../functions/billingWebhook.ts';
+import { LazyStripeProvider, stripeSettings } from '../shared/adapters/stripeSecrets.ts';
 import { AdjustableClock, type Clock } from '../shared/clock.ts';
 import { loadConfig, type Config } from '../shared/config.ts';
 import { HttpError, problemBody } from '../shared/http/errors.ts';
@@ -53,6 +55,7 @@ export interface LocalFunctions {
   account: accountFunction.AccountDeps;
   webhooks: webhooksFunction.WebhooksDeps;
   workspaces: workspacesFunction.WorkspacesDeps;
+  billingWebhook: billingWebhookFunction.BillingWebhookDeps;
   openapi: openapiFunction.OpenApiDeps;
   deliveries: deliveriesFunction.DeliveriesDeps;
   relay: relayFunction.RelayDeps;
@@ -69,6 +72,7 @@ function composeFunctions(platform: Platform, adapters: Adapters): LocalFunction
     account: accountFunction.compose(platform, adapters),
     webhooks: webhooksFunction.compose(platform, adapters),
     workspaces: workspacesFunction.compose(platform, adapters),
+    billingWebhook: billingWebhookFunction.compose(platform, adapters),
     openapi: openapiFunction.compose(platform),
     deliveries: deliveriesFunction.compose(platform, adapters),
     relay: relayFunction.compose(platform, adapters),
@@ -203,6 +207,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const runConfig: Config = {
       ...config,
       DYNAMODB_ENDPOINT: dynamo.endpoint,
+      // The SDK talks to the emulator, with its fixed local key and signing secret.
+      STRIPE_API_URL: stripe.url,
+      STRIPE_SECRET_KEY: stripe.apiKey,
+      STRIPE_WEBHOOK_SECRET: stripe.signingSecret,
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     };
     const outbox = new LocalOutbox(clock, {
@@ -222,6 +230,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       sealer: new LocalSealer(dataDir ? localSealingKey(join(dataDir, 'webhook-sealing.key')) : undefined),
       transport: options.webhookTransport ?? systemTransport(),
       ...localBucket(s3, clock),
+      paymentProvider: new LazyStripeProvider(() => stripeSettings(runConfig), clock),
     };
 
     const functions = composeFunctions(platform, adapters);
@@ -249,6 +258,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       account: accountFunction.createHandler(functions.account),
       webhooks: webhooksFunction.createHandler(functions.webhooks),
       workspaces: workspacesFunction.createHandler(functions.workspaces),
+      billingWebhook: billingWebhookFunction.createHandler(functions.billingWebhook),
       openapi: openapiFunction.createHandler(functions.openapi),
     };
     listener = gatewayListener({

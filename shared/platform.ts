@@ -8,6 +8,7 @@ import type { FileObjects, MultipartUploads } from './domain/files/ports.ts';
 import { createLogger, type AppLogger } from './logger.ts';
 import { CountingMetrics, PowertoolsMetrics, type AppMetrics } from './metrics.ts';
 import { createDocumentClient } from './store/client.ts';
+import type { PaymentProvider } from './domain/billing/ports.ts';
 
 /**
  * What every function has, whatever it does: its settings, time, logs, metrics and the table.
@@ -55,6 +56,8 @@ export interface Adapters {
   files: FileObjects;
   /** The files bucket's multipart uploads (the files function's S3 client). */
   uploads: MultipartUploads;
+  /** The payment provider (Stripe; the local emulator in `npm start` and the tests). */
+  paymentProvider: PaymentProvider;
 }
 
 /**

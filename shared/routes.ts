@@ -10,7 +10,7 @@ import { curlLimits } from './limits.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One Lambda per group; the entry is `functions/<group>.ts`. */
-export const groups = ['secrets', 'gate', 'files', 'requests', 'account', 'webhooks', 'workspaces', 'openapi'] as const;
+export const groups = ['secrets', 'gate', 'files', 'requests', 'account', 'webhooks', 'workspaces', 'billingWebhook', 'openapi'] as const;
 export type Group = (typeof groups)[number];
 
 /**
@@ -193,6 +193,16 @@ export const workspacesRoutes = [
     body: 'AcceptInvitationRequest', query: none, reply: { status: 200, body: 'InvitationAccepted' }, errors: [400, 401, 403, 404, 410] },
 ] as const satisfies readonly Route[];
 
+/**
+ * Interface §4.6 and §6.6: the payment provider's deliveries, in a function of their own. Public:
+ * the provider's signature over the raw body is the credential (400 when it does not verify).
+ */
+export const billingWebhookRoutes = [
+  { method: 'POST', path: '/v1/billing/webhook', group: 'billingWebhook', operation: 'receiveProviderEvent', credential: 'public', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'ProviderEventReceived' }, errors: [400],
+    headers: [{ name: 'stripe-signature', description: 'Stripe\'s signature of the raw body: t=<unix seconds>,v1=<hex HMAC-SHA256>.' }] },
+] as const satisfies readonly Route[];
+
 /** Interface §4.4: account, sessions, keys. */
 export const accountRoutes = [
   { method: 'POST', path: '/v1/auth/otp/start', group: 'account', operation: 'startSignIn', credential: 'public', scope: null, rate: 'otp_start',
@@ -256,7 +266,7 @@ export const openapiRoutes = [
 ] as const satisfies readonly Route[];
 
 /** THE route table: every row of every group. */
-export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, filesRoutes, requestsRoutes, accountRoutes, webhooksRoutes, workspacesRoutes, openapiRoutes);
+export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, filesRoutes, requestsRoutes, accountRoutes, webhooksRoutes, workspacesRoutes, billingWebhookRoutes, openapiRoutes);
 
 /** The parts of the table as one list; marked pure so a bundle that reads no other part drops them. */
 function joined<Parts extends readonly (readonly Route[])[]>(...parts: Parts): ReadonlyArray<Parts[number][number]> {

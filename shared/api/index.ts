@@ -11,6 +11,7 @@ import { requestsRequests } from './requests.ts';
 import { requestsReplies } from './requestsReplies.ts';
 import { webhooksRequests } from './webhooks.ts';
 import { webhooksReplies } from './webhooksReplies.ts';
+import { billingWebhookReplies, billingWebhookRequests } from './billing.ts';
 import { workspacesRequests } from './workspaces.ts';
 import { workspacesReplies } from './workspacesReplies.ts';
 
@@ -32,6 +33,7 @@ export const contracts = {
   account: { requests: accountRequests, replies: accountReplies },
   webhooks: { requests: webhooksRequests, replies: webhooksReplies },
   workspaces: { requests: workspacesRequests, replies: workspacesReplies },
+  billingWebhook: { requests: billingWebhookRequests, replies: billingWebhookReplies },
   openapi: { requests: {}, replies: openapiReplies },
 };
 
@@ -55,6 +57,7 @@ export const schemas = {
   ...webhooksReplies,
   ...workspacesRequests,
   ...workspacesReplies,
+  ...billingWebhookReplies,
   ...openapiReplies,
 };
 export type Schemas = typeof schemas;

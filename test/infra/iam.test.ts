@@ -208,6 +208,7 @@ const expectedTable = {
     items: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     query: ['table', 'index/gsi1'],
   },
+  billingWebhook: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
   openapi: { items: [], query: [] },
   schedule: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
   relay: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
@@ -235,6 +236,7 @@ const expectedQueue: Record<Name, readonly string[]> = {
   openapi: [],
   webhooks: [],
   workspaces: [],
+  billingWebhook: [],
   schedule: ['sqs:SendMessage'],
   relay: ['sqs:SendMessage'],
   deliveries: ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
@@ -244,7 +246,10 @@ const expectedQueue: Record<Name, readonly string[]> = {
 const deadLetterSenders: readonly Name[] = ['relay'];
 
 /** Sign-in codes (account); gate codes (gate); the owner's notice that an endpoint was switched off (deliveries); invitations and notices (workspaces). */
-const mailers: readonly Name[] = ['account', 'gate', 'deliveries', 'workspaces'];
+const mailers: readonly Name[] = ['account', 'gate', 'deliveries', 'workspaces', 'billingWebhook'];
+
+/** The payment provider's secret key and webhook signing secret: read by the billing webhook alone. */
+const paymentSecretReaders: readonly Name[] = ['billingWebhook'];
 
 /** The signing-secrets key: webhooks seals a new endpoint's secret, deliveries opens it to sign. */
 const expectedSigningKey: Record<Name, readonly string[]> = {
@@ -256,6 +261,7 @@ const expectedSigningKey: Record<Name, readonly string[]> = {
   openapi: [],
   webhooks: ['kms:Encrypt'],
   workspaces: [],
+  billingWebhook: [],
   schedule: [],
   relay: [],
   deliveries: ['kms:Decrypt'],
@@ -361,7 +367,7 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     expect(resourcesOf(logs[0]!)).toEqual([m.logGroupArnOf(name)]);
   });
 
-  it.each(names)('%s may use no service but logs, DynamoDB (when it has table access), SES to mail, SQS on the work queue, S3 on the files bucket, KMS and X-Ray when turned on', (name) => {
+  it.each(names)('%s may use no service but logs, DynamoDB (when it has table access), SES to mail, SQS on the work queue, S3 on the files bucket, the payment provider\'s secret, KMS and X-Ray when turned on', (name) => {
     const services = new Set(m.statementsOf(name).flatMap(actionsOf).map((action) => action.split(':')[0]));
     const table = expectedTable[name].items.length + expectedTable[name].query.length > 0;
     const expected = new Set([
@@ -370,10 +376,25 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
       ...(mailers.includes(name) ? ['ses'] : []),
       ...(expectedQueue[name].length > 0 ? ['sqs'] : []),
       ...(fileAccess[name].length > 0 ? ['s3'] : []),
+      ...(paymentSecretReaders.includes(name) ? ['secretsmanager'] : []),
       ...((cmk && table) || expectedSigningKey[name].length > 0 ? ['kms'] : []),
       ...(xray ? ['xray'] : []),
     ]);
     expect([...services].sort()).toEqual([...expected].sort());
+  });
+
+  it('lets only the billing webhook read the payment provider\'s secret: GetSecretValue and DescribeSecret on that secret alone', () => {
+    const [[secretId] = []] = m.ofType('AWS::SecretsManager::Secret').filter(([id]) => id.startsWith('PaymentProviderSecrets'));
+    for (const name of names) {
+      const statements = m.statementsOf(name).filter((statement) => actionsOf(statement).some((action) => action.startsWith('secretsmanager:')));
+      if (!paymentSecretReaders.includes(name)) {
+        expect(statements, name).toEqual([]);
+        continue;
+      }
+      expect(statements).toHaveLength(1);
+      expect(actionsOf(statements[0]!)).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
+      expect(resourcesOf(statements[0]!)).toEqual([`<${secretId}>`]);
+    }
   });
 
   it('lets only the account, gate and deliveries functions send mail, from the configured identity and sender', () => {

@@ -253,8 +253,12 @@ describe('functions', () => {
         'POWERTOOLS_METRICS_NAMESPACE',
         'POWERTOOLS_LOG_LEVEL',
         'NODE_OPTIONS',
+        'PRICE_PRO',
+        'PRICE_TEAM_SEAT',
+        'SALES_EMAIL',
         ...((groups as readonly string[]).includes(name) ? ['ORIGIN_VERIFY'] : []),
         ...(signingKeyUsers.includes(name) ? ['WEBHOOK_KEY_ID'] : []),
+        ...(name === 'billingWebhook' ? ['STRIPE_SECRETS_ARN'] : []),
       ].sort(),
     );
   });
@@ -279,7 +283,7 @@ describe('functions', () => {
   });
 
   it('API functions, and only they, get the origin proof CloudFront sends, from a generated secret', () => {
-    const secrets = ofType('AWS::SecretsManager::Secret');
+    const secrets = ofType('AWS::SecretsManager::Secret').filter(([id]) => id.startsWith('OriginVerify'));
     expect(secrets).toHaveLength(1);
     const [secretId, secret] = secrets[0]!;
     expect(secret.Properties?.['GenerateSecretString']).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
@@ -290,6 +294,16 @@ describe('functions', () => {
     const apiOrigins = (distribution.Properties!['DistributionConfig']['Origins'] as any[]).filter((origin) => origin.CustomOriginConfig);
     expect(apiOrigins).toHaveLength(1);
     expect(apiOrigins[0].OriginCustomHeaders).toEqual([{ HeaderName: 'x-hushlink-origin-verify', HeaderValue: reference }]);
+  });
+
+  it('keeps the payment provider\'s secrets in a secret of their own, set after deploy (never a value in the template), named to the billing webhook alone', () => {
+    const secrets = ofType('AWS::SecretsManager::Secret').filter(([id]) => !id.startsWith('OriginVerify'));
+    expect(secrets.map(([id]) => id)).toEqual([expect.stringMatching(/^PaymentProviderSecrets/)]);
+    const [secretId, secret] = secrets[0]!;
+    // A random placeholder until the operator puts the real keys (README, Deploy): no value is in the template.
+    expect(secret.Properties?.['SecretString']).toBeUndefined();
+    expect(props(functionId('billingWebhook'))['Environment']['Variables']['STRIPE_SECRETS_ARN']).toEqual({ Ref: secretId });
+    for (const name of functionIds.keys()) if (name !== 'billingWebhook') expect(props(functionId(name))['Environment']['Variables']['STRIPE_SECRETS_ARN'], name).toBeUndefined();
   });
 
   // What each function may do (IAM) is test/infra/iam.test.ts.
@@ -809,6 +823,6 @@ describe('a route with a dedicated function', () => {
   });
 
   it('must name a route of the table', () => {
-    expect(() => build({ 'POST /v1/billing/webhook': 'billing-webhook' })).toThrow(/not a route of shared\/routes.ts/);
+    expect(() => build({ 'POST /v1/billing/nowhere': 'billing-webhook' })).toThrow(/not a route of shared\/routes.ts/);
   });
 });

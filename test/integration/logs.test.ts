@@ -7,6 +7,7 @@ import { createKey, jwtPayload, latestCode, mailsTo, newEmail, signIn } from '..
 import { seal } from '../../shared/envelope/envelope.ts';
 import { apiClient, claimPair, linkPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
 import { invitationToken, setWorkspace } from '../support/workspaces.ts';
+import { stripeClient } from '../../shared/adapters/stripe.ts';
 
 /** Everything the service writes to stdout/stderr while this file runs, at the most verbose level. */
 const captured: string[] = [];
@@ -126,8 +127,24 @@ describe('logs', () => {
     expect((await api.post('/v1/workspaces/invitations/accept', { token: invitation }, joined.auth)).status).toBe(200);
     expect((await api.get(`/v1/workspaces/${workspace.body.id}/audit/export`, session.auth)).status).toBe(200);
     const workspaceSecrets = [invitation, invitation.slice(4), invitee, joined.access_token, joined.refresh_token];
+    // The payment provider: its secret key (the service's SDK sends it) and the webhook signing
+    // secret, through a checkout paid in the emulator and its events applied.
+    const stripe = stripeClient({ secretKey: runtime.stripe.apiKey, apiUrl: runtime.stripe.url });
+    const customer = await stripe.customers.create({ email: session.user.email });
+    const checkout = await stripe.checkout.sessions.create({
+      mode: 'subscription',
+      customer: customer.id,
+      line_items: [{ price: runtime.config.PRICE_PRO, quantity: 1 }],
+      success_url: `${runtime.url}/billing`,
+      metadata: { target: 'user', user_id: session.user.id },
+      subscription_data: { metadata: { target: 'user', user_id: session.user.id } },
+    });
+    await runtime.stripe.completeCheckout(checkout.id);
+    await runtime.stripe.settled();
+    expect(runtime.stripe.events().every((record) => record.deliveries.every((delivery) => delivery.status === 200))).toBe(true);
+    const paymentSecrets = [runtime.stripe.apiKey, runtime.stripe.signingSecret];
     await runtime.drainWork();
-    const linkSecrets = [...fileSecrets, ...requestSecrets, ...workspaceSecrets, link.token, link.verifier, gate.body.gate_token, `"${gateCode}"`, `code is ${gateCode}`, restricted, agent, curlPlaintext, curlKey];
+    const linkSecrets = [...fileSecrets, ...requestSecrets, ...workspaceSecrets, ...paymentSecrets, link.token, link.verifier, gate.body.gate_token, `"${gateCode}"`, `code is ${gateCode}`, restricted, agent, curlPlaintext, curlKey];
 
     const logs = captured.join('');
     // The requests were logged, so the grep below looks at real output.
@@ -136,6 +153,7 @@ describe('logs', () => {
     expect(logs).toContain('"route":"POST /v1/files/multipart/complete"');
     expect(logs).toContain('"message":"delivery attempt"');
     expect(logs).toContain('"route":"POST /v1/workspaces/invitations/accept"');
+    expect(logs).toContain('"route":"POST /v1/billing/webhook"');
     // A bare 8-digit code could occur by chance in timings; look for it as a value or in the mail text.
     const credentials = [session.access_token, session.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token, sealed, chainKey, hook.body.secret, key.key, `"${code}"`, `code: ${code}`, `code is ${code}`, email];
     for (const secretMaterial of [body.envelope, body.salt, deleteToken, token, verifier, 'wrong-token', 'hdt_wrong', ...credentials, ...linkSecrets]) {

@@ -1,0 +1,57 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import * as z from 'zod/mini';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { ProviderEvent, ProviderSubscription } from '../domain/billing/model.ts';
+import type { PaymentProvider } from '../domain/billing/ports.ts';
+import { StripeProvider, stripeClient, type StripeSettings } from './stripe.ts';
+
+const storedSecrets = z.object({ secret_key: z.string().check(z.regex(/^(sk|rk)_/)), webhook_secret: z.string().check(z.regex(/^whsec_/)) });
+
+/**
+ * The provider's secret key and webhook signing secret: from Secrets Manager in AWS (read once,
+ * at the first request of a cold start), given directly in local runs. Never logged.
+ */
+export async function stripeSettings(config: Pick<Config, 'REGION' | 'STRIPE_SECRETS_ARN' | 'STRIPE_SECRET_KEY' | 'STRIPE_WEBHOOK_SECRET' | 'STRIPE_API_URL'>): Promise<StripeSettings> {
+  if (config.STRIPE_SECRETS_ARN) {
+    const client = new SecretsManagerClient({ region: config.REGION });
+    try {
+      const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: config.STRIPE_SECRETS_ARN }));
+      const parsed = storedSecrets.safeParse(JSON.parse(SecretString ?? 'null'));
+      if (!parsed.success) throw new Error('the payment provider secret is not {secret_key, webhook_secret}');
+      return { secretKey: parsed.data.secret_key, webhookSecret: parsed.data.webhook_secret, apiUrl: config.STRIPE_API_URL };
+    } finally {
+      client.destroy();
+    }
+  }
+  if (!config.STRIPE_SECRET_KEY || !config.STRIPE_WEBHOOK_SECRET) throw new Error('the payment provider is not configured (STRIPE_SECRETS_ARN, or STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET)');
+  return { secretKey: config.STRIPE_SECRET_KEY, webhookSecret: config.STRIPE_WEBHOOK_SECRET, apiUrl: config.STRIPE_API_URL };
+}
+
+/** The Stripe provider, made when first used (its secrets are read then); a failed read is tried again next time. */
+export class LazyStripeProvider implements PaymentProvider {
+  private provider: Promise<StripeProvider> | null = null;
+
+  constructor(
+    private readonly settings: () => Promise<StripeSettings>,
+    private readonly clock: Clock,
+  ) {}
+
+  private get(): Promise<StripeProvider> {
+    this.provider ??= this.settings()
+      .then((settings) => new StripeProvider(stripeClient(settings), settings.webhookSecret, this.clock))
+      .catch((error: unknown) => {
+        this.provider = null;
+        throw error;
+      });
+    return this.provider;
+  }
+
+  async verifyEvent(rawBody: Buffer, signature: string | null): Promise<ProviderEvent> {
+    return (await this.get()).verifyEvent(rawBody, signature);
+  }
+
+  async retrieveSubscription(id: string): Promise<ProviderSubscription | null> {
+    return (await this.get()).retrieveSubscription(id);
+  }
+}

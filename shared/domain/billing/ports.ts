@@ -1,0 +1,41 @@
+import type { Mailer } from '../../adapters/mailer.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { UserStore } from '../accounts/ports.ts';
+import type { ProviderEvent, ProviderSubscription, SubscriptionRecord } from './model.ts';
+
+/** The payment provider, as the service uses it (shared/adapters/stripe.ts). */
+export interface PaymentProvider {
+  /** The event in a webhook's raw body, if its signature holds for the body and is within the tolerance; else throws `InvalidSignature`. */
+  verifyEvent(rawBody: Buffer, signature: string | null): Promise<ProviderEvent>;
+  /** The subscription as the provider has it now; null when the provider has none by this id. */
+  retrieveSubscription(id: string): Promise<ProviderSubscription | null>;
+}
+
+export class InvalidSignature extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'InvalidSignature';
+  }
+}
+
+export interface BillingStore {
+  /**
+   * Records the subscription's state and gives its target the plan (and a workspace its seats),
+   * with the event's id, in one transaction: `duplicate` when the event was applied before,
+   * `stale` when a newer read of the subscription was applied meanwhile (nothing is written).
+   */
+  applySubscription(record: SubscriptionRecord, eventId: string, now: number): Promise<'applied' | 'duplicate' | 'stale'>;
+  /** Records an event that changes nothing here (so a repeat is recognised); false when it was recorded before. */
+  recordEvent(eventId: string, now: number): Promise<boolean>;
+  subscription(id: string): Promise<SubscriptionRecord | null>;
+}
+
+export interface BillingPorts {
+  provider: PaymentProvider;
+  billing: BillingStore;
+  users: Pick<UserStore, 'get'>;
+  mailer: Mailer;
+  clock: Clock;
+  config: Pick<Config, 'PRICE_PRO' | 'PRICE_TEAM_SEAT' | 'WEB_ORIGIN'>;
+}

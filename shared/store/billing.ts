@@ -1,0 +1,153 @@
+import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { toEpochSeconds } from '../clock.ts';
+import type { SubscriptionRecord } from '../domain/billing/model.ts';
+import type { BillingStore } from '../domain/billing/ports.ts';
+import { planGiven } from '../domain/billing/webhook.ts';
+import { isCancelledByCondition, isConditionFailure } from './client.ts';
+
+/**
+ * The service's copy of the provider's subscriptions (`SUBSCRIPTION#<id>`), the events applied
+ * (`PROVIDER_EVENT#<id>`, kept 30 days: the provider retries for 3), and what a subscription
+ * gives: the user's `plan` (`USER#<id>`/`PROFILE`), or a workspace's `plan` and its roster's
+ * `seats` (the layout is shared/store/workspaceItems.ts's), all in one transaction.
+ */
+const subscriptionKey = (id: string) => ({ pk: `SUBSCRIPTION#${id}`, sk: 'SUBSCRIPTION' });
+const eventKey = (id: string) => ({ pk: `PROVIDER_EVENT#${id}`, sk: 'PROVIDER_EVENT' });
+const eventKeptSeconds = 30 * 24 * 3600;
+
+type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+const reasons = (error: unknown): string[] => ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
+
+function toRecord(item: Record<string, unknown>): SubscriptionRecord {
+  return {
+    id: String(item.id),
+    customerId: String(item.customer_id),
+    target:
+      item.target_kind === 'workspace'
+        ? { kind: 'workspace', workspaceId: String(item.workspace_id), ownerId: String(item.user_id) }
+        : { kind: 'user', userId: String(item.user_id) },
+    plan: item.plan as SubscriptionRecord['plan'],
+    status: item.status as SubscriptionRecord['status'],
+    seats: Number(item.seats),
+    currentPeriodEnd: Number(item.current_period_end),
+    cancelAtPeriodEnd: item.cancel_at_period_end === true,
+    syncedAt: Number(item.synced_at),
+  };
+}
+
+export class DynamoBillingStore implements BillingStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  private eventMarker(eventId: string, now: number): TransactWriteItem {
+    return {
+      Put: {
+        TableName: this.tableName,
+        Item: { ...eventKey(eventId), type: 'provider_event', id: eventId, applied_at: now, ttl: toEpochSeconds(now) + eventKeptSeconds },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+  }
+
+  async recordEvent(eventId: string, now: number): Promise<boolean> {
+    try {
+      await this.db.send(new PutCommand(this.eventMarker(eventId, now).Put!));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async subscription(id: string): Promise<SubscriptionRecord | null> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: subscriptionKey(id), ConsistentRead: true }));
+    return Item ? toRecord(Item) : null;
+  }
+
+  async applySubscription(record: SubscriptionRecord, eventId: string, now: number): Promise<'applied' | 'duplicate' | 'stale'> {
+    const { target } = record;
+    const plan = planGiven(record);
+    const base: TransactWriteItem[] = [
+      this.eventMarker(eventId, now),
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: {
+            ...subscriptionKey(record.id),
+            type: 'subscription',
+            id: record.id,
+            customer_id: record.customerId,
+            target_kind: target.kind,
+            user_id: target.kind === 'user' ? target.userId : target.ownerId,
+            ...(target.kind === 'workspace' ? { workspace_id: target.workspaceId } : {}),
+            plan: record.plan,
+            status: record.status,
+            seats: record.seats,
+            current_period_end: record.currentPeriodEnd,
+            cancel_at_period_end: record.cancelAtPeriodEnd,
+            synced_at: record.syncedAt,
+          },
+          // Events arrive in any order and each reads the provider: a read older than the one
+          // applied already never overwrites it.
+          ConditionExpression: 'attribute_not_exists(pk) OR synced_at < :synced',
+          ExpressionAttributeValues: { ':synced': record.syncedAt },
+        },
+      },
+      target.kind === 'user'
+        ? {
+            Update: {
+              TableName: this.tableName,
+              Key: { pk: `USER#${target.userId}`, sk: 'PROFILE' },
+              UpdateExpression: 'SET #plan = :plan',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeNames: { '#plan': 'plan' },
+              ExpressionAttributeValues: { ':plan': plan },
+            },
+          }
+        : {
+            Update: {
+              TableName: this.tableName,
+              Key: { pk: `WORKSPACE#${target.workspaceId}`, sk: 'WORKSPACE' },
+              UpdateExpression: 'SET #plan = :plan',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeNames: { '#plan': 'plan' },
+              ExpressionAttributeValues: { ':plan': plan },
+            },
+          },
+    ];
+    const seats = (exact: boolean): TransactWriteItem[] =>
+      target.kind !== 'workspace'
+        ? []
+        : [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: { pk: `WORKSPACE#${target.workspaceId}`, sk: 'ROSTER' },
+                // The paid seats, never below the members (rule 10); a Team that ended keeps
+                // its members and takes no one new.
+                ...(plan === 'team' && exact
+                  ? { UpdateExpression: 'SET seats = :seats', ConditionExpression: 'members <= :seats', ExpressionAttributeValues: { ':seats': record.seats } }
+                  : { UpdateExpression: 'SET seats = members' }),
+              },
+            },
+          ];
+    for (const exact of [true, false]) {
+      try {
+        await this.db.send(new TransactWriteCommand({ TransactItems: [...base, ...seats(exact)] }));
+        return 'applied';
+      } catch (error) {
+        if (!isCancelledByCondition(error)) throw error;
+        const codes = reasons(error);
+        if (codes[0] === 'ConditionalCheckFailed') return 'duplicate';
+        if (codes[1] === 'ConditionalCheckFailed') return 'stale';
+        // A target that is gone (an account or workspace deleted) has nothing to give.
+        if (codes[2] === 'ConditionalCheckFailed') return (await this.recordEvent(eventId, now)) ? 'applied' : 'duplicate';
+        // Fewer seats paid for than members: the seats stop at the members.
+      }
+    }
+    return 'stale';
+  }
+}

@@ -1,0 +1,184 @@
+import Stripe from 'stripe';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../local/runtime.ts';
+import { stripeClient } from '../../shared/adapters/stripe.ts';
+import { mailsTo, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
+import { expectProblem } from '../support/problem.ts';
+import { apiClient, startTestRuntime } from '../support/runtime.ts';
+import { joinAs, teamWorkspace } from '../support/workspaces.ts';
+
+// The payment provider's webhook (interface §4.6, §6.6) against the local Stripe emulator: its
+// events are signed as Stripe signs them and posted to this runtime, which verifies them on the
+// raw body, applies each once and in any order (it reads the subscription from the provider),
+// and gives the plan: Pro to an account, Team and its seats to a workspace. Subscriptions are
+// made here through the official SDK, as the checkout route will make them.
+
+let runtime: Runtime;
+let api: ReturnType<typeof apiClient>;
+let stripe: Stripe;
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  api = apiClient(runtime);
+  stripe = stripeClient({ secretKey: runtime.stripe.apiKey, apiUrl: runtime.stripe.url });
+});
+afterAll(() => runtime?.stop());
+beforeEach(() => runtime.stripe.holdEvents(false));
+
+const planOf = async (who: SignedIn) => (await api.get('/v1/usage', who.auth)).body.plan as string;
+const roster = (workspaceId: string) => runtime.functions.workspaces.workspaces.roster(workspaceId);
+const workspacePlan = async (workspaceId: string) => (await runtime.functions.workspaces.workspaces.get(workspaceId))!.plan;
+
+/** A subscription bought and paid through the emulator's checkout, its events delivered. */
+async function subscribe(who: SignedIn, price: string, quantity: number, metadata: Record<string, string>) {
+  const customer = await stripe.customers.create({ email: who.user.email, metadata: { user_id: who.user.id } });
+  const session = await stripe.checkout.sessions.create({
+    mode: 'subscription',
+    customer: customer.id,
+    client_reference_id: who.user.id,
+    line_items: [{ price, quantity }],
+    success_url: `${runtime.url}/billing?checkout=done`,
+    cancel_url: `${runtime.url}/billing`,
+    metadata,
+    subscription_data: { metadata },
+  });
+  const completed = await runtime.stripe.completeCheckout(session.id);
+  await runtime.stripe.settled();
+  return String(completed.subscription);
+}
+
+/** Every delivery the emulator made was answered 200. */
+function expectAllDelivered(): void {
+  for (const record of runtime.stripe.events()) for (const delivery of record.deliveries) expect(delivery.status, `${record.event.type} ${record.event.id}`).toBe(200);
+}
+
+describe('POST /v1/billing/webhook', () => {
+  it('gives an account Pro when its checkout is paid, and back Free when the subscription ends at its period’s end (mailed)', async () => {
+    const buyer = await signIn(runtime, newEmail('pro'));
+    expect(await planOf(buyer)).toBe('free');
+    runtime.stripe.clearRequests();
+    const subscription = await subscribe(buyer, runtime.config.PRICE_PRO, 1, { target: 'user', user_id: buyer.user.id });
+    expect(await planOf(buyer)).toBe('pro');
+    expect((await api.get('/v1/flags', buyer.auth)).body.flags).toMatchObject({ receipts_location: true, receipts_device: true });
+    expectAllDelivered();
+    // What the service asked the provider: the subscription, read for each event, at the SDK's pinned API version.
+    const reads = runtime.stripe.requests().filter((request) => request.path === `/v1/subscriptions/${subscription}`);
+    expect(reads.length).toBeGreaterThanOrEqual(3);
+    for (const read of reads) expect(read).toMatchObject({ method: 'GET', form: {}, idempotency_key: null, stripe_version: Stripe.API_VERSION, status: 200 });
+
+    await stripe.subscriptions.update(subscription, { cancel_at_period_end: true });
+    await runtime.stripe.settled();
+    expect(await planOf(buyer)).toBe('pro');
+    await runtime.stripe.endPeriod(subscription);
+    await runtime.stripe.settled();
+    expect(await planOf(buyer)).toBe('free');
+    expect(mailsTo(runtime, buyer.user.email)[0]!.subject).toBe('Hushlink: your subscription ended');
+    expectAllDelivered();
+  });
+
+  it('keeps the plan through a failed payment (mailed), and falls back to Free when the provider ends the subscription', async () => {
+    const buyer = await signIn(runtime, newEmail('declined'));
+    const subscription = await subscribe(buyer, runtime.config.PRICE_PRO, 1, { target: 'user', user_id: buyer.user.id });
+    runtime.stripe.failNextPayment(subscription);
+    await runtime.stripe.endPeriod(subscription);
+    await runtime.stripe.settled();
+    expect((await stripe.subscriptions.retrieve(subscription)).status).toBe('past_due');
+    expect(await planOf(buyer)).toBe('pro');
+    expect(mailsTo(runtime, buyer.user.email).map((mail) => mail.subject)).toContain('Hushlink: a payment failed');
+    // The next period's charge is declined too: the provider cancels.
+    runtime.stripe.failNextPayment(subscription);
+    await runtime.stripe.endPeriod(subscription);
+    await runtime.stripe.settled();
+    expect((await stripe.subscriptions.retrieve(subscription)).status).toBe('canceled');
+    expect(await planOf(buyer)).toBe('free');
+    expectAllDelivered();
+  });
+
+  it('gives a workspace Team with the seats paid for; seat changes follow, never below the members', async () => {
+    const workspace = await teamWorkspace(runtime, 1, 'free');
+    await joinAs(runtime, workspace, workspace.owner, 'member').catch(() => undefined);
+    expect(await workspacePlan(workspace.id)).toBe('free');
+    const subscription = await subscribe(workspace.owner, runtime.config.PRICE_TEAM_SEAT, 5, {
+      target: 'workspace',
+      workspace_id: workspace.id,
+      user_id: workspace.owner.user.id,
+    });
+    expect(await workspacePlan(workspace.id)).toBe('team');
+    expect(await roster(workspace.id)).toMatchObject({ seats: 5 });
+    // Now there are seats: two more join.
+    await joinAs(runtime, workspace, workspace.owner, 'member');
+    await joinAs(runtime, workspace, workspace.owner, 'admin');
+    const item = (await stripe.subscriptions.retrieve(subscription)).items.data[0]!;
+    await stripe.subscriptions.update(subscription, { items: [{ id: item.id, quantity: 4 }], proration_behavior: 'create_prorations' });
+    await runtime.stripe.settled();
+    expect(await roster(workspace.id)).toMatchObject({ seats: 4, members: 3 });
+    // Fewer seats paid for than members (set at the provider directly): the seats stop at the members.
+    await stripe.subscriptions.update(subscription, { items: [{ id: item.id, quantity: 1 }], proration_behavior: 'create_prorations' });
+    await runtime.stripe.settled();
+    expect(await roster(workspace.id)).toMatchObject({ seats: 3, members: 3 });
+    expectAllDelivered();
+  });
+
+  it('applies an event once: a repeat is answered 200 and changes nothing', async () => {
+    const buyer = await signIn(runtime, newEmail('repeat'));
+    await subscribe(buyer, runtime.config.PRICE_PRO, 1, { target: 'user', user_id: buyer.user.id });
+    const paid = runtime.stripe.events().findLast((record) => record.event.type === 'invoice.paid')!;
+    const before = paid.deliveries.length;
+    const resent = await runtime.stripe.resendEvent(paid.event.id);
+    expect(resent.deliveries).toHaveLength(before + 1);
+    expect(resent.deliveries.at(-1)!.status).toBe(200);
+    expect(await planOf(buyer)).toBe('pro');
+  });
+
+  it('ends in the provider’s latest state whatever order the events arrive in', async () => {
+    const buyer = await signIn(runtime, newEmail('order'));
+    await runtime.stripe.holdEvents(true);
+    const subscription = await subscribe(buyer, runtime.config.PRICE_PRO, 1, { target: 'user', user_id: buyer.user.id });
+    await stripe.subscriptions.update(subscription, { cancel_at_period_end: true });
+    await runtime.stripe.endPeriod(subscription);
+    const held = runtime.stripe.events().filter((record) => record.deliveries.length === 0).map((record) => record.event.id);
+    expect(held.length).toBeGreaterThanOrEqual(4);
+    // Newest first: the subscription's end arrives before its creation and its payment.
+    await runtime.stripe.sendEvents([...held].reverse());
+    await runtime.stripe.holdEvents(false);
+    await runtime.stripe.settled();
+    expect(await planOf(buyer)).toBe('free');
+    expectAllDelivered();
+  });
+
+  it('answers 400 for a missing, wrong or stale signature, and takes nothing from the body', async () => {
+    const buyer = await signIn(runtime, newEmail('forged'));
+    const payload = JSON.stringify({ id: 'evt_forged', object: 'event', type: 'customer.subscription.updated', data: { object: { id: 'sub_forged', object: 'subscription' } } });
+    const post = (headers: Record<string, string>) => api.call('POST', '/v1/billing/webhook', { body: payload, headers: { 'content-type': 'application/json', ...headers } });
+    const now = Math.floor(runtime.clock.now() / 1000);
+    const signed = (secret: string, timestamp: number) => stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp });
+    const attempts: Record<string, string>[] = [
+      {},
+      { 'stripe-signature': signed('whsec_not_the_secret', now) },
+      { 'stripe-signature': signed(runtime.stripe.signingSecret, now - 360) },
+      { 'stripe-signature': signed(runtime.stripe.signingSecret, now + 360) },
+      { 'stripe-signature': 't=1,v1=00' },
+    ];
+    for (const headers of attempts) {
+      const refused = await post(headers);
+      expectProblem(refused, 400, 'invalid_request');
+      expect(refused.body.errors[0].path).toBe('header.stripe-signature');
+    }
+    expect(await planOf(buyer)).toBe('free');
+  });
+
+  it('answers 200 to a signed event about a subscription the provider does not have, and applies nothing', async () => {
+    const payload = JSON.stringify({ id: `evt_missing_${Date.now()}`, object: 'event', type: 'customer.subscription.updated', data: { object: { id: 'sub_nowhere', object: 'subscription' } } });
+    const header = stripe.webhooks.generateTestHeaderString({ payload, secret: runtime.stripe.signingSecret, timestamp: Math.floor(runtime.clock.now() / 1000) });
+    const reply = await api.call('POST', '/v1/billing/webhook', { body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': header } });
+    expect(reply.status).toBe(200);
+    expect(runtime.stripe.requests().at(-1)).toMatchObject({ method: 'GET', path: '/v1/subscriptions/sub_nowhere', status: 404 });
+  });
+
+  it('answers 200 to an event it does not act on, signed', async () => {
+    const payload = JSON.stringify({ id: `evt_other_${Date.now()}`, object: 'event', type: 'customer.created', data: { object: { id: 'cus_x', object: 'customer' } } });
+    const header = stripe.webhooks.generateTestHeaderString({ payload, secret: runtime.stripe.signingSecret, timestamp: Math.floor(runtime.clock.now() / 1000) });
+    const reply = await api.call('POST', '/v1/billing/webhook', { body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': header } });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({ received: true });
+  });
+});
