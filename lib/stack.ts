@@ -61,6 +61,9 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   member and invitation-token items (GetItem), the roll and the audit trail (Query of their
  *   partitions), the caller's workspaces (Query gsi1, then BatchGetItem), the caller's address
  *   (GetItem of the user);
+ * - billing: the account's customer and the target's subscription (GetItem; UpdateItem to keep a
+ *   new customer), a workspace's owner and roster for a Team checkout (GetItem), the caller's
+ *   tier and usage (GetItem, Query gsi1, BatchGetItem);
  * - billingWebhook: an event applied once (PutItem of its marker, conditional), the subscription's
  *   copy (PutItem), the plan it gives (UpdateItem of the user, or of the workspace and its roster),
  *   the buyer's address to mail a failed payment (GetItem);
@@ -80,6 +83,7 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   schedule: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi2'] },
   webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
   workspaces: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'BatchGetItem'], query: ['table', 'gsi1'] },
+  billing: { items: ['GetItem', 'UpdateItem', 'BatchGetItem'], query: ['gsi1'] },
   billingWebhook: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: [] },
   openapi: { items: [], query: [] },
   relay: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
@@ -105,6 +109,7 @@ export const fileAccess: Readonly<Record<FunctionName, readonly ObjectAction[]>>
   account: [],
   webhooks: [],
   workspaces: [],
+  billing: [],
   billingWebhook: [],
   openapi: [],
   schedule: ['DeleteObject'],
@@ -116,7 +121,7 @@ export const fileAccess: Readonly<Record<FunctionName, readonly ObjectAction[]>>
 export const mailSenders: readonly FunctionName[] = ['account', 'gate', 'deliveries', 'workspaces', 'billingWebhook'];
 
 /** Functions that call the payment provider, and so read its secrets (Secrets Manager). */
-export const paymentProviderCallers: readonly FunctionName[] = ['billingWebhook'];
+export const paymentProviderCallers: readonly FunctionName[] = ['billing', 'billingWebhook'];
 
 /**
  * Functions that put messages on the work queue: the relay (first attempts, test deliveries'
@@ -252,6 +257,7 @@ export class HushlinkStack extends Stack {
       environment: { ...environment, ORIGIN_VERIFY: originVerifyValue },
       groupEnvironment: {
         webhooks: { WEBHOOK_KEY_ID: this.webhooks.signingSecretsKey.keyArn },
+        billing: { STRIPE_SECRETS_ARN: this.paymentSecrets.secretArn },
         billingWebhook: { STRIPE_SECRETS_ARN: this.paymentSecrets.secretArn },
       },
     });

@@ -17,6 +17,7 @@ import { PresignedFileObjects, type BucketLocation } from '../shared/adapters/fi
 import { S3MultipartUploads, s3Client } from '../shared/adapters/s3Uploads.ts';
 import * as webhooksFunction from '../functions/webhooks.ts';
 import * as workspacesFunction from '../functions/workspaces.ts';
+import * as billingFunction from '../functions/billing.ts';
 import * as billingWebhookFunction from '../functions/billingWebhook.ts';
 import { LazyStripeProvider, stripeSettings } from '../shared/adapters/stripeSecrets.ts';
 import { AdjustableClock, type Clock } from '../shared/clock.ts';
@@ -55,6 +56,7 @@ export interface LocalFunctions {
   account: accountFunction.AccountDeps;
   webhooks: webhooksFunction.WebhooksDeps;
   workspaces: workspacesFunction.WorkspacesDeps;
+  billing: billingFunction.BillingDeps;
   billingWebhook: billingWebhookFunction.BillingWebhookDeps;
   openapi: openapiFunction.OpenApiDeps;
   deliveries: deliveriesFunction.DeliveriesDeps;
@@ -72,6 +74,7 @@ function composeFunctions(platform: Platform, adapters: Adapters): LocalFunction
     account: accountFunction.compose(platform, adapters),
     webhooks: webhooksFunction.compose(platform, adapters),
     workspaces: workspacesFunction.compose(platform, adapters),
+    billing: billingFunction.compose(platform, adapters),
     billingWebhook: billingWebhookFunction.compose(platform, adapters),
     openapi: openapiFunction.compose(platform),
     deliveries: deliveriesFunction.compose(platform, adapters),
@@ -258,6 +261,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       account: accountFunction.createHandler(functions.account),
       webhooks: webhooksFunction.createHandler(functions.webhooks),
       workspaces: workspacesFunction.createHandler(functions.workspaces),
+      billing: billingFunction.createHandler(functions.billing),
       billingWebhook: billingWebhookFunction.createHandler(functions.billingWebhook),
       openapi: openapiFunction.createHandler(functions.openapi),
     };

@@ -134,6 +134,8 @@ export const defaultRateLimits: RateLimits = {
   curl: { perIp: { limit: 30, windowSeconds: 60 } },
   file_upload: { perIp: { limit: 30, windowSeconds: 60 }, perCredential: { limit: 120, windowSeconds: 60 } },
   request_response: { perIp: { limit: 30, windowSeconds: 60 } },
+  /** Each checkout makes a session at the payment provider: a person needs a few. */
+  billing_checkout: { perIp: { limit: 30, windowSeconds: 3600 }, perCredential: { limit: 10, windowSeconds: 3600 } },
 };
 
 /**

@@ -10,7 +10,7 @@ import { curlLimits } from './limits.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One Lambda per group; the entry is `functions/<group>.ts`. */
-export const groups = ['secrets', 'gate', 'files', 'requests', 'account', 'webhooks', 'workspaces', 'billingWebhook', 'openapi'] as const;
+export const groups = ['secrets', 'gate', 'files', 'requests', 'account', 'webhooks', 'workspaces', 'billing', 'billingWebhook', 'openapi'] as const;
 export type Group = (typeof groups)[number];
 
 /**
@@ -46,7 +46,8 @@ export type RateClass =
   | 'gate_verify'
   | 'curl'
   | 'file_upload'
-  | 'request_response';
+  | 'request_response'
+  | 'billing_checkout';
 
 /** Error statuses a route may answer (problem+json); success statuses are the `reply`'s. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 421 | 423 | 425 | 429;
@@ -193,6 +194,14 @@ export const workspacesRoutes = [
     body: 'AcceptInvitationRequest', query: none, reply: { status: 200, body: 'InvitationAccepted' }, errors: [400, 401, 403, 404, 410] },
 ] as const satisfies readonly Route[];
 
+/** Interface §4.6: billing (the rest of the group's routes come with the rest of issue 16). Session only: an API key reads no billing. */
+export const billingRoutes = [
+  { method: 'POST', path: '/v1/billing/checkout', group: 'billing', operation: 'startCheckout', credential: 'session', scope: null, rate: 'billing_checkout',
+    body: 'CheckoutRequest', query: none, reply: { status: 201, body: 'CheckoutCreated' }, errors: [400, 401, 403, 409, 429] },
+  { method: 'GET', path: '/v1/billing/subscription', group: 'billing', operation: 'readSubscription', credential: 'session', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'BillingSubscription' }, errors: [401, 403] },
+] as const satisfies readonly Route[];
+
 /**
  * Interface §4.6 and §6.6: the payment provider's deliveries, in a function of their own. Public:
  * the provider's signature over the raw body is the credential (400 when it does not verify).
@@ -266,7 +275,7 @@ export const openapiRoutes = [
 ] as const satisfies readonly Route[];
 
 /** THE route table: every row of every group. */
-export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, filesRoutes, requestsRoutes, accountRoutes, webhooksRoutes, workspacesRoutes, billingWebhookRoutes, openapiRoutes);
+export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, filesRoutes, requestsRoutes, accountRoutes, webhooksRoutes, workspacesRoutes, billingRoutes, billingWebhookRoutes, openapiRoutes);
 
 /** The parts of the table as one list; marked pure so a bundle that reads no other part drops them. */
 function joined<Parts extends readonly (readonly Route[])[]>(...parts: Parts): ReadonlyArray<Parts[number][number]> {

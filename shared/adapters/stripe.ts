@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import type { Clock } from '../clock.ts';
 import type { ProviderEvent, ProviderSubscription, SubscriptionStatus } from '../domain/billing/model.ts';
-import { InvalidSignature, type PaymentProvider } from '../domain/billing/ports.ts';
+import { InvalidSignature, type CheckoutRequest, type PaymentProvider } from '../domain/billing/ports.ts';
 
 /** How far a webhook's signed timestamp may be from now (issue 16; Stripe's own default). */
 export const signatureToleranceSeconds = 300;
@@ -77,6 +77,29 @@ export class StripeProvider implements PaymentProvider {
     const signedAt = Number(/(?:^|,)t=(\d+)/.exec(signature)?.[1]);
     if (signedAt * 1000 > now + signatureToleranceSeconds * 1000) throw new InvalidSignature('Timestamp outside the tolerance zone (in the future)');
     return { id: event.id, type: event.type, subscriptionId: subscriptionIdOf(event) };
+  }
+
+  async createCustomer(email: string, userId: string, idempotencyKey: string): Promise<string> {
+    const customer = await this.stripe.customers.create({ email, metadata: { user_id: userId } }, { idempotencyKey });
+    return customer.id;
+  }
+
+  async createCheckoutSession(request: CheckoutRequest): Promise<{ id: string; url: string }> {
+    const session = await this.stripe.checkout.sessions.create(
+      {
+        mode: 'subscription',
+        customer: request.customerId,
+        client_reference_id: request.clientReferenceId,
+        line_items: [{ price: request.priceId, quantity: request.quantity }],
+        success_url: request.successUrl,
+        cancel_url: request.cancelUrl,
+        metadata: request.metadata,
+        subscription_data: { metadata: request.metadata },
+      },
+      { idempotencyKey: request.idempotencyKey },
+    );
+    if (!session.url) throw new Error('the provider answered a checkout session without a URL');
+    return { id: session.id, url: session.url };
   }
 
   async retrieveSubscription(id: string): Promise<ProviderSubscription | null> {

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { ProviderEvent, ProviderSubscription } from '../domain/billing/model.ts';
-import type { PaymentProvider } from '../domain/billing/ports.ts';
+import type { CheckoutRequest, PaymentProvider } from '../domain/billing/ports.ts';
 import { StripeProvider, stripeClient, type StripeSettings } from './stripe.ts';
 
 const storedSecrets = z.object({ secret_key: z.string().check(z.regex(/^(sk|rk)_/)), webhook_secret: z.string().check(z.regex(/^whsec_/)) });
@@ -49,6 +49,14 @@ export class LazyStripeProvider implements PaymentProvider {
 
   async verifyEvent(rawBody: Buffer, signature: string | null): Promise<ProviderEvent> {
     return (await this.get()).verifyEvent(rawBody, signature);
+  }
+
+  async createCustomer(email: string, userId: string, idempotencyKey: string): Promise<string> {
+    return (await this.get()).createCustomer(email, userId, idempotencyKey);
+  }
+
+  async createCheckoutSession(request: CheckoutRequest): Promise<{ id: string; url: string }> {
+    return (await this.get()).createCheckoutSession(request);
   }
 
   async retrieveSubscription(id: string): Promise<ProviderSubscription | null> {

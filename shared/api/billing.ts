@@ -1,4 +1,38 @@
 import * as z from 'zod/mini';
+import { nullableTimestamp } from './output.ts';
+
+const plans = ['free', 'pro', 'team', 'enterprise'] as const;
+/** A return path of the web client (`/billing?checkout=done`): its own origin only. */
+const returnPath = z.string().check(z.minLength(1), z.maxLength(512), z.regex(/^\/(?!\/)[^\\\s]*$/, 'must be a path starting with a single /'));
+
+const checkoutRequest = z.strictObject({
+  plan: z.enum(['pro', 'team']),
+  workspace_id: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  seats: z.optional(z.int().check(z.minimum(1), z.maximum(10_000))),
+  success_path: z.optional(returnPath),
+  cancel_path: z.optional(returnPath),
+});
+
+/** What the billing group's routes take (interface §4.6). */
+export const billingRequests = {
+  CheckoutRequest: checkoutRequest,
+};
+
+/** What they answer: types and the document only. */
+export const billingReplies = {
+  CheckoutCreated: z.strictObject({ id: z.string(), url: z.string() }),
+  BillingSubscription: z.strictObject({
+    /** The account's own plan; `tier` is what it uses (the highest of it and its workspaces'). */
+    plan: z.enum(plans),
+    tier: z.enum(plans),
+    /** The provider's status of the account's subscription; null without one. */
+    status: z.nullable(z.string()),
+    seats: z.nullable(z.int()),
+    current_period_end: nullableTimestamp,
+    cancel_at_period_end: z.boolean(),
+    usage: z.strictObject({ live_secrets: z.int(), bytes_stored: z.int(), calls_this_month: z.int() }),
+  }),
+};
 
 /** What the billing webhook answers the provider once an event is taken (applied, a repeat, or one that changes nothing here). */
 export const billingWebhookReplies = {

@@ -11,7 +11,7 @@ import { requestsRequests } from './requests.ts';
 import { requestsReplies } from './requestsReplies.ts';
 import { webhooksRequests } from './webhooks.ts';
 import { webhooksReplies } from './webhooksReplies.ts';
-import { billingWebhookReplies, billingWebhookRequests } from './billing.ts';
+import { billingReplies, billingRequests, billingWebhookReplies, billingWebhookRequests } from './billing.ts';
 import { workspacesRequests } from './workspaces.ts';
 import { workspacesReplies } from './workspacesReplies.ts';
 
@@ -33,6 +33,7 @@ export const contracts = {
   account: { requests: accountRequests, replies: accountReplies },
   webhooks: { requests: webhooksRequests, replies: webhooksReplies },
   workspaces: { requests: workspacesRequests, replies: workspacesReplies },
+  billing: { requests: billingRequests, replies: billingReplies },
   billingWebhook: { requests: billingWebhookRequests, replies: billingWebhookReplies },
   openapi: { requests: {}, replies: openapiReplies },
 };
@@ -57,6 +58,8 @@ export const schemas = {
   ...webhooksReplies,
   ...workspacesRequests,
   ...workspacesReplies,
+  ...billingRequests,
+  ...billingReplies,
   ...billingWebhookReplies,
   ...openapiReplies,
 };

@@ -1,17 +1,23 @@
-import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import type { SubscriptionRecord } from '../domain/billing/model.ts';
 import type { BillingStore } from '../domain/billing/ports.ts';
+import { givesPlan } from '../domain/billing/model.ts';
 import { planGiven } from '../domain/billing/webhook.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
 
 /**
- * The service's copy of the provider's subscriptions (`SUBSCRIPTION#<id>`), the events applied
+ * An account's and a workspace's billing (`BILLING` in its partition: the account's customer at
+ * the provider, the subscription paying for it), the service's copy of the provider's
+ * subscriptions (`SUBSCRIPTION#<id>`), the events applied
  * (`PROVIDER_EVENT#<id>`, kept 30 days: the provider retries for 3), and what a subscription
  * gives: the user's `plan` (`USER#<id>`/`PROFILE`), or a workspace's `plan` and its roster's
  * `seats` (the layout is shared/store/workspaceItems.ts's), all in one transaction.
  */
 const subscriptionKey = (id: string) => ({ pk: `SUBSCRIPTION#${id}`, sk: 'SUBSCRIPTION' });
+/** A target's billing: an account's customer at the provider, and the subscription paying for the target. */
+const billingKey = (target: { kind: 'user'; userId: string } | { kind: 'workspace'; workspaceId: string }) =>
+  target.kind === 'user' ? { pk: `USER#${target.userId}`, sk: 'BILLING' } : { pk: `WORKSPACE#${target.workspaceId}`, sk: 'BILLING' };
 const eventKey = (id: string) => ({ pk: `PROVIDER_EVENT#${id}`, sk: 'PROVIDER_EVENT' });
 const eventKeptSeconds = 30 * 24 * 3600;
 
@@ -67,9 +73,43 @@ export class DynamoBillingStore implements BillingStore {
     return Item ? toRecord(Item) : null;
   }
 
+  async customerOf(userId: string): Promise<string | null> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: billingKey({ kind: 'user', userId }), ConsistentRead: true }));
+    return (Item?.customer_id as string | undefined) ?? null;
+  }
+
+  async keepCustomer(userId: string, customerId: string): Promise<string> {
+    const { Attributes } = await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: billingKey({ kind: 'user', userId }),
+        // The first customer made for the account stays its customer (two checkouts at once make one, by the idempotency key).
+        UpdateExpression: 'SET customer_id = if_not_exists(customer_id, :customer)',
+        ExpressionAttributeValues: { ':customer': customerId },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return String(Attributes!.customer_id);
+  }
+
+  private async linkedSubscription(target: SubscriptionRecord['target']): Promise<string | null> {
+    const key = target.kind === 'user' ? billingKey(target) : billingKey({ kind: 'workspace', workspaceId: target.workspaceId });
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+    return (Item?.subscription_id as string | undefined) ?? null;
+  }
+
+  async subscriptionOf(target: { kind: 'user'; userId: string } | { kind: 'workspace'; workspaceId: string }): Promise<SubscriptionRecord | null> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: billingKey(target), ConsistentRead: true }));
+    return typeof Item?.subscription_id === 'string' ? this.subscription(Item.subscription_id) : null;
+  }
+
   async applySubscription(record: SubscriptionRecord, eventId: string, now: number): Promise<'applied' | 'duplicate' | 'stale'> {
     const { target } = record;
     const plan = planGiven(record);
+    // An ended subscription gives nothing any more: when another one pays for the target now
+    // (bought after it ended), the late news of the old one must not take the plan away.
+    const linked = givesPlan(record.status) ? null : await this.linkedSubscription(target);
+    const superseded = linked !== null && linked !== record.id;
     const base: TransactWriteItem[] = [
       this.eventMarker(eventId, now),
       {
@@ -117,9 +157,12 @@ export class DynamoBillingStore implements BillingStore {
               ExpressionAttributeValues: { ':plan': plan },
             },
           },
+      // The subscription paying for the target now (a new one after an ended one replaces it).
+      { Update: { TableName: this.tableName, Key: billingKey(target), UpdateExpression: 'SET subscription_id = :id', ExpressionAttributeValues: { ':id': record.id } } },
     ];
+    if (superseded) base.splice(2);
     const seats = (exact: boolean): TransactWriteItem[] =>
-      target.kind !== 'workspace'
+      superseded || target.kind !== 'workspace'
         ? []
         : [
             {

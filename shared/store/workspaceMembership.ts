@@ -1,5 +1,7 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { planOf } from '../domain/plans.ts';
+import type { CheckoutWorkspaces } from '../domain/billing/checkout.ts';
+import { isWorkspaceId } from '../domain/workspaces/access.ts';
 import type { WorkspaceMembership, WorkspaceSeat } from '../domain/workspaces/membership.ts';
 import type { Role, WorkspacePolicy } from '../domain/workspaces/model.ts';
 
@@ -51,6 +53,28 @@ export class DynamoWorkspaceMembership implements WorkspaceMembership {
     return {
       plan: planOf(workspace.Item.plan as string | undefined),
       branding: item ? { displayName: String(item.display_name), logo: (item.logo as string | null) ?? null, accent: (item.accent as string | null) ?? null } : null,
+    };
+  }
+}
+
+/** What a Team checkout reads of a workspace: the caller's role and the roster (members, seats used). */
+export class DynamoCheckoutWorkspaces implements CheckoutWorkspaces {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async seatOf(workspaceId: string, userId: string) {
+    if (!isWorkspaceId(workspaceId)) return null;
+    const pk = `WORKSPACE#${workspaceId}`;
+    const [member, roster] = await Promise.all([
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: `MEMBER#${userId}` }, ConsistentRead: true })),
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: 'ROSTER' }, ConsistentRead: true })),
+    ]);
+    if (!member.Item || !roster.Item) return null;
+    return {
+      role: member.Item.role as Role,
+      roster: { seats: Number(roster.Item.seats), used: Number(roster.Item.used), owners: Number(roster.Item.owners), members: Number(roster.Item.members) },
     };
   }
 }

@@ -208,6 +208,7 @@ const expectedTable = {
     items: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     query: ['table', 'index/gsi1'],
   },
+  billing: { items: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
   billingWebhook: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
   openapi: { items: [], query: [] },
   schedule: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
@@ -236,6 +237,7 @@ const expectedQueue: Record<Name, readonly string[]> = {
   openapi: [],
   webhooks: [],
   workspaces: [],
+  billing: [],
   billingWebhook: [],
   schedule: ['sqs:SendMessage'],
   relay: ['sqs:SendMessage'],
@@ -249,7 +251,7 @@ const deadLetterSenders: readonly Name[] = ['relay'];
 const mailers: readonly Name[] = ['account', 'gate', 'deliveries', 'workspaces', 'billingWebhook'];
 
 /** The payment provider's secret key and webhook signing secret: read by the billing webhook alone. */
-const paymentSecretReaders: readonly Name[] = ['billingWebhook'];
+const paymentSecretReaders: readonly Name[] = ['billing', 'billingWebhook'];
 
 /** The signing-secrets key: webhooks seals a new endpoint's secret, deliveries opens it to sign. */
 const expectedSigningKey: Record<Name, readonly string[]> = {
@@ -261,6 +263,7 @@ const expectedSigningKey: Record<Name, readonly string[]> = {
   openapi: [],
   webhooks: ['kms:Encrypt'],
   workspaces: [],
+  billing: [],
   billingWebhook: [],
   schedule: [],
   relay: [],
@@ -383,7 +386,7 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     expect([...services].sort()).toEqual([...expected].sort());
   });
 
-  it('lets only the billing webhook read the payment provider\'s secret: GetSecretValue and DescribeSecret on that secret alone', () => {
+  it('lets only the billing functions read the payment provider\'s secret: GetSecretValue and DescribeSecret on that secret alone', () => {
     const [[secretId] = []] = m.ofType('AWS::SecretsManager::Secret').filter(([id]) => id.startsWith('PaymentProviderSecrets'));
     for (const name of names) {
       const statements = m.statementsOf(name).filter((statement) => actionsOf(statement).some((action) => action.startsWith('secretsmanager:')));

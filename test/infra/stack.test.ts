@@ -258,7 +258,7 @@ describe('functions', () => {
         'SALES_EMAIL',
         ...((groups as readonly string[]).includes(name) ? ['ORIGIN_VERIFY'] : []),
         ...(signingKeyUsers.includes(name) ? ['WEBHOOK_KEY_ID'] : []),
-        ...(name === 'billingWebhook' ? ['STRIPE_SECRETS_ARN'] : []),
+        ...(name === 'billing' || name === 'billingWebhook' ? ['STRIPE_SECRETS_ARN'] : []),
       ].sort(),
     );
   });
@@ -296,14 +296,16 @@ describe('functions', () => {
     expect(apiOrigins[0].OriginCustomHeaders).toEqual([{ HeaderName: 'x-hushlink-origin-verify', HeaderValue: reference }]);
   });
 
-  it('keeps the payment provider\'s secrets in a secret of their own, set after deploy (never a value in the template), named to the billing webhook alone', () => {
+  it('keeps the payment provider\'s secrets in a secret of their own, set after deploy (never a value in the template), named to the billing functions alone', () => {
     const secrets = ofType('AWS::SecretsManager::Secret').filter(([id]) => !id.startsWith('OriginVerify'));
     expect(secrets.map(([id]) => id)).toEqual([expect.stringMatching(/^PaymentProviderSecrets/)]);
     const [secretId, secret] = secrets[0]!;
     // A random placeholder until the operator puts the real keys (README, Deploy): no value is in the template.
     expect(secret.Properties?.['SecretString']).toBeUndefined();
-    expect(props(functionId('billingWebhook'))['Environment']['Variables']['STRIPE_SECRETS_ARN']).toEqual({ Ref: secretId });
-    for (const name of functionIds.keys()) if (name !== 'billingWebhook') expect(props(functionId(name))['Environment']['Variables']['STRIPE_SECRETS_ARN'], name).toBeUndefined();
+    for (const name of functionIds.keys()) {
+      const expected = name === 'billing' || name === 'billingWebhook' ? { Ref: secretId } : undefined;
+      expect(props(functionId(name))['Environment']['Variables']['STRIPE_SECRETS_ARN'], name).toEqual(expected);
+    }
   });
 
   // What each function may do (IAM) is test/infra/iam.test.ts.

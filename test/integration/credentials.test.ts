@@ -177,6 +177,9 @@ const cases: Record<string, Case> = {
       return { path: '/v1/workspaces/invitations/accept', json: { token: invitationToken(runtime, main.user.email) } };
     },
   },
+  // A Pro checkout for the main user, a fresh session at the emulator each time (never paid, so never 409).
+  'POST /v1/billing/checkout': { success: 201, prepare: async () => ({ path: '/v1/billing/checkout', json: { plan: 'pro' } }) },
+  'GET /v1/billing/subscription': { success: 200, prepare: async () => ({ path: '/v1/billing/subscription' }) },
 };
 
 let mainWorkspace: Promise<string> | undefined;

@@ -4,8 +4,25 @@ import type { Config } from '../../config.ts';
 import type { UserStore } from '../accounts/ports.ts';
 import type { ProviderEvent, ProviderSubscription, SubscriptionRecord } from './model.ts';
 
+/** A checkout of a subscription, as the provider is asked for one. */
+export interface CheckoutRequest {
+  customerId: string;
+  priceId: string;
+  quantity: number;
+  successUrl: string;
+  cancelUrl: string;
+  /** Who pays and for what: on the session and on the subscription it makes. */
+  metadata: Record<string, string>;
+  clientReferenceId: string;
+  /** So a retry of the same request makes no second session. */
+  idempotencyKey: string;
+}
+
 /** The payment provider, as the service uses it (shared/adapters/stripe.ts). */
 export interface PaymentProvider {
+  /** A customer for an account (`idempotencyKey` per account: a retry makes no second one). */
+  createCustomer(email: string, userId: string, idempotencyKey: string): Promise<string>;
+  createCheckoutSession(request: CheckoutRequest): Promise<{ id: string; url: string }>;
   /** The event in a webhook's raw body, if its signature holds for the body and is within the tolerance; else throws `InvalidSignature`. */
   verifyEvent(rawBody: Buffer, signature: string | null): Promise<ProviderEvent>;
   /** The subscription as the provider has it now; null when the provider has none by this id. */
@@ -29,6 +46,11 @@ export interface BillingStore {
   /** Records an event that changes nothing here (so a repeat is recognised); false when it was recorded before. */
   recordEvent(eventId: string, now: number): Promise<boolean>;
   subscription(id: string): Promise<SubscriptionRecord | null>;
+  /** An account's customer at the provider, and the subscription that pays for a target (an account's Pro, a workspace's Team). */
+  customerOf(userId: string): Promise<string | null>;
+  /** Keeps the account's customer unless it has one already; the one kept. */
+  keepCustomer(userId: string, customerId: string): Promise<string>;
+  subscriptionOf(target: { kind: 'user'; userId: string } | { kind: 'workspace'; workspaceId: string }): Promise<SubscriptionRecord | null>;
 }
 
 export interface BillingPorts {

@@ -333,5 +333,6 @@ export const examples: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
   'POST /v1/workspaces/invitations/accept': fc.constant({ token: live('invitation_token') }),
   'PUT /v1/workspaces/{id}/policy': fc.record({ max_views: fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }), allow_files: fc.option(fc.boolean(), { nil: null }) }),
   'PUT /v1/workspaces/{id}/branding': fc.record({ display_name: fc.string({ minLength: 1, maxLength: 60 }).filter((name) => name.trim() !== '') }),
+  'POST /v1/billing/checkout': fc.record({ plan: fc.constant('pro'), success_path: fc.option(fc.webPath().filter((path) => path.startsWith('/') && !path.startsWith('//')), { nil: undefined }) }).map(({ success_path, ...rest }) => ({ ...rest, ...(success_path === undefined ? {} : { success_path }) })),
   'POST /v1/webhooks': fc.webPath().map((path) => ({ url: `http://127.0.0.1:9${path.startsWith('/') ? path : `/${path}`}` })),
 };

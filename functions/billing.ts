@@ -1,0 +1,63 @@
+import { LazyStripeProvider, stripeSettings } from '../shared/adapters/stripeSecrets.ts';
+import { billingRequests } from '../shared/api/billing.ts';
+import { toIso } from '../shared/clock.ts';
+import { startCheckout, type CheckoutPorts } from '../shared/domain/billing/checkout.ts';
+import { readSubscription } from '../shared/domain/billing/subscription.ts';
+import type { TierPorts } from '../shared/domain/billing/tier.ts';
+import type { UsageReadPorts } from '../shared/domain/usage/read.ts';
+import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
+import { requireSession } from '../shared/http/auth.ts';
+import { groupHandler, type Operations } from '../shared/http/group.ts';
+import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
+import { billingRoutes } from '../shared/routes.ts';
+import { DynamoBillingStore } from '../shared/store/billing.ts';
+import { DynamoTierSource } from '../shared/store/tiers.ts';
+import { DynamoUsageReports } from '../shared/store/usageReports.ts';
+import { DynamoUserStore } from '../shared/store/users.ts';
+import { DynamoCheckoutWorkspaces } from '../shared/store/workspaceMembership.ts';
+
+/** The billing group (interface §4.6): checkout and the caller's subscription. */
+export const operations: Operations<'billing', BillingDeps> = {
+  async startCheckout(request, deps) {
+    const session = await startCheckout(request.body, requireSession(request.principal).userId, deps);
+    return { status: 201, body: { id: session.id, url: session.url } };
+  },
+
+  async readSubscription(request, deps) {
+    const view = await readSubscription(requireSession(request.principal).userId, deps);
+    const record = view.subscription;
+    return {
+      status: 200,
+      body: {
+        plan: view.plan,
+        tier: view.tier,
+        status: record?.status ?? null,
+        seats: record?.seats ?? null,
+        current_period_end: record ? toIso(record.currentPeriodEnd) : null,
+        cancel_at_period_end: record?.cancelAtPeriodEnd ?? false,
+        usage: view.usage,
+      },
+    };
+  },
+};
+
+/** The billing group's wiring: the provider (its secrets read at the first request), billing, a workspace's owner and roster, tiers, usage. */
+export type BillingDeps = ApiDeps & CheckoutPorts & TierPorts & UsageReadPorts;
+
+export function compose(platform: Platform, adapters: Pick<Adapters, 'paymentProvider'>): BillingDeps {
+  const { db, config } = platform;
+  return {
+    ...apiDeps(platform),
+    provider: adapters.paymentProvider,
+    billing: new DynamoBillingStore(db, config.TABLE_NAME),
+    users: new DynamoUserStore(db, config.TABLE_NAME),
+    checkoutWorkspaces: new DynamoCheckoutWorkspaces(db, config.TABLE_NAME),
+    tiers: new DynamoTierSource(db, config.TABLE_NAME),
+    usageReports: new DynamoUsageReports(db, config.TABLE_NAME),
+  };
+}
+
+export const createHandler = (deps: BillingDeps) => groupHandler(billingRoutes, operations, billingRequests, deps);
+export const handler = lambdaEntry((platform) =>
+  createHandler(compose(platform, { paymentProvider: new LazyStripeProvider(() => stripeSettings(platform.config), platform.clock) })),
+);

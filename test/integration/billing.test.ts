@@ -1,0 +1,127 @@
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../local/runtime.ts';
+import { createKey, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
+import { expectProblem } from '../support/problem.ts';
+import { apiClient, generousRateLimits, startTestRuntime } from '../support/runtime.ts';
+import { joinAs, teamWorkspace } from '../support/workspaces.ts';
+
+// Checkout and the caller's subscription (interface §4.6) against the local Stripe emulator:
+// the session is made at the provider with the account's one customer, paid on the emulator,
+// and its events (billing-webhook.test.ts) give the plan.
+
+let runtime: Runtime;
+let api: ReturnType<typeof apiClient>;
+beforeAll(async () => {
+  runtime = await startTestRuntime({ rateLimits: { ...generousRateLimits, billing_checkout: { perIp: { limit: 1000, windowSeconds: 3600 }, perCredential: { limit: 5, windowSeconds: 3600 } } } });
+  api = apiClient(runtime);
+});
+afterAll(() => runtime?.stop());
+
+const checkout = (who: SignedIn | Record<string, string>, body: Record<string, unknown>) => api.post('/v1/billing/checkout', body, 'auth' in who ? (who as SignedIn).auth : (who as Record<string, string>));
+const subscription = (who: SignedIn) => api.get('/v1/billing/subscription', who.auth);
+
+async function pay(sessionId: string): Promise<void> {
+  await runtime.stripe.completeCheckout(sessionId);
+  await runtime.stripe.settled();
+}
+
+describe('POST /v1/billing/checkout', () => {
+  it('answers 201 with the provider’s checkout for Pro; paid, the account is Pro; a second checkout is 409', async () => {
+    const buyer = await signIn(runtime, newEmail('checkout'));
+    runtime.stripe.clearRequests();
+    const started = await checkout(buyer, { plan: 'pro', success_path: '/billing?done=1' });
+    expect(started.status).toBe(201);
+    expect(started.body).toEqual({ id: expect.stringMatching(/^cs_/), url: expect.stringContaining(runtime.stripe.url) });
+    // What the provider was asked: one customer for the account (its own idempotency key), then the session.
+    const [customer, session] = runtime.stripe.requests();
+    expect(customer).toMatchObject({ method: 'POST', path: '/v1/customers', idempotency_key: `customer-${buyer.user.id}`, stripe_version: Stripe.API_VERSION });
+    expect(customer!.form).toEqual({ email: buyer.user.email, metadata: { user_id: buyer.user.id } });
+    expect(session).toMatchObject({ method: 'POST', path: '/v1/checkout/sessions', idempotency_key: expect.stringMatching(new RegExp(`^checkout-${buyer.user.id}-`)) });
+    expect(session!.form).toMatchObject({
+      mode: 'subscription',
+      client_reference_id: buyer.user.id,
+      line_items: [{ price: runtime.config.PRICE_PRO, quantity: '1' }],
+      success_url: `${runtime.config.WEB_ORIGIN}/billing?done=1`,
+      cancel_url: `${runtime.config.WEB_ORIGIN}/billing?checkout=cancelled`,
+      metadata: { target: 'user', user_id: buyer.user.id },
+      subscription_data: { metadata: { target: 'user', user_id: buyer.user.id } },
+    });
+    await pay(started.body.id);
+    const read = await subscription(buyer);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ plan: 'pro', tier: 'pro', status: 'active', seats: 1, cancel_at_period_end: false });
+    expect(Date.parse(read.body.current_period_end)).toBeGreaterThan(runtime.clock.now());
+    const again = await checkout(buyer, { plan: 'pro' });
+    expectProblem(again, 409, 'conflict');
+    expect(again.body.reason).toBe('active_subscription');
+  });
+
+  it('sells Team to the workspace’s owner for at least its members, reusing the account’s customer', async () => {
+    const workspace = await teamWorkspace(runtime, 4, 'free');
+    const admin = await joinAs(runtime, workspace, workspace.owner, 'admin');
+    await joinAs(runtime, workspace, workspace.owner, 'member');
+    await api.post(`/v1/workspaces/${workspace.id}/invitations`, { email: newEmail('pending'), role: 'member' }, workspace.owner.auth);
+    expectProblem(await checkout(admin, { plan: 'team', workspace_id: workspace.id }), 403, 'forbidden');
+    expectProblem(await checkout(await signIn(runtime, newEmail('outsider')), { plan: 'team', workspace_id: workspace.id }), 403, 'forbidden');
+    const few = await checkout(workspace.owner, { plan: 'team', workspace_id: workspace.id, seats: 2 });
+    expectProblem(few, 400, 'invalid_request');
+    expect(few.body.errors).toEqual([{ path: 'body.seats', message: 'must be at least the member count, 3' }]);
+    expectProblem(await checkout(workspace.owner, { plan: 'team' }), 400, 'invalid_request');
+
+    runtime.stripe.clearRequests();
+    const started = await checkout(workspace.owner, { plan: 'team', workspace_id: workspace.id });
+    expect(started.status).toBe(201);
+    // The default: a seat for every member and pending invitation.
+    const session = runtime.stripe.requests().find((request) => request.path === '/v1/checkout/sessions')!;
+    expect(session.form).toMatchObject({ line_items: [{ price: runtime.config.PRICE_TEAM_SEAT, quantity: '4' }], metadata: { target: 'workspace', workspace_id: workspace.id } });
+    await pay(started.body.id);
+    expect((await runtime.functions.workspaces.workspaces.get(workspace.id))!.plan).toBe('team');
+    expect(await runtime.functions.workspaces.workspaces.roster(workspace.id)).toMatchObject({ seats: 4, members: 3 });
+    expectProblem(await checkout(workspace.owner, { plan: 'team', workspace_id: workspace.id }), 409, 'conflict');
+    // The owner's account has one customer: a Pro checkout now makes none.
+    runtime.stripe.clearRequests();
+    expect((await checkout(workspace.owner, { plan: 'pro' })).status).toBe(201);
+    expect(runtime.stripe.requests().map((request) => request.path)).toEqual(['/v1/checkout/sessions']);
+    // The members' tier is Team's now.
+    expect((await subscription(admin)).body).toMatchObject({ plan: 'free', tier: 'team', status: null, seats: null });
+  });
+
+  it('answers 400 for a bad body and a return path off this site', async () => {
+    // Each from a person of their own: the per-person limit counts refused requests too.
+    for (const body of [{}, { plan: 'gold' }, { plan: 'pro', seats: 2 }, { plan: 'pro', workspace_id: 'wks_x' }, { plan: 'pro', success_path: '//evil.example/' }, { plan: 'pro', cancel_path: 'https://evil.example/' }, { plan: 'pro', extra: 1 }]) {
+      expectProblem(await checkout(await signIn(runtime, newEmail('bad')), body), 400, 'invalid_request');
+    }
+  });
+
+  it('answers 401 without a session, 403 to an API key, and 429 past the per-person limit', async () => {
+    const buyer = await signIn(runtime, newEmail('limit'));
+    expectProblem(await checkout({}, { plan: 'pro' }), 401, 'unauthorized');
+    const key = await createKey(runtime, buyer, ['secrets:write', 'secrets:read', 'receipts:read']);
+    expectProblem(await checkout(key.auth, { plan: 'pro' }), 403, 'forbidden');
+    let last;
+    for (let i = 0; i < 6; i++) last = await checkout(buyer, { plan: 'pro' });
+    expectProblem(last!, 429, 'rate_limited');
+  });
+});
+
+describe('GET /v1/billing/subscription', () => {
+  it('answers a free account with its usage; 401 without a session, 403 to an API key', async () => {
+    const person = await signIn(runtime, newEmail('free'));
+    await api.post('/v1/secrets', { kind: 'text', envelope: Buffer.alloc(64).toString('base64'), salt: 'A'.repeat(22), size_bytes: 64 }, person.auth);
+    const read = await subscription(person);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual({
+      plan: 'free',
+      tier: 'free',
+      status: null,
+      seats: null,
+      current_period_end: null,
+      cancel_at_period_end: false,
+      usage: { live_secrets: expect.any(Number), bytes_stored: expect.any(Number), calls_this_month: expect.any(Number) },
+    });
+    expectProblem(await api.get('/v1/billing/subscription'), 401, 'unauthorized');
+    const key = await createKey(runtime, person, ['secrets:read']);
+    expectProblem(await api.get('/v1/billing/subscription', key.auth), 403, 'forbidden');
+  });
+});
