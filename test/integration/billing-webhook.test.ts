@@ -145,6 +145,24 @@ describe('POST /v1/billing/webhook', () => {
     expectAllDelivered();
   });
 
+  it('keeps the plan a new subscription gives when the news of an ended one arrives after it', async () => {
+    const buyer = await signIn(runtime, newEmail('again'));
+    const first = await subscribe(buyer, runtime.config.PRICE_PRO, 1, { target: 'user', user_id: buyer.user.id });
+    await runtime.stripe.holdEvents(true);
+    await stripe.subscriptions.update(first, { cancel_at_period_end: true });
+    await runtime.stripe.endPeriod(first);
+    const endOfFirst = runtime.stripe.events().filter((record) => record.deliveries.length === 0).map((record) => record.event.id);
+    // A second subscription is bought, and its news arrives first; the first one's end after it.
+    await subscribe(buyer, runtime.config.PRICE_PRO, 1, { target: 'user', user_id: buyer.user.id });
+    const second = runtime.stripe.events().filter((record) => record.deliveries.length === 0 && !endOfFirst.includes(record.event.id)).map((record) => record.event.id);
+    await runtime.stripe.sendEvents([...second, ...endOfFirst]);
+    await runtime.stripe.holdEvents(false);
+    await runtime.stripe.settled();
+    expect(await planOf(buyer)).toBe('pro');
+    expect((await api.get('/v1/billing/subscription', buyer.auth)).body).toMatchObject({ plan: 'pro', status: 'active' });
+    expectAllDelivered();
+  });
+
   it('answers 400 for a missing, wrong or stale signature, and takes nothing from the body', async () => {
     const buyer = await signIn(runtime, newEmail('forged'));
     const payload = JSON.stringify({ id: 'evt_forged', object: 'event', type: 'customer.subscription.updated', data: { object: { id: 'sub_forged', object: 'subscription' } } });
