@@ -2,6 +2,7 @@ import { LazyStripeProvider, stripeSettings } from '../shared/adapters/stripeSec
 import { billingRequests } from '../shared/api/billing.ts';
 import { toIso } from '../shared/clock.ts';
 import { startCheckout, type CheckoutPorts } from '../shared/domain/billing/checkout.ts';
+import { listInvoices, openPortal, type CustomerPorts } from '../shared/domain/billing/customer.ts';
 import { readSubscription } from '../shared/domain/billing/subscription.ts';
 import type { TierPorts } from '../shared/domain/billing/tier.ts';
 import type { UsageReadPorts } from '../shared/domain/usage/read.ts';
@@ -16,11 +17,36 @@ import { DynamoUsageReports } from '../shared/store/usageReports.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
 import { DynamoCheckoutWorkspaces } from '../shared/store/workspaceMembership.ts';
 
-/** The billing group (interface §4.6): checkout and the caller's subscription. */
+/** The billing group (interface §4.6): checkout, the portal, invoices and the caller's subscription. */
 export const operations: Operations<'billing', BillingDeps> = {
   async startCheckout(request, deps) {
     const session = await startCheckout(request.body, requireSession(request.principal).userId, deps);
     return { status: 201, body: { id: session.id, url: session.url } };
+  },
+
+  async listInvoices(request, deps) {
+    const { limit, cursor } = request.query;
+    const page = await listInvoices(requireSession(request.principal).userId, limit, cursor ?? null, deps);
+    return {
+      status: 200,
+      body: {
+        items: page.items.map((invoice) => ({
+          id: invoice.id,
+          number: invoice.number,
+          status: invoice.status,
+          total: invoice.total,
+          currency: invoice.currency,
+          created_at: toIso(invoice.createdAt),
+          hosted_invoice_url: invoice.hostedInvoiceUrl,
+          invoice_pdf: invoice.invoicePdf,
+        })),
+        next_cursor: page.nextCursor,
+      },
+    };
+  },
+
+  async openPortal(request, deps) {
+    return { status: 201, body: await openPortal(requireSession(request.principal).userId, request.body.return_path, deps) };
   },
 
   async readSubscription(request, deps) {
@@ -42,7 +68,7 @@ export const operations: Operations<'billing', BillingDeps> = {
 };
 
 /** The billing group's wiring: the provider (its secrets read at the first request), billing, a workspace's owner and roster, tiers, usage. */
-export type BillingDeps = ApiDeps & CheckoutPorts & TierPorts & UsageReadPorts;
+export type BillingDeps = ApiDeps & CheckoutPorts & CustomerPorts & TierPorts & UsageReadPorts;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'paymentProvider'>): BillingDeps {
   const { db, config } = platform;

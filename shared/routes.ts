@@ -198,6 +198,10 @@ export const workspacesRoutes = [
 export const billingRoutes = [
   { method: 'POST', path: '/v1/billing/checkout', group: 'billing', operation: 'startCheckout', credential: 'session', scope: null, rate: 'billing_checkout',
     body: 'CheckoutRequest', query: none, reply: { status: 201, body: 'CheckoutCreated' }, errors: [400, 401, 403, 409, 429] },
+  { method: 'GET', path: '/v1/billing/invoices', group: 'billing', operation: 'listInvoices', credential: 'session', scope: null, rate: null,
+    body: none, query: 'InvoiceListQuery', reply: { status: 200, body: 'InvoiceList' }, errors: [400, 401, 403, 404] },
+  { method: 'POST', path: '/v1/billing/portal', group: 'billing', operation: 'openPortal', credential: 'session', scope: null, rate: null,
+    body: 'PortalRequest', query: none, reply: { status: 201, body: 'PortalCreated' }, errors: [400, 401, 403, 404] },
   { method: 'GET', path: '/v1/billing/subscription', group: 'billing', operation: 'readSubscription', credential: 'session', scope: null, rate: null,
     body: none, query: none, reply: { status: 200, body: 'BillingSubscription' }, errors: [401, 403] },
 ] as const satisfies readonly Route[];

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import type { Clock } from '../clock.ts';
 import type { ProviderEvent, ProviderSubscription, SubscriptionStatus } from '../domain/billing/model.ts';
-import { InvalidSignature, type CheckoutRequest, type PaymentProvider } from '../domain/billing/ports.ts';
+import { InvalidSignature, type CheckoutRequest, type PaymentProvider, type ProviderInvoice } from '../domain/billing/ports.ts';
 
 /** How far a webhook's signed timestamp may be from now (issue 16; Stripe's own default). */
 export const signatureToleranceSeconds = 300;
@@ -100,6 +100,28 @@ export class StripeProvider implements PaymentProvider {
     );
     if (!session.url) throw new Error('the provider answered a checkout session without a URL');
     return { id: session.id, url: session.url };
+  }
+
+  async createPortalSession(customerId: string, returnUrl: string): Promise<{ url: string }> {
+    const session = await this.stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
+    return { url: session.url };
+  }
+
+  async listInvoices(customerId: string, limit: number, startingAfter: string | null): Promise<{ items: ProviderInvoice[]; hasMore: boolean }> {
+    const page = await this.stripe.invoices.list({ customer: customerId, limit, ...(startingAfter ? { starting_after: startingAfter } : {}) });
+    return {
+      items: page.data.map((invoice) => ({
+        id: invoice.id!,
+        number: invoice.number ?? null,
+        status: invoice.status ?? null,
+        total: invoice.total,
+        currency: invoice.currency,
+        createdAt: invoice.created * 1000,
+        hostedInvoiceUrl: invoice.hosted_invoice_url ?? null,
+        invoicePdf: invoice.invoice_pdf ?? null,
+      })),
+      hasMore: page.has_more,
+    };
   }
 
   async retrieveSubscription(id: string): Promise<ProviderSubscription | null> {

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { ProviderEvent, ProviderSubscription } from '../domain/billing/model.ts';
-import type { CheckoutRequest, PaymentProvider } from '../domain/billing/ports.ts';
+import type { CheckoutRequest, PaymentProvider, ProviderInvoice } from '../domain/billing/ports.ts';
 import { StripeProvider, stripeClient, type StripeSettings } from './stripe.ts';
 
 const storedSecrets = z.object({ secret_key: z.string().check(z.regex(/^(sk|rk)_/)), webhook_secret: z.string().check(z.regex(/^whsec_/)) });
@@ -57,6 +57,14 @@ export class LazyStripeProvider implements PaymentProvider {
 
   async createCheckoutSession(request: CheckoutRequest): Promise<{ id: string; url: string }> {
     return (await this.get()).createCheckoutSession(request);
+  }
+
+  async createPortalSession(customerId: string, returnUrl: string): Promise<{ url: string }> {
+    return (await this.get()).createPortalSession(customerId, returnUrl);
+  }
+
+  async listInvoices(customerId: string, limit: number, startingAfter: string | null): Promise<{ items: ProviderInvoice[]; hasMore: boolean }> {
+    return (await this.get()).listInvoices(customerId, limit, startingAfter);
   }
 
   async retrieveSubscription(id: string): Promise<ProviderSubscription | null> {

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { nullableTimestamp } from './output.ts';
+import { pageQuery } from './input.ts';
+import { nullableTimestamp, page, timestamp } from './output.ts';
 
 const plans = ['free', 'pro', 'team', 'enterprise'] as const;
 /** A return path of the web client (`/billing?checkout=done`): its own origin only. */
@@ -16,11 +17,27 @@ const checkoutRequest = z.strictObject({
 /** What the billing group's routes take (interface §4.6). */
 export const billingRequests = {
   CheckoutRequest: checkoutRequest,
+  PortalRequest: z.strictObject({ return_path: z.optional(returnPath) }),
+  InvoiceListQuery: pageQuery({ default: 10, max: 100 }),
 };
 
 /** What they answer: types and the document only. */
 export const billingReplies = {
   CheckoutCreated: z.strictObject({ id: z.string(), url: z.string() }),
+  PortalCreated: z.strictObject({ url: z.string() }),
+  InvoiceList: page(
+    z.strictObject({
+      id: z.string(),
+      number: z.nullable(z.string()),
+      status: z.nullable(z.string()),
+      /** In the currency's smallest unit (cents). */
+      total: z.int(),
+      currency: z.string(),
+      created_at: timestamp,
+      hosted_invoice_url: z.nullable(z.string()),
+      invoice_pdf: z.nullable(z.string()),
+    }),
+  ),
   BillingSubscription: z.strictObject({
     /** The account's own plan; `tier` is what it uses (the highest of it and its workspaces'). */
     plan: z.enum(plans),

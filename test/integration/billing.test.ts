@@ -125,3 +125,52 @@ describe('GET /v1/billing/subscription', () => {
     expectProblem(await api.get('/v1/billing/subscription', key.auth), 403, 'forbidden');
   });
 });
+
+describe('the customer’s portal and invoices', () => {
+  it('answers 404 before a checkout; then the portal of the caller’s own customer, and its invoices newest first, paged', async () => {
+    const buyer = await signIn(runtime, newEmail('invoices'));
+    expectProblem(await api.post('/v1/billing/portal', {}, buyer.auth), 404, 'not_found');
+    expectProblem(await api.get('/v1/billing/invoices', buyer.auth), 404, 'not_found');
+    const started = await checkout(buyer, { plan: 'pro' });
+    await pay(started.body.id);
+    // A month later the subscription renews: a second invoice.
+    const subscriptionId = (await runtime.functions.billing.billing.subscriptionOf({ kind: 'user', userId: buyer.user.id }))!.id;
+    await runtime.stripe.endPeriod(subscriptionId);
+    await runtime.stripe.settled();
+    const all = await api.get('/v1/billing/invoices', buyer.auth);
+    expect(all.status).toBe(200);
+    expect(all.body.items).toHaveLength(2);
+    expect(all.body.items[0]).toEqual({
+      id: expect.stringMatching(/^in_/),
+      number: expect.any(String),
+      status: 'paid',
+      total: 1200,
+      currency: 'usd',
+      created_at: expect.any(String),
+      hosted_invoice_url: expect.stringContaining(runtime.stripe.url),
+      invoice_pdf: expect.stringContaining(runtime.stripe.url),
+    });
+    expect(Date.parse(all.body.items[0].created_at)).toBeGreaterThanOrEqual(Date.parse(all.body.items[1].created_at));
+    const first = await api.get('/v1/billing/invoices?limit=1', buyer.auth);
+    expect(first.body.items).toEqual([all.body.items[0]]);
+    const second = await api.get(`/v1/billing/invoices?limit=1&cursor=${first.body.next_cursor}`, buyer.auth);
+    expect(second.body).toEqual({ items: [all.body.items[1]], next_cursor: null });
+    expectProblem(await api.get('/v1/billing/invoices?cursor=nope', buyer.auth), 400, 'invalid_request');
+
+    runtime.stripe.clearRequests();
+    const portal = await api.post('/v1/billing/portal', { return_path: '/billing?from=portal' }, buyer.auth);
+    expect(portal.status).toBe(201);
+    expect(portal.body).toEqual({ url: expect.stringContaining(`${runtime.stripe.url}/`) });
+    expect(runtime.stripe.requests()[0]).toMatchObject({ method: 'POST', path: '/v1/billing_portal/sessions', form: { return_url: `${runtime.config.WEB_ORIGIN}/billing?from=portal` } });
+    expectProblem(await api.post('/v1/billing/portal', { return_path: '//evil.example' }, buyer.auth), 400, 'invalid_request');
+  });
+
+  it('answers 401 without a session and 403 to an API key', async () => {
+    const person = await signIn(runtime, newEmail('portal-key'));
+    const key = await createKey(runtime, person, ['secrets:read']);
+    expectProblem(await api.post('/v1/billing/portal', {}), 401, 'unauthorized');
+    expectProblem(await api.post('/v1/billing/portal', {}, key.auth), 403, 'forbidden');
+    expectProblem(await api.get('/v1/billing/invoices'), 401, 'unauthorized');
+    expectProblem(await api.get('/v1/billing/invoices', key.auth), 403, 'forbidden');
+  });
+});

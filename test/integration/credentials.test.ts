@@ -180,7 +180,19 @@ const cases: Record<string, Case> = {
   // A Pro checkout for the main user, a fresh session at the emulator each time (never paid, so never 409).
   'POST /v1/billing/checkout': { success: 201, prepare: async () => ({ path: '/v1/billing/checkout', json: { plan: 'pro' } }) },
   'GET /v1/billing/subscription': { success: 200, prepare: async () => ({ path: '/v1/billing/subscription' }) },
+  // The portal and invoices are the main user's customer's: one exists once a checkout was started.
+  'POST /v1/billing/portal': { success: 201, prepare: async () => ({ path: '/v1/billing/portal', json: { return_path: '/billing' }, ...(await customerOfMain()) }) },
+  'GET /v1/billing/invoices': { success: 200, prepare: async () => ({ path: '/v1/billing/invoices', ...(await customerOfMain()) }) },
 };
+
+let mainCustomer: Promise<void> | undefined;
+/** The main user's customer at the payment provider, made by a checkout started once. */
+function customerOfMain(): Promise<Record<string, never>> {
+  mainCustomer ??= api.post('/v1/billing/checkout', { plan: 'pro' }, main.auth).then((reply) => {
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  });
+  return mainCustomer.then(() => ({}));
+}
 
 let mainWorkspace: Promise<string> | undefined;
 /** A Team workspace the main user owns (made once; `fresh` makes another), with seats to spare. */

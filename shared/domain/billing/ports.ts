@@ -18,11 +18,28 @@ export interface CheckoutRequest {
   idempotencyKey: string;
 }
 
+/** An invoice as the provider lists it. */
+export interface ProviderInvoice {
+  id: string;
+  number: string | null;
+  status: string | null;
+  /** In the currency's smallest unit (cents). */
+  total: number;
+  currency: string;
+  createdAt: number;
+  hostedInvoiceUrl: string | null;
+  invoicePdf: string | null;
+}
+
 /** The payment provider, as the service uses it (shared/adapters/stripe.ts). */
 export interface PaymentProvider {
   /** A customer for an account (`idempotencyKey` per account: a retry makes no second one). */
   createCustomer(email: string, userId: string, idempotencyKey: string): Promise<string>;
   createCheckoutSession(request: CheckoutRequest): Promise<{ id: string; url: string }>;
+  /** The provider's billing portal for a customer, coming back to `returnUrl`. */
+  createPortalSession(customerId: string, returnUrl: string): Promise<{ url: string }>;
+  /** A customer's invoices, newest first, after `startingAfter` (an invoice id). */
+  listInvoices(customerId: string, limit: number, startingAfter: string | null): Promise<{ items: ProviderInvoice[]; hasMore: boolean }>;
   /** The event in a webhook's raw body, if its signature holds for the body and is within the tolerance; else throws `InvalidSignature`. */
   verifyEvent(rawBody: Buffer, signature: string | null): Promise<ProviderEvent>;
   /** The subscription as the provider has it now; null when the provider has none by this id. */

@@ -1,0 +1,31 @@
+import { HttpError } from '../../http/errors.ts';
+import type { BillingPorts, BillingStore, PaymentProvider, ProviderInvoice } from './ports.ts';
+
+export interface CustomerPorts {
+  provider: Pick<PaymentProvider, 'createPortalSession' | 'listInvoices'>;
+  billing: Pick<BillingStore, 'customerOf'>;
+  config: BillingPorts['config'];
+}
+
+/** The caller's own customer at the provider; 404 for an account that never started a checkout. */
+async function ownCustomer(userId: string, ports: CustomerPorts): Promise<string> {
+  const customerId = await ports.billing.customerOf(userId);
+  if (!customerId) throw new HttpError(404, 'not_found', 'This account has no billing yet: buy a plan first.');
+  return customerId;
+}
+
+/** The provider's billing portal for the caller's own customer (cards, invoices, cancelling), back to a page of this site. */
+export async function openPortal(userId: string, returnPath: string | undefined, ports: CustomerPorts): Promise<{ url: string }> {
+  const customerId = await ownCustomer(userId, ports);
+  return ports.provider.createPortalSession(customerId, `${ports.config.WEB_ORIGIN}${returnPath ?? '/billing'}`);
+}
+
+/** The caller's invoices, newest first, paged by the last one's id. */
+export async function listInvoices(userId: string, limit: number, cursor: string | null, ports: CustomerPorts): Promise<{ items: ProviderInvoice[]; nextCursor: string | null }> {
+  const customerId = await ownCustomer(userId, ports);
+  if (cursor !== null && !/^in_[A-Za-z0-9]{1,64}$/.test(cursor)) {
+    throw new HttpError(400, 'invalid_request', 'Not a cursor of this listing.', { errors: [{ path: 'query.cursor', message: 'is not a cursor this listing gave' }] });
+  }
+  const page = await ports.provider.listInvoices(customerId, limit, cursor);
+  return { items: page.items, nextCursor: page.hasMore && page.items.length > 0 ? page.items.at(-1)!.id : null };
+}
