@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Request } from 'playwright-core';
 import type { Runtime } from '../../local/runtime.ts';
+import { latestCode } from '../support/accounts.ts';
 import { startTestRuntime } from '../support/runtime.ts';
 
 export const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -199,4 +200,21 @@ export async function stopRuntimeAndBrowser(runtime: Runtime | undefined, browse
 /** Records a value no browser may ever send (checked by `findLeaks` at the end of a file). */
 export function guard(guarded: Map<string, string>, label: string, value: string): void {
   guarded.set(`${label} (${guarded.size})`, value);
+}
+
+/** On the sign-in page: the address typed, a code asked for, and the one the runtime's outbox got typed in. */
+export async function typeSignInCode(s: Session, runtime: Pick<Runtime, 'outbox'>, email: string): Promise<void> {
+  await s.page.fill('#email', email);
+  await s.page.click('#send-code');
+  await s.page.waitForSelector('html[data-step="code"]');
+  await s.page.fill('#code', latestCode(runtime, email)!);
+  await s.page.click('#verify-button');
+}
+
+/** Signs in through the page (`/signin`, or with `?next=`) and waits to land on `next`'s path. */
+export async function signInThroughPage(s: Session, runtime: Pick<Runtime, 'url' | 'outbox'>, email: string, next = '/account'): Promise<void> {
+  await s.page.goto(`${runtime.url}/signin${next === '/account' ? '' : `?next=${encodeURIComponent(next)}`}`);
+  await s.ready('signin');
+  await typeSignInCode(s, runtime, email);
+  await s.page.waitForURL((url) => url.pathname === new URL(next, 'http://localhost').pathname);
 }

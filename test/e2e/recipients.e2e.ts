@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { sealText, toBase64 } from '../../shared/envelope/index.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
-import { latestCode, mailsTo, newEmail } from '../support/accounts.ts';
+import { mailsTo, newEmail } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
-import { findLeaks, guard as guardValue, type LeakAllowance, Session, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser } from './harness.ts';
+import { findLeaks, guard as guardValue, type LeakAllowance, Session, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser, signInThroughPage } from './harness.ts';
 
 let runtime: Runtime;
 let browser: Browser;
@@ -89,14 +89,7 @@ async function finish(s: Session): Promise<void> {
 
 /** Signs in through the page, the code read from the outbox, and lands on My secrets. */
 async function signIn(s: Session, email: string): Promise<void> {
-  await s.page.goto(`${runtime.url}/signin`);
-  await s.ready('signin');
-  await s.page.fill('#email', email);
-  await s.page.click('#send-code');
-  await s.page.waitForSelector('html[data-step="code"]');
-  await s.page.fill('#code', latestCode(runtime, email)!);
-  await s.page.click('#verify-button');
-  await s.page.waitForURL((url) => url.pathname === '/account');
+  await signInThroughPage(s, runtime, email);
   await s.ready('account');
 }
 

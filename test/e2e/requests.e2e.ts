@@ -34,9 +34,9 @@ import {
   type RequestKem,
 } from '../../shared/envelope/index.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
-import { latestCode, newEmail, signIn as signInOverApi } from '../support/accounts.ts';
+import { newEmail, signIn as signInOverApi } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
-import { findLeaks, guard as guardValue, Session, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser } from './harness.ts';
+import { findLeaks, guard as guardValue, Session, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser, signInThroughPage } from './harness.ts';
 
 const MiB = 1024 * 1024;
 let runtime: Runtime;
@@ -139,14 +139,7 @@ async function finish(s: Session, keyStore = false, expected?: RegExp): Promise<
 }
 
 async function signIn(s: Session, email: string): Promise<void> {
-  await s.page.goto(`${runtime.url}/signin?next=/requests`);
-  await s.ready('signin');
-  await s.page.fill('#email', email);
-  await s.page.click('#send-code');
-  await s.page.waitForSelector('html[data-step="code"]');
-  await s.page.fill('#code', latestCode(runtime, email)!);
-  await s.page.click('#verify-button');
-  await s.page.waitForURL((url) => url.pathname === '/requests');
+  await signInThroughPage(s, runtime, email, '/requests');
   await requestsReady(s);
 }
 

@@ -18,10 +18,10 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { sealText, toBase64 } from '../../shared/envelope/index.ts';
-import { latestCode, mailsTo, newEmail, type SignedIn } from '../support/accounts.ts';
+import { mailsTo, newEmail, type SignedIn } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
 import { invitationToken, joinAs, send, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
-import { findLeaks, guard as guardValue, Session, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser } from './harness.ts';
+import { findLeaks, guard as guardValue, Session, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser, signInThroughPage } from './harness.ts';
 
 const MiB = 1024 * 1024;
 let runtime: Runtime;
@@ -135,14 +135,7 @@ async function finish(s: Session): Promise<void> {
 
 /** Signs in through the page, the code read from the outbox. */
 async function signIn(s: Session, email: string): Promise<void> {
-  await s.page.goto(`${runtime.url}/signin`);
-  await s.ready('signin');
-  await s.page.fill('#email', email);
-  await s.page.click('#send-code');
-  await s.page.waitForSelector('html[data-step="code"]');
-  await s.page.fill('#code', latestCode(runtime, email)!);
-  await s.page.click('#verify-button');
-  await s.page.waitForURL((url) => url.pathname === '/account');
+  await signInThroughPage(s, runtime, email);
   await s.ready('account');
 }
 

@@ -21,10 +21,10 @@ import { crc32, deflateSync } from 'node:zlib';
 import type { Browser, Download } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
-import { latestCode, newEmail, signIn as signInOverApi, type SignedIn } from '../support/accounts.ts';
+import { newEmail, signIn as signInOverApi, type SignedIn } from '../support/accounts.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
 import { invitationToken, setWorkspace } from '../support/workspaces.ts';
-import { findLeaks, guard as guardValue, launchChromium, Session, settleTraffic, stopRuntimeAndBrowser } from './harness.ts';
+import { findLeaks, guard as guardValue, launchChromium, Session, settleTraffic, stopRuntimeAndBrowser, signInThroughPage, typeSignInCode } from './harness.ts';
 
 let runtime: Runtime;
 let browser: Browser;
@@ -75,20 +75,8 @@ async function session(name: string, options: { narrow?: boolean; dark?: boolean
 }
 
 /** Signs in through the page (the code from the outbox) and waits for the page `next` leads to. */
-async function signIn(s: Session, email: string, next: string): Promise<void> {
-  await s.page.goto(`${runtime.url}/signin?next=${encodeURIComponent(next)}`);
-  await s.ready('signin');
-  await typeCodeFor(s, email);
-  await s.page.waitForURL((url) => url.pathname === next);
-}
-
-async function typeCodeFor(s: Session, email: string): Promise<void> {
-  await s.page.fill('#email', email);
-  await s.page.click('#send-code');
-  await s.page.waitForSelector('html[data-step="code"]');
-  await s.page.fill('#code', latestCode(runtime, email)!);
-  await s.page.click('#verify-button');
-}
+const signIn = (s: Session, email: string, next: string) => signInThroughPage(s, runtime, email, next);
+const typeCodeFor = (s: Session, email: string) => typeSignInCode(s, runtime, email);
 
 const ready = (s: Session, page: 'workspaces' | 'workspace' | 'join') => s.page.waitForSelector(`html[data-ready="${page}"]`);
 
