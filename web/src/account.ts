@@ -216,9 +216,10 @@ async function attachAll(): Promise<void> {
   attachTitle.textContent = attached === results.length ? 'Attached' : 'Attached, with exceptions';
   attachText.textContent = `${plural(attached, 'secret', 'secrets')} of ${results.length} attached to your account.`;
   renderAttach();
-  await secrets.reload();
+  // Said and focused with the results, not after the list is read again: focus must not wait on the network.
   announce(attachText.textContent);
   focusHeading(attachTitle);
+  await secrets.reload();
 }
 
 function forgetAll(): void {
