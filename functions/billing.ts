@@ -1,8 +1,12 @@
+import { SESClient } from '@aws-sdk/client-ses';
+import { SesMailer } from '../shared/adapters/ses.ts';
 import { LazyStripeProvider, stripeSettings } from '../shared/adapters/stripeSecrets.ts';
 import { billingRequests } from '../shared/api/billing.ts';
 import { toIso } from '../shared/clock.ts';
 import { startCheckout, type CheckoutPorts } from '../shared/domain/billing/checkout.ts';
 import { listInvoices, openPortal, type CustomerPorts } from '../shared/domain/billing/customer.ts';
+import { sendEnterpriseInquiry, type EnterpriseInquiryPorts } from '../shared/domain/billing/enterprise.ts';
+import { changeSeats, type SeatsPorts } from '../shared/domain/billing/seats.ts';
 import { readSubscription } from '../shared/domain/billing/subscription.ts';
 import type { TierPorts } from '../shared/domain/billing/tier.ts';
 import type { UsageReadPorts } from '../shared/domain/usage/read.ts';
@@ -17,7 +21,7 @@ import { DynamoUsageReports } from '../shared/store/usageReports.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
 import { DynamoCheckoutWorkspaces } from '../shared/store/workspaceMembership.ts';
 
-/** The billing group (interface §4.6): checkout, the portal, invoices and the caller's subscription. */
+/** The billing group (interface §4.6): checkout, the portal, invoices, the caller's subscription, a Team's seats, and Enterprise enquiries. */
 export const operations: Operations<'billing', BillingDeps> = {
   async startCheckout(request, deps) {
     const session = await startCheckout(request.body, requireSession(request.principal).userId, deps);
@@ -65,16 +69,28 @@ export const operations: Operations<'billing', BillingDeps> = {
       },
     };
   },
+
+  async changeSeats(request, deps) {
+    const { workspace_id: workspaceId, seats } = request.body;
+    const changed = await changeSeats(workspaceId, seats, requireSession(request.principal).userId, deps);
+    return { status: 200, body: { workspace_id: workspaceId, seats: changed.seats } };
+  },
+
+  async sendEnterpriseInquiry(request, deps) {
+    await sendEnterpriseInquiry(request.body, deps);
+    return { status: 202, body: { accepted: true } };
+  },
 };
 
-/** The billing group's wiring: the provider (its secrets read at the first request), billing, a workspace's owner and roster, tiers, usage. */
-export type BillingDeps = ApiDeps & CheckoutPorts & CustomerPorts & TierPorts & UsageReadPorts;
+/** The billing group's wiring: the provider (its secrets read at the first request), billing, a workspace's owner and roster, tiers, usage, and the mailer (enquiries to sales). */
+export type BillingDeps = ApiDeps & CheckoutPorts & CustomerPorts & SeatsPorts & TierPorts & UsageReadPorts & EnterpriseInquiryPorts;
 
-export function compose(platform: Platform, adapters: Pick<Adapters, 'paymentProvider'>): BillingDeps {
+export function compose(platform: Platform, adapters: Pick<Adapters, 'paymentProvider' | 'mailer'>): BillingDeps {
   const { db, config } = platform;
   return {
     ...apiDeps(platform),
     provider: adapters.paymentProvider,
+    mailer: adapters.mailer,
     billing: new DynamoBillingStore(db, config.TABLE_NAME),
     users: new DynamoUserStore(db, config.TABLE_NAME),
     checkoutWorkspaces: new DynamoCheckoutWorkspaces(db, config.TABLE_NAME),
@@ -85,5 +101,10 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'paymentPro
 
 export const createHandler = (deps: BillingDeps) => groupHandler(billingRoutes, operations, billingRequests, deps);
 export const handler = lambdaEntry((platform) =>
-  createHandler(compose(platform, { paymentProvider: new LazyStripeProvider(() => stripeSettings(platform.config), platform.clock) })),
+  createHandler(
+    compose(platform, {
+      paymentProvider: new LazyStripeProvider(() => stripeSettings(platform.config), platform.clock),
+      mailer: new SesMailer(new SESClient({ region: platform.config.REGION }), platform.config.MAIL_FROM),
+    }),
+  ),
 );

@@ -63,7 +63,8 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   (GetItem of the user);
  * - billing: the account's customer and the target's subscription (GetItem; UpdateItem to keep a
  *   new customer), a workspace's owner and roster for a Team checkout (GetItem), the caller's
- *   tier and usage (GetItem, Query gsi1, BatchGetItem);
+ *   tier and usage (GetItem, Query gsi1, BatchGetItem), a Team's seats (UpdateItem of the roster,
+ *   then the provider's answer applied as an event is: PutItem of the marker and the copy);
  * - billingWebhook: an event applied once (PutItem of its marker, conditional), the subscription's
  *   copy (PutItem), the plan it gives (UpdateItem of the user, or of the workspace and its roster),
  *   the buyer's address to mail a failed payment (GetItem);
@@ -83,7 +84,7 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   schedule: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi2'] },
   webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
   workspaces: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'BatchGetItem'], query: ['table', 'gsi1'] },
-  billing: { items: ['GetItem', 'UpdateItem', 'BatchGetItem'], query: ['gsi1'] },
+  billing: { items: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], query: ['gsi1'] },
   billingWebhook: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: [] },
   openapi: { items: [], query: [] },
   relay: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
@@ -117,8 +118,8 @@ export const fileAccess: Readonly<Record<FunctionName, readonly ObjectAction[]>>
   deliveries: [],
 };
 
-/** Functions that send mail through SES (sign-in codes; gate codes; an endpoint switched off; invitations and notices of workspaces; a failed payment). */
-export const mailSenders: readonly FunctionName[] = ['account', 'gate', 'deliveries', 'workspaces', 'billingWebhook'];
+/** Functions that send mail through SES (sign-in codes; gate codes; an endpoint switched off; invitations and notices of workspaces; Enterprise enquiries; a failed payment). */
+export const mailSenders: readonly FunctionName[] = ['account', 'gate', 'deliveries', 'workspaces', 'billing', 'billingWebhook'];
 
 /** Functions that call the payment provider, and so read its secrets (Secrets Manager). */
 export const paymentProviderCallers: readonly FunctionName[] = ['billing', 'billingWebhook'];

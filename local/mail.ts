@@ -30,7 +30,14 @@ export class LocalOutbox implements Mailer {
   }
 
   async send(message: MailMessage): Promise<void> {
-    const entry: OutboxEntry = { from: this.options.from, to: message.to, subject: message.subject, text: message.text, sent_at: new Date(this.clock.now()).toISOString() };
+    const entry: OutboxEntry = {
+      from: this.options.from,
+      to: message.to,
+      ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+      subject: message.subject,
+      text: message.text,
+      sent_at: new Date(this.clock.now()).toISOString(),
+    };
     this.entries.push(entry);
     if (this.options.dataDir) {
       const name = `${entry.sent_at.replaceAll(':', '-')}-${String(this.entries.length).padStart(6, '0')}.json`;

@@ -33,6 +33,7 @@ import type { AppLogger } from '../shared/logger.ts';
 import type { Group } from '../shared/routes.ts';
 import { ensureTable, startDynamoLocal, type LocalDynamo } from './dynamodb.ts';
 import { gatewayListener } from './gateway.ts';
+import { devRoutes } from './devRoutes.ts';
 import { LocalOutbox, type OutboxEntry } from './mail.ts';
 import { InProcessQueue } from './queue.ts';
 import { LocalScheduler } from './scheduler.ts';
@@ -268,7 +269,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     listener = gatewayListener({
       handlers,
       webOrigin: runConfig.WEB_ORIGIN,
-      localRoutes: (request, response) => devRoutes(request, response, outbox) || serveWeb(web, request, response, s3.endpoint),
+      localRoutes: (request, response) => devRoutes(request, response, { outbox, stripe }) || serveWeb(web, request, response, s3.endpoint),
     });
 
     if (options.background) {
@@ -354,20 +355,4 @@ function localSealingKey(file: string): Buffer {
   const key = randomBytes(32);
   writeFileSync(file, key, { mode: 0o600 });
   return key;
-}
-
-/**
- * Names a browser sends as `Host` for this machine. A page of another site that rebinds its own
- * name to 127.0.0.1 reaches this port with that name as `Host`, as its own origin, so it can
- * read what it fetches: the local-only routes answer loopback names only.
- */
-const loopbackHost = /^(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/i;
-
-/** Local-only routes; they do not exist in AWS (any other `Host` gets the 404 of an unknown path). */
-function devRoutes(request: IncomingMessage, response: ServerResponse, outbox: LocalOutbox): boolean {
-  const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-  if (path !== '/_dev/mail' || request.method !== 'GET' || !loopbackHost.test(request.headers.host ?? '')) return false;
-  response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  response.end(JSON.stringify(outbox.list()));
-  return true;
 }

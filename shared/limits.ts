@@ -97,6 +97,15 @@ export const workspaceLimits = {
   allowedRecipientDomains: 50,
 } as const;
 
+/** Contract plans, set by sales' admin command (scripts/set-plan.ts). */
+export const contractPlanLimits = {
+  /** A workspace's seats under a contract: Team's checkout sells up to 10,000, a contract may go further. */
+  seats: { min: 1, max: 1_000_000 },
+  /** Why, and who asked: one line each, kept on the item and in a workspace's audit row. */
+  noteChars: 500,
+  byChars: 200,
+} as const;
+
 /** Curl mode (`POST /v1/curl`): the raw body the server seals, at most this long (413 beyond). */
 export const curlLimits = {
   maxBodyBytes: 1024 * 1024,
@@ -136,6 +145,16 @@ export const defaultRateLimits: RateLimits = {
   request_response: { perIp: { limit: 30, windowSeconds: 60 } },
   /** Each checkout makes a session at the payment provider: a person needs a few. */
   billing_checkout: { perIp: { limit: 30, windowSeconds: 3600 }, perCredential: { limit: 10, windowSeconds: 3600 } },
+  /** Each enquiry is a mail to sales: a person sends one, a script many. */
+  enterprise_inquiry: { perIp: { limit: 5, windowSeconds: 3600 } },
+};
+
+/** An Enterprise enquiry (interface §4.6): what sales need to call back, kept to a mail's worth. */
+export const enterpriseInquiryLimits = {
+  name: { max: 200 },
+  company: { max: 200 },
+  message: { max: 5000 },
+  seats: { max: 1_000_000 },
 };
 
 /**

@@ -47,7 +47,8 @@ export type RateClass =
   | 'curl'
   | 'file_upload'
   | 'request_response'
-  | 'billing_checkout';
+  | 'billing_checkout'
+  | 'enterprise_inquiry';
 
 /** Error statuses a route may answer (problem+json); success statuses are the `reply`'s. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 421 | 423 | 425 | 429;
@@ -194,7 +195,7 @@ export const workspacesRoutes = [
     body: 'AcceptInvitationRequest', query: none, reply: { status: 200, body: 'InvitationAccepted' }, errors: [400, 401, 403, 404, 410] },
 ] as const satisfies readonly Route[];
 
-/** Interface §4.6: billing (the rest of the group's routes come with the rest of issue 16). Session only: an API key reads no billing. */
+/** Interface §4.6: billing. Session only (an API key reads no billing), but for an Enterprise enquiry, which anyone may send. */
 export const billingRoutes = [
   { method: 'POST', path: '/v1/billing/checkout', group: 'billing', operation: 'startCheckout', credential: 'session', scope: null, rate: 'billing_checkout',
     body: 'CheckoutRequest', query: none, reply: { status: 201, body: 'CheckoutCreated' }, errors: [400, 401, 403, 409, 429] },
@@ -204,6 +205,10 @@ export const billingRoutes = [
     body: 'PortalRequest', query: none, reply: { status: 201, body: 'PortalCreated' }, errors: [400, 401, 403, 404] },
   { method: 'GET', path: '/v1/billing/subscription', group: 'billing', operation: 'readSubscription', credential: 'session', scope: null, rate: null,
     body: none, query: none, reply: { status: 200, body: 'BillingSubscription' }, errors: [401, 403] },
+  { method: 'PATCH', path: '/v1/billing/seats', group: 'billing', operation: 'changeSeats', credential: 'session', scope: null, rate: null,
+    body: 'SeatsRequest', query: none, reply: { status: 200, body: 'SeatsChanged' }, errors: [400, 401, 403, 404] },
+  { method: 'POST', path: '/v1/billing/enterprise-inquiry', group: 'billing', operation: 'sendEnterpriseInquiry', credential: 'public', scope: null, rate: 'enterprise_inquiry',
+    body: 'EnterpriseInquiryRequest', query: none, reply: { status: 202, body: 'EnterpriseInquiryAccepted' }, errors: [400, 429] },
 ] as const satisfies readonly Route[];
 
 /**

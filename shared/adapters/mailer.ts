@@ -1,5 +1,7 @@
 export interface MailMessage {
   to: string;
+  /** Where a reply goes when it is not the sender (an enquiry answered to whoever sent it). */
+  replyTo?: string;
   subject: string;
   text: string;
 }

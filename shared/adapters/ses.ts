@@ -13,6 +13,7 @@ export class SesMailer implements Mailer {
       new SendEmailCommand({
         Source: this.from,
         Destination: { ToAddresses: [message.to] },
+        ...(message.replyTo ? { ReplyToAddresses: [message.replyTo] } : {}),
         Message: {
           Subject: { Data: message.subject, Charset: 'UTF-8' },
           Body: { Text: { Data: message.text, Charset: 'UTF-8' } },

@@ -47,6 +47,7 @@ function toProviderSubscription(subscription: Stripe.Subscription): ProviderSubs
     status: subscription.status as SubscriptionStatus,
     priceId: item?.price.id ?? '',
     quantity: item?.quantity ?? 1,
+    itemId: item?.id ?? '',
     currentPeriodEnd: periodEnd * 1000,
     cancelAtPeriodEnd: subscription.cancel_at_period_end,
     metadata: { ...subscription.metadata },
@@ -131,5 +132,15 @@ export class StripeProvider implements PaymentProvider {
       if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'resource_missing') return null;
       throw error;
     }
+  }
+
+  async changeQuantity(subscriptionId: string, itemId: string, quantity: number, idempotencyKey: string): Promise<ProviderSubscription> {
+    // Prorated onto the next invoice (Stripe's default, said outright): seats added and removed within a period cost only the time they were held.
+    const subscription = await this.stripe.subscriptions.update(
+      subscriptionId,
+      { items: [{ id: itemId, quantity }], proration_behavior: 'create_prorations' },
+      { idempotencyKey },
+    );
+    return toProviderSubscription(subscription);
   }
 }

@@ -70,4 +70,8 @@ export class LazyStripeProvider implements PaymentProvider {
   async retrieveSubscription(id: string): Promise<ProviderSubscription | null> {
     return (await this.get()).retrieveSubscription(id);
   }
+
+  async changeQuantity(subscriptionId: string, itemId: string, quantity: number, idempotencyKey: string): Promise<ProviderSubscription> {
+    return (await this.get()).changeQuantity(subscriptionId, itemId, quantity, idempotencyKey);
+  }
 }

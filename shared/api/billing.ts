@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { enterpriseInquiryLimits as inquiry } from '../limits.ts';
 import { pageQuery } from './input.ts';
 import { nullableTimestamp, page, timestamp } from './output.ts';
 
@@ -6,25 +7,40 @@ const plans = ['free', 'pro', 'team', 'enterprise'] as const;
 /** A return path of the web client (`/billing?checkout=done`): its own origin only. */
 const returnPath = z.string().check(z.minLength(1), z.maxLength(512), z.regex(/^\/(?!\/)[^\\\s]*$/, 'must be a path starting with a single /'));
 
+const workspaceId = z.string().check(z.minLength(1), z.maxLength(64));
+
 const checkoutRequest = z.strictObject({
   plan: z.enum(['pro', 'team']),
-  workspace_id: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  workspace_id: z.optional(workspaceId),
   seats: z.optional(z.int().check(z.minimum(1), z.maximum(10_000))),
   success_path: z.optional(returnPath),
   cancel_path: z.optional(returnPath),
 });
+
+/** One line of a mail (a name, a company): no control characters, so nothing can start a header or a new line. */
+const mailLine = (max: number) => z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(max), z.regex(/^[^\p{Cc}\p{Zl}\p{Zp}]*$/u, 'must be one line of text'));
 
 /** What the billing group's routes take (interface §4.6). */
 export const billingRequests = {
   CheckoutRequest: checkoutRequest,
   PortalRequest: z.strictObject({ return_path: z.optional(returnPath) }),
   InvoiceListQuery: pageQuery({ default: 10, max: 100 }),
+  SeatsRequest: z.strictObject({ workspace_id: workspaceId, seats: z.int().check(z.minimum(1), z.maximum(10_000)) }),
+  EnterpriseInquiryRequest: z.strictObject({
+    name: mailLine(inquiry.name.max),
+    email: z.email().check(z.maxLength(254)),
+    company: mailLine(inquiry.company.max),
+    seats: z.optional(z.int().check(z.minimum(1), z.maximum(inquiry.seats.max))),
+    message: z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(inquiry.message.max)),
+  }),
 };
 
 /** What they answer: types and the document only. */
 export const billingReplies = {
   CheckoutCreated: z.strictObject({ id: z.string(), url: z.string() }),
   PortalCreated: z.strictObject({ url: z.string() }),
+  SeatsChanged: z.strictObject({ workspace_id: z.string(), seats: z.int() }),
+  EnterpriseInquiryAccepted: z.strictObject({ accepted: z.literal(true) }),
   InvoiceList: page(
     z.strictObject({
       id: z.string(),

@@ -103,6 +103,45 @@ export class DynamoBillingStore implements BillingStore {
     return typeof Item?.subscription_id === 'string' ? this.subscription(Item.subscription_id) : null;
   }
 
+  async lowerSeats(workspaceId: string, seats: number): Promise<{ lowered: true; previous: number } | { lowered: false; members: number }> {
+    const key = { pk: `WORKSPACE#${workspaceId}`, sk: 'ROSTER' };
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          // The condition a join is checked against is `members < seats`: the two exclude each other.
+          UpdateExpression: 'SET seats = :seats',
+          ConditionExpression: 'attribute_exists(pk) AND members <= :seats',
+          ExpressionAttributeValues: { ':seats': seats },
+          ReturnValues: 'UPDATED_OLD',
+        }),
+      );
+      return { lowered: true, previous: Number(Attributes!.seats) };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+      return { lowered: false, members: Number(Item?.members ?? 0) };
+    }
+  }
+
+  async restoreSeats(workspaceId: string, lowered: number, previous: number): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: `WORKSPACE#${workspaceId}`, sk: 'ROSTER' },
+          UpdateExpression: 'SET seats = :previous',
+          // Only what this change lowered: a later change (or the provider's own event) stands.
+          ConditionExpression: 'seats = :lowered',
+          ExpressionAttributeValues: { ':previous': previous, ':lowered': lowered },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
   async applySubscription(record: SubscriptionRecord, eventId: string, now: number): Promise<'applied' | 'duplicate' | 'stale'> {
     const { target } = record;
     const plan = planGiven(record);

@@ -208,7 +208,7 @@ const expectedTable = {
     items: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     query: ['table', 'index/gsi1'],
   },
-  billing: { items: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
+  billing: { items: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
   billingWebhook: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
   openapi: { items: [], query: [] },
   schedule: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
@@ -248,7 +248,7 @@ const expectedQueue: Record<Name, readonly string[]> = {
 const deadLetterSenders: readonly Name[] = ['relay'];
 
 /** Sign-in codes (account); gate codes (gate); the owner's notice that an endpoint was switched off (deliveries); invitations and notices (workspaces). */
-const mailers: readonly Name[] = ['account', 'gate', 'deliveries', 'workspaces', 'billingWebhook'];
+const mailers: readonly Name[] = ['account', 'gate', 'deliveries', 'workspaces', 'billing', 'billingWebhook'];
 
 /** The payment provider's secret key and webhook signing secret: read by the billing webhook alone. */
 const paymentSecretReaders: readonly Name[] = ['billing', 'billingWebhook'];

@@ -1,9 +1,10 @@
+import { request as httpRequest } from 'node:http';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
-import { createKey, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
+import { callFrom, createKey, mailsTo, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
 import { expectProblem } from '../support/problem.ts';
-import { apiClient, generousRateLimits, startTestRuntime } from '../support/runtime.ts';
+import { apiClient, generousRateLimits, startTestRuntime, toFreshWindow } from '../support/runtime.ts';
 import { joinAs, teamWorkspace } from '../support/workspaces.ts';
 
 // Checkout and the caller's subscription (interface §4.6) against the local Stripe emulator:
@@ -13,7 +14,7 @@ import { joinAs, teamWorkspace } from '../support/workspaces.ts';
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
 beforeAll(async () => {
-  runtime = await startTestRuntime({ rateLimits: { ...generousRateLimits, billing_checkout: { perIp: { limit: 1000, windowSeconds: 3600 }, perCredential: { limit: 5, windowSeconds: 3600 } } } });
+  runtime = await startTestRuntime({ rateLimits: { ...generousRateLimits, billing_checkout: { perIp: { limit: 1000, windowSeconds: 3600 }, perCredential: { limit: 5, windowSeconds: 3600 } }, enterprise_inquiry: { perIp: { limit: 3, windowSeconds: 3600 } } } });
   api = apiClient(runtime);
 });
 afterAll(() => runtime?.stop());
@@ -172,5 +173,90 @@ describe('the customer’s portal and invoices', () => {
     expectProblem(await api.post('/v1/billing/portal', {}, key.auth), 403, 'forbidden');
     expectProblem(await api.get('/v1/billing/invoices'), 401, 'unauthorized');
     expectProblem(await api.get('/v1/billing/invoices', key.auth), 403, 'forbidden');
+  });
+});
+
+describe('POST /v1/billing/enterprise-inquiry', () => {
+  const inquiry = { name: 'Ana Lopez', email: 'ana@corp.example', company: 'Corp Example', seats: 250, message: 'We need SSO and SCIM for 250 people.\nCan we talk next week?' };
+
+  it('answers 202 to anyone, mails sales with the sender as the reply address, and asks the payment provider nothing', async () => {
+    runtime.stripe.clearRequests();
+    const sent = await callFrom(runtime, '127.0.0.21', 'POST', '/v1/billing/enterprise-inquiry', inquiry);
+    expect(sent.status).toBe(202);
+    expect(sent.body).toEqual({ accepted: true });
+    expect(runtime.stripe.requests()).toEqual([]);
+    const [mail] = mailsTo(runtime, runtime.config.SALES_EMAIL);
+    expect(mail).toMatchObject({
+      to: runtime.config.SALES_EMAIL,
+      replyTo: 'ana@corp.example',
+      subject: 'Hushlink Enterprise enquiry: Corp Example',
+      text: 'Name: Ana Lopez\nEmail: ana@corp.example\nCompany: Corp Example\nSeats: 250\n\nWe need SSO and SCIM for 250 people.\nCan we talk next week?',
+    });
+    // Signed in, the same; seats are optional.
+    const person = await signIn(runtime, newEmail('enquirer'));
+    const { seats: _seats, ...withoutSeats } = inquiry;
+    expect((await callFrom(runtime, '127.0.0.22', 'POST', '/v1/billing/enterprise-inquiry', { ...withoutSeats, company: 'Other Co' }, person.auth)).status).toBe(202);
+    expect(mailsTo(runtime, runtime.config.SALES_EMAIL)[0]!.text).toContain('Seats: not said');
+  });
+
+  it('answers 400 for a bad body: a field missing or empty, an address that is not one, a line break in a one-line field, too long, extra fields', async () => {
+    const before = mailsTo(runtime, runtime.config.SALES_EMAIL).length;
+    const bad = [
+      {},
+      { ...inquiry, name: undefined },
+      { ...inquiry, name: '   ' },
+      { ...inquiry, email: 'not-an-address' },
+      { ...inquiry, company: 'Corp\r\nBcc: everyone@example.com' },
+      { ...inquiry, name: 'Ana\u2028Lopez' },
+      { ...inquiry, message: 'x'.repeat(5001) },
+      { ...inquiry, seats: 0 },
+      { ...inquiry, seats: '250' },
+      { ...inquiry, plan: 'enterprise' },
+    ];
+    for (const [index, body] of bad.entries()) {
+      expectProblem(await callFrom(runtime, `127.0.0.${30 + index}`, 'POST', '/v1/billing/enterprise-inquiry', body), 400, 'invalid_request');
+    }
+    expect(mailsTo(runtime, runtime.config.SALES_EMAIL)).toHaveLength(before);
+  });
+
+  it('answers 429 past the per-address limit, and mails nothing more', async () => {
+    toFreshWindow(runtime.clock, 3600);
+    const replies = [];
+    for (let i = 0; i < 4; i++) replies.push(await callFrom(runtime, '127.0.0.50', 'POST', '/v1/billing/enterprise-inquiry', { ...inquiry, company: `Limit ${i}` }));
+    expect(replies.slice(0, 3).map((reply) => reply.status)).toEqual([202, 202, 202]);
+    expectProblem(replies[3]!, 429, 'rate_limited');
+    expect(mailsTo(runtime, runtime.config.SALES_EMAIL).map((mail) => mail.subject)).not.toContain('Hushlink Enterprise enquiry: Limit 3');
+  });
+});
+
+describe('POST /_dev/billing/checkout/{id}/complete (local only)', () => {
+  /** A POST to the runtime with chosen headers, `Host` among them (fetch cannot set it). */
+  const rawPost = (path: string, headers: Record<string, string>) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = httpRequest({ host: '127.0.0.1', port: runtime.port, method: 'POST', path, headers, setHost: false }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      });
+      request.on('error', reject);
+      request.end();
+    });
+
+  it('pays a checkout as the emulator’s Pay button does, for scripts: the events are delivered before it answers', async () => {
+    const buyer = await signIn(runtime, newEmail('dev-complete'));
+    const started = await checkout(buyer, { plan: 'pro' });
+    const path = `/_dev/billing/checkout/${started.body.id}/complete`;
+    // Not from a page of another site, and not under another name for this machine.
+    expect((await rawPost(path, { host: `localhost:${runtime.port}`, origin: 'https://attacker.example' })).status).toBe(403);
+    expect((await rawPost(path, { host: `rebind.attacker.example:${runtime.port}` })).status).toBe(404);
+    expect((await subscription(buyer)).body.plan).toBe('free');
+
+    const completed = await fetch(`${runtime.url}${path}`, { method: 'POST' });
+    expect(completed.status).toBe(200);
+    expect(await completed.json()).toEqual({ id: started.body.id, status: 'complete', payment_status: 'paid', customer: expect.stringMatching(/^cus_/), subscription: expect.stringMatching(/^sub_/) });
+    expect((await subscription(buyer)).body).toMatchObject({ plan: 'pro', status: 'active' });
+    // Once only; an unknown session is the emulator's 404.
+    expect((await fetch(`${runtime.url}${path}`, { method: 'POST' })).status).toBe(400);
+    expect((await fetch(`${runtime.url}/_dev/billing/checkout/cs_nothing/complete`, { method: 'POST' })).status).toBe(404);
   });
 });

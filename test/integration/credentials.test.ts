@@ -183,7 +183,25 @@ const cases: Record<string, Case> = {
   // The portal and invoices are the main user's customer's: one exists once a checkout was started.
   'POST /v1/billing/portal': { success: 201, prepare: async () => ({ path: '/v1/billing/portal', json: { return_path: '/billing' }, ...(await customerOfMain()) }) },
   'GET /v1/billing/invoices': { success: 200, prepare: async () => ({ path: '/v1/billing/invoices', ...(await customerOfMain()) }) },
+  // The seats of a workspace the main user bought Team for (once), set to a count of the attempt.
+  'PATCH /v1/billing/seats': { success: 200, prepare: async () => ({ path: '/v1/billing/seats', json: { workspace_id: await teamBoughtByMain(), seats: 2 + (++seatChanges % 5) } }) },
 };
+
+let seatChanges = 0;
+let mainTeam: Promise<string> | undefined;
+/** A workspace of the main user with a Team subscription, bought and paid at the Stripe emulator. */
+function teamBoughtByMain(): Promise<string> {
+  mainTeam ??= (async () => {
+    const made = await api.post('/v1/workspaces', { name: 'Matrix Team' }, main.auth);
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const started = await api.post('/v1/billing/checkout', { plan: 'team', workspace_id: made.body.id, seats: 2 }, main.auth);
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    await runtime.stripe.completeCheckout(started.body.id);
+    await runtime.stripe.settled();
+    return made.body.id as string;
+  })();
+  return mainTeam;
+}
 
 let mainCustomer: Promise<void> | undefined;
 /** The main user's customer at the payment provider, made by a checkout started once. */

@@ -24,6 +24,16 @@ describe('SesMailer', () => {
     });
   });
 
+  it('names a reply address when the message has one (an enquiry answered to its sender)', async () => {
+    ses.on(SendEmailCommand).resolves({ MessageId: 'm-2' });
+    const mailer = new SesMailer(new SESClient({ region: 'eu-west-1' }), 'no-reply@secrets.example.com');
+    await mailer.send({ to: 'sales@example.com', replyTo: 'buyer@corp.example', subject: 'Enquiry', text: 'Hello' });
+    expect(ses.commandCalls(SendEmailCommand)[0]!.args[0].input).toMatchObject({
+      Destination: { ToAddresses: ['sales@example.com'] },
+      ReplyToAddresses: ['buyer@corp.example'],
+    });
+  });
+
   it('lets a refusal from SES reach the caller', async () => {
     ses.on(SendEmailCommand).rejects(Object.assign(new Error('Email address is not verified.'), { name: 'MessageRejected' }));
     const mailer = new SesMailer(new SESClient({ region: 'eu-west-1' }), 'no-reply@secrets.example.com');

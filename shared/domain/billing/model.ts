@@ -21,6 +21,8 @@ export interface ProviderSubscription {
   /** The price of its one item, and how many (seats for Team; 1 for Pro). */
   priceId: string;
   quantity: number;
+  /** The item carrying that price (a change of seats names it). */
+  itemId: string;
   currentPeriodEnd: number;
   cancelAtPeriodEnd: boolean;
   /** The metadata the checkout gave it: `target`, `user_id`, `workspace_id`. */

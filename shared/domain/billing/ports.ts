@@ -44,6 +44,8 @@ export interface PaymentProvider {
   verifyEvent(rawBody: Buffer, signature: string | null): Promise<ProviderEvent>;
   /** The subscription as the provider has it now; null when the provider has none by this id. */
   retrieveSubscription(id: string): Promise<ProviderSubscription | null>;
+  /** Sets the quantity of a subscription's item, prorated for the rest of the period; the subscription as it is then. */
+  changeQuantity(subscriptionId: string, itemId: string, quantity: number, idempotencyKey: string): Promise<ProviderSubscription>;
 }
 
 export class InvalidSignature extends Error {
@@ -68,6 +70,14 @@ export interface BillingStore {
   /** Keeps the account's customer unless it has one already; the one kept. */
   keepCustomer(userId: string, customerId: string): Promise<string>;
   subscriptionOf(target: { kind: 'user'; userId: string } | { kind: 'workspace'; workspaceId: string }): Promise<SubscriptionRecord | null>;
+  /**
+   * Lowers a workspace's seats before the provider is told, in the one condition joins are
+   * checked against (members within the seats): no one joins into a seat about to go.
+   * `members` (the count now) when more members than that are in it.
+   */
+  lowerSeats(workspaceId: string, seats: number): Promise<{ lowered: true; previous: number } | { lowered: false; members: number }>;
+  /** Gives back seats lowered for a change the provider then refused. */
+  restoreSeats(workspaceId: string, lowered: number, previous: number): Promise<void>;
 }
 
 export interface BillingPorts {

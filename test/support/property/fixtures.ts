@@ -263,6 +263,24 @@ export const seeders: Record<string, Seeder> = {
       fixtures.add('invitation_token', invitationToken(runtime, other.user.email), who === 'a' ? 'b' : 'a', true);
     }
   },
+  // A Team workspace each user owns, the first user's bought and paid at the Stripe emulator (seats to change), the second's never bought (404).
+  'POST /v1/billing/seats': async (fixtures) => {
+    const api = fixtures.api();
+    const runtime = fixtures.runtimeOf();
+    for (const who of ['a', 'b'] as const) {
+      const owner = fixtures.sessions.get(who)!;
+      const made = await api.post('/v1/workspaces', { name: `Billing ${who}` }, owner.auth);
+      if (made.status !== 201) throw new Error(`seeding a workspace: ${made.status} ${JSON.stringify(made.body)}`);
+      await joinAs(runtime, { id: made.body.id }, owner, 'member').catch(() => undefined);
+      if (who === 'a') {
+        const started = await api.post('/v1/billing/checkout', { plan: 'team', workspace_id: made.body.id, seats: 3 }, owner.auth);
+        if (started.status !== 201) throw new Error(`seeding a Team checkout: ${started.status} ${JSON.stringify(started.body)}`);
+        await runtime.stripe.completeCheckout(started.body.id);
+        await runtime.stripe.settled();
+      }
+      fixtures.add('workspace_id', made.body.id, who, true);
+    }
+  },
   'POST /v1/webhooks': async (fixtures) => {
     const api = fixtures.api();
     for (const who of ['a', 'b'] as const) {
@@ -334,5 +352,15 @@ export const examples: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
   'PUT /v1/workspaces/{id}/policy': fc.record({ max_views: fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }), allow_files: fc.option(fc.boolean(), { nil: null }) }),
   'PUT /v1/workspaces/{id}/branding': fc.record({ display_name: fc.string({ minLength: 1, maxLength: 60 }).filter((name) => name.trim() !== '') }),
   'POST /v1/billing/checkout': fc.record({ plan: fc.constant('pro'), success_path: fc.option(fc.webPath().filter((path) => path.startsWith('/') && !path.startsWith('//')), { nil: undefined }) }).map(({ success_path, ...rest }) => ({ ...rest, ...(success_path === undefined ? {} : { success_path }) })),
+  'PATCH /v1/billing/seats': fc.integer({ min: 1, max: 40 }).map((seats) => ({ workspace_id: live('workspace_id'), seats })),
+  'POST /v1/billing/enterprise-inquiry': fc
+    .record({
+      name: fc.string({ minLength: 1, maxLength: 40 }),
+      n: fc.nat(),
+      company: fc.string({ minLength: 1, maxLength: 40 }),
+      seats: fc.option(fc.integer({ min: 1, max: 100_000 }), { nil: undefined }),
+      message: fc.string({ minLength: 1, maxLength: 400 }),
+    })
+    .map(({ n, seats, ...rest }) => ({ ...rest, email: `buyer-${n}@corp.example`, ...(seats === undefined ? {} : { seats }) })),
   'POST /v1/webhooks': fc.webPath().map((path) => ({ url: `http://127.0.0.1:9${path.startsWith('/') ? path : `/${path}`}` })),
 };

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
+import { HttpError } from '../../http/errors.ts';
+import { givesPlan } from './model.ts';
+import type { BillingStore, PaymentProvider } from './ports.ts';
+import type { CheckoutPorts } from './checkout.ts';
+import { recordOf } from './webhook.ts';
+
+export interface SeatsPorts {
+  provider: Pick<PaymentProvider, 'changeQuantity' | 'retrieveSubscription'>;
+  billing: Pick<BillingStore, 'subscriptionOf' | 'lowerSeats' | 'restoreSeats' | 'applySubscription'>;
+  checkoutWorkspaces: CheckoutPorts['checkoutWorkspaces'];
+  config: CheckoutPorts['config'];
+  clock: Clock;
+}
+
+const belowMembers = (members: number) =>
+  new HttpError(400, 'invalid_request', `At least ${members} seats: one for each member. Remove members first to go lower.`, {
+    errors: [{ path: 'body.seats', message: `must be at least the member count, ${members}` }],
+  });
+
+/**
+ * A Team workspace's seats, changed by its owner and prorated by the provider. Fewer seats are
+ * taken from the roster first, in the same condition joins are checked against, so a join racing
+ * the change either lands first (and the change is refused, 400) or finds no seat; more seats are
+ * given once the provider has them. The provider's answer is applied at once (its event, later,
+ * finds it applied or newer).
+ */
+export async function changeSeats(workspaceId: string, seats: number, userId: string, ports: SeatsPorts): Promise<{ seats: number }> {
+  const seat = await ports.checkoutWorkspaces.seatOf(workspaceId, userId);
+  if (!seat || seat.role !== 'owner') throw new HttpError(403, 'forbidden', 'Only the workspace’s owner changes its seats.', { members: { reason: 'not_owner' } });
+  const current = await ports.billing.subscriptionOf({ kind: 'workspace', workspaceId });
+  if (!current || current.plan !== 'team' || !givesPlan(current.status)) {
+    throw new HttpError(404, 'not_found', 'This workspace has no Team subscription: buy Team for it first.', { members: { reason: 'no_subscription' } });
+  }
+  if (seats < seat.roster.members) throw belowMembers(seat.roster.members);
+  if (seats === current.seats && seats === seat.roster.seats) return { seats };
+
+  let lowered: number | null = null;
+  if (seats < seat.roster.seats) {
+    const held = await ports.billing.lowerSeats(workspaceId, seats);
+    if (!held.lowered) throw belowMembers(held.members);
+    lowered = held.previous;
+  }
+  const idempotencyKey = `seats-${workspaceId}-${randomUUID()}`;
+  let changed;
+  try {
+    // The provider's own item (and its word that the subscription still runs).
+    const live = await ports.provider.retrieveSubscription(current.id);
+    if (!live || !givesPlan(live.status)) throw new HttpError(404, 'not_found', 'This workspace’s Team subscription has ended.', { members: { reason: 'no_subscription' } });
+    changed = await ports.provider.changeQuantity(current.id, live.itemId, seats, idempotencyKey);
+  } catch (error) {
+    if (lowered !== null) await ports.billing.restoreSeats(workspaceId, seats, lowered);
+    throw error;
+  }
+  const record = recordOf(changed, ports, ports.clock.now());
+  if (record) await ports.billing.applySubscription(record, idempotencyKey, ports.clock.now());
+  return { seats: changed.quantity };
+}
