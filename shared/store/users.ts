@@ -1,6 +1,7 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { User } from '../domain/accounts/model.ts';
 import type { UserStore } from '../domain/accounts/ports.ts';
+import { planOfItem } from './planAttributes.ts';
 
 const userKey = (id: string) => ({ pk: `USER#${id}`, sk: 'PROFILE' });
 /** One item per address, written with the user in one transaction: one account per email. */
@@ -10,7 +11,8 @@ function fromItem(item: Record<string, unknown>): User {
   return {
     id: item.id as string,
     email: item.email as string,
-    plan: (item.plan as User['plan']) ?? 'free',
+    // The provider's plan or a contract's, the higher: the account's own plan, whoever set it.
+    plan: planOfItem(item),
     createdAt: item.created_at as number,
     ...(item.tos_version === undefined ? {} : { tosVersion: item.tos_version as string, tosAcceptedAt: item.tos_accepted_at as number }),
   };

@@ -1,9 +1,9 @@
 import { TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { toIso } from '../clock.ts';
-import { planOf } from '../domain/plans.ts';
 import type { Actor, InvitationToken } from '../domain/workspaces/ports.ts';
 import type { AuditRow, Invitation, Member, Role, Roster, Workspace, WorkspaceBranding, WorkspacePolicy } from '../domain/workspaces/model.ts';
 import { isCancelledByCondition } from './client.ts';
+import { planOfItem } from './planAttributes.ts';
 
 /**
  * A workspace's partition (`WORKSPACE#<id>`) holds the workspace (`WORKSPACE`), its roster
@@ -43,7 +43,7 @@ export function toWorkspace(item: Record<string, unknown>): Workspace {
     name: String(item.name),
     slug: String(item.slug),
     region: String(item.region),
-    plan: planOf(item.plan as string | undefined),
+    plan: planOfItem(item),
     createdAt: Number(item.created_at),
     policy: (item.policy ?? {}) as WorkspacePolicy,
   };

@@ -1,15 +1,16 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { planOf } from '../domain/plans.ts';
 import type { CheckoutWorkspaces } from '../domain/billing/checkout.ts';
 import { isWorkspaceId } from '../domain/workspaces/access.ts';
 import type { WorkspaceMembership, WorkspaceSeat } from '../domain/workspaces/membership.ts';
 import type { Role, WorkspacePolicy } from '../domain/workspaces/model.ts';
+import { planOfItem, planProjection } from './planAttributes.ts';
 
 /**
  * The two items of a workspace's partition that sending inside it reads (the layout is
  * shared/store/workspaces.ts's): the caller's member item (`MEMBER#<user>`, its `role`) and the
- * workspace's (`WORKSPACE`, its `plan` and `policy`). Kept apart from that store so the secrets,
- * files and requests functions carry these two GetItems and nothing else of workspaces.
+ * workspace's (`WORKSPACE`, its plan, as planAttributes.ts reads it, and `policy`). Kept apart
+ * from that store so the secrets, files and requests functions carry these two GetItems and
+ * nothing else of workspaces.
  */
 export class DynamoWorkspaceMembership implements WorkspaceMembership {
   constructor(
@@ -28,15 +29,15 @@ export class DynamoWorkspaceMembership implements WorkspaceMembership {
           TableName: this.tableName,
           Key: { pk, sk: 'WORKSPACE' },
           ConsistentRead: true,
-          ProjectionExpression: '#plan, #policy',
-          ExpressionAttributeNames: { '#plan': 'plan', '#policy': 'policy' },
+          ProjectionExpression: `${planProjection.expression}, #policy`,
+          ExpressionAttributeNames: { ...planProjection.names, '#policy': 'policy' },
         }),
       ),
     ]);
     if (!member.Item || !workspace.Item) return null;
     return {
       role: member.Item.role as Role,
-      plan: planOf(workspace.Item.plan as string | undefined),
+      plan: planOfItem(workspace.Item),
       policy: (workspace.Item.policy ?? {}) as WorkspacePolicy,
     };
   }
@@ -45,13 +46,13 @@ export class DynamoWorkspaceMembership implements WorkspaceMembership {
     const pk = `WORKSPACE#${workspaceId}`;
     // Display only, on every reveal of a secret sent inside: eventually consistent is enough.
     const [workspace, branding] = await Promise.all([
-      this.db.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: 'WORKSPACE' }, ProjectionExpression: '#plan', ExpressionAttributeNames: { '#plan': 'plan' } })),
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: 'WORKSPACE' }, ProjectionExpression: planProjection.expression, ExpressionAttributeNames: planProjection.names })),
       this.db.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: 'BRANDING' } })),
     ]);
     if (!workspace.Item) return null;
     const item = branding.Item;
     return {
-      plan: planOf(workspace.Item.plan as string | undefined),
+      plan: planOfItem(workspace.Item),
       branding: item ? { displayName: String(item.display_name), logo: (item.logo as string | null) ?? null, accent: (item.accent as string | null) ?? null } : null,
     };
   }
