@@ -200,25 +200,26 @@ export class DynamoBillingStore implements BillingStore {
       { Update: { TableName: this.tableName, Key: billingKey(target), UpdateExpression: 'SET subscription_id = :id', ExpressionAttributeValues: { ':id': record.id } } },
     ];
     if (superseded) base.splice(2);
-    const seats = (exact: boolean): TransactWriteItem[] =>
-      superseded || target.kind !== 'workspace'
+    // The seats a Team subscription pays for, never below the members (rule 10); a Team that
+    // ended keeps its members and takes no one new. A contract's seats (`contract_seats`, set by
+    // sales' command, scripts/set-plan.ts) are the contract's: the provider's events leave them.
+    const seats = (write: 'paid' | 'members' | 'contract'): TransactWriteItem[] =>
+      superseded || target.kind !== 'workspace' || write === 'contract'
         ? []
         : [
             {
               Update: {
                 TableName: this.tableName,
                 Key: { pk: `WORKSPACE#${target.workspaceId}`, sk: 'ROSTER' },
-                // The paid seats, never below the members (rule 10); a Team that ended keeps
-                // its members and takes no one new.
-                ...(plan === 'team' && exact
-                  ? { UpdateExpression: 'SET seats = :seats', ConditionExpression: 'members <= :seats', ExpressionAttributeValues: { ':seats': record.seats } }
-                  : { UpdateExpression: 'SET seats = members' }),
+                ...(plan === 'team' && write === 'paid'
+                  ? { UpdateExpression: 'SET seats = :seats', ConditionExpression: 'members <= :seats AND attribute_not_exists(contract_seats)', ExpressionAttributeValues: { ':seats': record.seats } }
+                  : { UpdateExpression: 'SET seats = members', ConditionExpression: 'attribute_not_exists(contract_seats)' }),
               },
             },
           ];
-    for (const exact of [true, false]) {
+    for (const write of ['paid', 'members', 'contract'] as const) {
       try {
-        await this.db.send(new TransactWriteCommand({ TransactItems: [...base, ...seats(exact)] }));
+        await this.db.send(new TransactWriteCommand({ TransactItems: [...base, ...seats(write)] }));
         return 'applied';
       } catch (error) {
         if (!isCancelledByCondition(error)) throw error;
@@ -227,7 +228,7 @@ export class DynamoBillingStore implements BillingStore {
         if (codes[1] === 'ConditionalCheckFailed') return 'stale';
         // A target that is gone (an account or workspace deleted) has nothing to give.
         if (codes[2] === 'ConditionalCheckFailed') return (await this.recordEvent(eventId, now)) ? 'applied' : 'duplicate';
-        // Fewer seats paid for than members: the seats stop at the members.
+        // Fewer seats paid for than members: the seats stop at the members; under a contract, they stay.
       }
     }
     return 'stale';

@@ -58,7 +58,7 @@ export class DynamoWorkspaceMembership implements WorkspaceMembership {
   }
 }
 
-/** What a Team checkout reads of a workspace: the caller's role and the roster (members, seats used). */
+/** What a Team checkout and a seat change read of a workspace: the caller's role, the roster (members, seats used), and whether a contract sets its seats. */
 export class DynamoCheckoutWorkspaces implements CheckoutWorkspaces {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -76,6 +76,8 @@ export class DynamoCheckoutWorkspaces implements CheckoutWorkspaces {
     return {
       role: member.Item.role as Role,
       roster: { seats: Number(roster.Item.seats), used: Number(roster.Item.used), owners: Number(roster.Item.owners), members: Number(roster.Item.members) },
+      // Sales' command (scripts/set-plan.ts) sets `contract_seats` with an Enterprise contract.
+      underContract: roster.Item.contract_seats !== undefined,
     };
   }
 }

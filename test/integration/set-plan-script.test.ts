@@ -199,7 +199,26 @@ describe('npm run admin:set-plan, for a workspace', () => {
     expect((await subscriptionOf(member)).tier).toBe('enterprise');
   });
 
-  it.todo('keeps a workspace’s contract seats when a Team subscription’s events arrive (needs applySubscription to leave `contract_seats` alone)');
+  it('keeps a workspace’s contract seats when its Team subscription’s events arrive', async () => {
+    const workspace = await teamWorkspace(runtime, 2, 'free');
+    const member = await joinAs(runtime, workspace, workspace.owner, 'member');
+    const team = await buy(workspace.owner, { plan: 'team', workspace_id: workspace.id, seats: 6 });
+    expect((await setPlan('--workspace', workspace.id, '--plan', 'enterprise', '--seats', '25', ...why())).status).toBe(0);
+    const item = (await stripe.subscriptions.retrieve(team)).items.data[0]!;
+    await stripe.subscriptions.update(team, { items: [{ id: item.id, quantity: 4 }], proration_behavior: 'create_prorations' });
+    await runtime.stripe.settled();
+    expect(await workspaceAs(workspace, member)).toMatchObject({ plan: 'enterprise', seats: 25 });
+    // Its seats are the contract's: the owner's seat change and a new Team checkout are refused.
+    const seats = await send(runtime, 'PATCH', '/v1/billing/seats', { workspace_id: workspace.id, seats: 30 }, workspace.owner.auth);
+    expect(seats.status).toBe(403);
+    expect(seats.body.reason).toBe('contract_plan');
+    await end(team);
+    const again = await api.post('/v1/billing/checkout', { plan: 'team', workspace_id: workspace.id }, workspace.owner.auth);
+    expect(again.status).toBe(409);
+    expect(again.body.reason).toBe('contract_plan');
+    expect(await workspaceAs(workspace, member)).toMatchObject({ plan: 'enterprise', seats: 25 });
+    expect((await setPlan('--workspace', workspace.id, '--plan', 'none', ...why('ended'))).stdout).toContain('  seats          25 → 2\n');
+  });
 
   it('writes nothing on a dry run, which refuses what the run would; an unknown workspace is status 1', async () => {
     const workspace = await teamWorkspace(runtime, 4, 'free');

@@ -12,10 +12,14 @@ export interface CheckoutBody {
   cancel_path?: string | undefined;
 }
 
-/** What a Team checkout needs to know of the workspace: the caller's role in it and its roster. */
+/** What a Team checkout needs to know of the workspace: the caller's role in it, its roster, and whether an Enterprise contract sets its seats. */
 export interface CheckoutWorkspaces {
-  seatOf(workspaceId: string, userId: string): Promise<{ role: Role; roster: Roster } | null>;
+  seatOf(workspaceId: string, userId: string): Promise<{ role: Role; roster: Roster; underContract: boolean } | null>;
 }
+
+/** 409 for a workspace whose seats an Enterprise contract sets: sales change them, not a subscription. */
+export const underContract = () =>
+  new HttpError(409, 'conflict', 'This workspace is on an Enterprise contract: its seats are changed through sales.', { members: { reason: 'contract_plan' } });
 
 export interface CheckoutPorts {
   provider: Pick<PaymentProvider, 'createCustomer' | 'createCheckoutSession'>;
@@ -62,6 +66,7 @@ export async function startCheckout(body: CheckoutBody, userId: string, ports: C
     if (!seat || seat.role !== 'owner') {
       throw new HttpError(403, 'forbidden', 'Only the workspace’s owner buys its Team plan.', { members: { reason: 'not_owner' } });
     }
+    if (seat.underContract) throw underContract();
     // Room for everyone in it now: the members and the invitations they sent out.
     quantity = body.seats ?? Math.max(seat.roster.used, seat.roster.members);
     if (quantity < seat.roster.members) {

@@ -29,6 +29,8 @@ const belowMembers = (members: number) =>
 export async function changeSeats(workspaceId: string, seats: number, userId: string, ports: SeatsPorts): Promise<{ seats: number }> {
   const seat = await ports.checkoutWorkspaces.seatOf(workspaceId, userId);
   if (!seat || seat.role !== 'owner') throw new HttpError(403, 'forbidden', 'Only the workspace’s owner changes its seats.', { members: { reason: 'not_owner' } });
+  // Its seats are the contract's (scripts/set-plan.ts), whatever a subscription pays for.
+  if (seat.underContract) throw new HttpError(403, 'forbidden', 'This workspace is on an Enterprise contract: its seats are changed through sales.', { members: { reason: 'contract_plan' } });
   const current = await ports.billing.subscriptionOf({ kind: 'workspace', workspaceId });
   if (!current || current.plan !== 'team' || !givesPlan(current.status)) {
     throw new HttpError(404, 'not_found', 'This workspace has no Team subscription: buy Team for it first.', { members: { reason: 'no_subscription' } });
