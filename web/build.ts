@@ -24,7 +24,7 @@ const contentTypes: Record<string, string> = {
 };
 
 /** Every page script under web/src that is an entry point (one per page). */
-export const pageEntries = ['compose', 'reveal', 'signin', 'account', 'keys', 'sessions', 'webhooks', 'requests', 'respond', 'workspaces', 'workspace', 'join'];
+export const pageEntries = ['compose', 'reveal', 'signin', 'account', 'keys', 'sessions', 'webhooks', 'requests', 'respond', 'workspaces', 'workspace', 'join', 'plans', 'billing'];
 
 /**
  * The reveal page's download worker (`web/src/downloadWorker.ts`): served beside the scope it
@@ -34,7 +34,7 @@ export const pageEntries = ['compose', 'reveal', 'signin', 'account', 'keys', 's
 export const downloadWorkerPath = '/download/worker.js';
 
 /** Pages served at a path of their own (`/signin` → `/signin.html`). */
-const namedPages = ['/signin', '/account', '/keys', '/sessions', '/webhooks', '/requests', '/workspaces', '/workspace', '/join'];
+const namedPages = ['/signin', '/account', '/keys', '/sessions', '/webhooks', '/requests', '/workspaces', '/workspace', '/join', '/plans', '/billing'];
 
 /**
  * The web client as served: `web/public/*` as they are, each page script bundled by esbuild
@@ -86,8 +86,9 @@ export const requestPagePath = /^\/q\/[^/]+$/;
 /**
  * The file that serves a path: `/` is the compose page, `/s/<id>` and `/s/<id>/r/<recipientId>`
  * the reveal page, `/q/<id>` the responder's page of a request link, `/signin`, `/account`,
- * `/keys`, `/sessions`, `/webhooks`, `/requests`, `/workspaces` and `/workspace` (`?id=`) the
- * account pages, and `/join` an invitation's link (`/join#<token>`).
+ * `/keys`, `/sessions`, `/webhooks`, `/requests`, `/workspaces`, `/workspace` (`?id=`) and
+ * `/billing` the account pages, `/plans` the plans (signed in or not), and `/join` an
+ * invitation's link (`/join#<token>`).
  */
 export function assetPathFor(pathname: string): string {
   if (pathname === '/') return '/index.html';

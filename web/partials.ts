@@ -15,6 +15,8 @@ const siteLinks = [
   { href: '/keys', label: 'API keys' },
   { href: '/sessions', label: 'Devices' },
   { href: '/webhooks', label: 'Webhooks' },
+  { href: '/billing', label: 'Billing' },
+  { href: '/plans', label: 'Plans' },
 ];
 
 const current = (href: string, page: string) => (href === page ? ' aria-current="page"' : '');

@@ -470,11 +470,11 @@ describe('account pages', () => {
     await page.goto(`${runtime.url}/signin`);
     await s.ready('signin');
     const order: string[] = [];
-    for (let i = 0; i < 11; i++) {
+    for (let i = 0; i < 13; i++) {
       await page.keyboard.press('Tab');
       order.push(await focusedId(s));
     }
-    expect(order).toEqual(['brand', 'a:Compose', 'a:My secrets', 'a:Request a secret', 'a:Workspaces', 'a:API keys', 'a:Devices', 'a:Webhooks', 'a:Sign in', 'email', 'send-code']);
+    expect(order).toEqual(['brand', 'a:Compose', 'a:My secrets', 'a:Request a secret', 'a:Workspaces', 'a:API keys', 'a:Devices', 'a:Webhooks', 'a:Billing', 'a:Plans', 'a:Sign in', 'email', 'send-code']);
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.type(email);
     await page.keyboard.press('Enter');
@@ -486,11 +486,11 @@ describe('account pages', () => {
     await s.ready('account');
     // Signed in: the navigation offers "Sign out", reachable by keyboard.
     const after: string[] = [];
-    for (let i = 0; i < 9; i++) {
+    for (let i = 0; i < 11; i++) {
       await page.keyboard.press('Tab');
       after.push(await focusedId(s));
     }
-    expect(after).toEqual(['brand', 'a:Compose', 'a:My secrets', 'a:Request a secret', 'a:Workspaces', 'a:API keys', 'a:Devices', 'a:Webhooks', 'button:Sign out']);
+    expect(after).toEqual(['brand', 'a:Compose', 'a:My secrets', 'a:Request a secret', 'a:Workspaces', 'a:API keys', 'a:Devices', 'a:Webhooks', 'a:Billing', 'a:Plans', 'button:Sign out']);
     await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname === '/signin');
     await s.ready('signin');

@@ -323,6 +323,8 @@ describe('WebHosting: viewer-request function', () => {
         '/workspaces': '/workspaces.html',
         '/workspace': '/workspace.html',
         '/join': '/join.html',
+        '/plans': '/plans.html',
+        '/billing': '/billing.html',
       },
       secretPage: '/reveal.html',
       requestPage: '/respond.html',
@@ -346,6 +348,8 @@ describe('WebHosting: viewer-request function', () => {
     // A workspace's page (its id is in the query, which the function never sees) and an invitation's link (the token is in the fragment).
     ['/workspace', '/workspace.html'],
     ['/join', '/join.html'],
+    ['/plans', '/plans.html'],
+    ['/billing', '/billing.html'],
     // A request link: the responder's page.
     ['/q/rql_abc', '/respond.html'],
     ['/q/rql_Abc-123_xyz', '/respond.html'],

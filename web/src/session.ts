@@ -196,7 +196,7 @@ export async function signOutEverywhere(): Promise<void> {
   forget();
 }
 
-const allowedNext = ['/', '/account', '/requests', '/workspaces', '/join', '/keys', '/sessions', '/webhooks'];
+const allowedNext = ['/', '/account', '/requests', '/workspaces', '/join', '/keys', '/sessions', '/webhooks', '/plans', '/billing'];
 /** A workspace's page is the one next path with a query: its id, and nothing else. */
 const workspacePage = /^\/workspace\?id=wks_[A-Za-z0-9_-]{1,64}$/;
 const isAllowedNext = (path: string) => allowedNext.includes(path) || workspacePage.test(path);

@@ -45,6 +45,7 @@ const reasons: Record<string, string> = {
   expired: 'Your session has ended (it was signed out, or it expired). Sign in again to continue.',
   required: 'Sign in to see that page.',
   invitation: 'Sign in with the address your invitation was sent to: you join the workspace right after.',
+  upgrade: 'Sign in to upgrade: you come back to the plans right after.',
   'copied-tab':
     'This tab was copied from a signed-in tab. Each tab signs in on its own, so the other tab stays signed in and this one needs its own sign-in.',
 };

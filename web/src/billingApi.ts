@@ -1,0 +1,125 @@
+/**
+ * The billing pages' API calls (interface §4.6), on `api.ts`'s `call` (same origin, the
+ * session's access token): checkout, the subscription, invoices, the provider's portal, a Team
+ * workspace's seats, and the Enterprise enquiry (the one call without a session). Checkout and
+ * the portal answer a page of the payment provider, which the page then opens (`openProviderPage`).
+ */
+import type { Plan } from '../../shared/domain/accounts/model.ts';
+import { call, type Page } from './api.ts';
+
+export type { Plan };
+
+/** The provider's status of a subscription (Stripe's words); null without one. */
+export type SubscriptionStatus = 'active' | 'trialing' | 'past_due' | 'canceled' | 'unpaid' | 'incomplete' | 'incomplete_expired' | 'paused';
+
+/** `GET /v1/billing/subscription`: the account's own plan, the tier it uses, its Pro subscription, this month's usage. */
+export interface BillingSubscription {
+  plan: Plan;
+  /** The highest of `plan` and the plans of the caller's workspaces: what the account uses. */
+  tier: Plan;
+  status: SubscriptionStatus | string | null;
+  seats: number | null;
+  current_period_end: string | null;
+  cancel_at_period_end: boolean;
+  usage: { live_secrets: number; bytes_stored: number; calls_this_month: number };
+}
+
+export interface Invoice {
+  id: string;
+  number: string | null;
+  status: 'draft' | 'open' | 'paid' | 'uncollectible' | 'void' | string | null;
+  /** In the currency's smallest unit (cents). */
+  total: number;
+  currency: string;
+  created_at: string;
+  hosted_invoice_url: string | null;
+  invoice_pdf: string | null;
+}
+
+export interface CheckoutBody {
+  plan: 'pro' | 'team';
+  workspace_id?: string;
+  seats?: number;
+  /** Paths of this site the provider sends the browser back to (by default `/billing?checkout=success|cancelled`). */
+  success_path?: string;
+  cancel_path?: string;
+}
+
+export interface EnterpriseInquiry {
+  name: string;
+  email: string;
+  company: string;
+  seats?: number;
+  message: string;
+}
+
+export const billingApi = {
+  checkout: (token: string, body: CheckoutBody) => call<{ id: string; url: string }>('POST', '/v1/billing/checkout', { json: body, token }),
+  subscription: (token: string) => call<BillingSubscription>('GET', '/v1/billing/subscription', { token }),
+  /** 404 for an account that never started a checkout: it has no invoices (yet). */
+  invoices: (token: string, limit: number, cursor: string | null) =>
+    call<Page<Invoice>>('GET', `/v1/billing/invoices?${new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) }).toString()}`, { token }),
+  /** 404 without a customer at the provider. */
+  portal: (token: string, returnPath: string) => call<{ url: string }>('POST', '/v1/billing/portal', { json: { return_path: returnPath }, token }),
+  changeSeats: (token: string, workspaceId: string, seats: number) =>
+    call<{ workspace_id: string; seats: number }>('PATCH', '/v1/billing/seats', { json: { workspace_id: workspaceId, seats }, token }),
+  /** Public: no session is sent, so a signed-out visitor can ask too. */
+  enterpriseInquiry: (body: EnterpriseInquiry) => call<{ accepted: true }>('POST', '/v1/billing/enterprise-inquiry', { json: body }),
+};
+
+/**
+ * Opens a page of the payment provider (checkout, the portal). Only a web address is followed:
+ * the URL comes from the API, and `javascript:` or any other scheme would run here instead.
+ */
+export function openProviderPage(url: string): boolean {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return false;
+  }
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') return false;
+  location.assign(target.href);
+  return true;
+}
+
+/** An invoice's own pages at the provider, when they are web addresses (anything else is not linked). */
+export const webAddress = (url: string | null): string | null => {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.href : null;
+  } catch {
+    return null;
+  }
+};
+
+export const statusLabels: Record<SubscriptionStatus, string> = {
+  active: 'Active',
+  trialing: 'Trial',
+  past_due: 'Payment failed: retrying',
+  canceled: 'Ended',
+  unpaid: 'Unpaid',
+  incomplete: 'Waiting for the first payment',
+  incomplete_expired: 'First payment never made',
+  paused: 'Paused',
+};
+
+export const invoiceStatusLabels: Record<string, string> = { draft: 'Draft', open: 'Open', paid: 'Paid', uncollectible: 'Uncollectible', void: 'Void' };
+
+export const statusLabel = (status: string): string => statusLabels[status as SubscriptionStatus] ?? status;
+
+/**
+ * "$12.00", "€8.00", "¥1,200": an amount in the currency's smallest unit, in the currency's own
+ * decimals (zero-decimal currencies such as JPY are whole units already).
+ */
+export function money(amount: number, currency: string): string {
+  let format: Intl.NumberFormat;
+  try {
+    format = new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() });
+  } catch {
+    return `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
+  }
+  const decimals = format.resolvedOptions().maximumFractionDigits ?? 2;
+  return format.format(amount / 10 ** decimals);
+}

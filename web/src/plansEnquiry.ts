@@ -1,0 +1,140 @@
+/**
+ * The plans page's Enterprise enquiry: a name, an address to answer, a company, seats
+ * (optional) and a message, checked here as the server checks them (the bounds from
+ * shared/limits.ts), then `POST /v1/billing/enterprise-inquiry`, which mails sales. It needs no
+ * account: no session is sent, even when this tab has one (the address is only prefilled).
+ */
+import { enterpriseInquiryLimits as limits } from '../../shared/limits.ts';
+import { ApiError, type AccountUser } from './api.ts';
+import { showProblem } from './accountPage.ts';
+import { billingApi, type EnterpriseInquiry } from './billingApi.ts';
+import { announce, byId, setVisible } from './dom.ts';
+
+const form = byId<HTMLFormElement>('enquiry-form');
+const fields = byId<HTMLFieldSetElement>('enquiry-fields');
+const inputs = {
+  name: byId<HTMLInputElement>('enquiry-name'),
+  email: byId<HTMLInputElement>('enquiry-email'),
+  company: byId<HTMLInputElement>('enquiry-company'),
+  seats: byId<HTMLInputElement>('enquiry-seats'),
+  message: byId<HTMLTextAreaElement>('enquiry-message'),
+};
+type Field = keyof typeof inputs;
+const fieldOrder: readonly Field[] = ['name', 'email', 'company', 'seats', 'message'];
+const fieldErrors = Object.fromEntries(fieldOrder.map((field) => [field, byId(`enquiry-${field}-error`)])) as Record<Field, HTMLElement>;
+const errors = byId('enquiry-errors');
+const sent = byId('enquiry-sent');
+const sentText = byId('enquiry-sent-text');
+
+/** One line, as a mail header's worth: no control or line-separating characters. */
+const oneLine = /^[^\p{Cc}\p{Zl}\p{Zp}]*$/u;
+const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+let prefill = '';
+
+function clearErrors(): void {
+  setVisible(errors, false);
+  for (const field of fieldOrder) {
+    setVisible(fieldErrors[field], false);
+    inputs[field].removeAttribute('aria-invalid');
+  }
+}
+
+function showFieldErrors(messages: Partial<Record<Field, string>>): void {
+  let first: HTMLElement | null = null;
+  for (const field of fieldOrder) {
+    const message = messages[field];
+    if (!message) continue;
+    fieldErrors[field].textContent = message;
+    setVisible(fieldErrors[field], true);
+    inputs[field].setAttribute('aria-invalid', 'true');
+    first ??= inputs[field];
+  }
+  first?.focus();
+}
+
+/** The enquiry as the form holds it, or what is wrong with each field. */
+function read(): { inquiry: EnterpriseInquiry } | { problems: Partial<Record<Field, string>> } {
+  const problems: Partial<Record<Field, string>> = {};
+  const line = (field: 'name' | 'company', what: string, max: number) => {
+    const value = inputs[field].value.trim();
+    if (!value) problems[field] = `Give ${what}.`;
+    else if (value.length > max) problems[field] = `At most ${max.toLocaleString()} characters.`;
+    else if (!oneLine.test(value)) problems[field] = 'One line of text, please.';
+    return value;
+  };
+  const name = line('name', 'your name', limits.name.max);
+  const email = inputs.email.value.trim();
+  if (!emailShape.test(email)) problems.email = 'Enter the address sales should answer, such as ana@example.com.';
+  const company = line('company', 'your company’s name', limits.company.max);
+  const seatsText = inputs.seats.value.trim();
+  const seats = Number(seatsText);
+  if (seatsText && (!Number.isInteger(seats) || seats < 1 || seats > limits.seats.max)) problems.seats = `A whole number from 1 to ${limits.seats.max.toLocaleString()}, or empty.`;
+  const message = inputs.message.value.trim();
+  if (!message) problems.message = 'Say what you need: sales answer it.';
+  else if (message.length > limits.message.max) problems.message = `At most ${limits.message.max.toLocaleString()} characters (now ${message.length.toLocaleString()}).`;
+  if (Object.keys(problems).length > 0) return { problems };
+  return { inquiry: { name, email, company, ...(seatsText ? { seats } : {}), message } };
+}
+
+function explain(error: unknown): void {
+  if (error instanceof ApiError && error.status === 400) {
+    const messages: Partial<Record<Field, string>> = {};
+    for (const entry of error.problem.errors ?? []) {
+      const field = /^body\.(\w+)$/.exec(entry.path ?? '')?.[1] as Field | undefined;
+      if (field && fieldOrder.includes(field)) messages[field] = `${entry.message.charAt(0).toUpperCase()}${entry.message.slice(1)}.`;
+    }
+    if (Object.keys(messages).length > 0) return showFieldErrors(messages);
+  }
+  if (error instanceof ApiError && error.status === 429) {
+    const minutes = Math.max(1, Math.ceil((error.retryAfter ?? 60) / 60));
+    errors.textContent = `Too many enquiries from your network: try again in ${minutes === 1 ? 'a minute' : `${minutes} minutes`}. Nothing was sent this time.`;
+    setVisible(errors, true);
+    errors.focus();
+    return;
+  }
+  showProblem(errors, error, 'The enquiry was not sent: ');
+}
+
+async function send(event: SubmitEvent): Promise<void> {
+  event.preventDefault();
+  if (fields.disabled) return;
+  clearErrors();
+  setVisible(sent, false);
+  const entered = read();
+  if ('problems' in entered) return showFieldErrors(entered.problems);
+  fields.disabled = true;
+  announce('Sending the enquiry…');
+  try {
+    await billingApi.enterpriseInquiry(entered.inquiry);
+    form.reset();
+    inputs.email.value = prefill;
+    sentText.textContent = `Sales have it, and will write to ${entered.inquiry.email}.`;
+    setVisible(sent, true);
+    announce('Enquiry sent.');
+    sent.focus();
+  } catch (error) {
+    announce('');
+    explain(error);
+  } finally {
+    fields.disabled = false;
+  }
+}
+
+/** Wires the form once; a signed-in tab's address is filled in (it may be changed). */
+export function wireEnquiryForm(user: AccountUser | null): void {
+  inputs.name.maxLength = limits.name.max;
+  inputs.company.maxLength = limits.company.max;
+  inputs.message.maxLength = limits.message.max;
+  inputs.seats.max = String(limits.seats.max);
+  prefill = user?.email ?? '';
+  inputs.email.value = prefill;
+  for (const field of fieldOrder) {
+    inputs[field].addEventListener('input', () => {
+      inputs[field].removeAttribute('aria-invalid');
+      setVisible(fieldErrors[field], false);
+    });
+  }
+  form.addEventListener('submit', (event) => void send(event));
+  fields.disabled = false;
+}
