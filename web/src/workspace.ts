@@ -1,6 +1,6 @@
 /**
- * A workspace `/workspace?id=<id>`: its members and invitations, policy, branding and audit
- * trail, each section shown only to the roles that may use it (`permissions.ts`: a member sees
+ * A workspace `/workspace?id=<id>`: its members and invitations, seats (`workspaceSeats.ts`),
+ * policy, branding and audit trail, each section shown only to the roles that may use it (`permissions.ts`: a member sees
  * the members; owners and admins the rest). The server still decides: a 404 or a 403 for a role
  * that changed meanwhile reads the page again (`workspaceContext.ts`). There is no route for one
  * workspace: the page reads `GET /v1/workspaces` and finds it there.
@@ -18,6 +18,7 @@ import { wireExport } from './workspaceExport.ts';
 import { invitationItem, wireInviteForm } from './workspaceInvitations.ts';
 import { memberItem, type MemberActions } from './workspaceMembers.ts';
 import { renderPolicy, wirePolicyForm } from './workspacePolicy.ts';
+import { renderSeats, wireSeats } from './workspaceSeats.ts';
 import { planLabel, roleDescriptions, roleLabel } from './workspaceText.ts';
 import { workspacesApi, type MemberList, type WorkspaceSummary } from './workspacesApi.ts';
 
@@ -128,6 +129,7 @@ function refresh(): Promise<void> {
       setVisible(sections.audit, mayDo(found.role, 'readAudit'));
       if (mayDo(found.role, 'setPolicy')) renderPolicy(context);
       if (mayDo(found.role, 'setBranding')) renderBranding(context);
+      renderSeats(context);
       await Promise.all([loadMembers(found), mayDo(found.role, 'readAudit') ? loadAudit(context) : null]);
     } catch (error) {
       showProblem(pageError, error, 'This workspace could not be read: ');
@@ -168,6 +170,7 @@ async function main(): Promise<void> {
     });
     wirePolicyForm(() => context);
     wireBrandingForm(() => context);
+    wireSeats(() => context, seatsUsed);
     wireAudit();
     wireExport(() => context);
     await refresh();
