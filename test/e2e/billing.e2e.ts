@@ -4,11 +4,12 @@
  * the plan table (no amount of its own), signed out leading to sign-in and back; Pro bought
  * through the emulator's checkout page (Pay), back on /billing with Pro, its status and its
  * invoice, and a secret's receipts then showing the location and device columns a free account
- * does not see; the provider's portal opened and left; Team bought for a workspace (a cancelled
- * checkout first), then its seats changed on the workspace's page, fewer than the members refused
- * in the page and, when someone joined meanwhile, by the server; the Enterprise enquiry, refused
- * in the page when incomplete, then sent signed out and found in the outbox to sales; 360 px in
- * light and dark. No sleeps: every wait is on the page's state.
+ * does not see; the provider's portal opened and left; eleven invoices paged with "More"; Team
+ * bought for a workspace (a cancelled checkout first, then the provider's events late), then its
+ * seats changed on the workspace's page, fewer than the members refused in the page and, when
+ * someone joined meanwhile, by the server; the Enterprise enquiry, refused in the page when
+ * incomplete, then sent signed out and found in the outbox to sales; 360 px in light and dark.
+ * No sleeps: every wait is on the page's state.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,7 +147,7 @@ describe('billing in the web client', () => {
     expect(buyer.apiRequests().filter((request) => request.method === 'POST' && new URL(request.url).pathname.startsWith('/v1/billing/'))).toEqual([]);
   });
 
-  it('buys Pro through the emulator’s checkout page: /billing shows Pro and its invoice, and receipts gain location and device', async () => {
+  it('buys Pro through the emulator’s checkout page: /billing shows Pro and its invoice, receipts gain location and device, invoices page with More', async () => {
     const { page } = buyer;
     // A free account's receipts: when, which link, which channel.
     const secretId = await secretOpenedOnce(buyer);
@@ -164,6 +165,7 @@ describe('billing in the web client', () => {
     await open(buyer, '/plans', 'plans');
     await page.click('button[data-action="upgrade-pro"]');
     await page.waitForURL((url) => onEmulator(url, 'checkout'));
+    const sessionId = new URL(page.url()).pathname.split('/')[2]!;
     expect(JSON.parse(checkouts(buyer).at(-1)!.body)).toEqual({ plan: 'pro' });
     expect(await page.textContent('body')).toContain(`Paying as ${buyerEmail}`);
     await buyer.screenshot('billing-emulator-checkout');
@@ -215,6 +217,22 @@ describe('billing in the web client', () => {
     await page.waitForURL((url) => url.origin === runtime.url && url.pathname === '/billing');
     await ready(buyer, 'billing');
     expect(await page.isVisible('#checkout-notice')).toBe(false);
+
+    // Ten renewals later: ten invoices, newest first, then "More" for the first one, which takes the focus.
+    const firstInvoice = await invoices.first().getAttribute('data-id');
+    const completed = runtime.stripe.events().find((record) => record.event.type === 'checkout.session.completed' && (record.event.data.object as { id: string }).id === sessionId);
+    const subscriptionId = (completed!.event.data.object as { subscription: string }).subscription;
+    for (let renewal = 0; renewal < 10; renewal++) await runtime.stripe.endPeriod(subscriptionId);
+    await open(buyer, '/billing', 'billing');
+    expect(await invoices.count()).toBe(10);
+    expect(await invoices.evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset['id']))).not.toContain(firstInvoice);
+    await page.click('#invoices-more');
+    await expect.poll(() => invoices.count()).toBe(11);
+    expect(await invoices.last().getAttribute('data-id')).toBe(firstInvoice);
+    expect(await page.evaluate(() => document.activeElement?.closest('li')?.dataset['id'])).toBe(firstInvoice);
+    expect(await page.isVisible('#invoices-more')).toBe(false);
+    const lastRead = buyer.apiRequests().filter((request) => new URL(request.url).pathname === '/v1/billing/invoices').at(-1)!;
+    expect(new URL(lastRead.url).searchParams.get('cursor')).toMatch(/^in_/);
     await finish(buyer);
   });
 
