@@ -1,7 +1,8 @@
 /**
- * A workspace `/workspace?id=<id>`: its members and invitations, seats (`workspaceSeats.ts`),
- * policy, branding and audit trail, each section shown only to the roles that may use it (`permissions.ts`: a member sees
- * the members; owners and admins the rest). The server still decides: a 404 or a 403 for a role
+ * A workspace `/workspace?id=<id>`: its members and invitations, seats (`workspaceSeats.ts`,
+ * its owner's), policy, branding and audit trail, each section shown only to the roles that may
+ * use it (`permissions.ts`: a member sees the members; owners and admins the rest; the seats
+ * the owner of a Team workspace). The server still decides: a 404 or a 403 for a role
  * that changed meanwhile reads the page again (`workspaceContext.ts`). There is no route for one
  * workspace: the page reads `GET /v1/workspaces` and finds it there.
  */
