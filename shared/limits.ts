@@ -149,6 +149,9 @@ export const defaultRateLimits: RateLimits = {
   enterprise_inquiry: { perIp: { limit: 5, windowSeconds: 3600 } },
 };
 
+/** Seats a Team checkout or seat change may ask for: a self-serve ceiling; more is an Enterprise conversation. */
+export const teamSeatLimits = { min: 1, max: 10_000 };
+
 /** An Enterprise enquiry (interface §4.6): what sales need to call back, kept to a mail's worth. */
 export const enterpriseInquiryLimits = {
   name: { max: 200 },

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { enterpriseInquiryLimits as inquiry } from '../limits.ts';
+import { enterpriseInquiryLimits as inquiry, teamSeatLimits } from '../limits.ts';
 import { pageQuery } from './input.ts';
 import { nullableTimestamp, page, timestamp } from './output.ts';
 
@@ -12,7 +12,7 @@ const workspaceId = z.string().check(z.minLength(1), z.maxLength(64));
 const checkoutRequest = z.strictObject({
   plan: z.enum(['pro', 'team']),
   workspace_id: z.optional(workspaceId),
-  seats: z.optional(z.int().check(z.minimum(1), z.maximum(10_000))),
+  seats: z.optional(z.int().check(z.minimum(teamSeatLimits.min), z.maximum(teamSeatLimits.max))),
   success_path: z.optional(returnPath),
   cancel_path: z.optional(returnPath),
 });
@@ -25,7 +25,7 @@ export const billingRequests = {
   CheckoutRequest: checkoutRequest,
   PortalRequest: z.strictObject({ return_path: z.optional(returnPath) }),
   InvoiceListQuery: pageQuery({ default: 10, max: 100 }),
-  SeatsRequest: z.strictObject({ workspace_id: workspaceId, seats: z.int().check(z.minimum(1), z.maximum(10_000)) }),
+  SeatsRequest: z.strictObject({ workspace_id: workspaceId, seats: z.int().check(z.minimum(teamSeatLimits.min), z.maximum(teamSeatLimits.max)) }),
   EnterpriseInquiryRequest: z.strictObject({
     name: mailLine(inquiry.name.max),
     email: z.email().check(z.maxLength(254)),
