@@ -1,7 +1,5 @@
-import { createSocket, type Socket } from 'node:dgram';
-import type { AddressInfo } from 'node:net';
-import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalDns, type DnsRecord, type LocalDns } from '../../local/dns.ts';
 import {
   classifyAddress,
   DestinationRefused,
@@ -148,62 +146,40 @@ describe('classifyAddress', () => {
   });
 });
 
-type Zone = Record<string, { A?: string[]; AAAA?: string[]; rcode?: number }>;
-
-/** An authoritative DNS server on 127.0.0.1 answering from `zone`, NXDOMAIN for the rest. */
-async function startDnsServer(zone: Zone): Promise<{ socket: Socket; server: string; queries: string[] }> {
-  const socket = createSocket('udp4');
-  const queries: string[] = [];
-  socket.on('message', (message, peer) => {
-    const query = dnsPacket.decode(message);
-    const question = query.questions?.[0];
-    if (!question) return;
-    queries.push(`${question.type} ${question.name}`);
-    const entry = zone[question.name.toLowerCase()];
-    const rcode = entry ? (entry.rcode ?? 0) : 3;
-    const data = question.type === 'A' || question.type === 'AAAA' ? (entry?.[question.type] ?? []) : [];
-    const reply = dnsPacket.encode({
-      type: 'response',
-      id: query.id,
-      flags: dnsPacket.AUTHORITATIVE_ANSWER | ((query.flags ?? 0) & dnsPacket.RECURSION_DESIRED) | rcode,
-      questions: [question],
-      answers: data.map((address) => ({ type: question.type as 'A' | 'AAAA', name: question.name, ttl: 60, class: 'IN' as const, data: address })),
-    });
-    socket.send(reply, peer.port, peer.address);
-  });
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  return { socket, server: `127.0.0.1:${(socket.address() as AddressInfo).port}`, queries };
-}
-
 describe('resolveDestination against a real DNS server', () => {
-  let dns: Awaited<ReturnType<typeof startDnsServer>>;
+  let dns: LocalDns;
   let resolver: HostResolver;
   const resolve = (raw: string, local = false) => resolveDestination(new URL(raw), { local, resolver });
 
   beforeAll(async () => {
-    dns = await startDnsServer({
-      'public.example': { A: ['93.184.215.14'] },
-      'dual.example': { A: ['93.184.215.14'], AAAA: ['2606:2800:21f:cb07:6820:80da:af6b:8b2c'] },
-      'v6only.example': { AAAA: ['2606:4700::1111'] },
-      'private.example': { A: ['10.1.2.3'] },
-      'metadata.example': { A: ['169.254.169.254'] },
-      'loopback6.example': { AAAA: ['::1'] },
-      'mapped.example': { AAAA: ['::ffff:10.0.0.1'] },
-      'mixed.example': { A: ['93.184.215.14', '10.0.0.1'] },
-      'mixed-family.example': { A: ['93.184.215.14'], AAAA: ['fd00::1'] },
-      'loopback4.example': { A: ['127.0.0.1'] },
-      'empty.example': {},
-      'broken.example': { rcode: 2 },
+    const a = (data: string): DnsRecord => ({ type: 'A', data });
+    const aaaa = (data: string): DnsRecord => ({ type: 'AAAA', data });
+    dns = await startLocalDns({
+      zone: {
+        'public.example': [a('93.184.215.14')],
+        'dual.example': [a('93.184.215.14'), aaaa('2606:2800:21f:cb07:6820:80da:af6b:8b2c')],
+        'v6only.example': [aaaa('2606:4700::1111')],
+        'private.example': [a('10.1.2.3')],
+        'metadata.example': [a('169.254.169.254')],
+        'loopback6.example': [aaaa('::1')],
+        'mapped.example': [aaaa('::ffff:10.0.0.1')],
+        'mixed.example': [a('93.184.215.14'), a('10.0.0.1')],
+        'mixed-family.example': [a('93.184.215.14'), aaaa('fd00::1')],
+        'loopback4.example': [a('127.0.0.1')],
+        // A name with records, none of them addresses: NODATA for A and AAAA.
+        'empty.example': [{ type: 'TXT', data: 'no address here' }],
+      },
     });
+    dns.fail('broken.example', 'servfail');
     resolver = systemResolver([dns.server]);
   });
-  afterAll(() => new Promise<void>((resolve) => dns.socket.close(() => resolve())));
+  afterAll(() => dns.stop());
 
   it('accepts a name with a public address, preferring IPv4', async () => {
     expect(await resolve('https://public.example/hook')).toEqual({ address: '93.184.215.14', family: 4 });
     expect(await resolve('https://dual.example/hook')).toEqual({ address: '93.184.215.14', family: 4 });
     expect(await resolve('https://v6only.example/hook')).toEqual({ address: '2606:4700::1111', family: 6 });
-    expect(dns.queries).toEqual(expect.arrayContaining(['A public.example', 'AAAA public.example']));
+    expect(dns.queries()).toEqual(expect.arrayContaining(['udp A public.example', 'udp AAAA public.example']));
   });
 
   it.each([
