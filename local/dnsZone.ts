@@ -134,7 +134,7 @@ export class DnsZone {
     } catch {
       return { rcode: 'NXDOMAIN', answers };
     }
-    for (let hop = 0; hop <= maxCnameHops; hop++) {
+    for (let hop = 0; hop < maxCnameHops; hop++) {
       const records = this.records.get(key);
       if (!records) return { rcode: this.exists(key) ? 'NOERROR' : 'NXDOMAIN', answers };
       const cname = records.find((record) => record.type === 'CNAME');

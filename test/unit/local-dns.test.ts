@@ -113,7 +113,7 @@ describe('answers', () => {
     dns.setRecords('loop-b.example', [{ type: 'CNAME', data: 'loop-a.example' }]);
     const loop = (await overUdp(query('loop-a.example', 'TXT'))).reply;
     expect(loop.rcode).toBe('NOERROR');
-    expect(loop.answers?.length).toBeLessThanOrEqual(9);
+    expect(loop.answers).toHaveLength(8);
   });
 
   it('NXDOMAIN for an unknown name, NODATA for a known name without the type or above a known name', async () => {
