@@ -2,6 +2,8 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { sqsQueue } from '../shared/adapters/sqs.ts';
 import { awsBucket, PresignedFileObjects } from '../shared/adapters/fileObjects.ts';
 import { defaultProvider } from '../shared/adapters/lambdaCredentials.ts';
+import { txtResolver } from '../shared/adapters/dnsTxt.ts';
+import { recheckPendingDomains, type DomainCheckPorts } from '../shared/domain/domains/domains.ts';
 import { purgeDueFiles, revokeStaleUploads } from '../shared/domain/files/lifecycle.ts';
 import { expireDueSecrets } from '../shared/domain/secrets/end.ts';
 import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
@@ -13,19 +15,24 @@ import { secretLimits, webhookLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import type { ScheduledTask } from '../shared/schedules.ts';
 import { DynamoCounters } from '../shared/store/counters.ts';
+import { DynamoDomainStore } from '../shared/store/workspaceDomains.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { DynamoUsageReports } from '../shared/store/usageReports.ts';
 import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
 
 /** The schedule's wiring: what its tasks read and write, and the queue they hand work to. */
-export type ScheduleDeps = Platform & SecretPorts & RollupPorts & Pick<WebhookPorts, 'webhooks' | 'queue'> & Pick<Adapters, 'files'>;
+export type ScheduleDeps = Platform & SecretPorts & RollupPorts & Pick<WebhookPorts, 'webhooks' | 'queue'> & Pick<Adapters, 'files'> & DomainCheckPorts;
 
-export function compose(platform: Platform, adapters: Pick<Adapters, 'queue' | 'files'>): ScheduleDeps {
+export function compose(platform: Platform, adapters: Pick<Adapters, 'queue' | 'files' | 'dns'>): ScheduleDeps {
   const { db, config } = platform;
   return {
     ...platform,
     queue: adapters.queue,
     files: adapters.files,
+    dns: adapters.dns,
+    domains: new DynamoDomainStore(db, config.TABLE_NAME),
+    // No host is served from here: nothing to forget.
+    hostsChanged: () => {},
     secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
     counters: new DynamoCounters(db, config.TABLE_NAME),
     usageReports: new DynamoUsageReports(db, config.TABLE_NAME),
@@ -41,6 +48,7 @@ const tasks: Record<ScheduledTask, (deps: ScheduleDeps) => Promise<number>> = {
   'sweep-webhooks': (deps) => queueDueRetries(deps),
   'purge-files': (deps) => purgeDueFiles(deps),
   'revoke-stale-uploads': (deps) => revokeStaleUploads(deps),
+  'check-domains': async (deps) => (await recheckPendingDomains(deps)).checked,
 };
 
 export type TaskEvent = ScheduledEvent<{ task: ScheduledTask }>;
@@ -60,7 +68,9 @@ export const createHandler =
     return { task, processed };
   };
 
-// Hands due retries to the work queue, and deletes the objects of burned files when due.
+// Hands due retries to the work queue, deletes the objects of burned files when due, and checks pending domains' TXT records.
 export const handler = lambdaEntry((platform) =>
-  createHandler(compose(platform, { queue: sqsQueue(platform.config), files: new PresignedFileObjects(awsBucket(platform.config, defaultProvider())) })),
+  createHandler(
+    compose(platform, { queue: sqsQueue(platform.config), files: new PresignedFileObjects(awsBucket(platform.config, defaultProvider())), dns: txtResolver(platform.config.DNS_SERVERS) }),
+  ),
 );

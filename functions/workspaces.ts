@@ -1,4 +1,5 @@
 import { SESClient } from '@aws-sdk/client-ses';
+import { txtResolver } from '../shared/adapters/dnsTxt.ts';
 import { SesMailer } from '../shared/adapters/ses.ts';
 import { workspacesRequests } from '../shared/api/workspaces.ts';
 import { toIso } from '../shared/clock.ts';
@@ -15,7 +16,10 @@ import { requireSession } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import { workspacesRoutes } from '../shared/routes.ts';
+import type { DomainPorts } from '../shared/domain/domains/model.ts';
+import { DynamoDomainStore } from '../shared/store/workspaceDomains.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
+import { domainOperations } from './workspaces/domains.ts';
 import { DynamoMembershipChanges } from '../shared/store/workspaceMembershipChanges.ts';
 import { DynamoWorkspaceStore } from '../shared/store/workspaces.ts';
 
@@ -33,8 +37,9 @@ const created = (workspace: Workspace, seats: number, members: number) => ({
   members,
 });
 
-/** The workspaces group (interface §4.7): workspaces, members and invitations, policy, branding, the audit trail. */
+/** The workspaces group (interface §4.7): workspaces, members and invitations, policy, branding, the audit trail, domains. */
 export const operations: Operations<'workspaces', WorkspacesDeps> = {
+  ...domainOperations,
   async listWorkspaces(request, deps) {
     const memberships = await listWorkspaces(requireSession(request.principal).userId, deps);
     return {
@@ -131,13 +136,18 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
   },
 };
 
-/** The workspaces group's wiring: its two stores, the users (addresses), and the mailer. */
-export type WorkspacesDeps = ApiDeps & WorkspacePorts;
+/** The workspaces group's wiring: its stores, the users (addresses), the mailer, and DNS (domains' TXT records). */
+export type WorkspacesDeps = ApiDeps & WorkspacePorts & DomainPorts;
 
-export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>): WorkspacesDeps {
+export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 'dns'>): WorkspacesDeps {
   const { db, config } = platform;
+  const api = apiDeps(platform);
   return {
-    ...apiDeps(platform),
+    ...api,
+    domains: new DynamoDomainStore(db, config.TABLE_NAME),
+    dns: adapters.dns,
+    // A claim deleted or verified here counts at once on this instance (others within the cache's bound).
+    hostsChanged: (hostname) => api.hosts.forget(hostname),
     workspaces: new DynamoWorkspaceStore(db, config.TABLE_NAME),
     memberships: new DynamoMembershipChanges(db, config.TABLE_NAME),
     users: new DynamoUserStore(db, config.TABLE_NAME),
@@ -147,5 +157,10 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>):
 
 export const createHandler = (deps: WorkspacesDeps) => groupHandler(workspacesRoutes, operations, workspacesRequests, deps);
 export const handler = lambdaEntry((platform) =>
-  createHandler(compose(platform, { mailer: new SesMailer(new SESClient({ region: platform.config.REGION }), platform.config.MAIL_FROM) })),
+  createHandler(
+    compose(platform, {
+      mailer: new SesMailer(new SESClient({ region: platform.config.REGION }), platform.config.MAIL_FROM),
+      dns: txtResolver(platform.config.DNS_SERVERS),
+    }),
+  ),
 );

@@ -53,14 +53,17 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   user's day rows on the table), product events (PutItem), CLI counters (UpdateItem);
  * - schedule: expiry sweep (Query gsi2, UpdateItem, DeleteItem of envelope parts), usage
  *   rollup (Query gsi2 for users, Query of day rows on the table, GetItem, PutItem), the retry
- *   sweep (Query gsi2 for due retries and GetItem of each);
+ *   sweep (Query gsi2 for due retries and GetItem of each), pending custom domains' checks
+ *   (Query gsi2, BatchGetItem of the claims, a transaction of Puts and an Update on verification);
  * - webhooks: endpoints (a transaction of the count Update and a Put or Delete, Get, Query of
  *   the owner's partition), the delivery log (Query), test deliveries (PutItem);
  * - workspaces: every change is a transaction of Puts, Updates, Deletes and a ConditionCheck of
  *   the actor's role (the roster's conditions, the audit row's Put), the workspace, roster,
  *   member and invitation-token items (GetItem), the roll and the audit trail (Query of their
  *   partitions), the caller's workspaces (Query gsi1, then BatchGetItem), the caller's address
- *   (GetItem of the user);
+ *   (GetItem of the user); custom domains (claims in the workspace's partition, their pointers
+ *   and the hostnames' verified claims: transactions, GetItem, Query of the partition);
+ * - every API function: the hostname a request arrived on (GetItem of its verified claim);
  * - billing: the account's customer and the target's subscription (GetItem; UpdateItem to keep a
  *   new customer), a workspace's owner and roster for a Team checkout (GetItem), the caller's
  *   tier and usage (GetItem, Query gsi1, BatchGetItem), a Team's seats (UpdateItem of the roster,
@@ -81,7 +84,7 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   files: { items: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], query: ['gsi1'] },
   requests: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table', 'gsi1'] },
   account: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], query: ['table', 'gsi1'] },
-  schedule: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table', 'gsi2'] },
+  schedule: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], query: ['table', 'gsi2'] },
   webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
   workspaces: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'BatchGetItem'], query: ['table', 'gsi1'] },
   billing: { items: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], query: ['gsi1'] },

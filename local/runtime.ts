@@ -33,7 +33,11 @@ import type { AppLogger } from '../shared/logger.ts';
 import type { Group } from '../shared/routes.ts';
 import { ensureTable, startDynamoLocal, type LocalDynamo } from './dynamodb.ts';
 import { gatewayListener } from './gateway.ts';
+import { txtResolver, type TxtResolverOptions } from '../shared/adapters/dnsTxt.ts';
+import { checkHost, HostDirectory, isOwnHost } from '../shared/domain/domains/hosts.ts';
+import { DynamoHostClaims } from '../shared/store/hostClaims.ts';
 import { devRoutes } from './devRoutes.ts';
+import { startLocalDns, type LocalDns } from './dns.ts';
 import { LocalOutbox, type OutboxEntry } from './mail.ts';
 import { InProcessQueue } from './queue.ts';
 import { LocalScheduler } from './scheduler.ts';
@@ -106,6 +110,8 @@ export interface RuntimeOptions {
   instrumentDynamo?: (client: DynamoDBDocumentClient) => void;
   /** How webhook deliveries resolve and post (tests and the bench bring their own DNS). */
   webhookTransport?: Adapters['transport'];
+  /** The TXT lookups' bounds (tests shorten them, so a DNS server that never answers costs milliseconds). */
+  dnsLookup?: TxtResolverOptions;
   /**
    * Aborting it during start-up stops whatever was already started (DynamoDB Local's Java
    * process, s3rver) and makes `startRuntime` reject; after start-up, call `stop()`.
@@ -147,6 +153,8 @@ export interface Runtime {
    * `/v1/billing/webhook`, and the test controls (`completeCheckout`, `requests()`, …).
    */
   stripe: LocalStripe;
+  /** The DNS server custom domains' TXT records are looked up at (local/dns.ts): `setRecords`, `fail`, `queries()`. */
+  dns: LocalDns;
   stop(): Promise<void>;
 }
 
@@ -208,9 +216,14 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     );
     signal?.throwIfAborted();
 
+    // DNS for custom domains' TXT records: names are published here (`/_dev/dns`, runtime.dns).
+    const dns = await start(startLocalDns());
+    signal?.throwIfAborted();
+
     const runConfig: Config = {
       ...config,
       DYNAMODB_ENDPOINT: dynamo.endpoint,
+      DNS_SERVERS: [dns.server],
       // The SDK talks to the emulator, with its fixed local key and signing secret.
       STRIPE_API_URL: stripe.url,
       STRIPE_SECRET_KEY: stripe.apiKey,
@@ -235,9 +248,22 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       transport: options.webhookTransport ?? systemTransport(),
       ...localBucket(s3, clock),
       paymentProvider: new LazyStripeProvider(() => stripeSettings(runConfig), clock),
+      dns: txtResolver(runConfig.DNS_SERVERS, options.dnsLookup),
     };
 
     const functions = composeFunctions(platform, adapters);
+    // The local edge serves the web client on a workspace's hostname while its claim is verified, as the API does (rule 5).
+    const webHostDirectory = new HostDirectory(new DynamoHostClaims(db, runConfig.TABLE_NAME), clock);
+    const webHosts = (host: string | undefined): true | Promise<boolean> =>
+      host === undefined || isOwnHost(host, runConfig.WEB_ORIGIN, true)
+        ? true
+        : checkHost(host, runConfig.WEB_ORIGIN, true, webHostDirectory).then(
+            () => true,
+            (error: unknown) => {
+              if (error instanceof HttpError && error.status === 404) return false;
+              throw error;
+            },
+          );
     queue.consume(deliveriesFunction.createHandler(functions.deliveries));
     const stream = new LocalStream({
       endpoint: dynamo.endpoint,
@@ -269,7 +295,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     listener = gatewayListener({
       handlers,
       webOrigin: runConfig.WEB_ORIGIN,
-      localRoutes: (request, response) => devRoutes(request, response, { outbox, stripe }) || serveWeb(web, request, response, s3.endpoint),
+      localRoutes: (request, response) => devRoutes(request, response, { outbox, stripe, dns }) || serveWeb(web, request, response, s3.endpoint, webHosts),
     });
 
     if (options.background) {
@@ -293,6 +319,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       dynamo,
       s3,
       stripe,
+      dns,
       async drainWork() {
         // A relay queues attempts; a failed attempt may queue a retry: until nothing moves.
         while ((await stream.drain()) + (await queue.drain()) > 0);

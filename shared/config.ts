@@ -1,5 +1,6 @@
 import { en } from 'zod/locales';
 import * as z from 'zod/mini';
+import { parseDnsServers } from './adapters/dnsTxt.ts';
 import { defaultRateLimits, type RateLimit, type RateLimits } from './limits.ts';
 import type { RateClass } from './routes.ts';
 
@@ -99,6 +100,24 @@ const configSchema = z.pipe(
       /** The prices sold: Pro per account a month, and a Team seat a month (CDK context in AWS). */
       PRICE_PRO: z._default(z.string().check(z.minLength(1)), 'price_pro_monthly'),
       PRICE_TEAM_SEAT: z._default(z.string().check(z.minLength(1)), 'price_team_seat_monthly'),
+      /**
+       * The DNS servers custom domains' TXT records are looked up at, comma-separated `ip` or
+       * `ip:port` (shared/adapters/dnsTxt.ts); unset or empty: the system's. The local runtime
+       * names its own DNS server (local/dns.ts).
+       */
+      DNS_SERVERS: z.optional(
+        z.pipe(
+          z.string(),
+          z.transform((raw, context) => {
+            try {
+              return parseDnsServers(raw);
+            } catch (error) {
+              context.issues.push({ code: 'custom', input: raw, message: (error as Error).message });
+              return z.NEVER;
+            }
+          }),
+        ),
+      ),
       /** Where enterprise enquiries are mailed. */
       SALES_EMAIL: z._default(z.email(), 'sales@hushlink.local'),
       /** Sender of sign-in codes and notices; an SES-verified identity in AWS. */

@@ -27,6 +27,11 @@ export const newInvitationId = (): string => `inv_${randomPart(16)}`;
 export const newAuditId = (): string => `aud_${randomPart(12)}`;
 /** An invitation's one-time token, `hli_` and 256 bits, mailed in `/join#<token>`: stored only as its SHA-256. */
 export const newInvitationToken = (): string => `hli_${randomPart(32)}`;
+export const newDomainId = (): string => `dom_${randomPart(16)}`;
+/** A custom domain's TXT challenge (256 bits): published by the claimant, so not a secret, but never guessable or reused. */
+export const newDomainChallenge = (): string => randomPart(32);
+/** A workspace's SCIM directory key (256 bits); stored only as its SHA-256. */
+export const newDirectoryKey = (): string => `hlscim_${randomPart(32)}`;
 /** Delivery ids start with their time (base 36 ms), so an endpoint's log sorts by id, newest first. */
 const timePrefix = (ms: number): string => ms.toString(36).padStart(9, '0');
 export const newDeliveryId = (now: number): string => `dlv_${timePrefix(now)}${randomPart(16)}`;

@@ -97,6 +97,22 @@ export const workspaceLimits = {
   allowedRecipientDomains: 50,
 } as const;
 
+/** Custom domains (issue 17). */
+export const domainLimits = {
+  /** Claims a workspace holds at once, pending and verified. */
+  perWorkspace: 20,
+  /** A pending claim is checked again by the schedule this long after it was made. */
+  recheckSeconds: 7 * 24 * 3600,
+  /** Pending claims one schedule run checks (each lookup may take the resolver's 6 s deadline), a few at a time. */
+  recheckBatch: 50,
+  recheckConcurrency: 5,
+  /**
+   * How long an instance trusts what it read of a hostname's claim: a claim deleted elsewhere
+   * stops serving on every instance within this (rule 5; on the instance that deleted it, at once).
+   */
+  hostCacheSeconds: 5,
+} as const;
+
 /** Contract plans, set by sales' admin command (scripts/set-plan.ts). */
 export const contractPlanLimits = {
   /** A workspace's seats under a contract: Team's checkout sells up to 10,000, a contract may go further. */

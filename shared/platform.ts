@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { TxtResolver } from './adapters/dnsTxt.ts';
 import type { Mailer } from './adapters/mailer.ts';
 import type { Queue } from './adapters/queue.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -58,6 +59,8 @@ export interface Adapters {
   uploads: MultipartUploads;
   /** The payment provider (Stripe; the local emulator in `npm start` and the tests). */
   paymentProvider: PaymentProvider;
+  /** TXT lookups of custom domains' challenges (`DNS_SERVERS`; the local DNS server in `npm start` and the tests). */
+  dns: TxtResolver;
 }
 
 /**

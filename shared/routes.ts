@@ -167,7 +167,7 @@ export const requestsRoutes = [
     body: 'ResponseRequest', query: none, reply: { status: 201, body: 'ResponseCreated' }, errors: [400, 404, 409, 410, 429] },
 ] as const satisfies readonly Route[];
 
-/** Interface §4.7: workspaces (domains and SSO come with their own issue). Session only: an API key administers nothing. */
+/** Interface §4.7: workspaces and their domains. Session only: an API key administers nothing. */
 export const workspacesRoutes = [
   { method: 'GET', path: '/v1/workspaces', group: 'workspaces', operation: 'listWorkspaces', credential: 'session', scope: null, rate: null,
     body: none, query: none, reply: { status: 200, body: 'WorkspaceList' }, errors: [401, 403] },
@@ -193,6 +193,14 @@ export const workspacesRoutes = [
     body: 'TransferRequest', query: none, reply: { status: 200, body: 'WorkspaceTransferred' }, errors: [400, 401, 403, 404] },
   { method: 'POST', path: '/v1/workspaces/invitations/accept', group: 'workspaces', operation: 'acceptInvitation', credential: 'session', scope: null, rate: null,
     body: 'AcceptInvitationRequest', query: none, reply: { status: 200, body: 'InvitationAccepted' }, errors: [400, 401, 403, 404, 410] },
+  { method: 'GET', path: '/v1/domains', group: 'workspaces', operation: 'listDomains', credential: 'session', scope: null, rate: null,
+    body: none, query: 'DomainListQuery', reply: { status: 200, body: 'DomainList' }, errors: [400, 401, 403, 404] },
+  { method: 'POST', path: '/v1/domains', group: 'workspaces', operation: 'claimDomain', credential: 'session', scope: null, rate: null,
+    body: 'DomainClaimRequest', query: none, reply: { status: 201, body: 'DomainClaimed' }, errors: [400, 401, 403, 404, 409] },
+  { method: 'DELETE', path: '/v1/domains/{id}', group: 'workspaces', operation: 'deleteDomain', credential: 'session', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'DomainDeleted' }, errors: [401, 403, 404] },
+  { method: 'POST', path: '/v1/domains/{id}/verify', group: 'workspaces', operation: 'verifyDomain', credential: 'session', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'DomainChecked' }, errors: [401, 403, 404] },
 ] as const satisfies readonly Route[];
 
 /** Interface §4.6: billing. Session only (an API key reads no billing), but for an Enterprise enquiry, which anyone may send. */

@@ -13,6 +13,8 @@ export const schedules = [
   { task: 'purge-files', everyMinutes: 1 },
   /** File uploads never completed, a day after they began: revoked (the relay aborts them). */
   { task: 'revoke-stale-uploads', everyMinutes: 15 },
+  /** Custom domains' pending claims: their TXT records looked up again, for 7 days after each claim. */
+  { task: 'check-domains', everyMinutes: 10 },
 ] as const;
 
 export type ScheduledTask = (typeof schedules)[number]['task'];

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { secretLimits, workspaceLimits } from '../limits.ts';
+import { domainsRequests } from './domains.ts';
 import { pageQuery } from './input.ts';
 
 const { name, slug, displayName, auditPageSize, allowedRecipientDomains } = workspaceLimits;
@@ -75,4 +76,5 @@ export const workspacesRequests = {
   BrandingRequest: brandingRequest,
   AuditQuery: pageQuery(auditPageSize),
   AuditExportQuery: exportQuery,
+  ...domainsRequests,
 };

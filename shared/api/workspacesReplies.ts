@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { domainsReplies } from './domains.ts';
 import { page, timestamp } from './output.ts';
 import { memberRoles } from './workspaces.ts';
 
@@ -70,4 +71,5 @@ export const workspacesReplies = {
   AuditPage: page(auditRow),
   /** `format=json`: the whole trail (or one part of it), newest first. */
   AuditExport: z.strictObject({ items: z.array(auditRow) }),
+  ...domainsReplies,
 };

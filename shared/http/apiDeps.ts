@@ -1,5 +1,8 @@
 import type { Platform } from '../platform.ts';
 import type { ApiKeyStore, SessionStore } from '../domain/accounts/ports.ts';
+import { checkHost, HostDirectory } from '../domain/domains/hosts.ts';
+import { DynamoHostClaims } from '../store/hostClaims.ts';
+import { viewerHost } from './viewerHost.ts';
 import { SigningKeyList, TokenVerifier } from '../domain/accounts/tokenVerifier.ts';
 import type { CallCounter } from '../domain/usage/ports.ts';
 import { DynamoApiKeyStore } from '../store/apiKeys.ts';
@@ -23,6 +26,8 @@ export interface ApiDeps extends GroupDeps {
   signingKeys: SigningKeyList;
   accessTokens: TokenVerifier;
   calls: CallCounter;
+  /** The workspaces' verified hostnames, as this instance last read them. */
+  hosts: HostDirectory;
 }
 
 export function apiDeps(platform: Platform): ApiDeps {
@@ -36,18 +41,22 @@ export function apiDeps(platform: Platform): ApiDeps {
     signingKeys,
     accessTokens: new TokenVerifier(signingKeys, clock, config.WEB_ORIGIN),
     calls: new DynamoCallCounter(db, config.TABLE_NAME),
+    hosts: new HostDirectory(new DynamoHostClaims(db, config.TABLE_NAME), clock),
   };
   return { ...deps, guard: credentialGuard(deps) };
 }
 
 /**
- * The steps before an operation, as the route's row says: the per-address rate limit, the
+ * The steps before an operation, as the route's row says: the host (rule 5: a workspace's
+ * hostname serves only while its claim is verified), the per-address rate limit, the
  * credential, the per-user rate limit and the call count. Counting goes alongside the work,
  * never before it: the limiter decides from what this instance knows (shared/http/rateLimit.ts)
  * and the counts are awaited with the operation.
  */
 function credentialGuard(deps: Omit<ApiDeps, 'guard'>): RequestGuard {
   return async (route, request, counting) => {
+    const { config } = deps;
+    request.hostClaim = await checkHost(viewerHost(request.headers, config.ORIGIN_VERIFY, config.HUSHLINK_MODE === 'local'), config.WEB_ORIGIN, config.HUSHLINK_MODE === 'local', deps.hosts);
     // Per address first: it bounds how fast anyone can try credentials.
     if (route.rate) counting.push((await deps.rateLimiter.admitAddress(route.rate, request.sourceIp)).counted);
     request.principal = await authenticate(route, request, deps);

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { ZodMiniType } from 'zod/mini';
 import type { Principal } from '../domain/accounts/model.ts';
+import type { HostClaim } from '../domain/domains/model.ts';
 import type { Route } from '../routes.ts';
 import { HttpError, validationError } from './errors.ts';
 
@@ -23,6 +24,8 @@ export interface ApiRequest<Body = unknown, Query = unknown> {
   principal: Principal | null;
   /** Settles when this call is counted in the caller's month (signed-in calls; resolved otherwise). */
   callCounted: Promise<void>;
+  /** The workspace's verified hostname the request arrived on; null on this deployment's own host. */
+  hostClaim: HostClaim | null;
 }
 
 /** What an operation answers; the group handler turns it into an API Gateway result. */
@@ -50,6 +53,7 @@ export function toRawRequest(event: APIGatewayProxyEventV2, route: Route): RawRe
     rawQuery: (event.queryStringParameters ?? {}) as Record<string, string>,
     principal: null,
     callCounted: Promise.resolve(),
+    hostClaim: null,
   };
 }
 

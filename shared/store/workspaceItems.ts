@@ -152,8 +152,8 @@ export abstract class WorkspaceTable {
     }
   }
 
-  protected put(item: Record<string, unknown>, condition?: string): TransactWriteItem {
-    return { Put: { TableName: this.tableName, Item: item, ...(condition ? { ConditionExpression: condition } : {}) } };
+  protected put(item: Record<string, unknown>, condition?: string, values?: Record<string, unknown>): TransactWriteItem {
+    return { Put: { TableName: this.tableName, Item: item, ...(condition ? { ConditionExpression: condition } : {}), ...(values ? { ExpressionAttributeValues: values } : {}) } };
   }
 
   protected audit(row: AuditRow): TransactWriteItem {

@@ -211,7 +211,7 @@ const expectedTable = {
   billing: { items: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
   billingWebhook: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
   openapi: { items: [], query: [] },
-  schedule: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
+  schedule: { items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
   relay: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   deliveries: { items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], query: [] },
 } as const;

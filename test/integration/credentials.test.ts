@@ -183,9 +183,22 @@ const cases: Record<string, Case> = {
   // The portal and invoices are the main user's customer's: one exists once a checkout was started.
   'POST /v1/billing/portal': { success: 201, prepare: async () => ({ path: '/v1/billing/portal', json: { return_path: '/billing' }, ...(await customerOfMain()) }) },
   'GET /v1/billing/invoices': { success: 200, prepare: async () => ({ path: '/v1/billing/invoices', ...(await customerOfMain()) }) },
+  'GET /v1/domains': { success: 200, prepare: async () => ({ path: `/v1/domains?workspace_id=${await workspaceOfMain()}` }) },
+  'POST /v1/domains': { success: 201, prepare: async () => ({ path: '/v1/domains', json: { workspace_id: await workspaceOfMain(true), hostname: `matrix-${++hostnames}.example` } }) },
+  // A claim of its own each time (the main user's workspace's), checked or deleted.
+  'POST /v1/domains/{id}/verify': { success: 200, prepare: async () => ({ path: `/v1/domains/${await domainOfMain()}/verify` }) },
+  'DELETE /v1/domains/{id}': { success: 200, prepare: async () => ({ path: `/v1/domains/${await domainOfMain()}` }) },
   // The seats of a workspace the main user bought Team for (once), set to a count of the attempt.
   'PATCH /v1/billing/seats': { success: 200, prepare: async () => ({ path: '/v1/billing/seats', json: { workspace_id: await teamBoughtByMain(), seats: 2 + (++seatChanges % 5) } }) },
 };
+
+let hostnames = 0;
+/** A fresh claim of a hostname by the main user, in a workspace of its own (a workspace holds 20 at most). */
+async function domainOfMain(): Promise<string> {
+  const reply = await api.post('/v1/domains', { workspace_id: await workspaceOfMain(true), hostname: `matrix-${++hostnames}.example` }, main.auth);
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return reply.body.id as string;
+}
 
 let seatChanges = 0;
 let mainTeam: Promise<string> | undefined;

@@ -27,7 +27,12 @@ interface Scene {
   id: string;
   /** Someone to act on: a member none of the callers is. */
   target: SignedIn;
+  /** A hostname the workspace's owner claimed. */
+  domainId: string;
 }
+
+let hostnames = 0;
+const freshHostname = () => `roles-${process.pid}-${++hostnames}.example`;
 
 /** Each route of a workspace, as a call, with the permission that governs it. */
 const calls: Record<string, { action: WorkspaceAction; success: number; call: (scene: Scene, auth: Record<string, string>) => Promise<Reply> }> = {
@@ -52,6 +57,10 @@ const calls: Record<string, { action: WorkspaceAction; success: number; call: (s
   },
   'GET /v1/workspaces/{id}/audit': { action: 'readAudit', success: 200, call: (scene, auth) => api.get(`/v1/workspaces/${scene.id}/audit`, auth) },
   'GET /v1/workspaces/{id}/audit/export': { action: 'readAudit', success: 200, call: (scene, auth) => api.get(`/v1/workspaces/${scene.id}/audit/export?format=csv`, auth) },
+  'GET /v1/domains': { action: 'listDomains', success: 200, call: (scene, auth) => api.get(`/v1/domains?workspace_id=${scene.id}`, auth) },
+  'POST /v1/domains': { action: 'manageDomains', success: 201, call: (scene, auth) => api.post('/v1/domains', { workspace_id: scene.id, hostname: freshHostname() }, auth) },
+  'POST /v1/domains/{id}/verify': { action: 'manageDomains', success: 200, call: (scene, auth) => api.post(`/v1/domains/${scene.domainId}/verify`, undefined, auth) },
+  'DELETE /v1/domains/{id}': { action: 'manageDomains', success: 200, call: (scene, auth) => api.delete(`/v1/domains/${scene.domainId}`, auth) },
 };
 
 type Caller = Role | 'non-member' | 'api key';
@@ -64,8 +73,8 @@ function expected(action: WorkspaceAction, success: number, caller: Caller): num
 }
 
 describe('the table', () => {
-  it('has a call for every route of a workspace (the two without one: list and create, and accepting)', () => {
-    const ofAWorkspace = workspacesRoutes.filter((route) => route.path.includes('{id}')).map(routeKey);
+  it('has a call for every route of a workspace and of its domains (the three without one: list and create, and accepting)', () => {
+    const ofAWorkspace = workspacesRoutes.filter((route) => route.path.includes('{id}') || route.path.startsWith('/v1/domains')).map(routeKey);
     expect(Object.keys(calls).sort()).toEqual([...ofAWorkspace].sort());
   });
 });
@@ -83,7 +92,8 @@ describe.each(Object.entries(calls))('%s', (_, { action, success, call }) => {
       'non-member': async () => (await signIn(runtime, newEmail('outsider'))).auth,
       'api key': async () => (await createKey(runtime, workspace.owner, ['secrets:write', 'secrets:read', 'receipts:read'])).auth,
     }[caller];
-    const reply = await call({ id: workspace.id, target }, await auth());
+    const domainId = (await api.post('/v1/domains', { workspace_id: workspace.id, hostname: freshHostname() }, workspace.owner.auth)).body.id as string;
+    const reply = await call({ id: workspace.id, target, domainId }, await auth());
     const want = expected(action, success, caller);
     expect(reply.status, `${caller}: ${JSON.stringify(reply.body)}`).toBe(want);
     // A refusal changed nothing: the target is still a plain member, and the owner still owns it.

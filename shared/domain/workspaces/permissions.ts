@@ -16,6 +16,11 @@ export const permissions = {
   setPolicy: ['owner', 'admin'],
   setBranding: ['owner', 'admin'],
   readAudit: ['owner', 'admin'],
+  /** Custom domains (issue 17): every member sees them; owners and admins claim, verify and delete. */
+  listDomains: ['owner', 'admin', 'member'],
+  manageDomains: ['owner', 'admin'],
+  /** The SSO directory and its key. */
+  setSso: ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type WorkspaceAction = keyof typeof permissions;

@@ -263,6 +263,23 @@ export const seeders: Record<string, Seeder> = {
       fixtures.add('invitation_token', invitationToken(runtime, other.user.email), who === 'a' ? 'b' : 'a', true);
     }
   },
+  // Claims of hostnames in a Team workspace of each user (in the workspace ids' pool too, for bodies and queries that name one).
+  'POST /v1/domains': async (fixtures) => {
+    const api = fixtures.api();
+    const runtime = fixtures.runtimeOf();
+    for (const who of ['a', 'b'] as const) {
+      const owner = fixtures.sessions.get(who)!;
+      const made = await api.post('/v1/workspaces', { name: `Domains ${who}` }, owner.auth);
+      if (made.status !== 201) throw new Error(`seeding a workspace: ${made.status} ${JSON.stringify(made.body)}`);
+      await setWorkspace(runtime, made.body.id, { seats: 50, plan: 'team' });
+      fixtures.add('workspace_id', made.body.id, who, true);
+      for (let i = 0; i < 3; i++) {
+        const claimed = await api.post('/v1/domains', { workspace_id: made.body.id, hostname: `seed-${who}-${i}.property.example` }, owner.auth);
+        if (claimed.status !== 201) throw new Error(`seeding a domain: ${claimed.status} ${JSON.stringify(claimed.body)}`);
+        fixtures.add('/v1/domains', claimed.body.id, who, true);
+      }
+    }
+  },
   // A Team workspace each user owns, the first user's bought and paid at the Stripe emulator (seats to change), the second's never bought (404).
   'POST /v1/billing/seats': async (fixtures) => {
     const api = fixtures.api();
@@ -352,6 +369,9 @@ export const examples: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
   'PUT /v1/workspaces/{id}/policy': fc.record({ max_views: fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }), allow_files: fc.option(fc.boolean(), { nil: null }) }),
   'PUT /v1/workspaces/{id}/branding': fc.record({ display_name: fc.string({ minLength: 1, maxLength: 60 }).filter((name) => name.trim() !== '') }),
   'POST /v1/billing/checkout': fc.record({ plan: fc.constant('pro'), success_path: fc.option(fc.webPath().filter((path) => path.startsWith('/') && !path.startsWith('//')), { nil: undefined }) }).map(({ success_path, ...rest }) => ({ ...rest, ...(success_path === undefined ? {} : { success_path }) })),
+  'POST /v1/domains': fc
+    .record({ label: fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,20}[a-z0-9]$/), n: fc.nat(), raw: fc.option(fc.string({ maxLength: 40 }), { nil: undefined }) })
+    .map(({ label, n, raw }) => ({ workspace_id: live('workspace_id'), hostname: raw ?? `${label}-${n}.property.example` })),
   'PATCH /v1/billing/seats': fc.integer({ min: 1, max: 40 }).map((seats) => ({ workspace_id: live('workspace_id'), seats })),
   'POST /v1/billing/enterprise-inquiry': fc
     .record({

@@ -1,0 +1,217 @@
+import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { toIso } from '../clock.ts';
+import type { Domain, DomainCheckError, DomainStore, HostClaim } from '../domain/domains/model.ts';
+import type { AuditRow } from '../domain/workspaces/model.ts';
+import type { Actor } from '../domain/workspaces/ports.ts';
+import { isConditionFailure } from './client.ts';
+import { DynamoHostClaims, hostnameKey } from './hostClaims.ts';
+import { shardOf } from './secretItem.ts';
+import { dueEntries } from './workIndex.ts';
+import { partition, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
+
+/**
+ * Custom domains' items:
+ * - the claim, in its workspace's partition (`WORKSPACE#<id>` / `DOMAIN#<hostname>`): one claim
+ *   of a hostname per workspace by its key, listed with the workspace's other items;
+ * - its id's pointer (`DOMAIN#<id>` / `DOMAIN`: workspace and hostname), for the routes that
+ *   name a claim by id;
+ * - the hostname's verified claim (`HOSTNAME#<hostname>` / `HOSTNAME`), at most one, written when
+ *   a claim is verified and removed with it: what a request on the hostname is checked against;
+ * - while pending, the claim's next check in the work index (gsi2 `DOMAIN_CHECK#<shard>`).
+ */
+const claimKey = (workspaceId: string, hostname: string) => ({ pk: partition(workspaceId), sk: `DOMAIN#${hostname}` });
+const pointerKey = (id: string) => ({ pk: `DOMAIN#${id}`, sk: 'DOMAIN' });
+const checkPrefix = 'DOMAIN_CHECK';
+/** When the schedule checks a pending claim again after a check. */
+const recheckEveryMs = 10 * 60 * 1000;
+const nextCheck = (id: string, at: number) => ({ gsi2pk: `${checkPrefix}#${shardOf(id)}`, gsi2sk: `${toIso(at)}#${id}` });
+
+function toDomain(item: Record<string, unknown>): Domain {
+  return {
+    id: String(item.id),
+    workspaceId: String(item.workspace_id),
+    hostname: String(item.hostname),
+    state: item.state as Domain['state'],
+    token: String(item.token),
+    createdAt: Number(item.created_at),
+    verifiedAt: typeof item.verified_at === 'number' ? item.verified_at : null,
+    lastCheckedAt: typeof item.last_checked_at === 'number' ? item.last_checked_at : null,
+    lastError: (item.last_error as DomainCheckError | null | undefined) ?? null,
+    checkUntil: Number(item.check_until),
+  };
+}
+
+export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
+  async claim(domain: Domain, actor: Actor, audit: AuditRow): Promise<'claimed' | 'duplicate' | 'refused'> {
+    const refused = await this.transact([
+      this.put(
+        {
+          ...claimKey(domain.workspaceId, domain.hostname),
+          type: 'domain',
+          id: domain.id,
+          workspace_id: domain.workspaceId,
+          hostname: domain.hostname,
+          state: domain.state,
+          token: domain.token,
+          created_at: domain.createdAt,
+          verified_at: null,
+          last_checked_at: null,
+          last_error: null,
+          check_until: domain.checkUntil,
+          // Due at the schedule's next run: a record published before the claim is found then.
+          ...nextCheck(domain.id, domain.createdAt),
+        },
+        'attribute_not_exists(pk)',
+      ),
+      this.put({ ...pointerKey(domain.id), type: 'domain_pointer', id: domain.id, workspace_id: domain.workspaceId, hostname: domain.hostname }, 'attribute_not_exists(pk)'),
+      this.actorCheck(domain.workspaceId, actor),
+      this.audit(audit),
+    ]);
+    if (refused === null) return 'claimed';
+    return refused[0] === 'ConditionalCheckFailed' ? 'duplicate' : 'refused';
+  }
+
+  async get(id: string): Promise<Domain | null> {
+    const pointer = await this.db.send(new GetCommand({ TableName: this.tableName, Key: pointerKey(id), ConsistentRead: true }));
+    if (!pointer.Item) return null;
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: claimKey(String(pointer.Item.workspace_id), String(pointer.Item.hostname)), ConsistentRead: true }),
+    );
+    // The pointer of a claim deleted a moment ago, or of an older claim of the hostname.
+    return Item && Item.id === id ? toDomain(Item) : null;
+  }
+
+  async list(workspaceId: string): Promise<Domain[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': partition(workspaceId), ':prefix': 'DOMAIN#' },
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items.map(toDomain).sort((a, b) => a.createdAt - b.createdAt || a.hostname.localeCompare(b.hostname));
+  }
+
+  verifiedClaim(hostname: string): Promise<HostClaim | null> {
+    return new DynamoHostClaims(this.db, this.tableName).verifiedClaim(hostname);
+  }
+
+  async verify(domain: Domain, now: number, audit: AuditRow): Promise<'verified' | 'taken' | 'gone'> {
+    const refused = await this.transact([
+      // One verified claim per hostname: the first whose record is found holds it.
+      this.put(
+        { ...hostnameKey(domain.hostname), type: 'hostname', hostname: domain.hostname, domain_id: domain.id, workspace_id: domain.workspaceId, verified_at: now },
+        'attribute_not_exists(pk) OR domain_id = :id',
+        { ':id': domain.id },
+      ),
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: claimKey(domain.workspaceId, domain.hostname),
+          UpdateExpression: 'SET #state = :verified, verified_at = :now, last_checked_at = :now, last_error = :none REMOVE gsi2pk, gsi2sk',
+          ConditionExpression: 'id = :id',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':verified': 'verified', ':now': now, ':none': null, ':id': domain.id },
+        },
+      },
+      this.audit(audit),
+    ]);
+    if (refused === null) return 'verified';
+    return refused[1] === 'ConditionalCheckFailed' ? 'gone' : 'taken';
+  }
+
+  async recordCheck(domain: Domain, now: number, error: DomainCheckError): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: claimKey(domain.workspaceId, domain.hostname),
+          UpdateExpression: 'SET last_checked_at = :now, last_error = :error, gsi2sk = :next',
+          // Still this claim, still pending and still on the schedule's list (gsi2pk is its shard).
+          ConditionExpression: 'id = :id AND #state = :pending AND attribute_exists(gsi2pk)',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':now': now, ':error': error, ':id': domain.id, ':pending': 'pending', ':next': nextCheck(domain.id, now + recheckEveryMs).gsi2sk },
+        }),
+      );
+    } catch (failure) {
+      if (!isConditionFailure(failure)) throw failure;
+      // Off the list: record the check without putting it back.
+      await this.db
+        .send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: claimKey(domain.workspaceId, domain.hostname),
+            UpdateExpression: 'SET last_checked_at = :now, last_error = :error',
+            ConditionExpression: 'id = :id AND #state = :pending',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':now': now, ':error': error, ':id': domain.id, ':pending': 'pending' },
+          }),
+        )
+        .catch((again: unknown) => {
+          if (!isConditionFailure(again)) throw again;
+        });
+    }
+  }
+
+  async remove(domain: Domain, actor: Actor, audit: AuditRow): Promise<boolean> {
+    const hostname = (held: boolean): TransactWriteItem =>
+      held
+        ? // Only this claim's hold on the hostname, never another's.
+          { Delete: { TableName: this.tableName, Key: hostnameKey(domain.hostname), ConditionExpression: 'domain_id = :id', ExpressionAttributeValues: { ':id': domain.id } } }
+        : // Not held by it: checked as the claim goes, so a verification landing meanwhile is never left behind.
+          { ConditionCheck: { TableName: this.tableName, Key: hostnameKey(domain.hostname), ConditionExpression: 'attribute_not_exists(pk) OR domain_id <> :id', ExpressionAttributeValues: { ':id': domain.id } } };
+    let held = domain.state === 'verified';
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const refused = await this.transact([
+        { Delete: { TableName: this.tableName, Key: claimKey(domain.workspaceId, domain.hostname), ConditionExpression: 'id = :id', ExpressionAttributeValues: { ':id': domain.id } } },
+        { Delete: { TableName: this.tableName, Key: pointerKey(domain.id) } },
+        this.actorCheck(domain.workspaceId, actor),
+        this.audit(audit),
+        hostname(held),
+      ]);
+      if (refused === null) return true;
+      // Deleted meanwhile by someone else, who wrote its audit row.
+      if (refused[0] === 'ConditionalCheckFailed') return true;
+      if (refused[2] === 'ConditionalCheckFailed') return false;
+      held = !held;
+    }
+    throw new Error(`domain ${domain.id}: its hostname's claim kept changing while it was deleted`);
+  }
+
+  async pendingDue(now: number, limit: number): Promise<Domain[]> {
+    const entries = await dueEntries(this.db, this.tableName, checkPrefix, now, limit);
+    if (entries.length === 0) return [];
+    const { Responses } = await this.db.send(
+      new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: entries.map((entry) => ({ pk: entry.pk, sk: entry.sk })), ConsistentRead: true } } }),
+    );
+    const byKey = new Map((Responses?.[this.tableName] ?? []).map((item) => [`${String(item.pk)}|${String(item.sk)}`, item]));
+    return entries
+      .map((entry) => byKey.get(`${String(entry.pk)}|${String(entry.sk)}`))
+      .filter((item): item is Record<string, unknown> => item !== undefined && item.state === 'pending')
+      .map(toDomain);
+  }
+
+  async stopChecking(domain: Domain): Promise<void> {
+    await this.db
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: claimKey(domain.workspaceId, domain.hostname),
+          UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
+          ConditionExpression: 'id = :id',
+          ExpressionAttributeValues: { ':id': domain.id },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
+}
