@@ -19,7 +19,10 @@ import { workspacesRoutes } from '../shared/routes.ts';
 import type { DomainPorts } from '../shared/domain/domains/model.ts';
 import { DynamoDomainStore } from '../shared/store/workspaceDomains.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
+import { DynamoSsoStore } from '../shared/store/workspaceSso.ts';
+import type { SsoPorts } from '../shared/domain/sso/directory.ts';
 import { domainOperations } from './workspaces/domains.ts';
+import { ssoOperations } from './workspaces/sso.ts';
 import { DynamoMembershipChanges } from '../shared/store/workspaceMembershipChanges.ts';
 import { DynamoWorkspaceStore } from '../shared/store/workspaces.ts';
 
@@ -37,9 +40,10 @@ const created = (workspace: Workspace, seats: number, members: number) => ({
   members,
 });
 
-/** The workspaces group (interface §4.7): workspaces, members and invitations, policy, branding, the audit trail, domains. */
+/** The workspaces group (interface §4.7): workspaces, members and invitations, policy, branding, the audit trail, domains, the SSO directory. */
 export const operations: Operations<'workspaces', WorkspacesDeps> = {
   ...domainOperations,
+  ...ssoOperations,
   async listWorkspaces(request, deps) {
     const memberships = await listWorkspaces(requireSession(request.principal).userId, deps);
     return {
@@ -136,8 +140,8 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
   },
 };
 
-/** The workspaces group's wiring: its stores, the users (addresses), the mailer, and DNS (domains' TXT records). */
-export type WorkspacesDeps = ApiDeps & WorkspacePorts & DomainPorts;
+/** The workspaces group's wiring: its stores (workspaces, memberships, domains, SSO), the users (addresses), the mailer, and DNS (domains' TXT records). */
+export type WorkspacesDeps = ApiDeps & WorkspacePorts & DomainPorts & SsoPorts;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 'dns'>): WorkspacesDeps {
   const { db, config } = platform;
@@ -145,6 +149,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 
   return {
     ...api,
     domains: new DynamoDomainStore(db, config.TABLE_NAME),
+    sso: new DynamoSsoStore(db, config.TABLE_NAME),
     dns: adapters.dns,
     // A claim deleted or verified here counts at once on this instance (others within the cache's bound).
     hostsChanged: (hostname) => api.hosts.forget(hostname),

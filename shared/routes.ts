@@ -167,7 +167,7 @@ export const requestsRoutes = [
     body: 'ResponseRequest', query: none, reply: { status: 201, body: 'ResponseCreated' }, errors: [400, 404, 409, 410, 429] },
 ] as const satisfies readonly Route[];
 
-/** Interface §4.7: workspaces and their domains. Session only: an API key administers nothing. */
+/** Interface §4.7: workspaces, their domains and SSO directory. Session only (an API key administers nothing), but for SSO discovery, which anyone may ask. */
 export const workspacesRoutes = [
   { method: 'GET', path: '/v1/workspaces', group: 'workspaces', operation: 'listWorkspaces', credential: 'session', scope: null, rate: null,
     body: none, query: none, reply: { status: 200, body: 'WorkspaceList' }, errors: [401, 403] },
@@ -201,6 +201,10 @@ export const workspacesRoutes = [
     body: none, query: none, reply: { status: 200, body: 'DomainDeleted' }, errors: [401, 403, 404] },
   { method: 'POST', path: '/v1/domains/{id}/verify', group: 'workspaces', operation: 'verifyDomain', credential: 'session', scope: null, rate: null,
     body: none, query: none, reply: { status: 200, body: 'DomainChecked' }, errors: [401, 403, 404] },
+  { method: 'PUT', path: '/v1/workspaces/{id}/sso', group: 'workspaces', operation: 'setSso', credential: 'session', scope: null, rate: null,
+    body: 'SsoRequest', query: none, reply: { status: 200, body: 'SsoDirectory' }, errors: [400, 401, 403, 404, 409] },
+  { method: 'GET', path: '/v1/workspaces/sso/discover', group: 'workspaces', operation: 'discoverSso', credential: 'public', scope: null, rate: null,
+    body: none, query: 'SsoDiscoverQuery', reply: { status: 200, body: 'SsoDiscovery' }, errors: [400] },
 ] as const satisfies readonly Route[];
 
 /** Interface §4.6: billing. Session only (an API key reads no billing), but for an Enterprise enquiry, which anyone may send. */

@@ -2,15 +2,34 @@ import * as z from 'zod/mini';
 import { nullableTimestamp, timestamp } from './output.ts';
 
 /**
- * Custom domains (issue 17, interface §4.7), part of the workspaces group's contract. A hostname
+ * Custom domains and the SSO directory (issue 17, interface §4.7), part of the workspaces group's contract. A hostname
  * is only bounded here (DNS's 253 characters, an IDN's Unicode form a little longer); what a
  * hostname may be is the domain's to say (shared/domain/domains/hostname.ts), field by field.
  */
 const workspaceId = z.string().check(z.minLength(1), z.maxLength(64));
 
+/** An OIDC issuer: an https URL without credentials, query or fragment (OpenID Connect Discovery §2 says so of the issuer). */
+const issuer = z.url({ protocol: /^https$/ }).check(
+  z.maxLength(512),
+  z.refine((value) => {
+    // Checks run on after the URL check fails: an unparsable value is its failure, not this one's.
+    if (!URL.canParse(value)) return true;
+    const url = new URL(value);
+    return url.username === '' && url.password === '' && url.search === '' && url.hash === '';
+  }, 'must be the https URL of the identity provider, without credentials, query or fragment'),
+);
+
 export const domainsRequests = {
   DomainClaimRequest: z.strictObject({ workspace_id: workspaceId, hostname: z.string().check(z.minLength(1), z.maxLength(300)) }),
   DomainListQuery: z.strictObject({ workspace_id: workspaceId }),
+  SsoRequest: z.strictObject({
+    issuer,
+    /** Checked as a domain by the route (shared/domain/sso/directory.ts). */
+    email_domain: z.string().check(z.minLength(1), z.maxLength(253)),
+    /** A new directory key, and the old one stops at once. */
+    rotate_directory_key: z.optional(z.boolean()),
+  }),
+  SsoDiscoverQuery: z.strictObject({ email: z.email().check(z.maxLength(254)) }),
 };
 
 const states = ['pending', 'verified'] as const;
@@ -36,4 +55,14 @@ export const domainsReplies = {
   }),
   DomainChecked: z.strictObject({ id: z.string(), state: z.enum(states), checked_at: timestamp, last_error: lastError }),
   DomainDeleted: z.strictObject({ id: z.string(), deleted: z.literal(true) }),
+  SsoDirectory: z.strictObject({
+    issuer: z.string(),
+    email_domain: z.string(),
+    /** Where the directory provisions (SCIM 2.0), and its key: only in the answer that made it. */
+    scim: z.strictObject({ base_url: z.string(), directory_key: z.optional(z.string()) }),
+  }),
+  SsoDiscovery: z.union([
+    z.strictObject({ sso: z.literal(false) }),
+    z.strictObject({ sso: z.literal(true), workspace: z.strictObject({ id: z.string(), name: z.string() }), issuer: z.string() }),
+  ]),
 };

@@ -188,6 +188,14 @@ const cases: Record<string, Case> = {
   // A claim of its own each time (the main user's workspace's), checked or deleted.
   'POST /v1/domains/{id}/verify': { success: 200, prepare: async () => ({ path: `/v1/domains/${await domainOfMain()}/verify` }) },
   'DELETE /v1/domains/{id}': { success: 200, prepare: async () => ({ path: `/v1/domains/${await domainOfMain()}` }) },
+  // The SSO directory of a workspace of the main user with a verified domain (made once).
+  'PUT /v1/workspaces/{id}/sso': {
+    success: 200,
+    prepare: async () => {
+      const { workspaceId, hostname } = await verifiedDomainOfMain();
+      return { path: `/v1/workspaces/${workspaceId}/sso`, json: { issuer: 'https://matrix.okta.example', email_domain: hostname } };
+    },
+  },
   // The seats of a workspace the main user bought Team for (once), set to a count of the attempt.
   'PATCH /v1/billing/seats': { success: 200, prepare: async () => ({ path: '/v1/billing/seats', json: { workspace_id: await teamBoughtByMain(), seats: 2 + (++seatChanges % 5) } }) },
 };
@@ -198,6 +206,21 @@ async function domainOfMain(): Promise<string> {
   const reply = await api.post('/v1/domains', { workspace_id: await workspaceOfMain(true), hostname: `matrix-${++hostnames}.example` }, main.auth);
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
   return reply.body.id as string;
+}
+
+let mainVerified: Promise<{ workspaceId: string; hostname: string }> | undefined;
+/** A workspace of the main user with a hostname verified against the local DNS server. */
+function verifiedDomainOfMain(): Promise<{ workspaceId: string; hostname: string }> {
+  mainVerified ??= (async () => {
+    const workspaceId = await workspaceOfMain(true);
+    const hostname = `matrix-sso-${process.pid}.example`;
+    const claimed = await api.post('/v1/domains', { workspace_id: workspaceId, hostname }, main.auth);
+    expect(claimed.status, JSON.stringify(claimed.body)).toBe(201);
+    runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
+    expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, main.auth)).body.state).toBe('verified');
+    return { workspaceId, hostname };
+  })();
+  return mainVerified;
 }
 
 let seatChanges = 0;

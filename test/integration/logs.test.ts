@@ -126,7 +126,15 @@ describe('logs', () => {
     const joined = await signIn(runtime, invitee);
     expect((await api.post('/v1/workspaces/invitations/accept', { token: invitation }, joined.auth)).status).toBe(200);
     expect((await api.get(`/v1/workspaces/${workspace.body.id}/audit/export`, session.auth)).status).toBe(200);
-    const workspaceSecrets = [invitation, invitation.slice(4), invitee, joined.access_token, joined.refresh_token];
+    // A custom domain verified, and the SSO directory's key: made, then rotated.
+    const claimed = await api.post('/v1/domains', { workspace_id: workspace.body.id, hostname: `canary-${Date.now()}.example` }, session.auth);
+    runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
+    expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, session.auth)).body.state).toBe('verified');
+    const ssoBody = { issuer: 'https://canary.okta.example', email_domain: claimed.body.hostname };
+    const firstKey = (await api.call('PUT', `/v1/workspaces/${workspace.body.id}/sso`, { json: ssoBody, headers: session.auth })).body.scim.directory_key as string;
+    const rotatedKey = (await api.call('PUT', `/v1/workspaces/${workspace.body.id}/sso`, { json: { ...ssoBody, rotate_directory_key: true }, headers: session.auth })).body.scim.directory_key as string;
+    expect([firstKey, rotatedKey].every((key) => key.startsWith('hlscim_'))).toBe(true);
+    const workspaceSecrets = [invitation, invitation.slice(4), invitee, joined.access_token, joined.refresh_token, firstKey, rotatedKey, firstKey.slice(7), rotatedKey.slice(7)];
     // The payment provider: its secret key (the service's SDK sends it) and the webhook signing
     // secret, through a checkout paid in the emulator and its events applied.
     const stripe = stripeClient({ secretKey: runtime.stripe.apiKey, apiUrl: runtime.stripe.url });
@@ -154,6 +162,7 @@ describe('logs', () => {
     expect(logs).toContain('"message":"delivery attempt"');
     expect(logs).toContain('"route":"POST /v1/workspaces/invitations/accept"');
     expect(logs).toContain('"route":"POST /v1/billing/webhook"');
+    expect(logs).toContain('"route":"PUT /v1/workspaces/{id}/sso"');
     // A bare 8-digit code could occur by chance in timings; look for it as a value or in the mail text.
     const credentials = [session.access_token, session.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token, sealed, chainKey, hook.body.secret, key.key, `"${code}"`, `code: ${code}`, `code is ${code}`, email];
     for (const secretMaterial of [body.envelope, body.salt, deleteToken, token, verifier, 'wrong-token', 'hdt_wrong', ...credentials, ...linkSecrets]) {

@@ -27,8 +27,9 @@ interface Scene {
   id: string;
   /** Someone to act on: a member none of the callers is. */
   target: SignedIn;
-  /** A hostname the workspace's owner claimed. */
+  /** A hostname the workspace's owner claimed and verified. */
   domainId: string;
+  hostname: string;
 }
 
 let hostnames = 0;
@@ -61,6 +62,11 @@ const calls: Record<string, { action: WorkspaceAction; success: number; call: (s
   'POST /v1/domains': { action: 'manageDomains', success: 201, call: (scene, auth) => api.post('/v1/domains', { workspace_id: scene.id, hostname: freshHostname() }, auth) },
   'POST /v1/domains/{id}/verify': { action: 'manageDomains', success: 200, call: (scene, auth) => api.post(`/v1/domains/${scene.domainId}/verify`, undefined, auth) },
   'DELETE /v1/domains/{id}': { action: 'manageDomains', success: 200, call: (scene, auth) => api.delete(`/v1/domains/${scene.domainId}`, auth) },
+  'PUT /v1/workspaces/{id}/sso': {
+    action: 'setSso',
+    success: 200,
+    call: (scene, auth) => api.call('PUT', `/v1/workspaces/${scene.id}/sso`, { json: { issuer: 'https://matrix.okta.example', email_domain: scene.hostname }, headers: auth }),
+  },
 };
 
 type Caller = Role | 'non-member' | 'api key';
@@ -92,8 +98,11 @@ describe.each(Object.entries(calls))('%s', (_, { action, success, call }) => {
       'non-member': async () => (await signIn(runtime, newEmail('outsider'))).auth,
       'api key': async () => (await createKey(runtime, workspace.owner, ['secrets:write', 'secrets:read', 'receipts:read'])).auth,
     }[caller];
-    const domainId = (await api.post('/v1/domains', { workspace_id: workspace.id, hostname: freshHostname() }, workspace.owner.auth)).body.id as string;
-    const reply = await call({ id: workspace.id, target, domainId }, await auth());
+    const hostname = freshHostname();
+    const claimed = (await api.post('/v1/domains', { workspace_id: workspace.id, hostname }, workspace.owner.auth)).body;
+    runtime.dns.setRecords(claimed.verification.name, [{ type: 'TXT', data: claimed.verification.value }]);
+    await api.post(`/v1/domains/${claimed.id}/verify`, undefined, workspace.owner.auth);
+    const reply = await call({ id: workspace.id, target, domainId: claimed.id, hostname }, await auth());
     const want = expected(action, success, caller);
     expect(reply.status, `${caller}: ${JSON.stringify(reply.body)}`).toBe(want);
     // A refusal changed nothing: the target is still a plain member, and the owner still owns it.

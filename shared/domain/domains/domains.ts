@@ -4,6 +4,7 @@ import { domainLimits } from '../../limits.ts';
 import { planIncludes } from '../plans.ts';
 import { actorFor, auditRow, authorize, noSuchWorkspace, systemAuditRow } from '../workspaces/access.ts';
 import type { Member } from '../workspaces/model.ts';
+import { covers } from '../sso/directory.ts';
 import { challengeName, challengeValue, normalizeHostname } from './hostname.ts';
 import type { Domain, DomainCheckError, DomainPorts } from './model.ts';
 
@@ -131,6 +132,20 @@ export async function deleteDomain(id: string, userId: string, ports: DomainPort
   const audit = auditRow(member, domain.workspaceId, 'domain.deleted', domain.id, { hostname: domain.hostname, state: domain.state }, ports.clock.now());
   if (!(await ports.domains.remove(domain, actorFor(member, 'manageDomains'), audit))) throw roleChanged();
   ports.hostsChanged(domain.hostname);
+  if (domain.state === 'verified') await releaseSsoDomain(domain, ports);
+}
+
+/**
+ * A deleted verified claim no longer proves its names: when the workspace's SSO directory spoke
+ * for one of them and no other verified claim of the workspace covers it, discovery stops
+ * sending its people to the workspace's identity provider.
+ */
+async function releaseSsoDomain(deleted: Domain, ports: DomainPorts): Promise<void> {
+  const directory = await ports.sso.directory(deleted.workspaceId);
+  if (!directory || !covers(deleted.hostname, directory.emailDomain)) return;
+  const remaining = await ports.domains.list(deleted.workspaceId);
+  if (remaining.some((claim) => claim.state === 'verified' && covers(claim.hostname, directory.emailDomain))) return;
+  await ports.sso.releaseDomain(deleted.workspaceId, directory.emailDomain);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { TxtResolver } from '../../adapters/dnsTxt.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
+import type { SsoStore } from '../sso/directory.ts';
 import type { AuditRow } from '../workspaces/model.ts';
 import type { Actor, WorkspacePorts } from '../workspaces/ports.ts';
 
@@ -77,4 +78,6 @@ export interface DomainPorts {
   config: Pick<Config, 'WEB_ORIGIN' | 'HUSHLINK_MODE'>;
   /** Forgets what this instance remembers of a hostname (a deleted claim stops serving here at once). */
   hostsChanged(hostname: string): void;
+  /** A deleted claim's domain is no longer one the workspace's SSO directory speaks for. */
+  sso: Pick<SsoStore, 'directory' | 'releaseDomain'>;
 }

@@ -372,6 +372,9 @@ export const examples: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
   'POST /v1/domains': fc
     .record({ label: fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,20}[a-z0-9]$/), n: fc.nat(), raw: fc.option(fc.string({ maxLength: 40 }), { nil: undefined }) })
     .map(({ label, n, raw }) => ({ workspace_id: live('workspace_id'), hostname: raw ?? `${label}-${n}.property.example` })),
+  'PUT /v1/workspaces/{id}/sso': fc
+    .record({ tenant: fc.stringMatching(/^[a-z0-9]{1,12}$/), rotate: fc.option(fc.boolean(), { nil: undefined }), n: fc.nat(2) })
+    .map(({ tenant, rotate, n }) => ({ issuer: `https://${tenant}.okta.example`, email_domain: `seed-a-${n}.property.example`, ...(rotate === undefined ? {} : { rotate_directory_key: rotate }) })),
   'PATCH /v1/billing/seats': fc.integer({ min: 1, max: 40 }).map((seats) => ({ workspace_id: live('workspace_id'), seats })),
   'POST /v1/billing/enterprise-inquiry': fc
     .record({

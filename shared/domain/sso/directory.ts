@@ -1,0 +1,121 @@
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import { HttpError } from '../../http/errors.ts';
+import { newDirectoryKey, sha256Base64Url } from '../../ids.ts';
+import type { DomainStore } from '../domains/model.ts';
+import { planIncludes } from '../plans.ts';
+import { actorFor, auditRow, authorize, noSuchWorkspace } from '../workspaces/access.ts';
+import type { AuditRow } from '../workspaces/model.ts';
+import { recipientDomain, normalizeDomain } from '../workspaces/policy.ts';
+import type { Actor, WorkspacePorts } from '../workspaces/ports.ts';
+
+/**
+ * A workspace's single sign-on directory (issue 17, interface §4.7 and §5.6): the OIDC identity
+ * provider (`issuer`) its people sign in through, the email domain that directory speaks for,
+ * and the directory key its SCIM client provisions with. Sign-in itself stays the emailed code
+ * (the interface has no OIDC callback): the directory tells people which identity provider
+ * their workspace uses (discovery), and names who provisions its members (issue 18).
+ */
+export interface SsoDirectory {
+  workspaceId: string;
+  issuer: string;
+  emailDomain: string;
+  /** SHA-256 of the directory key (`hlscim_…`); the key itself is shown once. */
+  keyHash: string;
+  keyCreatedAt: number;
+  updatedAt: number;
+}
+
+export interface SsoStore {
+  directory(workspaceId: string): Promise<SsoDirectory | null>;
+  /**
+   * Writes the directory (replacing the one before, its email domain's claim and its key's
+   * lookup with it), with the audit row: `domain_claimed` when another workspace's directory
+   * speaks for the email domain; `refused` when the actor's role changed meanwhile.
+   */
+  save(directory: SsoDirectory, previous: SsoDirectory | null, actor: Actor, audit: AuditRow): Promise<'saved' | 'domain_claimed' | 'refused'>;
+  /** The directory speaking for an email domain, if any. */
+  speakingFor(emailDomain: string): Promise<{ workspaceId: string; issuer: string } | null>;
+  /** A workspace no longer proves `emailDomain` (its claim was deleted): its directory stops speaking for it. */
+  releaseDomain(workspaceId: string, emailDomain: string): Promise<void>;
+}
+
+/**
+ * A verified claim of `hostname` proves the email domain when it is that name or a name under it:
+ * whoever holds a name's DNS holds its subdomains', never the other way round (a subdomain may be
+ * delegated to someone else).
+ */
+export const covers = (hostname: string, emailDomain: string): boolean => emailDomain === hostname || emailDomain.endsWith(`.${hostname}`);
+
+export interface SsoPorts {
+  sso: SsoStore;
+  domains: Pick<DomainStore, 'list'>;
+  workspaces: WorkspacePorts['workspaces'];
+  clock: Clock;
+  config: Pick<Config, 'WEB_ORIGIN'>;
+}
+
+export interface SsoRequest {
+  issuer: string;
+  email_domain: string;
+  rotate_directory_key?: boolean | undefined;
+}
+
+export interface SsoSaved {
+  directory: SsoDirectory;
+  /** The new directory key, when one was made (the first PUT, or a rotation): shown this once. */
+  directoryKey: string | null;
+}
+
+/** `PUT /v1/workspaces/{id}/sso`: owners and admins of a Team workspace. */
+export async function setSso(workspaceId: string, userId: string, body: SsoRequest, ports: SsoPorts): Promise<SsoSaved> {
+  const member = await authorize(workspaceId, userId, 'setSso', ports);
+  const workspace = await ports.workspaces.get(workspaceId);
+  if (!workspace) throw noSuchWorkspace();
+  if (!planIncludes(workspace.plan, 'sso')) {
+    throw new HttpError(403, 'forbidden', 'A workspace’s single sign-on comes with the Team plan.', { members: { reason: 'plan', plan: workspace.plan, required: 'team' } });
+  }
+  const domain = normalizeDomain(body.email_domain);
+  if ('refused' in domain) throw new HttpError(400, 'invalid_request', 'That is not an email domain.', { errors: [{ path: 'body.email_domain', message: domain.refused }] });
+  const emailDomain = domain.domain;
+  const verified = (await ports.domains.list(workspaceId)).some((claim) => claim.state === 'verified' && covers(claim.hostname, emailDomain));
+  if (!verified) {
+    throw new HttpError(409, 'conflict', `Verify ${emailDomain} as one of this workspace’s domains first.`, { members: { reason: 'domain_unverified' } });
+  }
+  const previous = await ports.sso.directory(workspaceId);
+  const now = ports.clock.now();
+  const directoryKey = previous === null || body.rotate_directory_key === true ? newDirectoryKey() : null;
+  const directory: SsoDirectory = {
+    workspaceId,
+    issuer: body.issuer,
+    emailDomain,
+    keyHash: directoryKey ? sha256Base64Url(directoryKey) : previous!.keyHash,
+    keyCreatedAt: directoryKey ? now : previous!.keyCreatedAt,
+    updatedAt: now,
+  };
+  const key = previous === null ? 'created' : directoryKey ? 'rotated' : 'kept';
+  const audit = auditRow(member, workspaceId, 'sso.updated', workspaceId, { issuer: body.issuer, email_domain: emailDomain, directory_key: key }, now);
+  const outcome = await ports.sso.save(directory, previous, actorFor(member, 'setSso'), audit);
+  if (outcome === 'domain_claimed') {
+    throw new HttpError(409, 'conflict', `Another workspace’s directory speaks for ${emailDomain}.`, { members: { reason: 'domain_claimed' } });
+  }
+  if (outcome === 'refused') throw new HttpError(403, 'forbidden', 'Your role changed meanwhile.', { members: { reason: 'role' } });
+  return { directory, directoryKey };
+}
+
+export type Discovery = { sso: false } | { sso: true; workspace: { id: string; name: string }; issuer: string };
+
+/**
+ * `GET /v1/workspaces/sso/discover?email=` (public): the identity provider an address should
+ * sign in through, when a workspace's directory speaks for its domain. Nothing else is told:
+ * not whether the address has an account, nor anything of a workspace without a directory.
+ */
+export async function discoverSso(email: string, ports: Pick<SsoPorts, 'sso' | 'workspaces'>): Promise<Discovery> {
+  const domain = recipientDomain(email);
+  if (domain === null) return { sso: false };
+  const directory = await ports.sso.speakingFor(domain);
+  if (!directory) return { sso: false };
+  const workspace = await ports.workspaces.get(directory.workspaceId);
+  if (!workspace) return { sso: false };
+  return { sso: true, workspace: { id: workspace.id, name: workspace.name }, issuer: directory.issuer };
+}

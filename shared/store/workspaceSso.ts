@@ -1,0 +1,84 @@
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { SsoDirectory, SsoStore } from '../domain/sso/directory.ts';
+import type { AuditRow } from '../domain/workspaces/model.ts';
+import type { Actor } from '../domain/workspaces/ports.ts';
+import { isConditionFailure } from './client.ts';
+import { partition, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
+
+/**
+ * A workspace's SSO directory (`WORKSPACE#<id>` / `SSO`), the email domain it speaks for
+ * (`SSO_DOMAIN#<domain>` / `SSO`: at most one workspace's, by its condition; discovery reads it,
+ * and so does sign-in's SSO policy, shared/store/ssoPolicy.ts, which finds no `enforced` here),
+ * and its directory key's lookup (`SCIM_KEY#<sha256>` / `SCIM_KEY`: what SCIM requests are
+ * checked against, issue 18), all written in one transaction so a rotated key stops at once.
+ */
+const directoryKey = (workspaceId: string) => ({ pk: partition(workspaceId), sk: 'SSO' });
+export const ssoDomainKey = (domain: string) => ({ pk: `SSO_DOMAIN#${domain}`, sk: 'SSO' });
+export const scimKeyKey = (hash: string) => ({ pk: `SCIM_KEY#${hash}`, sk: 'SCIM_KEY' });
+
+export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
+  async directory(workspaceId: string): Promise<SsoDirectory | null> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: directoryKey(workspaceId), ConsistentRead: true }));
+    if (!Item) return null;
+    return {
+      workspaceId,
+      issuer: String(Item.issuer),
+      emailDomain: String(Item.email_domain),
+      keyHash: String(Item.key_hash),
+      keyCreatedAt: Number(Item.key_created_at),
+      updatedAt: Number(Item.updated_at),
+    };
+  }
+
+  async save(directory: SsoDirectory, previous: SsoDirectory | null, actor: Actor, audit: AuditRow): Promise<'saved' | 'domain_claimed' | 'refused'> {
+    const { workspaceId } = directory;
+    const mine = { ':workspace': workspaceId };
+    const items: TransactWriteItem[] = [
+      this.put(
+        { ...ssoDomainKey(directory.emailDomain), type: 'sso_domain', domain: directory.emailDomain, workspace_id: workspaceId, issuer: directory.issuer },
+        // One directory speaks for a domain.
+        'attribute_not_exists(pk) OR workspace_id = :workspace',
+        mine,
+      ),
+      this.actorCheck(workspaceId, actor),
+      this.audit(audit),
+      this.put({
+        ...directoryKey(workspaceId),
+        type: 'sso',
+        workspace_id: workspaceId,
+        issuer: directory.issuer,
+        email_domain: directory.emailDomain,
+        key_hash: directory.keyHash,
+        key_created_at: directory.keyCreatedAt,
+        updated_at: directory.updatedAt,
+      }),
+    ];
+    if (previous && previous.emailDomain !== directory.emailDomain) {
+      items.push({ Delete: { TableName: this.tableName, Key: ssoDomainKey(previous.emailDomain), ConditionExpression: 'workspace_id = :workspace', ExpressionAttributeValues: mine } });
+    }
+    if (!previous || previous.keyHash !== directory.keyHash) {
+      items.push(this.put({ ...scimKeyKey(directory.keyHash), type: 'scim_key', workspace_id: workspaceId, created_at: directory.keyCreatedAt }, 'attribute_not_exists(pk)'));
+      // The old key stops with this transaction.
+      if (previous) items.push({ Delete: { TableName: this.tableName, Key: scimKeyKey(previous.keyHash) } });
+    }
+    const refused = await this.transact(items);
+    if (refused === null) return 'saved';
+    if (refused[0] === 'ConditionalCheckFailed') return 'domain_claimed';
+    return 'refused';
+  }
+
+  async speakingFor(emailDomain: string): Promise<{ workspaceId: string; issuer: string } | null> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: ssoDomainKey(emailDomain), ConsistentRead: true }));
+    return Item && typeof Item.workspace_id === 'string' ? { workspaceId: Item.workspace_id, issuer: String(Item.issuer) } : null;
+  }
+
+  async releaseDomain(workspaceId: string, emailDomain: string): Promise<void> {
+    try {
+      await this.db.send(
+        new DeleteCommand({ TableName: this.tableName, Key: ssoDomainKey(emailDomain), ConditionExpression: 'workspace_id = :workspace', ExpressionAttributeValues: { ':workspace': workspaceId } }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+}
