@@ -3,7 +3,9 @@ import { sqsQueue } from '../shared/adapters/sqs.ts';
 import { awsBucket, PresignedFileObjects } from '../shared/adapters/fileObjects.ts';
 import { defaultProvider } from '../shared/adapters/lambdaCredentials.ts';
 import { txtResolver } from '../shared/adapters/dnsTxt.ts';
+import { cloudFrontHostnames } from '../shared/adapters/cloudfrontTenants.ts';
 import { recheckPendingDomains, type DomainCheckPorts } from '../shared/domain/domains/domains.ts';
+import { hostVerifiedDomains, type HostingPorts } from '../shared/domain/domains/hosting.ts';
 import { purgeDueFiles, revokeStaleUploads } from '../shared/domain/files/lifecycle.ts';
 import { expireDueSecrets } from '../shared/domain/secrets/end.ts';
 import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
@@ -15,22 +17,31 @@ import { secretLimits, webhookLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import type { ScheduledTask } from '../shared/schedules.ts';
 import { DynamoCounters } from '../shared/store/counters.ts';
+import { DynamoDomainHosting } from '../shared/store/domainHosting.ts';
 import { DynamoDomainStore } from '../shared/store/workspaceDomains.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { DynamoUsageReports } from '../shared/store/usageReports.ts';
 import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
 
 /** The schedule's wiring: what its tasks read and write, and the queue they hand work to. */
-export type ScheduleDeps = Platform & SecretPorts & RollupPorts & Pick<WebhookPorts, 'webhooks' | 'queue'> & Pick<Adapters, 'files'> & DomainCheckPorts;
+export type ScheduleDeps = Platform &
+  SecretPorts &
+  RollupPorts &
+  Pick<WebhookPorts, 'webhooks' | 'queue'> &
+  Pick<Adapters, 'files'> &
+  DomainCheckPorts &
+  HostingPorts & { domainHosting: DynamoDomainHosting };
 
-export function compose(platform: Platform, adapters: Pick<Adapters, 'queue' | 'files' | 'dns'>): ScheduleDeps {
+export function compose(platform: Platform, adapters: Pick<Adapters, 'queue' | 'files' | 'dns' | 'hosting'>): ScheduleDeps {
   const { db, config } = platform;
   return {
     ...platform,
     queue: adapters.queue,
     files: adapters.files,
     dns: adapters.dns,
+    hosting: adapters.hosting,
     domains: new DynamoDomainStore(db, config.TABLE_NAME),
+    domainHosting: new DynamoDomainHosting(db, config.TABLE_NAME),
     // No host is served from here: nothing to forget.
     hostsChanged: () => {},
     secrets: new DynamoSecretStore(db, config.TABLE_NAME, secretLimits.tombstoneSeconds),
@@ -49,6 +60,7 @@ const tasks: Record<ScheduledTask, (deps: ScheduleDeps) => Promise<number>> = {
   'purge-files': (deps) => purgeDueFiles(deps),
   'revoke-stale-uploads': (deps) => revokeStaleUploads(deps),
   'check-domains': async (deps) => (await recheckPendingDomains(deps)).checked,
+  'host-domains': async (deps) => (await hostVerifiedDomains(deps)).steps,
 };
 
 export type TaskEvent = ScheduledEvent<{ task: ScheduledTask }>;
@@ -63,14 +75,30 @@ export const createHandler =
   async (event: TaskEvent): Promise<TaskResult> => {
     const task = event.detail?.task;
     if (!task || !Object.hasOwn(tasks, task)) throw new Error(`unknown scheduled task: ${String(task)}`);
-    const processed = await tasks[task](deps);
-    deps.logger.info('scheduled task done', { task, processed });
-    return { task, processed };
+    try {
+      const processed = await tasks[task](deps);
+      deps.logger.info('scheduled task done', { task, processed });
+      return { task, processed };
+    } finally {
+      // What the task counted (custom hostnames given up, say) is published with the invocation.
+      deps.metrics.flush();
+    }
   };
 
-// Hands due retries to the work queue, deletes the objects of burned files when due, and checks pending domains' TXT records.
-export const handler = lambdaEntry((platform) =>
-  createHandler(
-    compose(platform, { queue: sqsQueue(platform.config), files: new PresignedFileObjects(awsBucket(platform.config, defaultProvider())), dns: txtResolver(platform.config.DNS_SERVERS) }),
-  ),
-);
+// Hands due retries to the work queue, deletes the objects of burned files when due, checks pending
+// domains' TXT records, and serves verified ones as distribution tenants (the one function that may).
+export const handler = lambdaEntry((platform) => {
+  const { config } = platform;
+  return createHandler(
+    compose(platform, {
+      queue: sqsQueue(config),
+      files: new PresignedFileObjects(awsBucket(config, defaultProvider())),
+      dns: txtResolver(config.DNS_SERVERS),
+      hosting: cloudFrontHostnames({
+        distributionId: config.CUSTOM_HOSTNAMES_DISTRIBUTION_ID,
+        connectionGroupId: config.CUSTOM_HOSTNAMES_CONNECTION_GROUP_ID,
+        routingEndpoint: config.CUSTOM_HOSTNAMES_TARGET,
+      }),
+    }),
+  );
+});

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import type { LocalDns } from './dns.ts';
+import type { LocalHostnames } from './hostnames.ts';
 import type { LocalOutbox } from './mail.ts';
 import type { LocalStripe } from './stripe/emulator.ts';
 import { StripeApiError } from './stripe/errors.ts';
@@ -50,9 +51,15 @@ function json(response: ServerResponse, status: number, body: unknown): void {
  *   the webhook), for scripts. A page of another site cannot (a browser names its origin);
  * - `GET /_dev/dns`: the local DNS server's address and every question it was asked;
  *   `PUT /_dev/dns/{name}` `{records: [{type: "TXT", data}]}` publishes a name's records (a
- *   custom domain's challenge, say), `DELETE /_dev/dns/{name}` removes them. Not kept across runs.
+ *   custom domain's challenge, say), `DELETE /_dev/dns/{name}` removes them. Not kept across runs;
+ * - `GET /_dev/hostnames`: the verified hostnames the stand-in for CloudFront serves and served
+ *   (local/hostnames.ts), newest first, and the routing endpoint a customer's CNAME would name.
  */
-export function devRoutes(request: IncomingMessage, response: ServerResponse, local: { outbox: LocalOutbox; stripe: LocalStripe; dns: LocalDns }): boolean {
+export function devRoutes(
+  request: IncomingMessage,
+  response: ServerResponse,
+  local: { outbox: LocalOutbox; stripe: LocalStripe; dns: LocalDns; hostnames: LocalHostnames },
+): boolean {
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
   if (!loopbackHost.test(request.headers.host ?? '')) return false;
   if (path === '/_dev/mail' && request.method === 'GET') {
@@ -61,6 +68,19 @@ export function devRoutes(request: IncomingMessage, response: ServerResponse, lo
   }
   if (path === '/_dev/dns' && request.method === 'GET') {
     json(response, 200, { server: local.dns.server, queries: local.dns.queries() });
+    return true;
+  }
+  if (path === '/_dev/hostnames' && request.method === 'GET') {
+    json(response, 200, {
+      routing_endpoint: local.hostnames.routingEndpoint,
+      tenants: local.hostnames.list().map((tenant) => ({
+        hostname: tenant.hostname,
+        domain_id: tenant.domainId,
+        tenant_id: tenant.tenantId,
+        served_at: new Date(tenant.servedAt).toISOString(),
+        stopped_at: tenant.stoppedAt === null ? null : new Date(tenant.stoppedAt).toISOString(),
+      })),
+    });
     return true;
   }
   const name = dnsName.exec(path);

@@ -38,6 +38,7 @@ import { checkHost, HostDirectory, isOwnHost } from '../shared/domain/domains/ho
 import { DynamoHostClaims } from '../shared/store/hostClaims.ts';
 import { devRoutes } from './devRoutes.ts';
 import { startLocalDns, type LocalDns } from './dns.ts';
+import { LocalHostnames } from './hostnames.ts';
 import { LocalOutbox, type OutboxEntry } from './mail.ts';
 import { InProcessQueue } from './queue.ts';
 import { LocalScheduler } from './scheduler.ts';
@@ -155,6 +156,8 @@ export interface Runtime {
   stripe: LocalStripe;
   /** The DNS server custom domains' TXT records are looked up at (local/dns.ts): `setRecords`, `fail`, `queries()`. */
   dns: LocalDns;
+  /** The stand-in for CloudFront's tenants serving verified hostnames (local/hostnames.ts): `list()`, `calls()`, `answer`. */
+  hostnames: LocalHostnames;
   stop(): Promise<void>;
 }
 
@@ -241,6 +244,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const db = createDocumentClient({ region: runConfig.REGION, endpoint: runConfig.DYNAMODB_ENDPOINT });
     options.instrumentDynamo?.(db);
     const platform = createPlatform(runConfig, { clock, metrics, db, ...(options.logger ? { logger: options.logger } : {}) });
+    const hostnames = new LocalHostnames(clock, new URL(runConfig.WEB_ORIGIN).host);
     const adapters: Adapters = {
       mailer: outbox,
       queue,
@@ -249,6 +253,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       ...localBucket(s3, clock),
       paymentProvider: new LazyStripeProvider(() => stripeSettings(runConfig), clock),
       dns: txtResolver(runConfig.DNS_SERVERS, options.dnsLookup),
+      hosting: hostnames,
     };
 
     const functions = composeFunctions(platform, adapters);
@@ -295,7 +300,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     listener = gatewayListener({
       handlers,
       webOrigin: runConfig.WEB_ORIGIN,
-      localRoutes: (request, response) => devRoutes(request, response, { outbox, stripe, dns }) || serveWeb(web, request, response, s3.endpoint, webHosts),
+      localRoutes: (request, response) => devRoutes(request, response, { outbox, stripe, dns, hostnames }) || serveWeb(web, request, response, s3.endpoint, webHosts),
     });
 
     if (options.background) {
@@ -320,6 +325,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       s3,
       stripe,
       dns,
+      hostnames,
       async drainWork() {
         // A relay queues attempts; a failed attempt may queue a retry: until nothing moves.
         while ((await stream.drain()) + (await queue.drain()) > 0);
@@ -344,10 +350,20 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
 /**
  * The settings of a local run: the operator's (`env`) where they apply locally, over local
  * defaults. The mode is always local, the table's endpoint is the emulator's, and the settings
- * that only mean something in AWS (the queue URL, KMS key, CloudFront's proof) are not read.
+ * that only mean something in AWS (the queue URL, KMS key, CloudFront's proof and tenant
+ * distribution) are not read.
  */
 function localConfig(options: RuntimeOptions, url: string): Config {
-  const { QUEUE_URL: _queue, WEBHOOK_KEY_ID: _key, ORIGIN_VERIFY: _origin, DYNAMODB_ENDPOINT: _endpoint, ...env } = options.env ?? {};
+  const {
+    QUEUE_URL: _queue,
+    WEBHOOK_KEY_ID: _key,
+    ORIGIN_VERIFY: _origin,
+    DYNAMODB_ENDPOINT: _endpoint,
+    CUSTOM_HOSTNAMES_DISTRIBUTION_ID: _distribution,
+    CUSTOM_HOSTNAMES_CONNECTION_GROUP_ID: _connectionGroup,
+    CUSTOM_HOSTNAMES_TARGET: _target,
+    ...env
+  } = options.env ?? {};
   return loadConfig({
     ...env,
     HUSHLINK_MODE: 'local',

@@ -118,6 +118,14 @@ const configSchema = z.pipe(
           }),
         ),
       ),
+      /**
+       * Where verified custom hostnames are served (shared/adapters/cloudfrontTenants.ts): the
+       * stack's multi-tenant distribution, its connection group and that group's routing endpoint,
+       * every hostname's CNAME target. Only the schedule function gets them; unset locally.
+       */
+      CUSTOM_HOSTNAMES_DISTRIBUTION_ID: z.optional(z.string().check(z.regex(/^E[A-Z0-9]{5,}$/))),
+      CUSTOM_HOSTNAMES_CONNECTION_GROUP_ID: z.optional(z.string().check(z.regex(/^cg_[A-Za-z0-9]+$/))),
+      CUSTOM_HOSTNAMES_TARGET: z.optional(z.string().check(z.regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/))),
       /** Where enterprise enquiries are mailed. */
       SALES_EMAIL: z._default(z.email(), 'sales@hushlink.local'),
       /** Sender of sign-in codes and notices; an SES-verified identity in AWS. */

@@ -111,6 +111,29 @@ export const domainLimits = {
    * stops serving on every instance within this (rule 5; on the instance that deleted it, at once).
    */
   hostCacheSeconds: 5,
+  /**
+   * Hosting steps (a verified claim served, or a deleted one's tenant stopped) one schedule run
+   * takes, a few at once: each is two to five CloudFront calls, CloudFront's control plane
+   * throttles at a rate it does not publish, and the run has the schedule function's timeout.
+   */
+  hostingStepsPerRun: 10,
+  hostingConcurrency: 2,
+  /** A verified claim not live this long after its verification is given up (its CNAME never came, say). */
+  hostingWindowSeconds: 7 * 24 * 3600,
+  /** Waiting for the customer's CNAME: CloudFront is asked every 5 minutes on the first day after verification, hourly after. */
+  cnameWait: { firstDaySeconds: 24 * 3600, firstDayEverySeconds: 300, thenEverySeconds: 3600 },
+  /** When the schedule asks CloudFront again, by where a claim stands. */
+  hostingRetrySeconds: {
+    /** An earlier claim's tenant usually goes within minutes. */
+    hostnameTaken: 300,
+    /** Certificate issuance and tenant deploys take minutes. */
+    deploying: 60,
+    stopping: 60,
+    /** After CloudFront or the table failed a step. */
+    failed: 300,
+  },
+  /** A hostname taken, or a stop not finished, this long is an operator's problem: logged and counted once. */
+  hostingStuckSeconds: 3600,
 } as const;
 
 /** Contract plans, set by sales' admin command (scripts/set-plan.ts). */

@@ -14,7 +14,11 @@ export type MetricName =
   | 'ServerErrors'
   | 'WebhookDeliveries'
   | 'WebhookFailures'
-  | 'WebhookEndpointsDisabled';
+  | 'WebhookEndpointsDisabled'
+  /** A verified custom hostname the schedule stopped trying to serve (shared/domain/domains/hosting.ts). */
+  | 'CustomHostnamesGivenUp'
+  /** A custom hostname taken elsewhere, or a tenant not stopping, for an hour: an operator looks. */
+  | 'CustomHostnamesStuck';
 
 /** Counts metrics during an invocation; `flush` publishes them at its end. */
 export interface AppMetrics {

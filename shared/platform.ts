@@ -10,6 +10,7 @@ import { createLogger, type AppLogger } from './logger.ts';
 import { CountingMetrics, PowertoolsMetrics, type AppMetrics } from './metrics.ts';
 import { createDocumentClient } from './store/client.ts';
 import type { PaymentProvider } from './domain/billing/ports.ts';
+import type { HostnameHosting } from './domain/domains/ports.ts';
 
 /**
  * What every function has, whatever it does: its settings, time, logs, metrics and the table.
@@ -61,6 +62,8 @@ export interface Adapters {
   paymentProvider: PaymentProvider;
   /** TXT lookups of custom domains' challenges (`DNS_SERVERS`; the local DNS server in `npm start` and the tests). */
   dns: TxtResolver;
+  /** Verified custom hostnames served (CloudFront distribution tenants; a stand-in in `npm start` and the tests). */
+  hosting: HostnameHosting;
 }
 
 /**

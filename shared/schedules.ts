@@ -15,6 +15,11 @@ export const schedules = [
   { task: 'revoke-stale-uploads', everyMinutes: 15 },
   /** Custom domains' pending claims: their TXT records looked up again, for 7 days after each claim. */
   { task: 'check-domains', everyMinutes: 10 },
+  /**
+   * Verified custom domains served as CloudFront distribution tenants until live, and deleted
+   * ones' tenants stopped (shared/domain/domains/hosting.ts): a few steps per run.
+   */
+  { task: 'host-domains', everyMinutes: 1 },
 ] as const;
 
 export type ScheduledTask = (typeof schedules)[number]['task'];

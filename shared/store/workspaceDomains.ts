@@ -17,14 +17,25 @@ import { partition, WorkspaceTable, type TransactWriteItem } from './workspaceIt
  *   name a claim by id;
  * - the hostname's verified claim (`HOSTNAME#<hostname>` / `HOSTNAME`), at most one, written when
  *   a claim is verified and removed with it: what a request on the hostname is checked against;
- * - while pending, the claim's next check in the work index (gsi2 `DOMAIN_CHECK#<shard>`).
+ * - while pending, the claim's next check in the work index (gsi2 `DOMAIN_CHECK#<shard>`); once
+ *   verified, its next hosting step there instead (gsi2 `DOMAIN_HOSTING#<shard>`, until it is live
+ *   or given up), with where its hosting stands on the claim (`hosting_*`: domainHosting.ts);
+ * - once a verified claim is deleted, its stop order (`HOSTING_STOP#<id>` / `HOSTING_STOP`), due
+ *   in the work index (gsi2 `HOSTING_STOP#<shard>`) until its tenant is gone.
  */
-const claimKey = (workspaceId: string, hostname: string) => ({ pk: partition(workspaceId), sk: `DOMAIN#${hostname}` });
+export const claimKey = (workspaceId: string, hostname: string) => ({ pk: partition(workspaceId), sk: `DOMAIN#${hostname}` });
 const pointerKey = (id: string) => ({ pk: `DOMAIN#${id}`, sk: 'DOMAIN' });
 const checkPrefix = 'DOMAIN_CHECK';
 /** When the schedule checks a pending claim again after a check. */
 const recheckEveryMs = 10 * 60 * 1000;
 const nextCheck = (id: string, at: number) => ({ gsi2pk: `${checkPrefix}#${shardOf(id)}`, gsi2sk: `${toIso(at)}#${id}` });
+export const hostingPrefix = 'DOMAIN_HOSTING';
+/** A verified claim's next hosting step. */
+export const hostingDue = (id: string, at: number) => ({ gsi2pk: `${hostingPrefix}#${shardOf(id)}`, gsi2sk: `${toIso(at)}#${id}` });
+export const stopPrefix = 'HOSTING_STOP';
+export const stopOrderKey = (id: string) => ({ pk: `${stopPrefix}#${id}`, sk: stopPrefix });
+/** A stop order's next try. */
+export const stopDue = (id: string, at: number) => ({ gsi2pk: `${stopPrefix}#${shardOf(id)}`, gsi2sk: `${toIso(at)}#${id}` });
 
 function toDomain(item: Record<string, unknown>): Domain {
   return {
@@ -116,10 +127,20 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
         Update: {
           TableName: this.tableName,
           Key: claimKey(domain.workspaceId, domain.hostname),
-          UpdateExpression: 'SET #state = :verified, verified_at = :now, last_checked_at = :now, last_error = :none REMOVE gsi2pk, gsi2sk',
+          // Off the checks' list and onto hosting's, due at the schedule's next run.
+          UpdateExpression:
+            'SET #state = :verified, verified_at = :now, last_checked_at = :now, last_error = :none, hosting_step = :due, hosting_since = :now, gsi2pk = :hosting, gsi2sk = :dueAt',
           ConditionExpression: 'id = :id',
           ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':verified': 'verified', ':now': now, ':none': null, ':id': domain.id },
+          ExpressionAttributeValues: {
+            ':verified': 'verified',
+            ':now': now,
+            ':none': null,
+            ':id': domain.id,
+            ':due': 'due',
+            ':hosting': hostingDue(domain.id, now).gsi2pk,
+            ':dueAt': hostingDue(domain.id, now).gsi2sk,
+          },
         },
       },
       this.audit(audit),
@@ -168,6 +189,20 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
           { Delete: { TableName: this.tableName, Key: hostnameKey(domain.hostname), ConditionExpression: 'domain_id = :id', ExpressionAttributeValues: { ':id': domain.id } } }
         : // Not held by it: checked as the claim goes, so a verification landing meanwhile is never left behind.
           { ConditionCheck: { TableName: this.tableName, Key: hostnameKey(domain.hostname), ConditionExpression: 'attribute_not_exists(pk) OR domain_id <> :id', ExpressionAttributeValues: { ':id': domain.id } } };
+    // A claim that held its hostname may have a tenant serving it: the order to stop it is written
+    // with the claim's removal, so no tenant outlives its claim unseen (and keeps the hostname).
+    const stopOrder = (): TransactWriteItem =>
+      this.put({
+        ...stopOrderKey(domain.id),
+        type: 'hosting_stop',
+        domain_id: domain.id,
+        workspace_id: domain.workspaceId,
+        hostname: domain.hostname,
+        ordered_at: audit.at,
+        version: 1,
+        reported: false,
+        ...stopDue(domain.id, audit.at),
+      });
     let held = domain.state === 'verified';
     for (let attempt = 0; attempt < 4; attempt++) {
       const refused = await this.transact([
@@ -176,6 +211,7 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
         this.actorCheck(domain.workspaceId, actor),
         this.audit(audit),
         hostname(held),
+        ...(held ? [stopOrder()] : []),
       ]);
       if (refused === null) return true;
       // Deleted meanwhile by someone else, who wrote its audit row.
@@ -206,8 +242,10 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
           TableName: this.tableName,
           Key: claimKey(domain.workspaceId, domain.hostname),
           UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
-          ConditionExpression: 'id = :id',
-          ExpressionAttributeValues: { ':id': domain.id },
+          // Verified meanwhile, its entry is hosting's now: left alone.
+          ConditionExpression: 'id = :id AND #state = :pending',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':id': domain.id, ':pending': 'pending' },
         }),
       )
       .catch((error: unknown) => {

@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../local/runtime.ts';
+import { domainLimits } from '../../shared/limits.ts';
+import { callFrom } from '../support/accounts.ts';
+import { apiClient, startTestRuntime } from '../support/runtime.ts';
+import { teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
+
+// Serving verified hostnames (issue 17) through the schedule's host-domains run, against
+// DynamoDB Local and the stand-in for CloudFront's tenants (local/hostnames.ts): a verified claim
+// is served at the next run and asked no more once live; a deleted one leaves a stop order that
+// runs until its tenant is gone; the workspace's list of domains never changes shape for it.
+
+let runtime: Runtime;
+let api: ReturnType<typeof apiClient>;
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  api = apiClient(runtime);
+});
+afterAll(() => runtime?.stop());
+
+let names = 0;
+const freshHostname = (label = 'links') => `${label}-${process.pid}-${++names}.hosting.example`;
+const hostDomains = () => runtime.scheduler.run('host-domains');
+const stepsOf = (hostname: string) => runtime.hostnames.calls().filter((call) => call.hostname === hostname).map((call) => call.operation);
+
+/** Runs host-domains until nothing is due, so each test starts from its own claims alone. */
+async function settle(): Promise<void> {
+  while ((await hostDomains()).processed > 0);
+}
+beforeEach(settle);
+
+/** Claims a hostname for the workspace, publishes its TXT record and verifies it (through the routes). */
+async function verifiedClaim(workspace: TeamWorkspace, hostname = freshHostname()): Promise<{ id: string; hostname: string; workspaceId: string; domainId: string }> {
+  const claimed = await api.post('/v1/domains', { workspace_id: workspace.id, hostname }, workspace.owner.auth);
+  expect(claimed.status).toBe(201);
+  runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
+  expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, workspace.owner.auth)).body.state).toBe('verified');
+  return { id: claimed.body.id, domainId: claimed.body.id, hostname, workspaceId: workspace.id };
+}
+const hostingOf = (claim: { domainId: string; hostname: string; workspaceId: string }) => runtime.functions.schedule.domainHosting.hostingOf(claim);
+const stopOrderOf = (domainId: string) => runtime.functions.schedule.domainHosting.stopOrderOf(domainId);
+/** A time of the run that began at `ran` (the clock follows real time, too). */
+function expectDuring(at: number, ran: number): void {
+  expect(at).toBeGreaterThanOrEqual(ran);
+  expect(at).toBeLessThanOrEqual(runtime.clock.now());
+}
+
+describe('a verified claim', () => {
+  it('is served at the schedule’s next run, and once live CloudFront is asked no more; the list of domains keeps its shape', async () => {
+    const workspace = await teamWorkspace(runtime);
+    const pending = (await api.post('/v1/domains', { workspace_id: workspace.id, hostname: freshHostname('pending') }, workspace.owner.auth)).body;
+    const claim = await verifiedClaim(workspace);
+    const before = (await api.get(`/v1/domains?workspace_id=${workspace.id}`, workspace.owner.auth)).body;
+
+    const ran = runtime.clock.now();
+    expect(await hostDomains()).toEqual({ task: 'host-domains', processed: 1 });
+    expect(runtime.hostnames.serving()).toContain(claim.hostname);
+    expect(stepsOf(claim.hostname)).toEqual(['serve']);
+    // Only verified claims are served.
+    expect(stepsOf(pending.hostname)).toEqual([]);
+    const hosting = await hostingOf(claim);
+    expect(hosting).toMatchObject({ step: 'live', certificate: 'issued', tenantId: `dt_local_${claim.domainId}` });
+    expectDuring(hosting!.checkedAt!, ran);
+
+    // The list is the same reply as before, read from the table alone.
+    const calls = runtime.hostnames.calls().length;
+    const after = await api.get(`/v1/domains?workspace_id=${workspace.id}`, workspace.owner.auth);
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(before);
+    for (const item of after.body.items) expect(Object.keys(item).sort()).toEqual(['hostname', 'id', 'last_checked_at', 'last_error', 'state', 'verification', 'verified_at']);
+
+    runtime.clock.advance(24 * 3600);
+    await settle();
+    expect(runtime.hostnames.calls()).toHaveLength(calls);
+  });
+
+  it('is listed at /_dev/hostnames with the routing endpoint its CNAME would name', async () => {
+    const claim = await verifiedClaim(await teamWorkspace(runtime));
+    const ran = runtime.clock.now();
+    await hostDomains();
+    const listed = await fetch(`${runtime.url}/_dev/hostnames`);
+    expect(listed.status).toBe(200);
+    const body = (await listed.json()) as { routing_endpoint: string; tenants: Array<Record<string, unknown>> };
+    expect(body.routing_endpoint).toBe(new URL(runtime.url).host);
+    expect(body.tenants.find((tenant) => tenant.hostname === claim.hostname)).toEqual({
+      hostname: claim.hostname,
+      domain_id: claim.domainId,
+      tenant_id: `dt_local_${claim.domainId}`,
+      served_at: expect.any(String),
+      stopped_at: null,
+    });
+    expectDuring(Date.parse(String(body.tenants.find((tenant) => tenant.hostname === claim.hostname)!.served_at)), ran);
+    // Only to this machine's names, like the other local routes.
+    expect((await callFrom(runtime, '127.0.0.1', 'GET', '/_dev/hostnames', undefined, { host: `rebind.attacker.example:${runtime.port}` })).status).toBe(404);
+  });
+
+  it('waits for its CNAME, asking again every 5 minutes, and is served once CloudFront takes it', async () => {
+    const claim = await verifiedClaim(await teamWorkspace(runtime));
+    runtime.hostnames.answer(claim.hostname, 'awaiting_cname');
+    await hostDomains();
+    expect(await hostingOf(claim)).toMatchObject({ step: 'awaiting_cname', tenantId: null });
+    runtime.clock.advance(domainLimits.cnameWait.firstDayEverySeconds - 1);
+    await hostDomains();
+    expect(stepsOf(claim.hostname)).toEqual(['serve']);
+    runtime.hostnames.answer(claim.hostname, null);
+    runtime.clock.advance(1);
+    await hostDomains();
+    expect(stepsOf(claim.hostname)).toEqual(['serve', 'serve']);
+    expect(await hostingOf(claim)).toMatchObject({ step: 'live' });
+  });
+
+  it('is given up when its certificate fails: its tenant is stopped, counted and never served again', async () => {
+    const claim = await verifiedClaim(await teamWorkspace(runtime));
+    runtime.hostnames.answer(claim.hostname, 'certificate_failed');
+    const gaveUp = runtime.metrics.total('CustomHostnamesGivenUp');
+    await hostDomains();
+    expect(await hostingOf(claim)).toMatchObject({ step: 'given_up', gaveUp: 'certificate_failed' });
+    expect(stepsOf(claim.hostname)).toEqual(['serve', 'stop']);
+    expect(runtime.hostnames.serving()).not.toContain(claim.hostname);
+    expect(runtime.metrics.total('CustomHostnamesGivenUp')).toBe(gaveUp + 1);
+    runtime.hostnames.answer(claim.hostname, null);
+    runtime.clock.advance(24 * 3600);
+    await settle();
+    expect(stepsOf(claim.hostname)).toEqual(['serve', 'stop']);
+  });
+
+  it(`is served ${domainLimits.hostingStepsPerRun} at a time, the longest due first`, async () => {
+    const workspace = await teamWorkspace(runtime);
+    const claims = [];
+    for (let i = 0; i < domainLimits.hostingStepsPerRun + 2; i++) {
+      claims.push(await verifiedClaim(workspace));
+      runtime.clock.advance(1);
+    }
+    expect((await hostDomains()).processed).toBe(domainLimits.hostingStepsPerRun);
+    const servedFirst = claims.filter((claim) => stepsOf(claim.hostname).length > 0);
+    expect(servedFirst).toEqual(claims.slice(0, domainLimits.hostingStepsPerRun));
+    expect((await hostDomains()).processed).toBe(2);
+    expect(claims.every((claim) => runtime.hostnames.serving().includes(claim.hostname))).toBe(true);
+  });
+});
+
+describe('a deleted claim', () => {
+  it('leaves a stop order that runs until its tenant is gone', async () => {
+    const workspace = await teamWorkspace(runtime);
+    const claim = await verifiedClaim(workspace);
+    await hostDomains();
+    expect((await api.delete(`/v1/domains/${claim.id}`, workspace.owner.auth)).status).toBe(200);
+    // Written with the claim's removal, due at once.
+    expect(await stopOrderOf(claim.domainId)).toMatchObject({ domainId: claim.domainId, hostname: claim.hostname, workspaceId: workspace.id, version: 1 });
+    const ran = runtime.clock.now();
+    expect(await hostDomains()).toEqual({ task: 'host-domains', processed: 1 });
+    expect(stepsOf(claim.hostname)).toEqual(['serve', 'stop']);
+    expect(runtime.hostnames.serving()).not.toContain(claim.hostname);
+    expectDuring(runtime.hostnames.list().find((tenant) => tenant.domainId === claim.domainId)!.stoppedAt!, ran);
+    expect(await stopOrderOf(claim.domainId)).toBeNull();
+    expect((await hostDomains()).processed).toBe(0);
+  });
+
+  it('leaves nothing to stop when it was never verified', async () => {
+    const workspace = await teamWorkspace(runtime);
+    const pending = (await api.post('/v1/domains', { workspace_id: workspace.id, hostname: freshHostname() }, workspace.owner.auth)).body;
+    await api.delete(`/v1/domains/${pending.id}`, workspace.owner.auth);
+    expect(await stopOrderOf(pending.id)).toBeNull();
+    expect((await hostDomains()).processed).toBe(0);
+  });
+
+  it('deleted while its tenant was being made: the tenant is stopped too', async () => {
+    const workspace = await teamWorkspace(runtime);
+    const claim = await verifiedClaim(workspace);
+    runtime.hostnames.whileServing(claim.hostname, async () => {
+      expect((await api.delete(`/v1/domains/${claim.id}`, workspace.owner.auth)).status).toBe(200);
+    });
+    await hostDomains();
+    // Recording the served claim found it gone, and ordered its stop again (version 2).
+    expect(await stopOrderOf(claim.domainId)).toMatchObject({ version: 2 });
+    await hostDomains();
+    expect(stepsOf(claim.hostname)).toEqual(['serve', 'stop']);
+    expect(runtime.hostnames.serving()).not.toContain(claim.hostname);
+    expect(await stopOrderOf(claim.domainId)).toBeNull();
+  });
+
+  it('frees its hostname for the next claim, whose tenant is its own', async () => {
+    const first = await teamWorkspace(runtime);
+    const old = await verifiedClaim(first);
+    await hostDomains();
+    await api.delete(`/v1/domains/${old.id}`, first.owner.auth);
+    const second = await teamWorkspace(runtime);
+    const next = await verifiedClaim(second, old.hostname);
+    // The old tenant's stop is due first; the new claim is served once the hostname is free.
+    await settle();
+    runtime.clock.advance(domainLimits.hostingRetrySeconds.hostnameTaken);
+    await settle();
+    expect(await hostingOf(next)).toMatchObject({ step: 'live', tenantId: `dt_local_${next.domainId}` });
+    expect(runtime.hostnames.list().filter((tenant) => tenant.hostname === old.hostname).map((tenant) => [tenant.domainId, tenant.stoppedAt === null])).toEqual([
+      [next.domainId, true],
+      [old.domainId, false],
+    ]);
+  });
+});
