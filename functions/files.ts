@@ -11,6 +11,9 @@ import { secretLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import { filesRoutes } from '../shared/routes.ts';
 import { DynamoCounters } from '../shared/store/counters.ts';
+import { DynamoHostClaims } from '../shared/store/hostClaims.ts';
+import { linkOrigin } from '../shared/domain/domains/linkHosts.ts';
+import type { Config } from '../shared/config.ts';
 import { DynamoRequestStore } from '../shared/store/requests.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { DynamoTierSource } from '../shared/store/tiers.ts';
@@ -18,8 +21,9 @@ import { DynamoWorkspaceMembership } from '../shared/store/workspaceMembership.t
 import { createdLink } from './secrets/replies.ts';
 
 /** An upload as the client gets it: every part's URL, and where the secret will be. */
-const uploadReply = (opened: OpenedUpload, webOrigin: string) => {
+const uploadReply = (opened: OpenedUpload, config: Config) => {
   const { secret } = opened;
+  const origin = linkOrigin(secret.linkHost, config);
   return {
     id: secret.id,
     upload_id: secret.upload!.id,
@@ -27,10 +31,10 @@ const uploadReply = (opened: OpenedUpload, webOrigin: string) => {
     part_count: secret.upload!.partCount,
     parts: opened.parts.map((part) => ({ part_number: part.partNumber, url: part.url })),
     urls_expire_at: toIso(opened.urlsExpireAt),
-    url_base: `${webOrigin}/s/${secret.id}`,
+    url_base: `${origin}/s/${secret.id}`,
     delete_token: opened.deleteToken,
     expires_at: toIso(secret.expiresAt),
-    ...(secret.recipients ? { recipients: secret.recipients.map(createdLink(webOrigin, secret.id)) } : {}),
+    ...(secret.recipients ? { recipients: secret.recipients.map(createdLink(origin, secret.id)) } : {}),
     ...(opened.uploaded ? { uploaded: opened.uploaded.map((part) => ({ part_number: part.partNumber, etag: part.etag, size: part.size })) } : {}),
   };
 };
@@ -38,8 +42,10 @@ const uploadReply = (opened: OpenedUpload, webOrigin: string) => {
 export const operations: Operations<'files', FilesDeps> = {
   async openFileUpload(request, deps) {
     const opened =
-      'resume' in request.body ? await resumeFileUpload(request.body.resume, deps) : await startFileUpload(request.body, request.principal?.userId ?? null, deps);
-    return { status: 200, body: uploadReply(opened, deps.config.WEB_ORIGIN) };
+      'resume' in request.body
+        ? await resumeFileUpload(request.body.resume, deps)
+        : await startFileUpload(request.body, request.principal?.userId ?? null, request.hostClaim, deps);
+    return { status: 200, body: uploadReply(opened, deps.config) };
   },
 
   async completeFileUpload(request, deps) {
@@ -55,8 +61,8 @@ export const operations: Operations<'files', FilesDeps> = {
 
 /**
  * The files group's wiring: the secret store, the callers' plans, request links (file
- * responses), the membership read of files sent inside a workspace, and the bucket's multipart
- * uploads (its S3 client).
+ * responses), the membership read of files sent inside a workspace with its verified
+ * hostnames, and the bucket's multipart uploads (its S3 client).
  */
 export type FilesDeps = ApiDeps & FilePorts;
 
@@ -69,6 +75,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'uploads'>)
     tiers: new DynamoTierSource(db, config.TABLE_NAME),
     requests: new DynamoRequestStore(db, config.TABLE_NAME),
     workspaceMembership: new DynamoWorkspaceMembership(db, config.TABLE_NAME),
+    hostClaims: new DynamoHostClaims(db, config.TABLE_NAME),
     uploads: adapters.uploads,
   };
 }

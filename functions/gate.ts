@@ -14,13 +14,13 @@ import { DynamoSecretStore } from '../shared/store/secrets.ts';
 
 export const operations: Operations<'gate', GateDeps> = {
   async startGate(request, deps) {
-    await startGate(request.params.id!, request.body.recipient_id, request.body.email, deps);
+    await startGate(request.params.id!, request.body.recipient_id, request.body.email, request.hostClaim, deps);
     return { status: 200, body: { sent: true } };
   },
 
   async verifyGate(request, deps) {
     const { recipient_id, email, code } = request.body;
-    const session = await verifyGate(request.params.id!, recipient_id, email, code, deps);
+    const session = await verifyGate(request.params.id!, recipient_id, email, code, request.hostClaim, deps);
     return { status: 200, body: { gate_token: session.token, expires_at: toIso(session.expiresAt) } };
   },
 };

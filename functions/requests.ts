@@ -12,6 +12,8 @@ import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import { requestsRoutes } from '../shared/routes.ts';
 import { DynamoRequestStore } from '../shared/store/requests.ts';
+import { DynamoHostClaims } from '../shared/store/hostClaims.ts';
+import { linkOrigin, type LinkHostPorts } from '../shared/domain/domains/linkHosts.ts';
 import { DynamoWorkspaceMembership } from '../shared/store/workspaceMembership.ts';
 import type { WorkspaceMembershipPorts } from '../shared/domain/workspaces/membership.ts';
 
@@ -46,11 +48,11 @@ export const operations: Operations<'requests', RequestsDeps> = {
 
   async createRequest(request, deps) {
     const link = await createRequestLink(request.body, requireSession(request.principal).userId, deps);
-    return { status: 201, body: { id: link.id, url_base: `${deps.config.WEB_ORIGIN}/q/${link.id}`, expires_at: toIso(link.expiresAt) } };
+    return { status: 201, body: { id: link.id, url_base: `${linkOrigin(link.linkHost, deps.config)}/q/${link.id}`, expires_at: toIso(link.expiresAt) } };
   },
 
   async readRequest(request, deps) {
-    const link = await readRequestLink(request.params.id ?? '', deps);
+    const link = await readRequestLink(request.params.id ?? '', request.hostClaim, deps);
     return {
       status: 200,
       body: {
@@ -77,16 +79,17 @@ export const operations: Operations<'requests', RequestsDeps> = {
   },
 
   async respondToRequest(request, deps) {
-    const response = await respondToRequest(request.params.id ?? '', request.body, deps);
+    const response = await respondToRequest(request.params.id ?? '', request.body, request.hostClaim, deps);
     return { status: 201, body: { response_id: response.id } };
   },
 };
 
 /**
  * The requests group's wiring: links and responses, the presigner of file responses' downloads
- * (no S3 client), and the membership read of links published inside a workspace.
+ * (no S3 client), and the membership read of links published inside a workspace, with its
+ * verified hostnames.
  */
-export type RequestsDeps = ApiDeps & RequestPorts & WorkspaceMembershipPorts;
+export type RequestsDeps = ApiDeps & RequestPorts & WorkspaceMembershipPorts & LinkHostPorts;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'files'>): RequestsDeps {
   const { db, config } = platform;
@@ -94,6 +97,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'files'>): 
     ...apiDeps(platform),
     requests: new DynamoRequestStore(db, config.TABLE_NAME),
     workspaceMembership: new DynamoWorkspaceMembership(db, config.TABLE_NAME),
+    hostClaims: new DynamoHostClaims(db, config.TABLE_NAME),
     files: adapters.files,
   };
 }

@@ -17,6 +17,8 @@ import { toIso } from '../shared/clock.ts';
 import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
 import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
 import { DynamoCounters } from '../shared/store/counters.ts';
+import { DynamoHostClaims } from '../shared/store/hostClaims.ts';
+import { linkOrigin, type LinkHostPorts } from '../shared/domain/domains/linkHosts.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { DynamoWorkspaceMembership } from '../shared/store/workspaceMembership.ts';
 import { revealBranding, type WorkspaceMembershipPorts } from '../shared/domain/workspaces/membership.ts';
@@ -32,25 +34,26 @@ import { recordRevealFeedback, reportSecret } from '../shared/domain/secrets/rep
 export const operations: Operations<'secrets', SecretsDeps> = {
   async createSecret(request, deps) {
     const { secret, deleteToken } = await createSecret(request.body, request.principal?.userId ?? null, deps);
+    const origin = linkOrigin(secret.linkHost, deps.config);
     return {
       status: 201,
       body: {
         id: secret.id,
-        url_base: `${deps.config.WEB_ORIGIN}/s/${secret.id}`,
+        url_base: `${origin}/s/${secret.id}`,
         delete_token: deleteToken,
         created_at: toIso(secret.createdAt),
         expires_at: toIso(secret.expiresAt),
         not_before: secret.notBefore === undefined ? null : toIso(secret.notBefore),
         max_views: secret.maxViews,
         views_left: secret.viewsLeft,
-        ...(secret.recipients ? { recipients: secret.recipients.map(createdLink(deps.config.WEB_ORIGIN, secret.id)) } : {}),
+        ...(secret.recipients ? { recipients: secret.recipients.map(createdLink(origin, secret.id)) } : {}),
       },
     };
   },
 
   async readSecret(request, deps) {
     const recipientId = request.query.recipient_id;
-    const secret = await readSecret(request.params.id!, recipientId ?? null, deps);
+    const secret = await readSecret(request.params.id!, recipientId ?? null, request.hostClaim, deps);
     const viewer = { userId: request.principal?.userId ?? null, read: true, ...(recipientId === undefined ? {} : { recipientId }) };
     const branding = await revealBranding(secret.workspaceId, deps);
     return {
@@ -72,7 +75,7 @@ export const operations: Operations<'secrets', SecretsDeps> = {
   },
 
   async reportSecret(request, deps) {
-    await reportSecret(request.body.secret_id, request.body.link_token ?? null, request.sourceIp, deps);
+    await reportSecret(request.body.secret_id, request.body.link_token ?? null, request.sourceIp, request.hostClaim, deps);
     return { status: 202, body: { accepted: true } };
   },
 
@@ -86,7 +89,7 @@ export const operations: Operations<'secrets', SecretsDeps> = {
     const { claim_token, link_token, recipient_id, gate_token } = request.body;
     const proof = { claimToken: claim_token ?? null, linkToken: link_token ?? null, recipientId: recipient_id ?? null, gateToken: gate_token ?? null };
     const view = viewContext(request.headers, deps.config.ORIGIN_VERIFY);
-    const { secret, envelope, recipient, deferredBurn } = await claimSecret(request.params.id!, proof, view, deps);
+    const { secret, envelope, recipient, deferredBurn } = await claimSecret(request.params.id!, proof, view, request.hostClaim, deps);
     if (deferredBurn) deps.logger.warn('burn deferred after the last view', { error: deferredBurn.name });
     const claimed = {
       id: secret.id,
@@ -141,9 +144,9 @@ export const operations: Operations<'secrets', SecretsDeps> = {
 /**
  * The secrets group's wiring: the secret store, gate sessions (claims through restricted
  * links read them), receipts and the owners' plans they follow, the feedback counters, and
- * the membership read of secrets sent inside a workspace.
+ * the membership read of secrets sent inside a workspace, with its verified hostnames.
  */
-export type SecretsDeps = ApiDeps & SecretPorts & ClaimPorts & ReceiptPorts & WorkspaceMembershipPorts & Pick<Adapters, 'files'>;
+export type SecretsDeps = ApiDeps & SecretPorts & ClaimPorts & ReceiptPorts & WorkspaceMembershipPorts & LinkHostPorts & Pick<Adapters, 'files'>;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'files'>): SecretsDeps {
   const { db, config } = platform;
@@ -156,6 +159,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'files'>): 
     receipts: new DynamoReceiptStore(db, config.TABLE_NAME),
     tiers: new DynamoTierSource(db, config.TABLE_NAME),
     workspaceMembership: new DynamoWorkspaceMembership(db, config.TABLE_NAME),
+    hostClaims: new DynamoHostClaims(db, config.TABLE_NAME),
   };
 }
 

@@ -3,7 +3,7 @@ import { chunkLog2Range } from '../envelope/format.ts';
 import { digestPattern, saltPattern } from '../domain/secrets/rules.ts';
 import { fileLimits, secretLimits } from '../limits.ts';
 import { wrappedKeyFields } from './requests.ts';
-import { recipientRequest } from './secrets.ts';
+import { hostnameNeedsWorkspace, linkHostname, recipientRequest } from './secrets.ts';
 
 const { expiresInSeconds, maxViews, recipients } = secretLimits;
 
@@ -29,6 +29,8 @@ const newUpload = z.strictObject({
   chunk_log2: z._default(z.int().check(z.minimum(chunkLog2Range.min), z.maximum(chunkLog2Range.max)), chunkLog2Range.default),
   /** Sent inside a workspace the caller is a member of: its policy must allow the file (interface §4.7). */
   workspace_id: z.optional(z.string().check(z.maxLength(64))),
+  /** With `workspace_id`: `url_base` (and each link's) is on this hostname the workspace verified, and the file is read there and on this service's own host only. */
+  hostname: z.optional(linkHostname),
   /**
    * Whether the envelope is sealed with a passphrase, as its header will say: a workspace's
    * policy is checked on this at opening, and completion refuses a header that says otherwise.
@@ -47,6 +49,7 @@ const newUpload = z.strictObject({
     if (given !== 0 && given !== 3) ctx.addIssue({ code: 'custom', path: ['request_id'], message: 'a response to a request link needs request_id, enc and wrapped_key together' });
     if (body.request_id !== undefined && body.recipients !== undefined) ctx.addIssue({ code: 'custom', path: ['recipients'], message: 'a response to a request link has no recipients' });
     if (body.request_id !== undefined && body.workspace_id !== undefined) ctx.addIssue({ code: 'custom', path: ['workspace_id'], message: 'a response to a request link is the requester’s, not sent in a workspace' });
+    if (body.hostname !== undefined && body.workspace_id === undefined) ctx.addIssue({ code: 'custom', path: ['hostname'], message: hostnameNeedsWorkspace });
   }),
 );
 

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { requestLimits, secretLimits } from '../limits.ts';
 import { decodedBase64Length } from '../domain/secrets/rules.ts';
 import { pageQuery } from './input.ts';
-import { base64Envelope, salt } from './secrets.ts';
+import { base64Envelope, hostnameNeedsWorkspace, linkHostname, salt } from './secrets.ts';
 
 const { expiresInSeconds, maxResponses, promptEnvelopeBytes, listPageSize, inboxPageSize } = requestLimits;
 
@@ -27,15 +27,23 @@ export const wrappedKeyFields = {
   wrapped_key: base64url('wrapped_key', 128),
 };
 
-const createRequestRequest = z.strictObject({
-  public_key: keyBytes('public_key'),
-  kem: z.enum(requestKems),
-  /** The prompt, sealed (an envelope v1 under a key only link holders derive); the server never reads it. */
-  prompt_envelope: z.optional(base64Envelope(promptEnvelopeBytes)),
-  expires_in: z._default(z.int().check(z.minimum(expiresInSeconds.min), z.maximum(expiresInSeconds.max)), expiresInSeconds.default),
-  max_responses: z._default(z.int().check(z.minimum(maxResponses.min), z.maximum(maxResponses.max)), maxResponses.default),
-  workspace_id: z.optional(z.string().check(z.maxLength(64))),
-});
+const createRequestRequest = z
+  .strictObject({
+    public_key: keyBytes('public_key'),
+    kem: z.enum(requestKems),
+    /** The prompt, sealed (an envelope v1 under a key only link holders derive); the server never reads it. */
+    prompt_envelope: z.optional(base64Envelope(promptEnvelopeBytes)),
+    expires_in: z._default(z.int().check(z.minimum(expiresInSeconds.min), z.maximum(expiresInSeconds.max)), expiresInSeconds.default),
+    max_responses: z._default(z.int().check(z.minimum(maxResponses.min), z.maximum(maxResponses.max)), maxResponses.default),
+    workspace_id: z.optional(z.string().check(z.maxLength(64))),
+    /** With `workspace_id`: `url_base` is on this hostname the workspace verified, and responders reach the link there and on this service's own host only. */
+    hostname: z.optional(linkHostname),
+  })
+  .check(
+    z.superRefine((body, ctx) => {
+      if (body.hostname !== undefined && body.workspace_id === undefined) ctx.addIssue({ code: 'custom', path: ['hostname'], message: hostnameNeedsWorkspace });
+    }),
+  );
 export type CreateRequestRequest = z.output<typeof createRequestRequest>;
 
 const responseRequest = z

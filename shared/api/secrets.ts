@@ -35,6 +35,16 @@ export const base64Envelope = (maxBytes: number) =>
 /** A 16-byte salt as the envelope's header holds it. */
 export const salt = z.string().check(z.regex(saltPattern, 'salt must be 22 base64url characters encoding 16 bytes'));
 
+/**
+ * The workspace's verified hostname a link is to be on (issue 17), with its `workspace_id`. Only
+ * bounded here (a claim's bound); which hostnames are the workspace's is the domain's to say
+ * (shared/domain/domains/linkHosts.ts).
+ */
+export const linkHostname = z.string().check(z.minLength(1), z.maxLength(300));
+
+/** Why a `hostname` without a `workspace_id` is refused. */
+export const hostnameNeedsWorkspace = 'a hostname is a workspace’s: send it with workspace_id';
+
 const createSecretRequest = z
   .strictObject({
     kind: z.literal('text', { error: "kind must be 'text'; files go through /v1/files" }),
@@ -51,9 +61,12 @@ const createSecretRequest = z
     not_before: z.optional(z.iso.datetime({ offset: true })),
     /** Sent inside a workspace the caller is a member of: its policy must allow the secret (interface §4.7). */
     workspace_id: z.optional(z.string().check(z.maxLength(64))),
+    /** With `workspace_id`: `url_base` (and each link's) is on this hostname the workspace verified, and the secret is read there and on this service's own host only. */
+    hostname: z.optional(linkHostname),
   })
   .check(
     z.superRefine((body, ctx) => {
+      if (body.hostname !== undefined && body.workspace_id === undefined) ctx.addIssue({ code: 'custom', path: ['hostname'], message: hostnameNeedsWorkspace });
       const decoded = decodedBase64Length(body.envelope);
       if (decoded > textEnvelopeBytes) {
         ctx.addIssue({ code: 'custom', path: ['envelope'], message: `envelope must decode to at most ${textEnvelopeBytes} bytes` });

@@ -27,6 +27,7 @@ function toLinkItem(link: RequestLink, until: number): Record<string, unknown> {
     id: link.id,
     owner_id: link.ownerId,
     ...(link.workspaceId === undefined ? {} : { workspace_id: link.workspaceId }),
+    ...(link.linkHost ? { domain_id: link.linkHost.domainId, hostname: link.linkHost.hostname } : {}),
     public_key: link.publicKey,
     kem: link.kem,
     ...(link.promptEnvelope ? { prompt_envelope: link.promptEnvelope } : {}),
@@ -61,6 +62,7 @@ function toLink(item: Record<string, unknown>): RequestLink {
     kem: item.kem as RequestKem,
     promptEnvelope: item.prompt_envelope instanceof Uint8Array ? item.prompt_envelope : null,
     ...(typeof item.workspace_id === 'string' ? { workspaceId: item.workspace_id } : {}),
+    ...(typeof item.domain_id === 'string' ? { linkHost: { domainId: item.domain_id, hostname: String(item.hostname) } } : {}),
   };
 }
 

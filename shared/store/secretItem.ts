@@ -34,6 +34,7 @@ export const names = {
   '#restricted': 'restricted',
   '#remail': 'email_hash',
   '#req': 'request_id',
+  '#domain': 'domain_id',
 } as const;
 export type Name = keyof typeof names;
 export const pick = (...wanted: Name[]) => Object.fromEntries(wanted.map((name) => [name, names[name]]));
@@ -60,6 +61,9 @@ export interface SecretItem {
   id: string;
   owner_id?: string;
   workspace_id?: string;
+  /** The verified claim of the workspace's hostname its links are on, and that hostname. */
+  domain_id?: string;
+  hostname?: string;
   state: Secret['state'];
   kind: Secret['kind'];
   envelope?: Uint8Array;
@@ -104,6 +108,7 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     id: secret.id,
     ...(secret.ownerId === undefined ? {} : { owner_id: secret.ownerId, ...ownerKeys(secret.ownerId, secret.createdAt, secret.id) }),
     ...(secret.workspaceId === undefined ? {} : { workspace_id: secret.workspaceId }),
+    ...(secret.linkHost ? { domain_id: secret.linkHost.domainId, hostname: secret.linkHost.hostname } : {}),
     state: secret.state,
     kind: secret.kind,
     ...(secret.envelope ? { envelope: secret.envelope } : {}),
@@ -144,6 +149,7 @@ export function fromItem(item: Record<string, unknown>): Secret {
     id: row.id,
     ...(row.owner_id === undefined ? {} : { ownerId: row.owner_id }),
     ...(row.workspace_id === undefined ? {} : { workspaceId: row.workspace_id }),
+    ...(row.domain_id === undefined ? {} : { linkHost: { domainId: row.domain_id, hostname: row.hostname ?? '' } }),
     state: row.state,
     kind: row.kind,
     ...(row.envelope ? { envelope: row.envelope } : {}),

@@ -103,12 +103,15 @@ export class DynamoSecretStore implements SecretStore {
             ' AND (attribute_not_exists(#cv) OR #cv = :proof)' +
             // A request link's file response opens from its requester's inbox only: no view.
             ' AND attribute_not_exists(#req)' +
+            // On a workspace's hostname, only what was made under its claim (rule 5).
+            (input.domainId === undefined ? '' : ' AND #domain = :domain') +
             (link
               ? ` AND ${link}.#rstate = :active AND ${link}.#rvl > :zero AND (${link}.#restricted = :false OR ${link}.#remail = :gate)`
               : ' AND attribute_not_exists(#rcp)'),
           ExpressionAttributeNames: {
             ...pick('#state', '#exp', '#vl', '#nb', '#cv', '#emitted', '#rcp', '#req'),
             ...(input.partsRead ? {} : pick('#parts')),
+            ...(input.domainId === undefined ? {} : pick('#domain')),
             ...(link ? { ...pick('#rstate', '#rvl', '#restricted', '#remail'), '#rid': input.recipientId! } : {}),
           },
           ExpressionAttributeValues: {
@@ -120,6 +123,7 @@ export class DynamoSecretStore implements SecretStore {
             ':proof': input.proofHash ?? '-',
             ':event': [input.event],
             ...(link ? { ':false': false, ':gate': input.gateEmailHash ?? '-' } : {}),
+            ...(input.domainId === undefined ? {} : { ':domain': input.domainId }),
           },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

@@ -192,8 +192,10 @@ describe('the hostname serves only while its claim is verified (rule 5)', () => 
     await verify(workspace.owner, claimed.id);
     // The secrets function read the hostname as unclaimed a moment ago: within the bound it still may.
     runtime.clock.advance(5.001);
-    expect((await metadataOn(hostname, secret.id)).status).toBe(200);
-    expect((await callFrom(runtime, '127.0.0.1', 'GET', `/s/${secret.id}`, undefined, { host: hostname })).status).toBe(200);
+    // It serves the links made on it (workspaces-link-hosts.test.ts).
+    const madeOnHost = (await api.post('/v1/secrets', textSecretBody({ workspace_id: workspace.id, hostname }), workspace.owner.auth)).body;
+    expect((await metadataOn(hostname, madeOnHost.id)).status).toBe(200);
+    expect((await callFrom(runtime, '127.0.0.1', 'GET', `/s/${madeOnHost.id}`, undefined, { host: hostname })).status).toBe(200);
 
     // Deleted: the workspaces function, which deleted it, refuses the host at once…
     await api.delete(`/v1/domains/${claimed.id}`, workspace.owner.auth);
@@ -202,8 +204,8 @@ describe('the hostname serves only while its claim is verified (rule 5)', () => 
     expect(onHost.body.reason).toBe('unknown_host');
     // …and every other instance within domainLimits.hostCacheSeconds (5 s).
     runtime.clock.advance(5.001);
-    expectProblem(await metadataOn(hostname, secret.id), 404, 'not_found');
-    expect((await callFrom(runtime, '127.0.0.1', 'GET', `/s/${secret.id}`, undefined, { host: hostname })).status).toBe(404);
+    expectProblem(await metadataOn(hostname, madeOnHost.id), 404, 'not_found');
+    expect((await callFrom(runtime, '127.0.0.1', 'GET', `/s/${madeOnHost.id}`, undefined, { host: hostname })).status).toBe(404);
     // This deployment's own host is never in question.
     expect((await api.get(`/v1/secrets/${secret.id}`)).status).toBe(200);
   });

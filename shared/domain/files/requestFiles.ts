@@ -1,7 +1,8 @@
 import type { NewUploadRequest } from '../../api/files.ts';
 import { HttpError } from '../../http/errors.ts';
 import { newResponseId } from '../../ids.ts';
-import { findRequestLink } from '../requests/links.ts';
+import type { HostClaim } from '../domains/model.ts';
+import { findRequestLinkOn } from '../requests/links.ts';
 import { keepUntil, refusalOf, type RequestLink, type SealedResponse } from '../requests/model.ts';
 import type { RequestStore } from '../requests/ports.ts';
 import { checkWrappedKey } from '../requests/responses.ts';
@@ -17,12 +18,13 @@ export interface RequestFilePorts extends SecretPorts {
 }
 
 /**
- * The link a file response goes to, while it takes responses. The files route lists no 404 or
- * 410, so every refusal is 403 with its reason (`request_not_found`, `request_closed`,
- * `request_expired`, `request_full`); the file is the requester's, so their plan bounds it.
+ * The link a file response goes to, while it takes responses (as responders reach it on
+ * `hostClaim`'s host). The files route lists no 404 or 410, so every refusal is 403 with its
+ * reason (`request_not_found`, `request_closed`, `request_expired`, `request_full`); the file
+ * is the requester's, so their plan bounds it.
  */
-export async function requestFileTarget(request: NewUploadRequest & { request_id: string; enc: string; wrapped_key: string }, ports: RequestFilePorts): Promise<RequestLink> {
-  const link = await findRequestLink(request.request_id, ports);
+export async function requestFileTarget(request: NewUploadRequest & { request_id: string; enc: string; wrapped_key: string }, hostClaim: HostClaim | null, ports: RequestFilePorts): Promise<RequestLink> {
+  const link = await findRequestLinkOn(request.request_id, hostClaim, ports);
   const refusal = link ? refusalOf(link, ports.clock.now()) : 'not_found';
   if (!link || refusal) {
     throw new HttpError(403, 'forbidden', `This request link takes no responses (${refusal}).`, { members: { reason: `request_${refusal}` } });

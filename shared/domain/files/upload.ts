@@ -5,17 +5,19 @@ import { HttpError } from '../../http/errors.ts';
 import { fileLimits } from '../../limits.ts';
 import { effectiveTier, type TierSource } from '../billing/tier.ts';
 import { planTable } from '../plans.ts';
-import { secretSettings, storeSecret, type CreatedSecret } from '../secrets/create.ts';
+import { secretSettings, sentIn, storeSecret, type CreatedSecret, type NewSecretFields } from '../secrets/create.ts';
 import { holdsDeleteToken } from '../secrets/read.ts';
 import { secretIdPattern } from '../secrets/rules.ts';
 import type { Secret } from '../secrets/model.ts';
 import type { SecretPorts } from '../secrets/ports.ts';
 import { keepUntil } from '../requests/model.ts';
 import { assertSendInWorkspace, type WorkspaceMembershipPorts } from '../workspaces/membership.ts';
+import type { LinkHostPorts } from '../domains/linkHosts.ts';
+import type { HostClaim } from '../domains/model.ts';
 import { objectKeyOf, type MultipartUploads, type StoredPart } from './ports.ts';
 import { requestFileTarget, type RequestFilePorts } from './requestFiles.ts';
 
-export interface FilePorts extends SecretPorts, RequestFilePorts, WorkspaceMembershipPorts {
+export interface FilePorts extends SecretPorts, RequestFilePorts, WorkspaceMembershipPorts, LinkHostPorts {
   uploads: MultipartUploads;
   tiers: TierSource;
   clock: Clock;
@@ -51,11 +53,12 @@ export interface OpenedUpload {
  * The file bytes never pass through the API, and its name and type are inside the envelope.
  * With a `workspace_id` the caller must be a member and the file satisfy the workspace's
  * policy, before anything is uploaded; its passphrase is the one declared, which completion
- * holds its header to.
+ * holds its header to. With a `hostname` too, its links are on that hostname of the workspace's.
+ * A response goes to a request link as its responders reach it on `hostClaim`'s host.
  */
-export async function startFileUpload(request: NewUploadRequest, caller: string | null, ports: FilePorts): Promise<OpenedUpload> {
+export async function startFileUpload(request: NewUploadRequest, caller: string | null, hostClaim: HostClaim | null, ports: FilePorts): Promise<OpenedUpload> {
   // A response to a request link is the requester's file: their plan bounds it, nobody owns its secret.
-  const link = isResponse(request) ? await requestFileTarget(request, ports) : null;
+  const link = isResponse(request) ? await requestFileTarget(request, hostClaim, ports) : null;
   const ownerId = link ? null : caller;
   const limit = await fileLimitOf(link?.ownerId ?? ownerId, ports);
   if (request.size_bytes > limit) {
@@ -63,9 +66,11 @@ export async function startFileUpload(request: NewUploadRequest, caller: string 
   }
   const settings = secretSettings(link ? { ...request, expires_in: Math.ceil((keepUntil(link) - ports.clock.now()) / 1000) } : request, ports);
   const workspaceId = request.workspace_id;
+  let inWorkspace: Pick<NewSecretFields, 'workspaceId' | 'linkHost'> = {};
   if (workspaceId !== undefined) {
     const { expires_in: expiresIn, max_views: maxViews, passphrase, recipients = [], size_bytes: sizeBytes } = request;
     await assertSendInWorkspace(workspaceId, caller, { kind: 'file', expiresIn, maxViews, passphrase, recipients, sizeBytes }, ports);
+    inWorkspace = await sentIn(workspaceId, request.hostname, ports);
   }
   // In a workspace the passphrase declared is kept: completion holds the header to it.
   const declared = workspaceId === undefined ? {} : { passphrase: request.passphrase };
@@ -77,7 +82,7 @@ export async function startFileUpload(request: NewUploadRequest, caller: string 
       ...settings,
       ...(isResponse(request) ? { response: { requestId: request.request_id, enc: request.enc, wrappedKey: request.wrapped_key } } : {}),
       upload: (secretId) => ports.uploads.start(objectKeyOf(secretId)).then((id) => ({ id, partSize, partCount, chunkLog2: request.chunk_log2, ...declared })),
-      ...(workspaceId === undefined ? {} : { workspaceId }),
+      ...inWorkspace,
     },
     ownerId,
     ports,

@@ -3,6 +3,8 @@ import { chunkSpans, EnvelopeError, parseHeader } from '../../envelope/index.ts'
 import { HttpError } from '../../http/errors.ts';
 import { newRequestLinkId } from '../../ids.ts';
 import { assertSendInWorkspace, type WorkspaceMembershipPorts } from '../workspaces/membership.ts';
+import { linkHostOf, servedOn, type LinkHostPorts } from '../domains/linkHosts.ts';
+import type { HostClaim } from '../domains/model.ts';
 import { isOpen, refusalOf, type RequestKem, type RequestLink } from './model.ts';
 import type { RequestPorts } from './ports.ts';
 
@@ -46,13 +48,15 @@ function checkPrompt(envelope: Uint8Array): void {
 /**
  * Publishes a request link. With a `workspace_id` the requester must be a member and the link
  * satisfy the workspace's policy (403 otherwise): requests allowed, and a life within its
- * longest, since a link is a way into the workspace for as long as it is open.
+ * longest, since a link is a way into the workspace for as long as it is open. With a
+ * `hostname` too, the link is on that hostname of the workspace's (400 if not verified).
  */
-export async function createRequestLink(request: CreateRequestRequest, ownerId: string, ports: RequestPorts & WorkspaceMembershipPorts): Promise<RequestLink> {
+export async function createRequestLink(request: CreateRequestRequest, ownerId: string, ports: RequestPorts & WorkspaceMembershipPorts & LinkHostPorts): Promise<RequestLink> {
   await checkPublicKey(request.public_key, request.kem);
   const promptEnvelope = request.prompt_envelope === undefined ? null : Buffer.from(request.prompt_envelope, 'base64');
   if (promptEnvelope) checkPrompt(promptEnvelope);
   if (request.workspace_id !== undefined) await assertSendInWorkspace(request.workspace_id, ownerId, { kind: 'request', expiresIn: request.expires_in }, ports);
+  const linkHost = request.workspace_id === undefined || request.hostname === undefined ? undefined : await linkHostOf(request.workspace_id, request.hostname, ports);
   const now = ports.clock.now();
   const link: RequestLink = {
     id: newRequestLinkId(),
@@ -66,6 +70,7 @@ export async function createRequestLink(request: CreateRequestRequest, ownerId: 
     responsesLeft: request.max_responses,
     closedAt: null,
     ...(request.workspace_id === undefined ? {} : { workspaceId: request.workspace_id }),
+    ...(linkHost ? { linkHost } : {}),
   };
   await ports.requests.insert(link);
   return link;
@@ -76,6 +81,16 @@ const requestIdPattern = /^rql_[A-Za-z0-9_-]{21}[AQgw]$/;
 /** The link, or null for an id no link has (malformed ones never reach the table). */
 export const findRequestLink = async (id: string, ports: Pick<RequestPorts, 'requests'>): Promise<RequestLink | null> =>
   requestIdPattern.test(id) ? ports.requests.get(id) : null;
+
+/**
+ * The link as its responders reach it, on the host the request arrived on: on a workspace's
+ * hostname, none that was not made on it (rule 5), as for an id no link has. The requester's
+ * own routes go by `ownRequestLink`: their proof is the session, not the link.
+ */
+export async function findRequestLinkOn(id: string, hostClaim: HostClaim | null, ports: Pick<RequestPorts, 'requests'>): Promise<RequestLink | null> {
+  const link = await findRequestLink(id, ports);
+  return link && servedOn(link, hostClaim) ? link : null;
+}
 
 const notFound = () => new HttpError(404, 'not_found', 'No request link has this id.');
 
@@ -93,8 +108,8 @@ const goneDetail = { closed: 'The requester closed this link.', expired: 'This l
  * closed or expired, with the reason; a full link is still read (`open: false`, no responses
  * left), as the interface keeps 410 for those two.
  */
-export async function readRequestLink(id: string, ports: Pick<RequestPorts, 'requests' | 'clock'>): Promise<RequestLink> {
-  const link = await findRequestLink(id, ports);
+export async function readRequestLink(id: string, hostClaim: HostClaim | null, ports: Pick<RequestPorts, 'requests' | 'clock'>): Promise<RequestLink> {
+  const link = await findRequestLinkOn(id, hostClaim, ports);
   if (!link) throw notFound();
   const refusal = refusalOf(link, ports.clock.now());
   if (refusal === 'closed' || refusal === 'expired') throw new HttpError(410, 'gone', goneDetail[refusal], { members: { reason: refusal } });

@@ -1,5 +1,6 @@
 import type { RequestKem } from '../../api/requests.ts';
 import { requestLimits } from '../../limits.ts';
+import type { LinkHost } from '../domains/linkHosts.ts';
 
 export type { RequestKem };
 
@@ -24,6 +25,8 @@ export interface RequestLink {
   closedAt: number | null;
   /** The workspace it was published in (its policy allowed it); absent outside one. */
   workspaceId?: string;
+  /** The workspace's hostname it is on, and the claim that binds it (rule 5); absent: `WEB_ORIGIN`'s. */
+  linkHost?: LinkHost;
 }
 
 /** What a listing shows of a link (its key and prompt stay out of the listing index). */

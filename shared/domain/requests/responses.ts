@@ -2,9 +2,10 @@ import type { ResponseRequest } from '../../api/requests.ts';
 import { HttpError } from '../../http/errors.ts';
 import { newResponseId } from '../../ids.ts';
 import { fileLimits } from '../../limits.ts';
+import type { HostClaim } from '../domains/model.ts';
 import { objectKeyOf } from '../files/ports.ts';
 import { checkEnvelope } from '../secrets/create.ts';
-import { findRequestLink, ownRequestLink, publicKeyBytes, refusedResponse } from './links.ts';
+import { findRequestLinkOn, ownRequestLink, publicKeyBytes, refusedResponse } from './links.ts';
 import { keepUntil, type RequestKem, type RequestLink, type SealedResponse, type WrappedKey } from './model.ts';
 import type { RequestPorts } from './ports.ts';
 
@@ -33,8 +34,8 @@ export function checkWrappedKey(key: WrappedKey, kem: RequestKem, where: 'body' 
  * One write takes one of the link's responses and stores this one (so 50 at once to a link
  * of 10 give exactly 10); a link that takes no more answers 409 (full) or 410 (closed, expired).
  */
-export async function respondToRequest(id: string, request: ResponseRequest, ports: RequestPorts): Promise<SealedResponse> {
-  const link = await findRequestLink(id, ports);
+export async function respondToRequest(id: string, request: ResponseRequest, hostClaim: HostClaim | null, ports: RequestPorts): Promise<SealedResponse> {
+  const link = await findRequestLinkOn(id, hostClaim, ports);
   const now = ports.clock.now();
   if (!link) throw refusedResponse(null, now);
   checkWrappedKey({ enc: request.enc, wrappedKey: request.wrapped_key }, link.kem);

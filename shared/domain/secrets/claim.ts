@@ -1,6 +1,8 @@
 import { HttpError } from '../../http/errors.ts';
 import { constantTimeEqual, newEventId } from '../../ids.ts';
 import { secretLimits } from '../../limits.ts';
+import { servedOn } from '../domains/linkHosts.ts';
+import type { HostClaim } from '../domains/model.ts';
 import { endSecret } from './end.ts';
 import { gateEmailHash, type GateStore } from './gate.ts';
 import { recipientEmailHash, type Recipient, type Secret, type StoredEvent, type ViewContext } from './model.ts';
@@ -37,10 +39,11 @@ export type ClaimPorts = SecretPorts & { gates: GateStore };
 /**
  * Consumes exactly one view and returns the payload. The happy path is one conditional
  * update (through a link: the link's budget and the secret's together, and only for the
- * address a gate session proved); the item returned on refusal tells which rule refused,
- * without a second read. The view's event carries where it came from, for its receipt.
+ * address a gate session proved; on a workspace's hostname, only a secret made on it); the
+ * item returned on refusal tells which rule refused, without a second read. The view's event
+ * carries where it came from, for its receipt.
  */
-export async function claimSecret(id: string, proof: ClaimProof, view: ViewContext, ports: ClaimPorts): Promise<ClaimedSecret> {
+export async function claimSecret(id: string, proof: ClaimProof, view: ViewContext, hostClaim: HostClaim | null, ports: ClaimPorts): Promise<ClaimedSecret> {
   if (!secretIdPattern.test(id)) throw new HttpError(404, 'not_found', 'No secret has this id.');
   const { recipientId } = proof;
   if (recipientId !== null && !recipientIdPattern.test(recipientId)) throw noSuchLink();
@@ -56,6 +59,7 @@ export async function claimSecret(id: string, proof: ClaimProof, view: ViewConte
       ...(recipientId === null ? {} : { recipientId }),
       ...(gateEmail === undefined ? {} : { gateEmailHash: gateEmail }),
       ...(partsRead ? { partsRead } : {}),
+      ...(hostClaim ? { domainId: hostClaim.domainId } : {}),
     });
   let result = await take(false);
   // An envelope kept in parts (curl mode's biggest) is read before its view is taken, so the
@@ -77,7 +81,7 @@ export async function claimSecret(id: string, proof: ClaimProof, view: ViewConte
     const recipient = secret.recipients?.find((link) => link.id === recipientId);
     return { secret, ...(envelope ? { envelope } : {}), ...(recipient ? { recipient } : {}), ...(deferredBurn ? { deferredBurn } : {}) };
   }
-  throw await refusal(result.current, { proofHash, linkHash: digestOf(proof.linkToken), recipientId, gateEmail }, now, ports);
+  throw await refusal(result.current, { proofHash, linkHash: digestOf(proof.linkToken), recipientId, gateEmail }, hostClaim, now, ports);
 }
 
 interface Presented {
@@ -88,9 +92,10 @@ interface Presented {
 }
 
 /** Works out why a claim was refused, records what the refusal changes, and says so. */
-async function refusal(current: Secret | null, presented: Presented, now: number, ports: SecretPorts): Promise<HttpError> {
-  // A request link's file response has no view to take (the claim's condition): it is unknown here.
-  if (!current || current.response) return new HttpError(404, 'not_found', 'No secret has this id.');
+async function refusal(current: Secret | null, presented: Presented, hostClaim: HostClaim | null, now: number, ports: SecretPorts): Promise<HttpError> {
+  // A request link's file response has no view to take (the claim's condition): it is unknown
+  // here; so is a secret not made on the workspace's hostname the claim arrived on, untouched.
+  if (!current || current.response || !servedOn(current, hostClaim)) return new HttpError(404, 'not_found', 'No secret has this id.');
   // Judged at the instant the condition was: a later clock reading could see a rule pass
   // that the write saw fail (not_before just passing).
   const denial = (): StoredEvent => ({ id: newEventId(), type: 'secret.denied', at: now, ...(presented.recipientId === null ? {} : { recipientId: presented.recipientId }) });

@@ -5,6 +5,7 @@ import type { FileUpload, Recipient, Secret } from './model.ts';
 import type { SecretPorts } from './ports.ts';
 import type { CreateSecretRequest } from '../../api/secrets.ts';
 import { assertSendInWorkspace, type WorkspaceMembershipPorts } from '../workspaces/membership.ts';
+import { linkHostOf, type LinkHost, type LinkHostPorts } from '../domains/linkHosts.ts';
 
 export interface CreatedSecret {
   secret: Secret;
@@ -40,23 +41,32 @@ export interface NewSecretFields {
   recipients?: CreateSecretRequest['recipients'];
   /** Sent inside this workspace: the caller is a member and its policy allowed it. */
   workspaceId?: string;
+  /** On this workspace's hostname (its verified claim, `linkHostOf`). */
+  linkHost?: LinkHost;
 }
 
 /**
  * A text secret. With a `workspace_id`, the caller must be a member and the secret satisfy the
  * workspace's policy (403 otherwise), its passphrase told by the envelope's header: an envelope
- * of another format has no flag to tell it, so a policy requiring a passphrase refuses it.
+ * of another format has no flag to tell it, so a policy requiring a passphrase refuses it. With
+ * a `hostname` too, its links are on that hostname of the workspace's (400 if not verified).
  */
-export async function createSecret(request: CreateSecretRequest, ownerId: string | null, ports: SecretPorts & WorkspaceMembershipPorts): Promise<CreatedSecret> {
+export async function createSecret(request: CreateSecretRequest, ownerId: string | null, ports: SecretPorts & WorkspaceMembershipPorts & LinkHostPorts): Promise<CreatedSecret> {
   const envelope = Buffer.from(request.envelope, 'base64');
   const envelopeFormat = checkEnvelope(envelope, request.salt);
   const settings = secretSettings(request, ports);
+  let inWorkspace: Pick<NewSecretFields, 'workspaceId' | 'linkHost'> = {};
   if (request.workspace_id !== undefined) {
     const { expires_in: expiresIn, max_views: maxViews, recipients = [] } = request;
     await assertSendInWorkspace(request.workspace_id, ownerId, { kind: 'text', expiresIn, maxViews, passphrase: envelopeFormat?.passphrase ?? false, recipients }, ports);
+    inWorkspace = await sentIn(request.workspace_id, request.hostname, ports);
   }
-  const inWorkspace = request.workspace_id === undefined ? {} : { workspaceId: request.workspace_id };
   return storeSecret({ envelope, envelopeFormat: { checked: envelopeFormat }, ...settings, ...inWorkspace }, ownerId, ports);
+}
+
+/** The workspace a secret or file is sent in (the caller's membership already checked), and its hostname the links are on, if one is asked for. */
+export async function sentIn(workspaceId: string, hostname: string | undefined, ports: LinkHostPorts): Promise<Pick<NewSecretFields, 'workspaceId' | 'linkHost'>> {
+  return { workspaceId, ...(hostname === undefined ? {} : { linkHost: await linkHostOf(workspaceId, hostname, ports) }) };
 }
 
 /** What a text's or a file's request sets alike, with `not_before` before the expiry (400 otherwise). */
@@ -103,6 +113,7 @@ export async function storeSecret(input: NewSecret, ownerId: string | null, port
     id,
     ...(ownerId === null ? {} : { ownerId }),
     ...(input.workspaceId === undefined ? {} : { workspaceId: input.workspaceId }),
+    ...(input.linkHost ? { linkHost: input.linkHost } : {}),
     state: file ? 'pending' : 'active',
     kind: file ? 'file' : 'text',
     ...(envelope ? { envelope } : {}),

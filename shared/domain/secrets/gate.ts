@@ -5,9 +5,11 @@ import { HttpError } from '../../http/errors.ts';
 import { enforceWindow, type RateCounter } from '../../http/rateLimit.ts';
 import { constantTimeEqual, newGateToken, newNumericCode, sha256Base64Url } from '../../ids.ts';
 import { gateLimits } from '../../limits.ts';
+import type { HostClaim } from '../domains/model.ts';
 import { isTerminal, recipientEmailHash, type Recipient, type Secret } from './model.ts';
 import type { SecretStore } from './ports.ts';
-import { recipientIdPattern, secretIdPattern } from './rules.ts';
+import { findSecretOn } from './read.ts';
+import { recipientIdPattern } from './rules.ts';
 
 /** A code mailed to a restricted link's address: stored salted and hashed, tried at most `codeAttempts` times. */
 export interface GateCode {
@@ -47,10 +49,10 @@ export interface GatePorts {
 const codeHashOf = (salt: string, code: string) => sha256Base64Url(`${salt}:${code}`);
 const notFound = () => new HttpError(404, 'not_found', 'No secret has this id, or it has no such link.');
 
-/** The secret and its link, or 404: the gate is only for links that exist. */
-async function linkOf(secretId: string, recipientId: string, ports: Pick<GatePorts, 'secrets'>): Promise<{ secret: Secret; link: Recipient }> {
-  if (!secretIdPattern.test(secretId) || !recipientIdPattern.test(recipientId)) throw notFound();
-  const secret = await ports.secrets.get(secretId);
+/** The secret and its link, or 404: the gate is only for links that exist (on a workspace's hostname, made on it). */
+async function linkOf(secretId: string, recipientId: string, hostClaim: HostClaim | null, ports: Pick<GatePorts, 'secrets'>): Promise<{ secret: Secret; link: Recipient }> {
+  if (!recipientIdPattern.test(recipientId)) throw notFound();
+  const secret = await findSecretOn(secretId, hostClaim, ports);
   const link = secret?.recipients?.find((recipient) => recipient.id === recipientId);
   if (!secret || !link) throw notFound();
   return { secret, link };
@@ -65,8 +67,8 @@ const matches = (link: Recipient, email: string) =>
  * mailed to one link are capped per hour; only mails sent count, so guessing addresses cannot
  * use up the real recipient's codes.
  */
-export async function startGate(secretId: string, recipientId: string, email: string, ports: GatePorts): Promise<void> {
-  const { secret, link } = await linkOf(secretId, recipientId, ports);
+export async function startGate(secretId: string, recipientId: string, email: string, hostClaim: HostClaim | null, ports: GatePorts): Promise<void> {
+  const { secret, link } = await linkOf(secretId, recipientId, hostClaim, ports);
   if (!matches(link, email) || isTerminal(secret.state) || link.state !== 'active') return;
   await enforceWindow(`gate_mail#${secretId}#${recipientId}`, gateLimits.codesPerRecipient, ports);
   const code = newNumericCode(gateLimits.codeDigits);
@@ -90,8 +92,8 @@ export interface IssuedGateSession {
  * Exchanges a link's code for a gate session (15 minutes, bound to the secret, the link and
  * the address; stored only as a hash). A wrong address is refused like a wrong code.
  */
-export async function verifyGate(secretId: string, recipientId: string, email: string, code: string, ports: GatePorts): Promise<IssuedGateSession> {
-  const { link } = await linkOf(secretId, recipientId, ports);
+export async function verifyGate(secretId: string, recipientId: string, email: string, code: string, hostClaim: HostClaim | null, ports: GatePorts): Promise<IssuedGateSession> {
+  const { link } = await linkOf(secretId, recipientId, hostClaim, ports);
   const refused = (detail: string, members: Record<string, unknown> = {}) => new HttpError(401, 'unauthorized', detail, { members });
   const now = ports.clock.now();
   const current = await ports.gates.getCode(secretId, recipientId);

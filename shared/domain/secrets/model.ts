@@ -1,4 +1,5 @@
 import { sha256Base64Url } from '../../ids.ts';
+import type { LinkHost } from '../domains/linkHosts.ts';
 
 /** A secret's lifecycle (DESIGN.md §3). Terminal states keep a tombstone without payload. */
 export type SecretState = 'pending' | 'active' | 'burned' | 'expired' | 'revoked' | 'locked';
@@ -103,6 +104,8 @@ export interface Secret {
   ownerId?: string;
   /** The workspace it was sent in (its policy allowed it); absent outside one. */
   workspaceId?: string;
+  /** The workspace's hostname its links are on, and the claim that binds them (rule 5); absent: `WEB_ORIGIN`'s. */
+  linkHost?: LinkHost;
   state: SecretState;
   kind: SecretKind;
   /** Present only while the secret is active (or pending); absent too when it is kept in parts. */

@@ -13,6 +13,8 @@ export interface TakeViewInput {
   gateEmailHash?: string;
   /** The claim has read the envelope's parts already: a secret kept in parts may be taken (else it is refused, to be read first). */
   partsRead?: boolean;
+  /** Arrived on a workspace's hostname: only a secret made under this claim of it is taken (rule 5; linkHosts.ts `servedOn`). */
+  domainId?: string;
 }
 
 export type TakeViewResult = { taken: true; secret: Secret } | { taken: false; current: Secret | null };
@@ -36,7 +38,8 @@ export interface SecretStore {
   get(id: string): Promise<Secret | null>;
   /**
    * One conditional update: active, not expired, a view left, not before `not_before`, proof
-   * matching; decrements and appends the event. On refusal, the item as it was.
+   * matching, made on the hostname the claim arrived on (if a workspace's); decrements and
+   * appends the event. On refusal, the item as it was.
    */
   takeView(id: string, input: TakeViewInput): Promise<TakeViewResult>;
   /**

@@ -1,5 +1,7 @@
 import { HttpError } from '../../http/errors.ts';
 import { constantTimeEqual, sha256Base64Url } from '../../ids.ts';
+import { servedOn } from '../domains/linkHosts.ts';
+import type { HostClaim } from '../domains/model.ts';
 import { endSecret } from './end.ts';
 import { isTerminal, type Secret } from './model.ts';
 import type { SecretPorts } from './ports.ts';
@@ -16,11 +18,22 @@ export async function findSecret(id: string, ports: { secrets: Pick<SecretPorts[
 }
 
 /**
+ * A secret as its link's holder reaches it, on the host the request arrived on: on a
+ * workspace's hostname, none that was not made on it (rule 5), as for an id no secret has. The
+ * sender's own routes (revoking, adopting) go by `findSecret`: their proof is the delete token
+ * or the owner's credential, not the link.
+ */
+export async function findSecretOn(id: string, hostClaim: HostClaim | null, ports: { secrets: Pick<SecretPorts['secrets'], 'get'> }): Promise<Secret | null> {
+  const secret = await findSecret(id, ports);
+  return secret && servedOn(secret, hostClaim) ? secret : null;
+}
+
+/**
  * Reads a secret without claiming it. TTL deletion is lazy, so expiry is checked here; the
  * first read after expiry also ends the secret (exactly once, by condition).
  */
-export async function readSecret(id: string, recipientId: string | null, ports: SecretPorts): Promise<Secret> {
-  const secret = await findSecret(id, ports);
+export async function readSecret(id: string, recipientId: string | null, hostClaim: HostClaim | null, ports: SecretPorts): Promise<Secret> {
+  const secret = await findSecretOn(id, hostClaim, ports);
   if (!secret) throw new HttpError(404, 'not_found', 'No secret has this id.');
   // A link's page asks about its link: one the secret does not have is not a link at all.
   if (recipientId !== null && !secret.recipients?.some((link) => link.id === recipientId)) {
