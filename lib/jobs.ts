@@ -18,6 +18,8 @@ export type JobsProps = FunctionDefaults;
  * aliases): the function carries no resource policy for it.
  */
 export class Jobs extends Construct {
+  /** The schedule function's timeout, in seconds. */
+  static readonly timeoutSeconds = 60;
   readonly scheduleFunction: nodejs.NodejsFunction;
   readonly scheduleGroup: scheduler.ScheduleGroup;
   readonly schedulerRole: iam.Role;
@@ -25,7 +27,10 @@ export class Jobs extends Construct {
 
   constructor(scope: Construct, id: string, props: JobsProps) {
     super(scope, id);
-    this.scheduleFunction = new HushlinkFunction(this, 'Schedule', { name: 'schedule', ...props }).fn;
+    // A minute: checking pending domains waits on DNS (a 6 s bound per lookup, 50 lookups five at
+    // a time) and serving hostnames on CloudFront's API (ten steps, each a few calls, which the
+    // SDK retries when throttled). Every task is a sweep that a timed-out run leaves to the next.
+    this.scheduleFunction = new HushlinkFunction(this, 'Schedule', { name: 'schedule', timeoutSeconds: Jobs.timeoutSeconds, ...props }).fn;
 
     this.scheduleGroup = new scheduler.ScheduleGroup(this, 'Group');
     this.schedulerRole = new iam.Role(this, 'SchedulerRole', {

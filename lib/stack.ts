@@ -1,4 +1,5 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -54,15 +55,18 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  * - schedule: expiry sweep (Query gsi2, UpdateItem, DeleteItem of envelope parts), usage
  *   rollup (Query gsi2 for users, Query of day rows on the table, GetItem, PutItem), the retry
  *   sweep (Query gsi2 for due retries and GetItem of each), pending custom domains' checks
- *   (Query gsi2, BatchGetItem of the claims, a transaction of Puts and an Update on verification);
+ *   (Query gsi2, BatchGetItem of the claims, a transaction of Puts and an Update on verification),
+ *   verified ones' hosting (Query gsi2, BatchGetItem of claims and stop orders, UpdateItem of a
+ *   claim's hosting and of a stop order, DeleteItem of a stop order carried out);
  * - webhooks: endpoints (a transaction of the count Update and a Put or Delete, Get, Query of
  *   the owner's partition), the delivery log (Query), test deliveries (PutItem);
  * - workspaces: every change is a transaction of Puts, Updates, Deletes and a ConditionCheck of
  *   the actor's role (the roster's conditions, the audit row's Put), the workspace, roster,
  *   member and invitation-token items (GetItem), the roll and the audit trail (Query of their
  *   partitions), the caller's workspaces (Query gsi1, then BatchGetItem), the caller's address
- *   (GetItem of the user); custom domains (claims in the workspace's partition, their pointers
- *   and the hostnames' verified claims: transactions, GetItem, Query of the partition);
+ *   (GetItem of the user); custom domains (claims in the workspace's partition, their pointers,
+ *   the hostnames' verified claims and a deleted claim's stop order: transactions, GetItem, Query
+ *   of the partition);
  * - every API function: the hostname a request arrived on (GetItem of its verified claim);
  * - billing: the account's customer and the target's subscription (GetItem; UpdateItem to keep a
  *   new customer), a workspace's owner and roster for a Team checkout (GetItem), the caller's
@@ -132,6 +136,14 @@ export const paymentProviderCallers: readonly FunctionName[] = ['billing', 'bill
  * too), the worker's own retries, and the schedule's retry sweep.
  */
 export const queueSenders: readonly FunctionName[] = ['relay', 'deliveries', 'schedule'];
+
+/**
+ * The one function that serves verified custom hostnames (issue 17): it makes, attaches a
+ * certificate to, disables and deletes distribution tenants. Not the API function that verifies a
+ * claim: CloudFront and ACM permissions stay off the function that parses untrusted input, and
+ * the schedule's next run, within a minute, is small next to a certificate's issuance.
+ */
+export const hostnameServers: readonly FunctionName[] = ['schedule'];
 
 export class HushlinkStack extends Stack {
   readonly settings: HushlinkSettings;
@@ -293,11 +305,60 @@ export class HushlinkStack extends Stack {
       originVerifyValue,
     });
 
+    this.grantHostnameServing();
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.stage.url });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
     new CfnOutput(this, 'FilesBucketName', { value: this.data.filesBucket.bucketName });
     new CfnOutput(this, 'WorkQueueUrl', { value: this.queue.queue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.observability.alarmTopic.topicArn });
     new CfnOutput(this, 'PaymentProviderSecretsArn', { value: this.paymentSecrets.secretArn });
+  }
+
+  /**
+   * Lets `hostnameServers` manage the tenant distribution's tenants and their certificates, and
+   * tells them where (shared/config.ts CUSTOM_HOSTNAMES_*). The distribution's id goes to no API
+   * function: API function → tenant distribution → HTTP API → API function would be a cycle.
+   * Checked against AWS's documentation only (docs/decisions.md): the first deploy confirms in
+   * CloudTrail that none of these is refused or unused.
+   */
+  private grantHostnameServing(): void {
+    const tenants = this.formatArn({ service: 'cloudfront', region: '', resource: 'distribution-tenant', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    // CloudFront's managed certificates are ACM's, in us-east-1 whatever the stack's region.
+    const certificates = this.formatArn({ service: 'acm', region: 'us-east-1', resource: 'certificate', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    for (const name of hostnameServers) {
+      const fn = this.functions[name];
+      // A tenant about to be made has no ARN to authorize; every later call names a tenant of this account.
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['cloudfront:CreateDistributionTenant'], resources: ['*'] }));
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['cloudfront:GetDistributionTenant', 'cloudfront:UpdateDistributionTenant', 'cloudfront:DeleteDistributionTenant', 'cloudfront:GetManagedCertificateDetails'],
+          resources: [tenants],
+        }),
+      );
+      // CloudFront requests (and deletes) the managed certificate in this account on the caller's behalf.
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['acm:RequestCertificate'], resources: ['*'] }));
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['acm:DescribeCertificate', 'acm:AddTagsToCertificate', 'acm:DeleteCertificate'], resources: [certificates] }));
+      fn.addEnvironment('CUSTOM_HOSTNAMES_DISTRIBUTION_ID', this.web.tenantDistribution.distributionId);
+      fn.addEnvironment('CUSTOM_HOSTNAMES_CONNECTION_GROUP_ID', this.web.connectionGroup.attrId);
+      fn.addEnvironment('CUSTOM_HOSTNAMES_TARGET', this.web.connectionGroup.attrRoutingEndpoint);
+      const role = fn.role;
+      if (role) {
+        Validations.of(role).acknowledge({
+          id: 'AwsSolutions-IAM5[Resource::*]',
+          reason:
+            'Custom hostnames: cloudfront:CreateDistributionTenant names no tenant yet (the tenant does not exist), and ' +
+            'acm:RequestCertificate has no certificate ARN before it is made; every other action names tenants or certificates of this account.',
+        });
+        Validations.of(role).acknowledge({
+          id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudfront::<AWS::AccountId>:distribution-tenant/*]',
+          reason: 'Custom hostnames: the tenants are made at run time, one per verified claim, so their ids cannot be named in the policy.',
+        });
+        Validations.of(role).acknowledge({
+          id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:acm:us-east-1:<AWS::AccountId>:certificate/*]',
+          reason: 'Custom hostnames: each tenant’s managed certificate is requested by CloudFront at run time, so its id cannot be named in the policy.',
+        });
+      }
+    }
   }
 }

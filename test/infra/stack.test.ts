@@ -214,8 +214,9 @@ describe('functions', () => {
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
       MemorySize: 512,
-      // The delivery worker waits on receivers: a batch of attempts, each up to 10 s.
-      Timeout: name === 'deliveries' ? 30 : 10,
+      // The delivery worker waits on receivers: a batch of attempts, each up to 10 s; the schedule
+      // on DNS lookups and CloudFront's API.
+      Timeout: name === 'deliveries' ? 30 : name === 'schedule' ? 60 : 10,
       Handler: 'index.handler',
     });
     const env = props(id)['Environment']?.['Variables'] ?? {};
@@ -259,8 +260,21 @@ describe('functions', () => {
         ...((groups as readonly string[]).includes(name) ? ['ORIGIN_VERIFY'] : []),
         ...(signingKeyUsers.includes(name) ? ['WEBHOOK_KEY_ID'] : []),
         ...(name === 'billing' || name === 'billingWebhook' ? ['STRIPE_SECRETS_ARN'] : []),
+        ...(name === 'schedule' ? ['CUSTOM_HOSTNAMES_DISTRIBUTION_ID', 'CUSTOM_HOSTNAMES_CONNECTION_GROUP_ID', 'CUSTOM_HOSTNAMES_TARGET'] : []),
       ].sort(),
     );
+  });
+
+  it('tells the schedule alone where custom hostnames are served: the tenant distribution, its connection group and routing endpoint', () => {
+    const [[tenantDistributionId] = []] = ofType('AWS::CloudFront::Distribution').filter(([, d]) => d.Properties?.['DistributionConfig']?.['ConnectionMode'] === 'tenant-only');
+    const [[connectionGroupId] = []] = ofType('AWS::CloudFront::ConnectionGroup');
+    expect(props(functionId('schedule'))['Environment']['Variables']).toMatchObject({
+      CUSTOM_HOSTNAMES_DISTRIBUTION_ID: { Ref: tenantDistributionId },
+      CUSTOM_HOSTNAMES_CONNECTION_GROUP_ID: { 'Fn::GetAtt': [connectionGroupId, 'Id'] },
+      CUSTOM_HOSTNAMES_TARGET: { 'Fn::GetAtt': [connectionGroupId, 'RoutingEndpoint'] },
+    });
+    // No API function may name the tenant distribution: it depends on the API (a cycle), and only the schedule needs it.
+    for (const group of groups) expect(JSON.stringify(props(functionId(group))['Environment']), group).not.toContain(tenantDistributionId!);
   });
 
   it.each(functions.map(([id]) => id))('%s logs to its own log group, kept two weeks on dev, without X-Ray', (id) => {
@@ -290,10 +304,14 @@ describe('functions', () => {
     const reference = { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] };
     for (const group of groups) expect(props(functionId(group))['Environment']['Variables']['ORIGIN_VERIFY'], group).toEqual(reference);
     for (const worker of ['schedule', 'deliveries']) expect(props(functionId(worker))['Environment']['Variables']['ORIGIN_VERIFY'], worker).toBeUndefined();
-    const [, distribution] = ofType('AWS::CloudFront::Distribution')[0]!;
-    const apiOrigins = (distribution.Properties!['DistributionConfig']['Origins'] as any[]).filter((origin) => origin.CustomOriginConfig);
-    expect(apiOrigins).toHaveLength(1);
-    expect(apiOrigins[0].OriginCustomHeaders).toEqual([{ HeaderName: 'x-hushlink-origin-verify', HeaderValue: reference }]);
+    // Both distributions: the deployment's own, and the custom hostnames'.
+    const distributions = ofType('AWS::CloudFront::Distribution');
+    expect(distributions).toHaveLength(2);
+    for (const [id, distribution] of distributions) {
+      const apiOrigins = (distribution.Properties!['DistributionConfig']['Origins'] as any[]).filter((origin) => origin.CustomOriginConfig);
+      expect(apiOrigins, id).toHaveLength(1);
+      expect(apiOrigins[0].OriginCustomHeaders, id).toEqual([{ HeaderName: 'x-hushlink-origin-verify', HeaderValue: reference }]);
+    }
   });
 
   it('keeps the payment provider\'s secrets in a secret of their own, set after deploy (never a value in the template), named to the billing functions alone', () => {
@@ -653,6 +671,13 @@ describe('outputs', () => {
     expect(resources[referencedId(outputs['FilesBucketName']?.Value)!]?.Type).toBe('AWS::S3::Bucket');
     expect(resources[referencedId(outputs['WorkQueueUrl']?.Value)!]?.Type).toBe('AWS::SQS::Queue');
     expect(resources[referencedId(outputs['AlarmTopicArn']?.Value)!]?.Type).toBe('AWS::SNS::Topic');
+  });
+
+  it('publish the CNAME target of custom hostnames: the connection group’s routing endpoint', () => {
+    const outputs = template.toJSON()['Outputs'] as Record<string, { Value: unknown }>;
+    const [[connectionGroupId] = []] = ofType('AWS::CloudFront::ConnectionGroup');
+    const [, target] = Object.entries(outputs).find(([id]) => id.startsWith('WebCustomHostnameTarget'))!;
+    expect(target.Value).toEqual({ 'Fn::GetAtt': [connectionGroupId, 'RoutingEndpoint'] });
   });
 });
 

@@ -7,7 +7,8 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { apiPathPatterns, filesBucketOrigin, pageRewrites, prepareWebAssets, viewerRequestCode, WebHosting, type WebHostingProps } from '../../lib/web.ts';
+import { apiPathPatterns, filesBucketOrigin, pageRewrites, prepareWebAssets, viewerHostCode, viewerRequestCode, WebHosting, type WebHostingProps } from '../../lib/web.ts';
+import { viewerHostHeader } from '../../shared/http/viewerHost.ts';
 import { contentSecurityPolicy, webHeaders } from '../../shared/http/webHeaders.ts';
 import { assetPathFor, buildWeb } from '../../web/build.ts';
 
@@ -58,15 +59,22 @@ const only = (type: string): [string, Resource] => {
   return found[0]!;
 };
 
-const [distributionId, distribution] = only('AWS::CloudFront::Distribution');
+const distributions = ofType('AWS::CloudFront::Distribution');
+expect(distributions).toHaveLength(2);
+const [distributionId, distribution] = distributions.find(([, d]) => d.Properties!['DistributionConfig']['ConnectionMode'] === undefined)!;
 const config = distribution.Properties!['DistributionConfig'];
+const [tenantDistributionId, tenantDistribution] = distributions.find(([, d]) => d.Properties!['DistributionConfig']['ConnectionMode'] === 'tenant-only')!;
+const tenantConfig = tenantDistribution.Properties!['DistributionConfig'];
 const [bucketId, bucket] = ofType('AWS::S3::Bucket').find(([id]) => id.startsWith('WebAssets'))!;
 const [apiId] = only('AWS::ApiGatewayV2::Api');
-const [functionId, cfFunction] = only('AWS::CloudFront::Function');
+const cfFunctions = ofType('AWS::CloudFront::Function');
+expect(cfFunctions).toHaveLength(2);
+const [functionId, cfFunction] = cfFunctions.find(([id]) => id.startsWith('WebViewerRequest'))!;
+const [viewerHostId, viewerHostFunction] = cfFunctions.find(([id]) => id.startsWith('WebViewerHost'))!;
 const [headersPolicyId, headersPolicy] = only('AWS::CloudFront::ResponseHeadersPolicy');
 
-const originOf = (behavior: { TargetOriginId: string }) => (config.Origins as any[]).find((origin) => origin.Id === behavior.TargetOriginId);
-const behaviorFor = (pattern: string) => (config.CacheBehaviors as any[]).find((behavior) => behavior.PathPattern === pattern);
+const originOf = (behavior: { TargetOriginId: string }, of = config) => (of.Origins as any[]).find((origin) => origin.Id === behavior.TargetOriginId);
+const behaviorFor = (pattern: string, of = config) => (of.CacheBehaviors as any[]).find((behavior) => behavior.PathPattern === pattern);
 
 // Managed policy ids (aws-cdk-lib's CachePolicy / OriginRequestPolicy constants).
 const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
@@ -74,9 +82,9 @@ const CACHING_OPTIMIZED = '658327ea-f89d-4fab-a63d-7e88639e58f6';
 const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
 
 /** Runs the generated CloudFront Function source the way CloudFront does: `handler(event)`. */
-function runFunction(source: string, uri: string): { uri: string } {
-  const handler = new Function('event', `${source}\nreturn handler(event);`) as (event: unknown) => { uri: string };
-  return handler({ version: '1.0', context: { eventType: 'viewer-request' }, viewer: { ip: '192.0.2.1' }, request: { method: 'GET', uri, querystring: {}, headers: {}, cookies: {} } });
+function runFunction(source: string, uri: string, headers: Record<string, { value: string }> = {}): { uri: string; headers: Record<string, { value: string }> } {
+  const handler = new Function('event', `${source}\nreturn handler(event);`) as (event: unknown) => { uri: string; headers: Record<string, { value: string }> };
+  return handler({ version: '1.0', context: { eventType: 'viewer-request' }, viewer: { ip: '192.0.2.1' }, request: { method: 'GET', uri, querystring: {}, headers, cookies: {} } });
 }
 const deployedCode = cfFunction.Properties!['FunctionCode'] as string;
 
@@ -166,7 +174,8 @@ describe('WebHosting: distribution', () => {
       expect(behavior.OriginRequestPolicyId, pattern).toBe(ALL_VIEWER_EXCEPT_HOST_HEADER);
       expect(behavior.AllowedMethods, pattern).toEqual(['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE']);
       expect(behavior.ResponseHeadersPolicyId, pattern).toBeUndefined();
-      expect(behavior.FunctionAssociations, pattern).toBeUndefined();
+      // The host the viewer asked for, which every API function checks (shared/http/viewerHost.ts).
+      expect(behavior.FunctionAssociations, pattern).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [viewerHostId, 'FunctionARN'] } }]);
       const origin = originOf(behavior);
       expect(origin.DomainName).toEqual({ 'Fn::Join': ['', [{ Ref: apiId }, '.execute-api.eu-west-1.', { Ref: 'AWS::URLSuffix' }]] });
       expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
@@ -224,17 +233,21 @@ describe('WebHosting: distribution', () => {
     ]);
   });
 
-  it('outputs the domain and the URL', () => {
+  it('outputs the domain, the URL and the custom hostnames’ CNAME target', () => {
     const outputs = template.toJSON()['Outputs'] as Record<string, { Value: unknown }>;
     const byPrefix = (prefix: string) => Object.entries(outputs).find(([id]) => id.startsWith(prefix))?.[1].Value;
     expect(byPrefix('WebDistributionDomainName')).toEqual({ 'Fn::GetAtt': [distributionId, 'DomainName'] });
     expect(byPrefix('WebWebUrl')).toBe('https://secrets.example.org');
+    const [[connectionGroupId] = []] = ofType('AWS::CloudFront::ConnectionGroup');
+    expect(byPrefix('WebCustomHostnameTarget')).toEqual({ 'Fn::GetAtt': [connectionGroupId, 'RoutingEndpoint'] });
+    // The tenant distribution has no address of its own to publish.
+    expect(JSON.stringify(outputs)).not.toContain(tenantDistributionId);
   });
 
   it('without a custom domain uses the CloudFront address and warns when webOrigin is elsewhere', () => {
     const { stack: bare, template: bareTemplate, web } = synth();
     const bareConfig = bareTemplate.findResources('AWS::CloudFront::Distribution');
-    const distConfig = Object.values(bareConfig)[0]!['Properties']['DistributionConfig'];
+    const distConfig = Object.values(bareConfig).find((d) => d['Properties']['DistributionConfig']['ConnectionMode'] === undefined)!['Properties']['DistributionConfig'];
     expect(distConfig.Aliases).toBeUndefined();
     expect(distConfig.ViewerCertificate).toBeUndefined();
     expect(bare.resolve(web.url)).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^WebDistribution/), 'DomainName'] }]] });
@@ -248,6 +261,81 @@ describe('WebHosting: distribution', () => {
     expect(() => synth({ certificateArn: CERTIFICATE_ARN, domainName: 'other.example.org' })).toThrow(/differs from webOrigin/);
     expect(() => synth({ domainName: 'secrets.example.org' })).toThrow(/needs a certificateArn/);
     expect(() => synth({ certificateArn: CERTIFICATE_ARN.replace('us-east-1', 'eu-west-1') })).toThrow(/us-east-1/);
+  });
+});
+
+describe('WebHosting: custom hostnames’ distribution', () => {
+  it('is multi-tenant, reached only through its tenants, on HTTP/2 and 3, with no address, certificate or IPv6 setting of its own', () => {
+    expect(tenantConfig.ConnectionMode).toBe('tenant-only');
+    expect(tenantConfig.HttpVersion).toBe('http2and3');
+    for (const absent of ['Aliases', 'ViewerCertificate', 'IPV6Enabled', 'PriceClass', 'Logging', 'CustomErrorResponses']) expect(tenantConfig[absent], absent).toBeUndefined();
+    const [[, group] = []] = ofType('AWS::CloudFront::ConnectionGroup');
+    expect(group!.Properties).toEqual({ Name: 'WebTest-custom-hostnames', Enabled: true, Ipv6Enabled: true });
+  });
+
+  it('has the main distribution’s behaviours, its web behaviours caching nothing at the edge (a tenant-only distribution cannot be invalidated as a whole)', () => {
+    const comparable = (behavior: Record<string, unknown>, of: Record<string, any>) => {
+      const { TargetOriginId: _origin, CachePolicyId: _cache, ...rest } = behavior;
+      const { Id: _id, ...origin } = originOf(behavior as { TargetOriginId: string }, of);
+      return { ...rest, origin };
+    };
+    expect(comparable(tenantConfig.DefaultCacheBehavior, tenantConfig)).toEqual(comparable(config.DefaultCacheBehavior, config));
+    expect((tenantConfig.CacheBehaviors as any[]).map((behavior) => behavior.PathPattern).sort()).toEqual((config.CacheBehaviors as any[]).map((behavior) => behavior.PathPattern).sort());
+    for (const pattern of ['/s/*', '/q/*', ...apiPathPatterns]) {
+      expect(comparable(behaviorFor(pattern, tenantConfig), tenantConfig), pattern).toEqual(comparable(behaviorFor(pattern, config), config));
+      expect(behaviorFor(pattern, tenantConfig).CachePolicyId, pattern).toBe(CACHING_DISABLED);
+    }
+    expect(tenantConfig.DefaultCacheBehavior.CachePolicyId).toBe(CACHING_DISABLED);
+  });
+
+  it('reads the bucket through origin access control, as the main one does, and is given to no deployment to invalidate', () => {
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'cloudfront.amazonaws.com' },
+            Action: 's3:GetObject',
+            Condition: { StringEquals: { 'AWS:SourceArn': Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: tenantDistributionId }])]) }) } },
+          }),
+        ]),
+      },
+    });
+    for (const [id, deployment] of ofType('Custom::CDKBucketDeployment')) expect(JSON.stringify(deployment.Properties), id).not.toContain(tenantDistributionId);
+  });
+});
+
+describe('WebHosting: viewer-host function', () => {
+  const code = viewerHostFunction.Properties!['FunctionCode'] as string;
+  const run = (headers: Record<string, { value: string }>) => runFunction(code, '/v1/secrets/sec_abc', headers).headers;
+
+  it('is the deployed code, on the JS 2.0 runtime, ES5', () => {
+    expect(code).toBe(viewerHostCode());
+    expect(viewerHostFunction.Properties!['FunctionConfig']).toMatchObject({ Runtime: 'cloudfront-js-2.0' });
+    expect(code).not.toMatch(/=>|`|\blet\b|\bconst\b|\bclass\b|\basync\b/);
+  });
+
+  it('tells the API the host the viewer asked for, replacing any the viewer sent', () => {
+    expect(run({ host: { value: 'secrets.acme.example' } })).toEqual({ host: { value: 'secrets.acme.example' }, [viewerHostHeader]: { value: 'secrets.acme.example' } });
+    expect(run({ host: { value: 'secrets.acme.example' }, [viewerHostHeader]: { value: 'forged.example' } })[viewerHostHeader]).toEqual({ value: 'secrets.acme.example' });
+  });
+
+  it('sends no host for a distribution’s own *.cloudfront.net name (the deployment’s own, as a direct call is), nor one a viewer made up', () => {
+    expect(run({ host: { value: 'd111111abcdef8.cloudfront.net' }, [viewerHostHeader]: { value: 'forged.example' } })).toEqual({ host: { value: 'd111111abcdef8.cloudfront.net' } });
+    expect(run({ host: { value: 'D111111ABCDEF8.CLOUDFRONT.NET' } })).toEqual({ host: { value: 'D111111ABCDEF8.CLOUDFRONT.NET' } });
+    expect(run({ [viewerHostHeader]: { value: 'forged.example' } })).toEqual({});
+    // A name that only ends like CloudFront's is a hostname like any other.
+    expect(run({ host: { value: 'links.notcloudfront.net' } })[viewerHostHeader]).toEqual({ value: 'links.notcloudfront.net' });
+  });
+
+  it('is on the API behaviours of both distributions, and on no web behaviour', () => {
+    for (const of of [config, tenantConfig]) {
+      for (const behavior of [of.DefaultCacheBehavior, ...(of.CacheBehaviors as any[])]) {
+        const api = (apiPathPatterns as readonly string[]).includes(behavior.PathPattern);
+        const names = (behavior.FunctionAssociations ?? []).map((association: { FunctionARN: unknown }) => JSON.stringify(association.FunctionARN));
+        expect(names.includes(JSON.stringify({ 'Fn::GetAtt': [viewerHostId, 'FunctionARN'] })), behavior.PathPattern ?? 'default').toBe(api);
+      }
+    }
   });
 });
 
@@ -437,9 +525,17 @@ describe('WebHosting: cdk-nag AwsSolutions', () => {
   });
 
   it('acknowledges only what applies', () => {
-    const always = ['AwsSolutions-CFR1', 'AwsSolutions-CFR3', 'AwsSolutions-IAM4', 'AwsSolutions-IAM5', 'AwsSolutions-L1'];
+    // CFR4 always: the custom hostnames' distribution has no certificate of its own.
+    const always = ['AwsSolutions-CFR1', 'AwsSolutions-CFR3', 'AwsSolutions-CFR4', 'AwsSolutions-IAM4', 'AwsSolutions-IAM5', 'AwsSolutions-L1'];
     expect(acknowledged({ certificateArn: CERTIFICATE_ARN, accessLogs: true })).toEqual([...always, 'AwsSolutions-CFR2'].sort());
-    expect(acknowledged({})).toEqual([...always, 'AwsSolutions-CFR2', 'AwsSolutions-CFR4', 'AwsSolutions-S1'].sort());
+    expect(acknowledged({})).toEqual([...always, 'AwsSolutions-CFR2', 'AwsSolutions-S1'].sort());
     expect(acknowledged({ certificateArn: CERTIFICATE_ARN, accessLogs: true, webAclId: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/x/1' })).toEqual(always);
+    // The main distribution's CFR4 only without a certificate.
+    const mainCfr4 = (options: Options) => {
+      const { web } = build(options);
+      return web.distribution.node.metadata.some((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY && Object.keys(entry.data as object).some((id) => id.includes('AwsSolutions-CFR4')));
+    };
+    expect(mainCfr4({ certificateArn: CERTIFICATE_ARN })).toBe(false);
+    expect(mainCfr4({})).toBe(true);
   });
 });
