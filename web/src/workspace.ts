@@ -1,8 +1,9 @@
 /**
  * A workspace `/workspace?id=<id>`: its members and invitations, seats (`workspaceSeats.ts`,
- * its owner's), policy, branding and audit trail, each section shown only to the roles that may
- * use it (`permissions.ts`: a member sees the members; owners and admins the rest; the seats
- * the owner of a Team workspace). The server still decides: a 404 or a 403 for a role
+ * its owner's), policy, branding, domains (`workspaceDomains.ts`), single sign-on
+ * (`workspaceSso.ts`) and audit trail, each section shown only to the roles that may use it
+ * (`permissions.ts`: a member sees the members and the domains; owners and admins the rest; the
+ * seats the owner of a Team workspace). The server still decides: a 404 or a 403 for a role
  * that changed meanwhile reads the page again (`workspaceContext.ts`). There is no route for one
  * workspace: the page reads `GET /v1/workspaces` and finds it there.
  */
@@ -15,11 +16,13 @@ import { withAccess } from './session.ts';
 import { loadAudit, wireAudit } from './workspaceAudit.ts';
 import { renderBranding, wireBrandingForm } from './workspaceBranding.ts';
 import type { WorkspaceContext } from './workspaceContext.ts';
+import { domainsSection, loadDomains, wireDomains } from './workspaceDomains.ts';
 import { wireExport } from './workspaceExport.ts';
 import { invitationItem, wireInviteForm } from './workspaceInvitations.ts';
 import { memberItem, type MemberActions } from './workspaceMembers.ts';
 import { renderPolicy, wirePolicyForm } from './workspacePolicy.ts';
 import { renderSeats, wireSeats } from './workspaceSeats.ts';
+import { renderSso, ssoSection, wireSso } from './workspaceSso.ts';
 import { planLabel, roleDescriptions, roleLabel } from './workspaceText.ts';
 import { workspacesApi, type MemberList, type WorkspaceSummary } from './workspacesApi.ts';
 
@@ -28,7 +31,7 @@ const title = byId('workspace-title');
 const facts = byId('workspace-facts');
 const pageError = byId('workspace-error');
 const pageNotice = byId('workspace-notice');
-const sections = { members: byId('members-section'), policy: byId('policy-section'), branding: byId('branding-section'), audit: byId('audit-section') };
+const sections = { members: byId('members-section'), policy: byId('policy-section'), branding: byId('branding-section'), domains: domainsSection, sso: ssoSection, audit: byId('audit-section') };
 const membersTitle = byId('members-title');
 const seatsLine = byId('seats-line');
 const membersError = byId('members-error');
@@ -127,11 +130,13 @@ function refresh(): Promise<void> {
       setVisible(inviteForm, mayDo(found.role, 'invite'));
       setVisible(sections.policy, mayDo(found.role, 'setPolicy'));
       setVisible(sections.branding, mayDo(found.role, 'setBranding'));
+      setVisible(sections.domains, true);
+      setVisible(sections.sso, mayDo(found.role, 'setSso'));
       setVisible(sections.audit, mayDo(found.role, 'readAudit'));
       if (mayDo(found.role, 'setPolicy')) renderPolicy(context);
       if (mayDo(found.role, 'setBranding')) renderBranding(context);
       renderSeats(context);
-      await Promise.all([loadMembers(found), mayDo(found.role, 'readAudit') ? loadAudit(context) : null]);
+      await Promise.all([loadMembers(found), mayDo(found.role, 'readAudit') ? loadAudit(context) : null, loadDomains(context).then((domains) => renderSso(context, domains))]);
     } catch (error) {
       showProblem(pageError, error, 'This workspace could not be read: ');
     } finally {
@@ -172,6 +177,8 @@ async function main(): Promise<void> {
     wirePolicyForm(() => context);
     wireBrandingForm(() => context);
     wireSeats(() => context, seatsUsed);
+    wireDomains(() => context);
+    wireSso(() => context);
     wireAudit();
     wireExport(() => context);
     await refresh();

@@ -1,0 +1,196 @@
+/**
+ * A workspace's custom domains (`/workspace?id=`, issue 17): every member sees the list (each
+ * card is `workspaceDomainItem.ts`); owners and admins of a Team workspace claim a hostname
+ * here (`POST /v1/domains`), whose TXT record they then publish and verify on its card. The
+ * server's 400 and 409 are said under the hostname, its 403 `reason: plan` as the Team plan's.
+ * Built here and placed before the audit trail, so the page's markup stays as it was.
+ */
+import { planIncludes } from '../../shared/domain/plans.ts';
+import { mayDo } from '../../shared/domain/workspaces/permissions.ts';
+import { domainLimits } from '../../shared/limits.ts';
+import { ApiError } from './api.ts';
+import { showProblem } from './accountPage.ts';
+import { announce, byId, element, errorBox, setVisible } from './dom.ts';
+import { domainsApi, type WorkspaceDomain } from './domainsApi.ts';
+import { SignedOutError, withAccess } from './session.ts';
+import { domainItem, operatorAddress } from './workspaceDomainItem.ts';
+import { explainRefusal, show, type WorkspaceContext } from './workspaceContext.ts';
+import { planLabel } from './workspaceText.ts';
+
+export const domainsSection = element('section');
+const title = element('h2', 'section-title', 'Domains');
+const planNote = element('p', 'notice notice-info');
+const changedNote = element('p', 'notice notice-info');
+const listError = errorBox('domains-error');
+const empty = element('p', '', 'No domains yet.');
+const list = element('ul', 'items');
+const form = element('form');
+const fields = element('fieldset', 'plain');
+const hostname = element('input');
+const hostnameError = element('p', 'notice notice-error');
+const formErrors = errorBox('domain-claim-errors');
+
+function build(): void {
+  domainsSection.id = 'domains-section';
+  domainsSection.setAttribute('aria-labelledby', 'domains-title');
+  domainsSection.hidden = true;
+  title.id = 'domains-title';
+  title.tabIndex = -1;
+  const lede = element(
+    'p',
+    'lede',
+    'Hostnames of your own, such as links.example.com, that links sent in this workspace can be on, and the email domains single sign-on speaks for. Each is proved by a TXT record you publish at your DNS provider.',
+  );
+  const serving = element('p', 'hint', `A verified hostname serves links once a CNAME record points it to ${operatorAddress}. Deleting a domain stops the links on it at once.`);
+  serving.id = 'domains-cname';
+  planNote.id = 'domains-plan';
+  planNote.tabIndex = -1;
+  planNote.hidden = true;
+  changedNote.id = 'domains-changed';
+  changedNote.tabIndex = -1;
+  changedNote.hidden = true;
+  empty.id = 'domains-empty';
+  empty.hidden = true;
+  list.id = 'domains';
+  list.setAttribute('aria-labelledby', 'domains-title');
+
+  // No name attributes: without the script this form can submit nothing.
+  form.id = 'domain-form';
+  form.noValidate = true;
+  form.setAttribute('aria-labelledby', 'domain-form-title');
+  const formTitle = element('h3', 'panel-title', 'Claim a domain');
+  formTitle.id = 'domain-form-title';
+  fields.id = 'domain-fields';
+  const field = element('div', 'field');
+  const label = element('label', '', 'Hostname');
+  hostname.id = 'domain-hostname';
+  hostname.type = 'text';
+  hostname.maxLength = 300;
+  hostname.autocomplete = 'off';
+  hostname.spellcheck = false;
+  hostname.setAttribute('autocapitalize', 'off');
+  hostname.setAttribute('aria-describedby', 'domain-hostname-hint domain-hostname-error');
+  label.htmlFor = hostname.id;
+  const hint = element(
+    'p',
+    'hint',
+    `A name whose DNS you control, such as links.example.com: no https://, path or port. A name in another script is kept in its ASCII form (xn--…). Up to ${domainLimits.perWorkspace} a workspace, pending ones included.`,
+  );
+  hint.id = 'domain-hostname-hint';
+  hostnameError.id = 'domain-hostname-error';
+  hostnameError.hidden = true;
+  const actions = element('div', 'actions');
+  const claimButton = element('button', 'primary', 'Claim domain');
+  claimButton.type = 'submit';
+  claimButton.id = 'domain-claim';
+  actions.append(claimButton);
+  field.append(label, hostname, hint, hostnameError);
+  fields.append(field, formErrors, actions);
+  form.append(formTitle, fields);
+  domainsSection.append(title, lede, planNote, changedNote, listError, empty, list, serving, form);
+}
+
+function showPlanNote(plan: string | null): void {
+  planNote.textContent = plan === null ? '' : `A workspace’s own domains come with the Team plan; this workspace is on ${planLabel(plan)}.`;
+  setVisible(planNote, plan !== null);
+}
+
+/** A card's change: the page read again, then said in the section's notice, which takes the focus. */
+async function changed(context: WorkspaceContext, announcement: string, note: string): Promise<void> {
+  await context.refresh();
+  announce(announcement);
+  show(changedNote, note);
+}
+
+/**
+ * Reads the workspace's domains and draws them, with the claim form for owners and admins: the
+ * domains as read, or null when they could not be (said in the section).
+ */
+export async function loadDomains(context: WorkspaceContext): Promise<WorkspaceDomain[] | null> {
+  const { workspace } = context;
+  const manages = mayDo(workspace.role, 'manageDomains');
+  const allowed = planIncludes(workspace.plan, 'custom_domains');
+  setVisible(form, manages);
+  showPlanNote(manages && !allowed ? workspace.plan : null);
+  fields.disabled = !allowed;
+  setVisible(changedNote, false);
+  setVisible(listError, false);
+  let domains: WorkspaceDomain[];
+  try {
+    domains = (await withAccess((token) => domainsApi.list(token, workspace.id))).items;
+  } catch (error) {
+    showProblem(listError, error, 'The domains could not be listed: ');
+    return null;
+  }
+  list.replaceChildren(...domains.map((domain) => domainItem(domain, context, (announcement, note) => changed(context, announcement, note))));
+  setVisible(empty, domains.length === 0);
+  return domains;
+}
+
+function clearErrors(): void {
+  setVisible(hostnameError, false);
+  setVisible(formErrors, false);
+  setVisible(changedNote, false);
+  hostname.removeAttribute('aria-invalid');
+}
+
+function hostnameProblem(message: string): void {
+  hostnameError.textContent = message;
+  setVisible(hostnameError, true);
+  hostname.setAttribute('aria-invalid', 'true');
+  hostname.focus();
+}
+
+/** What a 409 says about the hostname typed, by its reason. */
+const conflicts: Record<string, (name: string) => string> = {
+  already_claimed: (name) => `This workspace has claimed ${name} already: it is in the list above. Nothing was claimed.`,
+  hostname_verified: (name) => `Another workspace has verified ${name}, so it cannot be claimed here. If it is yours, delete it in that workspace first.`,
+  domain_limit: () => `A workspace holds at most ${domainLimits.perWorkspace} domains, pending ones included: delete one first. Nothing was claimed.`,
+};
+
+async function claim(context: WorkspaceContext): Promise<void> {
+  if (fields.disabled) return;
+  clearErrors();
+  const typed = hostname.value.trim();
+  if (!typed) return hostnameProblem('Enter the hostname to claim, such as links.example.com.');
+  fields.disabled = true;
+  announce('Claiming the domain…');
+  try {
+    const claimed = await withAccess((token) => domainsApi.claim(token, context.workspace.id, typed));
+    hostname.value = '';
+    await context.refresh();
+    announce(`Claimed ${claimed.hostname}: publish its TXT record, then verify it.`);
+    document.getElementById(`domain-${claimed.id}-record`)?.focus();
+  } catch (error) {
+    announce('');
+    fields.disabled = false;
+    if (error instanceof SignedOutError) return showProblem(formErrors, error);
+    const reason = error instanceof ApiError ? error.problem['reason'] : undefined;
+    if (error instanceof ApiError && error.status === 400) {
+      const messages = (error.problem.errors ?? []).filter((entry) => entry.path === 'body.hostname').map((entry) => entry.message);
+      if (messages.length > 0) return hostnameProblem(`That is not a hostname a workspace can claim: ${messages.join('; ')}. Nothing was claimed.`);
+    }
+    if (error instanceof ApiError && error.status === 409 && typeof reason === 'string' && reason in conflicts) return hostnameProblem(conflicts[reason]!(typed.toLowerCase()));
+    if (error instanceof ApiError && error.status === 403 && reason === 'plan') {
+      showPlanNote(typeof error.problem['plan'] === 'string' ? error.problem['plan'] : context.workspace.plan);
+      fields.disabled = true;
+      planNote.focus();
+      return;
+    }
+    await explainRefusal(context, error, formErrors, 'The domain was not claimed: ');
+  }
+}
+
+/** Builds the section before the audit trail and wires it once; `context()` is the page's context as it is now. */
+export function wireDomains(context: () => WorkspaceContext): void {
+  build();
+  byId('audit-section').before(domainsSection);
+  hostname.addEventListener('input', () => {
+    hostname.removeAttribute('aria-invalid');
+    setVisible(hostnameError, false);
+  });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void claim(context());
+  });
+}
