@@ -1,12 +1,14 @@
 /**
  * Sign-in page `/signin`: email → an 8-digit code by email → signed in → `/account` (or the
  * page named by `?next=`, one of this site's). Tokens go to `session.ts`; the code and the
- * address stay in the form only.
+ * address stay in the form only. An address whose workspace has single sign-on is told which
+ * identity provider it uses (`signinDiscovery.ts`); signing in stays the emailed code.
  */
 import { accountApi, ApiError, problemMessages } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
 import { nextPath, resume, signedIn, wasCopiedTab } from './session.ts';
+import { wireSsoDiscovery } from './signinDiscovery.ts';
 
 const stepEmail = byId('step-email');
 const reasonNote = byId('signin-reason');
@@ -31,6 +33,7 @@ const resendHint = byId('resend-hint');
 const changeEmail = byId<HTMLButtonElement>('change-email');
 
 const resendCooldownSeconds = 60;
+const discovery = wireSsoDiscovery(email, stepCode);
 
 /** The address the code was sent to. */
 let sentTo = '';
@@ -93,6 +96,7 @@ async function start(event: SubmitEvent): Promise<void> {
     email.focus();
     return;
   }
+  discovery.check(address);
   emailFields.disabled = true;
   announce('Sending a code…');
   try {
