@@ -31,6 +31,12 @@ export const respondMessages = {
     title: 'No request here',
     text: 'There is no request at this link: it never existed, or it ended long ago. Check that the whole link was copied. Nothing was sent.',
   }),
+  /** 404 `unknown_host`: this page is on a workspace's hostname whose domain was deleted (rule 5), or never verified. */
+  notServedHere: (): Message => ({
+    id: 'not-served-here',
+    title: 'This address no longer serves Hushlink links',
+    text: `${location.hostname} was removed from the workspace that used it for its links, so no request takes answers here any more. Nothing was sent: ask the person who asked for a new link.`,
+  }),
   closed: (): Message => ({
     id: 'closed',
     title: 'This request is closed',
@@ -72,6 +78,7 @@ export const respondMessages = {
 /** A refusal that ends the page's work: the link cannot take this answer, whatever is typed. */
 export function endingMessage(error: ApiError, retry: () => void): Message | null {
   const reason = typeof error.problem['reason'] === 'string' ? error.problem['reason'] : '';
+  if (error.status === 404 && reason === 'unknown_host') return respondMessages.notServedHere();
   if (error.status === 404 || reason === 'request_not_found') return respondMessages.notFound();
   if ((error.status === 410 && reason === 'expired') || reason === 'request_expired') return respondMessages.expired();
   if (error.status === 410 || reason === 'request_closed') return respondMessages.closed();

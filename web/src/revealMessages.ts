@@ -26,6 +26,12 @@ export const messages = {
     title: 'No secret here',
     text: 'There is no secret at this link: it never existed, or it ended so long ago that no trace is left. Check that the whole link was copied.',
   }),
+  /** 404 `unknown_host`: this page is on a workspace's hostname whose domain was deleted (rule 5), or never verified. */
+  notServedHere: (): Message => ({
+    id: 'not-served-here',
+    title: 'This address no longer serves Hushlink links',
+    text: `${location.hostname} was removed from the workspace that used it for its links, so no link opens here any more. Nothing was opened or used up: ask whoever sent you the link to send it again.`,
+  }),
   gone: (state: string | undefined): Message => {
     const texts: Record<string, string> = {
       burned: 'This secret has already been viewed, as many times as the sender allowed, and it was deleted. If you did not open it, someone else did: tell the sender.',
@@ -193,7 +199,7 @@ export function messageForError(error: ApiError, context: RefusalContext): Messa
       if (error.code === 'gate_refused') return messages.gateRefused(context.confirmAgain);
       return messages.unexpected(error, context.reload);
     case 404:
-      return messages.notFound();
+      return error.problem['reason'] === 'unknown_host' ? messages.notServedHere() : messages.notFound();
     case 410: {
       if (error.code === 'recipient_revoked') return messages.recipientRevoked();
       const state = typeof error.problem.state === 'string' ? error.problem.state : undefined;
