@@ -15,7 +15,8 @@ export const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 export const screenshotDir = fileURLToPath(new URL('./screenshots/', import.meta.url));
 
-export function launchChromium(): Promise<Browser> {
+/** `extraArgs`: more command-line switches, such as a host resolver rule for a custom hostname. */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath,
     args: [
@@ -27,6 +28,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }
