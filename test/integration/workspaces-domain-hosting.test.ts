@@ -1,7 +1,8 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { domainLimits } from '../../shared/limits.ts';
-import { callFrom } from '../support/accounts.ts';
+import { callFrom, signIn } from '../support/accounts.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
 import { teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
 
@@ -10,10 +11,27 @@ import { teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
 // is served at the next run and asked no more once live; a deleted one leaves a stop order that
 // runs until its tenant is gone; the workspace's list of domains never changes shape for it.
 
+/** Runs once, just before the schedule takes the claim of this hostname off the pending checks' list. */
+let beforeChecksStop: { hostname: string; action: () => Promise<void> } | null = null;
+function interceptChecksStop(client: DynamoDBDocumentClient): void {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const input = args.input as { UpdateExpression?: string; Key?: { sk?: string } };
+      const held = beforeChecksStop;
+      if (held && input.UpdateExpression === 'REMOVE gsi2pk, gsi2sk' && input.Key?.sk === `DOMAIN#${held.hostname}`) {
+        beforeChecksStop = null;
+        await held.action();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'interceptChecksStop' },
+  );
+}
+
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
 beforeAll(async () => {
-  runtime = await startTestRuntime();
+  runtime = await startTestRuntime({ instrumentDynamo: interceptChecksStop });
   api = apiClient(runtime);
 });
 afterAll(() => runtime?.stop());
@@ -122,6 +140,24 @@ describe('a verified claim', () => {
     runtime.clock.advance(24 * 3600);
     await settle();
     expect(stepsOf(claim.hostname)).toEqual(['serve', 'stop']);
+  });
+
+  it('is served when verified just as the schedule’s checks of it ran out', async () => {
+    const workspace = await teamWorkspace(runtime);
+    const hostname = freshHostname('late');
+    const claimed = (await api.post('/v1/domains', { workspace_id: workspace.id, hostname }, workspace.owner.auth)).body;
+    runtime.clock.advance(domainLimits.recheckSeconds + 1);
+    runtime.dns.setRecords(claimed.verification.name, [{ type: 'TXT', data: claimed.verification.value }]);
+    // Its owner verifies it between the schedule reading it as pending and taking it off the list.
+    const owner = await signIn(runtime, workspace.owner.user.email);
+    beforeChecksStop = {
+      hostname,
+      action: async () => expect((await api.post(`/v1/domains/${claimed.id}/verify`, undefined, owner.auth)).body.state).toBe('verified'),
+    };
+    await runtime.scheduler.run('check-domains');
+    expect(beforeChecksStop).toBeNull();
+    await settle();
+    expect(runtime.hostnames.serving()).toContain(hostname);
   });
 
   it(`is served ${domainLimits.hostingStepsPerRun} at a time, the longest due first`, async () => {
