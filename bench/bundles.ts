@@ -1,7 +1,7 @@
 /**
  * Lambda bundle size and cold import time of every function, against a baseline that only
- * imports the DynamoDB document client (and, for the functions that must carry S3's or Stripe's
- * client, one that also imports it), all built and measured in the same run.
+ * imports the DynamoDB document client (and, for the functions that must carry S3's, Stripe's or
+ * CloudFront's client, one that also imports it), all built and measured in the same run.
  *
  *   npx tsx bench/bundles.ts          (or: npm run bench:bundles)
  *   BENCH_REPS=15                     (fresh-process imports per bundle, at least 7)
@@ -133,6 +133,11 @@ const S3_BASELINE = 'baseline + S3';
  * DynamoDB baseline by itself. They read its secrets from Secrets Manager.
  */
 const STRIPE_BASELINE = 'baseline + Stripe';
+/**
+ * The schedule alone serves workspaces' hostnames through CloudFront's SaaS Manager API, with
+ * @aws-sdk/client-cloudfront (issue 17).
+ */
+const CLOUDFRONT_BASELINE = 'baseline + CloudFront';
 const dynamoLines = baselineSource.split('\n').slice(0, 3).join('\n');
 const clientBaselines: readonly ClientBaseline[] = [
   {
@@ -163,6 +168,19 @@ const clientBaselines: readonly ClientBaseline[] = [
       'export const handler = async () => ({ statusCode: 200 });',
     ].join('\n'),
     legend: 'also creating a Stripe client (the official SDK) and a Secrets Manager client for its keys',
+  },
+  {
+    name: CLOUDFRONT_BASELINE,
+    functions: ['schedule'],
+    marker: '@aws-sdk/client-cloudfront',
+    source: [
+      dynamoLines,
+      "import { CloudFrontClient, CreateDistributionTenantCommand, GetDistributionTenantCommand, UpdateDistributionTenantCommand, DeleteDistributionTenantCommand, GetManagedCertificateDetailsCommand } from '@aws-sdk/client-cloudfront';",
+      'const cloudfront = new CloudFrontClient({});',
+      'export const used = [cloudfront, CreateDistributionTenantCommand, GetDistributionTenantCommand, UpdateDistributionTenantCommand, DeleteDistributionTenantCommand, GetManagedCertificateDetailsCommand, client];',
+      'export const handler = async () => ({ statusCode: 200 });',
+    ].join('\n'),
+    legend: 'also creating a CloudFront client and importing the distribution-tenant commands the schedule uses',
   },
 ];
 const isBaseline = (name: string) => name === BASELINE || clientBaselines.some((baseline) => baseline.name === name);
