@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdjustableClock } from '../../shared/clock.ts';
+import { StoppedClock } from '../support/clock.ts';
 import { hostVerifiedDomains, type HostingPorts } from '../../shared/domain/domains/hosting.ts';
 import type { ClaimToServe, HostedClaim, Hosting, HostingRecord, HostingStore, HostingWork, HostnameHosting, StopOrder } from '../../shared/domain/domains/ports.ts';
 import { domainLimits } from '../../shared/limits.ts';
@@ -141,7 +141,7 @@ class CapturingLogger implements AppLogger {
 }
 
 function setUp() {
-  const clock = new AdjustableClock();
+  const clock = new StoppedClock();
   const store = new MemoryHosting();
   const hosting = new ScriptedHosting();
   const logger = new CapturingLogger();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdjustableClock } from '../../shared/clock.ts';
+import { StoppedClock } from '../support/clock.ts';
 import { challengeName, challengeValue, normalizeHostname } from '../../shared/domain/domains/hostname.ts';
 import { checkHost, HostDirectory, hostnameOf } from '../../shared/domain/domains/hosts.ts';
 import type { HostClaim } from '../../shared/domain/domains/model.ts';
@@ -54,7 +54,7 @@ describe('normalizeHostname', () => {
 describe('HostDirectory', () => {
   const claim: HostClaim = { hostname: 'links.acme.com', domainId: 'dom_1', workspaceId: 'wks_1' };
   function directory(initial: HostClaim | null) {
-    const clock = new AdjustableClock();
+    const clock = new StoppedClock();
     let current = initial;
     let reads = 0;
     const hosts = new HostDirectory({ verifiedClaim: async () => (reads++, current) }, clock, 5000);
