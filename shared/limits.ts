@@ -136,6 +136,16 @@ export const domainLimits = {
   hostingStuckSeconds: 3600,
 } as const;
 
+/**
+ * SCIM filters (issue 18, shared/domain/scim/filter.ts). A filter of 1,000 characters holds at
+ * most 59 comparisons, so its exact lookups fit one BatchGetItem (100 keys); parentheses nest
+ * 10 deep at most, so no filter reaches the parser's stack limit (Okta and Entra send none).
+ */
+export const scimFilterLimits = {
+  maxChars: 1000,
+  maxDepth: 10,
+} as const;
+
 /** Contract plans, set by sales' admin command (scripts/set-plan.ts). */
 export const contractPlanLimits = {
   /** A workspace's seats under a contract: Team's checkout sells up to 10,000, a contract may go further. */
