@@ -136,6 +136,22 @@ export const domainLimits = {
   hostingStuckSeconds: 3600,
 } as const;
 
+/** SCIM provisioning (issue 18): what a directory may send of one User, and of one PATCH. */
+export const scimUserLimits = {
+  userNameChars: 256,
+  /** externalId, displayName, each part of a name, and the other single-valued strings. */
+  attributeChars: 1024,
+  emailChars: 254,
+  /** An email's `type` (work, home, other, or the directory's own word). */
+  emailTypeChars: 64,
+  emails: 20,
+  /** The enterprise extension's object, kept as sent, as JSON. */
+  enterpriseJsonBytes: 8 * 1024,
+  /** The other core attributes together (title, locale, phoneNumbers, addresses, …), as JSON. */
+  extraJsonBytes: 16 * 1024,
+  patchOperations: 100,
+} as const;
+
 /**
  * SCIM filters (issue 18, shared/domain/scim/filter.ts). A filter of 1,000 characters holds at
  * most 59 comparisons, so its exact lookups fit one BatchGetItem (100 keys); parentheses nest
