@@ -101,7 +101,7 @@ export class Data extends Construct {
       serverAccessLogsPrefix: 'files/',
       cors: [
         {
-          allowedOrigins: [props.webOrigin],
+          allowedOrigins: [...filesCorsPolicy.allowOrigins],
           allowedMethods: filesCorsPolicy.allowMethods.map((method) => s3.HttpMethods[method]),
           allowedHeaders: [...filesCorsPolicy.allowHeaders],
           exposedHeaders: [...filesCorsPolicy.exposeHeaders],

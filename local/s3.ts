@@ -43,7 +43,7 @@ export async function startS3Local(options: LocalS3Options): Promise<LocalS3> {
   const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: options.bucket, configs: [] }] });
   const router = server.middleware.at(-1);
   if (router?.name !== 'dispatch') throw new Error('@20minutes/s3rver changed: its router is no longer its last middleware (local/s3Layer.ts goes before it)');
-  server.middleware.splice(-1, 0, s3Layer({ store: server.store, clock: options.clock ?? systemClock, credentials: localS3Credentials, cors: { allowedOrigins: [options.webOrigin], allowedMethods: [...filesCorsPolicy.allowMethods], allowedHeaders: [...filesCorsPolicy.allowHeaders], exposeHeaders: [...filesCorsPolicy.exposeHeaders], maxAgeSeconds: filesCorsPolicy.maxAgeSeconds } }));
+  server.middleware.splice(-1, 0, s3Layer({ store: server.store, clock: options.clock ?? systemClock, credentials: localS3Credentials, cors: { allowedOrigins: [...filesCorsPolicy.allowOrigins], allowedMethods: [...filesCorsPolicy.allowMethods], allowedHeaders: [...filesCorsPolicy.allowHeaders], exposeHeaders: [...filesCorsPolicy.exposeHeaders], maxAgeSeconds: filesCorsPolicy.maxAgeSeconds } }));
   try {
     await server.run();
   } catch (error) {

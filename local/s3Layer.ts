@@ -83,6 +83,10 @@ async function route(context: S3Context, url: string, uploads: MultipartUploads,
   }
 }
 
+/** S3 matches an AllowedOrigin of `*` to any origin, and answers `*` for it. */
+const originAllowed = (rule: CorsRule, origin: string) => rule.allowedOrigins.includes('*') || rule.allowedOrigins.includes(origin);
+const allowOriginValue = (rule: CorsRule, origin: string) => (rule.allowedOrigins.includes('*') ? '*' : origin);
+
 /** A preflight, as S3 evaluates it against the bucket's CORS rule (it needs no signature). */
 function preflight(context: S3Context, rule: CorsRule): void {
   const origin = context.req.headers.origin;
@@ -94,13 +98,13 @@ function preflight(context: S3Context, rule: CorsRule): void {
     .map((name) => name.trim().toLowerCase())
     .filter(Boolean);
   const headersAllowed = requested.every((name) => rule.allowedHeaders.some((allowed) => allowed === '*' || allowed.toLowerCase() === name));
-  if (!rule.allowedOrigins.includes(origin) || !rule.allowedMethods.includes(method) || !headersAllowed) {
+  if (!originAllowed(rule, origin) || !rule.allowedMethods.includes(method) || !headersAllowed) {
     throw new S3Error(
       'CORSResponse',
       "This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource's CORS spec.",
     );
   }
-  context.set('Access-Control-Allow-Origin', origin);
+  context.set('Access-Control-Allow-Origin', allowOriginValue(rule, origin));
   context.set('Access-Control-Allow-Methods', rule.allowedMethods.join(', '));
   if (requested.length > 0) context.set('Access-Control-Allow-Headers', requested.join(', '));
   context.set('Access-Control-Expose-Headers', rule.exposeHeaders.join(', '));
@@ -114,10 +118,11 @@ function preflight(context: S3Context, rule: CorsRule): void {
 /** An actual request from an allowed origin gets the CORS headers, whatever the answer. */
 function corsHeaders(context: S3Context, rule: CorsRule): void {
   const origin = context.req.headers.origin;
-  if (!origin || !rule.allowedOrigins.includes(origin) || !rule.allowedMethods.includes(context.method)) return;
-  context.set('Access-Control-Allow-Origin', origin);
+  if (!origin || !originAllowed(rule, origin) || !rule.allowedMethods.includes(context.method)) return;
+  context.set('Access-Control-Allow-Origin', allowOriginValue(rule, origin));
   context.set('Access-Control-Expose-Headers', rule.exposeHeaders.join(', '));
-  context.set('Access-Control-Allow-Credentials', 'true');
+  // As S3: credentials only for a rule that names origins (a browser refuses them with `*`).
+  if (!rule.allowedOrigins.includes('*')) context.set('Access-Control-Allow-Credentials', 'true');
   context.set('Vary', 'Origin, Access-Control-Request-Headers, Access-Control-Request-Method');
 }
 

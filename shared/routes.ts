@@ -14,6 +14,14 @@ export const groups = ['secrets', 'gate', 'files', 'requests', 'account', 'webho
 export type Group = (typeof groups)[number];
 
 /**
+ * The groups whose functions check the host a request arrived on (shared/http/apiDeps.ts): on a
+ * workspace's hostname that is not verified, any of their routes answers 404 `unknown_host`,
+ * whether or not its row lists 404 (the document says so). The payment provider's webhook and
+ * the OpenAPI document are reached on this deployment's own host only.
+ */
+export const hostCheckedGroups: readonly Group[] = groups.filter((group) => group !== 'billingWebhook' && group !== 'openapi');
+
+/**
  * Who may call a route.
  * - `public`: anyone; no credential is read.
  * - `optional`: anyone; a session, or an API key holding `scope`, makes the caller known (and

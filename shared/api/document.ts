@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { routeKey, routes, type Credential, type ErrorStatus, type Route } from '../routes.ts';
+import { hostCheckedGroups, routeKey, routes, type Credential, type ErrorStatus, type Route } from '../routes.ts';
 import { isLenient } from './input.ts';
 import { Problem } from './output.ts';
 import { schemas, type SchemaName } from './index.ts';
@@ -37,6 +37,7 @@ export function openApiDocument(origin: string) {
       responses: {
         [route.reply.status]: successResponse(route, register(route.reply.body, 'output')),
         ...Object.fromEntries(route.errors.map((status) => [status, problemResponse(status)])),
+        ...(hostCheckedGroups.includes(route.group) && !(route.errors as readonly number[]).includes(404) ? { 404: unknownHostResponse } : {}),
       },
       'x-credential': route.credential,
       ...(route.rate ? { 'x-rate-class': route.rate } : {}),
@@ -141,6 +142,12 @@ const problemDescriptions: Record<ErrorStatus, string> = {
   423: 'Locked.',
   425: 'Too early: `not_before` says when; `retry-after` in seconds.',
   429: 'Rate limited: `retry-after` says when the window resets.',
+};
+
+/** Any route of a host-checked group, on a workspace's hostname that is not verified (rule 5). */
+const unknownHostResponse = {
+  description: 'This address is a workspace’s hostname that is not (or no longer) verified: `reason: unknown_host`.',
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 };
 
 function problemResponse(status: ErrorStatus) {

@@ -5,6 +5,7 @@ import type { AuditRow } from '../domain/workspaces/model.ts';
 import type { Actor } from '../domain/workspaces/ports.ts';
 import { isConditionFailure } from './client.ts';
 import { DynamoHostClaims, hostnameKey } from './hostClaims.ts';
+import { ssoDomainKey } from './workspaceSso.ts';
 import { shardOf } from './secretItem.ts';
 import { dueEntries } from './workIndex.ts';
 import { partition, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
@@ -115,7 +116,7 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
     return new DynamoHostClaims(this.db, this.tableName).verifiedClaim(hostname);
   }
 
-  async verify(domain: Domain, now: number, audit: AuditRow): Promise<'verified' | 'taken' | 'gone'> {
+  async verify(domain: Domain, now: number, audit: AuditRow): Promise<'verified' | 'already' | 'taken' | 'gone'> {
     const refused = await this.transact([
       // One verified claim per hostname: the first whose record is found holds it.
       this.put(
@@ -130,10 +131,13 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
           // Off the checks' list and onto hosting's, due at the schedule's next run.
           UpdateExpression:
             'SET #state = :verified, verified_at = :now, last_checked_at = :now, last_error = :none, hosting_step = :due, hosting_since = :now, gsi2pk = :hosting, gsi2sk = :dueAt',
-          ConditionExpression: 'id = :id',
+          // Still this claim, and still pending: a verification racing another (a person's and the
+          // schedule's) writes once, with one audit row and one start of its hosting window.
+          ConditionExpression: 'id = :id AND #state = :pending',
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
             ':verified': 'verified',
+            ':pending': 'pending',
             ':now': now,
             ':none': null,
             ':id': domain.id,
@@ -146,7 +150,9 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
       this.audit(audit),
     ]);
     if (refused === null) return 'verified';
-    return refused[1] === 'ConditionalCheckFailed' ? 'gone' : 'taken';
+    if (refused[1] !== 'ConditionalCheckFailed') return 'taken';
+    const current = await this.get(domain.id);
+    return current?.state === 'verified' ? 'already' : 'gone';
   }
 
   async recordCheck(domain: Domain, now: number, error: DomainCheckError): Promise<void> {
@@ -182,7 +188,7 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
     }
   }
 
-  async remove(domain: Domain, actor: Actor, audit: AuditRow): Promise<boolean> {
+  async remove(domain: Domain, actor: Actor, audit: AuditRow, releaseSsoDomain?: string): Promise<boolean> {
     const hostname = (held: boolean): TransactWriteItem =>
       held
         ? // Only this claim's hold on the hostname, never another's.
@@ -204,20 +210,26 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
         ...stopDue(domain.id, audit.at),
       });
     let held = domain.state === 'verified';
+    let release = releaseSsoDomain;
     for (let attempt = 0; attempt < 4; attempt++) {
-      const refused = await this.transact([
+      const items: TransactWriteItem[] = [
         { Delete: { TableName: this.tableName, Key: claimKey(domain.workspaceId, domain.hostname), ConditionExpression: 'id = :id', ExpressionAttributeValues: { ':id': domain.id } } },
         { Delete: { TableName: this.tableName, Key: pointerKey(domain.id) } },
         this.actorCheck(domain.workspaceId, actor),
         this.audit(audit),
         hostname(held),
         ...(held ? [stopOrder()] : []),
-      ]);
+      ];
+      // The SSO directory stops speaking for the domain this claim proved, in the same change.
+      const releaseAt = release ? items.push({ Delete: { TableName: this.tableName, Key: ssoDomainKey(release), ConditionExpression: 'workspace_id = :workspace', ExpressionAttributeValues: { ':workspace': domain.workspaceId } } }) - 1 : -1;
+      const refused = await this.transact(items);
       if (refused === null) return true;
       // Deleted meanwhile by someone else, who wrote its audit row.
       if (refused[0] === 'ConditionalCheckFailed') return true;
       if (refused[2] === 'ConditionalCheckFailed') return false;
-      held = !held;
+      if (refused[4] === 'ConditionalCheckFailed') held = !held;
+      // Released already, or never this workspace's: nothing to release.
+      if (releaseAt >= 0 && refused[releaseAt] === 'ConditionalCheckFailed') release = undefined;
     }
     throw new Error(`domain ${domain.id}: its hostname's claim kept changing while it was deleted`);
   }

@@ -1,8 +1,9 @@
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Domain } from '../domain/domains/model.ts';
 import type { SsoDirectory, SsoStore } from '../domain/sso/directory.ts';
 import type { AuditRow } from '../domain/workspaces/model.ts';
 import type { Actor } from '../domain/workspaces/ports.ts';
-import { isConditionFailure } from './client.ts';
+import { claimKey } from './workspaceDomains.ts';
 import { partition, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
 
 /**
@@ -30,9 +31,16 @@ export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
     };
   }
 
-  async save(directory: SsoDirectory, previous: SsoDirectory | null, actor: Actor, audit: AuditRow): Promise<'saved' | 'domain_claimed' | 'refused'> {
+  async save(directory: SsoDirectory, previous: SsoDirectory | null, proof: Domain, actor: Actor, audit: AuditRow): Promise<'saved' | 'domain_claimed' | 'unverified' | 'refused' | 'stale'> {
     const { workspaceId } = directory;
     const mine = { ':workspace': workspaceId };
+    // The previous domain's claim goes only if it is still this directory's (a deleted domain's claim released it already).
+    const previousDomain =
+      previous && previous.emailDomain !== directory.emailDomain
+        ? ((await this.db.send(new GetCommand({ TableName: this.tableName, Key: ssoDomainKey(previous.emailDomain), ConsistentRead: true }))).Item?.workspace_id === workspaceId
+          ? previous.emailDomain
+          : null)
+        : null;
     const items: TransactWriteItem[] = [
       this.put(
         { ...ssoDomainKey(directory.emailDomain), type: 'sso_domain', domain: directory.emailDomain, workspace_id: workspaceId, issuer: directory.issuer },
@@ -42,19 +50,35 @@ export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
       ),
       this.actorCheck(workspaceId, actor),
       this.audit(audit),
-      this.put({
-        ...directoryKey(workspaceId),
-        type: 'sso',
-        workspace_id: workspaceId,
-        issuer: directory.issuer,
-        email_domain: directory.emailDomain,
-        key_hash: directory.keyHash,
-        key_created_at: directory.keyCreatedAt,
-        updated_at: directory.updatedAt,
-      }),
+      this.put(
+        {
+          ...directoryKey(workspaceId),
+          type: 'sso',
+          workspace_id: workspaceId,
+          issuer: directory.issuer,
+          email_domain: directory.emailDomain,
+          key_hash: directory.keyHash,
+          key_created_at: directory.keyCreatedAt,
+          updated_at: directory.updatedAt,
+        },
+        // Over the directory this change read, and no other: two changes at once must not both
+        // make a key, leaving one no rotation would ever remove.
+        previous ? 'key_hash = :previous' : 'attribute_not_exists(pk)',
+        previous ? { ':previous': previous.keyHash } : undefined,
+      ),
+      // The claim that proves the domain is still there, still verified, as this commits.
+      {
+        ConditionCheck: {
+          TableName: this.tableName,
+          Key: claimKey(proof.workspaceId, proof.hostname),
+          ConditionExpression: 'id = :claim AND #state = :verified',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':claim': proof.id, ':verified': 'verified' },
+        },
+      },
     ];
-    if (previous && previous.emailDomain !== directory.emailDomain) {
-      items.push({ Delete: { TableName: this.tableName, Key: ssoDomainKey(previous.emailDomain), ConditionExpression: 'workspace_id = :workspace', ExpressionAttributeValues: mine } });
+    if (previousDomain) {
+      items.push({ Delete: { TableName: this.tableName, Key: ssoDomainKey(previousDomain), ConditionExpression: 'workspace_id = :workspace', ExpressionAttributeValues: mine } });
     }
     if (!previous || previous.keyHash !== directory.keyHash) {
       items.push(this.put({ ...scimKeyKey(directory.keyHash), type: 'scim_key', workspace_id: workspaceId, created_at: directory.keyCreatedAt }, 'attribute_not_exists(pk)'));
@@ -64,21 +88,14 @@ export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
     const refused = await this.transact(items);
     if (refused === null) return 'saved';
     if (refused[0] === 'ConditionalCheckFailed') return 'domain_claimed';
-    return 'refused';
+    if (refused[1] === 'ConditionalCheckFailed') return 'refused';
+    if (refused[4] === 'ConditionalCheckFailed') return 'unverified';
+    // The directory, or its previous domain's claim, changed since it was read: read again.
+    return 'stale';
   }
 
   async speakingFor(emailDomain: string): Promise<{ workspaceId: string; issuer: string } | null> {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: ssoDomainKey(emailDomain), ConsistentRead: true }));
     return Item && typeof Item.workspace_id === 'string' ? { workspaceId: Item.workspace_id, issuer: String(Item.issuer) } : null;
-  }
-
-  async releaseDomain(workspaceId: string, emailDomain: string): Promise<void> {
-    try {
-      await this.db.send(
-        new DeleteCommand({ TableName: this.tableName, Key: ssoDomainKey(emailDomain), ConditionExpression: 'workspace_id = :workspace', ExpressionAttributeValues: { ':workspace': workspaceId } }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
   }
 }

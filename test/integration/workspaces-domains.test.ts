@@ -65,7 +65,7 @@ describe('POST /v1/domains', () => {
   it('answers 400 for what is not a hostname a workspace may claim', async () => {
     const workspace = await teamWorkspace(runtime);
     const own = new URL(runtime.config.WEB_ORIGIN).hostname;
-    for (const hostname of ['192.0.2.1', '[2001:db8::1]', '0x7f.1', 'intranet', 'https://links.example.com', 'links.example.com/path', 'links.example.com:8443', 'a..b.example', `${'a'.repeat(64)}.example.com`, '-bad.example.com', '*.example.com', own, `sub.${own}`, 'user@links.example.com']) {
+    for (const hostname of ['192.0.2.1', '[2001:db8::1]', '0x7f.1', 'intranet', 'https://links.example.com', 'links.example.com/path', 'links.example.com:8443', 'a..b.example', `${'a'.repeat(64)}.example.com`, '-bad.example.com', '*.example.com', own, `sub.${own}`, 'user@links.example.com', `${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.example`]) {
       const refused = await claim(workspace.owner, workspace.id, hostname);
       expectProblem(refused, 400, 'invalid_request');
       expect(refused.body.errors[0].path, hostname).toBe('body.hostname');
@@ -138,6 +138,18 @@ describe('POST /v1/domains/{id}/verify', () => {
   });
 });
 
+describe('a person and the schedule verifying at once', () => {
+  it('verifies once: one audit row, one start of its hosting', async () => {
+    const workspace = await teamWorkspace(runtime);
+    const claimed = (await claim(workspace.owner, workspace.id, freshHostname('raced'))).body;
+    publish(claimed.verification);
+    const [reply] = await Promise.all([verify(workspace.owner, claimed.id), runtime.scheduler.run('check-domains')]);
+    expect(reply.body.state).toBe('verified');
+    const audit = (await api.get(`/v1/workspaces/${workspace.id}/audit`, workspace.owner.auth)).body.items as Array<{ action: string; target: string }>;
+    expect(audit.filter((row) => row.action === 'domain.verified' && row.target === claimed.id)).toHaveLength(1);
+  });
+});
+
 describe('takeovers', () => {
   it('two workspaces claim one hostname: the first whose own record is found holds it; a third cannot claim it', async () => {
     const hostname = freshHostname('contested');
@@ -206,6 +218,10 @@ describe('the hostname serves only while its claim is verified (rule 5)', () => 
     runtime.clock.advance(5.001);
     expectProblem(await metadataOn(hostname, madeOnHost.id), 404, 'not_found');
     expect((await callFrom(runtime, '127.0.0.1', 'GET', `/s/${madeOnHost.id}`, undefined, { host: hostname })).status).toBe(404);
+    // Any route of the service, listed 404 or not, answers so on that host (the document says so).
+    const report = await callFrom(runtime, '127.0.0.1', 'POST', '/v1/reports', { secret_id: secret.id, reason: 'other' }, { host: hostname });
+    expectProblem(report, 404, 'not_found');
+    expect(report.body.reason).toBe('unknown_host');
     // This deployment's own host is never in question.
     expect((await api.get(`/v1/secrets/${secret.id}`)).status).toBe(200);
   });

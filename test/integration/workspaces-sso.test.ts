@@ -127,6 +127,41 @@ describe('PUT /v1/workspaces/{id}/sso', () => {
   });
 });
 
+describe('changes racing, and domains going', () => {
+  it('moves the directory to another verified domain after the first one’s claim was deleted', async () => {
+    const workspace = await teamWorkspace(runtime);
+    const [first, second] = [freshDomain(), freshDomain()];
+    const firstId = await verified(workspace, first);
+    await verified(workspace, second);
+    expect((await setSso(workspace.owner, workspace.id, { issuer: 'https://acme.okta.com', email_domain: first })).status).toBe(200);
+    expect((await api.delete(`/v1/domains/${firstId}`, workspace.owner.auth)).status).toBe(200);
+    expect(await item(`SSO_DOMAIN#${first}`, 'SSO')).toBeUndefined();
+    const moved = await setSso(workspace.owner, workspace.id, { issuer: 'https://acme.okta.com', email_domain: second });
+    expect(moved.status).toBe(200);
+    expect((await discover(`ana@${second}`)).body).toMatchObject({ sso: true });
+  });
+
+  it('makes one key of two first saves at once, and of two rotations at once leaves only the key the directory names', async () => {
+    const workspace = await teamWorkspace(runtime);
+    const domain = freshDomain();
+    await verified(workspace, domain);
+    const body = { issuer: 'https://acme.okta.com', email_domain: domain };
+    const firsts = await Promise.all([setSso(workspace.owner, workspace.id, body), setSso(workspace.owner, workspace.id, body)]);
+    expect(firsts.map((reply) => reply.status)).toEqual([200, 200]);
+    const shown = firsts.map((reply) => reply.body.scim.directory_key as string | undefined).filter((key) => key !== undefined);
+    expect(shown).toHaveLength(1);
+    const rotations = await Promise.all([0, 1].map(() => setSso(workspace.owner, workspace.id, { ...body, rotate_directory_key: true })));
+    const keys = rotations.map((reply) => reply.body.scim.directory_key as string);
+    expect(keys.every((key) => key.startsWith('hlscim_'))).toBe(true);
+    const named = (await item(`WORKSPACE#${workspace.id}`, 'SSO'))!.key_hash;
+    const live = [shown[0]!, ...keys].filter((key) => sha256Base64Url(key) === named);
+    expect(live).toHaveLength(1);
+    for (const key of [shown[0]!, ...keys]) {
+      expect(await item(`SCIM_KEY#${sha256Base64Url(key)}`, 'SCIM_KEY'), key === live[0] ? 'the directory’s key' : 'a replaced key').toEqual(key === live[0] ? expect.objectContaining({ workspace_id: workspace.id }) : undefined);
+    }
+  });
+});
+
 describe('GET /v1/workspaces/sso/discover', () => {
   it('tells an address of a directory’s domain its workspace and identity provider, and nothing about any other; stops when the domain is deleted', async () => {
     const workspace = await teamWorkspace(runtime);

@@ -76,6 +76,19 @@ describe('HostDirectory', () => {
     expect(reads()).toBe(3);
   });
 
+  it('keeps nothing of a read begun before forget(): a deletion counts at once here', async () => {
+    const clock = new StoppedClock();
+    let release: (claim: HostClaim | null) => void = () => {};
+    let reads = 0;
+    const hosts = new HostDirectory({ verifiedClaim: () => (reads++, reads === 1 ? new Promise((resolve) => (release = resolve)) : Promise.resolve(null)) }, clock, 5000);
+    const inFlight = hosts.claimOf('links.acme.com');
+    hosts.forget('links.acme.com');
+    release(claim);
+    expect(await inFlight).toEqual(claim);
+    expect(await hosts.claimOf('links.acme.com')).toBeNull();
+    expect(reads).toBe(2);
+  });
+
   it('checks a request’s host: its own host and (locally) loopback names pass, a verified hostname gives its claim, any other is 404 unknown_host', async () => {
     const { hosts } = directory(null);
     await expect(checkHost(null, 'https://secrets.example.com', false, hosts)).resolves.toBeNull();

@@ -102,6 +102,7 @@ async function check(domain: Domain, audit: (now: number) => ReturnType<typeof a
   if (error === null) {
     const outcome = await ports.domains.verify(domain, now, audit(now));
     if (outcome === 'gone') return null;
+    if (outcome === 'already') return ports.domains.get(domain.id);
     if (outcome === 'verified') {
       ports.hostsChanged(domain.hostname);
       return { ...domain, state: 'verified', verifiedAt: now, lastCheckedAt: now, lastError: null };
@@ -130,22 +131,22 @@ export async function verifyDomain(id: string, userId: string, ports: DomainPort
 export async function deleteDomain(id: string, userId: string, ports: DomainPorts): Promise<void> {
   const { domain, member } = await managedDomain(id, userId, ports);
   const audit = auditRow(member, domain.workspaceId, 'domain.deleted', domain.id, { hostname: domain.hostname, state: domain.state }, ports.clock.now());
-  if (!(await ports.domains.remove(domain, actorFor(member, 'manageDomains'), audit))) throw roleChanged();
+  const release = domain.state === 'verified' ? await ssoDomainReleased(domain, ports) : undefined;
+  if (!(await ports.domains.remove(domain, actorFor(member, 'manageDomains'), audit, release))) throw roleChanged();
   ports.hostsChanged(domain.hostname);
-  if (domain.state === 'verified') await releaseSsoDomain(domain, ports);
 }
 
 /**
- * A deleted verified claim no longer proves its names: when the workspace's SSO directory spoke
- * for one of them and no other verified claim of the workspace covers it, discovery stops
- * sending its people to the workspace's identity provider.
+ * The email domain a deleted verified claim stops proving: when the workspace's SSO directory
+ * speaks for one of its names and no other verified claim of the workspace covers it, discovery
+ * stops sending its people to the workspace's identity provider, in the deletion's transaction.
  */
-async function releaseSsoDomain(deleted: Domain, ports: DomainPorts): Promise<void> {
+async function ssoDomainReleased(deleted: Domain, ports: DomainPorts): Promise<string | undefined> {
   const directory = await ports.sso.directory(deleted.workspaceId);
-  if (!directory || !covers(deleted.hostname, directory.emailDomain)) return;
-  const remaining = await ports.domains.list(deleted.workspaceId);
-  if (remaining.some((claim) => claim.state === 'verified' && covers(claim.hostname, directory.emailDomain))) return;
-  await ports.sso.releaseDomain(deleted.workspaceId, directory.emailDomain);
+  if (!directory || !covers(deleted.hostname, directory.emailDomain)) return undefined;
+  const others = (await ports.domains.list(deleted.workspaceId)).filter((claim) => claim.id !== deleted.id);
+  if (others.some((claim) => claim.state === 'verified' && covers(claim.hostname, directory.emailDomain))) return undefined;
+  return directory.emailDomain;
 }
 
 /**

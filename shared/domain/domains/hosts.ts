@@ -14,6 +14,8 @@ const cachedHostsMax = 1000;
  */
 export class HostDirectory {
   private readonly known = new Map<string, { claim: HostClaim | null; until: number }>();
+  /** Raised by `forget`: a read begun before it is not kept, so a deletion here counts at once. */
+  private generation = 0;
 
   constructor(
     private readonly claims: Pick<DomainStore, 'verifiedClaim'>,
@@ -25,7 +27,9 @@ export class HostDirectory {
     const now = this.clock.now();
     const cached = this.known.get(hostname);
     if (cached && cached.until > now) return cached.claim;
+    const generation = this.generation;
     const claim = await this.claims.verifiedClaim(hostname);
+    if (generation !== this.generation) return claim;
     this.known.delete(hostname);
     if (this.known.size >= cachedHostsMax) this.known.delete(this.known.keys().next().value!);
     this.known.set(hostname, { claim, until: now + this.keepMs });
@@ -33,6 +37,7 @@ export class HostDirectory {
   }
 
   forget(hostname: string): void {
+    this.generation++;
     this.known.delete(hostname);
   }
 }

@@ -56,14 +56,18 @@ export interface DomainStore {
   /** The hostname's verified claim, if it has one (strongly consistent). */
   verifiedClaim(hostname: string): Promise<HostClaim | null>;
   /**
-   * Makes the claim the hostname's verified one, with the audit row: `taken` when another claim
-   * holds it (nothing written but the check), `gone` when the claim was deleted meanwhile.
+   * Makes the pending claim the hostname's verified one, with the audit row: `already` when it was
+   * verified meanwhile (by the schedule, say: nothing written), `taken` when another claim holds
+   * the hostname (nothing written), `gone` when the claim was deleted meanwhile.
    */
-  verify(domain: Domain, now: number, audit: AuditRow): Promise<'verified' | 'taken' | 'gone'>;
+  verify(domain: Domain, now: number, audit: AuditRow): Promise<'verified' | 'already' | 'taken' | 'gone'>;
   /** Records a check that did not verify a pending claim (its time and why). */
   recordCheck(domain: Domain, now: number, error: DomainCheckError): Promise<void>;
-  /** Removes the claim (and, when verified, the hostname's claim with it), with the audit row; false when the actor's role changed. */
-  remove(domain: Domain, actor: Actor, audit: AuditRow): Promise<boolean>;
+  /**
+   * Removes the claim (and, when verified, the hostname's claim with it, and `releaseSsoDomain`
+   * from the workspace's SSO directory), with the audit row; false when the actor's role changed.
+   */
+  remove(domain: Domain, actor: Actor, audit: AuditRow, releaseSsoDomain?: string): Promise<boolean>;
   /** Pending claims whose re-checks have not run out, the least recently checked first. */
   pendingDue(now: number, limit: number): Promise<Domain[]>;
   /** A pending claim whose re-checks ran out leaves the schedule's list (it stays listed for the workspace). */
@@ -79,5 +83,5 @@ export interface DomainPorts {
   /** Forgets what this instance remembers of a hostname (a deleted claim stops serving here at once). */
   hostsChanged(hostname: string): void;
   /** A deleted claim's domain is no longer one the workspace's SSO directory speaks for. */
-  sso: Pick<SsoStore, 'directory' | 'releaseDomain'>;
+  sso: Pick<SsoStore, 'directory'>;
 }

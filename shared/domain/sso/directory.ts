@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import { HttpError } from '../../http/errors.ts';
 import { newDirectoryKey, sha256Base64Url } from '../../ids.ts';
-import type { DomainStore } from '../domains/model.ts';
+import type { Domain, DomainStore } from '../domains/model.ts';
 import { planIncludes } from '../plans.ts';
 import { actorFor, auditRow, authorize, noSuchWorkspace } from '../workspaces/access.ts';
 import type { AuditRow } from '../workspaces/model.ts';
@@ -29,15 +29,15 @@ export interface SsoDirectory {
 export interface SsoStore {
   directory(workspaceId: string): Promise<SsoDirectory | null>;
   /**
-   * Writes the directory (replacing the one before, its email domain's claim and its key's
-   * lookup with it), with the audit row: `domain_claimed` when another workspace's directory
-   * speaks for the email domain; `refused` when the actor's role changed meanwhile.
+   * Writes the directory over `previous` (the one read; replacing its email domain's claim and
+   * its key's lookup with it) while `proof` (the claim proving the domain) is still verified,
+   * with the audit row: `domain_claimed` when another workspace's directory speaks for the email
+   * domain, `unverified` when the proof was deleted meanwhile, `refused` when the actor's role
+   * changed, `stale` when the directory changed since it was read (read again and retry).
    */
-  save(directory: SsoDirectory, previous: SsoDirectory | null, actor: Actor, audit: AuditRow): Promise<'saved' | 'domain_claimed' | 'refused'>;
+  save(directory: SsoDirectory, previous: SsoDirectory | null, proof: Domain, actor: Actor, audit: AuditRow): Promise<'saved' | 'domain_claimed' | 'unverified' | 'refused' | 'stale'>;
   /** The directory speaking for an email domain, if any. */
   speakingFor(emailDomain: string): Promise<{ workspaceId: string; issuer: string } | null>;
-  /** A workspace no longer proves `emailDomain` (its claim was deleted): its directory stops speaking for it. */
-  releaseDomain(workspaceId: string, emailDomain: string): Promise<void>;
 }
 
 /**
@@ -78,29 +78,35 @@ export async function setSso(workspaceId: string, userId: string, body: SsoReque
   const domain = normalizeDomain(body.email_domain);
   if ('refused' in domain) throw new HttpError(400, 'invalid_request', 'That is not an email domain.', { errors: [{ path: 'body.email_domain', message: domain.refused }] });
   const emailDomain = domain.domain;
-  const verified = (await ports.domains.list(workspaceId)).some((claim) => claim.state === 'verified' && covers(claim.hostname, emailDomain));
-  if (!verified) {
-    throw new HttpError(409, 'conflict', `Verify ${emailDomain} as one of this workspace’s domains first.`, { members: { reason: 'domain_unverified' } });
+  const proof = (await ports.domains.list(workspaceId)).find((claim) => claim.state === 'verified' && covers(claim.hostname, emailDomain));
+  const unverified = () => new HttpError(409, 'conflict', `Verify ${emailDomain} (or a domain above it) as one of this workspace’s domains first.`, { members: { reason: 'domain_unverified' } });
+  if (!proof) throw unverified();
+  // Two changes at once: the second reads the first's directory and writes over it (a new key
+  // made by one is never left behind by the other's rotation).
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const previous = await ports.sso.directory(workspaceId);
+    const now = ports.clock.now();
+    const directoryKey = previous === null || body.rotate_directory_key === true ? newDirectoryKey() : null;
+    const directory: SsoDirectory = {
+      workspaceId,
+      issuer: body.issuer,
+      emailDomain,
+      keyHash: directoryKey ? sha256Base64Url(directoryKey) : previous!.keyHash,
+      keyCreatedAt: directoryKey ? now : previous!.keyCreatedAt,
+      updatedAt: now,
+    };
+    const key = previous === null ? 'created' : directoryKey ? 'rotated' : 'kept';
+    const audit = auditRow(member, workspaceId, 'sso.updated', workspaceId, { issuer: body.issuer, email_domain: emailDomain, directory_key: key }, now);
+    const outcome = await ports.sso.save(directory, previous, proof, actorFor(member, 'setSso'), audit);
+    if (outcome === 'stale') continue;
+    if (outcome === 'domain_claimed') {
+      throw new HttpError(409, 'conflict', `Another workspace’s directory speaks for ${emailDomain}.`, { members: { reason: 'domain_claimed' } });
+    }
+    if (outcome === 'unverified') throw unverified();
+    if (outcome === 'refused') throw new HttpError(403, 'forbidden', 'Your role changed meanwhile.', { members: { reason: 'role' } });
+    return { directory, directoryKey };
   }
-  const previous = await ports.sso.directory(workspaceId);
-  const now = ports.clock.now();
-  const directoryKey = previous === null || body.rotate_directory_key === true ? newDirectoryKey() : null;
-  const directory: SsoDirectory = {
-    workspaceId,
-    issuer: body.issuer,
-    emailDomain,
-    keyHash: directoryKey ? sha256Base64Url(directoryKey) : previous!.keyHash,
-    keyCreatedAt: directoryKey ? now : previous!.keyCreatedAt,
-    updatedAt: now,
-  };
-  const key = previous === null ? 'created' : directoryKey ? 'rotated' : 'kept';
-  const audit = auditRow(member, workspaceId, 'sso.updated', workspaceId, { issuer: body.issuer, email_domain: emailDomain, directory_key: key }, now);
-  const outcome = await ports.sso.save(directory, previous, actorFor(member, 'setSso'), audit);
-  if (outcome === 'domain_claimed') {
-    throw new HttpError(409, 'conflict', `Another workspace’s directory speaks for ${emailDomain}.`, { members: { reason: 'domain_claimed' } });
-  }
-  if (outcome === 'refused') throw new HttpError(403, 'forbidden', 'Your role changed meanwhile.', { members: { reason: 'role' } });
-  return { directory, directoryKey };
+  throw new HttpError(409, 'conflict', 'The single sign-on settings kept changing while these were saved: read them again.', { members: { reason: 'changed' } });
 }
 
 export type Discovery = { sso: false } | { sso: true; workspace: { id: string; name: string }; issuer: string };
