@@ -2,8 +2,8 @@
  * A SCIM User's attributes as directories send them (RFC 7643 §4.1, §4.3), one at a time: for
  * POST and PUT bodies (userBody.ts) and for PATCH operations (patch.ts) alike. Attribute names
  * are case-insensitive (RFC 7643 §2.1): every name is looked up in lower case and kept in the
- * schema's spelling. Values are checked and kept as sent, but for `active`, always a boolean.
- * Pure: no I/O.
+ * schema's spelling. Values are checked and kept as sent, but for `active` and a value's
+ * `primary`, always booleans. Pure: no I/O.
  */
 import { scimUserLimits as limits } from '../../limits.ts';
 import { ScimError, type ScimEmail, type ScimName, type ScimUserAttributes } from './model.ts';
