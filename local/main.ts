@@ -70,5 +70,6 @@ console.log(`Hushlink is running on ${runtime.url}
   DynamoDB Local ${runtime.dynamo.endpoint}
   S3 (local)     ${runtime.s3.endpoint}  bucket ${runtime.s3.bucket}
   Stripe (local) ${runtime.stripe.url}  (checkout and portal pages; test controls under /_emulator/)
+  DNS (local)    ${runtime.dns.server}  (publish records at ${runtime.url}/_dev/dns/<name>; hostnames served: ${runtime.url}/_dev/hostnames)
   data           ${dataDir}/
 Press Ctrl-C to stop.`);
