@@ -12,7 +12,7 @@ type Operation = {
   security: Array<Record<string, string[]>>;
   parameters: Array<{ name: string; in: string; required: boolean }>;
   requestBody?: { required: boolean; content: Record<string, { schema: { $ref: string } }> };
-  responses: Record<string, { content?: Record<string, { schema: { $ref: string } }>; headers?: Record<string, unknown> }>;
+  responses: Record<string, { description?: string; content?: Record<string, { schema: { $ref: string } }>; headers?: Record<string, unknown> }>;
 };
 const operationOf = (route: Route) => (document.paths[route.path] as Record<string, Operation>)[route.method.toLowerCase()]!;
 
