@@ -1,0 +1,268 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { foldCase } from '../domain/scim/filter.ts';
+import type { ScimUser, ScimUserAttributes } from '../domain/scim/model.ts';
+import type { ScimAccount, ScimUserStore } from '../domain/scim/ports.ts';
+import type { AuditRow } from '../domain/workspaces/model.ts';
+import { memberKey, partition, rosterKey, toMemberItem, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
+
+/**
+ * A workspace's provisioned Users live in its partition (the rest of the layout is in
+ * workspaceItems.ts): `SCIM_USER#<id>` holds the User, `SCIM_USERNAME#<folded userName>` and
+ * `SCIM_EXTERNAL#<externalId>` point at it and, written with it under attribute_not_exists, make
+ * both unique per workspace under any concurrency. An active User's membership is the ordinary
+ * `MEMBER#<user>` item (source `scim`) with its seat on the roster, changed in the User's
+ * transaction.
+ */
+const userKey = (workspaceId: string, id: string) => ({ pk: partition(workspaceId), sk: `SCIM_USER#${id}` });
+const userNameKey = (workspaceId: string, userName: string) => ({ pk: partition(workspaceId), sk: `SCIM_USERNAME#${foldCase(userName)}` });
+const externalIdKey = (workspaceId: string, externalId: string) => ({ pk: partition(workspaceId), sk: `SCIM_EXTERNAL#${externalId}` });
+
+/** What each item of a transaction stands for, so a cancellation's reasons say what was refused. */
+type Part = 'user' | 'unique' | 'member' | 'seat' | 'audit';
+interface Step {
+  part: Part;
+  item: TransactWriteItem;
+}
+
+/** A membership change for the User's transaction, or why there can be none. */
+type MembershipSteps = { steps: Step[]; linked: boolean } | 'privileged';
+
+/** Attempts when the membership changed between its read and the transaction (someone joined or left meanwhile). */
+const membershipAttempts = 3;
+
+function toUserItem(user: ScimUser, accountEmail: string): Record<string, unknown> {
+  return {
+    ...userKey(user.workspaceId, user.id),
+    type: 'scim_user',
+    id: user.id,
+    workspace_id: user.workspaceId,
+    user_id: user.userId,
+    account_email: accountEmail,
+    user_name: user.userName,
+    external_id: user.externalId,
+    name: user.name,
+    display_name: user.displayName,
+    emails: user.emails,
+    active: user.active,
+    extra: user.extra,
+    enterprise: user.enterprise,
+    created_at: user.createdAt,
+    last_modified: user.lastModified,
+    version: user.version,
+  };
+}
+
+function toUser(item: Record<string, unknown>): ScimUser {
+  const optional = <T>(key: string): T | undefined => (item[key] === undefined || item[key] === null ? undefined : (item[key] as T));
+  return {
+    id: String(item.id),
+    workspaceId: String(item.workspace_id),
+    userId: String(item.user_id),
+    userName: String(item.user_name),
+    externalId: optional<string>('external_id'),
+    name: optional<ScimUser['name']>('name'),
+    displayName: optional<string>('display_name'),
+    emails: optional<ScimUser['emails']>('emails'),
+    active: item.active === true,
+    extra: optional<Record<string, unknown>>('extra'),
+    enterprise: optional<Record<string, unknown>>('enterprise'),
+    createdAt: Number(item.created_at),
+    lastModified: Number(item.last_modified),
+    version: Number(item.version),
+  };
+}
+
+export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore {
+  async create(workspaceId: string, id: string, attributes: ScimUserAttributes, account: ScimAccount, now: number, audit: AuditRow): Promise<'created' | 'duplicate' | 'no_seat' | 'already_member'> {
+    const user: ScimUser = { ...attributes, id, workspaceId, userId: account.userId, createdAt: now, lastModified: now, version: 1 };
+    for (let attempt = 1; attempt <= membershipAttempts; attempt++) {
+      const membership = attributes.active ? await this.joinSteps(workspaceId, account, now) : { steps: [], linked: false };
+      if (membership === 'privileged') throw new Error('joining never meets a privileged membership');
+      const refused = await this.run([
+        { part: 'user', item: this.put(toUserItem(user, account.email), 'attribute_not_exists(pk)') },
+        ...this.uniqueSteps(user, null),
+        ...membership.steps,
+        { part: 'audit', item: this.audit(audit) },
+      ]);
+      if (!refused) return membership.linked ? 'already_member' : 'created';
+      if (refused.has('unique') || refused.has('user')) return 'duplicate';
+      if (refused.has('seat')) return 'no_seat';
+    }
+    throw new Error(`the membership of ${account.userId} kept changing while User ${id} was made`);
+  }
+
+  async get(workspaceId: string, id: string): Promise<ScimUser | null> {
+    const item = await this.read(userKey(workspaceId, id));
+    return item ? toUser(item) : null;
+  }
+
+  async byUserName(workspaceId: string, userName: string): Promise<ScimUser | null> {
+    const pointer = await this.read(userNameKey(workspaceId, userName));
+    return pointer ? this.get(workspaceId, String(pointer.scim_id)) : null;
+  }
+
+  async byExternalId(workspaceId: string, externalId: string): Promise<ScimUser | null> {
+    const pointer = await this.read(externalIdKey(workspaceId, externalId));
+    return pointer ? this.get(workspaceId, String(pointer.scim_id)) : null;
+  }
+
+  async list(workspaceId: string): Promise<ScimUser[]> {
+    const users: ScimUser[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          // `SCIM_USER#` alone: `SCIM_USERNAME#` sorts after it (`N` > `#`) and is not matched.
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': partition(workspaceId), ':prefix': 'SCIM_USER#' },
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of page.Items ?? []) users.push(toUser(item));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return users.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async replace(workspaceId: string, id: string, attributes: ScimUserAttributes, previousVersion: number, now: number, audit: AuditRow): Promise<'replaced' | 'conflict' | 'duplicate' | 'no_seat' | 'privileged'> {
+    for (let attempt = 1; attempt <= membershipAttempts; attempt++) {
+      const item = await this.read(userKey(workspaceId, id));
+      if (!item || Number(item.version) !== previousVersion) return 'conflict';
+      const before = toUser(item);
+      const account = { userId: before.userId, email: String(item.account_email) };
+      const after: ScimUser = { ...attributes, id, workspaceId, userId: before.userId, createdAt: before.createdAt, lastModified: now, version: previousVersion + 1 };
+      const membership: MembershipSteps =
+        before.active === after.active ? { steps: [], linked: false } : after.active ? await this.joinSteps(workspaceId, account, now) : await this.leaveSteps(workspaceId, before.userId);
+      if (membership === 'privileged') return 'privileged';
+      const refused = await this.run([
+        { part: 'user', item: this.put(toUserItem(after, account.email), 'version = :previous', { ':previous': previousVersion }) },
+        ...this.uniqueSteps(after, before),
+        ...membership.steps,
+        { part: 'audit', item: this.audit(audit) },
+      ]);
+      if (!refused) return 'replaced';
+      if (refused.has('user')) return 'conflict';
+      if (refused.has('unique')) return 'duplicate';
+      if (refused.has('seat')) return 'no_seat';
+    }
+    return 'conflict';
+  }
+
+  async delete(workspaceId: string, id: string, audit: AuditRow): Promise<'deleted' | 'gone' | 'conflict' | 'privileged'> {
+    for (let attempt = 1; attempt <= membershipAttempts; attempt++) {
+      const item = await this.read(userKey(workspaceId, id));
+      if (!item) return 'gone';
+      const user = toUser(item);
+      const membership = user.active ? await this.leaveSteps(workspaceId, user.userId) : { steps: [], linked: false };
+      if (membership === 'privileged') return 'privileged';
+      const remove = (key: { pk: string; sk: string }): Step => ({
+        part: 'unique',
+        item: { Delete: { TableName: this.tableName, Key: key, ConditionExpression: 'scim_id = :id', ExpressionAttributeValues: { ':id': id } } },
+      });
+      const refused = await this.run([
+        {
+          part: 'user',
+          item: { Delete: { TableName: this.tableName, Key: userKey(workspaceId, id), ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': user.version } } },
+        },
+        remove(userNameKey(workspaceId, user.userName)),
+        ...(user.externalId === undefined ? [] : [remove(externalIdKey(workspaceId, user.externalId))]),
+        ...membership.steps,
+        { part: 'audit', item: this.audit(audit) },
+      ]);
+      if (!refused) return 'deleted';
+      if (refused.has('user') || refused.has('unique')) return 'conflict';
+    }
+    return 'conflict';
+  }
+
+  private async read(key: { pk: string; sk: string }): Promise<Record<string, unknown> | null> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+    return Item ?? null;
+  }
+
+  /** Runs the steps as one transaction: null when it committed, else the parts a condition refused. */
+  private async run(steps: Step[]): Promise<Set<Part> | null> {
+    const codes = await this.transact(steps.map((step) => step.item));
+    if (!codes) return null;
+    return new Set(steps.filter((_, i) => codes[i] === 'ConditionalCheckFailed').map((step) => step.part));
+  }
+
+  /**
+   * The uniqueness items the User needs that `before` did not hold (all of them for a new User),
+   * and the ones it no longer needs removed. A userName changed only in case keeps its item.
+   */
+  private uniqueSteps(user: ScimUser, before: ScimUser | null): Step[] {
+    const steps: Step[] = [];
+    const claim = (key: { pk: string; sk: string }) =>
+      steps.push({ part: 'unique', item: this.put({ ...key, type: 'scim_unique', scim_id: user.id }, 'attribute_not_exists(pk)') });
+    const release = (key: { pk: string; sk: string }) =>
+      steps.push({ part: 'unique', item: { Delete: { TableName: this.tableName, Key: key, ConditionExpression: 'scim_id = :id', ExpressionAttributeValues: { ':id': user.id } } } });
+    if (!before || foldCase(before.userName) !== foldCase(user.userName)) {
+      if (before) release(userNameKey(user.workspaceId, before.userName));
+      claim(userNameKey(user.workspaceId, user.userName));
+    }
+    if (before?.externalId !== user.externalId) {
+      if (before?.externalId !== undefined) release(externalIdKey(user.workspaceId, before.externalId));
+      if (user.externalId !== undefined) claim(externalIdKey(user.workspaceId, user.externalId));
+    }
+    return steps;
+  }
+
+  /**
+   * Joining: a member item (role member, source scim) and a seat (`members < seats AND used <
+   * seats`, both raised). An account that is a member already is linked to its membership, which
+   * must still be there as the transaction commits: no second seat.
+   */
+  private async joinSteps(workspaceId: string, account: ScimAccount, now: number): Promise<MembershipSteps> {
+    const key = memberKey(workspaceId, account.userId);
+    if (await this.read(key)) {
+      return { steps: [{ part: 'member', item: { ConditionCheck: { TableName: this.tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' } } }], linked: true };
+    }
+    const member = toMemberItem({ workspaceId, userId: account.userId, email: account.email, role: 'member', joinedAt: now, source: 'scim' });
+    return {
+      steps: [
+        { part: 'member', item: this.put(member, 'attribute_not_exists(pk)') },
+        {
+          part: 'seat',
+          item: {
+            Update: {
+              TableName: this.tableName,
+              Key: rosterKey(workspaceId),
+              UpdateExpression: 'SET members = members + :one, used = used + :one',
+              ConditionExpression: 'members < seats AND used < seats',
+              ExpressionAttributeValues: { ':one': 1 },
+            },
+          },
+        },
+      ],
+      linked: false,
+    };
+  }
+
+  /**
+   * Leaving: the member item removed, if its role is still member, and its seat given back. None
+   * to remove (an admin removed it meanwhile) is nothing to do; an admin's or the owner's
+   * membership is never the directory's to remove.
+   */
+  private async leaveSteps(workspaceId: string, userId: string): Promise<MembershipSteps> {
+    const key = memberKey(workspaceId, userId);
+    const member = await this.read(key);
+    if (!member) return { steps: [], linked: false };
+    if (member.role !== 'member') return 'privileged';
+    return {
+      steps: [
+        {
+          part: 'member',
+          item: { Delete: { TableName: this.tableName, Key: key, ConditionExpression: '#role = :member', ExpressionAttributeNames: { '#role': 'role' }, ExpressionAttributeValues: { ':member': 'member' } } },
+        },
+        {
+          part: 'seat',
+          item: { Update: { TableName: this.tableName, Key: rosterKey(workspaceId), UpdateExpression: 'SET used = used - :one, members = members - :one', ExpressionAttributeValues: { ':one': 1 } } },
+        },
+      ],
+      linked: false,
+    };
+  }
+}
