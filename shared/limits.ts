@@ -162,6 +162,16 @@ export const scimFilterLimits = {
   maxDepth: 10,
 } as const;
 
+/**
+ * Pages of SCIM Users (issue 18). Okta imports with `count=100`; a page holds at most
+ * `maxResults` (ServiceProviderConfig's `filter.maxResults` says so), and a larger `count` is cut
+ * to it rather than refused (RFC 7644 §3.4.2.4). Without `count`, a page holds `defaultCount`.
+ */
+export const scimListLimits = {
+  maxResults: 200,
+  defaultCount: 100,
+} as const;
+
 /** Contract plans, set by sales' admin command (scripts/set-plan.ts). */
 export const contractPlanLimits = {
   /** A workspace's seats under a contract: Team's checkout sells up to 10,000, a contract may go further. */
