@@ -10,6 +10,9 @@ export const enterpriseUserSchema = 'urn:ietf:params:scim:schemas:extension:ente
 export const listResponseSchema = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 export const patchOpSchema = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 export const errorSchema = 'urn:ietf:params:scim:api:messages:2.0:Error';
+export const serviceProviderConfigSchema = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig';
+export const schemaSchema = 'urn:ietf:params:scim:schemas:core:2.0:Schema';
+export const resourceTypeSchema = 'urn:ietf:params:scim:schemas:core:2.0:ResourceType';
 
 export interface ScimEmail {
   value: string;
