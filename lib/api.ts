@@ -6,7 +6,7 @@ import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { corsPolicy } from '../shared/http/cors.ts';
-import { groups, routeKey, routes, type Group } from '../shared/routes.ts';
+import { groups, routeKey, routes, scimFallbackPath, type Group } from '../shared/routes.ts';
 import { HushlinkFunction, type FunctionDefaults } from './lambda.ts';
 
 export interface ApiProps extends FunctionDefaults {
@@ -130,6 +130,10 @@ export class Api extends Construct {
         integration: own === undefined ? integrations[route.group] : dedicatedIntegrations[own]!,
       });
     }
+    // What no SCIM row matches (another method, /Groups) reaches the scim function, which answers
+    // a SCIM 405 or 404: API Gateway's own `{"message":"Not Found"}` is nothing a SCIM client reads.
+    // A greedy route ranks below every row's, so the rows keep their requests.
+    this.httpApi.addRoutes({ path: scimFallbackPath, methods: [apigw.HttpMethod.ANY], integration: integrations.scim });
   }
 
   /** Every function behind the API: the groups', then the dedicated ones. */

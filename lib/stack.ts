@@ -75,6 +75,10 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  * - billingWebhook: an event applied once (PutItem of its marker, conditional), the subscription's
  *   copy (PutItem), the plan it gives (UpdateItem of the user, or of the workspace and its roster),
  *   the buyer's address to mail a failed payment (GetItem);
+ * - scim: the directory key's workspace (GetItem of the key's lookup and of the workspace), its
+ *   Users (GetItem of a User and of its userName's and externalId's pointers, Query of the
+ *   partition), the account a new address is (a transaction of Puts), every change of a User a
+ *   transaction of Puts, Updates and Deletes with a ConditionCheck of a membership it links;
  * - openapi: nothing (its one route is public and reads no table);
  * - relay: the owner's endpoints (Query of their partition), deliveries (PutItem, GetItem when
  *   one exists already), the owners' live usage (a transaction of Puts of marks and the counter's
@@ -93,6 +97,7 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   workspaces: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'BatchGetItem'], query: ['table', 'gsi1'] },
   billing: { items: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], query: ['gsi1'] },
   billingWebhook: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: [] },
+  scim: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'], query: ['table'] },
   openapi: { items: [], query: [] },
   relay: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
   deliveries: { items: ['GetItem', 'UpdateItem'], query: [] },
@@ -119,6 +124,7 @@ export const fileAccess: Readonly<Record<FunctionName, readonly ObjectAction[]>>
   workspaces: [],
   billing: [],
   billingWebhook: [],
+  scim: [],
   openapi: [],
   schedule: ['DeleteObject'],
   relay: ['DeleteObject', 'AbortMultipartUpload'],

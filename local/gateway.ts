@@ -6,7 +6,7 @@ import { HttpError, problemBody } from '../shared/http/errors.ts';
 import { bodyTooLarge, type GroupHandler } from '../shared/http/group.ts';
 import { commonHeaders } from '../shared/http/middleware.ts';
 import { maxRequestBodyBytes } from '../shared/limits.ts';
-import { matchRoute, routeKey, type Group } from '../shared/routes.ts';
+import { matchRoute, routeKey, scimFallbackPath, type Group } from '../shared/routes.ts';
 
 export interface GatewayOptions {
   handlers: Record<Group, GroupHandler>;
@@ -56,14 +56,17 @@ async function serve(request: IncomingMessage, response: ServerResponse, request
   }
 
   const match = matchRoute(method, url.pathname);
-  if (!match.route) throw new HttpError(404, 'not_found', `No route for ${method} ${url.pathname}.`);
+  // As API Gateway's `ANY /scim/v2/{proxy+}` route does: what no SCIM row matches goes to the scim function, which answers in SCIM's shape.
+  const target = match.route
+    ? { group: match.route.group, key: routeKey(match.route), maxBody: match.route.maxBodyBytes, parameters: match.pathParameters }
+    : url.pathname.startsWith('/scim/v2/')
+      ? { group: 'scim' as const, key: `ANY ${scimFallbackPath}`, maxBody: undefined, parameters: { proxy: url.pathname.slice('/scim/v2/'.length) } }
+      : null;
+  if (!target) throw new HttpError(404, 'not_found', `No route for ${method} ${url.pathname}.`);
 
-  const body = await readBody(request, match.route.maxBodyBytes ?? maxRequestBodyBytes);
-  const event = toEvent(request, url, body, requestId, routeKey(match.route), match.pathParameters);
-  const result = await withTimeout(
-    options.handlers[match.route.group](event, lambdaContext(match.route.group, requestId, options.timeoutMs ?? 30_000)),
-    options.timeoutMs ?? 30_000,
-  );
+  const body = await readBody(request, target.maxBody ?? maxRequestBodyBytes);
+  const event = toEvent(request, url, body, requestId, target.key, target.parameters);
+  const result = await withTimeout(options.handlers[target.group](event, lambdaContext(target.group, requestId, options.timeoutMs ?? 30_000)), options.timeoutMs ?? 30_000);
   writeResult(response, result);
 }
 

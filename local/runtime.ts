@@ -19,6 +19,7 @@ import * as webhooksFunction from '../functions/webhooks.ts';
 import * as workspacesFunction from '../functions/workspaces.ts';
 import * as billingFunction from '../functions/billing.ts';
 import * as billingWebhookFunction from '../functions/billingWebhook.ts';
+import * as scimFunction from '../functions/scim.ts';
 import { LazyStripeProvider, stripeSettings } from '../shared/adapters/stripeSecrets.ts';
 import { AdjustableClock, type Clock } from '../shared/clock.ts';
 import { loadConfig, type Config } from '../shared/config.ts';
@@ -64,6 +65,7 @@ export interface LocalFunctions {
   workspaces: workspacesFunction.WorkspacesDeps;
   billing: billingFunction.BillingDeps;
   billingWebhook: billingWebhookFunction.BillingWebhookDeps;
+  scim: scimFunction.ScimDeps;
   openapi: openapiFunction.OpenApiDeps;
   deliveries: deliveriesFunction.DeliveriesDeps;
   relay: relayFunction.RelayDeps;
@@ -82,6 +84,7 @@ function composeFunctions(platform: Platform, adapters: Adapters): LocalFunction
     workspaces: workspacesFunction.compose(platform, adapters),
     billing: billingFunction.compose(platform, adapters),
     billingWebhook: billingWebhookFunction.compose(platform, adapters),
+    scim: scimFunction.compose(platform),
     openapi: openapiFunction.compose(platform),
     deliveries: deliveriesFunction.compose(platform, adapters),
     relay: relayFunction.compose(platform, adapters),
@@ -295,6 +298,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       workspaces: workspacesFunction.createHandler(functions.workspaces),
       billing: billingFunction.createHandler(functions.billing),
       billingWebhook: billingWebhookFunction.createHandler(functions.billingWebhook),
+      scim: scimFunction.createHandler(functions.scim),
       openapi: openapiFunction.createHandler(functions.openapi),
     };
     listener = gatewayListener({

@@ -32,6 +32,8 @@ export const newDomainId = (): string => `dom_${randomPart(16)}`;
 export const newDomainChallenge = (): string => randomPart(32);
 /** A workspace's SCIM directory key (256 bits); stored only as its SHA-256. */
 export const newDirectoryKey = (): string => `hlscim_${randomPart(32)}`;
+/** A provisioned SCIM User's id: the service's own, stable (the directory keeps its own as externalId). */
+export const newScimUserId = (): string => `scu_${randomPart(16)}`;
 /** Delivery ids start with their time (base 36 ms), so an endpoint's log sorts by id, newest first. */
 const timePrefix = (ms: number): string => ms.toString(36).padStart(9, '0');
 export const newDeliveryId = (now: number): string => `dlv_${timePrefix(now)}${randomPart(16)}`;

@@ -10,7 +10,7 @@ import { curlLimits } from './limits.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One Lambda per group; the entry is `functions/<group>.ts`. */
-export const groups = ['secrets', 'gate', 'files', 'requests', 'account', 'webhooks', 'workspaces', 'billing', 'billingWebhook', 'openapi'] as const;
+export const groups = ['secrets', 'gate', 'files', 'requests', 'account', 'webhooks', 'workspaces', 'billing', 'billingWebhook', 'scim', 'openapi'] as const;
 export type Group = (typeof groups)[number];
 
 /**
@@ -30,11 +30,13 @@ export const hostCheckedGroups: readonly Group[] = groups.filter((group) => grou
  * - `session`: a session only; an API key gets 403 (no key administers its account).
  * - `key`: an API key only (any scope when `scope` is null); anything else gets 401, as the
  *   interface says of the webhook test: it "requires an API key in the authorization header".
+ * - `directory`: a workspace's directory key (`authorization: Bearer hlscim_…`, issue 17), for its
+ *   SCIM client: the routes act on that workspace (interface §5.6). Nothing else is accepted.
  * - `lenient`: anyone, never refused: a valid session, or an API key holding `scope`, makes the
  *   caller known (the owner sees more); a missing, invalid or under-scoped credential leaves the
  *   caller anonymous. For public reads, which must not fail on a stale token.
  */
-export type Credential = 'public' | 'optional' | 'lenient' | 'user' | 'session' | 'key';
+export type Credential = 'public' | 'optional' | 'lenient' | 'user' | 'session' | 'key' | 'directory';
 
 /** API key scopes (interface §5.3). A session may do everything its user may. */
 export const scopes = ['secrets:write', 'secrets:read', 'receipts:read'] as const;
@@ -97,6 +99,11 @@ export interface Route {
   readonly headers?: readonly { readonly name: string; readonly description: string }[];
   /** Routes the interface does not list (DESIGN.md §7). */
   readonly beyondInterface?: true;
+  /**
+   * SCIM's own shapes (RFC 7644): bodies in application/scim+json, errors as SCIM error messages
+   * (with `scimType`) instead of problem+json.
+   */
+  readonly media?: 'scim';
 }
 
 const none = null;
@@ -297,6 +304,41 @@ export const webhooksRoutes = [
     body: none, query: none, reply: { status: 202, body: 'TestDeliveryQueued' }, errors: [401, 404] },
 ] as const satisfies readonly Route[];
 
+/**
+ * Interface §4.8: directory provisioning, in SCIM's own shapes, on the directory key's workspace.
+ * Beyond the interface, as Okta and Microsoft Entra call them: PUT of a User (Okta's wizard-made
+ * apps send every update so), /Schemas and /ResourceTypes. Any other method on these paths is a
+ * SCIM 405 (`scimFallbackPath`).
+ */
+export const scimRoutes = [
+  { method: 'GET', path: '/scim/v2/ServiceProviderConfig', group: 'scim', operation: 'readServiceProviderConfig', credential: 'public', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'ScimServiceProviderConfig' }, errors: [], media: 'scim' },
+  { method: 'GET', path: '/scim/v2/Schemas', group: 'scim', operation: 'readScimSchemas', credential: 'public', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'ScimSchemaList' }, errors: [], media: 'scim', beyondInterface: true },
+  { method: 'GET', path: '/scim/v2/ResourceTypes', group: 'scim', operation: 'readScimResourceTypes', credential: 'public', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'ScimResourceTypeList' }, errors: [], media: 'scim', beyondInterface: true },
+  { method: 'GET', path: '/scim/v2/Users', group: 'scim', operation: 'listScimUsers', credential: 'directory', scope: null, rate: null,
+    body: none, query: 'ScimListQuery', reply: { status: 200, body: 'ScimUserList' }, errors: [400, 401, 403], media: 'scim' },
+  { method: 'POST', path: '/scim/v2/Users', group: 'scim', operation: 'createScimUser', credential: 'directory', scope: null, rate: null,
+    body: 'ScimUserRequest', query: none, reply: { status: 201, body: 'ScimUser' }, errors: [400, 401, 403, 409], media: 'scim' },
+  { method: 'GET', path: '/scim/v2/Users/{id}', group: 'scim', operation: 'readScimUser', credential: 'directory', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'ScimUser' }, errors: [401, 403, 404], media: 'scim' },
+  { method: 'PUT', path: '/scim/v2/Users/{id}', group: 'scim', operation: 'replaceScimUser', credential: 'directory', scope: null, rate: null,
+    body: 'ScimUserRequest', query: none, reply: { status: 200, body: 'ScimUser' }, errors: [400, 401, 403, 404, 409], media: 'scim', beyondInterface: true },
+  { method: 'PATCH', path: '/scim/v2/Users/{id}', group: 'scim', operation: 'patchScimUser', credential: 'directory', scope: null, rate: null,
+    body: 'ScimPatchRequest', query: none, reply: { status: 200, body: 'ScimUser' }, errors: [400, 401, 403, 404, 409], media: 'scim' },
+  { method: 'DELETE', path: '/scim/v2/Users/{id}', group: 'scim', operation: 'deleteScimUser', credential: 'directory', scope: null, rate: null,
+    body: none, query: none, reply: { status: 204, body: none }, errors: [401, 403, 404], media: 'scim' },
+] as const satisfies readonly Route[];
+
+/**
+ * Where the scim group answers what no row of it matches (API Gateway's `ANY` route with a greedy
+ * path, and the local gateway's): a SCIM 405 with `allow` when the path is a row's with another
+ * method, a SCIM 404 otherwise (`/Groups`: Groups are not supported), never the gateway's own
+ * answer, which SCIM clients cannot read.
+ */
+export const scimFallbackPath = '/scim/v2/{proxy+}';
+
 /** Beyond the interface (DESIGN.md §7): the OpenAPI document. */
 export const openapiRoutes = [
   { method: 'GET', path: '/v1/openapi.json', group: 'openapi', operation: 'publishOpenApi', credential: 'public', scope: null, rate: null,
@@ -304,7 +346,7 @@ export const openapiRoutes = [
 ] as const satisfies readonly Route[];
 
 /** THE route table: every row of every group. */
-export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, filesRoutes, requestsRoutes, accountRoutes, webhooksRoutes, workspacesRoutes, billingRoutes, billingWebhookRoutes, openapiRoutes);
+export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, filesRoutes, requestsRoutes, accountRoutes, webhooksRoutes, workspacesRoutes, billingRoutes, billingWebhookRoutes, scimRoutes, openapiRoutes);
 
 /** The parts of the table as one list; marked pure so a bundle that reads no other part drops them. */
 function joined<Parts extends readonly (readonly Route[])[]>(...parts: Parts): ReadonlyArray<Parts[number][number]> {
@@ -338,6 +380,12 @@ export function matchRoute(method: string, path: string): RouteMatch | { route: 
     allowed.push(route.method);
   }
   return { route: null, allowed };
+}
+
+/** The methods `rows` serve at `path`: what a 405's `allow` names (empty: nothing is served there). */
+export function methodsAt(rows: readonly Route[], path: string): HttpMethod[] {
+  const segments = path.split('/');
+  return rows.filter((route) => matchPath(route.path.split('/'), segments) !== null).map((route) => route.method);
 }
 
 function matchPath(pattern: string[], segments: string[]): Record<string, string> | null {

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { hostCheckedGroups, routeKey, routes, type Credential, type ErrorStatus, type Route } from '../routes.ts';
 import { isLenient } from './input.ts';
 import { Problem } from './output.ts';
+import { ScimErrorMessage } from './scim.ts';
 import { schemas, type SchemaName } from './index.ts';
 
 /**
@@ -11,7 +12,7 @@ import { schemas, type SchemaName } from './index.ts';
  * checks every response the suites receive against this document.
  */
 export function openApiDocument(origin: string) {
-  const components: Record<string, unknown> = { Problem: jsonSchema(Problem, 'output') };
+  const components: Record<string, unknown> = { Problem: jsonSchema(Problem, 'output'), ScimErrorMessage: jsonSchema(ScimErrorMessage, 'output') };
   const register = (name: SchemaName | null, io: 'input' | 'output') => {
     if (name !== null) components[name] ??= jsonSchema(schemas[name], io);
     return name === null ? null : { $ref: `#/components/schemas/${name}` };
@@ -30,14 +31,14 @@ export function openApiDocument(origin: string) {
         ? {
             requestBody: {
               required: !isLenient(schemas[route.body]),
-              content: { 'application/json': { schema: register(route.body, 'input') } },
+              content: Object.fromEntries(requestMedia(route).map((type) => [type, { schema: register(route.body, 'input') }])),
             },
           }
         : {}),
       responses: {
         [route.reply.status]: successResponse(route, register(route.reply.body, 'output')),
-        ...Object.fromEntries(route.errors.map((status) => [status, problemResponse(status)])),
-        ...(hostCheckedGroups.includes(route.group) && !(route.errors as readonly number[]).includes(404) ? { 404: unknownHostResponse } : {}),
+        ...Object.fromEntries(route.errors.map((status) => [status, problemResponse(status, route.media)])),
+        ...(hostCheckedGroups.includes(route.group) && !(route.errors as readonly number[]).includes(404) ? { 404: unknownHostResponse(route.media) } : {}),
       },
       'x-credential': route.credential,
       ...(route.rate ? { 'x-rate-class': route.rate } : {}),
@@ -70,6 +71,12 @@ export function openApiDocument(origin: string) {
           bearerFormat: 'hlk_<id>_<secret>',
           description: 'An API key; a requirement lists the scope the key must hold. No key administers its account.',
         },
+        directoryKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'hlscim_<secret>',
+          description: 'A workspace’s directory key (from its SSO settings), for its SCIM client: the /scim/v2 routes act on that workspace.',
+        },
       },
       schemas: components,
     },
@@ -97,6 +104,8 @@ function securityOf(credential: Credential, scope: string | null): Array<Record<
       return [{ session: [] }];
     case 'key':
       return [key];
+    case 'directory':
+      return [{ directoryKey: [] }];
   }
 }
 
@@ -120,6 +129,9 @@ function headerParameters(route: Route) {
   return (route.headers ?? []).map(({ name, description }) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
 }
 
+/** SCIM clients send either JSON media type (Okta's spec test posts application/json, Entra application/scim+json). */
+const requestMedia = (route: Route) => (route.media === 'scim' ? ['application/scim+json', 'application/json'] : ['application/json']);
+
 function successResponse(route: Route, body: { $ref: string } | null) {
   const description = { 200: 'OK', 201: 'Created', 202: 'Accepted: queued or counted for later', 204: 'Done; no body' }[route.reply.status];
   if (!body) return { description };
@@ -127,7 +139,8 @@ function successResponse(route: Route, body: { $ref: string } | null) {
   const headers = route.download
     ? { headers: { 'content-disposition': { description: 'attachment, with the file name', schema: { type: 'string' } }, link: { description: 'rel="next": the next part of a large export', schema: { type: 'string' } } } }
     : {};
-  return { description, ...headers, content: { 'application/json': { schema: body }, ...text } };
+  const located = route.media === 'scim' && route.reply.body === 'ScimUser' ? { headers: { location: { description: 'The User’s absolute URL, as its meta.location', schema: { type: 'string' } } } } : {};
+  return { description, ...headers, ...located, content: { [route.media === 'scim' ? 'application/scim+json' : 'application/json']: { schema: body }, ...text } };
 }
 
 const problemDescriptions: Record<ErrorStatus, string> = {
@@ -144,16 +157,32 @@ const problemDescriptions: Record<ErrorStatus, string> = {
   429: 'Rate limited: `retry-after` says when the window resets.',
 };
 
-/** Any route of a host-checked group, on a workspace's hostname that is not verified (rule 5). */
-const unknownHostResponse = {
-  description: 'This address is a workspace’s hostname that is not (or no longer) verified: `reason: unknown_host`.',
-  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-};
+/** An error's body: problem+json, or SCIM's error message on the routes speaking SCIM. */
+const errorContent = (media: Route['media']) =>
+  media === 'scim'
+    ? { 'application/scim+json': { schema: { $ref: '#/components/schemas/ScimErrorMessage' } } }
+    : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
 
-function problemResponse(status: ErrorStatus) {
+/** Any route of a host-checked group, on a workspace's hostname that is not verified (rule 5). */
+const unknownHostResponse = (media: Route['media']) => ({
+  description: 'This address is a workspace’s hostname that is not (or no longer) verified: `reason: unknown_host`.',
+  content: errorContent(media),
+});
+
+function problemResponse(status: ErrorStatus, media: Route['media']) {
   return {
-    description: problemDescriptions[status],
+    description: media === 'scim' ? scimDescriptions[status] ?? problemDescriptions[status] : problemDescriptions[status],
     ...(status === 429 || status === 425 ? { headers: { 'retry-after': { description: 'Seconds to wait.', schema: { type: 'integer' } } } } : {}),
-    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    ...(status === 401 && media === 'scim' ? { headers: { 'www-authenticate': { description: 'Bearer', schema: { type: 'string' } } } } : {}),
+    content: errorContent(media),
   };
 }
+
+/** What SCIM's refusals mean here (RFC 7644 §3.12; `scimType` says which 400 or 409). */
+const scimDescriptions: Partial<Record<ErrorStatus, string>> = {
+  400: 'Not a request this service can read: `scimType` says why (invalidFilter, invalidSyntax, invalidPath, noTarget, invalidValue, mutability).',
+  401: 'No directory key, or not a valid one (a rotated key stops at once).',
+  403: 'The workspace no longer has the Team tier, no seat is free, or the membership is an owner’s or an admin’s.',
+  404: 'No such User in the directory key’s workspace.',
+  409: '`scimType: uniqueness`: the userName (any case) or externalId is another User’s; or the User kept changing.',
+};

@@ -14,6 +14,7 @@ import { webhooksReplies } from './webhooksReplies.ts';
 import { billingReplies, billingRequests, billingWebhookReplies, billingWebhookRequests } from './billing.ts';
 import { workspacesRequests } from './workspaces.ts';
 import { workspacesReplies } from './workspacesReplies.ts';
+import { scimReplies, scimRequests } from './scim.ts';
 
 /** The OpenAPI document itself, as far as a client relies on it. */
 export const openapiReplies = {
@@ -35,6 +36,7 @@ export const contracts = {
   workspaces: { requests: workspacesRequests, replies: workspacesReplies },
   billing: { requests: billingRequests, replies: billingReplies },
   billingWebhook: { requests: billingWebhookRequests, replies: billingWebhookReplies },
+  scim: { requests: scimRequests, replies: scimReplies },
   openapi: { requests: {}, replies: openapiReplies },
 };
 
@@ -61,6 +63,8 @@ export const schemas = {
   ...billingRequests,
   ...billingReplies,
   ...billingWebhookReplies,
+  ...scimRequests,
+  ...scimReplies,
   ...openapiReplies,
 };
 export type Schemas = typeof schemas;

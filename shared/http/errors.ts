@@ -13,6 +13,7 @@ export const errorCodes = [
   'invalid_json',
   'unsupported_media_type',
   'not_found',
+  'method_not_allowed',
   'gone',
   'locked',
   'too_early',
@@ -41,6 +42,7 @@ const titles: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  405: 'Method Not Allowed',
   409: 'Conflict',
   410: 'Gone',
   413: 'Content Too Large',
@@ -98,6 +100,22 @@ export function problemBody(error: HttpError, requestId?: string): Problem {
     ...(error.extras.errors ? { errors: error.extras.errors } : {}),
     ...(error.extras.members ?? {}),
     ...(requestId ? { request_id: requestId } : {}),
+  };
+}
+
+/**
+ * The same error as a SCIM error message (RFC 7644 §3.12), for the scim group: its `status` a
+ * string, its `scimType` when the error has one (ScimError's), its detail. Validation errors'
+ * fields are said in the detail: SCIM's message has no place for them.
+ */
+export function scimErrorBody(error: HttpError): { schemas: string[]; status: string; scimType?: string; detail: string } {
+  const scimType = error.extras.members?.scimType;
+  const fields = error.extras.errors?.map((field) => `${field.path} ${field.message}`).join('; ');
+  return {
+    schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+    status: String(error.status),
+    ...(typeof scimType === 'string' ? { scimType } : error.code === 'invalid_json' || error.code === 'invalid_request' ? { scimType: 'invalidSyntax' } : {}),
+    detail: fields ? `${error.detail} ${fields}` : error.detail,
   };
 }
 

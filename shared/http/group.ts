@@ -3,11 +3,11 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type * as z from 'zod/mini';
 import type { SchemaName, Schemas } from '../api/index.ts';
 import { isLenient } from '../api/input.ts';
-import { routeKey, type Group, type OperationOf, type Route, type RouteRow } from '../routes.ts';
+import { methodsAt, routeKey, type Group, type OperationOf, type Route, type RouteRow } from '../routes.ts';
 import type { Platform } from '../platform.ts';
 import { clientAddress } from './clientAddress.ts';
 import { HttpError } from './errors.ts';
-import { accessLog, problemResponses, requestMetrics, responseHeaders } from './middleware.ts';
+import { accessLog, problemResponses, requestMetrics, responseHeaders, scimMediaType } from './middleware.ts';
 import { parseJsonBody, parseQuery, toRawRequest, type ApiReply, type ApiRequest, type RawRequest } from './request.ts';
 
 /**
@@ -66,16 +66,29 @@ export function groupHandler<G extends Group, D extends GroupDeps>(
     (rows as readonly Route[]).map((route) => [routeKey(route), { route, operation: operations[route.operation as OperationOf<G>] as unknown as AnyOperation<D> }]),
   );
   const schemaOf = (name: SchemaName | null) => (name === null ? null : (contract as Record<string, z.ZodMiniType>)[name]!);
+  // A group whose every route speaks SCIM answers in SCIM's shapes, errors and unmatched requests included.
+  const media = (rows as readonly Route[]).every((route) => route.media === 'scim') ? 'scim' : 'problem';
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(requestMetrics(deps.metrics, rows))
     .use(accessLog(deps.logger, () => performance.now()))
     .use(responseHeaders(deps.config.WEB_ORIGIN))
-    .use(problemResponses(deps.logger))
+    .use(problemResponses(deps.logger, media))
     .handler(async (event) => {
       const entry = byKey.get(event.routeKey);
-      if (!entry) throw new HttpError(404, 'not_found', `No route for ${event.routeKey}.`);
+      if (!entry) throw unmatched(rows, event);
       return run(entry.route, entry.operation, schemaOf(entry.route.body), schemaOf(entry.route.query), event, deps);
     }) as unknown as GroupHandler;
+}
+
+/**
+ * A request no row of the group serves (a group with a fallback route, `scimFallbackPath`, gets
+ * them): 405 naming what is served at the path, 404 when nothing is.
+ */
+function unmatched(rows: readonly Route[], event: APIGatewayProxyEventV2): HttpError {
+  const allowed = methodsAt(rows, event.rawPath);
+  const method = event.requestContext.http.method;
+  if (allowed.length === 0) return new HttpError(404, 'not_found', `Nothing is served at ${event.rawPath}.`);
+  return new HttpError(405, 'method_not_allowed', `${method} is not served at ${event.rawPath}: ${allowed.join(', ')} is.`, { headers: { allow: allowed.join(', ') } });
 }
 
 async function run<D extends GroupDeps>(
@@ -101,12 +114,13 @@ async function run<D extends GroupDeps>(
       query: querySchema ? parseQuery(raw, querySchema) : undefined,
     };
     const reply = await operation(request, deps);
+    const json = route.media === 'scim' ? scimMediaType : 'application/json';
     if (reply.text !== undefined) {
       return { statusCode: reply.status, headers: { 'content-type': 'text/plain; charset=utf-8', ...reply.headers }, body: reply.text };
     }
     return {
       statusCode: reply.status,
-      headers: { ...(reply.body === undefined ? {} : { 'content-type': 'application/json' }), ...reply.headers },
+      headers: { ...(reply.body === undefined ? {} : { 'content-type': json }), ...reply.headers },
       ...(reply.body === undefined ? {} : { body: JSON.stringify(reply.body) }),
     };
   } finally {

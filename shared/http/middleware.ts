@@ -4,7 +4,7 @@ import type { AppLogger } from '../logger.ts';
 import type { AppMetrics, MetricName } from '../metrics.ts';
 import { routeKey, type Route } from '../routes.ts';
 import { corsPolicy } from './cors.ts';
-import { problemBody, toHttpError } from './errors.ts';
+import { problemBody, scimErrorBody, toHttpError } from './errors.ts';
 
 type Middleware = MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
 
@@ -53,10 +53,11 @@ export function responseHeaders(webOrigin: string): Middleware {
 }
 
 /**
- * The one place errors become responses: RFC 9457 problem+json with a stable `code`. Faults
- * of ours are logged (name and message, never the request) and answered with a bare 500.
+ * The one place errors become responses: RFC 9457 problem+json with a stable `code` (or, for a
+ * group speaking SCIM, SCIM's error message in application/scim+json). Faults of ours are
+ * logged (name and message, never the request) and answered with a bare 500.
  */
-export function problemResponses(logger: AppLogger): Middleware {
+export function problemResponses(logger: AppLogger, media: 'problem' | 'scim' = 'problem'): Middleware {
   return {
     onError: (request) => {
       const error = toHttpError(request.error);
@@ -67,12 +68,15 @@ export function problemResponses(logger: AppLogger): Middleware {
       }
       request.response = {
         statusCode: error.status,
-        headers: { 'content-type': 'application/problem+json', ...error.extras.headers },
-        body: JSON.stringify(problemBody(error, requestId)),
+        headers: { 'content-type': media === 'scim' ? scimMediaType : 'application/problem+json', ...error.extras.headers },
+        body: JSON.stringify(media === 'scim' ? scimErrorBody(error) : problemBody(error, requestId)),
       };
     },
   };
 }
+
+/** SCIM's media type (RFC 7644 §3.1), for its answers and errors alike. */
+export const scimMediaType = 'application/scim+json; charset=utf-8';
 
 /** One line per request: route, status and duration. Nothing from the request itself. */
 export function accessLog(logger: AppLogger, now: () => number): Middleware {

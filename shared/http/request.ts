@@ -26,6 +26,10 @@ export interface ApiRequest<Body = unknown, Query = unknown> {
   callCounted: Promise<void>;
   /** The workspace's verified hostname the request arrived on; null on this deployment's own host. */
   hostClaim: HostClaim | null;
+  /** The query string as it arrived, undecoded (SCIM reads its filter from it: `+` is a space there). */
+  rawQueryString: string;
+  /** The workspace whose directory key the request carried (`directory` routes); null otherwise. */
+  directory: { workspaceId: string } | null;
 }
 
 /** What an operation answers; the group handler turns it into an API Gateway result. */
@@ -54,6 +58,8 @@ export function toRawRequest(event: APIGatewayProxyEventV2, route: Route): RawRe
     principal: null,
     callCounted: Promise.resolve(),
     hostClaim: null,
+    rawQueryString: event.rawQueryString ?? '',
+    directory: null,
   };
 }
 

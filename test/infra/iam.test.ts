@@ -195,7 +195,10 @@ function model(context: Record<string, unknown>): Model {
  * listing (Query gsi1), the inbox (Query of the link's partition); a person's tier (secrets'
  * receipts, files' limits, account's usage and flags): Query gsi1 and BatchGet; workspaces: transactions
  * (Put, Update, Delete, and ConditionCheck of the actor's role), Get of its items, Query of a
- * workspace's roll and audit trail, the caller's memberships (Query gsi1, then BatchGet).
+ * workspace's roll and audit trail, the caller's memberships (Query gsi1, then BatchGet); scim:
+ * the key's lookup and the workspace (Get), Users (Get, Query of the workspace's partition), a
+ * new address's account and every change of a User (transactions of Put, Update, Delete, and a
+ * ConditionCheck of the membership a User links to).
  */
 const expectedTable = {
   secrets: { items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
@@ -210,6 +213,7 @@ const expectedTable = {
   },
   billing: { items: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
   billingWebhook: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
+  scim: { items: ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   openapi: { items: [], query: [] },
   schedule: { items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
   relay: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
@@ -239,6 +243,7 @@ const expectedQueue: Record<Name, readonly string[]> = {
   workspaces: [],
   billing: [],
   billingWebhook: [],
+  scim: [],
   schedule: ['sqs:SendMessage'],
   relay: ['sqs:SendMessage'],
   deliveries: ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
@@ -282,6 +287,7 @@ const expectedSigningKey: Record<Name, readonly string[]> = {
   workspaces: [],
   billing: [],
   billingWebhook: [],
+  scim: [],
   schedule: [],
   relay: [],
   deliveries: ['kms:Decrypt'],
@@ -591,9 +597,10 @@ describe('the DynamoDB calls of the stores', () => {
     }
   });
 
-  it('put a ConditionCheck in a transaction only in the workspaces stores, whose function is granted dynamodb:ConditionCheckItem', () => {
+  it('put a ConditionCheck in a transaction only in the workspaces stores, whose functions (workspaces, scim) are granted dynamodb:ConditionCheckItem', () => {
     for (const { file, text } of sources) if (!file.startsWith('workspace')) expect(text, file).not.toMatch(/ConditionCheck\s*:/);
     expect(expectedTable.workspaces.items).toContain('dynamodb:ConditionCheckItem');
+    expect(expectedTable.scim.items).toContain('dynamodb:ConditionCheckItem');
   });
 
   it('are each granted to some function', () => {

@@ -9,7 +9,7 @@ import { FUNCTION_TAG } from '../../lib/lambda.ts';
 import { HushlinkStack } from '../../lib/stack.ts';
 import { prepareWebAssets } from '../../lib/web.ts';
 import { Webhooks } from '../../lib/webhooks.ts';
-import { groups, routeKey, routes } from '../../shared/routes.ts';
+import { groups, routeKey, routes, scimFallbackPath } from '../../shared/routes.ts';
 import { schedules } from '../../shared/schedules.ts';
 import { createTableInput, tableDefinition } from '../../shared/store/table.ts';
 import { relayFilters } from '../../shared/store/relayRecords.ts';
@@ -135,9 +135,12 @@ describe('API', () => {
     expect(routeTargetFunction(matching[0]!)).toBe(functionId(row.group));
   });
 
-  it('has no route beyond the route table', () => {
+  it('has no route beyond the route table but the scim group\'s fallback, to the scim function', () => {
     const keys = apiRoutes.map((route) => route.Properties?.['RouteKey'] as string).sort();
-    expect(keys).toEqual(routes.map(routeKey).sort());
+    expect(keys).toEqual([...routes.map(routeKey), `ANY ${scimFallbackPath}`].sort());
+    const fallback = apiRoutes.filter((route) => route.Properties?.['RouteKey'] === `ANY ${scimFallbackPath}`);
+    expect(fallback).toHaveLength(1);
+    expect(routeTargetFunction(fallback[0]!)).toBe(functionId('scim'));
   });
 
   it('lets API Gateway invoke each group function', () => {

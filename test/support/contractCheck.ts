@@ -64,8 +64,10 @@ export function checkApiResponse(method: string, url: URL, response: { status: n
   if (!validate(body)) {
     throw new Error(`contract: ${key} ${response.status} does not match ${content!.schema.$ref}: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 500)}`);
   }
-  if (response.status >= 400 && (body as { status?: number }).status !== response.status) {
-    throw new Error(`contract: ${key} ${response.status} carries status ${(body as { status?: number }).status} in its problem`);
+  // SCIM's error message carries its status as a string (RFC 7644 §3.12), a problem as a number.
+  const carried = (body as { status?: number | string }).status;
+  if (response.status >= 400 && carried !== (route.media === 'scim' ? String(response.status) : response.status)) {
+    throw new Error(`contract: ${key} ${response.status} carries status ${carried} in its error body`);
   }
 }
 

@@ -39,14 +39,21 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(operation.responses).map(Number).sort()).toEqual([route.reply.status, ...route.errors, ...unknownHost].sort());
     for (const status of unknownHost) expect(operation.responses[status]!.description).toContain('unknown_host');
     const success = operation.responses[route.reply.status]!;
-    if (route.reply.body) expect(success.content?.['application/json']?.schema).toEqual({ $ref: `#/components/schemas/${route.reply.body}` });
+    // SCIM's routes answer in SCIM's media type, errors as SCIM error messages (RFC 7644 §3.1, §3.12), and read either JSON type.
+    const scim = route.media === 'scim';
+    const [json, errorType, errorSchema] = scim ? ['application/scim+json', 'application/scim+json', 'ScimErrorMessage'] : ['application/json', 'application/problem+json', 'Problem'];
+    if (route.reply.body) expect(success.content?.[json]?.schema).toEqual({ $ref: `#/components/schemas/${route.reply.body}` });
     else expect(success.content).toBeUndefined();
-    for (const status of route.errors) {
-      expect(operation.responses[status]!.content?.['application/problem+json']?.schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    for (const status of [...route.errors, ...unknownHost]) {
+      expect(operation.responses[status]!.content?.[errorType]?.schema).toEqual({ $ref: `#/components/schemas/${errorSchema}` });
       if (status === 429) expect(operation.responses[status]!.headers).toHaveProperty('retry-after');
+      if (status === 401 && scim) expect(operation.responses[status]!.headers).toHaveProperty('www-authenticate');
     }
-    if (route.body) expect(operation.requestBody?.content['application/json']?.schema).toEqual({ $ref: `#/components/schemas/${route.body}` });
-    else expect(operation.requestBody).toBeUndefined();
+    if (route.body) {
+      for (const type of scim ? ['application/scim+json', 'application/json'] : ['application/json']) {
+        expect(operation.requestBody?.content[type]?.schema).toEqual({ $ref: `#/components/schemas/${route.body}` });
+      }
+    } else expect(operation.requestBody).toBeUndefined();
     expect(operation.parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name)).toEqual(
       [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name),
     );
@@ -61,7 +68,9 @@ describe('the OpenAPI document', () => {
     expect(security['GET /v1/usage']).toEqual([{ session: [] }, { apiKey: [] }]);
     expect(security['POST /v1/api-keys']).toEqual([{ session: [] }]);
     expect(security['POST /v1/webhooks/{id}/test']).toEqual([{ apiKey: [] }]);
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['apiKey', 'session']);
+    expect(security['POST /scim/v2/Users']).toEqual([{ directoryKey: [] }]);
+    expect(security['GET /scim/v2/ServiceProviderConfig']).toEqual([]);
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['apiKey', 'directoryKey', 'session']);
   });
 
   it('documents the query parameters of a listing, with their defaults, and optional bodies as optional', () => {
@@ -84,7 +93,7 @@ describe('the OpenAPI document', () => {
 
   it('marks the routes beyond the interface', () => {
     const beyond = routes.filter((route) => (operationOf(route) as Record<string, unknown>)['x-beyond-interface']).map(routeKey);
-    expect(beyond).toEqual(['GET /v1/openapi.json']);
+    expect(beyond.sort()).toEqual(['GET /scim/v2/ResourceTypes', 'GET /scim/v2/Schemas', 'GET /v1/openapi.json', 'PUT /scim/v2/Users/{id}']);
   });
 });
 

@@ -1,3 +1,5 @@
+import { HttpError, type ErrorCode } from '../../http/errors.ts';
+
 /**
  * SCIM 2.0 provisioning (issue 18, interface §4.8, RFC 7643/7644): a workspace's directory (Okta,
  * Microsoft Entra) provisions its members as Users, authenticated by the workspace's directory
@@ -14,20 +16,21 @@ export const serviceProviderConfigSchema = 'urn:ietf:params:scim:schemas:core:2.
 export const schemaSchema = 'urn:ietf:params:scim:schemas:core:2.0:Schema';
 export const resourceTypeSchema = 'urn:ietf:params:scim:schemas:core:2.0:ResourceType';
 
-export interface ScimEmail {
+// Type aliases, not interfaces: an answer's schema (shared/api/scim.ts) takes them as open objects.
+export type ScimEmail = {
   value: string;
   type?: string | undefined;
   primary?: boolean | undefined;
-}
+};
 
-export interface ScimName {
+export type ScimName = {
   formatted?: string | undefined;
   familyName?: string | undefined;
   givenName?: string | undefined;
   middleName?: string | undefined;
   honorificPrefix?: string | undefined;
   honorificSuffix?: string | undefined;
-}
+};
 
 /**
  * The attributes of a provisioned User the service keeps (what the directory sent, as it sent
@@ -63,13 +66,20 @@ export interface ScimUser extends ScimUserAttributes {
 /** A SCIM error as RFC 7644 §3.12 shapes it; `scimType` for the 400s and 409s that have one. */
 export type ScimType = 'invalidFilter' | 'tooMany' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue' | 'invalidVers' | 'sensitive';
 
-export class ScimError extends Error {
+const codes: Record<number, ErrorCode> = { 400: 'invalid_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict' };
+
+/**
+ * The one error type (HttpError), with SCIM's `scimType`: the scim group answers every error in
+ * SCIM's shape (shared/http/errors.ts scimErrorBody), this one with its type.
+ */
+export class ScimError extends HttpError {
   constructor(
-    readonly status: number,
-    readonly detail: string,
+    status: number,
+    detail: string,
     readonly scimType?: ScimType,
+    headers?: Record<string, string>,
   ) {
-    super(detail);
+    super(status, codes[status] ?? 'invalid_request', detail, { members: scimType ? { scimType } : {}, ...(headers ? { headers } : {}) });
     this.name = 'ScimError';
   }
 }

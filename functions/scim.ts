@@ -1,0 +1,108 @@
+import { scimRequests } from '../shared/api/scim.ts';
+import { resourceTypes, scimSchemas, serviceProviderConfig } from '../shared/domain/scim/discovery.ts';
+import { listResponseSchema, type ScimUser } from '../shared/domain/scim/model.ts';
+import { listScimUsers } from '../shared/domain/scim/listing.ts';
+import { toScimResource } from '../shared/domain/scim/userBody.ts';
+import { createScimUser, deleteScimUser, patchScimUser, readScimUser, replaceScimUser, type ScimPorts } from '../shared/domain/scim/users.ts';
+import type { DirectoryKeyPorts } from '../shared/domain/scim/directoryKey.ts';
+import { HostDirectory } from '../shared/domain/domains/hosts.ts';
+import { directoryGuard } from '../shared/http/directoryGuard.ts';
+import { groupHandler, type GroupDeps, type Operations } from '../shared/http/group.ts';
+import type { ApiRequest } from '../shared/http/request.ts';
+import { lambdaEntry, type Platform } from '../shared/platform.ts';
+import { scimRoutes } from '../shared/routes.ts';
+import { DynamoDirectoryKeys } from '../shared/store/directoryKeys.ts';
+import { DynamoHostClaims } from '../shared/store/hostClaims.ts';
+import { DynamoUserStore } from '../shared/store/users.ts';
+import { DynamoScimUserStore } from '../shared/store/workspaceScim.ts';
+import { DynamoWorkspaceStore } from '../shared/store/workspaces.ts';
+
+/**
+ * Where this deployment's SCIM endpoint is, as the request reached it: a workspace's verified
+ * hostname or this deployment's own origin. Locations in answers are absolute (RFC 7644 §3.1).
+ */
+const scimBase = (request: Pick<ApiRequest, 'hostClaim'>, deps: ScimDeps) =>
+  `${request.hostClaim ? `https://${request.hostClaim.hostname}` : deps.config.WEB_ORIGIN.replace(/\/+$/, '')}/scim/v2`;
+
+/** The workspace the directory key belongs to (the guard has checked it). */
+const workspaceOf = (request: Pick<ApiRequest, 'directory'>) => request.directory!.workspaceId;
+
+/** A User answered with its `Location` (the same as its `meta.location`). */
+function userReply<S extends 200 | 201>(status: S, user: ScimUser, request: ApiRequest, deps: ScimDeps) {
+  const resource = toScimResource(user, scimBase(request, deps));
+  return { status, body: resource, headers: { location: resource.meta.location } };
+}
+
+/** Directory provisioning (interface §4.8) in SCIM's own shapes, on the directory key's workspace. */
+export const operations: Operations<'scim', ScimDeps> = {
+  async readServiceProviderConfig(request, deps) {
+    return { status: 200, body: serviceProviderConfig(scimBase(request, deps)) };
+  },
+
+  async readScimSchemas(request, deps) {
+    return { status: 200, body: scimSchemas(scimBase(request, deps)) };
+  },
+
+  async readScimResourceTypes(request, deps) {
+    return { status: 200, body: resourceTypes(scimBase(request, deps)) };
+  },
+
+  async listScimUsers(request, deps) {
+    const page = await listScimUsers(workspaceOf(request), request.rawQueryString, deps);
+    const base = scimBase(request, deps);
+    return {
+      status: 200,
+      body: {
+        schemas: [listResponseSchema],
+        totalResults: page.totalResults,
+        startIndex: page.startIndex,
+        itemsPerPage: page.itemsPerPage,
+        Resources: page.users.map((user) => toScimResource(user, base)),
+      },
+    };
+  },
+
+  async createScimUser(request, deps) {
+    return userReply(201, await createScimUser(workspaceOf(request), request.body, deps), request, deps);
+  },
+
+  async readScimUser(request, deps) {
+    return userReply(200, await readScimUser(workspaceOf(request), request.params.id!, deps), request, deps);
+  },
+
+  async replaceScimUser(request, deps) {
+    return userReply(200, await replaceScimUser(workspaceOf(request), request.params.id!, request.body, deps), request, deps);
+  },
+
+  async patchScimUser(request, deps) {
+    return userReply(200, await patchScimUser(workspaceOf(request), request.params.id!, request.body, deps), request, deps);
+  },
+
+  async deleteScimUser(request, deps) {
+    await deleteScimUser(workspaceOf(request), request.params.id!, deps);
+    return { status: 204, body: undefined };
+  },
+};
+
+/** The scim function's wiring: the directory keys, the workspaces (their tier), Users, accounts, and the verified hostnames. */
+export type ScimDeps = GroupDeps & ScimPorts & DirectoryKeyPorts;
+
+export function compose(platform: Platform): ScimDeps {
+  const { db, config, clock } = platform;
+  const ports = {
+    directoryKeys: new DynamoDirectoryKeys(db, config.TABLE_NAME),
+    workspaces: new DynamoWorkspaceStore(db, config.TABLE_NAME),
+    hosts: new HostDirectory(new DynamoHostClaims(db, config.TABLE_NAME), clock),
+    config,
+  };
+  return {
+    ...platform,
+    ...ports,
+    guard: directoryGuard(ports),
+    scimUsers: new DynamoScimUserStore(db, config.TABLE_NAME),
+    users: new DynamoUserStore(db, config.TABLE_NAME),
+  };
+}
+
+export const createHandler = (deps: ScimDeps) => groupHandler(scimRoutes, operations, scimRequests, deps);
+export const handler = lambdaEntry((platform) => createHandler(compose(platform)));

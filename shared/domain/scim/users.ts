@@ -1,0 +1,132 @@
+import * as z from 'zod/mini';
+import type { Clock } from '../../clock.ts';
+import { newAuditId, newScimUserId, newUserId } from '../../ids.ts';
+import { normalizeEmail } from '../accounts/model.ts';
+import type { AccountPorts } from '../accounts/ports.ts';
+import type { AuditRow } from '../workspaces/model.ts';
+import { isObject, keyOf } from './attributes.ts';
+import { ScimError, type ScimUser, type ScimUserAttributes } from './model.ts';
+import { applyPatch } from './patch.ts';
+import type { ScimUserStore } from './ports.ts';
+import { parseUserBody } from './userBody.ts';
+
+export interface ScimPorts {
+  scimUsers: ScimUserStore;
+  users: Pick<AccountPorts['users'], 'createOrGet'>;
+  clock: Clock;
+}
+
+/** Attempts when another change of the same User lands between the read and the write. */
+const changeAttempts = 3;
+
+const notFound = (id: string) => new ScimError(404, `No User ${id} in this workspace.`);
+const uniqueness = () => new ScimError(409, 'A User with this userName or externalId exists in this workspace.', 'uniqueness');
+const noSeat = () => new ScimError(403, 'Every seat of the workspace is taken: add seats, or deactivate a User, before activating another.');
+const privileged = () => new ScimError(403, 'This User’s membership is an owner’s or an admin’s: the workspace changes those roles itself, the directory never removes them.');
+const busy = (id: string) => new ScimError(409, `User ${id} kept changing while this change was applied: read it again.`);
+
+/** What an address an account may be made for is, as sign-in reads one. */
+const address = z.email().check(z.maxLength(254));
+
+/**
+ * The address the User's account is: its primary email, else its work email, else its first,
+ * else its userName when that is an address (Okta's default). The account is fixed at create:
+ * renaming a User, or changing its emails, never moves the membership to another account.
+ */
+export function accountAddress(user: ScimUserAttributes): string {
+  const emails = user.emails ?? [];
+  const candidates = [emails.find((email) => email.primary === true), emails.find((email) => email.type?.toLowerCase() === 'work'), emails[0]]
+    .map((email) => email?.value)
+    .concat(user.userName);
+  const found = candidates.find((value) => value !== undefined && address.safeParse(value).success);
+  if (found === undefined) {
+    throw new ScimError(400, 'A User needs an email address (in emails, or as its userName): its account is made for it.', 'invalidValue');
+  }
+  return normalizeEmail(found);
+}
+
+function scimAudit(workspaceId: string, action: string, user: Pick<ScimUser, 'id' | 'userName' | 'userId' | 'active'>, now: number): AuditRow {
+  return {
+    id: newAuditId(),
+    workspaceId,
+    at: now,
+    actor: { userId: null, email: null, via: 'scim' },
+    action,
+    target: user.userId,
+    details: { scim_id: user.id, user_name: user.userName, active: user.active },
+  };
+}
+
+/**
+ * `POST /Users`: the User, and the account its address is (made when new: no sign-in is needed
+ * for it to exist), a member of the workspace holding a seat when active. Never any secret.
+ */
+export async function createScimUser(workspaceId: string, body: unknown, ports: ScimPorts): Promise<ScimUser> {
+  const attributes = parseUserBody(body);
+  const email = accountAddress(attributes);
+  // A known duplicate is refused before an account is made for it; the condition settles races.
+  if (await ports.scimUsers.byUserName(workspaceId, attributes.userName)) throw uniqueness();
+  const now = ports.clock.now();
+  const account = await ports.users.createOrGet({ id: newUserId(), email, plan: 'free', createdAt: now });
+  const id = newScimUserId();
+  const user: ScimUser = { ...attributes, id, workspaceId, userId: account.id, createdAt: now, lastModified: now, version: 1 };
+  const outcome = await ports.scimUsers.create(workspaceId, id, attributes, { userId: account.id, email: account.email }, now, scimAudit(workspaceId, 'scim.user_created', user, now));
+  if (outcome === 'duplicate') throw uniqueness();
+  if (outcome === 'no_seat') throw noSeat();
+  return user;
+}
+
+export async function readScimUser(workspaceId: string, id: string, ports: Pick<ScimPorts, 'scimUsers'>): Promise<ScimUser> {
+  const user = await ports.scimUsers.get(workspaceId, id);
+  if (!user) throw notFound(id);
+  return user;
+}
+
+/**
+ * `PUT /Users/{id}`: the User's attributes replaced by the body's. `active` left out keeps the
+ * User as it is: Okta's wizard-made apps PUT back what they read, and a PUT that forgot
+ * `active` must not take or free a seat by surprise.
+ */
+export function replaceScimUser(workspaceId: string, id: string, body: unknown, ports: ScimPorts): Promise<ScimUser> {
+  const attributes = parseUserBody(body);
+  const activeSent = isObject(body) && keyOf(body, 'active') !== undefined && body[keyOf(body, 'active')!] !== null;
+  return change(workspaceId, id, ports, (current) => (activeSent ? attributes : { ...attributes, active: current.active }));
+}
+
+/** `PATCH /Users/{id}`: the operations applied to the User as it is now, all or none. */
+export function patchScimUser(workspaceId: string, id: string, body: unknown, ports: ScimPorts): Promise<ScimUser> {
+  return change(workspaceId, id, ports, (current) => applyPatch(current, body));
+}
+
+/**
+ * A change of a User, made on its latest version: deactivating removes the membership and frees
+ * the seat (the User stays, `active: false`); reactivating takes a seat (403 when none is free).
+ */
+async function change(workspaceId: string, id: string, ports: ScimPorts, next: (current: ScimUser) => ScimUserAttributes): Promise<ScimUser> {
+  for (let attempt = 0; attempt < changeAttempts; attempt++) {
+    const current = await readScimUser(workspaceId, id, ports);
+    const attributes = next(current);
+    const now = ports.clock.now();
+    const after: ScimUser = { ...attributes, id, workspaceId, userId: current.userId, createdAt: current.createdAt, lastModified: now, version: current.version + 1 };
+    const action = current.active === after.active ? 'scim.user_updated' : after.active ? 'scim.user_reactivated' : 'scim.user_deactivated';
+    const outcome = await ports.scimUsers.replace(workspaceId, id, attributes, current.version, now, scimAudit(workspaceId, action, after, now));
+    if (outcome === 'replaced') return after;
+    if (outcome === 'duplicate') throw uniqueness();
+    if (outcome === 'no_seat') throw noSeat();
+    if (outcome === 'privileged') throw privileged();
+  }
+  throw busy(id);
+}
+
+/** `DELETE /Users/{id}`: the User and its membership go, the seat is freed; the account stays (rule 6). */
+export async function deleteScimUser(workspaceId: string, id: string, ports: ScimPorts): Promise<void> {
+  for (let attempt = 0; attempt < changeAttempts; attempt++) {
+    const current = await readScimUser(workspaceId, id, ports);
+    const now = ports.clock.now();
+    const outcome = await ports.scimUsers.delete(workspaceId, id, scimAudit(workspaceId, 'scim.user_deleted', current, now));
+    if (outcome === 'deleted') return;
+    if (outcome === 'gone') throw notFound(id);
+    if (outcome === 'privileged') throw privileged();
+  }
+  throw busy(id);
+}
