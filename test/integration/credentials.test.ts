@@ -4,6 +4,7 @@ import type { Runtime } from '../../local/runtime.ts';
 import { routeKey, routes, scopes, type Route, type Scope } from '../../shared/routes.ts';
 import { bearer, createKey, newEmail, signIn, type CreatedKey, type SignedIn } from '../support/accounts.ts';
 import { apiClient, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
+import { directoryWorkspace, oktaUser, scimClient, type DirectoryWorkspace } from '../support/scim/directory.ts';
 import { invitationToken, joinAs, setWorkspace, teamWorkspace } from '../support/workspaces.ts';
 
 /**
@@ -198,7 +199,35 @@ const cases: Record<string, Case> = {
   },
   // The seats of a workspace the main user bought Team for (once), set to a count of the attempt.
   'PATCH /v1/billing/seats': { success: 200, prepare: async () => ({ path: '/v1/billing/seats', json: { workspace_id: await teamBoughtByMain(), seats: 2 + (++seatChanges % 5) } }) },
+  // SCIM: the routes of a directory (a workspace with its SSO directory, made once), each on a User of its own.
+  'GET /scim/v2/Users': { success: 200, prepare: async () => ({ path: '/scim/v2/Users' }) },
+  'POST /scim/v2/Users': { success: 201, prepare: async () => ({ path: '/scim/v2/Users', json: oktaUser(await newDirectoryAddress()) }) },
+  'GET /scim/v2/Users/{id}': { success: 200, prepare: async () => ({ path: `/scim/v2/Users/${(await directoryUser()).id}` }) },
+  'PUT /scim/v2/Users/{id}': {
+    success: 200,
+    prepare: async () => {
+      const user = await directoryUser();
+      return { path: `/scim/v2/Users/${user.id}`, json: oktaUser(user.userName, { displayName: 'Replaced' }) };
+    },
+  },
+  'PATCH /scim/v2/Users/{id}': {
+    success: 200,
+    prepare: async () => ({ path: `/scim/v2/Users/${(await directoryUser()).id}`, json: { Operations: [{ op: 'replace', path: 'displayName', value: 'Patched' }] } }),
+  },
+  'DELETE /scim/v2/Users/{id}': { success: 204, prepare: async () => ({ path: `/scim/v2/Users/${(await directoryUser()).id}` }) },
 };
+
+let directory: Promise<DirectoryWorkspace> | undefined;
+/** The matrix's SCIM directory: a Team workspace with a verified domain and its directory key (made once). */
+const directoryOfMatrix = () => (directory ??= directoryWorkspace(runtime, 500));
+let directoryAddresses = 0;
+const newDirectoryAddress = async () => `matrix-${++directoryAddresses}@${(await directoryOfMatrix()).domain}`;
+/** A fresh User of the matrix's directory. */
+async function directoryUser(): Promise<{ id: string; userName: string }> {
+  const reply = await scimClient(runtime, (await directoryOfMatrix()).key).post('/Users', oktaUser(await newDirectoryAddress()));
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return reply.body;
+}
 
 let hostnames = 0;
 /** A fresh claim of a hostname by the main user, in a workspace of its own (a workspace holds 20 at most). */
@@ -307,7 +336,37 @@ const scopeRefusalOf = (route: Route) => (listed(route, 403) ? 403 : 401);
 const listed = (route: Route, status: number) => (route.errors as readonly number[]).includes(status);
 const lenientOnes = guarded.filter((route) => route.credential === 'lenient');
 
-describe.each(guarded.map((route) => [routeKey(route), route] as const))('%s', (_, route) => {
+/** The directory key's routes (SCIM): that key and nothing else, refused in SCIM's shape. */
+const directoryRoutes = guarded.filter((route) => route.credential === 'directory');
+describe.each(directoryRoutes.map((route) => [routeKey(route), route] as const))('%s', (_, route) => {
+  const success = () => cases[routeKey(route)]!.success;
+  const refusedAsScim = (reply: Reply) => {
+    expect(reply.status, described(reply)).toBe(401);
+    expect(reply.body).toMatchObject({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '401' });
+    expect(reply.headers.get('content-type')).toMatch(/^application\/scim\+json/);
+    expect(reply.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  };
+
+  it('answers 401 without a credential', async () => refusedAsScim(await send(route, 'anonymous', undefined)));
+
+  it.each([
+    ['an expired access token', () => expired.auth],
+    ['a session', () => main.auth],
+    ['an API key with every scope', () => keyWith(scopes).auth],
+    ['garbage', () => ({ authorization: 'Bearer not-a-token' })],
+    ['Okta’s probe, with no scheme', () => ({ authorization: 'non-token' })],
+    ['a directory key that does not exist', () => ({ authorization: `Bearer hlscim_${'A'.repeat(43)}` })],
+    ['the key as a Basic credential', async () => ({ authorization: `Basic ${Buffer.from(`x:${(await directoryOfMatrix()).key}`).toString('base64')}` })],
+    ['an empty bearer', () => ({ authorization: 'Bearer ' })],
+  ])('answers 401 to %s', async (_, auth) => refusedAsScim(await send(route, 'session', await auth())));
+
+  it.each(['Bearer', 'bearer', 'BEARER'])('accepts the directory key, with the scheme written %s', async (scheme) => {
+    const reply = await send(route, 'session', { authorization: `${scheme} ${(await directoryOfMatrix()).key}` });
+    expect(reply.status, described(reply)).toBe(success());
+  });
+});
+
+describe.each(guarded.filter((route) => route.credential !== 'directory').map((route) => [routeKey(route), route] as const))('%s', (_, route) => {
   const success = () => cases[routeKey(route)]!.success;
   const anonymousWorks = route.credential === 'optional' || route.credential === 'lenient';
 
