@@ -134,7 +134,19 @@ describe('logs', () => {
     const firstKey = (await api.call('PUT', `/v1/workspaces/${workspace.body.id}/sso`, { json: ssoBody, headers: session.auth })).body.scim.directory_key as string;
     const rotatedKey = (await api.call('PUT', `/v1/workspaces/${workspace.body.id}/sso`, { json: { ...ssoBody, rotate_directory_key: true }, headers: session.auth })).body.scim.directory_key as string;
     expect([firstKey, rotatedKey].every((key) => key.startsWith('hlscim_'))).toBe(true);
-    const workspaceSecrets = [invitation, invitation.slice(4), invitee, joined.access_token, joined.refresh_token, firstKey, rotatedKey, firstKey.slice(7), rotatedKey.slice(7)];
+    // SCIM: the directory provisions with the key (the rotated-away one refused), Okta's random password in the body, Entra's in a PATCH.
+    const scim = (key: string, method: string, path: string, json?: unknown) =>
+      api.call(method, `/scim/v2${path}`, { ...(json === undefined ? {} : { json }), headers: { authorization: `Bearer ${key}` } });
+    expect((await scim(firstKey, 'GET', '/Users')).status).toBe(401);
+    const provisioned = newEmail('scim-logs');
+    const oktaPassword = `Okta-${randomBytes(12).toString('base64url')}`;
+    const entraPassword = `Entra-${randomBytes(12).toString('base64url')}`;
+    const scimUser = await scim(rotatedKey, 'POST', '/Users', { userName: provisioned, emails: [{ value: provisioned, primary: true }], password: oktaPassword, active: true });
+    expect(scimUser.status).toBe(201);
+    const patchOp = { Operations: [{ op: 'replace', value: { password: entraPassword, active: false } }] };
+    expect((await scim(rotatedKey, 'PATCH', `/Users/${scimUser.body.id}`, patchOp)).status).toBe(200);
+    expect((await scim(rotatedKey, 'GET', `/Users?filter=${encodeURIComponent(`userName eq "${provisioned}"`)}`)).body.totalResults).toBe(1);
+    const workspaceSecrets = [invitation, invitation.slice(4), invitee, joined.access_token, joined.refresh_token, firstKey, rotatedKey, firstKey.slice(7), rotatedKey.slice(7), provisioned, oktaPassword, entraPassword];
     // The payment provider: its secret key (the service's SDK sends it) and the webhook signing
     // secret, through a checkout paid in the emulator and its events applied.
     const stripe = stripeClient({ secretKey: runtime.stripe.apiKey, apiUrl: runtime.stripe.url });
@@ -163,6 +175,8 @@ describe('logs', () => {
     expect(logs).toContain('"route":"POST /v1/workspaces/invitations/accept"');
     expect(logs).toContain('"route":"POST /v1/billing/webhook"');
     expect(logs).toContain('"route":"PUT /v1/workspaces/{id}/sso"');
+    expect(logs).toContain('"route":"POST /scim/v2/Users"');
+    expect(logs).toContain('"route":"PATCH /scim/v2/Users/{id}"');
     // A bare 8-digit code could occur by chance in timings; look for it as a value or in the mail text.
     const credentials = [session.access_token, session.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token, sealed, chainKey, hook.body.secret, key.key, `"${code}"`, `code: ${code}`, `code is ${code}`, email];
     for (const secretMaterial of [body.envelope, body.salt, deleteToken, token, verifier, 'wrong-token', 'hdt_wrong', ...credentials, ...linkSecrets]) {
