@@ -3,6 +3,7 @@ import type { Runtime } from '../../local/runtime.ts';
 import { newEmail, signIn, type SignedIn } from '../support/accounts.ts';
 import { injectDynamoFaults, internalError, transactionConflict, type DynamoCall } from '../support/faults.ts';
 import { apiClient, claimPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
+import { directoryWorkspace, oktaUser, scimClient } from '../support/scim/directory.ts';
 import { createHandler as createRelayHandler } from '../../functions/relay.ts';
 import { LocalStream } from '../../local/streams.ts';
 import { relayFilters } from '../../shared/store/relayRecords.ts';
@@ -90,6 +91,37 @@ describe('transaction conflicts, as AWS answers them', () => {
     expect(await replay.drain()).toBeGreaterThan(20);
     await replay.stop();
     expect(await usage()).toMatchObject({ live_secrets: before.live_secrets + 20, bytes_stored: before.bytes_stored + 1000 });
+  });
+});
+
+describe('SCIM provisioning under transaction conflicts', () => {
+  it('30 parallel creates within 30 free seats, then deactivations, reactivations and deletes, all succeed past two conflicts each, and the roster ends exact', async () => {
+    // 31 seats: the owner holds one.
+    const directory = await directoryWorkspace(runtime, 31);
+    const scim = scimClient(runtime, directory.key);
+    const conflictsBefore = conflictsAnswered;
+    const created = await Promise.all(Array.from({ length: 30 }, (_, i) => scim.post('/Users', oktaUser(`bulk-${i}@${directory.domain}`))));
+    expect(created.map((reply) => reply.status), JSON.stringify(created.find((reply) => reply.status !== 201)?.body)).toEqual(Array(30).fill(201));
+    const ids = created.map((reply) => reply.body.id as string);
+    const roster = async () => {
+      const listed = await api.get('/v1/workspaces', directory.owner.auth);
+      const item = (listed.body.items as Array<{ id: string; seats: number; members: number }>).find((workspace) => workspace.id === directory.id)!;
+      return { seats: item.seats, members: item.members };
+    };
+    // The owner and the 30.
+    expect(await roster()).toEqual({ seats: 31, members: 31 });
+    const deactivate = { Operations: [{ op: 'replace', value: { active: false } }] };
+    const deactivated = await Promise.all(ids.slice(0, 20).map((id) => scim.patch(`/Users/${id}`, deactivate)));
+    expect(deactivated.map((reply) => [reply.status, reply.body.active])).toEqual(Array(20).fill([200, false]));
+    const [reactivated, deleted] = await Promise.all([
+      Promise.all(ids.slice(0, 10).map((id) => scim.patch(`/Users/${id}`, { Operations: [{ op: 'Replace', path: 'active', value: 'True' }] }))),
+      Promise.all(ids.slice(20).map((id) => scim.delete(`/Users/${id}`))),
+    ]);
+    expect(reactivated.map((reply) => reply.status)).toEqual(Array(10).fill(200));
+    expect(deleted.map((reply) => reply.status)).toEqual(Array(10).fill(204));
+    // 10 reactivated, 10 deactivated, 10 deleted: the owner and 10 members.
+    expect(await roster()).toEqual({ seats: 31, members: 11 });
+    expect(conflictsAnswered - conflictsBefore).toBeGreaterThanOrEqual(2 * (30 + 20 + 10 + 10));
   });
 });
 
