@@ -66,6 +66,7 @@ try {
 
 console.log(`Hushlink is running on ${runtime.url}
   API            ${runtime.url}/v1
+  SCIM 2.0       ${runtime.url}/scim/v2  (a workspace's directory key, from its single sign-on settings)
   mail outbox    ${runtime.url}/_dev/mail
   DynamoDB Local ${runtime.dynamo.endpoint}
   S3 (local)     ${runtime.s3.endpoint}  bucket ${runtime.s3.bucket}
