@@ -4,6 +4,7 @@ import type { Runtime } from '../../local/runtime.ts';
 import { errorSchema, patchOpSchema } from '../../shared/domain/scim/model.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { createKey, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
+import { injectDynamoFaults, transactionConflict, type DynamoCall } from '../support/faults.ts';
 import { apiClient, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
 import { directoryWorkspace, oktaUser, scimClient, type DirectoryWorkspace } from '../support/scim/directory.ts';
 import { joinAs, send, setWorkspace } from '../support/workspaces.ts';
@@ -14,11 +15,33 @@ import { joinAs, send, setWorkspace } from '../support/workspaces.ts';
 // directory never removes an owner or an admin; every change is on the audit trail; and a
 // provisioned account is given no secret.
 
+/**
+ * While on, each transaction writing a SCIM User is answered as AWS answers one that met another
+ * transaction (DynamoDB Local serializes them and never does) on its first two attempts.
+ */
+let conflicting = false;
+let conflictsAnswered = 0;
+const attemptsOf = new Map<string, number>();
+function fault({ command, input }: DynamoCall): Error | null {
+  if (!conflicting || command !== 'TransactWriteItems') return null;
+  const items = input.TransactItems as Array<Record<string, { Item?: { sk?: { S?: string } }; Key?: { sk?: { S?: string } } }>>;
+  const sortKeys = items.map((item) => Object.values(item)[0]).map((part) => part?.Item?.sk?.S ?? part?.Key?.sk?.S ?? '');
+  if (!sortKeys.some((sk) => sk.startsWith('SCIM_USER#'))) return null;
+  // A retry sends the same transaction again (its audit row's id makes each one unique).
+  const key = JSON.stringify(input);
+  const attempt = (attemptsOf.get(key) ?? 0) + 1;
+  attemptsOf.set(key, attempt);
+  if (attempt > 2) return null;
+  conflictsAnswered += 1;
+  // The roster is the item concurrent seat changes meet on.
+  return transactionConflict(items.length, Math.max(0, sortKeys.indexOf('ROSTER')));
+}
+
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
 let db: ReturnType<typeof createDocumentClient>;
 beforeAll(async () => {
-  runtime = await startTestRuntime();
+  runtime = await startTestRuntime({ instrumentDynamo: injectDynamoFaults(fault) });
   api = apiClient(runtime);
   db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
 });
@@ -374,6 +397,29 @@ describe('races', () => {
     }
     const left = ((await directory.get('/Users')).body.Resources as Array<{ active: boolean }>).filter((user) => user.active).length;
     await expectConsistent(workspace, 1 + left);
+  });
+});
+
+describe('transaction conflicts, as AWS answers them under load', () => {
+  it('are retried: creates, deactivations and deletes end as without them, seats counted right', async () => {
+    const workspace = await directoryWorkspace(runtime, 11);
+    const directory = scimClient(runtime, workspace.key);
+    conflicting = true;
+    try {
+      const made = await Promise.all(Array.from({ length: 20 }, (_, i) => directory.post('/Users', oktaUser(addressIn(workspace, `conflict${i}`)))));
+      expect(count(made, 201)).toBe(10);
+      for (const reply of made.filter((each) => each.status !== 201)) expectScimError(reply, 403);
+      await expectConsistent(workspace, 11);
+      const users = made.filter((reply) => reply.status === 201).map((reply) => reply.body.id as string);
+      const off = await Promise.all(users.slice(0, 5).map((id) => directory.patch(`/Users/${id}`, deactivation)));
+      expect(statuses(off)).toEqual(Array(5).fill(200));
+      const gone = await Promise.all(users.slice(5).map((id) => directory.delete(`/Users/${id}`)));
+      expect(statuses(gone)).toEqual(Array(5).fill(204));
+      await expectConsistent(workspace, 1);
+      expect(conflictsAnswered).toBeGreaterThanOrEqual(2 * (20 + 10));
+    } finally {
+      conflicting = false;
+    }
   });
 });
 
