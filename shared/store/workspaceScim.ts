@@ -9,13 +9,16 @@ import { memberKey, partition, rosterKey, toMemberItem, WorkspaceTable, type Tra
  * A workspace's provisioned Users live in its partition (the rest of the layout is in
  * workspaceItems.ts): `SCIM_USER#<id>` holds the User, `SCIM_USERNAME#<folded userName>` and
  * `SCIM_EXTERNAL#<externalId>` point at it and, written with it under attribute_not_exists, make
- * both unique per workspace under any concurrency. An active User's membership is the ordinary
+ * both unique per workspace under any concurrency; so does `SCIM_ACCOUNT#<user id>` for the account
+ * (one User per account). An active User's membership is the ordinary
  * `MEMBER#<user>` item (source `scim`) with its seat on the roster, changed in the User's
  * transaction.
  */
 const userKey = (workspaceId: string, id: string) => ({ pk: partition(workspaceId), sk: `SCIM_USER#${id}` });
 const userNameKey = (workspaceId: string, userName: string) => ({ pk: partition(workspaceId), sk: `SCIM_USERNAME#${foldCase(userName)}` });
 const externalIdKey = (workspaceId: string, externalId: string) => ({ pk: partition(workspaceId), sk: `SCIM_EXTERNAL#${externalId}` });
+/** One User per account in a workspace: two would share one membership, and deactivating either would end it for both. */
+const accountKey = (workspaceId: string, userId: string) => ({ pk: partition(workspaceId), sk: `SCIM_ACCOUNT#${userId}` });
 
 /** What each item of a transaction stands for, so a cancellation's reasons say what was refused. */
 type Part = 'user' | 'unique' | 'member' | 'seat' | 'audit';
@@ -81,6 +84,7 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
       const refused = await this.run([
         { part: 'user', item: this.put(toUserItem(user, account.email), 'attribute_not_exists(pk)') },
         ...this.uniqueSteps(user, null),
+        { part: 'unique', item: this.put({ ...accountKey(workspaceId, account.userId), type: 'scim_unique', scim_id: id }, 'attribute_not_exists(pk)') },
         ...membership.steps,
         { part: 'audit', item: this.audit(audit) },
       ]);
@@ -168,6 +172,7 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
         },
         remove(userNameKey(workspaceId, user.userName)),
         ...(user.externalId === undefined ? [] : [remove(externalIdKey(workspaceId, user.externalId))]),
+        remove(accountKey(workspaceId, user.userId)),
         ...membership.steps,
         { part: 'audit', item: this.audit(audit) },
       ]);

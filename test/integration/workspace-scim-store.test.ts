@@ -176,6 +176,19 @@ describe('uniqueness', () => {
     expect((await provision((await teamWorkspace(runtime, 5)).id, email)).outcome).toBe('created');
   });
 
+  it('refuses a second User for the same account (another userName, the same address) until the first is deleted', async () => {
+    const workspace = await teamWorkspace(runtime, 10);
+    const who = await account(newEmail('shared'));
+    const first = await provision(workspace.id, 'ada', {}, who);
+    expect(first.outcome).toBe('created');
+    // Two Users would share one membership: deactivating either would end it for both.
+    expect((await provision(workspace.id, 'ada.lovelace', {}, who)).outcome).toBe('duplicate');
+    expect((await provision(workspace.id, 'ada.inactive', { active: false }, who)).outcome).toBe('duplicate');
+    expect(await store.list(workspace.id)).toHaveLength(1);
+    expect(await store.delete(workspace.id, first.id, auditRow(workspace.id, 'scim.user_deleted', first.id))).toBe('deleted');
+    expect((await provision(workspace.id, 'ada.lovelace', {}, who)).outcome).toBe('created');
+  });
+
   it('makes exactly one of 20 concurrent creates of one userName', async () => {
     const workspace = await teamWorkspace(runtime, 30);
     const email = newEmail('race');

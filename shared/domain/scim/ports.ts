@@ -15,7 +15,7 @@ export interface ScimAccount {
  */
 export interface ScimUserStore {
   /**
-   * `duplicate` when the userName or the externalId is taken; `no_seat` when an active User
+   * `duplicate` when the userName, the externalId or the account (another User is it) is taken; `no_seat` when an active User
    * finds every seat used; `already_member` when the account is a member already: the User is
    * made and linked to that membership, no second seat taken.
    */

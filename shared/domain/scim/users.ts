@@ -20,7 +20,7 @@ export interface ScimPorts {
 const changeAttempts = 3;
 
 const notFound = (id: string) => new ScimError(404, `No User ${id} in this workspace.`);
-const uniqueness = () => new ScimError(409, 'A User with this userName or externalId exists in this workspace.', 'uniqueness');
+const uniqueness = () => new ScimError(409, 'A User with this userName or externalId, or for this email address, exists in this workspace.', 'uniqueness');
 const noSeat = () => new ScimError(403, 'Every seat of the workspace is taken: add seats, or deactivate a User, before activating another.');
 const privileged = () => new ScimError(403, 'This User’s membership is an owner’s or an admin’s: the workspace changes those roles itself, the directory never removes them.');
 const busy = (id: string) => new ScimError(409, `User ${id} kept changing while this change was applied: read it again.`);
