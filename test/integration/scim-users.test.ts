@@ -221,6 +221,9 @@ describe('POST /scim/v2/Users', () => {
     expectScimError(await scim.post('/Users', { ...oktaUser(address('group')), schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'] }), 400, 'invalidSyntax');
     expectScimError(await scim.post('/Users', { ...oktaUser(address('bad-active')), active: 'maybe' }), 400, 'invalidValue');
     expectScimError(await scim.post('/Users', { schemas: [userSchema], emails: [{ value: address('nousername') }] }), 400, 'invalidValue');
+    expectScimError(await scim.post('/Users', { ...oktaUser(address('schemas')), schemas: userSchema }), 400, 'invalidSyntax');
+    expectScimError(await scim.post('/Users', { ...oktaUser(address('twice')), USERNAME: address('twice') }), 400, 'invalidSyntax');
+    expectScimError(await scim.post('/Users', { ...oktaUser(address('name')), name: 'Ana Tester' }), 400, 'invalidValue');
   });
 
   it('answers 400 to a body that is not sent as JSON, and takes either JSON media type', async () => {
@@ -598,6 +601,52 @@ describe('PATCH /scim/v2/Users/{id}', () => {
     expect(reply.body.schemas).toEqual([userSchema, enterprise]);
   });
 
+  it('makes the work email Entra sets by its filtered path on a User without one', async () => {
+    const userName = address('no-email');
+    const user = await created({ schemas: [userSchema], userName });
+    expect(user).not.toHaveProperty('emails');
+    const work = address('made-work');
+    const reply = await patch(user.id, [{ op: 'Add', path: 'emails[type eq "work"].value', value: work }]);
+    expect(reply.status, described(reply)).toBe(200);
+    expect(reply.body.emails).toEqual([{ type: 'work', value: work }]);
+    // The account stays the one the User was made for.
+    expect(await memberOf(userName)).toBeDefined();
+    expect(await memberOf(work)).toBeUndefined();
+  });
+
+  it('takes a path-less active written as a string', async () => {
+    const email = address('pathless-string');
+    const user = await created(oktaUser(email));
+    const off = await patch(user.id, [{ op: 'Replace', value: { active: 'False' } }]);
+    expect(off.status, described(off)).toBe(200);
+    expect(off.body.active).toBe(false);
+    expect(await memberOf(email)).toBeUndefined();
+  });
+
+  it('renames a User, freeing its old userName for another', async () => {
+    const user = await created(oktaUser(address('before-rename')));
+    const renamed = address('after-rename');
+    const reply = await patch(user.id, [{ op: 'replace', path: 'userName', value: renamed }]);
+    expect(reply.body.userName).toBe(renamed);
+    expect((await scim.get(`/Users?filter=${q(`userName eq "${user.userName}"`)}`)).body.totalResults).toBe(0);
+    expect((await scim.get(`/Users?filter=${q(`userName eq "${renamed}"`)}`)).body.Resources[0].id).toBe(user.id);
+    const other = await created(oktaUser(user.userName, { emails: [{ value: address('other-account'), type: 'work', primary: true }] }));
+    expect(other.id).not.toBe(user.id);
+  });
+
+  it('loses no change to concurrent PATCHes of one User: each is applied or answered 409', async () => {
+    const user = await created(oktaUser(address('concurrent')));
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, index) => patch(user.id, [{ op: 'add', path: 'phoneNumbers', value: [{ value: `555-01${index}`, type: 'work' }] }])));
+    const applied = replies.filter((reply) => reply.status === 200);
+    for (const reply of replies.filter((reply) => reply.status !== 200)) expectScimError(reply, 409);
+    expect(applied.length).toBeGreaterThan(0);
+    const after = (await scim.get(`/Users/${user.id}`)).body;
+    expect(after.meta.version).toBe(`W/"${1 + applied.length}"`);
+    expect(after.phoneNumbers.map((phone: { value: string }) => phone.value).sort()).toEqual(
+      applied.map((reply) => (reply.body.phoneNumbers as { value: string }[]).at(-1)!.value).sort(),
+    );
+  });
+
   it('sets each path both clients send', async () => {
     const user = await created(oktaUser(address('paths'), { externalId: `old-${Date.now().toString(36)}` }));
     const workEmail = address('new-work');
@@ -653,6 +702,8 @@ describe('PATCH /scim/v2/Users/{id}', () => {
     ['an operation that is not an object', { schemas: [patchSchema], Operations: ['replace'] }, 'invalidSyntax'],
     ['a path-less replace whose value is no object', { schemas: [patchSchema], Operations: [{ op: 'replace', value: 'x' }] }, 'invalidSyntax'],
     ['a User sent as a PATCH', { schemas: [userSchema], Operations: [{ op: 'replace', path: 'displayName', value: 'x' }] }, 'invalidSyntax'],
+    ['Operations that are no array', { schemas: [patchSchema], Operations: { op: 'replace', path: 'displayName', value: 'x' } }, 'invalidSyntax'],
+    ['an operation naming op twice', { schemas: [patchSchema], Operations: [{ op: 'replace', OP: 'add', path: 'displayName', value: 'x' }] }, 'invalidSyntax'],
     ['active that is no boolean', { schemas: [patchSchema], Operations: [{ op: 'replace', path: 'active', value: 'nope' }] }, 'invalidValue'],
     ['userName removed', { schemas: [patchSchema], Operations: [{ op: 'remove', path: 'userName' }] }, 'invalidValue'],
   ])('answers 400 to %s', async (_, body, scimType) => {
