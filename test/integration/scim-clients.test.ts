@@ -219,6 +219,13 @@ describe('Okta', () => {
     expect(lookups[1]!.body.Resources[0]).toMatchObject({ id: run.variables.scim_id, active: false });
     expect(run.exchanges.filter((exchange) => exchange.request.method === 'POST')).toHaveLength(1);
     expect(active).toEqual([true, true, false, true, false]);
+    // What Okta copies into its PUTs: every read found the User whole, whether active or not.
+    const reads = run.exchanges.filter((exchange) => exchange.step.name.endsWith(': Okta reads the User'));
+    expect(reads).toHaveLength(app === 'aiw' ? 4 : 1);
+    for (const read of reads) {
+      expect(read.body).toMatchObject({ id: run.variables.scim_id, userName: email, name: { familyName: variables.okta_user_lastname }, emails: [{ value: email }] });
+      expect(typeof read.body.active).toBe('boolean');
+    }
 
     // Unassigned: the User stays, deactivated; the account stays; no member, one seat used (the owner's).
     const kept = await scimClient(runtime, workspace.key).get(`/Users/${run.variables.scim_id}`);
