@@ -179,6 +179,9 @@ export const syntheticCursors: fc.Arbitrary<string> = fc.oneof(
   hostileStrings,
 );
 
+/** Percent-encodes as a client would; a lone surrogate (which no UTF-8 client can send) as U+FFFD. */
+export const encode = (text: string) => encodeURIComponent(text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
+
 /** Header values Node will send: visible latin-1, with blanks inside. */
 export const headerValue = (maxLength = 80) =>
   fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c)), maxLength });

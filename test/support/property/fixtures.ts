@@ -4,8 +4,10 @@ import type { Runtime } from '../../../local/runtime.ts';
 import { routeKey, scopes, type Route, type Scope } from '../../../shared/routes.ts';
 import { bearer, createKey, newEmail, signIn, type CreatedKey, type SignedIn } from '../accounts.ts';
 import { apiClient, claimPair, textSecretBody } from '../runtime.ts';
-import { invitationToken, joinAs, setWorkspace } from '../workspaces.ts';
+import { directoryWorkspace, oktaUser, scimClient } from '../scim/directory.ts';
+import { invitationToken, joinAs, send, setWorkspace } from '../workspaces.ts';
 import { mutate, type Mutation } from './arbitraries.ts';
+import { scimFilters, scimIndexes, scimPatchBodies, scimUserBodies, type RawQueryValue } from './scim.ts';
 
 /**
  * What the property suites send with: the credentials of two users, and the ids, tokens and
@@ -18,7 +20,9 @@ export type CredentialChoice =
   | { kind: 'none' }
   | { kind: 'session'; who: Who }
   | { kind: 'key'; scope: Scope | 'all' }
-  | { kind: 'changed'; of: 'session' | 'key'; how: Mutation; at: number }
+  /** A directory key (SCIM): a user's directory's, or the first one's before it was rotated; the scheme in the case given. */
+  | { kind: 'directory'; key: Who | 'rotated'; scheme: string }
+  | { kind: 'changed'; of: 'session' | 'key' | 'directory'; how: Mutation; at: number }
   | { kind: 'raw'; value: string };
 
 /** A live value of a pool, by position; `changed` sends it altered. */
@@ -49,13 +53,18 @@ interface CursorEntry {
 
 const poolSize = 24;
 
-/** The user a credential choice acts as (keys are the first user's). */
+/** The user a credential choice acts as (keys are the first user's; a directory key, its directory's user's). */
 export const ownerOf = (choice: CredentialChoice): Owner =>
-  choice.kind === 'session' ? choice.who : choice.kind === 'key' ? 'a' : null;
+  choice.kind === 'session' ? choice.who : choice.kind === 'key' ? 'a' : choice.kind === 'directory' && choice.key !== 'rotated' ? choice.key : null;
+
+/** A directory's seats: the first's fill and free as runs create, deactivate and delete Users; the second's are few. */
+const directorySeats: Record<Who, number> = { a: 100, b: 10 };
 
 export class Fixtures {
   readonly sessions = new Map<Who, SignedIn>();
   readonly keys = new Map<Scope | 'all', CreatedKey>();
+  /** Each user's SCIM directory key (a Team workspace's, seeded for the scim group), and the first's rotated one. */
+  readonly directoryKeys = new Map<Who | 'rotated', string>();
   /** Ids by collection path, and `delete_token` values; seeded ones are kept from deletion. */
   private readonly pools = new Map<string, Entry[]>();
   /** Next cursors by route, each with the listing (path) and user it pages. */
@@ -138,8 +147,10 @@ export class Fixtures {
         return bearer(this.sessions.get(choice.who)!.access_token).authorization;
       case 'key':
         return bearer(this.keys.get(choice.scope)!.key).authorization;
+      case 'directory':
+        return `${choice.scheme} ${this.directoryKeys.get(choice.key)!}`;
       case 'changed': {
-        const live = choice.of === 'session' ? this.sessions.get('a')!.access_token : this.keys.get('all')!.key;
+        const live = choice.of === 'session' ? this.sessions.get('a')!.access_token : choice.of === 'key' ? this.keys.get('all')!.key : this.directoryKeys.get('a')!;
         return `Bearer ${mutate(live, choice.how, choice.at)}`;
       }
       case 'raw':
@@ -161,6 +172,8 @@ export class Fixtures {
     if (typeof body.delete_token === 'string') this.add('delete_token', body.delete_token, owner);
     if (typeof body.refresh_token === 'string') this.add('refresh_token', body.refresh_token, owner);
     if (Array.isArray(body.items)) for (const item of body.items as Array<{ id?: unknown }>) if (typeof item?.id === 'string') this.add(route.path, item.id, owner);
+    // A SCIM ListResponse.
+    if (Array.isArray(body.Resources)) for (const item of body.Resources as Array<{ id?: unknown }>) if (typeof item?.id === 'string') this.add(route.path, item.id, owner);
     if (typeof body.next_cursor === 'string') {
       const entries = this.cursors.get(routeKey(route)) ?? [];
       if (!entries.some((entry) => entry.value === body.next_cursor)) entries.push({ listing, owner, value: body.next_cursor });
@@ -298,6 +311,26 @@ export const seeders: Record<string, Seeder> = {
       fixtures.add('workspace_id', made.body.id, who, true);
     }
   },
+  // A SCIM directory for each user (a Team workspace with a verified domain and its directory key), the first's key rotated once, and Users in each.
+  'POST /scim/v2/Users': async (fixtures) => {
+    const runtime = fixtures.runtimeOf();
+    for (const who of ['a', 'b'] as const) {
+      const directory = await directoryWorkspace(runtime, directorySeats[who]);
+      let key = directory.key;
+      if (who === 'a') {
+        const rotated = await send(runtime, 'PUT', `/v1/workspaces/${directory.id}/sso`, { issuer: 'https://acme.okta.com', email_domain: directory.domain, rotate_directory_key: true }, directory.owner.auth);
+        if (rotated.status !== 200) throw new Error(`rotating a directory key: ${rotated.status} ${JSON.stringify(rotated.body)}`);
+        fixtures.directoryKeys.set('rotated', key);
+        key = rotated.body.scim.directory_key;
+      }
+      fixtures.directoryKeys.set(who, key);
+      for (let i = 0; i < 3; i++) {
+        const created = await scimClient(runtime, key).post('/Users', oktaUser(newEmail(`property-scim-${who}`)));
+        if (created.status !== 201) throw new Error(`seeding a SCIM User: ${created.status} ${JSON.stringify(created.body)}`);
+        fixtures.add('/scim/v2/Users', created.body.id, who, true);
+      }
+    }
+  },
   'POST /v1/webhooks': async (fixtures) => {
     const api = fixtures.api();
     for (const who of ['a', 'b'] as const) {
@@ -386,4 +419,15 @@ export const examples: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
     })
     .map(({ n, seats, ...rest }) => ({ ...rest, email: `buyer-${n}@corp.example`, ...(seats === undefined ? {} : { seats }) })),
   'POST /v1/webhooks': fc.webPath().map((path) => ({ url: `http://127.0.0.1:9${path.startsWith('/') ? path : `/${path}`}` })),
+  'POST /scim/v2/Users': scimUserBodies,
+  'PUT /scim/v2/Users/{id}': scimUserBodies,
+  'PATCH /scim/v2/Users/{id}': scimPatchBodies,
+};
+
+/**
+ * Query values a schema alone cannot make (read by the route from the raw query string), by
+ * route and parameter: good and bad, sent as written.
+ */
+export const queryValues: Record<string, Record<string, { good: fc.Arbitrary<RawQueryValue>; bad: fc.Arbitrary<RawQueryValue> }>> = {
+  'GET /scim/v2/Users': { filter: scimFilters, startIndex: scimIndexes, count: scimIndexes },
 };

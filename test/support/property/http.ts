@@ -61,6 +61,7 @@ export function describeRequest(request: SentRequest): string {
  * (`body…`, `query…`, `header…`, `path…`); no stack trace; and for a request a route serves,
  * a status its row lists and a body the OpenAPI document describes (the contract check).
  * Only the HTTP server's own refusal of a request it cannot parse (400, 414, 431) has no body.
+ * Under /scim/v2/ a refusal is SCIM's error message instead (`checkScimError`).
  */
 export function checkReply(request: SentRequest, reply: RawReply): void {
   const context = `${describeRequest(request)}\n→ ${reply.status} ${reply.text.slice(0, 400)}`;
@@ -76,6 +77,7 @@ export function checkReply(request: SentRequest, reply: RawReply): void {
     expect([400, 414, 431], context).toContain(reply.status);
     return;
   }
+  if (speaksScim(request) && !answeredByGateway(reply)) return checkScimError(request, reply, context);
   expect(reply.headers['content-type'], context).toMatch(/^application\/problem\+json/);
   let problem: Record<string, unknown>;
   try {
@@ -106,4 +108,57 @@ export function routeOf(request: Pick<SentRequest, 'method' | 'path'>): Route | 
   if (!URL.canParse(request.path, 'http://127.0.0.1')) return null;
   const match = matchRoute(request.method, new URL(request.path, 'http://127.0.0.1').pathname);
   return match.route;
+}
+
+/** RFC 7644 §3.12's scimTypes. */
+const scimTypes = ['invalidFilter', 'tooMany', 'uniqueness', 'mutability', 'invalidSyntax', 'invalidPath', 'noTarget', 'invalidValue', 'invalidVers', 'sensitive'];
+
+/**
+ * The scim function answers everything under /scim/v2/ (a SCIM row, or API Gateway's `ANY
+ * /scim/v2/{proxy+}` for the rest: 405, 404), the path as the gateway's URL parser reads it
+ * (`/scim/v2/Users/..` is `/scim/v2/`, still the function's).
+ */
+function speaksScim(request: SentRequest): boolean {
+  if (!URL.canParse(request.path, 'http://127.0.0.1')) return false;
+  return routeOf(request)?.media === 'scim' || new URL(request.path, 'http://127.0.0.1').pathname.startsWith('/scim/v2/');
+}
+
+/**
+ * What the local gateway answers itself before any function, in problem+json whatever the path
+ * (local/gateway.ts): a body over API Gateway's 10 MB (413). Its other answers (a target the URL
+ * parser refuses, a path outside the API) never reach a /scim/v2/ path.
+ */
+const answeredByGateway = (reply: RawReply) => reply.status === 413 && /^application\/problem\+json/.test(reply.headers['content-type'] ?? '');
+
+/** A body sent as what no JSON media type is (the routes read `application/json` and `application/…+json`). */
+const otherMediaType = (request: SentRequest) => {
+  const type = request.headers['content-type'];
+  return typeof type === 'string' && !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type);
+};
+
+/**
+ * SCIM's error message (RFC 7644 §3.12) in application/scim+json: the Error schema alone in
+ * `schemas`, `status` the HTTP status as a string, a `detail`, a `scimType` of the RFC's when
+ * there is one, and always one on a route's 400 (an unreadable body is `invalidSyntax`); 401
+ * with `WWW-Authenticate: Bearer`, 405 with `Allow`.
+ */
+function checkScimError(request: SentRequest, reply: RawReply, context: string): void {
+  expect(reply.headers['content-type'], context).toMatch(/^application\/scim\+json/);
+  let error: Record<string, unknown>;
+  try {
+    error = JSON.parse(reply.text) as Record<string, unknown>;
+  } catch {
+    throw new Error(`${context}: the SCIM error is not JSON`);
+  }
+  expect(error.schemas, context).toEqual(['urn:ietf:params:scim:api:messages:2.0:Error']);
+  expect(error.status, context).toBe(String(reply.status));
+  expect(typeof error.detail === 'string' && error.detail.trim() !== '', `${context}: no detail`).toBe(true);
+  if (error.scimType !== undefined) expect(scimTypes, context).toContain(error.scimType);
+  if (reply.status === 401) expect(reply.headers['www-authenticate'], context).toMatch(/^Bearer/);
+  if (reply.status === 405) expect(reply.headers.allow, `${context}: a 405 without allow`).toMatch(/^[A-Z]+(?:, [A-Z]+)*$/);
+  const route = routeOf(request);
+  if (!route) return;
+  // Not yet for a body of another media type: shared/http/errors.ts gives unsupported_media_type no scimType (invalidSyntax would say it).
+  if (reply.status === 400 && !otherMediaType(request)) expect(error.scimType, `${context}: a 400 without a scimType`).toEqual(expect.any(String));
+  checkApiResponse(request.method, new URL(request.path, 'http://127.0.0.1'), { status: reply.status, contentType: reply.headers['content-type'] ?? '', text: reply.text });
 }

@@ -18,7 +18,8 @@ import {
   wellFormedIds,
   type CursorEdit,
 } from './arbitraries.ts';
-import { examples, type CredentialChoice, type LiveChoice } from './fixtures.ts';
+import { examples, queryValues, type CredentialChoice, type LiveChoice } from './fixtures.ts';
+import { mixCase } from './scim.ts';
 import type { JsonSchema, SchemaValues } from './schemaValues.ts';
 
 /**
@@ -98,6 +99,9 @@ function goodCredential(route: Route): fc.Arbitrary<CredentialChoice> {
       return session;
     case 'key':
       return keys;
+    case 'directory':
+      // `Bearer` in any case (RFC 7235 §2.1).
+      return fc.constantFrom('Bearer', 'bearer', 'BEARER', 'bEaReR').map((scheme): CredentialChoice => ({ kind: 'directory', key: 'a', scheme }));
     default:
       // Anyone may call (`public`, `optional`, `lenient`): anonymous, or known.
       return fc.oneof({ weight: 2, arbitrary: fc.constant<CredentialChoice>({ kind: 'none' }) }, { weight: 1, arbitrary: session }, { weight: 1, arbitrary: keys });
@@ -127,6 +131,29 @@ const badCredential: fc.Arbitrary<CredentialChoice> = fc.oneof(
   },
 );
 
+/**
+ * What a directory key's routes must refuse besides (401), or take as another directory's: the
+ * other user's directory key (its own Users, none of the first's), the first's rotated key, a
+ * changed one, one of the right shape that is no key, Okta's `non-token` probe, the key as Basic.
+ */
+const badDirectoryCredential: fc.Arbitrary<CredentialChoice> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant<CredentialChoice>({ kind: 'directory', key: 'b', scheme: 'Bearer' }) },
+  { weight: 2, arbitrary: fc.constant<CredentialChoice>({ kind: 'directory', key: 'rotated', scheme: 'Bearer' }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('changed' as const), of: fc.constant('directory' as const), how: mutations, at: fc.nat(60) }) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .oneof(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `Bearer hlscim_${Buffer.from(bytes).toString('base64url')}`),
+        fc.constantFrom(
+          'non-token', 'Bearer hlscim_', `Bearer hlscim_${'A'.repeat(42)}`, `Bearer hlscim_${'A'.repeat(44)}`, `Basic ${Buffer.from(`x:hlscim_${'A'.repeat(43)}`).toString('base64')}`,
+          `Bearer\thlscim_${'A'.repeat(43)}`, `Bearer hlscim_${'A'.repeat(43)} x`, `hlscim_${'A'.repeat(43)}`, 'Bearer', 'Bearer ',
+        ),
+      )
+      .map((value): CredentialChoice => ({ kind: 'raw', value })),
+  },
+);
+
 const badExtraHeaders: fc.Arbitrary<Array<[string, string]>> = fc.array(
   fc.tuple(
     fc.constantFrom('origin', 'accept', 'accept-encoding', 'x-forwarded-for', 'cloudfront-viewer-address', 'x-hushlink-origin-verify', 'user-agent', 'x-request-id', 'content-encoding', 'if-none-match', 'range'),
@@ -139,6 +166,8 @@ const badExtraHeaders: fc.Arbitrary<Array<[string, string]>> = fc.array(
 function partsOf(target: Target, values: SchemaValues) {
   const { route } = target;
   const example = examples[routeKey(route)];
+  const written = queryValues[routeKey(route)] ?? {};
+  const raw = ({ value }: { value: string }): QueryChoice => ({ kind: 'text', value, raw: true });
   const goodQuery = fc
     .tuple(
       ...target.query.map((parameter) =>
@@ -148,7 +177,9 @@ function partsOf(target: Target, values: SchemaValues) {
             weight: 2,
             arbitrary: (parameter.name === 'cursor'
               ? fc.record({ kind: fc.constant('cursor' as const), index: fc.nat(64), which: fc.constant('own' as const), edits: fc.constant(null) })
-              : values.validString(parameter.schema).map(asText)
+              : written[parameter.name]
+                ? written[parameter.name]!.good.map(raw)
+                : values.validString(parameter.schema).map(asText)
             ).map((choice): Array<[string, QueryChoice]> => [[parameter.name, choice]]),
           },
         ),
@@ -165,6 +196,7 @@ function partsOf(target: Target, values: SchemaValues) {
             { weight: 2, arbitrary: syntheticCursors.map(asText) },
           ]
         : []),
+      ...(written[parameter.name] ? [{ weight: 8, arbitrary: written[parameter.name]!.bad.map(raw) }] : []),
       { weight: 2, arbitrary: dynamoNumberEdges.map(asText) },
       { weight: 2, arbitrary: hostileStrings.map(asText) },
       { weight: 1, arbitrary: invalidPercentEncodings.map((value): QueryChoice => ({ kind: 'text', value, raw: true })) },
@@ -186,6 +218,17 @@ function partsOf(target: Target, values: SchemaValues) {
           // The same parameter twice: the gateway joins the values with a comma.
           { weight: 1, arbitrary: fc.tuple(goodQuery, fc.constantFrom(...target.query), fc.constantFrom('1', '2', 'x')).map(([good, parameter, value]) => [...good, [parameter.name, asText(value)], [parameter.name, asText(value)]] as Array<[string, QueryChoice]>) },
           { weight: 1, arbitrary: fc.tuple(goodQuery, unknownParameters).map(([good, unknown]) => [...good, ...unknown]) },
+          // A parameter read from the raw query string, named in another case (`Filter=`, `COUNT=`): the same parameter.
+          ...(Object.keys(written).length > 0
+            ? [
+                {
+                  weight: 2,
+                  arbitrary: fc
+                    .tuple(goodQuery, fc.constantFrom(...target.query.filter((parameter) => written[parameter.name])), fc.nat())
+                    .chain(([good, parameter, bits]) => written[parameter.name]!.good.map((value) => [...good, [mixCase(parameter.name, bits | 1), raw(value)]] as Array<[string, QueryChoice]>)),
+                },
+              ]
+            : []),
         );
   const goodParams = fc.tuple(...target.path.map(() => liveChoice.map((live): ParamChoice => ({ kind: 'live', live, whose: 'mine' }))));
   const badParams = fc.tuple(
@@ -235,12 +278,20 @@ function partsOf(target: Target, values: SchemaValues) {
       ),
       target.headers.length > 0 ? 2 : 0,
     ),
-    credential: part(goodCredential(route), badCredential, 3),
-    contentType: part<string | undefined>(fc.constant(target.body ? 'application/json' : undefined), contentTypes, 1),
+    credential: part(goodCredential(route), route.credential === 'directory' ? fc.oneof(badCredential, badDirectoryCredential) : badCredential, 3),
+    contentType: route.media === 'scim' ? part(fc.option(scimContentTypes, { nil: undefined, freq: target.body ? 8 : 2 }), fc.oneof(contentTypes, badScimContentTypes), 1) : part<string | undefined>(fc.constant(target.body ? 'application/json' : undefined), contentTypes, 1),
     body: part(goodBody, badBody, target.body ? 6 : 1),
     extraHeaders: part(fc.constant([] as Array<[string, string]>), badExtraHeaders, 1),
   } satisfies { [P in Part]: { good: fc.Arbitrary<Parts[P]>; bad: fc.Arbitrary<Parts[P]>; weight: number } };
 }
+
+/** Both JSON media types SCIM clients send (Entra application/scim+json, Okta's spec test application/json), with or without charset. */
+const scimContentTypes = fc.constantFrom(
+  'application/scim+json', 'application/json', 'application/scim+json; charset=utf-8', 'application/json; charset=utf-8', 'Application/SCIM+JSON', 'application/scim+json;charset=UTF-8',
+);
+const badScimContentTypes = fc.constantFrom(
+  'application/scim+xml', 'application/scim', 'text/scim+json', 'application/scim+jsonx', 'application/scim+json, application/json', 'application/scim+json; charset=latin1', 'scim+json',
+);
 
 export function plans(targets: Target[], values: SchemaValues): fc.Arbitrary<Plan> {
   return fc.oneof(

@@ -1,12 +1,9 @@
-import { editCursor } from './arbitraries.ts';
+import { editCursor, encode } from './arbitraries.ts';
 import { collectionOf, ownerOf, withLiveValues, type Fixtures } from './fixtures.ts';
 import type { SentRequest } from './http.ts';
 import type { Plan, Target } from './plans.ts';
 
 // The request a run sends: its plan, with the live values (ids, tokens, cursors) of now.
-
-/** Percent-encodes as a client would; a lone surrogate (which no UTF-8 client can send) as U+FFFD. */
-export const encode = (text: string) => encodeURIComponent(text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
 
 /** The request a plan names, its live values taken from the fixtures now. */
 export function resolve(plan: Plan, targets: Target[], fixtures: Fixtures): { request: SentRequest; listing: string } {

@@ -6,11 +6,12 @@ import type { AppLogger } from '../../../shared/logger.ts';
 import { routeKey, type Group } from '../../../shared/routes.ts';
 import { systemTransport } from '../../../shared/webhooks/transport.ts';
 import { startTestRuntime } from '../runtime.ts';
+import { encode } from './arbitraries.ts';
 import { collectionOf, Fixtures, ownerOf, seeders, type Seeder } from './fixtures.ts';
 import { DynamoCalls } from './dynamo.ts';
 import { checkReply, rawClient, routeOf, type RawReply, type SentRequest } from './http.ts';
 import { plans, targetsOf, type Target } from './plans.ts';
-import { encode, resolve } from './requests.ts';
+import { resolve } from './requests.ts';
 import { SchemaValues, type JsonSchema } from './schemaValues.ts';
 
 /**
