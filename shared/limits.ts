@@ -141,6 +141,12 @@ export const scimUserLimits = {
   userNameChars: 256,
   /** externalId, displayName, each part of a name, and the other single-valued strings. */
   attributeChars: 1024,
+  /**
+   * A unique value (the folded userName, externalId) in UTF-8 bytes: each is the sort key of its
+   * uniqueness item (`SCIM_EXTERNAL#<externalId>`), which DynamoDB caps at 1,024 bytes with the
+   * prefix. A userName's 256 characters never reach it; an externalId's 1,024 can (`é` is 2 bytes).
+   */
+  uniqueValueBytes: 1000,
   emailChars: 254,
   /** An email's `type` (work, home, other, or the directory's own word). */
   emailTypeChars: 64,

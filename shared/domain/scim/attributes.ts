@@ -145,13 +145,17 @@ export function readEnterprise(value: unknown, name: string): JsonObject {
   return value;
 }
 
-const jsonBytes = (value: unknown): number => new TextEncoder().encode(JSON.stringify(value)).length;
+export const utf8Bytes = (text: string): number => new TextEncoder().encode(text).length;
+const jsonBytes = (value: unknown): number => utf8Bytes(JSON.stringify(value));
 
 /** What holds for a User however it was made: the caps, and one primary email at most (RFC 7643 §2.4). */
 export function checkUser(user: ScimUserAttributes): ScimUserAttributes {
   const emails = user.emails ?? [];
   if (emails.length > limits.emails) throw invalidValue(`A User has at most ${limits.emails} emails.`);
   if (emails.filter((email) => email.primary === true).length > 1) throw invalidValue('At most one email may be primary.');
+  if (user.externalId !== undefined && utf8Bytes(user.externalId) > limits.uniqueValueBytes) {
+    throw invalidValue(`externalId must be at most ${limits.uniqueValueBytes} bytes of UTF-8.`);
+  }
   if (user.enterprise && jsonBytes(user.enterprise) > limits.enterpriseJsonBytes) {
     throw invalidValue(`The enterprise extension must be at most ${limits.enterpriseJsonBytes} bytes of JSON.`);
   }

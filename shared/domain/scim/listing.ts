@@ -1,4 +1,5 @@
-import { scimListLimits } from '../../limits.ts';
+import { scimListLimits, scimUserLimits } from '../../limits.ts';
+import { utf8Bytes } from './attributes.ts';
 import { exactLookups, matches, parseFilter } from './filter.ts';
 import { ScimError, type ScimUser } from './model.ts';
 import type { ScimUserStore } from './ports.ts';
@@ -38,8 +39,10 @@ export async function listScimUsers(workspaceId: string, rawQueryString: string,
   const lookups = filter === null ? null : exactLookups(filter);
   let users: ScimUser[];
   if (lookups !== null) {
+    // A value wider than any User's is nobody's: its key is not read (DynamoDB refuses one past its size).
+    const readable = lookups.filter((lookup) => utf8Bytes(lookup.key) <= scimUserLimits.uniqueValueBytes);
     const found = await Promise.all(
-      lookups.map((lookup) => (lookup.attribute === 'userName' ? ports.scimUsers.byUserName(workspaceId, lookup.key) : ports.scimUsers.byExternalId(workspaceId, lookup.key))),
+      readable.map((lookup) => (lookup.attribute === 'userName' ? ports.scimUsers.byUserName(workspaceId, lookup.key) : ports.scimUsers.byExternalId(workspaceId, lookup.key))),
     );
     const byId = new Map(found.filter((user): user is ScimUser => user !== null).map((user) => [user.id, user]));
     users = [...byId.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -76,8 +76,11 @@ export async function createScimUser(workspaceId: string, body: unknown, ports: 
   return user;
 }
 
+/** What newScimUserId makes: any other id is no User's, and is not read (DynamoDB refuses a key past 1,024 bytes). */
+const scimUserId = /^scu_[A-Za-z0-9_-]{22}$/;
+
 export async function readScimUser(workspaceId: string, id: string, ports: Pick<ScimPorts, 'scimUsers'>): Promise<ScimUser> {
-  const user = await ports.scimUsers.get(workspaceId, id);
+  const user = scimUserId.test(id) ? await ports.scimUsers.get(workspaceId, id) : null;
   if (!user) throw notFound(id);
   return user;
 }

@@ -1,0 +1,70 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { newEmail } from '../support/accounts.ts';
+import { oversizedIds } from '../support/property/arbitraries.ts';
+import { propertySuite } from '../support/property/suite.ts';
+import { oktaUser } from '../support/scim/directory.ts';
+
+const suite = propertySuite('scim');
+
+// What the generators above found answered 500 (issue 18), each pinned to its answer.
+describe('scim: what the generators found', () => {
+  const scim = (method: string, path: string, body?: unknown) => {
+    const headers = { authorization: `Bearer ${suite.fixtures().directoryKeys.get('a')!}`, ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }) };
+    return suite.send({ method, path: `/scim/v2${path}`, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  };
+  const scimError = (reply: { text: string }) => JSON.parse(reply.text) as { scimType?: string; detail: string };
+  // Within externalId's 1,024 characters, past the 1,024 bytes of the key its uniqueness is kept under (`SCIM_EXTERNAL#<externalId>`).
+  const wideExternalIds = ['😀'.repeat(300), '中'.repeat(400), 'x'.repeat(1011), 'é'.repeat(600)];
+
+  it('POST, PUT and PATCH: an externalId wider than its uniqueness key can hold is 400 invalidValue; one that fits is kept', async () => {
+    for (const externalId of wideExternalIds) {
+      const created = await scim('POST', '/Users', oktaUser(newEmail('scim-wide'), { externalId }));
+      expect(created.status, `${externalId.slice(0, 4)}… (${externalId.length}) → ${created.text.slice(0, 200)}`).toBe(400);
+      expect(scimError(created).scimType).toBe('invalidValue');
+    }
+    const fits = 'é'.repeat(500);
+    const created = await scim('POST', '/Users', oktaUser(newEmail('scim-wide'), { externalId: fits }));
+    expect(created.status, created.text.slice(0, 200)).toBe(201);
+    const { id } = JSON.parse(created.text) as { id: string };
+    for (const externalId of wideExternalIds) {
+      const patched = await scim('PATCH', `/Users/${id}`, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'externalId', value: externalId }] });
+      expect(patched.status, patched.text.slice(0, 200)).toBe(400);
+      expect(scimError(patched).scimType).toBe('invalidValue');
+      const replaced = await scim('PUT', `/Users/${id}`, { ...oktaUser(newEmail('scim-wide')), externalId });
+      expect(replaced.status, replaced.text.slice(0, 200)).toBe(400);
+    }
+    const found = await scim('GET', `/Users?filter=${encodeURIComponent(`externalId eq "${fits}"`)}`);
+    expect(JSON.parse(found.text)).toMatchObject({ totalResults: 1, Resources: [{ id, externalId: fits }] });
+  });
+
+  it('GET, PUT, PATCH and DELETE /Users/{id}: an id no User can have (past 1 KiB, or odd) is a 404 that never reaches the table', async () => {
+    const body = { PUT: oktaUser(newEmail('scim-odd')), PATCH: { Operations: [{ op: 'replace', value: { active: false } }] } } as Record<string, unknown>;
+    for (const id of [...new Set(fc.sample(oversizedIds, 30)), 'scu_', `scu_${'A'.repeat(23)}`, 'constructor', '010101001010101011001010101011', 'SCU_AAAAAAAAAAAAAAAAAAAAAA']) {
+      for (const method of ['GET', 'PUT', 'PATCH', 'DELETE']) {
+        const calls = await suite.calls.during(async () => {
+          const reply = await scim(method, `/Users/${encodeURIComponent(id)}`, body[method]);
+          expect(reply.status, `${method} ${id.slice(0, 40)} (${id.length}) → ${reply.text.slice(0, 200)}`).toBe(404);
+        });
+        expect(calls.filter((call) => String(call.input.Key?.sk?.S ?? call.input.Key?.sk).startsWith('SCIM_USER#'))).toEqual([]);
+      }
+    }
+    // A well-formed id of no User still asks the table, and is 404 too.
+    expect((await scim('GET', `/Users/scu_${'A'.repeat(22)}`)).status).toBe(404);
+  });
+
+  it('GET /Users: a filter on a userName or externalId no User can have (past their limits, in characters or bytes) matches nobody', async () => {
+    for (const filter of [
+      `userName eq "${'中'.repeat(980)}"`,
+      `userName eq "${'😀'.repeat(490)}"`,
+      `userName eq "${'x'.repeat(980)}"`,
+      `externalId eq "${'中'.repeat(980)}"`,
+      `externalId eq "${'é'.repeat(600)}"`,
+      `userName eq "a@property.example" or externalId eq "${'é'.repeat(900)}"`,
+    ]) {
+      const reply = await scim('GET', `/Users?filter=${encodeURIComponent(filter)}`);
+      expect(reply.status, `${filter.slice(0, 30)}… → ${reply.text.slice(0, 200)}`).toBe(200);
+      expect(JSON.parse(reply.text)).toMatchObject({ totalResults: 0, Resources: [] });
+    }
+  });
+});
