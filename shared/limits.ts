@@ -155,6 +155,13 @@ export const scimUserLimits = {
   enterpriseJsonBytes: 8 * 1024,
   /** The other core attributes together (title, locale, phoneNumbers, addresses, …), as JSON. */
   extraJsonBytes: 16 * 1024,
+  /** How deep what is kept as sent may nest (DynamoDB holds 32 levels in an item; these sit two down). */
+  keptDepth: 16,
+  /**
+   * Numbers kept as sent, as the document client writes them and DynamoDB holds them: 0, or a
+   * magnitude from 1e-130 to 2^53 − 1 (a larger integer is refused by the client, 1e308 by DynamoDB).
+   */
+  keptNumberMagnitude: { max: Number.MAX_SAFE_INTEGER, minNonZero: 1e-130 },
   patchOperations: 100,
 } as const;
 

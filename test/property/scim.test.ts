@@ -9,9 +9,10 @@ const suite = propertySuite('scim');
 
 // What the generators above found answered 500 (issue 18), each pinned to its answer.
 describe('scim: what the generators found', () => {
+  /** A request with the first directory's key; a body as JSON text, or a value to write as JSON. */
   const scim = (method: string, path: string, body?: unknown) => {
     const headers = { authorization: `Bearer ${suite.fixtures().directoryKeys.get('a')!}`, ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }) };
-    return suite.send({ method, path: `/scim/v2${path}`, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    return suite.send({ method, path: `/scim/v2${path}`, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
   };
   const scimError = (reply: { text: string }) => JSON.parse(reply.text) as { scimType?: string; detail: string };
   // Within externalId's 1,024 characters, past the 1,024 bytes of the key its uniqueness is kept under (`SCIM_EXTERNAL#<externalId>`).
@@ -36,6 +37,36 @@ describe('scim: what the generators found', () => {
     }
     const found = await scim('GET', `/Users?filter=${encodeURIComponent(`externalId eq "${fits}"`)}`);
     expect(JSON.parse(found.text)).toMatchObject({ totalResults: 1, Resources: [{ id, externalId: fits }] });
+  });
+
+  it('POST, PUT and PATCH: what is kept as sent (the enterprise extension, the other core attributes) holds only what DynamoDB can: else 400 invalidValue', async () => {
+    // As JSON text: a value 5,000 deep is past what JSON.stringify can write here.
+    const deep = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const enterprise = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+    const unstorable: Array<[string, string, string]> = [
+      ['an integer past 2^53 - 1', enterprise, '{"employeeNumber":-9007199254740992}'],
+      ['a number past DynamoDB’s 9.99e125', enterprise, '{"costCenter":1e308}'],
+      ['a number below 1e-130', 'phoneNumbers', '[{"value":1e-320,"type":"work"}]'],
+      ['5,000 levels of nesting', enterprise, `{"manager":${deep(5000)}}`],
+      ['40 levels of nesting', 'addresses', `[{"type":"work","streetAddress":${deep(40)}}]`],
+    ];
+    const userWith = (name: string, text: string) => `${JSON.stringify(oktaUser(newEmail('scim-kept'))).slice(0, -1)},${JSON.stringify(name)}:${text}}`;
+    const created = await scim('POST', '/Users', oktaUser(newEmail('scim-kept')));
+    const { id } = JSON.parse(created.text) as { id: string };
+    for (const [what, name, text] of unstorable) {
+      const posted = await scim('POST', '/Users', userWith(name, text));
+      expect(posted.status, `POST with ${what} → ${posted.text.slice(0, 200)}`).toBe(400);
+      expect(scimError(posted).scimType).toBe('invalidValue');
+      const put = await scim('PUT', `/Users/${id}`, userWith(name, text));
+      expect(put.status, `PUT with ${what} → ${put.text.slice(0, 200)}`).toBe(400);
+      const patched = await scim('PATCH', `/Users/${id}`, `{"Operations":[{"op":"add","value":{${JSON.stringify(name)}:${text}}}]}`);
+      expect(patched.status, `PATCH with ${what} → ${patched.text.slice(0, 200)}`).toBe(400);
+    }
+    // What DynamoDB holds is kept exactly as sent.
+    const storable = { [enterprise]: { employeeNumber: 9007199254740991, costCenter: -1e-130, manager: JSON.parse(deep(12)) as unknown, division: 0 } };
+    const kept = await scim('PATCH', `/Users/${id}`, { Operations: [{ op: 'add', value: storable }] });
+    expect(kept.status, kept.text.slice(0, 200)).toBe(200);
+    expect(JSON.parse(kept.text)[enterprise]).toEqual(storable[enterprise]);
   });
 
   it('GET, PUT, PATCH and DELETE /Users/{id}: an id no User can have (past 1 KiB, or odd) is a 404 that never reaches the table', async () => {

@@ -148,6 +148,23 @@ export function readEnterprise(value: unknown, name: string): JsonObject {
 export const utf8Bytes = (text: string): number => new TextEncoder().encode(text).length;
 const jsonBytes = (value: unknown): number => utf8Bytes(JSON.stringify(value));
 
+/**
+ * What is kept as sent holds only what DynamoDB can: numbers it can write, and nesting it allows.
+ * Refused before its size is measured, so a value nested thousands deep is never walked further.
+ */
+function checkKept(value: unknown, name: string, depth = 0): void {
+  if (depth > limits.keptDepth) throw invalidValue(`${name} nests deeper than ${limits.keptDepth} levels.`);
+  if (typeof value === 'number') {
+    const magnitude = Math.abs(value);
+    const { max, minNonZero } = limits.keptNumberMagnitude;
+    if (value !== 0 && !(magnitude >= minNonZero && magnitude <= max)) throw invalidValue(`${name} holds ${value}: numbers are 0, or from ${minNonZero} to ${max} in magnitude.`);
+  } else if (Array.isArray(value)) {
+    for (const item of value) checkKept(item, name, depth + 1);
+  } else if (isObject(value)) {
+    for (const member of Object.values(value)) checkKept(member, name, depth + 1);
+  }
+}
+
 /** What holds for a User however it was made: the caps, and one primary email at most (RFC 7643 §2.4). */
 export function checkUser(user: ScimUserAttributes): ScimUserAttributes {
   const emails = user.emails ?? [];
@@ -156,6 +173,8 @@ export function checkUser(user: ScimUserAttributes): ScimUserAttributes {
   if (user.externalId !== undefined && utf8Bytes(user.externalId) > limits.uniqueValueBytes) {
     throw invalidValue(`externalId must be at most ${limits.uniqueValueBytes} bytes of UTF-8.`);
   }
+  if (user.enterprise) checkKept(user.enterprise, 'The enterprise extension');
+  if (user.extra) checkKept(user.extra, 'The other attributes');
   if (user.enterprise && jsonBytes(user.enterprise) > limits.enterpriseJsonBytes) {
     throw invalidValue(`The enterprise extension must be at most ${limits.enterpriseJsonBytes} bytes of JSON.`);
   }
