@@ -20,10 +20,15 @@ export type CredentialChoice =
   | { kind: 'none' }
   | { kind: 'session'; who: Who }
   | { kind: 'key'; scope: Scope | 'all' }
-  /** A directory key (SCIM): a user's directory's, or the first one's before it was rotated; the scheme in the case given. */
-  | { kind: 'directory'; key: Who | 'rotated'; scheme: string }
+  /**
+   * A directory key (SCIM): a user's directory's, the first one's before it was rotated, or one of
+   * a workspace that lost the Team tier; the scheme in the case given.
+   */
+  | { kind: 'directory'; key: DirectoryKey; scheme: string }
   | { kind: 'changed'; of: 'session' | 'key' | 'directory'; how: Mutation; at: number }
   | { kind: 'raw'; value: string };
+
+export type DirectoryKey = Who | 'rotated' | 'lapsed';
 
 /** A live value of a pool, by position; `changed` sends it altered. */
 export interface LiveChoice {
@@ -55,16 +60,16 @@ const poolSize = 24;
 
 /** The user a credential choice acts as (keys are the first user's; a directory key, its directory's user's). */
 export const ownerOf = (choice: CredentialChoice): Owner =>
-  choice.kind === 'session' ? choice.who : choice.kind === 'key' ? 'a' : choice.kind === 'directory' && choice.key !== 'rotated' ? choice.key : null;
+  choice.kind === 'session' ? choice.who : choice.kind === 'key' ? 'a' : choice.kind === 'directory' && (choice.key === 'a' || choice.key === 'b') ? choice.key : null;
 
-/** A directory's seats: the first's fill and free as runs create, deactivate and delete Users; the second's are few. */
-const directorySeats: Record<Who, number> = { a: 100, b: 10 };
+/** A directory's seats: the first's fill and free as runs create, deactivate and delete Users (403 when full); the second's are few. */
+const directorySeats: Record<Who, number> = { a: 30, b: 5 };
 
 export class Fixtures {
   readonly sessions = new Map<Who, SignedIn>();
   readonly keys = new Map<Scope | 'all', CreatedKey>();
-  /** Each user's SCIM directory key (a Team workspace's, seeded for the scim group), and the first's rotated one. */
-  readonly directoryKeys = new Map<Who | 'rotated', string>();
+  /** Each user's SCIM directory key (a Team workspace's, seeded for the scim group), the first's rotated one, and a lapsed workspace's. */
+  readonly directoryKeys = new Map<DirectoryKey, string>();
   /** Ids by collection path, and `delete_token` values; seeded ones are kept from deletion. */
   private readonly pools = new Map<string, Entry[]>();
   /** Next cursors by route, each with the listing (path) and user it pages. */
@@ -311,9 +316,12 @@ export const seeders: Record<string, Seeder> = {
       fixtures.add('workspace_id', made.body.id, who, true);
     }
   },
-  // A SCIM directory for each user (a Team workspace with a verified domain and its directory key), the first's key rotated once, and Users in each.
+  // A SCIM directory for each user (a Team workspace with a verified domain and its directory key), the first's key rotated once, and Users in each; and one whose workspace lost the Team tier.
   'POST /scim/v2/Users': async (fixtures) => {
     const runtime = fixtures.runtimeOf();
+    const lapsed = await directoryWorkspace(runtime);
+    await setWorkspace(runtime, lapsed.id, { plan: 'free' });
+    fixtures.directoryKeys.set('lapsed', lapsed.key);
     for (const who of ['a', 'b'] as const) {
       const directory = await directoryWorkspace(runtime, directorySeats[who]);
       let key = directory.key;

@@ -132,13 +132,14 @@ const badCredential: fc.Arbitrary<CredentialChoice> = fc.oneof(
 );
 
 /**
- * What a directory key's routes must refuse besides (401), or take as another directory's: the
- * other user's directory key (its own Users, none of the first's), the first's rotated key, a
- * changed one, one of the right shape that is no key, Okta's `non-token` probe, the key as Basic.
+ * What a directory key's routes must refuse besides (401; 403 to a workspace without the Team
+ * tier), or take as another directory's: the other user's directory key (its own Users, none of
+ * the first's), the first's rotated key, a lapsed workspace's, a changed one, one of the right
+ * shape that is no key, Okta's `non-token` probe, the key as Basic.
  */
 const badDirectoryCredential: fc.Arbitrary<CredentialChoice> = fc.oneof(
   { weight: 3, arbitrary: fc.constant<CredentialChoice>({ kind: 'directory', key: 'b', scheme: 'Bearer' }) },
-  { weight: 2, arbitrary: fc.constant<CredentialChoice>({ kind: 'directory', key: 'rotated', scheme: 'Bearer' }) },
+  { weight: 2, arbitrary: fc.constantFrom<CredentialChoice>({ kind: 'directory', key: 'rotated', scheme: 'Bearer' }, { kind: 'directory', key: 'lapsed', scheme: 'Bearer' }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('changed' as const), of: fc.constant('directory' as const), how: mutations, at: fc.nat(60) }) },
   {
     weight: 3,
