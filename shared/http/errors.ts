@@ -114,7 +114,7 @@ export function scimErrorBody(error: HttpError): { schemas: string[]; status: st
   return {
     schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
     status: String(error.status),
-    ...(typeof scimType === 'string' ? { scimType } : error.code === 'invalid_json' || error.code === 'invalid_request' ? { scimType: 'invalidSyntax' } : {}),
+    ...(typeof scimType === 'string' ? { scimType } : ['invalid_json', 'invalid_request', 'unsupported_media_type'].includes(error.code) ? { scimType: 'invalidSyntax' } : {}),
     detail: fields ? `${error.detail} ${fields}` : error.detail,
   };
 }

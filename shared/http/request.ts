@@ -75,10 +75,12 @@ export function parseJsonBody<T>(request: RawRequest, schema: ZodMiniType<T>, le
     if (lenient) return {} as T;
     throw error;
   };
+  // SCIM's routes read either JSON type (Okta posts application/json, Entra application/scim+json).
+  const expected = request.route.media === 'scim' ? 'application/scim+json or application/json' : 'application/json';
   if (contentType !== undefined && !isJsonType(contentType)) {
     return unreadable(
-      new HttpError(400, 'unsupported_media_type', 'Send the body as application/json.', {
-        errors: [{ path: 'header.content-type', message: `must be application/json, not ${contentType}` }],
+      new HttpError(400, 'unsupported_media_type', `Send the body as ${expected}.`, {
+        errors: [{ path: 'header.content-type', message: `must be ${expected}, not ${contentType}` }],
       }),
     );
   }

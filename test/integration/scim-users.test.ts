@@ -1,4 +1,4 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
@@ -241,7 +241,10 @@ describe('POST /scim/v2/Users', () => {
     const email = address('unique');
     const first = await created(oktaUser(email, { externalId: '00uUNIQUE1' }));
     expectScimError(await scim.post('/Users', oktaUser(email.toUpperCase())), 409, 'uniqueness');
-    expectScimError(await scim.post('/Users', oktaUser(address('other'), { externalId: '00uUNIQUE1' })), 409, 'uniqueness');
+    const refused = address('refused');
+    expectScimError(await scim.post('/Users', oktaUser(refused, { externalId: '00uUNIQUE1' })), 409, 'uniqueness');
+    // A known duplicate is refused before an account is made for its address.
+    expect((await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `EMAIL#${refused}`, sk: 'EMAIL' }, ConsistentRead: true }))).Item).toBeUndefined();
     // externalId is caseExact: another case is another externalId.
     expect((await scim.post('/Users', oktaUser(address('other'), { externalId: '00uunique1' }))).status).toBe(201);
     const found = await scim.get(`/Users?filter=${q(`userName eq "${email}"`)}`);

@@ -64,8 +64,12 @@ function scimAudit(workspaceId: string, action: string, user: Pick<ScimUser, 'id
 export async function createScimUser(workspaceId: string, body: unknown, ports: ScimPorts): Promise<ScimUser> {
   const attributes = parseUserBody(body);
   const email = accountAddress(attributes);
-  // A known duplicate is refused before an account is made for it; the condition settles races.
-  if (await ports.scimUsers.byUserName(workspaceId, attributes.userName)) throw uniqueness();
+  // A known duplicate is refused before an account is made for it; the conditions settle races.
+  const [sameName, sameExternalId] = await Promise.all([
+    ports.scimUsers.byUserName(workspaceId, attributes.userName),
+    attributes.externalId === undefined ? null : ports.scimUsers.byExternalId(workspaceId, attributes.externalId),
+  ]);
+  if (sameName || sameExternalId) throw uniqueness();
   const now = ports.clock.now();
   const account = await ports.users.createOrGet({ id: newUserId(), email, plan: 'free', createdAt: now });
   const id = newScimUserId();
