@@ -3,7 +3,7 @@ import type { Runtime } from '../../local/runtime.ts';
 import { enterpriseUserSchema, errorSchema, listResponseSchema, userSchema } from '../../shared/domain/scim/model.ts';
 import { newEmail, signIn } from '../support/accounts.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
-import { directoryWorkspace, oktaUser, scimClient, type DirectoryWorkspace } from '../support/scim/directory.ts';
+import { directoryWorkspace, membersOf, oktaUser, rosterOf, scimClient, type DirectoryWorkspace } from '../support/scim/directory.ts';
 import { entraPatchWithFlag, entraPatchWithoutFlag, entraProvisioning, entraSampleCodeExamples, entraValidator, entraValidatorVariables, entraVariables } from '../support/scim/entra.ts';
 import { oktaConnectionAndImport, oktaCreateWithExtension, oktaCrudTest, oktaProvisioningVariables, oktaSpecTest, oktaSpecVariables, type OktaApp } from '../support/scim/okta.ts';
 import type { ScimClientStep } from '../support/scim/clientSteps.ts';
@@ -31,25 +31,8 @@ let suffixes = 0;
 /** A run's own values, so two runs never choose the same names. */
 const suffix = () => `${process.pid}${++suffixes}${Date.now().toString(36)}`;
 
-/** The roster as the owner's listing shows it. */
-async function roster(workspace: DirectoryWorkspace) {
-  const listed = await api.get('/v1/workspaces', workspace.owner.auth);
-  expect(listed.status).toBe(200);
-  const item = listed.body.items.find((entry: { id: string }) => entry.id === workspace.id);
-  return { seats: item.seats as number, members: item.members as number };
-}
-
-interface MemberItem {
-  user_id: string;
-  email: string;
-  role: string;
-  source: string;
-}
-async function memberFor(workspace: DirectoryWorkspace, email: string): Promise<MemberItem | undefined> {
-  const roll = await api.get(`/v1/workspaces/${workspace.id}/members`, workspace.owner.auth);
-  expect(roll.status).toBe(200);
-  return (roll.body.items as MemberItem[]).find((member) => member.email === email.toLowerCase());
-}
+const roster = (workspace: DirectoryWorkspace) => rosterOf(runtime, workspace);
+const memberFor = async (workspace: DirectoryWorkspace, email: string) => (await membersOf(runtime, workspace)).find((member) => member.email === email.toLowerCase());
 
 /** A member by the directory, holding one of the roster's seats. */
 async function expectMember(workspace: DirectoryWorkspace, email: string, members: number) {

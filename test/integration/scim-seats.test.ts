@@ -6,7 +6,7 @@ import { createDocumentClient } from '../../shared/store/client.ts';
 import { createKey, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
 import { injectDynamoFaults, transactionConflict, type DynamoCall } from '../support/faults.ts';
 import { apiClient, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
-import { directoryWorkspace, oktaUser, scimClient, type DirectoryWorkspace } from '../support/scim/directory.ts';
+import { directoryWorkspace, membersOf, oktaUser, rosterOf, scimClient, type DirectoryWorkspace } from '../support/scim/directory.ts';
 import { joinAs, send, setWorkspace } from '../support/workspaces.ts';
 
 // The directory key, the Team tier and seats as a SCIM client meets them over HTTP (issue 18):
@@ -79,25 +79,8 @@ async function provision(directory: Directory, email: string, overrides: Record<
   return made.body as { id: string; userName: string; active: boolean };
 }
 
-/** The roster as the owner's listing shows it. */
-async function roster(workspace: DirectoryWorkspace) {
-  const listed = await api.get('/v1/workspaces', workspace.owner.auth);
-  expect(listed.status).toBe(200);
-  const item = listed.body.items.find((entry: { id: string }) => entry.id === workspace.id);
-  return { seats: item.seats as number, members: item.members as number };
-}
-
-interface MemberItem {
-  user_id: string;
-  email: string;
-  role: string;
-  source: string;
-}
-async function members(workspace: DirectoryWorkspace): Promise<MemberItem[]> {
-  const roll = await api.get(`/v1/workspaces/${workspace.id}/members`, workspace.owner.auth);
-  expect(roll.status).toBe(200);
-  return roll.body.items;
-}
+const roster = (workspace: DirectoryWorkspace) => rosterOf(runtime, workspace);
+const members = (workspace: DirectoryWorkspace) => membersOf(runtime, workspace);
 const memberFor = async (workspace: DirectoryWorkspace, email: string) => (await members(workspace)).find((member) => member.email === email.toLowerCase());
 
 /** The roster agrees with the roll: one seat per member, never more members than seats. */

@@ -3,7 +3,7 @@ import type { Runtime } from '../../local/runtime.ts';
 import { newEmail, signIn, type SignedIn } from '../support/accounts.ts';
 import { injectDynamoFaults, internalError, transactionConflict, type DynamoCall } from '../support/faults.ts';
 import { apiClient, claimPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
-import { directoryWorkspace, oktaUser, scimClient } from '../support/scim/directory.ts';
+import { directoryWorkspace, oktaUser, rosterOf, scimClient } from '../support/scim/directory.ts';
 import { createHandler as createRelayHandler } from '../../functions/relay.ts';
 import { LocalStream } from '../../local/streams.ts';
 import { relayFilters } from '../../shared/store/relayRecords.ts';
@@ -103,11 +103,7 @@ describe('SCIM provisioning under transaction conflicts', () => {
     const created = await Promise.all(Array.from({ length: 30 }, (_, i) => scim.post('/Users', oktaUser(`bulk-${i}@${directory.domain}`))));
     expect(created.map((reply) => reply.status), JSON.stringify(created.find((reply) => reply.status !== 201)?.body)).toEqual(Array(30).fill(201));
     const ids = created.map((reply) => reply.body.id as string);
-    const roster = async () => {
-      const listed = await api.get('/v1/workspaces', directory.owner.auth);
-      const item = (listed.body.items as Array<{ id: string; seats: number; members: number }>).find((workspace) => workspace.id === directory.id)!;
-      return { seats: item.seats, members: item.members };
-    };
+    const roster = () => rosterOf(runtime, directory);
     // The owner and the 30.
     expect(await roster()).toEqual({ seats: 31, members: 31 });
     const deactivate = { Operations: [{ op: 'replace', value: { active: false } }] };

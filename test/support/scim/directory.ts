@@ -35,6 +35,28 @@ export async function directoryWorkspace(runtime: DirectoryRuntime, seats = 10):
   return { ...workspace, domain, key: sso.body.scim.directory_key, base: sso.body.scim.base_url };
 }
 
+/** A workspace's seats and members, as its owner's listing shows them. */
+export async function rosterOf(runtime: Pick<Runtime, 'url'>, workspace: Pick<TeamWorkspace, 'id' | 'owner'>): Promise<{ seats: number; members: number }> {
+  const listed = await apiClient(runtime).get('/v1/workspaces', workspace.owner.auth);
+  if (listed.status !== 200) throw new Error(`GET /v1/workspaces answered ${listed.status}`);
+  const item = (listed.body.items as Array<{ id: string; seats: number; members: number }>).find((entry) => entry.id === workspace.id)!;
+  return { seats: item.seats, members: item.members };
+}
+
+export interface MemberItem {
+  user_id: string;
+  email: string;
+  role: string;
+  source: string;
+}
+
+/** A workspace's member roll, as its owner reads it. */
+export async function membersOf(runtime: Pick<Runtime, 'url'>, workspace: Pick<TeamWorkspace, 'id' | 'owner'>): Promise<MemberItem[]> {
+  const roll = await apiClient(runtime).get(`/v1/workspaces/${workspace.id}/members`, workspace.owner.auth);
+  if (roll.status !== 200) throw new Error(`GET members answered ${roll.status}`);
+  return roll.body.items as MemberItem[];
+}
+
 /** A SCIM client of one directory: requests to `/scim/v2…` with its key, bodies as application/scim+json, as Entra sends them. */
 export function scimClient(runtime: Pick<Runtime, 'url'>, key: string | null) {
   const api = apiClient(runtime);
