@@ -1,12 +1,14 @@
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import type { Config } from '../config.ts';
-import type { SecretSealer } from '../domain/webhooks/ports.ts';
+import type { SealingContext, SecretSealer } from '../domain/webhooks/ports.ts';
 
 /**
- * Signing secrets encrypted by KMS, with the endpoint id as encryption context: a sealed
- * secret copied to another endpoint's item does not decrypt, and CloudTrail names the
- * endpoint on every use. Opened secrets are kept for the life of the instance, so a burst of
- * deliveries to one endpoint costs one Decrypt.
+ * Third parties' secrets encrypted by KMS, with the owner's id as encryption context under a
+ * name of its kind (`webhook_endpoint` for endpoints' signing secrets, `chat_team` for chat bot
+ * tokens): a sealed secret copied to another item does not decrypt, a secret of one kind never
+ * opens as the other's (the stack grants each function its context name only), and CloudTrail
+ * names the owner on every use. Opened secrets are kept for the life of the instance, so a burst
+ * of deliveries to one endpoint costs one Decrypt.
  */
 export class KmsSealer implements SecretSealer {
   private readonly opened = new Map<string, string>();
@@ -14,11 +16,12 @@ export class KmsSealer implements SecretSealer {
   constructor(
     private readonly client: KMSClient,
     private readonly keyId: string,
+    private readonly contextName: SealingContext = 'webhook_endpoint',
   ) {}
 
   async seal(plaintext: string, endpointId: string): Promise<string> {
     const { CiphertextBlob } = await this.client.send(
-      new EncryptCommand({ KeyId: this.keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: { webhook_endpoint: endpointId } }),
+      new EncryptCommand({ KeyId: this.keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: { [this.contextName]: endpointId } }),
     );
     if (!CiphertextBlob) throw new Error('KMS Encrypt returned no ciphertext');
     return `kms:${Buffer.from(CiphertextBlob).toString('base64url')}`;
@@ -33,7 +36,7 @@ export class KmsSealer implements SecretSealer {
       new DecryptCommand({
         KeyId: this.keyId,
         CiphertextBlob: Buffer.from(sealed.slice('kms:'.length), 'base64url'),
-        EncryptionContext: { webhook_endpoint: endpointId },
+        EncryptionContext: { [this.contextName]: endpointId },
       }),
     );
     if (!Plaintext) throw new Error('KMS Decrypt returned no plaintext');
@@ -43,8 +46,8 @@ export class KmsSealer implements SecretSealer {
   }
 }
 
-/** The sealer of the functions the stack gives the signing-secrets key (WEBHOOK_KEY_ID). */
-export function kmsSealer(config: Pick<Config, 'REGION' | 'WEBHOOK_KEY_ID'>): KmsSealer {
+/** The sealer of the functions the stack gives the sealing key (WEBHOOK_KEY_ID), for secrets of one kind. */
+export function kmsSealer(config: Pick<Config, 'REGION' | 'WEBHOOK_KEY_ID'>, contextName: SealingContext = 'webhook_endpoint'): KmsSealer {
   if (!config.WEBHOOK_KEY_ID) throw new Error('WEBHOOK_KEY_ID is not set: this function cannot seal or open signing secrets');
-  return new KmsSealer(new KMSClient({ region: config.REGION }), config.WEBHOOK_KEY_ID);
+  return new KmsSealer(new KMSClient({ region: config.REGION }), config.WEBHOOK_KEY_ID, contextName);
 }

@@ -1,3 +1,4 @@
+import { createCipheriv } from 'node:crypto';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -40,6 +41,16 @@ describe('KmsSealer', () => {
     await expect(sealer.open('local:abc', 'whk_1')).rejects.toThrow('not sealed by KmsSealer');
   });
 
+  it('binds a chat bot token to its team under its own context name (issue 19), never the endpoints\'', async () => {
+    kms.on(EncryptCommand).resolves({ CiphertextBlob: new Uint8Array([4, 5]) });
+    kms.on(DecryptCommand).resolves({ Plaintext: Buffer.from('xoxb-1') });
+    const sealer = kmsSealer({ REGION: 'eu-west-1', WEBHOOK_KEY_ID: KEY }, 'chat_team');
+    const sealed = await sealer.seal('xoxb-1', 'T0001');
+    expect(kms.commandCalls(EncryptCommand)[0]!.args[0].input).toEqual({ KeyId: KEY, Plaintext: Buffer.from('xoxb-1'), EncryptionContext: { chat_team: 'T0001' } });
+    expect(await sealer.open(sealed, 'T0001')).toBe('xoxb-1');
+    expect(kms.commandCalls(DecryptCommand)[0]!.args[0].input).toMatchObject({ EncryptionContext: { chat_team: 'T0001' } });
+  });
+
   it('refuses to start without the key id', () => {
     expect(() => kmsSealer({ REGION: 'eu-west-1', WEBHOOK_KEY_ID: undefined })).toThrow('WEBHOOK_KEY_ID');
     expect(kmsSealer({ REGION: 'eu-west-1', WEBHOOK_KEY_ID: KEY })).toBeInstanceOf(KmsSealer);
@@ -54,6 +65,22 @@ describe('LocalSealer', () => {
     expect(await sealer.open(sealed, 'whk_1')).toBe('whsec_secret-value');
     await expect(sealer.open(sealed, 'whk_2')).rejects.toThrow();
     await expect(new LocalSealer().open(sealed, 'whk_1')).rejects.toThrow();
+  });
+
+  it('binds a secret of another kind to its context name too: a chat team\'s never opens as an endpoint\'s of the same id', async () => {
+    const key = new Uint8Array(32).fill(7);
+    const chat = new LocalSealer(key, 'chat_team');
+    const endpoints = new LocalSealer(key);
+    const sealed = await chat.seal('xoxb-secret-token', 'T0001');
+    expect(sealed).not.toContain('secret-token');
+    expect(await chat.open(sealed, 'T0001')).toBe('xoxb-secret-token');
+    await expect(chat.open(sealed, 'T0002')).rejects.toThrow();
+    await expect(endpoints.open(sealed, 'T0001')).rejects.toThrow();
+    // Endpoints' secrets keep the bare id as associated data, as before context names: one sealed so opens.
+    const iv = new Uint8Array(12).fill(1);
+    const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from('whk_1'));
+    const before = `local:${Buffer.concat([iv, cipher.update('whsec_1', 'utf8'), cipher.final(), cipher.getAuthTag()]).toString('base64url')}`;
+    expect(await endpoints.open(before, 'whk_1')).toBe('whsec_1');
   });
 });
 

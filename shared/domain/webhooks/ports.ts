@@ -56,6 +56,9 @@ export interface WebhookStore {
 }
 
 /** Encrypts signing secrets at rest, bound to the endpoint they belong to. KMS in AWS. */
+/** What a sealed secret is bound to: a webhook endpoint's id, or a chat team's (issue 19). */
+export type SealingContext = 'webhook_endpoint' | 'chat_team';
+
 export interface SecretSealer {
   seal(plaintext: string, endpointId: string): Promise<string>;
   open(sealed: string, endpointId: string): Promise<string>;
