@@ -1,0 +1,87 @@
+import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { toEpochSeconds } from '../clock.ts';
+import type { ChatInstallation, ChatInstallationStore } from '../domain/chat/installations.ts';
+import { isConditionFailure } from './client.ts';
+
+/**
+ * Chat installations (`CHAT_TEAM#<team id>` / `INSTALLATION`, the bot token sealed) and the
+ * install states already used (`CHAT_STATE#<id>` / `STATE`, removed by TTL an hour after the
+ * state would have expired, when it is refused by its expiry anyway).
+ */
+const installationKey = (teamId: string) => ({ pk: `CHAT_TEAM#${teamId}`, sk: 'INSTALLATION' });
+const stateKey = (stateId: string) => ({ pk: `CHAT_STATE#${stateId}`, sk: 'STATE' });
+
+export class DynamoChatInstallationStore implements ChatInstallationStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async useInstallState(stateId: string, expiresAt: number): Promise<'claimed' | 'used'> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...stateKey(stateId), type: 'chat_state', ttl: toEpochSeconds(expiresAt) + 3600 },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return 'claimed';
+    } catch (error) {
+      if (isConditionFailure(error)) return 'used';
+      throw error;
+    }
+  }
+
+  async save(installation: ChatInstallation): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...installationKey(installation.teamId),
+          type: 'chat_installation',
+          team_id: installation.teamId,
+          team_name: installation.teamName,
+          sealed_bot_token: installation.sealedBotToken,
+          bot_user_id: installation.botUserId,
+          scopes: installation.scopes,
+          installer_user_id: installation.installerUserId,
+          installer_chat_user_id: installation.installerChatUserId,
+          installed_at: installation.installedAt,
+        },
+      }),
+    );
+  }
+
+  async installation(teamId: string): Promise<ChatInstallation | null> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: installationKey(teamId), ConsistentRead: true }));
+    if (!Item) return null;
+    return {
+      teamId: String(Item.team_id),
+      teamName: String(Item.team_name),
+      sealedBotToken: String(Item.sealed_bot_token),
+      botUserId: String(Item.bot_user_id),
+      scopes: Array.isArray(Item.scopes) ? Item.scopes.map(String) : [],
+      installerUserId: String(Item.installer_user_id),
+      installerChatUserId: String(Item.installer_chat_user_id),
+      installedAt: Number(Item.installed_at),
+    };
+  }
+
+  async removeIfToken(teamId: string, sealedBotToken: string): Promise<'removed' | 'replaced'> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: installationKey(teamId),
+          ConditionExpression: 'sealed_bot_token = :token',
+          ExpressionAttributeValues: { ':token': sealedBotToken },
+        }),
+      );
+      return 'removed';
+    } catch (error) {
+      if (isConditionFailure(error)) return 'replaced';
+      throw error;
+    }
+  }
+}
