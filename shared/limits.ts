@@ -307,3 +307,18 @@ export const webhookLimits = {
    */
   lostTestDeliverySeconds: 2 * 24 * 3600,
 } as const;
+
+/** Chat (issue 19): the Slack install's `state`, the composer's chat token, and signed slash commands. */
+export const chatLimits = {
+  /** An install's `state` works this long, once: Slack's authorization codes also expire after 10 minutes. */
+  stateSeconds: 10 * 60,
+  /** A chat token (the composer link a slash command answers with) works this long. */
+  chatTokenSeconds: 15 * 60,
+  /** A slash command signed further than this from now, either way, is refused (Slack's own bound). */
+  signatureToleranceSeconds: 5 * 60,
+  /**
+   * A state or chat token longer than this is refused unread: ours are about 300 characters,
+   * and a route reading one from a query or body never verifies a megabyte.
+   */
+  tokenChars: 1024,
+} as const;
