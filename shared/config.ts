@@ -97,6 +97,18 @@ const configSchema = z.pipe(
       STRIPE_SECRET_KEY: z.optional(z.string().check(z.regex(/^(sk|rk)_/))),
       STRIPE_WEBHOOK_SECRET: z.optional(z.string().check(z.regex(/^whsec_/))),
       STRIPE_API_URL: z.optional(z.url({ protocol: /^https?$/ })),
+      /**
+       * The chat integration (Slack, issue 19): its app's client id, and its client secret and
+       * request signing secret, in Secrets Manager in AWS (`SLACK_SECRETS_ARN`, a JSON
+       * `{client_secret, signing_secret}`, read at cold start by the functions that need them,
+       * never in a template or a log), given directly locally, with `SLACK_API_URL` naming the
+       * emulator. Without a client id the chat routes answer 403 `chat_not_configured`.
+       */
+      SLACK_CLIENT_ID: z.optional(z.string().check(z.regex(/^[0-9]+\.[0-9]+$/))),
+      SLACK_SECRETS_ARN: z.optional(z.string().check(z.regex(/^arn:aws[a-z-]*:secretsmanager:/))),
+      SLACK_CLIENT_SECRET: z.optional(z.string().check(z.regex(/^[0-9a-f]{32}$/))),
+      SLACK_SIGNING_SECRET: z.optional(z.string().check(z.regex(/^[0-9a-f]{32}$/))),
+      SLACK_API_URL: z.optional(z.url({ protocol: /^https?$/ })),
       /** The prices sold: Pro per account a month, and a Team seat a month (CDK context in AWS). */
       PRICE_PRO: z._default(z.string().check(z.minLength(1)), 'price_pro_monthly'),
       PRICE_TEAM_SEAT: z._default(z.string().check(z.minLength(1)), 'price_team_seat_monthly'),
