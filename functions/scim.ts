@@ -6,6 +6,7 @@ import { toScimResource } from '../shared/domain/scim/userBody.ts';
 import { createScimUser, deleteScimUser, patchScimUser, readScimUser, replaceScimUser, type ScimPorts } from '../shared/domain/scim/users.ts';
 import type { DirectoryKeyPorts } from '../shared/domain/scim/directoryKey.ts';
 import { HostDirectory } from '../shared/domain/domains/hosts.ts';
+import { linkOrigin } from '../shared/domain/domains/linkHosts.ts';
 import { directoryGuard } from '../shared/http/directoryGuard.ts';
 import { groupHandler, type GroupDeps, type Operations } from '../shared/http/group.ts';
 import type { ApiRequest } from '../shared/http/request.ts';
@@ -18,11 +19,11 @@ import { DynamoScimUserStore } from '../shared/store/workspaceScim.ts';
 import { DynamoWorkspaceStore } from '../shared/store/workspaces.ts';
 
 /**
- * Where this deployment's SCIM endpoint is, as the request reached it: a workspace's verified
- * hostname or this deployment's own origin. Locations in answers are absolute (RFC 7644 §3.1).
+ * Where this deployment's SCIM endpoint is, as the request reached it: the workspace's verified
+ * hostname or this deployment's own origin (as links are made). Locations in answers are absolute
+ * (RFC 7644 §3.1).
  */
-const scimBase = (request: Pick<ApiRequest, 'hostClaim'>, deps: ScimDeps) =>
-  `${request.hostClaim ? `https://${request.hostClaim.hostname}` : deps.config.WEB_ORIGIN.replace(/\/+$/, '')}/scim/v2`;
+const scimBase = (request: Pick<ApiRequest, 'hostClaim'>, deps: ScimDeps) => `${linkOrigin(request.hostClaim ?? undefined, deps.config).replace(/\/+$/, '')}/scim/v2`;
 
 /** The workspace the directory key belongs to (the guard has checked it). */
 const workspaceOf = (request: Pick<ApiRequest, 'directory'>) => request.directory!.workspaceId;

@@ -2,7 +2,7 @@ import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
-import { newEmail, signIn, type SignedIn } from '../support/accounts.ts';
+import { callFrom, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
 import { apiClient, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
 import { directoryWorkspace, oktaUser, scimClient, type DirectoryWorkspace } from '../support/scim/directory.ts';
 
@@ -806,5 +806,36 @@ describe('discovery', () => {
       expect(reply.headers.get('content-type')).toMatch(/^application\/scim\+json/);
       expect(reply.body.schemas).toEqual([expect.stringMatching(/^urn:ietf:params:scim:/)]);
     }
+  });
+});
+
+describe('on a workspace’s verified hostname', () => {
+  const on = (host: string, key: string, method: string, path: string, json?: unknown) =>
+    callFrom(runtime, '127.0.0.1', method, `/scim/v2${path}`, json, { host: `${host}:${runtime.port}`, authorization: `Bearer ${key}` });
+
+  it('serves the workspace’s own directory, its Locations on that hostname', async () => {
+    const made = await on(directory.domain, directory.key, 'POST', '/Users', oktaUser(address('on-host')));
+    expect(made.status).toBe(201);
+    const location = `http://${directory.domain}:${runtime.port}/scim/v2/Users/${made.body.id}`;
+    expect(made.headers.get('location')).toBe(location);
+    expect(made.body.meta.location).toBe(location);
+    expect((await on(directory.domain, directory.key, 'GET', `/Users/${made.body.id}`)).body.meta.location).toBe(location);
+  });
+
+  it('refuses another workspace’s directory key there (404), and changes nothing of its Users', async () => {
+    const other = await directoryWorkspace(runtime, 5);
+    const refused = await on(directory.domain, other.key, 'POST', '/Users', oktaUser(`x@${other.domain}`));
+    expect(refused.status).toBe(404);
+    expect(refused.body).toMatchObject({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '404' });
+    expect((await scimClient(runtime, other.key).get('/Users')).body.totalResults).toBe(0);
+    // On its own hostname it works.
+    expect((await on(other.domain, other.key, 'GET', '/Users')).status).toBe(200);
+  });
+
+  it('answers a hostname no workspace verified with a SCIM 404 (unknown_host), before the key is read', async () => {
+    const reply = await on('nobody-verified-this.example', directory.key, 'GET', '/Users');
+    expect(reply.status).toBe(404);
+    expect(reply.headers.get('content-type')).toMatch(/^application\/scim\+json/);
+    expect(reply.body.status).toBe('404');
   });
 });
