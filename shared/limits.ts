@@ -167,7 +167,7 @@ export const scimUserLimits = {
 
 /**
  * SCIM filters (issue 18, shared/domain/scim/filter.ts). A filter of 1,000 characters holds at
- * most 59 comparisons, so its exact lookups fit one BatchGetItem (100 keys); parentheses nest
+ * most 59 comparisons, so its exact lookups are at most 59 reads by key (in parallel); parentheses nest
  * 10 deep at most, so no filter reaches the parser's stack limit (Okta and Entra send none).
  */
 export const scimFilterLimits = {
