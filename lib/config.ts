@@ -44,6 +44,8 @@ export interface HushlinkSettings {
   readonly prices: { readonly pro: string; readonly teamSeat: string };
   /** Where enterprise enquiries are mailed. */
   readonly salesEmail: string;
+  /** The Slack app's client id (`-c slackClientId=…`); unset, the chat routes answer 403 chat_not_configured. Its secrets go in Secrets Manager. */
+  readonly slackClientId: string | undefined;
 }
 
 export interface RegionEntry {
@@ -97,6 +99,11 @@ export function readSettings(node: Node): HushlinkSettings {
   const salesEmail = text(node, 'salesEmail') ?? `sales@${new URL(webOrigin).hostname}`;
   if (!EMAIL.test(salesEmail)) throw new Error(`context salesEmail must be an email address (got ${JSON.stringify(salesEmail)})`);
 
+  const slackClientId = text(node, 'slackClientId');
+  if (slackClientId !== undefined && !/^[0-9]+\.[0-9]+$/.test(slackClientId)) {
+    throw new Error(`context slackClientId must be a Slack app's client id, digits.digits (got ${JSON.stringify(slackClientId)})`);
+  }
+
   return {
     stage,
     webOrigin,
@@ -114,6 +121,7 @@ export function readSettings(node: Node): HushlinkSettings {
     rateLimits: rateLimitSettings(node),
     prices: { pro: price(node, 'pricePro', 'price_pro_monthly'), teamSeat: price(node, 'priceTeamSeat', 'price_team_seat_monthly') },
     salesEmail,
+    slackClientId,
   };
 }
 

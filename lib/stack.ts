@@ -79,6 +79,9 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   Users (GetItem of a User and of its userName's and externalId's pointers, Query of the
  *   partition), the account a new address is (a transaction of Puts), every change of a User a
  *   transaction of Puts, Updates and Deletes with a ConditionCheck of a membership it links;
+ * - chat: installations and used install states (GetItem, PutItem), a secret's delete token hash
+ *   and its subscription (GetItem, UpdateItem), and what every API function reads (sessions, keys,
+ *   rate counters, the call counter, signing keys: GetItem, UpdateItem, Query of the table);
  * - openapi: nothing (its one route is public and reads no table);
  * - relay: the owner's endpoints (Query of their partition), deliveries (PutItem, GetItem when
  *   one exists already), the owners' live usage (a transaction of Puts of marks and the counter's
@@ -98,6 +101,7 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   billing: { items: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], query: ['gsi1'] },
   billingWebhook: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: [] },
   scim: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'], query: ['table'] },
+  chat: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
   openapi: { items: [], query: [] },
   relay: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
   deliveries: { items: ['GetItem', 'UpdateItem'], query: [] },
@@ -125,6 +129,7 @@ export const fileAccess: Readonly<Record<FunctionName, readonly ObjectAction[]>>
   billing: [],
   billingWebhook: [],
   scim: [],
+  chat: [],
   openapi: [],
   schedule: ['DeleteObject'],
   relay: ['DeleteObject', 'AbortMultipartUpload'],
@@ -136,6 +141,9 @@ export const mailSenders: readonly FunctionName[] = ['account', 'gate', 'deliver
 
 /** Functions that call the payment provider, and so read its secrets (Secrets Manager). */
 export const paymentProviderCallers: readonly FunctionName[] = ['billing', 'billingWebhook'];
+
+/** Functions that read the chat app's client and signing secrets (Secrets Manager): its routes. */
+export const chatAppCallers: readonly FunctionName[] = ['chat'];
 
 /**
  * Functions that put messages on the work queue: the relay (first attempts, test deliveries'
@@ -174,6 +182,8 @@ export class HushlinkStack extends Stack {
    * neither is ever in a template; the billing functions read it at cold start.
    */
   readonly paymentSecrets: secretsmanager.Secret;
+  /** The chat app's client secret and signing secret (Slack), JSON {client_secret, signing_secret}. */
+  readonly chatSecrets: secretsmanager.Secret;
   /** Every function by entry name. */
   readonly functions: Readonly<Record<FunctionName, nodejs.NodejsFunction>>;
 
@@ -244,6 +254,15 @@ export class HushlinkStack extends Stack {
       id: 'AwsSolutions-SMG4',
       reason: 'Stripe API keys are rotated in Stripe\'s dashboard, then put here (README, Deploy); Secrets Manager cannot rotate them itself.',
     });
+    this.chatSecrets = new secretsmanager.Secret(this, 'ChatAppSecrets', {
+      description: `Hushlink ${settings.stage}: the Slack app's client secret and signing secret, JSON {client_secret, signing_secret}; set after deploy`,
+      ...(this.encryptionKey ? { encryptionKey: this.encryptionKey } : {}),
+      removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    Validations.of(this.chatSecrets).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'Slack app secrets are regenerated in Slack\'s app settings, then put here (README, Deploy); Secrets Manager cannot rotate them itself.',
+    });
 
     // The names shared/config.ts validates at cold start; every function gets the same set.
     const environment: Record<string, string> = {
@@ -281,11 +300,17 @@ export class HushlinkStack extends Stack {
         webhooks: { WEBHOOK_KEY_ID: this.webhooks.signingSecretsKey.keyArn },
         billing: { STRIPE_SECRETS_ARN: this.paymentSecrets.secretArn },
         billingWebhook: { STRIPE_SECRETS_ARN: this.paymentSecrets.secretArn },
+        chat: {
+          WEBHOOK_KEY_ID: this.webhooks.signingSecretsKey.keyArn,
+          SLACK_SECRETS_ARN: this.chatSecrets.secretArn,
+          ...(settings.slackClientId ? { SLACK_CLIENT_ID: settings.slackClientId } : {}),
+        },
       },
     });
     this.jobs = new Jobs(this, 'Jobs', functionDefaults);
     this.functions = { ...this.api.functions, schedule: this.jobs.scheduleFunction, deliveries: this.webhooks.worker, relay: this.webhooks.relay };
     this.webhooks.grantKey(this.functions.webhooks, 'kms:Encrypt');
+    this.webhooks.grantKey(this.functions.chat, 'kms:Encrypt', 'chat_team');
 
     for (const [name, fn] of Object.entries(this.functions) as [FunctionName, nodejs.NodejsFunction][]) {
       this.data.grantTableAccess(fn, tableAccess[name]);
@@ -295,6 +320,7 @@ export class HushlinkStack extends Stack {
     }
     for (const name of mailSenders) this.mail.grantSendEmail(this.functions[name]);
     for (const name of paymentProviderCallers) this.paymentSecrets.grantRead(this.functions[name]);
+    for (const name of chatAppCallers) this.chatSecrets.grantRead(this.functions[name]);
     for (const name of queueSenders) this.queue.grantSend(this.functions[name]);
     // A dedicated route function (ApiProps.dedicated, none yet) starts with its log group only:
     // list it in FunctionName / tableAccess when it is added.
@@ -319,6 +345,7 @@ export class HushlinkStack extends Stack {
     new CfnOutput(this, 'WorkQueueUrl', { value: this.queue.queue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.observability.alarmTopic.topicArn });
     new CfnOutput(this, 'PaymentProviderSecretsArn', { value: this.paymentSecrets.secretArn });
+    new CfnOutput(this, 'ChatAppSecretsArn', { value: this.chatSecrets.secretArn });
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { SealingContext } from '../shared/domain/webhooks/ports.ts';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -85,13 +86,16 @@ export class Webhooks extends Construct {
     });
   }
 
-  /** Lets `fn` use the signing-secrets key for `action`, only with the context the code sets. */
-  grantKey(fn: iam.IGrantable, action: 'kms:Encrypt' | 'kms:Decrypt'): void {
+  /**
+   * Lets `fn` use the sealing key for `action`, only with the context the code sets for the kind
+   * of secret it handles (`webhook_endpoint` for signing secrets, `chat_team` for chat bot tokens).
+   */
+  grantKey(fn: iam.IGrantable, action: 'kms:Encrypt' | 'kms:Decrypt', context: SealingContext = 'webhook_endpoint'): void {
     fn.grantPrincipal.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: [action],
         resources: [this.signingSecretsKey.keyArn],
-        conditions: { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['webhook_endpoint'] }, Null: { 'kms:EncryptionContext:webhook_endpoint': 'false' } },
+        conditions: { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [context] }, Null: { [`kms:EncryptionContext:${context}`]: 'false' } },
       }),
     );
   }

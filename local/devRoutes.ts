@@ -1,3 +1,4 @@
+import type { LocalSlack } from './slack/emulator.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import type { LocalDns } from './dns.ts';
@@ -58,10 +59,14 @@ function json(response: ServerResponse, status: number, body: unknown): void {
 export function devRoutes(
   request: IncomingMessage,
   response: ServerResponse,
-  local: { outbox: LocalOutbox; stripe: LocalStripe; dns: LocalDns; hostnames: LocalHostnames },
+  local: { outbox: LocalOutbox; stripe: LocalStripe; dns: LocalDns; hostnames: LocalHostnames; slack: LocalSlack },
 ): boolean {
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
   if (!loopbackHost.test(request.headers.host ?? '')) return false;
+  if (path === '/_dev/chat' && request.method === 'GET') {
+    response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(local.slack.listing());
+    return true;
+  }
   if (path === '/_dev/mail' && request.method === 'GET') {
     json(response, 200, local.outbox.list());
     return true;

@@ -20,6 +20,9 @@ import * as workspacesFunction from '../functions/workspaces.ts';
 import * as billingFunction from '../functions/billing.ts';
 import * as billingWebhookFunction from '../functions/billingWebhook.ts';
 import * as scimFunction from '../functions/scim.ts';
+import * as chatFunction from '../functions/chat.ts';
+import { chatAppSource, chatSettings } from '../shared/adapters/chatSecrets.ts';
+import { startSlackEmulator, type LocalSlack } from './slack/emulator.ts';
 import { LazyStripeProvider, stripeSettings } from '../shared/adapters/stripeSecrets.ts';
 import { AdjustableClock, type Clock } from '../shared/clock.ts';
 import { loadConfig, type Config } from '../shared/config.ts';
@@ -66,6 +69,7 @@ export interface LocalFunctions {
   billing: billingFunction.BillingDeps;
   billingWebhook: billingWebhookFunction.BillingWebhookDeps;
   scim: scimFunction.ScimDeps;
+  chat: chatFunction.ChatDeps;
   openapi: openapiFunction.OpenApiDeps;
   deliveries: deliveriesFunction.DeliveriesDeps;
   relay: relayFunction.RelayDeps;
@@ -85,6 +89,7 @@ function composeFunctions(platform: Platform, adapters: Adapters): LocalFunction
     billing: billingFunction.compose(platform, adapters),
     billingWebhook: billingWebhookFunction.compose(platform, adapters),
     scim: scimFunction.compose(platform),
+    chat: chatFunction.compose(platform, { chatApp: adapters.chatApp, tokenSealer: adapters.chatSealer }),
     openapi: openapiFunction.compose(platform),
     deliveries: deliveriesFunction.compose(platform, adapters),
     relay: relayFunction.compose(platform, adapters),
@@ -157,6 +162,8 @@ export interface Runtime {
    * `/v1/billing/webhook`, and the test controls (`completeCheckout`, `requests()`, …).
    */
   stripe: LocalStripe;
+  /** Slack's Web API emulator (local/slack/): installs (`authorize`), DMs (`messages()`), every call (`calls()`), `revokeTeam`. */
+  slack: LocalSlack;
   /** The DNS server custom domains' TXT records are looked up at (local/dns.ts): `setRecords`, `fail`, `queries()`. */
   dns: LocalDns;
   /** The stand-in for CloudFront's tenants serving verified hostnames (local/hostnames.ts): `list()`, `calls()`, `answer`. */
@@ -226,6 +233,12 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const dns = await start(startLocalDns());
     signal?.throwIfAborted();
 
+    // Slack's Web API (local/slack/): installs, DMs; its calls listed at `/_dev/chat`. The app's
+    // signing secret is this machine's own (kept beside the data), so a person can sign a command.
+    const slack = await start(startSlackEmulator({ clock }).then((emulator) => Object.assign(emulator, { stop: () => emulator.close() })));
+    signal?.throwIfAborted();
+    const slackSigningSecret = dataDir ? localSecret(join(dataDir, 'slack-signing-secret')) : randomBytes(16).toString('hex');
+
     const runConfig: Config = {
       ...config,
       DYNAMODB_ENDPOINT: dynamo.endpoint,
@@ -234,6 +247,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       STRIPE_API_URL: stripe.url,
       STRIPE_SECRET_KEY: stripe.apiKey,
       STRIPE_WEBHOOK_SECRET: stripe.signingSecret,
+      SLACK_API_URL: slack.url,
+      SLACK_CLIENT_ID: slack.clientId,
+      SLACK_CLIENT_SECRET: slack.clientSecret,
+      SLACK_SIGNING_SECRET: slackSigningSecret,
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     };
     const outbox = new LocalOutbox(clock, {
@@ -257,6 +274,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       paymentProvider: new LazyStripeProvider(() => stripeSettings(runConfig), clock),
       dns: txtResolver(runConfig.DNS_SERVERS, options.dnsLookup),
       hosting: hostnames,
+      chatApp: chatAppSource(() => chatSettings(runConfig)),
+      chatSealer: new LocalSealer(dataDir ? localSealingKey(join(dataDir, 'webhook-sealing.key')) : undefined, 'chat_team'),
     };
 
     const functions = composeFunctions(platform, adapters);
@@ -299,12 +318,13 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       billing: billingFunction.createHandler(functions.billing),
       billingWebhook: billingWebhookFunction.createHandler(functions.billingWebhook),
       scim: scimFunction.createHandler(functions.scim),
+      chat: chatFunction.createHandler(functions.chat),
       openapi: openapiFunction.createHandler(functions.openapi),
     };
     listener = gatewayListener({
       handlers,
       webOrigin: runConfig.WEB_ORIGIN,
-      localRoutes: (request, response) => devRoutes(request, response, { outbox, stripe, dns, hostnames }) || serveWeb(web, request, response, s3.endpoint, webHosts),
+      localRoutes: (request, response) => devRoutes(request, response, { outbox, stripe, dns, hostnames, slack }) || serveWeb(web, request, response, s3.endpoint, webHosts),
     });
 
     if (options.background) {
@@ -328,6 +348,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       dynamo,
       s3,
       stripe,
+      slack,
       dns,
       hostnames,
       async drainWork() {
@@ -393,6 +414,15 @@ const startingListener: RequestListener = (request, response) => {
 function localBucket(s3: LocalS3, clock: Clock): Pick<Adapters, 'files' | 'uploads'> {
   const location: BucketLocation = { bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, credentials: s3.credentials };
   return { files: new PresignedFileObjects(location, clock), uploads: new S3MultipartUploads(s3Client(location), s3.bucket, clock) };
+}
+
+/** A secret of this machine (the chat app's signing secret): 32 hex characters, made once, kept beside the local data. */
+function localSecret(file: string): string {
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dirname(file), { recursive: true });
+  const secret = randomBytes(16).toString('hex');
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
 }
 
 /** The local stand-in for the KMS key: made once, kept beside the local data. */

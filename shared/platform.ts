@@ -1,3 +1,4 @@
+import type { ChatAppSource } from './domain/chat/app.ts';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TxtResolver } from './adapters/dnsTxt.ts';
 import type { Mailer } from './adapters/mailer.ts';
@@ -64,6 +65,10 @@ export interface Adapters {
   dns: TxtResolver;
   /** Verified custom hostnames served (CloudFront distribution tenants; a stand-in in `npm start` and the tests). */
   hosting: HostnameHosting;
+  /** The chat app (Slack; the local emulator in `npm start` and the tests), or none on a deployment without it. */
+  chatApp: ChatAppSource;
+  /** Seals chat bot tokens for their team (KMS context `chat_team`). */
+  chatSealer: SecretSealer;
 }
 
 /**

@@ -10,7 +10,7 @@ import { curlLimits } from './limits.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One Lambda per group; the entry is `functions/<group>.ts`. */
-export const groups = ['secrets', 'gate', 'files', 'requests', 'account', 'webhooks', 'workspaces', 'billing', 'billingWebhook', 'scim', 'openapi'] as const;
+export const groups = ['secrets', 'gate', 'files', 'requests', 'account', 'webhooks', 'workspaces', 'billing', 'billingWebhook', 'scim', 'chat', 'openapi'] as const;
 export type Group = (typeof groups)[number];
 
 /**
@@ -104,6 +104,8 @@ export interface Route {
    * (with `scimType`) instead of problem+json.
    */
   readonly media?: 'scim';
+  /** Answers a small HTML page (a browser lands here), its errors problem+json as everywhere. */
+  readonly page?: true;
 }
 
 const none = null;
@@ -339,6 +341,27 @@ export const scimRoutes = [
  */
 export const scimFallbackPath = '/scim/v2/{proxy+}';
 
+/**
+ * Interface §4.9: the chat integration (Slack). Installing starts from a signed-in account
+ * (beyond the interface: it gives no route to start one); Slack's redirect, its slash command
+ * and the composer's subscription are public, each proved by what it carries (a single-use
+ * state, Slack's signature, a chat token and the secret's delete token).
+ */
+export const chatRoutes = [
+  { method: 'POST', path: '/v1/chat/install', group: 'chat', operation: 'startChatInstall', credential: 'session', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'ChatInstallStarted' }, errors: [401, 403], beyondInterface: true },
+  { method: 'GET', path: '/v1/chat/callback', group: 'chat', operation: 'completeChatInstall', credential: 'public', scope: null, rate: null,
+    body: none, query: 'ChatCallbackQuery', reply: { status: 200, body: null }, errors: [400, 401, 403], page: true },
+  { method: 'POST', path: '/v1/chat/commands', group: 'chat', operation: 'answerChatCommand', credential: 'public', scope: null, rate: null,
+    body: none, query: none, reply: { status: 200, body: 'ChatCommandReply' }, errors: [400, 403],
+    headers: [
+      { name: 'x-slack-signature', description: 'Slack’s v0 signature of the raw body.' },
+      { name: 'x-slack-request-timestamp', description: 'When Slack sent it (unix seconds); five minutes either way at most.' },
+    ] },
+  { method: 'POST', path: '/v1/chat/subscribe', group: 'chat', operation: 'subscribeChat', credential: 'public', scope: null, rate: null,
+    body: 'ChatSubscribeRequest', query: none, reply: { status: 200, body: 'ChatSubscribed' }, errors: [400, 403, 404] },
+] as const satisfies readonly Route[];
+
 /** Beyond the interface (DESIGN.md §7): the OpenAPI document. */
 export const openapiRoutes = [
   { method: 'GET', path: '/v1/openapi.json', group: 'openapi', operation: 'publishOpenApi', credential: 'public', scope: null, rate: null,
@@ -346,7 +369,7 @@ export const openapiRoutes = [
 ] as const satisfies readonly Route[];
 
 /** THE route table: every row of every group. */
-export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, filesRoutes, requestsRoutes, accountRoutes, webhooksRoutes, workspacesRoutes, billingRoutes, billingWebhookRoutes, scimRoutes, openapiRoutes);
+export const routes = /* @__PURE__ */ joined(secretsRoutes, gateRoutes, filesRoutes, requestsRoutes, accountRoutes, webhooksRoutes, workspacesRoutes, billingRoutes, billingWebhookRoutes, scimRoutes, chatRoutes, openapiRoutes);
 
 /** The parts of the table as one list; marked pure so a bundle that reads no other part drops them. */
 function joined<Parts extends readonly (readonly Route[])[]>(...parts: Parts): ReadonlyArray<Parts[number][number]> {

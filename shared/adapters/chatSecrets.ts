@@ -1,6 +1,8 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod/mini';
 import type { Config } from '../config.ts';
+import type { ChatApp, ChatAppSource } from '../domain/chat/app.ts';
+import { SlackWebApi } from './slackApi.ts';
 
 /** The chat app's settings (issue 19): who it is to Slack, its secrets, and where Slack's API is. */
 export interface ChatSettings {
@@ -42,4 +44,21 @@ export async function chatSettings(config: ChatConfig): Promise<ChatSettings | n
     throw new Error('the chat app is half configured: SLACK_CLIENT_ID needs SLACK_SECRETS_ARN, or SLACK_CLIENT_SECRET and SLACK_SIGNING_SECRET');
   }
   return { clientId: config.SLACK_CLIENT_ID, clientSecret: config.SLACK_CLIENT_SECRET, signingSecret: config.SLACK_SIGNING_SECRET, apiUrl };
+}
+
+/**
+ * The chat app of this deployment, read at its first use and kept for the instance (a failed
+ * read is tried again next time): its settings and Slack's API with them.
+ */
+export function chatAppSource(settings: () => Promise<ChatSettings | null>): ChatAppSource {
+  let app: Promise<ChatApp | null> | null = null;
+  return () => {
+    app ??= settings()
+      .then((read) => (read ? { ...read, api: new SlackWebApi({ clientId: read.clientId, clientSecret: read.clientSecret, apiUrl: read.apiUrl }) } : null))
+      .catch((error: unknown) => {
+        app = null;
+        throw error;
+      });
+    return app;
+  };
 }

@@ -134,6 +134,7 @@ const requestMedia = (route: Route) => (route.media === 'scim' ? ['application/s
 
 function successResponse(route: Route, body: { $ref: string } | null) {
   const description = { 200: 'OK', 201: 'Created', 202: 'Accepted: queued or counted for later', 204: 'Done; no body' }[route.reply.status];
+  if (route.page) return { description: `${description}: an HTML page`, content: { 'text/html': { schema: { type: 'string' } } } };
   if (!body) return { description };
   const text = route.textReply ? { 'text/plain': { schema: { type: 'string' } } } : route.download ? { [route.download]: { schema: { type: 'string' } } } : {};
   const headers = route.download

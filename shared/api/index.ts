@@ -15,6 +15,7 @@ import { billingReplies, billingRequests, billingWebhookReplies, billingWebhookR
 import { workspacesRequests } from './workspaces.ts';
 import { workspacesReplies } from './workspacesReplies.ts';
 import { scimReplies, scimRequests } from './scim.ts';
+import { chatReplies, chatRequests } from './chat.ts';
 
 /** The OpenAPI document itself, as far as a client relies on it. */
 export const openapiReplies = {
@@ -37,6 +38,7 @@ export const contracts = {
   billing: { requests: billingRequests, replies: billingReplies },
   billingWebhook: { requests: billingWebhookRequests, replies: billingWebhookReplies },
   scim: { requests: scimRequests, replies: scimReplies },
+  chat: { requests: chatRequests, replies: chatReplies },
   openapi: { requests: {}, replies: openapiReplies },
 };
 
@@ -65,6 +67,8 @@ export const schemas = {
   ...billingWebhookReplies,
   ...scimRequests,
   ...scimReplies,
+  ...chatRequests,
+  ...chatReplies,
   ...openapiReplies,
 };
 export type Schemas = typeof schemas;

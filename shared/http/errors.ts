@@ -19,6 +19,7 @@ export const errorCodes = [
   'too_early',
   'rate_limited',
   'forbidden',
+  'chat_not_configured',
   'policy_violation',
   'proof_required',
   'proof_refused',

@@ -214,6 +214,7 @@ const expectedTable = {
   billing: { items: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
   billingWebhook: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
   scim: { items: ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
+  chat: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   openapi: { items: [], query: [] },
   schedule: { items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
   relay: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
@@ -244,6 +245,7 @@ const expectedQueue: Record<Name, readonly string[]> = {
   billing: [],
   billingWebhook: [],
   scim: [],
+  chat: [],
   schedule: ['sqs:SendMessage'],
   relay: ['sqs:SendMessage'],
   deliveries: ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
@@ -275,7 +277,7 @@ const hostnameGrants = [
   ...lines(['acm:AddTagsToCertificate', 'acm:DeleteCertificate', 'acm:DescribeCertificate'], [CERTIFICATES]),
 ].sort();
 
-/** The signing-secrets key: webhooks seals a new endpoint's secret, deliveries opens it to sign. */
+/** The sealing key: webhooks seals a new endpoint's secret, deliveries opens it to sign; chat seals a team's bot token. */
 const expectedSigningKey: Record<Name, readonly string[]> = {
   secrets: [],
   gate: [],
@@ -288,15 +290,20 @@ const expectedSigningKey: Record<Name, readonly string[]> = {
   billing: [],
   billingWebhook: [],
   scim: [],
+  chat: ['kms:Encrypt'],
   schedule: [],
   relay: [],
   deliveries: ['kms:Decrypt'],
 };
-/** The encryption context every use of the signing key must carry, and nothing else. */
-const SIGNING_CONTEXT = {
-  'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['webhook_endpoint'] },
-  Null: { 'kms:EncryptionContext:webhook_endpoint': 'false' },
-};
+/** The encryption context every use of the sealing key must carry, and nothing else: its kind's name (chat's is `chat_team`). */
+const sealingContext = (kind: 'webhook_endpoint' | 'chat_team') => ({
+  'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [kind] },
+  Null: { [`kms:EncryptionContext:${kind}`]: 'false' },
+});
+const contextOf = (name: Name) => sealingContext(name === 'chat' ? 'chat_team' : 'webhook_endpoint');
+
+/** The chat app's client and signing secrets: read by the chat function alone. */
+const chatSecretReaders: readonly Name[] = ['chat'];
 
 const configurations = {
   plain: { stage: 'dev' },
@@ -406,7 +413,7 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
       ...(mailers.includes(name) ? ['ses'] : []),
       ...(expectedQueue[name].length > 0 ? ['sqs'] : []),
       ...(fileAccess[name].length > 0 ? ['s3'] : []),
-      ...(paymentSecretReaders.includes(name) ? ['secretsmanager'] : []),
+      ...(paymentSecretReaders.includes(name) || chatSecretReaders.includes(name) ? ['secretsmanager'] : []),
       ...(hostnameServers.includes(name) ? ['cloudfront', 'acm'] : []),
       ...((cmk && table) || expectedSigningKey[name].length > 0 ? ['kms'] : []),
       ...(xray ? ['xray'] : []),
@@ -436,17 +443,29 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     }
   });
 
-  it('lets only the billing functions read the payment provider\'s secret: GetSecretValue and DescribeSecret on that secret alone', () => {
-    const [[secretId] = []] = m.ofType('AWS::SecretsManager::Secret').filter(([id]) => id.startsWith('PaymentProviderSecrets'));
+  it.each([
+    ['the billing functions', 'the payment provider\'s', 'PaymentProviderSecrets', paymentSecretReaders],
+    ['the chat function', 'the chat app\'s', 'ChatAppSecrets', chatSecretReaders],
+  ] as const)('lets only %s read %s secret: GetSecretValue and DescribeSecret on that secret alone', (_, __, prefix, readers) => {
+    const [[secretId] = []] = m.ofType('AWS::SecretsManager::Secret').filter(([id]) => id.startsWith(prefix));
     for (const name of names) {
-      const statements = m.statementsOf(name).filter((statement) => actionsOf(statement).some((action) => action.startsWith('secretsmanager:')));
-      if (!paymentSecretReaders.includes(name)) {
+      const statements = m
+        .statementsOf(name)
+        .filter((statement) => actionsOf(statement).some((action) => action.startsWith('secretsmanager:')) && resourcesOf(statement).includes(`<${secretId}>`));
+      if (!readers.includes(name)) {
         expect(statements, name).toEqual([]);
         continue;
       }
       expect(statements).toHaveLength(1);
       expect(actionsOf(statements[0]!)).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
       expect(resourcesOf(statements[0]!)).toEqual([`<${secretId}>`]);
+    }
+  });
+
+  it('lets a function reach no secret in Secrets Manager but the ones it reads', () => {
+    for (const name of names) {
+      const statements = m.statementsOf(name).filter((statement) => actionsOf(statement).some((action) => action.startsWith('secretsmanager:')));
+      expect(statements.length, name).toBe(Number(paymentSecretReaders.includes(name)) + Number(chatSecretReaders.includes(name)));
     }
   });
 
@@ -494,7 +513,7 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
   it.each(names)('%s uses KMS exactly as it must: the signing key for its one action in the webhook context, the data key only through DynamoDB and SQS', (name) => {
     const viaService = (service: string) => ({ StringEquals: { 'kms:ViaService': `${service}.<AWS::Region>.amazonaws.com` } });
     const expected = [
-      ...lines(expectedSigningKey[name], [m.signingKeyArn], SIGNING_CONTEXT),
+      ...lines(expectedSigningKey[name], [m.signingKeyArn], contextOf(name)),
       // Every function with table access writes to it, so DynamoDB may generate and encrypt data keys.
       ...(cmk && expectedTable[name].items.length > 0
         ? lines(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('dynamodb'))
@@ -512,8 +531,8 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     expect(grantsOf(m.statementsOf(name), 'kms')).toEqual([...new Set(expected)].sort());
   });
 
-  it('names the signing key in no policy but the webhooks and deliveries roles, and in its key policy only the account', () => {
-    const allowed = new Set([m.functionId('webhooks'), m.functionId('deliveries')].map((id) => referencedId(m.resources[id]?.Properties?.['Role'])));
+  it('names the sealing key in no policy but the webhooks, deliveries and chat roles, and in its key policy only the account', () => {
+    const allowed = new Set([m.functionId('webhooks'), m.functionId('deliveries'), m.functionId('chat')].map((id) => referencedId(m.resources[id]?.Properties?.['Role'])));
     for (const [id, policy] of m.ofType('AWS::IAM::Policy')) {
       if (!JSON.stringify(policy.Properties?.['PolicyDocument']).includes(JSON.stringify(m.signingKeyId))) continue;
       const roles = (policy.Properties?.['Roles'] ?? []).map(referencedId);

@@ -105,7 +105,7 @@ const deadLetterQueueId = referencedId(props(queueId!)['RedrivePolicy']?.deadLet
 /** The key sealing webhook signing secrets; on this configuration (no customer-managed key) the only key. */
 const [[signingKeyId] = []] = ofType('AWS::KMS::Key');
 /** The functions that seal or open webhook signing secrets, and so get WEBHOOK_KEY_ID. */
-const signingKeyUsers = ['webhooks', 'deliveries'];
+const signingKeyUsers = ['webhooks', 'deliveries', 'chat'];
 
 /** Logical id of the function a route's integration invokes. */
 function routeTargetFunction(route: Resource): string | undefined {
@@ -239,7 +239,7 @@ describe('functions', () => {
     // Every function may be handed the work queue's URL (a Ref of a queue is its URL); who may
     // send to it is IAM's business (iam.test.ts).
     expect(env['QUEUE_URL']).toEqual({ Ref: queueId });
-    // The signing key's ARN only where the code seals (webhooks) or opens (deliveries) secrets.
+    // The sealing key's ARN only where the code seals (webhooks, chat) or opens (deliveries) secrets.
     if (signingKeyUsers.includes(name)) expect(env['WEBHOOK_KEY_ID']).toEqual({ 'Fn::GetAtt': [signingKeyId, 'Arn'] });
     else expect(env['WEBHOOK_KEY_ID']).toBeUndefined();
     // Nothing else: a new variable is a visible change here.
@@ -263,6 +263,8 @@ describe('functions', () => {
         ...((groups as readonly string[]).includes(name) ? ['ORIGIN_VERIFY'] : []),
         ...(signingKeyUsers.includes(name) ? ['WEBHOOK_KEY_ID'] : []),
         ...(name === 'billing' || name === 'billingWebhook' ? ['STRIPE_SECRETS_ARN'] : []),
+        // The Slack app's client id comes from context (`slackClientId`), unset here.
+        ...(name === 'chat' ? ['SLACK_SECRETS_ARN'] : []),
         ...(name === 'schedule' ? ['CUSTOM_HOSTNAMES_DISTRIBUTION_ID', 'CUSTOM_HOSTNAMES_CONNECTION_GROUP_ID', 'CUSTOM_HOSTNAMES_TARGET'] : []),
       ].sort(),
     );
@@ -317,16 +319,28 @@ describe('functions', () => {
     }
   });
 
-  it('keeps the payment provider\'s secrets in a secret of their own, set after deploy (never a value in the template), named to the billing functions alone', () => {
+  it.each([
+    ['the payment provider\'s', 'PaymentProviderSecrets', 'STRIPE_SECRETS_ARN', ['billing', 'billingWebhook']],
+    ['the chat app\'s', 'ChatAppSecrets', 'SLACK_SECRETS_ARN', ['chat']],
+  ] as const)('keeps %s secrets in a secret of their own, set after deploy (never a value in the template), named to their functions alone', (_, prefix, variable, readers) => {
     const secrets = ofType('AWS::SecretsManager::Secret').filter(([id]) => !id.startsWith('OriginVerify'));
-    expect(secrets.map(([id]) => id)).toEqual([expect.stringMatching(/^PaymentProviderSecrets/)]);
-    const [secretId, secret] = secrets[0]!;
+    expect(secrets.map(([id]) => id).sort()).toEqual([expect.stringMatching(/^ChatAppSecrets/), expect.stringMatching(/^PaymentProviderSecrets/)]);
+    const [secretId, secret] = secrets.find(([id]) => id.startsWith(prefix))!;
     // A random placeholder until the operator puts the real keys (README, Deploy): no value is in the template.
     expect(secret.Properties?.['SecretString']).toBeUndefined();
     for (const name of functionIds.keys()) {
-      const expected = name === 'billing' || name === 'billingWebhook' ? { Ref: secretId } : undefined;
-      expect(props(functionId(name))['Environment']['Variables']['STRIPE_SECRETS_ARN'], name).toEqual(expected);
+      const expected = (readers as readonly string[]).includes(name) ? { Ref: secretId } : undefined;
+      expect(props(functionId(name))['Environment']['Variables'][variable], name).toEqual(expected);
     }
+  });
+
+  it('names the Slack app to the chat function when the context gives its client id', () => {
+    const configured = synth({ stage: 'dev', slackClientId: '1234567890.0987654321' }).template;
+    const variables = Object.values(configured.toJSON()['Resources'] as Record<string, Resource>)
+      .filter((resource) => resource.Type === 'AWS::Lambda::Function')
+      .map((resource) => resource.Properties?.['Environment']?.['Variables'] ?? {});
+    expect(variables.filter((env: Record<string, unknown>) => env['SLACK_CLIENT_ID'] === '1234567890.0987654321')).toHaveLength(1);
+    expect(() => readSettings(new App({ context: { ...cdkContext, slackClientId: 'not-an-id' } }).node)).toThrow('slackClientId');
   });
 
   // What each function may do (IAM) is test/infra/iam.test.ts.
@@ -657,12 +671,12 @@ describe('webhook signing-secrets key', () => {
   });
 
   it('encrypts no resource of the stack: only the functions that seal or open secrets are given it', () => {
-    // Referenced by the two functions' WEBHOOK_KEY_ID and their policies (iam.test.ts), nothing else.
+    // Referenced by the three functions' WEBHOOK_KEY_ID and their policies (iam.test.ts), nothing else.
     const referrers = Object.entries(resources)
       .filter(([id, r]) => id !== signingKeyId && JSON.stringify(r).includes(JSON.stringify(signingKeyId)))
       .map(([, r]) => r.Type)
       .sort();
-    expect(referrers).toEqual(['AWS::IAM::Policy', 'AWS::IAM::Policy', 'AWS::Lambda::Function', 'AWS::Lambda::Function']);
+    expect(referrers).toEqual(['AWS::IAM::Policy', 'AWS::IAM::Policy', 'AWS::IAM::Policy', 'AWS::Lambda::Function', 'AWS::Lambda::Function', 'AWS::Lambda::Function']);
   });
 });
 

@@ -199,6 +199,7 @@ const cases: Record<string, Case> = {
   },
   // The seats of a workspace the main user bought Team for (once), set to a count of the attempt.
   'PATCH /v1/billing/seats': { success: 200, prepare: async () => ({ path: '/v1/billing/seats', json: { workspace_id: await teamBoughtByMain(), seats: 2 + (++seatChanges % 5) } }) },
+  'POST /v1/chat/install': { success: 200, prepare: async () => ({ path: '/v1/chat/install' }) },
   // SCIM: the routes of a directory (a workspace with its SSO directory, made once), each on a User of its own.
   'GET /scim/v2/Users': { success: 200, prepare: async () => ({ path: '/scim/v2/Users' }) },
   'POST /scim/v2/Users': { success: 201, prepare: async () => ({ path: '/scim/v2/Users', json: oktaUser(await newDirectoryAddress()) }) },

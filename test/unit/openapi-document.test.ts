@@ -43,6 +43,8 @@ describe('the OpenAPI document', () => {
     const scim = route.media === 'scim';
     const [json, errorType, errorSchema] = scim ? ['application/scim+json', 'application/scim+json', 'ScimErrorMessage'] : ['application/json', 'application/problem+json', 'Problem'];
     if (route.reply.body) expect(success.content?.[json]?.schema).toEqual({ $ref: `#/components/schemas/${route.reply.body}` });
+    // A page (the chat install's landing): HTML, for a browser.
+    else if (route.page) expect(success.content).toEqual({ 'text/html': { schema: { type: 'string' } } });
     else expect(success.content).toBeUndefined();
     for (const status of [...route.errors, ...unknownHost]) {
       expect(operation.responses[status]!.content?.[errorType]?.schema).toEqual({ $ref: `#/components/schemas/${errorSchema}` });
@@ -93,7 +95,7 @@ describe('the OpenAPI document', () => {
 
   it('marks the routes beyond the interface', () => {
     const beyond = routes.filter((route) => (operationOf(route) as Record<string, unknown>)['x-beyond-interface']).map(routeKey);
-    expect(beyond.sort()).toEqual(['GET /scim/v2/ResourceTypes', 'GET /scim/v2/Schemas', 'GET /v1/openapi.json', 'PUT /scim/v2/Users/{id}']);
+    expect(beyond.sort()).toEqual(['GET /scim/v2/ResourceTypes', 'GET /scim/v2/Schemas', 'GET /v1/openapi.json', 'POST /v1/chat/install', 'PUT /scim/v2/Users/{id}']);
   });
 });
 

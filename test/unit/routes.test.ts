@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../functions/secrets.ts';
-import { accountRoutes, filesRoutes, gateRoutes, groups, matchRoute, openapiRoutes, requestsRoutes, routeKey, routes, secretsRoutes, webhooksRoutes, workspacesRoutes, billingRoutes, billingWebhookRoutes, scimRoutes, type RouteMatch } from '../../shared/routes.ts';
+import { accountRoutes, filesRoutes, gateRoutes, groups, matchRoute, openapiRoutes, requestsRoutes, routeKey, routes, secretsRoutes, webhooksRoutes, workspacesRoutes, billingRoutes, billingWebhookRoutes, scimRoutes, chatRoutes, type RouteMatch } from '../../shared/routes.ts';
 
 /** The match, failing the test when there is none. */
 function matched(method: string, path: string): RouteMatch {
@@ -90,7 +90,7 @@ describe('the route table', () => {
   });
 
   it('keeps each group’s rows in its own part of the table, and the table is every part', () => {
-    const parts = { secrets: secretsRoutes, gate: gateRoutes, files: filesRoutes, requests: requestsRoutes, account: accountRoutes, webhooks: webhooksRoutes, workspaces: workspacesRoutes, billing: billingRoutes, billingWebhook: billingWebhookRoutes, scim: scimRoutes, openapi: openapiRoutes };
+    const parts = { secrets: secretsRoutes, gate: gateRoutes, files: filesRoutes, requests: requestsRoutes, account: accountRoutes, webhooks: webhooksRoutes, workspaces: workspacesRoutes, billing: billingRoutes, billingWebhook: billingWebhookRoutes, scim: scimRoutes, chat: chatRoutes, openapi: openapiRoutes };
     expect(Object.keys(parts).sort()).toEqual([...groups].sort());
     for (const [group, rows] of Object.entries(parts)) for (const route of rows) expect(route.group, routeKey(route)).toBe(group);
     expect(routes).toHaveLength(Object.values(parts).reduce((sum, rows) => sum + rows.length, 0));

@@ -1,0 +1,68 @@
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import { HttpError } from '../../http/errors.ts';
+import type { SecretSealer } from '../webhooks/ports.ts';
+import { configuredApp, type ChatAppSource } from './app.ts';
+import type { ChatInstallationStore } from './installations.ts';
+import { issueInstallState, readInstallState } from './tokens.ts';
+
+/** What the bot needs: the slash command, messages, and opening a DM with the user to notify. */
+export const chatScopes = ['commands', 'chat:write', 'im:write'] as const;
+
+export interface ChatInstallPorts {
+  chatApp: ChatAppSource;
+  installations: ChatInstallationStore;
+  /** Seals bot tokens for their team (KMS context `chat_team`). */
+  tokenSealer: SecretSealer;
+  clock: Clock;
+  config: Pick<Config, 'WEB_ORIGIN'>;
+}
+
+/** Where Slack sends the browser back: registered as the app's redirect URL. */
+export const chatCallbackUrl = (config: Pick<Config, 'WEB_ORIGIN'>) => `${config.WEB_ORIGIN.replace(/\/+$/, '')}/v1/chat/callback`;
+
+/** `POST /v1/chat/install`: Slack's authorize page for this user, with a state naming them (10 minutes, once). */
+export async function startChatInstall(userId: string, ports: ChatInstallPorts): Promise<{ authorizeUrl: string }> {
+  const app = await configuredApp(ports.chatApp);
+  const state = await issueInstallState(userId, ports.clock.now(), app.clientSecret);
+  const url = new URL('../oauth/v2/authorize', app.apiUrl);
+  url.search = new URLSearchParams({ client_id: app.clientId, scope: chatScopes.join(','), state: state.token, redirect_uri: chatCallbackUrl(ports.config) }).toString();
+  return { authorizeUrl: url.toString() };
+}
+
+const badState = (why: string) => new HttpError(401, 'unauthorized', `This install link ${why}: start again from your account page.`, { members: { reason: 'install_state' } });
+
+/**
+ * `GET /v1/chat/callback`: Slack's redirect. The state first (401 when missing, not ours,
+ * expired or used), then Slack's answer: the user's refusal or a refused exchange is 403; an
+ * exchanged code makes the team's installation, its bot token sealed for the team.
+ */
+export async function completeChatInstall(query: { code?: string | undefined; state?: string | undefined; error?: string | undefined }, ports: ChatInstallPorts): Promise<{ teamName: string }> {
+  const app = await configuredApp(ports.chatApp);
+  if (!query.state) throw badState('carries no state');
+  const state = await readInstallState(query.state, ports.clock.now(), app.clientSecret);
+  if (!state) throw badState('is not valid or has expired');
+  if (query.error !== undefined) {
+    throw new HttpError(403, 'forbidden', query.error === 'access_denied' ? 'The install was cancelled in Slack.' : 'Slack did not install the app.', { members: { reason: 'install_refused', slack_error: query.error.slice(0, 64) } });
+  }
+  if (!query.code) throw new HttpError(400, 'invalid_request', 'Slack’s redirect carries no code.', { errors: [{ path: 'query.code', message: 'is required' }] });
+  if ((await ports.installations.useInstallState(state.jti, state.expiresAt)) === 'used') throw badState('was used already');
+  const exchange = await app.api.exchangeCode({ code: query.code, redirectUri: chatCallbackUrl(ports.config) });
+  if (exchange.outcome !== 'installed') {
+    const reason = exchange.outcome === 'refused' ? 'install_refused' : 'slack_unavailable';
+    const detail = exchange.outcome === 'refused' ? 'Slack refused the install.' : 'Slack did not answer: start the install again.';
+    throw new HttpError(403, 'forbidden', detail, { members: { reason, slack_error: exchange.reason } });
+  }
+  const grant = exchange.installation;
+  await ports.installations.save({
+    teamId: grant.teamId,
+    teamName: grant.teamName,
+    sealedBotToken: await ports.tokenSealer.seal(grant.botToken, grant.teamId),
+    botUserId: grant.botUserId,
+    scopes: grant.scopes,
+    installerUserId: state.userId,
+    installerChatUserId: grant.installerSlackUserId,
+    installedAt: ports.clock.now(),
+  });
+  return { teamName: grant.teamName };
+}

@@ -1,0 +1,41 @@
+import type { Clock } from '../../clock.ts';
+import { HttpError } from '../../http/errors.ts';
+import { constantTimeEqual, sha256Base64Url } from '../../ids.ts';
+import { configuredApp, type ChatAppSource } from './app.ts';
+import { readChatToken } from './tokens.ts';
+
+/**
+ * The chat user a secret's events are told to (its DM), kept on the secret itself so the
+ * stream record of each event carries it to the relay.
+ */
+export interface ChatSubscriptionStore {
+  /** The secret's delete token hash, or null when there is no such secret. */
+  deleteTokenHashOf(secretId: string): Promise<string | null>;
+  /** `gone` when the secret was removed meanwhile. */
+  subscribe(secretId: string, teamId: string, chatUserId: string): Promise<'subscribed' | 'gone'>;
+}
+
+export interface ChatSubscribePorts {
+  chatApp: ChatAppSource;
+  subscriptions: ChatSubscriptionStore;
+  clock: Clock;
+}
+
+const refused = (reason: string, detail: string) => new HttpError(403, 'forbidden', detail, { members: { reason } });
+const noSuchSecret = () => new HttpError(404, 'not_found', 'No such secret.');
+
+/**
+ * `POST /v1/chat/subscribe`: the composer, opened from a chat link, asks that the chat user be
+ * told when the secret it just made is opened. The chat token names the team and the user (403
+ * when bad or expired); the delete token proves the caller made the secret (403 when it does not
+ * match, compared in constant time). Carries no link and answers none.
+ */
+export async function subscribeChat(body: { secret_id: string; delete_token: string; chat_token: string }, ports: ChatSubscribePorts): Promise<void> {
+  const app = await configuredApp(ports.chatApp);
+  const chat = await readChatToken(body.chat_token, ports.clock.now(), app.clientSecret);
+  if (!chat) throw refused('chat_token', 'The chat link has expired or is not valid: run the command again.');
+  const hash = await ports.subscriptions.deleteTokenHashOf(body.secret_id);
+  if (hash === null) throw noSuchSecret();
+  if (!constantTimeEqual(Buffer.from(sha256Base64Url(body.delete_token)), Buffer.from(hash))) throw refused('delete_token', 'The delete token does not match this secret.');
+  if ((await ports.subscriptions.subscribe(body.secret_id, chat.teamId, chat.slackUserId)) === 'gone') throw noSuchSecret();
+}

@@ -1,0 +1,3 @@
+import { propertySuite } from '../support/property/suite.ts';
+
+propertySuite('chat');
