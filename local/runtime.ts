@@ -112,6 +112,8 @@ export interface RuntimeOptions {
   env?: Record<string, string | undefined>;
   /** Overrides `HUSHLINK_RATE_LIMITS` and the defaults (tests and benches). */
   rateLimits?: RateLimits;
+  /** false: a deployment without the chat app (no SLACK_CLIENT_ID): its routes answer 403 chat_not_configured. The emulator still runs. */
+  chat?: boolean;
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   logger?: AppLogger;
   announceMail?: (entry: OutboxEntry) => void;
@@ -247,10 +249,9 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       STRIPE_API_URL: stripe.url,
       STRIPE_SECRET_KEY: stripe.apiKey,
       STRIPE_WEBHOOK_SECRET: stripe.signingSecret,
-      SLACK_API_URL: slack.url,
-      SLACK_CLIENT_ID: slack.clientId,
-      SLACK_CLIENT_SECRET: slack.clientSecret,
-      SLACK_SIGNING_SECRET: slackSigningSecret,
+      ...(options.chat === false
+        ? {}
+        : { SLACK_API_URL: slack.url, SLACK_CLIENT_ID: slack.clientId, SLACK_CLIENT_SECRET: slack.clientSecret, SLACK_SIGNING_SECRET: slackSigningSecret }),
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     };
     const outbox = new LocalOutbox(clock, {
