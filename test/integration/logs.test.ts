@@ -8,6 +8,7 @@ import { seal } from '../../shared/envelope/envelope.ts';
 import { apiClient, claimPair, linkPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
 import { invitationToken, setWorkspace } from '../support/workspaces.ts';
 import { stripeClient } from '../../shared/adapters/stripe.ts';
+import { signSlashCommand, slashCommand } from '../../local/slack/signing.ts';
 
 /** Everything the service writes to stdout/stderr while this file runs, at the most verbose level. */
 const captured: string[] = [];
@@ -147,6 +148,27 @@ describe('logs', () => {
     expect((await scim(rotatedKey, 'PATCH', `/Users/${scimUser.body.id}`, patchOp)).status).toBe(200);
     expect((await scim(rotatedKey, 'GET', `/Users?filter=${encodeURIComponent(`userName eq "${provisioned}"`)}`)).body.totalResults).toBe(1);
     const workspaceSecrets = [invitation, invitation.slice(4), invitee, joined.access_token, joined.refresh_token, firstKey, rotatedKey, firstKey.slice(7), rotatedKey.slice(7), provisioned, oktaPassword, entraPassword];
+    // Chat: an install (its state, Slack's code, the bot token), a command with typed text, the chat token, a subscription.
+    const installStarted = await api.post('/v1/chat/install', undefined, session.auth);
+    const installState = new URL(installStarted.body.authorize_url).searchParams.get('state')!;
+    const installCode = runtime.slack.authorize();
+    expect((await api.get(`/v1/chat/callback?code=${installCode}&state=${installState}`)).status).toBe(200);
+    const typedInSlack = `hunter2-${randomBytes(9).toString('base64url')}`;
+    const command = signSlashCommand(slashCommand({ text: typedInSlack }), runtime.config.SLACK_SIGNING_SECRET!, Math.floor(runtime.clock.now() / 1000));
+    const answered = await api.call('POST', '/v1/chat/commands', { body: command.body, headers: command.headers });
+    expect(answered.status).toBe(200);
+    const chatToken = /#chat=([^|>\s]+)/.exec(answered.body.text as string)![1]!;
+    const subscribed = await api.post('/v1/secrets', textSecretBody());
+    expect((await api.post('/v1/chat/subscribe', { secret_id: subscribed.body.id, delete_token: subscribed.body.delete_token, chat_token: chatToken })).status).toBe(200);
+    const botTokens = await Promise.all(
+      runtime.slack.installations().map(async ({ teamId }) => {
+        const installed = await runtime.functions.chat.installations.installation(teamId);
+        return runtime.functions.chat.tokenSealer.open(installed!.sealedBotToken, teamId);
+      }),
+    );
+    expect(botTokens.length).toBeGreaterThan(0);
+    expect(botTokens.every((token) => token.startsWith('xoxb-'))).toBe(true);
+    const chatSecrets = [installState, installCode, typedInSlack, chatToken, subscribed.body.delete_token, runtime.config.SLACK_SIGNING_SECRET!, runtime.config.SLACK_CLIENT_SECRET!, ...botTokens];
     // The payment provider: its secret key (the service's SDK sends it) and the webhook signing
     // secret, through a checkout paid in the emulator and its events applied.
     const stripe = stripeClient({ secretKey: runtime.stripe.apiKey, apiUrl: runtime.stripe.url });
@@ -164,7 +186,7 @@ describe('logs', () => {
     expect(runtime.stripe.events().every((record) => record.deliveries.every((delivery) => delivery.status === 200))).toBe(true);
     const paymentSecrets = [runtime.stripe.apiKey, runtime.stripe.signingSecret];
     await runtime.drainWork();
-    const linkSecrets = [...fileSecrets, ...requestSecrets, ...workspaceSecrets, ...paymentSecrets, link.token, link.verifier, gate.body.gate_token, `"${gateCode}"`, `code is ${gateCode}`, restricted, agent, curlPlaintext, curlKey];
+    const linkSecrets = [...fileSecrets, ...requestSecrets, ...workspaceSecrets, ...chatSecrets, ...paymentSecrets, link.token, link.verifier, gate.body.gate_token, `"${gateCode}"`, `code is ${gateCode}`, restricted, agent, curlPlaintext, curlKey];
 
     const logs = captured.join('');
     // The requests were logged, so the grep below looks at real output.
@@ -177,6 +199,8 @@ describe('logs', () => {
     expect(logs).toContain('"route":"PUT /v1/workspaces/{id}/sso"');
     expect(logs).toContain('"route":"POST /scim/v2/Users"');
     expect(logs).toContain('"route":"PATCH /scim/v2/Users/{id}"');
+    expect(logs).toContain('"route":"POST /v1/chat/commands"');
+    expect(logs).toContain('"route":"GET /v1/chat/callback"');
     // A bare 8-digit code could occur by chance in timings; look for it as a value or in the mail text.
     const credentials = [session.access_token, session.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token, sealed, chainKey, hook.body.secret, key.key, `"${code}"`, `code: ${code}`, `code is ${code}`, email];
     for (const secretMaterial of [body.envelope, body.salt, deleteToken, token, verifier, 'wrong-token', 'hdt_wrong', ...credentials, ...linkSecrets]) {
