@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { signInLimits } from '../shared/limits.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -71,6 +72,8 @@ console.log(`Hushlink is running on ${runtime.url}
   DynamoDB Local ${runtime.dynamo.endpoint}
   S3 (local)     ${runtime.s3.endpoint}  bucket ${runtime.s3.bucket}
   Stripe (local) ${runtime.stripe.url}  (checkout and portal pages; test controls under /_emulator/)
+  Slack (local)  ${runtime.slack.origin}  (its calls and the bot's messages at ${runtime.url}/_dev/chat)
+                 signing secret ${runtime.config.SLACK_SIGNING_SECRET} (kept in ${join(dataDir, 'slack-signing-secret')}; README: sign a /secret command)
   DNS (local)    ${runtime.dns.server}  (publish records at ${runtime.url}/_dev/dns/<name>; hostnames served: ${runtime.url}/_dev/hostnames)
   data           ${dataDir}/
 Press Ctrl-C to stop.`);
