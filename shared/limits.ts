@@ -321,4 +321,11 @@ export const chatLimits = {
    * and a route reading one from a query or body never verifies a megabyte.
    */
   tokenChars: 1024,
+  /**
+   * A notice's claim another delivery of its message may not take over before this: over a DM's
+   * two calls of 5 s each, under the queue's visibility timeout (180 s).
+   */
+  noticeLeaseSeconds: 60,
+  /** A notice's mark is kept past the queue's retention (14 days), so no copy of its message outlives it. */
+  noticeMarkSeconds: 15 * 24 * 3600,
 } as const;

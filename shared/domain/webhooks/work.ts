@@ -2,7 +2,11 @@ import * as z from 'zod/mini';
 import type { Queue } from '../../adapters/queue.ts';
 import type { Delivery } from './model.ts';
 
-/** What travels on the work queue. `deliver`: attempt number `attempt` of one delivery is due. */
+/**
+ * What travels on the work queue. `deliver`: attempt number `attempt` of one delivery is due.
+ * `chat_notice`: one event of a secret with a chat subscription, to be told to its chat user
+ * once (shared/domain/chat/notices.ts); `opened` says whether any view was taken before it.
+ */
 export const workMessage = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('deliver'),
@@ -11,9 +15,21 @@ export const workMessage = z.discriminatedUnion('kind', [
     delivery_id: z.string(),
     attempt: z.int().check(z.minimum(1)),
   }),
+  z.strictObject({
+    kind: z.literal('chat_notice'),
+    event_id: z.string(),
+    secret_id: z.string(),
+    team_id: z.string(),
+    chat_user: z.string(),
+    type: z.enum(['secret.viewed', 'secret.expired']),
+    occurred_at: z.iso.datetime(),
+    views_left: z.int().check(z.minimum(0)),
+    opened: z.boolean(),
+  }),
 ]);
 export type WorkMessage = z.infer<typeof workMessage>;
 export type DeliverMessage = Extract<WorkMessage, { kind: 'deliver' }>;
+export type ChatNoticeMessage = Extract<WorkMessage, { kind: 'chat_notice' }>;
 
 export const deliverMessage = (delivery: Pick<Delivery, 'id' | 'endpointId' | 'userId'>, attempt: number): DeliverMessage => ({
   kind: 'deliver',

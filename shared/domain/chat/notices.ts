@@ -1,0 +1,146 @@
+import { maxQueueDelaySeconds, type Queue } from '../../adapters/queue.ts';
+import type { Clock } from '../../clock.ts';
+import { chatLimits } from '../../limits.ts';
+import type { AppLogger } from '../../logger.ts';
+import type { StoredEvent } from '../secrets/model.ts';
+import type { SecretSealer } from '../webhooks/ports.ts';
+import { sendWork, type ChatNoticeMessage } from '../webhooks/work.ts';
+import type { ChatInstallationStore } from './installations.ts';
+import type { ChatApi } from './ports.ts';
+
+/**
+ * "Your secret was opened" (issue 19): one direct message per event of a subscribed secret,
+ * from the team's bot, carrying the secret's shortened id, a time and what is left. Never a
+ * link and never content: a message in Slack is kept by Slack, and its text is only what the
+ * service itself knows about the event.
+ */
+
+/** A secret's chat subscription, as its item carries it (`chat_team`, `chat_user`). */
+export interface ChatSubscription {
+  teamId: string;
+  chatUserId: string;
+}
+
+/** What a write to a subscribed secret tells: the secret after it, whether a view was ever taken, and the events it added. */
+export interface SubscribedWrite {
+  secretId: string;
+  viewsLeft: number;
+  /** Any view taken, this write's or an earlier one's (its views left are under what it started with). */
+  opened: boolean;
+  events: readonly StoredEvent[];
+}
+
+/**
+ * The notices a write's events call for: one per view, one for an expiry. A burn is not told
+ * apart: the secret burns when its last view is taken, and that view's notice already says
+ * none are left and it is gone (the claim writes the view and the burn separately, and the
+ * same holds when one write carries both). Revocations and locks are the sender's own doing.
+ */
+export function chatNoticesOf(subscription: ChatSubscription, write: SubscribedWrite): ChatNoticeMessage[] {
+  return write.events.flatMap((event): ChatNoticeMessage[] =>
+    event.type === 'secret.viewed' || event.type === 'secret.expired'
+      ? [
+          {
+            kind: 'chat_notice',
+            event_id: event.id,
+            secret_id: write.secretId,
+            team_id: subscription.teamId,
+            chat_user: subscription.chatUserId,
+            type: event.type,
+            occurred_at: new Date(event.at).toISOString(),
+            views_left: write.viewsLeft,
+            opened: write.opened,
+          },
+        ]
+      : [],
+  );
+}
+
+/** The secret's id as a notice names it: enough to tell one's secrets apart, not the whole id. */
+export const shortSecretId = (secretId: string): string => `${secretId.slice(0, 8)}…`;
+
+/**
+ * The message text, exactly: "Your secret sec_abcd… was opened at 14:02 UTC (2 views left)."
+ * Every part comes from the event (its type, time and views left) and the secret's id; nothing
+ * the sender or a viewer chose.
+ */
+export function chatNoticeText(notice: Pick<ChatNoticeMessage, 'secret_id' | 'type' | 'occurred_at' | 'views_left' | 'opened'>): string {
+  const at = `${notice.occurred_at.slice(11, 16)} UTC`;
+  const secret = `Your secret ${shortSecretId(notice.secret_id)}`;
+  if (notice.type === 'secret.expired') return notice.opened ? `${secret} expired at ${at}.` : `${secret} expired at ${at} without being opened.`;
+  const left = notice.views_left === 0 ? 'no views left; it is gone now' : notice.views_left === 1 ? '1 view left' : `${notice.views_left} views left`;
+  return `${secret} was opened at ${at} (${left}).`;
+}
+
+/**
+ * Per event, the mark that its notice was sent: claimed before sending, under a lease, so a
+ * redelivered or duplicated message finds it taken while the first is in flight and sent
+ * after; a claim whose worker died is taken over once its lease ends.
+ */
+export interface ChatNoticeMarks {
+  /** True when this worker now holds the event: no mark, or an unsent one whose lease ended. */
+  claim(eventId: string, now: number, leaseUntil: number, keepUntil: number): Promise<boolean>;
+  markSent(eventId: string, now: number): Promise<void>;
+  /** Gives the claim `leaseUntil` back (nothing sent), so the next delivery of the message may take it at once. */
+  release(eventId: string, leaseUntil: number): Promise<void>;
+}
+
+export interface ChatNoticePorts {
+  clock: Clock;
+  logger: AppLogger;
+  queue: Queue;
+  chatInstallations: Pick<ChatInstallationStore, 'installation' | 'removeIfToken'>;
+  chatNoticeMarks: ChatNoticeMarks;
+  /** Opens bot tokens sealed for their team (KMS context `chat_team`). */
+  chatSealer: SecretSealer;
+  chatMessages: Pick<ChatApi, 'sendDirectMessage'>;
+}
+
+/**
+ * - `sent`; `skipped`: sent already, or being sent by another delivery of the message;
+ * - `uninstalled`: the team has no installation (removed, or its token was revoked): dropped;
+ * - `token_dead`: Slack refused the token: the installation is removed, the notice dropped;
+ * - `rate_limited`: queued again after Slack's Retry-After.
+ */
+export type ChatNoticeOutcome = 'sent' | 'skipped' | 'uninstalled' | 'token_dead' | 'rate_limited';
+
+/**
+ * Sends one notice at most once: the event's mark is claimed before Slack is called and marked
+ * sent after. Any other failure gives the claim back and throws, so the queue retries the
+ * message (and, after its redrive limit, sets it aside).
+ */
+export async function sendChatNotice(notice: ChatNoticeMessage, ports: ChatNoticePorts): Promise<ChatNoticeOutcome> {
+  const installation = await ports.chatInstallations.installation(notice.team_id);
+  if (!installation) return 'uninstalled';
+  const now = ports.clock.now();
+  const leaseUntil = now + chatLimits.noticeLeaseSeconds * 1000;
+  if (!(await ports.chatNoticeMarks.claim(notice.event_id, now, leaseUntil, now + chatLimits.noticeMarkSeconds * 1000))) return 'skipped';
+
+  let result;
+  try {
+    const botToken = await ports.chatSealer.open(installation.sealedBotToken, installation.teamId);
+    result = await ports.chatMessages.sendDirectMessage(botToken, notice.chat_user, chatNoticeText(notice));
+  } catch (error) {
+    await ports.chatNoticeMarks.release(notice.event_id, leaseUntil);
+    throw error;
+  }
+
+  switch (result.outcome) {
+    case 'sent':
+      await ports.chatNoticeMarks.markSent(notice.event_id, ports.clock.now());
+      return 'sent';
+    case 'token_dead':
+      // Not a token installed since: only the one Slack refused goes.
+      await ports.chatInstallations.removeIfToken(installation.teamId, installation.sealedBotToken);
+      await ports.chatNoticeMarks.release(notice.event_id, leaseUntil);
+      ports.logger.warn('chat installation removed: Slack refused its token', { team_id: installation.teamId, error: result.error });
+      return 'token_dead';
+    case 'rate_limited':
+      await ports.chatNoticeMarks.release(notice.event_id, leaseUntil);
+      await sendWork(ports.queue, notice, Math.min(result.retryAfterSeconds, maxQueueDelaySeconds));
+      return 'rate_limited';
+    case 'failed':
+      await ports.chatNoticeMarks.release(notice.event_id, leaseUntil);
+      throw new Error(`chat notice not sent: ${result.error}`);
+  }
+}
