@@ -3,19 +3,27 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { kmsSealer } from '../shared/adapters/kms.ts';
 import { SesMailer } from '../shared/adapters/ses.ts';
 import { sqsQueue } from '../shared/adapters/sqs.ts';
+import { SlackWebApi } from '../shared/adapters/slackApi.ts';
+import { sendChatNotice, type ChatNoticePorts } from '../shared/domain/chat/notices.ts';
 import { attemptDelivery } from '../shared/domain/webhooks/deliver.ts';
 import type { WebhookPorts } from '../shared/domain/webhooks/ports.ts';
 import { parseWorkMessage } from '../shared/domain/webhooks/work.ts';
 import { webhookLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
+import { DynamoChatInstallationStore } from '../shared/store/chatInstallations.ts';
+import { DynamoChatNoticeMarks } from '../shared/store/chatNotices.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
 import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
 import { systemTransport } from '../shared/webhooks/transport.ts';
 
-export type DeliveriesDeps = Platform & WebhookPorts;
+export type DeliveriesDeps = Platform & WebhookPorts & ChatNoticePorts;
 
-/** The delivery worker's wiring: every webhook port (it attempts, retries and emails owners). */
-export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 'queue' | 'sealer' | 'transport'>): DeliveriesDeps {
+/**
+ * The delivery worker's wiring: every webhook port (it attempts, retries and emails owners),
+ * and chat notices' (teams' installations, the notices' marks, Slack's API for DMs). A DM takes
+ * only the bot token: the app's client credentials, used by the install alone, stay with the chat function.
+ */
+export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 'queue' | 'sealer' | 'transport' | 'chatSealer'>): DeliveriesDeps {
   const { db, config } = platform;
   return {
     ...platform,
@@ -23,12 +31,15 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 
     webhooks: new DynamoWebhookStore(db, config.TABLE_NAME, webhookLimits.deliveryLogSeconds),
     users: new DynamoUserStore(db, config.TABLE_NAME),
     local: config.HUSHLINK_MODE === 'local',
+    chatInstallations: new DynamoChatInstallationStore(db, config.TABLE_NAME),
+    chatNoticeMarks: new DynamoChatNoticeMarks(db, config.TABLE_NAME),
+    chatMessages: new SlackWebApi({ clientId: '', clientSecret: '', apiUrl: config.SLACK_API_URL }),
   };
 }
 
 /**
  * The work queue's consumer: makes delivery attempts (the relay, functions/relay.ts, queues
- * the first; a failure queues the next). Records are handled concurrently (a slow receiver does not hold up the batch);
+ * the first; a failure queues the next) and sends chat notices. Records are handled concurrently (a slow receiver does not hold up the batch);
  * one that throws is reported alone as a batch item failure, so SQS retries only it, and
  * after the redrive limit it lands in the dead-letter queue, which alarms. A failed delivery
  * attempt is not a thrown error: it is recorded and retried on the schedule of DESIGN.md §3.
@@ -40,6 +51,12 @@ export const createHandler = (deps: DeliveriesDeps) => {
         const message = parseWorkMessage(record.body);
         if (!message) {
           deps.logger.error('work message dropped: not one of ours', { message_id: record.messageId });
+          return;
+        }
+        if (message.kind === 'chat_notice') {
+          // Ids and the outcome only: never the token, the user's message or the whole secret id.
+          const outcome = await sendChatNotice(message, deps);
+          deps.logger.info('chat notice', { event_id: message.event_id, team_id: message.team_id, outcome });
           return;
         }
         const outcome = await attemptDelivery(message, deps);
@@ -58,11 +75,12 @@ export const createHandler = (deps: DeliveriesDeps) => {
   };
 };
 
-// Opens signing secrets with KMS; emails the owner of an endpoint it switches off.
+// Opens signing secrets and bot tokens with KMS, each in its own context; emails the owner of an endpoint it switches off.
 export const handler = lambdaEntry((platform) =>
   createHandler(
     compose(platform, {
       sealer: kmsSealer(platform.config),
+      chatSealer: kmsSealer(platform.config, 'chat_team'),
       transport: systemTransport(),
       queue: sqsQueue(platform.config),
       mailer: new SesMailer(new SESClient({ region: platform.config.REGION }), platform.config.MAIL_FROM),

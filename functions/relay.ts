@@ -5,7 +5,7 @@ import { relaySecretChanges, type SecretChange } from '../shared/domain/webhooks
 import { deliverMessage, sendWork } from '../shared/domain/webhooks/work.ts';
 import { secretLimits, webhookLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
-import { fileEndOf, receiptsOfRecord, secretChangeOf, testDeliveryOf, usageChangeOfRecord } from '../shared/store/relayRecords.ts';
+import { chatNoticesOfRecord, fileEndOf, receiptsOfRecord, secretChangeOf, testDeliveryOf, usageChangeOfRecord } from '../shared/store/relayRecords.ts';
 import { onFileEnded, type FileLifecyclePorts } from '../shared/domain/files/lifecycle.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { awsBucket, PresignedFileObjects } from '../shared/adapters/fileObjects.ts';
@@ -40,8 +40,9 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'queue' | '
  * The table's stream consumer (the event source mapping hands over only what `relayFilters`
  * matches): turns the events that writes added to owned secrets into deliveries and queues
  * their first attempts, queues the first attempt of each test delivery written, and moves the
- * owners' live usage counters as secrets become theirs and end, and writes a receipt for each
- * view of an owned secret. A record that fails is
+ * owners' live usage counters as secrets become theirs and end, writes a receipt for each
+ * view of an owned secret, and queues a chat notice for each view or expiry of a subscribed
+ * secret (sent once per event by the worker, whatever the stream retries). A record that fails is
  * reported as the batch's failure, so Lambda retries from it (each step is idempotent:
  * delivery ids come from the event and the endpoint, an attempt is claimed before it is made,
  * a usage change is applied once by its mark), and after its retries the batch's description
@@ -52,12 +53,13 @@ export const createHandler =
   async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
     const changes: Array<{ index: number; change: SecretChange }> = [];
     const usage: Array<{ index: number; change: UsageChange }> = [];
-    const tests: Array<Promise<unknown>> = [];
+    // Work messages: test deliveries' first attempts and chat notices.
+    const queued: Array<Promise<unknown>> = [];
+    const queuedIndexes: number[] = [];
     const receipts: Array<Promise<unknown>> = [];
     const receiptIndexes: number[] = [];
     const fileEnds: Array<Promise<unknown>> = [];
     const fileEndIndexes: number[] = [];
-    const testIndexes: number[] = [];
     event.Records.forEach((record, index) => {
       const change = secretChangeOf(record);
       if (change) changes.push({ index, change });
@@ -74,16 +76,21 @@ export const createHandler =
       }
       const test = testDeliveryOf(record);
       if (test) {
-        testIndexes.push(index);
-        tests.push(sendWork(deps.queue, deliverMessage(test, 1)));
+        queuedIndexes.push(index);
+        queued.push(sendWork(deps.queue, deliverMessage(test, 1)));
+      }
+      for (const notice of chatNoticesOfRecord(record)) {
+        queuedIndexes.push(index);
+        queued.push(sendWork(deps.queue, notice));
       }
     });
     const failures: Array<{ index: number; error: unknown }> = [];
     (await relaySecretChanges(changes.map(({ change }) => change), deps)).forEach((outcome, i) => {
       if (outcome.status === 'rejected') failures.push({ index: changes[i]!.index, error: outcome.reason });
     });
-    (await Promise.allSettled(tests)).forEach((outcome, i) => {
-      if (outcome.status === 'rejected') failures.push({ index: testIndexes[i]!, error: outcome.reason });
+    // Queued again when a batch is retried: the worker claims each before acting, so sends once.
+    (await Promise.allSettled(queued)).forEach((outcome, i) => {
+      if (outcome.status === 'rejected') failures.push({ index: queuedIndexes[i]!, error: outcome.reason });
     });
     // A receipt is keyed by its view's event: writing it again is writing the same item.
     (await Promise.allSettled(receipts)).forEach((outcome, i) => {

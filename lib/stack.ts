@@ -87,7 +87,9 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   one exists already), the owners' live usage (a transaction of Puts of marks and the counter's
  *   Update), receipts (PutItem); it reads secrets from the stream, never from the table;
  * - deliveries: attempts (GetItem of endpoint and delivery, UpdateItem), the owner's address
- *   when an endpoint is switched off (GetItem).
+ *   when an endpoint is switched off (GetItem); chat notices: the team's installation (GetItem,
+ *   DeleteItem when Slack refused its token) and each event's mark (UpdateItem to claim and
+ *   mark sent, DeleteItem to give a claim back).
  */
 export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   secrets: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], query: ['table', 'gsi1'] },
@@ -104,7 +106,7 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   chat: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
   openapi: { items: [], query: [] },
   relay: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
-  deliveries: { items: ['GetItem', 'UpdateItem'], query: [] },
+  deliveries: { items: ['GetItem', 'UpdateItem', 'DeleteItem'], query: [] },
 };
 
 /**

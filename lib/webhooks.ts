@@ -22,9 +22,9 @@ export interface WebhooksProps extends FunctionDefaults {
 /**
  * Webhook delivery: the relay reading the table's stream (`functions/relay.ts`), the worker
  * consuming the work queue (`functions/deliveries.ts`), and the KMS key that seals endpoints'
- * signing secrets. Only the webhooks API function may encrypt
+ * signing secrets and chat bot tokens. Only the webhooks and chat API functions may encrypt
  * with the key and only the worker may decrypt, each bound to the encryption context the code
- * sets (`webhook_endpoint`), so no other role can read a signing secret out of the table.
+ * sets for the kind (`webhook_endpoint`, `chat_team`), so no other role can read either out of the table.
  */
 export class Webhooks extends Construct {
   /** Seconds one delivery invocation may take: a batch of attempts, each up to 10 s plus DNS. */
@@ -66,8 +66,10 @@ export class Webhooks extends Construct {
       maxConcurrency: 10,
     });
     this.grantKey(this.worker, 'kms:Decrypt');
+    // Chat notices: the worker opens a team's bot token to send its DMs.
+    this.grantKey(this.worker, 'kms:Decrypt', 'chat_team');
 
-    // The relay: owned secrets' changes and new test deliveries from the table's stream
+    // The relay: owned or chat-subscribed secrets' changes and new test deliveries from the table's stream
     // (filtered before invocation, so other writes cost nothing), in order per item; a failing record is retried from where
     // it failed, then the batch's description goes to the dead letters, whose alarm fires.
     this.relay = new HushlinkFunction(this, 'Relay', { name: 'relay', ...functionDefaults }).fn;

@@ -7,11 +7,13 @@ import { usageChangeOf, type SecretUsageImage, type UsageChange } from '../domai
 import { receiptOf, type DeviceFamilyOf, type Receipt } from '../domain/secrets/receipts.ts';
 import type { Delivery } from '../domain/webhooks/model.ts';
 import type { SecretChange } from '../domain/webhooks/relay.ts';
+import { chatNoticesOf } from '../domain/chat/notices.ts';
+import type { ChatNoticeMessage } from '../domain/webhooks/work.ts';
 
 /**
  * Which of the table's stream records reach the relay (any one pattern matching): changes of
  * secrets that have an owner (anonymous secrets have no endpoints to feed and count in nobody's
- * usage), and test
+ * usage) or a chat subscription (whose user is told of views and expiry), and test
  * deliveries as they are written. The relay's event source mapping filters with these in AWS,
  * and the local stream poller with the same patterns, so neither invokes the relay for rate
  * counters, sessions, anonymous secrets or the deliveries the relay writes itself.
@@ -19,6 +21,7 @@ import type { SecretChange } from '../domain/webhooks/relay.ts';
 export const relayFilters = [
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['secret'] }, owner_id: { S: [{ exists: true }] } } } },
   { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['webhook_delivery'] }, event_type: { S: ['webhook.test'] } } } },
+  { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['secret'] }, chat_team: { S: [{ exists: true }] } } } },
   // Files, owned or not: their ends delete their objects (an anonymous file's too).
   { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['secret'] }, kind: { S: ['file'] } } } },
 ] as const;
@@ -61,6 +64,24 @@ export function secretChangeOf(record: DynamoDBRecord): SecretChange | null {
   const write = secretWriteOf(record);
   if (!write?.secret.ownerId || write.events.length === 0) return null;
   return { secret: { ...write.secret, ownerId: write.secret.ownerId }, events: write.events };
+}
+
+/**
+ * The chat notices a stream record's write calls for: the events it added to a secret with a
+ * chat subscription (owned or not). Whether the secret was ever opened is its views left
+ * against what it started with (its views per link, times its links or one).
+ */
+export function chatNoticesOfRecord(record: DynamoDBRecord): ChatNoticeMessage[] {
+  const write = secretWriteOf(record);
+  if (!write || write.events.length === 0) return [];
+  const after = unmarshall(record.dynamodb!.NewImage as Image);
+  if (typeof after.chat_team !== 'string' || typeof after.chat_user !== 'string') return [];
+  const links = after.recipients && typeof after.recipients === 'object' ? Object.keys(after.recipients as object).length : 0;
+  const initialViews = Number(after.max_views) * Math.max(1, links);
+  return chatNoticesOf(
+    { teamId: after.chat_team, chatUserId: after.chat_user },
+    { secretId: write.secret.id, viewsLeft: write.secret.viewsLeft, opened: write.secret.viewsLeft < initialViews, events: write.events },
+  );
 }
 
 /** The test delivery a stream record tells was just written, as far as its first attempt needs it. */

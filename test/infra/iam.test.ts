@@ -190,7 +190,8 @@ function model(context: Record<string, unknown>): Model {
  * owner's partition), the delivery log (Query), test deliveries (Put); relay: the owner's
  * endpoints (Query), deliveries (Put, Get when one exists), the owners' live usage (Put of
  * marks and Update of the counter, in a transaction); deliveries: attempts (Get, Update;
- * Get of the owner to mail a switch-off); schedule's webhook sweep: Query of gsi2 (due retries,
+ * Get of the owner to mail a switch-off), chat notices (Get of the installation, Delete when
+ * Slack refused its token; Update of an event's mark, Delete to give a claim back); schedule's webhook sweep: Query of gsi2 (due retries,
  * as for expiry); requests: links and responses (Put, Get, the count's Update), the owner's
  * listing (Query gsi1), the inbox (Query of the link's partition); a person's tier (secrets'
  * receipts, files' limits, account's usage and flags): Query gsi1 and BatchGet; workspaces: transactions
@@ -218,7 +219,7 @@ const expectedTable = {
   openapi: { items: [], query: [] },
   schedule: { items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
   relay: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
-  deliveries: { items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], query: [] },
+  deliveries: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], query: [] },
 } as const;
 type Name = keyof typeof expectedTable;
 const names = Object.keys(expectedTable) as Name[];
@@ -277,7 +278,10 @@ const hostnameGrants = [
   ...lines(['acm:AddTagsToCertificate', 'acm:DeleteCertificate', 'acm:DescribeCertificate'], [CERTIFICATES]),
 ].sort();
 
-/** The sealing key: webhooks seals a new endpoint's secret, deliveries opens it to sign; chat seals a team's bot token. */
+/**
+ * The sealing key: webhooks seals a new endpoint's secret, deliveries opens it to sign; chat
+ * seals a team's bot token, and deliveries opens it, in its own context, to send a chat notice.
+ */
 const expectedSigningKey: Record<Name, readonly string[]> = {
   secrets: [],
   gate: [],
@@ -514,6 +518,7 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     const viaService = (service: string) => ({ StringEquals: { 'kms:ViaService': `${service}.<AWS::Region>.amazonaws.com` } });
     const expected = [
       ...lines(expectedSigningKey[name], [m.signingKeyArn], contextOf(name)),
+      ...(name === 'deliveries' ? lines(['kms:Decrypt'], [m.signingKeyArn], sealingContext('chat_team')) : []),
       // Every function with table access writes to it, so DynamoDB may generate and encrypt data keys.
       ...(cmk && expectedTable[name].items.length > 0
         ? lines(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('dynamodb'))

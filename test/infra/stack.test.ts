@@ -600,7 +600,7 @@ describe('work queue', () => {
     });
   });
 
-  it('hands the table stream to the relay alone: owned secrets and test deliveries only, from the oldest record, retried from the failed one, then to the dead letters', () => {
+  it('hands the table stream to the relay alone: owned or chat-subscribed secrets and test deliveries only, from the oldest record, retried from the failed one, then to the dead letters', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties ?? {});
     const [tableId] = ofType('AWS::DynamoDB::Table').map(([id]) => id);
     expect(props(tableId!)['StreamSpecification']).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
