@@ -185,7 +185,10 @@ describe('logs', () => {
     await runtime.stripe.settled();
     expect(runtime.stripe.events().every((record) => record.deliveries.every((delivery) => delivery.status === 200))).toBe(true);
     const paymentSecrets = [runtime.stripe.apiKey, runtime.stripe.signingSecret];
+    // The subscribed secret opened: the worker opens the bot token and sends its DM while logging.
+    expect((await api.post(`/v1/secrets/${subscribed.body.id}/claim`)).status).toBe(200);
     await runtime.drainWork();
+    expect(runtime.slack.messages().length).toBeGreaterThan(0);
     const linkSecrets = [...fileSecrets, ...requestSecrets, ...workspaceSecrets, ...chatSecrets, ...paymentSecrets, link.token, link.verifier, gate.body.gate_token, `"${gateCode}"`, `code is ${gateCode}`, restricted, agent, curlPlaintext, curlKey];
 
     const logs = captured.join('');
@@ -201,6 +204,7 @@ describe('logs', () => {
     expect(logs).toContain('"route":"PATCH /scim/v2/Users/{id}"');
     expect(logs).toContain('"route":"POST /v1/chat/commands"');
     expect(logs).toContain('"route":"GET /v1/chat/callback"');
+    expect(logs).toContain('"message":"chat notice"');
     // A bare 8-digit code could occur by chance in timings; look for it as a value or in the mail text.
     const credentials = [session.access_token, session.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token, sealed, chainKey, hook.body.secret, key.key, `"${code}"`, `code: ${code}`, `code is ${code}`, email];
     for (const secretMaterial of [body.envelope, body.salt, deleteToken, token, verifier, 'wrong-token', 'hdt_wrong', ...credentials, ...linkSecrets]) {
