@@ -1,9 +1,10 @@
 /**
  * "My secrets" `/account`: the signed-in user's secrets (state, views left, expiry), revoke,
  * each one's links and receipts (`secretLinks.ts`), "Load more", and attaching the secrets this
- * browser created anonymously.
+ * browser created anonymously; and "Add to Slack" (`chatInstall.ts`).
  */
 import { accountApi, api, type AdoptionResult, type OwnedSecret } from './api.ts';
+import './chatInstall.ts';
 import { actionButton, fact, markReady, showProblem, startSignedInPage } from './accountPage.ts';
 import { announce, byId, focusHeading, plural, setVisible, timeElement } from './dom.ts';
 import type { OwnerMetadata } from './linksApi.ts';

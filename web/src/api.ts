@@ -303,3 +303,14 @@ function fieldLabel(path: string): string {
   };
   return labels[field] ?? field;
 }
+
+/**
+ * The chat integration (Slack): installing it from the account page, and the composer asking
+ * that the chat user be told when the secret it made is opened. Nothing sent here is a link.
+ */
+export const chatApi = {
+  /** Slack's authorize page, with a state naming this user (10 minutes, once); 403 `chat_not_configured` without a chat app. */
+  startInstall: (token: string) => call<{ authorize_url: string }>('POST', '/v1/chat/install', { token }),
+  /** The chat token from the chat link, and the delete token proving this page made the secret. */
+  subscribe: (body: { secret_id: string; delete_token: string; chat_token: string }) => call<{ subscribed: true }>('POST', '/v1/chat/subscribe', { json: body }),
+};
