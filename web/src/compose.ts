@@ -8,12 +8,14 @@
  * may be sent in one of the person's workspaces, held to its policy (`composeWorkspace.ts`);
  * anonymous, "Keep for my account" puts its `{id, delete_token, expires_at}` in localStorage
  * (`unattached.ts`) so it can be attached to an account later.
+ * Opened from a chat link (`/#chat=…`), the chat user is told when it is opened (`composeChat.ts`).
  */
 import { sealText, toBase64 } from '../../shared/envelope/index.ts';
 import { api, ApiError, problemMessages, type RecipientRequest } from './api.ts';
 import { chosenFile, fileProblem, planLimitMessage, resetFile, sendFile, useCaller } from './composeFile.ts';
 import { clearRecipientErrors, readRecipients, resetRecipients, type FieldError } from './composeLinks.ts';
 import { clearResult, showResult, type ResultSecret } from './composeResult.ts';
+import { endChatLink, subscribeChat } from './composeChat.ts';
 import { applyLimits, forgetWorkspaces, loadWorkspaces, sendWithAccess, workspaceField, workspaceProblems, workspaceRefusal } from './composeWorkspace.ts';
 import { announce, byId, focusHeading, setVisible } from './dom.ts';
 import { filesApi } from './filesApi.ts';
@@ -222,10 +224,12 @@ function done(secret: ResultSecret, key: string, owned: boolean): void {
   applyLimits();
   setVisible(composeSection, false);
   showResult(secret, key, withPassphrase, owned);
+  void subscribeChat(secret);
 }
 
 function startOver(): void {
   clearResult();
+  endChatLink();
   form.reset();
   resetFile();
   clearErrors();
