@@ -13,6 +13,7 @@ import { announce, byId, setVisible } from './dom.ts';
 const composeNotice = byId('compose-chat');
 const resultNotice = byId('result-chat');
 const resultText = byId('result-chat-text');
+const retryActions = byId('result-chat-actions');
 const retry = byId<HTMLButtonElement>('result-chat-retry');
 
 /** A chat token is a compact JWT; the server checks it, this only refuses what cannot be one. */
@@ -46,7 +47,7 @@ export async function subscribeChat(secret: { id: string; delete_token: string }
 async function subscribe(): Promise<void> {
   if (!chatToken || !pending) return;
   retry.disabled = true;
-  setVisible(retry, false);
+  setVisible(retryActions, false);
   resultNotice.className = 'notice notice-info';
   resultText.textContent = 'Asking Slack to tell you when it is opened…';
   setVisible(resultNotice, true);
@@ -70,7 +71,7 @@ async function subscribe(): Promise<void> {
       // Worth another try only when the server was not reached or could not answer then.
       const transient = !(error instanceof ApiError) || error.status === 0 || error.status === 429 || error.status >= 500;
       retry.disabled = !transient;
-      setVisible(retry, transient);
+      setVisible(retryActions, transient);
     }
   }
   announce(resultText.textContent);
