@@ -17,11 +17,11 @@ import { DynamoChatSubscriptions } from '../shared/store/chatSubscriptions.ts';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The page Slack's redirect lands on: installed, and what to do next. */
+/** The page Slack's redirect lands on: installed, and what to do next. Unstyled: the API's policy (`default-src 'none'`) allows no style. */
 const installedPage = (teamName: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Hushlink is installed</title></head>
-<body style="font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem; line-height: 1.5">
+<body>
 <h1>Hushlink is installed in ${escapeHtml(teamName)}</h1>
 <p>Type <code>/secret</code> in Slack for a link to write a secret in your browser. Slack never sees the secret, and you get a message when it is opened.</p>
 <p><a href="/account">Back to your account</a></p>

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listenOnLoopback } from '../loopbackServer.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
 import { handleApi, tokenFingerprint, type ApiContext } from './api.ts';
 import { handleControl, type SlackControls } from './controls.ts';
@@ -55,16 +55,9 @@ const maxBodyBytes = 1024 * 1024;
  */
 export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Promise<LocalSlack> {
   const host = '127.0.0.1';
-  let listener: (request: IncomingMessage, response: ServerResponse) => void = (_request, response) => {
-    response.writeHead(503).end();
-  };
-  const server = createServer((request, response) => listener(request, response));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const origin = `http://${host}:${port}`;
+  const loopback = await listenOnLoopback(options.port);
+  const { port } = loopback;
+  const origin = loopback.origin;
   const clock = options.clock ?? systemClock;
   const clientId = options.clientId ?? localSlackClientId;
   const clientSecret = options.clientSecret ?? localSlackClientSecret;
@@ -90,12 +83,12 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
     throttleNext: (count, retryAfterSeconds = 30, method) => void (context.throttle = { remaining: count, retryAfterSeconds, method: method ?? null }),
   };
 
-  listener = (request, response) => {
+  loopback.serve((request, response) => {
     serve(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
       response.end(JSON.stringify({ ok: false, error: 'fatal_error', detail: `The local Slack emulator failed: ${(error as Error).message}` }));
     });
-  };
+  });
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
@@ -126,8 +119,7 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
       return listing;
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await loopback.close();
     },
   };
 }

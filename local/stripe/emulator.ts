@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listenOnLoopback } from '../loopbackServer.ts';
 import Stripe from 'stripe';
 import { systemClock, type Clock } from '../../shared/clock.ts';
 import { handleApi, type RecordedRequest } from './api.ts';
@@ -66,16 +66,9 @@ const maxBodyBytes = 1024 * 1024;
  */
 export async function startStripeEmulator(options: StripeEmulatorOptions): Promise<LocalStripe> {
   const host = '127.0.0.1';
-  let listener: (request: IncomingMessage, response: ServerResponse) => void = (_request, response) => {
-    response.writeHead(503).end();
-  };
-  const server = createServer((request, response) => listener(request, response));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${host}:${port}`;
+  const loopback = await listenOnLoopback(options.port);
+  const { port } = loopback;
+  const url = loopback.origin;
   const clock = options.clock ?? systemClock;
   const apiKey = options.apiKey ?? localStripeApiKey;
   const signingSecret = options.signingSecret ?? localStripeSigningSecret;
@@ -104,12 +97,12 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
     holdEvents: (holding) => webhooks.hold(holding),
   };
 
-  listener = (request, response) => {
+  loopback.serve((request, response) => {
     serve(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ error: { type: 'api_error', message: `The local payment emulator failed: ${(error as Error).message}` } }));
     });
-  };
+  });
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
@@ -135,8 +128,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
     settled: () => webhooks.idle(),
     async stop() {
       await webhooks.stop();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await loopback.close();
     },
   };
 }
