@@ -7,6 +7,7 @@ import { apiClient, claimPair, textSecretBody } from '../runtime.ts';
 import { directoryWorkspace, oktaUser, scimClient } from '../scim/directory.ts';
 import { invitationToken, joinAs, send, setWorkspace } from '../workspaces.ts';
 import { mutate, type Mutation } from './arbitraries.ts';
+import { chatCallbackQueries, chatCallbackValues, chatSubscriptions, seedChatSecrets, signedCommands, slackCommandHeaders, type MintedBody, type MintedQueryValue } from './chat.ts';
 import { scimFilters, scimIndexes, scimPatchBodies, scimUserBodies, type RawQueryValue } from './scim.ts';
 
 /**
@@ -70,6 +71,9 @@ export class Fixtures {
   readonly keys = new Map<Scope | 'all', CreatedKey>();
   /** Each user's SCIM directory key (a Team workspace's, seeded for the scim group), the first's rotated one, and a lapsed workspace's. */
   readonly directoryKeys = new Map<DirectoryKey, string>();
+  /** Secrets seeded with their delete tokens, for bodies that carry both (the chat subscription); and revoked ones. */
+  readonly secretsWithDeleteTokens: Array<{ id: string; deleteToken: string }> = [];
+  readonly revokedSecrets: Array<{ id: string; deleteToken: string }> = [];
   /** Ids by collection path, and `delete_token` values; seeded ones are kept from deletion. */
   private readonly pools = new Map<string, Entry[]>();
   /** Next cursors by route, each with the listing (path) and user it pages. */
@@ -339,6 +343,7 @@ export const seeders: Record<string, Seeder> = {
       }
     }
   },
+  'POST /v1/chat/subscribe': seedChatSecrets,
   'POST /v1/webhooks': async (fixtures) => {
     const api = fixtures.api();
     for (const who of ['a', 'b'] as const) {
@@ -433,9 +438,28 @@ export const examples: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
 };
 
 /**
- * Query values a schema alone cannot make (read by the route from the raw query string), by
- * route and parameter: good and bad, sent as written.
+ * Query values a schema alone cannot make (read by the route from the raw query string, or live
+ * values made when the run is sent), by route and parameter: good and bad, sent as written.
  */
-export const queryValues: Record<string, Record<string, { good: fc.Arbitrary<RawQueryValue>; bad: fc.Arbitrary<RawQueryValue> }>> = {
+export const queryValues: Record<string, Record<string, { good: fc.Arbitrary<RawQueryValue | MintedQueryValue>; bad: fc.Arbitrary<RawQueryValue | MintedQueryValue> }>> = {
   'GET /scim/v2/Users': { filter: scimFilters, startIndex: scimIndexes, count: scimIndexes },
+  'GET /v1/chat/callback': chatCallbackValues,
+};
+
+/**
+ * Good queries of routes whose parameters only work together (a state and the code of the same
+ * install), in place of one parameter at a time; the bad ones still change one of them.
+ */
+export const wholeQueries: Record<string, fc.Arbitrary<Array<[string, RawQueryValue | MintedQueryValue]>>> = {
+  'GET /v1/chat/callback': chatCallbackQueries,
+};
+
+/**
+ * Bodies made when the run is sent (signed now, or carrying values only the service or the
+ * app's secrets make), by route: good and bad, and the declared headers a body brings with it
+ * (so the good runs leave them alone, and the bad ones change what it brought).
+ */
+export const mintedBodies: Record<string, { good: fc.Arbitrary<MintedBody>; bad: fc.Arbitrary<MintedBody>; headers: readonly string[] }> = {
+  'POST /v1/chat/commands': { ...signedCommands, headers: slackCommandHeaders },
+  'POST /v1/chat/subscribe': { ...chatSubscriptions, headers: [] },
 };

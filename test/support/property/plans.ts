@@ -18,7 +18,8 @@ import {
   wellFormedIds,
   type CursorEdit,
 } from './arbitraries.ts';
-import { examples, queryValues, type CredentialChoice, type LiveChoice } from './fixtures.ts';
+import type { MintedBody, MintedQueryValue } from './chat.ts';
+import { examples, mintedBodies, queryValues, wholeQueries, type CredentialChoice, type LiveChoice } from './fixtures.ts';
 import { mixCase } from './scim.ts';
 import type { JsonSchema, SchemaValues } from './schemaValues.ts';
 
@@ -28,7 +29,9 @@ import type { JsonSchema, SchemaValues } from './schemaValues.ts';
  * takes the bad one for a few parts only (none, one, or two to four), so most runs reach deep
  * into an operation with one thing wrong, which is where the 5xx were. Parts a route has (a
  * body, a query, path ids) are the likelier to go bad. Live values (ids, tokens, cursors) are
- * chosen by position and resolved when the run is sent (requests.ts).
+ * chosen by position and resolved when the run is sent (requests.ts); values only the live
+ * service or the app's secrets make (a signed command, an install's state) are chosen by kind
+ * and made then (`minted`, chat.ts).
  */
 
 type Document = ReturnType<typeof openApiDocument>;
@@ -62,9 +65,10 @@ export function targetsOf(group: Group, document: Document): Target[] {
 export type ParamChoice = { kind: 'live'; live: LiveChoice; whose: 'mine' | 'theirs' } | { kind: 'given'; value: string; raw: boolean };
 export type QueryChoice =
   | { kind: 'text'; value: string; raw?: true }
-  | { kind: 'cursor'; index: number; which: 'own' | 'foreign'; edits: CursorEdit[] | null };
+  | { kind: 'cursor'; index: number; which: 'own' | 'foreign'; edits: CursorEdit[] | null }
+  | MintedQueryValue;
 export type HeaderChoice = { kind: 'live'; live: LiveChoice } | { kind: 'text'; value: string };
-export type BodyChoice = { kind: 'none' } | { kind: 'json'; text: string } | { kind: 'raw'; value: string | Uint8Array };
+export type BodyChoice = { kind: 'none' } | { kind: 'json'; text: string } | { kind: 'raw'; value: string | Uint8Array } | { kind: 'minted'; body: MintedBody };
 
 interface Parts {
   method: string | null;
@@ -167,26 +171,31 @@ const badExtraHeaders: fc.Arbitrary<Array<[string, string]>> = fc.array(
 function partsOf(target: Target, values: SchemaValues) {
   const { route } = target;
   const example = examples[routeKey(route)];
+  const minted = mintedBodies[routeKey(route)];
   const written = queryValues[routeKey(route)] ?? {};
-  const raw = ({ value }: { value: string }): QueryChoice => ({ kind: 'text', value, raw: true });
-  const goodQuery = fc
-    .tuple(
-      ...target.query.map((parameter) =>
-        fc.oneof(
-          { weight: 1, arbitrary: fc.constant([] as Array<[string, QueryChoice]>) },
-          {
-            weight: 2,
-            arbitrary: (parameter.name === 'cursor'
-              ? fc.record({ kind: fc.constant('cursor' as const), index: fc.nat(64), which: fc.constant('own' as const), edits: fc.constant(null) })
-              : written[parameter.name]
-                ? written[parameter.name]!.good.map(raw)
-                : values.validString(parameter.schema).map(asText)
-            ).map((choice): Array<[string, QueryChoice]> => [[parameter.name, choice]]),
-          },
+  const whole = wholeQueries[routeKey(route)];
+  // A written value is sent as written; a minted one is made when the run is sent.
+  const asChoice = (value: { value: string } | MintedQueryValue): QueryChoice => ('kind' in value ? value : { kind: 'text', value: value.value, raw: true });
+  const goodQuery = whole
+    ? whole.map((chosen) => chosen.map(([name, value]): [string, QueryChoice] => [name, asChoice(value)]))
+    : fc
+      .tuple(
+        ...target.query.map((parameter) =>
+          fc.oneof(
+            { weight: 1, arbitrary: fc.constant([] as Array<[string, QueryChoice]>) },
+            {
+              weight: 2,
+              arbitrary: (parameter.name === 'cursor'
+                ? fc.record({ kind: fc.constant('cursor' as const), index: fc.nat(64), which: fc.constant('own' as const), edits: fc.constant(null) })
+                : written[parameter.name]
+                  ? written[parameter.name]!.good.map(asChoice)
+                  : values.validString(parameter.schema).map(asText)
+              ).map((choice): Array<[string, QueryChoice]> => [[parameter.name, choice]]),
+            },
+          ),
         ),
-      ),
-    )
-    .map((chosen) => chosen.flat());
+      )
+      .map((chosen) => chosen.flat());
   const badValueOf = (parameter: Parameter): fc.Arbitrary<QueryChoice> =>
     fc.oneof(
       ...(parameter.name === 'cursor'
@@ -197,7 +206,7 @@ function partsOf(target: Target, values: SchemaValues) {
             { weight: 2, arbitrary: syntheticCursors.map(asText) },
           ]
         : []),
-      ...(written[parameter.name] ? [{ weight: 8, arbitrary: written[parameter.name]!.bad.map(raw) }] : []),
+      ...(written[parameter.name] ? [{ weight: 8, arbitrary: written[parameter.name]!.bad.map(asChoice) }] : []),
       { weight: 2, arbitrary: dynamoNumberEdges.map(asText) },
       { weight: 2, arbitrary: hostileStrings.map(asText) },
       { weight: 1, arbitrary: invalidPercentEncodings.map((value): QueryChoice => ({ kind: 'text', value, raw: true })) },
@@ -226,7 +235,7 @@ function partsOf(target: Target, values: SchemaValues) {
                   weight: 2,
                   arbitrary: fc
                     .tuple(goodQuery, fc.constantFrom(...target.query.filter((parameter) => written[parameter.name])), fc.nat())
-                    .chain(([good, parameter, bits]) => written[parameter.name]!.good.map((value) => [...good, [mixCase(parameter.name, bits | 1), raw(value)]] as Array<[string, QueryChoice]>)),
+                    .chain(([good, parameter, bits]) => written[parameter.name]!.good.map((value) => [...good, [mixCase(parameter.name, bits | 1), asChoice(value)]] as Array<[string, QueryChoice]>)),
                 },
               ]
             : []),
@@ -245,31 +254,44 @@ function partsOf(target: Target, values: SchemaValues) {
       ),
     ),
   );
-  const headerEntries = (choice: (parameter: Parameter) => fc.Arbitrary<HeaderChoice>) =>
+  const headerEntries = (choice: (parameter: Parameter) => fc.Arbitrary<HeaderChoice>, parameters = target.headers) =>
     fc
-      .tuple(...target.headers.map((parameter) => fc.option(choice(parameter).map((value): [string, HeaderChoice] => [parameter.name, value]), { nil: null, freq: 4 })))
+      .tuple(...parameters.map((parameter) => fc.option(choice(parameter).map((value): [string, HeaderChoice] => [parameter.name, value]), { nil: null, freq: 4 })))
       .map((chosen) => chosen.filter((entry): entry is [string, HeaderChoice] => entry !== null));
+  const asMinted = (body: MintedBody): BodyChoice => ({ kind: 'minted', body });
   const goodBody: fc.Arbitrary<BodyChoice> = target.body
     ? fc.oneof(
+        ...(minted ? [{ weight: 4, arbitrary: minted.good.map(asMinted) }] : []),
         ...(example ? [{ weight: 2, arbitrary: example.map((value): BodyChoice => ({ kind: 'json', text: JSON.stringify(value) })) }] : []),
         { weight: 1, arbitrary: values.valid(target.body).map((text): BodyChoice => ({ kind: 'json', text })) },
       )
-    : fc.constant({ kind: 'none' });
+    : minted
+      ? minted.good.map(asMinted)
+      : fc.constant({ kind: 'none' });
   const badBody: fc.Arbitrary<BodyChoice> = target.body
     ? fc.oneof(
+        ...(minted ? [{ weight: 8, arbitrary: minted.bad.map(asMinted) }] : []),
         ...(example ? [{ weight: 3, arbitrary: fc.tuple(example, fc.nat(20), hostileJson).map(([value, at, hostile]): BodyChoice => ({ kind: 'json', text: withMember(value, at, hostile) })) }] : []),
         { weight: 6, arbitrary: values.variant(target.body).map((text): BodyChoice => ({ kind: 'json', text })) },
         { weight: 1, arbitrary: rawBodies.map((value): BodyChoice => ({ kind: 'raw', value })) },
         { weight: 1, arbitrary: fc.constant<BodyChoice>({ kind: 'none' }) },
       )
-    : fc.oneof(rawBodies.map((value): BodyChoice => ({ kind: 'raw', value })), hostileJson.map((text): BodyChoice => ({ kind: 'json', text })));
+    : fc.oneof(
+        ...(minted ? [{ weight: 8, arbitrary: minted.bad.map(asMinted) }] : []),
+        { weight: 1, arbitrary: rawBodies.map((value): BodyChoice => ({ kind: 'raw', value })) },
+        { weight: 1, arbitrary: hostileJson.map((text): BodyChoice => ({ kind: 'json', text })) },
+      );
   const part = <T>(good: fc.Arbitrary<T>, bad: fc.Arbitrary<T>, weight: number) => ({ good, bad, weight });
   return {
     method: part<string | null>(fc.constant(null), fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE'), 1),
     params: part(goodParams, badParams, target.path.length > 0 ? 4 : 0),
     query: part(goodQuery, badQuery, target.query.length > 0 ? 5 : 1),
     headers: part(
-      headerEntries(() => liveChoice.map((live): HeaderChoice => ({ kind: 'live', live }))),
+      // A header a minted body brings (a signature over it) is sent as brought, unless the headers go bad.
+      headerEntries(
+        () => liveChoice.map((live): HeaderChoice => ({ kind: 'live', live })),
+        target.headers.filter((parameter) => !minted?.headers.includes(parameter.name)),
+      ),
       headerEntries(() =>
         fc.oneof(
           changedChoice.map((live): HeaderChoice => ({ kind: 'live', live })),
@@ -281,7 +303,7 @@ function partsOf(target: Target, values: SchemaValues) {
     ),
     credential: part(goodCredential(route), route.credential === 'directory' ? fc.oneof(badCredential, badDirectoryCredential) : badCredential, 3),
     contentType: route.media === 'scim' ? part(fc.option(scimContentTypes, { nil: undefined, freq: target.body ? 8 : 2 }), fc.oneof(contentTypes, badScimContentTypes), 1) : part<string | undefined>(fc.constant(target.body ? 'application/json' : undefined), contentTypes, 1),
-    body: part(goodBody, badBody, target.body ? 6 : 1),
+    body: part(goodBody, badBody, target.body || minted ? 6 : 1),
     extraHeaders: part(fc.constant([] as Array<[string, string]>), badExtraHeaders, 1),
   } satisfies { [P in Part]: { good: fc.Arbitrary<Parts[P]>; bad: fc.Arbitrary<Parts[P]>; weight: number } };
 }
@@ -338,7 +360,7 @@ export function plans(targets: Target[], values: SchemaValues): fc.Arbitrary<Pla
 }
 
 /** A valid object body with one member replaced or added (`at` picks which). */
-function withMember(value: Record<string, unknown>, at: number, hostile: string): string {
+export function withMember(value: Record<string, unknown>, at: number, hostile: string): string {
   const entries = Object.entries(value).map(([name, member]): [string, string] => [name, JSON.stringify(member)]);
   const names = [...entries.map(([name]) => name), 'extra', '__proto__', 'constructor'];
   const name = names[at % names.length]!;

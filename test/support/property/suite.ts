@@ -80,12 +80,21 @@ export interface PropertySuite {
   send(request: SentRequest): Promise<RawReply>;
 }
 
+export interface PropertySuiteOptions {
+  /**
+   * Every route must also answer a success at least once (from `defaultRuns` runs on): for a
+   * group whose successes need live values the generators make (chat), so they keep reaching
+   * past the refusals.
+   */
+  everyRouteSucceeds?: boolean;
+}
+
 /**
  * Declares the suite of one group: starts one runtime, seeds, runs the property, and fails the
  * file if the service logged a fault (a 500's log line) at any time. Returns handles for the
  * group's own example tests in the same file.
  */
-export function propertySuite(group: Group): PropertySuite {
+export function propertySuite(group: Group, options: PropertySuiteOptions = {}): PropertySuite {
   const runs = propertyRuns();
   const seed = propertySeed();
   const faults: Array<{ requestId: string | undefined; text: string }> = [];
@@ -133,7 +142,7 @@ export function propertySuite(group: Group): PropertySuite {
     it('never a 5xx; refusals are problems of the documented shape; successes are listed', async () => {
       const counts = new Map<string, Map<number, number>>();
       const property = fc.asyncProperty(plans(targets, values), async (plan) => {
-        const { request, listing } = resolve(plan, targets, fixtures);
+        const { request, listing } = await resolve(plan, targets, fixtures);
         const reply = await send(request);
         const logged = faults.filter((fault) => fault.requestId !== undefined && fault.requestId === reply.headers['x-request-id']);
         if (logged.length > 0) throw new Error(`the service logged a fault answering ${request.method} ${request.path.slice(0, 200)} (${reply.status}): ${logged.map((fault) => fault.text).join('\n')}`);
@@ -156,6 +165,9 @@ export function propertySuite(group: Group): PropertySuite {
       );
       // Every route of the group was reached.
       for (const { route } of targets) expect(counts.has(routeKey(route)), routeKey(route)).toBe(true);
+      if (options.everyRouteSucceeds && runs >= defaultRuns) {
+        for (const { route } of targets) expect([...(counts.get(routeKey(route))?.keys() ?? [])].some((status) => status < 300), `${routeKey(route)}: no success`).toBe(true);
+      }
     }, 120_000 + runs * 60);
   });
 
