@@ -328,4 +328,6 @@ export const chatLimits = {
   noticeLeaseSeconds: 60,
   /** A notice's mark is kept past the queue's retention (14 days), so no copy of its message outlives it. */
   noticeMarkSeconds: 15 * 24 * 3600,
+  /** One call to Slack's Web API (a DM is two): Slack answers in well under a second. */
+  slackCallTimeoutMs: 5_000,
 } as const;

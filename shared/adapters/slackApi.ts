@@ -1,9 +1,8 @@
+import { chatLimits } from '../limits.ts';
 import type { ChatApi, ChatInstallationGrant, CodeExchange, DirectMessageOutcome } from '../domain/chat/ports.ts';
 
 /** Slack's Web API; the local emulator's `url` (local/slack/) in `npm start` and the tests. */
 export const defaultSlackApiUrl = 'https://slack.com/api/';
-/** Per call: a DM is two calls, and Slack answers in well under a second. */
-export const defaultSlackTimeoutMs = 5_000;
 /** When a 429 carries no usable Retry-After (Slack always sends one). */
 const fallbackRetryAfterSeconds = 60;
 
@@ -38,7 +37,7 @@ export class SlackWebApi implements ChatApi {
   constructor(private readonly settings: SlackApiSettings) {
     const url = settings.apiUrl ?? defaultSlackApiUrl;
     this.baseUrl = url.endsWith('/') ? url : `${url}/`;
-    this.timeoutMs = settings.timeoutMs ?? defaultSlackTimeoutMs;
+    this.timeoutMs = settings.timeoutMs ?? chatLimits.slackCallTimeoutMs;
   }
 
   async exchangeCode({ code, redirectUri }: { code: string; redirectUri: string }): Promise<CodeExchange> {
