@@ -20,6 +20,7 @@ export class DynamoChatSubscriptions implements ChatSubscriptionStore {
     return Item?.type === 'secret' && typeof Item.delete_token_hash === 'string' ? Item.delete_token_hash : null;
   }
 
+  /** `gone` when the secret is removed or ended (burned, expired, revoked, locked). */
   async subscribe(secretId: string, teamId: string, chatUserId: string): Promise<'subscribed' | 'gone'> {
     try {
       await this.db.send(
@@ -27,9 +28,10 @@ export class DynamoChatSubscriptions implements ChatSubscriptionStore {
           TableName: this.tableName,
           Key: key(secretId),
           UpdateExpression: 'SET chat_team = :team, chat_user = :user',
-          ConditionExpression: '#type = :secret',
-          ExpressionAttributeNames: { '#type': 'type' },
-          ExpressionAttributeValues: { ':team': teamId, ':user': chatUserId, ':secret': 'secret' },
+          // An ended secret (its record kept a while) has nothing left to tell.
+          ConditionExpression: '#type = :secret AND #state IN (:pending, :active)',
+          ExpressionAttributeNames: { '#type': 'type', '#state': 'state' },
+          ExpressionAttributeValues: { ':team': teamId, ':user': chatUserId, ':secret': 'secret', ':pending': 'pending', ':active': 'active' },
         }),
       );
       return 'subscribed';

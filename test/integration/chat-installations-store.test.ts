@@ -5,7 +5,9 @@ import { LocalSealer } from '../../shared/adapters/sealer.ts';
 import type { ChatInstallation } from '../../shared/domain/chat/installations.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { DynamoChatInstallationStore } from '../../shared/store/chatInstallations.ts';
-import { startTestRuntime } from '../support/runtime.ts';
+import { apiClient, startTestRuntime, textSecretBody } from '../support/runtime.ts';
+import { DynamoChatSubscriptions } from '../../shared/store/chatSubscriptions.ts';
+import { sha256Base64Url } from '../../shared/ids.ts';
 
 /**
  * Chat installations against DynamoDB Local (issue 19): one per team, the bot token sealed for
@@ -88,5 +90,24 @@ describe('install states', () => {
     const { Item } = await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `CHAT_STATE#${stateId}`, sk: 'STATE' } }));
     // Kept by TTL an hour past the state's own expiry, then gone.
     expect(Item?.ttl).toBe(Math.floor(expiresAt / 1000) + 3600);
+  });
+});
+
+describe('subscriptions', () => {
+  it('are kept on a live secret, and refused (gone) on one that ended or never was', async () => {
+    const subscriptions = new DynamoChatSubscriptions(db, runtime.config.TABLE_NAME);
+    const api = apiClient(runtime);
+    const live = (await api.post('/v1/secrets', textSecretBody())).body as { id: string; delete_token: string };
+    expect(await subscriptions.deleteTokenHashOf(live.id)).toBe(sha256Base64Url(live.delete_token));
+    expect(await subscriptions.subscribe(live.id, 'T0001', 'U0001')).toBe('subscribed');
+    const { Item } = await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `SECRET#${live.id}`, sk: 'SECRET' } }));
+    expect(Item).toMatchObject({ chat_team: 'T0001', chat_user: 'U0001' });
+
+    const revoked = (await api.post('/v1/secrets', textSecretBody())).body as { id: string; delete_token: string };
+    expect((await api.delete(`/v1/secrets/${revoked.id}`, { 'x-delete-token': revoked.delete_token })).status).toBe(204);
+    // Its record is kept a while, but nothing will ever happen to it to tell.
+    expect(await subscriptions.subscribe(revoked.id, 'T0001', 'U0001')).toBe('gone');
+    expect(await subscriptions.subscribe('sec_never', 'T0001', 'U0001')).toBe('gone');
+    expect(await subscriptions.deleteTokenHashOf('sec_never')).toBeNull();
   });
 });

@@ -11,7 +11,7 @@ import { readChatToken } from './tokens.ts';
 export interface ChatSubscriptionStore {
   /** The secret's delete token hash, or null when there is no such secret. */
   deleteTokenHashOf(secretId: string): Promise<string | null>;
-  /** `gone` when the secret was removed meanwhile. */
+  /** `gone` when the secret was removed, or has ended (nothing will ever be told of it). */
   subscribe(secretId: string, teamId: string, chatUserId: string): Promise<'subscribed' | 'gone'>;
 }
 
@@ -28,7 +28,8 @@ const noSuchSecret = () => new HttpError(404, 'not_found', 'No such secret.');
  * `POST /v1/chat/subscribe`: the composer, opened from a chat link, asks that the chat user be
  * told when the secret it just made is opened. The chat token names the team and the user (403
  * when bad or expired); the delete token proves the caller made the secret (403 when it does not
- * match, compared in constant time). Carries no link and answers none.
+ * match, compared in constant time); an ended secret is 404 like one that never was, since
+ * nothing will happen to it to tell. Carries no link and answers none.
  */
 export async function subscribeChat(body: { secret_id: string; delete_token: string; chat_token: string }, ports: ChatSubscribePorts): Promise<void> {
   const app = await configuredApp(ports.chatApp);
