@@ -113,6 +113,21 @@ describe('GET /v1/chat/callback', () => {
     expect(exchange.body).toMatchObject({ code, redirect_uri: `${runtime.config.WEB_ORIGIN.replace(/\/+$/, '')}/v1/chat/callback` });
   });
 
+  it('lists the emulator’s calls at /_dev/chat (on this machine’s own name), never a token or the app’s secret', async () => {
+    const teamId = newTeam();
+    expect((await callback({ code: runtime.slack.authorize({ teamId }), state: await startInstall(ada) })).status).toBe(200);
+    const stored = await runtime.functions.chat.installations.installation(teamId);
+    const botToken = await runtime.functions.chat.tokenSealer.open(stored!.sealedBotToken, teamId);
+    const listed = await fetch(`${runtime.url}/_dev/chat`);
+    expect(listed.status).toBe(200);
+    const text = await listed.text();
+    const listing = JSON.parse(text) as { calls: Array<{ method: string }>; installations: Array<{ teamId: string }> };
+    expect(listing.calls.some((call) => call.method === 'oauth.v2.access')).toBe(true);
+    expect(listing.installations.map((installation) => installation.teamId)).toContain(teamId);
+    expect(text).not.toContain(botToken);
+    expect(text).not.toContain(runtime.config.SLACK_CLIENT_SECRET!);
+  });
+
   it('makes the user the state names the installer, whoever completes it: nothing of the browser is trusted', async () => {
     const teamId = newTeam();
     const state = await startInstall(bob);
