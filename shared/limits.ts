@@ -330,4 +330,8 @@ export const chatLimits = {
   noticeMarkSeconds: 15 * 24 * 3600,
   /** One call to Slack's Web API (a DM is two): Slack answers in well under a second. */
   slackCallTimeoutMs: 5_000,
+  /** Slack's error code repeated in a refusal, at most (Slack's are short words; a redirect's `error` is anyone's text). */
+  slackErrorChars: 64,
+  /** A used install state's mark outlives the state by this much, then goes by TTL (the state is refused by its expiry by then). */
+  stateMarkGraceSeconds: 3600,
 } as const;

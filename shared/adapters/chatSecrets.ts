@@ -2,7 +2,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import * as z from 'zod/mini';
 import type { Config } from '../config.ts';
 import type { ChatApp, ChatAppSource } from '../domain/chat/app.ts';
-import { SlackWebApi } from './slackApi.ts';
+import { defaultSlackApiUrl, SlackWebApi } from './slackApi.ts';
 
 /** The chat app's settings (issue 19): who it is to Slack, its secrets, and where Slack's API is. */
 export interface ChatSettings {
@@ -16,7 +16,6 @@ export interface ChatSettings {
 const slackSecret = z.string().check(z.regex(/^[0-9a-f]{32}$/));
 const storedSecrets = z.object({ client_secret: slackSecret, signing_secret: slackSecret });
 
-export const slackApiUrl = 'https://slack.com/api/';
 
 type ChatConfig = Pick<Config, 'REGION' | 'SLACK_CLIENT_ID' | 'SLACK_SECRETS_ARN' | 'SLACK_CLIENT_SECRET' | 'SLACK_SIGNING_SECRET' | 'SLACK_API_URL'>;
 
@@ -28,12 +27,13 @@ type ChatConfig = Pick<Config, 'REGION' | 'SLACK_CLIENT_ID' | 'SLACK_SECRETS_ARN
  */
 export async function chatSettings(config: ChatConfig): Promise<ChatSettings | null> {
   if (!config.SLACK_CLIENT_ID) return null;
-  const apiUrl = (config.SLACK_API_URL ?? slackApiUrl).replace(/\/*$/, '/');
+  const apiUrl = (config.SLACK_API_URL ?? defaultSlackApiUrl).replace(/\/*$/, '/');
   if (config.SLACK_SECRETS_ARN) {
     const client = new SecretsManagerClient({ region: config.REGION });
     try {
       const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: config.SLACK_SECRETS_ARN }));
-      const parsed = storedSecrets.safeParse(JSON.parse(SecretString ?? 'null'));
+      // JSON.parse's own message quotes the text it failed on: a secret pasted bare would reach the logs.
+      const parsed = storedSecrets.safeParse(parseQuietly(SecretString));
       if (!parsed.success) throw new Error('the chat app secret is not {client_secret, signing_secret}');
       return { clientId: config.SLACK_CLIENT_ID, clientSecret: parsed.data.client_secret, signingSecret: parsed.data.signing_secret, apiUrl };
     } finally {
@@ -61,4 +61,13 @@ export function chatAppSource(settings: () => Promise<ChatSettings | null>): Cha
       });
     return app;
   };
+}
+
+/** The stored secret as JSON, or null: never an error that quotes it. */
+function parseQuietly(text: string | undefined): unknown {
+  try {
+    return JSON.parse(text ?? 'null');
+  } catch {
+    return null;
+  }
 }

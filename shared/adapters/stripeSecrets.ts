@@ -17,7 +17,8 @@ export async function stripeSettings(config: Pick<Config, 'REGION' | 'STRIPE_SEC
     const client = new SecretsManagerClient({ region: config.REGION });
     try {
       const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: config.STRIPE_SECRETS_ARN }));
-      const parsed = storedSecrets.safeParse(JSON.parse(SecretString ?? 'null'));
+      // JSON.parse's own message quotes the text it failed on: a secret pasted bare would reach the logs.
+      const parsed = storedSecrets.safeParse(parseQuietly(SecretString));
       if (!parsed.success) throw new Error('the payment provider secret is not {secret_key, webhook_secret}');
       return { secretKey: parsed.data.secret_key, webhookSecret: parsed.data.webhook_secret, apiUrl: config.STRIPE_API_URL };
     } finally {
@@ -73,5 +74,14 @@ export class LazyStripeProvider implements PaymentProvider {
 
   async changeQuantity(subscriptionId: string, itemId: string, quantity: number, idempotencyKey: string): Promise<ProviderSubscription> {
     return (await this.get()).changeQuantity(subscriptionId, itemId, quantity, idempotencyKey);
+  }
+}
+
+/** The stored secret as JSON, or null: never an error that quotes it. */
+function parseQuietly(text: string | undefined): unknown {
+  try {
+    return JSON.parse(text ?? 'null');
+  } catch {
+    return null;
   }
 }

@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
+import { chatLimits } from '../limits.ts';
 import type { ChatInstallation, ChatInstallationStore } from '../domain/chat/installations.ts';
 import { isConditionFailure } from './client.ts';
 
@@ -22,7 +23,7 @@ export class DynamoChatInstallationStore implements ChatInstallationStore {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...stateKey(stateId), type: 'chat_state', ttl: toEpochSeconds(expiresAt) + 3600 },
+          Item: { ...stateKey(stateId), type: 'chat_state', ttl: toEpochSeconds(expiresAt) + chatLimits.stateMarkGraceSeconds },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );

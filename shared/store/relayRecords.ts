@@ -68,19 +68,17 @@ export function secretChangeOf(record: DynamoDBRecord): SecretChange | null {
 
 /**
  * The chat notices a stream record's write calls for: the events it added to a secret with a
- * chat subscription (owned or not). Whether the secret was ever opened is its views left
- * against what it started with (its views per link, times its links or one).
+ * chat subscription (owned or not). Whether the secret was ever opened is its count of views
+ * taken (views left would not say: revoking a link lowers them too).
  */
 export function chatNoticesOfRecord(record: DynamoDBRecord): ChatNoticeMessage[] {
   const write = secretWriteOf(record);
   if (!write || write.events.length === 0) return [];
   const after = unmarshall(record.dynamodb!.NewImage as Image);
   if (typeof after.chat_team !== 'string' || typeof after.chat_user !== 'string') return [];
-  const links = after.recipients && typeof after.recipients === 'object' ? Object.keys(after.recipients as object).length : 0;
-  const initialViews = Number(after.max_views) * Math.max(1, links);
   return chatNoticesOf(
     { teamId: after.chat_team, chatUserId: after.chat_user },
-    { secretId: write.secret.id, viewsLeft: write.secret.viewsLeft, opened: write.secret.viewsLeft < initialViews, events: write.events },
+    { secretId: write.secret.id, viewsLeft: write.secret.viewsLeft, opened: Number(after.views_taken ?? 0) > 0, events: write.events },
   );
 }
 

@@ -35,6 +35,7 @@ export const names = {
   '#remail': 'email_hash',
   '#req': 'request_id',
   '#domain': 'domain_id',
+  '#vt': 'views_taken',
 } as const;
 export type Name = keyof typeof names;
 export const pick = (...wanted: Name[]) => Object.fromEntries(wanted.map((name) => [name, names[name]]));

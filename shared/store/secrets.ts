@@ -94,7 +94,8 @@ export class DynamoSecretStore implements SecretStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: key(id),
-          UpdateExpression: `SET #vl = #vl - :one, #emitted = :event${link ? `, ${link}.#rvl = ${link}.#rvl - :one` : ''}`,
+          // Views taken are counted apart from views left, which revoking a link lowers too.
+          UpdateExpression: `SET #vl = #vl - :one, #emitted = :event${link ? `, ${link}.#rvl = ${link}.#rvl - :one` : ''} ADD #vt :one`,
           ConditionExpression:
             '#state = :active AND #exp > :now AND #vl > :zero' +
             // A secret kept in parts is taken only once its parts were read: nothing can fail after.
@@ -109,7 +110,7 @@ export class DynamoSecretStore implements SecretStore {
               ? ` AND ${link}.#rstate = :active AND ${link}.#rvl > :zero AND (${link}.#restricted = :false OR ${link}.#remail = :gate)`
               : ' AND attribute_not_exists(#rcp)'),
           ExpressionAttributeNames: {
-            ...pick('#state', '#exp', '#vl', '#nb', '#cv', '#emitted', '#rcp', '#req'),
+            ...pick('#state', '#exp', '#vl', '#nb', '#cv', '#emitted', '#rcp', '#req', '#vt'),
             ...(input.partsRead ? {} : pick('#parts')),
             ...(input.domainId === undefined ? {} : pick('#domain')),
             ...(link ? { ...pick('#rstate', '#rvl', '#restricted', '#remail'), '#rid': input.recipientId! } : {}),

@@ -29,7 +29,7 @@ async function install(teamId: string, userId: string): Promise<void> {
 }
 
 /** A new anonymous secret, subscribed to `userId`'s notices with the chat token their /hushlink command answered. */
-async function subscribedSecret(body: Record<string, unknown> = {}, teamId = team, userId = chatUser): Promise<{ id: string }> {
+async function subscribedSecret(body: Record<string, unknown> = {}, teamId = team, userId = chatUser): Promise<{ id: string; deleteToken: string; recipients: Array<{ id: string }> }> {
   const command = signSlashCommand(slashCommand({ team_id: teamId, user_id: userId }), runtime.config.SLACK_SIGNING_SECRET!, Math.floor(runtime.clock.now() / 1000));
   const answered = await api.call('POST', '/v1/chat/commands', { body: command.body, headers: command.headers });
   const chatToken = /#chat=([^|>\s]+)/.exec(answered.body.text as string)![1]!;
@@ -37,7 +37,7 @@ async function subscribedSecret(body: Record<string, unknown> = {}, teamId = tea
   expect(created.status).toBe(201);
   const subscribed = await api.post('/v1/chat/subscribe', { secret_id: created.body.id, delete_token: created.body.delete_token, chat_token: chatToken });
   expect(subscribed.status).toBe(200);
-  return { id: created.body.id };
+  return { id: created.body.id, deleteToken: created.body.delete_token as string, recipients: ((created.body.recipients ?? []) as Array<{ recipient_id: string }>).map((link) => ({ id: link.recipient_id })) };
 }
 
 const claim = async (id: string) => expect((await api.post(`/v1/secrets/${id}/claim`)).status).toBe(200);
@@ -123,6 +123,20 @@ describe('chat notices', () => {
     );
   });
 
+  it('tells an expiry "without being opened" after a link was revoked unopened (revoking lowers views left, not views taken)', async () => {
+    const secret = await subscribedSecret({ expires_in: 60, max_views: 1, recipients: [{ label: 'Alice' }, { label: 'Bob' }] });
+    expect(secret.recipients).toHaveLength(2);
+    expect((await api.delete(`/v1/secrets/${secret.id}/recipients/${secret.recipients[0]!.id}`, { 'x-delete-token': secret.deleteToken })).status).toBe(200);
+    await runtime.drainWork();
+    const before = dmsTo(chatUser).length;
+    runtime.clock.advance(60);
+    toMinuteStart();
+    await runtime.scheduler.run('expire-secrets');
+    const expiredAt = clockTime();
+    await runtime.drainWork();
+    expect(dmsTo(chatUser).slice(before).map((dm) => dm.text)).toEqual([`Your secret ${shortId(secret.id)} expired at ${expiredAt} without being opened.`]);
+  });
+
   it('sends nothing for a secret nobody subscribed', async () => {
     const created = await api.post('/v1/secrets', textSecretBody({ max_views: 2 }));
     await claim(created.body.id);
@@ -150,19 +164,44 @@ describe('chat notices', () => {
     expect(runtime.queue.deadLetters).toEqual([]);
   });
 
-  it('leaves a refused DM to the queue to retry, and sends it once the user can be reached', async () => {
-    const newcomer = 'U0NEWCOMER';
-    const secret = await subscribedSecret({ max_views: 2 }, team, newcomer);
+  it('drops a DM Slack refuses for good (a user it does not know): one attempt, no retry, no dead letter', async () => {
+    const stranger = 'U0STRANGER';
+    const secret = await subscribedSecret({ max_views: 2 }, team, stranger);
+    runtime.slack.clearCalls();
     await claim(secret.id);
-    const openedAt = clockTime();
     await runtime.drainWork();
     expect(runtime.slack.calls().map((call) => [call.method, call.answer.error])).toEqual([['conversations.open', 'user_not_found']]);
-    runtime.slack.addUser(team, newcomer);
-    // Visible again after the queue's visibility timeout: the claim was given back, so this delivery sends.
+    // Known later, the same event is not sent again: it was dropped as undeliverable.
+    runtime.slack.addUser(team, stranger);
     runtime.clock.advance(30);
     await runtime.drainWork();
-    expect(dmsTo(newcomer).map((dm) => dm.text)).toEqual([`Your secret ${shortId(secret.id)} was opened at ${openedAt} (1 view left).`]);
+    expect(dmsTo(stranger)).toEqual([]);
     expect(runtime.queue.deadLetters).toEqual([]);
+  });
+
+  it('leaves a failure of ours (the token would not open) to the queue to retry, and sends once it passes', async () => {
+    const secret = await subscribedSecret({ max_views: 2 });
+    const deliveries = runtime.functions.deliveries;
+    const sealer = deliveries.chatSealer;
+    let failures = 1;
+    deliveries.chatSealer = {
+      seal: (plaintext, id) => sealer.seal(plaintext, id),
+      open: (sealed, id) => (failures-- > 0 ? Promise.reject(new Error('injected: the key service did not answer')) : sealer.open(sealed, id)),
+    };
+    try {
+      const before = dmsTo(chatUser).length;
+      await claim(secret.id);
+      const openedAt = clockTime();
+      await runtime.drainWork();
+      expect(dmsTo(chatUser).length).toBe(before);
+      // Visible again after the queue's visibility timeout: the claim was given back, so this delivery sends.
+      runtime.clock.advance(30);
+      await runtime.drainWork();
+      expect(dmsTo(chatUser).slice(before).map((dm) => dm.text)).toEqual([`Your secret ${shortId(secret.id)} was opened at ${openedAt} (1 view left).`]);
+      expect(runtime.queue.deadLetters).toEqual([]);
+    } finally {
+      deliveries.chatSealer = sealer;
+    }
   });
 
   it('removes the installation when Slack says its token was revoked, and sends nothing to that team after', async () => {

@@ -182,9 +182,12 @@ describe('GET /v1/chat/callback', () => {
   });
 
   it('is 403 when the user cancels in Slack, or Slack refuses the code: made up, or used already', async () => {
-    const denied = await callback({ error: 'access_denied', state: await startInstall(ada) });
+    const deniedState = await startInstall(ada);
+    const denied = await callback({ error: 'access_denied', state: deniedState });
     expectProblem(denied, 403, 'forbidden');
     expect(denied.body).toMatchObject({ reason: 'install_refused', slack_error: 'access_denied' });
+    // Slack's answer spends the state, refusal or not: its redirect replayed is a used state.
+    expectProblem(await callback({ error: 'access_denied', state: deniedState }), 401, 'unauthorized');
 
     const madeUp = await callback({ code: '1000000000001.1000000000002.madeupcode', state: await startInstall(ada) });
     expectProblem(madeUp, 403, 'forbidden');

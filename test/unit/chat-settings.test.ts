@@ -31,6 +31,13 @@ describe('chatSettings', () => {
     await expect(failure).rejects.not.toThrow('short-and-secret');
   });
 
+  it('refuses a secret pasted bare (not JSON) without quoting it: JSON.parse\'s own message would', async () => {
+    secretsManager.on(GetSecretValueCommand).resolves({ SecretString: signingSecret });
+    const failure = chatSettings({ ...base, SLACK_SECRETS_ARN: ARN });
+    await expect(failure).rejects.toThrow('not {client_secret, signing_secret}');
+    await expect(failure).rejects.not.toThrow(signingSecret.slice(0, 8));
+  });
+
   it('takes the secrets directly in local runs, with the emulator’s API base made to end in /', async () => {
     expect(await chatSettings({ ...base, SLACK_CLIENT_SECRET: clientSecret, SLACK_SIGNING_SECRET: signingSecret, SLACK_API_URL: 'http://127.0.0.1:4010/api' })).toEqual({
       clientId: base.SLACK_CLIENT_ID,

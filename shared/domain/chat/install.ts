@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import { HttpError } from '../../http/errors.ts';
+import { chatLimits } from '../../limits.ts';
 import type { SecretSealer } from '../webhooks/ports.ts';
 import { configuredApp, type ChatAppSource } from './app.ts';
 import type { ChatInstallationStore } from './installations.ts';
@@ -42,12 +43,18 @@ export async function completeChatInstall(query: { code?: string | undefined; st
   if (!query.state) throw badState('carries no state');
   const state = await readInstallState(query.state, ports.clock.now(), app.clientSecret);
   if (!state) throw badState('is not valid or has expired');
-  if (query.error !== undefined) {
-    throw new HttpError(403, 'forbidden', query.error === 'access_denied' ? 'The install was cancelled in Slack.' : 'Slack did not install the app.', { members: { reason: 'install_refused', slack_error: query.error.slice(0, 64) } });
+  if (!query.code && query.error === undefined) {
+    throw new HttpError(400, 'invalid_request', 'Slack’s redirect carries no code.', { errors: [{ path: 'query.code', message: 'is required' }] });
   }
-  if (!query.code) throw new HttpError(400, 'invalid_request', 'Slack’s redirect carries no code.', { errors: [{ path: 'query.code', message: 'is required' }] });
+  // Spent by Slack's answer either way: a replayed redirect, refusal or not, is a used state (401).
   if ((await ports.installations.useInstallState(state.jti, state.expiresAt)) === 'used') throw badState('was used already');
-  const exchange = await app.api.exchangeCode({ code: query.code, redirectUri: chatCallbackUrl(ports.config) });
+  if (query.error !== undefined) {
+    throw new HttpError(403, 'forbidden', query.error === 'access_denied' ? 'The install was cancelled in Slack.' : 'Slack did not install the app.', {
+      members: { reason: 'install_refused', slack_error: query.error.slice(0, chatLimits.slackErrorChars) },
+    });
+  }
+  const code = query.code!;
+  const exchange = await app.api.exchangeCode({ code, redirectUri: chatCallbackUrl(ports.config) });
   if (exchange.outcome !== 'installed') {
     const reason = exchange.outcome === 'refused' ? 'install_refused' : 'slack_unavailable';
     const detail = exchange.outcome === 'refused' ? 'Slack refused the install.' : 'Slack did not answer: start the install again.';

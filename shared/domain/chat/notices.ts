@@ -100,9 +100,14 @@ export interface ChatNoticePorts {
  * - `sent`; `skipped`: sent already, or being sent by another delivery of the message;
  * - `uninstalled`: the team has no installation (removed, or its token was revoked): dropped;
  * - `token_dead`: Slack refused the token: the installation is removed, the notice dropped;
- * - `rate_limited`: queued again after Slack's Retry-After.
+ * - `rate_limited`: queued again after Slack's Retry-After;
+ * - `undeliverable`: Slack refused it in a way no retry mends (the user is gone, the bot lacks a
+ *   scope): dropped with a warning, rather than retried into the dead letters and their alarm.
  */
-export type ChatNoticeOutcome = 'sent' | 'skipped' | 'uninstalled' | 'token_dead' | 'rate_limited';
+export type ChatNoticeOutcome = 'sent' | 'skipped' | 'uninstalled' | 'token_dead' | 'rate_limited' | 'undeliverable';
+
+/** Slack's refusals of a DM that no retry will change (its documented error codes). */
+const permanentRefusals = new Set(['user_not_found', 'user_disabled', 'user_not_visible', 'cannot_dm_bot', 'missing_scope', 'channel_not_found', 'not_allowed_token_type', 'is_archived']);
 
 /**
  * Sends one notice at most once: the event's mark is claimed before Slack is called and marked
@@ -140,6 +145,12 @@ export async function sendChatNotice(notice: ChatNoticeMessage, ports: ChatNotic
       await sendWork(ports.queue, notice, Math.min(result.retryAfterSeconds, maxQueueDelaySeconds));
       return 'rate_limited';
     case 'failed':
+      if (permanentRefusals.has(result.error)) {
+        // Marked as done: another delivery of the message would meet the same refusal.
+        await ports.chatNoticeMarks.markSent(notice.event_id, ports.clock.now());
+        ports.logger.warn('chat notice undeliverable', { team_id: installation.teamId, error: result.error });
+        return 'undeliverable';
+      }
       await ports.chatNoticeMarks.release(notice.event_id, leaseUntil);
       throw new Error(`chat notice not sent: ${result.error}`);
   }
