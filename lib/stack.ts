@@ -88,8 +88,9 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   Update), receipts (PutItem); it reads secrets from the stream, never from the table;
  * - deliveries: attempts (GetItem of endpoint and delivery, UpdateItem), the owner's address
  *   when an endpoint is switched off (GetItem); chat notices: the team's installation (GetItem,
- *   DeleteItem when Slack refused its token) and each event's mark (UpdateItem to claim and
- *   mark sent, DeleteItem to give a claim back).
+ *   UpdateItem to mark it removed when Slack refused its token) and each event's mark (UpdateItem
+ *   to claim, give back and mark sent). No DeleteItem: it reads outside answers (receivers',
+ *   Slack's) and needs to remove nothing.
  */
 export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   secrets: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], query: ['table', 'gsi1'] },
@@ -106,7 +107,7 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   chat: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
   openapi: { items: [], query: [] },
   relay: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
-  deliveries: { items: ['GetItem', 'UpdateItem', 'DeleteItem'], query: [] },
+  deliveries: { items: ['GetItem', 'UpdateItem'], query: [] },
 };
 
 /**

@@ -1,11 +1,12 @@
-import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import { chatLimits } from '../limits.ts';
 import type { ChatInstallation, ChatInstallationStore } from '../domain/chat/installations.ts';
 import { isConditionFailure } from './client.ts';
 
 /**
- * Chat installations (`CHAT_TEAM#<team id>` / `INSTALLATION`, the bot token sealed) and the
+ * Chat installations (`CHAT_TEAM#<team id>` / `INSTALLATION`, the bot token sealed; a revoked
+ * one keeps its item, `removed` and without its token, until the team installs again) and the
  * install states already used (`CHAT_STATE#<id>` / `STATE`, removed by TTL an hour after the
  * state would have expired, when it is refused by its expiry anyway).
  */
@@ -56,7 +57,7 @@ export class DynamoChatInstallationStore implements ChatInstallationStore {
 
   async installation(teamId: string): Promise<ChatInstallation | null> {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: installationKey(teamId), ConsistentRead: true }));
-    if (!Item) return null;
+    if (!Item || Item.removed === true) return null;
     return {
       teamId: String(Item.team_id),
       teamName: String(Item.team_name),
@@ -71,12 +72,15 @@ export class DynamoChatInstallationStore implements ChatInstallationStore {
 
   async removeIfToken(teamId: string, sealedBotToken: string): Promise<'removed' | 'replaced'> {
     try {
+      // Marked removed, not deleted: the delivery worker that finds a token revoked may update
+      // items, never delete them (its role has no DeleteItem). A new install writes over it.
       await this.db.send(
-        new DeleteCommand({
+        new UpdateCommand({
           TableName: this.tableName,
           Key: installationKey(teamId),
+          UpdateExpression: 'SET removed = :removed REMOVE sealed_bot_token',
           ConditionExpression: 'sealed_bot_token = :token',
-          ExpressionAttributeValues: { ':token': sealedBotToken },
+          ExpressionAttributeValues: { ':token': sealedBotToken, ':removed': true },
         }),
       );
       return 'removed';
@@ -85,4 +89,5 @@ export class DynamoChatInstallationStore implements ChatInstallationStore {
       throw error;
     }
   }
+
 }

@@ -1,4 +1,4 @@
-import { DeleteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import type { ChatNoticeMarks } from '../domain/chat/notices.ts';
 import { isConditionFailure } from './client.ts';
@@ -49,12 +49,14 @@ export class DynamoChatNoticeMarks implements ChatNoticeMarks {
   async release(eventId: string, leaseUntil: number): Promise<void> {
     try {
       await this.db.send(
-        new DeleteCommand({
+        new UpdateCommand({
           TableName: this.tableName,
           Key: markKey(eventId),
+          // The lease ended at once, so the next delivery may claim it (an update: the worker deletes nothing).
+          UpdateExpression: 'SET lease_until = :ended',
           // Only this worker's claim: one that took over after the lease ended keeps its own.
           ConditionExpression: 'lease_until = :lease AND attribute_not_exists(sent_at)',
-          ExpressionAttributeValues: { ':lease': leaseUntil },
+          ExpressionAttributeValues: { ':lease': leaseUntil, ':ended': 0 },
         }),
       );
     } catch (error) {

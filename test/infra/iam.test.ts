@@ -190,8 +190,8 @@ function model(context: Record<string, unknown>): Model {
  * owner's partition), the delivery log (Query), test deliveries (Put); relay: the owner's
  * endpoints (Query), deliveries (Put, Get when one exists), the owners' live usage (Put of
  * marks and Update of the counter, in a transaction); deliveries: attempts (Get, Update;
- * Get of the owner to mail a switch-off), chat notices (Get of the installation, Delete when
- * Slack refused its token; Update of an event's mark, Delete to give a claim back); schedule's webhook sweep: Query of gsi2 (due retries,
+ * Get of the owner to mail a switch-off), chat notices (Get of the installation, Update to mark
+ * it removed when Slack refused its token; Update of an event's mark to claim, give back, mark sent); schedule's webhook sweep: Query of gsi2 (due retries,
  * as for expiry); requests: links and responses (Put, Get, the count's Update), the owner's
  * listing (Query gsi1), the inbox (Query of the link's partition); a person's tier (secrets'
  * receipts, files' limits, account's usage and flags): Query gsi1 and BatchGet; workspaces: transactions
@@ -219,7 +219,7 @@ const expectedTable = {
   openapi: { items: [], query: [] },
   schedule: { items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
   relay: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
-  deliveries: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], query: [] },
+  deliveries: { items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], query: [] },
 } as const;
 type Name = keyof typeof expectedTable;
 const names = Object.keys(expectedTable) as Name[];

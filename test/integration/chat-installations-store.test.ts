@@ -76,6 +76,13 @@ describe('installations', () => {
     expect(await store.installation(old.teamId)).toEqual(current);
     expect(await store.removeIfToken(old.teamId, current.sealedBotToken)).toBe('removed');
     expect(await store.installation(old.teamId)).toBeNull();
+    // Marked removed (the worker may not delete), its token gone from the item; a new install writes over it.
+    const { Item } = await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `CHAT_TEAM#${old.teamId}`, sk: 'INSTALLATION' } }));
+    expect(Item).toMatchObject({ removed: true });
+    expect(Item).not.toHaveProperty('sealed_bot_token');
+    const again = await installation('xoxb-again', { teamId: old.teamId });
+    await store.save(again);
+    expect(await store.installation(old.teamId)).toEqual(again);
     expect(await store.removeIfToken(old.teamId, current.sealedBotToken)).toBe('replaced');
   });
 });
