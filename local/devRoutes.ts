@@ -6,13 +6,13 @@ import type { LocalHostnames } from './hostnames.ts';
 import type { LocalOutbox } from './mail.ts';
 import type { LocalStripe } from './stripe/emulator.ts';
 import { StripeApiError } from './stripe/errors.ts';
+import { loopbackHost } from './loopbackServer.ts';
 
 /**
  * Names a browser sends as `Host` for this machine. A page of another site that rebinds its own
  * name to 127.0.0.1 reaches this port with that name as `Host`, as its own origin, so it can
  * read what it fetches: the local-only routes answer loopback names only.
  */
-const loopbackHost = /^(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/i;
 const loopbackOrigin = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/i;
 
 const checkoutCompletion = /^\/_dev\/billing\/checkout\/(cs_[A-Za-z0-9_]+)\/complete$/;

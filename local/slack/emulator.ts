@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { listenOnLoopback } from '../loopbackServer.ts';
+import { listenOnLoopback, readBody } from '../loopbackServer.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
 import { handleApi, tokenFingerprint, type ApiContext } from './api.ts';
 import { handleControl, type SlackControls } from './controls.ts';
@@ -42,7 +42,6 @@ export interface LocalSlack extends SlackControls {
 }
 
 /** Requests with larger bodies are refused; the service's are a few hundred bytes. */
-const maxBodyBytes = 1024 * 1024;
 
 /**
  * Slack on this machine (issue 19): the three Web API methods the service calls
@@ -93,7 +92,6 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const method = request.method ?? 'GET';
-    if (!loopbackHost.test(request.headers.host ?? '')) return void response.writeHead(404).end();
     const body = await readBody(request);
     if (body === undefined) return void response.writeHead(413).end();
     if (url.pathname.startsWith('/api/')) return handleApi(context, request, response, body);
@@ -134,19 +132,7 @@ export function renderChatCalls(slack: LocalSlack): string {
   return slack.listing();
 }
 
-/** Names a browser or the SDK sends as `Host` for this machine (see local/runtime.ts). */
-const loopbackHost = /^(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/i;
 
-async function readBody(request: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > maxBodyBytes) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 export type { RecordedCall } from './api.ts';
 export type { AuthorizeOptions, PostedMessage } from './workspaces.ts';

@@ -1,26 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { defaultAuthorize, type SlackWorkspaces } from './workspaces.ts';
+import { escapeHtml, sendPage } from '../loopbackServer.ts';
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 function page(response: ServerResponse, status: number, title: string, body: string): void {
-  response.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-  });
-  response.end(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(title)}</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1a1a2e}label{display:block;margin:.5rem 0}form{display:inline-block;margin:.25rem .5rem .25rem 0}.test{background:#fff3cd;padding:.25rem .5rem;border-radius:4px}</style>
-</head><body><p class="test">Local Slack emulator: no real workspace is involved.</p>
-<h1>${escape(title)}</h1>
-${body}
-</body></html>`);
+  sendPage(response, status, { title, banner: 'Local Slack emulator: no real workspace is involved.', style: 'label{display:block;margin:.5rem 0}', body });
 }
 
-const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escape(value)}">`;
+const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
 
 /**
  * The page Slack shows at `/oauth/v2/authorize` (an "Add to Slack" link): the workspace and user
@@ -41,11 +28,11 @@ export function handleAuthorizePage(workspaces: SlackWorkspaces, clientId: strin
       response,
       200,
       'Hushlink is requesting permission to access a Slack workspace',
-      `<p>Scopes: ${escape(scopes.join(', ') || '(none)')}</p>
+      `<p>Scopes: ${escapeHtml(scopes.join(', ') || '(none)')}</p>
 <form method="post" action="/oauth/v2/authorize">${carried}
-<label>Workspace id <input name="team_id" value="${escape(params.get('team') ?? defaultAuthorize.teamId)}" pattern="T[A-Z0-9]{2,20}" required></label>
-<label>Workspace name <input name="team_name" value="${escape(defaultAuthorize.teamName)}" required></label>
-<label>Your Slack user id <input name="user_id" value="${escape(defaultAuthorize.userId)}" pattern="[UW][A-Z0-9]{2,20}" required></label>
+<label>Workspace id <input name="team_id" value="${escapeHtml(params.get('team') ?? defaultAuthorize.teamId)}" pattern="T[A-Z0-9]{2,20}" required></label>
+<label>Workspace name <input name="team_name" value="${escapeHtml(defaultAuthorize.teamName)}" required></label>
+<label>Your Slack user id <input name="user_id" value="${escapeHtml(defaultAuthorize.userId)}" pattern="[UW][A-Z0-9]{2,20}" required></label>
 <button name="decision" value="allow">Allow</button></form>
 <form method="post" action="/oauth/v2/authorize">${carried}<button name="decision" value="cancel">Cancel</button></form>`,
     );

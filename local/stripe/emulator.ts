@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { listenOnLoopback } from '../loopbackServer.ts';
+import { listenOnLoopback, readBody } from '../loopbackServer.ts';
 import Stripe from 'stripe';
 import { systemClock, type Clock } from '../../shared/clock.ts';
 import { handleApi, type RecordedRequest } from './api.ts';
@@ -53,7 +53,6 @@ export interface LocalStripe extends StripeControls {
 }
 
 /** Requests with larger bodies are refused; the service's are a few hundred bytes. */
-const maxBodyBytes = 1024 * 1024;
 
 /**
  * The payment provider on this machine (issue 16, DESIGN.md §7 "Local emulators"): the subset
@@ -107,7 +106,6 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     const method = request.method ?? 'GET';
-    if (!loopbackHost.test(request.headers.host ?? '')) return void response.writeHead(404).end();
     const body = await readBody(request);
     if (body === undefined) return void response.writeHead(413).end();
     if (path.startsWith('/v1/')) return handleApi({ billing, webhooks, store, apiKey, apiVersion, log }, request, response, body);
@@ -133,20 +131,8 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
   };
 }
 
-/** Names a browser or the SDK sends as `Host` for this machine (see local/runtime.ts). */
-const loopbackHost = /^(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/i;
 
 function throwing(error: Error): never {
   throw error;
 }
 
-async function readBody(request: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > maxBodyBytes) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}

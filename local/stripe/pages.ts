@@ -3,6 +3,7 @@ import type { StripeBilling } from './billing.ts';
 import { StripeApiError } from './errors.ts';
 import type { Invoice, PortalSession, Subscription } from './objects.ts';
 import type { Webhooks } from './webhooks.ts';
+import { escapeHtml, sendPage } from '../loopbackServer.ts';
 
 /**
  * The pages a payer sees instead of Stripe's: the checkout page (Pay, Cancel), the billing
@@ -15,25 +16,11 @@ export interface PageContext {
   webhooks: Webhooks;
 }
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-const money = (cents: number, currency: string) => `${cents < 0 ? '−' : ''}${(Math.abs(cents) / 100).toFixed(2)} ${escape(currency.toUpperCase())}`;
+const money = (cents: number, currency: string) => `${cents < 0 ? '−' : ''}${(Math.abs(cents) / 100).toFixed(2)} ${escapeHtml(currency.toUpperCase())}`;
 const date = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
 
 function page(response: ServerResponse, status: number, title: string, body: string): void {
-  response.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-  });
-  response.end(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(title)}</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1a1a2e}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #ddd}form{display:inline-block;margin:.25rem .5rem .25rem 0}.test{background:#fff3cd;padding:.25rem .5rem;border-radius:4px}section{border:1px solid #ddd;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}</style>
-</head><body><p class="test">Local payment emulator: no real payment is made.</p>
-<h1>${escape(title)}</h1>
-${body}
-</body></html>`);
+  sendPage(response, status, { title, banner: 'Local payment emulator: no real payment is made.', style: 'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #ddd}section{border:1px solid #ddd;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}', body });
 }
 
 const redirect = (response: ServerResponse, location: string) => {
@@ -52,7 +39,7 @@ export async function handlePage(context: PageContext, method: string, path: str
     return invoicePage(context, method, id, action, response);
   } catch (error) {
     if (!(error instanceof StripeApiError)) throw error;
-    page(response, error.status, 'Not possible', `<p>${escape(error.message)}</p>`);
+    page(response, error.status, 'Not possible', `<p>${escapeHtml(error.message)}</p>`);
     return true;
   }
 }
@@ -73,18 +60,18 @@ async function checkout(context: PageContext, method: string, id: string, action
   }
   if (method !== 'GET' || action !== '') return false;
   if (session.status !== 'open') {
-    page(response, 200, 'Checkout', `<p>This checkout session is ${escape(session.status ?? 'closed')}.</p>${session.status === 'complete' ? `<p><a href="${escape(billing.successUrl(session))}">Continue</a></p>` : ''}`);
+    page(response, 200, 'Checkout', `<p>This checkout session is ${escapeHtml(session.status ?? 'closed')}.</p>${session.status === 'complete' ? `<p><a href="${escapeHtml(billing.successUrl(session))}">Continue</a></p>` : ''}`);
     return true;
   }
   const rows = record.lineItems
     .map(({ price: priceId, quantity }) => {
       const price = billing.price(priceId, 'price');
-      return `<tr><td>${escape(price.nickname)}</td><td>${quantity}</td><td>${money(price.unit_amount * quantity, price.currency)} / ${price.interval ?? 'month'}</td></tr>`;
+      return `<tr><td>${escapeHtml(price.nickname)}</td><td>${quantity}</td><td>${money(price.unit_amount * quantity, price.currency)} / ${price.interval ?? 'month'}</td></tr>`;
     })
     .join('');
   const customerEmail = session.customer ? billing.customer(session.customer as string, 'customer').email : session.customer_email;
   const email = customerEmail
-    ? `<p>Paying as ${escape(customerEmail)}</p>`
+    ? `<p>Paying as ${escapeHtml(customerEmail)}</p>`
     : '<p><label>Email <input type="email" name="email" value="customer@example.com" required></label></p>';
   page(
     response,
@@ -92,8 +79,8 @@ async function checkout(context: PageContext, method: string, id: string, action
     'Checkout',
     `<table><thead><tr><th>Item</th><th>Quantity</th><th>Price</th></tr></thead><tbody>${rows}</tbody></table>
 <p>Total due today: <strong>${money(session.amount_total ?? 0, session.currency ?? 'usd')}</strong></p>
-<form method="post" action="/checkout/${escape(id)}/pay">${email}<button type="submit">Pay</button></form>
-${session.cancel_url ? `<form method="post" action="/checkout/${escape(id)}/cancel"><button type="submit">Cancel</button></form>` : ''}`,
+<form method="post" action="/checkout/${escapeHtml(id)}/pay">${email}<button type="submit">Pay</button></form>
+${session.cancel_url ? `<form method="post" action="/checkout/${escapeHtml(id)}/cancel"><button type="submit">Cancel</button></form>` : ''}`,
   );
   return true;
 }
@@ -124,11 +111,11 @@ async function portal(context: PageContext, method: string, id: string, action: 
     response,
     200,
     'Billing',
-    `<p>${escape(customer.email ?? customer.id)}</p>
+    `<p>${escapeHtml(customer.email ?? customer.id)}</p>
 ${subscriptions || '<p>No subscriptions.</p>'}
 <h2>Invoices</h2>
 ${invoices ? `<table><thead><tr><th>Number</th><th>Date</th><th>Total</th><th>Status</th></tr></thead><tbody>${invoices}</tbody></table>` : '<p>No invoices.</p>'}
-${session.return_url ? `<p><a href="${escape(session.return_url)}">Back</a></p>` : ''}`,
+${session.return_url ? `<p><a href="${escapeHtml(session.return_url)}">Back</a></p>` : ''}`,
   );
   return true;
 }
@@ -145,15 +132,15 @@ function portalChange(subscription: Subscription, change: string, form: URLSearc
 
 function subscriptionSection(session: PortalSession, subscription: Subscription): string {
   const item = subscription.items.data[0]!;
-  const base = `/portal/${escape(session.id)}/subscriptions/${escape(subscription.id)}`;
+  const base = `/portal/${escapeHtml(session.id)}/subscriptions/${escapeHtml(subscription.id)}`;
   const live = subscription.status !== 'canceled';
   const when = !live
     ? `Ended ${date(subscription.ended_at ?? item.current_period_end)}`
     : subscription.cancel_at_period_end
       ? `Cancels on ${date(item.current_period_end)}`
       : `Renews on ${date(item.current_period_end)}`;
-  return `<section><h2>${escape(item.price.nickname ?? item.price.id)}</h2>
-<p>${item.quantity ?? 1} × ${money(item.price.unit_amount ?? 0, item.price.currency)} · ${escape(subscription.status)} · ${when}</p>
+  return `<section><h2>${escapeHtml(item.price.nickname ?? item.price.id)}</h2>
+<p>${item.quantity ?? 1} × ${money(item.price.unit_amount ?? 0, item.price.currency)} · ${escapeHtml(subscription.status)} · ${when}</p>
 ${
   live
     ? `<form method="post" action="${base}/quantity"><label>Seats <input type="number" name="quantity" min="1" value="${item.quantity ?? 1}" required></label> <button type="submit">Update seats</button></form>
@@ -163,12 +150,12 @@ ${subscription.cancel_at_period_end ? `<form method="post" action="${base}/renew
 }
 
 const invoiceRow = (invoice: Invoice) =>
-  `<tr><td><a href="${escape(invoice.hosted_invoice_url ?? '')}">${escape(invoice.number ?? invoice.id)}</a></td><td>${date(invoice.created)}</td><td>${money(invoice.total, invoice.currency)}</td><td>${escape(invoice.status ?? '')}</td></tr>`;
+  `<tr><td><a href="${escapeHtml(invoice.hosted_invoice_url ?? '')}">${escapeHtml(invoice.number ?? invoice.id)}</a></td><td>${date(invoice.created)}</td><td>${money(invoice.total, invoice.currency)}</td><td>${escapeHtml(invoice.status ?? '')}</td></tr>`;
 
 function invoicePage(context: PageContext, method: string, id: string, action: string, response: ServerResponse): boolean {
   if (method !== 'GET') return false;
   const invoice = context.billing.invoice(id);
-  const lines = invoice.lines.data.map((line) => `<tr><td>${escape(line.description ?? '')}</td><td>${money(line.amount, line.currency)}</td></tr>`).join('');
+  const lines = invoice.lines.data.map((line) => `<tr><td>${escapeHtml(line.description ?? '')}</td><td>${money(line.amount, line.currency)}</td></tr>`).join('');
   if (action === 'pdf') {
     response.writeHead(200, { 'content-type': 'application/pdf', 'content-disposition': `inline; filename="Invoice-${invoice.number}.pdf"`, 'cache-control': 'no-store' });
     response.end(invoicePdf([`Invoice ${invoice.number}`, `Date ${date(invoice.created)}`, ...invoice.lines.data.map((line) => `${line.description}: ${money(line.amount, line.currency)}`), `Total ${money(invoice.total, invoice.currency)} (${invoice.status})`]));
@@ -179,7 +166,7 @@ function invoicePage(context: PageContext, method: string, id: string, action: s
     response,
     200,
     `Invoice ${invoice.number ?? invoice.id}`,
-    `<p>${date(invoice.created)} · ${escape(invoice.status ?? '')}</p><table><tbody>${lines}</tbody></table><p>Total <strong>${money(invoice.total, invoice.currency)}</strong></p><p><a href="${escape(invoice.invoice_pdf ?? '')}">Download PDF</a></p>`,
+    `<p>${date(invoice.created)} · ${escapeHtml(invoice.status ?? '')}</p><table><tbody>${lines}</tbody></table><p>Total <strong>${money(invoice.total, invoice.currency)}</strong></p><p><a href="${escapeHtml(invoice.invoice_pdf ?? '')}">Download PDF</a></p>`,
   );
   return true;
 }

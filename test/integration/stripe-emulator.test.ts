@@ -106,6 +106,22 @@ async function teamSubscription(seats = 3): Promise<Stripe.Subscription> {
   return stripe.subscriptions.retrieve(session.subscription as string);
 }
 
+describe('the emulator’s server', () => {
+  it('answers only loopback host names (a rebound DNS name gets 404), and the SDK’s own', async () => {
+    const statusFor = (host: string) =>
+      new Promise<number>((resolve, reject) =>
+        httpRequest({ host: '127.0.0.1', port: emulator.port, method: 'POST', path: '/v1/customers', headers: { host, authorization: `Bearer ${emulator.apiKey}`, 'content-type': 'application/x-www-form-urlencoded' } }, (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        })
+          .on('error', reject)
+          .end(),
+      );
+    expect(await statusFor(`rebind.attacker.example:${emulator.port}`)).toBe(404);
+    expect(await statusFor(`127.0.0.1:${emulator.port}`)).toBe(200);
+  });
+});
+
 describe('customers and checkout sessions', () => {
   it('creates and retrieves a customer, and records the exact request', async () => {
     emulator.clearRequests();
