@@ -23,6 +23,26 @@ export async function listAll(db: DynamoDBDocumentClient, tableName: string, par
   return items;
 }
 
+/** Every item of a table partition whose sort key begins with `prefix`, read consistently (a workspace's domains, its SCIM Users). */
+export async function listPrefix(db: DynamoDBDocumentClient, tableName: string, pk: string, prefix: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
 /** Writes `last_used_at` unless another request did within `resolutionMs` (then nothing changes). */
 export async function touchLastUsed(db: DynamoDBDocumentClient, tableName: string, key: Record<string, string>, now: number, resolutionMs: number): Promise<void> {
   try {

@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { toIso } from '../clock.ts';
 import type { Domain, DomainCheckError, DomainStore, HostClaim } from '../domain/domains/model.ts';
 import type { AuditRow } from '../domain/workspaces/model.ts';
@@ -9,6 +9,7 @@ import { ssoDomainKey } from './workspaceSso.ts';
 import { shardOf } from './secretItem.ts';
 import { dueEntries } from './workIndex.ts';
 import { partition, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
+import { listPrefix } from './listing.ts';
 
 /**
  * Custom domains' items:
@@ -94,21 +95,7 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
   }
 
   async list(workspaceId: string): Promise<Domain[]> {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': partition(workspaceId), ':prefix': 'DOMAIN#' },
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const items = await listPrefix(this.db, this.tableName, partition(workspaceId), 'DOMAIN#');
     return items.map(toDomain).sort((a, b) => a.createdAt - b.createdAt || a.hostname.localeCompare(b.hostname));
   }
 

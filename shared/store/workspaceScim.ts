@@ -1,4 +1,5 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { listPrefix } from './listing.ts';
 import { foldCase } from '../domain/scim/filter.ts';
 import type { ScimUser, ScimUserAttributes } from '../domain/scim/model.ts';
 import type { ScimAccount, ScimUserStore } from '../domain/scim/ports.ts';
@@ -111,22 +112,8 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
   }
 
   async list(workspaceId: string): Promise<ScimUser[]> {
-    const users: ScimUser[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          // `SCIM_USER#` alone: `SCIM_USERNAME#` sorts after it (`N` > `#`) and is not matched.
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': partition(workspaceId), ':prefix': 'SCIM_USER#' },
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of page.Items ?? []) users.push(toUser(item));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    // `SCIM_USER#` alone: `SCIM_USERNAME#` sorts after it (`N` > `#`) and is not matched.
+    const users = (await listPrefix(this.db, this.tableName, partition(workspaceId), 'SCIM_USER#')).map(toUser);
     return users.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
