@@ -149,7 +149,8 @@ export const utf8Bytes = (text: string): number => new TextEncoder().encode(text
 const jsonBytes = (value: unknown): number => utf8Bytes(JSON.stringify(value));
 
 /**
- * What is kept as sent holds only what DynamoDB can: numbers it can write, and nesting it allows.
+ * What is kept as sent holds only what DynamoDB can: numbers it can write, nesting it allows, and
+ * members with a name (a map's key may not be empty).
  * Refused before its size is measured, so a value nested thousands deep is never walked further.
  */
 function checkKept(value: unknown, name: string, depth = 0): void {
@@ -161,6 +162,7 @@ function checkKept(value: unknown, name: string, depth = 0): void {
   } else if (Array.isArray(value)) {
     for (const item of value) checkKept(item, name, depth + 1);
   } else if (isObject(value)) {
+    if (Object.hasOwn(value, '')) throw invalidValue(`${name} holds a member with an empty name.`);
     for (const member of Object.values(value)) checkKept(member, name, depth + 1);
   }
 }
