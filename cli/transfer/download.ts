@@ -27,12 +27,17 @@ const tailMarginMs = 2 * 60 * 1000;
 export interface DownloadOptions {
   /** The link as given: `…/s/{id}#key`, or a recipient's `…/s/{id}/r/{recipientId}#key`. */
   link: string;
-  /** Where the file goes; it appears there only once its last chunk authenticated. */
-  to: string;
+  /**
+   * Where the file goes; it appears there only once its last chunk authenticated. A function is
+   * given the name sealed inside the envelope (known only after the claim) and says where.
+   */
+  to: string | ((name: string) => string | Promise<string>);
   /** Where the API is; the link's origin when not given. */
   api?: string;
   passphrase?: string;
   credential?: string;
+  /** A restricted link's gate session (`gate/verify`), presented with the claim. */
+  gateToken?: string;
   /** Replace a file already at `to` (otherwise refused before the claim, so no view is used). */
   overwrite?: boolean;
   signal?: AbortSignal;
@@ -60,7 +65,7 @@ export interface DownloadResult {
 export async function downloadFile(options: DownloadOptions): Promise<DownloadResult> {
   options.signal?.throwIfAborted();
   const link = parseLink(options.link);
-  if (!options.overwrite && (await stat(options.to).catch(() => null))) throw new TransferError('exists', `${options.to} exists already.`);
+  if (typeof options.to === 'string' && !options.overwrite && (await stat(options.to).catch(() => null))) throw new TransferError('exists', `${options.to} exists already.`);
   const api = transferApi({ api: options.api ?? link.origin, credential: options.credential, fetch: options.fetch });
   const metadata = await api.readSecret(link.id, link.recipientId, options.signal);
   if (metadata.kind !== 'file') throw new TransferError('not_a_file', 'This link is of a text secret, not a file.');
@@ -71,7 +76,7 @@ export async function downloadFile(options: DownloadOptions): Promise<DownloadRe
     claimTokenFor({ key: link.key, salt: metadata.salt, passphrase, iterations: metadata.kdf_iterations || iterationRange.default }),
     linkTokenFor({ key: link.key, salt: metadata.salt }),
   ]);
-  const claimed = await api.claimSecret(link.id, { claim_token: claimToken, link_token: linkToken, ...(link.recipientId ? { recipient_id: link.recipientId } : {}) }, options.signal);
+  const claimed = await api.claimSecret(link.id, { claim_token: claimToken, link_token: linkToken, ...(link.recipientId ? { recipient_id: link.recipientId } : {}), ...(options.gateToken ? { gate_token: options.gateToken } : {}) }, options.signal);
   if (claimed.kind !== 'file') throw new TransferError('not_a_file', 'This link is of a text secret, not a file.');
 
   const ranges = new RangeReader(claimed.download.url, claimed.size_bytes, fetchOf(options.fetch), options.retryDelay ?? defaultRetryDelay, options.signal);
@@ -81,7 +86,8 @@ export async function downloadFile(options: DownloadOptions): Promise<DownloadRe
     throw new EnvelopeError('tampered', 'the file’s size does not match its details');
   }
 
-  const temporary = join(dirname(options.to), `.${basename(options.to)}.${randomBytes(6).toString('hex')}.partial`);
+  const to = typeof options.to === 'string' ? options.to : await options.to(opener.meta.name);
+  const temporary = join(dirname(to), `.${basename(to)}.${randomBytes(6).toString('hex')}.partial`);
   const output = await open(temporary, 'wx', 0o600);
   try {
     const writer = new ChunkWriter(opener, output, chunkCount, (receivedBytes) =>
@@ -90,13 +96,13 @@ export async function downloadFile(options: DownloadOptions): Promise<DownloadRe
     await downloadChunks(opener, ranges, chunkCount, writer, Date.parse(claimed.download.expires_at));
     await output.sync();
     await output.close();
-    await rename(temporary, options.to);
+    await rename(temporary, to);
   } catch (error) {
     await output.close().catch(() => {});
     await rm(temporary, { force: true });
     throw options.signal?.aborted ? options.signal.reason : error;
   }
-  return { path: options.to, name: opener.meta.name, type: opener.meta.type, size: opener.meta.size, viewsLeft: claimed.views_left };
+  return { path: to, name: opener.meta.name, type: opener.meta.type, size: opener.meta.size, viewsLeft: claimed.views_left };
 }
 
 /** `…/s/{id}#key` or `…/s/{id}/r/{recipientId}#key`. */

@@ -1,0 +1,134 @@
+/**
+ * The CLI's calls to the API: JSON in and out, `x-hushlink-client: cli` on every request, the
+ * credential each route takes, and a session's access token refreshed (under the config lock,
+ * since a refresh token works once) when it is about to end or was refused as expired.
+ */
+import { ApiError, clientHeaders } from '../transfer/index.ts';
+import { CliError, exitCodes } from './errors.ts';
+import { credentialsFile, currentCredential, type Credential, type StoredSession } from './credentials.ts';
+
+/**
+ * What a call sends: `none` nothing; `optional` the key or session when there is one (the
+ * secret gets an owner); `session` a signed-in session (an API key is refused by those routes);
+ * `user` a session or a key.
+ */
+export type CallAuth = 'none' | 'optional' | 'session' | 'user';
+
+export interface CallOptions {
+  auth?: CallAuth;
+  json?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** Refreshed this long before the access token's end, so a call does not meet it expiring. */
+const refreshMarginMs = 30_000;
+
+export interface ApiClient {
+  readonly base: string;
+  call<T>(method: string, path: string, options?: CallOptions): Promise<T>;
+  /** The bearer token a route with `auth` would get (for the transfer code's own calls). */
+  bearer(auth: CallAuth): Promise<string | undefined>;
+}
+
+export function apiClient(base: string, env: NodeJS.ProcessEnv): ApiClient {
+  let credential: Promise<Credential> | undefined;
+  const loaded = () => (credential ??= currentCredential(env, base));
+
+  async function send(method: string, path: string, options: CallOptions, token: string | undefined): Promise<Response> {
+    const headers: Record<string, string> = { ...clientHeaders, accept: 'application/json', ...options.headers };
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (options.json !== undefined) headers['content-type'] = 'application/json';
+    return fetch(`${base}${path}`, {
+      method,
+      headers,
+      ...(options.json === undefined ? {} : { body: JSON.stringify(options.json) }),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
+
+  async function bearer(auth: CallAuth): Promise<string | undefined> {
+    if (auth === 'none') return undefined;
+    const current = await loaded();
+    if (current.kind === 'none') {
+      if (auth === 'optional') return undefined;
+      throw new CliError(exitCodes.refused, 'unauthorized', 'This needs you signed in: run `hushlink login` (or set HUSHLINK_API_KEY).');
+    }
+    if (current.kind === 'api_key') {
+      if (auth === 'session') {
+        throw new CliError(exitCodes.refused, 'session_required', 'This needs a signed-in session, which an API key is not: unset HUSHLINK_API_KEY and run `hushlink login`.');
+      }
+      return current.key;
+    }
+    if (Date.parse(current.session.access_expires_at) - Date.now() < refreshMarginMs) {
+      const next = await refresh(current.session);
+      credential = Promise.resolve({ kind: 'session', session: next });
+      return next.access_token;
+    }
+    return current.session.access_token;
+  }
+
+  async function refresh(stale: StoredSession): Promise<StoredSession> {
+    const next = await credentialsFile(env).update<StoredSession | null>(async (sessions) => {
+      const now = sessions?.[base];
+      if (!now) throw signedOut();
+      // Another command refreshed it meanwhile: its tokens are the ones to use.
+      if (now.refresh_token !== stale.refresh_token) return { value: sessions, result: now };
+      const response = await send('POST', '/v1/auth/refresh', { json: { refresh_token: now.refresh_token } }, undefined);
+      if (response.status === 401) {
+        // Ended (signed out elsewhere, expired, or its reuse detected): forget it here too.
+        const { [base]: _ended, ...others } = sessions ?? {};
+        return { value: Object.keys(others).length ? others : undefined, result: null };
+      }
+      const tokens = await answer<{ access_token: string; refresh_token: string; expires_in: number; user: { id: string; email: string } }>(response, 'POST /v1/auth/refresh');
+      const renewed: StoredSession = {
+        email: tokens.user.email,
+        user_id: tokens.user.id,
+        access_token: tokens.access_token,
+        access_expires_at: new Date(Date.now() + tokens.expires_in * 1000).toISOString(),
+        refresh_token: tokens.refresh_token,
+      };
+      return { value: { ...sessions, [base]: renewed }, result: renewed };
+    });
+    if (!next) throw signedOut();
+    return next;
+  }
+
+  async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
+    const auth = options.auth ?? 'none';
+    const token = await bearer(auth);
+    let response = await send(method, path, options, token);
+    const current = await loaded();
+    if (response.status === 401 && token && current.kind === 'session') {
+      // Refused as expired before its time (a clock behind, a key rotated): one refresh, one retry.
+      await response.body?.cancel();
+      const next = await refresh(current.session);
+      credential = Promise.resolve({ kind: 'session', session: next });
+      response = await send(method, path, options, next.access_token);
+    }
+    if (response.status === 403 && auth === 'session' && current.kind === 'api_key') {
+      throw new CliError(exitCodes.refused, 'session_required', 'This needs a signed-in session, which an API key is not: unset HUSHLINK_API_KEY and run `hushlink login`.');
+    }
+    return answer<T>(response, `${method} ${path}`);
+  }
+
+  return { base, call, bearer };
+}
+
+const signedOut = () => new CliError(exitCodes.refused, 'unauthorized', 'The sign-in has ended: run `hushlink login` again.');
+
+/** The body of a 2xx, else an ApiError carrying the problem (and `retry_after` from its header). */
+export async function answer<T>(response: Response, what: string): Promise<T> {
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (response.ok) return parsed as T;
+  const problem = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? { ...(parsed as Record<string, unknown>) } : {};
+  const retryAfter = Number(response.headers.get('retry-after'));
+  if (Number.isFinite(retryAfter) && retryAfter > 0) problem.retry_after = retryAfter;
+  throw new ApiError(response.status, typeof problem.code === 'string' ? problem.code : `http_${response.status}`, problem, what);
+}

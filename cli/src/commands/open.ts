@@ -1,0 +1,160 @@
+/**
+ * `hushlink open LINK`: reads the secret's metadata first (nothing is used up), asks for what
+ * it needs (a passphrase, a restricted link's emailed code), and claims only then. A text goes
+ * to stdout, a file to `-o` or to the name the sender gave it, never over an existing file.
+ */
+import { constants } from 'node:fs';
+import { access, writeFile } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import { claimTokenFor, fromBase64, iterationRange, linkTokenFor, openText } from '../../../shared/envelope/index.ts';
+import { downloadFile, parseLink } from '../../transfer/index.ts';
+import type { ClaimedSecret, SecretMetadata } from '../../transfer/api.ts';
+import { apiClient, type ApiClient } from '../api.ts';
+import { flag, text, type Command, type Context } from '../command.ts';
+import { CliError, exitCodes, usageError } from '../errors.ts';
+import { passphraseFor } from '../passphrase.ts';
+import { askLine } from '../prompt.ts';
+import { progressBar } from '../progress.ts';
+
+export const open: Command = {
+  name: 'open',
+  positionals: 1,
+  options: {
+    output: { type: 'string', short: 'o' },
+    force: { type: 'boolean' },
+    email: { type: 'string' },
+  },
+  help: {
+    usage: 'hushlink open LINK [-o FILE] [options]',
+    summary: 'Open a link: a text to stdout, a file to disk.',
+    description: `Opens a secret's link, using one of its views. Its details are read first, so a link that is
+gone, locked or not yet open is reported without using anything; a passphrase is asked for (without
+echo, or HUSHLINK_PASSPHRASE) only when the secret has one. A restricted link asks for your address
+and the code emailed to it. A text is printed to stdout; a file is saved as -o FILE or under the
+name it was sent with (as "name (1).ext" when that exists), never overwriting without --force.`,
+    options: [
+      ['-o, --output FILE', 'Save to FILE (a text too, instead of stdout).'],
+      ['--force', 'Overwrite FILE if it exists.'],
+      ['--email ADDRESS', 'For a restricted link: your address, instead of a prompt.'],
+    ],
+    examples: [
+      ['hushlink open "https://hushlink.example.com/s/sec_…#…"', 'Print a text secret.'],
+      ['hushlink open "$LINK" -o ~/.ssh/id_deploy', 'Save it to a file.'],
+      ['HUSHLINK_PASSPHRASE=… hushlink open "$LINK" > out.txt', 'A passphrase from the environment, in a script.'],
+      ['hushlink open "$LINK" --json', 'Print {kind, text or path, name, views_left} as JSON.'],
+    ],
+  },
+  run: async (context) => {
+    const given = context.positionals[0];
+    if (given === undefined) throw usageError('Give the link to open: hushlink open LINK.');
+    const link = parseLink(given);
+    const api = apiClient(link.origin, context.env);
+    const query = link.recipientId ? `?${new URLSearchParams({ recipient_id: link.recipientId }).toString()}` : '';
+    const metadata = await api.call<SecretMetadata>('GET', `/v1/secrets/${encodeURIComponent(link.id)}${query}`, { signal: context.signal });
+    refuseUnopenable(metadata);
+
+    const output = text(context.values, 'output');
+    const force = flag(context.values, 'force');
+    // Refused before the claim, so no view is used.
+    if (output !== undefined && !force && (await exists(output))) throw usageError(`${output} exists already: choose another -o, or add --force.`, 'exists');
+    const passphrase = metadata.passphrase ? await passphraseFor(context, { confirm: false }) : undefined;
+    const gateToken = metadata.recipient?.restricted ? await passGate(context, api, link.id, metadata.recipient.recipient_id) : undefined;
+
+    if (metadata.kind === 'file') {
+      const bar = progressBar('Downloading', metadata.size_bytes, context);
+      try {
+        const saved = await downloadFile({
+          link: given,
+          to: output ?? ((name) => freeName(safeName(name, link.id))),
+          overwrite: force,
+          signal: context.signal,
+          onProgress: (step) => bar.update(step.receivedBytes, step.totalBytes),
+          ...(passphrase === undefined ? {} : { passphrase }),
+          ...(gateToken === undefined ? {} : { gateToken }),
+        });
+        bar.stop();
+        if (context.json) context.stdout.write(`${JSON.stringify({ kind: 'file', path: saved.path, name: saved.name, type: saved.type, size: saved.size, views_left: saved.viewsLeft }, null, 2)}\n`);
+        else context.stderr.write(`Saved ${saved.name} (${saved.size} bytes) to ${saved.path}. ${viewsLeft(saved.viewsLeft)}\n`);
+      } catch (error) {
+        bar.stop();
+        throw error;
+      }
+      return;
+    }
+
+    const iterations = metadata.kdf_iterations || iterationRange.default;
+    const [claimToken, linkToken] = await Promise.all([
+      claimTokenFor({ key: link.key, salt: metadata.salt, passphrase, iterations }),
+      linkTokenFor({ key: link.key, salt: metadata.salt }),
+    ]);
+    const claimed = await api.call<ClaimedSecret>('POST', `/v1/secrets/${encodeURIComponent(link.id)}/claim`, {
+      signal: context.signal,
+      json: { claim_token: claimToken, link_token: linkToken, ...(link.recipientId ? { recipient_id: link.recipientId } : {}), ...(gateToken ? { gate_token: gateToken } : {}) },
+    });
+    if (claimed.kind !== 'text') throw new CliError(exitCodes.refused, 'unexpected_kind', 'The service answered with a file for a text secret.');
+    const plaintext = await openText(fromBase64(claimed.envelope), { key: link.key, salt: claimed.salt, passphrase });
+    if (context.json) {
+      context.stdout.write(`${JSON.stringify({ kind: 'text', ...(output ? { path: output } : { text: plaintext }), views_left: claimed.views_left }, null, 2)}\n`);
+      if (output) await writeFile(output, plaintext, { mode: 0o600, flag: force ? 'w' : 'wx' });
+      return;
+    }
+    if (output !== undefined) {
+      await writeFile(output, plaintext, { mode: 0o600, flag: force ? 'w' : 'wx' });
+      context.stderr.write(`Saved the text to ${output}. ${viewsLeft(claimed.views_left)}\n`);
+      return;
+    }
+    // Exactly the text when piped; on a terminal, a final newline so the prompt starts on its own line.
+    context.stdout.write(context.stdout.isTTY && !plaintext.endsWith('\n') ? `${plaintext}\n` : plaintext);
+    if (context.stderr.isTTY) context.stderr.write(`${viewsLeft(claimed.views_left)}\n`);
+  },
+};
+
+const viewsLeft = (left: number) => (left === 0 ? 'It is gone from the service now.' : `${left} view${left === 1 ? '' : 's'} left.`);
+
+/** A secret that cannot be claimed, reported from its metadata (no view used, no attempt counted). */
+function refuseUnopenable(metadata: SecretMetadata): void {
+  const state = metadata.recipient?.state === 'revoked' ? 'revoked' : metadata.recipient?.state === 'used' ? 'burned' : metadata.state;
+  const sentences: Record<string, [string, string]> = {
+    burned: ['gone', 'This secret was already opened as many times as it allowed; it is gone.'],
+    expired: ['gone', 'This secret expired; it is gone.'],
+    revoked: ['gone', 'This secret (or this link) was revoked by its sender.'],
+    locked: ['locked', 'This secret is locked after too many wrong attempts.'],
+    pending: ['not_ready', 'This file is still being uploaded; try again when its sender has finished.'],
+  };
+  const refusal = sentences[state];
+  if (refusal) throw new CliError(exitCodes.refused, refusal[0], refusal[1]);
+  if (metadata.not_before && Date.parse(metadata.not_before) > Date.now()) {
+    throw new CliError(exitCodes.refused, 'too_early', `This secret can be opened from ${metadata.not_before}, not before.`);
+  }
+}
+
+/** A restricted link: the holder's address, the code emailed to it, and the gate session it buys. */
+async function passGate(context: Context, api: ApiClient, id: string, recipientId: string): Promise<string> {
+  const io = { stdin: context.stdin, stderr: context.stderr, signal: context.signal };
+  const email = text(context.values, 'email') ?? (await askLine('This link is restricted to one address. Your email address: ', io));
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw usageError(`"${email}" is not an email address.`);
+  const path = `/v1/secrets/${encodeURIComponent(id)}/gate`;
+  await api.call('POST', `${path}/start`, { json: { recipient_id: recipientId, email }, signal: context.signal });
+  context.stderr.write(`If ${email} is the address this link is for, a code was just emailed to it.\n`);
+  const code = (await askLine('Code: ', io)).replace(/\s+/g, '');
+  const session = await api.call<{ gate_token: string }>('POST', `${path}/verify`, { json: { recipient_id: recipientId, email, code }, signal: context.signal });
+  return session.gate_token;
+}
+
+const exists = (path: string) => access(path, constants.F_OK).then(() => true, () => false);
+
+/** The sender's name as a file name here: no folders, no control characters, not hidden. */
+export function safeName(name: string, id: string): string {
+  const cleaned = basename(name.replaceAll('\\', '/')).replace(/[\u0000-\u001f\u007f]/g, '').replace(/^\.+/, '').trim();
+  return cleaned === '' ? `hushlink-${id}` : cleaned.slice(0, 200);
+}
+
+/** `name`, else `name (1).ext`, `name (2).ext`…: the first that does not exist in the working folder. */
+async function freeName(name: string): Promise<string> {
+  const extension = extname(name);
+  const stem = name.slice(0, name.length - extension.length);
+  for (let n = 0; ; n += 1) {
+    const candidate = join('.', n === 0 ? name : `${stem} (${n})${extension}`);
+    if (!(await exists(candidate))) return candidate;
+  }
+}
