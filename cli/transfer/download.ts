@@ -78,11 +78,25 @@ export async function downloadFile(options: DownloadOptions): Promise<DownloadRe
   ]);
   const claimed = await api.claimSecret(link.id, { claim_token: claimToken, link_token: linkToken, ...(link.recipientId ? { recipient_id: link.recipientId } : {}), ...(options.gateToken ? { gate_token: options.gateToken } : {}) }, options.signal);
   if (claimed.kind !== 'file') throw new TransferError('not_a_file', 'This link is of a text secret, not a file.');
+  const saved = await downloadEnvelope({ ...options, download: claimed.download, sizeBytes: claimed.size_bytes, key: link.key, salt: claimed.salt, passphrase });
+  return { ...saved, viewsLeft: claimed.views_left };
+}
 
-  const ranges = new RangeReader(claimed.download.url, claimed.size_bytes, fetchOf(options.fetch), options.retryDelay ?? defaultRetryDelay, options.signal);
-  const opener = await fileOpener(await ranges.read(0, Math.min(filePrefixBytes, claimed.size_bytes)), { key: link.key, salt: claimed.salt, passphrase });
-  const chunkCount = opener.chunkCount(claimed.size_bytes);
-  if (claimed.size_bytes - opener.bodyOffset - chunkCount * TAG_BYTES !== opener.meta.size) {
+export interface EnvelopeDownloadOptions extends Pick<DownloadOptions, 'to' | 'passphrase' | 'signal' | 'onProgress' | 'fetch' | 'retryDelay'> {
+  /** A presigned GET of the envelope (a claim's, or an inbox's for a request's file response). */
+  download: { url: string; expires_at: string };
+  sizeBytes: number;
+  /** The envelope's URL key (base64url) and salt. */
+  key: string;
+  salt: string;
+}
+
+/** Downloads and opens an envelope already reachable by a presigned URL, as `downloadFile` does after its claim. */
+export async function downloadEnvelope(options: EnvelopeDownloadOptions): Promise<Omit<DownloadResult, 'viewsLeft'>> {
+  const ranges = new RangeReader(options.download.url, options.sizeBytes, fetchOf(options.fetch), options.retryDelay ?? defaultRetryDelay, options.signal);
+  const opener = await fileOpener(await ranges.read(0, Math.min(filePrefixBytes, options.sizeBytes)), { key: options.key, salt: options.salt, passphrase: options.passphrase });
+  const chunkCount = opener.chunkCount(options.sizeBytes);
+  if (options.sizeBytes - opener.bodyOffset - chunkCount * TAG_BYTES !== opener.meta.size) {
     throw new EnvelopeError('tampered', 'the file’s size does not match its details');
   }
 
@@ -93,7 +107,7 @@ export async function downloadFile(options: DownloadOptions): Promise<DownloadRe
     const writer = new ChunkWriter(opener, output, chunkCount, (receivedBytes) =>
       options.onProgress?.({ name: opener.meta.name, receivedBytes, totalBytes: opener.meta.size }),
     );
-    await downloadChunks(opener, ranges, chunkCount, writer, Date.parse(claimed.download.expires_at));
+    await downloadChunks(opener, ranges, chunkCount, writer, Date.parse(options.download.expires_at));
     await output.sync();
     await output.close();
     await rename(temporary, to);
@@ -102,7 +116,7 @@ export async function downloadFile(options: DownloadOptions): Promise<DownloadRe
     await rm(temporary, { force: true });
     throw options.signal?.aborted ? options.signal.reason : error;
   }
-  return { path: to, name: opener.meta.name, type: opener.meta.type, size: opener.meta.size, viewsLeft: claimed.views_left };
+  return { path: to, name: opener.meta.name, type: opener.meta.type, size: opener.meta.size };
 }
 
 /** `…/s/{id}#key` or `…/s/{id}/r/{recipientId}#key`. */

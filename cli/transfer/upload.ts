@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { fileSealer, type FileSealer } from '../../shared/envelope/index.ts';
+import { fileSealer, fromBase64Url, type FileSealer } from '../../shared/envelope/index.ts';
 import { fetchOf, transferApi, type ApiOptions, type FileUpload, type TransferApi, type UploadRef } from './api.ts';
 import { TransferError } from './errors.ts';
 import { envelopeLayout, partRange, type EnvelopeLayout } from './layout.ts';
@@ -33,6 +33,11 @@ export interface UploadOptions extends ApiOptions {
   onProgress?: (progress: UploadProgress) => void;
   /** Milliseconds before retry 1, 2, 3 of a part (tests pass 0). */
   retryDelay?: (attempt: number) => number;
+  /**
+   * A response to a request link: the file's key wrapped to the requester by `wrap`, sent with
+   * the request's id instead of the verifiers (no claim ever reaches a response) and settings.
+   */
+  respondTo?: { requestId: string; wrap: (key: Uint8Array) => Promise<{ enc: string; wrappedKey: string }> };
 }
 
 export interface UploadProgress {
@@ -78,6 +83,7 @@ export async function uploadFile(options: UploadOptions): Promise<UploadResult> 
   options.signal?.throwIfAborted();
   const path = typeof options.file === 'string' ? options.file : undefined;
   if (path === undefined && options.statePath !== undefined) throw new Error('only an upload from a path can be resumed, so only it keeps a state file');
+  if (options.respondTo && options.statePath !== undefined) throw new Error('a response to a request link is not resumed, so it keeps no state file');
   const fileStat = path === undefined ? undefined : await regularFile(path);
   const size = fileStat?.size ?? (options.file as { size: number }).size;
   const meta = { name: options.name ?? (path === undefined ? 'file' : basename(path)), type: options.type ?? 'application/octet-stream' };
@@ -87,14 +93,16 @@ export async function uploadFile(options: UploadOptions): Promise<UploadResult> 
     ...(options.chunkLog2 === undefined ? {} : { chunkLog2: options.chunkLog2 }),
   });
   const api = transferApi(options);
+  const respondTo = options.respondTo;
+  const wrapped = respondTo ? await respondTo.wrap(fromBase64Url(sealer.key)) : undefined;
   const reply = await api.openUpload(
     {
       size_bytes: sealer.envelopeSize(size),
       salt: sealer.salt,
-      claim_verifier: sealer.claimVerifier,
-      link_verifier: sealer.linkVerifier,
       chunk_log2: sealer.chunkLog2,
-      ...settingsOf(options),
+      ...(respondTo && wrapped
+        ? { request_id: respondTo.requestId, enc: wrapped.enc, wrapped_key: wrapped.wrappedKey }
+        : { claim_verifier: sealer.claimVerifier, link_verifier: sealer.linkVerifier, ...settingsOf(options) }),
     },
     options.signal,
   );

@@ -150,7 +150,7 @@ export function safeName(name: string, id: string): string {
 }
 
 /** `name`, else `name (1).ext`, `name (2).ext`…: the first that does not exist in the working folder. */
-async function freeName(name: string): Promise<string> {
+export async function freeName(name: string): Promise<string> {
   const extension = extname(name);
   const stem = name.slice(0, name.length - extension.length);
   for (let n = 0; ; n += 1) {
