@@ -5,7 +5,7 @@
  */
 import { ApiError, clientHeaders } from '../transfer/index.ts';
 import { CliError, exitCodes } from './errors.ts';
-import { credentialsFile, currentCredential, type Credential, type StoredSession } from './credentials.ts';
+import { credentialsFile, currentCredential, storedSession, withoutSession, type Credential, type IssuedTokens, type StoredSession } from './credentials.ts';
 
 /**
  * What a call sends: `none` nothing; `optional` the key or session when there is one (the
@@ -52,7 +52,7 @@ export function apiClient(base: string, env: NodeJS.ProcessEnv): ApiClient {
     const current = await loaded();
     if (current.kind === 'none') {
       if (auth === 'optional') return undefined;
-      throw new CliError(exitCodes.refused, 'unauthorized', 'This needs you signed in: run `hushlink login` (or set HUSHLINK_API_KEY).');
+      throw new CliError(exitCodes.refused, 'unauthorized', `This needs you signed in: run \`hushlink login\`${auth === 'user' ? ' (or set HUSHLINK_API_KEY)' : ''}.`);
     }
     if (current.kind === 'api_key') {
       if (auth === 'session') {
@@ -77,17 +77,10 @@ export function apiClient(base: string, env: NodeJS.ProcessEnv): ApiClient {
       const response = await send('POST', '/v1/auth/refresh', { json: { refresh_token: now.refresh_token } }, undefined);
       if (response.status === 401) {
         // Ended (signed out elsewhere, expired, or its reuse detected): forget it here too.
-        const { [base]: _ended, ...others } = sessions ?? {};
-        return { value: Object.keys(others).length ? others : undefined, result: null };
+        await response.body?.cancel();
+        return { value: withoutSession(sessions, base), result: null };
       }
-      const tokens = await answer<{ access_token: string; refresh_token: string; expires_in: number; user: { id: string; email: string } }>(response, 'POST /v1/auth/refresh');
-      const renewed: StoredSession = {
-        email: tokens.user.email,
-        user_id: tokens.user.id,
-        access_token: tokens.access_token,
-        access_expires_at: new Date(Date.now() + tokens.expires_in * 1000).toISOString(),
-        refresh_token: tokens.refresh_token,
-      };
+      const renewed = storedSession(await answer<IssuedTokens>(response, 'POST /v1/auth/refresh'));
       return { value: { ...sessions, [base]: renewed }, result: renewed };
     });
     if (!next) throw signedOut();

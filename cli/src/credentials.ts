@@ -2,6 +2,8 @@
  * Who the CLI is signed in as, per deployment: the session `hushlink login` made (access and
  * refresh tokens, in credentials.json, mode 0600), or HUSHLINK_API_KEY, which overrides it.
  */
+import type * as z from 'zod/mini';
+import type { accountReplies } from '../../shared/api/accountReplies.ts';
 import { ConfigFile, configDir } from './config.ts';
 
 export interface StoredSession {
@@ -14,6 +16,9 @@ export interface StoredSession {
   refresh_token: string;
 }
 
+/** What otp/verify and refresh answer. */
+export type IssuedTokens = z.output<typeof accountReplies.IssuedTokens>;
+
 /** Sessions by API URL, so one config folder serves several deployments. */
 export type CredentialsFile = Record<string, StoredSession>;
 
@@ -25,4 +30,19 @@ export async function currentCredential(env: NodeJS.ProcessEnv, api: string): Pr
   if (env.HUSHLINK_API_KEY) return { kind: 'api_key', key: env.HUSHLINK_API_KEY };
   const session = (await credentialsFile(env).read())?.[api];
   return session ? { kind: 'session', session } : { kind: 'none' };
+}
+
+/** The session to keep for tokens just issued; the access token's end by this machine's clock. */
+export const storedSession = (tokens: IssuedTokens, now = Date.now()): StoredSession => ({
+  email: tokens.user.email,
+  user_id: tokens.user.id,
+  access_token: tokens.access_token,
+  access_expires_at: new Date(now + tokens.expires_in * 1000).toISOString(),
+  refresh_token: tokens.refresh_token,
+});
+
+/** The file without `api`'s session: undefined (the file removed) when it held no other. */
+export function withoutSession(sessions: CredentialsFile | undefined, api: string): CredentialsFile | undefined {
+  const { [api]: _removed, ...others } = sessions ?? {};
+  return Object.keys(others).length ? others : undefined;
 }
