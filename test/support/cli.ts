@@ -131,3 +131,64 @@ export class TerminalRun {
     }
   }
 }
+
+/**
+ * `hushlink …args` with pipes and stdin left open, for a command that asks something only known
+ * once it has run (an emailed code): wait for its question on stderr, then `write` the answer.
+ */
+export class PipedRun {
+  private out: Buffer[] = [];
+  private err = '';
+  private waiters: Array<() => void> = [];
+  readonly exited: Promise<CliResult>;
+  private readonly child;
+
+  constructor(args: string[], options: Omit<CliOptions, 'input'>) {
+    this.child = spawn(process.execPath, [cliBin, ...args], { env: childEnv(options), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stdout.on('data', (data: Buffer) => this.out.push(data));
+    this.child.stderr.on('data', (data: Buffer) => {
+      this.err += data.toString('utf8');
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+    this.child.stdin.on('error', () => undefined);
+    this.exited = new Promise((resolve, reject) => {
+      this.child.on('error', reject);
+      this.child.on('close', (code, signal) => resolve({ code: code ?? (signal === 'SIGINT' ? 130 : -1), stdout: Buffer.concat(this.out).toString('utf8'), stderr: this.err }));
+    });
+  }
+
+  /** All of stderr so far. */
+  get stderr(): string {
+    return this.err;
+  }
+
+  /** Resolves once stderr shows `expected` (after `from`, an offset in `stderr`). */
+  async waitFor(expected: string, timeoutMs = 30_000, from = 0): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.err.indexOf(expected, from) === -1) {
+      if (Date.now() > deadline) throw new Error(`stderr never showed ${expected}; it showed:\n${this.err}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(1, deadline - Date.now()));
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  write(text: string): void {
+    this.child.stdin.write(text);
+  }
+
+  /** Closes stdin and waits for the exit. */
+  async exit(timeoutMs = 60_000): Promise<CliResult> {
+    this.child.stdin.end();
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

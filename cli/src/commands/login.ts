@@ -1,9 +1,158 @@
-import type { Command } from '../command.ts';
+/**
+ * `hushlink login`: signs in with a code emailed to the address, and keeps the session for this
+ * deployment in credentials.json (mode 0600). The code is asked on the terminal, where a wrong
+ * one may be typed again while the service allows; piped, stdin's next line is the code and a
+ * wrong one ends the command, since a script would only send the same line again.
+ */
+import { hostname } from 'node:os';
+import { createInterface } from 'node:readline';
+import { ApiError } from '../../transfer/index.ts';
+import { signInLimits } from '../../../shared/limits.ts';
+import { apiClient, type ApiClient } from '../api.ts';
+import { text, type Command, type Context } from '../command.ts';
+import { credentialsFile, storedSession, type IssuedTokens, type StoredSession } from '../credentials.ts';
+import { CliError, exitCodes, usageError } from '../errors.ts';
+import { askLine } from '../prompt.ts';
+
+/** What the service takes as an address is its own check; this only catches a slip. */
+const addressPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const codePattern = new RegExp(`^\\d{${signInLimits.codeDigits}}$`);
+/** The service's limit for `device_name`. */
+const deviceNameLength = 100;
 
 export const login: Command = {
   name: 'login',
-  options: {},
   positionals: 0,
-  help: { usage: 'hushlink login', summary: 'TODO', description: 'TODO', options: [], examples: [] },
-  run: async () => 1,
+  options: {
+    email: { type: 'string' },
+  },
+  help: {
+    usage: 'hushlink login [--email ADDRESS]',
+    summary: 'Sign in with a code emailed to you.',
+    description: `Signs in to the deployment (--api or HUSHLINK_API) with an ${signInLimits.codeDigits}-digit code emailed to the address:
+there is no password. The session is kept in credentials.json in the config folder (mode 0600),
+one per deployment, and renewed as it is used; \`hushlink logout\` ends it. Signing in again
+replaces it. HUSHLINK_API_KEY, when set, is used instead of the session by every command that
+takes a key.
+
+The address and the code are asked on the terminal. At the code prompt, an empty line (or "r")
+sends another code, once a minute; a wrong code may be typed again while the service allows it.
+When stdin is not a terminal, its lines are the answers (the address unless --email, then the
+code), and a wrong code ends the command with exit code 2.
+
+An address whose organization enforces single sign-on gets no code: it signs in through the
+organization's own sign-in, and this command says so.`,
+    options: [['--email ADDRESS', 'The address to sign in with (else it is asked).']],
+    examples: [
+      ['hushlink login', 'Asks the address, then the emailed code.'],
+      ['hushlink login --email ana@example.com', 'Sends the code at once; asks for it.'],
+      ['hushlink login --api https://hushlink.example.com', 'Sign in to another deployment.'],
+      ['fetch-code | hushlink login --email ci@example.com', 'A script answers the code on stdin (fetch-code stands for yours).'],
+    ],
+  },
+  run: async (context) => {
+    const ask = answerer(context);
+    const email = text(context.values, 'email') ?? (await ask('Email address: '));
+    if (!addressPattern.test(email)) throw usageError(`"${email}" is not an email address such as name@example.com.`, 'bad_email');
+    const api = apiClient(context.api, context.env);
+    await startSignIn(api, email, context.signal);
+    context.stderr.write(`A sign-in code was emailed to ${email}; it works for ${signInLimits.codeSeconds / 60} minutes.\n`);
+    const tokens = await verifyCode(context, api, email, ask);
+    const session = storedSession(tokens);
+    const replaced = await credentialsFile(context.env).update((sessions) => ({ value: { ...sessions, [context.api]: session }, result: sessions?.[context.api] }));
+    if (replaced) await endReplaced(api, replaced);
+    context.stderr.write(`Signed in to ${context.api} as ${session.email}.\n`);
+    if (context.env.HUSHLINK_API_KEY) context.stderr.write('HUSHLINK_API_KEY is set: commands use that key instead of this session until it is unset.\n');
+    if (context.json) context.stdout.write(`${JSON.stringify({ api: context.api, email: session.email, user_id: session.user_id }, null, 2)}\n`);
+  },
+};
+
+/**
+ * Where answers come from: the terminal through askLine, else stdin's lines, all read by one
+ * reader (a reader per question would drop the lines the previous one had buffered).
+ */
+function answerer(context: Context): (question: string) => Promise<string> {
+  if (context.stdin.isTTY) return (question) => askLine(question, { stdin: context.stdin, stderr: context.stderr, signal: context.signal });
+  let lines: AsyncIterator<string> | undefined;
+  return async (question) => {
+    context.stderr.write(question);
+    lines ??= createInterface({ input: context.stdin, terminal: false })[Symbol.asyncIterator]();
+    const interrupted = new Promise<never>((_, reject) => {
+      if (context.signal.aborted) reject(new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted.'));
+      context.signal.addEventListener('abort', () => reject(new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted.')), { once: true });
+    });
+    interrupted.catch(() => undefined);
+    const next = await Promise.race([lines.next(), interrupted]);
+    if (next.done) throw usageError('No answer was given (the input ended).', 'no_answer');
+    return next.value.trim();
+  };
+}
+
+async function startSignIn(api: ApiClient, email: string, signal: AbortSignal): Promise<void> {
+  try {
+    await api.call('POST', '/v1/auth/otp/start', { json: { email }, signal });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 429) {
+      throw new CliError(exitCodes.refused, error.code, `Too many sign-in codes were asked for ${email} from here; try again in ${waitOf(error)}.`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** Asks for the code until one signs in: another code on an empty line, another try after a wrong one on a terminal. */
+async function verifyCode(context: Context, api: ApiClient, email: string, ask: (question: string) => Promise<string>): Promise<IssuedTokens> {
+  const retries = context.stdin.isTTY === true;
+  const device = `hushlink CLI on ${hostname()}`.slice(0, deviceNameLength).trim();
+  for (;;) {
+    const answer = (await ask(`Code from the email (or press Enter to send another): `)).replace(/[\s-]+/g, '');
+    if (answer === '' || answer.toLowerCase() === 'r') {
+      await resend(context, api, email);
+      continue;
+    }
+    if (!codePattern.test(answer)) {
+      if (!retries) throw usageError(`The code is the ${signInLimits.codeDigits} digits in the email.`, 'bad_code');
+      context.stderr.write(`The code is the ${signInLimits.codeDigits} digits in the email.\n`);
+      continue;
+    }
+    try {
+      return await api.call<IssuedTokens>('POST', '/v1/auth/otp/verify', { json: { email, code: answer, device_name: device }, signal: context.signal });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.status === 403 && error.problem.reason === 'sso_required') {
+        throw new CliError(
+          exitCodes.refused,
+          'sso_required',
+          `${email} signs in through its organization's single sign-on, not with an emailed code (none was sent): use your organization's sign-in, or ask its administrator.`,
+          { cause: error },
+        );
+      }
+      if (error.status === 429) throw new CliError(exitCodes.refused, error.code, `Too many codes were tried for ${email} from here; try again in ${waitOf(error)}.`, { cause: error });
+      if (error.status !== 401) throw error;
+      // Wrong, expired or used: the service does not say which. Its budget counts this source's tries across codes.
+      const left = typeof error.problem.attempts_left === 'number' ? error.problem.attempts_left : 0;
+      const wrong = `That code is not right, or it has expired or been used. ${left > 0 ? `${left} attempt${left === 1 ? '' : 's'} left.` : 'That was the last attempt for now.'}`;
+      if (!retries || left === 0) throw new CliError(exitCodes.refused, error.code, wrong, { cause: error });
+      context.stderr.write(`${wrong}\n`);
+    }
+  }
+}
+
+async function resend(context: Context, api: ApiClient, email: string): Promise<void> {
+  try {
+    await api.call('POST', '/v1/auth/otp/resend', { json: { email }, signal: context.signal });
+    context.stderr.write(`Another code was emailed to ${email}; earlier ones still work for their ${signInLimits.codeSeconds / 60} minutes.\n`);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 429)) throw error;
+    context.stderr.write(`A code was just sent; you can ask for another in ${waitOf(error)}.\n`);
+  }
+}
+
+/** The session a new sign-in replaced is ended too, so no token of it is left valid. */
+async function endReplaced(api: ApiClient, replaced: StoredSession): Promise<void> {
+  await api.call('POST', '/v1/auth/logout', { json: { refresh_token: replaced.refresh_token } }).catch(() => undefined);
+}
+
+const waitOf = (error: ApiError): string => {
+  const seconds = typeof error.problem.retry_after === 'number' ? error.problem.retry_after : 60;
+  return seconds < 90 ? `${seconds} s` : `${Math.ceil(seconds / 60)} minutes`;
 };
