@@ -84,7 +84,8 @@ function fromProblem(error: ApiError): CliError {
   const fields = Array.isArray(problem.errors)
     ? (problem.errors as Array<{ path?: unknown; message?: unknown }>).map((item) => `${String(item.path ?? '')}: ${String(item.message ?? '')}`).join('; ')
     : '';
-  const sentence = refusals[error.code] ?? detail ?? `The service answered ${error.status}.`;
+  const notBefore = typeof problem.not_before === 'string' ? ` It opens from ${problem.not_before}.` : '';
+  const sentence = `${refusals[error.code] ?? detail ?? `The service answered ${error.status}.`}${error.code === 'too_early' ? notBefore : ''}`;
   const retry = typeof problem.retry_after === 'number' ? ` Retry after ${problem.retry_after} s.` : '';
   return new CliError(exitCodes.refused, error.code, `${sentence}${fields ? ` (${fields})` : ''}${retry}`, { cause: error });
 }

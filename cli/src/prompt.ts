@@ -1,7 +1,8 @@
 /**
- * Asking the person at the terminal: a passphrase without echo, a code with it. The terminal is
- * stdin when it is one, else /dev/tty (as ssh and gpg do), so `cat file | hushlink send
- * --passphrase` still asks; with no terminal at all the prompt is refused with what to do instead.
+ * Asking the person: a passphrase without echo, an address or a code with it. A passphrase is
+ * asked on stdin when it is a terminal, else on /dev/tty (as ssh and gpg do), so `cat file |
+ * hushlink send --passphrase` still asks; with no terminal at all it is refused with what to do
+ * instead. Visible answers come from the terminal, or piped from stdin's lines for scripts.
  */
 import { openSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
@@ -71,22 +72,35 @@ export async function askHidden(question: string, io: { stdin: NodeJS.ReadStream
   }
 }
 
-/** Reads one line, echoed: from the terminal when there is one, else from stdin as piped. */
-export async function askLine(question: string, io: { stdin: NodeJS.ReadStream; stderr: NodeJS.WriteStream; signal?: AbortSignal }): Promise<string> {
-  const tty = terminal(io.stdin, io.stderr);
-  const input = tty?.input ?? io.stdin;
-  const lines = createInterface({ input, output: tty?.output ?? io.stderr, terminal: tty !== undefined });
-  // Input that ends before a line (an empty pipe) is an answer never given, not a wait forever.
-  const ended = new Promise<never>((_, reject) => lines.once('close', () => reject(usageError('No answer was given (the input ended).', 'no_answer'))));
-  ended.catch(() => undefined);
-  try {
-    const answer = await Promise.race([lines.question(question, io.signal ? { signal: io.signal } : {}), ended]);
-    return answer.trim();
-  } catch (error) {
-    if ((error as Error).name === 'AbortError') throw interrupted();
-    throw error;
-  } finally {
-    lines.close();
-    tty?.close();
-  }
+/**
+ * Asks questions answered with a visible line. On a terminal, each is asked there. Piped, stdin's
+ * lines are the answers (for scripts), read by one reader for every question: a reader per
+ * question would drop the lines the previous one had buffered.
+ */
+export function answerer(io: { stdin: NodeJS.ReadStream; stderr: NodeJS.WriteStream; signal: AbortSignal }): (question: string) => Promise<string> {
+  let lines: AsyncIterator<string> | undefined;
+  return async (question) => {
+    const interruptedBy = new Promise<never>((_, reject) => {
+      if (io.signal.aborted) reject(interrupted());
+      io.signal.addEventListener('abort', () => reject(interrupted()), { once: true });
+    });
+    interruptedBy.catch(() => undefined);
+    if (io.stdin.isTTY) {
+      const terminalLines = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
+      // Input that ends before a line (Ctrl-D) is an answer never given, not a wait forever.
+      const ended = new Promise<never>((_, reject) => terminalLines.once('close', () => reject(usageError('No answer was given (the input ended).', 'no_answer'))));
+      ended.catch(() => undefined);
+      try {
+        return (await Promise.race([terminalLines.question(question), ended, interruptedBy])).trim();
+      } finally {
+        terminalLines.close();
+        io.stdin.pause();
+      }
+    }
+    io.stderr.write(question);
+    lines ??= createInterface({ input: io.stdin, terminal: false })[Symbol.asyncIterator]();
+    const next = await Promise.race([lines.next(), interruptedBy]);
+    if (next.done) throw usageError('No answer was given (the input ended).', 'no_answer');
+    return next.value.trim();
+  };
 }

@@ -5,14 +5,13 @@
  * wrong one ends the command, since a script would only send the same line again.
  */
 import { hostname } from 'node:os';
-import { createInterface } from 'node:readline';
 import { ApiError } from '../../transfer/index.ts';
 import { signInLimits } from '../../../shared/limits.ts';
 import { apiClient, type ApiClient } from '../api.ts';
 import { text, type Command, type Context } from '../command.ts';
 import { credentialsFile, storedSession, type IssuedTokens, type StoredSession } from '../credentials.ts';
 import { CliError, exitCodes, usageError } from '../errors.ts';
-import { askLine } from '../prompt.ts';
+import { answerer } from '../prompt.ts';
 
 /** What the service takes as an address is its own check; this only catches a slip. */
 const addressPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -66,27 +65,6 @@ organization's own sign-in, and this command says so.`,
     if (context.json) context.stdout.write(`${JSON.stringify({ api: context.api, email: session.email, user_id: session.user_id }, null, 2)}\n`);
   },
 };
-
-/**
- * Where answers come from: the terminal through askLine, else stdin's lines, all read by one
- * reader (a reader per question would drop the lines the previous one had buffered).
- */
-function answerer(context: Context): (question: string) => Promise<string> {
-  if (context.stdin.isTTY) return (question) => askLine(question, { stdin: context.stdin, stderr: context.stderr, signal: context.signal });
-  let lines: AsyncIterator<string> | undefined;
-  return async (question) => {
-    context.stderr.write(question);
-    lines ??= createInterface({ input: context.stdin, terminal: false })[Symbol.asyncIterator]();
-    const interrupted = new Promise<never>((_, reject) => {
-      if (context.signal.aborted) reject(new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted.'));
-      context.signal.addEventListener('abort', () => reject(new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted.')), { once: true });
-    });
-    interrupted.catch(() => undefined);
-    const next = await Promise.race([lines.next(), interrupted]);
-    if (next.done) throw usageError('No answer was given (the input ended).', 'no_answer');
-    return next.value.trim();
-  };
-}
 
 async function startSignIn(api: ApiClient, email: string, signal: AbortSignal): Promise<void> {
   try {

@@ -13,7 +13,7 @@ import { apiClient, type ApiClient } from '../api.ts';
 import { flag, text, type Command, type Context } from '../command.ts';
 import { CliError, exitCodes, usageError } from '../errors.ts';
 import { passphraseFor } from '../passphrase.ts';
-import { askLine } from '../prompt.ts';
+import { answerer } from '../prompt.ts';
 import { progressBar } from '../progress.ts';
 
 export const open: Command = {
@@ -123,20 +123,18 @@ function refuseUnopenable(metadata: SecretMetadata): void {
   };
   const refusal = sentences[state];
   if (refusal) throw new CliError(exitCodes.refused, refusal[0], refusal[1]);
-  if (metadata.not_before && Date.parse(metadata.not_before) > Date.now()) {
-    throw new CliError(exitCodes.refused, 'too_early', `This secret can be opened from ${metadata.not_before}, not before.`);
-  }
+  // A `not_before` still ahead is left to the claim's 425: the service's clock decides, not this machine's.
 }
 
 /** A restricted link: the holder's address, the code emailed to it, and the gate session it buys. */
 async function passGate(context: Context, api: ApiClient, id: string, recipientId: string): Promise<string> {
-  const io = { stdin: context.stdin, stderr: context.stderr, signal: context.signal };
-  const email = text(context.values, 'email') ?? (await askLine('This link is restricted to one address. Your email address: ', io));
+  const ask = answerer(context);
+  const email = text(context.values, 'email') ?? (await ask('This link is restricted to one address. Your email address: '));
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw usageError(`"${email}" is not an email address.`);
   const path = `/v1/secrets/${encodeURIComponent(id)}/gate`;
   await api.call('POST', `${path}/start`, { json: { recipient_id: recipientId, email }, signal: context.signal });
   context.stderr.write(`If ${email} is the address this link is for, a code was just emailed to it.\n`);
-  const code = (await askLine('Code: ', io)).replace(/\s+/g, '');
+  const code = (await ask('Code: ')).replace(/\s+/g, '');
   const session = await api.call<{ gate_token: string }>('POST', `${path}/verify`, { json: { recipient_id: recipientId, email, code }, signal: context.signal });
   return session.gate_token;
 }

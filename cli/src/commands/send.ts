@@ -185,17 +185,29 @@ async function readSmallText(path: string): Promise<string | undefined> {
   }
 }
 
-/** All of stdin as text, or undefined past `limit` bytes. */
-async function readAll(stdin: NodeJS.ReadStream, limit: number): Promise<string | undefined> {
-  const parts: Buffer[] = [];
-  let length = 0;
-  for await (const part of stdin) {
-    const bytes = typeof part === 'string' ? Buffer.from(part) : (part as Buffer);
-    length += bytes.length;
-    if (length > limit) return undefined;
-    parts.push(bytes);
-  }
-  return Buffer.concat(parts).toString('utf8');
+/**
+ * All of stdin as text, or undefined past `limit` bytes. Read by events, not `for await`: after a
+ * prompt paused the terminal, an async iterator never starts it reading again.
+ */
+function readAll(stdin: NodeJS.ReadStream, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let length = 0;
+    const done = (value: string | undefined) => {
+      stdin.off('data', onData).off('end', onEnd).off('error', reject);
+      stdin.pause();
+      resolve(value);
+    };
+    const onData = (part: Buffer | string) => {
+      const bytes = typeof part === 'string' ? Buffer.from(part) : part;
+      length += bytes.length;
+      if (length > limit) return done(undefined);
+      parts.push(bytes);
+    };
+    const onEnd = () => done(Buffer.concat(parts).toString('utf8'));
+    stdin.on('data', onData).on('end', onEnd).on('error', reject);
+    stdin.resume();
+  });
 }
 
 async function sendFile(

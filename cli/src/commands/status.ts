@@ -34,9 +34,7 @@ key), each recipient link's state and the receipts of its views are shown too.`,
     const query = ref.recipientId ? `?${new URLSearchParams({ recipient_id: ref.recipientId }).toString()}` : '';
     const path = `/v1/secrets/${encodeURIComponent(ref.id)}`;
     const metadata = await api.call<SecretMetadata>('GET', `${path}${query}`, { auth: 'optional', signal: context.signal });
-    const receipts = metadata.owned
-      ? (await api.call<{ items: Receipt[] }>('GET', `${path}/receipts?limit=50`, { auth: 'user', signal: context.signal }).catch(() => ({ items: [] as Receipt[] }))).items
-      : undefined;
+    const receipts = metadata.owned ? (await api.call<{ items: Receipt[] }>('GET', `${path}/receipts?limit=100`, { auth: 'user', signal: context.signal })).items : undefined;
     if (context.json) {
       context.stdout.write(`${JSON.stringify({ ...metadata, ...(receipts ? { receipts } : {}) }, null, 2)}\n`);
       return;
