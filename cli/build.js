@@ -1,12 +1,12 @@
 // The packed CLI is one file: shared/envelope, the transfer code and the progress bar are
 // bundled in (a package's `files` cannot reach ../shared), so it installs with no dependencies.
-import { build } from 'esbuild';
+// `node build.js [OUTFILE]` (prepack) writes it; the tests and the bench build the same way.
 import { fileURLToPath } from 'node:url';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
-const outfile = process.argv[2] ?? here('./dist/hushlink.mjs');
 
-await build({
+/** esbuild's options for the bundle written to `outfile`. */
+export const bundleOptions = (outfile) => ({
   entryPoints: [here('./src/cli.ts')],
   outfile,
   bundle: true,
@@ -19,3 +19,8 @@ await build({
   banner: { js: "import { createRequire as __hushlinkRequire } from 'node:module'; const require = __hushlinkRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { build } = await import('esbuild');
+  await build(bundleOptions(process.argv[2] ?? here('./dist/hushlink.mjs')));
+}

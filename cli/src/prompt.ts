@@ -40,8 +40,9 @@ export async function askHidden(question: string, io: { stdin: NodeJS.ReadStream
   const tty = terminal(io.stdin, io.stderr);
   if (!tty) throw usageError(io.noTerminal, 'no_terminal');
   const input = tty.input;
-  tty.output.write(question);
+  // Echo off before the question shows: an answer typed the moment it appears is never echoed.
   input.setRawMode(true);
+  tty.output.write(question);
   input.resume();
   try {
     return await new Promise<string>((resolve, reject) => {

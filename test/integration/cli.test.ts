@@ -8,7 +8,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName, type Runtime } from '../../local/runtime.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { createKey, newEmail, signIn } from '../support/accounts.ts';
-import { PipedRun, runCli, TerminalRun, type CliOptions } from '../support/cli.ts';
+import { cliBin, PipedRun, runCli, TerminalRun, type CliOptions } from '../support/cli.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
 
 // The command-line client as people run it: the real binary (cli/bin/hushlink.js) as a child
@@ -74,6 +74,14 @@ describe('help and usage', () => {
       expect((await cli(['help', name])).stdout).toBe(own.stdout);
     }
     expect((await cli(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it('runs from a checkout too: the package bin (its sources through tsx) and `npx hushlink`', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const bundled = (await cli(['--help'])).stdout;
+    expect(execFileSync(process.execPath, [cliBin, '--help'], { encoding: 'utf8' })).toBe(bundled);
+    const root = new URL('../../', import.meta.url).pathname;
+    expect(execFileSync('npx', ['--offline', 'hushlink', 'send', '--help'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })).toMatch(/^Usage: hushlink send/);
   });
 
   it('exits 1 with one sentence for a usage error, before asking anything of the service', async () => {
