@@ -6,7 +6,7 @@
  * through multipart) is sealed under a fresh key, which is wrapped to the requester with HPKE
  * (PSK from `s`) and sent with it.
  */
-import { open as openFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import {
   checkServedKey,
@@ -28,6 +28,7 @@ import { apiClient, type ApiClient } from '../api.ts';
 import { flag, text, type Command, type Context } from '../command.ts';
 import { CliError, exitCodes, usageError } from '../errors.ts';
 import { formatBytes, progressBar } from '../progress.ts';
+import { readSmallText, readStdin } from '../input.ts';
 
 /** What the responder reads: never who asked. */
 interface ServedRequest {
@@ -90,7 +91,7 @@ stdout unless --json.`,
         return void done(context, await sendText(context, api, ref.id, small, wrap));
       }
       if (context.stdin.isTTY) context.stderr.write('Type your answer, then press Ctrl-D on a new line:\n');
-      const typed = await readAll(context.stdin, secretLimits.textEnvelopeBytes);
+      const typed = await readStdin(context.stdin, secretLimits.textEnvelopeBytes);
       if (typed === undefined) throw usageError(`Text from stdin is limited to ${secretLimits.textEnvelopeBytes / 1024} KiB: save it to a file and run \`hushlink respond LINK FILE\`.`, 'payload_too_large');
       if (typed.length === 0) throw usageError('There was nothing to send (stdin was empty).', 'empty');
       done(context, await sendText(context, api, ref.id, typed, wrap));
@@ -232,31 +233,3 @@ function refusal(error: unknown): CliError | undefined {
 }
 
 const indent = (prompt: string) => prompt.split('\n').map((line) => `  ${line}`).join('\n');
-
-/** The file's text when it is UTF-8 without NUL bytes, else undefined (sent as a file). */
-async function readSmallText(path: string): Promise<string | undefined> {
-  const handle = await openFile(path, 'r');
-  try {
-    const bytes = await handle.readFile();
-    if (bytes.length === 0 || bytes.includes(0)) return undefined;
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (error) {
-    if (error instanceof TypeError) return undefined;
-    throw error;
-  } finally {
-    await handle.close();
-  }
-}
-
-/** All of stdin as text, or undefined past `limit` bytes. */
-async function readAll(stdin: NodeJS.ReadStream, limit: number): Promise<string | undefined> {
-  const parts: Buffer[] = [];
-  let length = 0;
-  for await (const part of stdin) {
-    const bytes = typeof part === 'string' ? Buffer.from(part) : (part as Buffer);
-    length += bytes.length;
-    if (length > limit) return undefined;
-    parts.push(bytes);
-  }
-  return Buffer.concat(parts).toString('utf8');
-}

@@ -2,7 +2,7 @@
  * `hushlink send`: a text (stdin, or a small UTF-8 file) sealed whole and created in one call,
  * or a file sealed as it is read and uploaded in presigned parts.
  */
-import { open as openFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { sealText, toBase64 } from '../../../shared/envelope/index.ts';
 import { secretLimits } from '../../../shared/limits.ts';
@@ -13,6 +13,7 @@ import { parseDuration, parseInstant } from '../duration.ts';
 import { usageError } from '../errors.ts';
 import { progressBar } from '../progress.ts';
 import { passphraseFor } from '../passphrase.ts';
+import { readSmallText, readStdin } from '../input.ts';
 import { printSent, type SentSecret } from '../secretOutput.ts';
 
 interface Recipient {
@@ -78,7 +79,7 @@ link (one per recipient) goes to stdout; the delete token and expiry go to stder
     }
     if (flag(values, 'as-file') || text(values, 'name')) throw usageError('--as-file and --name need a FILE.');
     if (context.stdin.isTTY) context.stderr.write('Type the secret, then press Ctrl-D on a new line:\n');
-    const typed = await readAll(context.stdin, secretLimits.textEnvelopeBytes);
+    const typed = await readStdin(context.stdin, secretLimits.textEnvelopeBytes);
     if (typed === undefined) throw usageError(`Text from stdin is limited to ${secretLimits.textEnvelopeBytes / 1024} KiB: save it to a file and run \`hushlink send FILE\`.`, 'payload_too_large');
     if (typed.length === 0) throw usageError('There was nothing to send (stdin was empty).', 'empty');
     return void printSent(context, await sendText(context, typed, { ...settings, recipients, passphrase }));
@@ -167,46 +168,6 @@ export function recipientsOf(given: string[], restrict: boolean): Recipient[] | 
     if (label.length > secretLimits.recipientLabelChars) throw usageError(`--recipient ${item}: a label is at most ${secretLimits.recipientLabelChars} characters.`);
     if (!label && !email) throw usageError('--recipient takes LABEL, LABEL:EMAIL or EMAIL.');
     return { ...(label ? { label } : {}), ...(email ? { email, ...(restrict ? { restricted: true } : {}) } : {}) };
-  });
-}
-
-/** The file's text when it is UTF-8 without NUL bytes, else undefined (sent as a file). */
-async function readSmallText(path: string): Promise<string | undefined> {
-  const handle = await openFile(path, 'r');
-  try {
-    const bytes = await handle.readFile();
-    if (bytes.length === 0 || bytes.includes(0)) return undefined;
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (error) {
-    if (error instanceof TypeError) return undefined;
-    throw error;
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * All of stdin as text, or undefined past `limit` bytes. Read by events, not `for await`: after a
- * prompt paused the terminal, an async iterator never starts it reading again.
- */
-function readAll(stdin: NodeJS.ReadStream, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let length = 0;
-    const done = (value: string | undefined) => {
-      stdin.off('data', onData).off('end', onEnd).off('error', reject);
-      stdin.pause();
-      resolve(value);
-    };
-    const onData = (part: Buffer | string) => {
-      const bytes = typeof part === 'string' ? Buffer.from(part) : part;
-      length += bytes.length;
-      if (length > limit) return done(undefined);
-      parts.push(bytes);
-    };
-    const onEnd = () => done(Buffer.concat(parts).toString('utf8'));
-    stdin.on('data', onData).on('end', onEnd).on('error', reject);
-    stdin.resume();
   });
 }
 
