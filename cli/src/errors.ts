@@ -49,7 +49,7 @@ const refusals: Record<string, string> = {
 };
 
 /** Turns anything thrown into a CliError (unknown errors are bugs: exit 1 with their message). */
-export function explain(error: unknown): CliError {
+export function explain(error: unknown, api?: string): CliError {
   if (error instanceof CliError) return error;
   if (error instanceof ApiError) return fromProblem(error);
   if (error instanceof EnvelopeError) {
@@ -65,7 +65,7 @@ export function explain(error: unknown): CliError {
   if (isAbort(error)) return new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted.');
   if (isNetwork(error)) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    return new CliError(exitCodes.network, 'network', `Could not reach the service${cause?.code ? ` (${cause.code})` : ''}. Check --api or HUSHLINK_API, and the connection.`, { cause: error });
+    return new CliError(exitCodes.network, 'network', `Could not reach ${api ?? 'the service'}${cause?.code ? ` (${cause.code})` : ''}. Check --api or HUSHLINK_API, and the connection.`, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new CliError(exitCodes.usage, 'error', message, { cause: error });

@@ -54,11 +54,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     interrupt.abort();
   };
   process.on('SIGINT', onSigint);
+  let api: string | undefined;
   try {
+    api = apiOf(text(parsed.values, 'api') ?? env.HUSHLINK_API ?? defaultApi);
     const context: Context = {
       values: parsed.values,
       positionals: parsed.positionals,
-      api: apiOf(text(parsed.values, 'api') ?? env.HUSHLINK_API ?? defaultApi),
+      api,
       json,
       env,
       signal: interrupt.signal,
@@ -69,7 +71,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const code = (await command.run(context)) ?? exitCodes.ok;
     return interrupt.signal.aborted ? exitCodes.interrupted : code;
   } catch (error) {
-    return fail(interrupt.signal.aborted ? new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted: nothing was kept.') : explain(error), json);
+    return fail(interrupt.signal.aborted ? new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted: nothing was kept.') : explain(error, api), json);
   } finally {
     process.off('SIGINT', onSigint);
   }

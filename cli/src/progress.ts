@@ -15,19 +15,25 @@ export function progressBar(label: string, total: number, io: { stdout: NodeJS.W
   if (!io.stdout.isTTY || !io.stderr.isTTY) return silent;
   const bar = new SingleBar({
     stream: io.stderr,
-    format: `${label} {bar} {percentage}% {done}/{size} {speed} eta {eta_formatted}`,
+    format: `${label} {bar} {percentage}% {done}/{size} {speed} {left}`,
     barsize: 24,
+    barCompleteChar: '\u2588',
+    barIncompleteChar: '\u2591',
     hideCursor: true,
     clearOnComplete: false,
-    etaBuffer: 20,
     fps: 10,
   });
   const started = Date.now();
-  const fields = (done: number, size: number) => ({
-    done: formatBytes(done),
-    size: formatBytes(size),
-    speed: `${formatBytes(done / Math.max(0.001, (Date.now() - started) / 1000))}/s`,
-  });
+  const fields = (done: number, size: number) => {
+    const perSecond = done / Math.max(0.001, (Date.now() - started) / 1000);
+    const seconds = perSecond > 0 ? Math.ceil((size - done) / perSecond) : undefined;
+    return {
+      done: formatBytes(done),
+      size: formatBytes(size),
+      speed: `${formatBytes(perSecond)}/s`,
+      left: seconds === undefined ? '' : seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s left` : `${seconds} s left`,
+    };
+  };
   bar.start(total, 0, fields(0, total));
   let size = total;
   return {
