@@ -21,7 +21,7 @@
  * `node -e ''`, and of the checkout's bin (through tsx) for information. The tables and the
  * verdicts, one per target: bench/cliReport.ts.
  */
-import { execFileSync, fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
@@ -29,6 +29,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { measureCeiling, opensslSpeed } from './cliBaselines.ts';
 import { report, type Arenas, type CliRun, type Figures, type SizeResult } from './cliReport.ts';
 
@@ -123,12 +124,18 @@ async function runtimeProcess(): Promise<void> {
   db.destroy();
   const key = await createKey(runtime, user, ['secrets:write'], 'cli bench');
   const s3 = s3Client({ bucket: runtime.s3.bucket, region: 'us-east-1', endpoint: runtime.s3.endpoint, credentials: runtime.s3.credentials });
-  process.on('message', async (message: { ask: 'clear' | 'stop' }) => {
-    if (message.ask === 'stop') {
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
       s3.destroy();
       await runtime.stop();
       process.exit(0);
-    }
+    })());
+  // The bench stopped without asking (a kill, Ctrl-C): DynamoDB Local's Java process and the local S3's folder go too.
+  process.once('disconnect', () => void stop());
+  process.on('SIGINT', () => {}); // Ctrl-C reaches the whole group: this process stops when the bench has exited, as above
+  process.on('message', async (message: { ask: 'clear' | 'stop' }) => {
+    if (message.ask === 'stop') return void stop();
     // A burned file's object stays until its download URL has expired; the bench's disk cannot wait.
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: runtime.s3.bucket }));
     for (const object of listed.Contents ?? []) await s3.send(new DeleteObjectCommand({ Bucket: runtime.s3.bucket, Key: object.Key! }));
@@ -219,18 +226,19 @@ interface StartupCase {
   command: string[];
 }
 
-function startupTimes(cases: StartupCase[]): Array<{ label: string; times: number[] }> {
+async function startupTimes(cases: StartupCase[]): Promise<Array<{ label: string; times: number[] }>> {
   const times = cases.map(() => [] as number[]);
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
   for (let round = 0; round <= START_SPAWNS; round += 1) {
-    cases.forEach(({ command: [file, ...args] }, index) => {
+    for (const [index, { label, command: [file, ...args] }] of cases.entries()) {
       const started = performance.now();
-      const result = spawnSync(file!, args, { env, stdio: 'ignore' });
+      // Not spawnSync: the event loop stays free for a Ctrl-C (see orchestrate); nothing else runs meanwhile.
+      const code = await new Promise<number | null>((resolve, reject) => spawn(file!, args, { env, stdio: 'ignore' }).once('error', reject).once('exit', resolve));
       const ms = performance.now() - started;
-      if (result.status !== 0) throw new Error(`${cases[index]!.label} exited ${result.status}`);
+      if (code !== 0) throw new Error(`${label} exited ${code}`);
       if (round > 0) times[index]!.push(ms); // round 0 fills the page cache
-    });
+    }
   }
   return cases.map(({ label }, index) => ({ label, times: times[index]! }));
 }
@@ -251,7 +259,8 @@ async function orchestrate(): Promise<void> {
   const shm = existsSync('/dev/shm') && statfsSync('/dev/shm').bavail * statfsSync('/dev/shm').bsize > 3 * SHM_MAX_BYTES ? mkdtempSync('/dev/shm/hushlink-bench-cli-') : undefined;
   const folders = [disk, ...(shm ? [shm] : [])];
   const cleanUp = () => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true }));
-  // Ctrl-C or a kill still removes gigabytes of test files.
+  // Ctrl-C or a kill still removes gigabytes of test files. tsx, which runs this, kills it outright
+  // when it does not take a signal within some 60 ms, so nothing here blocks the event loop (no *Sync child processes).
   const onSignal = () => {
     cleanUp();
     process.exit(130);
@@ -260,7 +269,7 @@ async function orchestrate(): Promise<void> {
   let runtimeChild: ChildProcess | undefined;
   try {
     const bundle = join(disk, 'hushlink.mjs');
-    execFileSync(process.execPath, [join(root, 'cli/build.js'), bundle], { stdio: 'inherit' });
+    await promisify(execFile)(process.execPath, [join(root, 'cli/build.js'), bundle]);
     mkdirSync(join(disk, 'config'), { mode: 0o700 });
 
     runtimeChild = fork(self, ['runtime'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -268,7 +277,7 @@ async function orchestrate(): Promise<void> {
     const clearBucket = (child: ChildProcess) => ask<{ cleared: number }>(child, { ask: 'clear' });
     const cli = new CliRunner(bundle, disk, ready);
 
-    const opensslBefore = { cpu: opensslSpeed('cpu'), elapsed: opensslSpeed('elapsed') };
+    const opensslBefore = { cpu: await opensslSpeed('cpu'), elapsed: await opensslSpeed('elapsed') };
     const ceilings = { 'node-crypto': await measureCeiling('node-crypto'), webcrypto: await measureCeiling('webcrypto') };
     let seal: Figures['seal'] | undefined;
 
@@ -313,12 +322,12 @@ async function orchestrate(): Promise<void> {
       for (let i = 0; i < IDLE_SPAWNS; i += 1) peaks.push((await cli.run(['--help'], arenas, false)).maxRss);
       idle[arenas] = support.median(peaks);
     }
-    const startup = startupTimes([
+    const startup = await startupTimes([
       { label: "node -e ''", command: [process.execPath, '-e', ''] },
       { label: 'hushlink --help (bundle)', command: [process.execPath, bundle, '--help'] },
       { label: 'hushlink --help (checkout: cli/bin through tsx; information)', command: [process.execPath, join(root, 'cli/bin/hushlink.js'), '--help'] },
     ]);
-    const opensslAfter = { cpu: opensslSpeed('cpu'), elapsed: opensslSpeed('elapsed') };
+    const opensslAfter = { cpu: await opensslSpeed('cpu'), elapsed: await opensslSpeed('elapsed') };
 
     const settings = { shmMaxBytes: SHM_MAX_BYTES, idleSpawns: IDLE_SPAWNS, rssSource: gnuTime ? 'GNU time' : 'getrusage at exit' };
     report({ results, failures, small, ceilings, seal: seal!, openssl: [opensslBefore, opensslAfter], idle, startup, partsInFlight, loadAtStart, bundleBytes: readFileSync(bundle).length, settings }, support);

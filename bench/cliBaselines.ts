@@ -3,11 +3,12 @@
  * baseline) and the ceilings that explain the CLI's figure, each ceiling in a process of its own
  * (this file, forked): the CLI's seal alone, and raw AES-256-GCM over 1 MiB chunks with no I/O.
  */
-import { execFileSync, fork } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 const MiB = 1024 * 1024;
 /** openssl counts in thousands of bytes, so every throughput of the bench is in MB of 10^6 bytes. */
@@ -32,14 +33,17 @@ export interface OpensslRun {
  * the issue's command as written, the wall-clock run (which slows with the machine's load, as
  * every other figure of the bench does) is printed beside it.
  */
-export function opensslSpeed(clock: 'cpu' | 'elapsed'): OpensslRun {
+export async function opensslSpeed(clock: 'cpu' | 'elapsed'): Promise<OpensslRun> {
   const args = ['speed', ...(clock === 'elapsed' ? ['-elapsed'] : []), '-evp', 'aes-256-gcm', '-bytes', String(OPENSSL_BLOCK), '-seconds', String(OPENSSL_SECONDS)];
-  const output = execFileSync('openssl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  const figure = /^AES-256-GCM\s+([\d.]+)k\s*$/m.exec(output);
-  if (!figure) throw new Error(`openssl speed printed no AES-256-GCM figure:\n${output}`);
-  const version = execFileSync('openssl', ['version'], { encoding: 'utf8' }).trim();
+  // Not execFileSync: a Ctrl-C must reach the bench's handler (which removes its files) while openssl runs.
+  const { stdout } = await run('openssl', args);
+  const figure = /^AES-256-GCM\s+([\d.]+)k\s*$/m.exec(stdout);
+  if (!figure) throw new Error(`openssl speed printed no AES-256-GCM figure:\n${stdout}`);
+  const version = (await run('openssl', ['version'])).stdout.trim();
   return { mbps: (Number(figure[1]) * 1000) / MB, version };
 }
+
+const run = promisify(execFile);
 
 // ---------------------------------------------------------------------------------------------
 // The ceilings: MB of plaintext per second and per CPU second, per repetition
