@@ -4,6 +4,7 @@
  */
 import { EnvelopeError } from '../../shared/envelope/index.ts';
 import { ApiError, TransferError } from '../transfer/index.ts';
+import { formatBytes } from './progress.ts';
 
 export const exitCodes = {
   ok: 0,
@@ -75,7 +76,11 @@ function fromProblem(error: ApiError): CliError {
   const problem = error.problem;
   const detail = typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : undefined;
   if (error.status >= 500 || error.status === 0) {
-    return new CliError(exitCodes.network, error.code, `The service failed (${error.status})${detail ? `: ${detail}` : ''}. Try again later.`, { cause: error });
+    return new CliError(exitCodes.network, error.code, `The service failed (${error.status})${detail ? `: ${detail.replace(/\.$/, '')}` : ''}. Try again later.`, { cause: error });
+  }
+  if (problem.reason === 'plan_limit' && typeof problem.limit_bytes === 'number') {
+    const limit = formatBytes(problem.limit_bytes);
+    return new CliError(exitCodes.refused, 'plan_limit', `Files are limited to ${limit} on this plan: sign in to an account whose plan takes larger ones, or send a smaller file.`, { cause: error });
   }
   if (error.code === 'proof_refused') {
     const left = typeof problem.attempts_left === 'number' ? ` ${problem.attempts_left} attempt${problem.attempts_left === 1 ? '' : 's'} left before it locks.` : '';
@@ -85,7 +90,9 @@ function fromProblem(error: ApiError): CliError {
     ? (problem.errors as Array<{ path?: unknown; message?: unknown }>).map((item) => `${String(item.path ?? '')}: ${String(item.message ?? '')}`).join('; ')
     : '';
   const notBefore = typeof problem.not_before === 'string' ? ` It opens from ${problem.not_before}.` : '';
-  const sentence = `${refusals[error.code] ?? detail ?? `The service answered ${error.status}.`}${error.code === 'too_early' ? notBefore : ''}`;
+  // The service's own detail says more than a generic sentence about a refusal as broad as 403.
+  const generic = error.code === 'forbidden' || error.code === 'invalid_request' ? undefined : refusals[error.code];
+  const sentence = `${generic ?? detail ?? refusals[error.code] ?? `The service answered ${error.status}.`}${error.code === 'too_early' ? notBefore : ''}`;
   const retry = typeof problem.retry_after === 'number' ? ` Retry after ${problem.retry_after} s.` : '';
   return new CliError(exitCodes.refused, error.code, `${sentence}${fields ? ` (${fields})` : ''}${retry}`, { cause: error });
 }

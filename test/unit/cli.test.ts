@@ -80,6 +80,7 @@ describe('exit codes', () => {
     ['a rate limit', api(429, 'rate_limited', { retry_after: 30 }), exitCodes.refused, 'rate_limited'],
     ['a claim proof refused', api(403, 'proof_refused', { attempts_left: 2 }), exitCodes.wrongKey, 'proof_refused'],
     ['a server failure', api(503, 'unavailable'), exitCodes.network, 'unavailable'],
+    ['a file over the plan', api(403, 'forbidden', { reason: 'plan_limit', limit_bytes: 100 * 1024 * 1024 }), exitCodes.refused, 'plan_limit'],
     ['a dropped connection', new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } }), exitCodes.network, 'network'],
     ['a wrong key', new EnvelopeError('wrong_key'), exitCodes.wrongKey, 'wrong_key'],
     ['a wrong passphrase', new EnvelopeError('wrong_passphrase'), exitCodes.wrongKey, 'wrong_passphrase'],
@@ -95,6 +96,10 @@ describe('exit codes', () => {
     expect(explain(api(403, 'proof_refused', { attempts_left: 1 })).message).toMatch(/1 attempt left before it locks/);
     expect(explain(api(429, 'rate_limited', { retry_after: 30 })).message).toMatch(/Retry after 30 s/);
     expect(explain(api(400, 'invalid_request', { detail: 'Bad body', errors: [{ path: 'max_views', message: 'too big' }] })).message).toBe('Bad body (max_views: too big)');
+    expect(explain(api(403, 'forbidden', { reason: 'plan_limit', limit_bytes: 100 * 1024 * 1024 })).message).toMatch(/^Files are limited to 100\.0 MiB on this plan/);
+    // A refusal as broad as 403 is said in the service's own words.
+    expect(explain(api(403, 'forbidden', { detail: 'Only owners and admins may do this.' })).message).toBe('Only owners and admins may do this.');
+    expect(explain(api(500, 'internal', { detail: 'Something broke.' })).message).toBe('The service failed (500): Something broke. Try again later.');
   });
 });
 
