@@ -21,6 +21,9 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** How long a call made while holding the config lock may take (the lock is taken over after 30 s). */
+export const lockedCallMs = 10_000;
+
 /** Refreshed this long before the access token's end, so a call does not meet it expiring. */
 const refreshMarginMs = 30_000;
 
@@ -74,7 +77,8 @@ export function apiClient(base: string, env: NodeJS.ProcessEnv): ApiClient {
       if (!now) throw signedOut();
       // Another command refreshed it meanwhile: its tokens are the ones to use.
       if (now.refresh_token !== stale.refresh_token) return { value: sessions, result: now };
-      const response = await send('POST', '/v1/auth/refresh', { json: { refresh_token: now.refresh_token } }, undefined);
+      // Bounded well inside the lock's 30 s: a stalled refresh must not outlive the lock and let another command present the same token.
+      const response = await send('POST', '/v1/auth/refresh', { json: { refresh_token: now.refresh_token }, signal: AbortSignal.timeout(lockedCallMs) }, undefined);
       if (response.status === 401) {
         // Ended (signed out elsewhere, expired, or its reuse detected): forget it here too.
         await response.body?.cancel();

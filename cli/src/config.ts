@@ -80,7 +80,11 @@ export class ConfigFile<T extends object> {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         // A lock left by a process that died holding it.
         const held = await stat(lock).catch(() => null);
-        if (held && Date.now() - held.mtimeMs > 30_000) await rmdir(lock).catch(() => undefined);
+        if (held && Date.now() - held.mtimeMs > 30_000) {
+          // Renamed away first: of two commands seeing the same dead lock, one removes it, not the other's new one.
+          const dead = `${lock}.${randomBytes(6).toString('hex')}.dead`;
+          if (await rename(lock, dead).then(() => true, () => false)) await rmdir(dead).catch(() => undefined);
+        }
         if (attempt > 500) throw usageError(`${lock} has been held for too long; remove it if no other hushlink is running.`, 'config_locked');
         await sleep(10 + Math.floor(Math.random() * 20));
       }

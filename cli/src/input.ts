@@ -20,15 +20,23 @@ export async function readSmallText(path: string): Promise<string | undefined> {
  * All of stdin as text, or undefined past `limit` bytes. Read by events, not `for await`: after a
  * prompt paused the terminal, an async iterator never starts it reading again.
  */
-export function readStdin(stdin: NodeJS.ReadStream, limit: number): Promise<string | undefined> {
+export function readStdin(stdin: NodeJS.ReadStream, limit: number, signal?: AbortSignal): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let length = 0;
     const done = (value: string | undefined) => {
       stdin.off('data', onData).off('end', onEnd).off('error', reject);
+      signal?.removeEventListener('abort', onAbort);
       stdin.pause();
       resolve(value);
     };
+    // Ctrl-C while a text is typed: the terminal sends SIGINT, which only aborts the signal.
+    const onAbort = () => {
+      stdin.off('data', onData).off('end', onEnd).off('error', reject);
+      stdin.pause();
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     const onData = (part: Buffer | string) => {
       const bytes = typeof part === 'string' ? Buffer.from(part) : part;
       length += bytes.length;

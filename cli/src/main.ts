@@ -68,8 +68,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       stderr,
       stdin: process.stdin,
     };
-    const code = (await command.run(context)) ?? exitCodes.ok;
-    return interrupt.signal.aborted ? exitCodes.interrupted : code;
+    // A command that finished despite a late Ctrl-C did its work: its code stands.
+    return (await command.run(context)) ?? exitCodes.ok;
   } catch (error) {
     return fail(interrupt.signal.aborted ? new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted: nothing was kept.') : explain(error, api), json);
   } finally {

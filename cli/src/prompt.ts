@@ -89,7 +89,11 @@ export function answerer(io: { stdin: NodeJS.ReadStream; stderr: NodeJS.WriteStr
     if (io.stdin.isTTY) {
       const terminalLines = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
       // Input that ends before a line (Ctrl-D) is an answer never given, not a wait forever.
-      const ended = new Promise<never>((_, reject) => terminalLines.once('close', () => reject(usageError('No answer was given (the input ended).', 'no_answer'))));
+      const ended = new Promise<never>((_, reject) => {
+        // readline takes Ctrl-C itself, and closes unless told what it means.
+        terminalLines.once('SIGINT', () => reject(interrupted()));
+        terminalLines.once('close', () => reject(usageError('No answer was given (the input ended).', 'no_answer')));
+      });
       ended.catch(() => undefined);
       try {
         return (await Promise.race([terminalLines.question(question), ended, interruptedBy])).trim();

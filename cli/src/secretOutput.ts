@@ -25,5 +25,5 @@ export function printSent(context: Context, sent: SentSecret): void {
   }
   const views = `${sent.max_views} view${sent.max_views === 1 ? '' : 's'}`;
   context.stderr.write(`Expires ${sent.expires_at} or after ${views}${sent.not_before ? `; opens from ${sent.not_before}` : ''}.\n`);
-  context.stderr.write(`Delete token: ${sent.delete_token}\n  (revoke it: hushlink revoke ${sent.id} --token ${sent.delete_token})\n`);
+  context.stderr.write(`Delete token: ${sent.delete_token}\n  (to revoke it: hushlink revoke ${sent.id}, with the token in HUSHLINK_DELETE_TOKEN or --token)\n`);
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { link, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, join } from 'node:path';
 import { claimTokenFor, EnvelopeError, fileOpener, filePrefixBytes, iterationRange, linkTokenFor, TAG_BYTES, type FileOpener } from '../../shared/envelope/index.ts';
 import { clientHeaders, fetchOf, transferApi, type Fetch } from './api.ts';
 import { BufferPool } from './buffers.ts';
@@ -40,6 +40,8 @@ export interface DownloadOptions {
   gateToken?: string;
   /** Replace a file already at `to` (otherwise refused before the claim, so no view is used). */
   overwrite?: boolean;
+  /** Where a file named by a `to` function goes (the working folder by default). */
+  directory?: string;
   signal?: AbortSignal;
   onProgress?: (progress: { name: string; receivedBytes: number; totalBytes: number }) => void;
   fetch?: Fetch;
@@ -76,13 +78,74 @@ export async function downloadFile(options: DownloadOptions): Promise<DownloadRe
     claimTokenFor({ key: link.key, salt: metadata.salt, passphrase, iterations: metadata.kdf_iterations || iterationRange.default }),
     linkTokenFor({ key: link.key, salt: metadata.salt }),
   ]);
-  const claimed = await api.claimSecret(link.id, { claim_token: claimToken, link_token: linkToken, ...(link.recipientId ? { recipient_id: link.recipientId } : {}), ...(options.gateToken ? { gate_token: options.gateToken } : {}) }, options.signal);
-  if (claimed.kind !== 'file') throw new TransferError('not_a_file', 'This link is of a text secret, not a file.');
-  const saved = await downloadEnvelope({ ...options, download: claimed.download, sizeBytes: claimed.size_bytes, key: link.key, salt: claimed.salt, passphrase });
+  // The file it is written to exists before the claim: a folder that cannot take it fails while no view is used.
+  const temporary = await openTemporary(typeof options.to === 'string' ? dirname(options.to) : (options.directory ?? '.'));
+  let claimed;
+  try {
+    claimed = await api.claimSecret(link.id, { claim_token: claimToken, link_token: linkToken, ...(link.recipientId ? { recipient_id: link.recipientId } : {}), ...(options.gateToken ? { gate_token: options.gateToken } : {}) }, options.signal);
+    if (claimed.kind !== 'file') throw new TransferError('not_a_file', 'This link is of a text secret, not a file.');
+  } catch (error) {
+    await temporary.discard();
+    throw error;
+  }
+  const saved = await downloadEnvelope({ ...options, download: claimed.download, sizeBytes: claimed.size_bytes, key: link.key, salt: claimed.salt, passphrase, temporary });
   return { ...saved, viewsLeft: claimed.views_left };
 }
 
-export interface EnvelopeDownloadOptions extends Pick<DownloadOptions, 'to' | 'passphrase' | 'signal' | 'onProgress' | 'fetch' | 'retryDelay'> {
+interface Temporary {
+  path: string;
+  handle: FileHandle;
+  discard(): Promise<void>;
+}
+
+/** A new file, only its owner's, for a download in progress in `folder`. */
+async function openTemporary(folder: string): Promise<Temporary> {
+  const path = join(folder, `.hushlink-${randomBytes(6).toString('hex')}.partial`);
+  const handle = await open(path, 'wx', 0o600);
+  return {
+    path,
+    handle,
+    discard: async () => {
+      await handle.close().catch(() => {});
+      await rm(path, { force: true });
+    },
+  };
+}
+
+/**
+ * The finished file moved to `to`. Without `overwrite`, never over a file: a hard link fails
+ * when the name is taken (even by a file made during the download), and the next free name
+ * (`name (1).ext`) is taken instead, so the view's file is never lost.
+ */
+async function place(temporary: string, to: string, overwrite: boolean): Promise<string> {
+  if (overwrite) {
+    await rename(temporary, to);
+    return to;
+  }
+  const extension = extname(to);
+  const stem = to.slice(0, to.length - extension.length);
+  for (let n = 0; ; n++) {
+    const candidate = n === 0 ? to : `${stem} (${n})${extension}`;
+    try {
+      await link(temporary, candidate);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' && n < 1000) continue;
+      // A filesystem without hard links: a rename, after a last look.
+      if ((code === 'EPERM' || code === 'ENOTSUP' || code === 'EXDEV') && !(await stat(candidate).catch(() => null))) {
+        await rename(temporary, candidate);
+        return candidate;
+      }
+      throw error;
+    }
+    await rm(temporary, { force: true });
+    return candidate;
+  }
+}
+
+export interface EnvelopeDownloadOptions extends Pick<DownloadOptions, 'to' | 'passphrase' | 'signal' | 'onProgress' | 'fetch' | 'retryDelay' | 'overwrite' | 'directory'> {
+  /** The file to write into, when the caller opened it already (before a claim). */
+  temporary?: Temporary;
   /** A presigned GET of the envelope (a claim's, or an inbox's for a request's file response). */
   download: { url: string; expires_at: string };
   sizeBytes: number;
@@ -93,30 +156,32 @@ export interface EnvelopeDownloadOptions extends Pick<DownloadOptions, 'to' | 'p
 
 /** Downloads and opens an envelope already reachable by a presigned URL, as `downloadFile` does after its claim. */
 export async function downloadEnvelope(options: EnvelopeDownloadOptions): Promise<Omit<DownloadResult, 'viewsLeft'>> {
-  const ranges = new RangeReader(options.download.url, options.sizeBytes, fetchOf(options.fetch), options.retryDelay ?? defaultRetryDelay, options.signal);
-  const opener = await fileOpener(await ranges.read(0, Math.min(filePrefixBytes, options.sizeBytes)), { key: options.key, salt: options.salt, passphrase: options.passphrase });
-  const chunkCount = opener.chunkCount(options.sizeBytes);
-  if (options.sizeBytes - opener.bodyOffset - chunkCount * TAG_BYTES !== opener.meta.size) {
-    throw new EnvelopeError('tampered', 'the file’s size does not match its details');
-  }
-
-  const to = typeof options.to === 'string' ? options.to : await options.to(opener.meta.name);
-  const temporary = join(dirname(to), `.${basename(to)}.${randomBytes(6).toString('hex')}.partial`);
-  const output = await open(temporary, 'wx', 0o600);
+  const temporary = options.temporary ?? (await openTemporary(typeof options.to === 'string' ? dirname(options.to) : (options.directory ?? '.')));
+  const output = temporary.handle;
+  let to: string;
+  let name: string;
+  let meta;
   try {
-    const writer = new ChunkWriter(opener, output, chunkCount, (receivedBytes) =>
-      options.onProgress?.({ name: opener.meta.name, receivedBytes, totalBytes: opener.meta.size }),
-    );
+    const ranges = new RangeReader(options.download.url, options.sizeBytes, fetchOf(options.fetch), options.retryDelay ?? defaultRetryDelay, options.signal);
+    const opener = await fileOpener(await ranges.read(0, Math.min(filePrefixBytes, options.sizeBytes)), { key: options.key, salt: options.salt, passphrase: options.passphrase });
+    meta = opener.meta;
+    const chunkCount = opener.chunkCount(options.sizeBytes);
+    if (options.sizeBytes - opener.bodyOffset - chunkCount * TAG_BYTES !== opener.meta.size) {
+      throw new EnvelopeError('tampered', 'the file’s size does not match its details');
+    }
+    name = opener.meta.name;
+    const writer = new ChunkWriter(opener, output, chunkCount, (receivedBytes) => options.onProgress?.({ name, receivedBytes, totalBytes: opener.meta.size }));
     await downloadChunks(opener, ranges, chunkCount, writer, Date.parse(options.download.expires_at));
     await output.sync();
     await output.close();
-    await rename(temporary, to);
+    const named = typeof options.to === 'string' ? options.to : await options.to(name);
+    const wanted = typeof options.to === 'string' || isAbsolute(named) ? named : join(options.directory ?? '.', named);
+    to = await place(temporary.path, wanted, options.overwrite === true);
   } catch (error) {
-    await output.close().catch(() => {});
-    await rm(temporary, { force: true });
+    await temporary.discard();
     throw options.signal?.aborted ? options.signal.reason : error;
   }
-  return { path: to, name: opener.meta.name, type: opener.meta.type, size: opener.meta.size };
+  return { path: to, name, type: meta.type, size: meta.size };
 }
 
 /** `…/s/{id}#key` or `…/s/{id}/r/{recipientId}#key`. */

@@ -9,8 +9,9 @@ import { EnvelopeError, fromBase64, openText, toBase64Url, unwrapResponseKey } f
 import { requestLimits } from '../../../shared/limits.ts';
 import { ApiError, downloadEnvelope } from '../../transfer/index.ts';
 import { apiClient, type ApiClient } from '../api.ts';
-import { flag, type Command, type Context } from '../command.ts';
+import { flag, text, type Command, type Context } from '../command.ts';
 import { CliError, exitCodes, explain, usageError } from '../errors.ts';
+import { printable } from '../printable.ts';
 import { formatBytes, progressBar } from '../progress.ts';
 import { keptRequestIds, loadRequest, type KeptRequest } from '../requestKeys.ts';
 import { freeName, safeName } from './open.ts';
@@ -81,10 +82,13 @@ your link (or was altered) is not shown; the others open, and the exit code is 4
     ],
   },
   run: async (context) => {
-    const only = requestIdOf(context.positionals[0]);
+    const named = requestIdOf(context.positionals[0]);
+    const only = named?.id;
     const opening = flag(context.values, 'open');
-    const api = apiClient(context.api, context.env);
-    const kept = await keptRequestIds(context.env, context.api);
+    // A link names its deployment; an id is looked up at --api (HUSHLINK_API).
+    const base = named?.origin && text(context.values, 'api') === undefined ? named.origin : context.api;
+    const api = apiClient(base, context.env);
+    const kept = await keptRequestIds(context.env, base);
     const requests = only ? [await ownRequest(context, api, only)] : await allRequests(context, api);
     if (only && opening && !kept.has(only)) {
       throw new CliError(exitCodes.wrongKey, 'no_request_key', `Request ${only}: ${elsewhere}.`);
@@ -107,7 +111,7 @@ your link (or was altered) is not shown; the others open, and the exit code is 4
       } else if (request.responses > 0 && !keyHere) {
         context.stderr.write(`Request ${request.id} has ${request.responses} response${request.responses === 1 ? '' : 's'}, but ${elsewhere}.\n`);
       } else if (request.responses > 0) {
-        const device = await loadRequest(context.env, context.api, request.id);
+        const device = await loadRequest(context.env, api.base, request.id);
         for await (const item of inboxOf(context, api, request.id)) {
           const opened = await openResponse(context, request.id, device!, item);
           if (opened.error) {
@@ -117,7 +121,7 @@ your link (or was altered) is not shown; the others open, and the exit code is 4
             if (several || context.stderr.isTTY) context.stderr.write(`— ${item.response_id}, a text to ${request.id}, received ${item.created_at}:\n`);
             context.stdout.write(several || context.stdout.isTTY ? withNewline(opened.text) : opened.text);
           } else if (opened.path !== undefined && !context.json) {
-            context.stderr.write(`Saved ${opened.name} (${formatBytes(opened.size ?? 0)}), sent to ${request.id}, to ${opened.path}.\n`);
+            context.stderr.write(`Saved ${printable(opened.name ?? '')} (${formatBytes(opened.size ?? 0)}), sent to ${request.id}, to ${printable(opened.path)}.\n`);
           }
           received.push(opened);
         }
@@ -132,9 +136,10 @@ your link (or was altered) is not shown; the others open, and the exit code is 4
 };
 
 /** `rql_…`, or a request link (its id; the fragment is not needed here). */
-function requestIdOf(given: string | undefined): string | undefined {
+/** A request named by id, or by its link (whose origin is then the deployment asked). */
+function requestIdOf(given: string | undefined): { id: string; origin?: string } | undefined {
   if (given === undefined) return undefined;
-  if (/^rql_[A-Za-z0-9_-]+$/.test(given)) return given;
+  if (/^rql_[A-Za-z0-9_-]+$/.test(given)) return { id: given };
   let url: URL | undefined;
   try {
     url = new URL(given);
@@ -142,14 +147,15 @@ function requestIdOf(given: string | undefined): string | undefined {
     url = undefined;
   }
   const [, q, id] = url?.pathname.split('/') ?? [];
-  if (q === 'q' && id) return decodeURIComponent(id);
-  throw usageError(`"${given}" is neither a request id (rql_…) nor a request link.`, 'bad_link');
+  if (q === 'q' && id) return { id: decodeURIComponent(id), origin: url!.origin };
+  // Not echoed: what was given may be a link with its secret.
+  throw usageError('That is neither a request id (rql_…) nor a request link (…/q/rql_…).', 'bad_link');
 }
 
 async function ownRequest(context: Context, api: ApiClient, id: string): Promise<OwnedRequest> {
   // The list is the only read of one's own links: a link of someone else's is not in it either.
   for await (const request of pages<OwnedRequest>(context, api, '/v1/requests', requestLimits.listPageSize.max)) if (request.id === id) return request;
-  throw new CliError(exitCodes.refused, 'not_found', `You have no request link ${id} (at ${context.api}).`);
+  throw new CliError(exitCodes.refused, 'not_found', `You have no request link ${id} (at ${api.base}).`);
 }
 
 async function allRequests(context: Context, api: ApiClient): Promise<OwnedRequest[]> {

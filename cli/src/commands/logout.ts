@@ -3,7 +3,7 @@
  * Under the config lock, so a command refreshing at the same moment cannot rotate the token
  * away between the read and the logout (the service would be told an old one and keep it).
  */
-import { apiClient } from '../api.ts';
+import { apiClient, lockedCallMs } from '../api.ts';
 import { flag, type Command } from '../command.ts';
 import { credentialsFile, withoutSession } from '../credentials.ts';
 
@@ -40,7 +40,7 @@ that running it again ends it there too.`,
     const email = await file.update(async (sessions) => {
       const session = sessions?.[context.api];
       if (!session) return { value: sessions, result: undefined };
-      await api.call('POST', '/v1/auth/logout', { json: { refresh_token: session.refresh_token }, signal: context.signal });
+      await api.call('POST', '/v1/auth/logout', { json: { refresh_token: session.refresh_token }, signal: AbortSignal.any([context.signal, AbortSignal.timeout(lockedCallMs)]) });
       return { value: withoutSession(sessions, context.api), result: session.email };
     });
     if (email === undefined) {

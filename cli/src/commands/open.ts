@@ -4,7 +4,7 @@
  * to stdout, a file to `-o` or to the name the sender gave it, never over an existing file.
  */
 import { constants } from 'node:fs';
-import { access, writeFile } from 'node:fs/promises';
+import { access, open as openFile, rm, type FileHandle } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { claimTokenFor, fromBase64, iterationRange, linkTokenFor, openText } from '../../../shared/envelope/index.ts';
 import { downloadFile, parseLink } from '../../transfer/index.ts';
@@ -14,6 +14,7 @@ import { flag, text, type Command, type Context } from '../command.ts';
 import { CliError, exitCodes, usageError } from '../errors.ts';
 import { passphraseFor } from '../passphrase.ts';
 import { answerer } from '../prompt.ts';
+import { printable } from '../printable.ts';
 import { progressBar } from '../progress.ts';
 
 export const open: Command = {
@@ -65,7 +66,7 @@ name it was sent with (as "name (1).ext" when that exists), never overwriting wi
       try {
         const saved = await downloadFile({
           link: given,
-          to: output ?? ((name) => freeName(safeName(name, link.id))),
+          to: output ?? ((name) => safeName(name, link.id)),
           overwrite: force,
           signal: context.signal,
           onProgress: (step) => bar.update(step.receivedBytes, step.totalBytes),
@@ -74,7 +75,7 @@ name it was sent with (as "name (1).ext" when that exists), never overwriting wi
         });
         bar.stop();
         if (context.json) context.stdout.write(`${JSON.stringify({ kind: 'file', path: saved.path, name: saved.name, type: saved.type, size: saved.size, views_left: saved.viewsLeft }, null, 2)}\n`);
-        else context.stderr.write(`Saved ${saved.name} (${saved.size} bytes) to ${saved.path}. ${viewsLeft(saved.viewsLeft)}\n`);
+        else context.stderr.write(`Saved ${printable(saved.name)} (${saved.size} bytes) to ${printable(saved.path)}. ${viewsLeft(saved.viewsLeft)}\n`);
       } catch (error) {
         bar.stop();
         throw error;
@@ -82,32 +83,57 @@ name it was sent with (as "name (1).ext" when that exists), never overwriting wi
       return;
     }
 
-    const iterations = metadata.kdf_iterations || iterationRange.default;
-    const [claimToken, linkToken] = await Promise.all([
-      claimTokenFor({ key: link.key, salt: metadata.salt, passphrase, iterations }),
-      linkTokenFor({ key: link.key, salt: metadata.salt }),
-    ]);
-    const claimed = await api.call<ClaimedSecret>('POST', `/v1/secrets/${encodeURIComponent(link.id)}/claim`, {
-      signal: context.signal,
-      json: { claim_token: claimToken, link_token: linkToken, ...(link.recipientId ? { recipient_id: link.recipientId } : {}), ...(gateToken ? { gate_token: gateToken } : {}) },
-    });
-    if (claimed.kind !== 'text') throw new CliError(exitCodes.refused, 'unexpected_kind', 'The service answered with a file for a text secret.');
-    const plaintext = await openText(fromBase64(claimed.envelope), { key: link.key, salt: claimed.salt, passphrase });
-    if (context.json) {
-      context.stdout.write(`${JSON.stringify({ kind: 'text', ...(output ? { path: output } : { text: plaintext }), views_left: claimed.views_left }, null, 2)}\n`);
-      if (output) await writeFile(output, plaintext, { mode: 0o600, flag: force ? 'w' : 'wx' });
-      return;
+    // The file a text goes to is opened before the claim: a folder that cannot take it fails while no view is used.
+    const target = output === undefined ? undefined : await openFile(output, force ? 'a' : 'wx', 0o600);
+    try {
+      await claimText(context, { api, link, metadata, passphrase, gateToken, target, output });
+    } catch (error) {
+      await target?.close().catch(() => undefined);
+      if (target && !force) await rm(output!, { force: true });
+      throw error;
     }
-    if (output !== undefined) {
-      await writeFile(output, plaintext, { mode: 0o600, flag: force ? 'w' : 'wx' });
-      context.stderr.write(`Saved the text to ${output}. ${viewsLeft(claimed.views_left)}\n`);
-      return;
-    }
-    // Exactly the text when piped; on a terminal, a final newline so the prompt starts on its own line.
-    context.stdout.write(context.stdout.isTTY && !plaintext.endsWith('\n') ? `${plaintext}\n` : plaintext);
-    if (context.stderr.isTTY) context.stderr.write(`${viewsLeft(claimed.views_left)}\n`);
   },
 };
+
+interface TextClaim {
+  api: ApiClient;
+  link: ReturnType<typeof parseLink>;
+  metadata: SecretMetadata;
+  passphrase: string | undefined;
+  gateToken: string | undefined;
+  target: FileHandle | undefined;
+  output: string | undefined;
+}
+
+async function claimText(context: Context, { api, link, metadata, passphrase, gateToken, target, output }: TextClaim): Promise<void> {
+  const iterations = metadata.kdf_iterations || iterationRange.default;
+  const [claimToken, linkToken] = await Promise.all([
+    claimTokenFor({ key: link.key, salt: metadata.salt, passphrase, iterations }),
+    linkTokenFor({ key: link.key, salt: metadata.salt }),
+  ]);
+  const claimed = await api.call<ClaimedSecret>('POST', `/v1/secrets/${encodeURIComponent(link.id)}/claim`, {
+    signal: context.signal,
+    json: { claim_token: claimToken, link_token: linkToken, ...(link.recipientId ? { recipient_id: link.recipientId } : {}), ...(gateToken ? { gate_token: gateToken } : {}) },
+  });
+  if (claimed.kind !== 'text') throw new CliError(exitCodes.refused, 'unexpected_kind', 'The service answered with a file for a text secret.');
+  const plaintext = await openText(fromBase64(claimed.envelope), { key: link.key, salt: claimed.salt, passphrase });
+  if (target) {
+    await target.truncate(0);
+    await target.write(plaintext);
+    await target.close();
+  }
+  if (context.json) {
+    context.stdout.write(`${JSON.stringify({ kind: 'text', ...(output ? { path: output } : { text: plaintext }), views_left: claimed.views_left }, null, 2)}\n`);
+    return;
+  }
+  if (output !== undefined) {
+    context.stderr.write(`Saved the text to ${printable(output)}. ${viewsLeft(claimed.views_left)}\n`);
+    return;
+  }
+  // Exactly the text when piped; on a terminal, a final newline so the prompt starts on its own line.
+  context.stdout.write(context.stdout.isTTY && !plaintext.endsWith('\n') ? `${plaintext}\n` : plaintext);
+  if (context.stderr.isTTY) context.stderr.write(`${viewsLeft(claimed.views_left)}\n`);
+}
 
 const viewsLeft = (left: number) => (left === 0 ? 'It is gone from the service now.' : `${left} view${left === 1 ? '' : 's'} left.`);
 
@@ -141,10 +167,15 @@ async function passGate(context: Context, api: ApiClient, id: string, recipientI
 
 const exists = (path: string) => access(path, constants.F_OK).then(() => true, () => false);
 
-/** The sender's name as a file name here: no folders, no control characters, not hidden. */
+/**
+ * The sender's name as a file name here: no folders, no control characters or bidirectional
+ * overrides, not hidden, and at most 200 bytes (file systems count bytes, up to 255, and the
+ * ` (1)` of a taken name comes on top).
+ */
 export function safeName(name: string, id: string): string {
-  const cleaned = basename(name.replaceAll('\\', '/')).replace(/[\u0000-\u001f\u007f]/g, '').replace(/^\.+/, '').trim();
-  return cleaned === '' ? `hushlink-${id}` : cleaned.slice(0, 200);
+  let cleaned = printable(basename(name.replaceAll('\\', '/'))).replace(/^\.+/, '').trim();
+  while (Buffer.byteLength(cleaned) > 200) cleaned = [...cleaned].slice(0, -1).join('');
+  return cleaned === '' ? `hushlink-${id}` : cleaned;
 }
 
 /** `name`, else `name (1).ext`, `name (2).ext`…: the first that does not exist in the working folder. */

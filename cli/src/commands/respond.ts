@@ -29,6 +29,7 @@ import { flag, text, type Command, type Context } from '../command.ts';
 import { CliError, exitCodes, usageError } from '../errors.ts';
 import { formatBytes, progressBar } from '../progress.ts';
 import { readSmallText, readStdin } from '../input.ts';
+import { printable } from '../printable.ts';
 
 /** What the responder reads: never who asked. */
 interface ServedRequest {
@@ -79,7 +80,7 @@ stdout unless --json.`,
     if (file !== undefined && !file?.isFile()) throw usageError(`${source} is not a file that can be read.`, 'no_such_file');
 
     const target = await checkedRequest(context, api, ref);
-    context.stderr.write(target.prompt === null ? 'They sent no question with this link.\n' : `They ask:\n${indent(target.prompt)}\n`);
+    context.stderr.write(target.prompt === null ? 'They sent no question with this link.\n' : `They ask:\n${indent(printable(target.prompt, { lines: true }))}\n`);
     const left = target.served.responses_left;
     if (context.stderr.isTTY) context.stderr.write(`(${left === 1 ? 'yours may be the last response it takes' : `${left} responses left`}; open until ${target.served.expires_at})\n`);
     const wrap = (responseKey: Uint8Array) => wrapResponseKey({ ...ref.link, requestId: ref.id, kem: target.served.kem, publicKey: target.publicKey, responseKey });
@@ -91,7 +92,7 @@ stdout unless --json.`,
         return void done(context, await sendText(context, api, ref.id, small, wrap));
       }
       if (context.stdin.isTTY) context.stderr.write('Type your answer, then press Ctrl-D on a new line:\n');
-      const typed = await readStdin(context.stdin, secretLimits.textEnvelopeBytes);
+      const typed = await readStdin(context.stdin, secretLimits.textEnvelopeBytes, context.signal);
       if (typed === undefined) throw usageError(`Text from stdin is limited to ${secretLimits.textEnvelopeBytes / 1024} KiB: save it to a file and run \`hushlink respond LINK FILE\`.`, 'payload_too_large');
       if (typed.length === 0) throw usageError('There was nothing to send (stdin was empty).', 'empty');
       done(context, await sendText(context, api, ref.id, typed, wrap));
@@ -109,7 +110,8 @@ interface RequestRef {
 
 /** `…/q/{id}#<fingerprint>.<s>`: anything else is not a request link with its key. */
 function requestRef(given: string): RequestRef {
-  const bad = () => usageError(`"${given}" is not a Hushlink request link with its key (…/q/{id}#…).`, 'bad_link');
+  // Not echoed: what was given may hold a key.
+  const bad = () => usageError('That is not a Hushlink request link with its key (…/q/{id}#…).', 'bad_link');
   let url: URL;
   try {
     url = new URL(given.trim());

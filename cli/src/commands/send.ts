@@ -65,21 +65,28 @@ link (one per recipient) goes to stdout; the delete token and expiry go to stder
     const source = context.positionals[0] ?? '-';
     const settings = secretSettings(context);
     const recipients = recipientsOf(list(values, 'recipient'), !flag(values, 'no-restrict'));
+    // The file is looked at before anything is asked: a passphrase typed for a missing file is wasted.
+    const file = source === '-' ? undefined : await stat(source).catch(() => null);
+    if (file !== undefined && !file?.isFile()) {
+      // `--passphrase VALUE` reads VALUE as the FILE: it is not repeated, since it may be the passphrase.
+      if (flag(values, 'passphrase')) throw usageError('FILE is not a file that can be read (--passphrase takes no value: it is asked for, or read from HUSHLINK_PASSPHRASE).', 'no_such_file');
+      throw usageError(`${source} is not a file that can be read.`, 'no_such_file');
+    }
+    if (file === undefined && (flag(values, 'as-file') || text(values, 'name'))) throw usageError('--as-file and --name need a FILE.');
     const passphrase = flag(values, 'passphrase') ? await passphraseFor(context, { confirm: true }) : undefined;
     const api = apiClient(context.api, context.env);
 
-    if (source !== '-') {
-      const file = await stat(source).catch(() => null);
-      if (!file?.isFile()) throw usageError(`${source} is not a file that can be read.`, 'no_such_file');
-      const small = file.size <= secretLimits.textEnvelopeBytes ? await readSmallText(source) : undefined;
-      if (small === undefined || flag(values, 'as-file')) {
+    if (file) {
+      // A name of its own makes it a file: only a file shows one.
+      const asFile = flag(values, 'as-file') || text(values, 'name') !== undefined;
+      const small = !asFile && file.size <= secretLimits.textEnvelopeBytes ? await readSmallText(source) : undefined;
+      if (small === undefined) {
         return void printSent(context, await sendFile(context, source, file.size, { ...settings, recipients, passphrase, credential: await api.bearer('optional') }));
       }
       return void printSent(context, await sendText(context, small, { ...settings, recipients, passphrase }));
     }
-    if (flag(values, 'as-file') || text(values, 'name')) throw usageError('--as-file and --name need a FILE.');
     if (context.stdin.isTTY) context.stderr.write('Type the secret, then press Ctrl-D on a new line:\n');
-    const typed = await readStdin(context.stdin, secretLimits.textEnvelopeBytes);
+    const typed = await readStdin(context.stdin, secretLimits.textEnvelopeBytes, context.signal);
     if (typed === undefined) throw usageError(`Text from stdin is limited to ${secretLimits.textEnvelopeBytes / 1024} KiB: save it to a file and run \`hushlink send FILE\`.`, 'payload_too_large');
     if (typed.length === 0) throw usageError('There was nothing to send (stdin was empty).', 'empty');
     return void printSent(context, await sendText(context, typed, { ...settings, recipients, passphrase }));
