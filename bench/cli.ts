@@ -103,26 +103,12 @@ interface RuntimeReady {
 async function runtimeProcess(): Promise<void> {
   const { startRuntime } = await import('../local/runtime.ts');
   const { generousRateLimits } = await import('../test/support/runtime.ts');
-  const { createKey, newEmail, signIn } = await import('../test/support/accounts.ts');
-  const { createDocumentClient } = await import('../shared/store/client.ts');
+  const { paidKey } = await import('../test/support/accounts.ts');
   const { s3Client } = await import('../shared/adapters/s3Uploads.ts');
-  const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
   const { DeleteObjectCommand, ListObjectsV2Command } = await import('@aws-sdk/client-s3');
   // Its errors on stderr: a 500 the CLI reports is otherwise unexplained.
   const runtime = await startRuntime({ port: 0, rateLimits: generousRateLimits, logLevel: 'ERROR' });
-  const user = await signIn(runtime, newEmail('cli-bench'));
-  const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-  await db.send(
-    new UpdateCommand({
-      TableName: runtime.config.TABLE_NAME,
-      Key: { pk: `USER#${user.user.id}`, sk: 'PROFILE' },
-      UpdateExpression: 'SET #plan = :team',
-      ExpressionAttributeNames: { '#plan': 'plan' },
-      ExpressionAttributeValues: { ':team': 'team' },
-    }),
-  );
-  db.destroy();
-  const key = await createKey(runtime, user, ['secrets:write'], 'cli bench');
+  const key = await paidKey(runtime, 'cli-bench', 'team', ['secrets:write']);
   const s3 = s3Client({ bucket: runtime.s3.bucket, region: 'us-east-1', endpoint: runtime.s3.endpoint, credentials: runtime.s3.credentials });
   let stopping: Promise<void> | undefined;
   const stop = () =>

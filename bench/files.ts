@@ -175,23 +175,9 @@ function askParent<T>(message: unknown): Promise<T> {
 async function runtimeProcess(): Promise<void> {
   const { startRuntime } = await import('../local/runtime.ts');
   const { generousRateLimits } = await import('../test/support/runtime.ts');
-  const { createKey, newEmail, signIn } = await import('../test/support/accounts.ts');
-  const { createDocumentClient } = await import('../shared/store/client.ts');
-  const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { paidKey } = await import('../test/support/accounts.ts');
   const runtime = await startRuntime({ port: 0, rateLimits: generousRateLimits });
-  const user = await signIn(runtime, newEmail('files-bench'));
-  const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-  await db.send(
-    new UpdateCommand({
-      TableName: runtime.config.TABLE_NAME,
-      Key: { pk: `USER#${user.user.id}`, sk: 'PROFILE' },
-      UpdateExpression: 'SET #plan = :team',
-      ExpressionAttributeNames: { '#plan': 'plan' },
-      ExpressionAttributeValues: { ':team': 'team' },
-    }),
-  );
-  db.destroy();
-  const key = await createKey(runtime, user, ['secrets:write'], 'files bench');
+  const key = await paidKey(runtime, 'files-bench', 'team', ['secrets:write']);
   const sampler = new RssSampler();
   sampler.start();
   process.on('message', async (message: { ask: 'reset' | 'stop' }) => {

@@ -4,10 +4,8 @@ import { open as openFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName, type Runtime } from '../../local/runtime.ts';
-import { createDocumentClient } from '../../shared/store/client.ts';
-import { createKey, newEmail, signIn } from '../support/accounts.ts';
+import type { Runtime } from '../../local/runtime.ts';
+import { newEmail, paidKey } from '../support/accounts.ts';
 import { PipedRun, runCli, TerminalRun, type CliOptions } from '../support/cli.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
 
@@ -42,16 +40,6 @@ async function sha256(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
-}
-/** An API key of a Pro account (files up to 5 GiB; Free's are up to 100 MiB). */
-async function proKey(label: string) {
-  const session = await signIn(runtime, newEmail(label));
-  const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-  await db.send(
-    new UpdateCommand({ TableName: tableName, Key: { pk: `USER#${session.user.id}`, sk: 'PROFILE' }, UpdateExpression: 'SET #plan = :plan', ExpressionAttributeNames: { '#plan': 'plan' }, ExpressionAttributeValues: { ':plan': 'pro' } }),
-  );
-  db.destroy();
-  return createKey(runtime, session, ['secrets:write', 'secrets:read']);
 }
 
 
@@ -162,7 +150,7 @@ describe('files', () => {
     const handle = await openFile(path, 'w');
     for (let i = 0; i < 256; i++) await handle.write(randomBytes(MiB));
     await handle.close();
-    const key = await proKey('cli-large');
+    const key = await paidKey(runtime, 'cli-large', 'pro');
     const sent = await cli(['send', path], { timeoutMs: 240_000, env: { HUSHLINK_API_KEY: key.key } });
     expect(sent.code).toBe(0);
     expect(sent.stderr).not.toContain('Uploading');
@@ -190,7 +178,7 @@ describe('files', () => {
   });
 
   it('Ctrl-C during an upload aborts it: exit 130, the secret revoked, nothing kept', async () => {
-    const key = await proKey('cli-abort');
+    const key = await paidKey(runtime, 'cli-abort', 'pro');
     const path = randomFile(160 * MiB);
     const sending = terminal(['send', path], { env: { HUSHLINK_API_KEY: key.key } });
     await sending.waitFor(/Uploading .* [1-9]\d*(\.\d)? MiB\//);

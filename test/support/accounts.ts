@@ -131,3 +131,28 @@ export function keptSignedIn(runtime: Pick<Runtime, 'url' | 'outbox' | 'clock'>,
     },
   };
 }
+
+/**
+ * An API key of a new account on `plan` (no route changes a plan without the payment provider:
+ * set where the user store keeps it), for files past Free's 100 MiB.
+ */
+export async function paidKey(runtime: Pick<Runtime, 'url' | 'outbox' | 'dynamo' | 'config'>, label: string, plan: 'pro' | 'team', scopes: Scope[] = ['secrets:write', 'secrets:read']): Promise<CreatedKey> {
+  const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { createDocumentClient } = await import('../../shared/store/client.ts');
+  const user = await signIn(runtime, newEmail(label));
+  const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: runtime.config.TABLE_NAME,
+        Key: { pk: `USER#${user.user.id}`, sk: 'PROFILE' },
+        UpdateExpression: 'SET #plan = :plan',
+        ExpressionAttributeNames: { '#plan': 'plan' },
+        ExpressionAttributeValues: { ':plan': plan },
+      }),
+    );
+  } finally {
+    db.destroy();
+  }
+  return createKey(runtime, user, scopes, `${label} key`);
+}
