@@ -3,7 +3,8 @@
  * credential each route takes, and a session's access token refreshed (under the config lock,
  * since a refresh token works once) when it is about to end or was refused as expired.
  */
-import { ApiError, clientHeaders } from '../transfer/index.ts';
+import { answerOf } from '../transfer/api.ts';
+import { clientHeaders } from '../transfer/index.ts';
 import { CliError, exitCodes } from './errors.ts';
 import { credentialsFile, currentCredential, storedSession, withoutSession, type Credential, type IssuedTokens, type StoredSession } from './credentials.ts';
 
@@ -84,7 +85,7 @@ export function apiClient(base: string, env: NodeJS.ProcessEnv): ApiClient {
         await response.body?.cancel();
         return { value: withoutSession(sessions, base), result: null };
       }
-      const renewed = storedSession(await answer<IssuedTokens>(response, 'POST /v1/auth/refresh'));
+      const renewed = storedSession(await answerOf<IssuedTokens>(response, 'POST /v1/auth/refresh'));
       return { value: { ...sessions, [base]: renewed }, result: renewed };
     });
     if (!next) throw signedOut();
@@ -106,26 +107,10 @@ export function apiClient(base: string, env: NodeJS.ProcessEnv): ApiClient {
     if (response.status === 403 && auth === 'session' && current.kind === 'api_key') {
       throw new CliError(exitCodes.refused, 'session_required', 'This needs a signed-in session, which an API key is not: unset HUSHLINK_API_KEY and run `hushlink login`.');
     }
-    return answer<T>(response, `${method} ${path}`);
+    return answerOf<T>(response, `${method} ${path}`);
   }
 
   return { base, call, bearer };
 }
 
 const signedOut = () => new CliError(exitCodes.refused, 'unauthorized', 'The sign-in has ended: run `hushlink login` again.');
-
-/** The body of a 2xx, else an ApiError carrying the problem (and `retry_after` from its header). */
-export async function answer<T>(response: Response, what: string): Promise<T> {
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  if (response.ok) return parsed as T;
-  const problem = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? { ...(parsed as Record<string, unknown>) } : {};
-  const retryAfter = Number(response.headers.get('retry-after'));
-  if (Number.isFinite(retryAfter) && retryAfter > 0) problem.retry_after = retryAfter;
-  throw new ApiError(response.status, typeof problem.code === 'string' ? problem.code : `http_${response.status}`, problem, what);
-}

@@ -21,3 +21,26 @@ export function parseInstant(text: string, option: string, now = Date.now()): st
   }
   return new Date(at).toISOString();
 }
+
+/** A duration option within the service's bounds (said as given when refused), or undefined when not given. */
+export function durationWithin(given: string | undefined, option: string, bounds: { min: number; max: number }): number | undefined {
+  if (given === undefined) return undefined;
+  const seconds = parseDuration(given, option);
+  if (seconds < bounds.min || seconds > bounds.max) throw usageError(`${option} must be from ${spoken(bounds.min)} to ${spoken(bounds.max)} (got "${given}").`);
+  return seconds;
+}
+
+/** A whole-number option within bounds, or undefined when not given. */
+export function countWithin(given: string | undefined, option: string, bounds: { min: number; max: number }): number | undefined {
+  if (given === undefined) return undefined;
+  if (!/^\d+$/.test(given) || Number(given) < bounds.min || Number(given) > bounds.max) throw usageError(`${option} takes a number from ${bounds.min} to ${bounds.max} (got "${given}").`);
+  return Number(given);
+}
+
+/** 60 → "1 minute", 2592000 → "30 days": the largest unit that divides it. */
+function spoken(seconds: number): string {
+  const units: Array<[number, string]> = [[604_800, 'week'], [86_400, 'day'], [3600, 'hour'], [60, 'minute'], [1, 'second']];
+  const [size, name] = units.find(([unit]) => seconds % unit === 0 && seconds >= unit)!;
+  const count = seconds / size;
+  return `${count} ${name}${count === 1 ? '' : 's'}`;
+}

@@ -37,18 +37,7 @@ export function transferApi(options: ApiOptions) {
     if (options.credential) headers.authorization = `Bearer ${options.credential}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), ...(signal ? { signal } : {}) });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    if (!response.ok) {
-      const problem = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-      throw new ApiError(response.status, typeof problem.code === 'string' ? problem.code : `http_${response.status}`, problem, `${method} ${path}`);
-    }
-    return parsed as T;
+    return answerOf<T>(response, `${method} ${path}`);
   }
   const secretPath = (id: string) => `/v1/secrets/${encodeURIComponent(id)}`;
   return {
@@ -65,3 +54,22 @@ export function transferApi(options: ApiOptions) {
 }
 
 export type TransferApi = ReturnType<typeof transferApi>;
+
+/**
+ * The JSON body of a 2xx, else an ApiError carrying the problem, with `retry_after` from its
+ * header (the one place a Node client reads the API's answers: the transfers' and the CLI's).
+ */
+export async function answerOf<T>(response: Response, what: string): Promise<T> {
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (response.ok) return parsed as T;
+  const problem = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? { ...(parsed as Record<string, unknown>) } : {};
+  const retryAfter = Number(response.headers.get('retry-after'));
+  if (Number.isFinite(retryAfter) && retryAfter > 0) problem.retry_after = retryAfter;
+  throw new ApiError(response.status, typeof problem.code === 'string' ? problem.code : `http_${response.status}`, problem, what);
+}

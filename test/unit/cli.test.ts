@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { commands } from '../../cli/src/commands/index.ts';
 import { safeName } from '../../cli/src/commands/open.ts';
 import { recipientsOf } from '../../cli/src/commands/send.ts';
-import { parseDuration, parseInstant } from '../../cli/src/duration.ts';
+import { countWithin, durationWithin, parseDuration, parseInstant } from '../../cli/src/duration.ts';
 import { CliError, exitCodes, explain } from '../../cli/src/errors.ts';
 import { commandHelp } from '../../cli/src/help.ts';
 import { secretRef } from '../../cli/src/secretRef.ts';
@@ -25,6 +25,16 @@ describe('durations', () => {
 
   it.each(['', '10', 'h', '10y', '1h-', 'soon', '1.5h'])('refuses %j as a usage error', (text) => {
     expect(() => parseDuration(text, '--expires')).toThrow(expect.objectContaining({ exitCode: exitCodes.usage }));
+  });
+
+  it('bounds a duration or a count as the service does, saying the bounds in words', () => {
+    const day = { min: 60, max: 30 * 86_400 };
+    expect(durationWithin(undefined, '--expires', day)).toBeUndefined();
+    expect(durationWithin('30d', '--expires', day)).toBe(30 * 86_400);
+    expect(() => durationWithin('31d', '--expires', day)).toThrow('--expires must be from 1 minute to 30 days (got "31d").');
+    expect(() => durationWithin('30m', '--expires', { min: 3600, max: 365 * 86_400 })).toThrow('from 1 hour to 365 days');
+    expect(countWithin('7', '--views', { min: 1, max: 100 })).toBe(7);
+    for (const bad of ['0', '101', '1.5', '-1', 'x']) expect(() => countWithin(bad, '--views', { min: 1, max: 100 })).toThrow('--views takes a number from 1 to 100');
   });
 
   it('takes an instant as ISO or as a duration from now', () => {

@@ -14,7 +14,7 @@ import { CliError, exitCodes, explain, usageError } from '../errors.ts';
 import { printable } from '../printable.ts';
 import { formatBytes, progressBar } from '../progress.ts';
 import { keptRequestIds, loadRequest, type KeptRequest } from '../requestKeys.ts';
-import { freeName, safeName } from './open.ts';
+import { safeName } from './open.ts';
 
 interface OwnedRequest {
   id: string;
@@ -233,7 +233,8 @@ async function openResponse(context: Context, requestId: string, device: KeptReq
       sizeBytes: item.size_bytes,
       key: toBase64Url(key),
       salt: item.salt,
-      to: (name) => freeName(safeName(name, item.response_id)),
+      // A taken name becomes `name (1).ext` as the file is put in place.
+      to: (name) => safeName(name, item.response_id),
       signal: context.signal,
       onProgress: (step) => bar.update(step.receivedBytes, step.totalBytes),
     });

@@ -9,7 +9,7 @@ import { scopes, type Scope } from '../../../shared/routes.ts';
 import { ApiError } from '../../transfer/index.ts';
 import { apiClient } from '../api.ts';
 import { list, text, type Command, type Context } from '../command.ts';
-import { parseDuration } from '../duration.ts';
+import { durationWithin } from '../duration.ts';
 import { CliError, exitCodes, usageError } from '../errors.ts';
 
 type ApiKeyList = z.output<typeof accountReplies.ApiKeyList>;
@@ -85,11 +85,7 @@ async function createKey(context: Context): Promise<void> {
   if (chosen.length === 0) throw usageError(`Give it at least one --scope: ${scopes.join(', ')}.`);
   const unknown = chosen.filter((scope) => !scopes.includes(scope as Scope));
   if (unknown.length) throw usageError(`Unknown scope ${unknown.map((scope) => `"${scope}"`).join(', ')}: the scopes are ${scopes.join(', ')}.`, 'bad_scope');
-  const expires = text(context.values, 'expires');
-  const expiresIn = expires === undefined ? undefined : parseDuration(expires, '--expires');
-  if (expiresIn !== undefined && (expiresIn < shortestKeySeconds || expiresIn > credentialLimits.apiKeyMaxSeconds)) {
-    throw usageError(`--expires is from 1h to ${credentialLimits.apiKeyMaxSeconds / 86_400}d (got "${expires}").`);
-  }
+  const expiresIn = durationWithin(text(context.values, 'expires'), '--expires', { min: shortestKeySeconds, max: credentialLimits.apiKeyMaxSeconds });
   const created = await apiClient(context.api, context.env).call<CreatedApiKey>('POST', '/v1/api-keys', {
     auth: 'session',
     signal: context.signal,

@@ -5,7 +5,7 @@
  */
 import { constants } from 'node:fs';
 import { access, open as openFile, rm, type FileHandle } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { basename } from 'node:path';
 import { claimTokenFor, fromBase64, iterationRange, linkTokenFor, openText } from '../../../shared/envelope/index.ts';
 import { downloadFile, parseLink } from '../../transfer/index.ts';
 import type { ClaimedSecret, SecretMetadata } from '../../transfer/api.ts';
@@ -176,14 +176,4 @@ export function safeName(name: string, id: string): string {
   let cleaned = printable(basename(name.replaceAll('\\', '/'))).replace(/^\.+/, '').trim();
   while (Buffer.byteLength(cleaned) > 200) cleaned = [...cleaned].slice(0, -1).join('');
   return cleaned === '' ? `hushlink-${id}` : cleaned;
-}
-
-/** `name`, else `name (1).ext`, `name (2).ext`…: the first that does not exist in the working folder. */
-export async function freeName(name: string): Promise<string> {
-  const extension = extname(name);
-  const stem = name.slice(0, name.length - extension.length);
-  for (let n = 0; ; n += 1) {
-    const candidate = join('.', n === 0 ? name : `${stem} (${n})${extension}`);
-    if (!(await exists(candidate))) return candidate;
-  }
 }

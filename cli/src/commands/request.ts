@@ -8,7 +8,7 @@ import { encodePublicKey, generateRequesterKeys, newLinkSecret, publicKeyFingerp
 import { requestLimits } from '../../../shared/limits.ts';
 import { apiClient } from '../api.ts';
 import { text, type Command, type Context } from '../command.ts';
-import { parseDuration } from '../duration.ts';
+import { countWithin, durationWithin } from '../duration.ts';
 import { usageError } from '../errors.ts';
 import { keepRequest, requestKeysFile, requestLinkOf } from '../requestKeys.ts';
 
@@ -108,19 +108,10 @@ function requestSettings(context: Context): Settings {
   const prompt = text(values, 'prompt')?.trim();
   const settings: Settings = { expiresIn: requestLimits.expiresInSeconds.default, maxResponses: requestLimits.maxResponses.default };
   if (prompt) settings.prompt = prompt;
-  const expires = text(values, 'expires');
-  if (expires !== undefined) {
-    const seconds = parseDuration(expires, '--expires');
-    const { min, max } = requestLimits.expiresInSeconds;
-    if (seconds < min || seconds > max) throw usageError(`--expires must be from 1 minute to 30 days (got "${expires}").`);
-    settings.expiresIn = seconds;
-  }
-  const responses = text(values, 'max-responses');
-  if (responses !== undefined) {
-    const { min, max } = requestLimits.maxResponses;
-    if (!/^\d+$/.test(responses) || Number(responses) < min || Number(responses) > max) throw usageError(`--max-responses takes a number from ${min} to ${max} (got "${responses}").`);
-    settings.maxResponses = Number(responses);
-  }
+  const expiresIn = durationWithin(text(values, 'expires'), '--expires', requestLimits.expiresInSeconds);
+  if (expiresIn !== undefined) settings.expiresIn = expiresIn;
+  const maxResponses = countWithin(text(values, 'max-responses'), '--max-responses', requestLimits.maxResponses);
+  if (maxResponses !== undefined) settings.maxResponses = maxResponses;
   const workspace = text(values, 'workspace');
   const hostname = text(values, 'hostname');
   if (hostname !== undefined && workspace === undefined) throw usageError('--hostname needs --workspace: a link is on a hostname its workspace verified.');

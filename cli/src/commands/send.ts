@@ -9,7 +9,7 @@ import { secretLimits } from '../../../shared/limits.ts';
 import { uploadFile } from '../../transfer/index.ts';
 import { apiClient } from '../api.ts';
 import { flag, list, text, type Command, type Context } from '../command.ts';
-import { parseDuration, parseInstant } from '../duration.ts';
+import { countWithin, durationWithin, parseInstant } from '../duration.ts';
 import { usageError } from '../errors.ts';
 import { progressBar } from '../progress.ts';
 import { passphraseFor } from '../passphrase.ts';
@@ -145,19 +145,10 @@ interface Created {
 function secretSettings(context: Context): Settings {
   const values = context.values;
   const settings: Settings = {};
-  const views = text(values, 'views');
-  if (views !== undefined) {
-    const { min, max } = secretLimits.maxViews;
-    if (!/^\d+$/.test(views) || Number(views) < min || Number(views) > max) throw usageError(`--views takes a number from ${min} to ${max} (got "${views}").`);
-    settings.maxViews = Number(views);
-  }
-  const expires = text(values, 'expires');
-  if (expires !== undefined) {
-    const seconds = parseDuration(expires, '--expires');
-    const { min, max } = secretLimits.expiresInSeconds;
-    if (seconds < min || seconds > max) throw usageError(`--expires must be from 1 minute to 30 days (got "${expires}").`);
-    settings.expiresIn = seconds;
-  }
+  const maxViews = countWithin(text(values, 'views'), '--views', secretLimits.maxViews);
+  if (maxViews !== undefined) settings.maxViews = maxViews;
+  const expiresIn = durationWithin(text(values, 'expires'), '--expires', secretLimits.expiresInSeconds);
+  if (expiresIn !== undefined) settings.expiresIn = expiresIn;
   const notBefore = text(values, 'not-before');
   if (notBefore !== undefined) settings.notBefore = parseInstant(notBefore, '--not-before');
   return settings;
