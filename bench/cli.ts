@@ -32,6 +32,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { measureCeiling, opensslSpeed } from './cliBaselines.ts';
 import { report, type Arenas, type CliRun, type Figures, type SizeResult } from './cliReport.ts';
+import { ask } from './messages.ts';
 
 // Each process loads only what its role needs (below, by `import()`): the runtime's modules stay
 // out of the ceilings' processes, and the CLI's processes run the bundle alone.
@@ -128,19 +129,6 @@ async function runtimeProcess(): Promise<void> {
     process.send!({ cleared: listed.Contents?.length ?? 0 });
   });
   process.send!({ url: runtime.url, apiKey: key.key } satisfies RuntimeReady);
-}
-
-/** One message to a child, answered by the next message it sends. */
-function ask<T>(child: ChildProcess, message: unknown): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const exit = (code: number | null) => reject(new Error(`a bench process exited (${code}) before answering`));
-    child.once('exit', exit);
-    child.once('message', (reply) => {
-      child.off('exit', exit);
-      resolve(reply as T);
-    });
-    if (message !== undefined) child.send(message as object);
-  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { downloadFile, uploadFile } from '../cli/transfer/index.ts';
 import { BufferPool } from '../cli/transfer/buffers.ts';
 import { partsInFlight } from '../cli/transfer/parts.ts';
+import { ask } from './messages.ts';
 
 // Each process loads only what its role needs (below, by `import()`): the client's RSS before
 // the upload is then the client's, not the runtime's modules', the SDK's or the test support's.
@@ -146,19 +147,6 @@ interface SizeResult {
   client: Run;
   raw: Run[];
   runtime: { client: number; raw: number[]; maxRss: number };
-}
-
-/** One message to a child, answered by the next message it sends. */
-function ask<T>(child: ChildProcess, message: unknown): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const exit = (code: number | null) => reject(new Error(`a bench process exited (${code}) before answering`));
-    child.once('exit', exit);
-    child.once('message', (reply) => {
-      child.off('exit', exit);
-      resolve(reply as T);
-    });
-    if (message !== undefined) child.send(message as object);
-  });
 }
 
 /** The answer of this child's parent to `message`. */
