@@ -35,9 +35,13 @@ export interface ApiClient {
   bearer(auth: CallAuth): Promise<string | undefined>;
 }
 
-export function apiClient(base: string, env: NodeJS.ProcessEnv): ApiClient {
+/**
+ * A client of the API at `base`. `home` is the configured deployment (`--api`, HUSHLINK_API or
+ * the default): the environment's API key goes to it alone (see currentCredential).
+ */
+export function apiClient(base: string, { env, api: home }: { env: NodeJS.ProcessEnv; api: string }): ApiClient {
   let credential: Promise<Credential> | undefined;
-  const loaded = () => (credential ??= currentCredential(env, base));
+  const loaded = () => (credential ??= currentCredential(env, base, home));
 
   async function send(method: string, path: string, options: CallOptions, token: string | undefined): Promise<Response> {
     const headers: Record<string, string> = { ...clientHeaders, accept: 'application/json', ...options.headers };

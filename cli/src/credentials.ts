@@ -1,6 +1,9 @@
 /**
  * Who the CLI is signed in as, per deployment: the session `hushlink login` made (access and
- * refresh tokens, in credentials.json, mode 0600), or HUSHLINK_API_KEY, which overrides it.
+ * refresh tokens, in credentials.json, mode 0600), or HUSHLINK_API_KEY, which overrides it on the
+ * deployment it is for. Each is only ever sent to the API it was made for: a session to the URL it
+ * was saved under, the key to the configured deployment (`--api`, else HUSHLINK_API, else the
+ * local runtime), never to a host a link names.
  */
 import type * as z from 'zod/mini';
 import type { accountReplies } from '../../shared/api/accountReplies.ts';
@@ -26,8 +29,13 @@ export const credentialsFile = (env: NodeJS.ProcessEnv) => new ConfigFile<Creden
 
 export type Credential = { kind: 'api_key'; key: string } | { kind: 'session'; session: StoredSession } | { kind: 'none' };
 
-export async function currentCredential(env: NodeJS.ProcessEnv, api: string): Promise<Credential> {
-  if (env.HUSHLINK_API_KEY) return { kind: 'api_key', key: env.HUSHLINK_API_KEY };
+/**
+ * The credential for calls to `api`. `home` is the configured deployment, the only one the
+ * environment's API key is for: a link that names another host gets at most that host's own
+ * saved session.
+ */
+export async function currentCredential(env: NodeJS.ProcessEnv, api: string, home: string): Promise<Credential> {
+  if (env.HUSHLINK_API_KEY && api === home) return { kind: 'api_key', key: env.HUSHLINK_API_KEY };
   const session = (await credentialsFile(env).read())?.[api];
   return session ? { kind: 'session', session } : { kind: 'none' };
 }

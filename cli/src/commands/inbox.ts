@@ -87,7 +87,7 @@ your link (or was altered) is not shown; the others open, and the exit code is 4
     const opening = flag(context.values, 'open');
     // A link names its deployment; an id is looked up at --api (HUSHLINK_API).
     const base = named?.origin && text(context.values, 'api') === undefined ? named.origin : context.api;
-    const api = apiClient(base, context.env);
+    const api = apiClient(base, context);
     const kept = await keptRequestIds(context.env, base);
     const requests = only ? [await ownRequest(context, api, only)] : await allRequests(context, api);
     if (only && opening && !kept.has(only)) {

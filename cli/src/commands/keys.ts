@@ -86,7 +86,7 @@ async function createKey(context: Context): Promise<void> {
   const unknown = chosen.filter((scope) => !scopes.includes(scope as Scope));
   if (unknown.length) throw usageError(`Unknown scope ${unknown.map((scope) => `"${scope}"`).join(', ')}: the scopes are ${scopes.join(', ')}.`, 'bad_scope');
   const expiresIn = durationWithin(text(context.values, 'expires'), '--expires', { min: shortestKeySeconds, max: credentialLimits.apiKeyMaxSeconds });
-  const created = await apiClient(context.api, context.env).call<CreatedApiKey>('POST', '/v1/api-keys', {
+  const created = await apiClient(context.api, context).call<CreatedApiKey>('POST', '/v1/api-keys', {
     auth: 'session',
     signal: context.signal,
     json: { name, scopes: [...new Set(chosen)], ...(expiresIn === undefined ? {} : { expires_in: expiresIn }) },
@@ -101,7 +101,7 @@ async function createKey(context: Context): Promise<void> {
 }
 
 async function listKeys(context: Context): Promise<void> {
-  const { items } = await apiClient(context.api, context.env).call<ApiKeyList>('GET', '/v1/api-keys', { auth: 'session', signal: context.signal });
+  const { items } = await apiClient(context.api, context).call<ApiKeyList>('GET', '/v1/api-keys', { auth: 'session', signal: context.signal });
   if (context.json) {
     context.stdout.write(`${JSON.stringify(items, null, 2)}\n`);
     return;
@@ -125,7 +125,7 @@ function table(headings: string[], rows: string[][]): string {
 async function revokeKey(context: Context, id: string | undefined): Promise<void> {
   if (id === undefined) throw usageError('Name the key: hushlink keys revoke ID (ids are in `hushlink keys list`).');
   try {
-    await apiClient(context.api, context.env).call('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, { auth: 'session', signal: context.signal });
+    await apiClient(context.api, context).call('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, { auth: 'session', signal: context.signal });
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
       throw new CliError(exitCodes.refused, error.code, `This account has no API key ${id} (revoked already, or never made): \`hushlink keys list\` shows its keys.`, { cause: error });

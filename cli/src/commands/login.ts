@@ -53,7 +53,7 @@ organization's own sign-in, and this command says so.`,
     const ask = answerer(context);
     const email = text(context.values, 'email') ?? (await ask('Email address: '));
     if (!addressPattern.test(email)) throw usageError(`"${email}" is not an email address such as name@example.com.`, 'bad_email');
-    const api = apiClient(context.api, context.env);
+    const api = apiClient(context.api, context);
     await startSignIn(api, email, context.signal);
     context.stderr.write(`A sign-in code was emailed to ${email}; it works for ${signInLimits.codeSeconds / 60} minutes.\n`);
     const tokens = await verifyCode(context, api, email, ask);

@@ -31,7 +31,7 @@ that running it again ends it there too.`,
   },
   run: async (context) => {
     const file = credentialsFile(context.env);
-    const api = apiClient(context.api, context.env);
+    const api = apiClient(context.api, context);
     let ended = 0;
     if (flag(context.values, 'all')) {
       // A session route: the client refreshes the access token first if it has to.

@@ -49,7 +49,7 @@ name it was sent with (as "name (1).ext" when that exists), never overwriting wi
     const given = context.positionals[0];
     if (given === undefined) throw usageError('Give the link to open: hushlink open LINK.');
     const link = parseLink(given);
-    const api = apiClient(link.origin, context.env);
+    const api = apiClient(link.origin, context);
     const query = link.recipientId ? `?${new URLSearchParams({ recipient_id: link.recipientId }).toString()}` : '';
     const metadata = await api.call<SecretMetadata>('GET', `/v1/secrets/${encodeURIComponent(link.id)}${query}`, { signal: context.signal });
     refuseUnopenable(metadata);

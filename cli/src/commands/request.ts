@@ -52,7 +52,7 @@ here and with this config folder only. Needs \`hushlink login\` (an API key cann
   },
   run: async (context) => {
     const settings = requestSettings(context);
-    const api = apiClient(context.api, context.env);
+    const api = apiClient(context.api, context);
     // Asked before a key is made: without a session nothing is made at all.
     await api.bearer('session');
     const keys = await generateRequesterKeys({ extractable: true });

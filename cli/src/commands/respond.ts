@@ -74,7 +74,7 @@ stdout unless --json.`,
     if (given === undefined) throw usageError('Give the request link to answer: hushlink respond LINK [FILE|-].');
     const source = context.positionals[1] ?? '-';
     const ref = requestRef(given);
-    const api = apiClient(text(context.values, 'api') ? context.api : ref.origin, context.env);
+    const api = apiClient(text(context.values, 'api') ? context.api : ref.origin, context);
     if (source === '-' && (flag(context.values, 'as-file') || text(context.values, 'name'))) throw usageError('--as-file and --name need a FILE.');
     const file = source === '-' ? undefined : await stat(source).catch(() => null);
     if (file !== undefined && !file?.isFile()) throw usageError(`${source} is not a file that can be read.`, 'no_such_file');

@@ -74,7 +74,7 @@ link (one per recipient) goes to stdout; the delete token and expiry go to stder
     }
     if (file === undefined && (flag(values, 'as-file') || text(values, 'name'))) throw usageError('--as-file and --name need a FILE.');
     const passphrase = flag(values, 'passphrase') ? await passphraseFor(context, { confirm: true }) : undefined;
-    const api = apiClient(context.api, context.env);
+    const api = apiClient(context.api, context);
 
     if (file) {
       // A name of its own makes it a file: only a file shows one.

@@ -21,7 +21,8 @@ export const status: Command = {
     summary: 'Show a secret\'s state, views left and expiry.',
     description: `Reads a secret's details without using a view: its state (active, burned, expired, revoked,
 locked), views left, expiry and whether it needs a passphrase. Signed in as its owner (or with an API
-key), each recipient link's state and the receipts of its views are shown too.`,
+key), each recipient link's state and the receipts of its views are shown too. Credentials go only to
+your deployment (--api, HUSHLINK_API): a link on another host is read there without them.`,
     options: [],
     examples: [
       ['hushlink status sec_2kQ…', 'Is it still unopened?'],
@@ -30,11 +31,15 @@ key), each recipient link's state and the receipts of its views are shown too.`,
   },
   run: async (context) => {
     const ref = secretRef(context.positionals[0], 'status');
-    const api = apiClient(ref.origin && !text(context.values, 'api') ? ref.origin : context.api, context.env);
+    const base = ref.origin && !text(context.values, 'api') ? ref.origin : context.api;
+    const api = apiClient(base, context);
     const query = ref.recipientId ? `?${new URLSearchParams({ recipient_id: ref.recipientId }).toString()}` : '';
     const path = `/v1/secrets/${encodeURIComponent(ref.id)}`;
     const metadata = await api.call<SecretMetadata>('GET', `${path}${query}`, { auth: 'optional', signal: context.signal });
     const receipts = metadata.owned ? (await api.call<{ items: Receipt[] }>('GET', `${path}/receipts?limit=100`, { auth: 'user', signal: context.signal })).items : undefined;
+    if (!metadata.owned && base !== context.api && context.env.HUSHLINK_API_KEY) {
+      context.stderr.write(`(${base} is not your deployment, ${context.api}: HUSHLINK_API_KEY was not sent there, so its links and receipts are not shown. If it is yours, run \`hushlink status ${ref.id}\`.)\n`);
+    }
     if (context.json) {
       context.stdout.write(`${JSON.stringify({ ...metadata, ...(receipts ? { receipts } : {}) }, null, 2)}\n`);
       return;
