@@ -1,13 +1,17 @@
 import { en } from 'zod/locales';
 import * as z from 'zod/mini';
-import { $ZodError } from 'zod/v4/core';
+import type { $ZodError } from 'zod/v4/core';
+import { refusalCodes } from '../domain/refusals.ts';
 
 // zod/mini loads no messages: without a locale every issue reads "Invalid input". Classic zod
 // installs English on first use; do the same here (and in shared/config.ts), unless a locale is
 // already set. Imported by name, so the bundle carries English alone.
 if (!z.config().localeError) z.config(en());
 
-/** Stable, snake_case error codes a client can switch on. */
+/**
+ * Stable, snake_case error codes a client can switch on: every code of the domain's refusals,
+ * and those only the transport says (a body that is not JSON, a method not served, a timeout).
+ */
 export const errorCodes = [
   'invalid_request',
   'invalid_json',
@@ -37,6 +41,7 @@ export const errorCodes = [
   'internal',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
+refusalCodes satisfies readonly ErrorCode[];
 
 const titles: Record<number, string> = {
   400: 'Bad Request',
@@ -68,7 +73,10 @@ export interface ProblemExtras {
   members?: Record<string, unknown>;
 }
 
-/** The one error type. Handlers throw it; the error middleware turns it into problem+json. */
+/**
+ * What the transport answers: the refusal table (refusals.ts) makes one of each domain refusal,
+ * and the transport's own steps (routing, body parsing, limits) throw it directly.
+ */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -104,22 +112,6 @@ export function problemBody(error: HttpError, requestId?: string): Problem {
   };
 }
 
-/**
- * The same error as a SCIM error message (RFC 7644 §3.12), for the scim group: its `status` a
- * string, its `scimType` when the error has one (ScimError's), its detail. Validation errors'
- * fields are said in the detail: SCIM's message has no place for them.
- */
-export function scimErrorBody(error: HttpError): { schemas: string[]; status: string; scimType?: string; detail: string } {
-  const scimType = error.extras.members?.scimType;
-  const fields = error.extras.errors?.map((field) => `${field.path} ${field.message}`).join('; ');
-  return {
-    schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
-    status: String(error.status),
-    ...(typeof scimType === 'string' ? { scimType } : ['invalid_json', 'invalid_request', 'unsupported_media_type'].includes(error.code) ? { scimType: 'invalidSyntax' } : {}),
-    detail: fields ? `${error.detail} ${fields}` : error.detail,
-  };
-}
-
 export function validationError(error: $ZodError, where: 'body' | 'query' | 'path' | 'header'): HttpError {
   const errors = error.issues.flatMap((issue) => {
     const at = (path: PropertyKey[]) => [where, ...path.map(String)].join('.');
@@ -130,16 +122,4 @@ export function validationError(error: $ZodError, where: 'body' | 'query' | 'pat
     return [{ path: at(issue.path), message: issue.message }];
   });
   return new HttpError(400, 'invalid_request', `The request ${where} is not valid.`, { errors });
-}
-
-/** Maps anything thrown to an HttpError; what is not one is a fault of ours and becomes a bare 500. */
-export function toHttpError(error: unknown): HttpError {
-  if (error instanceof HttpError) return error;
-  if (error instanceof $ZodError) return validationError(error, 'body');
-  // A cursor the store refused (shared/store/cursor.ts) is the caller's input, whichever
-  // listing it was sent to, including one whose domain code does not answer it itself.
-  if (error instanceof Error && error.name === 'InvalidCursor') {
-    return new HttpError(400, 'invalid_request', 'The cursor is not one this listing gave out.', { errors: [{ path: 'query.cursor', message: 'is not a cursor this listing gave out' }] });
-  }
-  return new HttpError(500, 'internal', 'Something went wrong on our side; the request was not completed.');
 }

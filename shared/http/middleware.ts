@@ -4,7 +4,8 @@ import type { AppLogger } from '../logger.ts';
 import type { AppMetrics, MetricName } from '../metrics.ts';
 import { routeKey, type Route } from '../routes.ts';
 import { corsPolicy } from './cors.ts';
-import { problemBody, scimErrorBody, toHttpError } from './errors.ts';
+import { problemBody } from './errors.ts';
+import { scimErrorBody, toHttpError } from './refusals.ts';
 
 type Middleware = MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
 
