@@ -4,6 +4,7 @@ import { gateRequests } from '../shared/api/gate.ts';
 import { toIso } from '../shared/clock.ts';
 import { startGate, verifyGate, type GatePorts } from '../shared/domain/secrets/gate.ts';
 import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
+import { addressKey } from '../shared/http/clientAddress.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { secretLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
@@ -14,18 +15,18 @@ import { DynamoSecretStore } from '../shared/store/secrets.ts';
 
 export const operations: Operations<'gate', GateDeps> = {
   async startGate(request, deps) {
-    await startGate(request.params.id!, request.body.recipient_id, request.body.email, request.hostClaim, deps);
+    await startGate(request.params.id!, request.body.recipient_id, request.body.email, addressKey(request.sourceIp), request.hostClaim, deps);
     return { status: 200, body: { sent: true } };
   },
 
   async verifyGate(request, deps) {
     const { recipient_id, email, code } = request.body;
-    const session = await verifyGate(request.params.id!, recipient_id, email, code, request.hostClaim, deps);
+    const session = await verifyGate(request.params.id!, recipient_id, email, code, addressKey(request.sourceIp), request.hostClaim, deps);
     return { status: 200, body: { gate_token: session.token, expires_at: toIso(session.expiresAt) } };
   },
 };
 
-/** The gate's wiring: secrets to read, codes and sessions, the per-link mail cap, and the mailer. */
+/** The gate's wiring: secrets to read, codes and sessions, the per-source caps, and the mailer. */
 export type GateDeps = ApiDeps & GatePorts;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>): GateDeps {

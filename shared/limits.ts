@@ -19,19 +19,34 @@ export const secretLimits = {
   userAgentChars: 256,
 } as const;
 
-/** Restricted recipients prove their address with an emailed code (DESIGN.md §3). */
+/**
+ * Restricted recipients prove their address with an emailed code (DESIGN.md §3). A "source" is
+ * a client address as the per-IP limits count it (IPv6 by its /64); why these rules and
+ * numbers: docs/decisions.md (issue 26).
+ */
 export const gateLimits = {
   codeDigits: 6,
   codeSeconds: 10 * 60,
-  codeAttempts: 5,
   /** A gate session, bound to one secret, one recipient and one address. */
   sessionSeconds: 15 * 60,
-  /** Codes mailed per recipient link an hour, whoever asks. */
-  codesPerRecipient: { limit: 5, windowSeconds: 3600 },
   /**
-   * Tries of any code of one link a day, from anyone: bounds guessing over a secret's life
-   * (30 days at most: 750 tries of 10^6 codes, 0.075 %) where 5 codes of 5 tries an hour alone
-   * would allow 18,000 (1.8 %).
+   * Starts for one link from one source an hour, whatever the address (so a 429 says nothing
+   * about it): beyond, 429 for that source only. A link has one live code at a time, and a
+   * start never replaces it, so strangers can have at most one code every 10 minutes mailed.
+   */
+  startsPerSource: { limit: 5, windowSeconds: 3600 },
+  /**
+   * Tries of one link's code from one source: beyond, 429 for that source only, and its refused
+   * tries use none of the link's day. Ten is under half of the day's 25, so no one source can
+   * spend the link's budget and keep the recipient out.
+   */
+  triesPerSource: [
+    { limit: 5, windowSeconds: 600 },
+    { limit: 10, windowSeconds: 24 * 3600 },
+  ],
+  /**
+   * Tries of one link's code a day, from every source together: bounds guessing over a secret's
+   * life (30 days at most: 750 tries of 10^6 codes, one live at a time: 0.075 %).
    */
   triesPerRecipient: { limit: 25, windowSeconds: 24 * 3600 },
 } as const;

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import type { GateCode, GateSession, GateStore } from '../domain/secrets/gate.ts';
 import { isConditionFailure } from './client.ts';
@@ -13,37 +13,27 @@ export class DynamoGateStore implements GateStore {
     private readonly tableName: string,
   ) {}
 
-  async putCode(secretId: string, recipientId: string, code: GateCode): Promise<void> {
-    await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { ...codeKey(secretId, recipientId), type: 'gate_code', code_hash: code.codeHash, salt: code.salt, attempts: 0, expires_at: code.expiresAt, ttl: toEpochSeconds(code.expiresAt) + 3600 },
-      }),
-    );
+  async addCode(secretId: string, recipientId: string, code: GateCode, now: number): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...codeKey(secretId, recipientId), type: 'gate_code', code_hash: code.codeHash, salt: code.salt, expires_at: code.expiresAt, ttl: toEpochSeconds(code.expiresAt) + 3600 },
+          // A live code stays: only an expired one (or none) makes room for a new one.
+          ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
+          ExpressionAttributeValues: { ':now': now },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async getCode(secretId: string, recipientId: string): Promise<GateCode | null> {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: codeKey(secretId, recipientId), ConsistentRead: true }));
     return Item ? { codeHash: String(Item.code_hash), salt: String(Item.salt), expiresAt: Number(Item.expires_at) } : null;
-  }
-
-  async countAttempt(secretId: string, recipientId: string, max: number): Promise<number | null> {
-    try {
-      const { Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: codeKey(secretId, recipientId),
-          UpdateExpression: 'ADD attempts :one',
-          ConditionExpression: 'attribute_exists(pk) AND attempts < :max',
-          ExpressionAttributeValues: { ':one': 1, ':max': max },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return Number(Attributes?.attempts);
-    } catch (error) {
-      if (isConditionFailure(error)) return null;
-      throw error;
-    }
   }
 
   async consumeCode(secretId: string, recipientId: string, codeHash: string): Promise<boolean> {

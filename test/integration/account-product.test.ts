@@ -87,7 +87,7 @@ describe('GET /v1/usage', () => {
     expect(await usageOf(who.auth)).toMatchObject({ live_secrets: 1, bytes_stored: 64 });
 
     const pair = claimPair();
-    const b = await api.post('/v1/secrets', textSecretBody({ claim_verifier: pair.verifier }, 300), who.auth);
+    const b = await api.post('/v1/secrets', textSecretBody({ claim_verifier: pair.verifier, link_verifier: claimPair().verifier }, 300), who.auth);
     expect(b.status).toBe(201);
     expect(await usageOf(who.auth)).toMatchObject({ live_secrets: 2, bytes_stored: 364 });
 

@@ -424,6 +424,8 @@ const createCase: fc.Arbitrary<CreateCase> = fc
       };
       fields.claim_verifier = broken[parts.claim];
     }
+    // A claim verifier goes with a link verifier (issue 26's cut-over; its own test is link-verifier-cutover.test.ts).
+    if (parts.claim !== 'absent') fields.link_verifier = present(JSON.stringify(claimPair().verifier), 'valid');
 
     const expiresIn = parts.expiresIn.verdict === 'valid' ? (parts.expiresIn.raw === undefined ? 24 * 3600 : (JSON.parse(parts.expiresIn.raw) as number)) : undefined;
     let notBeforeOffsetSeconds: number | undefined;

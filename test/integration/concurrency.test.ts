@@ -56,11 +56,12 @@ async function createSecret(overrides: Record<string, unknown> = {}, size = 64):
   return { id: created.body.id, deleteToken: created.body.delete_token, envelope: body.envelope, maxViews: created.body.max_views };
 }
 
-const claim = (id: string, token?: string): Promise<Reply> =>
-  api.post(`/v1/secrets/${id}/claim`, token === undefined ? undefined : { claim_token: token });
+const claim = (id: string, token?: string, linkToken?: string): Promise<Reply> =>
+  api.post(`/v1/secrets/${id}/claim`, token === undefined ? undefined : { claim_token: token, ...(linkToken === undefined ? {} : { link_token: linkToken }) });
 
-const claimMany = (id: string, count: number, token?: (index: number) => string | undefined): Promise<Reply[]> =>
-  Promise.all(Array.from({ length: count }, (_, index) => claim(id, token?.(index))));
+/** Claims at once; with `linkToken`, each proves the link, so refused tokens count towards the lock. */
+const claimMany = (id: string, count: number, token?: (index: number) => string | undefined, linkToken?: string): Promise<Reply[]> =>
+  Promise.all(Array.from({ length: count }, (_, index) => claim(id, token?.(index), linkToken)));
 
 async function stored(id: string): Promise<Secret> {
   const secret = await runtime.stores.secrets.get(id);
@@ -223,8 +224,9 @@ describe('claims racing a revoke (DELETE)', () => {
 describe('claims racing a proof lock', () => {
   it('20 concurrent wrong proofs lock the secret once and hand out nothing', async () => {
     const { token, verifier } = claimPair();
-    const created = await createSecret({ max_views: 5, claim_verifier: verifier });
-    const replies = await claimMany(created.id, 20, () => randomBytes(32).toString('base64url'));
+    const link = claimPair();
+    const created = await createSecret({ max_views: 5, claim_verifier: verifier, link_verifier: link.verifier });
+    const replies = await claimMany(created.id, 20, () => randomBytes(32).toString('base64url'), link.token);
 
     expect(replies.filter((reply) => reply.status === 200)).toHaveLength(0);
     for (const reply of replies) {
@@ -253,9 +255,10 @@ describe('claims racing a proof lock', () => {
   it('wrong proofs racing the right one: at most one payload, and only before the end', async () => {
     for (let round = 0; round < 6; round++) {
       const { token, verifier } = claimPair();
-      const created = await createSecret({ max_views: 1, claim_verifier: verifier });
+      const link = claimPair();
+      const created = await createSecret({ max_views: 1, claim_verifier: verifier, link_verifier: link.verifier });
       const rightAt = round * 4;
-      const replies = await claimMany(created.id, 24, (index) => (index === rightAt ? token : randomBytes(32).toString('base64url')));
+      const replies = await claimMany(created.id, 24, (index) => (index === rightAt ? token : randomBytes(32).toString('base64url')), link.token);
 
       const secret = await stored(created.id);
       const { viewed, terminal } = await expectEndedOnce(secret);

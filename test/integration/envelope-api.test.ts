@@ -11,18 +11,19 @@ beforeAll(async () => {
 });
 afterAll(() => runtime?.stop());
 
-const bodyFor = (envelope: Uint8Array, salt: string, claimVerifier?: string) => ({
+const bodyFor = (envelope: Uint8Array, salt: string, claimVerifier?: string, linkVerifier?: string) => ({
   kind: 'text',
   envelope: toBase64(envelope),
   salt,
   size_bytes: envelope.length,
   ...(claimVerifier ? { claim_verifier: claimVerifier } : {}),
+  ...(linkVerifier ? { link_verifier: linkVerifier } : {}),
 });
 
 describe('envelope v1 through the API', () => {
   it('a client creates, the server keeps the public parameters, another client claims and opens', async () => {
     const sealed = await sealText('db password: hunter2', { passphrase: 'blue whale' });
-    const created = await api.post('/v1/secrets', bodyFor(sealed.envelope, sealed.salt, sealed.claimVerifier));
+    const created = await api.post('/v1/secrets', bodyFor(sealed.envelope, sealed.salt, sealed.claimVerifier, sealed.linkVerifier));
     expect(created.status).toBe(201);
     const id: string = created.body.id;
 
@@ -45,7 +46,7 @@ describe('envelope v1 through the API', () => {
 
   it('says so when the envelope has no passphrase, and null for envelopes of another format', async () => {
     const sealed = await sealText('plain');
-    const created = await api.post('/v1/secrets', bodyFor(sealed.envelope, sealed.salt, sealed.claimVerifier));
+    const created = await api.post('/v1/secrets', bodyFor(sealed.envelope, sealed.salt, sealed.claimVerifier, sealed.linkVerifier));
     expect((await api.get(`/v1/secrets/${created.body.id}`)).body).toMatchObject({ passphrase: false, kdf_iterations: 0 });
 
     const foreign = await api.post('/v1/secrets', textSecretBody());

@@ -34,7 +34,7 @@ describe('logs', () => {
   it('carry requests but never envelopes, salts, tokens, codes, keys or addresses', async () => {
     const api = apiClient(runtime);
     const { token, verifier } = claimPair();
-    const body = textSecretBody({ claim_verifier: verifier, max_views: 2 });
+    const body = textSecretBody({ claim_verifier: verifier, link_verifier: linkPair().verifier, max_views: 2 });
     const created = await api.post('/v1/secrets', body);
     expect(created.status).toBe(201);
     const id: string = created.body.id;
@@ -95,7 +95,7 @@ describe('logs', () => {
     // A file: its part URLs and the claim's download URL are credentials (a view, an upload),
     // and so is its delete token; the salt is the client's.
     const fileSalt = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url');
-    const file = await api.post('/v1/files/multipart', { size_bytes: 1000, salt: fileSalt, claim_verifier: verifier });
+    const file = await api.post('/v1/files/multipart', { size_bytes: 1000, salt: fileSalt, claim_verifier: verifier, link_verifier: linkPair().verifier });
     expect(file.status).toBe(200);
     const fileRef = { id: file.body.id, upload_id: file.body.upload_id, delete_token: file.body.delete_token };
     const put = await fetch(file.body.parts[0].url, { method: 'PUT', body: new Uint8Array(1000) });

@@ -85,7 +85,7 @@ describe('GET /v1/secrets', () => {
 
   it('lists a proof-protected secret with requires_proof and its salt, as the metadata read does', async () => {
     const owner = await signIn(runtime, newEmail('prover'));
-    const body = textSecretBody({ claim_verifier: claimPair().verifier });
+    const body = textSecretBody({ claim_verifier: claimPair().verifier, link_verifier: linkPair().verifier });
     const created = await api.post('/v1/secrets', body, owner.auth);
     expect(created.status).toBe(201);
     const read = await metadata(created.body.id);

@@ -6,7 +6,7 @@ import { createDocumentClient } from '../../shared/store/client.ts';
 import { defaultRateLimits } from '../../shared/limits.ts';
 import { callFrom, createKey, mailsTo, newEmail, signIn } from '../support/accounts.ts';
 import { secretEventsOf } from '../support/events.ts';
-import { apiClient, claimPair, generousRateLimits, linkPair, type Reply, startTestRuntime, textSecretBody } from '../support/runtime.ts';
+import { apiClient, claimPair, generousRateLimits, linkPair, type Reply, startTestRuntime, textSecretBody, toFreshWindow } from '../support/runtime.ts';
 import { expectProblem } from '../support/problem.ts';
 
 // Per-recipient links, restricted recipients and their gate, and receipts (interface §4.1,
@@ -275,7 +275,8 @@ describe('restricted links and the gate', () => {
     expectProblem(await gateCall(`/v1/secrets/${secret.id}/gate/verify`, { recipient_id: link, email, code: '12345' }), 400, 'invalid_request');
   });
 
-  it('stops brute force: 5 tries per code, 5 codes an hour per link, and the per-address limits (429)', async () => {
+  it('stops brute force: a source’s tries are counted before any comparison, and a wrong try never voids the code (429 beyond)', async () => {
+    toFreshWindow(runtime.clock, 24 * 3600);
     const email = newEmail('brute');
     const secret = await withLinks([{ email, restricted: true }]);
     const link = secret.links[0]!.recipient_id;
@@ -285,29 +286,30 @@ describe('restricted links and the gate', () => {
     const wrong = (n: number) => String((Number(code) + n) % 1_000_000).padStart(6, '0');
     const tries = [];
     for (let i = 1; i <= 6; i++) tries.push(await gateCall(`/v1/secrets/${secret.id}/gate/verify`, { recipient_id: link, email, code: wrong(i) }));
-    expect(tries.map((reply) => reply.body.attempts_left)).toEqual([4, 3, 2, 1, 0, 0]);
-    // After five wrong tries even the right code is refused: ask for a new one.
-    expectProblem(await gateCall(`/v1/secrets/${secret.id}/gate/verify`, { recipient_id: link, email, code }), 401, 'unauthorized');
-    // Four more codes this hour, then 429 with retry-after; a wrong address never counts.
+    expect(tries.map((reply) => reply.status)).toEqual([401, 401, 401, 401, 401, 429]);
+    expect(tries.slice(0, 5).map((reply) => reply.body.attempts_left)).toEqual([4, 3, 2, 1, 0]);
+    expect(Number(tries[5]!.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The code still works, from a source that has tries left.
+    const elsewhere = await callFrom(runtime, '127.0.3.1', 'POST', `/v1/secrets/${secret.id}/gate/verify`, { recipient_id: link, email, code });
+    expect(elsewhere.status).toBe(200);
+    // Five starts an hour per source for this link, then 429 with retry-after; one code was mailed.
     for (let i = 0; i < 4; i++) expect((await start()).status).toBe(200);
     const capped = await start();
     expectProblem(capped, 429, 'rate_limited');
     expect(Number(capped.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(mailsTo(runtime, email)).toHaveLength(5);
+    expect(mailsTo(runtime, email)).toHaveLength(2);
   });
 
-  it('bounds the tries of one link’s codes to 25 a day, from anyone (429 beyond)', async () => {
+  it('bounds the tries of one link’s code to 25 a day, from every source together (429 beyond)', async () => {
+    toFreshWindow(runtime.clock, 24 * 3600);
     const email = newEmail('daily');
     const secret = await withLinks([{ email, restricted: true }]);
     const link = secret.links[0]!.recipient_id;
-    const statuses: number[] = [];
-    for (let code = 0; code < 5; code++) {
-      expect((await gateCall(`/v1/secrets/${secret.id}/gate/start`, { recipient_id: link, email })).status).toBe(200);
-      const right = gateCode(email)!;
-      const wrongs = Array.from({ length: 6 }, (_, i) => String((Number(right) + i + 1) % 1_000_000).padStart(6, '0'));
-      const replies = await Promise.all(wrongs.map((wrong) => gateCall(`/v1/secrets/${secret.id}/gate/verify`, { recipient_id: link, email, code: wrong })));
-      statuses.push(...replies.map((reply) => reply.status));
-    }
+    expect((await gateCall(`/v1/secrets/${secret.id}/gate/start`, { recipient_id: link, email })).status).toBe(200);
+    const right = gateCode(email)!;
+    const wrongs = Array.from({ length: 30 }, (_, i) => String((Number(right) + i + 1) % 1_000_000).padStart(6, '0'));
+    const replies = await Promise.all(wrongs.map((wrong, i) => callFrom(runtime, `127.0.4.${(i % 6) + 1}`, 'POST', `/v1/secrets/${secret.id}/gate/verify`, { recipient_id: link, email, code: wrong })));
+    const statuses = replies.map((reply) => reply.status);
     // 25 tries were compared (401), the rest refused before any comparison (429), however they interleaved.
     expect(statuses.filter((status) => status === 401)).toHaveLength(25);
     expect(statuses.filter((status) => status === 429)).toHaveLength(5);
@@ -323,14 +325,24 @@ describe('restricted links and the gate', () => {
   });
 
   it('answers 429 from the per-address limits of start and verify', async () => {
-    const email = newEmail('flood');
-    const secret = await withLinks([{ email, restricted: true }]);
-    const link = secret.links[0]!.recipient_id;
+    toFreshWindow(runtime.clock, 3600);
+    // Spread over several links, so the route's limits (12 starts, 25 tries) answer before any
+    // link's own caps for this source (5 starts, 5 tries).
+    const secrets = [];
+    for (let i = 0; i < 6; i++) secrets.push(await withLinks([{ email: newEmail('flood'), restricted: true }]));
     let started: Reply | undefined;
-    for (let i = 0; i < 13 && started?.status !== 429; i++) started = await gateCall(`/v1/secrets/${secret.id}/gate/start`, { recipient_id: link, email: newEmail('x') });
+    for (let i = 0; i < 13 && started?.status !== 429; i++) {
+      const secret = secrets[i % 3]!;
+      started = await gateCall(`/v1/secrets/${secret.id}/gate/start`, { recipient_id: secret.links[0]!.recipient_id, email: newEmail('x') });
+      if (i < 12) expect(started.status).toBe(200);
+    }
     expectProblem(started!, 429, 'rate_limited');
     let verified: Reply | undefined;
-    for (let i = 0; i < 26 && verified?.status !== 429; i++) verified = await gateCall(`/v1/secrets/${secret.id}/gate/verify`, { recipient_id: link, email, code: '123456' });
+    for (let i = 0; i < 26 && verified?.status !== 429; i++) {
+      const secret = secrets[i % 6]!;
+      verified = await gateCall(`/v1/secrets/${secret.id}/gate/verify`, { recipient_id: secret.links[0]!.recipient_id, email: newEmail('x'), code: '123456' });
+      if (i < 25) expect(verified.status).toBe(401);
+    }
     expectProblem(verified!, 429, 'rate_limited');
     expect(defaultRateLimits.gate_start.perIp.limit).toBeGreaterThan(0);
   });

@@ -124,7 +124,7 @@ describe('SCIM provisioning under transaction conflicts', () => {
 describe('a claim after its view is taken', () => {
   it('returns the payload even when the burn that follows fails; the next read finishes the burn', async () => {
     const pair = claimPair();
-    const body = textSecretBody({ claim_verifier: pair.verifier }, 64);
+    const body = textSecretBody({ claim_verifier: pair.verifier, link_verifier: claimPair().verifier }, 64);
     const created = await api.post('/v1/secrets', body);
     failBurnOf.add(created.body.id);
     const claimed = await api.post(`/v1/secrets/${created.body.id}/claim`, { claim_token: pair.token });

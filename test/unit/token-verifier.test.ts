@@ -4,7 +4,8 @@ import { AdjustableClock } from '../../shared/clock.ts';
 import type { SigningKey } from '../../shared/domain/accounts/model.ts';
 import type { SigningKeyStore } from '../../shared/domain/accounts/ports.ts';
 import { AccessTokens } from '../../shared/domain/accounts/tokens.ts';
-import { accessTokenAudience, SigningKeyList, TokenVerifier } from '../../shared/domain/accounts/tokenVerifier.ts';
+import { accessTokenAudience, kidPattern, SigningKeyList, TokenVerifier } from '../../shared/domain/accounts/tokenVerifier.ts';
+import { newKeyId } from '../../shared/ids.ts';
 
 const issuer = 'http://localhost:3000';
 
@@ -64,11 +65,36 @@ describe('access token verification', () => {
     expect(await verifier.verify(await signed({ exp: null }))).toBeNull();
   });
 
-  it('asks the table about an unknown kid once, then refuses it from memory for 30 s', async () => {
-    const forged = await signed({ kid: 'sk_forgedforgedforged' });
+  it('refuses a kid of a shape newKeyId cannot make without a read', async () => {
+    await verifier.verify(await signed());
+    const before = store.reads;
+    for (const kid of ['sk_forgedforgedforged', 'sk_short', `sk_${'a'.repeat(15)}=`, 'x'.repeat(17), `SK_${'a'.repeat(16)}`, `sk_${'a'.repeat(16)}\n`]) {
+      expect(await verifier.verify(await signed({ kid }))).toBeNull();
+    }
+    expect(store.reads).toBe(before);
+    for (let i = 0; i < 50; i++) expect(newKeyId()).toMatch(kidPattern);
+  });
+
+  it('1,000 distinct unknown kids of the right shape cost no read while no key can be missing from the copy', async () => {
+    const tokens = await Promise.all(Array.from({ length: 1000 }, () => signed({ kid: newKeyId() })));
+    const before = store.reads;
+    // Over 10 minutes: only the copy's own refresh, once a minute, reads the table.
+    for (const [i, token] of tokens.entries()) {
+      if (i % 100 === 0) clock.advance(60);
+      expect(await verifier.verify(token)).toBeNull();
+    }
+    expect(store.reads - before).toBe(10);
+    // The real key still verifies, with no read beyond the copy's.
+    expect(await verifier.verify(await signed())).not.toBeNull();
+    expect(store.reads - before).toBe(10);
+  });
+
+  it('when a rotation is due, asks the table about an unknown kid once, then refuses it from memory for 30 s', async () => {
+    clock.advance(30 * 24 * 3600 - 5 * 60);
+    const forged = await signed({ kid: newKeyId() });
     const before = store.reads;
     for (let i = 0; i < 20; i++) expect(await verifier.verify(forged)).toBeNull();
-    // The list (first use of this instance), then the one read again for the unknown kid.
+    // The list (its copy is older than a minute), then the one read again for the unknown kid.
     expect(store.reads - before).toBe(2);
     clock.advance(29);
     expect(await verifier.verify(forged)).toBeNull();
@@ -76,6 +102,14 @@ describe('access token verification', () => {
     clock.advance(2);
     expect(await verifier.verify(forged)).toBeNull();
     expect(store.reads - before).toBe(3);
+  });
+
+  it('a minute before the margin, an unknown kid is still refused without a read', async () => {
+    clock.advance(30 * 24 * 3600 - 6 * 60);
+    await verifier.verify(await signed());
+    const before = store.reads;
+    expect(await verifier.verify(await signed({ kid: newKeyId() }))).toBeNull();
+    expect(store.reads).toBe(before);
   });
 
   it('refuses a token without kid without asking the table again', async () => {
@@ -89,7 +123,8 @@ describe('access token verification', () => {
   });
 
   it('remembers at most 1000 unknown kids, forgetting the oldest first', async () => {
-    const kids = Array.from({ length: 1001 }, (_, i) => `sk_unknown${String(i).padStart(10, '0')}`);
+    clock.advance(30 * 24 * 3600);
+    const kids = Array.from({ length: 1001 }, () => newKeyId());
     const tokens = await Promise.all(kids.map((kid) => signed({ kid })));
     for (const token of tokens) await verifier.verify(token);
     const before = store.reads;
@@ -113,5 +148,26 @@ describe('access token verification', () => {
     const before = store.reads;
     expect(await verifier.verify(token)).toEqual({ userId: 'usr_b', sessionId: 'ses_b' });
     expect(store.reads).toBe(before + 1);
+  });
+
+  it('picks up a rotated key at once even while unknown kids arrive all through the rotation', async () => {
+    const { token: old } = await signer.issue({ userId: 'usr_a', sessionId: 'ses_a' });
+    clock.advance(30 * 24 * 3600 - 10 * 60);
+    expect(await verifier.verify(old)).toBeNull(); // long expired; refreshes the copy
+    const forged = () => signed({ kid: newKeyId() });
+    for (let minute = 0; minute < 15; minute++) {
+      for (let i = 0; i < 5; i++) expect(await verifier.verify(await forged())).toBeNull();
+      clock.advance(60);
+    }
+    // Now due: the signer rotates on its next issue, and its first token verifies at once.
+    const rotated = await signer.currentKey();
+    expect(rotated.kid).not.toBe(store.keys[1]!.kid);
+    for (let i = 0; i < 5; i++) expect(await verifier.verify(await forged())).toBeNull();
+    const { token } = await signer.issue({ userId: 'usr_b', sessionId: 'ses_b' });
+    expect(await verifier.verify(token)).toEqual({ userId: 'usr_b', sessionId: 'ses_b' });
+    // Once the copy holds the new key, unknown kids cost no read again.
+    const before = store.reads;
+    for (let i = 0; i < 20; i++) expect(await verifier.verify(await forged())).toBeNull();
+    expect(store.reads).toBe(before);
   });
 });

@@ -93,12 +93,13 @@ async function sendCode(hooks: GateHooks, secretId: string, recipientId: string,
   } finally {
     button.disabled = false;
   }
+  // A code is never replaced: while one sent in the last 10 minutes is live, asking mails none.
   codeSent.textContent = again
-    ? `If ${email} is the address this link was made for, a new code is on its way to it; codes sent before no longer work.`
-    : `If ${email} is the address this link was made for, a ${codeDigits}-digit code is on its way to it (look in spam too). It works for 10 minutes.`;
+    ? `If ${email} is the address this link was made for, a new code is on its way to it, unless one was sent less than 10 minutes ago: that one still works.`
+    : `If ${email} is the address this link was made for, a ${codeDigits}-digit code is on its way to it, or is there already from the last 10 minutes (look in spam too). It works for 10 minutes.`;
   codeInput.value = '';
   step('code');
-  announce(again ? 'A new code was sent, if the address is the link’s.' : 'Check your email for the code.');
+  announce(again ? 'If the address is the link’s, a new code was sent, or the one from the last 10 minutes still works.' : 'Check your email for the code.');
   codeInput.focus();
 }
 
@@ -116,9 +117,10 @@ async function verify(hooks: GateHooks, secretId: string, recipientId: string): 
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
       const left = typeof error.problem.attempts_left === 'number' ? error.problem.attempts_left : null;
-      if (left !== null && left > 0) showError(codeError, 'That code is not right', `Check it and try again: ${plural(left, 'attempt', 'attempts')} left for this code.`, codeInput);
-      else if (left === 0) showError(codeError, 'Too many wrong codes', 'This code no longer works. Send another code and use the new one.', codeInput);
-      else showError(codeError, 'This code does not work', 'It has expired or a newer one was sent, or the address is not the one this link was made for. Send another code, or use another address.', codeInput);
+      const why = 'It is not right, or it has expired or been used, or the address is not the one this link was made for.';
+      if (left !== null && left > 0) showError(codeError, 'This code does not work', `${why} Check it and try again (${plural(left, 'attempt', 'attempts')} left), or send another code.`, codeInput);
+      else if (left === 0) showError(codeError, 'This code does not work', `${why} No attempts are left for now; try again later.`, codeInput);
+      else showError(codeError, 'This code does not work', `${why} Send another code, or use another address.`, codeInput);
       return;
     }
     gateProblem(error, codeError, codeInput, hooks);

@@ -1,5 +1,6 @@
 import { importJWK, jwtVerify, type JWTPayload } from 'jose';
 import type { Clock } from '../../clock.ts';
+import { credentialLimits } from '../../limits.ts';
 import type { SigningKey } from './model.ts';
 import type { SigningKeyStore } from './ports.ts';
 
@@ -12,6 +13,15 @@ const cacheMs = 60_000;
  */
 const unknownKidMs = 30_000;
 const unknownKidsKept = 1000;
+/** What `newKeyId` makes (shared/ids.ts): `sk_` and 12 random bytes in base64url. Any other `kid` is none of ours. */
+export const kidPattern = /^sk_[A-Za-z0-9_-]{16}$/;
+/**
+ * A key is added only as the first one, or by a rotation once the newest is
+ * `signingKeyRotationSeconds` old (tokens.ts). So while the newest key of an instance's copy
+ * is younger than that, less this margin (for another instance's clock running ahead), no key
+ * the copy lacks can exist, and an unknown `kid` is refused without a read.
+ */
+const rotationMarginMs = 5 * 60_000;
 export const accessTokenAudience = 'hushlink';
 
 export interface AccessClaims {
@@ -46,16 +56,25 @@ export class SigningKeyList {
   }
 
   async publicKey(kid: string | undefined): Promise<JsonWebKey> {
-    let key = (await this.keys(false)).find((candidate) => candidate.kid === kid);
-    // A key another instance just added: read the list again before refusing, unless the table
-    // said a moment ago it has no such key (a forged or foreign token sent again and again
-    // would otherwise cost a strongly consistent read each time).
-    if (!key && kid !== undefined && !this.recentlyUnknown(kid)) {
+    // A `kid` we cannot have made costs nothing: varying ones would otherwise cost a read each.
+    if (kid === undefined || !kidPattern.test(kid)) throw new Error('unknown signing key');
+    const keys = await this.keys(false);
+    let key = keys.find((candidate) => candidate.kid === kid);
+    // A key another instance just added: read the list again before refusing, but only while
+    // one can have been added since this copy was read (see rotationMarginMs), and unless the
+    // table said a moment ago it has no such key.
+    if (!key && this.mayLackAKey(keys) && !this.recentlyUnknown(kid)) {
       key = (await this.keys(true)).find((candidate) => candidate.kid === kid);
       if (!key) this.rememberUnknown(kid);
     }
     if (!key) throw new Error('unknown signing key');
     return key.publicJwk;
+  }
+
+  /** True when a key this copy lacks can exist: none yet, or the newest is due (or nearly) for rotation. */
+  private mayLackAKey(keys: SigningKey[]): boolean {
+    const newest = keys[0];
+    return newest === undefined || this.clock.now() - newest.createdAt >= credentialLimits.signingKeyRotationSeconds * 1000 - rotationMarginMs;
   }
 
   private recentlyUnknown(kid: string): boolean {

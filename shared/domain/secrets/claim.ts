@@ -177,7 +177,8 @@ async function proofRefusal(current: Secret, presented: Presented, denial: () =>
   if (constantTimeEqual(Buffer.from(presented.proofHash), Buffer.from(current.claimVerifier!))) return null;
   // Only a holder of the link counts towards the lock (a wrong passphrase does): an id
   // alone, which leaks wherever paths are logged, must not be able to destroy a secret.
-  // Secrets from before link verifiers keep the old rule: any refused token counts.
+  // Secrets stored with a claim verifier and no link verifier (none is made since the cut-over
+  // of issue 26: secretSettings) keep the old rule until they expire: any refused token counts.
   if (current.linkVerifier !== undefined && !provesLink(current, presented.linkHash)) {
     await deny();
     return proofRefused(secretLimits.refusedProofsBeforeLock - current.refusedProofs);

@@ -69,11 +69,18 @@ export async function sentIn(workspaceId: string, hostname: string | undefined, 
   return { workspaceId, ...(hostname === undefined ? {} : { linkHost: await linkHostOf(workspaceId, hostname, ports) }) };
 }
 
-/** What a text's or a file's request sets alike, with `not_before` before the expiry (400 otherwise). */
+/** What a text's or a file's request sets alike, with `not_before` before the expiry and a claim verifier only beside a link verifier (400 otherwise). */
 export function secretSettings(
   request: Pick<CreateSecretRequest, 'salt' | 'expires_in' | 'max_views' | 'not_before' | 'claim_verifier' | 'link_verifier' | 'recipients'>,
   ports: Pick<SecretPorts, 'clock'>,
 ): NewSecretFields {
+  // The cut-over of issue 26: a claim verifier alone let five made-up tokens lock a secret by
+  // its id (which leaks wherever paths are logged); every client sends both since issue 11.
+  if (request.claim_verifier !== undefined && request.link_verifier === undefined) {
+    throw new HttpError(400, 'invalid_request', 'A secret with a claim_verifier needs its link_verifier too (docs/envelope.md, "Link token").', {
+      errors: [{ path: 'body.link_verifier', message: 'required with claim_verifier' }],
+    });
+  }
   const notBefore = request.not_before === undefined ? undefined : Date.parse(request.not_before);
   if (notBefore !== undefined && notBefore >= ports.clock.now() + request.expires_in * 1000) {
     throw new HttpError(400, 'invalid_request', 'not_before must be before the secret expires.', {

@@ -11,7 +11,7 @@ import type { SecretStore } from './ports.ts';
 import { findSecretOn } from './read.ts';
 import { recipientIdPattern } from './rules.ts';
 
-/** A code mailed to a restricted link's address: stored salted and hashed, tried at most `codeAttempts` times. */
+/** A code mailed to a restricted link's address: stored salted and hashed; a link has one live at a time. */
 export interface GateCode {
   codeHash: string;
   salt: string;
@@ -27,11 +27,12 @@ export interface GateSession {
 }
 
 export interface GateStore {
-  /** Replaces the link's code (a new one cancels the one before: only its address receives codes). */
-  putCode(secretId: string, recipientId: string, code: GateCode): Promise<void>;
+  /**
+   * Stores `code` as the link's unless the link holds a code still live at `now`: true when
+   * stored. Of two racing starts, one stores; a live code is never replaced.
+   */
+  addCode(secretId: string, recipientId: string, code: GateCode, now: number): Promise<boolean>;
   getCode(secretId: string, recipientId: string): Promise<GateCode | null>;
-  /** Counts one try of the link's current code unless it has had `max`; the count, or null when spent. */
-  countAttempt(secretId: string, recipientId: string, max: number): Promise<number | null>;
   /** Removes the code if it is still the one given: of two right answers racing, one wins. */
   consumeCode(secretId: string, recipientId: string, codeHash: string): Promise<boolean>;
   putSession(tokenHash: string, session: GateSession): Promise<void>;
@@ -47,6 +48,11 @@ export interface GatePorts {
 }
 
 const codeHashOf = (salt: string, code: string) => sha256Base64Url(`${salt}:${code}`);
+/**
+ * One link asked about from one source (the client address as the per-IP limits count it, IPv6
+ * by its /64: the handler passes `addressKey`'s): what the per-source caps count, as a hash.
+ */
+const askerOf = (secretId: string, recipientId: string, source: string) => sha256Base64Url(`link:${secretId}#${recipientId}\nsource:${source}`);
 const notFound = () => new HttpError(404, 'not_found', 'No secret has this id, or it has no such link.');
 
 /** The secret and its link, or 404: the gate is only for links that exist (on a workspace's hostname, made on it). */
@@ -62,18 +68,21 @@ const matches = (link: Recipient, email: string) =>
   link.restricted && link.email !== null && constantTimeEqual(Buffer.from(recipientEmailHash(email)), Buffer.from(recipientEmailHash(link.email)));
 
 /**
- * Mails a 6-digit code when `email` is the restricted link's address (case-insensitively). The
- * answer is the same whatever the address, so nobody learns which one a link is for. Codes
- * mailed to one link are capped per hour; only mails sent count, so guessing addresses cannot
- * use up the real recipient's codes.
+ * Mails a 6-digit code when `email` is the restricted link's address (case-insensitively) and
+ * the link holds no live code. The answer is the same whatever the address, and whether or not
+ * a code went out, so nobody learns which address a link is for. A start never replaces a live
+ * code: whoever asked, it went to the link's address, where the recipient finds it, so nobody's
+ * asking cancels the code the recipient is about to type. Only this source's own cap refuses
+ * (429), counted whatever the address.
  */
-export async function startGate(secretId: string, recipientId: string, email: string, hostClaim: HostClaim | null, ports: GatePorts): Promise<void> {
+export async function startGate(secretId: string, recipientId: string, email: string, source: string, hostClaim: HostClaim | null, ports: GatePorts): Promise<void> {
   const { secret, link } = await linkOf(secretId, recipientId, hostClaim, ports);
+  await enforceWindow(`gate_start_source#${askerOf(secretId, recipientId, source)}`, gateLimits.startsPerSource, ports);
   if (!matches(link, email) || isTerminal(secret.state) || link.state !== 'active') return;
-  await enforceWindow(`gate_mail#${secretId}#${recipientId}`, gateLimits.codesPerRecipient, ports);
   const code = newNumericCode(gateLimits.codeDigits);
   const salt = randomBytes(16).toString('base64url');
-  await ports.gates.putCode(secretId, recipientId, { codeHash: codeHashOf(salt, code), salt, expiresAt: ports.clock.now() + gateLimits.codeSeconds * 1000 });
+  const now = ports.clock.now();
+  if (!(await ports.gates.addCode(secretId, recipientId, { codeHash: codeHashOf(salt, code), salt, expiresAt: now + gateLimits.codeSeconds * 1000 }, now))) return;
   await ports.mailer.send({
     to: link.email!,
     subject: `Your code to open a secret: ${code}`,
@@ -83,6 +92,23 @@ export async function startGate(secretId: string, recipientId: string, email: st
   });
 }
 
+/**
+ * Counts a try before any code is compared, by conditional increments, so parallel tries
+ * cannot overshoot: this source's windows first (beyond them only this source is refused, and
+ * uses none of the link's budget), then the link's, which refuses every source. Answers the
+ * tries this source has left.
+ */
+async function countTry(secretId: string, recipientId: string, source: string, ports: GatePorts): Promise<number> {
+  const asker = askerOf(secretId, recipientId, source);
+  let left = Number.POSITIVE_INFINITY;
+  for (const window of gateLimits.triesPerSource) {
+    const counted = await enforceWindow(`gate_try_source#${window.windowSeconds}#${asker}`, window, ports);
+    left = Math.min(left, window.limit - counted);
+  }
+  await enforceWindow(`gate_try#${secretId}#${recipientId}`, gateLimits.triesPerRecipient, ports);
+  return left;
+}
+
 export interface IssuedGateSession {
   token: string;
   expiresAt: number;
@@ -90,22 +116,22 @@ export interface IssuedGateSession {
 
 /**
  * Exchanges a link's code for a gate session (15 minutes, bound to the secret, the link and
- * the address; stored only as a hash). A wrong address is refused like a wrong code.
+ * the address; stored only as a hash). Wrong, expired, used, never sent or a wrong address:
+ * one answer, counted alike, so a try tells nobody whether the address is the link's.
  */
-export async function verifyGate(secretId: string, recipientId: string, email: string, code: string, hostClaim: HostClaim | null, ports: GatePorts): Promise<IssuedGateSession> {
+export async function verifyGate(secretId: string, recipientId: string, email: string, code: string, source: string, hostClaim: HostClaim | null, ports: GatePorts): Promise<IssuedGateSession> {
   const { link } = await linkOf(secretId, recipientId, hostClaim, ports);
-  const refused = (detail: string, members: Record<string, unknown> = {}) => new HttpError(401, 'unauthorized', detail, { members });
+  const left = await countTry(secretId, recipientId, source, ports);
   const now = ports.clock.now();
   const current = await ports.gates.getCode(secretId, recipientId);
-  if (!current || current.expiresAt <= now || !matches(link, email)) throw refused('This code is not valid or has expired; ask for a new one.');
-  // Counted before the comparison, across the link's codes, so parallel guesses cannot overshoot.
-  await enforceWindow(`gate_try#${secretId}#${recipientId}`, gateLimits.triesPerRecipient, ports);
-  const tries = await ports.gates.countAttempt(secretId, recipientId, gateLimits.codeAttempts);
-  if (tries === null) throw refused('Too many wrong codes; ask for a new one.', { attempts_left: 0 });
-  if (!constantTimeEqual(Buffer.from(codeHashOf(current.salt, code)), Buffer.from(current.codeHash))) {
-    throw refused('That code is not right.', { attempts_left: gateLimits.codeAttempts - tries });
+  const right =
+    current !== null &&
+    constantTimeEqual(Buffer.from(codeHashOf(current.salt, code)), Buffer.from(current.codeHash)) &&
+    current.expiresAt > now &&
+    matches(link, email);
+  if (!right || !(await ports.gates.consumeCode(secretId, recipientId, current.codeHash))) {
+    throw new HttpError(401, 'unauthorized', 'That code is not right, or it has expired or been used; ask for a new one if it has.', { members: { attempts_left: left } });
   }
-  if (!(await ports.gates.consumeCode(secretId, recipientId, current.codeHash))) throw refused('This code was already used.');
   const token = newGateToken();
   const expiresAt = now + gateLimits.sessionSeconds * 1000;
   await ports.gates.putSession(sha256Base64Url(token), { secretId, recipientId, emailHash: recipientEmailHash(link.email!), expiresAt });

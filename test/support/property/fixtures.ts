@@ -242,7 +242,7 @@ export const seeders: Record<string, Seeder> = {
     const api = fixtures.api();
     for (const who of ['a', 'a', 'a', 'a', 'b', 'b', null] as const) {
       const { verifier } = claimPair();
-      const body = textSecretBody({ max_views: 100, expires_in: 30 * 24 * 3600, ...(who === 'b' ? { claim_verifier: verifier } : {}) });
+      const body = textSecretBody({ max_views: 100, expires_in: 30 * 24 * 3600, ...(who === 'b' ? { claim_verifier: verifier, link_verifier: claimPair().verifier } : {}) });
       const created = await api.post('/v1/secrets', body, who === null ? {} : fixtures.sessions.get(who)!.auth);
       if (created.status !== 201) throw new Error(`seeding a secret: ${created.status} ${JSON.stringify(created.body)}`);
       fixtures.add('/v1/secrets', created.body.id, who, true);
