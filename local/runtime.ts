@@ -219,7 +219,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const [dynamo, s3] = await Promise.all([
       options.dynamo ??
         start(startDynamoLocal({ tableName: config.TABLE_NAME, ...(dataDir ? { dataDir: join(dataDir, 'ddb') } : {}), ...(signal ? { signal } : {}) })),
-      start(startS3Local({ bucket: filesBucket, webOrigin: config.WEB_ORIGIN, clock, ...(dataDir ? { dataDir: join(dataDir, 's3') } : {}) })),
+      // Its secret is this machine's own, kept beside the data (a published key would let anyone sign).
+      start(startS3Local({ bucket: filesBucket, webOrigin: config.WEB_ORIGIN, clock, ...(dataDir ? { dataDir: join(dataDir, 's3'), secretAccessKey: localSecret(join(dataDir, 's3-secret-access-key')) } : {}) })),
     ]);
     signal?.throwIfAborted();
     if (options.dynamo) await ensureTable(dynamo.endpoint, config.TABLE_NAME);
@@ -417,7 +418,7 @@ function localBucket(s3: LocalS3, clock: Clock): Pick<Adapters, 'files' | 'uploa
   return { files: new PresignedFileObjects(location, clock), uploads: new S3MultipartUploads(s3Client(location), s3.bucket, clock) };
 }
 
-/** A secret of this machine (the chat app's signing secret): 32 hex characters, made once, kept beside the local data. */
+/** A secret of this machine (the chat app's signing secret, the local S3's key): 32 hex characters, made once, kept beside the local data. */
 function localSecret(file: string): string {
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dirname(file), { recursive: true });

@@ -2,14 +2,19 @@ import type { FilesystemStore } from '@20minutes/s3rver';
 import S3Error, { type S3Context } from '@20minutes/s3rver/lib/models/error.js';
 import type { Clock } from '../shared/clock.ts';
 import { MultipartUploads } from './s3Multipart.ts';
-import { authenticate, presignParameters, splitTarget, type Authentication, type S3Credentials } from './s3Signature.ts';
+import { canonicalQuery, checkedTarget, type S3Target } from './s3Request.ts';
+import { authenticate, presignParameters, type Authentication, type S3Credentials } from './s3Signature.ts';
 
 /**
  * What s3rver lacks for the files flow, added in front of its router as one Koa middleware (so
  * its answers are s3rver's own XML errors, on its own storage) — each piece is pinned by
- * test/integration/s3-conformance.test.ts:
- * - every request but a CORS preflight is authenticated by SigV4 (s3Signature.ts); an unsigned
- *   one is AccessDenied. s3rver accepted anything signed by the key id S3RVER, or unsigned;
+ * test/integration/s3-conformance.test.ts and local-s3-security.test.ts:
+ * - first, the request target is checked (s3Request.ts: each query parameter once, values,
+ *   bucket names, keys that stay inside s3rver's folder), and s3rver is handed a query string
+ *   rebuilt from the checked values, so it acts on exactly what was checked and signed;
+ * - every request but a CORS preflight is authenticated by SigV4 (s3Signature.ts) with this
+ *   machine's own key; an unsigned one is AccessDenied. s3rver accepted anything signed by the
+ *   published key S3RVER, or unsigned;
  * - the multipart operations of s3Multipart.ts;
  * - CORS from one rule, the runtime's web origin: preflights answered as S3 does (s3rver
  *   answered `*` and did not expose headers), and the headers on every actual answer from that
@@ -44,13 +49,14 @@ export function s3Layer(options: S3LayerOptions): Middleware {
     const now = options.clock.now();
     context.set('Date', new Date(now).toUTCString());
     try {
+      if (context.method !== 'OPTIONS') corsHeaders(context, options.cors);
+      const target = checkedTarget(context.req.url ?? '/', context.req.headers);
       if (context.method === 'OPTIONS') return preflight(context, options.cors);
-      corsHeaders(context, options.cors);
-      const url = context.req.url ?? '/';
-      const signedBy = await authenticate({ method: context.method, url, headers: context.req.headers }, options.credentials, now);
-      removeProof(context, signedBy);
+      const signedBy = await authenticate({ method: context.method, path: target.path, query: target.query, headers: context.req.headers }, options.credentials, now);
+      handOn(context, target, signedBy);
       refuseChunkedBody(context);
-      await route(context, url, uploads, next);
+      refuseKeysInBody(context, target);
+      await route(context, target, uploads, next);
     } catch (error) {
       respondWithError(context, error);
     }
@@ -58,13 +64,10 @@ export function s3Layer(options: S3LayerOptions): Middleware {
 }
 
 /** Multipart operations on an upload id are the layer's; the rest goes on to s3rver. */
-async function route(context: S3Context, url: string, uploads: MultipartUploads, next: () => Promise<void>): Promise<void> {
-  const { path, query } = splitTarget(url);
+async function route(context: S3Context, { path, query, bucket, key }: S3Target, uploads: MultipartUploads, next: () => Promise<void>): Promise<void> {
   const uploadId = query.get('uploadId');
-  const [, bucket, ...keyPath] = path.split('/');
-  const key = decode(keyPath.join('/'));
   if (uploadId === undefined || !bucket || !key) return next();
-  const target = { bucket: decode(bucket), key, uploadId };
+  const target = { bucket, key, uploadId };
   switch (context.method) {
     case 'PUT':
       return uploads.uploadPart(target, query.get('partNumber'), next);
@@ -140,18 +143,24 @@ function refuseChunkedBody(context: S3Context): void {
 }
 
 /**
- * s3rver checks signatures itself, by the system's time and differently: the proof the layer
- * checked is taken off, so s3rver sees a request it lets through.
+ * DeleteObjects names its keys in its body, where s3Request.ts cannot check them, and s3rver
+ * removes each as a path: refused, as the service never sends it.
  */
-function removeProof(context: S3Context, signedBy: Authentication): void {
-  if (signedBy === 'header') {
-    delete context.req.headers.authorization;
-    return;
+function refuseKeysInBody(context: S3Context, target: S3Target): void {
+  if (context.method === 'POST' && target.query.has('delete')) {
+    throw new S3Error('NotImplemented', 'The local S3 does not take DeleteObjects (keys in a body are not checked): delete objects one at a time.');
   }
-  context.querystring = context.querystring
-    .split('&')
-    .filter((pair) => !presignParameters.includes(decode(pair.split('=', 1)[0]!)))
-    .join('&');
+}
+
+/**
+ * What s3rver sees: the query string rebuilt from the checked parameters (it can never see a
+ * second value, or another decoding, of one), without the proof the layer checked — s3rver
+ * checks signatures itself, by the system's time and differently, and lets through a request
+ * that carries none.
+ */
+function handOn(context: S3Context, target: S3Target, signedBy: Authentication): void {
+  if (signedBy === 'header') delete context.req.headers.authorization;
+  context.querystring = canonicalQuery(target.query, presignParameters);
 }
 
 /** Answers as s3rver's error handler would, keeping the CORS headers and the clock's `Date`. */
@@ -165,12 +174,4 @@ function respondWithError(context: S3Context, error: unknown): void {
   context.status = s3Error.status;
   context.type = 'application/xml';
   context.body = s3Error.toXML();
-}
-
-function decode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }

@@ -13,6 +13,8 @@ import S3Error from '@20minutes/s3rver/lib/models/error.js';
  * a header-signed request more than 15 minutes from it is RequestTimeTooSkewed, whose ServerTime
  * the SDK reads to correct its own clock (so SDK calls follow `clock.advance` by themselves).
  *
+ * An `x-amz-*` header the request was not signed with is refused, as S3 refuses it.
+ *
  * Not checked: the body against a declared x-amz-content-sha256 (S3's XAmzContentSHA256Mismatch),
  * and the scope's region (the local S3 has none of its own: any region signs).
  */
@@ -24,8 +26,10 @@ export interface S3Credentials {
 
 export interface SignedRequest {
   method: string;
-  /** The request target as received: raw path and query string. */
-  url: string;
+  /** The raw path, as received (S3 does not normalize or re-encode it). */
+  path: string;
+  /** The decoded query, each parameter once (local/s3Request.ts refused any given twice). */
+  query: Map<string, string>;
   headers: IncomingHttpHeaders;
 }
 
@@ -40,7 +44,7 @@ export const presignParameters = ['X-Amz-Algorithm', 'X-Amz-Credential', 'X-Amz-
 
 /** Throws the S3 error S3 would answer, or tells how the request was signed. */
 export async function authenticate(request: SignedRequest, credentials: S3Credentials, now: number): Promise<Authentication> {
-  const { path, query } = splitTarget(request.url);
+  const { path, query } = request;
   const authorization = request.headers.authorization;
   const presigned = query.has('X-Amz-Algorithm');
   if (authorization !== undefined && presigned) {
@@ -65,6 +69,7 @@ async function verifyHeader(request: SignedRequest, path: string, query: Map<str
   if (!match) throw new S3Error('AuthorizationHeaderMalformed', 'The authorization header is malformed; the authorization header requires three components: Credential, SignedHeaders, and Signature.');
   const [, credential, signedHeaders, signature] = match as unknown as [string, string, string, string];
   const scope = parseScope(credential, credentials, 'AuthorizationHeaderMalformed');
+  refuseUnsignedAmzHeaders(request.headers, signedHeaders);
   const amzDate = headerValue(request.headers, 'x-amz-date') ?? '';
   const signingDate = parseAmzDate(amzDate);
   if (!signingDate) throw new S3Error('AccessDenied', 'AWS authentication requires a valid Date or x-amz-date header');
@@ -91,6 +96,7 @@ async function verifyQuery(request: SignedRequest, path: string, query: Map<stri
     );
   }
   const scope = parseScope(credential, credentials, 'AuthorizationQueryParametersError');
+  refuseUnsignedAmzHeaders(request.headers, signedHeaders);
   const signingDate = parseAmzDate(amzDate);
   if (!signingDate) throw new S3Error('AuthorizationQueryParametersError', "X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"");
   const lifetime = /^\d+$/.test(expires) ? Number(expires) : NaN;
@@ -212,29 +218,14 @@ function parseAmzDate(value: string): Date | undefined {
 }
 
 /**
- * The raw path (as signed: S3 does not normalize or re-encode it) and the decoded query. `+` is
- * taken literally: SigV4 clients encode a space as %20.
+ * S3 refuses a SigV4 request with an `x-amz-*` header it was not signed with: such a header
+ * changes what the request does (an unsigned `x-amz-copy-source` on a part's URL would copy
+ * another object into the upload) without the signer having said so.
  */
-export function splitTarget(url: string): { path: string; query: Map<string, string> } {
-  const at = url.indexOf('?');
-  const path = at === -1 ? url : url.slice(0, at);
-  const query = new Map<string, string>();
-  if (at !== -1) {
-    for (const pair of url.slice(at + 1).split('&')) {
-      if (!pair) continue;
-      const equals = pair.indexOf('=');
-      const name = safeDecode(equals === -1 ? pair : pair.slice(0, equals));
-      const value = equals === -1 ? '' : safeDecode(pair.slice(equals + 1));
-      if (!query.has(name)) query.set(name, value);
-    }
-  }
-  return { path, query };
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
+function refuseUnsignedAmzHeaders(headers: IncomingHttpHeaders, signedHeaders: string): void {
+  const signed = new Set(signedHeaders.split(';'));
+  const unsigned = Object.keys(headers).filter((name) => name.startsWith('x-amz-') && !signed.has(name));
+  if (unsigned.length > 0) {
+    throw new S3Error('AccessDenied', 'There were headers present in the request which were not signed', { HeadersNotSigned: unsigned.join(', ') });
   }
 }

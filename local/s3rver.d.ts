@@ -66,3 +66,14 @@ declare module '@20minutes/s3rver/lib/models/error.js' {
     toXML(): string;
   }
 }
+
+declare module '@20minutes/s3rver/lib/models/account.js' {
+  /** s3rver's accounts: the keys its own signature check accepts. */
+  export default class AWSAccount {
+    /** The account of the published key S3RVER/S3RVER, made when the module loads. */
+    static readonly DUMMY_ACCOUNT: AWSAccount;
+    static readonly registry: Map<string, AWSAccount>;
+    createKeyPair(accessKeyId: string, secretAccessKey: string): void;
+    revokeAccessKey(accessKeyId: string): void;
+  }
+}
