@@ -39,7 +39,7 @@ interface Handled {
 }
 
 interface Route<H extends Specs = Specs> {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: RegExp;
   params: H;
   handle(context: ApiContext, params: ReadAll<H>, id: string, cause: Cause): Handled;
@@ -49,7 +49,7 @@ const route = <H extends Specs>(definition: Route<H>): Route => definition as un
 const expandable = { expand: 'strings' } as const;
 const id = '([A-Za-z0-9_]+)';
 
-/** The subset of Stripe's REST API the service calls (issue 16), plus retrieving an invoice. */
+/** The subset of Stripe's REST API the service calls (issues 16 and 26), plus retrieving an invoice. */
 const routes: Route[] = [
   route({
     method: 'POST',
@@ -76,7 +76,14 @@ const routes: Route[] = [
     },
     handle: ({ billing }, params) => ({ body: billing.createCheckoutSession(params) }),
   }),
+  route({
+    method: 'GET',
+    path: /^\/v1\/checkout\/sessions$/,
+    params: { customer: 'string', status: 'string', subscription: 'string', limit: 'integer', starting_after: 'string', ending_before: 'string', ...expandable },
+    handle: ({ billing }, params) => ({ body: billing.listCheckoutSessions(params) }),
+  }),
   route({ method: 'GET', path: new RegExp(`^/v1/checkout/sessions/${id}$`), params: expandable, handle: ({ billing }, _, session) => ({ body: billing.checkoutSession(session).session }) }),
+  route({ method: 'POST', path: new RegExp(`^/v1/checkout/sessions/${id}/expire$`), params: expandable, handle: ({ billing }, _, session) => ({ body: billing.expireCheckoutSession(session) }) }),
   route({
     method: 'POST',
     path: /^\/v1\/billing_portal\/sessions$/,
@@ -97,6 +104,15 @@ const routes: Route[] = [
     handle: ({ billing }, params, subscription, cause) => {
       const { subscription: updated, events } = billing.subscriptions.update(subscription, params, cause);
       return { body: updated, events };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: new RegExp(`^/v1/subscriptions/${id}$`),
+    params: { prorate: 'boolean', invoice_now: 'boolean', cancellation_details: { hash: { comment: 'string', feedback: 'string' } }, ...expandable },
+    handle: ({ billing }, params, subscription, cause) => {
+      const { subscription: canceled, events } = billing.subscriptions.cancel(subscription, params, cause);
+      return { body: canceled, events };
     },
   }),
   route({

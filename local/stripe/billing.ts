@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock.ts';
 import { invalidRequest, missingParam, noSuch } from './errors.ts';
-import { ids, list, type CheckoutSession, type Customer, type Invoice, type List, type PortalSession, type PriceConfig, type StripeEvent } from './objects.ts';
+import { ids, paged, type CheckoutSession, type Customer, type Invoice, type List, type PageParams, type PortalSession, type PriceConfig, type StripeEvent } from './objects.ts';
 import type { SessionRecord, StripeStore } from './store.ts';
 import { Subscriptions } from './subscriptions.ts';
 import type { Webhooks } from './webhooks.ts';
@@ -28,13 +28,16 @@ export interface CheckoutParams {
   subscription_data?: { metadata?: Record<string, string> };
 }
 
-export interface InvoiceListParams {
+export interface CheckoutListParams extends PageParams {
+  customer?: string;
+  status?: string;
+  subscription?: string;
+}
+
+export interface InvoiceListParams extends PageParams {
   customer?: string;
   subscription?: string;
   status?: string;
-  limit?: number;
-  starting_after?: string;
-  ending_before?: string;
 }
 
 const isUrl = (value: string) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
@@ -182,6 +185,26 @@ export class StripeBilling {
     return record;
   }
 
+  /** Newest first, filtered by customer, status and subscription, paged by `starting_after` and `limit` (1–100, 10 by default). */
+  listCheckoutSessions(params: CheckoutListParams): List<CheckoutSession> {
+    if (params.status !== undefined && !['open', 'complete', 'expired'].includes(params.status)) throw invalidRequest('Invalid status: must be one of complete, expired, or open', { param: 'status' });
+    const matching = Object.keys(this.store.data.checkoutSessions)
+      .reverse()
+      .map((id) => this.checkoutSession(id).session)
+      .filter((session) => (params.customer === undefined || session.customer === params.customer) && (params.status === undefined || session.status === params.status))
+      .filter((session) => params.subscription === undefined || session.subscription === params.subscription);
+    return paged(matching, params, 'checkout.session', '/v1/checkout/sessions');
+  }
+
+  /** `POST /v1/checkout/sessions/{id}/expire`: an open session can no longer be paid (Stripe's 400 for any other). */
+  expireCheckoutSession(id: string): CheckoutSession {
+    const { session } = this.checkoutSession(id);
+    if (session.status !== 'open') throw invalidRequest(`Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${session.status}".`);
+    Object.assign(session, { status: 'expired', url: null } satisfies Partial<CheckoutSession>);
+    this.store.save();
+    return session;
+  }
+
   /**
    * Pay: what Stripe does when the payer completes the checkout page. The customer is created
    * if the session named none, then the subscription and its first invoice (paid); the events
@@ -255,28 +278,12 @@ export class StripeBilling {
 
   /** Newest first, paged by `starting_after` / `ending_before` (an invoice id) and `limit` (1–100, 10 by default). */
   listInvoices(params: InvoiceListParams): List<Invoice> {
-    const limit = params.limit ?? 10;
-    if (limit < 1 || limit > 100) throw invalidRequest(`This value must be between 1 and 100 (it currently is '${limit}').`, { param: 'limit' });
-    if (params.starting_after !== undefined && params.ending_before !== undefined) {
-      throw invalidRequest('You may only specify one of these parameters: ending_before, starting_after.', { code: 'parameters_exclusive', param: 'starting_after' });
-    }
     if (params.customer !== undefined) this.customer(params.customer, 'customer');
     if (params.subscription !== undefined) this.subscriptions.get(params.subscription, 'subscription');
     const matching = [...this.store.data.invoices]
       .reverse()
       .filter((invoice) => (params.customer === undefined || invoice.customer === params.customer) && (params.status === undefined || invoice.status === params.status))
       .filter((invoice) => params.subscription === undefined || invoice.parent?.subscription_details?.subscription === params.subscription);
-    const position = (cursor: string, param: string) => {
-      const index = matching.findIndex((invoice) => invoice.id === cursor);
-      if (index < 0) throw noSuch('invoice', cursor, param);
-      return index;
-    };
-    if (params.ending_before !== undefined) {
-      const end = position(params.ending_before, 'ending_before');
-      const start = Math.max(0, end - limit);
-      return list(matching.slice(start, end), '/v1/invoices', start > 0);
-    }
-    const start = params.starting_after === undefined ? 0 : position(params.starting_after, 'starting_after') + 1;
-    return list(matching.slice(start, start + limit), '/v1/invoices', start + limit < matching.length);
+    return paged(matching, params, 'invoice', '/v1/invoices');
   }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Stripe from 'stripe';
+import { invalidRequest, noSuch } from './errors.ts';
 
 /**
  * Stripe's objects as the emulator answers them: each type is the SDK's own (the `stripe`
@@ -185,3 +186,34 @@ export function periodEnd(start: number, interval: 'month' | 'year' = 'month'): 
 }
 
 export const list = <T>(data: T[], url: string, hasMore = false): List<T> => ({ object: 'list', data, has_more: hasMore, url });
+
+export interface PageParams {
+  limit?: number;
+  starting_after?: string;
+  ending_before?: string;
+}
+
+/**
+ * A page of a list Stripe keeps newest first: `limit` (1–100, 10 by default) after
+ * `starting_after` or before `ending_before`, an id of the list; an id the list does not hold is
+ * Stripe's 400 `resource_missing` on that parameter.
+ */
+export function paged<T extends { id: string }>(matching: T[], params: PageParams, kind: string, url: string): List<T> {
+  const limit = params.limit ?? 10;
+  if (limit < 1 || limit > 100) throw invalidRequest(`This value must be between 1 and 100 (it currently is '${limit}').`, { param: 'limit' });
+  if (params.starting_after !== undefined && params.ending_before !== undefined) {
+    throw invalidRequest('You may only specify one of these parameters: ending_before, starting_after.', { code: 'parameters_exclusive', param: 'starting_after' });
+  }
+  const position = (cursor: string, param: string) => {
+    const index = matching.findIndex((item) => item.id === cursor);
+    if (index < 0) throw noSuch(kind, cursor, param);
+    return index;
+  };
+  if (params.ending_before !== undefined) {
+    const end = position(params.ending_before, 'ending_before');
+    const start = Math.max(0, end - limit);
+    return list(matching.slice(start, end), url, start > 0);
+  }
+  const start = params.starting_after === undefined ? 0 : position(params.starting_after, 'starting_after') + 1;
+  return list(matching.slice(start, start + limit), url, start + limit < matching.length);
+}

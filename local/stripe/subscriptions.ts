@@ -12,6 +12,14 @@ export interface SubscriptionUpdate {
   metadata?: Record<string, string>;
 }
 
+const cancellationFeedback = ['customer_service', 'low_quality', 'missing_features', 'other', 'switched_service', 'too_complex', 'too_expensive', 'unused'] as const;
+
+export interface SubscriptionCancel {
+  prorate?: boolean;
+  invoice_now?: boolean;
+  cancellation_details?: { comment?: string; feedback?: string };
+}
+
 const prorationBehaviors = ['create_prorations', 'none', 'always_invoice'] as const;
 
 /**
@@ -129,6 +137,40 @@ export class Subscriptions {
     const events: StripeEvent[] = [];
     const changed = previousAttributes(before, subscription);
     if (Object.keys(changed).length > 0) events.push(this.webhooks.create('customer.subscription.updated', subscription, cause, changed));
+    if (invoice) events.push(this.webhooks.create(invoice.status === 'paid' ? 'invoice.paid' : 'invoice.payment_failed', invoice, cause));
+    return { subscription, events };
+  }
+
+  /**
+   * `DELETE /v1/subscriptions/{id}`: ended now. `prorate` credits each item's unused time (a
+   * proration, as a decrease makes); `invoice_now` bills what is pending on a final invoice at
+   * once, a negative total becoming the customer's credit. Stripe answers the cancellation of a
+   * subscription canceled already as of one it does not have.
+   */
+  cancel(id: string, params: SubscriptionCancel, cause?: Cause): { subscription: Subscription; events: StripeEvent[] } {
+    const record = this.store.data.subscriptions[id];
+    if (!record || record.subscription.status === 'canceled') throw noSuch('subscription', id, 'id');
+    const feedback = params.cancellation_details?.feedback;
+    if (feedback && !(cancellationFeedback as readonly string[]).includes(feedback)) {
+      throw invalidRequest(`Invalid cancellation_details[feedback]: must be one of ${cancellationFeedback.join(', ')}`, { param: 'cancellation_details[feedback]' });
+    }
+    const subscription = record.subscription;
+    const now = this.context.now();
+    for (const item of params.prorate ? subscription.items.data : []) {
+      if (item.current_period_end <= now) continue;
+      const period = { start: item.current_period_start, end: item.current_period_end };
+      record.pendingProrations.push(invoiceLine({ subscription: id, subscriptionItem: item.id, price: this.context.price(item.price.id, 'price'), quantity: item.quantity ?? 1, period, proration: { sign: -1, at: now } }));
+    }
+    // Stripe does not document a final invoice's reason; the service reads none.
+    const invoice = params.invoice_now && record.pendingProrations.length > 0 ? this.invoice(record, record.pendingProrations.splice(0), 'subscription_update') : undefined;
+    Object.assign(subscription, {
+      status: 'canceled',
+      canceled_at: now,
+      ended_at: now,
+      cancellation_details: { comment: params.cancellation_details?.comment || null, feedback: feedback || null, feedback_option: null, reason: 'cancellation_requested' },
+    } satisfies Partial<Subscription>);
+    this.store.save();
+    const events = [this.webhooks.create('customer.subscription.deleted', subscription, cause)];
     if (invoice) events.push(this.webhooks.create(invoice.status === 'paid' ? 'invoice.paid' : 'invoice.payment_failed', invoice, cause));
     return { subscription, events };
   }

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import type { Clock } from '../clock.ts';
 import type { ProviderEvent, ProviderSubscription, SubscriptionStatus } from '../domain/billing/model.ts';
-import { InvalidSignature, type CheckoutRequest, type PaymentProvider, type ProviderInvoice } from '../domain/billing/ports.ts';
+import { InvalidSignature, UnknownCursor, type CheckoutRequest, type PaymentProvider, type ProviderInvoice } from '../domain/billing/ports.ts';
 
 /** How far a webhook's signed timestamp may be from now (issue 16; Stripe's own default). */
 export const signatureToleranceSeconds = 300;
@@ -65,9 +65,14 @@ export class StripeProvider implements PaymentProvider {
   /**
    * Stripe's check on the raw bytes, at the service's clock (the SDK's `receivedAt`), refusing a
    * timestamp more than the tolerance in the past; and, which the SDK does not, in the future.
+   * The header's elements are read as the SDK reads them (split on `,` then `=`); a header with
+   * more than one `t` is refused, as the SDK would sign-check the last while a reader of the
+   * first would check another time (`t=<now>,t=<future>,v1=<signature over the future>`).
    */
   async verifyEvent(rawBody: Buffer, signature: string | null): Promise<ProviderEvent> {
     if (!signature) throw new InvalidSignature('no Stripe-Signature header');
+    const timestamps = signature.split(',').filter((element) => element.split('=')[0] === 't');
+    if (timestamps.length > 1) throw new InvalidSignature('more than one timestamp (t) in the header');
     const now = this.clock.now();
     let event: Stripe.Event;
     try {
@@ -75,7 +80,8 @@ export class StripeProvider implements PaymentProvider {
     } catch (error) {
       throw new InvalidSignature((error as Error).message);
     }
-    const signedAt = Number(/(?:^|,)t=(\d+)/.exec(signature)?.[1]);
+    // The one timestamp, parsed as the SDK parsed the one it checked the signature over.
+    const signedAt = parseInt(timestamps[0]!.split('=')[1]!, 10);
     if (signedAt * 1000 > now + signatureToleranceSeconds * 1000) throw new InvalidSignature('Timestamp outside the tolerance zone (in the future)');
     return { id: event.id, type: event.type, subscriptionId: subscriptionIdOf(event) };
   }
@@ -109,7 +115,14 @@ export class StripeProvider implements PaymentProvider {
   }
 
   async listInvoices(customerId: string, limit: number, startingAfter: string | null): Promise<{ items: ProviderInvoice[]; hasMore: boolean }> {
-    const page = await this.stripe.invoices.list({ customer: customerId, limit, ...(startingAfter ? { starting_after: startingAfter } : {}) });
+    let page: Stripe.ApiList<Stripe.Invoice>;
+    try {
+      page = await this.stripe.invoices.list({ customer: customerId, limit, ...(startingAfter ? { starting_after: startingAfter } : {}) });
+    } catch (error) {
+      // Stripe's 400 for a cursor of no invoice: `resource_missing` on `starting_after`.
+      if (startingAfter && missing(error) && (error as Stripe.errors.StripeInvalidRequestError).param === 'starting_after') throw new UnknownCursor(`no invoice ${startingAfter}`);
+      throw error;
+    }
     return {
       items: page.data.map((invoice) => ({
         id: invoice.id!,
@@ -125,11 +138,21 @@ export class StripeProvider implements PaymentProvider {
     };
   }
 
+  async invoiceCustomer(id: string): Promise<string | null> {
+    try {
+      const invoice = await this.stripe.invoices.retrieve(id);
+      return typeof invoice.customer === 'string' ? invoice.customer : (invoice.customer?.id ?? null);
+    } catch (error) {
+      if (missing(error)) return null;
+      throw error;
+    }
+  }
+
   async retrieveSubscription(id: string): Promise<ProviderSubscription | null> {
     try {
       return toProviderSubscription(await this.stripe.subscriptions.retrieve(id));
     } catch (error) {
-      if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'resource_missing') return null;
+      if (missing(error)) return null;
       throw error;
     }
   }
@@ -143,4 +166,34 @@ export class StripeProvider implements PaymentProvider {
     );
     return toProviderSubscription(subscription);
   }
+
+  async cancelSubscription(id: string): Promise<ProviderSubscription | null> {
+    try {
+      // `prorate` credits the unused time, `invoice_now` puts that credit on a final invoice at
+      // once: the customer's balance, used by their next invoice (Stripe refunds no card itself).
+      return toProviderSubscription(await this.stripe.subscriptions.cancel(id, { prorate: true, invoice_now: true }));
+    } catch (error) {
+      // Stripe answers a subscription canceled already as one it does not have.
+      if (!missing(error)) throw error;
+      return this.retrieveSubscription(id);
+    }
+  }
+
+  async openCheckouts(customerId: string): Promise<Array<{ id: string; metadata: Record<string, string> }>> {
+    const page = await this.stripe.checkout.sessions.list({ customer: customerId, status: 'open', limit: 100 });
+    return page.data.map((session) => ({ id: session.id, metadata: { ...(session.metadata ?? {}) } }));
+  }
+
+  async expireCheckout(id: string): Promise<boolean> {
+    try {
+      await this.stripe.checkout.sessions.expire(id);
+      return true;
+    } catch (error) {
+      // Paid or expired meanwhile: nothing left to close.
+      if (error instanceof Stripe.errors.StripeInvalidRequestError) return false;
+      throw error;
+    }
+  }
 }
+
+const missing = (error: unknown): boolean => error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'resource_missing';

@@ -75,6 +75,22 @@ export class LazyStripeProvider implements PaymentProvider {
   async changeQuantity(subscriptionId: string, itemId: string, quantity: number, idempotencyKey: string): Promise<ProviderSubscription> {
     return (await this.get()).changeQuantity(subscriptionId, itemId, quantity, idempotencyKey);
   }
+
+  async cancelSubscription(id: string): Promise<ProviderSubscription | null> {
+    return (await this.get()).cancelSubscription(id);
+  }
+
+  async openCheckouts(customerId: string): Promise<Array<{ id: string; metadata: Record<string, string> }>> {
+    return (await this.get()).openCheckouts(customerId);
+  }
+
+  async expireCheckout(id: string): Promise<boolean> {
+    return (await this.get()).expireCheckout(id);
+  }
+
+  async invoiceCustomer(id: string): Promise<string | null> {
+    return (await this.get()).invoiceCustomer(id);
+  }
 }
 
 /** The stored secret as JSON, or null: never an error that quotes it. */

@@ -1,14 +1,14 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import type { SubscriptionRecord } from '../domain/billing/model.ts';
-import type { BillingStore } from '../domain/billing/ports.ts';
-import { givesPlan } from '../domain/billing/model.ts';
+import type { BillingStore, LinkWrite } from '../domain/billing/ports.ts';
 import { planGiven } from '../domain/billing/webhook.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
 
 /**
  * An account's and a workspace's billing (`BILLING` in its partition: the account's customer at
- * the provider, the subscription paying for it), the service's copy of the provider's
+ * the provider, and `subscription_id`, the one subscription its plan follows, moved only by a
+ * write conditional on the id it was decided on), the service's copy of the provider's
  * subscriptions (`SUBSCRIPTION#<id>`), the events applied
  * (`PROVIDER_EVENT#<id>`, kept 30 days: the provider retries for 3), and what a subscription
  * gives: the user's `plan` (`USER#<id>`/`PROFILE`), or a workspace's `plan` and its roster's
@@ -92,9 +92,8 @@ export class DynamoBillingStore implements BillingStore {
     return String(Attributes!.customer_id);
   }
 
-  private async linkedSubscription(target: SubscriptionRecord['target']): Promise<string | null> {
-    const key = target.kind === 'user' ? billingKey(target) : billingKey({ kind: 'workspace', workspaceId: target.workspaceId });
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+  async linkedSubscription(target: { kind: 'user'; userId: string } | { kind: 'workspace'; workspaceId: string }): Promise<string | null> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: billingKey(target), ConsistentRead: true }));
     return (Item?.subscription_id as string | undefined) ?? null;
   }
 
@@ -142,13 +141,16 @@ export class DynamoBillingStore implements BillingStore {
     }
   }
 
-  async applySubscription(record: SubscriptionRecord, eventId: string, now: number): Promise<'applied' | 'duplicate' | 'stale'> {
+  async applySubscription(record: SubscriptionRecord, eventId: string, now: number, link: LinkWrite): Promise<'applied' | 'recorded' | 'duplicate' | 'stale' | 'contested'> {
     const { target } = record;
     const plan = planGiven(record);
-    // An ended subscription gives nothing any more: when another one pays for the target now
-    // (bought after it ended), the late news of the old one must not take the plan away.
-    const linked = givesPlan(record.status) ? null : await this.linkedSubscription(target);
-    const superseded = linked !== null && linked !== record.id;
+    const follow = link.mode === 'follow';
+    const linkKey = billingKey(target.kind === 'user' ? target : { kind: 'workspace', workspaceId: target.workspaceId });
+    // Decided on the target's link as it was read (one live subscription per target): written only while it still is.
+    const linkHeld =
+      link.linked === null
+        ? { ConditionExpression: 'attribute_not_exists(subscription_id)', ExpressionAttributeValues: {} }
+        : { ConditionExpression: 'subscription_id = :linked', ExpressionAttributeValues: { ':linked': link.linked } };
     const base: TransactWriteItem[] = [
       this.eventMarker(eventId, now),
       {
@@ -175,36 +177,42 @@ export class DynamoBillingStore implements BillingStore {
           ExpressionAttributeValues: { ':synced': record.syncedAt },
         },
       },
-      target.kind === 'user'
+      follow
         ? {
             Update: {
               TableName: this.tableName,
-              Key: { pk: `USER#${target.userId}`, sk: 'PROFILE' },
-              UpdateExpression: 'SET #plan = :plan',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeNames: { '#plan': 'plan' },
-              ExpressionAttributeValues: { ':plan': plan },
+              Key: linkKey,
+              UpdateExpression: 'SET subscription_id = :id',
+              ConditionExpression: linkHeld.ConditionExpression,
+              ExpressionAttributeValues: { ...linkHeld.ExpressionAttributeValues, ':id': record.id },
             },
           }
         : {
-            Update: {
+            ConditionCheck: {
               TableName: this.tableName,
-              Key: { pk: `WORKSPACE#${target.workspaceId}`, sk: 'WORKSPACE' },
-              UpdateExpression: 'SET #plan = :plan',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeNames: { '#plan': 'plan' },
-              ExpressionAttributeValues: { ':plan': plan },
+              Key: linkKey,
+              ConditionExpression: linkHeld.ConditionExpression,
+              ...(link.linked === null ? {} : { ExpressionAttributeValues: linkHeld.ExpressionAttributeValues }),
             },
           },
-      // The subscription paying for the target now (a new one after an ended one replaces it).
-      { Update: { TableName: this.tableName, Key: billingKey(target), UpdateExpression: 'SET subscription_id = :id', ExpressionAttributeValues: { ':id': record.id } } },
     ];
-    if (superseded) base.splice(2);
+    if (follow) {
+      base.push({
+        Update: {
+          TableName: this.tableName,
+          Key: target.kind === 'user' ? { pk: `USER#${target.userId}`, sk: 'PROFILE' } : { pk: `WORKSPACE#${target.workspaceId}`, sk: 'WORKSPACE' },
+          UpdateExpression: 'SET #plan = :plan',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#plan': 'plan' },
+          ExpressionAttributeValues: { ':plan': plan },
+        },
+      });
+    }
     // The seats a Team subscription pays for, never below the members (rule 10); a Team that
     // ended keeps its members and takes no one new. A contract's seats (`contract_seats`, set by
     // sales' command, scripts/set-plan.ts) are the contract's: the provider's events leave them.
     const seats = (write: 'paid' | 'members' | 'contract'): TransactWriteItem[] =>
-      superseded || target.kind !== 'workspace' || write === 'contract'
+      !follow || target.kind !== 'workspace' || write === 'contract'
         ? []
         : [
             {
@@ -220,14 +228,15 @@ export class DynamoBillingStore implements BillingStore {
     for (const write of ['paid', 'members', 'contract'] as const) {
       try {
         await this.db.send(new TransactWriteCommand({ TransactItems: [...base, ...seats(write)] }));
-        return 'applied';
+        return follow ? 'applied' : 'recorded';
       } catch (error) {
         if (!isCancelledByCondition(error)) throw error;
         const codes = reasons(error);
         if (codes[0] === 'ConditionalCheckFailed') return 'duplicate';
         if (codes[1] === 'ConditionalCheckFailed') return 'stale';
+        if (codes[2] === 'ConditionalCheckFailed') return 'contested';
         // A target that is gone (an account or workspace deleted) has nothing to give.
-        if (codes[2] === 'ConditionalCheckFailed') return (await this.recordEvent(eventId, now)) ? 'applied' : 'duplicate';
+        if (codes[3] === 'ConditionalCheckFailed') return (await this.recordEvent(eventId, now)) ? 'applied' : 'duplicate';
         // Fewer seats paid for than members: the seats stop at the members; under a contract, they stay.
       }
     }

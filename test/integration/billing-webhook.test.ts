@@ -184,6 +184,27 @@ describe('POST /v1/billing/webhook', () => {
     expect(await planOf(buyer)).toBe('free');
   });
 
+  it('answers 400 to a header with two timestamps, the first now and the signature over a later one (issue 26)', async () => {
+    const buyer = await signIn(runtime, newEmail('two-timestamps'));
+    const subscription = await subscribe(buyer, runtime.config.PRICE_PRO, 1, { target: 'user', user_id: buyer.user.id });
+    await stripe.subscriptions.update(subscription, { cancel_at_period_end: true });
+    await runtime.stripe.endPeriod(subscription);
+    await runtime.stripe.settled();
+    // A genuine event, its signature made for an hour ahead: replayable then, were it taken now.
+    const deleted = runtime.stripe.events().findLast((record) => record.event.type === 'customer.subscription.deleted')!;
+    const payload = JSON.stringify({ ...deleted.event, id: `evt_later_${Date.now()}` }, null, 2);
+    const now = Math.floor(runtime.clock.now() / 1000);
+    const later = stripe.webhooks.generateTestHeaderString({ payload, secret: runtime.stripe.signingSecret, timestamp: now + 3600 });
+    for (const header of [`t=${now},${later}`, `${later.replace(/,v1=/, `,t=${now},v1=`)}`]) {
+      const refused = await api.call('POST', '/v1/billing/webhook', { body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': header } });
+      expectProblem(refused, 400, 'invalid_request');
+      expect(refused.body.errors).toEqual([{ path: 'header.stripe-signature', message: expect.stringMatching(/timestamp/i) }]);
+    }
+    // The same event signed once, now, is taken.
+    const once = stripe.webhooks.generateTestHeaderString({ payload, secret: runtime.stripe.signingSecret, timestamp: now });
+    expect((await api.call('POST', '/v1/billing/webhook', { body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': once } })).status).toBe(200);
+  });
+
   it('answers 200 to a signed event about a subscription the provider does not have, and applies nothing', async () => {
     const payload = JSON.stringify({ id: `evt_missing_${Date.now()}`, object: 'event', type: 'customer.subscription.updated', data: { object: { id: 'sub_nowhere', object: 'subscription' } } });
     const header = stripe.webhooks.generateTestHeaderString({ payload, secret: runtime.stripe.signingSecret, timestamp: Math.floor(runtime.clock.now() / 1000) });

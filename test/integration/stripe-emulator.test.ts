@@ -351,6 +351,60 @@ describe('subscriptions', () => {
   });
 });
 
+describe('cancelling now, and expiring checkouts (issue 26)', () => {
+  it('cancels now with prorate and invoice_now: deleted, then a final invoice crediting the unused time to the customer’s balance; again is 404', async () => {
+    const subscription = await teamSubscription(3);
+    const item = subscription.items.data[0]!;
+    clock.advance(10 * 86_400);
+    emulator.clearRequests();
+    const canceled = await stripe.subscriptions.cancel(subscription.id, { prorate: true, invoice_now: true });
+    expect(canceled).toMatchObject({ status: 'canceled', canceled_at: nowSeconds(), ended_at: nowSeconds(), cancellation_details: { reason: 'cancellation_requested' } });
+    expect(emulator.requests()).toMatchObject([{ method: 'DELETE', path: `/v1/subscriptions/${subscription.id}`, query: { prorate: 'true', invoice_now: 'true' }, form: {}, status: 200 }]);
+    const events = await receivedEvents();
+    expect(events.map((event) => event.type)).toEqual(['customer.subscription.deleted', 'invoice.paid']);
+    const invoice = events[1]!.data.object as Stripe.Invoice;
+    const share = (item.current_period_end - nowSeconds()) / (item.current_period_end - item.current_period_start);
+    expect(invoice.lines.data).toMatchObject([{ amount: -Math.round(3 * 800 * share), quantity: 3, parent: { subscription_item_details: { proration: true } } }]);
+    expect(invoice).toMatchObject({ total: -Math.round(3 * 800 * share), amount_due: 0, amount_paid: 0, status: 'paid', ending_balance: -Math.round(3 * 800 * share) });
+    expect(canceled.latest_invoice).toBe(invoice.id);
+    expect(((await stripe.customers.retrieve(subscription.customer as string)) as Stripe.Customer).balance).toBe(-Math.round(3 * 800 * share));
+    // Canceled already: Stripe answers as of a subscription it does not have; it can still be read.
+    await expect(stripe.subscriptions.cancel(subscription.id, { prorate: true, invoice_now: true })).rejects.toMatchObject({ statusCode: 404, code: 'resource_missing', param: 'id' });
+    expect(await stripe.subscriptions.retrieve(subscription.id)).toMatchObject({ status: 'canceled' });
+  });
+
+  it('cancels now without prorate: no credit and no invoice; a bad feedback is 400', async () => {
+    const subscription = await teamSubscription(1);
+    await expect(stripe.subscriptions.cancel(subscription.id, { cancellation_details: { feedback: 'bored' as never } })).rejects.toMatchObject({ statusCode: 400, param: 'cancellation_details[feedback]' });
+    const canceled = await stripe.subscriptions.cancel(subscription.id, { cancellation_details: { feedback: 'unused', comment: 'bought twice' } });
+    expect(canceled).toMatchObject({ status: 'canceled', latest_invoice: subscription.latest_invoice, cancellation_details: { feedback: 'unused', comment: 'bought twice', reason: 'cancellation_requested' } });
+    expect((await receivedEvents()).map((event) => event.type)).toEqual(['customer.subscription.deleted']);
+    expect(((await stripe.customers.retrieve(subscription.customer as string)) as Stripe.Customer).balance).toBe(0);
+  });
+
+  it('lists a customer’s checkout sessions by status, newest first; an open one expires and can no longer be paid', async () => {
+    const customer = await stripe.customers.create({ email: 'checkouts@example.com' });
+    const [first, second, third] = [await teamCheckout(customer.id, 1), await teamCheckout(customer.id, 2), await teamCheckout(customer.id, 3)];
+    await emulator.completeCheckout(second!.id);
+    const open = await stripe.checkout.sessions.list({ customer: customer.id, status: 'open', limit: 100 });
+    expect(open).toMatchObject({ object: 'list', url: '/v1/checkout/sessions', has_more: false });
+    expect(open.data.map((session) => session.id)).toEqual([third!.id, first!.id]);
+    expect(emulator.requests().at(-1)).toMatchObject({ method: 'GET', path: '/v1/checkout/sessions', query: { customer: customer.id, status: 'open', limit: '100' } });
+
+    const expired = await stripe.checkout.sessions.expire(first!.id);
+    expect(expired).toMatchObject({ id: first!.id, status: 'expired', url: null });
+    await expect(stripe.checkout.sessions.expire(first!.id)).rejects.toMatchObject({ statusCode: 400, type: 'StripeInvalidRequestError' });
+    await expect(stripe.checkout.sessions.expire(second!.id)).rejects.toMatchObject({ statusCode: 400 });
+    await expect(stripe.checkout.sessions.expire('cs_missing')).rejects.toMatchObject({ statusCode: 404, code: 'resource_missing' });
+    expect(await (await page(`/checkout/${first!.id}`)).text()).toContain('This checkout session is expired.');
+    expect((await page(`/checkout/${first!.id}/pay`, {})).status).toBe(400);
+    expect((await stripe.checkout.sessions.list({ customer: customer.id, status: 'expired' })).data.map((session) => session.id)).toEqual([first!.id]);
+    expect((await stripe.checkout.sessions.list({ customer: customer.id, limit: 1, starting_after: third!.id })).data.map((session) => session.id)).toEqual([second!.id]);
+    await expect(stripe.checkout.sessions.list({ customer: customer.id, starting_after: 'cs_unknown' })).rejects.toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'starting_after' });
+    await expect(stripe.checkout.sessions.list({ customer: customer.id, status: 'paid' as never })).rejects.toMatchObject({ statusCode: 400, param: 'status' });
+  });
+});
+
 describe('expand', () => {
   it('replaces an id by its object on request, in lists too, and refuses a field that names none', async () => {
     const subscription = await teamSubscription(2);

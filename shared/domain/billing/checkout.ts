@@ -38,8 +38,15 @@ function backTo(path: string | undefined, fallback: string, field: string, origi
   return `${origin}${chosen}`;
 }
 
-const alreadyPaying = () =>
-  new HttpError(409, 'conflict', 'This already has an active subscription: change its seats, or manage it in the billing portal.', { members: { reason: 'active_subscription' } });
+const alreadyPaying = (byCaller = true) =>
+  new HttpError(
+    409,
+    'conflict',
+    byCaller
+      ? 'This already has an active subscription: change its seats, or manage it in the billing portal.'
+      : 'This workspace’s Team plan is paid by the account that bought it (its owner before a transfer): once they have cancelled it and it has ended, buy Team here.',
+    { members: { reason: 'active_subscription' } },
+  );
 
 /**
  * A checkout at the provider for Pro (the caller's account) or Team (a workspace the caller
@@ -73,7 +80,7 @@ export async function startCheckout(body: CheckoutBody, userId: string, ports: C
       throw new HttpError(400, 'invalid_request', `At least ${seat.roster.members} seats: one for each member.`, { errors: [{ path: 'body.seats', message: `must be at least the member count, ${seat.roster.members}` }] });
     }
     const current = await ports.billing.subscriptionOf({ kind: 'workspace', workspaceId: body.workspace_id });
-    if (current && givesPlan(current.status)) throw alreadyPaying();
+    if (current && givesPlan(current.status)) throw alreadyPaying((await ports.billing.customerOf(userId)) === current.customerId);
     metadata = { target: 'workspace', workspace_id: body.workspace_id, user_id: userId };
   }
   const customerId = (await ports.billing.customerOf(userId)) ?? (await newCustomer(userId, ports));

@@ -1,8 +1,8 @@
 import { HttpError } from '../../http/errors.ts';
-import type { BillingPorts, BillingStore, PaymentProvider, ProviderInvoice } from './ports.ts';
+import { UnknownCursor, type BillingPorts, type BillingStore, type PaymentProvider, type ProviderInvoice } from './ports.ts';
 
 export interface CustomerPorts {
-  provider: Pick<PaymentProvider, 'createPortalSession' | 'listInvoices'>;
+  provider: Pick<PaymentProvider, 'createPortalSession' | 'listInvoices' | 'invoiceCustomer'>;
   billing: Pick<BillingStore, 'customerOf'>;
   config: BillingPorts['config'];
 }
@@ -20,12 +20,21 @@ export async function openPortal(userId: string, returnPath: string | undefined,
   return ports.provider.createPortalSession(customerId, `${ports.config.WEB_ORIGIN}${returnPath ?? '/billing'}`);
 }
 
-/** The caller's invoices, newest first, paged by the last one's id. */
+const notACursor = () => new HttpError(400, 'invalid_request', 'Not a cursor of this listing.', { errors: [{ path: 'query.cursor', message: 'is not a cursor this listing gave' }] });
+
+/**
+ * The caller's invoices, newest first, paged by the last one's id. A cursor is an invoice of the
+ * caller's own customer: any other (malformed, of no invoice, of another customer) is a 400.
+ */
 export async function listInvoices(userId: string, limit: number, cursor: string | null, ports: CustomerPorts): Promise<{ items: ProviderInvoice[]; nextCursor: string | null }> {
   const customerId = await ownCustomer(userId, ports);
-  if (cursor !== null && !/^in_[A-Za-z0-9]{1,64}$/.test(cursor)) {
-    throw new HttpError(400, 'invalid_request', 'Not a cursor of this listing.', { errors: [{ path: 'query.cursor', message: 'is not a cursor this listing gave' }] });
+  if (cursor !== null && (!/^in_[A-Za-z0-9]{1,64}$/.test(cursor) || (await ports.provider.invoiceCustomer(cursor)) !== customerId)) throw notACursor();
+  let page;
+  try {
+    page = await ports.provider.listInvoices(customerId, limit, cursor);
+  } catch (error) {
+    if (error instanceof UnknownCursor) throw notACursor();
+    throw error;
   }
-  const page = await ports.provider.listInvoices(customerId, limit, cursor);
   return { items: page.items, nextCursor: page.hasMore && page.items.length > 0 ? page.items.at(-1)!.id : null };
 }

@@ -46,6 +46,25 @@ export interface PaymentProvider {
   retrieveSubscription(id: string): Promise<ProviderSubscription | null>;
   /** Sets the quantity of a subscription's item, prorated for the rest of the period; the subscription as it is then. */
   changeQuantity(subscriptionId: string, itemId: string, quantity: number, idempotencyKey: string): Promise<ProviderSubscription>;
+  /**
+   * Ends a subscription now, its unused time credited to its customer on a final invoice; the
+   * subscription as it is then (ended already counts), null when the provider has none by this id.
+   */
+  cancelSubscription(id: string): Promise<ProviderSubscription | null>;
+  /** The customer's checkout sessions still open (payable), with the metadata they were made with. */
+  openCheckouts(customerId: string): Promise<Array<{ id: string; metadata: Record<string, string> }>>;
+  /** Closes an open checkout session so it can no longer be paid; false when it was not open any more. */
+  expireCheckout(id: string): Promise<boolean>;
+  /** The customer an invoice belongs to; null when the provider has no invoice by this id. */
+  invoiceCustomer(id: string): Promise<string | null>;
+}
+
+/** A listing's cursor names nothing the provider can page from. */
+export class UnknownCursor extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'UnknownCursor';
+  }
 }
 
 export class InvalidSignature extends Error {
@@ -55,13 +74,27 @@ export class InvalidSignature extends Error {
   }
 }
 
+/**
+ * How a subscription's state is written (shared/domain/billing/live.ts decides): `follow` makes it
+ * the one the target's plan follows and gives the plan (and seats) it says; `record` keeps its
+ * state only. Either holds only while the target still links `linked` (null: none yet).
+ */
+export interface LinkWrite {
+  mode: 'follow' | 'record';
+  linked: string | null;
+}
+
 export interface BillingStore {
   /**
-   * Records the subscription's state and gives its target the plan (and a workspace its seats),
-   * with the event's id, in one transaction: `duplicate` when the event was applied before,
-   * `stale` when a newer read of the subscription was applied meanwhile (nothing is written).
+   * Records the subscription's state, with the event's id, in one transaction, and when `follow`
+   * links it to its target and gives the target its plan (and a workspace its seats): `applied`
+   * (followed) or `recorded`; `duplicate` when the event was applied before, `stale` when a
+   * newer read of the subscription was applied meanwhile, `contested` when the target's link is
+   * no longer `linked` (nothing is written for these three).
    */
-  applySubscription(record: SubscriptionRecord, eventId: string, now: number): Promise<'applied' | 'duplicate' | 'stale'>;
+  applySubscription(record: SubscriptionRecord, eventId: string, now: number, link: LinkWrite): Promise<'applied' | 'recorded' | 'duplicate' | 'stale' | 'contested'>;
+  /** The subscription a target's plan follows (its one live subscription, or the last one that was). */
+  linkedSubscription(target: { kind: 'user'; userId: string } | { kind: 'workspace'; workspaceId: string }): Promise<string | null>;
   /** Records an event that changes nothing here (so a repeat is recognised); false when it was recorded before. */
   recordEvent(eventId: string, now: number): Promise<boolean>;
   subscription(id: string): Promise<SubscriptionRecord | null>;

@@ -4,11 +4,11 @@ import { HttpError } from '../../http/errors.ts';
 import { givesPlan } from './model.ts';
 import type { BillingStore, PaymentProvider } from './ports.ts';
 import type { CheckoutPorts } from './checkout.ts';
-import { recordOf } from './webhook.ts';
+import { recordOf } from './live.ts';
 
 export interface SeatsPorts {
   provider: Pick<PaymentProvider, 'changeQuantity' | 'retrieveSubscription'>;
-  billing: Pick<BillingStore, 'subscriptionOf' | 'lowerSeats' | 'restoreSeats' | 'applySubscription'>;
+  billing: Pick<BillingStore, 'subscriptionOf' | 'customerOf' | 'lowerSeats' | 'restoreSeats' | 'applySubscription'>;
   checkoutWorkspaces: CheckoutPorts['checkoutWorkspaces'];
   config: CheckoutPorts['config'];
   clock: Clock;
@@ -19,22 +19,37 @@ const belowMembers = (members: number) =>
     errors: [{ path: 'body.seats', message: `must be at least the member count, ${members}` }],
   });
 
+/** The owner after a transfer: the subscription stays billed to the customer of whoever bought it. */
+export const notPayer = () =>
+  new HttpError(
+    403,
+    'forbidden',
+    'This workspace’s Team plan is paid by the account that bought it (its owner before a transfer): only they change its seats, or cancel it in their billing portal. Once it has ended, buy Team for the workspace to pay for it yourself.',
+    { members: { reason: 'not_payer' } },
+  );
+
 /**
- * A Team workspace's seats, changed by its owner and prorated by the provider. Fewer seats are
- * taken from the roster first, in the same condition joins are checked against, so a join racing
- * the change either lands first (and the change is refused, 400) or finds no seat; more seats are
- * given once the provider has them. The provider's answer is applied at once (its event, later,
- * finds it applied or newer).
+ * A Team workspace's seats, changed by whoever pays for its subscription (issue 26): its owner,
+ * who bought it, and after a transfer still the previous owner, whose customer the provider
+ * bills; the new owner is refused (403 `not_payer`) and takes billing over by buying Team once
+ * the payer's subscription has ended. Prorated by the provider. Fewer seats are taken from the
+ * roster first, in the same condition joins are checked against, so a join racing the change
+ * either lands first (and the change is refused, 400) or finds no seat; more seats are given
+ * once the provider has them. The provider's answer is applied at once (its event, later, finds
+ * it applied or newer).
  */
 export async function changeSeats(workspaceId: string, seats: number, userId: string, ports: SeatsPorts): Promise<{ seats: number }> {
   const seat = await ports.checkoutWorkspaces.seatOf(workspaceId, userId);
-  if (!seat || seat.role !== 'owner') throw new HttpError(403, 'forbidden', 'Only the workspace’s owner changes its seats.', { members: { reason: 'not_owner' } });
+  const subscription = seat ? await ports.billing.subscriptionOf({ kind: 'workspace', workspaceId }) : null;
+  const current = subscription && subscription.plan === 'team' && givesPlan(subscription.status) ? subscription : null;
+  const payer = current !== null && (await ports.billing.customerOf(userId)) === current.customerId;
+  if (!seat || (seat.role !== 'owner' && !payer)) throw new HttpError(403, 'forbidden', 'Only the workspace’s owner changes its seats.', { members: { reason: 'not_owner' } });
   // Its seats are the contract's (scripts/set-plan.ts), whatever a subscription pays for.
   if (seat.underContract) throw new HttpError(403, 'forbidden', 'This workspace is on an Enterprise contract: its seats are changed through sales.', { members: { reason: 'contract_plan' } });
-  const current = await ports.billing.subscriptionOf({ kind: 'workspace', workspaceId });
-  if (!current || current.plan !== 'team' || !givesPlan(current.status)) {
+  if (!current) {
     throw new HttpError(404, 'not_found', 'This workspace has no Team subscription: buy Team for it first.', { members: { reason: 'no_subscription' } });
   }
+  if (!payer) throw notPayer();
   if (seats < seat.roster.members) throw belowMembers(seat.roster.members);
   if (seats === current.seats && seats === seat.roster.seats) return { seats };
 
@@ -56,6 +71,7 @@ export async function changeSeats(workspaceId: string, seats: number, userId: st
     throw error;
   }
   const record = recordOf(changed, ports, ports.clock.now());
-  if (record) await ports.billing.applySubscription(record, idempotencyKey, ports.clock.now());
+  // As the subscription the plan follows: should the link have moved meanwhile, nothing is written and its events settle it.
+  if (record) await ports.billing.applySubscription(record, idempotencyKey, ports.clock.now(), { mode: 'follow', linked: current.id });
   return { seats: changed.quantity };
 }

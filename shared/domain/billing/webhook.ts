@@ -1,7 +1,10 @@
 import { HttpError } from '../../http/errors.ts';
 import type { AppLogger } from '../../logger.ts';
-import { givesPlan, type BillingTarget, type ProviderSubscription, type SubscriptionRecord } from './model.ts';
+import { applyLive, expireOtherCheckouts, recordOf } from './live.ts';
+import { givesPlan, type SubscriptionRecord } from './model.ts';
 import { InvalidSignature, type BillingPorts } from './ports.ts';
+
+export { recordOf, targetOf } from './live.ts';
 
 /** The events that can change what a subscription gives (issue 16); any other is answered 200 and recorded. */
 export const handledEvents = new Set([
@@ -13,38 +16,13 @@ export const handledEvents = new Set([
   'invoice.payment_failed',
 ]);
 
-/** Who the subscription pays for, from the metadata the checkout gave it; null when it names nothing this service made. */
-export function targetOf(subscription: ProviderSubscription): BillingTarget | null {
-  const { target, user_id: userId, workspace_id: workspaceId } = subscription.metadata;
-  if (target === 'user' && userId) return { kind: 'user', userId };
-  if (target === 'workspace' && workspaceId && userId) return { kind: 'workspace', workspaceId, ownerId: userId };
-  return null;
-}
-
-/** The service's copy of the provider's subscription, or null for a price this deployment does not sell. */
-export function recordOf(subscription: ProviderSubscription, ports: Pick<BillingPorts, 'config'>, syncedAt: number): SubscriptionRecord | null {
-  const target = targetOf(subscription);
-  const plan = subscription.priceId === ports.config.PRICE_PRO ? 'pro' : subscription.priceId === ports.config.PRICE_TEAM_SEAT ? 'team' : null;
-  if (!target || !plan || (plan === 'team') !== (target.kind === 'workspace')) return null;
-  return {
-    id: subscription.id,
-    customerId: subscription.customerId,
-    target,
-    plan,
-    status: subscription.status,
-    seats: plan === 'team' ? subscription.quantity : 1,
-    currentPeriodEnd: subscription.currentPeriodEnd,
-    cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
-    syncedAt,
-  };
-}
-
 /**
  * A provider's webhook delivery (`POST /v1/billing/webhook`): the signature is checked on the
  * raw body first (400 when it is missing, wrong or stale). An event about a subscription is
  * applied by reading the subscription from the provider and writing its state now, so the order
  * events arrive in does not matter; each event is applied once (its id is written with the
- * change). A failed payment and the end of a subscription are mailed to whoever bought it.
+ * change), and a target's plan follows its one live subscription (live.ts). A failed payment and
+ * the end of the subscription the plan follows are mailed to whoever bought it.
  */
 export async function receiveProviderEvent(rawBody: Buffer, signature: string | null, ports: BillingPorts & { logger: AppLogger }): Promise<'applied' | 'duplicate' | 'ignored'> {
   let event;
@@ -67,9 +45,12 @@ export async function receiveProviderEvent(rawBody: Buffer, signature: string | 
     ports.logger.warn('an event about no subscription of this service', { event_id: event.id, subscription_id: event.subscriptionId, price_id: subscription?.priceId ?? null });
     return (await ports.billing.recordEvent(event.id, now)) ? 'ignored' : 'duplicate';
   }
-  const outcome = await ports.billing.applySubscription(record, event.id, now);
+  const outcome = await applyLive(record, event.id, ports);
   if (outcome === 'duplicate') return 'duplicate';
+  // Only news of the subscription the plan follows is the buyer's to hear: a second one cancelled
+  // here, or its end, changed nothing they have.
   if (outcome === 'applied' && (event.type === 'invoice.payment_failed' || event.type === 'customer.subscription.deleted')) await mailBuyer(event.type, record, ports);
+  if (outcome === 'applied' && event.type === 'checkout.session.completed' && givesPlan(record.status)) await expireOtherCheckouts(record, ports);
   return 'applied';
 }
 
