@@ -52,8 +52,14 @@ export class S3MultipartUploads implements MultipartUploads {
     return UploadId;
   }
 
-  partUrl(key: string, uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string> {
-    return getSignedUrl(this.client, new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }), { expiresIn: expiresInSeconds, signingDate: new Date(this.clock.now()) });
+  partUrl(key: string, uploadId: string, partNumber: number, sizeBytes: number, expiresInSeconds: number): Promise<string> {
+    // The length is a signed header (X-Amz-SignedHeaders `content-length;host`): a body of any
+    // other length is SignatureDoesNotMatch. Named signable too, in case the SDK ever leaves it out.
+    return getSignedUrl(this.client, new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, ContentLength: sizeBytes }), {
+      expiresIn: expiresInSeconds,
+      signingDate: new Date(this.clock.now()),
+      signableHeaders: new Set(['content-length']),
+    });
   }
 
   async parts(key: string, uploadId: string): Promise<StoredPart[] | null> {

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { UploadPartCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
+import { s3Client } from '../../shared/adapters/s3Uploads.ts';
 import { objectKeyOf } from '../../shared/domain/files/ports.ts';
 import { seal } from '../../shared/envelope/envelope.ts';
 import { fileSealer } from '../../shared/envelope/stream.ts';
@@ -62,6 +65,21 @@ async function upload(opened: Opened, envelope: Uint8Array, order: (numbers: num
     etags.set(number, await putPart(byNumber.get(number)!, slice));
   }
   return [...etags].map(([part_number, etag]) => ({ part_number, etag }));
+}
+
+/**
+ * PUTs a part through a URL that does not sign its length, as one signed before part URLs did
+ * (or any other way to S3): what completion must refuse, since S3 then stores any length.
+ */
+async function putUnsized(opened: Opened, partNumber: number, bytes: Uint8Array): Promise<string> {
+  const { s3 } = runtime;
+  const client = s3Client({ bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, credentials: s3.credentials });
+  try {
+    const command = new UploadPartCommand({ Bucket: s3.bucket, Key: objectKeyOf(opened.id), UploadId: opened.upload_id, PartNumber: partNumber });
+    return await putPart(await getSignedUrl(client, command, { expiresIn: 600, signingDate: new Date(runtime.clock.now()) }), bytes);
+  } finally {
+    client.destroy();
+  }
 }
 
 const ref = (opened: Opened) => ({ id: opened.id, upload_id: opened.upload_id, delete_token: opened.delete_token });
@@ -188,7 +206,7 @@ describe('POST /v1/files/multipart/complete', () => {
     expect(whole.equals(envelope)).toBe(true);
   });
 
-  it('answers 409 for a missing, duplicate or unknown part, an ETag S3 does not have, a short part, and an upload no longer pending', async () => {
+  it('answers 409 for a missing, duplicate or unknown part, an ETag S3 does not have, and an upload no longer pending', async () => {
     const size = 9 * MiB;
     const envelope = randomBytes(size);
     const opened = await open(size);
@@ -205,32 +223,67 @@ describe('POST /v1/files/multipart/complete', () => {
     // None of that changed anything: the right list completes, once.
     expect((await complete(opened, parts)).status).toBe(200);
     expect(await reasons(parts)).toBe('not_pending');
-
-    // A part other than the last below S3's 5 MiB.
-    const short = await open(size);
-    const shortParts = [
-      { part_number: 1, etag: await putPart(short.parts[0]!.url, envelope.subarray(0, MiB)) },
-      { part_number: 2, etag: await putPart(short.parts[1]!.url, envelope.subarray(MiB, 2 * MiB)) },
-    ];
-    const refused = await api.post('/v1/files/multipart/complete', { ...ref(short), parts: shortParts });
-    expectProblem(refused, 409, 'conflict');
-    expect(refused.body.reason).toBe('part_too_small');
   });
 
-  it('answers 413 when the object S3 made is larger than declared, and ends the secret and the object', async () => {
+  it('signs each part URL for its part’s exact length: S3 refuses a longer or shorter body, and stores nothing of it', async () => {
+    // The finding (issue 26): 150 MiB stored under the URL of a 1,000-byte upload's one part.
+    const small = await open(1000);
+    const url = new URL(small.parts[0]!.url);
+    expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;host');
+    for (const length of [1001, 2 * MiB, 999]) {
+      const response = await fetch(url, { method: 'PUT', body: new Blob([randomBytes(length)]) });
+      expect(response.status, String(length)).toBe(403);
+      expect(await response.text()).toContain('SignatureDoesNotMatch');
+    }
+    expect(await runtime.functions.files.uploads.parts(objectKeyOf(small.id), small.upload_id)).toEqual([]);
+    expect((await fetch(url, { method: 'PUT', body: new Blob([randomBytes(1000)]) })).status).toBe(200);
+    expect(await runtime.functions.files.uploads.parts(objectKeyOf(small.id), small.upload_id)).toEqual([{ partNumber: 1, etag: expect.any(String), size: 1000 }]);
+
+    // Every part of a larger upload: part_size but the last, which holds the rest.
+    const size = 17 * MiB + 7;
+    const opened = await open(size);
+    expect(opened.part_count).toBe(3);
+    const envelope = randomBytes(size);
+    for (const part of opened.parts) {
+      const refused = await fetch(part.url, { method: 'PUT', body: new Blob([envelope.subarray(0, opened.part_size + 1)]) });
+      expect(refused.status, `part ${part.part_number}`).toBe(403);
+    }
+    expect(await runtime.functions.files.uploads.parts(objectKeyOf(opened.id), opened.upload_id)).toEqual([]);
+    expect((await complete(opened, await upload(opened, envelope))).status).toBe(200);
+  });
+
+  it('checks every part’s size at completion: one longer than its share is 413, a shorter one 409 size_mismatch; either ends the secret and its parts at once', async () => {
+    // Parts sent by URLs that do not sign their length (as before issue 26), so S3 stored them.
     const declared = 9 * MiB;
-    const opened = await open(declared);
+    const longer = await open(declared);
     const envelope = randomBytes(declared + 1000);
     const parts = [
-      { part_number: 1, etag: await putPart(opened.parts[0]!.url, envelope.subarray(0, opened.part_size)) },
-      { part_number: 2, etag: await putPart(opened.parts[1]!.url, envelope.subarray(opened.part_size)) },
+      { part_number: 1, etag: await putUnsized(longer, 1, envelope.subarray(0, longer.part_size)) },
+      { part_number: 2, etag: await putUnsized(longer, 2, envelope.subarray(longer.part_size)) },
     ];
-    const refused = await complete(opened, parts);
+    const refused = await complete(longer, parts);
     expectProblem(refused, 413, 'payload_too_large');
-    expect(refused.body.size_bytes).toBe(declared + 1000);
-    expect((await api.get(`/v1/secrets/${opened.id}`)).body.state).toBe('revoked');
+    expect(refused.body).toMatchObject({ part_number: 2, part_bytes: declared + 1000 - longer.part_size, expected_bytes: declared - longer.part_size });
+    expect((await api.get(`/v1/secrets/${longer.id}`)).body.state).toBe('revoked');
+    // Its parts went with it, not with the stale-upload sweep a day later.
+    expect(await runtime.functions.files.uploads.parts(objectKeyOf(longer.id), longer.upload_id)).toBeNull();
     await runtime.drainWork();
-    expect(await objectExists(opened.id)).toBe(false);
+    expect(await objectExists(longer.id)).toBe(false);
+
+    // A part other than the last shorter than part_size (S3's own floor is 5 MiB; this is 1 MiB),
+    // the sizes adding up to the declared size all the same.
+    const shorter = await open(declared);
+    const shortParts = [
+      { part_number: 1, etag: await putUnsized(shorter, 1, envelope.subarray(0, MiB)) },
+      { part_number: 2, etag: await putUnsized(shorter, 2, envelope.subarray(MiB, declared)) },
+    ];
+    const short = await complete(shorter, shortParts);
+    expectProblem(short, 409, 'conflict');
+    expect(short.body).toMatchObject({ reason: 'size_mismatch', part_number: 1, part_bytes: MiB, expected_bytes: shorter.part_size });
+    expect((await api.get(`/v1/secrets/${shorter.id}`)).body.state).toBe('revoked');
+    expect(await runtime.functions.files.uploads.parts(objectKeyOf(shorter.id), shorter.upload_id)).toBeNull();
+    // Ended: no second try completes it.
+    expectProblem(await complete(shorter, shortParts), 409, 'conflict');
   });
 
   it('reads the envelope header S3 holds: a passphrase shows in the metadata; another salt, chunk size or kind is 409 envelope_mismatch and ends the upload', async () => {
@@ -335,7 +388,7 @@ describe('claiming a file', () => {
 
   it('with a claim proof and a link like any secret, and recipients', async () => {
     const proof = claimPair();
-    const { opened } = await activeFile(9 * MiB, { claim_verifier: proof.verifier, recipients: [{}, {}], max_views: 1 });
+    const { opened } = await activeFile(9 * MiB, { claim_verifier: proof.verifier, link_verifier: claimPair().verifier, recipients: [{}, {}], max_views: 1 });
     expectProblem(await api.post(`/v1/secrets/${opened.id}/claim`, { claim_token: proof.token }), 403, 'recipient_required');
     const meta = await api.get(`/v1/secrets/${opened.id}`);
     expect(meta.body.has_recipients).toBe(true);

@@ -4,7 +4,7 @@ import type { Runtime } from '../../local/runtime.ts';
 import { callFrom, mailsTo, newEmail, type SignedIn } from '../support/accounts.ts';
 import { expectProblem } from '../support/problem.ts';
 import { apiClient, linkPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
-import { teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
+import { setWorkspace, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
 
 // Links on a workspace's own hostname (issue 17, rule 5): a secret, file or request link made
 // with `hostname` has its url_base there; on a workspace's hostname only the links made under
@@ -171,8 +171,8 @@ describe('on a workspace’s hostname, only links made under its claim are there
     const request = (await requestLink({ workspace_id: workspace.id, hostname }, workspace.owner)).body;
     expect((await on(hostname, 'GET', `/v1/secrets/${secret.id}`)).status).toBe(200);
 
+    // At once: a verified claim is read on every request (issue 26).
     expect((await api.delete(`/v1/domains/${domainId}`, workspace.owner.auth)).status).toBe(200);
-    runtime.clock.advance(5.001);
     const stopped = await on(hostname, 'GET', `/v1/secrets/${secret.id}`);
     expectProblem(stopped, 404, 'not_found');
     expect(stopped.body.reason).toBe('unknown_host');
@@ -230,6 +230,43 @@ describe('asking for a hostname', () => {
       expect(hostless.body.errors[0].path, kind).toBe('body.hostname');
       // Which hostnames a workspace holds is not told to someone outside it.
       expectProblem(await make({ workspace_id: workspace.id, hostname }, other.workspace.owner.auth), 403, 'forbidden');
+    }
+  });
+
+  it('below Team, no new link on the hostname (403 plan); links made on it keep opening there; Team again makes them at once', async () => {
+    // The finding (issue 26): POST /v1/secrets with `hostname` answered 201 for a workspace whose Team plan had ended.
+    const { workspace, hostname, domainId } = await withHostname('lapsed');
+    const made = await api.post('/v1/secrets', textSecretBody({ workspace_id: workspace.id, hostname, max_views: 3 }), workspace.owner.auth);
+    expect(made.status).toBe(201);
+    const request = (await requestLink({ workspace_id: workspace.id, hostname }, workspace.owner)).body;
+
+    await setWorkspace(runtime, workspace.id, { plan: 'free' });
+    const create = {
+      secret: (body: Record<string, unknown>) => api.post('/v1/secrets', textSecretBody(body), workspace.owner.auth),
+      file: (body: Record<string, unknown>) => openUpload(body, workspace.owner.auth),
+      request: (body: Record<string, unknown>) => requestLink(body, workspace.owner),
+    };
+    for (const [kind, make] of Object.entries(create)) {
+      const refused = await make({ workspace_id: workspace.id, hostname });
+      expectProblem(refused, 403, 'forbidden');
+      expect(refused.body, kind).toMatchObject({ reason: 'plan', plan: 'free', required: 'team' });
+      // Sent in the workspace without the hostname, it is made, on this service's own host.
+      const hostless = await make({ workspace_id: workspace.id });
+      expect(hostless.status, `${kind}: ${JSON.stringify(hostless.body)}`).toBeLessThan(300);
+      expect(new URL(hostless.body.url_base).origin).toBe(new URL(runtime.config.WEB_ORIGIN).origin);
+    }
+    // What was made on it keeps opening there; the claim stays verified.
+    expect((await on(hostname, 'GET', `/v1/secrets/${made.body.id}`)).body).toMatchObject({ state: 'active', views_left: 3 });
+    expect((await on(hostname, 'POST', `/v1/secrets/${made.body.id}/claim`, {})).status).toBe(200);
+    expect((await on(hostname, 'GET', `/v1/requests/${request.id}`)).body).toMatchObject({ id: request.id, open: true });
+    const listed = await api.get(`/v1/domains?workspace_id=${workspace.id}`, workspace.owner.auth);
+    expect(listed.body.items).toMatchObject([{ id: domainId, hostname, state: 'verified' }]);
+
+    await setWorkspace(runtime, workspace.id, { plan: 'team' });
+    for (const [kind, make] of Object.entries(create)) {
+      const again = await make({ workspace_id: workspace.id, hostname });
+      expect(again.status, `${kind}: ${JSON.stringify(again.body)}`).toBeLessThan(300);
+      expect(new URL(again.body.url_base).origin).toBe(originOn(hostname));
     }
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { newEmail } from '../support/accounts.ts';
 import { oversizedIds } from '../support/property/arbitraries.ts';
+import { prototypeNames } from '../support/property/scim.ts';
 import { propertySuite } from '../support/property/suite.ts';
 import { oktaUser } from '../support/scim/directory.ts';
 
@@ -70,6 +71,53 @@ describe('scim: what the generators found', () => {
     expect(kept.status, kept.text.slice(0, 200)).toBe(200);
     expect(JSON.parse(kept.text)[enterprise]).toEqual(storable[enterprise]);
   });
+
+  it('POST, PUT and PATCH: Object.prototype’s names as members of the enterprise extension or a role are kept as sent, or 400 invalidValue where the table cannot keep them (constructor, __proto__)', async () => {
+    // Found by the generators of prototype names (issue 26): {"constructor":1} in the extension or a role was a 500.
+    const enterprise = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+    // Deactivated, so the Users made hold no seat.
+    const userWith = (name: string, text: string) => `${JSON.stringify(oktaUser(newEmail('scim-proto'), { active: false })).slice(0, -1)},${JSON.stringify(name)}:${text}}`;
+    const { id } = JSON.parse((await scim('POST', '/Users', oktaUser(newEmail('scim-proto'), { active: false }))).text) as { id: string };
+    let kept = 0;
+    let refused = 0;
+    for (const name of prototypeNames) {
+      // The class a `constructor` member was read as: none (the 500), a Set's, a String's (written as "[object Object]").
+      for (const value of name === 'constructor' ? ['1', '{"name":"Set"}', '{"name":"String"}'] : ['1']) {
+        // As JSON text: `__proto__` is a member there, as JSON.parse makes it.
+        const member = `{${JSON.stringify(name)}:${value}}`;
+        const sent: Array<[string, string]> = [
+          [enterprise, member],
+          ['roles', `[${member}]`],
+          ['roles', `[{"value":"User","display":${member}}]`],
+        ];
+        for (const [attribute, text] of sent) {
+          const what = `${attribute.slice(-12)} ${text}`;
+          const requests: Array<[string, () => ReturnType<typeof scim>]> = [
+            ['POST', () => scim('POST', '/Users', userWith(attribute, text))],
+            ['PUT', () => scim('PUT', `/Users/${id}`, userWith(attribute, text))],
+            // A replace: an add appends to roles.
+            ['PATCH', () => scim('PATCH', `/Users/${id}`, `{"Operations":[{"op":"replace","value":{${JSON.stringify(attribute)}:${text}}}]}`)],
+          ];
+          for (const [method, send] of requests) {
+            const reply = await send();
+            if (name === 'constructor' || name === '__proto__') {
+              expect(reply.status, `${method} ${what} → ${reply.text.slice(0, 200)}`).toBe(400);
+              expect(scimError(reply).scimType).toBe('invalidValue');
+              refused++;
+              continue;
+            }
+            expect(reply.status, `${method} ${what} → ${reply.text.slice(0, 200)}`).toBe(method === 'POST' ? 201 : 200);
+            const user = JSON.parse(reply.text) as Record<string, unknown>;
+            expect(user[attribute], `${method} ${what}`).toEqual(JSON.parse(text));
+            // Read back from the table as it was sent.
+            expect(JSON.parse((await scim('GET', `/Users/${user.id as string}`)).text)[attribute], `${method} ${what}`).toEqual(JSON.parse(text));
+            kept++;
+          }
+        }
+      }
+    }
+    expect([kept, refused]).toEqual([36, 36]);
+  }, 36_000);
 
   it('GET, PUT, PATCH and DELETE /Users/{id}: an id no User can have (past 1 KiB, or odd) is a 404 that never reaches the table', async () => {
     const body = { PUT: oktaUser(newEmail('scim-odd')), PATCH: { Operations: [{ op: 'replace', value: { active: false } }] } } as Record<string, unknown>;

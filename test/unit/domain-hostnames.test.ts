@@ -61,31 +61,41 @@ describe('HostDirectory', () => {
     return { clock, hosts, set: (next: HostClaim | null) => (current = next), reads: () => reads };
   }
 
-  it('keeps what it read for its bound, and reads again after it; forget() drops it at once', async () => {
-    const { clock, hosts, set, reads } = directory(claim);
+  it('reads a verified claim on every request: a deleted one is refused at once, with no cache to outlive it (issue 26)', async () => {
+    const { hosts, set, reads } = directory(claim);
     expect(await hosts.claimOf('links.acme.com')).toEqual(claim);
     set(null);
+    expect(await hosts.claimOf('links.acme.com')).toBeNull();
+    expect(reads()).toBe(2);
+  });
+
+  it('keeps that a hostname has no claim for its bound, and reads again after it; forget() drops it at once', async () => {
+    const { clock, hosts, set, reads } = directory(null);
+    expect(await hosts.claimOf('links.acme.com')).toBeNull();
+    set(claim);
     clock.advance(4.999);
-    expect(await hosts.claimOf('links.acme.com')).toEqual(claim);
+    expect(await hosts.claimOf('links.acme.com')).toBeNull();
     expect(reads()).toBe(1);
     clock.advance(0.002);
+    expect(await hosts.claimOf('links.acme.com')).toEqual(claim);
+    set(null);
     expect(await hosts.claimOf('links.acme.com')).toBeNull();
     set(claim);
     hosts.forget('links.acme.com');
     expect(await hosts.claimOf('links.acme.com')).toEqual(claim);
-    expect(reads()).toBe(3);
+    expect(reads()).toBe(4);
   });
 
-  it('keeps nothing of a read begun before forget(): a deletion counts at once here', async () => {
+  it('keeps nothing of a read begun before forget(): a verification counts at once here', async () => {
     const clock = new StoppedClock();
     let release: (claim: HostClaim | null) => void = () => {};
     let reads = 0;
-    const hosts = new HostDirectory({ verifiedClaim: () => (reads++, reads === 1 ? new Promise((resolve) => (release = resolve)) : Promise.resolve(null)) }, clock, 5000);
+    const hosts = new HostDirectory({ verifiedClaim: () => (reads++, reads === 1 ? new Promise((resolve) => (release = resolve)) : Promise.resolve(claim)) }, clock, 5000);
     const inFlight = hosts.claimOf('links.acme.com');
     hosts.forget('links.acme.com');
-    release(claim);
-    expect(await inFlight).toEqual(claim);
-    expect(await hosts.claimOf('links.acme.com')).toBeNull();
+    release(null);
+    expect(await inFlight).toBeNull();
+    expect(await hosts.claimOf('links.acme.com')).toEqual(claim);
     expect(reads).toBe(2);
   });
 

@@ -22,9 +22,11 @@ afterEach(() => s3.reset());
 const checksumParams = (url: string) => [...new URL(url).searchParams.keys()].filter((name) => name.toLowerCase().startsWith('x-amz-checksum') || name.toLowerCase() === 'x-amz-sdk-checksum-algorithm');
 
 describe('presigned URLs', () => {
-  it('sign an UploadPart for exactly one part, with no checksum parameter (the SDK default would add the CRC of an empty body)', async () => {
+  it('sign an UploadPart for exactly one part of exactly its length, with no checksum parameter (the SDK default would add the CRC of an empty body)', async () => {
     const uploads = new S3MultipartUploads(s3Client(location), location.bucket);
-    const url = new URL(await uploads.partUrl('files/sec_x', 'upload-1', 7, 3600));
+    const url = new URL(await uploads.partUrl('files/sec_x', 'upload-1', 7, 8_388_736, 3600));
+    // The length is signed: S3 refuses a body of any other (issue 26).
+    expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;host');
     expect(url.origin).toBe('https://hushlink-files-example.s3.eu-west-1.amazonaws.com');
     expect(url.pathname).toBe('/files/sec_x');
     expect(url.searchParams.get('partNumber')).toBe('7');

@@ -511,12 +511,14 @@ describe('applyPatch: name, other attributes, the enterprise extension', () => {
     expect(applyPatch(managed, patchOf({ op: 'remove', path: manager })).enterprise).toBeUndefined();
   });
 
-  it('keeps a member named __proto__ as a member, not as the object’s prototype', () => {
+  it('never takes a member named __proto__ as the object’s prototype; the table cannot keep it, so it is 400 invalidValue (issue 26)', () => {
     const value = JSON.parse(`{"${enterpriseUserSchema}": {"__proto__": {"polluted": true}, "department": "Ops"}}`) as unknown;
-    const patched = applyPatch(entra, patchOf({ op: 'replace', value }));
-    expect(Object.getPrototypeOf(patched.enterprise)).toBe(Object.prototype);
-    expect(Object.keys(patched.enterprise ?? {})).toEqual(['__proto__', 'department']);
+    expect(refusedAs(entra, patchOf({ op: 'replace', value }))).toBe('invalidValue');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // Object.prototype's other names are members like any.
+    const named = applyPatch(entra, patchOf({ op: 'replace', value: { [enterpriseUserSchema]: { toString: 'x', hasOwnProperty: 1, department: 'Ops' } } }));
+    expect(Object.getPrototypeOf(named.enterprise)).toBe(Object.prototype);
+    expect(named.enterprise).toMatchObject({ toString: 'x', hasOwnProperty: 1, department: 'Ops' });
   });
 
   it('holds the extension to 8 KiB and the other attributes to 16 KiB', () => {

@@ -125,8 +125,8 @@ export async function verifyDomain(id: string, userId: string, ports: DomainPort
 
 /**
  * `DELETE /v1/domains/{id}`: the claim goes, and with it the hostname's serving: links already
- * sent on it stop resolving (rule 5), on this instance at once and on every other within
- * `domainLimits.hostCacheSeconds`. No plan is needed to stop serving.
+ * sent on it stop resolving (rule 5) at once, on every instance (a verified claim is read on
+ * every request, hosts.ts). No plan is needed to stop serving.
  */
 export async function deleteDomain(id: string, userId: string, ports: DomainPorts): Promise<void> {
   const { domain, member } = await managedDomain(id, userId, ports);

@@ -3,18 +3,21 @@ import { HttpError } from '../../http/errors.ts';
 import { domainLimits } from '../../limits.ts';
 import type { DomainStore, HostClaim } from './model.ts';
 
-/** Hosts a cache holds at once: in AWS only CloudFront's tenants reach a function, locally anything may. */
+/** Unclaimed hostnames a cache holds at once: in AWS only CloudFront's tenants reach a function, locally anything may. */
 const cachedHostsMax = 1000;
 
 /**
- * What an instance knows of hostnames' verified claims, each read kept for
- * `domainLimits.hostCacheSeconds` (a hostname never claimed too, so a stream of requests to it
- * costs one read in that time). `forget` drops a hostname at once: a claim this instance
- * deletes or verifies counts at once here, and on every other instance within the bound.
+ * What an instance knows of hostnames' verified claims. A verified claim is read on every
+ * request (strongly consistent, `DomainStore.verifiedClaim`), so a deleted one is refused at
+ * once on every instance: no view, gate code or response is ever taken on a cached claim (issue
+ * 26). Only a hostname's having no claim is kept, for `domainLimits.hostCacheSeconds`, so a
+ * stream of requests to a name nobody verified costs one read in that time; `forget` drops it at
+ * once, so a claim this instance verifies serves here at once, and on every other within the bound.
  */
 export class HostDirectory {
-  private readonly known = new Map<string, { claim: HostClaim | null; until: number }>();
-  /** Raised by `forget`: a read begun before it is not kept, so a deletion here counts at once. */
+  /** Hostnames read as having no verified claim, until when that is trusted. */
+  private readonly unclaimed = new Map<string, number>();
+  /** Raised by `forget`: a read begun before it is not kept, so a verification here counts at once. */
   private generation = 0;
 
   constructor(
@@ -25,20 +28,20 @@ export class HostDirectory {
 
   async claimOf(hostname: string): Promise<HostClaim | null> {
     const now = this.clock.now();
-    const cached = this.known.get(hostname);
-    if (cached && cached.until > now) return cached.claim;
+    const until = this.unclaimed.get(hostname);
+    if (until !== undefined && until > now) return null;
     const generation = this.generation;
     const claim = await this.claims.verifiedClaim(hostname);
-    if (generation !== this.generation) return claim;
-    this.known.delete(hostname);
-    if (this.known.size >= cachedHostsMax) this.known.delete(this.known.keys().next().value!);
-    this.known.set(hostname, { claim, until: now + this.keepMs });
-    return claim;
+    this.unclaimed.delete(hostname);
+    if (claim !== null || generation !== this.generation) return claim;
+    if (this.unclaimed.size >= cachedHostsMax) this.unclaimed.delete(this.unclaimed.keys().next().value!);
+    this.unclaimed.set(hostname, now + this.keepMs);
+    return null;
   }
 
   forget(hostname: string): void {
     this.generation++;
-    this.known.delete(hostname);
+    this.unclaimed.delete(hostname);
   }
 }
 

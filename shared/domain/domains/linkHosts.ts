@@ -1,5 +1,7 @@
 import type { Config } from '../../config.ts';
 import { HttpError } from '../../http/errors.ts';
+import { planIncludes } from '../plans.ts';
+import type { WorkspaceMembershipPorts } from '../workspaces/membership.ts';
 import { normalizeHostname } from './hostname.ts';
 import type { DomainStore, HostClaim } from './model.ts';
 
@@ -10,7 +12,7 @@ import type { DomainStore, HostClaim } from './model.ts';
  */
 export type LinkHost = Pick<HostClaim, 'hostname' | 'domainId'>;
 
-export interface LinkHostPorts {
+export interface LinkHostPorts extends WorkspaceMembershipPorts {
   /** The hostname's verified claim, read strongly consistent (not the instance's cache: a link outlives a few seconds). */
   hostClaims: Pick<DomainStore, 'verifiedClaim'>;
   config: Pick<Config, 'WEB_ORIGIN' | 'HUSHLINK_MODE'>;
@@ -21,6 +23,10 @@ export interface LinkHostPorts {
  * it (normalized as a claim is: lower case, IDNs in punycode). 400 on `body.hostname` for a name
  * that is not a hostname, one not verified, and one another workspace verified alike: which
  * workspace holds a hostname is not this route's to tell.
+ *
+ * New links on a hostname are Team's (403 `plan` below it, as claiming one is). A plan that ends
+ * takes nothing else: links made on it keep opening there until they end (their recipients did
+ * nothing wrong), and the claim stays verified, so Team again makes links on it at once.
  */
 export async function linkHostOf(workspaceId: string, rawHostname: string, ports: LinkHostPorts): Promise<LinkHost> {
   const refused = (message: string) => new HttpError(400, 'invalid_request', 'Links are made only on a hostname their workspace has verified.', { errors: [{ path: 'body.hostname', message }] });
@@ -28,6 +34,13 @@ export async function linkHostOf(workspaceId: string, rawHostname: string, ports
   if ('refused' in normalized) throw refused(normalized.refused);
   const claim = await ports.hostClaims.verifiedClaim(normalized.hostname);
   if (!claim || claim.workspaceId !== workspaceId) throw refused('is not a hostname this workspace has verified');
+  // The plan as the reveal page reads it (two small reads in parallel, for links on a hostname only).
+  const plan = (await ports.workspaceMembership.brandingOf(workspaceId))?.plan;
+  if (plan === undefined || !planIncludes(plan, 'custom_domains')) {
+    throw new HttpError(403, 'forbidden', 'Links on a workspace’s own hostname come with the Team plan: send this one without `hostname`, or renew Team.', {
+      members: { reason: 'plan', plan: plan ?? 'free', required: 'team' },
+    });
+  }
   return { hostname: claim.hostname, domainId: claim.domainId };
 }
 

@@ -7,7 +7,7 @@ import { holdsDeleteToken } from '../secrets/read.ts';
 import { secretIdPattern } from '../secrets/rules.ts';
 import { objectKeyOf, type CompleteRefusal } from './ports.ts';
 import { completeRequestFile } from './requestFiles.ts';
-import { fileLimitOf, type FilePorts } from './upload.ts';
+import { fileLimitOf, partLength, type FilePorts } from './upload.ts';
 
 export interface UploadRef {
   id: string;
@@ -33,12 +33,12 @@ const refusalDetail: Record<CompleteRefusal, [string, string]> = {
 
 /**
  * Completes a file's upload and activates its secret. The parts must be exactly 1…part_count,
- * each once (409 otherwise, as for an ETag S3 does not know); S3 then checks the ETags and
- * sizes. The object S3 made is measured (HeadObject: never trusted from the client): larger
- * than declared or than the plan allows is 413, any other size 409, and either way the secret
- * is revoked and its object deleted. Of a completion and an abort racing, one wins (the
- * activation is conditional on the upload still pending); a completion that lost deletes the
- * object it made.
+ * each once (409 otherwise, as for an ETag S3 does not know), and each S3 holds exactly its
+ * share of the declared size (`checkPartSizes`); S3 then checks the ETags. The object S3 made
+ * is measured (HeadObject: never trusted from the client): larger than declared or than the
+ * plan allows is 413, any other size 409, and either way the secret is revoked and its object
+ * deleted. Of a completion and an abort racing, one wins (the activation is conditional on the
+ * upload still pending); a completion that lost deletes the object it made.
  */
 export async function completeFileUpload(ref: UploadRef & { parts: Array<{ part_number: number; etag: string }> }, ports: FilePorts): Promise<Secret> {
   const secret = await pendingUpload(ref, ports);
@@ -53,6 +53,7 @@ export async function completeFileUpload(ref: UploadRef & { parts: Array<{ part_
   if (unknown !== undefined) throw conflict('mismatched_part', `This upload has ${partCount} parts, not ${unknown}.`, { part_number: unknown });
 
   const key = objectKeyOf(secret.id);
+  await checkPartSizes(secret, ref.upload_id, ports);
   const parts = [...ref.parts].sort((a, b) => a.part_number - b.part_number).map((part) => ({ partNumber: part.part_number, etag: part.etag }));
   const completed = await ports.uploads.complete(key, ref.upload_id, parts);
   if (!completed.completed) {
@@ -93,6 +94,30 @@ export async function completeFileUpload(ref: UploadRef & { parts: Array<{ part_
     throw conflict('not_pending', 'This upload was aborted while it was being completed.');
   }
   return { ...secret, state: 'active', ...(envelopeFormat ? { envelopeFormat } : {}) };
+}
+
+/**
+ * Every part S3 holds of 1…part_count must be exactly its share of the declared envelope (its
+ * URL was signed for that length; one signed before lengths were, or a part sent another way,
+ * could hold anything). One that is not ends the upload at once, as an object of the wrong size
+ * does, so its bytes go now and not with the stale-upload sweep a day later: 413 when it is
+ * longer than its share, else 409 `size_mismatch`. A part S3 does not hold is S3's to refuse.
+ */
+async function checkPartSizes(secret: Secret, uploadId: string, ports: FilePorts): Promise<void> {
+  const key = objectKeyOf(secret.id);
+  const { partSize, partCount } = secret.upload!;
+  const stored = await ports.uploads.parts(key, uploadId);
+  if (stored === null) throw conflict(...refusalDetail.no_such_upload);
+  const expected = (partNumber: number) => partLength(secret.sizeBytes, partSize, partNumber);
+  const wrong = stored.find((part) => part.partNumber <= partCount && part.size !== expected(part.partNumber));
+  if (!wrong) return;
+  await endSecret(secret.id, 'revoked', ports);
+  await ports.uploads.abort(key, uploadId);
+  const members = { part_number: wrong.partNumber, part_bytes: wrong.size, expected_bytes: expected(wrong.partNumber) };
+  if (wrong.size > members.expected_bytes) {
+    throw new HttpError(413, 'payload_too_large', `Part ${wrong.partNumber} is ${wrong.size} bytes: more than the ${members.expected_bytes} its place in the ${secret.sizeBytes} declared takes.`, { members });
+  }
+  throw conflict('size_mismatch', `Part ${wrong.partNumber} is ${wrong.size} bytes, not the ${members.expected_bytes} its place in the ${secret.sizeBytes} declared takes.`, members);
 }
 
 /**

@@ -15,8 +15,11 @@ export type CompleteRefusal = 'invalid_part' | 'too_small' | 'invalid_order' | '
  */
 export interface MultipartUploads {
   start(key: string): Promise<string>;
-  /** A presigned UploadPart URL for exactly this part. */
-  partUrl(key: string, uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string>;
+  /**
+   * A presigned UploadPart URL for exactly this part, of exactly `sizeBytes`: the length is
+   * signed (`content-length` among the signed headers), so S3 refuses a body of any other.
+   */
+  partUrl(key: string, uploadId: string, partNumber: number, sizeBytes: number, expiresInSeconds: number): Promise<string>;
   /** Every part S3 holds, in order; null when it knows no such upload. */
   parts(key: string, uploadId: string): Promise<StoredPart[] | null>;
   complete(key: string, uploadId: string, parts: Array<{ partNumber: number; etag: string }>): Promise<{ completed: true } | { completed: false; reason: CompleteRefusal }>;

@@ -33,6 +33,9 @@ export function partsOf(sizeBytes: number, chunkLog2: number): { partSize: numbe
   return { partSize, partCount: Math.max(1, Math.ceil(sizeBytes / partSize)) };
 }
 
+/** Part `partNumber`'s exact length in an envelope of `sizeBytes` cut in `partSize` parts: the last holds the rest. */
+export const partLength = (sizeBytes: number, partSize: number, partNumber: number): number => Math.max(0, Math.min(partSize, sizeBytes - (partNumber - 1) * partSize));
+
 /** The largest file the caller's tier allows (their plan or a workspace's; anonymous callers: Free's). */
 export async function fileLimitOf(ownerId: string | null, ports: Pick<FilePorts, 'tiers'>): Promise<number> {
   return planTable[await effectiveTier(ownerId, ports)].fileBytes;
@@ -106,10 +109,15 @@ export async function resumeFileUpload(ref: { id: string; upload_id: string; del
   return { secret, deleteToken: ref.delete_token, uploaded, ...(await partUrls(secret, missing, ports)) };
 }
 
+/** Each URL is signed for its part's exact length: S3 stores nothing longer (or shorter) under it. */
 async function partUrls(secret: Secret, numbers: number[], ports: FilePorts) {
   const urlsExpireAt = ports.clock.now() + fileLimits.partUrlSeconds * 1000;
+  const { id: uploadId, partSize } = secret.upload!;
   const parts = await Promise.all(
-    numbers.map(async (partNumber) => ({ partNumber, url: await ports.uploads.partUrl(objectKeyOf(secret.id), secret.upload!.id, partNumber, fileLimits.partUrlSeconds) })),
+    numbers.map(async (partNumber) => ({
+      partNumber,
+      url: await ports.uploads.partUrl(objectKeyOf(secret.id), uploadId, partNumber, partLength(secret.sizeBytes, partSize, partNumber), fileLimits.partUrlSeconds),
+    })),
   );
   return { parts, urlsExpireAt };
 }

@@ -149,8 +149,16 @@ export const utf8Bytes = (text: string): number => new TextEncoder().encode(text
 const jsonBytes = (value: unknown): number => utf8Bytes(JSON.stringify(value));
 
 /**
+ * Member names the table's document client cannot write as sent: it takes a member named
+ * `constructor` for the object's class (an error, a 500, or with `{"name": "String"}` the object
+ * written as "[object Object]"), and assigns `__proto__` as the prototype of the map it builds,
+ * so that member would be lost. Object.prototype's other names (`toString`, …) are kept.
+ */
+const unkeptNames: ReadonlySet<string> = new Set(['constructor', '__proto__']);
+
+/**
  * What is kept as sent holds only what DynamoDB can: numbers it can write, nesting it allows, and
- * members with a name (a map's key may not be empty).
+ * members with a name (a map's key may not be empty) the document client writes as a member.
  * Refused before its size is measured, so a value nested thousands deep is never walked further.
  */
 function checkKept(value: unknown, name: string, depth = 0): void {
@@ -162,7 +170,10 @@ function checkKept(value: unknown, name: string, depth = 0): void {
   } else if (Array.isArray(value)) {
     for (const item of value) checkKept(item, name, depth + 1);
   } else if (isObject(value)) {
-    if (Object.hasOwn(value, '')) throw invalidValue(`${name} holds a member with an empty name.`);
+    for (const key of Object.keys(value)) {
+      if (key === '') throw invalidValue(`${name} holds a member with an empty name.`);
+      if (unkeptNames.has(key)) throw invalidValue(`${name} holds a member named "${key}", which this service cannot keep.`);
+    }
     for (const member of Object.values(value)) checkKept(member, name, depth + 1);
   }
 }

@@ -37,14 +37,53 @@ const emails = fc
 const schemasOf = (...usual: string[][]) =>
   fc.oneof({ weight: 15, arbitrary: fc.constantFrom(...usual) }, { weight: 1, arbitrary: fc.constantFrom(['urn:ietf:params:scim:schemas:core:2.0:Group'], [], ['x']) });
 
-const enterprise = fc.record(
+/**
+ * Names of Object.prototype's members, as members of what is kept as sent (the enterprise
+ * extension, a role): `{"constructor": 1}` there was a 500 (issue 26), the table's marshaller
+ * reading it as the value's class. Written into JSON text as sent (`__proto__` an own member, as
+ * JSON.parse makes it), at any depth.
+ */
+export const prototypeNames = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf'] as const;
+const prototypeMembers: fc.Arbitrary<Record<string, unknown>> = fc
+  .tuple(
+    // The two the table cannot keep, more often.
+    fc.oneof({ weight: 2, arbitrary: fc.constantFrom('constructor', '__proto__') }, { weight: 1, arbitrary: fc.constantFrom(...prototypeNames) }),
+    fc.oneof(fc.constantFrom<unknown>(1, 'x', true, null, {}, [], { name: 'Set' }, { name: 'String' }, { name: 'Object' }), fc.jsonValue({ maxDepth: 1 })),
+    fc.boolean(),
+  )
+  .map(([name, value, nested]) => {
+    const member = own({}, name, value);
+    return nested ? { value: 'v', display: member } : member;
+  });
+/** Defined, not assigned: `__proto__` stays a member, as JSON.parse makes it. */
+function own(object: Record<string, unknown>, name: string, value: unknown): Record<string, unknown> {
+  return Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
+}
+/** An object of `members` with one or two of Object.prototype's names among them. */
+const withPrototypeNames = (members: fc.Arbitrary<Record<string, unknown>>) =>
+  fc
+    .tuple(members, fc.array(prototypeMembers, { minLength: 1, maxLength: 2 }))
+    .map(([object, added]) => [object, ...added].reduce<Record<string, unknown>>((whole, part) => Object.entries(part).reduce((into, [name, value]) => own(into, name, value), whole), {}));
+
+const enterprise = fc.oneof(
   {
-    employeeNumber: fc.oneof(fc.nat().map(String), shortText),
-    department: shortText,
-    costCenter: shortText,
-    manager: fc.oneof(fc.record({ value: fc.string({ maxLength: 12 }) }), fc.string({ maxLength: 12 }), fc.constant({ value: '' })),
+    weight: 3,
+    arbitrary: fc.record(
+      {
+        employeeNumber: fc.oneof(fc.nat().map(String), shortText),
+        department: shortText,
+        costCenter: shortText,
+        manager: fc.oneof(fc.record({ value: fc.string({ maxLength: 12 }) }), fc.string({ maxLength: 12 }), fc.constant({ value: '' })),
+      },
+      { requiredKeys: [] },
+    ),
   },
-  { requiredKeys: [] },
+  { weight: 1, arbitrary: withPrototypeNames(fc.record({ department: shortText }, { requiredKeys: [] })) },
+);
+/** Roles as Entra sends them, or with Object.prototype's names among a role's members. */
+const roles = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom([], [{ primary: 'True', type: 'WindowsAzureActiveDirectoryRole', value: 'User' }]) },
+  { weight: 1, arbitrary: withPrototypeNames(fc.constant({ value: 'User' })).map((role) => [role]) },
 );
 
 /** A User as POST and PUT send one: Okta's (password, groups, locale) or Entra's (meta, roles, the extension named). */
@@ -63,7 +102,7 @@ export const scimUserBodies: fc.Arbitrary<Record<string, unknown>> = fc
       meta: fc.constant({ resourceType: 'User' }),
       id: fc.string({ maxLength: 12 }),
       locale: fc.constantFrom('en-US', 'fr-FR'),
-      roles: fc.constantFrom([], [{ primary: 'True', type: 'WindowsAzureActiveDirectoryRole', value: 'User' }]),
+      roles,
       enterprise,
     },
     { requiredKeys: ['userName'] },
@@ -115,6 +154,10 @@ const clientOperations = fc.oneof(
   fc.record({ op: anyCase('remove'), path: fc.constantFrom('displayName', 'title', 'name.givenName', `${enterpriseUser}:manager`, 'emails[type eq "work"].value', 'externalId') }),
   fc.record({ op: fc.constant('replace'), value: fc.record({ 'name.givenName': text, displayName: text, [`${enterpriseUser}:employeeNumber`]: fc.nat().map(String), active: scimBoolean }, { requiredKeys: [] }) }),
   fc.record({ Op: anyCase('replace'), Path: fc.constant('active'), Value: scimBoolean }),
+  // What is kept as sent, with Object.prototype's names among its members.
+  fc.record({ op: anyCase('add', 'replace'), path: fc.constant(enterpriseUser), value: enterprise }),
+  fc.record({ op: anyCase('add', 'replace'), path: fc.constant('roles'), value: roles }),
+  fc.record({ op: anyCase('add', 'replace'), value: fc.tuple(enterprise, roles).map(([extension, values]) => ({ [enterpriseUser]: extension, roles: values })) }),
 );
 const operation = fc.oneof(
   { weight: 12, arbitrary: clientOperations },
