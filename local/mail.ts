@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../shared/clock.ts';
-import type { Mailer, MailMessage } from '../shared/adapters/mailer.ts';
+import type { Mailer, MailMessage } from '../shared/domain/mail.ts';
 
 export interface OutboxEntry extends MailMessage {
   /** The sender SES would use (`MAIL_FROM`). */

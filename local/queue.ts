@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Clock } from '../shared/clock.ts';
-import { maxQueueDelaySeconds, type Queue } from '../shared/adapters/queue.ts';
+import { maxQueueDelaySeconds, type Queue } from '../shared/domain/queue.ts';
 
 export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
 

@@ -1,8 +1,8 @@
 import type { ChatAppSource } from './domain/chat/app.ts';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TxtResolver } from './adapters/dnsTxt.ts';
-import type { Mailer } from './adapters/mailer.ts';
-import type { Queue } from './adapters/queue.ts';
+import type { Mailer } from './domain/mail.ts';
+import type { Queue } from './domain/queue.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { loadConfig, type Config } from './config.ts';
 import type { SecretSealer, WebhookTransport } from './domain/webhooks/ports.ts';

@@ -1,5 +1,5 @@
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
-import type { Mailer, MailMessage } from './mailer.ts';
+import type { Mailer, MailMessage } from '../domain/mail.ts';
 
 /** Mail through SES `SendEmail`, from the verified identity the stack names. */
 export class SesMailer implements Mailer {

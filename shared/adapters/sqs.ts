@@ -1,6 +1,6 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Config } from '../config.ts';
-import type { Queue } from './queue.ts';
+import type { Queue } from '../domain/queue.ts';
 
 /** The work queue in AWS. */
 export class SqsQueue implements Queue {

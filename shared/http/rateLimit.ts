@@ -3,25 +3,8 @@ import { sha256Base64Url } from '../ids.ts';
 import type { RateLimits, RateWindow } from '../limits.ts';
 import type { AppLogger } from '../logger.ts';
 import type { RateClass } from '../routes.ts';
-import { addressKey } from './clientAddress.ts';
-import { HttpError } from './errors.ts';
-
-export interface RateHit {
-  /** What is being counted: rate class, dimension and subject. */
-  bucket: string;
-  /** Epoch seconds at which the fixed window starts. */
-  windowStart: number;
-  windowSeconds: number;
-  limit: number;
-}
-
-/** The shared count of one fixed window (DynamoDB, so it holds across every instance). */
-export interface RateCounter {
-  /** Counts `amount` requests, whatever the count; answers the window's count after it. */
-  add(hit: RateHit, amount: number): Promise<number>;
-  /** Counts one request unless the window already holds `limit`; the count after it, or null when full. */
-  addIfBelow(hit: RateHit): Promise<number | null>;
-}
+import { addressKey } from '../domain/sources.ts';
+import { rateLimited, windowHit, type RateCounter, type RateHit } from '../domain/rateWindows.ts';
 
 /** A request let through. `counted` settles once its count is stored (it never rejects). */
 export interface Admission {
@@ -141,26 +124,4 @@ export class RateLimiter {
   }
 }
 
-/**
- * One fixed window counted exactly: a conditional increment before anything else happens.
- * For limits that guard something scarcer than a request (codes mailed to an address, guesses
- * at a sign-in code). Answers the window's count, this request included.
- */
-export async function enforceWindow(bucket: string, window: RateWindow, ports: { rateCounter: RateCounter; clock: Clock }): Promise<number> {
-  const nowSeconds = Math.floor(ports.clock.now() / 1000);
-  const hit = windowHit(bucket, window, nowSeconds);
-  const count = await ports.rateCounter.addIfBelow(hit);
-  if (count === null) throw rateLimited(hit, nowSeconds);
-  return count;
-}
-
-function windowHit(bucket: string, window: RateWindow, nowSeconds: number): RateHit {
-  return { bucket, windowStart: nowSeconds - (nowSeconds % window.windowSeconds), windowSeconds: window.windowSeconds, limit: window.limit };
-}
-
-function rateLimited(hit: RateHit, nowSeconds: number): HttpError {
-  const retryAfter = hit.windowStart + hit.windowSeconds - nowSeconds;
-  return new HttpError(429, 'rate_limited', `Too many requests; try again in ${retryAfter} s.`, {
-    headers: { 'retry-after': String(retryAfter) },
-  });
-}
+export type { RateCounter, RateHit } from '../domain/rateWindows.ts';

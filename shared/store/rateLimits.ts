@@ -1,5 +1,5 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { RateCounter, RateHit } from '../http/rateLimit.ts';
+import type { RateCounter, RateHit } from '../domain/rateWindows.ts';
 import { isConditionFailure } from './client.ts';
 
 /**

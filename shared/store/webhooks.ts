@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds, toIso } from '../clock.ts';
-import { maxQueueDelaySeconds } from '../adapters/queue.ts';
+import { maxQueueDelaySeconds } from '../domain/queue.ts';
 import type { Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint } from '../domain/webhooks/model.ts';
 import type { SettlingDelivery, WebhookStore } from '../domain/webhooks/ports.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addressKey, clientAddress, originVerifyHeader } from '../../shared/http/clientAddress.ts';
+import { clientAddress, originVerifyHeader } from '../../shared/http/clientAddress.ts';
+import { addressKey } from '../../shared/domain/sources.ts';
 
 const SECRET = 'a'.repeat(48);
 const EDGE = '130.176.1.1';

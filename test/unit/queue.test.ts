@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { InProcessQueue, type InProcessQueueOptions } from '../../local/queue.ts';
-import { maxQueueDelaySeconds } from '../../shared/adapters/queue.ts';
+import { maxQueueDelaySeconds } from '../../shared/domain/queue.ts';
 import { AdjustableClock } from '../../shared/clock.ts';
 
 /** A queue on its own clock, and every batch its consumer was handed. */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AdjustableClock, Clock } from '../../shared/clock.ts';
-import { HttpError } from '../../shared/http/errors.ts';
+import { RateLimited } from '../../shared/domain/refusals.ts';
+import type { HttpError } from '../../shared/http/errors.ts';
+import { toHttpError } from '../../shared/http/refusals.ts';
 import { RateLimiter, slotsPerCount, type RateCounter, type RateHit } from '../../shared/http/rateLimit.ts';
 import { defaultRateLimits } from '../../shared/limits.ts';
 
@@ -63,11 +65,12 @@ function windowStartClock(): Clock & Pick<AdjustableClock, 'advance'> {
   };
 }
 
+/** The refusal, as HTTP shows it (shared/http/refusals.ts). */
 async function refused(promise: Promise<unknown>): Promise<HttpError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof HttpError) return error;
+    if (error instanceof RateLimited) return toHttpError(error);
     throw error;
   }
   throw new Error('expected a refusal');
@@ -137,7 +140,7 @@ describe('RateLimiter', () => {
         await (await limiter.admitAddress('secret_claim', '203.0.113.7')).counted;
         admitted += 1;
       } catch (error) {
-        if (!(error instanceof HttpError)) throw error;
+        if (!(error instanceof RateLimited)) throw error;
       }
     }
     expect(admitted).toBe(500);
@@ -184,7 +187,7 @@ describe('per-address windows', () => {
     for (const address of ['2001:db8:7:1::1', '2001:db8:7:1::2', '2001:db8:7:1:aaaa:bbbb:cccc:dddd']) {
       await (await limiter.admitAddress('secret_claim', address)).counted;
     }
-    await expect(limiter.admitAddress('secret_claim', '2001:db8:7:1::ffff')).rejects.toMatchObject({ status: 429 });
+    await expect(limiter.admitAddress('secret_claim', '2001:db8:7:1::ffff')).rejects.toBeInstanceOf(RateLimited);
     await expect(limiter.admitAddress('secret_claim', '2001:db8:7:2::1')).resolves.toBeDefined();
   });
 });

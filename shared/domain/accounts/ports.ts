@@ -1,4 +1,4 @@
-import type { Mailer } from '../../adapters/mailer.ts';
+import type { Mailer } from '../mail.ts';
 import type { Clock } from '../../clock.ts';
 import type { ApiKey, Session, SignInCode, SignInCodes, SigningKey, User } from './model.ts';
 import type { RefreshGrace } from './refreshGrace.ts';

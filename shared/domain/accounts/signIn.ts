@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { addressKey } from '../../http/clientAddress.ts';
+import { addressKey } from '../sources.ts';
 import { HttpError } from '../../http/errors.ts';
-import { enforceWindow, type RateCounter } from '../../http/rateLimit.ts';
+import { enforceWindow, type RateCounter } from '../rateWindows.ts';
 import { constantTimeEqual, newNumericCode, newUserId, sha256Base64Url } from '../../ids.ts';
 import { signInLimits } from '../../limits.ts';
 import { capAddress, normalizeEmail, type SignInCode } from './model.ts';

@@ -1,4 +1,4 @@
-import type { Mailer } from '../../adapters/mailer.ts';
+import type { Mailer } from '../mail.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { UserStore } from '../accounts/ports.ts';

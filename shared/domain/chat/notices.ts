@@ -1,4 +1,4 @@
-import { maxQueueDelaySeconds, type Queue } from '../../adapters/queue.ts';
+import { maxQueueDelaySeconds, type Queue } from '../queue.ts';
 import type { Clock } from '../../clock.ts';
 import { chatLimits } from '../../limits.ts';
 import type { AppLogger } from '../../logger.ts';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Mailer } from '../../adapters/mailer.ts';
+import type { Mailer } from '../mail.ts';
 import type { Clock } from '../../clock.ts';
 import { HttpError } from '../../http/errors.ts';
-import { enforceWindow, type RateCounter } from '../../http/rateLimit.ts';
+import { enforceWindow, type RateCounter } from '../rateWindows.ts';
 import { constantTimeEqual, newGateToken, newNumericCode, sha256Base64Url } from '../../ids.ts';
 import { gateLimits } from '../../limits.ts';
 import type { HostClaim } from '../domains/model.ts';

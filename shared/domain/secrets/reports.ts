@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.ts';
-import { addressKey } from '../../http/clientAddress.ts';
+import { addressKey } from '../sources.ts';
 import { newEventId, sha256Base64Url } from '../../ids.ts';
 import { dayOf, type Counters } from '../counters.ts';
 import type { HostClaim } from '../domains/model.ts';

@@ -1,4 +1,4 @@
-import { maxQueueDelaySeconds } from '../../adapters/queue.ts';
+import { maxQueueDelaySeconds } from '../queue.ts';
 import { toEpochSeconds } from '../../clock.ts';
 import { webhookLimits } from '../../limits.ts';
 import { DestinationRefused, parseWebhookUrl, resolveDestination } from '../../webhooks/destination.ts';

@@ -1,5 +1,5 @@
-import type { Mailer } from '../../adapters/mailer.ts';
-import type { Queue } from '../../adapters/queue.ts';
+import type { Mailer } from '../mail.ts';
+import type { Queue } from '../queue.ts';
 import type { Clock } from '../../clock.ts';
 import type { AppLogger } from '../../logger.ts';
 import type { AppMetrics } from '../../metrics.ts';

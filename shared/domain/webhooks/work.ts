@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Queue } from '../../adapters/queue.ts';
+import type { Queue } from '../queue.ts';
 import type { Delivery } from './model.ts';
 
 /**
