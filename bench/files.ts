@@ -389,8 +389,9 @@ async function orchestrate(): Promise<void> {
  * The measuring processes run as the command-line client (issue 20) is to be launched: glibc's malloc limited to
  * 2 arenas. Unlimited, each libuv thread running WebCrypto for the seal and open keeps an arena
  * of what it freed, and the client's peak at 5 GiB was 100 MiB above its start (allowed 96),
- * against 80 with 2 arenas at the same speed (docs/decisions.md). HUSHLINK_BENCH_ARENAS=default
- * measures glibc's default.
+ * against 80 with 2 arenas at the same speed
+ * (docs/adr/0027-client-memory-is-bounded-by-buffers-the-benchs-figures.md).
+ * HUSHLINK_BENCH_ARENAS=default measures glibc's default.
  */
 const measuredEnv = process.env.HUSHLINK_BENCH_ARENAS === 'default' ? process.env : { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
 

@@ -151,7 +151,8 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 
     domains: new DynamoDomainStore(db, config.TABLE_NAME),
     sso: new DynamoSsoStore(db, config.TABLE_NAME),
     dns: adapters.dns,
-    // A claim deleted or verified here counts at once on this instance (others within the cache's bound).
+    // A claim verified here serves at once on this instance (others within the cache's bound); a
+    // deleted one stops at once everywhere, since verified claims are read on every request.
     hostsChanged: (hostname) => api.hosts.forget(hostname),
     workspaces: new DynamoWorkspaceStore(db, config.TABLE_NAME),
     memberships: new DynamoMembershipChanges(db, config.TABLE_NAME),

@@ -11,8 +11,8 @@ export interface MailProps {
 
 /**
  * Sending mail through SES (`SendEmail` of the SES v1 API, `@aws-sdk/client-ses`). The identity
- * is verified outside the stack (README: SES), so the construct creates nothing: it names the
- * identity and grants sending from it.
+ * is verified outside the stack (docs/deploy.md, "Email (SES)"), so the construct creates
+ * nothing: it names the identity and grants sending from it.
  */
 export class Mail extends Construct {
   readonly identityArn: string;
@@ -28,7 +28,7 @@ export class Mail extends Construct {
    * `ses:SendEmail` on the identity, and only with the configured sender as From. In the SES
    * sandbox, where every recipient must be a verified identity too, SES has been seen to also
    * authorize the send against the recipient's identity ARN, which this statement does not name:
-   * request production access before relying on sign-in mail (README: SES).
+   * request production access before relying on sign-in mail (docs/deploy.md, "Email (SES)").
    */
   grantSendEmail(grantee: iam.IGrantable): void {
     grantee.grantPrincipal.addToPrincipalPolicy(

@@ -181,8 +181,9 @@ export class HushlinkStack extends Stack {
   readonly originVerify: secretsmanager.Secret;
   /**
    * The payment provider's secret API key and webhook signing secret, as JSON `{secret_key,
-   * webhook_secret}`: made empty-valued at deploy and set by the operator (README, Deploy), so
-   * neither is ever in a template; the billing functions read it at cold start.
+   * webhook_secret}`: made empty-valued at deploy and set by the operator (docs/deploy.md,
+   * "Payments (Stripe)"), so neither is ever in a template; the billing functions read it at cold
+   * start.
    */
   readonly paymentSecrets: secretsmanager.Secret;
   /** The chat app's client secret and signing secret (Slack), JSON {client_secret, signing_secret}. */
@@ -255,7 +256,7 @@ export class HushlinkStack extends Stack {
     });
     Validations.of(this.paymentSecrets).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'Stripe API keys are rotated in Stripe\'s dashboard, then put here (README, Deploy); Secrets Manager cannot rotate them itself.',
+      reason: 'Stripe API keys are rotated in Stripe\'s dashboard, then put here (docs/operations.md, Keys and secrets); Secrets Manager cannot rotate them itself.',
     });
     this.chatSecrets = new secretsmanager.Secret(this, 'ChatAppSecrets', {
       description: `Hushlink ${settings.stage}: the Slack app's client secret and signing secret, JSON {client_secret, signing_secret}; set after deploy`,
@@ -264,7 +265,7 @@ export class HushlinkStack extends Stack {
     });
     Validations.of(this.chatSecrets).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'Slack app secrets are regenerated in Slack\'s app settings, then put here (README, Deploy); Secrets Manager cannot rotate them itself.',
+      reason: 'Slack app secrets are regenerated in Slack\'s app settings, then put here (docs/operations.md, Keys and secrets); Secrets Manager cannot rotate them itself.',
     });
 
     // The names shared/config.ts validates at cold start; every function gets the same set.
@@ -355,8 +356,10 @@ export class HushlinkStack extends Stack {
    * Lets `hostnameServers` manage the tenant distribution's tenants and their certificates, and
    * tells them where (shared/config.ts CUSTOM_HOSTNAMES_*). The distribution's id goes to no API
    * function: API function → tenant distribution → HTTP API → API function would be a cycle.
-   * Checked against AWS's documentation only (docs/decisions.md): the first deploy confirms in
-   * CloudTrail that none of these is refused or unused.
+   * Checked against AWS's documentation only
+   * (docs/adr/0064-verified-hostnames-are-served-by-cloudfront-distribution.md): the first deploy
+   * confirms in CloudTrail that none of these is refused or unused (docs/operations.md,
+   * "First-deploy checks").
    */
   private grantHostnameServing(): void {
     const tenants = this.formatArn({ service: 'cloudfront', region: '', resource: 'distribution-tenant', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });

@@ -178,7 +178,8 @@ export function viewerRequestCode(rewrites: PageRewrites): string {
  * hostname, checked by every API function: shared/http/viewerHost.ts) travels in
  * `viewerHostHeader`, replacing any the viewer sent. A distribution's own `*.cloudfront.net`
  * name is this deployment's, as a direct call is: it gets no header, so the API serves the
- * distribution's address before `webOrigin` names it (README, Deploy). ES5, as the other function.
+ * distribution's address before `webOrigin` names it (docs/deploy.md, "Custom domain for the
+ * service"). ES5, as the other function.
  */
 export function viewerHostCode(): string {
   return [
@@ -403,8 +404,9 @@ export class WebHosting extends Construct {
 
     this.url = `https://${domainName ?? this.distribution.distributionDomainName}`;
 
-    // Verified custom hostnames (issue 17; docs/decisions.md): the same behaviours on a
-    // multi-tenant distribution, reached only through its tenants and the connection group whose
+    // Verified custom hostnames (issue 17;
+    // docs/adr/0064-verified-hostnames-are-served-by-cloudfront-distribution.md): the same behaviours
+    // on a multi-tenant distribution, reached only through its tenants and the connection group whose
     // routing endpoint every customer's CNAME names. A tenant-only distribution cannot be
     // invalidated with the deployment's one call (each tenant would need its own), so its web
     // behaviours cache nothing at the edge: a deploy is seen at once on every custom hostname.
@@ -465,7 +467,7 @@ export class WebHosting extends Construct {
     new CfnOutput(this, 'WebUrl', { value: this.url });
     // Not the tenant distribution's domain name: it has no address of its own.
     new CfnOutput(this, 'CustomHostnameTarget', {
-      description: 'The CNAME target of every workspace hostname (README, Custom domains)',
+      description: 'The CNAME target of every workspace hostname (docs/deploy.md, Workspaces\' own hostnames)',
       value: this.connectionGroup.attrRoutingEndpoint,
     });
   }

@@ -13,8 +13,9 @@ import { promisify } from 'node:util';
  *
  * The launcher is compiled once per machine (and again when its source changes) into
  * node_modules/.cache/hushlink/, outside git: Java's single-file source launcher would compile it
- * at every start, 2 to 5 s more per integration test file on a 2-core machine (docs/adr, "Every
- * local component on 127.0.0.1"). Debian's default-jre-headless has `jdk.compiler`: no JDK needed.
+ * at every start, 2 to 5 s more per integration test file on a 2-core machine
+ * (docs/adr/0138-every-local-component-on-127-0-0-1.md). Debian's default-jre-headless has
+ * `jdk.compiler`: no JDK needed.
  */
 
 const require = createRequire(import.meta.url);

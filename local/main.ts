@@ -74,7 +74,7 @@ console.log(`Hushlink is running on ${runtime.url}
                  key ${runtime.s3.credentials.accessKeyId}, its secret kept in ${join(dataDir, 's3-secret-access-key')} (this machine's own)
   Stripe (local) ${runtime.stripe.url}  (checkout and portal pages; test controls under /_emulator/)
   Slack (local)  ${runtime.slack.origin}  (its calls and the bot's messages at ${runtime.url}/_dev/chat)
-                 signing secret ${runtime.config.SLACK_SIGNING_SECRET} (kept in ${join(dataDir, 'slack-signing-secret')}; README: sign a /secret command)
+                 signing secret ${runtime.config.SLACK_SIGNING_SECRET} (kept in ${join(dataDir, 'slack-signing-secret')}; docs/deploy.md, Slack: sign a /secret command)
   DNS (local)    ${runtime.dns.server}  (publish records at ${runtime.url}/_dev/dns/<name>; hostnames served: ${runtime.url}/_dev/hostnames)
   data           ${dataDir}/
 Press Ctrl-C to stop.`);

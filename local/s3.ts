@@ -48,7 +48,9 @@ export interface LocalS3Options {
 /**
  * S3 on this machine, so presigned (multipart) URLs are real S3 URLs: @20minutes/s3rver (a
  * maintained fork of s3rver) behind the layer of local/s3Layer.ts, which adds what the files flow
- * needs and s3rver lacks (docs/adr, "The local S3 layer"). Parts stream to disk.
+ * needs and s3rver lacks (docs/adr/0104-the-local-s3-layer-what-s3rver-lacks.md, and its key and
+ * request checks: docs/adr/0137-the-local-s3-checks-the-request-target-first-and-has-a-key.md).
+ * Parts stream to disk.
  */
 export async function startS3Local(options: LocalS3Options): Promise<LocalS3> {
   const directory = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hushlink-s3-'));

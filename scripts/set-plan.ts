@@ -7,7 +7,7 @@
  *
  * The command line is scripts/setPlanCli.ts's, the rules shared/domain/contractPlans.ts's, the
  * writes shared/store/contractPlans.ts's. Credentials come from the SDK's default chain (the
- * environment, a profile, SSO); the IAM it needs is in README.md, Deploy.
+ * environment, a profile, SSO); the IAM it needs is in docs/operations.md, "Enterprise by contract".
  */
 import { systemClock } from '../shared/clock.ts';
 import { setContractPlan } from '../shared/domain/contractPlans.ts';

@@ -22,7 +22,7 @@ export const secretLimits = {
 /**
  * Restricted recipients prove their address with an emailed code (DESIGN.md §3). A "source" is
  * a client address as the per-IP limits count it (IPv6 by its /64); why these rules and
- * numbers: docs/decisions.md (issue 26).
+ * numbers: docs/adr/0134-the-gate-one-live-code-caps-per-link-and-source.md (issue 26).
  */
 export const gateLimits = {
   codeDigits: 6,
@@ -122,8 +122,9 @@ export const domainLimits = {
   recheckBatch: 50,
   recheckConcurrency: 5,
   /**
-   * How long an instance trusts what it read of a hostname's claim: a claim deleted elsewhere
-   * stops serving on every instance within this (rule 5; on the instance that deleted it, at once).
+   * How long an instance trusts that a hostname has no verified claim (a verified one is read on
+   * every request, so a deleted claim stops serving at once everywhere: rule 5): a claim verified
+   * elsewhere serves on every instance within this; at once on the one that verified it.
    */
   hostCacheSeconds: 5,
   /**
@@ -264,7 +265,9 @@ export const enterpriseInquiryLimits = {
 };
 
 /**
- * Sign-in (DESIGN.md §3; why these numbers, and the odds of guessing a code: docs/decisions.md).
+ * Sign-in (DESIGN.md §3; why these numbers, and the odds of guessing a code:
+ * docs/adr/0032-sign-in-guess-budgets-per-address-and-per-source.md, and
+ * docs/adr/0031-sign-in-codes-8-digits-3-live-per-address.md).
  * "Address" here is the one caps count (`capAddress`: `ana+tag@` counts as `ana@`); a "source"
  * is a client address, IPv6 by its /64.
  */

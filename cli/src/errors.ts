@@ -1,6 +1,6 @@
 /**
  * How the CLI fails: one human sentence, the problem's `code`, and an exit code a script can
- * branch on (documented in `hushlink --help` and the README).
+ * branch on (documented in `hushlink --help` and docs/cli.md, "Exit codes").
  */
 import { EnvelopeError } from '../../shared/envelope/index.ts';
 import { ApiError, TransferError } from '../transfer/index.ts';

@@ -60,8 +60,9 @@ export interface LocalStripe extends StripeControls {
  * Stripe's objects and errors, the secret key, idempotency keys), so the official `stripe` SDK
  * talks to it through its `host`, `port` and `protocol` options; its checkout and portal pages;
  * signed events POSTed to the service; and test controls under `/_emulator/`. It answers only
- * to loopback host names, as `/_dev/*` does (docs/decisions.md, "/_dev/* answers loopback
- * names only").
+ * to loopback host names, as `/_dev/*` does
+ * (docs/adr/0101-npm-start-answers-at-once-reads-the-functions-settings-dev.md; the emulator's own:
+ * docs/adr/0100-the-stripe-emulators-billing-pages-and-test-controls.md).
  */
 export async function startStripeEmulator(options: StripeEmulatorOptions): Promise<LocalStripe> {
   const host = '127.0.0.1';

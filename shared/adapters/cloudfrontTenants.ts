@@ -1,7 +1,8 @@
 // Verified custom hostnames served in AWS (issue 17): each claim is a distribution tenant of the
 // stack's multi-tenant distribution, reached through its connection group, with a certificate
-// CloudFront requests and validates over HTTP itself. docs/decisions.md says why tenants and not
-// alternate domain names; this file holds every CloudFront call of it.
+// CloudFront requests and validates over HTTP itself.
+// docs/adr/0064-verified-hostnames-are-served-by-cloudfront-distribution.md says why tenants and
+// not alternate domain names; this file holds every CloudFront call of it.
 import {
   CloudFrontClient,
   CreateDistributionTenantCommand,

@@ -36,7 +36,8 @@ const bytesOf = (data: string | ArrayBuffer | ArrayBufferView): string | Uint8Ar
 /**
  * The files bucket through presigned requests alone: GET URLs handed to the client (the claim
  * of a file), DELETEs this function sends itself. SigV4 by the SDK's own S3 presigner; no S3
- * client, whose 48 KiB of gzip only the files function carries (docs/decisions.md).
+ * client, whose 48 KiB of gzip only the files function carries
+ * (docs/adr/0019-the-claim-of-a-file-answers-a-presigned-url-only-the-files.md).
  */
 export class PresignedFileObjects implements FileObjects {
   private readonly presigner: S3RequestPresigner;

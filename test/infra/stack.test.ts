@@ -326,7 +326,8 @@ describe('functions', () => {
     const secrets = ofType('AWS::SecretsManager::Secret').filter(([id]) => !id.startsWith('OriginVerify'));
     expect(secrets.map(([id]) => id).sort()).toEqual([expect.stringMatching(/^ChatAppSecrets/), expect.stringMatching(/^PaymentProviderSecrets/)]);
     const [secretId, secret] = secrets.find(([id]) => id.startsWith(prefix))!;
-    // A random placeholder until the operator puts the real keys (README, Deploy): no value is in the template.
+    // A random placeholder until the operator puts the real keys (docs/deploy.md, "Payments
+    // (Stripe)"): no value is in the template.
     expect(secret.Properties?.['SecretString']).toBeUndefined();
     for (const name of functionIds.keys()) {
       const expected = (readers as readonly string[]).includes(name) ? { Ref: secretId } : undefined;

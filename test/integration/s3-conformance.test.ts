@@ -25,8 +25,9 @@ import { startS3Local, type LocalS3 } from '../../local/s3.ts';
 /**
  * What the files flow (issue 13) needs of S3, each answer as real S3 documents it, asked of the
  * local S3 the way the runtime starts it: the SDK for the server's calls, plain `fetch` on
- * presigned URLs for the browser's. The local S3 was chosen by this suite (docs/decisions.md,
- * "The local S3"); the last two groups are the local runtime's own promises.
+ * presigned URLs for the browser's. The local S3 was chosen by this suite
+ * (docs/adr/0103-the-local-s3-chosen-by-a-conformance-suite.md); the last two groups are the local
+ * runtime's own promises.
  *
  * Where each answer is written down (the S3 API Reference, as bundled with @aws-sdk/client-s3,
  * whose service model also gives each operation's success status):

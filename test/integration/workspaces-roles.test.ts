@@ -9,10 +9,11 @@ import { joinAs, teamWorkspace } from '../support/workspaces.ts';
 
 /**
  * The role matrix, generated from THE permission table (shared/domain/workspaces/permissions.ts,
- * printed in docs/decisions.md): every route of a workspace called by its owner, an admin, a
- * member, a non-member and an API key of the owner. A role the table lists gets the route's
- * success; another role its refusal (403, or 404 for the audit trail); a non-member 404; an API
- * key 403. Each call gets a fresh workspace, since some of them hand it over or remove someone.
+ * printed in docs/adr/0037-the-workspace-permission-table.md): every route of a workspace called
+ * by its owner, an admin, a member, a non-member and an API key of the owner. A role the table
+ * lists gets the route's success; another role its refusal (403, or 404 for the audit trail); a
+ * non-member 404; an API key 403. Each call gets a fresh workspace, since some of them hand it over
+ * or remove someone.
  */
 
 let runtime: Runtime;

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { capAddress, normalizeEmail } from '../../shared/domain/accounts/model.ts';
 import { signInLimits } from '../../shared/limits.ts';
 
-/** The arithmetic docs/decisions.md gives for the sign-in numbers, kept true by whoever edits them. */
+/**
+ * The arithmetic docs/adr/0032-sign-in-guess-budgets-per-address-and-per-source.md gives for the
+ * sign-in numbers, kept true by whoever edits them.
+ */
 describe('sign-in limits', () => {
   const { codeDigits, liveCodesPerAddress, guessesPerAddress, guessesPerSource } = signInLimits;
   const hoursPerYear = 366 * 24;

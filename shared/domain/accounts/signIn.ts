@@ -13,7 +13,8 @@ export type SignInPorts = AccountPorts & SessionPorts & { rateCounter: RateCount
 /*
  * Codes belong to an exact (normalized) address; caps and guess budgets count its cap address
  * (`+tag` removed), alone or with the asking source (IPv6 by its /64). Only hashes are stored.
- * Why these rules and numbers, and the odds of guessing a code: docs/decisions.md.
+ * Why these rules and numbers, and the odds of guessing a code:
+ * docs/adr/0032-sign-in-guess-budgets-per-address-and-per-source.md (with 0031 and 0033).
  */
 const emailHashOf = (email: string) => sha256Base64Url(`email:${normalizeEmail(email)}`);
 const capHashOf = (email: string) => sha256Base64Url(`cap:${capAddress(email)}`);

@@ -6,8 +6,9 @@ import { ScimError, userSchema, type ScimUserAttributes } from './model.ts';
  * Microsoft Entra send: `eq` on `userName`, `externalId`, `emails.value` and Entra's
  * `emails[type eq "work"].value` (not RFC grammar, which has no sub-attribute after a value
  * filter; many parsers refuse it), joined by `and` and `or` with parentheses. No parser on npm
- * reads all of it (docs/decisions.md). Anything else is a 400 `invalidFilter`, never a filter
- * that matches everyone: a list unfiltered by mistake would hand a directory every member.
+ * reads all of it (docs/adr/0076-scim-filters-a-parser-of-our-own.md). Anything else is a 400
+ * `invalidFilter`, never a filter that matches everyone: a list unfiltered by mistake would hand a
+ * directory every member.
  */
 
 /** A literal a filter compares with: RFC 7644's compValue, JSON's string, number, true, false and null. */

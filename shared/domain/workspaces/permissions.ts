@@ -1,9 +1,9 @@
 import type { Role } from './model.ts';
 
 /**
- * THE permission table of workspaces (docs/decisions.md "Workspaces" prints it; the role-matrix
- * tests are generated from it): which roles may do what. An API key administers nothing (403 on
- * every route of the group), and a non-member gets 404 everywhere (rule 10 of §5).
+ * THE permission table of workspaces (docs/adr/0037-the-workspace-permission-table.md prints it;
+ * the role-matrix tests are generated from it): which roles may do what. An API key administers
+ * nothing (403 on every route of the group), and a non-member gets 404 everywhere (rule 10 of §5).
  */
 export const permissions = {
   listMembers: ['owner', 'admin', 'member'],

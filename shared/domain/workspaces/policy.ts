@@ -2,7 +2,7 @@
  * A workspace's policy (interface §4.7): what every secret, file and request link created with
  * the workspace's id must satisfy. Pure: the routes read the policy and the request, and call
  * these; nothing here stores or fetches anything. Why the rules mean what they mean is in
- * docs/decisions.md (Workspaces: policy).
+ * docs/adr/0041-the-workspace-policy-one-pure-module.md (with 0042 and 0043).
  */
 import type { PolicyRequest } from '../../api/workspaces.ts';
 import { HttpError, type FieldError } from '../../http/errors.ts';

@@ -6,8 +6,9 @@ import type { PropertySuite } from './suite.ts';
 
 /**
  * Found: a cursor changed by its holder but still base64url JSON of an object reached DynamoDB
- * as an ExclusiveStartKey it refused, and the listing answered 500 where decisions.md promises
- * 400. These check a listing against the named edits and against `cursorEdits` at large.
+ * as an ExclusiveStartKey it refused, and the listing answered 500 where
+ * docs/adr/0094-cursors-are-checked-as-dynamodb-would-check-them.md promises 400. These check a
+ * listing against the named edits and against `cursorEdits` at large.
  */
 
 export interface Listing {
