@@ -102,7 +102,8 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
   workspaces: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'BatchGetItem'], query: ['table', 'gsi1'] },
   billing: { items: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], query: ['gsi1'] },
-  billingWebhook: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: [] },
+  // ConditionCheckItem: a subscription kept but not followed checks the target's link is unchanged (one live subscription).
+  billingWebhook: { items: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], query: [] },
   scim: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'], query: ['table'] },
   chat: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
   openapi: { items: [], query: [] },

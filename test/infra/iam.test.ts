@@ -213,7 +213,7 @@ const expectedTable = {
     query: ['table', 'index/gsi1'],
   },
   billing: { items: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
-  billingWebhook: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
+  billingWebhook: { items: ['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
   scim: { items: ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   chat: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   openapi: { items: [], query: [] },
@@ -621,10 +621,11 @@ describe('the DynamoDB calls of the stores', () => {
     }
   });
 
-  it('put a ConditionCheck in a transaction only in the workspaces stores, whose functions (workspaces, scim) are granted dynamodb:ConditionCheckItem', () => {
-    for (const { file, text } of sources) if (!file.startsWith('workspace')) expect(text, file).not.toMatch(/ConditionCheck\s*:/);
+  it('put a ConditionCheck in a transaction only in the workspaces stores and the billing store, whose functions (workspaces, scim; the payment webhook) are granted dynamodb:ConditionCheckItem', () => {
+    for (const { file, text } of sources) if (!file.startsWith('workspace') && file !== 'billing.ts') expect(text, file).not.toMatch(/ConditionCheck\s*:/);
     expect(expectedTable.workspaces.items).toContain('dynamodb:ConditionCheckItem');
     expect(expectedTable.scim.items).toContain('dynamodb:ConditionCheckItem');
+    expect(expectedTable.billingWebhook.items).toContain('dynamodb:ConditionCheckItem');
   });
 
   it('are each granted to some function', () => {
