@@ -310,7 +310,7 @@ describe('per-recipient links', () => {
     await annPage.page.fill('#gate-code', wrong);
     await annPage.page.click('#gate-verify');
     await annPage.page.waitForSelector('#gate-code-error:not([hidden])');
-    expect(await annPage.page.textContent('#gate-code-error')).toContain('That code is not right');
+    expect(await annPage.page.textContent('#gate-code-error')).toContain('This code does not work');
     expect(await annPage.page.textContent('#gate-code-error')).toContain('4 attempts left');
     expect(await annPage.page.getAttribute('#gate-code', 'aria-invalid')).toBe('true');
     await annPage.screenshot('recipients-gate-wrong-code');

@@ -4,13 +4,28 @@
  * tokens only; never the link key, the passphrase or the text.
  * Account calls take the access token as an argument: `session.ts` owns it.
  */
-import type { ClaimedFile } from './filesApi.ts';
+import type * as z from 'zod/mini';
+import type { accountRequests } from '../../shared/api/account.ts';
+import type { accountReplies } from '../../shared/api/accountReplies.ts';
+import type { chatReplies, chatRequests } from '../../shared/api/chat.ts';
+import type { Problem as ProblemSchema } from '../../shared/api/output.ts';
+import type { recipientRequest, secretsRequests } from '../../shared/api/secrets.ts';
+import type { secretsReplies } from '../../shared/api/secretsReplies.ts';
 
-export interface FieldProblem {
-  path: string;
-  message: string;
-}
+// The API's types are its contract's (shared/api): what the OpenAPI document says and the
+// contract test holds the server to. Imported as types only, so nothing of zod is bundled.
+type AccountReply<K extends keyof typeof accountReplies> = z.output<(typeof accountReplies)[K]>;
+type SecretsReply<K extends keyof typeof secretsReplies> = z.output<(typeof secretsReplies)[K]>;
 
+/** One entry of a 400's `errors`. */
+export type FieldProblem = NonNullable<z.output<typeof ProblemSchema>['errors']>[number];
+
+/**
+ * A refusal as the page reads it: the problem+json body when there was one (only `status` is
+ * sure: an answer that is not problem+json, or none at all, gives that alone), or the page's own
+ * for a server it could not reach (`code: 'network'`, which no server answers). So it is looser
+ * than the contract's `Problem`, and its own.
+ */
 export interface Problem {
   status: number;
   code?: string;
@@ -42,81 +57,18 @@ export class ApiError extends Error {
   }
 }
 
-export interface CreateSecretBody {
-  kind: 'text';
-  envelope: string;
-  salt: string;
-  size_bytes: number;
-  expires_in: number;
-  max_views: number;
-  claim_verifier: string;
-  link_verifier: string;
-  not_before?: string;
-  /** Per-recipient links (1-20): each opens the secret up to `max_views` times. */
-  recipients?: RecipientRequest[];
-  /** Sent inside this workspace (the caller is a member): its policy must allow the secret. */
-  workspace_id?: string;
-}
-
-export interface RecipientRequest {
-  label?: string;
-  email?: string;
-  /** Only `email` can open it, after confirming the address with an emailed code. */
-  restricted?: boolean;
-}
-
+type CreateSecretRequest = z.input<typeof secretsRequests.CreateSecretRequest>;
+/** The page always sends both verifiers (a claim must prove the link), which the contract leaves optional. */
+export type CreateSecretBody = CreateSecretRequest & Required<Pick<CreateSecretRequest, 'claim_verifier' | 'link_verifier'>>;
+export type RecipientRequest = z.input<typeof recipientRequest>;
+export type CreatedSecret = SecretsReply<'SecretCreated'>;
 /** A per-recipient link as creation answers it: append `#` and the key to `url_base`. */
-export interface CreatedLink {
-  recipient_id: string;
-  label: string | null;
-  email: string | null;
-  restricted: boolean;
-  url_base: string;
-}
-
-export type LinkState = 'active' | 'revoked' | 'used';
-
-export interface CreatedSecret {
-  id: string;
-  url_base: string;
-  delete_token: string;
-  expires_at: string;
-  not_before?: string | null;
-  max_views: number;
-  views_left: number;
-  recipients?: CreatedLink[];
-}
-
-export type SecretState = 'pending' | 'active' | 'burned' | 'expired' | 'revoked' | 'locked';
-
-export interface SecretMetadata {
-  id: string;
-  state: SecretState | string;
-  kind: string;
-  /** The envelope's length: a file's is its size and a little more. */
-  size_bytes?: number;
-  salt: string;
-  max_views: number;
-  views_left: number;
-  expires_at: string;
-  not_before: string | null;
-  /** When it entered a terminal state. */
-  ended_at?: string | null;
-  requires_proof?: boolean;
-  /** Whether the envelope needs a passphrase; null (or absent) when the server cannot tell. */
-  passphrase?: boolean | null;
-  /** PBKDF2 iterations of the passphrase: 0 or null without one. */
-  kdf_iterations?: number | null;
-  /** It opens only through per-recipient links. */
-  has_recipients?: boolean;
-  /** The link asked about with `?recipient_id=`. */
-  recipient?: { recipient_id: string; restricted: boolean; state: LinkState | string; views_left: number };
-  /** Sent inside a Team workspace with branding: display only (`revealBranding.ts`). */
-  branding?: { display_name: string; logo: string | null; accent: string | null };
-}
-
+export type CreatedLink = NonNullable<CreatedSecret['recipients']>[number];
+export type SecretMetadata = SecretsReply<'SecretMetadata'>;
+export type SecretState = SecretMetadata['state'];
+export type LinkState = NonNullable<SecretMetadata['recipient']>['state'];
 /** A claim's answer: a text's envelope, or a file's presigned download (`filesApi.ts`). */
-export type ClaimedSecret = { kind: 'text'; id: string; envelope: string; salt: string; views_left: number; expires_at?: string } | ClaimedFile;
+export type ClaimedSecret = SecretsReply<'ClaimedSecret'>;
 
 export async function call<T>(method: string, path: string, init: { json?: unknown; headers?: Record<string, string>; token?: string | undefined } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
@@ -162,6 +114,9 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 export const secretPath = (id: string) => `/v1/secrets/${encodeURIComponent(id)}`;
 
+/** A listing's page: `limit=…`, and `cursor=…` after the first. */
+export const pageQuery = (limit: number, cursor: string | null) => new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) }).toString();
+
 export const api = {
   /** With an access token the caller becomes the secret's owner; without, it is anonymous. */
   createSecret: (body: CreateSecretBody, token?: string) => call<CreatedSecret>('POST', '/v1/secrets', { json: body, token }),
@@ -182,88 +137,36 @@ export const api = {
   revokeSecret: (id: string, deleteToken: string) => call<void>('DELETE', secretPath(id), { headers: { 'x-delete-token': deleteToken } }),
 };
 
-export interface AccountUser {
-  id: string;
-  email: string;
-}
-
 /** What sign-in and refresh answer. */
-export interface IssuedTokens {
-  access_token: string;
-  refresh_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  user: AccountUser;
-}
-
+export type IssuedTokens = AccountReply<'IssuedTokens'>;
+export type AccountUser = IssuedTokens['user'];
 /** A secret of the signed-in user, as `GET /v1/secrets` lists it (metadata only). */
-export interface OwnedSecret {
-  id: string;
-  state: SecretState | string;
-  kind: string;
-  max_views: number;
-  views_left: number;
-  created_at: string | null;
-  expires_at: string;
-  not_before: string | null;
-  ended_at: string | null;
-  passphrase?: boolean | null;
-}
-
-export interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
-
-export type ApiKeyScope = 'secrets:write' | 'secrets:read' | 'receipts:read';
-
-export interface ApiKeyInfo {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: ApiKeyScope[];
-  created_at: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-}
-
-export interface CreatedApiKey extends ApiKeyInfo {
-  /** The key itself: in this answer only. */
-  key: string;
-}
-
-export interface DeviceSession {
-  id: string;
-  device_name: string;
-  created_at: string;
-  last_used_at: string;
-  current: boolean;
-}
-
-export interface UnattachedSecret {
-  id: string;
-  delete_token: string;
-}
-
-export type AdoptionResult = { id: string; adopted: true } | { id: string; adopted: false; reason?: string };
+export type OwnedSecret = SecretsReply<'SecretList'>['items'][number];
+export type ApiKeyInfo = AccountReply<'ApiKeyList'>['items'][number];
+export type ApiKeyScope = ApiKeyInfo['scopes'][number];
+/** `key` is the key itself: in this answer only. */
+export type CreatedApiKey = AccountReply<'CreatedApiKey'>;
+export type DeviceSession = AccountReply<'SessionList'>['items'][number];
+export type UnattachedSecret = z.input<typeof accountRequests.AdoptSecretsRequest>['secrets'][number];
+export type AdoptionResult = AccountReply<'AdoptionResult'>['items'][number];
 
 /** Sign-in, sessions, the owner's secrets and API keys. */
 export const accountApi = {
-  startSignIn: (email: string) => call<{ sent: true }>('POST', '/v1/auth/otp/start', { json: { email } }),
-  resendCode: (email: string) => call<{ sent: true }>('POST', '/v1/auth/otp/resend', { json: { email } }),
+  startSignIn: (email: string) => call<AccountReply<'CodeSent'>>('POST', '/v1/auth/otp/start', { json: { email } }),
+  resendCode: (email: string) => call<AccountReply<'CodeSent'>>('POST', '/v1/auth/otp/resend', { json: { email } }),
   verifyCode: (email: string, code: string) => call<IssuedTokens>('POST', '/v1/auth/otp/verify', { json: { email, code } }),
   refresh: (refreshToken: string) => call<IssuedTokens>('POST', '/v1/auth/refresh', { json: { refresh_token: refreshToken } }),
   logout: (refreshToken: string | null, token: string | undefined) =>
-    call<unknown>('POST', '/v1/auth/logout', { json: refreshToken ? { refresh_token: refreshToken } : {}, token }),
-  logoutEverywhere: (token: string) => call<unknown>('POST', '/v1/auth/logout-all', { token }),
-  sessions: (token: string) => call<Page<DeviceSession>>('GET', '/v1/auth/sessions', { token }),
+    call<AccountReply<'SignedOut'>>('POST', '/v1/auth/logout', { json: refreshToken ? { refresh_token: refreshToken } : {}, token }),
+  logoutEverywhere: (token: string) => call<AccountReply<'SignedOutEverywhere'>>('POST', '/v1/auth/logout-all', { token }),
+  sessions: (token: string) => call<AccountReply<'SessionList'>>('GET', '/v1/auth/sessions', { token }),
   secrets: (token: string, limit: number, cursor: string | null) =>
-    call<Page<OwnedSecret>>('GET', `/v1/secrets?${new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) }).toString()}`, { token }),
+    call<SecretsReply<'SecretList'>>('GET', `/v1/secrets?${pageQuery(limit, cursor)}`, { token }),
   revokeOwnedSecret: (token: string, id: string) => call<void>('DELETE', secretPath(id), { token }),
-  adoptSecrets: (token: string, secrets: UnattachedSecret[]) => call<{ items: AdoptionResult[] }>('POST', '/v1/auth/adopt-secrets', { json: { secrets }, token }),
-  apiKeys: (token: string) => call<Page<ApiKeyInfo>>('GET', '/v1/api-keys', { token }),
-  createApiKey: (token: string, body: { name: string; scopes: ApiKeyScope[]; expires_in?: number }) => call<CreatedApiKey>('POST', '/v1/api-keys', { json: body, token }),
-  revokeApiKey: (token: string, id: string) => call<unknown>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, { token }),
+  adoptSecrets: (token: string, secrets: UnattachedSecret[]) => call<AccountReply<'AdoptionResult'>>('POST', '/v1/auth/adopt-secrets', { json: { secrets }, token }),
+  apiKeys: (token: string) => call<AccountReply<'ApiKeyList'>>('GET', '/v1/api-keys', { token }),
+  createApiKey: (token: string, body: z.input<typeof accountRequests.CreateApiKeyRequest>) => call<CreatedApiKey>('POST', '/v1/api-keys', { json: body, token }),
+  revokeApiKey: (token: string, id: string) => call<AccountReply<'ApiKeyRevoked'>>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, { token }),
 };
 
 /** Human sentences for a refused request: `errors[].message` (with the field) or `detail`. */
@@ -310,7 +213,7 @@ function fieldLabel(path: string): string {
  */
 export const chatApi = {
   /** Slack's authorize page, with a state naming this user (10 minutes, once); 403 `chat_not_configured` without a chat app. */
-  startInstall: (token: string) => call<{ authorize_url: string }>('POST', '/v1/chat/install', { token }),
+  startInstall: (token: string) => call<z.output<typeof chatReplies.ChatInstallStarted>>('POST', '/v1/chat/install', { token }),
   /** The chat token from the chat link, and the delete token proving this page made the secret. */
-  subscribe: (body: { secret_id: string; delete_token: string; chat_token: string }) => call<{ subscribed: true }>('POST', '/v1/chat/subscribe', { json: body }),
+  subscribe: (body: z.input<typeof chatRequests.ChatSubscribeRequest>) => call<z.output<typeof chatReplies.ChatSubscribed>>('POST', '/v1/chat/subscribe', { json: body }),
 };

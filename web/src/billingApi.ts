@@ -4,67 +4,35 @@
  * workspace's seats, and the Enterprise enquiry (the one call without a session). Checkout and
  * the portal answer a page of the payment provider, which the page then opens (`openProviderPage`).
  */
-import type { Plan } from '../../shared/domain/accounts/model.ts';
-import { call, type Page } from './api.ts';
+import type * as z from 'zod/mini';
+import type { billingReplies, billingRequests } from '../../shared/api/billing.ts';
+import { call, pageQuery } from './api.ts';
 
-export type { Plan };
-
-/** The provider's status of a subscription (Stripe's words); null without one. */
-export type SubscriptionStatus = 'active' | 'trialing' | 'past_due' | 'canceled' | 'unpaid' | 'incomplete' | 'incomplete_expired' | 'paused';
+type Reply<K extends keyof typeof billingReplies> = z.output<(typeof billingReplies)[K]>;
 
 /** `GET /v1/billing/subscription`: the account's own plan, the tier it uses, its Pro subscription, this month's usage. */
-export interface BillingSubscription {
-  plan: Plan;
-  /** The highest of `plan` and the plans of the caller's workspaces: what the account uses. */
-  tier: Plan;
-  status: SubscriptionStatus | string | null;
-  seats: number | null;
-  current_period_end: string | null;
-  cancel_at_period_end: boolean;
-  usage: { live_secrets: number; bytes_stored: number; calls_this_month: number };
-}
+export type BillingSubscription = Reply<'BillingSubscription'>;
+export type Plan = BillingSubscription['plan'];
+/** `total` is in the currency's smallest unit (cents). */
+export type Invoice = Reply<'InvoiceList'>['items'][number];
+export type CheckoutBody = z.input<typeof billingRequests.CheckoutRequest>;
+export type EnterpriseInquiry = z.input<typeof billingRequests.EnterpriseInquiryRequest>;
 
-export interface Invoice {
-  id: string;
-  number: string | null;
-  status: 'draft' | 'open' | 'paid' | 'uncollectible' | 'void' | string | null;
-  /** In the currency's smallest unit (cents). */
-  total: number;
-  currency: string;
-  created_at: string;
-  hosted_invoice_url: string | null;
-  invoice_pdf: string | null;
-}
-
-export interface CheckoutBody {
-  plan: 'pro' | 'team';
-  workspace_id?: string;
-  seats?: number;
-  /** Paths of this site the provider sends the browser back to (by default `/billing?checkout=success|cancelled`). */
-  success_path?: string;
-  cancel_path?: string;
-}
-
-export interface EnterpriseInquiry {
-  name: string;
-  email: string;
-  company: string;
-  seats?: number;
-  message: string;
-}
+/** The provider's status of a subscription (Stripe's words), as the page names them; the API says a string. */
+export type SubscriptionStatus = 'active' | 'trialing' | 'past_due' | 'canceled' | 'unpaid' | 'incomplete' | 'incomplete_expired' | 'paused';
 
 export const billingApi = {
-  checkout: (token: string, body: CheckoutBody) => call<{ id: string; url: string }>('POST', '/v1/billing/checkout', { json: body, token }),
+  checkout: (token: string, body: CheckoutBody) => call<Reply<'CheckoutCreated'>>('POST', '/v1/billing/checkout', { json: body, token }),
   subscription: (token: string) => call<BillingSubscription>('GET', '/v1/billing/subscription', { token }),
   /** 404 for an account that never started a checkout: it has no invoices (yet). */
   invoices: (token: string, limit: number, cursor: string | null) =>
-    call<Page<Invoice>>('GET', `/v1/billing/invoices?${new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) }).toString()}`, { token }),
+    call<Reply<'InvoiceList'>>('GET', `/v1/billing/invoices?${pageQuery(limit, cursor)}`, { token }),
   /** 404 without a customer at the provider. */
-  portal: (token: string, returnPath: string) => call<{ url: string }>('POST', '/v1/billing/portal', { json: { return_path: returnPath }, token }),
+  portal: (token: string, returnPath: string) => call<Reply<'PortalCreated'>>('POST', '/v1/billing/portal', { json: { return_path: returnPath }, token }),
   changeSeats: (token: string, workspaceId: string, seats: number) =>
-    call<{ workspace_id: string; seats: number }>('PATCH', '/v1/billing/seats', { json: { workspace_id: workspaceId, seats }, token }),
+    call<Reply<'SeatsChanged'>>('PATCH', '/v1/billing/seats', { json: { workspace_id: workspaceId, seats }, token }),
   /** Public: no session is sent, so a signed-out visitor can ask too. */
-  enterpriseInquiry: (body: EnterpriseInquiry) => call<{ accepted: true }>('POST', '/v1/billing/enterprise-inquiry', { json: body }),
+  enterpriseInquiry: (body: EnterpriseInquiry) => call<Reply<'EnterpriseInquiryAccepted'>>('POST', '/v1/billing/enterprise-inquiry', { json: body }),
 };
 
 /**

@@ -8,10 +8,11 @@
 import { fileSealer } from '../../shared/envelope/index.ts';
 import { planTable } from '../../shared/domain/plans.ts';
 import { ApiError } from './api.ts';
-import { announce, byId, focusHeading, setVisible } from './dom.ts';
-import { abortOnLeave, type FileUpload, type FileUploadBody, type Plan, type UploadRef } from './filesApi.ts';
-import { uploadFile, type UploadInput } from './fileUpload.ts';
-import { formatBytes, ProgressView } from './progress.ts';
+import { announce, byId, setVisible } from './dom.ts';
+import type { FileUpload, FileUploadBody, Plan } from './filesApi.ts';
+import type { UploadInput } from './fileUpload.ts';
+import { guardedUpload } from './guardedUpload.ts';
+import { formatBytes } from './progress.ts';
 
 const form = byId<HTMLFormElement>('compose-form');
 const composeSection = byId('compose');
@@ -24,11 +25,6 @@ const removeButton = byId<HTMLButtonElement>('file-remove');
 const limitNotice = byId('file-limit');
 
 const uploadSection = byId('upload');
-const uploadTitle = byId('upload-title');
-const uploadName = byId('upload-name');
-const uploadBar = byId<HTMLProgressElement>('upload-progress');
-const uploadStatus = byId('upload-status');
-const cancelButton = byId<HTMLButtonElement>('upload-cancel');
 
 let file: File | null = null;
 
@@ -152,49 +148,14 @@ export function resetFile(): void {
  */
 export async function sendFile(passphrase: string, settings: UploadInput['settings'], open: (body: FileUploadBody) => Promise<FileUpload>): Promise<{ upload: FileUpload; key: string }> {
   const picked = file!;
-  const cancel = new AbortController();
-  let ref: UploadRef | null = null;
-  // Closing or leaving the page mid-upload aborts it (a request that outlives the page).
-  const leave = () => void (ref && abortOnLeave(ref));
-  const warn = (event: BeforeUnloadEvent) => event.preventDefault();
-  const onCancel = () => {
-    cancelButton.disabled = true;
-    cancelButton.textContent = 'Cancelling…';
-    announce('Cancelling: deleting what was uploaded…');
-    cancel.abort();
-  };
   const sealer = await fileSealer({ meta: metaOf(picked), ...(passphrase ? { passphrase } : {}) });
-  const view = new ProgressView(uploadBar, uploadStatus, sealer.envelopeSize(picked.size));
-  uploadName.textContent = `${picked.name} (${formatBytes(picked.size)})`;
-  cancelButton.disabled = false;
-  cancelButton.textContent = 'Cancel upload';
-  cancelButton.addEventListener('click', onCancel);
-  window.addEventListener('pagehide', leave);
-  window.addEventListener('beforeunload', warn);
-  setVisible(composeSection, false);
-  setVisible(uploadSection, true);
-  focusHeading(uploadTitle);
-  let said = 0;
   try {
-    const upload = await uploadFile({
-      file: picked,
-      sealer,
-      open,
-      settings,
-      signal: cancel.signal,
-      opened: (opened) => void (ref = opened),
-      progress: (sent) => {
-        view.update(sent);
-        // The live region hears every quarter, not every move of the bar.
-        const quarter = Math.floor(view.percent() / 25) * 25;
-        if (quarter > said && quarter < 100) announce(`${(said = quarter)}% uploaded.`);
-      },
+    const upload = await guardedUpload({ file: picked, sealer, open, settings }, () => {
+      setVisible(composeSection, false);
+      setVisible(uploadSection, true);
     });
     return { upload, key: sealer.key };
   } finally {
-    cancelButton.removeEventListener('click', onCancel);
-    window.removeEventListener('pagehide', leave);
-    window.removeEventListener('beforeunload', warn);
     setVisible(uploadSection, false);
   }
 }

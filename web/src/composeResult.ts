@@ -4,24 +4,17 @@
  * secret, "Keep for my account". The same for a text and a file: a file's link opens it the
  * same way. The delete token lives in this module's memory only.
  */
-import { api, ApiError, problemMessages, type CreatedLink } from './api.ts';
+import { api, ApiError, problemMessages, type CreatedSecret } from './api.ts';
 import { clearLinks, showLinks } from './composeLinks.ts';
 import { announce, byId, copyField, describeTime, focusHeading, plural, setVisible } from './dom.ts';
 import { qrSvg } from './qr.ts';
 import { forgetUnattached, rememberUnattached } from './unattached.ts';
 
 /** What the result needs of a created secret: `POST /v1/secrets`'s answer, or a file upload's with the settings sent. */
-export interface ResultSecret {
-  id: string;
-  url_base: string;
-  delete_token: string;
-  expires_at: string;
-  not_before?: string | null;
-  max_views: number;
-  recipients?: CreatedLink[];
+export type ResultSecret = Pick<CreatedSecret, 'id' | 'url_base' | 'delete_token' | 'expires_at' | 'not_before' | 'max_views' | 'recipients'> & {
   /** A file's name and size, said in the summary. */
   file?: { name: string; size: string };
-}
+};
 
 const resultSection = byId('result');
 const resultTitle = byId('result-title');

@@ -4,60 +4,25 @@
  * discovery, the one call without a session (the sign-in page asks it). The directory key is in
  * the answer of the PUT that made it, and nowhere else.
  */
-import type { DomainCheckError, DomainState } from '../../shared/domain/domains/model.ts';
+import type * as z from 'zod/mini';
+import type { domainsReplies, domainsRequests } from '../../shared/api/domains.ts';
 import { call } from './api.ts';
 
-export type { DomainCheckError, DomainState };
+type Reply<K extends keyof typeof domainsReplies> = z.output<(typeof domainsReplies)[K]>;
 
+/** A claim of a hostname, as `GET /v1/domains` lists it (lower case, an IDN in its ASCII form). */
+export type WorkspaceDomain = Reply<'DomainList'>['items'][number];
+export type DomainState = WorkspaceDomain['state'];
+/** Why the last check did not verify it; null once verified, or before any check. */
+export type DomainCheckError = NonNullable<WorkspaceDomain['last_error']>;
 /** The TXT record that proves a claim: published at `name`, its value exactly `value`. */
-export interface DomainVerification {
-  type: 'TXT';
-  name: string;
-  value: string;
-}
-
-/** A claim of a hostname, as `GET /v1/domains` lists it. */
-export interface WorkspaceDomain {
-  id: string;
-  /** Lower case, an IDN in its ASCII (punycode) form. */
-  hostname: string;
-  state: DomainState;
-  verification: DomainVerification;
-  verified_at: string | null;
-  last_checked_at: string | null;
-  /** Why the last check did not verify it; null once verified, or before any check. */
-  last_error: DomainCheckError | null;
-}
-
-export interface ClaimedDomain {
-  id: string;
-  hostname: string;
-  state: DomainState;
-  verification: DomainVerification;
-  created_at: string;
-}
-
-export interface DomainCheck {
-  id: string;
-  state: DomainState;
-  checked_at: string;
-  last_error: DomainCheckError | null;
-}
-
-export interface SsoBody {
-  issuer: string;
-  email_domain: string;
-  rotate_directory_key?: boolean;
-}
-
-export interface SsoDirectory {
-  issuer: string;
-  email_domain: string;
-  /** `directory_key` (`hlscim_…`) only in the answer that made it: the first PUT, or a rotation. */
-  scim: { base_url: string; directory_key?: string };
-}
-
-export type SsoDiscovery = { sso: false } | { sso: true; workspace: { id: string; name: string }; issuer: string };
+export type DomainVerification = WorkspaceDomain['verification'];
+export type ClaimedDomain = Reply<'DomainClaimed'>;
+export type DomainCheck = Reply<'DomainChecked'>;
+export type SsoBody = z.input<typeof domainsRequests.SsoRequest>;
+/** `scim.directory_key` (`hlscim_…`) only in the answer that made it: the first PUT, or a rotation. */
+export type SsoDirectory = Reply<'SsoDirectory'>;
+export type SsoDiscovery = Reply<'SsoDiscovery'>;
 
 /** A workspace's directory as the pages know it (the API has no read of one). */
 export interface KnownDirectory {
@@ -70,11 +35,11 @@ const domainPath = (id: string) => `/v1/domains/${encodeURIComponent(id)}`;
 
 export const domainsApi = {
   list: (token: string, workspaceId: string) =>
-    call<{ items: WorkspaceDomain[] }>('GET', `/v1/domains?${new URLSearchParams({ workspace_id: workspaceId }).toString()}`, { token }),
+    call<Reply<'DomainList'>>('GET', `/v1/domains?${new URLSearchParams({ workspace_id: workspaceId }).toString()}`, { token }),
   claim: (token: string, workspaceId: string, hostname: string) => call<ClaimedDomain>('POST', '/v1/domains', { json: { workspace_id: workspaceId, hostname }, token }),
   /** Looks the TXT record up now; safe to repeat. */
   verify: (token: string, id: string) => call<DomainCheck>('POST', `${domainPath(id)}/verify`, { token }),
-  remove: (token: string, id: string) => call<{ id: string; deleted: true }>('DELETE', domainPath(id), { token }),
+  remove: (token: string, id: string) => call<Reply<'DomainDeleted'>>('DELETE', domainPath(id), { token }),
   setSso: (token: string, workspaceId: string, body: SsoBody) => call<SsoDirectory>('PUT', `/v1/workspaces/${encodeURIComponent(workspaceId)}/sso`, { json: body, token }),
   /** Public: which identity provider an address's workspace uses, if any. */
   discover: (email: string) => call<SsoDiscovery>('GET', `/v1/workspaces/sso/discover?${new URLSearchParams({ email }).toString()}`),

@@ -9,6 +9,7 @@ import { ApiError, type AccountUser } from './api.ts';
 import { showProblem } from './accountPage.ts';
 import { billingApi, type EnterpriseInquiry } from './billingApi.ts';
 import { announce, byId, setVisible } from './dom.ts';
+import { fieldErrors } from './fieldErrors.ts';
 
 const form = byId<HTMLFormElement>('enquiry-form');
 const fields = byId<HTMLFieldSetElement>('enquiry-fields');
@@ -21,8 +22,9 @@ const inputs = {
 };
 type Field = keyof typeof inputs;
 const fieldOrder: readonly Field[] = ['name', 'email', 'company', 'seats', 'message'];
-const fieldErrors = Object.fromEntries(fieldOrder.map((field) => [field, byId(`enquiry-${field}-error`)])) as Record<Field, HTMLElement>;
 const errors = byId('enquiry-errors');
+const part = (field: Field) => ({ input: inputs[field], error: byId(`enquiry-${field}-error`) });
+const formErrors = fieldErrors({ name: part('name'), email: part('email'), company: part('company'), seats: part('seats'), message: part('message') }, errors);
 const sent = byId('enquiry-sent');
 const sentText = byId('enquiry-sent-text');
 
@@ -31,27 +33,6 @@ const oneLine = /^[^\p{Cc}\p{Zl}\p{Zp}]*$/u;
 const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 let prefill = '';
-
-function clearErrors(): void {
-  setVisible(errors, false);
-  for (const field of fieldOrder) {
-    setVisible(fieldErrors[field], false);
-    inputs[field].removeAttribute('aria-invalid');
-  }
-}
-
-function showFieldErrors(messages: Partial<Record<Field, string>>): void {
-  let first: HTMLElement | null = null;
-  for (const field of fieldOrder) {
-    const message = messages[field];
-    if (!message) continue;
-    fieldErrors[field].textContent = message;
-    setVisible(fieldErrors[field], true);
-    inputs[field].setAttribute('aria-invalid', 'true');
-    first ??= inputs[field];
-  }
-  first?.focus();
-}
 
 /** The enquiry as the form holds it, or what is wrong with each field. */
 function read(): { inquiry: EnterpriseInquiry } | { problems: Partial<Record<Field, string>> } {
@@ -84,7 +65,7 @@ function explain(error: unknown): void {
       const field = /^body\.(\w+)$/.exec(entry.path ?? '')?.[1] as Field | undefined;
       if (field && fieldOrder.includes(field)) messages[field] = `${entry.message.charAt(0).toUpperCase()}${entry.message.slice(1)}.`;
     }
-    if (Object.keys(messages).length > 0) return showFieldErrors(messages);
+    if (Object.keys(messages).length > 0) return formErrors.show(messages);
   }
   if (error instanceof ApiError && error.status === 429) {
     const minutes = Math.max(1, Math.ceil((error.retryAfter ?? 60) / 60));
@@ -99,10 +80,10 @@ function explain(error: unknown): void {
 async function send(event: SubmitEvent): Promise<void> {
   event.preventDefault();
   if (fields.disabled) return;
-  clearErrors();
+  formErrors.clear();
   setVisible(sent, false);
   const entered = read();
-  if ('problems' in entered) return showFieldErrors(entered.problems);
+  if ('problems' in entered) return formErrors.show(entered.problems);
   fields.disabled = true;
   announce('Sending the enquiry…');
   try {
@@ -129,12 +110,7 @@ export function wireEnquiryForm(user: AccountUser | null): void {
   inputs.seats.max = String(limits.seats.max);
   prefill = user?.email ?? '';
   inputs.email.value = prefill;
-  for (const field of fieldOrder) {
-    inputs[field].addEventListener('input', () => {
-      inputs[field].removeAttribute('aria-invalid');
-      setVisible(fieldErrors[field], false);
-    });
-  }
+  for (const field of fieldOrder) inputs[field].addEventListener('input', () => formErrors.clearField(field));
   form.addEventListener('submit', (event) => void send(event));
   fields.disabled = false;
 }

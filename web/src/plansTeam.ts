@@ -9,6 +9,7 @@ import { showProblem } from './accountPage.ts';
 import { billingApi, openProviderPage } from './billingApi.ts';
 import { currentWorkspaceId } from './currentWorkspace.ts';
 import { announce, byId, element, plural, setVisible } from './dom.ts';
+import { fieldErrors } from './fieldErrors.ts';
 import { SignedOutError, withAccess } from './session.ts';
 import { workspacesApi, type WorkspaceSummary } from './workspacesApi.ts';
 
@@ -20,9 +21,8 @@ const workspace = byId<HTMLSelectElement>('team-workspace');
 const seats = byId<HTMLInputElement>('team-seats');
 const seatsHint = byId('team-seats-hint');
 const errors = byId('team-errors');
-const inputs = { workspace, seats };
-type Field = keyof typeof inputs;
-const fieldErrors: Record<Field, HTMLElement> = { workspace: byId('team-workspace-error'), seats: byId('team-seats-error') };
+const formErrors = fieldErrors({ workspace: { input: workspace, error: byId('team-workspace-error') }, seats: { input: seats, error: byId('team-seats-error') } }, errors);
+type Field = 'workspace' | 'seats';
 
 let owned: WorkspaceSummary[] = [];
 
@@ -60,7 +60,7 @@ export async function openTeamForm(button: HTMLButtonElement): Promise<void> {
     return;
   }
   button.disabled = true;
-  clearErrors();
+  formErrors.clear();
   setVisible(loadError, false);
   setVisible(form, true);
   button.setAttribute('aria-expanded', 'true');
@@ -76,31 +76,6 @@ export async function openTeamForm(button: HTMLButtonElement): Promise<void> {
   } finally {
     button.disabled = false;
   }
-}
-
-function clearErrors(): void {
-  setVisible(errors, false);
-  for (const field of Object.keys(inputs) as Field[]) {
-    setVisible(fieldErrors[field], false);
-    inputs[field].removeAttribute('aria-invalid');
-  }
-}
-
-function showFieldErrors(messages: Partial<Record<Field, string>>, other: string | Node | null): void {
-  let first: HTMLElement | null = null;
-  for (const field of ['workspace', 'seats'] as const) {
-    const message = messages[field];
-    if (!message) continue;
-    fieldErrors[field].textContent = message;
-    setVisible(fieldErrors[field], true);
-    inputs[field].setAttribute('aria-invalid', 'true');
-    first ??= inputs[field];
-  }
-  if (other) {
-    errors.replaceChildren(other);
-    setVisible(errors, true);
-  }
-  (first ?? errors).focus();
 }
 
 /** 409: the workspace pays already; its seats change on its own page. */
@@ -124,13 +99,13 @@ async function explain(error: unknown, target: WorkspaceSummary): Promise<void> 
       if (field) messages[field] = sentence(entry.message);
       else other.push(sentence(entry.message));
     }
-    if (Object.keys(messages).length > 0 || other.length > 0) return showFieldErrors(messages, other.length > 0 ? other.join(' ') : null);
+    if (Object.keys(messages).length > 0 || other.length > 0) return formErrors.show(messages, other.length > 0 ? other.join(' ') : null);
   }
   if (error.status === 403 || error.status === 409) {
     // The list was out of date (the workspace was handed over, or bought meanwhile): read it again.
     await loadOwned().catch(() => undefined);
-    if (error.status === 409) return showFieldErrors({}, alreadyTeam(target));
-    return showFieldErrors({}, `You are not the owner of ${target.name} (any more): only its owner buys Team for it.`);
+    if (error.status === 409) return formErrors.show({}, alreadyTeam(target));
+    return formErrors.show({}, `You are not the owner of ${target.name} (any more): only its owner buys Team for it.`);
   }
   showProblem(errors, error, 'The payment page could not be opened: ');
 }
@@ -138,12 +113,12 @@ async function explain(error: unknown, target: WorkspaceSummary): Promise<void> 
 async function buy(event: SubmitEvent): Promise<void> {
   event.preventDefault();
   if (fields.disabled) return;
-  clearErrors();
+  formErrors.clear();
   const target = chosen();
-  if (!target) return showFieldErrors({ workspace: 'Choose the workspace to buy Team for.' }, null);
+  if (!target) return formErrors.show({ workspace: 'Choose the workspace to buy Team for.' }, null);
   const count = Number(seats.value);
   if (!seats.value.trim() || !Number.isInteger(count) || count < target.members) {
-    return showFieldErrors({ seats: `${fewestSeats(target)} Nothing was sent.` }, null);
+    return formErrors.show({ seats: `${fewestSeats(target)} Nothing was sent.` }, null);
   }
   fields.disabled = true;
   announce('Opening the payment page…');
@@ -158,7 +133,7 @@ async function buy(event: SubmitEvent): Promise<void> {
     );
     // The form stays disabled: the page is being left for the provider's.
     if (openProviderPage(session.url)) return;
-    showFieldErrors({}, 'The payment page’s address is not a web address, so it was not opened. Nothing was paid.');
+    formErrors.show({}, 'The payment page’s address is not a web address, so it was not opened. Nothing was paid.');
   } catch (error) {
     announce('');
     await explain(error, target);
@@ -169,11 +144,8 @@ async function buy(event: SubmitEvent): Promise<void> {
 export function wireTeamForm(): void {
   form.addEventListener('submit', (event) => void buy(event));
   workspace.addEventListener('change', () => {
-    clearErrors();
+    formErrors.clear();
     fitSeats();
   });
-  seats.addEventListener('input', () => {
-    seats.removeAttribute('aria-invalid');
-    setVisible(fieldErrors.seats, false);
-  });
+  seats.addEventListener('input', () => formErrors.clearField('seats'));
 }

@@ -9,8 +9,9 @@
  */
 import { EnvelopeError, fromBase64, openText, unwrapResponseKey } from '../../shared/envelope/index.ts';
 import { requestLimits } from '../../shared/limits.ts';
-import { actionButton, fact, showProblem } from './accountPage.ts';
+import { actionButton, fact } from './accountPage.ts';
 import { announce, copyField, describeTime, element, errorBox, plural, setVisible, timeElement } from './dom.ts';
+import { pagedPanel } from './pagedPanel.ts';
 import { DownloadFailed, DownloadStopped, downloadFile, openFile, type OpenedFile } from './fileDownload.ts';
 import { formatBytes, ProgressView } from './progress.ts';
 import { loadRequest, type DeviceRequest } from './requestKeys.ts';
@@ -30,35 +31,20 @@ const unreadable: Partial<Record<string, string>> = {
 const unreadableText = (code: string) => unreadable[code] ?? `This response could not be opened in this browser (${code}).`;
 
 export function inboxPanel(request: OwnedRequest): HTMLDetailsElement {
-  const panel = element('details', 'options');
-  panel.dataset['role'] = 'inbox';
-  const summary = element('summary', '', `Responses (${request.responses})`);
-  summary.append(element('span', 'visually-hidden', ` of request ${request.id}`));
-  const refreshActions = element('div', 'actions');
-  const refresh = actionButton('Refresh', `responses of request ${request.id}`);
-  refresh.dataset['action'] = 'refresh-inbox';
-  refreshActions.append(refresh);
-  const panelError = errorBox('inbox-error');
   const empty = element('p', '', 'No responses yet.');
   empty.dataset['role'] = 'inbox-empty';
   empty.hidden = true;
   const list = element('ul', 'items');
   list.dataset['role'] = 'responses';
   list.setAttribute('aria-label', `Responses to request ${request.id}, newest first`);
-  const moreActions = element('div', 'actions');
-  const more = actionButton('More', `responses of request ${request.id}`);
-  more.dataset['action'] = 'more-responses';
-  more.hidden = true;
-  moreActions.append(more);
-  panel.append(summary, refreshActions, panelError, empty, list, moreActions);
-
-  const state = { loaded: false, busy: false, cursor: null as string | null, device: null as DeviceRequest | null };
+  let device: DeviceRequest | null = null;
 
   /** What opens the responses, from this browser's key store (read once); null, said in the panel, when it cannot be read. */
   async function deviceKeys(): Promise<DeviceRequest | null> {
+    const panelError = inbox.error;
     try {
-      state.device ??= await loadRequest(request.id);
-      if (state.device) return state.device;
+      device ??= await loadRequest(request.id);
+      if (device) return device;
       panelError.textContent = 'The responses cannot be opened here: this browser no longer keeps this request’s key.';
     } catch (error) {
       panelError.textContent = `The responses cannot be opened here: this browser’s key store could not be read (${(error as Error).message}).`;
@@ -69,54 +55,39 @@ export function inboxPanel(request: OwnedRequest): HTMLDetailsElement {
     return null;
   }
 
-  async function load(next: boolean): Promise<void> {
-    if (state.busy) return;
-    state.busy = true;
-    refresh.disabled = true;
-    more.disabled = true;
-    setVisible(panelError, false);
-    announce(next ? 'Loading more responses…' : 'Opening the responses…');
-    try {
-      const device = await deviceKeys();
-      if (!device) return;
-      const page = await withAccess((token) => requestsApi.inbox(token, request.id, pageSize, next ? state.cursor : null));
-      const items = await Promise.all(page.items.map((item) => responseItem(item, request.id, device)));
-      if (next) list.append(...items);
-      else list.replaceChildren(...items);
-      state.loaded = true;
-      panel.dataset['loaded'] = 'true';
-      state.cursor = page.items.length > 0 ? page.next_cursor : null;
-      setVisible(more, state.cursor !== null);
-      setVisible(empty, list.children.length === 0);
+  const inbox = pagedPanel({
+    role: 'inbox',
+    summary: `Responses (${request.responses})`,
+    summaryHidden: ` of request ${request.id}`,
+    refresh: { object: `responses of request ${request.id}`, action: 'refresh-inbox' },
+    more: { object: `responses of request ${request.id}`, action: 'more-responses' },
+    content: [empty, list],
+    list,
+    empty,
+    loading: ['Opening the responses…', 'Loading more responses…'],
+    async read(cursor) {
+      const keys = await deviceKeys();
+      if (!keys) return null;
+      const page = await withAccess((token) => requestsApi.inbox(token, request.id, pageSize, cursor));
+      return { items: await Promise.all(page.items.map((item) => responseItem(item, request.id, keys))), nextCursor: page.next_cursor };
+    },
+    shown(items, next, more) {
       const failed = items.filter((item) => item.dataset['outcome'] !== 'opened').length;
-      announce(
+      return (
         `${plural(items.length, next ? 'more response' : 'response', next ? 'more responses' : 'responses')} shown` +
-          (failed > 0 ? `; ${failed} could not be opened.` : '.') +
-          (state.cursor ? ' More to load.' : ''),
+        (failed > 0 ? `; ${failed} could not be opened.` : '.') +
+        (more ? ' More to load.' : '')
       );
-      if (next) items[0]?.querySelector<HTMLElement>('.item-title')?.focus();
-    } catch (problem) {
-      announce('');
-      showProblem(panelError, problem, 'Could not load the responses: ');
-    } finally {
-      state.busy = false;
-      refresh.disabled = false;
-      more.disabled = false;
-    }
-  }
-
-  panel.addEventListener('toggle', () => {
-    if (panel.open && !state.loaded) void load(false);
+    },
+    failure: 'Could not load the responses: ',
   });
-  refresh.addEventListener('click', () => void load(false));
-  more.addEventListener('click', () => void load(true));
   // Leaving the page takes the plaintexts off it (and the next visit reads them again).
   window.addEventListener('pagehide', () => {
     list.replaceChildren();
-    state.loaded = false;
-    panel.open = false;
+    inbox.forget();
+    inbox.panel.open = false;
   });
-  return panel;
+  return inbox.panel;
 }
 
 /** One response, opened; never throws (a response that does not open says so in its item). */

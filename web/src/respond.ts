@@ -30,6 +30,7 @@ import { endingMessage, respondMessages } from './respondMessages.ts';
 import type { Message } from './revealMessages.ts';
 import { requestsApi, type ServedRequest } from './requestsApi.ts';
 import { UploadCancelled, UploadFailed } from './fileUpload.ts';
+import { messageScreen, screenSwitcher } from './screens.ts';
 
 function safeDecode(text: string): string {
   try {
@@ -52,14 +53,15 @@ const link: RequestLink | null = (() => {
   }
 })();
 
-const screens = {
+const messageScreenElement = byId('screen-message');
+const show = screenSwitcher({
   loading: byId('screen-loading'),
   ready: byId('screen-ready'),
   upload: byId('screen-upload'),
   sent: byId('screen-sent'),
-  message: byId('screen-message'),
-};
-type ScreenName = keyof typeof screens;
+  message: messageScreenElement,
+});
+const showMessageScreen = messageScreen(messageScreenElement, () => show('message'));
 
 const readyTitle = byId('ready-title');
 const promptBox = byId('prompt-box');
@@ -78,37 +80,17 @@ const sendButton = byId<HTMLButtonElement>('send-button');
 const sentTitle = byId('sent-title');
 const sentText = byId('sent-text');
 const sendAnother = byId<HTMLButtonElement>('send-another');
-const messageTitle = byId('message-title');
-const messageText = byId('message-text');
-const messageDetail = byId('message-detail');
-const messageRetry = byId<HTMLButtonElement>('message-retry');
 
 /** The request's key, checked against the link's fingerprint: set only once it matched. */
 let target: { kem: RequestKem; publicKey: Uint8Array } | null = null;
-let retryAction: (() => void) | null = null;
 
-function show(name: ScreenName): void {
-  for (const [screen, element] of Object.entries(screens)) setVisible(element, screen === name);
-  document.documentElement.dataset['screen'] = name;
-}
-
+/** A message screen ends the page's request: nothing typed or chosen is kept. */
 function showMessage(message: Message): void {
   target = null;
   fields.disabled = true;
   text.value = '';
   resetFile();
-  messageTitle.textContent = message.title;
-  messageText.textContent = message.text;
-  messageDetail.replaceChildren(...(message.detail === undefined ? [] : typeof message.detail === 'string' ? [message.detail] : message.detail));
-  setVisible(messageDetail, message.detail !== undefined);
-  retryAction = message.retry ?? null;
-  messageRetry.textContent = message.retryLabel ?? 'Try again';
-  setVisible(messageRetry, retryAction !== null);
-  screens.message.dataset['message'] = message.id;
-  document.title = `Hushlink: ${message.title}`;
-  show('message');
-  announce('');
-  focusHeading(messageTitle);
+  showMessageScreen(message);
 }
 
 async function load(): Promise<void> {
@@ -250,7 +232,6 @@ function done(sentence: string): void {
 
 form.addEventListener('submit', (event) => void send(event));
 sendAnother.addEventListener('click', () => void load());
-messageRetry.addEventListener('click', () => retryAction?.());
 // The link pasted again onto this page changes only the fragment, which loads nothing: load it
 // afresh, so that it is read (and taken out of the address bar) like the first.
 window.addEventListener('hashchange', () => location.reload());

@@ -6,10 +6,9 @@
  * cancelled, failed or abandoned upload is aborted, so nothing of it is kept.
  */
 import { fileSealer, fromBase64Url } from '../../shared/envelope/index.ts';
-import { announce, byId, focusHeading, setVisible } from './dom.ts';
-import { abortOnLeave, type UploadRef } from './filesApi.ts';
-import { uploadFile } from './fileUpload.ts';
-import { formatBytes, ProgressView } from './progress.ts';
+import { announce, byId, setVisible } from './dom.ts';
+import { guardedUpload } from './guardedUpload.ts';
+import { formatBytes } from './progress.ts';
 import { requestsApi } from './requestsApi.ts';
 
 const textField = byId('text-field');
@@ -18,11 +17,6 @@ const fileLabel = byId('respond-file-label');
 const chosen = byId('file-chosen');
 const chosenText = byId('file-chosen-text');
 const removeButton = byId<HTMLButtonElement>('file-remove');
-
-const uploadName = byId('upload-name');
-const uploadBar = byId<HTMLProgressElement>('upload-progress');
-const uploadStatus = byId('upload-status');
-const cancelButton = byId<HTMLButtonElement>('upload-cancel');
 
 let file: File | null = null;
 
@@ -58,31 +52,10 @@ export interface FileResponse {
 
 /** Seals, wraps, uploads and completes; throws `UploadCancelled`, `UploadFailed` or `ApiError`. */
 export async function sendFileResponse(picked: File, response: FileResponse): Promise<void> {
-  const cancel = new AbortController();
-  let ref: UploadRef | null = null;
-  // Closing or leaving the page mid-upload aborts it (a request that outlives the page).
-  const leave = () => void (ref && abortOnLeave(ref));
-  const warn = (event: BeforeUnloadEvent) => event.preventDefault();
-  const onCancel = () => {
-    cancelButton.disabled = true;
-    cancelButton.textContent = 'Cancelling…';
-    announce('Cancelling: deleting what was uploaded…');
-    cancel.abort();
-  };
   const sealer = await fileSealer({ meta: { name: picked.name, type: picked.type || 'application/octet-stream', size: picked.size } });
   const wrapped = await response.wrap(fromBase64Url(sealer.key));
-  const view = new ProgressView(uploadBar, uploadStatus, sealer.envelopeSize(picked.size));
-  uploadName.textContent = `${picked.name} (${formatBytes(picked.size)})`;
-  cancelButton.disabled = false;
-  cancelButton.textContent = 'Cancel upload';
-  cancelButton.addEventListener('click', onCancel);
-  window.addEventListener('pagehide', leave);
-  window.addEventListener('beforeunload', warn);
-  response.showUpload();
-  focusHeading(byId('upload-title'));
-  let said = 0;
-  try {
-    await uploadFile({
+  await guardedUpload(
+    {
       file: picked,
       sealer,
       // No claim ever reaches a response's file: its verifiers are not sent.
@@ -96,19 +69,9 @@ export async function sendFileResponse(picked: File, response: FileResponse): Pr
           wrapped_key: wrapped.wrappedKey,
         }),
       settings: {},
-      signal: cancel.signal,
-      opened: (opened) => void (ref = opened),
-      progress: (sent) => {
-        view.update(sent);
-        const quarter = Math.floor(view.percent() / 25) * 25;
-        if (quarter > said && quarter < 100) announce(`${(said = quarter)}% uploaded.`);
-      },
-    });
-  } finally {
-    cancelButton.removeEventListener('click', onCancel);
-    window.removeEventListener('pagehide', leave);
-    window.removeEventListener('beforeunload', warn);
-  }
+    },
+    response.showUpload,
+  );
 }
 
 fileInput.addEventListener('change', () => choose(fileInput.files?.[0] ?? null));

@@ -16,8 +16,9 @@ import { formatBytes } from './progress.ts';
 import { showBranding } from './revealBranding.ts';
 import { createFileReveal } from './revealFile.ts';
 import { createGate } from './revealGate.ts';
-import { messageForError, messages, type Message } from './revealMessages.ts';
+import { messageForError, messages } from './revealMessages.ts';
 import { saveMethodFor } from './saveFile.ts';
+import { messageScreen, screenSwitcher } from './screens.ts';
 
 const keyPattern = /^[A-Za-z0-9_-]{43}$/;
 
@@ -40,15 +41,16 @@ const secretId = safeDecode(pathParts[2] ?? '');
 const recipientId: string | null = pathParts[3] === 'r' && pathParts[4] ? safeDecode(pathParts[4]) : null;
 const key: string | null = keyPattern.test(fragment) ? fragment : null;
 
-const screens = {
+const messageScreenElement = byId('screen-message');
+const show = screenSwitcher({
   loading: byId('screen-loading'),
   gate: byId('screen-gate'),
   ready: byId('screen-ready'),
   revealed: byId('screen-revealed'),
   file: byId('screen-file'),
-  message: byId('screen-message'),
-};
-type ScreenName = keyof typeof screens;
+  message: messageScreenElement,
+});
+const showMessage = messageScreen(messageScreenElement, () => show('message'));
 
 const readyTitle = byId('ready-title');
 const readyLede = byId('ready-lede');
@@ -75,41 +77,10 @@ const secretText = byId<HTMLTextAreaElement>('secret-text');
 const copySecret = byId<HTMLButtonElement>('copy-secret');
 const revealedNote = byId('revealed-note');
 
-const messageTitle = byId('message-title');
-const messageText = byId('message-text');
-const messageDetail = byId('message-detail');
-const messageRetry = byId<HTMLButtonElement>('message-retry');
-
 /** Metadata of the secret as last read; the salt and KDF parameters come from here. */
 let metadata: SecretMetadata | null = null;
 /** True / false when the server says; null when it does not (older servers). */
 let needsPassphrase: boolean | null = null;
-let retryAction: (() => void) | null = null;
-
-function show(name: ScreenName): void {
-  for (const [screen, element] of Object.entries(screens)) setVisible(element, screen === name);
-  document.documentElement.dataset['screen'] = name;
-}
-
-function showMessage(message: Message): void {
-  messageTitle.textContent = message.title;
-  messageText.textContent = message.text;
-  if (message.detail === undefined) {
-    messageDetail.replaceChildren();
-    setVisible(messageDetail, false);
-  } else {
-    messageDetail.replaceChildren(...(typeof message.detail === 'string' ? [message.detail] : message.detail));
-    setVisible(messageDetail, true);
-  }
-  retryAction = message.retry ?? null;
-  messageRetry.textContent = message.retryLabel ?? 'Try again';
-  setVisible(messageRetry, retryAction !== null);
-  screens.message.dataset['message'] = message.id;
-  document.title = `Hushlink: ${message.title}`;
-  show('message');
-  announce('');
-  focusHeading(messageTitle);
-}
 
 const refusalContext = () => ({
   reload: () => void loadMetadata(),
@@ -333,7 +304,6 @@ window.addEventListener('pagehide', () => {
   gate?.forget();
 });
 copySecret.addEventListener('click', () => void copyField(secretText, copySecret, 'Secret'));
-messageRetry.addEventListener('click', () => retryAction?.());
 
 if (!secretId) showMessage(messages.notFound());
 else if (!key) showMessage(messages.missingKey());

@@ -8,6 +8,7 @@
 import { ApiError, problemMessages } from './api.ts';
 import { announce, byId, focusHeading, plural, setVisible } from './dom.ts';
 import { gateApi } from './linksApi.ts';
+import { screenSwitcher } from './screens.ts';
 
 /** What the page does around the gate. */
 export interface GateHooks {
@@ -42,11 +43,7 @@ const otherEmail = byId<HTMLButtonElement>('gate-other-email');
 let session: { token: string } | null = null;
 let email = '';
 
-function step(name: 'email' | 'code'): void {
-  setVisible(emailStep, name === 'email');
-  setVisible(codeStep, name === 'code');
-  screen.dataset['step'] = name;
-}
+const step = screenSwitcher({ email: emailStep, code: codeStep }, 'step', screen);
 
 function showError(box: HTMLElement, heading: string, text: string, field?: HTMLInputElement): void {
   box.replaceChildren();

@@ -7,6 +7,7 @@
 import { ApiError, type OwnedSecret } from './api.ts';
 import { actionButton, fact, showProblem } from './accountPage.ts';
 import { announce, element, errorBox, plural, setVisible, timeElement } from './dom.ts';
+import { pagedPanel } from './pagedPanel.ts';
 import { ownerLinksApi, type Flags, type OwnedLink, type OwnerMetadata, type Receipt } from './linksApi.ts';
 import { withAccess } from './session.ts';
 
@@ -53,16 +54,6 @@ export interface LinksPanelHooks {
 }
 
 export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDetailsElement {
-  const panel = element('details', 'options');
-  panel.dataset['role'] = 'details';
-  const summary = element('summary', '', 'Links and receipts');
-  summary.append(element('span', 'visually-hidden', ` of secret ${secret.id}`));
-  const refreshActions = element('div', 'actions');
-  const refresh = actionButton('Refresh', `links and receipts of secret ${secret.id}`);
-  refresh.dataset['action'] = 'refresh';
-  refreshActions.append(refresh);
-  const panelError = errorBox('details-error');
-
   const linksTitle = element('h3', 'panel-title', 'Links');
   const single = element('p', '', 'One link for everyone: this secret has no personal links.');
   single.dataset['role'] = 'single-link';
@@ -86,15 +77,8 @@ export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDet
   table.append(caption, head, body);
   tableWrap.append(table);
   tableWrap.hidden = true;
-  const moreActions = element('div', 'actions');
-  const more = actionButton('More', `receipts of secret ${secret.id}`);
-  more.dataset['action'] = 'more-receipts';
-  more.hidden = true;
-  moreActions.append(more);
 
-  panel.append(summary, refreshActions, panelError, linksTitle, single, links, receiptsTitle, planNote, empty, tableWrap, moreActions);
-
-  const state = { loaded: false, busy: false, cursor: null as string | null, metadata: null as OwnerMetadata | null, flags: null as Flags | null };
+  const state = { metadata: null as OwnerMetadata | null, flags: null as Flags | null };
 
   const nameOf = (recipientId: string | null): string => {
     if (recipientId === null) return 'The secret’s link';
@@ -208,23 +192,26 @@ export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDet
       return;
     }
     // Read back: its state, the others', and the secret's (it burns when no link has a view left).
-    await load(false);
+    await panel.load(false);
     announce(`The link for ${name} was revoked: it no longer opens the secret.`);
     links.querySelector<HTMLElement>(`li[data-recipient-id="${CSS.escape(link.recipient_id)}"] .item-title`)?.focus();
   }
 
-  async function load(next: boolean): Promise<void> {
-    if (state.busy) return;
-    state.busy = true;
-    refresh.disabled = true;
-    more.disabled = true;
-    setVisible(panelError, false);
-    if (!next) announce('Loading links and receipts…');
-    try {
+  const panel = pagedPanel({
+    role: 'details',
+    summary: 'Links and receipts',
+    summaryHidden: ` of secret ${secret.id}`,
+    refresh: { object: `links and receipts of secret ${secret.id}`, action: 'refresh' },
+    more: { object: `receipts of secret ${secret.id}`, action: 'more-receipts' },
+    content: [linksTitle, single, links, receiptsTitle, planNote, empty, tableWrap],
+    list: body,
+    empty,
+    loading: ['Loading links and receipts…', null],
+    async read(cursor, next) {
       const [flags, metadata, page] = await Promise.all([
         planFlags(),
         next ? Promise.resolve(state.metadata!) : ownerRead(secret.id),
-        withAccess((token) => ownerLinksApi.receipts(token, secret.id, receiptsPageSize, next ? state.cursor : null)),
+        withAccess((token) => ownerLinksApi.receipts(token, secret.id, receiptsPageSize, cursor)),
       ]);
       state.flags = flags;
       state.metadata = metadata;
@@ -233,31 +220,16 @@ export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDet
         renderHead();
         hooks.updated(metadata);
       }
-      const rows = page.items.map(receiptRow);
-      if (next) body.append(...rows);
-      else body.replaceChildren(...rows);
-      state.loaded = true;
-      panel.dataset['loaded'] = 'true';
-      state.cursor = page.items.length > 0 ? page.next_cursor : null;
-      setVisible(more, state.cursor !== null);
-      setVisible(tableWrap, body.children.length > 0);
-      setVisible(empty, body.children.length === 0);
+      return { items: page.items.map(receiptRow), nextCursor: page.next_cursor };
+    },
+    shown(rows, next, more) {
       const count = body.children.length;
-      announce(next ? `${plural(rows.length, 'more receipt', 'more receipts')} shown.` : `${plural(metadata.recipients?.length ?? 0, 'personal link', 'personal links')}; opened ${plural(count, 'time', 'times')} so far${state.cursor ? ' (more to load)' : ''}.`);
-    } catch (problem) {
-      announce('');
-      showProblem(panelError, problem, 'Could not load the links and receipts: ');
-    } finally {
-      state.busy = false;
-      refresh.disabled = false;
-      more.disabled = false;
-    }
-  }
-
-  panel.addEventListener('toggle', () => {
-    if (panel.open && !state.loaded) void load(false);
+      setVisible(tableWrap, count > 0);
+      return next
+        ? `${plural(rows.length, 'more receipt', 'more receipts')} shown.`
+        : `${plural(state.metadata?.recipients?.length ?? 0, 'personal link', 'personal links')}; opened ${plural(count, 'time', 'times')} so far${more ? ' (more to load)' : ''}.`;
+    },
+    failure: 'Could not load the links and receipts: ',
   });
-  refresh.addEventListener('click', () => void load(false));
-  more.addEventListener('click', () => void load(true));
-  return panel;
+  return panel.panel;
 }

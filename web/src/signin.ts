@@ -8,6 +8,7 @@ import { accountApi, ApiError, problemMessages } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
 import { nextPath, resume, signedIn, wasCopiedTab } from './session.ts';
+import { screenSwitcher } from './screens.ts';
 import { wireSsoDiscovery } from './signinDiscovery.ts';
 
 const stepEmail = byId('step-email');
@@ -34,6 +35,7 @@ const changeEmail = byId<HTMLButtonElement>('change-email');
 
 const resendCooldownSeconds = 60;
 const discovery = wireSsoDiscovery(email, stepCode);
+const step = screenSwitcher({ email: stepEmail, code: stepCode }, 'step');
 
 /** The address the code was sent to. */
 let sentTo = '';
@@ -128,11 +130,9 @@ function showCodeStep(): void {
   code.value = '';
   code.removeAttribute('aria-invalid');
   setVisible(codeError, false);
-  setVisible(stepEmail, false);
-  setVisible(stepCode, true);
+  step('code');
   emailFields.disabled = false;
   tick();
-  document.documentElement.dataset['step'] = 'code';
   announce(`We sent a code to ${sentTo}.`);
   // The field is described by "We sent an 8-digit code to …", so focus can go straight to it.
   code.focus();
@@ -240,11 +240,9 @@ async function resend(): Promise<void> {
 }
 
 function backToEmail(): void {
-  setVisible(stepCode, false);
-  setVisible(stepEmail, true);
+  step('email');
   setVisible(emailError, false);
   code.value = '';
-  document.documentElement.dataset['step'] = 'email';
   announce('');
   email.focus();
 }
@@ -279,7 +277,7 @@ async function main(): Promise<void> {
     setVisible(reasonNote, true);
   }
   emailFields.disabled = false;
-  document.documentElement.dataset['step'] = 'email';
+  step('email');
   document.documentElement.dataset['ready'] = 'signin';
 }
 

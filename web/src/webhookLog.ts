@@ -5,8 +5,9 @@
  */
 import { ApiError } from './api.ts';
 import { webhookApi, type WebhookDelivery, type WebhookEndpoint } from './webhookApi.ts';
-import { actionButton, fact, showProblem } from './accountPage.ts';
-import { announce, element, errorBox, plural, setVisible, timeElement } from './dom.ts';
+import { fact } from './accountPage.ts';
+import { element, plural, timeElement } from './dom.ts';
+import { pagedPanel } from './pagedPanel.ts';
 import { withAccess } from './session.ts';
 
 /** Deliveries per page of a log. */
@@ -73,12 +74,6 @@ function deliveryItem(delivery: WebhookDelivery): HTMLLIElement {
 
 // ---- The log of one endpoint ----
 
-interface Log {
-  cursor: string | null;
-  loaded: boolean;
-  busy: boolean;
-}
-
 export interface DeliveryLog {
   details: HTMLDetailsElement;
   /** Opens the log and reads its first page again (after a test delivery is queued). */
@@ -87,71 +82,46 @@ export interface DeliveryLog {
 
 /** `gone` is called when the endpoint no longer exists (a 404: deleted elsewhere). */
 export function deliveryLog(endpoint: WebhookEndpoint, gone: () => unknown): DeliveryLog {
-  const log = element('details', 'options');
-  log.dataset['role'] = 'log';
-  const summary = element('summary', '', 'Delivery log');
-  const logActions = element('div', 'actions');
-  const refresh = actionButton('Refresh', `delivery log of ${endpoint.url}`);
-  refresh.dataset['action'] = 'refresh';
-  logActions.append(refresh);
-  const logError = errorBox('log-error');
   const logEmpty = element('p', '', 'No deliveries yet.');
   logEmpty.dataset['role'] = 'log-empty';
   logEmpty.hidden = true;
   const deliveries = element('ul', 'items');
   deliveries.dataset['role'] = 'deliveries';
   deliveries.setAttribute('aria-label', `Deliveries to ${endpoint.url}, newest first`);
-  const moreActions = element('div', 'actions');
-  const more = actionButton('More', `deliveries of ${endpoint.url}`);
-  more.dataset['action'] = 'more';
-  more.hidden = true;
-  moreActions.append(more);
-  log.append(summary, logActions, logError, logEmpty, deliveries, moreActions);
 
-  const state: Log = { cursor: null, loaded: false, busy: false };
-
-  async function loadLog(next: boolean): Promise<void> {
-    if (state.busy) return;
-    state.busy = true;
-    refresh.disabled = true;
-    more.disabled = true;
-    setVisible(logError, false);
-    announce(next ? 'Loading more deliveries…' : 'Loading the delivery log…');
-    try {
-      const page = await withAccess((token) => webhookApi.deliveries(token, endpoint.id, logPageSize, next ? state.cursor : null));
-      const added = page.items.map(deliveryItem);
-      if (next) deliveries.append(...added);
-      else deliveries.replaceChildren(...added);
-      state.loaded = true;
-      // A cursor can come back although nothing follows: an empty next page ends the log too.
-      state.cursor = page.items.length > 0 ? page.next_cursor : null;
-      setVisible(more, state.cursor !== null);
-      setVisible(logEmpty, deliveries.children.length === 0);
-      announce(next ? (added.length > 0 ? `${plural(added.length, 'more delivery', 'more deliveries')} shown.` : 'No more deliveries.') : `Delivery log: ${plural(deliveries.children.length, 'delivery', 'deliveries')} shown.`);
-      if (next && added[0]) added[0].querySelector<HTMLElement>('.item-title')?.focus();
-      else if (next) refresh.focus();
-    } catch (problem) {
-      announce('');
-      if (problem instanceof ApiError && problem.status === 404) return void gone();
-      showProblem(logError, problem, 'The delivery log could not be read: ');
-    } finally {
-      state.busy = false;
-      refresh.disabled = false;
-      more.disabled = false;
-    }
-  }
-
-  log.addEventListener('toggle', () => {
-    if (log.open && !state.loaded) void loadLog(false);
+  const log = pagedPanel({
+    role: 'log',
+    summary: 'Delivery log',
+    refresh: { object: `delivery log of ${endpoint.url}`, action: 'refresh' },
+    more: { object: `deliveries of ${endpoint.url}`, action: 'more' },
+    content: [logEmpty, deliveries],
+    list: deliveries,
+    empty: logEmpty,
+    loading: ['Loading the delivery log…', 'Loading more deliveries…'],
+    async read(cursor) {
+      const page = await withAccess((token) => webhookApi.deliveries(token, endpoint.id, logPageSize, cursor));
+      return { items: page.items.map(deliveryItem), nextCursor: page.next_cursor };
+    },
+    shown: (added, next) =>
+      next
+        ? added.length > 0
+          ? `${plural(added.length, 'more delivery', 'more deliveries')} shown.`
+          : 'No more deliveries.'
+        : `Delivery log: ${plural(deliveries.children.length, 'delivery', 'deliveries')} shown.`,
+    failure: 'The delivery log could not be read: ',
+    refused(problem) {
+      if (!(problem instanceof ApiError && problem.status === 404)) return false;
+      gone();
+      return true;
+    },
+    refocusRefresh: true,
   });
-  refresh.addEventListener('click', () => void loadLog(false));
-  more.addEventListener('click', () => void loadLog(true));
 
   return {
-    details: log,
+    details: log.panel,
     show() {
-      log.open = true;
-      void loadLog(false);
+      log.panel.open = true;
+      void log.load(false);
     },
   };
 }

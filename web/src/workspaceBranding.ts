@@ -17,6 +17,7 @@ import { workspaceLimits } from '../../shared/limits.ts';
 import { ApiError, problemMessages } from './api.ts';
 import { showProblem } from './accountPage.ts';
 import { announce, byId, element, setVisible } from './dom.ts';
+import { fieldErrors } from './fieldErrors.ts';
 import { SignedOutError, withAccess } from './session.ts';
 import { explainRefusal, type WorkspaceContext } from './workspaceContext.ts';
 import { planLabel } from './workspaceText.ts';
@@ -36,9 +37,11 @@ const accentText = byId<HTMLInputElement>('brand-accent');
 const accentClear = byId<HTMLButtonElement>('brand-accent-clear');
 const contrast = byId<HTMLUListElement>('brand-contrast');
 const verdict = byId('brand-contrast-verdict');
-const fieldErrors = { display_name: byId('brand-name-error'), logo: byId('brand-logo-error'), accent: byId('brand-accent-error') };
-const inputs = { display_name: displayName, logo: logoFile, accent: accentText };
-type Field = keyof typeof inputs;
+const formErrors = fieldErrors(
+  { display_name: { input: displayName, error: byId('brand-name-error') }, logo: { input: logoFile, error: byId('brand-logo-error') }, accent: { input: accentText, error: byId('brand-accent-error') } },
+  errors,
+);
+type Field = 'display_name' | 'logo' | 'accent';
 
 const previewPage = byId('preview-page');
 const previewName = byId('preview-name');
@@ -54,7 +57,7 @@ let logo: string | null = null;
 export function renderBranding(context: WorkspaceContext): void {
   const { workspace } = context;
   const branding = workspace.branding;
-  clearErrors();
+  formErrors.clear();
   setVisible(saved, false);
   displayName.value = branding?.display_name ?? workspace.name.slice(0, workspaceLimits.displayName.max);
   logo = branding?.logo ?? null;
@@ -109,41 +112,16 @@ function update(): void {
   verdict.dataset['verdict'] = worst ? 'low' : 'ok';
 }
 
-function clearErrors(): void {
-  setVisible(errors, false);
-  for (const field of Object.keys(inputs) as Field[]) {
-    setVisible(fieldErrors[field], false);
-    inputs[field].removeAttribute('aria-invalid');
-  }
-}
-
-function showFieldErrors(messages: Partial<Record<Field, string>>, other: string | null): void {
-  let first: HTMLElement | null = null;
-  for (const field of ['display_name', 'logo', 'accent'] as const) {
-    const message = messages[field];
-    if (!message) continue;
-    fieldErrors[field].textContent = message;
-    setVisible(fieldErrors[field], true);
-    inputs[field].setAttribute('aria-invalid', 'true');
-    first ??= inputs[field];
-  }
-  if (other) {
-    errors.textContent = other;
-    setVisible(errors, true);
-  }
-  (first ?? errors).focus();
-}
-
 const sentence = (message: string) => `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
 
 /** Reads the chosen file as a data: URL and checks it as the server will; refused files leave the logo as it was. */
 async function chooseLogo(): Promise<void> {
-  clearErrors();
+  formErrors.clear();
   const file = logoFile.files?.[0];
   if (!file) return;
   const refuse = (message: string) => {
     logoFile.value = '';
-    showFieldErrors({ logo: message }, null);
+    formErrors.show({ logo: message }, null);
   };
   if (!(logoTypes as readonly string[]).includes(file.type)) {
     return refuse(`“${file.name}” is not a PNG, JPEG or WebP image. Other formats, SVG included, are never accepted.`);
@@ -170,10 +148,7 @@ async function chooseLogo(): Promise<void> {
 
 export function wireBrandingForm(context: () => WorkspaceContext): void {
   // A field being changed is no longer what was refused.
-  const edited = (field: Field) => {
-    inputs[field].removeAttribute('aria-invalid');
-    setVisible(fieldErrors[field], false);
-  };
+  const edited = (field: Field) => formErrors.clearField(field);
   displayName.addEventListener('input', () => {
     edited('display_name');
     update();
@@ -214,7 +189,7 @@ export function wireBrandingForm(context: () => WorkspaceContext): void {
 
 async function save(context: WorkspaceContext): Promise<void> {
   if (fields.disabled) return;
-  clearErrors();
+  formErrors.clear();
   setVisible(saved, false);
   const name = displayName.value.trim();
   const accent = accentValue();
@@ -223,7 +198,7 @@ async function save(context: WorkspaceContext): Promise<void> {
   if (name.length < min || name.length > max) problems.display_name = `The name is ${min} to ${max} characters.`;
   if (accent !== null && !isHexColour(accent)) problems.accent = 'Write the colour as # and six hexadecimal digits, such as #1f6feb.';
   else if (accent !== null && accentShortfalls(accent).length > 0) problems.accent = `${verdict.textContent} Nothing was sent.`;
-  if (Object.keys(problems).length > 0) return showFieldErrors(problems, null);
+  if (Object.keys(problems).length > 0) return formErrors.show(problems, null);
 
   fields.disabled = true;
   announce('Saving the branding…');
@@ -247,7 +222,7 @@ async function save(context: WorkspaceContext): Promise<void> {
         else other.push(entry.message);
       }
       if (Object.keys(messages).length === 0 && other.length === 0) other.push(...problemMessages(error));
-      return showFieldErrors(messages, other.length > 0 ? other.join(' ') : null);
+      return formErrors.show(messages, other.length > 0 ? other.join(' ') : null);
     }
     if (error instanceof ApiError && error.status === 403 && error.problem['reason'] === 'plan') {
       showPlanNote(typeof error.problem['plan'] === 'string' ? error.problem['plan'] : context.workspace.plan);

@@ -10,6 +10,7 @@ import { secretLimits, workspaceLimits } from '../../shared/limits.ts';
 import { ApiError, problemMessages } from './api.ts';
 import { showProblem } from './accountPage.ts';
 import { announce, byId, setVisible } from './dom.ts';
+import { fieldErrors } from './fieldErrors.ts';
 import { SignedOutError, withAccess } from './session.ts';
 import { explainRefusal, type WorkspaceContext } from './workspaceContext.ts';
 import { planLabel } from './workspaceText.ts';
@@ -41,7 +42,7 @@ const ruleFields: Record<Rule, { input: HTMLElement; error: HTMLElement; label: 
   max_file_bytes: { input: fileSize, error: byId('policy-file-size-error'), label: 'Largest file' },
   allow_requests: { input: requests, error: byId('policy-requests-error'), label: 'Request links' },
 };
-const ruleOrder = Object.keys(ruleFields) as Rule[];
+const formErrors = fieldErrors(ruleFields, errors, errorList);
 
 const units = { B: 1, MB: 2 ** 20, GB: 2 ** 30 } as const;
 
@@ -53,7 +54,7 @@ let domainLines: number[] = [];
 export function renderPolicy(context: WorkspaceContext): void {
   const { workspace } = context;
   current = workspace.policy;
-  clearErrors();
+  formErrors.clear();
   setVisible(saved, false);
   const policy = workspace.policy;
   const seconds = policy.max_expires_in;
@@ -78,15 +79,6 @@ export function renderPolicy(context: WorkspaceContext): void {
 function showPlanNote(plan: string | null): void {
   planNote.textContent = plan === null ? '' : `A policy comes with the Team plan; this workspace is on ${planLabel(plan)}. What is shown is what applies now.`;
   setVisible(planNote, plan !== null);
-}
-
-function clearErrors(): void {
-  setVisible(errors, false);
-  errorList.replaceChildren();
-  for (const { input, error } of Object.values(ruleFields)) {
-    input.removeAttribute('aria-invalid');
-    setVisible(error, false);
-  }
 }
 
 /** A checkbox's rule: unchanged in meaning keeps what was set (true or null stay apart); a change sets it, or clears it back to no rule. */
@@ -120,24 +112,6 @@ function readForm(): { body: PolicyBody } | { problems: Partial<Record<Rule, str
   return Object.keys(problems).length > 0 ? { problems } : { body };
 }
 
-function showRuleProblems(problems: Partial<Record<Rule, string[]>>, other: string[]): void {
-  let first: HTMLElement | null = null;
-  for (const rule of ruleOrder) {
-    const messages = problems[rule];
-    if (!messages?.length) continue;
-    const { input, error } = ruleFields[rule];
-    error.textContent = messages.join(' ');
-    setVisible(error, true);
-    input.setAttribute('aria-invalid', 'true');
-    first ??= input;
-  }
-  if (other.length > 0) {
-    errorList.replaceChildren(...other.map((message) => Object.assign(document.createElement('li'), { textContent: message })));
-    setVisible(errors, true);
-  }
-  (first ?? errors).focus();
-}
-
 /** The server's 400, by rule: `body.<rule>`, a domain's `body.allowed_recipient_domains.<i>` by its line. */
 function sortProblems(error: ApiError): void {
   const byRule: Partial<Record<Rule, string[]>> = {};
@@ -154,16 +128,13 @@ function sortProblems(error: ApiError): void {
     (byRule[rule] ??= []).push(index === undefined ? sentence : `Line ${domainLines[Number(index)] ?? Number(index) + 1}: ${sentence}`);
   }
   if (Object.keys(byRule).length === 0 && other.length === 0) other.push(...problemMessages(error));
-  showRuleProblems(byRule, other);
+  const list = document.createDocumentFragment();
+  list.append(...other.map((message) => Object.assign(document.createElement('li'), { textContent: message })));
+  formErrors.show(Object.fromEntries(Object.entries(byRule).map(([rule, messages]) => [rule, messages.join(' ')])), other.length > 0 ? list : null);
 }
 
 export function wirePolicyForm(context: () => WorkspaceContext): void {
-  for (const { input, error } of Object.values(ruleFields)) {
-    input.addEventListener('input', () => {
-      input.removeAttribute('aria-invalid');
-      setVisible(error, false);
-    });
-  }
+  for (const rule of Object.keys(ruleFields) as Rule[]) ruleFields[rule].input.addEventListener('input', () => formErrors.clearField(rule));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     void save(context());
@@ -172,10 +143,10 @@ export function wirePolicyForm(context: () => WorkspaceContext): void {
 
 async function save(context: WorkspaceContext): Promise<void> {
   if (fields.disabled) return;
-  clearErrors();
+  formErrors.clear();
   setVisible(saved, false);
   const read = readForm();
-  if ('problems' in read) return showRuleProblems(Object.fromEntries(Object.entries(read.problems).map(([rule, message]) => [rule, [message]])), []);
+  if ('problems' in read) return formErrors.show(read.problems);
   fields.disabled = true;
   announce('Saving the policy…');
   try {

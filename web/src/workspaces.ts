@@ -7,7 +7,8 @@ import { workspaceLimits } from '../../shared/limits.ts';
 import { ApiError, problemMessages } from './api.ts';
 import { fact, markReady, showProblem, startSignedInPage } from './accountPage.ts';
 import { chooseWorkspace, currentWorkspaceId, forgetWorkspaceUnless } from './currentWorkspace.ts';
-import { announce, byId, element, focusHeading, plural, setVisible } from './dom.ts';
+import { announce, byId, element, plural, setVisible } from './dom.ts';
+import { fieldErrors } from './fieldErrors.ts';
 import { SignedOutError, withAccess } from './session.ts';
 import { planLabel, roleLabel } from './workspaceText.ts';
 import { workspacesApi, type Region, type WorkspaceSummary } from './workspacesApi.ts';
@@ -26,10 +27,13 @@ const slug = byId<HTMLInputElement>('workspace-slug');
 const regionField = byId('region-field');
 const region = byId<HTMLSelectElement>('workspace-region');
 const errors = byId('create-errors');
-const errorText = byId('create-error-text');
-const fieldErrors = { name: byId('workspace-name-error'), slug: byId('workspace-slug-error'), region: byId('workspace-region-error') };
 const inputs = { name, slug, region };
 type Field = keyof typeof inputs;
+const formErrors = fieldErrors(
+  { name: { input: name, error: byId('workspace-name-error') }, slug: { input: slug, error: byId('workspace-slug-error') }, region: { input: region, error: byId('workspace-region-error') } },
+  errors,
+  byId('create-error-text'),
+);
 
 const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
@@ -107,31 +111,6 @@ current.addEventListener('change', () => {
 
 // ---- Creating one ----
 
-function clearErrors(): void {
-  setVisible(errors, false);
-  for (const field of Object.keys(inputs) as Field[]) {
-    setVisible(fieldErrors[field], false);
-    inputs[field].removeAttribute('aria-invalid');
-  }
-}
-
-function showFieldErrors(messages: Partial<Record<Field, string>>, other: string | Node | null): void {
-  let first: HTMLElement | null = null;
-  for (const field of ['name', 'slug', 'region'] as const) {
-    const message = messages[field];
-    if (!message) continue;
-    fieldErrors[field].textContent = message;
-    setVisible(fieldErrors[field], true);
-    inputs[field].setAttribute('aria-invalid', 'true');
-    first ??= inputs[field];
-  }
-  if (other) {
-    errorText.replaceChildren(other);
-    setVisible(errors, true);
-  }
-  (first ?? errors).focus();
-}
-
 /** 421: the region's own service makes it; its address is a link, when it is a web address. */
 function misdirected(error: ApiError): Node {
   const regionId = typeof error.problem['region'] === 'string' ? error.problem['region'] : region.value;
@@ -150,7 +129,7 @@ function misdirected(error: ApiError): Node {
 }
 
 function explain(error: ApiError): void {
-  if (error.status === 421) return showFieldErrors({ region: 'This service cannot create a workspace in that region.' }, misdirected(error));
+  if (error.status === 421) return formErrors.show({ region: 'This service cannot create a workspace in that region.' }, misdirected(error));
   const messages: Partial<Record<Field, string>> = {};
   const other: string[] = [];
   for (const entry of error.problem.errors ?? []) {
@@ -163,20 +142,20 @@ function explain(error: ApiError): void {
     } else messages[field] = `${messages[field] ? `${messages[field]} ` : ''}${entry.message.charAt(0).toUpperCase()}${entry.message.slice(1)}.`;
   }
   if (Object.keys(messages).length === 0 && other.length === 0) other.push(...problemMessages(error));
-  showFieldErrors(messages, other.length > 0 ? other.join(' ') : null);
+  formErrors.show(messages, other.length > 0 ? other.join(' ') : null);
 }
 
 async function create(event: SubmitEvent): Promise<void> {
   event.preventDefault();
   if (fields.disabled) return;
-  clearErrors();
+  formErrors.clear();
   const wanted = { name: name.value.trim(), slug: slug.value.trim() };
   const problems: Partial<Record<Field, string>> = {};
   if (!wanted.name) problems.name = 'Give the workspace a name.';
   if (wanted.slug && (wanted.slug.length < workspaceLimits.slug.min || wanted.slug.length > workspaceLimits.slug.max || !slugPattern.test(wanted.slug))) {
     problems.slug = `A slug is ${workspaceLimits.slug.min} to ${workspaceLimits.slug.max} lower-case letters and digits, with single dashes between them.`;
   }
-  if (Object.keys(problems).length > 0) return showFieldErrors(problems, null);
+  if (Object.keys(problems).length > 0) return formErrors.show(problems, null);
 
   fields.disabled = true;
   announce('Creating the workspace…');
@@ -193,9 +172,9 @@ async function create(event: SubmitEvent): Promise<void> {
     announce('');
     fields.disabled = false;
     if (error instanceof SignedOutError) return showProblem(errors, error);
-    if (error instanceof ApiError && error.status === 429) return showFieldErrors({}, `Too many requests: try again in ${error.retryAfter ?? 60} seconds.`);
+    if (error instanceof ApiError && error.status === 429) return formErrors.show({}, `Too many requests: try again in ${error.retryAfter ?? 60} seconds.`);
     if (error instanceof ApiError) return explain(error);
-    showFieldErrors({}, 'Something went wrong in this page. Reload it and try again.');
+    formErrors.show({}, 'Something went wrong in this page. Reload it and try again.');
   } finally {
     fields.disabled = false;
   }

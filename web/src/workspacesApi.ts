@@ -4,91 +4,32 @@
  * branding, the audit trail, and its export, which answers a file (read here as a Blob, part by
  * part). An invitation's token goes only in the body of `invitations/accept`.
  */
-import type { Role } from '../../shared/domain/workspaces/model.ts';
-import type { PolicyReply } from '../../shared/domain/workspaces/policy.ts';
-import { ApiError, call, type Page, type Problem } from './api.ts';
+import type * as z from 'zod/mini';
+import type { accountReplies } from '../../shared/api/accountReplies.ts';
+import type { workspacesRequests } from '../../shared/api/workspaces.ts';
+import type { workspacesReplies } from '../../shared/api/workspacesReplies.ts';
+import { ApiError, call, pageQuery, type Problem } from './api.ts';
 
-export type { Role };
-export type WorkspacePolicy = PolicyReply;
-export type WorkspacePlan = 'free' | 'pro' | 'team' | 'enterprise';
-
-export interface WorkspaceBranding {
-  display_name: string;
-  /** A `data:` URL of a PNG, JPEG or WebP image. */
-  logo: string | null;
-  /** `#rrggbb`. */
-  accent: string | null;
-}
+type Reply<K extends keyof typeof workspacesReplies> = z.output<(typeof workspacesReplies)[K]>;
 
 /** A workspace of the caller, as `GET /v1/workspaces` lists it. */
-export interface WorkspaceSummary {
-  id: string;
-  name: string;
-  slug: string;
-  role: Role;
-  plan: WorkspacePlan;
-  seats: number;
-  members: number;
-  policy: WorkspacePolicy;
-  branding: WorkspaceBranding | null;
-}
-
-export interface CreatedWorkspace {
-  id: string;
-  name: string;
-  slug: string;
-  region: string;
-  role: 'owner';
-  seats: number;
-  members: number;
-}
-
-export type MemberSource = 'owner' | 'invitation' | 'scim';
-
-export interface WorkspaceMember {
-  user_id: string;
-  email: string;
-  role: Role;
-  joined_at: string;
-  source: MemberSource;
-}
-
-export interface PendingInvitation {
-  /** `inv_…`: revoked with `DELETE …/members/{id}`. */
-  id: string;
-  email: string;
-  role: 'admin' | 'member';
-  expires_at: string;
-}
-
-export interface MemberList {
-  items: WorkspaceMember[];
-  invitations: PendingInvitation[];
-}
-
-export interface AuditRow {
-  id: string;
-  at: string;
-  actor: { user_id: string | null; email: string | null; via: 'session' | 'scim' | 'system' | string };
-  /** A dotted verb: `member.invited`, `policy.updated`, … */
-  action: string;
-  target: string;
-  details: Record<string, unknown>;
-}
-
-export interface Region {
-  id: string;
-  api_url: string;
-  current: boolean;
-}
-
-export type PolicyBody = { [rule in keyof WorkspacePolicy]?: WorkspacePolicy[rule] };
-
-export interface BrandingBody {
-  display_name: string;
-  logo?: string | null;
-  accent?: string | null;
-}
+export type WorkspaceSummary = Reply<'WorkspaceList'>['items'][number];
+export type Role = WorkspaceSummary['role'];
+export type WorkspacePlan = WorkspaceSummary['plan'];
+export type WorkspacePolicy = Reply<'Policy'>;
+/** `logo` is a `data:` URL of a PNG, JPEG or WebP image; `accent` is `#rrggbb`. */
+export type WorkspaceBranding = Reply<'Branding'>;
+export type CreatedWorkspace = Reply<'WorkspaceCreated'>;
+export type MemberList = Reply<'MemberList'>;
+export type WorkspaceMember = MemberList['items'][number];
+export type MemberSource = WorkspaceMember['source'];
+/** `id` (`inv_…`) is revoked with `DELETE …/members/{id}`. */
+export type PendingInvitation = MemberList['invitations'][number];
+export type AuditRow = Reply<'AuditPage'>['items'][number];
+type Regions = z.output<typeof accountReplies.Regions>;
+export type Region = Regions['regions'][number];
+export type PolicyBody = z.input<typeof workspacesRequests.PolicyRequest>;
+export type BrandingBody = z.input<typeof workspacesRequests.BrandingRequest>;
 
 /** One part of an export: the file's bytes, the name the server gave it, and the next part's path. */
 export interface ExportPart {
@@ -100,24 +41,24 @@ export interface ExportPart {
 const workspacePath = (id: string) => `/v1/workspaces/${encodeURIComponent(id)}`;
 
 export const workspacesApi = {
-  list: (token: string) => call<{ items: WorkspaceSummary[] }>('GET', '/v1/workspaces', { token }),
-  create: (token: string, body: { name: string; slug?: string; region?: string }) => call<CreatedWorkspace>('POST', '/v1/workspaces', { json: body, token }),
-  regions: () => call<{ current: { id: string; api_url: string }; regions: Region[] }>('GET', '/v1/regions'),
+  list: (token: string) => call<Reply<'WorkspaceList'>>('GET', '/v1/workspaces', { token }),
+  create: (token: string, body: z.input<typeof workspacesRequests.CreateWorkspaceRequest>) => call<CreatedWorkspace>('POST', '/v1/workspaces', { json: body, token }),
+  regions: () => call<Regions>('GET', '/v1/regions'),
   members: (token: string, id: string) => call<MemberList>('GET', `${workspacePath(id)}/members`, { token }),
-  invite: (token: string, id: string, body: { email: string; role: 'admin' | 'member' }) =>
-    call<PendingInvitation>('POST', `${workspacePath(id)}/invitations`, { json: body, token }),
+  invite: (token: string, id: string, body: z.input<typeof workspacesRequests.InvitationRequest>) =>
+    call<Reply<'InvitationCreated'>>('POST', `${workspacePath(id)}/invitations`, { json: body, token }),
   /** The token in the body, never in a URL or header. */
-  accept: (token: string, invitation: string) => call<{ workspace_id: string; role: Role }>('POST', '/v1/workspaces/invitations/accept', { json: { token: invitation }, token }),
+  accept: (token: string, invitation: string) => call<Reply<'InvitationAccepted'>>('POST', '/v1/workspaces/invitations/accept', { json: { token: invitation }, token }),
   /** A member (`usr_…`: removing, or leaving when it is oneself) or a pending invitation (`inv_…`: revoking). */
   remove: (token: string, id: string, memberOrInvitation: string) =>
-    call<{ user_id: string; removed: true }>('DELETE', `${workspacePath(id)}/members/${encodeURIComponent(memberOrInvitation)}`, { token }),
+    call<Reply<'MemberRemoved'>>('DELETE', `${workspacePath(id)}/members/${encodeURIComponent(memberOrInvitation)}`, { token }),
   changeRole: (token: string, id: string, userId: string, role: Role) =>
-    call<{ user_id: string; role: Role }>('PATCH', `${workspacePath(id)}/members/${encodeURIComponent(userId)}`, { json: { role }, token }),
-  transfer: (token: string, id: string, userId: string) => call<{ owner: string }>('POST', `${workspacePath(id)}/transfer`, { json: { user_id: userId }, token }),
+    call<Reply<'RoleChanged'>>('PATCH', `${workspacePath(id)}/members/${encodeURIComponent(userId)}`, { json: { role }, token }),
+  transfer: (token: string, id: string, userId: string) => call<Reply<'WorkspaceTransferred'>>('POST', `${workspacePath(id)}/transfer`, { json: { user_id: userId }, token }),
   setPolicy: (token: string, id: string, body: PolicyBody) => call<WorkspacePolicy>('PUT', `${workspacePath(id)}/policy`, { json: body, token }),
   setBranding: (token: string, id: string, body: BrandingBody) => call<WorkspaceBranding>('PUT', `${workspacePath(id)}/branding`, { json: body, token }),
   audit: (token: string, id: string, limit: number, cursor: string | null) =>
-    call<Page<AuditRow>>('GET', `${workspacePath(id)}/audit?${new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) }).toString()}`, { token }),
+    call<Reply<'AuditPage'>>('GET', `${workspacePath(id)}/audit?${pageQuery(limit, cursor)}`, { token }),
   /** The export's first part. */
   exportPath: (id: string, format: 'csv' | 'json') => `${workspacePath(id)}/audit/export?${new URLSearchParams({ format }).toString()}`,
   exportPart,
