@@ -22,6 +22,7 @@ import { DynamoUserStore } from '../shared/store/users.ts';
 import { DynamoSsoStore } from '../shared/store/workspaceSso.ts';
 import type { SsoPorts } from '../shared/domain/sso/directory.ts';
 import { domainOperations } from './workspaces/domains.ts';
+import { brandingInput, newInvitation, newWorkspace, policyInput } from './workspaces/inputs.ts';
 import { ssoOperations } from './workspaces/sso.ts';
 import { DynamoMembershipChanges } from '../shared/store/workspaceMembershipChanges.ts';
 import { DynamoWorkspaceStore } from '../shared/store/workspaces.ts';
@@ -65,12 +66,12 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
   },
 
   async createWorkspace(request, deps) {
-    const { workspace, roster } = await createWorkspace(request.body, requireSession(request.principal).userId, deps);
+    const { workspace, roster } = await createWorkspace(newWorkspace(request.body), requireSession(request.principal).userId, deps);
     return { status: 201, body: created(workspace, roster.seats, roster.members) };
   },
 
   async inviteMember(request, deps) {
-    const invitation = await invite(request.params.id ?? '', requireSession(request.principal).userId, request.body, deps);
+    const invitation = await invite(request.params.id ?? '', requireSession(request.principal).userId, newInvitation(request.body), deps);
     return { status: 201, body: { id: invitation.id, email: invitation.email, role: invitation.role, expires_at: toIso(invitation.expiresAt) } };
   },
 
@@ -107,12 +108,12 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
   },
 
   async setPolicy(request, deps) {
-    const policy = await setPolicy(request.params.id ?? '', requireSession(request.principal).userId, request.body, deps);
+    const policy = await setPolicy(request.params.id ?? '', requireSession(request.principal).userId, policyInput(request.body), deps);
     return { status: 200, body: policyReply(policy) };
   },
 
   async setBranding(request, deps) {
-    const branding = await setBranding(request.params.id ?? '', requireSession(request.principal).userId, request.body, deps);
+    const branding = await setBranding(request.params.id ?? '', requireSession(request.principal).userId, brandingInput(request.body), deps);
     return { status: 200, body: brandingReply(branding) };
   },
 

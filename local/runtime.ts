@@ -27,6 +27,7 @@ import { LazyStripeProvider, stripeSettings } from '../shared/adapters/stripeSec
 import { AdjustableClock, type Clock } from '../shared/clock.ts';
 import { loadConfig, type Config } from '../shared/config.ts';
 import { HttpError, problemBody } from '../shared/http/errors.ts';
+import { NotFound } from '../shared/domain/refusals.ts';
 import { commonHeaders } from '../shared/http/middleware.ts';
 import type { GroupHandler } from '../shared/http/group.ts';
 import { createPlatform, type Adapters, type Platform } from '../shared/platform.ts';
@@ -289,7 +290,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         : checkHost(host, runConfig.WEB_ORIGIN, true, webHostDirectory).then(
             () => true,
             (error: unknown) => {
-              if (error instanceof HttpError && error.status === 404) return false;
+              if (error instanceof NotFound) return false;
               throw error;
             },
           );

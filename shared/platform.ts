@@ -1,6 +1,6 @@
 import type { ChatAppSource } from './domain/chat/app.ts';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { TxtResolver } from './adapters/dnsTxt.ts';
+import type { TxtResolver } from './domain/domains/ports.ts';
 import type { Mailer } from './domain/mail.ts';
 import type { Queue } from './domain/queue.ts';
 import { systemClock, type Clock } from './clock.ts';

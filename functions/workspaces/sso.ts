@@ -3,13 +3,14 @@ import { requireSession } from '../../shared/http/auth.ts';
 import type { Operations } from '../../shared/http/group.ts';
 import type { OperationOf } from '../../shared/routes.ts';
 import type { WorkspacesDeps } from '../workspaces.ts';
+import { ssoSettings } from './inputs.ts';
 
 type SsoOperation = Extract<OperationOf<'workspaces'>, 'setSso' | 'discoverSso'>;
 
 /** A workspace's SSO directory and its discovery (issue 17). */
 export const ssoOperations: Pick<Operations<'workspaces', WorkspacesDeps>, SsoOperation> = {
   async setSso(request, deps) {
-    const { directory, directoryKey } = await setSso(request.params.id ?? '', requireSession(request.principal).userId, request.body, deps);
+    const { directory, directoryKey } = await setSso(request.params.id ?? '', requireSession(request.principal).userId, ssoSettings(request.body), deps);
     return {
       status: 200,
       body: {

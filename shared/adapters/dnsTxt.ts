@@ -4,18 +4,7 @@
 // later, a failing server is ours or theirs to wait out, and the two must not be confused.
 import { Resolver } from 'node:dns/promises';
 import { isIPv4, isIPv6 } from 'node:net';
-
-export type TxtLookup =
-  /** Every TXT record at the name, each record's character-strings joined (RFC 7208 §3.3). */
-  | { kind: 'found'; records: string[] }
-  /** The name does not exist (NXDOMAIN), or exists without TXT records (NODATA). */
-  | { kind: 'none'; reason: 'nxdomain' | 'nodata' }
-  /** No answer to rely on; `code` is the resolver's (ESERVFAIL, ETIMEOUT, ECONNREFUSED, …). */
-  | { kind: 'failed'; reason: 'servfail' | 'refused' | 'timeout' | 'error'; code: string };
-
-export interface TxtResolver {
-  lookupTxt(name: string): Promise<TxtLookup>;
-}
+import type { TxtLookup, TxtResolver } from '../domain/domains/ports.ts';
 
 export interface TxtResolverOptions {
   /** The first try's wait for an answer; c-ares doubles it for each later round (measured). */

@@ -1,8 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { secretLimits } from '../../shared/limits.ts';
-import { parsePolicy, policyLimitsForCompose, policyReply, recipientDomain } from '../../shared/domain/workspaces/policy.ts';
+import type { PolicyRequest } from '../../shared/api/workspaces.ts';
+import { parsePolicy as parseRules, policyLimitsForCompose, policyReply, recipientDomain } from '../../shared/domain/workspaces/policy.ts';
+import { policyInput } from '../../functions/workspaces/inputs.ts';
 import { composeLimits, durationWords, emailDomain, orList, policySentences } from '../../web/src/composePolicy.ts';
+
+/** The policy a `PUT …/policy` body sets, as the route hands it to the domain. */
+const parsePolicy = (body: PolicyRequest) => parseRules(policyInput(body));
 
 // The compose page reads a workspace's policy without importing policy.ts (zod's error module
 // would come into its bundle): what it resolves and compares must be what the server does.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLocalDns, type LocalDns } from '../../local/dns.ts';
-import { parseDnsServers, txtResolver, type TxtResolver } from '../../shared/adapters/dnsTxt.ts';
+import { parseDnsServers, txtResolver } from '../../shared/adapters/dnsTxt.ts';
+import type { TxtResolver } from '../../shared/domain/domains/ports.ts';
 
 // The TXT adapter against the local DNS server on loopback: node's resolver (c-ares) asks it over
 // real UDP and TCP, so every outcome here is what the service gets from a real server answering so.

@@ -3,6 +3,7 @@ import { StoppedClock } from '../support/clock.ts';
 import { challengeName, challengeValue, normalizeHostname } from '../../shared/domain/domains/hostname.ts';
 import { checkHost, HostDirectory, hostnameOf } from '../../shared/domain/domains/hosts.ts';
 import type { HostClaim } from '../../shared/domain/domains/model.ts';
+import { toHttpError } from '../../shared/http/refusals.ts';
 
 const aws = { ownHost: 'secrets.example.com', local: false };
 
@@ -104,7 +105,7 @@ describe('HostDirectory', () => {
     await expect(checkHost(null, 'https://secrets.example.com', false, hosts)).resolves.toBeNull();
     await expect(checkHost('SECRETS.example.com:443', 'https://secrets.example.com', false, hosts)).resolves.toBeNull();
     await expect(checkHost('127.0.0.1:3000', 'http://localhost:3000', true, hosts)).resolves.toBeNull();
-    await expect(checkHost('127.0.0.1:3000', 'https://secrets.example.com', false, hosts)).rejects.toMatchObject({ status: 404, extras: { members: { reason: 'unknown_host' } } });
+    await expect(checkHost('127.0.0.1:3000', 'https://secrets.example.com', false, hosts).catch(toHttpError)).resolves.toMatchObject({ status: 404, extras: { members: { reason: 'unknown_host' } } });
     const served = directory(claim);
     await expect(checkHost('Links.Acme.com.', 'https://secrets.example.com', false, served.hosts)).resolves.toEqual(claim);
     expect(hostnameOf('[::1]:3000')).toBe('[::1]');

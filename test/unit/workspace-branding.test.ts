@@ -1,10 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { HttpError, type FieldError } from '../../shared/http/errors.ts';
+import type { BrandingRequest } from '../../shared/api/workspaces.ts';
+import type { FieldError } from '../../shared/http/errors.ts';
+import { toHttpError } from '../../shared/http/refusals.ts';
 import { workspaceLimits } from '../../shared/limits.ts';
+import { Invalid } from '../../shared/domain/refusals.ts';
 import { accentShortfalls, accentUses, contrastRatio, formatRatio, pageColours, relativeLuminance } from '../../shared/domain/workspaces/accent.ts';
-import { checkBranding, type BrandingInput } from '../../shared/domain/workspaces/branding.ts';
+import { checkBranding as checkInput } from '../../shared/domain/workspaces/branding.ts';
+import { brandingInput } from '../../functions/workspaces/inputs.ts';
 import { maxLogoSide, parseLogo } from '../../shared/domain/workspaces/logo.ts';
 
 // Real images, built byte by byte here (CRCs by node:zlib, independently of logo.ts).
@@ -93,12 +97,15 @@ const dataUrl = (type: string, bytes: Buffer) => `data:${type};base64,${bytes.to
 
 const name = 'Acme Security';
 
-function refusal(input: BrandingInput): FieldError[] {
+/** The branding a `PUT …/branding` body sets, as the route hands it to the domain. */
+const checkBranding = (body: BrandingRequest) => checkInput(brandingInput(body));
+
+function refusal(input: BrandingRequest): FieldError[] {
   try {
     checkBranding(input);
   } catch (error) {
-    expect(error).toBeInstanceOf(HttpError);
-    const http = error as HttpError;
+    expect(error).toBeInstanceOf(Invalid);
+    const http = toHttpError(error);
     expect([http.status, http.code]).toEqual([400, 'invalid_request']);
     return http.extras.errors ?? [];
   }
@@ -280,7 +287,7 @@ describe('checkBranding: the logo', () => {
     ];
     for (const [type, bytes] of images) {
       for (let length = 0; length < bytes.length; length++) {
-        expect(() => checkBranding({ display_name: name, logo: dataUrl(type, bytes.subarray(0, length)) }), `${type} cut to ${length}`).toThrow(HttpError);
+        expect(() => checkBranding({ display_name: name, logo: dataUrl(type, bytes.subarray(0, length)) }), `${type} cut to ${length}`).toThrow(Invalid);
       }
       expect(logoRefusal(dataUrl(type, Buffer.concat([bytes, Buffer.from('<html>')])))).toMatch(/^must end where its image ends/);
     }

@@ -3,12 +3,15 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import type { PolicyRequest } from '../../shared/api/workspaces.ts';
 import { Problem } from '../../shared/api/output.ts';
-import { HttpError, problemBody } from '../../shared/http/errors.ts';
+import { problemBody } from '../../shared/http/errors.ts';
+import { toHttpError } from '../../shared/http/refusals.ts';
+import { Forbidden, Invalid } from '../../shared/domain/refusals.ts';
+import { policyInput } from '../../functions/workspaces/inputs.ts';
 import { secretLimits, workspaceLimits } from '../../shared/limits.ts';
 import type { WorkspacePolicy } from '../../shared/domain/workspaces/model.ts';
 import {
   assertPolicy,
-  parsePolicy,
+  parsePolicy as parseRules,
   policyLimitsForCompose,
   policyReply,
   policyRules,
@@ -20,13 +23,16 @@ import {
 
 const day = 24 * 3600;
 
+/** The policy a `PUT …/policy` body sets, as the route hands it to the domain. */
+const parsePolicy = (body: PolicyRequest) => parseRules(policyInput(body));
+
 /** What parsePolicy threw, as the 400's entries. */
 function refusal(body: PolicyRequest): { path: string; message: string }[] {
   try {
     parsePolicy(body);
   } catch (error) {
-    expect(error).toBeInstanceOf(HttpError);
-    const http = error as HttpError;
+    expect(error).toBeInstanceOf(Invalid);
+    const http = toHttpError(error);
     expect([http.status, http.code]).toEqual([400, 'invalid_request']);
     return http.extras.errors ?? [];
   }
@@ -47,7 +53,7 @@ const file = (fields: Partial<Extract<PolicyCandidate, { kind: 'file' }>> = {}):
   ...fields,
 });
 const request = (expiresIn = day): PolicyCandidate => ({ kind: 'request', expiresIn });
-const brokenRules = (policy: WorkspacePolicy, candidate: PolicyCandidate) => policyViolations(policy, candidate).map((violation) => [violation.rule, violation.path]);
+const brokenRules = (policy: WorkspacePolicy, candidate: PolicyCandidate) => policyViolations(policy, candidate).map((violation) => [violation.rule, violation.field]);
 
 describe('parsePolicy', () => {
   it('reads an empty body, or nulls, as a policy with no rules', () => {
@@ -203,32 +209,32 @@ describe('policyViolations, each rule alone', () => {
     const policy = { maxExpiresIn: day };
     for (const candidate of [text({ expiresIn: day }), file({ expiresIn: day }), request(day)]) expect(policyViolations(policy, candidate)).toEqual([]);
     for (const candidate of [text({ expiresIn: day + 1 }), file({ expiresIn: day + 1 }), request(day + 1)]) {
-      expect(policyViolations(policy, candidate)).toEqual([{ path: 'body.expires_in', rule: 'max_expires_in', message: 'at most 86400 seconds in this workspace' }]);
+      expect(policyViolations(policy, candidate)).toEqual([{ field: 'expires_in', rule: 'max_expires_in', message: 'at most 86400 seconds in this workspace' }]);
     }
   });
 
   it('max_views: at the maximum passes, above it does not; a request link has no views', () => {
     const policy = { maxViews: 3 };
     expect(policyViolations(policy, text({ maxViews: 3 }))).toEqual([]);
-    expect(policyViolations(policy, text({ maxViews: 4 }))).toEqual([{ path: 'body.max_views', rule: 'max_views', message: 'at most 3 views in this workspace' }]);
-    expect(brokenRules(policy, file({ maxViews: 4 }))).toEqual([['max_views', 'body.max_views']]);
+    expect(policyViolations(policy, text({ maxViews: 4 }))).toEqual([{ field: 'max_views', rule: 'max_views', message: 'at most 3 views in this workspace' }]);
+    expect(brokenRules(policy, file({ maxViews: 4 }))).toEqual([['max_views', 'max_views']]);
     expect(policyViolations(policy, request())).toEqual([]);
   });
 
   it('require_passphrase: read from the envelope’s flag; a file’s from its declaration, unchecked while unknown', () => {
     const policy = { requirePassphrase: true };
     expect(policyViolations(policy, text({ passphrase: true }))).toEqual([]);
-    expect(policyViolations(policy, text({ passphrase: false }))).toEqual([{ path: 'body.envelope', rule: 'require_passphrase', message: 'must be sealed with a passphrase in this workspace' }]);
+    expect(policyViolations(policy, text({ passphrase: false }))).toEqual([{ field: 'envelope', rule: 'require_passphrase', message: 'must be sealed with a passphrase in this workspace' }]);
     expect(policyViolations(policy, file({ passphrase: null }))).toEqual([]);
     expect(policyViolations(policy, file({ passphrase: true }))).toEqual([]);
-    expect(brokenRules(policy, file({ passphrase: false }))).toEqual([['require_passphrase', 'body.passphrase']]);
+    expect(brokenRules(policy, file({ passphrase: false }))).toEqual([['require_passphrase', 'passphrase']]);
     expect(policyViolations(policy, request())).toEqual([]);
     expect(policyViolations({ requirePassphrase: false }, text({ passphrase: false }))).toEqual([]);
   });
 
   it('allow_files: false refuses files only', () => {
     const policy = { allowFiles: false };
-    expect(policyViolations(policy, file())).toEqual([{ path: 'body.workspace_id', rule: 'allow_files', message: 'files are not allowed in this workspace' }]);
+    expect(policyViolations(policy, file())).toEqual([{ field: 'workspace_id', rule: 'allow_files', message: 'files are not allowed in this workspace' }]);
     expect(policyViolations(policy, text())).toEqual([]);
     expect(policyViolations(policy, request())).toEqual([]);
     expect(policyViolations({ allowFiles: true }, file())).toEqual([]);
@@ -237,13 +243,13 @@ describe('policyViolations, each rule alone', () => {
   it('max_file_bytes: a file of exactly the maximum passes, a byte more does not', () => {
     const policy = { maxFileBytes: 1000 };
     expect(policyViolations(policy, file({ sizeBytes: 1000 }))).toEqual([]);
-    expect(policyViolations(policy, file({ sizeBytes: 1001 }))).toEqual([{ path: 'body.size_bytes', rule: 'max_file_bytes', message: 'at most 1000 bytes in this workspace' }]);
+    expect(policyViolations(policy, file({ sizeBytes: 1001 }))).toEqual([{ field: 'size_bytes', rule: 'max_file_bytes', message: 'at most 1000 bytes in this workspace' }]);
     expect(policyViolations({ maxFileBytes: 1 }, text())).toEqual([]);
   });
 
   it('allow_requests: false refuses request links only', () => {
     const policy = { allowRequests: false };
-    expect(policyViolations(policy, request())).toEqual([{ path: 'body.workspace_id', rule: 'allow_requests', message: 'request links are not allowed in this workspace' }]);
+    expect(policyViolations(policy, request())).toEqual([{ field: 'workspace_id', rule: 'allow_requests', message: 'request links are not allowed in this workspace' }]);
     expect(policyViolations(policy, text())).toEqual([]);
     expect(policyViolations(policy, file())).toEqual([]);
     expect(policyViolations({ allowRequests: true }, request())).toEqual([]);
@@ -261,9 +267,9 @@ describe('allowed_recipient_domains on what is sent', () => {
 
   it('refuses a secret with no recipients: a bare link opens for whoever holds it', () => {
     expect(policyViolations(policy, text())).toEqual([
-      { path: 'body.recipients', rule: 'allowed_recipient_domains', message: 'this workspace sends only to restricted recipients at its allowed domains' },
+      { field: 'recipients', rule: 'allowed_recipient_domains', message: 'this workspace sends only to restricted recipients at its allowed domains' },
     ]);
-    expect(brokenRules(policy, file())).toEqual([['allowed_recipient_domains', 'body.recipients']]);
+    expect(brokenRules(policy, file())).toEqual([['allowed_recipient_domains', 'recipients']]);
   });
 
   it('names each recipient that is unrestricted, without an address, or at another domain, subdomains included', () => {
@@ -278,14 +284,14 @@ describe('allowed_recipient_domains on what is sent', () => {
       restricted('not an address'),
     ];
     expect(brokenRules(policy, text({ recipients }))).toEqual([
-      ['allowed_recipient_domains', 'body.recipients.1.restricted'],
-      ['allowed_recipient_domains', 'body.recipients.2.restricted'],
-      ['allowed_recipient_domains', 'body.recipients.3.email'],
-      ['allowed_recipient_domains', 'body.recipients.4.email'],
-      ['allowed_recipient_domains', 'body.recipients.5.restricted'],
-      ['allowed_recipient_domains', 'body.recipients.5.email'],
-      ['allowed_recipient_domains', 'body.recipients.6.email'],
-      ['allowed_recipient_domains', 'body.recipients.7.email'],
+      ['allowed_recipient_domains', 'recipients.1.restricted'],
+      ['allowed_recipient_domains', 'recipients.2.restricted'],
+      ['allowed_recipient_domains', 'recipients.3.email'],
+      ['allowed_recipient_domains', 'recipients.4.email'],
+      ['allowed_recipient_domains', 'recipients.5.restricted'],
+      ['allowed_recipient_domains', 'recipients.5.email'],
+      ['allowed_recipient_domains', 'recipients.6.email'],
+      ['allowed_recipient_domains', 'recipients.7.email'],
     ]);
   });
 
@@ -312,26 +318,26 @@ describe('several rules at once', () => {
   it('reports every rule a file breaks, each at its field', () => {
     const candidate = file({ expiresIn: 7200, maxViews: 2, passphrase: false, recipients: [restricted('ana@example.com'), { email: 'bo@other.test' }], sizeBytes: 101 });
     expect(brokenRules(strict, candidate)).toEqual([
-      ['allow_files', 'body.workspace_id'],
-      ['max_expires_in', 'body.expires_in'],
-      ['max_views', 'body.max_views'],
-      ['max_file_bytes', 'body.size_bytes'],
-      ['require_passphrase', 'body.passphrase'],
-      ['allowed_recipient_domains', 'body.recipients.1.restricted'],
-      ['allowed_recipient_domains', 'body.recipients.1.email'],
+      ['allow_files', 'workspace_id'],
+      ['max_expires_in', 'expires_in'],
+      ['max_views', 'max_views'],
+      ['max_file_bytes', 'size_bytes'],
+      ['require_passphrase', 'passphrase'],
+      ['allowed_recipient_domains', 'recipients.1.restricted'],
+      ['allowed_recipient_domains', 'recipients.1.email'],
     ]);
   });
 
   it('reports a text’s and a request link’s', () => {
     expect(brokenRules(strict, text({ expiresIn: 3601, maxViews: 5 }))).toEqual([
-      ['max_expires_in', 'body.expires_in'],
-      ['max_views', 'body.max_views'],
-      ['require_passphrase', 'body.envelope'],
-      ['allowed_recipient_domains', 'body.recipients'],
+      ['max_expires_in', 'expires_in'],
+      ['max_views', 'max_views'],
+      ['require_passphrase', 'envelope'],
+      ['allowed_recipient_domains', 'recipients'],
     ]);
     expect(brokenRules(strict, request(3601))).toEqual([
-      ['allow_requests', 'body.workspace_id'],
-      ['max_expires_in', 'body.expires_in'],
+      ['allow_requests', 'workspace_id'],
+      ['max_expires_in', 'expires_in'],
     ]);
   });
 
@@ -352,8 +358,8 @@ describe('assertPolicy', () => {
     } catch (error) {
       thrown = error;
     }
-    expect(thrown).toBeInstanceOf(HttpError);
-    const error = thrown as HttpError;
+    expect(thrown).toBeInstanceOf(Forbidden);
+    const error = toHttpError(thrown);
     expect([error.status, error.code, error.detail]).toEqual([403, 'policy_violation', 'This workspace’s policy does not allow this.']);
     const body = problemBody(error);
     expect(body.errors).toEqual([
@@ -425,8 +431,8 @@ describe('properties (fast-check)', () => {
         const expected = oracle(policy, candidate);
         expect(violations.length > 0).toBe(expected.size > 0);
         expect(new Set(violations.map((violation) => violation.rule))).toEqual(expected);
-        for (const violation of violations) expect(violation.path).toMatch(/^body\.[a-z_]+(\.\d+\.(email|restricted))?$/);
-        if (expected.size > 0) expect(() => assertPolicy(policy, candidate)).toThrow(HttpError);
+        for (const violation of violations) expect(violation.field).toMatch(/^[a-z_]+(\.\d+\.(email|restricted))?$/);
+        if (expected.size > 0) expect(() => assertPolicy(policy, candidate)).toThrow(Forbidden);
       }),
       { numRuns: 500 },
     );

@@ -1,44 +1,44 @@
-import { HttpError } from '../../http/errors.ts';
 import { newDomainChallenge, newDomainId } from '../../ids.ts';
 import { domainLimits } from '../../limits.ts';
 import { planIncludes } from '../plans.ts';
+import { Conflict, Forbidden, Invalid, NotFound } from '../refusals.ts';
 import { actorFor, auditRow, authorize, noSuchWorkspace, systemAuditRow } from '../workspaces/access.ts';
 import type { Member } from '../workspaces/model.ts';
 import { covers } from '../sso/directory.ts';
 import { challengeName, challengeValue, normalizeHostname } from './hostname.ts';
 import type { Domain, DomainCheckError, DomainPorts } from './model.ts';
 
-const noSuchDomain = () => new HttpError(404, 'not_found', 'No such domain.');
-const roleChanged = () => new HttpError(403, 'forbidden', 'Your role changed meanwhile.', { members: { reason: 'role' } });
+const noSuchDomain = () => new NotFound('No such domain.');
+const roleChanged = () => new Forbidden('Your role changed meanwhile.', { facts: { reason: 'role' } });
 const isDomainId = (id: string) => /^dom_[A-Za-z0-9_-]{21}[AQgw]$/.test(id);
 
-/** The workspace's plan has custom domains (Team): 403 otherwise. */
+/** The workspace's plan has custom domains (Team): forbidden otherwise. */
 async function requireDomainsPlan(workspaceId: string, ports: DomainPorts): Promise<void> {
   const workspace = await ports.workspaces.get(workspaceId);
   if (!workspace) throw noSuchWorkspace();
   if (!planIncludes(workspace.plan, 'custom_domains')) {
-    throw new HttpError(403, 'forbidden', 'A workspace’s own domains come with the Team plan.', { members: { reason: 'plan', plan: workspace.plan, required: 'team' } });
+    throw new Forbidden('A workspace’s own domains come with the Team plan.', { facts: { reason: 'plan', plan: workspace.plan, required: 'team' } });
   }
 }
 
 /**
- * Claims a hostname for a workspace: pending until the claim's TXT record is found. 409 when
- * another workspace has verified the hostname, or this one claimed it already.
+ * Claims a hostname for a workspace: pending until the claim's TXT record is found. A conflict
+ * when another workspace has verified the hostname, or this one claimed it already.
  */
 export async function claimDomain(workspaceId: string, rawHostname: string, userId: string, ports: DomainPorts): Promise<Domain> {
   const member = await authorize(workspaceId, userId, 'manageDomains', ports);
   await requireDomainsPlan(workspaceId, ports);
   const normalized = normalizeHostname(rawHostname, { ownHost: new URL(ports.config.WEB_ORIGIN).hostname, local: ports.config.HUSHLINK_MODE === 'local' });
-  if ('refused' in normalized) throw new HttpError(400, 'invalid_request', 'That is not a hostname a workspace can claim.', { errors: [{ path: 'body.hostname', message: normalized.refused }] });
+  if ('refused' in normalized) throw new Invalid('That is not a hostname a workspace can claim.', [{ field: 'hostname', message: normalized.refused }]);
   const { hostname } = normalized;
   const verified = await ports.domains.verifiedClaim(hostname);
   if (verified && verified.workspaceId !== workspaceId) {
-    throw new HttpError(409, 'conflict', 'Another workspace has verified this hostname.', { members: { reason: 'hostname_verified' } });
+    throw new Conflict('Another workspace has verified this hostname.', { facts: { reason: 'hostname_verified' } });
   }
   const held = await ports.domains.list(workspaceId);
   if (held.some((domain) => domain.hostname === hostname)) throw alreadyClaimed();
   if (held.length >= domainLimits.perWorkspace) {
-    throw new HttpError(409, 'conflict', `A workspace holds at most ${domainLimits.perWorkspace} domains: delete one first.`, { members: { reason: 'domain_limit' } });
+    throw new Conflict(`A workspace holds at most ${domainLimits.perWorkspace} domains: delete one first.`, { facts: { reason: 'domain_limit' } });
   }
   const now = ports.clock.now();
   const domain: Domain = {
@@ -59,21 +59,21 @@ export async function claimDomain(workspaceId: string, rawHostname: string, user
   return domain;
 }
 
-const alreadyClaimed = () => new HttpError(409, 'conflict', 'This workspace has claimed this hostname already.', { members: { reason: 'already_claimed' } });
+const alreadyClaimed = () => new Conflict('This workspace has claimed this hostname already.', { facts: { reason: 'already_claimed' } });
 
-/** The workspace's domains, for any member (404 for anyone else). */
+/** The workspace's domains, for any member (not found for anyone else). */
 export async function listDomains(workspaceId: string, userId: string, ports: DomainPorts): Promise<Domain[]> {
   await authorize(workspaceId, userId, 'listDomains', ports);
   return ports.domains.list(workspaceId);
 }
 
-/** A claim the caller may manage: 404 when there is none or the caller is not in its workspace, 403 for a member. */
+/** A claim the caller may manage: not found when there is none or the caller is not in its workspace, forbidden for a member. */
 async function managedDomain(id: string, userId: string, ports: DomainPorts): Promise<{ domain: Domain; member: Member }> {
   const domain = isDomainId(id) ? await ports.domains.get(id) : null;
   if (!domain) throw noSuchDomain();
   const member = await authorize(domain.workspaceId, userId, 'manageDomains', ports).catch((error: unknown) => {
     // Outside the workspace, its domains do not exist either.
-    if (error instanceof HttpError && error.status === 404) throw noSuchDomain();
+    if (error instanceof NotFound) throw noSuchDomain();
     throw error;
   });
   return { domain, member };

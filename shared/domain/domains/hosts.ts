@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.ts';
-import { HttpError } from '../../http/errors.ts';
 import { domainLimits } from '../../limits.ts';
+import { NotFound } from '../refusals.ts';
 import type { DomainStore, HostClaim } from './model.ts';
 
 /** Unclaimed hostnames a cache holds at once: in AWS only CloudFront's tenants reach a function, locally anything may. */
@@ -64,15 +64,15 @@ export function isOwnHost(host: string, ownOrigin: string, local: boolean): bool
 /**
  * The custom hostname a request arrived on, checked (rule 5): null on this deployment's own host
  * (or when the host is not known: a direct call to the API's endpoint), the verified claim on a
- * workspace's verified hostname, and 404 on any other, a claim deleted or never verified among
- * them. `viewerHost` is the host the browser or client used (shared/http/hostGuard.ts reads it).
+ * workspace's verified hostname, and not found (`unknown_host`) on any other, a claim deleted or never verified among
+ * them. `viewerHost` is the host the browser or client used, as the transport read it.
  */
 export async function checkHost(viewerHost: string | null, ownOrigin: string, local: boolean, hosts: HostDirectory): Promise<HostClaim | null> {
   if (viewerHost === null || isOwnHost(viewerHost, ownOrigin, local)) return null;
   const claim = await hosts.claimOf(hostnameOf(viewerHost));
   if (!claim) {
-    throw new HttpError(404, 'not_found', 'This address serves no Hushlink links: its domain was removed from its workspace, or was never verified.', {
-      members: { reason: 'unknown_host' },
+    throw new NotFound('This address serves no Hushlink links: its domain was removed from its workspace, or was never verified.', {
+      facts: { reason: 'unknown_host' },
     });
   }
   return claim;

@@ -1,6 +1,6 @@
 import type { Config } from '../../config.ts';
-import { HttpError } from '../../http/errors.ts';
 import { planIncludes } from '../plans.ts';
+import { Forbidden, Invalid } from '../refusals.ts';
 import type { WorkspaceMembershipPorts } from '../workspaces/membership.ts';
 import { normalizeHostname } from './hostname.ts';
 import type { DomainStore, HostClaim } from './model.ts';
@@ -20,16 +20,16 @@ export interface LinkHostPorts extends WorkspaceMembershipPorts {
 
 /**
  * The hostname a link sent inside `workspaceId` asks for, as that workspace's verified claim of
- * it (normalized as a claim is: lower case, IDNs in punycode). 400 on `body.hostname` for a name
+ * it (normalized as a claim is: lower case, IDNs in punycode). Invalid (`hostname`) for a name
  * that is not a hostname, one not verified, and one another workspace verified alike: which
  * workspace holds a hostname is not this route's to tell.
  *
- * New links on a hostname are Team's (403 `plan` below it, as claiming one is). A plan that ends
+ * New links on a hostname are Team's (forbidden, `plan`, below it, as claiming one is). A plan that ends
  * takes nothing else: links made on it keep opening there until they end (their recipients did
  * nothing wrong), and the claim stays verified, so Team again makes links on it at once.
  */
 export async function linkHostOf(workspaceId: string, rawHostname: string, ports: LinkHostPorts): Promise<LinkHost> {
-  const refused = (message: string) => new HttpError(400, 'invalid_request', 'Links are made only on a hostname their workspace has verified.', { errors: [{ path: 'body.hostname', message }] });
+  const refused = (message: string) => new Invalid('Links are made only on a hostname their workspace has verified.', [{ field: 'hostname', message }]);
   const normalized = normalizeHostname(rawHostname, { ownHost: new URL(ports.config.WEB_ORIGIN).hostname, local: ports.config.HUSHLINK_MODE === 'local' });
   if ('refused' in normalized) throw refused(normalized.refused);
   const claim = await ports.hostClaims.verifiedClaim(normalized.hostname);
@@ -37,8 +37,8 @@ export async function linkHostOf(workspaceId: string, rawHostname: string, ports
   // The plan as the reveal page reads it (two small reads in parallel, for links on a hostname only).
   const plan = (await ports.workspaceMembership.brandingOf(workspaceId))?.plan;
   if (plan === undefined || !planIncludes(plan, 'custom_domains')) {
-    throw new HttpError(403, 'forbidden', 'Links on a workspace’s own hostname come with the Team plan: send this one without `hostname`, or renew Team.', {
-      members: { reason: 'plan', plan: plan ?? 'free', required: 'team' },
+    throw new Forbidden('Links on a workspace’s own hostname come with the Team plan: send this one without `hostname`, or renew Team.', {
+      facts: { reason: 'plan', plan: plan ?? 'free', required: 'team' },
     });
   }
   return { hostname: claim.hostname, domainId: claim.domainId };

@@ -1,9 +1,9 @@
-import type { TxtResolver } from '../../adapters/dnsTxt.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { SsoStore } from '../sso/directory.ts';
 import type { AuditRow } from '../workspaces/model.ts';
 import type { Actor, WorkspacePorts } from '../workspaces/ports.ts';
+import type { TxtResolver } from './ports.ts';
 
 /**
  * Custom domains (issue 17, interface §4.7, rule 5): a workspace claims a hostname, proves it by

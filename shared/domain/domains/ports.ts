@@ -1,4 +1,21 @@
 /**
+ * How a TXT lookup ended (shared/adapters/dnsTxt.ts asks DNS): "no such record" may be told to
+ * the customer and tried again later; a failing server is waited out. The two are never confused.
+ */
+export type TxtLookup =
+  /** Every TXT record at the name, each record's character-strings joined (RFC 7208 §3.3). */
+  | { kind: 'found'; records: string[] }
+  /** The name does not exist (NXDOMAIN), or exists without TXT records (NODATA). */
+  | { kind: 'none'; reason: 'nxdomain' | 'nodata' }
+  /** No answer to rely on; `code` is the resolver's (ESERVFAIL, ETIMEOUT, ECONNREFUSED, …). */
+  | { kind: 'failed'; reason: 'servfail' | 'refused' | 'timeout' | 'error'; code: string };
+
+/** The DNS a claim's TXT challenge is looked up in. */
+export interface TxtResolver {
+  lookupTxt(name: string): Promise<TxtLookup>;
+}
+
+/**
  * A verified claim of a hostname, as hosting sees it. The domain's id, not the hostname, names
  * what serves it, so a later claim of the same hostname (after this one is deleted, by this
  * workspace or another) is served apart and never reuses or removes this one's.

@@ -1,9 +1,9 @@
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
-import { HttpError } from '../../http/errors.ts';
 import { newDirectoryKey, sha256Base64Url } from '../../ids.ts';
 import type { Domain, DomainStore } from '../domains/model.ts';
 import { planIncludes } from '../plans.ts';
+import { Conflict, Forbidden, Invalid } from '../refusals.ts';
 import { actorFor, auditRow, authorize, noSuchWorkspace } from '../workspaces/access.ts';
 import type { AuditRow } from '../workspaces/model.ts';
 import { recipientDomain, normalizeDomain } from '../workspaces/policy.ts';
@@ -55,10 +55,12 @@ export interface SsoPorts {
   config: Pick<Config, 'WEB_ORIGIN'>;
 }
 
-export interface SsoRequest {
+/** The directory asked for; a refused email domain is named as clients name it (`email_domain`). */
+export interface SsoSettings {
   issuer: string;
-  email_domain: string;
-  rotate_directory_key?: boolean | undefined;
+  emailDomain: string;
+  /** A new directory key (the old one stops at once); the first directory always gets one. */
+  rotateDirectoryKey?: boolean | undefined;
 }
 
 export interface SsoSaved {
@@ -68,45 +70,45 @@ export interface SsoSaved {
 }
 
 /** `PUT /v1/workspaces/{id}/sso`: owners and admins of a Team workspace. */
-export async function setSso(workspaceId: string, userId: string, body: SsoRequest, ports: SsoPorts): Promise<SsoSaved> {
+export async function setSso(workspaceId: string, userId: string, settings: SsoSettings, ports: SsoPorts): Promise<SsoSaved> {
   const member = await authorize(workspaceId, userId, 'setSso', ports);
   const workspace = await ports.workspaces.get(workspaceId);
   if (!workspace) throw noSuchWorkspace();
   if (!planIncludes(workspace.plan, 'sso')) {
-    throw new HttpError(403, 'forbidden', 'A workspace’s single sign-on comes with the Team plan.', { members: { reason: 'plan', plan: workspace.plan, required: 'team' } });
+    throw new Forbidden('A workspace’s single sign-on comes with the Team plan.', { facts: { reason: 'plan', plan: workspace.plan, required: 'team' } });
   }
-  const domain = normalizeDomain(body.email_domain);
-  if ('refused' in domain) throw new HttpError(400, 'invalid_request', 'That is not an email domain.', { errors: [{ path: 'body.email_domain', message: domain.refused }] });
+  const domain = normalizeDomain(settings.emailDomain);
+  if ('refused' in domain) throw new Invalid('That is not an email domain.', [{ field: 'email_domain', message: domain.refused }]);
   const emailDomain = domain.domain;
   const proof = (await ports.domains.list(workspaceId)).find((claim) => claim.state === 'verified' && covers(claim.hostname, emailDomain));
-  const unverified = () => new HttpError(409, 'conflict', `Verify ${emailDomain} (or a domain above it) as one of this workspace’s domains first.`, { members: { reason: 'domain_unverified' } });
+  const unverified = () => new Conflict(`Verify ${emailDomain} (or a domain above it) as one of this workspace’s domains first.`, { facts: { reason: 'domain_unverified' } });
   if (!proof) throw unverified();
   // Two changes at once: the second reads the first's directory and writes over it (a new key
   // made by one is never left behind by the other's rotation).
   for (let attempt = 0; attempt < 3; attempt++) {
     const previous = await ports.sso.directory(workspaceId);
     const now = ports.clock.now();
-    const directoryKey = previous === null || body.rotate_directory_key === true ? newDirectoryKey() : null;
+    const directoryKey = previous === null || settings.rotateDirectoryKey === true ? newDirectoryKey() : null;
     const directory: SsoDirectory = {
       workspaceId,
-      issuer: body.issuer,
+      issuer: settings.issuer,
       emailDomain,
       keyHash: directoryKey ? sha256Base64Url(directoryKey) : previous!.keyHash,
       keyCreatedAt: directoryKey ? now : previous!.keyCreatedAt,
       updatedAt: now,
     };
     const key = previous === null ? 'created' : directoryKey ? 'rotated' : 'kept';
-    const audit = auditRow(member, workspaceId, 'sso.updated', workspaceId, { issuer: body.issuer, email_domain: emailDomain, directory_key: key }, now);
+    const audit = auditRow(member, workspaceId, 'sso.updated', workspaceId, { issuer: settings.issuer, email_domain: emailDomain, directory_key: key }, now);
     const outcome = await ports.sso.save(directory, previous, proof, actorFor(member, 'setSso'), audit);
     if (outcome === 'stale') continue;
     if (outcome === 'domain_claimed') {
-      throw new HttpError(409, 'conflict', `Another workspace’s directory speaks for ${emailDomain}.`, { members: { reason: 'domain_claimed' } });
+      throw new Conflict(`Another workspace’s directory speaks for ${emailDomain}.`, { facts: { reason: 'domain_claimed' } });
     }
     if (outcome === 'unverified') throw unverified();
-    if (outcome === 'refused') throw new HttpError(403, 'forbidden', 'Your role changed meanwhile.', { members: { reason: 'role' } });
+    if (outcome === 'refused') throw new Forbidden('Your role changed meanwhile.', { facts: { reason: 'role' } });
     return { directory, directoryKey };
   }
-  throw new HttpError(409, 'conflict', 'The single sign-on settings kept changing while these were saved: read them again.', { members: { reason: 'changed' } });
+  throw new Conflict('The single sign-on settings kept changing while these were saved: read them again.', { facts: { reason: 'changed' } });
 }
 
 export type Discovery = { sso: false } | { sso: true; workspace: { id: string; name: string }; issuer: string };

@@ -1,5 +1,5 @@
-import { HttpError } from '../../http/errors.ts';
 import { newAuditId } from '../../ids.ts';
+import { Forbidden, NotFound } from '../refusals.ts';
 import type { AuditRow, Member } from './model.ts';
 import { mayDo, permissions, refusalFor, type WorkspaceAction } from './permissions.ts';
 import type { Actor, WorkspacePorts } from './ports.ts';
@@ -11,19 +11,19 @@ export const isUserId = (id: string): boolean => idOf('usr').test(id);
 export const isInvitationId = (id: string): boolean => idOf('inv').test(id);
 
 /** A workspace the caller is not in is answered as one that does not exist (rule 10 of §5). */
-export const noSuchWorkspace = () => new HttpError(404, 'not_found', 'No such workspace.');
+export const noSuchWorkspace = () => new NotFound('No such workspace.');
 
 /**
- * The caller's membership, when their role allows `action`: 404 for a non-member (and for a
- * member refused the audit trail, whose routes list no 403), 403 for a member whose role does
- * not allow it.
+ * The caller's membership, when their role allows `action`: not found for a non-member (and for
+ * a member refused the audit trail, whose routes list no 403), forbidden for a member whose role
+ * does not allow it.
  */
 export async function authorize(workspaceId: string, userId: string, action: WorkspaceAction, ports: Pick<WorkspacePorts, 'workspaces'>): Promise<Member> {
   const member = isWorkspaceId(workspaceId) ? await ports.workspaces.member(workspaceId, userId) : null;
   if (!member) throw noSuchWorkspace();
   if (!mayDo(member.role, action)) {
     if (refusalFor(action) === 404) throw noSuchWorkspace();
-    throw new HttpError(403, 'forbidden', `Your role (${member.role}) cannot do this in this workspace.`, { members: { reason: 'role', role: member.role } });
+    throw new Forbidden(`Your role (${member.role}) cannot do this in this workspace.`, { facts: { reason: 'role', role: member.role } });
   }
   return member;
 }

@@ -5,16 +5,17 @@
  * is that they cannot disguise it: no characters that reorder or hide the sentence, an image that
  * is only an image, and a colour that stays readable. Every problem is reported at once.
  */
-import { HttpError, type FieldError } from '../../http/errors.ts';
 import { workspaceLimits } from '../../limits.ts';
+import { Invalid, type FieldIssue } from '../refusals.ts';
 import { accentShortfalls, formatRatio, isHexColour } from './accent.ts';
 import { LogoError, parseLogo } from './logo.ts';
 import type { WorkspaceBranding } from './model.ts';
 
 export { contrastRatio } from './accent.ts';
 
+/** The branding asked for; a refused part is named as clients name it (`display_name`, `logo`, `accent`). */
 export interface BrandingInput {
-  display_name: string;
+  displayName: string;
   /** Absent or null: no logo. */
   logo?: string | null;
   /** Absent or null: the page's own accent. */
@@ -31,17 +32,17 @@ const refusedInName = /[\p{Cc}\p{Zl}\p{Zp}\p{Cs}\p{Bidi_Control}\u{FFF9}-\u{FFFB
 
 const codePoint = (char: string) => `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
-/** The branding to store (name trimmed, logo's URL and accent normalised), or 400 with one entry per problem. */
+/** The branding to store (name trimmed, logo's URL and accent normalised), or invalid with one issue per problem. */
 export function checkBranding(input: BrandingInput): WorkspaceBranding {
-  const errors: FieldError[] = [];
-  const refuse = (path: string, message: string) => errors.push({ path, message });
+  const errors: FieldIssue[] = [];
+  const refuse = (field: 'display_name' | 'logo' | 'accent', message: string) => errors.push({ field, message });
 
   // Lengths count UTF-16 code units, as the request schema's bounds do (zod's maxLength).
-  const displayName = input.display_name.trim();
+  const displayName = input.displayName.trim();
   const { min, max } = workspaceLimits.displayName;
-  if (displayName.length < min || displayName.length > max) refuse('body.display_name', `must be ${min} to ${max} characters long once trimmed`);
+  if (displayName.length < min || displayName.length > max) refuse('display_name', `must be ${min} to ${max} characters long once trimmed`);
   const refused = refusedInName.exec(displayName);
-  if (refused) refuse('body.display_name', `must not contain control or bidirectional formatting characters (${codePoint(refused[0])} at ${refused.index})`);
+  if (refused) refuse('display_name', `must not contain control or bidirectional formatting characters (${codePoint(refused[0])} at ${refused.index})`);
 
   let logo: string | null = null;
   if (input.logo != null) {
@@ -49,23 +50,23 @@ export function checkBranding(input: BrandingInput): WorkspaceBranding {
       logo = parseLogo(input.logo).dataUrl;
     } catch (error) {
       if (!(error instanceof LogoError)) throw error;
-      refuse('body.logo', error.message);
+      refuse('logo', error.message);
     }
   }
 
   let accent: string | null = null;
   if (input.accent != null) {
     if (!isHexColour(input.accent)) {
-      refuse('body.accent', 'must be a colour written #rrggbb');
+      refuse('accent', 'must be a colour written #rrggbb');
     } else {
       accent = input.accent.toLowerCase();
       const [worst] = accentShortfalls(accent);
       if (worst) {
-        refuse('body.accent', `gives a contrast of ${formatRatio(worst.ratio)} as ${worst.use} (${worst.foreground} on ${worst.background}); at least ${workspaceLimits.accentContrast}:1 is needed`);
+        refuse('accent', `gives a contrast of ${formatRatio(worst.ratio)} as ${worst.use} (${worst.foreground} on ${worst.background}); at least ${workspaceLimits.accentContrast}:1 is needed`);
       }
     }
   }
 
-  if (errors.length > 0) throw new HttpError(400, 'invalid_request', 'The branding is not valid.', { errors });
+  if (errors.length > 0) throw new Invalid('The branding is not valid.', errors);
   return { displayName, logo, accent };
 }

@@ -1,8 +1,8 @@
-import { HttpError } from '../../http/errors.ts';
 import { newInvitationId, newInvitationToken, sha256Base64Url } from '../../ids.ts';
 import { workspaceLimits } from '../../limits.ts';
 import { toIso } from '../../clock.ts';
 import { normalizeEmail } from '../accounts/model.ts';
+import { Conflict, Forbidden, Gone, Invalid, NotFound, Unauthenticated } from '../refusals.ts';
 import { actorFor, authorize, auditRow, isInvitationId, isUserId, isWorkspaceId, noSuchWorkspace, systemAuditRow } from './access.ts';
 import type { Invitation, Member, Role } from './model.ts';
 import type { WorkspacePorts } from './ports.ts';
@@ -21,12 +21,18 @@ export async function listMembers(workspaceId: string, userId: string, ports: Wo
   };
 }
 
+/** Who is invited, and to which role. */
+export interface NewInvitation {
+  email: string;
+  role: Invitation['role'];
+}
+
 /**
- * Invites an address, taking a seat for it until it is accepted, revoked or expires: 403 when
- * members and pending invitations already fill the seats (expired invitations' seats are taken
- * back first). The token goes out in the mail only; the invitation keeps its hash.
+ * Invites an address, taking a seat for it until it is accepted, revoked or expires: forbidden
+ * when members and pending invitations already fill the seats (expired invitations' seats are
+ * taken back first). The token goes out in the mail only; the invitation keeps its hash.
  */
-export async function invite(workspaceId: string, userId: string, request: { email: string; role: Invitation['role'] }, ports: WorkspacePorts): Promise<Invitation> {
+export async function invite(workspaceId: string, userId: string, request: NewInvitation, ports: WorkspacePorts): Promise<Invitation> {
   const inviter = await authorize(workspaceId, userId, 'invite', ports);
   const workspace = await ports.workspaces.get(workspaceId);
   if (!workspace) throw noSuchWorkspace();
@@ -34,12 +40,10 @@ export async function invite(workspaceId: string, userId: string, request: { ema
   const now = ports.clock.now();
   const roll = await ports.workspaces.roll(workspaceId);
   if (roll.members.some((member) => member.email === email)) {
-    throw new HttpError(400, 'invalid_request', 'This address is a member already.', { errors: [{ path: 'body.email', message: 'is a member already' }] });
+    throw new Invalid('This address is a member already.', [{ field: 'email', message: 'is a member already' }]);
   }
   if (roll.invitations.some((invitation) => invitation.email === email && isPending(invitation, now))) {
-    throw new HttpError(400, 'invalid_request', 'This address has a pending invitation: revoke it to invite again.', {
-      errors: [{ path: 'body.email', message: 'has a pending invitation' }],
-    });
+    throw new Invalid('This address has a pending invitation: revoke it to invite again.', [{ field: 'email', message: 'has a pending invitation' }]);
   }
   const token = newInvitationToken();
   const invitation: Invitation = {
@@ -66,11 +70,11 @@ export async function invite(workspaceId: string, userId: string, request: { ema
   }
   if (outcome === 'no_seat') {
     const roster = await ports.workspaces.roster(workspaceId);
-    throw new HttpError(403, 'forbidden', 'Every seat is taken by a member or a pending invitation: add seats, or revoke an invitation.', {
-      members: { reason: 'no_free_seat', seats: roster?.seats ?? null },
+    throw new Forbidden('Every seat is taken by a member or a pending invitation: add seats, or revoke an invitation.', {
+      facts: { reason: 'no_free_seat', seats: roster?.seats ?? null },
     });
   }
-  if (outcome === 'refused') throw new HttpError(403, 'forbidden', 'Your role changed meanwhile: you can no longer invite here.', { members: { reason: 'role' } });
+  if (outcome === 'refused') throw new Forbidden('Your role changed meanwhile: you can no longer invite here.', { facts: { reason: 'role' } });
   await ports.mailer.send({
     to: email,
     subject: `You are invited to ${workspace.name} on Hushlink`,
@@ -83,29 +87,29 @@ export async function invite(workspaceId: string, userId: string, request: { ema
 }
 
 /**
- * Turns an invitation's token into a membership for the signed-in address it was sent to: 404
- * for an unknown token, 410 for one used, revoked or expired, 403 for another address.
+ * Turns an invitation's token into a membership for the signed-in address it was sent to: not
+ * found for an unknown token, gone for one used, revoked or expired, forbidden for another address.
  */
 export async function acceptInvitation(token: string, userId: string, ports: WorkspacePorts): Promise<{ workspaceId: string; role: Role }> {
   const found = await ports.memberships.invitationToken(tokenHashOf(token));
-  if (!found) throw new HttpError(404, 'not_found', 'No such invitation: check that the whole link was copied.');
+  if (!found) throw new NotFound('No such invitation: check that the whole link was copied.');
   const now = ports.clock.now();
   if (found.state !== 'pending' || found.expiresAt <= now) {
     const reason = found.state === 'pending' ? 'expired' : found.state;
-    throw new HttpError(410, 'gone', `This invitation was ${reason === 'used' ? 'used already' : reason}.`, { members: { reason } });
+    throw new Gone(`This invitation was ${reason === 'used' ? 'used already' : reason}.`, { facts: { reason } });
   }
   const user = await ports.users.get(userId);
-  if (!user) throw new HttpError(401, 'unauthorized', 'Sign in first.');
+  if (!user) throw new Unauthenticated('Sign in first.');
   const email = normalizeEmail(user.email);
   if (email !== found.email) {
-    throw new HttpError(403, 'forbidden', 'This invitation was sent to another address: sign in with that one.', { members: { reason: 'wrong_address' } });
+    throw new Forbidden('This invitation was sent to another address: sign in with that one.', { facts: { reason: 'wrong_address' } });
   }
   const member: Member = { workspaceId: found.workspaceId, userId, email, role: found.role, joinedAt: now, source: 'invitation' };
   const audit = auditRow(member, found.workspaceId, 'member.joined', userId, { role: found.role, invitation_id: found.invitationId }, now);
   const outcome = await ports.memberships.accept(found, member, now, audit);
-  if (outcome === 'gone') throw new HttpError(410, 'gone', 'This invitation was used already.', { members: { reason: 'used' } });
+  if (outcome === 'gone') throw new Gone('This invitation was used already.', { facts: { reason: 'used' } });
   if (outcome === 'no_seat') {
-    throw new HttpError(403, 'forbidden', 'The workspace has no free seat for you now: ask its owner to add seats, then accept again.', { members: { reason: 'no_free_seat' } });
+    throw new Forbidden('The workspace has no free seat for you now: ask its owner to add seats, then accept again.', { facts: { reason: 'no_free_seat' } });
   }
   if (outcome === 'already_member') {
     const existing = await ports.workspaces.member(found.workspaceId, userId);
@@ -117,25 +121,25 @@ export async function acceptInvitation(token: string, userId: string, ports: Wor
 /**
  * Removes a member (their secrets are untouched: a workspace never held them) and frees the
  * seat; or, given an invitation's id, revokes the invitation. Anyone may leave; admins remove
- * admins and members, owners anyone; never the last owner (409).
+ * admins and members, owners anyone; never the last owner (a conflict).
  */
 export async function removeMember(workspaceId: string, userId: string, targetId: string, ports: WorkspacePorts): Promise<void> {
   const caller = isWorkspaceId(workspaceId) ? await ports.workspaces.member(workspaceId, userId) : null;
   if (!caller) throw noSuchWorkspace();
   const now = ports.clock.now();
   if (targetId.startsWith('inv_')) return revokeInvitation(workspaceId, userId, targetId, ports);
-  if (!isUserId(targetId)) throw new HttpError(404, 'not_found', 'No such member.');
+  if (!isUserId(targetId)) throw new NotFound('No such member.');
   const leaving = targetId === userId;
   if (!leaving) await authorize(workspaceId, userId, 'removeMember', ports);
   const target = leaving ? caller : await ports.workspaces.member(workspaceId, targetId);
-  if (!target) throw new HttpError(404, 'not_found', 'No such member.');
+  if (!target) throw new NotFound('No such member.');
   if (!leaving && target.role === 'owner' && caller.role !== 'owner') {
-    throw new HttpError(403, 'forbidden', 'Only an owner can remove an owner.', { members: { reason: 'role', role: caller.role } });
+    throw new Forbidden('Only an owner can remove an owner.', { facts: { reason: 'role', role: caller.role } });
   }
   const audit = auditRow(caller, workspaceId, leaving ? 'member.left' : 'member.removed', target.userId, { email: target.email, role: target.role }, now);
   const outcome = await ports.memberships.removeMember(target, leaving ? null : actorFor(caller, 'removeMember'), audit);
-  if (outcome === 'last_owner') throw new HttpError(409, 'conflict', 'The last owner cannot be removed: make another member owner first.', { members: { reason: 'last_owner' } });
-  if (outcome === 'changed') throw new HttpError(409, 'conflict', 'This member’s role, or yours, changed meanwhile: reload and try again.', { members: { reason: 'changed' } });
+  if (outcome === 'last_owner') throw new Conflict('The last owner cannot be removed: make another member owner first.', { facts: { reason: 'last_owner' } });
+  if (outcome === 'changed') throw new Conflict('This member’s role, or yours, changed meanwhile: reload and try again.', { facts: { reason: 'changed' } });
   const workspace = await ports.workspaces.get(workspaceId);
   await ports.mailer.send({
     to: target.email,
@@ -148,48 +152,48 @@ export async function removeMember(workspaceId: string, userId: string, targetId
 
 async function revokeInvitation(workspaceId: string, userId: string, invitationId: string, ports: WorkspacePorts): Promise<void> {
   const caller = await authorize(workspaceId, userId, 'invite', ports);
-  if (!isInvitationId(invitationId)) throw new HttpError(404, 'not_found', 'No such invitation.');
+  if (!isInvitationId(invitationId)) throw new NotFound('No such invitation.');
   const roll = await ports.workspaces.roll(workspaceId);
   const invitation = roll.invitations.find((pending) => pending.id === invitationId);
-  if (!invitation) throw new HttpError(404, 'not_found', 'No such invitation.');
+  if (!invitation) throw new NotFound('No such invitation.');
   const now = ports.clock.now();
   const audit = auditRow(caller, workspaceId, 'invitation.revoked', invitation.id, { email: invitation.email }, now);
   const outcome = await ports.memberships.revokeInvitation(invitation, actorFor(caller, 'invite'), audit);
-  if (outcome === 'gone') throw new HttpError(404, 'not_found', 'No such invitation: it was accepted or revoked meanwhile.');
-  if (outcome === 'refused') throw new HttpError(403, 'forbidden', 'Your role changed meanwhile.', { members: { reason: 'role' } });
+  if (outcome === 'gone') throw new NotFound('No such invitation: it was accepted or revoked meanwhile.');
+  if (outcome === 'refused') throw new Forbidden('Your role changed meanwhile.', { facts: { reason: 'role' } });
 }
 
-/** Owners alone change roles (rule 11 of §5); never the last owner's (409). */
+/** Owners alone change roles (rule 11 of §5); never the last owner's (a conflict). */
 export async function changeRole(workspaceId: string, userId: string, targetId: string, role: Role, ports: WorkspacePorts): Promise<Member> {
   const caller = await authorize(workspaceId, userId, 'changeRole', ports);
   const target = targetId === userId ? caller : isUserId(targetId) ? await ports.workspaces.member(workspaceId, targetId) : null;
-  if (!target) throw new HttpError(404, 'not_found', 'No such member.');
+  if (!target) throw new NotFound('No such member.');
   if (target.role === role) return target;
   const now = ports.clock.now();
   const audit = auditRow(caller, workspaceId, 'member.role_changed', target.userId, { email: target.email, from: target.role, to: role }, now);
   const outcome = await ports.memberships.changeRole(target, role, actorFor(caller, 'changeRole'), audit);
-  if (outcome === 'last_owner') throw new HttpError(409, 'conflict', 'The last owner cannot be demoted: make another member owner first.', { members: { reason: 'last_owner' } });
+  if (outcome === 'last_owner') throw new Conflict('The last owner cannot be demoted: make another member owner first.', { facts: { reason: 'last_owner' } });
   if (outcome === 'conflict') {
     // Lost to another change: say why, as a fresh read sees it.
     const now = await ports.workspaces.member(workspaceId, userId);
-    if (!now || now.role !== 'owner') throw new HttpError(403, 'forbidden', 'You are no longer an owner of this workspace.', { members: { reason: 'role' } });
-    throw new HttpError(409, 'conflict', 'This member’s role changed meanwhile: reload and try again.', { members: { reason: 'changed' } });
+    if (!now || now.role !== 'owner') throw new Forbidden('You are no longer an owner of this workspace.', { facts: { reason: 'role' } });
+    throw new Conflict('This member’s role changed meanwhile: reload and try again.', { facts: { reason: 'changed' } });
   }
   return { ...target, role };
 }
 
 /**
  * Hands the workspace over: the member named becomes owner, the caller an admin (rule 10 of
- * §3). Owners only; 404 when the target is not a member.
+ * §3). Owners only; not found when the target is not a member. `targetId` is named `user_id` by clients.
  */
 export async function transferWorkspace(workspaceId: string, userId: string, targetId: string, ports: WorkspacePorts): Promise<void> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const caller = await authorize(workspaceId, userId, 'transfer', ports);
     if (targetId === userId) {
-      throw new HttpError(400, 'invalid_request', 'You own this workspace already: name another member.', { errors: [{ path: 'body.user_id', message: 'is you' }] });
+      throw new Invalid('You own this workspace already: name another member.', [{ field: 'user_id', message: 'is you' }]);
     }
     const target = isUserId(targetId) ? await ports.workspaces.member(workspaceId, targetId) : null;
-    if (!target) throw new HttpError(404, 'not_found', 'No such member: invite them first.');
+    if (!target) throw new NotFound('No such member: invite them first.');
     const now = ports.clock.now();
     const audit = auditRow(caller, workspaceId, 'workspace.transferred', target.userId, { to_email: target.email, previous_owner: caller.userId }, now);
     if ((await ports.memberships.transfer(caller, target, audit)) === 'conflict') continue;
@@ -207,5 +211,5 @@ export async function transferWorkspace(workspaceId: string, userId: string, tar
     });
     return;
   }
-  throw new HttpError(403, 'forbidden', 'The workspace’s roles kept changing meanwhile: reload and try again.', { members: { reason: 'changed' } });
+  throw new Forbidden('The workspace’s roles kept changing meanwhile: reload and try again.', { facts: { reason: 'changed' } });
 }

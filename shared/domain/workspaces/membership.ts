@@ -4,9 +4,9 @@
  * functions carry two reads instead of the workspaces' store. Membership decides whether the
  * caller may send there and which policy holds them; it never grants access to anything sent.
  */
-import { HttpError } from '../../http/errors.ts';
 import type { Plan } from '../accounts/model.ts';
 import { planIncludes } from '../plans.ts';
+import { Forbidden } from '../refusals.ts';
 import { isWorkspaceId } from './access.ts';
 import type { Role, WorkspaceBranding, WorkspacePolicy } from './model.ts';
 import { assertPolicy, type PolicyCandidate } from './policy.ts';
@@ -30,12 +30,12 @@ export interface WorkspaceMembershipPorts {
   workspaceMembership: WorkspaceMembership;
 }
 
-const notAMember = () => new HttpError(403, 'forbidden', 'You are not a member of this workspace.', { members: { reason: 'not_a_member' } });
+const notAMember = () => new Forbidden('You are not a member of this workspace.', { facts: { reason: 'not_a_member' } });
 
 /**
- * The policy that holds what `userId` creates in the workspace. 403 `not_a_member` alike for an
- * anonymous caller, a non-member and a workspace that does not exist (or a malformed id): the
- * creating routes list 403, and a 404 would tell an outsider which ids are workspaces.
+ * The policy that holds what `userId` creates in the workspace. Forbidden (`not_a_member`) alike
+ * for an anonymous caller, a non-member and a workspace that does not exist (or a malformed id):
+ * the creating routes list 403, and a 404 would tell an outsider which ids are workspaces.
  *
  * Any role sends (sending is what members do), and so does an API key of a member: the key
  * acts for its user, its `secrets:write` scope is checked by the route, and the policy holds it
@@ -51,7 +51,7 @@ export async function workspacePolicyFor(workspaceId: string, userId: string | n
   return seat.policy;
 }
 
-/** 403 unless `userId` is a member of the workspace and `candidate` satisfies its policy (`policy_violation`, every rule broken). */
+/** Forbidden unless `userId` is a member of the workspace and `candidate` satisfies its policy (`policy_violation`, every rule broken). */
 export async function assertSendInWorkspace(workspaceId: string, userId: string | null, candidate: PolicyCandidate, ports: WorkspaceMembershipPorts): Promise<void> {
   assertPolicy(await workspacePolicyFor(workspaceId, userId, ports), candidate);
 }

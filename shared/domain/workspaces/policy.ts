@@ -4,17 +4,22 @@
  * these; nothing here stores or fetches anything. Why the rules mean what they mean is in
  * docs/adr/0041-the-workspace-policy-one-pure-module.md (with 0042 and 0043).
  */
-import type { PolicyRequest } from '../../api/workspaces.ts';
-import { HttpError, type FieldError } from '../../http/errors.ts';
 import { secretLimits, workspaceLimits } from '../../limits.ts';
+import { Forbidden, Invalid, type FieldIssue } from '../refusals.ts';
 import type { WorkspacePolicy } from './model.ts';
 
-/** The rules, by the names of the policy's fields. */
+/** The rules, by the names clients give them (the policy's fields, and a violation's `rules`). */
 export const policyRules = ['max_expires_in', 'max_views', 'require_passphrase', 'allowed_recipient_domains', 'allow_files', 'max_file_bytes', 'allow_requests'] as const;
 export type PolicyRule = (typeof policyRules)[number];
 
-/** One rule broken by one field of the request (several recipients may each break the domain rule). */
-export interface PolicyViolation extends FieldError {
+/**
+ * The rules a workspace's policy is set to, before they are checked: a rule absent or null does
+ * not apply. A refused rule is named as clients name it (`policyRules`).
+ */
+export type PolicyInput = { [Rule in keyof WorkspacePolicy]?: WorkspacePolicy[Rule] | null };
+
+/** One rule broken by one field of what is created (several recipients may each break the domain rule). */
+export interface PolicyViolation extends FieldIssue {
   rule: PolicyRule;
 }
 
@@ -26,9 +31,9 @@ export interface PolicyRecipient {
 
 /**
  * What is about to be created, as the policy sees it. `recipients` are the body's, in its order,
- * so a violation can name `body.recipients.<i>`. A file's passphrase flag is in its envelope's
+ * so a violation can name `recipients.<i>`. A file's passphrase flag is in its envelope's
  * header, which the server reads only when the upload completes: the opening declares it
- * (`body.passphrase`), the rules are checked on that, and completion refuses a header that
+ * (`passphrase`), the rules are checked on that, and completion refuses a header that
  * says otherwise (shared/domain/files/complete.ts). `null`: not known, the rule not checked.
  */
 export type PolicyCandidate =
@@ -100,59 +105,59 @@ export function recipientDomain(email: string): string | null {
   return 'domain' in result ? result.domain : null;
 }
 
-function wholeNumber(errors: FieldError[], field: PolicyRule, value: number | null | undefined, min: number, max: number): number | undefined {
+function wholeNumber(errors: FieldIssue[], field: PolicyRule, value: number | null | undefined, min: number, max: number): number | undefined {
   if (value === null || value === undefined) return undefined;
   if (Number.isSafeInteger(value) && value >= min && value <= max) return value;
-  errors.push({ path: `body.${field}`, message: max === Number.MAX_SAFE_INTEGER ? `must be a whole number, at least ${min}` : `must be a whole number from ${min} to ${max}` });
+  errors.push({ field, message: max === Number.MAX_SAFE_INTEGER ? `must be a whole number, at least ${min}` : `must be a whole number from ${min} to ${max}` });
   return undefined;
 }
 
-function domainList(errors: FieldError[], list: readonly string[] | null | undefined): string[] | undefined {
+function domainList(errors: FieldIssue[], list: readonly string[] | null | undefined): string[] | undefined {
   if (list === null || list === undefined) return undefined;
-  const path = 'body.allowed_recipient_domains';
+  const field: PolicyRule = 'allowed_recipient_domains';
   // An empty list would refuse every secret and file; a policy that means "any domain" says null.
   if (list.length === 0) {
-    errors.push({ path, message: 'must name at least one domain (null allows any)' });
+    errors.push({ field, message: 'must name at least one domain (null allows any)' });
     return undefined;
   }
   const domains = new Set<string>();
   list.forEach((raw, index) => {
     const result = normalizeDomain(raw);
     if ('domain' in result) domains.add(result.domain);
-    else errors.push({ path: `${path}.${index}`, message: result.refused });
+    else errors.push({ field: `${field}.${index}`, message: result.refused });
   });
-  if (domains.size > workspaceLimits.allowedRecipientDomains) errors.push({ path, message: `must name at most ${workspaceLimits.allowedRecipientDomains} domains` });
+  if (domains.size > workspaceLimits.allowedRecipientDomains) errors.push({ field, message: `must name at most ${workspaceLimits.allowedRecipientDomains} domains` });
   // Sorted: one spelling of a policy, whatever order it was typed in (audit rows compare them).
   return [...domains].sort();
 }
 
 /**
- * The policy a `PUT …/policy` body sets, after its schema: a rule that is absent or null does
- * not apply. Every problem is reported at once (400 `invalid_request`).
+ * The policy the rules set: a rule that is absent or null does not apply. Every problem is
+ * reported at once (invalid, one issue per field).
  */
-export function parsePolicy(body: PolicyRequest): WorkspacePolicy {
-  const errors: FieldError[] = [];
-  const maxExpiresIn = wholeNumber(errors, 'max_expires_in', body.max_expires_in, expiresInSeconds.min, expiresInSeconds.max);
-  const maxViewsRule = wholeNumber(errors, 'max_views', body.max_views, maxViews.min, maxViews.max);
-  const maxFileBytes = wholeNumber(errors, 'max_file_bytes', body.max_file_bytes, 1, Number.MAX_SAFE_INTEGER);
-  const allowedRecipientDomains = domainList(errors, body.allowed_recipient_domains);
-  if (errors.length > 0) throw new HttpError(400, 'invalid_request', 'The policy is not valid.', { errors });
+export function parsePolicy(rules: PolicyInput): WorkspacePolicy {
+  const errors: FieldIssue[] = [];
+  const maxExpiresIn = wholeNumber(errors, 'max_expires_in', rules.maxExpiresIn, expiresInSeconds.min, expiresInSeconds.max);
+  const maxViewsRule = wholeNumber(errors, 'max_views', rules.maxViews, maxViews.min, maxViews.max);
+  const maxFileBytes = wholeNumber(errors, 'max_file_bytes', rules.maxFileBytes, 1, Number.MAX_SAFE_INTEGER);
+  const allowedRecipientDomains = domainList(errors, rules.allowedRecipientDomains);
+  if (errors.length > 0) throw new Invalid('The policy is not valid.', errors);
   const flag = (value: boolean | null | undefined) => (value === null ? undefined : value);
   const policy: WorkspacePolicy = {
     maxExpiresIn,
     maxViews: maxViewsRule,
-    requirePassphrase: flag(body.require_passphrase),
+    requirePassphrase: flag(rules.requirePassphrase),
     allowedRecipientDomains,
-    allowFiles: flag(body.allow_files),
+    allowFiles: flag(rules.allowFiles),
     maxFileBytes,
-    allowRequests: flag(body.allow_requests),
+    allowRequests: flag(rules.allowRequests),
   };
   // Absent rules are absent keys, so a stored policy has one shape for "no rule".
   for (const key of Object.keys(policy) as (keyof WorkspacePolicy)[]) if (policy[key] === undefined) delete policy[key];
   return policy;
 }
 
-/** The policy as the routes answer it; `parsePolicy` of it gives the same policy back. */
+/** The policy as the routes answer it; set again as it reads, it gives the same policy back. */
 export const policyReply = (policy: WorkspacePolicy): PolicyReply => ({
   max_expires_in: policy.maxExpiresIn ?? null,
   max_views: policy.maxViews ?? null,
@@ -183,55 +188,56 @@ export const policyLimitsForCompose = (policy: WorkspacePolicy): ComposeLimits =
 function recipientViolations(allowed: readonly string[], recipients: readonly PolicyRecipient[]): PolicyViolation[] {
   const rule: PolicyRule = 'allowed_recipient_domains';
   if (recipients.length === 0) {
-    return [{ path: 'body.recipients', rule, message: 'this workspace sends only to restricted recipients at its allowed domains' }];
+    return [{ field: 'recipients', rule, message: 'this workspace sends only to restricted recipients at its allowed domains' }];
   }
   return recipients.flatMap((recipient, index): PolicyViolation[] => {
-    const path = `body.recipients.${index}`;
+    const field = `recipients.${index}`;
     const domain = recipient.email === undefined ? null : recipientDomain(recipient.email);
     return [
-      ...(recipient.restricted === true ? [] : [{ path: `${path}.restricted`, rule, message: 'must be true: this workspace sends only to restricted recipients' }]),
-      ...(domain !== null && allowed.includes(domain) ? [] : [{ path: `${path}.email`, rule, message: 'must be an address at one of this workspace’s allowed domains' }]),
+      ...(recipient.restricted === true ? [] : [{ field: `${field}.restricted`, rule, message: 'must be true: this workspace sends only to restricted recipients' }]),
+      ...(domain !== null && allowed.includes(domain) ? [] : [{ field: `${field}.email`, rule, message: 'must be an address at one of this workspace’s allowed domains' }]),
     ];
   });
 }
 
 /**
- * Every rule `candidate` breaks, each named by the request field that breaks it (as the route's
- * body spells it, so a 403 points where a 400 would): empty when the policy allows it. A rule
- * the candidate's kind does not have (views of a request link) never applies.
+ * Every rule `candidate` breaks, each named by the request field that breaks it (as the client
+ * spells it, so a refusal for the policy points where an invalid field would): empty when the
+ * policy allows it. A rule the candidate's kind does not have (views of a request link) never applies.
  */
 export function policyViolations(policy: WorkspacePolicy, candidate: PolicyCandidate): PolicyViolation[] {
   const violations: PolicyViolation[] = [];
-  const broken = (rule: PolicyRule, path: string, message: string) => violations.push({ path, rule, message });
-  if (candidate.kind === 'request' && policy.allowRequests === false) broken('allow_requests', 'body.workspace_id', 'request links are not allowed in this workspace');
-  if (candidate.kind === 'file' && policy.allowFiles === false) broken('allow_files', 'body.workspace_id', 'files are not allowed in this workspace');
+  const broken = (rule: PolicyRule, field: string, message: string) => violations.push({ field, rule, message });
+  if (candidate.kind === 'request' && policy.allowRequests === false) broken('allow_requests', 'workspace_id', 'request links are not allowed in this workspace');
+  if (candidate.kind === 'file' && policy.allowFiles === false) broken('allow_files', 'workspace_id', 'files are not allowed in this workspace');
   // A request link's lifetime too: it is a door into the workspace for as long as it is open.
   if (policy.maxExpiresIn !== undefined && candidate.expiresIn > policy.maxExpiresIn) {
-    broken('max_expires_in', 'body.expires_in', `at most ${policy.maxExpiresIn} seconds in this workspace`);
+    broken('max_expires_in', 'expires_in', `at most ${policy.maxExpiresIn} seconds in this workspace`);
   }
   if (candidate.kind === 'request') return violations;
-  if (policy.maxViews !== undefined && candidate.maxViews > policy.maxViews) broken('max_views', 'body.max_views', `at most ${policy.maxViews} views in this workspace`);
+  if (policy.maxViews !== undefined && candidate.maxViews > policy.maxViews) broken('max_views', 'max_views', `at most ${policy.maxViews} views in this workspace`);
   if (candidate.kind === 'file' && policy.maxFileBytes !== undefined && candidate.sizeBytes > policy.maxFileBytes) {
-    broken('max_file_bytes', 'body.size_bytes', `at most ${policy.maxFileBytes} bytes in this workspace`);
+    broken('max_file_bytes', 'size_bytes', `at most ${policy.maxFileBytes} bytes in this workspace`);
   }
   if (policy.requirePassphrase === true && candidate.passphrase === false) {
     // A text's envelope is in its body; a file's is declared at opening, its header checked at completion.
-    broken('require_passphrase', candidate.kind === 'text' ? 'body.envelope' : 'body.passphrase', 'must be sealed with a passphrase in this workspace');
+    broken('require_passphrase', candidate.kind === 'text' ? 'envelope' : 'passphrase', 'must be sealed with a passphrase in this workspace');
   }
   if (policy.allowedRecipientDomains !== undefined) violations.push(...recipientViolations(policy.allowedRecipientDomains, candidate.recipients));
   return violations;
 }
 
 /**
- * 403 `policy_violation` when `candidate` breaks any rule: `errors` has one entry per field and
- * rule (a problem's entries are `{path, message}` only), and `rules` names each entry's rule,
- * in the same order, for clients that switch on them.
+ * Forbidden (`policy_violation`) when `candidate` breaks any rule: one field issue per field and
+ * rule (a problem's entries are `{path, message}` only), and the fact `rules` names each issue's
+ * rule, in the same order, for clients that switch on them.
  */
 export function assertPolicy(policy: WorkspacePolicy, candidate: PolicyCandidate): void {
   const violations = policyViolations(policy, candidate);
   if (violations.length === 0) return;
-  throw new HttpError(403, 'policy_violation', 'This workspace’s policy does not allow this.', {
-    errors: violations.map(({ path, message }) => ({ path, message })),
-    members: { rules: violations.map(({ rule }) => rule) },
+  throw new Forbidden('This workspace’s policy does not allow this.', {
+    code: 'policy_violation',
+    fields: violations.map(({ field, message }) => ({ field, message })),
+    facts: { rules: violations.map(({ rule }) => rule) },
   });
 }

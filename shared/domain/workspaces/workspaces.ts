@@ -1,15 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import type { z } from 'zod/mini';
-import type { workspacesRequests } from '../../api/workspaces.ts';
-import { HttpError } from '../../http/errors.ts';
 import { newWorkspaceId } from '../../ids.ts';
 import { workspaceLimits } from '../../limits.ts';
 import { normalizeEmail } from '../accounts/model.ts';
+import { Conflict, Invalid, Misdirected, Unauthenticated } from '../refusals.ts';
 import { auditRow } from './access.ts';
 import type { Member, Roster, Workspace } from './model.ts';
 import type { Membership, WorkspacePorts } from './ports.ts';
 
-type CreateWorkspaceRequest = z.output<(typeof workspacesRequests)['CreateWorkspaceRequest']>;
+/** A workspace asked for: its name, and the slug and region when the caller chose them. */
+export interface NewWorkspace {
+  name: string;
+  /** Made from the name when absent. */
+  slug?: string | undefined;
+  /** This deployment's region when absent. */
+  region?: string | undefined;
+}
 
 /** Tries of a slug made from the name, each with a fresh random suffix after the first. */
 const derivedSlugTries = 3;
@@ -30,22 +35,20 @@ export function slugFrom(name: string, suffix: string | null): string {
 
 /**
  * Makes a workspace with the caller as its one owner and one seat (a Team subscription adds
- * seats). 421 when `region` is another deployment's, naming its `api_url`; 409 when the slug
- * asked for is taken (a slug made from the name gets a random suffix instead).
+ * seats). Misdirected when `region` is another deployment's, naming its `api_url`; a conflict
+ * when the slug asked for is taken (a slug made from the name gets a random suffix instead).
  */
-export async function createWorkspace(request: CreateWorkspaceRequest, userId: string, ports: WorkspacePorts): Promise<{ workspace: Workspace; roster: Roster }> {
+export async function createWorkspace(request: NewWorkspace, userId: string, ports: WorkspacePorts): Promise<{ workspace: Workspace; roster: Roster }> {
   const region = request.region ?? ports.config.REGION;
   if (region !== ports.config.REGION) {
     const elsewhere = ports.config.REGIONS.find((known) => known.id === region);
     if (!elsewhere) {
-      throw new HttpError(400, 'invalid_request', 'Unknown region.', {
-        errors: [{ path: 'body.region', message: `must be one of ${ports.config.REGIONS.map((known) => known.id).join(', ')}` }],
-      });
+      throw new Invalid('Unknown region.', [{ field: 'region', message: `must be one of ${ports.config.REGIONS.map((known) => known.id).join(', ')}` }]);
     }
-    throw new HttpError(421, 'misdirected', `Workspaces in ${region} are made by that region's service.`, { members: { region, api_url: elsewhere.api_url } });
+    throw new Misdirected(`Workspaces in ${region} are made by that region's service.`, { facts: { region, api_url: elsewhere.api_url } });
   }
   const user = await ports.users.get(userId);
-  if (!user) throw new HttpError(401, 'unauthorized', 'Sign in first.');
+  if (!user) throw new Unauthenticated('Sign in first.');
   const now = ports.clock.now();
   for (let attempt = 0; ; attempt++) {
     const slug = request.slug ?? slugFrom(request.name, attempt === 0 ? null : randomBytes(3).toString('hex'));
@@ -55,9 +58,9 @@ export async function createWorkspace(request: CreateWorkspaceRequest, userId: s
     const audit = auditRow(owner, workspace.id, 'workspace.created', workspace.id, { name: workspace.name, slug, region }, now);
     if ((await ports.workspaces.create(workspace, roster, owner, audit)) === 'created') return { workspace, roster };
     if (request.slug !== undefined) {
-      throw new HttpError(409, 'conflict', 'This slug is taken.', { errors: [{ path: 'body.slug', message: 'is taken' }] });
+      throw new Conflict('This slug is taken.', { fields: [{ field: 'slug', message: 'is taken' }] });
     }
-    if (attempt + 1 >= derivedSlugTries) throw new HttpError(409, 'conflict', 'No free slug could be made from this name: give one.', { errors: [{ path: 'body.slug', message: 'give a slug' }] });
+    if (attempt + 1 >= derivedSlugTries) throw new Conflict('No free slug could be made from this name: give one.', { fields: [{ field: 'slug', message: 'give a slug' }] });
   }
 }
 
