@@ -24,7 +24,8 @@ import { DynamoCheckoutWorkspaces } from '../shared/store/workspaceMembership.ts
 /** The billing group (interface §4.6): checkout, the portal, invoices, the caller's subscription, a Team's seats, and Enterprise enquiries. */
 export const operations: Operations<'billing', BillingDeps> = {
   async startCheckout(request, deps) {
-    const session = await startCheckout(request.body, requireSession(request.principal).userId, deps);
+    const { plan, workspace_id: workspaceId, seats, success_path: successPath, cancel_path: cancelPath } = request.body;
+    const session = await startCheckout({ plan, workspaceId, seats, successPath, cancelPath }, requireSession(request.principal).userId, deps);
     return { status: 201, body: { id: session.id, url: session.url } };
   },
 

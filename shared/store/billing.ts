@@ -1,8 +1,7 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import type { SubscriptionRecord } from '../domain/billing/model.ts';
-import type { BillingStore, LinkWrite } from '../domain/billing/ports.ts';
-import { planGiven } from '../domain/billing/webhook.ts';
+import type { BillingStore, LinkWrite, SeatChoice } from '../domain/billing/ports.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
 
 /**
@@ -10,9 +9,10 @@ import { isCancelledByCondition, isConditionFailure } from './client.ts';
  * the provider, and `subscription_id`, the one subscription its plan follows, moved only by a
  * write conditional on the id it was decided on), the service's copy of the provider's
  * subscriptions (`SUBSCRIPTION#<id>`), the events applied
- * (`PROVIDER_EVENT#<id>`, kept 30 days: the provider retries for 3), and what a subscription
- * gives: the user's `plan` (`USER#<id>`/`PROFILE`), or a workspace's `plan` and its roster's
- * `seats` (the layout is shared/store/workspaceItems.ts's), all in one transaction.
+ * (`PROVIDER_EVENT#<id>`, kept 30 days: the provider retries for 3), and what the domain decided
+ * a subscription gives (its grant, shared/domain/billing/live.ts): the user's `plan`
+ * (`USER#<id>`/`PROFILE`), or a workspace's `plan` and its roster's `seats` (the layout is
+ * shared/store/workspaceItems.ts's), all in one transaction.
  */
 const subscriptionKey = (id: string) => ({ pk: `SUBSCRIPTION#${id}`, sk: 'SUBSCRIPTION' });
 /** A target's billing: an account's customer at the provider, and the subscription paying for the target. */
@@ -143,8 +143,8 @@ export class DynamoBillingStore implements BillingStore {
 
   async applySubscription(record: SubscriptionRecord, eventId: string, now: number, link: LinkWrite): Promise<'applied' | 'recorded' | 'duplicate' | 'stale' | 'contested'> {
     const { target } = record;
-    const plan = planGiven(record);
-    const follow = link.mode === 'follow';
+    const grant = link.mode === 'follow' ? link.grant : null;
+    const follow = grant !== null;
     const linkKey = billingKey(target.kind === 'user' ? target : { kind: 'workspace', workspaceId: target.workspaceId });
     // Decided on the target's link as it was read (one live subscription per target): written only while it still is.
     const linkHeld =
@@ -196,7 +196,7 @@ export class DynamoBillingStore implements BillingStore {
             },
           },
     ];
-    if (follow) {
+    if (grant) {
       base.push({
         Update: {
           TableName: this.tableName,
@@ -204,30 +204,30 @@ export class DynamoBillingStore implements BillingStore {
           UpdateExpression: 'SET #plan = :plan',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#plan': 'plan' },
-          ExpressionAttributeValues: { ':plan': plan },
+          ExpressionAttributeValues: { ':plan': grant.plan },
         },
       });
     }
-    // The seats a Team subscription pays for, never below the members (rule 10); a Team that
-    // ended keeps its members and takes no one new. A contract's seats (`contract_seats`, set by
-    // sales' command, scripts/set-plan.ts) are the contract's: the provider's events leave them.
-    const seats = (write: 'paid' | 'members' | 'contract'): TransactWriteItem[] =>
-      !follow || target.kind !== 'workspace' || write === 'contract'
+    // The seats granted, the first the roster allows: never below its members, and never over a
+    // contract's (`contract_seats`, set by sales' command, scripts/set-plan.ts).
+    const seats = (choice: SeatChoice): TransactWriteItem[] =>
+      target.kind !== 'workspace' || choice === 'unchanged'
         ? []
         : [
             {
               Update: {
                 TableName: this.tableName,
                 Key: { pk: `WORKSPACE#${target.workspaceId}`, sk: 'ROSTER' },
-                ...(plan === 'team' && write === 'paid'
-                  ? { UpdateExpression: 'SET seats = :seats', ConditionExpression: 'members <= :seats AND attribute_not_exists(contract_seats)', ExpressionAttributeValues: { ':seats': record.seats } }
-                  : { UpdateExpression: 'SET seats = members', ConditionExpression: 'attribute_not_exists(contract_seats)' }),
+                ...(choice === 'members'
+                  ? { UpdateExpression: 'SET seats = members', ConditionExpression: 'attribute_not_exists(contract_seats)' }
+                  : { UpdateExpression: 'SET seats = :seats', ConditionExpression: 'members <= :seats AND attribute_not_exists(contract_seats)', ExpressionAttributeValues: { ':seats': choice } }),
               },
             },
           ];
-    for (const write of ['paid', 'members', 'contract'] as const) {
+    const choices: readonly SeatChoice[] = grant && grant.seats.length > 0 ? grant.seats : ['unchanged'];
+    for (const choice of choices) {
       try {
-        await this.db.send(new TransactWriteCommand({ TransactItems: [...base, ...seats(write)] }));
+        await this.db.send(new TransactWriteCommand({ TransactItems: [...base, ...seats(choice)] }));
         return follow ? 'applied' : 'recorded';
       } catch (error) {
         if (!isCancelledByCondition(error)) throw error;
@@ -237,7 +237,7 @@ export class DynamoBillingStore implements BillingStore {
         if (codes[2] === 'ConditionalCheckFailed') return 'contested';
         // A target that is gone (an account or workspace deleted) has nothing to give.
         if (codes[3] === 'ConditionalCheckFailed') return (await this.recordEvent(eventId, now)) ? 'applied' : 'duplicate';
-        // Fewer seats paid for than members: the seats stop at the members; under a contract, they stay.
+        // The roster refused these seats: the next choice.
       }
     }
     return 'stale';

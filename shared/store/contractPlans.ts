@@ -1,7 +1,6 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../domain/accounts/model.ts';
 import type { AccountContract, ContractPlanStore, ContractRecord, WorkspaceContract } from '../domain/contractPlans.ts';
-import { planOf } from '../domain/plans.ts';
 import type { AuditRow } from '../domain/workspaces/model.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
 import { cancellationCodes, rosterKey, toAuditItem, workspaceKey } from './workspaceItems.ts';
@@ -18,7 +17,10 @@ import { cancellationCodes, rosterKey, toAuditItem, workspaceKey } from './works
 const userKey = (id: string) => ({ pk: `USER#${id}`, sk: 'PROFILE' });
 const emailKey = (email: string) => ({ pk: `EMAIL#${email}`, sk: 'EMAIL' });
 
-const contractOf = (item: Record<string, unknown>): Plan | null => (typeof item.contract_plan === 'string' ? planOf(item.contract_plan) : null);
+// Each attribute holds a plan's name as its one writer wrote it (the provider's events, sales'
+// command): read as written, which of the two counts is the domain's (highestPlan).
+const providerOf = (item: Record<string, unknown>): Plan => item.plan as Plan;
+const contractOf = (item: Record<string, unknown>): Plan | null => (typeof item.contract_plan === 'string' ? (item.contract_plan as Plan) : null);
 
 /** The item's contract plan and its record: set with a plan, removed (the record kept) without. */
 function contractUpdate(plan: Plan | null, record: ContractRecord) {
@@ -41,7 +43,7 @@ export class DynamoContractPlans implements ContractPlanStore {
     if (!address) return null;
     const { Item: user } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: userKey(String(address.user_id)), ConsistentRead: true }));
     if (!user) return null;
-    return { userId: String(user.id), email: String(user.email), providerPlan: planOf(user.plan as string | undefined), contractPlan: contractOf(user) };
+    return { userId: String(user.id), email: String(user.email), providerPlan: providerOf(user), contractPlan: contractOf(user) };
   }
 
   async workspace(workspaceId: string): Promise<WorkspaceContract | null> {
@@ -51,7 +53,7 @@ export class DynamoContractPlans implements ContractPlanStore {
     return {
       workspaceId,
       name: String(workspace.name),
-      providerPlan: planOf(workspace.plan as string | undefined),
+      providerPlan: providerOf(workspace),
       contractPlan: contractOf(workspace),
       seats: Number(roster.seats),
       members: Number(roster.members),

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultPlan, features, flagsFor, planIncludes, planOf, plans, planTable, type Feature } from '../../shared/domain/plans.ts';
+import { highestPlan } from '../../shared/domain/billing/tier.ts';
+import type { Plan } from '../../shared/domain/accounts/model.ts';
 import { readFlags } from '../../shared/domain/usage/read.ts';
 
 const included = (plan: (typeof plans)[number]) => features.filter((feature) => planIncludes(plan, feature));
@@ -41,6 +43,18 @@ describe('the plan table', () => {
     expect(planOf('pro')).toBe('pro');
     expect(planOf('enterprise')).toBe('enterprise');
     for (const value of ['platinum', 'PRO', '', 'toString', '__proto__', undefined, null]) expect(planOf(value)).toBe('free');
+  });
+});
+
+describe('the plan in use', () => {
+  it('is the highest held; a stored name the table does not know, or none, counts as the default', () => {
+    expect(highestPlan([])).toBe('free');
+    expect(highestPlan(['pro', 'enterprise', 'team'])).toBe('enterprise');
+    // Stores read each attribute as written (shared/store/contractPlans.ts, planAttributes.ts): what no plan names never outranks a plan.
+    const stored = (...values: unknown[]) => values as Plan[];
+    expect(highestPlan(stored('pro', undefined, null))).toBe('pro');
+    for (const value of ['platinum', 'PRO', '', 'toString', 'constructor', '__proto__', 'hasOwnProperty', undefined, null]) expect(highestPlan(stored(value))).toBe('free');
+    expect(highestPlan(stored('constructor', 'team'))).toBe('team');
   });
 });
 

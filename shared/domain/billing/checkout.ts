@@ -1,25 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { HttpError } from '../../http/errors.ts';
 import { givesPlan } from './model.ts';
-import type { BillingPorts, BillingStore, PaymentProvider } from './ports.ts';
-import type { Role, Roster } from '../workspaces/model.ts';
+import type { BillingPorts, BillingStore, CheckoutWorkspaces, PaymentProvider } from './ports.ts';
+import { Conflict, Forbidden, Invalid, Unauthenticated } from '../refusals.ts';
 
-export interface CheckoutBody {
+export type { CheckoutWorkspaces } from './ports.ts';
+
+/** A checkout asked for: Pro for the caller's account, or Team for a workspace (seats: its members' and invitations' by default). */
+export interface NewCheckout {
   plan: 'pro' | 'team';
-  workspace_id?: string | undefined;
+  workspaceId?: string | undefined;
   seats?: number | undefined;
-  success_path?: string | undefined;
-  cancel_path?: string | undefined;
+  /** Pages of the web client to come back to (paths of this site). */
+  successPath?: string | undefined;
+  cancelPath?: string | undefined;
 }
 
-/** What a Team checkout needs to know of the workspace: the caller's role in it, its roster, and whether an Enterprise contract sets its seats. */
-export interface CheckoutWorkspaces {
-  seatOf(workspaceId: string, userId: string): Promise<{ role: Role; roster: Roster; underContract: boolean } | null>;
-}
+/** Each field of a checkout as the client sends it, so a refused field is named as it was sent. */
+const sent = { plan: 'plan', workspaceId: 'workspace_id', seats: 'seats', successPath: 'success_path', cancelPath: 'cancel_path' } as const satisfies Record<keyof NewCheckout, string>;
 
-/** 409 for a workspace whose seats an Enterprise contract sets: sales change them, not a subscription. */
-export const underContract = () =>
-  new HttpError(409, 'conflict', 'This workspace is on an Enterprise contract: its seats are changed through sales.', { members: { reason: 'contract_plan' } });
+/** A conflict with a workspace whose seats an Enterprise contract sets: sales change them, not a subscription. */
+export const underContract = () => new Conflict('This workspace is on an Enterprise contract: its seats are changed through sales.', { facts: { reason: 'contract_plan' } });
 
 export interface CheckoutPorts {
   provider: Pick<PaymentProvider, 'createCustomer' | 'createCheckoutSession'>;
@@ -29,23 +29,21 @@ export interface CheckoutPorts {
   checkoutWorkspaces: CheckoutWorkspaces;
 }
 
-/** A page of the web client to come back to: a path on its own origin, never another site. */
-function backTo(path: string | undefined, fallback: string, field: string, origin: string): string {
+/** A page of the web client to come back to: a path on its own origin, never another site; `field` names it as the client sent it. */
+function backTo(path: string | undefined, fallback: string, field: (typeof sent)['successPath' | 'cancelPath'], origin: string): string {
   const chosen = path ?? fallback;
   if (!chosen.startsWith('/') || chosen.startsWith('//') || chosen.includes('\\')) {
-    throw new HttpError(400, 'invalid_request', 'A return path is a path of this site.', { errors: [{ path: `body.${field}`, message: 'must be a path starting with a single /' }] });
+    throw new Invalid('A return path is a path of this site.', [{ field, message: 'must be a path starting with a single /' }]);
   }
   return `${origin}${chosen}`;
 }
 
 const alreadyPaying = (byCaller = true) =>
-  new HttpError(
-    409,
-    'conflict',
+  new Conflict(
     byCaller
       ? 'This already has an active subscription: change its seats, or manage it in the billing portal.'
       : 'This workspace’s Team plan is paid by the account that bought it (its owner before a transfer): once they have cancelled it and it has ended, buy Team here.',
-    { members: { reason: 'active_subscription' } },
+    { facts: { reason: 'active_subscription' } },
   );
 
 /**
@@ -54,39 +52,38 @@ const alreadyPaying = (byCaller = true) =>
  * session carries who pays and for what (`client_reference_id`, metadata), which the webhook
  * reads back from the subscription it makes. 409 when the target already has an active one.
  */
-export async function startCheckout(body: CheckoutBody, userId: string, ports: CheckoutPorts): Promise<{ id: string; url: string }> {
+export async function startCheckout(checkout: NewCheckout, userId: string, ports: CheckoutPorts): Promise<{ id: string; url: string }> {
   const origin = ports.config.WEB_ORIGIN;
-  const successUrl = backTo(body.success_path, '/billing?checkout=success', 'success_path', origin);
-  const cancelUrl = backTo(body.cancel_path, '/billing?checkout=cancelled', 'cancel_path', origin);
+  const successUrl = backTo(checkout.successPath, '/billing?checkout=success', sent.successPath, origin);
+  const cancelUrl = backTo(checkout.cancelPath, '/billing?checkout=cancelled', sent.cancelPath, origin);
   let metadata: Record<string, string>;
   let quantity = 1;
-  if (body.plan === 'pro') {
-    if (body.workspace_id !== undefined || body.seats !== undefined) {
-      throw new HttpError(400, 'invalid_request', 'Pro is bought for your account: no workspace or seats.', { errors: [{ path: 'body.plan', message: 'pro takes no workspace_id or seats' }] });
+  if (checkout.plan === 'pro') {
+    if (checkout.workspaceId !== undefined || checkout.seats !== undefined) {
+      throw new Invalid('Pro is bought for your account: no workspace or seats.', [{ field: sent.plan, message: 'pro takes no workspace_id or seats' }]);
     }
     const current = await ports.billing.subscriptionOf({ kind: 'user', userId });
     if (current && givesPlan(current.status)) throw alreadyPaying();
     metadata = { target: 'user', user_id: userId };
   } else {
-    if (body.workspace_id === undefined) throw new HttpError(400, 'invalid_request', 'Team is bought for a workspace.', { errors: [{ path: 'body.workspace_id', message: 'is required for team' }] });
-    const seat = await ports.checkoutWorkspaces.seatOf(body.workspace_id, userId);
-    if (!seat || seat.role !== 'owner') {
-      throw new HttpError(403, 'forbidden', 'Only the workspace’s owner buys its Team plan.', { members: { reason: 'not_owner' } });
-    }
+    const { workspaceId } = checkout;
+    if (workspaceId === undefined) throw new Invalid('Team is bought for a workspace.', [{ field: sent.workspaceId, message: 'is required for team' }]);
+    const seat = await ports.checkoutWorkspaces.seatOf(workspaceId, userId);
+    if (!seat || seat.role !== 'owner') throw new Forbidden('Only the workspace’s owner buys its Team plan.', { facts: { reason: 'not_owner' } });
     if (seat.underContract) throw underContract();
     // Room for everyone in it now: the members and the invitations they sent out.
-    quantity = body.seats ?? Math.max(seat.roster.used, seat.roster.members);
+    quantity = checkout.seats ?? Math.max(seat.roster.used, seat.roster.members);
     if (quantity < seat.roster.members) {
-      throw new HttpError(400, 'invalid_request', `At least ${seat.roster.members} seats: one for each member.`, { errors: [{ path: 'body.seats', message: `must be at least the member count, ${seat.roster.members}` }] });
+      throw new Invalid(`At least ${seat.roster.members} seats: one for each member.`, [{ field: sent.seats, message: `must be at least the member count, ${seat.roster.members}` }]);
     }
-    const current = await ports.billing.subscriptionOf({ kind: 'workspace', workspaceId: body.workspace_id });
+    const current = await ports.billing.subscriptionOf({ kind: 'workspace', workspaceId });
     if (current && givesPlan(current.status)) throw alreadyPaying((await ports.billing.customerOf(userId)) === current.customerId);
-    metadata = { target: 'workspace', workspace_id: body.workspace_id, user_id: userId };
+    metadata = { target: 'workspace', workspace_id: workspaceId, user_id: userId };
   }
   const customerId = (await ports.billing.customerOf(userId)) ?? (await newCustomer(userId, ports));
   return ports.provider.createCheckoutSession({
     customerId,
-    priceId: body.plan === 'pro' ? ports.config.PRICE_PRO : ports.config.PRICE_TEAM_SEAT,
+    priceId: checkout.plan === 'pro' ? ports.config.PRICE_PRO : ports.config.PRICE_TEAM_SEAT,
     quantity,
     successUrl,
     cancelUrl,
@@ -98,7 +95,7 @@ export async function startCheckout(body: CheckoutBody, userId: string, ports: C
 
 async function newCustomer(userId: string, ports: CheckoutPorts): Promise<string> {
   const user = await ports.users.get(userId);
-  if (!user) throw new HttpError(401, 'unauthorized', 'Sign in first.');
+  if (!user) throw new Unauthenticated('Sign in first.');
   // One key per account: two checkouts at once, or a retry, make one customer at the provider.
   const made = await ports.provider.createCustomer(user.email, userId, `customer-${userId}`);
   return ports.billing.keepCustomer(userId, made);

@@ -1,5 +1,5 @@
-import { HttpError } from '../../http/errors.ts';
 import { UnknownCursor, type BillingPorts, type BillingStore, type PaymentProvider, type ProviderInvoice } from './ports.ts';
+import { Invalid, NotFound } from '../refusals.ts';
 
 export interface CustomerPorts {
   provider: Pick<PaymentProvider, 'createPortalSession' | 'listInvoices' | 'invoiceCustomer'>;
@@ -10,7 +10,7 @@ export interface CustomerPorts {
 /** The caller's own customer at the provider; 404 for an account that never started a checkout. */
 async function ownCustomer(userId: string, ports: CustomerPorts): Promise<string> {
   const customerId = await ports.billing.customerOf(userId);
-  if (!customerId) throw new HttpError(404, 'not_found', 'This account has no billing yet: buy a plan first.');
+  if (!customerId) throw new NotFound('This account has no billing yet: buy a plan first.');
   return customerId;
 }
 
@@ -20,7 +20,7 @@ export async function openPortal(userId: string, returnPath: string | undefined,
   return ports.provider.createPortalSession(customerId, `${ports.config.WEB_ORIGIN}${returnPath ?? '/billing'}`);
 }
 
-const notACursor = () => new HttpError(400, 'invalid_request', 'Not a cursor of this listing.', { errors: [{ path: 'query.cursor', message: 'is not a cursor this listing gave' }] });
+const notACursor = () => new Invalid('Not a cursor of this listing.', [{ field: 'cursor', message: 'is not a cursor this listing gave', in: 'query' }]);
 
 /**
  * The caller's invoices, newest first, paged by the last one's id. A cursor is an invoice of the

@@ -1,6 +1,6 @@
 import type { AppLogger } from '../../logger.ts';
 import { givesPlan, type BillingTarget, type ProviderSubscription, type SubscriptionRecord } from './model.ts';
-import type { BillingPorts } from './ports.ts';
+import type { BillingPorts, Grant, LinkWrite } from './ports.ts';
 
 /**
  * One live subscription per target (issue 26): a target's plan (and a workspace's seats) follows
@@ -39,6 +39,24 @@ export function recordOf(subscription: ProviderSubscription, ports: Pick<Billing
   };
 }
 
+/** The plan a subscription gives while it runs (a failed payment keeps it until the provider ends it); free once it has ended. */
+export const planGiven = (record: SubscriptionRecord) => (givesPlan(record.status) ? record.plan : 'free');
+
+/**
+ * What following `record` gives its target: its plan, and a workspace's seats. A Team pays for
+ * its seats, never fewer than its members (rule 10): with more members than seats paid, the
+ * members; a Team that ended keeps its members and takes no one new. A contract's seats (set by
+ * sales, scripts/set-plan.ts) are the contract's: whatever is paid, they stay as they are.
+ */
+export function grantOf(record: SubscriptionRecord): Grant {
+  const plan = planGiven(record);
+  if (record.target.kind === 'user') return { plan, seats: ['unchanged'] };
+  return { plan, seats: plan === 'team' ? [record.seats, 'members', 'unchanged'] : ['members', 'unchanged'] };
+}
+
+/** Makes `record` the subscription its target's plan follows, giving what it gives, while the target still links `linked`. */
+export const followWrite = (record: SubscriptionRecord, linked: string | null): LinkWrite => ({ mode: 'follow', linked, grant: grantOf(record) });
+
 export type LiveOutcome = 'applied' | 'recorded' | 'cancelled' | 'duplicate' | 'stale';
 
 type LivePorts = Pick<BillingPorts, 'provider' | 'billing' | 'clock' | 'config'> & { logger: AppLogger };
@@ -63,7 +81,8 @@ export async function applyLive(first: SubscriptionRecord, eventId: string, port
         mode = 'record';
       }
     }
-    const outcome = await ports.billing.applySubscription(record, eventId, ports.clock.now(), { mode, linked });
+    const write: LinkWrite = mode === 'follow' ? followWrite(record, linked) : { mode, linked };
+    const outcome = await ports.billing.applySubscription(record, eventId, ports.clock.now(), write);
     if (outcome === 'contested') continue;
     if (outcome === 'applied' && mode === 'record') return 'recorded';
     return cancelled && (outcome === 'recorded' || outcome === 'applied') ? 'cancelled' : (outcome as LiveOutcome);

@@ -1,7 +1,9 @@
 import type { Mailer } from '../mail.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
+import type { Plan } from '../accounts/model.ts';
 import type { UserStore } from '../accounts/ports.ts';
+import type { Role, Roster } from '../workspaces/model.ts';
 import type { ProviderEvent, ProviderSubscription, SubscriptionRecord } from './model.ts';
 
 /** A checkout of a subscription, as the provider is asked for one. */
@@ -75,19 +77,31 @@ export class InvalidSignature extends Error {
 }
 
 /**
- * How a subscription's state is written (shared/domain/billing/live.ts decides): `follow` makes it
- * the one the target's plan follows and gives the plan (and seats) it says; `record` keeps its
- * state only. Either holds only while the target still links `linked` (null: none yet).
+ * The seats following a subscription gives a workspace, in the order the domain prefers them
+ * (live.ts, `grantOf`): a number of seats, the roster's members (`members`: no one new joins), or
+ * the seats as they are (`unchanged`: a contract's). The store writes the first its roster's
+ * conditions allow: the members within the seats, and no contract's seats (sales' alone); when
+ * none is allowed it writes nothing and answers `stale` (a grant ends with `unchanged`).
  */
-export interface LinkWrite {
-  mode: 'follow' | 'record';
-  linked: string | null;
+export type SeatChoice = number | 'members' | 'unchanged';
+
+/** What following a subscription gives its target, decided by the domain: the plan the provider's `plan` attribute holds, and a workspace's seats. */
+export interface Grant {
+  plan: Plan;
+  seats: readonly SeatChoice[];
 }
+
+/**
+ * How a subscription's state is written (shared/domain/billing/live.ts decides): `follow` makes it
+ * the one the target's plan follows and gives what `grant` says; `record` keeps its state only.
+ * Either holds only while the target still links `linked` (null: none yet).
+ */
+export type LinkWrite = { mode: 'follow'; linked: string | null; grant: Grant } | { mode: 'record'; linked: string | null };
 
 export interface BillingStore {
   /**
    * Records the subscription's state, with the event's id, in one transaction, and when `follow`
-   * links it to its target and gives the target its plan (and a workspace its seats): `applied`
+   * links it to its target and gives the target what its grant says (the plan, a workspace's seats): `applied`
    * (followed) or `recorded`; `duplicate` when the event was applied before, `stale` when a
    * newer read of the subscription was applied meanwhile, `contested` when the target's link is
    * no longer `linked` (nothing is written for these three).
@@ -111,6 +125,11 @@ export interface BillingStore {
   lowerSeats(workspaceId: string, seats: number): Promise<{ lowered: true; previous: number } | { lowered: false; members: number }>;
   /** Gives back seats lowered for a change the provider then refused. */
   restoreSeats(workspaceId: string, lowered: number, previous: number): Promise<void>;
+}
+
+/** What a Team checkout and a seat change need to know of the workspace: the caller's role in it, its roster, and whether an Enterprise contract sets its seats. */
+export interface CheckoutWorkspaces {
+  seatOf(workspaceId: string, userId: string): Promise<{ role: Role; roster: Roster; underContract: boolean } | null>;
 }
 
 export interface BillingPorts {

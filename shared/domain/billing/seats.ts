@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
-import { HttpError } from '../../http/errors.ts';
 import { givesPlan } from './model.ts';
 import type { BillingStore, PaymentProvider } from './ports.ts';
 import type { CheckoutPorts } from './checkout.ts';
-import { recordOf } from './live.ts';
+import { followWrite, recordOf } from './live.ts';
+import { Forbidden, Invalid, NotFound } from '../refusals.ts';
 
 export interface SeatsPorts {
   provider: Pick<PaymentProvider, 'changeQuantity' | 'retrieveSubscription'>;
@@ -15,17 +15,13 @@ export interface SeatsPorts {
 }
 
 const belowMembers = (members: number) =>
-  new HttpError(400, 'invalid_request', `At least ${members} seats: one for each member. Remove members first to go lower.`, {
-    errors: [{ path: 'body.seats', message: `must be at least the member count, ${members}` }],
-  });
+  new Invalid(`At least ${members} seats: one for each member. Remove members first to go lower.`, [{ field: 'seats', message: `must be at least the member count, ${members}` }]);
 
 /** The owner after a transfer: the subscription stays billed to the customer of whoever bought it. */
 export const notPayer = () =>
-  new HttpError(
-    403,
-    'forbidden',
+  new Forbidden(
     'This workspace’s Team plan is paid by the account that bought it (its owner before a transfer): only they change its seats, or cancel it in their billing portal. Once it has ended, buy Team for the workspace to pay for it yourself.',
-    { members: { reason: 'not_payer' } },
+    { facts: { reason: 'not_payer' } },
   );
 
 /**
@@ -43,11 +39,11 @@ export async function changeSeats(workspaceId: string, seats: number, userId: st
   const subscription = seat ? await ports.billing.subscriptionOf({ kind: 'workspace', workspaceId }) : null;
   const current = subscription && subscription.plan === 'team' && givesPlan(subscription.status) ? subscription : null;
   const payer = current !== null && (await ports.billing.customerOf(userId)) === current.customerId;
-  if (!seat || (seat.role !== 'owner' && !payer)) throw new HttpError(403, 'forbidden', 'Only the workspace’s owner changes its seats.', { members: { reason: 'not_owner' } });
+  if (!seat || (seat.role !== 'owner' && !payer)) throw new Forbidden('Only the workspace’s owner changes its seats.', { facts: { reason: 'not_owner' } });
   // Its seats are the contract's (scripts/set-plan.ts), whatever a subscription pays for.
-  if (seat.underContract) throw new HttpError(403, 'forbidden', 'This workspace is on an Enterprise contract: its seats are changed through sales.', { members: { reason: 'contract_plan' } });
+  if (seat.underContract) throw new Forbidden('This workspace is on an Enterprise contract: its seats are changed through sales.', { facts: { reason: 'contract_plan' } });
   if (!current) {
-    throw new HttpError(404, 'not_found', 'This workspace has no Team subscription: buy Team for it first.', { members: { reason: 'no_subscription' } });
+    throw new NotFound('This workspace has no Team subscription: buy Team for it first.', { facts: { reason: 'no_subscription' } });
   }
   if (!payer) throw notPayer();
   if (seats < seat.roster.members) throw belowMembers(seat.roster.members);
@@ -64,7 +60,7 @@ export async function changeSeats(workspaceId: string, seats: number, userId: st
   try {
     // The provider's own item (and its word that the subscription still runs).
     const live = await ports.provider.retrieveSubscription(current.id);
-    if (!live || !givesPlan(live.status)) throw new HttpError(404, 'not_found', 'This workspace’s Team subscription has ended.', { members: { reason: 'no_subscription' } });
+    if (!live || !givesPlan(live.status)) throw new NotFound('This workspace’s Team subscription has ended.', { facts: { reason: 'no_subscription' } });
     changed = await ports.provider.changeQuantity(current.id, live.itemId, seats, idempotencyKey);
   } catch (error) {
     if (lowered !== null) await ports.billing.restoreSeats(workspaceId, seats, lowered);
@@ -72,6 +68,6 @@ export async function changeSeats(workspaceId: string, seats: number, userId: st
   }
   const record = recordOf(changed, ports, ports.clock.now());
   // As the subscription the plan follows: should the link have moved meanwhile, nothing is written and its events settle it.
-  if (record) await ports.billing.applySubscription(record, idempotencyKey, ports.clock.now(), { mode: 'follow', linked: current.id });
+  if (record) await ports.billing.applySubscription(record, idempotencyKey, ports.clock.now(), followWrite(record, current.id));
   return { seats: changed.quantity };
 }

@@ -8,7 +8,8 @@ import { defaultPlan } from '../plans.ts';
  */
 const rank: Readonly<Record<Plan, number>> = { free: 0, pro: 1, team: 2, enterprise: 3 };
 
-export const highestPlan = (plans: readonly Plan[]): Plan => plans.reduce<Plan>((best, plan) => (rank[plan] > rank[best] ? plan : best), defaultPlan);
+/** The highest of `plans`; a name the plan table does not know (or none at all) counts as the default plan. */
+export const highestPlan = (plans: readonly Plan[]): Plan => plans.reduce<Plan>((best, plan) => (Object.hasOwn(rank, plan) && rank[plan] > rank[best] ? plan : best), defaultPlan);
 
 /** Where a person's plans come from. */
 export interface TierSource {

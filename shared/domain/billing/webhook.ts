@@ -1,10 +1,10 @@
-import { HttpError } from '../../http/errors.ts';
 import type { AppLogger } from '../../logger.ts';
 import { applyLive, expireOtherCheckouts, recordOf } from './live.ts';
 import { givesPlan, type SubscriptionRecord } from './model.ts';
 import { InvalidSignature, type BillingPorts } from './ports.ts';
+import { Invalid } from '../refusals.ts';
 
-export { recordOf, targetOf } from './live.ts';
+export { planGiven, recordOf, targetOf } from './live.ts';
 
 /** The events that can change what a subscription gives (issue 16); any other is answered 200 and recorded. */
 export const handledEvents = new Set([
@@ -30,9 +30,7 @@ export async function receiveProviderEvent(rawBody: Buffer, signature: string | 
     event = await ports.provider.verifyEvent(rawBody, signature);
   } catch (error) {
     if (!(error instanceof InvalidSignature)) throw error;
-    throw new HttpError(400, 'invalid_request', 'The payment provider’s signature does not verify.', {
-      errors: [{ path: 'header.stripe-signature', message: error.message }],
-    });
+    throw new Invalid('The payment provider’s signature does not verify.', [{ field: 'stripe-signature', message: error.message, in: 'header' }]);
   }
   const now = ports.clock.now();
   if (!handledEvents.has(event.type) || event.subscriptionId === null) {
@@ -73,5 +71,3 @@ async function mailBuyer(type: string, record: SubscriptionRecord, ports: Billin
         },
   );
 }
-
-export const planGiven = (record: SubscriptionRecord) => (givesPlan(record.status) ? record.plan : 'free');
