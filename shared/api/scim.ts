@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { scimTypes } from '../domain/scim/model.ts';
 
 /**
  * Directory provisioning (issue 18, interface §4.8) in SCIM's own shapes (RFC 7643, RFC 7644),
@@ -83,6 +84,6 @@ export const ScimErrorMessage = z.looseObject({
   schemas: z.tuple([z.literal('urn:ietf:params:scim:api:messages:2.0:Error')]),
   /** The HTTP status, as a string (RFC 7644 §3.12). */
   status: z.string().check(z.regex(/^[1-5]\d\d$/)),
-  scimType: z.optional(z.enum(['invalidFilter', 'tooMany', 'uniqueness', 'mutability', 'invalidSyntax', 'invalidPath', 'noTarget', 'invalidValue', 'invalidVers', 'sensitive'])),
+  scimType: z.optional(z.enum(scimTypes)),
   detail: z.string().check(z.minLength(1)),
 });

@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import { checkHost, type HostDirectory } from '../domain/domains/hosts.ts';
+import { NotFound } from '../domain/refusals.ts';
 import { directoryWorkspace, type DirectoryKeyPorts } from '../domain/scim/directoryKey.ts';
-import { ScimError } from '../domain/scim/model.ts';
 import type { RequestGuard } from './group.ts';
 import { viewerHost } from './viewerHost.ts';
 
@@ -26,7 +26,7 @@ export function directoryGuard(ports: DirectoryGuardPorts): RequestGuard {
     const workspace = await directoryWorkspace(request.headers.authorization, ports);
     // On a workspace's hostname, only its own directory (rule 5: a hostname serves its workspace alone).
     if (request.hostClaim && request.hostClaim.workspaceId !== workspace.id) {
-      throw new ScimError(404, 'This hostname serves another workspace: send your directory to your own workspace’s address.');
+      throw new NotFound('This hostname serves another workspace: send your directory to your own workspace’s address.');
     }
     request.directory = { workspaceId: workspace.id };
   };

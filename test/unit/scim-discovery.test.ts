@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { scimListLimits } from '../../shared/limits.ts';
+import { Invalid } from '../../shared/domain/refusals.ts';
 import { coreAttributes, enterpriseAttributes, isMultiExtra, multiValuedParts, nameParts } from '../../shared/domain/scim/attributes.ts';
 import { resourceTypes, scimSchemas, serviceProviderConfig, type ScimAttributeDefinition } from '../../shared/domain/scim/discovery.ts';
-import { enterpriseUserSchema, listResponseSchema, patchOpSchema, ScimError, userSchema, type ScimUser, type ScimUserAttributes } from '../../shared/domain/scim/model.ts';
+import { enterpriseUserSchema, listResponseSchema, patchOpSchema, userSchema, type ScimUser, type ScimUserAttributes } from '../../shared/domain/scim/model.ts';
 import { applyPatch } from '../../shared/domain/scim/patch.ts';
 import { parseUserBody, toScimResource } from '../../shared/domain/scim/userBody.ts';
+import { toHttpError } from '../../shared/http/refusals.ts';
 
 const baseUrl = 'https://vault.example.com/scim/v2';
 
@@ -168,8 +170,9 @@ describe('/Schemas', () => {
           return error;
         }
       })();
-      expect(refusal, name).toBeInstanceOf(ScimError);
-      expect(refusal).toMatchObject({ status: 400, scimType: 'mutability' });
+      expect(refusal, name).toBeInstanceOf(Invalid);
+      expect(toHttpError(refusal).status).toBe(400);
+      expect(refusal).toMatchObject({ facts: { scimType: 'mutability' } });
     }
     expect(patched('password', 'hunter2')).toEqual(someone);
     expect(patched('emails[type eq "work"].display', 'Ada at work')).toEqual(someone);

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exactLookups, matches, parseFilter, type Filter, type FilterValue } from '../../shared/domain/scim/filter.ts';
-import { ScimError, type ScimUserAttributes } from '../../shared/domain/scim/model.ts';
+import { Invalid } from '../../shared/domain/refusals.ts';
+import type { ScimUserAttributes } from '../../shared/domain/scim/model.ts';
+import { toHttpError } from '../../shared/http/refusals.ts';
 import { scimFilterLimits } from '../../shared/limits.ts';
 
 const userName = (value: FilterValue): Filter => ({ op: 'eq', attribute: 'userName', value });
@@ -86,7 +88,7 @@ describe('properties', () => {
           parsed = parseFilter(text);
         } catch (error) {
           // Parentheses written at every level may nest deeper than the limit.
-          if (error instanceof ScimError && error.detail.startsWith('Parentheses nest')) return;
+          if (error instanceof Invalid && error.detail.startsWith('Parentheses nest')) return;
           throw error;
         }
         expect(parsed).toEqual(flattened(filter));
@@ -110,7 +112,7 @@ describe('properties', () => {
     );
   });
 
-  it('answers any text with a filter or a ScimError 400 invalidFilter, and matching it never throws', () => {
+  it('answers any text with a filter or a 400 invalidFilter refusal, and matching it never throws', () => {
     const pieces = fc.constantFrom('userName', 'externalId', 'emails', '.value', 'type', 'eq', 'EQ', 'co', 'pr', 'not', 'and', 'or', 'AND', '(', ')', '[', ']', '"work"', '"a\\"b"', '"\\u00e9"', '"', '\\', 'null', 'true', '1e3', ' ', '\t', 'urn:ietf:params:scim:schemas:core:2.0:User:', ':', '.');
     const plain = { letterCase: (text: string) => text, space: ' ', urn: false };
     // A supported filter with one piece put in or one character taken out: near misses, and some still filters.
@@ -131,8 +133,9 @@ describe('properties', () => {
         try {
           filter = parseFilter(text);
         } catch (error) {
-          expect(error).toBeInstanceOf(ScimError);
-          expect(error).toMatchObject({ status: 400, scimType: 'invalidFilter' });
+          expect(error).toBeInstanceOf(Invalid);
+          expect(toHttpError(error).status).toBe(400);
+          expect(error).toMatchObject({ facts: { scimType: 'invalidFilter' } });
           return;
         }
         expect(typeof matches(filter, user)).toBe('boolean');
@@ -157,7 +160,7 @@ describe('properties', () => {
       try {
         parseFilter(text);
       } catch (error) {
-        expect(error).toBeInstanceOf(ScimError);
+        expect(error).toBeInstanceOf(Invalid);
       }
       expect(performance.now() - started).toBeLessThan(1000);
     }

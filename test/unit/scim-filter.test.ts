@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { exactLookups, matches, parseFilter, type Filter, type FilterValue } from '../../shared/domain/scim/filter.ts';
-import { ScimError, type ScimUserAttributes } from '../../shared/domain/scim/model.ts';
+import { Invalid } from '../../shared/domain/refusals.ts';
+import type { ScimUserAttributes } from '../../shared/domain/scim/model.ts';
 import { decodeQueryValue } from '../../shared/domain/scim/query.ts';
+import { toHttpError } from '../../shared/http/refusals.ts';
 import { scimFilterLimits } from '../../shared/limits.ts';
 
 const userName = (value: FilterValue): Filter => ({ op: 'eq', attribute: 'userName', value });
@@ -11,11 +13,11 @@ const email = (value: FilterValue, emailType?: FilterValue): Filter =>
 const and = (...filters: Filter[]): Filter => ({ op: 'and', filters });
 const or = (...filters: Filter[]): Filter => ({ op: 'or', filters });
 
-function refusal(raw: string): ScimError {
+function refusal(raw: string): Invalid {
   try {
     parseFilter(raw);
   } catch (error) {
-    if (error instanceof ScimError) return error;
+    if (error instanceof Invalid) return error;
     throw error;
   }
   throw new Error(`accepted ${raw}`);
@@ -215,8 +217,8 @@ describe('parseFilter refuses everything else with invalidFilter', () => {
     '{userName eq "x"}',
   ])('%j', (raw) => {
     const error = refusal(raw);
-    expect(error.status).toBe(400);
-    expect(error.scimType).toBe('invalidFilter');
+    expect(toHttpError(error).status).toBe(400);
+    expect(error.facts.scimType).toBe('invalidFilter');
     expect(error.detail.length).toBeGreaterThan(10);
   });
 

@@ -1,23 +1,25 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scimUserLimits } from '../../shared/limits.ts';
-import { enterpriseUserSchema, patchOpSchema, ScimError, userSchema, type ScimUserAttributes } from '../../shared/domain/scim/model.ts';
+import { Invalid } from '../../shared/domain/refusals.ts';
+import { enterpriseUserSchema, patchOpSchema, userSchema, type ScimUserAttributes } from '../../shared/domain/scim/model.ts';
 import { applyPatch } from '../../shared/domain/scim/patch.ts';
 import { parseUserBody } from '../../shared/domain/scim/userBody.ts';
+import { toHttpError } from '../../shared/http/refusals.ts';
 import { bindStep, type ScimClientStep } from '../support/scim/clientSteps.ts';
 import { entraPatchWithFlag, entraPatchWithoutFlag, entraProvisioning, entraSampleCodeExamples, entraValidator } from '../support/scim/entra.ts';
 import { oktaCrudTest } from '../support/scim/okta.ts';
 
 const patchOf = (...Operations: unknown[]) => ({ schemas: [patchOpSchema], Operations });
 
-/** What a refused PATCH threw: always a 400 ScimError; its scimType. */
+/** What a refused PATCH threw: always a 400 refusal (Invalid); its scimType. */
 function refusedAs(current: ScimUserAttributes, body: unknown): string | undefined {
   try {
     applyPatch(current, body);
   } catch (error) {
-    expect(error).toBeInstanceOf(ScimError);
-    expect((error as ScimError).status).toBe(400);
-    return (error as ScimError).scimType;
+    expect(error).toBeInstanceOf(Invalid);
+    expect(toHttpError(error).status).toBe(400);
+    return (error as Invalid).facts.scimType as string | undefined;
   }
   throw new Error(`applyPatch accepted ${JSON.stringify(body)}`);
 }
@@ -530,12 +532,12 @@ describe('applyPatch: name, other attributes, the enterprise extension', () => {
 describe('properties (fast-check)', () => {
   const scimTypes = ['invalidSyntax', 'invalidValue', 'invalidPath', 'noTarget', 'mutability'];
   const refusedOnly = (error: unknown) => {
-    if (!(error instanceof ScimError)) throw error;
-    expect(error.status).toBe(400);
-    expect(scimTypes).toContain(error.scimType);
+    if (!(error instanceof Invalid)) throw error;
+    expect(toHttpError(error).status).toBe(400);
+    expect(scimTypes).toContain(error.facts.scimType);
   };
 
-  it('never throws anything but a 400 ScimError, whatever JSON arrives', () => {
+  it('never throws anything but a 400 refusal, whatever JSON arrives', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (body) => {
         try {
@@ -585,7 +587,7 @@ describe('properties (fast-check)', () => {
     { requiredKeys: ['op'] },
   );
 
-  it('of operations near the real ones: a User that still is one, or a 400 ScimError, and the User given never changed', () => {
+  it('of operations near the real ones: a User that still is one, or a 400 refusal, and the User given never changed', () => {
     fc.assert(
       fc.property(fc.array(operation, { minLength: 1, maxLength: 6 }), (operations) => {
         const before = structuredClone(full);

@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { ScimError } from '../../shared/domain/scim/model.ts';
+import { Invalid } from '../../shared/domain/refusals.ts';
 import { decodeQueryValue } from '../../shared/domain/scim/query.ts';
+import { toHttpError } from '../../shared/http/refusals.ts';
+
+/** What decoding threw, as a directory reads it (through the refusal table): its status, scimType and detail. */
+function refusal(decode: () => unknown) {
+  try {
+    decode();
+  } catch (error) {
+    expect(error).toBeInstanceOf(Invalid);
+    const seen = toHttpError(error);
+    return { status: seen.status, scimType: seen.extras.members?.scimType, detail: seen.detail };
+  }
+  throw new Error('decoded without a refusal');
+}
 
 describe('decodeQueryValue', () => {
   it('reads + as a space and %2B as a plus, as a form is read', () => {
@@ -26,8 +39,7 @@ describe('decodeQueryValue', () => {
 
   it('refuses a parameter given twice with the scimType the route names', () => {
     const twice = () => decodeQueryValue('filter=userName+eq+%22a%22&FILTER=externalId+eq+%22b%22', 'filter', 'invalidFilter');
-    expect(twice).toThrow(ScimError);
-    expect(twice).toThrow(expect.objectContaining({ status: 400, scimType: 'invalidFilter', detail: 'The filter query parameter is given 2 times; give it once.' }));
-    expect(() => decodeQueryValue('count=1&count=2', 'count')).toThrow(expect.objectContaining({ status: 400, scimType: 'invalidValue' }));
+    expect(refusal(twice)).toEqual({ status: 400, scimType: 'invalidFilter', detail: 'The filter query parameter is given 2 times; give it once.' });
+    expect(refusal(() => decodeQueryValue('count=1&count=2', 'count'))).toMatchObject({ status: 400, scimType: 'invalidValue' });
   });
 });

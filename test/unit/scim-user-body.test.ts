@@ -1,20 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scimUserLimits } from '../../shared/limits.ts';
-import { enterpriseUserSchema, ScimError, userSchema, type ScimUser, type ScimUserAttributes } from '../../shared/domain/scim/model.ts';
+import { Invalid } from '../../shared/domain/refusals.ts';
+import { enterpriseUserSchema, userSchema, type ScimUser, type ScimUserAttributes } from '../../shared/domain/scim/model.ts';
 import { parseUserBody, toScimResource } from '../../shared/domain/scim/userBody.ts';
+import { toHttpError } from '../../shared/http/refusals.ts';
 import { bindStep, type ScimClientStep } from '../support/scim/clientSteps.ts';
 import { entraPatchWithFlag, entraPatchWithoutFlag, entraProvisioning, entraSampleCodeExamples, entraValidator } from '../support/scim/entra.ts';
 import { oktaConnectionAndImport, oktaCreateWithExtension, oktaCrudTest, oktaSpecTest } from '../support/scim/okta.ts';
 
-/** What a refused body threw: always a ScimError, a 400 here. */
+/** What a refused body threw: always a refusal (Invalid), a 400 here. */
 function refusal(body: unknown): { status: number; scimType: string | undefined } {
   try {
     parseUserBody(body);
   } catch (error) {
-    expect(error).toBeInstanceOf(ScimError);
-    const scim = error as ScimError;
-    return { status: scim.status, scimType: scim.scimType };
+    expect(error).toBeInstanceOf(Invalid);
+    return { status: toHttpError(error).status, scimType: (error as Invalid).facts.scimType as string | undefined };
   }
   throw new Error(`parseUserBody accepted ${JSON.stringify(body)}`);
 }
@@ -391,13 +392,13 @@ describe('properties (fast-check)', () => {
     try {
       run();
     } catch (error) {
-      if (!(error instanceof ScimError)) throw error;
-      expect(error.status).toBe(400);
-      expect(['invalidSyntax', 'invalidValue']).toContain(error.scimType);
+      if (!(error instanceof Invalid)) throw error;
+      expect(toHttpError(error).status).toBe(400);
+      expect(['invalidSyntax', 'invalidValue']).toContain(error.facts.scimType);
     }
   };
 
-  it('never throws anything but a 400 ScimError, whatever JSON arrives', () => {
+  it('never throws anything but a 400 refusal, whatever JSON arrives', () => {
     fc.assert(fc.property(fc.jsonValue(), (body) => refusedOnly(() => parseUserBody(body))), { numRuns: 500 });
   });
 
@@ -411,7 +412,7 @@ describe('properties (fast-check)', () => {
   );
   const body = fc.dictionary(fc.constantFrom(...names), plausible, { maxKeys: 8 }).map((members) => ({ userName: 'ana@example.com', ...members }));
 
-  it('of bodies near the real ones: a User that reads back as itself, or a 400 ScimError', () => {
+  it('of bodies near the real ones: a User that reads back as itself, or a 400 refusal', () => {
     fc.assert(
       fc.property(body, (sent) => {
         let user: ScimUserAttributes;

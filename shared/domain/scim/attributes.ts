@@ -6,13 +6,14 @@
  * `primary`, always booleans. Pure: no I/O.
  */
 import { scimUserLimits as limits } from '../../limits.ts';
-import { ScimError, type ScimEmail, type ScimName, type ScimUserAttributes } from './model.ts';
+import type { Invalid } from '../refusals.ts';
+import { scimInvalid, type ScimEmail, type ScimName, type ScimUserAttributes } from './model.ts';
 
 export type JsonObject = Record<string, unknown>;
 
 export const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-export const invalidValue = (detail: string): ScimError => new ScimError(400, detail, 'invalidValue');
+export const invalidValue = (detail: string): Invalid => scimInvalid(detail, 'invalidValue');
 
 /** By lower-case name, in the schema's spelling. */
 const spellings = (names: readonly string[]): ReadonlyMap<string, string> => new Map(names.map((name) => [name.toLowerCase(), name]));
@@ -54,7 +55,7 @@ export function membersOf(object: JsonObject, where: string): Map<string, unknow
   const members = new Map<string, unknown>();
   for (const [key, value] of Object.entries(object)) {
     const name = key.toLowerCase();
-    if (members.has(name)) throw new ScimError(400, `${where} has "${key}" twice (attribute names are case-insensitive).`, 'invalidSyntax');
+    if (members.has(name)) throw scimInvalid(`${where} has "${key}" twice (attribute names are case-insensitive).`, 'invalidSyntax');
     members.set(name, value);
   }
   return members;

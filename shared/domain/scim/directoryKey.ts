@@ -1,7 +1,7 @@
 import { sha256Base64Url } from '../../ids.ts';
 import { planIncludes } from '../plans.ts';
+import { Forbidden, Unauthenticated } from '../refusals.ts';
 import type { Workspace } from '../workspaces/model.ts';
-import { ScimError } from './model.ts';
 
 /** Where a directory key's hash leads: the workspace it belongs to (issue 17 writes it, with the SSO directory). */
 export interface DirectoryKeyStore {
@@ -18,7 +18,7 @@ const bearer = /^bearer[ \t]+([\x21-\x7e]+)[ \t]*$/i;
 /** What newDirectoryKey makes: `hlscim_` and 32 random bytes in base64url. */
 const keyShape = /^hlscim_[A-Za-z0-9_-]{43}$/;
 
-const refused = (detail: string) => new ScimError(401, detail, undefined, { 'www-authenticate': 'Bearer realm="scim"' });
+const refused = (detail: string) => new Unauthenticated(detail, { challenge: 'directory' });
 
 /**
  * The workspace a SCIM request acts on (interface §5.6): the one whose directory key the
@@ -35,7 +35,7 @@ export async function directoryWorkspace(authorization: string | undefined, port
   const workspace = workspaceId === null ? null : await ports.workspaces.get(workspaceId);
   if (!workspace) throw refused('The directory key is not valid: it may have been rotated.');
   if (!planIncludes(workspace.plan, 'scim')) {
-    throw new ScimError(403, `Directory provisioning comes with the Team plan; this workspace is on ${workspace.plan}.`);
+    throw new Forbidden(`Directory provisioning comes with the Team plan; this workspace is on ${workspace.plan}.`);
   }
   return workspace;
 }

@@ -1,5 +1,5 @@
 import { scimFilterLimits } from '../../limits.ts';
-import { ScimError, userSchema, type ScimUserAttributes } from './model.ts';
+import { scimInvalid, userSchema, type ScimUserAttributes } from './model.ts';
 
 /**
  * The SCIM filters a list of Users takes (RFC 7644 §3.4.2.2), as much of them as Okta and
@@ -34,7 +34,7 @@ export interface ExactLookup {
  */
 export const foldCase = (value: string): string => value.toLowerCase();
 
-const invalid = (detail: string) => new ScimError(400, detail, 'invalidFilter');
+const invalid = (detail: string) => scimInvalid(detail, 'invalidFilter');
 
 const supported = 'userName, externalId, emails.value and emails[type eq "…"].value';
 const otherOperators = new Set(['ne', 'co', 'sw', 'ew', 'pr', 'gt', 'ge', 'lt', 'le']);
@@ -215,8 +215,8 @@ function joined(op: 'and' | 'or', first: Filter, following: () => Filter | null)
 
 /**
  * Parses a filter as the query gave it (already URL-decoded). Attribute names, operators and
- * keywords are case-insensitive (RFC 7644 §3.4.2.2); strings are JSON's. Throws a ScimError
- * 400 `invalidFilter` saying what is wrong for anything else.
+ * keywords are case-insensitive (RFC 7644 §3.4.2.2); strings are JSON's. Anything else is
+ * refused as Invalid (scimType `invalidFilter`), saying what is wrong.
  */
 export function parseFilter(raw: string): Filter {
   if (raw.length > scimFilterLimits.maxChars) throw invalid(`Filters are limited to ${scimFilterLimits.maxChars} characters.`);

@@ -1,7 +1,7 @@
 import { scimListLimits, scimUserLimits } from '../../limits.ts';
 import { utf8Bytes } from './attributes.ts';
 import { exactLookups, matches, parseFilter } from './filter.ts';
-import { ScimError, type ScimUser } from './model.ts';
+import { scimInvalid, type ScimUser } from './model.ts';
 import type { ScimUserStore } from './ports.ts';
 import { decodeQueryValue } from './query.ts';
 
@@ -20,7 +20,7 @@ export interface ScimUserPage {
 function readInteger(rawQueryString: string, name: 'startIndex' | 'count'): number | undefined {
   const text = decodeQueryValue(rawQueryString, name);
   if (text === undefined) return undefined;
-  if (!/^[+-]?\d{1,15}$/.test(text.trim())) throw new ScimError(400, `${name} must be an integer.`, 'invalidValue');
+  if (!/^[+-]?\d{1,15}$/.test(text.trim())) throw scimInvalid(`${name} must be an integer.`, 'invalidValue');
   return Number(text.trim());
 }
 

@@ -1,4 +1,4 @@
-import { HttpError, type ErrorCode } from '../../http/errors.ts';
+import { Invalid, type RefusalOptions } from '../refusals.ts';
 
 /**
  * SCIM 2.0 provisioning (issue 18, interface §4.8, RFC 7643/7644): a workspace's directory (Okta,
@@ -63,23 +63,15 @@ export interface ScimUser extends ScimUserAttributes {
   version: number;
 }
 
-/** A SCIM error as RFC 7644 §3.12 shapes it; `scimType` for the 400s and 409s that have one. */
-export type ScimType = 'invalidFilter' | 'tooMany' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue' | 'invalidVers' | 'sensitive';
-
-const codes: Record<number, ErrorCode> = { 400: 'invalid_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict' };
+/** SCIM's error types (RFC 7644 §3.12), for the 400s and 409s that have one. */
+export const scimTypes = ['invalidFilter', 'tooMany', 'uniqueness', 'mutability', 'invalidSyntax', 'invalidPath', 'noTarget', 'invalidValue', 'invalidVers', 'sensitive'] as const;
+export type ScimType = (typeof scimTypes)[number];
 
 /**
- * The one error type (HttpError), with SCIM's `scimType`: the scim group answers every error in
- * SCIM's shape (shared/http/errors.ts scimErrorBody), this one with its type.
+ * What a refusal tells a directory beyond its sentence: SCIM's `scimType`, which the transport's
+ * refusal table puts in SCIM's error message (RFC 7644 §3.12).
  */
-export class ScimError extends HttpError {
-  constructor(
-    status: number,
-    detail: string,
-    readonly scimType?: ScimType,
-    headers?: Record<string, string>,
-  ) {
-    super(status, codes[status] ?? 'invalid_request', detail, { members: scimType ? { scimType } : {}, ...(headers ? { headers } : {}) });
-    this.name = 'ScimError';
-  }
-}
+export const scimFacts = (scimType: ScimType): RefusalOptions => ({ facts: { scimType } });
+
+/** A request SCIM's rules refuse (400), with the scimType a directory branches on. */
+export const scimInvalid = (detail: string, scimType: ScimType): Invalid => new Invalid(detail, [], scimFacts(scimType));

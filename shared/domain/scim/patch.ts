@@ -6,6 +6,7 @@
  * or none: the first refused one throws, and `current` is never changed. Pure: no I/O.
  */
 import { scimUserLimits } from '../../limits.ts';
+import type { Invalid } from '../refusals.ts';
 import {
   checkUser,
   isObject,
@@ -23,14 +24,14 @@ import {
   invalidValue,
   type JsonObject,
 } from './attributes.ts';
-import { enterpriseUserSchema, patchOpSchema, ScimError, type ScimEmail, type ScimName, type ScimUserAttributes } from './model.ts';
+import { enterpriseUserSchema, patchOpSchema, scimInvalid, type ScimEmail, type ScimName, type ScimUserAttributes } from './model.ts';
 import { invalidPath, parsePath, type Target, type ValueCondition, type ValueFilter } from './patchPath.ts';
 import { checkSchemas, compact } from './userBody.ts';
 
 type Op = 'add' | 'replace' | 'remove';
 
-const invalidSyntax = (detail: string): ScimError => new ScimError(400, detail, 'invalidSyntax');
-const noTarget = (detail: string): ScimError => new ScimError(400, detail, 'noTarget');
+const invalidSyntax = (detail: string): Invalid => scimInvalid(detail, 'invalidSyntax');
+const noTarget = (detail: string): Invalid => scimInvalid(detail, 'noTarget');
 
 /** The User `current` becomes by the operations of `body`. */
 export function applyPatch(current: ScimUserAttributes, body: unknown): ScimUserAttributes {
@@ -68,7 +69,7 @@ function applyOperation(user: ScimUserAttributes, operation: unknown, where: str
   if (typeof path !== 'string') throw invalidSyntax(`${where}.path must be a string.`);
   if (op !== 'remove' && value === undefined) throw invalidSyntax(`${where} must have a value to ${op}.`);
   const target = parsePath(path);
-  if (target.kind === 'readOnly') throw new ScimError(400, `${target.name} is read-only.`, 'mutability');
+  if (target.kind === 'readOnly') throw scimInvalid(`${target.name} is read-only.`, 'mutability');
   if (target.kind === 'unknown') {
     if (target.otherSchema) return; // another extension's attribute, not kept here, as a POST does not keep it
     throw invalidPath(path, 'names no attribute of a User this service keeps');

@@ -6,8 +6,9 @@
  * `eq` on sub-attributes, joined by `and`: what both clients send (`emails[type eq "work"].value`),
  * and Microsoft's own SCIM API documents (`emails[type eq "work" and primary eq true]`). Pure.
  */
+import type { Invalid } from '../refusals.ts';
 import { coreAttributes, enterpriseAttributes, isMultiExtra, isReadOnly, multiValuedParts, nameParts } from './attributes.ts';
-import { enterpriseUserSchema, ScimError, userSchema } from './model.ts';
+import { enterpriseUserSchema, scimInvalid, userSchema } from './model.ts';
 
 /** `sub eq value`, one condition of a value filter. */
 export interface ValueCondition {
@@ -28,7 +29,7 @@ export type Target =
   /** Not an attribute this service knows: unknown to the core or enterprise schema, or another extension's. */
   | { kind: 'unknown'; otherSchema: boolean };
 
-export const invalidPath = (path: string, why: string): ScimError => new ScimError(400, `The path "${path}" ${why}.`, 'invalidPath');
+export const invalidPath = (path: string, why: string): Invalid => scimInvalid(`The path "${path}" ${why}.`, 'invalidPath');
 
 const attributeName = /^[A-Za-z$][\w$-]*/;
 const condition = String.raw`([A-Za-z$][\w$-]*)\s+eq\s+("(?:[^"\\]|\\.)*"|true|false)`;

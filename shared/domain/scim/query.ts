@@ -1,4 +1,4 @@
-import { ScimError, type ScimType } from './model.ts';
+import { scimInvalid, type ScimType } from './model.ts';
 
 /**
  * One parameter of a SCIM request's query, read from the raw query string (the event's
@@ -18,6 +18,6 @@ export function decodeQueryValue(rawQueryString: string, name: string, scimType:
   for (const [key, value] of new URLSearchParams(rawQueryString)) {
     if (key.toLowerCase() === wanted) values.push(value);
   }
-  if (values.length > 1) throw new ScimError(400, `The ${name} query parameter is given ${values.length} times; give it once.`, scimType);
+  if (values.length > 1) throw scimInvalid(`The ${name} query parameter is given ${values.length} times; give it once.`, scimType);
   return values[0];
 }

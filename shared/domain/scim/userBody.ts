@@ -4,7 +4,7 @@
  */
 import { toIso } from '../../clock.ts';
 import { checkUser, coreAttributes, isMultiExtra, isSimpleExtra, isObject, membersOf, readBoolean, readEmails, readEnterprise, readExtra, readName, readString, readUserName, type JsonObject } from './attributes.ts';
-import { enterpriseUserSchema, ScimError, userSchema, type ScimEmail, type ScimName, type ScimUser, type ScimUserAttributes } from './model.ts';
+import { enterpriseUserSchema, scimInvalid, userSchema, type ScimEmail, type ScimName, type ScimUser, type ScimUserAttributes } from './model.ts';
 
 /**
  * `schemas`, when sent, must name `schema` (a Group sent to /Users is a mistake worth telling).
@@ -14,9 +14,9 @@ import { enterpriseUserSchema, ScimError, userSchema, type ScimEmail, type ScimN
 export function checkSchemas(value: unknown, schema: string, what: string): void {
   if (value === undefined) return;
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
-    throw new ScimError(400, 'schemas must be an array of schema URNs.', 'invalidSyntax');
+    throw scimInvalid('schemas must be an array of schema URNs.', 'invalidSyntax');
   }
-  if (!value.some((urn) => urn.toLowerCase() === schema.toLowerCase())) throw new ScimError(400, `schemas must include ${schema} for ${what}.`, 'invalidSyntax');
+  if (!value.some((urn) => urn.toLowerCase() === schema.toLowerCase())) throw scimInvalid(`schemas must include ${schema} for ${what}.`, 'invalidSyntax');
 }
 
 /**
@@ -27,7 +27,7 @@ export function checkSchemas(value: unknown, schema: string, what: string): void
  * schema this service knows, and other extensions', are not kept.
  */
 export function parseUserBody(body: unknown): ScimUserAttributes {
-  if (!isObject(body)) throw new ScimError(400, 'The body must be a SCIM User: a JSON object.', 'invalidSyntax');
+  if (!isObject(body)) throw scimInvalid('The body must be a SCIM User: a JSON object.', 'invalidSyntax');
   const members = membersOf(body, 'The User');
   checkSchemas(members.get('schemas'), userSchema, 'a User');
   const user: ScimUserAttributes = { userName: readUserName(members.get('username')), active: true };

@@ -3,9 +3,10 @@ import type { Clock } from '../../clock.ts';
 import { newAuditId, newScimUserId, newUserId } from '../../ids.ts';
 import { normalizeEmail } from '../accounts/model.ts';
 import type { AccountPorts } from '../accounts/ports.ts';
+import { Conflict, Forbidden, NotFound } from '../refusals.ts';
 import type { AuditRow } from '../workspaces/model.ts';
 import { isObject, keyOf } from './attributes.ts';
-import { ScimError, type ScimUser, type ScimUserAttributes } from './model.ts';
+import { scimFacts, scimInvalid, type ScimUser, type ScimUserAttributes } from './model.ts';
 import { applyPatch } from './patch.ts';
 import type { ScimUserStore } from './ports.ts';
 import { parseUserBody } from './userBody.ts';
@@ -19,11 +20,11 @@ export interface ScimPorts {
 /** Attempts when another change of the same User lands between the read and the write. */
 const changeAttempts = 3;
 
-const notFound = (id: string) => new ScimError(404, `No User ${id} in this workspace.`);
-const uniqueness = () => new ScimError(409, 'A User with this userName or externalId, or for this email address, exists in this workspace.', 'uniqueness');
-const noSeat = () => new ScimError(403, 'Every seat of the workspace is taken: add seats, or deactivate a User, before activating another.');
-const privileged = () => new ScimError(403, 'This User’s membership is an owner’s or an admin’s: the workspace changes those roles itself, the directory never removes them.');
-const busy = (id: string) => new ScimError(409, `User ${id} kept changing while this change was applied: read it again.`);
+const notFound = (id: string) => new NotFound(`No User ${id} in this workspace.`);
+const uniqueness = () => new Conflict('A User with this userName or externalId, or for this email address, exists in this workspace.', scimFacts('uniqueness'));
+const noSeat = () => new Forbidden('Every seat of the workspace is taken: add seats, or deactivate a User, before activating another.');
+const privileged = () => new Forbidden('This User’s membership is an owner’s or an admin’s: the workspace changes those roles itself, the directory never removes them.');
+const busy = (id: string) => new Conflict(`User ${id} kept changing while this change was applied: read it again.`);
 
 /** What an address an account may be made for is, as sign-in reads one. */
 const address = z.email().check(z.maxLength(254));
@@ -40,7 +41,7 @@ export function accountAddress(user: ScimUserAttributes): string {
     .concat(user.userName);
   const found = candidates.find((value) => value !== undefined && address.safeParse(value).success);
   if (found === undefined) {
-    throw new ScimError(400, 'A User needs an email address (in emails, or as its userName): its account is made for it.', 'invalidValue');
+    throw scimInvalid('A User needs an email address (in emails, or as its userName): its account is made for it.', 'invalidValue');
   }
   return normalizeEmail(found);
 }
