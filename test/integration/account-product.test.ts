@@ -1,7 +1,6 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
-import { tableName } from '../../local/runtime.ts';
 import { dayOf } from '../../shared/domain/counters.ts';
 import { features } from '../../shared/domain/plans.ts';
 import { monthOf } from '../../shared/domain/usage/ports.ts';
@@ -208,7 +207,7 @@ describe('POST /v1/events', () => {
 
   const eventsOf = async (userId: string) => {
     const day = dayOf(runtime.clock.now());
-    const { Items } = await db.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `PRODUCT_EVENT#${day}` } }));
+    const { Items } = await db.send(new QueryCommand({ TableName: runtime.config.TABLE_NAME, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `PRODUCT_EVENT#${day}` } }));
     return (Items ?? []).filter((item) => item.user_id === userId);
   };
 
@@ -314,7 +313,7 @@ describe('GET /v1/flags', () => {
     const who = await signIn(runtime, newEmail('flags-paid'));
     // No route changes a plan yet (billing does); set it where the user store keeps it.
     const setPlan = (plan: string) =>
-      db.send(new UpdateCommand({ TableName: tableName, Key: { pk: `USER#${who.user.id}`, sk: 'PROFILE' }, UpdateExpression: 'SET #plan = :plan', ExpressionAttributeNames: { '#plan': 'plan' }, ExpressionAttributeValues: { ':plan': plan } }));
+      db.send(new UpdateCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `USER#${who.user.id}`, sk: 'PROFILE' }, UpdateExpression: 'SET #plan = :plan', ExpressionAttributeNames: { '#plan': 'plan' }, ExpressionAttributeValues: { ':plan': plan } }));
 
     await setPlan('pro');
     expect((await api.get('/v1/flags', who.auth)).body.flags).toEqual({ ...freeFlags, receipts_location: true, receipts_device: true, signed_in: true });

@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tableName, type Runtime } from '../../local/runtime.ts';
+import type { Runtime } from '../../local/runtime.ts';
 import { credentialLimits, signInLimits } from '../../shared/limits.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { bearer, callFrom, createKey, jwtHeader, jwtPayload, latestCode, mailsTo, newEmail, signIn } from '../support/accounts.ts';
@@ -175,7 +175,7 @@ describe('POST /v1/auth/otp/verify', () => {
 
   it('answers 403 for an address whose domain enforces SSO, and mails nothing on start', async () => {
     const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-    await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'SSO_DOMAIN#corp.example', sk: 'SSO', enforced: true } }));
+    await db.send(new PutCommand({ TableName: runtime.config.TABLE_NAME, Item: { pk: 'SSO_DOMAIN#corp.example', sk: 'SSO', enforced: true } }));
     const email = `sso-${Date.now()}@corp.example`;
 
     const started = await start(email);

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tableName, type Runtime } from '../../local/runtime.ts';
+import type { Runtime } from '../../local/runtime.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { bearer, createKey, latestCode, mailsTo, newEmail, signIn } from '../support/accounts.ts';
 import { newConfigDir, PipedRun, runCli, TerminalRun, type CliOptions } from '../support/cli.ts';
@@ -159,7 +159,7 @@ describe('hushlink login', () => {
 
   it('an address whose organization enforces single sign-on: no code is mailed, and the code is refused with sso_required (exit 2)', async () => {
     const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-    await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'SSO_DOMAIN#cli-sso.example', sk: 'SSO', enforced: true } }));
+    await db.send(new PutCommand({ TableName: runtime.config.TABLE_NAME, Item: { pk: 'SSO_DOMAIN#cli-sso.example', sk: 'SSO', enforced: true } }));
     const configDir = newConfigDir();
     const email = newEmail('cli-sso', 'cli-sso.example');
     const run = new PipedRun(['login', '--email', email], { api: proxy.url, configDir });

@@ -1,15 +1,37 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../local/runtime.ts';
 import { defaultRateLimits, type RateLimits } from '../../shared/limits.ts';
+import { dropTable, sharedDynamoEndpoint, uniqueTableName } from './dynamo.ts';
 
 /** Rate limits high enough that only tests about rate limiting meet them. */
 export const generousRateLimits: RateLimits = Object.fromEntries(
   Object.keys(defaultRateLimits).map((rate) => [rate, { perIp: { limit: 1_000_000, windowSeconds: 60 } }]),
 ) as RateLimits;
 
-/** The local runtime on a free port, data in memory; one per test file. */
-export function startTestRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
-  return startRuntime({ port: 0, rateLimits: generousRateLimits, ...options });
+/**
+ * The local runtime on a free port, data in memory; one per test file. Its table is its own, on
+ * the worker's DynamoDB Local (test/support/sharedDynamo.ts), and is dropped at `stop()`; a test
+ * that brings its own emulator or data folder, or runs outside `npm test`, gets its own Java.
+ */
+export async function startTestRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  const endpoint = options.dynamo === undefined && options.dataDir === undefined ? await sharedDynamoEndpoint() : undefined;
+  if (endpoint === undefined) {
+    return startRuntime({ port: 0, rateLimits: generousRateLimits, ...options });
+  }
+  const table = uniqueTableName();
+  const runtime = await startRuntime({
+    port: 0,
+    rateLimits: generousRateLimits,
+    ...options,
+    dynamo: { endpoint, stop: async () => undefined },
+    env: { ...options.env, TABLE_NAME: table },
+  });
+  const stop = runtime.stop.bind(runtime);
+  runtime.stop = async () => {
+    await stop();
+    await dropTable(endpoint, table);
+  };
+  return runtime;
 }
 
 /**

@@ -1,0 +1,4 @@
+import { describeContractPlanStoreContract } from './contractPlans.contract.ts';
+import { memoryWorkspaceWorld } from './workspaceWorld.ts';
+
+describeContractPlanStoreContract('memory', memoryWorkspaceWorld);

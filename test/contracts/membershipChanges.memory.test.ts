@@ -1,0 +1,4 @@
+import { describeMembershipChangesContract } from './membershipChanges.contract.ts';
+import { memoryWorkspaceWorld } from './workspaceWorld.ts';
+
+describeMembershipChangesContract('memory', memoryWorkspaceWorld);

@@ -1,0 +1,4 @@
+import { MemorySignInCodeStore } from '../fakes/signInCodes.ts';
+import { describeSignInCodeStoreContract } from './signInCodes.contract.ts';
+
+describeSignInCodeStoreContract('memory', () => new MemorySignInCodeStore());

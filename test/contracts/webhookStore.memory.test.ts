@@ -1,0 +1,4 @@
+import { MemoryWebhookStore } from '../fakes/webhookStore.ts';
+import { describeWebhookStoreContract } from './webhookStore.contract.ts';
+
+describeWebhookStoreContract('memory', () => new MemoryWebhookStore());

@@ -1,0 +1,4 @@
+import { describeWorkspaceMembershipContract } from './workspaceMembership.contract.ts';
+import { memoryWorkspaceWorld } from './workspaceWorld.ts';
+
+describeWorkspaceMembershipContract('memory', memoryWorkspaceWorld);

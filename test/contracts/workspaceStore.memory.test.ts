@@ -1,0 +1,4 @@
+import { describeWorkspaceStoreContract } from './workspaceStore.contract.ts';
+import { memoryWorkspaceWorld } from './workspaceWorld.ts';
+
+describeWorkspaceStoreContract('memory', memoryWorkspaceWorld);

@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { inject } from 'vitest';
+import { ensureTable, startDynamoLocal, type LocalDynamo } from '../../local/dynamodb.ts';
+
+/**
+ * This worker's DynamoDB Local under `npm test` (test/support/sharedDynamo.ts starts it on the
+ * first ask); undefined outside such a run (e2e, a bench, a script).
+ */
+export async function sharedDynamoEndpoint(): Promise<string | undefined> {
+  let launcher: string | undefined;
+  try {
+    launcher = inject('dynamoLauncher');
+  } catch {
+    return undefined;
+  }
+  if (!launcher) return undefined;
+  const response = await fetch(`${launcher}/${process.env.VITEST_POOL_ID ?? '1'}`);
+  const text = await response.text();
+  if (!response.ok) throw new Error(`the shared DynamoDB Local did not start: ${text}`);
+  return text;
+}
+
+/** A table name no other file of the run uses. */
+export const uniqueTableName = (prefix = 'hushlink') => `${prefix}-${randomBytes(6).toString('hex')}`;
+
+export async function dropTable(endpoint: string, tableName: string): Promise<void> {
+  const db = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  try {
+    await db.send(new DeleteTableCommand({ TableName: tableName }));
+  } finally {
+    db.destroy();
+  }
+}
+
+/**
+ * A table of the stack's definition for a test file that needs DynamoDB Local but not the whole
+ * runtime: on the worker's shared emulator (dropped at `stop()`), or, outside `npm test`, on an
+ * emulator of its own.
+ */
+export async function startTestTable(prefix?: string): Promise<LocalDynamo & { tableName: string }> {
+  const tableName = uniqueTableName(prefix);
+  const endpoint = await sharedDynamoEndpoint();
+  if (endpoint === undefined) {
+    const own = await startDynamoLocal({ tableName });
+    return { ...own, tableName };
+  }
+  await ensureTable(endpoint, tableName);
+  return { endpoint, tableName, stop: () => dropTable(endpoint, tableName) };
+}
