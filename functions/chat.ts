@@ -36,7 +36,8 @@ export const operations: Operations<'chat', ChatDeps> = {
   },
 
   async completeChatInstall(request, deps) {
-    const { teamName } = await completeChatInstall(request.query, deps);
+    const { code, state, error } = request.query;
+    const { teamName } = await completeChatInstall({ code, state, error }, deps);
     return { status: 200, body: undefined, text: installedPage(teamName), headers: { 'content-type': 'text/html; charset=utf-8' } };
   },
 
@@ -49,7 +50,8 @@ export const operations: Operations<'chat', ChatDeps> = {
   },
 
   async subscribeChat(request, deps) {
-    await subscribeChat(request.body, deps);
+    const { secret_id: secretId, delete_token: deleteToken, chat_token: chatToken } = request.body;
+    await subscribeChat({ secretId, deleteToken, chatToken }, deps);
     return { status: 200, body: { subscribed: true } };
   },
 };

@@ -19,6 +19,7 @@ import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { DynamoTierSource } from '../shared/store/tiers.ts';
 import { DynamoWorkspaceMembership } from '../shared/store/workspaceMembership.ts';
 import { createdLink } from './secrets/replies.ts';
+import { completedParts, newFileUpload, uploadRef } from './files/inputs.ts';
 
 /** An upload as the client gets it: every part's URL, and where the secret will be. */
 const uploadReply = (opened: OpenedUpload, config: Config) => {
@@ -43,18 +44,18 @@ export const operations: Operations<'files', FilesDeps> = {
   async openFileUpload(request, deps) {
     const opened =
       'resume' in request.body
-        ? await resumeFileUpload(request.body.resume, deps)
-        : await startFileUpload(request.body, request.principal?.userId ?? null, request.hostClaim, deps);
+        ? await resumeFileUpload(uploadRef(request.body.resume), deps)
+        : await startFileUpload(newFileUpload(request.body), request.principal?.userId ?? null, request.hostClaim, deps);
     return { status: 200, body: uploadReply(opened, deps.config) };
   },
 
   async completeFileUpload(request, deps) {
-    const secret = await completeFileUpload(request.body, deps);
+    const secret = await completeFileUpload(completedParts(request.body), deps);
     return { status: 200, body: { id: secret.id, state: 'active', size_bytes: secret.sizeBytes } };
   },
 
   async abortFileUpload(request, deps) {
-    await abortFileUpload(request.body, deps);
+    await abortFileUpload(uploadRef(request.body), deps);
     return { status: 200, body: { id: request.body.id, state: 'revoked' } };
   },
 };

@@ -47,7 +47,17 @@ export const operations: Operations<'requests', RequestsDeps> = {
   },
 
   async createRequest(request, deps) {
-    const link = await createRequestLink(request.body, requireSession(request.principal).userId, deps);
+    const { body } = request;
+    const input = {
+      publicKey: body.public_key,
+      kem: body.kem,
+      promptEnvelope: body.prompt_envelope === undefined ? undefined : Buffer.from(body.prompt_envelope, 'base64'),
+      expiresInSeconds: body.expires_in,
+      maxResponses: body.max_responses,
+      workspaceId: body.workspace_id,
+      hostname: body.hostname,
+    };
+    const link = await createRequestLink(input, requireSession(request.principal).userId, deps);
     return { status: 201, body: { id: link.id, url_base: `${linkOrigin(link.linkHost, deps.config)}/q/${link.id}`, expires_at: toIso(link.expiresAt) } };
   },
 
@@ -79,7 +89,8 @@ export const operations: Operations<'requests', RequestsDeps> = {
   },
 
   async respondToRequest(request, deps) {
-    const response = await respondToRequest(request.params.id ?? '', request.body, request.hostClaim, deps);
+    const { envelope, salt, enc, wrapped_key: wrappedKey } = request.body;
+    const response = await respondToRequest(request.params.id ?? '', { envelope: Buffer.from(envelope, 'base64'), salt, enc, wrappedKey }, request.hostClaim, deps);
     return { status: 201, body: { response_id: response.id } };
   },
 };

@@ -5,6 +5,7 @@ import { defaultProvider } from '../shared/adapters/lambdaCredentials.ts';
 import { objectKeyOf } from '../shared/domain/files/ports.ts';
 import { fileLimits, secretLimits } from '../shared/limits.ts';
 import { createdLink, metadata } from './secrets/replies.ts';
+import { curlOptions, newTextSecret } from './secrets/inputs.ts';
 import { viewContext } from '../shared/http/viewContext.ts';
 import { revokeRecipient } from '../shared/domain/secrets/recipients.ts';
 import { createCurlSecret } from '../shared/domain/secrets/curl.ts';
@@ -33,7 +34,7 @@ import { recordRevealFeedback, reportSecret } from '../shared/domain/secrets/rep
 
 export const operations: Operations<'secrets', SecretsDeps> = {
   async createSecret(request, deps) {
-    const { secret, deleteToken } = await createSecret(request.body, request.principal?.userId ?? null, deps);
+    const { secret, deleteToken } = await createSecret(newTextSecret(request.body), request.principal?.userId ?? null, deps);
     const origin = linkOrigin(secret.linkHost, deps.config);
     return {
       status: 201,
@@ -107,7 +108,7 @@ export const operations: Operations<'secrets', SecretsDeps> = {
   },
 
   async createCurlSecret(request, deps) {
-    const { secret, deleteToken, key } = await createCurlSecret(request.rawBody, request.query, deps);
+    const { secret, deleteToken, key } = await createCurlSecret(request.rawBody, curlOptions(request.query), deps);
     const url = `${deps.config.WEB_ORIGIN}/s/${secret.id}#${key}`;
     const body = { url, id: secret.id, delete_token: deleteToken, expires_at: toIso(secret.expiresAt), max_views: secret.maxViews };
     // curl's default `accept: */*` gets the link alone, ready for a pipe; JSON clients get the rest.

@@ -44,7 +44,8 @@ export const operations: Operations<'webhooks', WebhooksDeps> = {
   },
 
   async registerWebhook(request, deps) {
-    return { status: 201, body: await registerEndpoint(requireUser(request.principal).userId, request.body, deps) };
+    const { url, events } = request.body;
+    return { status: 201, body: await registerEndpoint(requireUser(request.principal).userId, { url, events }, deps) };
   },
 
   async deleteWebhook(request, deps) {

@@ -22,13 +22,14 @@ export const productOperations: Pick<Operations<'account', AccountDeps>, Product
 
   async readUsageHistory(request, deps) {
     const { userId } = requireUser(request.principal);
-    const items = await readUsageHistory(userId, request.query, deps);
+    const items = await readUsageHistory(userId, { days: request.query.days }, deps);
     return { status: 200, body: { items, next_cursor: null } };
   },
 
   async recordProductEvent(request, deps) {
     const { userId } = requireSession(request.principal);
-    await recordProductEvent(userId, request.body, deps);
+    const { name, properties } = request.body;
+    await recordProductEvent(userId, { name, properties }, deps);
     return { status: 202, body: { accepted: true } };
   },
 
@@ -48,7 +49,8 @@ export const productOperations: Pick<Operations<'account', AccountDeps>, Product
   },
 
   async countCliInstall(request, deps) {
-    await countCliInstall(request.body, deps);
+    const { source, os, version } = request.body;
+    await countCliInstall({ source, os, version }, deps);
     return { status: 202, body: { accepted: true } };
   },
 };

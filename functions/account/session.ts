@@ -82,7 +82,7 @@ export const sessionOperations: Pick<Operations<'account', AccountDeps>, Session
 
   async adoptSecrets(request, deps) {
     const { userId } = requireSession(request.principal);
-    const { secrets } = request.body;
+    const secrets = request.body.secrets.map(({ id, delete_token: deleteToken }) => ({ id, deleteToken }));
     return { status: 200, body: { items: await adoptSecrets(userId, secrets, deps) } };
   },
 
@@ -93,7 +93,8 @@ export const sessionOperations: Pick<Operations<'account', AccountDeps>, Session
 
   async createApiKey(request, deps) {
     const { userId } = requireSession(request.principal);
-    return { status: 201, body: await createApiKey(userId, request.body, deps) };
+    const { name, scopes, expires_in: expiresInSeconds } = request.body;
+    return { status: 201, body: await createApiKey(userId, { name, scopes, expiresInSeconds }, deps) };
   },
 
   async revokeApiKey(request, deps) {

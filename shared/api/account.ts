@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { usageLimits } from '../domain/usage/model.ts';
+import { cliInstallSources, cliInstallSystems, usageLimits } from '../domain/usage/model.ts';
 import { credentialLimits } from '../limits.ts';
 import { scopes } from '../routes.ts';
 import { lenient } from './input.ts';
@@ -51,8 +51,8 @@ export type ProductEventRequest = z.infer<typeof productEventRequest>;
 /** `1.2.3`, `v1.2`, `1.2.3-beta.1+build.5`: digits first, then what semver allows. */
 const semverish = /^v?\d+(\.\d+){0,2}([-+][0-9A-Za-z.+-]+)?$/;
 const cliInstallRequest = z.strictObject({
-  source: z.enum(['script', 'homebrew', 'npm', 'scoop', 'apt', 'other']),
-  os: z.enum(['linux', 'macos', 'windows', 'other']),
+  source: z.enum(cliInstallSources),
+  os: z.enum(cliInstallSystems),
   version: z.string().check(z.maxLength(32), z.regex(semverish, 'a version such as 1.4.2')),
 });
 export type CliInstallRequest = z.infer<typeof cliInstallRequest>;

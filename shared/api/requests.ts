@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { requestLimits, secretLimits } from '../limits.ts';
 import { decodedBase64Length } from '../domain/secrets/rules.ts';
+import { requestKems } from '../domain/requests/kems.ts';
 import { pageQuery } from './input.ts';
 import { base64Envelope, hostnameNeedsWorkspace, linkHostname, salt } from './secrets.ts';
 
@@ -9,10 +10,6 @@ const { expiresInSeconds, maxResponses, promptEnvelopeBytes, listPageSize, inbox
 /** Unpadded base64url, as keys and HPKE's outputs travel. */
 const base64url = (what: string, maxChars: number) =>
   z.string().check(z.minLength(1, `${what} must not be empty`), z.maxLength(maxChars), z.regex(/^[A-Za-z0-9_-]+$/, `${what} must be unpadded base64url`));
-
-/** The KEMs of request links (docs/envelope.md): X25519, or P-256 where the platform has no X25519. */
-export const requestKems = ['x25519', 'p256'] as const;
-export type RequestKem = (typeof requestKems)[number];
 
 /** A key's wire form: at most a P-256 point (65 bytes, 87 characters); the domain checks the exact length and the point. */
 const keyBytes = (what: string) => base64url(what, 88);

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { page, timestamp } from './output.ts';
-import { requestKems } from './requests.ts';
+import { requestKems } from '../domain/requests/kems.ts';
 
 /** What every response in the inbox carries besides its sealed secret: what opens it, for the requester's key alone. */
 const sealedResponse = {

@@ -27,7 +27,8 @@ const challenges: Record<Challenge, string> = {
   directory: 'Bearer realm="scim"',
 };
 
-const fieldError = (issue: FieldIssue): FieldError => ({ path: `${issue.in ?? 'body'}.${issue.field}`, message: issue.message });
+// An issue with no field (`''`) is about the input as a whole, named by its place alone (`body`).
+const fieldError = (issue: FieldIssue): FieldError => ({ path: issue.field ? `${issue.in ?? 'body'}.${issue.field}` : (issue.in ?? 'body'), message: issue.message });
 
 /** A domain refusal as HTTP shows it. */
 export function fromRefusal(refusal: Refusal): HttpError {

@@ -1,12 +1,9 @@
-import { HttpError } from '../../http/errors.ts';
 import { constantTimeEqual, newApiKeyId, newApiKeySecret, sha256Base64Url } from '../../ids.ts';
 import { credentialLimits } from '../../limits.ts';
 import type { Scope } from '../../routes.ts';
 import type { ApiKey, Principal } from './model.ts';
 import type { AccountPorts } from './ports.ts';
-import type { CreateApiKeyRequest } from '../../api/account.ts';
-
-
+import { NotFound } from '../refusals.ts';
 
 const keyPattern = /^hlk_(key_[A-Za-z0-9_-]{16})_([A-Za-z0-9_-]{43})$/;
 /** What `newApiKeyId` makes; any other id names no key. */
@@ -33,8 +30,15 @@ export const apiKeyView = (key: ApiKey): ApiKeyView => ({
   last_used_at: key.lastUsedAt === undefined ? null : new Date(key.lastUsedAt).toISOString(),
 });
 
+/** A key as its owner asks for it: a name to tell it apart, what it may do, and for how long (none: until revoked). */
+export interface NewApiKey {
+  name: string;
+  scopes: Scope[];
+  expiresInSeconds?: number;
+}
+
 /** Makes a key; its value is returned here once and stored only as SHA-256. */
-export async function createApiKey(userId: string, request: CreateApiKeyRequest, ports: Pick<AccountPorts, 'apiKeys' | 'clock'>) {
+export async function createApiKey(userId: string, request: NewApiKey, ports: Pick<AccountPorts, 'apiKeys' | 'clock'>) {
   const now = ports.clock.now();
   const id = newApiKeyId();
   const value = `hlk_${id}_${newApiKeySecret()}`;
@@ -46,7 +50,7 @@ export async function createApiKey(userId: string, request: CreateApiKeyRequest,
     scopes: request.scopes,
     keyHash: sha256Base64Url(value),
     createdAt: now,
-    ...(request.expires_in === undefined ? {} : { expiresAt: now + request.expires_in * 1000 }),
+    ...(request.expiresInSeconds === undefined ? {} : { expiresAt: now + request.expiresInSeconds * 1000 }),
   };
   await ports.apiKeys.insert(key);
   return { ...apiKeyView(key), key: value };
@@ -67,5 +71,5 @@ export async function apiKeyPrincipal(value: string, ports: Pick<AccountPorts, '
 
 /** A malformed id is answered without touching the table (one 2 KiB long is beyond a key's size). */
 export async function revokeApiKey(userId: string, id: string, ports: Pick<AccountPorts, 'apiKeys'>): Promise<void> {
-  if (!keyIdPattern.test(id) || !(await ports.apiKeys.delete(id, userId))) throw new HttpError(404, 'not_found', 'You have no API key with this id.');
+  if (!keyIdPattern.test(id) || !(await ports.apiKeys.delete(id, userId))) throw new NotFound('You have no API key with this id.');
 }

@@ -1,4 +1,3 @@
-import { HttpError } from '../../http/errors.ts';
 import { constantTimeEqual, newSessionId, sha256Base64Url } from '../../ids.ts';
 import { credentialLimits } from '../../limits.ts';
 import type { Principal, Session, User } from './model.ts';
@@ -6,6 +5,7 @@ import { chainedRefreshToken, isOfChain, newChainKey } from './refreshChain.ts';
 import { openNextToken, sealNextToken } from './refreshGrace.ts';
 import type { AccountPorts } from './ports.ts';
 import type { AccessTokens } from './tokens.ts';
+import { Unauthenticated } from '../refusals.ts';
 
 export interface SessionPorts extends Pick<AccountPorts, 'clock' | 'sessions' | 'users'> {
   accessTokens: AccessTokens;
@@ -21,7 +21,7 @@ export interface IssuedTokens {
 }
 
 const refreshPattern = /^hlr_(ses_[A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
-const unauthorized = (detail: string) => new HttpError(401, 'unauthorized', detail);
+const unauthorized = (detail: string) => new Unauthenticated(detail);
 
 export function deviceNameOf(given: string | undefined, userAgent: string | undefined): string {
   if (given?.trim()) return given.trim().slice(0, 100);
@@ -117,8 +117,8 @@ async function withinGrace(session: Session, refreshToken: string, presentedHash
 async function refuse(session: Session, refreshToken: string, presentedHash: string, now: number, ports: SessionPorts): Promise<never> {
   if (issuedBy(session, refreshToken, presentedHash)) {
     await ports.sessions.revoke(session.id, now);
-    throw new HttpError(401, 'unauthorized', 'This refresh token was already used; the session is signed out for safety.', {
-      members: { reason: 'refresh_token_reused' },
+    throw new Unauthenticated('This refresh token was already used; the session is signed out for safety.', {
+      facts: { reason: 'refresh_token_reused' },
     });
   }
   throw unauthorized('This refresh token is not valid; sign in again.');

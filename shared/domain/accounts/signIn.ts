@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { addressKey } from '../sources.ts';
-import { HttpError } from '../../http/errors.ts';
 import { enforceWindow, type RateCounter } from '../rateWindows.ts';
+import { Forbidden, RateLimited, Unauthenticated } from '../refusals.ts';
 import { constantTimeEqual, newNumericCode, newUserId, sha256Base64Url } from '../../ids.ts';
 import { signInLimits } from '../../limits.ts';
 import { capAddress, normalizeEmail, type SignInCode } from './model.ts';
@@ -83,7 +83,7 @@ export async function resendSignInCode(email: string, sourceIp: string, ports: S
   const askedAt = await ports.signInCodes.markAsked(asker, now, cooldownMs);
   if (askedAt !== null) {
     const wait = Math.max(1, Math.ceil((askedAt + cooldownMs - now) / 1000));
-    throw new HttpError(429, 'rate_limited', `A code was just sent; you can ask again in ${wait} s.`, { headers: { 'retry-after': String(wait) } });
+    throw new RateLimited(`A code was just sent; you can ask again in ${wait} s.`, wait);
   }
   await enforceWindow(`otp_mail_source#${asker}`, signInLimits.codesPerSource, ports);
   await sendCode(email, ports);
@@ -128,12 +128,12 @@ async function useCode(email: string, code: string, ports: SignInPorts): Promise
 /** Exchanges a code for a session; the first sign-in of an address creates its account. */
 export async function verifySignInCode(email: string, code: string, deviceName: string, sourceIp: string, ports: SignInPorts): Promise<IssuedTokens> {
   if (await ports.ssoPolicy.enforcedFor(email)) {
-    throw new HttpError(403, 'forbidden', 'This address signs in through its organization’s single sign-on.', { members: { reason: 'sso_required' } });
+    throw new Forbidden('This address signs in through its organization’s single sign-on.', { facts: { reason: 'sso_required' } });
   }
   const left = await countGuess(email, sourceIp, ports);
   // Wrong, expired, used or never sent: one answer, so a guess tells nobody whether a sign-in is pending.
   if (!(await useCode(email, code, ports))) {
-    throw new HttpError(401, 'unauthorized', 'That code is not right, or it has expired or been used.', { members: { attempts_left: left } });
+    throw new Unauthenticated('That code is not right, or it has expired or been used.', { facts: { attempts_left: left } });
   }
   const user = await ports.users.createOrGet({ id: newUserId(), email: normalizeEmail(email), plan: 'free', createdAt: ports.clock.now() });
   return openSession(user, deviceName, ports);

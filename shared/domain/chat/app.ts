@@ -1,4 +1,4 @@
-import { HttpError } from '../../http/errors.ts';
+import { Forbidden } from '../refusals.ts';
 import type { ChatApi } from './ports.ts';
 
 /** The chat app as a deployment configured it (shared/adapters/chatSecrets.ts): its settings, and Slack's API with them. */
@@ -17,6 +17,6 @@ export type ChatAppSource = () => Promise<ChatApp | null>;
 /** What every chat route answers on a deployment without the chat app (no SLACK_CLIENT_ID). */
 export async function configuredApp(source: ChatAppSource): Promise<ChatApp> {
   const app = await source();
-  if (!app) throw new HttpError(403, 'chat_not_configured', 'This deployment has no chat app: its operator sets SLACK_CLIENT_ID and the Slack secrets to turn it on.');
+  if (!app) throw new Forbidden('This deployment has no chat app: its operator sets SLACK_CLIENT_ID and the Slack secrets to turn it on.', { code: 'chat_not_configured' });
   return app;
 }

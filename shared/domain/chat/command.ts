@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
-import { HttpError } from '../../http/errors.ts';
+import { Forbidden, Invalid } from '../refusals.ts';
 import { configuredApp, type ChatAppSource } from './app.ts';
 import { verifySlackRequest } from './requestSignature.ts';
 import { issueChatToken } from './tokens.ts';
@@ -27,14 +27,15 @@ export interface SlashCommand {
 export async function answerChatCommand(command: SlashCommand, ports: ChatCommandPorts): Promise<string> {
   const app = await configuredApp(ports.chatApp);
   const verified = verifySlackRequest({ rawBody: command.rawBody, timestamp: command.timestamp, signature: command.signature, signingSecret: app.signingSecret, now: ports.clock.now() });
-  if (!verified.ok) throw new HttpError(403, 'forbidden', 'This request is not signed by Slack, or not recently.', { members: { reason: 'slack_signature' } });
+  if (!verified.ok) throw new Forbidden('This request is not signed by Slack, or not recently.', { facts: { reason: 'slack_signature' } });
   const form = new URLSearchParams(command.rawBody.toString('utf8'));
   // Slack checks the certificate of a distributed app's command URL now and then: nothing to answer.
   if (form.get('ssl_check') === '1') return '';
   const teamId = form.get('team_id');
   const userId = form.get('user_id');
   if (!teamId || !userId) {
-    throw new HttpError(400, 'invalid_request', 'The command names no team or user.', { errors: [{ path: 'body', message: 'team_id and user_id are required' }] });
+    // The form as a whole (no one field of it): the issue names the body itself.
+    throw new Invalid('The command names no team or user.', [{ field: '', message: 'team_id and user_id are required' }]);
   }
   const token = await issueChatToken({ teamId, slackUserId: userId }, ports.clock.now(), app.clientSecret);
   const link = `${ports.config.WEB_ORIGIN.replace(/\/+$/, '')}/#chat=${token.token}`;

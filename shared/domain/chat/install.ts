@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
-import { HttpError } from '../../http/errors.ts';
 import { chatLimits } from '../../limits.ts';
+import { Forbidden, Invalid, Unauthenticated } from '../refusals.ts';
 import type { SecretSealer } from '../webhooks/ports.ts';
 import { configuredApp, type ChatAppSource } from './app.ts';
 import type { ChatInstallationStore } from './installations.ts';
@@ -31,34 +31,41 @@ export async function startChatInstall(userId: string, ports: ChatInstallPorts):
   return { authorizeUrl: url.toString() };
 }
 
-const badState = (why: string) => new HttpError(401, 'unauthorized', `This install link ${why}: start again from your account page.`, { members: { reason: 'install_state' } });
+/** What Slack's redirect back carries, by Slack's names: the code to exchange, the state we sent, or why not. */
+export interface InstallRedirect {
+  code?: string | undefined;
+  state?: string | undefined;
+  error?: string | undefined;
+}
+
+const badState = (why: string) => new Unauthenticated(`This install link ${why}: start again from your account page.`, { facts: { reason: 'install_state' } });
 
 /**
  * `GET /v1/chat/callback`: Slack's redirect. The state first (401 when missing, not ours,
  * expired or used), then Slack's answer: the user's refusal or a refused exchange is 403; an
  * exchanged code makes the team's installation, its bot token sealed for the team.
  */
-export async function completeChatInstall(query: { code?: string | undefined; state?: string | undefined; error?: string | undefined }, ports: ChatInstallPorts): Promise<{ teamName: string }> {
+export async function completeChatInstall(redirect: InstallRedirect, ports: ChatInstallPorts): Promise<{ teamName: string }> {
   const app = await configuredApp(ports.chatApp);
-  if (!query.state) throw badState('carries no state');
-  const state = await readInstallState(query.state, ports.clock.now(), app.clientSecret);
+  if (!redirect.state) throw badState('carries no state');
+  const state = await readInstallState(redirect.state, ports.clock.now(), app.clientSecret);
   if (!state) throw badState('is not valid or has expired');
-  if (!query.code && query.error === undefined) {
-    throw new HttpError(400, 'invalid_request', 'Slack’s redirect carries no code.', { errors: [{ path: 'query.code', message: 'is required' }] });
+  if (!redirect.code && redirect.error === undefined) {
+    throw new Invalid('Slack’s redirect carries no code.', [{ field: 'code', message: 'is required', in: 'query' }]);
   }
   // Spent by Slack's answer either way: a replayed redirect, refusal or not, is a used state (401).
   if ((await ports.installations.useInstallState(state.jti, state.expiresAt)) === 'used') throw badState('was used already');
-  if (query.error !== undefined) {
-    throw new HttpError(403, 'forbidden', query.error === 'access_denied' ? 'The install was cancelled in Slack.' : 'Slack did not install the app.', {
-      members: { reason: 'install_refused', slack_error: query.error.slice(0, chatLimits.slackErrorChars) },
+  if (redirect.error !== undefined) {
+    throw new Forbidden(redirect.error === 'access_denied' ? 'The install was cancelled in Slack.' : 'Slack did not install the app.', {
+      facts: { reason: 'install_refused', slack_error: redirect.error.slice(0, chatLimits.slackErrorChars) },
     });
   }
-  const code = query.code!;
+  const code = redirect.code!;
   const exchange = await app.api.exchangeCode({ code, redirectUri: chatCallbackUrl(ports.config) });
   if (exchange.outcome !== 'installed') {
     const reason = exchange.outcome === 'refused' ? 'install_refused' : 'slack_unavailable';
     const detail = exchange.outcome === 'refused' ? 'Slack refused the install.' : 'Slack did not answer: start the install again.';
-    throw new HttpError(403, 'forbidden', detail, { members: { reason, slack_error: exchange.reason } });
+    throw new Forbidden(detail, { facts: { reason, slack_error: exchange.reason } });
   }
   const grant = exchange.installation;
   await ports.installations.save({

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.ts';
-import { HttpError } from '../../http/errors.ts';
 import { constantTimeEqual, sha256Base64Url } from '../../ids.ts';
+import { Forbidden, NotFound } from '../refusals.ts';
 import { configuredApp, type ChatAppSource } from './app.ts';
 import { readChatToken } from './tokens.ts';
 
@@ -21,8 +21,15 @@ export interface ChatSubscribePorts {
   clock: Clock;
 }
 
-const refused = (reason: string, detail: string) => new HttpError(403, 'forbidden', detail, { members: { reason } });
-const noSuchSecret = () => new HttpError(404, 'not_found', 'No such secret.');
+/** What the composer asks: tell the chat user its chat token names about the secret it just made (the delete token proves it did). */
+export interface NewChatSubscription {
+  secretId: string;
+  deleteToken: string;
+  chatToken: string;
+}
+
+const refused = (reason: string, detail: string) => new Forbidden(detail, { facts: { reason } });
+const noSuchSecret = () => new NotFound('No such secret.');
 
 /**
  * `POST /v1/chat/subscribe`: the composer, opened from a chat link, asks that the chat user be
@@ -31,12 +38,12 @@ const noSuchSecret = () => new HttpError(404, 'not_found', 'No such secret.');
  * match, compared in constant time); an ended secret is 404 like one that never was, since
  * nothing will happen to it to tell. Carries no link and answers none.
  */
-export async function subscribeChat(body: { secret_id: string; delete_token: string; chat_token: string }, ports: ChatSubscribePorts): Promise<void> {
+export async function subscribeChat(request: NewChatSubscription, ports: ChatSubscribePorts): Promise<void> {
   const app = await configuredApp(ports.chatApp);
-  const chat = await readChatToken(body.chat_token, ports.clock.now(), app.clientSecret);
+  const chat = await readChatToken(request.chatToken, ports.clock.now(), app.clientSecret);
   if (!chat) throw refused('chat_token', 'The chat link has expired or is not valid: run the command again.');
-  const hash = await ports.subscriptions.deleteTokenHashOf(body.secret_id);
+  const hash = await ports.subscriptions.deleteTokenHashOf(request.secretId);
   if (hash === null) throw noSuchSecret();
-  if (!constantTimeEqual(Buffer.from(sha256Base64Url(body.delete_token)), Buffer.from(hash))) throw refused('delete_token', 'The delete token does not match this secret.');
-  if ((await ports.subscriptions.subscribe(body.secret_id, chat.teamId, chat.slackUserId)) === 'gone') throw noSuchSecret();
+  if (!constantTimeEqual(Buffer.from(sha256Base64Url(request.deleteToken)), Buffer.from(hash))) throw refused('delete_token', 'The delete token does not match this secret.');
+  if ((await ports.subscriptions.subscribe(request.secretId, chat.teamId, chat.slackUserId)) === 'gone') throw noSuchSecret();
 }

@@ -1,28 +1,27 @@
 import { EnvelopeError } from '../../envelope/errors.ts';
 import { FIXED_HEADER_BYTES, MAC_BYTES, parseHeader, startsWithMagic } from '../../envelope/format.ts';
-import { HttpError } from '../../http/errors.ts';
+import { Conflict, NotFound, TooLarge } from '../refusals.ts';
 import { endSecret } from '../secrets/end.ts';
 import type { Secret } from '../secrets/model.ts';
 import { holdsDeleteToken } from '../secrets/read.ts';
 import { secretIdPattern } from '../secrets/rules.ts';
 import { objectKeyOf, type CompleteRefusal } from './ports.ts';
 import { completeRequestFile } from './requestFiles.ts';
-import { fileLimitOf, partLength, type FilePorts } from './upload.ts';
+import { fileLimitOf, partLength, type FilePorts, type UploadRef } from './upload.ts';
 
-export interface UploadRef {
-  id: string;
-  upload_id: string;
-  delete_token: string;
+/** A completion: the upload, and the ETag S3 answered each part's upload with. */
+export interface CompletedParts extends UploadRef {
+  parts: ReadonlyArray<{ partNumber: number; etag: string }>;
 }
 
 /** The pending file an upload reference names, if its delete token holds; null for anything else. */
 async function pendingUpload(ref: UploadRef, ports: FilePorts): Promise<Secret | null> {
   const secret = secretIdPattern.test(ref.id) ? await ports.secrets.get(ref.id) : null;
-  if (!secret || !holdsDeleteToken(secret, ref.delete_token) || secret.upload?.id !== ref.upload_id || secret.state !== 'pending') return null;
+  if (!secret || !holdsDeleteToken(secret, ref.deleteToken) || secret.upload?.id !== ref.uploadId || secret.state !== 'pending') return null;
   return secret;
 }
 
-const conflict = (reason: string, detail: string, members: Record<string, unknown> = {}) => new HttpError(409, 'conflict', detail, { members: { reason, ...members } });
+const conflict = (reason: string, detail: string, facts: Record<string, unknown> = {}) => new Conflict(detail, { facts: { reason, ...facts } });
 
 const refusalDetail: Record<CompleteRefusal, [string, string]> = {
   invalid_part: ['mismatched_part', 'A part’s ETag is not the one S3 has for it: send the ETags the part uploads answered.'],
@@ -33,18 +32,18 @@ const refusalDetail: Record<CompleteRefusal, [string, string]> = {
 
 /**
  * Completes a file's upload and activates its secret. The parts must be exactly 1…part_count,
- * each once (409 otherwise, as for an ETag S3 does not know), and each S3 holds exactly its
+ * each once (a conflict otherwise, as for an ETag S3 does not know), and each S3 holds exactly its
  * share of the declared size (`checkPartSizes`); S3 then checks the ETags. The object S3 made
  * is measured (HeadObject: never trusted from the client): larger than declared or than the
- * plan allows is 413, any other size 409, and either way the secret is revoked and its object
+ * plan allows is too large, any other size a conflict, and either way the secret is revoked and its object
  * deleted. Of a completion and an abort racing, one wins (the activation is conditional on the
  * upload still pending); a completion that lost deletes the object it made.
  */
-export async function completeFileUpload(ref: UploadRef & { parts: Array<{ part_number: number; etag: string }> }, ports: FilePorts): Promise<Secret> {
+export async function completeFileUpload(ref: CompletedParts, ports: FilePorts): Promise<Secret> {
   const secret = await pendingUpload(ref, ports);
   if (!secret) throw conflict('not_pending', 'No upload of yours is pending under these ids.');
   const { partCount } = secret.upload!;
-  const numbers = ref.parts.map((part) => part.part_number);
+  const numbers = ref.parts.map((part) => part.partNumber);
   const duplicate = numbers.find((number, i) => numbers.indexOf(number) !== i);
   if (duplicate !== undefined) throw conflict('duplicate_part', `Part ${duplicate} is listed twice.`, { part_number: duplicate });
   const missing = Array.from({ length: partCount }, (_, i) => i + 1).filter((number) => !numbers.includes(number));
@@ -53,9 +52,9 @@ export async function completeFileUpload(ref: UploadRef & { parts: Array<{ part_
   if (unknown !== undefined) throw conflict('mismatched_part', `This upload has ${partCount} parts, not ${unknown}.`, { part_number: unknown });
 
   const key = objectKeyOf(secret.id);
-  await checkPartSizes(secret, ref.upload_id, ports);
-  const parts = [...ref.parts].sort((a, b) => a.part_number - b.part_number).map((part) => ({ partNumber: part.part_number, etag: part.etag }));
-  const completed = await ports.uploads.complete(key, ref.upload_id, parts);
+  await checkPartSizes(secret, ref.uploadId, ports);
+  const parts = [...ref.parts].sort((a, b) => a.partNumber - b.partNumber).map((part) => ({ partNumber: part.partNumber, etag: part.etag }));
+  const completed = await ports.uploads.complete(key, ref.uploadId, parts);
   if (!completed.completed) {
     const [reason, detail] = refusalDetail[completed.reason];
     throw conflict(reason, detail);
@@ -67,10 +66,10 @@ export async function completeFileUpload(ref: UploadRef & { parts: Array<{ part_
   if (size === null || size !== secret.sizeBytes || size > limit) {
     // Nothing the declared size or the plan allows: the upload is over, and so is the secret.
     await endSecret(secret.id, 'revoked', ports);
-    await ports.uploads.abort(key, ref.upload_id);
+    await ports.uploads.abort(key, ref.uploadId);
     const bigger = size !== null && (size > secret.sizeBytes || size > limit);
     if (bigger) {
-      throw new HttpError(413, 'payload_too_large', `The file is ${size} bytes: more than the ${Math.min(secret.sizeBytes, limit)} declared or allowed.`, { members: { size_bytes: size } });
+      throw new TooLarge(`The file is ${size} bytes: more than the ${Math.min(secret.sizeBytes, limit)} declared or allowed.`, { facts: { size_bytes: size } });
     }
     throw conflict('size_mismatch', `The file is ${size ?? 0} bytes, not the ${secret.sizeBytes} declared.`, { size_bytes: size ?? 0 });
   }
@@ -84,10 +83,10 @@ export async function completeFileUpload(ref: UploadRef & { parts: Array<{ part_
     );
   }
   if (secret.response) {
-    await completeRequestFile({ ...secret, response: secret.response }, ref.upload_id, envelopeFormat, ports);
+    await completeRequestFile({ ...secret, response: secret.response }, ref.uploadId, envelopeFormat, ports);
     return { ...secret, state: 'active' };
   }
-  if (!(await ports.secrets.activateFile(secret.id, ref.upload_id, envelopeFormat))) {
+  if (!(await ports.secrets.activateFile(secret.id, ref.uploadId, envelopeFormat))) {
     // An abort (or the stale-upload sweep) won the race, perhaps before S3 completed: the object
     // this completion made must go too.
     await ports.uploads.remove(key);
@@ -100,8 +99,8 @@ export async function completeFileUpload(ref: UploadRef & { parts: Array<{ part_
  * Every part S3 holds of 1…part_count must be exactly its share of the declared envelope (its
  * URL was signed for that length; one signed before lengths were, or a part sent another way,
  * could hold anything). One that is not ends the upload at once, as an object of the wrong size
- * does, so its bytes go now and not with the stale-upload sweep a day later: 413 when it is
- * longer than its share, else 409 `size_mismatch`. A part S3 does not hold is S3's to refuse.
+ * does, so its bytes go now and not with the stale-upload sweep a day later: too large when it
+ * is longer than its share, else a conflict, `size_mismatch`. A part S3 does not hold is S3's to refuse.
  */
 async function checkPartSizes(secret: Secret, uploadId: string, ports: FilePorts): Promise<void> {
   const key = objectKeyOf(secret.id);
@@ -113,11 +112,11 @@ async function checkPartSizes(secret: Secret, uploadId: string, ports: FilePorts
   if (!wrong) return;
   await endSecret(secret.id, 'revoked', ports);
   await ports.uploads.abort(key, uploadId);
-  const members = { part_number: wrong.partNumber, part_bytes: wrong.size, expected_bytes: expected(wrong.partNumber) };
-  if (wrong.size > members.expected_bytes) {
-    throw new HttpError(413, 'payload_too_large', `Part ${wrong.partNumber} is ${wrong.size} bytes: more than the ${members.expected_bytes} its place in the ${secret.sizeBytes} declared takes.`, { members });
+  const facts = { part_number: wrong.partNumber, part_bytes: wrong.size, expected_bytes: expected(wrong.partNumber) };
+  if (wrong.size > facts.expected_bytes) {
+    throw new TooLarge(`Part ${wrong.partNumber} is ${wrong.size} bytes: more than the ${facts.expected_bytes} its place in the ${secret.sizeBytes} declared takes.`, { facts });
   }
-  throw conflict('size_mismatch', `Part ${wrong.partNumber} is ${wrong.size} bytes, not the ${members.expected_bytes} its place in the ${secret.sizeBytes} declared takes.`, members);
+  throw conflict('size_mismatch', `Part ${wrong.partNumber} is ${wrong.size} bytes, not the ${facts.expected_bytes} its place in the ${secret.sizeBytes} declared takes.`, facts);
 }
 
 /**
@@ -151,10 +150,10 @@ async function fileEnvelopeFormat(key: string, secret: Secret, ports: FilePorts)
 const keepsDeclaredPassphrase = (secret: Secret, envelopeFormat: Secret['envelopeFormat']): boolean =>
   secret.upload?.passphrase === undefined || (envelopeFormat?.passphrase ?? false) === secret.upload.passphrase;
 
-/** Aborts a file's upload: its parts are deleted and its secret revoked. 404 for an upload that is not pending. */
+/** Aborts a file's upload: its parts are deleted and its secret revoked. Not found for an upload that is not pending. */
 export async function abortFileUpload(ref: UploadRef, ports: FilePorts): Promise<void> {
   const secret = await pendingUpload(ref, ports);
-  if (!secret || !(await endSecret(secret.id, 'revoked', ports))) throw new HttpError(404, 'not_found', 'No upload of yours is pending under these ids.');
+  if (!secret || !(await endSecret(secret.id, 'revoked', ports))) throw new NotFound('No upload of yours is pending under these ids.');
   // At once, as asked; the relay also removes what a completion racing this one might have made.
-  await ports.uploads.abort(objectKeyOf(secret.id), ref.upload_id);
+  await ports.uploads.abort(objectKeyOf(secret.id), ref.uploadId);
 }

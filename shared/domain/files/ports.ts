@@ -5,7 +5,7 @@ export interface StoredPart {
   size: number;
 }
 
-/** Why S3 refused to complete an upload (each a 409 to the client but `no_such_upload`, which is not pending). */
+/** Why S3 refused to complete an upload (each a conflict for the client but `no_such_upload`, which is not pending). */
 export type CompleteRefusal = 'invalid_part' | 'too_small' | 'invalid_order' | 'no_such_upload';
 
 /**

@@ -1,11 +1,10 @@
-import type { NewUploadRequest } from '../../api/files.ts';
 import type { Clock } from '../../clock.ts';
 import { TAG_BYTES } from '../../envelope/format.ts';
-import { HttpError } from '../../http/errors.ts';
 import { fileLimits } from '../../limits.ts';
 import { effectiveTier, type TierSource } from '../billing/tier.ts';
 import { planTable } from '../plans.ts';
-import { secretSettings, sentIn, storeSecret, type CreatedSecret, type NewSecretFields } from '../secrets/create.ts';
+import { Forbidden } from '../refusals.ts';
+import { secretSettings, sentIn, storeSecret, type CreatedSecret, type NewSecretFields, type SecretSettings, type SendingPlace } from '../secrets/create.ts';
 import { holdsDeleteToken } from '../secrets/read.ts';
 import { secretIdPattern } from '../secrets/rules.ts';
 import type { Secret } from '../secrets/model.ts';
@@ -15,7 +14,7 @@ import { assertSendInWorkspace, type WorkspaceMembershipPorts } from '../workspa
 import type { LinkHostPorts } from '../domains/linkHosts.ts';
 import type { HostClaim } from '../domains/model.ts';
 import { objectKeyOf, type MultipartUploads, type StoredPart } from './ports.ts';
-import { requestFileTarget, type RequestFilePorts } from './requestFiles.ts';
+import { requestFileTarget, type FileResponse, type RequestFilePorts } from './requestFiles.ts';
 
 export interface FilePorts extends SecretPorts, RequestFilePorts, WorkspaceMembershipPorts, LinkHostPorts {
   uploads: MultipartUploads;
@@ -23,7 +22,25 @@ export interface FilePorts extends SecretPorts, RequestFilePorts, WorkspaceMembe
   clock: Clock;
 }
 
-const isResponse = (request: NewUploadRequest): request is NewUploadRequest & { request_id: string; enc: string; wrapped_key: string } => request.request_id !== undefined;
+/**
+ * A file as its sender asks to upload it: the envelope's length and chunk size, the secret's
+ * settings, where it is sent, and whether it is sealed with a passphrase, as its header will say
+ * (a workspace's policy is checked on this at opening; completion holds the header to it). Or
+ * a response to a request link, which is the requester's: no recipients, no workspace.
+ */
+export interface NewFileUpload extends SecretSettings, SendingPlace {
+  sizeBytes: number;
+  chunkLog2: number;
+  passphrase: boolean;
+  response?: FileResponse | undefined;
+}
+
+/** An upload as its holder names it again: the secret, its multipart upload, and the delete token. */
+export interface UploadRef {
+  id: string;
+  uploadId: string;
+  deleteToken: string;
+}
 
 /** How an envelope of `sizeBytes` is cut: whole chunks per part, at least 8 MiB, at most 1,000 parts. */
 export function partsOf(sizeBytes: number, chunkLog2: number): { partSize: number; partCount: number } {
@@ -54,37 +71,38 @@ export interface OpenedUpload {
  * Opens a file secret's upload: the secret, `pending` until its upload completes, with a
  * multipart upload begun in the files bucket and a presigned UploadPart URL for each part.
  * The file bytes never pass through the API, and its name and type are inside the envelope.
- * With a `workspace_id` the caller must be a member and the file satisfy the workspace's
+ * With a `workspaceId` the caller must be a member and the file satisfy the workspace's
  * policy, before anything is uploaded; its passphrase is the one declared, which completion
  * holds its header to. With a `hostname` too, its links are on that hostname of the workspace's.
  * A response goes to a request link as its responders reach it on `hostClaim`'s host.
  */
-export async function startFileUpload(request: NewUploadRequest, caller: string | null, hostClaim: HostClaim | null, ports: FilePorts): Promise<OpenedUpload> {
+export async function startFileUpload(input: NewFileUpload, caller: string | null, hostClaim: HostClaim | null, ports: FilePorts): Promise<OpenedUpload> {
   // A response to a request link is the requester's file: their plan bounds it, nobody owns its secret.
-  const link = isResponse(request) ? await requestFileTarget(request, hostClaim, ports) : null;
+  const { response } = input;
+  const link = response ? await requestFileTarget(response, hostClaim, ports) : null;
   const ownerId = link ? null : caller;
   const limit = await fileLimitOf(link?.ownerId ?? ownerId, ports);
-  if (request.size_bytes > limit) {
-    throw new HttpError(403, 'forbidden', `Files are limited to ${limit} bytes on your plan.`, { members: { reason: 'plan_limit', limit_bytes: limit } });
+  if (input.sizeBytes > limit) {
+    throw new Forbidden(`Files are limited to ${limit} bytes on your plan.`, { facts: { reason: 'plan_limit', limit_bytes: limit } });
   }
-  const settings = secretSettings(link ? { ...request, expires_in: Math.ceil((keepUntil(link) - ports.clock.now()) / 1000) } : request, ports);
-  const workspaceId = request.workspace_id;
+  const settings = secretSettings(link ? { ...input, expiresInSeconds: Math.ceil((keepUntil(link) - ports.clock.now()) / 1000) } : input, ports);
+  const { workspaceId } = input;
   let inWorkspace: Pick<NewSecretFields, 'workspaceId' | 'linkHost'> = {};
   if (workspaceId !== undefined) {
-    const { expires_in: expiresIn, max_views: maxViews, passphrase, recipients = [], size_bytes: sizeBytes } = request;
+    const { expiresInSeconds: expiresIn, maxViews, passphrase, recipients = [], sizeBytes } = input;
     await assertSendInWorkspace(workspaceId, caller, { kind: 'file', expiresIn, maxViews, passphrase, recipients, sizeBytes }, ports);
-    inWorkspace = await sentIn(workspaceId, request.hostname, ports);
+    inWorkspace = await sentIn(workspaceId, input.hostname, ports);
   }
   // In a workspace the passphrase declared is kept: completion holds the header to it.
-  const declared = workspaceId === undefined ? {} : { passphrase: request.passphrase };
-  const { partSize, partCount } = partsOf(request.size_bytes, request.chunk_log2);
+  const declared = workspaceId === undefined ? {} : { passphrase: input.passphrase };
+  const { partSize, partCount } = partsOf(input.sizeBytes, input.chunkLog2);
   const created: CreatedSecret = await storeSecret(
     {
       kind: 'file',
-      sizeBytes: request.size_bytes,
+      sizeBytes: input.sizeBytes,
       ...settings,
-      ...(isResponse(request) ? { response: { requestId: request.request_id, enc: request.enc, wrappedKey: request.wrapped_key } } : {}),
-      upload: (secretId) => ports.uploads.start(objectKeyOf(secretId)).then((id) => ({ id, partSize, partCount, chunkLog2: request.chunk_log2, ...declared })),
+      ...(response ? { response: { requestId: response.requestId, enc: response.enc, wrappedKey: response.wrappedKey } } : {}),
+      upload: (secretId) => ports.uploads.start(objectKeyOf(secretId)).then((id) => ({ id, partSize, partCount, chunkLog2: input.chunkLog2, ...declared })),
       ...inWorkspace,
     },
     ownerId,
@@ -95,18 +113,18 @@ export async function startFileUpload(request: NewUploadRequest, caller: string 
 
 /**
  * Carries on with an upload: fresh URLs for the parts S3 does not have, and those it has. Only
- * the holder of the delete token may, and only while the file is still uploading (else 403:
- * the interface lists no 404 here).
+ * the holder of the delete token may, and only while the file is still uploading (else
+ * forbidden: the interface lists no 404 here).
  */
-export async function resumeFileUpload(ref: { id: string; upload_id: string; delete_token: string }, ports: FilePorts): Promise<OpenedUpload> {
-  const refused = () => new HttpError(403, 'forbidden', 'No upload of yours is pending under these ids.', { members: { reason: 'no_pending_upload' } });
+export async function resumeFileUpload(ref: UploadRef, ports: FilePorts): Promise<OpenedUpload> {
+  const refused = () => new Forbidden('No upload of yours is pending under these ids.', { facts: { reason: 'no_pending_upload' } });
   const secret = secretIdPattern.test(ref.id) ? await ports.secrets.get(ref.id) : null;
-  if (!secret || !holdsDeleteToken(secret, ref.delete_token) || secret.state !== 'pending' || secret.upload?.id !== ref.upload_id) throw refused();
-  const uploaded = await ports.uploads.parts(objectKeyOf(secret.id), ref.upload_id);
+  if (!secret || !holdsDeleteToken(secret, ref.deleteToken) || secret.state !== 'pending' || secret.upload?.id !== ref.uploadId) throw refused();
+  const uploaded = await ports.uploads.parts(objectKeyOf(secret.id), ref.uploadId);
   if (!uploaded) throw refused();
   const have = new Set(uploaded.map((part) => part.partNumber));
   const missing = Array.from({ length: secret.upload.partCount }, (_, i) => i + 1).filter((number) => !have.has(number));
-  return { secret, deleteToken: ref.delete_token, uploaded, ...(await partUrls(secret, missing, ports)) };
+  return { secret, deleteToken: ref.deleteToken, uploaded, ...(await partUrls(secret, missing, ports)) };
 }
 
 /** Each URL is signed for its part's exact length: S3 stores nothing longer (or shorter) under it. */

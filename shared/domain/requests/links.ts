@@ -1,7 +1,6 @@
-import type { CreateRequestRequest } from '../../api/requests.ts';
 import { chunkSpans, EnvelopeError, parseHeader } from '../../envelope/index.ts';
-import { HttpError } from '../../http/errors.ts';
 import { newRequestLinkId } from '../../ids.ts';
+import { Conflict, Gone, Invalid, NotFound, type Refusal } from '../refusals.ts';
 import { assertSendInWorkspace, type WorkspaceMembershipPorts } from '../workspaces/membership.ts';
 import { linkHostOf, servedOn, type LinkHostPorts } from '../domains/linkHosts.ts';
 import type { HostClaim } from '../domains/model.ts';
@@ -11,7 +10,24 @@ import type { RequestPorts } from './ports.ts';
 /** The serialized public key of each KEM (RFC 9180 SerializePublicKey): X25519's 32 bytes, P-256's uncompressed point. */
 export const publicKeyBytes: Record<RequestKem, number> = { x25519: 32, p256: 65 };
 
-const invalid = (path: string, message: string) => new HttpError(400, 'invalid_request', `${path.split('.').pop()} ${message}.`, { errors: [{ path, message }] });
+/**
+ * A request link as its requester publishes it: the public key the responders seal to, its KEM,
+ * the sealed prompt (decoded), its life and how many responses it takes, and where it is published.
+ */
+export interface NewRequestLink {
+  publicKey: string;
+  kem: RequestKem;
+  promptEnvelope?: Uint8Array | undefined;
+  expiresInSeconds: number;
+  maxResponses: number;
+  workspaceId?: string | undefined;
+  hostname?: string | undefined;
+}
+
+/** The names the requester's fields travel by, so a field refused is named as it was sent. */
+const sentAs = { publicKey: 'public_key', promptEnvelope: 'prompt_envelope' } as const;
+
+const invalid = (field: string, message: string) => new Invalid(`${field} ${message}.`, [{ field, message }]);
 
 /**
  * A public key the responders' clients can seal to: the KEM's length, and for P-256 a point on
@@ -21,14 +37,14 @@ const invalid = (path: string, message: string) => new HttpError(400, 'invalid_r
 async function checkPublicKey(publicKey: string, kem: RequestKem): Promise<void> {
   const bytes = Buffer.from(publicKey, 'base64url');
   if (bytes.length !== publicKeyBytes[kem] || bytes.toString('base64url') !== publicKey) {
-    throw invalid('body.public_key', `must be the ${publicKeyBytes[kem]}-byte ${kem} public key, unpadded base64url`);
+    throw invalid(sentAs.publicKey, `must be the ${publicKeyBytes[kem]}-byte ${kem} public key, unpadded base64url`);
   }
-  if (kem === 'x25519' && bytes.every((byte) => byte === 0)) throw invalid('body.public_key', 'must not be all zeros');
+  if (kem === 'x25519' && bytes.every((byte) => byte === 0)) throw invalid(sentAs.publicKey, 'must not be all zeros');
   if (kem === 'p256') {
     try {
       await crypto.subtle.importKey('raw', bytes, { name: 'ECDH', namedCurve: 'P-256' }, true, []);
     } catch {
-      throw invalid('body.public_key', 'must be a P-256 point (uncompressed)');
+      throw invalid(sentAs.publicKey, 'must be a P-256 point (uncompressed)');
     }
   }
 }
@@ -41,35 +57,36 @@ function checkPrompt(envelope: Uint8Array): void {
     chunkSpans(envelope.length - header.length, header.chunkLog2);
   } catch (error) {
     if (!(error instanceof EnvelopeError)) throw error;
-    throw invalid('body.prompt_envelope', `must be an envelope v1 (${error.code}: ${error.message})`);
+    throw invalid(sentAs.promptEnvelope, `must be an envelope v1 (${error.code}: ${error.message})`);
   }
 }
 
 /**
- * Publishes a request link. With a `workspace_id` the requester must be a member and the link
- * satisfy the workspace's policy (403 otherwise): requests allowed, and a life within its
+ * Publishes a request link. With a `workspaceId` the requester must be a member and the link
+ * satisfy the workspace's policy (refused otherwise): requests allowed, and a life within its
  * longest, since a link is a way into the workspace for as long as it is open. With a
- * `hostname` too, the link is on that hostname of the workspace's (400 if not verified).
+ * `hostname` too, the link is on that hostname of the workspace's (invalid if not verified).
  */
-export async function createRequestLink(request: CreateRequestRequest, ownerId: string, ports: RequestPorts & WorkspaceMembershipPorts & LinkHostPorts): Promise<RequestLink> {
-  await checkPublicKey(request.public_key, request.kem);
-  const promptEnvelope = request.prompt_envelope === undefined ? null : Buffer.from(request.prompt_envelope, 'base64');
+export async function createRequestLink(input: NewRequestLink, ownerId: string, ports: RequestPorts & WorkspaceMembershipPorts & LinkHostPorts): Promise<RequestLink> {
+  await checkPublicKey(input.publicKey, input.kem);
+  const promptEnvelope = input.promptEnvelope ?? null;
   if (promptEnvelope) checkPrompt(promptEnvelope);
-  if (request.workspace_id !== undefined) await assertSendInWorkspace(request.workspace_id, ownerId, { kind: 'request', expiresIn: request.expires_in }, ports);
-  const linkHost = request.workspace_id === undefined || request.hostname === undefined ? undefined : await linkHostOf(request.workspace_id, request.hostname, ports);
+  const { workspaceId } = input;
+  if (workspaceId !== undefined) await assertSendInWorkspace(workspaceId, ownerId, { kind: 'request', expiresIn: input.expiresInSeconds }, ports);
+  const linkHost = workspaceId === undefined || input.hostname === undefined ? undefined : await linkHostOf(workspaceId, input.hostname, ports);
   const now = ports.clock.now();
   const link: RequestLink = {
     id: newRequestLinkId(),
     ownerId,
-    publicKey: request.public_key,
-    kem: request.kem,
+    publicKey: input.publicKey,
+    kem: input.kem,
     promptEnvelope,
     createdAt: now,
-    expiresAt: now + request.expires_in * 1000,
-    maxResponses: request.max_responses,
-    responsesLeft: request.max_responses,
+    expiresAt: now + input.expiresInSeconds * 1000,
+    maxResponses: input.maxResponses,
+    responsesLeft: input.maxResponses,
     closedAt: null,
-    ...(request.workspace_id === undefined ? {} : { workspaceId: request.workspace_id }),
+    ...(workspaceId === undefined ? {} : { workspaceId }),
     ...(linkHost ? { linkHost } : {}),
   };
   await ports.requests.insert(link);
@@ -92,9 +109,9 @@ export async function findRequestLinkOn(id: string, hostClaim: HostClaim | null,
   return link && servedOn(link, hostClaim) ? link : null;
 }
 
-const notFound = () => new HttpError(404, 'not_found', 'No request link has this id.');
+const notFound = () => new NotFound('No request link has this id.');
 
-/** The caller's own link, or 404 (a link of someone else's is as unknown as one that never was). */
+/** The caller's own link, or not found (a link of someone else's is as unknown as one that never was). */
 export async function ownRequestLink(id: string, ownerId: string, ports: Pick<RequestPorts, 'requests'>): Promise<RequestLink> {
   const link = await findRequestLink(id, ports);
   if (!link || link.ownerId !== ownerId) throw notFound();
@@ -104,7 +121,7 @@ export async function ownRequestLink(id: string, ownerId: string, ports: Pick<Re
 const goneDetail = { closed: 'The requester closed this link.', expired: 'This link has expired.', full: 'This link has all the responses it asked for.' } as const;
 
 /**
- * What a responder's page reads: the public key and the sealed prompt. 410 once the link is
+ * What a responder's page reads: the public key and the sealed prompt. Gone once the link is
  * closed or expired, with the reason; a full link is still read (`open: false`, no responses
  * left), as the interface keeps 410 for those two.
  */
@@ -112,16 +129,16 @@ export async function readRequestLink(id: string, hostClaim: HostClaim | null, p
   const link = await findRequestLinkOn(id, hostClaim, ports);
   if (!link) throw notFound();
   const refusal = refusalOf(link, ports.clock.now());
-  if (refusal === 'closed' || refusal === 'expired') throw new HttpError(410, 'gone', goneDetail[refusal], { members: { reason: refusal } });
+  if (refusal === 'closed' || refusal === 'expired') throw new Gone(goneDetail[refusal], { facts: { reason: refusal } });
   return link;
 }
 
-/** 410 (or 404, or 409 when full) for a link that took no more responses: why, read again after a refused write. */
-export function refusedResponse(link: RequestLink | null, now: number): HttpError {
+/** Gone (or not found, or a conflict when full) for a link that took no more responses: why, read again after a refused write. */
+export function refusedResponse(link: RequestLink | null, now: number): Refusal {
   if (!link) return notFound();
   const refusal = refusalOf(link, now) ?? 'full';
-  if (refusal === 'full') return new HttpError(409, 'conflict', goneDetail.full, { members: { reason: 'request_full' } });
-  return new HttpError(410, 'gone', goneDetail[refusal], { members: { reason: refusal } });
+  if (refusal === 'full') return new Conflict(goneDetail.full, { facts: { reason: 'request_full' } });
+  return new Gone(goneDetail[refusal], { facts: { reason: refusal } });
 }
 
 export async function closeRequestLink(id: string, ownerId: string, ports: Pick<RequestPorts, 'requests' | 'clock'>): Promise<void> {

@@ -1,8 +1,8 @@
-import type { RequestKem } from '../../api/requests.ts';
 import { requestLimits } from '../../limits.ts';
 import type { LinkHost } from '../domains/linkHosts.ts';
+import type { RequestKem } from './kems.ts';
 
-export type { RequestKem };
+export { requestKems, type RequestKem } from './kems.ts';
 
 /**
  * A request link (interface §4.3): a requester's public key, published so that anyone holding

@@ -1,7 +1,7 @@
-import { HttpError } from '../../http/errors.ts';
 import { constantTimeEqual, newEventId } from '../../ids.ts';
 import { secretLimits } from '../../limits.ts';
 import { servedOn } from '../domains/linkHosts.ts';
+import { Forbidden, Gone, Locked, NotFound, Refusal, TooEarly, Unauthenticated } from '../refusals.ts';
 import type { HostClaim } from '../domains/model.ts';
 import { endSecret } from './end.ts';
 import { gateEmailHash, type GateStore } from './gate.ts';
@@ -12,6 +12,8 @@ import { recipientIdPattern, secretIdPattern } from './rules.ts';
 
 /** Denials recorded per secret; refusals beyond it are still refused, just not logged again. */
 const deniedEventCap = 20;
+/** When a file still uploading is worth asking about again. */
+const uploadRetrySeconds = 5;
 
 export interface ClaimedSecret {
   secret: Secret;
@@ -44,7 +46,7 @@ export type ClaimPorts = SecretPorts & { gates: GateStore };
  * carries where it came from, for its receipt.
  */
 export async function claimSecret(id: string, proof: ClaimProof, view: ViewContext, hostClaim: HostClaim | null, ports: ClaimPorts): Promise<ClaimedSecret> {
-  if (!secretIdPattern.test(id)) throw new HttpError(404, 'not_found', 'No secret has this id.');
+  if (!secretIdPattern.test(id)) throw new NotFound('No secret has this id.');
   const { recipientId } = proof;
   if (recipientId !== null && !recipientIdPattern.test(recipientId)) throw noSuchLink();
   // Only a restricted link's claim carries a gate token: the one read it costs is theirs.
@@ -92,10 +94,10 @@ interface Presented {
 }
 
 /** Works out why a claim was refused, records what the refusal changes, and says so. */
-async function refusal(current: Secret | null, presented: Presented, hostClaim: HostClaim | null, now: number, ports: SecretPorts): Promise<HttpError> {
+async function refusal(current: Secret | null, presented: Presented, hostClaim: HostClaim | null, now: number, ports: SecretPorts): Promise<Refusal> {
   // A request link's file response has no view to take (the claim's condition): it is unknown
   // here; so is a secret not made on the workspace's hostname the claim arrived on, untouched.
-  if (!current || current.response || !servedOn(current, hostClaim)) return new HttpError(404, 'not_found', 'No secret has this id.');
+  if (!current || current.response || !servedOn(current, hostClaim)) return new NotFound('No secret has this id.');
   // Judged at the instant the condition was: a later clock reading could see a rule pass
   // that the write saw fail (not_before just passing).
   const denial = (): StoredEvent => ({ id: newEventId(), type: 'secret.denied', at: now, ...(presented.recipientId === null ? {} : { recipientId: presented.recipientId }) });
@@ -110,7 +112,7 @@ async function refusal(current: Secret | null, presented: Presented, hostClaim: 
   }
   if (current.state === 'pending') {
     await deny();
-    return new HttpError(425, 'upload_pending', 'This file is still being uploaded; try again once the upload is complete.', { headers: { 'retry-after': '5' } });
+    return new TooEarly('This file is still being uploaded; try again once the upload is complete.', uploadRetrySeconds, { code: 'upload_pending' });
   }
   if (current.state !== 'active') {
     await deny();
@@ -126,26 +128,23 @@ async function refusal(current: Secret | null, presented: Presented, hostClaim: 
     return gone('expired');
   }
   const link = linkRefusal(current, presented.recipientId);
-  if (link instanceof HttpError) {
-    if (link.status !== 404) await deny();
+  if (link instanceof Refusal) {
+    if (!(link instanceof NotFound)) await deny();
     return link;
   }
   if (current.notBefore !== undefined && now < current.notBefore) {
     await deny();
     const waitSeconds = Math.ceil((current.notBefore - now) / 1000);
-    return new HttpError(425, 'too_early', 'This secret cannot be opened yet.', {
-      headers: { 'retry-after': String(waitSeconds) },
-      members: { not_before: new Date(current.notBefore).toISOString() },
-    });
+    return new TooEarly('This secret cannot be opened yet.', waitSeconds, { facts: { not_before: new Date(current.notBefore).toISOString() } });
   }
   if (link?.restricted) {
     if (presented.gateEmail === undefined) {
       await deny();
-      return new HttpError(401, 'gate_required', 'This link opens only for the address it was sent to: ask for a code first.');
+      return new Unauthenticated('This link opens only for the address it was sent to: ask for a code first.', { code: 'gate_required' });
     }
     if (!constantTimeEqual(Buffer.from(presented.gateEmail), Buffer.from(recipientEmailHash(link.email!)))) {
       await deny();
-      return new HttpError(403, 'gate_refused', 'The gate session proves another address than the one this link was sent to.');
+      return new Forbidden('The gate session proves another address than the one this link was sent to.', { code: 'gate_refused' });
     }
   }
   if (current.claimVerifier !== undefined) {
@@ -157,22 +156,22 @@ async function refusal(current: Secret | null, presented: Presented, hostClaim: 
 }
 
 /** The link a claim comes through, or why it cannot: none named, unknown, revoked, used up. */
-function linkRefusal(current: Secret, recipientId: string | null): Recipient | HttpError | undefined {
+function linkRefusal(current: Secret, recipientId: string | null): Recipient | Refusal | undefined {
   if (!current.recipients) return recipientId === null ? undefined : noSuchLink();
-  if (recipientId === null) return new HttpError(403, 'recipient_required', 'This secret opens only through one of its per-recipient links.');
+  if (recipientId === null) return new Forbidden('This secret opens only through one of its per-recipient links.', { code: 'recipient_required' });
   const link = current.recipients.find((recipient) => recipient.id === recipientId);
   if (!link) return noSuchLink();
   if (link.state === 'revoked') {
-    return new HttpError(410, 'recipient_revoked', 'This link was revoked by the sender; other links of the secret may still work.', { members: { state: 'revoked' } });
+    return new Gone('This link was revoked by the sender; other links of the secret may still work.', { code: 'recipient_revoked', facts: { state: 'revoked' } });
   }
-  if (link.viewsLeft <= 0) return new HttpError(410, 'gone', 'This link was already opened as many times as it allows.', { members: { state: 'burned' } });
+  if (link.viewsLeft <= 0) return new Gone('This link was already opened as many times as it allows.', { facts: { state: 'burned' } });
   return link;
 }
 
-async function proofRefusal(current: Secret, presented: Presented, denial: () => StoredEvent, deny: () => Promise<void>, ports: SecretPorts): Promise<HttpError | null> {
+async function proofRefusal(current: Secret, presented: Presented, denial: () => StoredEvent, deny: () => Promise<void>, ports: SecretPorts): Promise<Refusal | null> {
   if (presented.proofHash === null) {
     await deny();
-    return new HttpError(403, 'proof_required', 'This secret needs the claim token derived from its link.');
+    return new Forbidden('This secret needs the claim token derived from its link.', { code: 'proof_required' });
   }
   if (constantTimeEqual(Buffer.from(presented.proofHash), Buffer.from(current.claimVerifier!))) return null;
   // Only a holder of the link counts towards the lock (a wrong passphrase does): an id
@@ -194,11 +193,10 @@ async function proofRefusal(current: Secret, presented: Presented, denial: () =>
 }
 
 const proofRefused = (attemptsLeft: number) =>
-  new HttpError(403, 'proof_refused', 'The claim token does not match; check the link or the passphrase.', { members: { attempts_left: attemptsLeft } });
+  new Forbidden('The claim token does not match; check the link or the passphrase.', { code: 'proof_refused', facts: { attempts_left: attemptsLeft } });
 
-const noSuchLink = () => new HttpError(404, 'not_found', 'This secret has no such link.');
+const noSuchLink = () => new NotFound('This secret has no such link.');
 
-const locked = () => new HttpError(423, 'locked', 'This secret is locked after too many refused attempts.');
+const locked = () => new Locked('This secret is locked after too many refused attempts.');
 
-const gone = (state: string) =>
-  new HttpError(410, 'gone', `This secret is no longer available (${state}).`, { members: { state } });
+const gone = (state: string) => new Gone(`This secret is no longer available (${state}).`, { facts: { state } });

@@ -1,9 +1,8 @@
-import { HttpError } from '../../http/errors.ts';
 import { newDeleteToken, newEventId, newRecipientId, newSecretId, sha256Base64Url } from '../../ids.ts';
 import { chunkSpans, EnvelopeError, parseHeader, startsWithMagic } from '../../envelope/index.ts';
+import { Invalid } from '../refusals.ts';
 import type { FileUpload, Recipient, Secret } from './model.ts';
 import type { SecretPorts } from './ports.ts';
-import type { CreateSecretRequest } from '../../api/secrets.ts';
 import { assertSendInWorkspace, type WorkspaceMembershipPorts } from '../workspaces/membership.ts';
 import { linkHostOf, type LinkHost, type LinkHostPorts } from '../domains/linkHosts.ts';
 
@@ -13,8 +12,47 @@ export interface CreatedSecret {
   deleteToken: string;
 }
 
+/** A per-recipient link asked for with a secret: a label, an address, and whether only that address opens it. */
+export interface NewRecipient {
+  label?: string | undefined;
+  email?: string | undefined;
+  restricted?: boolean | undefined;
+}
+
+/** What a text's and a file's sender set alike: the envelope's salt, the secret's limits and proofs, its links. */
+export interface SecretSettings {
+  salt: string;
+  expiresInSeconds: number;
+  maxViews: number;
+  /** Epoch milliseconds: no claim before it. */
+  notBefore?: number | undefined;
+  claimVerifier?: string | undefined;
+  linkVerifier?: string | undefined;
+  recipients?: readonly NewRecipient[] | undefined;
+}
+
+/** Where a secret or file is sent: inside a workspace, and on one of its verified hostnames. */
+export interface SendingPlace {
+  workspaceId?: string | undefined;
+  hostname?: string | undefined;
+}
+
+/** A text secret as its sender asks for it: the envelope (decoded), its settings, and where it is sent. */
+export interface NewTextSecret extends SecretSettings, SendingPlace {
+  envelope: Uint8Array;
+}
+
+/**
+ * The names the sender's fields travel by, so a field refused is named as it was sent (a
+ * problem's `errors[].path`).
+ */
+const sentAs = {
+  notBefore: 'not_before',
+  linkVerifier: 'link_verifier',
+} as const;
+
 /** A secret to store, whatever route it came from: its envelope decoded (or, a file's, to come), its limits chosen. */
-export type NewSecret = NewSecretFields & (NewText | NewFile);
+export type SecretToStore = NewSecretFields & (NewText | NewFile);
 
 interface NewText {
   envelope: Uint8Array;
@@ -31,14 +69,7 @@ interface NewFile {
   response?: Secret['response'];
 }
 
-export interface NewSecretFields {
-  salt: string;
-  expiresInSeconds: number;
-  maxViews: number;
-  notBefore?: number;
-  claimVerifier?: string;
-  linkVerifier?: string;
-  recipients?: CreateSecretRequest['recipients'];
+export interface NewSecretFields extends SecretSettings {
   /** Sent inside this workspace: the caller is a member and its policy allowed it. */
   workspaceId?: string;
   /** On this workspace's hostname (its verified claim, `linkHostOf`). */
@@ -46,20 +77,20 @@ export interface NewSecretFields {
 }
 
 /**
- * A text secret. With a `workspace_id`, the caller must be a member and the secret satisfy the
- * workspace's policy (403 otherwise), its passphrase told by the envelope's header: an envelope
+ * A text secret. With a `workspaceId`, the caller must be a member and the secret satisfy the
+ * workspace's policy (refused otherwise), its passphrase told by the envelope's header: an envelope
  * of another format has no flag to tell it, so a policy requiring a passphrase refuses it. With
- * a `hostname` too, its links are on that hostname of the workspace's (400 if not verified).
+ * a `hostname` too, its links are on that hostname of the workspace's (invalid if not verified).
  */
-export async function createSecret(request: CreateSecretRequest, ownerId: string | null, ports: SecretPorts & WorkspaceMembershipPorts & LinkHostPorts): Promise<CreatedSecret> {
-  const envelope = Buffer.from(request.envelope, 'base64');
-  const envelopeFormat = checkEnvelope(envelope, request.salt);
-  const settings = secretSettings(request, ports);
+export async function createSecret(input: NewTextSecret, ownerId: string | null, ports: SecretPorts & WorkspaceMembershipPorts & LinkHostPorts): Promise<CreatedSecret> {
+  const { envelope } = input;
+  const envelopeFormat = checkEnvelope(envelope, input.salt);
+  const settings = secretSettings(input, ports);
   let inWorkspace: Pick<NewSecretFields, 'workspaceId' | 'linkHost'> = {};
-  if (request.workspace_id !== undefined) {
-    const { expires_in: expiresIn, max_views: maxViews, recipients = [] } = request;
-    await assertSendInWorkspace(request.workspace_id, ownerId, { kind: 'text', expiresIn, maxViews, passphrase: envelopeFormat?.passphrase ?? false, recipients }, ports);
-    inWorkspace = await sentIn(request.workspace_id, request.hostname, ports);
+  if (input.workspaceId !== undefined) {
+    const { expiresInSeconds: expiresIn, maxViews, recipients = [] } = input;
+    await assertSendInWorkspace(input.workspaceId, ownerId, { kind: 'text', expiresIn, maxViews, passphrase: envelopeFormat?.passphrase ?? false, recipients }, ports);
+    inWorkspace = await sentIn(input.workspaceId, input.hostname, ports);
   }
   return storeSecret({ envelope, envelopeFormat: { checked: envelopeFormat }, ...settings, ...inWorkspace }, ownerId, ports);
 }
@@ -69,37 +100,32 @@ export async function sentIn(workspaceId: string, hostname: string | undefined, 
   return { workspaceId, ...(hostname === undefined ? {} : { linkHost: await linkHostOf(workspaceId, hostname, ports) }) };
 }
 
-/** What a text's or a file's request sets alike, with `not_before` before the expiry and a claim verifier only beside a link verifier (400 otherwise). */
-export function secretSettings(
-  request: Pick<CreateSecretRequest, 'salt' | 'expires_in' | 'max_views' | 'not_before' | 'claim_verifier' | 'link_verifier' | 'recipients'>,
-  ports: Pick<SecretPorts, 'clock'>,
-): NewSecretFields {
+/** What a text's or a file's sender sets alike, with `notBefore` before the expiry and a claim verifier only beside a link verifier (invalid otherwise). */
+export function secretSettings(input: SecretSettings, ports: Pick<SecretPorts, 'clock'>): SecretSettings {
   // The cut-over of issue 26: a claim verifier alone let five made-up tokens lock a secret by
   // its id (which leaks wherever paths are logged); every client sends both since issue 11.
-  if (request.claim_verifier !== undefined && request.link_verifier === undefined) {
-    throw new HttpError(400, 'invalid_request', 'A secret with a claim_verifier needs its link_verifier too (docs/envelope.md, "Link token").', {
-      errors: [{ path: 'body.link_verifier', message: 'required with claim_verifier' }],
-    });
+  if (input.claimVerifier !== undefined && input.linkVerifier === undefined) {
+    throw new Invalid('A secret with a claim_verifier needs its link_verifier too (docs/envelope.md, "Link token").', [
+      { field: sentAs.linkVerifier, message: 'required with claim_verifier' },
+    ]);
   }
-  const notBefore = request.not_before === undefined ? undefined : Date.parse(request.not_before);
-  if (notBefore !== undefined && notBefore >= ports.clock.now() + request.expires_in * 1000) {
-    throw new HttpError(400, 'invalid_request', 'not_before must be before the secret expires.', {
-      errors: [{ path: 'body.not_before', message: 'must be before the expiry' }],
-    });
+  const { notBefore } = input;
+  if (notBefore !== undefined && notBefore >= ports.clock.now() + input.expiresInSeconds * 1000) {
+    throw new Invalid('not_before must be before the secret expires.', [{ field: sentAs.notBefore, message: 'must be before the expiry' }]);
   }
   return {
-    salt: request.salt,
-    expiresInSeconds: request.expires_in,
-    maxViews: request.max_views,
+    salt: input.salt,
+    expiresInSeconds: input.expiresInSeconds,
+    maxViews: input.maxViews,
     ...(notBefore === undefined ? {} : { notBefore }),
-    ...(request.claim_verifier === undefined ? {} : { claimVerifier: request.claim_verifier }),
-    ...(request.link_verifier === undefined ? {} : { linkVerifier: request.link_verifier }),
-    ...(request.recipients ? { recipients: request.recipients } : {}),
+    ...(input.claimVerifier === undefined ? {} : { claimVerifier: input.claimVerifier }),
+    ...(input.linkVerifier === undefined ? {} : { linkVerifier: input.linkVerifier }),
+    ...(input.recipients ? { recipients: input.recipients } : {}),
   };
 }
 
 /** Stores a new secret (a text's envelope checked, if in our format) with its `secret.created` event. */
-export async function storeSecret(input: NewSecret, ownerId: string | null, ports: SecretPorts): Promise<CreatedSecret> {
+export async function storeSecret(input: SecretToStore, ownerId: string | null, ports: SecretPorts): Promise<CreatedSecret> {
   const now = ports.clock.now();
   const id = newSecretId();
   const file = 'upload' in input ? { upload: await input.upload(id), sizeBytes: input.sizeBytes } : null;
@@ -162,8 +188,6 @@ export function checkEnvelope(envelope: Uint8Array, salt: string): Secret['envel
     return { passphrase: header.passphrase, kdfIterations: header.iterations };
   } catch (error) {
     if (!(error instanceof EnvelopeError)) throw error;
-    throw new HttpError(400, 'invalid_request', 'The envelope is not a valid envelope v1.', {
-      errors: [{ path: 'body.envelope', message: `${error.code}: ${error.message}` }],
-    });
+    throw new Invalid('The envelope is not a valid envelope v1.', [{ field: 'envelope', message: `${error.code}: ${error.message}` }]);
   }
 }

@@ -3,17 +3,15 @@ import { secretLimits } from '../../limits.ts';
 import { storeSecret, type CreatedSecret } from './create.ts';
 import type { SecretPorts } from './ports.ts';
 
-/** What curl mode asked for, as query strings; anything missing, malformed or out of bounds is made to fit. */
+/** What curl mode asked for, each a whole number or not said (what was not one is not said); out of bounds is made to fit. */
 export interface CurlOptions {
-  expires_in?: string | undefined;
-  max_views?: string | undefined;
+  expiresInSeconds?: number | undefined;
+  maxViews?: number | undefined;
 }
 
-/** A bound's default for what is missing or not a whole number, and the nearest bound for what lies outside. */
-function clamped(value: string | undefined, bounds: { min: number; max: number; default: number }): number {
-  const number = value === undefined || !/^-?\d{1,15}$/.test(value.trim()) ? Number.NaN : Number(value.trim());
-  return Number.isNaN(number) ? bounds.default : Math.min(bounds.max, Math.max(bounds.min, number));
-}
+/** A bound's default for what is not said, and the nearest bound for what lies outside. */
+const clamped = (value: number | undefined, bounds: { min: number; max: number; default: number }): number =>
+  value === undefined ? bounds.default : Math.min(bounds.max, Math.max(bounds.min, value));
 
 export interface CurlSecret extends CreatedSecret {
   /** The link key, in the answer once and then forgotten. */
@@ -24,8 +22,8 @@ export interface CurlSecret extends CreatedSecret {
  * Curl mode: the server makes the key, seals the body into a standard envelope v1 marked
  * server-encrypted (flag bit2) with the claim and link proofs the reveal page derives, stores
  * it as any text secret (in parts beyond one item's size) and forgets the key. The server sees
- * the plaintext in transit, which the README says plainly. The interface lists no 400 here:
- * the limits asked for are clamped, and the answer states the ones used.
+ * the plaintext in transit, which the README says plainly. Nothing here is refused: the limits
+ * asked for are clamped, and the answer states the ones used.
  */
 export async function createCurlSecret(plaintext: Uint8Array, options: CurlOptions, ports: SecretPorts): Promise<CurlSecret> {
   const sealed = await seal({ kind: 'text', plaintext, serverEncrypted: true });
@@ -33,8 +31,8 @@ export async function createCurlSecret(plaintext: Uint8Array, options: CurlOptio
     {
       envelope: sealed.envelope,
       salt: sealed.salt,
-      expiresInSeconds: clamped(options.expires_in, secretLimits.expiresInSeconds),
-      maxViews: clamped(options.max_views, secretLimits.maxViews),
+      expiresInSeconds: clamped(options.expiresInSeconds, secretLimits.expiresInSeconds),
+      maxViews: clamped(options.maxViews, secretLimits.maxViews),
       claimVerifier: sealed.claimVerifier,
       linkVerifier: sealed.linkVerifier,
     },

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Mailer } from '../mail.ts';
 import type { Clock } from '../../clock.ts';
-import { HttpError } from '../../http/errors.ts';
 import { enforceWindow, type RateCounter } from '../rateWindows.ts';
+import { Forbidden, NotFound, Unauthenticated } from '../refusals.ts';
 import { constantTimeEqual, newGateToken, newNumericCode, sha256Base64Url } from '../../ids.ts';
 import { gateLimits } from '../../limits.ts';
 import type { HostClaim } from '../domains/model.ts';
@@ -53,9 +53,9 @@ const codeHashOf = (salt: string, code: string) => sha256Base64Url(`${salt}:${co
  * by its /64: the handler passes `addressKey`'s): what the per-source caps count, as a hash.
  */
 const askerOf = (secretId: string, recipientId: string, source: string) => sha256Base64Url(`link:${secretId}#${recipientId}\nsource:${source}`);
-const notFound = () => new HttpError(404, 'not_found', 'No secret has this id, or it has no such link.');
+const notFound = () => new NotFound('No secret has this id, or it has no such link.');
 
-/** The secret and its link, or 404: the gate is only for links that exist (on a workspace's hostname, made on it). */
+/** The secret and its link, or not found: the gate is only for links that exist (on a workspace's hostname, made on it). */
 async function linkOf(secretId: string, recipientId: string, hostClaim: HostClaim | null, ports: Pick<GatePorts, 'secrets'>): Promise<{ secret: Secret; link: Recipient }> {
   if (!recipientIdPattern.test(recipientId)) throw notFound();
   const secret = await findSecretOn(secretId, hostClaim, ports);
@@ -73,7 +73,7 @@ const matches = (link: Recipient, email: string) =>
  * a code went out, so nobody learns which address a link is for. A start never replaces a live
  * code: whoever asked, it went to the link's address, where the recipient finds it, so nobody's
  * asking cancels the code the recipient is about to type. Only this source's own cap refuses
- * (429), counted whatever the address.
+ * (rate limited), counted whatever the address.
  */
 export async function startGate(secretId: string, recipientId: string, email: string, source: string, hostClaim: HostClaim | null, ports: GatePorts): Promise<void> {
   const { secret, link } = await linkOf(secretId, recipientId, hostClaim, ports);
@@ -130,7 +130,7 @@ export async function verifyGate(secretId: string, recipientId: string, email: s
     current.expiresAt > now &&
     matches(link, email);
   if (!right || !(await ports.gates.consumeCode(secretId, recipientId, current.codeHash))) {
-    throw new HttpError(401, 'unauthorized', 'That code is not right, or it has expired or been used; ask for a new one if it has.', { members: { attempts_left: left } });
+    throw new Unauthenticated('That code is not right, or it has expired or been used; ask for a new one if it has.', { facts: { attempts_left: left } });
   }
   const token = newGateToken();
   const expiresAt = now + gateLimits.sessionSeconds * 1000;
@@ -141,14 +141,14 @@ export async function verifyGate(secretId: string, recipientId: string, email: s
 /**
  * The address a gate token proves for a claim through `recipientId` of `secretId`: its hash,
  * or undefined when the token is unknown or expired (the claim then asks for the gate). A
- * session made for another secret or link is refused outright (403).
+ * session made for another secret or link is refused outright (forbidden).
  */
 export async function gateEmailHash(secretId: string, recipientId: string | null, token: string | null, ports: { gates: GateStore; clock: Clock }): Promise<string | undefined> {
   if (token === null || !/^hlg_[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const session = await ports.gates.getSession(sha256Base64Url(token));
   if (!session || session.expiresAt <= ports.clock.now()) return undefined;
   if (session.secretId !== secretId || session.recipientId !== recipientId) {
-    throw new HttpError(403, 'gate_refused', 'This gate session was made for another secret or link.');
+    throw new Forbidden('This gate session was made for another secret or link.', { code: 'gate_refused' });
   }
   return session.emailHash;
 }

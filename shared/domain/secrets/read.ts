@@ -1,6 +1,6 @@
-import { HttpError } from '../../http/errors.ts';
 import { constantTimeEqual, sha256Base64Url } from '../../ids.ts';
 import { servedOn } from '../domains/linkHosts.ts';
+import { Forbidden, NotFound } from '../refusals.ts';
 import type { HostClaim } from '../domains/model.ts';
 import { endSecret } from './end.ts';
 import { isTerminal, type Secret } from './model.ts';
@@ -34,10 +34,10 @@ export async function findSecretOn(id: string, hostClaim: HostClaim | null, port
  */
 export async function readSecret(id: string, recipientId: string | null, hostClaim: HostClaim | null, ports: SecretPorts): Promise<Secret> {
   const secret = await findSecretOn(id, hostClaim, ports);
-  if (!secret) throw new HttpError(404, 'not_found', 'No secret has this id.');
+  if (!secret) throw new NotFound('No secret has this id.');
   // A link's page asks about its link: one the secret does not have is not a link at all.
   if (recipientId !== null && !secret.recipients?.some((link) => link.id === recipientId)) {
-    throw new HttpError(404, 'not_found', 'This secret has no such link.');
+    throw new NotFound('This secret has no such link.');
   }
   if (isTerminal(secret.state)) return secret;
   // The last view was taken but the claim's burn did not land (claimSecret never fails for it).
@@ -54,10 +54,10 @@ export async function readSecret(id: string, recipientId: string | null, hostCla
  */
 export async function revokeSecret(id: string, deleteToken: string | null, ownerId: string | null, ports: SecretPorts): Promise<void> {
   const secret = await findSecret(id, ports);
-  if (!secret) throw new HttpError(404, 'not_found', 'No secret has this id.');
+  if (!secret) throw new NotFound('No secret has this id.');
   const isOwner = ownerId !== null && secret.ownerId === ownerId;
   if (!isOwner && !holdsDeleteToken(secret, deleteToken)) {
-    throw new HttpError(403, 'forbidden', 'Only the owner, or the holder of its delete token, can revoke this secret.');
+    throw new Forbidden('Only the owner, or the holder of its delete token, can revoke this secret.');
   }
   if (isTerminal(secret.state)) return;
   if (await endSecret(id, 'revoked', ports)) return;

@@ -1,6 +1,6 @@
-import { HttpError } from '../../http/errors.ts';
 import { effectiveTier, type TierSource } from '../billing/tier.ts';
 import { planIncludes } from '../plans.ts';
+import { NotFound } from '../refusals.ts';
 import type { StoredEvent, ViewChannel } from './model.ts';
 import type { SecretStore } from './ports.ts';
 import { secretIdPattern } from './rules.ts';
@@ -56,14 +56,14 @@ export interface ReceiptPorts {
 }
 
 /**
- * The receipts of one secret, for its owner only (anyone else: 404, as for an unknown
+ * The receipts of one secret, for its owner only (anyone else: not found, as for an unknown
  * secret). What a receipt shows follows the owner's plan: time and channel on Free, location
  * and device too on Pro and Team (interface §2.2): the owner's effective tier, their own plan or a
  * workspace's.
  */
 export async function listReceipts(secretId: string, userId: string, limit: number, cursor: string | null, ports: ReceiptPorts) {
   const [secret, plan] = await Promise.all([secretIdPattern.test(secretId) ? ports.secrets.get(secretId) : null, effectiveTier(userId, ports)]);
-  if (!secret || secret.ownerId !== userId) throw new HttpError(404, 'not_found', 'No secret of yours has this id.');
+  if (!secret || secret.ownerId !== userId) throw new NotFound('No secret of yours has this id.');
   const page = await ports.receipts.list(secretId, limit, cursor);
   return {
     items: page.items.map((receipt) => ({

@@ -1,4 +1,4 @@
-import { HttpError } from '../../http/errors.ts';
+import { NotFound, Unauthenticated } from '../refusals.ts';
 import { endSecret } from './end.ts';
 import { isTerminal, type Secret } from './model.ts';
 import type { SecretPorts } from './ports.ts';
@@ -11,17 +11,17 @@ export interface LinkRevoker {
   deleteToken: string | null;
 }
 
-const notFound = () => new HttpError(404, 'not_found', 'No secret of yours has this link.');
+const notFound = () => new NotFound('No secret of yours has this link.');
 
 /**
  * Revokes one per-recipient link (interface §3 rule 3): the other links and the secret keep
  * working; when no link has a view left, the secret burns. Anyone who is not the owner and
- * does not hold the delete token learns nothing: 404, as for an unknown secret. Revoking a
+ * does not hold the delete token learns nothing: not found, as for an unknown secret. Revoking a
  * revoked link again, or a link of an ended secret, changes nothing and says so the same way.
  */
 export async function revokeRecipient(id: string, recipientId: string, revoker: LinkRevoker, ports: SecretPorts): Promise<void> {
   if (revoker.ownerId === null && revoker.deleteToken === null) {
-    throw new HttpError(401, 'unauthorized', 'Send the owner’s credential, or the secret’s delete token as `x-delete-token`.', { headers: { 'www-authenticate': 'Bearer' } });
+    throw new Unauthenticated('Send the owner’s credential, or the secret’s delete token as `x-delete-token`.', { challenge: 'bearer' });
   }
   if (!secretIdPattern.test(id) || !recipientIdPattern.test(recipientId)) throw notFound();
   // A claim may take a view between the read and the write: read again and retry then.

@@ -13,6 +13,10 @@ export const usageLimits = {
   productEventRetentionDays: 90,
 } as const;
 
+/** How the CLI was installed, and where: fixed lists, so a day's install item holds a bounded set of counts. */
+export const cliInstallSources = ['script', 'homebrew', 'npm', 'scoop', 'apt', 'other'] as const;
+export const cliInstallSystems = ['linux', 'macos', 'windows', 'other'] as const;
+
 const dayMs = 24 * 3600 * 1000;
 
 /** The date `days` days after `date` (both `yyyy-mm-dd`, UTC); negative goes back. */

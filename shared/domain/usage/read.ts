@@ -5,7 +5,6 @@ import { dayOf } from '../counters.ts';
 import { defaultPlan, flagsFor, type Flags } from '../plans.ts';
 import type { Plan } from '../accounts/model.ts';
 import { addDays } from './model.ts';
-import type { UsageHistoryQuery } from '../../api/account.ts';
 import { monthOf, type UsageReportStore } from './ports.ts';
 
 export interface UsageReadPorts {
@@ -35,7 +34,10 @@ export async function readUsage(userId: string, ports: UsageReadPorts): Promise<
   };
 }
 
-
+/** How far back a history goes: the last `days` days, today included. */
+export interface UsageHistoryWindow {
+  days: number;
+}
 
 export interface UsageDayView {
   date: string;
@@ -45,9 +47,9 @@ export interface UsageDayView {
 }
 
 /** The rollup's DAY rows of the last `days` days (today included), newest first. */
-export async function readUsageHistory(userId: string, query: UsageHistoryQuery, ports: UsageReadPorts): Promise<UsageDayView[]> {
+export async function readUsageHistory(userId: string, window: UsageHistoryWindow, ports: UsageReadPorts): Promise<UsageDayView[]> {
   const today = dayOf(ports.clock.now());
-  const rows = await ports.usageReports.days(userId, addDays(today, -(query.days - 1)), today, query.days);
+  const rows = await ports.usageReports.days(userId, addDays(today, -(window.days - 1)), today, window.days);
   return rows.map((row) => ({ date: row.date, live_secrets: row.liveSecrets, bytes_stored: row.bytesStored, calls: row.calls }));
 }
 

@@ -1,15 +1,19 @@
 import { toIso } from '../../clock.ts';
-import { HttpError } from '../../http/errors.ts';
 import { newDeliveryId, newEventId, newWebhookId } from '../../ids.ts';
 import { webhookLimits } from '../../limits.ts';
 import { DestinationRefused, parseWebhookUrl, resolveDestination, type HostResolver } from '../../webhooks/destination.ts';
 import { newSigningSecret } from '../../webhooks/signature.ts';
+import type { SecretEventType } from '../secrets/model.ts';
+import { Forbidden, Invalid, NotFound } from '../refusals.ts';
 import type { Delivery, DeliveryAttempt, WebhookEndpoint, WebhookEventBody } from './model.ts';
 import { secretEventTypes } from './model.ts';
-import type { RegisterWebhookRequest } from '../../api/webhooks.ts';
 import type { WebhookPorts } from './ports.ts';
 
-
+/** An endpoint as its owner registers it: where to post, and which kinds (none given: all of them). */
+export interface NewWebhookEndpoint {
+  url: string;
+  events?: SecretEventType[];
+}
 
 export interface WebhookEndpointView {
   id: string;
@@ -31,13 +35,12 @@ export const endpointView = (endpoint: WebhookEndpoint): WebhookEndpointView => 
   disabled_at: endpoint.disabledAt === undefined ? null : toIso(endpoint.disabledAt),
 });
 
-/** A refused destination is the caller's input being wrong: 400 naming the field and why. */
-function refusedUrl(error: DestinationRefused): HttpError {
-  return new HttpError(400, 'invalid_request', 'This URL cannot receive webhooks.', {
-    errors: [{ path: 'body.url', message: error.message }],
-    members: { reason: error.reason },
-  });
+/** A refused destination is the caller's input being wrong: the field, and why. */
+function refusedUrl(error: DestinationRefused): Invalid {
+  return new Invalid('This URL cannot receive webhooks.', [{ field: 'url', message: error.message }], { facts: { reason: error.reason } });
 }
+
+const noSuchEndpoint = () => new NotFound('No webhook endpoint of yours has this id.');
 
 /**
  * Registers an endpoint after checking its URL and what its host resolves to now (delivery
@@ -46,7 +49,7 @@ function refusedUrl(error: DestinationRefused): HttpError {
  */
 export async function registerEndpoint(
   userId: string,
-  request: RegisterWebhookRequest,
+  request: NewWebhookEndpoint,
   ports: Pick<WebhookPorts, 'webhooks' | 'sealer' | 'local' | 'clock'> & { resolver: HostResolver },
 ) {
   let url: URL;
@@ -63,21 +66,21 @@ export async function registerEndpoint(
     id,
     userId,
     url: url.href,
-    events: (request.events as WebhookEndpoint['events'] | undefined) ?? [...secretEventTypes],
+    events: request.events ?? [...secretEventTypes],
     sealedSecret: await ports.sealer.seal(secret, id),
     enabled: true,
     consecutiveFailures: 0,
     createdAt: ports.clock.now(),
   };
   if (!(await ports.webhooks.insertEndpoint(endpoint, webhookLimits.endpointsPerUser))) {
-    throw new HttpError(403, 'forbidden', `An account can have at most ${webhookLimits.endpointsPerUser} webhook endpoints; delete one first.`);
+    throw new Forbidden(`An account can have at most ${webhookLimits.endpointsPerUser} webhook endpoints; delete one first.`);
   }
   return { ...endpointView(endpoint), secret };
 }
 
 async function ownEndpoint(userId: string, id: string, ports: Pick<WebhookPorts, 'webhooks'>): Promise<WebhookEndpoint> {
   const endpoint = /^whk_[A-Za-z0-9_-]{22}$/.test(id) ? await ports.webhooks.getEndpoint(userId, id) : null;
-  if (!endpoint) throw new HttpError(404, 'not_found', 'No webhook endpoint of yours has this id.');
+  if (!endpoint) throw noSuchEndpoint();
   return endpoint;
 }
 
@@ -88,7 +91,7 @@ export async function listEndpoints(userId: string, ports: Pick<WebhookPorts, 'w
 /** Removes the endpoint; its queued deliveries are cancelled when the worker reaches them. */
 export async function deleteEndpoint(userId: string, id: string, ports: Pick<WebhookPorts, 'webhooks'>): Promise<void> {
   await ownEndpoint(userId, id, ports);
-  if (!(await ports.webhooks.deleteEndpoint(userId, id))) throw new HttpError(404, 'not_found', 'No webhook endpoint of yours has this id.');
+  if (!(await ports.webhooks.deleteEndpoint(userId, id))) throw noSuchEndpoint();
 }
 
 const attemptView = (attempt: DeliveryAttempt) => ({
@@ -117,7 +120,7 @@ export async function listDeliveries(userId: string, id: string, limit: number, 
     return { items: page.items.map(deliveryView), next_cursor: page.nextCursor };
   } catch (error) {
     if ((error as Error).name !== 'InvalidCursor') throw error;
-    throw new HttpError(400, 'invalid_request', 'The cursor is not one this listing gave out.', { errors: [{ path: 'query.cursor', message: 'is not valid here' }] });
+    throw new Invalid('The cursor is not one this listing gave out.', [{ field: 'cursor', message: 'is not valid here', in: 'query' }]);
   }
 }
 
