@@ -7,7 +7,7 @@ import type { SecretAdoptions } from '../shared/domain/secrets/ports.ts';
 import type { Counters } from '../shared/domain/counters.ts';
 import type { ProductEventStore, UsageReportStore } from '../shared/domain/usage/ports.ts';
 import { accountRequests } from '../shared/api/account.ts';
-import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
+import { apiDeps, type ApiDeps } from './shared/apiDeps.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { accountRoutes } from '../shared/routes.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';

@@ -10,7 +10,7 @@ import { changeSeats, type SeatsPorts } from '../shared/domain/billing/seats.ts'
 import { readSubscription } from '../shared/domain/billing/subscription.ts';
 import type { TierPorts } from '../shared/domain/billing/tier.ts';
 import type { UsageReadPorts } from '../shared/domain/usage/read.ts';
-import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
+import { apiDeps, type ApiDeps } from './shared/apiDeps.ts';
 import { requireSession } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';

@@ -7,7 +7,7 @@ import { completeChatInstall, startChatInstall, type ChatInstallPorts } from '..
 import { slackSignatureHeader, slackTimestampHeader } from '../shared/domain/chat/requestSignature.ts';
 import { subscribeChat, type ChatSubscribePorts } from '../shared/domain/chat/subscribe.ts';
 import type { SecretSealer } from '../shared/domain/webhooks/ports.ts';
-import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
+import { apiDeps, type ApiDeps } from './shared/apiDeps.ts';
 import { requireSession } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { lambdaEntry, type Platform } from '../shared/platform.ts';

@@ -5,7 +5,7 @@ import { filesRequests } from '../shared/api/files.ts';
 import { toIso } from '../shared/clock.ts';
 import { abortFileUpload, completeFileUpload } from '../shared/domain/files/complete.ts';
 import { resumeFileUpload, startFileUpload, type FilePorts, type OpenedUpload } from '../shared/domain/files/upload.ts';
-import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
+import { apiDeps, type ApiDeps } from './shared/apiDeps.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { secretLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';

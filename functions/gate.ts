@@ -3,7 +3,7 @@ import { SesMailer } from '../shared/adapters/ses.ts';
 import { gateRequests } from '../shared/api/gate.ts';
 import { toIso } from '../shared/clock.ts';
 import { startGate, verifyGate, type GatePorts } from '../shared/domain/secrets/gate.ts';
-import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
+import { apiDeps, type ApiDeps } from './shared/apiDeps.ts';
 import { addressKey } from '../shared/domain/sources.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { secretLimits } from '../shared/limits.ts';

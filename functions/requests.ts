@@ -6,7 +6,7 @@ import { closeRequestLink, createRequestLink, listRequestLinks, readRequestLink 
 import { isOpen } from '../shared/domain/requests/model.ts';
 import type { RequestPorts } from '../shared/domain/requests/ports.ts';
 import { readInbox, respondToRequest, type InboxItem } from '../shared/domain/requests/responses.ts';
-import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
+import { apiDeps, type ApiDeps } from './shared/apiDeps.ts';
 import { requireSession } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';

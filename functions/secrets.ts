@@ -15,7 +15,7 @@ import { DynamoGateStore } from '../shared/store/gate.ts';
 import { DynamoReceiptStore } from '../shared/store/receipts.ts';
 import { DynamoTierSource } from '../shared/store/tiers.ts';
 import { toIso } from '../shared/clock.ts';
-import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
+import { apiDeps, type ApiDeps } from './shared/apiDeps.ts';
 import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
 import { DynamoCounters } from '../shared/store/counters.ts';
 import { DynamoHostClaims } from '../shared/store/hostClaims.ts';

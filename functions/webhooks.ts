@@ -8,7 +8,7 @@ import {
 } from '../shared/domain/webhooks/endpoints.ts';
 import { webhooksRequests } from '../shared/api/webhooks.ts';
 import type { WebhookPorts, WebhookTransport } from '../shared/domain/webhooks/ports.ts';
-import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
+import { apiDeps, type ApiDeps } from './shared/apiDeps.ts';
 import { requireUser } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { webhookLimits } from '../shared/limits.ts';

@@ -11,7 +11,7 @@ import { policyReply } from '../shared/domain/workspaces/policy.ts';
 import type { WorkspacePorts } from '../shared/domain/workspaces/ports.ts';
 import { setBranding, setPolicy } from '../shared/domain/workspaces/settings.ts';
 import { createWorkspace, listWorkspaces } from '../shared/domain/workspaces/workspaces.ts';
-import { apiDeps, type ApiDeps } from '../shared/http/apiDeps.ts';
+import { apiDeps, type ApiDeps } from './shared/apiDeps.ts';
 import { requireSession } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';

@@ -14,7 +14,7 @@ export const groups = ['secrets', 'gate', 'files', 'requests', 'account', 'webho
 export type Group = (typeof groups)[number];
 
 /**
- * The groups whose functions check the host a request arrived on (shared/http/apiDeps.ts): on a
+ * The groups whose functions check the host a request arrived on (functions/shared/apiDeps.ts): on a
  * workspace's hostname that is not verified, any of their routes answers 404 `unknown_host`,
  * whether or not its row lists 404 (the document says so). The payment provider's webhook and
  * the OpenAPI document are reached on this deployment's own host only.

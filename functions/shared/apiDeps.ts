@@ -1,18 +1,18 @@
-import type { Platform } from '../platform.ts';
-import type { ApiKeyStore, SessionStore } from '../domain/accounts/ports.ts';
-import { checkHost, HostDirectory } from '../domain/domains/hosts.ts';
-import { DynamoHostClaims } from '../store/hostClaims.ts';
-import { viewerHost } from './viewerHost.ts';
-import { SigningKeyList, TokenVerifier } from '../domain/accounts/tokenVerifier.ts';
-import type { CallCounter } from '../domain/usage/ports.ts';
-import { DynamoApiKeyStore } from '../store/apiKeys.ts';
-import { DynamoRateCounter } from '../store/rateLimits.ts';
-import { DynamoSessionStore } from '../store/sessions.ts';
-import { DynamoSigningKeyStore } from '../store/signingKeys.ts';
-import { DynamoCallCounter } from '../store/usage.ts';
-import { authenticate } from './auth.ts';
-import type { GroupDeps, RequestGuard } from './group.ts';
-import { RateLimiter } from './rateLimit.ts';
+import type { Platform } from '../../shared/platform.ts';
+import type { ApiKeyStore, SessionStore } from '../../shared/domain/accounts/ports.ts';
+import { checkHost, HostDirectory } from '../../shared/domain/domains/hosts.ts';
+import { DynamoHostClaims } from '../../shared/store/hostClaims.ts';
+import { viewerHost } from '../../shared/http/viewerHost.ts';
+import { SigningKeyList, TokenVerifier } from '../../shared/domain/accounts/tokenVerifier.ts';
+import type { CallCounter } from '../../shared/domain/usage/ports.ts';
+import { DynamoApiKeyStore } from '../../shared/store/apiKeys.ts';
+import { DynamoRateCounter } from '../../shared/store/rateLimits.ts';
+import { DynamoSessionStore } from '../../shared/store/sessions.ts';
+import { DynamoSigningKeyStore } from '../../shared/store/signingKeys.ts';
+import { DynamoCallCounter } from '../../shared/store/usage.ts';
+import { authenticate } from '../../shared/http/auth.ts';
+import type { GroupDeps, RequestGuard } from '../../shared/http/group.ts';
+import { RateLimiter } from '../../shared/http/rateLimit.ts';
 
 /**
  * What every API function with credentials or rate limits carries, whichever group it serves:
