@@ -1,5 +1,6 @@
 import { SESClient } from '@aws-sdk/client-ses';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { kmsSealer } from '../shared/adapters/kms.ts';
 import { SesMailer } from '../shared/adapters/ses.ts';
 import { sqsQueue } from '../shared/adapters/sqs.ts';
@@ -39,39 +40,39 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 
 
 /**
  * The work queue's consumer: makes delivery attempts (the relay, functions/relay.ts, queues
- * the first; a failure queues the next) and sends chat notices. Records are handled concurrently (a slow receiver does not hold up the batch);
- * one that throws is reported alone as a batch item failure, so SQS retries only it, and
- * after the redrive limit it lands in the dead-letter queue, which alarms. A failed delivery
- * attempt is not a thrown error: it is recorded and retried on the schedule of DESIGN.md §3.
+ * the first; a failure queues the next) and sends chat notices. Records are handled concurrently
+ * (a slow receiver does not hold up the batch) by Powertools' batch processor: one that throws is
+ * reported alone as a batch item failure, so SQS retries only it, and after the redrive limit it
+ * lands in the dead-letter queue, which alarms. A batch that fails whole is reported the same way,
+ * not thrown. A failed delivery attempt is not a thrown error: it is recorded and retried on the
+ * schedule of DESIGN.md §3.
  */
 export const createHandler = (deps: DeliveriesDeps) => {
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    const outcomes = await Promise.allSettled(
-      event.Records.map(async (record) => {
-        const message = parseWorkMessage(record.body);
-        if (!message) {
-          deps.logger.error('work message dropped: not one of ours', { message_id: record.messageId });
-          return;
-        }
-        if (message.kind === 'chat_notice') {
-          // Ids and the outcome only: never the token, the user's message or the whole secret id.
-          const outcome = await sendChatNotice(message, deps);
-          deps.logger.info('chat notice', { event_id: message.event_id, team_id: message.team_id, outcome });
-          return;
-        }
-        const outcome = await attemptDelivery(message, deps);
-        deps.logger.info('delivery attempt', { delivery_id: message.delivery_id, endpoint_id: message.endpoint_id, attempt: message.attempt, outcome });
-      }),
-    );
-    const failures = event.Records.filter((_, index) => outcomes[index]!.status === 'rejected');
-    for (const [index, outcome] of outcomes.entries()) {
-      if (outcome.status === 'rejected') {
-        const error = outcome.reason as Error;
-        deps.logger.error('work message failed', { message_id: event.Records[index]!.messageId, error: error.name, error_message: error.message });
-      }
+  const handleRecord = async (record: SQSRecord): Promise<void> => {
+    const message = parseWorkMessage(record.body);
+    if (!message) {
+      deps.logger.error('work message dropped: not one of ours', { message_id: record.messageId });
+      return;
     }
+    try {
+      if (message.kind === 'chat_notice') {
+        // Ids and the outcome only: never the token, the user's message or the whole secret id.
+        const outcome = await sendChatNotice(message, deps);
+        deps.logger.info('chat notice', { event_id: message.event_id, team_id: message.team_id, outcome });
+        return;
+      }
+      const outcome = await attemptDelivery(message, deps);
+      deps.logger.info('delivery attempt', { delivery_id: message.delivery_id, endpoint_id: message.endpoint_id, attempt: message.attempt, outcome });
+    } catch (error) {
+      deps.logger.error('work message failed', { message_id: record.messageId, error: (error as Error).name, error_message: (error as Error).message });
+      throw error;
+    }
+  };
+  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    // A processor per batch: it keeps the batch's outcomes, and the local queue may run two at once.
+    const response = await processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { throwOnFullBatchFailure: false });
     deps.metrics.flush();
-    return { batchItemFailures: failures.map((record) => ({ itemIdentifier: record.messageId })) };
+    return { batchItemFailures: response.batchItemFailures };
   };
 };
 
