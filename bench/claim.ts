@@ -23,8 +23,10 @@
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { GetItemCommand, PutItemCommand, UpdateItemCommand, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { startRuntime, tableName, type Runtime } from '../local/runtime.ts';
 import { secretLimits } from '../shared/limits.ts';
+import { receiptPrefix, secretKey } from '../shared/store/items/index.ts';
 import { defaultRateLimits } from '../shared/limits.ts';
 import { signIn } from '../test/support/accounts.ts';
 import { generousRateLimits, textSecretBody } from '../test/support/runtime.ts';
@@ -63,7 +65,7 @@ const tallies = { app: newTally(), rate: newTally(), receipts: newTally() };
 const isReceiptPut = (input: Record<string, unknown>) => {
   const sk = (input.Item as { sk?: unknown } | undefined)?.sk;
   const value = typeof sk === 'string' ? sk : (sk as { S?: string } | undefined)?.S;
-  return typeof value === 'string' && value.startsWith('RECEIPT#');
+  return typeof value === 'string' && value.startsWith(receiptPrefix);
 };
 /** Every call of the runtime's client; INDEXES for the "of which GSI" column. */
 const meter = meterCalls({
@@ -167,7 +169,7 @@ async function main(): Promise<void> {
     // Fixtures: an existing secret for the raw GetItem, a counter item for the raw UpdateItem.
     const fixture = await call(runtime, 'POST', '/v1/secrets', textSecretBody({}, ENVELOPE_BYTES));
     expectStatus(fixture, 201, 'fixture create');
-    const fixtureKey = { pk: { S: `SECRET#${fixture.body.id}` }, sk: { S: 'SECRET' } };
+    const fixtureKey = marshall(secretKey(String(fixture.body.id)));
     const counterKey = { pk: { S: 'BENCH#raw-update' }, sk: { S: 'BENCH' } };
     const otherCounterKey = { pk: { S: 'BENCH#raw-update-2' }, sk: { S: 'BENCH' } };
     await raw.send(new PutItemCommand({ TableName: tableName, Item: { ...counterKey, n: { N: '0' } } }));

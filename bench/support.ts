@@ -6,6 +6,7 @@
 import { cpus, loadavg } from 'node:os';
 import { DynamoDBClient, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ratePrefix } from '../shared/store/items/index.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Knobs
@@ -97,7 +98,7 @@ export function capacityOf(command: string, consumed: ConsumedCapacity | Consume
 export function isRateCall(input: Record<string, unknown>): boolean {
   const pk = (input.Key as Record<string, unknown> | undefined)?.pk;
   const value = typeof pk === 'string' ? pk : (pk as { S?: string } | undefined)?.S;
-  return typeof value === 'string' && value.startsWith('RATE#');
+  return typeof value === 'string' && value.startsWith(ratePrefix);
 }
 
 export interface MeterOptions {

@@ -43,12 +43,14 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import * as deliveriesFunction from '../functions/deliveries.ts';
 import * as relayFunction from '../functions/relay.ts';
 import { startRuntime, tableName, type Runtime } from '../local/runtime.ts';
 import { toEpochSeconds, toIso } from '../shared/clock.ts';
 import { newEventId } from '../shared/ids.ts';
+import { endpointKey } from '../shared/store/items/index.ts';
 import { systemResolver } from '../shared/webhooks/destination.ts';
 import { postWebhook, type WebhookRequest } from '../shared/webhooks/send.ts';
 import { signatureHeaderName, webhookSignature } from '../shared/webhooks/signature.ts';
@@ -450,7 +452,7 @@ async function main(): Promise<void> {
       // And one raw GetItem of the endpoint item, the unit of the worker's table round trips.
       const rawStarted = now();
       const got = await raw.send(
-        new GetItemCommand({ TableName: tableName, Key: { pk: { S: `WEBHOOKS#${user.user.id}` }, sk: { S: `ENDPOINT#${endpointId}` } }, ConsistentRead: true }),
+        new GetItemCommand({ TableName: tableName, Key: marshall(endpointKey(user.user.id, endpointId)), ConsistentRead: true }),
       );
       const rawGet = now() - rawStarted;
       if (!got.Item) throw new Error('raw GetItem found no endpoint item');

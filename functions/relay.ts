@@ -5,7 +5,8 @@ import { relaySecretChanges, type SecretChange } from '../shared/domain/webhooks
 import { deliverMessage, sendWork } from '../shared/domain/webhooks/work.ts';
 import { secretLimits, webhookLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
-import { chatNoticesOfRecord, fileEndOf, receiptsOfRecord, secretChangeOf, testDeliveryOf, usageChangeOfRecord } from '../shared/store/relayRecords.ts';
+import { projectSecretWrite } from '../shared/domain/relay/projections.ts';
+import { secretWriteOf, testDeliveryOf } from '../shared/store/relayRecords.ts';
 import { onFileEnded, type FileLifecyclePorts } from '../shared/domain/files/lifecycle.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { awsBucket, PresignedFileObjects } from '../shared/adapters/fileObjects.ts';
@@ -61,15 +62,14 @@ export const createHandler =
     const fileEnds: Array<Promise<unknown>> = [];
     const fileEndIndexes: number[] = [];
     event.Records.forEach((record, index) => {
-      const change = secretChangeOf(record);
+      // The store reads the write off the record; the domain says what it calls for.
+      const { change, usage: usageChange, receipts: viewed, fileEnd, notices } = projectSecretWrite(secretWriteOf(record), deviceFamily);
       if (change) changes.push({ index, change });
-      const usageChange = usageChangeOfRecord(record);
       if (usageChange) usage.push({ index, change: usageChange });
-      for (const { receipt, expiresAt } of receiptsOfRecord(record, deviceFamily)) {
+      for (const { receipt, expiresAt } of viewed) {
         receipts.push(deps.receipts.put(receipt, expiresAt));
         receiptIndexes.push(index);
       }
-      const fileEnd = fileEndOf(record);
       if (fileEnd) {
         fileEnds.push(onFileEnded(fileEnd, deps));
         fileEndIndexes.push(index);
@@ -79,7 +79,7 @@ export const createHandler =
         queuedIndexes.push(index);
         queued.push(sendWork(deps.queue, deliverMessage(test, 1)));
       }
-      for (const notice of chatNoticesOfRecord(record)) {
+      for (const notice of notices) {
         queuedIndexes.push(index);
         queued.push(sendWork(deps.queue, notice));
       }

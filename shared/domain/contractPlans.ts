@@ -10,7 +10,7 @@ import type { AuditRow } from './workspaces/model.ts';
 /**
  * Plans sold by contract (issue 16): Enterprise is by enquiry only, and sales set it with an
  * admin command (scripts/set-plan.ts), never through the API. A contract plan is held apart
- * from the plan the payment provider's events write (shared/store/planAttributes.ts), so a
+ * from the plan the payment provider's events write (billing/tier.ts, `PlanFacts`), so a
  * subscription starting or ending never changes it; a workspace's contract also sets its seats,
  * never below its members (the condition every seat change and join is checked against).
  */

@@ -3,9 +3,8 @@ import { toEpochSeconds } from '../clock.ts';
 import type { ApiKey } from '../domain/accounts/model.ts';
 import type { ApiKeyStore } from '../domain/accounts/ports.ts';
 import { isConditionFailure } from './client.ts';
+import { apiKeyKey as key, apiKeyListing, apiKeyListingPartition, type ApiKeyItem } from './items/index.ts';
 import { listAll, touchLastUsed } from './listing.ts';
-
-const key = (id: string) => ({ pk: `APIKEY#${id}`, sk: 'APIKEY' });
 
 function fromItem(item: Record<string, unknown>): ApiKey {
   return {
@@ -42,9 +41,8 @@ export class DynamoApiKeyStore implements ApiKeyStore {
           key_hash: apiKey.keyHash,
           created_at: apiKey.createdAt,
           ...(apiKey.expiresAt === undefined ? {} : { expires_at: apiKey.expiresAt, ttl: toEpochSeconds(apiKey.expiresAt) + 30 * 24 * 3600 }),
-          gsi1pk: `USER#${apiKey.userId}#KEYS`,
-          gsi1sk: `${apiKey.createdAt}#${apiKey.id}`,
-        },
+          ...apiKeyListing(apiKey.userId, apiKey.createdAt, apiKey.id),
+        } satisfies ApiKeyItem,
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -57,7 +55,7 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   }
 
   async listForUser(userId: string): Promise<ApiKey[]> {
-    return (await listAll(this.db, this.tableName, `USER#${userId}#KEYS`)).map(fromItem);
+    return (await listAll(this.db, this.tableName, apiKeyListingPartition(userId))).map(fromItem);
   }
 
   async delete(id: string, userId: string): Promise<boolean> {

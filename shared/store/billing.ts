@@ -3,22 +3,21 @@ import { toEpochSeconds } from '../clock.ts';
 import type { SubscriptionRecord } from '../domain/billing/model.ts';
 import type { BillingStore, LinkWrite, SeatChoice } from '../domain/billing/ports.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
+import { billingKey, providerEventKey as eventKey, subscriptionKey, type BillingTargetKey, type ProviderEventItem, type SubscriptionItem } from './items/index.ts';
+import { userPlanWrite } from './users.ts';
+import { grantedSeats, lowerSeats as lowerRosterSeats, restoreSeats as restoreRosterSeats } from './workspaceRoster.ts';
+import { workspacePlanWrite } from './workspaces.ts';
 
 /**
- * An account's and a workspace's billing (`BILLING` in its partition: the account's customer at
- * the provider, and `subscription_id`, the one subscription its plan follows, moved only by a
- * write conditional on the id it was decided on), the service's copy of the provider's
- * subscriptions (`SUBSCRIPTION#<id>`), the events applied
- * (`PROVIDER_EVENT#<id>`, kept 30 days: the provider retries for 3), and what the domain decided
- * a subscription gives (its grant, shared/domain/billing/live.ts): the user's `plan`
- * (`USER#<id>`/`PROFILE`), or a workspace's `plan` and its roster's `seats` (the layout is
- * shared/store/workspaceItems.ts's), all in one transaction.
+ * An account's and a workspace's billing (their `BILLING` item: the account's customer at the
+ * provider, and `subscription_id`, the one subscription its plan follows, moved only by a write
+ * conditional on the id it was decided on), the service's copy of the provider's subscriptions,
+ * and the events applied (kept 30 days: the provider retries for 3); the layout is
+ * items/billing.ts. What the domain decided a subscription gives (its grant,
+ * shared/domain/billing/live.ts), the user's or the workspace's `plan` and a workspace's seats,
+ * is written in the same transaction through their owners' parts (users.ts, workspaces.ts,
+ * workspaceRoster.ts): those items are not this store's.
  */
-const subscriptionKey = (id: string) => ({ pk: `SUBSCRIPTION#${id}`, sk: 'SUBSCRIPTION' });
-/** A target's billing: an account's customer at the provider, and the subscription paying for the target. */
-const billingKey = (target: { kind: 'user'; userId: string } | { kind: 'workspace'; workspaceId: string }) =>
-  target.kind === 'user' ? { pk: `USER#${target.userId}`, sk: 'BILLING' } : { pk: `WORKSPACE#${target.workspaceId}`, sk: 'BILLING' };
-const eventKey = (id: string) => ({ pk: `PROVIDER_EVENT#${id}`, sk: 'PROVIDER_EVENT' });
 const eventKeptSeconds = 30 * 24 * 3600;
 
 type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -52,7 +51,7 @@ export class DynamoBillingStore implements BillingStore {
     return {
       Put: {
         TableName: this.tableName,
-        Item: { ...eventKey(eventId), type: 'provider_event', id: eventId, applied_at: now, ttl: toEpochSeconds(now) + eventKeptSeconds },
+        Item: { ...eventKey(eventId), type: 'provider_event', id: eventId, applied_at: now, ttl: toEpochSeconds(now) + eventKeptSeconds } satisfies ProviderEventItem,
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     };
@@ -92,53 +91,23 @@ export class DynamoBillingStore implements BillingStore {
     return String(Attributes!.customer_id);
   }
 
-  async linkedSubscription(target: { kind: 'user'; userId: string } | { kind: 'workspace'; workspaceId: string }): Promise<string | null> {
+  async linkedSubscription(target: BillingTargetKey): Promise<string | null> {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: billingKey(target), ConsistentRead: true }));
     return (Item?.subscription_id as string | undefined) ?? null;
   }
 
-  async subscriptionOf(target: { kind: 'user'; userId: string } | { kind: 'workspace'; workspaceId: string }): Promise<SubscriptionRecord | null> {
+  async subscriptionOf(target: BillingTargetKey): Promise<SubscriptionRecord | null> {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: billingKey(target), ConsistentRead: true }));
     return typeof Item?.subscription_id === 'string' ? this.subscription(Item.subscription_id) : null;
   }
 
-  async lowerSeats(workspaceId: string, seats: number): Promise<{ lowered: true; previous: number } | { lowered: false; members: number }> {
-    const key = { pk: `WORKSPACE#${workspaceId}`, sk: 'ROSTER' };
-    try {
-      const { Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key,
-          // The condition a join is checked against is `members < seats`: the two exclude each other.
-          UpdateExpression: 'SET seats = :seats',
-          ConditionExpression: 'attribute_exists(pk) AND members <= :seats',
-          ExpressionAttributeValues: { ':seats': seats },
-          ReturnValues: 'UPDATED_OLD',
-        }),
-      );
-      return { lowered: true, previous: Number(Attributes!.seats) };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
-      return { lowered: false, members: Number(Item?.members ?? 0) };
-    }
+  /** The roster is the roster store's: its parts lower the seats and give them back. */
+  lowerSeats(workspaceId: string, seats: number): Promise<{ lowered: true; previous: number } | { lowered: false; members: number }> {
+    return lowerRosterSeats(this.db, this.tableName, workspaceId, seats);
   }
 
-  async restoreSeats(workspaceId: string, lowered: number, previous: number): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: `WORKSPACE#${workspaceId}`, sk: 'ROSTER' },
-          UpdateExpression: 'SET seats = :previous',
-          // Only what this change lowered: a later change (or the provider's own event) stands.
-          ConditionExpression: 'seats = :lowered',
-          ExpressionAttributeValues: { ':previous': previous, ':lowered': lowered },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+  restoreSeats(workspaceId: string, lowered: number, previous: number): Promise<void> {
+    return restoreRosterSeats(this.db, this.tableName, workspaceId, lowered, previous);
   }
 
   async applySubscription(record: SubscriptionRecord, eventId: string, now: number, link: LinkWrite): Promise<'applied' | 'recorded' | 'duplicate' | 'stale' | 'contested'> {
@@ -170,7 +139,7 @@ export class DynamoBillingStore implements BillingStore {
             current_period_end: record.currentPeriodEnd,
             cancel_at_period_end: record.cancelAtPeriodEnd,
             synced_at: record.syncedAt,
-          },
+          } satisfies SubscriptionItem,
           // Events arrive in any order and each reads the provider: a read older than the one
           // applied already never overwrites it.
           ConditionExpression: 'attribute_not_exists(pk) OR synced_at < :synced',
@@ -197,33 +166,12 @@ export class DynamoBillingStore implements BillingStore {
           },
     ];
     if (grant) {
-      base.push({
-        Update: {
-          TableName: this.tableName,
-          Key: target.kind === 'user' ? { pk: `USER#${target.userId}`, sk: 'PROFILE' } : { pk: `WORKSPACE#${target.workspaceId}`, sk: 'WORKSPACE' },
-          UpdateExpression: 'SET #plan = :plan',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#plan': 'plan' },
-          ExpressionAttributeValues: { ':plan': grant.plan },
-        },
-      });
+      // The plan the provider's events give: the user's or the workspace's own part.
+      base.push(target.kind === 'user' ? userPlanWrite(this.tableName, target.userId, grant.plan) : workspacePlanWrite(this.tableName, target.workspaceId, grant.plan));
     }
-    // The seats granted, the first the roster allows: never below its members, and never over a
-    // contract's (`contract_seats`, set by sales' command, scripts/set-plan.ts).
-    const seats = (choice: SeatChoice): TransactWriteItem[] =>
-      target.kind !== 'workspace' || choice === 'unchanged'
-        ? []
-        : [
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: { pk: `WORKSPACE#${target.workspaceId}`, sk: 'ROSTER' },
-                ...(choice === 'members'
-                  ? { UpdateExpression: 'SET seats = members', ConditionExpression: 'attribute_not_exists(contract_seats)' }
-                  : { UpdateExpression: 'SET seats = :seats', ConditionExpression: 'members <= :seats AND attribute_not_exists(contract_seats)', ExpressionAttributeValues: { ':seats': choice } }),
-              },
-            },
-          ];
+    // The seats granted, the first the roster allows (its part's conditions: never below its
+    // members, and never over a contract's).
+    const seats = (choice: SeatChoice): TransactWriteItem[] => (target.kind !== 'workspace' ? [] : grantedSeats(this.tableName, target.workspaceId, choice));
     const choices: readonly SeatChoice[] = grant && grant.seats.length > 0 ? grant.seats : ['unchanged'];
     for (const choice of choices) {
       try {

@@ -3,15 +3,14 @@ import { toEpochSeconds } from '../clock.ts';
 import { chatLimits } from '../limits.ts';
 import type { ChatInstallation, ChatInstallationStore } from '../domain/chat/installations.ts';
 import { isConditionFailure } from './client.ts';
+import { chatInstallationKey as installationKey, chatStateKey as stateKey, type ChatInstallationItem, type ChatStateItem } from './items/index.ts';
 
 /**
- * Chat installations (`CHAT_TEAM#<team id>` / `INSTALLATION`, the bot token sealed; a revoked
- * one keeps its item, `removed` and without its token, until the team installs again) and the
- * install states already used (`CHAT_STATE#<id>` / `STATE`, removed by TTL an hour after the
- * state would have expired, when it is refused by its expiry anyway).
+ * Chat installations (the bot token sealed; a revoked one keeps its item, `removed` and without
+ * its token, until the team installs again) and the install states already used (removed by
+ * TTL an hour after the state would have expired, when it is refused by its expiry anyway); the
+ * layout is items/chat.ts.
  */
-const installationKey = (teamId: string) => ({ pk: `CHAT_TEAM#${teamId}`, sk: 'INSTALLATION' });
-const stateKey = (stateId: string) => ({ pk: `CHAT_STATE#${stateId}`, sk: 'STATE' });
 
 export class DynamoChatInstallationStore implements ChatInstallationStore {
   constructor(
@@ -24,7 +23,7 @@ export class DynamoChatInstallationStore implements ChatInstallationStore {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...stateKey(stateId), type: 'chat_state', ttl: toEpochSeconds(expiresAt) + chatLimits.stateMarkGraceSeconds },
+          Item: { ...stateKey(stateId), type: 'chat_state', ttl: toEpochSeconds(expiresAt) + chatLimits.stateMarkGraceSeconds } satisfies ChatStateItem,
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -50,7 +49,7 @@ export class DynamoChatInstallationStore implements ChatInstallationStore {
           installer_user_id: installation.installerUserId,
           installer_chat_user_id: installation.installerChatUserId,
           installed_at: installation.installedAt,
-        },
+        } satisfies ChatInstallationItem,
       }),
     );
   }

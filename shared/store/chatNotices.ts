@@ -2,13 +2,12 @@ import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamod
 import { toEpochSeconds } from '../clock.ts';
 import type { ChatNoticeMarks } from '../domain/chat/notices.ts';
 import { isConditionFailure } from './client.ts';
+import { chatNoticeKey as markKey } from './items/index.ts';
 
 /**
- * Chat notices' marks (`CHAT_NOTICE#<event id>` / `NOTICE`): `lease_until` while a worker holds
- * the event, `sent_at` once its message is in Slack; removed by TTL after the queue could
- * still hold a copy of its message.
+ * Chat notices' marks (items/chat.ts): `lease_until` while a worker holds the event, `sent_at`
+ * once its message is in Slack; removed by TTL after the queue could still hold a copy of its message.
  */
-const markKey = (eventId: string) => ({ pk: `CHAT_NOTICE#${eventId}`, sk: 'NOTICE' });
 
 export class DynamoChatNoticeMarks implements ChatNoticeMarks {
   constructor(

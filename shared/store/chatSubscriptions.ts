@@ -1,11 +1,13 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ChatSubscriptionStore } from '../domain/chat/subscribe.ts';
 import { isConditionFailure } from './client.ts';
-import { key } from './secretItem.ts';
+import { secretKey as key } from './items/index.ts';
+import { chatSubscription } from './secretItem.ts';
 
 /**
  * A secret's chat subscription: `chat_team` and `chat_user` on the secret's own item, so every
  * write that adds an event to it streams them to the relay with the event (shared/store/relayRecords.ts).
+ * The item is the secret store's: the subscription is its part (secretItem.ts).
  */
 export class DynamoChatSubscriptions implements ChatSubscriptionStore {
   constructor(
@@ -23,17 +25,7 @@ export class DynamoChatSubscriptions implements ChatSubscriptionStore {
   /** `gone` when the secret is removed or ended (burned, expired, revoked, locked). */
   async subscribe(secretId: string, teamId: string, chatUserId: string): Promise<'subscribed' | 'gone'> {
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key(secretId),
-          UpdateExpression: 'SET chat_team = :team, chat_user = :user',
-          // An ended secret (its record kept a while) has nothing left to tell.
-          ConditionExpression: '#type = :secret AND #state IN (:pending, :active)',
-          ExpressionAttributeNames: { '#type': 'type', '#state': 'state' },
-          ExpressionAttributeValues: { ':team': teamId, ':user': chatUserId, ':secret': 'secret', ':pending': 'pending', ':active': 'active' },
-        }),
-      );
+      await this.db.send(new UpdateCommand({ TableName: this.tableName, ...chatSubscription(secretId, teamId, chatUserId) }));
       return 'subscribed';
     } catch (error) {
       if (isConditionFailure(error)) return 'gone';

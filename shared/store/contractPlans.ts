@@ -3,35 +3,22 @@ import type { Plan } from '../domain/accounts/model.ts';
 import type { AccountContract, ContractPlanStore, ContractRecord, WorkspaceContract } from '../domain/contractPlans.ts';
 import type { AuditRow } from '../domain/workspaces/model.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
-import { cancellationCodes, rosterKey, toAuditItem, workspaceKey } from './workspaceItems.ts';
+import { emailKey, rosterKey, userKey, workspaceKey } from './items/index.ts';
+import { planFactsOf } from './planAttributes.ts';
+import { userContractPlanWrite } from './users.ts';
+import { auditWrite, cancellationCodes } from './workspaceItems.ts';
+import { contractSeats } from './workspaceRoster.ts';
+import { workspaceContractPlanWrite } from './workspaces.ts';
 
 /**
  * Contract plans (shared/domain/contractPlans.ts), written by sales' admin command alone:
- * `contract_plan` beside the provider's `plan` on the account's item (`USER#<id>`/`PROFILE`) or
- * the workspace's (`WORKSPACE#<id>`/`WORKSPACE`; readers take the higher, planAttributes.ts),
- * with who changed it, when and why (`contract_plan_changed_by`, `_at`, `contract_plan_note`).
- * A workspace's contract also sets its roster's `seats` (and `contract_seats`, what the contract
- * says, for the provider's events to leave alone) under `members <= seats`, the condition every
- * seat change and join is checked against, in one transaction with its audit row.
+ * `contract_plan` beside the provider's `plan` on the account's or the workspace's item, with who
+ * changed it, when and why (planAttributes.ts). A workspace's contract also sets its roster's
+ * `seats` (and `contract_seats`, what the contract says, for the provider's events to leave
+ * alone) under `members <= seats`, the condition every seat change and join is checked against,
+ * in one transaction with its audit row. Every write is its item's owner's part (the users',
+ * the workspaces', the roster's store, and the audit row's).
  */
-const userKey = (id: string) => ({ pk: `USER#${id}`, sk: 'PROFILE' });
-const emailKey = (email: string) => ({ pk: `EMAIL#${email}`, sk: 'EMAIL' });
-
-// Each attribute holds a plan's name as its one writer wrote it (the provider's events, sales'
-// command): read as written, which of the two counts is the domain's (highestPlan).
-const providerOf = (item: Record<string, unknown>): Plan => item.plan as Plan;
-const contractOf = (item: Record<string, unknown>): Plan | null => (typeof item.contract_plan === 'string' ? (item.contract_plan as Plan) : null);
-
-/** The item's contract plan and its record: set with a plan, removed (the record kept) without. */
-function contractUpdate(plan: Plan | null, record: ContractRecord) {
-  const recorded = 'contract_plan_changed_at = :at, contract_plan_changed_by = :by, contract_plan_note = :note';
-  return {
-    UpdateExpression: plan === null ? `SET ${recorded} REMOVE contract_plan` : `SET contract_plan = :plan, ${recorded}`,
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeValues: { ':at': record.at, ':by': record.by, ':note': record.note, ...(plan === null ? {} : { ':plan': plan }) },
-  };
-}
-
 export class DynamoContractPlans implements ContractPlanStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -43,18 +30,21 @@ export class DynamoContractPlans implements ContractPlanStore {
     if (!address) return null;
     const { Item: user } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: userKey(String(address.user_id)), ConsistentRead: true }));
     if (!user) return null;
-    return { userId: String(user.id), email: String(user.email), providerPlan: providerOf(user), contractPlan: contractOf(user) };
+    // Each plan as its one writer wrote it: which counts is the domain's (planInUse).
+    const plans = planFactsOf(user);
+    return { userId: String(user.id), email: String(user.email), providerPlan: plans.plan, contractPlan: plans.contractPlan ?? null };
   }
 
   async workspace(workspaceId: string): Promise<WorkspaceContract | null> {
     const read = (Key: Record<string, string>) => this.db.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }));
     const [{ Item: workspace }, { Item: roster }] = await Promise.all([read(workspaceKey(workspaceId)), read(rosterKey(workspaceId))]);
     if (!workspace || !roster) return null;
+    const plans = planFactsOf(workspace);
     return {
       workspaceId,
       name: String(workspace.name),
-      providerPlan: providerOf(workspace),
-      contractPlan: contractOf(workspace),
+      providerPlan: plans.plan,
+      contractPlan: plans.contractPlan ?? null,
       seats: Number(roster.seats),
       members: Number(roster.members),
     };
@@ -62,7 +52,7 @@ export class DynamoContractPlans implements ContractPlanStore {
 
   async setAccountPlan(userId: string, plan: Plan | null, record: ContractRecord): Promise<boolean> {
     try {
-      await this.db.send(new UpdateCommand({ TableName: this.tableName, Key: userKey(userId), ...contractUpdate(plan, record) }));
+      await this.db.send(new UpdateCommand(userContractPlanWrite(this.tableName, userId, plan, record).Update!));
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
@@ -75,17 +65,9 @@ export class DynamoContractPlans implements ContractPlanStore {
       await this.db.send(
         new TransactWriteCommand({
           TransactItems: [
-            { Update: { TableName: this.tableName, Key: workspaceKey(workspaceId), ...contractUpdate(plan, record) } },
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: rosterKey(workspaceId),
-                UpdateExpression: plan === null ? 'SET seats = :seats REMOVE contract_seats' : 'SET seats = :seats, contract_seats = :seats',
-                ConditionExpression: 'members <= :seats',
-                ExpressionAttributeValues: { ':seats': seats },
-              },
-            },
-            { Put: { TableName: this.tableName, Item: toAuditItem(audit) } },
+            workspaceContractPlanWrite(this.tableName, workspaceId, plan, record),
+            contractSeats(this.tableName, workspaceId, seats, plan !== null),
+            auditWrite(this.tableName, audit),
           ],
         }),
       );

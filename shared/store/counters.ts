@@ -1,7 +1,6 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Counters } from '../domain/counters.ts';
-
-const key = (name: string, day: string) => ({ pk: `COUNTER#${name}`, sk: `DAY#${day}` });
+import { counterKey as key } from './items/index.ts';
 
 export class DynamoCounters implements Counters {
   constructor(

@@ -1,10 +1,10 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DirectoryKeyStore } from '../domain/scim/directoryKey.ts';
-import { scimKeyKey } from './workspaceSso.ts';
+import { scimKeyKey } from './items/index.ts';
 
 /**
- * Directory keys' lookups (`SCIM_KEY#<sha256>` / `SCIM_KEY`), written and deleted with the SSO
- * directory (shared/store/workspaceSso.ts): the one read a SCIM request makes before anything else.
+ * Directory keys' lookups (items/scim.ts), written and deleted with the SSO directory
+ * (shared/store/workspaceSso.ts): the one read a SCIM request makes before anything else.
  */
 export class DynamoDirectoryKeys implements DirectoryKeyStore {
   constructor(

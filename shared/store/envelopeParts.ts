@@ -1,21 +1,19 @@
 import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { key } from './secretItem.ts';
+import { envelopePartKey as partKey, envelopePartPrefix, secretKey, type EnvelopePartItem } from './items/index.ts';
 
 /**
  * Envelopes too big for one item (DynamoDB's 400 KB: only curl mode's, up to 1 MiB) are kept
- * in parts beside their secret, `SECRET#<id>` / `ENVELOPE#<nnn>`, each under this size. The
- * secret's item names how many (`envelope_parts`) and holds no envelope itself.
+ * in parts beside their secret (items/secrets.ts), each under this size. The secret's item
+ * names how many (`envelope_parts`) and holds no envelope itself. The secret store's.
  */
 export const inlineEnvelopeBytes = 300_000;
 const partBytes = 300_000;
-
-const partKey = (id: string, index: number) => ({ pk: key(id).pk, sk: `ENVELOPE#${String(index).padStart(3, '0')}` });
 
 /** Writes the parts of `envelope` (before the secret's own item, so no secret exists without them); answers how many. */
 export async function writeEnvelopeParts(db: DynamoDBDocumentClient, tableName: string, id: string, envelope: Uint8Array, ttl: number): Promise<number> {
   const parts = Array.from({ length: Math.ceil(envelope.length / partBytes) }, (_, index) => envelope.subarray(index * partBytes, (index + 1) * partBytes));
   // A few items (four at 1 MiB), each its own Put: no batch action to grant.
-  await Promise.all(parts.map((data, index) => db.send(new PutCommand({ TableName: tableName, Item: { ...partKey(id, index), type: 'envelope_part', data, ttl } }))));
+  await Promise.all(parts.map((data, index) => db.send(new PutCommand({ TableName: tableName, Item: { ...partKey(id, index), type: 'envelope_part', data, ttl } satisfies EnvelopePartItem }))));
   return parts.length;
 }
 
@@ -28,7 +26,7 @@ export async function readEnvelopeParts(db: DynamoDBDocumentClient, tableName: s
       new QueryCommand({
         TableName: tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :part)',
-        ExpressionAttributeValues: { ':pk': key(id).pk, ':part': 'ENVELOPE#' },
+        ExpressionAttributeValues: { ':pk': secretKey(id).pk, ':part': envelopePartPrefix },
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),

@@ -2,10 +2,9 @@ import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } fr
 import { toEpochSeconds } from '../clock.ts';
 import type { GateCode, GateSession, GateStore } from '../domain/secrets/gate.ts';
 import { isConditionFailure } from './client.ts';
+import { gateCodeKey as codeKey, gateSessionKey as sessionKey, type GateCodeItem, type GateSessionItem } from './items/index.ts';
 
-/** A restricted link's code: `GATE#<secret>#<link>` / `CODE`. Gate sessions: `GATESESSION#<sha256 of the token>`. */
-const codeKey = (secretId: string, recipientId: string) => ({ pk: `GATE#${secretId}#${recipientId}`, sk: 'CODE' });
-const sessionKey = (tokenHash: string) => ({ pk: `GATESESSION#${tokenHash}`, sk: 'SESSION' });
+/** Restricted links' codes and gate sessions (items/secrets.ts). */
 
 export class DynamoGateStore implements GateStore {
   constructor(
@@ -18,7 +17,7 @@ export class DynamoGateStore implements GateStore {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...codeKey(secretId, recipientId), type: 'gate_code', code_hash: code.codeHash, salt: code.salt, expires_at: code.expiresAt, ttl: toEpochSeconds(code.expiresAt) + 3600 },
+          Item: { ...codeKey(secretId, recipientId), type: 'gate_code', code_hash: code.codeHash, salt: code.salt, expires_at: code.expiresAt, ttl: toEpochSeconds(code.expiresAt) + 3600 } satisfies GateCodeItem,
           // A live code stays: only an expired one (or none) makes room for a new one.
           ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
           ExpressionAttributeValues: { ':now': now },
@@ -65,7 +64,7 @@ export class DynamoGateStore implements GateStore {
           email_hash: session.emailHash,
           expires_at: session.expiresAt,
           ttl: toEpochSeconds(session.expiresAt) + 3600,
-        },
+        } satisfies GateSessionItem,
       }),
     );
   }

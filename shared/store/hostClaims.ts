@@ -1,12 +1,12 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DomainStore, HostClaim } from '../domain/domains/model.ts';
+import { hostnameKey } from './items/index.ts';
 
 /**
- * A hostname's verified claim (`HOSTNAME#<hostname>` / `HOSTNAME`: its domain and workspace),
- * written when a workspace's claim is verified and removed with it (workspaceDomains.ts). Every
- * API function reads it for the host a request arrived on, and nothing else of domains.
+ * A hostname's verified claim (items/domains.ts: its domain and workspace), written when a
+ * workspace's claim is verified and removed with it (workspaceDomains.ts). Every API function
+ * reads it for the host a request arrived on, and nothing else of domains.
  */
-export const hostnameKey = (hostname: string) => ({ pk: `HOSTNAME#${hostname}`, sk: 'HOSTNAME' });
 
 export class DynamoHostClaims implements Pick<DomainStore, 'verifiedClaim'> {
   constructor(

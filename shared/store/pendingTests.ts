@@ -8,7 +8,8 @@ type Key = { pk: string; sk: string };
 type Put = { TableName: string; Item: Record<string, unknown>; ConditionExpression: string };
 
 /**
- * An endpoint's test deliveries not yet settled: one item holding the set of their ids. A test
+ * An endpoint's test deliveries not yet settled: one item holding the set of their ids
+ * (items/webhooks.ts), the webhook store's. A test
  * delivery joins the set in the transaction that writes it, on the condition that fewer than
  * the cap are in it, and leaves it in the transaction that settles it (delivered, failed for
  * good, cancelled), so the set's size is how many are pending however calls interleave.

@@ -1,11 +1,9 @@
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds, toIso } from '../clock.ts';
 import type { ProductEvent, ProductEventStore } from '../domain/usage/ports.ts';
+import { productEventKey, type ProductEventItem } from './items/index.ts';
 
-/**
- * Product events, one item each: `PRODUCT_EVENT#<yyyy-mm-dd>` / `<iso time>#<id>`, so a day
- * reads in order with one Query; removed by TTL.
- */
+/** Product events, one item each (items/usage.ts), so a day reads in order with one Query; removed by TTL. */
 export class DynamoProductEventStore implements ProductEventStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -13,13 +11,11 @@ export class DynamoProductEventStore implements ProductEventStore {
   ) {}
 
   async record(event: ProductEvent, expiresAt: number): Promise<void> {
-    const at = toIso(event.at);
     await this.db.send(
       new PutCommand({
         TableName: this.tableName,
         Item: {
-          pk: `PRODUCT_EVENT#${at.slice(0, 10)}`,
-          sk: `${at}#${event.id}`,
+          ...productEventKey(event.at, event.id),
           type: 'product_event',
           id: event.id,
           name: event.name,
@@ -27,9 +23,9 @@ export class DynamoProductEventStore implements ProductEventStore {
           // As a Map: the marshaller takes a plain object for a map only when its `constructor`
           // is Object's, so a property named `constructor` would fail the write.
           properties: new Map(Object.entries(event.properties)),
-          created_at: at,
+          created_at: toIso(event.at),
           ttl: toEpochSeconds(expiresAt),
-        },
+        } satisfies ProductEventItem,
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );

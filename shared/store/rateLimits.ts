@@ -1,6 +1,7 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RateCounter, RateHit } from '../domain/rateWindows.ts';
 import { isConditionFailure } from './client.ts';
+import { rateWindowKey } from './items/index.ts';
 
 /**
  * Fixed-window counters in the table, so a limit holds across every Lambda instance: one
@@ -30,7 +31,7 @@ export class DynamoRateCounter implements RateCounter {
   private increment({ bucket, windowStart, windowSeconds, limit }: RateHit, amount: number, belowLimit: boolean): UpdateCommand {
     return new UpdateCommand({
       TableName: this.tableName,
-      Key: { pk: `RATE#${bucket}`, sk: String(windowStart) },
+      Key: rateWindowKey(bucket, windowStart),
       UpdateExpression: 'ADD #hits :amount SET #ttl = if_not_exists(#ttl, :ttl)',
       ...(belowLimit ? { ConditionExpression: 'attribute_not_exists(#hits) OR #hits < :limit' } : {}),
       ExpressionAttributeNames: { '#hits': 'hits', '#ttl': 'ttl' },

@@ -1,16 +1,15 @@
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { toEpochSeconds, toIso } from '../clock.ts';
+import { toEpochSeconds } from '../clock.ts';
 import type { Receipt, ReceiptStore } from '../domain/secrets/receipts.ts';
 import { decodeCursor } from './cursor.ts';
+import { receiptKey, receiptPrefix, secretKey, type ReceiptItem } from './items/index.ts';
 import { queryPage } from './listing.ts';
-import { key } from './secretItem.ts';
 
 /**
- * Receipts live in their secret's partition (`SECRET#<id>` / `RECEIPT#<opened at>#<event id>`),
- * beside the secret's item but never in it: the item stays the size it was, however often the
- * secret is opened, and one Query lists them newest first.
+ * Receipts live in their secret's partition (items/secrets.ts), beside the secret's item but
+ * never in it: the item stays the size it was, however often the secret is opened, and one
+ * Query lists them newest first.
  */
-const receiptSk = (receipt: Pick<Receipt, 'openedAt' | 'eventId'>) => `RECEIPT#${toIso(receipt.openedAt)}#${receipt.eventId}`;
 
 export class DynamoReceiptStore implements ReceiptStore {
   constructor(
@@ -23,8 +22,7 @@ export class DynamoReceiptStore implements ReceiptStore {
       new PutCommand({
         TableName: this.tableName,
         Item: {
-          pk: key(receipt.secretId).pk,
-          sk: receiptSk(receipt),
+          ...receiptKey(receipt.secretId, receipt.openedAt, receipt.eventId),
           type: 'receipt',
           secret_id: receipt.secretId,
           event_id: receipt.eventId,
@@ -34,19 +32,19 @@ export class DynamoReceiptStore implements ReceiptStore {
           ...(receipt.location ? { country: receipt.location.country, ...(receipt.location.region ? { region: receipt.location.region } : {}) } : {}),
           ...(receipt.device ? { ...(receipt.device.browser ? { browser: receipt.device.browser } : {}), ...(receipt.device.os ? { os: receipt.device.os } : {}) } : {}),
           ttl: toEpochSeconds(expiresAt),
-        },
+        } satisfies ReceiptItem,
       }),
     );
   }
 
   async list(secretId: string, limit: number, cursor: string | null): Promise<{ items: Receipt[]; nextCursor: string | null }> {
-    const partition = key(secretId).pk;
+    const partition = secretKey(secretId).pk;
     const page = await queryPage(
       this.db,
       {
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :receipt)',
-        ExpressionAttributeValues: { ':pk': partition, ':receipt': 'RECEIPT#' },
+        ExpressionAttributeValues: { ':pk': partition, ':receipt': receiptPrefix },
         ScanIndexForward: false,
         ...(cursor === null ? {} : { ExclusiveStartKey: decodeCursor(cursor, partition, 'pk') }),
       },

@@ -1,26 +1,24 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { toEpochSeconds, toIso } from '../clock.ts';
+import { toEpochSeconds } from '../clock.ts';
 import type { AddedResponse, RequestStore } from '../domain/requests/ports.ts';
-import { keepUntil, type RequestKem, type RequestLink, type RequestSummary, type SealedResponse } from '../domain/requests/model.ts';
+import type { RequestKem, RequestLink, RequestSummary, SealedResponse } from '../domain/requests/model.ts';
 import { isCancelledByCondition, isConditionFailure, isTransactionConflict } from './client.ts';
 import { decodeCursor } from './cursor.ts';
+import { requestKey as linkKey, requestListing, requestListingPartition as ownerPartition, responseKey, responsePrefix, type RequestItem, type ResponseItem } from './items/index.ts';
 import { queryPage } from './listing.ts';
-import { fileActivation } from './secrets.ts';
+import { fileActivation } from './secretItem.ts';
 
 /**
- * Request links and their responses share a partition (`REQUEST#<id>`): the link's item
- * (`REQUEST`) and one item per response (`RESPONSE#<received at>#<id>`), so the inbox is one
+ * Request links and their responses share a partition (items/requests.ts), so the inbox is one
  * Query, newest first, and a response is counted and stored in one transaction. The link's
  * counters use the listing index's projected names (`max_views`, `views_left`, `state`,
  * `ended_at`: the responses it takes, those left, open or closed, when it closed), so the
- * owner's listing (gsi1, `REQUESTS#<owner>`) needs no index of its own. Everything goes by TTL
- * a retention after the link expires.
+ * owner's listing (gsi1) needs no index of its own. Everything goes by TTL a retention after
+ * the link expires (the domain says when). A file response activates its secret through the
+ * secret store's part (secretItem.ts's `fileActivation`), in the response's transaction.
  */
-const linkKey = (id: string) => ({ pk: `REQUEST#${id}`, sk: 'REQUEST' });
-const ownerPartition = (ownerId: string) => `REQUESTS#${ownerId}`;
-const responseSk = (response: Pick<SealedResponse, 'createdAt' | 'id'>) => `RESPONSE#${toIso(response.createdAt)}#${response.id}`;
 
-function toLinkItem(link: RequestLink, until: number): Record<string, unknown> {
+function toLinkItem(link: RequestLink, until: number): RequestItem {
   return {
     ...linkKey(link.id),
     type: 'request',
@@ -37,8 +35,7 @@ function toLinkItem(link: RequestLink, until: number): Record<string, unknown> {
     views_left: link.responsesLeft,
     created_at: link.createdAt,
     expires_at: link.expiresAt,
-    gsi1pk: ownerPartition(link.ownerId),
-    gsi1sk: `${toIso(link.createdAt)}#${link.id}`,
+    ...requestListing(link.ownerId, link.createdAt, link.id),
     ttl: toEpochSeconds(until),
   };
 }
@@ -66,10 +63,9 @@ function toLink(item: Record<string, unknown>): RequestLink {
   };
 }
 
-function toResponseItem(response: SealedResponse, until: number): Record<string, unknown> {
+function toResponseItem(response: SealedResponse, until: number): ResponseItem {
   return {
-    pk: linkKey(response.requestId).pk,
-    sk: responseSk(response),
+    ...responseKey(response.requestId, response.createdAt, response.id),
     type: 'response',
     id: response.id,
     request_id: response.requestId,
@@ -103,8 +99,8 @@ export class DynamoRequestStore implements RequestStore {
     private readonly tableName: string,
   ) {}
 
-  async insert(link: RequestLink): Promise<void> {
-    await this.db.send(new PutCommand({ TableName: this.tableName, Item: toLinkItem(link, keepUntil(link)), ConditionExpression: 'attribute_not_exists(pk)' }));
+  async insert(link: RequestLink, until: number): Promise<void> {
+    await this.db.send(new PutCommand({ TableName: this.tableName, Item: toLinkItem(link, until), ConditionExpression: 'attribute_not_exists(pk)' }));
   }
 
   async get(id: string): Promise<RequestLink | null> {
@@ -205,7 +201,7 @@ export class DynamoRequestStore implements RequestStore {
       {
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :response)',
-        ExpressionAttributeValues: { ':pk': partition, ':response': 'RESPONSE#' },
+        ExpressionAttributeValues: { ':pk': partition, ':response': responsePrefix },
         ScanIndexForward: false,
         ...(cursor === null ? {} : { ExclusiveStartKey: decodeCursor(cursor, partition, 'pk') }),
       },

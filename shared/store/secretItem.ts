@@ -1,16 +1,10 @@
 import { chunkLog2Range } from '../envelope/format.ts';
-import { toEpochSeconds, toIso } from '../clock.ts';
-import { recipientEmailHash, type Recipient, type Secret, type StoredEvent } from '../domain/secrets/model.ts';
-import { sha256 } from '../ids.ts';
+import { toEpochSeconds } from '../clock.ts';
+import { recipientEmailHash, type Recipient, type Secret } from '../domain/secrets/model.ts';
 import { fileLimits } from '../limits.ts';
+import { ownerListing, secretKey, workEntry, workQueues, type RecipientEntry, type SecretItem } from './items/index.ts';
 
-// How a secret is laid out in the table: its keys, its index entries and its attributes.
-
-/** Sharding of the work index (gsi2), so no single index partition takes every write. */
-export const shards = 4;
-export const shardOf = (id: string): number => sha256(id)[0]! % shards;
-
-export const key = (id: string) => ({ pk: `SECRET#${id}`, sk: 'SECRET' });
+// How a secret maps to its item (items/secrets.ts), and the expressions the secret store writes it with.
 
 /** Attribute names, aliased in every expression (several are DynamoDB reserved words). */
 export const names = {
@@ -40,74 +34,49 @@ export const names = {
 export type Name = keyof typeof names;
 export const pick = (...wanted: Name[]) => Object.fromEntries(wanted.map((name) => [name, names[name]]));
 
-/** One link in the item's `recipients` map (keyed by its id). */
-export interface RecipientEntry {
-  /** Its place in the order the links were made (a map has none). */
-  position: number;
-  label?: string;
-  email?: string;
-  email_hash?: string;
-  restricted: boolean;
-  state: Recipient['state'];
-  views_left: number;
-}
+/**
+ * The chat store's part of the secret's item: its subscription (`chat_team`, `chat_user`), so
+ * every write that adds an event streams them to the relay with it; refused once the secret has
+ * ended (its record kept a while has nothing left to tell) or is gone.
+ */
+export const chatSubscription = (secretId: string, teamId: string, chatUserId: string) => ({
+  Key: secretKey(secretId),
+  UpdateExpression: 'SET chat_team = :team, chat_user = :user',
+  ConditionExpression: '#type = :secret AND #state IN (:pending, :active)',
+  ExpressionAttributeNames: { '#type': 'type', '#state': 'state' },
+  ExpressionAttributeValues: { ':team': teamId, ':user': chatUserId, ':secret': 'secret', ':pending': 'pending', ':active': 'active' },
+});
 
-/** Keys that list a secret under its owner, newest first. */
-export const ownerKeys = (ownerId: string, createdAt: number, id: string) => ({ gsi1pk: `OWNER#${ownerId}`, gsi1sk: `${toIso(createdAt)}#${id}` });
-
-export interface SecretItem {
-  pk: string;
-  sk: string;
-  type: 'secret';
-  id: string;
-  owner_id?: string;
-  workspace_id?: string;
-  /** The verified claim of the workspace's hostname its links are on, and that hostname. */
-  domain_id?: string;
-  hostname?: string;
-  state: Secret['state'];
-  kind: Secret['kind'];
-  envelope?: Uint8Array;
-  envelope_parts?: number;
-  upload_id?: string;
-  part_size?: number;
-  part_count?: number;
-  chunk_log2?: number;
-  declared_passphrase?: boolean;
-  request_id?: string;
-  response_enc?: string;
-  response_wrapped_key?: string;
-  salt: string;
-  size_bytes: number;
-  max_views: number;
-  views_left: number;
-  created_at: number;
-  expires_at: number;
-  not_before?: number;
-  claim_verifier?: string;
-  link_verifier?: string;
-  recipients?: Record<string, RecipientEntry>;
-  passphrase?: boolean;
-  kdf_iterations?: number;
-  delete_token_hash: string;
-  refused_proofs: number;
-  denied_events: number;
-  ended_at?: number;
-  /** The events of the write that made this version of the item (the stream carries each write's). */
-  emitted: StoredEvent[];
-  ttl: number;
-  gsi1pk?: string;
-  gsi1sk?: string;
-  gsi2pk?: string;
-  gsi2sk?: string;
+/**
+ * The write that makes a file secret active once its upload completed: conditional on its still
+ * pending under that upload, with its header's public parameters and its place on the expiry
+ * index. Also a part of the transaction that adds a file response to a request link.
+ */
+export function fileActivation(secret: Pick<Secret, 'id' | 'expiresAt'>, uploadId: string, envelopeFormat: Secret['envelopeFormat']) {
+  const due = workEntry(workQueues.due, secret.id, secret.expiresAt);
+  return {
+    Key: secretKey(secret.id),
+    // No event of its own: `secret.created` went out when the secret was made.
+    UpdateExpression: `SET #state = :active, #g2pk = :due, #g2sk = :dueAt${envelopeFormat ? ', passphrase = :passphrase, kdf_iterations = :iterations' : ''}`,
+    ConditionExpression: '#state = :pending AND upload_id = :upload',
+    ExpressionAttributeNames: pick('#state', '#g2pk', '#g2sk'),
+    ExpressionAttributeValues: {
+      ...(envelopeFormat ? { ':passphrase': envelopeFormat.passphrase, ':iterations': envelopeFormat.kdfIterations } : {}),
+      ':active': 'active',
+      ':pending': 'pending',
+      ':upload': uploadId,
+      ':due': due.gsi2pk,
+      ':dueAt': due.gsi2sk,
+    },
+  };
 }
 
 export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
   return {
-    ...key(secret.id),
+    ...secretKey(secret.id),
     type: 'secret',
     id: secret.id,
-    ...(secret.ownerId === undefined ? {} : { owner_id: secret.ownerId, ...ownerKeys(secret.ownerId, secret.createdAt, secret.id) }),
+    ...(secret.ownerId === undefined ? {} : { owner_id: secret.ownerId, ...ownerListing(secret.ownerId, secret.createdAt, secret.id) }),
     ...(secret.workspaceId === undefined ? {} : { workspace_id: secret.workspaceId }),
     ...(secret.linkHost ? { domain_id: secret.linkHost.domainId, hostname: secret.linkHost.hostname } : {}),
     state: secret.state,
@@ -139,8 +108,8 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     // On the work index: by its expiry once active; a file still uploading by when its upload
     // goes stale (fileLimits.staleUploadSeconds), so the sweep can abort it.
     ...(secret.state === 'pending'
-      ? { gsi2pk: `UPLOAD#${shardOf(secret.id)}`, gsi2sk: `${toIso(secret.createdAt + fileLimits.staleUploadSeconds * 1000)}#${secret.id}` }
-      : { gsi2pk: `DUE#${shardOf(secret.id)}`, gsi2sk: `${toIso(secret.expiresAt)}#${secret.id}` }),
+      ? workEntry(workQueues.upload, secret.id, secret.createdAt + fileLimits.staleUploadSeconds * 1000)
+      : workEntry(workQueues.due, secret.id, secret.expiresAt)),
   };
 }
 

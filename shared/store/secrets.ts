@@ -1,8 +1,9 @@
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { toEpochSeconds, toIso } from '../clock.ts';
-import { fromItem, key, ownerKeys, pick, shardOf, toItem } from './secretItem.ts';
+import { toEpochSeconds } from '../clock.ts';
+import { ownerListing, ownerListingPartition, secretIdOf, secretKey as key, workEntry, workQueues } from './items/index.ts';
+import { fileActivation, fromItem, pick, toItem } from './secretItem.ts';
 import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
 import type { EndInput, SecretAdoptions, SecretStore, TakeViewInput, TakeViewResult } from '../domain/secrets/ports.ts';
 import { isConditionFailure } from './client.ts';
@@ -31,29 +32,6 @@ const endConditions: Record<EndInput['state'], string> = {
   revoked: '#state IN (:active, :pending) AND #vl > :zero',
   locked: '#state = :active AND #vl > :zero',
 };
-
-/**
- * The write that makes a file secret active once its upload completed: conditional on its still
- * pending under that upload, with its header's public parameters and its place on the expiry
- * index. Also a part of the transaction that adds a file response to a request link.
- */
-export function fileActivation(secret: Pick<Secret, 'id' | 'expiresAt'>, uploadId: string, envelopeFormat: Secret['envelopeFormat']) {
-  return {
-    Key: key(secret.id),
-    // No event of its own: `secret.created` went out when the secret was made.
-    UpdateExpression: `SET #state = :active, #g2pk = :due, #g2sk = :dueAt${envelopeFormat ? ', passphrase = :passphrase, kdf_iterations = :iterations' : ''}`,
-    ConditionExpression: '#state = :pending AND upload_id = :upload',
-    ExpressionAttributeNames: pick('#state', '#g2pk', '#g2sk'),
-    ExpressionAttributeValues: {
-      ...(envelopeFormat ? { ':passphrase': envelopeFormat.passphrase, ':iterations': envelopeFormat.kdfIterations } : {}),
-      ':active': 'active',
-      ':pending': 'pending',
-      ':upload': uploadId,
-      ':due': `DUE#${shardOf(secret.id)}`,
-      ':dueAt': `${toIso(secret.expiresAt)}#${secret.id}`,
-    },
-  };
-}
 
 export class DynamoSecretStore implements SecretStore {
   constructor(
@@ -207,7 +185,7 @@ export class DynamoSecretStore implements SecretStore {
   }
 
   async staleUploads(now: number, limit: number): Promise<string[]> {
-    return (await dueEntries(this.db, this.tableName, 'UPLOAD', now, limit)).map((item) => String(item.pk).slice('SECRET#'.length));
+    return (await dueEntries(this.db, this.tableName, workQueues.upload, now, limit)).map((item) => secretIdOf(item.pk));
   }
 
   async schedulePurge(id: string, at: number): Promise<void> {
@@ -218,17 +196,30 @@ export class DynamoSecretStore implements SecretStore {
         UpdateExpression: 'SET #g2pk = :purge, #g2sk = :at',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: pick('#g2pk', '#g2sk'),
-        ExpressionAttributeValues: { ':purge': `PURGE#${shardOf(id)}`, ':at': `${toIso(at)}#${id}` },
+        ExpressionAttributeValues: { ':purge': workEntry(workQueues.purge, id, at).gsi2pk, ':at': workEntry(workQueues.purge, id, at).gsi2sk },
       }),
     );
   }
 
   async duePurges(now: number, limit: number): Promise<string[]> {
-    return (await dueEntries(this.db, this.tableName, 'PURGE', now, limit)).map((item) => String(item.pk).slice('SECRET#'.length));
+    return (await dueEntries(this.db, this.tableName, workQueues.purge, now, limit)).map((item) => secretIdOf(item.pk));
   }
 
   async purged(id: string): Promise<void> {
-    await this.db.send(new UpdateCommand({ TableName: this.tableName, Key: key(id), UpdateExpression: 'REMOVE #g2pk, #g2sk', ExpressionAttributeNames: pick('#g2pk', '#g2sk') }));
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key(id),
+          UpdateExpression: 'REMOVE #g2pk, #g2sk',
+          // An item gone (its TTL) has nothing to take off the index: an update would make one holding only its keys.
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: pick('#g2pk', '#g2sk'),
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 
   async refuseProof(id: string, event: StoredEvent): Promise<number> {
@@ -265,7 +256,7 @@ export class DynamoSecretStore implements SecretStore {
   }
 
   async dueForExpiry(now: number, limit: number): Promise<string[]> {
-    return (await dueEntries(this.db, this.tableName, 'DUE', now, limit)).map((item) => String(item.pk).slice('SECRET#'.length));
+    return (await dueEntries(this.db, this.tableName, workQueues.due, now, limit)).map((item) => secretIdOf(item.pk));
   }
 
   async listForOwner(ownerId: string, limit: number, cursor: string | null): Promise<{ items: Secret[]; nextCursor: string | null }> {
@@ -275,9 +266,9 @@ export class DynamoSecretStore implements SecretStore {
         TableName: this.tableName,
         IndexName: 'gsi1',
         KeyConditionExpression: 'gsi1pk = :owner',
-        ExpressionAttributeValues: { ':owner': `OWNER#${ownerId}` },
+        ExpressionAttributeValues: { ':owner': ownerListingPartition(ownerId) },
         ScanIndexForward: false,
-        ...(cursor === null ? {} : { ExclusiveStartKey: decodeCursor(cursor, `OWNER#${ownerId}`) }),
+        ...(cursor === null ? {} : { ExclusiveStartKey: decodeCursor(cursor, ownerListingPartition(ownerId)) }),
       },
       limit,
       ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
@@ -333,7 +324,7 @@ export class DynamoSecretAdoptions implements SecretAdoptions {
   async adopt(id: string, ownerId: string): Promise<boolean> {
     const current = await this.get(id);
     if (!current) return false;
-    const listing = ownerKeys(ownerId, current.createdAt, id);
+    const listing = ownerListing(ownerId, current.createdAt, id);
     try {
       await this.db.send(
         new UpdateCommand({

@@ -4,14 +4,9 @@ import type { Session } from '../domain/accounts/model.ts';
 import type { RefreshGrace } from '../domain/accounts/refreshGrace.ts';
 import type { SessionStore } from '../domain/accounts/ports.ts';
 import { isConditionFailure } from './client.ts';
+import { sessionKey as key, sessionListing, sessionListingPartition, sessionPointerKey, sessionPointersPartition, type SessionItem, type SessionPointerItem } from './items/index.ts';
 import { listAll, touchLastUsed } from './listing.ts';
 
-const key = (id: string) => ({ pk: `SESSION#${id}`, sk: 'SESSION' });
-/**
- * Every session of a user, in the user's own partition, so logout-all reads them strongly
- * consistently: the listing index (gsi1) can lag a session opened a moment before.
- */
-const userSessions = (userId: string) => `SESSIONS#${userId}`;
 /** Rotated refresh hashes remembered per session, to recognise a reused token. */
 const rotatedKept = 20;
 
@@ -65,9 +60,8 @@ export class DynamoSessionStore implements SessionStore {
             ...(session.chainKey === undefined ? {} : { chain_key: session.chainKey }),
             refresh_expires_at: session.refreshExpiresAt,
             ttl: toEpochSeconds(session.refreshExpiresAt),
-            gsi1pk: `USER#${session.userId}#SESSIONS`,
-            gsi1sk: `${session.createdAt}#${session.id}`,
-          },
+            ...sessionListing(session.userId, session.createdAt, session.id),
+          } satisfies SessionItem,
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       ),
@@ -76,7 +70,7 @@ export class DynamoSessionStore implements SessionStore {
           TableName: this.tableName,
           // Kept while the session could still be refreshed from its first token; an older
           // session has long been on the listing index, which logout-all reads as well.
-          Item: { pk: userSessions(session.userId), sk: session.id, ttl: toEpochSeconds(session.refreshExpiresAt) },
+          Item: { ...sessionPointerKey(session.userId, session.id), ttl: toEpochSeconds(session.refreshExpiresAt) } satisfies SessionPointerItem,
         }),
       ),
     ]);
@@ -90,7 +84,7 @@ export class DynamoSessionStore implements SessionStore {
 
   async listForUser(userId: string): Promise<Session[]> {
     // The listing index carries no hashes; these views need none.
-    return (await listAll(this.db, this.tableName, `USER#${userId}#SESSIONS`)).map((item) => fromItem({ ...item, refresh_hash: '' }));
+    return (await listAll(this.db, this.tableName, sessionListingPartition(userId))).map((item) => fromItem({ ...item, refresh_hash: '' }));
   }
 
   async rotate(id: string, expectedHash: string, next: { hash: string; expiresAt: number; now: number; grace: RefreshGrace; chainKey: string }): Promise<boolean> {
@@ -146,7 +140,7 @@ export class DynamoSessionStore implements SessionStore {
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': userSessions(userId) },
+          ExpressionAttributeValues: { ':pk': sessionPointersPartition(userId) },
           ConsistentRead: true,
           ExclusiveStartKey: cursor,
         }),

@@ -5,11 +5,9 @@ import { toEpochSeconds } from '../clock.ts';
 import type { SignInCode, SignInCodes } from '../domain/accounts/model.ts';
 import type { SignInCodeStore } from '../domain/accounts/ports.ts';
 import { isConditionFailure } from './client.ts';
+import { signInAskedKey as askedKey, signInCodesKey as codesKey, type SignInCodesItem } from './items/index.ts';
 
-/** One item per address holds its codes (the table holds no addresses here, only hashes). */
-const codesKey = (emailHash: string) => ({ pk: `SIGNIN#${emailHash}`, sk: 'CODES' });
-/** When a source last asked for an address's codes (a hash of both). */
-const askedKey = (askerHash: string) => ({ pk: `SIGNIN_ASKED#${askerHash}`, sk: 'ASKED' });
+// One item per address holds its codes (the table holds no addresses here, only hashes).
 /** Kept past the last code's expiry and the last ask, then TTL removes the items. */
 const keptSeconds = 3600;
 
@@ -40,7 +38,7 @@ export class DynamoSignInCodeStore implements SignInCodeStore {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...codesKey(emailHash), type: 'sign_in_codes', codes: codes.map(toCode), version: version + 1, ttl: toEpochSeconds(lastExpiry) + keptSeconds },
+          Item: { ...codesKey(emailHash), type: 'sign_in_codes', codes: codes.map(toCode), version: version + 1, ttl: toEpochSeconds(lastExpiry) + keptSeconds } satisfies SignInCodesItem,
           // The version read: of two writes made from one read, one lands; no code is lost to a race.
           ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : 'version = :version',
           ...(version === 0 ? {} : { ExpressionAttributeValues: { ':version': version } }),

@@ -2,8 +2,9 @@ import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/li
 import type { SigningKey } from '../domain/accounts/model.ts';
 import type { SigningKeyStore } from '../domain/accounts/ports.ts';
 import { isConditionFailure } from './client.ts';
+import { signingKeysKey, type SigningKeysItem } from './items/index.ts';
 
-const key = { pk: 'CONFIG', sk: 'SIGNING_KEYS' };
+const key = signingKeysKey();
 
 /**
  * The access-token signing keys, newest first, in one item: every instance reads the same
@@ -26,7 +27,7 @@ export class DynamoSigningKeyStore implements SigningKeyStore {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...key, type: 'signing_keys', newest_kid: signingKey.kid, keys },
+          Item: { ...key, type: 'signing_keys', newest_kid: signingKey.kid, keys } satisfies SigningKeysItem,
           ...(expectedNewestKid === null
             ? { ConditionExpression: 'attribute_not_exists(pk)' }
             : { ConditionExpression: 'newest_kid = :expected', ExpressionAttributeValues: { ':expected': expectedNewestKid } }),

@@ -3,30 +3,26 @@ import { toEpochSeconds } from '../clock.ts';
 import type { LiveUsageLedger, UsageChange } from '../domain/usage/live.ts';
 import type { CallCounter } from '../domain/usage/ports.ts';
 import { monthOf } from '../domain/usage/ports.ts';
-import { sha256 } from '../ids.ts';
+import { currentUsageKey, monthUsageKey, usageListing, usageMarkKey, type UsageMarkItem } from './items/index.ts';
 
-/** Usage items: `USAGE#<user>` / `CURRENT` (live secrets, bytes stored), `MONTH#<yyyy-mm>` (calls), `DAY#<yyyy-mm-dd>` (rollups). */
-export const usageKey = (userId: string, sk: string) => ({ pk: `USAGE#${userId}`, sk });
-
-/** Shards of the rollup's listing of users with usage (gsi2 `USAGE#<n>`). */
-export const usageShards = 4;
-export const usageShardOf = (userId: string) => sha256(userId)[0]! % usageShards;
+// A user's usage counters (items/usage.ts): the live ones, moved from the stream, and the month's calls.
 
 /**
  * The Update that moves a user's live-secret and byte counters, for a transaction with the
  * marks of the changes it applies. It also lists the user for the hourly rollup.
  */
 export function usageAdjustment(tableName: string, userId: string, secrets: number, bytes: number) {
+  const listing = usageListing(userId);
   return {
     TableName: tableName,
-    Key: usageKey(userId, 'CURRENT'),
+    Key: currentUsageKey(userId),
     UpdateExpression: 'ADD live_secrets :secrets, bytes_stored :bytes SET gsi2pk = :shard, gsi2sk = :user, #type = :type',
     ExpressionAttributeNames: { '#type': 'type' },
-    ExpressionAttributeValues: { ':secrets': secrets, ':bytes': bytes, ':shard': `USAGE#${usageShardOf(userId)}`, ':user': userId, ':type': 'usage' },
+    ExpressionAttributeValues: { ':secrets': secrets, ':bytes': bytes, ':shard': listing.gsi2pk, ':user': listing.gsi2sk, ':type': 'usage' },
   };
 }
 
-/** `calls` of `USAGE#<user>` / `MONTH#<yyyy-mm>`: one atomic increment per authenticated call. */
+/** A month's `calls`: one atomic increment per authenticated call. */
 export class DynamoCallCounter implements CallCounter {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -37,7 +33,7 @@ export class DynamoCallCounter implements CallCounter {
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: usageKey(userId, `MONTH#${monthOf(at)}`),
+        Key: monthUsageKey(userId, monthOf(at)),
         UpdateExpression: 'ADD calls :one SET #type = :type',
         ExpressionAttributeNames: { '#type': 'type' },
         ExpressionAttributeValues: { ':one': 1, ':type': 'usage_month' },
@@ -53,7 +49,7 @@ const marksPerTransaction = 99;
 
 /**
  * The owners' live counters, moved from the table's stream (functions/relay.ts). Each change
- * is applied with a mark (`USAGE#<user>` / `APPLIED#<secret>#<phase>`) put on condition that it
+ * is applied with a mark (items/usage.ts) put on condition that it
  * does not exist, in the same transaction as the counter's Update, so a stream record handed
  * over twice moves nothing twice. One transaction per owner and batch: the owner's changes are
  * summed, so a batch's writes never contend for the counter with one another.
@@ -93,7 +89,7 @@ export class DynamoLiveUsageLedger implements LiveUsageLedger {
             ...changes.map((change) => ({
               Put: {
                 TableName: this.tableName,
-                Item: { ...usageKey(ownerId, `APPLIED#${change.secretId}#${change.phase}`), type: 'usage_mark', ttl: toEpochSeconds(now) + markSeconds },
+                Item: { ...usageMarkKey(ownerId, change), type: 'usage_mark', ttl: toEpochSeconds(now) + markSeconds } satisfies UsageMarkItem,
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             })),

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { UsageDay, UsageReportStore, UsageTotals } from '../domain/usage/ports.ts';
 import { toEpochSeconds } from '../clock.ts';
-import { usageKey, usageShards } from './usage.ts';
+import { currentUsageKey, dayUsageKey, dayUsageSk, monthUsageKey, usageListingPartition, usagePartition, usageShards, type DayUsageItem } from './items/index.ts';
 
 const count = (value: unknown): number => (typeof value === 'number' ? value : Number(value ?? 0));
 
@@ -17,9 +17,9 @@ function dayFromItem(item: Record<string, unknown>): UsageDay {
 }
 
 /**
- * Reads of `USAGE#<user>` (`CURRENT`, `MONTH#<yyyy-mm>`) and the rollup's `DAY#<yyyy-mm-dd>`
- * items. Users with usage are listed on gsi2 (`USAGE#<shard>` / `<userId>`, set by the
- * transactional counter update in `usage.ts`).
+ * Reads of a user's usage (its current counters, a month's calls) and the rollup's days, which
+ * this store writes (items/usage.ts). Users with usage are listed on gsi2, set by the
+ * transactional counter update in `usage.ts`.
  */
 export class DynamoUsageReports implements UsageReportStore {
   constructor(
@@ -30,9 +30,7 @@ export class DynamoUsageReports implements UsageReportStore {
   async totals(userId: string, month: string): Promise<UsageTotals> {
     // Two strongly consistent reads in parallel: no unprocessed-keys loop as a BatchGet would need.
     const [current, monthly] = await Promise.all(
-      ['CURRENT', `MONTH#${month}`].map((sk) =>
-        this.db.send(new GetCommand({ TableName: this.tableName, Key: usageKey(userId, sk), ConsistentRead: true })),
-      ),
+      [currentUsageKey(userId), monthUsageKey(userId, month)].map((Key) => this.db.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }))),
     );
     return {
       liveSecrets: count(current?.Item?.live_secrets),
@@ -50,7 +48,7 @@ export class DynamoUsageReports implements UsageReportStore {
             TableName: this.tableName,
             IndexName: 'gsi2',
             KeyConditionExpression: 'gsi2pk = :shard',
-            ExpressionAttributeValues: { ':shard': `USAGE#${shard}` },
+            ExpressionAttributeValues: { ':shard': usageListingPartition(shard) },
             ...(startKey ? { ExclusiveStartKey: startKey } : {}),
           }),
         );
@@ -65,7 +63,7 @@ export class DynamoUsageReports implements UsageReportStore {
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': usageKey(userId, '').pk, ':from': `DAY#${from}`, ':to': `DAY#${to}` },
+        ExpressionAttributeValues: { ':pk': usagePartition(userId), ':from': dayUsageSk(from), ':to': dayUsageSk(to) },
         ScanIndexForward: false,
         Limit: limit,
         ConsistentRead: true,
@@ -79,7 +77,7 @@ export class DynamoUsageReports implements UsageReportStore {
       new PutCommand({
         TableName: this.tableName,
         Item: {
-          ...usageKey(userId, `DAY#${day.date}`),
+          ...dayUsageKey(userId, day.date),
           type: 'usage_day',
           date: day.date,
           live_secrets: day.liveSecrets,
@@ -88,7 +86,7 @@ export class DynamoUsageReports implements UsageReportStore {
           calls_base: day.callsBase,
           calls_seen: day.callsSeen,
           ttl: toEpochSeconds(expiresAt),
-        },
+        } satisfies DayUsageItem,
       }),
     );
   }

@@ -1,22 +1,34 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { User } from '../domain/accounts/model.ts';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { Plan, User } from '../domain/accounts/model.ts';
 import type { UserStore } from '../domain/accounts/ports.ts';
-import { planOfItem } from './planAttributes.ts';
+import type { ContractRecord } from '../domain/contractPlans.ts';
+import { emailKey, userKey, type EmailItem, type UserItem } from './items/index.ts';
+import { contractPlanUpdate, planFactsOf, providerPlanUpdate } from './planAttributes.ts';
 
-const userKey = (id: string) => ({ pk: `USER#${id}`, sk: 'PROFILE' });
-/** One item per address, written with the user in one transaction: one account per email. */
-const emailKey = (email: string) => ({ pk: `EMAIL#${email}`, sk: 'EMAIL' });
+type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 function fromItem(item: Record<string, unknown>): User {
   return {
     id: item.id as string,
     email: item.email as string,
-    // The provider's plan or a contract's, the higher: the account's own plan, whoever set it.
-    plan: planOfItem(item),
+    // Both plans as written: the provider's and a contract's (the domain's planInUse takes the higher).
+    ...planFactsOf(item),
     createdAt: item.created_at as number,
     ...(item.tos_version === undefined ? {} : { tosVersion: item.tos_version as string, tosAcceptedAt: item.tos_accepted_at as number }),
   };
 }
+
+/**
+ * The users' parts of others' writes: the account's item is this store's alone, so billing
+ * (the provider's `plan`, in its subscription's transaction) and sales' contract command
+ * (`contract_plan`) write it through these. Each fails its transaction when the account is gone.
+ */
+export const userPlanWrite = (tableName: string, userId: string, plan: Plan): TransactWriteItem => ({
+  Update: { TableName: tableName, Key: userKey(userId), ...providerPlanUpdate(plan) },
+});
+export const userContractPlanWrite = (tableName: string, userId: string, plan: Plan | null, record: ContractRecord): TransactWriteItem => ({
+  Update: { TableName: tableName, Key: userKey(userId), ...contractPlanUpdate(plan, record) },
+});
 
 export class DynamoUserStore implements UserStore {
   constructor(
@@ -42,21 +54,22 @@ export class DynamoUserStore implements UserStore {
             {
               Put: {
                 TableName: this.tableName,
-                Item: { ...emailKey(user.email), type: 'email', user_id: user.id },
+                // One item per address, written with the user: one account per email.
+                Item: { ...emailKey(user.email), type: 'email', user_id: user.id } satisfies EmailItem,
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
             {
               Put: {
                 TableName: this.tableName,
-                Item: { ...userKey(user.id), type: 'user', id: user.id, email: user.email, plan: user.plan, created_at: user.createdAt },
+                Item: { ...userKey(user.id), type: 'user', id: user.id, email: user.email, plan: user.plan, created_at: user.createdAt } satisfies UserItem,
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
           ],
         }),
       );
-      return user;
+      return { id: user.id, email: user.email, plan: user.plan, createdAt: user.createdAt };
     } catch (error) {
       if ((error as { name?: string }).name !== 'TransactionCanceledException') throw error;
       const existing = await this.findByEmail(user.email);

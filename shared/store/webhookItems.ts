@@ -1,8 +1,9 @@
 import type { Delivery, DeliveryAttempt, WebhookEndpoint } from '../domain/webhooks/model.ts';
+import type { DeliveryAttemptEntry, DeliveryItem, WebhookEndpointItem } from './items/index.ts';
 
-// How webhook endpoints and deliveries are laid out as items (keys are the store's concern).
+// How webhook endpoints and deliveries map to their items' attributes (items/webhooks.ts has the keys and shapes).
 
-export const endpointItem = (endpoint: WebhookEndpoint) => ({
+export const endpointItem = (endpoint: WebhookEndpoint): Omit<WebhookEndpointItem, 'pk' | 'sk'> => ({
   type: 'webhook_endpoint',
   id: endpoint.id,
   user_id: endpoint.userId,
@@ -29,7 +30,7 @@ export function endpointFromItem(item: Record<string, unknown>): WebhookEndpoint
   };
 }
 
-export const deliveryItem = (delivery: Delivery) => ({
+export const deliveryItem = (delivery: Delivery): Omit<DeliveryItem, 'pk' | 'sk' | 'ttl'> => ({
   type: 'webhook_delivery',
   id: delivery.id,
   endpoint_id: delivery.endpointId,
@@ -42,7 +43,7 @@ export const deliveryItem = (delivery: Delivery) => ({
   created_at: delivery.createdAt,
 });
 
-export const attemptItem = (attempt: DeliveryAttempt) => ({
+export const attemptItem = (attempt: DeliveryAttempt): DeliveryAttemptEntry => ({
   number: attempt.number,
   at: attempt.at,
   duration_ms: attempt.durationMs,

@@ -1,13 +1,12 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { toEpochSeconds, toIso } from '../clock.ts';
-import { maxQueueDelaySeconds } from '../domain/queue.ts';
-import type { Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint } from '../domain/webhooks/model.ts';
-import type { SettlingDelivery, WebhookStore } from '../domain/webhooks/ports.ts';
+import { toEpochSeconds } from '../clock.ts';
+import type { Delivery, DeliveryAttempt, WebhookEndpoint } from '../domain/webhooks/model.ts';
+import type { NextAttempt, SettlingDelivery, WebhookStore } from '../domain/webhooks/ports.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
 import { decodeCursor } from './cursor.ts';
+import { deliveriesPartition as deliveriesOf, deliveryKey, deliveryIdsOf, deliveryPrefix, endpointCountKey as countKey, endpointKey, endpointPrefix, endpointsPartition as endpointsOf, pendingTestsKey, workEntry, workQueues, type DeliveryItem } from './items/index.ts';
 import { queryPage } from './listing.ts';
 import { PendingTestDeliveries } from './pendingTests.ts';
-import { shardOf } from './secretItem.ts';
 import { dueEntries } from './workIndex.ts';
 import { attemptItem, deliveryFromItem, deliveryItem, endpointFromItem, endpointItem } from './webhookItems.ts';
 
@@ -15,13 +14,7 @@ import { attemptItem, deliveryFromItem, deliveryItem, endpointFromItem, endpoint
 // endpoint gets the very next event), next to a count item that bounds how many there are.
 // Deliveries live in their endpoint's partition; their ids start with the time, so the log
 // reads newest first straight from the table. Beside them, the set of the endpoint's test
-// deliveries not yet settled (store/pendingTests.ts).
-const endpointsOf = (userId: string) => `WEBHOOKS#${userId}`;
-const endpointKey = (userId: string, id: string) => ({ pk: endpointsOf(userId), sk: `ENDPOINT#${id}` });
-const countKey = (userId: string) => ({ pk: endpointsOf(userId), sk: 'COUNT' });
-const deliveriesOf = (endpointId: string) => `DELIVERIES#${endpointId}`;
-const deliveryKey = (endpointId: string, id: string) => ({ pk: deliveriesOf(endpointId), sk: `DELIVERY#${id}` });
-const pendingTestsKey = (endpointId: string) => ({ pk: deliveriesOf(endpointId), sk: 'PENDING_TESTS' });
+// deliveries not yet settled (store/pendingTests.ts). The layout is items/webhooks.ts.
 
 export class DynamoWebhookStore implements WebhookStore {
   private readonly pendingTests: PendingTestDeliveries;
@@ -78,7 +71,7 @@ export class DynamoWebhookStore implements WebhookStore {
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :endpoint)',
-          ExpressionAttributeValues: { ':pk': endpointsOf(userId), ':endpoint': 'ENDPOINT#' },
+          ExpressionAttributeValues: { ':pk': endpointsOf(userId), ':endpoint': endpointPrefix },
           ConsistentRead: true,
           ExclusiveStartKey: cursor,
         }),
@@ -182,7 +175,7 @@ export class DynamoWebhookStore implements WebhookStore {
         ...deliveryKey(delivery.endpointId, delivery.id),
         ...deliveryItem(delivery),
         ttl: toEpochSeconds(delivery.createdAt) + this.deliveryLogSeconds,
-      },
+      } satisfies DeliveryItem,
       ConditionExpression: 'attribute_not_exists(pk)',
     };
   }
@@ -232,9 +225,7 @@ export class DynamoWebhookStore implements WebhookStore {
     }
   }
 
-  async recordAttempt(delivery: SettlingDelivery, attempt: DeliveryAttempt, next: { status: DeliveryStatus; nextAttemptAt?: number }): Promise<void> {
-    // Only waits SQS cannot hold go on the retry index, for the schedule's sweep to find.
-    const swept = next.nextAttemptAt !== undefined && next.nextAttemptAt - attempt.at > maxQueueDelaySeconds * 1000;
+  async recordAttempt(delivery: SettlingDelivery, attempt: DeliveryAttempt, next: NextAttempt): Promise<void> {
     const set = ['attempts = list_append(attempts, :attempt)', '#status = :status'];
     const remove = ['lease_until'];
     const values: Record<string, unknown> = { ':attempt': [attemptItem(attempt)], ':status': next.status, ':done': attempt.number - 1 };
@@ -243,10 +234,12 @@ export class DynamoWebhookStore implements WebhookStore {
       set.push('next_attempt_at = :next');
       values[':next'] = next.nextAttemptAt;
     }
-    if (swept) {
+    // On the retry index when the domain says the queue cannot hold the wait, for the schedule's sweep to find.
+    if (next.swept === true) {
+      const retry = workEntry(workQueues.retry, delivery.id, next.nextAttemptAt);
       set.push('gsi2pk = :g2pk', 'gsi2sk = :g2sk');
-      values[':g2pk'] = `RETRY#${shardOf(delivery.id)}`;
-      values[':g2sk'] = `${toIso(next.nextAttemptAt!)}#${delivery.id}`;
+      values[':g2pk'] = retry.gsi2pk;
+      values[':g2sk'] = retry.gsi2sk;
     } else remove.push('gsi2pk', 'gsi2sk');
     const update: DeliveryUpdate = {
       UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`,
@@ -278,7 +271,7 @@ export class DynamoWebhookStore implements WebhookStore {
       {
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :delivery)',
-        ExpressionAttributeValues: { ':pk': partition, ':delivery': 'DELIVERY#' },
+        ExpressionAttributeValues: { ':pk': partition, ':delivery': deliveryPrefix },
         ScanIndexForward: false,
         ...(cursor ? { ExclusiveStartKey: decodeCursor(cursor, partition, 'pk') } : {}),
       },
@@ -289,10 +282,13 @@ export class DynamoWebhookStore implements WebhookStore {
   }
 
   async dueRetries(now: number, limit: number): Promise<Array<{ endpointId: string; deliveryId: string; userId: string; attempt: number }>> {
-    const keys = await dueEntries(this.db, this.tableName, 'RETRY', now, limit);
+    const keys = await dueEntries(this.db, this.tableName, workQueues.retry, now, limit);
     // The index holds keys only; the delivery itself says whose it is and which attempt is next.
     const deliveries = await Promise.all(
-      keys.map((item) => this.getDelivery(String(item.pk).slice('DELIVERIES#'.length), String(item.sk).slice('DELIVERY#'.length))),
+      keys.map((item) => {
+        const { endpointId, deliveryId } = deliveryIdsOf({ pk: item.pk, sk: item.sk });
+        return this.getDelivery(endpointId, deliveryId);
+      }),
     );
     return deliveries
       .filter((delivery): delivery is Delivery => delivery !== null && delivery.status === 'pending')

@@ -1,27 +1,20 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { toIso } from '../clock.ts';
-import { shards } from './secretItem.ts';
+import { dueUpTo, workPartition, workShards, type WorkQueue } from './items/index.ts';
 
 /**
- * The entries of the sharded work index, gsi2 (partitions `<prefix>#0` … `<prefix>#<shards - 1>`,
- * sort keys `<ISO time>#<id>`), that are due at `upTo`, oldest first: expiring secrets (`DUE`)
- * and webhook retries (`RETRY`). One Query per shard, in parallel, each at most `limit` entries.
+ * The entries of one queue of the sharded work index (gsi2, items/work.ts) that are due at
+ * `upTo`, oldest first: expiring secrets, stale uploads, purges, webhook retries, domain checks
+ * and hosting steps. One Query per shard, in parallel, each at most `limit` entries.
  */
-export async function dueEntries(
-  db: DynamoDBDocumentClient,
-  tableName: string,
-  prefix: string,
-  upTo: number,
-  limit: number,
-): Promise<Record<string, unknown>[]> {
+export async function dueEntries(db: DynamoDBDocumentClient, tableName: string, queue: WorkQueue, upTo: number, limit: number): Promise<Record<string, unknown>[]> {
   const pages = await Promise.all(
-    Array.from({ length: shards }, (_, shard) =>
+    Array.from({ length: workShards }, (_, shard) =>
       db.send(
         new QueryCommand({
           TableName: tableName,
           IndexName: 'gsi2',
           KeyConditionExpression: 'gsi2pk = :partition AND gsi2sk <= :upTo',
-          ExpressionAttributeValues: { ':partition': `${prefix}#${shard}`, ':upTo': `${toIso(upTo)}#~` },
+          ExpressionAttributeValues: { ':partition': workPartition(queue, shard), ':upTo': dueUpTo(upTo) },
           Limit: limit,
         }),
       ),

@@ -1,43 +1,98 @@
-import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { toIso } from '../clock.ts';
+import { BatchGetCommand, GetCommand, UpdateCommand, type DeleteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Domain, DomainCheckError, DomainStore, HostClaim } from '../domain/domains/model.ts';
+import type { ClaimToServe, HostedClaim, HostingRecord, StopOrder } from '../domain/domains/ports.ts';
 import type { AuditRow } from '../domain/workspaces/model.ts';
 import type { Actor } from '../domain/workspaces/ports.ts';
 import { isConditionFailure } from './client.ts';
-import { DynamoHostClaims, hostnameKey } from './hostClaims.ts';
-import { ssoDomainKey } from './workspaceSso.ts';
-import { shardOf } from './secretItem.ts';
+import { DynamoHostClaims } from './hostClaims.ts';
+import { claimKey, claimPrefix, domainPointerKey as pointerKey, hostnameKey, stopOrderKey, workEntry, workQueues, workspacePartition, type DomainClaimItem, type DomainPointerItem, type HostingStopItem, type HostnameItem } from './items/index.ts';
+import { ssoDomainRelease } from './workspaceSso.ts';
 import { dueEntries } from './workIndex.ts';
-import { partition, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
+import { WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
 import { listPrefix } from './listing.ts';
 
 /**
- * Custom domains' items:
- * - the claim, in its workspace's partition (`WORKSPACE#<id>` / `DOMAIN#<hostname>`): one claim
- *   of a hostname per workspace by its key, listed with the workspace's other items;
- * - its id's pointer (`DOMAIN#<id>` / `DOMAIN`: workspace and hostname), for the routes that
- *   name a claim by id;
- * - the hostname's verified claim (`HOSTNAME#<hostname>` / `HOSTNAME`), at most one, written when
- *   a claim is verified and removed with it: what a request on the hostname is checked against;
- * - while pending, the claim's next check in the work index (gsi2 `DOMAIN_CHECK#<shard>`); once
- *   verified, its next hosting step there instead (gsi2 `DOMAIN_HOSTING#<shard>`, until it is live
- *   or given up), with where its hosting stands on the claim (`hosting_*`: domainHosting.ts);
- * - once a verified claim is deleted, its stop order (`HOSTING_STOP#<id>` / `HOSTING_STOP`), due
- *   in the work index (gsi2 `HOSTING_STOP#<shard>`) until its tenant is gone.
+ * Custom domains' items, all this store's (the layout is in items/domains.ts): the claim in its
+ * workspace's partition, its id's pointer, the hostname's verified claim, and, once a verified
+ * claim is deleted, its stop order. While pending, a claim's next check is on the work index;
+ * once verified, its next hosting step instead, with where its hosting stands on the claim.
+ * Hosting (domainHosting.ts) reads them and sends the hosting parts below.
  */
-export const claimKey = (workspaceId: string, hostname: string) => ({ pk: partition(workspaceId), sk: `DOMAIN#${hostname}` });
-const pointerKey = (id: string) => ({ pk: `DOMAIN#${id}`, sk: 'DOMAIN' });
-const checkPrefix = 'DOMAIN_CHECK';
 /** When the schedule checks a pending claim again after a check. */
 const recheckEveryMs = 10 * 60 * 1000;
-const nextCheck = (id: string, at: number) => ({ gsi2pk: `${checkPrefix}#${shardOf(id)}`, gsi2sk: `${toIso(at)}#${id}` });
-export const hostingPrefix = 'DOMAIN_HOSTING';
-/** A verified claim's next hosting step. */
-export const hostingDue = (id: string, at: number) => ({ gsi2pk: `${hostingPrefix}#${shardOf(id)}`, gsi2sk: `${toIso(at)}#${id}` });
-export const stopPrefix = 'HOSTING_STOP';
-export const stopOrderKey = (id: string) => ({ pk: `${stopPrefix}#${id}`, sk: stopPrefix });
-/** A stop order's next try. */
-export const stopDue = (id: string, at: number) => ({ gsi2pk: `${stopPrefix}#${shardOf(id)}`, gsi2sk: `${toIso(at)}#${id}` });
+const nextCheck = (id: string, at: number) => workEntry(workQueues.domainCheck, id, at);
+const hostingDue = (id: string, at: number) => workEntry(workQueues.domainHosting, id, at);
+const stopDue = (id: string, at: number) => workEntry(workQueues.hostingStop, id, at);
+
+/** A deleted verified claim's first stop order, due at once. */
+const stopOrderItem = (domain: Domain, at: number): HostingStopItem => ({
+  ...stopOrderKey(domain.id),
+  type: 'hosting_stop',
+  domain_id: domain.id,
+  workspace_id: domain.workspaceId,
+  hostname: domain.hostname,
+  ordered_at: at,
+  version: 1,
+  reported: false,
+  ...stopDue(domain.id, at),
+});
+
+/** Hosting's record of where a verified claim's hosting stands, and its next step (none: off the index); only while it is still this claim, verified. */
+export function hostingRecorded(tableName: string, claim: ClaimToServe, hosting: HostingRecord, nextAt: number | null): UpdateCommandInput {
+  const next = nextAt === null ? null : hostingDue(claim.domainId, nextAt);
+  return {
+    TableName: tableName,
+    Key: claimKey(claim.workspaceId, claim.hostname),
+    UpdateExpression:
+      'SET hosting_step = :step, hosting_since = :since, hosting_checked_at = :checked, tenant_id = :tenant, certificate = :certificate, hosting_gave_up = :gaveUp, hosting_reported = :reported' +
+      (next ? ', gsi2pk = :partition, gsi2sk = :next' : ' REMOVE gsi2pk, gsi2sk'),
+    // Still this claim, and still verified: a claim deleted meanwhile is the caller's to stop.
+    ConditionExpression: 'id = :id AND #state = :verified',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: {
+      ':step': hosting.step,
+      ':since': hosting.since,
+      ':checked': hosting.checkedAt,
+      ':tenant': hosting.tenantId,
+      ':certificate': hosting.certificate,
+      ':gaveUp': hosting.gaveUp,
+      ':reported': hosting.reported,
+      ':id': claim.domainId,
+      ':verified': 'verified',
+      ...(next ? { ':partition': next.gsi2pk, ':next': next.gsi2sk } : {}),
+    },
+  };
+}
+
+/** A stop order (again): the first order's time stays (how long it has been stopping); the version moves on. */
+export function stopOrdered(tableName: string, claim: HostedClaim & { workspaceId: string }, at: number): UpdateCommandInput {
+  const due = stopDue(claim.domainId, at);
+  return {
+    TableName: tableName,
+    Key: stopOrderKey(claim.domainId),
+    UpdateExpression:
+      'SET #type = :type, domain_id = :id, workspace_id = :workspace, hostname = :hostname, ordered_at = if_not_exists(ordered_at, :at), reported = if_not_exists(reported, :no), gsi2pk = :partition, gsi2sk = :due ADD version :one',
+    ExpressionAttributeNames: { '#type': 'type' },
+    ExpressionAttributeValues: { ':type': 'hosting_stop', ':id': claim.domainId, ':workspace': claim.workspaceId, ':hostname': claim.hostname, ':at': at, ':no': false, ':partition': due.gsi2pk, ':due': due.gsi2sk, ':one': 1 },
+  };
+}
+
+/** A stop order's next try, if no newer order came meanwhile. */
+export const stopRetried = (tableName: string, order: StopOrder, nextAt: number, reported: boolean): UpdateCommandInput => ({
+  TableName: tableName,
+  Key: stopOrderKey(order.domainId),
+  UpdateExpression: 'SET gsi2sk = :next, reported = :reported',
+  ConditionExpression: 'version = :version',
+  ExpressionAttributeValues: { ':next': stopDue(order.domainId, nextAt).gsi2sk, ':reported': reported, ':version': order.version },
+});
+
+/** A stop order done (its tenant gone), if no newer order came meanwhile. */
+export const stopDone = (tableName: string, order: StopOrder): DeleteCommandInput => ({
+  TableName: tableName,
+  Key: stopOrderKey(order.domainId),
+  ConditionExpression: 'version = :version',
+  ExpressionAttributeValues: { ':version': order.version },
+});
 
 function toDomain(item: Record<string, unknown>): Domain {
   return {
@@ -73,10 +128,10 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
           check_until: domain.checkUntil,
           // Due at the schedule's next run: a record published before the claim is found then.
           ...nextCheck(domain.id, domain.createdAt),
-        },
+        } satisfies DomainClaimItem,
         'attribute_not_exists(pk)',
       ),
-      this.put({ ...pointerKey(domain.id), type: 'domain_pointer', id: domain.id, workspace_id: domain.workspaceId, hostname: domain.hostname }, 'attribute_not_exists(pk)'),
+      this.put({ ...pointerKey(domain.id), type: 'domain_pointer', id: domain.id, workspace_id: domain.workspaceId, hostname: domain.hostname } satisfies DomainPointerItem, 'attribute_not_exists(pk)'),
       this.actorCheck(domain.workspaceId, actor),
       this.audit(audit),
     ]);
@@ -95,7 +150,7 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
   }
 
   async list(workspaceId: string): Promise<Domain[]> {
-    const items = await listPrefix(this.db, this.tableName, partition(workspaceId), 'DOMAIN#');
+    const items = await listPrefix(this.db, this.tableName, workspacePartition(workspaceId), claimPrefix);
     return items.map(toDomain).sort((a, b) => a.createdAt - b.createdAt || a.hostname.localeCompare(b.hostname));
   }
 
@@ -107,7 +162,7 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
     const refused = await this.transact([
       // One verified claim per hostname: the first whose record is found holds it.
       this.put(
-        { ...hostnameKey(domain.hostname), type: 'hostname', hostname: domain.hostname, domain_id: domain.id, workspace_id: domain.workspaceId, verified_at: now },
+        { ...hostnameKey(domain.hostname), type: 'hostname', hostname: domain.hostname, domain_id: domain.id, workspace_id: domain.workspaceId, verified_at: now } satisfies HostnameItem,
         'attribute_not_exists(pk) OR domain_id = :id',
         { ':id': domain.id },
       ),
@@ -184,18 +239,7 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
           { ConditionCheck: { TableName: this.tableName, Key: hostnameKey(domain.hostname), ConditionExpression: 'attribute_not_exists(pk) OR domain_id <> :id', ExpressionAttributeValues: { ':id': domain.id } } };
     // A claim that held its hostname may have a tenant serving it: the order to stop it is written
     // with the claim's removal, so no tenant outlives its claim unseen (and keeps the hostname).
-    const stopOrder = (): TransactWriteItem =>
-      this.put({
-        ...stopOrderKey(domain.id),
-        type: 'hosting_stop',
-        domain_id: domain.id,
-        workspace_id: domain.workspaceId,
-        hostname: domain.hostname,
-        ordered_at: audit.at,
-        version: 1,
-        reported: false,
-        ...stopDue(domain.id, audit.at),
-      });
+    const stopOrder = (): TransactWriteItem => this.put(stopOrderItem(domain, audit.at));
     let held = domain.state === 'verified';
     let release = releaseSsoDomain;
     for (let attempt = 0; attempt < 4; attempt++) {
@@ -208,7 +252,7 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
         ...(held ? [stopOrder()] : []),
       ];
       // The SSO directory stops speaking for the domain this claim proved, in the same change.
-      const releaseAt = release ? items.push({ Delete: { TableName: this.tableName, Key: ssoDomainKey(release), ConditionExpression: 'workspace_id = :workspace', ExpressionAttributeValues: { ':workspace': domain.workspaceId } } }) - 1 : -1;
+      const releaseAt = release ? items.push(ssoDomainRelease(this.tableName, release, domain.workspaceId)) - 1 : -1;
       const refused = await this.transact(items);
       if (refused === null) return true;
       // Deleted meanwhile by someone else, who wrote its audit row.
@@ -222,7 +266,7 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
   }
 
   async pendingDue(now: number, limit: number): Promise<Domain[]> {
-    const entries = await dueEntries(this.db, this.tableName, checkPrefix, now, limit);
+    const entries = await dueEntries(this.db, this.tableName, workQueues.domainCheck, now, limit);
     if (entries.length === 0) return [];
     const { Responses } = await this.db.send(
       new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: entries.map((entry) => ({ pk: entry.pk, sk: entry.sk })), ConsistentRead: true } } }),

@@ -1,31 +1,19 @@
 import { TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { toIso } from '../clock.ts';
 import type { Actor, InvitationToken } from '../domain/workspaces/ports.ts';
-import type { AuditRow, Invitation, Member, Role, Roster, Workspace, WorkspaceBranding, WorkspacePolicy } from '../domain/workspaces/model.ts';
+import type { AuditRow, Invitation, Member, Role, Roster, StoredWorkspace, WorkspaceBranding, WorkspacePolicy } from '../domain/workspaces/model.ts';
 import { isCancelledByCondition } from './client.ts';
-import { planOfItem } from './planAttributes.ts';
+import { auditKey, memberKey, membershipListing, type AuditItem, type MemberItem } from './items/index.ts';
+import { planFactsOf } from './planAttributes.ts';
 
 /**
- * A workspace's partition (`WORKSPACE#<id>`) holds the workspace (`WORKSPACE`), its roster
- * (`ROSTER`: seats, seats used, owners, members), its members (`MEMBER#<user>`, also on gsi1 as
- * `MEMBERSHIPS#<user>` for the member's listing) and pending invitations (`INVITATION#<id>`).
- * An invitation's token has its own item (`INVITATION_TOKEN#<hash>`), so accepting is one read,
- * and it keeps its state (used, revoked) after the invitation leaves the roll. Slugs are claimed
- * by `SLUG#<slug>`. The audit trail is a partition of its own (`AUDIT#<workspace>`), newest
- * first by time. Every change is one transaction with its audit row; invariants (seats ≥ used,
- * owners ≥ 1) are conditions on the roster item, never read-then-write.
+ * What the workspace stores share (the layout is shared/store/items/workspaces.ts): the table,
+ * the items' mappers, and the parts of their transactions that no single one of them owns: a
+ * member (written when a workspace is made, an invitation is accepted, a person is removed or
+ * their role changes, and when SCIM provisions or deprovisions a User) and an audit row (written
+ * with every change). Those two item types are written only through the parts here; the roster's
+ * are workspaceRoster.ts's. Every change is one transaction with its audit row; invariants
+ * (seats ≥ used, owners ≥ 1) are conditions on the roster item, never read-then-write.
  */
-export const partition = (workspaceId: string) => `WORKSPACE#${workspaceId}`;
-export const workspaceKey = (id: string) => ({ pk: partition(id), sk: 'WORKSPACE' });
-export const rosterKey = (id: string) => ({ pk: partition(id), sk: 'ROSTER' });
-/** Branding has an item of its own: its logo (up to 64 KiB) must not weigh on every read of the workspace's policy. */
-export const brandingKey = (id: string) => ({ pk: partition(id), sk: 'BRANDING' });
-export const memberKey = (workspaceId: string, userId: string) => ({ pk: partition(workspaceId), sk: `MEMBER#${userId}` });
-export const invitationKey = (workspaceId: string, id: string) => ({ pk: partition(workspaceId), sk: `INVITATION#${id}` });
-export const tokenKey = (hash: string) => ({ pk: `INVITATION_TOKEN#${hash}`, sk: 'INVITATION_TOKEN' });
-export const slugKey = (slug: string) => ({ pk: `SLUG#${slug}`, sk: 'SLUG' });
-export const auditPartition = (workspaceId: string) => `AUDIT#${workspaceId}`;
-export const membershipsPartition = (userId: string) => `MEMBERSHIPS#${userId}`;
 
 /** A used or revoked token answers 410 rather than 404 this long after the invitation's end. */
 export const tokenKeptSeconds = 30 * 24 * 3600;
@@ -37,13 +25,14 @@ export const toBranding = (item: Record<string, unknown>): WorkspaceBranding => 
   accent: (item.accent as string | null | undefined) ?? null,
 });
 
-export function toWorkspace(item: Record<string, unknown>): Workspace {
+export function toWorkspace(item: Record<string, unknown>): StoredWorkspace {
   return {
     id: String(item.id),
     name: String(item.name),
     slug: String(item.slug),
     region: String(item.region),
-    plan: planOfItem(item),
+    // Both plans as written (the domain's workspaceInUse takes the higher).
+    ...planFactsOf(item),
     createdAt: Number(item.created_at),
     policy: (item.policy ?? {}) as WorkspacePolicy,
   };
@@ -56,7 +45,7 @@ export const toRoster = (item: Record<string, unknown>): Roster => ({
   members: Number(item.members),
 });
 
-export function toMemberItem(member: Member): Record<string, unknown> {
+export function toMemberItem(member: Member): MemberItem {
   return {
     ...memberKey(member.workspaceId, member.userId),
     type: 'member',
@@ -66,8 +55,7 @@ export function toMemberItem(member: Member): Record<string, unknown> {
     role: member.role,
     joined_at: member.joinedAt,
     source: member.source,
-    gsi1pk: membershipsPartition(member.userId),
-    gsi1sk: `WORKSPACE#${member.workspaceId}`,
+    ...membershipListing(member.userId, member.workspaceId),
   };
 }
 
@@ -101,10 +89,9 @@ export const toToken = (item: Record<string, unknown>): InvitationToken => ({
   state: item.state as InvitationToken['state'],
 });
 
-export function toAuditItem(row: AuditRow): Record<string, unknown> {
+export function toAuditItem(row: AuditRow): AuditItem {
   return {
-    pk: auditPartition(row.workspaceId),
-    sk: `${toIso(row.at)}#${row.id}`,
+    ...auditKey(row.workspaceId, row.at, row.id),
     type: 'audit',
     id: row.id,
     workspace_id: row.workspaceId,
@@ -128,13 +115,49 @@ export const toAuditRow = (item: Record<string, unknown>): AuditRow => ({
   details: (item.details ?? {}) as AuditRow['details'],
 });
 
-/** The reason DynamoDB gave for each item of a cancelled transaction, in order. */
 export type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+/** The reason DynamoDB gave for each item of a cancelled transaction, in order. */
 export const cancellationCodes = (error: unknown): string[] =>
   ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
 
-/** What both workspace stores share: the table, and the pieces of their transactions. */
+/** An audit row, in the transaction of the change it records (contract plans write one too). */
+export const auditWrite = (tableName: string, row: AuditRow): TransactWriteItem => ({ Put: { TableName: tableName, Item: toAuditItem(row) } });
+
+/** A new member item, unless the person is a member already. */
+export const memberJoins = (tableName: string, member: Member): TransactWriteItem => ({
+  Put: { TableName: tableName, Item: toMemberItem(member), ConditionExpression: 'attribute_not_exists(pk)' },
+});
+
+/** The member item removed, while its role is still `role` (what the change was decided on). */
+export const memberLeaves = (tableName: string, workspaceId: string, userId: string, role: Role): TransactWriteItem => ({
+  Delete: {
+    TableName: tableName,
+    Key: memberKey(workspaceId, userId),
+    ConditionExpression: '#role = :role',
+    ExpressionAttributeNames: { '#role': 'role' },
+    ExpressionAttributeValues: { ':role': role },
+  },
+});
+
+/** A member's new role, if the role is still the one read. */
+export const memberRoleWrite = (tableName: string, member: Member, role: Role): TransactWriteItem => ({
+  Update: {
+    TableName: tableName,
+    Key: memberKey(member.workspaceId, member.userId),
+    UpdateExpression: 'SET #role = :role',
+    ConditionExpression: '#role = :was',
+    ExpressionAttributeNames: { '#role': 'role' },
+    ExpressionAttributeValues: { ':role': role, ':was': member.role },
+  },
+});
+
+/** The person is still a member (with any role) as the transaction commits. */
+export const memberStays = (tableName: string, workspaceId: string, userId: string): TransactWriteItem => ({
+  ConditionCheck: { TableName: tableName, Key: memberKey(workspaceId, userId), ConditionExpression: 'attribute_exists(pk)' },
+});
+
+/** What the workspace stores share: the table, and the pieces of their transactions. */
 export abstract class WorkspaceTable {
   constructor(
     protected readonly db: DynamoDBDocumentClient,
@@ -152,12 +175,13 @@ export abstract class WorkspaceTable {
     }
   }
 
-  protected put(item: Record<string, unknown>, condition?: string, values?: Record<string, unknown>): TransactWriteItem {
-    return { Put: { TableName: this.tableName, Item: item, ...(condition ? { ConditionExpression: condition } : {}), ...(values ? { ExpressionAttributeValues: values } : {}) } };
+  /** A Put of one of the calling store's own items. */
+  protected put(item: object, condition?: string, values?: Record<string, unknown>): TransactWriteItem {
+    return { Put: { TableName: this.tableName, Item: item as Record<string, unknown>, ...(condition ? { ConditionExpression: condition } : {}), ...(values ? { ExpressionAttributeValues: values } : {}) } };
   }
 
   protected audit(row: AuditRow): TransactWriteItem {
-    return this.put(toAuditItem(row));
+    return auditWrite(this.tableName, row);
   }
 
   /** The actor is still a member with one of the roles as the transaction commits. */

@@ -3,14 +3,14 @@ import type { CheckoutWorkspaces } from '../domain/billing/checkout.ts';
 import { isWorkspaceId } from '../domain/workspaces/access.ts';
 import type { WorkspaceMembership, WorkspaceSeat } from '../domain/workspaces/membership.ts';
 import type { Role, WorkspacePolicy } from '../domain/workspaces/model.ts';
-import { planOfItem, planProjection } from './planAttributes.ts';
+import { brandingKey, memberKey, rosterKey, workspaceKey } from './items/index.ts';
+import { planFactsOf, planProjection } from './planAttributes.ts';
 
 /**
- * The two items of a workspace's partition that sending inside it reads (the layout is
- * shared/store/workspaces.ts's): the caller's member item (`MEMBER#<user>`, its `role`) and the
- * workspace's (`WORKSPACE`, its plan, as planAttributes.ts reads it, and `policy`). Kept apart
- * from that store so the secrets, files and requests functions carry these two GetItems and
- * nothing else of workspaces.
+ * The two items of a workspace's partition that sending inside it reads (items/workspaces.ts):
+ * the caller's member item (its `role`) and the workspace's (its plans as held, planAttributes.ts,
+ * and `policy`). Kept apart from the workspace store so the secrets, files and requests
+ * functions carry these two GetItems and nothing else of workspaces.
  */
 export class DynamoWorkspaceMembership implements WorkspaceMembership {
   constructor(
@@ -19,15 +19,14 @@ export class DynamoWorkspaceMembership implements WorkspaceMembership {
   ) {}
 
   async policyFor(workspaceId: string, userId: string): Promise<WorkspaceSeat | null> {
-    const pk = `WORKSPACE#${workspaceId}`;
     // Consistent: a member removed a moment ago sends nothing more, and a policy just set holds
     // the next secret. (Branding has an item of its own, so the workspace item stays small.)
     const [member, workspace] = await Promise.all([
-      this.db.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: `MEMBER#${userId}` }, ConsistentRead: true, ProjectionExpression: '#role', ExpressionAttributeNames: { '#role': 'role' } })),
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: memberKey(workspaceId, userId), ConsistentRead: true, ProjectionExpression: '#role', ExpressionAttributeNames: { '#role': 'role' } })),
       this.db.send(
         new GetCommand({
           TableName: this.tableName,
-          Key: { pk, sk: 'WORKSPACE' },
+          Key: workspaceKey(workspaceId),
           ConsistentRead: true,
           ProjectionExpression: `${planProjection.expression}, #policy`,
           ExpressionAttributeNames: { ...planProjection.names, '#policy': 'policy' },
@@ -37,22 +36,21 @@ export class DynamoWorkspaceMembership implements WorkspaceMembership {
     if (!member.Item || !workspace.Item) return null;
     return {
       role: member.Item.role as Role,
-      plan: planOfItem(workspace.Item),
+      ...planFactsOf(workspace.Item),
       policy: (workspace.Item.policy ?? {}) as WorkspacePolicy,
     };
   }
 
   async brandingOf(workspaceId: string) {
-    const pk = `WORKSPACE#${workspaceId}`;
     // Display only, on every reveal of a secret sent inside: eventually consistent is enough.
     const [workspace, branding] = await Promise.all([
-      this.db.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: 'WORKSPACE' }, ProjectionExpression: planProjection.expression, ExpressionAttributeNames: planProjection.names })),
-      this.db.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: 'BRANDING' } })),
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: workspaceKey(workspaceId), ProjectionExpression: planProjection.expression, ExpressionAttributeNames: planProjection.names })),
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: brandingKey(workspaceId) })),
     ]);
     if (!workspace.Item) return null;
     const item = branding.Item;
     return {
-      plan: planOfItem(workspace.Item),
+      ...planFactsOf(workspace.Item),
       branding: item ? { displayName: String(item.display_name), logo: (item.logo as string | null) ?? null, accent: (item.accent as string | null) ?? null } : null,
     };
   }
@@ -67,10 +65,9 @@ export class DynamoCheckoutWorkspaces implements CheckoutWorkspaces {
 
   async seatOf(workspaceId: string, userId: string) {
     if (!isWorkspaceId(workspaceId)) return null;
-    const pk = `WORKSPACE#${workspaceId}`;
     const [member, roster] = await Promise.all([
-      this.db.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: `MEMBER#${userId}` }, ConsistentRead: true })),
-      this.db.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: 'ROSTER' }, ConsistentRead: true })),
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: memberKey(workspaceId, userId), ConsistentRead: true })),
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: rosterKey(workspaceId), ConsistentRead: true })),
     ]);
     if (!member.Item || !roster.Item) return null;
     return {

@@ -2,10 +2,13 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import type { Actor, InvitationToken, MembershipChanges } from '../domain/workspaces/ports.ts';
 import type { AuditRow, Invitation, Member, Role } from '../domain/workspaces/model.ts';
-import { rosterKey, memberKey, invitationKey, tokenKey, tokenKeptSeconds, toMemberItem, toToken, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
+import { invitationKey, invitationTokenKey as tokenKey, type InvitationItem, type InvitationTokenItem } from './items/index.ts';
+import { invitationJoins, memberSeatFreed, ownersChanged, seatGivenBack, seatTaken } from './workspaceRoster.ts';
+import { memberJoins, memberLeaves, memberRoleWrite, tokenKeptSeconds, toToken, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
 
 /**
- * Who is in a workspace, changed (the layout is in workspaceItems.ts): invitations taking a seat
+ * Who is in a workspace, changed (the layout is in items/workspaces.ts; invitations and their
+ * tokens are this store's, members and the roster are changed through their parts): invitations taking a seat
  * and giving it back, accepting, removing, roles and the hand-over. Each change is one
  * transaction with its audit row and a check of the actor's role; seats and the last owner are
  * conditions on the roster item.
@@ -13,15 +16,7 @@ import { rosterKey, memberKey, invitationKey, tokenKey, tokenKeptSeconds, toMemb
 export class DynamoMembershipChanges extends WorkspaceTable implements MembershipChanges {
   async invite(invitation: Invitation, actor: Actor, audit: AuditRow): Promise<'invited' | 'no_seat' | 'refused'> {
     const refused = await this.transact([
-      {
-        Update: {
-          TableName: this.tableName,
-          Key: rosterKey(invitation.workspaceId),
-          UpdateExpression: 'SET used = used + :one',
-          ConditionExpression: 'used < seats',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
+      seatTaken(this.tableName, invitation.workspaceId),
       this.put(
         {
           ...invitationKey(invitation.workspaceId, invitation.id),
@@ -34,7 +29,7 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
           expires_at: invitation.expiresAt,
           invited_by: invitation.invitedBy,
           token_hash: invitation.tokenHash,
-        },
+        } satisfies InvitationItem,
         'attribute_not_exists(pk)',
       ),
       this.put(
@@ -49,7 +44,7 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
           expires_at: invitation.expiresAt,
           state: 'pending',
           ttl: toEpochSeconds(invitation.expiresAt) + tokenKeptSeconds,
-        },
+        } satisfies InvitationTokenItem,
         'attribute_not_exists(pk)',
       ),
       this.actorCheck(invitation.workspaceId, actor),
@@ -80,14 +75,7 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
           ExpressionAttributeValues: { ':state': state === 'revoked' ? 'revoked' : 'pending', ':pending': 'pending' },
         },
       },
-      {
-        Update: {
-          TableName: this.tableName,
-          Key: rosterKey(invitation.workspaceId),
-          UpdateExpression: 'SET used = used - :one',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
+      seatGivenBack(this.tableName, invitation.workspaceId),
       ...extra,
       this.audit(audit),
     ];
@@ -125,18 +113,9 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
     const refused = await this.transact([
       useToken,
       leaveRoll,
-      this.put(toMemberItem(member), 'attribute_not_exists(pk)'),
-      {
-        Update: {
-          TableName: this.tableName,
-          Key: rosterKey(token.workspaceId),
-          // The invitation held the seat: it becomes the member's. Seats lowered since (never
-          // below the members) may leave pending invitations over them: those cannot join.
-          UpdateExpression: 'SET members = members + :one',
-          ConditionExpression: 'members < seats',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
+      memberJoins(this.tableName, member),
+      // The invitation held the seat: it becomes the member's.
+      invitationJoins(this.tableName, token.workspaceId),
       this.audit(audit),
     ]);
     if (!refused) return 'joined';
@@ -146,14 +125,7 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
     const settled = await this.transact([
       useToken,
       leaveRoll,
-      {
-        Update: {
-          TableName: this.tableName,
-          Key: rosterKey(token.workspaceId),
-          UpdateExpression: 'SET used = used - :one',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
+      seatGivenBack(this.tableName, token.workspaceId),
       this.audit({ ...audit, details: { ...audit.details, already_member: true } }),
     ]);
     return settled ? 'gone' : 'already_member';
@@ -162,24 +134,8 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
   async removeMember(member: Member, actor: Actor | null, audit: AuditRow): Promise<'removed' | 'last_owner' | 'changed'> {
     const owner = member.role === 'owner';
     const refused = await this.transact([
-      {
-        Delete: {
-          TableName: this.tableName,
-          Key: memberKey(member.workspaceId, member.userId),
-          ConditionExpression: '#role = :role',
-          ExpressionAttributeNames: { '#role': 'role' },
-          ExpressionAttributeValues: { ':role': member.role },
-        },
-      },
-      {
-        Update: {
-          TableName: this.tableName,
-          Key: rosterKey(member.workspaceId),
-          UpdateExpression: owner ? 'SET used = used - :one, members = members - :one, owners = owners - :one' : 'SET used = used - :one, members = members - :one',
-          ...(owner ? { ConditionExpression: 'owners > :one' } : {}),
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
+      memberLeaves(this.tableName, member.workspaceId, member.userId, member.role),
+      memberSeatFreed(this.tableName, member.workspaceId, owner),
       ...(actor && actor.userId !== member.userId ? [this.actorCheck(member.workspaceId, actor)] : []),
       this.audit(audit),
     ]);
@@ -189,36 +145,14 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
 
   /** A member's new role, if the role is still the one read. */
   private setRole(member: Member, role: Role): TransactWriteItem {
-    return {
-      Update: {
-        TableName: this.tableName,
-        Key: memberKey(member.workspaceId, member.userId),
-        UpdateExpression: 'SET #role = :role',
-        ConditionExpression: '#role = :was',
-        ExpressionAttributeNames: { '#role': 'role' },
-        ExpressionAttributeValues: { ':role': role, ':was': member.role },
-      },
-    };
+    return memberRoleWrite(this.tableName, member, role);
   }
 
   async changeRole(member: Member, role: Role, actor: Actor, audit: AuditRow): Promise<'changed' | 'last_owner' | 'conflict'> {
     const delta = (role === 'owner' ? 1 : 0) - (member.role === 'owner' ? 1 : 0);
     const refused = await this.transact([
       this.setRole(member, role),
-      ...(delta === 0
-        ? []
-        : [
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: rosterKey(member.workspaceId),
-                UpdateExpression: 'SET owners = owners + :delta',
-                // Never the last owner: two owners demoting each other at once leave one.
-                ...(delta < 0 ? { ConditionExpression: 'owners > :one' } : {}),
-                ExpressionAttributeValues: { ':delta': delta, ...(delta < 0 ? { ':one': 1 } : {}) },
-              },
-            } satisfies TransactWriteItem,
-          ]),
+      ...(delta === 0 ? [] : [ownersChanged(this.tableName, member.workspaceId, delta)]),
       ...(actor.userId === member.userId ? [] : [this.actorCheck(member.workspaceId, actor)]),
       this.audit(audit),
     ]);
@@ -232,19 +166,7 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
     const refused = await this.transact([
       this.setRole(to, 'owner'),
       this.setRole(from, 'admin'),
-      ...(delta === 0
-        ? []
-        : [
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: rosterKey(from.workspaceId),
-                UpdateExpression: 'SET owners = owners + :delta',
-                ConditionExpression: 'owners > :one',
-                ExpressionAttributeValues: { ':delta': delta, ':one': 1 },
-              },
-            } satisfies TransactWriteItem,
-          ]),
+      ...(delta === 0 ? [] : [ownersChanged(this.tableName, from.workspaceId, delta)]),
       this.audit(audit),
     ]);
     return refused ? 'conflict' : 'transferred';

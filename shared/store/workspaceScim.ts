@@ -4,22 +4,19 @@ import { foldCase } from '../domain/scim/filter.ts';
 import type { ScimUser, ScimUserAttributes } from '../domain/scim/model.ts';
 import type { ScimAccount, ScimUserStore } from '../domain/scim/ports.ts';
 import type { AuditRow } from '../domain/workspaces/model.ts';
-import { memberKey, partition, rosterKey, toMemberItem, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
+import { memberKey, scimAccountKey as accountKey, scimExternalIdKey as externalIdKey, scimUserKey as userKey, scimUserNameKey, scimUserPrefix, workspacePartition, type ScimUniqueItem, type ScimUserItem } from './items/index.ts';
+import { directJoin, memberSeatFreed } from './workspaceRoster.ts';
+import { memberJoins, memberLeaves, memberStays, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
 
 /**
- * A workspace's provisioned Users live in its partition (the rest of the layout is in
- * workspaceItems.ts): `SCIM_USER#<id>` holds the User, `SCIM_USERNAME#<folded userName>` and
- * `SCIM_EXTERNAL#<externalId>` point at it and, written with it under attribute_not_exists, make
- * both unique per workspace under any concurrency; so does `SCIM_ACCOUNT#<user id>` for the account
- * (one User per account). An active User's membership is the ordinary
- * `MEMBER#<user>` item (source `scim`) with its seat on the roster, changed in the User's
- * transaction.
+ * A workspace's provisioned Users live in its partition (the layout is in items/scim.ts): the
+ * User, and its userName, externalId and account items that point at it and, written with it
+ * under attribute_not_exists, make each unique per workspace under any concurrency (one User per
+ * account: two would share one membership, and deactivating either would end it for both). An
+ * active User's membership is the ordinary member item (source `scim`) with its seat on the
+ * roster, changed in the User's transaction through their parts.
  */
-const userKey = (workspaceId: string, id: string) => ({ pk: partition(workspaceId), sk: `SCIM_USER#${id}` });
-const userNameKey = (workspaceId: string, userName: string) => ({ pk: partition(workspaceId), sk: `SCIM_USERNAME#${foldCase(userName)}` });
-const externalIdKey = (workspaceId: string, externalId: string) => ({ pk: partition(workspaceId), sk: `SCIM_EXTERNAL#${externalId}` });
-/** One User per account in a workspace: two would share one membership, and deactivating either would end it for both. */
-const accountKey = (workspaceId: string, userId: string) => ({ pk: partition(workspaceId), sk: `SCIM_ACCOUNT#${userId}` });
+const userNameKey = (workspaceId: string, userName: string) => scimUserNameKey(workspaceId, foldCase(userName));
 
 /** What each item of a transaction stands for, so a cancellation's reasons say what was refused. */
 type Part = 'user' | 'unique' | 'member' | 'seat' | 'audit';
@@ -34,7 +31,7 @@ type MembershipSteps = { steps: Step[]; linked: boolean } | 'privileged';
 /** Attempts when the membership changed between its read and the transaction (someone joined or left meanwhile). */
 const membershipAttempts = 3;
 
-function toUserItem(user: ScimUser, accountEmail: string): Record<string, unknown> {
+function toUserItem(user: ScimUser, accountEmail: string): ScimUserItem {
   return {
     ...userKey(user.workspaceId, user.id),
     type: 'scim_user',
@@ -85,7 +82,7 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
       const refused = await this.run([
         { part: 'user', item: this.put(toUserItem(user, account.email), 'attribute_not_exists(pk)') },
         ...this.uniqueSteps(user, null),
-        { part: 'unique', item: this.put({ ...accountKey(workspaceId, account.userId), type: 'scim_unique', scim_id: id }, 'attribute_not_exists(pk)') },
+        { part: 'unique', item: this.put({ ...accountKey(workspaceId, account.userId), type: 'scim_unique', scim_id: id } satisfies ScimUniqueItem, 'attribute_not_exists(pk)') },
         ...membership.steps,
         { part: 'audit', item: this.audit(audit) },
       ]);
@@ -112,8 +109,7 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
   }
 
   async list(workspaceId: string): Promise<ScimUser[]> {
-    // `SCIM_USER#` alone: `SCIM_USERNAME#` sorts after it (`N` > `#`) and is not matched.
-    const users = (await listPrefix(this.db, this.tableName, partition(workspaceId), 'SCIM_USER#')).map(toUser);
+    const users = (await listPrefix(this.db, this.tableName, workspacePartition(workspaceId), scimUserPrefix)).map(toUser);
     return users.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
@@ -188,7 +184,7 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
   private uniqueSteps(user: ScimUser, before: ScimUser | null): Step[] {
     const steps: Step[] = [];
     const claim = (key: { pk: string; sk: string }) =>
-      steps.push({ part: 'unique', item: this.put({ ...key, type: 'scim_unique', scim_id: user.id }, 'attribute_not_exists(pk)') });
+      steps.push({ part: 'unique', item: this.put({ ...key, type: 'scim_unique', scim_id: user.id } satisfies ScimUniqueItem, 'attribute_not_exists(pk)') });
     const release = (key: { pk: string; sk: string }) =>
       steps.push({ part: 'unique', item: { Delete: { TableName: this.tableName, Key: key, ConditionExpression: 'scim_id = :id', ExpressionAttributeValues: { ':id': user.id } } } });
     if (!before || foldCase(before.userName) !== foldCase(user.userName)) {
@@ -208,26 +204,14 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
    * must still be there as the transaction commits: no second seat.
    */
   private async joinSteps(workspaceId: string, account: ScimAccount, now: number): Promise<MembershipSteps> {
-    const key = memberKey(workspaceId, account.userId);
-    if (await this.read(key)) {
-      return { steps: [{ part: 'member', item: { ConditionCheck: { TableName: this.tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' } } }], linked: true };
+    if (await this.read(memberKey(workspaceId, account.userId))) {
+      return { steps: [{ part: 'member', item: memberStays(this.tableName, workspaceId, account.userId) }], linked: true };
     }
-    const member = toMemberItem({ workspaceId, userId: account.userId, email: account.email, role: 'member', joinedAt: now, source: 'scim' });
+    const member = { workspaceId, userId: account.userId, email: account.email, role: 'member', joinedAt: now, source: 'scim' } as const;
     return {
       steps: [
-        { part: 'member', item: this.put(member, 'attribute_not_exists(pk)') },
-        {
-          part: 'seat',
-          item: {
-            Update: {
-              TableName: this.tableName,
-              Key: rosterKey(workspaceId),
-              UpdateExpression: 'SET members = members + :one, used = used + :one',
-              ConditionExpression: 'members < seats AND used < seats',
-              ExpressionAttributeValues: { ':one': 1 },
-            },
-          },
-        },
+        { part: 'member', item: memberJoins(this.tableName, member) },
+        { part: 'seat', item: directJoin(this.tableName, workspaceId) },
       ],
       linked: false,
     };
@@ -239,20 +223,13 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
    * membership is never the directory's to remove.
    */
   private async leaveSteps(workspaceId: string, userId: string): Promise<MembershipSteps> {
-    const key = memberKey(workspaceId, userId);
-    const member = await this.read(key);
+    const member = await this.read(memberKey(workspaceId, userId));
     if (!member) return { steps: [], linked: false };
     if (member.role !== 'member') return 'privileged';
     return {
       steps: [
-        {
-          part: 'member',
-          item: { Delete: { TableName: this.tableName, Key: key, ConditionExpression: '#role = :member', ExpressionAttributeNames: { '#role': 'role' }, ExpressionAttributeValues: { ':member': 'member' } } },
-        },
-        {
-          part: 'seat',
-          item: { Update: { TableName: this.tableName, Key: rosterKey(workspaceId), UpdateExpression: 'SET used = used - :one, members = members - :one', ExpressionAttributeValues: { ':one': 1 } } },
-        },
+        { part: 'member', item: memberLeaves(this.tableName, workspaceId, userId, 'member') },
+        { part: 'seat', item: memberSeatFreed(this.tableName, workspaceId, false) },
       ],
       linked: false,
     };

@@ -3,19 +3,21 @@ import type { Domain } from '../domain/domains/model.ts';
 import type { SsoDirectory, SsoStore } from '../domain/sso/directory.ts';
 import type { AuditRow } from '../domain/workspaces/model.ts';
 import type { Actor } from '../domain/workspaces/ports.ts';
-import { claimKey } from './workspaceDomains.ts';
-import { partition, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
+import { claimKey, scimKeyKey, ssoDirectoryKey as directoryKey, ssoDomainKey, type ScimKeyItem, type SsoDirectoryItem, type SsoDomainItem } from './items/index.ts';
+import { WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
 
 /**
- * A workspace's SSO directory (`WORKSPACE#<id>` / `SSO`), the email domain it speaks for
- * (`SSO_DOMAIN#<domain>` / `SSO`: at most one workspace's, by its condition; discovery reads it,
- * and so does sign-in's SSO policy, shared/store/ssoPolicy.ts, which finds no `enforced` here),
- * and its directory key's lookup (`SCIM_KEY#<sha256>` / `SCIM_KEY`: what SCIM requests are
+ * A workspace's SSO directory, the email domain it speaks for (at most one workspace's, by its
+ * condition; discovery reads it, and so does sign-in's SSO policy, shared/store/ssoPolicy.ts,
+ * which finds no `enforced` here), and its directory key's lookup (what SCIM requests are
  * checked against, issue 18), all written in one transaction so a rotated key stops at once.
+ * The layout is in items/scim.ts; all three are this store's.
  */
-const directoryKey = (workspaceId: string) => ({ pk: partition(workspaceId), sk: 'SSO' });
-export const ssoDomainKey = (domain: string) => ({ pk: `SSO_DOMAIN#${domain}`, sk: 'SSO' });
-export const scimKeyKey = (hash: string) => ({ pk: `SCIM_KEY#${hash}`, sk: 'SCIM_KEY' });
+
+/** The SSO store's part of a domain claim's deletion: the directory stops speaking for the email domain the claim proved, if it is still this workspace's. */
+export const ssoDomainRelease = (tableName: string, emailDomain: string, workspaceId: string): TransactWriteItem => ({
+  Delete: { TableName: tableName, Key: ssoDomainKey(emailDomain), ConditionExpression: 'workspace_id = :workspace', ExpressionAttributeValues: { ':workspace': workspaceId } },
+});
 
 export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
   async directory(workspaceId: string): Promise<SsoDirectory | null> {
@@ -43,7 +45,7 @@ export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
         : null;
     const items: TransactWriteItem[] = [
       this.put(
-        { ...ssoDomainKey(directory.emailDomain), type: 'sso_domain', domain: directory.emailDomain, workspace_id: workspaceId, issuer: directory.issuer },
+        { ...ssoDomainKey(directory.emailDomain), type: 'sso_domain', domain: directory.emailDomain, workspace_id: workspaceId, issuer: directory.issuer } satisfies SsoDomainItem,
         // One directory speaks for a domain.
         'attribute_not_exists(pk) OR workspace_id = :workspace',
         mine,
@@ -60,7 +62,7 @@ export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
           key_hash: directory.keyHash,
           key_created_at: directory.keyCreatedAt,
           updated_at: directory.updatedAt,
-        },
+        } satisfies SsoDirectoryItem,
         // Over the directory this change read, and no other: two changes at once must not both
         // make a key, leaving one no rotation would ever remove.
         previous ? 'key_hash = :previous' : 'attribute_not_exists(pk)',
@@ -78,10 +80,10 @@ export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
       },
     ];
     if (previousDomain) {
-      items.push({ Delete: { TableName: this.tableName, Key: ssoDomainKey(previousDomain), ConditionExpression: 'workspace_id = :workspace', ExpressionAttributeValues: mine } });
+      items.push(ssoDomainRelease(this.tableName, previousDomain, workspaceId));
     }
     if (!previous || previous.keyHash !== directory.keyHash) {
-      items.push(this.put({ ...scimKeyKey(directory.keyHash), type: 'scim_key', workspace_id: workspaceId, created_at: directory.keyCreatedAt }, 'attribute_not_exists(pk)'));
+      items.push(this.put({ ...scimKeyKey(directory.keyHash), type: 'scim_key', workspace_id: workspaceId, created_at: directory.keyCreatedAt } satisfies ScimKeyItem, 'attribute_not_exists(pk)'));
       // The old key stops with this transaction.
       if (previous) items.push({ Delete: { TableName: this.tableName, Key: scimKeyKey(previous.keyHash) } });
     }

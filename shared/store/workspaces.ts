@@ -1,19 +1,37 @@
 import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Actor, Membership, WorkspaceStore } from '../domain/workspaces/ports.ts';
-import type { AuditRow, Invitation, Member, Role, Roster, Workspace, WorkspaceBranding, WorkspacePolicy } from '../domain/workspaces/model.ts';
+import type { Plan } from '../domain/accounts/model.ts';
+import type { ContractRecord } from '../domain/contractPlans.ts';
+import type { Actor, StoredMembership, WorkspaceStore } from '../domain/workspaces/ports.ts';
+import type { AuditRow, Invitation, Member, Role, Roster, StoredWorkspace, Workspace, WorkspaceBranding, WorkspacePolicy } from '../domain/workspaces/model.ts';
 import { decodeCursor } from './cursor.ts';
+import { auditPartition, brandingKey, memberKey, membershipsPartition, rollRange, rosterKey, slugKey, workspaceIdOfListing, workspaceKey, workspacePartition, type BrandingItem, type SlugItem, type WorkspaceItem } from './items/index.ts';
 import { queryPage } from './listing.ts';
-import { partition, workspaceKey, rosterKey, brandingKey, memberKey, slugKey, auditPartition, membershipsPartition, policyToItem, toBranding, toWorkspace, toRoster, toMemberItem, toMember, toInvitation, toAuditRow, WorkspaceTable } from './workspaceItems.ts';
+import { contractPlanUpdate, providerPlanUpdate } from './planAttributes.ts';
+import { rosterMade } from './workspaceRoster.ts';
+import { memberJoins, policyToItem, toAuditRow, toBranding, toInvitation, toMember, toRoster, toWorkspace, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
 
 /**
- * Workspaces' items (the layout is in workspaceItems.ts): making one, reading a workspace, its
+ * The workspace's parts of others' writes: the workspace item is this store's alone, so billing
+ * (the provider's `plan`, in its subscription's transaction) and sales' contract command
+ * (`contract_plan`, with the roster's seats and an audit row) write it through these. Each fails
+ * its transaction when the workspace is gone.
+ */
+export const workspacePlanWrite = (tableName: string, workspaceId: string, plan: Plan): TransactWriteItem => ({
+  Update: { TableName: tableName, Key: workspaceKey(workspaceId), ...providerPlanUpdate(plan) },
+});
+export const workspaceContractPlanWrite = (tableName: string, workspaceId: string, plan: Plan | null, record: ContractRecord): TransactWriteItem => ({
+  Update: { TableName: tableName, Key: workspaceKey(workspaceId), ...contractPlanUpdate(plan, record) },
+});
+
+/**
+ * Workspaces' items (the layout is in items/workspaces.ts): making one, reading a workspace, its
  * roster, a member, a person's workspaces and a workspace's roll, its settings, and its audit
  * trail. Changes to who is in it are workspaceMembershipChanges.ts's.
  */
 export class DynamoWorkspaceStore extends WorkspaceTable implements WorkspaceStore {
   async create(workspace: Workspace, roster: Roster, owner: Member, audit: AuditRow): Promise<'created' | 'slug_taken'> {
     const refused = await this.transact([
-      this.put({ ...slugKey(workspace.slug), type: 'slug', workspace_id: workspace.id }, 'attribute_not_exists(pk)'),
+      this.put({ ...slugKey(workspace.slug), type: 'slug', workspace_id: workspace.id } satisfies SlugItem, 'attribute_not_exists(pk)'),
       this.put(
         {
           ...workspaceKey(workspace.id),
@@ -25,17 +43,17 @@ export class DynamoWorkspaceStore extends WorkspaceTable implements WorkspaceSto
           plan: workspace.plan,
           created_at: workspace.createdAt,
           policy: policyToItem(workspace.policy),
-        },
+        } satisfies WorkspaceItem,
         'attribute_not_exists(pk)',
       ),
-      this.put({ ...rosterKey(workspace.id), type: 'roster', ...roster }, 'attribute_not_exists(pk)'),
-      this.put(toMemberItem(owner), 'attribute_not_exists(pk)'),
+      rosterMade(this.tableName, workspace.id, roster),
+      memberJoins(this.tableName, owner),
       this.audit(audit),
     ]);
     return refused ? 'slug_taken' : 'created';
   }
 
-  async get(id: string): Promise<Workspace | null> {
+  async get(id: string): Promise<StoredWorkspace | null> {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: workspaceKey(id), ConsistentRead: true }));
     return Item ? toWorkspace(Item) : null;
   }
@@ -50,7 +68,7 @@ export class DynamoWorkspaceStore extends WorkspaceTable implements WorkspaceSto
     return Item ? toMember(Item) : null;
   }
 
-  async membershipsOf(userId: string): Promise<Membership[]> {
+  async membershipsOf(userId: string): Promise<StoredMembership[]> {
     const ids: string[] = [];
     let start: Record<string, unknown> | undefined;
     do {
@@ -63,7 +81,7 @@ export class DynamoWorkspaceStore extends WorkspaceTable implements WorkspaceSto
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),
       );
-      for (const item of page.Items ?? []) ids.push(String(item.gsi1sk).slice('WORKSPACE#'.length));
+      for (const item of page.Items ?? []) ids.push(workspaceIdOfListing(item.gsi1sk));
       start = page.LastEvaluatedKey;
     } while (start);
     if (ids.length === 0) return [];
@@ -93,12 +111,12 @@ export class DynamoWorkspaceStore extends WorkspaceTable implements WorkspaceSto
     const items: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      // Members and invitations only (`I…` to `N…`: INVITATION#, MEMBER#), read consistently.
+      // Members and invitations only, read consistently.
       const page = await this.db.send(
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': partition(workspaceId), ':from': 'INVITATION#', ':to': 'MEMBER#\uffff' },
+          ExpressionAttributeValues: { ':pk': workspacePartition(workspaceId), ':from': rollRange.from, ':to': rollRange.to },
           ConsistentRead: true,
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),
@@ -131,7 +149,7 @@ export class DynamoWorkspaceStore extends WorkspaceTable implements WorkspaceSto
 
   async setBranding(workspaceId: string, branding: WorkspaceBranding, actor: Actor, audit: AuditRow): Promise<boolean> {
     const refused = await this.transact([
-      this.put({ ...brandingKey(workspaceId), type: 'branding', workspace_id: workspaceId, display_name: branding.displayName, logo: branding.logo, accent: branding.accent }),
+      this.put({ ...brandingKey(workspaceId), type: 'branding', workspace_id: workspaceId, display_name: branding.displayName, logo: branding.logo, accent: branding.accent } satisfies BrandingItem),
       this.actorCheck(workspaceId, actor),
       this.audit(audit),
     ]);

@@ -1,10 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Plan } from '../../shared/domain/accounts/model.ts';
 import { DynamoApiKeyStore } from '../../shared/store/apiKeys.ts';
 import { DynamoSessionStore } from '../../shared/store/sessions.ts';
 import { DynamoSignInCodeStore } from '../../shared/store/signIn.ts';
 import { DynamoSigningKeyStore } from '../../shared/store/signingKeys.ts';
-import { DynamoUserStore } from '../../shared/store/users.ts';
+import { DynamoUserStore, userContractPlanWrite, userPlanWrite } from '../../shared/store/users.ts';
 import { describeApiKeyStoreContract } from './apiKeys.contract.ts';
 import { dynamoLocal } from './dynamoLocal.ts';
 import { describeSessionStoreContract } from './sessions.contract.ts';
@@ -16,12 +15,15 @@ import { describeUserStoreContract } from './users.contract.ts';
 const dynamo = dynamoLocal();
 const { tableName } = dynamo;
 
-// The account item's plan attributes, as billing (`plan`) and scripts/set-plan.ts (`contract_plan`) write them.
-const setPlanAttribute = (attribute: 'plan' | 'contract_plan') => (userId: string, plan: Plan) =>
-  dynamo.db
-    .send(new UpdateCommand({ TableName: tableName, Key: { pk: `USER#${userId}`, sk: 'PROFILE' }, UpdateExpression: 'SET #plan = :plan', ExpressionAttributeNames: { '#plan': attribute }, ExpressionAttributeValues: { ':plan': plan } }))
-    .then(() => undefined);
-describeUserStoreContract('dynamo', () => ({ users: new DynamoUserStore(dynamo.db, tableName), plans: { setPlan: setPlanAttribute('plan'), setContractPlan: setPlanAttribute('contract_plan') } }));
+// The account item's plan attributes, written through the user store's own parts, as billing (`plan`) and scripts/set-plan.ts (`contract_plan`) write them.
+const send = (part: ReturnType<typeof userPlanWrite>) => dynamo.db.send(new UpdateCommand(part.Update!)).then(() => undefined);
+describeUserStoreContract('dynamo', () => ({
+  users: new DynamoUserStore(dynamo.db, tableName),
+  plans: {
+    setPlan: (userId, plan) => send(userPlanWrite(tableName, userId, plan)),
+    setContractPlan: (userId, plan) => send(userContractPlanWrite(tableName, userId, plan, { at: 0, by: 'contract', note: 'contract test' })),
+  },
+}));
 describeSessionStoreContract('dynamo', () => new DynamoSessionStore(dynamo.db, tableName));
 describeApiKeyStoreContract('dynamo', () => new DynamoApiKeyStore(dynamo.db, tableName));
 describeSignInCodeStoreContract('dynamo', () => new DynamoSignInCodeStore(dynamo.db, tableName));

@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { webhookLimits } from '../../shared/limits.ts';
 import { DynamoChatInstallationStore } from '../../shared/store/chatInstallations.ts';
 import { DynamoChatSubscriptions } from '../../shared/store/chatSubscriptions.ts';
+import { secretKey } from '../../shared/store/items/index.ts';
 import { DynamoSecretStore } from '../../shared/store/secrets.ts';
 import { DynamoWebhookStore } from '../../shared/store/webhooks.ts';
 import { describeBillingStoreContract } from './billingStore.contract.ts';
@@ -26,7 +27,7 @@ describeChatSubscriptionStoreContract('dynamo', () => ({
   subscriptions: new DynamoChatSubscriptions(dynamo.db, dynamo.tableName),
   secrets: new DynamoSecretStore(dynamo.db, dynamo.tableName, 30 * 24 * 3600),
   async subscriptionOf(secretId) {
-    const { Item } = await dynamo.db.send(new GetCommand({ TableName: dynamo.tableName, Key: { pk: `SECRET#${secretId}`, sk: 'SECRET' }, ConsistentRead: true }));
+    const { Item } = await dynamo.db.send(new GetCommand({ TableName: dynamo.tableName, Key: secretKey(secretId), ConsistentRead: true }));
     return typeof Item?.chat_team === 'string' ? { teamId: Item.chat_team, chatUserId: String(Item.chat_user) } : null;
   },
 }));

@@ -153,7 +153,7 @@ export function describeBillingStoreContract(name: string, make: MakeWorkspaceWo
       const record = teamRecord(made, { seats: 4 });
       expect(await apply(record)).toBe('applied');
       expect(await seats()).toBe(12);
-      expect((await world.workspaces.get(ws))!.plan).toBe('enterprise');
+      expect(await world.workspaces.get(ws)).toMatchObject({ plan: 'team', contractPlan: 'enterprise' });
       expect((await world.contracts.workspace(ws))!.providerPlan).toBe('team');
     });
 

@@ -51,7 +51,7 @@ export function describeContractPlanStoreContract(name: string, make: MakeWorksp
       const row = audit(made.workspace.id, 'plan.contract_set', t0 + 1);
       expect(await world.contracts.setWorkspacePlan(made.workspace.id, 'enterprise', 20, record, row)).toBe('set');
       expect(await world.contracts.workspace(made.workspace.id)).toMatchObject({ providerPlan: 'team', contractPlan: 'enterprise', seats: 20 });
-      expect((await world.workspaces.get(made.workspace.id))!.plan).toBe('enterprise');
+      expect(await world.workspaces.get(made.workspace.id)).toMatchObject({ plan: 'team', contractPlan: 'enterprise' });
       expect((await world.checkout.seatOf(made.workspace.id, made.owner.userId))!.underContract).toBe(true);
       expect((await world.workspaces.auditPage(made.workspace.id, 1, null)).items).toEqual([row]);
     });
@@ -63,6 +63,7 @@ export function describeContractPlanStoreContract(name: string, make: MakeWorksp
       expect(await world.contracts.setWorkspacePlan(made.workspace.id, null, 3, record, audit(made.workspace.id))).toBe('set');
       expect(await world.contracts.workspace(made.workspace.id)).toMatchObject({ contractPlan: null, seats: 3 });
       expect((await world.workspaces.get(made.workspace.id))!.plan).toBe('team');
+      expect((await world.workspaces.get(made.workspace.id))!.contractPlan).toBeUndefined();
       const renewed = { ...team, seats: 6, syncedAt: t0 + 1 };
       await world.billing.applySubscription(renewed, `evt_${newUserId().slice(4)}`, t0, follow(renewed, team.id));
       expect((await world.workspaces.roster(made.workspace.id))!.seats).toBe(6);

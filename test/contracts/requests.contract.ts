@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { RequestLink, SealedResponse } from '../../shared/domain/requests/model.ts';
+import { keepUntil, type RequestLink, type SealedResponse } from '../../shared/domain/requests/model.ts';
 import type { RequestStore } from '../../shared/domain/requests/ports.ts';
 import type { SecretStore } from '../../shared/domain/secrets/ports.ts';
 import { newRequestLinkId, newResponseId, newUserId } from '../../shared/ids.ts';
@@ -52,17 +52,17 @@ export function describeRequestStoreContract(name: string, make: () => RequestSt
     it('keeps a link as given, once per id', async () => {
       const link = aLink(owner, { workspaceId: 'wks_1', linkHost: { domainId: 'dom_1', hostname: 'share.example.com' } });
       const bare = aLink(owner, { promptEnvelope: null });
-      await requests.insert(link);
-      await requests.insert(bare);
+      await requests.insert(link, keepUntil(link));
+      await requests.insert(bare, keepUntil(bare));
       expect(await requests.get(link.id)).toEqual(link);
       expect(await requests.get(bare.id)).toEqual(bare);
-      await expect(requests.insert({ ...aLink(owner), id: link.id })).rejects.toThrow();
+      await expect(requests.insert({ ...aLink(owner), id: link.id }, keepUntil(link))).rejects.toThrow();
       expect(await requests.get('rql_none')).toBeNull();
     });
 
     it('lists an owner’s links newest first, as summaries, in pages', async () => {
       const made = Array.from({ length: 3 }, (_, i) => aLink(owner, { createdAt: t0 + i }));
-      for (const link of [...made, aLink(newUserId())]) await requests.insert(link);
+      for (const link of [...made, aLink(newUserId())]) await requests.insert(link, keepUntil(link));
       const first = await requests.listByOwner(owner, 2, null);
       const second = await requests.listByOwner(owner, 2, first.nextCursor);
       expect(second.nextCursor).toBeNull();
@@ -74,7 +74,7 @@ export function describeRequestStoreContract(name: string, make: () => RequestSt
 
     it('closes the owner’s link only, keeping the time it first closed', async () => {
       const link = aLink(owner);
-      await requests.insert(link);
+      await requests.insert(link, keepUntil(link));
       expect(await requests.close(link.id, newUserId(), t0 + 1)).toBe(false);
       expect(await requests.close(link.id, owner, t0 + 2)).toBe(true);
       expect(await requests.close(link.id, owner, t0 + 3)).toBe(true);
@@ -85,7 +85,7 @@ export function describeRequestStoreContract(name: string, make: () => RequestSt
 
     it('takes a response while the link is open, counting it; the inbox lists them newest first', async () => {
       const link = aLink(owner);
-      await requests.insert(link);
+      await requests.insert(link, keepUntil(link));
       const [older, newer] = [aResponse(link.id, t0 + 1), aResponse(link.id, t0 + 2)];
       expect(await requests.addResponse(older, keep, t0 + 1)).toBe('added');
       expect(await requests.addResponse(newer, keep, t0 + 2)).toBe('added');
@@ -97,7 +97,7 @@ export function describeRequestStoreContract(name: string, make: () => RequestSt
 
     it('refuses a response to a link full, closed, expired (at its expiry) or unknown, storing nothing', async () => {
       const [full, closed, expired] = [aLink(owner, { responsesLeft: 0 }), aLink(owner, { closedAt: t0 }), aLink(owner, { expiresAt: t0 + hour })];
-      for (const link of [full, closed, expired]) await requests.insert(link);
+      for (const link of [full, closed, expired]) await requests.insert(link, keepUntil(link));
       expect(await requests.addResponse(aResponse(full.id), keep, t0)).toBe('refused');
       expect(await requests.addResponse(aResponse(closed.id), keep, t0)).toBe('refused');
       expect(await requests.addResponse(aResponse(expired.id), keep, t0 + hour)).toBe('refused');
@@ -108,7 +108,7 @@ export function describeRequestStoreContract(name: string, make: () => RequestSt
 
     it('of responses racing for the last places, exactly as many as are left land', async () => {
       const link = aLink(owner, { maxResponses: 3, responsesLeft: 3 });
-      await requests.insert(link);
+      await requests.insert(link, keepUntil(link));
       const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => requests.addResponse(aResponse(link.id, t0 + i), keep, t0)));
       expect(outcomes.filter((outcome) => outcome === 'added')).toHaveLength(3);
       expect(outcomes.filter((outcome) => outcome !== 'added' && outcome !== 'refused' && outcome !== 'busy')).toEqual([]);
@@ -118,7 +118,7 @@ export function describeRequestStoreContract(name: string, make: () => RequestSt
 
     it('counts a response once: the same response again is refused and costs no place', async () => {
       const link = aLink(owner);
-      await requests.insert(link);
+      await requests.insert(link, keepUntil(link));
       const response = aResponse(link.id);
       expect(await requests.addResponse(response, keep, t0)).toBe('added');
       expect(await requests.addResponse(response, keep, t0)).toBe('refused');
@@ -129,7 +129,7 @@ export function describeRequestStoreContract(name: string, make: () => RequestSt
       it('adds the response and makes its file active in one write', async () => {
         const link = aLink(owner);
         const file = aPendingFile('up-1', { response: { requestId: link.id, enc: 'enc', wrappedKey: 'wrapped' } });
-        await requests.insert(link);
+        await requests.insert(link, keepUntil(link));
         await secrets.insert(file);
         const response = aResponse(link.id, t0, { kind: 'file', secretId: file.id });
         const upload = { secret: { id: file.id, expiresAt: file.expiresAt }, uploadId: 'up-1', envelopeFormat: { passphrase: false, kdfIterations: 0 } };
@@ -143,7 +143,7 @@ export function describeRequestStoreContract(name: string, make: () => RequestSt
       it('answers not_pending, counting and storing nothing, when the upload was ended first; refused before that when the link is', async () => {
         const link = aLink(owner);
         const [ended, waiting] = [aPendingFile('up-1'), aPendingFile('up-2')];
-        await requests.insert(link);
+        await requests.insert(link, keepUntil(link));
         for (const file of [ended, waiting]) await secrets.insert(file);
         await secrets.end(ended.id, { state: 'expired', now: ended.expiresAt, event: { id: 'evt_x', type: 'secret.expired', at: ended.expiresAt }, tombstoneUntil: ended.expiresAt + hour });
         const upload = (id: string, uploadId: string) => ({ secret: { id, expiresAt: t0 + hour }, uploadId, envelopeFormat: undefined });

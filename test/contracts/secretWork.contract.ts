@@ -73,6 +73,16 @@ export function describeSecretWorkContract(name: string, make: MakeSecretStores)
       await expect(secrets.schedulePurge('sec_none', t0)).rejects.toThrow();
     });
 
+    it('takes a purge of a secret that is gone (its tombstone expired meanwhile) as done: nothing is written', async () => {
+      const file = aPendingFile('up-gone');
+      await secrets.purged(file.id);
+      await secrets.purged(file.id);
+      expect(await secrets.get(file.id)).toBeNull();
+      // Still nothing there to insert over.
+      await secrets.insert(file);
+      expect((await secrets.get(file.id))?.id).toBe(file.id);
+    });
+
     describe('listForOwner', () => {
       it('lists an owner’s secrets newest first, ended ones too, without payload, links, token hashes or events', async () => {
         const first = aSecret({ ownerId: 'usr_a', createdAt: t0, workspaceId: 'wks_1', recipients: [aLink()], claimVerifier: 'cv', notBefore: t0, envelopeFormat: { passphrase: false, kdfIterations: 0 } });

@@ -1,13 +1,14 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoCounters } from '../../shared/store/counters.ts';
 import { DynamoGateStore } from '../../shared/store/gate.ts';
-import { DynamoHostClaims, hostnameKey } from '../../shared/store/hostClaims.ts';
+import { DynamoHostClaims } from '../../shared/store/hostClaims.ts';
+import { hostnameKey, memberKey, userKey, workspaceKey } from '../../shared/store/items/index.ts';
 import { DynamoRateCounter } from '../../shared/store/rateLimits.ts';
 import { DynamoReceiptStore } from '../../shared/store/receipts.ts';
 import { DynamoRequestStore } from '../../shared/store/requests.ts';
 import { DynamoSecretAdoptions, DynamoSecretStore } from '../../shared/store/secrets.ts';
 import { DynamoTierSource } from '../../shared/store/tiers.ts';
-import { memberKey, toMemberItem, workspaceKey } from '../../shared/store/workspaceItems.ts';
+import { toMemberItem } from '../../shared/store/workspaceItems.ts';
 import { describeCountersContract } from './counters.contract.ts';
 import { dynamoLocal } from './dynamoLocal.ts';
 import { describeGateStoreContract } from './gate.contract.ts';
@@ -34,13 +35,14 @@ describeRateCounterContract('dynamo', () => new DynamoRateCounter(dynamo.db, tab
 describeCountersContract('dynamo', () => new DynamoCounters(dynamo.db, tableName));
 describeRequestStoreContract('dynamo', () => ({ requests: new DynamoRequestStore(dynamo.db, tableName), secrets: new DynamoSecretStore(dynamo.db, tableName, tombstoneSeconds) }));
 
-// What the tier source reads, written as the user, workspace and member items are (users.ts, workspaceItems.ts).
-const plans = (holder: PlanHolder = {}) => ({ ...(holder.plan ? { plan: holder.plan } : {}), ...(holder.contractPlan ? { contract_plan: holder.contractPlan } : {}) });
-const put = (Item: Record<string, unknown>) => dynamo.db.send(new PutCommand({ TableName: tableName, Item })).then(() => undefined);
+// What the tier source reads, written as the user, workspace and member items are (users.ts, workspaces.ts, workspaceItems.ts):
+// the provider's plan always (free when made), a contract's when there is one.
+const plans = (holder: PlanHolder = {}) => ({ plan: holder.plan ?? 'free', ...(holder.contractPlan ? { contract_plan: holder.contractPlan } : {}) });
+const put = (Item: object) => dynamo.db.send(new PutCommand({ TableName: tableName, Item: Item as Record<string, unknown> })).then(() => undefined);
 describeTierSourceContract('dynamo', () => ({
   tiers: new DynamoTierSource(dynamo.db, tableName),
   seed: {
-    user: (userId, holder) => put({ pk: `USER#${userId}`, sk: 'PROFILE', type: 'user', id: userId, email: `${userId}@example.com`, created_at: 0, ...plans(holder) }),
+    user: (userId, holder) => put({ ...userKey(userId), type: 'user', id: userId, email: `${userId}@example.com`, created_at: 0, ...plans(holder) }),
     workspace: (workspaceId, holder) => put({ ...workspaceKey(workspaceId), type: 'workspace', id: workspaceId, ...plans(holder) }),
     join: (workspaceId, userId) => put(toMemberItem({ workspaceId, userId, email: `${userId}@example.com`, role: 'member', joinedAt: 0, source: 'invitation' })),
     leave: (workspaceId, userId) => dynamo.db.send(new DeleteCommand({ TableName: tableName, Key: memberKey(workspaceId, userId) })).then(() => undefined),

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Plan } from '../../shared/domain/accounts/model.ts';
-import type { TierSource } from '../../shared/domain/billing/tier.ts';
+import { planInUse, type PlanFacts, type TierSource } from '../../shared/domain/billing/tier.ts';
 import { newUserId, newWorkspaceId } from '../../shared/ids.ts';
 
 /** Where a plan comes from: the provider's (`plan`) and a contract's (`contractPlan`). */
@@ -22,7 +22,13 @@ export interface TierStores {
   seed: TierSeed;
 }
 
-/** The TierSource port's contract: a person's own plan and their workspaces' plans, each the higher of provider's and contract's. */
+/** Plans as a TierSource answers them, in a stable order for comparing. */
+const sorted = (plans: PlanFacts[]) => [...plans].sort((a, b) => `${a.plan}/${a.contractPlan}`.localeCompare(`${b.plan}/${b.contractPlan}`));
+
+/**
+ * The TierSource port's contract: a person's own plan and their workspaces' plans, each as held
+ * (the provider's, and a contract's when there is one); the domain's planInUse takes the higher.
+ */
 export function describeTierSourceContract(name: string, make: () => TierStores | Promise<TierStores>): void {
   describe(`TierSource contract: ${name}`, () => {
     let tiers: TierSource;
@@ -40,15 +46,16 @@ export function describeTierSourceContract(name: string, make: () => TierStores 
       expect(await tiers.plansOf(userId)).toEqual([]);
     });
 
-    it('answers the account’s own plan (the default without one), the higher of provider’s and contract’s', async () => {
+    it('answers the account’s own plans as held (the provider’s, a contract’s), which the domain reads as the higher', async () => {
       await seed.user(userId);
-      expect(await tiers.plansOf(userId)).toEqual(['free']);
+      expect(await tiers.plansOf(userId)).toEqual([{ plan: 'free' }]);
       const other = newUserId();
       await seed.user(other, { plan: 'free', contractPlan: 'enterprise' });
-      expect(await tiers.plansOf(other)).toEqual(['enterprise']);
+      expect(await tiers.plansOf(other)).toEqual([{ plan: 'free', contractPlan: 'enterprise' }]);
+      expect((await tiers.plansOf(other)).map(planInUse)).toEqual(['enterprise']);
       const pro = newUserId();
       await seed.user(pro, { plan: 'pro', contractPlan: 'free' });
-      expect(await tiers.plansOf(pro)).toEqual(['pro']);
+      expect((await tiers.plansOf(pro)).map(planInUse)).toEqual(['pro']);
     });
 
     it('adds the plan of each workspace the person is a member of, while they are', async () => {
@@ -59,9 +66,9 @@ export function describeTierSourceContract(name: string, make: () => TierStores 
       await seed.workspace(elsewhere, { plan: 'team' });
       await seed.join(team, userId);
       await seed.join(enterprise, userId);
-      expect((await tiers.plansOf(userId)).sort()).toEqual(['enterprise', 'pro', 'team']);
+      expect(sorted(await tiers.plansOf(userId))).toEqual([{ plan: 'free', contractPlan: 'enterprise' }, { plan: 'pro' }, { plan: 'team' }]);
       await seed.leave(team, userId);
-      expect((await tiers.plansOf(userId)).sort()).toEqual(['enterprise', 'pro']);
+      expect(sorted(await tiers.plansOf(userId))).toEqual([{ plan: 'free', contractPlan: 'enterprise' }, { plan: 'pro' }]);
     });
   });
 }

@@ -132,9 +132,9 @@ export function describeWebhookStoreContract(name: string, make: () => WebhookSt
         await store.claimAttempt(endpoint.id, delivery.id, 1, t0, t0 + minute);
         const first = anAttempt(1, t0, { error: 'timeout', status: undefined });
         delete first.status;
-        await store.recordAttempt(delivery, first, { status: 'pending', nextAttemptAt: t0 + minute });
+        await store.recordAttempt(delivery, first, { status: 'pending', nextAttemptAt: t0 + minute, swept: false });
         expect(await store.getDelivery(endpoint.id, delivery.id)).toEqual({ ...delivery, attempts: [first], nextAttemptAt: t0 + minute });
-        await expect(store.recordAttempt(delivery, first, { status: 'pending', nextAttemptAt: t0 + minute })).rejects.toThrow();
+        await expect(store.recordAttempt(delivery, first, { status: 'pending', nextAttemptAt: t0 + minute, swept: false })).rejects.toThrow();
         expect(await store.claimAttempt(endpoint.id, delivery.id, 2, t0 + minute, t0 + 2 * minute)).not.toBeNull();
         const second = anAttempt(2, t0 + minute, { status: 204 });
         await store.recordAttempt(delivery, second, { status: 'delivered' });
@@ -142,11 +142,11 @@ export function describeWebhookStoreContract(name: string, make: () => WebhookSt
         expect(await store.claimAttempt(endpoint.id, delivery.id, 3, t0 + 2 * minute, t0 + 3 * minute)).toBeNull();
       });
 
-      it('puts only waits longer than the queue holds on the retry index, due at their time', async () => {
+      it('puts only the waits it is told are longer than the queue holds on the retry index, due at their time', async () => {
         const [short, long] = [aDelivery(endpoint), aDelivery(endpoint)];
         for (const one of [short, long]) await store.insertDelivery(one);
-        await store.recordAttempt(short, anAttempt(1, t0), { status: 'pending', nextAttemptAt: t0 + 5 * minute });
-        await store.recordAttempt(long, anAttempt(1, t0), { status: 'pending', nextAttemptAt: t0 + 30 * minute });
+        await store.recordAttempt(short, anAttempt(1, t0), { status: 'pending', nextAttemptAt: t0 + 5 * minute, swept: false });
+        await store.recordAttempt(long, anAttempt(1, t0), { status: 'pending', nextAttemptAt: t0 + 30 * minute, swept: true });
         expect(await store.dueRetries(t0 + 29 * minute, 10)).toEqual([]);
         expect(await store.dueRetries(t0 + 30 * minute, 10)).toEqual([{ endpointId: endpoint.id, deliveryId: long.id, userId, attempt: 2 }]);
         await store.recordAttempt(long, anAttempt(2, t0 + 30 * minute), { status: 'failed' });
@@ -156,7 +156,7 @@ export function describeWebhookStoreContract(name: string, make: () => WebhookSt
       it('cancels a pending delivery; a settled one stays as it is', async () => {
         const [pending, delivered] = [aDelivery(endpoint), aDelivery(endpoint)];
         for (const one of [pending, delivered]) await store.insertDelivery(one);
-        await store.recordAttempt(pending, anAttempt(1, t0), { status: 'pending', nextAttemptAt: t0 + 30 * minute });
+        await store.recordAttempt(pending, anAttempt(1, t0), { status: 'pending', nextAttemptAt: t0 + 30 * minute, swept: true });
         await store.recordAttempt(delivered, anAttempt(1, t0, { status: 200 }), { status: 'delivered' });
         await store.cancelDelivery(pending);
         await store.cancelDelivery(delivered);
@@ -196,7 +196,7 @@ export function describeWebhookStoreContract(name: string, make: () => WebhookSt
       it('frees a place when a test delivery settles (delivered, failed for good or cancelled), not while it retries', async () => {
         const [a, b] = [aTest(t0), aTest(t0 + 1)];
         for (const one of [a, b]) await store.insertTestDelivery(one, 2, t0 - minute);
-        await store.recordAttempt(a, anAttempt(1, t0), { status: 'pending', nextAttemptAt: t0 + minute });
+        await store.recordAttempt(a, anAttempt(1, t0), { status: 'pending', nextAttemptAt: t0 + minute, swept: false });
         expect((await store.insertTestDelivery(aTest(t0 + 2), 2, t0 - minute)).queued).toBe(false);
         await store.recordAttempt(a, anAttempt(2, t0 + minute, { status: 200 }), { status: 'delivered' });
         const c = aTest(t0 + 3);

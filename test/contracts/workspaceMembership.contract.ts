@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { planInUse } from '../../shared/domain/billing/tier.ts';
 import { newUserId, newWorkspaceId } from '../../shared/ids.ts';
 import { audit, join, makeWorkspace, onTeam, t0 } from './workspaceFixtures.ts';
 import type { MakeWorkspaceWorld, WorkspaceWorld } from './workspaceWorld.ts';
@@ -27,14 +28,17 @@ export function describeWorkspaceMembershipContract(name: string, make: MakeWork
       expect(await world.membership.policyFor(made.workspace.id, member.userId)).toBeNull();
     });
 
-    it('reads the plan a subscription gave and the higher one a contract gives', async () => {
+    it('reads the plan a subscription gave and, beside it, a contract’s (the domain takes the higher)', async () => {
       const made = await makeWorkspace(world);
       await onTeam(world, made);
-      expect((await world.membership.policyFor(made.workspace.id, made.owner.userId))!.plan).toBe('team');
-      expect((await world.membership.brandingOf(made.workspace.id))!.plan).toBe('team');
+      expect(await world.membership.policyFor(made.workspace.id, made.owner.userId)).toMatchObject({ role: 'owner', plan: 'team' });
+      expect(await world.membership.policyFor(made.workspace.id, made.owner.userId)).not.toHaveProperty('contractPlan');
+      expect(await world.membership.brandingOf(made.workspace.id)).toEqual({ plan: 'team', branding: null });
       await world.contracts.setWorkspacePlan(made.workspace.id, 'enterprise', 5, { at: t0, by: 'sales', note: 'deal' }, audit(made.workspace.id));
-      expect((await world.membership.policyFor(made.workspace.id, made.owner.userId))!.plan).toBe('enterprise');
-      expect((await world.workspaces.get(made.workspace.id))!.plan).toBe('enterprise');
+      expect(await world.membership.policyFor(made.workspace.id, made.owner.userId)).toMatchObject({ plan: 'team', contractPlan: 'enterprise' });
+      expect(await world.membership.brandingOf(made.workspace.id)).toEqual({ plan: 'team', contractPlan: 'enterprise', branding: null });
+      expect(await world.workspaces.get(made.workspace.id)).toMatchObject({ plan: 'team', contractPlan: 'enterprise' });
+      expect(planInUse((await world.membership.policyFor(made.workspace.id, made.owner.userId))!)).toBe('enterprise');
     });
 
     it('gives the branding with the plan; null for a workspace that does not exist', async () => {

@@ -2,6 +2,7 @@ import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamod
 import type { Plan, User } from '../../shared/domain/accounts/model.ts';
 import type { SsoPolicy } from '../../shared/domain/accounts/ports.ts';
 import type { CheckoutWorkspaces } from '../../shared/domain/billing/ports.ts';
+import { planInUse } from '../../shared/domain/billing/tier.ts';
 import type { BillingStore } from '../../shared/domain/billing/ports.ts';
 import type { ContractPlanStore } from '../../shared/domain/contractPlans.ts';
 import type { DomainStore } from '../../shared/domain/domains/model.ts';
@@ -15,6 +16,7 @@ import { DynamoBillingStore } from '../../shared/store/billing.ts';
 import { DynamoContractPlans } from '../../shared/store/contractPlans.ts';
 import { DynamoDirectoryKeys } from '../../shared/store/directoryKeys.ts';
 import { DynamoDomainHosting } from '../../shared/store/domainHosting.ts';
+import { ssoDomainKey } from '../../shared/store/items/index.ts';
 import { DynamoSsoPolicy } from '../../shared/store/ssoPolicy.ts';
 import { DynamoUserStore } from '../../shared/store/users.ts';
 import { DynamoDomainStore } from '../../shared/store/workspaceDomains.ts';
@@ -50,13 +52,15 @@ export interface WorkspaceWorld {
   contracts: ContractPlanStore;
   /** An account signed up (UserStore.createOrGet's items). */
   addAccount(user: User): Promise<void>;
-  /** The account's plan in use, as UserStore.get answers it (null: no account). */
+  /** The account's plan in use, as the domain reads UserStore.get's answer (null: no account). */
   accountPlan(userId: string): Promise<Plan | null>;
   /** An operator marks the domain a directory speaks for as enforced (`enforced` on `SSO_DOMAIN#`). */
   enforceSso(emailDomain: string): Promise<void>;
 }
 
 export type MakeWorkspaceWorld = () => WorkspaceWorld | Promise<WorkspaceWorld>;
+
+const planInUseOf = (user: User | null): Plan | null => (user ? planInUse(user) : null);
 
 export function memoryWorkspaceWorld(): WorkspaceWorld {
   const ports = memoryWorkspacePorts();
@@ -67,7 +71,7 @@ export function memoryWorkspaceWorld(): WorkspaceWorld {
     scim: ports.scimUsers,
     hosting: ports.domainHosting,
     addAccount: async (user) => void ports.accounts.add(user),
-    accountPlan: async (userId) => (await ports.accounts.get(userId))?.plan ?? null,
+    accountPlan: async (userId) => planInUseOf(await ports.accounts.get(userId)),
     enforceSso: async (emailDomain) => ports.ssoPolicy.enforce(emailDomain),
   };
 }
@@ -88,12 +92,12 @@ export function dynamoWorkspaceWorld(db: DynamoDBDocumentClient, tableName: stri
     billing: new DynamoBillingStore(db, tableName),
     contracts: new DynamoContractPlans(db, tableName),
     addAccount: async (user) => void (await users.createOrGet(user)),
-    accountPlan: async (userId) => (await users.get(userId))?.plan ?? null,
+    accountPlan: async (userId) => planInUseOf(await users.get(userId)),
     enforceSso: async (emailDomain) => {
       await db.send(
         new UpdateCommand({
           TableName: tableName,
-          Key: { pk: `SSO_DOMAIN#${emailDomain}`, sk: 'SSO' },
+          Key: ssoDomainKey(emailDomain),
           UpdateExpression: 'SET enforced = :yes',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':yes': true },

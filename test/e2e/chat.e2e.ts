@@ -14,7 +14,7 @@ import { tableName, type Runtime } from '../../local/runtime.ts';
 import { signSlashCommand, slashCommand } from '../../local/slack/signing.ts';
 import { chatLimits } from '../../shared/limits.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
-import { key } from '../../shared/store/secretItem.ts';
+import { secretKey as key } from '../../shared/store/items/index.ts';
 import { newEmail } from '../support/accounts.ts';
 import { startTestRuntime } from '../support/runtime.ts';
 import { findLeaks, guard as guardValue, launchChromium, Session, settleTraffic, signInThroughPage } from './harness.ts';

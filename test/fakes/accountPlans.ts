@@ -1,6 +1,6 @@
 import type { Plan, User } from '../../shared/domain/accounts/model.ts';
 import type { UserStore } from '../../shared/domain/accounts/ports.ts';
-import { highestPlan } from '../../shared/domain/billing/tier.ts';
+import { planInUse } from '../../shared/domain/billing/tier.ts';
 import type { ContractRecord } from '../../shared/domain/contractPlans.ts';
 
 /** An account as billing and contracts read it: the provider's plan (`plan`) and the contract's (`contract_plan`). */
@@ -29,9 +29,8 @@ export interface AccountPlans {
 
 /**
  * Accounts reduced to what the workspace and billing groups touch: `add` is a test's sign-up,
- * `createOrGet` SCIM's; `get` and `findByEmail` answer as UserStore does (the plan in use, the
- * higher of the provider's and the contract's), so a use case's `users` port sees what billing
- * wrote. (test/fakes/users.ts is the accounts group's full UserStore, held to its contract.)
+ * `createOrGet` SCIM's; `get` and `findByEmail` answer as UserStore does (the provider's plan and
+ * a contract's, as held), so a use case's `users` port sees what billing wrote. (test/fakes/users.ts is the accounts group's full UserStore, held to its contract.)
  */
 export class MemoryAccountPlans implements AccountPlans, Pick<UserStore, 'get' | 'findByEmail' | 'createOrGet'> {
   private readonly rows = new Map<string, AccountPlanRow & { user: User; contract: ContractRecord | null }>();
@@ -51,12 +50,15 @@ export class MemoryAccountPlans implements AccountPlans, Pick<UserStore, 'get' |
     // Another address under the same id: the store's transaction is refused.
     if (this.rows.has(user.id)) throw Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException' });
     this.add(user);
-    return structuredClone(user);
+    return (await this.get(user.id))!;
   }
 
   async get(id: string): Promise<User | null> {
     const row = this.rows.get(id);
-    return row ? { ...structuredClone(row.user), plan: this.planOf(id)! } : null;
+    // Both plans as held: the provider's and a contract's (the domain's planInUse decides).
+    if (!row) return null;
+    const { contractPlan: _given, ...user } = structuredClone(row.user);
+    return { ...user, plan: row.plan, ...(row.contractPlan === null ? {} : { contractPlan: row.contractPlan }) };
   }
 
   async findByEmail(email: string): Promise<User | null> {
@@ -64,10 +66,10 @@ export class MemoryAccountPlans implements AccountPlans, Pick<UserStore, 'get' |
     return id === undefined ? null : this.get(id);
   }
 
-  /** The plan in use: the higher of the provider's and the contract's (what `UserStore.get` answers). */
+  /** The plan the account is on, as the domain decides it (for tests that look; `get` answers both as held). */
   planOf(userId: string): Plan | null {
     const row = this.rows.get(userId);
-    return row ? highestPlan(row.contractPlan === null ? [row.plan] : [row.plan, row.contractPlan]) : null;
+    return row ? planInUse({ plan: row.plan, ...(row.contractPlan === null ? {} : { contractPlan: row.contractPlan }) }) : null;
   }
 
   byEmail(email: string): AccountPlanRow | null {

@@ -27,7 +27,7 @@ export class MemoryRequestStore implements RequestStore {
 
   constructor(private readonly secrets: MemorySecretStore = new MemorySecretStore()) {}
 
-  async insert(link: RequestLink): Promise<void> {
+  async insert(link: RequestLink, _until: number): Promise<void> {
     if (this.links.has(link.id)) throw conditionFailed();
     this.links.set(link.id, copy(link));
   }

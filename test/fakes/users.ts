@@ -1,6 +1,5 @@
 import type { Plan, User } from '../../shared/domain/accounts/model.ts';
 import type { UserStore } from '../../shared/domain/accounts/ports.ts';
-import { highestPlan } from '../../shared/domain/billing/tier.ts';
 import type { ContractRecord } from '../../shared/domain/contractPlans.ts';
 import { conditionFailed, copy } from './memoryListing.ts';
 
@@ -24,7 +23,8 @@ export class MemoryUserStore implements UserStore {
 
   async get(id: string): Promise<User | null> {
     const row = this.rows.get(id);
-    return row ? { ...copy(row.user), plan: highestPlan(row.contractPlan === null ? [row.user.plan] : [row.user.plan, row.contractPlan]) } : null;
+    // Both plans as held: the provider's and a contract's (the domain's planInUse decides).
+    return row ? { ...copy(row.user), ...(row.contractPlan === null ? {} : { contractPlan: row.contractPlan }) } : null;
   }
 
   async findByEmail(email: string): Promise<User | null> {
@@ -39,7 +39,7 @@ export class MemoryUserStore implements UserStore {
     if (this.rows.has(user.id)) throw Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException' });
     this.rows.set(user.id, { user: { id: user.id, email: user.email, plan: user.plan, createdAt: user.createdAt }, contractPlan: null, contract: null });
     this.emails.set(user.email, user.id);
-    return copy(user);
+    return (await this.get(user.id))!;
   }
 
   async acceptTerms(id: string, version: string, at: number): Promise<void> {

@@ -1,6 +1,5 @@
-import { maxQueueDelaySeconds } from '../../shared/domain/queue.ts';
-import type { Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint } from '../../shared/domain/webhooks/model.ts';
-import type { SettlingDelivery, WebhookStore } from '../../shared/domain/webhooks/ports.ts';
+import type { Delivery, DeliveryAttempt, WebhookEndpoint } from '../../shared/domain/webhooks/model.ts';
+import type { NextAttempt, SettlingDelivery, WebhookStore } from '../../shared/domain/webhooks/ports.ts';
 import { deliveryIdTime } from '../../shared/ids.ts';
 import { decodeCursor, encodeCursor, invalidCursor } from '../../shared/store/cursor.ts';
 import { conditionFailed, dueOrder, pair, stored } from './workspaceData.ts';
@@ -110,7 +109,7 @@ export class MemoryWebhookStore implements WebhookStore {
     return stored(held.delivery);
   }
 
-  async recordAttempt(delivery: SettlingDelivery, attempt: DeliveryAttempt, next: { status: DeliveryStatus; nextAttemptAt?: number }): Promise<void> {
+  async recordAttempt(delivery: SettlingDelivery, attempt: DeliveryAttempt, next: NextAttempt): Promise<void> {
     const held = this.deliveries.get(pair(delivery.endpointId, delivery.id));
     // Another attempt recorded first: the store's condition refuses, and the write throws.
     if (!held || held.delivery.attempts.length !== attempt.number - 1) throw conditionFailed(`attempt ${attempt.number} of ${delivery.id}`);
@@ -119,9 +118,8 @@ export class MemoryWebhookStore implements WebhookStore {
     if (next.nextAttemptAt === undefined) delete held.delivery.nextAttemptAt;
     else held.delivery.nextAttemptAt = next.nextAttemptAt;
     delete held.leaseUntil;
-    // Only waits SQS cannot hold go on the retry index, for the schedule's sweep to find.
-    const swept = next.nextAttemptAt !== undefined && next.nextAttemptAt - attempt.at > maxQueueDelaySeconds * 1000;
-    if (swept) held.retryAt = next.nextAttemptAt!;
+    // On the retry index when the domain says the queue cannot hold the wait.
+    if (next.swept === true) held.retryAt = next.nextAttemptAt;
     else delete held.retryAt;
     if (next.status !== 'pending') this.leaveTests(delivery);
   }

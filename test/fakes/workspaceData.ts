@@ -1,13 +1,12 @@
 import { toIso } from '../../shared/clock.ts';
 import type { Plan } from '../../shared/domain/accounts/model.ts';
 import type { SubscriptionRecord } from '../../shared/domain/billing/model.ts';
-import { highestPlan } from '../../shared/domain/billing/tier.ts';
 import type { ContractRecord } from '../../shared/domain/contractPlans.ts';
 import type { Domain, HostClaim } from '../../shared/domain/domains/model.ts';
 import type { HostingRecord, StopOrder } from '../../shared/domain/domains/ports.ts';
 import type { ScimUser } from '../../shared/domain/scim/model.ts';
 import type { SsoDirectory } from '../../shared/domain/sso/directory.ts';
-import type { AuditRow, Invitation, Member, Roster, Workspace, WorkspaceBranding } from '../../shared/domain/workspaces/model.ts';
+import { workspaceInUse, type AuditRow, type Invitation, type Member, type Roster, type StoredWorkspace, type Workspace, type WorkspaceBranding } from '../../shared/domain/workspaces/model.ts';
 import type { Actor, InvitationToken } from '../../shared/domain/workspaces/ports.ts';
 import { MemoryAccountPlans, type AccountPlans } from './accountPlans.ts';
 
@@ -108,12 +107,16 @@ export class WorkspaceData {
 
   constructor(readonly accounts: AccountPlans = new MemoryAccountPlans()) {}
 
-  /** The workspace as readers see it: the higher of the provider's and the contract's plan. */
-  workspaceOf(id: string): Workspace | null {
+  /** The workspace as the store reads it: the provider's plan and a contract's, as held (the fakes' ports answer this). */
+  storedWorkspaceOf(id: string): StoredWorkspace | null {
     const record = this.workspaces.get(id);
     if (!record) return null;
-    const plan = highestPlan(record.contractPlan === null ? [record.workspace.plan] : [record.workspace.plan, record.contractPlan]);
-    return { ...structuredClone(record.workspace), plan };
+    return { ...structuredClone(record.workspace), ...(record.contractPlan === null ? {} : { contractPlan: record.contractPlan }) };
+  }
+
+  /** The workspace on the plan it is on, as the domain decides it (for tests that look). */
+  workspaceOf(id: string): Workspace | null {
+    return workspaceInUse(this.storedWorkspaceOf(id));
   }
 
   /** The actor is a member with one of its roles (the transactions' ConditionCheck). */

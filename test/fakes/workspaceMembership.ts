@@ -1,9 +1,12 @@
-import type { Plan } from '../../shared/domain/accounts/model.ts';
+import type { PlanFacts } from '../../shared/domain/billing/tier.ts';
 import type { CheckoutWorkspaces } from '../../shared/domain/billing/ports.ts';
 import { isWorkspaceId } from '../../shared/domain/workspaces/access.ts';
 import type { WorkspaceMembership, WorkspaceSeat } from '../../shared/domain/workspaces/membership.ts';
 import type { Role, Roster, WorkspaceBranding } from '../../shared/domain/workspaces/model.ts';
 import { pair, stored, WorkspaceData } from './workspaceData.ts';
+
+/** Both plans as held, as the store reads them. */
+const planFacts = (workspace: PlanFacts): PlanFacts => ({ plan: workspace.plan, ...(workspace.contractPlan === undefined ? {} : { contractPlan: workspace.contractPlan }) });
 
 /** The two reads sending inside a workspace makes (shared/store/workspaceMembership.ts), on the workspace fakes' data. */
 export class MemoryWorkspaceMembership implements WorkspaceMembership {
@@ -11,16 +14,16 @@ export class MemoryWorkspaceMembership implements WorkspaceMembership {
 
   async policyFor(workspaceId: string, userId: string): Promise<WorkspaceSeat | null> {
     const member = this.data.members.get(pair(workspaceId, userId));
-    const workspace = this.data.workspaceOf(workspaceId);
+    const workspace = this.data.storedWorkspaceOf(workspaceId);
     if (!member || !workspace) return null;
-    return { role: member.role, plan: workspace.plan, policy: stored(workspace.policy) };
+    return { role: member.role, ...planFacts(workspace), policy: stored(workspace.policy) };
   }
 
-  async brandingOf(workspaceId: string): Promise<{ plan: Plan; branding: WorkspaceBranding | null } | null> {
-    const workspace = this.data.workspaceOf(workspaceId);
+  async brandingOf(workspaceId: string): Promise<(PlanFacts & { branding: WorkspaceBranding | null }) | null> {
+    const workspace = this.data.storedWorkspaceOf(workspaceId);
     if (!workspace) return null;
     const branding = this.data.branding.get(workspaceId);
-    return { plan: workspace.plan, branding: branding ? stored(branding) : null };
+    return { ...planFacts(workspace), branding: branding ? stored(branding) : null };
   }
 }
 

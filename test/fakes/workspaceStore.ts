@@ -1,5 +1,5 @@
-import type { AuditRow, Invitation, Member, Roster, Workspace, WorkspaceBranding, WorkspacePolicy } from '../../shared/domain/workspaces/model.ts';
-import type { Actor, Membership, WorkspaceStore } from '../../shared/domain/workspaces/ports.ts';
+import type { AuditRow, Invitation, Member, Roster, StoredWorkspace, Workspace, WorkspaceBranding, WorkspacePolicy } from '../../shared/domain/workspaces/model.ts';
+import type { Actor, StoredMembership, WorkspaceStore } from '../../shared/domain/workspaces/ports.ts';
 import { decodeCursor, encodeCursor } from '../../shared/store/cursor.ts';
 import { pair, stored, WorkspaceData } from './workspaceData.ts';
 
@@ -23,8 +23,8 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
     return 'created';
   }
 
-  async get(id: string): Promise<Workspace | null> {
-    return this.data.workspaceOf(id);
+  async get(id: string): Promise<StoredWorkspace | null> {
+    return this.data.storedWorkspaceOf(id);
   }
 
   async roster(id: string): Promise<Roster | null> {
@@ -37,12 +37,12 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
     return member ? stored(member) : null;
   }
 
-  async membershipsOf(userId: string): Promise<Membership[]> {
+  async membershipsOf(userId: string): Promise<StoredMembership[]> {
     const { data } = this;
     // The index's order: `WORKSPACE#<id>`.
     const mine = [...data.members.values()].filter((member) => member.userId === userId).sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : 1));
     return mine.flatMap((member) => {
-      const workspace = data.workspaceOf(member.workspaceId);
+      const workspace = data.storedWorkspaceOf(member.workspaceId);
       const roster = data.rosters.get(member.workspaceId);
       const branding = data.branding.get(member.workspaceId);
       return workspace && roster ? [{ workspace, roster: rosterOf(roster), role: member.role, branding: branding ? stored(branding) : null }] : [];

@@ -608,8 +608,9 @@ describe('the DynamoDB calls of the stores', () => {
     // Authorized item by item: Put, Update, Delete, and ConditionCheck where the store is allowed one (below).
     TransactWriteCommand: [],
   };
+  // Every store file, in subfolders too (items/ holds the table's keys and shapes, and no call).
   const dir = new URL('../../shared/store/', import.meta.url);
-  const sources = readdirSync(dir)
+  const sources = (readdirSync(dir, { recursive: true }) as string[])
     .filter((file) => file.endsWith('.ts'))
     .map((file) => ({ file, text: readFileSync(new URL(file, dir), 'utf8') }));
 

@@ -5,7 +5,7 @@ import { tokenFingerprint } from '../../local/slack/api.ts';
 import { signSlashCommand, slashCommand } from '../../local/slack/signing.ts';
 import { issueChatToken, issueInstallState } from '../../shared/domain/chat/tokens.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
-import { key as secretKey } from '../../shared/store/secretItem.ts';
+import { secretKey } from '../../shared/store/items/index.ts';
 import { createKey, keptSignedIn, newEmail } from '../support/accounts.ts';
 import { chatTokenOf, nowSeconds, sendCommand, stateOf } from '../support/chat.ts';
 import { expectProblem } from '../support/problem.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventFilter } from '../../local/eventFilter.ts';
-import { relayFilters, secretChangeOf, testDeliveryOf } from '../../shared/store/relayRecords.ts';
+import { secretChangeOf as changeOfWrite } from '../../shared/domain/relay/projections.ts';
+import { relayFilters, secretWriteOf, testDeliveryOf } from '../../shared/store/relayRecords.ts';
 import type { DynamoDBRecord } from 'aws-lambda';
 
 describe('eventFilter (Lambda event filtering, as the local pollers apply it)', () => {
@@ -46,6 +47,9 @@ const secret = (emitted: Array<{ id: string; type: string; at: number }>, owner?
   image({ type: 'secret', id: 'sec_1', views_left: viewsLeft, ...(owner ? { owner_id: owner } : {}), emitted });
 const record = (eventName: 'INSERT' | 'MODIFY' | 'REMOVE', NewImage?: Record<string, unknown>, OldImage?: Record<string, unknown>) =>
   ({ eventName, dynamodb: { SequenceNumber: '1', ...(NewImage ? { NewImage } : {}), ...(OldImage ? { OldImage } : {}) } }) as unknown as DynamoDBRecord;
+
+// The store reads the write off a record; the domain decides what the endpoints hear of it.
+const secretChangeOf = (record: DynamoDBRecord) => changeOfWrite(secretWriteOf(record));
 
 describe('the relay’s stream records', () => {
   const created = { id: 'evt_1', type: 'secret.created', at: 1 };

@@ -4,7 +4,7 @@ import { abortFileUpload, completeFileUpload } from '../../shared/domain/files/c
 import { startFileUpload, type FilePorts } from '../../shared/domain/files/upload.ts';
 import { Conflict, Forbidden, Gone, Invalid, NotFound, RateLimited } from '../../shared/domain/refusals.ts';
 import { createRequestLink, refusedResponse } from '../../shared/domain/requests/links.ts';
-import type { RequestLink } from '../../shared/domain/requests/model.ts';
+import { keepUntil, type RequestLink } from '../../shared/domain/requests/model.ts';
 import { respondToRequest, settleAdded } from '../../shared/domain/requests/responses.ts';
 import { HttpError } from '../../shared/http/errors.ts';
 import { expectRefusal, expectShown, secretGroupPorts as ports, textSecret, unused } from '../support/refusalChecks.ts';
@@ -95,7 +95,7 @@ describe('request links', () => {
   it('refuses a wrapped key the link’s KEM does not make, each field named as sent', async () => {
     const deps = ports();
     const stored = link({ publicKey: Buffer.alloc(32, 9).toString('base64url'), responsesLeft: 1, expiresAt: deps.clock.now() + 60_000 });
-    await deps.requests.insert(stored);
+    await deps.requests.insert(stored, keepUntil(stored));
     const { sealed } = await textSecret();
     await expectRefusal(
       respondToRequest(stored.id, { envelope: sealed.envelope, salt: sealed.salt, enc: 'AAAA', wrappedKey: 'AAAA' }, null, deps),

@@ -72,7 +72,7 @@ describe('flags', () => {
   });
 
   /** A person's plans as the tier source reads them (unknown names become the default, as planOf makes them). */
-  const tiersWith = (...plans: string[]) => ({ tiers: { plansOf: async () => plans.map((plan) => planOf(plan)) } });
+  const tiersWith = (...plans: string[]) => ({ tiers: { plansOf: async () => plans.map((plan) => ({ plan: planOf(plan) })) } });
 
   it('anonymous callers get the default plan and signed_in false, without reading any user', async () => {
     const ports = { tiers: { plansOf: async () => { throw new Error('must not read'); } } };

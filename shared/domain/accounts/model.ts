@@ -3,10 +3,18 @@ import type { Scope } from '../../routes.ts';
 
 export type Plan = 'free' | 'pro' | 'team' | 'enterprise';
 
+/**
+ * An account. Its plan is held as its two writers left it (billing/tier.ts, `PlanFacts`): `plan`
+ * is the payment provider's, `contractPlan` a contract's (sales'); the account is on the higher,
+ * `planInUse(user)`, which is the only way to read the plan it is on.
+ */
 export interface User {
   id: string;
   email: string;
+  /** The provider's plan (free when the account is made). */
   plan: Plan;
+  /** A contract's plan; absent without one (and never given when an account is made). */
+  contractPlan?: Plan;
   createdAt: number;
   tosVersion?: string;
   tosAcceptedAt?: number;

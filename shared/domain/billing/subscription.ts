@@ -1,6 +1,6 @@
 import type { Plan } from '../accounts/model.ts';
-import { planOf } from '../plans.ts';
-import { effectiveTier, type TierPorts } from './tier.ts';
+import { defaultPlan } from '../plans.ts';
+import { effectiveTier, planInUse, type TierPorts } from './tier.ts';
 import type { BillingStore } from './ports.ts';
 import type { SubscriptionRecord } from './model.ts';
 import type { UserStore } from '../accounts/ports.ts';
@@ -26,7 +26,7 @@ export async function readSubscription(
     readUsage(userId, ports),
   ]);
   return {
-    plan: planOf(user?.plan),
+    plan: user ? planInUse(user) : defaultPlan,
     tier,
     subscription,
     usage: { live_secrets: usage.live_secrets, bytes_stored: usage.bytes_stored, calls_this_month: usage.calls_this_month },

@@ -3,7 +3,7 @@ import { domainLimits } from '../../limits.ts';
 import { planIncludes } from '../plans.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../refusals.ts';
 import { actorFor, auditRow, authorize, noSuchWorkspace, systemAuditRow } from '../workspaces/access.ts';
-import type { Member } from '../workspaces/model.ts';
+import { workspaceInUse, type Member } from '../workspaces/model.ts';
 import { covers } from '../sso/directory.ts';
 import { challengeName, challengeValue, normalizeHostname } from './hostname.ts';
 import type { Domain, DomainCheckError, DomainPorts } from './model.ts';
@@ -14,7 +14,7 @@ const isDomainId = (id: string) => /^dom_[A-Za-z0-9_-]{21}[AQgw]$/.test(id);
 
 /** The workspace's plan has custom domains (Team): forbidden otherwise. */
 async function requireDomainsPlan(workspaceId: string, ports: DomainPorts): Promise<void> {
-  const workspace = await ports.workspaces.get(workspaceId);
+  const workspace = workspaceInUse(await ports.workspaces.get(workspaceId));
   if (!workspace) throw noSuchWorkspace();
   if (!planIncludes(workspace.plan, 'custom_domains')) {
     throw new Forbidden('A workspace’s own domains come with the Team plan.', { facts: { reason: 'plan', plan: workspace.plan, required: 'team' } });

@@ -1,4 +1,5 @@
 import type { Config } from '../../config.ts';
+import { planInUse } from '../billing/tier.ts';
 import { planIncludes } from '../plans.ts';
 import { Forbidden, Invalid } from '../refusals.ts';
 import type { WorkspaceMembershipPorts } from '../workspaces/membership.ts';
@@ -35,7 +36,8 @@ export async function linkHostOf(workspaceId: string, rawHostname: string, ports
   const claim = await ports.hostClaims.verifiedClaim(normalized.hostname);
   if (!claim || claim.workspaceId !== workspaceId) throw refused('is not a hostname this workspace has verified');
   // The plan as the reveal page reads it (two small reads in parallel, for links on a hostname only).
-  const plan = (await ports.workspaceMembership.brandingOf(workspaceId))?.plan;
+  const held = await ports.workspaceMembership.brandingOf(workspaceId);
+  const plan = held ? planInUse(held) : undefined;
   if (plan === undefined || !planIncludes(plan, 'custom_domains')) {
     throw new Forbidden('Links on a workspace’s own hostname come with the Team plan: send this one without `hostname`, or renew Team.', {
       facts: { reason: 'plan', plan: plan ?? 'free', required: 'team' },

@@ -4,7 +4,7 @@ import { Conflict, Gone, Invalid, NotFound, type Refusal } from '../refusals.ts'
 import { assertSendInWorkspace, type WorkspaceMembershipPorts } from '../workspaces/membership.ts';
 import { linkHostOf, servedOn, type LinkHostPorts } from '../domains/linkHosts.ts';
 import type { HostClaim } from '../domains/model.ts';
-import { isOpen, refusalOf, type RequestKem, type RequestLink } from './model.ts';
+import { isOpen, keepUntil, refusalOf, type RequestKem, type RequestLink } from './model.ts';
 import type { RequestPorts } from './ports.ts';
 
 /** The serialized public key of each KEM (RFC 9180 SerializePublicKey): X25519's 32 bytes, P-256's uncompressed point. */
@@ -89,7 +89,7 @@ export async function createRequestLink(input: NewRequestLink, ownerId: string, 
     ...(workspaceId === undefined ? {} : { workspaceId }),
     ...(linkHost ? { linkHost } : {}),
   };
-  await ports.requests.insert(link);
+  await ports.requests.insert(link, keepUntil(link));
   return link;
 }
 

@@ -6,7 +6,8 @@ import type { RequestLink, RequestSummary, SealedResponse } from './model.ts';
 export type AddedResponse = 'added' | 'refused' | 'busy';
 
 export interface RequestStore {
-  insert(link: RequestLink): Promise<void>;
+  /** Stores a new link, kept until `until` (ms: its expiry and the retention after it), then removed by TTL. */
+  insert(link: RequestLink, until: number): Promise<void>;
   get(id: string): Promise<RequestLink | null>;
   /** The owner's links, newest first (what a listing shows of them). */
   listByOwner(ownerId: string, limit: number, cursor: string | null): Promise<{ items: RequestSummary[]; nextCursor: string | null }>;

@@ -1,7 +1,8 @@
 import { sha256Base64Url } from '../../ids.ts';
 import { planIncludes } from '../plans.ts';
 import { Forbidden, Unauthenticated } from '../refusals.ts';
-import type { Workspace } from '../workspaces/model.ts';
+import { workspaceInUse, type Workspace } from '../workspaces/model.ts';
+import type { WorkspaceStore } from '../workspaces/ports.ts';
 
 /** Where a directory key's hash leads: the workspace it belongs to (issue 17 writes it, with the SSO directory). */
 export interface DirectoryKeyStore {
@@ -10,7 +11,7 @@ export interface DirectoryKeyStore {
 
 export interface DirectoryKeyPorts {
   directoryKeys: DirectoryKeyStore;
-  workspaces: { get(workspaceId: string): Promise<Workspace | null> };
+  workspaces: Pick<WorkspaceStore, 'get'>;
 }
 
 /** `Bearer` in any case (RFC 7235 §2.1), then the key. Okta's probe sends `non-token`, with no scheme. */
@@ -32,7 +33,7 @@ export async function directoryWorkspace(authorization: string | undefined, port
   if (key === undefined || !keyShape.test(key)) throw refused('The authorization header does not carry a directory key: send `Authorization: Bearer hlscim_…`.');
   const workspaceId = await ports.directoryKeys.workspaceOf(sha256Base64Url(key));
   // A rotated key's item is deleted in the rotation's transaction: it stops at once.
-  const workspace = workspaceId === null ? null : await ports.workspaces.get(workspaceId);
+  const workspace = workspaceId === null ? null : workspaceInUse(await ports.workspaces.get(workspaceId));
   if (!workspace) throw refused('The directory key is not valid: it may have been rotated.');
   if (!planIncludes(workspace.plan, 'scim')) {
     throw new Forbidden(`Directory provisioning comes with the Team plan; this workspace is on ${workspace.plan}.`);

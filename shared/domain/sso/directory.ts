@@ -5,7 +5,7 @@ import type { Domain, DomainStore } from '../domains/model.ts';
 import { planIncludes } from '../plans.ts';
 import { Conflict, Forbidden, Invalid } from '../refusals.ts';
 import { actorFor, auditRow, authorize, noSuchWorkspace } from '../workspaces/access.ts';
-import type { AuditRow } from '../workspaces/model.ts';
+import { workspaceInUse, type AuditRow } from '../workspaces/model.ts';
 import { recipientDomain, normalizeDomain } from '../workspaces/policy.ts';
 import type { Actor, WorkspacePorts } from '../workspaces/ports.ts';
 
@@ -72,7 +72,7 @@ export interface SsoSaved {
 /** `PUT /v1/workspaces/{id}/sso`: owners and admins of a Team workspace. */
 export async function setSso(workspaceId: string, userId: string, settings: SsoSettings, ports: SsoPorts): Promise<SsoSaved> {
   const member = await authorize(workspaceId, userId, 'setSso', ports);
-  const workspace = await ports.workspaces.get(workspaceId);
+  const workspace = workspaceInUse(await ports.workspaces.get(workspaceId));
   if (!workspace) throw noSuchWorkspace();
   if (!planIncludes(workspace.plan, 'sso')) {
     throw new Forbidden('A workspace’s single sign-on comes with the Team plan.', { facts: { reason: 'plan', plan: workspace.plan, required: 'team' } });

@@ -54,7 +54,8 @@ export async function attemptDelivery(message: DeliverMessage, ports: WebhookPor
   await ports.webhooks.recordAttempt(
     claimed,
     attempt,
-    delaySeconds === undefined ? { status: 'failed' } : { status: 'pending', nextAttemptAt: now + delaySeconds * 1000 },
+    // Waits SQS cannot hold go on the retry index, for the schedule's sweep to find.
+    delaySeconds === undefined ? { status: 'failed' } : { status: 'pending', nextAttemptAt: now + delaySeconds * 1000, swept: delaySeconds > maxQueueDelaySeconds },
   );
   // Waits SQS can hold are queued now; longer ones are found by the schedule's retry sweep.
   if (delaySeconds !== undefined && delaySeconds <= maxQueueDelaySeconds) {

@@ -44,9 +44,10 @@ export interface WebhookStore {
   claimAttempt(endpointId: string, deliveryId: string, number: number, now: number, leaseUntil: number): Promise<Delivery | null>;
   /**
    * Records the claimed attempt and the delivery's new status; a test delivery that settles
-   * leaves its endpoint's pending list in the same write.
+   * leaves its endpoint's pending list in the same write. `swept`: the next attempt waits longer
+   * than the queue can hold, so it goes on the retry index for `dueRetries` to find (off it otherwise).
    */
-  recordAttempt(delivery: SettlingDelivery, attempt: DeliveryAttempt, next: { status: DeliveryStatus; nextAttemptAt?: number }): Promise<void>;
+  recordAttempt(delivery: SettlingDelivery, attempt: DeliveryAttempt, next: NextAttempt): Promise<void>;
   /** Settles a pending delivery without an attempt (endpoint gone or off), as `recordAttempt` settles. */
   cancelDelivery(delivery: SettlingDelivery): Promise<void>;
   /** An endpoint's deliveries, newest first. */
@@ -54,6 +55,9 @@ export interface WebhookStore {
   /** Pending deliveries whose next attempt is due at or before `now` (the ones SQS could not delay). */
   dueRetries(now: number, limit: number): Promise<Array<{ endpointId: string; deliveryId: string; userId: string; attempt: number }>>;
 }
+
+/** A delivery's status after an attempt, and when its next attempt is due (only a pending one has one). */
+export type NextAttempt = { status: DeliveryStatus; nextAttemptAt?: never; swept?: never } | { status: 'pending'; nextAttemptAt: number; swept: boolean };
 
 /** Encrypts signing secrets at rest, bound to the endpoint they belong to. KMS in AWS. */
 /** What a sealed secret is bound to: a webhook endpoint's id, or a chat team's (issue 19). */

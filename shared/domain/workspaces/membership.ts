@@ -4,7 +4,7 @@
  * functions carry two reads instead of the workspaces' store. Membership decides whether the
  * caller may send there and which policy holds them; it never grants access to anything sent.
  */
-import type { Plan } from '../accounts/model.ts';
+import { planInUse, type PlanFacts } from '../billing/tier.ts';
 import { planIncludes } from '../plans.ts';
 import { Forbidden } from '../refusals.ts';
 import { isWorkspaceId } from './access.ts';
@@ -12,9 +12,8 @@ import type { Role, WorkspaceBranding, WorkspacePolicy } from './model.ts';
 import { assertPolicy, type PolicyCandidate } from './policy.ts';
 
 /** The caller's place in a workspace, as sending needs it. */
-export interface WorkspaceSeat {
+export interface WorkspaceSeat extends PlanFacts {
   role: Role;
-  plan: Plan;
   policy: WorkspacePolicy;
 }
 
@@ -22,8 +21,8 @@ export interface WorkspaceSeat {
 export interface WorkspaceMembership {
   /** The member's role with the workspace's plan and policy; null for a non-member or an unknown workspace. */
   policyFor(workspaceId: string, userId: string): Promise<WorkspaceSeat | null>;
-  /** The workspace's plan and branding (null: none set, or no such workspace). */
-  brandingOf(workspaceId: string): Promise<{ plan: Plan; branding: WorkspaceBranding | null } | null>;
+  /** The workspace's plan as held (`planInUse` decides) and its branding (null: none set, or no such workspace). */
+  brandingOf(workspaceId: string): Promise<(PlanFacts & { branding: WorkspaceBranding | null }) | null>;
 }
 
 export interface WorkspaceMembershipPorts {
@@ -64,5 +63,5 @@ export async function assertSendInWorkspace(workspaceId: string, userId: string 
 export async function revealBranding(workspaceId: string | undefined, ports: WorkspaceMembershipPorts): Promise<WorkspaceBranding | null> {
   if (workspaceId === undefined) return null;
   const found = await ports.workspaceMembership.brandingOf(workspaceId);
-  return found && planIncludes(found.plan, 'branding') ? found.branding : null;
+  return found && planIncludes(planInUse(found), 'branding') ? found.branding : null;
 }

@@ -4,6 +4,7 @@
  * decides who is billed and audited, never who can read a secret: there is no content to grant.
  */
 import type { Plan } from '../accounts/model.ts';
+import { planInUse } from '../billing/tier.ts';
 
 export const roles = ['owner', 'admin', 'member'] as const;
 export type Role = (typeof roles)[number];
@@ -20,6 +21,21 @@ export interface Workspace {
   plan: Plan;
   createdAt: number;
   policy: WorkspacePolicy;
+}
+
+/**
+ * A workspace as the store holds it: its plan as its two writers left it (billing/tier.ts,
+ * `PlanFacts`): `plan` is the provider's, `contractPlan` a contract's (absent without one).
+ */
+export type StoredWorkspace = Workspace & { contractPlan?: Plan };
+
+/** The workspace on the plan it is on (`planInUse`: the higher of the provider's and a contract's). */
+export function workspaceInUse(stored: StoredWorkspace): Workspace;
+export function workspaceInUse(stored: StoredWorkspace | null): Workspace | null;
+export function workspaceInUse(stored: StoredWorkspace | null): Workspace | null {
+  if (!stored) return null;
+  const { contractPlan: _held, ...workspace } = stored;
+  return { ...workspace, plan: planInUse(stored) };
 }
 
 /**

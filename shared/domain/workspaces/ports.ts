@@ -2,7 +2,7 @@ import type { Mailer } from '../mail.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { UserStore } from '../accounts/ports.ts';
-import type { AuditRow, Invitation, Member, Role, Roster, Workspace, WorkspaceBranding, WorkspacePolicy } from './model.ts';
+import type { AuditRow, Invitation, Member, Role, Roster, StoredWorkspace, Workspace, WorkspaceBranding, WorkspacePolicy } from './model.ts';
 
 /** Who acts, as the transaction checks it: still a member with one of these roles when it commits. */
 export interface Actor {
@@ -28,15 +28,19 @@ export interface Membership {
   branding: WorkspaceBranding | null;
 }
 
+/** A membership as the store reads it: the workspace's plan as held (`workspaceInUse` decides). */
+export type StoredMembership = Omit<Membership, 'workspace'> & { workspace: StoredWorkspace };
+
 /** The workspaces' items, read, and changed where who is in them stays the same. */
 export interface WorkspaceStore {
   /** `slug_taken` when another workspace has the slug. */
   create(workspace: Workspace, roster: Roster, owner: Member, audit: AuditRow): Promise<'created' | 'slug_taken'>;
-  get(id: string): Promise<Workspace | null>;
+  /** The workspace, its plan as held (`workspaceInUse` gives the plan it is on). */
+  get(id: string): Promise<StoredWorkspace | null>;
   roster(id: string): Promise<Roster | null>;
   member(workspaceId: string, userId: string): Promise<Member | null>;
   /** The caller's workspaces with their roster, the caller's role and the branding. */
-  membershipsOf(userId: string): Promise<Membership[]>;
+  membershipsOf(userId: string): Promise<StoredMembership[]>;
   /** Members and pending invitations (expired ones included: the domain filters). */
   roll(workspaceId: string): Promise<{ members: Member[]; invitations: Invitation[] }>;
   setPolicy(workspaceId: string, policy: WorkspacePolicy, actor: Actor, audit: AuditRow): Promise<boolean>;

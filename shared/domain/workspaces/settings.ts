@@ -2,7 +2,7 @@ import { planIncludes, type Feature } from '../plans.ts';
 import { Forbidden } from '../refusals.ts';
 import { actorFor, authorize, auditRow, noSuchWorkspace } from './access.ts';
 import { checkBranding, type BrandingInput } from './branding.ts';
-import type { WorkspaceBranding, WorkspacePolicy } from './model.ts';
+import { workspaceInUse, type WorkspaceBranding, type WorkspacePolicy } from './model.ts';
 import { parsePolicy, policyReply, type PolicyInput } from './policy.ts';
 import type { WorkspacePorts } from './ports.ts';
 import type { WorkspaceAction } from './permissions.ts';
@@ -10,7 +10,7 @@ import type { WorkspaceAction } from './permissions.ts';
 /** An admin or owner of a workspace on a plan with the feature (Team): forbidden otherwise. */
 async function settingsEditor(workspaceId: string, userId: string, action: WorkspaceAction, feature: Feature, ports: WorkspacePorts) {
   const member = await authorize(workspaceId, userId, action, ports);
-  const workspace = await ports.workspaces.get(workspaceId);
+  const workspace = workspaceInUse(await ports.workspaces.get(workspaceId));
   if (!workspace) throw noSuchWorkspace();
   if (!planIncludes(workspace.plan, feature)) {
     throw new Forbidden(`A workspace's ${feature} comes with the Team plan.`, { facts: { reason: 'plan', plan: workspace.plan, required: 'team' } });

@@ -4,7 +4,7 @@ import { workspaceLimits } from '../../limits.ts';
 import { normalizeEmail } from '../accounts/model.ts';
 import { Conflict, Invalid, Misdirected, Unauthenticated } from '../refusals.ts';
 import { auditRow } from './access.ts';
-import type { Member, Roster, Workspace } from './model.ts';
+import { workspaceInUse, type Member, type Roster, type Workspace } from './model.ts';
 import type { Membership, WorkspacePorts } from './ports.ts';
 
 /** A workspace asked for: its name, and the slug and region when the caller chose them. */
@@ -66,6 +66,6 @@ export async function createWorkspace(request: NewWorkspace, userId: string, por
 
 /** The caller's workspaces, by name. */
 export async function listWorkspaces(userId: string, ports: Pick<WorkspacePorts, 'workspaces'>): Promise<Membership[]> {
-  const memberships = await ports.workspaces.membershipsOf(userId);
+  const memberships = (await ports.workspaces.membershipsOf(userId)).map((membership) => ({ ...membership, workspace: workspaceInUse(membership.workspace) }));
   return memberships.sort((a, b) => a.workspace.name.localeCompare(b.workspace.name) || a.workspace.id.localeCompare(b.workspace.id));
 }
