@@ -1,14 +1,11 @@
-import { SESClient } from '@aws-sdk/client-ses';
-import { SesMailer } from '../shared/adapters/ses.ts';
+import { sqsQueue } from '../shared/adapters/sqs.ts';
 import { LazyStripeProvider, stripeSettings } from '../shared/adapters/stripeSecrets.ts';
 import { billingWebhookRequests } from '../shared/api/billing.ts';
-import type { BillingPorts } from '../shared/domain/billing/ports.ts';
-import { receiveProviderEvent } from '../shared/domain/billing/webhook.ts';
+import { receiveProviderEvent, type ProviderEventPorts } from '../shared/domain/billing/webhook.ts';
 import { groupHandler, publicRoutesOnly, type GroupDeps, type Operations } from '../shared/http/group.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import { billingWebhookRoutes } from '../shared/routes.ts';
 import { DynamoBillingStore } from '../shared/store/billing.ts';
-import { DynamoUserStore } from '../shared/store/users.ts';
 
 /** The payment provider's deliveries (interface §6.6): verified on the raw body, applied once, in any order. */
 export const operations: Operations<'billingWebhook', BillingWebhookDeps> = {
@@ -18,18 +15,17 @@ export const operations: Operations<'billingWebhook', BillingWebhookDeps> = {
   },
 };
 
-/** The webhook's wiring: the provider (its secrets read at the first request), the billing store, users (to mail the buyer), the mailer. */
-export type BillingWebhookDeps = GroupDeps & BillingPorts;
+/** The webhook's wiring: the provider (its secrets read at the first request), the billing store, the work queue (the buyer's notices). */
+export type BillingWebhookDeps = GroupDeps & ProviderEventPorts;
 
-export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 'paymentProvider'>): BillingWebhookDeps {
+export function compose(platform: Platform, adapters: Pick<Adapters, 'queue' | 'paymentProvider'>): BillingWebhookDeps {
   const { db, config } = platform;
   return {
     ...platform,
     guard: publicRoutesOnly,
     provider: adapters.paymentProvider,
     billing: new DynamoBillingStore(db, config.TABLE_NAME),
-    users: new DynamoUserStore(db, config.TABLE_NAME),
-    mailer: adapters.mailer,
+    queue: adapters.queue,
   };
 }
 
@@ -37,7 +33,7 @@ export const createHandler = (deps: BillingWebhookDeps) => groupHandler(billingW
 export const handler = lambdaEntry((platform) =>
   createHandler(
     compose(platform, {
-      mailer: new SesMailer(new SESClient({ region: platform.config.REGION }), platform.config.MAIL_FROM),
+      queue: sqsQueue(platform.config),
       paymentProvider: new LazyStripeProvider(() => stripeSettings(platform.config), platform.clock),
     }),
   ),

@@ -5,6 +5,7 @@ import { kmsSealer } from '../shared/adapters/kms.ts';
 import { SesMailer } from '../shared/adapters/ses.ts';
 import { sqsQueue } from '../shared/adapters/sqs.ts';
 import { SlackWebApi } from '../shared/adapters/slackApi.ts';
+import { sendBillingNotice, type BillingNoticePorts } from '../shared/domain/billing/notices.ts';
 import { sendChatNotice, type ChatNoticePorts } from '../shared/domain/chat/notices.ts';
 import { attemptDelivery } from '../shared/domain/webhooks/deliver.ts';
 import type { WebhookPorts } from '../shared/domain/webhooks/ports.ts';
@@ -12,16 +13,18 @@ import { parseWorkMessage } from '../shared/domain/webhooks/work.ts';
 import { webhookLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import { DynamoChatInstallationStore } from '../shared/store/chatInstallations.ts';
-import { DynamoChatNoticeMarks } from '../shared/store/chatNotices.ts';
+import { DynamoNoticeMarks } from '../shared/store/noticeMarks.ts';
+import { DynamoBillingStore } from '../shared/store/billing.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
 import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
 import { systemTransport } from '../shared/webhooks/transport.ts';
 
-export type DeliveriesDeps = Platform & WebhookPorts & ChatNoticePorts;
+export type DeliveriesDeps = Platform & WebhookPorts & ChatNoticePorts & BillingNoticePorts;
 
 /**
  * The delivery worker's wiring: every webhook port (it attempts, retries and emails owners),
- * and chat notices' (teams' installations, the notices' marks, Slack's API for DMs). A DM takes
+ * chat notices' (teams' installations, the notices' marks, Slack's API for DMs), and buyers'
+ * notices' (the subscription read, the buyer, their marks; mailed). A DM takes
  * only the bot token: the app's client credentials, used by the install alone, stay with the chat function.
  */
 export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 'queue' | 'sealer' | 'transport' | 'chatSealer'>): DeliveriesDeps {
@@ -33,14 +36,16 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 
     users: new DynamoUserStore(db, config.TABLE_NAME),
     local: config.HUSHLINK_MODE === 'local',
     chatInstallations: new DynamoChatInstallationStore(db, config.TABLE_NAME),
-    chatNoticeMarks: new DynamoChatNoticeMarks(db, config.TABLE_NAME),
+    chatNoticeMarks: new DynamoNoticeMarks(db, config.TABLE_NAME, 'chat_notice'),
+    billing: new DynamoBillingStore(db, config.TABLE_NAME),
+    billingNoticeMarks: new DynamoNoticeMarks(db, config.TABLE_NAME, 'billing_notice'),
     chatMessages: new SlackWebApi({ clientId: '', clientSecret: '', apiUrl: config.SLACK_API_URL }),
   };
 }
 
 /**
  * The work queue's consumer: makes delivery attempts (the relay, functions/relay.ts, queues
- * the first; a failure queues the next) and sends chat notices. Records are handled concurrently
+ * the first; a failure queues the next), sends chat notices and mails buyers' notices. Records are handled concurrently
  * (a slow receiver does not hold up the batch) by Powertools' batch processor: one that throws is
  * reported alone as a batch item failure, so SQS retries only it, and after the redrive limit it
  * lands in the dead-letter queue, which alarms. A batch that fails whole is reported the same way,
@@ -55,6 +60,12 @@ export const createHandler = (deps: DeliveriesDeps) => {
       return;
     }
     try {
+      if (message.kind === 'billing_notice') {
+        // Ids and the outcome only: never the buyer's address.
+        const outcome = await sendBillingNotice(message, deps);
+        deps.logger.info('billing notice', { event_id: message.event_id, subscription_id: message.subscription_id, outcome });
+        return;
+      }
       if (message.kind === 'chat_notice') {
         // Ids and the outcome only: never the token, the user's message or the whole secret id.
         const outcome = await sendChatNotice(message, deps);

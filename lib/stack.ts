@@ -74,7 +74,8 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   then the provider's answer applied as an event is: PutItem of the marker and the copy);
  * - billingWebhook: an event applied once (PutItem of its marker, conditional), the subscription's
  *   copy (PutItem), the plan it gives (UpdateItem of the user, or of the workspace and its roster),
- *   the buyer's address to mail a failed payment (GetItem);
+ *   the target's link (GetItem; ConditionCheckItem in the transaction); the buyer's notices go on
+ *   the work queue, mailed by the delivery worker;
  * - scim: the directory key's workspace (GetItem of the key's lookup and of the workspace), its
  *   Users (GetItem of a User and of its userName's and externalId's pointers, Query of the
  *   partition), the account a new address is (a transaction of Puts), every change of a User a
@@ -140,8 +141,8 @@ export const fileAccess: Readonly<Record<FunctionName, readonly ObjectAction[]>>
   deliveries: [],
 };
 
-/** Functions that send mail through SES (sign-in codes; gate codes; an endpoint switched off; invitations and notices of workspaces; Enterprise enquiries; a failed payment). */
-export const mailSenders: readonly FunctionName[] = ['account', 'gate', 'deliveries', 'workspaces', 'billing', 'billingWebhook'];
+/** Functions that send mail through SES (sign-in codes; gate codes; an endpoint switched off and buyers' notices; invitations and notices of workspaces; Enterprise enquiries). */
+export const mailSenders: readonly FunctionName[] = ['account', 'gate', 'deliveries', 'workspaces', 'billing'];
 
 /** Functions that call the payment provider, and so read its secrets (Secrets Manager). */
 export const paymentProviderCallers: readonly FunctionName[] = ['billing', 'billingWebhook'];
@@ -151,9 +152,9 @@ export const chatAppCallers: readonly FunctionName[] = ['chat'];
 
 /**
  * Functions that put messages on the work queue: the relay (first attempts, test deliveries'
- * too), the worker's own retries, and the schedule's retry sweep.
+ * too), the worker's own retries, the schedule's retry sweep, and the payment webhook (buyers' notices).
  */
-export const queueSenders: readonly FunctionName[] = ['relay', 'deliveries', 'schedule'];
+export const queueSenders: readonly FunctionName[] = ['relay', 'deliveries', 'schedule', 'billingWebhook'];
 
 /**
  * The one function that serves verified custom hostnames (issue 17): it makes, attaches a

@@ -256,6 +256,14 @@ export const defaultRateLimits: RateLimits = {
 /** Seats a Team checkout or seat change may ask for: a self-serve ceiling; more is an Enterprise conversation. */
 export const teamSeatLimits = { min: 1, max: 10_000 };
 
+/** A buyer's notices (a payment failed, a subscription ended), mailed by the delivery worker. */
+export const billingLimits = {
+  /** A notice's claim another delivery of its message may not take over before this: one mail, well under the queue's visibility timeout (180 s). */
+  noticeLeaseSeconds: 60,
+  /** A notice's mark is kept past the queue's retention (14 days), so no copy of its message outlives it. */
+  noticeMarkSeconds: 15 * 24 * 3600,
+} as const;
+
 /** An Enterprise enquiry (interface §4.6): what sales need to call back, kept to a mail's worth. */
 export const enterpriseInquiryLimits = {
   name: { max: 200 },

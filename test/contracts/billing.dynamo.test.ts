@@ -4,11 +4,13 @@ import { DynamoChatInstallationStore } from '../../shared/store/chatInstallation
 import { DynamoChatSubscriptions } from '../../shared/store/chatSubscriptions.ts';
 import { secretKey } from '../../shared/store/items/index.ts';
 import { DynamoSecretStore } from '../../shared/store/secrets.ts';
+import { DynamoNoticeMarks } from '../../shared/store/noticeMarks.ts';
 import { DynamoWebhookStore } from '../../shared/store/webhooks.ts';
 import { describeBillingStoreContract } from './billingStore.contract.ts';
 import { describeChatInstallationStoreContract, describeChatSubscriptionStoreContract } from './chatStores.contract.ts';
 import { describeContractPlanStoreContract } from './contractPlans.contract.ts';
 import { dynamoLocal } from './dynamoLocal.ts';
+import { describeNoticeMarksContract } from './noticeMarks.contract.ts';
 import { describeWebhookStoreContract } from './webhookStore.contract.ts';
 import { dynamoWorkspaceWorld } from './workspaceWorld.ts';
 
@@ -32,3 +34,5 @@ describeChatSubscriptionStoreContract('dynamo', () => ({
   },
 }));
 describeWebhookStoreContract('dynamo', async () => new DynamoWebhookStore(dynamo.db, await dynamo.freshTable(), webhookLimits.deliveryLogSeconds));
+describeNoticeMarksContract('dynamo, chat notices', () => new DynamoNoticeMarks(dynamo.db, dynamo.tableName, 'chat_notice'));
+describeNoticeMarksContract('dynamo, billing notices', () => new DynamoNoticeMarks(dynamo.db, dynamo.tableName, 'billing_notice'));

@@ -1,3 +1,4 @@
+import { MemoryQueue } from './queue.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { SecretStore } from '../../shared/domain/secrets/ports.ts';
 import { MemoryAccountPlans } from './accountPlans.ts';
@@ -45,7 +46,7 @@ export type MemoryWorkspacePorts = ReturnType<typeof memoryWorkspacePorts>;
 
 /** The billing use cases' stores and provider, over the workspace fakes (billing writes workspaces' plans and seats). Add `mailer` and `config`. */
 export function memoryBillingPorts(clock: Clock, workspaces: MemoryWorkspacePorts = memoryWorkspacePorts()) {
-  return { ...workspaces, provider: new FakePaymentProvider(clock), clock };
+  return { ...workspaces, provider: new FakePaymentProvider(clock), queue: new MemoryQueue(), clock };
 }
 
 export type MemoryBillingPorts = ReturnType<typeof memoryBillingPorts>;

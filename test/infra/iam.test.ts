@@ -244,7 +244,7 @@ const expectedQueue: Record<Name, readonly string[]> = {
   webhooks: [],
   workspaces: [],
   billing: [],
-  billingWebhook: [],
+  billingWebhook: ['sqs:SendMessage'],
   scim: [],
   chat: [],
   schedule: ['sqs:SendMessage'],
@@ -256,7 +256,7 @@ const expectedQueue: Record<Name, readonly string[]> = {
 const deadLetterSenders: readonly Name[] = ['relay'];
 
 /** Sign-in codes (account); gate codes (gate); the owner's notice that an endpoint was switched off (deliveries); invitations and notices (workspaces). */
-const mailers: readonly Name[] = ['account', 'gate', 'deliveries', 'workspaces', 'billing', 'billingWebhook'];
+const mailers: readonly Name[] = ['account', 'gate', 'deliveries', 'workspaces', 'billing'];
 
 /** The payment provider's secret key and webhook signing secret: read by the billing webhook alone. */
 const paymentSecretReaders: readonly Name[] = ['billing', 'billingWebhook'];

@@ -190,7 +190,8 @@ describe('the payment provider’s webhook', () => {
       ...(unused as BillingPorts),
       provider: { ...(unused as BillingPorts['provider']), verifyEvent: async () => { throw new InvalidSignature('No signatures found matching the expected signature for payload'); } },
       logger: unused as never,
-    } as BillingPorts & { logger: never };
+      queue: unused as never,
+    } as BillingPorts & { logger: never; queue: never };
     await expectRefusal(
       receiveProviderEvent(Buffer.from('{}'), 't=1,v1=00', ports),
       Invalid,

@@ -1,6 +1,8 @@
 import type { AppLogger } from '../../logger.ts';
 import { applyLive, expireOtherCheckouts, recordOf } from './live.ts';
-import { givesPlan, type SubscriptionRecord } from './model.ts';
+import { givesPlan } from './model.ts';
+import { isNoticed, queueBillingNotice } from './notices.ts';
+import type { Queue } from '../queue.ts';
 import { InvalidSignature, type BillingPorts } from './ports.ts';
 import { Invalid } from '../refusals.ts';
 
@@ -22,9 +24,13 @@ export const handledEvents = new Set([
  * applied by reading the subscription from the provider and writing its state now, so the order
  * events arrive in does not matter; each event is applied once (its id is written with the
  * change), and a target's plan follows its one live subscription (live.ts). A failed payment and
- * the end of the subscription the plan follows are mailed to whoever bought it.
+ * the end of the subscription the plan follows are queued as notices the delivery worker mails
+ * to whoever bought it (notices.ts).
  */
-export async function receiveProviderEvent(rawBody: Buffer, signature: string | null, ports: BillingPorts & { logger: AppLogger }): Promise<'applied' | 'duplicate' | 'ignored'> {
+/** What the payment webhook uses: the provider (to verify and read), the billing store, the work queue for the buyer's notices. */
+export type ProviderEventPorts = Pick<BillingPorts, 'provider' | 'billing' | 'clock' | 'config'> & { queue: Queue; logger: AppLogger };
+
+export async function receiveProviderEvent(rawBody: Buffer, signature: string | null, ports: ProviderEventPorts): Promise<'applied' | 'duplicate' | 'ignored'> {
   let event;
   try {
     event = await ports.provider.verifyEvent(rawBody, signature);
@@ -44,30 +50,14 @@ export async function receiveProviderEvent(rawBody: Buffer, signature: string | 
     return (await ports.billing.recordEvent(event.id, now)) ? 'ignored' : 'duplicate';
   }
   const outcome = await applyLive(record, event.id, ports);
-  if (outcome === 'duplicate') return 'duplicate';
   // Only news of the subscription the plan follows is the buyer's to hear: a second one cancelled
-  // here, or its end, changed nothing they have.
-  if (outcome === 'applied' && (event.type === 'invoice.payment_failed' || event.type === 'customer.subscription.deleted')) await mailBuyer(event.type, record, ports);
+  // here, or its end, changed nothing they have. A duplicate of such an event queues its notice
+  // again (the worker mails it once): it is the provider's retry after this answered an error
+  // once the event was applied, when queueing the notice failed.
+  if (isNoticed(event.type) && (outcome === 'applied' || (outcome === 'duplicate' && (await ports.billing.linkedSubscription(record.target)) === record.id))) {
+    await queueBillingNotice(event.id, event.type, record.id, ports);
+  }
+  if (outcome === 'duplicate') return 'duplicate';
   if (outcome === 'applied' && event.type === 'checkout.session.completed' && givesPlan(record.status)) await expireOtherCheckouts(record, ports);
   return 'applied';
-}
-
-async function mailBuyer(type: string, record: SubscriptionRecord, ports: BillingPorts): Promise<void> {
-  const buyer = await ports.users.get(record.target.kind === 'user' ? record.target.userId : record.target.ownerId);
-  if (!buyer) return;
-  const what = record.plan === 'team' ? 'your workspace’s Team plan' : 'your Pro plan';
-  const until = new Date(record.currentPeriodEnd).toISOString().slice(0, 10);
-  await ports.mailer.send(
-    type === 'invoice.payment_failed'
-      ? {
-          to: buyer.email,
-          subject: 'Hushlink: a payment failed',
-          text: `The payment for ${what} failed. Nothing changes until ${until}; if the payment still fails then, the plan falls back to Free. Update the card in the billing portal: ${ports.config.WEB_ORIGIN}/billing`,
-        }
-      : {
-          to: buyer.email,
-          subject: 'Hushlink: your subscription ended',
-          text: `${what[0]!.toUpperCase()}${what.slice(1)} has ended, and falls back to Free. Secrets already sent are untouched. You can subscribe again at ${ports.config.WEB_ORIGIN}/billing`,
-        },
-  );
 }

@@ -7,6 +7,7 @@ import type { SecretSealer } from '../webhooks/ports.ts';
 import { sendWork, type ChatNoticeMessage } from '../webhooks/work.ts';
 import type { ChatInstallationStore } from './installations.ts';
 import type { ChatApi } from './ports.ts';
+import type { NoticeMarks } from '../noticeMarks.ts';
 
 /**
  * "Your secret was opened" (issue 19): one direct message per event of a subscribed secret,
@@ -72,18 +73,8 @@ export function chatNoticeText(notice: Pick<ChatNoticeMessage, 'secret_id' | 'ty
   return `${secret} was opened at ${at} (${left}).`;
 }
 
-/**
- * Per event, the mark that its notice was sent: claimed before sending, under a lease, so a
- * redelivered or duplicated message finds it taken while the first is in flight and sent
- * after; a claim whose worker died is taken over once its lease ends.
- */
-export interface ChatNoticeMarks {
-  /** True when this worker now holds the event: no mark, or an unsent one whose lease ended. */
-  claim(eventId: string, now: number, leaseUntil: number, keepUntil: number): Promise<boolean>;
-  markSent(eventId: string, now: number): Promise<void>;
-  /** Gives the claim `leaseUntil` back (nothing sent), so the next delivery of the message may take it at once. */
-  release(eventId: string, leaseUntil: number): Promise<void>;
-}
+/** A chat notice's marks (shared/domain/noticeMarks.ts). */
+export type ChatNoticeMarks = NoticeMarks;
 
 export interface ChatNoticePorts {
   clock: Clock;

@@ -6,6 +6,8 @@ import type { Delivery } from './model.ts';
  * What travels on the work queue. `deliver`: attempt number `attempt` of one delivery is due.
  * `chat_notice`: one event of a secret with a chat subscription, to be told to its chat user
  * once (shared/domain/chat/notices.ts); `opened` says whether any view was taken before it.
+ * `billing_notice`: a payment provider's event about the subscription a plan follows, to be
+ * mailed to its buyer once (shared/domain/billing/notices.ts): ids only, the worker reads the rest.
  */
 export const workMessage = z.discriminatedUnion('kind', [
   z.strictObject({
@@ -26,10 +28,17 @@ export const workMessage = z.discriminatedUnion('kind', [
     views_left: z.int().check(z.minimum(0)),
     opened: z.boolean(),
   }),
+  z.strictObject({
+    kind: z.literal('billing_notice'),
+    event_id: z.string(),
+    type: z.enum(['invoice.payment_failed', 'customer.subscription.deleted']),
+    subscription_id: z.string(),
+  }),
 ]);
 export type WorkMessage = z.infer<typeof workMessage>;
 export type DeliverMessage = Extract<WorkMessage, { kind: 'deliver' }>;
 export type ChatNoticeMessage = Extract<WorkMessage, { kind: 'chat_notice' }>;
+export type BillingNoticeMessage = Extract<WorkMessage, { kind: 'billing_notice' }>;
 
 export const deliverMessage = (delivery: Pick<Delivery, 'id' | 'endpointId' | 'userId'>, attempt: number): DeliverMessage => ({
   kind: 'deliver',

@@ -43,6 +43,17 @@ export interface SubscriptionItem {
   synced_at: number;
 }
 
+/** A buyer's notice's mark (`BILLING_NOTICE#<event id>` / `NOTICE`): leased while a worker holds the event, `sent_at` once mailed. Written by the notice marks' store (noticeMarks.ts). */
+export const billingNoticeKey = (eventId: string) => ({ pk: `BILLING_NOTICE#${eventId}`, sk: 'NOTICE' });
+export interface BillingNoticeItem {
+  pk: string;
+  sk: string;
+  type: 'billing_notice';
+  lease_until?: number;
+  sent_at?: number;
+  ttl: number;
+}
+
 /** A provider event applied (`PROVIDER_EVENT#<id>` / `PROVIDER_EVENT`), kept 30 days (the provider retries for 3): written by the billing store (billing.ts). */
 export const providerEventKey = (id: string) => ({ pk: `PROVIDER_EVENT#${id}`, sk: 'PROVIDER_EVENT' });
 export interface ProviderEventItem {

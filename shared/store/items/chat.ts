@@ -31,7 +31,7 @@ export interface ChatStateItem {
   ttl: number;
 }
 
-/** A notice's mark (`CHAT_NOTICE#<event id>` / `NOTICE`): leased while a worker holds the event, `sent_at` once in Slack. Written by the notice marks' store (chatNotices.ts). */
+/** A notice's mark (`CHAT_NOTICE#<event id>` / `NOTICE`): leased while a worker holds the event, `sent_at` once in Slack. Written by the notice marks' store (noticeMarks.ts). */
 export const chatNoticeKey = (eventId: string) => ({ pk: `CHAT_NOTICE#${eventId}`, sk: 'NOTICE' });
 export interface ChatNoticeItem {
   pk: string;

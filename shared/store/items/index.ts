@@ -53,7 +53,8 @@
  * | product event         | PRODUCT_EVENT#<yyyy-mm-dd>   | <iso>#<id>                  |                                       | productEvents.ts               |
  * | chat installation     | CHAT_TEAM#<team>             | INSTALLATION                |                                       | chatInstallations.ts           |
  * | chat install state    | CHAT_STATE#<id>              | STATE                       |                                       | chatInstallations.ts           |
- * | chat notice mark      | CHAT_NOTICE#<event>          | NOTICE                      |                                       | chatNotices.ts                 |
+ * | chat notice mark      | CHAT_NOTICE#<event>          | NOTICE                      |                                       | noticeMarks.ts                 |
+ * | buyer's notice mark   | BILLING_NOTICE#<event>       | NOTICE                      |                                       | noticeMarks.ts                 |
  * | request link          | REQUEST#<id>                 | REQUEST                     | gsi1 REQUESTS#<owner>                 | requests.ts                    |
  * | response              | REQUEST#<id>                 | RESPONSE#<iso>#<id>         |                                       | requests.ts                    |
  * | rate window           | RATE#<bucket>                | <window start>              |                                       | rateLimits.ts                  |

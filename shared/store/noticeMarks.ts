@@ -1,30 +1,39 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
-import type { ChatNoticeMarks } from '../domain/chat/notices.ts';
+import type { NoticeMarks } from '../domain/noticeMarks.ts';
 import { isConditionFailure } from './client.ts';
-import { chatNoticeKey as markKey } from './items/index.ts';
+import { billingNoticeKey, chatNoticeKey } from './items/index.ts';
+
+/** The notices marked: a chat DM of a secret's event, a buyer's email of a provider's event. */
+export type NoticeKind = 'chat_notice' | 'billing_notice';
+
+const keyOf: Record<NoticeKind, (eventId: string) => { pk: string; sk: string }> = { chat_notice: chatNoticeKey, billing_notice: billingNoticeKey };
 
 /**
- * Chat notices' marks (items/chat.ts): `lease_until` while a worker holds the event, `sent_at`
- * once its message is in Slack; removed by TTL after the queue could still hold a copy of its message.
+ * Notices' marks (items/chat.ts, items/billing.ts): `lease_until` while a worker holds the event,
+ * `sent_at` once its message is sent; removed by TTL after the queue could still hold a copy of it.
  */
+export class DynamoNoticeMarks implements NoticeMarks {
+  private readonly markKey: (eventId: string) => { pk: string; sk: string };
 
-export class DynamoChatNoticeMarks implements ChatNoticeMarks {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+    private readonly kind: NoticeKind,
+  ) {
+    this.markKey = keyOf[kind];
+  }
 
   async claim(eventId: string, now: number, leaseUntil: number, keepUntil: number): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: markKey(eventId),
+          Key: this.markKey(eventId),
           UpdateExpression: 'SET #type = :type, lease_until = :lease, #ttl = :ttl',
           ConditionExpression: 'attribute_not_exists(pk) OR (attribute_not_exists(sent_at) AND lease_until <= :now)',
           ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':type': 'chat_notice', ':lease': leaseUntil, ':ttl': toEpochSeconds(keepUntil), ':now': now },
+          ExpressionAttributeValues: { ':type': this.kind, ':lease': leaseUntil, ':ttl': toEpochSeconds(keepUntil), ':now': now },
         }),
       );
       return true;
@@ -38,7 +47,7 @@ export class DynamoChatNoticeMarks implements ChatNoticeMarks {
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: markKey(eventId),
+        Key: this.markKey(eventId),
         UpdateExpression: 'SET sent_at = :now REMOVE lease_until',
         ExpressionAttributeValues: { ':now': now },
       }),
@@ -50,7 +59,7 @@ export class DynamoChatNoticeMarks implements ChatNoticeMarks {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: markKey(eventId),
+          Key: this.markKey(eventId),
           // The lease ended at once, so the next delivery may claim it (an update: the worker deletes nothing).
           UpdateExpression: 'SET lease_until = :ended',
           // Only this worker's claim: one that took over after the lease ended keeps its own.

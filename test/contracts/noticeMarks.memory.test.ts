@@ -1,0 +1,4 @@
+import { MemoryNoticeMarks } from '../fakes/noticeMarks.ts';
+import { describeNoticeMarksContract } from './noticeMarks.contract.ts';
+
+describeNoticeMarksContract('memory', () => new MemoryNoticeMarks());
