@@ -123,6 +123,7 @@ describe('one live subscription per target', () => {
     const customer = await stripe.customers.retrieve((await runtime.functions.billing.billing.customerOf(buyer.user.id))!);
     expect((customer as Stripe.Customer).balance).toBeLessThanOrEqual(-2 * 1190);
     // The buyer heard of no ending: what they have did not change.
+    await runtime.drainWork();
     expect(mailsTo(runtime, buyer.user.email).map((mail) => mail.subject)).not.toContain('Hushlink: your subscription ended');
     expect((await api.get('/v1/billing/subscription', buyer.auth)).body).toMatchObject({ plan: 'pro', status: 'active' });
   });
@@ -161,7 +162,8 @@ describe('one live subscription per target', () => {
     await deliver(late.filter((id) => eventsOf(second!, late).includes(id)));
     expect(await expectFollowsLive({ userId: buyer.user.id }, [first!, second!])).toBeNull();
     await expectCancelledWithCredit(second!);
-    // One ending mailed: the first's, which the plan followed.
+    // One ending mailed (by the delivery worker, from the queue): the first's, which the plan followed.
+    await runtime.drainWork();
     expect(mailsTo(runtime, buyer.user.email).filter((mail) => mail.subject === 'Hushlink: your subscription ended')).toHaveLength(1);
   });
 

@@ -1,14 +1,14 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
-import { createKey, mailsTo, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
+import { createKey, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
 import { expectProblem } from '../support/problem.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
 import { invitationToken, joinAs, send, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
 
-// A Team workspace's seats (PATCH /v1/billing/seats) and a Team's whole life against the local
-// Stripe emulator: bought through the checkout route, paid, seats changed (prorated at the
-// provider, never below the members, even racing a join), a payment failed, cancelled.
+// A Team workspace's seats (PATCH /v1/billing/seats) against the local Stripe emulator: bought
+// through the checkout route, paid, seats changed (prorated at the provider, never below the
+// members, even racing a join). A Team's whole life is test/usecases/billing-seats.test.ts's.
 
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
@@ -21,7 +21,6 @@ afterAll(() => runtime?.stop());
 const roster = async (workspaceId: string) => (await runtime.functions.workspaces.workspaces.roster(workspaceId))!;
 /** The seats on the service's copy of the workspace's subscription. */
 const billedSeats = async (workspaceId: string) => (await runtime.functions.billing.billing.subscriptionOf({ kind: 'workspace', workspaceId }))!.seats;
-const workspacePlan = async (workspaceId: string) => (await runtime.functions.workspaces.workspaces.get(workspaceId))!.plan;
 const changeSeats = (who: Pick<SignedIn, 'auth'> | Record<string, string>, body: Record<string, unknown>) =>
   send(runtime, 'PATCH', '/v1/billing/seats', body, 'auth' in who ? (who as SignedIn).auth : (who as Record<string, string>));
 
@@ -156,43 +155,6 @@ describe('PATCH /v1/billing/seats', () => {
       // The provider bills what the roster holds.
       expect(await billedSeats(team.id)).toBe(after.seats);
     }
-    expectAllDelivered();
-  });
-});
-
-describe('a Team’s life against the emulator', () => {
-  it('checkout, paid, seats changed, a payment failed (mailed, still Team), cancelled at the period’s end (mailed, Free, members kept)', async () => {
-    const team = await boughtTeam(2, 2);
-    expect(await workspacePlan(team.id)).toBe('team');
-    expect((await changeSeats(team.owner, { workspace_id: team.id, seats: 4 })).status).toBe(200);
-    await joinAs(runtime, team, team.owner, 'member');
-    expect(await roster(team.id)).toMatchObject({ seats: 4, members: 3 });
-
-    runtime.stripe.failNextPayment(team.subscriptionId);
-    await runtime.stripe.endPeriod(team.subscriptionId);
-    await runtime.stripe.settled();
-    expect(await workspacePlan(team.id)).toBe('team');
-    expect(mailsTo(runtime, team.owner.user.email).map((mail) => mail.subject)).toContain('Hushlink: a payment failed');
-    // Seats may still change while a payment is due.
-    expect((await changeSeats(team.owner, { workspace_id: team.id, seats: 3 })).status).toBe(200);
-
-    // The owner cancels on the provider's portal page (at the period's end), as a browser posts its form.
-    const portal = await api.post('/v1/billing/portal', {}, team.owner.auth);
-    expect(portal.status).toBe(201);
-    const cancelled = await fetch(`${portal.body.url}/subscriptions/${team.subscriptionId}/cancel`, { method: 'POST', body: new URLSearchParams(), redirect: 'manual' });
-    expect(cancelled.status).toBe(303);
-    await runtime.stripe.settled();
-    expect((await api.get('/v1/billing/subscription', team.owner.auth)).body).toMatchObject({ plan: 'free', tier: 'team' });
-    expect(await workspacePlan(team.id)).toBe('team');
-    await runtime.stripe.endPeriod(team.subscriptionId);
-    await runtime.stripe.settled();
-    expect(await workspacePlan(team.id)).toBe('free');
-    expect(mailsTo(runtime, team.owner.user.email)[0]!.subject).toBe('Hushlink: your subscription ended');
-    // Its members stay, and no one new takes a seat: the seats are the members.
-    expect(await roster(team.id)).toMatchObject({ seats: 3, members: 3 });
-    expectProblem(await changeSeats(team.owner, { workspace_id: team.id, seats: 5 }), 404, 'not_found');
-    // Ended, it can be bought again.
-    expect((await api.post('/v1/billing/checkout', { plan: 'team', workspace_id: team.id }, team.owner.auth)).status).toBe(201);
     expectAllDelivered();
   });
 });

@@ -10,7 +10,8 @@ import { joinAs, send, teamWorkspace, type TeamWorkspace } from '../support/work
 // Issue 26, item 4: a workspace's Team subscription stays billed to the account that bought it
 // (its payer) when the workspace is handed over. Only the payer changes its seats (PATCH
 // /v1/billing/seats) or cancels it (in the billing portal of their own customer); the new owner
-// is refused with `not_payer` and takes billing over by buying Team once it has ended.
+// is refused with `not_payer` and takes billing over by buying Team once it has ended (the
+// seats' side is test/usecases/billing-seats.test.ts's; the portals' is the emulator's, here).
 
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
@@ -23,10 +24,8 @@ beforeAll(async () => {
 afterAll(() => runtime?.stop());
 
 const changeSeats = (who: SignedIn, workspaceId: string, seats: number) => send(runtime, 'PATCH', '/v1/billing/seats', { workspace_id: workspaceId, seats }, who.auth);
-const roster = async (workspaceId: string) => (await runtime.functions.workspaces.workspaces.roster(workspaceId))!;
 const workspacePlan = async (workspaceId: string) => (await runtime.functions.workspaces.workspaces.get(workspaceId))!.plan;
 const quantityAtProvider = async (subscriptionId: string) => (await stripe.subscriptions.retrieve(subscriptionId)).items.data[0]!.quantity;
-const subscriptionWrites = () => runtime.stripe.requests().filter((request) => request.method !== 'GET' && request.path.startsWith('/v1/subscriptions/'));
 
 /** A Team workspace of two (owner and a member) bought by its owner for 3 seats and paid, then handed over to the member. */
 async function transferredTeam(): Promise<TeamWorkspace & { payer: SignedIn; newOwner: SignedIn; subscriptionId: string }> {
@@ -42,34 +41,6 @@ async function transferredTeam(): Promise<TeamWorkspace & { payer: SignedIn; new
 }
 
 describe('after a transfer, the payer alone changes the subscription', () => {
-  it('transfer then seats: the new owner is refused (not_payer) and nothing is billed; the payer, now an admin, still changes them', async () => {
-    const team = await transferredTeam();
-    runtime.stripe.clearRequests();
-    // The review's request: 500 seats as the new owner, billed to the previous owner's customer.
-    const refused = await changeSeats(team.newOwner, team.id, 500);
-    expectProblem(refused, 403, 'forbidden');
-    expect(refused.body.reason).toBe('not_payer');
-    expect(refused.body.detail).toContain('paid by the account that bought it');
-    expect(subscriptionWrites()).toEqual([]);
-    expect(await quantityAtProvider(team.subscriptionId)).toBe(3);
-    expect(await roster(team.id)).toMatchObject({ seats: 3, members: 2 });
-
-    // The payer (an admin now) changes them, billed to their own customer as before.
-    const changed = await changeSeats(team.payer, team.id, 4);
-    expect(changed.status).toBe(200);
-    expect(changed.body).toEqual({ workspace_id: team.id, seats: 4 });
-    expect(subscriptionWrites()).toMatchObject([{ method: 'POST', path: `/v1/subscriptions/${team.subscriptionId}`, status: 200 }]);
-    expect(await quantityAtProvider(team.subscriptionId)).toBe(4);
-    await runtime.stripe.settled();
-    expect(await roster(team.id)).toMatchObject({ seats: 4 });
-    // Another admin, neither owner nor payer, is refused as before.
-    const admin = await joinAs(runtime, team, team.newOwner, 'admin');
-    expect((await changeSeats(admin, team.id, 5)).body.reason).toBe('not_owner');
-    // A second Team checkout by the new owner is refused while the payer's runs, and says who pays.
-    const again = await api.post('/v1/billing/checkout', { plan: 'team', workspace_id: team.id }, team.newOwner.auth);
-    expectProblem(again, 409, 'conflict');
-    expect(again.body).toMatchObject({ reason: 'active_subscription', detail: expect.stringContaining('paid by the account that bought it') });
-  }, 45_000);
 
   it('transfer then cancel: only the payer’s portal cancels it; at its end the workspace is Free and the new owner buys Team, then changes the seats', async () => {
     const team = await transferredTeam();
@@ -94,6 +65,8 @@ describe('after a transfer, the payer alone changes the subscription', () => {
     await runtime.stripe.endPeriod(team.subscriptionId);
     await runtime.stripe.settled();
     expect(await workspacePlan(team.id)).toBe('free');
+    // Mailed by the delivery worker, from the queue.
+    await runtime.drainWork();
     expect(mailsTo(runtime, team.payer.user.email)[0]!.subject).toBe('Hushlink: your subscription ended');
     expectProblem(await changeSeats(team.payer, team.id, 4), 403, 'forbidden');
 

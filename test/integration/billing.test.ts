@@ -5,7 +5,6 @@ import type { Runtime } from '../../local/runtime.ts';
 import { callFrom, createKey, mailsTo, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
 import { expectProblem } from '../support/problem.ts';
 import { apiClient, generousRateLimits, startTestRuntime, toFreshWindow } from '../support/runtime.ts';
-import { joinAs, teamWorkspace } from '../support/workspaces.ts';
 
 // Checkout and the caller's subscription (interface §4.6) against the local Stripe emulator:
 // the session is made at the provider with the account's one customer, paid on the emulator,
@@ -56,36 +55,6 @@ describe('POST /v1/billing/checkout', () => {
     const again = await checkout(buyer, { plan: 'pro' });
     expectProblem(again, 409, 'conflict');
     expect(again.body.reason).toBe('active_subscription');
-  });
-
-  it('sells Team to the workspace’s owner for at least its members, reusing the account’s customer', async () => {
-    const workspace = await teamWorkspace(runtime, 4, 'free');
-    const admin = await joinAs(runtime, workspace, workspace.owner, 'admin');
-    await joinAs(runtime, workspace, workspace.owner, 'member');
-    await api.post(`/v1/workspaces/${workspace.id}/invitations`, { email: newEmail('pending'), role: 'member' }, workspace.owner.auth);
-    expectProblem(await checkout(admin, { plan: 'team', workspace_id: workspace.id }), 403, 'forbidden');
-    expectProblem(await checkout(await signIn(runtime, newEmail('outsider')), { plan: 'team', workspace_id: workspace.id }), 403, 'forbidden');
-    const few = await checkout(workspace.owner, { plan: 'team', workspace_id: workspace.id, seats: 2 });
-    expectProblem(few, 400, 'invalid_request');
-    expect(few.body.errors).toEqual([{ path: 'body.seats', message: 'must be at least the member count, 3' }]);
-    expectProblem(await checkout(workspace.owner, { plan: 'team' }), 400, 'invalid_request');
-
-    runtime.stripe.clearRequests();
-    const started = await checkout(workspace.owner, { plan: 'team', workspace_id: workspace.id });
-    expect(started.status).toBe(201);
-    // The default: a seat for every member and pending invitation.
-    const session = runtime.stripe.requests().find((request) => request.path === '/v1/checkout/sessions')!;
-    expect(session.form).toMatchObject({ line_items: [{ price: runtime.config.PRICE_TEAM_SEAT, quantity: '4' }], metadata: { target: 'workspace', workspace_id: workspace.id } });
-    await pay(started.body.id);
-    expect((await runtime.functions.workspaces.workspaces.get(workspace.id))!.plan).toBe('team');
-    expect(await runtime.functions.workspaces.workspaces.roster(workspace.id)).toMatchObject({ seats: 4, members: 3 });
-    expectProblem(await checkout(workspace.owner, { plan: 'team', workspace_id: workspace.id }), 409, 'conflict');
-    // The owner's account has one customer: a Pro checkout now makes none.
-    runtime.stripe.clearRequests();
-    expect((await checkout(workspace.owner, { plan: 'pro' })).status).toBe(201);
-    expect(runtime.stripe.requests().map((request) => request.path)).toEqual(['/v1/checkout/sessions']);
-    // The members' tier is Team's now.
-    expect((await subscription(admin)).body).toMatchObject({ plan: 'free', tier: 'team', status: null, seats: null });
   });
 
   it('answers 400 for a bad body and a return path off this site', async () => {

@@ -10,10 +10,10 @@ import { directoryWorkspace, membersOf, oktaUser, rosterOf, scimClient, type Dir
 import { joinAs, send, setWorkspace } from '../support/workspaces.ts';
 
 // The directory key, the Team tier and seats as a SCIM client meets them over HTTP (issue 18):
-// nothing but the workspace's own key is accepted, and before anything else; an active User is a
-// member holding a seat, taken and freed under conditions however many requests race; the
-// directory never removes an owner or an admin; every change is on the audit trail; and a
-// provisioned account is given no secret.
+// nothing but the workspace's own key is accepted, and before anything else; seats taken and
+// freed under conditions however many requests race; and a provisioned account is given no
+// secret. The seat rules, the owner's and admins' memberships and the audit trail are the use
+// cases' (test/usecases/scim-seats.test.ts).
 
 /**
  * While on, each transaction writing a SCIM User is answered as AWS answers one that met another
@@ -56,7 +56,6 @@ type Directory = ReturnType<typeof scimClient>;
 const addressIn = (workspace: DirectoryWorkspace, label = 'scim') => newEmail(label, workspace.domain);
 
 const deactivation = { schemas: [patchOpSchema], Operations: [{ op: 'replace', value: { active: false } }] };
-const reactivation = { schemas: [patchOpSchema], Operations: [{ op: 'replace', value: { active: true } }] };
 /** Entra without its aadOptscim062020 flag: `Replace` and a string. */
 const entraActive = (value: 'True' | 'False') => ({ schemas: [patchOpSchema], Operations: [{ op: 'Replace', path: 'active', value }] });
 
@@ -248,74 +247,6 @@ describe('the Team tier', () => {
   });
 });
 
-describe('seats', () => {
-  it('an active User takes one, an inactive one none; deactivating frees it and reactivating needs a free one', async () => {
-    // The owner and two more.
-    const workspace = await directoryWorkspace(runtime, 3);
-    const directory = scimClient(runtime, workspace.key);
-    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((label) => addressIn(workspace, label)) as [string, string, string, string];
-    const userA = await provision(directory, a);
-    const userB = await provision(directory, b);
-    await expectConsistent(workspace, 3);
-    expect(await memberFor(workspace, a)).toMatchObject({ role: 'member', source: 'scim' });
-
-    // Full: an active User is refused, and nothing of it is kept.
-    expectScimError(await directory.post('/Users', oktaUser(c)), 403);
-    expect(await findByUserName(directory, c)).toEqual([]);
-    await expectConsistent(workspace, 3);
-
-    // An inactive one takes no seat, and cannot be activated while none is free.
-    const made = await directory.post('/Users', oktaUser(d, { active: false }));
-    expect(made.status).toBe(201);
-    expect(made.body.active).toBe(false);
-    const userD = made.body as { id: string };
-    await expectConsistent(workspace, 3);
-    expect(await memberFor(workspace, d)).toBeUndefined();
-    expectScimError(await directory.patch(`/Users/${userD.id}`, reactivation), 403);
-    expectScimError(await directory.patch(`/Users/${userD.id}`, entraActive('True')), 403);
-    expect((await directory.get(`/Users/${userD.id}`)).body.active).toBe(false);
-    await expectConsistent(workspace, 3);
-
-    // Deactivating A by PUT (Okta's wizard-made apps) frees its seat; A stays, inactive.
-    const current = (await directory.get(`/Users/${userA.id}`)).body;
-    const put = await directory.put(`/Users/${userA.id}`, { ...current, active: false });
-    expect(put.status).toBe(200);
-    expect(put.body.active).toBe(false);
-    expect((await directory.get(`/Users/${userA.id}`)).body.active).toBe(false);
-    expect(await memberFor(workspace, a)).toBeUndefined();
-    await expectConsistent(workspace, 2);
-
-    // D takes it (Entra's string form), and A cannot come back.
-    const activated = await directory.patch(`/Users/${userD.id}`, entraActive('True'));
-    expect(activated.status).toBe(200);
-    expect(activated.body.active).toBe(true);
-    expect(await memberFor(workspace, d)).toMatchObject({ role: 'member', source: 'scim' });
-    await expectConsistent(workspace, 3);
-    expectScimError(await directory.patch(`/Users/${userA.id}`, reactivation), 403);
-    expect((await directory.get(`/Users/${userA.id}`)).body.active).toBe(false);
-
-    // B leaves (Entra's disable), and A is back, a member again by the directory.
-    expect((await directory.patch(`/Users/${userB.id}`, entraActive('False'))).body.active).toBe(false);
-    expect(await memberFor(workspace, b)).toBeUndefined();
-    await expectConsistent(workspace, 2);
-    expect((await directory.patch(`/Users/${userA.id}`, reactivation)).body.active).toBe(true);
-    expect(await memberFor(workspace, a)).toMatchObject({ role: 'member', source: 'scim' });
-    await expectConsistent(workspace, 3);
-
-    // DELETE of an active User frees its seat, the account stays and the User is gone.
-    expect((await directory.delete(`/Users/${userA.id}`)).status).toBe(204);
-    expectScimError(await directory.get(`/Users/${userA.id}`), 404);
-    expect(await memberFor(workspace, a)).toBeUndefined();
-    await expectConsistent(workspace, 2);
-    // A PUT without `active` keeps the User as it is: no seat taken by surprise.
-    const { active: _active, ...withoutActive } = oktaUser(b);
-    const kept = await directory.put(`/Users/${userB.id}`, withoutActive);
-    expect(kept.status).toBe(200);
-    expect(kept.body.active).toBe(false);
-    await expectConsistent(workspace, 2);
-  });
-});
-
 describe('races', () => {
   it('100 concurrent creates within 100 free seats all succeed', async () => {
     const workspace = await directoryWorkspace(runtime, 101);
@@ -403,115 +334,6 @@ describe('transaction conflicts, as AWS answers them under load', () => {
     } finally {
       conflicting = false;
     }
-  });
-});
-
-describe('memberships the directory did not make', () => {
-  it('the owner’s and an admin’s address are linked, never removed: deactivating or deleting them is 403', async () => {
-    const workspace = await directoryWorkspace(runtime, 5);
-    const directory = scimClient(runtime, workspace.key);
-    const admin = await joinAs(runtime, workspace, workspace.owner, 'admin');
-    await expectConsistent(workspace, 2);
-    for (const person of [workspace.owner, admin]) {
-      const role = person === admin ? 'admin' : 'owner';
-      const user = await provision(directory, person.user.email);
-      expect(user.active).toBe(true);
-      // Linked: no second seat.
-      await expectConsistent(workspace, 2);
-      expectScimError(await directory.patch(`/Users/${user.id}`, deactivation), 403);
-      expectScimError(await directory.patch(`/Users/${user.id}`, entraActive('False')), 403);
-      expectScimError(await directory.put(`/Users/${user.id}`, oktaUser(person.user.email, { active: false })), 403);
-      expectScimError(await directory.delete(`/Users/${user.id}`), 403);
-      expect((await directory.get(`/Users/${user.id}`)).body.active).toBe(true);
-      expect(await memberFor(workspace, person.user.email)).toMatchObject({ user_id: person.user.id, role, source: role === 'owner' ? 'owner' : 'invitation' });
-      await expectConsistent(workspace, 2);
-      // Other changes are the directory's to make.
-      const renamed = await directory.patch(`/Users/${user.id}`, { schemas: [patchOpSchema], Operations: [{ op: 'replace', path: 'displayName', value: 'Still here' }] });
-      expect(renamed.status).toBe(200);
-    }
-    // The owner still runs the workspace.
-    const listed = await api.get('/v1/workspaces', workspace.owner.auth);
-    expect(listed.body.items.find((item: { id: string }) => item.id === workspace.id).role).toBe('owner');
-  });
-
-  it('an invited member’s address is linked with no second seat, and deactivating it removes that membership', async () => {
-    const workspace = await directoryWorkspace(runtime, 5);
-    const directory = scimClient(runtime, workspace.key);
-    const member = await joinAs(runtime, workspace, workspace.owner, 'member');
-    await expectConsistent(workspace, 2);
-    const user = await provision(directory, member.user.email);
-    await expectConsistent(workspace, 2);
-    expect(await memberFor(workspace, member.user.email)).toMatchObject({ user_id: member.user.id, role: 'member', source: 'invitation' });
-    expect((await directory.patch(`/Users/${user.id}`, deactivation)).body.active).toBe(false);
-    expect(await memberFor(workspace, member.user.email)).toBeUndefined();
-    await expectConsistent(workspace, 1);
-    // Back by the directory: the same account, a member by SCIM now.
-    expect((await directory.patch(`/Users/${user.id}`, reactivation)).body.active).toBe(true);
-    expect(await memberFor(workspace, member.user.email)).toMatchObject({ user_id: member.user.id, role: 'member', source: 'scim' });
-    await expectConsistent(workspace, 2);
-  });
-});
-
-describe('the audit trail', () => {
-  interface AuditRow {
-    action: string;
-    actor: { user_id: string | null; email: string | null; via: string };
-    target: string;
-    details: { scim_id?: string; user_name?: string; active?: boolean };
-  }
-  async function scimRows(workspace: DirectoryWorkspace): Promise<AuditRow[]> {
-    const page = await api.get(`/v1/workspaces/${workspace.id}/audit?limit=200`, workspace.owner.auth);
-    expect(page.status).toBe(200);
-    // Newest first: read back oldest first.
-    return (page.body.items as AuditRow[]).filter((row) => row.action.startsWith('scim.')).reverse();
-  }
-
-  it('shows a User’s life, each change via scim, and nothing of a refused change', async () => {
-    // The owner and one more: the seat is what a reactivation is refused for.
-    const workspace = await directoryWorkspace(runtime, 2);
-    const directory = scimClient(runtime, workspace.key);
-    const email = addressIn(workspace, 'life');
-    // One second between changes: the trail is ordered by time.
-    const step = () => runtime.clock.advance(1);
-    const user = await provision(directory, email);
-    const accountId = (await memberFor(workspace, email))!.user_id;
-    step();
-    expectScimError(await directory.post('/Users', oktaUser(email.toUpperCase())), 409, 'uniqueness');
-    expectScimError(await directory.patch(`/Users/${user.id}`, { schemas: [patchOpSchema], Operations: [{ op: 'move', path: 'displayName', value: 'x' }] }), 400);
-    expect((await directory.patch(`/Users/${user.id}`, { schemas: [patchOpSchema], Operations: [{ op: 'Replace', path: 'name.givenName', value: 'Renamed' }] })).status).toBe(200);
-    step();
-    expect((await directory.patch(`/Users/${user.id}`, deactivation)).status).toBe(200);
-    step();
-    const other = await provision(directory, addressIn(workspace, 'other'));
-    step();
-    expectScimError(await directory.patch(`/Users/${user.id}`, reactivation), 403);
-    expect((await directory.delete(`/Users/${other.id}`)).status).toBe(204);
-    step();
-    expect((await directory.patch(`/Users/${user.id}`, reactivation)).status).toBe(200);
-    step();
-    expect((await directory.delete(`/Users/${user.id}`)).status).toBe(204);
-    expectScimError(await directory.delete(`/Users/${user.id}`), 404);
-
-    const rows = await scimRows(workspace);
-    const scim = { user_id: null, email: null, via: 'scim' };
-    const life = (action: string, active: boolean) => ({ action, actor: scim, target: accountId, details: { scim_id: user.id, user_name: email, active } });
-    expect(rows.filter((row) => row.details.scim_id === user.id)).toEqual([
-      expect.objectContaining(life('scim.user_created', true)),
-      expect.objectContaining(life('scim.user_updated', true)),
-      expect.objectContaining(life('scim.user_deactivated', false)),
-      expect.objectContaining(life('scim.user_reactivated', true)),
-      expect.objectContaining(life('scim.user_deleted', true)),
-    ]);
-    // The other User's two changes, and nothing for the refused ones.
-    expect(rows.map((row) => [row.action, row.details.scim_id])).toEqual([
-      ['scim.user_created', user.id],
-      ['scim.user_updated', user.id],
-      ['scim.user_deactivated', user.id],
-      ['scim.user_created', other.id],
-      ['scim.user_deleted', other.id],
-      ['scim.user_reactivated', user.id],
-      ['scim.user_deleted', user.id],
-    ]);
   });
 });
 

@@ -10,6 +10,7 @@ import { teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
 // DynamoDB Local and the stand-in for CloudFront's tenants (local/hostnames.ts): a verified claim
 // is served at the next run and asked no more once live; a deleted one leaves a stop order that
 // runs until its tenant is gone; the workspace's list of domains never changes shape for it.
+// The run's rules over the domain fakes are test/usecases/workspaces-hosting.test.ts's.
 
 /** Runs once, just before the schedule takes the claim of this hostname off the pending checks' list. */
 let beforeChecksStop: { hostname: string; action: () => Promise<void> } | null = null;
@@ -112,36 +113,6 @@ describe('a verified claim', () => {
     expect((await callFrom(runtime, '127.0.0.1', 'GET', '/_dev/hostnames', undefined, { host: `rebind.attacker.example:${runtime.port}` })).status).toBe(404);
   });
 
-  it('waits for its CNAME, asking again every 5 minutes, and is served once CloudFront takes it', async () => {
-    const claim = await verifiedClaim(await teamWorkspace(runtime));
-    runtime.hostnames.answer(claim.hostname, 'awaiting_cname');
-    await hostDomains();
-    expect(await hostingOf(claim)).toMatchObject({ step: 'awaiting_cname', tenantId: null });
-    runtime.clock.advance(domainLimits.cnameWait.firstDayEverySeconds - 1);
-    await hostDomains();
-    expect(stepsOf(claim.hostname)).toEqual(['serve']);
-    runtime.hostnames.answer(claim.hostname, null);
-    runtime.clock.advance(1);
-    await hostDomains();
-    expect(stepsOf(claim.hostname)).toEqual(['serve', 'serve']);
-    expect(await hostingOf(claim)).toMatchObject({ step: 'live' });
-  });
-
-  it('is given up when its certificate fails: its tenant is stopped, counted and never served again', async () => {
-    const claim = await verifiedClaim(await teamWorkspace(runtime));
-    runtime.hostnames.answer(claim.hostname, 'certificate_failed');
-    const gaveUp = runtime.metrics.total('CustomHostnamesGivenUp');
-    await hostDomains();
-    expect(await hostingOf(claim)).toMatchObject({ step: 'given_up', gaveUp: 'certificate_failed' });
-    expect(stepsOf(claim.hostname)).toEqual(['serve', 'stop']);
-    expect(runtime.hostnames.serving()).not.toContain(claim.hostname);
-    expect(runtime.metrics.total('CustomHostnamesGivenUp')).toBe(gaveUp + 1);
-    runtime.hostnames.answer(claim.hostname, null);
-    runtime.clock.advance(24 * 3600);
-    await settle();
-    expect(stepsOf(claim.hostname)).toEqual(['serve', 'stop']);
-  });
-
   it('is served when verified just as the schedule’s checks of it ran out', async () => {
     const workspace = await teamWorkspace(runtime);
     const hostname = freshHostname('late');
@@ -158,20 +129,6 @@ describe('a verified claim', () => {
     expect(beforeChecksStop).toBeNull();
     await settle();
     expect(runtime.hostnames.serving()).toContain(hostname);
-  });
-
-  it(`is served ${domainLimits.hostingStepsPerRun} at a time, the longest due first`, async () => {
-    const workspace = await teamWorkspace(runtime);
-    const claims = [];
-    for (let i = 0; i < domainLimits.hostingStepsPerRun + 2; i++) {
-      claims.push(await verifiedClaim(workspace));
-      runtime.clock.advance(1);
-    }
-    expect((await hostDomains()).processed).toBe(domainLimits.hostingStepsPerRun);
-    const servedFirst = claims.filter((claim) => stepsOf(claim.hostname).length > 0);
-    expect(servedFirst).toEqual(claims.slice(0, domainLimits.hostingStepsPerRun));
-    expect((await hostDomains()).processed).toBe(2);
-    expect(claims.every((claim) => runtime.hostnames.serving().includes(claim.hostname))).toBe(true);
   });
 });
 
@@ -192,14 +149,6 @@ describe('a deleted claim', () => {
     expect((await hostDomains()).processed).toBe(0);
   });
 
-  it('leaves nothing to stop when it was never verified', async () => {
-    const workspace = await teamWorkspace(runtime);
-    const pending = (await api.post('/v1/domains', { workspace_id: workspace.id, hostname: freshHostname() }, workspace.owner.auth)).body;
-    await api.delete(`/v1/domains/${pending.id}`, workspace.owner.auth);
-    expect(await stopOrderOf(pending.id)).toBeNull();
-    expect((await hostDomains()).processed).toBe(0);
-  });
-
   it('deleted while its tenant was being made: the tenant is stopped too', async () => {
     const workspace = await teamWorkspace(runtime);
     const claim = await verifiedClaim(workspace);
@@ -213,23 +162,5 @@ describe('a deleted claim', () => {
     expect(stepsOf(claim.hostname)).toEqual(['serve', 'stop']);
     expect(runtime.hostnames.serving()).not.toContain(claim.hostname);
     expect(await stopOrderOf(claim.domainId)).toBeNull();
-  });
-
-  it('frees its hostname for the next claim, whose tenant is its own', async () => {
-    const first = await teamWorkspace(runtime);
-    const old = await verifiedClaim(first);
-    await hostDomains();
-    await api.delete(`/v1/domains/${old.id}`, first.owner.auth);
-    const second = await teamWorkspace(runtime);
-    const next = await verifiedClaim(second, old.hostname);
-    // The old tenant's stop is due first; the new claim is served once the hostname is free.
-    await settle();
-    runtime.clock.advance(domainLimits.hostingRetrySeconds.hostnameTaken);
-    await settle();
-    expect(await hostingOf(next)).toMatchObject({ step: 'live', tenantId: `dt_local_${next.domainId}` });
-    expect(runtime.hostnames.list().filter((tenant) => tenant.hostname === old.hostname).map((tenant) => [tenant.domainId, tenant.stoppedAt === null])).toEqual([
-      [next.domainId, true],
-      [old.domainId, false],
-    ]);
   });
 });

@@ -12,7 +12,8 @@ import { invitationToken, joinAs, send, setWorkspace, teamWorkspace, type TeamWo
 // Workspaces (interface §4.7) over HTTP against the local runtime: every route's statuses,
 // seats and owners under parallel requests, invitations (reuse, expiry, the wrong address),
 // and the audit row of every change. The role matrix is workspaces-roles.test.ts; the policy's
-// enforcement on secrets, files and request links is workspaces-policy.test.ts.
+// enforcement on secrets, files and request links is workspaces-policy.test.ts; the use cases'
+// rules (expiry, revoking, removing and leaving, exports) are test/usecases/workspaces-*.test.ts's.
 
 const otherRegion = { id: 'eu-central-1', api_url: 'https://eu.hushlink.example' };
 
@@ -136,40 +137,6 @@ describe('invitations', () => {
     expectProblem(await api.post('/v1/workspaces/invitations/accept', { token }), 401, 'unauthorized');
   });
 
-  it('expires after 7 days (410, clock moved), and its seat is given back to the next invitation', async () => {
-    const workspace = await teamWorkspace(runtime, 2);
-    const late = newEmail('late');
-    expect((await invite(workspace, workspace.owner, late)).status).toBe(201);
-    const full = await invite(workspace, workspace.owner, newEmail('nope'));
-    expectProblem(full, 403, 'forbidden');
-    expect(full.body).toMatchObject({ reason: 'no_free_seat', seats: 2 });
-    runtime.clock.advance(workspaceLimits.invitationSeconds + 1);
-    const owner = await signIn(runtime, workspace.owner.user.email);
-    const person = await signIn(runtime, late);
-    const expired = await accept(person, invitationToken(runtime, late));
-    expectProblem(expired, 410, 'gone');
-    expect(expired.body.reason).toBe('expired');
-    expect((await members(workspace, owner)).body.invitations).toEqual([]);
-    expect((await invite(workspace, owner, newEmail('next'))).status).toBe(201);
-    expect(await roster(workspace)).toMatchObject({ seats: 2, used: 2, members: 1 });
-    expect((await auditOf({ ...workspace, owner })).map((row) => row.action)).toContain('invitation.expired');
-  });
-
-  it('revokes a pending invitation by its id (DELETE …/members/{invitationId}): 410 for its token, and the seat is free', async () => {
-    const workspace = await teamWorkspace(runtime, 2);
-    const email = newEmail('revoked');
-    const invited = await invite(workspace, workspace.owner, email);
-    const revoked = await api.delete(`/v1/workspaces/${workspace.id}/members/${invited.body.id}`, workspace.owner.auth);
-    expect(revoked.status).toBe(200);
-    expect(revoked.body).toEqual({ user_id: invited.body.id, removed: true });
-    const person = await signIn(runtime, email);
-    const refused = await accept(person, invitationToken(runtime, email));
-    expectProblem(refused, 410, 'gone');
-    expect(refused.body.reason).toBe('revoked');
-    expect(await roster(workspace)).toMatchObject({ used: 1 });
-    expectProblem(await api.delete(`/v1/workspaces/${workspace.id}/members/${invited.body.id}`, workspace.owner.auth), 404, 'not_found');
-  });
-
   it('answers 400 for a member already in or invited, 403 for a member and with no free seat, 404 for a non-member', async () => {
     const workspace = await teamWorkspace(runtime, 3);
     const member = await joinAs(runtime, workspace, workspace.owner, 'member');
@@ -225,30 +192,6 @@ describe('invitations', () => {
 });
 
 describe('members: removal, roles, transfer', () => {
-  it('removes a member (their secrets untouched), frees the seat, mails them; an admin cannot remove an owner; anyone may leave', async () => {
-    const workspace = await teamWorkspace(runtime, 5);
-    const admin = await joinAs(runtime, workspace, workspace.owner, 'admin');
-    const member = await joinAs(runtime, workspace, workspace.owner, 'member');
-    const secret = await api.post('/v1/secrets', { kind: 'text', envelope: Buffer.alloc(64).toString('base64'), salt: 'A'.repeat(22), size_bytes: 64 }, member.auth);
-    const removed = await api.delete(`/v1/workspaces/${workspace.id}/members/${member.user.id}`, admin.auth);
-    expect(removed.status).toBe(200);
-    expect(removed.body).toEqual({ user_id: member.user.id, removed: true });
-    expect(mailsTo(runtime, member.user.email)[0]!.subject).toMatch(/^You were removed from /);
-    expect((await api.get(`/v1/secrets/${secret.body.id}`)).body.state).toBe('active');
-    expectProblem(await members(workspace, member), 404, 'not_found');
-    expect(await roster(workspace)).toMatchObject({ used: 2, members: 2 });
-
-    const byAdmin = await api.delete(`/v1/workspaces/${workspace.id}/members/${workspace.owner.user.id}`, admin.auth);
-    expectProblem(byAdmin, 403, 'forbidden');
-    expectProblem(await api.delete(`/v1/workspaces/${workspace.id}/members/usr_nobody`, admin.auth), 404, 'not_found');
-    expectProblem(await api.delete(`/v1/workspaces/${workspace.id}/members/${admin.user.id}`, member.auth), 404, 'not_found');
-    const left = await api.delete(`/v1/workspaces/${workspace.id}/members/${admin.user.id}`, admin.auth);
-    expect(left.status).toBe(200);
-    expect((await auditOf(workspace)).slice(0, 2).map((row) => [row.action, row.target])).toEqual([
-      ['member.left', admin.user.id],
-      ['member.removed', member.user.id],
-    ]);
-  });
 
   it('answers 409 when the last owner would be removed or leave, and 403 to a member removing someone', async () => {
     const workspace = await teamWorkspace(runtime, 5);
@@ -495,27 +438,11 @@ describe('GET /v1/workspaces/{id}/audit/export', () => {
     expectProblem(await api.get(`/v1/workspaces/${workspace.id}/audit/export`), 401, 'unauthorized');
   });
 
-  it('exports 10,000 rows in one part, read a page at a time, far below the 6 MB a Lambda may answer', async () => {
-    const workspace = await teamWorkspace(runtime, 3);
-    await seedAuditRows(workspace.id, 10_000);
-    const started = performance.now();
-    const csv = await api.get(`/v1/workspaces/${workspace.id}/audit/export?format=csv`, workspace.owner.auth);
-    const took = performance.now() - started;
-    expect(csv.status).toBe(200);
-    expect(csv.headers.get('link')).toBeNull();
-    const lines = (csv.body as string).split('\r\n');
-    // The header, the seeded rows, the workspace's own row, and the empty string after the last CRLF.
-    expect(lines).toHaveLength(1 + 10_000 + 1 + 1);
-    console.log(`audit export: 10,001 rows, ${(Buffer.byteLength(csv.body as string) / 1e6).toFixed(2)} MB in ${took.toFixed(0)} ms`);
-    // The function runs in 256 MB (lib/api.ts); the part's text is well under Lambda's 6 MB answer.
-    expect(Buffer.byteLength(csv.body as string)).toBeLessThan(5 * 2 ** 20);
-    const json = await api.get(`/v1/workspaces/${workspace.id}/audit/export?format=json`, workspace.owner.auth);
-    expect((json.body as { items: unknown[] }).items).toHaveLength(10_001);
-  });
-
   it('exports a trail larger than a part in parts, each a whole file, the next named by link rel="next"; every row once', async () => {
     const workspace = await teamWorkspace(runtime, 3);
-    await seedAuditRows(workspace.id, 24_000);
+    // Rows of about 1.6 KB (a policy naming 40 domains): 3,000 make a part of 4.8 MB, so 4,001
+    // need two (24,000 rows of 180 bytes did it too, at six times the writes).
+    await seedAuditRows(workspace.id, 4_000);
     const ids: string[] = [];
     let next: string | null = `/v1/workspaces/${workspace.id}/audit/export?format=csv`;
     let parts = 0;
@@ -530,12 +457,12 @@ describe('GET /v1/workspaces/{id}/audit/export', () => {
       parts++;
     }
     expect(parts).toBeGreaterThan(1);
-    expect(ids).toHaveLength(24_001);
-    expect(new Set(ids).size).toBe(24_001);
+    expect(ids).toHaveLength(4_001);
+    expect(new Set(ids).size).toBe(4_001);
   });
 });
 
-/** Audit rows written straight to the table, as changes over months would have left them. */
+/** Audit rows written straight to the table, as policy changes over months would have left them. */
 async function seedAuditRows(workspaceId: string, count: number): Promise<void> {
   const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
   const start = runtime.clock.now() - count * 60_000;
@@ -555,9 +482,9 @@ async function seedAuditRows(workspaceId: string, count: number): Promise<void> 
           actor_user_id: 'usr_seed',
           actor_email: 'admin@example.com',
           via: 'session',
-          action: 'member.role_changed',
-          target: `usr_target${i + j}`,
-          details: { email: `person${i + j}@example.com`, from: 'member', to: 'admin' },
+          action: 'policy.updated',
+          target: workspaceId,
+          details: { allowed_recipient_domains: Array.from({ length: 40 }, (_, d) => `mail-${String(d).padStart(2, '0')}.subsidiary${(i + j) % 10}.example.com`) },
         };
       }),
     );
