@@ -1,7 +1,14 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
-import { claimTokenFor, fromBase64, openText, seal, sealText, toBase64 } from '../../shared/envelope/index.ts';
-import { apiClient, startTestRuntime, textSecretBody } from '../support/runtime.ts';
+import { claimTokenFor, fromBase64, openText, sealText, toBase64 } from '../../shared/envelope/index.ts';
+import { createDocumentClient } from '../../shared/store/client.ts';
+import { apiClient, claimPair, linkPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
+
+// What the server keeps of a client's envelope and proofs, read back through the API. The header
+// checks (a v1 envelope that does not hold together is 400) and the proofs' rules (a claim
+// verifier needs its link verifier; the lock counts only the link's holders): test/usecases/
+// secrets-create.test.ts and claim.test.ts.
 
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
@@ -53,38 +60,21 @@ describe('envelope v1 through the API', () => {
     expect(foreign.status).toBe(201);
     expect((await api.get(`/v1/secrets/${foreign.body.id}`)).body).toMatchObject({ passphrase: null, kdf_iterations: null });
   });
+});
 
-  const refusedEnvelopes: Array<[string, () => Promise<{ envelope: Uint8Array; salt: string }>]> = [
-    ['a salt other than the header salt', async () => {
-      const sealed = await sealText('x');
-      return { envelope: sealed.envelope, salt: (await sealText('y')).salt };
-    }],
-    ['a file envelope', async () => {
-      const sealed = await seal({ kind: 'file', plaintext: new Uint8Array(3), meta: { name: 'a', type: 'b', size: 3 }, chunkLog2: 16 });
-      return { envelope: sealed.envelope, salt: sealed.salt };
-    }],
-    ['an unknown version', async () => {
-      const sealed = await sealText('x');
-      sealed.envelope[4] = 9;
-      return sealed;
-    }],
-    ['a reserved flag bit', async () => {
-      const sealed = await sealText('x');
-      sealed.envelope[6]! |= 0x40;
-      return sealed;
-    }],
-    ['a body cut inside the final tag', async () => {
-      const sealed = await sealText('');
-      return { envelope: sealed.envelope.slice(0, sealed.envelope.length - 3), salt: sealed.salt };
-    }],
-  ];
-  for (const [name, make] of refusedEnvelopes) {
-    it(`refuses a v1 envelope with ${name} (400 naming the envelope)`, async () => {
-      const { envelope, salt } = await make();
-      const reply = await api.post('/v1/secrets', bodyFor(envelope, salt));
-      expect(reply.status).toBe(400);
-      expect(reply.body.code).toBe('invalid_request');
-      expect(reply.body.errors).toEqual([expect.objectContaining({ path: 'body.envelope' })]);
-    });
-  }
+// The link-verifier cut-over of issue 26, item 7 (was link-verifier-cutover.test.ts): a secret
+// stored before it, a claim verifier and no link verifier, is read from its item as it is. That
+// it keeps the old lock rule until it expires: test/usecases/claim.test.ts.
+describe('a secret stored before the link-verifier cut-over', () => {
+  it('stays readable: the metadata answers and the right token claims', async () => {
+    const proof = claimPair();
+    const created = await api.post('/v1/secrets', textSecretBody({ claim_verifier: proof.verifier, link_verifier: linkPair().verifier }));
+    expect(created.status).toBe(201);
+    const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
+    await db.send(new UpdateCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `SECRET#${created.body.id}`, sk: 'SECRET' }, UpdateExpression: 'REMOVE link_verifier' }));
+    db.destroy();
+    expect((await runtime.stores.secrets.get(created.body.id))?.linkVerifier).toBeUndefined();
+    expect((await api.get(`/v1/secrets/${created.body.id}`)).body).toMatchObject({ state: 'active', requires_proof: true });
+    expect((await api.post(`/v1/secrets/${created.body.id}/claim`, { claim_token: proof.token })).status).toBe(200);
+  });
 });

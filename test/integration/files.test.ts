@@ -1,24 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { UploadPartCommand } from '@aws-sdk/client-s3';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { s3Client } from '../../shared/adapters/s3Uploads.ts';
 import { objectKeyOf } from '../../shared/domain/files/ports.ts';
-import { seal } from '../../shared/envelope/envelope.ts';
-import { fileSealer } from '../../shared/envelope/stream.ts';
 import { fileLimits } from '../../shared/limits.ts';
-import { createDocumentClient } from '../../shared/store/client.ts';
-import { newEmail, signIn } from '../support/accounts.ts';
-import { apiClient, claimPair, generousRateLimits, type Reply, startTestRuntime, toFreshWindow } from '../support/runtime.ts';
+import { apiClient, generousRateLimits, type Reply, startTestRuntime, toFreshWindow } from '../support/runtime.ts';
 import { expectProblem } from '../support/problem.ts';
 
 // Files (interface §4.2) against the local S3: uploads by presigned multipart straight to the
 // bucket, completion checked by S3 and by the object's measured size, the claim answered with a
 // presigned download, and the object's end with its secret's. The envelope bytes are mostly
-// random here: the service reads only the header of an envelope in our format (tested with
-// sealed files), and random bytes are another format, stored as they are.
+// random here: the service reads only the header of an envelope in our format (sealed files: the
+// CLI's in file-transfer.test.ts), and random bytes are another format, stored as they are. The
+// use cases' rules (how a file is cut, the plan's limit, the header's checks, what a file's end
+// does to its object): test/usecases/files-*.test.ts.
 
 const MiB = 1024 * 1024;
 let runtime: Runtime;
@@ -114,18 +111,6 @@ describe('POST /v1/files/multipart', () => {
     expect(opened.url_base).toBe(`${runtime.url}/s/${opened.id}`);
     expect(Date.parse(opened.urls_expire_at) - runtime.clock.now()).toBeLessThanOrEqual(fileLimits.partUrlSeconds * 1000);
     expect((await api.get(`/v1/secrets/${opened.id}`)).body).toMatchObject({ kind: 'file', state: 'pending', size_bytes: size });
-  });
-
-  it('keeps at most 1,000 parts however big the file, with a chunk size of the client’s choosing', async () => {
-    const user = await signIn(runtime, newEmail('team-sized'));
-    const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-    await db.send(new UpdateCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `USER#${user.user.id}`, sk: 'PROFILE' }, UpdateExpression: 'SET #plan = :team', ExpressionAttributeNames: { '#plan': 'plan' }, ExpressionAttributeValues: { ':team': 'team' } }));
-    db.destroy();
-    const huge = await open(20 * 1024 * MiB, { chunk_log2: 16 }, user.auth);
-    expect(huge.part_count).toBeLessThanOrEqual(1000);
-    expect(huge.part_size % (2 ** 16 + 16)).toBe(0);
-    expect(huge.parts).toHaveLength(huge.part_count);
-    expect((await api.post('/v1/files/multipart/abort', ref(huge))).status).toBe(200);
   });
 
   it('answers 403 for a file over the plan (free: 100 MiB), or inside a workspace the caller is not in', async () => {
@@ -286,45 +271,6 @@ describe('POST /v1/files/multipart/complete', () => {
     expectProblem(await complete(shorter, shortParts), 409, 'conflict');
   });
 
-  it('reads the envelope header S3 holds: a passphrase shows in the metadata; another salt, chunk size or kind is 409 envelope_mismatch and ends the upload', async () => {
-    const sealed = async (options: { passphrase?: string; chunkLog2?: number; text?: boolean } = {}) => {
-      const plaintext = randomBytes(100_000);
-      if (options.text) {
-        const text = await seal({ kind: 'text', plaintext });
-        return { envelope: text.envelope, salt: text.salt };
-      }
-      const sealer = await fileSealer({ meta: { name: 'report.pdf', type: 'application/pdf', size: plaintext.length }, ...options });
-      const chunks = [];
-      for (let index = 0, start = 0; index < sealer.chunkCount(plaintext.length); index++, start += sealer.chunkBytes) {
-        chunks.push(await sealer.encryptChunk(index, index === sealer.chunkCount(plaintext.length) - 1, plaintext.subarray(start, start + sealer.chunkBytes)));
-      }
-      return { envelope: Buffer.concat([sealer.prefix, ...chunks]), salt: sealer.salt };
-    };
-    const uploadSealed = async ({ envelope, salt: sealedSalt }: { envelope: Uint8Array; salt: string }, overrides: Record<string, unknown> = {}) => {
-      const opened = await open(envelope.length, { salt: sealedSalt, ...overrides });
-      return { opened, reply: await complete(opened, await upload(opened, envelope)) };
-    };
-
-    const withPassphrase = await uploadSealed(await sealed({ passphrase: 'correct horse' }));
-    expect(withPassphrase.reply.status, JSON.stringify(withPassphrase.reply.body)).toBe(200);
-    expect((await api.get(`/v1/secrets/${withPassphrase.opened.id}`)).body).toMatchObject({ kind: 'file', state: 'active', passphrase: true });
-    const without = await uploadSealed(await sealed());
-    expect((await api.get(`/v1/secrets/${without.opened.id}`)).body.passphrase).toBe(false);
-
-    const mismatches: Array<[string, { envelope: Uint8Array; salt: string }, Record<string, unknown>]> = [
-      ['another salt', await sealed(), { salt: salt() }],
-      ['another chunk size', await sealed({ chunkLog2: 16 }), {}],
-      ['a text envelope', await sealed({ text: true }), {}],
-    ];
-    for (const [what, file, overrides] of mismatches) {
-      const { opened, reply } = await uploadSealed(file, overrides);
-      expectProblem(reply, 409, 'conflict');
-      expect(reply.body.reason, what).toBe('envelope_mismatch');
-      expect((await api.get(`/v1/secrets/${opened.id}`)).body.state, what).toBe('revoked');
-      expect(await objectExists(opened.id), what).toBe(false);
-    }
-  });
-
   it.each<[string, Record<string, unknown>]>([
     ['no parts', { id: 'sec_x', upload_id: 'u', delete_token: 't', parts: [] }],
     ['part number 0', { id: 'sec_x', upload_id: 'u', delete_token: 't', parts: [{ part_number: 0, etag: 'e' }] }],
@@ -369,14 +315,6 @@ describe('POST /v1/files/multipart/abort', () => {
 });
 
 describe('claiming a file', () => {
-  it('answers 425 upload_pending while it uploads, using no view', async () => {
-    const opened = await open(10);
-    const early = await api.post(`/v1/secrets/${opened.id}/claim`);
-    expectProblem(early, 425, 'upload_pending');
-    expect(early.headers.get('retry-after')).toBeTruthy();
-    expect((await api.get(`/v1/secrets/${opened.id}`)).body).toMatchObject({ state: 'pending', views_left: 1 });
-  });
-
   it('20 parallel claims of a max_views=3 file issue exactly 3 download URLs', async () => {
     const { opened } = await activeFile(9 * MiB, { max_views: 3 });
     const replies = await Promise.all(Array.from({ length: 20 }, () => api.post(`/v1/secrets/${opened.id}/claim`)));
@@ -384,14 +322,6 @@ describe('claiming a file', () => {
     expect(replies.filter((reply) => reply.status === 410)).toHaveLength(17);
     expect(replies.filter((reply) => reply.status === 200).every((reply) => reply.body.download.url.includes(objectKeyOf(opened.id)))).toBe(true);
     expect((await api.get(`/v1/secrets/${opened.id}`)).body).toMatchObject({ state: 'burned', views_left: 0 });
-  });
-
-  it('with a claim proof and a link like any secret, and recipients', async () => {
-    const proof = claimPair();
-    const { opened } = await activeFile(9 * MiB, { claim_verifier: proof.verifier, link_verifier: claimPair().verifier, recipients: [{}, {}], max_views: 1 });
-    expectProblem(await api.post(`/v1/secrets/${opened.id}/claim`, { claim_token: proof.token }), 403, 'recipient_required');
-    const meta = await api.get(`/v1/secrets/${opened.id}`);
-    expect(meta.body.has_recipients).toBe(true);
   });
 
   it('a burned file’s object stays until its last download URL has expired (S3 refuses it then), then the sweep deletes it', async () => {
@@ -421,17 +351,5 @@ describe('claiming a file', () => {
     await runtime.drainWork();
     expect(await objectExists(revoked.opened.id)).toBe(false);
     expect(await objectExists(expiring.opened.id)).toBe(false);
-  });
-
-  it('an upload never completed is revoked a day after it began, and its parts aborted', async () => {
-    const opened = await open(9 * MiB);
-    await putPart(opened.parts[0]!.url, randomBytes(opened.part_size));
-    await runtime.scheduler.run('revoke-stale-uploads');
-    expect((await api.get(`/v1/secrets/${opened.id}`)).body.state).toBe('pending');
-    runtime.clock.advance(fileLimits.staleUploadSeconds + 1);
-    await runtime.scheduler.run('revoke-stale-uploads');
-    await runtime.drainWork();
-    expect((await api.get(`/v1/secrets/${opened.id}`)).body.state).toBe('revoked');
-    expect(await runtime.functions.files.uploads.parts(objectKeyOf(opened.id), opened.upload_id)).toBeNull();
   });
 });

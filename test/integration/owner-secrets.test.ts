@@ -3,10 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { dayOf } from '../../shared/domain/counters.ts';
 import { secretEventsOf } from '../support/events.ts';
-import { sha256Base64Url } from '../../shared/ids.ts';
 import { bearer, callFrom, createKey, newEmail, signIn, type SignedIn } from '../support/accounts.ts';
 import { apiClient, claimPair, linkPair, type Reply, startTestRuntime, textSecretBody } from '../support/runtime.ts';
 import { expectProblem } from '../support/problem.ts';
+
+// Owners, keys and the public reports over HTTP: credentials, scopes and the listing's cursors.
+// The rules (the listing's order and pages, adoption's answers, what locks a reported secret):
+// test/usecases/secrets-owner.test.ts, on the fakes.
 
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
@@ -95,22 +98,6 @@ describe('GET /v1/secrets', () => {
     expect(listed.body.items[0]).toMatchObject({ id: created.body.id, requires_proof: true, salt: body.salt });
   });
 
-  it('paginates with limit and next_cursor, without duplicates', async () => {
-    const pages: string[][] = [];
-    let cursor: string | null = null;
-    do {
-      const query: string = cursor === null ? '?limit=2' : `?limit=2&cursor=${encodeURIComponent(cursor)}`;
-      const reply = await api.get(`/v1/secrets${query}`, user.auth);
-      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-      pages.push(ids(reply));
-      cursor = reply.body.next_cursor;
-      expect(pages.length).toBeLessThanOrEqual(3);
-    } while (cursor !== null);
-    expect(pages.map((page) => page.length)).toEqual([2, 2, 1]);
-    expect(pages.flat()).toEqual([...created].reverse());
-    expect(new Set(pages.flat()).size).toBe(5);
-  });
-
   it('gives no cursor with a full last page: there is no empty page after it', async () => {
     const whole = await api.get('/v1/secrets?limit=5', user.auth);
     expect(ids(whole)).toHaveLength(5);
@@ -143,12 +130,6 @@ describe('GET /v1/secrets', () => {
     expectProblem(await api.get(`/v1/secrets?limit=${limit}`, user.auth), 400, 'invalid_request');
   });
 
-  it('a revoked secret stays listed with its state', async () => {
-    const extra = await create(user.auth);
-    expect((await api.delete(`/v1/secrets/${extra.id}`, user.auth)).status).toBe(204);
-    const reply = await api.get('/v1/secrets?limit=1', user.auth);
-    expect(reply.body.items[0]).toMatchObject({ id: extra.id, state: 'revoked' });
-  });
 });
 
 describe('API keys on secrets', () => {
@@ -228,18 +209,6 @@ describe('POST /v1/auth/adopt-secrets', () => {
     expect((await api.delete(`/v1/secrets/${mine.id}`, user.auth)).status).toBe(204);
   });
 
-  it('adopting again is idempotent for the same owner and refused for another', async () => {
-    const user = await signIn(runtime, newEmail('twice'));
-    const rival = await signIn(runtime, newEmail('rival'));
-    const secret = await create();
-    const body = { secrets: [{ id: secret.id, delete_token: secret.delete_token }] };
-    expect((await api.post('/v1/auth/adopt-secrets', body, user.auth)).body.items).toEqual([{ id: secret.id, adopted: true }]);
-    expect((await api.post('/v1/auth/adopt-secrets', body, user.auth)).body.items).toEqual([{ id: secret.id, adopted: true }]);
-    expect((await api.post('/v1/auth/adopt-secrets', body, rival.auth)).body.items).toEqual([{ id: secret.id, adopted: false, reason: 'owned' }]);
-    expect(ids(await api.get('/v1/secrets', user.auth))).toEqual([secret.id]);
-    expect(ids(await api.get('/v1/secrets', rival.auth))).toEqual([]);
-  });
-
   it.each<[string, unknown]>([
     ['an empty list', { secrets: [] }],
     ['no list', {}],
@@ -253,7 +222,6 @@ describe('POST /v1/auth/adopt-secrets', () => {
 
 describe('POST /v1/reports', () => {
   const report = (id: string, reason = 'phishing') => api.post('/v1/reports', { secret_id: id, reason });
-  const reportFrom = (address: string, id: string) => callFrom(runtime, address, 'POST', '/v1/reports', { secret_id: id, reason: 'malware' });
 
   it('answers 202 for a known and an unknown id alike', async () => {
     const secret = await create();
@@ -294,42 +262,6 @@ describe('POST /v1/reports', () => {
     const types = (await secretEventsOf(runtime, secret.id)).map((event) => event.type);
     expect(types.filter((type) => type === 'secret.reported')).toHaveLength(3);
     expect(types).toContain('secret.locked');
-  });
-
-  it('reports without the link lock nothing, from any number of addresses (an id alone cannot destroy a secret)', async () => {
-    const secret = await withLink();
-    const wrong = linkPair().token;
-    for (const address of ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5']) {
-      expect((await reportFrom(address, secret.id)).status).toBe(202);
-      expect((await reportWithLink(address, secret.id, wrong)).status).toBe(202);
-      expect((await callFrom(runtime, address, 'POST', '/v1/reports', { secret_id: secret.id, reason: 'other', link_token: '' })).status).toBe(202);
-    }
-    expect((await metadata(secret.id)).body.state).toBe('active');
-    // They are still recorded for the owner, once per address.
-    expect((await secretEventsOf(runtime, secret.id)).filter((event) => event.type === 'secret.reported')).toHaveLength(4);
-    // An address that reported without the link and then with it counts once it proves it.
-    for (const address of ['127.0.0.2', '127.0.0.3']) expect((await reportWithLink(address, secret.id, secret.linkToken)).status).toBe(202);
-    expect((await metadata(secret.id)).body.state).toBe('active');
-    expect((await reportWithLink('127.0.0.4', secret.id, secret.linkToken)).status).toBe(202);
-    expect((await metadata(secret.id)).body.state).toBe('locked');
-  });
-
-  it('a secret made without a link verifier (before they existed) is never locked by reports', async () => {
-    const secret = await create();
-    for (const address of ['127.0.0.2', '127.0.0.3', '127.0.0.4']) expect((await reportFrom(address, secret.id)).status).toBe(202);
-    expect((await metadata(secret.id)).body.state).toBe('active');
-  });
-
-  it('two proven reporters recorded in the store and one over HTTP lock the secret', async () => {
-    const secret = await withLink();
-    const now = runtime.clock.now();
-    for (const reporter of ['10.0.0.1', '10.0.0.2']) {
-      await runtime.stores.secrets.recordReport(secret.id, sha256Base64Url(`reporter:${reporter}`), true, { id: `evt_${randomBytes(16).toString('base64url')}`, type: 'secret.reported', at: now });
-    }
-    expect((await metadata(secret.id)).body.state).toBe('active');
-    expect((await reportWithLink('127.0.0.1', secret.id, secret.linkToken)).status).toBe(202);
-    expect((await metadata(secret.id)).body.state).toBe('locked');
-    expectProblem(await api.post(`/v1/secrets/${secret.id}/claim`), 423, 'locked');
   });
 
   it.each<[string, unknown]>([

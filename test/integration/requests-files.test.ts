@@ -2,14 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { objectKeyOf } from '../../shared/domain/files/ports.ts';
-import { requestLimits } from '../../shared/limits.ts';
-import { keptSignedIn, newEmail, signIn } from '../support/accounts.ts';
+import { keptSignedIn, newEmail } from '../support/accounts.ts';
 import { expectProblem } from '../support/problem.ts';
 import { apiClient, generousRateLimits, startTestRuntime } from '../support/runtime.ts';
 
 // File responses to request links: the files routes with request_id, enc and wrapped_key. The
 // envelope bytes are random (the service reads only an envelope v1's header, and random bytes
-// are another format); the crypto is the clients' (test/unit/request-link.test.ts, the e2e).
+// are another format); the crypto is the clients' (test/unit/request-link.test.ts, the e2e). The
+// use cases' rules (which links take a file, the requester's plan, that a response is no secret
+// of its own, how long it is kept): test/usecases/requests-files.test.ts.
 
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
@@ -80,55 +81,12 @@ describe('a file response', () => {
     expect(Buffer.from(await range.arrayBuffer()).equals(bytes)).toBe(true);
   });
 
-  it('is no secret of its own: no metadata, claim, revoke or adoption reaches it', async () => {
-    const requestId = await createLink();
-    const opened = (await openResponse(requestId, 1000)).body as Opened;
-    expect((await uploadAndComplete(opened, randomBytes(1000))).status).toBe(200);
-    expectProblem(await api.get(`/v1/secrets/${opened.id}`), 404, 'not_found');
-    expectProblem(await api.post(`/v1/secrets/${opened.id}/claim`, {}), 404, 'not_found');
-    expectProblem(await api.delete(`/v1/secrets/${opened.id}`, { 'x-delete-token': opened.delete_token }), 404, 'not_found');
-    const responder = await signIn(runtime, newEmail('responder'));
-    const adopted = await api.post('/v1/auth/adopt-secrets', { secrets: [{ id: opened.id, delete_token: opened.delete_token }] }, responder.auth);
-    expect(adopted.body.items[0]).toMatchObject({ id: opened.id, adopted: false, reason: 'not_found' });
-    expect(await objectExists(opened.id)).toBe(true);
-  });
-
-  it.each<[string, (requestId: string) => Promise<unknown>, string]>([
-    ['closed', (id) => api.delete(`/v1/requests/${id}`, requester.auth), 'request_closed'],
-    ['full', async (id) => api.post(`/v1/requests/${id}/responses`, { kind: 'text', envelope: 'AAAA', salt: b64url(16), size_bytes: 3, ...wrapped() }), 'request_full'],
-  ])('is refused 403 to a %s link before anything is uploaded', async (_, make, reason) => {
-    const requestId = await createLink({ max_responses: 1 });
-    await make(requestId);
-    const refused = await openResponse(requestId, 1000);
-    expectProblem(refused, 403, 'forbidden');
-    expect(refused.body.reason).toBe(reason);
-  });
-
-  it('is refused 403 for an unknown or expired link, and 400 for a wrapped key the link’s KEM cannot have made', async () => {
-    const unknown = await openResponse('rql_AAAAAAAAAAAAAAAAAAAAAA', 1000);
-    expectProblem(unknown, 403, 'forbidden');
-    expect(unknown.body.reason).toBe('request_not_found');
-    const expiring = await createLink({ expires_in: 60 });
-    runtime.clock.advance(61);
-    const late = await openResponse(expiring, 1000);
-    expect(late.body.reason).toBe('request_expired');
-    const open = await createLink();
-    expectProblem(await openResponse(open, 1000, { enc: b64url(65) }), 400, 'invalid_request');
-  });
-
   it.each<[string, Record<string, unknown>]>([
     ['request_id without the wrapped key', { enc: undefined, wrapped_key: undefined }],
     ['recipients beside request_id', { recipients: [{ label: 'a' }] }],
   ])('answers 400 for %s', async (_, overrides) => {
     const requestId = await createLink();
     expectProblem(await openResponse(requestId, 1000, overrides), 400, 'invalid_request');
-  });
-
-  it('is held to the requester’s plan, whoever sends it (free: 100 MiB)', async () => {
-    const requestId = await createLink();
-    const refused = await openResponse(requestId, 101 * 1024 * 1024);
-    expectProblem(refused, 403, 'forbidden');
-    expect(refused.body.reason).toBe('plan_limit');
   });
 
   it('aborted, or never completed (revoked after a day), counts nothing and leaves no parts', async () => {
@@ -156,19 +114,5 @@ describe('a file response', () => {
     expect(late.body.reason).toBe('request_full');
     expect(await objectExists(second.id)).toBe(false);
     expect(await inboxOf(requestId)).toHaveLength(1);
-  });
-
-  it('goes with the link’s responses: its object is deleted once the retention after the link’s expiry has passed', async () => {
-    const requestId = await createLink({ expires_in: 3600 });
-    const opened = (await openResponse(requestId, 1000)).body as Opened;
-    expect((await uploadAndComplete(opened, randomBytes(1000))).status).toBe(200);
-    runtime.clock.advance(3600 + requestLimits.retentionSeconds - 60);
-    await runtime.scheduler.run('expire-secrets');
-    await runtime.drainWork();
-    expect(await objectExists(opened.id)).toBe(true);
-    runtime.clock.advance(120);
-    await runtime.scheduler.run('expire-secrets');
-    await runtime.drainWork();
-    expect(await objectExists(opened.id)).toBe(false);
   });
 });

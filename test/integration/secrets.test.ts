@@ -6,6 +6,10 @@ import { secretEventsOf } from '../support/events.ts';
 import { apiClient, claimPair, linkPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
 import { expectProblem } from '../support/problem.ts';
 
+// Secrets over HTTP against the local runtime: the routes' shape, schema and headers. The use
+// cases' rules (views, burns, expiry, proofs and the lock, not_before, revoking, the sweep):
+// test/usecases/secrets-*.test.ts and claim.test.ts, on the fakes.
+
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
 beforeAll(async () => {
@@ -131,7 +135,6 @@ describe('POST /v1/secrets', () => {
     ['claim_verifier non-canonical', set('claim_verifier', `${'A'.repeat(42)}B`), 'claim_verifier'],
     ['not_before not ISO', set('not_before', 'tomorrow'), 'not_before'],
     ['not_before without offset', set('not_before', '2030-01-01T00:00:00'), 'not_before'],
-    ['not_before after the expiry', (body) => ({ ...body, expires_in: 3600, not_before: later(3600 + 300)() }), 'not_before'],
     ['not_before long after the default expiry', (body) => ({ ...body, not_before: later(2 * day)() }), 'not_before'],
     ['an unknown field', set('extra', 'x'), 'extra'],
   ])('refuses %s with 400 naming the field', async (_, change, field) => {
@@ -194,32 +197,12 @@ describe('GET /v1/secrets/{id}', () => {
     expect((await metadata(guarded.id)).body.requires_proof).toBe(true);
   });
 
-  it('consumes no view: three reads, then the one view still claims', async () => {
-    const created = await create();
-    for (let read = 0; read < 3; read++) expect((await metadata(created.id)).body.views_left).toBe(1);
-    expect((await claim(created.id)).status).toBe(200);
-    expect(await eventTypes(created.id)).toEqual(['secret.created', 'secret.viewed', 'secret.burned']);
-  });
-
   it('answers 404 for an unknown id and for a malformed one', async () => {
     for (const id of [unknownId(), 'sec_short', 'not-a-secret', `sec_${'A'.repeat(21)}B`]) {
       expectProblem(await metadata(id), 404, 'not_found');
     }
   });
 
-  it('reads an expired secret as expired, drops its envelope and records secret.expired once', async () => {
-    const created = await create({ expires_in: 60 });
-    runtime.clock.advance(61);
-    const first = await metadata(created.id);
-    expect(first.status).toBe(200);
-    expect(first.body.state).toBe('expired');
-    expect((await stored(created.id)).envelope).toBeUndefined();
-
-    expect((await metadata(created.id)).body.state).toBe('expired');
-    expect((await metadata(created.id)).body.state).toBe('expired');
-    await runtime.scheduler.run('expire-secrets');
-    expect(await eventTypes(created.id)).toEqual(['secret.created', 'secret.expired']);
-  });
 });
 
 describe('DELETE /v1/secrets/{id}', () => {
@@ -249,12 +232,6 @@ describe('DELETE /v1/secrets/{id}', () => {
     for (const id of [unknownId(), 'nope']) expectProblem(await revoke(id, 'hdt_x'), 404, 'not_found');
   });
 
-  it('answers 204 again on a revoked secret without a second revoked event', async () => {
-    const created = await create();
-    expect((await revoke(created.id, created.delete_token)).status).toBe(204);
-    expect((await revoke(created.id, created.delete_token)).status).toBe(204);
-    expect(await eventTypes(created.id)).toEqual(['secret.created', 'secret.revoked']);
-  });
 });
 
 describe('POST /v1/secrets/{id}/claim', () => {
@@ -264,30 +241,6 @@ describe('POST /v1/secrets/{id}/claim', () => {
     expect(reply.status).toBe(200);
     expect(reply.headers.get('cache-control')).toBe('no-store');
     expect(reply.body).toMatchObject({ id: created.id, kind: 'text', envelope: created.sent.envelope, salt: created.sent.salt, size_bytes: 64, views_left: 1 });
-  });
-
-  it('serves max_views claims, then 410 burned with the envelope gone', async () => {
-    const created = await create({ max_views: 3 });
-    for (const left of [2, 1, 0]) {
-      const reply = await claim(created.id);
-      expect(reply.status).toBe(200);
-      expect(reply.body.views_left).toBe(left);
-    }
-    const refused = await claim(created.id);
-    expectProblem(refused, 410, 'gone');
-    expect(refused.body.state).toBe('burned');
-    expect((await metadata(created.id)).body).toMatchObject({ state: 'burned', views_left: 0 });
-
-    const secret = await stored(created.id);
-    expect(secret.envelope).toBeUndefined();
-    expect((await secretEventsOf(runtime, created.id)).map((event) => [event.type, event.views_left])).toEqual([
-      ['secret.created', 3],
-      ['secret.viewed', 2],
-      ['secret.viewed', 1],
-      ['secret.viewed', 0],
-      ['secret.burned', 0],
-      ['secret.denied', 0],
-    ]);
   });
 
   it('counts creations, claims and refused claims as metrics', async () => {
@@ -320,46 +273,6 @@ describe('POST /v1/secrets/{id}/claim', () => {
     expect(right.body.envelope).toBe(created.sent.envelope);
   });
 
-  it('never locks on refused tokens without the link: an id alone cannot destroy a secret', async () => {
-    const { token, verifier } = claimPair();
-    const link = linkPair();
-    const created = await create({ claim_verifier: verifier, link_verifier: link.verifier, max_views: 2 });
-    for (let attempt = 0; attempt < 12; attempt++) {
-      const reply = await claim(created.id, { claim_token: claimPair().token, ...(attempt % 2 ? { link_token: linkPair().token } : {}) });
-      expectProblem(reply, 403, 'proof_refused');
-      expect(reply.body.attempts_left).toBe(5);
-    }
-    expect((await metadata(created.id)).body.state).toBe('active');
-    expect((await claim(created.id, { claim_token: token, link_token: link.token })).status).toBe(200);
-  });
-
-  it('locks after 5 refused tokens presented with the link (a wrong passphrase), and keeps counting only those', async () => {
-    const { token, verifier } = claimPair();
-    const link = linkPair();
-    const created = await create({ claim_verifier: verifier, link_verifier: link.verifier, max_views: 5 });
-    const answers: Array<[number, unknown]> = [];
-    for (let attempt = 0; attempt < 5; attempt++) {
-      // Interleaved guesses without the link change nothing.
-      expectProblem(await claim(created.id, { claim_token: claimPair().token }), 403, 'proof_refused');
-      const reply = await claim(created.id, { claim_token: claimPair().token, link_token: link.token });
-      answers.push([reply.status, reply.body.attempts_left]);
-    }
-    expect(answers).toEqual([[403, 4], [403, 3], [403, 2], [403, 1], [423, undefined]]);
-    expectProblem(await claim(created.id, { claim_token: token, link_token: link.token }), 423, 'locked');
-  });
-
-  it.each<[string, unknown]>([
-    ['an empty token', ''],
-    ['a token of 31 bytes', Buffer.alloc(31, 7).toString('base64url')],
-    ['a token in standard base64', Buffer.alloc(32, 0xfb).toString('base64')],
-    ['a token with a non-canonical last character', `${'A'.repeat(42)}B`],
-  ])('takes %s as no proof: 403 proof_required, never counted', async (_, claimToken) => {
-    const { verifier } = claimPair();
-    const created = await create({ claim_verifier: verifier, link_verifier: linkPair().verifier });
-    for (let attempt = 0; attempt < 6; attempt++) expectProblem(await claim(created.id, { claim_token: claimToken }), 403, 'proof_required');
-    expect((await metadata(created.id)).body.state).toBe('active');
-  });
-
   it('answers 425 with retry-after before not_before, and 200 after it', async () => {
     const notBefore = runtime.clock.now() + 300_000;
     const created = await create({ not_before: iso(notBefore) });
@@ -375,34 +288,6 @@ describe('POST /v1/secrets/{id}/claim', () => {
     expect((await claim(created.id)).status).toBe(200);
   });
 
-  it('stays 425 when not_before passes while the refusal is worked out', async () => {
-    // The conditional update refuses a claim a moment before not_before; the refusal is then
-    // explained with a fresh reading of the clock, which has moved past not_before.
-    const created = await create({ not_before: iso(runtime.clock.now() + 30_000) });
-    const store = runtime.stores.secrets;
-    const takeView = store.takeView;
-    store.takeView = async (id, input) => {
-      const result = await takeView.call(store, id, input);
-      runtime.clock.advance(31);
-      return result;
-    };
-    try {
-      expectProblem(await claim(created.id), 425, 'too_early');
-    } finally {
-      store.takeView = takeView;
-    }
-  });
-
-  it('enforces expiry without the sweep: 410 expired', async () => {
-    const created = await create({ expires_in: 60, max_views: 2 });
-    runtime.clock.advance(61);
-    const reply = await claim(created.id);
-    expectProblem(reply, 410, 'gone');
-    expect(reply.body.state).toBe('expired');
-    expect((await stored(created.id)).envelope).toBeUndefined();
-    expect(await eventTypes(created.id)).toEqual(['secret.created', 'secret.expired']);
-  });
-
   it('answers 404 for an unknown or malformed id', async () => {
     for (const id of [unknownId(), 'sec_']) expectProblem(await claim(id), 404, 'not_found');
   });
@@ -415,28 +300,5 @@ describe('POST /v1/secrets/{id}/claim', () => {
       expect(reply.status).toBe(200);
       expect(reply.body.envelope).toBe(created.sent.envelope);
     }
-  });
-});
-
-describe('expiry sweep', () => {
-  it('expires exactly the due secrets, once', async () => {
-    // Whatever earlier tests left behind expires first, so the counts below are this test's.
-    runtime.clock.advance(30 * day + 1);
-    await runtime.scheduler.run('expire-secrets');
-
-    const short = await Promise.all([1, 2, 3].map(() => create({ expires_in: 60 })));
-    const long = await create({ expires_in: 3600 });
-    runtime.clock.advance(61);
-
-    expect(await runtime.scheduler.run('expire-secrets')).toEqual({ task: 'expire-secrets', processed: 3 });
-    for (const { id } of short) {
-      expect((await stored(id)).state).toBe('expired');
-      expect((await metadata(id)).body.state).toBe('expired');
-      expect(await eventTypes(id)).toEqual(['secret.created', 'secret.expired']);
-    }
-    expect((await metadata(long.id)).body.state).toBe('active');
-    expect((await stored(long.id)).envelope).toBeDefined();
-
-    expect(await runtime.scheduler.run('expire-secrets')).toEqual({ task: 'expire-secrets', processed: 0 });
   });
 });
