@@ -149,6 +149,7 @@ class CliRunner {
     // Where GNU time is missing: the process's own lifetime peak (getrusage, KiB) and CPU seconds, written as it exits, as GNU time would.
     writeFileSync(
       this.preload,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: this is the source of the preload module, whose template the child process evaluates
       "import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => { const usage = process.resourceUsage(); writeFileSync(process.env.HUSHLINK_BENCH_RSS_FILE, `${usage.maxRSS} ${usage.userCPUTime / 1e6} ${usage.systemCPUTime / 1e6}`); });\n",
     );
   }
@@ -232,7 +233,9 @@ async function orchestrate(): Promise<void> {
   const disk = mkdtempSync(join(tmpdir(), 'hushlink-bench-cli-'));
   const shm = existsSync('/dev/shm') && statfsSync('/dev/shm').bavail * statfsSync('/dev/shm').bsize > 3 * SHM_MAX_BYTES ? mkdtempSync('/dev/shm/hushlink-bench-cli-') : undefined;
   const folders = [disk, ...(shm ? [shm] : [])];
-  const cleanUp = () => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true }));
+  const cleanUp = () => {
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  };
   // Ctrl-C or a kill still removes gigabytes of test files. tsx, which runs this, kills it outright
   // when it does not take a signal within some 60 ms, so nothing here blocks the event loop (no *Sync child processes).
   const onSignal = () => {

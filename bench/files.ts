@@ -22,7 +22,7 @@
  * warm-up round trip of a 64 KiB file: what Node loads and sets up on first use, fetch and
  * WebCrypto, is in it, and next to nothing left to the collector).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';

@@ -202,10 +202,10 @@ function regionList(node: Node, region: string | undefined): RegionEntry[] | und
   const entries = value.map((entry: unknown, i): RegionEntry => {
     const e = entry as Record<string, unknown> | null;
     const keys = e && typeof e === 'object' ? Object.keys(e).sort().join(',') : '';
-    if (keys !== 'api_url,id' || typeof e!['id'] !== 'string' || typeof e!['api_url'] !== 'string' || e!['id'].length === 0 || e!['id'].length > 64) {
+    if (keys !== 'api_url,id' || typeof e!.id !== 'string' || typeof e!.api_url !== 'string' || e!.id.length === 0 || e!.id.length > 64) {
       throw new Error(`context regions[${i}] must be exactly {id, api_url} with string values`);
     }
-    return { id: e!['id'], api_url: apiUrl(e!['api_url'], `regions[${i}].api_url`) };
+    return { id: e!.id, api_url: apiUrl(e!.api_url, `regions[${i}].api_url`) };
   });
   if (new Set(entries.map((entry) => entry.id)).size !== entries.length) throw new Error('context regions must not repeat a region id');
   // With the region unpinned it is only known at deploy time; the functions check it at cold start.

@@ -607,7 +607,7 @@ function wildcardFindings(statements: PolicyStatementJson[]): string[] {
 function flattenReference(node: unknown): string {
   if (node === undefined) return '';
   if (typeof node === 'string') return node.replace(/\$\{/g, '<').replace(/\}/g, '>');
-  const value = node as Record<string, any>;
+  const value = node as Record<string, unknown>;
   if (value['Fn::Join']) {
     const [delimiter, items] = value['Fn::Join'] as [string, unknown[]];
     return items.map(flattenReference).join(delimiter);
@@ -618,7 +618,7 @@ function flattenReference(node: unknown): string {
     return `<${flattenReference(resource)}.${flattenReference(attribute)}>`;
   }
   if (value['Fn::ImportValue']) return flattenReference(value['Fn::ImportValue']);
-  if (value['Ref']) return `<${flattenReference(value['Ref'])}>`;
+  if (value.Ref) return `<${flattenReference(value.Ref)}>`;
   return JSON.stringify(node);
 }
 

@@ -120,7 +120,7 @@ async function publishRecords(request: IncomingMessage, response: ServerResponse
     json(response, 200, { name, records: [] });
     return;
   }
-  let parsed;
+  let parsed: ReturnType<typeof dnsRecords.safeParse> | null;
   try {
     parsed = dnsRecords.safeParse(JSON.parse(await readBody(request)));
   } catch {

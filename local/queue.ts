@@ -3,7 +3,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Clock } from '../shared/clock.ts';
 import { maxQueueDelaySeconds, type Queue } from '../shared/domain/queue.ts';
 
-export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
 interface Message {
   id: string;

@@ -4,6 +4,7 @@ import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
   GetRecordsCommand,
+  type GetRecordsCommandOutput,
   GetShardIteratorCommand,
   type _Record as StreamRecord,
   type Shard,
@@ -11,7 +12,7 @@ import {
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { eventFilter, type FilterPattern } from './eventFilter.ts';
 
-export type StreamConsumer = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>;
+export type StreamConsumer = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
 
 export interface LocalStreamOptions {
   endpoint: string;
@@ -116,7 +117,7 @@ export class LocalStream {
   private async readShard(state: ShardState): Promise<{ records: number; delivered: number }> {
     state.iterator ??= await this.iteratorFor(state);
     if (!state.iterator) return { records: 0, delivered: 0 };
-    let page;
+    let page: GetRecordsCommandOutput;
     try {
       page = await this.streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: 1000 }));
     } catch (error) {

@@ -4,7 +4,7 @@
  * plain HTML; the expanded files are what the local runtime and CloudFront serve.
  */
 
-const escape = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** The account pages' navigation; `aria-current` marks the page it appears on. */
 const siteLinks = [
@@ -29,10 +29,10 @@ export const partials: Record<string, (...args: string[]) => string> = {
   <meta name="referrer" content="no-referrer">
   <meta name="color-scheme" content="light dark">
   <meta name="robots" content="noindex, nofollow">
-  <title>Hushlink: ${escape(title)}</title>
+  <title>Hushlink: ${escapeHtml(title)}</title>
   <link rel="icon" href="/favicon.svg" type="image/svg+xml">
   <link rel="stylesheet" href="/styles.css">
-  <script type="module" src="/assets/${escape(script)}.js"></script>
+  <script type="module" src="/assets/${escapeHtml(script)}.js"></script>
 </head>`,
 
   /** `site-header /path`: brand, the account navigation and the signed-in line. */
@@ -57,7 +57,7 @@ ${siteLinks.map(({ href, label }) => `        <li><a href="${href}"${current(hre
   'needs-javascript': (why = '') => `<noscript>
       <div class="notice notice-error">
         <h2>JavaScript is needed</h2>
-        <p>${escape(why)}</p>
+        <p>${escapeHtml(why)}</p>
       </div>
     </noscript>`,
 

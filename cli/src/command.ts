@@ -26,7 +26,7 @@ export interface Command {
   options: OptionSpec;
   /** How many positionals it takes at most. */
   positionals: number;
-  run: (context: Context) => Promise<number | void>;
+  run: (context: Context) => Promise<number | undefined>;
 }
 
 export interface Context {

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import cliPackage from '../package.json' with { type: 'json' };
-import { commonOptions, defaultApi, text, type Command, type Context } from './command.ts';
+import { commonOptions, defaultApi, text, type Context } from './command.ts';
 import { commands } from './commands/index.ts';
 import { CliError, exitCodes, explain, usageError } from './errors.ts';
 import { commandHelp, programHelp } from './help.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { link, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, join } from 'node:path';
 import { claimTokenFor, EnvelopeError, fileOpener, filePrefixBytes, iterationRange, linkTokenFor, TAG_BYTES, type FileOpener } from '../../shared/envelope/index.ts';
-import { clientHeaders, fetchOf, transferApi, type Fetch } from './api.ts';
+import { clientHeaders, fetchOf, transferApi, type ClaimedSecret, type Fetch } from './api.ts';
 import { BufferPool } from './buffers.ts';
 import { TransferError } from './errors.ts';
 import { attempts, defaultRetryDelay, pause } from './retry.ts';
@@ -80,7 +80,7 @@ export async function downloadFile(options: DownloadOptions): Promise<DownloadRe
   ]);
   // The file it is written to exists before the claim: a folder that cannot take it fails while no view is used.
   const temporary = await openTemporary(typeof options.to === 'string' ? dirname(options.to) : (options.directory ?? '.'));
-  let claimed;
+  let claimed: ClaimedSecret;
   try {
     claimed = await api.claimSecret(link.id, { claim_token: claimToken, link_token: linkToken, ...(link.recipientId ? { recipient_id: link.recipientId } : {}), ...(options.gateToken ? { gate_token: options.gateToken } : {}) }, options.signal);
     if (claimed.kind !== 'file') throw new TransferError('not_a_file', 'This link is of a text secret, not a file.');
@@ -160,7 +160,7 @@ export async function downloadEnvelope(options: EnvelopeDownloadOptions): Promis
   const output = temporary.handle;
   let to: string;
   let name: string;
-  let meta;
+  let meta: FileOpener['meta'];
   try {
     const ranges = new RangeReader(options.download.url, options.sizeBytes, fetchOf(options.fetch), options.retryDelay ?? defaultRetryDelay, options.signal);
     const opener = await fileOpener(await ranges.read(0, Math.min(filePrefixBytes, options.sizeBytes)), { key: options.key, salt: options.salt, passphrase: options.passphrase });

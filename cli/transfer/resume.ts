@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { fileSealer, fromBase64Url, type FileSealer } from '../../shared/envelope/index.ts';
-import { transferApi, type Fetch } from './api.ts';
+import { transferApi, type Fetch, type FileUpload } from './api.ts';
 import { ApiError, TransferError } from './errors.ts';
 import { chunkAt, envelopeLayout, partRange, type EnvelopeLayout } from './layout.ts';
 import { partsInFlight, sameEtag } from './parts.ts';
@@ -85,7 +85,7 @@ export async function resumeUpload(options: ResumeOptions): Promise<ResumeResult
   }
   if (now.size !== state.file.size || now.mtimeMs !== state.file.mtime_ms) return startOver('the file’s size or modification time changed', true);
 
-  let reply;
+  let reply: FileUpload;
   try {
     reply = await api.resumeUpload(ref, options.signal);
   } catch (error) {

@@ -59,7 +59,6 @@ const secretsOf = (context: ApiContext): string[] => [context.clientSecret, ...c
 
 type Answer = { status?: number; body: Record<string, unknown>; headers?: Record<string, string> };
 type Args = Record<string, unknown>;
-type Credential = RecordedCall['credential'];
 
 const failure = (error: string, extra: Record<string, unknown> = {}): Answer => ({ body: { ok: false, error, ...extra } });
 
@@ -114,7 +113,7 @@ function answerCall(context: ApiContext, method: string, args: Args, json: boole
  */
 function parseArgs(url: URL, contentType: string | null, rawBody: string): { args: Args; json: boolean } | { error: string } {
   const args: Args = Object.fromEntries(url.searchParams);
-  const type = contentType?.split(';')[0]!.trim().toLowerCase() ?? '';
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (rawBody === '') return { args, json: false };
   if (type === 'application/x-www-form-urlencoded') return { args: { ...args, ...Object.fromEntries(new URLSearchParams(rawBody)) }, json: false };
   if (type === 'application/json') {

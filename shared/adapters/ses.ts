@@ -1,4 +1,4 @@
-import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
+import { type SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import type { Mailer, MailMessage } from '../domain/mail.ts';
 
 /** Mail through SES `SendEmail`, from the verified identity the stack names. */

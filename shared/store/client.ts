@@ -44,8 +44,8 @@ export function isTransactionConflict(error: unknown): boolean {
  * so no caller sees a conflict that a moment's wait would have resolved.
  */
 export function retryTransactionConflicts(options: { attempts: number; baseMs: number; capMs: number } = conflictRetry, wait = sleep) {
-  return <Output extends object>(next: (args: any) => Promise<Output>) =>
-    async (args: any): Promise<Output> => {
+  return <Args, Output extends object>(next: (args: Args) => Promise<Output>) =>
+    async (args: Args): Promise<Output> => {
       for (let attempt = 1; ; attempt++) {
         try {
           return await next(args);

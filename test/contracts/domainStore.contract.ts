@@ -93,9 +93,9 @@ export function describeDomainStoreContract(name: string, make: MakeWorkspaceWor
     });
 
     it('lists a workspace’s claims by creation, then hostname', async () => {
-      const late = (await claim('b-' + newHostname(), made, t0 + minute)).domain;
-      const b = (await claim('b-' + newHostname())).domain;
-      const a = (await claim('a-' + newHostname())).domain;
+      const late = (await claim(`b-${newHostname()}`, made, t0 + minute)).domain;
+      const b = (await claim(`b-${newHostname()}`)).domain;
+      const a = (await claim(`a-${newHostname()}`)).domain;
       expect((await world.domains.list(ws)).map((domain) => domain.id)).toEqual([a.id, b.id, late.id]);
     });
 

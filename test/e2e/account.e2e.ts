@@ -73,7 +73,7 @@ async function lastAccessToken(s: Session): Promise<string> {
   await settleTraffic();
   const bearer = s
     .apiRequests()
-    .map((request) => /^Bearer (eyJ\S+)$/.exec(request.headers['authorization'] ?? '')?.[1])
+    .map((request) => /^Bearer (eyJ\S+)$/.exec(request.headers.authorization ?? '')?.[1])
     .filter((token): token is string => token !== undefined)
     .at(-1);
   if (!bearer) throw new Error(`${s.name} sent no access token`);
@@ -277,9 +277,9 @@ describe('account pages', () => {
     const ownedId = ownedLink.pathname.split('/')[2]!;
     expect(await page.isVisible('#keep')).toBe(false);
     const created = s.apiRequests().filter((request) => request.method === 'POST' && request.url.endsWith('/v1/secrets')).at(-1)!;
-    expect(created.headers['authorization']).toMatch(/^Bearer eyJ/);
+    expect(created.headers.authorization).toMatch(/^Bearer eyJ/);
     // Only its owner is told it is theirs.
-    expect((await api.get(`/v1/secrets/${ownedId}`, { authorization: created.headers['authorization']! })).body.owned).toBe(true);
+    expect((await api.get(`/v1/secrets/${ownedId}`, { authorization: created.headers.authorization! })).body.owned).toBe(true);
     expect((await api.get(`/v1/secrets/${ownedId}`)).body).not.toHaveProperty('owned');
 
     // 5. The dashboard lists both, with state and views left; revoke works.
@@ -293,7 +293,7 @@ describe('account pages', () => {
     await page.waitForSelector(`#secrets li[data-id="${ownedId}"][data-state="revoked"]`);
     expect(await owned.locator('[data-role="state"]').textContent()).toBe('Revoked');
     expect(await owned.locator('button[data-action="revoke"]').count()).toBe(0);
-    expect(await page.evaluate(() => document.activeElement?.closest('li')?.dataset['id'])).toBe(ownedId);
+    expect(await page.evaluate(() => document.activeElement?.closest('li')?.dataset.id)).toBe(ownedId);
     expect((await api.get(`/v1/secrets/${ownedId}`)).body.state).toBe('revoked');
     await screenshots(s, 'revoked');
 
@@ -310,7 +310,7 @@ describe('account pages', () => {
     await page.waitForFunction(() => document.querySelectorAll('#secrets > li').length === 24);
     expect(await page.isVisible('#load-more')).toBe(false);
     expect(await page.evaluate(() => document.activeElement?.closest('li') === document.querySelectorAll('#secrets > li')[20])).toBe(true);
-    const listed = await page.locator('#secrets > li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset['id']));
+    const listed = await page.locator('#secrets > li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.id));
     expect(new Set(listed).size).toBe(24);
     expect(listed).toContain(anonymousId);
     expect(listed).toContain(ownedId);
@@ -654,7 +654,7 @@ describe('account pages', () => {
     for (const request of requests) {
       const url = new URL(request.url);
       expect(url.origin, 'no third-party origin').toBe(runtime.url);
-      expect(request.headers['cookie'], `cookie of ${request.url}`).toBeUndefined();
+      expect(request.headers.cookie, `cookie of ${request.url}`).toBeUndefined();
       for (const token of tokens) expect(request.url.includes(token), `a token in the URL ${request.url}`).toBe(false);
       for (const [name, value] of Object.entries(request.headers)) {
         if (name === 'authorization') continue;
@@ -665,9 +665,9 @@ describe('account pages', () => {
         expect(['/v1/auth/refresh', '/v1/auth/logout']).toContain(url.pathname);
       }
       // Bearer tokens go to the API only, and never as an API key.
-      if (request.headers['authorization']) {
+      if (request.headers.authorization) {
         expect(url.pathname.startsWith('/v1/')).toBe(true);
-        expect(request.headers['authorization']).toMatch(/^Bearer eyJ/);
+        expect(request.headers.authorization).toMatch(/^Bearer eyJ/);
       }
     }
   });

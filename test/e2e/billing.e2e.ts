@@ -115,13 +115,13 @@ describe('billing in the web client', () => {
     await open(buyer, '/plans', 'plans');
     expect(await page.getAttribute('header nav a[href="/plans"]', 'aria-current')).toBe('page');
     expect(await page.isVisible('#plans-signed-out')).toBe(true);
-    expect(await page.locator('#plans > li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset['plan']))).toEqual([...plans]);
+    expect(await page.locator('#plans > li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.plan))).toEqual([...plans]);
     // Each card lists what its plan adds to the one before it in the table, and its file limit.
     for (const [index, plan] of plans.entries()) {
       const card = page.locator(`#plans > li[data-plan="${plan}"]`);
       const previous = index > 0 ? planTable[plans[index - 1]!].features : [];
       const added = planTable[plan].features.filter((feature) => !previous.includes(feature));
-      expect(await card.locator('[data-role="features"] li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset['feature'])), plan).toEqual(added);
+      expect(await card.locator('[data-role="features"] li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.feature)), plan).toEqual(added);
       expect(await card.locator('[data-role="file-limit"] dd').textContent()).toMatch(/^\d+ (MB|GB)$/);
       // The deployment's prices are on the provider's page: no amount is made up here.
       expect(await card.locator('[data-role="price"] dd').textContent()).not.toMatch(/\d|\$|€|£/);
@@ -225,11 +225,11 @@ describe('billing in the web client', () => {
     for (let renewal = 0; renewal < 10; renewal++) await runtime.stripe.endPeriod(subscriptionId);
     await open(buyer, '/billing', 'billing');
     expect(await invoices.count()).toBe(10);
-    expect(await invoices.evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset['id']))).not.toContain(firstInvoice);
+    expect(await invoices.evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.id))).not.toContain(firstInvoice);
     await page.click('#invoices-more');
     await expect.poll(() => invoices.count()).toBe(11);
     expect(await invoices.last().getAttribute('data-id')).toBe(firstInvoice);
-    expect(await page.evaluate(() => document.activeElement?.closest('li')?.dataset['id'])).toBe(firstInvoice);
+    expect(await page.evaluate(() => document.activeElement?.closest('li')?.dataset.id)).toBe(firstInvoice);
     expect(await page.isVisible('#invoices-more')).toBe(false);
     const lastRead = buyer.apiRequests().filter((request) => new URL(request.url).pathname === '/v1/billing/invoices').at(-1)!;
     expect(new URL(lastRead.url).searchParams.get('cursor')).toMatch(/^in_/);
@@ -389,7 +389,7 @@ describe('billing in the web client', () => {
     expect(await page.inputValue('#enquiry-company')).toBe('');
     const [sent] = enquiries();
     expect(JSON.parse(sent!.body)).toEqual({ name: 'Ana Smith', email: from, company, seats: 250, message: 'We need SSO for 250 people.' });
-    expect(sent!.headers['authorization']).toBeUndefined();
+    expect(sent!.headers.authorization).toBeUndefined();
 
     // The outbox, as /_dev/mail lists it: to the sales address, answerable to the sender.
     const mail = (await (await fetch(`${runtime.url}/_dev/mail`, { headers: { accept: 'application/json' } })).json()) as Array<{ to: string; subject: string; text: string }>;

@@ -90,11 +90,11 @@ describe('Add to Slack (My secrets)', () => {
     const install = s.apiRequests().filter((request) => new URL(request.url).pathname === '/v1/chat/install');
     expect(install.map((request) => request.method)).toEqual(['POST']);
     // The team's installation names the signed-in user who asked for it as its installer.
-    const accessToken = /^Bearer (\S+)$/.exec(install[0]!.headers['authorization'] ?? '')![1]!;
+    const accessToken = /^Bearer (\S+)$/.exec(install[0]!.headers.authorization ?? '')![1]!;
     const userId = (JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8')) as { sub: string }).sub;
     const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
     const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: 'CHAT_TEAM#T0LOCAL001', sk: 'INSTALLATION' }, ConsistentRead: true }));
-    expect({ installer: Item?.['installer_user_id'], chatUser: Item?.['installer_chat_user_id'] }).toEqual({ installer: userId, chatUser: 'U0LOCAL001' });
+    expect({ installer: Item?.installer_user_id, chatUser: Item?.installer_chat_user_id }).toEqual({ installer: userId, chatUser: 'U0LOCAL001' });
     await s.close();
   });
 });
@@ -118,7 +118,7 @@ describe('the composer opened from a chat link', () => {
     expect(await s.page.textContent('#result-chat-text')).toContain('Slack will send you a message when it is opened.');
     await s.screenshot('compose-chat-subscribed');
     const item = await secretItem(secret.id);
-    expect({ team: item?.['chat_team'], user: item?.['chat_user'] }).toEqual({ team: 'T0LOCAL001', user: 'U0LOCAL001' });
+    expect({ team: item?.chat_team, user: item?.chat_user }).toEqual({ team: 'T0LOCAL001', user: 'U0LOCAL001' });
 
     await settleTraffic();
     const chatCalls = s.apiRequests().filter((request) => new URL(request.url).pathname.startsWith('/v1/chat/'));
@@ -153,7 +153,7 @@ describe('the composer opened from a chat link', () => {
     expect(await s.page.textContent('#result-chat-text')).toBe('The Slack link has expired: run /secret again to be told when it is opened. The secret itself is fine.');
     expect(await s.page.isVisible('#result-chat-retry')).toBe(false);
     expect(await s.page.inputValue('#share-link')).toBe(secret.link);
-    expect((await secretItem(secret.id))?.['chat_team']).toBeUndefined();
+    expect((await secretItem(secret.id))?.chat_team).toBeUndefined();
     expect(await s.problems()).toEqual([]);
     await s.close();
   });

@@ -133,22 +133,6 @@ interface Uploaded extends Composed {
   bodyOffset: number;
 }
 
-/** Chooses `path` on the compose page, submits with `options`, and waits for the link. */
-async function composeFile(s: Session, path: string, options: { maxViews?: number; passphrase?: string } = {}): Promise<Composed> {
-  const { page } = s;
-  await page.goto(`${runtime.url}/`);
-  await s.ready('compose');
-  await page.setInputFiles('#secret-file', path);
-  if (options.maxViews !== undefined) await page.fill('#max-views', String(options.maxViews));
-  if (options.passphrase !== undefined) {
-    await page.click('#more-options summary');
-    await page.fill('#passphrase', options.passphrase);
-  }
-  await page.click('#create-button');
-  await page.waitForSelector('#result:not([hidden])', { timeout: 120_000 });
-  return linkOf(s);
-}
-
 async function linkOf(s: Session): Promise<Composed> {
   const link = await s.page.inputValue('#share-link');
   const url = new URL(link);
@@ -293,7 +277,7 @@ describe('files in the web client', () => {
     const opened = requests.find((request) => request.method === 'POST' && request.url.endsWith('/v1/files/multipart'))!;
     const body = JSON.parse(opened.body) as Record<string, unknown>;
     expect(body).toMatchObject({ max_views: 2, expires_in: 86_400, chunk_log2: 20 });
-    expect(body['size_bytes']).toBeGreaterThan(file.bytes.length);
+    expect(body.size_bytes).toBeGreaterThan(file.bytes.length);
     const puts = requests.filter((request) => request.method === 'PUT');
     expect(puts.length).toBe(9);
     expect(puts.every((request) => request.url.startsWith(`${runtime.s3.endpoint}/`))).toBe(true);
@@ -321,7 +305,7 @@ describe('files in the web client', () => {
     // Ranged reads of whole chunks, never the whole object at once.
     const gets = picker.requests().filter((request) => request.method === 'GET' && request.url.startsWith(runtime.s3.endpoint));
     expect(gets.length).toBeGreaterThan(2);
-    expect(gets.every((request) => /^bytes=\d+-\d+$/.test(request.headers['range'] ?? ''))).toBe(true);
+    expect(gets.every((request) => /^bytes=\d+-\d+$/.test(request.headers.range ?? ''))).toBe(true);
     await finish(picker);
 
     // The download worker: the browser's own download, fed as it asks.
@@ -500,7 +484,7 @@ describe('a download near its URL’s end', () => {
       const saved = await savedFile(s, 4 * MiB);
       expect(saved.size).toBe(size);
       expect(saved.hashes).toEqual(sliceHashes(bytes, 4 * MiB));
-      const ranges = s.requests().filter((request) => request.method === 'GET' && request.url.startsWith(runtime.s3.endpoint)).map((request) => request.headers['range']);
+      const ranges = s.requests().filter((request) => request.method === 'GET' && request.url.startsWith(runtime.s3.endpoint)).map((request) => request.headers.range);
       // The envelope's first bytes, then the rest at once (to the object's last byte).
       expect(ranges).toHaveLength(2);
       expect(ranges[1]).toBe(`bytes=${uploaded.bodyOffset}-${uploaded.bodyOffset + size + 21 * 16 - 1}`);

@@ -11,7 +11,7 @@ import type { Runtime } from '../../local/runtime.ts';
 import { latestCode } from '../support/accounts.ts';
 import { startTestRuntime } from '../support/runtime.ts';
 
-export const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export const screenshotDir = fileURLToPath(new URL('./screenshots/', import.meta.url));
 
@@ -118,7 +118,7 @@ export class Session {
   }
 
   async screen(): Promise<string | undefined> {
-    return this.page.evaluate(() => document.documentElement.dataset['screen']);
+    return this.page.evaluate(() => document.documentElement.dataset.screen);
   }
 
   /** Waits for the reveal page's message screen and returns its name (`gone-burned`, …). */

@@ -131,7 +131,7 @@ async function composeWithLinks(s: Session, text: string, recipients: RecipientI
   const links = await page.locator('#link-list > li').evaluateAll((items) =>
     items.map((item) => ({
       name: item.querySelector('.item-title')?.textContent ?? '',
-      recipientId: (item as HTMLElement).dataset['recipientId'] ?? '',
+      recipientId: (item as HTMLElement).dataset.recipientId ?? '',
       link: (item.querySelector('input[data-role="link"]') as HTMLInputElement).value,
     })),
   );
@@ -167,7 +167,7 @@ async function createWithLinks(text: string, recipients: RecipientInput[], maxVi
 async function openLink(s: Session, link: string): Promise<void> {
   await s.page.goto(link);
   await s.ready('reveal');
-  await s.page.waitForFunction(() => document.documentElement.dataset['screen'] !== 'loading' && document.documentElement.dataset['screen'] !== undefined);
+  await s.page.waitForFunction(() => document.documentElement.dataset.screen !== 'loading' && document.documentElement.dataset.screen !== undefined);
   expect(s.page.url(), 'fragment removed from the address bar').toBe(link.split('#')[0]);
 }
 
@@ -249,7 +249,7 @@ describe('per-recipient links', () => {
     // What was sent: the recipients, beside the usual fields; signed in, so it is owned.
     const create = owner.apiRequests().filter((request) => request.method === 'POST' && request.url.endsWith('/v1/secrets')).at(-1)!;
     expect(JSON.parse(create.body)).toMatchObject({ max_views: 1, recipients: [{ label: 'Ann', email: annEmail, restricted: true }, { label: 'Bob' }], claim_verifier: expect.any(String), link_verifier: expect.any(String) });
-    expect(create.headers['authorization']).toMatch(/^Bearer eyJ/);
+    expect(create.headers.authorization).toMatch(/^Bearer eyJ/);
 
     // The result: one link per recipient, each with Copy and a QR code; no single link.
     const { page } = owner;
@@ -358,7 +358,7 @@ describe('per-recipient links', () => {
     expect(await item.locator(`[data-role="links"] > li[data-recipient-id="${ann.recipientId}"]`).textContent()).toContain(`${annEmail} (only this address can open it)`);
     const rows = item.locator('table[data-role="receipts"] tbody tr');
     expect(await rows.count()).toBe(2);
-    expect(await rows.evaluateAll((trs) => trs.map((tr) => [(tr as HTMLElement).dataset['recipientId'], tr.querySelector('[data-role="link"]')?.textContent, tr.querySelector('[data-role="channel"]')?.textContent]))).toEqual([
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => [(tr as HTMLElement).dataset.recipientId, tr.querySelector('[data-role="link"]')?.textContent, tr.querySelector('[data-role="channel"]')?.textContent]))).toEqual([
       [bob.recipientId, 'Bob', 'Web page'],
       [ann.recipientId, 'Ann', 'Web page'],
     ]);
@@ -400,21 +400,21 @@ describe('per-recipient links', () => {
     const deletes = () => owner.apiRequests().filter((request) => request.method === 'DELETE').length;
     const before = deletes();
     await carolItem.locator('button[data-action="revoke-link"]').click();
-    expect(await owner.page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset['action'])).toBe('confirm-revoke-link');
+    expect(await owner.page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.action)).toBe('confirm-revoke-link');
     await owner.screenshot('recipients-owner-revoke-confirm');
     await carolItem.locator('button[data-action="cancel-revoke-link"]').click();
     expect(await carolItem.locator('[data-role="confirm"]').isVisible()).toBe(false);
-    expect(await owner.page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset['action'])).toBe('revoke-link');
+    expect(await owner.page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.action)).toBe('revoke-link');
     expect(deletes()).toBe(before);
     await carolItem.locator('button[data-action="revoke-link"]').click();
     await carolItem.locator('button[data-action="confirm-revoke-link"]').click();
     const revoked = item.locator(`[data-role="links"] > li[data-recipient-id="${carol.recipientId}"][data-state="revoked"]`);
     await revoked.waitFor();
     expect(await revoked.locator('[data-role="link-state"]').textContent()).toBe('Revoked');
-    expect(await owner.page.evaluate(() => document.activeElement?.closest('li')?.dataset['recipientId'])).toBe(carol.recipientId);
+    expect(await owner.page.evaluate(() => document.activeElement?.closest('li')?.dataset.recipientId)).toBe(carol.recipientId);
     const sent = owner.apiRequests().filter((request) => request.method === 'DELETE').at(-1)!;
     expect(new URL(sent.url).pathname).toBe(`/v1/secrets/${id}/recipients/${carol.recipientId}`);
-    expect(sent.headers['authorization']).toMatch(/^Bearer eyJ/);
+    expect(sent.headers.authorization).toMatch(/^Bearer eyJ/);
     expect(await item.getAttribute('data-state')).toBe('active');
     expect(await item.locator('[data-role="views"] dd').textContent()).toBe('2 in all (2 personal links, up to 2 each)');
     expect((await api.get(`/v1/secrets/${id}?recipient_id=${carol.recipientId}`)).body.recipient).toMatchObject({ state: 'revoked', views_left: 0 });
@@ -666,8 +666,8 @@ describe('per-recipient links', () => {
     expect(findLeaks(requests, gateTokens).length).toBeGreaterThan(0);
     for (const request of requests) {
       expect(new URL(request.url).origin, 'no third-party origin').toBe(runtime.url);
-      expect(request.headers['cookie'], `cookie of ${request.url}`).toBeUndefined();
-      expect(request.headers['referer'] ?? '', `referer of ${request.url}`).not.toContain('#');
+      expect(request.headers.cookie, `cookie of ${request.url}`).toBeUndefined();
+      expect(request.headers.referer ?? '', `referer of ${request.url}`).not.toContain('#');
     }
   });
 });

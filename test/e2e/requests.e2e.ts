@@ -202,7 +202,7 @@ async function openInbox(id: string, count: number, s: Session = requester) {
 async function openLink(s: Session, link: string): Promise<void> {
   await s.page.goto(link);
   await s.page.waitForSelector('html[data-ready="respond"]');
-  await s.page.waitForFunction(() => ['ready', 'message'].includes(document.documentElement.dataset['screen'] ?? ''));
+  await s.page.waitForFunction(() => ['ready', 'message'].includes(document.documentElement.dataset.screen ?? ''));
   expect(s.page.url(), 'the fragment left the address bar at once').toBe(link.split('#')[0]);
 }
 
@@ -298,7 +298,7 @@ describe('request links in the web client', () => {
     expect(created).toHaveLength(1);
     const body = JSON.parse(created[0]!.body) as Record<string, unknown>;
     expect(body).toMatchObject({ kem: 'x25519', expires_in: 604_800, max_responses: 10, public_key: expect.stringMatching(/^[\w-]{43}$/), prompt_envelope: expect.any(String) });
-    expect(createHash('sha256').update(Buffer.from(body['public_key'] as string, 'base64url')).digest('base64url')).toBe(made.fingerprint);
+    expect(createHash('sha256').update(Buffer.from(body.public_key as string, 'base64url')).digest('base64url')).toBe(made.fingerprint);
     expect(await page.locator('#request-qr svg path').getAttribute('d')).toMatch(/^M\d/);
     expect(await page.textContent('#result-summary')).toContain('Takes up to 10 responses.');
     expect(await focusedId(requester)).toBe('result-title');
@@ -406,7 +406,7 @@ describe('request links in the web client', () => {
     const opened = JSON.parse(requests.find((request) => request.method === 'POST' && request.url.endsWith('/v1/files/multipart'))!.body) as Record<string, unknown>;
     expect(Object.keys(opened).sort()).toEqual(['chunk_log2', 'enc', 'request_id', 'salt', 'size_bytes', 'wrapped_key']);
     expect(opened).toMatchObject({ request_id: made.id, chunk_log2: 20 });
-    expect(opened['size_bytes']).toBeGreaterThan(file.bytes.length);
+    expect(opened.size_bytes).toBeGreaterThan(file.bytes.length);
     const puts = requests.filter((request) => request.method === 'PUT');
     expect(puts.length).toBe(3);
     expect(puts.every((request) => request.url.startsWith(`${runtime.s3.endpoint}/`))).toBe(true);
@@ -729,8 +729,8 @@ describe('request links in the web client', () => {
     expect(findLeaks(requests, guarded)).toEqual([]);
     for (const request of requests) {
       expect([runtime.url, runtime.s3.endpoint], `origin of ${request.url}`).toContain(new URL(request.url).origin);
-      expect(request.headers['cookie'], `cookie of ${request.url}`).toBeUndefined();
-      expect(request.headers['referer'] ?? '', `referer of ${request.url}`).not.toContain('#');
+      expect(request.headers.cookie, `cookie of ${request.url}`).toBeUndefined();
+      expect(request.headers.referer ?? '', `referer of ${request.url}`).not.toContain('#');
     }
     // The sealed prompts did go (the check above is not empty by accident): envelopes, not text.
     expect(requests.some((request) => request.method === 'POST' && new URL(request.url).pathname === '/v1/requests' && request.body.includes('prompt_envelope'))).toBe(true);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { linkTokenFor, sealText, toBase64 } from '../../shared/envelope/index.ts';
 import { apiClient } from '../support/runtime.ts';
-import { findLeaks, guard as guardValue, startRuntimeAndBrowser, stopRuntimeAndBrowser, screenshotDir, Session, settleTraffic } from './harness.ts';
+import { findLeaks, guard as guardValue, startRuntimeAndBrowser, stopRuntimeAndBrowser, Session, settleTraffic } from './harness.ts';
 
 let runtime: Runtime;
 let browser: Browser;
@@ -95,7 +95,7 @@ async function linkOf(s: Session): Promise<{ link: string; key: string; id: stri
 async function openLink(s: Session, link: string): Promise<void> {
   await s.page.goto(link);
   await s.ready('reveal');
-  await s.page.waitForFunction(() => document.documentElement.dataset['screen'] !== 'loading' && document.documentElement.dataset['screen'] !== undefined);
+  await s.page.waitForFunction(() => document.documentElement.dataset.screen !== 'loading' && document.documentElement.dataset.screen !== undefined);
   expect(s.page.url(), 'fragment removed from the address bar').toBe(link.split('#')[0]);
 }
 
@@ -556,8 +556,8 @@ describe('web client', () => {
     expect(findLeaks(requests, guarded)).toEqual([]);
     // Not even where a browser could add it on its own.
     for (const request of requests) {
-      expect(request.headers['referer'] ?? '', `referer of ${request.url}`).not.toContain('#');
-      expect(request.headers['cookie'], `cookie of ${request.url}`).toBeUndefined();
+      expect(request.headers.referer ?? '', `referer of ${request.url}`).not.toContain('#');
+      expect(request.headers.cookie, `cookie of ${request.url}`).toBeUndefined();
       expect(new URL(request.url).origin, 'no third-party origin').toBe(runtime.url);
     }
   });

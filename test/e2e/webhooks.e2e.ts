@@ -168,7 +168,7 @@ describe('webhooks page', () => {
       { url: 'http://example.com/hook' },
       { url: receiverUrl, events: ['secret.viewed', 'secret.burned'] },
     ]);
-    expect(registered.every((request) => /^Bearer eyJ/.test(request.headers['authorization'] ?? ''))).toBe(true);
+    expect(registered.every((request) => /^Bearer eyJ/.test(request.headers.authorization ?? ''))).toBe(true);
 
     const endpoint = page.locator('#webhooks > li');
     await endpoint.waitFor();
@@ -230,7 +230,7 @@ describe('webhooks page', () => {
     expect(deliveryId).toMatch(/^dlv_/);
     expect(await queued.textContent()).toContain('Test delivery queued');
     await settleTraffic();
-    expect(testsSent().map((request) => [new URL(request.url).pathname, request.headers['authorization']])).toEqual([
+    expect(testsSent().map((request) => [new URL(request.url).pathname, request.headers.authorization])).toEqual([
       [`/v1/webhooks/${endpointId}/test`, `Bearer ${apiKey}`],
     ]);
     // The log opened and shows it queued (nothing sent yet: the queue has not run).
@@ -289,7 +289,7 @@ describe('webhooks page', () => {
     await page.waitForFunction(() => !document.querySelector('#webhooks button[data-action="more"]:not([hidden])'));
     const pages = s.apiRequests().filter((request) => new URL(request.url).pathname === `/v1/webhooks/${endpointId}/deliveries`);
     expect(new URL(pages.at(-1)!.url).searchParams.get('cursor')).toBeTruthy();
-    expect(pages.every((request) => /^Bearer eyJ/.test(request.headers['authorization'] ?? ''))).toBe(true);
+    expect(pages.every((request) => /^Bearer eyJ/.test(request.headers.authorization ?? ''))).toBe(true);
 
     // 10b. With five test deliveries still waiting, "Send test" says nothing was queued.
     for (let i = 0; i < 5; i++) {
@@ -307,7 +307,7 @@ describe('webhooks page', () => {
     await endpoint.locator('button[data-action="delete"]').click();
     const confirm = endpoint.locator('[data-role="confirm"]');
     expect(await confirm.isVisible()).toBe(true);
-    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset['action'])).toBe('confirm-delete');
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.action)).toBe('confirm-delete');
     await s.screenshot('webhooks-confirm-delete');
     await endpoint.locator('button[data-action="cancel-delete"]').click();
     expect(await confirm.isVisible()).toBe(false);

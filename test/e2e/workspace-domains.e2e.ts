@@ -109,7 +109,7 @@ async function claimInPage(s: Session, hostname: string) {
 /** "Verify now" on a card, and what the page said of the check: its notice on the card drawn anew, which takes the focus. */
 async function verifyInPage(s: Session, card: ReturnType<typeof domainCard>): Promise<string> {
   await card.locator('button[data-action="verify"]').click();
-  await s.page.waitForFunction(() => (document.activeElement as HTMLElement | null)?.dataset['role'] === 'domain-check');
+  await s.page.waitForFunction(() => (document.activeElement as HTMLElement | null)?.dataset.role === 'domain-check');
   return (await card.locator('[data-role="domain-check"]').textContent()) ?? '';
 }
 
@@ -203,7 +203,7 @@ describe('custom domains and single sign-on in the web client', () => {
     await signInThroughPage(member, runtime, joined.user.email, `/workspace?id=${workspace.id}`);
     await ready(member, 'workspace');
     const { page } = member;
-    expect(await page.locator('#domains > li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset['state']))).toEqual(['verified', 'verified']);
+    expect(await page.locator('#domains > li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.state))).toEqual(['verified', 'verified']);
     expect(await page.isVisible('#domain-form')).toBe(false);
     expect(await page.locator('#domains button').count()).toBe(0);
     expect(await page.locator('#domains [data-role="txt-record"]').count()).toBe(0);

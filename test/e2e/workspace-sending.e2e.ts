@@ -149,7 +149,7 @@ async function openCompose(s: Session): Promise<void> {
 async function openLink(s: Session, link: string): Promise<void> {
   await s.page.goto(link);
   await s.ready('reveal');
-  await s.page.waitForFunction(() => document.documentElement.dataset['screen'] !== 'loading' && document.documentElement.dataset['screen'] !== undefined);
+  await s.page.waitForFunction(() => document.documentElement.dataset.screen !== 'loading' && document.documentElement.dataset.screen !== undefined);
   expect(s.page.url(), 'fragment removed from the address bar').toBe(link.split('#')[0]);
 }
 
@@ -185,7 +185,7 @@ function band(s: Session) {
       logo: logo && { alt: logo.getAttribute('alt'), src: logo.src.slice(0, 22), height: logo.getBoundingClientRect().height },
       firstInMain: document.querySelector('main')!.querySelector('[id]:not(noscript)') === element,
       brand: document.querySelector('.site-header .brand')!.textContent!.trim(),
-      accent: root.dataset['brandAccent'] ?? null,
+      accent: root.dataset.brandAccent ?? null,
       linkColour: getComputedStyle(root).getPropertyValue('--accent').trim(),
       nameColour: getComputedStyle(name).color,
       textColour: getComputedStyle(document.body).color,
@@ -534,7 +534,7 @@ describe('sending inside a workspace', () => {
     expect(await page.inputValue('#send-in')).toBe(acme.id);
     expect(await page.isVisible('#send-in-limits')).toBe(true);
     expect(await focused()).toBe('send-in');
-    await expect.poll(() => page.textContent('#status')).toBe('Sending in ' + acme.name + '. Expires within 1 day at most. At most 3 views. A passphrase is required. Recipients must be restricted to addresses at example.com. Files up to 10 MB.');
+    await expect.poll(() => page.textContent('#status')).toBe(`Sending in ${acme.name}. Expires within 1 day at most. At most 3 views. A passphrase is required. Recipients must be restricted to addresses at example.com. Files up to 10 MB.`);
     const order: Array<string | undefined> = [];
     for (let i = 0; i < 7; i++) {
       await page.keyboard.press('Tab');
@@ -560,8 +560,8 @@ describe('sending inside a workspace', () => {
     expect(api.filter((request) => request.method === 'POST' && request.url.endsWith('/claim')).length).toBeGreaterThanOrEqual(2);
     for (const request of requests) {
       expect([runtime.url, runtime.s3.endpoint], `origin of ${request.url}`).toContain(new URL(request.url).origin);
-      expect(request.headers['cookie'], `cookie of ${request.url}`).toBeUndefined();
-      expect(request.headers['referer'] ?? '', `referer of ${request.url}`).not.toContain('#');
+      expect(request.headers.cookie, `cookie of ${request.url}`).toBeUndefined();
+      expect(request.headers.referer ?? '', `referer of ${request.url}`).not.toContain('#');
     }
   });
 });

@@ -328,7 +328,6 @@ describe('workspaces in the web client', () => {
   });
 
   it('the owner changes the member’s role in the page; the last owner stays owner (409 said)', async () => {
-    const { page } = owner;
     await openWorkspace(owner);
     const card = member(owner, inviteeEmail);
     expect(await card.getAttribute('data-role')).toBe('member');
@@ -507,7 +506,7 @@ describe('workspaces in the web client', () => {
     await page.waitForSelector('#export-status:not([hidden])');
     expect(await page.getAttribute('#export-status', 'data-parts')).toBe('1');
     const exportRequest = owner.apiRequests().filter((request) => new URL(request.url).pathname.endsWith('/audit/export')).at(-1)!;
-    expect(exportRequest.headers['authorization']).toMatch(/^Bearer eyJ/);
+    expect(exportRequest.headers.authorization).toMatch(/^Bearer eyJ/);
     expect(new URL(exportRequest.url).search).toBe('?format=csv');
 
     // JSON.
@@ -642,7 +641,7 @@ describe('workspaces in the web client', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(name);
     // Seats to invite into (billing's, written by the test).
-    expect(await page.evaluate(() => document.activeElement?.closest('li')?.dataset['id'])).toBe(chosen);
+    expect(await page.evaluate(() => document.activeElement?.closest('li')?.dataset.id)).toBe(chosen);
     await setWorkspace(runtime, chosen, { seats: 3 });
     await page.keyboard.press('Enter');
     await ready(s, 'workspace');
@@ -715,7 +714,7 @@ describe('workspaces in the web client', () => {
     expect(requests.some((request) => new URL(request.url).pathname === '/v1/workspaces/invitations/accept' && request.body.includes('hli_'))).toBe(true);
     for (const request of requests) {
       expect(new URL(request.url).origin, `origin of ${request.url}`).toBe(runtime.url);
-      expect(request.headers['referer'] ?? '', `referer of ${request.url}`).not.toContain('#');
+      expect(request.headers.referer ?? '', `referer of ${request.url}`).not.toContain('#');
     }
   });
 });

@@ -56,7 +56,7 @@ export class MemoryDomainStore implements DomainStore {
 
   async verify(domain: Domain, now: number, audit: AuditRow): Promise<'verified' | 'already' | 'taken' | 'gone'> {
     const record = this.held(domain);
-    if (!record || record.domain.state !== 'pending') return (await this.get(domain.id))?.state === 'verified' ? 'already' : 'gone';
+    if (record?.domain.state !== 'pending') return (await this.get(domain.id))?.state === 'verified' ? 'already' : 'gone';
     const holder = this.data.hostnames.get(domain.hostname);
     if (holder && holder.domainId !== domain.id) return 'taken';
     this.data.hostnames.set(domain.hostname, { hostname: domain.hostname, domainId: domain.id, workspaceId: domain.workspaceId, verifiedAt: now });
@@ -70,7 +70,7 @@ export class MemoryDomainStore implements DomainStore {
 
   async recordCheck(domain: Domain, now: number, error: DomainCheckError): Promise<void> {
     const record = this.held(domain);
-    if (!record || record.domain.state !== 'pending') return;
+    if (record?.domain.state !== 'pending') return;
     record.domain.lastCheckedAt = now;
     record.domain.lastError = error;
     // Still on the schedule's list: checked again later. Off it: recorded without putting it back.

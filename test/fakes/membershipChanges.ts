@@ -69,7 +69,7 @@ export class MemoryMembershipChanges implements MembershipChanges {
     const { data } = this;
     const held = data.tokens.get(token.tokenHash);
     const invitationKey = pair(token.workspaceId, token.invitationId);
-    if (!held || held.state !== 'pending' || held.expiresAt <= now || !data.invitations.has(invitationKey)) return 'gone';
+    if (held?.state !== 'pending' || held.expiresAt <= now || !data.invitations.has(invitationKey)) return 'gone';
     const roster = data.rosters.get(token.workspaceId);
     if (data.members.has(pair(member.workspaceId, member.userId))) {
       // Joined another way meanwhile: the token is used and its seat given back.

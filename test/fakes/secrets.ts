@@ -114,7 +114,7 @@ export class MemorySecretStore implements SecretStore {
   async revokeRecipient(id: string, recipientId: string, viewsLeft: number): Promise<{ revoked: true; secretViewsLeft: number } | { revoked: false }> {
     const secret = this.rows.get(id)?.secret;
     const link = secret?.recipients?.find((candidate) => candidate.id === recipientId);
-    if (!secret || secret.state !== 'active' || !link || link.state !== 'active' || link.viewsLeft !== viewsLeft) return { revoked: false };
+    if (secret?.state !== 'active' || !link || link.state !== 'active' || link.viewsLeft !== viewsLeft) return { revoked: false };
     link.state = 'revoked';
     link.viewsLeft = 0;
     secret.viewsLeft -= viewsLeft;
@@ -226,7 +226,7 @@ function takes(secret: Secret, input: TakeViewInput): boolean {
   if (input.domainId !== undefined && secret.linkHost?.domainId !== input.domainId) return false;
   if (input.recipientId === undefined) return secret.recipients === undefined;
   const link = secret.recipients?.find((candidate) => candidate.id === input.recipientId);
-  if (!link || link.state !== 'active' || !(link.viewsLeft > 0)) return false;
+  if (link?.state !== 'active' || !(link.viewsLeft > 0)) return false;
   return !link.restricted || (link.email !== null && recipientEmailHash(link.email) === (input.gateEmailHash ?? '-'));
 }
 

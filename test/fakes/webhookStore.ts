@@ -103,7 +103,7 @@ export class MemoryWebhookStore implements WebhookStore {
 
   async claimAttempt(endpointId: string, deliveryId: string, number: number, now: number, leaseUntil: number): Promise<Delivery | null> {
     const held = this.deliveries.get(pair(endpointId, deliveryId));
-    if (!held || held.delivery.status !== 'pending' || held.delivery.attempts.length !== number - 1) return null;
+    if (held?.delivery.status !== 'pending' || held.delivery.attempts.length !== number - 1) return null;
     if (held.leaseUntil !== undefined && held.leaseUntil >= now) return null;
     held.leaseUntil = leaseUntil;
     return stored(held.delivery);
@@ -127,7 +127,7 @@ export class MemoryWebhookStore implements WebhookStore {
   async cancelDelivery(delivery: SettlingDelivery): Promise<void> {
     const held = this.deliveries.get(pair(delivery.endpointId, delivery.id));
     // Settled already: nothing to cancel.
-    if (!held || held.delivery.status !== 'pending') return;
+    if (held?.delivery.status !== 'pending') return;
     held.delivery.status = 'cancelled';
     delete held.delivery.nextAttemptAt;
     delete held.leaseUntil;

@@ -36,14 +36,14 @@ function synth(context: Record<string, unknown>): { stack: Stack; resources: Rec
   // Bundling is checked by stack.test.ts; policies do not depend on the bundle.
   const app = new App({ context: { ...cdkContext, 'aws:cdk:bundling-stacks': [], ...context } });
   const stack = new HushlinkStack(app, 'HushlinkIam', { settings: readSettings(app.node), webAssetsDir });
-  return { stack, resources: Template.fromStack(stack).toJSON()['Resources'] as Record<string, Resource> };
+  return { stack, resources: Template.fromStack(stack).toJSON().Resources as Record<string, Resource> };
 }
 
 /** `{ Ref: id }` → id, `{ 'Fn::GetAtt': [id, attr] }` → id. */
 function referencedId(value: unknown): string | undefined {
   if (value && typeof value === 'object') {
     const v = value as Record<string, unknown>;
-    if (typeof v['Ref'] === 'string') return v['Ref'];
+    if (typeof v.Ref === 'string') return v.Ref;
     const getAtt = v['Fn::GetAtt'];
     if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') return getAtt[0];
   }
@@ -54,7 +54,7 @@ function referencedId(value: unknown): string | undefined {
 function show(value: unknown): string {
   if (typeof value === 'string') return value;
   const v = value as Record<string, any>;
-  if (v['Ref']) return `<${v['Ref']}>`;
+  if (v.Ref) return `<${v.Ref}>`;
   if (v['Fn::GetAtt']) return `<${v['Fn::GetAtt'][0]}.${v['Fn::GetAtt'][1]}>`;
   if (v['Fn::Join']) return (v['Fn::Join'][1] as unknown[]).map(show).join(v['Fn::Join'][0] as string);
   return JSON.stringify(value);
@@ -68,7 +68,7 @@ function showCondition(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(showCondition);
   if (value && typeof value === 'object') {
     const v = value as Record<string, unknown>;
-    if (v['Ref'] || v['Fn::GetAtt'] || v['Fn::Join']) return show(value);
+    if (v.Ref || v['Fn::GetAtt'] || v['Fn::Join']) return show(value);
     return Object.fromEntries(Object.entries(v).map(([key, inner]) => [key, showCondition(inner)]));
   }
   return value;
@@ -135,7 +135,7 @@ function model(context: Record<string, unknown>): Model {
   const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
   const byName = new Map<string, string>();
   for (const [id, fn] of ofType('AWS::Lambda::Function')) {
-    const name = (fn.Properties?.['Tags'] ?? []).find((tag: { Key: string }) => tag.Key === FUNCTION_TAG)?.Value;
+    const name = (fn.Properties?.Tags ?? []).find((tag: { Key: string }) => tag.Key === FUNCTION_TAG)?.Value;
     if (name) byName.set(name, id);
   }
   const functionId = (name: string) => {
@@ -145,23 +145,23 @@ function model(context: Record<string, unknown>): Model {
   };
   const statementsOfRole = (roleId: string): Statement[] => [
     ...ofType('AWS::IAM::Policy')
-      .filter(([, policy]) => (policy.Properties?.['Roles'] ?? []).some((role: unknown) => referencedId(role) === roleId))
-      .flatMap(([, policy]) => policy.Properties?.['PolicyDocument']?.['Statement'] ?? []),
-    ...(resources[roleId]?.Properties?.['Policies'] ?? []).flatMap((policy: any) => policy.PolicyDocument?.Statement ?? []),
+      .filter(([, policy]) => (policy.Properties?.Roles ?? []).some((role: unknown) => referencedId(role) === roleId))
+      .flatMap(([, policy]) => policy.Properties?.PolicyDocument?.Statement ?? []),
+    ...(resources[roleId]?.Properties?.Policies ?? []).flatMap((policy: any) => policy.PolicyDocument?.Statement ?? []),
   ];
-  const roleOf = (name: string) => referencedId(resources[functionId(name)]?.Properties?.['Role'])!;
+  const roleOf = (name: string) => referencedId(resources[functionId(name)]?.Properties?.Role)!;
   const [[tableId] = []] = ofType('AWS::DynamoDB::Table');
-  const schedulerRoleIds = ofType('AWS::Scheduler::Schedule').map(([, s]) => referencedId(s.Properties?.['Target']?.['RoleArn'])!);
+  const schedulerRoleIds = ofType('AWS::Scheduler::Schedule').map(([, s]) => referencedId(s.Properties?.Target?.RoleArn)!);
   const ourRoleIds = new Set([...[...byName.keys()].map(roleOf), ...schedulerRoleIds]);
   const cdkRoleIds = ofType('AWS::IAM::Role')
     .map(([id]) => id)
     .filter((id) => !ourRoleIds.has(id));
   const ourPolicies = () =>
-    ofType('AWS::IAM::Policy').filter(([, policy]) => (policy.Properties?.['Roles'] ?? []).some((role: unknown) => ourRoleIds.has(referencedId(role)!)));
-  const [[queueId, queue] = []] = ofType('AWS::SQS::Queue').filter(([, q]) => q.Properties?.['RedrivePolicy']);
-  const signingKeyIds = new Set([...byName.values()].map((id) => referencedId(resources[id]?.Properties?.['Environment']?.['Variables']?.['WEBHOOK_KEY_ID'])).filter(Boolean));
+    ofType('AWS::IAM::Policy').filter(([, policy]) => (policy.Properties?.Roles ?? []).some((role: unknown) => ourRoleIds.has(referencedId(role)!)));
+  const [[queueId, queue] = []] = ofType('AWS::SQS::Queue').filter(([, q]) => q.Properties?.RedrivePolicy);
+  const signingKeyIds = new Set([...byName.values()].map((id) => referencedId(resources[id]?.Properties?.Environment?.Variables?.WEBHOOK_KEY_ID)).filter(Boolean));
   if (signingKeyIds.size !== 1) throw new Error(`expected one WEBHOOK_KEY_ID key, got ${[...signingKeyIds].join(', ')}`);
-  const dataKey = resources[tableId!]?.Properties?.['SSESpecification']?.['KMSMasterKeyId'];
+  const dataKey = resources[tableId!]?.Properties?.SSESpecification?.KMSMasterKeyId;
   return {
     stack,
     resources,
@@ -176,11 +176,11 @@ function model(context: Record<string, unknown>): Model {
     tableArn: `<${tableId}.Arn>`,
     tableStreamArn: `<${tableId}.StreamArn>`,
     queueArn: `<${queueId}.Arn>`,
-    deadLetterQueueArn: show(queue?.Properties?.['RedrivePolicy']?.['deadLetterTargetArn']),
+    deadLetterQueueArn: show(queue?.Properties?.RedrivePolicy?.deadLetterTargetArn),
     signingKeyId: [...signingKeyIds][0]!,
     signingKeyArn: `<${[...signingKeyIds][0]}.Arn>`,
     dataKeyArn: dataKey ? show(dataKey) : undefined,
-    logGroupArnOf: (name) => show(resources[functionId(name)]?.Properties?.['LoggingConfig']?.['LogGroup']).replace(/>$/, '.Arn>'),
+    logGroupArnOf: (name) => show(resources[functionId(name)]?.Properties?.LoggingConfig?.LogGroup).replace(/>$/, '.Arn>'),
   };
 }
 
@@ -336,7 +336,7 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     for (const id of m.cdkRoleIds) expect(CDK_ROLE_PREFIXES.some((prefix) => id.startsWith(prefix)), `${id} is neither ours nor a known CDK custom resource's`).toBe(true);
     // Every policy is attached to a role of one kind or the other.
     for (const [id, policy] of m.ofType('AWS::IAM::Policy')) {
-      const roles = (policy.Properties?.['Roles'] ?? []).map(referencedId);
+      const roles = (policy.Properties?.Roles ?? []).map(referencedId);
       expect(roles.length, id).toBeGreaterThan(0);
       for (const role of roles) expect(m.ourRoleIds.has(role) || m.cdkRoleIds.includes(role), `${id} on ${role}`).toBe(true);
     }
@@ -357,8 +357,8 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
   it('has no wildcard action in any policy of our roles', () => {
     for (const [id, policy] of [...m.ourPolicies(), ...m.ofType('AWS::IAM::Role').filter(([roleId]) => m.ourRoleIds.has(roleId))]) {
       const statements: Statement[] = [
-        ...(policy.Properties?.['PolicyDocument']?.['Statement'] ?? []),
-        ...(policy.Properties?.['Policies'] ?? []).flatMap((p: any) => p.PolicyDocument?.Statement ?? []),
+        ...(policy.Properties?.PolicyDocument?.Statement ?? []),
+        ...(policy.Properties?.Policies ?? []).flatMap((p: any) => p.PolicyDocument?.Statement ?? []),
       ];
       for (const statement of statements) {
         for (const action of actionsOf(statement)) expect(action, `${id}: ${action}`).not.toContain('*');
@@ -367,11 +367,11 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
   });
 
   it('uses Resource "*" only for the X-Ray actions that require it, and only with xray on (and files/* only for the files bucket’s objects, and the hostname server’s two actions that name nothing yet)', () => {
-    const [[bucketId] = []] = m.ofType('AWS::S3::Bucket').filter(([, bucket]) => bucket.Properties?.['CorsConfiguration']);
-    const hostnameRoles = new Set(hostnameServers.map((name) => referencedId(m.resources[m.functionId(name)]?.Properties?.['Role'])));
+    const [[bucketId] = []] = m.ofType('AWS::S3::Bucket').filter(([, bucket]) => bucket.Properties?.CorsConfiguration);
+    const hostnameRoles = new Set(hostnameServers.map((name) => referencedId(m.resources[m.functionId(name)]?.Properties?.Role)));
     for (const [id, policy] of m.ourPolicies()) {
-      const servesHostnames = (policy.Properties?.['Roles'] ?? []).every((role: unknown) => hostnameRoles.has(referencedId(role)));
-      for (const statement of policy.Properties?.['PolicyDocument']?.['Statement'] as Statement[]) {
+      const servesHostnames = (policy.Properties?.Roles ?? []).every((role: unknown) => hostnameRoles.has(referencedId(role)));
+      for (const statement of (policy.Properties?.PolicyDocument?.Statement ?? []) as Statement[]) {
         const resources = resourcesOf(statement);
         if (resources.every((resource) => resource === `<${bucketId}.Arn>/files/*`)) {
           for (const action of actionsOf(statement)) expect(action, id).toMatch(/^s3:/);
@@ -389,7 +389,7 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
   });
 
   it('attaches no AWS managed policy to our roles', () => {
-    for (const [id, role] of m.ofType('AWS::IAM::Role').filter(([roleId]) => m.ourRoleIds.has(roleId))) expect(role.Properties?.['ManagedPolicyArns'], id).toBeUndefined();
+    for (const [id, role] of m.ofType('AWS::IAM::Role').filter(([roleId]) => m.ourRoleIds.has(roleId))) expect(role.Properties?.ManagedPolicyArns, id).toBeUndefined();
   });
 
   it.each(names)('%s may do exactly its DynamoDB actions, on the table and the indexes it queries (and the stream, for its reader)', (name) => {
@@ -432,10 +432,10 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
 
   it('lets no role change or invalidate a distribution but CDK’s BucketDeployment (the main distribution’s invalidation), and no role of ours any other CloudFront or ACM action', () => {
     const deploymentRoles = m.cdkRoleIds.filter((id) => id.startsWith('CustomCDKBucketDeployment'));
-    const hostnameRoles = new Set(hostnameServers.map((name) => referencedId(m.resources[m.functionId(name)]?.Properties?.['Role'])));
+    const hostnameRoles = new Set(hostnameServers.map((name) => referencedId(m.resources[m.functionId(name)]?.Properties?.Role)));
     for (const [id, policy] of m.ofType('AWS::IAM::Policy')) {
-      const roles = (policy.Properties?.['Roles'] ?? []).map(referencedId) as string[];
-      for (const statement of policy.Properties?.['PolicyDocument']?.['Statement'] as Statement[]) {
+      const roles = (policy.Properties?.Roles ?? []).map(referencedId) as string[];
+      for (const statement of (policy.Properties?.PolicyDocument?.Statement ?? []) as Statement[]) {
         for (const action of actionsOf(statement).filter((a) => /^(cloudfront|acm):/.test(a))) {
           if (/^cloudfront:(UpdateDistribution|CreateInvalidation|GetInvalidation)$/.test(action)) {
             expect(roles.every((role) => deploymentRoles.includes(role)), `${id}: ${action}`).toBe(true);
@@ -498,18 +498,18 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
   });
 
   it('gives no role of ours more than the relay\'s SendMessage on the dead-letter queue (it is redriven by hand)', () => {
-    const relayRole = referencedId(m.resources[m.functionId('relay')]?.Properties?.['Role']);
+    const relayRole = referencedId(m.resources[m.functionId('relay')]?.Properties?.Role);
     for (const [id, policy] of m.ourPolicies()) {
-      for (const statement of policy.Properties?.['PolicyDocument']?.['Statement'] as Statement[]) {
+      for (const statement of (policy.Properties?.PolicyDocument?.Statement ?? []) as Statement[]) {
         if (!resourcesOf(statement).includes(m.deadLetterQueueArn)) continue;
-        expect((policy.Properties?.['Roles'] ?? []).map(referencedId), id).toEqual([relayRole]);
+        expect((policy.Properties?.Roles ?? []).map(referencedId), id).toEqual([relayRole]);
         expect(actionsOf(statement), id).toEqual(['sqs:SendMessage']);
       }
     }
   });
 
   it.each(names)('%s may do exactly its actions on the files bucket, on its files/ objects only', (name) => {
-    const [[bucketId] = []] = m.ofType('AWS::S3::Bucket').filter(([, bucket]) => bucket.Properties?.['CorsConfiguration']);
+    const [[bucketId] = []] = m.ofType('AWS::S3::Bucket').filter(([, bucket]) => bucket.Properties?.CorsConfiguration);
     const objects = `<${bucketId}.Arn>/files/*`;
     expect(grantsOf(m.statementsOf(name), 's3')).toEqual(lines(fileAccess[name].map((action) => `s3:${action}`), [objects]).sort());
   });
@@ -537,15 +537,15 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
   });
 
   it('names the sealing key in no policy but the webhooks, deliveries and chat roles, and in its key policy only the account', () => {
-    const allowed = new Set([m.functionId('webhooks'), m.functionId('deliveries'), m.functionId('chat')].map((id) => referencedId(m.resources[id]?.Properties?.['Role'])));
+    const allowed = new Set([m.functionId('webhooks'), m.functionId('deliveries'), m.functionId('chat')].map((id) => referencedId(m.resources[id]?.Properties?.Role)));
     for (const [id, policy] of m.ofType('AWS::IAM::Policy')) {
-      if (!JSON.stringify(policy.Properties?.['PolicyDocument']).includes(JSON.stringify(m.signingKeyId))) continue;
-      const roles = (policy.Properties?.['Roles'] ?? []).map(referencedId);
+      if (!JSON.stringify(policy.Properties?.PolicyDocument).includes(JSON.stringify(m.signingKeyId))) continue;
+      const roles = (policy.Properties?.Roles ?? []).map(referencedId);
       expect(roles.length, id).toBe(1);
       expect(allowed.has(roles[0]), `${id} names the signing key`).toBe(true);
     }
     // No grant through the key policy: the account root statement CDK always writes, nothing else.
-    expect(m.resources[m.signingKeyId]?.Properties?.['KeyPolicy']?.['Statement']).toEqual([
+    expect(m.resources[m.signingKeyId]?.Properties?.KeyPolicy?.Statement).toEqual([
       {
         Action: 'kms:*',
         Effect: 'Allow',
@@ -559,20 +559,20 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     for (const name of names) {
       const traced = m.statementsOf(name).filter((s) => actionsOf(s).some((a) => a.startsWith('xray:')));
       expect(traced.length > 0, name).toBe(xray);
-      expect(m.resources[m.functionId(name)]?.Properties?.['TracingConfig']?.['Mode'] ?? 'PassThrough', name).toBe(xray ? 'Active' : 'PassThrough');
+      expect(m.resources[m.functionId(name)]?.Properties?.TracingConfig?.Mode ?? 'PassThrough', name).toBe(xray ? 'Active' : 'PassThrough');
     }
   });
 
   it('lets EventBridge Scheduler, for this schedule group and account only, invoke the schedule function and nothing else', () => {
     const schedules = m.ofType('AWS::Scheduler::Schedule');
-    const roleIds = new Set(schedules.map(([, s]) => referencedId(s.Properties?.['Target']?.['RoleArn'])));
+    const roleIds = new Set(schedules.map(([, s]) => referencedId(s.Properties?.Target?.RoleArn)));
     expect(roleIds.size).toBe(1);
     const [roleId] = [...roleIds] as [string];
     const statements = m.statementsOfRole(roleId);
     expect(statements).toEqual([
       { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [m.functionId('schedule'), 'Arn'] } },
     ]);
-    const trust = m.resources[roleId]?.Properties?.['AssumeRolePolicyDocument']?.['Statement'] as Statement[];
+    const trust = m.resources[roleId]?.Properties?.AssumeRolePolicyDocument?.Statement as Statement[];
     expect(trust).toHaveLength(1);
     expect(trust[0]).toMatchObject({ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'scheduler.amazonaws.com' } });
     const [[groupId] = []] = m.ofType('AWS::Scheduler::ScheduleGroup');
@@ -580,16 +580,16 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
       StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' }, 'aws:SourceArn': { 'Fn::GetAtt': [groupId, 'Arn'] } },
     });
     // No resource policy on the function for EventBridge: the role is the only way in.
-    const permissions = m.ofType('AWS::Lambda::Permission').filter(([, p]) => referencedId(p.Properties?.['FunctionName']) === m.functionId('schedule'));
+    const permissions = m.ofType('AWS::Lambda::Permission').filter(([, p]) => referencedId(p.Properties?.FunctionName) === m.functionId('schedule'));
     expect(permissions).toEqual([]);
   });
 
   it('lets API Gateway invoke the group functions, from this API only', () => {
     const [[apiId] = []] = m.ofType('AWS::ApiGatewayV2::Api');
     for (const [id, permission] of m.ofType('AWS::Lambda::Permission')) {
-      expect(permission.Properties?.['Principal'], id).toBe('apigateway.amazonaws.com');
-      expect(permission.Properties?.['Action'], id).toBe('lambda:InvokeFunction');
-      expect(show(permission.Properties?.['SourceArn']), id).toContain(`<${apiId}>`);
+      expect(permission.Properties?.Principal, id).toBe('apigateway.amazonaws.com');
+      expect(permission.Properties?.Action, id).toBe('lambda:InvokeFunction');
+      expect(show(permission.Properties?.SourceArn), id).toContain(`<${apiId}>`);
     }
   });
 });

@@ -51,7 +51,7 @@ function synth(options: Options = {}): { stack: Stack; template: Template; web: 
 }
 
 const { stack, template } = synth({ certificateArn: CERTIFICATE_ARN, accessLogs: true });
-const resources = template.toJSON()['Resources'] as Record<string, Resource>;
+const resources = template.toJSON().Resources as Record<string, Resource>;
 const ofType = (type: string): [string, Resource][] => Object.entries(resources).filter(([, r]) => r.Type === type);
 const only = (type: string): [string, Resource] => {
   const found = ofType(type);
@@ -61,10 +61,10 @@ const only = (type: string): [string, Resource] => {
 
 const distributions = ofType('AWS::CloudFront::Distribution');
 expect(distributions).toHaveLength(2);
-const [distributionId, distribution] = distributions.find(([, d]) => d.Properties!['DistributionConfig']['ConnectionMode'] === undefined)!;
-const config = distribution.Properties!['DistributionConfig'];
-const [tenantDistributionId, tenantDistribution] = distributions.find(([, d]) => d.Properties!['DistributionConfig']['ConnectionMode'] === 'tenant-only')!;
-const tenantConfig = tenantDistribution.Properties!['DistributionConfig'];
+const [distributionId, distribution] = distributions.find(([, d]) => d.Properties!.DistributionConfig.ConnectionMode === undefined)!;
+const config = distribution.Properties!.DistributionConfig;
+const [tenantDistributionId, tenantDistribution] = distributions.find(([, d]) => d.Properties!.DistributionConfig.ConnectionMode === 'tenant-only')!;
+const tenantConfig = tenantDistribution.Properties!.DistributionConfig;
 const [bucketId, bucket] = ofType('AWS::S3::Bucket').find(([id]) => id.startsWith('WebAssets'))!;
 const [apiId] = only('AWS::ApiGatewayV2::Api');
 const cfFunctions = ofType('AWS::CloudFront::Function');
@@ -86,19 +86,19 @@ function runFunction(source: string, uri: string, headers: Record<string, { valu
   const handler = new Function('event', `${source}\nreturn handler(event);`) as (event: unknown) => { uri: string; headers: Record<string, { value: string }> };
   return handler({ version: '1.0', context: { eventType: 'viewer-request' }, viewer: { ip: '192.0.2.1' }, request: { method: 'GET', uri, querystring: {}, headers, cookies: {} } });
 }
-const deployedCode = cfFunction.Properties!['FunctionCode'] as string;
+const deployedCode = cfFunction.Properties!.FunctionCode as string;
 
 describe('WebHosting: bucket', () => {
   it('is private, SSL only and S3-encrypted, with no website hosting', () => {
-    expect(bucket.Properties!['PublicAccessBlockConfiguration']).toEqual({
+    expect(bucket.Properties!.PublicAccessBlockConfiguration).toEqual({
       BlockPublicAcls: true,
       BlockPublicPolicy: true,
       IgnorePublicAcls: true,
       RestrictPublicBuckets: true,
     });
-    expect(bucket.Properties!['BucketEncryption']).toEqual({ ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] });
-    expect(bucket.Properties!['WebsiteConfiguration']).toBeUndefined();
-    expect(bucket.Properties!['LoggingConfiguration']).toEqual({ DestinationBucketName: { Ref: expect.stringMatching(/^AccessLogs/) }, LogFilePrefix: 'web-assets/' });
+    expect(bucket.Properties!.BucketEncryption).toEqual({ ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] });
+    expect(bucket.Properties!.WebsiteConfiguration).toBeUndefined();
+    expect(bucket.Properties!.LoggingConfiguration).toEqual({ DestinationBucketName: { Ref: expect.stringMatching(/^AccessLogs/) }, LogFilePrefix: 'web-assets/' });
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       Bucket: { Ref: bucketId },
       PolicyDocument: {
@@ -111,7 +111,7 @@ describe('WebHosting: bucket', () => {
 
   it('is read only by this distribution, through origin access control', () => {
     const [oacId] = only('AWS::CloudFront::OriginAccessControl');
-    expect(resources[oacId]!.Properties!['OriginAccessControlConfig']).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
+    expect(resources[oacId]!.Properties!.OriginAccessControlConfig).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
     const s3Origin = originOf(config.DefaultCacheBehavior);
     expect(s3Origin.DomainName).toEqual({ 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] });
     expect(s3Origin.OriginAccessControlId).toEqual({ 'Fn::GetAtt': [oacId, 'Id'] });
@@ -135,7 +135,7 @@ describe('WebHosting: bucket', () => {
     expect(bucket.DeletionPolicy).toBe('Delete');
     template.resourceCountIs('Custom::S3AutoDeleteObjects', 1);
     const retained = synth({ retain: true, certificateArn: CERTIFICATE_ARN }).template;
-    const [, kept] = Object.entries(retained.toJSON()['Resources'] as Record<string, Resource>).find(([id, r]) => r.Type === 'AWS::S3::Bucket' && id.startsWith('WebAssets'))!;
+    const [, kept] = Object.entries(retained.toJSON().Resources as Record<string, Resource>).find(([id, r]) => r.Type === 'AWS::S3::Bucket' && id.startsWith('WebAssets'))!;
     expect(kept.DeletionPolicy).toBe('Retain');
     retained.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
   });
@@ -187,7 +187,7 @@ describe('WebHosting: distribution', () => {
   });
 
   it('puts shared/http/webHeaders.ts in the response headers policy', () => {
-    const policy = headersPolicy.Properties!['ResponseHeadersPolicyConfig'];
+    const policy = headersPolicy.Properties!.ResponseHeadersPolicyConfig;
     expect(policy.SecurityHeadersConfig).toEqual({
       ContentSecurityPolicy: { ContentSecurityPolicy: contentSecurityPolicy(FILES_ORIGIN), Override: true },
       StrictTransportSecurity: { AccessControlMaxAgeSec: 63072000, IncludeSubdomains: true, Preload: false, Override: true },
@@ -217,7 +217,7 @@ describe('WebHosting: distribution', () => {
       retain: false,
       originVerifyValue: 'origin-verify-value',
     });
-    const policy = Template.fromStack(bucketStack).toJSON()['Resources'][bucketStack.getLogicalId(web.responseHeaders.node.defaultChild as CfnElement)];
+    const policy = Template.fromStack(bucketStack).toJSON().Resources[bucketStack.getLogicalId(web.responseHeaders.node.defaultChild as CfnElement)];
     const csp = policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy;
     const [separator, parts] = csp['Fn::Join'] as [string, unknown[]];
     expect(separator).toBe('');
@@ -234,7 +234,7 @@ describe('WebHosting: distribution', () => {
   });
 
   it('outputs the domain, the URL and the custom hostnames’ CNAME target', () => {
-    const outputs = template.toJSON()['Outputs'] as Record<string, { Value: unknown }>;
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
     const byPrefix = (prefix: string) => Object.entries(outputs).find(([id]) => id.startsWith(prefix))?.[1].Value;
     expect(byPrefix('WebDistributionDomainName')).toEqual({ 'Fn::GetAtt': [distributionId, 'DomainName'] });
     expect(byPrefix('WebWebUrl')).toBe('https://secrets.example.org');
@@ -247,7 +247,7 @@ describe('WebHosting: distribution', () => {
   it('without a custom domain uses the CloudFront address and warns when webOrigin is elsewhere', () => {
     const { stack: bare, template: bareTemplate, web } = synth();
     const bareConfig = bareTemplate.findResources('AWS::CloudFront::Distribution');
-    const distConfig = Object.values(bareConfig).find((d) => d['Properties']['DistributionConfig']['ConnectionMode'] === undefined)!['Properties']['DistributionConfig'];
+    const distConfig = Object.values(bareConfig).find((d) => d.Properties.DistributionConfig.ConnectionMode === undefined)!.Properties.DistributionConfig;
     expect(distConfig.Aliases).toBeUndefined();
     expect(distConfig.ViewerCertificate).toBeUndefined();
     expect(bare.resolve(web.url)).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^WebDistribution/), 'DomainName'] }]] });
@@ -306,12 +306,12 @@ describe('WebHosting: custom hostnames’ distribution', () => {
 });
 
 describe('WebHosting: viewer-host function', () => {
-  const code = viewerHostFunction.Properties!['FunctionCode'] as string;
+  const code = viewerHostFunction.Properties!.FunctionCode as string;
   const run = (headers: Record<string, { value: string }>) => runFunction(code, '/v1/secrets/sec_abc', headers).headers;
 
   it('is the deployed code, on the JS 2.0 runtime, ES5', () => {
     expect(code).toBe(viewerHostCode());
-    expect(viewerHostFunction.Properties!['FunctionConfig']).toMatchObject({ Runtime: 'cloudfront-js-2.0' });
+    expect(viewerHostFunction.Properties!.FunctionConfig).toMatchObject({ Runtime: 'cloudfront-js-2.0' });
     expect(code).not.toMatch(/=>|`|\blet\b|\bconst\b|\bclass\b|\basync\b/);
   });
 
@@ -357,7 +357,7 @@ describe('WebHosting: deployment of the web client', () => {
     expect(deployments).toHaveLength(extensions.length);
     for (const extension of extensions) {
       const contentType = [...built.entries()].find(([path]) => path.endsWith(extension))![1].contentType;
-      const found = deployments.filter(([, d]) => (d.Properties!['Include'] as string[]).includes(`*${extension}`));
+      const found = deployments.filter(([, d]) => (d.Properties!.Include as string[]).includes(`*${extension}`));
       expect(found, extension).toHaveLength(1);
       expect(found[0]![1].Properties).toMatchObject({
         DestinationBucketName: { Ref: bucketId },
@@ -367,7 +367,7 @@ describe('WebHosting: deployment of the web client', () => {
         SystemMetadata: { 'content-type': contentType },
       });
     }
-    const invalidating = deployments.filter(([, d]) => d.Properties!['DistributionId'] !== undefined);
+    const invalidating = deployments.filter(([, d]) => d.Properties!.DistributionId !== undefined);
     expect(invalidating).toHaveLength(1);
     const [pagesId, pages] = invalidating[0]!;
     expect(pages.Properties).toMatchObject({ Include: ['*.html'], DistributionId: { Ref: distributionId }, DistributionPaths: ['/*'] });
@@ -392,7 +392,7 @@ describe('WebHosting: viewer-request function', () => {
 
   it('is the deployed code, on the JS 2.0 runtime, small and ES5', () => {
     expect(deployedCode).toBe(source);
-    expect(cfFunction.Properties!['FunctionConfig']).toMatchObject({ Runtime: 'cloudfront-js-2.0' });
+    expect(cfFunction.Properties!.FunctionConfig).toMatchObject({ Runtime: 'cloudfront-js-2.0' });
     expect(Buffer.byteLength(source)).toBeLessThan(10 * 1024);
     expect(source).not.toMatch(/=>|`|\blet\b|\bconst\b|\bclass\b|\basync\b/);
     expect(source).not.toMatch(/statusCode|location/i);

@@ -69,7 +69,7 @@ describe('POST /v1/billing/checkout', () => {
     expectProblem(await checkout({}, { plan: 'pro' }), 401, 'unauthorized');
     const key = await createKey(runtime, buyer, ['secrets:write', 'secrets:read', 'receipts:read']);
     expectProblem(await checkout(key.auth, { plan: 'pro' }), 403, 'forbidden');
-    let last;
+    let last: Awaited<ReturnType<typeof checkout>> | undefined;
     for (let i = 0; i < 6; i++) last = await checkout(buyer, { plan: 'pro' });
     expectProblem(last!, 429, 'rate_limited');
   });

@@ -85,7 +85,6 @@ function processes(): ProcessEntry[] {
       if (state === 'Z') continue;
       found.push({ pid: Number(entry), parent: Number(parent), command: readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim() });
     } catch {
-      continue; // gone meanwhile
     }
   }
   return found;

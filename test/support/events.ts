@@ -1,5 +1,5 @@
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type Shard } from '@aws-sdk/client-dynamodb-streams';
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, type GetRecordsCommandOutput, GetShardIteratorCommand, type Shard } from '@aws-sdk/client-dynamodb-streams';
 import type { Runtime } from '../../local/runtime.ts';
 import { emittedEvents, type SecretEvent } from '../../shared/domain/secrets/model.ts';
 import { secretWriteOf } from '../../shared/store/relayRecords.ts';
@@ -39,7 +39,7 @@ export async function secretEventsOf(runtime: Pick<Runtime, 'dynamo' | 'config'>
         throw error;
       }
       while (iterator) {
-        let page;
+        let page: GetRecordsCommandOutput;
         try {
           page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
         } catch (error) {

@@ -10,7 +10,7 @@ import { answerChatCommand } from '../../shared/domain/chat/command.ts';
 import { completeChatInstall, type ChatInstallPorts } from '../../shared/domain/chat/install.ts';
 import { subscribeChat, type ChatSubscribePorts } from '../../shared/domain/chat/subscribe.ts';
 import { issueChatToken, issueInstallState } from '../../shared/domain/chat/tokens.ts';
-import { Forbidden, Invalid, NotFound, RateLimited, Refusal, Unauthenticated } from '../../shared/domain/refusals.ts';
+import { Forbidden, Invalid, NotFound, RateLimited, type Refusal, Unauthenticated } from '../../shared/domain/refusals.ts';
 import { deleteEndpoint, listDeliveries, queueTestDelivery, registerEndpoint } from '../../shared/domain/webhooks/endpoints.ts';
 import type { WebhookEndpoint } from '../../shared/domain/webhooks/model.ts';
 import type { WebhookStore } from '../../shared/domain/webhooks/ports.ts';
@@ -18,7 +18,7 @@ import { HttpError, problemBody } from '../../shared/http/errors.ts';
 import { toHttpError } from '../../shared/http/refusals.ts';
 import { newSessionId, sha256Base64Url } from '../../shared/ids.ts';
 import { signInLimits, webhookLimits } from '../../shared/limits.ts';
-import { DestinationRefused, parseWebhookUrl } from '../../shared/webhooks/destination.ts';
+import { type DestinationRefused, parseWebhookUrl } from '../../shared/webhooks/destination.ts';
 import { StoppedClock } from '../support/clock.ts';
 
 // The accounts, webhooks and chat use cases refuse in the domain's words (issue 27); what a client

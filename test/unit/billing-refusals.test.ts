@@ -5,7 +5,7 @@ import type { ProviderSubscription, SubscriptionRecord } from '../../shared/doma
 import { InvalidSignature, UnknownCursor, type BillingPorts } from '../../shared/domain/billing/ports.ts';
 import { changeSeats, type SeatsPorts } from '../../shared/domain/billing/seats.ts';
 import { receiveProviderEvent } from '../../shared/domain/billing/webhook.ts';
-import { Conflict, Forbidden, Invalid, NotFound, Refusal, Unauthenticated } from '../../shared/domain/refusals.ts';
+import { Conflict, Forbidden, Invalid, NotFound, type Refusal, Unauthenticated } from '../../shared/domain/refusals.ts';
 import type { Roster } from '../../shared/domain/workspaces/model.ts';
 import { HttpError, problemBody } from '../../shared/http/errors.ts';
 import { toHttpError } from '../../shared/http/refusals.ts';

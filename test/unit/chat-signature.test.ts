@@ -21,7 +21,7 @@ const body = Buffer.from('token=x&team_id=T0001&user_id=U0001&command=%2Fsecret&
 
 /** Slack's `v0` signature, computed here independently of the verifier. */
 const sign = (secret: string, timestamp: string | number, payload: Buffer): string =>
-  'v0=' + createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`v0:${timestamp}:`, 'utf8'), payload])).digest('hex');
+  `v0=${createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`v0:${timestamp}:`, 'utf8'), payload])).digest('hex')}`;
 
 const verify = (overrides: Partial<VerifySlackRequestInput> = {}) =>
   verifySlackRequest({ rawBody: body, timestamp: String(t), signature: sign(signingSecret, t, body), signingSecret, now, ...overrides });
@@ -34,7 +34,7 @@ describe('verifySlackRequest', () => {
 
   it('accepts a request signed over its exact bytes, and the hex in either case', () => {
     expect(verify()).toEqual({ ok: true, timestamp: t });
-    expect(verify({ signature: 'v0=' + sign(signingSecret, t, body).slice(3).toUpperCase() })).toEqual({ ok: true, timestamp: t });
+    expect(verify({ signature: `v0=${sign(signingSecret, t, body).slice(3).toUpperCase()}` })).toEqual({ ok: true, timestamp: t });
   });
 
   it('accepts up to 5 minutes either way, bounds included, and refuses beyond as stale', () => {
@@ -72,10 +72,10 @@ describe('verifySlackRequest', () => {
     expect(verify({ signature: sign('another-signing-secret', t, body) })).toEqual({ ok: false, reason: 'mismatch' });
     expect(verify({ signingSecret: signingSecret.toUpperCase() })).toEqual({ ok: false, reason: 'mismatch' });
     // The secret is the text as given: its hex is not decoded into the key.
-    expect(verify({ signature: 'v0=' + createHmac('sha256', Buffer.from(signingSecret, 'hex')).update(`v0:${t}:`).update(body).digest('hex') })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verify({ signature: `v0=${createHmac('sha256', Buffer.from(signingSecret, 'hex')).update(`v0:${t}:`).update(body).digest('hex')}` })).toEqual({ ok: false, reason: 'mismatch' });
     expect(verify({ timestamp: String(t + 1) })).toEqual({ ok: false, reason: 'mismatch' });
     // A signature of Hushlink's own webhook scheme over the same request.
-    expect(verify({ signature: 'v0=' + createHmac('sha256', signingSecret).update(`${t}.`).update(body).digest('hex') })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verify({ signature: `v0=${createHmac('sha256', signingSecret).update(`${t}.`).update(body).digest('hex')}` })).toEqual({ ok: false, reason: 'mismatch' });
   });
 
   it('refuses a request missing either header, or both, or with one empty', () => {

@@ -25,7 +25,9 @@ describe('retryTransactionConflicts', () => {
     expect(calls).toHaveLength(4);
     // Full jitter below a doubling ceiling (20, 40, then the 40 ms cap).
     expect(waits).toHaveLength(3);
-    waits.forEach((ms, i) => expect(ms).toBeLessThanOrEqual(Math.min(40, 10 * 2 ** (i + 1))));
+    waits.forEach((ms, i) => {
+      expect(ms).toBeLessThanOrEqual(Math.min(40, 10 * 2 ** (i + 1)));
+    });
   });
 
   it('gives up after its attempts with the last conflict', async () => {

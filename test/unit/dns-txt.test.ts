@@ -59,7 +59,7 @@ describe('txtResolver finds', () => {
 
   it('records too large for UDP: the answer is truncated and the resolver asks again over TCP', async () => {
     // About 1.6 kB: over 512 bytes, and over the 1232 a resolver that offers EDNS may take.
-    const records = ['v=spf1 ' + 'ip4:192.0.2.1 '.repeat(40) + '-all', challenge, 'x'.repeat(500), 'y'.repeat(400)];
+    const records = [`v=spf1 ${'ip4:192.0.2.1 '.repeat(40)}-all`, challenge, 'x'.repeat(500), 'y'.repeat(400)];
     dns.setRecords('_hushlink-challenge.big.example', records.map((data) => ({ type: 'TXT' as const, data })));
     const lookup = await resolver.lookupTxt('_hushlink-challenge.big.example');
     expect(lookup.kind === 'found' && [...lookup.records].sort()).toEqual([...records].sort());

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { domainValueImports } from '../support/layers.ts';
 
 // The one layer rule dependency-cruiser cannot check here: a store imports only TYPES from the
 // domain (the rules stay in the domain). dependency-cruiser tells type-only imports apart with
@@ -32,33 +33,6 @@ function sourceFiles(folder: string): string[] {
   return readdirSync(join(root, folder), { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
     .map((entry) => relative(root, join(entry.parentPath, entry.name)));
-}
-
-interface ValueImport {
-  file: string;
-  from: string;
-  names: string[];
-}
-
-/** The names a store imports from shared/domain as values (not `import type`, not `type X`). */
-export function domainValueImports(file: string, text: string): ValueImport[] {
-  const found: ValueImport[] = [];
-  for (const match of text.matchAll(/^import\s+(type\s+)?([\s\S]*?)\s+from\s+'([^']+)';/gm)) {
-    const [, typeOnly, clause, specifier] = match as unknown as [string, string | undefined, string, string];
-    if (!specifier.startsWith('.')) continue;
-    const target = normalize(join(dirname(file), specifier));
-    if (!target.startsWith('shared/domain/') || typeOnly) continue;
-    const braces = /\{([\s\S]*)\}/.exec(clause);
-    const outside = clause.replace(/\{[\s\S]*\}/, '').replace(/,/g, '').trim();
-    const names = (braces?.[1] ?? '')
-      .split(',')
-      .map((name) => name.trim())
-      .filter((name) => name && !name.startsWith('type '))
-      .map((name) => name.split(/\s+as\s+/)[0]!);
-    if (outside) names.push(outside);
-    if (names.length) found.push({ file, from: target, names });
-  }
-  return found;
 }
 
 describe('layers', () => {

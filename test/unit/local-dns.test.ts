@@ -145,7 +145,7 @@ describe('answers', () => {
 });
 
 describe('truncation', () => {
-  const big = ['v=spf1 ' + 'ip4:192.0.2.1 '.repeat(30) + '-all', 'y'.repeat(250)];
+  const big = [`v=spf1 ${'ip4:192.0.2.1 '.repeat(30)}-all`, 'y'.repeat(250)];
 
   beforeEach(() => dns.setRecords('big.example', big.map((data) => ({ type: 'TXT' as const, data }))));
 

@@ -29,16 +29,16 @@ describe('PowertoolsMetrics', () => {
     const business = first.filter((line) => 'SecretsCreated' in line);
     expect(business).toHaveLength(1);
     const [line] = business;
-    expect(line!['_aws'].CloudWatchMetrics[0].Namespace).toBe('Hushlink');
-    expect(line!['_aws'].CloudWatchMetrics[0].Metrics).toEqual(
+    expect(line!._aws.CloudWatchMetrics[0].Namespace).toBe('Hushlink');
+    expect(line!._aws.CloudWatchMetrics[0].Metrics).toEqual(
       expect.arrayContaining([
         { Name: 'SecretsCreated', Unit: 'Count' },
         { Name: 'ClaimsRefused', Unit: 'Count' },
       ]),
     );
-    expect(line!['SecretsCreated']).toEqual([1, 1]);
-    expect(line!['ClaimsRefused']).toBe(3);
-    expect(line!['service']).toBe('hushlink');
+    expect(line!.SecretsCreated).toEqual([1, 1]);
+    expect(line!.ClaimsRefused).toBe(3);
+    expect(line!.service).toBe('hushlink');
     expect(first.filter((line) => 'ColdStart' in line)).toHaveLength(1);
 
     // A second invocation: no cold start, and nothing at all when nothing was counted.
@@ -48,7 +48,7 @@ describe('PowertoolsMetrics', () => {
       metrics.flush();
     });
     expect(second).toHaveLength(1);
-    expect(second[0]!['SignIns']).toBe(1);
+    expect(second[0]!.SignIns).toBe(1);
   });
 });
 

@@ -88,7 +88,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes the problem body with every error code', () => {
-    const problem = document.components.schemas['Problem'] as { properties: { code: { enum: string[] } }; required: string[] };
+    const problem = document.components.schemas.Problem as { properties: { code: { enum: string[] } }; required: string[] };
     expect(problem.properties.code.enum).toEqual([...errorCodes]);
     expect(problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail', 'code']));
   });

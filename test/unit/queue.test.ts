@@ -6,7 +6,7 @@ import { maxQueueDelaySeconds } from '../../shared/domain/queue.ts';
 import { AdjustableClock } from '../../shared/clock.ts';
 
 /** A queue on its own clock, and every batch its consumer was handed. */
-function setup(options: Partial<InProcessQueueOptions> = {}, answer: (event: SQSEvent, call: number) => SQSBatchResponse | void = () => {}) {
+function setup(options: Partial<InProcessQueueOptions> = {}, answer: (event: SQSEvent, call: number) => SQSBatchResponse | undefined = () => undefined) {
   const clock = new AdjustableClock();
   const queue = new InProcessQueue({ name: 'test-work', clock, ...options });
   const batches: SQSRecord[][] = [];

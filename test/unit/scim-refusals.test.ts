@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Plan } from '../../shared/domain/accounts/model.ts';
 import { HostDirectory } from '../../shared/domain/domains/hosts.ts';
-import { Conflict, Forbidden, Invalid, NotFound, Refusal, Unauthenticated } from '../../shared/domain/refusals.ts';
+import { Conflict, Forbidden, Invalid, NotFound, type Refusal, Unauthenticated } from '../../shared/domain/refusals.ts';
 import { directoryWorkspace, type DirectoryKeyPorts } from '../../shared/domain/scim/directoryKey.ts';
 import { listScimUsers } from '../../shared/domain/scim/listing.ts';
 import { patchOpSchema, userSchema, type ScimUser } from '../../shared/domain/scim/model.ts';

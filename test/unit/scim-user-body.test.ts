@@ -149,7 +149,7 @@ describe('parseUserBody: the bodies Okta and Microsoft Entra publish', () => {
         resourceType: 'User',
         created: '2010-01-23T04:56:22Z',
         lastModified: '2011-05-13T04:42:34Z',
-        version: 'W\/"3694e05e9dff591"',
+        version: 'W/"3694e05e9dff591"',
         location: 'https://example.com/v2/Users/00aa00aa-bb11-cc22-dd33-44ee44ee44ee',
       },
     };

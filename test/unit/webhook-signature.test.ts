@@ -11,7 +11,7 @@ import { assertWebhook, verifyWebhook, WebhookVerificationError, webhookSignatur
 const verifyPath = fileURLToPath(new URL('../../shared/webhooks/verify.ts', import.meta.url));
 
 // A fixed secret of the real shape: `whsec_` + 43 base64url characters (32 bytes).
-const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64url');
+const secret = `whsec_${Buffer.alloc(32, 7).toString('base64url')}`;
 const t = 1_767_225_600; // 2026-01-01T00:00:00Z
 const now = t * 1000;
 const body = '{"id":"evt_01","type":"secret.viewed","occurred_at":"2026-01-01T00:00:00.000Z","secret_id":"s_01","views_left":0}';
@@ -96,7 +96,7 @@ describe('verifyWebhook', () => {
   it('refuses a tampered body', () => {
     const header = webhookSignature(secret, t, body);
     expect(verify(header, { rawBody: body.replace('"views_left":0', '"views_left":1') })).toEqual({ ok: false, reason: 'signature_mismatch' });
-    expect(verify(header, { rawBody: body + '\n' })).toEqual({ ok: false, reason: 'signature_mismatch' });
+    expect(verify(header, { rawBody: `${body}\n` })).toEqual({ ok: false, reason: 'signature_mismatch' });
     // Same JSON value, different bytes: verification is over bytes, not over parsed JSON.
     expect(verify(header, { rawBody: JSON.stringify(JSON.parse(body), null, 1) })).toEqual({ ok: false, reason: 'signature_mismatch' });
   });
@@ -107,7 +107,7 @@ describe('verifyWebhook', () => {
   });
 
   it('refuses the wrong secret', () => {
-    expect(verify(webhookSignature(secret, t, body), { secret: secret + 'x' })).toEqual({ ok: false, reason: 'signature_mismatch' });
+    expect(verify(webhookSignature(secret, t, body), { secret: `${secret}x` })).toEqual({ ok: false, reason: 'signature_mismatch' });
     expect(verify(webhookSignature(newSigningSecret(), t, body))).toEqual({ ok: false, reason: 'signature_mismatch' });
   });
 
@@ -249,7 +249,7 @@ describe('verifyWebhook', () => {
     expect(() => verify(header, { toleranceSeconds: -1 })).toThrow(TypeError);
     expect(() => verify(header, { toleranceSeconds: Number.NaN })).toThrow(TypeError);
     expect(() => verify(header, { now: Number.NaN })).toThrow(TypeError);
-    for (const hostile of ['t=1,v1=' + 'a'.repeat(100_000), '=,=,=', 'v1=v1=v1', `t=${t},v1=${v1},v1`, '\u0000', 't=\u00b9,v1=00']) {
+    for (const hostile of [`t=1,v1=${'a'.repeat(100_000)}`, '=,=,=', 'v1=v1=v1', `t=${t},v1=${v1},v1`, '\u0000', 't=\u00b9,v1=00']) {
       expect(() => verify(hostile)).not.toThrow();
       expect(verify(hostile).ok).toBe(false);
     }
@@ -264,7 +264,7 @@ describe('assertWebhook', () => {
   it('throws a WebhookVerificationError naming the reason', () => {
     const error = (() => {
       try {
-        assertWebhook({ rawBody: body + ' ', header: webhookSignature(secret, t, body), secret, now });
+        assertWebhook({ rawBody: `${body} `, header: webhookSignature(secret, t, body), secret, now });
       } catch (thrown) {
         return thrown;
       }

@@ -102,7 +102,7 @@ describe('patchScimUser', () => {
       patch({ op: 'add', path: 'phoneNumbers', value: [{ value: '555-0101', type: 'work' }] }),
       { ...w.ports, scimUsers },
     );
-    expect((after.extra?.phoneNumbers as { value: string }[]).map((phone) => phone.value)).toEqual(['555-0100', '555-0101']);
+    expect((after.extra?.phoneNumbers as { value: string }[] | undefined)?.map((phone) => phone.value)).toEqual(['555-0100', '555-0101']);
     expect(after.version).toBe(3);
     scimUsers.replace = async () => 'conflict';
     await expect(

@@ -53,7 +53,7 @@ function viewsText(secret: Pick<OwnedSecret, 'views_left' | 'max_views'>, links?
 
 /** Shows what the owner's read says now (the panel read it, or a link was revoked): state, views, revoke. */
 function applyMetadata(item: HTMLLIElement, metadata: OwnerMetadata): void {
-  item.dataset['state'] = metadata.state;
+  item.dataset.state = metadata.state;
   const badge = item.querySelector<HTMLElement>('[data-role="state"]')!;
   badge.className = `badge badge-${metadata.state}`;
   badge.textContent = stateLabels[metadata.state] ?? metadata.state;
@@ -64,8 +64,8 @@ function applyMetadata(item: HTMLLIElement, metadata: OwnerMetadata): void {
 function secretItem(secret: OwnedSecret): HTMLLIElement {
   const item = document.createElement('li');
   item.className = 'item';
-  item.dataset['id'] = secret.id;
-  item.dataset['state'] = secret.state;
+  item.dataset.id = secret.id;
+  item.dataset.state = secret.state;
 
   const head = document.createElement('div');
   head.className = 'item-head';
@@ -77,14 +77,14 @@ function secretItem(secret: OwnedSecret): HTMLLIElement {
   title.append(id);
   const badge = document.createElement('span');
   badge.className = `badge badge-${secret.state}`;
-  badge.dataset['role'] = 'state';
+  badge.dataset.role = 'state';
   badge.textContent = stateLabels[secret.state] ?? secret.state;
   head.append(title, badge);
 
   const facts = document.createElement('dl');
   facts.className = 'facts';
   const views = fact('Views left', viewsText(secret));
-  views.dataset['role'] = 'views';
+  views.dataset.role = 'views';
   facts.append(views);
   if (secret.ended_at) facts.append(fact('Ended', timeElement(secret.ended_at)));
   else facts.append(fact('Expires', timeElement(secret.expires_at)));
@@ -96,7 +96,7 @@ function secretItem(secret: OwnedSecret): HTMLLIElement {
     const actions = document.createElement('div');
     actions.className = 'actions';
     const revoke = actionButton('Revoke', `secret ${secret.id}`, 'danger');
-    revoke.dataset['action'] = 'revoke';
+    revoke.dataset.action = 'revoke';
     revoke.addEventListener('click', () => void revokeSecret(secret, item, revoke));
     const error = document.createElement('p');
     error.className = 'notice notice-error';
@@ -196,8 +196,8 @@ async function attachAll(): Promise<void> {
   attachResults.replaceChildren(
     ...results.map((result) => {
       const line = document.createElement('li');
-      line.dataset['id'] = result.id;
-      line.dataset['adopted'] = String(result.adopted);
+      line.dataset.id = result.id;
+      line.dataset.adopted = String(result.adopted);
       const id = document.createElement('code');
       id.textContent = result.id;
       if (result.adopted) {

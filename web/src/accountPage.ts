@@ -47,7 +47,7 @@ export function showProblem(box: HTMLElement, error: unknown, prefix = ''): void
 
 export function markReady(page: string, section: HTMLElement): void {
   section.setAttribute('aria-busy', 'false');
-  document.documentElement.dataset['ready'] = page;
+  document.documentElement.dataset.ready = page;
 }
 
 /** `<dt>term</dt><dd>value</dd>` in a `<div>`, as `.facts` lays out. */

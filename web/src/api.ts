@@ -72,7 +72,7 @@ export type ClaimedSecret = SecretsReply<'ClaimedSecret'>;
 
 export async function call<T>(method: string, path: string, init: { json?: unknown; headers?: Record<string, string>; token?: string | undefined } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
-  if (init.token) headers['authorization'] = `Bearer ${init.token}`;
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
   let body: string | undefined;
   if (init.json !== undefined) {
     headers['content-type'] = 'application/json';
@@ -94,7 +94,7 @@ export async function call<T>(method: string, path: string, init: { json?: unkno
     throw new ApiError(0, { status: 0, code: 'network', detail: 'The server could not be reached. Check your connection and try again.' }, null);
   }
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown ;
   if (text) {
     try {
       parsed = JSON.parse(text);

@@ -46,7 +46,7 @@ let owned: WorkspaceSummary[] = [];
 
 const described = (term: string, value: string | Node, role: string) => {
   const row = fact(term, value);
-  row.dataset['role'] = role;
+  row.dataset.role = role;
   return row;
 };
 
@@ -76,7 +76,7 @@ function renderPlan(current: BillingSubscription): void {
 
 function ownedItem(workspace: WorkspaceSummary): HTMLLIElement {
   const item = element('li', 'item');
-  item.dataset['id'] = workspace.id;
+  item.dataset.id = workspace.id;
   const head = element('div', 'item-head');
   const title = element('h3', 'item-title');
   const link = element('a', '', workspace.name);
@@ -133,7 +133,7 @@ function sayCheckout(): void {
     if (paid.done && paid.link) checkoutText.append(' Its seats change on its page: ', paid.link, '.');
     setVisible(checkoutActions, !paid.done);
   }
-  checkoutNotice.dataset['checkout'] = returned.checkout ?? '';
+  checkoutNotice.dataset.checkout = returned.checkout ?? '';
   setVisible(checkoutNotice, true);
   announce(`${checkoutTitle.textContent}. ${checkoutText.textContent}`);
   checkoutNotice.focus();

@@ -19,15 +19,15 @@ function invoiceLink(url: string | null, label: string, name: string, role: stri
   const link = element('a', '', label);
   link.href = href;
   link.rel = 'noopener noreferrer';
-  link.dataset['role'] = role;
+  link.dataset.role = role;
   link.append(element('span', 'visually-hidden', ` of ${name}`));
   return link;
 }
 
 function invoiceItem(invoice: Invoice): HTMLLIElement {
   const item = element('li', 'item');
-  item.dataset['id'] = invoice.id;
-  item.dataset['status'] = invoice.status ?? '';
+  item.dataset.id = invoice.id;
+  item.dataset.status = invoice.status ?? '';
   const name = `invoice ${invoice.number ?? invoice.id}`;
   const head = element('div', 'item-head');
   const title = element('h3', 'item-title', `Invoice ${invoice.number ?? invoice.id}`);
@@ -35,12 +35,12 @@ function invoiceItem(invoice: Invoice): HTMLLIElement {
   head.append(title);
   if (invoice.status) {
     const badge = element('span', invoice.status === 'paid' ? 'badge badge-active' : invoice.status === 'open' ? 'badge badge-pending' : 'badge', invoiceStatusLabels[invoice.status] ?? invoice.status);
-    badge.dataset['role'] = 'invoice-status';
+    badge.dataset.role = 'invoice-status';
     head.append(badge);
   }
   const facts = element('dl', 'facts');
   const total = fact('Total', money(invoice.total, invoice.currency));
-  total.dataset['role'] = 'total';
+  total.dataset.role = 'total';
   facts.append(fact('Date', timeElement(invoice.created_at)), total);
   item.append(head, facts);
   const links = [invoiceLink(invoice.hosted_invoice_url, 'View invoice', name, 'hosted'), invoiceLink(invoice.invoice_pdf, 'Download PDF', name, 'pdf')].filter((link) => link !== null);

@@ -259,4 +259,4 @@ createAnother.addEventListener('click', startOver);
 
 // The form works only with this script: it is disabled in the HTML and enabled here.
 fields.disabled = false;
-document.documentElement.dataset['ready'] = 'compose';
+document.documentElement.dataset.ready = 'compose';

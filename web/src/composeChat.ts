@@ -56,18 +56,18 @@ async function subscribe(): Promise<void> {
     chatToken = null;
     pending = null;
     resultText.textContent = 'Slack will send you a message when it is opened. The message says only that, never the link.';
-    resultNotice.dataset['chat'] = 'subscribed';
+    resultNotice.dataset.chat = 'subscribed';
   } catch (error) {
     resultNotice.className = 'notice notice-warning';
-    if (error instanceof ApiError && error.status === 403 && error.problem['reason'] === 'chat_token') {
+    if (error instanceof ApiError && error.status === 403 && error.problem.reason === 'chat_token') {
       chatToken = null;
       pending = null;
       resultText.textContent = 'The Slack link has expired: run /secret again to be told when it is opened. The secret itself is fine.';
-      resultNotice.dataset['chat'] = 'expired';
+      resultNotice.dataset.chat = 'expired';
     } else {
       const reason = error instanceof ApiError ? problemMessages(error).join(' ') : 'Something went wrong in this page.';
       resultText.textContent = `No Slack message was asked for: ${reason} The secret itself is fine.`;
-      resultNotice.dataset['chat'] = 'failed';
+      resultNotice.dataset.chat = 'failed';
       // Worth another try only when the server was not reached or could not answer then.
       const transient = !(error instanceof ApiError) || error.status === 0 || error.status === 429 || error.status >= 500;
       retry.disabled = !transient;
@@ -83,7 +83,7 @@ export function endChatLink(): void {
   pending = null;
   setVisible(composeNotice, false);
   setVisible(resultNotice, false);
-  delete resultNotice.dataset['chat'];
+  delete resultNotice.dataset.chat;
 }
 
 retry.addEventListener('click', () => void subscribe());

@@ -7,7 +7,7 @@
  */
 import { fileSealer } from '../../shared/envelope/index.ts';
 import { planTable } from '../../shared/domain/plans.ts';
-import { ApiError } from './api.ts';
+import type { ApiError } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import type { FileUpload, FileUploadBody, Plan } from './filesApi.ts';
 import type { UploadInput } from './fileUpload.ts';
@@ -103,8 +103,8 @@ export async function fileProblem(): Promise<{ field: HTMLElement; message: stri
 
 /** The server's 403 `plan_limit`, in the words of the limit it gave (the plan may have changed meanwhile). */
 export async function planLimitMessage(error: ApiError): Promise<string | null> {
-  if (error.status !== 403 || error.problem['reason'] !== 'plan_limit' || !file) return null;
-  const limit = Number(error.problem['limit_bytes']);
+  if (error.status !== 403 || error.problem.reason !== 'plan_limit' || !file) return null;
+  const limit = Number(error.problem.limit_bytes);
   const plan = (['free', 'pro', 'team'] as const).find((name) => planTable[name].fileBytes === limit) ?? null;
   const caller = plan === 'free' && (await callerOf().catch(() => null)) === 'anonymous' ? 'anonymous' : plan;
   return `File: ${overLimitText(file, limit, caller)}`;

@@ -97,7 +97,7 @@ function renumber(): void {
   rows.forEach((row, index) => {
     row.legend.textContent = `Recipient ${index + 1}`;
     row.removeName.textContent = ` recipient ${index + 1}`;
-    row.item.dataset['index'] = String(index + 1);
+    row.item.dataset.index = String(index + 1);
   });
   for (const hint of [labelHint, restrictedHint]) setVisible(hint, rows.length > 0);
   const full = rows.length >= maxRecipients;
@@ -164,7 +164,7 @@ function linkItem(link: CreatedLink, key: string, position: number): HTMLLIEleme
   const name = linkName(link, position);
   const id = `link-${position}`;
   const item = element('li', 'item');
-  item.dataset['recipientId'] = link.recipient_id;
+  item.dataset.recipientId = link.recipient_id;
   const title = element('h2', 'item-title', name);
   title.id = `${id}-title`;
   item.append(title);
@@ -186,10 +186,10 @@ function linkItem(link: CreatedLink, key: string, position: number): HTMLLIEleme
   input.spellcheck = false;
   input.autocomplete = 'off';
   input.value = url;
-  input.dataset['role'] = 'link';
+  input.dataset.role = 'link';
   const copy = element('button', 'primary', 'Copy link');
   copy.type = 'button';
-  copy.dataset['action'] = 'copy';
+  copy.dataset.action = 'copy';
   copy.setAttribute('aria-describedby', title.id);
   copy.addEventListener('click', () => void copyField(input, copy, `Link for ${name}`));
   input.addEventListener('focus', () => input.select());

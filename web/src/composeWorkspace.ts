@@ -188,7 +188,7 @@ export function workspaceProblems(settings: Settings): FieldError[] {
 
 /** A 403 that names the workspace, not a stale token: sending it again could not change the answer. */
 const isWorkspaceRefusal = (error: unknown): error is ApiError =>
-  error instanceof ApiError && error.status === 403 && (error.code === 'policy_violation' || error.problem['reason'] === 'not_a_member');
+  error instanceof ApiError && error.status === 403 && (error.code === 'policy_violation' || error.problem.reason === 'not_a_member');
 
 class FinalRefusal extends Error {
   constructor(readonly refusal: ApiError) {
@@ -255,7 +255,7 @@ export function workspaceRefusal(error: ApiError, isFile: boolean): { title: str
   if (!isWorkspaceRefusal(error)) return null;
   const name = chosen?.name ?? 'this workspace';
   void loadWorkspaces();
-  if (error.problem['reason'] === 'not_a_member') {
+  if (error.problem.reason === 'not_a_member') {
     return {
       title: 'Nothing was sent',
       messages: [`Send in: you are not a member of “${name}” (any more), so nothing was sent. Choose Personal or another workspace.`],

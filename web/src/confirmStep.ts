@@ -21,15 +21,15 @@ export function confirmStep(
   onYes: (yes: HTMLButtonElement) => void,
 ): ConfirmStep {
   const box = element('div', 'notice notice-warning');
-  box.dataset['role'] = `confirm-${options.action}`;
+  box.dataset.role = `confirm-${options.action}`;
   box.hidden = true;
   const question = element('p');
   question.append(options.question);
   const buttons = element('div', 'actions');
   const yes = actionButton(options.yes, options.object, 'danger');
-  yes.dataset['action'] = `confirm-${options.action}`;
+  yes.dataset.action = `confirm-${options.action}`;
   const no = actionButton(options.no, options.object);
-  no.dataset['action'] = `cancel-${options.action}`;
+  no.dataset.action = `cancel-${options.action}`;
   buttons.append(yes, no);
   box.append(question, buttons);
   const close = () => {

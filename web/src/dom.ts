@@ -29,8 +29,8 @@ export function announce(text: string): void {
  * gesture and at no other time.
  */
 export async function copyField(field: HTMLInputElement | HTMLTextAreaElement, button: HTMLButtonElement, what: string): Promise<void> {
-  const label = button.dataset['label'] ?? button.textContent ?? '';
-  button.dataset['label'] = label;
+  const label = button.dataset.label ?? button.textContent ?? '';
+  button.dataset.label = label;
   try {
     await navigator.clipboard.writeText(field.value);
     button.textContent = 'Copied ✓';
@@ -86,7 +86,7 @@ export const element = <K extends keyof HTMLElementTagNameMap>(tag: K, className
 /** A hidden error notice for `showProblem`, found by its `data-role`. */
 export function errorBox(role: string): HTMLElement {
   const box = element('p', 'notice notice-error');
-  box.dataset['role'] = role;
+  box.dataset.role = role;
   box.setAttribute('role', 'alert');
   box.tabIndex = -1;
   box.hidden = true;

@@ -14,7 +14,7 @@
  * (no free seat yet, too many requests, no connection). The token joins only a session of the
  * invited address, once, within 7 days.
  */
-import { ApiError } from './api.ts';
+import { ApiError, type AccountUser } from './api.ts';
 import { announce, byId, focusHeading, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
 import { goToSignIn, resume, SignedOutError, signOut, withAccess } from './session.ts';
@@ -63,14 +63,14 @@ function forget(): void {
 type Screen = 'joined' | 'wrong-address' | 'not-found' | 'used' | 'revoked' | 'expired' | 'no-seat' | 'rate-limited' | 'network' | 'error' | 'no-token';
 
 function show(screen: Screen, heading: string, sentence: string, options: { retry?: boolean; switchAddress?: boolean } = {}): void {
-  section.dataset['message'] = screen;
+  section.dataset.message = screen;
   title.textContent = heading;
   text.textContent = sentence;
   setVisible(open, screen === 'joined');
   setVisible(retryButton, options.retry === true);
   setVisible(switchButton, options.switchAddress === true);
   section.setAttribute('aria-busy', 'false');
-  document.documentElement.dataset['screen'] = screen;
+  document.documentElement.dataset.screen = screen;
   focusHeading(title);
 }
 
@@ -102,7 +102,7 @@ async function accept(): Promise<void> {
   } catch (error) {
     if (error instanceof SignedOutError) return goToSignIn('invitation');
     if (!(error instanceof ApiError)) return show('error', 'Something went wrong', 'Something went wrong in this page. Reload it to try again.', { retry: true });
-    const reason = error.problem['reason'];
+    const reason = error.problem.reason;
     if (error.status === 403 && reason === 'no_free_seat') {
       return show('no-seat', 'No free seat yet', 'The workspace has no free seat for you now. Ask its owner to add seats, then try again.', { retry: true });
     }
@@ -135,17 +135,17 @@ window.addEventListener('hashchange', () => location.reload());
 async function main(): Promise<void> {
   token = tokenShape.test(fromLink) ? fromLink : kept();
   if (token !== null && !tokenShape.test(token)) token = null;
-  let user;
+  let user: AccountUser | null;
   try {
     user = await resume();
   } catch {
     renderNav();
     if (token) keep(token);
-    document.documentElement.dataset['ready'] = 'join';
+    document.documentElement.dataset.ready = 'join';
     return show('network', 'Cannot reach Hushlink', 'Check your connection and try again. The invitation is still waiting for you.', { retry: true });
   }
   renderNav();
-  document.documentElement.dataset['ready'] = 'join';
+  document.documentElement.dataset.ready = 'join';
   if (!token) {
     return show('no-token', 'Open the link from your invitation', fromLink ? 'This link is incomplete: open it again from the invitation email, whole.' : 'This page accepts an invitation to a workspace: open it from the link in the invitation email.');
   }

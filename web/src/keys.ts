@@ -17,7 +17,6 @@ const firstScope = scopeBoxes[0]!;
 const expiry = byId<HTMLSelectElement>('key-expiry');
 const errors = byId('key-errors');
 const errorList = byId<HTMLUListElement>('key-error-list');
-const createButton = byId<HTMLButtonElement>('create-key');
 
 const newKey = byId('new-key');
 const newKeyTitle = byId('new-key-title');
@@ -40,7 +39,7 @@ const scopeLabels: Record<string, string> = {
 function keyItem(key: ApiKeyInfo): HTMLLIElement {
   const item = document.createElement('li');
   item.className = 'item';
-  item.dataset['id'] = key.id;
+  item.dataset.id = key.id;
   const head = document.createElement('div');
   head.className = 'item-head';
   const title = document.createElement('h3');
@@ -62,7 +61,7 @@ function keyItem(key: ApiKeyInfo): HTMLLIElement {
   const actions = document.createElement('div');
   actions.className = 'actions';
   const revoke = actionButton('Revoke', `key ${key.name}`, 'danger');
-  revoke.dataset['action'] = 'revoke';
+  revoke.dataset.action = 'revoke';
   revoke.addEventListener('click', () => void revokeKey(key, item, revoke));
   actions.append(revoke);
   const error = document.createElement('p');

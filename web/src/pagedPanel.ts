@@ -48,17 +48,17 @@ export interface PagedPanel {
 
 export function pagedPanel(options: PagedPanelOptions): PagedPanel {
   const panel = element('details', 'options');
-  panel.dataset['role'] = options.role;
+  panel.dataset.role = options.role;
   const summary = element('summary', '', options.summary);
   if (options.summaryHidden) summary.append(element('span', 'visually-hidden', options.summaryHidden));
   const refreshActions = element('div', 'actions');
   const refresh = actionButton('Refresh', options.refresh.object);
-  refresh.dataset['action'] = options.refresh.action;
+  refresh.dataset.action = options.refresh.action;
   refreshActions.append(refresh);
   const error = errorBox(`${options.role}-error`);
   const moreActions = element('div', 'actions');
   const more = actionButton('More', options.more.object);
-  more.dataset['action'] = options.more.action;
+  more.dataset.action = options.more.action;
   more.hidden = true;
   moreActions.append(more);
   panel.append(summary, refreshActions, error, ...options.content, moreActions);
@@ -79,7 +79,7 @@ export function pagedPanel(options: PagedPanelOptions): PagedPanel {
       if (!page) return;
       if (next) list.append(...page.items);
       else list.replaceChildren(...page.items);
-      panel.dataset['loaded'] = 'true';
+      panel.dataset.loaded = 'true';
       const hasMore = cursor.took(page.items.length, page.nextCursor);
       setVisible(more, hasMore);
       setVisible(empty, list.children.length === 0);

@@ -67,7 +67,7 @@ const cards = new Map<Plan, PlanCard>();
 function planCard(plan: Plan, index: number): PlanCard {
   const definition = planTable[plan];
   const item = element('li', 'item plan');
-  item.dataset['plan'] = plan;
+  item.dataset.plan = plan;
   const head = element('div', 'item-head');
   const title = element('h2', 'item-title', planLabel(plan));
   title.id = `plan-${plan}-title`;
@@ -76,9 +76,9 @@ function planCard(plan: Plan, index: number): PlanCard {
 
   const facts = element('dl', 'facts');
   const files = fact('Files up to', formatBytes(definition.fileBytes));
-  files.dataset['role'] = 'file-limit';
+  files.dataset.role = 'file-limit';
   const price = fact('Price', priceText(plan));
-  price.dataset['role'] = 'price';
+  price.dataset.role = 'price';
   facts.append(files, price);
 
   // Each plan's features past the one before it in the table: the table decides what is listed.
@@ -86,11 +86,11 @@ function planCard(plan: Plan, index: number): PlanCard {
   const added = definition.features.filter((feature) => !previous || !planTable[previous].features.includes(feature));
   const includes = element('p', 'plan-includes', previous ? `Everything in ${planLabel(previous)}${added.length > 0 ? ', and:' : '.'}` : 'Includes:');
   const features = element('ul', 'plan-features');
-  features.dataset['role'] = 'features';
+  features.dataset.role = 'features';
   features.setAttribute('aria-label', `What ${planLabel(plan)} includes`);
   for (const feature of added) {
     const entry = element('li', '', featureLabels[feature]);
-    entry.dataset['feature'] = feature;
+    entry.dataset.feature = feature;
     features.append(entry);
   }
   setVisible(features, added.length > 0);
@@ -153,12 +153,12 @@ function drawActions(user: AccountUser | null, subscription: BillingSubscription
         continue;
       }
       const button = user ? plainButton('Upgrade to Pro') : actionButton('Sign in to upgrade', 'to Pro', 'primary');
-      button.dataset['action'] = 'upgrade-pro';
+      button.dataset.action = 'upgrade-pro';
       button.addEventListener('click', () => (user ? void upgradeToPro(button, card) : signInToUpgrade()));
       card.actions.append(button);
     } else if (plan === 'team') {
       const button = user ? plainButton('Buy Team for a workspace') : actionButton('Sign in to upgrade', 'to Team', 'primary');
-      button.dataset['action'] = 'buy-team';
+      button.dataset.action = 'buy-team';
       if (user) {
         button.setAttribute('aria-controls', 'team-form');
         button.setAttribute('aria-expanded', 'false');
@@ -167,7 +167,7 @@ function drawActions(user: AccountUser | null, subscription: BillingSubscription
       card.actions.append(button);
     } else if (!planTable[plan].selfServe) {
       const button = actionButton('Contact sales', `about ${planLabel(plan)}`);
-      button.dataset['action'] = 'contact-sales';
+      button.dataset.action = 'contact-sales';
       button.addEventListener('click', () => {
         enquiryName.scrollIntoView({ block: 'center' });
         enquiryName.focus();
@@ -182,7 +182,7 @@ function drawActions(user: AccountUser | null, subscription: BillingSubscription
 function markCurrent(subscription: BillingSubscription): void {
   const badge = (plan: Plan, text: string, role: string) => {
     const mark = element('span', 'badge badge-current', text);
-    mark.dataset['role'] = role;
+    mark.dataset.role = role;
     cards.get(plan)?.head.append(mark);
   };
   badge(subscription.plan, 'Your plan', 'your-plan');
@@ -190,7 +190,9 @@ function markCurrent(subscription: BillingSubscription): void {
 }
 
 async function main(): Promise<void> {
-  plans.forEach((plan, index) => cards.set(plan, planCard(plan, index)));
+  plans.forEach((plan, index) => {
+    cards.set(plan, planCard(plan, index));
+  });
   list.replaceChildren(...[...cards.values()].map((card) => card.item));
 
   let user: AccountUser | null = null;

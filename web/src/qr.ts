@@ -9,11 +9,11 @@ const svgNs = 'http://www.w3.org/2000/svg';
 export function qrSvg(text: string, label: string): SVGSVGElement {
   const { size, data } = encode(text, { ecc: 'M', border: 2 });
   let path = '';
-  data.forEach((row, y) =>
+  data.forEach((row, y) => {
     row.forEach((dark, x) => {
       if (dark) path += `M${x} ${y}h1v1h-1z`;
-    }),
-  );
+    });
+  });
   const svg = document.createElementNS(svgNs, 'svg');
   svg.setAttribute('viewBox', `0 0 ${size} ${size}`);
   svg.setAttribute('role', 'img');

@@ -12,7 +12,7 @@ import { requestLimits } from '../../shared/limits.ts';
 import { actionButton, fact } from './accountPage.ts';
 import { announce, copyField, describeTime, element, errorBox, plural, setVisible, timeElement } from './dom.ts';
 import { pagedPanel } from './pagedPanel.ts';
-import { DownloadFailed, DownloadStopped, downloadFile, openFile, type OpenedFile } from './fileDownload.ts';
+import { DownloadFailed, DownloadStopped, downloadFile, openFile, type OpenedFile, type PlainSink } from './fileDownload.ts';
 import { formatBytes, ProgressView } from './progress.ts';
 import { loadRequest, type DeviceRequest } from './requestKeys.ts';
 import { requestsApi, type InboxItem, type OwnedRequest } from './requestsApi.ts';
@@ -32,10 +32,10 @@ const unreadableText = (code: string) => unreadable[code] ?? `This response coul
 
 export function inboxPanel(request: OwnedRequest): HTMLDetailsElement {
   const empty = element('p', '', 'No responses yet.');
-  empty.dataset['role'] = 'inbox-empty';
+  empty.dataset.role = 'inbox-empty';
   empty.hidden = true;
   const list = element('ul', 'items');
-  list.dataset['role'] = 'responses';
+  list.dataset.role = 'responses';
   list.setAttribute('aria-label', `Responses to request ${request.id}, newest first`);
   let device: DeviceRequest | null = null;
 
@@ -72,7 +72,7 @@ export function inboxPanel(request: OwnedRequest): HTMLDetailsElement {
       return { items: await Promise.all(page.items.map((item) => responseItem(item, request.id, keys))), nextCursor: page.next_cursor };
     },
     shown(items, next, more) {
-      const failed = items.filter((item) => item.dataset['outcome'] !== 'opened').length;
+      const failed = items.filter((item) => item.dataset.outcome !== 'opened').length;
       return (
         `${plural(items.length, next ? 'more response' : 'response', next ? 'more responses' : 'responses')} shown` +
         (failed > 0 ? `; ${failed} could not be opened.` : '.') +
@@ -93,8 +93,8 @@ export function inboxPanel(request: OwnedRequest): HTMLDetailsElement {
 /** One response, opened; never throws (a response that does not open says so in its item). */
 async function responseItem(item: InboxItem, requestId: string, device: DeviceRequest): Promise<HTMLLIElement> {
   const li = element('li', 'item');
-  li.dataset['responseId'] = item.response_id;
-  li.dataset['kind'] = item.kind;
+  li.dataset.responseId = item.response_id;
+  li.dataset.kind = item.kind;
   const head = element('div', 'item-head');
   const title = element('h4', 'item-title', item.kind === 'file' ? 'A file' : 'A text');
   title.id = `response-${item.response_id}-title`;
@@ -105,10 +105,10 @@ async function responseItem(item: InboxItem, requestId: string, device: DeviceRe
   head.append(title, received);
   li.append(head);
   const fail = (code: string) => {
-    li.dataset['outcome'] = code === 'forged' ? 'forged' : 'unreadable';
-    li.dataset['code'] = code;
+    li.dataset.outcome = code === 'forged' ? 'forged' : 'unreadable';
+    li.dataset.code = code;
     const notice = element('p', 'notice notice-error', unreadableText(code));
-    notice.dataset['role'] = 'unreadable';
+    notice.dataset.role = 'unreadable';
     li.append(notice);
     return li;
   };
@@ -125,7 +125,7 @@ async function responseItem(item: InboxItem, requestId: string, device: DeviceRe
     } catch (error) {
       return fail(error instanceof EnvelopeError ? error.code : 'unknown');
     }
-    li.dataset['outcome'] = 'opened';
+    li.dataset.outcome = 'opened';
     const id = `response-${item.response_id}`;
     const field = element('div', 'field');
     const label = element('label', 'visually-hidden', `Text received ${describeTime(item.created_at)}`);
@@ -143,7 +143,7 @@ async function responseItem(item: InboxItem, requestId: string, device: DeviceRe
     const copy = element('button', 'primary', 'Copy');
     copy.type = 'button';
     copy.setAttribute('aria-describedby', `${title.id} ${received.id}`);
-    copy.dataset['action'] = 'copy-response';
+    copy.dataset.action = 'copy-response';
     copy.addEventListener('click', () => void copyField(area, copy, 'Response'));
     actions.append(copy);
     li.append(field, actions);
@@ -154,13 +154,13 @@ async function responseItem(item: InboxItem, requestId: string, device: DeviceRe
     opened = await openFile(item.download, item.size_bytes, { key, salt: item.salt });
   } catch (error) {
     if (error instanceof EnvelopeError) return fail(error.code);
-    li.dataset['outcome'] = 'unreachable';
+    li.dataset.outcome = 'unreachable';
     const notice = element('p', 'notice notice-error', `The file could not be fetched (${(error as Error).message}). Choose Refresh to try again.`);
-    notice.dataset['role'] = 'unreachable';
+    notice.dataset.role = 'unreachable';
     li.append(notice);
     return li;
   }
-  li.dataset['outcome'] = 'opened';
+  li.dataset.outcome = 'opened';
   li.append(...fileControls(opened, item));
   return li;
 }
@@ -170,7 +170,7 @@ function fileControls(opened: OpenedFile, item: InboxItem): HTMLElement[] {
   const { meta } = opened;
   const facts = element('dl', 'facts');
   const name = fact('Name', meta.name);
-  name.dataset['role'] = 'file-name';
+  name.dataset.role = 'file-name';
   name.querySelector('dd')!.className = 'file-name';
   facts.append(name, fact('Size', `${formatBytes(meta.size)} (${meta.size.toLocaleString('en')} bytes)`));
   const transfer = element('div', 'transfer');
@@ -185,13 +185,13 @@ function fileControls(opened: OpenedFile, item: InboxItem): HTMLElement[] {
   bar.setAttribute('aria-describedby', barStatus.id);
   transfer.append(barLabel, bar, barStatus);
   const saved = element('p', 'notice notice-info');
-  saved.dataset['role'] = 'saved';
+  saved.dataset.role = 'saved';
   saved.tabIndex = -1;
   saved.hidden = true;
   const problem = errorBox('save-error');
   const actions = element('div', 'actions');
   const save = actionButton('Save file', meta.name, 'primary');
-  save.dataset['action'] = 'save-file';
+  save.dataset.action = 'save-file';
   const stop = actionButton('Stop', `saving ${meta.name}`);
   stop.hidden = true;
   actions.append(save, stop);
@@ -202,7 +202,7 @@ function fileControls(opened: OpenedFile, item: InboxItem): HTMLElement[] {
     void (async () => {
       setVisible(problem, false);
       setVisible(saved, false);
-      let sink;
+      let sink: PlainSink | null;
       try {
         sink = await sinkFor(meta.name, meta.size);
       } catch (error) {

@@ -34,9 +34,9 @@ export function stateOf(request: OwnedRequest, now = Date.now()): RequestState {
 export function requestItem(request: OwnedRequest, kept: boolean): HTMLLIElement {
   const state = stateOf(request);
   const item = element('li', 'item');
-  item.dataset['id'] = request.id;
-  item.dataset['state'] = state;
-  item.dataset['kept'] = String(kept);
+  item.dataset.id = request.id;
+  item.dataset.state = state;
+  item.dataset.kept = String(kept);
 
   const head = element('div', 'item-head');
   const title = element('h3', 'item-title');
@@ -45,12 +45,12 @@ export function requestItem(request: OwnedRequest, kept: boolean): HTMLLIElement
   title.append(element('code', '', request.id));
   const shown = stateLabels[state];
   const badge = element('span', `badge ${shown.badge}`.trim(), shown.label);
-  badge.dataset['role'] = 'state';
+  badge.dataset.role = 'state';
   head.append(title, badge);
 
   const facts = element('dl', 'facts');
   const responses = fact('Responses', `${request.responses} of ${request.max_responses}`);
-  responses.dataset['role'] = 'responses';
+  responses.dataset.role = 'responses';
   facts.append(responses);
   facts.append(fact(state === 'expired' ? 'Expired' : 'Expires', timeElement(request.expires_at)));
   facts.append(fact('Created', timeElement(request.created_at)));
@@ -58,7 +58,7 @@ export function requestItem(request: OwnedRequest, kept: boolean): HTMLLIElement
 
   if (!kept) {
     const elsewhere = element('p', 'notice notice-info', 'Made in another browser, or this browser’s data was cleared since: its responses can be opened only where it was made, not here.');
-    elsewhere.dataset['role'] = 'elsewhere';
+    elsewhere.dataset.role = 'elsewhere';
     item.append(elsewhere);
   }
   if (kept && state === 'open') item.append(linkPanel(request));
@@ -70,7 +70,7 @@ export function requestItem(request: OwnedRequest, kept: boolean): HTMLLIElement
 /** "Link and QR code": the link again, made when first opened from what this browser keeps. */
 function linkPanel(request: OwnedRequest): HTMLDetailsElement {
   const panel = element('details', 'options');
-  panel.dataset['role'] = 'link';
+  panel.dataset.role = 'link';
   const summary = element('summary', '', 'Link and QR code');
   summary.append(element('span', 'visually-hidden', ` of request ${request.id}`));
   const body = element('div');
@@ -101,7 +101,7 @@ function linkPanel(request: OwnedRequest): HTMLDetailsElement {
         const copy = element('button', 'primary', 'Copy link');
         copy.type = 'button';
         copy.setAttribute('aria-describedby', `request-${request.id}-title`);
-        copy.dataset['action'] = 'copy-link';
+        copy.dataset.action = 'copy-link';
         copy.addEventListener('click', () => void copyField(input, copy, 'Link'));
         row.append(input, copy);
         field.append(label, row);
@@ -125,16 +125,16 @@ function linkPanel(request: OwnedRequest): HTMLDetailsElement {
 function closeControls(request: OwnedRequest, item: HTMLLIElement, kept: boolean): HTMLElement[] {
   const actions = element('div', 'actions');
   const close = actionButton('Close', `request ${request.id}`, 'danger');
-  close.dataset['action'] = 'close';
+  close.dataset.action = 'close';
   actions.append(close);
   const confirm = element('div', 'notice notice-warning');
-  confirm.dataset['role'] = 'confirm';
+  confirm.dataset.role = 'confirm';
   confirm.hidden = true;
   const confirmActions = element('div', 'actions');
   const yes = actionButton('Yes, close it', `request ${request.id}`, 'danger');
-  yes.dataset['action'] = 'confirm-close';
+  yes.dataset.action = 'confirm-close';
   const no = actionButton('Keep it open', `request ${request.id}`);
-  no.dataset['action'] = 'cancel-close';
+  no.dataset.action = 'cancel-close';
   confirmActions.append(yes, no);
   confirm.append(element('p', '', 'Close this request? Its link stops taking responses at once, for good. The responses already received stay readable here.'), confirmActions);
   const error = errorBox('close-error');

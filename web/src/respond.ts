@@ -211,11 +211,11 @@ function failed(error: unknown): void {
     const wait = error.retryAfter === null ? 'a little' : plural(Math.max(1, error.retryAfter), 'second', 'seconds');
     return showError('Too many attempts', `Too many requests came from your network in a short time. Nothing was sent; try again in ${wait}.`);
   }
-  if (error.problem['reason'] === 'plan_limit') {
-    const limit = Number(error.problem['limit_bytes']);
+  if (error.problem.reason === 'plan_limit') {
+    const limit = Number(error.problem.limit_bytes);
     return showError('This file is too large for this request', `The person who asked can receive files up to ${Number.isFinite(limit) ? formatBytes(limit) : 'a smaller size'}. Nothing was sent.`, fileInput);
   }
-  if (error.problem['reason'] === 'busy') return showError('Nothing was sent', 'Many answers reached this link at once. Send it again.');
+  if (error.problem.reason === 'busy') return showError('Nothing was sent', 'Many answers reached this link at once. Send it again.');
   showError('Nothing was sent', problemMessages(error).join(' '));
 }
 
@@ -242,4 +242,4 @@ window.addEventListener('pagehide', () => {
 
 if (!requestId) showMessage(respondMessages.notFound());
 else void load();
-document.documentElement.dataset['ready'] = 'respond';
+document.documentElement.dataset.ready = 'respond';

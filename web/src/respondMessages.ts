@@ -77,7 +77,7 @@ export const respondMessages = {
 
 /** A refusal that ends the page's work: the link cannot take this answer, whatever is typed. */
 export function endingMessage(error: ApiError, retry: () => void): Message | null {
-  const reason = typeof error.problem['reason'] === 'string' ? error.problem['reason'] : '';
+  const reason = typeof error.problem.reason === 'string' ? error.problem.reason : '';
   if (error.status === 404 && reason === 'unknown_host') return respondMessages.notServedHere();
   if (error.status === 404 || reason === 'request_not_found') return respondMessages.notFound();
   if ((error.status === 410 && reason === 'expired') || reason === 'request_expired') return respondMessages.expired();

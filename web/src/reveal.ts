@@ -10,7 +10,7 @@
  * in a branded workspace shows "Sent from <name> on Hushlink" above it all (`revealBranding.ts`).
  */
 import { claimTokenFor, EnvelopeError, fromBase64, iterationRange, linkTokenFor, openText } from '../../shared/envelope/index.ts';
-import { api, ApiError, type SecretMetadata } from './api.ts';
+import { api, ApiError, type ClaimedSecret, type SecretMetadata } from './api.ts';
 import { announce, byId, copyField, focusHeading, plural, setVisible, timeElement } from './dom.ts';
 import { formatBytes } from './progress.ts';
 import { showBranding } from './revealBranding.ts';
@@ -216,7 +216,7 @@ async function reveal(event: SubmitEvent): Promise<void> {
       claimTokenFor({ key, salt: meta.salt, passphrase: secret, iterations }),
       linkTokenFor({ key, salt: meta.salt }),
     ]);
-    let claimed;
+    let claimed: ClaimedSecret;
     try {
       const gateToken = gate?.token();
       claimed = await api.claimSecret(secretId, claimToken, linkToken, recipientId === null ? undefined : { recipientId, ...(gateToken ? { gateToken } : {}) });
@@ -308,4 +308,4 @@ copySecret.addEventListener('click', () => void copyField(secretText, copySecret
 if (!secretId) showMessage(messages.notFound());
 else if (!key) showMessage(messages.missingKey());
 else void loadMetadata();
-document.documentElement.dataset['ready'] = 'reveal';
+document.documentElement.dataset.ready = 'reveal';

@@ -38,7 +38,7 @@ export function showBranding(branding: SecretMetadata['branding']): void {
   const root = document.documentElement;
   band.querySelector('img')?.remove();
   root.style.removeProperty('--brand-accent');
-  delete root.dataset['brandAccent'];
+  delete root.dataset.brandAccent;
   if (!branding || !validName(branding.display_name)) {
     nameElement.textContent = '';
     setVisible(band, false);
@@ -55,7 +55,7 @@ export function showBranding(branding: SecretMetadata['branding']): void {
   if (validAccent(branding.accent)) {
     const accent = branding.accent.toLowerCase();
     root.style.setProperty('--brand-accent', accent);
-    root.dataset['brandAccent'] = accent;
+    root.dataset.brandAccent = accent;
   }
   setVisible(band, true);
 }

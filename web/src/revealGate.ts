@@ -179,7 +179,7 @@ export function createGate(secretId: string, recipientId: string, hooks: GateHoo
       codeInput.value = '';
       notice.textContent = reason === 'expired' ? 'Your confirmation has run out (it lasts 15 minutes), or was not accepted. Confirm your address again: nothing was opened or used up.' : '';
       setVisible(notice, reason === 'expired');
-      screen.dataset['reason'] = reason ?? '';
+      screen.dataset.reason = reason ?? '';
       step('email');
       document.title = 'Hushlink: confirm your address';
       hooks.show();

@@ -199,7 +199,7 @@ export function messageForError(error: ApiError, context: RefusalContext): Messa
       if (error.code === 'gate_refused') return messages.gateRefused(context.confirmAgain);
       return messages.unexpected(error, context.reload);
     case 404:
-      return error.problem['reason'] === 'unknown_host' ? messages.notServedHere() : messages.notFound();
+      return error.problem.reason === 'unknown_host' ? messages.notServedHere() : messages.notFound();
     case 410: {
       if (error.code === 'recipient_revoked') return messages.recipientRevoked();
       const state = typeof error.problem.state === 'string' ? error.problem.state : undefined;

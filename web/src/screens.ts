@@ -38,7 +38,7 @@ export function messageScreen(screen: HTMLElement, show: () => void): (message: 
     retryAction = message.retry ?? null;
     retry.textContent = message.retryLabel ?? 'Try again';
     setVisible(retry, retryAction !== null);
-    screen.dataset['message'] = message.id;
+    screen.dataset.message = message.id;
     document.title = `Hushlink: ${message.title}`;
     show();
     announce('');

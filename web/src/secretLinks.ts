@@ -56,21 +56,21 @@ export interface LinksPanelHooks {
 export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDetailsElement {
   const linksTitle = element('h3', 'panel-title', 'Links');
   const single = element('p', '', 'One link for everyone: this secret has no personal links.');
-  single.dataset['role'] = 'single-link';
+  single.dataset.role = 'single-link';
   single.hidden = true;
   const links = element('ul', 'items');
-  links.dataset['role'] = 'links';
+  links.dataset.role = 'links';
   links.setAttribute('aria-label', `Personal links of secret ${secret.id}`);
 
   const receiptsTitle = element('h3', 'panel-title', 'Opened');
   const planNote = element('p', 'hint', 'Where and on what device it was opened is shown on the Pro and Team plans.');
   planNote.hidden = true;
   const empty = element('p', '', 'Not opened yet.');
-  empty.dataset['role'] = 'receipts-empty';
+  empty.dataset.role = 'receipts-empty';
   empty.hidden = true;
   const tableWrap = element('div', 'table-wrap');
   const table = element('table', 'receipts');
-  table.dataset['role'] = 'receipts';
+  table.dataset.role = 'receipts';
   const caption = element('caption', 'visually-hidden', `When secret ${secret.id} was opened, newest first`);
   const head = element('thead');
   const body = element('tbody');
@@ -89,11 +89,11 @@ export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDet
 
   function receiptRow(receipt: Receipt): HTMLTableRowElement {
     const row = element('tr');
-    row.dataset['recipientId'] = receipt.recipient_id ?? '';
-    row.dataset['channel'] = receipt.channel;
+    row.dataset.recipientId = receipt.recipient_id ?? '';
+    row.dataset.channel = receipt.channel;
     const cell = (content: string | Node, role: string) => {
       const td = element('td');
-      td.dataset['role'] = role;
+      td.dataset.role = role;
       td.append(content);
       return td;
     };
@@ -133,36 +133,36 @@ export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDet
   function linkItem(link: OwnedLink, position: number, metadata: OwnerMetadata): HTMLLIElement {
     const name = linkName(link, position);
     const item = element('li', 'item');
-    item.dataset['recipientId'] = link.recipient_id;
-    item.dataset['state'] = link.state;
+    item.dataset.recipientId = link.recipient_id;
+    item.dataset.state = link.state;
     const itemHead = element('div', 'item-head');
     const title = element('h4', 'item-title', name);
     title.tabIndex = -1;
     const shown = linkStates[link.state] ?? { label: link.state, badge: '' };
     const badge = element('span', `badge ${shown.badge}`.trim(), shown.label);
-    badge.dataset['role'] = 'link-state';
+    badge.dataset.role = 'link-state';
     itemHead.append(title, badge);
     const facts = element('dl', 'facts');
     if (link.email) facts.append(fact('Address', link.restricted ? `${link.email} (only this address can open it)` : link.email));
     const views = fact('Views left', `${link.views_left} of ${metadata.max_views}`);
-    views.dataset['role'] = 'link-views';
+    views.dataset.role = 'link-views';
     facts.append(views);
     item.append(itemHead, facts);
     if (link.state !== 'active' || metadata.state !== 'active') return item;
 
     const actions = element('div', 'actions');
     const revoke = actionButton('Revoke this link', `for ${name}`, 'danger');
-    revoke.dataset['action'] = 'revoke-link';
+    revoke.dataset.action = 'revoke-link';
     actions.append(revoke);
     // The confirm step: nothing is revoked until "Yes, revoke it".
     const confirm = element('div', 'notice notice-warning');
-    confirm.dataset['role'] = 'confirm';
+    confirm.dataset.role = 'confirm';
     confirm.hidden = true;
     const confirmActions = element('div', 'actions');
     const yes = actionButton('Yes, revoke it', `the link for ${name}`, 'danger');
-    yes.dataset['action'] = 'confirm-revoke-link';
+    yes.dataset.action = 'confirm-revoke-link';
     const no = actionButton('Keep it', `the link for ${name}`);
-    no.dataset['action'] = 'cancel-revoke-link';
+    no.dataset.action = 'cancel-revoke-link';
     confirmActions.append(yes, no);
     confirm.append(element('p', '', `Revoke the link for ${name}? It stops opening the secret at once; the other links keep working.`), confirmActions);
     const error = errorBox('link-error');

@@ -16,8 +16,8 @@ const signOutAll = byId<HTMLButtonElement>('sign-out-everywhere');
 function deviceItem(device: DeviceSession): HTMLLIElement {
   const item = document.createElement('li');
   item.className = 'item';
-  item.dataset['id'] = device.id;
-  item.dataset['current'] = String(device.current);
+  item.dataset.id = device.id;
+  item.dataset.current = String(device.current);
   const head = document.createElement('div');
   head.className = 'item-head';
   const title = document.createElement('h2');

@@ -182,7 +182,7 @@ function refused(error: unknown): void {
     code.select();
     return;
   }
-  if (error.status === 403 && problem['reason'] === 'sso_required') {
+  if (error.status === 403 && problem.reason === 'sso_required') {
     showError(
       codeError,
       codeErrorTitle,
@@ -278,7 +278,7 @@ async function main(): Promise<void> {
   }
   emailFields.disabled = false;
   step('email');
-  document.documentElement.dataset['ready'] = 'signin';
+  document.documentElement.dataset.ready = 'signin';
 }
 
 void main();

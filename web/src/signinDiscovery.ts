@@ -43,11 +43,11 @@ export function wireSsoDiscovery(email: HTMLInputElement, anchor: HTMLElement): 
       provider = link;
     }
     const uses = element('p');
-    uses.dataset['role'] = 'sso-uses';
+    uses.dataset.role = 'sso-uses';
     uses.append('Your workspace ', element('bdi', '', found.workspace.name), ' uses ', provider, ' for single sign-on.');
     const still = element('p', '', 'Signing in to Hushlink is still done with a code emailed to this address: send it as usual.');
     notice.replaceChildren(uses, still);
-    notice.dataset['workspaceId'] = found.workspace.id;
+    notice.dataset.workspaceId = found.workspace.id;
     shownFor = address;
     setVisible(notice, true);
   };

@@ -21,7 +21,7 @@ const maxEntries = 100;
 function isEntry(value: unknown): value is UnattachedEntry {
   if (typeof value !== 'object' || value === null) return false;
   const entry = value as Record<string, unknown>;
-  return typeof entry['id'] === 'string' && typeof entry['delete_token'] === 'string' && typeof entry['expires_at'] === 'string';
+  return typeof entry.id === 'string' && typeof entry.delete_token === 'string' && typeof entry.expires_at === 'string';
 }
 
 function read(): UnattachedEntry[] {

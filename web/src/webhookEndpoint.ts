@@ -23,22 +23,22 @@ export interface EndpointList {
 
 export function endpointItem(endpoint: WebhookEndpoint, list: EndpointList): HTMLLIElement {
   const item = element('li', 'item');
-  item.dataset['id'] = endpoint.id;
-  item.dataset['enabled'] = String(endpoint.enabled);
+  item.dataset.id = endpoint.id;
+  item.dataset.enabled = String(endpoint.enabled);
   const head = element('div', 'item-head');
   const title = element('h3', 'item-title');
   title.tabIndex = -1;
   title.append(element('code', '', endpoint.url));
   const badge = element('span', endpoint.enabled ? 'badge badge-active' : 'badge badge-locked', endpoint.enabled ? 'On' : 'Switched off');
-  badge.dataset['role'] = 'state';
+  badge.dataset.role = 'state';
   head.append(title, badge);
 
   const facts = element('dl', 'facts');
   const all = webhookEventTypes.every((type) => endpoint.events.includes(type));
   const events = fact('Events', all ? 'All events' : endpoint.events.join(', '));
-  events.dataset['role'] = 'events';
+  events.dataset.role = 'events';
   const failures = fact('Failures', `${endpoint.consecutive_failures} in a row`);
-  failures.dataset['role'] = 'failures';
+  failures.dataset.role = 'failures';
   facts.append(events, failures);
   if (!endpoint.enabled) {
     const off = document.createDocumentFragment();
@@ -51,26 +51,26 @@ export function endpointItem(endpoint: WebhookEndpoint, list: EndpointList): HTM
 
   const actions = element('div', 'actions');
   const test = actionButton('Send test', `delivery to ${endpoint.url}`);
-  test.dataset['action'] = 'test';
+  test.dataset.action = 'test';
   const remove = actionButton('Delete', `endpoint ${endpoint.url}`, 'danger');
-  remove.dataset['action'] = 'delete';
+  remove.dataset.action = 'delete';
   actions.append(test, remove);
 
   // The confirm step: nothing is deleted until "Yes, delete it".
   const confirm = element('div', 'notice notice-warning');
-  confirm.dataset['role'] = 'confirm';
+  confirm.dataset.role = 'confirm';
   confirm.hidden = true;
   const question = element('p', '', 'Delete this endpoint? Nothing more is sent to it, queued deliveries are cancelled and its delivery log goes with it.');
   const confirmActions = element('div', 'actions');
   const yes = actionButton('Yes, delete it', `endpoint ${endpoint.url}`, 'danger');
-  yes.dataset['action'] = 'confirm-delete';
+  yes.dataset.action = 'confirm-delete';
   const no = actionButton('Keep it', `endpoint ${endpoint.url}`);
-  no.dataset['action'] = 'cancel-delete';
+  no.dataset.action = 'cancel-delete';
   confirmActions.append(yes, no);
   confirm.append(question, confirmActions);
 
   const queued = element('p', 'notice notice-info');
-  queued.dataset['role'] = 'test-result';
+  queued.dataset.role = 'test-result';
   queued.hidden = true;
   const error = errorBox('error');
 
@@ -135,8 +135,8 @@ async function sendTest(endpoint: WebhookEndpoint, button: HTMLButtonElement, qu
     queued.textContent = answer.queued
       ? 'Test delivery queued. It is sent within seconds: refresh the delivery log below to see how your receiver answered.'
       : 'Not queued: 5 test deliveries to this endpoint are still waiting. The newest is in the delivery log below; try again once they are through.';
-    queued.dataset['deliveryId'] = answer.delivery_id;
-    queued.dataset['queued'] = String(answer.queued);
+    queued.dataset.deliveryId = answer.delivery_id;
+    queued.dataset.queued = String(answer.queued);
     setVisible(queued, true);
     announce(answer.queued ? 'Test delivery queued.' : 'Test delivery not queued: 5 are still waiting.');
     showLog();

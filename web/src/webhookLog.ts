@@ -24,7 +24,7 @@ const deliveryStates: Record<string, { label: string; badge: string }> = {
 
 function attemptLine(attempt: WebhookDelivery['attempts'][number]): HTMLLIElement {
   const line = element('li', attempt.status !== null && attempt.status >= 200 && attempt.status < 300 ? 'ok' : 'failed');
-  line.dataset['status'] = attempt.status === null ? 'error' : String(attempt.status);
+  line.dataset.status = attempt.status === null ? 'error' : String(attempt.status);
   const outcome = attempt.status !== null ? `HTTP ${attempt.status}` : `no answer: ${attempt.error ?? 'unknown error'}`;
   line.append(`Attempt ${attempt.number}, `, timeElement(attempt.at), `: ${outcome}, ${attempt.duration_ms} ms`);
   if (attempt.status !== null && attempt.error) line.append(` (${attempt.error})`);
@@ -33,15 +33,15 @@ function attemptLine(attempt: WebhookDelivery['attempts'][number]): HTMLLIElemen
 
 function deliveryItem(delivery: WebhookDelivery): HTMLLIElement {
   const item = element('li', 'item');
-  item.dataset['id'] = delivery.id;
-  item.dataset['status'] = delivery.status;
+  item.dataset.id = delivery.id;
+  item.dataset.status = delivery.status;
   const head = element('div', 'item-head');
   const title = element('h4', 'item-title');
   title.tabIndex = -1;
   title.append(element('code', '', delivery.type));
   const state = deliveryStates[delivery.status] ?? { label: delivery.status, badge: '' };
   const badge = element('span', `badge ${state.badge}`.trim(), state.label);
-  badge.dataset['role'] = 'status';
+  badge.dataset.role = 'status';
   head.append(title, badge);
 
   const facts = element('dl', 'facts');
@@ -49,7 +49,7 @@ function deliveryItem(delivery: WebhookDelivery): HTMLLIElement {
   if (delivery.status === 'pending' && delivery.next_attempt_at) facts.append(fact('Next attempt', timeElement(delivery.next_attempt_at)));
 
   const attempts = element('ul', 'results');
-  attempts.dataset['role'] = 'attempts';
+  attempts.dataset.role = 'attempts';
   attempts.setAttribute('aria-label', `Attempts of delivery ${delivery.id}`);
   if (delivery.attempts.length === 0) attempts.append(element('li', '', 'No attempt yet.'));
   else attempts.append(...delivery.attempts.map(attemptLine));
@@ -64,7 +64,7 @@ function deliveryItem(delivery: WebhookDelivery): HTMLLIElement {
   text.readOnly = true;
   text.rows = 3;
   text.spellcheck = false;
-  text.dataset['role'] = 'body';
+  text.dataset.role = 'body';
   text.value = delivery.request.body;
   body.append(label, text);
 
@@ -83,10 +83,10 @@ export interface DeliveryLog {
 /** `gone` is called when the endpoint no longer exists (a 404: deleted elsewhere). */
 export function deliveryLog(endpoint: WebhookEndpoint, gone: () => unknown): DeliveryLog {
   const logEmpty = element('p', '', 'No deliveries yet.');
-  logEmpty.dataset['role'] = 'log-empty';
+  logEmpty.dataset.role = 'log-empty';
   logEmpty.hidden = true;
   const deliveries = element('ul', 'items');
-  deliveries.dataset['role'] = 'deliveries';
+  deliveries.dataset.role = 'deliveries';
   deliveries.setAttribute('aria-label', `Deliveries to ${endpoint.url}, newest first`);
 
   const log = pagedPanel({

@@ -82,7 +82,7 @@ function renderHeader(current: WorkspaceSummary): void {
   title.textContent = current.name;
   document.title = `Hushlink: ${current.name}`;
   const role = fact('Your role', `${roleLabel(current.role)}: ${roleDescriptions[current.role]}`);
-  role.dataset['role'] = 'your-role';
+  role.dataset.role = 'your-role';
   facts.replaceChildren(fact('Slug', element('span', 'mono', current.slug)), role, fact('Plan', planLabel(current.plan)));
   setVisible(facts, true);
 }
@@ -97,7 +97,7 @@ function renderMembers(current: WorkspaceSummary, list: MemberList): void {
   seatsLine.textContent =
     `${used} of ${plural(current.seats, 'seat', 'seats')} used: ${plural(list.items.length, 'member', 'members')} and ${plural(list.invitations.length, 'pending invitation', 'pending invitations')}.` +
     (full ? ' No seat is free: a Team subscription’s seats make room, and revoking an invitation frees its seat.' : '');
-  seatsLine.dataset['used'] = String(used);
+  seatsLine.dataset.used = String(used);
 }
 
 async function loadMembers(current: WorkspaceSummary): Promise<void> {

@@ -52,15 +52,15 @@ function detailText(value: unknown): string {
 function cell(label: string, className = ''): HTMLTableCellElement {
   const td = element('td', className);
   td.setAttribute('role', 'cell');
-  td.dataset['label'] = label;
+  td.dataset.label = label;
   return td;
 }
 
 function rowElement(row: AuditRow): HTMLTableRowElement {
   const tr = element('tr');
   tr.setAttribute('role', 'row');
-  tr.dataset['id'] = row.id;
-  tr.dataset['action'] = row.action;
+  tr.dataset.id = row.id;
+  tr.dataset.action = row.action;
   const when = cell('When');
   when.append(timeElement(row.at));
   const who = cell('Who', 'audit-actor');

@@ -91,25 +91,25 @@ function update(): void {
   contrast.replaceChildren();
   if (accent === null || !isHexColour(accent)) {
     previewPage.style.removeProperty('--brand-accent');
-    delete previewPage.dataset['accent'];
+    delete previewPage.dataset.accent;
     verdict.textContent = accent === null ? 'No accent colour: the page keeps Hushlink’s own colours.' : 'Write the colour as # and six hexadecimal digits, such as #1f6feb.';
-    verdict.dataset['verdict'] = accent === null ? 'none' : 'invalid';
+    verdict.dataset.verdict = accent === null ? 'none' : 'invalid';
     return;
   }
   // Checked #rrggbb only: nothing else reaches the style.
   previewPage.style.setProperty('--brand-accent', accent);
-  previewPage.dataset['accent'] = accent;
+  previewPage.dataset.accent = accent;
   for (const use of accentUses(accent)) {
     const ok = use.ratio >= workspaceLimits.accentContrast;
     const row = element('li', ok ? 'contrast-ok' : 'contrast-low', `${ok ? '✓' : '✗'} ${use.use}: ${formatRatio(use.ratio)}`);
-    row.dataset['ok'] = String(ok);
+    row.dataset.ok = String(ok);
     contrast.append(row);
   }
   const [worst] = accentShortfalls(accent);
   verdict.textContent = worst
     ? `Too little contrast: as ${worst.use} it gives ${formatRatio(worst.ratio)}, and at least ${workspaceLimits.accentContrast}:1 is needed, so it would be refused. Choose a darker colour.`
     : `Readable wherever it is drawn (at least ${workspaceLimits.accentContrast}:1 everywhere).`;
-  verdict.dataset['verdict'] = worst ? 'low' : 'ok';
+  verdict.dataset.verdict = worst ? 'low' : 'ok';
 }
 
 const sentence = (message: string) => `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
@@ -224,8 +224,8 @@ async function save(context: WorkspaceContext): Promise<void> {
       if (Object.keys(messages).length === 0 && other.length === 0) other.push(...problemMessages(error));
       return formErrors.show(messages, other.length > 0 ? other.join(' ') : null);
     }
-    if (error instanceof ApiError && error.status === 403 && error.problem['reason'] === 'plan') {
-      showPlanNote(typeof error.problem['plan'] === 'string' ? error.problem['plan'] : context.workspace.plan);
+    if (error instanceof ApiError && error.status === 403 && error.problem.reason === 'plan') {
+      showPlanNote(typeof error.problem.plan === 'string' ? error.problem.plan : context.workspace.plan);
       fields.disabled = true;
       planNote.focus();
       return;

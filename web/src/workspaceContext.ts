@@ -26,7 +26,7 @@ export interface WorkspaceContext {
  * section that asked may be gone); anything else is shown in `box` after `prefix`.
  */
 export async function explainRefusal(context: WorkspaceContext, error: unknown, box: HTMLElement, prefix: string): Promise<void> {
-  if (error instanceof ApiError && (error.status === 404 || (error.status === 403 && error.problem['reason'] === 'role'))) {
+  if (error instanceof ApiError && (error.status === 404 || (error.status === 403 && error.problem.reason === 'role'))) {
     const why =
       error.status === 404
         ? 'What you acted on is no longer there (changed elsewhere, or you are no longer a member): the page is read again.'

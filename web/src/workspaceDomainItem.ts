@@ -45,7 +45,7 @@ function copyRow(id: string, labelText: string, value: string, what: string): HT
   label.htmlFor = id;
   const copy = element('button', '', `Copy ${labelText.toLowerCase()}`);
   copy.type = 'button';
-  copy.dataset['action'] = `copy-${labelText.toLowerCase()}`;
+  copy.dataset.action = `copy-${labelText.toLowerCase()}`;
   copy.addEventListener('click', () => void copyField(input, copy, what));
   input.addEventListener('focus', () => input.select());
   row.append(input, copy);
@@ -56,7 +56,7 @@ function copyRow(id: string, labelText: string, value: string, what: string): HT
 /** The claim's TXT record, to publish: its name and value. */
 function recordBox(domain: WorkspaceDomain): HTMLDivElement {
   const box = element('div', 'txt-record');
-  box.dataset['role'] = 'txt-record';
+  box.dataset.role = 'txt-record';
   const heading = element('h4', 'panel-title', 'TXT record to publish');
   heading.id = `domain-${domain.id}-record`;
   heading.tabIndex = -1;
@@ -76,8 +76,8 @@ function recordBox(domain: WorkspaceDomain): HTMLDivElement {
 
 function lastCheck(domain: WorkspaceDomain): HTMLElement {
   const line = element('span');
-  line.dataset['role'] = 'last-check';
-  line.dataset['error'] = domain.last_error ?? '';
+  line.dataset.role = 'last-check';
+  line.dataset.error = domain.last_error ?? '';
   if (domain.last_checked_at === null) {
     line.append('Not checked yet.');
     return line;
@@ -92,28 +92,28 @@ export type DomainsChanged = (announcement: string, note: string) => Promise<voi
 export function domainItem(domain: WorkspaceDomain, context: WorkspaceContext, changed: DomainsChanged): HTMLLIElement {
   const verified = domain.state === 'verified';
   const item = element('li', 'item');
-  item.dataset['domainId'] = domain.id;
-  item.dataset['state'] = domain.state;
+  item.dataset.domainId = domain.id;
+  item.dataset.state = domain.state;
   const head = element('div', 'item-head');
   const name = element('h3', 'item-title mono', domain.hostname);
   name.id = `domain-${domain.id}-title`;
   name.tabIndex = -1;
   const badge = element('span', verified ? 'badge badge-active' : 'badge badge-pending', verified ? 'Verified' : 'Pending');
-  badge.dataset['role'] = 'domain-state';
+  badge.dataset.role = 'domain-state';
   head.append(name, badge);
   const facts = element('dl', 'facts');
   facts.append(verified && domain.verified_at ? fact('Verified', timeElement(domain.verified_at)) : fact('Last check', lastCheck(domain)));
   item.append(head, facts);
   if (verified) {
     const next = element('p', 'hint', cnameSentence(domain.hostname));
-    next.dataset['role'] = 'cname';
+    next.dataset.role = 'cname';
     item.append(next);
   }
   if (!mayDo(context.workspace.role, 'manageDomains')) return item;
 
   if (!verified) item.append(recordBox(domain));
   const outcome = element('p', 'notice notice-info');
-  outcome.dataset['role'] = 'domain-check';
+  outcome.dataset.role = 'domain-check';
   outcome.tabIndex = -1;
   outcome.hidden = true;
   const error = errorBox('domain-error');
@@ -121,7 +121,7 @@ export function domainItem(domain: WorkspaceDomain, context: WorkspaceContext, c
   const actions = element('div', 'actions');
   if (!verified) {
     const verify = actionButton('Verify now', domain.hostname, 'primary');
-    verify.dataset['action'] = 'verify';
+    verify.dataset.action = 'verify';
     let result: DomainCheck | null = null;
     verify.addEventListener('click', () =>
       void run(verify, error, async (token) => (result = await domainsApi.verify(token, domain.id)), () => checked(context, domain, result!), explain, 'Could not check: '),
@@ -129,7 +129,7 @@ export function domainItem(domain: WorkspaceDomain, context: WorkspaceContext, c
     actions.append(verify);
   }
   const remove = actionButton('Delete', domain.hostname, 'danger');
-  remove.dataset['action'] = 'delete';
+  remove.dataset.action = 'delete';
   actions.append(remove);
   const step = confirmStep(
     remove,
@@ -155,6 +155,6 @@ async function checked(context: WorkspaceContext, domain: WorkspaceDomain, resul
   // Deleted meanwhile: the list read again no longer has it.
   const outcome = document.querySelector<HTMLElement>(`#domains li[data-domain-id="${CSS.escape(domain.id)}"] [data-role="domain-check"]`);
   if (!outcome) return;
-  outcome.dataset['state'] = result.state;
+  outcome.dataset.state = result.state;
   show(outcome, verified ? `Checked now: ${domain.hostname} is verified.` : `Checked now: not verified yet. ${result.last_error ? checkErrors[result.last_error](domain) : ''}`.trim());
 }

@@ -165,14 +165,14 @@ async function claim(context: WorkspaceContext): Promise<void> {
     announce('');
     fields.disabled = false;
     if (error instanceof SignedOutError) return showProblem(formErrors, error);
-    const reason = error instanceof ApiError ? error.problem['reason'] : undefined;
+    const reason = error instanceof ApiError ? error.problem.reason : undefined;
     if (error instanceof ApiError && error.status === 400) {
       const messages = (error.problem.errors ?? []).filter((entry) => entry.path === 'body.hostname').map((entry) => entry.message);
       if (messages.length > 0) return hostnameProblem(`That is not a hostname a workspace can claim: ${messages.join('; ')}. Nothing was claimed.`);
     }
     if (error instanceof ApiError && error.status === 409 && typeof reason === 'string' && reason in conflicts) return hostnameProblem(conflicts[reason]!(typed.toLowerCase()));
     if (error instanceof ApiError && error.status === 403 && reason === 'plan') {
-      showPlanNote(typeof error.problem['plan'] === 'string' ? error.problem['plan'] : context.workspace.plan);
+      showPlanNote(typeof error.problem.plan === 'string' ? error.problem.plan : context.workspace.plan);
       fields.disabled = true;
       planNote.focus();
       return;

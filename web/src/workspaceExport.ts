@@ -67,7 +67,7 @@ async function exportTrail(context: WorkspaceContext, format: 'csv' | 'json'): P
       list.append(...saved.map((name) => element('li', 'mono', name)));
       status.append(list);
     }
-    status.dataset['parts'] = String(saved.length);
+    status.dataset.parts = String(saved.length);
     setVisible(status, true);
     announce(saved.length === 1 ? 'Audit trail exported.' : `Audit trail exported in ${saved.length} parts.`);
   } catch (problem) {

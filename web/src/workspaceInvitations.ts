@@ -27,7 +27,7 @@ const inviteDays = workspaceLimits.invitationSeconds / 86_400;
 
 export function invitationItem(invitation: PendingInvitation, context: WorkspaceContext, changed: (announcement: string) => Promise<void>): HTMLLIElement {
   const item = element('li', 'item');
-  item.dataset['invitationId'] = invitation.id;
+  item.dataset.invitationId = invitation.id;
   const head = element('div', 'item-head');
   const title = element('h4', 'item-title', invitation.email);
   title.tabIndex = -1;
@@ -40,7 +40,7 @@ export function invitationItem(invitation: PendingInvitation, context: Workspace
 
   const error = errorBox('invitation-error');
   const revoke = actionButton('Revoke', `invitation of ${invitation.email}`, 'danger');
-  revoke.dataset['action'] = 'revoke';
+  revoke.dataset.action = 'revoke';
   const actions = element('div', 'actions');
   actions.append(revoke);
   const step = confirmStep(
@@ -112,8 +112,8 @@ async function invite(context: WorkspaceContext, seatsUsed: () => number, invite
     announce('');
     fields.disabled = false;
     if (error instanceof SignedOutError) return showProblem(errors, error);
-    if (error instanceof ApiError && error.status === 403 && error.problem['reason'] === 'no_free_seat') {
-      const seats = typeof error.problem['seats'] === 'number' ? error.problem['seats'] : context.workspace.seats;
+    if (error instanceof ApiError && error.status === 403 && error.problem.reason === 'no_free_seat') {
+      const seats = typeof error.problem.seats === 'number' ? error.problem.seats : context.workspace.seats;
       return formProblem(
         `No free seat: ${Math.max(seatsUsed(), seats)} of ${plural(seats, 'seat', 'seats')} are taken by members and pending invitations. Revoke a pending invitation, or add seats to the workspace’s Team subscription, to invite someone else.`,
       );

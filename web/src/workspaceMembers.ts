@@ -27,9 +27,9 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
   const { workspace, user } = context;
   const self = member.user_id === user.id;
   const item = element('li', 'item');
-  item.dataset['userId'] = member.user_id;
-  item.dataset['role'] = member.role;
-  if (self) item.dataset['self'] = 'true';
+  item.dataset.userId = member.user_id;
+  item.dataset.role = member.role;
+  if (self) item.dataset.self = 'true';
 
   const head = element('div', 'item-head');
   const title = element('h3', 'item-title');
@@ -38,7 +38,7 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
   title.append(element('span', 'member-email', member.email));
   if (self) title.append(element('span', 'hint', ' (you)'));
   const badge = element('span', member.role === 'owner' ? 'badge badge-active' : 'badge', roleLabel(member.role));
-  badge.dataset['role'] = 'member-role';
+  badge.dataset.role = 'member-role';
   head.append(title, badge);
 
   const facts = element('dl', 'facts');
@@ -56,7 +56,7 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
   const confirms: HTMLElement[] = [];
   if (mayDo(workspace.role, 'transfer') && !self && member.role !== 'owner') {
     const transfer = actionButton('Transfer ownership', `to ${object}`);
-    transfer.dataset['action'] = 'transfer';
+    transfer.dataset.action = 'transfer';
     const step = confirmStep(
       transfer,
       {
@@ -78,7 +78,7 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
   const mayRemove = !self && mayDo(workspace.role, 'removeMember') && (workspace.role === 'owner' || member.role !== 'owner');
   if (mayRemove) {
     const remove = actionButton('Remove', `member ${object}`, 'danger');
-    remove.dataset['action'] = 'remove';
+    remove.dataset.action = 'remove';
     const step = confirmStep(
       remove,
       {
@@ -90,7 +90,7 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
       },
       (yes) =>
         void run(yes, error, (accessToken) => workspacesApi.remove(accessToken, workspace.id, member.user_id), () => actions.changed(`${member.email} was removed from the workspace.`), (problem) => {
-          if (problem instanceof ApiError && problem.status === 409 && problem.problem['reason'] === 'last_owner') {
+          if (problem instanceof ApiError && problem.status === 409 && problem.problem.reason === 'last_owner') {
             return show(error, `${member.email} is the last owner: make another member owner first.`);
           }
           if (problem instanceof ApiError && problem.status === 409) return actions.changed('Roles changed meanwhile: the members are read again.', member.user_id);
@@ -102,7 +102,7 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
   }
   if (self) {
     const leave = actionButton('Leave', `workspace ${workspace.name}`, 'danger');
-    leave.dataset['action'] = 'leave';
+    leave.dataset.action = 'leave';
     const step = confirmStep(
       leave,
       {
@@ -117,7 +117,7 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
           if (currentWorkspaceId() === workspace.id) chooseWorkspace(null);
           actions.left();
         }, (problem) => {
-          if (problem instanceof ApiError && problem.status === 409 && problem.problem['reason'] === 'last_owner') {
+          if (problem instanceof ApiError && problem.status === 409 && problem.problem.reason === 'last_owner') {
             return show(error, 'You are the last owner, so you cannot leave: transfer ownership to another member (or make one an owner) first.');
           }
           return explain(problem, 'Could not leave: ');
@@ -141,15 +141,15 @@ function roleControl(workspaceId: string, member: WorkspaceMember, object: strin
   const select = element('select');
   select.id = id;
   for (const role of Object.keys(roleLabels) as Role[]) select.append(new Option(roleLabels[role], role, false, role === member.role));
-  select.dataset['action'] = 'role';
+  select.dataset.action = 'role';
   const save = actionButton('Change role', `of ${object}`);
-  save.dataset['action'] = 'change-role';
+  save.dataset.action = 'change-role';
   save.disabled = true;
   select.addEventListener('change', () => (save.disabled = select.value === member.role));
   save.addEventListener('click', () => {
     const role = select.value as Role;
     void run(save, error, (accessToken) => workspacesApi.changeRole(accessToken, workspaceId, member.user_id, role), () => actions.changed(`${member.email} is now ${roleLabel(role).toLowerCase()}.`, member.user_id), (problem) => {
-      if (problem instanceof ApiError && problem.status === 409 && problem.problem['reason'] === 'last_owner') {
+      if (problem instanceof ApiError && problem.status === 409 && problem.problem.reason === 'last_owner') {
         select.value = member.role;
         save.disabled = true;
         return show(error, `${member.email} is the last owner, so they stay owner: make another member owner first.`);

@@ -161,8 +161,8 @@ async function save(context: WorkspaceContext): Promise<void> {
     fields.disabled = false;
     if (error instanceof SignedOutError) return showProblem(errors, error);
     if (error instanceof ApiError && error.status === 400) return sortProblems(error);
-    if (error instanceof ApiError && error.status === 403 && error.problem['reason'] === 'plan') {
-      showPlanNote(typeof error.problem['plan'] === 'string' ? error.problem['plan'] : context.workspace.plan);
+    if (error instanceof ApiError && error.status === 403 && error.problem.reason === 'plan') {
+      showPlanNote(typeof error.problem.plan === 'string' ? error.problem.plan : context.workspace.plan);
       fields.disabled = true;
       planNote.focus();
       return;

@@ -36,7 +36,7 @@ function build(): void {
   box.setAttribute('aria-labelledby', 'seats-control-title');
   title.id = 'seats-control-title';
   title.tabIndex = -1;
-  facts.dataset['role'] = 'seats-facts';
+  facts.dataset.role = 'seats-facts';
   // No name attributes: without the script this form can submit nothing.
   form.noValidate = true;
   form.setAttribute('aria-labelledby', 'seats-control-title');
@@ -79,9 +79,9 @@ export function renderSeats(context: WorkspaceContext): void {
   setVisible(buyNote, owner && workspace.plan === 'free');
   if (box.hidden) return;
   const members = fact('Members', String(workspace.members));
-  members.dataset['role'] = 'seats-members';
+  members.dataset.role = 'seats-members';
   const seats = fact('Seats paid for', String(workspace.seats));
-  seats.dataset['role'] = 'seats-paid';
+  seats.dataset.role = 'seats-paid';
   facts.replaceChildren(members, seats);
   input.min = String(workspace.members);
   // What the owner typed stays across a reading of the page; otherwise the field shows the seats.

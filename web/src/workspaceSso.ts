@@ -104,7 +104,7 @@ function build(context: () => WorkspaceContext): void {
   save.id = 'sso-save';
   rotate.type = 'button';
   rotate.id = 'sso-rotate';
-  rotate.dataset['action'] = 'rotate';
+  rotate.dataset.action = 'rotate';
   rotate.hidden = true;
   const actions = element('div', 'actions');
   actions.append(save, rotate);
@@ -153,9 +153,9 @@ function issuerNode(value: string): Node {
 function drawCurrent(failed: boolean): void {
   if (known) {
     const provider = fact('Identity provider', issuerNode(known.issuer));
-    provider.dataset['role'] = 'sso-issuer';
+    provider.dataset.role = 'sso-issuer';
     const addresses = fact('For addresses at', element('span', 'mono', known.emailDomain));
-    addresses.dataset['role'] = 'sso-email-domain';
+    addresses.dataset.role = 'sso-email-domain';
     current.replaceChildren(provider, addresses);
   } else {
     current.replaceChildren();
@@ -266,7 +266,7 @@ async function submit(context: WorkspaceContext, rotateKey: boolean): Promise<vo
 
 async function explain(context: WorkspaceContext, error: unknown, emailDomain: string): Promise<void> {
   if (error instanceof SignedOutError || !(error instanceof ApiError)) return showProblem(errors, error);
-  const reason = error.problem['reason'];
+  const reason = error.problem.reason;
   if (error.status === 400) {
     const byPath = (path: string) => (error.problem.errors ?? []).filter((entry) => entry.path === path).map((entry) => entry.message);
     const [forIssuer, forDomain] = [byPath('body.issuer'), byPath('body.email_domain')];
@@ -283,7 +283,7 @@ async function explain(context: WorkspaceContext, error: unknown, emailDomain: s
     return fieldProblem(domain, domainError, `Another workspace’s single sign-on already speaks for addresses at ${emailDomain}, so this one cannot. Nothing was saved.`);
   }
   if (error.status === 403 && reason === 'plan') {
-    showPlanNote(typeof error.problem['plan'] === 'string' ? error.problem['plan'] : context.workspace.plan);
+    showPlanNote(typeof error.problem.plan === 'string' ? error.problem.plan : context.workspace.plan);
     usable = false;
     return planNote.focus();
   }

@@ -41,8 +41,8 @@ const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 function workspaceItem(workspace: WorkspaceSummary, chosen: boolean): HTMLLIElement {
   const item = element('li', 'item');
-  item.dataset['id'] = workspace.id;
-  item.dataset['role'] = workspace.role;
+  item.dataset.id = workspace.id;
+  item.dataset.role = workspace.role;
   const head = element('div', 'item-head');
   const title = element('h3', 'item-title');
   const link = element('a', '', workspace.name);
@@ -51,7 +51,7 @@ function workspaceItem(workspace: WorkspaceSummary, chosen: boolean): HTMLLIElem
   head.append(title);
   if (chosen) {
     const badge = element('span', 'badge badge-current', 'Current');
-    badge.dataset['role'] = 'current';
+    badge.dataset.role = 'current';
     head.append(badge);
   }
   const facts = element('dl', 'facts');
@@ -61,9 +61,9 @@ function workspaceItem(workspace: WorkspaceSummary, chosen: boolean): HTMLLIElem
     fact('Plan', planLabel(workspace.plan)),
   );
   const seats = fact('Seats', `${workspace.members} of ${workspace.seats} used by members`);
-  seats.dataset['role'] = 'seats';
+  seats.dataset.role = 'seats';
   const members = fact('Members', String(workspace.members));
-  members.dataset['role'] = 'members';
+  members.dataset.role = 'members';
   facts.append(seats, members);
   item.append(head, facts);
   return item;
@@ -113,8 +113,8 @@ current.addEventListener('change', () => {
 
 /** 421: the region's own service makes it; its address is a link, when it is a web address. */
 function misdirected(error: ApiError): Node {
-  const regionId = typeof error.problem['region'] === 'string' ? error.problem['region'] : region.value;
-  const url = typeof error.problem['api_url'] === 'string' ? error.problem['api_url'] : '';
+  const regionId = typeof error.problem.region === 'string' ? error.problem.region : region.value;
+  const url = typeof error.problem.api_url === 'string' ? error.problem.api_url : '';
   const sentence = document.createDocumentFragment();
   sentence.append(`Workspaces in ${regionId} are made by that region’s own Hushlink service, not this one. `);
   if (/^https?:\/\//i.test(url)) {

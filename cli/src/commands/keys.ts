@@ -78,7 +78,7 @@ HUSHLINK_API_KEY must be unset.`,
   },
 };
 
-async function createKey(context: Context): Promise<void> {
+async function createKey(context: Context): Promise<undefined> {
   const name = text(context.values, 'name')?.trim();
   if (!name) throw usageError('Give the key a name: --name NAME (what it is for).');
   const chosen = list(context.values, 'scope');
@@ -100,7 +100,7 @@ async function createKey(context: Context): Promise<void> {
   context.stderr.write('The key is shown this once: keep it now (HUSHLINK_API_KEY uses it).\n');
 }
 
-async function listKeys(context: Context): Promise<void> {
+async function listKeys(context: Context): Promise<undefined> {
   const { items } = await apiClient(context.api, context).call<ApiKeyList>('GET', '/v1/api-keys', { auth: 'session', signal: context.signal });
   if (context.json) {
     context.stdout.write(`${JSON.stringify(items, null, 2)}\n`);
@@ -119,10 +119,10 @@ const row = (key: ApiKeyView): string[] => [key.id, key.name, `${key.prefix}…`
 function table(headings: string[], rows: string[][]): string {
   const cells = [headings, ...rows].map((cellsOfRow) => cellsOfRow.map((cell) => cell.replace(/\s/g, ' ')));
   const widths = headings.map((_, column) => Math.max(...cells.map((cellsOfRow) => cellsOfRow[column]!.length)));
-  return cells.map((cellsOfRow) => cellsOfRow.map((cell, column) => (column === cellsOfRow.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ')).join('\n') + '\n';
+  return `${cells.map((cellsOfRow) => cellsOfRow.map((cell, column) => (column === cellsOfRow.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ')).join('\n')}\n`;
 }
 
-async function revokeKey(context: Context, id: string | undefined): Promise<void> {
+async function revokeKey(context: Context, id: string | undefined): Promise<undefined> {
   if (id === undefined) throw usageError('Name the key: hushlink keys revoke ID (ids are in `hushlink keys list`).');
   try {
     await apiClient(context.api, context).call('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, { auth: 'session', signal: context.signal });

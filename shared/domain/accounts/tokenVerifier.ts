@@ -120,7 +120,7 @@ export class TokenVerifier {
 }
 
 function claimsOf(payload: JWTPayload): AccessClaims | null {
-  const sessionId = payload['sid'];
+  const sessionId = payload.sid;
   if (typeof payload.sub !== 'string' || typeof sessionId !== 'string') return null;
   return { userId: payload.sub, sessionId };
 }

@@ -69,7 +69,7 @@ export async function startCheckout(checkout: NewCheckout, userId: string, ports
     const { workspaceId } = checkout;
     if (workspaceId === undefined) throw new Invalid('Team is bought for a workspace.', [{ field: sent.workspaceId, message: 'is required for team' }]);
     const seat = await ports.checkoutWorkspaces.seatOf(workspaceId, userId);
-    if (!seat || seat.role !== 'owner') throw new Forbidden('Only the workspace’s owner buys its Team plan.', { facts: { reason: 'not_owner' } });
+    if (seat?.role !== 'owner') throw new Forbidden('Only the workspace’s owner buys its Team plan.', { facts: { reason: 'not_owner' } });
     if (seat.underContract) throw underContract();
     // Room for everyone in it now: the members and the invitations they sent out.
     quantity = checkout.seats ?? Math.max(seat.roster.used, seat.roster.members);

@@ -29,7 +29,7 @@ const notACursor = () => new Invalid('Not a cursor of this listing.', [{ field: 
 export async function listInvoices(userId: string, limit: number, cursor: string | null, ports: CustomerPorts): Promise<{ items: ProviderInvoice[]; nextCursor: string | null }> {
   const customerId = await ownCustomer(userId, ports);
   if (cursor !== null && (!/^in_[A-Za-z0-9]{1,64}$/.test(cursor) || (await ports.provider.invoiceCustomer(cursor)) !== customerId)) throw notACursor();
-  let page;
+  let page: Awaited<ReturnType<PaymentProvider['listInvoices']>>;
   try {
     page = await ports.provider.listInvoices(customerId, limit, cursor);
   } catch (error) {

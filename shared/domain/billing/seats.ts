@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
-import { givesPlan } from './model.ts';
+import { givesPlan, type ProviderSubscription } from './model.ts';
 import type { BillingStore, PaymentProvider } from './ports.ts';
 import type { CheckoutPorts } from './checkout.ts';
 import { followWrite, recordOf } from './live.ts';
@@ -56,7 +56,7 @@ export async function changeSeats(workspaceId: string, seats: number, userId: st
     lowered = held.previous;
   }
   const idempotencyKey = `seats-${workspaceId}-${randomUUID()}`;
-  let changed;
+  let changed: ProviderSubscription;
   try {
     // The provider's own item (and its word that the subscription still runs).
     const live = await ports.provider.retrieveSubscription(current.id);

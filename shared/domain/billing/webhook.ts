@@ -1,6 +1,6 @@
 import type { AppLogger } from '../../logger.ts';
 import { applyLive, expireOtherCheckouts, recordOf } from './live.ts';
-import { givesPlan } from './model.ts';
+import { givesPlan, type ProviderEvent } from './model.ts';
 import { isNoticed, queueBillingNotice } from './notices.ts';
 import type { Queue } from '../queue.ts';
 import { InvalidSignature, type BillingPorts } from './ports.ts';
@@ -31,7 +31,7 @@ export const handledEvents = new Set([
 export type ProviderEventPorts = Pick<BillingPorts, 'provider' | 'billing' | 'clock' | 'config'> & { queue: Queue; logger: AppLogger };
 
 export async function receiveProviderEvent(rawBody: Buffer, signature: string | null, ports: ProviderEventPorts): Promise<'applied' | 'duplicate' | 'ignored'> {
-  let event;
+  let event: ProviderEvent;
   try {
     event = await ports.provider.verifyEvent(rawBody, signature);
   } catch (error) {

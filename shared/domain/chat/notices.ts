@@ -6,7 +6,7 @@ import type { StoredEvent } from '../secrets/model.ts';
 import type { SecretSealer } from '../webhooks/ports.ts';
 import { sendWork, type ChatNoticeMessage } from '../webhooks/work.ts';
 import type { ChatInstallationStore } from './installations.ts';
-import type { ChatApi } from './ports.ts';
+import type { ChatApi, DirectMessageOutcome } from './ports.ts';
 import type { NoticeMarks } from '../noticeMarks.ts';
 
 /**
@@ -112,7 +112,7 @@ export async function sendChatNotice(notice: ChatNoticeMessage, ports: ChatNotic
   const leaseUntil = now + chatLimits.noticeLeaseSeconds * 1000;
   if (!(await ports.chatNoticeMarks.claim(notice.event_id, now, leaseUntil, now + chatLimits.noticeMarkSeconds * 1000))) return 'skipped';
 
-  let result;
+  let result: DirectMessageOutcome;
   try {
     const botToken = await ports.chatSealer.open(installation.sealedBotToken, installation.teamId);
     result = await ports.chatMessages.sendDirectMessage(botToken, notice.chat_user, chatNoticeText(notice));

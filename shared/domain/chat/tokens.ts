@@ -93,7 +93,7 @@ export async function issueChatToken(identity: ChatIdentity, now: number, client
 /** The team and user of a chat token this service issued with this secret and that has not expired at `now`; null otherwise. */
 export async function readChatToken(token: string, now: number, clientSecret: string): Promise<ChatTokenClaims | null> {
   const payload = await read(chatTokenKind, token, now, clientSecret, ['team_id']);
-  const teamId = payload?.['team_id'];
+  const teamId = payload?.team_id;
   if (!payload || !isText(payload.sub) || !isText(teamId)) return null;
   return { teamId, slackUserId: payload.sub, expiresAt: payload.exp! * 1000 };
 }

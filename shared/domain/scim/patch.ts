@@ -42,7 +42,9 @@ export function applyPatch(current: ScimUserAttributes, body: unknown): ScimUser
   if (!Array.isArray(operations) || operations.length === 0) throw invalidSyntax('Operations must be an array of one or more operations.');
   if (operations.length > scimUserLimits.patchOperations) throw invalidSyntax(`A PATCH has at most ${scimUserLimits.patchOperations} operations.`);
   const user = structuredClone(current);
-  operations.forEach((operation, index) => applyOperation(user, operation, `Operations[${index}]`));
+  operations.forEach((operation, index) => {
+    applyOperation(user, operation, `Operations[${index}]`);
+  });
   return checkUser(compact(user));
 }
 

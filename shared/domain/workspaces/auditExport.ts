@@ -55,7 +55,7 @@ const writers: Record<ExportFormat, Writer> = {
     page: (rows) =>
       rows
         .map((row) =>
-          [row.id, toIso(row.at), row.actor.userId, row.actor.email, row.actor.via, row.action, row.target, detailsCell(row.details)].map(csvCell).join(',') + '\r\n',
+          `${[row.id, toIso(row.at), row.actor.userId, row.actor.email, row.actor.via, row.action, row.target, detailsCell(row.details)].map(csvCell).join(',')}\r\n`,
         )
         .join(''),
   },

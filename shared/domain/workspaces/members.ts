@@ -176,7 +176,7 @@ export async function changeRole(workspaceId: string, userId: string, targetId: 
   if (outcome === 'conflict') {
     // Lost to another change: say why, as a fresh read sees it.
     const now = await ports.workspaces.member(workspaceId, userId);
-    if (!now || now.role !== 'owner') throw new Forbidden('You are no longer an owner of this workspace.', { facts: { reason: 'role' } });
+    if (now?.role !== 'owner') throw new Forbidden('You are no longer an owner of this workspace.', { facts: { reason: 'role' } });
     throw new Conflict('This member’s role changed meanwhile: reload and try again.', { facts: { reason: 'changed' } });
   }
   return { ...target, role };

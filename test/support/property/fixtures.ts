@@ -96,7 +96,9 @@ export class Fixtures {
     const a = this.sessions.get('a')!;
     const made = await Promise.all([createKey(this.runtime, a, [...scopes], 'all'), ...scopes.map((scope) => createKey(this.runtime, a, [scope], scope))]);
     this.keys.set('all', made[0]!);
-    scopes.forEach((scope, i) => this.keys.set(scope, made[i + 1]!));
+    scopes.forEach((scope, i) => {
+      this.keys.set(scope, made[i + 1]!);
+    });
     for (const key of made) this.add('/v1/api-keys', key.id, 'a', true);
   }
 

@@ -120,7 +120,7 @@ const knownPaths = [
 const refusedPaths = [
   'id', 'meta', 'groups', 'password', 'meta.created', 'emails[type eq "work"', 'emails[type co "w"].value', 'emails[type eq "work" or type eq "home"].value',
   'name..givenName', 'name.givenName.x', 'emails[].value', 'emails[value eq "x"]', '[', ']', '.', 'urn:', `${enterpriseUser}:`, 'a.b.c', 'unknownAttribute',
-  '__proto__', 'constructor.prototype', 'name.__proto__', 'x'.repeat(2000), 'emails[type eq "' + 'w'.repeat(500) + '"].value',
+  '__proto__', 'constructor.prototype', 'name.__proto__', 'x'.repeat(2000), `emails[type eq "${'w'.repeat(500)}"].value`,
 ];
 const paths = fc.oneof(
   { weight: 6, arbitrary: fc.tuple(fc.constantFrom(...knownPaths), fc.oneof(fc.constant(0), fc.nat())).map(([path, bits]) => (bits === 0 ? path : mixCase(path, bits))) },
