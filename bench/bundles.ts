@@ -53,19 +53,35 @@ const TARGET = 1.5;
 // measuring a build that differs from the deployed one.
 
 /** Options of `lambdaBundling` translated below; `forceDockerBundling` changes where esbuild runs, not what it builds. */
-const translated = new Set(['forceDockerBundling', 'format', 'target', 'mainFields', 'banner', 'minify', 'sourceMap', 'sourcesContent', 'externalModules', 'esbuildArgs']);
+const translated = new Set([
+  'forceDockerBundling',
+  'format',
+  'target',
+  'mainFields',
+  'banner',
+  'minify',
+  'sourceMap',
+  'sourcesContent',
+  'externalModules',
+  'esbuildArgs',
+]);
 
 /** `esbuildArgs`' `--alias` entries (`<module>=<path>`, the path from the project root), as esbuild's `alias`. */
 function aliasesOf(args: BundlingOptions['esbuildArgs']): Record<string, string> {
   const unknown = Object.keys(args ?? {}).filter((key) => key !== '--alias');
   if (unknown.length) throw new Error(`bench/bundles.ts does not translate esbuildArgs ${unknown.join(', ')}`);
   const entries = [args?.['--alias'] ?? []].flat() as string[];
-  return Object.fromEntries(entries.map((entry) => entry.split('=') as [string, string]).map(([module, target]) => [module, path.resolve(root, target)]));
+  return Object.fromEntries(
+    entries.map((entry) => entry.split('=') as [string, string]).map(([module, target]) => [module, path.resolve(root, target)]),
+  );
 }
 
 function esbuildOptionsOf(bundling: BundlingOptions): esbuild.BuildOptions {
   const unknown = Object.keys(bundling).filter((key) => !translated.has(key));
-  if (unknown.length) throw new Error(`bench/bundles.ts does not translate lambdaBundling.${unknown.join(', lambdaBundling.')} to esbuild; add it to esbuildOptionsOf`);
+  if (unknown.length)
+    throw new Error(
+      `bench/bundles.ts does not translate lambdaBundling.${unknown.join(', lambdaBundling.')} to esbuild; add it to esbuildOptionsOf`,
+    );
   return {
     bundle: true,
     platform: 'node',
@@ -184,7 +200,8 @@ const clientBaselines: readonly ClientBaseline[] = [
   },
 ];
 const isBaseline = (name: string) => name === BASELINE || clientBaselines.some((baseline) => baseline.name === name);
-const baselineSourceOf = (name: string) => (name === BASELINE ? baselineSource : clientBaselines.find((baseline) => baseline.name === name)!.source);
+const baselineSourceOf = (name: string) =>
+  name === BASELINE ? baselineSource : clientBaselines.find((baseline) => baseline.name === name)!.source;
 
 // ---------------------------------------------------------------------------------------------
 // Build
@@ -208,7 +225,13 @@ async function build(name: string, outDir: string): Promise<Bundle> {
   // build, but the SDK's own credential chain (our functions take the role's from the
   // environment, lib/lambdaCredentials). Its size is what issue 10's 1.5x target was set against.
   const { alias: _alias, ...naive } = lambdaBuildOptions;
-  const result = await esbuild.build({ ...(isBaseline(name) ? naive : lambdaBuildOptions), ...entry, outfile, metafile: true, logLevel: 'warning' });
+  const result = await esbuild.build({
+    ...(isBaseline(name) ? naive : lambdaBuildOptions),
+    ...entry,
+    outfile,
+    metafile: true,
+    logLevel: 'warning',
+  });
   const code = readFileSync(outfile);
   return {
     name,
@@ -285,7 +308,9 @@ async function main() {
     `hushlink bench:bundles  esbuild ${esbuild.version}  node ${process.version} (Lambda runs node22)  ` +
       `${cpus().length} CPUs, load ${fmtLoad(loadavg())}`,
   );
-  console.log(`esbuild options: lib/lambda.ts lambdaBundling as NodejsFunction passes them: ${JSON.stringify(lambdaBuildOptions, (key, value) => (key === 'absWorkingDir' ? undefined : value))}`);
+  console.log(
+    `esbuild options: lib/lambda.ts lambdaBundling as NodejsFunction passes them: ${JSON.stringify(lambdaBuildOptions, (key, value) => (key === 'absWorkingDir' ? undefined : value))}`,
+  );
   console.log(`bundles in ${outDir}${KEEP ? ' (kept)' : ' (deleted at the end; BENCH_KEEP=1 keeps them)'}`);
 
   try {
@@ -305,7 +330,10 @@ async function main() {
     for (const b of bundles.filter((bundle) => !isBaseline(bundle.name))) {
       for (const { marker, functions } of clientBaselines) {
         const carries = bytesByPackage(b).has(marker);
-        if (carries !== functions.includes(b.name)) overTarget.push(`wiring: ${b.name} ${carries ? 'carries' : 'no longer carries'} ${marker} (its functions: ${functions.join(', ')})`);
+        if (carries !== functions.includes(b.name))
+          overTarget.push(
+            `wiring: ${b.name} ${carries ? 'carries' : 'no longer carries'} ${marker} (its functions: ${functions.join(', ')})`,
+          );
       }
     }
     /** The baseline a bundle is held to: that of the clients it must carry, else DynamoDB's. */
@@ -321,7 +349,8 @@ async function main() {
         ...(gzipRatio > TARGET ? [`gzip size ${fmtRatio(gzipRatio, 2)}`] : []),
         ...(importRatio > TARGET ? [`cold import ${fmtRatio(importRatio, 2)}`] : []),
       ];
-      if (!isBaseline(b.name) && over.length) overTarget.push(`over target: ${b.name}: ${over.join(', ')} of ${own.name} (target ${TARGET}x)`);
+      if (!isBaseline(b.name) && over.length)
+        overTarget.push(`over target: ${b.name}: ${over.join(', ')} of ${own.name} (target ${TARGET}x)`);
       return [
         isBaseline(b.name) ? `(${b.name})` : b.name,
         kib(b.minBytes),
@@ -338,7 +367,17 @@ async function main() {
     console.log('');
     console.log(
       formatTable(
-        ['function', 'minified KiB', 'gzip KiB', 'its baseline (if not DynamoDB)', 'gzip vs its baseline', 'gzip vs DynamoDB baseline', 'cold import ms (median / p90)', 'import vs its baseline', `within ${TARGET}x?`],
+        [
+          'function',
+          'minified KiB',
+          'gzip KiB',
+          'its baseline (if not DynamoDB)',
+          'gzip vs its baseline',
+          'gzip vs DynamoDB baseline',
+          'cold import ms (median / p90)',
+          'import vs its baseline',
+          `within ${TARGET}x?`,
+        ],
         rows,
         (col) => col >= 1 && col <= 7 && col !== 3,
         'markdown',
@@ -347,7 +386,9 @@ async function main() {
     console.log('');
     console.log('Legend:');
     console.log('  minified KiB    size of index.mjs as built for Lambda (esbuild, options of lib/lambda.ts); the');
-    console.log(`                  source map beside it (not counted) is ${bundles.map((b) => `${b.name} ${kib(b.mapBytes)}`).join(', ')} KiB`);
+    console.log(
+      `                  source map beside it (not counted) is ${bundles.map((b) => `${b.name} ${kib(b.mapBytes)}`).join(', ')} KiB`,
+    );
     console.log('  gzip KiB        index.mjs through zlib gzip at its default level (what the transfer roughly costs)');
     console.log(`  cold import     ms from before to after \`await import(index.mjs)\` in a fresh node process with`);
     console.log(`                  NODE_OPTIONS=${LAMBDA_NODE_OPTIONS}; median / p90 of ${REPS} processes (node start-up excluded)`);

@@ -114,7 +114,13 @@ async function measureRaw(
   const sample = series.samples.at(-1);
   if (recording && sample) {
     const name = command.replace(/Command$/, '');
-    sample.app = { ...sample.app, requests, attempts: requests, ...capacityOf(command, output.ConsumedCapacity), commands: requests > 1 ? `${name} x${requests}` : name };
+    sample.app = {
+      ...sample.app,
+      requests,
+      attempts: requests,
+      ...capacityOf(command, output.ConsumedCapacity),
+      commands: requests > 1 ? `${name} x${requests}` : name,
+    };
   }
   return output;
 }
@@ -122,7 +128,13 @@ async function measureRaw(
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
-async function call(runtime: Runtime, method: string, path: string, json?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+async function call(
+  runtime: Runtime,
+  method: string,
+  path: string,
+  json?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${runtime.url}${path}`, {
     method,
     headers: { ...headers, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -227,10 +239,18 @@ async function main(): Promise<void> {
 
       // A per-recipient link's first view (of 2, the secret's 3 links): the view, the link's
       // budget and the receipt's facts go in the claim's one write; the relay puts the receipt.
-      const linked = await call(runtime, 'POST', '/v1/secrets', textSecretBody({ max_views: 2, recipients: [{ label: 'a' }, { label: 'b' }, { label: 'c' }] }, ENVELOPE_BYTES), owner.auth);
+      const linked = await call(
+        runtime,
+        'POST',
+        '/v1/secrets',
+        textSecretBody({ max_views: 2, recipients: [{ label: 'a' }, { label: 'b' }, { label: 'c' }] }, ENVELOPE_BYTES),
+        owner.auth,
+      );
       expectStatus(linked, 201, 'create with links');
       const recipientId = linked.body.recipients[1].recipient_id as string;
-      const viaLink = await measure(series.claimLink, () => call(runtime, 'POST', `/v1/secrets/${linked.body.id}/claim`, { recipient_id: recipientId }));
+      const viaLink = await measure(series.claimLink, () =>
+        call(runtime, 'POST', `/v1/secrets/${linked.body.id}/claim`, { recipient_id: recipientId }),
+      );
       expectStatus(viaLink, 200, 'claim through a link');
 
       // The same at the default limits, each in a fresh window: its count goes alongside it.
@@ -240,7 +260,9 @@ async function main(): Promise<void> {
       );
       expectStatus(createdAtDefaults, 201, 'create at default limits');
       atDefaults.clock.advance(60);
-      const claimedAtDefaults = await measure(series.claimDefault, () => call(atDefaults, 'POST', `/v1/secrets/${createdAtDefaults.body.id}/claim`));
+      const claimedAtDefaults = await measure(series.claimDefault, () =>
+        call(atDefaults, 'POST', `/v1/secrets/${createdAtDefaults.body.id}/claim`),
+      );
       expectStatus(claimedAtDefaults, 200, 'non-final claim at default limits');
 
       // Raw round trips, in the same loop so drift (JIT, GC, emulator warm-up) hits every row alike.
@@ -254,10 +276,15 @@ async function main(): Promise<void> {
       await measureRaw(series.rawUpdate, 'UpdateItemCommand', () => raw.send(addOne(counterKey)));
       // Two writes to two items sent together, as an operation and its rate count are: in
       // DynamoDB they overlap; this row shows whether the emulator overlaps them too.
-      await measureRaw(series.rawUpdatePair, 'UpdateItemCommand', async () => {
-        const outputs = await Promise.all([raw.send(addOne(counterKey)), raw.send(addOne(otherCounterKey))]);
-        return { ConsumedCapacity: outputs.flatMap((output) => output.ConsumedCapacity ?? []) };
-      }, 2);
+      await measureRaw(
+        series.rawUpdatePair,
+        'UpdateItemCommand',
+        async () => {
+          const outputs = await Promise.all([raw.send(addOne(counterKey)), raw.send(addOne(otherCounterKey))]);
+          return { ConsumedCapacity: outputs.flatMap((output) => output.ConsumedCapacity ?? []) };
+        },
+        2,
+      );
     };
 
     const warmStarted = performance.now();
@@ -328,7 +355,7 @@ async function main(): Promise<void> {
     const checkpoints = [1, 2, 10, 25, 50, 75, MAX_VIEWS - 1].filter((view) => claimWcuByView.has(view));
     if (views.length > 0) {
       console.log(
-        'non-final claim WCU by view number taken (the item keeps only its latest write\'s events, so a claim costs the same at any view): ' +
+        "non-final claim WCU by view number taken (the item keeps only its latest write's events, so a claim costs the same at any view): " +
           checkpoints.map((view) => `view ${view}: ${spread(claimWcuByView.get(view)!)}`).join(', '),
       );
     }
@@ -349,22 +376,36 @@ async function main(): Promise<void> {
     console.log('Legend');
     console.log('  create               POST /v1/secrets (text, max_views=1).');
     console.log('  metadata read        GET /v1/secrets/{id} on an active secret.');
-    console.log(`  claim, non-final     POST /v1/secrets/{id}/claim on max_views=${MAX_VIEWS} secrets, views 1-${MAX_VIEWS - 1} (views_left stays > 0).`);
+    console.log(
+      `  claim, non-final     POST /v1/secrets/{id}/claim on max_views=${MAX_VIEWS} secrets, views 1-${MAX_VIEWS - 1} (views_left stays > 0).`,
+    );
     console.log('  claim, final (burn)  POST .../claim on a max_views=1 secret: takes the last view, then ends (burns) the secret.');
-    console.log(`  claim, final ${MAX_VIEWS}/${MAX_VIEWS} the last view of each max_views=${MAX_VIEWS} secret above: one per ${MAX_VIEWS - 1} non-final claims, so few samples (p99 = max).`);
-    console.log('  claim through a link POST .../claim with recipient_id: a link\'s first view (an account\'s secret, max_views=2, 3 links). The receipt\'s');
-    console.log('                       facts ride on the claim\'s one write (its event); the relay puts the receipt item afterwards.');
+    console.log(
+      `  claim, final ${MAX_VIEWS}/${MAX_VIEWS} the last view of each max_views=${MAX_VIEWS} secret above: one per ${MAX_VIEWS - 1} non-final claims, so few samples (p99 = max).`,
+    );
+    console.log(
+      "  claim through a link POST .../claim with recipient_id: a link's first view (an account's secret, max_views=2, 3 links). The receipt's",
+    );
+    console.log("                       facts ride on the claim's one write (its event); the relay puts the receipt item afterwards.");
     console.log('  ..., default limits   the same on a second runtime (same DynamoDB Local) at the default rate limits, each in a fresh');
     console.log('                       window: its count is one unconditional ADD sent alongside the operation (a max_views=2 secret,');
     console.log('                       its first view). The rows above run at generous limits, counted in slots of 1% (no write each).');
-    console.log('  raw GetItem/UpdateItem  one SDK call straight to the same DynamoDB Local (GetItem of a secret item with ConsistentRead,');
+    console.log(
+      '  raw GetItem/UpdateItem  one SDK call straight to the same DynamoDB Local (GetItem of a secret item with ConsistentRead,',
+    );
     console.log('                       UpdateItem ADD on a counter item), same process and loop; no HTTP, gateway or handler.');
     console.log('  raw UpdateItem ∥ 2   two such UpdateItems on two items sent at once (an operation and its rate count): DynamoDB');
     console.log('                       overlaps them; near twice one UpdateItem means the emulator runs them one after the other.');
-    console.log('  ddb req (app + rate) DynamoDB calls per operation: the secret store\'s, plus the rate counter\'s UpdateItem (RATE#...');
-    console.log('                       item), counted on the same client but told apart by key. One per SDK send; "m (a-b)" when they vary.');
-    console.log('  RCU / WCU            capacity units of the secret store\'s calls as DynamoDB Local reports them (ReturnConsumedCapacity=');
-    console.log('                       INDEXES), table + GSIs. "of which GSI": WCU charged to index writes (gsi1 owner listing, gsi2 due-by-expiry).');
+    console.log("  ddb req (app + rate) DynamoDB calls per operation: the secret store's, plus the rate counter's UpdateItem (RATE#...");
+    console.log(
+      '                       item), counted on the same client but told apart by key. One per SDK send; "m (a-b)" when they vary.',
+    );
+    console.log(
+      "  RCU / WCU            capacity units of the secret store's calls as DynamoDB Local reports them (ReturnConsumedCapacity=",
+    );
+    console.log(
+      '                       INDEXES), table + GSIs. "of which GSI": WCU charged to index writes (gsi1 owner listing, gsi2 due-by-expiry).',
+    );
     console.log('                       "rate WCU": the rate counter\'s. "m (a-b)": mean (min-max) when samples differ.');
     console.log('  p50 / p99 ms         wall time of one request, fetch() to parsed body, against the in-process local gateway;');
     console.log('                       nearest-rank percentiles. Operations are interleaved in one loop so drift hits every row alike.');
@@ -372,7 +413,7 @@ async function main(): Promise<void> {
     console.log('                       raw table round trips on this machine.');
     console.log('  Caveat               DynamoDB Local (Java + SQLite) is not DynamoDB and shares the CPU with this process: absolute ms');
     console.log('                       and p99 depend on the machine and its load (load average above); request counts and capacity');
-    console.log('                       units follow DynamoDB\'s rules and carry over.');
+    console.log("                       units follow DynamoDB's rules and carry over.");
   } finally {
     raw.destroy();
     await atDefaults.stop();

@@ -50,7 +50,8 @@ const WARMUP_BYTES = 64 * 1024;
 /** CLI_BENCH_GIB: one size or several ("1,5"), each a positive number of GiB (0.25 for a quick look). */
 function sizesOf(raw: string | undefined): number[] {
   const sizes = (raw ?? '1').split(',').map((part) => Number(part.trim()));
-  if (sizes.some((size) => !Number.isFinite(size) || size <= 0)) throw new Error(`CLI_BENCH_GIB: expected positive numbers of GiB, got ${raw}`);
+  if (sizes.some((size) => !Number.isFinite(size) || size <= 0))
+    throw new Error(`CLI_BENCH_GIB: expected positive numbers of GiB, got ${raw}`);
   return sizes.map((size) => Math.round(size * GiB));
 }
 
@@ -110,7 +111,12 @@ async function runtimeProcess(): Promise<void> {
   // Its errors on stderr: a 500 the CLI reports is otherwise unexplained.
   const runtime = await startRuntime({ port: 0, rateLimits: generousRateLimits, logLevel: 'ERROR' });
   const key = await paidKey(runtime, 'cli-bench', 'team', ['secrets:write']);
-  const s3 = s3Client({ bucket: runtime.s3.bucket, region: 'us-east-1', endpoint: runtime.s3.endpoint, credentials: runtime.s3.credentials });
+  const s3 = s3Client({
+    bucket: runtime.s3.bucket,
+    region: 'us-east-1',
+    endpoint: runtime.s3.endpoint,
+    credentials: runtime.s3.credentials,
+  });
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
@@ -156,7 +162,12 @@ class CliRunner {
 
   /** `hushlink ARGS` run to its end: a non-zero exit stops the bench with the CLI's stderr. */
   async run(args: string[], arenas: Arenas, withKey: boolean): Promise<CliRun> {
-    const env: NodeJS.ProcessEnv = { ...process.env, HUSHLINK_API: this.ready.url, HUSHLINK_CONFIG_DIR: join(this.directory, 'config'), HUSHLINK_BENCH_RSS_FILE: this.rssFile };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      HUSHLINK_API: this.ready.url,
+      HUSHLINK_CONFIG_DIR: join(this.directory, 'config'),
+      HUSHLINK_BENCH_RSS_FILE: this.rssFile,
+    };
     delete env.NODE_OPTIONS;
     delete env.MALLOC_ARENA_MAX;
     delete env.HUSHLINK_API_KEY;
@@ -206,10 +217,18 @@ async function startupTimes(cases: StartupCase[]): Promise<Array<{ label: string
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
   for (let round = 0; round <= START_SPAWNS; round += 1) {
-    for (const [index, { label, command: [file, ...args] }] of cases.entries()) {
+    for (const [
+      index,
+      {
+        label,
+        command: [file, ...args],
+      },
+    ] of cases.entries()) {
       const started = performance.now();
       // Not spawnSync: the event loop stays free for a Ctrl-C (see orchestrate); nothing else runs meanwhile.
-      const code = await new Promise<number | null>((resolve, reject) => spawn(file!, args, { env, stdio: 'ignore' }).once('error', reject).once('exit', resolve));
+      const code = await new Promise<number | null>((resolve, reject) =>
+        spawn(file!, args, { env, stdio: 'ignore' }).once('error', reject).once('exit', resolve),
+      );
       const ms = performance.now() - started;
       if (code !== 0) throw new Error(`${label} exited ${code}`);
       if (round > 0) times[index]!.push(ms); // round 0 fills the page cache
@@ -231,7 +250,10 @@ async function orchestrate(): Promise<void> {
   const self = fileURLToPath(import.meta.url);
   const root = fileURLToPath(new URL('..', import.meta.url));
   const disk = mkdtempSync(join(tmpdir(), 'hushlink-bench-cli-'));
-  const shm = existsSync('/dev/shm') && statfsSync('/dev/shm').bavail * statfsSync('/dev/shm').bsize > 3 * SHM_MAX_BYTES ? mkdtempSync('/dev/shm/hushlink-bench-cli-') : undefined;
+  const shm =
+    existsSync('/dev/shm') && statfsSync('/dev/shm').bavail * statfsSync('/dev/shm').bsize > 3 * SHM_MAX_BYTES
+      ? mkdtempSync('/dev/shm/hushlink-bench-cli-')
+      : undefined;
   const folders = [disk, ...(shm ? [shm] : [])];
   const cleanUp = () => {
     for (const folder of folders) rmSync(folder, { recursive: true, force: true });
@@ -263,7 +285,8 @@ async function orchestrate(): Promise<void> {
     // The runtime's first upload and download; and a transfer whose own buffers are small, so its
     // peak is what Node loads and sets up for one (fetch, WebCrypto, the thread pool).
     const small = {} as Figures['small'];
-    for (const arenas of ['default', '2'] as const) small[arenas] = await cli.roundTrip(warmup, WARMUP_BYTES, join(disk, 'warmup.out'), arenas);
+    for (const arenas of ['default', '2'] as const)
+      small[arenas] = await cli.roundTrip(warmup, WARMUP_BYTES, join(disk, 'warmup.out'), arenas);
 
     const results: SizeResult[] = [];
     const failures: Figures['failures'] = [];
@@ -302,12 +325,31 @@ async function orchestrate(): Promise<void> {
     const startup = await startupTimes([
       { label: "node -e ''", command: [process.execPath, '-e', ''] },
       { label: 'hushlink --help (bundle)', command: [process.execPath, bundle, '--help'] },
-      { label: 'hushlink --help (checkout: cli/bin through tsx; information)', command: [process.execPath, join(root, 'cli/bin/hushlink.js'), '--help'] },
+      {
+        label: 'hushlink --help (checkout: cli/bin through tsx; information)',
+        command: [process.execPath, join(root, 'cli/bin/hushlink.js'), '--help'],
+      },
     ]);
     const opensslAfter = { cpu: await opensslSpeed('cpu'), elapsed: await opensslSpeed('elapsed') };
 
     const settings = { shmMaxBytes: SHM_MAX_BYTES, idleSpawns: IDLE_SPAWNS, rssSource: gnuTime ? 'GNU time' : 'getrusage at exit' };
-    report({ results, failures, small, ceilings, seal: seal!, openssl: [opensslBefore, opensslAfter], idle, startup, partsInFlight, loadAtStart, bundleBytes: readFileSync(bundle).length, settings }, support);
+    report(
+      {
+        results,
+        failures,
+        small,
+        ceilings,
+        seal: seal!,
+        openssl: [opensslBefore, opensslAfter],
+        idle,
+        startup,
+        partsInFlight,
+        loadAtStart,
+        bundleBytes: readFileSync(bundle).length,
+        settings,
+      },
+      support,
+    );
   } finally {
     if (runtimeChild?.connected) {
       runtimeChild.send({ ask: 'stop' });

@@ -34,7 +34,16 @@ export interface OpensslRun {
  * every other figure of the bench does) is printed beside it.
  */
 export async function opensslSpeed(clock: 'cpu' | 'elapsed'): Promise<OpensslRun> {
-  const args = ['speed', ...(clock === 'elapsed' ? ['-elapsed'] : []), '-evp', 'aes-256-gcm', '-bytes', String(OPENSSL_BLOCK), '-seconds', String(OPENSSL_SECONDS)];
+  const args = [
+    'speed',
+    ...(clock === 'elapsed' ? ['-elapsed'] : []),
+    '-evp',
+    'aes-256-gcm',
+    '-bytes',
+    String(OPENSSL_BLOCK),
+    '-seconds',
+    String(OPENSSL_SECONDS),
+  ];
   // Not execFileSync: a Ctrl-C must reach the bench's handler (which removes its files) while openssl runs.
   const { stdout } = await run('openssl', args);
   const figure = /^AES-256-GCM\s+([\d.]+)k\s*$/m.exec(stdout);

@@ -68,33 +68,71 @@ export function report(figures: Figures, { fmtRatio, machineLine, median, printT
   const ratio = (value: number) => fmtRatio(value / baseline, 2);
   const verdicts: string[] = [];
 
-  console.log(`\nThe CLI (the bundle, ${(figures.bundleBytes / 1024).toFixed(0)} KiB, under node ${process.version}) against the local runtime; ${machineLine(figures.loadAtStart)}\n`);
+  console.log(
+    `\nThe CLI (the bundle, ${(figures.bundleBytes / 1024).toFixed(0)} KiB, under node ${process.version}) against the local runtime; ${machineLine(figures.loadAtStart)}\n`,
+  );
   const ceilingRows: Array<[string, CeilingRates]> = [
-    [`ceiling (a): the CLI's seal alone (fileSealer + SealedReader, parts to /dev/null), ${gib(seal.sizeBytes)} from ${seal.folder}`, seal.rates],
+    [
+      `ceiling (a): the CLI's seal alone (fileSealer + SealedReader, parts to /dev/null), ${gib(seal.sizeBytes)} from ${seal.folder}`,
+      seal.rates,
+    ],
     [`ceiling (b): node:crypto AES-256-GCM, one cipher per 1 MiB chunk, no I/O`, ceilings['node-crypto']],
     [`ceiling (c): WebCrypto AES-256-GCM, 1 MiB chunks, 2 ahead, no I/O`, ceilings.webcrypto],
   ];
   const figure = (values: number[]) => `${median(values).toFixed(0)} (${values.map((value) => value.toFixed(0)).join(', ')})`;
   const opensslFigure = `${baseline.toFixed(0)} (${openssl.map((run) => run.cpu.mbps.toFixed(0)).join('; ')})`;
   const rows: string[][] = [
-    [`openssl speed -evp aes-256-gcm -bytes ${OPENSSL_BLOCK} (${openssl[0].cpu.version.split(' ').slice(0, 2).join(' ')}; it divides by its CPU time), before; after`, opensslFigure, '1.00x', opensslFigure, '1.00x'],
-    [`the same with -elapsed (divided by the wall clock, as the MB/s below), before; after`, `${meanOf('elapsed').toFixed(0)} (${openssl.map((run) => run.elapsed.mbps.toFixed(0)).join('; ')})`, ratio(meanOf('elapsed')), '-', '-'],
-    ...ceilingRows.map(([label, rates]) => [label, figure(rates.wall), ratio(median(rates.wall)), figure(rates.cpu), ratio(median(rates.cpu))]),
+    [
+      `openssl speed -evp aes-256-gcm -bytes ${OPENSSL_BLOCK} (${openssl[0].cpu.version.split(' ').slice(0, 2).join(' ')}; it divides by its CPU time), before; after`,
+      opensslFigure,
+      '1.00x',
+      opensslFigure,
+      '1.00x',
+    ],
+    [
+      `the same with -elapsed (divided by the wall clock, as the MB/s below), before; after`,
+      `${meanOf('elapsed').toFixed(0)} (${openssl.map((run) => run.elapsed.mbps.toFixed(0)).join('; ')})`,
+      ratio(meanOf('elapsed')),
+      '-',
+      '-',
+    ],
+    ...ceilingRows.map(([label, rates]) => [
+      label,
+      figure(rates.wall),
+      ratio(median(rates.wall)),
+      figure(rates.cpu),
+      ratio(median(rates.cpu)),
+    ]),
   ];
   const perCpu = (sizeBytes: number, run: CliRun) => mbps(sizeBytes, run.cpuMs);
   for (const r of results) {
     for (const arenas of ['default', '2'] as const) {
-      for (const [command, what] of [['send', 'seal + upload'], ['open', 'claim + download + open + write']] as const) {
+      for (const [command, what] of [
+        ['send', 'seal + upload'],
+        ['open', 'claim + download + open + write'],
+      ] as const) {
         const run = r.runs[arenas][command];
         const wall = mbps(r.sizeBytes, run.ms);
-        rows.push([`hushlink ${command} ${gib(r.sizeBytes)} (${what}), ${arenaLabel(arenas)}`, wall.toFixed(0), ratio(wall), perCpu(r.sizeBytes, run).toFixed(0), ratio(perCpu(r.sizeBytes, run))]);
+        rows.push([
+          `hushlink ${command} ${gib(r.sizeBytes)} (${what}), ${arenaLabel(arenas)}`,
+          wall.toFixed(0),
+          ratio(wall),
+          perCpu(r.sizeBytes, run).toFixed(0),
+          ratio(perCpu(r.sizeBytes, run)),
+        ]);
       }
     }
   }
-  printTable(['throughput (MB = 10^6 bytes of plaintext)', 'MB/s', 'x openssl', 'MB per CPU second', 'x openssl'], rows, (column) => column > 0);
+  printTable(
+    ['throughput (MB = 10^6 bytes of plaintext)', 'MB/s', 'x openssl', 'MB per CPU second', 'x openssl'],
+    rows,
+    (column) => column > 0,
+  );
 
   // The best Node's crypto did with no I/O, on the wall clock or per CPU second, whichever is kinder.
-  const ceiling = Math.max(...(['node-crypto', 'webcrypto'] as const).flatMap((kind) => [median(ceilings[kind].wall), median(ceilings[kind].cpu)])) / baseline;
+  const ceiling =
+    Math.max(...(['node-crypto', 'webcrypto'] as const).flatMap((kind) => [median(ceilings[kind].wall), median(ceilings[kind].cpu)])) /
+    baseline;
   for (const r of results) {
     for (const command of ['send', 'open'] as const) {
       const run = r.runs.default[command];
@@ -117,7 +155,18 @@ export function report(figures: Figures, { fmtRatio, machineLine, median, printT
   console.log();
   const allowance = (r: SizeResult) => ALLOWANCE_BYTES + partsInFlight * r.partSize;
   printTable(
-    ['peak RSS, MiB', 'file', 'parts', 'idle (--help)', '64 KiB file: send; open', 'send peak', 'send - idle', 'open peak', 'open - idle', 'allowed above idle'],
+    [
+      'peak RSS, MiB',
+      'file',
+      'parts',
+      'idle (--help)',
+      '64 KiB file: send; open',
+      'send peak',
+      'send - idle',
+      'open peak',
+      'open - idle',
+      'allowed above idle',
+    ],
     results.flatMap((r) =>
       (['default', '2'] as const).map((arenas) => {
         const over = (peak: number) => `${mib(peak - idle[arenas])}${peak - idle[arenas] <= allowance(r) ? '' : ' (over)'}`;
@@ -146,21 +195,34 @@ export function report(figures: Figures, { fmtRatio, machineLine, median, printT
       if (results.length > 1) {
         const peaks = results.map((r) => r.runs[arenas][command].maxRss);
         const apart = Math.max(...peaks) / Math.min(...peaks) - 1;
-        verdicts.push(`Peak RSS, ${command}, ${arenaLabel(arenas)}, ${results.map((r) => gib(r.sizeBytes)).join(' vs ')} within ${FLAT_TOLERANCE * 100} %: ${apart <= FLAT_TOLERANCE ? 'met' : 'missed'} (${(apart * 100).toFixed(1)} % apart).`);
+        verdicts.push(
+          `Peak RSS, ${command}, ${arenaLabel(arenas)}, ${results.map((r) => gib(r.sizeBytes)).join(' vs ')} within ${FLAT_TOLERANCE * 100} %: ${apart <= FLAT_TOLERANCE ? 'met' : 'missed'} (${(apart * 100).toFixed(1)} % apart).`,
+        );
       }
     }
   }
-  if (results.length < 2) verdicts.push(`Peak RSS flat across sizes: not measured (${results.length} size${results.length === 1 ? '' : 's'} measured; CLI_BENCH_GIB=1,5 runs two).`);
+  if (results.length < 2)
+    verdicts.push(
+      `Peak RSS flat across sizes: not measured (${results.length} size${results.length === 1 ? '' : 's'} measured; CLI_BENCH_GIB=1,5 runs two).`,
+    );
   for (const { sizeBytes, message } of failures) verdicts.push(`Not measured, ${gib(sizeBytes)}: ${message}`);
 
   console.log();
   const medians = startup.map(({ times }) => median(times));
   printTable(
     ['start-up, ms', `median of ${startup[0]!.times.length}`, 'min', 'max', "x node -e ''"],
-    startup.map(({ label, times }, index) => [label, medians[index]!.toFixed(1), Math.min(...times).toFixed(1), Math.max(...times).toFixed(1), fmtRatio(medians[index]! / medians[0]!, 2)]),
+    startup.map(({ label, times }, index) => [
+      label,
+      medians[index]!.toFixed(1),
+      Math.min(...times).toFixed(1),
+      Math.max(...times).toFixed(1),
+      fmtRatio(medians[index]! / medians[0]!, 2),
+    ]),
     (column) => column > 0,
   );
-  verdicts.push(`Start-up: hushlink --help (the bundle) takes ${fmtRatio(medians[1]! / medians[0]!, 2)} node -e '' (+${(medians[1]! - medians[0]!).toFixed(1)} ms); the issue sets no number.`);
+  verdicts.push(
+    `Start-up: hushlink --help (the bundle) takes ${fmtRatio(medians[1]! / medians[0]!, 2)} node -e '' (+${(medians[1]! - medians[0]!).toFixed(1)} ms); the issue sets no number.`,
+  );
 
   console.log(`\n${verdicts.join('\n')}`);
   console.log(`

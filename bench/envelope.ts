@@ -118,7 +118,11 @@ function nodeDecrypt(body: Uint8Array, piece: number): void {
 async function webEncrypt(input: Uint8Array<ArrayBuffer>, piece: number): Promise<void> {
   const count = pieceCount(input.length, piece);
   for (let i = 0; i < count; i++) {
-    await subtle.encrypt({ name: 'AES-GCM', iv: nonce(i, i === count - 1), additionalData: aad }, webKey, input.subarray(i * piece, (i + 1) * piece));
+    await subtle.encrypt(
+      { name: 'AES-GCM', iv: nonce(i, i === count - 1), additionalData: aad },
+      webKey,
+      input.subarray(i * piece, (i + 1) * piece),
+    );
   }
 }
 
@@ -192,7 +196,8 @@ const sampleRss = () => {
 async function phase(input: Uint8Array<ArrayBuffer>, piece: number): Promise<void> {
   const size = input.length;
   const small = size <= MiB;
-  const pieceName = piece >= size ? (size === piece ? `${sizeName(piece)} pieces (= one piece)` : 'one piece') : `${sizeName(piece)} pieces`;
+  const pieceName =
+    piece >= size ? (size === piece ? `${sizeName(piece)} pieces (= one piece)` : 'one piece') : `${sizeName(piece)} pieces`;
   const cases: Case[] = [];
   const add = (direction: Direction, impl: Impl, label: string, run: () => unknown) =>
     cases.push({ direction, impl, label, piece: Math.min(piece, size), run, samples: [] });
@@ -267,8 +272,12 @@ async function fixedCosts(): Promise<FixedRow[]> {
   const header = await sealHeader(keys, { kind: 'text', passphrase: false, serverEncrypted: false, chunkLog2: 20, iterations: 0, salt });
   const emptySealed = await sealText('');
   const rows: FixedRow[] = [
-    { label: "seal empty text (no passphrase)", ms: await timeMany(FIXED_REPS, () => sealText('')), note: 'whole call' },
-    { label: '  deriveKeys (HKDF x4, 3 importKey)', ms: await timeMany(FIXED_REPS, () => deriveKeys({ urlKey, salt, iterations: 0 })), note: 'part of it' },
+    { label: 'seal empty text (no passphrase)', ms: await timeMany(FIXED_REPS, () => sealText('')), note: 'whole call' },
+    {
+      label: '  deriveKeys (HKDF x4, 3 importKey)',
+      ms: await timeMany(FIXED_REPS, () => deriveKeys({ urlKey, salt, iterations: 0 })),
+      note: 'part of it',
+    },
     {
       label: '  sealHeader (HMAC-SHA-256)',
       ms: await timeMany(FIXED_REPS, () =>
@@ -276,7 +285,11 @@ async function fixedCosts(): Promise<FixedRow[]> {
       ),
       note: 'part of it',
     },
-    { label: '  encryptChunk (empty final chunk)', ms: await timeMany(FIXED_REPS, () => encryptChunk(keys, header, 0, true, empty)), note: 'part of it' },
+    {
+      label: '  encryptChunk (empty final chunk)',
+      ms: await timeMany(FIXED_REPS, () => encryptChunk(keys, header, 0, true, empty)),
+      note: 'part of it',
+    },
     { label: '  claimVerifier (SHA-256)', ms: await timeMany(FIXED_REPS, () => claimVerifier(emptySealed.claimToken)), note: 'part of it' },
     {
       label: 'open empty text (no passphrase)',
@@ -319,7 +332,9 @@ const gibPerS = (bytes: number, ms: number) => bytes / GiB / (ms / 1000);
 const fmtMs = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3));
 
 function rawFor(result: Result, impl: Impl): Result | undefined {
-  return results.find((r) => r.inputSize === result.inputSize && r.direction === result.direction && r.impl === impl && r.piece === result.piece);
+  return results.find(
+    (r) => r.inputSize === result.inputSize && r.direction === result.direction && r.impl === impl && r.piece === result.piece,
+  );
 }
 
 function printThroughput(): void {
@@ -418,7 +433,9 @@ async function main(): Promise<void> {
   const fixed = await fixedCosts();
   sampleRss();
 
-  console.log(`Hushlink envelope v1 bench (AES-256-GCM): ${REPS_LARGE} measured repetitions for 64 MiB, ${REPS_SMALL} for 1 MiB, after warm-up; round-robin`);
+  console.log(
+    `Hushlink envelope v1 bench (AES-256-GCM): ${REPS_LARGE} measured repetitions for 64 MiB, ${REPS_SMALL} for 1 MiB, after warm-up; round-robin`,
+  );
   console.log(
     `Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}, load average at start ${fmtLoad(loadAtStart, '/')}, at end ${fmtLoad(loadavg(), '/')}`,
   );
@@ -427,7 +444,9 @@ async function main(): Promise<void> {
   printFixed(fixed);
   printLegend();
   console.log('');
-  console.log(`Total ${((performance.now() - started) / 1000).toFixed(1)} s; peak RSS ${(Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / MiB).toFixed(0)} MiB.`);
+  console.log(
+    `Total ${((performance.now() - started) / 1000).toFixed(1)} s; peak RSS ${(Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / MiB).toFixed(0)} MiB.`,
+  );
 }
 
 await main();

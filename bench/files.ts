@@ -22,7 +22,7 @@
  * warm-up round trip of a 64 KiB file: what Node loads and sets up on first use, fetch and
  * WebCrypto, is in it, and next to nothing left to the collector).
  */
-import { fork, } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
@@ -52,7 +52,8 @@ const ALLOWANCE_BYTES = 64 * MiB;
 /** FILES_BENCH_GIB: one size or several ("1,5"), each a positive number of GiB (0.25 for a quick look). */
 function sizesOf(raw: string | undefined): number[] {
   const sizes = (raw ?? '1').split(',').map((part) => Number(part.trim()));
-  if (sizes.some((size) => !Number.isFinite(size) || size <= 0)) throw new Error(`FILES_BENCH_GIB: expected positive numbers of GiB, got ${raw}`);
+  if (sizes.some((size) => !Number.isFinite(size) || size <= 0))
+    throw new Error(`FILES_BENCH_GIB: expected positive numbers of GiB, got ${raw}`);
   return sizes.map((size) => Math.round(size * GiB));
 }
 
@@ -178,7 +179,11 @@ async function runtimeProcess(): Promise<void> {
     sampler.start();
     process.send!(answer);
   });
-  const ready: RuntimeReady = { url: runtime.url, s3: { endpoint: runtime.s3.endpoint, bucket: runtime.s3.bucket, credentials: runtime.s3.credentials }, apiKey: key.key };
+  const ready: RuntimeReady = {
+    url: runtime.url,
+    s3: { endpoint: runtime.s3.endpoint, bucket: runtime.s3.bucket, credentials: runtime.s3.credentials },
+    apiKey: key.key,
+  };
   process.send!(ready);
 }
 
@@ -213,7 +218,12 @@ type RoundTrip = (job: Job, size: number, directory: string, sampler: RssSampler
 const clientRoundTrip: RoundTrip = async (job, size, directory, sampler) => {
   const started = performance.now();
   sampler.phase = 'upload';
-  const uploaded = await uploadFile({ api: job.ready.url, credential: job.ready.apiKey, file: { stream: generated(size), size }, name: 'bench.bin' });
+  const uploaded = await uploadFile({
+    api: job.ready.url,
+    credential: job.ready.apiKey,
+    file: { stream: generated(size), size },
+    name: 'bench.bin',
+  });
   const uploadMs = performance.now() - started;
   const to = join(directory, 'out.bin');
   sampler.phase = 'download';
@@ -249,7 +259,8 @@ async function check(path: string, size: number): Promise<void> {
  * and synced, as the client's download is. Loads the SDK only in the process that runs it.
  */
 async function rawRoundTrip(): Promise<RoundTrip> {
-  const { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, UploadPartCommand } = await import('@aws-sdk/client-s3');
+  const { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, UploadPartCommand } =
+    await import('@aws-sdk/client-s3');
   const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
   const { s3Client } = await import('../shared/adapters/s3Uploads.ts');
   const { partsOf } = await import('../shared/domain/files/upload.ts');
@@ -292,7 +303,9 @@ async function rawRoundTrip(): Promise<RoundTrip> {
         while (next <= partCount) {
           const number = next++;
           const part = await partBytes(number);
-          const url = await getSignedUrl(client, new UploadPartCommand({ Bucket: bucket, Key, UploadId, PartNumber: number }), { expiresIn: 3600 });
+          const url = await getSignedUrl(client, new UploadPartCommand({ Bucket: bucket, Key, UploadId, PartNumber: number }), {
+            expiresIn: 3600,
+          });
           const response = await fetch(url, {
             method: 'PUT',
             body: new ReadableStream({ start: (controller) => (controller.enqueue(part), controller.close()) }),
@@ -393,7 +406,8 @@ async function orchestrate(): Promise<void> {
  * (docs/adr/0027-client-memory-is-bounded-by-buffers-the-benchs-figures.md).
  * HUSHLINK_BENCH_ARENAS=default measures glibc's default.
  */
-const measuredEnv = process.env.HUSHLINK_BENCH_ARENAS === 'default' ? process.env : { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
+const measuredEnv =
+  process.env.HUSHLINK_BENCH_ARENAS === 'default' ? process.env : { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
 
 const allowance = (r: SizeResult) => ALLOWANCE_BYTES + partsInFlight * r.partSize;
 const endToEnd = (sizeBytes: number, run: Run) => rate(sizeBytes, run.uploadMs + run.downloadMs);
@@ -401,7 +415,16 @@ const endToEnd = (sizeBytes: number, run: Run) => rate(sizeBytes, run.uploadMs +
 function report(results: SizeResult[], loadAtStart: number[], { fmtRatio, machineLine, printTable }: typeof import('./support.ts')): void {
   console.log(`\nFiles end to end (cli/transfer) against the local runtime and its S3; ${machineLine(loadAtStart)}\n`);
   printTable(
-    ['file', 'parts', 'upload s', 'download s', 'end to end MiB/s', 'raw up + down s (before; after)', 'raw MiB/s (before, after)', 'ratio'],
+    [
+      'file',
+      'parts',
+      'upload s',
+      'download s',
+      'end to end MiB/s',
+      'raw up + down s (before; after)',
+      'raw MiB/s (before, after)',
+      'ratio',
+    ],
     results.map((r) => {
       const raw = r.raw.map((run) => endToEnd(r.sizeBytes, run));
       const rawMean = (raw[0]! + raw[1]!) / 2;
@@ -420,7 +443,18 @@ function report(results: SizeResult[], loadAtStart: number[], { fmtRatio, machin
   );
   console.log();
   printTable(
-    ['file', 'client before', 'client peak', 'peak - before', 'allowed', 'client maxRSS', 'raw peak - before', 'runtime peak', 'runtime peak, raw', 'runtime maxRSS'],
+    [
+      'file',
+      'client before',
+      'client peak',
+      'peak - before',
+      'allowed',
+      'client maxRSS',
+      'raw peak - before',
+      'runtime peak',
+      'runtime peak, raw',
+      'runtime maxRSS',
+    ],
     results.map((r) => [
       `${mib(r.sizeBytes)} MiB`,
       mib(r.client.rssBefore),
@@ -439,7 +473,14 @@ function report(results: SizeResult[], loadAtStart: number[], { fmtRatio, machin
   printTable(
     ['file', 'client at its peak of', 'rss', 'V8 heap used', 'external', 'of which ArrayBuffers'],
     results.flatMap((r) =>
-      Object.entries(r.client.phases).map(([phase, usage]) => [`${mib(r.sizeBytes)} MiB`, phase, mib(usage.rss), mib(usage.heapUsed), mib(usage.external), mib(usage.arrayBuffers)]),
+      Object.entries(r.client.phases).map(([phase, usage]) => [
+        `${mib(r.sizeBytes)} MiB`,
+        phase,
+        mib(usage.rss),
+        mib(usage.heapUsed),
+        mib(usage.external),
+        mib(usage.arrayBuffers),
+      ]),
     ),
     (column) => column > 1,
   );

@@ -78,7 +78,10 @@ const readCommands = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', '
  * Capacity of one response (transactions report a list, one entry per table), split into read
  * and write units. DynamoDB Local often gives only the total, so the command says which it is.
  */
-export function capacityOf(command: string, consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): { rcu: number; wcu: number; gsiWcu: number } {
+export function capacityOf(
+  command: string,
+  consumed: ConsumedCapacity | ConsumedCapacity[] | undefined,
+): { rcu: number; wcu: number; gsiWcu: number } {
   const isRead = readCommands.has(command);
   let rcu = 0;
   let wcu = 0;
@@ -222,7 +225,8 @@ type Columns = ReadonlySet<number> | ((column: number) => boolean);
 export function formatTable(header: string[], rows: string[][], rightAligned: Columns, style: 'plain' | 'markdown' = 'plain'): string {
   const isRight = typeof rightAligned === 'function' ? rightAligned : (column: number) => rightAligned.has(column);
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column]!.length)));
-  const cells = (row: string[]) => row.map((cell, column) => (isRight(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)));
+  const cells = (row: string[]) =>
+    row.map((cell, column) => (isRight(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)));
   if (style === 'markdown') {
     const line = (row: string[]) => `| ${cells(row).join(' | ')} |`;
     const rule = widths.map((width, column) => (isRight(column) ? `${'-'.repeat(width + 1)}:` : '-'.repeat(width + 2)));

@@ -102,7 +102,10 @@ const invocation = new AsyncLocalStorage<'relay' | 'deliver'>();
 
 const tallies: Record<Origin, Tally> = { api: newTally(), rate: newTally(), relay: newTally(), deliver: newTally() };
 /** Every call of the runtime's client, in the tally of where it comes from. */
-const meter = meterCalls({ tallyOf: (input) => tallies[isRateCall(input) ? 'rate' : (invocation.getStore() ?? 'api')], consumedCapacity: 'TOTAL' });
+const meter = meterCalls({
+  tallyOf: (input) => tallies[isRateCall(input) ? 'rate' : (invocation.getStore() ?? 'api')],
+  consumedCapacity: 'TOTAL',
+});
 
 type Cost = Pick<Usage, 'requests' | 'rcu' | 'wcu' | 'commands'>;
 const mark = (origin: Origin) => ({ origin, at: snapshot(tallies[origin]) });
@@ -239,7 +242,13 @@ function checkArrivals(arrivals: Arrival[], secret: string, expected: number, wh
 // The baseline: the same signed POSTs, straight to the receiver
 
 function directPost(url: URL, secret: string): Promise<boolean> {
-  const body = JSON.stringify({ id: newEventId(), type: 'webhook.test', occurred_at: toIso(Date.now()), secret_id: null, views_left: null });
+  const body = JSON.stringify({
+    id: newEventId(),
+    type: 'webhook.test',
+    occurred_at: toIso(Date.now()),
+    secret_id: null,
+    views_left: null,
+  });
   const signature = webhookSignature(secret, toEpochSeconds(Date.now()), body);
   return postWebhook({
     url,
@@ -279,12 +288,15 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg();
   const receiver = new Receiver();
   await receiver.start();
-  const runtime = await startRuntime({ port: 0, rateLimits: generousRateLimits, instrumentDynamo: meter, webhookTransport: timedTransport }).catch(
-    async (error: unknown) => {
-      await receiver.stop();
-      throw error;
-    },
-  );
+  const runtime = await startRuntime({
+    port: 0,
+    rateLimits: generousRateLimits,
+    instrumentDynamo: meter,
+    webhookTransport: timedTransport,
+  }).catch(async (error: unknown) => {
+    await receiver.stop();
+    throw error;
+  });
   // A client of its own (not metered) for the raw GetItem reference.
   const raw = rawDynamoClient(runtime.dynamo.endpoint);
   try {
@@ -314,7 +326,8 @@ async function main(): Promise<void> {
     const expectIdle = (what: string) => {
       if (runtime.queue.depth !== 0) throw new Error(`${what}: ${runtime.queue.depth} messages left on the queue`);
       if (runtime.queue.deadLetters.length > 0) throw new Error(`${what}: ${runtime.queue.deadLetters.length} dead letters`);
-      if (runtime.stream.failedRecords.length > 0) throw new Error(`${what}: ${runtime.stream.failedRecords.length} stream records set aside`);
+      if (runtime.stream.failedRecords.length > 0)
+        throw new Error(`${what}: ${runtime.stream.failedRecords.length} stream records set aside`);
     };
 
     // ---- throughput
@@ -491,7 +504,8 @@ async function main(): Promise<void> {
         const relayBefore = mark('relay');
         const invocations = handled.relayInvocations;
         await runtime.stream.drain();
-        if (handled.relayInvocations !== invocations + 1) throw new Error(`expected one relay invocation, got ${handled.relayInvocations - invocations}`);
+        if (handled.relayInvocations !== invocations + 1)
+          throw new Error(`expected one relay invocation, got ${handled.relayInvocations - invocations}`);
         costs.push(costSince(relayBefore));
         ms.push(marks.relayEnd! - marks.relayStart!);
         await runtime.queue.drain();
@@ -543,7 +557,7 @@ async function main(): Promise<void> {
     const directRate = rate(runs.direct);
     const throughRows = [
       ['direct postWebhook (baseline)', runs.direct, 'signed POSTs, 10 per batch, no queue, no DynamoDB'],
-      ['deliveries via worker alone', runs.tests, 'the worker alone: deliver messages of owned secrets\' events, relayed first'],
+      ['deliveries via worker alone', runs.tests, "the worker alone: deliver messages of owned secrets' events, relayed first"],
       ['secret events via relay + worker', runs.events, 'stream record -> relay -> delivery + deliver message, per secret created'],
     ] as const;
     printTable(
@@ -569,7 +583,7 @@ async function main(): Promise<void> {
     console.log('');
     console.log('2. Added latency, event to delivery: one owned secret created at a time; stream and queue drained the moment the API');
     console.log('   call returns (the deployed mappings have maxBatchingWindow 0, so drain-right-away is the design; in AWS the stream');
-    console.log('   adds its own propagation, typically well under a second; `npm start`\'s pollers, every 250 ms, add their wait).');
+    console.log("   adds its own propagation, typically well under a second; `npm start`'s pollers, every 250 ms, add their wait).");
     console.log('');
     const latencyRows: Array<[string, (sample: LatencySample) => number, string]> = [
       ['API call returned -> POST arrived', (s) => s.total, 'the headline: what the service adds after the event'],
@@ -611,17 +625,45 @@ async function main(): Promise<void> {
     printTable(
       ['per', 'n', 'requests', 'RCU', 'WCU', 'commands', 'note'],
       [
-        costRow('relayed event (1 event, 1 endpoint)', samples.map((s) => s.relayCost), 'latency loop, one stream record each'),
-        costRow('delivery attempt (delivered)', samples.map((s) => s.deliverCost), 'latency loop, one deliver message each'),
-        costRow('relayed record, throughput runs', [perItem(eventRelayCost, relayedInRun)], `${relayedInRun} records: secret events and test deliveries`),
+        costRow(
+          'relayed event (1 event, 1 endpoint)',
+          samples.map((s) => s.relayCost),
+          'latency loop, one stream record each',
+        ),
+        costRow(
+          'delivery attempt (delivered)',
+          samples.map((s) => s.deliverCost),
+          'latency loop, one deliver message each',
+        ),
+        costRow(
+          'relayed record, throughput runs',
+          [perItem(eventRelayCost, relayedInRun)],
+          `${relayedInRun} records: secret events and test deliveries`,
+        ),
         costRow('delivery attempt, throughput runs', [perItem(deliverCost, attemptsInRun)], `both worker paths, ${attemptsInRun} attempts`),
-        costRow('API: owned create (context)', samples.map((s) => s.apiCost), 'secret store only (the rate counter apart)'),
+        costRow(
+          'API: owned create (context)',
+          samples.map((s) => s.apiCost),
+          'secret store only (the rate counter apart)',
+        ),
         costRow('API: test delivery (context)', apiTests, 'POST /v1/webhooks/{id}/test, per call (at most 5 pending per endpoint)'),
-        costRow(`relayed event, ${BIG_ENVELOPE} B envelope`, relayCosts.bigOwned.costs, 'owner with the endpoint: the item comes with the record'),
+        costRow(
+          `relayed event, ${BIG_ENVELOPE} B envelope`,
+          relayCosts.bigOwned.costs,
+          'owner with the endpoint: the item comes with the record',
+        ),
         costRow('relayed event, owner w/o endpoints', relayCosts.smallLoner.costs, 'relay runs, delivers nothing'),
         costRow(`  same, ${BIG_ENVELOPE} B envelope`, relayCosts.bigLoner.costs, ''),
-        costRow('anonymous secret, created + claimed', [perItem(relayCosts.smallAnonymous.cost, RELAY_N)], `relay invoked ${relayCosts.smallAnonymous.invocations} times for ${RELAY_N} secrets`),
-        costRow(`  same, ${BIG_ENVELOPE} B envelope`, [perItem(relayCosts.bigAnonymous.cost, RELAY_N)], `relay invoked ${relayCosts.bigAnonymous.invocations} times`),
+        costRow(
+          'anonymous secret, created + claimed',
+          [perItem(relayCosts.smallAnonymous.cost, RELAY_N)],
+          `relay invoked ${relayCosts.smallAnonymous.invocations} times for ${RELAY_N} secrets`,
+        ),
+        costRow(
+          `  same, ${BIG_ENVELOPE} B envelope`,
+          [perItem(relayCosts.bigAnonymous.cost, RELAY_N)],
+          `relay invoked ${relayCosts.bigAnonymous.invocations} times`,
+        ),
       ],
       new Set([1, 2, 3, 4]),
     );
@@ -636,18 +678,18 @@ async function main(): Promise<void> {
     console.log('');
     console.log('Legend');
     console.log('  time s               direct: wall time of the POSTs; worker alone: runtime.queue.drain(); secret events:');
-    console.log('                       runtime.drainWork() (stream read, relay, then the queue), the worker\'s bookkeeping after each');
+    console.log("                       runtime.drainWork() (stream read, relay, then the queue), the worker's bookkeeping after each");
     console.log('                       POST included. Making the N items (API calls) happens before the clock starts.');
-    console.log('  vs direct            deliveries/s over the direct baseline\'s POSTs/s, over all rounds and per round.');
+    console.log("  vs direct            deliveries/s over the direct baseline's POSTs/s, over all rounds and per round.");
     console.log('  concurrency          locally one batch of 10 at a time; deployed, the event source runs up to maxConcurrency 10');
     console.log('                       invocations of 10, so AWS throughput is bounded by DynamoDB and receivers, not by this.');
     console.log('  latency segments     marks from the consumers (invocation start/end), the deliver message being queued, the');
-    console.log('                       transport\'s post() being called, and the receiver seeing the request; nearest-rank p50/p95.');
-    console.log('  DynamoDB             counted on the runtime\'s client, told apart by the invocation they run in; RCU follow item');
+    console.log("                       transport's post() being called, and the receiver seeing the request; nearest-rank p50/p95.");
+    console.log("  DynamoDB             counted on the runtime's client, told apart by the invocation they run in; RCU follow item");
     console.log('                       size (strongly consistent reads: 1 RCU per 4 KB), WCU 1 per 1 KB written. The relay reads no');
     console.log('                       secret: the stream record carries it, so a big envelope costs it nothing.');
     console.log('  anonymous            their writes never pass the stream filter (no owner): the relay is not invoked.');
-    console.log('  Caveat               DynamoDB Local (Java), the API, the worker and the receiver share this machine\'s CPUs: absolute');
+    console.log("  Caveat               DynamoDB Local (Java), the API, the worker and the receiver share this machine's CPUs: absolute");
     console.log('                       figures move with load; request counts and the ratios to the same-run baseline carry over better.');
     console.log('                       In AWS the attempt also opens the signing secret with KMS (once per endpoint per instance,');
     console.log('                       cached), resolves DNS, and the POST is a new TLS connection; none of that is in these figures.');

@@ -25,7 +25,11 @@ import { DynamoCheckoutWorkspaces } from '../shared/store/workspaceMembership.ts
 export const operations: Operations<'billing', BillingDeps> = {
   async startCheckout(request, deps) {
     const { plan, workspace_id: workspaceId, seats, success_path: successPath, cancel_path: cancelPath } = request.body;
-    const session = await startCheckout({ plan, workspaceId, seats, successPath, cancelPath }, requireSession(request.principal).userId, deps);
+    const session = await startCheckout(
+      { plan, workspaceId, seats, successPath, cancelPath },
+      requireSession(request.principal).userId,
+      deps,
+    );
     return { status: 201, body: { id: session.id, url: session.url } };
   },
 

@@ -72,5 +72,10 @@ export function compose(platform: Platform, adapters: { chatApp: ChatAppSource; 
 
 export const createHandler = (deps: ChatDeps) => groupHandler(chatRoutes, operations, chatRequests, deps);
 export const handler = lambdaEntry((platform) =>
-  createHandler(compose(platform, { chatApp: chatAppSource(() => chatSettings(platform.config)), tokenSealer: kmsSealer(platform.config, 'chat_team') })),
+  createHandler(
+    compose(platform, {
+      chatApp: chatAppSource(() => chatSettings(platform.config)),
+      tokenSealer: kmsSealer(platform.config, 'chat_team'),
+    }),
+  ),
 );

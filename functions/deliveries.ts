@@ -27,7 +27,10 @@ export type DeliveriesDeps = Platform & WebhookPorts & ChatNoticePorts & Billing
  * notices' (the subscription read, the buyer, their marks; mailed). A DM takes
  * only the bot token: the app's client credentials, used by the install alone, stay with the chat function.
  */
-export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 'queue' | 'sealer' | 'transport' | 'chatSealer'>): DeliveriesDeps {
+export function compose(
+  platform: Platform,
+  adapters: Pick<Adapters, 'mailer' | 'queue' | 'sealer' | 'transport' | 'chatSealer'>,
+): DeliveriesDeps {
   const { db, config } = platform;
   return {
     ...platform,
@@ -73,15 +76,26 @@ export const createHandler = (deps: DeliveriesDeps) => {
         return;
       }
       const outcome = await attemptDelivery(message, deps);
-      deps.logger.info('delivery attempt', { delivery_id: message.delivery_id, endpoint_id: message.endpoint_id, attempt: message.attempt, outcome });
+      deps.logger.info('delivery attempt', {
+        delivery_id: message.delivery_id,
+        endpoint_id: message.endpoint_id,
+        attempt: message.attempt,
+        outcome,
+      });
     } catch (error) {
-      deps.logger.error('work message failed', { message_id: record.messageId, error: (error as Error).name, error_message: (error as Error).message });
+      deps.logger.error('work message failed', {
+        message_id: record.messageId,
+        error: (error as Error).name,
+        error_message: (error as Error).message,
+      });
       throw error;
     }
   };
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     // A processor per batch: it keeps the batch's outcomes, and the local queue may run two at once.
-    const response = await processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { throwOnFullBatchFailure: false });
+    const response = await processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), {
+      throwOnFullBatchFailure: false,
+    });
     deps.metrics.flush();
     return { batchItemFailures: response.batchItemFailures };
   };

@@ -36,7 +36,9 @@ const uploadReply = (opened: OpenedUpload, config: Config) => {
     delete_token: opened.deleteToken,
     expires_at: toIso(secret.expiresAt),
     ...(secret.recipients ? { recipients: secret.recipients.map(createdLink(origin, secret.id)) } : {}),
-    ...(opened.uploaded ? { uploaded: opened.uploaded.map((part) => ({ part_number: part.partNumber, etag: part.etag, size: part.size })) } : {}),
+    ...(opened.uploaded
+      ? { uploaded: opened.uploaded.map((part) => ({ part_number: part.partNumber, etag: part.etag, size: part.size })) }
+      : {}),
   };
 };
 

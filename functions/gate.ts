@@ -15,7 +15,14 @@ import { DynamoSecretStore } from '../shared/store/secrets.ts';
 
 export const operations: Operations<'gate', GateDeps> = {
   async startGate(request, deps) {
-    await startGate(request.params.id!, request.body.recipient_id, request.body.email, addressKey(request.sourceIp), request.hostClaim, deps);
+    await startGate(
+      request.params.id!,
+      request.body.recipient_id,
+      request.body.email,
+      addressKey(request.sourceIp),
+      request.hostClaim,
+      deps,
+    );
     return { status: 200, body: { sent: true } };
   },
 

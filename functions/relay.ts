@@ -22,7 +22,8 @@ import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
  * The relay's wiring: the owners' endpoints and their deliveries, the queue for attempts, the
  * owners' live usage counters, and the receipts of their secrets' views.
  */
-export type RelayDeps = Platform & Pick<WebhookPorts, 'webhooks' | 'queue'> & { usage: LiveUsageLedger; receipts: ReceiptStore } & FileLifecyclePorts;
+export type RelayDeps = Platform &
+  Pick<WebhookPorts, 'webhooks' | 'queue'> & { usage: LiveUsageLedger; receipts: ReceiptStore } & FileLifecyclePorts;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'queue' | 'files'>): RelayDeps {
   const { db, config } = platform;
@@ -85,7 +86,12 @@ export const createHandler =
       }
     });
     const failures: Array<{ index: number; error: unknown }> = [];
-    (await relaySecretChanges(changes.map(({ change }) => change), deps)).forEach((outcome, i) => {
+    (
+      await relaySecretChanges(
+        changes.map(({ change }) => change),
+        deps,
+      )
+    ).forEach((outcome, i) => {
       if (outcome.status === 'rejected') failures.push({ index: changes[i]!.index, error: outcome.reason });
     });
     // Queued again when a batch is retried: the worker claims each before acting, so sends once.
@@ -100,10 +106,16 @@ export const createHandler =
     (await Promise.allSettled(fileEnds)).forEach((outcome, i) => {
       if (outcome.status === 'rejected') failures.push({ index: fileEndIndexes[i]!, error: outcome.reason });
     });
-    if (usage.length > 0) await deps.usage.apply(usage.map(({ change }) => change), deps.clock.now()).catch((error: unknown) => {
-      // Applied per owner, each at most once: retrying from the first usage record is safe.
-      failures.push({ index: usage[0]!.index, error });
-    });
+    if (usage.length > 0)
+      await deps.usage
+        .apply(
+          usage.map(({ change }) => change),
+          deps.clock.now(),
+        )
+        .catch((error: unknown) => {
+          // Applied per owner, each at most once: retrying from the first usage record is safe.
+          failures.push({ index: usage[0]!.index, error });
+        });
     deps.metrics.flush();
     // Records are in order: Lambda retries from the first one that failed.
     const failed = failures.sort((a, b) => a.index - b.index)[0];
@@ -114,5 +126,7 @@ export const createHandler =
   };
 
 export const handler = lambdaEntry((platform) =>
-  createHandler(compose(platform, { queue: sqsQueue(platform.config), files: new PresignedFileObjects(awsBucket(platform.config, defaultProvider())) })),
+  createHandler(
+    compose(platform, { queue: sqsQueue(platform.config), files: new PresignedFileObjects(awsBucket(platform.config, defaultProvider())) }),
+  ),
 );

@@ -19,7 +19,14 @@ import type { WorkspaceMembershipPorts } from '../shared/domain/workspaces/membe
 
 /** A response as the inbox answers it: a text's envelope (standard base64) or a file's download. */
 const inboxItem = (item: InboxItem) => {
-  const sealed = { response_id: item.id, created_at: toIso(item.createdAt), salt: item.salt, size_bytes: item.sizeBytes, enc: item.enc, wrapped_key: item.wrappedKey };
+  const sealed = {
+    response_id: item.id,
+    created_at: toIso(item.createdAt),
+    salt: item.salt,
+    size_bytes: item.sizeBytes,
+    enc: item.enc,
+    wrapped_key: item.wrappedKey,
+  };
   return item.sealed.kind === 'text'
     ? { ...sealed, kind: 'text' as const, envelope: Buffer.from(item.sealed.envelope).toString('base64') }
     : { ...sealed, kind: 'file' as const, download: { url: item.download!.url, expires_at: toIso(item.download!.expiresAt) } };
@@ -58,7 +65,10 @@ export const operations: Operations<'requests', RequestsDeps> = {
       hostname: body.hostname,
     };
     const link = await createRequestLink(input, requireSession(request.principal).userId, deps);
-    return { status: 201, body: { id: link.id, url_base: `${linkOrigin(link.linkHost, deps.config)}/q/${link.id}`, expires_at: toIso(link.expiresAt) } };
+    return {
+      status: 201,
+      body: { id: link.id, url_base: `${linkOrigin(link.linkHost, deps.config)}/q/${link.id}`, expires_at: toIso(link.expiresAt) },
+    };
   },
 
   async readRequest(request, deps) {
@@ -90,7 +100,12 @@ export const operations: Operations<'requests', RequestsDeps> = {
 
   async respondToRequest(request, deps) {
     const { envelope, salt, enc, wrapped_key: wrappedKey } = request.body;
-    const response = await respondToRequest(request.params.id ?? '', { envelope: Buffer.from(envelope, 'base64'), salt, enc, wrappedKey }, request.hostClaim, deps);
+    const response = await respondToRequest(
+      request.params.id ?? '',
+      { envelope: Buffer.from(envelope, 'base64'), salt, enc, wrappedKey },
+      request.hostClaim,
+      deps,
+    );
     return { status: 201, body: { response_id: response.id } };
   },
 };

@@ -3,7 +3,14 @@ import { resourceTypes, scimSchemas, serviceProviderConfig } from '../shared/dom
 import { listResponseSchema, type ScimUser } from '../shared/domain/scim/model.ts';
 import { listScimUsers } from '../shared/domain/scim/listing.ts';
 import { toScimResource } from '../shared/domain/scim/userBody.ts';
-import { createScimUser, deleteScimUser, patchScimUser, readScimUser, replaceScimUser, type ScimPorts } from '../shared/domain/scim/users.ts';
+import {
+  createScimUser,
+  deleteScimUser,
+  patchScimUser,
+  readScimUser,
+  replaceScimUser,
+  type ScimPorts,
+} from '../shared/domain/scim/users.ts';
 import type { DirectoryKeyPorts } from '../shared/domain/scim/directoryKey.ts';
 import { HostDirectory } from '../shared/domain/domains/hosts.ts';
 import { linkOrigin } from '../shared/domain/domains/linkHosts.ts';
@@ -23,7 +30,8 @@ import { DynamoWorkspaceStore } from '../shared/store/workspaces.ts';
  * hostname or this deployment's own origin (as links are made). Locations in answers are absolute
  * (RFC 7644 §3.1).
  */
-const scimBase = (request: Pick<ApiRequest, 'hostClaim'>, deps: ScimDeps) => `${linkOrigin(request.hostClaim ?? undefined, deps.config).replace(/\/+$/, '')}/scim/v2`;
+const scimBase = (request: Pick<ApiRequest, 'hostClaim'>, deps: ScimDeps) =>
+  `${linkOrigin(request.hostClaim ?? undefined, deps.config).replace(/\/+$/, '')}/scim/v2`;
 
 /** The workspace the directory key belongs to (the guard has checked it). */
 const workspaceOf = (request: Pick<ApiRequest, 'directory'>) => request.directory!.workspaceId;

@@ -59,7 +59,10 @@ export const operations: Operations<'secrets', SecretsDeps> = {
     const branding = await revealBranding(secret.workspaceId, deps);
     return {
       status: 200,
-      body: { ...metadata(secret, viewer), ...(branding ? { branding: { display_name: branding.displayName, logo: branding.logo, accent: branding.accent } } : {}) },
+      body: {
+        ...metadata(secret, viewer),
+        ...(branding ? { branding: { display_name: branding.displayName, logo: branding.logo, accent: branding.accent } } : {}),
+      },
     };
   },
 
@@ -72,7 +75,10 @@ export const operations: Operations<'secrets', SecretsDeps> = {
     const { limit, cursor } = request.query;
     const { userId } = requireUser(request.principal);
     const page = await listOwnedSecrets(userId, limit, cursor ?? null, deps);
-    return { status: 200, body: { items: page.items.map((secret) => metadata(secret, { userId, read: false })), next_cursor: page.nextCursor } };
+    return {
+      status: 200,
+      body: { items: page.items.map((secret) => metadata(secret, { userId, read: false })), next_cursor: page.nextCursor },
+    };
   },
 
   async reportSecret(request, deps) {
@@ -88,7 +94,12 @@ export const operations: Operations<'secrets', SecretsDeps> = {
   async claimSecret(request, deps) {
     // The claim answers no 400: a proof that is not a string is simply not a proof (ClaimRequest).
     const { claim_token, link_token, recipient_id, gate_token } = request.body;
-    const proof = { claimToken: claim_token ?? null, linkToken: link_token ?? null, recipientId: recipient_id ?? null, gateToken: gate_token ?? null };
+    const proof = {
+      claimToken: claim_token ?? null,
+      linkToken: link_token ?? null,
+      recipientId: recipient_id ?? null,
+      gateToken: gate_token ?? null,
+    };
     const view = viewContext(request.headers, deps.config.ORIGIN_VERIFY);
     const { secret, envelope, recipient, deferredBurn } = await claimSecret(request.params.id!, proof, view, request.hostClaim, deps);
     if (deferredBurn) deps.logger.warn('burn deferred after the last view', { error: deferredBurn.name });
@@ -100,11 +111,15 @@ export const operations: Operations<'secrets', SecretsDeps> = {
       expires_at: toIso(secret.expiresAt),
       ...(recipient ? { recipient_id: recipient.id } : {}),
     };
-    if (secret.kind === 'text') return { status: 200, body: { kind: 'text', ...claimed, envelope: Buffer.from(envelope!).toString('base64') } };
+    if (secret.kind === 'text')
+      return { status: 200, body: { kind: 'text', ...claimed, envelope: Buffer.from(envelope!).toString('base64') } };
     // A file's view is its download URL: presigning is local work, nothing to fail after the view.
     const now = deps.clock.now();
     const url = await deps.files.downloadUrl(objectKeyOf(secret.id), fileLimits.downloadUrlSeconds);
-    return { status: 200, body: { kind: 'file', ...claimed, download: { url, expires_at: toIso(now + fileLimits.downloadUrlSeconds * 1000) } } };
+    return {
+      status: 200,
+      body: { kind: 'file', ...claimed, download: { url, expires_at: toIso(now + fileLimits.downloadUrlSeconds * 1000) } },
+    };
   },
 
   async createCurlSecret(request, deps) {
@@ -147,7 +162,13 @@ export const operations: Operations<'secrets', SecretsDeps> = {
  * links read them), receipts and the owners' plans they follow, the feedback counters, and
  * the membership read of secrets sent inside a workspace, with its verified hostnames.
  */
-export type SecretsDeps = ApiDeps & SecretPorts & ClaimPorts & ReceiptPorts & WorkspaceMembershipPorts & LinkHostPorts & Pick<Adapters, 'files'>;
+export type SecretsDeps = ApiDeps &
+  SecretPorts &
+  ClaimPorts &
+  ReceiptPorts &
+  WorkspaceMembershipPorts &
+  LinkHostPorts &
+  Pick<Adapters, 'files'>;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'files'>): SecretsDeps {
   const { db, config } = platform;

@@ -1,11 +1,5 @@
 import { kmsSealer } from '../shared/adapters/kms.ts';
-import {
-  deleteEndpoint,
-  listDeliveries,
-  listEndpoints,
-  queueTestDelivery,
-  registerEndpoint,
-} from '../shared/domain/webhooks/endpoints.ts';
+import { deleteEndpoint, listDeliveries, listEndpoints, queueTestDelivery, registerEndpoint } from '../shared/domain/webhooks/endpoints.ts';
 import { webhooksRequests } from '../shared/api/webhooks.ts';
 import type { WebhookPorts, WebhookTransport } from '../shared/domain/webhooks/ports.ts';
 import { apiDeps, type ApiDeps } from './shared/apiDeps.ts';
@@ -26,7 +20,10 @@ export interface WebhooksDeps extends ApiDeps, Pick<WebhookPorts, 'webhooks' | '
   resolver: HostResolver;
 }
 
-export function compose(platform: Platform, adapters: Pick<Adapters, 'sealer'> & { transport: Pick<WebhookTransport, 'resolver'> }): WebhooksDeps {
+export function compose(
+  platform: Platform,
+  adapters: Pick<Adapters, 'sealer'> & { transport: Pick<WebhookTransport, 'resolver'> },
+): WebhooksDeps {
   const { db, config } = platform;
   return {
     ...apiDeps(platform),

@@ -27,9 +27,19 @@ import { ssoOperations } from './workspaces/sso.ts';
 import { DynamoMembershipChanges } from '../shared/store/workspaceMembershipChanges.ts';
 import { DynamoWorkspaceStore } from '../shared/store/workspaces.ts';
 
-const brandingReply = (branding: WorkspaceBranding) => ({ display_name: branding.displayName, logo: branding.logo, accent: branding.accent });
+const brandingReply = (branding: WorkspaceBranding) => ({
+  display_name: branding.displayName,
+  logo: branding.logo,
+  accent: branding.accent,
+});
 
-const memberItem = (member: Member) => ({ user_id: member.userId, email: member.email, role: member.role, joined_at: toIso(member.joinedAt), source: member.source });
+const memberItem = (member: Member) => ({
+  user_id: member.userId,
+  email: member.email,
+  role: member.role,
+  joined_at: toIso(member.joinedAt),
+  source: member.source,
+});
 
 const created = (workspace: Workspace, seats: number, members: number) => ({
   id: workspace.id,
@@ -72,7 +82,10 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
 
   async inviteMember(request, deps) {
     const invitation = await invite(request.params.id ?? '', requireSession(request.principal).userId, newInvitation(request.body), deps);
-    return { status: 201, body: { id: invitation.id, email: invitation.email, role: invitation.role, expires_at: toIso(invitation.expiresAt) } };
+    return {
+      status: 201,
+      body: { id: invitation.id, email: invitation.email, role: invitation.role, expires_at: toIso(invitation.expiresAt) },
+    };
   },
 
   async acceptInvitation(request, deps) {
@@ -86,7 +99,12 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
       status: 200,
       body: {
         items: roll.members.map(memberItem),
-        invitations: roll.invitations.map((invitation) => ({ id: invitation.id, email: invitation.email, role: invitation.role, expires_at: toIso(invitation.expiresAt) })),
+        invitations: roll.invitations.map((invitation) => ({
+          id: invitation.id,
+          email: invitation.email,
+          role: invitation.role,
+          expires_at: toIso(invitation.expiresAt),
+        })),
       },
     };
   },
@@ -98,7 +116,13 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
   },
 
   async changeRole(request, deps) {
-    const member = await changeRole(request.params.id ?? '', requireSession(request.principal).userId, request.params.userId ?? '', request.body.role, deps);
+    const member = await changeRole(
+      request.params.id ?? '',
+      requireSession(request.principal).userId,
+      request.params.userId ?? '',
+      request.body.role,
+      deps,
+    );
     return { status: 200, body: { user_id: member.userId, role: member.role } };
   },
 
@@ -113,7 +137,12 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
   },
 
   async setBranding(request, deps) {
-    const branding = await setBranding(request.params.id ?? '', requireSession(request.principal).userId, brandingInput(request.body), deps);
+    const branding = await setBranding(
+      request.params.id ?? '',
+      requireSession(request.principal).userId,
+      brandingInput(request.body),
+      deps,
+    );
     return { status: 200, body: brandingReply(branding) };
   },
 
@@ -127,7 +156,12 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
     const id = request.params.id ?? '';
     const { format, cursor } = request.query;
     const part = await exportAudit(id, requireSession(request.principal).userId, format, cursor ?? null, deps);
-    const next: Record<string, string> = part.nextCursor === null ? {} : { link: `</v1/workspaces/${encodeURIComponent(id)}/audit/export?${new URLSearchParams({ format, cursor: part.nextCursor })}>; rel="next"` };
+    const next: Record<string, string> =
+      part.nextCursor === null
+        ? {}
+        : {
+            link: `</v1/workspaces/${encodeURIComponent(id)}/audit/export?${new URLSearchParams({ format, cursor: part.nextCursor })}>; rel="next"`,
+          };
     return {
       status: 200,
       text: part.body,

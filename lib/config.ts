@@ -56,7 +56,9 @@ export interface RegionEntry {
 export const DEFAULT_WEB_ORIGIN = 'https://hushlink.example.com';
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
 /** The values CloudWatch Logs accepts as a retention (AWS::Logs::LogGroup RetentionInDays). */
-export const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 export function readSettings(node: Node): HushlinkSettings {
@@ -89,7 +91,9 @@ export function readSettings(node: Node): HushlinkSettings {
   const identity = sesIdentity.toLowerCase();
   // SES sends from an address only under an identity covering it: the address, its domain, or a parent domain.
   if (identity !== mailFrom.toLowerCase() && identity !== mailDomain && !mailDomain.endsWith(`.${identity}`)) {
-    throw new Error(`context sesIdentity must be mailFrom or its (parent) domain, or SES refuses the sender (got ${JSON.stringify(sesIdentity)})`);
+    throw new Error(
+      `context sesIdentity must be mailFrom or its (parent) domain, or SES refuses the sender (got ${JSON.stringify(sesIdentity)})`,
+    );
   }
   const alarmEmail = text(node, 'alarmEmail');
   if (alarmEmail !== undefined && !EMAIL.test(alarmEmail)) {
@@ -128,7 +132,8 @@ export function readSettings(node: Node): HushlinkSettings {
 /** A Stripe price id from context (`-c pricePro=price_…`), or the local emulator's default. */
 function price(node: Node, name: string, fallback: string): string {
   const value = text(node, name) ?? fallback;
-  if (!/^price_[A-Za-z0-9_]+$/.test(value)) throw new Error(`context ${name} must be a Stripe price id, price_… (got ${JSON.stringify(value)})`);
+  if (!/^price_[A-Za-z0-9_]+$/.test(value))
+    throw new Error(`context ${name} must be a Stripe price id, price_… (got ${JSON.stringify(value)})`);
   return value;
 }
 
@@ -179,7 +184,8 @@ function integer(node: Node, key: string): number | undefined {
   const value: unknown = node.tryGetContext(key);
   if (value === undefined || value === null || value === '') return undefined;
   const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number)) throw new Error(`context ${key} must be a whole number (got ${JSON.stringify(value)})`);
+  if (typeof number !== 'number' || !Number.isInteger(number))
+    throw new Error(`context ${key} must be a whole number (got ${JSON.stringify(value)})`);
   return number;
 }
 
@@ -237,7 +243,8 @@ function apiUrl(value: string, key: string): string {
   } catch {
     throw new Error(`context ${key} must be an absolute URL (got ${JSON.stringify(value)})`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`context ${key} must be an http(s) URL (got ${JSON.stringify(value)})`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new Error(`context ${key} must be an http(s) URL (got ${JSON.stringify(value)})`);
   return value.replace(/\/+$/, '');
 }
 

@@ -161,9 +161,13 @@ export class Data extends Construct {
    * where this is called, naming the prefix.
    */
   grantFileObjects(grantee: iam.IGrantable & { role?: iam.IRole | undefined }, prefix: string, actions: readonly ObjectAction[]): void {
-    if (!/^[a-z0-9-]+\/$/.test(prefix)) throw new Error(`prefix must be one lower-case segment ending in / (got ${JSON.stringify(prefix)})`);
+    if (!/^[a-z0-9-]+\/$/.test(prefix))
+      throw new Error(`prefix must be one lower-case segment ending in / (got ${JSON.stringify(prefix)})`);
     grantee.grantPrincipal.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: actions.map((action) => `s3:${action}`), resources: [this.filesBucket.arnForObjects(`${prefix}*`)] }),
+      new iam.PolicyStatement({
+        actions: actions.map((action) => `s3:${action}`),
+        resources: [this.filesBucket.arnForObjects(`${prefix}*`)],
+      }),
     );
     this.grantKeyVia(grantee, 's3', actions.includes('PutObject'));
     if (grantee.role) {

@@ -30,11 +30,7 @@ export class Observability extends Construct {
     });
     if (props.encryptionKey) {
       // CloudWatch publishes alarm notifications with its service principal: it needs the key.
-      props.encryptionKey.grant(
-        new iam.ServicePrincipal('cloudwatch.amazonaws.com'),
-        'kms:Decrypt',
-        'kms:GenerateDataKey',
-      );
+      props.encryptionKey.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey');
     }
     // Without a key of ours the topic is not encrypted at rest: CloudWatch cannot publish to a
     // topic under the AWS-managed SNS key, and the topic carries alarm state changes only (alarm

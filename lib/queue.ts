@@ -51,7 +51,9 @@ export class WorkQueue extends Construct {
 
   /** Lets a producer put messages on the work queue, and nothing else. */
   grantSend(grantee: iam.IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
+    );
     this.grantKeyVia(grantee, ['kms:GenerateDataKey', 'kms:Decrypt']);
   }
 
@@ -60,7 +62,9 @@ export class WorkQueue extends Construct {
    * batch, never its records) to the dead-letter queue, where the alarm sees it.
    */
   grantSendDeadLetters(grantee: iam.IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetterQueue.queueArn] }));
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetterQueue.queueArn] }),
+    );
     this.grantKeyVia(grantee, ['kms:GenerateDataKey', 'kms:Decrypt']);
   }
 

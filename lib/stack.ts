@@ -258,7 +258,8 @@ export class HushlinkStack extends Stack {
     });
     Validations.of(this.paymentSecrets).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'Stripe API keys are rotated in Stripe\'s dashboard, then put here (docs/operations.md, Keys and secrets); Secrets Manager cannot rotate them itself.',
+      reason:
+        "Stripe API keys are rotated in Stripe's dashboard, then put here (docs/operations.md, Keys and secrets); Secrets Manager cannot rotate them itself.",
     });
     this.chatSecrets = new secretsmanager.Secret(this, 'ChatAppSecrets', {
       description: `Hushlink ${settings.stage}: the Slack app's client secret and signing secret, JSON {client_secret, signing_secret}; set after deploy`,
@@ -267,7 +268,8 @@ export class HushlinkStack extends Stack {
     });
     Validations.of(this.chatSecrets).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'Slack app secrets are regenerated in Slack\'s app settings, then put here (docs/operations.md, Keys and secrets); Secrets Manager cannot rotate them itself.',
+      reason:
+        "Slack app secrets are regenerated in Slack's app settings, then put here (docs/operations.md, Keys and secrets); Secrets Manager cannot rotate them itself.",
     });
 
     // The names shared/config.ts validates at cold start; every function gets the same set.
@@ -314,7 +316,12 @@ export class HushlinkStack extends Stack {
       },
     });
     this.jobs = new Jobs(this, 'Jobs', functionDefaults);
-    this.functions = { ...this.api.functions, schedule: this.jobs.scheduleFunction, deliveries: this.webhooks.worker, relay: this.webhooks.relay };
+    this.functions = {
+      ...this.api.functions,
+      schedule: this.jobs.scheduleFunction,
+      deliveries: this.webhooks.worker,
+      relay: this.webhooks.relay,
+    };
     this.webhooks.grantKey(this.functions.webhooks, 'kms:Encrypt');
     this.webhooks.grantKey(this.functions.chat, 'kms:Encrypt', 'chat_team');
 
@@ -364,22 +371,44 @@ export class HushlinkStack extends Stack {
    * "First-deploy checks").
    */
   private grantHostnameServing(): void {
-    const tenants = this.formatArn({ service: 'cloudfront', region: '', resource: 'distribution-tenant', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    const tenants = this.formatArn({
+      service: 'cloudfront',
+      region: '',
+      resource: 'distribution-tenant',
+      resourceName: '*',
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
     // CloudFront's managed certificates are ACM's, in us-east-1 whatever the stack's region.
-    const certificates = this.formatArn({ service: 'acm', region: 'us-east-1', resource: 'certificate', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    const certificates = this.formatArn({
+      service: 'acm',
+      region: 'us-east-1',
+      resource: 'certificate',
+      resourceName: '*',
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
     for (const name of hostnameServers) {
       const fn = this.functions[name];
       // A tenant about to be made has no ARN to authorize; every later call names a tenant of this account.
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['cloudfront:CreateDistributionTenant'], resources: ['*'] }));
       fn.addToRolePolicy(
         new iam.PolicyStatement({
-          actions: ['cloudfront:GetDistributionTenant', 'cloudfront:UpdateDistributionTenant', 'cloudfront:DeleteDistributionTenant', 'cloudfront:GetManagedCertificateDetails'],
+          actions: [
+            'cloudfront:GetDistributionTenant',
+            'cloudfront:UpdateDistributionTenant',
+            'cloudfront:DeleteDistributionTenant',
+            'cloudfront:GetManagedCertificateDetails',
+          ],
           resources: [tenants],
         }),
       );
       // CloudFront requests (and deletes) the managed certificate in this account on the caller's behalf.
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['acm:RequestCertificate'], resources: ['*'] }));
-      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['acm:DescribeCertificate', 'acm:AddTagsToCertificate', 'acm:DeleteCertificate'], resources: [certificates] }));
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['acm:DescribeCertificate', 'acm:AddTagsToCertificate', 'acm:DeleteCertificate'],
+          resources: [certificates],
+        }),
+      );
       fn.addEnvironment('CUSTOM_HOSTNAMES_DISTRIBUTION_ID', this.web.tenantDistribution.distributionId);
       fn.addEnvironment('CUSTOM_HOSTNAMES_CONNECTION_GROUP_ID', this.web.connectionGroup.attrId);
       fn.addEnvironment('CUSTOM_HOSTNAMES_TARGET', this.web.connectionGroup.attrRoutingEndpoint);
@@ -397,7 +426,8 @@ export class HushlinkStack extends Stack {
         });
         Validations.of(role).acknowledge({
           id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:acm:us-east-1:<AWS::AccountId>:certificate/*]',
-          reason: 'Custom hostnames: each tenant’s managed certificate is requested by CloudFront at run time, so its id cannot be named in the policy.',
+          reason:
+            'Custom hostnames: each tenant’s managed certificate is requested by CloudFront at run time, so its id cannot be named in the policy.',
         });
       }
     }

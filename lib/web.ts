@@ -121,7 +121,9 @@ export function pageRewrites(assetPaths: Iterable<string>): PageRewrites {
     ['/s/a/r/b/c', '/s/a/r/b/c'],
   ] as const) {
     if (assetPathFor(probe) !== expected) {
-      throw new Error(`assetPathFor(${probe}) is ${assetPathFor(probe)}, not ${expected}: update viewerRequestCode in lib/web.ts to the new /s/ rule`);
+      throw new Error(
+        `assetPathFor(${probe}) is ${assetPathFor(probe)}, not ${expected}: update viewerRequestCode in lib/web.ts to the new /s/ rule`,
+      );
     }
   }
 
@@ -135,7 +137,9 @@ export function pageRewrites(assetPaths: Iterable<string>): PageRewrites {
     ['/q/a/b', '/q/a/b'],
   ] as const) {
     if (assetPathFor(probe) !== expected) {
-      throw new Error(`assetPathFor(${probe}) is ${assetPathFor(probe)}, not ${expected}: update viewerRequestCode in lib/web.ts to the new /q/ rule`);
+      throw new Error(
+        `assetPathFor(${probe}) is ${assetPathFor(probe)}, not ${expected}: update viewerRequestCode in lib/web.ts to the new /q/ rule`,
+      );
     }
   }
   return { exact, secretPage, requestPage };
@@ -207,8 +211,14 @@ export function viewerHostCode(): string {
  * be a token (`filesBucketOrigin`): CloudFormation joins it into the policy at deploy.
  */
 export function webResponseHeaders(filesOrigin: string): cloudfront.ResponseHeadersPolicyProps {
-  const { 'content-security-policy': csp, 'referrer-policy': referrer, 'x-content-type-options': contentTypeOptions, 'x-frame-options': frameOptions, 'strict-transport-security': hsts, ...custom } =
-    webHeaders(filesOrigin);
+  const {
+    'content-security-policy': csp,
+    'referrer-policy': referrer,
+    'x-content-type-options': contentTypeOptions,
+    'x-frame-options': frameOptions,
+    'strict-transport-security': hsts,
+    ...custom
+  } = webHeaders(filesOrigin);
 
   if (contentTypeOptions !== 'nosniff') throw new Error(`x-content-type-options ${contentTypeOptions} cannot be expressed in CloudFront`);
   const referrerPolicy = Object.values(cloudfront.HeadersReferrerPolicy).find((value) => value === referrer);
@@ -398,7 +408,12 @@ export class WebHosting extends Construct {
       enableIpv6: true,
       ...(props.webAclId ? { webAclId: props.webAclId } : {}),
       ...(certificate && domainName
-        ? { certificate, domainNames: [domainName], minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021, sslSupportMethod: cloudfront.SSLMethod.SNI }
+        ? {
+            certificate,
+            domainNames: [domainName],
+            minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+            sslSupportMethod: cloudfront.SSLMethod.SNI,
+          }
         : {}),
     });
 
@@ -467,7 +482,7 @@ export class WebHosting extends Construct {
     new CfnOutput(this, 'WebUrl', { value: this.url });
     // Not the tenant distribution's domain name: it has no address of its own.
     new CfnOutput(this, 'CustomHostnameTarget', {
-      description: 'The CNAME target of every workspace hostname (docs/deploy.md, Workspaces\' own hostnames)',
+      description: "The CNAME target of every workspace hostname (docs/deploy.md, Workspaces' own hostnames)",
       value: this.connectionGroup.attrRoutingEndpoint,
     });
   }
@@ -570,7 +585,9 @@ export class WebHosting extends Construct {
     });
     const policy = deploymentRole.node.tryFindChild('DefaultPolicy') as iam.Policy | undefined;
     // `toJSON()`, not the document itself: resolving the document would freeze its statements.
-    const statements = policy ? ((Stack.of(this).resolve(policy.document.toJSON()) as { Statement?: PolicyStatementJson[] }).Statement ?? []) : [];
+    const statements = policy
+      ? ((Stack.of(this).resolve(policy.document.toJSON()) as { Statement?: PolicyStatementJson[] }).Statement ?? [])
+      : [];
     for (const finding of wildcardFindings(statements)) {
       roleAcks.acknowledge({
         id: `AwsSolutions-IAM5[${finding}]`,

@@ -39,7 +39,7 @@ export class Webhooks extends Construct {
     const { queue, data, retain, ...functionDefaults } = props;
 
     this.signingSecretsKey = new kms.Key(this, 'SigningSecretsKey', {
-      description: 'Hushlink: seals webhook endpoints\' signing secrets (encryption context webhook_endpoint)',
+      description: "Hushlink: seals webhook endpoints' signing secrets (encryption context webhook_endpoint)",
       enableKeyRotation: true,
       removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       pendingWindow: Duration.days(retain ? 30 : 7),
@@ -97,7 +97,10 @@ export class Webhooks extends Construct {
       new iam.PolicyStatement({
         actions: [action],
         resources: [this.signingSecretsKey.keyArn],
-        conditions: { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [context] }, Null: { [`kms:EncryptionContext:${context}`]: 'false' } },
+        conditions: {
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [context] },
+          Null: { [`kms:EncryptionContext:${context}`]: 'false' },
+        },
       }),
     );
   }

@@ -143,7 +143,13 @@ async function completeCheckout(stripe: LocalStripe, sessionId: string, response
   try {
     const session = await stripe.completeCheckout(sessionId);
     await stripe.settled();
-    json(response, 200, { id: session.id, status: session.status, payment_status: session.payment_status, customer: session.customer, subscription: session.subscription });
+    json(response, 200, {
+      id: session.id,
+      status: session.status,
+      payment_status: session.payment_status,
+      customer: session.customer,
+      subscription: session.subscription,
+    });
   } catch (error) {
     if (!(error instanceof StripeApiError)) {
       json(response, 500, { error: `The local payment emulator failed: ${(error as Error).message}` });

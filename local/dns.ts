@@ -74,7 +74,9 @@ export async function startLocalDns(options: LocalDnsOptions = {}): Promise<Loca
       questions: query.questions ?? [],
       answers,
       // RFC 6891 §7: a server that understands EDNS says so in every answer to an EDNS query.
-      additionals: edns ? [{ type: 'OPT', name: '.', udpPayloadSize: maxUdpBytes, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }] : [],
+      additionals: edns
+        ? [{ type: 'OPT', name: '.', udpPayloadSize: maxUdpBytes, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }]
+        : [],
     });
     const questions = query.questions ?? [];
     if (questions.length !== 1) return dnsPacket.encode(reply('FORMERR'));
@@ -145,7 +147,10 @@ export async function startLocalDns(options: LocalDnsOptions = {}): Promise<Loca
     },
     stop: async () => {
       for (const socket of connections) socket.destroy();
-      await Promise.all([new Promise<void>((resolve) => udp.close(() => resolve())), new Promise<void>((resolve) => tcp.close(() => resolve()))]);
+      await Promise.all([
+        new Promise<void>((resolve) => udp.close(() => resolve())),
+        new Promise<void>((resolve) => tcp.close(() => resolve())),
+      ]);
     },
   };
 }

@@ -35,7 +35,11 @@ const defaultTtl = 60;
 export function normalizeDnsName(name: string): string {
   const normalized = name.toLowerCase().replace(/\.$/, '');
   const labels = normalized.split('.');
-  if (normalized === '' || Buffer.byteLength(normalized) > maxNameBytes || labels.some((label) => label === '' || Buffer.byteLength(label) > maxLabelBytes)) {
+  if (
+    normalized === '' ||
+    Buffer.byteLength(normalized) > maxNameBytes ||
+    labels.some((label) => label === '' || Buffer.byteLength(label) > maxLabelBytes)
+  ) {
     throw new Error(`not a domain name: ${JSON.stringify(name)}`);
   }
   return normalized;
@@ -52,7 +56,8 @@ function txtStrings(data: string | string[]): Buffer[] {
   }
   const bytes = Buffer.from(data);
   const strings: Buffer[] = [];
-  for (let offset = 0; offset < bytes.length; offset += maxCharacterStringBytes) strings.push(bytes.subarray(offset, offset + maxCharacterStringBytes));
+  for (let offset = 0; offset < bytes.length; offset += maxCharacterStringBytes)
+    strings.push(bytes.subarray(offset, offset + maxCharacterStringBytes));
   return strings.length === 0 ? [Buffer.alloc(0)] : strings;
 }
 

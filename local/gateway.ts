@@ -32,7 +32,8 @@ export function gatewayListener(options: GatewayOptions) {
       await serve(request, response, requestId, options);
     } catch (error) {
       if (!response.headersSent) {
-        const fault = error instanceof HttpError ? error : new HttpError(500, 'internal', 'The local gateway failed to serve this request.');
+        const fault =
+          error instanceof HttpError ? error : new HttpError(500, 'internal', 'The local gateway failed to serve this request.');
         const headers = commonHeaders(requestId, request.headers.origin, options.webOrigin);
         sendProblem(response, fault, requestId, headers);
       } else {
@@ -60,13 +61,21 @@ async function serve(request: IncomingMessage, response: ServerResponse, request
   const target = match.route
     ? { group: match.route.group, key: routeKey(match.route), maxBody: match.route.maxBodyBytes, parameters: match.pathParameters }
     : url.pathname.startsWith('/scim/v2/')
-      ? { group: 'scim' as const, key: `ANY ${scimFallbackPath}`, maxBody: undefined, parameters: { proxy: url.pathname.slice('/scim/v2/'.length) } }
+      ? {
+          group: 'scim' as const,
+          key: `ANY ${scimFallbackPath}`,
+          maxBody: undefined,
+          parameters: { proxy: url.pathname.slice('/scim/v2/'.length) },
+        }
       : null;
   if (!target) throw new HttpError(404, 'not_found', `No route for ${method} ${url.pathname}.`);
 
   const body = await readBody(request, target.maxBody ?? maxRequestBodyBytes);
   const event = toEvent(request, url, body, requestId, target.key, target.parameters);
-  const result = await withTimeout(options.handlers[target.group](event, lambdaContext(target.group, requestId, options.timeoutMs ?? 30_000)), options.timeoutMs ?? 30_000);
+  const result = await withTimeout(
+    options.handlers[target.group](event, lambdaContext(target.group, requestId, options.timeoutMs ?? 30_000)),
+    options.timeoutMs ?? 30_000,
+  );
   writeResult(response, result);
 }
 
@@ -111,7 +120,9 @@ function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 const tooLarge = (limit: number) =>
-  limit < maxRequestBodyBytes ? bodyTooLarge(limit) : new HttpError(413, 'payload_too_large', `Request bodies are limited to ${maxRequestBodyBytes} bytes.`);
+  limit < maxRequestBodyBytes
+    ? bodyTooLarge(limit)
+    : new HttpError(413, 'payload_too_large', `Request bodies are limited to ${maxRequestBodyBytes} bytes.`);
 
 /** Text bodies arrive as strings, anything else base64-encoded, as API Gateway does. */
 const isTextType = (contentType: string | undefined) =>
@@ -133,7 +144,10 @@ function toEvent(
   // A map with no prototype, as API Gateway delivers one: `?constructor=` and `?__proto__=` are parameters like any other.
   const query: Record<string, string> = Object.create(null);
   for (const [name, value] of url.searchParams) query[name] = Object.hasOwn(query, name) ? `${query[name]},${value}` : value;
-  const cookies = request.headers.cookie?.split(';').map((cookie) => cookie.trim()).filter(Boolean);
+  const cookies = request.headers.cookie
+    ?.split(';')
+    .map((cookie) => cookie.trim())
+    .filter(Boolean);
   const text = isTextType(request.headers['content-type']);
   const now = new Date();
   return {

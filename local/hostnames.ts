@@ -51,7 +51,13 @@ export class LocalHostnames implements HostnameHosting {
     if (this.servingElse(claim)) return { state: 'hostname_taken', routingEndpoint };
     let tenant = this.tenants.get(claim.domainId);
     if (!tenant || tenant.stoppedAt !== null) {
-      tenant = { domainId: claim.domainId, hostname: claim.hostname, tenantId: `dt_local_${claim.domainId}`, servedAt: this.clock.now(), stoppedAt: null };
+      tenant = {
+        domainId: claim.domainId,
+        hostname: claim.hostname,
+        tenantId: `dt_local_${claim.domainId}`,
+        servedAt: this.clock.now(),
+        stoppedAt: null,
+      };
       this.tenants.set(claim.domainId, tenant);
     }
     const action = this.during.get(claim.hostname);
@@ -59,7 +65,8 @@ export class LocalHostnames implements HostnameHosting {
       this.during.delete(claim.hostname);
       await action();
     }
-    const certificate: CertificateState = answer === 'certificate_pending' ? 'pending' : answer === 'certificate_failed' ? 'failed' : 'issued';
+    const certificate: CertificateState =
+      answer === 'certificate_pending' ? 'pending' : answer === 'certificate_failed' ? 'failed' : 'issued';
     return { state: 'served', tenantId: tenant.tenantId, routingEndpoint, certificate, live: certificate === 'issued' };
   }
 
@@ -104,7 +111,9 @@ export class LocalHostnames implements HostnameHosting {
   }
 
   private servingElse(claim: HostedClaim): boolean {
-    return [...this.tenants.values()].some((tenant) => tenant.hostname === claim.hostname && tenant.domainId !== claim.domainId && tenant.stoppedAt === null);
+    return [...this.tenants.values()].some(
+      (tenant) => tenant.hostname === claim.hostname && tenant.domainId !== claim.domainId && tenant.stoppedAt === null,
+    );
   }
 
   private note(operation: LocalHostingCall['operation'], claim: HostedClaim): void {

@@ -15,7 +15,9 @@ const maxBodyBytes = 1024 * 1024;
  * until `serve` names the listener, 404 to a `Host` that is not this machine's; `close` drops
  * kept-alive connections so a stop never waits.
  */
-export async function listenOnLoopback(port = 0): Promise<{ port: number; origin: string; serve(listener: Listener): void; close(): Promise<void> }> {
+export async function listenOnLoopback(
+  port = 0,
+): Promise<{ port: number; origin: string; serve(listener: Listener): void; close(): Promise<void> }> {
   const host = '127.0.0.1';
   let listener: Listener = (_request, response) => {
     response.writeHead(503).end();
@@ -60,7 +62,11 @@ const pageStyle =
   'body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1a1a2e}form{display:inline-block;margin:.25rem .5rem .25rem 0}.test{background:#fff3cd;padding:.25rem .5rem;border-radius:4px}';
 
 /** An emulator's HTML page: its banner saying nothing real happens, the title, the body (already escaped), strict headers. */
-export function sendPage(response: ServerResponse, status: number, page: { title: string; banner: string; style?: string; body: string }): void {
+export function sendPage(
+  response: ServerResponse,
+  status: number,
+  page: { title: string; banner: string; style?: string; body: string },
+): void {
   response.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',

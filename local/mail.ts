@@ -23,7 +23,9 @@ export class LocalOutbox implements Mailer {
     if (options.dataDir) {
       mkdirSync(options.dataDir, { recursive: true });
       // A second `npm start` shows the mail of the first one too.
-      for (const name of readdirSync(options.dataDir).filter((file) => file.endsWith('.json')).sort()) {
+      for (const name of readdirSync(options.dataDir)
+        .filter((file) => file.endsWith('.json'))
+        .sort()) {
         this.entries.push(JSON.parse(readFileSync(join(options.dataDir, name), 'utf8')) as OutboxEntry);
       }
     }

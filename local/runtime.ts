@@ -219,9 +219,22 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const clock = options.clock ?? new AdjustableClock();
     const [dynamo, s3] = await Promise.all([
       options.dynamo ??
-        start(startDynamoLocal({ tableName: config.TABLE_NAME, ...(dataDir ? { dataDir: join(dataDir, 'ddb') } : {}), ...(signal ? { signal } : {}) })),
+        start(
+          startDynamoLocal({
+            tableName: config.TABLE_NAME,
+            ...(dataDir ? { dataDir: join(dataDir, 'ddb') } : {}),
+            ...(signal ? { signal } : {}),
+          }),
+        ),
       // Its secret is this machine's own, kept beside the data (a published key would let anyone sign).
-      start(startS3Local({ bucket: filesBucket, webOrigin: config.WEB_ORIGIN, clock, ...(dataDir ? { dataDir: join(dataDir, 's3'), secretAccessKey: localSecret(join(dataDir, 's3-secret-access-key')) } : {}) })),
+      start(
+        startS3Local({
+          bucket: filesBucket,
+          webOrigin: config.WEB_ORIGIN,
+          clock,
+          ...(dataDir ? { dataDir: join(dataDir, 's3'), secretAccessKey: localSecret(join(dataDir, 's3-secret-access-key')) } : {}),
+        }),
+      ),
     ]);
     signal?.throwIfAborted();
     if (options.dynamo) await ensureTable(dynamo.endpoint, config.TABLE_NAME);
@@ -253,7 +266,12 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       STRIPE_WEBHOOK_SECRET: stripe.signingSecret,
       ...(options.chat === false
         ? {}
-        : { SLACK_API_URL: slack.url, SLACK_CLIENT_ID: slack.clientId, SLACK_CLIENT_SECRET: slack.clientSecret, SLACK_SIGNING_SECRET: slackSigningSecret }),
+        : {
+            SLACK_API_URL: slack.url,
+            SLACK_CLIENT_ID: slack.clientId,
+            SLACK_CLIENT_SECRET: slack.clientSecret,
+            SLACK_SIGNING_SECRET: slackSigningSecret,
+          }),
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     };
     const outbox = new LocalOutbox(clock, {
@@ -327,7 +345,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     listener = gatewayListener({
       handlers,
       webOrigin: runConfig.WEB_ORIGIN,
-      localRoutes: (request, response) => devRoutes(request, response, { outbox, stripe, dns, hostnames, slack }) || serveWeb(web, request, response, s3.endpoint, webHosts),
+      localRoutes: (request, response) =>
+        devRoutes(request, response, { outbox, stripe, dns, hostnames, slack }) || serveWeb(web, request, response, s3.endpoint, webHosts),
     });
 
     if (options.background) {
@@ -409,7 +428,11 @@ const startingListener: RequestListener = (request, response) => {
   request.resume();
   const requestId = randomBytes(12).toString('base64url');
   const error = new HttpError(503, 'starting', 'The service is starting; try again in a second.', { headers: { 'retry-after': '1' } });
-  response.writeHead(503, { ...commonHeaders(requestId, undefined, ''), 'content-type': 'application/problem+json', ...error.extras.headers });
+  response.writeHead(503, {
+    ...commonHeaders(requestId, undefined, ''),
+    'content-type': 'application/problem+json',
+    ...error.extras.headers,
+  });
   response.end(JSON.stringify(problemBody(error, requestId)));
 };
 

@@ -57,11 +57,34 @@ export async function startS3Local(options: LocalS3Options): Promise<LocalS3> {
   mkdirSync(directory, { recursive: true });
   const port = options.port || (await freePort());
   const credentials: S3Credentials = { accessKeyId: localS3AccessKeyId, secretAccessKey: options.secretAccessKey ?? newS3Secret() };
-  if (credentials.secretAccessKey.length < 16 || credentials.secretAccessKey === 'S3RVER') throw new Error('The local S3 needs a secret of its own (16 characters at least)');
-  const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: options.bucket, configs: [] }] });
+  if (credentials.secretAccessKey.length < 16 || credentials.secretAccessKey === 'S3RVER')
+    throw new Error('The local S3 needs a secret of its own (16 characters at least)');
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: options.bucket, configs: [] }],
+  });
   const router = server.middleware.at(-1);
-  if (router?.name !== 'dispatch') throw new Error('@20minutes/s3rver changed: its router is no longer its last middleware (local/s3Layer.ts goes before it)');
-  server.middleware.splice(-1, 0, s3Layer({ store: server.store, clock: options.clock ?? systemClock, credentials, cors: { allowedOrigins: [...filesCorsPolicy.allowOrigins], allowedMethods: [...filesCorsPolicy.allowMethods], allowedHeaders: [...filesCorsPolicy.allowHeaders], exposeHeaders: [...filesCorsPolicy.exposeHeaders], maxAgeSeconds: filesCorsPolicy.maxAgeSeconds } }));
+  if (router?.name !== 'dispatch')
+    throw new Error('@20minutes/s3rver changed: its router is no longer its last middleware (local/s3Layer.ts goes before it)');
+  server.middleware.splice(
+    -1,
+    0,
+    s3Layer({
+      store: server.store,
+      clock: options.clock ?? systemClock,
+      credentials,
+      cors: {
+        allowedOrigins: [...filesCorsPolicy.allowOrigins],
+        allowedMethods: [...filesCorsPolicy.allowMethods],
+        allowedHeaders: [...filesCorsPolicy.allowHeaders],
+        exposeHeaders: [...filesCorsPolicy.exposeHeaders],
+        maxAgeSeconds: filesCorsPolicy.maxAgeSeconds,
+      },
+    }),
+  );
   try {
     await server.run();
   } catch (error) {

@@ -52,7 +52,11 @@ export function s3Layer(options: S3LayerOptions): Middleware {
       if (context.method !== 'OPTIONS') corsHeaders(context, options.cors);
       const target = checkedTarget(context.req.url ?? '/', context.req.headers);
       if (context.method === 'OPTIONS') return preflight(context, options.cors);
-      const signedBy = await authenticate({ method: context.method, path: target.path, query: target.query, headers: context.req.headers }, options.credentials, now);
+      const signedBy = await authenticate(
+        { method: context.method, path: target.path, query: target.query, headers: context.req.headers },
+        options.credentials,
+        now,
+      );
       handOn(context, target, signedBy);
       refuseChunkedBody(context);
       refuseKeysInBody(context, target);
@@ -64,7 +68,12 @@ export function s3Layer(options: S3LayerOptions): Middleware {
 }
 
 /** Multipart operations on an upload id are the layer's; the rest goes on to s3rver. */
-async function route(context: S3Context, { path, query, bucket, key }: S3Target, uploads: MultipartUploads, next: () => Promise<void>): Promise<void> {
+async function route(
+  context: S3Context,
+  { path, query, bucket, key }: S3Target,
+  uploads: MultipartUploads,
+  next: () => Promise<void>,
+): Promise<void> {
   const uploadId = query.get('uploadId');
   if (uploadId === undefined || !bucket || !key) return next();
   const target = { bucket, key, uploadId };
@@ -100,7 +109,9 @@ function preflight(context: S3Context, rule: CorsRule): void {
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter(Boolean);
-  const headersAllowed = requested.every((name) => rule.allowedHeaders.some((allowed) => allowed === '*' || allowed.toLowerCase() === name));
+  const headersAllowed = requested.every((name) =>
+    rule.allowedHeaders.some((allowed) => allowed === '*' || allowed.toLowerCase() === name),
+  );
   if (!originAllowed(rule, origin) || !rule.allowedMethods.includes(method) || !headersAllowed) {
     throw new S3Error(
       'CORSResponse',
@@ -138,7 +149,10 @@ function refuseChunkedBody(context: S3Context): void {
   const encoding = String(context.req.headers['content-encoding'] ?? '');
   const payload = String(context.req.headers['x-amz-content-sha256'] ?? '');
   if (/aws-chunked/i.test(encoding) || payload.startsWith('STREAMING-')) {
-    throw new S3Error('NotImplemented', 'The local S3 does not decode aws-chunked bodies: sign with requestChecksumCalculation WHEN_REQUIRED.');
+    throw new S3Error(
+      'NotImplemented',
+      'The local S3 does not decode aws-chunked bodies: sign with requestChecksumCalculation WHEN_REQUIRED.',
+    );
   }
 }
 
@@ -148,7 +162,10 @@ function refuseChunkedBody(context: S3Context): void {
  */
 function refuseKeysInBody(context: S3Context, target: S3Target): void {
   if (context.method === 'POST' && target.query.has('delete')) {
-    throw new S3Error('NotImplemented', 'The local S3 does not take DeleteObjects (keys in a body are not checked): delete objects one at a time.');
+    throw new S3Error(
+      'NotImplemented',
+      'The local S3 does not take DeleteObjects (keys in a body are not checked): delete objects one at a time.',
+    );
   }
 }
 

@@ -49,7 +49,10 @@ export class MultipartUploads {
   async uploadPart(target: UploadTarget, partNumber: string | undefined, store: () => Promise<void>): Promise<void> {
     const number = partNumber !== undefined && /^\d{1,5}$/.test(partNumber) ? Number(partNumber) : NaN;
     if (!(number >= 1 && number <= maxPartNumber)) {
-      throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive', { ArgumentName: 'partNumber', ArgumentValue: partNumber ?? '' });
+      throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive', {
+        ArgumentName: 'partNumber',
+        ArgumentValue: partNumber ?? '',
+      });
     }
     const folder = await this.uploadFolder(target);
     const stored = await store().then(
@@ -87,7 +90,12 @@ export class MultipartUploads {
         NextPartNumberMarker: page.at(-1)?.number ?? marker,
         MaxParts: maxParts,
         IsTruncated: isTruncated,
-        Part: page.map((part) => ({ PartNumber: part.number, LastModified: part.lastModified.toISOString(), ETag: `"${part.md5}"`, Size: part.size })),
+        Part: page.map((part) => ({
+          PartNumber: part.number,
+          LastModified: part.lastModified.toISOString(),
+          ETag: `"${part.md5}"`,
+          Size: part.size,
+        })),
       },
     };
   }
@@ -107,18 +115,25 @@ export class MultipartUploads {
       const listed = parseCompleteBody(await readBody(body));
       for (let index = 1; index < listed.length; index++) {
         if (listed[index]!.number <= listed[index - 1]!.number) {
-          throw new S3Error('InvalidPartOrder', 'The list of parts was not in ascending order. The parts list must be specified in order by part number.');
+          throw new S3Error(
+            'InvalidPartOrder',
+            'The list of parts was not in ascending order. The parts list must be specified in order by part number.',
+          );
         }
       }
       const stored = new Map((await this.storedParts(folder)).map((part) => [part.number, part]));
       const parts = listed.map(({ number, etag }) => {
         const part = stored.get(number);
         if (!part || part.md5 !== etag.replaceAll('"', '').toLowerCase()) {
-          throw new S3Error('InvalidPart', "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.", {
-            UploadId: target.uploadId,
-            PartNumber: String(number),
-            ETag: etag,
-          });
+          throw new S3Error(
+            'InvalidPart',
+            "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
+            {
+              UploadId: target.uploadId,
+              PartNumber: String(number),
+              ETag: etag,
+            },
+          );
         }
         return part;
       });
@@ -131,13 +146,19 @@ export class MultipartUploads {
           ETag: small.md5,
         });
       }
-      await this.store.putObjectMultipart(target.bucket, target.uploadId, parts.map((part) => ({ number: part.number, etag: part.md5 })));
+      await this.store.putObjectMultipart(
+        target.bucket,
+        target.uploadId,
+        parts.map((part) => ({ number: part.number, etag: part.md5 })),
+      );
       // S3's multipart ETag: the MD5 of the parts' binary MD5s, a dash and the number of parts.
       // s3rver serves an object's ETag from this file.
       const digests = Buffer.concat(parts.map((part) => Buffer.from(part.md5, 'hex')));
       const etag = `${createHash('md5').update(digests).digest('hex')}-${parts.length}`;
       await writeFile(this.store.getResourcePath(target.bucket, target.key, 'object.md5'), etag);
-      return { CompleteMultipartUploadResult: { '@': { xmlns }, Location: location, Bucket: target.bucket, Key: target.key, ETag: `"${etag}"` } };
+      return {
+        CompleteMultipartUploadResult: { '@': { xmlns }, Location: location, Bucket: target.bucket, Key: target.key, ETag: `"${etag}"` },
+      };
     });
   }
 
@@ -185,12 +206,20 @@ export class MultipartUploads {
 }
 
 function noSuchUpload(target: UploadTarget) {
-  return new S3Error('NoSuchUpload', 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.', { UploadId: target.uploadId });
+  return new S3Error(
+    'NoSuchUpload',
+    'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.',
+    { UploadId: target.uploadId },
+  );
 }
 
 function integerParameter(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!/^\d{1,9}$/.test(value)) throw new S3Error('InvalidArgument', `Provided ${name} not an integer or within integer range`, { ArgumentName: name, ArgumentValue: value });
+  if (!/^\d{1,9}$/.test(value))
+    throw new S3Error('InvalidArgument', `Provided ${name} not an integer or within integer range`, {
+      ArgumentName: name,
+      ArgumentValue: value,
+    });
   return Number(value);
 }
 
@@ -227,7 +256,8 @@ const xmlEntities: Record<string, string> = { quot: '"', amp: '&', lt: '<', gt: 
 
 function decodeXmlText(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (entity, name: string) => {
-    if (name[0] === '#') return String.fromCodePoint(name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : Number(name.slice(1)));
+    if (name[0] === '#')
+      return String.fromCodePoint(name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : Number(name.slice(1)));
     return xmlEntities[name] ?? entity;
   });
 }

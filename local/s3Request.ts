@@ -50,7 +50,10 @@ export function checkedTarget(url: string, headers: IncomingHttpHeaders): S3Targ
     const name = decode(equals === -1 ? pair : pair.slice(0, equals), url);
     const value = equals === -1 ? '' : decode(pair.slice(equals + 1), url);
     if (query.has(name)) {
-      throw new S3Error('InvalidArgument', `The query parameter ${name} may be given only once`, { ArgumentName: name, ArgumentValue: `${query.get(name)}, ${value}` });
+      throw new S3Error('InvalidArgument', `The query parameter ${name} may be given only once`, {
+        ArgumentName: name,
+        ArgumentValue: `${query.get(name)}, ${value}`,
+      });
     }
     checkParameter(name, value);
     query.set(name, value);
@@ -77,9 +80,15 @@ export function canonicalQuery(query: Map<string, string>, omit: readonly string
 function checkParameter(name: string, value: string): void {
   if (decimalParameters.has(name) && !/^\d{1,10}$/.test(value)) {
     if (name === 'partNumber') {
-      throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive', { ArgumentName: name, ArgumentValue: value });
+      throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive', {
+        ArgumentName: name,
+        ArgumentValue: value,
+      });
     }
-    throw new S3Error('InvalidArgument', `Provided ${name} not an integer or within integer range`, { ArgumentName: name, ArgumentValue: value });
+    throw new S3Error('InvalidArgument', `Provided ${name} not an integer or within integer range`, {
+      ArgumentName: name,
+      ArgumentValue: value,
+    });
   }
   if (nonEmptyParameters.has(name) && value === '') {
     throw new S3Error('InvalidArgument', `The query parameter ${name} cannot be empty`, { ArgumentName: name, ArgumentValue: value });
@@ -88,14 +97,22 @@ function checkParameter(name: string, value: string): void {
 }
 
 function checkBucket(bucket: string): void {
-  if (!bucketName.test(bucket) || bucket.includes('..')) throw new S3Error('InvalidBucketName', 'The specified bucket is not valid.', { BucketName: bucket });
+  if (!bucketName.test(bucket) || bucket.includes('..'))
+    throw new S3Error('InvalidBucketName', 'The specified bucket is not valid.', { BucketName: bucket });
 }
 
 /** S3 keeps any key; s3rver keeps each as a file, so `.`, `..` and NUL are refused here. */
 function checkKey(key: string, name: string): void {
-  if (Buffer.byteLength(key) > maxKeyBytes) throw new S3Error('KeyTooLongError', 'Your key is too long', { MaxSizeAllowed: String(maxKeyBytes), Size: String(Buffer.byteLength(key)) });
+  if (Buffer.byteLength(key) > maxKeyBytes)
+    throw new S3Error('KeyTooLongError', 'Your key is too long', {
+      MaxSizeAllowed: String(maxKeyBytes),
+      Size: String(Buffer.byteLength(key)),
+    });
   if (key.includes('\0') || key.split('/').some((segment) => segment === '.' || segment === '..')) {
-    throw new S3Error('InvalidArgument', 'The local S3 keeps objects as files: a key may not hold . or .. segments, or NUL', { ArgumentName: name, ArgumentValue: key.replaceAll('\0', '\\0') });
+    throw new S3Error('InvalidArgument', 'The local S3 keeps objects as files: a key may not hold . or .. segments, or NUL', {
+      ArgumentName: name,
+      ArgumentValue: key.replaceAll('\0', '\\0'),
+    });
   }
 }
 

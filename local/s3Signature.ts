@@ -40,7 +40,14 @@ const algorithm = 'AWS4-HMAC-SHA256';
 const maxSkewMs = 15 * 60 * 1000;
 const maxPresignedSeconds = 7 * 24 * 3600;
 /** The query parameters of a presigned URL that carry its signature (and are not S3 parameters). */
-export const presignParameters = ['X-Amz-Algorithm', 'X-Amz-Credential', 'X-Amz-Date', 'X-Amz-Expires', 'X-Amz-SignedHeaders', 'X-Amz-Signature'];
+export const presignParameters = [
+  'X-Amz-Algorithm',
+  'X-Amz-Credential',
+  'X-Amz-Date',
+  'X-Amz-Expires',
+  'X-Amz-SignedHeaders',
+  'X-Amz-Signature',
+];
 
 /** Throws the S3 error S3 would answer, or tells how the request was signed. */
 export async function authenticate(request: SignedRequest, credentials: S3Credentials, now: number): Promise<Authentication> {
@@ -48,10 +55,14 @@ export async function authenticate(request: SignedRequest, credentials: S3Creden
   const authorization = request.headers.authorization;
   const presigned = query.has('X-Amz-Algorithm');
   if (authorization !== undefined && presigned) {
-    throw new S3Error('InvalidArgument', 'Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified', {
-      ArgumentName: 'Authorization',
-      ArgumentValue: authorization,
-    });
+    throw new S3Error(
+      'InvalidArgument',
+      'Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified',
+      {
+        ArgumentName: 'Authorization',
+        ArgumentValue: authorization,
+      },
+    );
   }
   if (authorization !== undefined) {
     await verifyHeader(request, path, query, authorization, credentials, now);
@@ -64,9 +75,20 @@ export async function authenticate(request: SignedRequest, credentials: S3Creden
   throw new S3Error('AccessDenied', 'Access Denied');
 }
 
-async function verifyHeader(request: SignedRequest, path: string, query: Map<string, string>, authorization: string, credentials: S3Credentials, now: number) {
+async function verifyHeader(
+  request: SignedRequest,
+  path: string,
+  query: Map<string, string>,
+  authorization: string,
+  credentials: S3Credentials,
+  now: number,
+) {
   const match = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]+)$/.exec(authorization.trim());
-  if (!match) throw new S3Error('AuthorizationHeaderMalformed', 'The authorization header is malformed; the authorization header requires three components: Credential, SignedHeaders, and Signature.');
+  if (!match)
+    throw new S3Error(
+      'AuthorizationHeaderMalformed',
+      'The authorization header is malformed; the authorization header requires three components: Credential, SignedHeaders, and Signature.',
+    );
   const [, credential, signedHeaders, signature] = match as unknown as [string, string, string, string];
   const scope = parseScope(credential, credentials, 'AuthorizationHeaderMalformed');
   refuseUnsignedAmzHeaders(request.headers, signedHeaders);
@@ -82,14 +104,34 @@ async function verifyHeader(request: SignedRequest, path: string, query: Map<str
   }
   const payloadHash = headerValue(request.headers, 'x-amz-content-sha256');
   if (payloadHash === undefined) throw new S3Error('InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
-  const expected = await signatureOf({ method: request.method, path, query, headers: request.headers, signedHeaders: signedHeaders.split(';'), payloadHash, amzDate, signingDate, scope }, credentials);
+  const expected = await signatureOf(
+    {
+      method: request.method,
+      path,
+      query,
+      headers: request.headers,
+      signedHeaders: signedHeaders.split(';'),
+      payloadHash,
+      amzDate,
+      signingDate,
+      scope,
+    },
+    credentials,
+  );
   if (!sameSignature(expected, signature)) throw signatureMismatch(credentials);
 }
 
 async function verifyQuery(request: SignedRequest, path: string, query: Map<string, string>, credentials: S3Credentials, now: number) {
-  if (query.get('X-Amz-Algorithm') !== algorithm) throw new S3Error('AuthorizationQueryParametersError', 'X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"');
+  if (query.get('X-Amz-Algorithm') !== algorithm)
+    throw new S3Error('AuthorizationQueryParametersError', 'X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"');
   const [, credential, amzDate, expires, signedHeaders, signature] = presignParameters.map((name) => query.get(name));
-  if (credential === undefined || amzDate === undefined || expires === undefined || signedHeaders === undefined || signature === undefined) {
+  if (
+    credential === undefined ||
+    amzDate === undefined ||
+    expires === undefined ||
+    signedHeaders === undefined ||
+    signature === undefined
+  ) {
     throw new S3Error(
       'AuthorizationQueryParametersError',
       'Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.',
@@ -98,10 +140,14 @@ async function verifyQuery(request: SignedRequest, path: string, query: Map<stri
   const scope = parseScope(credential, credentials, 'AuthorizationQueryParametersError');
   refuseUnsignedAmzHeaders(request.headers, signedHeaders);
   const signingDate = parseAmzDate(amzDate);
-  if (!signingDate) throw new S3Error('AuthorizationQueryParametersError', "X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"");
+  if (!signingDate)
+    throw new S3Error('AuthorizationQueryParametersError', "X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"");
   const lifetime = /^\d+$/.test(expires) ? Number(expires) : NaN;
   if (!(lifetime <= maxPresignedSeconds)) {
-    throw new S3Error('AuthorizationQueryParametersError', 'X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires must be less than 604800 seconds');
+    throw new S3Error(
+      'AuthorizationQueryParametersError',
+      'X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires must be less than 604800 seconds',
+    );
   }
   const expiresAt = signingDate.getTime() + lifetime * 1000;
   if (now > expiresAt) {
@@ -112,7 +158,20 @@ async function verifyQuery(request: SignedRequest, path: string, query: Map<stri
     });
   }
   // A presigned URL cannot know its body: S3 signs it as UNSIGNED-PAYLOAD.
-  const expected = await signatureOf({ method: request.method, path, query, headers: request.headers, signedHeaders: signedHeaders.split(';'), payloadHash: 'UNSIGNED-PAYLOAD', amzDate, signingDate, scope }, credentials);
+  const expected = await signatureOf(
+    {
+      method: request.method,
+      path,
+      query,
+      headers: request.headers,
+      signedHeaders: signedHeaders.split(';'),
+      payloadHash: 'UNSIGNED-PAYLOAD',
+      amzDate,
+      signingDate,
+      scope,
+    },
+    credentials,
+  );
   if (!sameSignature(expected, signature)) throw signatureMismatch(credentials);
 }
 
@@ -126,10 +185,15 @@ interface Scope {
 function parseScope(credential: string, credentials: S3Credentials, malformed: string): Scope {
   const [accessKeyId, date, region, service, terminator, ...rest] = credential.split('/');
   if (!date || !region || !service || terminator !== 'aws4_request' || rest.length > 0) {
-    throw new S3Error(malformed, 'Error parsing the X-Amz-Credential parameter; the Credential is mal-formed; expecting "<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request".');
+    throw new S3Error(
+      malformed,
+      'Error parsing the X-Amz-Credential parameter; the Credential is mal-formed; expecting "<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request".',
+    );
   }
   if (accessKeyId !== credentials.accessKeyId) {
-    throw new S3Error('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', { AWSAccessKeyId: accessKeyId ?? '' });
+    throw new S3Error('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', {
+      AWSAccessKeyId: accessKeyId ?? '',
+    });
   }
   return { region, service, text: `${date}/${region}/${service}/aws4_request` };
 }
@@ -139,7 +203,17 @@ function parseScope(credential: string, credentials: S3Credentials, malformed: s
  * SDK signer's own; only the canonical headers are limited to the ones the client signed.
  */
 async function signatureOf(
-  request: { method: string; path: string; query: Map<string, string>; headers: IncomingHttpHeaders; signedHeaders: string[]; payloadHash: string; amzDate: string; signingDate: Date; scope: Scope },
+  request: {
+    method: string;
+    path: string;
+    query: Map<string, string>;
+    headers: IncomingHttpHeaders;
+    signedHeaders: string[];
+    payloadHash: string;
+    amzDate: string;
+    signingDate: Date;
+    scope: Scope;
+  },
   credentials: S3Credentials,
 ): Promise<string> {
   const headers: Record<string, string> = {};
@@ -149,9 +223,23 @@ async function signatureOf(
     if (value === undefined) return '';
     headers[name] = value;
   }
-  const signer = new Verifier({ service: request.scope.service, region: request.scope.region, credentials, sha256: Sha256, uriEscapePath: false, applyChecksum: false });
+  const signer = new Verifier({
+    service: request.scope.service,
+    region: request.scope.region,
+    credentials,
+    sha256: Sha256,
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
   return signer.signatureOf(
-    { method: request.method, protocol: 'http:', hostname: headers.host ?? '', path: request.path, query: Object.fromEntries(request.query), headers },
+    {
+      method: request.method,
+      protocol: 'http:',
+      hostname: headers.host ?? '',
+      path: request.path,
+      query: Object.fromEntries(request.query),
+      headers,
+    },
     new Set(request.signedHeaders),
     request.payloadHash,
     request.amzDate,
@@ -162,7 +250,14 @@ async function signatureOf(
 
 /** The SDK's signer, asked for the signature of a canonical request it is given the parts of. */
 class Verifier extends SignatureV4 {
-  async signatureOf(request: Parameters<SignatureV4['presign']>[0], signedHeaders: Set<string>, payloadHash: string, amzDate: string, signingDate: Date, scope: Scope): Promise<string> {
+  async signatureOf(
+    request: Parameters<SignatureV4['presign']>[0],
+    signedHeaders: Set<string>,
+    payloadHash: string,
+    amzDate: string,
+    signingDate: Date,
+    scope: Scope,
+  ): Promise<string> {
     const canonicalHeaders = getCanonicalHeaders(request, undefined, signedHeaders);
     const canonicalRequest = this.createCanonicalRequest(request, canonicalHeaders, payloadHash);
     const stringToSign = await this.createStringToSign(amzDate, scope.text, canonicalRequest, algorithm);
@@ -178,7 +273,12 @@ class Sha256 {
   }
   private start(): Hash | Hmac {
     if (this.secret === undefined) return createHash('sha256');
-    const key = typeof this.secret === 'string' ? this.secret : ArrayBuffer.isView(this.secret) ? Buffer.from(this.secret.buffer, this.secret.byteOffset, this.secret.byteLength) : Buffer.from(this.secret);
+    const key =
+      typeof this.secret === 'string'
+        ? this.secret
+        : ArrayBuffer.isView(this.secret)
+          ? Buffer.from(this.secret.buffer, this.secret.byteOffset, this.secret.byteLength)
+          : Buffer.from(this.secret);
     return createHmac('sha256', key);
   }
   update(data: string | Uint8Array): void {
@@ -193,9 +293,13 @@ class Sha256 {
 }
 
 function signatureMismatch(credentials: S3Credentials) {
-  return new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.', {
-    AWSAccessKeyId: credentials.accessKeyId,
-  });
+  return new S3Error(
+    'SignatureDoesNotMatch',
+    'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+    {
+      AWSAccessKeyId: credentials.accessKeyId,
+    },
+  );
 }
 
 function sameSignature(expected: string, given: string): boolean {
@@ -226,6 +330,8 @@ function refuseUnsignedAmzHeaders(headers: IncomingHttpHeaders, signedHeaders: s
   const signed = new Set(signedHeaders.split(';'));
   const unsigned = Object.keys(headers).filter((name) => name.startsWith('x-amz-') && !signed.has(name));
   if (unsigned.length > 0) {
-    throw new S3Error('AccessDenied', 'There were headers present in the request which were not signed', { HeadersNotSigned: unsigned.join(', ') });
+    throw new S3Error('AccessDenied', 'There were headers present in the request which were not signed', {
+      HeadersNotSigned: unsigned.join(', '),
+    });
   }
 }

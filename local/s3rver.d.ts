@@ -25,7 +25,11 @@ declare module '@20minutes/s3rver' {
     /** `<directory>/<bucket>/<key's folders>/<key's name>._S3rver_<resource>` */
     getResourcePath(bucket: string, key: string | undefined, resource: string): string;
     /** Concatenates the listed parts of an upload into its object, then removes the upload's folder. */
-    putObjectMultipart(bucket: string, uploadId: string, parts: Array<{ number: number; etag: string }>): Promise<{ md5: string; size: number }>;
+    putObjectMultipart(
+      bucket: string,
+      uploadId: string,
+      parts: Array<{ number: number; etag: string }>,
+    ): Promise<{ md5: string; size: number }>;
   }
 
   /** A Koa application: `middleware` is the chain `run()` composes, the router last. */

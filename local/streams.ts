@@ -57,7 +57,12 @@ export class LocalStream {
   private pump: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: LocalStreamOptions) {
-    const client = { endpoint: options.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 };
+    const client = {
+      endpoint: options.endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+    };
     this.db = new DynamoDBClient(client);
     this.streams = new DynamoDBStreamsClient(client);
     this.matches = eventFilter(options.filters);
@@ -177,7 +182,8 @@ export class LocalStream {
     do {
       const page = await this.streams.send(new DescribeStreamCommand({ StreamArn: this.streamArn, ExclusiveStartShardId: exclusiveStart }));
       for (const shard of page.StreamDescription?.Shards ?? []) {
-        if (!this.shards.has(shard.ShardId!)) this.shards.set(shard.ShardId!, { shard, lastSequence: saved[shard.ShardId!], finished: false });
+        if (!this.shards.has(shard.ShardId!))
+          this.shards.set(shard.ShardId!, { shard, lastSequence: saved[shard.ShardId!], finished: false });
       }
       exclusiveStart = page.StreamDescription?.LastEvaluatedShardId;
     } while (exclusiveStart);
@@ -188,7 +194,8 @@ export class LocalStream {
       ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER' as const, SequenceNumber: state.lastSequence }
       : { ShardIteratorType: 'TRIM_HORIZON' as const };
     try {
-      return (await this.streams.send(new GetShardIteratorCommand({ StreamArn: this.streamArn, ShardId: state.shard.ShardId, ...from }))).ShardIterator;
+      return (await this.streams.send(new GetShardIteratorCommand({ StreamArn: this.streamArn, ShardId: state.shard.ShardId, ...from })))
+        .ShardIterator;
     } catch (error) {
       // A saved position the emulator no longer has (its records are gone): start over.
       if ((error as Error).name === 'TrimmedDataAccessException' && state.lastSequence) {
@@ -212,7 +219,9 @@ export class LocalStream {
   private saveCheckpoints(): void {
     const file = this.options.checkpointFile;
     if (!file) return;
-    const positions = Object.fromEntries([...this.shards].filter(([, state]) => state.lastSequence).map(([id, state]) => [id, state.lastSequence!]));
+    const positions = Object.fromEntries(
+      [...this.shards].filter(([, state]) => state.lastSequence).map(([id, state]) => [id, state.lastSequence!]),
+    );
     writeFileSync(file, `${JSON.stringify(positions, null, 2)}\n`);
   }
 }
@@ -225,7 +234,10 @@ function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord
       {
         ...record,
         eventSourceARN: streamArn,
-        dynamodb: { ...dynamodb, ...(ApproximateCreationDateTime ? { ApproximateCreationDateTime: Math.floor(ApproximateCreationDateTime.getTime() / 1000) } : {}) },
+        dynamodb: {
+          ...dynamodb,
+          ...(ApproximateCreationDateTime ? { ApproximateCreationDateTime: Math.floor(ApproximateCreationDateTime.getTime() / 1000) } : {}),
+        },
       },
       (_key, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value),
     ),

@@ -45,6 +45,11 @@ function notServedHere(response: ServerResponse, filesOrigin: string, status = 4
         : '<p>This address could not be checked just now. Try again in a moment.</p>') +
       '</main></body></html>',
   );
-  response.writeHead(status, { ...webHeaders(filesOrigin), 'content-type': 'text/html; charset=utf-8', 'content-length': body.length, 'cache-control': 'no-store' });
+  response.writeHead(status, {
+    ...webHeaders(filesOrigin),
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': body.length,
+    'cache-control': 'no-store',
+  });
   response.end(body);
 }

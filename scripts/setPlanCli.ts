@@ -1,6 +1,12 @@
 import { parseArgs } from 'node:util';
 import type { Plan } from '../shared/domain/accounts/model.ts';
-import { contractPlans, type ContractPlanRequest, type ContractPlanResult, type ContractState, type ContractTargetFound } from '../shared/domain/contractPlans.ts';
+import {
+  contractPlans,
+  type ContractPlanRequest,
+  type ContractPlanResult,
+  type ContractState,
+  type ContractTargetFound,
+} from '../shared/domain/contractPlans.ts';
 import { isWorkspaceId } from '../shared/domain/workspaces/access.ts';
 import { contractPlanLimits as limits } from '../shared/limits.ts';
 
@@ -67,9 +73,12 @@ export function parseSetPlanArgs(argv: readonly string[], env: Record<string, st
   if (values.help) return { kind: 'help' };
   const fail = (message: string): SetPlanCommand => ({ kind: 'usage_error', message });
 
-  if ((values.email === undefined) === (values.workspace === undefined)) return fail('Name one account (--email) or one workspace (--workspace).');
-  if (values.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(values.email.trim())) return fail(`--email: "${values.email}" is not an email address.`);
-  if (values.workspace !== undefined && !isWorkspaceId(values.workspace)) return fail(`--workspace: "${values.workspace}" is not a workspace id (wks_ and 22 characters).`);
+  if ((values.email === undefined) === (values.workspace === undefined))
+    return fail('Name one account (--email) or one workspace (--workspace).');
+  if (values.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(values.email.trim()))
+    return fail(`--email: "${values.email}" is not an email address.`);
+  if (values.workspace !== undefined && !isWorkspaceId(values.workspace))
+    return fail(`--workspace: "${values.workspace}" is not a workspace id (wks_ and 22 characters).`);
 
   if (values.plan === undefined) return fail(`--plan is required: ${[...contractPlans, 'none'].join(' or ')}.`);
   let plan: Plan | null;
@@ -80,7 +89,10 @@ export function parseSetPlanArgs(argv: readonly string[], env: Record<string, st
   let seats: number | null = null;
   if (values.seats !== undefined) {
     if (values.email !== undefined) return fail('--seats: seats belong to a workspace, not an account.');
-    if (plan === null) return fail('--seats: taking the contract away gives the workspace the seats its subscription pays for (or its members); leave --seats out.');
+    if (plan === null)
+      return fail(
+        '--seats: taking the contract away gives the workspace the seats its subscription pays for (or its members); leave --seats out.',
+      );
     if (!/^\d+$/.test(values.seats) || Number(values.seats) < limits.seats.min || Number(values.seats) > limits.seats.max) {
       return fail(`--seats: a whole number from ${limits.seats.min} to ${limits.seats.max}.`);
     }
@@ -96,11 +108,11 @@ export function parseSetPlanArgs(argv: readonly string[], env: Record<string, st
   if (by === '') return fail('--by is required: who asks.');
   if (by.length > limits.byChars || !oneLine(by)) return fail(`--by: one line of at most ${limits.byChars} characters.`);
 
-  if (values.table === undefined || values.table === '') return fail('--table is required: the stack\'s table (its output TableName).');
+  if (values.table === undefined || values.table === '') return fail("--table is required: the stack's table (its output TableName).");
   const endpoint = values.endpoint;
   if (endpoint !== undefined && !URL.canParse(endpoint)) return fail(`--endpoint: "${endpoint}" is not a URL.`);
   const region = values.region || env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint === undefined ? undefined : 'local');
-  if (region === undefined || region === '') return fail('--region is required (or AWS_REGION): the table\'s region.');
+  if (region === undefined || region === '') return fail("--region is required (or AWS_REGION): the table's region.");
 
   return {
     kind: 'run',
@@ -127,7 +139,10 @@ function describeTarget(target: ContractTargetFound): string {
 }
 
 function describeChange(before: ContractState, after: ContractState): string[] {
-  const lines = [`  contract plan  ${planName(before.contractPlan)} → ${planName(after.contractPlan)}`, `  plan in use    ${before.plan} → ${after.plan}`];
+  const lines = [
+    `  contract plan  ${planName(before.contractPlan)} → ${planName(after.contractPlan)}`,
+    `  plan in use    ${before.plan} → ${after.plan}`,
+  ];
   if (before.seats !== undefined && after.seats !== undefined) lines.push(`  seats          ${before.seats} → ${after.seats}`);
   return lines;
 }
@@ -138,7 +153,10 @@ export function renderResult(result: ContractPlanResult, request: ContractPlanRe
     case 'not_found':
       return {
         stdout: '',
-        stderr: result.target.kind === 'account' ? `No account signs in with ${result.target.email}: nothing written.` : `No workspace ${result.target.workspaceId}: nothing written.`,
+        stderr:
+          result.target.kind === 'account'
+            ? `No account signs in with ${result.target.email}: nothing written.`
+            : `No workspace ${result.target.workspaceId}: nothing written.`,
         status: 1,
       };
     case 'below_members': {
@@ -155,7 +173,7 @@ export function renderResult(result: ContractPlanResult, request: ContractPlanRe
     case 'changed': {
       const lines = [describeTarget(result.target), ...describeChange(result.before, result.after), `  by ${request.by}: ${request.note}`];
       if (result.outcome === 'dry_run') lines.push('Dry run: nothing written.');
-      else lines.push(result.target.kind === 'workspace' ? 'Done, with a row in the workspace\'s audit trail.' : 'Done.');
+      else lines.push(result.target.kind === 'workspace' ? "Done, with a row in the workspace's audit trail." : 'Done.');
       return { stdout: `${lines.join('\n')}\n`, stderr: '', status: 0 };
     }
   }

@@ -35,8 +35,14 @@ const rateWindow = z.partial(
  */
 export const rateLimitOverrides = z.strictObject(
   Object.fromEntries(
-    Object.keys(defaultRateLimits).map((rate) => [rate, z.optional(z.strictObject({ perIp: z.optional(rateWindow), perCredential: z.optional(rateWindow) }))]),
-  ) as Record<RateClass, z.ZodMiniOptional<z.ZodMiniObject<{ perIp: z.ZodMiniOptional<typeof rateWindow>; perCredential: z.ZodMiniOptional<typeof rateWindow> }>>>,
+    Object.keys(defaultRateLimits).map((rate) => [
+      rate,
+      z.optional(z.strictObject({ perIp: z.optional(rateWindow), perCredential: z.optional(rateWindow) })),
+    ]),
+  ) as Record<
+    RateClass,
+    z.ZodMiniOptional<z.ZodMiniObject<{ perIp: z.ZodMiniOptional<typeof rateWindow>; perCredential: z.ZodMiniOptional<typeof rateWindow> }>>
+  >,
 );
 export type RateLimitOverrides = z.infer<typeof rateLimitOverrides>;
 

@@ -24,7 +24,22 @@ const contentTypes: Record<string, string> = {
 };
 
 /** Every page script under web/src that is an entry point (one per page). */
-export const pageEntries = ['compose', 'reveal', 'signin', 'account', 'keys', 'sessions', 'webhooks', 'requests', 'respond', 'workspaces', 'workspace', 'join', 'plans', 'billing'];
+export const pageEntries = [
+  'compose',
+  'reveal',
+  'signin',
+  'account',
+  'keys',
+  'sessions',
+  'webhooks',
+  'requests',
+  'respond',
+  'workspaces',
+  'workspace',
+  'join',
+  'plans',
+  'billing',
+];
 
 /**
  * The reveal page's download worker (`web/src/downloadWorker.ts`): served beside the scope it
@@ -34,7 +49,19 @@ export const pageEntries = ['compose', 'reveal', 'signin', 'account', 'keys', 's
 export const downloadWorkerPath = '/download/worker.js';
 
 /** Pages served at a path of their own (`/signin` → `/signin.html`). */
-const namedPages = ['/signin', '/account', '/keys', '/sessions', '/webhooks', '/requests', '/workspaces', '/workspace', '/join', '/plans', '/billing'];
+const namedPages = [
+  '/signin',
+  '/account',
+  '/keys',
+  '/sessions',
+  '/webhooks',
+  '/requests',
+  '/workspaces',
+  '/workspace',
+  '/join',
+  '/plans',
+  '/billing',
+];
 
 /**
  * The web client as served: `web/public/*` as they are, each page script bundled by esbuild
@@ -72,7 +99,10 @@ export async function buildWeb(): Promise<Map<string, WebAsset>> {
     logLevel: 'silent',
   });
   for (const file of [...result.outputFiles, ...worker.outputFiles]) {
-    assets.set(file.path, { body: Buffer.from(file.contents), contentType: contentTypes[extname(file.path)] ?? 'application/octet-stream' });
+    assets.set(file.path, {
+      body: Buffer.from(file.contents),
+      contentType: contentTypes[extname(file.path)] ?? 'application/octet-stream',
+    });
   }
   return assets;
 }

@@ -6,7 +6,15 @@
 import { answerOf } from '../transfer/api.ts';
 import { clientHeaders } from '../transfer/index.ts';
 import { CliError, exitCodes } from './errors.ts';
-import { credentialsFile, currentCredential, storedSession, withoutSession, type Credential, type IssuedTokens, type StoredSession } from './credentials.ts';
+import {
+  credentialsFile,
+  currentCredential,
+  storedSession,
+  withoutSession,
+  type Credential,
+  type IssuedTokens,
+  type StoredSession,
+} from './credentials.ts';
 
 /**
  * What a call sends: `none` nothing; `optional` the key or session when there is one (the
@@ -60,11 +68,19 @@ export function apiClient(base: string, { env, api: home }: { env: NodeJS.Proces
     const current = await loaded();
     if (current.kind === 'none') {
       if (auth === 'optional') return undefined;
-      throw new CliError(exitCodes.refused, 'unauthorized', `This needs you signed in: run \`hushlink login\`${auth === 'user' ? ' (or set HUSHLINK_API_KEY)' : ''}.`);
+      throw new CliError(
+        exitCodes.refused,
+        'unauthorized',
+        `This needs you signed in: run \`hushlink login\`${auth === 'user' ? ' (or set HUSHLINK_API_KEY)' : ''}.`,
+      );
     }
     if (current.kind === 'api_key') {
       if (auth === 'session') {
-        throw new CliError(exitCodes.refused, 'session_required', 'This needs a signed-in session, which an API key is not: unset HUSHLINK_API_KEY and run `hushlink login`.');
+        throw new CliError(
+          exitCodes.refused,
+          'session_required',
+          'This needs a signed-in session, which an API key is not: unset HUSHLINK_API_KEY and run `hushlink login`.',
+        );
       }
       return current.key;
     }
@@ -83,7 +99,12 @@ export function apiClient(base: string, { env, api: home }: { env: NodeJS.Proces
       // Another command refreshed it meanwhile: its tokens are the ones to use.
       if (now.refresh_token !== stale.refresh_token) return { value: sessions, result: now };
       // Bounded well inside the lock's 30 s: a stalled refresh must not outlive the lock and let another command present the same token.
-      const response = await send('POST', '/v1/auth/refresh', { json: { refresh_token: now.refresh_token }, signal: AbortSignal.timeout(lockedCallMs) }, undefined);
+      const response = await send(
+        'POST',
+        '/v1/auth/refresh',
+        { json: { refresh_token: now.refresh_token }, signal: AbortSignal.timeout(lockedCallMs) },
+        undefined,
+      );
       if (response.status === 401) {
         // Ended (signed out elsewhere, expired, or its reuse detected): forget it here too.
         await response.body?.cancel();
@@ -109,7 +130,11 @@ export function apiClient(base: string, { env, api: home }: { env: NodeJS.Proces
       response = await send(method, path, options, next.access_token);
     }
     if (response.status === 403 && auth === 'session' && current.kind === 'api_key') {
-      throw new CliError(exitCodes.refused, 'session_required', 'This needs a signed-in session, which an API key is not: unset HUSHLINK_API_KEY and run `hushlink login`.');
+      throw new CliError(
+        exitCodes.refused,
+        'session_required',
+        'This needs a signed-in session, which an API key is not: unset HUSHLINK_API_KEY and run `hushlink login`.',
+      );
     }
     return answerOf<T>(response, `${method} ${path}`);
   }

@@ -59,7 +59,9 @@ export class ConfigFile<T extends object> {
   }
 
   /** Reads, changes and writes the file with no other command doing the same meanwhile. */
-  async update<R>(change: (current: T | undefined) => Promise<{ value: T | undefined; result: R }> | { value: T | undefined; result: R }): Promise<R> {
+  async update<R>(
+    change: (current: T | undefined) => Promise<{ value: T | undefined; result: R }> | { value: T | undefined; result: R },
+  ): Promise<R> {
     return this.locked(async () => {
       const { value, result } = await change(await this.read());
       if (value === undefined) await this.remove();
@@ -83,9 +85,16 @@ export class ConfigFile<T extends object> {
         if (held && Date.now() - held.mtimeMs > 30_000) {
           // Renamed away first: of two commands seeing the same dead lock, one removes it, not the other's new one.
           const dead = `${lock}.${randomBytes(6).toString('hex')}.dead`;
-          if (await rename(lock, dead).then(() => true, () => false)) await rmdir(dead).catch(() => undefined);
+          if (
+            await rename(lock, dead).then(
+              () => true,
+              () => false,
+            )
+          )
+            await rmdir(dead).catch(() => undefined);
         }
-        if (attempt > 500) throw usageError(`${lock} has been held for too long; remove it if no other hushlink is running.`, 'config_locked');
+        if (attempt > 500)
+          throw usageError(`${lock} has been held for too long; remove it if no other hushlink is running.`, 'config_locked');
         await sleep(10 + Math.floor(Math.random() * 20));
       }
     }

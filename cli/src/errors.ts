@@ -54,19 +54,27 @@ export function explain(error: unknown, api?: string): CliError {
   if (error instanceof CliError) return error;
   if (error instanceof ApiError) return fromProblem(error);
   if (error instanceof EnvelopeError) {
-    const wrong = ['wrong_key', 'wrong_passphrase', 'passphrase_required', 'salt_mismatch', 'tampered', 'forged', 'key_mismatch'].includes(error.code);
+    const wrong = ['wrong_key', 'wrong_passphrase', 'passphrase_required', 'salt_mismatch', 'tampered', 'forged', 'key_mismatch'].includes(
+      error.code,
+    );
     return new CliError(wrong ? exitCodes.wrongKey : exitCodes.usage, error.code, error.message, { cause: error });
   }
   if (error instanceof TransferError) {
     const code = error.code;
-    if (code === 'wrong_passphrase' || code === 'passphrase_required') return new CliError(exitCodes.wrongKey, code, error.message, { cause: error });
+    if (code === 'wrong_passphrase' || code === 'passphrase_required')
+      return new CliError(exitCodes.wrongKey, code, error.message, { cause: error });
     if (code === 'transfer_failed') return new CliError(exitCodes.network, code, error.message, { cause: error });
     return new CliError(exitCodes.usage, code, error.message, { cause: error });
   }
   if (isAbort(error)) return new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted.');
   if (isNetwork(error)) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    return new CliError(exitCodes.network, 'network', `Could not reach ${api ?? 'the service'}${cause?.code ? ` (${cause.code})` : ''}. Check --api or HUSHLINK_API, and the connection.`, { cause: error });
+    return new CliError(
+      exitCodes.network,
+      'network',
+      `Could not reach ${api ?? 'the service'}${cause?.code ? ` (${cause.code})` : ''}. Check --api or HUSHLINK_API, and the connection.`,
+      { cause: error },
+    );
   }
   const message = error instanceof Error ? error.message : String(error);
   return new CliError(exitCodes.usage, 'error', message, { cause: error });
@@ -76,18 +84,33 @@ function fromProblem(error: ApiError): CliError {
   const problem = error.problem;
   const detail = typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : undefined;
   if (error.status >= 500 || error.status === 0) {
-    return new CliError(exitCodes.network, error.code, `The service failed (${error.status})${detail ? `: ${detail.replace(/\.$/, '')}` : ''}. Try again later.`, { cause: error });
+    return new CliError(
+      exitCodes.network,
+      error.code,
+      `The service failed (${error.status})${detail ? `: ${detail.replace(/\.$/, '')}` : ''}. Try again later.`,
+      { cause: error },
+    );
   }
   if (problem.reason === 'plan_limit' && typeof problem.limit_bytes === 'number') {
     const limit = formatBytes(problem.limit_bytes);
-    return new CliError(exitCodes.refused, 'plan_limit', `Files are limited to ${limit} on this plan: sign in to an account whose plan takes larger ones, or send a smaller file.`, { cause: error });
+    return new CliError(
+      exitCodes.refused,
+      'plan_limit',
+      `Files are limited to ${limit} on this plan: sign in to an account whose plan takes larger ones, or send a smaller file.`,
+      { cause: error },
+    );
   }
   if (error.code === 'proof_refused') {
-    const left = typeof problem.attempts_left === 'number' ? ` ${problem.attempts_left} attempt${problem.attempts_left === 1 ? '' : 's'} left before it locks.` : '';
+    const left =
+      typeof problem.attempts_left === 'number'
+        ? ` ${problem.attempts_left} attempt${problem.attempts_left === 1 ? '' : 's'} left before it locks.`
+        : '';
     return new CliError(exitCodes.wrongKey, error.code, `${refusals.proof_refused}${left}`, { cause: error });
   }
   const fields = Array.isArray(problem.errors)
-    ? (problem.errors as Array<{ path?: unknown; message?: unknown }>).map((item) => `${String(item.path ?? '')}: ${String(item.message ?? '')}`).join('; ')
+    ? (problem.errors as Array<{ path?: unknown; message?: unknown }>)
+        .map((item) => `${String(item.path ?? '')}: ${String(item.message ?? '')}`)
+        .join('; ')
     : '';
   const notBefore = typeof problem.not_before === 'string' ? ` It opens from ${problem.not_before}.` : '';
   // The service's own detail says more than a generic sentence about a refusal as broad as 403.
@@ -97,5 +120,6 @@ function fromProblem(error: ApiError): CliError {
   return new CliError(exitCodes.refused, error.code, `${sentence}${fields ? ` (${fields})` : ''}${retry}`, { cause: error });
 }
 
-const isAbort = (error: unknown) => error instanceof Error && (error.name === 'AbortError' || (error as { code?: string }).code === 'ABORT_ERR');
+const isAbort = (error: unknown) =>
+  error instanceof Error && (error.name === 'AbortError' || (error as { code?: string }).code === 'ABORT_ERR');
 const isNetwork = (error: unknown) => error instanceof TypeError && /fetch failed|network/i.test(error.message);

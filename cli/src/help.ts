@@ -3,7 +3,11 @@ import { commonHelp, type Command } from './command.ts';
 
 const column = (rows: Array<[string, string]>, indent = '  ') => {
   const width = Math.min(30, Math.max(...rows.map(([left]) => left.length)) + 2);
-  return rows.map(([left, right]) => (left.length + 2 > width ? `${indent}${left}\n${indent}${' '.repeat(width)}${right}` : `${indent}${left.padEnd(width)}${right}`)).join('\n');
+  return rows
+    .map(([left, right]) =>
+      left.length + 2 > width ? `${indent}${left}\n${indent}${' '.repeat(width)}${right}` : `${indent}${left.padEnd(width)}${right}`,
+    )
+    .join('\n');
 };
 
 export const exitCodeHelp: Array<[string, string]> = [

@@ -21,7 +21,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   if (name === '--help' || name === '-h' || name === 'help') {
     const topic = rest[0] === undefined ? undefined : commands.find((command) => command.name === rest[0]);
-    if (rest[0] !== undefined && !topic) return fail(usageError(`Unknown command "${rest[0]}". Run \`hushlink --help\` for the list.`), false);
+    if (rest[0] !== undefined && !topic)
+      return fail(usageError(`Unknown command "${rest[0]}". Run \`hushlink --help\` for the list.`), false);
     stdout.write(topic ? commandHelp(topic) : programHelp(commands, version));
     return exitCodes.ok;
   }
@@ -34,9 +35,19 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
 
   let parsed: { values: Context['values']; positionals: string[] };
   try {
-    parsed = parseArgs({ args: rest, options: { ...commonOptions, ...command.options }, allowPositionals: true, strict: true }) as typeof parsed;
+    parsed = parseArgs({
+      args: rest,
+      options: { ...commonOptions, ...command.options },
+      allowPositionals: true,
+      strict: true,
+    }) as typeof parsed;
   } catch (error) {
-    return fail(usageError(`${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '.')} Run \`hushlink ${command.name} --help\`.`), false);
+    return fail(
+      usageError(
+        `${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '.')} Run \`hushlink ${command.name} --help\`.`,
+      ),
+      false,
+    );
   }
   const json = parsed.values.json === true;
   if (parsed.values.help === true) {
@@ -44,7 +55,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     return exitCodes.ok;
   }
   if (parsed.positionals.length > command.positionals) {
-    return fail(usageError(`Too many arguments: ${parsed.positionals.slice(command.positionals).join(' ')}. Run \`hushlink ${command.name} --help\`.`), json);
+    return fail(
+      usageError(
+        `Too many arguments: ${parsed.positionals.slice(command.positionals).join(' ')}. Run \`hushlink ${command.name} --help\`.`,
+      ),
+      json,
+    );
   }
 
   const interrupt = new AbortController();
@@ -71,7 +87,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     // A command that finished despite a late Ctrl-C did its work: its code stands.
     return (await command.run(context)) ?? exitCodes.ok;
   } catch (error) {
-    return fail(interrupt.signal.aborted ? new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted: nothing was kept.') : explain(error, api), json);
+    return fail(
+      interrupt.signal.aborted ? new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted: nothing was kept.') : explain(error, api),
+      json,
+    );
   } finally {
     process.off('SIGINT', onSigint);
   }

@@ -14,6 +14,7 @@ export async function passphraseFor(context: Context, options: { confirm: boolea
   const io = { stdin: context.stdin, stderr: context.stderr, noTerminal };
   const first = await askHidden('Passphrase: ', io);
   if (first === '') throw usageError('The passphrase was empty.', 'empty_passphrase');
-  if (options.confirm && (await askHidden('Passphrase again: ', io)) !== first) throw usageError('The two passphrases differ; nothing was sent.', 'passphrase_mismatch');
+  if (options.confirm && (await askHidden('Passphrase again: ', io)) !== first)
+    throw usageError('The two passphrases differ; nothing was sent.', 'passphrase_mismatch');
   return first;
 }

@@ -7,4 +7,5 @@
 const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const controlsAndBreaks = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-export const printable = (text: string, options: { lines?: boolean } = {}): string => text.replace(options.lines ? controls : controlsAndBreaks, '');
+export const printable = (text: string, options: { lines?: boolean } = {}): string =>
+  text.replace(options.lines ? controls : controlsAndBreaks, '');

@@ -36,7 +36,10 @@ function terminal(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): Termina
 const interrupted = () => new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted.');
 
 /** Reads a line without echoing it (raw mode: Ctrl-C arrives as a character, not a signal). */
-export async function askHidden(question: string, io: { stdin: NodeJS.ReadStream; stderr: NodeJS.WriteStream; noTerminal: string }): Promise<string> {
+export async function askHidden(
+  question: string,
+  io: { stdin: NodeJS.ReadStream; stderr: NodeJS.WriteStream; noTerminal: string },
+): Promise<string> {
   const tty = terminal(io.stdin, io.stderr);
   if (!tty) throw usageError(io.noTerminal, 'no_terminal');
   const input = tty.input;
@@ -78,7 +81,11 @@ export async function askHidden(question: string, io: { stdin: NodeJS.ReadStream
  * lines are the answers (for scripts), read by one reader for every question: a reader per
  * question would drop the lines the previous one had buffered.
  */
-export function answerer(io: { stdin: NodeJS.ReadStream; stderr: NodeJS.WriteStream; signal: AbortSignal }): (question: string) => Promise<string> {
+export function answerer(io: {
+  stdin: NodeJS.ReadStream;
+  stderr: NodeJS.WriteStream;
+  signal: AbortSignal;
+}): (question: string) => Promise<string> {
   let lines: AsyncIterator<string> | undefined;
   return async (question) => {
     const interruptedBy = new Promise<never>((_, reject) => {

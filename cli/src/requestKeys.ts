@@ -43,7 +43,12 @@ export interface KeptRequest {
   urlBase: string;
 }
 
-export async function keepRequest(env: NodeJS.ProcessEnv, api: string, id: string, kept: { keys: RequesterKeys; link: RequestLink; urlBase: string }): Promise<void> {
+export async function keepRequest(
+  env: NodeJS.ProcessEnv,
+  api: string,
+  id: string,
+  kept: { keys: RequesterKeys; link: RequestLink; urlBase: string },
+): Promise<void> {
   const exported = await exportRequesterKeys(kept.keys);
   const stored: StoredRequest = {
     kem: exported.kem,
@@ -74,4 +79,5 @@ export async function loadRequest(env: NodeJS.ProcessEnv, api: string, id: strin
 }
 
 /** The whole link: `url_base#<fingerprint>.<s>`. */
-export const requestLinkOf = (kept: Pick<KeptRequest, 'link' | 'urlBase'>): string => `${kept.urlBase}#${requestFragment(kept.link.fingerprint, kept.link.linkSecret)}`;
+export const requestLinkOf = (kept: Pick<KeptRequest, 'link' | 'urlBase'>): string =>
+  `${kept.urlBase}#${requestFragment(kept.link.fingerprint, kept.link.linkSecret)}`;

@@ -19,6 +19,7 @@ export function secretRef(given: string | undefined, command: string): SecretRef
     throw usageError('That is neither a link nor a secret id (sec_…).', 'bad_link');
   }
   const [, s, id, r, recipientId] = url.pathname.split('/');
-  if (s !== 's' || !id || (r !== undefined && (r !== 'r' || !recipientId))) throw usageError('That is not a Hushlink link (…/s/{id}).', 'bad_link');
+  if (s !== 's' || !id || (r !== undefined && (r !== 'r' || !recipientId)))
+    throw usageError('That is not a Hushlink link (…/s/{id}).', 'bad_link');
   return { id: decodeURIComponent(id), origin: url.origin, ...(recipientId ? { recipientId: decodeURIComponent(recipientId) } : {}) };
 }

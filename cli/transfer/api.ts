@@ -36,7 +36,12 @@ export function transferApi(options: ApiOptions) {
     const headers: Record<string, string> = { ...clientHeaders, accept: 'application/json' };
     if (options.credential) headers.authorization = `Bearer ${options.credential}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), ...(signal ? { signal } : {}) });
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(signal ? { signal } : {}),
+    });
     return answerOf<T>(response, `${method} ${path}`);
   }
   const secretPath = (id: string) => `/v1/secrets/${encodeURIComponent(id)}`;
@@ -48,8 +53,14 @@ export function transferApi(options: ApiOptions) {
     /** Never under the caller's signal: an abort is what runs after the signal fired. */
     abortUpload: (ref: UploadRef) => call<{ id: string; state: 'revoked' }>('POST', '/v1/files/multipart/abort', ref),
     readSecret: (id: string, recipientId?: string, signal?: AbortSignal) =>
-      call<SecretMetadata>('GET', `${secretPath(id)}${recipientId ? `?${new URLSearchParams({ recipient_id: recipientId }).toString()}` : ''}`, undefined, signal),
-    claimSecret: (id: string, body: Record<string, string>, signal?: AbortSignal) => call<ClaimedSecret>('POST', `${secretPath(id)}/claim`, body, signal),
+      call<SecretMetadata>(
+        'GET',
+        `${secretPath(id)}${recipientId ? `?${new URLSearchParams({ recipient_id: recipientId }).toString()}` : ''}`,
+        undefined,
+        signal,
+      ),
+    claimSecret: (id: string, body: Record<string, string>, signal?: AbortSignal) =>
+      call<ClaimedSecret>('POST', `${secretPath(id)}/claim`, body, signal),
   };
 }
 

@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { link, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, join } from 'node:path';
-import { claimTokenFor, EnvelopeError, fileOpener, filePrefixBytes, iterationRange, linkTokenFor, TAG_BYTES, type FileOpener } from '../../shared/envelope/index.ts';
+import {
+  claimTokenFor,
+  EnvelopeError,
+  fileOpener,
+  filePrefixBytes,
+  iterationRange,
+  linkTokenFor,
+  TAG_BYTES,
+  type FileOpener,
+} from '../../shared/envelope/index.ts';
 import { clientHeaders, fetchOf, transferApi, type ClaimedSecret, type Fetch } from './api.ts';
 import { BufferPool } from './buffers.ts';
 import { TransferError } from './errors.ts';
@@ -67,13 +76,15 @@ export interface DownloadResult {
 export async function downloadFile(options: DownloadOptions): Promise<DownloadResult> {
   options.signal?.throwIfAborted();
   const link = parseLink(options.link);
-  if (typeof options.to === 'string' && !options.overwrite && (await stat(options.to).catch(() => null))) throw new TransferError('exists', `${options.to} exists already.`);
+  if (typeof options.to === 'string' && !options.overwrite && (await stat(options.to).catch(() => null)))
+    throw new TransferError('exists', `${options.to} exists already.`);
   const api = transferApi({ api: options.api ?? link.origin, credential: options.credential, fetch: options.fetch });
   const metadata = await api.readSecret(link.id, link.recipientId, options.signal);
   if (metadata.kind !== 'file') throw new TransferError('not_a_file', 'This link is of a text secret, not a file.');
   const passphrase = options.passphrase === '' ? undefined : options.passphrase;
   // A claim refused for its proof counts towards the secret's lock: not one made without the passphrase it needs.
-  if (metadata.passphrase === true && passphrase === undefined) throw new TransferError('passphrase_required', 'This file needs its passphrase.');
+  if (metadata.passphrase === true && passphrase === undefined)
+    throw new TransferError('passphrase_required', 'This file needs its passphrase.');
   const [claimToken, linkToken] = await Promise.all([
     claimTokenFor({ key: link.key, salt: metadata.salt, passphrase, iterations: metadata.kdf_iterations || iterationRange.default }),
     linkTokenFor({ key: link.key, salt: metadata.salt }),
@@ -82,13 +93,30 @@ export async function downloadFile(options: DownloadOptions): Promise<DownloadRe
   const temporary = await openTemporary(typeof options.to === 'string' ? dirname(options.to) : (options.directory ?? '.'));
   let claimed: ClaimedSecret;
   try {
-    claimed = await api.claimSecret(link.id, { claim_token: claimToken, link_token: linkToken, ...(link.recipientId ? { recipient_id: link.recipientId } : {}), ...(options.gateToken ? { gate_token: options.gateToken } : {}) }, options.signal);
+    claimed = await api.claimSecret(
+      link.id,
+      {
+        claim_token: claimToken,
+        link_token: linkToken,
+        ...(link.recipientId ? { recipient_id: link.recipientId } : {}),
+        ...(options.gateToken ? { gate_token: options.gateToken } : {}),
+      },
+      options.signal,
+    );
     if (claimed.kind !== 'file') throw new TransferError('not_a_file', 'This link is of a text secret, not a file.');
   } catch (error) {
     await temporary.discard();
     throw error;
   }
-  const saved = await downloadEnvelope({ ...options, download: claimed.download, sizeBytes: claimed.size_bytes, key: link.key, salt: claimed.salt, passphrase, temporary });
+  const saved = await downloadEnvelope({
+    ...options,
+    download: claimed.download,
+    sizeBytes: claimed.size_bytes,
+    key: link.key,
+    salt: claimed.salt,
+    passphrase,
+    temporary,
+  });
   return { ...saved, viewsLeft: claimed.views_left };
 }
 
@@ -143,7 +171,8 @@ async function place(temporary: string, to: string, overwrite: boolean): Promise
   }
 }
 
-export interface EnvelopeDownloadOptions extends Pick<DownloadOptions, 'to' | 'passphrase' | 'signal' | 'onProgress' | 'fetch' | 'retryDelay' | 'overwrite' | 'directory'> {
+export interface EnvelopeDownloadOptions
+  extends Pick<DownloadOptions, 'to' | 'passphrase' | 'signal' | 'onProgress' | 'fetch' | 'retryDelay' | 'overwrite' | 'directory'> {
   /** The file to write into, when the caller opened it already (before a claim). */
   temporary?: Temporary;
   /** A presigned GET of the envelope (a claim's, or an inbox's for a request's file response). */
@@ -156,21 +185,34 @@ export interface EnvelopeDownloadOptions extends Pick<DownloadOptions, 'to' | 'p
 
 /** Downloads and opens an envelope already reachable by a presigned URL, as `downloadFile` does after its claim. */
 export async function downloadEnvelope(options: EnvelopeDownloadOptions): Promise<Omit<DownloadResult, 'viewsLeft'>> {
-  const temporary = options.temporary ?? (await openTemporary(typeof options.to === 'string' ? dirname(options.to) : (options.directory ?? '.')));
+  const temporary =
+    options.temporary ?? (await openTemporary(typeof options.to === 'string' ? dirname(options.to) : (options.directory ?? '.')));
   const output = temporary.handle;
   let to: string;
   let name: string;
   let meta: FileOpener['meta'];
   try {
-    const ranges = new RangeReader(options.download.url, options.sizeBytes, fetchOf(options.fetch), options.retryDelay ?? defaultRetryDelay, options.signal);
-    const opener = await fileOpener(await ranges.read(0, Math.min(filePrefixBytes, options.sizeBytes)), { key: options.key, salt: options.salt, passphrase: options.passphrase });
+    const ranges = new RangeReader(
+      options.download.url,
+      options.sizeBytes,
+      fetchOf(options.fetch),
+      options.retryDelay ?? defaultRetryDelay,
+      options.signal,
+    );
+    const opener = await fileOpener(await ranges.read(0, Math.min(filePrefixBytes, options.sizeBytes)), {
+      key: options.key,
+      salt: options.salt,
+      passphrase: options.passphrase,
+    });
     meta = opener.meta;
     const chunkCount = opener.chunkCount(options.sizeBytes);
     if (options.sizeBytes - opener.bodyOffset - chunkCount * TAG_BYTES !== opener.meta.size) {
       throw new EnvelopeError('tampered', 'the file’s size does not match its details');
     }
     name = opener.meta.name;
-    const writer = new ChunkWriter(opener, output, chunkCount, (receivedBytes) => options.onProgress?.({ name, receivedBytes, totalBytes: opener.meta.size }));
+    const writer = new ChunkWriter(opener, output, chunkCount, (receivedBytes) =>
+      options.onProgress?.({ name, receivedBytes, totalBytes: opener.meta.size }),
+    );
     await downloadChunks(opener, ranges, chunkCount, writer, Date.parse(options.download.expires_at));
     await output.sync();
     await output.close();
@@ -219,7 +261,8 @@ class RangeReader {
         const response = await this.request(start, end);
         return await readExactly(response.body!, target);
       } catch (error) {
-        if (error instanceof EnvelopeError || error instanceof TransferError || this.signal?.aborted) throw this.signal?.aborted ? this.signal.reason : error;
+        if (error instanceof EnvelopeError || error instanceof TransferError || this.signal?.aborted)
+          throw this.signal?.aborted ? this.signal.reason : error;
         last = error;
       }
     }
@@ -240,7 +283,11 @@ class RangeReader {
     }
     const text = await response.text();
     if (response.status === 416) throw new EnvelopeError('tampered', 'the file is shorter than its size');
-    if (response.status === 403) throw new TransferError('transfer_failed', `S3 refused the download (its URL works for 15 minutes from the claim): ${text.slice(0, 200)}`);
+    if (response.status === 403)
+      throw new TransferError(
+        'transfer_failed',
+        `S3 refused the download (its URL works for 15 minutes from the claim): ${text.slice(0, 200)}`,
+      );
     throw new Error(`S3 answered ${response.status} ${text.slice(0, 200)}`);
   }
 }
@@ -300,7 +347,13 @@ type Pending = { kind: 'range'; bytes: Promise<Uint8Array> } | { kind: 'rest'; r
  * Every chunk, `requestsInFlight` ranged GETs of `chunksPerRequest` chunks ahead of the writer;
  * near the URL's expiry, one GET of all the rest, decrypted as it streams in.
  */
-async function downloadChunks(opener: FileOpener, ranges: RangeReader, chunkCount: number, writer: ChunkWriter, urlExpiresAt: number): Promise<void> {
+async function downloadChunks(
+  opener: FileOpener,
+  ranges: RangeReader,
+  chunkCount: number,
+  writer: ChunkWriter,
+  urlExpiresAt: number,
+): Promise<void> {
   const span = (index: number) => opener.bodyOffset + index * opener.chunkCipherBytes;
   const pending: Pending[] = [];
   const buffers = new BufferPool(Math.min(chunksPerRequest * opener.chunkCipherBytes, ranges.size - opener.bodyOffset));

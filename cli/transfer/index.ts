@@ -7,6 +7,13 @@
 export { ApiError, TransferError, type TransferErrorCode } from './errors.ts';
 export { uploadFile, type UploadOptions, type UploadProgress, type UploadResult } from './upload.ts';
 export { resumeUpload, type ResumeOptions, type ResumeResult } from './resume.ts';
-export { downloadEnvelope, downloadFile, parseLink, type DownloadOptions, type DownloadResult, type EnvelopeDownloadOptions } from './download.ts';
+export {
+  downloadEnvelope,
+  downloadFile,
+  parseLink,
+  type DownloadOptions,
+  type DownloadResult,
+  type EnvelopeDownloadOptions,
+} from './download.ts';
 export { clientHeaders, type Fetch } from './api.ts';
 export type { UploadState } from './state.ts';

@@ -8,7 +8,15 @@ import { partsInFlight, sameEtag } from './parts.ts';
 import { inLanes } from './retry.ts';
 import { fileChunks, SealedReader } from './sealedStream.ts';
 import { readState, removeState, type UploadState } from './state.ts';
-import { finishUpload, guarded, uploadFile, type UploadContext, type UploadOptions, type UploadProgress, type UploadResult } from './upload.ts';
+import {
+  finishUpload,
+  guarded,
+  uploadFile,
+  type UploadContext,
+  type UploadOptions,
+  type UploadProgress,
+  type UploadResult,
+} from './upload.ts';
 
 export interface ResumeOptions {
   /** The state file an upload kept (`UploadOptions.statePath`). */
@@ -41,7 +49,8 @@ const md5Pattern = /^"?[0-9a-f]{32}"?$/i;
 export async function resumeUpload(options: ResumeOptions): Promise<ResumeResult> {
   options.signal?.throwIfAborted();
   const state = await readState(options.statePath);
-  if (state.passphrase && !options.passphrase) throw new TransferError('passphrase_required', 'This upload was sealed with a passphrase: give it again to resume.');
+  if (state.passphrase && !options.passphrase)
+    throw new TransferError('passphrase_required', 'This upload was sealed with a passphrase: give it again to resume.');
   const api = transferApi({ api: state.api, credential: options.credential, fetch: options.fetch });
   const ref = { id: state.id, upload_id: state.upload_id, delete_token: state.delete_token };
   const uploadOptions: UploadOptions = {
@@ -75,7 +84,8 @@ export async function resumeUpload(options: ResumeOptions): Promise<ResumeResult
     passphrase: uploadOptions.passphrase,
     chunkLog2: state.chunk_log2,
   });
-  if (sealer.claimVerifier !== state.claim_verifier) throw new TransferError('wrong_passphrase', 'This is not the passphrase the upload was sealed with.');
+  if (sealer.claimVerifier !== state.claim_verifier)
+    throw new TransferError('wrong_passphrase', 'This is not the passphrase the upload was sealed with.');
 
   const now = await stat(state.file.path).catch(() => null);
   if (!now?.isFile()) {
@@ -83,7 +93,8 @@ export async function resumeUpload(options: ResumeOptions): Promise<ResumeResult
     await removeState(options.statePath);
     throw new TransferError('file_changed', `${state.file.path} is gone: the upload was aborted.`);
   }
-  if (now.size !== state.file.size || now.mtimeMs !== state.file.mtime_ms) return startOver('the file’s size or modification time changed', true);
+  if (now.size !== state.file.size || now.mtimeMs !== state.file.mtime_ms)
+    return startOver('the file’s size or modification time changed', true);
 
   let reply: FileUpload;
   try {
@@ -98,8 +109,14 @@ export async function resumeUpload(options: ResumeOptions): Promise<ResumeResult
     }
     return startOver('the upload is no longer pending', false);
   }
-  const layout = envelopeLayout({ size: state.file.size, prefixBytes: sealer.prefix.length, chunkBytes: sealer.chunkBytes, partSize: reply.part_size });
-  if (layout.partCount !== state.part_count || layout.envelopeBytes !== state.envelope_bytes) return startOver('the upload is not cut as it was', true);
+  const layout = envelopeLayout({
+    size: state.file.size,
+    prefixBytes: sealer.prefix.length,
+    chunkBytes: sealer.chunkBytes,
+    partSize: reply.part_size,
+  });
+  if (layout.partCount !== state.part_count || layout.envelopeBytes !== state.envelope_bytes)
+    return startOver('the upload is not cut as it was', true);
   const stored = reply.uploaded ?? [];
   if (stored.length === 0) return startOver('S3 holds no part of it, so nothing proves the file unchanged', true);
   const doubt = await firstDoubt(stored, sealer, layout, state.file.path, options.signal);
@@ -117,7 +134,9 @@ export async function resumeUpload(options: ResumeOptions): Promise<ResumeResult
   };
   const held = new Map(stored.map((part) => [part.part_number, part.etag]));
   const missing = reply.parts.map((part) => part.part_number);
-  const result = await guarded(context, () => finishUpload(context, missing, (partNumber, target) => sealPart(sealer, layout, state.file.path, partNumber, target), held));
+  const result = await guarded(context, () =>
+    finishUpload(context, missing, (partNumber, target) => sealPart(sealer, layout, state.file.path, partNumber, target), held),
+  );
   return { ...result, resumed: { reusedParts: held.size } };
 }
 
@@ -134,9 +153,12 @@ async function firstDoubt(
   try {
     await inLanes(stored, partsInFlight, signal, async (part) => {
       const { start, end } = partRange(layout, part.part_number);
-      if (part.part_number > layout.partCount || part.size !== end - start) doubt ??= `part ${part.part_number} is ${part.size} bytes, not ${end - start}`;
-      else if (!md5Pattern.test(part.etag)) doubt ??= `S3's ETag of part ${part.part_number} is not its MD5 (SSE-KMS), so it cannot be proved`;
-      else if (!sameEtag(part.etag, await sealedMd5(sealer, layout, path, part.part_number))) doubt ??= `part ${part.part_number} is not what the file seals to now`;
+      if (part.part_number > layout.partCount || part.size !== end - start)
+        doubt ??= `part ${part.part_number} is ${part.size} bytes, not ${end - start}`;
+      else if (!md5Pattern.test(part.etag))
+        doubt ??= `S3's ETag of part ${part.part_number} is not its MD5 (SSE-KMS), so it cannot be proved`;
+      else if (!sameEtag(part.etag, await sealedMd5(sealer, layout, path, part.part_number)))
+        doubt ??= `part ${part.part_number} is not what the file seals to now`;
       if (doubt !== undefined) throw found;
     });
   } catch (error) {
@@ -150,7 +172,10 @@ function partReader(sealer: FileSealer, layout: EnvelopeLayout, path: string, pa
   const { start, end } = partRange(layout, partNumber);
   const first = start === 0 ? 0 : chunkAt(layout, start).index;
   const last = chunkAt(layout, end - 1).index;
-  return { reader: new SealedReader(sealer, layout, fileChunks(path, layout, first, last), start, { lastChunk: last }), length: end - start };
+  return {
+    reader: new SealedReader(sealer, layout, fileChunks(path, layout, first, last), start, { lastChunk: last }),
+    length: end - start,
+  };
 }
 
 async function sealedMd5(sealer: FileSealer, layout: EnvelopeLayout, path: string, partNumber: number): Promise<string> {
@@ -181,6 +206,8 @@ function completedResult(state: UploadState, sealer: FileSealer, sizeBytes: numb
     deleteToken: state.delete_token,
     expiresAt: state.expires_at,
     sizeBytes,
-    ...(state.recipients ? { recipientLinks: state.recipients.map((link) => ({ recipientId: link.recipient_id, link: `${link.url_base}#${sealer.key}` })) } : {}),
+    ...(state.recipients
+      ? { recipientLinks: state.recipients.map((link) => ({ recipientId: link.recipient_id, link: `${link.url_base}#${sealer.key}` })) }
+      : {}),
   };
 }

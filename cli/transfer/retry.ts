@@ -26,7 +26,12 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
  * frees (so items start in order). The first failure stops the rest: `signal` of the work fires,
  * and that failure is what this rejects with.
  */
-export async function inLanes<T>(items: readonly T[], lanes: number, outer: AbortSignal | undefined, work: (item: T, signal: AbortSignal) => Promise<void>): Promise<void> {
+export async function inLanes<T>(
+  items: readonly T[],
+  lanes: number,
+  outer: AbortSignal | undefined,
+  work: (item: T, signal: AbortSignal) => Promise<void>,
+): Promise<void> {
   const stop = new AbortController();
   const signal = outer ? AbortSignal.any([outer, stop.signal]) : stop.signal;
   let next = 0;

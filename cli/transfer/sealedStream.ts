@@ -14,7 +14,10 @@ const encryptAhead = 2;
 const empty: Uint8Array = new Uint8Array(0);
 
 /** A stream's bytes in pieces of exactly `chunkBytes`, the last shorter; a piece already that long is passed on without a copy. */
-export async function* exactChunks(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, chunkBytes: number): AsyncGenerator<Uint8Array> {
+export async function* exactChunks(
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  chunkBytes: number,
+): AsyncGenerator<Uint8Array> {
   let pending: Uint8Array | null = null;
   let filled = 0;
   for await (const piece of source) {
@@ -148,7 +151,8 @@ export class SealedReader {
     let plaintext: Uint8Array = empty;
     if (expected > 0) {
       const read = await this.chunks.next();
-      if (read.done || read.value.length !== expected) throw changed(`chunk ${index} is ${read.done ? 0 : read.value.length} bytes, not ${expected}`);
+      if (read.done || read.value.length !== expected)
+        throw changed(`chunk ${index} is ${read.done ? 0 : read.value.length} bytes, not ${expected}`);
       plaintext = read.value;
     }
     if (final && this.mustEnd && !(await this.chunks.next()).done) throw changed(`it is longer than ${this.layout.size} bytes`);

@@ -82,8 +82,10 @@ export interface UploadContext {
 export async function uploadFile(options: UploadOptions): Promise<UploadResult> {
   options.signal?.throwIfAborted();
   const path = typeof options.file === 'string' ? options.file : undefined;
-  if (path === undefined && options.statePath !== undefined) throw new Error('only an upload from a path can be resumed, so only it keeps a state file');
-  if (options.respondTo && options.statePath !== undefined) throw new Error('a response to a request link is not resumed, so it keeps no state file');
+  if (path === undefined && options.statePath !== undefined)
+    throw new Error('only an upload from a path can be resumed, so only it keeps a state file');
+  if (options.respondTo && options.statePath !== undefined)
+    throw new Error('a response to a request link is not resumed, so it keeps no state file');
   const fileStat = path === undefined ? undefined : await regularFile(path);
   const size = fileStat?.size ?? (options.file as { size: number }).size;
   const meta = { name: options.name ?? (path === undefined ? 'file' : basename(path)), type: options.type ?? 'application/octet-stream' };
@@ -110,10 +112,14 @@ export async function uploadFile(options: UploadOptions): Promise<UploadResult> 
   const layout = envelopeLayout({ size, prefixBytes: sealer.prefix.length, chunkBytes: sealer.chunkBytes, partSize: reply.part_size });
   const context: UploadContext = { api, options, sealer, meta, layout, reply, ref, fileStat };
   return guarded(context, async () => {
-    if (layout.partCount !== reply.part_count) throw new Error(`the server cut ${reply.part_count} parts where this client counts ${layout.partCount}`);
+    if (layout.partCount !== reply.part_count)
+      throw new Error(`the server cut ${reply.part_count} parts where this client counts ${layout.partCount}`);
     if (options.statePath !== undefined) await writeState(options.statePath, stateOf(context));
     // One stream of the whole file, sealed in order: each part is made after the one before it.
-    const chunks = path === undefined ? exactChunks((options.file as { stream: AsyncIterable<Uint8Array> }).stream, layout.chunkBytes)[Symbol.asyncIterator]() : fileChunks(path, layout, 0);
+    const chunks =
+      path === undefined
+        ? exactChunks((options.file as { stream: AsyncIterable<Uint8Array> }).stream, layout.chunkBytes)[Symbol.asyncIterator]()
+        : fileChunks(path, layout, 0);
     const reader = new SealedReader(sealer, layout, chunks, 0, { mustEnd: path === undefined });
     let turn: Promise<unknown> = Promise.resolve();
     let nextPart = 1;
@@ -165,7 +171,8 @@ export async function finishUpload(
   });
   if (typeof options.file === 'string' && context.fileStat) {
     const now = await stat(options.file);
-    if (now.size !== context.fileStat.size || now.mtimeMs !== context.fileStat.mtimeMs) throw new TransferError('file_changed', 'The file changed while it was uploaded.');
+    if (now.size !== context.fileStat.size || now.mtimeMs !== context.fileStat.mtimeMs)
+      throw new TransferError('file_changed', 'The file changed while it was uploaded.');
   }
   const parts = [...held, ...sent].sort(([a], [b]) => a - b).map(([part_number, etag]) => ({ part_number, etag }));
   const completed = await api.completeUpload(ref, parts, options.signal);
@@ -176,7 +183,14 @@ export async function finishUpload(
     deleteToken: reply.delete_token,
     expiresAt: reply.expires_at,
     sizeBytes: completed.size_bytes,
-    ...(reply.recipients ? { recipientLinks: reply.recipients.map((link) => ({ recipientId: link.recipient_id, link: `${link.url_base}#${context.sealer.key}` })) } : {}),
+    ...(reply.recipients
+      ? {
+          recipientLinks: reply.recipients.map((link) => ({
+            recipientId: link.recipient_id,
+            link: `${link.url_base}#${context.sealer.key}`,
+          })),
+        }
+      : {}),
   };
 }
 
@@ -224,7 +238,9 @@ export function stateOf(context: UploadContext): UploadState {
     delete_token: reply.delete_token,
     url_base: reply.url_base,
     expires_at: reply.expires_at,
-    ...(reply.recipients ? { recipients: reply.recipients.map((link) => ({ recipient_id: link.recipient_id, url_base: link.url_base })) } : {}),
+    ...(reply.recipients
+      ? { recipients: reply.recipients.map((link) => ({ recipient_id: link.recipient_id, url_base: link.url_base })) }
+      : {}),
     key: sealer.key,
     salt: sealer.salt,
     chunk_log2: sealer.chunkLog2,

@@ -23,7 +23,9 @@ export const uploadRef = (body: { id: string; upload_id: string; delete_token: s
   deleteToken: body.delete_token,
 });
 
-export const completedParts = (body: Parameters<typeof uploadRef>[0] & { parts: Array<{ part_number: number; etag: string }> }): CompletedParts => ({
+export const completedParts = (
+  body: Parameters<typeof uploadRef>[0] & { parts: Array<{ part_number: number; etag: string }> },
+): CompletedParts => ({
   ...uploadRef(body),
   parts: body.parts.map((part) => ({ partNumber: part.part_number, etag: part.etag })),
 });

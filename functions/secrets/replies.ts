@@ -35,7 +35,9 @@ export function metadata(secret: Secret, viewer: MetadataViewer) {
     kdf_iterations: secret.envelopeFormat?.kdfIterations ?? null,
     ...(viewer.read ? { has_recipients: secret.recipients !== undefined } : {}),
     ...(owner && secret.recipients ? { recipients: secret.recipients.map(ownedLink) } : {}),
-    ...(asked ? { recipient: { recipient_id: asked.id, restricted: asked.restricted, state: recipientState(asked), views_left: asked.viewsLeft } } : {}),
+    ...(asked
+      ? { recipient: { recipient_id: asked.id, restricted: asked.restricted, state: recipientState(asked), views_left: asked.viewsLeft } }
+      : {}),
   };
 }
 

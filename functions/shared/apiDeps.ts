@@ -56,7 +56,12 @@ export function apiDeps(platform: Platform): ApiDeps {
 function credentialGuard(deps: Omit<ApiDeps, 'guard'>): RequestGuard {
   return async (route, request, counting) => {
     const { config } = deps;
-    request.hostClaim = await checkHost(viewerHost(request.headers, config.ORIGIN_VERIFY, config.HUSHLINK_MODE === 'local'), config.WEB_ORIGIN, config.HUSHLINK_MODE === 'local', deps.hosts);
+    request.hostClaim = await checkHost(
+      viewerHost(request.headers, config.ORIGIN_VERIFY, config.HUSHLINK_MODE === 'local'),
+      config.WEB_ORIGIN,
+      config.HUSHLINK_MODE === 'local',
+      deps.hosts,
+    );
     // Per address first: it bounds how fast anyone can try credentials.
     if (route.rate) counting.push((await deps.rateLimiter.admitAddress(route.rate, request.sourceIp)).counted);
     request.principal = await authenticate(route, request, deps);

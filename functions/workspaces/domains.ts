@@ -10,7 +10,11 @@ import type { WorkspacesDeps } from '../workspaces.ts';
 type DomainOperation = Extract<OperationOf<'workspaces'>, 'listDomains' | 'claimDomain' | 'deleteDomain' | 'verifyDomain'>;
 
 /** The TXT record the claimant publishes. */
-const verification = (domain: Domain) => ({ type: 'TXT' as const, name: challengeName(domain.hostname), value: challengeValue(domain.token) });
+const verification = (domain: Domain) => ({
+  type: 'TXT' as const,
+  name: challengeName(domain.hostname),
+  value: challengeValue(domain.token),
+});
 const nullableIso = (at: number | null) => (at === null ? null : toIso(at));
 
 /** A workspace's custom domains (issue 17): claimed, verified by DNS, deleted (rule 5). */
@@ -35,14 +39,28 @@ export const domainOperations: Pick<Operations<'workspaces', WorkspacesDeps>, Do
 
   async claimDomain(request, deps) {
     const domain = await claimDomain(request.body.workspace_id, request.body.hostname, requireSession(request.principal).userId, deps);
-    return { status: 201, body: { id: domain.id, hostname: domain.hostname, state: domain.state, verification: verification(domain), created_at: toIso(domain.createdAt) } };
+    return {
+      status: 201,
+      body: {
+        id: domain.id,
+        hostname: domain.hostname,
+        state: domain.state,
+        verification: verification(domain),
+        created_at: toIso(domain.createdAt),
+      },
+    };
   },
 
   async verifyDomain(request, deps) {
     const domain = await verifyDomain(request.params.id ?? '', requireSession(request.principal).userId, deps);
     return {
       status: 200,
-      body: { id: domain.id, state: domain.state, checked_at: toIso(domain.lastCheckedAt ?? domain.verifiedAt ?? deps.clock.now()), last_error: domain.lastError },
+      body: {
+        id: domain.id,
+        state: domain.state,
+        checked_at: toIso(domain.lastCheckedAt ?? domain.verifiedAt ?? deps.clock.now()),
+        last_error: domain.lastError,
+      },
     };
   },
 

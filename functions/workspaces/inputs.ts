@@ -26,6 +26,14 @@ export const policyInput = (body: BodyOf<'setPolicy'>): PolicyInput => ({
   allowRequests: body.allow_requests,
 });
 
-export const brandingInput = (body: BodyOf<'setBranding'>): BrandingInput => ({ displayName: body.display_name, logo: body.logo, accent: body.accent });
+export const brandingInput = (body: BodyOf<'setBranding'>): BrandingInput => ({
+  displayName: body.display_name,
+  logo: body.logo,
+  accent: body.accent,
+});
 
-export const ssoSettings = (body: BodyOf<'setSso'>): SsoSettings => ({ issuer: body.issuer, emailDomain: body.email_domain, rotateDirectoryKey: body.rotate_directory_key });
+export const ssoSettings = (body: BodyOf<'setSso'>): SsoSettings => ({
+  issuer: body.issuer,
+  emailDomain: body.email_domain,
+  rotateDirectoryKey: body.rotate_directory_key,
+});

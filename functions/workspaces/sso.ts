@@ -10,7 +10,12 @@ type SsoOperation = Extract<OperationOf<'workspaces'>, 'setSso' | 'discoverSso'>
 /** A workspace's SSO directory and its discovery (issue 17). */
 export const ssoOperations: Pick<Operations<'workspaces', WorkspacesDeps>, SsoOperation> = {
   async setSso(request, deps) {
-    const { directory, directoryKey } = await setSso(request.params.id ?? '', requireSession(request.principal).userId, ssoSettings(request.body), deps);
+    const { directory, directoryKey } = await setSso(
+      request.params.id ?? '',
+      requireSession(request.principal).userId,
+      ssoSettings(request.body),
+      deps,
+    );
     return {
       status: 200,
       body: {

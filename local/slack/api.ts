@@ -50,7 +50,10 @@ const secretKeys = new Set(['token', 'client_secret', 'access_token', 'refresh_t
  */
 function redact(value: unknown, secrets: readonly string[]): unknown {
   if (Array.isArray(value)) return value.map((item) => redact(item, secrets));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, secretKeys.has(key) && item !== null ? redacted : redact(item, secrets)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, secretKeys.has(key) && item !== null ? redacted : redact(item, secrets)]),
+    );
   if (typeof value === 'string') return secrets.reduce((text, secret) => text.replaceAll(secret, redacted), value);
   return value;
 }
@@ -72,7 +75,18 @@ export function handleApi(context: ApiContext, request: IncomingMessage, respons
       .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
       .map(([name, value]) => [name, name === 'authorization' ? `${value.split(' ')[0]} ${redacted}` : value]),
   );
-  const recorded: RecordedCall = { method, httpMethod: request.method ?? 'GET', path: url.pathname, headers, contentType, body: {}, credential: { kind: 'none' }, status: 0, answer: {}, at: context.clock.now() };
+  const recorded: RecordedCall = {
+    method,
+    httpMethod: request.method ?? 'GET',
+    path: url.pathname,
+    headers,
+    contentType,
+    body: {},
+    credential: { kind: 'none' },
+    status: 0,
+    answer: {},
+    at: context.clock.now(),
+  };
   context.calls.push(recorded);
 
   const parsed = parseArgs(url, contentType, rawBody);
@@ -85,14 +99,29 @@ export function handleApi(context: ApiContext, request: IncomingMessage, respons
   }
   recorded.status = answer.status ?? 200;
   recorded.answer = redact(answer.body, secretsOf(context)) as Record<string, unknown>;
-  response.writeHead(recorded.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...answer.headers });
+  response.writeHead(recorded.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    ...answer.headers,
+  });
   response.end(JSON.stringify(answer.body));
 }
 
-function answerCall(context: ApiContext, method: string, args: Args, json: boolean, authorization: string | undefined, recorded: RecordedCall): Answer {
+function answerCall(
+  context: ApiContext,
+  method: string,
+  args: Args,
+  json: boolean,
+  authorization: string | undefined,
+  recorded: RecordedCall,
+): Answer {
   if (context.throttle.remaining > 0 && (context.throttle.method === null || context.throttle.method === method)) {
     context.throttle.remaining--;
-    return { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(context.throttle.retryAfterSeconds) } };
+    return {
+      status: 429,
+      body: { ok: false, error: 'ratelimited' },
+      headers: { 'retry-after': String(context.throttle.retryAfterSeconds) },
+    };
   }
   switch (method) {
     case 'oauth.v2.access':
@@ -115,7 +144,8 @@ function parseArgs(url: URL, contentType: string | null, rawBody: string): { arg
   const args: Args = Object.fromEntries(url.searchParams);
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (rawBody === '') return { args, json: false };
-  if (type === 'application/x-www-form-urlencoded') return { args: { ...args, ...Object.fromEntries(new URLSearchParams(rawBody)) }, json: false };
+  if (type === 'application/x-www-form-urlencoded')
+    return { args: { ...args, ...Object.fromEntries(new URLSearchParams(rawBody)) }, json: false };
   if (type === 'application/json') {
     try {
       const body = JSON.parse(rawBody) as unknown;
@@ -143,7 +173,8 @@ function oauthAccess(context: ApiContext, args: Args, authorization: string | un
   recorded.credential = { kind: 'client', via: decoded !== null ? 'basic' : 'form', clientId, secretMatches };
   if (clientId !== context.clientId) return failure('invalid_client_id');
   if (!secretMatches) return failure('bad_client_secret');
-  if (args.grant_type !== undefined && args.grant_type !== 'authorization_code') return failure(args.grant_type === 'refresh_token' ? 'invalid_refresh_token' : 'invalid_grant_type');
+  if (args.grant_type !== undefined && args.grant_type !== 'authorization_code')
+    return failure(args.grant_type === 'refresh_token' ? 'invalid_refresh_token' : 'invalid_grant_type');
   const code = typeof args.code === 'string' ? args.code : '';
   const redirectUri = typeof args.redirect_uri === 'string' ? args.redirect_uri : undefined;
   if (!context.workspaces.redirectMatches(code, redirectUri)) return failure('bad_redirect_uri');
@@ -167,14 +198,28 @@ function oauthAccess(context: ApiContext, args: Args, authorization: string | un
 }
 
 /** A bot-token method: the token (Bearer, or a `token` form field) must be live and hold the method's scope. */
-function withBot(context: ApiContext, args: Args, json: boolean, authorization: string | undefined, recorded: RecordedCall, scope: string, call: (teamId: string) => Answer): Answer {
+function withBot(
+  context: ApiContext,
+  args: Args,
+  json: boolean,
+  authorization: string | undefined,
+  recorded: RecordedCall,
+  scope: string,
+  call: (teamId: string) => Answer,
+): Answer {
   const bearer = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1];
   const field = !json && typeof args.token === 'string' && args.token !== '' ? args.token : undefined;
   const token = bearer ?? field;
   if (token === undefined) return failure('not_authed');
   const issued = context.workspaces.tokens.get(token);
   const state = !issued ? 'unknown' : issued.revoked ? 'revoked' : 'valid';
-  recorded.credential = { kind: 'token', via: bearer !== undefined ? 'bearer' : 'field', fingerprint: tokenFingerprint(token), teamId: issued?.teamId ?? null, state };
+  recorded.credential = {
+    kind: 'token',
+    via: bearer !== undefined ? 'bearer' : 'field',
+    fingerprint: tokenFingerprint(token),
+    teamId: issued?.teamId ?? null,
+    state,
+  };
   if (!issued) return failure('invalid_auth');
   if (issued.revoked) return failure('token_revoked');
   if (!issued.scopes.includes(scope)) return failure('missing_scope', { needed: scope, provided: issued.scopes.join(',') });
@@ -183,10 +228,17 @@ function withBot(context: ApiContext, args: Args, json: boolean, authorization: 
 
 /** `conversations.open` with one user: the bot's DM with them. */
 function conversationsOpen(context: ApiContext, teamId: string, args: Args): Answer {
-  const users = typeof args.users === 'string' ? args.users.split(',').map((user) => user.trim()).filter(Boolean) : [];
+  const users =
+    typeof args.users === 'string'
+      ? args.users
+          .split(',')
+          .map((user) => user.trim())
+          .filter(Boolean)
+      : [];
   if (users.length === 0) return failure(typeof args.channel === 'string' ? 'channel_not_found' : 'users_list_not_supplied');
   // Group DMs are outside what the service does: said plainly rather than imitated.
-  if (users.length > 1) return { status: 501, body: { ok: false, error: 'emulator_unsupported', detail: 'The local Slack emulator opens 1:1 DMs only.' } };
+  if (users.length > 1)
+    return { status: 501, body: { ok: false, error: 'emulator_unsupported', detail: 'The local Slack emulator opens 1:1 DMs only.' } };
   const team = context.workspaces.teams.get(teamId)!;
   const user = users[0]!;
   if (!team.users.has(user)) return failure('user_not_found');
@@ -197,7 +249,19 @@ function conversationsOpen(context: ApiContext, teamId: string, args: Args): Ans
       ok: true,
       no_op: true,
       already_open: true,
-      channel: { id: channel.id, created: channel.created, is_im: true, is_org_shared: false, user, last_read: '0000000000.000000', latest: null, unread_count: 0, unread_count_display: 0, is_open: true, priority: 0 },
+      channel: {
+        id: channel.id,
+        created: channel.created,
+        is_im: true,
+        is_org_shared: false,
+        user,
+        last_read: '0000000000.000000',
+        latest: null,
+        unread_count: 0,
+        unread_count_display: 0,
+        is_open: true,
+        priority: 0,
+      },
     },
   };
 }
@@ -231,7 +295,16 @@ function postMessage(context: ApiContext, teamId: string, args: Args): Answer {
       ok: true,
       channel,
       ts,
-      message: { user: team.botUserId, type: 'message', ts, bot_id: team.botId, app_id: context.workspaces.appId, text, team: teamId, ...(blocks ? { blocks } : {}) },
+      message: {
+        user: team.botUserId,
+        type: 'message',
+        ts,
+        bot_id: team.botId,
+        app_id: context.workspaces.appId,
+        text,
+        team: teamId,
+        ...(blocks ? { blocks } : {}),
+      },
     },
   };
 }

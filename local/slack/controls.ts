@@ -63,14 +63,22 @@ export function handleControl(controls: SlackControls, method: string, path: str
   if (method === 'GET' && route === 'messages') return (json(response, 200, controls.messages()), true);
   if (method === 'GET' && route === 'installations') return (json(response, 200, controls.installations()), true);
   if (method === 'POST' && route === 'authorize') {
-    const scopes = Array.isArray(body.scopes) && body.scopes.every((scope) => typeof scope === 'string') ? (body.scopes as string[]) : undefined;
-    const options: AuthorizeOptions = { teamId: string('teamId'), teamName: string('teamName'), userId: string('userId'), scopes, redirectUri: string('redirectUri') };
+    const scopes =
+      Array.isArray(body.scopes) && body.scopes.every((scope) => typeof scope === 'string') ? (body.scopes as string[]) : undefined;
+    const options: AuthorizeOptions = {
+      teamId: string('teamId'),
+      teamName: string('teamName'),
+      userId: string('userId'),
+      scopes,
+      redirectUri: string('redirectUri'),
+    };
     const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as AuthorizeOptions;
     return (json(response, 200, { code: controls.authorize(defined) }), true);
   }
   if (method === 'POST' && team?.[2] === 'users') {
     const userId = string('userId');
-    if (!userId || !/^[UW][A-Z0-9]{2,20}$/.test(userId)) return (json(response, 400, { error: 'userId must be a Slack user id (U…).' }), true);
+    if (!userId || !/^[UW][A-Z0-9]{2,20}$/.test(userId))
+      return (json(response, 400, { error: 'userId must be a Slack user id (U…).' }), true);
     try {
       controls.addUser(team[1]!, userId);
     } catch (error) {

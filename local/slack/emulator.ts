@@ -62,7 +62,14 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
   const clientSecret = options.clientSecret ?? localSlackClientSecret;
   const appId = options.appId ?? localSlackAppId;
   const workspaces = new SlackWorkspaces(clock, appId);
-  const context: ApiContext = { workspaces, clientId, clientSecret, clock, calls: [], throttle: { remaining: 0, retryAfterSeconds: 30, method: null } };
+  const context: ApiContext = {
+    workspaces,
+    clientId,
+    clientSecret,
+    clock,
+    calls: [],
+    throttle: { remaining: 0, retryAfterSeconds: 30, method: null },
+  };
 
   const controls: SlackControls = {
     calls: () => [...context.calls],
@@ -77,15 +84,20 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
         teamName: team.name,
         botUserId: team.botUserId,
         users: [...team.users],
-        tokens: [...workspaces.tokens].filter(([, issued]) => issued.teamId === team.id).map(([token, issued]) => ({ fingerprint: tokenFingerprint(token), scopes: [...issued.scopes], revoked: issued.revoked })),
+        tokens: [...workspaces.tokens]
+          .filter(([, issued]) => issued.teamId === team.id)
+          .map(([token, issued]) => ({ fingerprint: tokenFingerprint(token), scopes: [...issued.scopes], revoked: issued.revoked })),
       })),
-    throttleNext: (count, retryAfterSeconds = 30, method) => void (context.throttle = { remaining: count, retryAfterSeconds, method: method ?? null }),
+    throttleNext: (count, retryAfterSeconds = 30, method) =>
+      void (context.throttle = { remaining: count, retryAfterSeconds, method: method ?? null }),
   };
 
   loopback.serve((request, response) => {
     serve(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-      response.end(JSON.stringify({ ok: false, error: 'fatal_error', detail: `The local Slack emulator failed: ${(error as Error).message}` }));
+      response.end(
+        JSON.stringify({ ok: false, error: 'fatal_error', detail: `The local Slack emulator failed: ${(error as Error).message}` }),
+      );
     });
   });
 
@@ -112,7 +124,11 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
     clientSecret,
     appId,
     listing() {
-      let listing = JSON.stringify({ calls: controls.calls(), messages: controls.messages(), installations: controls.installations() }, null, 2);
+      let listing = JSON.stringify(
+        { calls: controls.calls(), messages: controls.messages(), installations: controls.installations() },
+        null,
+        2,
+      );
       for (const secret of [clientSecret, ...workspaces.tokens.keys()]) listing = listing.replaceAll(secret, '[redacted]');
       return listing;
     },
@@ -131,8 +147,6 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
 export function renderChatCalls(slack: LocalSlack): string {
   return slack.listing();
 }
-
-
 
 export type { RecordedCall } from './api.ts';
 export type { AuthorizeOptions, PostedMessage } from './workspaces.ts';

@@ -2,9 +2,13 @@ import type { ServerResponse } from 'node:http';
 import { defaultAuthorize, type SlackWorkspaces } from './workspaces.ts';
 import { escapeHtml, sendPage } from '../loopbackServer.ts';
 
-
 function page(response: ServerResponse, status: number, title: string, body: string): void {
-  sendPage(response, status, { title, banner: 'Local Slack emulator: no real workspace is involved.', style: 'label{display:block;margin:.5rem 0}', body });
+  sendPage(response, status, {
+    title,
+    banner: 'Local Slack emulator: no real workspace is involved.',
+    style: 'label{display:block;margin:.5rem 0}',
+    body,
+  });
 }
 
 const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
@@ -15,15 +19,27 @@ const hidden = (name: string, value: string) => `<input type="hidden" name="${na
  * and the `state`, Cancel with `error=access_denied` and the `state`, as Slack does. True when the
  * request was this page's.
  */
-export function handleAuthorizePage(workspaces: SlackWorkspaces, clientId: string, method: string, path: string, params: URLSearchParams, response: ServerResponse): boolean {
+export function handleAuthorizePage(
+  workspaces: SlackWorkspaces,
+  clientId: string,
+  method: string,
+  path: string,
+  params: URLSearchParams,
+  response: ServerResponse,
+): boolean {
   if (path !== '/oauth/v2/authorize' || (method !== 'GET' && method !== 'POST')) return false;
   const redirectUri = params.get('redirect_uri') ?? '';
   const state = params.get('state') ?? '';
   const scopes = (params.get('scope') ?? '').split(',').filter(Boolean);
-  if (params.get('client_id') !== clientId) return (page(response, 400, 'Invalid client_id parameter', '<p>The app asking to be installed is not the one this emulator knows.</p>'), true);
-  if (!/^https?:\/\//.test(redirectUri)) return (page(response, 400, 'Invalid redirect_uri parameter', '<p>The install names no redirect URL to come back to.</p>'), true);
+  if (params.get('client_id') !== clientId)
+    return (
+      page(response, 400, 'Invalid client_id parameter', '<p>The app asking to be installed is not the one this emulator knows.</p>'), true
+    );
+  if (!/^https?:\/\//.test(redirectUri))
+    return (page(response, 400, 'Invalid redirect_uri parameter', '<p>The install names no redirect URL to come back to.</p>'), true);
   if (method === 'GET') {
-    const carried = hidden('client_id', clientId) + hidden('redirect_uri', redirectUri) + hidden('state', state) + hidden('scope', scopes.join(','));
+    const carried =
+      hidden('client_id', clientId) + hidden('redirect_uri', redirectUri) + hidden('state', state) + hidden('scope', scopes.join(','));
     page(
       response,
       200,

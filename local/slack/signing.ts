@@ -34,7 +34,11 @@ export function slashCommand(overrides: Partial<SlashCommandFields> = {}): Slash
  * body sent; `X-Slack-Request-Timestamp` in seconds. The body is form-encoded as Slack's
  * (`%2F` for `/`, `+` for a space); send it as is, since any re-encoding breaks the signature.
  */
-export function signSlashCommand(fields: SlashCommandFields, signingSecret: string, timestampSeconds: number): { body: string; headers: Record<string, string> } {
+export function signSlashCommand(
+  fields: SlashCommandFields,
+  signingSecret: string,
+  timestampSeconds: number,
+): { body: string; headers: Record<string, string> } {
   const body = new URLSearchParams(fields).toString();
   const signature = createHmac('sha256', signingSecret).update(`v0:${timestampSeconds}:${body}`).digest('hex');
   return {

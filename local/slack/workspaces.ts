@@ -57,7 +57,8 @@ export const defaultAuthorize = {
 } as const;
 
 const alphanumeric = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-const letters = (count: number, alphabet = alphanumeric) => Array.from({ length: count }, () => alphabet[randomInt(alphabet.length)]).join('');
+const letters = (count: number, alphabet = alphanumeric) =>
+  Array.from({ length: count }, () => alphabet[randomInt(alphabet.length)]).join('');
 const digits = (count: number) => letters(count, '0123456789');
 
 /**
@@ -111,7 +112,13 @@ export class SlackWorkspaces {
 
   /** Installs the bot in the team (again): a fresh bot token; earlier ones stay valid, as reinstalling leaves them. */
   install(grant: IssuedCode['grant']): { team: Team; token: string } {
-    const team = this.teams.get(grant.teamId) ?? { id: grant.teamId, name: grant.teamName, botUserId: `U0${letters(9)}`, botId: `B0${letters(9)}`, users: new Set<string>() };
+    const team = this.teams.get(grant.teamId) ?? {
+      id: grant.teamId,
+      name: grant.teamName,
+      botUserId: `U0${letters(9)}`,
+      botId: `B0${letters(9)}`,
+      users: new Set<string>(),
+    };
     team.name = grant.teamName;
     team.users.add(grant.userId);
     this.teams.set(team.id, team);

@@ -57,7 +57,12 @@ const routes: Route[] = [
     params: { email: 'string', name: 'string', description: 'string', phone: 'string', metadata: 'metadata', ...expandable },
     handle: ({ billing }, params) => ({ body: billing.createCustomer(params) }),
   }),
-  route({ method: 'GET', path: new RegExp(`^/v1/customers/${id}$`), params: expandable, handle: ({ billing }, _, customer) => ({ body: billing.customer(customer) }) }),
+  route({
+    method: 'GET',
+    path: new RegExp(`^/v1/customers/${id}$`),
+    params: expandable,
+    handle: ({ billing }, _, customer) => ({ body: billing.customer(customer) }),
+  }),
   route({
     method: 'POST',
     path: /^\/v1\/checkout\/sessions$/,
@@ -79,18 +84,41 @@ const routes: Route[] = [
   route({
     method: 'GET',
     path: /^\/v1\/checkout\/sessions$/,
-    params: { customer: 'string', status: 'string', subscription: 'string', limit: 'integer', starting_after: 'string', ending_before: 'string', ...expandable },
+    params: {
+      customer: 'string',
+      status: 'string',
+      subscription: 'string',
+      limit: 'integer',
+      starting_after: 'string',
+      ending_before: 'string',
+      ...expandable,
+    },
     handle: ({ billing }, params) => ({ body: billing.listCheckoutSessions(params) }),
   }),
-  route({ method: 'GET', path: new RegExp(`^/v1/checkout/sessions/${id}$`), params: expandable, handle: ({ billing }, _, session) => ({ body: billing.checkoutSession(session).session }) }),
-  route({ method: 'POST', path: new RegExp(`^/v1/checkout/sessions/${id}/expire$`), params: expandable, handle: ({ billing }, _, session) => ({ body: billing.expireCheckoutSession(session) }) }),
+  route({
+    method: 'GET',
+    path: new RegExp(`^/v1/checkout/sessions/${id}$`),
+    params: expandable,
+    handle: ({ billing }, _, session) => ({ body: billing.checkoutSession(session).session }),
+  }),
+  route({
+    method: 'POST',
+    path: new RegExp(`^/v1/checkout/sessions/${id}/expire$`),
+    params: expandable,
+    handle: ({ billing }, _, session) => ({ body: billing.expireCheckoutSession(session) }),
+  }),
   route({
     method: 'POST',
     path: /^\/v1\/billing_portal\/sessions$/,
     params: { customer: 'string', return_url: 'string', ...expandable },
     handle: ({ billing }, params) => ({ body: billing.createPortalSession(params) }),
   }),
-  route({ method: 'GET', path: new RegExp(`^/v1/subscriptions/${id}$`), params: expandable, handle: ({ billing }, _, subscription) => ({ body: billing.subscriptions.get(subscription).subscription }) }),
+  route({
+    method: 'GET',
+    path: new RegExp(`^/v1/subscriptions/${id}$`),
+    params: expandable,
+    handle: ({ billing }, _, subscription) => ({ body: billing.subscriptions.get(subscription).subscription }),
+  }),
   route({
     method: 'POST',
     path: new RegExp(`^/v1/subscriptions/${id}$`),
@@ -109,7 +137,12 @@ const routes: Route[] = [
   route({
     method: 'DELETE',
     path: new RegExp(`^/v1/subscriptions/${id}$`),
-    params: { prorate: 'boolean', invoice_now: 'boolean', cancellation_details: { hash: { comment: 'string', feedback: 'string' } }, ...expandable },
+    params: {
+      prorate: 'boolean',
+      invoice_now: 'boolean',
+      cancellation_details: { hash: { comment: 'string', feedback: 'string' } },
+      ...expandable,
+    },
     handle: ({ billing }, params, subscription, cause) => {
       const { subscription: canceled, events } = billing.subscriptions.cancel(subscription, params, cause);
       return { body: canceled, events };
@@ -118,10 +151,23 @@ const routes: Route[] = [
   route({
     method: 'GET',
     path: /^\/v1\/invoices$/,
-    params: { customer: 'string', subscription: 'string', status: 'string', limit: 'integer', starting_after: 'string', ending_before: 'string', ...expandable },
+    params: {
+      customer: 'string',
+      subscription: 'string',
+      status: 'string',
+      limit: 'integer',
+      starting_after: 'string',
+      ending_before: 'string',
+      ...expandable,
+    },
     handle: ({ billing }, params) => ({ body: billing.listInvoices(params) }),
   }),
-  route({ method: 'GET', path: new RegExp(`^/v1/invoices/${id}$`), params: expandable, handle: ({ billing }, _, invoice) => ({ body: billing.invoice(invoice) }) }),
+  route({
+    method: 'GET',
+    path: new RegExp(`^/v1/invoices/${id}$`),
+    params: expandable,
+    handle: ({ billing }, _, invoice) => ({ body: billing.invoice(invoice) }),
+  }),
 ];
 
 /** Stripe keeps an idempotency key's answer for 24 hours. */
@@ -134,7 +180,16 @@ export function handleApi(context: ApiContext, request: IncomingMessage, respons
   const method = request.method ?? 'GET';
   const idempotencyKey = header(request, 'idempotency-key');
   const stripeVersion = header(request, 'stripe-version');
-  const recorded: RecordedRequest = { method, path: url.pathname, query: {}, form: {}, idempotency_key: idempotencyKey, stripe_version: stripeVersion, status: 0, request_id: requestId };
+  const recorded: RecordedRequest = {
+    method,
+    path: url.pathname,
+    query: {},
+    form: {},
+    idempotency_key: idempotencyKey,
+    stripe_version: stripeVersion,
+    status: 0,
+    request_id: requestId,
+  };
   context.log.push(recorded);
   const headers: Record<string, string> = { 'request-id': requestId, 'stripe-version': stripeVersion ?? context.apiVersion };
   if (method === 'POST' && idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey;
@@ -149,7 +204,8 @@ export function handleApi(context: ApiContext, request: IncomingMessage, respons
     authenticate(request, context.apiKey);
     recorded.query = parseForm(url.search.slice(1));
     recorded.form = parseForm(method === 'POST' ? rawBody : '');
-    if (stripeVersion !== null && !/^\d{4}-\d{2}-\d{2}(\.[a-z]+)?$/.test(stripeVersion)) throw invalidRequest(`Invalid Stripe API version: ${stripeVersion}`);
+    if (stripeVersion !== null && !/^\d{4}-\d{2}-\d{2}(\.[a-z]+)?$/.test(stripeVersion))
+      throw invalidRequest(`Invalid Stripe API version: ${stripeVersion}`);
     const matched = routes.map((candidate) => ({ candidate, match: candidate.path.exec(url.pathname) })).filter(({ match }) => match);
     const found = matched.find(({ candidate }) => candidate.method === method);
     if (!found) throw unrecognizedUrl(method, url.pathname);
@@ -164,7 +220,15 @@ export function handleApi(context: ApiContext, request: IncomingMessage, respons
     const body = JSON.stringify(expand(context, handled.body, (params as { expand?: string[] }).expand ?? []), null, 2);
     if (key !== null) {
       forgetExpiredKeys(context.store, context.billing.now());
-      context.store.data.idempotency[key] = { method, path: url.pathname, params: canonical, status, body, requestId, created: context.billing.now() };
+      context.store.data.idempotency[key] = {
+        method,
+        path: url.pathname,
+        params: canonical,
+        status,
+        body,
+        requestId,
+        created: context.billing.now(),
+      };
       context.store.save();
     }
     events = handled.events ?? [];
@@ -196,7 +260,9 @@ function authenticate(request: IncomingMessage, apiKey: string): void {
   const digest = (value: string) => createHash('sha256').update(value).digest();
   if (!timingSafeEqual(digest(given), digest(apiKey))) {
     // Stripe shows the key's last four characters only.
-    throw invalidRequest(`Invalid API Key provided: ${given.slice(0, 8)}${'*'.repeat(Math.max(0, given.length - 12))}${given.slice(-4)}`, { status: 401 });
+    throw invalidRequest(`Invalid API Key provided: ${given.slice(0, 8)}${'*'.repeat(Math.max(0, given.length - 12))}${given.slice(-4)}`, {
+      status: 401,
+    });
   }
 }
 
@@ -218,7 +284,10 @@ function previousAnswer(store: StripeStore, key: string, method: string, path: s
     });
   }
   if (previous.params !== params) {
-    throw new StripeApiError(400, { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. ${retry}` });
+    throw new StripeApiError(400, {
+      type: 'idempotency_error',
+      message: `Keys for idempotent requests can only be used with the same parameters they were first used with. ${retry}`,
+    });
   }
   return previous;
 }
@@ -232,7 +301,12 @@ function forgetExpiredKeys(store: StripeStore, now: number): void {
 /** The parameters with every hash's keys sorted: the same request however the client ordered them. */
 function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted((value as Record<string, unknown>)[key])]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+    );
   return value;
 }
 

@@ -1,6 +1,17 @@
 import type { Clock } from '../../shared/clock.ts';
 import { invalidRequest, missingParam, noSuch } from './errors.ts';
-import { ids, paged, type CheckoutSession, type Customer, type Invoice, type List, type PageParams, type PortalSession, type PriceConfig, type StripeEvent } from './objects.ts';
+import {
+  ids,
+  paged,
+  type CheckoutSession,
+  type Customer,
+  type Invoice,
+  type List,
+  type PageParams,
+  type PortalSession,
+  type PriceConfig,
+  type StripeEvent,
+} from './objects.ts';
 import type { SessionRecord, StripeStore } from './store.ts';
 import { Subscriptions } from './subscriptions.ts';
 import type { Webhooks } from './webhooks.ts';
@@ -57,7 +68,11 @@ export class StripeBilling {
     private readonly options: { clock: Clock; baseUrl: string; prices: readonly PriceConfig[] },
   ) {
     this.prices = new Map(options.prices.map((price) => [price.id, price]));
-    this.subscriptions = new Subscriptions(store, webhooks, { now: () => this.now(), baseUrl: options.baseUrl, price: (id, param) => this.price(id, param) });
+    this.subscriptions = new Subscriptions(store, webhooks, {
+      now: () => this.now(),
+      baseUrl: options.baseUrl,
+      price: (id, param) => this.price(id, param),
+    });
   }
 
   now(): number {
@@ -108,10 +123,14 @@ export class StripeBilling {
 
   createCheckoutSession(params: CheckoutParams): CheckoutSession {
     if (params.mode === undefined) throw missingParam('mode');
-    if (params.mode !== 'subscription') throw invalidRequest(`The local payment emulator supports mode=subscription only, not ${params.mode}.`, { param: 'mode' });
+    if (params.mode !== 'subscription')
+      throw invalidRequest(`The local payment emulator supports mode=subscription only, not ${params.mode}.`, { param: 'mode' });
     if (params.customer !== undefined) this.customer(params.customer, 'customer');
     if (params.customer !== undefined && params.customer_email !== undefined) {
-      throw invalidRequest('You may only specify one of these parameters: customer, customer_email.', { code: 'parameters_exclusive', param: 'customer' });
+      throw invalidRequest('You may only specify one of these parameters: customer, customer_email.', {
+        code: 'parameters_exclusive',
+        param: 'customer',
+      });
     }
     if (!params.line_items?.length) throw missingParam('line_items');
     const lineItems = params.line_items.map((item, index) => {
@@ -121,7 +140,8 @@ export class StripeBilling {
       if (quantity < 1) throw invalidRequest('Quantity must be greater than 0.', { param: `line_items[${index}][quantity]` });
       return { price, quantity };
     });
-    if (new Set(lineItems.map((item) => item.price.currency)).size > 1) throw invalidRequest('All prices must be in the same currency.', { param: 'line_items' });
+    if (new Set(lineItems.map((item) => item.price.currency)).size > 1)
+      throw invalidRequest('All prices must be in the same currency.', { param: 'line_items' });
     if (params.success_url === undefined) throw missingParam('success_url');
     for (const field of ['success_url', 'cancel_url'] as const) {
       const value = params[field];
@@ -187,11 +207,16 @@ export class StripeBilling {
 
   /** Newest first, filtered by customer, status and subscription, paged by `starting_after` and `limit` (1–100, 10 by default). */
   listCheckoutSessions(params: CheckoutListParams): List<CheckoutSession> {
-    if (params.status !== undefined && !['open', 'complete', 'expired'].includes(params.status)) throw invalidRequest('Invalid status: must be one of complete, expired, or open', { param: 'status' });
+    if (params.status !== undefined && !['open', 'complete', 'expired'].includes(params.status))
+      throw invalidRequest('Invalid status: must be one of complete, expired, or open', { param: 'status' });
     const matching = Object.keys(this.store.data.checkoutSessions)
       .reverse()
       .map((id) => this.checkoutSession(id).session)
-      .filter((session) => (params.customer === undefined || session.customer === params.customer) && (params.status === undefined || session.status === params.status))
+      .filter(
+        (session) =>
+          (params.customer === undefined || session.customer === params.customer) &&
+          (params.status === undefined || session.status === params.status),
+      )
       .filter((session) => params.subscription === undefined || session.subscription === params.subscription);
     return paged(matching, params, 'checkout.session', '/v1/checkout/sessions');
   }
@@ -199,7 +224,10 @@ export class StripeBilling {
   /** `POST /v1/checkout/sessions/{id}/expire`: an open session can no longer be paid (Stripe's 400 for any other). */
   expireCheckoutSession(id: string): CheckoutSession {
     const { session } = this.checkoutSession(id);
-    if (session.status !== 'open') throw invalidRequest(`Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${session.status}".`);
+    if (session.status !== 'open')
+      throw invalidRequest(
+        `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${session.status}".`,
+      );
     Object.assign(session, { status: 'expired', url: null } satisfies Partial<CheckoutSession>);
     this.store.save();
     return session;
@@ -213,13 +241,23 @@ export class StripeBilling {
   completeCheckout(id: string, options: { email?: string } = {}): { session: CheckoutSession; events: StripeEvent[] } {
     const record = this.checkoutSession(id);
     const { session } = record;
-    if (session.status !== 'open') throw invalidRequest(`This Checkout Session is ${session.status}; only an open session can be paid.`, { status: 400 });
+    if (session.status !== 'open')
+      throw invalidRequest(`This Checkout Session is ${session.status}; only an open session can be paid.`, { status: 400 });
     const email = session.customer_email ?? options.email ?? 'customer@example.com';
     const customer = session.customer ? this.customer(session.customer as string, 'customer') : this.createCustomer({ email });
     const { subscription, invoice } = this.subscriptions.create(customer, record.lineItems, { ...record.subscriptionMetadata });
     Object.assign(session, {
       customer: customer.id,
-      customer_details: { address: null, business_name: null, email: customer.email ?? email, individual_name: null, name: customer.name ?? null, phone: null, tax_exempt: 'none', tax_ids: [] },
+      customer_details: {
+        address: null,
+        business_name: null,
+        email: customer.email ?? email,
+        individual_name: null,
+        name: customer.name ?? null,
+        phone: null,
+        tax_exempt: 'none',
+        tax_ids: [],
+      },
       invoice: invoice.id,
       payment_status: 'paid',
       status: 'complete',
@@ -243,7 +281,8 @@ export class StripeBilling {
   createPortalSession(params: { customer?: string; return_url?: string }): PortalSession {
     if (params.customer === undefined) throw missingParam('customer');
     this.customer(params.customer, 'customer');
-    if (params.return_url !== undefined && !isUrl(params.return_url)) throw invalidRequest('Not a valid URL', { code: 'url_invalid', param: 'return_url' });
+    if (params.return_url !== undefined && !isUrl(params.return_url))
+      throw invalidRequest('Not a valid URL', { code: 'url_invalid', param: 'return_url' });
     const id = ids.portalSession();
     const session: PortalSession = {
       id,
@@ -282,7 +321,11 @@ export class StripeBilling {
     if (params.subscription !== undefined) this.subscriptions.get(params.subscription, 'subscription');
     const matching = [...this.store.data.invoices]
       .reverse()
-      .filter((invoice) => (params.customer === undefined || invoice.customer === params.customer) && (params.status === undefined || invoice.status === params.status))
+      .filter(
+        (invoice) =>
+          (params.customer === undefined || invoice.customer === params.customer) &&
+          (params.status === undefined || invoice.status === params.status),
+      )
       .filter((invoice) => params.subscription === undefined || invoice.parent?.subscription_details?.subscription === params.subscription);
     return paged(matching, params, 'invoice', '/v1/invoices');
   }

@@ -37,7 +37,13 @@ const json = (response: ServerResponse, status: number, body: unknown) => {
  * - `POST /_emulator/events/{id}/resend`; `POST /_emulator/events/send` `{ids: [...]}` in that order;
  * - `POST /_emulator/webhooks/hold` `{hold: true|false}`: new events wait, or go (those waiting first).
  */
-export async function handleControl(controls: StripeControls, method: string, path: string, rawBody: string, response: ServerResponse): Promise<boolean> {
+export async function handleControl(
+  controls: StripeControls,
+  method: string,
+  path: string,
+  rawBody: string,
+  response: ServerResponse,
+): Promise<boolean> {
   const parts = path.split('/').slice(2);
   const route = `${method} ${parts.map((part, index) => (isId(parts, index) ? '{id}' : part)).join('/')}`;
   const id = parts.find((_, index) => isId(parts, index)) ?? '';
@@ -52,7 +58,9 @@ export async function handleControl(controls: StripeControls, method: string, pa
       case 'GET events':
         return (json(response, 200, controls.events()), true);
       case 'POST checkout/sessions/{id}/complete':
-        return (json(response, 200, await controls.completeCheckout(id, typeof body.email === 'string' ? { email: body.email } : {})), true);
+        return (
+          json(response, 200, await controls.completeCheckout(id, typeof body.email === 'string' ? { email: body.email } : {})), true
+        );
       case 'POST subscriptions/{id}/fail_next_payment':
         return (json(response, 200, controls.failNextPayment(id)), true);
       case 'POST subscriptions/{id}/period_end':
@@ -63,7 +71,8 @@ export async function handleControl(controls: StripeControls, method: string, pa
         return (json(response, 200, await controls.resendEvent(id)), true);
       case 'POST events/send': {
         const eventIds = body.ids;
-        if (!Array.isArray(eventIds) || !eventIds.every((item) => typeof item === 'string')) throw invalidRequest('ids must be a list of event ids', { param: 'ids' });
+        if (!Array.isArray(eventIds) || !eventIds.every((item) => typeof item === 'string'))
+          throw invalidRequest('ids must be a list of event ids', { param: 'ids' });
         return (json(response, 200, await controls.sendEvents(eventIds)), true);
       }
       case 'POST webhooks/hold':

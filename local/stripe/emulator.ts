@@ -100,7 +100,9 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
   loopback.serve((request, response) => {
     serve(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error: { type: 'api_error', message: `The local payment emulator failed: ${(error as Error).message}` } }));
+      response.end(
+        JSON.stringify({ error: { type: 'api_error', message: `The local payment emulator failed: ${(error as Error).message}` } }),
+      );
     });
   });
 
@@ -132,8 +134,6 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
   };
 }
 
-
 function throwing(error: Error): never {
   throw error;
 }
-

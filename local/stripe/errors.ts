@@ -56,4 +56,7 @@ export const unknownParam = (param: string): StripeApiError =>
   invalidRequest(`Received unknown parameter: ${param}`, { code: 'parameter_unknown', param });
 
 export const unrecognizedUrl = (method: string, path: string): StripeApiError =>
-  invalidRequest(`Unrecognized request URL (${method}: ${path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`, { status: 404 });
+  invalidRequest(
+    `Unrecognized request URL (${method}: ${path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
+    { status: 404 },
+  );

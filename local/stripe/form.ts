@@ -74,10 +74,14 @@ function asLists(value: FormValue): FormValue {
   return isList ? keys.map((_, index) => converted[String(index)]!) : converted;
 }
 
-const conflict = (path: string[]) => invalidRequest(`Invalid parameters: ${bracketName(path)} is given more than once, or both as a value and as a hash`, { param: bracketName(path) });
+const conflict = (path: string[]) =>
+  invalidRequest(`Invalid parameters: ${bracketName(path)} is given more than once, or both as a value and as a hash`, {
+    param: bracketName(path),
+  });
 
 /** `['line_items', '0', 'price']` → `line_items[0][price]`, as Stripe names a parameter. */
-export const bracketName = (path: readonly (string | number)[]): string => path.map((key, index) => (index === 0 ? String(key) : `[${key}]`)).join('');
+export const bracketName = (path: readonly (string | number)[]): string =>
+  path.map((key, index) => (index === 0 ? String(key) : `[${key}]`)).join('');
 
 /**
  * What an endpoint accepts, field by field: anything else is `parameter_unknown`, as Stripe
@@ -131,7 +135,8 @@ function readValue(value: FormValue, spec: Spec, path: readonly (string | number
     if ('list' in spec) {
       if (!Array.isArray(value)) throw invalidRequest(`Invalid array: ${param}`, { param });
       return value.map((item, index) => {
-        if (typeof item !== 'object' || Array.isArray(item)) throw invalidRequest(`Invalid hash: ${bracketName([...path, index])}`, { param: bracketName([...path, index]) });
+        if (typeof item !== 'object' || Array.isArray(item))
+          throw invalidRequest(`Invalid hash: ${bracketName([...path, index])}`, { param: bracketName([...path, index]) });
         return readParams(item, spec.list, [...path, index]);
       });
     }
@@ -153,7 +158,11 @@ function readValue(value: FormValue, spec: Spec, path: readonly (string | number
 function readMetadata(value: FormValue, path: readonly (string | number)[]): Record<string, string> {
   const param = bracketName(path);
   // A hash whose keys happen to be 0..n-1 was read as a list: it is still a hash here.
-  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : typeof value === 'object' ? Object.entries(value) : undefined;
+  const entries = Array.isArray(value)
+    ? value.map((item, index) => [String(index), item] as const)
+    : typeof value === 'object'
+      ? Object.entries(value)
+      : undefined;
   if (!entries) throw invalidRequest(`Invalid hash: ${param}`, { param });
   if (entries.length > 50) throw invalidRequest('Metadata can have up to 50 keys.', { param });
   const metadata: Record<string, string> = {};

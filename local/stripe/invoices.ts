@@ -54,7 +54,11 @@ export function invoiceLine(charge: Charge): InvoiceLine {
     metadata: {},
     parent: lineItemParent,
     period: proration ? { start: proration.at, end: period.end } : period,
-    pricing: { price_details: { price: price.id, product: `prod_${price.id.replace(/^price_/, '')}` }, type: 'price_details', unit_amount_decimal: String(price.unit_amount) },
+    pricing: {
+      price_details: { price: price.id, product: `prod_${price.id.replace(/^price_/, '')}` },
+      type: 'price_details',
+      unit_amount_decimal: String(price.unit_amount),
+    },
     quantity,
     subscription: charge.subscription,
     subtotal: amount,
@@ -125,7 +129,11 @@ export function issueInvoice(record: SubscriptionRecord, lines: InvoiceLine[], o
     // Stripe retries a declined charge; here a test decides what happens next.
     next_payment_attempt: declined ? now + 3 * 86_400 : null,
     number: `${customer.invoice_prefix ?? 'LOCAL'}-${String(sequence).padStart(4, '0')}`,
-    parent: { quote_details: null, subscription_details: { metadata: { ...subscription.metadata }, subscription: subscription.id }, type: 'subscription_details' },
+    parent: {
+      quote_details: null,
+      subscription_details: { metadata: { ...subscription.metadata }, subscription: subscription.id },
+      type: 'subscription_details',
+    },
     period_end: Math.max(...periods.map((period) => period.end)),
     period_start: Math.min(...periods.map((period) => period.start)),
     receipt_number: null,

@@ -26,19 +26,66 @@ export type List<T> = { object: 'list'; data: T[]; has_more: boolean; url: strin
 export type Customer = Wire<
   Pick<
     Stripe.Customer,
-    | 'id' | 'object' | 'address' | 'balance' | 'created' | 'currency' | 'default_source' | 'delinquent' | 'description' | 'discount' | 'email'
-    | 'invoice_prefix' | 'invoice_settings' | 'livemode' | 'metadata' | 'name' | 'next_invoice_sequence' | 'phone' | 'preferred_locales'
-    | 'shipping' | 'tax_exempt' | 'test_clock'
+    | 'id'
+    | 'object'
+    | 'address'
+    | 'balance'
+    | 'created'
+    | 'currency'
+    | 'default_source'
+    | 'delinquent'
+    | 'description'
+    | 'discount'
+    | 'email'
+    | 'invoice_prefix'
+    | 'invoice_settings'
+    | 'livemode'
+    | 'metadata'
+    | 'name'
+    | 'next_invoice_sequence'
+    | 'phone'
+    | 'preferred_locales'
+    | 'shipping'
+    | 'tax_exempt'
+    | 'test_clock'
   >
 >;
 
 export type CheckoutSession = Wire<
   Pick<
     Stripe.Checkout.Session,
-    | 'id' | 'object' | 'allow_promotion_codes' | 'amount_subtotal' | 'amount_total' | 'billing_address_collection' | 'cancel_url'
-    | 'client_reference_id' | 'client_secret' | 'created' | 'currency' | 'customer' | 'customer_creation' | 'customer_details' | 'customer_email'
-    | 'expires_at' | 'invoice' | 'livemode' | 'locale' | 'metadata' | 'mode' | 'payment_intent' | 'payment_link' | 'payment_method_types'
-    | 'payment_status' | 'status' | 'submit_type' | 'subscription' | 'success_url' | 'total_details' | 'ui_mode' | 'url'
+    | 'id'
+    | 'object'
+    | 'allow_promotion_codes'
+    | 'amount_subtotal'
+    | 'amount_total'
+    | 'billing_address_collection'
+    | 'cancel_url'
+    | 'client_reference_id'
+    | 'client_secret'
+    | 'created'
+    | 'currency'
+    | 'customer'
+    | 'customer_creation'
+    | 'customer_details'
+    | 'customer_email'
+    | 'expires_at'
+    | 'invoice'
+    | 'livemode'
+    | 'locale'
+    | 'metadata'
+    | 'mode'
+    | 'payment_intent'
+    | 'payment_link'
+    | 'payment_method_types'
+    | 'payment_status'
+    | 'status'
+    | 'submit_type'
+    | 'subscription'
+    | 'success_url'
+    | 'total_details'
+    | 'ui_mode'
+    | 'url'
   >
 >;
 
@@ -47,42 +94,135 @@ export type PortalSession = Wire<Stripe.BillingPortal.Session>;
 export type SubscriptionItem = Wire<
   Pick<
     Stripe.SubscriptionItem,
-    'id' | 'object' | 'billing_thresholds' | 'created' | 'current_period_end' | 'current_period_start' | 'discounts' | 'metadata' | 'plan' | 'price' | 'quantity' | 'subscription' | 'tax_rates'
+    | 'id'
+    | 'object'
+    | 'billing_thresholds'
+    | 'created'
+    | 'current_period_end'
+    | 'current_period_start'
+    | 'discounts'
+    | 'metadata'
+    | 'plan'
+    | 'price'
+    | 'quantity'
+    | 'subscription'
+    | 'tax_rates'
   >
 >;
 
 export type Subscription = Wire<
   Pick<
     Stripe.Subscription,
-    | 'id' | 'object' | 'application' | 'application_fee_percent' | 'billing_cycle_anchor' | 'billing_thresholds' | 'cancel_at'
-    | 'cancel_at_period_end' | 'canceled_at' | 'cancellation_details' | 'collection_method' | 'created' | 'currency' | 'customer'
-    | 'days_until_due' | 'default_payment_method' | 'default_source' | 'description' | 'discounts' | 'ended_at' | 'latest_invoice' | 'livemode'
-    | 'metadata' | 'next_pending_invoice_item_invoice' | 'pause_collection' | 'pending_setup_intent' | 'pending_update' | 'schedule'
-    | 'start_date' | 'status' | 'test_clock' | 'trial_end' | 'trial_start'
+    | 'id'
+    | 'object'
+    | 'application'
+    | 'application_fee_percent'
+    | 'billing_cycle_anchor'
+    | 'billing_thresholds'
+    | 'cancel_at'
+    | 'cancel_at_period_end'
+    | 'canceled_at'
+    | 'cancellation_details'
+    | 'collection_method'
+    | 'created'
+    | 'currency'
+    | 'customer'
+    | 'days_until_due'
+    | 'default_payment_method'
+    | 'default_source'
+    | 'description'
+    | 'discounts'
+    | 'ended_at'
+    | 'latest_invoice'
+    | 'livemode'
+    | 'metadata'
+    | 'next_pending_invoice_item_invoice'
+    | 'pause_collection'
+    | 'pending_setup_intent'
+    | 'pending_update'
+    | 'schedule'
+    | 'start_date'
+    | 'status'
+    | 'test_clock'
+    | 'trial_end'
+    | 'trial_start'
   >
 > & { items: List<SubscriptionItem> };
 
 export type InvoiceLine = Wire<
   Pick<
     Stripe.InvoiceLineItem,
-    | 'id' | 'object' | 'amount' | 'currency' | 'description' | 'discount_amounts' | 'discountable' | 'discounts' | 'invoice' | 'livemode'
-    | 'metadata' | 'parent' | 'period' | 'pricing' | 'quantity' | 'subscription' | 'subtotal' | 'taxes'
+    | 'id'
+    | 'object'
+    | 'amount'
+    | 'currency'
+    | 'description'
+    | 'discount_amounts'
+    | 'discountable'
+    | 'discounts'
+    | 'invoice'
+    | 'livemode'
+    | 'metadata'
+    | 'parent'
+    | 'period'
+    | 'pricing'
+    | 'quantity'
+    | 'subscription'
+    | 'subtotal'
+    | 'taxes'
   >
 >;
 
 export type Invoice = Wire<
   Pick<
     Stripe.Invoice,
-    | 'id' | 'object' | 'account_country' | 'account_name' | 'amount_due' | 'amount_overpaid' | 'amount_paid' | 'amount_remaining'
-    | 'amount_shipping' | 'attempt_count' | 'attempted' | 'billing_reason' | 'collection_method' | 'created' | 'currency' | 'customer'
-    | 'customer_email' | 'customer_name' | 'default_payment_method' | 'description' | 'discounts' | 'due_date' | 'effective_at'
-    | 'ending_balance' | 'hosted_invoice_url' | 'invoice_pdf' | 'livemode' | 'metadata' | 'next_payment_attempt' | 'number' | 'parent'
-    | 'period_end' | 'period_start' | 'receipt_number' | 'starting_balance' | 'status' | 'status_transitions' | 'subtotal'
-    | 'subtotal_excluding_tax' | 'total' | 'total_excluding_tax'
+    | 'id'
+    | 'object'
+    | 'account_country'
+    | 'account_name'
+    | 'amount_due'
+    | 'amount_overpaid'
+    | 'amount_paid'
+    | 'amount_remaining'
+    | 'amount_shipping'
+    | 'attempt_count'
+    | 'attempted'
+    | 'billing_reason'
+    | 'collection_method'
+    | 'created'
+    | 'currency'
+    | 'customer'
+    | 'customer_email'
+    | 'customer_name'
+    | 'default_payment_method'
+    | 'description'
+    | 'discounts'
+    | 'due_date'
+    | 'effective_at'
+    | 'ending_balance'
+    | 'hosted_invoice_url'
+    | 'invoice_pdf'
+    | 'livemode'
+    | 'metadata'
+    | 'next_payment_attempt'
+    | 'number'
+    | 'parent'
+    | 'period_end'
+    | 'period_start'
+    | 'receipt_number'
+    | 'starting_balance'
+    | 'status'
+    | 'status_transitions'
+    | 'subtotal'
+    | 'subtotal_excluding_tax'
+    | 'total'
+    | 'total_excluding_tax'
   >
 > & { lines: List<InvoiceLine> };
 
-export type StripeEvent = Wire<Pick<Stripe.EventBase, 'id' | 'object' | 'api_version' | 'created' | 'livemode' | 'pending_webhooks' | 'request' | 'type'>> & {
+export type StripeEvent = Wire<
+  Pick<Stripe.EventBase, 'id' | 'object' | 'api_version' | 'created' | 'livemode' | 'pending_webhooks' | 'request' | 'type'>
+> & {
   data: { object: object; previous_attributes?: Record<string, unknown> };
 };
 
@@ -179,7 +319,9 @@ const productId = (price: PriceConfig) => `prod_${price.id.replace(/^price_/, ''
 export function periodEnd(start: number, interval: 'month' | 'year' = 'month'): number {
   const from = new Date(start * 1000);
   const months = interval === 'year' ? 12 : 1;
-  const target = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + months, 1, from.getUTCHours(), from.getUTCMinutes(), from.getUTCSeconds()));
+  const target = new Date(
+    Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + months, 1, from.getUTCHours(), from.getUTCMinutes(), from.getUTCSeconds()),
+  );
   const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
   target.setUTCDate(Math.min(from.getUTCDate(), lastDay));
   return Math.floor(target.getTime() / 1000);
@@ -200,9 +342,13 @@ export interface PageParams {
  */
 export function paged<T extends { id: string }>(matching: T[], params: PageParams, kind: string, url: string): List<T> {
   const limit = params.limit ?? 10;
-  if (limit < 1 || limit > 100) throw invalidRequest(`This value must be between 1 and 100 (it currently is '${limit}').`, { param: 'limit' });
+  if (limit < 1 || limit > 100)
+    throw invalidRequest(`This value must be between 1 and 100 (it currently is '${limit}').`, { param: 'limit' });
   if (params.starting_after !== undefined && params.ending_before !== undefined) {
-    throw invalidRequest('You may only specify one of these parameters: ending_before, starting_after.', { code: 'parameters_exclusive', param: 'starting_after' });
+    throw invalidRequest('You may only specify one of these parameters: ending_before, starting_after.', {
+      code: 'parameters_exclusive',
+      param: 'starting_after',
+    });
   }
   const position = (cursor: string, param: string) => {
     const index = matching.findIndex((item) => item.id === cursor);

@@ -16,11 +16,18 @@ export interface PageContext {
   webhooks: Webhooks;
 }
 
-const money = (cents: number, currency: string) => `${cents < 0 ? '−' : ''}${(Math.abs(cents) / 100).toFixed(2)} ${escapeHtml(currency.toUpperCase())}`;
+const money = (cents: number, currency: string) =>
+  `${cents < 0 ? '−' : ''}${(Math.abs(cents) / 100).toFixed(2)} ${escapeHtml(currency.toUpperCase())}`;
 const date = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
 
 function page(response: ServerResponse, status: number, title: string, body: string): void {
-  sendPage(response, status, { title, banner: 'Local payment emulator: no real payment is made.', style: 'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #ddd}section{border:1px solid #ddd;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}', body });
+  sendPage(response, status, {
+    title,
+    banner: 'Local payment emulator: no real payment is made.',
+    style:
+      'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #ddd}section{border:1px solid #ddd;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}',
+    body,
+  });
 }
 
 const redirect = (response: ServerResponse, location: string) => {
@@ -29,7 +36,13 @@ const redirect = (response: ServerResponse, location: string) => {
 };
 
 /** Answers a page's request; false when the path is not one of the pages. */
-export async function handlePage(context: PageContext, method: string, path: string, form: URLSearchParams, response: ServerResponse): Promise<boolean> {
+export async function handlePage(
+  context: PageContext,
+  method: string,
+  path: string,
+  form: URLSearchParams,
+  response: ServerResponse,
+): Promise<boolean> {
   const [, kind, id, ...rest] = path.split('/');
   const action = rest.join('/');
   if (!kind || !id || !['checkout', 'portal', 'invoices'].includes(kind)) return false;
@@ -44,7 +57,14 @@ export async function handlePage(context: PageContext, method: string, path: str
   }
 }
 
-async function checkout(context: PageContext, method: string, id: string, action: string, form: URLSearchParams, response: ServerResponse): Promise<boolean> {
+async function checkout(
+  context: PageContext,
+  method: string,
+  id: string,
+  action: string,
+  form: URLSearchParams,
+  response: ServerResponse,
+): Promise<boolean> {
   const { billing } = context;
   const record = billing.checkoutSession(id);
   const { session } = record;
@@ -60,7 +80,12 @@ async function checkout(context: PageContext, method: string, id: string, action
   }
   if (method !== 'GET' || action !== '') return false;
   if (session.status !== 'open') {
-    page(response, 200, 'Checkout', `<p>This checkout session is ${escapeHtml(session.status ?? 'closed')}.</p>${session.status === 'complete' ? `<p><a href="${escapeHtml(billing.successUrl(session))}">Continue</a></p>` : ''}`);
+    page(
+      response,
+      200,
+      'Checkout',
+      `<p>This checkout session is ${escapeHtml(session.status ?? 'closed')}.</p>${session.status === 'complete' ? `<p><a href="${escapeHtml(billing.successUrl(session))}">Continue</a></p>` : ''}`,
+    );
     return true;
   }
   const rows = record.lineItems
@@ -85,7 +110,14 @@ ${session.cancel_url ? `<form method="post" action="/checkout/${escapeHtml(id)}/
   return true;
 }
 
-async function portal(context: PageContext, method: string, id: string, action: string, form: URLSearchParams, response: ServerResponse): Promise<boolean> {
+async function portal(
+  context: PageContext,
+  method: string,
+  id: string,
+  action: string,
+  form: URLSearchParams,
+  response: ServerResponse,
+): Promise<boolean> {
   const { billing } = context;
   const session = billing.portalSession(id);
   if (method === 'POST') {
@@ -105,7 +137,10 @@ async function portal(context: PageContext, method: string, id: string, action: 
   }
   if (method !== 'GET' || action !== '') return false;
   const customer = billing.customer(session.customer, 'customer');
-  const subscriptions = billing.subscriptions.ofCustomer(customer.id).map((subscription) => subscriptionSection(session, subscription)).join('');
+  const subscriptions = billing.subscriptions
+    .ofCustomer(customer.id)
+    .map((subscription) => subscriptionSection(session, subscription))
+    .join('');
   const invoices = billing.listInvoices({ customer: customer.id, limit: 100 }).data.map(invoiceRow).join('');
   page(
     response,
@@ -155,10 +190,23 @@ const invoiceRow = (invoice: Invoice) =>
 function invoicePage(context: PageContext, method: string, id: string, action: string, response: ServerResponse): boolean {
   if (method !== 'GET') return false;
   const invoice = context.billing.invoice(id);
-  const lines = invoice.lines.data.map((line) => `<tr><td>${escapeHtml(line.description ?? '')}</td><td>${money(line.amount, line.currency)}</td></tr>`).join('');
+  const lines = invoice.lines.data
+    .map((line) => `<tr><td>${escapeHtml(line.description ?? '')}</td><td>${money(line.amount, line.currency)}</td></tr>`)
+    .join('');
   if (action === 'pdf') {
-    response.writeHead(200, { 'content-type': 'application/pdf', 'content-disposition': `inline; filename="Invoice-${invoice.number}.pdf"`, 'cache-control': 'no-store' });
-    response.end(invoicePdf([`Invoice ${invoice.number}`, `Date ${date(invoice.created)}`, ...invoice.lines.data.map((line) => `${line.description}: ${money(line.amount, line.currency)}`), `Total ${money(invoice.total, invoice.currency)} (${invoice.status})`]));
+    response.writeHead(200, {
+      'content-type': 'application/pdf',
+      'content-disposition': `inline; filename="Invoice-${invoice.number}.pdf"`,
+      'cache-control': 'no-store',
+    });
+    response.end(
+      invoicePdf([
+        `Invoice ${invoice.number}`,
+        `Date ${date(invoice.created)}`,
+        ...invoice.lines.data.map((line) => `${line.description}: ${money(line.amount, line.currency)}`),
+        `Total ${money(invoice.total, invoice.currency)} (${invoice.status})`,
+      ]),
+    );
     return true;
   }
   if (action !== '') return false;
@@ -173,7 +221,9 @@ function invoicePage(context: PageContext, method: string, id: string, action: s
 
 /** A one-page PDF with these lines of text (Helvetica; ASCII only, as the standard fonts allow). */
 function invoicePdf(lines: string[]): Buffer {
-  const text = lines.map((line, index) => `BT /F1 12 Tf 72 ${740 - index * 18} Td (${line.replace(/[^\x20-\x7e]/g, '-').replace(/[\\()]/g, '\\$&')}) Tj ET`).join('\n');
+  const text = lines
+    .map((line, index) => `BT /F1 12 Tf 72 ${740 - index * 18} Td (${line.replace(/[^\x20-\x7e]/g, '-').replace(/[\\()]/g, '\\$&')}) Tj ET`)
+    .join('\n');
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',

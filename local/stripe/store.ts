@@ -55,7 +55,15 @@ export interface StripeData {
   idempotency: Record<string, IdempotentResult>;
 }
 
-const emptyData = (): StripeData => ({ customers: {}, checkoutSessions: {}, portalSessions: {}, subscriptions: {}, invoices: [], events: [], idempotency: {} });
+const emptyData = (): StripeData => ({
+  customers: {},
+  checkoutSessions: {},
+  portalSessions: {},
+  subscriptions: {},
+  invoices: [],
+  events: [],
+  idempotency: {},
+});
 
 /**
  * The emulator's account: in memory, and written whole to `dataDir/state.json` after each change
@@ -69,7 +77,10 @@ export class StripeStore {
   constructor(dataDir?: string) {
     this.file = dataDir ? join(dataDir, 'state.json') : undefined;
     if (dataDir) mkdirSync(dataDir, { recursive: true });
-    this.data = this.file && existsSync(this.file) ? { ...emptyData(), ...(JSON.parse(readFileSync(this.file, 'utf8')) as Partial<StripeData>) } : emptyData();
+    this.data =
+      this.file && existsSync(this.file)
+        ? { ...emptyData(), ...(JSON.parse(readFileSync(this.file, 'utf8')) as Partial<StripeData>) }
+        : emptyData();
   }
 
   save(): void {

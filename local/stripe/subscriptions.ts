@@ -1,7 +1,20 @@
 import { invalidRequest, missingParam, noSuch } from './errors.ts';
 import { mergeMetadata } from './form.ts';
 import { invoiceLine, issueInvoice, type Charge } from './invoices.ts';
-import { ids, list, periodEnd, planObject, priceObject, type Customer, type Invoice, type InvoiceLine, type PriceConfig, type StripeEvent, type Subscription, type SubscriptionItem } from './objects.ts';
+import {
+  ids,
+  list,
+  periodEnd,
+  planObject,
+  priceObject,
+  type Customer,
+  type Invoice,
+  type InvoiceLine,
+  type PriceConfig,
+  type StripeEvent,
+  type Subscription,
+  type SubscriptionItem,
+} from './objects.ts';
 import type { StripeStore, SubscriptionRecord } from './store.ts';
 import { previousAttributes, type Cause, type Webhooks } from './webhooks.ts';
 
@@ -12,7 +25,16 @@ export interface SubscriptionUpdate {
   metadata?: Record<string, string>;
 }
 
-const cancellationFeedback = ['customer_service', 'low_quality', 'missing_features', 'other', 'switched_service', 'too_complex', 'too_expensive', 'unused'] as const;
+const cancellationFeedback = [
+  'customer_service',
+  'low_quality',
+  'missing_features',
+  'other',
+  'switched_service',
+  'too_complex',
+  'too_expensive',
+  'unused',
+] as const;
 
 export interface SubscriptionCancel {
   prorate?: boolean;
@@ -42,7 +64,11 @@ export class Subscriptions {
   }
 
   /** A new active subscription of these items, its first period starting now, and its first invoice, paid. */
-  create(customer: Customer, items: Array<{ price: string; quantity: number }>, metadata: Record<string, string>): { subscription: Subscription; invoice: Invoice } {
+  create(
+    customer: Customer,
+    items: Array<{ price: string; quantity: number }>,
+    metadata: Record<string, string>,
+  ): { subscription: Subscription; invoice: Invoice } {
     const now = this.context.now();
     const id = ids.subscription();
     const prices = items.map((item) => this.context.price(item.price, 'price'));
@@ -97,7 +123,8 @@ export class Subscriptions {
     const record = this.get(id);
     const subscription = record.subscription;
     const onlyMetadata = update.items === undefined && update.cancel_at_period_end === undefined;
-    if (subscription.status === 'canceled' && !onlyMetadata) throw invalidRequest('A canceled subscription can only update its cancellation_details and metadata.');
+    if (subscription.status === 'canceled' && !onlyMetadata)
+      throw invalidRequest('A canceled subscription can only update its cancellation_details and metadata.');
     const behavior = update.proration_behavior ?? 'create_prorations';
     if (!(prorationBehaviors as readonly string[]).includes(behavior)) {
       throw invalidRequest(`Invalid proration_behavior: must be one of ${prorationBehaviors.join(', ')}`, { param: 'proration_behavior' });
@@ -107,7 +134,8 @@ export class Subscriptions {
       if (change.id === undefined) throw missingParam(`items[${index}][id]`);
       const item = subscription.items.data.find((candidate) => candidate.id === change.id);
       if (!item) throw noSuch('subscription_item', change.id, `items[${index}][id]`);
-      if (change.quantity !== undefined && change.quantity < 0) throw invalidRequest(`Invalid non-negative integer: ${change.quantity}`, { param: `items[${index}][quantity]` });
+      if (change.quantity !== undefined && change.quantity < 0)
+        throw invalidRequest(`Invalid non-negative integer: ${change.quantity}`, { param: `items[${index}][quantity]` });
       const oldPrice = this.context.price(item.price.id, `items[${index}][price]`);
       const newPrice = change.price === undefined ? oldPrice : this.context.price(change.price, `items[${index}][price]`);
       return { item, oldPrice, newPrice, oldQuantity: item.quantity ?? 1, newQuantity: change.quantity ?? item.quantity ?? 1 };
@@ -117,12 +145,20 @@ export class Subscriptions {
     const prorations: InvoiceLine[] = [];
     for (const { item, oldPrice, newPrice, oldQuantity, newQuantity } of changes) {
       if (newPrice.id === oldPrice.id && newQuantity === oldQuantity) continue;
-      const charge = { subscription: id, subscriptionItem: item.id, period: { start: item.current_period_start, end: item.current_period_end } };
+      const charge = {
+        subscription: id,
+        subscriptionItem: item.id,
+        period: { start: item.current_period_start, end: item.current_period_end },
+      };
       prorations.push(
         invoiceLine({ ...charge, price: oldPrice, quantity: oldQuantity, proration: { sign: -1, at: now } }),
         invoiceLine({ ...charge, price: newPrice, quantity: newQuantity, proration: { sign: 1, at: now } }),
       );
-      Object.assign(item, { price: priceObject(newPrice, item.price.created), plan: planObject(newPrice, item.plan.created), quantity: newQuantity });
+      Object.assign(item, {
+        price: priceObject(newPrice, item.price.created),
+        plan: planObject(newPrice, item.plan.created),
+        quantity: newQuantity,
+      });
     }
     if (update.cancel_at_period_end !== undefined) this.setCancelAtPeriodEnd(subscription, update.cancel_at_period_end, now);
     if (update.metadata) subscription.metadata = mergeMetadata(subscription.metadata, update.metadata);
@@ -152,22 +188,41 @@ export class Subscriptions {
     if (!record || record.subscription.status === 'canceled') throw noSuch('subscription', id, 'id');
     const feedback = params.cancellation_details?.feedback;
     if (feedback && !(cancellationFeedback as readonly string[]).includes(feedback)) {
-      throw invalidRequest(`Invalid cancellation_details[feedback]: must be one of ${cancellationFeedback.join(', ')}`, { param: 'cancellation_details[feedback]' });
+      throw invalidRequest(`Invalid cancellation_details[feedback]: must be one of ${cancellationFeedback.join(', ')}`, {
+        param: 'cancellation_details[feedback]',
+      });
     }
     const subscription = record.subscription;
     const now = this.context.now();
     for (const item of params.prorate ? subscription.items.data : []) {
       if (item.current_period_end <= now) continue;
       const period = { start: item.current_period_start, end: item.current_period_end };
-      record.pendingProrations.push(invoiceLine({ subscription: id, subscriptionItem: item.id, price: this.context.price(item.price.id, 'price'), quantity: item.quantity ?? 1, period, proration: { sign: -1, at: now } }));
+      record.pendingProrations.push(
+        invoiceLine({
+          subscription: id,
+          subscriptionItem: item.id,
+          price: this.context.price(item.price.id, 'price'),
+          quantity: item.quantity ?? 1,
+          period,
+          proration: { sign: -1, at: now },
+        }),
+      );
     }
     // Stripe does not document a final invoice's reason; the service reads none.
-    const invoice = params.invoice_now && record.pendingProrations.length > 0 ? this.invoice(record, record.pendingProrations.splice(0), 'subscription_update') : undefined;
+    const invoice =
+      params.invoice_now && record.pendingProrations.length > 0
+        ? this.invoice(record, record.pendingProrations.splice(0), 'subscription_update')
+        : undefined;
     Object.assign(subscription, {
       status: 'canceled',
       canceled_at: now,
       ended_at: now,
-      cancellation_details: { comment: params.cancellation_details?.comment || null, feedback: feedback || null, feedback_option: null, reason: 'cancellation_requested' },
+      cancellation_details: {
+        comment: params.cancellation_details?.comment || null,
+        feedback: feedback || null,
+        feedback_option: null,
+        reason: 'cancellation_requested',
+      },
     } satisfies Partial<Subscription>);
     this.store.save();
     const events = [this.webhooks.create('customer.subscription.deleted', subscription, cause)];
@@ -199,7 +254,8 @@ export class Subscriptions {
       subscription.ended_at = boundary;
       subscription.canceled_at ??= boundary;
       subscription.cancel_at ??= boundary;
-      if (!subscription.cancel_at_period_end) subscription.cancellation_details = { comment: null, feedback: null, feedback_option: null, reason: 'payment_failed' };
+      if (!subscription.cancel_at_period_end)
+        subscription.cancellation_details = { comment: null, feedback: null, feedback_option: null, reason: 'payment_failed' };
       for (const item of subscription.items.data) item.current_period_end = boundary;
       this.store.save();
       return [this.webhooks.create('customer.subscription.deleted', subscription)];
@@ -210,7 +266,8 @@ export class Subscriptions {
     }
     const invoice = this.invoice(record, [...this.fullLines(subscription), ...record.pendingProrations.splice(0)], 'subscription_cycle');
     this.store.save();
-    const updated = () => this.webhooks.create('customer.subscription.updated', subscription, undefined, previousAttributes(before, subscription));
+    const updated = () =>
+      this.webhooks.create('customer.subscription.updated', subscription, undefined, previousAttributes(before, subscription));
     // A declined renewal: the failure first, then the subscription, now past_due.
     if (invoice.status !== 'paid') return [this.webhooks.create('invoice.payment_failed', invoice), updated()];
     return [updated(), this.webhooks.create('invoice.paid', invoice)];
@@ -220,7 +277,8 @@ export class Subscriptions {
   due(): StripeEvent[] {
     const events: StripeEvent[] = [];
     for (const { subscription } of Object.values(this.store.data.subscriptions)) {
-      while (subscription.status !== 'canceled' && this.periodEndOf(subscription) <= this.context.now()) events.push(...this.endPeriod(subscription.id));
+      while (subscription.status !== 'canceled' && this.periodEndOf(subscription) <= this.context.now())
+        events.push(...this.endPeriod(subscription.id));
     }
     return events;
   }
@@ -239,7 +297,12 @@ export class Subscriptions {
     subscription.cancel_at = cancel ? this.periodEndOf(subscription) : null;
     // Stripe sets canceled_at when the cancellation is asked for, not when it happens.
     subscription.canceled_at = cancel ? now : null;
-    subscription.cancellation_details = { comment: null, feedback: null, feedback_option: null, reason: cancel ? 'cancellation_requested' : null };
+    subscription.cancellation_details = {
+      comment: null,
+      feedback: null,
+      feedback_option: null,
+      reason: cancel ? 'cancellation_requested' : null,
+    };
   }
 
   private periodEndOf(subscription: Subscription): number {
@@ -276,7 +339,11 @@ export class Subscriptions {
     );
   }
 
-  private invoice(record: SubscriptionRecord, lines: InvoiceLine[], reason: 'subscription_create' | 'subscription_cycle' | 'subscription_update'): Invoice {
+  private invoice(
+    record: SubscriptionRecord,
+    lines: InvoiceLine[],
+    reason: 'subscription_create' | 'subscription_cycle' | 'subscription_update',
+  ): Invoice {
     const customer = this.store.data.customers[record.subscription.customer as string]!;
     const invoice = issueInvoice(record, lines, { now: this.context.now(), baseUrl: this.context.baseUrl, customer, reason });
     this.store.data.invoices.push(invoice);

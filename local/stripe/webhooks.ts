@@ -50,7 +50,11 @@ export function signatureHeader(payload: string, secret: string, timestamp: numb
 export function previousAttributes(before: object, after: object): Record<string, unknown> {
   const earlier = before as Record<string, unknown>;
   const later = after as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(later).filter((key) => !isDeepStrictEqual(earlier[key], later[key])).map((key) => [key, structuredClone(earlier[key] ?? null)]));
+  return Object.fromEntries(
+    Object.keys(later)
+      .filter((key) => !isDeepStrictEqual(earlier[key], later[key]))
+      .map((key) => [key, structuredClone(earlier[key] ?? null)]),
+  );
 }
 
 /**
@@ -150,13 +154,18 @@ export class Webhooks {
     const payload = JSON.stringify(record.event, null, 2);
     const at = Math.floor(this.options.clock.now() / 1000);
     try {
-      const status = await post(this.options.url, payload, {
-        'content-type': 'application/json; charset=utf-8',
-        'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
-        'cache-control': 'no-cache',
-        accept: '*/*; q=0.5, application/xml',
-        'stripe-signature': signatureHeader(payload, this.options.signingSecret, at),
-      }, AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs ?? 10_000), this.stopping.signal]));
+      const status = await post(
+        this.options.url,
+        payload,
+        {
+          'content-type': 'application/json; charset=utf-8',
+          'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+          'cache-control': 'no-cache',
+          accept: '*/*; q=0.5, application/xml',
+          'stripe-signature': signatureHeader(payload, this.options.signingSecret, at),
+        },
+        AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs ?? 10_000), this.stopping.signal]),
+      );
       record.deliveries.push({ at, status });
     } catch (error) {
       record.deliveries.push({ at, error: (error as Error).message });
@@ -172,11 +181,15 @@ export class Webhooks {
  */
 function post(url: string, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
-    const outgoing = (url.startsWith('https:') ? httpsRequest : httpRequest)(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, signal }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-      response.on('error', reject);
-    });
+    const outgoing = (url.startsWith('https:') ? httpsRequest : httpRequest)(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, signal },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+        response.on('error', reject);
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(body);
   });

@@ -16,8 +16,10 @@ export interface ChatSettings {
 const slackSecret = z.string().check(z.regex(/^[0-9a-f]{32}$/));
 const storedSecrets = z.object({ client_secret: slackSecret, signing_secret: slackSecret });
 
-
-type ChatConfig = Pick<Config, 'REGION' | 'SLACK_CLIENT_ID' | 'SLACK_SECRETS_ARN' | 'SLACK_CLIENT_SECRET' | 'SLACK_SIGNING_SECRET' | 'SLACK_API_URL'>;
+type ChatConfig = Pick<
+  Config,
+  'REGION' | 'SLACK_CLIENT_ID' | 'SLACK_SECRETS_ARN' | 'SLACK_CLIENT_SECRET' | 'SLACK_SIGNING_SECRET' | 'SLACK_API_URL'
+>;
 
 /**
  * The chat app's settings, or null when the deployment has none (no client id: the chat routes
@@ -35,13 +37,20 @@ export async function chatSettings(config: ChatConfig): Promise<ChatSettings | n
       // JSON.parse's own message quotes the text it failed on: a secret pasted bare would reach the logs.
       const parsed = storedSecrets.safeParse(parseQuietly(SecretString));
       if (!parsed.success) throw new Error('the chat app secret is not {client_secret, signing_secret}');
-      return { clientId: config.SLACK_CLIENT_ID, clientSecret: parsed.data.client_secret, signingSecret: parsed.data.signing_secret, apiUrl };
+      return {
+        clientId: config.SLACK_CLIENT_ID,
+        clientSecret: parsed.data.client_secret,
+        signingSecret: parsed.data.signing_secret,
+        apiUrl,
+      };
     } finally {
       client.destroy();
     }
   }
   if (!config.SLACK_CLIENT_SECRET || !config.SLACK_SIGNING_SECRET) {
-    throw new Error('the chat app is half configured: SLACK_CLIENT_ID needs SLACK_SECRETS_ARN, or SLACK_CLIENT_SECRET and SLACK_SIGNING_SECRET');
+    throw new Error(
+      'the chat app is half configured: SLACK_CLIENT_ID needs SLACK_SECRETS_ARN, or SLACK_CLIENT_SECRET and SLACK_SIGNING_SECRET',
+    );
   }
   return { clientId: config.SLACK_CLIENT_ID, clientSecret: config.SLACK_CLIENT_SECRET, signingSecret: config.SLACK_SIGNING_SECRET, apiUrl };
 }
@@ -54,7 +63,9 @@ export function chatAppSource(settings: () => Promise<ChatSettings | null>): Cha
   let app: Promise<ChatApp | null> | null = null;
   return () => {
     app ??= settings()
-      .then((read) => (read ? { ...read, api: new SlackWebApi({ clientId: read.clientId, clientSecret: read.clientSecret, apiUrl: read.apiUrl }) } : null))
+      .then((read) =>
+        read ? { ...read, api: new SlackWebApi({ clientId: read.clientId, clientSecret: read.clientSecret, apiUrl: read.apiUrl }) } : null,
+      )
       .catch((error: unknown) => {
         app = null;
         throw error;

@@ -170,7 +170,9 @@ export class CloudFrontHostnames implements HostnameHosting {
     if (!found.tenant.Enabled) return { state: 'stopping', tenantId, routingEndpoint };
 
     const details = await this.certificateOf(tenantId);
-    const certificate: CertificateState = details?.CertificateStatus ? (certificateStates[details.CertificateStatus] ?? 'pending') : 'pending';
+    const certificate: CertificateState = details?.CertificateStatus
+      ? (certificateStates[details.CertificateStatus] ?? 'pending')
+      : 'pending';
     const issuedArn = certificate === 'issued' ? details?.CertificateArn : undefined;
     let { tenant } = found;
     if (attach && issuedArn && tenant.Customizations?.Certificate?.Arn !== issuedArn) {
@@ -187,7 +189,9 @@ export class CloudFrontHostnames implements HostnameHosting {
   /** The tenant's managed certificate; null before CloudFront has requested one. */
   private async certificateOf(tenantId: string): Promise<ManagedCertificateDetails | null> {
     try {
-      const { ManagedCertificateDetails: details } = await this.client.send(new GetManagedCertificateDetailsCommand({ Identifier: tenantId }));
+      const { ManagedCertificateDetails: details } = await this.client.send(
+        new GetManagedCertificateDetailsCommand({ Identifier: tenantId }),
+      );
       return details ?? null;
     } catch (error) {
       if (errorName(error) === 'EntityNotFound') return null;
@@ -201,7 +205,9 @@ export class CloudFrontHostnames implements HostnameHosting {
    * news onto the tenant, so the ETag read a moment ago may be stale: read again once and retry.
    */
   private async attachCertificate(claim: HostedClaim, found: TenantVersion, certificateArn: string): Promise<DistributionTenant> {
-    const withCertificate = (tenant: DistributionTenant) => ({ Customizations: { ...tenant.Customizations, Certificate: { Arn: certificateArn } } });
+    const withCertificate = (tenant: DistributionTenant) => ({
+      Customizations: { ...tenant.Customizations, Certificate: { Arn: certificateArn } },
+    });
     try {
       return await this.update(claim, found, withCertificate(found.tenant));
     } catch (error) {
@@ -217,7 +223,11 @@ export class CloudFrontHostnames implements HostnameHosting {
    * UpdateDistributionTenant with the tenant's settings as read and `changes` over them: the
    * update replaces what it names, so everything else is sent back as it was.
    */
-  private async update(claim: HostedClaim, { id, tenant, etag }: TenantVersion, changes: Pick<DistributionTenant, 'Enabled' | 'Customizations'>): Promise<DistributionTenant> {
+  private async update(
+    claim: HostedClaim,
+    { id, tenant, etag }: TenantVersion,
+    changes: Pick<DistributionTenant, 'Enabled' | 'Customizations'>,
+  ): Promise<DistributionTenant> {
     const { DistributionTenant: updated } = await this.client.send(
       new UpdateDistributionTenantCommand({
         Id: id,
@@ -240,7 +250,9 @@ export class CloudFrontHostnames implements HostnameHosting {
 export function cloudFrontHostnames(distribution: Partial<TenantDistribution>): CloudFrontHostnames {
   const { distributionId, connectionGroupId, routingEndpoint } = distribution;
   if (!distributionId || !connectionGroupId || !routingEndpoint) {
-    throw new Error('the tenant distribution, its connection group and routing endpoint are not all set: this function cannot serve custom hostnames');
+    throw new Error(
+      'the tenant distribution, its connection group and routing endpoint are not all set: this function cannot serve custom hostnames',
+    );
   }
   // CloudFront's API is global: requests are signed for us-east-1 whatever the function's region.
   return new CloudFrontHostnames(new CloudFrontClient({ region: 'us-east-1' }), { distributionId, connectionGroupId, routingEndpoint });

@@ -91,7 +91,8 @@ export function parseDnsServers(raw: string): string[] {
     }
     if (!isIPv4(host) && !isIPv6(host)) refuse('is not an IP address, with an optional :port (names are not accepted)');
     if (host.includes('%')) refuse('has a zone index');
-    if (port !== undefined && (!/^[0-9]{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65_535)) refuse('has a port that is not 1 to 65535');
+    if (port !== undefined && (!/^[0-9]{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65_535))
+      refuse('has a port that is not 1 to 65535');
     if (port === undefined) return host;
     return isIPv6(host) ? `[${host}]:${Number(port)}` : `${host}:${Number(port)}`;
   });

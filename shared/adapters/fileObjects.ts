@@ -31,7 +31,11 @@ class Sha256 {
 }
 
 const bytesOf = (data: string | ArrayBuffer | ArrayBufferView): string | Uint8Array =>
-  typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  typeof data === 'string'
+    ? data
+    : data instanceof ArrayBuffer
+      ? new Uint8Array(data)
+      : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 
 /**
  * The files bucket through presigned requests alone: GET URLs handed to the client (the claim
@@ -65,7 +69,8 @@ export class PresignedFileObjects implements FileObjects {
   /** Sends a presigned request; 404 (nothing there any more) is as good as done. */
   private async send(method: 'DELETE', key: string, query: Record<string, string>): Promise<void> {
     const response = await fetch(await this.presign(method, key, query, 60), { method });
-    if (!response.ok && response.status !== 404) throw new Error(`S3 ${method} ${key} answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+    if (!response.ok && response.status !== 404)
+      throw new Error(`S3 ${method} ${key} answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
     await response.body?.cancel();
   }
 
@@ -91,7 +96,10 @@ export class PresignedFileObjects implements FileObjects {
 }
 
 /** The files bucket in AWS, as the stack gives it (FILES_BUCKET), with the role's credentials. */
-export function awsBucket(config: { FILES_BUCKET?: string | undefined; REGION: string }, credentials: AwsCredentialIdentityProvider): BucketLocation {
+export function awsBucket(
+  config: { FILES_BUCKET?: string | undefined; REGION: string },
+  credentials: AwsCredentialIdentityProvider,
+): BucketLocation {
   if (!config.FILES_BUCKET) throw new Error('FILES_BUCKET is not set: this function has no access to the files bucket');
   return { bucket: config.FILES_BUCKET, region: config.REGION, credentials };
 }

@@ -21,7 +21,11 @@ export class KmsSealer implements SecretSealer {
 
   async seal(plaintext: string, endpointId: string): Promise<string> {
     const { CiphertextBlob } = await this.client.send(
-      new EncryptCommand({ KeyId: this.keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: { [this.contextName]: endpointId } }),
+      new EncryptCommand({
+        KeyId: this.keyId,
+        Plaintext: Buffer.from(plaintext, 'utf8'),
+        EncryptionContext: { [this.contextName]: endpointId },
+      }),
     );
     if (!CiphertextBlob) throw new Error('KMS Encrypt returned no ciphertext');
     return `kms:${Buffer.from(CiphertextBlob).toString('base64url')}`;

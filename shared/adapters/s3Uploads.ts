@@ -47,7 +47,9 @@ export class S3MultipartUploads implements MultipartUploads {
   ) {}
 
   async start(key: string): Promise<string> {
-    const { UploadId } = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: 'application/octet-stream' }));
+    const { UploadId } = await this.client.send(
+      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: 'application/octet-stream' }),
+    );
     if (!UploadId) throw new Error('S3 answered no UploadId');
     return UploadId;
   }
@@ -55,11 +57,15 @@ export class S3MultipartUploads implements MultipartUploads {
   partUrl(key: string, uploadId: string, partNumber: number, sizeBytes: number, expiresInSeconds: number): Promise<string> {
     // The length is a signed header (X-Amz-SignedHeaders `content-length;host`): a body of any
     // other length is SignatureDoesNotMatch. Named signable too, in case the SDK ever leaves it out.
-    return getSignedUrl(this.client, new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, ContentLength: sizeBytes }), {
-      expiresIn: expiresInSeconds,
-      signingDate: new Date(this.clock.now()),
-      signableHeaders: new Set(['content-length']),
-    });
+    return getSignedUrl(
+      this.client,
+      new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, ContentLength: sizeBytes }),
+      {
+        expiresIn: expiresInSeconds,
+        signingDate: new Date(this.clock.now()),
+        signableHeaders: new Set(['content-length']),
+      },
+    );
   }
 
   async parts(key: string, uploadId: string): Promise<StoredPart[] | null> {
@@ -67,7 +73,9 @@ export class S3MultipartUploads implements MultipartUploads {
     let marker: string | undefined;
     try {
       do {
-        const page = await this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, ...(marker ? { PartNumberMarker: marker } : {}) }));
+        const page = await this.client.send(
+          new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, ...(marker ? { PartNumberMarker: marker } : {}) }),
+        );
         for (const part of page.Parts ?? []) parts.push({ partNumber: part.PartNumber!, etag: part.ETag!, size: part.Size ?? 0 });
         marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
       } while (marker);

@@ -98,7 +98,10 @@ export class SlackWebApi implements ChatApi {
     const answer = body as Record<string, unknown>;
     if (answer.ok === true) return { kind: 'ok', body: answer };
     // Slack's error is a code; anything else in its place is not repeated.
-    return { kind: 'refused', error: typeof answer.error === 'string' && /^[a-z0-9_.]{1,64}$/.test(answer.error) ? answer.error : 'unknown_error' };
+    return {
+      kind: 'refused',
+      error: typeof answer.error === 'string' && /^[a-z0-9_.]{1,64}$/.test(answer.error) ? answer.error : 'unknown_error',
+    };
   }
 }
 
@@ -128,6 +131,7 @@ function grantOf(body: Record<string, unknown>): ChatInstallationGrant | null {
   const botUserId = typeof body.bot_user_id === 'string' ? body.bot_user_id : null;
   const appId = typeof body.app_id === 'string' ? body.app_id : null;
   const scope = typeof body.scope === 'string' ? body.scope : null;
-  if (body.token_type !== 'bot' || !botToken || !teamId || !teamName || !installerSlackUserId || !botUserId || !appId || scope === null) return null;
+  if (body.token_type !== 'bot' || !botToken || !teamId || !teamName || !installerSlackUserId || !botUserId || !appId || scope === null)
+    return null;
   return { teamId, teamName, botToken, botUserId, appId, scopes: scope.split(',').filter(Boolean), installerSlackUserId };
 }

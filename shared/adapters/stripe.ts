@@ -1,7 +1,13 @@
 import Stripe from 'stripe';
 import type { Clock } from '../clock.ts';
 import type { ProviderEvent, ProviderSubscription, SubscriptionStatus } from '../domain/billing/model.ts';
-import { InvalidSignature, UnknownCursor, type CheckoutRequest, type PaymentProvider, type ProviderInvoice } from '../domain/billing/ports.ts';
+import {
+  InvalidSignature,
+  UnknownCursor,
+  type CheckoutRequest,
+  type PaymentProvider,
+  type ProviderInvoice,
+} from '../domain/billing/ports.ts';
 
 /** How far a webhook's signed timestamp may be from now (issue 16; Stripe's own default). */
 export const signatureToleranceSeconds = 300;
@@ -19,14 +25,25 @@ export function stripeClient(settings: Pick<StripeSettings, 'secretKey' | 'apiUr
   return new Stripe(settings.secretKey, {
     maxNetworkRetries: 2,
     timeout: 10_000,
-    ...(url ? { host: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)), protocol: url.protocol === 'https:' ? 'https' : 'http' } : {}),
+    ...(url
+      ? {
+          host: url.hostname,
+          port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+          protocol: url.protocol === 'https:' ? 'https' : 'http',
+        }
+      : {}),
   });
 }
 
 /** The subscription an event is about: its own id, a completed checkout's, or an invoice's. */
 function subscriptionIdOf(event: Stripe.Event): string | null {
   const object = event.data.object as unknown as Record<string, unknown>;
-  const id = (value: unknown) => (typeof value === 'string' ? value : value && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null);
+  const id = (value: unknown) =>
+    typeof value === 'string'
+      ? value
+      : value && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string'
+        ? (value as { id: string }).id
+        : null;
   if (event.type.startsWith('customer.subscription.')) return id(object);
   if (event.type === 'checkout.session.completed') return id(object.subscription);
   if (event.type.startsWith('invoice.')) {
@@ -76,13 +93,21 @@ export class StripeProvider implements PaymentProvider {
     const now = this.clock.now();
     let event: Stripe.Event;
     try {
-      event = await this.stripe.webhooks.constructEventAsync(rawBody, signature, this.webhookSecret, signatureToleranceSeconds, undefined, now);
+      event = await this.stripe.webhooks.constructEventAsync(
+        rawBody,
+        signature,
+        this.webhookSecret,
+        signatureToleranceSeconds,
+        undefined,
+        now,
+      );
     } catch (error) {
       throw new InvalidSignature((error as Error).message);
     }
     // The one timestamp, parsed as the SDK parsed the one it checked the signature over.
     const signedAt = parseInt(timestamps[0]!.split('=')[1]!, 10);
-    if (signedAt * 1000 > now + signatureToleranceSeconds * 1000) throw new InvalidSignature('Timestamp outside the tolerance zone (in the future)');
+    if (signedAt * 1000 > now + signatureToleranceSeconds * 1000)
+      throw new InvalidSignature('Timestamp outside the tolerance zone (in the future)');
     return { id: event.id, type: event.type, subscriptionId: subscriptionIdOf(event) };
   }
 
@@ -114,13 +139,18 @@ export class StripeProvider implements PaymentProvider {
     return { url: session.url };
   }
 
-  async listInvoices(customerId: string, limit: number, startingAfter: string | null): Promise<{ items: ProviderInvoice[]; hasMore: boolean }> {
+  async listInvoices(
+    customerId: string,
+    limit: number,
+    startingAfter: string | null,
+  ): Promise<{ items: ProviderInvoice[]; hasMore: boolean }> {
     let page: Stripe.ApiList<Stripe.Invoice>;
     try {
       page = await this.stripe.invoices.list({ customer: customerId, limit, ...(startingAfter ? { starting_after: startingAfter } : {}) });
     } catch (error) {
       // Stripe's 400 for a cursor of no invoice: `resource_missing` on `starting_after`.
-      if (startingAfter && missing(error) && (error as Stripe.errors.StripeInvalidRequestError).param === 'starting_after') throw new UnknownCursor(`no invoice ${startingAfter}`);
+      if (startingAfter && missing(error) && (error as Stripe.errors.StripeInvalidRequestError).param === 'starting_after')
+        throw new UnknownCursor(`no invoice ${startingAfter}`);
       throw error;
     }
     return {

@@ -6,13 +6,18 @@ import type { ProviderEvent, ProviderSubscription } from '../domain/billing/mode
 import type { CheckoutRequest, PaymentProvider, ProviderInvoice } from '../domain/billing/ports.ts';
 import { StripeProvider, stripeClient, type StripeSettings } from './stripe.ts';
 
-const storedSecrets = z.object({ secret_key: z.string().check(z.regex(/^(sk|rk)_/)), webhook_secret: z.string().check(z.regex(/^whsec_/)) });
+const storedSecrets = z.object({
+  secret_key: z.string().check(z.regex(/^(sk|rk)_/)),
+  webhook_secret: z.string().check(z.regex(/^whsec_/)),
+});
 
 /**
  * The provider's secret key and webhook signing secret: from Secrets Manager in AWS (read once,
  * at the first request of a cold start), given directly in local runs. Never logged.
  */
-export async function stripeSettings(config: Pick<Config, 'REGION' | 'STRIPE_SECRETS_ARN' | 'STRIPE_SECRET_KEY' | 'STRIPE_WEBHOOK_SECRET' | 'STRIPE_API_URL'>): Promise<StripeSettings> {
+export async function stripeSettings(
+  config: Pick<Config, 'REGION' | 'STRIPE_SECRETS_ARN' | 'STRIPE_SECRET_KEY' | 'STRIPE_WEBHOOK_SECRET' | 'STRIPE_API_URL'>,
+): Promise<StripeSettings> {
   if (config.STRIPE_SECRETS_ARN) {
     const client = new SecretsManagerClient({ region: config.REGION });
     try {
@@ -25,7 +30,8 @@ export async function stripeSettings(config: Pick<Config, 'REGION' | 'STRIPE_SEC
       client.destroy();
     }
   }
-  if (!config.STRIPE_SECRET_KEY || !config.STRIPE_WEBHOOK_SECRET) throw new Error('the payment provider is not configured (STRIPE_SECRETS_ARN, or STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET)');
+  if (!config.STRIPE_SECRET_KEY || !config.STRIPE_WEBHOOK_SECRET)
+    throw new Error('the payment provider is not configured (STRIPE_SECRETS_ARN, or STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET)');
   return { secretKey: config.STRIPE_SECRET_KEY, webhookSecret: config.STRIPE_WEBHOOK_SECRET, apiUrl: config.STRIPE_API_URL };
 }
 
@@ -64,7 +70,11 @@ export class LazyStripeProvider implements PaymentProvider {
     return (await this.get()).createPortalSession(customerId, returnUrl);
   }
 
-  async listInvoices(customerId: string, limit: number, startingAfter: string | null): Promise<{ items: ProviderInvoice[]; hasMore: boolean }> {
+  async listInvoices(
+    customerId: string,
+    limit: number,
+    startingAfter: string | null,
+  ): Promise<{ items: ProviderInvoice[]; hasMore: boolean }> {
     return (await this.get()).listInvoices(customerId, limit, startingAfter);
   }
 

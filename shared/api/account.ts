@@ -8,9 +8,11 @@ const email = z.email().check(z.maxLength(254));
 
 const createApiKeyRequest = z.strictObject({
   name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
-  scopes: z
-    .array(z.enum(scopes))
-    .check(z.minLength(1), z.maxLength(scopes.length), z.refine((list) => new Set(list).size === list.length, 'scopes must not repeat')),
+  scopes: z.array(z.enum(scopes)).check(
+    z.minLength(1),
+    z.maxLength(scopes.length),
+    z.refine((list) => new Set(list).size === list.length, 'scopes must not repeat'),
+  ),
   expires_in: z.optional(z.int().check(z.minimum(3600), z.maximum(credentialLimits.apiKeyMaxSeconds))),
 });
 export type CreateApiKeyRequest = z.infer<typeof createApiKeyRequest>;
@@ -28,7 +30,10 @@ const storedNumberMagnitude = { max: Number.MAX_SAFE_INTEGER, minNonZero: 1e-130
 const storableNumber = z.number().check(
   z.minimum(-storedNumberMagnitude.max, 'numbers are at most 2^53 − 1 in magnitude'),
   z.maximum(storedNumberMagnitude.max, 'numbers are at most 2^53 − 1 in magnitude'),
-  z.refine((value) => value === 0 || Math.abs(value) >= storedNumberMagnitude.minNonZero, 'numbers other than 0 are at least 1e-130 in magnitude'),
+  z.refine(
+    (value) => value === 0 || Math.abs(value) >= storedNumberMagnitude.minNonZero,
+    'numbers other than 0 are at least 1e-130 in magnitude',
+  ),
 );
 
 /**

@@ -32,7 +32,17 @@ export const accountReplies = {
   CodeSent: z.strictObject({ sent: z.literal(true) }),
   IssuedTokens,
   Jwks: z.strictObject({
-    keys: z.array(z.strictObject({ kty: z.literal('EC'), crv: z.literal('P-256'), x: z.string(), y: z.string(), kid: z.string(), alg: z.literal('ES256'), use: z.literal('sig') })),
+    keys: z.array(
+      z.strictObject({
+        kty: z.literal('EC'),
+        crv: z.literal('P-256'),
+        x: z.string(),
+        y: z.string(),
+        kid: z.string(),
+        alg: z.literal('ES256'),
+        use: z.literal('sig'),
+      }),
+    ),
   }),
   SessionList: page(
     z.strictObject({ id: z.string(), device_name: z.string(), created_at: timestamp, last_used_at: timestamp, current: z.boolean() }),
@@ -62,9 +72,10 @@ export const accountReplies = {
   }),
   UsageHistory: page(z.strictObject({ date: z.string(), live_secrets: z.int(), bytes_stored: z.int(), calls: z.int() })),
   Flags: z.strictObject({
-    flags: z.strictObject({ ...Object.fromEntries(features.map((feature) => [feature, z.boolean()])), signed_in: z.boolean() }) as z.ZodMiniObject<
-      Record<(typeof features)[number] | 'signed_in', z.ZodMiniBoolean>
-    >,
+    flags: z.strictObject({
+      ...Object.fromEntries(features.map((feature) => [feature, z.boolean()])),
+      signed_in: z.boolean(),
+    }) as z.ZodMiniObject<Record<(typeof features)[number] | 'signed_in', z.ZodMiniBoolean>>,
   }),
   Regions: z.strictObject({
     current: z.strictObject({ id: z.string(), api_url: z.string() }),

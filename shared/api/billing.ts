@@ -5,7 +5,9 @@ import { nullableTimestamp, page, timestamp } from './output.ts';
 
 const plans = ['free', 'pro', 'team', 'enterprise'] as const;
 /** A return path of the web client (`/billing?checkout=done`): its own origin only. */
-const returnPath = z.string().check(z.minLength(1), z.maxLength(512), z.regex(/^\/(?!\/)[^\\\s]*$/, 'must be a path starting with a single /'));
+const returnPath = z
+  .string()
+  .check(z.minLength(1), z.maxLength(512), z.regex(/^\/(?!\/)[^\\\s]*$/, 'must be a path starting with a single /'));
 
 const workspaceId = z.string().check(z.minLength(1), z.maxLength(64));
 
@@ -18,14 +20,25 @@ const checkoutRequest = z.strictObject({
 });
 
 /** One line of a mail (a name, a company): no control characters, so nothing can start a header or a new line. */
-const mailLine = (max: number) => z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(max), z.regex(/^[^\p{Cc}\p{Zl}\p{Zp}]*$/u, 'must be one line of text'));
+const mailLine = (max: number) =>
+  z
+    .string()
+    .check(
+      z.trim(),
+      z.minLength(1, 'must not be empty'),
+      z.maxLength(max),
+      z.regex(/^[^\p{Cc}\p{Zl}\p{Zp}]*$/u, 'must be one line of text'),
+    );
 
 /** What the billing group's routes take (interface §4.6). */
 export const billingRequests = {
   CheckoutRequest: checkoutRequest,
   PortalRequest: z.strictObject({ return_path: z.optional(returnPath) }),
   InvoiceListQuery: pageQuery({ default: 10, max: 100 }),
-  SeatsRequest: z.strictObject({ workspace_id: workspaceId, seats: z.int().check(z.minimum(teamSeatLimits.min), z.maximum(teamSeatLimits.max)) }),
+  SeatsRequest: z.strictObject({
+    workspace_id: workspaceId,
+    seats: z.int().check(z.minimum(teamSeatLimits.min), z.maximum(teamSeatLimits.max)),
+  }),
   EnterpriseInquiryRequest: z.strictObject({
     name: mailLine(inquiry.name.max),
     email: z.email().check(z.maxLength(254)),

@@ -12,7 +12,10 @@ import { schemas, type SchemaName } from './index.ts';
  * checks every response the suites receive against this document.
  */
 export function openApiDocument(origin: string) {
-  const components: Record<string, unknown> = { Problem: jsonSchema(Problem, 'output'), ScimErrorMessage: jsonSchema(ScimErrorMessage, 'output') };
+  const components: Record<string, unknown> = {
+    Problem: jsonSchema(Problem, 'output'),
+    ScimErrorMessage: jsonSchema(ScimErrorMessage, 'output'),
+  };
   const register = (name: SchemaName | null, io: 'input' | 'output') => {
     if (name !== null) components[name] ??= jsonSchema(schemas[name], io);
     return name === null ? null : { $ref: `#/components/schemas/${name}` };
@@ -38,7 +41,9 @@ export function openApiDocument(origin: string) {
       responses: {
         [route.reply.status]: successResponse(route, register(route.reply.body, 'output')),
         ...Object.fromEntries(route.errors.map((status) => [status, problemResponse(status, route.media)])),
-        ...(hostCheckedGroups.includes(route.group) && !(route.errors as readonly number[]).includes(404) ? { 404: unknownHostResponse(route.media) } : {}),
+        ...(hostCheckedGroups.includes(route.group) && !(route.errors as readonly number[]).includes(404)
+          ? { 404: unknownHostResponse(route.media) }
+          : {}),
       },
       'x-credential': route.credential,
       ...(route.rate ? { 'x-rate-class': route.rate } : {}),
@@ -75,7 +80,8 @@ export function openApiDocument(origin: string) {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'hlscim_<secret>',
-          description: 'A workspace’s directory key (from its SSO settings), for its SCIM client: the /scim/v2 routes act on that workspace.',
+          description:
+            'A workspace’s directory key (from its SSO settings), for its SCIM client: the /scim/v2 routes act on that workspace.',
         },
       },
       schemas: components,
@@ -85,7 +91,10 @@ export function openApiDocument(origin: string) {
 
 /** A schema as JSON Schema 2020-12 (what OpenAPI 3.1 embeds), without its `$schema`. */
 function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _dialect, ...converted } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _dialect, ...converted } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return converted;
 }
 
@@ -126,7 +135,13 @@ function queryParameters(name: SchemaName | null) {
 
 /** Request headers an operation reads besides `authorization`. */
 function headerParameters(route: Route) {
-  return (route.headers ?? []).map(({ name, description }) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
+  return (route.headers ?? []).map(({ name, description }) => ({
+    name,
+    in: 'header',
+    required: false,
+    description,
+    schema: { type: 'string' },
+  }));
 }
 
 /** SCIM clients send either JSON media type (Okta's spec test posts application/json, Entra application/scim+json). */
@@ -136,12 +151,29 @@ function successResponse(route: Route, body: { $ref: string } | null) {
   const description = { 200: 'OK', 201: 'Created', 202: 'Accepted: queued or counted for later', 204: 'Done; no body' }[route.reply.status];
   if (route.page) return { description: `${description}: an HTML page`, content: { 'text/html': { schema: { type: 'string' } } } };
   if (!body) return { description };
-  const text = route.textReply ? { 'text/plain': { schema: { type: 'string' } } } : route.download ? { [route.download]: { schema: { type: 'string' } } } : {};
+  const text = route.textReply
+    ? { 'text/plain': { schema: { type: 'string' } } }
+    : route.download
+      ? { [route.download]: { schema: { type: 'string' } } }
+      : {};
   const headers = route.download
-    ? { headers: { 'content-disposition': { description: 'attachment, with the file name', schema: { type: 'string' } }, link: { description: 'rel="next": the next part of a large export', schema: { type: 'string' } } } }
+    ? {
+        headers: {
+          'content-disposition': { description: 'attachment, with the file name', schema: { type: 'string' } },
+          link: { description: 'rel="next": the next part of a large export', schema: { type: 'string' } },
+        },
+      }
     : {};
-  const located = route.media === 'scim' && route.reply.body === 'ScimUser' ? { headers: { location: { description: 'The User’s absolute URL, as its meta.location', schema: { type: 'string' } } } } : {};
-  return { description, ...headers, ...located, content: { [route.media === 'scim' ? 'application/scim+json' : 'application/json']: { schema: body }, ...text } };
+  const located =
+    route.media === 'scim' && route.reply.body === 'ScimUser'
+      ? { headers: { location: { description: 'The User’s absolute URL, as its meta.location', schema: { type: 'string' } } } }
+      : {};
+  return {
+    description,
+    ...headers,
+    ...located,
+    content: { [route.media === 'scim' ? 'application/scim+json' : 'application/json']: { schema: body }, ...text },
+  };
 }
 
 const problemDescriptions: Record<ErrorStatus, string> = {
@@ -172,9 +204,13 @@ const unknownHostResponse = (media: Route['media']) => ({
 
 function problemResponse(status: ErrorStatus, media: Route['media']) {
   return {
-    description: media === 'scim' ? scimDescriptions[status] ?? problemDescriptions[status] : problemDescriptions[status],
-    ...(status === 429 || status === 425 ? { headers: { 'retry-after': { description: 'Seconds to wait.', schema: { type: 'integer' } } } } : {}),
-    ...(status === 401 && media === 'scim' ? { headers: { 'www-authenticate': { description: 'Bearer', schema: { type: 'string' } } } } : {}),
+    description: media === 'scim' ? (scimDescriptions[status] ?? problemDescriptions[status]) : problemDescriptions[status],
+    ...(status === 429 || status === 425
+      ? { headers: { 'retry-after': { description: 'Seconds to wait.', schema: { type: 'integer' } } } }
+      : {}),
+    ...(status === 401 && media === 'scim'
+      ? { headers: { 'www-authenticate': { description: 'Bearer', schema: { type: 'string' } } } }
+      : {}),
     content: errorContent(media),
   };
 }

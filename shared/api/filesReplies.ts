@@ -19,7 +19,15 @@ export const filesReplies = {
     expires_at: timestamp,
     /** Recipient links, as for a text secret. */
     recipients: z.optional(
-      z.array(z.strictObject({ recipient_id: z.string(), label: z.nullable(z.string()), email: z.nullable(z.string()), restricted: z.boolean(), url_base: z.string() })),
+      z.array(
+        z.strictObject({
+          recipient_id: z.string(),
+          label: z.nullable(z.string()),
+          email: z.nullable(z.string()),
+          restricted: z.boolean(),
+          url_base: z.string(),
+        }),
+      ),
     ),
     /** Resuming: the parts S3 has already (ListParts), which are not sent again. */
     uploaded: z.optional(z.array(z.strictObject({ part_number: z.int(), etag: z.string(), size: z.int() }))),

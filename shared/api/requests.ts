@@ -9,7 +9,13 @@ const { expiresInSeconds, maxResponses, promptEnvelopeBytes, listPageSize, inbox
 
 /** Unpadded base64url, as keys and HPKE's outputs travel. */
 const base64url = (what: string, maxChars: number) =>
-  z.string().check(z.minLength(1, `${what} must not be empty`), z.maxLength(maxChars), z.regex(/^[A-Za-z0-9_-]+$/, `${what} must be unpadded base64url`));
+  z
+    .string()
+    .check(
+      z.minLength(1, `${what} must not be empty`),
+      z.maxLength(maxChars),
+      z.regex(/^[A-Za-z0-9_-]+$/, `${what} must be unpadded base64url`),
+    );
 
 /** A key's wire form: at most a P-256 point (65 bytes, 87 characters); the domain checks the exact length and the point. */
 const keyBytes = (what: string) => base64url(what, 88);
@@ -38,7 +44,8 @@ const createRequestRequest = z
   })
   .check(
     z.superRefine((body, ctx) => {
-      if (body.hostname !== undefined && body.workspace_id === undefined) ctx.addIssue({ code: 'custom', path: ['hostname'], message: hostnameNeedsWorkspace });
+      if (body.hostname !== undefined && body.workspace_id === undefined)
+        ctx.addIssue({ code: 'custom', path: ['hostname'], message: hostnameNeedsWorkspace });
     }),
   );
 export type CreateRequestRequest = z.output<typeof createRequestRequest>;
@@ -53,7 +60,8 @@ const responseRequest = z
   })
   .check(
     z.superRefine((body, ctx) => {
-      if (decodedBase64Length(body.envelope) !== body.size_bytes) ctx.addIssue({ code: 'custom', path: ['size_bytes'], message: 'size_bytes must equal the decoded length of envelope' });
+      if (decodedBase64Length(body.envelope) !== body.size_bytes)
+        ctx.addIssue({ code: 'custom', path: ['size_bytes'], message: 'size_bytes must equal the decoded length of envelope' });
     }),
   );
 export type ResponseRequest = z.output<typeof responseRequest>;

@@ -46,7 +46,9 @@ const scimUser = z.looseObject({
   id: z.string(),
   externalId: z.optional(z.string()),
   userName: z.string(),
-  name: z.optional(z.looseObject({ givenName: z.optional(z.string()), familyName: z.optional(z.string()), formatted: z.optional(z.string()) })),
+  name: z.optional(
+    z.looseObject({ givenName: z.optional(z.string()), familyName: z.optional(z.string()), formatted: z.optional(z.string()) }),
+  ),
   displayName: z.optional(z.string()),
   emails: z.optional(z.array(z.looseObject({ value: z.string(), type: z.optional(z.string()), primary: z.optional(z.boolean()) }))),
   active: z.boolean(),
@@ -75,7 +77,9 @@ export const scimReplies = {
     etag: z.looseObject({ supported: z.boolean() }),
     authenticationSchemes: z.array(z.looseObject({ type: z.string(), name: z.string(), description: z.string() })),
   }),
-  ScimSchemaList: listResponse(z.looseObject({ id: z.string(), attributes: z.array(z.looseObject({ name: z.string(), type: z.string() })) })),
+  ScimSchemaList: listResponse(
+    z.looseObject({ id: z.string(), attributes: z.array(z.looseObject({ name: z.string(), type: z.string() })) }),
+  ),
   ScimResourceTypeList: listResponse(z.looseObject({ id: z.string(), endpoint: z.string(), schema: z.string() })),
 };
 

@@ -16,7 +16,12 @@ export const recipientRequest = z
     /** Only the holder of `email` may open it, after proving the address with an emailed code. */
     restricted: z.optional(z.boolean()),
   })
-  .check(z.refine((recipient) => !recipient.restricted || recipient.email !== undefined, { path: ['email'], message: 'a restricted recipient needs an email' }));
+  .check(
+    z.refine((recipient) => !recipient.restricted || recipient.email !== undefined, {
+      path: ['email'],
+      message: 'a restricted recipient needs an email',
+    }),
+  );
 export const recipientId = z.string().check(z.maxLength(64));
 
 /** Standard base64 with padding, as the interface asks for the envelope. */
@@ -66,7 +71,8 @@ const createSecretRequest = z
   })
   .check(
     z.superRefine((body, ctx) => {
-      if (body.hostname !== undefined && body.workspace_id === undefined) ctx.addIssue({ code: 'custom', path: ['hostname'], message: hostnameNeedsWorkspace });
+      if (body.hostname !== undefined && body.workspace_id === undefined)
+        ctx.addIssue({ code: 'custom', path: ['hostname'], message: hostnameNeedsWorkspace });
       const decoded = decodedBase64Length(body.envelope);
       if (decoded > textEnvelopeBytes) {
         ctx.addIssue({ code: 'custom', path: ['envelope'], message: `envelope must decode to at most ${textEnvelopeBytes} bytes` });

@@ -83,7 +83,15 @@ export const secretsReplies = {
     views_left: z.int(),
     /** One link per recipient asked for, all sharing the envelope and key: append `#` and the key to each. */
     recipients: z.optional(
-      z.array(z.strictObject({ recipient_id: z.string(), label: z.nullable(z.string()), email: z.nullable(z.string()), restricted: z.boolean(), url_base: z.string() })),
+      z.array(
+        z.strictObject({
+          recipient_id: z.string(),
+          label: z.nullable(z.string()),
+          email: z.nullable(z.string()),
+          restricted: z.boolean(),
+          url_base: z.string(),
+        }),
+      ),
     ),
   }),
   SecretList: page(SecretMetadata),

@@ -10,9 +10,10 @@ import { pageQuery } from './input.ts';
 const registerWebhookRequest = z.strictObject({
   url: z.string().check(z.minLength(1), z.maxLength(2048)),
   events: z.optional(
-    z
-      .array(z.enum(secretEventTypes as readonly [SecretEventType, ...SecretEventType[]]))
-      .check(z.minLength(1), z.refine((list) => new Set(list).size === list.length, 'events must not repeat')),
+    z.array(z.enum(secretEventTypes as readonly [SecretEventType, ...SecretEventType[]])).check(
+      z.minLength(1),
+      z.refine((list) => new Set(list).size === list.length, 'events must not repeat'),
+    ),
   ),
 });
 export type RegisterWebhookRequest = z.infer<typeof registerWebhookRequest>;

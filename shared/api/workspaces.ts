@@ -9,7 +9,11 @@ const email = z.email().check(z.maxLength(254));
 const workspaceName = z.string().check(z.trim(), z.minLength(name.min, 'name must not be empty'), z.maxLength(name.max));
 const workspaceSlug = z
   .string()
-  .check(z.minLength(slug.min), z.maxLength(slug.max), z.regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'slug is lower-case letters and digits, with single dashes between them'));
+  .check(
+    z.minLength(slug.min),
+    z.maxLength(slug.max),
+    z.regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'slug is lower-case letters and digits, with single dashes between them'),
+  );
 
 /** A role a person can be given; `owner` only by a transfer or by an owner. */
 export const memberRoles = ['owner', 'admin', 'member'] as const;
@@ -37,10 +41,14 @@ const roleRequest = z.strictObject({ role: z.enum(memberRoles) });
 const transferRequest = z.strictObject({ user_id: z.string().check(z.minLength(1), z.maxLength(64)) });
 
 const policyRequest = z.strictObject({
-  max_expires_in: z.optional(z.nullable(z.int().check(z.minimum(secretLimits.expiresInSeconds.min), z.maximum(secretLimits.expiresInSeconds.max)))),
+  max_expires_in: z.optional(
+    z.nullable(z.int().check(z.minimum(secretLimits.expiresInSeconds.min), z.maximum(secretLimits.expiresInSeconds.max))),
+  ),
   max_views: z.optional(z.nullable(z.int().check(z.minimum(secretLimits.maxViews.min), z.maximum(secretLimits.maxViews.max)))),
   require_passphrase: z.optional(z.nullable(z.boolean())),
-  allowed_recipient_domains: z.optional(z.nullable(z.array(z.string().check(z.minLength(1), z.maxLength(253))).check(z.maxLength(allowedRecipientDomains)))),
+  allowed_recipient_domains: z.optional(
+    z.nullable(z.array(z.string().check(z.minLength(1), z.maxLength(253))).check(z.maxLength(allowedRecipientDomains))),
+  ),
   allow_files: z.optional(z.nullable(z.boolean())),
   max_file_bytes: z.optional(z.nullable(z.int().check(z.minimum(1), z.maximum(Number.MAX_SAFE_INTEGER)))),
   allow_requests: z.optional(z.nullable(z.boolean())),

@@ -60,7 +60,15 @@ export const workspacesReplies = {
   InvitationCreated: z.strictObject({ id: z.string(), email: z.string(), role: z.enum(['admin', 'member']), expires_at: timestamp }),
   InvitationAccepted: z.strictObject({ workspace_id: z.string(), role }),
   MemberList: z.strictObject({
-    items: z.array(z.strictObject({ user_id: z.string(), email: z.string(), role, joined_at: timestamp, source: z.enum(['owner', 'invitation', 'scim']) })),
+    items: z.array(
+      z.strictObject({
+        user_id: z.string(),
+        email: z.string(),
+        role,
+        joined_at: timestamp,
+        source: z.enum(['owner', 'invitation', 'scim']),
+      }),
+    ),
     invitations: z.array(z.strictObject({ id: z.string(), email: z.string(), role: z.enum(['admin', 'member']), expires_at: timestamp })),
   }),
   MemberRemoved: z.strictObject({ user_id: z.string(), removed: z.literal(true) }),

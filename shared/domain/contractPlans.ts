@@ -62,7 +62,13 @@ export interface ContractPlanStore {
   /** False when the account is gone. */
   setAccountPlan(userId: string, plan: Plan | null, record: ContractRecord): Promise<boolean>;
   /** The plan (or none) and the seats, only while the members fit in them, with the audit row. */
-  setWorkspacePlan(workspaceId: string, plan: Plan | null, seats: number, record: ContractRecord, audit: AuditRow): Promise<'set' | 'not_found' | 'below_members'>;
+  setWorkspacePlan(
+    workspaceId: string,
+    plan: Plan | null,
+    seats: number,
+    record: ContractRecord,
+    audit: AuditRow,
+  ): Promise<'set' | 'not_found' | 'below_members'>;
 }
 
 export interface ContractPlanPorts {
@@ -79,14 +85,17 @@ export interface ContractState {
   seats?: number;
 }
 
-export type ContractTargetFound = { kind: 'account'; userId: string; email: string } | { kind: 'workspace'; workspaceId: string; name: string; members: number };
+export type ContractTargetFound =
+  | { kind: 'account'; userId: string; email: string }
+  | { kind: 'workspace'; workspaceId: string; name: string; members: number };
 
 export type ContractPlanResult =
   | { outcome: 'changed' | 'dry_run' | 'unchanged'; target: ContractTargetFound; before: ContractState; after: ContractState }
   | { outcome: 'not_found'; target: ContractTarget }
   | { outcome: 'below_members'; target: ContractTargetFound; seats: number };
 
-const inUse = (providerPlan: Plan, contractPlan: Plan | null): Plan => highestPlan(contractPlan === null ? [providerPlan] : [providerPlan, contractPlan]);
+const inUse = (providerPlan: Plan, contractPlan: Plan | null): Plan =>
+  highestPlan(contractPlan === null ? [providerPlan] : [providerPlan, contractPlan]);
 
 /**
  * Sets (or takes away) an account's or a workspace's contract plan, as sales asked: the state
@@ -113,12 +122,26 @@ export async function setContractPlan(request: ContractPlanRequest, ports: Contr
 /** Members joining between the read and the write refuse the seats counted: taking a contract away counts again, this often in all. */
 const removalAttempts = 3;
 
-async function setWorkspaceContract(requested: Extract<ContractTarget, { kind: 'workspace' }>, request: ContractPlanRequest, record: ContractRecord, ports: ContractPlanPorts): Promise<ContractPlanResult> {
+async function setWorkspaceContract(
+  requested: Extract<ContractTarget, { kind: 'workspace' }>,
+  request: ContractPlanRequest,
+  record: ContractRecord,
+  ports: ContractPlanPorts,
+): Promise<ContractPlanResult> {
   for (let attempt = 1; ; attempt++) {
     const workspace = await ports.contracts.workspace(requested.workspaceId);
     if (!workspace) return { outcome: 'not_found', target: requested };
-    const target: ContractTargetFound = { kind: 'workspace', workspaceId: workspace.workspaceId, name: workspace.name, members: workspace.members };
-    const before = { contractPlan: workspace.contractPlan, plan: inUse(workspace.providerPlan, workspace.contractPlan), seats: workspace.seats };
+    const target: ContractTargetFound = {
+      kind: 'workspace',
+      workspaceId: workspace.workspaceId,
+      name: workspace.name,
+      members: workspace.members,
+    };
+    const before = {
+      contractPlan: workspace.contractPlan,
+      plan: inUse(workspace.providerPlan, workspace.contractPlan),
+      seats: workspace.seats,
+    };
     if (request.plan === null && workspace.contractPlan === null) return { outcome: 'unchanged', target, before, after: before };
     const seats = request.plan === null ? await seatsWithoutContract(workspace, ports) : (request.seats ?? workspace.seats);
     if (seats < workspace.members) return { outcome: 'below_members', target, seats };
@@ -128,7 +151,14 @@ async function setWorkspaceContract(requested: Extract<ContractTarget, { kind: '
       workspace.workspaceId,
       request.plan === null ? 'plan.contract_removed' : 'plan.contract_set',
       workspace.workspaceId,
-      { plan: request.plan, seats, previous_plan: workspace.contractPlan, previous_seats: workspace.seats, note: request.note, by: request.by },
+      {
+        plan: request.plan,
+        seats,
+        previous_plan: workspace.contractPlan,
+        previous_seats: workspace.seats,
+        note: request.note,
+        by: request.by,
+      },
       record.at,
     );
     const outcome = await ports.contracts.setWorkspacePlan(workspace.workspaceId, request.plan, seats, record, audit);

@@ -29,7 +29,11 @@ export interface RateCounter {
  * For limits that guard something scarcer than a request (codes mailed to an address, guesses
  * at a sign-in code). Answers the window's count, this request included.
  */
-export async function enforceWindow(bucket: string, window: RateWindow, ports: { rateCounter: RateCounter; clock: Clock }): Promise<number> {
+export async function enforceWindow(
+  bucket: string,
+  window: RateWindow,
+  ports: { rateCounter: RateCounter; clock: Clock },
+): Promise<number> {
   const nowSeconds = Math.floor(ports.clock.now() / 1000);
   const hit = windowHit(bucket, window, nowSeconds);
   const count = await ports.rateCounter.addIfBelow(hit);
@@ -38,7 +42,12 @@ export async function enforceWindow(bucket: string, window: RateWindow, ports: {
 }
 
 export function windowHit(bucket: string, window: RateWindow, nowSeconds: number): RateHit {
-  return { bucket, windowStart: nowSeconds - (nowSeconds % window.windowSeconds), windowSeconds: window.windowSeconds, limit: window.limit };
+  return {
+    bucket,
+    windowStart: nowSeconds - (nowSeconds % window.windowSeconds),
+    windowSeconds: window.windowSeconds,
+    limit: window.limit,
+  };
 }
 
 /** The window is full: try again when it ends. */

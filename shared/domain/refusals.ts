@@ -94,10 +94,7 @@ export class Invalid extends Refusal {
 
 /** No credential, or one that proves nothing; `challenge` says which one would do. */
 export class Unauthenticated extends Refusal {
-  constructor(
-    detail: string,
-    options: RefusalOptions & { challenge?: Challenge } = {},
-  ) {
+  constructor(detail: string, options: RefusalOptions & { challenge?: Challenge } = {}) {
     super('unauthenticated', detail, { code: 'unauthorized', ...options });
     this.challenge = options.challenge;
   }

@@ -29,8 +29,7 @@ export function fromBase64(text: string): Uint8Array {
   return out;
 }
 
-export const toBase64Url = (bytes: Uint8Array): string =>
-  toBase64(bytes).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+export const toBase64Url = (bytes: Uint8Array): string => toBase64(bytes).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 
 /** Decodes unpadded base64url; throws on any character outside the alphabet. */
 export function fromBase64Url(text: string): Uint8Array {

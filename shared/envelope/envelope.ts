@@ -226,7 +226,13 @@ export async function sealHeader(keys: EnvelopeKeys, fields: Parameters<typeof e
 /** AAD of chunks and meta: the whole header except its MAC. */
 const aadOf = (header: Uint8Array) => header.subarray(0, header.length - 32);
 
-export async function encryptChunk(keys: EnvelopeKeys, header: Uint8Array, index: number, final: boolean, plaintext: Uint8Array): Promise<Uint8Array> {
+export async function encryptChunk(
+  keys: EnvelopeKeys,
+  header: Uint8Array,
+  index: number,
+  final: boolean,
+  plaintext: Uint8Array,
+): Promise<Uint8Array> {
   const ciphertext = await subtle().encrypt(
     { name: 'AES-GCM', iv: buf(chunkNonce(index, final)), additionalData: buf(aadOf(header)) },
     keys.payload,
@@ -236,7 +242,13 @@ export async function encryptChunk(keys: EnvelopeKeys, header: Uint8Array, index
 }
 
 /** `header` is the whole header, MAC included, as for encryption. */
-export async function decryptChunk(keys: EnvelopeKeys, header: Uint8Array, index: number, final: boolean, ciphertext: Uint8Array): Promise<Uint8Array> {
+export async function decryptChunk(
+  keys: EnvelopeKeys,
+  header: Uint8Array,
+  index: number,
+  final: boolean,
+  ciphertext: Uint8Array,
+): Promise<Uint8Array> {
   if (ciphertext.length < TAG_BYTES) throw new EnvelopeError('tampered', `chunk ${index} is too short`);
   try {
     const plaintext = await subtle().decrypt(
@@ -252,7 +264,11 @@ export async function decryptChunk(keys: EnvelopeKeys, header: Uint8Array, index
 
 export async function sealMeta(keys: EnvelopeKeys, header: Uint8Array, meta: FileMeta): Promise<Uint8Array> {
   const ciphertext = new Uint8Array(
-    await subtle().encrypt({ name: 'AES-GCM', iv: zeroNonce, additionalData: buf(aadOf(header)) }, keys.meta, buf(utf8.encode(JSON.stringify(meta)))),
+    await subtle().encrypt(
+      { name: 'AES-GCM', iv: zeroNonce, additionalData: buf(aadOf(header)) },
+      keys.meta,
+      buf(utf8.encode(JSON.stringify(meta))),
+    ),
   );
   const length = new Uint8Array(4);
   new DataView(length.buffer).setUint32(0, ciphertext.length);
@@ -261,7 +277,11 @@ export async function sealMeta(keys: EnvelopeKeys, header: Uint8Array, meta: Fil
 
 export async function openMeta(keys: EnvelopeKeys, header: Uint8Array, ciphertext: Uint8Array): Promise<FileMeta> {
   try {
-    const plaintext = await subtle().decrypt({ name: 'AES-GCM', iv: zeroNonce, additionalData: buf(aadOf(header)) }, keys.meta, buf(ciphertext));
+    const plaintext = await subtle().decrypt(
+      { name: 'AES-GCM', iv: zeroNonce, additionalData: buf(aadOf(header)) },
+      keys.meta,
+      buf(ciphertext),
+    );
     return JSON.parse(fromUtf8(new Uint8Array(plaintext))) as FileMeta;
   } catch {
     throw new EnvelopeError('tampered', 'the file details do not authenticate');

@@ -52,7 +52,8 @@ export function encodeHeader(fields: HeaderFields): Uint8Array {
   out.set(MAGIC, 0);
   out[4] = VERSION;
   out[5] = kindCodes[fields.kind];
-  out[6] = (fields.passphrase ? flags.passphrase : 0) | (stanza.length ? flags.stanza : 0) | (fields.serverEncrypted ? flags.serverEncrypted : 0);
+  out[6] =
+    (fields.passphrase ? flags.passphrase : 0) | (stanza.length ? flags.stanza : 0) | (fields.serverEncrypted ? flags.serverEncrypted : 0);
   out[7] = SUITE;
   out[8] = fields.chunkLog2;
   out[9] = fields.passphrase ? 1 : 0;

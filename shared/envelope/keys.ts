@@ -40,12 +40,15 @@ async function passphraseKey(passphrase: string, salt: Uint8Array, iterations: n
 
 export async function deriveKeys(material: KeyMaterial): Promise<EnvelopeKeys> {
   if (material.urlKey.length !== KEY_BYTES) throw new Error('the URL key must be 32 bytes');
-  const ikm = material.passphrase === undefined
-    ? material.urlKey
-    : concatBytes(material.urlKey, await passphraseKey(material.passphrase, material.salt, material.iterations));
+  const ikm =
+    material.passphrase === undefined
+      ? material.urlKey
+      : concatBytes(material.urlKey, await passphraseKey(material.passphrase, material.salt, material.iterations));
   const hkdf = await subtle().importKey('raw', buf(ikm), 'HKDF', false, ['deriveBits']);
   const derive = async (name: string) =>
-    new Uint8Array(await subtle().deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: buf(material.salt), info: buf(label(name)) }, hkdf, 256));
+    new Uint8Array(
+      await subtle().deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: buf(material.salt), info: buf(label(name)) }, hkdf, 256),
+    );
   const [header, payload, meta, claim] = await Promise.all(['header', 'payload', 'meta', 'claim'].map(derive));
   return {
     header: await subtle().importKey('raw', buf(header!), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']),
@@ -69,5 +72,7 @@ export async function claimVerifier(claimToken: string): Promise<string> {
 export async function linkToken(urlKey: Uint8Array, salt: Uint8Array): Promise<string> {
   if (urlKey.length !== KEY_BYTES) throw new Error('the URL key must be 32 bytes');
   const hkdf = await subtle().importKey('raw', buf(urlKey), 'HKDF', false, ['deriveBits']);
-  return toBase64Url(new Uint8Array(await subtle().deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: buf(salt), info: buf(label('link')) }, hkdf, 256)));
+  return toBase64Url(
+    new Uint8Array(await subtle().deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: buf(salt), info: buf(label('link')) }, hkdf, 256)),
+  );
 }

@@ -130,7 +130,11 @@ export async function deriveRequestSecrets(link: RequestLink): Promise<{ psk: Ui
  * read it. `prompt_envelope` on the wire is base64 of `envelope`. `options.salt` only for
  * test vectors; otherwise a fresh one.
  */
-export async function sealPrompt(prompt: string, link: RequestLink, options: { salt?: Uint8Array } = {}): Promise<{ envelope: Uint8Array; salt: string }> {
+export async function sealPrompt(
+  prompt: string,
+  link: RequestLink,
+  options: { salt?: Uint8Array } = {},
+): Promise<{ envelope: Uint8Array; salt: string }> {
   const { promptKey } = await deriveRequestSecrets(link);
   const sealed = await sealText(prompt, { urlKey: promptKey, ...(options.salt ? { salt: options.salt } : {}) });
   return { envelope: sealed.envelope, salt: sealed.salt };
@@ -204,7 +208,12 @@ export async function unwrapResponseKey(input: UnwrapInput): Promise<Uint8Array>
   let key: ArrayBuffer;
   try {
     key = await suite.open(
-      { recipientKey, enc: buf(enc), psk: { id: buf(utf8.encode(REQUEST_PSK_ID)), key: buf(psk) }, info: buf(responseKeyInfo(input.requestId)) },
+      {
+        recipientKey,
+        enc: buf(enc),
+        psk: { id: buf(utf8.encode(REQUEST_PSK_ID)), key: buf(psk) },
+        info: buf(responseKeyInfo(input.requestId)),
+      },
       buf(wrapped),
     );
   } catch {
@@ -249,7 +258,13 @@ export async function importRequesterKeys(stored: { kem: RequestKem; publicKey: 
   const jwk: JsonWebKey =
     stored.kem === 'x25519'
       ? { kty: 'OKP', crv: 'X25519', x: stored.publicKey, d: stored.privateKey }
-      : { kty: 'EC', crv: 'P-256', x: toBase64Url(publicKey.subarray(1, 33)), y: toBase64Url(publicKey.subarray(33)), d: stored.privateKey };
+      : {
+          kty: 'EC',
+          crv: 'P-256',
+          x: toBase64Url(publicKey.subarray(1, 33)),
+          y: toBase64Url(publicKey.subarray(33)),
+          d: stored.privateKey,
+        };
   let privateKey: CryptoKey;
   try {
     privateKey = await subtle().importKey('jwk', jwk, webCryptoAlgorithm(stored.kem), false, ['deriveBits']);
@@ -257,7 +272,9 @@ export async function importRequesterKeys(stored: { kem: RequestKem; publicKey: 
     throw new EnvelopeError('key_mismatch', 'the private key does not import');
   }
   const basePoint = await subtle().importKey('raw', buf(basePointOf(stored.kem)), webCryptoAlgorithm(stored.kem), true, []);
-  const derived = new Uint8Array(await subtle().deriveBits({ name: webCryptoAlgorithm(stored.kem).name, public: basePoint } as EcdhKeyDeriveParams, privateKey, 256));
+  const derived = new Uint8Array(
+    await subtle().deriveBits({ name: webCryptoAlgorithm(stored.kem).name, public: basePoint } as EcdhKeyDeriveParams, privateKey, 256),
+  );
   // X25519 gives the whole public key; ECDH gives the x coordinate of the point.
   const expected = stored.kem === 'x25519' ? publicKey : publicKey.subarray(1, 33);
   if (!equalBytes(derived, expected)) throw new EnvelopeError('key_mismatch', 'the private key does not belong to the public key');
@@ -267,7 +284,8 @@ export async function importRequesterKeys(stored: { kem: RequestKem; publicKey: 
 /** The generators: u = 9 for X25519, G (uncompressed) for P-256. */
 function basePointOf(kem: RequestKem): Uint8Array {
   if (kem === 'x25519') return new Uint8Array(32).map((_, i) => (i === 0 ? 9 : 0));
-  const g = '046b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c2964fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5';
+  const g =
+    '046b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c2964fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5';
   return new Uint8Array(g.match(/../g)!.map((pair) => parseInt(pair, 16)));
 }
 

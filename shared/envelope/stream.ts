@@ -2,7 +2,18 @@ import { randomBytes, toBase64Url } from './bytes.ts';
 import { EnvelopeError } from './errors.ts';
 import { chunkLog2Range, iterationRange, KEY_BYTES, parseHeader, SALT_BYTES, TAG_BYTES } from './format.ts';
 import { claimVerifier, deriveKeys, type EnvelopeKeys } from './keys.ts';
-import { decryptChunk, encryptChunk, keysFor, linkPair, openMeta, sealHeader, sealMeta, type FileMeta, type OpenInput, type Sealed } from './envelope.ts';
+import {
+  decryptChunk,
+  encryptChunk,
+  keysFor,
+  linkPair,
+  openMeta,
+  sealHeader,
+  sealMeta,
+  type FileMeta,
+  type OpenInput,
+  type Sealed,
+} from './envelope.ts';
 
 /**
  * Files of any size, chunk by chunk (docs/envelope.md, "Multipart uploads"): the envelope is
@@ -43,7 +54,14 @@ export async function fileSealer(input: FileSealInput): Promise<FileSealer> {
   const iterations = passphrase === undefined ? 0 : (input.iterations ?? iterationRange.default);
   const chunkLog2 = input.chunkLog2 ?? chunkLog2Range.default;
   const keys = await deriveKeys({ urlKey, salt, passphrase, iterations });
-  const header = await sealHeader(keys, { kind: 'file', passphrase: passphrase !== undefined, serverEncrypted: false, chunkLog2, iterations, salt });
+  const header = await sealHeader(keys, {
+    kind: 'file',
+    passphrase: passphrase !== undefined,
+    serverEncrypted: false,
+    chunkLog2,
+    iterations,
+    salt,
+  });
   const prefix = new Uint8Array([...header, ...(await sealMeta(keys, header, input.meta))]);
   const chunkBytes = 2 ** chunkLog2;
   return {

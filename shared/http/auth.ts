@@ -34,7 +34,9 @@ export async function authenticate(route: Route, request: Pick<ApiRequest, 'head
     // A route open to anonymous callers still refuses a bad credential that is sent, with the
     // status it lists for that: 403 where it lists no 401.
     if (route.credential === 'optional' && !(route.errors as readonly number[]).includes(401)) {
-      throw new HttpError(403, 'forbidden', 'The credential sent is not valid or has expired.', { members: { reason: 'invalid_credential' } });
+      throw new HttpError(403, 'forbidden', 'The credential sent is not valid or has expired.', {
+        members: { reason: 'invalid_credential' },
+      });
     }
     throw new HttpError(401, 'unauthorized', 'The credential is not valid or has expired.', {
       headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
@@ -53,7 +55,9 @@ export async function authenticate(route: Route, request: Pick<ApiRequest, 'head
     if (route.scope && !principal.scopes.includes(route.scope)) {
       // 403, unless the route lists none (an anonymous-or-owner route answering 401 and 404 only).
       const status = (route.errors as readonly number[]).includes(403) ? 403 : 401;
-      throw new HttpError(status, status === 403 ? 'forbidden' : 'unauthorized', `This API key lacks the ${route.scope} scope.`, { members: { required_scope: route.scope } });
+      throw new HttpError(status, status === 403 ? 'forbidden' : 'unauthorized', `This API key lacks the ${route.scope} scope.`, {
+        members: { required_scope: route.scope },
+      });
     }
   }
   return principal;

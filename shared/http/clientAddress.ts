@@ -17,11 +17,7 @@ const viewerAddressHeader = 'cloudfront-viewer-address';
  * only when the request proves it came through CloudFront: anyone can call the `execute-api`
  * endpoint directly with a forged viewer header, and for them `sourceIp` is the truth.
  */
-export function clientAddress(
-  headers: Record<string, string | undefined>,
-  sourceIp: string,
-  originSecret: string | undefined,
-): string {
+export function clientAddress(headers: Record<string, string | undefined>, sourceIp: string, originSecret: string | undefined): string {
   if (!throughCloudFront(headers, originSecret)) return sourceIp;
   return viewerAddress(headers[viewerAddressHeader]) ?? sourceIp;
 }

@@ -22,7 +22,8 @@ export function directoryGuard(ports: DirectoryGuardPorts): RequestGuard {
     const local = config.HUSHLINK_MODE === 'local';
     request.hostClaim = await checkHost(viewerHost(request.headers, config.ORIGIN_VERIFY, local), config.WEB_ORIGIN, local, ports.hosts);
     if (route.credential === 'public') return;
-    if (route.credential !== 'directory' || route.rate !== null) throw new Error(`${route.method} ${route.path} needs credentials or limits this function was not wired with`);
+    if (route.credential !== 'directory' || route.rate !== null)
+      throw new Error(`${route.method} ${route.path} needs credentials or limits this function was not wired with`);
     const workspace = await directoryWorkspace(request.headers.authorization, ports);
     // On a workspace's hostname, only its own directory (rule 5: a hostname serves its workspace alone).
     if (request.hostClaim && request.hostClaim.workspaceId !== workspace.id) {

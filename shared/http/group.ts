@@ -24,7 +24,8 @@ export interface GroupDeps extends Platform {
 
 /** The guard of a group whose every route is public and unlimited: nothing to check. */
 export const publicRoutesOnly: RequestGuard = async (route) => {
-  if (route.credential !== 'public' || route.rate !== null) throw new Error(`${routeKey(route)} needs credentials or limits this function was not wired with`);
+  if (route.credential !== 'public' || route.rate !== null)
+    throw new Error(`${routeKey(route)} needs credentials or limits this function was not wired with`);
 };
 
 type RowOf<Op> = Extract<RouteRow, { operation: Op }>;
@@ -37,7 +38,9 @@ export type RequestOf<Op> = ApiRequest<Parsed<RowOf<Op>['body']>, Parsed<RowOf<O
  */
 export type ReplyOf<Op> =
   | ApiReply<RowOf<Op>['reply']['status'], Parsed<RowOf<Op>['reply']['body']>>
-  | (RowOf<Op> extends { download: string } ? Omit<ApiReply<RowOf<Op>['reply']['status']>, 'body'> & { text: string; headers: Record<string, string> } : never);
+  | (RowOf<Op> extends { download: string }
+      ? Omit<ApiReply<RowOf<Op>['reply']['status']>, 'body'> & { text: string; headers: Record<string, string> }
+      : never);
 
 /** The operations of one group, each typed by its row: its input parsed, its answer checked. */
 export type Operations<G extends Group, D extends GroupDeps> = {
@@ -63,7 +66,10 @@ export function groupHandler<G extends Group, D extends GroupDeps>(
   deps: D,
 ): GroupHandler {
   const byKey = new Map(
-    (rows as readonly Route[]).map((route) => [routeKey(route), { route, operation: operations[route.operation as OperationOf<G>] as unknown as AnyOperation<D> }]),
+    (rows as readonly Route[]).map((route) => [
+      routeKey(route),
+      { route, operation: operations[route.operation as OperationOf<G>] as unknown as AnyOperation<D> },
+    ]),
   );
   const schemaOf = (name: SchemaName | null) => (name === null ? null : (contract as Record<string, z.ZodMiniType>)[name]!);
   // A group whose every route speaks SCIM answers in SCIM's shapes, errors and unmatched requests included.
@@ -88,7 +94,9 @@ function unmatched(rows: readonly Route[], event: APIGatewayProxyEventV2): HttpE
   const allowed = methodsAt(rows, event.rawPath);
   const method = event.requestContext.http.method;
   if (allowed.length === 0) return new HttpError(404, 'not_found', `Nothing is served at ${event.rawPath}.`);
-  return new HttpError(405, 'method_not_allowed', `${method} is not served at ${event.rawPath}: ${allowed.join(', ')} is.`, { headers: { allow: allowed.join(', ') } });
+  return new HttpError(405, 'method_not_allowed', `${method} is not served at ${event.rawPath}: ${allowed.join(', ')} is.`, {
+    headers: { allow: allowed.join(', ') },
+  });
 }
 
 async function run<D extends GroupDeps>(
@@ -129,4 +137,5 @@ async function run<D extends GroupDeps>(
 }
 
 /** 413 for a body over what the route takes. */
-export const bodyTooLarge = (maxBytes: number) => new HttpError(413, 'payload_too_large', `This route takes bodies of at most ${maxBytes} bytes.`);
+export const bodyTooLarge = (maxBytes: number) =>
+  new HttpError(413, 'payload_too_large', `This route takes bodies of at most ${maxBytes} bytes.`);

@@ -65,7 +65,13 @@ export function problemResponses(logger: AppLogger, media: 'problem' | 'scim' = 
       const requestId = request.event.requestContext.requestId;
       if (error.status >= 500) {
         const cause = request.error as Error | undefined;
-        logger.error('request failed', { request_id: requestId, route: request.event.routeKey, error: cause?.name, error_message: cause?.message, stack: cause?.stack });
+        logger.error('request failed', {
+          request_id: requestId,
+          route: request.event.routeKey,
+          error: cause?.name,
+          error_message: cause?.message,
+          stack: cause?.stack,
+        });
       }
       request.response = {
         statusCode: error.status,

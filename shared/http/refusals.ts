@@ -28,7 +28,10 @@ const challenges: Record<Challenge, string> = {
 };
 
 // An issue with no field (`''`) is about the input as a whole, named by its place alone (`body`).
-const fieldError = (issue: FieldIssue): FieldError => ({ path: issue.field ? `${issue.in ?? 'body'}.${issue.field}` : (issue.in ?? 'body'), message: issue.message });
+const fieldError = (issue: FieldIssue): FieldError => ({
+  path: issue.field ? `${issue.in ?? 'body'}.${issue.field}` : (issue.in ?? 'body'),
+  message: issue.message,
+});
 
 /** A domain refusal as HTTP shows it. */
 export function fromRefusal(refusal: Refusal): HttpError {
@@ -50,7 +53,9 @@ export function toHttpError(error: unknown): HttpError {
   // A cursor the store refused (shared/store/cursor.ts) is the caller's input, whichever
   // listing it was sent to, including one whose domain code does not answer it itself.
   if (error instanceof Error && error.name === 'InvalidCursor') {
-    return new HttpError(400, 'invalid_request', 'The cursor is not one this listing gave out.', { errors: [{ path: 'query.cursor', message: 'is not a cursor this listing gave out' }] });
+    return new HttpError(400, 'invalid_request', 'The cursor is not one this listing gave out.', {
+      errors: [{ path: 'query.cursor', message: 'is not a cursor this listing gave out' }],
+    });
   }
   return new HttpError(500, 'internal', 'Something went wrong on our side; the request was not completed.');
 }

@@ -40,7 +40,9 @@ export class DynamoApiKeyStore implements ApiKeyStore {
           scopes: apiKey.scopes,
           key_hash: apiKey.keyHash,
           created_at: apiKey.createdAt,
-          ...(apiKey.expiresAt === undefined ? {} : { expires_at: apiKey.expiresAt, ttl: toEpochSeconds(apiKey.expiresAt) + 30 * 24 * 3600 }),
+          ...(apiKey.expiresAt === undefined
+            ? {}
+            : { expires_at: apiKey.expiresAt, ttl: toEpochSeconds(apiKey.expiresAt) + 30 * 24 * 3600 }),
           ...apiKeyListing(apiKey.userId, apiKey.createdAt, apiKey.id),
         } satisfies ApiKeyItem,
         ConditionExpression: 'attribute_not_exists(pk)',

@@ -1,9 +1,23 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import type { SubscriptionRecord } from '../domain/billing/model.ts';
 import type { BillingStore, LinkWrite, SeatChoice } from '../domain/billing/ports.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
-import { billingKey, providerEventKey as eventKey, subscriptionKey, type BillingTargetKey, type ProviderEventItem, type SubscriptionItem } from './items/index.ts';
+import {
+  billingKey,
+  providerEventKey as eventKey,
+  subscriptionKey,
+  type BillingTargetKey,
+  type ProviderEventItem,
+  type SubscriptionItem,
+} from './items/index.ts';
 import { userPlanWrite } from './users.ts';
 import { grantedSeats, lowerSeats as lowerRosterSeats, restoreSeats as restoreRosterSeats } from './workspaceRoster.ts';
 import { workspacePlanWrite } from './workspaces.ts';
@@ -22,7 +36,8 @@ const eventKeptSeconds = 30 * 24 * 3600;
 
 type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-const reasons = (error: unknown): string[] => ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
+const reasons = (error: unknown): string[] =>
+  ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
 
 function toRecord(item: Record<string, unknown>): SubscriptionRecord {
   return {
@@ -51,7 +66,13 @@ export class DynamoBillingStore implements BillingStore {
     return {
       Put: {
         TableName: this.tableName,
-        Item: { ...eventKey(eventId), type: 'provider_event', id: eventId, applied_at: now, ttl: toEpochSeconds(now) + eventKeptSeconds } satisfies ProviderEventItem,
+        Item: {
+          ...eventKey(eventId),
+          type: 'provider_event',
+          id: eventId,
+          applied_at: now,
+          ttl: toEpochSeconds(now) + eventKeptSeconds,
+        } satisfies ProviderEventItem,
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     };
@@ -73,7 +94,9 @@ export class DynamoBillingStore implements BillingStore {
   }
 
   async customerOf(userId: string): Promise<string | null> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: billingKey({ kind: 'user', userId }), ConsistentRead: true }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: billingKey({ kind: 'user', userId }), ConsistentRead: true }),
+    );
     return (Item?.customer_id as string | undefined) ?? null;
   }
 
@@ -110,7 +133,12 @@ export class DynamoBillingStore implements BillingStore {
     return restoreRosterSeats(this.db, this.tableName, workspaceId, lowered, previous);
   }
 
-  async applySubscription(record: SubscriptionRecord, eventId: string, now: number, link: LinkWrite): Promise<'applied' | 'recorded' | 'duplicate' | 'stale' | 'contested'> {
+  async applySubscription(
+    record: SubscriptionRecord,
+    eventId: string,
+    now: number,
+    link: LinkWrite,
+  ): Promise<'applied' | 'recorded' | 'duplicate' | 'stale' | 'contested'> {
     const { target } = record;
     const grant = link.mode === 'follow' ? link.grant : null;
     const follow = grant !== null;
@@ -167,11 +195,16 @@ export class DynamoBillingStore implements BillingStore {
     ];
     if (grant) {
       // The plan the provider's events give: the user's or the workspace's own part.
-      base.push(target.kind === 'user' ? userPlanWrite(this.tableName, target.userId, grant.plan) : workspacePlanWrite(this.tableName, target.workspaceId, grant.plan));
+      base.push(
+        target.kind === 'user'
+          ? userPlanWrite(this.tableName, target.userId, grant.plan)
+          : workspacePlanWrite(this.tableName, target.workspaceId, grant.plan),
+      );
     }
     // The seats granted, the first the roster allows (its part's conditions: never below its
     // members, and never over a contract's).
-    const seats = (choice: SeatChoice): TransactWriteItem[] => (target.kind !== 'workspace' ? [] : grantedSeats(this.tableName, target.workspaceId, choice));
+    const seats = (choice: SeatChoice): TransactWriteItem[] =>
+      target.kind !== 'workspace' ? [] : grantedSeats(this.tableName, target.workspaceId, choice);
     const choices: readonly SeatChoice[] = grant && grant.seats.length > 0 ? grant.seats : ['unchanged'];
     for (const choice of choices) {
       try {

@@ -3,7 +3,12 @@ import { toEpochSeconds } from '../clock.ts';
 import { chatLimits } from '../limits.ts';
 import type { ChatInstallation, ChatInstallationStore } from '../domain/chat/installations.ts';
 import { isConditionFailure } from './client.ts';
-import { chatInstallationKey as installationKey, chatStateKey as stateKey, type ChatInstallationItem, type ChatStateItem } from './items/index.ts';
+import {
+  chatInstallationKey as installationKey,
+  chatStateKey as stateKey,
+  type ChatInstallationItem,
+  type ChatStateItem,
+} from './items/index.ts';
 
 /**
  * Chat installations (the bot token sealed; a revoked one keeps its item, `removed` and without
@@ -23,7 +28,11 @@ export class DynamoChatInstallationStore implements ChatInstallationStore {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...stateKey(stateId), type: 'chat_state', ttl: toEpochSeconds(expiresAt) + chatLimits.stateMarkGraceSeconds } satisfies ChatStateItem,
+          Item: {
+            ...stateKey(stateId),
+            type: 'chat_state',
+            ttl: toEpochSeconds(expiresAt) + chatLimits.stateMarkGraceSeconds,
+          } satisfies ChatStateItem,
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -88,5 +97,4 @@ export class DynamoChatInstallationStore implements ChatInstallationStore {
       throw error;
     }
   }
-
 }

@@ -17,7 +17,13 @@ export class DynamoChatSubscriptions implements ChatSubscriptionStore {
 
   async deleteTokenHashOf(secretId: string): Promise<string | null> {
     const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: key(secretId), ConsistentRead: true, ProjectionExpression: '#type, delete_token_hash', ExpressionAttributeNames: { '#type': 'type' } }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: key(secretId),
+        ConsistentRead: true,
+        ProjectionExpression: '#type, delete_token_hash',
+        ExpressionAttributeNames: { '#type': 'type' },
+      }),
     );
     return Item?.type === 'secret' && typeof Item.delete_token_hash === 'string' ? Item.delete_token_hash : null;
   }

@@ -11,9 +11,7 @@ export interface DynamoOptions {
 export function createDocumentClient(options: DynamoOptions): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     region: options.region,
-    ...(options.endpoint
-      ? { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    ...(options.endpoint ? { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     maxAttempts: 3,
   });
   client.middlewareStack.add(retryTransactionConflicts(), { step: 'initialize', name: 'retryTransactionConflicts' });
@@ -67,5 +65,8 @@ export function isConditionFailure(error: unknown): error is { name: string; Ite
 /** A transaction refused because one of its conditions did not hold. */
 export function isCancelledByCondition(error: unknown): boolean {
   const reasons = (error as { name?: string; CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
-  return (error as { name?: string }).name === 'TransactionCanceledException' && (reasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+  return (
+    (error as { name?: string }).name === 'TransactionCanceledException' &&
+    (reasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed')
+  );
 }

@@ -28,7 +28,9 @@ export class DynamoContractPlans implements ContractPlanStore {
   async account(email: string): Promise<AccountContract | null> {
     const { Item: address } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: emailKey(email), ConsistentRead: true }));
     if (!address) return null;
-    const { Item: user } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: userKey(String(address.user_id)), ConsistentRead: true }));
+    const { Item: user } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: userKey(String(address.user_id)), ConsistentRead: true }),
+    );
     if (!user) return null;
     // Each plan as its one writer wrote it: which counts is the domain's (planInUse).
     const plans = planFactsOf(user);
@@ -60,7 +62,13 @@ export class DynamoContractPlans implements ContractPlanStore {
     }
   }
 
-  async setWorkspacePlan(workspaceId: string, plan: Plan | null, seats: number, record: ContractRecord, audit: AuditRow): Promise<'set' | 'not_found' | 'below_members'> {
+  async setWorkspacePlan(
+    workspaceId: string,
+    plan: Plan | null,
+    seats: number,
+    record: ContractRecord,
+    audit: AuditRow,
+  ): Promise<'set' | 'not_found' | 'below_members'> {
     try {
       await this.db.send(
         new TransactWriteCommand({

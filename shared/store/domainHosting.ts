@@ -1,5 +1,15 @@
 import { BatchGetCommand, DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CertificateState, ClaimToServe, HostedClaim, HostingGiveUp, HostingRecord, HostingStep, HostingStore, HostingWork, StopOrder } from '../domain/domains/ports.ts';
+import type {
+  CertificateState,
+  ClaimToServe,
+  HostedClaim,
+  HostingGiveUp,
+  HostingRecord,
+  HostingStep,
+  HostingStore,
+  HostingWork,
+  StopOrder,
+} from '../domain/domains/ports.ts';
 import { isConditionFailure } from './client.ts';
 import { claimKey, dueUpTo, isOnQueue, stopOrderKey, workQueues } from './items/index.ts';
 import { dueEntries } from './workIndex.ts';
@@ -60,7 +70,9 @@ export class DynamoDomainHosting implements HostingStore {
     if (entries.length === 0) return [];
     // Keys left unprocessed stay due: the next run has them.
     const { Responses } = await this.db.send(
-      new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: entries.map((entry) => ({ pk: entry.pk, sk: entry.sk })), ConsistentRead: true } } }),
+      new BatchGetCommand({
+        RequestItems: { [this.tableName]: { Keys: entries.map((entry) => ({ pk: entry.pk, sk: entry.sk })), ConsistentRead: true } },
+      }),
     );
     const byKey = new Map((Responses?.[this.tableName] ?? []).map((item) => [`${String(item.pk)}|${String(item.sk)}`, item]));
     const upTo = dueUpTo(now);
@@ -69,7 +81,8 @@ export class DynamoDomainHosting implements HostingStore {
       const item = byKey.get(`${String(entry.pk)}|${String(entry.sk)}`);
       // The index lags the table: an item gone, or taken care of and due later, is not due.
       if (!item || typeof item.gsi2sk !== 'string' || item.gsi2sk > upTo) continue;
-      if (item.type === 'domain' && item.state === 'verified' && isOnQueue(workQueues.domainHosting, item.gsi2pk)) work.push({ serve: toClaim(item) });
+      if (item.type === 'domain' && item.state === 'verified' && isOnQueue(workQueues.domainHosting, item.gsi2pk))
+        work.push({ serve: toClaim(item) });
       else if (item.type === 'hosting_stop') work.push({ stop: toStopOrder(item) });
     }
     return work;
@@ -99,7 +112,9 @@ export class DynamoDomainHosting implements HostingStore {
 
   /** Where a claim's hosting stands, as last recorded (tests and operators; the schedule reads `due`). */
   async hostingOf(claim: { workspaceId: string; hostname: string; domainId: string }): Promise<HostingRecord | null> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: claimKey(claim.workspaceId, claim.hostname), ConsistentRead: true }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: claimKey(claim.workspaceId, claim.hostname), ConsistentRead: true }),
+    );
     return Item && Item.id === claim.domainId && Item.state === 'verified' ? toHosting(Item) : null;
   }
 

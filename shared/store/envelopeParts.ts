@@ -10,10 +10,27 @@ export const inlineEnvelopeBytes = 300_000;
 const partBytes = 300_000;
 
 /** Writes the parts of `envelope` (before the secret's own item, so no secret exists without them); answers how many. */
-export async function writeEnvelopeParts(db: DynamoDBDocumentClient, tableName: string, id: string, envelope: Uint8Array, ttl: number): Promise<number> {
-  const parts = Array.from({ length: Math.ceil(envelope.length / partBytes) }, (_, index) => envelope.subarray(index * partBytes, (index + 1) * partBytes));
+export async function writeEnvelopeParts(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  id: string,
+  envelope: Uint8Array,
+  ttl: number,
+): Promise<number> {
+  const parts = Array.from({ length: Math.ceil(envelope.length / partBytes) }, (_, index) =>
+    envelope.subarray(index * partBytes, (index + 1) * partBytes),
+  );
   // A few items (four at 1 MiB), each its own Put: no batch action to grant.
-  await Promise.all(parts.map((data, index) => db.send(new PutCommand({ TableName: tableName, Item: { ...partKey(id, index), type: 'envelope_part', data, ttl } satisfies EnvelopePartItem }))));
+  await Promise.all(
+    parts.map((data, index) =>
+      db.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...partKey(id, index), type: 'envelope_part', data, ttl } satisfies EnvelopePartItem,
+        }),
+      ),
+    ),
+  );
   return parts.length;
 }
 
@@ -39,5 +56,7 @@ export async function readEnvelopeParts(db: DynamoDBDocumentClient, tableName: s
 }
 
 export async function deleteEnvelopeParts(db: DynamoDBDocumentClient, tableName: string, id: string, count: number): Promise<void> {
-  await Promise.all(Array.from({ length: count }, (_, index) => db.send(new DeleteCommand({ TableName: tableName, Key: partKey(id, index) }))));
+  await Promise.all(
+    Array.from({ length: count }, (_, index) => db.send(new DeleteCommand({ TableName: tableName, Key: partKey(id, index) }))),
+  );
 }

@@ -17,7 +17,14 @@ export class DynamoGateStore implements GateStore {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...codeKey(secretId, recipientId), type: 'gate_code', code_hash: code.codeHash, salt: code.salt, expires_at: code.expiresAt, ttl: toEpochSeconds(code.expiresAt) + 3600 } satisfies GateCodeItem,
+          Item: {
+            ...codeKey(secretId, recipientId),
+            type: 'gate_code',
+            code_hash: code.codeHash,
+            salt: code.salt,
+            expires_at: code.expiresAt,
+            ttl: toEpochSeconds(code.expiresAt) + 3600,
+          } satisfies GateCodeItem,
           // A live code stays: only an expired one (or none) makes room for a new one.
           ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
           ExpressionAttributeValues: { ':now': now },
@@ -31,7 +38,9 @@ export class DynamoGateStore implements GateStore {
   }
 
   async getCode(secretId: string, recipientId: string): Promise<GateCode | null> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: codeKey(secretId, recipientId), ConsistentRead: true }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: codeKey(secretId, recipientId), ConsistentRead: true }),
+    );
     return Item ? { codeHash: String(Item.code_hash), salt: String(Item.salt), expiresAt: Number(Item.expires_at) } : null;
   }
 
@@ -72,6 +81,11 @@ export class DynamoGateStore implements GateStore {
   async getSession(tokenHash: string): Promise<GateSession | null> {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: sessionKey(tokenHash), ConsistentRead: true }));
     if (!Item) return null;
-    return { secretId: String(Item.secret_id), recipientId: String(Item.recipient_id), emailHash: String(Item.email_hash), expiresAt: Number(Item.expires_at) };
+    return {
+      secretId: String(Item.secret_id),
+      recipientId: String(Item.recipient_id),
+      emailHash: String(Item.email_hash),
+      expiresAt: Number(Item.expires_at),
+    };
   }
 }

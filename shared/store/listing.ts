@@ -24,7 +24,12 @@ export async function listAll(db: DynamoDBDocumentClient, tableName: string, par
 }
 
 /** Every item of a table partition whose sort key begins with `prefix`, read consistently (a workspace's domains, its SCIM Users). */
-export async function listPrefix(db: DynamoDBDocumentClient, tableName: string, pk: string, prefix: string): Promise<Record<string, unknown>[]> {
+export async function listPrefix(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  pk: string,
+  prefix: string,
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -44,7 +49,13 @@ export async function listPrefix(db: DynamoDBDocumentClient, tableName: string, 
 }
 
 /** Writes `last_used_at` unless another request did within `resolutionMs` (then nothing changes). */
-export async function touchLastUsed(db: DynamoDBDocumentClient, tableName: string, key: Record<string, string>, now: number, resolutionMs: number): Promise<void> {
+export async function touchLastUsed(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  key: Record<string, string>,
+  now: number,
+  resolutionMs: number,
+): Promise<void> {
   try {
     await db.send(
       new UpdateCommand({
@@ -97,7 +108,8 @@ function checkStartKeyWithin(input: Omit<QueryCommandInput, 'Limit'>): void {
     if (typeof found !== 'string') throw new Error(`queryPage reads string key conditions only (${token})`);
     return Buffer.from(found);
   };
-  const clause = /^\s*(?:begins_with\s*\(\s*([#\w]+)\s*,\s*(:\w+)\s*\)|([#\w]+)\s+BETWEEN\s+(:\w+)\s+AND\s+(:\w+)|([#\w]+)\s*(=|<=|>=|<|>)\s*(:\w+))\s*(?:AND\b|$)/i;
+  const clause =
+    /^\s*(?:begins_with\s*\(\s*([#\w]+)\s*,\s*(:\w+)\s*\)|([#\w]+)\s+BETWEEN\s+(:\w+)\s+AND\s+(:\w+)|([#\w]+)\s*(=|<=|>=|<|>)\s*(:\w+))\s*(?:AND\b|$)/i;
   let rest = input.KeyConditionExpression ?? '';
   while (rest.trim() !== '') {
     const match = clause.exec(rest);
@@ -115,7 +127,9 @@ function checkStartKeyWithin(input: Omit<QueryCommandInput, 'Limit'>): void {
       admitted = Buffer.compare(bytes, value(low)) >= 0 && Buffer.compare(bytes, value(high!)) <= 0;
     } else {
       const order = Buffer.compare(bytes, value(operand!));
-      admitted = { '=': order === 0, '<': order < 0, '<=': order <= 0, '>': order > 0, '>=': order >= 0 }[operator as '=' | '<' | '<=' | '>' | '>='];
+      admitted = { '=': order === 0, '<': order < 0, '<=': order <= 0, '>': order > 0, '>=': order >= 0 }[
+        operator as '=' | '<' | '<=' | '>' | '>='
+      ];
     }
     if (!admitted) throw invalidCursor();
     rest = rest.slice(whole.length);

@@ -7,7 +7,10 @@ import { billingNoticeKey, chatNoticeKey } from './items/index.ts';
 /** The notices marked: a chat DM of a secret's event, a buyer's email of a provider's event. */
 export type NoticeKind = 'chat_notice' | 'billing_notice';
 
-const keyOf: Record<NoticeKind, (eventId: string) => { pk: string; sk: string }> = { chat_notice: chatNoticeKey, billing_notice: billingNoticeKey };
+const keyOf: Record<NoticeKind, (eventId: string) => { pk: string; sk: string }> = {
+  chat_notice: chatNoticeKey,
+  billing_notice: billingNoticeKey,
+};
 
 /**
  * Notices' marks (items/chat.ts, items/billing.ts): `lease_until` while a worker holds the event,

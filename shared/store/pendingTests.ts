@@ -25,20 +25,39 @@ export class PendingTestDeliveries {
    * Ids written before `lostBefore` are taken out first: a test delivery that old lost its
    * messages and will never settle. Refused, it names the newest id in the set.
    */
-  async add(key: Key, put: Put, id: string, options: { max: number; lostBefore: number; ttl: number }): Promise<{ queued: true } | { queued: false; newestPendingId: string }> {
+  async add(
+    key: Key,
+    put: Put,
+    id: string,
+    options: { max: number; lostBefore: number; ttl: number },
+  ): Promise<{ queued: true } | { queued: false; newestPendingId: string }> {
     for (let pass = 1; ; pass++) {
       const pending = await this.tryAdd(key, put, id, options);
       if (!pending) return { queued: true };
       const lost = pending.filter((one) => deliveryIdTime(one) < options.lostBefore);
       // One more try once the lost ones are out; refused again, others filled the set meanwhile.
       if (lost.length === 0 || pass > 1) return { queued: false, newestPendingId: pending.sort().at(-1) ?? id };
-      await this.db.send(new UpdateCommand({ TableName: this.tableName, Key: key, UpdateExpression: 'DELETE ids :lost', ExpressionAttributeValues: { ':lost': new Set(lost) } }));
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: 'DELETE ids :lost',
+          ExpressionAttributeValues: { ':lost': new Set(lost) },
+        }),
+      );
     }
   }
 
   /** The transaction item that takes `id` out of the set at `key` (a no-op if it is not there). */
   leave(key: Key, id: string) {
-    return { Update: { TableName: this.tableName, Key: key, UpdateExpression: 'DELETE ids :id', ExpressionAttributeValues: { ':id': new Set([id]) } } };
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: key,
+        UpdateExpression: 'DELETE ids :id',
+        ExpressionAttributeValues: { ':id': new Set([id]) },
+      },
+    };
   }
 
   /** Null when written; the ids in the set when it was full. */
@@ -65,7 +84,8 @@ export class PendingTestDeliveries {
       );
       return null;
     } catch (error) {
-      const [set] = (error as { CancellationReasons?: Array<{ Code?: string; Item?: Record<string, AttributeValue> }> }).CancellationReasons ?? [];
+      const [set] =
+        (error as { CancellationReasons?: Array<{ Code?: string; Item?: Record<string, AttributeValue> }> }).CancellationReasons ?? [];
       if (!isCancelledByCondition(error) || set?.Code !== 'ConditionalCheckFailed') throw error;
       return [...((set.Item ? (unmarshall(set.Item).ids as Set<string> | undefined) : undefined) ?? [])];
     }

@@ -29,8 +29,15 @@ export class DynamoReceiptStore implements ReceiptStore {
           ...(receipt.recipientId === null ? {} : { recipient_id: receipt.recipientId }),
           opened_at: receipt.openedAt,
           channel: receipt.channel,
-          ...(receipt.location ? { country: receipt.location.country, ...(receipt.location.region ? { region: receipt.location.region } : {}) } : {}),
-          ...(receipt.device ? { ...(receipt.device.browser ? { browser: receipt.device.browser } : {}), ...(receipt.device.os ? { os: receipt.device.os } : {}) } : {}),
+          ...(receipt.location
+            ? { country: receipt.location.country, ...(receipt.location.region ? { region: receipt.location.region } : {}) }
+            : {}),
+          ...(receipt.device
+            ? {
+                ...(receipt.device.browser ? { browser: receipt.device.browser } : {}),
+                ...(receipt.device.os ? { os: receipt.device.os } : {}),
+              }
+            : {}),
           ttl: toEpochSeconds(expiresAt),
         } satisfies ReceiptItem,
       }),
@@ -62,7 +69,11 @@ function fromItem(item: Record<string, unknown>): Receipt {
     recipientId: typeof item.recipient_id === 'string' ? item.recipient_id : null,
     openedAt: Number(item.opened_at),
     channel: item.channel as Receipt['channel'],
-    location: typeof item.country === 'string' ? { country: item.country, region: typeof item.region === 'string' ? item.region : null } : null,
-    device: typeof item.browser === 'string' || typeof item.os === 'string' ? { browser: (item.browser as string) ?? null, os: (item.os as string) ?? null } : null,
+    location:
+      typeof item.country === 'string' ? { country: item.country, region: typeof item.region === 'string' ? item.region : null } : null,
+    device:
+      typeof item.browser === 'string' || typeof item.os === 'string'
+        ? { browser: (item.browser as string) ?? null, os: (item.os as string) ?? null }
+        : null,
   };
 }

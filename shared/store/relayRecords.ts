@@ -36,7 +36,9 @@ function secretImage(item: Record<string, unknown>): SecretImage {
     viewsLeft: Number(item.views_left),
     viewsTaken: Number(item.views_taken ?? 0),
     ...(typeof item.upload_id === 'string' ? { uploadId: item.upload_id } : {}),
-    ...(typeof item.chat_team === 'string' && typeof item.chat_user === 'string' ? { chat: { teamId: item.chat_team, chatUserId: item.chat_user } } : {}),
+    ...(typeof item.chat_team === 'string' && typeof item.chat_user === 'string'
+      ? { chat: { teamId: item.chat_team, chatUserId: item.chat_user } }
+      : {}),
     keptUntil: Number(item.ttl ?? 0) * 1000,
   };
 }

@@ -4,7 +4,15 @@ import type { AddedResponse, RequestStore } from '../domain/requests/ports.ts';
 import type { RequestKem, RequestLink, RequestSummary, SealedResponse } from '../domain/requests/model.ts';
 import { isCancelledByCondition, isConditionFailure, isTransactionConflict } from './client.ts';
 import { decodeCursor } from './cursor.ts';
-import { requestKey as linkKey, requestListing, requestListingPartition as ownerPartition, responseKey, responsePrefix, type RequestItem, type ResponseItem } from './items/index.ts';
+import {
+  requestKey as linkKey,
+  requestListing,
+  requestListingPartition as ownerPartition,
+  responseKey,
+  responsePrefix,
+  type RequestItem,
+  type ResponseItem,
+} from './items/index.ts';
 import { queryPage } from './listing.ts';
 import { fileActivation } from './secretItem.ts';
 
@@ -89,7 +97,8 @@ function toResponse(item: Record<string, unknown>): SealedResponse {
     sizeBytes: Number(item.size_bytes),
     enc: String(item.enc),
     wrappedKey: String(item.wrapped_key),
-    sealed: item.kind === 'file' ? { kind: 'file', secretId: String(item.secret_id) } : { kind: 'text', envelope: item.envelope as Uint8Array },
+    sealed:
+      item.kind === 'file' ? { kind: 'file', secretId: String(item.secret_id) } : { kind: 'text', envelope: item.envelope as Uint8Array },
   };
 }
 
@@ -100,7 +109,9 @@ export class DynamoRequestStore implements RequestStore {
   ) {}
 
   async insert(link: RequestLink, until: number): Promise<void> {
-    await this.db.send(new PutCommand({ TableName: this.tableName, Item: toLinkItem(link, until), ConditionExpression: 'attribute_not_exists(pk)' }));
+    await this.db.send(
+      new PutCommand({ TableName: this.tableName, Item: toLinkItem(link, until), ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
   }
 
   async get(id: string): Promise<RequestLink | null> {
@@ -153,11 +164,17 @@ export class DynamoRequestStore implements RequestStore {
 
   async addFileResponse(
     response: SealedResponse,
-    upload: { secret: { id: string; expiresAt: number }; uploadId: string; envelopeFormat: { passphrase: boolean; kdfIterations: number } | undefined },
+    upload: {
+      secret: { id: string; expiresAt: number };
+      uploadId: string;
+      envelopeFormat: { passphrase: boolean; kdfIterations: number } | undefined;
+    },
     until: number,
     now: number,
   ) {
-    return this.transact(response, until, now, [{ Update: { TableName: this.tableName, ...fileActivation(upload.secret, upload.uploadId, upload.envelopeFormat) } }]);
+    return this.transact(response, until, now, [
+      { Update: { TableName: this.tableName, ...fileActivation(upload.secret, upload.uploadId, upload.envelopeFormat) } },
+    ]);
   }
 
   /**

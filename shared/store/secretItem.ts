@@ -83,9 +83,18 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     kind: secret.kind,
     ...(secret.envelope ? { envelope: secret.envelope } : {}),
     ...(secret.envelopeParts === undefined ? {} : { envelope_parts: secret.envelopeParts }),
-    ...(secret.upload ? { upload_id: secret.upload.id, part_size: secret.upload.partSize, part_count: secret.upload.partCount, chunk_log2: secret.upload.chunkLog2 } : {}),
+    ...(secret.upload
+      ? {
+          upload_id: secret.upload.id,
+          part_size: secret.upload.partSize,
+          part_count: secret.upload.partCount,
+          chunk_log2: secret.upload.chunkLog2,
+        }
+      : {}),
     ...(secret.upload?.passphrase === undefined ? {} : { declared_passphrase: secret.upload.passphrase }),
-    ...(secret.response ? { request_id: secret.response.requestId, response_enc: secret.response.enc, response_wrapped_key: secret.response.wrappedKey } : {}),
+    ...(secret.response
+      ? { request_id: secret.response.requestId, response_enc: secret.response.enc, response_wrapped_key: secret.response.wrappedKey }
+      : {}),
     salt: secret.salt,
     size_bytes: secret.sizeBytes,
     max_views: secret.maxViews,
@@ -95,10 +104,10 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
     ...(secret.notBefore === undefined ? {} : { not_before: secret.notBefore }),
     ...(secret.claimVerifier === undefined ? {} : { claim_verifier: secret.claimVerifier }),
     ...(secret.linkVerifier === undefined ? {} : { link_verifier: secret.linkVerifier }),
-    ...(secret.recipients ? { recipients: Object.fromEntries(secret.recipients.map((recipient, position) => [recipient.id, toEntry(recipient, position)])) } : {}),
-    ...(secret.envelopeFormat
-      ? { passphrase: secret.envelopeFormat.passphrase, kdf_iterations: secret.envelopeFormat.kdfIterations }
+    ...(secret.recipients
+      ? { recipients: Object.fromEntries(secret.recipients.map((recipient, position) => [recipient.id, toEntry(recipient, position)])) }
       : {}),
+    ...(secret.envelopeFormat ? { passphrase: secret.envelopeFormat.passphrase, kdf_iterations: secret.envelopeFormat.kdfIterations } : {}),
     delete_token_hash: secret.deleteTokenHash,
     refused_proofs: secret.refusedProofs,
     denied_events: secret.deniedEvents,
@@ -135,7 +144,9 @@ export function fromItem(item: Record<string, unknown>): Secret {
             ...(row.declared_passphrase === undefined ? {} : { passphrase: row.declared_passphrase }),
           },
         }),
-    ...(row.request_id === undefined ? {} : { response: { requestId: row.request_id, enc: row.response_enc ?? '', wrappedKey: row.response_wrapped_key ?? '' } }),
+    ...(row.request_id === undefined
+      ? {}
+      : { response: { requestId: row.request_id, enc: row.response_enc ?? '', wrappedKey: row.response_wrapped_key ?? '' } }),
     salt: row.salt,
     sizeBytes: row.size_bytes,
     maxViews: row.max_views,

@@ -50,7 +50,11 @@ export class DynamoSecretStore implements SecretStore {
     }
     // One item, whoever owns it: the owner's usage follows from the table's stream (functions/relay.ts).
     await this.db.send(
-      new PutCommand({ TableName: this.tableName, Item: toItem(stored, this.tombstoneSeconds), ConditionExpression: 'attribute_not_exists(pk)' }),
+      new PutCommand({
+        TableName: this.tableName,
+        Item: toItem(stored, this.tombstoneSeconds),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
     );
   }
 
@@ -126,13 +130,14 @@ export class DynamoSecretStore implements SecretStore {
     };
     if (condition.includes(':pending')) values[':pending'] = 'pending';
     if (condition.includes(':zero')) values[':zero'] = 0;
-    const conditionNames = [...(condition.includes('#vl') ? ['#vl' as const] : []), ...(condition.includes('#exp') ? ['#exp' as const] : [])];
+    const conditionNames = [
+      ...(condition.includes('#vl') ? ['#vl' as const] : []),
+      ...(condition.includes('#exp') ? ['#exp' as const] : []),
+    ];
     const update = {
       TableName: this.tableName,
       Key: key(id),
-      UpdateExpression:
-        'SET #state = :state, #ended = :now, #emitted = :event, #ttl = :tomb' +
-        ' REMOVE #env, #parts, #g2pk, #g2sk',
+      UpdateExpression: 'SET #state = :state, #ended = :now, #emitted = :event, #ttl = :tomb' + ' REMOVE #env, #parts, #g2pk, #g2sk',
       ConditionExpression: condition,
       ExpressionAttributeNames: pick('#state', '#ended', '#emitted', '#ttl', '#env', '#parts', '#g2pk', '#g2sk', ...conditionNames),
       ExpressionAttributeValues: values,
@@ -152,7 +157,11 @@ export class DynamoSecretStore implements SecretStore {
     return true;
   }
 
-  async revokeRecipient(id: string, recipientId: string, viewsLeft: number): Promise<{ revoked: true; secretViewsLeft: number } | { revoked: false }> {
+  async revokeRecipient(
+    id: string,
+    recipientId: string,
+    viewsLeft: number,
+  ): Promise<{ revoked: true; secretViewsLeft: number } | { revoked: false }> {
     try {
       const { Attributes } = await this.db.send(
         new UpdateCommand({
@@ -196,7 +205,10 @@ export class DynamoSecretStore implements SecretStore {
         UpdateExpression: 'SET #g2pk = :purge, #g2sk = :at',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: pick('#g2pk', '#g2sk'),
-        ExpressionAttributeValues: { ':purge': workEntry(workQueues.purge, id, at).gsi2pk, ':at': workEntry(workQueues.purge, id, at).gsi2sk },
+        ExpressionAttributeValues: {
+          ':purge': workEntry(workQueues.purge, id, at).gsi2pk,
+          ':at': workEntry(workQueues.purge, id, at).gsi2sk,
+        },
       }),
     );
   }
@@ -335,7 +347,13 @@ export class DynamoSecretAdoptions implements SecretAdoptions {
           UpdateExpression: 'SET owner_id = :owner, gsi1pk = :g1pk, gsi1sk = :g1sk',
           ConditionExpression: 'attribute_not_exists(owner_id) AND #state IN (:active, :pending)',
           ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':owner': ownerId, ':g1pk': listing.gsi1pk, ':g1sk': listing.gsi1sk, ':active': 'active', ':pending': 'pending' },
+          ExpressionAttributeValues: {
+            ':owner': ownerId,
+            ':g1pk': listing.gsi1pk,
+            ':g1sk': listing.gsi1sk,
+            ':active': 'active',
+            ':pending': 'pending',
+          },
         }),
       );
       return true;

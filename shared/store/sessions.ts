@@ -4,7 +4,15 @@ import type { Session } from '../domain/accounts/model.ts';
 import type { RefreshGrace } from '../domain/accounts/refreshGrace.ts';
 import type { SessionStore } from '../domain/accounts/ports.ts';
 import { isConditionFailure } from './client.ts';
-import { sessionKey as key, sessionListing, sessionListingPartition, sessionPointerKey, sessionPointersPartition, type SessionItem, type SessionPointerItem } from './items/index.ts';
+import {
+  sessionKey as key,
+  sessionListing,
+  sessionListingPartition,
+  sessionPointerKey,
+  sessionPointersPartition,
+  type SessionItem,
+  type SessionPointerItem,
+} from './items/index.ts';
 import { listAll, touchLastUsed } from './listing.ts';
 
 /** Rotated refresh hashes remembered per session, to recognise a reused token. */
@@ -70,7 +78,10 @@ export class DynamoSessionStore implements SessionStore {
           TableName: this.tableName,
           // Kept while the session could still be refreshed from its first token; an older
           // session has long been on the listing index, which logout-all reads as well.
-          Item: { ...sessionPointerKey(session.userId, session.id), ttl: toEpochSeconds(session.refreshExpiresAt) } satisfies SessionPointerItem,
+          Item: {
+            ...sessionPointerKey(session.userId, session.id),
+            ttl: toEpochSeconds(session.refreshExpiresAt),
+          } satisfies SessionPointerItem,
         }),
       ),
     ]);
@@ -87,7 +98,11 @@ export class DynamoSessionStore implements SessionStore {
     return (await listAll(this.db, this.tableName, sessionListingPartition(userId))).map((item) => fromItem({ ...item, refresh_hash: '' }));
   }
 
-  async rotate(id: string, expectedHash: string, next: { hash: string; expiresAt: number; now: number; grace: RefreshGrace; chainKey: string }): Promise<boolean> {
+  async rotate(
+    id: string,
+    expectedHash: string,
+    next: { hash: string; expiresAt: number; now: number; grace: RefreshGrace; chainKey: string },
+  ): Promise<boolean> {
     const current = await this.get(id);
     if (!current) return false;
     const rotated = [expectedHash, ...current.rotatedHashes].slice(0, rotatedKept);

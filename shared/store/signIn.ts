@@ -38,7 +38,13 @@ export class DynamoSignInCodeStore implements SignInCodeStore {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...codesKey(emailHash), type: 'sign_in_codes', codes: codes.map(toCode), version: version + 1, ttl: toEpochSeconds(lastExpiry) + keptSeconds } satisfies SignInCodesItem,
+          Item: {
+            ...codesKey(emailHash),
+            type: 'sign_in_codes',
+            codes: codes.map(toCode),
+            version: version + 1,
+            ttl: toEpochSeconds(lastExpiry) + keptSeconds,
+          } satisfies SignInCodesItem,
           // The version read: of two writes made from one read, one lands; no code is lost to a race.
           ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : 'version = :version',
           ...(version === 0 ? {} : { ExpressionAttributeValues: { ':version': version } }),
@@ -60,7 +66,11 @@ export class DynamoSignInCodeStore implements SignInCodeStore {
           UpdateExpression: 'SET asked_at = :now, #ttl = :ttl',
           ...(cooldownMs === undefined ? {} : { ConditionExpression: 'attribute_not_exists(asked_at) OR asked_at <= :before' }),
           ExpressionAttributeNames: { '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':now': now, ':ttl': toEpochSeconds(now) + keptSeconds, ...(cooldownMs === undefined ? {} : { ':before': now - cooldownMs }) },
+          ExpressionAttributeValues: {
+            ':now': now,
+            ':ttl': toEpochSeconds(now) + keptSeconds,
+            ...(cooldownMs === undefined ? {} : { ':before': now - cooldownMs }),
+          },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );

@@ -2,9 +2,30 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
 /** Attributes copied into the listing index (besides the keys). */
 const listingAttributes = [
-  'type', 'id', 'state', 'kind', 'size_bytes', 'max_views', 'views_left', 'created_at', 'expires_at', 'not_before',
-  'ended_at', 'owner_id', 'user_id', 'name', 'prefix', 'scopes', 'last_used_at', 'device_name', 'revoked_at',
-  'refresh_expires_at', 'salt', 'claim_verifier', 'passphrase', 'kdf_iterations',
+  'type',
+  'id',
+  'state',
+  'kind',
+  'size_bytes',
+  'max_views',
+  'views_left',
+  'created_at',
+  'expires_at',
+  'not_before',
+  'ended_at',
+  'owner_id',
+  'user_id',
+  'name',
+  'prefix',
+  'scopes',
+  'last_used_at',
+  'device_name',
+  'revoked_at',
+  'refresh_expires_at',
+  'salt',
+  'claim_verifier',
+  'passphrase',
+  'kdf_iterations',
 ] as const;
 
 /**

@@ -18,7 +18,14 @@ export class DynamoTierSource implements TierSource {
 
   async plansOf(userId: string): Promise<PlanFacts[]> {
     const [user, memberships] = await Promise.all([
-      this.db.send(new GetCommand({ TableName: this.tableName, Key: userKey(userId), ProjectionExpression: planProjection.expression, ExpressionAttributeNames: planProjection.names })),
+      this.db.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: userKey(userId),
+          ProjectionExpression: planProjection.expression,
+          ExpressionAttributeNames: planProjection.names,
+        }),
+      ),
       this.db.send(
         new QueryCommand({
           TableName: this.tableName,
@@ -41,7 +48,15 @@ export class DynamoTierSource implements TierSource {
       let pending: Record<string, unknown>[] = keys.slice(i, i + 100);
       while (pending.length > 0) {
         const answer = await this.db.send(
-          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ProjectionExpression: `pk, sk, ${planProjection.expression}`, ExpressionAttributeNames: planProjection.names } } }),
+          new BatchGetCommand({
+            RequestItems: {
+              [this.tableName]: {
+                Keys: pending,
+                ProjectionExpression: `pk, sk, ${planProjection.expression}`,
+                ExpressionAttributeNames: planProjection.names,
+              },
+            },
+          }),
         );
         for (const item of answer.Responses?.[this.tableName] ?? []) found.set(`${String(item.pk)}|${String(item.sk)}`, item);
         pending = (answer.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Record<string, unknown>[];

@@ -18,7 +18,13 @@ export function usageAdjustment(tableName: string, userId: string, secrets: numb
     Key: currentUsageKey(userId),
     UpdateExpression: 'ADD live_secrets :secrets, bytes_stored :bytes SET gsi2pk = :shard, gsi2sk = :user, #type = :type',
     ExpressionAttributeNames: { '#type': 'type' },
-    ExpressionAttributeValues: { ':secrets': secrets, ':bytes': bytes, ':shard': listing.gsi2pk, ':user': listing.gsi2sk, ':type': 'usage' },
+    ExpressionAttributeValues: {
+      ':secrets': secrets,
+      ':bytes': bytes,
+      ':shard': listing.gsi2pk,
+      ':user': listing.gsi2sk,
+      ':type': 'usage',
+    },
   };
 }
 
@@ -89,7 +95,11 @@ export class DynamoLiveUsageLedger implements LiveUsageLedger {
             ...changes.map((change) => ({
               Put: {
                 TableName: this.tableName,
-                Item: { ...usageMarkKey(ownerId, change), type: 'usage_mark', ttl: toEpochSeconds(now) + markSeconds } satisfies UsageMarkItem,
+                Item: {
+                  ...usageMarkKey(ownerId, change),
+                  type: 'usage_mark',
+                  ttl: toEpochSeconds(now) + markSeconds,
+                } satisfies UsageMarkItem,
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             })),
@@ -101,7 +111,9 @@ export class DynamoLiveUsageLedger implements LiveUsageLedger {
     } catch (error) {
       const reasons = (error as { name?: string; CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
       if ((error as { name?: string }).name !== 'TransactionCanceledException' || !reasons) throw error;
-      const applied = new Set(reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' && index < changes.length ? [index] : [])));
+      const applied = new Set(
+        reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' && index < changes.length ? [index] : [])),
+      );
       if (applied.size === 0) throw error;
       return applied;
     }

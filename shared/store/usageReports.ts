@@ -1,7 +1,16 @@
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { UsageDay, UsageReportStore, UsageTotals } from '../domain/usage/ports.ts';
 import { toEpochSeconds } from '../clock.ts';
-import { currentUsageKey, dayUsageKey, dayUsageSk, monthUsageKey, usageListingPartition, usagePartition, usageShards, type DayUsageItem } from './items/index.ts';
+import {
+  currentUsageKey,
+  dayUsageKey,
+  dayUsageSk,
+  monthUsageKey,
+  usageListingPartition,
+  usagePartition,
+  usageShards,
+  type DayUsageItem,
+} from './items/index.ts';
 
 const count = (value: unknown): number => (typeof value === 'number' ? value : Number(value ?? 0));
 
@@ -30,7 +39,9 @@ export class DynamoUsageReports implements UsageReportStore {
   async totals(userId: string, month: string): Promise<UsageTotals> {
     // Two strongly consistent reads in parallel: no unprocessed-keys loop as a BatchGet would need.
     const [current, monthly] = await Promise.all(
-      [currentUsageKey(userId), monthUsageKey(userId, month)].map((Key) => this.db.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }))),
+      [currentUsageKey(userId), monthUsageKey(userId, month)].map((Key) =>
+        this.db.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true })),
+      ),
     );
     return {
       liveSecrets: count(current?.Item?.live_secrets),

@@ -1,4 +1,10 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import type { Plan, User } from '../domain/accounts/model.ts';
 import type { UserStore } from '../domain/accounts/ports.ts';
 import type { ContractRecord } from '../domain/contractPlans.ts';
@@ -62,7 +68,14 @@ export class DynamoUserStore implements UserStore {
             {
               Put: {
                 TableName: this.tableName,
-                Item: { ...userKey(user.id), type: 'user', id: user.id, email: user.email, plan: user.plan, created_at: user.createdAt } satisfies UserItem,
+                Item: {
+                  ...userKey(user.id),
+                  type: 'user',
+                  id: user.id,
+                  email: user.email,
+                  plan: user.plan,
+                  created_at: user.createdAt,
+                } satisfies UserItem,
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },

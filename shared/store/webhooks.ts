@@ -1,10 +1,30 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  PutCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import type { Delivery, DeliveryAttempt, WebhookEndpoint } from '../domain/webhooks/model.ts';
 import type { NextAttempt, SettlingDelivery, WebhookStore } from '../domain/webhooks/ports.ts';
 import { isCancelledByCondition, isConditionFailure } from './client.ts';
 import { decodeCursor } from './cursor.ts';
-import { deliveriesPartition as deliveriesOf, deliveryKey, deliveryIdsOf, deliveryPrefix, endpointCountKey as countKey, endpointKey, endpointPrefix, endpointsPartition as endpointsOf, pendingTestsKey, workEntry, workQueues, type DeliveryItem } from './items/index.ts';
+import {
+  deliveriesPartition as deliveriesOf,
+  deliveryKey,
+  deliveryIdsOf,
+  deliveryPrefix,
+  endpointCountKey as countKey,
+  endpointKey,
+  endpointPrefix,
+  endpointsPartition as endpointsOf,
+  pendingTestsKey,
+  workEntry,
+  workQueues,
+  type DeliveryItem,
+} from './items/index.ts';
 import { queryPage } from './listing.ts';
 import { PendingTestDeliveries } from './pendingTests.ts';
 import { dueEntries } from './workIndex.ts';
@@ -88,7 +108,14 @@ export class DynamoWebhookStore implements WebhookStore {
         new TransactWriteCommand({
           TransactItems: [
             { Delete: { TableName: this.tableName, Key: endpointKey(userId, id), ConditionExpression: 'attribute_exists(pk)' } },
-            { Update: { TableName: this.tableName, Key: countKey(userId), UpdateExpression: 'ADD endpoints :minus', ExpressionAttributeValues: { ':minus': -1 } } },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: countKey(userId),
+                UpdateExpression: 'ADD endpoints :minus',
+                ExpressionAttributeValues: { ':minus': -1 },
+              },
+            },
           ],
         }),
       );
@@ -163,7 +190,11 @@ export class DynamoWebhookStore implements WebhookStore {
     }
   }
 
-  async insertTestDelivery(delivery: Delivery, max: number, lostBefore: number): Promise<{ queued: true } | { queued: false; newestPendingId: string }> {
+  async insertTestDelivery(
+    delivery: Delivery,
+    max: number,
+    lostBefore: number,
+  ): Promise<{ queued: true } | { queued: false; newestPendingId: string }> {
     const ttl = toEpochSeconds(delivery.createdAt) + this.deliveryLogSeconds;
     return this.pendingTests.add(pendingTestsKey(delivery.endpointId), this.deliveryPut(delivery), delivery.id, { max, lostBefore, ttl });
   }
@@ -201,7 +232,9 @@ export class DynamoWebhookStore implements WebhookStore {
   }
 
   async getDelivery(endpointId: string, deliveryId: string): Promise<Delivery | null> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: deliveryKey(endpointId, deliveryId), ConsistentRead: true }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: deliveryKey(endpointId, deliveryId), ConsistentRead: true }),
+    );
     return Item ? deliveryFromItem(Item) : null;
   }
 
@@ -212,7 +245,8 @@ export class DynamoWebhookStore implements WebhookStore {
           TableName: this.tableName,
           Key: deliveryKey(endpointId, deliveryId),
           UpdateExpression: 'SET lease_until = :lease',
-          ConditionExpression: '#status = :pending AND size(attempts) = :done AND (attribute_not_exists(lease_until) OR lease_until < :now)',
+          ConditionExpression:
+            '#status = :pending AND size(attempts) = :done AND (attribute_not_exists(lease_until) OR lease_until < :now)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':lease': leaseUntil, ':pending': 'pending', ':done': number - 1, ':now': now },
           ReturnValues: 'ALL_NEW',
@@ -264,7 +298,11 @@ export class DynamoWebhookStore implements WebhookStore {
     }
   }
 
-  async listDeliveries(endpointId: string, limit: number, cursor: string | null): Promise<{ items: Delivery[]; nextCursor: string | null }> {
+  async listDeliveries(
+    endpointId: string,
+    limit: number,
+    cursor: string | null,
+  ): Promise<{ items: Delivery[]; nextCursor: string | null }> {
     const partition = deliveriesOf(endpointId);
     const page = await queryPage(
       this.db,
@@ -281,7 +319,10 @@ export class DynamoWebhookStore implements WebhookStore {
     return { items: page.items.map(deliveryFromItem), nextCursor: page.nextCursor };
   }
 
-  async dueRetries(now: number, limit: number): Promise<Array<{ endpointId: string; deliveryId: string; userId: string; attempt: number }>> {
+  async dueRetries(
+    now: number,
+    limit: number,
+  ): Promise<Array<{ endpointId: string; deliveryId: string; userId: string; attempt: number }>> {
     const keys = await dueEntries(this.db, this.tableName, workQueues.retry, now, limit);
     // The index holds keys only; the delivery itself says whose it is and which attempt is next.
     const deliveries = await Promise.all(
@@ -292,7 +333,12 @@ export class DynamoWebhookStore implements WebhookStore {
     );
     return deliveries
       .filter((delivery): delivery is Delivery => delivery !== null && delivery.status === 'pending')
-      .map((delivery) => ({ endpointId: delivery.endpointId, deliveryId: delivery.id, userId: delivery.userId, attempt: delivery.attempts.length + 1 }));
+      .map((delivery) => ({
+        endpointId: delivery.endpointId,
+        deliveryId: delivery.id,
+        userId: delivery.userId,
+        attempt: delivery.attempts.length + 1,
+      }));
   }
 }
 

@@ -6,7 +6,13 @@ import { dueUpTo, workPartition, workShards, type WorkQueue } from './items/inde
  * `upTo`, oldest first: expiring secrets, stale uploads, purges, webhook retries, domain checks
  * and hosting steps. One Query per shard, in parallel, each at most `limit` entries.
  */
-export async function dueEntries(db: DynamoDBDocumentClient, tableName: string, queue: WorkQueue, upTo: number, limit: number): Promise<Record<string, unknown>[]> {
+export async function dueEntries(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  queue: WorkQueue,
+  upTo: number,
+  limit: number,
+): Promise<Record<string, unknown>[]> {
   const pages = await Promise.all(
     Array.from({ length: workShards }, (_, shard) =>
       db.send(

@@ -5,7 +5,20 @@ import type { AuditRow } from '../domain/workspaces/model.ts';
 import type { Actor } from '../domain/workspaces/ports.ts';
 import { isConditionFailure } from './client.ts';
 import { DynamoHostClaims } from './hostClaims.ts';
-import { claimKey, claimPrefix, domainPointerKey as pointerKey, hostnameKey, stopOrderKey, workEntry, workQueues, workspacePartition, type DomainClaimItem, type DomainPointerItem, type HostingStopItem, type HostnameItem } from './items/index.ts';
+import {
+  claimKey,
+  claimPrefix,
+  domainPointerKey as pointerKey,
+  hostnameKey,
+  stopOrderKey,
+  workEntry,
+  workQueues,
+  workspacePartition,
+  type DomainClaimItem,
+  type DomainPointerItem,
+  type HostingStopItem,
+  type HostnameItem,
+} from './items/index.ts';
 import { ssoDomainRelease } from './workspaceSso.ts';
 import { dueEntries } from './workIndex.ts';
 import { WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
@@ -73,7 +86,17 @@ export function stopOrdered(tableName: string, claim: HostedClaim & { workspaceI
     UpdateExpression:
       'SET #type = :type, domain_id = :id, workspace_id = :workspace, hostname = :hostname, ordered_at = if_not_exists(ordered_at, :at), reported = if_not_exists(reported, :no), gsi2pk = :partition, gsi2sk = :due ADD version :one',
     ExpressionAttributeNames: { '#type': 'type' },
-    ExpressionAttributeValues: { ':type': 'hosting_stop', ':id': claim.domainId, ':workspace': claim.workspaceId, ':hostname': claim.hostname, ':at': at, ':no': false, ':partition': due.gsi2pk, ':due': due.gsi2sk, ':one': 1 },
+    ExpressionAttributeValues: {
+      ':type': 'hosting_stop',
+      ':id': claim.domainId,
+      ':workspace': claim.workspaceId,
+      ':hostname': claim.hostname,
+      ':at': at,
+      ':no': false,
+      ':partition': due.gsi2pk,
+      ':due': due.gsi2sk,
+      ':one': 1,
+    },
   };
 }
 
@@ -131,7 +154,16 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
         } satisfies DomainClaimItem,
         'attribute_not_exists(pk)',
       ),
-      this.put({ ...pointerKey(domain.id), type: 'domain_pointer', id: domain.id, workspace_id: domain.workspaceId, hostname: domain.hostname } satisfies DomainPointerItem, 'attribute_not_exists(pk)'),
+      this.put(
+        {
+          ...pointerKey(domain.id),
+          type: 'domain_pointer',
+          id: domain.id,
+          workspace_id: domain.workspaceId,
+          hostname: domain.hostname,
+        } satisfies DomainPointerItem,
+        'attribute_not_exists(pk)',
+      ),
       this.actorCheck(domain.workspaceId, actor),
       this.audit(audit),
     ]);
@@ -143,7 +175,11 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
     const pointer = await this.db.send(new GetCommand({ TableName: this.tableName, Key: pointerKey(id), ConsistentRead: true }));
     if (!pointer.Item) return null;
     const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: claimKey(String(pointer.Item.workspace_id), String(pointer.Item.hostname)), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: claimKey(String(pointer.Item.workspace_id), String(pointer.Item.hostname)),
+        ConsistentRead: true,
+      }),
     );
     // The pointer of a claim deleted a moment ago, or of an older claim of the hostname.
     return Item && Item.id === id ? toDomain(Item) : null;
@@ -162,7 +198,14 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
     const refused = await this.transact([
       // One verified claim per hostname: the first whose record is found holds it.
       this.put(
-        { ...hostnameKey(domain.hostname), type: 'hostname', hostname: domain.hostname, domain_id: domain.id, workspace_id: domain.workspaceId, verified_at: now } satisfies HostnameItem,
+        {
+          ...hostnameKey(domain.hostname),
+          type: 'hostname',
+          hostname: domain.hostname,
+          domain_id: domain.id,
+          workspace_id: domain.workspaceId,
+          verified_at: now,
+        } satisfies HostnameItem,
         'attribute_not_exists(pk) OR domain_id = :id',
         { ':id': domain.id },
       ),
@@ -207,7 +250,13 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
           // Still this claim, still pending and still on the schedule's list (gsi2pk is its shard).
           ConditionExpression: 'id = :id AND #state = :pending AND attribute_exists(gsi2pk)',
           ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':now': now, ':error': error, ':id': domain.id, ':pending': 'pending', ':next': nextCheck(domain.id, now + recheckEveryMs).gsi2sk },
+          ExpressionAttributeValues: {
+            ':now': now,
+            ':error': error,
+            ':id': domain.id,
+            ':pending': 'pending',
+            ':next': nextCheck(domain.id, now + recheckEveryMs).gsi2sk,
+          },
         }),
       );
     } catch (failure) {
@@ -234,9 +283,23 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
     const hostname = (held: boolean): TransactWriteItem =>
       held
         ? // Only this claim's hold on the hostname, never another's.
-          { Delete: { TableName: this.tableName, Key: hostnameKey(domain.hostname), ConditionExpression: 'domain_id = :id', ExpressionAttributeValues: { ':id': domain.id } } }
+          {
+            Delete: {
+              TableName: this.tableName,
+              Key: hostnameKey(domain.hostname),
+              ConditionExpression: 'domain_id = :id',
+              ExpressionAttributeValues: { ':id': domain.id },
+            },
+          }
         : // Not held by it: checked as the claim goes, so a verification landing meanwhile is never left behind.
-          { ConditionCheck: { TableName: this.tableName, Key: hostnameKey(domain.hostname), ConditionExpression: 'attribute_not_exists(pk) OR domain_id <> :id', ExpressionAttributeValues: { ':id': domain.id } } };
+          {
+            ConditionCheck: {
+              TableName: this.tableName,
+              Key: hostnameKey(domain.hostname),
+              ConditionExpression: 'attribute_not_exists(pk) OR domain_id <> :id',
+              ExpressionAttributeValues: { ':id': domain.id },
+            },
+          };
     // A claim that held its hostname may have a tenant serving it: the order to stop it is written
     // with the claim's removal, so no tenant outlives its claim unseen (and keeps the hostname).
     const stopOrder = (): TransactWriteItem => this.put(stopOrderItem(domain, audit.at));
@@ -244,7 +307,14 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
     let release = releaseSsoDomain;
     for (let attempt = 0; attempt < 4; attempt++) {
       const items: TransactWriteItem[] = [
-        { Delete: { TableName: this.tableName, Key: claimKey(domain.workspaceId, domain.hostname), ConditionExpression: 'id = :id', ExpressionAttributeValues: { ':id': domain.id } } },
+        {
+          Delete: {
+            TableName: this.tableName,
+            Key: claimKey(domain.workspaceId, domain.hostname),
+            ConditionExpression: 'id = :id',
+            ExpressionAttributeValues: { ':id': domain.id },
+          },
+        },
         { Delete: { TableName: this.tableName, Key: pointerKey(domain.id) } },
         this.actorCheck(domain.workspaceId, actor),
         this.audit(audit),
@@ -269,7 +339,9 @@ export class DynamoDomainStore extends WorkspaceTable implements DomainStore {
     const entries = await dueEntries(this.db, this.tableName, workQueues.domainCheck, now, limit);
     if (entries.length === 0) return [];
     const { Responses } = await this.db.send(
-      new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: entries.map((entry) => ({ pk: entry.pk, sk: entry.sk })), ConsistentRead: true } } }),
+      new BatchGetCommand({
+        RequestItems: { [this.tableName]: { Keys: entries.map((entry) => ({ pk: entry.pk, sk: entry.sk })), ConsistentRead: true } },
+      }),
     );
     const byKey = new Map((Responses?.[this.tableName] ?? []).map((item) => [`${String(item.pk)}|${String(item.sk)}`, item]));
     return entries

@@ -1,6 +1,15 @@
 import { TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Actor, InvitationToken } from '../domain/workspaces/ports.ts';
-import type { AuditRow, Invitation, Member, Role, Roster, StoredWorkspace, WorkspaceBranding, WorkspacePolicy } from '../domain/workspaces/model.ts';
+import type {
+  AuditRow,
+  Invitation,
+  Member,
+  Role,
+  Roster,
+  StoredWorkspace,
+  WorkspaceBranding,
+  WorkspacePolicy,
+} from '../domain/workspaces/model.ts';
 import { isCancelledByCondition } from './client.ts';
 import { auditKey, memberKey, membershipListing, type AuditItem, type MemberItem } from './items/index.ts';
 import { planFactsOf } from './planAttributes.ts';
@@ -109,7 +118,11 @@ export const toAuditRow = (item: Record<string, unknown>): AuditRow => ({
   id: String(item.id),
   workspaceId: String(item.workspace_id),
   at: Number(item.at),
-  actor: { userId: (item.actor_user_id as string | null) ?? null, email: (item.actor_email as string | null) ?? null, via: item.via as AuditRow['actor']['via'] },
+  actor: {
+    userId: (item.actor_user_id as string | null) ?? null,
+    email: (item.actor_email as string | null) ?? null,
+    via: item.via as AuditRow['actor']['via'],
+  },
   action: String(item.action),
   target: String(item.target),
   details: (item.details ?? {}) as AuditRow['details'],
@@ -122,7 +135,9 @@ export const cancellationCodes = (error: unknown): string[] =>
   ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
 
 /** An audit row, in the transaction of the change it records (contract plans write one too). */
-export const auditWrite = (tableName: string, row: AuditRow): TransactWriteItem => ({ Put: { TableName: tableName, Item: toAuditItem(row) } });
+export const auditWrite = (tableName: string, row: AuditRow): TransactWriteItem => ({
+  Put: { TableName: tableName, Item: toAuditItem(row) },
+});
 
 /** A new member item, unless the person is a member already. */
 export const memberJoins = (tableName: string, member: Member): TransactWriteItem => ({
@@ -177,7 +192,14 @@ export abstract class WorkspaceTable {
 
   /** A Put of one of the calling store's own items. */
   protected put(item: object, condition?: string, values?: Record<string, unknown>): TransactWriteItem {
-    return { Put: { TableName: this.tableName, Item: item as Record<string, unknown>, ...(condition ? { ConditionExpression: condition } : {}), ...(values ? { ExpressionAttributeValues: values } : {}) } };
+    return {
+      Put: {
+        TableName: this.tableName,
+        Item: item as Record<string, unknown>,
+        ...(condition ? { ConditionExpression: condition } : {}),
+        ...(values ? { ExpressionAttributeValues: values } : {}),
+      },
+    };
   }
 
   protected audit(row: AuditRow): TransactWriteItem {

@@ -22,7 +22,15 @@ export class DynamoWorkspaceMembership implements WorkspaceMembership {
     // Consistent: a member removed a moment ago sends nothing more, and a policy just set holds
     // the next secret. (Branding has an item of its own, so the workspace item stays small.)
     const [member, workspace] = await Promise.all([
-      this.db.send(new GetCommand({ TableName: this.tableName, Key: memberKey(workspaceId, userId), ConsistentRead: true, ProjectionExpression: '#role', ExpressionAttributeNames: { '#role': 'role' } })),
+      this.db.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: memberKey(workspaceId, userId),
+          ConsistentRead: true,
+          ProjectionExpression: '#role',
+          ExpressionAttributeNames: { '#role': 'role' },
+        }),
+      ),
       this.db.send(
         new GetCommand({
           TableName: this.tableName,
@@ -44,14 +52,27 @@ export class DynamoWorkspaceMembership implements WorkspaceMembership {
   async brandingOf(workspaceId: string) {
     // Display only, on every reveal of a secret sent inside: eventually consistent is enough.
     const [workspace, branding] = await Promise.all([
-      this.db.send(new GetCommand({ TableName: this.tableName, Key: workspaceKey(workspaceId), ProjectionExpression: planProjection.expression, ExpressionAttributeNames: planProjection.names })),
+      this.db.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: workspaceKey(workspaceId),
+          ProjectionExpression: planProjection.expression,
+          ExpressionAttributeNames: planProjection.names,
+        }),
+      ),
       this.db.send(new GetCommand({ TableName: this.tableName, Key: brandingKey(workspaceId) })),
     ]);
     if (!workspace.Item) return null;
     const item = branding.Item;
     return {
       ...planFactsOf(workspace.Item),
-      branding: item ? { displayName: String(item.display_name), logo: (item.logo as string | null) ?? null, accent: (item.accent as string | null) ?? null } : null,
+      branding: item
+        ? {
+            displayName: String(item.display_name),
+            logo: (item.logo as string | null) ?? null,
+            accent: (item.accent as string | null) ?? null,
+          }
+        : null,
     };
   }
 }
@@ -72,7 +93,12 @@ export class DynamoCheckoutWorkspaces implements CheckoutWorkspaces {
     if (!member.Item || !roster.Item) return null;
     return {
       role: member.Item.role as Role,
-      roster: { seats: Number(roster.Item.seats), used: Number(roster.Item.used), owners: Number(roster.Item.owners), members: Number(roster.Item.members) },
+      roster: {
+        seats: Number(roster.Item.seats),
+        used: Number(roster.Item.used),
+        owners: Number(roster.Item.owners),
+        members: Number(roster.Item.members),
+      },
       // Sales' command (scripts/set-plan.ts) sets `contract_seats` with an Enterprise contract.
       underContract: roster.Item.contract_seats !== undefined,
     };

@@ -4,7 +4,15 @@ import type { Actor, InvitationToken, MembershipChanges } from '../domain/worksp
 import type { AuditRow, Invitation, Member, Role } from '../domain/workspaces/model.ts';
 import { invitationKey, invitationTokenKey as tokenKey, type InvitationItem, type InvitationTokenItem } from './items/index.ts';
 import { invitationJoins, memberSeatFreed, ownersChanged, seatGivenBack, seatTaken } from './workspaceRoster.ts';
-import { memberJoins, memberLeaves, memberRoleWrite, tokenKeptSeconds, toToken, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
+import {
+  memberJoins,
+  memberLeaves,
+  memberRoleWrite,
+  tokenKeptSeconds,
+  toToken,
+  WorkspaceTable,
+  type TransactWriteItem,
+} from './workspaceItems.ts';
 
 /**
  * Who is in a workspace, changed (the layout is in items/workspaces.ts; invitations and their
@@ -55,7 +63,13 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
   }
 
   /** Ends a pending invitation (its token `state`) and gives its seat back, with the audit row. */
-  private endInvitation(invitation: Invitation, state: 'revoked' | 'expired', audit: AuditRow, extra: TransactWriteItem[], now: number): TransactWriteItem[] {
+  private endInvitation(
+    invitation: Invitation,
+    state: 'revoked' | 'expired',
+    audit: AuditRow,
+    extra: TransactWriteItem[],
+    now: number,
+  ): TransactWriteItem[] {
     return [
       {
         Delete: {
@@ -86,7 +100,9 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
   }
 
   async revokeInvitation(invitation: Invitation, actor: Actor, audit: AuditRow): Promise<'revoked' | 'gone' | 'refused'> {
-    const refused = await this.transact(this.endInvitation(invitation, 'revoked', audit, [this.actorCheck(invitation.workspaceId, actor)], 0));
+    const refused = await this.transact(
+      this.endInvitation(invitation, 'revoked', audit, [this.actorCheck(invitation.workspaceId, actor)], 0),
+    );
     if (!refused) return 'revoked';
     return refused[3] === 'ConditionalCheckFailed' ? 'refused' : 'gone';
   }
@@ -96,7 +112,12 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
     return Item ? toToken(Item) : null;
   }
 
-  async accept(token: InvitationToken, member: Member, now: number, audit: AuditRow): Promise<'joined' | 'gone' | 'already_member' | 'no_seat'> {
+  async accept(
+    token: InvitationToken,
+    member: Member,
+    now: number,
+    audit: AuditRow,
+  ): Promise<'joined' | 'gone' | 'already_member' | 'no_seat'> {
     const useToken: TransactWriteItem = {
       Update: {
         TableName: this.tableName,
@@ -108,7 +129,11 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
       },
     };
     const leaveRoll: TransactWriteItem = {
-      Delete: { TableName: this.tableName, Key: invitationKey(token.workspaceId, token.invitationId), ConditionExpression: 'attribute_exists(pk)' },
+      Delete: {
+        TableName: this.tableName,
+        Key: invitationKey(token.workspaceId, token.invitationId),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
     };
     const refused = await this.transact([
       useToken,

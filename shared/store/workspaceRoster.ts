@@ -12,18 +12,30 @@ import type { TransactWriteItem } from './workspaceItems.ts';
  * used ≤ seats and members ≤ seats (no one joins into a seat that is not there, seats never go
  * below the members), owners ≥ 1, and a contract's seats are sales' alone.
  */
-const update = (tableName: string, workspaceId: string, change: { UpdateExpression: string; ConditionExpression?: string; ExpressionAttributeValues?: Record<string, unknown> }): TransactWriteItem => ({
+const update = (
+  tableName: string,
+  workspaceId: string,
+  change: { UpdateExpression: string; ConditionExpression?: string; ExpressionAttributeValues?: Record<string, unknown> },
+): TransactWriteItem => ({
   Update: { TableName: tableName, Key: rosterKey(workspaceId), ...change },
 });
 
 /** A new workspace's roster. */
 export const rosterMade = (tableName: string, workspaceId: string, roster: Roster): TransactWriteItem => ({
-  Put: { TableName: tableName, Item: { ...rosterKey(workspaceId), type: 'roster', ...roster } satisfies RosterItem, ConditionExpression: 'attribute_not_exists(pk)' },
+  Put: {
+    TableName: tableName,
+    Item: { ...rosterKey(workspaceId), type: 'roster', ...roster } satisfies RosterItem,
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
 });
 
 /** An invitation takes a seat, if one is free. */
 export const seatTaken = (tableName: string, workspaceId: string) =>
-  update(tableName, workspaceId, { UpdateExpression: 'SET used = used + :one', ConditionExpression: 'used < seats', ExpressionAttributeValues: { ':one': 1 } });
+  update(tableName, workspaceId, {
+    UpdateExpression: 'SET used = used + :one',
+    ConditionExpression: 'used < seats',
+    ExpressionAttributeValues: { ':one': 1 },
+  });
 
 /** An invitation's seat given back (revoked, expired, or its person a member already). */
 export const seatGivenBack = (tableName: string, workspaceId: string) =>
@@ -34,7 +46,11 @@ export const seatGivenBack = (tableName: string, workspaceId: string) =>
  * leave pending invitations over them: those cannot join.
  */
 export const invitationJoins = (tableName: string, workspaceId: string) =>
-  update(tableName, workspaceId, { UpdateExpression: 'SET members = members + :one', ConditionExpression: 'members < seats', ExpressionAttributeValues: { ':one': 1 } });
+  update(tableName, workspaceId, {
+    UpdateExpression: 'SET members = members + :one',
+    ConditionExpression: 'members < seats',
+    ExpressionAttributeValues: { ':one': 1 },
+  });
 
 /** A member joins without an invitation (SCIM): a seat taken and a member counted, both within the seats. */
 export const directJoin = (tableName: string, workspaceId: string) =>
@@ -50,7 +66,11 @@ export const memberSeatFreed = (tableName: string, workspaceId: string, owner: b
     tableName,
     workspaceId,
     owner
-      ? { UpdateExpression: 'SET used = used - :one, members = members - :one, owners = owners - :one', ConditionExpression: 'owners > :one', ExpressionAttributeValues: { ':one': 1 } }
+      ? {
+          UpdateExpression: 'SET used = used - :one, members = members - :one, owners = owners - :one',
+          ConditionExpression: 'owners > :one',
+          ExpressionAttributeValues: { ':one': 1 },
+        }
       : { UpdateExpression: 'SET used = used - :one, members = members - :one', ExpressionAttributeValues: { ':one': 1 } },
   );
 
@@ -76,7 +96,11 @@ export const grantedSeats = (tableName: string, workspaceId: string, choice: Sea
           workspaceId,
           choice === 'members'
             ? { UpdateExpression: 'SET seats = members', ConditionExpression: 'attribute_not_exists(contract_seats)' }
-            : { UpdateExpression: 'SET seats = :seats', ConditionExpression: 'members <= :seats AND attribute_not_exists(contract_seats)', ExpressionAttributeValues: { ':seats': choice } },
+            : {
+                UpdateExpression: 'SET seats = :seats',
+                ConditionExpression: 'members <= :seats AND attribute_not_exists(contract_seats)',
+                ExpressionAttributeValues: { ':seats': choice },
+              },
         ),
       ];
 
@@ -92,7 +116,12 @@ export const contractSeats = (tableName: string, workspaceId: string, seats: num
  * Lowers the seats before the provider is told of the change (billing's seat change), in the
  * one condition joins are checked against (`members < seats`: the two exclude each other).
  */
-export async function lowerSeats(db: DynamoDBDocumentClient, tableName: string, workspaceId: string, seats: number): Promise<{ lowered: true; previous: number } | { lowered: false; members: number }> {
+export async function lowerSeats(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  workspaceId: string,
+  seats: number,
+): Promise<{ lowered: true; previous: number } | { lowered: false; members: number }> {
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
@@ -113,7 +142,13 @@ export async function lowerSeats(db: DynamoDBDocumentClient, tableName: string, 
 }
 
 /** Gives back seats lowered for a change the provider then refused: only what this change lowered (a later change, or the provider's own event, stands). */
-export async function restoreSeats(db: DynamoDBDocumentClient, tableName: string, workspaceId: string, lowered: number, previous: number): Promise<void> {
+export async function restoreSeats(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  workspaceId: string,
+  lowered: number,
+  previous: number,
+): Promise<void> {
   try {
     await db.send(
       new UpdateCommand({

@@ -4,7 +4,17 @@ import { foldCase } from '../domain/scim/filter.ts';
 import type { ScimUser, ScimUserAttributes } from '../domain/scim/model.ts';
 import type { ScimAccount, ScimUserStore } from '../domain/scim/ports.ts';
 import type { AuditRow } from '../domain/workspaces/model.ts';
-import { memberKey, scimAccountKey as accountKey, scimExternalIdKey as externalIdKey, scimUserKey as userKey, scimUserNameKey, scimUserPrefix, workspacePartition, type ScimUniqueItem, type ScimUserItem } from './items/index.ts';
+import {
+  memberKey,
+  scimAccountKey as accountKey,
+  scimExternalIdKey as externalIdKey,
+  scimUserKey as userKey,
+  scimUserNameKey,
+  scimUserPrefix,
+  workspacePartition,
+  type ScimUniqueItem,
+  type ScimUserItem,
+} from './items/index.ts';
 import { directJoin, memberSeatFreed } from './workspaceRoster.ts';
 import { memberJoins, memberLeaves, memberStays, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
 
@@ -74,7 +84,14 @@ function toUser(item: Record<string, unknown>): ScimUser {
 }
 
 export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore {
-  async create(workspaceId: string, id: string, attributes: ScimUserAttributes, account: ScimAccount, now: number, audit: AuditRow): Promise<'created' | 'duplicate' | 'no_seat' | 'already_member'> {
+  async create(
+    workspaceId: string,
+    id: string,
+    attributes: ScimUserAttributes,
+    account: ScimAccount,
+    now: number,
+    audit: AuditRow,
+  ): Promise<'created' | 'duplicate' | 'no_seat' | 'already_member'> {
     const user: ScimUser = { ...attributes, id, workspaceId, userId: account.userId, createdAt: now, lastModified: now, version: 1 };
     for (let attempt = 1; attempt <= membershipAttempts; attempt++) {
       const membership = attributes.active ? await this.joinSteps(workspaceId, account, now) : { steps: [], linked: false };
@@ -82,7 +99,13 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
       const refused = await this.run([
         { part: 'user', item: this.put(toUserItem(user, account.email), 'attribute_not_exists(pk)') },
         ...this.uniqueSteps(user, null),
-        { part: 'unique', item: this.put({ ...accountKey(workspaceId, account.userId), type: 'scim_unique', scim_id: id } satisfies ScimUniqueItem, 'attribute_not_exists(pk)') },
+        {
+          part: 'unique',
+          item: this.put(
+            { ...accountKey(workspaceId, account.userId), type: 'scim_unique', scim_id: id } satisfies ScimUniqueItem,
+            'attribute_not_exists(pk)',
+          ),
+        },
         ...membership.steps,
         { part: 'audit', item: this.audit(audit) },
       ]);
@@ -113,15 +136,34 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
     return users.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  async replace(workspaceId: string, id: string, attributes: ScimUserAttributes, previousVersion: number, now: number, audit: AuditRow): Promise<'replaced' | 'conflict' | 'duplicate' | 'no_seat' | 'privileged'> {
+  async replace(
+    workspaceId: string,
+    id: string,
+    attributes: ScimUserAttributes,
+    previousVersion: number,
+    now: number,
+    audit: AuditRow,
+  ): Promise<'replaced' | 'conflict' | 'duplicate' | 'no_seat' | 'privileged'> {
     for (let attempt = 1; attempt <= membershipAttempts; attempt++) {
       const item = await this.read(userKey(workspaceId, id));
       if (!item || Number(item.version) !== previousVersion) return 'conflict';
       const before = toUser(item);
       const account = { userId: before.userId, email: String(item.account_email) };
-      const after: ScimUser = { ...attributes, id, workspaceId, userId: before.userId, createdAt: before.createdAt, lastModified: now, version: previousVersion + 1 };
+      const after: ScimUser = {
+        ...attributes,
+        id,
+        workspaceId,
+        userId: before.userId,
+        createdAt: before.createdAt,
+        lastModified: now,
+        version: previousVersion + 1,
+      };
       const membership: MembershipSteps =
-        before.active === after.active ? { steps: [], linked: false } : after.active ? await this.joinSteps(workspaceId, account, now) : await this.leaveSteps(workspaceId, before.userId);
+        before.active === after.active
+          ? { steps: [], linked: false }
+          : after.active
+            ? await this.joinSteps(workspaceId, account, now)
+            : await this.leaveSteps(workspaceId, before.userId);
       if (membership === 'privileged') return 'privileged';
       const refused = await this.run([
         { part: 'user', item: this.put(toUserItem(after, account.email), 'version = :previous', { ':previous': previousVersion }) },
@@ -146,12 +188,21 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
       if (membership === 'privileged') return 'privileged';
       const remove = (key: { pk: string; sk: string }): Step => ({
         part: 'unique',
-        item: { Delete: { TableName: this.tableName, Key: key, ConditionExpression: 'scim_id = :id', ExpressionAttributeValues: { ':id': id } } },
+        item: {
+          Delete: { TableName: this.tableName, Key: key, ConditionExpression: 'scim_id = :id', ExpressionAttributeValues: { ':id': id } },
+        },
       });
       const refused = await this.run([
         {
           part: 'user',
-          item: { Delete: { TableName: this.tableName, Key: userKey(workspaceId, id), ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': user.version } } },
+          item: {
+            Delete: {
+              TableName: this.tableName,
+              Key: userKey(workspaceId, id),
+              ConditionExpression: 'version = :version',
+              ExpressionAttributeValues: { ':version': user.version },
+            },
+          },
         },
         remove(userNameKey(workspaceId, user.userName)),
         ...(user.externalId === undefined ? [] : [remove(externalIdKey(workspaceId, user.externalId))]),
@@ -184,9 +235,22 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
   private uniqueSteps(user: ScimUser, before: ScimUser | null): Step[] {
     const steps: Step[] = [];
     const claim = (key: { pk: string; sk: string }) =>
-      steps.push({ part: 'unique', item: this.put({ ...key, type: 'scim_unique', scim_id: user.id } satisfies ScimUniqueItem, 'attribute_not_exists(pk)') });
+      steps.push({
+        part: 'unique',
+        item: this.put({ ...key, type: 'scim_unique', scim_id: user.id } satisfies ScimUniqueItem, 'attribute_not_exists(pk)'),
+      });
     const release = (key: { pk: string; sk: string }) =>
-      steps.push({ part: 'unique', item: { Delete: { TableName: this.tableName, Key: key, ConditionExpression: 'scim_id = :id', ExpressionAttributeValues: { ':id': user.id } } } });
+      steps.push({
+        part: 'unique',
+        item: {
+          Delete: {
+            TableName: this.tableName,
+            Key: key,
+            ConditionExpression: 'scim_id = :id',
+            ExpressionAttributeValues: { ':id': user.id },
+          },
+        },
+      });
     if (!before || foldCase(before.userName) !== foldCase(user.userName)) {
       if (before) release(userNameKey(user.workspaceId, before.userName));
       claim(userNameKey(user.workspaceId, user.userName));

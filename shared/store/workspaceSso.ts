@@ -3,7 +3,15 @@ import type { Domain } from '../domain/domains/model.ts';
 import type { SsoDirectory, SsoStore } from '../domain/sso/directory.ts';
 import type { AuditRow } from '../domain/workspaces/model.ts';
 import type { Actor } from '../domain/workspaces/ports.ts';
-import { claimKey, scimKeyKey, ssoDirectoryKey as directoryKey, ssoDomainKey, type ScimKeyItem, type SsoDirectoryItem, type SsoDomainItem } from './items/index.ts';
+import {
+  claimKey,
+  scimKeyKey,
+  ssoDirectoryKey as directoryKey,
+  ssoDomainKey,
+  type ScimKeyItem,
+  type SsoDirectoryItem,
+  type SsoDomainItem,
+} from './items/index.ts';
 import { WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
 
 /**
@@ -16,12 +24,19 @@ import { WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
 
 /** The SSO store's part of a domain claim's deletion: the directory stops speaking for the email domain the claim proved, if it is still this workspace's. */
 export const ssoDomainRelease = (tableName: string, emailDomain: string, workspaceId: string): TransactWriteItem => ({
-  Delete: { TableName: tableName, Key: ssoDomainKey(emailDomain), ConditionExpression: 'workspace_id = :workspace', ExpressionAttributeValues: { ':workspace': workspaceId } },
+  Delete: {
+    TableName: tableName,
+    Key: ssoDomainKey(emailDomain),
+    ConditionExpression: 'workspace_id = :workspace',
+    ExpressionAttributeValues: { ':workspace': workspaceId },
+  },
 });
 
 export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
   async directory(workspaceId: string): Promise<SsoDirectory | null> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: directoryKey(workspaceId), ConsistentRead: true }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: directoryKey(workspaceId), ConsistentRead: true }),
+    );
     if (!Item) return null;
     return {
       workspaceId,
@@ -33,19 +48,32 @@ export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
     };
   }
 
-  async save(directory: SsoDirectory, previous: SsoDirectory | null, proof: Domain, actor: Actor, audit: AuditRow): Promise<'saved' | 'domain_claimed' | 'unverified' | 'refused' | 'stale'> {
+  async save(
+    directory: SsoDirectory,
+    previous: SsoDirectory | null,
+    proof: Domain,
+    actor: Actor,
+    audit: AuditRow,
+  ): Promise<'saved' | 'domain_claimed' | 'unverified' | 'refused' | 'stale'> {
     const { workspaceId } = directory;
     const mine = { ':workspace': workspaceId };
     // The previous domain's claim goes only if it is still this directory's (a deleted domain's claim released it already).
     const previousDomain =
       previous && previous.emailDomain !== directory.emailDomain
-        ? ((await this.db.send(new GetCommand({ TableName: this.tableName, Key: ssoDomainKey(previous.emailDomain), ConsistentRead: true }))).Item?.workspace_id === workspaceId
+        ? (await this.db.send(new GetCommand({ TableName: this.tableName, Key: ssoDomainKey(previous.emailDomain), ConsistentRead: true })))
+            .Item?.workspace_id === workspaceId
           ? previous.emailDomain
-          : null)
+          : null
         : null;
     const items: TransactWriteItem[] = [
       this.put(
-        { ...ssoDomainKey(directory.emailDomain), type: 'sso_domain', domain: directory.emailDomain, workspace_id: workspaceId, issuer: directory.issuer } satisfies SsoDomainItem,
+        {
+          ...ssoDomainKey(directory.emailDomain),
+          type: 'sso_domain',
+          domain: directory.emailDomain,
+          workspace_id: workspaceId,
+          issuer: directory.issuer,
+        } satisfies SsoDomainItem,
         // One directory speaks for a domain.
         'attribute_not_exists(pk) OR workspace_id = :workspace',
         mine,
@@ -83,7 +111,17 @@ export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
       items.push(ssoDomainRelease(this.tableName, previousDomain, workspaceId));
     }
     if (!previous || previous.keyHash !== directory.keyHash) {
-      items.push(this.put({ ...scimKeyKey(directory.keyHash), type: 'scim_key', workspace_id: workspaceId, created_at: directory.keyCreatedAt } satisfies ScimKeyItem, 'attribute_not_exists(pk)'));
+      items.push(
+        this.put(
+          {
+            ...scimKeyKey(directory.keyHash),
+            type: 'scim_key',
+            workspace_id: workspaceId,
+            created_at: directory.keyCreatedAt,
+          } satisfies ScimKeyItem,
+          'attribute_not_exists(pk)',
+        ),
+      );
       // The old key stops with this transaction.
       if (previous) items.push({ Delete: { TableName: this.tableName, Key: scimKeyKey(previous.keyHash) } });
     }
@@ -97,7 +135,9 @@ export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
   }
 
   async speakingFor(emailDomain: string): Promise<{ workspaceId: string; issuer: string } | null> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: ssoDomainKey(emailDomain), ConsistentRead: true }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: ssoDomainKey(emailDomain), ConsistentRead: true }),
+    );
     return Item && typeof Item.workspace_id === 'string' ? { workspaceId: Item.workspace_id, issuer: String(Item.issuer) } : null;
   }
 }

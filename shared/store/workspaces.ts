@@ -2,13 +2,48 @@ import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb
 import type { Plan } from '../domain/accounts/model.ts';
 import type { ContractRecord } from '../domain/contractPlans.ts';
 import type { Actor, StoredMembership, WorkspaceStore } from '../domain/workspaces/ports.ts';
-import type { AuditRow, Invitation, Member, Role, Roster, StoredWorkspace, Workspace, WorkspaceBranding, WorkspacePolicy } from '../domain/workspaces/model.ts';
+import type {
+  AuditRow,
+  Invitation,
+  Member,
+  Role,
+  Roster,
+  StoredWorkspace,
+  Workspace,
+  WorkspaceBranding,
+  WorkspacePolicy,
+} from '../domain/workspaces/model.ts';
 import { decodeCursor } from './cursor.ts';
-import { auditPartition, brandingKey, memberKey, membershipsPartition, rollRange, rosterKey, slugKey, workspaceIdOfListing, workspaceKey, workspacePartition, type BrandingItem, type SlugItem, type WorkspaceItem } from './items/index.ts';
+import {
+  auditPartition,
+  brandingKey,
+  memberKey,
+  membershipsPartition,
+  rollRange,
+  rosterKey,
+  slugKey,
+  workspaceIdOfListing,
+  workspaceKey,
+  workspacePartition,
+  type BrandingItem,
+  type SlugItem,
+  type WorkspaceItem,
+} from './items/index.ts';
 import { queryPage } from './listing.ts';
 import { contractPlanUpdate, providerPlanUpdate } from './planAttributes.ts';
 import { rosterMade } from './workspaceRoster.ts';
-import { memberJoins, policyToItem, toAuditRow, toBranding, toInvitation, toMember, toRoster, toWorkspace, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
+import {
+  memberJoins,
+  policyToItem,
+  toAuditRow,
+  toBranding,
+  toInvitation,
+  toMember,
+  toRoster,
+  toWorkspace,
+  WorkspaceTable,
+  type TransactWriteItem,
+} from './workspaceItems.ts';
 
 /**
  * The workspace's parts of others' writes: the workspace item is this store's alone, so billing
@@ -19,7 +54,12 @@ import { memberJoins, policyToItem, toAuditRow, toBranding, toInvitation, toMemb
 export const workspacePlanWrite = (tableName: string, workspaceId: string, plan: Plan): TransactWriteItem => ({
   Update: { TableName: tableName, Key: workspaceKey(workspaceId), ...providerPlanUpdate(plan) },
 });
-export const workspaceContractPlanWrite = (tableName: string, workspaceId: string, plan: Plan | null, record: ContractRecord): TransactWriteItem => ({
+export const workspaceContractPlanWrite = (
+  tableName: string,
+  workspaceId: string,
+  plan: Plan | null,
+  record: ContractRecord,
+): TransactWriteItem => ({
   Update: { TableName: tableName, Key: workspaceKey(workspaceId), ...contractPlanUpdate(plan, record) },
 });
 
@@ -64,7 +104,9 @@ export class DynamoWorkspaceStore extends WorkspaceTable implements WorkspaceSto
   }
 
   async member(workspaceId: string, userId: string): Promise<Member | null> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: memberKey(workspaceId, userId), ConsistentRead: true }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: memberKey(workspaceId, userId), ConsistentRead: true }),
+    );
     return Item ? toMember(Item) : null;
   }
 
@@ -92,7 +134,9 @@ export class DynamoWorkspaceStore extends WorkspaceTable implements WorkspaceSto
     for (let i = 0; i < keys.length; i += 99) {
       let pending: Record<string, unknown>[] = keys.slice(i, i + 99);
       while (pending.length > 0) {
-        const answer = await this.db.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }));
+        const answer = await this.db.send(
+          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }),
+        );
         for (const item of answer.Responses?.[this.tableName] ?? []) items.set(`${String(item.pk)}|${String(item.sk)}`, item);
         pending = (answer.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Record<string, unknown>[];
       }
@@ -103,7 +147,16 @@ export class DynamoWorkspaceStore extends WorkspaceTable implements WorkspaceSto
       const roster = at(rosterKey(id));
       const member = at(memberKey(id, userId));
       const branding = at(brandingKey(id));
-      return workspace && roster && member ? [{ workspace: toWorkspace(workspace), roster: toRoster(roster), role: member.role as Role, branding: branding ? toBranding(branding) : null }] : [];
+      return workspace && roster && member
+        ? [
+            {
+              workspace: toWorkspace(workspace),
+              roster: toRoster(roster),
+              role: member.role as Role,
+              branding: branding ? toBranding(branding) : null,
+            },
+          ]
+        : [];
     });
   }
 
@@ -149,7 +202,14 @@ export class DynamoWorkspaceStore extends WorkspaceTable implements WorkspaceSto
 
   async setBranding(workspaceId: string, branding: WorkspaceBranding, actor: Actor, audit: AuditRow): Promise<boolean> {
     const refused = await this.transact([
-      this.put({ ...brandingKey(workspaceId), type: 'branding', workspace_id: workspaceId, display_name: branding.displayName, logo: branding.logo, accent: branding.accent } satisfies BrandingItem),
+      this.put({
+        ...brandingKey(workspaceId),
+        type: 'branding',
+        workspace_id: workspaceId,
+        display_name: branding.displayName,
+        logo: branding.logo,
+        accent: branding.accent,
+      } satisfies BrandingItem),
       this.actorCheck(workspaceId, actor),
       this.audit(audit),
     ]);

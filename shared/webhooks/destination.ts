@@ -90,7 +90,19 @@ export function isPublicAddress(ip: string, options: { allowLoopback: boolean } 
 // Special-use names no public receiver can have; a resolver that answers them
 // at all answers with something local (RFC 6761, 6762, 8375, ICANN's .internal,
 // where cloud providers put metadata.google.internal and ec2.internal).
-const LOCAL_SUFFIXES = ['localhost', 'local', 'internal', 'home.arpa', 'localdomain', 'lan', 'intranet', 'corp', 'invalid', 'test', 'onion'];
+const LOCAL_SUFFIXES = [
+  'localhost',
+  'local',
+  'internal',
+  'home.arpa',
+  'localdomain',
+  'lan',
+  'intranet',
+  'corp',
+  'invalid',
+  'test',
+  'onion',
+];
 
 function isLoopbackName(host: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost');
@@ -167,10 +179,7 @@ function familyOf(address: string): 4 | 6 {
  * private one. IPv4 is preferred because Lambda outside a dual-stack VPC has
  * no IPv6 egress.
  */
-export async function resolveDestination(
-  url: URL,
-  options: { local: boolean; resolver: HostResolver },
-): Promise<Destination> {
+export async function resolveDestination(url: URL, options: { local: boolean; resolver: HostResolver }): Promise<Destination> {
   const checked = parseWebhookUrl(url.href, { local: options.local });
   const { host, literal } = hostOf(checked);
   const allowLoopback = options.local;

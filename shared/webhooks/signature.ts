@@ -25,10 +25,7 @@ export function webhookSignature(secret: string, timestampSeconds: number, body:
     throw new RangeError(`webhookSignature: timestamp must be positive whole seconds, got ${timestampSeconds}`);
   }
   const t = String(timestampSeconds);
-  const hex = createHmac('sha256', Buffer.from(secret, 'utf8'))
-    .update(`${t}.`, 'utf8')
-    .update(body, 'utf8')
-    .digest('hex');
+  const hex = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.`, 'utf8').update(body, 'utf8').digest('hex');
   return `t=${t},v1=${hex}`;
 }
 

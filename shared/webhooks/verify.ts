@@ -28,15 +28,9 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export type WebhookFailureReason =
-  | 'missing_header'
-  | 'malformed_header'
-  | 'timestamp_out_of_tolerance'
-  | 'signature_mismatch';
+export type WebhookFailureReason = 'missing_header' | 'malformed_header' | 'timestamp_out_of_tolerance' | 'signature_mismatch';
 
-export type WebhookVerification =
-  | { ok: true; timestamp: number }
-  | { ok: false; reason: WebhookFailureReason };
+export type WebhookVerification = { ok: true; timestamp: number } | { ok: false; reason: WebhookFailureReason };
 
 export interface VerifyWebhookInput {
   /** The request body exactly as received: a Buffer/Uint8Array, or a string of its UTF-8 text. */

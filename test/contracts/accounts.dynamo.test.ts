@@ -21,7 +21,8 @@ describeUserStoreContract('dynamo', () => ({
   users: new DynamoUserStore(dynamo.db, tableName),
   plans: {
     setPlan: (userId, plan) => send(userPlanWrite(tableName, userId, plan)),
-    setContractPlan: (userId, plan) => send(userContractPlanWrite(tableName, userId, plan, { at: 0, by: 'contract', note: 'contract test' })),
+    setContractPlan: (userId, plan) =>
+      send(userContractPlanWrite(tableName, userId, plan, { at: 0, by: 'contract', note: 'contract test' })),
   },
 }));
 describeSessionStoreContract('dynamo', () => new DynamoSessionStore(dynamo.db, tableName));

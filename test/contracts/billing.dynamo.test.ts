@@ -33,6 +33,9 @@ describeChatSubscriptionStoreContract('dynamo', () => ({
     return typeof Item?.chat_team === 'string' ? { teamId: Item.chat_team, chatUserId: String(Item.chat_user) } : null;
   },
 }));
-describeWebhookStoreContract('dynamo', async () => new DynamoWebhookStore(dynamo.db, await dynamo.freshTable(), webhookLimits.deliveryLogSeconds));
+describeWebhookStoreContract(
+  'dynamo',
+  async () => new DynamoWebhookStore(dynamo.db, await dynamo.freshTable(), webhookLimits.deliveryLogSeconds),
+);
 describeNoticeMarksContract('dynamo, chat notices', () => new DynamoNoticeMarks(dynamo.db, dynamo.tableName, 'chat_notice'));
 describeNoticeMarksContract('dynamo, billing notices', () => new DynamoNoticeMarks(dynamo.db, dynamo.tableName, 'billing_notice'));

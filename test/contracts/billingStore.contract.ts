@@ -2,9 +2,20 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { SubscriptionRecord } from '../../shared/domain/billing/model.ts';
 import type { LinkWrite } from '../../shared/domain/billing/ports.ts';
 import { newEventId, newUserId, newWorkspaceId } from '../../shared/ids.ts';
-import { audit, day, follow, join, makeWorkspace, newAddress, onTeam, setSeats, t0, teamRecord, type MadeWorkspace } from './workspaceFixtures.ts';
+import {
+  audit,
+  day,
+  follow,
+  join,
+  makeWorkspace,
+  newAddress,
+  onTeam,
+  setSeats,
+  t0,
+  teamRecord,
+  type MadeWorkspace,
+} from './workspaceFixtures.ts';
 import type { MakeWorkspaceWorld, WorkspaceWorld } from './workspaceWorld.ts';
-
 
 /**
  * The BillingStore port's contract (shared/store/billing.ts): events applied once, a newer read
@@ -26,7 +37,13 @@ export function describeBillingStoreContract(name: string, make: MakeWorkspaceWo
     const apply = (record: SubscriptionRecord, link: LinkWrite | string | null = null, eventId = newEventId()) =>
       world.billing.applySubscription(record, eventId, t0, typeof link === 'string' || link === null ? follow(record, link) : link);
     const seats = async () => (await world.workspaces.roster(ws))!.seats;
-    const proRecord = (userId: string, overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord => ({ ...teamRecord(made), target: { kind: 'user', userId }, plan: 'pro', seats: 1, ...overrides });
+    const proRecord = (userId: string, overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord => ({
+      ...teamRecord(made),
+      target: { kind: 'user', userId },
+      plan: 'pro',
+      seats: 1,
+      ...overrides,
+    });
 
     it('records an event once', async () => {
       const id = newEventId();
@@ -134,7 +151,11 @@ export function describeBillingStoreContract(name: string, make: MakeWorkspaceWo
       await setSeats(world, ws, 3);
       await join(world, made);
       const record = teamRecord(made, { seats: 1 });
-      const grant = (seats: Array<number | 'members' | 'unchanged'>): LinkWrite => ({ mode: 'follow', linked: null, grant: { plan: 'team', seats } });
+      const grant = (seats: Array<number | 'members' | 'unchanged'>): LinkWrite => ({
+        mode: 'follow',
+        linked: null,
+        grant: { plan: 'team', seats },
+      });
       expect(await apply(record, grant([1, 4, 'members']))).toBe('applied');
       expect(await seats()).toBe(4);
       const next = { ...record, syncedAt: t0 + 1 };

@@ -28,7 +28,10 @@ function anInstallation(overrides: Partial<ChatInstallation> = {}): ChatInstalla
  * per team, replaced by a new install; install states used once; a revoked token removing the
  * installation only while the team still holds it.
  */
-export function describeChatInstallationStoreContract(name: string, make: () => ChatInstallationStore | Promise<ChatInstallationStore>): void {
+export function describeChatInstallationStoreContract(
+  name: string,
+  make: () => ChatInstallationStore | Promise<ChatInstallationStore>,
+): void {
   describe(`ChatInstallationStore contract: ${name}`, () => {
     let store: ChatInstallationStore;
     beforeEach(async () => {
@@ -87,7 +90,10 @@ export interface ChatSubscriptionWorld {
 }
 
 /** The ChatSubscriptionStore port's contract (shared/store/chatSubscriptions.ts): kept on a live secret, refused on one that ended or never was. */
-export function describeChatSubscriptionStoreContract(name: string, make: () => ChatSubscriptionWorld | Promise<ChatSubscriptionWorld>): void {
+export function describeChatSubscriptionStoreContract(
+  name: string,
+  make: () => ChatSubscriptionWorld | Promise<ChatSubscriptionWorld>,
+): void {
   describe(`ChatSubscriptionStore contract: ${name}`, () => {
     let world: ChatSubscriptionWorld;
     beforeEach(async () => {
@@ -115,7 +121,14 @@ export function describeChatSubscriptionStoreContract(name: string, make: () => 
     it('refuses a secret that ended or never was', async () => {
       const secret = aSecret();
       await world.secrets.insert(secret);
-      expect(await world.secrets.end(secret.id, { state: 'revoked', now: t0, event: { id: newEventId(), type: 'secret.revoked', at: t0 }, tombstoneUntil: t0 + 86_400_000 })).toBe(true);
+      expect(
+        await world.secrets.end(secret.id, {
+          state: 'revoked',
+          now: t0,
+          event: { id: newEventId(), type: 'secret.revoked', at: t0 },
+          tombstoneUntil: t0 + 86_400_000,
+        }),
+      ).toBe(true);
       expect(await world.subscriptions.subscribe(secret.id, 'T0001', 'U0001')).toBe('gone');
       expect(await world.subscriptionOf(secret.id)).toBeNull();
       expect(await world.subscriptions.subscribe('sec_never', 'T0001', 'U0001')).toBe('gone');

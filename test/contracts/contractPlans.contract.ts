@@ -41,7 +41,14 @@ export function describeContractPlanStoreContract(name: string, make: MakeWorksp
     it('reads a workspace’s plans, seats and members; null for one that does not exist', async () => {
       const made = await makeWorkspace(world, { seats: 3, name: 'Initech' });
       await join(world, made);
-      expect(await world.contracts.workspace(made.workspace.id)).toEqual({ workspaceId: made.workspace.id, name: 'Initech', providerPlan: 'free', contractPlan: null, seats: 3, members: 2 });
+      expect(await world.contracts.workspace(made.workspace.id)).toEqual({
+        workspaceId: made.workspace.id,
+        name: 'Initech',
+        providerPlan: 'free',
+        contractPlan: null,
+        seats: 3,
+        members: 2,
+      });
       expect(await world.contracts.workspace(newWorkspaceId())).toBeNull();
     });
 
@@ -50,7 +57,11 @@ export function describeContractPlanStoreContract(name: string, make: MakeWorksp
       await onTeam(world, made, 3);
       const row = audit(made.workspace.id, 'plan.contract_set', t0 + 1);
       expect(await world.contracts.setWorkspacePlan(made.workspace.id, 'enterprise', 20, record, row)).toBe('set');
-      expect(await world.contracts.workspace(made.workspace.id)).toMatchObject({ providerPlan: 'team', contractPlan: 'enterprise', seats: 20 });
+      expect(await world.contracts.workspace(made.workspace.id)).toMatchObject({
+        providerPlan: 'team',
+        contractPlan: 'enterprise',
+        seats: 20,
+      });
       expect(await world.workspaces.get(made.workspace.id)).toMatchObject({ plan: 'team', contractPlan: 'enterprise' });
       expect((await world.checkout.seatOf(made.workspace.id, made.owner.userId))!.underContract).toBe(true);
       expect((await world.workspaces.auditPage(made.workspace.id, 1, null)).items).toEqual([row]);
@@ -74,7 +85,9 @@ export function describeContractPlanStoreContract(name: string, make: MakeWorksp
       await join(world, made);
       await join(world, made);
       const before = await world.workspaces.auditPage(made.workspace.id, 10, null);
-      expect(await world.contracts.setWorkspacePlan(made.workspace.id, 'enterprise', 2, record, audit(made.workspace.id))).toBe('below_members');
+      expect(await world.contracts.setWorkspacePlan(made.workspace.id, 'enterprise', 2, record, audit(made.workspace.id))).toBe(
+        'below_members',
+      );
       expect(await world.contracts.workspace(made.workspace.id)).toMatchObject({ contractPlan: null, seats: 3 });
       expect(await world.workspaces.auditPage(made.workspace.id, 10, null)).toEqual(before);
       expect(await world.contracts.setWorkspacePlan(newWorkspaceId(), 'enterprise', 5, record, audit(made.workspace.id))).toBe('not_found');

@@ -51,7 +51,9 @@ export function describeDomainStoreContract(name: string, make: MakeWorkspaceWor
       const other = await makeWorkspace(world);
       const mine = (await claim(hostname)).domain;
       const theirs = (await claim(hostname, other)).domain;
-      const outcomes = await Promise.all([mine, theirs].map((domain) => world.domains.verify(domain, t0 + minute, audit(domain.workspaceId, 'domain.verified'))));
+      const outcomes = await Promise.all(
+        [mine, theirs].map((domain) => world.domains.verify(domain, t0 + minute, audit(domain.workspaceId, 'domain.verified'))),
+      );
       const holder = outcomes[0] === 'verified' ? mine : theirs;
       expect([...outcomes].sort()).toEqual(['taken', 'verified']);
       expect(await world.domains.verifiedClaim(hostname)).toEqual({ hostname, domainId: holder.id, workspaceId: holder.workspaceId });
@@ -60,7 +62,13 @@ export function describeDomainStoreContract(name: string, make: MakeWorkspaceWor
     it('verifies once: the claim verified, off the checks, then `already`; a deleted claim is `gone`', async () => {
       const { domain } = await claim();
       expect(await world.domains.verify(domain, t0 + minute, audit(ws))).toBe('verified');
-      expect(await world.domains.get(domain.id)).toEqual({ ...domain, state: 'verified', verifiedAt: t0 + minute, lastCheckedAt: t0 + minute, lastError: null });
+      expect(await world.domains.get(domain.id)).toEqual({
+        ...domain,
+        state: 'verified',
+        verifiedAt: t0 + minute,
+        lastCheckedAt: t0 + minute,
+        lastError: null,
+      });
       expect(await world.domains.pendingDue(t0 + 60 * minute, 10)).toEqual([]);
       expect(await world.domains.verify(domain, t0 + 2 * minute, audit(ws))).toBe('already');
       const gone = (await claim()).domain;
@@ -116,7 +124,14 @@ export function describeDomainStoreContract(name: string, make: MakeWorkspaceWor
         const row = audit(ws, 'domain.deleted', t0 + minute);
         expect(await world.domains.remove({ ...domain, state: 'verified' }, made.ownerActs, row)).toBe(true);
         expect(await world.domains.verifiedClaim(domain.hostname)).toBeNull();
-        expect(await world.hosting.stopOrderOf(domain.id)).toEqual({ domainId: domain.id, workspaceId: ws, hostname: domain.hostname, orderedAt: t0 + minute, version: 1, reported: false });
+        expect(await world.hosting.stopOrderOf(domain.id)).toEqual({
+          domainId: domain.id,
+          workspaceId: ws,
+          hostname: domain.hostname,
+          orderedAt: t0 + minute,
+          version: 1,
+          reported: false,
+        });
         expect((await claim(domain.hostname)).outcome).toBe('claimed');
       });
 

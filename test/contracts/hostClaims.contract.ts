@@ -11,7 +11,10 @@ export interface HostClaimSeed {
 }
 
 /** The hostnames' verified claims as the secrets group reads them: at most one per hostname, read as written. */
-export function describeHostClaimsContract(name: string, make: () => { claims: HostClaims; seed: HostClaimSeed } | Promise<{ claims: HostClaims; seed: HostClaimSeed }>): void {
+export function describeHostClaimsContract(
+  name: string,
+  make: () => { claims: HostClaims; seed: HostClaimSeed } | Promise<{ claims: HostClaims; seed: HostClaimSeed }>,
+): void {
   describe(`HostClaims contract: ${name}`, () => {
     let claims: HostClaims;
     let seed: HostClaimSeed;

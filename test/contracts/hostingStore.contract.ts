@@ -31,15 +31,33 @@ export function describeHostingStoreContract(name: string, make: MakeWorkspaceWo
       hostname: domain.hostname,
       workspaceId: domain.workspaceId,
       verifiedAt: domain.verifiedAt!,
-      hosting: { step: 'due', since: domain.verifiedAt!, checkedAt: null, tenantId: null, certificate: null, gaveUp: null, reported: false },
+      hosting: {
+        step: 'due',
+        since: domain.verifiedAt!,
+        checkedAt: null,
+        tenantId: null,
+        certificate: null,
+        gaveUp: null,
+        reported: false,
+      },
     });
-    const deploying = (at: number): HostingRecord => ({ step: 'deploying', since: at, checkedAt: at, tenantId: 'tenant-1', certificate: 'pending', gaveUp: null, reported: false });
+    const deploying = (at: number): HostingRecord => ({
+      step: 'deploying',
+      since: at,
+      checkedAt: at,
+      tenantId: 'tenant-1',
+      certificate: 'pending',
+      gaveUp: null,
+      reported: false,
+    });
 
     it('has a verified claim due at once, its hosting at its first step', async () => {
       const domain = await verified(t0);
       expect(await world.hosting.due(t0 - 1, 10)).toEqual([]);
       expect(await world.hosting.due(t0, 10)).toEqual([{ serve: served(domain) }]);
-      expect(await world.hosting.hostingOf({ workspaceId: domain.workspaceId, hostname: domain.hostname, domainId: domain.id })).toEqual(served(domain).hosting);
+      expect(await world.hosting.hostingOf({ workspaceId: domain.workspaceId, hostname: domain.hostname, domainId: domain.id })).toEqual(
+        served(domain).hosting,
+      );
     });
 
     it('records where hosting stands and when it is due next; none when nothing is left to do', async () => {

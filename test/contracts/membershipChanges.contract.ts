@@ -1,6 +1,19 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { newUserId } from '../../shared/ids.ts';
-import { actorOf, admins, aMember, anInvitation, audit, day, join, makeWorkspace, minute, setSeats, t0, type MadeWorkspace } from './workspaceFixtures.ts';
+import {
+  actorOf,
+  admins,
+  aMember,
+  anInvitation,
+  audit,
+  day,
+  join,
+  makeWorkspace,
+  minute,
+  setSeats,
+  t0,
+  type MadeWorkspace,
+} from './workspaceFixtures.ts';
 import type { MakeWorkspaceWorld, WorkspaceWorld } from './workspaceWorld.ts';
 
 /**
@@ -119,7 +132,9 @@ export function describeMembershipChangesContract(name: string, make: MakeWorksp
       it('uses a token once, however many accept it at once', async () => {
         const { invitation } = await invite();
         const token = (await world.memberships.invitationToken(invitation.tokenHash))!;
-        const outcomes = await Promise.all([aMember(ws), aMember(ws)].map((member) => world.memberships.accept(token, member, t0, audit(ws))));
+        const outcomes = await Promise.all(
+          [aMember(ws), aMember(ws)].map((member) => world.memberships.accept(token, member, t0, audit(ws))),
+        );
         expect(outcomes.sort()).toEqual(['gone', 'joined']);
         expect(await roster()).toEqual({ seats: 3, used: 2, owners: 1, members: 2 });
         expect(await world.memberships.accept(token, aMember(ws), t0, audit(ws))).toBe('gone');
@@ -158,7 +173,10 @@ export function describeMembershipChangesContract(name: string, make: MakeWorksp
       it('lets a seat be lowered or joined into, never both, when they race', async () => {
         const { invitation } = await invite();
         const token = (await world.memberships.invitationToken(invitation.tokenHash))!;
-        const [joined, lowered] = await Promise.all([world.memberships.accept(token, aMember(ws), t0, audit(ws)), world.billing.lowerSeats(ws, 1)]);
+        const [joined, lowered] = await Promise.all([
+          world.memberships.accept(token, aMember(ws), t0, audit(ws)),
+          world.billing.lowerSeats(ws, 1),
+        ]);
         expect([joined === 'joined', lowered.lowered].filter(Boolean)).toHaveLength(1);
         const after = (await roster())!;
         expect(after.members).toBeLessThanOrEqual(after.seats);
@@ -204,7 +222,9 @@ export function describeMembershipChangesContract(name: string, make: MakeWorksp
         const second = await join(world, made, 'admin');
         await world.memberships.changeRole(second, 'owner', made.ownerActs, audit(ws));
         const both = [made.owner, { ...second, role: 'owner' as const }];
-        const outcomes = await Promise.all(both.map((owner, i) => world.memberships.changeRole(owner, 'admin', actorOf(both[1 - i]!, ['owner']), audit(ws))));
+        const outcomes = await Promise.all(
+          both.map((owner, i) => world.memberships.changeRole(owner, 'admin', actorOf(both[1 - i]!, ['owner']), audit(ws))),
+        );
         expect(outcomes).toContain('changed');
         expect(outcomes).not.toEqual(['changed', 'changed']);
         expect((await roster())!.owners).toBe(1);

@@ -61,7 +61,8 @@ export function describePaymentProviderContract(name: string, make: () => Provid
       const session = await provider.createCheckoutSession(request);
       return { request, subscriptionId: await world.completeCheckout(session.id) };
     };
-    const verified = async (): Promise<ProviderEvent[]> => Promise.all((await world.events()).map((event) => provider.verifyEvent(event.rawBody, event.signature)));
+    const verified = async (): Promise<ProviderEvent[]> =>
+      Promise.all((await world.events()).map((event) => provider.verifyEvent(event.rawBody, event.signature)));
 
     it('makes one customer per idempotency key', async () => {
       expect(customerId).toMatch(/^cus_/);
@@ -97,7 +98,15 @@ export function describePaymentProviderContract(name: string, make: () => Provid
     it('makes a paid checkout’s subscription, with the checkout’s metadata, and signs its events', async () => {
       const { request, subscriptionId } = await subscribed(3);
       const live = (await provider.retrieveSubscription(subscriptionId))!;
-      expect(live).toMatchObject({ id: subscriptionId, customerId, status: 'active', priceId: teamPrice, quantity: 3, cancelAtPeriodEnd: false, metadata: request.metadata });
+      expect(live).toMatchObject({
+        id: subscriptionId,
+        customerId,
+        status: 'active',
+        priceId: teamPrice,
+        quantity: 3,
+        cancelAtPeriodEnd: false,
+        metadata: request.metadata,
+      });
       expect(live.itemId).toMatch(/^si_/);
       expect(live.currentPeriodEnd).toBeGreaterThan(0);
       expect(await provider.openCheckouts(customerId)).toEqual([]);

@@ -25,7 +25,11 @@ const aLink = (ownerId: string, overrides: Partial<RequestLink> = {}): RequestLi
   ...overrides,
 });
 
-const aResponse = (requestId: string, createdAt = t0, sealed: SealedResponse['sealed'] = { kind: 'text', envelope: new Uint8Array([1, 2]) }): SealedResponse => ({
+const aResponse = (
+  requestId: string,
+  createdAt = t0,
+  sealed: SealedResponse['sealed'] = { kind: 'text', envelope: new Uint8Array([1, 2]) },
+): SealedResponse => ({
   id: newResponseId(),
   requestId,
   createdAt,
@@ -96,7 +100,11 @@ export function describeRequestStoreContract(name: string, make: () => RequestSt
     });
 
     it('refuses a response to a link full, closed, expired (at its expiry) or unknown, storing nothing', async () => {
-      const [full, closed, expired] = [aLink(owner, { responsesLeft: 0 }), aLink(owner, { closedAt: t0 }), aLink(owner, { expiresAt: t0 + hour })];
+      const [full, closed, expired] = [
+        aLink(owner, { responsesLeft: 0 }),
+        aLink(owner, { closedAt: t0 }),
+        aLink(owner, { expiresAt: t0 + hour }),
+      ];
       for (const link of [full, closed, expired]) await requests.insert(link, keepUntil(link));
       expect(await requests.addResponse(aResponse(full.id), keep, t0)).toBe('refused');
       expect(await requests.addResponse(aResponse(closed.id), keep, t0)).toBe('refused');
@@ -132,7 +140,11 @@ export function describeRequestStoreContract(name: string, make: () => RequestSt
         await requests.insert(link, keepUntil(link));
         await secrets.insert(file);
         const response = aResponse(link.id, t0, { kind: 'file', secretId: file.id });
-        const upload = { secret: { id: file.id, expiresAt: file.expiresAt }, uploadId: 'up-1', envelopeFormat: { passphrase: false, kdfIterations: 0 } };
+        const upload = {
+          secret: { id: file.id, expiresAt: file.expiresAt },
+          uploadId: 'up-1',
+          envelopeFormat: { passphrase: false, kdfIterations: 0 },
+        };
         expect(await requests.addFileResponse(response, upload, keep, t0)).toBe('added');
         expect(await secrets.get(file.id)).toMatchObject({ state: 'active', envelopeFormat: { passphrase: false, kdfIterations: 0 } });
         expect((await requests.inbox(link.id, 10, null)).items).toEqual([response]);
@@ -145,14 +157,35 @@ export function describeRequestStoreContract(name: string, make: () => RequestSt
         const [ended, waiting] = [aPendingFile('up-1'), aPendingFile('up-2')];
         await requests.insert(link, keepUntil(link));
         for (const file of [ended, waiting]) await secrets.insert(file);
-        await secrets.end(ended.id, { state: 'expired', now: ended.expiresAt, event: { id: 'evt_x', type: 'secret.expired', at: ended.expiresAt }, tombstoneUntil: ended.expiresAt + hour });
+        await secrets.end(ended.id, {
+          state: 'expired',
+          now: ended.expiresAt,
+          event: { id: 'evt_x', type: 'secret.expired', at: ended.expiresAt },
+          tombstoneUntil: ended.expiresAt + hour,
+        });
         const upload = (id: string, uploadId: string) => ({ secret: { id, expiresAt: t0 + hour }, uploadId, envelopeFormat: undefined });
-        expect(await requests.addFileResponse(aResponse(link.id, t0, { kind: 'file', secretId: ended.id }), upload(ended.id, 'up-1'), keep, t0)).toBe('not_pending');
-        expect(await requests.addFileResponse(aResponse(link.id, t0, { kind: 'file', secretId: waiting.id }), upload(waiting.id, 'up-other'), keep, t0)).toBe('not_pending');
+        expect(
+          await requests.addFileResponse(aResponse(link.id, t0, { kind: 'file', secretId: ended.id }), upload(ended.id, 'up-1'), keep, t0),
+        ).toBe('not_pending');
+        expect(
+          await requests.addFileResponse(
+            aResponse(link.id, t0, { kind: 'file', secretId: waiting.id }),
+            upload(waiting.id, 'up-other'),
+            keep,
+            t0,
+          ),
+        ).toBe('not_pending');
         expect((await requests.get(link.id))?.responsesLeft).toBe(2);
         expect((await requests.inbox(link.id, 10, null)).items).toEqual([]);
         await requests.close(link.id, owner, t0);
-        expect(await requests.addFileResponse(aResponse(link.id, t0, { kind: 'file', secretId: waiting.id }), upload(waiting.id, 'up-2'), keep, t0)).toBe('refused');
+        expect(
+          await requests.addFileResponse(
+            aResponse(link.id, t0, { kind: 'file', secretId: waiting.id }),
+            upload(waiting.id, 'up-2'),
+            keep,
+            t0,
+          ),
+        ).toBe('refused');
         expect((await secrets.get(waiting.id))?.state).toBe('pending');
       });
     });

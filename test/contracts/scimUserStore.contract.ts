@@ -32,20 +32,49 @@ export function describeScimUserStoreContract(name: string, make: MakeWorkspaceW
     const account = (email = newAddress('scim')): ScimAccount => ({ userId: newUserId(), email });
     const create = async (userName: string, overrides: Partial<ScimUserAttributes> = {}, who = account(userName), at = t0) => {
       const id = newScimUserId();
-      return { id, who, outcome: await world.scim.create(ws, id, attributes(userName, overrides), who, at, audit(ws, 'scim.user_created', at)) };
+      return {
+        id,
+        who,
+        outcome: await world.scim.create(ws, id, attributes(userName, overrides), who, at, audit(ws, 'scim.user_created', at)),
+      };
     };
     const roster = () => world.workspaces.roster(ws);
 
     it('makes an active User a member (source scim) holding a seat, read back by id, userName in any case and externalId', async () => {
       const userName = newAddress('Ada');
-      const { id, who, outcome } = await create(userName, { externalId: 'okta-1', displayName: 'Ada L.', enterprise: { department: 'R&D' }, extra: { title: 'Countess' } });
+      const { id, who, outcome } = await create(userName, {
+        externalId: 'okta-1',
+        displayName: 'Ada L.',
+        enterprise: { department: 'R&D' },
+        extra: { title: 'Countess' },
+      });
       expect(outcome).toBe('created');
-      const user = { ...attributes(userName, { externalId: 'okta-1', displayName: 'Ada L.', enterprise: { department: 'R&D' }, extra: { title: 'Countess' } }), id, workspaceId: ws, userId: who.userId, createdAt: t0, lastModified: t0, version: 1 };
+      const user = {
+        ...attributes(userName, {
+          externalId: 'okta-1',
+          displayName: 'Ada L.',
+          enterprise: { department: 'R&D' },
+          extra: { title: 'Countess' },
+        }),
+        id,
+        workspaceId: ws,
+        userId: who.userId,
+        createdAt: t0,
+        lastModified: t0,
+        version: 1,
+      };
       expect(await world.scim.get(ws, id)).toEqual(user);
       expect(await world.scim.byUserName(ws, userName.toUpperCase())).toEqual(user);
       expect(await world.scim.byExternalId(ws, 'okta-1')).toEqual(user);
       expect(await world.scim.byExternalId(ws, 'OKTA-1')).toBeNull();
-      expect(await world.workspaces.member(ws, who.userId)).toEqual({ workspaceId: ws, userId: who.userId, email: who.email, role: 'member', joinedAt: t0, source: 'scim' });
+      expect(await world.workspaces.member(ws, who.userId)).toEqual({
+        workspaceId: ws,
+        userId: who.userId,
+        email: who.email,
+        role: 'member',
+        joinedAt: t0,
+        source: 'scim',
+      });
       expect(await roster()).toEqual({ seats: 3, used: 2, owners: 1, members: 2 });
     });
 
@@ -127,7 +156,9 @@ export function describeScimUserStoreContract(name: string, make: MakeWorkspaceW
         await create(taken, { externalId: 'held' });
         const { id } = await create(newAddress('mine'));
         expect(await world.scim.replace(ws, id, attributes(taken.toUpperCase()), 1, t0, audit(ws))).toBe('duplicate');
-        expect(await world.scim.replace(ws, id, attributes(newAddress('free'), { externalId: 'held' }), 1, t0, audit(ws))).toBe('duplicate');
+        expect(await world.scim.replace(ws, id, attributes(newAddress('free'), { externalId: 'held' }), 1, t0, audit(ws))).toBe(
+          'duplicate',
+        );
         expect((await world.scim.get(ws, id))!.version).toBe(1);
       });
 
@@ -141,7 +172,11 @@ export function describeScimUserStoreContract(name: string, make: MakeWorkspaceW
         await join(world, made);
         expect(await world.scim.replace(ws, id, attributes(userName), 2, t0, audit(ws))).toBe('no_seat');
         expect((await world.scim.get(ws, id))!.active).toBe(false);
-        await world.memberships.removeMember((await world.workspaces.roll(ws)).members.find((member) => member.role === 'member' && member.userId !== who.userId)!, null, audit(ws));
+        await world.memberships.removeMember(
+          (await world.workspaces.roll(ws)).members.find((member) => member.role === 'member' && member.userId !== who.userId)!,
+          null,
+          audit(ws),
+        );
         expect(await world.scim.replace(ws, id, attributes(userName), 2, t0 + minute, audit(ws))).toBe('replaced');
         expect(await world.workspaces.member(ws, who.userId)).toMatchObject({ role: 'member', source: 'scim', joinedAt: t0 + minute });
         expect(await roster()).toEqual({ seats: 3, used: 3, owners: 1, members: 3 });
@@ -159,7 +194,9 @@ export function describeScimUserStoreContract(name: string, make: MakeWorkspaceW
       it('replaces once of two replacing the same version at once', async () => {
         const userName = newAddress('twice');
         const { id } = await create(userName);
-        const outcomes = await Promise.all(['A', 'B'].map((given) => world.scim.replace(ws, id, attributes(userName, { displayName: given }), 1, t0, audit(ws))));
+        const outcomes = await Promise.all(
+          ['A', 'B'].map((given) => world.scim.replace(ws, id, attributes(userName, { displayName: given }), 1, t0, audit(ws))),
+        );
         expect(outcomes.sort()).toEqual(['conflict', 'replaced']);
         expect((await world.scim.get(ws, id))!.version).toBe(2);
       });

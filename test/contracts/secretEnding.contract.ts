@@ -2,7 +2,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { EndInput, SecretStore } from '../../shared/domain/secrets/ports.ts';
 import { aClaim, aPendingFile, aSecret, event, hour, minute, t0, type MakeSecretStores } from './secretFixtures.ts';
 
-const ending = (state: EndInput['state'], now: number): EndInput => ({ state, now, event: event(`secret.${state}`, now), tombstoneUntil: now + 30 * 24 * hour });
+const ending = (state: EndInput['state'], now: number): EndInput => ({
+  state,
+  now,
+  event: event(`secret.${state}`, now),
+  tombstoneUntil: now + 30 * 24 * hour,
+});
 
 /** The SecretStore contract, continued: ending a secret, and what refused claims and reports record on it. */
 export function describeSecretEndingContract(name: string, make: MakeSecretStores): void {
@@ -49,7 +54,10 @@ export function describeSecretEndingContract(name: string, make: MakeSecretStore
       it('of an end racing the last claim, exactly one lands: the claim is taken and it burns, or it is revoked and nothing is taken', async () => {
         const secret = aSecret();
         await secrets.insert(secret);
-        const [claim, revoked] = await Promise.all([secrets.takeView(secret.id, aClaim(t0)), secrets.end(secret.id, ending('revoked', t0))]);
+        const [claim, revoked] = await Promise.all([
+          secrets.takeView(secret.id, aClaim(t0)),
+          secrets.end(secret.id, ending('revoked', t0)),
+        ]);
         expect(claim.taken).not.toBe(revoked);
         expect((await secrets.get(secret.id))?.state).toBe(revoked ? 'revoked' : 'active');
       });
@@ -109,7 +117,9 @@ export function describeSecretEndingContract(name: string, make: MakeSecretStore
       it('of the same reporter’s reports racing, one counts', async () => {
         const secret = aSecret();
         await secrets.insert(secret);
-        const counts = await Promise.all([1, 2, 3].map(() => secrets.recordReport(secret.id, 'reporter-a', true, event('secret.reported', t0))));
+        const counts = await Promise.all(
+          [1, 2, 3].map(() => secrets.recordReport(secret.id, 'reporter-a', true, event('secret.reported', t0))),
+        );
         expect(counts.sort()).toEqual([0, 0, 1]);
       });
 

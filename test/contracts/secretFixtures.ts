@@ -14,7 +14,12 @@ export const t0 = Date.UTC(2026, 10, 24, 12);
 export const minute = 60_000;
 export const hour = 60 * minute;
 
-export const event = (type: StoredEvent['type'], at: number, extra: Partial<StoredEvent> = {}): StoredEvent => ({ id: newEventId(), type, at, ...extra });
+export const event = (type: StoredEvent['type'], at: number, extra: Partial<StoredEvent> = {}): StoredEvent => ({
+  id: newEventId(),
+  type,
+  at,
+  ...extra,
+});
 
 /** An active one-view text secret made at t0, expiring an hour later. */
 export function aSecret(overrides: Partial<Secret> = {}): Secret {

@@ -19,7 +19,11 @@ export function describeSecretWorkContract(name: string, make: MakeSecretStores)
     });
 
     it('finds active secrets due for expiry, oldest first, at most `limit`, the instant of expiry included', async () => {
-      const [late, early, later] = [aSecret({ expiresAt: t0 + 2 * hour }), aSecret({ expiresAt: t0 + hour }), aSecret({ expiresAt: t0 + 3 * hour })];
+      const [late, early, later] = [
+        aSecret({ expiresAt: t0 + 2 * hour }),
+        aSecret({ expiresAt: t0 + hour }),
+        aSecret({ expiresAt: t0 + 3 * hour }),
+      ];
       for (const secret of [late, early, later, aPendingFile()]) await secrets.insert(secret);
       expect(await secrets.dueForExpiry(t0 + hour - 1, 10)).toEqual([]);
       expect(await secrets.dueForExpiry(t0 + 2 * hour, 10)).toEqual([early.id, late.id]);
@@ -45,7 +49,11 @@ export function describeSecretWorkContract(name: string, make: MakeSecretStores)
         await secrets.insert(file);
         expect(await secrets.activateFile(file.id, 'up-other', undefined)).toBe(false);
         expect(await secrets.activateFile(file.id, 'up-1', { passphrase: true, kdfIterations: 600_000 })).toBe(true);
-        expect(await secrets.get(file.id)).toEqual({ ...file, state: 'active', envelopeFormat: { passphrase: true, kdfIterations: 600_000 } });
+        expect(await secrets.get(file.id)).toEqual({
+          ...file,
+          state: 'active',
+          envelopeFormat: { passphrase: true, kdfIterations: 600_000 },
+        });
         expect(await secrets.activateFile(file.id, 'up-1', undefined)).toBe(false);
       });
 
@@ -56,7 +64,10 @@ export function describeSecretWorkContract(name: string, make: MakeSecretStores)
         expect(await secrets.activateFile(ended.id, 'up-1', undefined)).toBe(false);
         expect(await secrets.activateFile(text.id, 'up-1', undefined)).toBe(false);
         expect(await secrets.activateFile('sec_none', 'up-1', undefined)).toBe(false);
-        const results = await Promise.all([secrets.activateFile(racing.id, 'up-2', undefined), secrets.activateFile(racing.id, 'up-2', undefined)]);
+        const results = await Promise.all([
+          secrets.activateFile(racing.id, 'up-2', undefined),
+          secrets.activateFile(racing.id, 'up-2', undefined),
+        ]);
         expect(results.filter(Boolean)).toHaveLength(1);
       });
     });
@@ -85,7 +96,15 @@ export function describeSecretWorkContract(name: string, make: MakeSecretStores)
 
     describe('listForOwner', () => {
       it('lists an owner’s secrets newest first, ended ones too, without payload, links, token hashes or events', async () => {
-        const first = aSecret({ ownerId: 'usr_a', createdAt: t0, workspaceId: 'wks_1', recipients: [aLink()], claimVerifier: 'cv', notBefore: t0, envelopeFormat: { passphrase: false, kdfIterations: 0 } });
+        const first = aSecret({
+          ownerId: 'usr_a',
+          createdAt: t0,
+          workspaceId: 'wks_1',
+          recipients: [aLink()],
+          claimVerifier: 'cv',
+          notBefore: t0,
+          envelopeFormat: { passphrase: false, kdfIterations: 0 },
+        });
         const second = aSecret({ ownerId: 'usr_a', createdAt: t0 + 1 });
         for (const secret of [first, second, aSecret({ ownerId: 'usr_b' }), aSecret()]) await secrets.insert(secret);
         await secrets.end(second.id, revoke(t0 + 2));

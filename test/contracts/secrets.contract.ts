@@ -37,7 +37,10 @@ export function describeSecretStoreContract(name: string, make: MakeSecretStores
         });
         await secrets.insert(secret);
         expect(await secrets.get(secret.id)).toEqual(secret);
-        const file = aPendingFile('upload-9', { upload: { id: 'upload-9', partSize: 8, partCount: 3, chunkLog2: 20, passphrase: false }, response: { requestId: 'rql_1', enc: 'enc', wrappedKey: 'wrapped' } });
+        const file = aPendingFile('upload-9', {
+          upload: { id: 'upload-9', partSize: 8, partCount: 3, chunkLog2: 20, passphrase: false },
+          response: { requestId: 'rql_1', enc: 'enc', wrappedKey: 'wrapped' },
+        });
         await secrets.insert(file);
         expect(await secrets.get(file.id)).toEqual(file);
       });
@@ -124,7 +127,11 @@ export function describeSecretStoreContract(name: string, make: MakeSecretStores
         ['needing a proof, with another', { claimVerifier: 'verifier' }, (now) => aClaim(now, { proofHash: 'other' })],
         ['kept in parts, its parts not read', { envelope: Buffer.alloc(300_001, 1) }, (now) => aClaim(now)],
         ['a request link’s file response', { response: { requestId: 'rql_1', enc: 'e', wrappedKey: 'w' } }, (now) => aClaim(now)],
-        ['made on another claim of a hostname', { linkHost: { domainId: 'dom_a', hostname: 'a.example.com' } }, (now) => aClaim(now, { domainId: 'dom_b' })],
+        [
+          'made on another claim of a hostname',
+          { linkHost: { domainId: 'dom_a', hostname: 'a.example.com' } },
+          (now) => aClaim(now, { domainId: 'dom_b' }),
+        ],
         ['made on no hostname, claimed on one', {}, (now) => aClaim(now, { domainId: 'dom_a' })],
         ['having links, claimed without one', { recipients: [aLink()] }, (now) => aClaim(now)],
         ['claimed through a link it does not have', { recipients: [aLink()] }, (now) => aClaim(now, { recipientId: 'rcp_unknown' })],
@@ -141,9 +148,16 @@ export function describeSecretStoreContract(name: string, make: MakeSecretStores
       }
 
       it('takes a view from not-before on, with the right proof, with parts read, on the claim’s own hostname', async () => {
-        const secret = aSecret({ notBefore: t0 + minute, claimVerifier: 'verifier', envelope: Buffer.alloc(300_001, 1), linkHost: { domainId: 'dom_a', hostname: 'a.example.com' } });
+        const secret = aSecret({
+          notBefore: t0 + minute,
+          claimVerifier: 'verifier',
+          envelope: Buffer.alloc(300_001, 1),
+          linkHost: { domainId: 'dom_a', hostname: 'a.example.com' },
+        });
         await secrets.insert(secret);
-        expect((await secrets.takeView(secret.id, aClaim(t0 + minute, { proofHash: 'verifier', partsRead: true, domainId: 'dom_a' }))).taken).toBe(true);
+        expect(
+          (await secrets.takeView(secret.id, aClaim(t0 + minute, { proofHash: 'verifier', partsRead: true, domainId: 'dom_a' }))).taken,
+        ).toBe(true);
       });
 
       it('takes a secret made on a hostname when the claim names none (the hostname is checked only when it arrives on one)', async () => {
@@ -168,8 +182,14 @@ export function describeSecretStoreContract(name: string, make: MakeSecretStores
         const secret = aSecret({ recipients: [link] });
         await secrets.insert(secret);
         expect((await secrets.takeView(secret.id, aClaim(t0, { recipientId: link.id }))).taken).toBe(false);
-        expect((await secrets.takeView(secret.id, aClaim(t0, { recipientId: link.id, gateEmailHash: recipientEmailHash('ben@example.com') }))).taken).toBe(false);
-        expect((await secrets.takeView(secret.id, aClaim(t0, { recipientId: link.id, gateEmailHash: recipientEmailHash(' ana@example.COM ') }))).taken).toBe(true);
+        expect(
+          (await secrets.takeView(secret.id, aClaim(t0, { recipientId: link.id, gateEmailHash: recipientEmailHash('ben@example.com') })))
+            .taken,
+        ).toBe(false);
+        expect(
+          (await secrets.takeView(secret.id, aClaim(t0, { recipientId: link.id, gateEmailHash: recipientEmailHash(' ana@example.COM ') })))
+            .taken,
+        ).toBe(true);
       });
     });
 

@@ -33,19 +33,29 @@ describeGateStoreContract('dynamo', () => new DynamoGateStore(dynamo.db, tableNa
 describeReceiptStoreContract('dynamo', () => new DynamoReceiptStore(dynamo.db, tableName));
 describeRateCounterContract('dynamo', () => new DynamoRateCounter(dynamo.db, tableName));
 describeCountersContract('dynamo', () => new DynamoCounters(dynamo.db, tableName));
-describeRequestStoreContract('dynamo', () => ({ requests: new DynamoRequestStore(dynamo.db, tableName), secrets: new DynamoSecretStore(dynamo.db, tableName, tombstoneSeconds) }));
+describeRequestStoreContract('dynamo', () => ({
+  requests: new DynamoRequestStore(dynamo.db, tableName),
+  secrets: new DynamoSecretStore(dynamo.db, tableName, tombstoneSeconds),
+}));
 
 // What the tier source reads, written as the user, workspace and member items are (users.ts, workspaces.ts, workspaceItems.ts):
 // the provider's plan always (free when made), a contract's when there is one.
-const plans = (holder: PlanHolder = {}) => ({ plan: holder.plan ?? 'free', ...(holder.contractPlan ? { contract_plan: holder.contractPlan } : {}) });
-const put = (Item: object) => dynamo.db.send(new PutCommand({ TableName: tableName, Item: Item as Record<string, unknown> })).then(() => undefined);
+const plans = (holder: PlanHolder = {}) => ({
+  plan: holder.plan ?? 'free',
+  ...(holder.contractPlan ? { contract_plan: holder.contractPlan } : {}),
+});
+const put = (Item: object) =>
+  dynamo.db.send(new PutCommand({ TableName: tableName, Item: Item as Record<string, unknown> })).then(() => undefined);
 describeTierSourceContract('dynamo', () => ({
   tiers: new DynamoTierSource(dynamo.db, tableName),
   seed: {
-    user: (userId, holder) => put({ ...userKey(userId), type: 'user', id: userId, email: `${userId}@example.com`, created_at: 0, ...plans(holder) }),
+    user: (userId, holder) =>
+      put({ ...userKey(userId), type: 'user', id: userId, email: `${userId}@example.com`, created_at: 0, ...plans(holder) }),
     workspace: (workspaceId, holder) => put({ ...workspaceKey(workspaceId), type: 'workspace', id: workspaceId, ...plans(holder) }),
-    join: (workspaceId, userId) => put(toMemberItem({ workspaceId, userId, email: `${userId}@example.com`, role: 'member', joinedAt: 0, source: 'invitation' })),
-    leave: (workspaceId, userId) => dynamo.db.send(new DeleteCommand({ TableName: tableName, Key: memberKey(workspaceId, userId) })).then(() => undefined),
+    join: (workspaceId, userId) =>
+      put(toMemberItem({ workspaceId, userId, email: `${userId}@example.com`, role: 'member', joinedAt: 0, source: 'invitation' })),
+    leave: (workspaceId, userId) =>
+      dynamo.db.send(new DeleteCommand({ TableName: tableName, Key: memberKey(workspaceId, userId) })).then(() => undefined),
   },
 }));
 
@@ -53,7 +63,15 @@ describeTierSourceContract('dynamo', () => ({
 describeHostClaimsContract('dynamo', () => ({
   claims: new DynamoHostClaims(dynamo.db, tableName),
   seed: {
-    verify: (claim) => put({ ...hostnameKey(claim.hostname), type: 'hostname', hostname: claim.hostname, domain_id: claim.domainId, workspace_id: claim.workspaceId, verified_at: 0 }),
+    verify: (claim) =>
+      put({
+        ...hostnameKey(claim.hostname),
+        type: 'hostname',
+        hostname: claim.hostname,
+        domain_id: claim.domainId,
+        workspace_id: claim.workspaceId,
+        verified_at: 0,
+      }),
     remove: (hostname) => dynamo.db.send(new DeleteCommand({ TableName: tableName, Key: hostnameKey(hostname) })).then(() => undefined),
   },
 }));

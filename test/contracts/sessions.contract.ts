@@ -76,7 +76,8 @@ export function describeSessionStoreContract(name: string, make: () => SessionSt
     it('remembers the last 20 rotated hashes, newest first', async () => {
       const session = aSession(userId);
       await sessions.insert(session);
-      for (let i = 0; i < 22; i++) expect(await sessions.rotate(session.id, `refresh-${i}`, rotation(`refresh-${i + 1}`, t0 + i))).toBe(true);
+      for (let i = 0; i < 22; i++)
+        expect(await sessions.rotate(session.id, `refresh-${i}`, rotation(`refresh-${i + 1}`, t0 + i))).toBe(true);
       const rotated = (await sessions.get(session.id))!.rotatedHashes;
       expect(rotated).toHaveLength(20);
       expect(rotated[0]).toBe('refresh-21');
@@ -86,7 +87,10 @@ export function describeSessionStoreContract(name: string, make: () => SessionSt
     it('of two rotations racing from one token, exactly one lands', async () => {
       const session = aSession(userId);
       await sessions.insert(session);
-      const rotated = await Promise.all([sessions.rotate(session.id, 'refresh-0', rotation('a', t0)), sessions.rotate(session.id, 'refresh-0', rotation('b', t0))]);
+      const rotated = await Promise.all([
+        sessions.rotate(session.id, 'refresh-0', rotation('a', t0)),
+        sessions.rotate(session.id, 'refresh-0', rotation('b', t0)),
+      ]);
       expect(rotated.filter(Boolean)).toHaveLength(1);
     });
 
@@ -101,7 +105,12 @@ export function describeSessionStoreContract(name: string, make: () => SessionSt
     });
 
     it('revokes all of a user’s open sessions, counting those it revoked', async () => {
-      const [open, another, revoked, theirs] = [aSession(userId), aSession(userId, { createdAt: t0 + 1 }), aSession(userId), aSession(newUserId())];
+      const [open, another, revoked, theirs] = [
+        aSession(userId),
+        aSession(userId, { createdAt: t0 + 1 }),
+        aSession(userId),
+        aSession(newUserId()),
+      ];
       for (const session of [open, another, revoked, theirs]) await sessions.insert(session);
       await sessions.revoke(revoked.id, t0);
       expect(await sessions.revokeAllForUser(userId, t0 + 5)).toBe(2);

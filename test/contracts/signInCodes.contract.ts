@@ -4,7 +4,12 @@ import type { SignInCode } from '../../shared/domain/accounts/model.ts';
 import type { SignInCodeStore } from '../../shared/domain/accounts/ports.ts';
 import { minute, t0 } from './secretFixtures.ts';
 
-const aCode = (codeHash: string, sentAt = t0): SignInCode => ({ codeHash, salt: `salt-${codeHash}`, sentAt, expiresAt: sentAt + 10 * minute });
+const aCode = (codeHash: string, sentAt = t0): SignInCode => ({
+  codeHash,
+  salt: `salt-${codeHash}`,
+  sentAt,
+  expiresAt: sentAt + 10 * minute,
+});
 
 /** The SignInCodeStore port's contract: an address's codes written over the version read; asks recorded once per cooldown. */
 export function describeSignInCodeStoreContract(name: string, make: () => SignInCodeStore | Promise<SignInCodeStore>): void {
@@ -32,7 +37,10 @@ export function describeSignInCodeStoreContract(name: string, make: () => SignIn
 
     it('of two writes from one read, exactly one lands, and no code is lost to it', async () => {
       await codes.replace(emailHash, [aCode('a')], 0);
-      const written = await Promise.all([codes.replace(emailHash, [aCode('a'), aCode('b')], 1), codes.replace(emailHash, [aCode('a'), aCode('c')], 1)]);
+      const written = await Promise.all([
+        codes.replace(emailHash, [aCode('a'), aCode('b')], 1),
+        codes.replace(emailHash, [aCode('a'), aCode('c')], 1),
+      ]);
       expect(written.filter(Boolean)).toHaveLength(1);
       const { codes: kept, version } = await codes.get(emailHash);
       expect(version).toBe(2);

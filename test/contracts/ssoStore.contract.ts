@@ -10,14 +10,27 @@ export const newHostname = (label = 'corp') => `${label}-${newDomainId().slice(4
 
 /** A pending claim of the hostname by the workspace, as claimDomain makes one. */
 export function aDomain(workspaceId: string, hostname: string, overrides: Partial<Domain> = {}): Domain {
-  return { id: newDomainId(), workspaceId, hostname, state: 'pending', token: newDomainChallenge(), createdAt: t0, verifiedAt: null, lastCheckedAt: null, lastError: null, checkUntil: t0 + 7 * day, ...overrides };
+  return {
+    id: newDomainId(),
+    workspaceId,
+    hostname,
+    state: 'pending',
+    token: newDomainChallenge(),
+    createdAt: t0,
+    verifiedAt: null,
+    lastCheckedAt: null,
+    lastError: null,
+    checkUntil: t0 + 7 * day,
+    ...overrides,
+  };
 }
 
 /** The workspace's verified claim of a new hostname (the proof a directory needs). */
 export async function verifiedDomain(world: WorkspaceWorld, made: MadeWorkspace, hostname = newHostname()): Promise<Domain> {
   const domain = aDomain(made.workspace.id, hostname);
   await world.domains.claim(domain, made.ownerActs, audit(made.workspace.id, 'domain.claimed'));
-  if ((await world.domains.verify(domain, t0, audit(made.workspace.id, 'domain.verified'))) !== 'verified') throw new Error('the domain was not verified');
+  if ((await world.domains.verify(domain, t0, audit(made.workspace.id, 'domain.verified'))) !== 'verified')
+    throw new Error('the domain was not verified');
   return (await world.domains.get(domain.id))!;
 }
 
@@ -75,7 +88,9 @@ export function describeSsoStoreContract(name: string, make: MakeWorkspaceWorld)
       expect(await world.sso.save(directory(), null, proof, actorOf(member, admins), audit(ws))).toBe('refused');
       const pending = aDomain(ws, newHostname());
       await world.domains.claim(pending, made.ownerActs, audit(ws));
-      expect(await world.sso.save(directory({ emailDomain: pending.hostname }), null, pending, made.ownerActs, audit(ws))).toBe('unverified');
+      expect(await world.sso.save(directory({ emailDomain: pending.hostname }), null, pending, made.ownerActs, audit(ws))).toBe(
+        'unverified',
+      );
       await world.domains.remove(proof, made.ownerActs, audit(ws));
       expect(await world.sso.save(directory(), null, proof, made.ownerActs, audit(ws))).toBe('unverified');
       expect(await world.sso.directory(ws)).toBeNull();
@@ -86,7 +101,9 @@ export function describeSsoStoreContract(name: string, make: MakeWorkspaceWorld)
       const first = directory();
       await world.sso.save(first, null, proof, made.ownerActs, audit(ws));
       expect(await world.sso.save(directory(), null, proof, made.ownerActs, audit(ws))).toBe('stale');
-      const outcomes = await Promise.all([directory(), directory()].map((next) => world.sso.save(next, first, proof, made.ownerActs, audit(ws))));
+      const outcomes = await Promise.all(
+        [directory(), directory()].map((next) => world.sso.save(next, first, proof, made.ownerActs, audit(ws))),
+      );
       expect(outcomes.sort()).toEqual(['saved', 'stale']);
       const kept = (await world.sso.directory(ws))!;
       expect(await world.directoryKeys.workspaceOf(kept.keyHash)).toBe(ws);

@@ -23,7 +23,8 @@ export interface TierStores {
 }
 
 /** Plans as a TierSource answers them, in a stable order for comparing. */
-const sorted = (plans: PlanFacts[]) => [...plans].sort((a, b) => `${a.plan}/${a.contractPlan}`.localeCompare(`${b.plan}/${b.contractPlan}`));
+const sorted = (plans: PlanFacts[]) =>
+  [...plans].sort((a, b) => `${a.plan}/${a.contractPlan}`.localeCompare(`${b.plan}/${b.contractPlan}`));
 
 /**
  * The TierSource port's contract: a person's own plan and their workspaces' plans, each as held
@@ -66,7 +67,11 @@ export function describeTierSourceContract(name: string, make: () => TierStores 
       await seed.workspace(elsewhere, { plan: 'team' });
       await seed.join(team, userId);
       await seed.join(enterprise, userId);
-      expect(sorted(await tiers.plansOf(userId))).toEqual([{ plan: 'free', contractPlan: 'enterprise' }, { plan: 'pro' }, { plan: 'team' }]);
+      expect(sorted(await tiers.plansOf(userId))).toEqual([
+        { plan: 'free', contractPlan: 'enterprise' },
+        { plan: 'pro' },
+        { plan: 'team' },
+      ]);
       await seed.leave(team, userId);
       expect(sorted(await tiers.plansOf(userId))).toEqual([{ plan: 'free', contractPlan: 'enterprise' }, { plan: 'pro' }]);
     });

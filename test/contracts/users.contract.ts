@@ -5,7 +5,13 @@ import type { UserStore } from '../../shared/domain/accounts/ports.ts';
 import { newUserId } from '../../shared/ids.ts';
 import { t0 } from './secretFixtures.ts';
 
-const aUser = (email: string, overrides: Partial<User> = {}): User => ({ id: newUserId(), email, plan: 'free', createdAt: t0, ...overrides });
+const aUser = (email: string, overrides: Partial<User> = {}): User => ({
+  id: newUserId(),
+  email,
+  plan: 'free',
+  createdAt: t0,
+  ...overrides,
+});
 
 /** How a contract writes an account's plans as billing (the provider's) and sales (a contract's) do, beside the store. */
 export interface PlanWriter {
@@ -14,7 +20,10 @@ export interface PlanWriter {
 }
 
 /** The UserStore port's contract: one account per address, by condition; its plans (the provider's, a contract's) as written, for the domain to choose. */
-export function describeUserStoreContract(name: string, make: () => { users: UserStore; plans: PlanWriter } | Promise<{ users: UserStore; plans: PlanWriter }>): void {
+export function describeUserStoreContract(
+  name: string,
+  make: () => { users: UserStore; plans: PlanWriter } | Promise<{ users: UserStore; plans: PlanWriter }>,
+): void {
   describe(`UserStore contract: ${name}`, () => {
     let users: UserStore;
     let plans: PlanWriter;

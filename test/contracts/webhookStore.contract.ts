@@ -31,7 +31,14 @@ export const aDelivery = (endpoint: WebhookEndpoint, overrides: Partial<Delivery
   ...overrides,
 });
 
-const anAttempt = (number: number, at: number, overrides: Partial<DeliveryAttempt> = {}): DeliveryAttempt => ({ number, at, status: 500, durationMs: 120, signature: `t=${at},v1=abc`, ...overrides });
+const anAttempt = (number: number, at: number, overrides: Partial<DeliveryAttempt> = {}): DeliveryAttempt => ({
+  number,
+  at,
+  status: 500,
+  durationMs: 120,
+  signature: `t=${at},v1=abc`,
+  ...overrides,
+});
 
 /**
  * The WebhookStore port's contract (shared/store/webhooks.ts, pendingTests.ts): at most `max`
@@ -83,7 +90,11 @@ export function describeWebhookStoreContract(name: string, make: () => WebhookSt
         const outcomes = await Promise.all(Array.from({ length: 4 }, () => store.recordFailure(userId, endpoint.id, 3, t0 + minute)));
         expect(outcomes.filter((outcome) => outcome?.disabled)).toHaveLength(1);
         expect(outcomes.map((outcome) => outcome!.failures).sort()).toEqual([2, 3, 4, 5]);
-        expect(await store.getEndpoint(userId, endpoint.id)).toMatchObject({ enabled: false, consecutiveFailures: 5, disabledAt: t0 + minute });
+        expect(await store.getEndpoint(userId, endpoint.id)).toMatchObject({
+          enabled: false,
+          consecutiveFailures: 5,
+          disabledAt: t0 + minute,
+        });
         expect(await store.recordFailure(userId, endpoint.id, 3, t0)).toEqual({ failures: 6, disabled: false });
         expect(await store.recordFailure(userId, newWebhookId(), 3, t0)).toBeNull();
       });
@@ -134,7 +145,9 @@ export function describeWebhookStoreContract(name: string, make: () => WebhookSt
         delete first.status;
         await store.recordAttempt(delivery, first, { status: 'pending', nextAttemptAt: t0 + minute, swept: false });
         expect(await store.getDelivery(endpoint.id, delivery.id)).toEqual({ ...delivery, attempts: [first], nextAttemptAt: t0 + minute });
-        await expect(store.recordAttempt(delivery, first, { status: 'pending', nextAttemptAt: t0 + minute, swept: false })).rejects.toThrow();
+        await expect(
+          store.recordAttempt(delivery, first, { status: 'pending', nextAttemptAt: t0 + minute, swept: false }),
+        ).rejects.toThrow();
         expect(await store.claimAttempt(endpoint.id, delivery.id, 2, t0 + minute, t0 + 2 * minute)).not.toBeNull();
         const second = anAttempt(2, t0 + minute, { status: 204 });
         await store.recordAttempt(delivery, second, { status: 'delivered' });
@@ -148,7 +161,9 @@ export function describeWebhookStoreContract(name: string, make: () => WebhookSt
         await store.recordAttempt(short, anAttempt(1, t0), { status: 'pending', nextAttemptAt: t0 + 5 * minute, swept: false });
         await store.recordAttempt(long, anAttempt(1, t0), { status: 'pending', nextAttemptAt: t0 + 30 * minute, swept: true });
         expect(await store.dueRetries(t0 + 29 * minute, 10)).toEqual([]);
-        expect(await store.dueRetries(t0 + 30 * minute, 10)).toEqual([{ endpointId: endpoint.id, deliveryId: long.id, userId, attempt: 2 }]);
+        expect(await store.dueRetries(t0 + 30 * minute, 10)).toEqual([
+          { endpointId: endpoint.id, deliveryId: long.id, userId, attempt: 2 },
+        ]);
         await store.recordAttempt(long, anAttempt(2, t0 + 30 * minute), { status: 'failed' });
         expect(await store.dueRetries(t0 + 60 * minute, 10)).toEqual([]);
       });

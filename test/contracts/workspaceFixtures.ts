@@ -18,14 +18,31 @@ export const anyone: Actor['roles'] = ['owner', 'admin', 'member'];
 export const actorOf = (member: Pick<Member, 'userId'>, roles: Actor['roles'] = admins): Actor => ({ userId: member.userId, roles });
 
 export function audit(workspaceId: string, action = 'test.change', at = t0, target = workspaceId): AuditRow {
-  return { id: newAuditId(), workspaceId, at, actor: { userId: null, email: null, via: 'system' }, action, target, details: { note: action } };
+  return {
+    id: newAuditId(),
+    workspaceId,
+    at,
+    actor: { userId: null, email: null, via: 'system' },
+    action,
+    target,
+    details: { note: action },
+  };
 }
 
 let emails = 0;
-export const newAddress = (label = 'person', domain = 'example.com') => `${label}-${process.pid}-${++emails}-${newUserId().slice(4, 10).toLowerCase()}@${domain}`;
+export const newAddress = (label = 'person', domain = 'example.com') =>
+  `${label}-${process.pid}-${++emails}-${newUserId().slice(4, 10).toLowerCase()}@${domain}`;
 
 export function aMember(workspaceId: string, role: Role = 'member', overrides: Partial<Member> = {}): Member {
-  return { workspaceId, userId: newUserId(), email: newAddress(role), role, joinedAt: t0, source: role === 'owner' ? 'owner' : 'invitation', ...overrides };
+  return {
+    workspaceId,
+    userId: newUserId(),
+    email: newAddress(role),
+    role,
+    joinedAt: t0,
+    source: role === 'owner' ? 'owner' : 'invitation',
+    ...overrides,
+  };
 }
 
 export interface MadeWorkspace {
@@ -38,9 +55,22 @@ export interface MadeWorkspace {
 /** A workspace made as createWorkspace makes one (its owner, one seat), then given `seats` through billing's seat write. */
 export async function makeWorkspace(world: WorkspaceWorld, options: { seats?: number; name?: string } = {}): Promise<MadeWorkspace> {
   const id = newWorkspaceId();
-  const workspace: Workspace = { id, name: options.name ?? 'Acme', slug: `acme-${id.slice(4).toLowerCase()}`, region: 'eu-west-1', plan: 'free', createdAt: t0, policy: {} };
+  const workspace: Workspace = {
+    id,
+    name: options.name ?? 'Acme',
+    slug: `acme-${id.slice(4).toLowerCase()}`,
+    region: 'eu-west-1',
+    plan: 'free',
+    createdAt: t0,
+    policy: {},
+  };
   const owner = aMember(id, 'owner');
-  const made = await world.workspaces.create(workspace, { seats: 1, used: 1, owners: 1, members: 1 }, owner, audit(id, 'workspace.created'));
+  const made = await world.workspaces.create(
+    workspace,
+    { seats: 1, used: 1, owners: 1, members: 1 },
+    owner,
+    audit(id, 'workspace.created'),
+  );
   if (made !== 'created') throw new Error(`the workspace was not made: ${made}`);
   if (options.seats !== undefined) await setSeats(world, id, options.seats);
   return { workspace, owner, ownerActs: actorOf(owner, anyone) };
@@ -52,16 +82,35 @@ export async function setSeats(world: WorkspaceWorld, workspaceId: string, seats
   if (!set.lowered) throw new Error(`seats ${seats} are below the members (${set.members})`);
 }
 
-export function anInvitation(workspaceId: string, role: Invitation['role'] = 'member', overrides: Partial<Invitation> = {}): { invitation: Invitation; token: string } {
+export function anInvitation(
+  workspaceId: string,
+  role: Invitation['role'] = 'member',
+  overrides: Partial<Invitation> = {},
+): { invitation: Invitation; token: string } {
   const token = newInvitationToken();
   return {
     token,
-    invitation: { id: newInvitationId(), workspaceId, email: newAddress('invited'), role, createdAt: t0, expiresAt: t0 + 7 * day, invitedBy: 'usr_inviter', tokenHash: sha256Base64Url(token), ...overrides },
+    invitation: {
+      id: newInvitationId(),
+      workspaceId,
+      email: newAddress('invited'),
+      role,
+      createdAt: t0,
+      expiresAt: t0 + 7 * day,
+      invitedBy: 'usr_inviter',
+      tokenHash: sha256Base64Url(token),
+      ...overrides,
+    },
   };
 }
 
 /** A member who came in by invitation (a new account, or `who`): invited by the owner, accepted at t0. */
-export async function join(world: WorkspaceWorld, made: MadeWorkspace, role: Exclude<Role, 'owner'> = 'member', who?: Pick<Member, 'userId' | 'email'>): Promise<Member> {
+export async function join(
+  world: WorkspaceWorld,
+  made: MadeWorkspace,
+  role: Exclude<Role, 'owner'> = 'member',
+  who?: Pick<Member, 'userId' | 'email'>,
+): Promise<Member> {
   const { invitation } = anInvitation(made.workspace.id, role, who ? { email: who.email } : {});
   const invited = await world.memberships.invite(invitation, made.ownerActs, audit(made.workspace.id, 'member.invited'));
   if (invited !== 'invited') throw new Error(`the invitation was not made: ${invited}`);
@@ -100,7 +149,11 @@ export function grantFor(record: SubscriptionRecord): Grant {
 }
 
 /** Follows the record while the target links `linked`, granting what it grants. */
-export const follow = (record: SubscriptionRecord, linked: string | null = null): LinkWrite => ({ mode: 'follow', linked, grant: grantFor(record) });
+export const follow = (record: SubscriptionRecord, linked: string | null = null): LinkWrite => ({
+  mode: 'follow',
+  linked,
+  grant: grantFor(record),
+});
 
 /** The workspace on Team with `seats` seats, as a live subscription's event gives it. */
 export async function onTeam(world: WorkspaceWorld, made: MadeWorkspace, seats = 5): Promise<SubscriptionRecord> {

@@ -34,8 +34,17 @@ export function describeWorkspaceMembershipContract(name: string, make: MakeWork
       expect(await world.membership.policyFor(made.workspace.id, made.owner.userId)).toMatchObject({ role: 'owner', plan: 'team' });
       expect(await world.membership.policyFor(made.workspace.id, made.owner.userId)).not.toHaveProperty('contractPlan');
       expect(await world.membership.brandingOf(made.workspace.id)).toEqual({ plan: 'team', branding: null });
-      await world.contracts.setWorkspacePlan(made.workspace.id, 'enterprise', 5, { at: t0, by: 'sales', note: 'deal' }, audit(made.workspace.id));
-      expect(await world.membership.policyFor(made.workspace.id, made.owner.userId)).toMatchObject({ plan: 'team', contractPlan: 'enterprise' });
+      await world.contracts.setWorkspacePlan(
+        made.workspace.id,
+        'enterprise',
+        5,
+        { at: t0, by: 'sales', note: 'deal' },
+        audit(made.workspace.id),
+      );
+      expect(await world.membership.policyFor(made.workspace.id, made.owner.userId)).toMatchObject({
+        plan: 'team',
+        contractPlan: 'enterprise',
+      });
       expect(await world.membership.brandingOf(made.workspace.id)).toEqual({ plan: 'team', contractPlan: 'enterprise', branding: null });
       expect(await world.workspaces.get(made.workspace.id)).toMatchObject({ plan: 'team', contractPlan: 'enterprise' });
       expect(planInUse((await world.membership.policyFor(made.workspace.id, made.owner.userId))!)).toBe('enterprise');
@@ -53,9 +62,23 @@ export function describeWorkspaceMembershipContract(name: string, make: MakeWork
     it('gives a checkout the caller’s role, the roster and whether a contract sets the seats', async () => {
       const made = await makeWorkspace(world, { seats: 4 });
       const admin = await join(world, made, 'admin');
-      expect(await world.checkout.seatOf(made.workspace.id, admin.userId)).toEqual({ role: 'admin', roster: { seats: 4, used: 2, owners: 1, members: 2 }, underContract: false });
-      await world.contracts.setWorkspacePlan(made.workspace.id, 'enterprise', 6, { at: t0, by: 'sales', note: 'deal' }, audit(made.workspace.id));
-      expect(await world.checkout.seatOf(made.workspace.id, made.owner.userId)).toEqual({ role: 'owner', roster: { seats: 6, used: 2, owners: 1, members: 2 }, underContract: true });
+      expect(await world.checkout.seatOf(made.workspace.id, admin.userId)).toEqual({
+        role: 'admin',
+        roster: { seats: 4, used: 2, owners: 1, members: 2 },
+        underContract: false,
+      });
+      await world.contracts.setWorkspacePlan(
+        made.workspace.id,
+        'enterprise',
+        6,
+        { at: t0, by: 'sales', note: 'deal' },
+        audit(made.workspace.id),
+      );
+      expect(await world.checkout.seatOf(made.workspace.id, made.owner.userId)).toEqual({
+        role: 'owner',
+        roster: { seats: 6, used: 2, owners: 1, members: 2 },
+        underContract: true,
+      });
       await world.contracts.setWorkspacePlan(made.workspace.id, null, 6, { at: t0, by: 'sales', note: 'ended' }, audit(made.workspace.id));
       expect((await world.checkout.seatOf(made.workspace.id, made.owner.userId))!.underContract).toBe(false);
     });

@@ -12,7 +12,15 @@ export function describeWorkspaceStoreContract(name: string, make: MakeWorkspace
       world = await make();
     });
 
-    const aWorkspace = (slug: string): Workspace => ({ id: newWorkspaceId(), name: 'Acme', slug, region: 'eu-west-1', plan: 'free', createdAt: t0, policy: {} });
+    const aWorkspace = (slug: string): Workspace => ({
+      id: newWorkspaceId(),
+      name: 'Acme',
+      slug,
+      region: 'eu-west-1',
+      plan: 'free',
+      createdAt: t0,
+      policy: {},
+    });
     const roster = { seats: 1, used: 1, owners: 1, members: 1 };
 
     it('makes a workspace with its roster, its owner and the audit row, read back as given', async () => {
@@ -50,7 +58,9 @@ export function describeWorkspaceStoreContract(name: string, make: MakeWorkspace
     it('gives a slug to one of two workspaces made at once', async () => {
       const slug = `race-${newUserId().slice(4).toLowerCase()}`;
       const [a, b] = [aWorkspace(slug), aWorkspace(slug)];
-      const outcomes = await Promise.all([a, b].map((workspace) => world.workspaces.create(workspace, roster, aMember(workspace.id, 'owner'), audit(workspace.id))));
+      const outcomes = await Promise.all(
+        [a, b].map((workspace) => world.workspaces.create(workspace, roster, aMember(workspace.id, 'owner'), audit(workspace.id))),
+      );
       expect(outcomes.sort()).toEqual(['created', 'slug_taken']);
     });
 
@@ -85,8 +95,12 @@ export function describeWorkspaceStoreContract(name: string, make: MakeWorkspace
     it('rolls members by user id and pending invitations by id, expired ones included', async () => {
       const made = await makeWorkspace(world, { seats: 5 });
       const members = [made.owner, await join(world, made), await join(world, made, 'admin')];
-      const invitations = [anInvitation(made.workspace.id).invitation, anInvitation(made.workspace.id, 'admin', { expiresAt: t0 - minute }).invitation];
-      for (const invitation of invitations) expect(await world.memberships.invite(invitation, made.ownerActs, audit(made.workspace.id))).toBe('invited');
+      const invitations = [
+        anInvitation(made.workspace.id).invitation,
+        anInvitation(made.workspace.id, 'admin', { expiresAt: t0 - minute }).invitation,
+      ];
+      for (const invitation of invitations)
+        expect(await world.memberships.invite(invitation, made.ownerActs, audit(made.workspace.id))).toBe('invited');
       const roll = await world.workspaces.roll(made.workspace.id);
       expect(roll.members).toEqual([...members].sort((a, b) => (a.userId < b.userId ? -1 : 1)));
       expect(roll.invitations).toEqual([...invitations].sort((a, b) => (a.id < b.id ? -1 : 1)));
@@ -108,7 +122,14 @@ export function describeWorkspaceStoreContract(name: string, make: MakeWorkspace
         const before = await world.workspaces.auditPage(made.workspace.id, 10, null);
         for (const actor of [actorOf(member, admins), actorOf(made.owner, ['admin']), { userId: newUserId(), roles: anyone }]) {
           expect(await world.workspaces.setPolicy(made.workspace.id, { maxViews: 1 }, actor, audit(made.workspace.id))).toBe(false);
-          expect(await world.workspaces.setBranding(made.workspace.id, { displayName: 'x', logo: null, accent: null }, actor, audit(made.workspace.id))).toBe(false);
+          expect(
+            await world.workspaces.setBranding(
+              made.workspace.id,
+              { displayName: 'x', logo: null, accent: null },
+              actor,
+              audit(made.workspace.id),
+            ),
+          ).toBe(false);
         }
         expect((await world.workspaces.get(made.workspace.id))!.policy).toEqual({});
         expect(await world.membership.brandingOf(made.workspace.id)).toEqual({ plan: 'free', branding: null });
@@ -145,12 +166,15 @@ export function describeWorkspaceStoreContract(name: string, make: MakeWorkspace
       it('refuses a cursor changed by the caller or from another workspace', async () => {
         const a = await makeWorkspace(world);
         const b = await makeWorkspace(world);
-        for (const made of [a, b]) await world.workspaces.setPolicy(made.workspace.id, {}, made.ownerActs, audit(made.workspace.id, 'again', t0 + minute));
+        for (const made of [a, b])
+          await world.workspaces.setPolicy(made.workspace.id, {}, made.ownerActs, audit(made.workspace.id, 'again', t0 + minute));
         const { nextCursor } = await world.workspaces.auditPage(a.workspace.id, 1, null);
         expect(nextCursor).not.toBeNull();
         await expect(world.workspaces.auditPage(b.workspace.id, 1, nextCursor)).rejects.toMatchObject({ name: 'InvalidCursor' });
         await expect(world.workspaces.auditPage(a.workspace.id, 1, `${nextCursor}x*`)).rejects.toMatchObject({ name: 'InvalidCursor' });
-        await expect(world.workspaces.auditPage(a.workspace.id, 1, Buffer.from('{"pk":1}').toString('base64url'))).rejects.toMatchObject({ name: 'InvalidCursor' });
+        await expect(world.workspaces.auditPage(a.workspace.id, 1, Buffer.from('{"pk":1}').toString('base64url'))).rejects.toMatchObject({
+          name: 'InvalidCursor',
+        });
       });
     });
   });

@@ -15,7 +15,16 @@ import { tableName, type Runtime } from '../../local/runtime.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { latestCode, newEmail } from '../support/accounts.ts';
 import { apiClient, textSecretBody } from '../support/runtime.ts';
-import { findLeaks, guard as guardValue, startRuntimeAndBrowser, stopRuntimeAndBrowser, screenshotDir, Session, settleTraffic, type SentRequest } from './harness.ts';
+import {
+  findLeaks,
+  guard as guardValue,
+  startRuntimeAndBrowser,
+  stopRuntimeAndBrowser,
+  screenshotDir,
+  Session,
+  settleTraffic,
+  type SentRequest,
+} from './harness.ts';
 
 let runtime: Runtime;
 let browser: Browser;
@@ -86,8 +95,14 @@ async function checkStorage(s: Session): Promise<void> {
   const stored = await s.webStorage();
   expect(stored.cookies, `cookies of ${s.name}`).toBe('');
   expect(stored.indexedDb, `IndexedDB of ${s.name}`).toEqual([]);
-  expect(Object.keys(stored.local).filter((key) => key !== unattachedKey), `localStorage keys of ${s.name}`).toEqual([]);
-  expect(Object.keys(stored.session).filter((key) => key !== refreshKey), `sessionStorage keys of ${s.name}`).toEqual([]);
+  expect(
+    Object.keys(stored.local).filter((key) => key !== unattachedKey),
+    `localStorage keys of ${s.name}`,
+  ).toEqual([]);
+  expect(
+    Object.keys(stored.session).filter((key) => key !== refreshKey),
+    `sessionStorage keys of ${s.name}`,
+  ).toEqual([]);
   const everything = JSON.stringify(stored);
   expect(everything, 'no JWT in any storage').not.toMatch(jwtLike);
   for (const token of issued.access) expect(everything.includes(token), 'an access token is in web storage').toBe(false);
@@ -276,7 +291,10 @@ describe('account pages', () => {
     guard('link key', ownedLink.hash.slice(1));
     const ownedId = ownedLink.pathname.split('/')[2]!;
     expect(await page.isVisible('#keep')).toBe(false);
-    const created = s.apiRequests().filter((request) => request.method === 'POST' && request.url.endsWith('/v1/secrets')).at(-1)!;
+    const created = s
+      .apiRequests()
+      .filter((request) => request.method === 'POST' && request.url.endsWith('/v1/secrets'))
+      .at(-1)!;
     expect(created.headers.authorization).toMatch(/^Bearer eyJ/);
     // Only its owner is told it is theirs.
     expect((await api.get(`/v1/secrets/${ownedId}`, { authorization: created.headers.authorization! })).body.owned).toBe(true);
@@ -402,7 +420,12 @@ describe('account pages', () => {
   it('lists two devices, and "sign out everywhere" signs the other browser out on its next call', async () => {
     const email = newEmail('devices');
     const here = await session('device-here');
-    const there = await session('device-there', { colorScheme: 'dark', viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+    const there = await session('device-there', {
+      colorScheme: 'dark',
+      viewport: { width: 360, height: 740 },
+      isMobile: true,
+      hasTouch: true,
+    });
     await signIn(here, email);
     await signIn(there, email);
     await navigate(there, 'API keys', 'keys');
@@ -474,7 +497,21 @@ describe('account pages', () => {
       await page.keyboard.press('Tab');
       order.push(await focusedId(s));
     }
-    expect(order).toEqual(['brand', 'a:Compose', 'a:My secrets', 'a:Request a secret', 'a:Workspaces', 'a:API keys', 'a:Devices', 'a:Webhooks', 'a:Billing', 'a:Plans', 'a:Sign in', 'email', 'send-code']);
+    expect(order).toEqual([
+      'brand',
+      'a:Compose',
+      'a:My secrets',
+      'a:Request a secret',
+      'a:Workspaces',
+      'a:API keys',
+      'a:Devices',
+      'a:Webhooks',
+      'a:Billing',
+      'a:Plans',
+      'a:Sign in',
+      'email',
+      'send-code',
+    ]);
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.type(email);
     await page.keyboard.press('Enter');
@@ -490,7 +527,19 @@ describe('account pages', () => {
       await page.keyboard.press('Tab');
       after.push(await focusedId(s));
     }
-    expect(after).toEqual(['brand', 'a:Compose', 'a:My secrets', 'a:Request a secret', 'a:Workspaces', 'a:API keys', 'a:Devices', 'a:Webhooks', 'a:Billing', 'a:Plans', 'button:Sign out']);
+    expect(after).toEqual([
+      'brand',
+      'a:Compose',
+      'a:My secrets',
+      'a:Request a secret',
+      'a:Workspaces',
+      'a:API keys',
+      'a:Devices',
+      'a:Webhooks',
+      'a:Billing',
+      'a:Plans',
+      'button:Sign out',
+    ]);
     await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname === '/signin');
     await s.ready('signin');
@@ -507,7 +556,13 @@ describe('account pages', () => {
       route.fulfill({
         status: 429,
         headers: { 'content-type': 'application/problem+json', 'retry-after': '120' },
-        body: JSON.stringify({ type: 'https://hushlink.dev/problems/rate-limited', title: 'Too Many Requests', status: 429, code: 'rate_limited', detail: 'Too many requests; try again later.' }),
+        body: JSON.stringify({
+          type: 'https://hushlink.dev/problems/rate-limited',
+          title: 'Too Many Requests',
+          status: 429,
+          code: 'rate_limited',
+          detail: 'Too many requests; try again later.',
+        }),
       }),
     );
     await page.goto(`${runtime.url}/signin`);
@@ -618,11 +673,16 @@ describe('account pages', () => {
     await page.click('#create-key');
     await page.waitForSelector('#new-key:not([hidden])');
     guard('API key', await page.inputValue('#new-key-value'));
-    const sent = s.apiRequests().slice(sentBefore).map((request) => `${request.method} ${new URL(request.url).pathname}`);
+    const sent = s
+      .apiRequests()
+      .slice(sentBefore)
+      .map((request) => `${request.method} ${new URL(request.url).pathname}`);
     expect(sent.slice(0, 3)).toEqual(['POST /v1/api-keys', 'POST /v1/auth/refresh', 'POST /v1/api-keys']);
     expect(refreshes()).toBe(beforeCreate + 1);
     expect(await lastAccessToken(s)).not.toBe(copyBefore);
-    const statuses = answers.filter((answer) => answer.context === 'refresh' && answer.path === '/v1/api-keys' && answer.method === 'POST').map((answer) => answer.status);
+    const statuses = answers
+      .filter((answer) => answer.context === 'refresh' && answer.path === '/v1/api-keys' && answer.method === 'POST')
+      .map((answer) => answer.status);
     expect(statuses.slice(-2)).toEqual([401, 201]);
 
     // A tab that starts with a copy of this tab's sessionStorage (duplicate tab) must not use it:

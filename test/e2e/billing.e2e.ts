@@ -52,16 +52,29 @@ async function finish(s: Session): Promise<void> {
   expect(await s.problems(), `CSP violations or page errors in ${s.name}`).toEqual([]);
   const stored = await s.webStorage();
   expect(stored.local, `localStorage of ${s.name}`).toEqual({});
-  expect(Object.keys(stored.session).filter((key) => key !== refreshKey), `sessionStorage of ${s.name}`).toEqual([]);
+  expect(
+    Object.keys(stored.session).filter((key) => key !== refreshKey),
+    `sessionStorage of ${s.name}`,
+  ).toEqual([]);
   expect(stored.cookies).toBe('');
   await s.close();
 }
 
-const focusedId = (s: Session) => s.page.evaluate(() => document.activeElement?.id || document.activeElement?.getAttribute('data-action') || document.activeElement?.tagName.toLowerCase() || '');
-const checkouts = (s: Session) => s.apiRequests().filter((request) => request.method === 'POST' && new URL(request.url).pathname === '/v1/billing/checkout');
-const seatChanges = (s: Session) => s.apiRequests().filter((request) => request.method === 'PATCH' && new URL(request.url).pathname === '/v1/billing/seats');
+const focusedId = (s: Session) =>
+  s.page.evaluate(
+    () =>
+      document.activeElement?.id ||
+      document.activeElement?.getAttribute('data-action') ||
+      document.activeElement?.tagName.toLowerCase() ||
+      '',
+  );
+const checkouts = (s: Session) =>
+  s.apiRequests().filter((request) => request.method === 'POST' && new URL(request.url).pathname === '/v1/billing/checkout');
+const seatChanges = (s: Session) =>
+  s.apiRequests().filter((request) => request.method === 'PATCH' && new URL(request.url).pathname === '/v1/billing/seats');
 const fact = (s: Session, role: string) => s.page.textContent(`[data-role="${role}"] dd`);
-const onEmulator = (url: URL, kind: 'checkout' | 'portal') => url.origin === new URL(runtime.stripe.url).origin && url.pathname.startsWith(`/${kind}/`);
+const onEmulator = (url: URL, kind: 'checkout' | 'portal') =>
+  url.origin === new URL(runtime.stripe.url).origin && url.pathname.startsWith(`/${kind}/`);
 
 /** Composes a text secret in the signed-in page and opens it in a fresh browser: one receipt. */
 async function secretOpenedOnce(owner: Session): Promise<string> {
@@ -94,7 +107,10 @@ let buyer: Session;
 
 describe('billing in the web client', () => {
   it('serves /plans and /billing with the web headers, and nothing at near misses', async () => {
-    for (const [path, script] of [['/plans', 'plans'], ['/billing', 'billing']] as const) {
+    for (const [path, script] of [
+      ['/plans', 'plans'],
+      ['/billing', 'billing'],
+    ] as const) {
       const response = await fetch(`${runtime.url}${path}`);
       expect(response.status, path).toBe(200);
       const csp = response.headers.get('content-security-policy') ?? '';
@@ -115,13 +131,18 @@ describe('billing in the web client', () => {
     await open(buyer, '/plans', 'plans');
     expect(await page.getAttribute('header nav a[href="/plans"]', 'aria-current')).toBe('page');
     expect(await page.isVisible('#plans-signed-out')).toBe(true);
-    expect(await page.locator('#plans > li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.plan))).toEqual([...plans]);
+    expect(await page.locator('#plans > li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.plan))).toEqual([
+      ...plans,
+    ]);
     // Each card lists what its plan adds to the one before it in the table, and its file limit.
     for (const [index, plan] of plans.entries()) {
       const card = page.locator(`#plans > li[data-plan="${plan}"]`);
       const previous = index > 0 ? planTable[plans[index - 1]!].features : [];
       const added = planTable[plan].features.filter((feature) => !previous.includes(feature));
-      expect(await card.locator('[data-role="features"] li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.feature)), plan).toEqual(added);
+      expect(
+        await card.locator('[data-role="features"] li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.feature)),
+        plan,
+      ).toEqual(added);
       expect(await card.locator('[data-role="file-limit"] dd').textContent()).toMatch(/^\d+ (MB|GB)$/);
       // The deployment's prices are on the provider's page: no amount is made up here.
       expect(await card.locator('[data-role="price"] dd').textContent()).not.toMatch(/\d|\$|€|£/);
@@ -144,7 +165,9 @@ describe('billing in the web client', () => {
     expect(await page.isVisible('#plans-signed-out')).toBe(false);
     expect(await page.textContent('button[data-action="upgrade-pro"]')).toBe('Upgrade to Pro');
     expect(await page.textContent('#plans > li[data-plan="free"] [data-role="your-plan"]')).toBe('Your plan');
-    expect(buyer.apiRequests().filter((request) => request.method === 'POST' && new URL(request.url).pathname.startsWith('/v1/billing/'))).toEqual([]);
+    expect(
+      buyer.apiRequests().filter((request) => request.method === 'POST' && new URL(request.url).pathname.startsWith('/v1/billing/')),
+    ).toEqual([]);
   });
 
   it('buys Pro through the emulator’s checkout page: /billing shows Pro and its invoice, receipts gain location and device, invoices page with More', async () => {
@@ -190,15 +213,25 @@ describe('billing in the web client', () => {
     expect(await invoices.first().getAttribute('data-status')).toBe('paid');
     expect(await invoices.first().locator('[data-role="invoice-status"]').textContent()).toBe('Paid');
     expect(await invoices.first().locator('[data-role="total"] dd').textContent()).toMatch(/12\.00/);
-    expect(await invoices.first().locator('a[data-role="pdf"]').getAttribute('href')).toMatch(new RegExp(`^${runtime.stripe.url}/invoices/in_\\w+/pdf$`));
+    expect(await invoices.first().locator('a[data-role="pdf"]').getAttribute('href')).toMatch(
+      new RegExp(`^${runtime.stripe.url}/invoices/in_\\w+/pdf$`),
+    );
     expect(await page.isVisible('#manage-billing')).toBe(true);
     expect(await page.isVisible('#invoices-more')).toBe(false);
     await buyer.screenshot('billing-pro');
 
     // The same secret's receipts now show where and on what device (no CloudFront locally: where is unknown).
     const pro = await receipts(buyer, secretId);
-    expect(await pro.locator('table[data-role="receipts"] thead th').allTextContents()).toEqual(['Opened', 'Link', 'Channel', 'Location', 'Device']);
-    expect(await pro.locator('table[data-role="receipts"] [data-role="device"]').allTextContents()).toEqual([expect.stringMatching(/^Chrom.* on Linux$/)]);
+    expect(await pro.locator('table[data-role="receipts"] thead th').allTextContents()).toEqual([
+      'Opened',
+      'Link',
+      'Channel',
+      'Location',
+      'Device',
+    ]);
+    expect(await pro.locator('table[data-role="receipts"] [data-role="device"]').allTextContents()).toEqual([
+      expect.stringMatching(/^Chrom.* on Linux$/),
+    ]);
     expect(await pro.locator('table[data-role="receipts"] [data-role="location"]').allTextContents()).toEqual(['Unknown']);
     expect(await pro.locator('[data-role="details"] p.hint').first().isVisible()).toBe(false);
 
@@ -211,7 +244,12 @@ describe('billing in the web client', () => {
     await open(buyer, '/billing', 'billing');
     await page.click('#manage-billing');
     await page.waitForURL((url) => onEmulator(url, 'portal'));
-    expect(buyer.apiRequests().filter((request) => new URL(request.url).pathname === '/v1/billing/portal').map((request) => JSON.parse(request.body))).toEqual([{ return_path: '/billing' }]);
+    expect(
+      buyer
+        .apiRequests()
+        .filter((request) => new URL(request.url).pathname === '/v1/billing/portal')
+        .map((request) => JSON.parse(request.body)),
+    ).toEqual([{ return_path: '/billing' }]);
     expect(await page.textContent('body')).toContain('Hushlink Pro');
     await page.click('a:has-text("Back")');
     await page.waitForURL((url) => url.origin === runtime.url && url.pathname === '/billing');
@@ -220,7 +258,11 @@ describe('billing in the web client', () => {
 
     // Ten renewals later: ten invoices, newest first, then "More" for the first one, which takes the focus.
     const firstInvoice = await invoices.first().getAttribute('data-id');
-    const completed = runtime.stripe.events().find((record) => record.event.type === 'checkout.session.completed' && (record.event.data.object as { id: string }).id === sessionId);
+    const completed = runtime.stripe
+      .events()
+      .find(
+        (record) => record.event.type === 'checkout.session.completed' && (record.event.data.object as { id: string }).id === sessionId,
+      );
     const subscriptionId = (completed!.event.data.object as { subscription: string }).subscription;
     for (let renewal = 0; renewal < 10; renewal++) await runtime.stripe.endPeriod(subscriptionId);
     await open(buyer, '/billing', 'billing');
@@ -231,7 +273,10 @@ describe('billing in the web client', () => {
     expect(await invoices.last().getAttribute('data-id')).toBe(firstInvoice);
     expect(await page.evaluate(() => document.activeElement?.closest('li')?.dataset.id)).toBe(firstInvoice);
     expect(await page.isVisible('#invoices-more')).toBe(false);
-    const lastRead = buyer.apiRequests().filter((request) => new URL(request.url).pathname === '/v1/billing/invoices').at(-1)!;
+    const lastRead = buyer
+      .apiRequests()
+      .filter((request) => new URL(request.url).pathname === '/v1/billing/invoices')
+      .at(-1)!;
     expect(new URL(lastRead.url).searchParams.get('cursor')).toMatch(/^in_/);
     await finish(buyer);
   });
@@ -256,7 +301,9 @@ describe('billing in the web client', () => {
     await page.waitForSelector('#team-fields:not([hidden]):not([disabled])');
     expect(await buyTeam.getAttribute('aria-expanded')).toBe('true');
     expect(await focusedId(owner)).toBe('team-workspace');
-    expect(await page.locator('#team-workspace option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual([workspaceId]);
+    expect(
+      await page.locator('#team-workspace option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value)),
+    ).toEqual([workspaceId]);
     expect(await page.inputValue('#team-seats')).toBe('1');
     // Fewer than the members: said in the page, nothing sent.
     await page.fill('#team-seats', '0');
@@ -272,7 +319,12 @@ describe('billing in the web client', () => {
     await page.click('#team-checkout');
     await page.waitForURL((url) => onEmulator(url, 'checkout'));
     const successPath = `/billing?checkout=success&workspace=${workspaceId}`;
-    expect(JSON.parse(checkouts(owner).at(-1)!.body)).toEqual({ plan: 'team', workspace_id: workspaceId, seats: 3, success_path: successPath });
+    expect(JSON.parse(checkouts(owner).at(-1)!.body)).toEqual({
+      plan: 'team',
+      workspace_id: workspaceId,
+      seats: 3,
+      success_path: successPath,
+    });
     expect(await page.textContent('tbody')).toContain('Hushlink Team seat');
     await page.click('form[action$="/cancel"] button');
     await page.waitForURL((url) => url.origin === runtime.url && url.pathname === '/billing');
@@ -294,7 +346,9 @@ describe('billing in the web client', () => {
     await page.waitForURL((url) => url.origin === runtime.url && url.pathname === '/billing');
     await ready(owner, 'billing');
     expect(await page.textContent('#checkout-notice-title')).toBe('Payment received: waiting for confirmation');
-    expect(await page.textContent('#checkout-notice-text')).toBe('Team for your workspace shows here once the payment provider confirms the payment, usually within seconds.');
+    expect(await page.textContent('#checkout-notice-text')).toBe(
+      'Team for your workspace shows here once the payment provider confirms the payment, usually within seconds.',
+    );
     expect(await page.isVisible('#checkout-check')).toBe(true);
     await runtime.stripe.holdEvents(false);
     await page.click('#checkout-check');
@@ -306,7 +360,9 @@ describe('billing in the web client', () => {
     // The account's own plan stays Free; it uses Team through the workspace.
     expect(await fact(owner, 'plan')).toBe('Free');
     expect(await fact(owner, 'tier')).toBe('Team, through a workspace you are in');
-    expect(await page.textContent(`#owned-workspaces li[data-id="${workspaceId}"] [data-role="seats"] dd`)).toBe('1 of 3 seats used by members');
+    expect(await page.textContent(`#owned-workspaces li[data-id="${workspaceId}"] [data-role="seats"] dd`)).toBe(
+      '1 of 3 seats used by members',
+    );
     expect(await page.locator('#invoices > li').count()).toBe(1);
     await owner.screenshot('billing-team');
 
@@ -325,7 +381,9 @@ describe('billing in the web client', () => {
     await page.fill('#seats-count', '2');
     await page.click('#seats-save');
     await page.waitForSelector('#seats-count-error:not([hidden])');
-    expect(await page.textContent('#seats-count-error')).toBe('At least 3 seats: one for each member. Remove members first to have fewer. Nothing was sent.');
+    expect(await page.textContent('#seats-count-error')).toBe(
+      'At least 3 seats: one for each member. Remove members first to have fewer. Nothing was sent.',
+    );
     expect(await page.getAttribute('#seats-count', 'aria-invalid')).toBe('true');
     expect(await focusedId(owner)).toBe('seats-count');
     expect(seatChanges(owner)).toEqual([]);
@@ -340,14 +398,21 @@ describe('billing in the web client', () => {
     expect(await fact(owner, 'seats-paid')).toBe('5');
     const listed = await api.get('/v1/workspaces', ownerApi.auth);
     expect(listed.body.items.find((item: { id: string }) => item.id === workspaceId)).toMatchObject({ plan: 'team', seats: 5, members: 3 });
-    expect(runtime.stripe.requests().filter((request) => request.method === 'POST' && /^\/v1\/subscriptions\/sub_/.test(request.path)).at(-1)?.form).toMatchObject({ items: [{ quantity: '5' }] });
+    expect(
+      runtime.stripe
+        .requests()
+        .filter((request) => request.method === 'POST' && /^\/v1\/subscriptions\/sub_/.test(request.path))
+        .at(-1)?.form,
+    ).toMatchObject({ items: [{ quantity: '5' }] });
 
     // Someone joins while the page still says 3 members: the page lets 3 through, the server refuses it (400), the page reads again.
     await joinAs(runtime, { id: workspaceId }, ownerApi, 'member');
     await page.fill('#seats-count', '3');
     await page.click('#seats-save');
     await page.waitForSelector('#seats-count-error:not([hidden])');
-    expect(await page.textContent('#seats-count-error')).toBe('The service refused it: seats must be at least the member count, 4. Nothing was changed.');
+    expect(await page.textContent('#seats-count-error')).toBe(
+      'The service refused it: seats must be at least the member count, 4. Nothing was changed.',
+    );
     expect(seatChanges(owner)).toHaveLength(2);
     expect(await fact(owner, 'seats-members')).toBe('4');
     expect(await fact(owner, 'seats-paid')).toBe('5');
@@ -392,7 +457,11 @@ describe('billing in the web client', () => {
     expect(sent!.headers.authorization).toBeUndefined();
 
     // The outbox, as /_dev/mail lists it: to the sales address, answerable to the sender.
-    const mail = (await (await fetch(`${runtime.url}/_dev/mail`, { headers: { accept: 'application/json' } })).json()) as Array<{ to: string; subject: string; text: string }>;
+    const mail = (await (await fetch(`${runtime.url}/_dev/mail`, { headers: { accept: 'application/json' } })).json()) as Array<{
+      to: string;
+      subject: string;
+      text: string;
+    }>;
     const toSales = mail.find((entry) => entry.subject.includes(company));
     expect(toSales).toMatchObject({ to: runtime.config.SALES_EMAIL });
     expect(toSales!.text).toContain('Seats: 250');

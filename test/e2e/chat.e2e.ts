@@ -93,8 +93,13 @@ describe('Add to Slack (My secrets)', () => {
     const accessToken = /^Bearer (\S+)$/.exec(install[0]!.headers.authorization ?? '')![1]!;
     const userId = (JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8')) as { sub: string }).sub;
     const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: 'CHAT_TEAM#T0LOCAL001', sk: 'INSTALLATION' }, ConsistentRead: true }));
-    expect({ installer: Item?.installer_user_id, chatUser: Item?.installer_chat_user_id }).toEqual({ installer: userId, chatUser: 'U0LOCAL001' });
+    const { Item } = await db.send(
+      new GetCommand({ TableName: tableName, Key: { pk: 'CHAT_TEAM#T0LOCAL001', sk: 'INSTALLATION' }, ConsistentRead: true }),
+    );
+    expect({ installer: Item?.installer_user_id, chatUser: Item?.installer_chat_user_id }).toEqual({
+      installer: userId,
+      chatUser: 'U0LOCAL001',
+    });
     await s.close();
   });
 });
@@ -150,7 +155,9 @@ describe('the composer opened from a chat link', () => {
     runtime.clock.advance(chatLimits.chatTokenSeconds + 1);
     const secret = await compose(s);
     await s.page.waitForSelector('#result-chat[data-chat="expired"]');
-    expect(await s.page.textContent('#result-chat-text')).toBe('The Slack link has expired: run /secret again to be told when it is opened. The secret itself is fine.');
+    expect(await s.page.textContent('#result-chat-text')).toBe(
+      'The Slack link has expired: run /secret again to be told when it is opened. The secret itself is fine.',
+    );
     expect(await s.page.isVisible('#result-chat-retry')).toBe(false);
     expect(await s.page.inputValue('#share-link')).toBe(secret.link);
     expect((await secretItem(secret.id))?.chat_team).toBeUndefined();
@@ -181,7 +188,9 @@ describe('a deployment without a chat app', () => {
       await s.page.click('#chat-install');
       await s.page.waitForSelector('#chat-unavailable:not([hidden])');
       expect(await s.page.isVisible('#chat-install')).toBe(false);
-      expect(await s.page.textContent('#chat-unavailable')).toBe('Slack is not set up on this Hushlink: its operator has not added a Slack app.');
+      expect(await s.page.textContent('#chat-unavailable')).toBe(
+        'Slack is not set up on this Hushlink: its operator has not added a Slack app.',
+      );
       expect(new URL(s.page.url()).pathname).toBe('/account');
       expect(await s.problems()).toEqual([]);
       await s.close();

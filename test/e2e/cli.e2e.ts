@@ -109,7 +109,11 @@ async function revealText(s: Session): Promise<string> {
 }
 
 /** On the compose page: a text, or a file chosen, with options; returns the link shown. */
-async function compose(s: Session, secret: { text: string } | { file: string }, options: { passphrase?: string; maxViews?: number } = {}): Promise<string> {
+async function compose(
+  s: Session,
+  secret: { text: string } | { file: string },
+  options: { passphrase?: string; maxViews?: number } = {},
+): Promise<string> {
   const { page } = s;
   await page.goto(`${runtime.url}/`);
   await s.ready('compose');
@@ -276,7 +280,8 @@ describe('per-recipient links', () => {
     await openReady(s, alice!);
     expect(await revealText(s)).toBe(text);
     await finish(s);
-    const recipientState = async (recipientId: string) => (await api.get(`/v1/secrets/${aliceLink.id}?recipient_id=${recipientId}`)).body.recipient;
+    const recipientState = async (recipientId: string) =>
+      (await api.get(`/v1/secrets/${aliceLink.id}?recipient_id=${recipientId}`)).body.recipient;
     expect(await recipientState(aliceLink.recipientId!)).toMatchObject({ state: 'used', views_left: 0 });
     expect(await recipientState(bobLink.recipientId!)).toMatchObject({ state: 'active', views_left: 1 });
 

@@ -47,7 +47,9 @@ describe('curl-mode links in the browser', () => {
   });
 
   it('a 1 MiB secret (kept in parts) opens on the reveal page', async () => {
-    const secret = randomBytes(768 * 1024).toString('base64').slice(0, 1024 * 1024);
+    const secret = randomBytes(768 * 1024)
+      .toString('base64')
+      .slice(0, 1024 * 1024);
     expect(await reveal('curl-1mib', await curlLink(secret))).toBe(secret);
   });
 });

@@ -84,7 +84,8 @@ const opfsPicker = `
   };`;
 
 /** What the page did with the picker's writable. */
-const writableCalls = (s: Session) => s.page.evaluate(() => (window as unknown as { __writable: { writes: number; closed: boolean; aborted: boolean } }).__writable);
+const writableCalls = (s: Session) =>
+  s.page.evaluate(() => (window as unknown as { __writable: { writes: number; closed: boolean; aborted: boolean } }).__writable);
 /** A browser without the File System Access API: the page saves through its download worker. */
 const noPicker = 'delete window.showSaveFilePicker; delete Window.prototype.showSaveFilePicker;';
 /** Nor service workers: the page keeps the file and saves it as a Blob (under 256 MB). */
@@ -168,13 +169,26 @@ function savedFile(s: Session, slice = 64 * MiB): Promise<{ size: number; hashes
 
 function sliceHashes(bytes: Uint8Array, slice = 64 * MiB): string[] {
   const hashes: string[] = [];
-  for (let at = 0; at < bytes.length; at += slice) hashes.push(createHash('sha256').update(bytes.subarray(at, at + slice)).digest('hex'));
+  for (let at = 0; at < bytes.length; at += slice)
+    hashes.push(
+      createHash('sha256')
+        .update(bytes.subarray(at, at + slice))
+        .digest('hex'),
+    );
   return hashes;
 }
 
 async function setPlan(userId: string, plan: string): Promise<void> {
   const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-  await db.send(new UpdateCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `USER#${userId}`, sk: 'PROFILE' }, UpdateExpression: 'SET #plan = :plan', ExpressionAttributeNames: { '#plan': 'plan' }, ExpressionAttributeValues: { ':plan': plan } }));
+  await db.send(
+    new UpdateCommand({
+      TableName: runtime.config.TABLE_NAME,
+      Key: { pk: `USER#${userId}`, sk: 'PROFILE' },
+      UpdateExpression: 'SET #plan = :plan',
+      ExpressionAttributeNames: { '#plan': 'plan' },
+      ExpressionAttributeValues: { ':plan': plan },
+    }),
+  );
   db.destroy();
 }
 
@@ -182,20 +196,35 @@ async function setPlan(userId: string, plan: string): Promise<void> {
  * Uploads a file through the API as a Node client does (the envelope's own `fileSealer`, parts
  * PUT to their presigned URLs, one part in memory at a time): `chunk(i)` gives its plaintext.
  */
-async function uploadThroughApi(size: number, chunk: (index: number, bytes: number) => Uint8Array, options: { maxViews?: number; headers?: Record<string, string> } = {}): Promise<Uploaded> {
+async function uploadThroughApi(
+  size: number,
+  chunk: (index: number, bytes: number) => Uint8Array,
+  options: { maxViews?: number; headers?: Record<string, string> } = {},
+): Promise<Uploaded> {
   const name = `e2e-${randomUUID()}.bin`;
   guard('file name', name);
   const sealer = await fileSealer({ meta: { name, type: 'application/octet-stream', size } });
-  const opened = await api.post('/v1/files/multipart', {
-    size_bytes: sealer.envelopeSize(size),
-    salt: sealer.salt,
-    claim_verifier: sealer.claimVerifier,
-    link_verifier: sealer.linkVerifier,
-    max_views: options.maxViews ?? 1,
-    chunk_log2: sealer.chunkLog2,
-  }, options.headers);
+  const opened = await api.post(
+    '/v1/files/multipart',
+    {
+      size_bytes: sealer.envelopeSize(size),
+      salt: sealer.salt,
+      claim_verifier: sealer.claimVerifier,
+      link_verifier: sealer.linkVerifier,
+      max_views: options.maxViews ?? 1,
+      chunk_log2: sealer.chunkLog2,
+    },
+    options.headers,
+  );
   expect(opened.status, JSON.stringify(opened.body)).toBe(200);
-  const { id, upload_id, delete_token, part_size, parts, url_base } = opened.body as { id: string; upload_id: string; delete_token: string; part_size: number; parts: Array<{ part_number: number; url: string }>; url_base: string };
+  const { id, upload_id, delete_token, part_size, parts, url_base } = opened.body as {
+    id: string;
+    upload_id: string;
+    delete_token: string;
+    part_size: number;
+    parts: Array<{ part_number: number; url: string }>;
+    url_base: string;
+  };
   const part = Buffer.alloc(part_size);
   let filled = 0;
   const etags: Array<{ part_number: number; etag: string }> = [];
@@ -230,7 +259,14 @@ async function uploadThroughApi(size: number, chunk: (index: number, bytes: numb
 
 /** The stored object, read and rewritten through the local S3 as anyone with access to the bucket could. */
 async function rewriteObject(id: string, change: (bytes: Buffer) => Buffer): Promise<void> {
-  const s3 = new S3Client({ endpoint: runtime.s3.endpoint, region: 'us-east-1', credentials: runtime.s3.credentials, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+  const s3 = new S3Client({
+    endpoint: runtime.s3.endpoint,
+    region: 'us-east-1',
+    credentials: runtime.s3.credentials,
+    forcePathStyle: true,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
   try {
     const object = await s3.send(new GetObjectCommand({ Bucket: runtime.s3.bucket, Key: objectKeyOf(id) }));
     const bytes = Buffer.from(await object.Body!.transformToByteArray());
@@ -341,7 +377,10 @@ describe('files in the web client', () => {
     await sender.page.locator('#recipient-list input[type="text"]').first().fill('Ana');
     await sender.page.click('#create-button');
     await sender.page.waitForSelector('#result:not([hidden])');
-    const opened = JSON.parse(sender.requests().find((request) => request.url.endsWith('/v1/files/multipart'))!.body) as Record<string, unknown>;
+    const opened = JSON.parse(sender.requests().find((request) => request.url.endsWith('/v1/files/multipart'))!.body) as Record<
+      string,
+      unknown
+    >;
     expect(opened).toMatchObject({ expires_in: 3600, max_views: 1, recipients: [{ label: 'Ana' }] });
     expect(await sender.page.isVisible('#result-passphrase')).toBe(true);
     const link = await sender.page.locator('#link-list input').first().inputValue();
@@ -390,7 +429,10 @@ describe('files in the web client', () => {
       expect(await s.page.getAttribute('#compose-form', 'class')).toContain('dropping');
       await s.page.dispatchEvent('#compose-form', 'drop', { dataTransfer });
     };
-    await drop([{ name: 'a.txt', text: 'a' }, { name: 'b.txt', text: 'b' }]);
+    await drop([
+      { name: 'a.txt', text: 'a' },
+      { name: 'b.txt', text: 'b' },
+    ]);
     expect(await s.page.textContent('#file-limit')).toBe('One file at a time: put several in a zip archive first.');
     expect(await s.page.isVisible('#file-chosen')).toBe(false);
     await drop([{ name, text }]);
@@ -420,11 +462,15 @@ describe('files in the web client', () => {
     const zeros = new Uint8Array(MiB);
     const plaintextHash = createHash('sha256');
     const composed = await timed('512 MiB upload by the Node client', () =>
-      uploadThroughApi(size, (_, bytes) => {
-        const chunk = stream.update(zeros.subarray(0, bytes));
-        plaintextHash.update(chunk);
-        return chunk;
-      }, { maxViews: 1, headers: owner.auth }),
+      uploadThroughApi(
+        size,
+        (_, bytes) => {
+          const chunk = stream.update(zeros.subarray(0, bytes));
+          plaintextHash.update(chunk);
+          return chunk;
+        },
+        { maxViews: 1, headers: owner.auth },
+      ),
     );
     const expected = plaintextHash.digest('hex');
 
@@ -444,7 +490,9 @@ describe('files in the web client', () => {
     })();
     await timed('512 MiB download through the picker', async () => {
       await s.page.click('#save-file');
-      await s.page.waitForSelector('#file-saved:not([hidden]), #file-error:not([hidden]), #screen-message:not([hidden])', { timeout: 600_000 });
+      await s.page.waitForSelector('#file-saved:not([hidden]), #file-error:not([hidden]), #screen-message:not([hidden])', {
+        timeout: 600_000,
+      });
     });
     saving = false;
     await sampler;
@@ -452,7 +500,9 @@ describe('files in the web client', () => {
     const peakHeap = Math.max(...samples.map((sample) => sample.heap));
     const peakBacking = Math.max(...samples.map((sample) => sample.backing));
     const peakBoth = Math.max(...samples.map((sample) => sample.heap + sample.backing));
-    timings.push(`512 MiB download: ${samples.length} samples, peak JSHeapUsedSize ${(peakHeap / MiB).toFixed(1)} MiB, peak array buffer backing store ${(peakBacking / MiB).toFixed(1)} MiB, peak of both ${(peakBoth / MiB).toFixed(1)} MiB`);
+    timings.push(
+      `512 MiB download: ${samples.length} samples, peak JSHeapUsedSize ${(peakHeap / MiB).toFixed(1)} MiB, peak array buffer backing store ${(peakBacking / MiB).toFixed(1)} MiB, peak of both ${(peakBoth / MiB).toFixed(1)} MiB`,
+    );
     expect(samples.length).toBeGreaterThan(10);
     expect(peakHeap).toBeLessThan(128 * MiB);
     // JSHeapUsedSize leaves out array buffers' bytes, which is where file bytes live: a page
@@ -484,7 +534,10 @@ describe('a download near its URL’s end', () => {
       const saved = await savedFile(s, 4 * MiB);
       expect(saved.size).toBe(size);
       expect(saved.hashes).toEqual(sliceHashes(bytes, 4 * MiB));
-      const ranges = s.requests().filter((request) => request.method === 'GET' && request.url.startsWith(runtime.s3.endpoint)).map((request) => request.headers.range);
+      const ranges = s
+        .requests()
+        .filter((request) => request.method === 'GET' && request.url.startsWith(runtime.s3.endpoint))
+        .map((request) => request.headers.range);
       // The envelope's first bytes, then the rest at once (to the object's last byte).
       expect(ranges).toHaveLength(2);
       expect(ranges[1]).toBe(`bytes=${uploaded.bodyOffset}-${uploaded.bodyOffset + size + 21 * 16 - 1}`);
@@ -514,7 +567,9 @@ describe('leaving nothing behind', () => {
     await s.page.goto(`${runtime.url}/`);
     await s.ready('compose');
     await s.page.setInputFiles('#secret-file', file.path);
-    const firstPart = s.page.waitForResponse((response) => response.request().method() === 'PUT' && new URL(response.url()).searchParams.get('partNumber') === '1');
+    const firstPart = s.page.waitForResponse(
+      (response) => response.request().method() === 'PUT' && new URL(response.url()).searchParams.get('partNumber') === '1',
+    );
     await s.page.click('#create-button');
     const partUrl = new URL((await firstPart).url());
     const uploadId = partUrl.searchParams.get('uploadId')!;
@@ -536,7 +591,12 @@ describe('leaving nothing behind', () => {
     expect(abort).toBeGreaterThan(-1);
     expect(JSON.parse(sent[abort]!.body)).toMatchObject({ id, upload_id: uploadId });
     // Parts 2-5 were in flight and cancelled; part 6 never started.
-    expect(sent.filter((request) => request.method === 'PUT').map((request) => new URL(request.url).searchParams.get('partNumber')).sort()).toEqual(['1', '2', '3', '4', '5']);
+    expect(
+      sent
+        .filter((request) => request.method === 'PUT')
+        .map((request) => new URL(request.url).searchParams.get('partNumber'))
+        .sort(),
+    ).toEqual(['1', '2', '3', '4', '5']);
     await s.page.unroute(`${runtime.s3.endpoint}/**`);
     await finish(s);
   }, 120_000);
@@ -605,8 +665,12 @@ describe('leaving nothing behind', () => {
     await s.page.click('#create-button');
     await s.page.waitForSelector('#result:not([hidden])', { timeout: 60_000 });
     const sent = s.requests();
-    expect(sent.filter((request) => request.method === 'PUT' && new URL(request.url).searchParams.get('partNumber') === '2')).toHaveLength(2);
-    const resumed = sent.filter((request) => request.url.endsWith('/v1/files/multipart') && 'resume' in (JSON.parse(request.body) as object));
+    expect(sent.filter((request) => request.method === 'PUT' && new URL(request.url).searchParams.get('partNumber') === '2')).toHaveLength(
+      2,
+    );
+    const resumed = sent.filter(
+      (request) => request.url.endsWith('/v1/files/multipart') && 'resume' in (JSON.parse(request.body) as object),
+    );
     expect(resumed).toHaveLength(1);
     const { id } = await linkOf(s);
     expect(JSON.parse(resumed[0]!.body)).toMatchObject({ resume: { id } });
@@ -618,8 +682,17 @@ describe('leaving nothing behind', () => {
   /** Chunk `index`'s place in the stored object (1 MiB chunks, each with its 16-byte tag). */
   const chunkAt = (uploaded: Uploaded, index: number) => uploaded.bodyOffset + index * (MiB + 16);
   /** What is changed, and when the page meets it: opening the file, or saving it after `written` good chunks. */
-  const tampering: Array<{ what: string; change: (stored: Buffer, uploaded: Uploaded) => Buffer; met: 'saving' | 'opening'; written?: number }> = [
-    { what: 'a flipped byte in its third chunk', met: 'saving', written: 2, change: (stored, uploaded) => {
+  const tampering: Array<{
+    what: string;
+    change: (stored: Buffer, uploaded: Uploaded) => Buffer;
+    met: 'saving' | 'opening';
+    written?: number;
+  }> = [
+    {
+      what: 'a flipped byte in its third chunk',
+      met: 'saving',
+      written: 2,
+      change: (stored, uploaded) => {
         const at = chunkAt(uploaded, 2) + 1000;
         stored[at] = stored[at]! ^ 1;
         return stored;
@@ -701,7 +774,10 @@ describe('the plan’s limit', () => {
     await anonymous.page.click('#create-button');
     await anonymous.page.waitForSelector('#compose-errors:not([hidden])');
     expect(await anonymous.page.getAttribute('#secret-file', 'aria-invalid')).toBe('true');
-    expect(anonymous.apiRequests().filter((request) => request.url.includes('/v1/files/')), 'nothing sent').toEqual([]);
+    expect(
+      anonymous.apiRequests().filter((request) => request.url.includes('/v1/files/')),
+      'nothing sent',
+    ).toEqual([]);
     await anonymous.screenshot('files-limit-before');
     await finish(anonymous);
 
@@ -732,7 +808,10 @@ describe('the plan’s limit', () => {
     );
     const refused = owner.apiRequests().filter((request) => request.url.endsWith('/v1/files/multipart'));
     expect(refused.length).toBeGreaterThan(0);
-    expect(owner.requests().filter((request) => request.method === 'PUT'), 'no part sent').toEqual([]);
+    expect(
+      owner.requests().filter((request) => request.method === 'PUT'),
+      'no part sent',
+    ).toEqual([]);
     await owner.screenshot('files-limit-after');
     await finish(owner, { session: 1 });
   });

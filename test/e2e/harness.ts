@@ -83,7 +83,12 @@ export class Session {
   ) {}
 
   static async open(browser: Browser, name: string, options: BrowserContextOptions = {}): Promise<Session> {
-    const context = await browser.newContext({ locale: 'en-GB', timezoneId: 'Europe/Berlin', viewport: { width: 1000, height: 900 }, ...options });
+    const context = await browser.newContext({
+      locale: 'en-GB',
+      timezoneId: 'Europe/Berlin',
+      viewport: { width: 1000, height: 900 },
+      ...options,
+    });
     context.on('request', (request) => record(name, request));
     await context.addInitScript(() => {
       const violations: string[] = [];
@@ -148,9 +153,17 @@ export class Session {
   /** Everything this origin keeps in the browser: both web storages, cookies, IndexedDB names. */
   async webStorage(): Promise<{ local: Record<string, string>; session: Record<string, string>; cookies: string; indexedDb: string[] }> {
     return this.page.evaluate(async () => {
-      const entries = (storage: Storage) => Object.fromEntries(Array.from({ length: storage.length }, (_, i) => storage.key(i)!).map((key) => [key, storage.getItem(key) ?? '']));
+      const entries = (storage: Storage) =>
+        Object.fromEntries(
+          Array.from({ length: storage.length }, (_, i) => storage.key(i)!).map((key) => [key, storage.getItem(key) ?? '']),
+        );
       const databases = typeof indexedDB.databases === 'function' ? await indexedDB.databases() : [];
-      return { local: entries(localStorage), session: entries(sessionStorage), cookies: document.cookie, indexedDb: databases.map((db) => db.name ?? '') };
+      return {
+        local: entries(localStorage),
+        session: entries(sessionStorage),
+        cookies: document.cookie,
+        indexedDb: databases.map((db) => db.name ?? ''),
+      };
     });
   }
 
@@ -181,7 +194,9 @@ export function findLeaks(requests: SentRequest[], guarded: Map<string, string>,
       for (const [header, headerValue] of Object.entries(request.headers)) {
         if (headerValue.includes(value)) found.push(`${label} in header ${header} of ${request.method} ${request.url}`);
       }
-      const bodyAllowed = allowed.some((allowance) => label.startsWith(allowance.label) && allowance.method === request.method && allowance.path.test(path));
+      const bodyAllowed = allowed.some(
+        (allowance) => label.startsWith(allowance.label) && allowance.method === request.method && allowance.path.test(path),
+      );
       if (request.body.includes(value) && !bodyAllowed) found.push(`${label} in body of ${request.method} ${request.url}`);
     }
   }
@@ -214,7 +229,12 @@ export async function typeSignInCode(s: Session, runtime: Pick<Runtime, 'outbox'
 }
 
 /** Signs in through the page (`/signin`, or with `?next=`) and waits to land on `next`'s path. */
-export async function signInThroughPage(s: Session, runtime: Pick<Runtime, 'url' | 'outbox'>, email: string, next = '/account'): Promise<void> {
+export async function signInThroughPage(
+  s: Session,
+  runtime: Pick<Runtime, 'url' | 'outbox'>,
+  email: string,
+  next = '/account',
+): Promise<void> {
   await s.page.goto(`${runtime.url}/signin${next === '/account' ? '' : `?next=${encodeURIComponent(next)}`}`);
   await s.ready('signin');
   await typeSignInCode(s, runtime, email);

@@ -15,7 +15,16 @@ import { sealText, toBase64 } from '../../shared/envelope/index.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { mailsTo, newEmail } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
-import { findLeaks, guard as guardValue, type LeakAllowance, Session, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser, signInThroughPage } from './harness.ts';
+import {
+  findLeaks,
+  guard as guardValue,
+  type LeakAllowance,
+  Session,
+  settleTraffic,
+  startRuntimeAndBrowser,
+  stopRuntimeAndBrowser,
+  signInThroughPage,
+} from './harness.ts';
 
 let runtime: Runtime;
 let browser: Browser;
@@ -75,9 +84,13 @@ async function checkStorage(s: Session): Promise<void> {
   expect(stored.cookies, `cookies of ${s.name}`).toBe('');
   expect(stored.indexedDb, `IndexedDB of ${s.name}`).toEqual([]);
   expect(Object.keys(stored.local), `localStorage of ${s.name}`).toEqual([]);
-  expect(Object.keys(stored.session).filter((key) => key !== refreshKey), `sessionStorage of ${s.name}`).toEqual([]);
+  expect(
+    Object.keys(stored.session).filter((key) => key !== refreshKey),
+    `sessionStorage of ${s.name}`,
+  ).toEqual([]);
   const everything = JSON.stringify(stored);
-  for (const [label, value] of [...guarded, ...gateCodes, ...gateTokens]) expect(everything.includes(value), `${label} in web storage of ${s.name}`).toBe(false);
+  for (const [label, value] of [...guarded, ...gateCodes, ...gateTokens])
+    expect(everything.includes(value), `${label} in web storage of ${s.name}`).toBe(false);
 }
 
 async function finish(s: Session): Promise<void> {
@@ -114,7 +127,13 @@ async function fillRow(s: Session, index: number, recipient: RecipientInput): Pr
 }
 
 /** Composes on `/` with personal links and returns the secret's id, key and the links shown. */
-async function composeWithLinks(s: Session, text: string, recipients: RecipientInput[], maxViews = 1, screenshot?: string): Promise<{ id: string; key: string; links: ShownLink[] }> {
+async function composeWithLinks(
+  s: Session,
+  text: string,
+  recipients: RecipientInput[],
+  maxViews = 1,
+  screenshot?: string,
+): Promise<{ id: string; key: string; links: ShownLink[] }> {
   const { page } = s;
   await page.goto(`${runtime.url}/`);
   await s.ready('compose');
@@ -150,24 +169,42 @@ async function composeWithLinks(s: Session, text: string, recipients: RecipientI
 }
 
 /** A secret with personal links made through the API (as another client would), with its key. */
-async function createWithLinks(text: string, recipients: RecipientInput[], maxViews = 1): Promise<{ id: string; key: string; urlBase: string; links: string[]; ids: string[] }> {
+async function createWithLinks(
+  text: string,
+  recipients: RecipientInput[],
+  maxViews = 1,
+): Promise<{ id: string; key: string; urlBase: string; links: string[]; ids: string[] }> {
   guardPlaintext(text);
   const sealed = await sealText(text);
   guard('sealed key', sealed.key);
   const created = await api.post('/v1/secrets', {
-    kind: 'text', envelope: toBase64(sealed.envelope), salt: sealed.salt, size_bytes: sealed.envelope.length, max_views: maxViews,
-    claim_verifier: sealed.claimVerifier, link_verifier: sealed.linkVerifier, recipients,
+    kind: 'text',
+    envelope: toBase64(sealed.envelope),
+    salt: sealed.salt,
+    size_bytes: sealed.envelope.length,
+    max_views: maxViews,
+    claim_verifier: sealed.claimVerifier,
+    link_verifier: sealed.linkVerifier,
+    recipients,
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const links = (created.body.recipients as Array<{ url_base: string; recipient_id: string }>);
-  return { id: created.body.id, key: sealed.key, urlBase: created.body.url_base, links: links.map((link) => `${link.url_base}#${sealed.key}`), ids: links.map((link) => link.recipient_id) };
+  const links = created.body.recipients as Array<{ url_base: string; recipient_id: string }>;
+  return {
+    id: created.body.id,
+    key: sealed.key,
+    urlBase: created.body.url_base,
+    links: links.map((link) => `${link.url_base}#${sealed.key}`),
+    ids: links.map((link) => link.recipient_id),
+  };
 }
 
 /** Opens a link in the given (fresh) session and waits for the page to settle on a screen. */
 async function openLink(s: Session, link: string): Promise<void> {
   await s.page.goto(link);
   await s.ready('reveal');
-  await s.page.waitForFunction(() => document.documentElement.dataset.screen !== 'loading' && document.documentElement.dataset.screen !== undefined);
+  await s.page.waitForFunction(
+    () => document.documentElement.dataset.screen !== 'loading' && document.documentElement.dataset.screen !== undefined,
+  );
   expect(s.page.url(), 'fragment removed from the address bar').toBe(link.split('#')[0]);
 }
 
@@ -204,7 +241,15 @@ async function reveal(s: Session, text: string): Promise<void> {
 async function setPlan(email: string, plan: string): Promise<void> {
   const user = await runtime.stores.users.findByEmail(email);
   const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-  await db.send(new UpdateCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `USER#${user!.id}`, sk: 'PROFILE' }, UpdateExpression: 'SET #plan = :plan', ExpressionAttributeNames: { '#plan': 'plan' }, ExpressionAttributeValues: { ':plan': plan } }));
+  await db.send(
+    new UpdateCommand({
+      TableName: runtime.config.TABLE_NAME,
+      Key: { pk: `USER#${user!.id}`, sk: 'PROFILE' },
+      UpdateExpression: 'SET #plan = :plan',
+      ExpressionAttributeNames: { '#plan': 'plan' },
+      ExpressionAttributeValues: { ':plan': plan },
+    }),
+  );
   db.destroy();
 }
 
@@ -242,13 +287,27 @@ describe('per-recipient links', () => {
     const annEmail = newEmail('ann');
     owner = await session('owner');
     await signIn(owner, ownerEmail);
-    const { id, links } = await composeWithLinks(owner, text, [{ label: 'Ann', email: annEmail, restricted: true }, { label: 'Bob' }], 1, 'recipients-compose-form');
+    const { id, links } = await composeWithLinks(
+      owner,
+      text,
+      [{ label: 'Ann', email: annEmail, restricted: true }, { label: 'Bob' }],
+      1,
+      'recipients-compose-form',
+    );
     const [ann, bob] = links as [ShownLink, ShownLink];
     expect([ann.name, bob.name]).toEqual(['Ann', 'Bob']);
 
     // What was sent: the recipients, beside the usual fields; signed in, so it is owned.
-    const create = owner.apiRequests().filter((request) => request.method === 'POST' && request.url.endsWith('/v1/secrets')).at(-1)!;
-    expect(JSON.parse(create.body)).toMatchObject({ max_views: 1, recipients: [{ label: 'Ann', email: annEmail, restricted: true }, { label: 'Bob' }], claim_verifier: expect.any(String), link_verifier: expect.any(String) });
+    const create = owner
+      .apiRequests()
+      .filter((request) => request.method === 'POST' && request.url.endsWith('/v1/secrets'))
+      .at(-1)!;
+    expect(JSON.parse(create.body)).toMatchObject({
+      max_views: 1,
+      recipients: [{ label: 'Ann', email: annEmail, restricted: true }, { label: 'Bob' }],
+      claim_verifier: expect.any(String),
+      link_verifier: expect.any(String),
+    });
     expect(create.headers.authorization).toMatch(/^Bearer eyJ/);
 
     // The result: one link per recipient, each with Copy and a QR code; no single link.
@@ -279,9 +338,9 @@ describe('per-recipient links', () => {
     await openLink(annPage, ann.link);
     expect(await annPage.screen()).toBe('gate');
     expect(await focusedId(annPage)).toBe('gate-title');
-    expect(annPage.apiRequests().map((request) => `${request.method} ${new URL(request.url).pathname}${new URL(request.url).search}`)).toEqual([
-      `GET /v1/secrets/${id}?recipient_id=${ann.recipientId}`,
-    ]);
+    expect(
+      annPage.apiRequests().map((request) => `${request.method} ${new URL(request.url).pathname}${new URL(request.url).search}`),
+    ).toEqual([`GET /v1/secrets/${id}?recipient_id=${ann.recipientId}`]);
     await annPage.screenshot('recipients-gate-email');
     // Nothing typed: said in the page, nothing sent.
     await annPage.page.click('#gate-send');
@@ -327,7 +386,12 @@ describe('per-recipient links', () => {
     // The claim names the link, carries the gate session, and says it is the web client.
     const annClaim = claims(annPage)[0]!;
     await Promise.all(pendingBodies);
-    expect(JSON.parse(annClaim.body)).toEqual({ claim_token: expect.any(String), link_token: expect.any(String), recipient_id: ann.recipientId, gate_token: [...gateTokens.values()].at(-1) });
+    expect(JSON.parse(annClaim.body)).toEqual({
+      claim_token: expect.any(String),
+      link_token: expect.any(String),
+      recipient_id: ann.recipientId,
+      gate_token: [...gateTokens.values()].at(-1),
+    });
     expect(annClaim.headers['x-hushlink-client']).toBe('web');
     await annPage.screenshot('recipients-revealed');
     await finish(annPage);
@@ -338,7 +402,11 @@ describe('per-recipient links', () => {
     expect(await bobPage.screen()).toBe('ready');
     expect(await bobPage.page.isVisible('#gate-confirmed')).toBe(false);
     await reveal(bobPage, text);
-    expect(JSON.parse(claims(bobPage)[0]!.body)).toEqual({ claim_token: expect.any(String), link_token: expect.any(String), recipient_id: bob.recipientId });
+    expect(JSON.parse(claims(bobPage)[0]!.body)).toEqual({
+      claim_token: expect.any(String),
+      link_token: expect.any(String),
+      recipient_id: bob.recipientId,
+    });
     await finish(bobPage);
 
     // The owner: both links used, the secret gone with them, and a receipt for each (newest first).
@@ -355,10 +423,20 @@ describe('per-recipient links', () => {
       expect(await link.locator('[data-role="link-views"] dd').textContent()).toBe('0 of 1');
       expect(await link.locator('button[data-action="revoke-link"]').count()).toBe(0);
     }
-    expect(await item.locator(`[data-role="links"] > li[data-recipient-id="${ann.recipientId}"]`).textContent()).toContain(`${annEmail} (only this address can open it)`);
+    expect(await item.locator(`[data-role="links"] > li[data-recipient-id="${ann.recipientId}"]`).textContent()).toContain(
+      `${annEmail} (only this address can open it)`,
+    );
     const rows = item.locator('table[data-role="receipts"] tbody tr');
     expect(await rows.count()).toBe(2);
-    expect(await rows.evaluateAll((trs) => trs.map((tr) => [(tr as HTMLElement).dataset.recipientId, tr.querySelector('[data-role="link"]')?.textContent, tr.querySelector('[data-role="channel"]')?.textContent]))).toEqual([
+    expect(
+      await rows.evaluateAll((trs) =>
+        trs.map((tr) => [
+          (tr as HTMLElement).dataset.recipientId,
+          tr.querySelector('[data-role="link"]')?.textContent,
+          tr.querySelector('[data-role="channel"]')?.textContent,
+        ]),
+      ),
+    ).toEqual([
       [bob.recipientId, 'Bob', 'Web page'],
       [ann.recipientId, 'Ann', 'Web page'],
     ]);
@@ -370,7 +448,13 @@ describe('per-recipient links', () => {
     // Pro: location and device columns (no CloudFront locally: location unknown).
     await setPlan(ownerEmail, 'pro');
     const pro = await openDetails(owner, id);
-    expect(await pro.locator('table[data-role="receipts"] thead th').allTextContents()).toEqual(['Opened', 'Link', 'Channel', 'Location', 'Device']);
+    expect(await pro.locator('table[data-role="receipts"] thead th').allTextContents()).toEqual([
+      'Opened',
+      'Link',
+      'Channel',
+      'Location',
+      'Device',
+    ]);
     const devices = await pro.locator('table[data-role="receipts"] [data-role="device"]').allTextContents();
     expect(devices).toHaveLength(2);
     for (const device of devices) expect(device).toMatch(/^Chrom.* on Linux$/);
@@ -412,18 +496,26 @@ describe('per-recipient links', () => {
     await revoked.waitFor();
     expect(await revoked.locator('[data-role="link-state"]').textContent()).toBe('Revoked');
     expect(await owner.page.evaluate(() => document.activeElement?.closest('li')?.dataset.recipientId)).toBe(carol.recipientId);
-    const sent = owner.apiRequests().filter((request) => request.method === 'DELETE').at(-1)!;
+    const sent = owner
+      .apiRequests()
+      .filter((request) => request.method === 'DELETE')
+      .at(-1)!;
     expect(new URL(sent.url).pathname).toBe(`/v1/secrets/${id}/recipients/${carol.recipientId}`);
     expect(sent.headers.authorization).toMatch(/^Bearer eyJ/);
     expect(await item.getAttribute('data-state')).toBe('active');
     expect(await item.locator('[data-role="views"] dd').textContent()).toBe('2 in all (2 personal links, up to 2 each)');
-    expect((await api.get(`/v1/secrets/${id}?recipient_id=${carol.recipientId}`)).body.recipient).toMatchObject({ state: 'revoked', views_left: 0 });
+    expect((await api.get(`/v1/secrets/${id}?recipient_id=${carol.recipientId}`)).body.recipient).toMatchObject({
+      state: 'revoked',
+      views_left: 0,
+    });
     await owner.screenshot('recipients-owner-revoked');
 
     // The open page learns it at its claim (410 recipient_revoked); a fresh one from the metadata.
     await early.page.click('#reveal-button');
     expect(await early.message()).toBe('recipient-revoked');
-    expect(answers.filter((answer) => answer.context === 'carol-early' && answer.path.endsWith('/claim')).map((answer) => answer.status)).toEqual([410]);
+    expect(
+      answers.filter((answer) => answer.context === 'carol-early' && answer.path.endsWith('/claim')).map((answer) => answer.status),
+    ).toEqual([410]);
     await finish(early);
     const late = await session('carol-late');
     await openLink(late, carol.link);
@@ -463,7 +555,9 @@ describe('per-recipient links', () => {
     expect(await stale.screen()).toBe('ready');
     await stale.page.click('#reveal-button');
     expect(await stale.message()).toBe('personal-link');
-    expect(answers.filter((answer) => answer.context === 'own-link-claim' && answer.path.endsWith('/claim')).map((answer) => answer.status)).toEqual([403]);
+    expect(
+      answers.filter((answer) => answer.context === 'own-link-claim' && answer.path.endsWith('/claim')).map((answer) => answer.status),
+    ).toEqual([403]);
     await stale.screenshot('recipients-error-403-recipient-required');
     await finish(stale);
 
@@ -499,7 +593,14 @@ describe('per-recipient links', () => {
   it('asks for the address again when the gate session has run out (401 gate_required), and refuses a session made for another link (403 gate_refused)', async () => {
     const text = newPlaintext();
     const [first, second] = [newEmail('gated-one'), newEmail('gated-two')];
-    const secret = await createWithLinks(text, [{ email: first, restricted: true }, { email: second, restricted: true }], 2);
+    const secret = await createWithLinks(
+      text,
+      [
+        { email: first, restricted: true },
+        { email: second, restricted: true },
+      ],
+      2,
+    );
 
     const s = await session('gate-expired');
     await openLink(s, secret.links[0]!);
@@ -511,7 +612,9 @@ describe('per-recipient links', () => {
     expect(await s.page.textContent('#gate-notice')).toContain('Your confirmation has run out');
     expect(await s.page.inputValue('#gate-email')).toBe(first);
     expect(await focusedId(s)).toBe('gate-title');
-    expect(answers.filter((answer) => answer.context === 'gate-expired' && answer.path.endsWith('/claim')).map((answer) => answer.status)).toEqual([401]);
+    expect(
+      answers.filter((answer) => answer.context === 'gate-expired' && answer.path.endsWith('/claim')).map((answer) => answer.status),
+    ).toEqual([401]);
     expect((await api.get(`/v1/secrets/${secret.id}?recipient_id=${secret.ids[0]}`)).body.recipient.views_left).toBe(2);
     await s.screenshot('recipients-error-401-gate-required');
     await passGate(s, first);
@@ -521,7 +624,11 @@ describe('per-recipient links', () => {
     // A session for the second link, presented through the first (the claim's body altered on the way).
     const start = await api.post(`/v1/secrets/${secret.id}/gate/start`, { recipient_id: secret.ids[1], email: second });
     expect(start.status).toBe(200);
-    const verified = await api.post(`/v1/secrets/${secret.id}/gate/verify`, { recipient_id: secret.ids[1], email: second, code: gateCode(second) });
+    const verified = await api.post(`/v1/secrets/${secret.id}/gate/verify`, {
+      recipient_id: secret.ids[1],
+      email: second,
+      code: gateCode(second),
+    });
     const otherToken = verified.body.gate_token as string;
     guardValue(gateTokens, 'gate token (another link)', otherToken);
     const refused = await session('gate-refused', { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
@@ -535,7 +642,9 @@ describe('per-recipient links', () => {
     await passGate(refused, first);
     await refused.page.click('#reveal-button');
     expect(await refused.message()).toBe('gate-refused');
-    expect(answers.filter((answer) => answer.context === 'gate-refused' && answer.path.endsWith('/claim')).map((answer) => answer.status)).toEqual([403]);
+    expect(
+      answers.filter((answer) => answer.context === 'gate-refused' && answer.path.endsWith('/claim')).map((answer) => answer.status),
+    ).toEqual([403]);
     expect(await refused.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await refused.screenshot('recipients-error-403-gate-refused-narrow');
     await refused.page.unroute('**/v1/secrets/*/claim');

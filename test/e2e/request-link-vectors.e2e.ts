@@ -58,7 +58,9 @@ describe('request-link vectors in Chromium', () => {
     expect(outcomes.length).toBeGreaterThan(40);
     expect(outcomes.filter((outcome) => !outcome.ok)).toEqual([]);
 
-    const device = await page.evaluate(() => (window as unknown as { runDeviceKey: () => Promise<Record<string, unknown>> }).runDeviceKey());
+    const device = await page.evaluate(() =>
+      (window as unknown as { runDeviceKey: () => Promise<Record<string, unknown>> }).runDeviceKey(),
+    );
     expect(device).toEqual({ kem: 'x25519', algorithm: 'X25519', extractable: false, exported: 'InvalidAccessError', opened: true });
     expect(await page.evaluate(() => navigator.userAgent)).toContain('Chrome');
   });

@@ -36,7 +36,15 @@ import {
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { newEmail, signIn as signInOverApi } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
-import { findLeaks, guard as guardValue, Session, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser, signInThroughPage } from './harness.ts';
+import {
+  findLeaks,
+  guard as guardValue,
+  Session,
+  settleTraffic,
+  startRuntimeAndBrowser,
+  stopRuntimeAndBrowser,
+  signInThroughPage,
+} from './harness.ts';
 
 const MiB = 1024 * 1024;
 let runtime: Runtime;
@@ -124,7 +132,10 @@ async function checkStorage(s: Session, keyStore: boolean): Promise<void> {
   expect(stored.cookies, `cookies of ${s.name}`).toBe('');
   expect(stored.indexedDb, `IndexedDB of ${s.name}`).toEqual(keyStore ? ['hushlink-requests'] : []);
   expect(Object.keys(stored.local), `localStorage of ${s.name}`).toEqual([]);
-  expect(Object.keys(stored.session).filter((key) => key !== refreshKey), `sessionStorage of ${s.name}`).toEqual([]);
+  expect(
+    Object.keys(stored.session).filter((key) => key !== refreshKey),
+    `sessionStorage of ${s.name}`,
+  ).toEqual([]);
   const everything = JSON.stringify(stored);
   for (const [label, value] of guarded) expect(everything.includes(value), `${label} in web storage of ${s.name}`).toBe(false);
 }
@@ -231,7 +242,12 @@ function plaintextFile(size: number): { path: string; name: string; bytes: Buffe
 
 function sliceHashes(bytes: Uint8Array, slice: number): string[] {
   const hashes: string[] = [];
-  for (let at = 0; at < bytes.length; at += slice) hashes.push(createHash('sha256').update(bytes.subarray(at, at + slice)).digest('hex'));
+  for (let at = 0; at < bytes.length; at += slice)
+    hashes.push(
+      createHash('sha256')
+        .update(bytes.subarray(at, at + slice))
+        .digest('hex'),
+    );
   return hashes;
 }
 
@@ -256,7 +272,14 @@ async function respondFromNode(made: Made, text: string, linkSecret = made.linkS
   const publicKey = decodePublicKey(served.kem, served.public_key);
   const sealed = await sealText(text);
   guard('node response key', sealed.key);
-  const wrapped = await wrapResponseKey({ fingerprint: made.fingerprint, linkSecret, requestId: made.id, kem: served.kem, publicKey, responseKey: Buffer.from(sealed.key, 'base64url') });
+  const wrapped = await wrapResponseKey({
+    fingerprint: made.fingerprint,
+    linkSecret,
+    requestId: made.id,
+    kem: served.kem,
+    publicKey,
+    responseKey: Buffer.from(sealed.key, 'base64url'),
+  });
   const reply = await api.post(`/v1/requests/${made.id}/responses`, {
     kind: 'text',
     envelope: toBase64(sealed.envelope),
@@ -294,11 +317,23 @@ describe('request links in the web client', () => {
     const prompt = `The staging database password, please ${randomUUID()}`;
     const made = await makeRequest({ prompt, screenshot: 'requests-created' });
     // What was sent: a public key and a sealed prompt, never the prompt.
-    const created = requester.apiRequests().filter((request) => request.method === 'POST' && new URL(request.url).pathname === '/v1/requests');
+    const created = requester
+      .apiRequests()
+      .filter((request) => request.method === 'POST' && new URL(request.url).pathname === '/v1/requests');
     expect(created).toHaveLength(1);
     const body = JSON.parse(created[0]!.body) as Record<string, unknown>;
-    expect(body).toMatchObject({ kem: 'x25519', expires_in: 604_800, max_responses: 10, public_key: expect.stringMatching(/^[\w-]{43}$/), prompt_envelope: expect.any(String) });
-    expect(createHash('sha256').update(Buffer.from(body.public_key as string, 'base64url')).digest('base64url')).toBe(made.fingerprint);
+    expect(body).toMatchObject({
+      kem: 'x25519',
+      expires_in: 604_800,
+      max_responses: 10,
+      public_key: expect.stringMatching(/^[\w-]{43}$/),
+      prompt_envelope: expect.any(String),
+    });
+    expect(
+      createHash('sha256')
+        .update(Buffer.from(body.public_key as string, 'base64url'))
+        .digest('base64url'),
+    ).toBe(made.fingerprint);
     expect(await page.locator('#request-qr svg path').getAttribute('d')).toMatch(/^M\d/);
     expect(await page.textContent('#result-summary')).toContain('Takes up to 10 responses.');
     expect(await focusedId(requester)).toBe('result-title');
@@ -312,28 +347,40 @@ describe('request links in the web client', () => {
     expect(await item(made.id).locator('[data-role="responses"] dd').textContent()).toBe('0 of 10');
 
     // What the browser keeps: the private key not extractable (exporting it fails), s only sealed.
-    const kept = await page.evaluate(async ({ id, secret }) => {
-      const request = <T>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
-      const db = await request(indexedDB.open('hushlink-requests'));
-      const record = await request(db.transaction('requests').objectStore('requests').get(id));
-      const deviceKey = (await request(db.transaction('device').objectStore('device').get('link-secret-key'))) as CryptoKey;
-      const refused = async (key: CryptoKey, format: 'pkcs8' | 'jwk' | 'raw') => crypto.subtle.exportKey(format, key).then(() => 'exported', (error: Error) => error.name);
-      // Every byte array of the record, flattened: s must be in none of them.
-      const arrays = [record.publicKey, record.sealedSecret.iv, record.sealedSecret.ciphertext] as Uint8Array[];
-      const holds = (haystack: Uint8Array) => haystack.some((_, at) => secret.every((byte, i) => haystack[at + i] === byte));
-      db.close();
-      return {
-        keys: Object.keys(record).sort(),
-        kem: record.kem,
-        algorithm: record.privateKey.algorithm.name,
-        extractable: record.privateKey.extractable,
-        exports: [await refused(record.privateKey, 'pkcs8'), await refused(record.privateKey, 'jwk'), await refused(record.privateKey, 'raw')],
-        deviceKey: { algorithm: deviceKey.algorithm.name, extractable: deviceKey.extractable, exported: await refused(deviceKey, 'raw') },
-        fingerprint: record.fingerprint,
-        sealedLength: record.sealedSecret.ciphertext.length,
-        secretInRecord: arrays.some(holds),
-      };
-    }, { id: made.id, secret: [...made.linkSecret] });
+    const kept = await page.evaluate(
+      async ({ id, secret }) => {
+        const request = <T>(r: IDBRequest<T>) =>
+          new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+        const db = await request(indexedDB.open('hushlink-requests'));
+        const record = await request(db.transaction('requests').objectStore('requests').get(id));
+        const deviceKey = (await request(db.transaction('device').objectStore('device').get('link-secret-key'))) as CryptoKey;
+        const refused = async (key: CryptoKey, format: 'pkcs8' | 'jwk' | 'raw') =>
+          crypto.subtle.exportKey(format, key).then(
+            () => 'exported',
+            (error: Error) => error.name,
+          );
+        // Every byte array of the record, flattened: s must be in none of them.
+        const arrays = [record.publicKey, record.sealedSecret.iv, record.sealedSecret.ciphertext] as Uint8Array[];
+        const holds = (haystack: Uint8Array) => haystack.some((_, at) => secret.every((byte, i) => haystack[at + i] === byte));
+        db.close();
+        return {
+          keys: Object.keys(record).sort(),
+          kem: record.kem,
+          algorithm: record.privateKey.algorithm.name,
+          extractable: record.privateKey.extractable,
+          exports: [
+            await refused(record.privateKey, 'pkcs8'),
+            await refused(record.privateKey, 'jwk'),
+            await refused(record.privateKey, 'raw'),
+          ],
+          deviceKey: { algorithm: deviceKey.algorithm.name, extractable: deviceKey.extractable, exported: await refused(deviceKey, 'raw') },
+          fingerprint: record.fingerprint,
+          sealedLength: record.sealedSecret.ciphertext.length,
+          secretInRecord: arrays.some(holds),
+        };
+      },
+      { id: made.id, secret: [...made.linkSecret] },
+    );
     expect(kept).toEqual({
       keys: ['createdAt', 'fingerprint', 'id', 'kem', 'privateKey', 'publicKey', 'sealedSecret', 'urlBase'],
       kem: 'x25519',
@@ -374,7 +421,11 @@ describe('request links in the web client', () => {
     expect(calls).toEqual([`GET /v1/requests/${made.id}`, `POST /v1/requests/${made.id}/responses`]);
     const sent = JSON.parse(responder.apiRequests()[1]!.body) as Record<string, unknown>;
     expect(Object.keys(sent).sort()).toEqual(['enc', 'envelope', 'kind', 'salt', 'size_bytes', 'wrapped_key']);
-    expect(sent).toMatchObject({ kind: 'text', enc: expect.stringMatching(/^[\w-]{43}$/), wrapped_key: expect.stringMatching(/^[\w-]{64}$/) });
+    expect(sent).toMatchObject({
+      kind: 'text',
+      enc: expect.stringMatching(/^[\w-]{43}$/),
+      wrapped_key: expect.stringMatching(/^[\w-]{64}$/),
+    });
     await finish(responder);
 
     await openRequests();
@@ -403,7 +454,9 @@ describe('request links in the web client', () => {
     expect(await guardRandom(responder)).toBeGreaterThanOrEqual(1);
     // The upload: opened with the link's id and the wrapped key (no verifiers), parts to the bucket, completed.
     const requests = responder.requests();
-    const opened = JSON.parse(requests.find((request) => request.method === 'POST' && request.url.endsWith('/v1/files/multipart'))!.body) as Record<string, unknown>;
+    const opened = JSON.parse(
+      requests.find((request) => request.method === 'POST' && request.url.endsWith('/v1/files/multipart'))!.body,
+    ) as Record<string, unknown>;
     expect(Object.keys(opened).sort()).toEqual(['chunk_log2', 'enc', 'request_id', 'salt', 'size_bytes', 'wrapped_key']);
     expect(opened).toMatchObject({ request_id: made.id, chunk_log2: 20 });
     expect(opened.size_bytes).toBeGreaterThan(file.bytes.length);
@@ -486,7 +539,10 @@ describe('request links in the web client', () => {
     expect(await responder.page.isVisible('#respond-text')).toBe(false);
     expect(await responder.page.isDisabled('#respond-text')).toBe(true);
     expect(await responder.page.isVisible('#prompt-text')).toBe(false);
-    expect(responder.requests().filter((request) => request.method !== 'GET'), 'nothing sent').toEqual([]);
+    expect(
+      responder.requests().filter((request) => request.method !== 'GET'),
+      'nothing sent',
+    ).toEqual([]);
     expect(responder.apiRequests().map((request) => new URL(request.url).pathname)).toEqual([`/v1/requests/${made.id}`]);
     await responder.screenshot('requests-respond-key-mismatch');
     await finish(responder);
@@ -523,7 +579,8 @@ describe('request links in the web client', () => {
     }
     await openRequests();
     const inbox = await openInbox(made.id, 10);
-    const shown = () => inbox.locator('li[data-response-id] textarea').evaluateAll((areas) => areas.map((area) => (area as HTMLTextAreaElement).value));
+    const shown = () =>
+      inbox.locator('li[data-response-id] textarea').evaluateAll((areas) => areas.map((area) => (area as HTMLTextAreaElement).value));
     expect(await shown()).toEqual(texts.slice(1).reverse());
     await inbox.locator('button[data-action="more-responses"]').click();
     await expect.poll(() => inbox.locator('li[data-response-id]').count()).toBe(11);
@@ -553,7 +610,11 @@ describe('request links in the web client', () => {
     // Expired: a link of one minute, the service's clock moved past it.
     const other = await signInOverApi(runtime, newEmail('expiring'));
     const keys = await generateRequesterKeys();
-    const expiring = await api.post('/v1/requests', { public_key: encodePublicKey(keys.publicKey), kem: keys.kem, expires_in: 60 }, other.auth);
+    const expiring = await api.post(
+      '/v1/requests',
+      { public_key: encodePublicKey(keys.publicKey), kem: keys.kem, expires_in: 60 },
+      other.auth,
+    );
     const fingerprint = createHash('sha256').update(keys.publicKey).digest('base64url');
     runtime.clock.advance(61);
     await openLink(s, `${runtime.url}/q/${expiring.body.id}#${fingerprint}.${Buffer.alloc(32, 3).toString('base64url')}`);
@@ -585,7 +646,10 @@ describe('request links in the web client', () => {
     await earlyFile.page.setInputFiles('#respond-file', small.path);
     await earlyFile.page.click('#send-button');
     expect(await earlyFile.message()).toBe('full');
-    expect(earlyFile.requests().filter((request) => request.method === 'PUT'), 'nothing uploaded').toEqual([]);
+    expect(
+      earlyFile.requests().filter((request) => request.method === 'PUT'),
+      'nothing uploaded',
+    ).toEqual([]);
     expect(await guardRandom(earlyFile)).toBeGreaterThanOrEqual(1);
     await finish(earlyFile);
   });
@@ -594,7 +658,13 @@ describe('request links in the web client', () => {
     const made = await makeRequest();
     const s = await session('flaky');
     const readPath = `**/v1/requests/${made.id}`;
-    await s.page.route(readPath, (route) => route.fulfill({ status: 429, headers: { 'retry-after': '7', 'content-type': 'application/problem+json' }, body: JSON.stringify({ type: 'about:blank', title: 'Too Many Requests', status: 429, code: 'rate_limited' }) }));
+    await s.page.route(readPath, (route) =>
+      route.fulfill({
+        status: 429,
+        headers: { 'retry-after': '7', 'content-type': 'application/problem+json' },
+        body: JSON.stringify({ type: 'about:blank', title: 'Too Many Requests', status: 429, code: 'rate_limited' }),
+      }),
+    );
     await openLink(s, made.link);
     expect(await s.message()).toBe('rate-limited');
     expect(await s.page.textContent('#message-detail')).toBe('Try again in 7 seconds.');
@@ -617,7 +687,13 @@ describe('request links in the web client', () => {
     expect(await s.page.textContent('#respond-errors-title')).toBe('Cannot reach Hushlink');
     expect(await s.page.inputValue('#respond-text')).toBe(text);
     await s.page.unroute(sendPath);
-    await s.page.route(sendPath, (route) => route.fulfill({ status: 429, headers: { 'retry-after': '3', 'content-type': 'application/problem+json' }, body: JSON.stringify({ status: 429, code: 'rate_limited' }) }));
+    await s.page.route(sendPath, (route) =>
+      route.fulfill({
+        status: 429,
+        headers: { 'retry-after': '3', 'content-type': 'application/problem+json' },
+        body: JSON.stringify({ status: 429, code: 'rate_limited' }),
+      }),
+    );
     await s.page.click('#send-button');
     await expect.poll(() => s.page.textContent('#respond-errors-text')).toContain('try again in 3 seconds');
     expect(await s.page.inputValue('#respond-text')).toBe(text);
@@ -733,6 +809,11 @@ describe('request links in the web client', () => {
       expect(request.headers.referer ?? '', `referer of ${request.url}`).not.toContain('#');
     }
     // The sealed prompts did go (the check above is not empty by accident): envelopes, not text.
-    expect(requests.some((request) => request.method === 'POST' && new URL(request.url).pathname === '/v1/requests' && request.body.includes('prompt_envelope'))).toBe(true);
+    expect(
+      requests.some(
+        (request) =>
+          request.method === 'POST' && new URL(request.url).pathname === '/v1/requests' && request.body.includes('prompt_envelope'),
+      ),
+    ).toBe(true);
   });
 });

@@ -9,7 +9,14 @@ import type { Browser, Page } from 'playwright-core';
  */
 export async function bundleForPage(script: string): Promise<string> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  const built = await build({ stdin: { contents: script, resolveDir: root, loader: 'ts' }, bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });
+  const built = await build({
+    stdin: { contents: script, resolveDir: root, loader: 'ts' },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+  });
   return built.outputFiles[0]!.text;
 }
 

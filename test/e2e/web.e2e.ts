@@ -95,7 +95,9 @@ async function linkOf(s: Session): Promise<{ link: string; key: string; id: stri
 async function openLink(s: Session, link: string): Promise<void> {
   await s.page.goto(link);
   await s.ready('reveal');
-  await s.page.waitForFunction(() => document.documentElement.dataset.screen !== 'loading' && document.documentElement.dataset.screen !== undefined);
+  await s.page.waitForFunction(
+    () => document.documentElement.dataset.screen !== 'loading' && document.documentElement.dataset.screen !== undefined,
+  );
   expect(s.page.url(), 'fragment removed from the address bar').toBe(link.split('#')[0]);
 }
 
@@ -104,7 +106,13 @@ const claims = (s: Session) => s.apiRequests().filter((request) => request.metho
 /** A local `datetime-local` value `ms` from now, in the session's time zone (Europe/Berlin). */
 function berlinLocal(msFromNow: number): string {
   const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+    timeZone: 'Europe/Berlin',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
   }).formatToParts(new Date(Date.now() + msFromNow));
   const get = (type: string) => parts.find((part) => part.type === type)!.value;
   return `${get('year')}-${get('month')}-${get('day')}T${get('hour')}:${get('minute')}`;
@@ -150,7 +158,13 @@ describe('web client', () => {
     // The text and passphrase left the form once sealed.
     expect(await sender.page.inputValue('#secret-text')).toBe('');
     const created = sender.apiRequests().find((request) => request.method === 'POST');
-    expect(JSON.parse(created!.body)).toMatchObject({ kind: 'text', max_views: 1, expires_in: 86_400, claim_verifier: expect.any(String), link_verifier: expect.any(String) });
+    expect(JSON.parse(created!.body)).toMatchObject({
+      kind: 'text',
+      max_views: 1,
+      expires_in: 86_400,
+      claim_verifier: expect.any(String),
+      link_verifier: expect.any(String),
+    });
     await finish(sender);
 
     const recipient = await session('basic-recipient');
@@ -162,7 +176,9 @@ describe('web client', () => {
     expect(await recipient.page.textContent('#fact-expires')).toMatch(/in (23|24) hours/);
     // Reading the page claimed nothing: metadata only.
     expect(claims(recipient)).toEqual([]);
-    expect(recipient.apiRequests().map((request) => `${request.method} ${new URL(request.url).pathname}`)).toEqual([`GET /v1/secrets/${id}`]);
+    expect(recipient.apiRequests().map((request) => `${request.method} ${new URL(request.url).pathname}`)).toEqual([
+      `GET /v1/secrets/${id}`,
+    ]);
     expect((await api.get(`/v1/secrets/${id}`)).body.views_left).toBe(1);
     await recipient.screenshot('reveal-ready');
 
@@ -302,7 +318,10 @@ describe('web client', () => {
     await finish(unknown);
 
     const created = await api.post('/v1/secrets', {
-      kind: 'text', envelope: toBase64(randomBytes(64)), salt: randomBytes(16).toString('base64url'), size_bytes: 64,
+      kind: 'text',
+      envelope: toBase64(randomBytes(64)),
+      salt: randomBytes(16).toString('base64url'),
+      size_bytes: 64,
     });
     const keyless = await session('keyless');
     await keyless.page.goto(created.body.url_base);
@@ -320,10 +339,11 @@ describe('web client', () => {
     const { page } = sender;
     await page.goto(`${runtime.url}/`);
     await sender.ready('compose');
-    const focused = () => page.evaluate(() => {
-      const element = document.activeElement;
-      return element?.id || (element?.classList.contains('brand') ? 'brand' : element?.tagName.toLowerCase());
-    });
+    const focused = () =>
+      page.evaluate(() => {
+        const element = document.activeElement;
+        return element?.id || (element?.classList.contains('brand') ? 'brand' : element?.tagName.toLowerCase());
+      });
     const order: Array<string | undefined> = [];
     for (let i = 0; i < 7; i++) {
       await page.keyboard.press('Tab');
@@ -416,7 +436,8 @@ describe('web client', () => {
     expect(await recipient.screen()).toBe('ready');
     // Someone else holding the link, with wrong proofs (a wrong passphrase), locks it meanwhile.
     const linkToken = await linkTokenFor({ key: new URL(link).hash.slice(1), salt: (await api.get(`/v1/secrets/${id}`)).body.salt });
-    for (let i = 0; i < 5; i++) await api.post(`/v1/secrets/${id}/claim`, { claim_token: randomBytes(32).toString('base64url'), link_token: linkToken });
+    for (let i = 0; i < 5; i++)
+      await api.post(`/v1/secrets/${id}/claim`, { claim_token: randomBytes(32).toString('base64url'), link_token: linkToken });
     expect((await api.get(`/v1/secrets/${id}`)).body.state).toBe('locked');
     await recipient.page.click('#reveal-button');
     expect(await recipient.message()).toBe('locked');
@@ -444,7 +465,13 @@ describe('web client', () => {
       route.fulfill({
         status: 429,
         headers: { 'content-type': 'application/problem+json', 'retry-after': '42' },
-        body: JSON.stringify({ type: 'https://hushlink.dev/problems/rate-limited', title: 'Too Many Requests', status: 429, code: 'rate_limited', detail: 'Too many requests; try again later.' }),
+        body: JSON.stringify({
+          type: 'https://hushlink.dev/problems/rate-limited',
+          title: 'Too Many Requests',
+          status: 429,
+          code: 'rate_limited',
+          detail: 'Too many requests; try again later.',
+        }),
       }),
     );
     await openLink(recipient, link);
@@ -470,7 +497,11 @@ describe('web client', () => {
     const sealed = await sealText(text);
     guard('sealed key', sealed.key);
     const created = await api.post('/v1/secrets', {
-      kind: 'text', envelope: toBase64(sealed.envelope), salt: sealed.salt, size_bytes: sealed.envelope.length, max_views: 2,
+      kind: 'text',
+      envelope: toBase64(sealed.envelope),
+      salt: sealed.salt,
+      size_bytes: sealed.envelope.length,
+      max_views: 2,
     });
     expect(created.status).toBe(201);
     const otherKey = randomBytes(32).toString('base64url');
@@ -539,7 +570,12 @@ describe('web client', () => {
     await sender.screenshot('compose-link-narrow');
     await finish(sender);
 
-    const recipient = await session('narrow-recipient', { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, colorScheme: 'dark' });
+    const recipient = await session('narrow-recipient', {
+      viewport: { width: 360, height: 740 },
+      isMobile: true,
+      hasTouch: true,
+      colorScheme: 'dark',
+    });
     await openLink(recipient, link);
     expect(await recipient.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await recipient.screenshot('reveal-ready-narrow-dark');

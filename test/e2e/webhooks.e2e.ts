@@ -66,7 +66,12 @@ async function session(name: string): Promise<Session> {
   s.context.on('response', (response) => {
     const url = new URL(response.url());
     if (url.pathname === '/v1/webhooks' && response.request().method() === 'GET') {
-      pendingBodies.push(response.text().then((body) => void listBodies.push(body), () => undefined));
+      pendingBodies.push(
+        response.text().then(
+          (body) => void listBodies.push(body),
+          () => undefined,
+        ),
+      );
     }
   });
   return s;
@@ -198,7 +203,8 @@ describe('webhooks page', () => {
     expect(listBodies.at(-1)).toContain(endpointId);
 
     // 5. "Send test" without a key: said next to the key field, and nothing is sent.
-    const testsSent = () => s.apiRequests().filter((request) => request.method === 'POST' && /^\/v1\/webhooks\/[^/]+\/test$/.test(new URL(request.url).pathname));
+    const testsSent = () =>
+      s.apiRequests().filter((request) => request.method === 'POST' && /^\/v1\/webhooks\/[^/]+\/test$/.test(new URL(request.url).pathname));
     await endpoint.locator('button[data-action="test"]').click();
     await page.waitForSelector('#test-key-error:not([hidden])');
     expect(await page.textContent('#test-key-error')).toContain('Paste an API key');
@@ -249,7 +255,10 @@ describe('webhooks page', () => {
     const sentBody = JSON.parse(hit!.body.toString('utf8'));
     expect(sentBody).toMatchObject({ type: 'webhook.test', secret_id: null, views_left: null });
     expect(verifyWebhook({ rawBody: hit!.body, header: hit!.headers['service-signature'], secret })).toMatchObject({ ok: true });
-    expect(verifyWebhook({ rawBody: hit!.body, header: hit!.headers['service-signature'], secret: `${secret}x` })).toEqual({ ok: false, reason: 'signature_mismatch' });
+    expect(verifyWebhook({ rawBody: hit!.body, header: hit!.headers['service-signature'], secret: `${secret}x` })).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
     expect(hit!.body.toString('utf8')).not.toContain(secret);
 
     // 9. Refresh: delivered, attempt 1 answered 200, and the exact body that was sent.
@@ -273,7 +282,9 @@ describe('webhooks page', () => {
     // may be pending): the log pages by ten, "More" shows the rest.
     for (let i = 0; i < 10; i++) {
       runtime.clock.advance(1);
-      expect((await api.post(`/v1/webhooks/${endpointId}/test`, undefined, { authorization: `Bearer ${apiKey}` })).body).toMatchObject({ queued: true });
+      expect((await api.post(`/v1/webhooks/${endpointId}/test`, undefined, { authorization: `Bearer ${apiKey}` })).body).toMatchObject({
+        queued: true,
+      });
       await runtime.drainWork();
     }
     expect(received).toHaveLength(11);
@@ -293,7 +304,9 @@ describe('webhooks page', () => {
 
     // 10b. With five test deliveries still waiting, "Send test" says nothing was queued.
     for (let i = 0; i < 5; i++) {
-      expect((await api.post(`/v1/webhooks/${endpointId}/test`, undefined, { authorization: `Bearer ${apiKey}` })).body).toMatchObject({ queued: true });
+      expect((await api.post(`/v1/webhooks/${endpointId}/test`, undefined, { authorization: `Bearer ${apiKey}` })).body).toMatchObject({
+        queued: true,
+      });
     }
     await endpoint.locator('button[data-action="test"]').click();
     await page.waitForSelector(`#webhooks [data-role="test-result"][data-queued="false"]`);
@@ -342,11 +355,10 @@ describe('webhooks page', () => {
         expect(request.body.includes(key), `an API key in the body of ${request.url}`).toBe(false);
         for (const [name, value] of Object.entries(request.headers)) {
           if (!value.includes(key)) continue;
-          expect([name, request.method, /^\/v1\/webhooks\/whk_[\w-]+\/test$/.test(url.pathname)], `an API key in header ${name} of ${request.method} ${request.url}`).toEqual([
-            'authorization',
-            'POST',
-            true,
-          ]);
+          expect(
+            [name, request.method, /^\/v1\/webhooks\/whk_[\w-]+\/test$/.test(url.pathname)],
+            `an API key in header ${name} of ${request.method} ${request.url}`,
+          ).toEqual(['authorization', 'POST', true]);
         }
       }
     }

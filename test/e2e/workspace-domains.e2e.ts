@@ -21,7 +21,15 @@ import { encodePublicKey, generateRequesterKeys, sealText, toBase64 } from '../.
 import { latestCode, newEmail } from '../support/accounts.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
 import { joinAs, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
-import { findLeaks, guard as guardValue, launchChromium, Session, settleTraffic, signInThroughPage, stopRuntimeAndBrowser } from './harness.ts';
+import {
+  findLeaks,
+  guard as guardValue,
+  launchChromium,
+  Session,
+  settleTraffic,
+  signInThroughPage,
+  stopRuntimeAndBrowser,
+} from './harness.ts';
 
 /** The organization's email domain, verified for single sign-on. */
 const orgDomain = 'acme-e2e.example';
@@ -45,7 +53,10 @@ beforeAll(async () => {
   api = apiClient(runtime);
   linksOrigin = `http://${linksHost}:${runtime.port}`;
   // The hostname reaches the runtime, and its http origin counts as secure (as https would in a deployment).
-  browser = await launchChromium([`--host-resolver-rules=MAP ${linksHost} 127.0.0.1`, `--unsafely-treat-insecure-origin-as-secure=${linksOrigin}`]);
+  browser = await launchChromium([
+    `--host-resolver-rules=MAP ${linksHost} 127.0.0.1`,
+    `--unsafely-treat-insecure-origin-as-secure=${linksOrigin}`,
+  ]);
   const made = await teamWorkspace(runtime);
   const listed = await api.get('/v1/workspaces', made.owner.auth);
   workspace = { ...made, name: (listed.body.items as Array<{ id: string; name: string }>).find((item) => item.id === made.id)!.name };
@@ -61,10 +72,23 @@ async function session(name: string, options: { narrow?: boolean; dark?: boolean
 }
 
 const ready = (s: Session, page: 'workspace' | 'signin' | 'reveal' | 'account') => s.page.waitForSelector(`html[data-ready="${page}"]`);
-const focusedId = (s: Session) => s.page.evaluate(() => document.activeElement?.id || document.activeElement?.getAttribute('data-role') || document.activeElement?.tagName.toLowerCase() || '');
-const domainCard = (s: Session, hostname: string) => s.page.locator('#domains > li', { has: s.page.locator('.item-title', { hasText: new RegExp(`^${hostname.replaceAll('.', '\\.')}$`) }) });
-const writes = (s: Session, path: RegExp) => s.apiRequests().filter((request) => request.method !== 'GET' && path.test(new URL(request.url).pathname));
-const discoveries = (s: Session) => s.apiRequests().filter((request) => new URL(request.url).pathname === '/v1/workspaces/sso/discover').map((request) => new URL(request.url).searchParams.get('email'));
+const focusedId = (s: Session) =>
+  s.page.evaluate(
+    () =>
+      document.activeElement?.id ||
+      document.activeElement?.getAttribute('data-role') ||
+      document.activeElement?.tagName.toLowerCase() ||
+      '',
+  );
+const domainCard = (s: Session, hostname: string) =>
+  s.page.locator('#domains > li', { has: s.page.locator('.item-title', { hasText: new RegExp(`^${hostname.replaceAll('.', '\\.')}$`) }) });
+const writes = (s: Session, path: RegExp) =>
+  s.apiRequests().filter((request) => request.method !== 'GET' && path.test(new URL(request.url).pathname));
+const discoveries = (s: Session) =>
+  s
+    .apiRequests()
+    .filter((request) => new URL(request.url).pathname === '/v1/workspaces/sso/discover')
+    .map((request) => new URL(request.url).searchParams.get('email'));
 /** What the page last wrote to the clipboard (the pages' permissions policy keeps `readText` from any document). */
 const clipboard = (s: Session) => s.page.evaluate(() => (window as unknown as { __copied?: string }).__copied);
 
@@ -90,7 +114,10 @@ async function finish(s: Session): Promise<void> {
   expect(await s.problems(), `CSP violations or page errors in ${s.name}`).toEqual([]);
   const stored = await s.webStorage();
   expect(stored.local, `localStorage of ${s.name}`).toEqual({});
-  expect(Object.keys(stored.session).filter((key) => key !== refreshKey), `sessionStorage of ${s.name}`).toEqual([]);
+  expect(
+    Object.keys(stored.session).filter((key) => key !== refreshKey),
+    `sessionStorage of ${s.name}`,
+  ).toEqual([]);
   expect(stored.cookies).toBe('');
   const everything = JSON.stringify(stored);
   for (const [label, value] of guarded) expect(everything.includes(value), `${label} in web storage of ${s.name}`).toBe(false);
@@ -131,7 +158,9 @@ describe('custom domains and single sign-on in the web client', () => {
     await page.fill('#domain-hostname', 'intranet');
     await page.click('#domain-claim');
     await page.waitForSelector('#domain-hostname-error:not([hidden])');
-    expect(await page.textContent('#domain-hostname-error')).toMatch(/^That is not a hostname a workspace can claim: .+\. Nothing was claimed\.$/);
+    expect(await page.textContent('#domain-hostname-error')).toMatch(
+      /^That is not a hostname a workspace can claim: .+\. Nothing was claimed\.$/,
+    );
     expect(await page.getAttribute('#domain-hostname', 'aria-invalid')).toBe('true');
     expect(await focusedId(owner)).toBe('domain-hostname');
 
@@ -140,7 +169,10 @@ describe('custom domains and single sign-on in the web client', () => {
     expect(await page.isVisible('#domain-hostname-error')).toBe(false);
     expect(await card.locator('[data-role="domain-state"]').textContent()).toBe('Pending');
     expect(await card.locator('[data-role="last-check"]').textContent()).toBe('Not checked yet.');
-    const listed = (await api.get(`/v1/domains?workspace_id=${workspace.id}`, workspace.owner.auth)).body.items as Array<{ id: string; verification: { name: string; value: string } }>;
+    const listed = (await api.get(`/v1/domains?workspace_id=${workspace.id}`, workspace.owner.auth)).body.items as Array<{
+      id: string;
+      verification: { name: string; value: string };
+    }>;
     expect(listed).toHaveLength(1);
     const { id, verification } = listed[0]!;
     expect(await focusedId(owner)).toBe(`domain-${id}-record`);
@@ -157,18 +189,25 @@ describe('custom domains and single sign-on in the web client', () => {
     await page.fill('#domain-hostname', orgDomain);
     await page.click('#domain-claim');
     await page.waitForSelector('#domain-hostname-error:not([hidden])');
-    expect(await page.textContent('#domain-hostname-error')).toBe(`This workspace has claimed ${orgDomain} already: it is in the list above. Nothing was claimed.`);
+    expect(await page.textContent('#domain-hostname-error')).toBe(
+      `This workspace has claimed ${orgDomain} already: it is in the list above. Nothing was claimed.`,
+    );
     await page.fill('#domain-hostname', '');
 
     // Checked before the record is published, then with another value: pending, and why, in words.
-    expect(await verifyInPage(owner, card)).toBe(`Checked now: not verified yet. No TXT record was found at ${verification.name}. A record just published can take a few minutes (at some providers longer) to be seen: check again later.`);
+    expect(await verifyInPage(owner, card)).toBe(
+      `Checked now: not verified yet. No TXT record was found at ${verification.name}. A record just published can take a few minutes (at some providers longer) to be seen: check again later.`,
+    );
     expect(await card.locator('[data-role="last-check"]').getAttribute('data-error')).toBe('txt_not_found');
     runtime.dns.setRecords(verification.name, [{ type: 'TXT', data: 'hushlink-verification=someone-elses' }]);
     expect(await verifyInPage(owner, card)).toContain(`TXT records are at ${verification.name}, but none has this claim’s value.`);
     expect(await card.locator('[data-role="domain-state"]').textContent()).toBe('Pending');
 
     // Published as the page gave it (the clipboard's value, beside another record): verified.
-    runtime.dns.setRecords(verification.name, [{ type: 'TXT', data: 'v=spf1 -all' }, { type: 'TXT', data: verification.value }]);
+    runtime.dns.setRecords(verification.name, [
+      { type: 'TXT', data: 'v=spf1 -all' },
+      { type: 'TXT', data: verification.value },
+    ]);
     expect(await verifyInPage(owner, card)).toBe(`Checked now: ${orgDomain} is verified.`);
     expect(await card.getAttribute('data-state')).toBe('verified');
     expect(await card.locator('[data-role="domain-state"]').textContent()).toBe('Verified');
@@ -193,7 +232,11 @@ describe('custom domains and single sign-on in the web client', () => {
     expect(await verifyInPage(owner, links)).toBe(`Checked now: ${linksHost} is verified.`);
     // Now single sign-on can be set, for either verified domain.
     expect(await page.isVisible('#sso-no-domains')).toBe(false);
-    expect((await page.locator('#sso-domain option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))).sort()).toEqual([orgDomain, linksHost].sort());
+    expect(
+      (
+        await page.locator('#sso-domain option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))
+      ).sort(),
+    ).toEqual([orgDomain, linksHost].sort());
     await owner.screenshot('domains-verified');
   });
 
@@ -203,7 +246,10 @@ describe('custom domains and single sign-on in the web client', () => {
     await signInThroughPage(member, runtime, joined.user.email, `/workspace?id=${workspace.id}`);
     await ready(member, 'workspace');
     const { page } = member;
-    expect(await page.locator('#domains > li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.state))).toEqual(['verified', 'verified']);
+    expect(await page.locator('#domains > li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.state))).toEqual([
+      'verified',
+      'verified',
+    ]);
     expect(await page.isVisible('#domain-form')).toBe(false);
     expect(await page.locator('#domains button').count()).toBe(0);
     expect(await page.locator('#domains [data-role="txt-record"]').count()).toBe(0);
@@ -223,7 +269,9 @@ describe('custom domains and single sign-on in the web client', () => {
     await page.selectOption('#sso-domain', orgDomain);
     await page.click('#sso-save');
     await page.waitForSelector('#sso-issuer-error:not([hidden])');
-    expect(await page.textContent('#sso-issuer-error')).toBe('The issuer must be an https address: an identity provider is reached over TLS. Nothing was sent.');
+    expect(await page.textContent('#sso-issuer-error')).toBe(
+      'The issuer must be an https address: an identity provider is reached over TLS. Nothing was sent.',
+    );
     expect(await focusedId(owner)).toBe('sso-issuer');
     expect(writes(owner, /\/sso$/)).toEqual([]);
 
@@ -254,7 +302,14 @@ describe('custom domains and single sign-on in the web client', () => {
     expect(await page.inputValue('#sso-issuer')).toBe(issuer);
     expect(await page.inputValue('#sso-domain')).toBe(orgDomain);
     expect(await page.isVisible('#sso-key')).toBe(false);
-    expect(await page.evaluate((value) => document.documentElement.outerHTML.includes(value) || [...document.querySelectorAll('input')].some((input) => input.value === value), key)).toBe(false);
+    expect(
+      await page.evaluate(
+        (value) =>
+          document.documentElement.outerHTML.includes(value) ||
+          [...document.querySelectorAll('input')].some((input) => input.value === value),
+        key,
+      ),
+    ).toBe(false);
 
     // Rotation: "Keep the current key" sends nothing; "Yes" shows another key, once.
     await page.click('#sso-rotate');
@@ -285,7 +340,9 @@ describe('custom domains and single sign-on in the web client', () => {
     expect(discoveries(person)).toEqual([]);
     await page.press('#email', 'Tab');
     await page.waitForSelector('#sso-discovery:not([hidden])');
-    expect(await page.textContent('#sso-discovery [data-role="sso-uses"]')).toBe(`Your workspace ${workspace.name} uses login.${orgDomain} for single sign-on.`);
+    expect(await page.textContent('#sso-discovery [data-role="sso-uses"]')).toBe(
+      `Your workspace ${workspace.name} uses login.${orgDomain} for single sign-on.`,
+    );
     expect(await page.getAttribute('#sso-discovery a', 'href')).toBe(issuer);
     expect(await page.textContent('#sso-discovery')).toContain('still done with a code emailed to this address');
     expect(await page.getAttribute('#sso-discovery', 'data-workspace-id')).toBe(workspace.id);
@@ -325,13 +382,27 @@ describe('custom domains and single sign-on in the web client', () => {
     guard('link key', sealed.key);
     const secret = await api.post(
       '/v1/secrets',
-      { kind: 'text', envelope: toBase64(sealed.envelope), salt: sealed.salt, size_bytes: sealed.envelope.length, max_views: 1, claim_verifier: sealed.claimVerifier, link_verifier: sealed.linkVerifier, workspace_id: workspace.id, hostname: linksHost },
+      {
+        kind: 'text',
+        envelope: toBase64(sealed.envelope),
+        salt: sealed.salt,
+        size_bytes: sealed.envelope.length,
+        max_views: 1,
+        claim_verifier: sealed.claimVerifier,
+        link_verifier: sealed.linkVerifier,
+        workspace_id: workspace.id,
+        hostname: linksHost,
+      },
       workspace.owner.auth,
     );
     expect(secret.status, JSON.stringify(secret.body)).toBe(201);
     expect(new URL(secret.body.url_base).origin).toBe(linksOrigin);
     const keys = await generateRequesterKeys();
-    const request = await api.post('/v1/requests', { public_key: encodePublicKey(keys.publicKey), kem: keys.kem, workspace_id: workspace.id, hostname: linksHost }, workspace.owner.auth);
+    const request = await api.post(
+      '/v1/requests',
+      { public_key: encodePublicKey(keys.publicKey), kem: keys.kem, workspace_id: workspace.id, hostname: linksHost },
+      workspace.owner.auth,
+    );
     expect(request.status, JSON.stringify(request.body)).toBe(201);
     expect(new URL(request.body.url_base).origin).toBe(linksOrigin);
     const linkSecret = randomBytes(32).toString('base64url');
@@ -371,7 +442,9 @@ describe('custom domains and single sign-on in the web client', () => {
     await reader.page.click('#reveal-button');
     expect(await reader.message()).toBe('not-served-here');
     expect(await reader.page.textContent('#message-title')).toBe('This address no longer serves Hushlink links');
-    expect(await reader.page.textContent('#message-text')).toContain(`${linksHost} was removed from the workspace that used it for its links`);
+    expect(await reader.page.textContent('#message-text')).toContain(
+      `${linksHost} was removed from the workspace that used it for its links`,
+    );
     await reader.screenshot('domains-reveal-not-served');
     // Nothing was used: the secret still has its view, on this service's own host.
     expect((await api.get(`/v1/secrets/${secret.body.id}`)).body).toMatchObject({ state: 'active', views_left: 1 });

@@ -21,7 +21,15 @@ import { sealText, toBase64 } from '../../shared/envelope/index.ts';
 import { mailsTo, newEmail, type SignedIn } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
 import { invitationToken, joinAs, send, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
-import { findLeaks, guard as guardValue, Session, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser, signInThroughPage } from './harness.ts';
+import {
+  findLeaks,
+  guard as guardValue,
+  Session,
+  settleTraffic,
+  startRuntimeAndBrowser,
+  stopRuntimeAndBrowser,
+  signInThroughPage,
+} from './harness.ts';
 
 const MiB = 1024 * 1024;
 let runtime: Runtime;
@@ -48,15 +56,27 @@ beforeAll(async () => {
   ({ runtime, browser } = await startRuntimeAndBrowser());
   api = apiClient(runtime);
   const [first, second] = await Promise.all([teamWorkspace(runtime), teamWorkspace(runtime)]);
-  await put(first, 'policy', { max_expires_in: 86_400, max_views: 3, require_passphrase: true, allowed_recipient_domains: ['example.com'], max_file_bytes: 10 * MiB });
+  await put(first, 'policy', {
+    max_expires_in: 86_400,
+    max_views: 3,
+    require_passphrase: true,
+    allowed_recipient_domains: ['example.com'],
+    max_file_bytes: 10 * MiB,
+  });
   await put(first, 'branding', { ...acmeBranding, logo: `data:image/png;base64,${squarePng(48)}` });
   await put(second, 'policy', { allow_files: false });
   await put(second, 'branding', { display_name: rtlName, accent: rtlAccent });
   member = await joinAs(runtime, first, first.owner, 'member');
   // The same person joins the second workspace too.
-  const invited = await api.post(`/v1/workspaces/${second.id}/invitations`, { email: member.user.email, role: 'member' }, second.owner.auth);
+  const invited = await api.post(
+    `/v1/workspaces/${second.id}/invitations`,
+    { email: member.user.email, role: 'member' },
+    second.owner.auth,
+  );
   expect(invited.status).toBe(201);
-  expect((await api.post('/v1/workspaces/invitations/accept', { token: invitationToken(runtime, member.user.email) }, member.auth)).status).toBe(200);
+  expect(
+    (await api.post('/v1/workspaces/invitations/accept', { token: invitationToken(runtime, member.user.email) }, member.auth)).status,
+  ).toBe(200);
   const listed = await api.get('/v1/workspaces', member.auth);
   const nameOf = (id: string) => (listed.body.items as Array<{ id: string; name: string }>).find((item) => item.id === id)!.name;
   acme = { ...first, name: nameOf(first.id) };
@@ -91,7 +111,12 @@ function squarePng(side: number): string {
   for (let y = 0; y < side; y++) {
     for (let x = 0; x < side; x++) rows.set(Math.abs(x - y) < 4 ? [255, 255, 255] : [29, 78, 216], y * (1 + side * 3) + 1 + x * 3);
   }
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]).toString('base64');
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]).toString('base64');
 }
 
 const guard = (label: string, value: string) => guardValue(guarded, label, value);
@@ -120,8 +145,14 @@ async function checkStorage(s: Session): Promise<void> {
   const stored = await s.webStorage();
   expect(stored.cookies, `cookies of ${s.name}`).toBe('');
   expect(stored.indexedDb, `IndexedDB of ${s.name}`).toEqual([]);
-  expect(Object.keys(stored.local).filter((key) => !storedKeys.local.includes(key)), `localStorage of ${s.name}`).toEqual([]);
-  expect(Object.keys(stored.session).filter((key) => !storedKeys.session.includes(key)), `sessionStorage of ${s.name}`).toEqual([]);
+  expect(
+    Object.keys(stored.local).filter((key) => !storedKeys.local.includes(key)),
+    `localStorage of ${s.name}`,
+  ).toEqual([]);
+  expect(
+    Object.keys(stored.session).filter((key) => !storedKeys.session.includes(key)),
+    `sessionStorage of ${s.name}`,
+  ).toEqual([]);
   const everything = JSON.stringify(stored);
   for (const [label, value] of guarded) expect(everything.includes(value), `${label} in web storage of ${s.name}`).toBe(false);
 }
@@ -149,7 +180,9 @@ async function openCompose(s: Session): Promise<void> {
 async function openLink(s: Session, link: string): Promise<void> {
   await s.page.goto(link);
   await s.ready('reveal');
-  await s.page.waitForFunction(() => document.documentElement.dataset.screen !== 'loading' && document.documentElement.dataset.screen !== undefined);
+  await s.page.waitForFunction(
+    () => document.documentElement.dataset.screen !== 'loading' && document.documentElement.dataset.screen !== undefined,
+  );
   expect(s.page.url(), 'fragment removed from the address bar').toBe(link.split('#')[0]);
 }
 
@@ -166,8 +199,10 @@ async function passGate(s: Session, email: string): Promise<void> {
 }
 
 const errorList = (s: Session) => s.page.locator('#compose-error-list li').allTextContents();
-const invalidIds = (s: Session) => s.page.locator('#compose-fields [aria-invalid="true"]').evaluateAll((fields) => fields.map((field) => field.id));
-const creates = (s: Session, path = '/v1/secrets') => s.apiRequests().filter((request) => request.method === 'POST' && new URL(request.url).pathname === path);
+const invalidIds = (s: Session) =>
+  s.page.locator('#compose-fields [aria-invalid="true"]').evaluateAll((fields) => fields.map((field) => field.id));
+const creates = (s: Session, path = '/v1/secrets') =>
+  s.apiRequests().filter((request) => request.method === 'POST' && new URL(request.url).pathname === path);
 const focusedId = (s: Session) => s.page.evaluate(() => document.activeElement?.id ?? '');
 
 /** The band as the page draws it: its text, whether it shows, its logo, and the colours the accent reaches. */
@@ -223,7 +258,8 @@ describe('sending inside a workspace', () => {
     expect(await page.getAttribute('#send-in', 'aria-describedby')).toBe('send-in-hint send-in-limits');
 
     // The form is held to it: longer expiries disabled, three views at most, the passphrase required.
-    const disabledExpiries = () => page.locator('#expiry option:disabled').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
+    const disabledExpiries = () =>
+      page.locator('#expiry option:disabled').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
     expect(await disabledExpiries()).toEqual(['604800', '2592000']);
     expect(await page.inputValue('#expiry')).toBe('86400');
     expect(await page.getAttribute('#max-views', 'max')).toBe('3');
@@ -320,7 +356,12 @@ describe('sending inside a workspace', () => {
     await page.click('#create-button');
     await page.waitForSelector('#result:not([hidden])');
     const sent = JSON.parse(creates(memberPage).at(-1)!.body);
-    expect(sent).toMatchObject({ workspace_id: acme.id, expires_in: 86_400, max_views: 2, recipients: [{ email: annEmail, restricted: true }] });
+    expect(sent).toMatchObject({
+      workspace_id: acme.id,
+      expires_in: 86_400,
+      max_views: 2,
+      recipients: [{ email: annEmail, restricted: true }],
+    });
     acmeLink = await page.locator('#link-list input[data-role="link"]').inputValue();
     const key = new URL(acmeLink).hash.slice(1);
     expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -336,7 +377,12 @@ describe('sending inside a workspace', () => {
   });
 
   it('reveals it under the workspace’s band (logo, name, accent) above the page’s own content: dark at 360 px, then light', async () => {
-    const dark = await session('branded-dark', { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, colorScheme: 'dark' });
+    const dark = await session('branded-dark', {
+      viewport: { width: 360, height: 740 },
+      isMobile: true,
+      hasTouch: true,
+      colorScheme: 'dark',
+    });
     await openLink(dark, acmeLink);
     expect(await dark.screen()).toBe('gate');
     const darkBand = await band(dark);
@@ -364,7 +410,13 @@ describe('sending inside a workspace', () => {
     await openLink(light, acmeLink);
     const lightBand = await band(light);
     // Light: the accent is also the links' colour and the name's (its contrast with the card and page was checked).
-    expect(lightBand).toMatchObject({ visible: true, accent: acmeBranding.accent, linkColour: acmeBranding.accent, nameColour: acmeRgb, button: { background: acmeRgb, label: white } });
+    expect(lightBand).toMatchObject({
+      visible: true,
+      accent: acmeBranding.accent,
+      linkColour: acmeBranding.accent,
+      nameColour: acmeRgb,
+      button: { background: acmeRgb, label: white },
+    });
     await passGate(light, annEmail);
     expect(await light.page.textContent('#ready-title')).toBe('Someone shared a secret with you');
     expect(await light.page.isVisible('#sent-from')).toBe(true);
@@ -384,15 +436,32 @@ describe('sending inside a workspace', () => {
     guardPlaintext(text);
     const sealed = await sealText(text);
     guard('sealed key', sealed.key);
-    const created = await api.post('/v1/secrets', {
-      kind: 'text', envelope: toBase64(sealed.envelope), salt: sealed.salt, size_bytes: sealed.envelope.length, max_views: 1,
-      claim_verifier: sealed.claimVerifier, link_verifier: sealed.linkVerifier, workspace_id: files.id,
-    }, member.auth);
+    const created = await api.post(
+      '/v1/secrets',
+      {
+        kind: 'text',
+        envelope: toBase64(sealed.envelope),
+        salt: sealed.salt,
+        size_bytes: sealed.envelope.length,
+        max_views: 1,
+        claim_verifier: sealed.claimVerifier,
+        link_verifier: sealed.linkVerifier,
+        workspace_id: files.id,
+      },
+      member.auth,
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const s = await session('rtl');
     await openLink(s, `${created.body.url_base}#${sealed.key}`);
     expect(await s.screen()).toBe('ready');
-    expect(await band(s)).toMatchObject({ visible: true, text: `Sent from ${rtlName} on Hushlink`, nameTag: 'bdi', logo: null, accent: rtlAccent, button: { background: 'rgb(154, 52, 18)', label: white } });
+    expect(await band(s)).toMatchObject({
+      visible: true,
+      text: `Sent from ${rtlName} on Hushlink`,
+      nameTag: 'bdi',
+      logo: null,
+      accent: rtlAccent,
+      button: { background: 'rgb(154, 52, 18)', label: white },
+    });
     // Drawn in that order, left to right: the name's run stays between the two halves of the sentence.
     const boxes = await s.page.evaluate(() => {
       const [before, name, after] = [...document.querySelector('#sent-from p')!.childNodes];
@@ -402,7 +471,12 @@ describe('sending inside a workspace', () => {
         const rect = range.getBoundingClientRect();
         return { left: rect.left, right: rect.right, top: rect.top };
       };
-      return { before: box(before!), name: box(name!), after: box(after!), texts: [before!.textContent, name!.textContent, after!.textContent] };
+      return {
+        before: box(before!),
+        name: box(name!),
+        after: box(after!),
+        texts: [before!.textContent, name!.textContent, after!.textContent],
+      };
     });
     expect(boxes.texts).toEqual(['Sent from ', rtlName, ' on Hushlink']);
     expect(boxes.before.top).toBe(boxes.after.top);
@@ -434,7 +508,14 @@ describe('sending inside a workspace', () => {
     const s = await session('plain');
     await openLink(s, link);
     expect(await s.screen()).toBe('ready');
-    expect(await band(s)).toMatchObject({ visible: false, text: 'Sent from  on Hushlink', logo: null, accent: null, linkColour: '#3b3fbf', button: { background: 'rgb(59, 63, 191)', label: white } });
+    expect(await band(s)).toMatchObject({
+      visible: false,
+      text: 'Sent from  on Hushlink',
+      logo: null,
+      accent: null,
+      linkColour: '#3b3fbf',
+      button: { background: 'rgb(59, 63, 191)', label: white },
+    });
     expect(await s.page.evaluate(() => document.documentElement.style.getPropertyValue('--brand-accent'))).toBe('');
     await s.screenshot('workspace-reveal-plain');
     await finish(s);
@@ -450,7 +531,9 @@ describe('sending inside a workspace', () => {
     expect(await page.inputValue('#send-in')).toBe(acme.id);
     await page.setInputFiles('#secret-file', large);
     await page.waitForSelector('#file-limit:not([hidden])');
-    expect(await page.textContent('#file-limit')).toMatch(/^“large-[\w-]+\.bin” is 12 MB, and files are limited to 10 MB in this workspace\.$/);
+    expect(await page.textContent('#file-limit')).toMatch(
+      /^“large-[\w-]+\.bin” is 12 MB, and files are limited to 10 MB in this workspace\.$/,
+    );
 
     // Another workspace, which takes no files: said under the input, and refused on sending.
     await page.selectOption('#send-in', files.id);
@@ -458,7 +541,9 @@ describe('sending inside a workspace', () => {
     expect(await page.isDisabled('#secret-file')).toBe(true);
     await page.click('#create-button');
     await page.waitForSelector('#compose-errors:not([hidden])');
-    expect((await errorList(memberPage))[0]).toMatch(/^File: “large-[\w-]+\.bin” cannot be sent here: this workspace allows no files\. Remove it to share text, or send it in Personal\.$/);
+    expect((await errorList(memberPage))[0]).toMatch(
+      /^File: “large-[\w-]+\.bin” cannot be sent here: this workspace allows no files\. Remove it to share text, or send it in Personal\.$/,
+    );
     expect(creates(memberPage, '/v1/files/multipart')).toEqual([]);
     await page.click('#file-remove');
 
@@ -484,7 +569,13 @@ describe('sending inside a workspace', () => {
     await page.waitForSelector('#result:not([hidden])', { timeout: 60_000 });
     const opened = creates(memberPage, '/v1/files/multipart');
     expect(opened).toHaveLength(1);
-    expect(JSON.parse(opened[0]!.body)).toMatchObject({ workspace_id: acme.id, passphrase: true, expires_in: 86_400, max_views: 1, recipients: [{ restricted: true }] });
+    expect(JSON.parse(opened[0]!.body)).toMatchObject({
+      workspace_id: acme.id,
+      passphrase: true,
+      expires_in: 86_400,
+      max_views: 1,
+      recipients: [{ restricted: true }],
+    });
     const link = await page.locator('#link-list input[data-role="link"]').inputValue();
     guard('link key', new URL(link).hash.slice(1));
     guard('full link', link);
@@ -504,7 +595,9 @@ describe('sending inside a workspace', () => {
     await page.click('#create-button');
     await page.waitForSelector('#compose-errors:not([hidden])');
     expect(await page.textContent('#compose-errors-title')).toBe('Nothing was sent');
-    expect(await errorList(memberPage)).toEqual([`Send in: you are not a member of “${files.name}” (any more), so nothing was sent. Choose Personal or another workspace.`]);
+    expect(await errorList(memberPage)).toEqual([
+      `Send in: you are not a member of “${files.name}” (any more), so nothing was sent. Choose Personal or another workspace.`,
+    ]);
     expect(await invalidIds(memberPage)).toEqual(['send-in']);
     expect(await focusedId(memberPage)).toBe('send-in');
     expect(creates(memberPage)).toHaveLength(before + 1);
@@ -520,11 +613,13 @@ describe('sending inside a workspace', () => {
     await page.evaluate(() => localStorage.removeItem('hushlink.workspace'));
     await openCompose(memberPage);
     expect(await page.inputValue('#send-in')).toBe('');
-    const focused = () => page.evaluate(() => {
-      const element = document.activeElement;
-      if (element instanceof HTMLAnchorElement) return element.classList.contains('brand') ? 'brand' : `link ${element.getAttribute('href')}`;
-      return element?.id || element?.tagName.toLowerCase();
-    });
+    const focused = () =>
+      page.evaluate(() => {
+        const element = document.activeElement;
+        if (element instanceof HTMLAnchorElement)
+          return element.classList.contains('brand') ? 'brand' : `link ${element.getAttribute('href')}`;
+        return element?.id || element?.tagName.toLowerCase();
+      });
     // The brand, the signed-in note's link to My secrets, then the select, first in the form.
     for (const expected of ['brand', 'link /account', 'send-in']) {
       await page.keyboard.press('Tab');
@@ -534,7 +629,11 @@ describe('sending inside a workspace', () => {
     expect(await page.inputValue('#send-in')).toBe(acme.id);
     expect(await page.isVisible('#send-in-limits')).toBe(true);
     expect(await focused()).toBe('send-in');
-    await expect.poll(() => page.textContent('#status')).toBe(`Sending in ${acme.name}. Expires within 1 day at most. At most 3 views. A passphrase is required. Recipients must be restricted to addresses at example.com. Files up to 10 MB.`);
+    await expect
+      .poll(() => page.textContent('#status'))
+      .toBe(
+        `Sending in ${acme.name}. Expires within 1 day at most. At most 3 views. A passphrase is required. Recipients must be restricted to addresses at example.com. Files up to 10 MB.`,
+      );
     const order: Array<string | undefined> = [];
     for (let i = 0; i < 7; i++) {
       await page.keyboard.press('Tab');

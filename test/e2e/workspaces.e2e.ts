@@ -24,7 +24,16 @@ import type { Runtime } from '../../local/runtime.ts';
 import { newEmail, signIn as signInOverApi, type SignedIn } from '../support/accounts.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
 import { invitationToken, setWorkspace } from '../support/workspaces.ts';
-import { findLeaks, guard as guardValue, launchChromium, Session, settleTraffic, stopRuntimeAndBrowser, signInThroughPage, typeSignInCode } from './harness.ts';
+import {
+  findLeaks,
+  guard as guardValue,
+  launchChromium,
+  Session,
+  settleTraffic,
+  stopRuntimeAndBrowser,
+  signInThroughPage,
+  typeSignInCode,
+} from './harness.ts';
 
 let runtime: Runtime;
 let browser: Browser;
@@ -92,8 +101,16 @@ async function openWorkspace(s: Session): Promise<void> {
 }
 
 const member = (s: Session, email: string) => s.page.locator('#members > li', { has: s.page.locator('.member-email', { hasText: email }) });
-const invitation = (s: Session, email: string) => s.page.locator('#invitations > li', { has: s.page.locator('.item-title', { hasText: email }) });
-const focusedId = (s: Session) => s.page.evaluate(() => document.activeElement?.id || document.activeElement?.getAttribute('data-action') || document.activeElement?.tagName.toLowerCase() || '');
+const invitation = (s: Session, email: string) =>
+  s.page.locator('#invitations > li', { has: s.page.locator('.item-title', { hasText: email }) });
+const focusedId = (s: Session) =>
+  s.page.evaluate(
+    () =>
+      document.activeElement?.id ||
+      document.activeElement?.getAttribute('data-action') ||
+      document.activeElement?.tagName.toLowerCase() ||
+      '',
+  );
 const apiWrites = (s: Session) => s.apiRequests().filter((request) => request.method !== 'GET');
 
 /** Nothing but the refresh token in sessionStorage and, for the owner, the chosen workspace's id in localStorage; no token anywhere. */
@@ -102,7 +119,10 @@ async function checkStorage(s: Session, local: Record<string, string> = {}): Pro
   expect(stored.cookies, `cookies of ${s.name}`).toBe('');
   expect(stored.indexedDb, `IndexedDB of ${s.name}`).toEqual([]);
   expect(stored.local, `localStorage of ${s.name}`).toEqual(local);
-  expect(Object.keys(stored.session).filter((key) => key !== refreshKey), `sessionStorage of ${s.name}`).toEqual([]);
+  expect(
+    Object.keys(stored.session).filter((key) => key !== refreshKey),
+    `sessionStorage of ${s.name}`,
+  ).toEqual([]);
   const everything = JSON.stringify(stored);
   for (const [label, value] of guarded) expect(everything.includes(value), `${label} in web storage of ${s.name}`).toBe(false);
 }
@@ -165,7 +185,11 @@ const downloadText = async (download: Download) => readFileSync((await download.
 
 describe('workspaces in the web client', () => {
   it('serves the pages with the web headers, and nothing at near misses', async () => {
-    for (const [path, script] of [['/workspaces', 'workspaces'], ['/workspace?id=wks_x', 'workspace'], ['/join', 'join']] as const) {
+    for (const [path, script] of [
+      ['/workspaces', 'workspaces'],
+      ['/workspace?id=wks_x', 'workspace'],
+      ['/join', 'join'],
+    ] as const) {
       const response = await fetch(`${runtime.url}${path}`);
       expect(response.status, path).toBe(200);
       const csp = response.headers.get('content-security-policy') ?? '';
@@ -177,7 +201,8 @@ describe('workspaces in the web client', () => {
       expect(html).not.toMatch(/<style|\sstyle=/);
       expect(html).toContain('<a href="/workspaces"');
     }
-    for (const path of ['/workspaces/', '/workspace/wks_x', '/join/', '/join/hli_x']) expect((await fetch(`${runtime.url}${path}`)).status, path).toBe(404);
+    for (const path of ['/workspaces/', '/workspace/wks_x', '/join/', '/join/hli_x'])
+      expect((await fetch(`${runtime.url}${path}`)).status, path).toBe(404);
   });
 
   it('creates a workspace in the page: a taken slug (409) and another region (421) said first; then the current workspace chosen', async () => {
@@ -207,7 +232,9 @@ describe('workspaces in the web client', () => {
     await page.selectOption('#workspace-region', otherRegion.id);
     await page.click('#create-workspace');
     await page.waitForSelector('#create-errors:not([hidden])');
-    expect(await page.textContent('#create-errors')).toContain(`Workspaces in ${otherRegion.id} are made by that region’s own Hushlink service`);
+    expect(await page.textContent('#create-errors')).toContain(
+      `Workspaces in ${otherRegion.id} are made by that region’s own Hushlink service`,
+    );
     expect(await page.getAttribute('#create-errors a', 'href')).toBe(otherRegion.api_url);
     expect(await page.isVisible('#workspace-region-error')).toBe(true);
     await owner.screenshot('workspaces-create-421');
@@ -245,11 +272,15 @@ describe('workspaces in the web client', () => {
     const { page } = owner;
     await openWorkspace(owner);
     expect(await page.textContent('#workspace-title')).toBe(workspaceName);
-    for (const id of ['#members-section', '#invite-form', '#policy-section', '#branding-section', '#audit-section']) expect(await page.isVisible(id), id).toBe(true);
+    for (const id of ['#members-section', '#invite-form', '#policy-section', '#branding-section', '#audit-section'])
+      expect(await page.isVisible(id), id).toBe(true);
     expect(await page.textContent('#seats-line')).toContain('1 of 3 seats used');
 
     const spare = newEmail('spare');
-    for (const [email, role] of [[inviteeEmail, 'member'], [spare, 'admin']] as const) {
+    for (const [email, role] of [
+      [inviteeEmail, 'member'],
+      [spare, 'admin'],
+    ] as const) {
       await page.fill('#invite-email', email);
       await page.selectOption('#invite-role', role);
       await page.click('#invite-button');
@@ -318,7 +349,8 @@ describe('workspaces in the web client', () => {
     await ready(invitee, 'workspace');
     await page.waitForSelector('#members > li');
     expect(await page.isVisible('#members-section')).toBe(true);
-    for (const id of ['#invite-form', '#policy-section', '#branding-section', '#audit-section']) expect(await page.isVisible(id), id).toBe(false);
+    for (const id of ['#invite-form', '#policy-section', '#branding-section', '#audit-section'])
+      expect(await page.isVisible(id), id).toBe(false);
     expect(await page.locator('#members button[data-action="remove"], #members select, #invitations button').count()).toBe(0);
     expect(await member(invitee, inviteeEmail).locator('button[data-action="leave"]').count()).toBe(1);
     expect(await page.textContent('[data-role="your-role"] dd')).toContain('Member');
@@ -458,13 +490,22 @@ describe('workspaces in the web client', () => {
     await page.fill('#brand-accent', '#1F4FBF');
     expect(await page.getAttribute('#brand-contrast-verdict', 'data-verdict')).toBe('ok');
     expect(await page.locator('#brand-contrast li[data-ok="true"]').count()).toBe(3);
-    expect(await page.evaluate(() => getComputedStyle(document.querySelector('.preview-button')!).backgroundColor)).toBe('rgb(31, 79, 191)');
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('.preview-button')!).backgroundColor)).toBe(
+      'rgb(31, 79, 191)',
+    );
     expect(await page.evaluate(() => getComputedStyle(document.querySelector('.preview-button')!).color)).toBe('rgb(255, 255, 255)');
-    expect(await page.evaluate(() => getComputedStyle(document.querySelector('.brand-line bdi')!).color), 'the name in the accent (light theme)').toBe('rgb(31, 79, 191)');
+    expect(
+      await page.evaluate(() => getComputedStyle(document.querySelector('.brand-line bdi')!).color),
+      'the name in the accent (light theme)',
+    ).toBe('rgb(31, 79, 191)');
     await owner.screenshot('workspaces-branding');
     await page.click('#branding-save');
     await page.waitForSelector('#branding-saved:not([hidden])');
-    expect(JSON.parse(apiWrites(owner).at(-1)!.body)).toEqual({ display_name: name, logo: `data:image/png;base64,${readFileSync(logo).toString('base64')}`, accent: '#1f4fbf' });
+    expect(JSON.parse(apiWrites(owner).at(-1)!.body)).toEqual({
+      display_name: name,
+      logo: `data:image/png;base64,${readFileSync(logo).toString('base64')}`,
+      accent: '#1f4fbf',
+    });
     const listed = (await api.get('/v1/workspaces', ownerApi.auth)).body.items.find((item: { id: string }) => item.id === workspaceId);
     expect(listed.branding).toEqual({ display_name: name, logo: expect.stringMatching(/^data:image\/png;base64,/), accent: '#1f4fbf' });
     // After the reload the form and the preview show what is saved.
@@ -476,10 +517,24 @@ describe('workspaces in the web client', () => {
     const { page } = owner;
     await openWorkspace(owner);
     await page.waitForSelector('#audit-rows > tr');
-    const trail = (await api.get(`/v1/workspaces/${workspaceId}/audit?limit=200`, ownerApi.auth)).body.items as Array<{ id: string; action: string }>;
-    expect(await page.locator('#audit-rows > tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-id')))).toEqual(trail.map((row) => row.id));
+    const trail = (await api.get(`/v1/workspaces/${workspaceId}/audit?limit=200`, ownerApi.auth)).body.items as Array<{
+      id: string;
+      action: string;
+    }>;
+    expect(await page.locator('#audit-rows > tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-id')))).toEqual(
+      trail.map((row) => row.id),
+    );
     const actions = trail.map((row) => row.action);
-    for (const action of ['workspace.created', 'member.invited', 'invitation.revoked', 'member.joined', 'member.role_changed', 'policy.updated', 'branding.updated']) expect(actions).toContain(action);
+    for (const action of [
+      'workspace.created',
+      'member.invited',
+      'invitation.revoked',
+      'member.joined',
+      'member.role_changed',
+      'policy.updated',
+      'branding.updated',
+    ])
+      expect(actions).toContain(action);
     expect(actions[0]).toBe('branding.updated');
 
     await page.selectOption('#audit-action', 'member.joined');
@@ -487,7 +542,9 @@ describe('workspaces in the web client', () => {
     expect(await page.textContent('#audit-rows > tr')).toContain(inviteeEmail);
     await page.selectOption('#audit-action', '');
     await page.fill('#audit-actor', '-invitee');
-    expect(await page.locator('#audit-rows > tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-action')))).toEqual(['member.joined']);
+    expect(await page.locator('#audit-rows > tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-action')))).toEqual([
+      'member.joined',
+    ]);
     expect(await page.textContent('#audit-count')).toContain('1 row of the');
     expect(await page.textContent('#audit-filter-hint')).toContain('only at the rows loaded in this page');
     await page.fill('#audit-actor', '');
@@ -505,7 +562,10 @@ describe('workspaces in the web client', () => {
     expect(JSON.parse(invitedRow[7]!).email).toBe(inviteeEmail);
     await page.waitForSelector('#export-status:not([hidden])');
     expect(await page.getAttribute('#export-status', 'data-parts')).toBe('1');
-    const exportRequest = owner.apiRequests().filter((request) => new URL(request.url).pathname.endsWith('/audit/export')).at(-1)!;
+    const exportRequest = owner
+      .apiRequests()
+      .filter((request) => new URL(request.url).pathname.endsWith('/audit/export'))
+      .at(-1)!;
     expect(exportRequest.headers.authorization).toMatch(/^Bearer eyJ/);
     expect(new URL(exportRequest.url).search).toBe('?format=csv');
 
@@ -523,7 +583,10 @@ describe('workspaces in the web client', () => {
         return route.fulfill({ response: await route.fetch({ url: url.toString() }) });
       }
       const response = await route.fetch();
-      return route.fulfill({ response, headers: { ...response.headers(), link: `</v1/workspaces/${workspaceId}/audit/export?format=csv&cursor=part-two>; rel="next"` } });
+      return route.fulfill({
+        response,
+        headers: { ...response.headers(), link: `</v1/workspaces/${workspaceId}/audit/export?format=csv&cursor=part-two>; rel="next"` },
+      });
     });
     const downloads: Download[] = [];
     page.on('download', (download) => downloads.push(download));
@@ -571,7 +634,9 @@ describe('workspaces in the web client', () => {
     const revoked = [...guarded.values()].find((token) => token !== used)!;
     // The new owner invites someone else; the invitee's session is the wrong address for it.
     const elsewhere = newEmail('elsewhere');
-    expect((await api.post(`/v1/workspaces/${workspaceId}/invitations`, { email: elsewhere, role: 'member' }, inviteeApi.auth)).status).toBe(201);
+    expect(
+      (await api.post(`/v1/workspaces/${workspaceId}/invitations`, { email: elsewhere, role: 'member' }, inviteeApi.auth)).status,
+    ).toBe(201);
     const wrong = invitationToken(runtime, elsewhere);
     guard(wrong);
     const unknown = `hli_${randomUUID().replaceAll('-', '')}${randomUUID().replaceAll('-', '')}`;
@@ -711,7 +776,9 @@ describe('workspaces in the web client', () => {
     expect(guarded.size).toBeGreaterThanOrEqual(5);
     expect(findLeaks(requests, guarded, [acceptRoute])).toEqual([]);
     // The check is not empty by accident: tokens did go, in the accept's body.
-    expect(requests.some((request) => new URL(request.url).pathname === '/v1/workspaces/invitations/accept' && request.body.includes('hli_'))).toBe(true);
+    expect(
+      requests.some((request) => new URL(request.url).pathname === '/v1/workspaces/invitations/accept' && request.body.includes('hli_')),
+    ).toBe(true);
     for (const request of requests) {
       expect(new URL(request.url).origin, `origin of ${request.url}`).toBe(runtime.url);
       expect(request.headers.referer ?? '', `referer of ${request.url}`).not.toContain('#');

@@ -19,7 +19,11 @@ const noSso: SsoPolicy = { enforcedFor: async () => false };
  * signing keys the access tokens sign with. `users` also takes the plans billing and contracts
  * write: hand it to the workspace group's fakes as their accounts so both see one account.
  */
-export function memoryAccountPorts<C extends Clock = StoppedClock>(clock: C = new StoppedClock() as unknown as C, ssoPolicy: SsoPolicy = noSso, issuer = 'http://localhost:3000') {
+export function memoryAccountPorts<C extends Clock = StoppedClock>(
+  clock: C = new StoppedClock() as unknown as C,
+  ssoPolicy: SsoPolicy = noSso,
+  issuer = 'http://localhost:3000',
+) {
   const signingKeys = new MemorySigningKeyStore();
   return {
     clock,

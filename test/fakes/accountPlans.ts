@@ -40,7 +40,14 @@ export class MemoryAccountPlans implements AccountPlans, Pick<UserStore, 'get' |
   add(user: User): this {
     if (this.emails.has(user.email) || this.rows.has(user.id)) return this;
     this.emails.set(user.email, user.id);
-    this.rows.set(user.id, { userId: user.id, email: user.email, plan: user.plan, contractPlan: null, user: structuredClone(user), contract: null });
+    this.rows.set(user.id, {
+      userId: user.id,
+      email: user.email,
+      plan: user.plan,
+      contractPlan: null,
+      user: structuredClone(user),
+      contract: null,
+    });
     return this;
   }
 

@@ -57,7 +57,12 @@ export class MemoryBillingStore implements BillingStore {
     if (roster && roster.seats === lowered) roster.seats = previous;
   }
 
-  async applySubscription(record: SubscriptionRecord, eventId: string, now: number, link: LinkWrite): Promise<'applied' | 'recorded' | 'duplicate' | 'stale' | 'contested'> {
+  async applySubscription(
+    record: SubscriptionRecord,
+    eventId: string,
+    now: number,
+    link: LinkWrite,
+  ): Promise<'applied' | 'recorded' | 'duplicate' | 'stale' | 'contested'> {
     const { data } = this;
     const { target } = record;
     const linkKey = data.billingKey(target.kind === 'user' ? target : { kind: 'workspace', workspaceId: target.workspaceId });
@@ -75,7 +80,9 @@ export class MemoryBillingStore implements BillingStore {
     // The first seat choice the roster allows: never below its members, never over a contract's.
     const roster = target.kind === 'workspace' ? data.rosters.get(target.workspaceId) : undefined;
     const allowed = (choice: SeatChoice) =>
-      target.kind !== 'workspace' || choice === 'unchanged' || (roster !== undefined && roster.contractSeats === undefined && (choice === 'members' || roster.members <= choice));
+      target.kind !== 'workspace' ||
+      choice === 'unchanged' ||
+      (roster !== undefined && roster.contractSeats === undefined && (choice === 'members' || roster.members <= choice));
     const choice = (grant && grant.seats.length > 0 ? grant.seats : ['unchanged' as const]).find(allowed);
     // No choice allowed: nothing written (the store's last answer).
     if (choice === undefined) return 'stale';

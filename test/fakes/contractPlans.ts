@@ -33,7 +33,13 @@ export class MemoryContractPlans implements ContractPlanStore {
     return this.data.accounts.setContractPlan(userId, plan, record);
   }
 
-  async setWorkspacePlan(workspaceId: string, plan: Plan | null, seats: number, record: ContractRecord, audit: AuditRow): Promise<'set' | 'not_found' | 'below_members'> {
+  async setWorkspacePlan(
+    workspaceId: string,
+    plan: Plan | null,
+    seats: number,
+    record: ContractRecord,
+    audit: AuditRow,
+  ): Promise<'set' | 'not_found' | 'below_members'> {
     const held = this.data.workspaces.get(workspaceId);
     const roster = this.data.rosters.get(workspaceId);
     if (!held) return 'not_found';

@@ -59,7 +59,12 @@ export class MemoryDomainStore implements DomainStore {
     if (record?.domain.state !== 'pending') return (await this.get(domain.id))?.state === 'verified' ? 'already' : 'gone';
     const holder = this.data.hostnames.get(domain.hostname);
     if (holder && holder.domainId !== domain.id) return 'taken';
-    this.data.hostnames.set(domain.hostname, { hostname: domain.hostname, domainId: domain.id, workspaceId: domain.workspaceId, verifiedAt: now });
+    this.data.hostnames.set(domain.hostname, {
+      hostname: domain.hostname,
+      domainId: domain.id,
+      workspaceId: domain.workspaceId,
+      verifiedAt: now,
+    });
     Object.assign(record.domain, { state: 'verified', verifiedAt: now, lastCheckedAt: now, lastError: null } satisfies Partial<Domain>);
     // Off the checks' list and onto hosting's, due at the schedule's next run.
     record.hosting = { step: 'due', since: now };
@@ -88,9 +93,18 @@ export class MemoryDomainStore implements DomainStore {
     if (data.hostnames.get(domain.hostname)?.domainId === domain.id) {
       data.hostnames.delete(domain.hostname);
       // A claim that held its hostname may have a tenant serving it: the order to stop it goes with the claim.
-      data.stopOrders.set(domain.id, { domainId: domain.id, workspaceId: domain.workspaceId, hostname: domain.hostname, orderedAt: audit.at, version: 1, reported: false, dueAt: audit.at });
+      data.stopOrders.set(domain.id, {
+        domainId: domain.id,
+        workspaceId: domain.workspaceId,
+        hostname: domain.hostname,
+        orderedAt: audit.at,
+        version: 1,
+        reported: false,
+        dueAt: audit.at,
+      });
     }
-    if (releaseSsoDomain !== undefined && data.ssoDomains.get(releaseSsoDomain)?.workspaceId === domain.workspaceId) data.ssoDomains.delete(releaseSsoDomain);
+    if (releaseSsoDomain !== undefined && data.ssoDomains.get(releaseSsoDomain)?.workspaceId === domain.workspaceId)
+      data.ssoDomains.delete(releaseSsoDomain);
     return true;
   }
 

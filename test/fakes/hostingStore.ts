@@ -33,7 +33,9 @@ export class MemoryHostingStore implements HostingStore {
     const claims = [...this.data.claims.values()]
       .filter((record) => record.due?.kind === 'hosting' && record.due.at <= now && record.domain.state === 'verified')
       .map((record) => ({ order: dueOrder(record.due!.at, record.domain.id), work: { serve: toClaim(record) } as HostingWork }));
-    const stops = [...this.data.stopOrders.values()].filter((order) => order.dueAt <= now).map((order) => ({ order: dueOrder(order.dueAt, order.domainId), work: { stop: toStopOrder(order) } as HostingWork }));
+    const stops = [...this.data.stopOrders.values()]
+      .filter((order) => order.dueAt <= now)
+      .map((order) => ({ order: dueOrder(order.dueAt, order.domainId), work: { stop: toStopOrder(order) } as HostingWork }));
     return [...claims, ...stops]
       .sort((a, b) => (a.order < b.order ? -1 : 1))
       .slice(0, limit)

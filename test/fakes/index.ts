@@ -31,6 +31,12 @@ export { MemoryChatInstallationStore, MemoryChatSubscriptions } from './chatStor
 export { MemoryWebhookStore } from './webhookStore.ts';
 export { FakePaymentProvider, fakeSigningSecret, providerRefusal, type ProviderCall } from './paymentProvider.ts';
 export { FakeProviderAccount, fakePrices, type FakeCheckout } from './paymentAccount.ts';
-export { memoryBillingPorts, memoryChatPorts, memoryWorkspacePorts, type MemoryBillingPorts, type MemoryWorkspacePorts } from './workspaceGroup.ts';
+export {
+  memoryBillingPorts,
+  memoryChatPorts,
+  memoryWorkspacePorts,
+  type MemoryBillingPorts,
+  type MemoryWorkspacePorts,
+} from './workspaceGroup.ts';
 export { MemoryQueue } from './queue.ts';
 export { MemoryNoticeMarks } from './noticeMarks.ts';

@@ -15,7 +15,12 @@ export class MemoryMembershipChanges implements MembershipChanges {
     const { data } = this;
     const roster = data.rosters.get(invitation.workspaceId);
     if (!roster || roster.used >= roster.seats) return 'no_seat';
-    if (data.invitations.has(pair(invitation.workspaceId, invitation.id)) || data.tokens.has(invitation.tokenHash) || !data.actorHolds(invitation.workspaceId, actor)) return 'refused';
+    if (
+      data.invitations.has(pair(invitation.workspaceId, invitation.id)) ||
+      data.tokens.has(invitation.tokenHash) ||
+      !data.actorHolds(invitation.workspaceId, actor)
+    )
+      return 'refused';
     roster.used += 1;
     data.invitations.set(pair(invitation.workspaceId, invitation.id), stored(invitation));
     data.tokens.set(invitation.tokenHash, {
@@ -65,7 +70,12 @@ export class MemoryMembershipChanges implements MembershipChanges {
     return token ? stored(token) : null;
   }
 
-  async accept(token: InvitationToken, member: Member, now: number, audit: AuditRow): Promise<'joined' | 'gone' | 'already_member' | 'no_seat'> {
+  async accept(
+    token: InvitationToken,
+    member: Member,
+    now: number,
+    audit: AuditRow,
+  ): Promise<'joined' | 'gone' | 'already_member' | 'no_seat'> {
     const { data } = this;
     const held = data.tokens.get(token.tokenHash);
     const invitationKey = pair(token.workspaceId, token.invitationId);

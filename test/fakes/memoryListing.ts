@@ -23,11 +23,17 @@ export const timeKey = (at: number, id: string): string => `${new Date(at).toISO
  * One page of a listing, newest first by `key` (compared as DynamoDB compares string keys), the
  * cursor naming the last item given and the listing (`partition`), and only when more follow.
  */
-export function pageOf<T>(rows: Iterable<{ key: string; value: T }>, partition: string, limit: number, cursor: string | null): { items: T[]; nextCursor: string | null } {
+export function pageOf<T>(
+  rows: Iterable<{ key: string; value: T }>,
+  partition: string,
+  limit: number,
+  cursor: string | null,
+): { items: T[]; nextCursor: string | null } {
   const after = cursor === null ? null : cursorKey(cursor, partition);
   const sorted = [...rows].sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0)).filter((row) => after === null || row.key < after);
   const items = sorted.slice(0, limit);
-  const nextCursor = sorted.length > limit ? Buffer.from(JSON.stringify({ p: partition, k: items[items.length - 1]!.key })).toString('base64url') : null;
+  const nextCursor =
+    sorted.length > limit ? Buffer.from(JSON.stringify({ p: partition, k: items[items.length - 1]!.key })).toString('base64url') : null;
   return { items: items.map((row) => copy(row.value)), nextCursor };
 }
 

@@ -21,7 +21,8 @@ export interface FakeCheckout {
 export const fakePrices: Readonly<Record<string, number>> = { price_pro_monthly: 1200, price_team_seat_monthly: 800 };
 
 /** An error as the provider's SDK throws it for a request Stripe refuses (a 400). */
-export const providerRefusal = (message: string, code?: string): Error => Object.assign(new Error(message), { name: 'StripeInvalidRequestError', type: 'StripeInvalidRequestError', code });
+export const providerRefusal = (message: string, code?: string): Error =>
+  Object.assign(new Error(message), { name: 'StripeInvalidRequestError', type: 'StripeInvalidRequestError', code });
 
 /**
  * The fake provider's account (what the emulator's StripeStore holds), and what a test does that
@@ -83,7 +84,8 @@ export class FakeProviderAccount {
   /** Pay: the subscription (its metadata the checkout's), its first invoice paid, and Stripe's three events. */
   completeCheckout(sessionId: string): { subscription: ProviderSubscription; events: ProviderEvent[] } {
     const checkout = this.checkouts.get(sessionId);
-    if (!checkout || this.checkoutStatus(checkout) !== 'open') throw providerRefusal(`This Checkout Session is ${checkout?.status ?? 'unknown'}; only an open session can be paid.`);
+    if (!checkout || this.checkoutStatus(checkout) !== 'open')
+      throw providerRefusal(`This Checkout Session is ${checkout?.status ?? 'unknown'}; only an open session can be paid.`);
     const now = this.seconds();
     const subscription: ProviderSubscription = {
       id: ids.subscription(),
@@ -100,7 +102,11 @@ export class FakeProviderAccount {
     this.periodStarts.set(subscription.id, now);
     Object.assign(checkout, { status: 'complete', subscriptionId: subscription.id });
     this.invoice(subscription, this.price(subscription.priceId) * subscription.quantity);
-    const events = [this.emit('customer.subscription.created', subscription.id), this.emit('checkout.session.completed', subscription.id), this.emit('invoice.paid', subscription.id)];
+    const events = [
+      this.emit('customer.subscription.created', subscription.id),
+      this.emit('checkout.session.completed', subscription.id),
+      this.emit('invoice.paid', subscription.id),
+    ];
     return { subscription: structuredClone(subscription), events };
   }
 
@@ -142,7 +148,10 @@ export class FakeProviderAccount {
     const now = this.seconds();
     const start = this.periodStarts.get(held.id) ?? now;
     const end = held.currentPeriodEnd / 1000;
-    const credit = end > now && end > start ? this.invoice(held, -Math.round((this.price(held.priceId) * held.quantity * (end - now)) / (end - start))) : null;
+    const credit =
+      end > now && end > start
+        ? this.invoice(held, -Math.round((this.price(held.priceId) * held.quantity * (end - now)) / (end - start)))
+        : null;
     held.status = 'canceled';
     this.emit('customer.subscription.deleted', held.id);
     if (credit) this.emit('invoice.paid', held.id);

@@ -2,7 +2,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../shared/clock.ts';
 import type { ProviderEvent, ProviderSubscription } from '../../shared/domain/billing/model.ts';
-import { InvalidSignature, UnknownCursor, type CheckoutRequest, type PaymentProvider, type ProviderInvoice } from '../../shared/domain/billing/ports.ts';
+import {
+  InvalidSignature,
+  UnknownCursor,
+  type CheckoutRequest,
+  type PaymentProvider,
+  type ProviderInvoice,
+} from '../../shared/domain/billing/ports.ts';
 import { ids } from '../../local/stripe/objects.ts';
 import { signatureHeader } from '../../local/stripe/webhooks.ts';
 import { FakeProviderAccount, providerRefusal, type FakeCheckout } from './paymentAccount.ts';
@@ -19,7 +25,6 @@ export interface ProviderCall {
   method: keyof PaymentProvider;
   args: unknown[];
 }
-
 
 /**
  * The payment provider for use-case tests: it records every call (`calls`) and answers as the
@@ -62,7 +67,11 @@ export class FakePaymentProvider implements PaymentProvider {
   private idempotent<T>(method: string, key: string, args: unknown, make: () => T): T {
     const held = this.replies.get(key);
     if (held) {
-      if (held.method !== method || !isDeepStrictEqual(held.args, args)) throw Object.assign(new Error('Keys for idempotent requests can only be used with the same parameters they were first used with.'), { name: 'StripeIdempotencyError' });
+      if (held.method !== method || !isDeepStrictEqual(held.args, args))
+        throw Object.assign(
+          new Error('Keys for idempotent requests can only be used with the same parameters they were first used with.'),
+          { name: 'StripeIdempotencyError' },
+        );
       return structuredClone(held.reply) as T;
     }
     const reply = make();
@@ -78,8 +87,18 @@ export class FakePaymentProvider implements PaymentProvider {
     if (timestamps.length > 1) throw new InvalidSignature('more than one timestamp (t) in the header');
     const signedAt = Number.parseInt(timestamps[0]?.[1] ?? '', 10);
     if (!Number.isFinite(signedAt)) throw new InvalidSignature('Unable to extract timestamp and signatures from header');
-    const expected = Buffer.from(createHmac('sha256', this.signingSecret).update(`${signedAt}.${rawBody.toString('utf8')}`, 'utf8').digest('hex'));
-    const matches = elements.some(([name, value]) => name === 'v1' && value !== undefined && Buffer.byteLength(value) === expected.length && timingSafeEqual(Buffer.from(value), expected));
+    const expected = Buffer.from(
+      createHmac('sha256', this.signingSecret)
+        .update(`${signedAt}.${rawBody.toString('utf8')}`, 'utf8')
+        .digest('hex'),
+    );
+    const matches = elements.some(
+      ([name, value]) =>
+        name === 'v1' &&
+        value !== undefined &&
+        Buffer.byteLength(value) === expected.length &&
+        timingSafeEqual(Buffer.from(value), expected),
+    );
     if (!matches) throw new InvalidSignature('No signatures found matching the expected signature for payload');
     const now = Math.floor(this.clock.now() / 1000);
     if (now - signedAt > toleranceSeconds) throw new InvalidSignature('Timestamp outside the tolerance zone');
@@ -128,7 +147,11 @@ export class FakePaymentProvider implements PaymentProvider {
     return { url: `https://billing.fake.invalid/portal/${ids.portalSession()}` };
   }
 
-  async listInvoices(customerId: string, limit: number, startingAfter: string | null): Promise<{ items: ProviderInvoice[]; hasMore: boolean }> {
+  async listInvoices(
+    customerId: string,
+    limit: number,
+    startingAfter: string | null,
+  ): Promise<{ items: ProviderInvoice[]; hasMore: boolean }> {
     this.call('listInvoices', [customerId, limit, startingAfter]);
     this.account.customer(customerId);
     const newestFirst = this.account.invoices.filter((invoice) => invoice.customerId === customerId).reverse();
@@ -158,7 +181,8 @@ export class FakePaymentProvider implements PaymentProvider {
     this.call('changeQuantity', [subscriptionId, itemId, quantity, idempotencyKey]);
     return this.idempotent('changeQuantity', idempotencyKey, { subscriptionId, itemId, quantity }, () => {
       const held = this.account.subscription(subscriptionId);
-      if (held.status === 'canceled') throw providerRefusal('A canceled subscription can only update its cancellation_details and metadata.');
+      if (held.status === 'canceled')
+        throw providerRefusal('A canceled subscription can only update its cancellation_details and metadata.');
       if (held.itemId !== itemId) throw providerRefusal(`No such subscription_item: '${itemId}'`, 'resource_missing');
       if (quantity < 0) throw providerRefusal(`Invalid non-negative integer: ${quantity}`);
       // Prorated onto the next invoice, as `create_prorations` does: no invoice now.
@@ -201,7 +225,8 @@ export class FakePaymentProvider implements PaymentProvider {
 function objectOf(event: ProviderEvent): Record<string, unknown> {
   if (event.type.startsWith('customer.subscription.')) return { id: event.subscriptionId, object: 'subscription' };
   if (event.type === 'checkout.session.completed') return { object: 'checkout.session', subscription: event.subscriptionId };
-  if (event.type.startsWith('invoice.')) return { object: 'invoice', parent: { subscription_details: { subscription: event.subscriptionId }, type: 'subscription_details' } };
+  if (event.type.startsWith('invoice.'))
+    return { object: 'invoice', parent: { subscription_details: { subscription: event.subscriptionId }, type: 'subscription_details' } };
   return { object: event.type.split('.')[0] };
 }
 

@@ -37,8 +37,14 @@ export class MemoryRequestStore implements RequestStore {
     return link ? copy(link) : null;
   }
 
-  async listByOwner(ownerId: string, limit: number, cursor: string | null): Promise<{ items: RequestSummary[]; nextCursor: string | null }> {
-    const rows = [...this.links.values()].filter((link) => link.ownerId === ownerId).map((link) => ({ key: timeKey(link.createdAt, link.id), value: summaryOf(link) }));
+  async listByOwner(
+    ownerId: string,
+    limit: number,
+    cursor: string | null,
+  ): Promise<{ items: RequestSummary[]; nextCursor: string | null }> {
+    const rows = [...this.links.values()]
+      .filter((link) => link.ownerId === ownerId)
+      .map((link) => ({ key: timeKey(link.createdAt, link.id), value: summaryOf(link) }));
     return pageOf(rows, `REQUESTS#${ownerId}`, limit, cursor);
   }
 
@@ -57,7 +63,11 @@ export class MemoryRequestStore implements RequestStore {
 
   async addFileResponse(
     response: SealedResponse,
-    upload: { secret: { id: string; expiresAt: number }; uploadId: string; envelopeFormat: { passphrase: boolean; kdfIterations: number } | undefined },
+    upload: {
+      secret: { id: string; expiresAt: number };
+      uploadId: string;
+      envelopeFormat: { passphrase: boolean; kdfIterations: number } | undefined;
+    },
     _until: number,
     now: number,
   ): Promise<AddedResponse | 'not_pending'> {
@@ -77,7 +87,11 @@ export class MemoryRequestStore implements RequestStore {
   private transact(
     response: SealedResponse,
     now: number,
-    upload: { secret: { id: string; expiresAt: number }; uploadId: string; envelopeFormat: { passphrase: boolean; kdfIterations: number } | undefined } | null,
+    upload: {
+      secret: { id: string; expiresAt: number };
+      uploadId: string;
+      envelopeFormat: { passphrase: boolean; kdfIterations: number } | undefined;
+    } | null,
   ): AddedResponse | 'not_pending' {
     const link = this.links.get(response.requestId);
     if (!link || link.closedAt !== null || !(link.expiresAt > now) || !(link.responsesLeft > 0)) return 'refused';

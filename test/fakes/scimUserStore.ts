@@ -9,7 +9,11 @@ const externalKey = (externalId: string) => `EXTERNAL#${externalId}`;
 const accountKey = (userId: string) => `ACCOUNT#${userId}`;
 
 /** What a User's membership change does, decided before anything is written. */
-type MembershipChange = { kind: 'none' } | { kind: 'linked' } | { kind: 'join'; userId: string; email: string } | { kind: 'leave'; userId: string };
+type MembershipChange =
+  | { kind: 'none' }
+  | { kind: 'linked' }
+  | { kind: 'join'; userId: string; email: string }
+  | { kind: 'leave'; userId: string };
 
 /**
  * ScimUserStore in memory (shared/store/workspaceScim.ts): userName (in any case), externalId
@@ -20,10 +24,30 @@ type MembershipChange = { kind: 'none' } | { kind: 'linked' } | { kind: 'join'; 
 export class MemoryScimUserStore implements ScimUserStore {
   constructor(readonly data: WorkspaceData = new WorkspaceData()) {}
 
-  async create(workspaceId: string, id: string, attributes: ScimUserAttributes, account: ScimAccount, now: number, audit: AuditRow): Promise<'created' | 'duplicate' | 'no_seat' | 'already_member'> {
-    const user: ScimUser = { ...stored(attributes), id, workspaceId, userId: account.userId, createdAt: now, lastModified: now, version: 1 };
-    const claims = [userNameKey(user.userName), ...(user.externalId === undefined ? [] : [externalKey(user.externalId)]), accountKey(account.userId)];
-    if (this.data.scimUsers.has(pair(workspaceId, id)) || claims.some((claim) => this.data.scimUnique.has(pair(workspaceId, claim)))) return 'duplicate';
+  async create(
+    workspaceId: string,
+    id: string,
+    attributes: ScimUserAttributes,
+    account: ScimAccount,
+    now: number,
+    audit: AuditRow,
+  ): Promise<'created' | 'duplicate' | 'no_seat' | 'already_member'> {
+    const user: ScimUser = {
+      ...stored(attributes),
+      id,
+      workspaceId,
+      userId: account.userId,
+      createdAt: now,
+      lastModified: now,
+      version: 1,
+    };
+    const claims = [
+      userNameKey(user.userName),
+      ...(user.externalId === undefined ? [] : [externalKey(user.externalId)]),
+      accountKey(account.userId),
+    ];
+    if (this.data.scimUsers.has(pair(workspaceId, id)) || claims.some((claim) => this.data.scimUnique.has(pair(workspaceId, claim))))
+      return 'duplicate';
     const membership: MembershipChange = attributes.active ? this.join(workspaceId, account) : { kind: 'none' };
     if (!this.seatFor(workspaceId, membership)) return 'no_seat';
     this.data.scimUsers.set(pair(workspaceId, id), { user: stored(user), accountEmail: account.email });
@@ -55,14 +79,33 @@ export class MemoryScimUserStore implements ScimUserStore {
       .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  async replace(workspaceId: string, id: string, attributes: ScimUserAttributes, previousVersion: number, now: number, audit: AuditRow): Promise<'replaced' | 'conflict' | 'duplicate' | 'no_seat' | 'privileged'> {
+  async replace(
+    workspaceId: string,
+    id: string,
+    attributes: ScimUserAttributes,
+    previousVersion: number,
+    now: number,
+    audit: AuditRow,
+  ): Promise<'replaced' | 'conflict' | 'duplicate' | 'no_seat' | 'privileged'> {
     const held = this.data.scimUsers.get(pair(workspaceId, id));
     if (!held || held.user.version !== previousVersion) return 'conflict';
     const before = held.user;
-    const after: ScimUser = { ...stored(attributes), id, workspaceId, userId: before.userId, createdAt: before.createdAt, lastModified: now, version: previousVersion + 1 };
+    const after: ScimUser = {
+      ...stored(attributes),
+      id,
+      workspaceId,
+      userId: before.userId,
+      createdAt: before.createdAt,
+      lastModified: now,
+      version: previousVersion + 1,
+    };
     const account = { userId: before.userId, email: held.accountEmail };
     const membership: MembershipChange | 'privileged' =
-      before.active === after.active ? { kind: 'none' } : after.active ? this.join(workspaceId, account) : this.leave(workspaceId, before.userId);
+      before.active === after.active
+        ? { kind: 'none' }
+        : after.active
+          ? this.join(workspaceId, account)
+          : this.leave(workspaceId, before.userId);
     if (membership === 'privileged') return 'privileged';
     // A userName changed only in case keeps its claim; a new one (or a new externalId) claims anew.
     const release: string[] = [];
@@ -77,7 +120,8 @@ export class MemoryScimUserStore implements ScimUserStore {
     }
     if (claim.some((key) => this.data.scimUnique.has(pair(workspaceId, key)))) return 'duplicate';
     if (!this.seatFor(workspaceId, membership)) return 'no_seat';
-    for (const key of release) if (this.data.scimUnique.get(pair(workspaceId, key)) === id) this.data.scimUnique.delete(pair(workspaceId, key));
+    for (const key of release)
+      if (this.data.scimUnique.get(pair(workspaceId, key)) === id) this.data.scimUnique.delete(pair(workspaceId, key));
     for (const key of claim) this.data.scimUnique.set(pair(workspaceId, key), id);
     held.user = stored(after);
     this.apply(workspaceId, membership, now);
@@ -92,7 +136,11 @@ export class MemoryScimUserStore implements ScimUserStore {
     const membership = user.active ? this.leave(workspaceId, user.userId) : ({ kind: 'none' } as const);
     if (membership === 'privileged') return 'privileged';
     this.data.scimUsers.delete(pair(workspaceId, id));
-    for (const key of [userNameKey(user.userName), ...(user.externalId === undefined ? [] : [externalKey(user.externalId)]), accountKey(user.userId)]) {
+    for (const key of [
+      userNameKey(user.userName),
+      ...(user.externalId === undefined ? [] : [externalKey(user.externalId)]),
+      accountKey(user.userId),
+    ]) {
       this.data.scimUnique.delete(pair(workspaceId, key));
     }
     this.apply(workspaceId, membership, 0);
@@ -102,7 +150,9 @@ export class MemoryScimUserStore implements ScimUserStore {
 
   /** Joining: linked to a membership the account has already (no second seat), else a new one. */
   private join(workspaceId: string, account: ScimAccount): MembershipChange {
-    return this.data.members.has(pair(workspaceId, account.userId)) ? { kind: 'linked' } : { kind: 'join', userId: account.userId, email: account.email };
+    return this.data.members.has(pair(workspaceId, account.userId))
+      ? { kind: 'linked' }
+      : { kind: 'join', userId: account.userId, email: account.email };
   }
 
   /** Leaving: none to remove is nothing to do; an admin's or the owner's membership is never the directory's to remove. */
@@ -122,7 +172,14 @@ export class MemoryScimUserStore implements ScimUserStore {
   private apply(workspaceId: string, change: MembershipChange, now: number): void {
     const roster = this.data.rosters.get(workspaceId);
     if (change.kind === 'join') {
-      this.data.members.set(pair(workspaceId, change.userId), { workspaceId, userId: change.userId, email: change.email, role: 'member', joinedAt: now, source: 'scim' });
+      this.data.members.set(pair(workspaceId, change.userId), {
+        workspaceId,
+        userId: change.userId,
+        email: change.email,
+        role: 'member',
+        joinedAt: now,
+        source: 'scim',
+      });
       roster!.members += 1;
       roster!.used += 1;
     } else if (change.kind === 'leave') {

@@ -70,7 +70,9 @@ export class MemorySecretStore implements SecretStore {
       stored.envelopeParts = Math.ceil(parts.length / partBytes);
     }
     const work: WorkEntry =
-      stored.state === 'pending' ? { index: 'UPLOAD', at: stored.createdAt + fileLimits.staleUploadSeconds * 1000 } : { index: 'DUE', at: stored.expiresAt };
+      stored.state === 'pending'
+        ? { index: 'UPLOAD', at: stored.createdAt + fileLimits.staleUploadSeconds * 1000 }
+        : { index: 'DUE', at: stored.expiresAt };
     this.rows.set(secret.id, { secret: stored, parts, reporters: new Set(), provenReporters: new Set(), work });
   }
 
@@ -111,7 +113,11 @@ export class MemorySecretStore implements SecretStore {
     return true;
   }
 
-  async revokeRecipient(id: string, recipientId: string, viewsLeft: number): Promise<{ revoked: true; secretViewsLeft: number } | { revoked: false }> {
+  async revokeRecipient(
+    id: string,
+    recipientId: string,
+    viewsLeft: number,
+  ): Promise<{ revoked: true; secretViewsLeft: number } | { revoked: false }> {
     const secret = this.rows.get(id)?.secret;
     const link = secret?.recipients?.find((candidate) => candidate.id === recipientId);
     if (secret?.state !== 'active' || !link || link.state !== 'active' || link.viewsLeft !== viewsLeft) return { revoked: false };

@@ -39,7 +39,11 @@ export class MemorySessionStore implements SessionStore {
       .map(listed);
   }
 
-  async rotate(id: string, expectedHash: string, next: { hash: string; expiresAt: number; now: number; grace: RefreshGrace; chainKey: string }): Promise<boolean> {
+  async rotate(
+    id: string,
+    expectedHash: string,
+    next: { hash: string; expiresAt: number; now: number; grace: RefreshGrace; chainKey: string },
+  ): Promise<boolean> {
     const session = this.sessions.get(id);
     if (!session || session.refreshHash !== expectedHash || session.revokedAt !== undefined) return false;
     session.rotatedHashes = [expectedHash, ...session.rotatedHashes].slice(0, rotatedKept);

@@ -20,7 +20,13 @@ export class MemorySsoStore implements SsoStore {
     return directory ? stored(directory) : null;
   }
 
-  async save(directory: SsoDirectory, previous: SsoDirectory | null, proof: Domain, actor: Actor, audit: AuditRow): Promise<'saved' | 'domain_claimed' | 'unverified' | 'refused' | 'stale'> {
+  async save(
+    directory: SsoDirectory,
+    previous: SsoDirectory | null,
+    proof: Domain,
+    actor: Actor,
+    audit: AuditRow,
+  ): Promise<'saved' | 'domain_claimed' | 'unverified' | 'refused' | 'stale'> {
     const { data } = this;
     const { workspaceId } = directory;
     const speaking = data.ssoDomains.get(directory.emailDomain);
@@ -31,7 +37,10 @@ export class MemorySsoStore implements SsoStore {
     const current = data.ssoDirectories.get(workspaceId);
     if (previous ? current?.keyHash !== previous.keyHash : current !== undefined) return 'stale';
     // The previous domain's claim goes only if it is still this directory's.
-    const previousDomain = previous && previous.emailDomain !== directory.emailDomain && data.ssoDomains.get(previous.emailDomain)?.workspaceId === workspaceId ? previous.emailDomain : null;
+    const previousDomain =
+      previous && previous.emailDomain !== directory.emailDomain && data.ssoDomains.get(previous.emailDomain)?.workspaceId === workspaceId
+        ? previous.emailDomain
+        : null;
     const newKey = !previous || previous.keyHash !== directory.keyHash;
     if (newKey && data.scimKeys.has(directory.keyHash)) return 'stale';
     // A put replaces the item: whatever else it held (an operator's `enforced`) goes with it.

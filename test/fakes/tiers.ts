@@ -19,7 +19,10 @@ export interface TierFacts {
   workspacePlans(userId: string): Array<Plan | PlanFacts>;
 }
 
-const factsOf = (holder: PlanHolder): PlanFacts => ({ plan: holder.plan ?? defaultPlan, ...(holder.contractPlan === undefined ? {} : { contractPlan: holder.contractPlan }) });
+const factsOf = (holder: PlanHolder): PlanFacts => ({
+  plan: holder.plan ?? defaultPlan,
+  ...(holder.contractPlan === undefined ? {} : { contractPlan: holder.contractPlan }),
+});
 const held = (value: Plan | PlanFacts): PlanFacts => (typeof value === 'string' ? { plan: value } : factsOf(value));
 
 /**
@@ -35,7 +38,8 @@ export class MemoryTierSource implements TierSource {
   constructor(
     private readonly facts: TierFacts = {
       userPlan: (userId) => this.users.get(userId) ?? null,
-      workspacePlans: (userId) => [...this.workspaces.values()].filter((workspace) => workspace.members.has(userId)).map((workspace) => workspace.plan),
+      workspacePlans: (userId) =>
+        [...this.workspaces.values()].filter((workspace) => workspace.members.has(userId)).map((workspace) => workspace.plan),
     },
   ) {}
 

@@ -37,7 +37,11 @@ export class MemoryUserStore implements UserStore {
     if (existing !== undefined) return (await this.get(existing))!;
     // Another address under the same id: the transaction is refused and no account has the address.
     if (this.rows.has(user.id)) throw Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException' });
-    this.rows.set(user.id, { user: { id: user.id, email: user.email, plan: user.plan, createdAt: user.createdAt }, contractPlan: null, contract: null });
+    this.rows.set(user.id, {
+      user: { id: user.id, email: user.email, plan: user.plan, createdAt: user.createdAt },
+      contractPlan: null,
+      contract: null,
+    });
     this.emails.set(user.email, user.id);
     return (await this.get(user.id))!;
   }

@@ -82,15 +82,21 @@ export class MemoryWebhookStore implements WebhookStore {
     this.deliveries.set(pair(delivery.endpointId, delivery.id), { delivery: { ...rest, attempts: [] } });
   }
 
-  async insertTestDelivery(delivery: Delivery, max: number, lostBefore: number): Promise<{ queued: true } | { queued: false; newestPendingId: string }> {
-    const pending = this.pendingTests.get(delivery.endpointId) ?? this.pendingTests.set(delivery.endpointId, new Set()).get(delivery.endpointId)!;
+  async insertTestDelivery(
+    delivery: Delivery,
+    max: number,
+    lostBefore: number,
+  ): Promise<{ queued: true } | { queued: false; newestPendingId: string }> {
+    const pending =
+      this.pendingTests.get(delivery.endpointId) ?? this.pendingTests.set(delivery.endpointId, new Set()).get(delivery.endpointId)!;
     if (pending.size >= max) {
       // A test delivery that old lost its messages and will never settle: it leaves the set, once.
       const lost = [...pending].filter((id) => deliveryIdTime(id) < lostBefore);
       for (const id of lost) pending.delete(id);
       if (pending.size >= max) return { queued: false, newestPendingId: [...pending].sort().at(-1) ?? delivery.id };
     }
-    if (this.deliveries.has(pair(delivery.endpointId, delivery.id))) throw Object.assign(new Error('the delivery exists'), { name: 'TransactionCanceledException' });
+    if (this.deliveries.has(pair(delivery.endpointId, delivery.id)))
+      throw Object.assign(new Error('the delivery exists'), { name: 'TransactionCanceledException' });
     pending.add(delivery.id);
     this.put(delivery);
     return { queued: true };
@@ -139,7 +145,11 @@ export class MemoryWebhookStore implements WebhookStore {
     if (delivery.eventType === 'webhook.test') this.pendingTests.get(delivery.endpointId)?.delete(delivery.id);
   }
 
-  async listDeliveries(endpointId: string, limit: number, cursor: string | null): Promise<{ items: Delivery[]; nextCursor: string | null }> {
+  async listDeliveries(
+    endpointId: string,
+    limit: number,
+    cursor: string | null,
+  ): Promise<{ items: Delivery[]; nextCursor: string | null }> {
     const pk = `DELIVERIES#${endpointId}`;
     // The store's cursors: the last item's key, refused when changed (or outside `DELIVERY#`).
     const after = cursor === null ? null : decodeCursor(cursor, pk, 'pk').sk!;
@@ -157,12 +167,20 @@ export class MemoryWebhookStore implements WebhookStore {
     };
   }
 
-  async dueRetries(now: number, limit: number): Promise<Array<{ endpointId: string; deliveryId: string; userId: string; attempt: number }>> {
+  async dueRetries(
+    now: number,
+    limit: number,
+  ): Promise<Array<{ endpointId: string; deliveryId: string; userId: string; attempt: number }>> {
     return [...this.deliveries.values()]
       .filter((held) => held.retryAt !== undefined && held.retryAt <= now)
       .sort((a, b) => (dueOrder(a.retryAt!, a.delivery.id) < dueOrder(b.retryAt!, b.delivery.id) ? -1 : 1))
       .slice(0, limit)
       .filter((held) => held.delivery.status === 'pending')
-      .map(({ delivery }) => ({ endpointId: delivery.endpointId, deliveryId: delivery.id, userId: delivery.userId, attempt: delivery.attempts.length + 1 }));
+      .map(({ delivery }) => ({
+        endpointId: delivery.endpointId,
+        deliveryId: delivery.id,
+        userId: delivery.userId,
+        attempt: delivery.attempts.length + 1,
+      }));
   }
 }

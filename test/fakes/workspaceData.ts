@@ -6,7 +6,16 @@ import type { Domain, HostClaim } from '../../shared/domain/domains/model.ts';
 import type { HostingRecord, StopOrder } from '../../shared/domain/domains/ports.ts';
 import type { ScimUser } from '../../shared/domain/scim/model.ts';
 import type { SsoDirectory } from '../../shared/domain/sso/directory.ts';
-import { workspaceInUse, type AuditRow, type Invitation, type Member, type Roster, type StoredWorkspace, type Workspace, type WorkspaceBranding } from '../../shared/domain/workspaces/model.ts';
+import {
+  workspaceInUse,
+  type AuditRow,
+  type Invitation,
+  type Member,
+  type Roster,
+  type StoredWorkspace,
+  type Workspace,
+  type WorkspaceBranding,
+} from '../../shared/domain/workspaces/model.ts';
 import type { Actor, InvitationToken } from '../../shared/domain/workspaces/ports.ts';
 import { MemoryAccountPlans, type AccountPlans } from './accountPlans.ts';
 
@@ -37,7 +46,8 @@ export function stored<T>(value: T): T {
 }
 
 /** What a change refused in a transaction-like stretch throws, as the DynamoDB client's conditional writes do. */
-export const conditionFailed = (what: string): Error => Object.assign(new Error(`The conditional request failed: ${what}`), { name: 'ConditionalCheckFailedException' });
+export const conditionFailed = (what: string): Error =>
+  Object.assign(new Error(`The conditional request failed: ${what}`), { name: 'ConditionalCheckFailedException' });
 
 export const pair = (a: string, b: string): string => `${a}\u0000${b}`;
 

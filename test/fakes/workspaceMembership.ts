@@ -6,7 +6,10 @@ import type { Role, Roster, WorkspaceBranding } from '../../shared/domain/worksp
 import { pair, stored, WorkspaceData } from './workspaceData.ts';
 
 /** Both plans as held, as the store reads them. */
-const planFacts = (workspace: PlanFacts): PlanFacts => ({ plan: workspace.plan, ...(workspace.contractPlan === undefined ? {} : { contractPlan: workspace.contractPlan }) });
+const planFacts = (workspace: PlanFacts): PlanFacts => ({
+  plan: workspace.plan,
+  ...(workspace.contractPlan === undefined ? {} : { contractPlan: workspace.contractPlan }),
+});
 
 /** The two reads sending inside a workspace makes (shared/store/workspaceMembership.ts), on the workspace fakes' data. */
 export class MemoryWorkspaceMembership implements WorkspaceMembership {

@@ -1,4 +1,13 @@
-import type { AuditRow, Invitation, Member, Roster, StoredWorkspace, Workspace, WorkspaceBranding, WorkspacePolicy } from '../../shared/domain/workspaces/model.ts';
+import type {
+  AuditRow,
+  Invitation,
+  Member,
+  Roster,
+  StoredWorkspace,
+  Workspace,
+  WorkspaceBranding,
+  WorkspacePolicy,
+} from '../../shared/domain/workspaces/model.ts';
 import type { Actor, StoredMembership, WorkspaceStore } from '../../shared/domain/workspaces/ports.ts';
 import { decodeCursor, encodeCursor } from '../../shared/store/cursor.ts';
 import { pair, stored, WorkspaceData } from './workspaceData.ts';
@@ -12,7 +21,12 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
   async create(workspace: Workspace, roster: Roster, owner: Member, audit: AuditRow): Promise<'created' | 'slug_taken'> {
     const { data } = this;
     // One transaction: the slug, the workspace, its roster and its owner, each only if new.
-    if (data.slugs.has(workspace.slug) || data.workspaces.has(workspace.id) || data.rosters.has(workspace.id) || data.members.has(pair(owner.workspaceId, owner.userId))) {
+    if (
+      data.slugs.has(workspace.slug) ||
+      data.workspaces.has(workspace.id) ||
+      data.rosters.has(workspace.id) ||
+      data.members.has(pair(owner.workspaceId, owner.userId))
+    ) {
       return 'slug_taken';
     }
     data.slugs.set(workspace.slug, workspace.id);
@@ -40,20 +54,28 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
   async membershipsOf(userId: string): Promise<StoredMembership[]> {
     const { data } = this;
     // The index's order: `WORKSPACE#<id>`.
-    const mine = [...data.members.values()].filter((member) => member.userId === userId).sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : 1));
+    const mine = [...data.members.values()]
+      .filter((member) => member.userId === userId)
+      .sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : 1));
     return mine.flatMap((member) => {
       const workspace = data.storedWorkspaceOf(member.workspaceId);
       const roster = data.rosters.get(member.workspaceId);
       const branding = data.branding.get(member.workspaceId);
-      return workspace && roster ? [{ workspace, roster: rosterOf(roster), role: member.role, branding: branding ? stored(branding) : null }] : [];
+      return workspace && roster
+        ? [{ workspace, roster: rosterOf(roster), role: member.role, branding: branding ? stored(branding) : null }]
+        : [];
     });
   }
 
   async roll(workspaceId: string): Promise<{ members: Member[]; invitations: Invitation[] }> {
     const { data } = this;
     // The partition's order: `INVITATION#<id>`, then `MEMBER#<user>`.
-    const members = [...data.members.values()].filter((member) => member.workspaceId === workspaceId).sort((a, b) => (a.userId < b.userId ? -1 : 1));
-    const invitations = [...data.invitations.values()].filter((invitation) => invitation.workspaceId === workspaceId).sort((a, b) => (a.id < b.id ? -1 : 1));
+    const members = [...data.members.values()]
+      .filter((member) => member.workspaceId === workspaceId)
+      .sort((a, b) => (a.userId < b.userId ? -1 : 1));
+    const invitations = [...data.invitations.values()]
+      .filter((invitation) => invitation.workspaceId === workspaceId)
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
     return { members: members.map(stored), invitations: invitations.map(stored) };
   }
 
@@ -68,7 +90,11 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
   async setBranding(workspaceId: string, branding: WorkspaceBranding, actor: Actor, audit: AuditRow): Promise<boolean> {
     // The branding item is put whatever is there; only the actor is checked.
     if (!this.data.actorHolds(workspaceId, actor)) return false;
-    this.data.branding.set(workspaceId, { displayName: branding.displayName, logo: branding.logo ?? null, accent: branding.accent ?? null });
+    this.data.branding.set(workspaceId, {
+      displayName: branding.displayName,
+      logo: branding.logo ?? null,
+      accent: branding.accent ?? null,
+    });
     this.data.writeAudit(audit);
     return true;
   }

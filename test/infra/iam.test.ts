@@ -96,7 +96,9 @@ function grantsOf(statements: Statement[], prefix: string): string[] {
 
 /** `actions` × `resources`, each line with `condition` when given, sorted as grantsOf sorts. */
 function lines(actions: readonly string[], resources: readonly string[], condition?: Record<string, unknown>): string[] {
-  return actions.flatMap((action) => resources.map((resource) => `${action} on ${resource}${condition ? ` if ${JSON.stringify(condition)}` : ''}`));
+  return actions.flatMap((action) =>
+    resources.map((resource) => `${action} on ${resource}${condition ? ` if ${JSON.stringify(condition)}` : ''}`),
+  );
 }
 
 const XRAY_ACTIONS = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
@@ -157,9 +159,13 @@ function model(context: Record<string, unknown>): Model {
     .map(([id]) => id)
     .filter((id) => !ourRoleIds.has(id));
   const ourPolicies = () =>
-    ofType('AWS::IAM::Policy').filter(([, policy]) => (policy.Properties?.Roles ?? []).some((role: unknown) => ourRoleIds.has(referencedId(role)!)));
+    ofType('AWS::IAM::Policy').filter(([, policy]) =>
+      (policy.Properties?.Roles ?? []).some((role: unknown) => ourRoleIds.has(referencedId(role)!)),
+    );
   const [[queueId, queue] = []] = ofType('AWS::SQS::Queue').filter(([, q]) => q.Properties?.RedrivePolicy);
-  const signingKeyIds = new Set([...byName.values()].map((id) => referencedId(resources[id]?.Properties?.Environment?.Variables?.WEBHOOK_KEY_ID)).filter(Boolean));
+  const signingKeyIds = new Set(
+    [...byName.values()].map((id) => referencedId(resources[id]?.Properties?.Environment?.Variables?.WEBHOOK_KEY_ID)).filter(Boolean),
+  );
   if (signingKeyIds.size !== 1) throw new Error(`expected one WEBHOOK_KEY_ID key, got ${[...signingKeyIds].join(', ')}`);
   const dataKey = resources[tableId!]?.Properties?.SSESpecification?.KMSMasterKeyId;
   return {
@@ -202,22 +208,41 @@ function model(context: Record<string, unknown>): Model {
  * ConditionCheck of the membership a User links to).
  */
 const expectedTable = {
-  secrets: { items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
+  secrets: {
+    items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    query: ['table', 'index/gsi1'],
+  },
   gate: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
   files: { items: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
   requests: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
-  account: { items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi1'] },
+  account: {
+    items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    query: ['table', 'index/gsi1'],
+  },
   webhooks: { items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   workspaces: {
-    items: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    items: [
+      'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ],
     query: ['table', 'index/gsi1'],
   },
   billing: { items: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['index/gsi1'] },
   billingWebhook: { items: ['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
-  scim: { items: ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
+  scim: {
+    items: ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    query: ['table'],
+  },
   chat: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   openapi: { items: [], query: [] },
-  schedule: { items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table', 'index/gsi2'] },
+  schedule: {
+    items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    query: ['table', 'index/gsi2'],
+  },
   relay: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   deliveries: { items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], query: [] },
 } as const;
@@ -274,7 +299,15 @@ const CERTIFICATES = 'arn:<AWS::Partition>:acm:us-east-1:<AWS::AccountId>:certif
 const HOSTNAME_ACTIONS_ON_ANY = ['acm:RequestCertificate', 'cloudfront:CreateDistributionTenant'];
 const hostnameGrants = [
   ...lines(HOSTNAME_ACTIONS_ON_ANY, ['*']),
-  ...lines(['cloudfront:DeleteDistributionTenant', 'cloudfront:GetDistributionTenant', 'cloudfront:GetManagedCertificateDetails', 'cloudfront:UpdateDistributionTenant'], [TENANTS]),
+  ...lines(
+    [
+      'cloudfront:DeleteDistributionTenant',
+      'cloudfront:GetDistributionTenant',
+      'cloudfront:GetManagedCertificateDetails',
+      'cloudfront:UpdateDistributionTenant',
+    ],
+    [TENANTS],
+  ),
   ...lines(['acm:AddTagsToCertificate', 'acm:DeleteCertificate', 'acm:DescribeCertificate'], [CERTIFICATES]),
 ].sort();
 
@@ -325,7 +358,12 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
   });
 
   it('tells the two keys apart: the signing-secrets key, and the customer-managed key only when asked for', () => {
-    expect(m.ofType('AWS::KMS::Key').map(([id]) => `<${id}.Arn>`).sort()).toEqual([m.signingKeyArn, ...(cmk ? [m.dataKeyArn] : [])].sort());
+    expect(
+      m
+        .ofType('AWS::KMS::Key')
+        .map(([id]) => `<${id}.Arn>`)
+        .sort(),
+    ).toEqual([m.signingKeyArn, ...(cmk ? [m.dataKeyArn] : [])].sort());
     expect(m.dataKeyArn !== undefined).toBe(cmk);
     expect(m.dataKeyArn).not.toBe(m.signingKeyArn);
   });
@@ -333,7 +371,11 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
   it('has a role for each function and the scheduler, and no other role but CDK custom-resource ones', () => {
     expect(m.ourRoleIds.size).toBe(names.length + 1);
     for (const id of m.ourRoleIds) expect(m.resources[id]?.Type, id).toBe('AWS::IAM::Role');
-    for (const id of m.cdkRoleIds) expect(CDK_ROLE_PREFIXES.some((prefix) => id.startsWith(prefix)), `${id} is neither ours nor a known CDK custom resource's`).toBe(true);
+    for (const id of m.cdkRoleIds)
+      expect(
+        CDK_ROLE_PREFIXES.some((prefix) => id.startsWith(prefix)),
+        `${id} is neither ours nor a known CDK custom resource's`,
+      ).toBe(true);
     // Every policy is attached to a role of one kind or the other.
     for (const [id, policy] of m.ofType('AWS::IAM::Policy')) {
       const roles = (policy.Properties?.Roles ?? []).map(referencedId);
@@ -345,7 +387,9 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
   it("acknowledges in cdk-nag the findings on CDK's BucketDeployment role", () => {
     const deploymentRoles = m.cdkRoleIds.filter((id) => id.startsWith('CustomCDKBucketDeployment'));
     expect(deploymentRoles).toHaveLength(1);
-    const role = m.stack.node.findAll().find((c) => c.node.defaultChild && m.stack.resolve((c.node.defaultChild as any).logicalId) === deploymentRoles[0]);
+    const role = m.stack.node
+      .findAll()
+      .find((c) => c.node.defaultChild && m.stack.resolve((c.node.defaultChild as any).logicalId) === deploymentRoles[0]);
     expect(role, 'construct of the BucketDeployment role').toBeDefined();
     const acked = role!.node.metadata
       .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
@@ -389,17 +433,23 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
   });
 
   it('attaches no AWS managed policy to our roles', () => {
-    for (const [id, role] of m.ofType('AWS::IAM::Role').filter(([roleId]) => m.ourRoleIds.has(roleId))) expect(role.Properties?.ManagedPolicyArns, id).toBeUndefined();
+    for (const [id, role] of m.ofType('AWS::IAM::Role').filter(([roleId]) => m.ourRoleIds.has(roleId)))
+      expect(role.Properties?.ManagedPolicyArns, id).toBeUndefined();
   });
 
-  it.each(names)('%s may do exactly its DynamoDB actions, on the table and the indexes it queries (and the stream, for its reader)', (name) => {
-    const { items, query } = expectedTable[name];
-    const where = query.map((at) => (at === 'table' ? m.tableArn : `${m.tableArn}/${at}`));
-    const stream = streamReaders.includes(name)
-      ? lines(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'], [m.tableStreamArn])
-      : [];
-    expect(grantsOf(m.statementsOf(name), 'dynamodb')).toEqual([...lines(items, [m.tableArn]), ...lines(['dynamodb:Query'], where), ...stream].sort());
-  });
+  it.each(names)(
+    '%s may do exactly its DynamoDB actions, on the table and the indexes it queries (and the stream, for its reader)',
+    (name) => {
+      const { items, query } = expectedTable[name];
+      const where = query.map((at) => (at === 'table' ? m.tableArn : `${m.tableArn}/${at}`));
+      const stream = streamReaders.includes(name)
+        ? lines(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'], [m.tableStreamArn])
+        : [];
+      expect(grantsOf(m.statementsOf(name), 'dynamodb')).toEqual(
+        [...lines(items, [m.tableArn]), ...lines(['dynamodb:Query'], where), ...stream].sort(),
+      );
+    },
+  );
 
   it.each(names)('%s writes only to its own log group', (name) => {
     const logs = m.statementsOf(name).filter((s) => actionsOf(s).some((a) => a.startsWith('logs:')));
@@ -408,27 +458,38 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     expect(resourcesOf(logs[0]!)).toEqual([m.logGroupArnOf(name)]);
   });
 
-  it.each(names)('%s may use no service but logs, DynamoDB (when it has table access), SES to mail, SQS on the work queue, S3 on the files bucket, the payment provider\'s secret, CloudFront tenants and ACM to serve hostnames, KMS and X-Ray when turned on', (name) => {
-    const services = new Set(m.statementsOf(name).flatMap(actionsOf).map((action) => action.split(':')[0]));
-    const table = expectedTable[name].items.length + expectedTable[name].query.length > 0;
-    const expected = new Set([
-      'logs',
-      ...(table ? ['dynamodb'] : []),
-      ...(mailers.includes(name) ? ['ses'] : []),
-      ...(expectedQueue[name].length > 0 ? ['sqs'] : []),
-      ...(fileAccess[name].length > 0 ? ['s3'] : []),
-      ...(paymentSecretReaders.includes(name) || chatSecretReaders.includes(name) ? ['secretsmanager'] : []),
-      ...(hostnameServers.includes(name) ? ['cloudfront', 'acm'] : []),
-      ...((cmk && table) || expectedSigningKey[name].length > 0 ? ['kms'] : []),
-      ...(xray ? ['xray'] : []),
-    ]);
-    expect([...services].sort()).toEqual([...expected].sort());
-  });
+  it.each(names)(
+    "%s may use no service but logs, DynamoDB (when it has table access), SES to mail, SQS on the work queue, S3 on the files bucket, the payment provider's secret, CloudFront tenants and ACM to serve hostnames, KMS and X-Ray when turned on",
+    (name) => {
+      const services = new Set(
+        m
+          .statementsOf(name)
+          .flatMap(actionsOf)
+          .map((action) => action.split(':')[0]),
+      );
+      const table = expectedTable[name].items.length + expectedTable[name].query.length > 0;
+      const expected = new Set([
+        'logs',
+        ...(table ? ['dynamodb'] : []),
+        ...(mailers.includes(name) ? ['ses'] : []),
+        ...(expectedQueue[name].length > 0 ? ['sqs'] : []),
+        ...(fileAccess[name].length > 0 ? ['s3'] : []),
+        ...(paymentSecretReaders.includes(name) || chatSecretReaders.includes(name) ? ['secretsmanager'] : []),
+        ...(hostnameServers.includes(name) ? ['cloudfront', 'acm'] : []),
+        ...((cmk && table) || expectedSigningKey[name].length > 0 ? ['kms'] : []),
+        ...(xray ? ['xray'] : []),
+      ]);
+      expect([...services].sort()).toEqual([...expected].sort());
+    },
+  );
 
-  it.each(names)('%s manages distribution tenants and their certificates only if it serves custom hostnames, on this account’s tenants and certificates', (name) => {
-    const grants = [...grantsOf(m.statementsOf(name), 'cloudfront'), ...grantsOf(m.statementsOf(name), 'acm')].sort();
-    expect(grants).toEqual(hostnameServers.includes(name) ? hostnameGrants : []);
-  });
+  it.each(names)(
+    '%s manages distribution tenants and their certificates only if it serves custom hostnames, on this account’s tenants and certificates',
+    (name) => {
+      const grants = [...grantsOf(m.statementsOf(name), 'cloudfront'), ...grantsOf(m.statementsOf(name), 'acm')].sort();
+      expect(grants).toEqual(hostnameServers.includes(name) ? hostnameGrants : []);
+    },
+  );
 
   it('lets no role change or invalidate a distribution but CDK’s BucketDeployment (the main distribution’s invalidation), and no role of ours any other CloudFront or ACM action', () => {
     const deploymentRoles = m.cdkRoleIds.filter((id) => id.startsWith('CustomCDKBucketDeployment'));
@@ -438,24 +499,33 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
       for (const statement of (policy.Properties?.PolicyDocument?.Statement ?? []) as Statement[]) {
         for (const action of actionsOf(statement).filter((a) => /^(cloudfront|acm):/.test(a))) {
           if (/^cloudfront:(UpdateDistribution|CreateInvalidation|GetInvalidation)$/.test(action)) {
-            expect(roles.every((role) => deploymentRoles.includes(role)), `${id}: ${action}`).toBe(true);
+            expect(
+              roles.every((role) => deploymentRoles.includes(role)),
+              `${id}: ${action}`,
+            ).toBe(true);
             continue;
           }
-          expect(roles.every((role) => hostnameRoles.has(role)), `${id}: ${action}`).toBe(true);
+          expect(
+            roles.every((role) => hostnameRoles.has(role)),
+            `${id}: ${action}`,
+          ).toBe(true);
         }
       }
     }
   });
 
   it.each([
-    ['the billing functions', 'the payment provider\'s', 'PaymentProviderSecrets', paymentSecretReaders],
-    ['the chat function', 'the chat app\'s', 'ChatAppSecrets', chatSecretReaders],
+    ['the billing functions', "the payment provider's", 'PaymentProviderSecrets', paymentSecretReaders],
+    ['the chat function', "the chat app's", 'ChatAppSecrets', chatSecretReaders],
   ] as const)('lets only %s read %s secret: GetSecretValue and DescribeSecret on that secret alone', (_, __, prefix, readers) => {
     const [[secretId] = []] = m.ofType('AWS::SecretsManager::Secret').filter(([id]) => id.startsWith(prefix));
     for (const name of names) {
       const statements = m
         .statementsOf(name)
-        .filter((statement) => actionsOf(statement).some((action) => action.startsWith('secretsmanager:')) && resourcesOf(statement).includes(`<${secretId}>`));
+        .filter(
+          (statement) =>
+            actionsOf(statement).some((action) => action.startsWith('secretsmanager:')) && resourcesOf(statement).includes(`<${secretId}>`),
+        );
       if (!readers.includes(name)) {
         expect(statements, name).toEqual([]);
         continue;
@@ -468,7 +538,9 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
 
   it('lets a function reach no secret in Secrets Manager but the ones it reads', () => {
     for (const name of names) {
-      const statements = m.statementsOf(name).filter((statement) => actionsOf(statement).some((action) => action.startsWith('secretsmanager:')));
+      const statements = m
+        .statementsOf(name)
+        .filter((statement) => actionsOf(statement).some((action) => action.startsWith('secretsmanager:')));
       expect(statements.length, name).toBe(Number(paymentSecretReaders.includes(name)) + Number(chatSecretReaders.includes(name)));
     }
   });
@@ -493,11 +565,14 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     // SendMessage for the producers; the poller's three actions for deliveries alone. No
     // condition: the queue policy already refuses plain HTTP.
     expect(grantsOf(m.statementsOf(name), 'sqs')).toEqual(
-      [...lines(expectedQueue[name], [m.queueArn]), ...(deadLetterSenders.includes(name) ? lines(['sqs:SendMessage'], [m.deadLetterQueueArn]) : [])].sort(),
+      [
+        ...lines(expectedQueue[name], [m.queueArn]),
+        ...(deadLetterSenders.includes(name) ? lines(['sqs:SendMessage'], [m.deadLetterQueueArn]) : []),
+      ].sort(),
     );
   });
 
-  it('gives no role of ours more than the relay\'s SendMessage on the dead-letter queue (it is redriven by hand)', () => {
+  it("gives no role of ours more than the relay's SendMessage on the dead-letter queue (it is redriven by hand)", () => {
     const relayRole = referencedId(m.resources[m.functionId('relay')]?.Properties?.Role);
     for (const [id, policy] of m.ourPolicies()) {
       for (const statement of (policy.Properties?.PolicyDocument?.Statement ?? []) as Statement[]) {
@@ -511,33 +586,49 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
   it.each(names)('%s may do exactly its actions on the files bucket, on its files/ objects only', (name) => {
     const [[bucketId] = []] = m.ofType('AWS::S3::Bucket').filter(([, bucket]) => bucket.Properties?.CorsConfiguration);
     const objects = `<${bucketId}.Arn>/files/*`;
-    expect(grantsOf(m.statementsOf(name), 's3')).toEqual(lines(fileAccess[name].map((action) => `s3:${action}`), [objects]).sort());
+    expect(grantsOf(m.statementsOf(name), 's3')).toEqual(
+      lines(
+        fileAccess[name].map((action) => `s3:${action}`),
+        [objects],
+      ).sort(),
+    );
   });
 
-  it.each(names)('%s uses KMS exactly as it must: the signing key for its one action in the webhook context, the data key only through DynamoDB and SQS', (name) => {
-    const viaService = (service: string) => ({ StringEquals: { 'kms:ViaService': `${service}.<AWS::Region>.amazonaws.com` } });
-    const expected = [
-      ...lines(expectedSigningKey[name], [m.signingKeyArn], contextOf(name)),
-      ...(name === 'deliveries' ? lines(['kms:Decrypt'], [m.signingKeyArn], sealingContext('chat_team')) : []),
-      // Every function with table access writes to it, so DynamoDB may generate and encrypt data keys.
-      ...(cmk && expectedTable[name].items.length > 0
-        ? lines(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('dynamodb'))
-        : []),
-      // Sending to an encrypted queue needs a data key; receiving from it, Decrypt.
-      ...(cmk && (expectedQueue[name].includes('sqs:SendMessage') || deadLetterSenders.includes(name))
-        ? lines(['kms:Decrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('sqs'))
-        : []),
-      ...(cmk && expectedQueue[name].includes('sqs:ReceiveMessage') ? lines(['kms:Decrypt'], [m.dataKeyArn!], viaService('sqs')) : []),
-      // The files bucket is encrypted with it too: reading an object needs Decrypt, writing a data key.
-      ...(cmk && fileAccess[name].length > 0
-        ? lines(['kms:Decrypt', 'kms:DescribeKey', ...(fileAccess[name].includes('PutObject') ? ['kms:Encrypt', 'kms:GenerateDataKey'] : [])], [m.dataKeyArn!], viaService('s3'))
-        : []),
-    ];
-    expect(grantsOf(m.statementsOf(name), 'kms')).toEqual([...new Set(expected)].sort());
-  });
+  it.each(names)(
+    '%s uses KMS exactly as it must: the signing key for its one action in the webhook context, the data key only through DynamoDB and SQS',
+    (name) => {
+      const viaService = (service: string) => ({ StringEquals: { 'kms:ViaService': `${service}.<AWS::Region>.amazonaws.com` } });
+      const expected = [
+        ...lines(expectedSigningKey[name], [m.signingKeyArn], contextOf(name)),
+        ...(name === 'deliveries' ? lines(['kms:Decrypt'], [m.signingKeyArn], sealingContext('chat_team')) : []),
+        // Every function with table access writes to it, so DynamoDB may generate and encrypt data keys.
+        ...(cmk && expectedTable[name].items.length > 0
+          ? lines(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('dynamodb'))
+          : []),
+        // Sending to an encrypted queue needs a data key; receiving from it, Decrypt.
+        ...(cmk && (expectedQueue[name].includes('sqs:SendMessage') || deadLetterSenders.includes(name))
+          ? lines(['kms:Decrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('sqs'))
+          : []),
+        ...(cmk && expectedQueue[name].includes('sqs:ReceiveMessage') ? lines(['kms:Decrypt'], [m.dataKeyArn!], viaService('sqs')) : []),
+        // The files bucket is encrypted with it too: reading an object needs Decrypt, writing a data key.
+        ...(cmk && fileAccess[name].length > 0
+          ? lines(
+              ['kms:Decrypt', 'kms:DescribeKey', ...(fileAccess[name].includes('PutObject') ? ['kms:Encrypt', 'kms:GenerateDataKey'] : [])],
+              [m.dataKeyArn!],
+              viaService('s3'),
+            )
+          : []),
+      ];
+      expect(grantsOf(m.statementsOf(name), 'kms')).toEqual([...new Set(expected)].sort());
+    },
+  );
 
   it('names the sealing key in no policy but the webhooks, deliveries and chat roles, and in its key policy only the account', () => {
-    const allowed = new Set([m.functionId('webhooks'), m.functionId('deliveries'), m.functionId('chat')].map((id) => referencedId(m.resources[id]?.Properties?.Role)));
+    const allowed = new Set(
+      [m.functionId('webhooks'), m.functionId('deliveries'), m.functionId('chat')].map((id) =>
+        referencedId(m.resources[id]?.Properties?.Role),
+      ),
+    );
     for (const [id, policy] of m.ofType('AWS::IAM::Policy')) {
       if (!JSON.stringify(policy.Properties?.PolicyDocument).includes(JSON.stringify(m.signingKeyId))) continue;
       const roles = (policy.Properties?.Roles ?? []).map(referencedId);
@@ -580,7 +671,9 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
       StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' }, 'aws:SourceArn': { 'Fn::GetAtt': [groupId, 'Arn'] } },
     });
     // No resource policy on the function for EventBridge: the role is the only way in.
-    const permissions = m.ofType('AWS::Lambda::Permission').filter(([, p]) => referencedId(p.Properties?.FunctionName) === m.functionId('schedule'));
+    const permissions = m
+      .ofType('AWS::Lambda::Permission')
+      .filter(([, p]) => referencedId(p.Properties?.FunctionName) === m.functionId('schedule'));
     expect(permissions).toEqual([]);
   });
 
@@ -623,7 +716,8 @@ describe('the DynamoDB calls of the stores', () => {
   });
 
   it('put a ConditionCheck in a transaction only in the workspaces stores and the billing store, whose functions (workspaces, scim; the payment webhook) are granted dynamodb:ConditionCheckItem', () => {
-    for (const { file, text } of sources) if (!file.startsWith('workspace') && file !== 'billing.ts') expect(text, file).not.toMatch(/ConditionCheck\s*:/);
+    for (const { file, text } of sources)
+      if (!file.startsWith('workspace') && file !== 'billing.ts') expect(text, file).not.toMatch(/ConditionCheck\s*:/);
     expect(expectedTable.workspaces.items).toContain('dynamodb:ConditionCheckItem');
     expect(expectedTable.scim.items).toContain('dynamodb:ConditionCheckItem');
     expect(expectedTable.billingWebhook.items).toContain('dynamodb:ConditionCheckItem');

@@ -36,7 +36,8 @@ function check(stack: Stack): Violation[] {
   return new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(stack).violations as Violation[];
 }
 
-const describeViolation = (v: Violation) => `${v.severity} ${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}: ${v.description}`;
+const describeViolation = (v: Violation) =>
+  `${v.severity} ${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}: ${v.description}`;
 
 /** Every acknowledgment recorded in the tree: rule id → reasons. */
 function acknowledgments(scope: IConstruct): { path: string; id: string; reason: string }[] {
@@ -108,8 +109,10 @@ describe('acknowledgments', () => {
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
   ];
   /** The IAM5 ids under CDK's BucketDeployment handler, which name its policy's wildcards. */
-  const isDeploymentIam5 = (ack: { path: string; id: string }) => /\/Custom::CDKBucketDeployment[^/]*\//.test(ack.path) && ack.id.startsWith('AwsSolutions-IAM5[');
-  const withoutDeploymentIam5 = (list: { path: string; id: string }[]) => ids(list.filter((ack) => !isDeploymentIam5(ack)).map((ack) => ack.id));
+  const isDeploymentIam5 = (ack: { path: string; id: string }) =>
+    /\/Custom::CDKBucketDeployment[^/]*\//.test(ack.path) && ack.id.startsWith('AwsSolutions-IAM5[');
+  const withoutDeploymentIam5 = (list: { path: string; id: string }[]) =>
+    ids(list.filter((ack) => !isDeploymentIam5(ack)).map((ack) => ack.id));
 
   // lib/stack.ts: the schedule serves custom hostnames (issue 17). A tenant and a certificate are
   // made at run time (their ids cannot be named), and the calls that make them name none yet.
@@ -122,10 +125,15 @@ describe('acknowledgments', () => {
   it('are exactly the findings there is no fix for', () => {
     // The files bucket's objects are named at run time, under files/ (the grant names that prefix).
     const files = 'AwsSolutions-IAM5[Resource::<DataFilesC1590605.Arn>/files/*]';
-    expect(withoutDeploymentIam5(plain)).toEqual(ids(['AwsSolutions-APIG4', files, 'AwsSolutions-L1', 'AwsSolutions-SMG4', ...web, ...hostnames]));
+    expect(withoutDeploymentIam5(plain)).toEqual(
+      ids(['AwsSolutions-APIG4', files, 'AwsSolutions-L1', 'AwsSolutions-SMG4', ...web, ...hostnames]),
+    );
     // X-Ray's two actions need Resource "*" (on every role; the schedule's already had it).
-    expect(withoutDeploymentIam5(full)).toEqual(ids(['AwsSolutions-APIG4', files, 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1', 'AwsSolutions-SMG4', ...web, ...hostnames]));
-    const schedule = (list: { path: string; id: string }[]) => list.filter((ack) => hostnames.slice(1).includes(ack.id)).map((ack) => ack.path);
+    expect(withoutDeploymentIam5(full)).toEqual(
+      ids(['AwsSolutions-APIG4', files, 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1', 'AwsSolutions-SMG4', ...web, ...hostnames]),
+    );
+    const schedule = (list: { path: string; id: string }[]) =>
+      list.filter((ack) => hostnames.slice(1).includes(ack.id)).map((ack) => ack.path);
     // On the schedule's role alone.
     for (const list of [plain, full]) expect([...new Set(schedule(list))]).toEqual([expect.stringMatching(/\/Jobs\/Schedule\/Role$/)]);
     for (const list of [plain, full]) expect(list.filter(isDeploymentIam5).length).toBeGreaterThan(0);
@@ -135,12 +143,14 @@ describe('acknowledgments', () => {
     // Relay and worker are HushlinkFunctions like the others: their runtime (L1) and, with
     // X-Ray on, the two X-Ray actions on Resource "*" (IAM5) are acknowledged there; the key
     // rotates (KMS5); the stream is read on its own ARN only, with no wildcard.
-    const webhooks = (list: { path: string; id: string }[]) => ids(list.filter((ack) => ack.path.includes('/Webhooks/')).map((ack) => ack.id));
+    const webhooks = (list: { path: string; id: string }[]) =>
+      ids(list.filter((ack) => ack.path.includes('/Webhooks/')).map((ack) => ack.id));
     // The relay deletes ended files' objects (files/ of the files bucket: acknowledged where granted).
     const files = 'AwsSolutions-IAM5[Resource::<DataFilesC1590605.Arn>/files/*]';
     expect(webhooks(plain)).toEqual(ids([files, 'AwsSolutions-L1']));
     expect(webhooks(full)).toEqual(ids([files, 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1']));
-    for (const ack of [...plain, ...full].filter((a) => a.path.includes('/Webhooks/'))) expect(ack.path).toMatch(/\/Webhooks\/(Worker|Relay)\/(Function|Role)$/);
+    for (const ack of [...plain, ...full].filter((a) => a.path.includes('/Webhooks/')))
+      expect(ack.path).toMatch(/\/Webhooks\/(Worker|Relay)\/(Function|Role)$/);
   });
 
   it('do not hide a finding the rules would not report anyway', () => {

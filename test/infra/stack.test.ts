@@ -44,13 +44,16 @@ const CDK_FUNCTION_PREFIXES = ['CustomCDKBucketDeployment', 'CustomS3AutoDeleteO
 /** The functions of a template tagged `hushlink:function`. */
 function taggedFunctions(all: Record<string, Resource>): [string, Resource][] {
   return Object.entries(all).filter(
-    ([, r]) => r.Type === 'AWS::Lambda::Function' && ((r.Properties?.Tags ?? []) as { Key: string }[]).some((tag) => tag.Key === FUNCTION_TAG),
+    ([, r]) =>
+      r.Type === 'AWS::Lambda::Function' && ((r.Properties?.Tags ?? []) as { Key: string }[]).some((tag) => tag.Key === FUNCTION_TAG),
   );
 }
 
 /** The log groups of a template but those of CDK's custom-resource functions (their own retention). */
 function ourLogGroups(all: Record<string, Resource>): [string, Resource][] {
-  return Object.entries(all).filter(([id, r]) => r.Type === 'AWS::Logs::LogGroup' && !CDK_FUNCTION_PREFIXES.some((prefix) => id.startsWith(prefix)));
+  return Object.entries(all).filter(
+    ([id, r]) => r.Type === 'AWS::Logs::LogGroup' && !CDK_FUNCTION_PREFIXES.some((prefix) => id.startsWith(prefix)),
+  );
 }
 
 /** The same feature flags `cdk synth` uses, so the test sees the template that gets deployed. */
@@ -135,7 +138,7 @@ describe('API', () => {
     expect(routeTargetFunction(matching[0]!)).toBe(functionId(row.group));
   });
 
-  it('has no route beyond the route table but the scim group\'s fallback, to the scim function', () => {
+  it("has no route beyond the route table but the scim group's fallback, to the scim function", () => {
     const keys = apiRoutes.map((route) => route.Properties?.RouteKey as string).sort();
     expect(keys).toEqual([...routes.map(routeKey), `ANY ${scimFallbackPath}`].sort());
     const fallback = apiRoutes.filter((route) => route.Properties?.RouteKey === `ANY ${scimFallbackPath}`);
@@ -148,7 +151,10 @@ describe('API', () => {
       .map(([, permission]) => permission.Properties ?? {})
       .filter((permission) => permission.Principal === 'apigateway.amazonaws.com');
     for (const group of groups) {
-      expect(invokers.some((p) => referencedId(p.FunctionName) === functionId(group)), group).toBe(true);
+      expect(
+        invokers.some((p) => referencedId(p.FunctionName) === functionId(group)),
+        group,
+      ).toBe(true);
     }
   });
 
@@ -208,7 +214,11 @@ describe('functions', () => {
     const others = ofType('AWS::Lambda::Function')
       .map(([id]) => id)
       .filter((id) => ![...functionIds.values()].includes(id));
-    for (const id of others) expect(CDK_FUNCTION_PREFIXES.some((prefix) => id.startsWith(prefix)), id).toBe(true);
+    for (const id of others)
+      expect(
+        CDK_FUNCTION_PREFIXES.some((prefix) => id.startsWith(prefix)),
+        id,
+      ).toBe(true);
   });
 
   it.each([...functionIds.keys()])('%s runs nodejs22.x on arm64 with the service environment', (name) => {
@@ -265,13 +275,17 @@ describe('functions', () => {
         ...(name === 'billing' || name === 'billingWebhook' ? ['STRIPE_SECRETS_ARN'] : []),
         // The Slack app's client id comes from context (`slackClientId`), unset here.
         ...(name === 'chat' ? ['SLACK_SECRETS_ARN'] : []),
-        ...(name === 'schedule' ? ['CUSTOM_HOSTNAMES_DISTRIBUTION_ID', 'CUSTOM_HOSTNAMES_CONNECTION_GROUP_ID', 'CUSTOM_HOSTNAMES_TARGET'] : []),
+        ...(name === 'schedule'
+          ? ['CUSTOM_HOSTNAMES_DISTRIBUTION_ID', 'CUSTOM_HOSTNAMES_CONNECTION_GROUP_ID', 'CUSTOM_HOSTNAMES_TARGET']
+          : []),
       ].sort(),
     );
   });
 
   it('tells the schedule alone where custom hostnames are served: the tenant distribution, its connection group and routing endpoint', () => {
-    const [[tenantDistributionId] = []] = ofType('AWS::CloudFront::Distribution').filter(([, d]) => d.Properties?.DistributionConfig?.ConnectionMode === 'tenant-only');
+    const [[tenantDistributionId] = []] = ofType('AWS::CloudFront::Distribution').filter(
+      ([, d]) => d.Properties?.DistributionConfig?.ConnectionMode === 'tenant-only',
+    );
     const [[connectionGroupId] = []] = ofType('AWS::CloudFront::ConnectionGroup');
     expect(props(functionId('schedule')).Environment.Variables).toMatchObject({
       CUSTOM_HOSTNAMES_DISTRIBUTION_ID: { Ref: tenantDistributionId },
@@ -308,7 +322,8 @@ describe('functions', () => {
     expect(secret.Properties?.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
     const reference = { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] };
     for (const group of groups) expect(props(functionId(group)).Environment.Variables.ORIGIN_VERIFY, group).toEqual(reference);
-    for (const worker of ['schedule', 'deliveries']) expect(props(functionId(worker)).Environment.Variables.ORIGIN_VERIFY, worker).toBeUndefined();
+    for (const worker of ['schedule', 'deliveries'])
+      expect(props(functionId(worker)).Environment.Variables.ORIGIN_VERIFY, worker).toBeUndefined();
     // Both distributions: the deployment's own, and the custom hostnames'.
     const distributions = ofType('AWS::CloudFront::Distribution');
     expect(distributions).toHaveLength(2);
@@ -320,20 +335,26 @@ describe('functions', () => {
   });
 
   it.each([
-    ['the payment provider\'s', 'PaymentProviderSecrets', 'STRIPE_SECRETS_ARN', ['billing', 'billingWebhook']],
-    ['the chat app\'s', 'ChatAppSecrets', 'SLACK_SECRETS_ARN', ['chat']],
-  ] as const)('keeps %s secrets in a secret of their own, set after deploy (never a value in the template), named to their functions alone', (_, prefix, variable, readers) => {
-    const secrets = ofType('AWS::SecretsManager::Secret').filter(([id]) => !id.startsWith('OriginVerify'));
-    expect(secrets.map(([id]) => id).sort()).toEqual([expect.stringMatching(/^ChatAppSecrets/), expect.stringMatching(/^PaymentProviderSecrets/)]);
-    const [secretId, secret] = secrets.find(([id]) => id.startsWith(prefix))!;
-    // A random placeholder until the operator puts the real keys (docs/deploy.md, "Payments
-    // (Stripe)"): no value is in the template.
-    expect(secret.Properties?.SecretString).toBeUndefined();
-    for (const name of functionIds.keys()) {
-      const expected = (readers as readonly string[]).includes(name) ? { Ref: secretId } : undefined;
-      expect(props(functionId(name)).Environment.Variables[variable], name).toEqual(expected);
-    }
-  });
+    ["the payment provider's", 'PaymentProviderSecrets', 'STRIPE_SECRETS_ARN', ['billing', 'billingWebhook']],
+    ["the chat app's", 'ChatAppSecrets', 'SLACK_SECRETS_ARN', ['chat']],
+  ] as const)(
+    'keeps %s secrets in a secret of their own, set after deploy (never a value in the template), named to their functions alone',
+    (_, prefix, variable, readers) => {
+      const secrets = ofType('AWS::SecretsManager::Secret').filter(([id]) => !id.startsWith('OriginVerify'));
+      expect(secrets.map(([id]) => id).sort()).toEqual([
+        expect.stringMatching(/^ChatAppSecrets/),
+        expect.stringMatching(/^PaymentProviderSecrets/),
+      ]);
+      const [secretId, secret] = secrets.find(([id]) => id.startsWith(prefix))!;
+      // A random placeholder until the operator puts the real keys (docs/deploy.md, "Payments
+      // (Stripe)"): no value is in the template.
+      expect(secret.Properties?.SecretString).toBeUndefined();
+      for (const name of functionIds.keys()) {
+        const expected = (readers as readonly string[]).includes(name) ? { Ref: secretId } : undefined;
+        expect(props(functionId(name)).Environment.Variables[variable], name).toEqual(expected);
+      }
+    },
+  );
 
   it('names the Slack app to the chat function when the context gives its client id', () => {
     // Only a setting differs from the bundled synth above: bundling every function again took
@@ -407,7 +428,11 @@ describe('schedule', () => {
     expect(others).toHaveLength(0);
     expect(schedule?.ScheduleExpression).toBe('rate(1 minute)');
     expect(referencedId(schedule?.Target.Arn)).toBe(functionId('schedule'));
-    expect(eventOf(schedule?.Target)).toMatchObject({ 'detail-type': 'Scheduled Event', source: 'hushlink.schedule', detail: { task: 'sweep-webhooks' } });
+    expect(eventOf(schedule?.Target)).toMatchObject({
+      'detail-type': 'Scheduled Event',
+      source: 'hushlink.schedule',
+      detail: { task: 'sweep-webhooks' },
+    });
   });
 
   it('invokes the schedule worker through a role (what it may do is in iam.test.ts)', () => {
@@ -422,7 +447,9 @@ describe('schedule', () => {
     const text =
       typeof input === 'string'
         ? input
-        : input['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : `{${(part as { Ref: string }).Ref}}`)).join(input['Fn::Join'][0]);
+        : input['Fn::Join'][1]
+            .map((part) => (typeof part === 'string' ? part : `{${(part as { Ref: string }).Ref}}`))
+            .join(input['Fn::Join'][0]);
     return JSON.parse(text) as Record<string, any>;
   }
 });
@@ -487,7 +514,11 @@ describe('files bucket', () => {
   it('and its access-log bucket are the buckets of the stack, with the web assets bucket', () => {
     expect(resources[bucketId]?.Type).toBe('AWS::S3::Bucket');
     expect(webBucketIds).toHaveLength(1);
-    expect(ofType('AWS::S3::Bucket').map(([id]) => id).sort()).toEqual([bucketId, logsBucketId, webBucketIds[0]].sort());
+    expect(
+      ofType('AWS::S3::Bucket')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual([bucketId, logsBucketId, webBucketIds[0]].sort());
     // The web assets bucket logs its server access to the same access-log bucket.
     expect(referencedId(props(webBucketIds[0]!).LoggingConfiguration?.DestinationBucketName)).toBe(logsBucketId);
   });
@@ -511,15 +542,17 @@ describe('files bucket', () => {
 
   it('aborts incomplete multipart uploads after a day', () => {
     expect(bucket().LifecycleConfiguration?.Rules).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }),
-      ]),
+      expect.arrayContaining([expect.objectContaining({ Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } })]),
     );
   });
 
   it('accepts presigned part PUTs and download GETs from the web origin only, exposing ETag and the ranges', () => {
     expect(bucket().CorsConfiguration?.CorsRules).toEqual([
-      expect.objectContaining({ AllowedOrigins: ['*'], AllowedMethods: ['PUT', 'GET', 'HEAD'], ExposedHeaders: ['ETag', 'Content-Length', 'Content-Range'] }),
+      expect.objectContaining({
+        AllowedOrigins: ['*'],
+        AllowedMethods: ['PUT', 'GET', 'HEAD'],
+        ExposedHeaders: ['ETag', 'Content-Length', 'Content-Range'],
+      }),
     ]);
   });
 
@@ -536,9 +569,7 @@ describe('files bucket', () => {
     const policies = ofType('AWS::S3::BucketPolicy').filter(([, policy]) => referencedId(policy.Properties?.Bucket) === id());
     expect(policies).toHaveLength(1);
     expect(policies[0]![1].Properties?.PolicyDocument?.Statement).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-      ]),
+      expect.arrayContaining([expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
     );
   });
 
@@ -578,7 +609,9 @@ describe('work queue', () => {
     ['dead-letter queue', () => dlqId!],
   ] as const)('%s is encrypted and refuses plain HTTP', (_name, id) => {
     expect(props(id()).SqsManagedSseEnabled).toBe(true);
-    const policies = ofType('AWS::SQS::QueuePolicy').filter(([, p]) => (p.Properties?.Queues ?? []).some((q: unknown) => referencedId(q) === id()));
+    const policies = ofType('AWS::SQS::QueuePolicy').filter(([, p]) =>
+      (p.Properties?.Queues ?? []).some((q: unknown) => referencedId(q) === id()),
+    );
     expect(policies).toHaveLength(1);
     expect(policies[0]![1].Properties?.PolicyDocument?.Statement).toEqual(
       expect.arrayContaining([expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
@@ -679,14 +712,23 @@ describe('webhook signing-secrets key', () => {
       .filter(([id, r]) => id !== signingKeyId && JSON.stringify(r).includes(JSON.stringify(signingKeyId)))
       .map(([, r]) => r.Type)
       .sort();
-    expect(referrers).toEqual(['AWS::IAM::Policy', 'AWS::IAM::Policy', 'AWS::IAM::Policy', 'AWS::Lambda::Function', 'AWS::Lambda::Function', 'AWS::Lambda::Function']);
+    expect(referrers).toEqual([
+      'AWS::IAM::Policy',
+      'AWS::IAM::Policy',
+      'AWS::IAM::Policy',
+      'AWS::Lambda::Function',
+      'AWS::Lambda::Function',
+      'AWS::Lambda::Function',
+    ]);
   });
 });
 
 describe('outputs', () => {
   it('publish the API URL, the table, bucket and queue names and the alarm topic', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
-    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'FilesBucketName', 'WorkQueueUrl', 'AlarmTopicArn']));
+    expect(Object.keys(outputs)).toEqual(
+      expect.arrayContaining(['ApiUrl', 'TableName', 'FilesBucketName', 'WorkQueueUrl', 'AlarmTopicArn']),
+    );
     expect(referencedId(outputs.TableName?.Value)).toBe(tableId);
     expect(resources[referencedId(outputs.FilesBucketName?.Value)!]?.Type).toBe('AWS::S3::Bucket');
     expect(resources[referencedId(outputs.WorkQueueUrl?.Value)!]?.Type).toBe('AWS::SQS::Queue');
@@ -751,13 +793,21 @@ describe('every option on (customer-managed key, X-Ray, alarm e-mail, regions, r
   }).template.toJSON().Resources as Record<string, Resource>;
   const fullOf = (type: string) => Object.entries(full).filter(([, r]) => r.Type === type);
   // The customer-managed key is the one the functions are not handed as WEBHOOK_KEY_ID.
-  const signingKeyIds = new Set(taggedFunctions(full).map(([, fn]) => referencedId(fn.Properties?.Environment?.Variables?.WEBHOOK_KEY_ID)).filter(Boolean));
+  const signingKeyIds = new Set(
+    taggedFunctions(full)
+      .map(([, fn]) => referencedId(fn.Properties?.Environment?.Variables?.WEBHOOK_KEY_ID))
+      .filter(Boolean),
+  );
   const [[keyId, key] = []] = fullOf('AWS::KMS::Key').filter(([id]) => !signingKeyIds.has(id));
   const keyArn = { 'Fn::GetAtt': [keyId, 'Arn'] };
 
   it('has one rotating KMS key for the data besides the signing-secrets key, both kept with the prod data', () => {
     expect(signingKeyIds.size).toBe(1);
-    expect(fullOf('AWS::KMS::Key').map(([id]) => id).sort()).toEqual([keyId, ...signingKeyIds].sort());
+    expect(
+      fullOf('AWS::KMS::Key')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual([keyId, ...signingKeyIds].sort());
     for (const [id, k] of fullOf('AWS::KMS::Key')) {
       expect(k.Properties?.EnableKeyRotation, id).toBe(true);
       expect(k.DeletionPolicy, id).toBe('Retain');
@@ -776,7 +826,9 @@ describe('every option on (customer-managed key, X-Ray, alarm e-mail, regions, r
       { BucketKeyEnabled: true, ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: keyArn } },
     ]);
     const logs = buckets.find((b) => !b.CorsConfiguration);
-    expect(logs?.BucketEncryption?.ServerSideEncryptionConfiguration).toEqual([{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }]);
+    expect(logs?.BucketEncryption?.ServerSideEncryptionConfiguration).toEqual([
+      { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+    ]);
   });
 
   it('encrypts both queues and the alarm topic with it, and lets CloudWatch publish to the topic', () => {
@@ -805,7 +857,10 @@ describe('every option on (customer-managed key, X-Ray, alarm e-mail, regions, r
       expect(JSON.parse(env.REGIONS), id).toEqual(regions);
       expect(env.REGION, id).toEqual({ Ref: 'AWS::Region' });
       // The operator's rate limits, as the functions read them (shared/config.ts).
-      expect(loadConfig({ TABLE_NAME: 't', WEB_ORIGIN: WEB_ORIGIN, HUSHLINK_RATE_LIMITS: env.HUSHLINK_RATE_LIMITS }).rateLimits.secret_claim, id).toEqual({
+      expect(
+        loadConfig({ TABLE_NAME: 't', WEB_ORIGIN: WEB_ORIGIN, HUSHLINK_RATE_LIMITS: env.HUSHLINK_RATE_LIMITS }).rateLimits.secret_claim,
+        id,
+      ).toEqual({
         perIp: { limit: 600, windowSeconds: 60 },
       });
     }
@@ -818,11 +873,19 @@ describe('settings', () => {
 
   it('read booleans from -c strings and cdk.json booleans alike', () => {
     expect(settingsOf({ customerManagedKey: 'true', xray: true })).toMatchObject({ customerManagedKey: true, xray: true });
-    expect(settingsOf({})).toMatchObject({ customerManagedKey: false, xray: false, alarmEmail: undefined, regions: undefined, logRetentionDays: 14 });
+    expect(settingsOf({})).toMatchObject({
+      customerManagedKey: false,
+      xray: false,
+      alarmEmail: undefined,
+      regions: undefined,
+      logRetentionDays: 14,
+    });
     expect(settingsOf({ stage: 'prod' }).logRetentionDays).toBe(90);
     expect(settingsOf({ mailFrom: 'no-reply@mail.example.com', sesIdentity: 'example.com' }).sesIdentity).toBe('example.com');
     expect(settingsOf({}).rateLimits).toBeUndefined();
-    expect(settingsOf({ rateLimits: { otp_start: { perIp: { limit: 100 } } } }).rateLimits).toEqual({ otp_start: { perIp: { limit: 100 } } });
+    expect(settingsOf({ rateLimits: { otp_start: { perIp: { limit: 100 } } } }).rateLimits).toEqual({
+      otp_start: { perIp: { limit: 100 } },
+    });
   });
 
   it.each([
@@ -831,7 +894,10 @@ describe('settings', () => {
     [{ alarmEmail: 'ops' }, /alarmEmail must be an email address/],
     [{ regions: '[{"id":"eu-west-1"}]' }, /regions\[0\] must be exactly/],
     [{ regions: 'not json' }, /regions must be a JSON array/],
-    [{ region: 'eu-west-1', regions: '[{"id":"us-east-1","api_url":"https://us.example.com"}]' }, /must include this deployment's region eu-west-1/],
+    [
+      { region: 'eu-west-1', regions: '[{"id":"us-east-1","api_url":"https://us.example.com"}]' },
+      /must include this deployment's region eu-west-1/,
+    ],
     [{ mailFrom: 'a@b.example.com', sesIdentity: 'other.example.com' }, /sesIdentity must be mailFrom or its \(parent\) domain/],
     [{ stage: 'Prod' }, /stage must be lower-case/],
     [{ webOrigin: 'http://example.com' }, /webOrigin must use https/],

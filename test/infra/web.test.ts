@@ -7,7 +7,16 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { apiPathPatterns, filesBucketOrigin, pageRewrites, prepareWebAssets, viewerHostCode, viewerRequestCode, WebHosting, type WebHostingProps } from '../../lib/web.ts';
+import {
+  apiPathPatterns,
+  filesBucketOrigin,
+  pageRewrites,
+  prepareWebAssets,
+  viewerHostCode,
+  viewerRequestCode,
+  WebHosting,
+  type WebHostingProps,
+} from '../../lib/web.ts';
 import { viewerHostHeader } from '../../shared/http/viewerHost.ts';
 import { contentSecurityPolicy, webHeaders } from '../../shared/http/webHeaders.ts';
 import { assetPathFor, buildWeb } from '../../web/build.ts';
@@ -63,7 +72,9 @@ const distributions = ofType('AWS::CloudFront::Distribution');
 expect(distributions).toHaveLength(2);
 const [distributionId, distribution] = distributions.find(([, d]) => d.Properties!.DistributionConfig.ConnectionMode === undefined)!;
 const config = distribution.Properties!.DistributionConfig;
-const [tenantDistributionId, tenantDistribution] = distributions.find(([, d]) => d.Properties!.DistributionConfig.ConnectionMode === 'tenant-only')!;
+const [tenantDistributionId, tenantDistribution] = distributions.find(
+  ([, d]) => d.Properties!.DistributionConfig.ConnectionMode === 'tenant-only',
+)!;
 const tenantConfig = tenantDistribution.Properties!.DistributionConfig;
 const [bucketId, bucket] = ofType('AWS::S3::Bucket').find(([id]) => id.startsWith('WebAssets'))!;
 const [apiId] = only('AWS::ApiGatewayV2::Api');
@@ -73,7 +84,8 @@ const [functionId, cfFunction] = cfFunctions.find(([id]) => id.startsWith('WebVi
 const [viewerHostId, viewerHostFunction] = cfFunctions.find(([id]) => id.startsWith('WebViewerHost'))!;
 const [headersPolicyId, headersPolicy] = only('AWS::CloudFront::ResponseHeadersPolicy');
 
-const originOf = (behavior: { TargetOriginId: string }, of = config) => (of.Origins as any[]).find((origin) => origin.Id === behavior.TargetOriginId);
+const originOf = (behavior: { TargetOriginId: string }, of = config) =>
+  (of.Origins as any[]).find((origin) => origin.Id === behavior.TargetOriginId);
 const behaviorFor = (pattern: string, of = config) => (of.CacheBehaviors as any[]).find((behavior) => behavior.PathPattern === pattern);
 
 // Managed policy ids (aws-cdk-lib's CachePolicy / OriginRequestPolicy constants).
@@ -82,9 +94,21 @@ const CACHING_OPTIMIZED = '658327ea-f89d-4fab-a63d-7e88639e58f6';
 const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
 
 /** Runs the generated CloudFront Function source the way CloudFront does: `handler(event)`. */
-function runFunction(source: string, uri: string, headers: Record<string, { value: string }> = {}): { uri: string; headers: Record<string, { value: string }> } {
-  const handler = new Function('event', `${source}\nreturn handler(event);`) as (event: unknown) => { uri: string; headers: Record<string, { value: string }> };
-  return handler({ version: '1.0', context: { eventType: 'viewer-request' }, viewer: { ip: '192.0.2.1' }, request: { method: 'GET', uri, querystring: {}, headers, cookies: {} } });
+function runFunction(
+  source: string,
+  uri: string,
+  headers: Record<string, { value: string }> = {},
+): { uri: string; headers: Record<string, { value: string }> } {
+  const handler = new Function('event', `${source}\nreturn handler(event);`) as (event: unknown) => {
+    uri: string;
+    headers: Record<string, { value: string }>;
+  };
+  return handler({
+    version: '1.0',
+    context: { eventType: 'viewer-request' },
+    viewer: { ip: '192.0.2.1' },
+    request: { method: 'GET', uri, querystring: {}, headers, cookies: {} },
+  });
 }
 const deployedCode = cfFunction.Properties!.FunctionCode as string;
 
@@ -96,14 +120,24 @@ describe('WebHosting: bucket', () => {
       IgnorePublicAcls: true,
       RestrictPublicBuckets: true,
     });
-    expect(bucket.Properties!.BucketEncryption).toEqual({ ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] });
+    expect(bucket.Properties!.BucketEncryption).toEqual({
+      ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+    });
     expect(bucket.Properties!.WebsiteConfiguration).toBeUndefined();
-    expect(bucket.Properties!.LoggingConfiguration).toEqual({ DestinationBucketName: { Ref: expect.stringMatching(/^AccessLogs/) }, LogFilePrefix: 'web-assets/' });
+    expect(bucket.Properties!.LoggingConfiguration).toEqual({
+      DestinationBucketName: { Ref: expect.stringMatching(/^AccessLogs/) },
+      LogFilePrefix: 'web-assets/',
+    });
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       Bucket: { Ref: bucketId },
       PolicyDocument: {
         Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Deny',
+            Principal: { AWS: '*' },
+            Action: 's3:*',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
         ]),
       },
     });
@@ -111,7 +145,11 @@ describe('WebHosting: bucket', () => {
 
   it('is read only by this distribution, through origin access control', () => {
     const [oacId] = only('AWS::CloudFront::OriginAccessControl');
-    expect(resources[oacId]!.Properties!.OriginAccessControlConfig).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
+    expect(resources[oacId]!.Properties!.OriginAccessControlConfig).toMatchObject({
+      OriginAccessControlOriginType: 's3',
+      SigningBehavior: 'always',
+      SigningProtocol: 'sigv4',
+    });
     const s3Origin = originOf(config.DefaultCacheBehavior);
     expect(s3Origin.DomainName).toEqual({ 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] });
     expect(s3Origin.OriginAccessControlId).toEqual({ 'Fn::GetAtt': [oacId, 'Id'] });
@@ -124,7 +162,11 @@ describe('WebHosting: bucket', () => {
             Effect: 'Allow',
             Principal: { Service: 'cloudfront.amazonaws.com' },
             Action: 's3:GetObject',
-            Condition: { StringEquals: { 'AWS:SourceArn': Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: distributionId }])]) }) } },
+            Condition: {
+              StringEquals: {
+                'AWS:SourceArn': Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: distributionId }])]) }),
+              },
+            },
           }),
         ]),
       },
@@ -135,7 +177,9 @@ describe('WebHosting: bucket', () => {
     expect(bucket.DeletionPolicy).toBe('Delete');
     template.resourceCountIs('Custom::S3AutoDeleteObjects', 1);
     const retained = synth({ retain: true, certificateArn: CERTIFICATE_ARN }).template;
-    const [, kept] = Object.entries(retained.toJSON().Resources as Record<string, Resource>).find(([id, r]) => r.Type === 'AWS::S3::Bucket' && id.startsWith('WebAssets'))!;
+    const [, kept] = Object.entries(retained.toJSON().Resources as Record<string, Resource>).find(
+      ([id, r]) => r.Type === 'AWS::S3::Bucket' && id.startsWith('WebAssets'),
+    )!;
     expect(kept.DeletionPolicy).toBe('Retain');
     retained.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
   });
@@ -145,7 +189,11 @@ describe('WebHosting: distribution', () => {
   it('serves HTTP/2 and HTTP/3 over TLS 1.2 or later, on the custom domain', () => {
     expect(config.HttpVersion).toBe('http2and3');
     expect(config.Aliases).toEqual(['secrets.example.org']);
-    expect(config.ViewerCertificate).toEqual({ AcmCertificateArn: CERTIFICATE_ARN, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' });
+    expect(config.ViewerCertificate).toEqual({
+      AcmCertificateArn: CERTIFICATE_ARN,
+      MinimumProtocolVersion: 'TLSv1.2_2021',
+      SslSupportMethod: 'sni-only',
+    });
     expect(config.DefaultRootObject).toBeUndefined();
     // Error responses would rewrite the API's own 4xx/5xx.
     expect(config.CustomErrorResponses).toBeUndefined();
@@ -153,14 +201,19 @@ describe('WebHosting: distribution', () => {
 
   it('answers plain HTTP with a redirect only at the bare pages; secret links, request links and the API refuse it', () => {
     expect(config.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');
-    for (const pattern of ['/s/*', '/q/*', ...apiPathPatterns]) expect(behaviorFor(pattern).ViewerProtocolPolicy, pattern).toBe('https-only');
-    expect((config.CacheBehaviors as any[]).map((behavior) => behavior.PathPattern).sort()).toEqual(['/s/*', '/q/*', ...apiPathPatterns].sort());
+    for (const pattern of ['/s/*', '/q/*', ...apiPathPatterns])
+      expect(behaviorFor(pattern).ViewerProtocolPolicy, pattern).toBe('https-only');
+    expect((config.CacheBehaviors as any[]).map((behavior) => behavior.PathPattern).sort()).toEqual(
+      ['/s/*', '/q/*', ...apiPathPatterns].sort(),
+    );
   });
 
   it('serves pages from the bucket with the rewrite function and the web headers', () => {
     for (const behavior of [config.DefaultCacheBehavior, behaviorFor('/s/*'), behaviorFor('/q/*')]) {
       expect(originOf(behavior).S3OriginConfig).toBeDefined();
-      expect(behavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } }]);
+      expect(behavior.FunctionAssociations).toEqual([
+        { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } },
+      ]);
       expect(behavior.ResponseHeadersPolicyId).toEqual({ Ref: headersPolicyId });
       expect(behavior.CachePolicyId).toBe(CACHING_OPTIMIZED);
       expect(behavior.AllowedMethods).toEqual(['GET', 'HEAD']);
@@ -175,7 +228,9 @@ describe('WebHosting: distribution', () => {
       expect(behavior.AllowedMethods, pattern).toEqual(['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE']);
       expect(behavior.ResponseHeadersPolicyId, pattern).toBeUndefined();
       // The host the viewer asked for, which every API function checks (shared/http/viewerHost.ts).
-      expect(behavior.FunctionAssociations, pattern).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [viewerHostId, 'FunctionARN'] } }]);
+      expect(behavior.FunctionAssociations, pattern).toEqual([
+        { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [viewerHostId, 'FunctionARN'] } },
+      ]);
       const origin = originOf(behavior);
       expect(origin.DomainName).toEqual({ 'Fn::Join': ['', [{ Ref: apiId }, '.execute-api.eu-west-1.', { Ref: 'AWS::URLSuffix' }]] });
       expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
@@ -217,7 +272,8 @@ describe('WebHosting: distribution', () => {
       retain: false,
       originVerifyValue: 'origin-verify-value',
     });
-    const policy = Template.fromStack(bucketStack).toJSON().Resources[bucketStack.getLogicalId(web.responseHeaders.node.defaultChild as CfnElement)];
+    const policy =
+      Template.fromStack(bucketStack).toJSON().Resources[bucketStack.getLogicalId(web.responseHeaders.node.defaultChild as CfnElement)];
     const csp = policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy;
     const [separator, parts] = csp['Fn::Join'] as [string, unknown[]];
     expect(separator).toBe('');
@@ -247,10 +303,13 @@ describe('WebHosting: distribution', () => {
   it('without a custom domain uses the CloudFront address and warns when webOrigin is elsewhere', () => {
     const { stack: bare, template: bareTemplate, web } = synth();
     const bareConfig = bareTemplate.findResources('AWS::CloudFront::Distribution');
-    const distConfig = Object.values(bareConfig).find((d) => d.Properties.DistributionConfig.ConnectionMode === undefined)!.Properties.DistributionConfig;
+    const distConfig = Object.values(bareConfig).find((d) => d.Properties.DistributionConfig.ConnectionMode === undefined)!.Properties
+      .DistributionConfig;
     expect(distConfig.Aliases).toBeUndefined();
     expect(distConfig.ViewerCertificate).toBeUndefined();
-    expect(bare.resolve(web.url)).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^WebDistribution/), 'DomainName'] }]] });
+    expect(bare.resolve(web.url)).toEqual({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^WebDistribution/), 'DomainName'] }]],
+    });
     Annotations.fromStack(bare).hasWarning('/WebTest/Web', Match.stringLikeRegexp('webOrigin https://secrets.example.org is not served'));
     Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
     const served = synth({ webOrigin: 'https://d111111abcdef8.cloudfront.net' }).stack;
@@ -268,7 +327,8 @@ describe('WebHosting: custom hostnames’ distribution', () => {
   it('is multi-tenant, reached only through its tenants, on HTTP/2 and 3, with no address, certificate or IPv6 setting of its own', () => {
     expect(tenantConfig.ConnectionMode).toBe('tenant-only');
     expect(tenantConfig.HttpVersion).toBe('http2and3');
-    for (const absent of ['Aliases', 'ViewerCertificate', 'IPV6Enabled', 'PriceClass', 'Logging', 'CustomErrorResponses']) expect(tenantConfig[absent], absent).toBeUndefined();
+    for (const absent of ['Aliases', 'ViewerCertificate', 'IPV6Enabled', 'PriceClass', 'Logging', 'CustomErrorResponses'])
+      expect(tenantConfig[absent], absent).toBeUndefined();
     const [[, group] = []] = ofType('AWS::CloudFront::ConnectionGroup');
     expect(group!.Properties).toEqual({ Name: 'WebTest-custom-hostnames', Enabled: true, Ipv6Enabled: true });
   });
@@ -280,9 +340,13 @@ describe('WebHosting: custom hostnames’ distribution', () => {
       return { ...rest, origin };
     };
     expect(comparable(tenantConfig.DefaultCacheBehavior, tenantConfig)).toEqual(comparable(config.DefaultCacheBehavior, config));
-    expect((tenantConfig.CacheBehaviors as any[]).map((behavior) => behavior.PathPattern).sort()).toEqual((config.CacheBehaviors as any[]).map((behavior) => behavior.PathPattern).sort());
+    expect((tenantConfig.CacheBehaviors as any[]).map((behavior) => behavior.PathPattern).sort()).toEqual(
+      (config.CacheBehaviors as any[]).map((behavior) => behavior.PathPattern).sort(),
+    );
     for (const pattern of ['/s/*', '/q/*', ...apiPathPatterns]) {
-      expect(comparable(behaviorFor(pattern, tenantConfig), tenantConfig), pattern).toEqual(comparable(behaviorFor(pattern, config), config));
+      expect(comparable(behaviorFor(pattern, tenantConfig), tenantConfig), pattern).toEqual(
+        comparable(behaviorFor(pattern, config), config),
+      );
       expect(behaviorFor(pattern, tenantConfig).CachePolicyId, pattern).toBe(CACHING_DISABLED);
     }
     expect(tenantConfig.DefaultCacheBehavior.CachePolicyId).toBe(CACHING_DISABLED);
@@ -296,12 +360,17 @@ describe('WebHosting: custom hostnames’ distribution', () => {
           Match.objectLike({
             Principal: { Service: 'cloudfront.amazonaws.com' },
             Action: 's3:GetObject',
-            Condition: { StringEquals: { 'AWS:SourceArn': Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: tenantDistributionId }])]) }) } },
+            Condition: {
+              StringEquals: {
+                'AWS:SourceArn': Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: tenantDistributionId }])]) }),
+              },
+            },
           }),
         ]),
       },
     });
-    for (const [id, deployment] of ofType('Custom::CDKBucketDeployment')) expect(JSON.stringify(deployment.Properties), id).not.toContain(tenantDistributionId);
+    for (const [id, deployment] of ofType('Custom::CDKBucketDeployment'))
+      expect(JSON.stringify(deployment.Properties), id).not.toContain(tenantDistributionId);
   });
 });
 
@@ -316,12 +385,19 @@ describe('WebHosting: viewer-host function', () => {
   });
 
   it('tells the API the host the viewer asked for, replacing any the viewer sent', () => {
-    expect(run({ host: { value: 'secrets.acme.example' } })).toEqual({ host: { value: 'secrets.acme.example' }, [viewerHostHeader]: { value: 'secrets.acme.example' } });
-    expect(run({ host: { value: 'secrets.acme.example' }, [viewerHostHeader]: { value: 'forged.example' } })[viewerHostHeader]).toEqual({ value: 'secrets.acme.example' });
+    expect(run({ host: { value: 'secrets.acme.example' } })).toEqual({
+      host: { value: 'secrets.acme.example' },
+      [viewerHostHeader]: { value: 'secrets.acme.example' },
+    });
+    expect(run({ host: { value: 'secrets.acme.example' }, [viewerHostHeader]: { value: 'forged.example' } })[viewerHostHeader]).toEqual({
+      value: 'secrets.acme.example',
+    });
   });
 
   it('sends no host for a distribution’s own *.cloudfront.net name (the deployment’s own, as a direct call is), nor one a viewer made up', () => {
-    expect(run({ host: { value: 'd111111abcdef8.cloudfront.net' }, [viewerHostHeader]: { value: 'forged.example' } })).toEqual({ host: { value: 'd111111abcdef8.cloudfront.net' } });
+    expect(run({ host: { value: 'd111111abcdef8.cloudfront.net' }, [viewerHostHeader]: { value: 'forged.example' } })).toEqual({
+      host: { value: 'd111111abcdef8.cloudfront.net' },
+    });
     expect(run({ host: { value: 'D111111ABCDEF8.CLOUDFRONT.NET' } })).toEqual({ host: { value: 'D111111ABCDEF8.CLOUDFRONT.NET' } });
     expect(run({ [viewerHostHeader]: { value: 'forged.example' } })).toEqual({});
     // A name that only ends like CloudFront's is a hostname like any other.
@@ -332,8 +408,12 @@ describe('WebHosting: viewer-host function', () => {
     for (const of of [config, tenantConfig]) {
       for (const behavior of [of.DefaultCacheBehavior, ...(of.CacheBehaviors as any[])]) {
         const api = (apiPathPatterns as readonly string[]).includes(behavior.PathPattern);
-        const names = (behavior.FunctionAssociations ?? []).map((association: { FunctionARN: unknown }) => JSON.stringify(association.FunctionARN));
-        expect(names.includes(JSON.stringify({ 'Fn::GetAtt': [viewerHostId, 'FunctionARN'] })), behavior.PathPattern ?? 'default').toBe(api);
+        const names = (behavior.FunctionAssociations ?? []).map((association: { FunctionARN: unknown }) =>
+          JSON.stringify(association.FunctionARN),
+        );
+        expect(names.includes(JSON.stringify({ 'Fn::GetAtt': [viewerHostId, 'FunctionARN'] })), behavior.PathPattern ?? 'default').toBe(
+          api,
+        );
       }
     }
   });
@@ -382,7 +462,12 @@ describe('WebHosting: deployment of the web client', () => {
       }
     };
     visit(pagesId);
-    expect([...before].sort()).toEqual(deployments.map(([id]) => id).filter((id) => id !== pagesId).sort());
+    expect([...before].sort()).toEqual(
+      deployments
+        .map(([id]) => id)
+        .filter((id) => id !== pagesId)
+        .sort(),
+    );
   });
 });
 
@@ -478,7 +563,29 @@ describe('WebHosting: viewer-request function', () => {
 
   it('agrees with assetPathFor on any path', () => {
     const segment = fc.oneof(
-      fc.constantFrom('', 's', 'r', 'q', 'v1', 'assets', 'signin', 'account', 'keys', 'sessions', 'requests', 'respond', 'workspaces', 'workspace', 'join', 'index.html', 'reveal', '__proto__', 'sec_abc', 'rcp_abc', 'rql_abc'),
+      fc.constantFrom(
+        '',
+        's',
+        'r',
+        'q',
+        'v1',
+        'assets',
+        'signin',
+        'account',
+        'keys',
+        'sessions',
+        'requests',
+        'respond',
+        'workspaces',
+        'workspace',
+        'join',
+        'index.html',
+        'reveal',
+        '__proto__',
+        'sec_abc',
+        'rcp_abc',
+        'rql_abc',
+      ),
       fc.stringMatching(/^[A-Za-z0-9._~%-]{0,12}$/),
     );
     fc.assert(
@@ -519,21 +626,41 @@ describe('WebHosting: cdk-nag AwsSolutions', () => {
   it.each<[string, Options]>([
     ['custom domain, access logs, pinned environment', { certificateArn: CERTIFICATE_ARN, accessLogs: true }],
     ['CloudFront domain, no access logs, environment-agnostic', { envAgnostic: true }],
-    ['web ACL, retained bucket', { certificateArn: CERTIFICATE_ARN, webAclId: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/x/1', retain: true }],
+    [
+      'web ACL, retained bucket',
+      { certificateArn: CERTIFICATE_ARN, webAclId: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/x/1', retain: true },
+    ],
   ])('leaves nothing unacknowledged (%s)', (_name, options) => {
     expect(violations(options)).toEqual([]);
   });
 
   it('acknowledges only what applies', () => {
     // CFR4 always: the custom hostnames' distribution has no certificate of its own.
-    const always = ['AwsSolutions-CFR1', 'AwsSolutions-CFR3', 'AwsSolutions-CFR4', 'AwsSolutions-IAM4', 'AwsSolutions-IAM5', 'AwsSolutions-L1'];
+    const always = [
+      'AwsSolutions-CFR1',
+      'AwsSolutions-CFR3',
+      'AwsSolutions-CFR4',
+      'AwsSolutions-IAM4',
+      'AwsSolutions-IAM5',
+      'AwsSolutions-L1',
+    ];
     expect(acknowledged({ certificateArn: CERTIFICATE_ARN, accessLogs: true })).toEqual([...always, 'AwsSolutions-CFR2'].sort());
     expect(acknowledged({})).toEqual([...always, 'AwsSolutions-CFR2', 'AwsSolutions-S1'].sort());
-    expect(acknowledged({ certificateArn: CERTIFICATE_ARN, accessLogs: true, webAclId: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/x/1' })).toEqual(always);
+    expect(
+      acknowledged({
+        certificateArn: CERTIFICATE_ARN,
+        accessLogs: true,
+        webAclId: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/x/1',
+      }),
+    ).toEqual(always);
     // The main distribution's CFR4 only without a certificate.
     const mainCfr4 = (options: Options) => {
       const { web } = build(options);
-      return web.distribution.node.metadata.some((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY && Object.keys(entry.data as object).some((id) => id.includes('AwsSolutions-CFR4')));
+      return web.distribution.node.metadata.some(
+        (entry) =>
+          entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY &&
+          Object.keys(entry.data as object).some((id) => id.includes('AwsSolutions-CFR4')),
+      );
     };
     expect(mainCfr4({ certificateArn: CERTIFICATE_ARN })).toBe(false);
     expect(mainCfr4({})).toBe(true);

@@ -58,12 +58,22 @@ describe('GET /v1/usage', () => {
   it('401 without a credential, or with one that is not valid', async () => {
     expectProblem(await api.get('/v1/usage'), 401, 'unauthorized');
     expectProblem(await api.get('/v1/usage', bearer('not-a-token')), 401, 'unauthorized');
-    expectProblem(await api.get('/v1/usage', bearer('hlk_key_AAAAAAAAAAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')), 401, 'unauthorized');
+    expectProblem(
+      await api.get('/v1/usage', bearer('hlk_key_AAAAAAAAAAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')),
+      401,
+      'unauthorized',
+    );
   });
 
   it("a new account: nothing stored, this month's calls, the free plan", async () => {
     const usage = await usageOf(user.auth);
-    expect(usage).toEqual({ live_secrets: 0, bytes_stored: 0, calls_this_month: usage.calls_this_month, month: monthOf(runtime.clock.now()), plan: 'free' });
+    expect(usage).toEqual({
+      live_secrets: 0,
+      bytes_stored: 0,
+      calls_this_month: usage.calls_this_month,
+      month: monthOf(runtime.clock.now()),
+      plan: 'free',
+    });
     expect(usage.month).toMatch(/^\d{4}-\d{2}$/);
     // This very call was counted before the reply was made.
     expect(usage.calls_this_month).toBeGreaterThanOrEqual(1);
@@ -86,7 +96,11 @@ describe('GET /v1/usage', () => {
     expect(await usageOf(who.auth)).toMatchObject({ live_secrets: 1, bytes_stored: 64 });
 
     const pair = claimPair();
-    const b = await api.post('/v1/secrets', textSecretBody({ claim_verifier: pair.verifier, link_verifier: claimPair().verifier }, 300), who.auth);
+    const b = await api.post(
+      '/v1/secrets',
+      textSecretBody({ claim_verifier: pair.verifier, link_verifier: claimPair().verifier }, 300),
+      who.auth,
+    );
     expect(b.status).toBe(201);
     expect(await usageOf(who.auth)).toMatchObject({ live_secrets: 2, bytes_stored: 364 });
 
@@ -185,7 +199,9 @@ describe('GET /v1/usage/history and the hourly rollup', () => {
     });
     // A call made after a day's last run counts on the day of the next run (the read just above).
     await rollup();
-    expect((await api.get('/v1/usage/history?days=1', key.auth)).body.items).toEqual([{ date: day2, live_secrets: 3, bytes_stored: 200, calls: 4 }]);
+    expect((await api.get('/v1/usage/history?days=1', key.auth)).body.items).toEqual([
+      { date: day2, live_secrets: 3, bytes_stored: 200, calls: 4 },
+    ]);
 
     // 30 days on, day 1 and day 2 are out of the default 30-day window, in a 90-day one.
     runtime.clock.advance(30 * 24 * 3600);
@@ -207,12 +223,22 @@ describe('POST /v1/events', () => {
 
   const eventsOf = async (userId: string) => {
     const day = dayOf(runtime.clock.now());
-    const { Items } = await db.send(new QueryCommand({ TableName: runtime.config.TABLE_NAME, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `PRODUCT_EVENT#${day}` } }));
+    const { Items } = await db.send(
+      new QueryCommand({
+        TableName: runtime.config.TABLE_NAME,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `PRODUCT_EVENT#${day}` },
+      }),
+    );
     return (Items ?? []).filter((item) => item.user_id === userId);
   };
 
   it('202 for a named event with flat properties, stored with the user and a 90-day TTL', async () => {
-    const reply = await api.post('/v1/events', { name: 'compose.opened', properties: { surface: 'web', step: 2, passphrase: true } }, user.auth);
+    const reply = await api.post(
+      '/v1/events',
+      { name: 'compose.opened', properties: { surface: 'web', step: 2, passphrase: true } },
+      user.auth,
+    );
     expect(reply.status).toBe(202);
     expect(reply.body).toEqual({ accepted: true });
     expect((await api.post('/v1/events', { name: 'settings_viewed' }, user.auth)).status).toBe(202);
@@ -262,10 +288,17 @@ describe('POST /v1/events', () => {
   });
 
   it('400 for a body that is not JSON, or not sent as JSON', async () => {
-    expectProblem(await api.call('POST', '/v1/events', { body: '{"name":', headers: { ...user.auth, 'content-type': 'application/json' } }), 400, 'invalid_json');
+    expectProblem(
+      await api.call('POST', '/v1/events', { body: '{"name":', headers: { ...user.auth, 'content-type': 'application/json' } }),
+      400,
+      'invalid_json',
+    );
     expectProblem(await api.call('POST', '/v1/events', { headers: user.auth }), 400, 'invalid_json');
     expectProblem(
-      await api.call('POST', '/v1/events', { body: 'name=compose.opened', headers: { ...user.auth, 'content-type': 'application/x-www-form-urlencoded' } }),
+      await api.call('POST', '/v1/events', {
+        body: 'name=compose.opened',
+        headers: { ...user.auth, 'content-type': 'application/x-www-form-urlencoded' },
+      }),
       400,
       'unsupported_media_type',
     );
@@ -313,10 +346,23 @@ describe('GET /v1/flags', () => {
     const who = await signIn(runtime, newEmail('flags-paid'));
     // No route changes a plan yet (billing does); set it where the user store keeps it.
     const setPlan = (plan: string) =>
-      db.send(new UpdateCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `USER#${who.user.id}`, sk: 'PROFILE' }, UpdateExpression: 'SET #plan = :plan', ExpressionAttributeNames: { '#plan': 'plan' }, ExpressionAttributeValues: { ':plan': plan } }));
+      db.send(
+        new UpdateCommand({
+          TableName: runtime.config.TABLE_NAME,
+          Key: { pk: `USER#${who.user.id}`, sk: 'PROFILE' },
+          UpdateExpression: 'SET #plan = :plan',
+          ExpressionAttributeNames: { '#plan': 'plan' },
+          ExpressionAttributeValues: { ':plan': plan },
+        }),
+      );
 
     await setPlan('pro');
-    expect((await api.get('/v1/flags', who.auth)).body.flags).toEqual({ ...freeFlags, receipts_location: true, receipts_device: true, signed_in: true });
+    expect((await api.get('/v1/flags', who.auth)).body.flags).toEqual({
+      ...freeFlags,
+      receipts_location: true,
+      receipts_device: true,
+      signed_in: true,
+    });
     expect((await usageOf(who.auth)).plan).toBe('pro');
 
     await setPlan('team');

@@ -92,7 +92,11 @@ describe('rate limits (2 per window)', () => {
     const code = latestCode(runtime, email)!;
     const wrong = String((Number(code) + 1) % 100_000_000).padStart(8, '0');
     const address = freshAddress();
-    await thirdIsLimited(address, (from, i) => callFrom(runtime, from, 'POST', '/v1/auth/otp/verify', { email, code: i < 2 ? wrong : code }), 401);
+    await thirdIsLimited(
+      address,
+      (from, i) => callFrom(runtime, from, 'POST', '/v1/auth/otp/verify', { email, code: i < 2 ? wrong : code }),
+      401,
+    );
     // The refused call did not count an attempt: the code still works from elsewhere.
     const elsewhere = await callFrom(runtime, freshAddress(), 'POST', '/v1/auth/otp/verify', { email, code });
     expect(elsewhere.status, JSON.stringify(elsewhere.body)).toBe(200);
@@ -106,7 +110,14 @@ describe('rate limits (2 per window)', () => {
       address,
       async (from) => {
         const secret = await api.post('/v1/secrets', textSecretBody());
-        return callFrom(runtime, from, 'POST', '/v1/auth/adopt-secrets', { secrets: [{ id: secret.body.id, delete_token: secret.body.delete_token }] }, signedIn.auth);
+        return callFrom(
+          runtime,
+          from,
+          'POST',
+          '/v1/auth/adopt-secrets',
+          { secrets: [{ id: secret.body.id, delete_token: secret.body.delete_token }] },
+          signedIn.auth,
+        );
       },
       200,
     );
@@ -114,11 +125,19 @@ describe('rate limits (2 per window)', () => {
 
   it('reports: the third call from an address is 429', async () => {
     const secret = await api.post('/v1/secrets', textSecretBody());
-    await thirdIsLimited(freshAddress(), (from) => callFrom(runtime, from, 'POST', '/v1/reports', { secret_id: secret.body.id, reason: 'other' }), 202);
+    await thirdIsLimited(
+      freshAddress(),
+      (from) => callFrom(runtime, from, 'POST', '/v1/reports', { secret_id: secret.body.id, reason: 'other' }),
+      202,
+    );
   });
 
   it('feedback/reveal: the third call from an address is 429', async () => {
-    await thirdIsLimited(freshAddress(), (from, i) => callFrom(runtime, from, 'POST', '/v1/feedback/reveal', { rating: i % 2 ? 'up' : 'down' }), 202);
+    await thirdIsLimited(
+      freshAddress(),
+      (from, i) => callFrom(runtime, from, 'POST', '/v1/feedback/reveal', { rating: i % 2 ? 'up' : 'down' }),
+      202,
+    );
   });
 
   it('the window ends after retry-after seconds', async () => {

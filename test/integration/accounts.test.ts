@@ -45,7 +45,8 @@ describe('POST /v1/auth/otp/start', () => {
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({ sent: true });
     }
-    const headerNames = (reply: Reply) => [...reply.headers.keys()].filter((name) => !['date', 'x-request-id', 'content-length'].includes(name)).sort();
+    const headerNames = (reply: Reply) =>
+      [...reply.headers.keys()].filter((name) => !['date', 'x-request-id', 'content-length'].includes(name)).sort();
     expect(headerNames(forFresh)).toEqual(headerNames(forKnown));
 
     for (const email of [known, fresh]) {
@@ -175,7 +176,9 @@ describe('POST /v1/auth/otp/verify', () => {
 
   it('answers 403 for an address whose domain enforces SSO, and mails nothing on start', async () => {
     const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-    await db.send(new PutCommand({ TableName: runtime.config.TABLE_NAME, Item: { pk: 'SSO_DOMAIN#corp.example', sk: 'SSO', enforced: true } }));
+    await db.send(
+      new PutCommand({ TableName: runtime.config.TABLE_NAME, Item: { pk: 'SSO_DOMAIN#corp.example', sk: 'SSO', enforced: true } }),
+    );
     const email = `sso-${Date.now()}@corp.example`;
 
     const started = await start(email);
@@ -381,14 +384,24 @@ describe('GET /v1/auth/jwks', () => {
     const keys = reply.body.keys as Array<Record<string, unknown>>;
     expect(keys.length).toBeGreaterThanOrEqual(1);
     for (const key of keys) {
-      expect(key).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: expect.any(String), x: expect.any(String), y: expect.any(String) });
+      expect(key).toMatchObject({
+        kty: 'EC',
+        crv: 'P-256',
+        alg: 'ES256',
+        use: 'sig',
+        kid: expect.any(String),
+        x: expect.any(String),
+        y: expect.any(String),
+      });
       expect(key).not.toHaveProperty('d');
     }
     const kid = jwtHeader(signedIn.access_token).kid;
     expect(keys.map((key) => key.kid)).toContain(kid);
 
     // The published set really verifies the token.
-    const { payload } = await jwtVerify(signedIn.access_token, createLocalJWKSet(reply.body), { currentDate: new Date(runtime.clock.now()) });
+    const { payload } = await jwtVerify(signedIn.access_token, createLocalJWKSet(reply.body), {
+      currentDate: new Date(runtime.clock.now()),
+    });
     expect(payload.sub).toBe(signedIn.user.id);
   });
 });
@@ -397,11 +410,19 @@ describe('GET /v1/auth/sessions', () => {
   it('lists the devices, named by device_name or the user agent, with the current one flagged', async () => {
     const email = newEmail('devices');
     const laptop = await signIn(runtime, email, 'Work laptop');
-    const firefox = await signIn(runtime, email, undefined, { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0' });
+    const firefox = await signIn(runtime, email, undefined, {
+      'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
+    });
     const reply = await sessions(firefox.access_token);
     expect(reply.status).toBe(200);
     expect(reply.body.next_cursor).toBeNull();
-    const items = reply.body.items as Array<{ id: string; device_name: string; current: boolean; created_at: string; last_used_at: string }>;
+    const items = reply.body.items as Array<{
+      id: string;
+      device_name: string;
+      current: boolean;
+      created_at: string;
+      last_used_at: string;
+    }>;
     expect(items).toHaveLength(2);
     const byId = new Map(items.map((item) => [item.id, item]));
     expect(byId.get(jwtPayload(laptop.access_token).sid as string)).toMatchObject({ device_name: 'Work laptop', current: false });

@@ -77,7 +77,9 @@ function send(method: string, path: string, init: { headers?: OutgoingHttpHeader
     const request = httpRequest({ host: '127.0.0.1', port: runtime.port, method, path, headers, agent }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
       response.on('error', reject);
     });
     request.on('error', reject);
@@ -146,7 +148,10 @@ const describeInput = (value: string | Uint8Array | undefined) =>
 
 /** Header values Node will send: visible latin-1, spaces and tabs inside. */
 const headerValue = (maxLength = 80) =>
-  fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c)), maxLength });
+  fc.string({
+    unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c)),
+    maxLength,
+  });
 
 const contentTypes = fc.oneof(
   fc.constant(undefined),
@@ -260,7 +265,21 @@ const kindField: Alternatives = {
     fc.constant(absent('invalid')),
     fc
       .oneof(
-        fc.constantFrom('"file"', '"TEXT"', '""', '"text "', '"text\\u0000"', '"tеxt"', 'null', '1', 'true', '[]', '{}', '["text"]', '{"kind":"text"}'),
+        fc.constantFrom(
+          '"file"',
+          '"TEXT"',
+          '""',
+          '"text "',
+          '"text\\u0000"',
+          '"tеxt"',
+          'null',
+          '1',
+          'true',
+          '[]',
+          '{}',
+          '["text"]',
+          '{"kind":"text"}',
+        ),
         anyJsonLiteral.filter((raw) => raw !== '"text"'),
       )
       .map((raw) => present(raw, 'invalid')),
@@ -272,9 +291,25 @@ function brokenEnvelopes(bytes: Uint8Array): fc.Arbitrary<FieldChoice> {
   const text = b64(bytes);
   return fc.oneof(
     fc.constant(absent('invalid')),
-    fc.constantFrom('""', '"===="', '"A==="', '"=AAA"', '"AAAA===="', '"AA=A"', '123', 'null', 'true', `[${JSON.stringify(text)}]`, `{"b64":${JSON.stringify(text)}}`).map((raw) => present(raw, 'invalid')),
+    fc
+      .constantFrom(
+        '""',
+        '"===="',
+        '"A==="',
+        '"=AAA"',
+        '"AAAA===="',
+        '"AA=A"',
+        '123',
+        'null',
+        'true',
+        `[${JSON.stringify(text)}]`,
+        `{"b64":${JSON.stringify(text)}}`,
+      )
+      .map((raw) => present(raw, 'invalid')),
     // Length not a multiple of 4.
-    fc.constant(present(JSON.stringify(text.length % 4 === 0 && !text.endsWith('=') ? `${text}A` : text.replace(/=+$/, '') || 'A'), 'invalid')),
+    fc.constant(
+      present(JSON.stringify(text.length % 4 === 0 && !text.endsWith('=') ? `${text}A` : text.replace(/=+$/, '') || 'A'), 'invalid'),
+    ),
     // A character outside the standard alphabet somewhere.
     fc
       .tuple(fc.nat(text.length), fc.constantFrom(' ', '\n', '-', '_', '.', 'é', '😀', '\u0000', '%'))
@@ -313,7 +348,11 @@ const claimField = {
 
 type NotBeforeChoice = { kind: 'absent' } | { kind: 'offset'; fraction: number; tz: number } | { kind: 'broken'; raw: string };
 const offsetNotBefore = (fractions: number[]) =>
-  fc.record({ kind: fc.constant('offset' as const), fraction: fc.constantFrom(...fractions), tz: fc.constantFrom(0, 330, -420, 840, -720) });
+  fc.record({
+    kind: fc.constant('offset' as const),
+    fraction: fc.constantFrom(...fractions),
+    tz: fc.constantFrom(0, 330, -420, 840, -720),
+  });
 const notBeforeField = {
   // In the past, or before the expiry.
   valid: fc.oneof(fc.constant<NotBeforeChoice>({ kind: 'absent' }), offsetNotBefore([-10, -0.5, 0.1, 0.5, 0.9])),
@@ -343,7 +382,10 @@ const notBeforeField = {
 
 const extraKeysField = fc.array(
   fc.tuple(
-    fc.oneof(fc.constantFrom(...prototypeKeys, 'Kind', 'id', 'views_left', 'state', '', ' kind', 'kind\u0000'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 })),
+    fc.oneof(
+      fc.constantFrom(...prototypeKeys, 'Kind', 'id', 'views_left', 'state', '', ' kind', 'kind\u0000'),
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }),
+    ),
     anyJsonLiteral,
   ),
   { minLength: 1, maxLength: 3 },
@@ -359,7 +401,8 @@ const brokenFields: fc.Arbitrary<readonly Breakable[]> = fc.oneof(
   { weight: 3, arbitrary: fc.subarray([...breakable], { minLength: 2 }) },
 );
 
-const pick = <T>(alternatives: { valid: fc.Arbitrary<T>; invalid: fc.Arbitrary<T> }, broken: boolean) => (broken ? alternatives.invalid : alternatives.valid);
+const pick = <T>(alternatives: { valid: fc.Arbitrary<T>; invalid: fc.Arbitrary<T> }, broken: boolean) =>
+  broken ? alternatives.invalid : alternatives.valid;
 
 /** The whole creation body, with the model's view of each field. */
 const createCase: fc.Arbitrary<CreateCase> = fc
@@ -378,7 +421,10 @@ const createCase: fc.Arbitrary<CreateCase> = fc
           : brokenEnvelopes(bytes)
         : fc.constant(present(JSON.stringify(b64(bytes)), 'valid')),
       size: is('size_bytes')
-        ? fc.oneof(fc.constantFrom<string | undefined>(String(bytes.length + 1), String(bytes.length - 1)), sizes.invalid.map((choice) => choice.raw))
+        ? fc.oneof(
+            fc.constantFrom<string | undefined>(String(bytes.length + 1), String(bytes.length - 1)),
+            sizes.invalid.map((choice) => choice.raw),
+          )
         : fc.constant<string | undefined>(String(bytes.length)),
       salt: pick(saltField, is('salt')),
       expiresIn: pick(intField(60, 30 * 24 * 3600, true), is('expires_in')),
@@ -427,7 +473,12 @@ const createCase: fc.Arbitrary<CreateCase> = fc
     // A claim verifier goes with a link verifier (issue 26's cut-over; its own test is link-verifier-cutover.test.ts).
     if (parts.claim !== 'absent') fields.link_verifier = present(JSON.stringify(claimPair().verifier), 'valid');
 
-    const expiresIn = parts.expiresIn.verdict === 'valid' ? (parts.expiresIn.raw === undefined ? 24 * 3600 : (JSON.parse(parts.expiresIn.raw) as number)) : undefined;
+    const expiresIn =
+      parts.expiresIn.verdict === 'valid'
+        ? parts.expiresIn.raw === undefined
+          ? 24 * 3600
+          : (JSON.parse(parts.expiresIn.raw) as number)
+        : undefined;
     let notBeforeOffsetSeconds: number | undefined;
     if (parts.notBefore.kind === 'absent') fields.not_before = absent('valid');
     else if (parts.notBefore.kind === 'broken') fields.not_before = present(parts.notBefore.raw, 'invalid');
@@ -448,7 +499,8 @@ const createCase: fc.Arbitrary<CreateCase> = fc
     const keyed = entries.map((entry, index) => ({ entry, sortKey: parts.order[index % parts.order.length]! * 100 + index }));
     keyed.sort((a, b) => a.sortKey - b.sortKey);
 
-    const maxViews = parts.maxViews.verdict === 'valid' ? (parts.maxViews.raw === undefined ? 1 : (JSON.parse(parts.maxViews.raw) as number)) : undefined;
+    const maxViews =
+      parts.maxViews.verdict === 'valid' ? (parts.maxViews.raw === undefined ? 1 : (JSON.parse(parts.maxViews.raw) as number)) : undefined;
     return {
       entries: keyed.map(({ entry }) => entry),
       fields,
@@ -569,7 +621,9 @@ describe('POST /v1/secrets with random JSON', () => {
       fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)),
       anyJsonLiteral,
       fc
-        .array(fc.tuple(fc.oneof(fc.constantFrom(...createFields, ...prototypeKeys), fc.string({ maxLength: 10 })), anyJsonLiteral), { maxLength: 10 })
+        .array(fc.tuple(fc.oneof(fc.constantFrom(...createFields, ...prototypeKeys), fc.string({ maxLength: 10 })), anyJsonLiteral), {
+          maxLength: 10,
+        })
         .map(objectText),
       fc.integer({ min: 1, max: 20_000 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`),
       fc.integer({ min: 1, max: 5_000 }).map((depth) => `${'{"kind":'.repeat(depth)}"text"${'}'.repeat(depth)}`),
@@ -608,7 +662,10 @@ describe('POST /v1/secrets with random JSON', () => {
           expect(problem?.code, context).toBe('invalid_request');
           const paths = expectFieldErrors(problem!, context).map((error) => error.path);
           for (const field of expected.mustName) {
-            expect(paths.some((path) => path === field || path.startsWith(`${field}.`)), `${context}: ${field} not in ${JSON.stringify(paths)}`).toBe(true);
+            expect(
+              paths.some((path) => path === field || path.startsWith(`${field}.`)),
+              `${context}: ${field} not in ${JSON.stringify(paths)}`,
+            ).toBe(true);
           }
           return;
         }
@@ -620,7 +677,9 @@ describe('POST /v1/secrets with random JSON', () => {
         expect(body.max_views, context).toBe(maxViews);
         expect(body.views_left, context).toBe(maxViews);
         expect(typeof body.delete_token, context).toBe('string');
-        expect(Date.parse(body.expires_at as string) - Date.parse(body.created_at as string), context).toBe((c.expiresIn ?? 24 * 3600) * 1000);
+        expect(Date.parse(body.expires_at as string) - Date.parse(body.created_at as string), context).toBe(
+          (c.expiresIn ?? 24 * 3600) * 1000,
+        );
         // What was stored is what was sent: one claim returns the exact envelope.
         const claim = await send('POST', `/v1/secrets/${body.id as string}/claim`, {
           headers: { 'content-type': 'application/json' },
@@ -654,7 +713,9 @@ const rawBody: fc.Arbitrary<string | Uint8Array | undefined> = fc.oneof(
   fc.constantFrom('\uFEFF', ' ', '\n', 'x', ',', '}', '\u0000').map((extra) => JSON.stringify(textSecretBody()) + extra),
   fc.constant(`\uFEFF${JSON.stringify(textSecretBody())}`),
   fc.constant(new URLSearchParams(textSecretBody() as unknown as Record<string, string>).toString()),
-  fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => Buffer.concat([Buffer.from('{"kind":"'), Buffer.from(bytes), Buffer.from('"}')])),
+  fc
+    .uint8Array({ minLength: 1, maxLength: 64 })
+    .map((bytes) => Buffer.concat([Buffer.from('{"kind":"'), Buffer.from(bytes), Buffer.from('"}')])),
 );
 
 describe('POST /v1/secrets with random bytes and content types', () => {
@@ -701,7 +762,10 @@ describe('POST /v1/secrets with random bytes and content types', () => {
   });
 
   it('a body over the gateway limit is a 413 problem', async () => {
-    const reply = await send('POST', '/v1/secrets', { headers: { 'content-type': 'application/json' }, body: Buffer.alloc(10 * 1024 * 1024 + 1, 0x20) });
+    const reply = await send('POST', '/v1/secrets', {
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.alloc(10 * 1024 * 1024 + 1, 0x20),
+    });
     const problem = checkResponse(reply, 'POST /v1/secrets 10 MiB + 1');
     expect(reply.status).toBe(413);
     expect(problem?.code).toBe('payload_too_large');
@@ -733,7 +797,11 @@ describe('random ids on GET, DELETE and claim', () => {
             } else if (method === 'GET' && path.includes('?')) {
               // The metadata read takes a query (`recipient_id`): an unknown parameter is refused.
               expect([400, 404], `${context} → ${reply.text.slice(0, 200)}`).toContain(reply.status);
-              if (reply.status === 400) expect(expectFieldErrors(problem!, context).every((error) => error.path.startsWith('query.')), context).toBe(true);
+              if (reply.status === 400)
+                expect(
+                  expectFieldErrors(problem!, context).every((error) => error.path.startsWith('query.')),
+                  context,
+                ).toBe(true);
             } else {
               expect(reply.status, `${context} → ${reply.text.slice(0, 200)}`).toBe(404);
               expect(problem?.code, context).toBe('not_found');
@@ -753,7 +821,22 @@ describe('random request targets', () => {
     const visible = fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c));
     const target = fc
       .tuple(
-        fc.constantFrom('', '/', '//', '///', 'http://', 'https://', 'http://localhost', 'http://[', 'http://[::1]', 'http://h:', 'http://h:99999', 'ftp://', '*', '\\'),
+        fc.constantFrom(
+          '',
+          '/',
+          '//',
+          '///',
+          'http://',
+          'https://',
+          'http://localhost',
+          'http://[',
+          'http://[::1]',
+          'http://h:',
+          'http://h:99999',
+          'ftp://',
+          '*',
+          '\\',
+        ),
         fc.string({ unit: visible, maxLength: 30 }),
         fc.constantFrom('', '/v1/secrets', '/v1/secrets/sec_x', '/v1/secrets/x/claim', '/v1/../v1/secrets'),
       )
@@ -800,7 +883,9 @@ describe('random x-delete-token values on the guard', () => {
         ),
         async (token) => {
           fc.pre(token === undefined || (Array.isArray(token) ? token.join(', ') : token).trim() !== guard.deleteToken);
-          const reply = await send('DELETE', `/v1/secrets/${guard.id}`, { headers: token === undefined ? {} : { 'x-delete-token': token } });
+          const reply = await send('DELETE', `/v1/secrets/${guard.id}`, {
+            headers: token === undefined ? {} : { 'x-delete-token': token },
+          });
           const context = `DELETE guard with x-delete-token=${JSON.stringify(token)?.slice(0, 120)}`;
           const problem = checkResponse(reply, context);
           expect(reply.status, context).toBe(403);
@@ -827,9 +912,16 @@ describe('random methods on the secrets paths', () => {
         fc.option(fc.oneof(fc.constantFrom(...methods), headerValue(20)), { nil: undefined }),
         async (method, template, which, body, contentType, origin, preflightMethod) => {
           // A POST to the guard's claim would rightly consume a view: that one is not fuzzed.
-          const id = which === 'guard' && !(method === 'POST' && template.startsWith('claim')) ? guard.id : which === 'garbage' ? '%E2%98%83..x' : unknownId();
+          const id =
+            which === 'guard' && !(method === 'POST' && template.startsWith('claim'))
+              ? guard.id
+              : which === 'garbage'
+                ? '%E2%98%83..x'
+                : unknownId();
           const base = template.replace(/\/$/, '');
-          const path = (base === 'create' ? '/v1/secrets' : base === 'secret' ? `/v1/secrets/${id}` : `/v1/secrets/${id}/claim`) + (template.endsWith('/') ? '/' : '');
+          const path =
+            (base === 'create' ? '/v1/secrets' : base === 'secret' ? `/v1/secrets/${id}` : `/v1/secrets/${id}/claim`) +
+            (template.endsWith('/') ? '/' : '');
           const headers: OutgoingHttpHeaders = {};
           if (contentType !== undefined) headers['content-type'] = contentType;
           if (origin !== undefined) headers.origin = origin === 'web' ? runtime.url : origin;
@@ -882,7 +974,12 @@ describe('after the fuzzing', () => {
 
     const metadata = await send('GET', `/v1/secrets/${guard.id}`);
     expect(metadata.status).toBe(200);
-    expect(JSON.parse(metadata.text)).toMatchObject({ id: guard.id, state: 'active', max_views: guard.maxViews, views_left: guard.maxViews });
+    expect(JSON.parse(metadata.text)).toMatchObject({
+      id: guard.id,
+      state: 'active',
+      max_views: guard.maxViews,
+      views_left: guard.maxViews,
+    });
 
     const claim = await send('POST', `/v1/secrets/${guard.id}/claim`);
     expect(claim.status).toBe(200);

@@ -24,7 +24,11 @@ afterAll(() => runtime?.stop());
 beforeEach(() => runtime.stripe.holdEvents(false));
 
 const liveStatuses = ['active', 'trialing', 'past_due'];
-const held = () => runtime.stripe.events().filter((record) => record.deliveries.length === 0).map((record) => record.event.id);
+const held = () =>
+  runtime.stripe
+    .events()
+    .filter((record) => record.deliveries.length === 0)
+    .map((record) => record.event.id);
 const eventsOf = (subscriptionId: string, among: string[]) =>
   among.filter((id) => {
     const object = runtime.stripe.events().find((record) => record.event.id === id)!.event.data.object as Record<string, any>;
@@ -56,16 +60,22 @@ async function deliver(order: string[]): Promise<void> {
  * The invariant: at most one of the target's subscriptions is live at the provider, the plan
  * (and a workspace's seats) is what it gives or Free without one, and it is the one linked.
  */
-async function expectFollowsLive(target: { userId: string } | { workspaceId: string }, subscriptionIds: string[]): Promise<Stripe.Subscription | null> {
+async function expectFollowsLive(
+  target: { userId: string } | { workspaceId: string },
+  subscriptionIds: string[],
+): Promise<Stripe.Subscription | null> {
   const states = await Promise.all(subscriptionIds.map((id) => stripe.subscriptions.retrieve(id)));
   const live = states.filter((subscription) => liveStatuses.includes(subscription.status));
   expect(live.length, `live at the provider: ${live.map((subscription) => subscription.id).join(', ')}`).toBeLessThanOrEqual(1);
-  const linked = await runtime.functions.billing.billing.subscriptionOf('userId' in target ? { kind: 'user', userId: target.userId } : { kind: 'workspace', workspaceId: target.workspaceId });
+  const linked = await runtime.functions.billing.billing.subscriptionOf(
+    'userId' in target ? { kind: 'user', userId: target.userId } : { kind: 'workspace', workspaceId: target.workspaceId },
+  );
   if ('userId' in target) {
     expect((await runtime.functions.billing.users.get(target.userId))!.plan ?? 'free').toBe(live.length > 0 ? 'pro' : 'free');
   } else {
     expect((await runtime.functions.workspaces.workspaces.get(target.workspaceId))!.plan).toBe(live.length > 0 ? 'team' : 'free');
-    if (live.length > 0) expect((await runtime.functions.workspaces.workspaces.roster(target.workspaceId))!.seats).toBe(live[0]!.items.data[0]!.quantity);
+    if (live.length > 0)
+      expect((await runtime.functions.workspaces.workspaces.roster(target.workspaceId))!.seats).toBe(live[0]!.items.data[0]!.quantity);
   }
   if (live.length > 0) expect(linked).toMatchObject({ id: live[0]!.id, status: live[0]!.status });
   return live[0] ?? null;
@@ -73,9 +83,12 @@ async function expectFollowsLive(target: { userId: string } | { workspaceId: str
 
 /** The subscription was ended at once by the service, asked as Stripe is asked to credit the unused time on a final invoice; that invoice credits it. */
 async function expectCancelledWithCredit(subscriptionId: string): Promise<void> {
-  const cancels = runtime.stripe.requests().filter((request) => request.method === 'DELETE' && request.path === `/v1/subscriptions/${subscriptionId}`);
+  const cancels = runtime.stripe
+    .requests()
+    .filter((request) => request.method === 'DELETE' && request.path === `/v1/subscriptions/${subscriptionId}`);
   expect(cancels.filter((request) => request.status === 200)).toHaveLength(1);
-  for (const request of cancels) expect(request).toMatchObject({ query: { prorate: 'true', invoice_now: 'true' }, form: {}, stripe_version: Stripe.API_VERSION });
+  for (const request of cancels)
+    expect(request).toMatchObject({ query: { prorate: 'true', invoice_now: 'true' }, form: {}, stripe_version: Stripe.API_VERSION });
   const subscription = await stripe.subscriptions.retrieve(subscriptionId, { expand: ['latest_invoice'] });
   expect(subscription).toMatchObject({ status: 'canceled', cancellation_details: { reason: 'cancellation_requested' } });
   const final = subscription.latest_invoice as Stripe.Invoice;
@@ -94,12 +107,21 @@ function interleavings<T>(a: T[], b: T[]): T[][] {
 describe('one live subscription per target', () => {
   it('three Pro checkouts opened before paying: the first paid gives Pro, and the other two are expired at the provider and cannot be paid', async () => {
     const buyer = await signIn(runtime, newEmail('three'));
-    const sessions = [await startCheckout(buyer, { plan: 'pro' }), await startCheckout(buyer, { plan: 'pro' }), await startCheckout(buyer, { plan: 'pro' })];
+    const sessions = [
+      await startCheckout(buyer, { plan: 'pro' }),
+      await startCheckout(buyer, { plan: 'pro' }),
+      await startCheckout(buyer, { plan: 'pro' }),
+    ];
     runtime.stripe.clearRequests();
     const first = String((await runtime.stripe.completeCheckout(sessions[1]!)).subscription);
     await runtime.stripe.settled();
     const customer = (await runtime.functions.billing.billing.customerOf(buyer.user.id))!;
-    expect(runtime.stripe.requests().filter((request) => request.path.startsWith('/v1/checkout/sessions')).map(({ method, path, query }) => ({ method, path, query }))).toEqual([
+    expect(
+      runtime.stripe
+        .requests()
+        .filter((request) => request.path.startsWith('/v1/checkout/sessions'))
+        .map(({ method, path, query }) => ({ method, path, query })),
+    ).toEqual([
       { method: 'GET', path: '/v1/checkout/sessions', query: { customer, status: 'open', limit: '100' } },
       ...[sessions[2], sessions[0]].map((id) => ({ method: 'POST', path: `/v1/checkout/sessions/${id}/expire`, query: {} })),
     ]);
@@ -112,7 +134,11 @@ describe('one live subscription per target', () => {
 
   it('three Pro checkouts all paid before any event arrives: one stays, the other two are cancelled at once and credited', async () => {
     const buyer = await signIn(runtime, newEmail('three-paid'));
-    const sessions = [await startCheckout(buyer, { plan: 'pro' }), await startCheckout(buyer, { plan: 'pro' }), await startCheckout(buyer, { plan: 'pro' })];
+    const sessions = [
+      await startCheckout(buyer, { plan: 'pro' }),
+      await startCheckout(buyer, { plan: 'pro' }),
+      await startCheckout(buyer, { plan: 'pro' }),
+    ];
     runtime.stripe.clearRequests();
     const subscriptions = await payHeld(sessions);
     await deliver(held());
@@ -182,7 +208,9 @@ describe('one live subscription per target', () => {
       const ofSecond = eventsOf(second!, waiting);
       await deliver(secondFirst ? [...ofSecond, ...ofFirst] : [...ofFirst, ...ofSecond]);
       expect(await expectFollowsLive({ userId: buyer.user.id }, [first!, second!])).toMatchObject({ id: second });
-      expect(runtime.stripe.requests().filter((request) => request.method === 'DELETE' && request.path === `/v1/subscriptions/${second}`)).toEqual([]);
+      expect(
+        runtime.stripe.requests().filter((request) => request.method === 'DELETE' && request.path === `/v1/subscriptions/${second}`),
+      ).toEqual([]);
     }
   });
 
@@ -209,7 +237,10 @@ describe('one live subscription per target', () => {
   it('a 2-seat and a 7-seat Team for one workspace: one is cancelled at once; cancelling the live one leaves nothing billed, and the workspace Free', async () => {
     for (const order of ['made', 'reversed'] as const) {
       const workspace = await teamWorkspace(runtime, 1, 'free');
-      const sessions = [await startCheckout(workspace.owner, { plan: 'team', workspace_id: workspace.id, seats: 2 }), await startCheckout(workspace.owner, { plan: 'team', workspace_id: workspace.id, seats: 7 })];
+      const sessions = [
+        await startCheckout(workspace.owner, { plan: 'team', workspace_id: workspace.id, seats: 2 }),
+        await startCheckout(workspace.owner, { plan: 'team', workspace_id: workspace.id, seats: 7 }),
+      ];
       const subscriptions = await payHeld(sessions);
       const waiting = held();
       const [ofTwo, ofSeven] = subscriptions.map((id) => eventsOf(id, waiting));
@@ -220,7 +251,15 @@ describe('one live subscription per target', () => {
 
       // The owner cancels the live one in the portal; at its period's end the workspace is Free, and nothing is billed any more.
       const portal = await api.post('/v1/billing/portal', {}, workspace.owner.auth);
-      expect((await fetch(`${portal.body.url}/subscriptions/${live!.id}/cancel`, { method: 'POST', body: new URLSearchParams(), redirect: 'manual' })).status).toBe(303);
+      expect(
+        (
+          await fetch(`${portal.body.url}/subscriptions/${live!.id}/cancel`, {
+            method: 'POST',
+            body: new URLSearchParams(),
+            redirect: 'manual',
+          })
+        ).status,
+      ).toBe(303);
       await runtime.stripe.endPeriod(live!.id);
       await runtime.stripe.settled();
       expect(await expectFollowsLive({ workspaceId: workspace.id }, subscriptions)).toBeNull();
@@ -232,8 +271,16 @@ describe('one live subscription per target', () => {
 /** Posts a held event to the service's webhook as the emulator would, signed now. */
 async function postSigned(eventId: string): Promise<number> {
   const payload = JSON.stringify(runtime.stripe.events().find((record) => record.event.id === eventId)!.event, null, 2);
-  const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: runtime.stripe.signingSecret, timestamp: Math.floor(runtime.clock.now() / 1000) });
-  const reply = await fetch(runtime.stripe.webhookUrl, { method: 'POST', body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': signature } });
+  const signature = stripe.webhooks.generateTestHeaderString({
+    payload,
+    secret: runtime.stripe.signingSecret,
+    timestamp: Math.floor(runtime.clock.now() / 1000),
+  });
+  const reply = await fetch(runtime.stripe.webhookUrl, {
+    method: 'POST',
+    body: payload,
+    headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+  });
   await reply.arrayBuffer();
   return reply.status;
 }

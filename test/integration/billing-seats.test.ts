@@ -20,7 +20,8 @@ afterAll(() => runtime?.stop());
 
 const roster = async (workspaceId: string) => (await runtime.functions.workspaces.workspaces.roster(workspaceId))!;
 /** The seats on the service's copy of the workspace's subscription. */
-const billedSeats = async (workspaceId: string) => (await runtime.functions.billing.billing.subscriptionOf({ kind: 'workspace', workspaceId }))!.seats;
+const billedSeats = async (workspaceId: string) =>
+  (await runtime.functions.billing.billing.subscriptionOf({ kind: 'workspace', workspaceId }))!.seats;
 const changeSeats = (who: Pick<SignedIn, 'auth'> | Record<string, string>, body: Record<string, unknown>) =>
   send(runtime, 'PATCH', '/v1/billing/seats', body, 'auth' in who ? (who as SignedIn).auth : (who as Record<string, string>));
 
@@ -38,7 +39,8 @@ async function boughtTeam(members: number, seats: number): Promise<TeamWorkspace
 
 /** Every delivery the emulator made was answered 200. */
 function expectAllDelivered(): void {
-  for (const record of runtime.stripe.events()) for (const delivery of record.deliveries) expect(delivery.status, `${record.event.type} ${record.event.id}`).toBe(200);
+  for (const record of runtime.stripe.events())
+    for (const delivery of record.deliveries) expect(delivery.status, `${record.event.type} ${record.event.id}`).toBe(200);
 }
 
 describe('PATCH /v1/billing/seats', () => {
@@ -62,7 +64,10 @@ describe('PATCH /v1/billing/seats', () => {
       stripe_version: Stripe.API_VERSION,
       status: 200,
     });
-    expect(update!.form).toEqual({ items: [{ id: expect.stringMatching(/^si_/), quantity: '6' }], proration_behavior: 'create_prorations' });
+    expect(update!.form).toEqual({
+      items: [{ id: expect.stringMatching(/^si_/), quantity: '6' }],
+      proration_behavior: 'create_prorations',
+    });
     await runtime.stripe.settled();
     expect(await roster(team.id)).toMatchObject({ seats: 6 });
 
@@ -97,7 +102,15 @@ describe('PATCH /v1/billing/seats', () => {
     expect(runtime.stripe.requests()).toEqual([]);
     // Down to the members is allowed, though an invitation is pending: it then cannot be accepted.
     expect((await changeSeats(team.owner, { workspace_id: team.id, seats: 3 })).status).toBe(200);
-    for (const body of [{}, { workspace_id: team.id }, { seats: 3 }, { workspace_id: team.id, seats: 0 }, { workspace_id: team.id, seats: 2.5 }, { workspace_id: team.id, seats: '4' }, { workspace_id: team.id, seats: 4, extra: true }]) {
+    for (const body of [
+      {},
+      { workspace_id: team.id },
+      { seats: 3 },
+      { workspace_id: team.id, seats: 0 },
+      { workspace_id: team.id, seats: 2.5 },
+      { workspace_id: team.id, seats: '4' },
+      { workspace_id: team.id, seats: 4, extra: true },
+    ]) {
       expectProblem(await changeSeats(team.owner, body), 400, 'invalid_request');
     }
     expect(await roster(team.id)).toMatchObject({ seats: 3, members: 3 });

@@ -23,7 +23,8 @@ beforeAll(async () => {
 });
 afterAll(() => runtime?.stop());
 
-const changeSeats = (who: SignedIn, workspaceId: string, seats: number) => send(runtime, 'PATCH', '/v1/billing/seats', { workspace_id: workspaceId, seats }, who.auth);
+const changeSeats = (who: SignedIn, workspaceId: string, seats: number) =>
+  send(runtime, 'PATCH', '/v1/billing/seats', { workspace_id: workspaceId, seats }, who.auth);
 const workspacePlan = async (workspaceId: string) => (await runtime.functions.workspaces.workspaces.get(workspaceId))!.plan;
 const quantityAtProvider = async (subscriptionId: string) => (await stripe.subscriptions.retrieve(subscriptionId)).items.data[0]!.quantity;
 
@@ -41,7 +42,6 @@ async function transferredTeam(): Promise<TeamWorkspace & { payer: SignedIn; new
 }
 
 describe('after a transfer, the payer alone changes the subscription', () => {
-
   it('transfer then cancel: only the payer’s portal cancels it; at its end the workspace is Free and the new owner buys Team, then changes the seats', async () => {
     const team = await transferredTeam();
     // The new owner has no customer: no portal. With one (a Pro of their own), their portal does not reach the payer's subscription.
@@ -52,13 +52,21 @@ describe('after a transfer, the payer alone changes the subscription', () => {
     const theirs = await api.post('/v1/billing/portal', {}, team.newOwner.auth);
     expect(theirs.status).toBe(201);
     expect(await (await fetch(theirs.body.url)).text()).not.toContain(team.subscriptionId);
-    const forged = await fetch(`${theirs.body.url}/subscriptions/${team.subscriptionId}/cancel`, { method: 'POST', body: new URLSearchParams(), redirect: 'manual' });
+    const forged = await fetch(`${theirs.body.url}/subscriptions/${team.subscriptionId}/cancel`, {
+      method: 'POST',
+      body: new URLSearchParams(),
+      redirect: 'manual',
+    });
     expect(forged.status).toBe(404);
     expect((await stripe.subscriptions.retrieve(team.subscriptionId)).cancel_at_period_end).toBe(false);
 
     // The payer cancels in their own portal: Team until the period's end, then Free; the payer is mailed.
     const portal = await api.post('/v1/billing/portal', {}, team.payer.auth);
-    const cancelled = await fetch(`${portal.body.url}/subscriptions/${team.subscriptionId}/cancel`, { method: 'POST', body: new URLSearchParams(), redirect: 'manual' });
+    const cancelled = await fetch(`${portal.body.url}/subscriptions/${team.subscriptionId}/cancel`, {
+      method: 'POST',
+      body: new URLSearchParams(),
+      redirect: 'manual',
+    });
     expect(cancelled.status).toBe(303);
     await runtime.stripe.settled();
     expect(await workspacePlan(team.id)).toBe('team');

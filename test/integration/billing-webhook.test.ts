@@ -47,7 +47,8 @@ async function subscribe(who: SignedIn, price: string, quantity: number, metadat
 
 /** Every delivery the emulator made was answered 200. */
 function expectAllDelivered(): void {
-  for (const record of runtime.stripe.events()) for (const delivery of record.deliveries) expect(delivery.status, `${record.event.type} ${record.event.id}`).toBe(200);
+  for (const record of runtime.stripe.events())
+    for (const delivery of record.deliveries) expect(delivery.status, `${record.event.type} ${record.event.id}`).toBe(200);
 }
 
 describe('POST /v1/billing/webhook', () => {
@@ -62,7 +63,8 @@ describe('POST /v1/billing/webhook', () => {
     // What the service asked the provider: the subscription, read for each event, at the SDK's pinned API version.
     const reads = runtime.stripe.requests().filter((request) => request.path === `/v1/subscriptions/${subscription}`);
     expect(reads.length).toBeGreaterThanOrEqual(3);
-    for (const read of reads) expect(read).toMatchObject({ method: 'GET', form: {}, idempotency_key: null, stripe_version: Stripe.API_VERSION, status: 200 });
+    for (const read of reads)
+      expect(read).toMatchObject({ method: 'GET', form: {}, idempotency_key: null, stripe_version: Stripe.API_VERSION, status: 200 });
 
     await stripe.subscriptions.update(subscription, { cancel_at_period_end: true });
     await runtime.stripe.settled();
@@ -89,8 +91,14 @@ describe('POST /v1/billing/webhook', () => {
 
   it('answers 400 for a missing, wrong or stale signature, and takes nothing from the body', async () => {
     const buyer = await signIn(runtime, newEmail('forged'));
-    const payload = JSON.stringify({ id: 'evt_forged', object: 'event', type: 'customer.subscription.updated', data: { object: { id: 'sub_forged', object: 'subscription' } } });
-    const post = (headers: Record<string, string>) => api.call('POST', '/v1/billing/webhook', { body: payload, headers: { 'content-type': 'application/json', ...headers } });
+    const payload = JSON.stringify({
+      id: 'evt_forged',
+      object: 'event',
+      type: 'customer.subscription.updated',
+      data: { object: { id: 'sub_forged', object: 'subscription' } },
+    });
+    const post = (headers: Record<string, string>) =>
+      api.call('POST', '/v1/billing/webhook', { body: payload, headers: { 'content-type': 'application/json', ...headers } });
     const now = Math.floor(runtime.clock.now() / 1000);
     const signed = (secret: string, timestamp: number) => stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp });
     const attempts: Record<string, string>[] = [
@@ -120,27 +128,61 @@ describe('POST /v1/billing/webhook', () => {
     const now = Math.floor(runtime.clock.now() / 1000);
     const later = stripe.webhooks.generateTestHeaderString({ payload, secret: runtime.stripe.signingSecret, timestamp: now + 3600 });
     for (const header of [`t=${now},${later}`, `${later.replace(/,v1=/, `,t=${now},v1=`)}`]) {
-      const refused = await api.call('POST', '/v1/billing/webhook', { body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': header } });
+      const refused = await api.call('POST', '/v1/billing/webhook', {
+        body: payload,
+        headers: { 'content-type': 'application/json', 'stripe-signature': header },
+      });
       expectProblem(refused, 400, 'invalid_request');
       expect(refused.body.errors).toEqual([{ path: 'header.stripe-signature', message: expect.stringMatching(/timestamp/i) }]);
     }
     // The same event signed once, now, is taken.
     const once = stripe.webhooks.generateTestHeaderString({ payload, secret: runtime.stripe.signingSecret, timestamp: now });
-    expect((await api.call('POST', '/v1/billing/webhook', { body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': once } })).status).toBe(200);
+    expect(
+      (
+        await api.call('POST', '/v1/billing/webhook', {
+          body: payload,
+          headers: { 'content-type': 'application/json', 'stripe-signature': once },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('answers 200 to a signed event about a subscription the provider does not have, and applies nothing', async () => {
-    const payload = JSON.stringify({ id: `evt_missing_${Date.now()}`, object: 'event', type: 'customer.subscription.updated', data: { object: { id: 'sub_nowhere', object: 'subscription' } } });
-    const header = stripe.webhooks.generateTestHeaderString({ payload, secret: runtime.stripe.signingSecret, timestamp: Math.floor(runtime.clock.now() / 1000) });
-    const reply = await api.call('POST', '/v1/billing/webhook', { body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': header } });
+    const payload = JSON.stringify({
+      id: `evt_missing_${Date.now()}`,
+      object: 'event',
+      type: 'customer.subscription.updated',
+      data: { object: { id: 'sub_nowhere', object: 'subscription' } },
+    });
+    const header = stripe.webhooks.generateTestHeaderString({
+      payload,
+      secret: runtime.stripe.signingSecret,
+      timestamp: Math.floor(runtime.clock.now() / 1000),
+    });
+    const reply = await api.call('POST', '/v1/billing/webhook', {
+      body: payload,
+      headers: { 'content-type': 'application/json', 'stripe-signature': header },
+    });
     expect(reply.status).toBe(200);
     expect(runtime.stripe.requests().at(-1)).toMatchObject({ method: 'GET', path: '/v1/subscriptions/sub_nowhere', status: 404 });
   });
 
   it('answers 200 to an event it does not act on, signed', async () => {
-    const payload = JSON.stringify({ id: `evt_other_${Date.now()}`, object: 'event', type: 'customer.created', data: { object: { id: 'cus_x', object: 'customer' } } });
-    const header = stripe.webhooks.generateTestHeaderString({ payload, secret: runtime.stripe.signingSecret, timestamp: Math.floor(runtime.clock.now() / 1000) });
-    const reply = await api.call('POST', '/v1/billing/webhook', { body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': header } });
+    const payload = JSON.stringify({
+      id: `evt_other_${Date.now()}`,
+      object: 'event',
+      type: 'customer.created',
+      data: { object: { id: 'cus_x', object: 'customer' } },
+    });
+    const header = stripe.webhooks.generateTestHeaderString({
+      payload,
+      secret: runtime.stripe.signingSecret,
+      timestamp: Math.floor(runtime.clock.now() / 1000),
+    });
+    const reply = await api.call('POST', '/v1/billing/webhook', {
+      body: payload,
+      headers: { 'content-type': 'application/json', 'stripe-signature': header },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ received: true });
   });

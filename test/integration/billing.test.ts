@@ -13,12 +13,19 @@ import { apiClient, generousRateLimits, startTestRuntime, toFreshWindow } from '
 let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
 beforeAll(async () => {
-  runtime = await startTestRuntime({ rateLimits: { ...generousRateLimits, billing_checkout: { perIp: { limit: 1000, windowSeconds: 3600 }, perCredential: { limit: 5, windowSeconds: 3600 } }, enterprise_inquiry: { perIp: { limit: 3, windowSeconds: 3600 } } } });
+  runtime = await startTestRuntime({
+    rateLimits: {
+      ...generousRateLimits,
+      billing_checkout: { perIp: { limit: 1000, windowSeconds: 3600 }, perCredential: { limit: 5, windowSeconds: 3600 } },
+      enterprise_inquiry: { perIp: { limit: 3, windowSeconds: 3600 } },
+    },
+  });
   api = apiClient(runtime);
 });
 afterAll(() => runtime?.stop());
 
-const checkout = (who: SignedIn | Record<string, string>, body: Record<string, unknown>) => api.post('/v1/billing/checkout', body, 'auth' in who ? (who as SignedIn).auth : (who as Record<string, string>));
+const checkout = (who: SignedIn | Record<string, string>, body: Record<string, unknown>) =>
+  api.post('/v1/billing/checkout', body, 'auth' in who ? (who as SignedIn).auth : (who as Record<string, string>));
 const subscription = (who: SignedIn) => api.get('/v1/billing/subscription', who.auth);
 
 async function pay(sessionId: string): Promise<void> {
@@ -35,9 +42,18 @@ describe('POST /v1/billing/checkout', () => {
     expect(started.body).toEqual({ id: expect.stringMatching(/^cs_/), url: expect.stringContaining(runtime.stripe.url) });
     // What the provider was asked: one customer for the account (its own idempotency key), then the session.
     const [customer, session] = runtime.stripe.requests();
-    expect(customer).toMatchObject({ method: 'POST', path: '/v1/customers', idempotency_key: `customer-${buyer.user.id}`, stripe_version: Stripe.API_VERSION });
+    expect(customer).toMatchObject({
+      method: 'POST',
+      path: '/v1/customers',
+      idempotency_key: `customer-${buyer.user.id}`,
+      stripe_version: Stripe.API_VERSION,
+    });
     expect(customer!.form).toEqual({ email: buyer.user.email, metadata: { user_id: buyer.user.id } });
-    expect(session).toMatchObject({ method: 'POST', path: '/v1/checkout/sessions', idempotency_key: expect.stringMatching(new RegExp(`^checkout-${buyer.user.id}-`)) });
+    expect(session).toMatchObject({
+      method: 'POST',
+      path: '/v1/checkout/sessions',
+      idempotency_key: expect.stringMatching(new RegExp(`^checkout-${buyer.user.id}-`)),
+    });
     expect(session!.form).toMatchObject({
       mode: 'subscription',
       client_reference_id: buyer.user.id,
@@ -59,7 +75,15 @@ describe('POST /v1/billing/checkout', () => {
 
   it('answers 400 for a bad body and a return path off this site', async () => {
     // Each from a person of their own: the per-person limit counts refused requests too.
-    for (const body of [{}, { plan: 'gold' }, { plan: 'pro', seats: 2 }, { plan: 'pro', workspace_id: 'wks_x' }, { plan: 'pro', success_path: '//evil.example/' }, { plan: 'pro', cancel_path: 'https://evil.example/' }, { plan: 'pro', extra: 1 }]) {
+    for (const body of [
+      {},
+      { plan: 'gold' },
+      { plan: 'pro', seats: 2 },
+      { plan: 'pro', workspace_id: 'wks_x' },
+      { plan: 'pro', success_path: '//evil.example/' },
+      { plan: 'pro', cancel_path: 'https://evil.example/' },
+      { plan: 'pro', extra: 1 },
+    ]) {
       expectProblem(await checkout(await signIn(runtime, newEmail('bad')), body), 400, 'invalid_request');
     }
   });
@@ -78,7 +102,11 @@ describe('POST /v1/billing/checkout', () => {
 describe('GET /v1/billing/subscription', () => {
   it('answers a free account with its usage; 401 without a session, 403 to an API key', async () => {
     const person = await signIn(runtime, newEmail('free'));
-    await api.post('/v1/secrets', { kind: 'text', envelope: Buffer.alloc(64).toString('base64'), salt: 'A'.repeat(22), size_bytes: 64 }, person.auth);
+    await api.post(
+      '/v1/secrets',
+      { kind: 'text', envelope: Buffer.alloc(64).toString('base64'), salt: 'A'.repeat(22), size_bytes: 64 },
+      person.auth,
+    );
     const read = await subscription(person);
     expect(read.status).toBe(200);
     expect(read.body).toEqual({
@@ -131,7 +159,11 @@ describe('the customer’s portal and invoices', () => {
     const portal = await api.post('/v1/billing/portal', { return_path: '/billing?from=portal' }, buyer.auth);
     expect(portal.status).toBe(201);
     expect(portal.body).toEqual({ url: expect.stringContaining(`${runtime.stripe.url}/`) });
-    expect(runtime.stripe.requests()[0]).toMatchObject({ method: 'POST', path: '/v1/billing_portal/sessions', form: { return_url: `${runtime.config.WEB_ORIGIN}/billing?from=portal` } });
+    expect(runtime.stripe.requests()[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/billing_portal/sessions',
+      form: { return_url: `${runtime.config.WEB_ORIGIN}/billing?from=portal` },
+    });
     expectProblem(await api.post('/v1/billing/portal', { return_path: '//evil.example' }, buyer.auth), 400, 'invalid_request');
   });
 
@@ -146,7 +178,13 @@ describe('the customer’s portal and invoices', () => {
 });
 
 describe('POST /v1/billing/enterprise-inquiry', () => {
-  const inquiry = { name: 'Ana Lopez', email: 'ana@corp.example', company: 'Corp Example', seats: 250, message: 'We need SSO and SCIM for 250 people.\nCan we talk next week?' };
+  const inquiry = {
+    name: 'Ana Lopez',
+    email: 'ana@corp.example',
+    company: 'Corp Example',
+    seats: 250,
+    message: 'We need SSO and SCIM for 250 people.\nCan we talk next week?',
+  };
 
   it('answers 202 to anyone, mails sales with the sender as the reply address, and asks the payment provider nothing', async () => {
     runtime.stripe.clearRequests();
@@ -164,7 +202,18 @@ describe('POST /v1/billing/enterprise-inquiry', () => {
     // Signed in, the same; seats are optional.
     const person = await signIn(runtime, newEmail('enquirer'));
     const { seats: _seats, ...withoutSeats } = inquiry;
-    expect((await callFrom(runtime, '127.0.0.22', 'POST', '/v1/billing/enterprise-inquiry', { ...withoutSeats, company: 'Other Co' }, person.auth)).status).toBe(202);
+    expect(
+      (
+        await callFrom(
+          runtime,
+          '127.0.0.22',
+          'POST',
+          '/v1/billing/enterprise-inquiry',
+          { ...withoutSeats, company: 'Other Co' },
+          person.auth,
+        )
+      ).status,
+    ).toBe(202);
     expect(mailsTo(runtime, runtime.config.SALES_EMAIL)[0]!.text).toContain('Seats: not said');
   });
 
@@ -183,7 +232,11 @@ describe('POST /v1/billing/enterprise-inquiry', () => {
       { ...inquiry, plan: 'enterprise' },
     ];
     for (const [index, body] of bad.entries()) {
-      expectProblem(await callFrom(runtime, `127.0.0.${30 + index}`, 'POST', '/v1/billing/enterprise-inquiry', body), 400, 'invalid_request');
+      expectProblem(
+        await callFrom(runtime, `127.0.0.${30 + index}`, 'POST', '/v1/billing/enterprise-inquiry', body),
+        400,
+        'invalid_request',
+      );
     }
     expect(mailsTo(runtime, runtime.config.SALES_EMAIL)).toHaveLength(before);
   });
@@ -191,7 +244,8 @@ describe('POST /v1/billing/enterprise-inquiry', () => {
   it('answers 429 past the per-address limit, and mails nothing more', async () => {
     toFreshWindow(runtime.clock, 3600);
     const replies = [];
-    for (let i = 0; i < 4; i++) replies.push(await callFrom(runtime, '127.0.0.50', 'POST', '/v1/billing/enterprise-inquiry', { ...inquiry, company: `Limit ${i}` }));
+    for (let i = 0; i < 4; i++)
+      replies.push(await callFrom(runtime, '127.0.0.50', 'POST', '/v1/billing/enterprise-inquiry', { ...inquiry, company: `Limit ${i}` }));
     expect(replies.slice(0, 3).map((reply) => reply.status)).toEqual([202, 202, 202]);
     expectProblem(replies[3]!, 429, 'rate_limited');
     expect(mailsTo(runtime, runtime.config.SALES_EMAIL).map((mail) => mail.subject)).not.toContain('Hushlink Enterprise enquiry: Limit 3');
@@ -222,7 +276,13 @@ describe('POST /_dev/billing/checkout/{id}/complete (local only)', () => {
 
     const completed = await fetch(`${runtime.url}${path}`, { method: 'POST' });
     expect(completed.status).toBe(200);
-    expect(await completed.json()).toEqual({ id: started.body.id, status: 'complete', payment_status: 'paid', customer: expect.stringMatching(/^cus_/), subscription: expect.stringMatching(/^sub_/) });
+    expect(await completed.json()).toEqual({
+      id: started.body.id,
+      status: 'complete',
+      payment_status: 'paid',
+      customer: expect.stringMatching(/^cus_/),
+      subscription: expect.stringMatching(/^sub_/),
+    });
     expect((await subscription(buyer)).body).toMatchObject({ plan: 'pro', status: 'active' });
     // Once only; an unknown session is the emulator's 404.
     expect((await fetch(`${runtime.url}${path}`, { method: 'POST' })).status).toBe(400);

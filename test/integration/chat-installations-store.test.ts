@@ -49,7 +49,9 @@ describe('installations', () => {
   it('keeps the bot token sealed for its team: no plaintext in the item, opened only with the team as context', async () => {
     const made = await installation('xoxb-17653672481-plaintext-token');
     await store.save(made);
-    const { Item } = await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `CHAT_TEAM#${made.teamId}`, sk: 'INSTALLATION' } }));
+    const { Item } = await db.send(
+      new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `CHAT_TEAM#${made.teamId}`, sk: 'INSTALLATION' } }),
+    );
     expect(JSON.stringify(Item)).not.toContain('plaintext-token');
     const read = await store.installation(made.teamId);
     expect(read).toEqual(made);
@@ -77,7 +79,9 @@ describe('installations', () => {
     expect(await store.removeIfToken(old.teamId, current.sealedBotToken)).toBe('removed');
     expect(await store.installation(old.teamId)).toBeNull();
     // Marked removed (the worker may not delete), its token gone from the item; a new install writes over it.
-    const { Item } = await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `CHAT_TEAM#${old.teamId}`, sk: 'INSTALLATION' } }));
+    const { Item } = await db.send(
+      new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `CHAT_TEAM#${old.teamId}`, sk: 'INSTALLATION' } }),
+    );
     expect(Item).toMatchObject({ removed: true });
     expect(Item).not.toHaveProperty('sealed_bot_token');
     const again = await installation('xoxb-again', { teamId: old.teamId });
@@ -94,7 +98,9 @@ describe('install states', () => {
     const outcomes = await Promise.all(Array.from({ length: 10 }, () => store.useInstallState(stateId, expiresAt)));
     expect(outcomes.filter((outcome) => outcome === 'claimed')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome === 'used')).toHaveLength(9);
-    const { Item } = await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `CHAT_STATE#${stateId}`, sk: 'STATE' } }));
+    const { Item } = await db.send(
+      new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `CHAT_STATE#${stateId}`, sk: 'STATE' } }),
+    );
     // Kept by TTL an hour past the state's own expiry, then gone.
     expect(Item?.ttl).toBe(Math.floor(expiresAt / 1000) + 3600);
   });
@@ -107,7 +113,9 @@ describe('subscriptions', () => {
     const live = (await api.post('/v1/secrets', textSecretBody())).body as { id: string; delete_token: string };
     expect(await subscriptions.deleteTokenHashOf(live.id)).toBe(sha256Base64Url(live.delete_token));
     expect(await subscriptions.subscribe(live.id, 'T0001', 'U0001')).toBe('subscribed');
-    const { Item } = await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `SECRET#${live.id}`, sk: 'SECRET' } }));
+    const { Item } = await db.send(
+      new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `SECRET#${live.id}`, sk: 'SECRET' } }),
+    );
     expect(Item).toMatchObject({ chat_team: 'T0001', chat_user: 'U0001' });
 
     const revoked = (await api.post('/v1/secrets', textSecretBody())).body as { id: string; delete_token: string };

@@ -24,6 +24,10 @@ describe('without the chat app', () => {
     expectProblem(await api.get('/v1/chat/callback?code=1.2.3&state=abc'), 403, 'chat_not_configured');
     // Signed with some secret: there is none configured to check it against.
     expectProblem(await sendCommand(runtime, api, {}, { secret: '0'.repeat(32) }), 403, 'chat_not_configured');
-    expectProblem(await api.post('/v1/chat/subscribe', { secret_id: 'sec_x', delete_token: 'd', chat_token: 'c' }), 403, 'chat_not_configured');
+    expectProblem(
+      await api.post('/v1/chat/subscribe', { secret_id: 'sec_x', delete_token: 'd', chat_token: 'c' }),
+      403,
+      'chat_not_configured',
+    );
   });
 });

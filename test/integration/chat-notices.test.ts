@@ -29,15 +29,31 @@ async function install(teamId: string, userId: string): Promise<void> {
 }
 
 /** A new anonymous secret, subscribed to `userId`'s notices with the chat token their /hushlink command answered. */
-async function subscribedSecret(body: Record<string, unknown> = {}, teamId = team, userId = chatUser): Promise<{ id: string; deleteToken: string; recipients: Array<{ id: string }> }> {
-  const command = signSlashCommand(slashCommand({ team_id: teamId, user_id: userId }), runtime.config.SLACK_SIGNING_SECRET!, Math.floor(runtime.clock.now() / 1000));
+async function subscribedSecret(
+  body: Record<string, unknown> = {},
+  teamId = team,
+  userId = chatUser,
+): Promise<{ id: string; deleteToken: string; recipients: Array<{ id: string }> }> {
+  const command = signSlashCommand(
+    slashCommand({ team_id: teamId, user_id: userId }),
+    runtime.config.SLACK_SIGNING_SECRET!,
+    Math.floor(runtime.clock.now() / 1000),
+  );
   const answered = await api.call('POST', '/v1/chat/commands', { body: command.body, headers: command.headers });
   const chatToken = /#chat=([^|>\s]+)/.exec(answered.body.text as string)![1]!;
   const created = await api.post('/v1/secrets', textSecretBody(body));
   expect(created.status).toBe(201);
-  const subscribed = await api.post('/v1/chat/subscribe', { secret_id: created.body.id, delete_token: created.body.delete_token, chat_token: chatToken });
+  const subscribed = await api.post('/v1/chat/subscribe', {
+    secret_id: created.body.id,
+    delete_token: created.body.delete_token,
+    chat_token: chatToken,
+  });
   expect(subscribed.status).toBe(200);
-  return { id: created.body.id, deleteToken: created.body.delete_token as string, recipients: ((created.body.recipients ?? []) as Array<{ recipient_id: string }>).map((link) => ({ id: link.recipient_id })) };
+  return {
+    id: created.body.id,
+    deleteToken: created.body.delete_token as string,
+    recipients: ((created.body.recipients ?? []) as Array<{ recipient_id: string }>).map((link) => ({ id: link.recipient_id })),
+  };
 }
 
 const claim = async (id: string) => expect((await api.post(`/v1/secrets/${id}/claim`)).status).toBe(200);
@@ -80,7 +96,9 @@ describe('chat notices', () => {
     await runtime.drainWork();
 
     const dms = dmsTo(chatUser).slice(before);
-    expect(dms.map((dm) => [dm.teamId, dm.text])).toEqual([[team, `Your secret ${shortId(secret.id)} was opened at ${openedAt} (2 views left).`]]);
+    expect(dms.map((dm) => [dm.teamId, dm.text])).toEqual([
+      [team, `Your secret ${shortId(secret.id)} was opened at ${openedAt} (2 views left).`],
+    ]);
     const calls = runtime.slack.calls();
     expect(calls.map((call) => call.method)).toEqual(['conversations.open', 'chat.postMessage']);
     expect(calls[0]).toMatchObject({ httpMethod: 'POST', contentType: 'application/x-www-form-urlencoded', body: { users: chatUser } });
@@ -103,7 +121,11 @@ describe('chat notices', () => {
     await claim(secret.id);
     const openedAt = clockTime();
     await runtime.drainWork();
-    expect(dmsTo(chatUser).slice(before).map((dm) => dm.text)).toEqual([`Your secret ${shortId(secret.id)} was opened at ${openedAt} (no views left; it is gone now).`]);
+    expect(
+      dmsTo(chatUser)
+        .slice(before)
+        .map((dm) => dm.text),
+    ).toEqual([`Your secret ${shortId(secret.id)} was opened at ${openedAt} (no views left; it is gone now).`]);
     expect(chatNoticesQueued()).toHaveLength(1);
   });
 
@@ -118,15 +140,27 @@ describe('chat notices', () => {
     await runtime.scheduler.run('expire-secrets');
     const expiredAt = clockTime();
     await runtime.drainWork();
-    expect(new Set(dmsTo(chatUser).slice(before).map((dm) => dm.text))).toEqual(
-      new Set([`Your secret ${shortId(unopened.id)} expired at ${expiredAt} without being opened.`, `Your secret ${shortId(opened.id)} expired at ${expiredAt}.`]),
+    expect(
+      new Set(
+        dmsTo(chatUser)
+          .slice(before)
+          .map((dm) => dm.text),
+      ),
+    ).toEqual(
+      new Set([
+        `Your secret ${shortId(unopened.id)} expired at ${expiredAt} without being opened.`,
+        `Your secret ${shortId(opened.id)} expired at ${expiredAt}.`,
+      ]),
     );
   });
 
   it('tells an expiry "without being opened" after a link was revoked unopened (revoking lowers views left, not views taken)', async () => {
     const secret = await subscribedSecret({ expires_in: 60, max_views: 1, recipients: [{ label: 'Alice' }, { label: 'Bob' }] });
     expect(secret.recipients).toHaveLength(2);
-    expect((await api.delete(`/v1/secrets/${secret.id}/recipients/${secret.recipients[0]!.id}`, { 'x-delete-token': secret.deleteToken })).status).toBe(200);
+    expect(
+      (await api.delete(`/v1/secrets/${secret.id}/recipients/${secret.recipients[0]!.id}`, { 'x-delete-token': secret.deleteToken }))
+        .status,
+    ).toBe(200);
     await runtime.drainWork();
     const before = dmsTo(chatUser).length;
     runtime.clock.advance(60);
@@ -134,7 +168,11 @@ describe('chat notices', () => {
     await runtime.scheduler.run('expire-secrets');
     const expiredAt = clockTime();
     await runtime.drainWork();
-    expect(dmsTo(chatUser).slice(before).map((dm) => dm.text)).toEqual([`Your secret ${shortId(secret.id)} expired at ${expiredAt} without being opened.`]);
+    expect(
+      dmsTo(chatUser)
+        .slice(before)
+        .map((dm) => dm.text),
+    ).toEqual([`Your secret ${shortId(secret.id)} expired at ${expiredAt} without being opened.`]);
   });
 
   it('sends nothing for a secret nobody subscribed', async () => {
@@ -159,7 +197,11 @@ describe('chat notices', () => {
     expect(dmsTo(chatUser).slice(before)).toHaveLength(0);
     runtime.clock.advance(1);
     await runtime.drainWork();
-    expect(dmsTo(chatUser).slice(before).map((dm) => dm.text)).toEqual([`Your secret ${shortId(secret.id)} was opened at ${openedAt} (1 view left).`]);
+    expect(
+      dmsTo(chatUser)
+        .slice(before)
+        .map((dm) => dm.text),
+    ).toEqual([`Your secret ${shortId(secret.id)} was opened at ${openedAt} (1 view left).`]);
     expect(runtime.slack.calls().map((call) => call.method)).toEqual(['conversations.open', 'conversations.open', 'chat.postMessage']);
     expect(runtime.queue.deadLetters).toEqual([]);
   });
@@ -186,7 +228,8 @@ describe('chat notices', () => {
     let failures = 1;
     deliveries.chatSealer = {
       seal: (plaintext, id) => sealer.seal(plaintext, id),
-      open: (sealed, id) => (failures-- > 0 ? Promise.reject(new Error('injected: the key service did not answer')) : sealer.open(sealed, id)),
+      open: (sealed, id) =>
+        failures-- > 0 ? Promise.reject(new Error('injected: the key service did not answer')) : sealer.open(sealed, id),
     };
     try {
       const before = dmsTo(chatUser).length;
@@ -197,7 +240,11 @@ describe('chat notices', () => {
       // Visible again after the queue's visibility timeout: the claim was given back, so this delivery sends.
       runtime.clock.advance(30);
       await runtime.drainWork();
-      expect(dmsTo(chatUser).slice(before).map((dm) => dm.text)).toEqual([`Your secret ${shortId(secret.id)} was opened at ${openedAt} (1 view left).`]);
+      expect(
+        dmsTo(chatUser)
+          .slice(before)
+          .map((dm) => dm.text),
+      ).toEqual([`Your secret ${shortId(secret.id)} was opened at ${openedAt} (1 view left).`]);
       expect(runtime.queue.deadLetters).toEqual([]);
     } finally {
       deliveries.chatSealer = sealer;

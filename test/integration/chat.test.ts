@@ -40,7 +40,8 @@ afterAll(async () => {
 
 const clientSecret = () => runtime.config.SLACK_CLIENT_SECRET!;
 const callback = (query: Record<string, string>) => api.get(`/v1/chat/callback?${new URLSearchParams(query)}`);
-const startInstall = async (who: Account = ada) => stateOf((await api.post('/v1/chat/install', undefined, (await who.ensure()).auth)).body.authorize_url);
+const startInstall = async (who: Account = ada) =>
+  stateOf((await api.post('/v1/chat/install', undefined, (await who.ensure()).auth)).body.authorize_url);
 const installationItem = async (teamId: string) =>
   (await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `CHAT_TEAM#${teamId}`, sk: 'INSTALLATION' } }))).Item;
 const secretItem = async (id: string) => (await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: secretKey(id) }))).Item;
@@ -97,7 +98,13 @@ describe('GET /v1/chat/callback', () => {
     const item = (await installationItem(teamId))!;
     expect(item).toMatchObject({ installer_user_id: ada.session.user.id });
     const stored = await runtime.functions.chat.installations.installation(teamId);
-    expect(stored).toMatchObject({ teamId, teamName: 'Acme & Co <Ops>', installerUserId: ada.session.user.id, installerChatUserId: 'U0CHATADA', scopes: ['commands', 'chat:write', 'im:write'] });
+    expect(stored).toMatchObject({
+      teamId,
+      teamName: 'Acme & Co <Ops>',
+      installerUserId: ada.session.user.id,
+      installerChatUserId: 'U0CHATADA',
+      scopes: ['commands', 'chat:write', 'im:write'],
+    });
     // The token the emulator issued (it shows a fingerprint only) opens from the seal, with this team only.
     const sealer = runtime.functions.chat.tokenSealer;
     const botToken = await sealer.open(stored!.sealedBotToken, teamId);
@@ -109,7 +116,10 @@ describe('GET /v1/chat/callback', () => {
     await expect(sealer.open(stored!.sealedBotToken, newTeam())).rejects.toThrow();
 
     // The exchange Slack was asked for: the code, the redirect URI, the app's credentials.
-    const exchange = runtime.slack.calls().filter((call) => call.method === 'oauth.v2.access').at(-1)!;
+    const exchange = runtime.slack
+      .calls()
+      .filter((call) => call.method === 'oauth.v2.access')
+      .at(-1)!;
     expect(exchange.body).toMatchObject({ code, redirect_uri: `${runtime.config.WEB_ORIGIN.replace(/\/+$/, '')}/v1/chat/callback` });
   });
 
@@ -132,7 +142,10 @@ describe('GET /v1/chat/callback', () => {
     const teamId = newTeam();
     const state = await startInstall(bob);
     // Ada's browser (her session cookie or token is not even looked at) completes Bob's state.
-    const reply = await api.get(`/v1/chat/callback?${new URLSearchParams({ code: runtime.slack.authorize({ teamId }), state })}`, (await ada.ensure()).auth);
+    const reply = await api.get(
+      `/v1/chat/callback?${new URLSearchParams({ code: runtime.slack.authorize({ teamId }), state })}`,
+      (await ada.ensure()).auth,
+    );
     expect(reply.status).toBe(200);
     expect((await installationItem(teamId))!.installer_user_id).toBe(bob.session.user.id);
   });
@@ -141,7 +154,9 @@ describe('GET /v1/chat/callback', () => {
     const teamId = newTeam();
     expect((await callback({ code: runtime.slack.authorize({ teamId }), state: await startInstall(ada) })).status).toBe(200);
     const first = await runtime.functions.chat.installations.installation(teamId);
-    expect((await callback({ code: runtime.slack.authorize({ teamId, userId: 'U0CHATBOB' }), state: await startInstall(bob) })).status).toBe(200);
+    expect(
+      (await callback({ code: runtime.slack.authorize({ teamId, userId: 'U0CHATBOB' }), state: await startInstall(bob) })).status,
+    ).toBe(200);
     const second = await runtime.functions.chat.installations.installation(teamId);
     expect(second).toMatchObject({ installerUserId: bob.session.user.id, installerChatUserId: 'U0CHATBOB' });
     const sealer = runtime.functions.chat.tokenSealer;
@@ -236,7 +251,11 @@ describe('POST /v1/chat/commands', () => {
   });
 
   it('answers Slack’s certificate check with 200', async () => {
-    const signed = signSlashCommand({ ssl_check: '1', token: 'gIkuvaNzQIHg97ATvDxqgjtO' }, runtime.config.SLACK_SIGNING_SECRET!, nowSeconds(runtime));
+    const signed = signSlashCommand(
+      { ssl_check: '1', token: 'gIkuvaNzQIHg97ATvDxqgjtO' },
+      runtime.config.SLACK_SIGNING_SECRET!,
+      nowSeconds(runtime),
+    );
     const reply = await api.call('POST', '/v1/chat/commands', { body: signed.body, headers: signed.headers });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ response_type: 'ephemeral', text: '' });
@@ -291,13 +310,19 @@ describe('POST /v1/chat/subscribe', () => {
   it('is 403 for a chat token expired, garbage or a state, or a delete token of another secret', async () => {
     const secret = await createdSecret();
     const other = await createdSecret();
-    const subscribe = (chat_token: string, delete_token = secret.delete_token) => api.post('/v1/chat/subscribe', { secret_id: secret.id, delete_token, chat_token });
+    const subscribe = (chat_token: string, delete_token = secret.delete_token) =>
+      api.post('/v1/chat/subscribe', { secret_id: secret.id, delete_token, chat_token });
     const chatToken = await chatTokenFromCommand();
 
     const wrongDelete = await subscribe(chatToken, other.delete_token);
     expectProblem(wrongDelete, 403, 'forbidden');
     expect(wrongDelete.body.reason).toBe('delete_token');
-    for (const bad of ['garbage', await startInstall(ada), (await issueChatToken({ teamId: 'T0LOCAL001', slackUserId: 'U0LOCAL001' }, runtime.clock.now(), 'another-client-secret-0123456789')).token]) {
+    for (const bad of [
+      'garbage',
+      await startInstall(ada),
+      (await issueChatToken({ teamId: 'T0LOCAL001', slackUserId: 'U0LOCAL001' }, runtime.clock.now(), 'another-client-secret-0123456789'))
+        .token,
+    ]) {
       const reply = await subscribe(bad);
       expectProblem(reply, 403, 'forbidden');
       expect(reply.body.reason).toBe('chat_token');
@@ -312,7 +337,15 @@ describe('POST /v1/chat/subscribe', () => {
   it('is 404 for an unknown secret', async () => {
     const created = await createdSecret();
     const unknown = `${created.id.slice(0, -4)}${created.id.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
-    expectProblem(await api.post('/v1/chat/subscribe', { secret_id: unknown, delete_token: created.delete_token, chat_token: await chatTokenFromCommand() }), 404, 'not_found');
+    expectProblem(
+      await api.post('/v1/chat/subscribe', {
+        secret_id: unknown,
+        delete_token: created.delete_token,
+        chat_token: await chatTokenFromCommand(),
+      }),
+      404,
+      'not_found',
+    );
   });
 
   it('is 400 for a body missing a field, with an unknown one, or not JSON', async () => {
@@ -321,7 +354,11 @@ describe('POST /v1/chat/subscribe', () => {
     const { chat_token: _, ...missing } = body;
     expectProblem(await api.post('/v1/chat/subscribe', missing), 400, 'invalid_request');
     expectProblem(await api.post('/v1/chat/subscribe', { ...body, link: 'https://example.com/' }), 400, 'invalid_request');
-    expectProblem(await api.call('POST', '/v1/chat/subscribe', { body: '{"secret_id":', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    expectProblem(
+      await api.call('POST', '/v1/chat/subscribe', { body: '{"secret_id":', headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_json',
+    );
     expect(await secretItem(secret.id)).not.toHaveProperty('chat_team');
   });
 });

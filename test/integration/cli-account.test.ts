@@ -27,11 +27,24 @@ async function recordingProxy(target: string): Promise<{ url: string; requests: 
   const upstream = new URL(target);
   const server = createServer((incoming, outgoing) => {
     const client = incoming.headers['x-hushlink-client'];
-    requests.push({ method: incoming.method ?? '', path: (incoming.url ?? '').split('?')[0]!, client: Array.isArray(client) ? client.join(',') : client });
-    const forwarded = httpRequest({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: upstream.host } }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
+    requests.push({
+      method: incoming.method ?? '',
+      path: (incoming.url ?? '').split('?')[0]!,
+      client: Array.isArray(client) ? client.join(',') : client,
     });
+    const forwarded = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: { ...incoming.headers, host: upstream.host },
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
     forwarded.on('error', () => outgoing.destroy());
     incoming.pipe(forwarded);
   });
@@ -54,13 +67,18 @@ const api = () => apiClient(runtime);
 const cli = (args: string[], options: Partial<CliOptions> = {}) => runCli(args, { api: proxy.url, ...options });
 const codePrompt = 'Code from the email';
 const credentialsPath = (configDir: string) => join(configDir, 'credentials.json');
-const storedSessions = (configDir: string) => JSON.parse(readFileSync(credentialsPath(configDir), 'utf8')) as Record<string, Record<string, string>>;
+const storedSessions = (configDir: string) =>
+  JSON.parse(readFileSync(credentialsPath(configDir), 'utf8')) as Record<string, Record<string, string>>;
 const refreshes = () => proxy.requests.filter((request) => request.method === 'POST' && request.path === '/v1/auth/refresh').length;
 /** A code of the right form that is not `code`. */
 const otherThan = (code: string) => `${code.slice(0, -1)}${(Number(code.at(-1)) + 1) % 10}`;
 
 /** `hushlink login --email` piped: the code is written once the CLI asks for it (the mail is sent by then). */
-async function login(configDir: string, email = newEmail('cli'), more: string[] = []): Promise<{ email: string; code: number; stdout: string; stderr: string }> {
+async function login(
+  configDir: string,
+  email = newEmail('cli'),
+  more: string[] = [],
+): Promise<{ email: string; code: number; stdout: string; stderr: string }> {
   const run = new PipedRun(['login', '--email', email, ...more], { api: proxy.url, configDir });
   await run.waitFor(codePrompt);
   const code = latestCode(runtime, email);
@@ -105,7 +123,9 @@ describe('hushlink login', () => {
     // The tokens are the service's: the session is listed under the CLI's device name.
     const listed = await api().get('/v1/auth/sessions', bearer(session.access_token!));
     expect(listed.status).toBe(200);
-    expect(listed.body.items).toEqual([expect.objectContaining({ device_name: `hushlink CLI on ${hostname()}`.slice(0, 100), current: true })]);
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({ device_name: `hushlink CLI on ${hostname()}`.slice(0, 100), current: true }),
+    ]);
   });
 
   it('piped: a wrong code ends it with exit 2 and the attempts left; nothing is kept', async () => {
@@ -159,7 +179,9 @@ describe('hushlink login', () => {
 
   it('an address whose organization enforces single sign-on: no code is mailed, and the code is refused with sso_required (exit 2)', async () => {
     const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-    await db.send(new PutCommand({ TableName: runtime.config.TABLE_NAME, Item: { pk: 'SSO_DOMAIN#cli-sso.example', sk: 'SSO', enforced: true } }));
+    await db.send(
+      new PutCommand({ TableName: runtime.config.TABLE_NAME, Item: { pk: 'SSO_DOMAIN#cli-sso.example', sk: 'SSO', enforced: true } }),
+    );
     const configDir = newConfigDir();
     const email = newEmail('cli-sso', 'cli-sso.example');
     const run = new PipedRun(['login', '--email', email], { api: proxy.url, configDir });
@@ -219,14 +241,20 @@ describe('hushlink logout', () => {
   it('keeps the sessions of other deployments in the file', async () => {
     const configDir = newConfigDir();
     expect((await login(configDir)).code).toBe(0);
-    const other = { email: 'x@example.com', user_id: 'usr_other', access_token: 'a', access_expires_at: new Date().toISOString(), refresh_token: 'hlr_other' };
+    const other = {
+      email: 'x@example.com',
+      user_id: 'usr_other',
+      access_token: 'a',
+      access_expires_at: new Date().toISOString(),
+      refresh_token: 'hlr_other',
+    };
     writeFileSync(credentialsPath(configDir), JSON.stringify({ ...storedSessions(configDir), 'https://other.example': other }));
     expect((await cli(['logout'], { configDir })).code).toBe(0);
     expect(storedSessions(configDir)).toEqual({ 'https://other.example': other });
     expect(statSync(credentialsPath(configDir)).mode & 0o777).toBe(0o600);
   });
 
-  it('--all ends every session of the account, the browser\'s too', async () => {
+  it("--all ends every session of the account, the browser's too", async () => {
     const configDir = newConfigDir();
     const { email } = await login(configDir);
     runtime.clock.advance(61);
@@ -244,7 +272,10 @@ describe('hushlink keys', () => {
     const configDir = newConfigDir();
     expect((await login(configDir)).code).toBe(0);
 
-    const created = await cli(['keys', 'create', '--name', 'ci deploy', '--scope', 'secrets:write', '--scope', 'secrets:read', '--expires', '30d'], { configDir });
+    const created = await cli(
+      ['keys', 'create', '--name', 'ci deploy', '--scope', 'secrets:write', '--scope', 'secrets:read', '--expires', '30d'],
+      { configDir },
+    );
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/^hlk_key_[A-Za-z0-9_-]+\n$/);
     const key = created.stdout.trim();
@@ -263,7 +294,9 @@ describe('hushlink keys', () => {
 
     const json = await cli(['keys', 'list', '--json'], { configDir });
     const items = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
-    expect(items).toEqual([expect.objectContaining({ name: 'ci deploy', prefix: key.slice(0, 16), scopes: ['secrets:write', 'secrets:read'] })]);
+    expect(items).toEqual([
+      expect.objectContaining({ name: 'ci deploy', prefix: key.slice(0, 16), scopes: ['secrets:write', 'secrets:read'] }),
+    ]);
     expect(items[0]).not.toHaveProperty('key');
     const id = items[0]!.id as string;
     expect(lines[1]!.startsWith(id)).toBe(true);
@@ -305,7 +338,8 @@ describe('hushlink keys', () => {
   it('--help gives each subcommand its usage line, the scopes and examples', async () => {
     const help = await cli(['keys', '--help']);
     expect(help.code).toBe(0);
-    for (const usage of ['hushlink keys create --name NAME --scope SCOPE', 'hushlink keys list', 'hushlink keys revoke ID']) expect(help.stdout).toContain(usage);
+    for (const usage of ['hushlink keys create --name NAME --scope SCOPE', 'hushlink keys list', 'hushlink keys revoke ID'])
+      expect(help.stdout).toContain(usage);
     for (const scope of ['secrets:write', 'secrets:read', 'receipts:read']) expect(help.stdout).toContain(scope);
     expect(help.stdout).toContain('Examples:');
     for (const name of ['login', 'logout']) {
@@ -317,7 +351,7 @@ describe('hushlink keys', () => {
 });
 
 describe('HUSHLINK_API_KEY', () => {
-  it('overrides the stored session: a secret sent with it belongs to the key\'s account; session-only commands refuse it (exit 2)', async () => {
+  it("overrides the stored session: a secret sent with it belongs to the key's account; session-only commands refuse it (exit 2)", async () => {
     const configDir = newConfigDir();
     expect((await login(configDir)).code).toBe(0);
     const signedIn = storedSessions(configDir)[proxy.url]!;
@@ -328,9 +362,16 @@ describe('HUSHLINK_API_KEY', () => {
     expect(sent.code, sent.stderr).toBe(0);
     const { id } = JSON.parse(sent.stdout) as { id: string };
     expect(((await api().get('/v1/secrets', key.auth)).body.items as Array<{ id: string }>).map((item) => item.id)).toContain(id);
-    expect(((await api().get('/v1/secrets', bearer(signedIn.access_token!))).body.items as Array<{ id: string }>).map((item) => item.id)).not.toContain(id);
+    expect(
+      ((await api().get('/v1/secrets', bearer(signedIn.access_token!))).body.items as Array<{ id: string }>).map((item) => item.id),
+    ).not.toContain(id);
 
-    for (const args of [['keys', 'list'], ['keys', 'create', '--name', 'x', '--scope', 'secrets:read'], ['keys', 'revoke', key.id], ['logout', '--all']]) {
+    for (const args of [
+      ['keys', 'list'],
+      ['keys', 'create', '--name', 'x', '--scope', 'secrets:read'],
+      ['keys', 'revoke', key.id],
+      ['logout', '--all'],
+    ]) {
       const refused = await cli(args, { configDir, env: { HUSHLINK_API_KEY: key.key } });
       expect(refused.code, args.join(' ')).toBe(2);
       expect(refused.stderr).toContain('[session_required]');
@@ -403,7 +444,13 @@ describe('x-hushlink-client', () => {
     expect(receipts.body.items).toEqual([expect.objectContaining({ channel: 'cli' })]);
 
     expect(proxy.requests.map((request) => `${request.method} ${request.path}`)).toEqual(
-      expect.arrayContaining(['POST /v1/auth/otp/start', 'POST /v1/auth/otp/verify', 'POST /v1/secrets', `GET /v1/secrets/${id}`, `POST /v1/secrets/${id}/claim`]),
+      expect.arrayContaining([
+        'POST /v1/auth/otp/start',
+        'POST /v1/auth/otp/verify',
+        'POST /v1/secrets',
+        `GET /v1/secrets/${id}`,
+        `POST /v1/secrets/${id}/claim`,
+      ]),
     );
     expect(proxy.requests.filter((request) => request.client !== 'cli')).toEqual([]);
   });

@@ -39,7 +39,8 @@ async function standIn(): Promise<StandIn> {
     const path = (request.url ?? '').split('?')[0]!;
     seen.push({ method: request.method ?? '', path, authorization: header('authorization'), deleteToken: header('x-delete-token') });
     request.resume();
-    const json = (status: number, body: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown) =>
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (request.method === 'GET' && path === `/v1/secrets/${secretId}`) {
       return json(200, {
         id: secretId,
@@ -79,7 +80,13 @@ beforeEach(() => {
 /** A config folder holding a live session for the home deployment. */
 function signedInAtHome(): string {
   const configDir = newConfigDir();
-  const session = { email: 'me@example.com', user_id: 'usr_me', access_token: accessToken, access_expires_at: '2099-01-01T00:00:00.000Z', refresh_token: 'rt_home' };
+  const session = {
+    email: 'me@example.com',
+    user_id: 'usr_me',
+    access_token: accessToken,
+    access_expires_at: '2099-01-01T00:00:00.000Z',
+    refresh_token: 'rt_home',
+  };
   writeFileSync(join(configDir, 'credentials.json'), JSON.stringify({ [home.url]: session }), { mode: 0o600 });
   return configDir;
 }
@@ -88,7 +95,8 @@ const cli = (args: string[], env: Record<string, string | undefined> = {}, confi
   runCli(args, { api: home.url, env, timeoutMs: 30_000, ...(configDir ? { configDir } : {}) });
 const secretLink = (origin: string) => `${origin}/s/${secretId}`;
 const openLink = (origin: string) => `${origin}/s/${secretId}#${'A'.repeat(43)}`;
-const credentialsSent = (standIn: StandIn) => standIn.seen.filter((request) => request.authorization !== undefined || request.deleteToken !== undefined);
+const credentialsSent = (standIn: StandIn) =>
+  standIn.seen.filter((request) => request.authorization !== undefined || request.deleteToken !== undefined);
 
 describe('status', () => {
   it('sends the API key to the configured deployment, for a link on it or a bare id', async () => {
@@ -147,15 +155,23 @@ describe('revoke', () => {
   });
 
   it('revokes a link on another host with the --token given for it, and nothing else', async () => {
-    const result = await cli(['revoke', secretLink(stranger.url), '--token', 'dt_given_for_it'], { HUSHLINK_API_KEY: apiKey }, signedInAtHome());
+    const result = await cli(
+      ['revoke', secretLink(stranger.url), '--token', 'dt_given_for_it'],
+      { HUSHLINK_API_KEY: apiKey },
+      signedInAtHome(),
+    );
     expect(result.code, result.stderr).toBe(0);
-    expect(stranger.seen).toEqual([{ method: 'DELETE', path: `/v1/secrets/${secretId}`, authorization: undefined, deleteToken: 'dt_given_for_it' }]);
+    expect(stranger.seen).toEqual([
+      { method: 'DELETE', path: `/v1/secrets/${secretId}`, authorization: undefined, deleteToken: 'dt_given_for_it' },
+    ]);
   });
 
   it('revokes on the configured deployment as its owner, with the key', async () => {
     const result = await cli(['revoke', secretLink(home.url)], { HUSHLINK_API_KEY: apiKey });
     expect(result.code, result.stderr).toBe(0);
-    expect(home.seen).toEqual([{ method: 'DELETE', path: `/v1/secrets/${secretId}`, authorization: `Bearer ${apiKey}`, deleteToken: undefined }]);
+    expect(home.seen).toEqual([
+      { method: 'DELETE', path: `/v1/secrets/${secretId}`, authorization: `Bearer ${apiKey}`, deleteToken: undefined },
+    ]);
   });
 });
 

@@ -89,7 +89,9 @@ describe('Ctrl-C and prompts', () => {
 
   it('Ctrl-C at a visible prompt (a restricted link’s address) exits 130', async () => {
     const email = newEmail('cli-edges');
-    const link = (JSON.parse((await cli(['send', '--json', '--recipient', email], { input: 'gated' })).stdout) as { links: Array<{ link: string }> }).links[0]!.link;
+    const link = (
+      JSON.parse((await cli(['send', '--json', '--recipient', email], { input: 'gated' })).stdout) as { links: Array<{ link: string }> }
+    ).links[0]!.link;
     const opening = terminal(['open', link]);
     await opening.waitFor('Your email address: ');
     opening.type('\u0003');
@@ -108,7 +110,11 @@ describe('arguments', () => {
 
   it('a link given where it is not understood is not repeated back (it may hold a key)', async () => {
     const key = 'A'.repeat(43);
-    for (const args of [['status', `https://example.com/x/sec_1#${key}`], ['inbox', `https://example.com/x/${key}`], ['respond', `https://example.com/s/x#${key}`]]) {
+    for (const args of [
+      ['status', `https://example.com/x/sec_1#${key}`],
+      ['inbox', `https://example.com/x/${key}`],
+      ['respond', `https://example.com/s/x#${key}`],
+    ]) {
       const run = await cli(args);
       expect(run.code).toBe(1);
       expect(run.stderr).not.toContain(key);

@@ -26,9 +26,11 @@ afterAll(async () => {
 });
 
 const cli = (args: string[], options: Partial<CliOptions> = {}) => runCli(args, { api: runtime.url, cwd: dir, ...options });
-const terminal = (args: string[], options: Partial<CliOptions> & { columns?: number } = {}) => new TerminalRun(args, { api: runtime.url, cwd: dir, ...options });
+const terminal = (args: string[], options: Partial<CliOptions> & { columns?: number } = {}) =>
+  new TerminalRun(args, { api: runtime.url, cwd: dir, ...options });
 const idOf = (link: string) => new URL(link).pathname.split('/')[2]!;
-const metadataOf = async (id: string) => (await apiClient(runtime).get(`/v1/secrets/${id}`)).body as { state: string; views_left: number; kind: string };
+const metadataOf = async (id: string) =>
+  (await apiClient(runtime).get(`/v1/secrets/${id}`)).body as { state: string; views_left: number; kind: string };
 
 let files = 0;
 function randomFile(size: number, name = `plain-${++files}.bin`): string {
@@ -42,10 +44,11 @@ async function sha256(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-
 describe('passphrases', () => {
   it('piped: HUSHLINK_PASSPHRASE seals and opens; a wrong one exits 4; none and no terminal exits 1 with what to do', async () => {
-    const link = (await cli(['send', '--passphrase'], { input: 'two factors', env: { HUSHLINK_PASSPHRASE: 'correct horse' } })).stdout.trim();
+    const link = (
+      await cli(['send', '--passphrase'], { input: 'two factors', env: { HUSHLINK_PASSPHRASE: 'correct horse' } })
+    ).stdout.trim();
     expect((await metadataOf(idOf(link))).state).toBe('active');
     const none = await cli(['open', link]);
     expect(none.code).toBe(1);
@@ -96,7 +99,9 @@ describe('passphrases', () => {
 describe('restricted links', () => {
   it('asks for the address and the emailed code on a terminal, then opens; another address gets no code', async () => {
     const email = newEmail('cli-recipient');
-    const sent = JSON.parse((await cli(['send', '--json', '--recipient', `carol:${email}`], { input: 'for carol only' })).stdout) as { links: Array<{ link: string; restricted: boolean }> };
+    const sent = JSON.parse((await cli(['send', '--json', '--recipient', `carol:${email}`], { input: 'for carol only' })).stdout) as {
+      links: Array<{ link: string; restricted: boolean }>;
+    };
     expect(sent.links[0]!.restricted).toBe(true);
     const link = sent.links[0]!.link;
 
@@ -122,7 +127,9 @@ describe('restricted links', () => {
 
   it('piped: --email and the code as a line on stdin, for scripts; a wrong code is refused (exit 2) and uses no view', async () => {
     const email = newEmail('cli-piped-recipient');
-    const link = (JSON.parse((await cli(['send', '--json', '--recipient', email], { input: 'scripted' })).stdout) as { links: Array<{ link: string }> }).links[0]!.link;
+    const link = (
+      JSON.parse((await cli(['send', '--json', '--recipient', email], { input: 'scripted' })).stdout) as { links: Array<{ link: string }> }
+    ).links[0]!.link;
     const wrong = new PipedRun(['open', link, '--email', email], { api: runtime.url, cwd: dir });
     await wrong.waitFor('Code: ');
     wrong.write('000000\n');
@@ -136,7 +143,9 @@ describe('restricted links', () => {
   });
 
   it('--no-restrict keeps addresses as labels: anyone with the link opens it', async () => {
-    const sent = JSON.parse((await cli(['send', '--json', '--no-restrict', '--recipient', `dave:${newEmail('dave')}`], { input: 'open to the link' })).stdout) as {
+    const sent = JSON.parse(
+      (await cli(['send', '--json', '--no-restrict', '--recipient', `dave:${newEmail('dave')}`], { input: 'open to the link' })).stdout,
+    ) as {
       links: Array<{ link: string; restricted: boolean }>;
     };
     expect(sent.links[0]!.restricted).toBe(false);
@@ -199,18 +208,30 @@ describe('the packed package', () => {
     const { execFileSync } = await import('node:child_process');
     const cliDir = new URL('../../cli/', import.meta.url).pathname;
     const packs = mkdtempSync(join(dir, 'pack-'));
-    const output = execFileSync('npm', ['pack', '--json', '--pack-destination', packs], { cwd: cliDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    const [packed] = JSON.parse(output.slice(output.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string; mode: number }> }>;
+    const output = execFileSync('npm', ['pack', '--json', '--pack-destination', packs], {
+      cwd: cliDir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const [packed] = JSON.parse(output.slice(output.indexOf('['))) as Array<{
+      filename: string;
+      files: Array<{ path: string; mode: number }>;
+    }>;
     expect(packed!.files.map((file) => file.path).sort()).toEqual(['bin/hushlink.js', 'dist/hushlink.mjs', 'package.json']);
     expect(packed!.files.find((file) => file.path === 'bin/hushlink.js')!.mode & 0o111).toBe(0o111);
     const prefix = mkdtempSync(join(dir, 'install-'));
-    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--prefix', prefix, join(packs, packed!.filename)], { stdio: 'ignore' });
+    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--prefix', prefix, join(packs, packed!.filename)], {
+      stdio: 'ignore',
+    });
     const bin = join(prefix, 'node_modules', '.bin', 'hushlink');
     const { execFile } = await import('node:child_process');
     const run = (args: string[], input: string) =>
       new Promise<{ stdout: string; code: number }>((resolve) => {
-        const child = execFile(bin, args, { env: { PATH: process.env.PATH, HUSHLINK_API: runtime.url, HUSHLINK_CONFIG_DIR: packs } }, (error, stdout) =>
-          resolve({ stdout, code: error ? Number(error.code) : 0 }),
+        const child = execFile(
+          bin,
+          args,
+          { env: { PATH: process.env.PATH, HUSHLINK_API: runtime.url, HUSHLINK_CONFIG_DIR: packs } },
+          (error, stdout) => resolve({ stdout, code: error ? Number(error.code) : 0 }),
         );
         child.stdin!.end(input);
       });

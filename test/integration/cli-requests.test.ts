@@ -79,7 +79,8 @@ async function cliRequest(who: Requester, args: string[] = []): Promise<{ link: 
   return { link: made.stdout.trim(), id: match![1]! };
 }
 
-const inboxOf = async (who: Requester, id: string) => (await api.get(`/v1/requests/${id}/inbox`, who.session.auth)).body.items as Array<Record<string, any>>;
+const inboxOf = async (who: Requester, id: string) =>
+  (await api.get(`/v1/requests/${id}/inbox`, who.session.auth)).body.items as Array<Record<string, any>>;
 
 /** A fingerprint of a key that is not the request's: the link of no request's key. */
 const withOtherFingerprint = (link: string) => {
@@ -88,7 +89,11 @@ const withOtherFingerprint = (link: string) => {
 };
 
 /** The web's responder page, driven from here: the key checked, the prompt opened, a text sealed and its key wrapped. */
-async function respondAsTheWeb(link: string, plaintext: string, options: { linkSecret?: Uint8Array } = {}): Promise<{ prompt: string | null }> {
+async function respondAsTheWeb(
+  link: string,
+  plaintext: string,
+  options: { linkSecret?: Uint8Array } = {},
+): Promise<{ prompt: string | null }> {
   const url = new URL(link);
   const id = url.pathname.split('/')[2]!;
   const fragment = parseRequestFragment(url.hash);
@@ -97,7 +102,14 @@ async function respondAsTheWeb(link: string, plaintext: string, options: { linkS
   await checkServedKey(publicKey, fragment.fingerprint);
   const prompt = served.prompt_envelope ? await openPrompt(fromBase64(served.prompt_envelope), fragment) : null;
   const sealed = await sealText(plaintext);
-  const wrapped = await wrapResponseKey({ ...fragment, ...(options.linkSecret ? { linkSecret: options.linkSecret } : {}), requestId: id, kem: served.kem, publicKey, responseKey: fromBase64Url(sealed.key) });
+  const wrapped = await wrapResponseKey({
+    ...fragment,
+    ...(options.linkSecret ? { linkSecret: options.linkSecret } : {}),
+    requestId: id,
+    kem: served.kem,
+    publicKey,
+    responseKey: fromBase64Url(sealed.key),
+  });
   const reply = await api.post(`/v1/requests/${id}/responses`, {
     kind: 'text',
     envelope: toBase64(sealed.envelope),
@@ -115,9 +127,24 @@ async function requestAsTheWeb(who: Requester, prompt: string) {
   const keys = await generateRequesterKeys();
   const link = { fingerprint: await publicKeyFingerprint(keys.publicKey), linkSecret: newLinkSecret() };
   const sealed = await sealPrompt(prompt, link);
-  const created = await api.post('/v1/requests', { public_key: encodePublicKey(keys.publicKey), kem: keys.kem, prompt_envelope: toBase64(sealed.envelope), expires_in: 3600, max_responses: 5 }, who.session.auth);
+  const created = await api.post(
+    '/v1/requests',
+    {
+      public_key: encodePublicKey(keys.publicKey),
+      kem: keys.kem,
+      prompt_envelope: toBase64(sealed.envelope),
+      expires_in: 3600,
+      max_responses: 5,
+    },
+    who.session.auth,
+  );
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { id: created.body.id as string, keys, link, url: `${created.body.url_base}#${requestFragment(link.fingerprint, link.linkSecret)}` };
+  return {
+    id: created.body.id as string,
+    keys,
+    link,
+    url: `${created.body.url_base}#${requestFragment(link.fingerprint, link.linkSecret)}`,
+  };
 }
 
 describe('request, respond, inbox', () => {
@@ -146,7 +173,9 @@ describe('request, respond, inbox', () => {
 
     const json = await cli(['inbox', id, '--open', '--json'], { configDir: me.configDir });
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout).requests).toEqual([expect.objectContaining({ id, key_here: true, responses_received: [expect.objectContaining({ kind: 'text', text })] })]);
+    expect(JSON.parse(json.stdout).requests).toEqual([
+      expect.objectContaining({ id, key_here: true, responses_received: [expect.objectContaining({ kind: 'text', text })] }),
+    ]);
   });
 
   it('a file answer goes through multipart and is saved byte for byte under its name, never over a file already there', async () => {
@@ -197,7 +226,11 @@ describe('request, respond, inbox', () => {
     expect((await stat(configDir)).mode & 0o777).toBe(0o700);
     const kept = JSON.parse(readFileSync(keyFile, 'utf8'))[runtime.url][id];
     const fragment = parseRequestFragment(new URL(link).hash);
-    expect(kept).toMatchObject({ kem: expect.stringMatching(/^(x25519|p256)$/), fingerprint: fragment.fingerprint, url_base: link.split('#')[0] });
+    expect(kept).toMatchObject({
+      kem: expect.stringMatching(/^(x25519|p256)$/),
+      fingerprint: fragment.fingerprint,
+      url_base: link.split('#')[0],
+    });
     // The service holds the public key only.
     const served = (await api.get(`/v1/requests/${id}`)).body;
     expect(served.public_key).toBe(kept.public_key);
@@ -278,7 +311,13 @@ describe('what `request` and `inbox` need', () => {
 
   it('bad options are usage errors (1), before anything is made', async () => {
     const me = await requester();
-    for (const args of [['--max-responses', '0'], ['--max-responses', '101'], ['--expires', '31d'], ['--expires', 'soon'], ['--hostname', 'a.example.com']]) {
+    for (const args of [
+      ['--max-responses', '0'],
+      ['--max-responses', '101'],
+      ['--expires', '31d'],
+      ['--expires', 'soon'],
+      ['--hostname', 'a.example.com'],
+    ]) {
       const refused = await cli(['request', ...args], { configDir: me.configDir });
       expect(refused.code, `${args.join(' ')}: ${refused.stderr}`).toBe(1);
     }
@@ -297,14 +336,20 @@ describe('between the CLI and the web', () => {
     expect(opened.stdout).toBe('ssh-ed25519 AAAAC3Nza… web@browser');
   });
 
-  it('a request made as the web makes it, answered by `hushlink respond`, opens with the web\'s unwrap', async () => {
+  it("a request made as the web makes it, answered by `hushlink respond`, opens with the web's unwrap", async () => {
     const me = await requester();
     const made = await requestAsTheWeb(me, 'The deploy token');
     const answered = await cli(['respond', made.url], { input: 'tok_123' });
     expect(answered.code, answered.stderr).toBe(0);
     expect(answered.stderr).toContain('The deploy token');
     const [item] = await inboxOf(me, made.id);
-    const key = await unwrapResponseKey({ ...made.link, requestId: made.id, keys: made.keys, enc: item!.enc, wrappedKey: item!.wrapped_key });
+    const key = await unwrapResponseKey({
+      ...made.link,
+      requestId: made.id,
+      keys: made.keys,
+      enc: item!.enc,
+      wrappedKey: item!.wrapped_key,
+    });
     expect(await openText(fromBase64(item!.envelope), { key, salt: item!.salt })).toBe('tok_123');
 
     // This config folder has no key for it: listed as such, and --open says so instead of failing obscurely.
@@ -322,7 +367,7 @@ describe('between the CLI and the web', () => {
     expect(all.stderr).toContain(`Request ${made.id} has 1 response, but its key is not in this config folder`);
   });
 
-  it('a response made without the link\'s secret is reported forged (exit 4) and the others still open', async () => {
+  it("a response made without the link's secret is reported forged (exit 4) and the others still open", async () => {
     const me = await requester();
     const { link, id } = await cliRequest(me, ['--prompt', 'two answers']);
     await respondAsTheWeb(link, 'the genuine one');

@@ -27,7 +27,8 @@ afterAll(async () => {
 const cli = (args: string[], options: Partial<CliOptions> = {}) => runCli(args, { api: runtime.url, cwd: dir, ...options });
 const linkPattern = () => new RegExp(`^${runtime.url}/s/sec_[A-Za-z0-9_-]{22}#[A-Za-z0-9_-]{43}$`);
 const idOf = (link: string) => new URL(link).pathname.split('/')[2]!;
-const metadataOf = async (id: string) => (await apiClient(runtime).get(`/v1/secrets/${id}`)).body as { state: string; views_left: number; kind: string };
+const metadataOf = async (id: string) =>
+  (await apiClient(runtime).get(`/v1/secrets/${id}`)).body as { state: string; views_left: number; kind: string };
 
 let files = 0;
 function randomFile(size: number, name = `plain-${++files}.bin`): string {
@@ -47,7 +48,8 @@ describe('help and usage', () => {
   it('lists every command, the exit codes and examples; each command has its own help with examples', async () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
-    for (const name of ['send', 'open', 'revoke', 'status', 'request', 'respond', 'inbox', 'login', 'logout', 'keys']) expect(help.stdout).toMatch(new RegExp(`^  ${name}\\s`, 'm'));
+    for (const name of ['send', 'open', 'revoke', 'status', 'request', 'respond', 'inbox', 'login', 'logout', 'keys'])
+      expect(help.stdout).toMatch(new RegExp(`^  ${name}\\s`, 'm'));
     expect(help.stdout).toContain('Exit codes:');
     for (const code of ['0', '1', '2', '3', '4', '130']) expect(help.stdout).toMatch(new RegExp(`^  ${code}\\s`, 'm'));
     for (const name of ['send', 'open', 'revoke', 'status']) {
@@ -66,7 +68,13 @@ describe('help and usage', () => {
     const bundled = (await cli(['--help'])).stdout;
     expect(execFileSync(process.execPath, [cliBin, '--help'], { encoding: 'utf8' })).toBe(bundled);
     const root = new URL('../../', import.meta.url).pathname;
-    expect(execFileSync('npx', ['--offline', 'hushlink', 'send', '--help'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })).toMatch(/^Usage: hushlink send/);
+    expect(
+      execFileSync('npx', ['--offline', 'hushlink', 'send', '--help'], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
+    ).toMatch(/^Usage: hushlink send/);
   });
 
   it('exits 1 with one sentence for a usage error, before asking anything of the service', async () => {
@@ -134,7 +142,12 @@ describe('send and open, piped', () => {
     const sent = await cli(['send', '--views', '2', '--expires', '1h30m', '--json'], { input: 'twice' });
     expect(sent.code).toBe(0);
     const body = JSON.parse(sent.stdout) as { id: string; link: string; delete_token: string; expires_at: string; max_views: number };
-    expect(body).toMatchObject({ id: expect.stringMatching(/^sec_/), link: expect.stringMatching(linkPattern()), delete_token: expect.stringMatching(/^hdt_/), max_views: 2 });
+    expect(body).toMatchObject({
+      id: expect.stringMatching(/^sec_/),
+      link: expect.stringMatching(linkPattern()),
+      delete_token: expect.stringMatching(/^hdt_/),
+      max_views: 2,
+    });
     expect(Date.parse(body.expires_at) - runtime.clock.now()).toBeGreaterThan(89 * 60 * 1000);
     expect(Date.parse(body.expires_at) - runtime.clock.now()).toBeLessThanOrEqual(90 * 60 * 1000);
 
@@ -170,7 +183,13 @@ describe('send and open, piped', () => {
     const binary = randomFile(3 * MiB + 17, 'photo.raw');
     const link = (await cli(['send', binary, '--name', '../../evil/.hidden'])).stdout.trim();
     const saved = await cli(['open', link, '--json'], { cwd: work });
-    expect(JSON.parse(saved.stdout)).toMatchObject({ kind: 'file', path: 'hidden', name: '../../evil/.hidden', size: 3 * MiB + 17, views_left: 0 });
+    expect(JSON.parse(saved.stdout)).toMatchObject({
+      kind: 'file',
+      path: 'hidden',
+      name: '../../evil/.hidden',
+      size: 3 * MiB + 17,
+      views_left: 0,
+    });
     expect(await sha256(join(work, 'hidden'))).toBe(await sha256(binary));
   });
 
@@ -217,7 +236,11 @@ describe('send and open, piped', () => {
 
 describe('revoke', () => {
   it('revokes with the delete token; a wrong token or an unknown id is refused (exit 2)', async () => {
-    const sent = JSON.parse((await cli(['send', '--json'], { input: 'revoke me' })).stdout) as { id: string; link: string; delete_token: string };
+    const sent = JSON.parse((await cli(['send', '--json'], { input: 'revoke me' })).stdout) as {
+      id: string;
+      link: string;
+      delete_token: string;
+    };
     const wrong = await cli(['revoke', sent.id, '--token', `hdt_${randomBytes(32).toString('base64url')}`]);
     expect(wrong.code).toBe(2);
     expect(await metadataOf(sent.id)).toMatchObject({ state: 'active' });
@@ -233,7 +256,9 @@ describe('revoke', () => {
     const session = await signIn(runtime, newEmail('cli-owner'));
     const key = await createKey(runtime, session, ['secrets:write', 'secrets:read', 'receipts:read']);
     const env = { HUSHLINK_API_KEY: key.key };
-    const sent = JSON.parse((await cli(['send', '--json', '--recipient', 'alice', '--recipient', 'bob'], { input: 'for two', env })).stdout) as {
+    const sent = JSON.parse(
+      (await cli(['send', '--json', '--recipient', 'alice', '--recipient', 'bob'], { input: 'for two', env })).stdout,
+    ) as {
       id: string;
       links: Array<{ recipient_id: string; label: string; link: string }>;
     };

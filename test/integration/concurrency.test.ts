@@ -37,7 +37,8 @@ beforeEach(() => {
 });
 
 /** The service logs every 5xx with its cause: a race must not have produced any. */
-const expectNoFaults = () => expect(loggedErrors.map((entry) => (entry.fields as { message?: string })?.message ?? entry.message)).toEqual([]);
+const expectNoFaults = () =>
+  expect(loggedErrors.map((entry) => (entry.fields as { message?: string })?.message ?? entry.message)).toEqual([]);
 
 const terminalTypes: readonly SecretEventType[] = ['secret.burned', 'secret.expired', 'secret.revoked', 'secret.locked'];
 
@@ -57,7 +58,10 @@ async function createSecret(overrides: Record<string, unknown> = {}, size = 64):
 }
 
 const claim = (id: string, token?: string, linkToken?: string): Promise<Reply> =>
-  api.post(`/v1/secrets/${id}/claim`, token === undefined ? undefined : { claim_token: token, ...(linkToken === undefined ? {} : { link_token: linkToken }) });
+  api.post(
+    `/v1/secrets/${id}/claim`,
+    token === undefined ? undefined : { claim_token: token, ...(linkToken === undefined ? {} : { link_token: linkToken }) },
+  );
 
 /** Claims at once; with `linkToken`, each proves the link, so refused tokens count towards the lock. */
 const claimMany = (id: string, count: number, token?: (index: number) => string | undefined, linkToken?: string): Promise<Reply[]> =>
@@ -138,7 +142,11 @@ describe('200 simultaneous claims', () => {
     expect(events.filter((event) => event.type === 'secret.viewed').map((event) => event.views_left)).toEqual([2, 1, 0]);
     expect(events.filter((event) => event.type === 'secret.burned')).toHaveLength(1);
     await expectEndedOnce(secret);
-    expectPayloadsMatchViews(replies, created, events.filter((event) => event.type === 'secret.viewed'));
+    expectPayloadsMatchViews(
+      replies,
+      created,
+      events.filter((event) => event.type === 'secret.viewed'),
+    );
     expectNoFaults();
   }, 60_000);
 
@@ -258,7 +266,12 @@ describe('claims racing a proof lock', () => {
       const link = claimPair();
       const created = await createSecret({ max_views: 1, claim_verifier: verifier, link_verifier: link.verifier });
       const rightAt = round * 4;
-      const replies = await claimMany(created.id, 24, (index) => (index === rightAt ? token : randomBytes(32).toString('base64url')), link.token);
+      const replies = await claimMany(
+        created.id,
+        24,
+        (index) => (index === rightAt ? token : randomBytes(32).toString('base64url')),
+        link.token,
+      );
 
       const secret = await stored(created.id);
       const { viewed, terminal } = await expectEndedOnce(secret);
@@ -268,7 +281,11 @@ describe('claims racing a proof lock', () => {
         if (index !== rightAt) expect(reply.status, 'a wrong proof never gets the payload').not.toBe(200);
         if (reply.status !== 200) {
           expect([403, 410, 423]).toContain(reply.status);
-          expectProblem(reply, reply.status, ({ 403: 'proof_refused', 410: 'gone', 423: 'locked' } as Record<number, string>)[reply.status]!);
+          expectProblem(
+            reply,
+            reply.status,
+            ({ 403: 'proof_refused', 410: 'gone', 423: 'locked' } as Record<number, string>)[reply.status]!,
+          );
         }
       });
     }
@@ -323,8 +340,14 @@ describe('claims racing expiry', () => {
       const fireSweep = () => runtime.scheduler.run('expire-secrets');
       const [swept, replies] =
         round % 2 === 0
-          ? await (async () => { const s = fireSweep(); return Promise.all([s, fireClaims()]); })()
-          : await (async () => { const c = fireClaims(); return Promise.all([fireSweep(), c]); })();
+          ? await (async () => {
+              const s = fireSweep();
+              return Promise.all([s, fireClaims()]);
+            })()
+          : await (async () => {
+              const c = fireClaims();
+              return Promise.all([fireSweep(), c]);
+            })();
 
       for (const reply of replies) {
         expectProblem(reply, 410, 'gone');

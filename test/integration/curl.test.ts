@@ -37,7 +37,10 @@ interface CurlAnswer {
 
 /** Runs curl against the runtime; `-w` appends the status and type after a marker line. */
 async function curl(path: string, args: string[], input?: string | Buffer): Promise<CurlAnswer> {
-  const child = run('curl', ['-sS', '-X', 'POST', ...args, '-w', '\n@@%{http_code} %{content_type}', `${runtime.url}${path}`], { maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' });
+  const child = run('curl', ['-sS', '-X', 'POST', ...args, '-w', '\n@@%{http_code} %{content_type}', `${runtime.url}${path}`], {
+    maxBuffer: 16 * 1024 * 1024,
+    encoding: 'utf8',
+  });
   if (input !== undefined) child.child.stdin!.end(input);
   const { stdout } = await child;
   const at = stdout.lastIndexOf('\n@@');
@@ -53,7 +56,10 @@ async function openLink(link: string): Promise<{ plaintext: Buffer; envelope: Ui
   const id = url.pathname.split('/')[2]!;
   const key = url.hash.slice(1);
   const meta = (await api.get(`/v1/secrets/${id}`)).body;
-  const [claimToken, linkToken] = await Promise.all([claimTokenFor({ key, salt: meta.salt, iterations: 0 }), linkTokenFor({ key, salt: meta.salt })]);
+  const [claimToken, linkToken] = await Promise.all([
+    claimTokenFor({ key, salt: meta.salt, iterations: 0 }),
+    linkTokenFor({ key, salt: meta.salt }),
+  ]);
   const claimed = await api.post(`/v1/secrets/${id}/claim`, { claim_token: claimToken, link_token: linkToken });
   expect(claimed.status, JSON.stringify(claimed.body).slice(0, 300)).toBe(200);
   const envelope = fromBase64(claimed.body.envelope);
@@ -86,7 +92,15 @@ describe('POST /v1/curl', () => {
     const id = new URL(link).pathname.split('/')[2]!;
     const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
     const parts = async () =>
-      (await db.send(new QueryCommand({ TableName: runtime.config.TABLE_NAME, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': `SECRET#${id}`, ':p': 'ENVELOPE#' } }))).Items ?? [];
+      (
+        await db.send(
+          new QueryCommand({
+            TableName: runtime.config.TABLE_NAME,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+            ExpressionAttributeValues: { ':pk': `SECRET#${id}`, ':p': 'ENVELOPE#' },
+          }),
+        )
+      ).Items ?? [];
     expect((await parts()).length).toBeGreaterThan(1);
     expect((await api.get(`/v1/secrets/${id}`)).body.size_bytes).toBeGreaterThan(curlLimits.maxBodyBytes);
     const { plaintext } = await openLink(link);
@@ -104,7 +118,11 @@ describe('POST /v1/curl', () => {
     expect(declared.status).toBe(413);
     expect(JSON.parse(declared.body)).toMatchObject({ status: 413, code: 'payload_too_large' });
     // Streamed without a length (chunked): refused once the limit is passed.
-    const streamed = await curl('/v1/curl', ['--data-binary', '@-', '-H', 'transfer-encoding: chunked'], Buffer.alloc(3 * curlLimits.maxBodyBytes, 1));
+    const streamed = await curl(
+      '/v1/curl',
+      ['--data-binary', '@-', '-H', 'transfer-encoding: chunked'],
+      Buffer.alloc(3 * curlLimits.maxBodyBytes, 1),
+    );
     expect(streamed.status).toBe(413);
   });
 
@@ -112,10 +130,18 @@ describe('POST /v1/curl', () => {
     const json = await curl('/v1/curl?expires_in=5&max_views=1000', ['--data-binary', '@-', '-H', 'accept: application/json'], 'x');
     expect(json.status).toBe(200);
     const body = JSON.parse(json.body);
-    expect(body).toEqual({ url: expect.stringMatching(/#[A-Za-z0-9_-]{43}$/), id: expect.stringMatching(/^sec_/), delete_token: expect.any(String), expires_at: expect.any(String), max_views: 100 });
+    expect(body).toEqual({
+      url: expect.stringMatching(/#[A-Za-z0-9_-]{43}$/),
+      id: expect.stringMatching(/^sec_/),
+      delete_token: expect.any(String),
+      expires_at: expect.any(String),
+      max_views: 100,
+    });
     expect(Date.parse(body.expires_at) - runtime.clock.now()).toBeLessThanOrEqual(60_000);
     expect(Date.parse(body.expires_at) - runtime.clock.now()).toBeGreaterThan(55_000);
-    const defaults = JSON.parse((await curl('/v1/curl?expires_in=soon&max_views=-3&other=1', ['--data-binary', '@-', '-H', 'accept: application/json'], 'y')).body);
+    const defaults = JSON.parse(
+      (await curl('/v1/curl?expires_in=soon&max_views=-3&other=1', ['--data-binary', '@-', '-H', 'accept: application/json'], 'y')).body,
+    );
     expect(defaults.max_views).toBe(1);
     expect(Date.parse(defaults.expires_at) - runtime.clock.now()).toBeGreaterThan(86_000_000);
     // Its delete token revokes it.

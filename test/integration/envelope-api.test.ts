@@ -38,13 +38,23 @@ describe('envelope v1 through the API', () => {
     expect(metadata.body).toMatchObject({ passphrase: true, kdf_iterations: 600_000, requires_proof: true, salt: sealed.salt });
 
     // A wrong passphrase gives a wrong claim token: refused by the server, no view consumed.
-    const wrong = await claimTokenFor({ key: sealed.key, salt: metadata.body.salt, passphrase: 'grey whale', iterations: metadata.body.kdf_iterations });
+    const wrong = await claimTokenFor({
+      key: sealed.key,
+      salt: metadata.body.salt,
+      passphrase: 'grey whale',
+      iterations: metadata.body.kdf_iterations,
+    });
     const refused = await api.post(`/v1/secrets/${id}/claim`, { claim_token: wrong });
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('proof_refused');
     expect((await api.get(`/v1/secrets/${id}`)).body.views_left).toBe(1);
 
-    const right = await claimTokenFor({ key: sealed.key, salt: metadata.body.salt, passphrase: 'blue whale', iterations: metadata.body.kdf_iterations });
+    const right = await claimTokenFor({
+      key: sealed.key,
+      salt: metadata.body.salt,
+      passphrase: 'blue whale',
+      iterations: metadata.body.kdf_iterations,
+    });
     const claimed = await api.post(`/v1/secrets/${id}/claim`, { claim_token: right });
     expect(claimed.status).toBe(200);
     const text = await openText(fromBase64(claimed.body.envelope), { key: sealed.key, salt: claimed.body.salt, passphrase: 'blue whale' });
@@ -71,7 +81,13 @@ describe('a secret stored before the link-verifier cut-over', () => {
     const created = await api.post('/v1/secrets', textSecretBody({ claim_verifier: proof.verifier, link_verifier: linkPair().verifier }));
     expect(created.status).toBe(201);
     const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-    await db.send(new UpdateCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `SECRET#${created.body.id}`, sk: 'SECRET' }, UpdateExpression: 'REMOVE link_verifier' }));
+    await db.send(
+      new UpdateCommand({
+        TableName: runtime.config.TABLE_NAME,
+        Key: { pk: `SECRET#${created.body.id}`, sk: 'SECRET' },
+        UpdateExpression: 'REMOVE link_verifier',
+      }),
+    );
     db.destroy();
     expect((await runtime.stores.secrets.get(created.body.id))?.linkVerifier).toBeUndefined();
     expect((await api.get(`/v1/secrets/${created.body.id}`)).body).toMatchObject({ state: 'active', requires_proof: true });

@@ -6,7 +6,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, downloadFile, resumeUpload, TransferError, uploadFile, type Fetch, type UploadProgress, type UploadState } from '../../cli/transfer/index.ts';
+import {
+  ApiError,
+  downloadFile,
+  resumeUpload,
+  TransferError,
+  uploadFile,
+  type Fetch,
+  type UploadProgress,
+  type UploadState,
+} from '../../cli/transfer/index.ts';
 import type { Runtime } from '../../local/runtime.ts';
 import { s3Client } from '../../shared/adapters/s3Uploads.ts';
 import { objectKeyOf } from '../../shared/domain/files/ports.ts';
@@ -55,7 +64,8 @@ const leftovers = () => readdirSync(dir).filter((name) => name.startsWith('.') |
 
 /** A fetch that lets `fails` decide, per request, to throw as a dropped connection would. */
 function failing(fails: (url: URL, init: RequestInit | undefined) => boolean): Fetch {
-  return (input, init) => (fails(new URL(String(input)), init) ? Promise.reject(new TypeError('fetch failed')) : globalThis.fetch(input, init));
+  return (input, init) =>
+    fails(new URL(String(input)), init) ? Promise.reject(new TypeError('fetch failed')) : globalThis.fetch(input, init);
 }
 const partNumberOf = (url: URL) => Number(url.searchParams.get('partNumber') ?? 0);
 
@@ -69,11 +79,21 @@ describe('uploadFile and downloadFile', () => {
   ])('round trip %s, byte for byte', async (_, size, options) => {
     const { path, bytes } = randomFile(size);
     const progress: UploadProgress[] = [];
-    const uploaded = await uploadFile({ ...base(), file: path, type: 'application/x-test', ...options, onProgress: (step) => progress.push(step) });
+    const uploaded = await uploadFile({
+      ...base(),
+      file: path,
+      type: 'application/x-test',
+      ...options,
+      onProgress: (step) => progress.push(step),
+    });
     expect(uploaded.link).toMatch(new RegExp(`^${runtime.url}/s/sec_[A-Za-z0-9_-]{22}#[A-Za-z0-9_-]{43}$`));
     expect(uploaded.link.startsWith(`${runtime.url}/s/${uploaded.id}#`)).toBe(true);
     expect(progress.at(-1)).toMatchObject({ id: uploaded.id, sentBytes: uploaded.sizeBytes, totalBytes: uploaded.sizeBytes });
-    expect((await api.get(`/v1/secrets/${uploaded.id}`)).body).toMatchObject({ kind: 'file', state: 'active', size_bytes: uploaded.sizeBytes });
+    expect((await api.get(`/v1/secrets/${uploaded.id}`)).body).toMatchObject({
+      kind: 'file',
+      state: 'active',
+      size_bytes: uploaded.sizeBytes,
+    });
 
     const to = outPath();
     const downloaded = await downloadFile({ link: uploaded.link, to, retryDelay: noPause });
@@ -89,9 +109,18 @@ describe('uploadFile and downloadFile', () => {
     async function* pieces() {
       for (let at = 0; at < bytes.length; at += 700_001) yield bytes.subarray(at, at + 700_001);
     }
-    const uploaded = await uploadFile({ ...base(), file: { stream: pieces(), size: bytes.length }, name: 'report.pdf', type: 'application/pdf' });
+    const uploaded = await uploadFile({
+      ...base(),
+      file: { stream: pieces(), size: bytes.length },
+      name: 'report.pdf',
+      type: 'application/pdf',
+    });
     const to = outPath();
-    expect(await downloadFile({ link: uploaded.link, to })).toMatchObject({ name: 'report.pdf', type: 'application/pdf', size: bytes.length });
+    expect(await downloadFile({ link: uploaded.link, to })).toMatchObject({
+      name: 'report.pdf',
+      type: 'application/pdf',
+      size: bytes.length,
+    });
     expect(readFileSync(to).equals(bytes)).toBe(true);
     async function* short() {
       yield bytes.subarray(0, 1000);
@@ -106,7 +135,11 @@ describe('uploadFile and downloadFile', () => {
     const refused = await downloadFile({ link: uploaded.link, to: outPath(), passphrase: 'grey whale' }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ApiError);
     // The first refusal it met: the download without a passphrase made no claim.
-    expect(refused).toMatchObject({ status: 403, code: 'proof_refused', problem: { attempts_left: secretLimits.refusedProofsBeforeLock - 1 } });
+    expect(refused).toMatchObject({
+      status: 403,
+      code: 'proof_refused',
+      problem: { attempts_left: secretLimits.refusedProofsBeforeLock - 1 },
+    });
     expect((await api.get(`/v1/secrets/${uploaded.id}`)).body.views_left).toBe(2);
     const to = outPath();
     expect(await downloadFile({ link: uploaded.link, to, passphrase: 'blue whale' })).toMatchObject({ size: bytes.length, viewsLeft: 1 });
@@ -141,7 +174,9 @@ describe('uploadFile and downloadFile', () => {
     let opened: UploadProgress | undefined;
     let tries = 0;
     const alwaysOnPart2 = failing((url) => partNumberOf(url) === 2 && ++tries > 0);
-    const failed = await uploadFile({ ...base(), file: path, fetch: alwaysOnPart2, onProgress: (step) => (opened ??= step) }).catch((error: unknown) => error);
+    const failed = await uploadFile({ ...base(), file: path, fetch: alwaysOnPart2, onProgress: (step) => (opened ??= step) }).catch(
+      (error: unknown) => error,
+    );
     expect(failed).toBeInstanceOf(TransferError);
     expect(failed).toMatchObject({ code: 'transfer_failed' });
     expect(tries).toBe(4);
@@ -194,9 +229,13 @@ describe('resumeUpload', () => {
       if (partNumber > 0 && response.ok && ++held === options.partsHeld) allHeld();
       return response;
     };
-    const failed = await uploadFile({ ...base(), file: path, statePath, fetch: dead, ...(options.passphrase ? { passphrase: options.passphrase } : {}) }).catch(
-      (error: unknown) => error,
-    );
+    const failed = await uploadFile({
+      ...base(),
+      file: path,
+      statePath,
+      fetch: dead,
+      ...(options.passphrase ? { passphrase: options.passphrase } : {}),
+    }).catch((error: unknown) => error);
     expect(failed).toMatchObject({ code: 'transfer_failed' });
     const state = stateOf(statePath);
     expect(await heldParts(state.id, state.upload_id)).toHaveLength(options.partsHeld);
@@ -216,7 +255,10 @@ const hang = (input: string | URL, init?: RequestInit) => new URL(String(input))
 await uploadFile({ api: process.argv[2]!, file: process.argv[3]!, statePath: process.argv[4]!, fetch: hang, onProgress: (step) => process.send!(step) });
 `,
     );
-    const child = fork(script, [runtime.url, path, statePath], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = fork(script, [runtime.url, path, statePath], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
     const exited = new Promise((resolve) => child.once('exit', (_, signal) => resolve(signal)));
     await new Promise<void>((resolve, reject) => {
       let partsDone = 0;
@@ -289,7 +331,9 @@ await uploadFile({ api: process.argv[2]!, file: process.argv[3]!, statePath: pro
     expect(await heldParts(state.id, state.upload_id)).toBeNull();
 
     state = await interrupted(path, statePath, { partsHeld: 0 });
-    expect((await resumeUpload({ statePath })).resumed).toEqual({ startedOver: 'S3 holds no part of it, so nothing proves the file unchanged' });
+    expect((await resumeUpload({ statePath })).resumed).toEqual({
+      startedOver: 'S3 holds no part of it, so nothing proves the file unchanged',
+    });
 
     // Completed, but the answer was lost with the process.
     const lostAnswer: Fetch = async (input, init) => {
@@ -310,19 +354,31 @@ await uploadFile({ api: process.argv[2]!, file: process.argv[3]!, statePath: pro
 
 describe('downloadFile refusing', () => {
   /** The stored envelope of a file secret, through the local S3 (as an attacker with the bucket would). */
-  const objectOf = async (id: string) => Buffer.from(await (await s3.send(new GetObjectCommand({ Bucket: runtime.s3.bucket, Key: objectKeyOf(id) }))).Body!.transformToByteArray());
-  const replaceObject = (id: string, bytes: Uint8Array) => s3.send(new PutObjectCommand({ Bucket: runtime.s3.bucket, Key: objectKeyOf(id), Body: bytes }));
+  const objectOf = async (id: string) =>
+    Buffer.from(
+      await (await s3.send(new GetObjectCommand({ Bucket: runtime.s3.bucket, Key: objectKeyOf(id) }))).Body!.transformToByteArray(),
+    );
+  const replaceObject = (id: string, bytes: Uint8Array) =>
+    s3.send(new PutObjectCommand({ Bucket: runtime.s3.bucket, Key: objectKeyOf(id), Body: bytes }));
 
   it('a tampered, truncated or reordered file: the envelope’s `tampered` error, and nothing left where it was written', async () => {
     const { path, bytes } = randomFile(40 * 2 ** 16 + 77);
     const uploaded = await uploadFile({ ...base(), file: path, chunkLog2: 16, maxViews: 5 });
     const envelope = await objectOf(uploaded.id);
-    const opener = await fileOpener(envelope.subarray(0, filePrefixBytes), { key: keyOf(uploaded.link), salt: (await api.get(`/v1/secrets/${uploaded.id}`)).body.salt });
+    const opener = await fileOpener(envelope.subarray(0, filePrefixBytes), {
+      key: keyOf(uploaded.link),
+      salt: (await api.get(`/v1/secrets/${uploaded.id}`)).body.salt,
+    });
     const chunk = (index: number) => opener.bodyOffset + index * opener.chunkCipherBytes;
 
     const flipped = Buffer.from(envelope);
     flipped[chunk(30) + 1000]! ^= 0x01;
-    const reordered = Buffer.concat([envelope.subarray(0, chunk(5)), envelope.subarray(chunk(6), chunk(7)), envelope.subarray(chunk(5), chunk(6)), envelope.subarray(chunk(7))]);
+    const reordered = Buffer.concat([
+      envelope.subarray(0, chunk(5)),
+      envelope.subarray(chunk(6), chunk(7)),
+      envelope.subarray(chunk(5), chunk(6)),
+      envelope.subarray(chunk(7)),
+    ]);
     for (const [what, changed] of [
       ['a flipped bit', flipped],
       ['a cut-off end', envelope.subarray(0, envelope.length - 40)],
@@ -378,7 +434,9 @@ describe('downloadFile refusing', () => {
     await expect(downloadFile({ link: uploaded.link.split('#')[0]!, to: outPath() })).rejects.toMatchObject({ code: 'bad_link' });
     expect((await api.get(`/v1/secrets/${uploaded.id}`)).body.views_left).toBe(1);
     const text = await api.post('/v1/secrets', textSecretBody());
-    await expect(downloadFile({ link: `${text.body.url_base}#${randomBytes(32).toString('base64url')}`, to: outPath() })).rejects.toMatchObject({ code: 'not_a_file' });
+    await expect(
+      downloadFile({ link: `${text.body.url_base}#${randomBytes(32).toString('base64url')}`, to: outPath() }),
+    ).rejects.toMatchObject({ code: 'not_a_file' });
     expect((await api.get(`/v1/secrets/${text.body.id}`)).body.views_left).toBe(1);
   });
 });

@@ -72,7 +72,12 @@ async function putUnsized(opened: Opened, partNumber: number, bytes: Uint8Array)
   const { s3 } = runtime;
   const client = s3Client({ bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, credentials: s3.credentials });
   try {
-    const command = new UploadPartCommand({ Bucket: s3.bucket, Key: objectKeyOf(opened.id), UploadId: opened.upload_id, PartNumber: partNumber });
+    const command = new UploadPartCommand({
+      Bucket: s3.bucket,
+      Key: objectKeyOf(opened.id),
+      UploadId: opened.upload_id,
+      PartNumber: partNumber,
+    });
     return await putPart(await getSignedUrl(client, command, { expiresIn: 600, signingDate: new Date(runtime.clock.now()) }), bytes);
   } finally {
     client.destroy();
@@ -80,7 +85,8 @@ async function putUnsized(opened: Opened, partNumber: number, bytes: Uint8Array)
 }
 
 const ref = (opened: Opened) => ({ id: opened.id, upload_id: opened.upload_id, delete_token: opened.delete_token });
-const complete = (opened: Opened, parts: Array<{ part_number: number; etag: string }>) => api.post('/v1/files/multipart/complete', { ...ref(opened), parts });
+const complete = (opened: Opened, parts: Array<{ part_number: number; etag: string }>) =>
+  api.post('/v1/files/multipart/complete', { ...ref(opened), parts });
 
 /** A file secret, uploaded and active: its id, its bytes, its delete token. */
 async function activeFile(sizeBytes: number, overrides: Record<string, unknown> = {}) {
@@ -176,7 +182,12 @@ describe('POST /v1/files/multipart/complete', () => {
     const parts = await upload(opened, envelope, (numbers) => [...numbers].reverse());
     const completed = await complete(opened, parts);
     expect(completed.body).toEqual({ id: opened.id, state: 'active', size_bytes: size });
-    expect((await api.get(`/v1/secrets/${opened.id}`)).body).toMatchObject({ kind: 'file', state: 'active', size_bytes: size, views_left: 1 });
+    expect((await api.get(`/v1/secrets/${opened.id}`)).body).toMatchObject({
+      kind: 'file',
+      state: 'active',
+      size_bytes: size,
+      views_left: 1,
+    });
 
     const claimed = await api.post(`/v1/secrets/${opened.id}/claim`);
     expect(claimed.status).toBe(200);
@@ -222,7 +233,9 @@ describe('POST /v1/files/multipart/complete', () => {
     }
     expect(await runtime.functions.files.uploads.parts(objectKeyOf(small.id), small.upload_id)).toEqual([]);
     expect((await fetch(url, { method: 'PUT', body: new Blob([randomBytes(1000)]) })).status).toBe(200);
-    expect(await runtime.functions.files.uploads.parts(objectKeyOf(small.id), small.upload_id)).toEqual([{ partNumber: 1, etag: expect.any(String), size: 1000 }]);
+    expect(await runtime.functions.files.uploads.parts(objectKeyOf(small.id), small.upload_id)).toEqual([
+      { partNumber: 1, etag: expect.any(String), size: 1000 },
+    ]);
 
     // Every part of a larger upload: part_size but the last, which holds the rest.
     const size = 17 * MiB + 7;
@@ -248,7 +261,11 @@ describe('POST /v1/files/multipart/complete', () => {
     ];
     const refused = await complete(longer, parts);
     expectProblem(refused, 413, 'payload_too_large');
-    expect(refused.body).toMatchObject({ part_number: 2, part_bytes: declared + 1000 - longer.part_size, expected_bytes: declared - longer.part_size });
+    expect(refused.body).toMatchObject({
+      part_number: 2,
+      part_bytes: declared + 1000 - longer.part_size,
+      expected_bytes: declared - longer.part_size,
+    });
     expect((await api.get(`/v1/secrets/${longer.id}`)).body.state).toBe('revoked');
     // Its parts went with it, not with the stale-upload sweep a day later.
     expect(await runtime.functions.files.uploads.parts(objectKeyOf(longer.id), longer.upload_id)).toBeNull();
@@ -285,7 +302,10 @@ describe('POST /v1/files/multipart/complete', () => {
       const opened = await open(size);
       const parts = await upload(opened, randomBytes(size));
       const [completed, aborted] = await Promise.all([complete(opened, parts), api.post('/v1/files/multipart/abort', ref(opened))]);
-      expect([completed.status, aborted.status].filter((status) => status === 200), `${completed.status} ${aborted.status}`).toHaveLength(1);
+      expect(
+        [completed.status, aborted.status].filter((status) => status === 200),
+        `${completed.status} ${aborted.status}`,
+      ).toHaveLength(1);
       await runtime.drainWork();
       const state = (await api.get(`/v1/secrets/${opened.id}`)).body.state;
       if (completed.status === 200) {
@@ -320,7 +340,9 @@ describe('claiming a file', () => {
     const replies = await Promise.all(Array.from({ length: 20 }, () => api.post(`/v1/secrets/${opened.id}/claim`)));
     expect(replies.filter((reply) => reply.status === 200)).toHaveLength(3);
     expect(replies.filter((reply) => reply.status === 410)).toHaveLength(17);
-    expect(replies.filter((reply) => reply.status === 200).every((reply) => reply.body.download.url.includes(objectKeyOf(opened.id)))).toBe(true);
+    expect(replies.filter((reply) => reply.status === 200).every((reply) => reply.body.download.url.includes(objectKeyOf(opened.id)))).toBe(
+      true,
+    );
     expect((await api.get(`/v1/secrets/${opened.id}`)).body).toMatchObject({ state: 'burned', views_left: 0 });
   });
 

@@ -43,13 +43,21 @@ async function gated(): Promise<Gated> {
   // Every window (10 minutes, an hour, a day) starts afresh at a day's start.
   toFreshWindow(runtime.clock, 24 * 3600);
   const email = newEmail('gated');
-  const reply = await callFrom(runtime, freshSource(), 'POST', '/v1/secrets', textSecretBody({ recipients: [{ email, restricted: true }], claim_verifier: claimPair().verifier, link_verifier: linkPair().verifier }));
+  const reply = await callFrom(
+    runtime,
+    freshSource(),
+    'POST',
+    '/v1/secrets',
+    textSecretBody({ recipients: [{ email, restricted: true }], claim_verifier: claimPair().verifier, link_verifier: linkPair().verifier }),
+  );
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
   return { id: reply.body.id, link: reply.body.recipients[0].recipient_id, email };
 }
 
-const start = (from: string, secret: Gated, email = secret.email) => callFrom(runtime, from, 'POST', `/v1/secrets/${secret.id}/gate/start`, { recipient_id: secret.link, email });
-const verify = (from: string, secret: Gated, code: string, email = secret.email) => callFrom(runtime, from, 'POST', `/v1/secrets/${secret.id}/gate/verify`, { recipient_id: secret.link, email, code });
+const start = (from: string, secret: Gated, email = secret.email) =>
+  callFrom(runtime, from, 'POST', `/v1/secrets/${secret.id}/gate/start`, { recipient_id: secret.link, email });
+const verify = (from: string, secret: Gated, code: string, email = secret.email) =>
+  callFrom(runtime, from, 'POST', `/v1/secrets/${secret.id}/gate/verify`, { recipient_id: secret.link, email, code });
 const codesTo = (email: string) => mailsTo(runtime, email).map((mail) => /\b(\d{6})\b/.exec(mail.text)![1]!);
 /** A code that is not `code` (the `n`th after it). */
 const wrongCode = (code: string, n = 1) => String((Number(code) + n) % 1_000_000).padStart(6, '0');
@@ -115,7 +123,9 @@ describe('the link’s own budget', () => {
     expect((await start(freshSource(), secret)).status).toBe(200);
     const [code] = codesTo(secret.email);
     const from = Array.from({ length: 6 }, freshSource);
-    const statuses = statusesOf(await Promise.all(Array.from({ length: 30 }, (_, i) => verify(from[i % 6]!, secret, wrongCode(code!, i + 1)))));
+    const statuses = statusesOf(
+      await Promise.all(Array.from({ length: 30 }, (_, i) => verify(from[i % 6]!, secret, wrongCode(code!, i + 1)))),
+    );
     expect(count(statuses, 401)).toBe(gateLimits.triesPerRecipient.limit);
     expect(count(statuses, 429)).toBe(30 - gateLimits.triesPerRecipient.limit);
   });
@@ -125,8 +135,14 @@ describe('what a start tells', () => {
   it('answers the same for the link’s address with or without a live code, and for another address; its cap counts them all', async () => {
     const secret = await gated();
     const source = freshSource();
-    const headerNames = (reply: Reply) => [...reply.headers.keys()].filter((name) => !['date', 'x-request-id', 'content-length'].includes(name)).sort();
-    const replies = [await start(source, secret), await start(source, secret), await start(source, secret, newEmail('not-them')), await start(source, secret, secret.email.toUpperCase())];
+    const headerNames = (reply: Reply) =>
+      [...reply.headers.keys()].filter((name) => !['date', 'x-request-id', 'content-length'].includes(name)).sort();
+    const replies = [
+      await start(source, secret),
+      await start(source, secret),
+      await start(source, secret, newEmail('not-them')),
+      await start(source, secret, secret.email.toUpperCase()),
+    ];
     for (const reply of replies) {
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({ sent: true });
@@ -142,7 +158,12 @@ describe('what a start tells', () => {
 
 describe('IPv6 sources', () => {
   /** The gate function as API Gateway calls it, with the caller's address in the event. */
-  async function invoke(sourceIp: string, secret: Gated, step: 'start' | 'verify', json: Record<string, unknown>): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
+  async function invoke(
+    sourceIp: string,
+    secret: Gated,
+    step: 'start' | 'verify',
+    json: Record<string, unknown>,
+  ): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
     const handler = createHandler(runtime.functions.gate);
     const path = `/v1/secrets/${secret.id}/gate/${step}`;
     const routeKey = `POST /v1/secrets/{id}/gate/${step}`;
@@ -178,12 +199,17 @@ describe('IPv6 sources', () => {
   it('count one /64 as one source for starts and tries: its addresses share the caps, another /64 has its own', async () => {
     const secret = await gated();
     const starts = [];
-    for (let i = 0; i <= startsPerSource; i++) starts.push(await invoke(`2001:db8:7:1:${(i + 1).toString(16)}::${i}`, secret, 'start', { email: secret.email }));
+    for (let i = 0; i <= startsPerSource; i++)
+      starts.push(await invoke(`2001:db8:7:1:${(i + 1).toString(16)}::${i}`, secret, 'start', { email: secret.email }));
     expect(starts.map((reply) => reply.status)).toEqual([...Array(startsPerSource).fill(200), 429]);
     expect(Number(starts.at(-1)!.headers['retry-after'])).toBeGreaterThan(0);
     const [code] = codesTo(secret.email);
     const tries = [];
-    for (let i = 0; i <= triesShort.limit; i++) tries.push((await invoke(`2001:db8:7:1::${(i + 100).toString(16)}`, secret, 'verify', { email: secret.email, code: wrongCode(code!, i + 1) })).status);
+    for (let i = 0; i <= triesShort.limit; i++)
+      tries.push(
+        (await invoke(`2001:db8:7:1::${(i + 100).toString(16)}`, secret, 'verify', { email: secret.email, code: wrongCode(code!, i + 1) }))
+          .status,
+      );
     expect(tries).toEqual([...Array(triesShort.limit).fill(401), 429]);
     expect((await invoke('2001:db8:7:2::1', secret, 'start', { email: secret.email })).status).toBe(200);
     expect((await invoke('2001:db8:7:2::1', secret, 'verify', { email: secret.email, code: code! })).status).toBe(200);

@@ -91,7 +91,9 @@ function socketInodes(pid: string): Set<string> {
 const processesHolding = (inode: string) => readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && socketInodes(pid).has(inode));
 
 const listening = (protocol: 'tcp' | 'udp') =>
-  [...socketTable(protocol), ...socketTable(`${protocol}6`)].filter((entry) => (protocol === 'tcp' ? entry.state === '0A' : entry.state === '07'));
+  [...socketTable(protocol), ...socketTable(`${protocol}6`)].filter((entry) =>
+    protocol === 'tcp' ? entry.state === '0A' : entry.state === '07',
+  );
 
 /** This machine's own IPv4 addresses other than loopback. */
 const ownAddresses = () =>
@@ -110,7 +112,7 @@ describe('every local component listens on 127.0.0.1 only', () => {
     }
   });
 
-  it('has the DNS server\'s UDP port bound to 127.0.0.1 and nowhere else', () => {
+  it("has the DNS server's UDP port bound to 127.0.0.1 and nowhere else", () => {
     const sockets = listening('udp');
     for (const [name, port] of Object.entries(ownPorts().udp)) {
       const bound = sockets.filter((entry) => entry.port === port).map((entry) => entry.address);
@@ -119,7 +121,7 @@ describe('every local component listens on 127.0.0.1 only', () => {
     }
   });
 
-  it('opens no other listening socket off loopback, in this process or in DynamoDB Local\'s Java', () => {
+  it("opens no other listening socket off loopback, in this process or in DynamoDB Local's Java", () => {
     const sockets = [...listening('tcp'), ...listening('udp')];
     const dynamoSocket = sockets.find((entry) => entry.port === portOf(runtime.dynamo.endpoint));
     const java = processesHolding(dynamoSocket!.inode);
@@ -128,11 +130,14 @@ describe('every local component listens on 127.0.0.1 only', () => {
       const inodes = socketInodes(pid);
       const own = sockets.filter((entry) => inodes.has(entry.inode));
       expect(own.length, pid).toBeGreaterThan(0);
-      expect(own.filter((entry) => entry.address !== '127.0.0.1'), pid).toEqual([]);
+      expect(
+        own.filter((entry) => entry.address !== '127.0.0.1'),
+        pid,
+      ).toEqual([]);
     }
   });
 
-  it('refuses TCP connections to every port on this machine\'s other IPv4 addresses', async () => {
+  it("refuses TCP connections to every port on this machine's other IPv4 addresses", async () => {
     const addresses = ownAddresses();
     for (const address of addresses) {
       for (const [name, port] of Object.entries(ownPorts().tcp)) {
@@ -143,7 +148,7 @@ describe('every local component listens on 127.0.0.1 only', () => {
     for (const [name, port] of Object.entries(ownPorts().tcp)) expect(await tcpConnect('127.0.0.1', port), name).toBe('connected');
   });
 
-  it('refuses DNS over UDP on this machine\'s other IPv4 addresses (port unreachable)', async () => {
+  it("refuses DNS over UDP on this machine's other IPv4 addresses (port unreachable)", async () => {
     for (const address of ownAddresses()) expect(await udpExchange(address, runtime.dns.port)).toBe('ECONNREFUSED');
     expect(await udpExchange('127.0.0.1', runtime.dns.port)).toBe('answered');
   });

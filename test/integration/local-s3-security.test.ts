@@ -4,7 +4,14 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CreateMultipartUploadCommand, GetObjectCommand, ListPartsCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import {
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  ListPartsCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
@@ -71,16 +78,27 @@ interface Answer {
 
 /** Runs curl (asynchronously: the S3 answering it is in this process) and reads S3's answer. */
 async function curl(args: string[]): Promise<Answer> {
-  const { stdout } = await promisify(execFile)('curl', ['--silent', '--show-error', '--globoff', '--path-as-is', '--max-time', '20', '--write-out', '\n%{http_code}', ...args], {
-    encoding: 'utf8',
-  });
+  const { stdout } = await promisify(execFile)(
+    'curl',
+    ['--silent', '--show-error', '--globoff', '--path-as-is', '--max-time', '20', '--write-out', '\n%{http_code}', ...args],
+    {
+      encoding: 'utf8',
+    },
+  );
   const at = stdout.lastIndexOf('\n');
   const body = stdout.slice(0, at);
   return { status: Number(stdout.slice(at + 1)), code: /<Code>([^<]*)<\/Code>/.exec(body)?.[1], body };
 }
 
 /** curl's own SigV4 signing, by header, with a key given as `id:secret`. */
-const signedBy = (key: string) => ['--aws-sigv4', 'aws:amz:us-east-1:s3', '--user', key, '--header', 'x-amz-content-sha256: UNSIGNED-PAYLOAD'];
+const signedBy = (key: string) => [
+  '--aws-sigv4',
+  'aws:amz:us-east-1:s3',
+  '--user',
+  key,
+  '--header',
+  'x-amz-content-sha256: UNSIGNED-PAYLOAD',
+];
 const ownKey = () => `${runtime.s3.credentials.accessKeyId}:${runtime.s3.credentials.secretAccessKey}`;
 const put = (url: string, body = 'part bytes', extra: string[] = []) => curl(['--request', 'PUT', '--data-binary', body, ...extra, url]);
 
@@ -92,7 +110,8 @@ function written(marker: string, folder = sandbox): string[] {
   });
 }
 
-const partsOf = async (key: string, uploadId: string) => (await sdk.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId }))).Parts ?? [];
+const partsOf = async (key: string, uploadId: string) =>
+  (await sdk.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId }))).Parts ?? [];
 
 describe('a part URL with its query parameters given twice', () => {
   it('refuses a second partNumber that climbs out of the data folder: 400 InvalidArgument, no file written', async () => {
@@ -103,7 +122,13 @@ describe('a part URL with its query parameters given twice', () => {
     // s3rver wrote the part to <upload folder>/<partNumber>: "1," and this, seven levels up from the upload's folder, is <sandbox>.
     const climb = `${'../'.repeat(7)}${marker}`;
     const answers: Array<[string, Answer]> = [];
-    for (const extra of [`&partNumber=${climb}`, `&partNumber=${encodeURIComponent(climb)}`, `&part%4Eumber=${climb}`, '&partNumber=1', '&partNumber=']) {
+    for (const extra of [
+      `&partNumber=${climb}`,
+      `&partNumber=${encodeURIComponent(climb)}`,
+      `&part%4Eumber=${climb}`,
+      '&partNumber=1',
+      '&partNumber=',
+    ]) {
       answers.push([extra, await put(`${url}${extra}`)]);
     }
     expect(written(marker)).toEqual([]);
@@ -129,7 +154,14 @@ describe('a part URL with its query parameters given twice', () => {
     const key = newKey();
     const uploadId = await createUpload(key);
     const url = new URL(await partUrl(key, uploadId, 1));
-    for (const [name, value] of [['partNumber', ''], ['partNumber', '1e3'], ['partNumber', '+1'], ['partNumber', ' 1'], ['partNumber', '0x1'], ['uploadId', '']]) {
+    for (const [name, value] of [
+      ['partNumber', ''],
+      ['partNumber', '1e3'],
+      ['partNumber', '+1'],
+      ['partNumber', ' 1'],
+      ['partNumber', '0x1'],
+      ['uploadId', ''],
+    ]) {
       const changed = new URL(url);
       changed.searchParams.set(name!, value!);
       expect(await put(changed.href), `${name}=${value}`).toMatchObject({ status: 400, code: 'InvalidArgument' });
@@ -173,16 +205,25 @@ describe("the local S3's key is this machine's own", () => {
     await sdk.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'stored' }));
     const objectUrl = `${runtime.s3.endpoint}/${bucket}/${key}`;
     expect(await curl([...signedBy('S3RVER:S3RVER'), objectUrl])).toMatchObject({ status: 403, code: 'InvalidAccessKeyId' });
-    expect(await curl([...signedBy('S3RVER:S3RVER'), '--request', 'PUT', '--data-binary', 'forged', objectUrl])).toMatchObject({ status: 403, code: 'InvalidAccessKeyId' });
+    expect(await curl([...signedBy('S3RVER:S3RVER'), '--request', 'PUT', '--data-binary', 'forged', objectUrl])).toMatchObject({
+      status: 403,
+      code: 'InvalidAccessKeyId',
+    });
     const published = clientFor({ accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
     try {
-      const presigned = await getSignedUrl(published, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: 900, signingDate: new Date(runtime.clock.now()) });
+      const presigned = await getSignedUrl(published, new GetObjectCommand({ Bucket: bucket, Key: key }), {
+        expiresIn: 900,
+        signingDate: new Date(runtime.clock.now()),
+      });
       expect(await curl([presigned])).toMatchObject({ status: 403, code: 'InvalidAccessKeyId' });
     } finally {
       published.destroy();
     }
     // The old secret under the key id of this machine is just a wrong secret.
-    expect(await curl([...signedBy(`${runtime.s3.credentials.accessKeyId}:S3RVER`), objectUrl])).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+    expect(await curl([...signedBy(`${runtime.s3.credentials.accessKeyId}:S3RVER`), objectUrl])).toMatchObject({
+      status: 403,
+      code: 'SignatureDoesNotMatch',
+    });
     // Signed with the machine's key, the same request is answered.
     expect(await curl([...signedBy(ownKey()), objectUrl])).toMatchObject({ status: 200, body: 'stored' });
   });
@@ -226,16 +267,24 @@ describe("keys that would leave s3rver's folder, even signed with the machine's 
       [`/${bucket}/a\\..\\..\\..\\..\\${marker}?x=1`, 'InvalidURI'],
     ];
     const answers: Answer[] = [];
-    for (const [path] of refused) answers.push(await curl([...signed, '--request', 'PUT', '--data-binary', 'escaped', `${runtime.s3.endpoint}${path}`]));
+    for (const [path] of refused)
+      answers.push(await curl([...signed, '--request', 'PUT', '--data-binary', 'escaped', `${runtime.s3.endpoint}${path}`]));
     expect(written(marker)).toEqual([]);
     for (const [index, [path, code]] of refused.entries()) expect(answers[index], path).toMatchObject({ status: 400, code });
     // A listing's prefix is a path to s3rver too; DeleteObjects' keys, in its body, are not read: it is refused whole.
-    expect(await curl([...signed, `${runtime.s3.endpoint}/${bucket}?prefix=..%2F..%2F`])).toMatchObject({ status: 400, code: 'InvalidArgument' });
+    expect(await curl([...signed, `${runtime.s3.endpoint}/${bucket}?prefix=..%2F..%2F`])).toMatchObject({
+      status: 400,
+      code: 'InvalidArgument',
+    });
     const deleteObjects = `<Delete><Object><Key>a/../../../../${marker}</Key></Object></Delete>`;
-    expect(await curl([...signed, '--request', 'POST', '--data-binary', deleteObjects, `${runtime.s3.endpoint}/${bucket}?delete=`])).toMatchObject({ status: 501, code: 'NotImplemented' });
+    expect(
+      await curl([...signed, '--request', 'POST', '--data-binary', deleteObjects, `${runtime.s3.endpoint}/${bucket}?delete=`]),
+    ).toMatchObject({ status: 501, code: 'NotImplemented' });
     // Dots that are not a whole segment are a key like any other.
     const dotted = `/${bucket}/a..b/.c/d.../${marker}`;
-    expect(await curl([...signed, '--request', 'PUT', '--data-binary', 'kept', `${runtime.s3.endpoint}${dotted}`])).toMatchObject({ status: 200 });
+    expect(await curl([...signed, '--request', 'PUT', '--data-binary', 'kept', `${runtime.s3.endpoint}${dotted}`])).toMatchObject({
+      status: 200,
+    });
     expect(await curl([...signed, `${runtime.s3.endpoint}${dotted}`])).toMatchObject({ status: 200, body: 'kept' });
   });
 });

@@ -58,7 +58,9 @@ describe('logs', () => {
     const refreshed = await api.post('/v1/auth/refresh', { refresh_token: session.refresh_token });
     expect(refreshed.status).toBe(200);
     // Again within the grace window: the same new token, kept sealed in the table meanwhile.
-    expect((await api.post('/v1/auth/refresh', { refresh_token: session.refresh_token })).body.refresh_token).toBe(refreshed.body.refresh_token);
+    expect((await api.post('/v1/auth/refresh', { refresh_token: session.refresh_token })).body.refresh_token).toBe(
+      refreshed.body.refresh_token,
+    );
     const stored = (await runtime.stores.sessions.get(jwtPayload(refreshed.body.access_token).sid as string))!;
     // The sealed token of the grace window, and the key every refresh token of the session is tagged with.
     const [sealed, chainKey] = [stored.grace!.sealedNext, stored.chainKey!];
@@ -77,16 +79,31 @@ describe('logs', () => {
     // a receipt's user agent, and curl mode's plaintext and key.
     const restricted = newEmail('gate-logs');
     const link = linkPair();
-    const linked = await api.post('/v1/secrets', textSecretBody({ claim_verifier: verifier, link_verifier: link.verifier, recipients: [{ email: restricted, restricted: true }] }), session.auth);
+    const linked = await api.post(
+      '/v1/secrets',
+      textSecretBody({ claim_verifier: verifier, link_verifier: link.verifier, recipients: [{ email: restricted, restricted: true }] }),
+      session.auth,
+    );
     expect(linked.status).toBe(201);
     const recipientId: string = linked.body.recipients[0].recipient_id;
     expect((await api.post(`/v1/secrets/${linked.body.id}/gate/start`, { recipient_id: recipientId, email: restricted })).status).toBe(200);
     const gateCode = /\b(\d{6})\b/.exec(mailsTo(runtime, restricted)[0]!.text)![1]!;
-    expect((await api.post(`/v1/secrets/${linked.body.id}/gate/verify`, { recipient_id: recipientId, email: restricted, code: '000000' })).status).toBe(401);
-    const gate = await api.post(`/v1/secrets/${linked.body.id}/gate/verify`, { recipient_id: recipientId, email: restricted, code: gateCode });
+    expect(
+      (await api.post(`/v1/secrets/${linked.body.id}/gate/verify`, { recipient_id: recipientId, email: restricted, code: '000000' }))
+        .status,
+    ).toBe(401);
+    const gate = await api.post(`/v1/secrets/${linked.body.id}/gate/verify`, {
+      recipient_id: recipientId,
+      email: restricted,
+      code: gateCode,
+    });
     expect(gate.status).toBe(200);
     const agent = `Mozilla/5.0 (logs-canary-${Date.now()})`;
-    const opened = await api.post(`/v1/secrets/${linked.body.id}/claim`, { claim_token: token, link_token: link.token, recipient_id: recipientId, gate_token: gate.body.gate_token }, { 'user-agent': agent });
+    const opened = await api.post(
+      `/v1/secrets/${linked.body.id}/claim`,
+      { claim_token: token, link_token: link.token, recipient_id: recipientId, gate_token: gate.body.gate_token },
+      { 'user-agent': agent },
+    );
     expect(opened.status).toBe(200);
     const curlPlaintext = `curl-canary-${Date.now()}-plaintext`;
     const curled = await api.call('POST', '/v1/curl', { body: curlPlaintext, headers: { 'content-type': 'text/plain' } });
@@ -95,24 +112,44 @@ describe('logs', () => {
     // A file: its part URLs and the claim's download URL are credentials (a view, an upload),
     // and so is its delete token; the salt is the client's.
     const fileSalt = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url');
-    const file = await api.post('/v1/files/multipart', { size_bytes: 1000, salt: fileSalt, claim_verifier: verifier, link_verifier: linkPair().verifier });
+    const file = await api.post('/v1/files/multipart', {
+      size_bytes: 1000,
+      salt: fileSalt,
+      claim_verifier: verifier,
+      link_verifier: linkPair().verifier,
+    });
     expect(file.status).toBe(200);
     const fileRef = { id: file.body.id, upload_id: file.body.upload_id, delete_token: file.body.delete_token };
     const put = await fetch(file.body.parts[0].url, { method: 'PUT', body: new Uint8Array(1000) });
     expect(put.status).toBe(200);
     expect((await api.post('/v1/files/multipart', { resume: fileRef })).status).toBe(200);
-    expect((await api.post('/v1/files/multipart/complete', { ...fileRef, parts: [{ part_number: 1, etag: put.headers.get('etag') }] })).status).toBe(200);
+    expect(
+      (await api.post('/v1/files/multipart/complete', { ...fileRef, parts: [{ part_number: 1, etag: put.headers.get('etag') }] })).status,
+    ).toBe(200);
     const fileClaim = await api.post(`/v1/secrets/${file.body.id}/claim`, { claim_token: token });
     expect(fileClaim.status).toBe(200);
     expect((await fetch(fileClaim.body.download.url, { headers: { range: 'bytes=0-9' } })).status).toBe(206);
     const signatureOf = (url: string) => new URL(url).searchParams.get('X-Amz-Signature')!;
     const fileSecrets = [fileSalt, file.body.delete_token, signatureOf(file.body.parts[0].url), signatureOf(fileClaim.body.download.url)];
     // A request link: its sealed prompt, and a response's envelope and wrapped key.
-    const prompt = Buffer.from((await seal({ kind: 'text', plaintext: new TextEncoder().encode(`prompt-canary-${Date.now()}`) })).envelope).toString('base64');
-    const requestLink = await api.post('/v1/requests', { public_key: randomBytes(32).toString('base64url'), kem: 'x25519', prompt_envelope: prompt }, session.auth);
+    const prompt = Buffer.from(
+      (await seal({ kind: 'text', plaintext: new TextEncoder().encode(`prompt-canary-${Date.now()}`) })).envelope,
+    ).toString('base64');
+    const requestLink = await api.post(
+      '/v1/requests',
+      { public_key: randomBytes(32).toString('base64url'), kem: 'x25519', prompt_envelope: prompt },
+      session.auth,
+    );
     expect(requestLink.status).toBe(201);
     expect((await api.get(`/v1/requests/${requestLink.body.id}`)).body.prompt_envelope).toBe(prompt);
-    const responseBody = { kind: 'text', envelope: randomBytes(60).toString('base64'), salt: randomBytes(16).toString('base64url'), size_bytes: 60, enc: randomBytes(32).toString('base64url'), wrapped_key: randomBytes(48).toString('base64url') };
+    const responseBody = {
+      kind: 'text',
+      envelope: randomBytes(60).toString('base64'),
+      salt: randomBytes(16).toString('base64url'),
+      size_bytes: 60,
+      enc: randomBytes(32).toString('base64url'),
+      wrapped_key: randomBytes(48).toString('base64url'),
+    };
     expect((await api.post(`/v1/requests/${requestLink.body.id}/responses`, responseBody)).status).toBe(201);
     expect((await api.get(`/v1/requests/${requestLink.body.id}/inbox`, session.auth)).status).toBe(200);
     const requestSecrets = [prompt, responseBody.envelope, responseBody.enc, responseBody.wrapped_key];
@@ -121,19 +158,31 @@ describe('logs', () => {
     const workspace = await api.post('/v1/workspaces', { name: 'Canary' }, session.auth);
     await setWorkspace(runtime, workspace.body.id, { seats: 3, plan: 'team' });
     const invitee = newEmail('invitee-logs');
-    expect((await api.post(`/v1/workspaces/${workspace.body.id}/invitations`, { email: invitee, role: 'member' }, session.auth)).status).toBe(201);
+    expect(
+      (await api.post(`/v1/workspaces/${workspace.body.id}/invitations`, { email: invitee, role: 'member' }, session.auth)).status,
+    ).toBe(201);
     const invitation = invitationToken(runtime, invitee);
     expect((await api.post('/v1/workspaces/invitations/accept', { token: invitation }, session.auth)).status).toBe(403);
     const joined = await signIn(runtime, invitee);
     expect((await api.post('/v1/workspaces/invitations/accept', { token: invitation }, joined.auth)).status).toBe(200);
     expect((await api.get(`/v1/workspaces/${workspace.body.id}/audit/export`, session.auth)).status).toBe(200);
     // A custom domain verified, and the SSO directory's key: made, then rotated.
-    const claimed = await api.post('/v1/domains', { workspace_id: workspace.body.id, hostname: `canary-${Date.now()}.example` }, session.auth);
+    const claimed = await api.post(
+      '/v1/domains',
+      { workspace_id: workspace.body.id, hostname: `canary-${Date.now()}.example` },
+      session.auth,
+    );
     runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
     expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, session.auth)).body.state).toBe('verified');
     const ssoBody = { issuer: 'https://canary.okta.example', email_domain: claimed.body.hostname };
-    const firstKey = (await api.call('PUT', `/v1/workspaces/${workspace.body.id}/sso`, { json: ssoBody, headers: session.auth })).body.scim.directory_key as string;
-    const rotatedKey = (await api.call('PUT', `/v1/workspaces/${workspace.body.id}/sso`, { json: { ...ssoBody, rotate_directory_key: true }, headers: session.auth })).body.scim.directory_key as string;
+    const firstKey = (await api.call('PUT', `/v1/workspaces/${workspace.body.id}/sso`, { json: ssoBody, headers: session.auth })).body.scim
+      .directory_key as string;
+    const rotatedKey = (
+      await api.call('PUT', `/v1/workspaces/${workspace.body.id}/sso`, {
+        json: { ...ssoBody, rotate_directory_key: true },
+        headers: session.auth,
+      })
+    ).body.scim.directory_key as string;
     expect([firstKey, rotatedKey].every((key) => key.startsWith('hlscim_'))).toBe(true);
     // SCIM: the directory provisions with the key (the rotated-away one refused), Okta's random password in the body, Entra's in a PATCH.
     const scim = (key: string, method: string, path: string, json?: unknown) =>
@@ -142,24 +191,56 @@ describe('logs', () => {
     const provisioned = newEmail('scim-logs');
     const oktaPassword = `Okta-${randomBytes(12).toString('base64url')}`;
     const entraPassword = `Entra-${randomBytes(12).toString('base64url')}`;
-    const scimUser = await scim(rotatedKey, 'POST', '/Users', { userName: provisioned, emails: [{ value: provisioned, primary: true }], password: oktaPassword, active: true });
+    const scimUser = await scim(rotatedKey, 'POST', '/Users', {
+      userName: provisioned,
+      emails: [{ value: provisioned, primary: true }],
+      password: oktaPassword,
+      active: true,
+    });
     expect(scimUser.status).toBe(201);
     const patchOp = { Operations: [{ op: 'replace', value: { password: entraPassword, active: false } }] };
     expect((await scim(rotatedKey, 'PATCH', `/Users/${scimUser.body.id}`, patchOp)).status).toBe(200);
-    expect((await scim(rotatedKey, 'GET', `/Users?filter=${encodeURIComponent(`userName eq "${provisioned}"`)}`)).body.totalResults).toBe(1);
-    const workspaceSecrets = [invitation, invitation.slice(4), invitee, joined.access_token, joined.refresh_token, firstKey, rotatedKey, firstKey.slice(7), rotatedKey.slice(7), provisioned, oktaPassword, entraPassword];
+    expect((await scim(rotatedKey, 'GET', `/Users?filter=${encodeURIComponent(`userName eq "${provisioned}"`)}`)).body.totalResults).toBe(
+      1,
+    );
+    const workspaceSecrets = [
+      invitation,
+      invitation.slice(4),
+      invitee,
+      joined.access_token,
+      joined.refresh_token,
+      firstKey,
+      rotatedKey,
+      firstKey.slice(7),
+      rotatedKey.slice(7),
+      provisioned,
+      oktaPassword,
+      entraPassword,
+    ];
     // Chat: an install (its state, Slack's code, the bot token), a command with typed text, the chat token, a subscription.
     const installStarted = await api.post('/v1/chat/install', undefined, session.auth);
     const installState = new URL(installStarted.body.authorize_url).searchParams.get('state')!;
     const installCode = runtime.slack.authorize();
     expect((await api.get(`/v1/chat/callback?code=${installCode}&state=${installState}`)).status).toBe(200);
     const typedInSlack = `hunter2-${randomBytes(9).toString('base64url')}`;
-    const command = signSlashCommand(slashCommand({ text: typedInSlack }), runtime.config.SLACK_SIGNING_SECRET!, Math.floor(runtime.clock.now() / 1000));
+    const command = signSlashCommand(
+      slashCommand({ text: typedInSlack }),
+      runtime.config.SLACK_SIGNING_SECRET!,
+      Math.floor(runtime.clock.now() / 1000),
+    );
     const answered = await api.call('POST', '/v1/chat/commands', { body: command.body, headers: command.headers });
     expect(answered.status).toBe(200);
     const chatToken = /#chat=([^|>\s]+)/.exec(answered.body.text as string)![1]!;
     const subscribed = await api.post('/v1/secrets', textSecretBody());
-    expect((await api.post('/v1/chat/subscribe', { secret_id: subscribed.body.id, delete_token: subscribed.body.delete_token, chat_token: chatToken })).status).toBe(200);
+    expect(
+      (
+        await api.post('/v1/chat/subscribe', {
+          secret_id: subscribed.body.id,
+          delete_token: subscribed.body.delete_token,
+          chat_token: chatToken,
+        })
+      ).status,
+    ).toBe(200);
     const botTokens = await Promise.all(
       runtime.slack.installations().map(async ({ teamId }) => {
         const installed = await runtime.functions.chat.installations.installation(teamId);
@@ -168,7 +249,16 @@ describe('logs', () => {
     );
     expect(botTokens.length).toBeGreaterThan(0);
     expect(botTokens.every((token) => token.startsWith('xoxb-'))).toBe(true);
-    const chatSecrets = [installState, installCode, typedInSlack, chatToken, subscribed.body.delete_token, runtime.config.SLACK_SIGNING_SECRET!, runtime.config.SLACK_CLIENT_SECRET!, ...botTokens];
+    const chatSecrets = [
+      installState,
+      installCode,
+      typedInSlack,
+      chatToken,
+      subscribed.body.delete_token,
+      runtime.config.SLACK_SIGNING_SECRET!,
+      runtime.config.SLACK_CLIENT_SECRET!,
+      ...botTokens,
+    ];
     // The payment provider: its secret key (the service's SDK sends it) and the webhook signing
     // secret, through a checkout paid in the emulator and its events applied.
     const stripe = stripeClient({ secretKey: runtime.stripe.apiKey, apiUrl: runtime.stripe.url });
@@ -189,7 +279,22 @@ describe('logs', () => {
     expect((await api.post(`/v1/secrets/${subscribed.body.id}/claim`)).status).toBe(200);
     await runtime.drainWork();
     expect(runtime.slack.messages().length).toBeGreaterThan(0);
-    const linkSecrets = [...fileSecrets, ...requestSecrets, ...workspaceSecrets, ...chatSecrets, ...paymentSecrets, link.token, link.verifier, gate.body.gate_token, `"${gateCode}"`, `code is ${gateCode}`, restricted, agent, curlPlaintext, curlKey];
+    const linkSecrets = [
+      ...fileSecrets,
+      ...requestSecrets,
+      ...workspaceSecrets,
+      ...chatSecrets,
+      ...paymentSecrets,
+      link.token,
+      link.verifier,
+      gate.body.gate_token,
+      `"${gateCode}"`,
+      `code is ${gateCode}`,
+      restricted,
+      agent,
+      curlPlaintext,
+      curlKey,
+    ];
 
     const logs = captured.join('');
     // The requests were logged, so the grep below looks at real output.
@@ -206,8 +311,31 @@ describe('logs', () => {
     expect(logs).toContain('"route":"GET /v1/chat/callback"');
     expect(logs).toContain('"message":"chat notice"');
     // A bare 8-digit code could occur by chance in timings; look for it as a value or in the mail text.
-    const credentials = [session.access_token, session.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token, sealed, chainKey, hook.body.secret, key.key, `"${code}"`, `code: ${code}`, `code is ${code}`, email];
-    for (const secretMaterial of [body.envelope, body.salt, deleteToken, token, verifier, 'wrong-token', 'hdt_wrong', ...credentials, ...linkSecrets]) {
+    const credentials = [
+      session.access_token,
+      session.refresh_token,
+      refreshed.body.access_token,
+      refreshed.body.refresh_token,
+      sealed,
+      chainKey,
+      hook.body.secret,
+      key.key,
+      `"${code}"`,
+      `code: ${code}`,
+      `code is ${code}`,
+      email,
+    ];
+    for (const secretMaterial of [
+      body.envelope,
+      body.salt,
+      deleteToken,
+      token,
+      verifier,
+      'wrong-token',
+      'hdt_wrong',
+      ...credentials,
+      ...linkSecrets,
+    ]) {
       expect(logs).not.toContain(secretMaterial);
     }
   });
@@ -220,7 +348,9 @@ describe('logs', () => {
     try {
       // Past fetch: the contract check rightly refuses a 500, which no route lists.
       const status = await new Promise<number | undefined>((resolve, reject) =>
-        httpRequest({ host: '127.0.0.1', port: runtime.port, path: '/v1/webhooks', headers: session.auth }, (response) => response.resume().on('end', () => resolve(response.statusCode)))
+        httpRequest({ host: '127.0.0.1', port: runtime.port, path: '/v1/webhooks', headers: session.auth }, (response) =>
+          response.resume().on('end', () => resolve(response.statusCode)),
+        )
           .on('error', reject)
           .end(),
       );
@@ -228,7 +358,18 @@ describe('logs', () => {
     } finally {
       store.listEndpoints = list;
     }
-    const failed = captured.join('').split('\n').filter((line) => line.includes('"request failed"')).map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(failed).toContainEqual(expect.objectContaining({ level: 'ERROR', route: 'GET /v1/webhooks', error: 'TypeError', error_message: 'injected: the endpoints could not be read' }));
+    const failed = captured
+      .join('')
+      .split('\n')
+      .filter((line) => line.includes('"request failed"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(failed).toContainEqual(
+      expect.objectContaining({
+        level: 'ERROR',
+        route: 'GET /v1/webhooks',
+        error: 'TypeError',
+        error_message: 'injected: the endpoints could not be read',
+      }),
+    );
   });
 });

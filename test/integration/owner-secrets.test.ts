@@ -129,7 +129,6 @@ describe('GET /v1/secrets', () => {
   it.each(['0', '101', 'two', '1.5'])('refuses limit=%s with 400', async (limit) => {
     expectProblem(await api.get(`/v1/secrets?limit=${limit}`, user.auth), 400, 'invalid_request');
   });
-
 });
 
 describe('API keys on secrets', () => {

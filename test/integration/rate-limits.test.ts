@@ -56,7 +56,9 @@ beforeEach(() => toFreshWindow(first.clock, windowSeconds));
 describe('rate limits across instances', () => {
   it('two runtimes on one table admit between the limit and the limit plus one per runtime', async () => {
     const apis = [apiClient(first), apiClient(second)];
-    const statuses = await Promise.all(Array.from({ length: 40 }, (_, i) => apis[i % 2]!.post('/v1/secrets', textSecretBody()).then((reply) => reply.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => apis[i % 2]!.post('/v1/secrets', textSecretBody()).then((reply) => reply.status)),
+    );
     const admitted = statuses.filter((status) => status === 201).length;
     expect(statuses.filter((status) => status !== 201 && status !== 429)).toEqual([]);
     expect(admitted).toBeGreaterThanOrEqual(10);

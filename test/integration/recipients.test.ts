@@ -5,7 +5,16 @@ import type { Runtime } from '../../local/runtime.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { defaultRateLimits } from '../../shared/limits.ts';
 import { callFrom, createKey, mailsTo, newEmail, signIn } from '../support/accounts.ts';
-import { apiClient, claimPair, generousRateLimits, linkPair, type Reply, startTestRuntime, textSecretBody, toFreshWindow } from '../support/runtime.ts';
+import {
+  apiClient,
+  claimPair,
+  generousRateLimits,
+  linkPair,
+  type Reply,
+  startTestRuntime,
+  textSecretBody,
+  toFreshWindow,
+} from '../support/runtime.ts';
 import { expectProblem } from '../support/problem.ts';
 
 // Per-recipient links, restricted recipients and their gate, and receipts (interface §4.1,
@@ -18,7 +27,11 @@ let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
 beforeAll(async () => {
   runtime = await startTestRuntime({
-    rateLimits: { ...generousRateLimits, gate_start: { perIp: { limit: 12, windowSeconds: 3600 } }, gate_verify: { perIp: { limit: 25, windowSeconds: 600 } } },
+    rateLimits: {
+      ...generousRateLimits,
+      gate_start: { perIp: { limit: 12, windowSeconds: 3600 } },
+      gate_verify: { perIp: { limit: 25, windowSeconds: 600 } },
+    },
   });
   api = apiClient(runtime);
 });
@@ -33,17 +46,28 @@ interface Link {
 }
 
 /** A secret with links, made anonymously or with `auth`, with its claim and link proofs. */
-async function withLinks(recipients: unknown[], overrides: Record<string, unknown> = {}, auth: Record<string, string> | undefined = undefined) {
+async function withLinks(
+  recipients: unknown[],
+  overrides: Record<string, unknown> = {},
+  auth: Record<string, string> | undefined = undefined,
+) {
   const claimProof = claimPair();
   const linkProof = linkPair();
   const body = textSecretBody({ recipients, claim_verifier: claimProof.verifier, link_verifier: linkProof.verifier, ...overrides });
   const reply = await api.post('/v1/secrets', body, auth);
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
   const proof = { claim_token: claimProof.token, link_token: linkProof.token };
-  return { id: reply.body.id as string, deleteToken: reply.body.delete_token as string, links: reply.body.recipients as Link[], proof, envelope: body.envelope };
+  return {
+    id: reply.body.id as string,
+    deleteToken: reply.body.delete_token as string,
+    links: reply.body.recipients as Link[],
+    proof,
+    envelope: body.envelope,
+  };
 }
 
-const claim = (id: string, json: Record<string, unknown>, headers?: Record<string, string>) => api.post(`/v1/secrets/${id}/claim`, json, headers);
+const claim = (id: string, json: Record<string, unknown>, headers?: Record<string, string>) =>
+  api.post(`/v1/secrets/${id}/claim`, json, headers);
 /**
  * Gate calls come from a source address of the test's own (127.0.1.n), so the low per-address
  * limits this file runs the gate with are met only where a test means to meet them.
@@ -62,11 +86,20 @@ const gateCode = (email: string) => /\b(\d{6})\b/.exec(mailsTo(runtime, email)[0
 describe('POST /v1/secrets with recipients', () => {
   it('answers one link per recipient, all on one envelope, each with its own budget', async () => {
     const email = newEmail('alice');
-    const made = await api.post('/v1/secrets', textSecretBody({ max_views: 2, recipients: [{ label: 'Alice', email, restricted: true }, { label: 'Bob' }, {}] }));
+    const made = await api.post(
+      '/v1/secrets',
+      textSecretBody({ max_views: 2, recipients: [{ label: 'Alice', email, restricted: true }, { label: 'Bob' }, {}] }),
+    );
     expect(made.status).toBe(201);
     const links = made.body.recipients as Link[];
     expect(links).toHaveLength(3);
-    expect(links[0]).toEqual({ recipient_id: expect.stringMatching(/^rcp_[A-Za-z0-9_-]{22}$/), label: 'Alice', email, restricted: true, url_base: `${runtime.url}/s/${made.body.id}/r/${links[0]!.recipient_id}` });
+    expect(links[0]).toEqual({
+      recipient_id: expect.stringMatching(/^rcp_[A-Za-z0-9_-]{22}$/),
+      label: 'Alice',
+      email,
+      restricted: true,
+      url_base: `${runtime.url}/s/${made.body.id}/r/${links[0]!.recipient_id}`,
+    });
     expect(links[1]).toMatchObject({ label: 'Bob', email: null, restricted: false });
     expect(links[2]).toMatchObject({ label: null, email: null, restricted: false });
     expect(new Set(links.map((link) => link.recipient_id)).size).toBe(3);
@@ -95,11 +128,16 @@ describe('claiming through a link', () => {
       const secret = await withLinks([{}, {}, {}], { max_views: 2 });
       const ids = secret.links.map((link) => link.recipient_id);
       const claims = Array.from({ length: 200 }, (_, i) => claim(secret.id, { ...secret.proof, recipient_id: ids[i % 3] }));
-      const revoked = revokeOne ? api.delete(`/v1/secrets/${secret.id}/recipients/${ids[2]}`, { 'x-delete-token': secret.deleteToken }) : null;
+      const revoked = revokeOne
+        ? api.delete(`/v1/secrets/${secret.id}/recipients/${ids[2]}`, { 'x-delete-token': secret.deleteToken })
+        : null;
       const replies = await Promise.all(claims);
       if (revoked) expect((await revoked).status).toBe(200);
       const served = ids.map((id) => replies.filter((reply, i) => reply.status === 200 && i % 3 === ids.indexOf(id)).length);
-      expect(replies.every((reply) => [200, 410].includes(reply.status)), JSON.stringify(replies.map((reply) => reply.status))).toBe(true);
+      expect(
+        replies.every((reply) => [200, 410].includes(reply.status)),
+        JSON.stringify(replies.map((reply) => reply.status)),
+      ).toBe(true);
       expect(served.slice(0, 2)).toEqual([2, 2]);
       if (revokeOne) expect(served[2]).toBeLessThanOrEqual(2);
       else expect(served[2]).toBe(2);
@@ -196,7 +234,11 @@ describe('restricted links and the gate', () => {
     expectProblem(refused, 401, 'unauthorized');
     expect(refused.body.attempts_left).toBe(4);
     // A wrong address is refused like a wrong code.
-    expectProblem(await gateCall(`/v1/secrets/${secret.id}/gate/verify`, { recipient_id: link, email: newEmail('other'), code }), 401, 'unauthorized');
+    expectProblem(
+      await gateCall(`/v1/secrets/${secret.id}/gate/verify`, { recipient_id: link, email: newEmail('other'), code }),
+      401,
+      'unauthorized',
+    );
 
     const verified = await gateCall(`/v1/secrets/${secret.id}/gate/verify`, { recipient_id: link, email, code });
     expect(verified.status).toBe(200);
@@ -222,7 +264,11 @@ describe('restricted links and the gate', () => {
       expectProblem(await gateCall(`/v1/secrets/${secret.id}/gate/${step}`, { ...body, recipient_id: unknownLink() }), 404, 'not_found');
       expectProblem(await gateCall(`/v1/secrets/${secret.id}/gate/${step}`, { ...body, email: 'nope' }), 400, 'invalid_request');
     }
-    expectProblem(await gateCall(`/v1/secrets/${secret.id}/gate/verify`, { recipient_id: link, email, code: '12345' }), 400, 'invalid_request');
+    expectProblem(
+      await gateCall(`/v1/secrets/${secret.id}/gate/verify`, { recipient_id: link, email, code: '12345' }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('answers 429 from the per-address limits of start and verify', async () => {
@@ -234,14 +280,21 @@ describe('restricted links and the gate', () => {
     let started: Reply | undefined;
     for (let i = 0; i < 13 && started?.status !== 429; i++) {
       const secret = secrets[i % 3]!;
-      started = await gateCall(`/v1/secrets/${secret.id}/gate/start`, { recipient_id: secret.links[0]!.recipient_id, email: newEmail('x') });
+      started = await gateCall(`/v1/secrets/${secret.id}/gate/start`, {
+        recipient_id: secret.links[0]!.recipient_id,
+        email: newEmail('x'),
+      });
       if (i < 12) expect(started.status).toBe(200);
     }
     expectProblem(started!, 429, 'rate_limited');
     let verified: Reply | undefined;
     for (let i = 0; i < 26 && verified?.status !== 429; i++) {
       const secret = secrets[i % 6]!;
-      verified = await gateCall(`/v1/secrets/${secret.id}/gate/verify`, { recipient_id: secret.links[0]!.recipient_id, email: newEmail('x'), code: '123456' });
+      verified = await gateCall(`/v1/secrets/${secret.id}/gate/verify`, {
+        recipient_id: secret.links[0]!.recipient_id,
+        email: newEmail('x'),
+        code: '123456',
+      });
       if (i < 25) expect(verified.status).toBe(401);
     }
     expectProblem(verified!, 429, 'rate_limited');
@@ -252,7 +305,15 @@ describe('restricted links and the gate', () => {
 describe('GET /v1/secrets/{id}/receipts', () => {
   const setPlan = async (userId: string, plan: string) => {
     const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-    await db.send(new UpdateCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `USER#${userId}`, sk: 'PROFILE' }, UpdateExpression: 'SET #plan = :plan', ExpressionAttributeNames: { '#plan': 'plan' }, ExpressionAttributeValues: { ':plan': plan } }));
+    await db.send(
+      new UpdateCommand({
+        TableName: runtime.config.TABLE_NAME,
+        Key: { pk: `USER#${userId}`, sk: 'PROFILE' },
+        UpdateExpression: 'SET #plan = :plan',
+        ExpressionAttributeNames: { '#plan': 'plan' },
+        ExpressionAttributeValues: { ':plan': plan },
+      }),
+    );
     db.destroy();
   };
   const chrome = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
@@ -261,9 +322,13 @@ describe('GET /v1/secrets/{id}/receipts', () => {
     const buyer = await signIn(runtime, newEmail('receipts'));
     const secret = await withLinks([{ label: 'web' }, { label: 'cli' }], { max_views: 2 }, buyer.auth);
     const [a, b] = secret.links.map((link) => link.recipient_id) as [string, string];
-    expect((await claim(secret.id, { ...secret.proof, recipient_id: a }, { 'x-hushlink-client': 'web', 'user-agent': chrome })).status).toBe(200);
+    expect(
+      (await claim(secret.id, { ...secret.proof, recipient_id: a }, { 'x-hushlink-client': 'web', 'user-agent': chrome })).status,
+    ).toBe(200);
     runtime.clock.advance(5);
-    expect((await claim(secret.id, { ...secret.proof, recipient_id: b }, { 'x-hushlink-client': 'cli', 'user-agent': 'curl/8.5.0' })).status).toBe(200);
+    expect(
+      (await claim(secret.id, { ...secret.proof, recipient_id: b }, { 'x-hushlink-client': 'cli', 'user-agent': 'curl/8.5.0' })).status,
+    ).toBe(200);
     runtime.clock.advance(5);
     expect((await claim(secret.id, { ...secret.proof, recipient_id: a }, { 'x-hushlink-client': 'something-else' })).status).toBe(200);
     await runtime.drainWork();

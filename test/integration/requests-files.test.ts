@@ -58,7 +58,8 @@ async function uploadAndComplete(opened: Opened, bytes: Uint8Array) {
 }
 
 const objectExists = async (secretId: string) => (await runtime.functions.files.uploads.size(objectKeyOf(secretId))) !== null;
-const inboxOf = async (requestId: string) => (await api.get(`/v1/requests/${requestId}/inbox`, requester.auth)).body.items as Array<Record<string, any>>;
+const inboxOf = async (requestId: string) =>
+  (await api.get(`/v1/requests/${requestId}/inbox`, requester.auth)).body.items as Array<Record<string, any>>;
 
 describe('a file response', () => {
   it('joins the inbox when its upload completes, counted then, with a download of exactly its bytes', async () => {
@@ -75,7 +76,14 @@ describe('a file response', () => {
     expect(completed.status, JSON.stringify(completed.body)).toBe(200);
     expect((await api.get(`/v1/requests/${requestId}`)).body.responses_left).toBe(1);
     const [item] = await inboxOf(requestId);
-    expect(item).toMatchObject({ kind: 'file', salt: body.salt, size_bytes: bytes.length, enc: body.enc, wrapped_key: body.wrapped_key, download: { url: expect.any(String), expires_at: expect.any(String) } });
+    expect(item).toMatchObject({
+      kind: 'file',
+      salt: body.salt,
+      size_bytes: bytes.length,
+      enc: body.enc,
+      wrapped_key: body.wrapped_key,
+      download: { url: expect.any(String), expires_at: expect.any(String) },
+    });
     expect(item).not.toHaveProperty('envelope');
     const range = await fetch(item!.download.url, { headers: { range: `bytes=0-${bytes.length - 1}` } });
     expect(Buffer.from(await range.arrayBuffer()).equals(bytes)).toBe(true);

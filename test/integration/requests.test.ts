@@ -82,7 +82,8 @@ async function responseBody(kem: 'x25519' | 'p256' = 'x25519', text = `answer ${
     wrapped_key: b64url(48),
   };
 }
-const respond = async (id: string, body?: Record<string, unknown>) => api.post(`/v1/requests/${id}/responses`, body ?? (await responseBody()));
+const respond = async (id: string, body?: Record<string, unknown>) =>
+  api.post(`/v1/requests/${id}/responses`, body ?? (await responseBody()));
 
 describe('POST /v1/requests', () => {
   it('publishes a link: its id, the page responders open, and its expiry (7 days and 10 responses unless asked)', async () => {
@@ -92,7 +93,13 @@ describe('POST /v1/requests', () => {
     expect(created.url_base).toBe(`${runtime.url}/q/${created.id}`);
     expect(Date.parse(created.expires_at) - before).toBeGreaterThanOrEqual(7 * 24 * 3600 * 1000 - 1000);
     const read = await api.get(`/v1/requests/${created.id}`);
-    expect(read.body).toMatchObject({ id: created.id, kem: 'x25519', open: true, responses_left: requestLimits.maxResponses.default, expires_at: created.expires_at });
+    expect(read.body).toMatchObject({
+      id: created.id,
+      kem: 'x25519',
+      open: true,
+      responses_left: requestLimits.maxResponses.default,
+      expires_at: created.expires_at,
+    });
   });
 
   it.each<[string, Record<string, unknown>, string]>([
@@ -142,7 +149,6 @@ describe('GET /v1/requests/{id} (public)', () => {
     expectProblem(expired, 410, 'gone');
     expect(expired.body.reason).toBe('expired');
   });
-
 });
 
 describe('POST /v1/requests/{id}/responses (public)', () => {
@@ -154,7 +160,16 @@ describe('POST /v1/requests/{id}/responses (public)', () => {
     expect(reply.body.response_id).toMatch(/^rsp_/);
     const inbox = await api.get(`/v1/requests/${created.id}/inbox`, requester.auth);
     expect(inbox.body.items).toEqual([
-      { response_id: reply.body.response_id, created_at: expect.any(String), kind: 'text', envelope: body.envelope, salt: body.salt, size_bytes: body.size_bytes, enc: body.enc, wrapped_key: body.wrapped_key },
+      {
+        response_id: reply.body.response_id,
+        created_at: expect.any(String),
+        kind: 'text',
+        envelope: body.envelope,
+        salt: body.salt,
+        size_bytes: body.size_bytes,
+        enc: body.enc,
+        wrapped_key: body.wrapped_key,
+      },
     ]);
     expect((await api.get(`/v1/requests/${created.id}`)).body.responses_left).toBe(requestLimits.maxResponses.default - 1);
   });
@@ -175,7 +190,9 @@ describe('POST /v1/requests/{id}/responses (public)', () => {
     expect(inbox.body.items).toHaveLength(10);
     const accepted = new Set(replies.filter((reply) => reply.status === 201).map((reply) => reply.body.response_id));
     expect(new Set(inbox.body.items.map((item: { response_id: string }) => item.response_id))).toEqual(accepted);
-    expect((await api.get('/v1/requests?limit=100', requester.auth)).body.items.find((item: { id: string }) => item.id === created.id)).toMatchObject({ responses: 10, max_responses: 10, open: false });
+    expect(
+      (await api.get('/v1/requests?limit=100', requester.auth)).body.items.find((item: { id: string }) => item.id === created.id),
+    ).toMatchObject({ responses: 10, max_responses: 10, open: false });
   });
 
   it('answers 404 for an unknown link, 410 for a closed or expired one', async () => {
@@ -207,7 +224,9 @@ describe('POST /v1/requests/{id}/responses (public)', () => {
     const created = await createLink();
     const reply = await respond(created.id, textSecretBody());
     expectProblem(reply, 400, 'invalid_request');
-    expect(reply.body.errors.map((error: { path: string }) => error.path)).toEqual(expect.arrayContaining(['body.enc', 'body.wrapped_key']));
+    expect(reply.body.errors.map((error: { path: string }) => error.path)).toEqual(
+      expect.arrayContaining(['body.enc', 'body.wrapped_key']),
+    );
   });
 
   it('answers 429 when other responses keep the link locked through every retry (AWS’s transaction conflicts), counting nothing', async () => {
@@ -273,7 +292,9 @@ describe('GET /v1/requests/{id}/inbox', () => {
     const first = await api.get(`/v1/requests/${created.id}/inbox?limit=2`, requester.auth);
     const second = await api.get(`/v1/requests/${created.id}/inbox?limit=2&cursor=${first.body.next_cursor}`, requester.auth);
     const third = await api.get(`/v1/requests/${created.id}/inbox?limit=2&cursor=${second.body.next_cursor}`, requester.auth);
-    expect([...first.body.items, ...second.body.items, ...third.body.items].map((item: { response_id: string }) => item.response_id)).toEqual([...sent].reverse());
+    expect(
+      [...first.body.items, ...second.body.items, ...third.body.items].map((item: { response_id: string }) => item.response_id),
+    ).toEqual([...sent].reverse());
     expect(third.body.next_cursor).toBeNull();
     const tampered = Buffer.from(JSON.stringify({ pk: 'REQUEST#other', sk: 'RESPONSE#x' })).toString('base64url');
     expectProblem(await api.get(`/v1/requests/${created.id}/inbox?cursor=${tampered}`, requester.auth), 400, 'invalid_request');
@@ -340,12 +361,20 @@ describe('the clients’ cryptography through the service', () => {
     const fingerprint = await publicKeyFingerprint(keys.publicKey);
     const linkSecret = newLinkSecret();
     const prompt = await sealPrompt('The production API token, please', { fingerprint, linkSecret });
-    const created = await createLink({ public_key: encodePublicKey(keys.publicKey), kem: keys.kem, prompt_envelope: Buffer.from(prompt.envelope).toString('base64') });
+    const created = await createLink({
+      public_key: encodePublicKey(keys.publicKey),
+      kem: keys.kem,
+      prompt_envelope: Buffer.from(prompt.envelope).toString('base64'),
+    });
     return { keys, created, link: `${created.url_base}#${requestFragment(fingerprint, linkSecret)}` };
   }
 
   /** A responder's client: reads the link, checks the key, seals the text, wraps its key, sends. */
-  async function answer(link: string, text: string, tamper?: (link: { fingerprint: string; linkSecret: Uint8Array }) => { fingerprint: string; linkSecret: Uint8Array }) {
+  async function answer(
+    link: string,
+    text: string,
+    tamper?: (link: { fingerprint: string; linkSecret: Uint8Array }) => { fingerprint: string; linkSecret: Uint8Array },
+  ) {
     const url = new URL(link);
     const id = url.pathname.split('/').pop()!;
     const parsed = parseRequestFragment(url.hash);
@@ -354,8 +383,21 @@ describe('the clients’ cryptography through the service', () => {
     await checkServedKey(publicKey, parsed.fingerprint);
     const prompt = await openPrompt(Buffer.from(served.prompt_envelope, 'base64'), parsed);
     const sealed = await seal({ kind: 'text', plaintext: new TextEncoder().encode(text) });
-    const wrapped = await wrapResponseKey({ ...(tamper ? tamper(parsed) : parsed), requestId: id, kem: served.kem, publicKey, responseKey: Buffer.from(sealed.key, 'base64url') });
-    const reply = await respond(id, { kind: 'text', envelope: Buffer.from(sealed.envelope).toString('base64'), salt: sealed.salt, size_bytes: sealed.envelope.length, enc: wrapped.enc, wrapped_key: wrapped.wrappedKey });
+    const wrapped = await wrapResponseKey({
+      ...(tamper ? tamper(parsed) : parsed),
+      requestId: id,
+      kem: served.kem,
+      publicKey,
+      responseKey: Buffer.from(sealed.key, 'base64url'),
+    });
+    const reply = await respond(id, {
+      kind: 'text',
+      envelope: Buffer.from(sealed.envelope).toString('base64'),
+      salt: sealed.salt,
+      size_bytes: sealed.envelope.length,
+      enc: wrapped.enc,
+      wrapped_key: wrapped.wrappedKey,
+    });
     expect(reply.status, JSON.stringify(reply.body)).toBe(201);
     return { prompt };
   }
@@ -366,7 +408,13 @@ describe('the clients’ cryptography through the service', () => {
     const inbox = (await api.get(`/v1/requests/${published.created.id}/inbox`, requester.auth)).body.items as Array<Record<string, string>>;
     return Promise.all(
       inbox.map(async (item) => {
-        const key = await unwrapResponseKey({ ...parsed, requestId: published.created.id, keys: published.keys, enc: item.enc!, wrappedKey: item.wrapped_key! });
+        const key = await unwrapResponseKey({
+          ...parsed,
+          requestId: published.created.id,
+          keys: published.keys,
+          enc: item.enc!,
+          wrappedKey: item.wrapped_key!,
+        });
         return openText(Buffer.from(item.envelope!, 'base64'), { key, salt: item.salt! });
       }),
     );

@@ -131,7 +131,10 @@ describe('response headers', () => {
     const replies: Array<[string, Reply]> = [
       ['404 unknown path', await api.get('/v1/nothing-here', origin)],
       ['404 wrong method', await api.call('PUT', `/v1/secrets/${unknownId()}`, { headers: origin })],
-      ['413 too large', await api.call('POST', '/v1/secrets', { body: tooLarge, headers: { ...origin, 'content-type': 'application/json' } })],
+      [
+        '413 too large',
+        await api.call('POST', '/v1/secrets', { body: tooLarge, headers: { ...origin, 'content-type': 'application/json' } }),
+      ],
     ];
     expect(replies.map(([, reply]) => reply.status)).toEqual([404, 404, 413]);
     for (const [label, reply] of replies) {
@@ -168,7 +171,9 @@ describe('CORS', () => {
     expect(reply.status).toBe(204);
     expect(reply.headers.get('access-control-allow-origin')).toBe(runtime.url);
     expect(reply.headers.get('access-control-allow-methods')?.split(/,\s*/)).toEqual(expect.arrayContaining(['GET', 'POST', 'DELETE']));
-    expect(reply.headers.get('access-control-allow-headers')?.split(/,\s*/)).toEqual(expect.arrayContaining(['content-type', 'x-delete-token']));
+    expect(reply.headers.get('access-control-allow-headers')?.split(/,\s*/)).toEqual(
+      expect.arrayContaining(['content-type', 'x-delete-token']),
+    );
     expect(Number(reply.headers.get('access-control-max-age'))).toBeGreaterThan(0);
   });
 
@@ -219,7 +224,10 @@ describe('gateway', () => {
   });
 
   it('passes a body of exactly 10 MiB on to the function', async () => {
-    const reply = await api.call('POST', '/v1/secrets', { body: Buffer.alloc(maxRequestBodyBytes, 0x20), headers: { 'content-type': 'application/json' } });
+    const reply = await api.call('POST', '/v1/secrets', {
+      body: Buffer.alloc(maxRequestBodyBytes, 0x20),
+      headers: { 'content-type': 'application/json' },
+    });
     // Whitespace only: the function, not the gateway, refuses it.
     expectProblem(reply, 400, 'invalid_json');
   });
@@ -272,7 +280,13 @@ describe('/_dev/mail', () => {
       expect(reply.status, host).toBe(200);
       expect(reply.body, host).toContain('123456');
     }
-    for (const host of [`rebind.attacker.example:${runtime.port}`, 'localhost.attacker.example', '127.0.0.1.nip.io', `localhost:${runtime.port}@attacker.example`, '']) {
+    for (const host of [
+      `rebind.attacker.example:${runtime.port}`,
+      'localhost.attacker.example',
+      '127.0.0.1.nip.io',
+      `localhost:${runtime.port}@attacker.example`,
+      '',
+    ]) {
       const reply = await withHost(host, '/_dev/mail');
       expect(reply.status, host).toBe(404);
       expect(reply.headers['content-type'], host).toMatch(/^application\/problem\+json/);
@@ -288,7 +302,9 @@ function withHost(host: string, path: string): Promise<{ status: number; headers
     const request = httpRequest({ host: '127.0.0.1', port: runtime.port, path, headers: { host }, setHost: false }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
     request.on('error', reject);
     request.end();
@@ -301,7 +317,11 @@ describe('access tokens', () => {
     const { sub, sid, iss, aud } = jwtPayload(session.access_token) as Record<string, string>;
     const key = (await runtime.stores.signingKeys.list()).find((candidate) => candidate.kid === jwtHeader(session.access_token).kid)!;
     const sign = async (exp?: number) => {
-      const token = new SignJWT({ sid }).setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' }).setSubject(sub!).setIssuer(iss!).setAudience(aud!);
+      const token = new SignJWT({ sid })
+        .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' })
+        .setSubject(sub!)
+        .setIssuer(iss!)
+        .setAudience(aud!);
       return (exp === undefined ? token : token.setExpirationTime(exp)).sign(await importJWK(key.privateJwk, 'ES256'));
     };
     // The same token with an expiry is good: only the missing exp is refused.

@@ -102,7 +102,11 @@ async function createUpload(key: string): Promise<string> {
 }
 
 function partUrl(key: string, uploadId: string, partNumber: number, options?: Signing) {
-  return getSignedUrl(client, new UploadPartCommand({ Bucket: s3.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }), signing(options));
+  return getSignedUrl(
+    client,
+    new UploadPartCommand({ Bucket: s3.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }),
+    signing(options),
+  );
 }
 
 function downloadUrl(key: string, options?: Signing) {
@@ -117,7 +121,9 @@ async function putPart(key: string, uploadId: string, partNumber: number, bytes:
 }
 
 function complete(key: string, uploadId: string, parts: CompletedPart[]) {
-  return client.send(new CompleteMultipartUploadCommand({ Bucket: s3.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+  return client.send(
+    new CompleteMultipartUploadCommand({ Bucket: s3.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
+  );
 }
 
 /** The status and S3 error code of an SDK call expected to fail. */
@@ -146,7 +152,7 @@ async function putObject(key: string, bytes: Uint8Array) {
 }
 
 describe('presigned UploadPart and GET', () => {
-  it('stores a part PUT to its presigned URL and answers the part\'s MD5 as its ETag', async () => {
+  it("stores a part PUT to its presigned URL and answers the part's MD5 as its ETag", async () => {
     const key = newKey();
     const uploadId = await createUpload(key);
     const bytes = randomBytes(64 * 1024);
@@ -209,16 +215,25 @@ describe('request authentication', () => {
     const tampered = new URL(url);
     const signature = tampered.searchParams.get('X-Amz-Signature')!;
     tampered.searchParams.set('X-Amz-Signature', signature.slice(0, -1) + (signature.endsWith('0') ? '1' : '0'));
-    expect(await answer(await fetch(tampered, { method: 'PUT', body: randomBytes(16) }))).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+    expect(await answer(await fetch(tampered, { method: 'PUT', body: randomBytes(16) }))).toMatchObject({
+      status: 403,
+      code: 'SignatureDoesNotMatch',
+    });
 
     const zeroed = new URL(url);
     zeroed.searchParams.set('X-Amz-Signature', '0'.repeat(64));
-    expect(await answer(await fetch(zeroed, { method: 'PUT', body: randomBytes(16) }))).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+    expect(await answer(await fetch(zeroed, { method: 'PUT', body: randomBytes(16) }))).toMatchObject({
+      status: 403,
+      code: 'SignatureDoesNotMatch',
+    });
 
     // A part's URL is for that part alone.
     const otherPart = new URL(url);
     otherPart.searchParams.set('partNumber', '2');
-    expect(await answer(await fetch(otherPart, { method: 'PUT', body: randomBytes(16) }))).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+    expect(await answer(await fetch(otherPart, { method: 'PUT', body: randomBytes(16) }))).toMatchObject({
+      status: 403,
+      code: 'SignatureDoesNotMatch',
+    });
 
     const objectKey = newKey();
     await putObject(objectKey, randomBytes(64));
@@ -250,8 +265,13 @@ describe('request authentication', () => {
     const objectUrl = `${s3.endpoint}/${s3.bucket}/${key}`;
 
     expect(await answer(await fetch(objectUrl))).toMatchObject({ status: 403, code: 'AccessDenied' });
-    expect(await answer(await fetch(objectUrl, { method: 'PUT', body: randomBytes(16) }))).toMatchObject({ status: 403, code: 'AccessDenied' });
-    expect(await answer(await fetch(`${objectUrl}?partNumber=1&uploadId=${uploadId}`, { method: 'PUT', body: randomBytes(16) }))).toMatchObject({
+    expect(await answer(await fetch(objectUrl, { method: 'PUT', body: randomBytes(16) }))).toMatchObject({
+      status: 403,
+      code: 'AccessDenied',
+    });
+    expect(
+      await answer(await fetch(`${objectUrl}?partNumber=1&uploadId=${uploadId}`, { method: 'PUT', body: randomBytes(16) })),
+    ).toMatchObject({
       status: 403,
       code: 'AccessDenied',
     });
@@ -296,7 +316,9 @@ describe('ListParts', () => {
     const again = randomBytes(200);
     await putPart(key, uploadId, 1, again);
     const listed = await client.send(new ListPartsCommand({ Bucket: s3.bucket, Key: key, UploadId: uploadId }));
-    expect(listed.Parts?.map(({ PartNumber, ETag, Size }) => ({ PartNumber, ETag, Size }))).toEqual([{ PartNumber: 1, ETag: quotedMd5(again), Size: 200 }]);
+    expect(listed.Parts?.map(({ PartNumber, ETag, Size }) => ({ PartNumber, ETag, Size }))).toEqual([
+      { PartNumber: 1, ETag: quotedMd5(again), Size: 200 },
+    ]);
   });
 
   it('pages with MaxParts, PartNumberMarker and NextPartNumberMarker', async () => {
@@ -304,7 +326,15 @@ describe('ListParts', () => {
     const uploadId = await createUpload(key);
     for (const partNumber of [1, 2, 4, 7, 9]) await putPart(key, uploadId, partNumber, randomBytes(10));
     const page = (PartNumberMarker?: string) =>
-      client.send(new ListPartsCommand({ Bucket: s3.bucket, Key: key, UploadId: uploadId, MaxParts: 2, ...(PartNumberMarker ? { PartNumberMarker } : {}) }));
+      client.send(
+        new ListPartsCommand({
+          Bucket: s3.bucket,
+          Key: key,
+          UploadId: uploadId,
+          MaxParts: 2,
+          ...(PartNumberMarker ? { PartNumberMarker } : {}),
+        }),
+      );
 
     const first = await page();
     expect(first.Parts?.map((part) => part.PartNumber)).toEqual([1, 2]);
@@ -345,7 +375,10 @@ describe('AbortMultipartUpload', () => {
     // S3 frees the parts' storage.
     expect(storedFileSizes()).not.toContain(partBytes);
 
-    expect(await failure(client.send(new ListPartsCommand({ Bucket: s3.bucket, Key: key, UploadId: uploadId })))).toMatchObject({ status: 404, code: 'NoSuchUpload' });
+    expect(await failure(client.send(new ListPartsCommand({ Bucket: s3.bucket, Key: key, UploadId: uploadId })))).toMatchObject({
+      status: 404,
+      code: 'NoSuchUpload',
+    });
     const url = await partUrl(key, uploadId, 2);
     expect(await answer(await fetch(url, { method: 'PUT', body: randomBytes(100) }))).toMatchObject({ status: 404, code: 'NoSuchUpload' });
     expect(await failure(complete(key, uploadId, [part]))).toMatchObject({ status: 404, code: 'NoSuchUpload' });
@@ -424,7 +457,10 @@ describe('CompleteMultipartUpload', () => {
     const uploadId = await createUpload(key);
     for (const partNumber of [0, 10001]) {
       const url = await partUrl(key, uploadId, partNumber);
-      expect(await answer(await fetch(url, { method: 'PUT', body: randomBytes(10) })), String(partNumber)).toMatchObject({ status: 400, code: 'InvalidArgument' });
+      expect(await answer(await fetch(url, { method: 'PUT', body: randomBytes(10) })), String(partNumber)).toMatchObject({
+        status: 400,
+        code: 'InvalidArgument',
+      });
     }
     const last = await putPart(key, uploadId, 10000, randomBytes(10));
     expect(last.ETag).toBeTruthy();
@@ -438,7 +474,10 @@ describe('CompleteMultipartUpload', () => {
         client.send(new AbortMultipartUploadCommand({ Bucket: s3.bucket, Key: key, UploadId: uploadId })),
       ]);
       const outcomes = [completed, aborted].map((outcome) => outcome.status);
-      expect(outcomes.filter((status) => status === 'fulfilled'), String(round)).toHaveLength(1);
+      expect(
+        outcomes.filter((status) => status === 'fulfilled'),
+        String(round),
+      ).toHaveLength(1);
       const loser = [completed, aborted].find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
       expect(await failure(Promise.reject(loser.reason)), String(round)).toMatchObject({ status: 404, code: 'NoSuchUpload' });
       const head = client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: key }));
@@ -451,7 +490,11 @@ describe('CompleteMultipartUpload', () => {
     const key = newKey();
     const uploadId = await createUpload(key);
     const bytes = [randomBytes(minPartBytes), randomBytes(minPartBytes), randomBytes(12345)];
-    const parts = [await putPart(key, uploadId, 3, bytes[2]!), await putPart(key, uploadId, 1, bytes[0]!), await putPart(key, uploadId, 2, bytes[1]!)];
+    const parts = [
+      await putPart(key, uploadId, 3, bytes[2]!),
+      await putPart(key, uploadId, 1, bytes[0]!),
+      await putPart(key, uploadId, 2, bytes[1]!),
+    ];
     parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
 
     const completed = await complete(key, uploadId, parts);
@@ -479,14 +522,14 @@ describe('CompleteMultipartUpload', () => {
   });
 });
 
-describe('CORS: any origin, as the bucket\'s rule says (issue 17: files on workspaces\' hostnames)', () => {
+describe("CORS: any origin, as the bucket's rule says (issue 17: files on workspaces' hostnames)", () => {
   const preflight = (url: string, origin: string, method: string, headers?: string) =>
     fetch(url, {
       method: 'OPTIONS',
       headers: { origin, 'access-control-request-method': method, ...(headers ? { 'access-control-request-headers': headers } : {}) },
     });
 
-  it('allows a preflight from the web origin and from a workspace\'s hostname for a part\'s PUT and a ranged GET, answering `*`, and exposes ETag', async () => {
+  it("allows a preflight from the web origin and from a workspace's hostname for a part's PUT and a ranged GET, answering `*`, and exposes ETag", async () => {
     const key = newKey();
     const uploadId = await createUpload(key);
     for (const origin of [webOrigin, otherOrigin]) {
@@ -499,7 +542,13 @@ describe('CORS: any origin, as the bucket\'s rule says (issue 17: files on works
         expect(response.headers.get('access-control-allow-origin'), method).toBe('*');
         expect(response.headers.get('access-control-allow-methods'), method).toContain(method);
         expect(response.headers.get('access-control-allow-headers')?.toLowerCase(), method).toContain(headers);
-        expect(response.headers.get('access-control-expose-headers')?.toLowerCase().split(/\s*,\s*/), method).toContain('etag');
+        expect(
+          response.headers
+            .get('access-control-expose-headers')
+            ?.toLowerCase()
+            .split(/\s*,\s*/),
+          method,
+        ).toContain('etag');
       }
     }
   });
@@ -519,7 +568,12 @@ describe('CORS: any origin, as the bucket\'s rule says (issue 17: files on works
     expect(put.status).toBe(200);
     expect(put.headers.get('access-control-allow-origin')).toBe('*');
     expect(put.headers.get('access-control-allow-credentials')).toBeNull();
-    expect(put.headers.get('access-control-expose-headers')?.toLowerCase().split(/\s*,\s*/)).toContain('etag');
+    expect(
+      put.headers
+        .get('access-control-expose-headers')
+        ?.toLowerCase()
+        .split(/\s*,\s*/),
+    ).toContain('etag');
 
     await putObject(key, randomBytes(64));
     const url = await downloadUrl(key);
@@ -558,7 +612,9 @@ describe("time is the runtime's clock", () => {
       await skewed.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: randomBytes(8) }));
       expect(Math.round((skewed.config.systemClockOffset ?? 0) / 60_000)).toBe(120);
       // Errors carry S3's time too, so the SDK's clock stays where S3's is.
-      expect(await failure(skewed.send(new ListPartsCommand({ Bucket: s3.bucket, Key: key, UploadId: 'never-issued' })))).toMatchObject({ code: 'NoSuchUpload' });
+      expect(await failure(skewed.send(new ListPartsCommand({ Bucket: s3.bucket, Key: key, UploadId: 'never-issued' })))).toMatchObject({
+        code: 'NoSuchUpload',
+      });
       expect(Math.round((skewed.config.systemClockOffset ?? 0) / 60_000)).toBe(120);
       expect((await skewed.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: key }))).ContentLength).toBe(8);
       expect(skewed.config.systemClockOffset).toBeGreaterThan(0);
@@ -570,17 +626,26 @@ describe("time is the runtime's clock", () => {
 });
 
 describe('where the local S3 knowingly differs', () => {
-  it('refuses an aws-chunked body (a stream signed with the SDK\'s default checksums) with 501, where S3 would decode it', async () => {
+  it("refuses an aws-chunked body (a stream signed with the SDK's default checksums) with 501, where S3 would decode it", async () => {
     const defaults = new S3Client({ endpoint: s3.endpoint, region: 'local', credentials: s3.credentials, forcePathStyle: true });
     try {
       const key = newKey();
       const body = Readable.from([Buffer.from('hello '), Buffer.from('world')]);
-      expect(await failure(defaults.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body, ContentLength: 11 })))).toMatchObject({
+      expect(
+        await failure(defaults.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body, ContentLength: 11 }))),
+      ).toMatchObject({
         status: 501,
         code: 'NotImplemented',
       });
       // Signed as the service signs, the same stream is stored as sent.
-      await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: Readable.from([Buffer.from('hello '), Buffer.from('world')]), ContentLength: 11 }));
+      await client.send(
+        new PutObjectCommand({
+          Bucket: s3.bucket,
+          Key: key,
+          Body: Readable.from([Buffer.from('hello '), Buffer.from('world')]),
+          ContentLength: 11,
+        }),
+      );
       const stored = await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }));
       expect(await stored.Body!.transformToString()).toBe('hello world');
     } finally {

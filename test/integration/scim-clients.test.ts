@@ -4,8 +4,24 @@ import { enterpriseUserSchema, errorSchema, listResponseSchema, userSchema } fro
 import { newEmail, signIn } from '../support/accounts.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
 import { directoryWorkspace, membersOf, oktaUser, rosterOf, scimClient, type DirectoryWorkspace } from '../support/scim/directory.ts';
-import { entraPatchWithFlag, entraPatchWithoutFlag, entraProvisioning, entraSampleCodeExamples, entraValidator, entraValidatorVariables, entraVariables } from '../support/scim/entra.ts';
-import { oktaConnectionAndImport, oktaCreateWithExtension, oktaCrudTest, oktaProvisioningVariables, oktaSpecTest, oktaSpecVariables, type OktaApp } from '../support/scim/okta.ts';
+import {
+  entraPatchWithFlag,
+  entraPatchWithoutFlag,
+  entraProvisioning,
+  entraSampleCodeExamples,
+  entraValidator,
+  entraValidatorVariables,
+  entraVariables,
+} from '../support/scim/entra.ts';
+import {
+  oktaConnectionAndImport,
+  oktaCreateWithExtension,
+  oktaCrudTest,
+  oktaProvisioningVariables,
+  oktaSpecTest,
+  oktaSpecVariables,
+  type OktaApp,
+} from '../support/scim/okta.ts';
 import type { ScimClientStep } from '../support/scim/clientSteps.ts';
 import { readProperty, runScimSteps, type ScimExchange, type ScimRunOptions } from '../support/scim/runner.ts';
 
@@ -32,7 +48,8 @@ let suffixes = 0;
 const suffix = () => `${process.pid}${++suffixes}${Date.now().toString(36)}`;
 
 const roster = (workspace: DirectoryWorkspace) => rosterOf(runtime, workspace);
-const memberFor = async (workspace: DirectoryWorkspace, email: string) => (await membersOf(runtime, workspace)).find((member) => member.email === email.toLowerCase());
+const memberFor = async (workspace: DirectoryWorkspace, email: string) =>
+  (await membersOf(runtime, workspace)).find((member) => member.email === email.toLowerCase());
 
 /** A member by the directory, holding one of the roster's seats. */
 async function expectMember(workspace: DirectoryWorkspace, email: string, members: number) {
@@ -102,7 +119,8 @@ async function replay(steps: readonly ScimClientStep[], variables: Record<string
   for (const exchange of run.exchanges) {
     expect(nullIn(exchange.body), exchange.step.name).toBeNull();
     if (exchange.body?.schemas?.[0] === listResponseSchema) {
-      for (const count of ['totalResults', 'startIndex', 'itemsPerPage']) expect(Number.isInteger(exchange.body[count]), `${exchange.step.name}: ${count}`).toBe(true);
+      for (const count of ['totalResults', 'startIndex', 'itemsPerPage'])
+        expect(Number.isInteger(exchange.body[count]), `${exchange.step.name}: ${count}`).toBe(true);
     }
   }
   return run;
@@ -136,7 +154,11 @@ describe('Okta', () => {
     const created = run.exchange('Required Test: Create Okta user with realistic values');
     expect(created.request.headers['Content-Type']).toBe('application/json');
     expectCreated(created);
-    expect(created.body).toMatchObject({ schemas: [userSchema], emails: [{ primary: true, value: variables.randomEmail, type: 'work' }], displayName: `${variables.randomGivenName} ${variables.randomFamilyName}` });
+    expect(created.body).toMatchObject({
+      schemas: [userSchema],
+      emails: [{ primary: true, value: variables.randomEmail, type: 'work' }],
+      displayName: `${variables.randomGivenName} ${variables.randomFamilyName}`,
+    });
     expect(run.exchange('Required Test: Test Users endpoint').body.Resources).toHaveLength(1);
     expectScimError(run.exchange('Required Test: Test invalid User by ID'), 404);
     expectScimError(run.exchange('Required Test: Expect failure when recreating user with same values'), 409, 'uniqueness');
@@ -164,66 +186,81 @@ describe('Okta', () => {
     ['oin', 'crud'],
     ['aiw', 'crud'],
     ['oin', 'crud+okta'],
-  ])('passes its CRUD test as an %s app (login %s.…): deactivation frees the seat, reactivation takes it back, unassignment deactivates', async (app, local) => {
-    const workspace = await directoryWorkspace(runtime, 2);
-    const unique = suffix();
-    const variables = { ...oktaProvisioningVariables(`Bearer ${workspace.key}`, unique), okta_user_email: `${local}.${unique}@example.com` };
-    const email = variables.okta_user_email;
-    let accountId = '';
-    const active: boolean[] = [];
-    const run = await replay(oktaCrudTest(app), variables, {
-      async afterStep(exchange) {
-        if (exchange.request.method === 'GET') return;
-        // Okta takes a 204 for a PATCH too; the scim group answers every write with the User as it is now.
-        expect(exchange.status).not.toBe(204);
-        const isActive = exchange.body.active as boolean;
-        // Its membership and seat follow `active`.
-        active.push(isActive);
-        if (isActive) await expectMember(workspace, email, 2);
-        else await expectNotMember(workspace, email, 1);
-        if (exchange.request.method === 'POST') accountId = (await memberFor(workspace, email))!.user_id;
-        else expect((await memberFor(workspace, email))?.user_id ?? accountId).toBe(accountId);
-      },
-    });
+  ])(
+    'passes its CRUD test as an %s app (login %s.…): deactivation frees the seat, reactivation takes it back, unassignment deactivates',
+    async (app, local) => {
+      const workspace = await directoryWorkspace(runtime, 2);
+      const unique = suffix();
+      const variables = {
+        ...oktaProvisioningVariables(`Bearer ${workspace.key}`, unique),
+        okta_user_email: `${local}.${unique}@example.com`,
+      };
+      const email = variables.okta_user_email;
+      let accountId = '';
+      const active: boolean[] = [];
+      const run = await replay(oktaCrudTest(app), variables, {
+        async afterStep(exchange) {
+          if (exchange.request.method === 'GET') return;
+          // Okta takes a 204 for a PATCH too; the scim group answers every write with the User as it is now.
+          expect(exchange.status).not.toBe(204);
+          const isActive = exchange.body.active as boolean;
+          // Its membership and seat follow `active`.
+          active.push(isActive);
+          if (isActive) await expectMember(workspace, email, 2);
+          else await expectNotMember(workspace, email, 1);
+          if (exchange.request.method === 'POST') accountId = (await memberFor(workspace, email))!.user_id;
+          else expect((await memberFor(workspace, email))?.user_id ?? accountId).toBe(accountId);
+        },
+      });
 
-    const created = run.exchange('Okta creates the User');
-    expectCreated(created);
-    expect(created.body).toMatchObject({ externalId: variables.oktaUserId, locale: 'en-US', userName: email });
-    // Okta's reference PUT body: id, meta and groups come back with it and are ignored.
-    const profile = run.exchange('Update user firstname: Okta PUTs the User back (profile)');
-    expect(profile.body).toMatchObject({ id: run.variables.scim_id, name: { givenName: variables.okta_user_firstname_update }, active: true });
-    expect(profile.body).not.toHaveProperty('groups');
-    // An email's display is read-only: not kept.
-    expect(profile.body.emails).toEqual([{ primary: true, value: email, type: 'work' }]);
-    // Reassigning finds the deactivated User (Okta then reactivates it, no POST).
-    const lookups = run.exchanges.filter((exchange) => exchange.step.name === 'Okta looks the user up by userName');
-    expect(lookups.map((exchange) => exchange.body.totalResults)).toEqual([0, 1]);
-    expect(lookups[1]!.request.target).toContain(`%22${encodeURIComponent(email)}%22`);
-    expect(lookups[1]!.body.Resources[0]).toMatchObject({ id: run.variables.scim_id, active: false });
-    expect(run.exchanges.filter((exchange) => exchange.request.method === 'POST')).toHaveLength(1);
-    expect(active).toEqual([true, true, false, true, false]);
-    // What Okta copies into its PUTs: every read found the User whole, whether active or not.
-    const reads = run.exchanges.filter((exchange) => exchange.step.name.endsWith(': Okta reads the User'));
-    expect(reads).toHaveLength(app === 'aiw' ? 4 : 1);
-    for (const read of reads) {
-      expect(read.body).toMatchObject({ id: run.variables.scim_id, userName: email, name: { familyName: variables.okta_user_lastname }, emails: [{ value: email }] });
-      expect(typeof read.body.active).toBe('boolean');
-    }
+      const created = run.exchange('Okta creates the User');
+      expectCreated(created);
+      expect(created.body).toMatchObject({ externalId: variables.oktaUserId, locale: 'en-US', userName: email });
+      // Okta's reference PUT body: id, meta and groups come back with it and are ignored.
+      const profile = run.exchange('Update user firstname: Okta PUTs the User back (profile)');
+      expect(profile.body).toMatchObject({
+        id: run.variables.scim_id,
+        name: { givenName: variables.okta_user_firstname_update },
+        active: true,
+      });
+      expect(profile.body).not.toHaveProperty('groups');
+      // An email's display is read-only: not kept.
+      expect(profile.body.emails).toEqual([{ primary: true, value: email, type: 'work' }]);
+      // Reassigning finds the deactivated User (Okta then reactivates it, no POST).
+      const lookups = run.exchanges.filter((exchange) => exchange.step.name === 'Okta looks the user up by userName');
+      expect(lookups.map((exchange) => exchange.body.totalResults)).toEqual([0, 1]);
+      expect(lookups[1]!.request.target).toContain(`%22${encodeURIComponent(email)}%22`);
+      expect(lookups[1]!.body.Resources[0]).toMatchObject({ id: run.variables.scim_id, active: false });
+      expect(run.exchanges.filter((exchange) => exchange.request.method === 'POST')).toHaveLength(1);
+      expect(active).toEqual([true, true, false, true, false]);
+      // What Okta copies into its PUTs: every read found the User whole, whether active or not.
+      const reads = run.exchanges.filter((exchange) => exchange.step.name.endsWith(': Okta reads the User'));
+      expect(reads).toHaveLength(app === 'aiw' ? 4 : 1);
+      for (const read of reads) {
+        expect(read.body).toMatchObject({
+          id: run.variables.scim_id,
+          userName: email,
+          name: { familyName: variables.okta_user_lastname },
+          emails: [{ value: email }],
+        });
+        expect(typeof read.body.active).toBe('boolean');
+      }
 
-    // Unassigned: the User stays, deactivated; the account stays; no member, one seat used (the owner's).
-    const kept = await scimClient(runtime, workspace.key).get(`/Users/${run.variables.scim_id}`);
-    expect(kept.body).toMatchObject({ active: false, userName: email });
-    expect((await signIn(runtime, email)).user.id).toBe(accountId);
-    expect(await roster(workspace)).toEqual({ seats: 2, members: 1 });
-    const id = run.variables.scim_id!;
-    expect(await scimRows(workspace)).toEqual([
-      auditRow('scim.user_created', accountId, id, email, true),
-      auditRow('scim.user_updated', accountId, id, email, true),
-      auditRow('scim.user_deactivated', accountId, id, email, false),
-      auditRow('scim.user_reactivated', accountId, id, email, true),
-      auditRow('scim.user_deactivated', accountId, id, email, false),
-    ]);
-  });
+      // Unassigned: the User stays, deactivated; the account stays; no member, one seat used (the owner's).
+      const kept = await scimClient(runtime, workspace.key).get(`/Users/${run.variables.scim_id}`);
+      expect(kept.body).toMatchObject({ active: false, userName: email });
+      expect((await signIn(runtime, email)).user.id).toBe(accountId);
+      expect(await roster(workspace)).toEqual({ seats: 2, members: 1 });
+      const id = run.variables.scim_id!;
+      expect(await scimRows(workspace)).toEqual([
+        auditRow('scim.user_created', accountId, id, email, true),
+        auditRow('scim.user_updated', accountId, id, email, true),
+        auditRow('scim.user_deactivated', accountId, id, email, false),
+        auditRow('scim.user_reactivated', accountId, id, email, true),
+        auditRow('scim.user_deactivated', accountId, id, email, false),
+      ]);
+    },
+  );
 
   it('tests the connection on an empty directory, then imports every User page by page in a stable order', async () => {
     const users = 130;
@@ -231,12 +268,20 @@ describe('Okta', () => {
     const auth = `Bearer ${workspace.key}`;
     const [connection, ...importing] = oktaConnectionAndImport;
     const empty = await replay([connection!], { auth });
-    expect(empty.exchanges[0]!.body).toEqual({ schemas: [listResponseSchema], totalResults: 0, startIndex: 1, itemsPerPage: 0, Resources: [] });
+    expect(empty.exchanges[0]!.body).toEqual({
+      schemas: [listResponseSchema],
+      totalResults: 0,
+      startIndex: 1,
+      itemsPerPage: 0,
+      Resources: [],
+    });
 
     const directory = scimClient(runtime, workspace.key);
     const made = new Set<string>();
     for (let batch = 0; batch < users; batch += 26) {
-      const replies = await Promise.all(Array.from({ length: 26 }, (_, i) => directory.post('/Users', oktaUser(newEmail(`import${batch + i}`, workspace.domain)))));
+      const replies = await Promise.all(
+        Array.from({ length: 26 }, (_, i) => directory.post('/Users', oktaUser(newEmail(`import${batch + i}`, workspace.domain)))),
+      );
       for (const reply of replies) {
         expect(reply.status).toBe(201);
         made.add(reply.body.id);
@@ -254,12 +299,16 @@ describe('Okta', () => {
     const imported = [...first.Resources, ...second.Resources].map((user: { id: string }) => user.id);
     expect(imported).toHaveLength(users);
     expect(new Set(imported)).toEqual(made);
-    expect(run.exchange('Test Connector Configuration').body.Resources.map((user: { id: string }) => user.id)).toEqual(imported.slice(0, 2));
+    expect(run.exchange('Test Connector Configuration').body.Resources.map((user: { id: string }) => user.id)).toEqual(
+      imported.slice(0, 2),
+    );
     expectGroupsRefused(run.exchange('Import groups'));
 
     // The next import reads the same order.
     const again = await replay(importing.slice(0, 2), { auth });
-    expect([...again.exchanges[0]!.body.Resources, ...again.exchanges[1]!.body.Resources].map((user: { id: string }) => user.id)).toEqual(imported);
+    expect([...again.exchanges[0]!.body.Resources, ...again.exchanges[1]!.body.Resources].map((user: { id: string }) => user.id)).toEqual(
+      imported,
+    );
     expect(await roster(workspace)).toEqual({ seats: users + 1, members: users + 1 });
   });
 
@@ -270,7 +319,11 @@ describe('Okta', () => {
     const created = run.exchange(oktaCreateWithExtension.name);
     expectCreated(created);
     expect(created.body.schemas).toEqual([userSchema, enterpriseUserSchema]);
-    expect(created.body).toMatchObject({ title: 'Manager', [enterpriseUserSchema]: { department: 'Engineering' }, externalId: variables.oktaUserId });
+    expect(created.body).toMatchObject({
+      title: 'Manager',
+      [enterpriseUserSchema]: { department: 'Engineering' },
+      externalId: variables.oktaUserId,
+    });
     expect(created.body[enterpriseUserSchema]).toEqual({ department: 'Engineering' });
     const read = await scimClient(runtime, workspace.key).get(`/Users/${run.variables.scim_id}`);
     expect(read.body).toEqual(created.body);
@@ -290,13 +343,21 @@ describe('Okta', () => {
     const renamed = await directory.call('PUT', path, { ...read, name: { ...read.name, givenName: 'Another' } }, okta);
     expect(renamed.status).toBe(200);
     const { meta, ...rest } = read;
-    expect(renamed.body).toEqual({ ...rest, name: { ...read.name, givenName: 'Another' }, meta: { ...meta, lastModified: expect.any(String), version: expect.not.stringMatching(`^${meta.version}$`) } });
+    expect(renamed.body).toEqual({
+      ...rest,
+      name: { ...read.name, givenName: 'Another' },
+      meta: { ...meta, lastModified: expect.any(String), version: expect.not.stringMatching(`^${meta.version}$`) },
+    });
     await expectMember(workspace, variables.okta_user_email, 2);
     const deactivated = await directory.call('PUT', path, { ...renamed.body, active: false }, okta);
     expect(deactivated.status).toBe(200);
     expect(deactivated.body).toMatchObject({ ...rest, name: renamed.body.name, active: false });
     await expectNotMember(workspace, variables.okta_user_email, 1);
-    expect((await scimRows(workspace)).map((row) => row.action)).toEqual(['scim.user_created', 'scim.user_updated', 'scim.user_deactivated']);
+    expect((await scimRows(workspace)).map((row) => row.action)).toEqual([
+      'scim.user_created',
+      'scim.user_updated',
+      'scim.user_deactivated',
+    ]);
   });
 });
 
@@ -319,7 +380,9 @@ describe('Microsoft Entra', () => {
     });
 
     const schemas = run.exchange('Discover schema').body;
-    expect(schemas.Resources.map((schema: { id: string }) => schema.id)).toEqual(expect.arrayContaining([userSchema, enterpriseUserSchema]));
+    expect(schemas.Resources.map((schema: { id: string }) => schema.id)).toEqual(
+      expect.arrayContaining([userSchema, enterpriseUserSchema]),
+    );
     expect(run.exchange('Test Connection').body.Resources).toEqual([]);
     expect(run.exchange('Get User by query - Zero results').body.Resources).toEqual([]);
     const created = run.exchange('Create User');
@@ -383,7 +446,13 @@ describe('Microsoft Entra', () => {
     const read = await scimClient(runtime, workspace.key).get(`/Users/${run.variables.id}`);
     expect(read.body.active).toBe(true);
     const actions = (await scimRows(workspace)).map((row) => row.action);
-    expect(actions).toEqual(['scim.user_created', 'scim.user_updated', 'scim.user_updated', 'scim.user_deactivated', 'scim.user_reactivated']);
+    expect(actions).toEqual([
+      'scim.user_created',
+      'scim.user_updated',
+      'scim.user_updated',
+      'scim.user_deactivated',
+      'scim.user_reactivated',
+    ]);
   });
 
   it('takes its PATCHes with the aadOptscim062020 flag: lower-case ops, a path-less value whose keys are paths, active as a boolean', async () => {
@@ -412,17 +481,28 @@ describe('Microsoft Entra', () => {
   it('takes the sample-code walkthrough’s odder requests: nulls, a misspelt schema URN, a bare manager path', async () => {
     const workspace = await directoryWorkspace(runtime, 2);
     let afterRefusedPatch: unknown;
-    const run = await replay(entraSampleCodeExamples, { secretToken: workspace.key }, {
-      async afterStep(exchange, variables) {
-        // The account is the primary email's, whatever the userName.
-        if (exchange.step.name === 'Example 2. Provision a user') await expectMember(workspace, 'jyoung@Contoso.com', 2);
-        if (exchange.step.name === 'Example 5. Update a user (manager)') afterRefusedPatch = (await scimClient(runtime, workspace.key).get(`/Users/${variables.jyoungId}`)).body;
+    const run = await replay(
+      entraSampleCodeExamples,
+      { secretToken: workspace.key },
+      {
+        async afterStep(exchange, variables) {
+          // The account is the primary email's, whatever the userName.
+          if (exchange.step.name === 'Example 2. Provision a user') await expectMember(workspace, 'jyoung@Contoso.com', 2);
+          if (exchange.step.name === 'Example 5. Update a user (manager)')
+            afterRefusedPatch = (await scimClient(runtime, workspace.key).get(`/Users/${variables.jyoungId}`)).body;
+        },
+        serverChoices: {
+          'Example 1. Query the service for a matching user': {
+            status: 400,
+            because: 'an unquoted value is no RFC 7644 filter: 400 invalidFilter, never an unfiltered list',
+          },
+          'Example 5. Update a user (manager)': {
+            status: 400,
+            because: 'an extension attribute is URN-qualified (RFC 7644 §3.10): a bare manager path is 400 invalidPath',
+          },
+        },
       },
-      serverChoices: {
-        'Example 1. Query the service for a matching user': { status: 400, because: 'an unquoted value is no RFC 7644 filter: 400 invalidFilter, never an unfiltered list' },
-        'Example 5. Update a user (manager)': { status: 400, because: 'an extension attribute is URN-qualified (RFC 7644 §3.10): a bare manager path is 400 invalidPath' },
-      },
-    });
+    );
     expectScimError(run.exchange('Example 1. Query the service for a matching user'), 400, 'invalidFilter');
     const managed = run.exchange('Example 5. Update a user (manager)');
     expectScimError(managed, 400, 'invalidPath');
@@ -467,12 +547,28 @@ describe('Microsoft Entra', () => {
     // roles[].primary sent as "True" comes back a boolean; the rest comes back as sent.
     expect(created.body.roles).toEqual([{ primary: true, display: 'MRONYWGFFHXQ', value: 'WDEIISGWWQBE', type: 'XVTUOHMYUFRL' }]);
     const sent = created.request.body as Record<string, unknown>;
-    for (const attribute of ['displayName', 'title', 'emails', 'preferredLanguage', 'name', 'addresses', 'phoneNumbers', enterpriseUserSchema, 'userType', 'nickName', 'locale', 'timezone', 'profileUrl']) {
+    for (const attribute of [
+      'displayName',
+      'title',
+      'emails',
+      'preferredLanguage',
+      'name',
+      'addresses',
+      'phoneNumbers',
+      enterpriseUserSchema,
+      'userType',
+      'nickName',
+      'locale',
+      'timezone',
+      'profileUrl',
+    ]) {
       expect(created.body[attribute], attribute).toEqual(sent[attribute]);
     }
     expect(run.exchange('POST /Users - Create a new User: verify').body.Resources[0]).toEqual(created.body);
     expectScimError(run.exchange('POST /Users - Create a duplicate User'), 409, 'uniqueness');
-    expect(run.exchange('GET /Users?filter - Filter for an existing user with a different case').body.Resources[0].id).toBe(run.variables.id);
+    expect(run.exchange('GET /Users?filter - Filter for an existing user with a different case').body.Resources[0].id).toBe(
+      run.variables.id,
+    );
 
     const replaced = run.exchange('PATCH /Users/Id - Patch User - Replace Attributes').body;
     expect(replaced.phoneNumbers).toEqual([
@@ -480,7 +576,9 @@ describe('Microsoft Entra', () => {
       { type: 'mobile', value: '10-040-1308' },
       { type: 'fax', value: '10-040-1308' },
     ]);
-    expect(replaced.addresses).toEqual([{ ...(sent.addresses as object[])[0], streetAddress: '2809 Johns Walk', locality: 'KMYVNUJVVZWC' }]);
+    expect(replaced.addresses).toEqual([
+      { ...(sent.addresses as object[])[0], streetAddress: '2809 Johns Walk', locality: 'KMYVNUJVVZWC' },
+    ]);
     expect(Object.keys(replaced).filter((key) => key.includes('[') || (key.includes('.') && key !== enterpriseUserSchema))).toEqual([]);
 
     const { manager: _manager, ...enterpriseWithoutManager } = sent[enterpriseUserSchema] as Record<string, unknown>;
@@ -518,13 +616,24 @@ describe('the runner', () => {
       expect: { status: 200, checks: [{ rule: 'equalsText', property: 'id', value: '{missing}' }] },
     };
     const failed = runScimSteps(runtime, [wrong], { secretToken: workspace.key, missing: 'nobody' });
-    await expect(failed).rejects.toThrow(/step 1 "A read expecting a User that is not there"\n {2}sent: GET \/Users\/nobody \{"Authorization":"Bearer …"\}\n {2}came back: 404 application\/scim\+json/);
+    await expect(failed).rejects.toThrow(
+      /step 1 "A read expecting a User that is not there"\n {2}sent: GET \/Users\/nobody \{"Authorization":"Bearer …"\}\n {2}came back: 404 application\/scim\+json/,
+    );
     await expect(failed).rejects.toThrow(/failed: status 404, expected 200; id is undefined, not nobody/);
     await expect(failed).rejects.not.toThrow(workspace.key);
     const optional = await runScimSteps(runtime, [{ ...wrong, optional: true }], { secretToken: workspace.key, missing: 'nobody' });
     expect(optional.exchanges[0]!.failures).toHaveLength(2);
-    await expect(runScimSteps(runtime, [wrong], { secretToken: workspace.key })).rejects.toThrow('needs {missing}, which no earlier step captured');
-    await expect(runScimSteps(runtime, [wrong], { secretToken: workspace.key, missing: 'x' }, { serverChoices: { [wrong.name]: { status: 404, because: 'no note' } } })).rejects.toThrow('leaves nothing open');
+    await expect(runScimSteps(runtime, [wrong], { secretToken: workspace.key })).rejects.toThrow(
+      'needs {missing}, which no earlier step captured',
+    );
+    await expect(
+      runScimSteps(
+        runtime,
+        [wrong],
+        { secretToken: workspace.key, missing: 'x' },
+        { serverChoices: { [wrong.name]: { status: 404, because: 'no note' } } },
+      ),
+    ).rejects.toThrow('leaves nothing open');
   });
 
   it('reads Runscope properties through arrays and keys holding dots', () => {

@@ -80,7 +80,8 @@ async function provision(directory: Directory, email: string, overrides: Record<
 
 const roster = (workspace: DirectoryWorkspace) => rosterOf(runtime, workspace);
 const members = (workspace: DirectoryWorkspace) => membersOf(runtime, workspace);
-const memberFor = async (workspace: DirectoryWorkspace, email: string) => (await members(workspace)).find((member) => member.email === email.toLowerCase());
+const memberFor = async (workspace: DirectoryWorkspace, email: string) =>
+  (await members(workspace)).find((member) => member.email === email.toLowerCase());
 
 /** The roster agrees with the roll: one seat per member, never more members than seats. */
 async function expectConsistent(workspace: DirectoryWorkspace, expectedMembers: number) {
@@ -92,7 +93,10 @@ async function expectConsistent(workspace: DirectoryWorkspace, expectedMembers: 
 
 /** What the directory's listing holds for one userName (0 or 1 User). */
 const findByUserName = async (directory: Directory, userName: string) =>
-  (await directory.get(`/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`)).body.Resources as Array<{ id: string; active: boolean }>;
+  (await directory.get(`/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`)).body.Resources as Array<{
+    id: string;
+    active: boolean;
+  }>;
 
 const statuses = (replies: Reply[]) => replies.map((reply) => reply.status).sort((a, b) => a - b);
 const count = (replies: Reply[], status: number) => replies.filter((reply) => reply.status === status).length;
@@ -130,10 +134,17 @@ describe('the directory key', () => {
       for (const reply of await Promise.all(everyRoute(directory, userId))) expectUnauthorized(reply);
     }
     // Before any lookup: an id that names no User is 401 too, not 404.
-    for (const reply of await Promise.all(everyRoute(scimClient(runtime, null), '010101001010101011001010101011'))) expectUnauthorized(reply);
+    for (const reply of await Promise.all(everyRoute(scimClient(runtime, null), '010101001010101011001010101011')))
+      expectUnauthorized(reply);
     // Okta's probe sends the header with no scheme at all.
     const probe = scimClient(runtime, null);
-    for (const authorization of ['non-token', workspace.key, `Basic ${Buffer.from(`x:${workspace.key}`).toString('base64')}`, 'Bearer', `Bearer ${workspace.key} extra`]) {
+    for (const authorization of [
+      'non-token',
+      workspace.key,
+      `Basic ${Buffer.from(`x:${workspace.key}`).toString('base64')}`,
+      'Bearer',
+      `Bearer ${workspace.key} extra`,
+    ]) {
       expectUnauthorized(await probe.call('GET', '/Users', undefined, { authorization }));
     }
     // Nothing was changed by the refused requests.
@@ -143,7 +154,8 @@ describe('the directory key', () => {
   });
 
   it('is read before the body: a POST of invalid JSON without a key is 401, with the key 400', async () => {
-    const post = (headers: Record<string, string>) => api.call('POST', '/scim/v2/Users', { body: '{"userName": ', headers: { 'content-type': 'application/scim+json', ...headers } });
+    const post = (headers: Record<string, string>) =>
+      api.call('POST', '/scim/v2/Users', { body: '{"userName": ', headers: { 'content-type': 'application/scim+json', ...headers } });
     expectUnauthorized(await post({}));
     expectUnauthorized(await post({ authorization: `Bearer hlscim_${'B'.repeat(43)}` }));
     expectScimError(await post({ authorization: `Bearer ${workspace.key}` }), 400);
@@ -178,7 +190,13 @@ describe('the directory key', () => {
   });
 
   it('stops at once when rotated; the new key works', async () => {
-    const rotated = await send(runtime, 'PUT', `/v1/workspaces/${workspace.id}/sso`, { issuer: 'https://acme.okta.com', email_domain: workspace.domain, rotate_directory_key: true }, workspace.owner.auth);
+    const rotated = await send(
+      runtime,
+      'PUT',
+      `/v1/workspaces/${workspace.id}/sso`,
+      { issuer: 'https://acme.okta.com', email_domain: workspace.domain, rotate_directory_key: true },
+      workspace.owner.auth,
+    );
     expect(rotated.status).toBe(200);
     const key = rotated.body.scim.directory_key as string;
     expect(key).not.toBe(workspace.key);
@@ -198,7 +216,10 @@ describe('the Team tier', () => {
       await directory.post('/Users', oktaUser(addressIn(workspace))),
       await directory.get(`/Users/${id}`),
       await directory.put(`/Users/${id}`, oktaUser((await directory.get(`/Users/${id}`)).body.userName ?? addressIn(workspace))),
-      await directory.patch(`/Users/${id}`, { schemas: [patchOpSchema], Operations: [{ op: 'replace', path: 'displayName', value: 'Tiered' }] }),
+      await directory.patch(`/Users/${id}`, {
+        schemas: [patchOpSchema],
+        Operations: [{ op: 'replace', path: 'displayName', value: 'Tiered' }],
+      }),
     ];
     return replies.map((reply) => reply.status);
   }
@@ -251,7 +272,9 @@ describe('races', () => {
   it('100 concurrent creates within 100 free seats all succeed', async () => {
     const workspace = await directoryWorkspace(runtime, 101);
     const directory = scimClient(runtime, workspace.key);
-    const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => directory.post('/Users', oktaUser(addressIn(workspace, `bulk${i}`)))));
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => directory.post('/Users', oktaUser(addressIn(workspace, `bulk${i}`)))),
+    );
     expect(statuses(replies)).toEqual(Array(100).fill(201));
     expect(await roster(workspace)).toEqual({ seats: 101, members: 101 });
     const listed = await directory.get('/Users?startIndex=1&count=200');
@@ -261,7 +284,9 @@ describe('races', () => {
   it('100 concurrent creates with 10 seats left: exactly 10 succeed, the rest are 403, and no User is kept for them', async () => {
     const workspace = await directoryWorkspace(runtime, 11);
     const directory = scimClient(runtime, workspace.key);
-    const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => directory.post('/Users', oktaUser(addressIn(workspace, `rush${i}`)))));
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => directory.post('/Users', oktaUser(addressIn(workspace, `rush${i}`)))),
+    );
     expect(count(replies, 201)).toBe(10);
     for (const reply of replies.filter((each) => each.status !== 201)) expectScimError(reply, 403);
     await expectConsistent(workspace, 11);
@@ -271,14 +296,18 @@ describe('races', () => {
   it('20 concurrent reactivations with 5 free seats: exactly 5 succeed', async () => {
     const workspace = await directoryWorkspace(runtime, 6);
     const directory = scimClient(runtime, workspace.key);
-    const users = await Promise.all(Array.from({ length: 20 }, (_, i) => provision(directory, addressIn(workspace, `idle${i}`), { active: false })));
+    const users = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => provision(directory, addressIn(workspace, `idle${i}`), { active: false })),
+    );
     await expectConsistent(workspace, 1);
     const replies = await Promise.all(users.map((user) => directory.patch(`/Users/${user.id}`, entraActive('True'))));
     expect(count(replies, 200)).toBe(5);
     for (const reply of replies.filter((each) => each.status !== 200)) expectScimError(reply, 403);
     await expectConsistent(workspace, 6);
     const active = ((await directory.get('/Users')).body.Resources as Array<{ id: string; active: boolean }>).filter((user) => user.active);
-    expect(active.map((user) => user.id).sort()).toEqual(replies.flatMap((reply) => (reply.status === 200 ? [reply.body.id as string] : [])).sort());
+    expect(active.map((user) => user.id).sort()).toEqual(
+      replies.flatMap((reply) => (reply.status === 200 ? [reply.body.id as string] : [])).sort(),
+    );
   });
 
   it('a PATCH racing a DELETE of one User: never a 500, one end state, seats counted right', async () => {
@@ -289,7 +318,10 @@ describe('races', () => {
     const outcomes = await Promise.all(
       users.map(async (user, i) => {
         // Half rename, half deactivate (a seat freed by either side of the race).
-        const patch = i % 2 === 0 ? { schemas: [patchOpSchema], Operations: [{ op: 'replace', path: 'displayName', value: `Raced ${i}` }] } : deactivation;
+        const patch =
+          i % 2 === 0
+            ? { schemas: [patchOpSchema], Operations: [{ op: 'replace', path: 'displayName', value: `Raced ${i}` }] }
+            : deactivation;
         const [patched, deleted] = await Promise.all([directory.patch(`/Users/${user.id}`, patch), directory.delete(`/Users/${user.id}`)]);
         return { user, patched, deleted };
       }),
@@ -306,7 +338,9 @@ describe('races', () => {
       } else {
         // The DELETE lost every attempt to the PATCH: the User is as the PATCH left it.
         expect(after.status).toBe(200);
-        expect(await memberFor(workspace, user.userName)).toEqual(after.body.active ? expect.objectContaining({ source: 'scim' }) : undefined);
+        expect(await memberFor(workspace, user.userName)).toEqual(
+          after.body.active ? expect.objectContaining({ source: 'scim' }) : undefined,
+        );
       }
     }
     const left = ((await directory.get('/Users')).body.Resources as Array<{ active: boolean }>).filter((user) => user.active).length;
@@ -320,7 +354,9 @@ describe('transaction conflicts, as AWS answers them under load', () => {
     const directory = scimClient(runtime, workspace.key);
     conflicting = true;
     try {
-      const made = await Promise.all(Array.from({ length: 20 }, (_, i) => directory.post('/Users', oktaUser(addressIn(workspace, `conflict${i}`)))));
+      const made = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => directory.post('/Users', oktaUser(addressIn(workspace, `conflict${i}`)))),
+      );
       expect(count(made, 201)).toBe(10);
       for (const reply of made.filter((each) => each.status !== 201)) expectScimError(reply, 403);
       await expectConsistent(workspace, 11);
@@ -344,7 +380,11 @@ describe('a provisioned account', () => {
     const colleague = await joinAs(runtime, workspace, workspace.owner, 'member');
     const sent = [];
     for (const sender of [workspace.owner, colleague]) {
-      const made = await api.post('/v1/secrets', textSecretBody({ workspace_id: workspace.id, recipients: [{ label: 'Ana', email: newEmail('recipient') }] }), sender.auth);
+      const made = await api.post(
+        '/v1/secrets',
+        textSecretBody({ workspace_id: workspace.id, recipients: [{ label: 'Ana', email: newEmail('recipient') }] }),
+        sender.auth,
+      );
       expect(made.status).toBe(201);
       sent.push(made.body.id as string);
     }

@@ -1,8 +1,7 @@
-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
-import { callFrom, newEmail, signIn, } from '../support/accounts.ts';
+import { callFrom, newEmail, signIn } from '../support/accounts.ts';
 import { apiClient, startTestRuntime, textSecretBody, type Reply } from '../support/runtime.ts';
 import { directoryWorkspace, oktaUser, scimClient, type DirectoryWorkspace } from '../support/scim/directory.ts';
 
@@ -53,7 +52,8 @@ async function created(body: Record<string, unknown>, client = scim) {
   return reply.body;
 }
 
-const patch = (id: string, operations: unknown[], client = scim) => client.patch(`/Users/${id}`, { schemas: [patchSchema], Operations: operations });
+const patch = (id: string, operations: unknown[], client = scim) =>
+  client.patch(`/Users/${id}`, { schemas: [patchSchema], Operations: operations });
 
 /** The workspace's members as its owner reads them. */
 async function members(workspace: DirectoryWorkspace = directory) {
@@ -69,7 +69,8 @@ async function roster(workspace: DirectoryWorkspace = directory) {
   return { seats: item.seats, members: item.members };
 }
 
-const memberOf = async (email: string, workspace: DirectoryWorkspace = directory) => (await members(workspace)).find((member) => member.email === email.toLowerCase());
+const memberOf = async (email: string, workspace: DirectoryWorkspace = directory) =>
+  (await members(workspace)).find((member) => member.email === email.toLowerCase());
 
 /** A query string's value as a form encodes it for `%2B`/`%20`; `+` written by a test stays a `+`. */
 const q = encodeURIComponent;
@@ -92,7 +93,13 @@ describe('POST /scim/v2/Users', () => {
       emails: body.emails,
       active: true,
       locale: 'en-US',
-      meta: { resourceType: 'User', created: expect.any(String), lastModified: reply.body.meta.created, location: `${directory.base}/Users/${id}`, version: 'W/"1"' },
+      meta: {
+        resourceType: 'User',
+        created: expect.any(String),
+        lastModified: reply.body.meta.created,
+        location: `${directory.base}/Users/${id}`,
+        version: 'W/"1"',
+      },
     });
     expect(new URL(reply.body.meta.location).href).toBe(reply.body.meta.location);
     expect(new Date(reply.body.meta.created).toISOString()).toBe(reply.body.meta.created);
@@ -125,7 +132,11 @@ describe('POST /scim/v2/Users', () => {
       organization: 'Universal Studios',
       division: 'Theme Park',
       department: 'Tour Operations',
-      manager: { value: '26118915-6090-4610-87e4-49d8ca9f808d', $ref: '../Users/26118915-6090-4610-87e4-49d8ca9f808d', displayName: 'John Smith' },
+      manager: {
+        value: '26118915-6090-4610-87e4-49d8ca9f808d',
+        $ref: '../Users/26118915-6090-4610-87e4-49d8ca9f808d',
+        displayName: 'John Smith',
+      },
       unlistedByTheRfc: { nested: [1, 'two', { three: true }] },
     };
     const extras = {
@@ -133,11 +144,27 @@ describe('POST /scim/v2/Users', () => {
         { value: '555-555-8377', type: 'work' },
         { value: '555-555-0000', type: 'mobile', primary: true },
       ],
-      addresses: [{ type: 'work', streetAddress: '100 Universal City Plaza', locality: 'Hollywood', region: 'CA', postalCode: '91608', country: 'USA', formatted: '100 Universal City Plaza\nHollywood, CA 91608 USA', primary: true }],
+      addresses: [
+        {
+          type: 'work',
+          streetAddress: '100 Universal City Plaza',
+          locality: 'Hollywood',
+          region: 'CA',
+          postalCode: '91608',
+          country: 'USA',
+          formatted: '100 Universal City Plaza\nHollywood, CA 91608 USA',
+          primary: true,
+        },
+      ],
       title: 'Tour Guide',
       locale: 'en-US',
     };
-    const user = await created({ ...oktaUser(address('enterprise')), schemas: [userSchema, enterprise], [enterprise]: extension, ...extras });
+    const user = await created({
+      ...oktaUser(address('enterprise')),
+      schemas: [userSchema, enterprise],
+      [enterprise]: extension,
+      ...extras,
+    });
     expect(user.schemas).toEqual([userSchema, enterprise]);
     expect(user[enterprise]).toEqual(extension);
     expect(user).toMatchObject(extras);
@@ -163,17 +190,26 @@ describe('POST /scim/v2/Users', () => {
     expect(workspaces.body.items).toEqual([expect.objectContaining({ id: directory.id, role: 'member' })]);
     // A seat is no access to anything sent in the workspace: its list is empty, the owner's is not.
     expect((await apiClient(runtime).get('/v1/secrets', person.auth)).body.items).toEqual([]);
-    expect((await apiClient(runtime).get('/v1/secrets', directory.owner.auth)).body.items.map((item: { id: string }) => item.id)).toContain(secret.body.id);
+    expect((await apiClient(runtime).get('/v1/secrets', directory.owner.auth)).body.items.map((item: { id: string }) => item.id)).toContain(
+      secret.body.id,
+    );
   });
 
   it('answers 400 invalidSyntax to a body that is not JSON, and 400 to one that is not a User', async () => {
     const raw = (body: string, contentType: string) =>
-      apiClient(runtime).call('POST', '/scim/v2/Users', { body, headers: { authorization: `Bearer ${directory.key}`, 'content-type': contentType } });
+      apiClient(runtime).call('POST', '/scim/v2/Users', {
+        body,
+        headers: { authorization: `Bearer ${directory.key}`, 'content-type': contentType },
+      });
     expectScimError(await raw('{"userName": "half', 'application/scim+json'), 400, 'invalidSyntax');
     expectScimError(await raw('', 'application/scim+json'), 400, 'invalidSyntax');
     expectScimError(await raw('[]', 'application/scim+json'), 400, 'invalidSyntax');
     expectScimError(await raw('"a string"', 'application/scim+json'), 400, 'invalidSyntax');
-    expectScimError(await scim.post('/Users', { ...oktaUser(address('group')), schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'] }), 400, 'invalidSyntax');
+    expectScimError(
+      await scim.post('/Users', { ...oktaUser(address('group')), schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'] }),
+      400,
+      'invalidSyntax',
+    );
     expectScimError(await scim.post('/Users', { ...oktaUser(address('bad-active')), active: 'maybe' }), 400, 'invalidValue');
     expectScimError(await scim.post('/Users', { schemas: [userSchema], emails: [{ value: address('nousername') }] }), 400, 'invalidValue');
     expectScimError(await scim.post('/Users', { ...oktaUser(address('schemas')), schemas: userSchema }), 400, 'invalidSyntax');
@@ -189,12 +225,14 @@ describe('POST /scim/v2/Users', () => {
     expect((await scim.get(`/Users?filter=${q(`userName eq "${email}"`)}`)).body.totalResults).toBe(0);
     // Okta's spec test POSTs application/json; Entra's validator adds a charset.
     expect((await scim.call('POST', '/Users', oktaUser(email), { 'content-type': 'application/json' })).status).toBe(201);
-    expect((await scim.call('POST', '/Users', oktaUser(address('charset')), { 'content-type': 'application/scim+json; charset=utf-8' })).status).toBe(201);
+    expect(
+      (await scim.call('POST', '/Users', oktaUser(address('charset')), { 'content-type': 'application/scim+json; charset=utf-8' })).status,
+    ).toBe(201);
   });
 
   it('makes exactly one of 20 concurrent creates of one userName in different cases; the others are 409', async () => {
     const email = address('race');
-    const spelled = (index: number) => [...email].map((char, at) => ((index >> at % 5) & 1 ? char.toUpperCase() : char)).join('');
+    const spelled = (index: number) => [...email].map((char, at) => ((index >> (at % 5)) & 1 ? char.toUpperCase() : char)).join('');
     const replies = await Promise.all(Array.from({ length: 20 }, (_, index) => scim.post('/Users', oktaUser(spelled(index)))));
     expect(replies.filter((reply) => reply.status === 201)).toHaveLength(1);
     for (const reply of replies.filter((reply) => reply.status !== 201)) expectScimError(reply, 409, 'uniqueness');
@@ -216,7 +254,12 @@ describe('GET /scim/v2/Users', () => {
       oktaUser(`ana-${stamp}@${listing.domain}`, { externalId: `ext-ana-${stamp}` }),
       oktaUser(plus(), { externalId: `ext-plus-${stamp}` }),
       { schemas: [userSchema], userName: `Ann Smith ${stamp}`, emails: [{ value: `ann-${stamp}@${listing.domain}`, type: 'home' }] },
-      oktaUser(`bo-${stamp}@${listing.domain}`, { emails: [{ value: `bo-work-${stamp}@${listing.domain}`, type: 'work' }, { value: `bo-home-${stamp}@${listing.domain}`, type: 'home', primary: true }] }),
+      oktaUser(`bo-${stamp}@${listing.domain}`, {
+        emails: [
+          { value: `bo-work-${stamp}@${listing.domain}`, type: 'work' },
+          { value: `bo-home-${stamp}@${listing.domain}`, type: 'home', primary: true },
+        ],
+      }),
       oktaUser(`cy-${stamp}@${listing.domain}`, { active: false }),
       oktaUser(`di-${stamp}@${listing.domain}`),
       oktaUser(`ed-${stamp}@${listing.domain}`),
@@ -283,9 +326,12 @@ describe('GET /scim/v2/Users/{id}', () => {
     expect(reply.body).toEqual(user);
   });
 
-  it.each(['010101001010101011001010101011', '00919288221112222', 'scu_AAAAAAAAAAAAAAAAAAAAAA', 'a%20b', '..%2F..%2Fv1'])('answers 404 in SCIM’s shape to the unknown or malformed id %s', async (id) => {
-    expectScimError(await scim.get(`/Users/${id}`), 404);
-  });
+  it.each(['010101001010101011001010101011', '00919288221112222', 'scu_AAAAAAAAAAAAAAAAAAAAAA', 'a%20b', '..%2F..%2Fv1'])(
+    'answers 404 in SCIM’s shape to the unknown or malformed id %s',
+    async (id) => {
+      expectScimError(await scim.get(`/Users/${id}`), 404);
+    },
+  );
 });
 
 describe('PUT /scim/v2/Users/{id}', () => {
@@ -325,11 +371,18 @@ describe('PUT /scim/v2/Users/{id}', () => {
     const taken = await created(oktaUser(address('taken')));
     const email = address('renamed');
     const user = await created(oktaUser(email));
-    expectScimError(await scim.put(`/Users/${user.id}`, oktaUser(taken.userName.toUpperCase(), { emails: user.emails })), 409, 'uniqueness');
+    expectScimError(
+      await scim.put(`/Users/${user.id}`, oktaUser(taken.userName.toUpperCase(), { emails: user.emails })),
+      409,
+      'uniqueness',
+    );
     expectScimError(await scim.put(`/Users/${user.id}`, oktaUser(email, { externalId: taken.externalId })), 409, 'uniqueness');
     expect((await scim.get(`/Users/${user.id}`)).body).toEqual(user);
     // Its own userName in another case is no conflict.
-    const recased = await scim.put(`/Users/${user.id}`, oktaUser(email.toUpperCase(), { externalId: user.externalId, emails: user.emails }));
+    const recased = await scim.put(
+      `/Users/${user.id}`,
+      oktaUser(email.toUpperCase(), { externalId: user.externalId, emails: user.emails }),
+    );
     expect(recased.status, described(recased)).toBe(200);
     expect(recased.body.userName).toBe(email.toUpperCase());
   });
@@ -343,14 +396,16 @@ describe('PUT /scim/v2/Users/{id}', () => {
     expectScimError(await put({ ...oktaUser(email), emails: [{ value: 'nowhere' }] }), 400, 'invalidValue');
     expectScimError(await put({ ...oktaUser(email), schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'] }), 400, 'invalidSyntax');
     expectScimError(await put([oktaUser(email)]), 400, 'invalidSyntax');
-    const raw = await apiClient(runtime).call('PUT', `/scim/v2/Users/${user.id}`, { body: '{', headers: { authorization: `Bearer ${directory.key}`, 'content-type': 'application/scim+json' } });
+    const raw = await apiClient(runtime).call('PUT', `/scim/v2/Users/${user.id}`, {
+      body: '{',
+      headers: { authorization: `Bearer ${directory.key}`, 'content-type': 'application/scim+json' },
+    });
     expectScimError(raw, 400, 'invalidSyntax');
     expect((await scim.get(`/Users/${user.id}`)).body).toEqual(user);
   });
 });
 
 describe('PATCH /scim/v2/Users/{id}', () => {
-
   it('takes Remove, and Entra’s operations written in any case', async () => {
     const user = await created(oktaUser(address('remove'), { title: 'Guide' }));
     const reply = await patch(user.id, [
@@ -388,7 +443,11 @@ describe('PATCH /scim/v2/Users/{id}', () => {
 
   it('loses no change to concurrent PATCHes of one User: each is applied or answered 409', async () => {
     const user = await created(oktaUser(address('concurrent')));
-    const replies = await Promise.all(Array.from({ length: 10 }, (_, index) => patch(user.id, [{ op: 'add', path: 'phoneNumbers', value: [{ value: `555-01${index}`, type: 'work' }] }])));
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        patch(user.id, [{ op: 'add', path: 'phoneNumbers', value: [{ value: `555-01${index}`, type: 'work' }] }]),
+      ),
+    );
     const applied = replies.filter((reply) => reply.status === 200);
     for (const reply of replies.filter((reply) => reply.status !== 200)) expectScimError(reply, 409);
     expect(applied.length).toBeGreaterThan(0);
@@ -448,15 +507,39 @@ describe('PATCH /scim/v2/Users/{id}', () => {
   });
 
   it.each([
-    ['an op that is none', { schemas: [patchSchema], Operations: [{ op: 'frobnicate', path: 'displayName', value: 'x' }] }, 'invalidSyntax'],
+    [
+      'an op that is none',
+      { schemas: [patchSchema], Operations: [{ op: 'frobnicate', path: 'displayName', value: 'x' }] },
+      'invalidSyntax',
+    ],
     ['no Operations', { schemas: [patchSchema] }, 'invalidSyntax'],
     ['empty Operations', { schemas: [patchSchema], Operations: [] }, 'invalidSyntax'],
     ['an operation that is not an object', { schemas: [patchSchema], Operations: ['replace'] }, 'invalidSyntax'],
-    ['a path-less replace whose value is no object', { schemas: [patchSchema], Operations: [{ op: 'replace', value: 'x' }] }, 'invalidSyntax'],
-    ['a User sent as a PATCH', { schemas: [userSchema], Operations: [{ op: 'replace', path: 'displayName', value: 'x' }] }, 'invalidSyntax'],
-    ['Operations that are no array', { schemas: [patchSchema], Operations: { op: 'replace', path: 'displayName', value: 'x' } }, 'invalidSyntax'],
-    ['an operation naming op twice', { schemas: [patchSchema], Operations: [{ op: 'replace', OP: 'add', path: 'displayName', value: 'x' }] }, 'invalidSyntax'],
-    ['active that is no boolean', { schemas: [patchSchema], Operations: [{ op: 'replace', path: 'active', value: 'nope' }] }, 'invalidValue'],
+    [
+      'a path-less replace whose value is no object',
+      { schemas: [patchSchema], Operations: [{ op: 'replace', value: 'x' }] },
+      'invalidSyntax',
+    ],
+    [
+      'a User sent as a PATCH',
+      { schemas: [userSchema], Operations: [{ op: 'replace', path: 'displayName', value: 'x' }] },
+      'invalidSyntax',
+    ],
+    [
+      'Operations that are no array',
+      { schemas: [patchSchema], Operations: { op: 'replace', path: 'displayName', value: 'x' } },
+      'invalidSyntax',
+    ],
+    [
+      'an operation naming op twice',
+      { schemas: [patchSchema], Operations: [{ op: 'replace', OP: 'add', path: 'displayName', value: 'x' }] },
+      'invalidSyntax',
+    ],
+    [
+      'active that is no boolean',
+      { schemas: [patchSchema], Operations: [{ op: 'replace', path: 'active', value: 'nope' }] },
+      'invalidValue',
+    ],
     ['userName removed', { schemas: [patchSchema], Operations: [{ op: 'remove', path: 'userName' }] }, 'invalidValue'],
   ])('answers 400 to %s', async (_, body, scimType) => {
     const user = await created(oktaUser(address('bad-op')));
@@ -519,9 +602,12 @@ describe('what is not served', () => {
     expect(allowed(reply)).toEqual(methods);
   });
 
-  it.each(['/Groups', '/Groups?startIndex=1&count=100', '/Groups/abc', '/Bulk', '/Me'])('answers GET %s with 404 in SCIM’s shape', async (path) => {
-    expectScimError(await scim.get(path), 404);
-  });
+  it.each(['/Groups', '/Groups?startIndex=1&count=100', '/Groups/abc', '/Bulk', '/Me'])(
+    'answers GET %s with 404 in SCIM’s shape',
+    async (path) => {
+      expectScimError(await scim.get(path), 404);
+    },
+  );
 });
 
 describe('discovery', () => {

@@ -30,7 +30,8 @@ async function create(overrides: Record<string, unknown> = {}, size = 64) {
 }
 const claim = (id: string, json?: unknown) => api.post(`/v1/secrets/${id}/claim`, json);
 const metadata = (id: string) => api.get(`/v1/secrets/${id}`);
-const revoke = (id: string, token?: string) => api.delete(`/v1/secrets/${id}`, token === undefined ? undefined : { 'x-delete-token': token });
+const revoke = (id: string, token?: string) =>
+  api.delete(`/v1/secrets/${id}`, token === undefined ? undefined : { 'x-delete-token': token });
 
 async function stored(id: string): Promise<Secret> {
   const secret = await runtime.stores.secrets.get(id);
@@ -46,7 +47,16 @@ describe('POST /v1/secrets', () => {
     const reply = await api.post('/v1/secrets', sent);
     expect(reply.status).toBe(201);
     const body = reply.body;
-    expect(Object.keys(body).sort()).toEqual(['created_at', 'delete_token', 'expires_at', 'id', 'max_views', 'not_before', 'url_base', 'views_left']);
+    expect(Object.keys(body).sort()).toEqual([
+      'created_at',
+      'delete_token',
+      'expires_at',
+      'id',
+      'max_views',
+      'not_before',
+      'url_base',
+      'views_left',
+    ]);
     expect(body.id).toMatch(/^sec_[A-Za-z0-9_-]{22}$/);
     expect(body.url_base).toBe(`${runtime.url}/s/${body.id}`);
     expect(body.delete_token).toEqual(expect.any(String));
@@ -95,9 +105,14 @@ describe('POST /v1/secrets', () => {
     expect(claimed.body.envelope).toBe(created.sent.envelope);
   });
 
-  const without = (field: string) => (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([name]) => name !== field));
+  const without = (field: string) => (body: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(body).filter(([name]) => name !== field));
   const set = (field: string, value: unknown) => (body: Record<string, unknown>) => ({ ...body, [field]: value });
-  const envelopeOf = (bytes: number) => (body: Record<string, unknown>) => ({ ...body, envelope: randomBytes(bytes).toString('base64'), size_bytes: bytes });
+  const envelopeOf = (bytes: number) => (body: Record<string, unknown>) => ({
+    ...body,
+    envelope: randomBytes(bytes).toString('base64'),
+    size_bytes: bytes,
+  });
   const salt21 = 'A'.repeat(21);
   const later = (seconds: number) => () => iso(runtime.clock.now() + seconds * 1000);
 
@@ -167,7 +182,10 @@ describe('POST /v1/secrets', () => {
   });
 
   it('refuses a body sent as text/plain', async () => {
-    const reply = await api.call('POST', '/v1/secrets', { body: JSON.stringify(textSecretBody()), headers: { 'content-type': 'text/plain' } });
+    const reply = await api.call('POST', '/v1/secrets', {
+      body: JSON.stringify(textSecretBody()),
+      headers: { 'content-type': 'text/plain' },
+    });
     expectProblem(reply, 400, 'unsupported_media_type');
   });
 });
@@ -202,7 +220,6 @@ describe('GET /v1/secrets/{id}', () => {
       expectProblem(await metadata(id), 404, 'not_found');
     }
   });
-
 });
 
 describe('DELETE /v1/secrets/{id}', () => {
@@ -231,7 +248,6 @@ describe('DELETE /v1/secrets/{id}', () => {
   it('answers 404 for an unknown or malformed id', async () => {
     for (const id of [unknownId(), 'nope']) expectProblem(await revoke(id, 'hdt_x'), 404, 'not_found');
   });
-
 });
 
 describe('POST /v1/secrets/{id}/claim', () => {
@@ -240,7 +256,14 @@ describe('POST /v1/secrets/{id}/claim', () => {
     const reply = await claim(created.id);
     expect(reply.status).toBe(200);
     expect(reply.headers.get('cache-control')).toBe('no-store');
-    expect(reply.body).toMatchObject({ id: created.id, kind: 'text', envelope: created.sent.envelope, salt: created.sent.salt, size_bytes: 64, views_left: 1 });
+    expect(reply.body).toMatchObject({
+      id: created.id,
+      kind: 'text',
+      envelope: created.sent.envelope,
+      salt: created.sent.salt,
+      size_bytes: 64,
+      views_left: 1,
+    });
   });
 
   it('counts creations, claims and refused claims as metrics', async () => {
@@ -293,7 +316,11 @@ describe('POST /v1/secrets/{id}/claim', () => {
   });
 
   it('treats a body that is not a JSON object as no body', async () => {
-    const bodies: Array<[string, string]> = [['{not json', 'application/json'], ['[1,2]', 'application/json'], ['hello', 'text/plain']];
+    const bodies: Array<[string, string]> = [
+      ['{not json', 'application/json'],
+      ['[1,2]', 'application/json'],
+      ['hello', 'text/plain'],
+    ];
     for (const [body, contentType] of bodies) {
       const created = await create();
       const reply = await api.call('POST', `/v1/secrets/${created.id}/claim`, { body, headers: { 'content-type': contentType } });

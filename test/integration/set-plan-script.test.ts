@@ -45,7 +45,16 @@ interface Run {
  */
 function setPlan(...args: string[]): Promise<Run> {
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_'))), NODE_NO_WARNINGS: '1' };
-  const argv = ['--import', 'tsx', 'scripts/set-plan.ts', ...args, '--table', runtime.config.TABLE_NAME, '--endpoint', runtime.dynamo.endpoint];
+  const argv = [
+    '--import',
+    'tsx',
+    'scripts/set-plan.ts',
+    ...args,
+    '--table',
+    runtime.config.TABLE_NAME,
+    '--endpoint',
+    runtime.dynamo.endpoint,
+  ];
   return new Promise((resolve) => {
     execFile(process.execPath, argv, { cwd: root, env }, (error, stdout, stderr) => {
       resolve({ status: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
@@ -54,10 +63,17 @@ function setPlan(...args: string[]): Promise<Run> {
 }
 
 const why = (note = 'Contract HL-2025-014') => ['--note', note, '--by', 'ana (sales)'];
-const userItem = async (who: SignedIn) => (await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `USER#${who.user.id}`, sk: 'PROFILE' }, ConsistentRead: true }))).Item!;
+const userItem = async (who: SignedIn) =>
+  (
+    await db.send(
+      new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `USER#${who.user.id}`, sk: 'PROFILE' }, ConsistentRead: true }),
+    )
+  ).Item!;
 const subscriptionOf = async (who: SignedIn) => (await api.get('/v1/billing/subscription', who.auth)).body;
-const workspaceAs = async (workspace: TeamWorkspace, who: SignedIn) => ((await api.get('/v1/workspaces', who.auth)).body.items as any[]).find((item) => item.id === workspace.id);
-const auditOf = async (workspace: TeamWorkspace) => (await api.get(`/v1/workspaces/${workspace.id}/audit?limit=200`, workspace.owner.auth)).body.items as any[];
+const workspaceAs = async (workspace: TeamWorkspace, who: SignedIn) =>
+  ((await api.get('/v1/workspaces', who.auth)).body.items as any[]).find((item) => item.id === workspace.id);
+const auditOf = async (workspace: TeamWorkspace) =>
+  (await api.get(`/v1/workspaces/${workspace.id}/audit?limit=200`, workspace.owner.auth)).body.items as any[];
 const roster = (workspace: TeamWorkspace) => runtime.functions.workspaces.workspaces.roster(workspace.id);
 
 /** A subscription bought through the checkout route and paid on the emulator, its events delivered. */
@@ -85,14 +101,26 @@ describe('npm run admin:set-plan, for an account', () => {
     const run = await setPlan('--email', person.user.email.toUpperCase(), '--plan', 'enterprise', ...why());
     expect(run).toEqual({
       status: 0,
-      stdout: [`account ${person.user.email} (${person.user.id})`, '  contract plan  none → enterprise', '  plan in use    free → enterprise', '  by ana (sales): Contract HL-2025-014', 'Done.', ''].join('\n'),
+      stdout: [
+        `account ${person.user.email} (${person.user.id})`,
+        '  contract plan  none → enterprise',
+        '  plan in use    free → enterprise',
+        '  by ana (sales): Contract HL-2025-014',
+        'Done.',
+        '',
+      ].join('\n'),
       stderr: '',
     });
     expect(await subscriptionOf(person)).toMatchObject({ plan: 'enterprise', tier: 'enterprise', status: null });
     expect((await api.get('/v1/usage', person.auth)).body.plan).toBe('enterprise');
     expect((await api.get('/v1/flags', person.auth)).body.flags).toMatchObject({ receipts_location: true, sso: true, audit: true });
     const item = await userItem(person);
-    expect(item).toMatchObject({ plan: 'free', contract_plan: 'enterprise', contract_plan_note: 'Contract HL-2025-014', contract_plan_changed_by: 'ana (sales)' });
+    expect(item).toMatchObject({
+      plan: 'free',
+      contract_plan: 'enterprise',
+      contract_plan_note: 'Contract HL-2025-014',
+      contract_plan_changed_by: 'ana (sales)',
+    });
     expect(Math.abs(item.contract_plan_changed_at - Date.now())).toBeLessThan(60_000);
 
     const removed = await setPlan('--email', person.user.email, '--plan', 'none', ...why('Contract HL-2025-014 ended'));
@@ -132,11 +160,17 @@ describe('npm run admin:set-plan, for an account', () => {
 
   it('refuses an account that does not exist (status 1) and a wrong command line (status 2), writing nothing', async () => {
     const unknown = newEmail('nobody');
-    expect(await setPlan('--email', unknown, '--plan', 'enterprise', ...why())).toEqual({ status: 1, stdout: '', stderr: `set-plan: No account signs in with ${unknown}: nothing written.\n` });
+    expect(await setPlan('--email', unknown, '--plan', 'enterprise', ...why())).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: `set-plan: No account signs in with ${unknown}: nothing written.\n`,
+    });
     const missing = await setPlan('--email', unknown, '--plan', 'enterprise', '--by', 'ana');
     expect(missing).toMatchObject({ status: 2, stdout: '' });
     expect(missing.stderr).toBe('set-plan: --note is required: why (the contract, the ticket).\nRun with --help for the options.\n');
-    expect((await setPlan('--plan', 'enterprise', ...why())).stderr).toMatch(/^set-plan: Name one account \(--email\) or one workspace \(--workspace\)\./);
+    expect((await setPlan('--plan', 'enterprise', ...why())).stderr).toMatch(
+      /^set-plan: Name one account \(--email\) or one workspace \(--workspace\)\./,
+    );
   });
 });
 
@@ -177,7 +211,10 @@ describe('npm run admin:set-plan, for a workspace', () => {
     expect(removed.stdout).toContain('  seats          40 → 3\n');
     expect(await workspaceAs(workspace, member)).toMatchObject({ plan: 'free', seats: 3, members: 3 });
     expect((await subscriptionOf(member)).tier).toBe('free');
-    expect((await auditOf(workspace))[0]).toMatchObject({ action: 'plan.contract_removed', details: { plan: null, seats: 3, previous_plan: 'enterprise', previous_seats: 40, note: 'Contract HL-2025-014 ended' } });
+    expect((await auditOf(workspace))[0]).toMatchObject({
+      action: 'plan.contract_removed',
+      details: { plan: null, seats: 3, previous_plan: 'enterprise', previous_seats: 40, note: 'Contract HL-2025-014 ended' },
+    });
   });
 
   it('keeps Enterprise when the workspace’s Team subscription ends, and gives back the seats Team pays for when the contract goes', async () => {
@@ -189,7 +226,9 @@ describe('npm run admin:set-plan, for a workspace', () => {
     // The contract ends while Team still pays: the seats Team pays for come back.
     expect((await setPlan('--workspace', workspace.id, '--plan', 'enterprise', '--seats', '25', ...why())).status).toBe(0);
     expect(await workspaceAs(workspace, member)).toMatchObject({ plan: 'enterprise', seats: 25 });
-    expect((await setPlan('--workspace', workspace.id, '--plan', 'none', ...why('moved back to Team'))).stdout).toContain('  seats          25 → 6\n');
+    expect((await setPlan('--workspace', workspace.id, '--plan', 'none', ...why('moved back to Team'))).stdout).toContain(
+      '  seats          25 → 6\n',
+    );
     expect(await workspaceAs(workspace, member)).toMatchObject({ plan: 'team', seats: 6 });
 
     // Enterprise again, then Team ends at the provider: the plan stays Enterprise.
@@ -234,10 +273,15 @@ describe('npm run admin:set-plan, for a workspace', () => {
     expect((await setPlan('--workspace', workspace.id, '--plan', 'enterprise', '--seats', '1', '--dry-run', ...why())).status).toBe(1);
 
     const person = await signIn(runtime, newEmail('dry'));
-    expect((await setPlan('--email', person.user.email, '--plan', 'enterprise', '--dry-run', ...why())).stdout).toContain('Dry run: nothing written.');
+    expect((await setPlan('--email', person.user.email, '--plan', 'enterprise', '--dry-run', ...why())).stdout).toContain(
+      'Dry run: nothing written.',
+    );
     expect((await userItem(person)).contract_plan).toBeUndefined();
 
     const unknown = 'wks_AAAAAAAAAAAAAAAAAAAAAA';
-    expect(await setPlan('--workspace', unknown, '--plan', 'enterprise', '--seats', '3', ...why())).toMatchObject({ status: 1, stderr: `set-plan: No workspace ${unknown}: nothing written.\n` });
+    expect(await setPlan('--workspace', unknown, '--plan', 'enterprise', '--seats', '3', ...why())).toMatchObject({
+      status: 1,
+      stderr: `set-plan: No workspace ${unknown}: nothing written.\n`,
+    });
   });
 });

@@ -63,7 +63,8 @@ describe('guessing a chosen address’s code', () => {
     const statuses: number[] = [];
     for (let source = 0; source < 10; source++) {
       const from = freshSource();
-      for (let guess = 0; guess < perSourceShort.limit; guess++) statuses.push((await verify(from, email, wrongCode(code, 1 + statuses.length))).status);
+      for (let guess = 0; guess < perSourceShort.limit; guess++)
+        statuses.push((await verify(from, email, wrongCode(code, 1 + statuses.length))).status);
     }
     expect(count(statuses, 401)).toBe(perAddress);
     expect(count(statuses, 429)).toBe(10 * perSourceShort.limit - perAddress);
@@ -81,7 +82,9 @@ describe('guessing a chosen address’s code', () => {
     expect((await start(freshSource(), email)).status).toBe(200);
     const code = latestCode(runtime, email)!;
     const from = Array.from({ length: 12 }, freshSource);
-    const statuses = statusesOf(await Promise.all(Array.from({ length: 60 }, (_, i) => verify(from[i % 12]!, email, wrongCode(code, 1 + i)))));
+    const statuses = statusesOf(
+      await Promise.all(Array.from({ length: 60 }, (_, i) => verify(from[i % 12]!, email, wrongCode(code, 1 + i)))),
+    );
     expect(count(statuses, 401)).toBe(perAddress);
     expect(count(statuses, 429)).toBe(60 - perAddress);
   });
@@ -130,7 +133,8 @@ describe('keeping a person from signing in', () => {
     const attacker = freshSource();
     const statuses: number[] = [];
     for (let window = 0; window < 6; window++) {
-      for (let guess = 0; guess < perSourceShort.limit; guess++) statuses.push((await verify(attacker, email, String(statuses.length).padStart(8, '0'))).status);
+      for (let guess = 0; guess < perSourceShort.limit; guess++)
+        statuses.push((await verify(attacker, email, String(statuses.length).padStart(8, '0'))).status);
       if (window < 5) runtime.clock.advance(perSourceShort.windowSeconds);
     }
     expect(count(statuses, 401)).toBe(perSourceHour.limit);
@@ -187,7 +191,8 @@ describe('+tag variants', () => {
     let spent = perSourceShort.limit;
     while (spent < perAddress) {
       const from = freshSource();
-      for (let i = 0; i < perSourceShort.limit && spent < perAddress; i++, spent++) expect((await verify(from, tagged(base, `x${spent}`), '00000000')).status).toBe(401);
+      for (let i = 0; i < perSourceShort.limit && spent < perAddress; i++, spent++)
+        expect((await verify(from, tagged(base, `x${spent}`), '00000000')).status).toBe(401);
     }
     expectLimited(await verify(freshSource(), variants[1]!, latestCode(runtime, variants[1]!)!), 3600);
   });
@@ -215,7 +220,8 @@ describe('otp/resend', () => {
     expect((await start(freshSource(), asked)).status).toBe(200);
     const source = freshSource();
     const [forAsked, forQuiet] = [await resend(source, asked), await resend(source, quiet)];
-    const headerNames = (reply: Reply) => [...reply.headers.keys()].filter((name) => !['date', 'x-request-id', 'content-length'].includes(name)).sort();
+    const headerNames = (reply: Reply) =>
+      [...reply.headers.keys()].filter((name) => !['date', 'x-request-id', 'content-length'].includes(name)).sort();
     for (const reply of [forAsked, forQuiet]) {
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({ sent: true });
@@ -279,7 +285,9 @@ describe('IPv6 sources', () => {
     const code = latestCode(runtime, email)!;
     const guesses = [];
     for (let i = 0; i < perSourceShort.limit + 1; i++) {
-      guesses.push((await invoke(`2001:db8:1:2:${(i + 1).toString(16)}::${i}`, '/v1/auth/otp/verify', { email, code: wrongCode(code, 1 + i) })).status);
+      guesses.push(
+        (await invoke(`2001:db8:1:2:${(i + 1).toString(16)}::${i}`, '/v1/auth/otp/verify', { email, code: wrongCode(code, 1 + i) })).status,
+      );
     }
     expect(guesses).toEqual([...Array(perSourceShort.limit).fill(401), 429]);
     expect((await invoke('2001:db8:1:3::1', '/v1/auth/otp/verify', { email, code })).status).toBe(200);

@@ -22,7 +22,11 @@ function holdRotations(client: DynamoDBDocumentClient): void {
   client.middlewareStack.add(
     (next) => async (args) => {
       const input = args.input as { UpdateExpression?: string; ExpressionAttributeValues?: Record<string, unknown> };
-      if (holdRotationOf !== null && /refresh_hash = :next/.test(input.UpdateExpression ?? '') && input.ExpressionAttributeValues?.[':expected'] === holdRotationOf) {
+      if (
+        holdRotationOf !== null &&
+        /refresh_hash = :next/.test(input.UpdateExpression ?? '') &&
+        input.ExpressionAttributeValues?.[':expected'] === holdRotationOf
+      ) {
         holdRotationOf = null;
         const released = new Promise<void>((resolve) => (releaseRotation = resolve));
         rotationHeld();
@@ -83,7 +87,9 @@ describe('refresh races', () => {
     const signedIn = await signIn(runtime, newEmail('inside'));
     const owner = await refresh(signedIn.refresh_token);
     runtime.clock.advance(credentialLimits.refreshGraceSeconds / 2);
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => refresh(i % 2 ? signedIn.refresh_token : owner.body.refresh_token)));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => refresh(i % 2 ? signedIn.refresh_token : owner.body.refresh_token)),
+    );
     await expectBothOrNeither(sessionIdOf(signedIn), replies);
   });
 
@@ -91,7 +97,9 @@ describe('refresh races', () => {
     const signedIn = await signIn(runtime, newEmail('after'));
     const owner = await refresh(signedIn.refresh_token);
     runtime.clock.advance(credentialLimits.refreshGraceSeconds + 1);
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => refresh(i % 2 ? signedIn.refresh_token : owner.body.refresh_token)));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => refresh(i % 2 ? signedIn.refresh_token : owner.body.refresh_token)),
+    );
     expect(await expectBothOrNeither(sessionIdOf(signedIn), replies)).toBe('signed out');
     expect(await live(owner.body.access_token)).toBe(false);
   });

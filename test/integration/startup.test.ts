@@ -62,7 +62,8 @@ function dynamoProcesses(dataDir: string): number[] {
     }
     // Java itself, not the shell that watches it (its command line names the jar too).
     const program = commandLine.split('\0')[0] ?? '';
-    if (/(^|\/)java$/.test(program) && commandLine.includes('DynamoDBLocal.jar') && commandLine.includes(dataDir)) found.push(Number(entry));
+    if (/(^|\/)java$/.test(program) && commandLine.includes('DynamoDBLocal.jar') && commandLine.includes(dataDir))
+      found.push(Number(entry));
   }
   return found;
 }
@@ -83,9 +84,12 @@ function processes(): ProcessEntry[] {
       // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
       const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (state === 'Z') continue;
-      found.push({ pid: Number(entry), parent: Number(parent), command: readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim() });
-    } catch {
-    }
+      found.push({
+        pid: Number(entry),
+        parent: Number(parent),
+        command: readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim(),
+      });
+    } catch {}
   }
   return found;
 }
@@ -133,7 +137,12 @@ async function probe(port: number, path = '/v1/regions'): Promise<Probe | null> 
     const response = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5_000) });
     const text = await response.text();
     const body = /json/.test(response.headers.get('content-type') ?? '') ? (JSON.parse(text) as { code?: string }) : {};
-    return { status: response.status, ...(body.code ? { code: body.code } : {}), retryAfter: response.headers.get('retry-after'), requestId: response.headers.get('x-request-id') };
+    return {
+      status: response.status,
+      ...(body.code ? { code: body.code } : {}),
+      retryAfter: response.headers.get('retry-after'),
+      requestId: response.headers.get('x-request-id'),
+    };
   } catch (error) {
     if ((error as Error).name === 'TimeoutError') throw new Error('a request during start-up got no answer within 5 s');
     return null;
@@ -147,13 +156,21 @@ async function stopAndCheck(service: Service, signal: NodeJS.Signals) {
   expect(code, service.output()).toBe(0);
   // The emulator went with it: no Java process is left on this data folder, nor anything else npm start started.
   await until(() => dynamoProcesses(service.dataDir).length === 0, 10_000, 'DynamoDB Local to stop');
-  await until(() => stillRunning(started).length === 0, 10_000, `every process npm start started to end: ${JSON.stringify(stillRunning(started))}`);
+  await until(
+    () => stillRunning(started).length === 0,
+    10_000,
+    `every process npm start started to end: ${JSON.stringify(stillRunning(started))}`,
+  );
 }
 
 /** The node process running the service, under npm. */
 async function serviceProcess(service: Service): Promise<ProcessEntry> {
   let found: ProcessEntry | undefined;
-  await until(() => (found = descendants(service.child.pid!).find((entry) => entry.command.includes('local/main.ts'))) !== undefined, 30_000, 'the service process');
+  await until(
+    () => (found = descendants(service.child.pid!).find((entry) => entry.command.includes('local/main.ts'))) !== undefined,
+    30_000,
+    'the service process',
+  );
   return found!;
 }
 
@@ -206,7 +223,11 @@ describe('npm start: start-up and shutdown', () => {
     process.kill(node.pid, 'SIGKILL');
     await service.exited;
     await until(() => dynamoProcesses(service.dataDir).length === 0, 10_000, 'DynamoDB Local to stop');
-    await until(() => stillRunning(started).length === 0, 10_000, `every process npm start started to end: ${JSON.stringify(stillRunning(started))}`);
+    await until(
+      () => stillRunning(started).length === 0,
+      10_000,
+      `every process npm start started to end: ${JSON.stringify(stillRunning(started))}`,
+    );
   }, 120_000);
 
   it('SIGKILL of npm, which cannot forward it, stops the service and DynamoDB Local (the service sees its parent gone)', async () => {
@@ -218,7 +239,11 @@ describe('npm start: start-up and shutdown', () => {
     await service.exited;
     await until(() => stillRunning([node]).length === 0, 15_000, 'the service to stop');
     await until(() => dynamoProcesses(service.dataDir).length === 0, 10_000, 'DynamoDB Local to stop');
-    await until(() => stillRunning(started).length === 0, 10_000, `every process npm start started to end: ${JSON.stringify(stillRunning(started))}`);
+    await until(
+      () => stillRunning(started).length === 0,
+      10_000,
+      `every process npm start started to end: ${JSON.stringify(stillRunning(started))}`,
+    );
   }, 120_000);
 
   it('refuses bad settings before starting anything, naming the setting', async () => {

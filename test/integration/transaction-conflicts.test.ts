@@ -60,7 +60,9 @@ describe('transaction conflicts, as AWS answers them', () => {
 
   it('50 parallel creates, claims and revokes by one owner all succeed, and the usage counters end exact', async () => {
     const before = await usage();
-    const created = await Promise.all(Array.from({ length: 50 }, (_, i) => api.post('/v1/secrets', textSecretBody({ max_views: 2 }, 100 + i), owner.auth)));
+    const created = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => api.post('/v1/secrets', textSecretBody({ max_views: 2 }, 100 + i), owner.auth)),
+    );
     expect(created.map((reply) => reply.status)).toEqual(Array(50).fill(201));
     const ids = created.map((reply) => reply.body.id as string);
 
@@ -86,7 +88,12 @@ describe('transaction conflicts, as AWS answers them', () => {
     expect(await usage()).toMatchObject({ live_secrets: before.live_secrets + 20, bytes_stored: before.bytes_stored + 1000 });
     // The stream handing every record over again (a second reader from its start, as Lambda's
     // retries would) moves nothing twice.
-    const replay = new LocalStream({ endpoint: runtime.dynamo.endpoint, tableName: runtime.config.TABLE_NAME, filters: relayFilters, batchSize: 100 });
+    const replay = new LocalStream({
+      endpoint: runtime.dynamo.endpoint,
+      tableName: runtime.config.TABLE_NAME,
+      filters: relayFilters,
+      batchSize: 100,
+    });
     replay.consume(createRelayHandler(runtime.functions.relay));
     expect(await replay.drain()).toBeGreaterThan(20);
     await replay.stop();
@@ -101,7 +108,10 @@ describe('SCIM provisioning under transaction conflicts', () => {
     const scim = scimClient(runtime, directory.key);
     const conflictsBefore = conflictsAnswered;
     const created = await Promise.all(Array.from({ length: 30 }, (_, i) => scim.post('/Users', oktaUser(`bulk-${i}@${directory.domain}`))));
-    expect(created.map((reply) => reply.status), JSON.stringify(created.find((reply) => reply.status !== 201)?.body)).toEqual(Array(30).fill(201));
+    expect(
+      created.map((reply) => reply.status),
+      JSON.stringify(created.find((reply) => reply.status !== 201)?.body),
+    ).toEqual(Array(30).fill(201));
     const ids = created.map((reply) => reply.body.id as string);
     const roster = () => rosterOf(runtime, directory);
     // The owner and the 30.
@@ -110,7 +120,9 @@ describe('SCIM provisioning under transaction conflicts', () => {
     const deactivated = await Promise.all(ids.slice(0, 20).map((id) => scim.patch(`/Users/${id}`, deactivate)));
     expect(deactivated.map((reply) => [reply.status, reply.body.active])).toEqual(Array(20).fill([200, false]));
     const [reactivated, deleted] = await Promise.all([
-      Promise.all(ids.slice(0, 10).map((id) => scim.patch(`/Users/${id}`, { Operations: [{ op: 'Replace', path: 'active', value: 'True' }] }))),
+      Promise.all(
+        ids.slice(0, 10).map((id) => scim.patch(`/Users/${id}`, { Operations: [{ op: 'Replace', path: 'active', value: 'True' }] })),
+      ),
       Promise.all(ids.slice(20).map((id) => scim.delete(`/Users/${id}`))),
     ]);
     expect(reactivated.map((reply) => reply.status)).toEqual(Array(10).fill(200));

@@ -140,7 +140,9 @@ describe('pending test deliveries per endpoint', () => {
       await runtime.drainWork();
     }
     expect((await runtime.stores.webhooks.getEndpoint(owner.user.id, endpointId))?.enabled).toBe(false);
-    const statuses = await Promise.all(first.map(async (reply) => (await runtime.stores.webhooks.getDelivery(endpointId, reply.delivery_id))?.status));
+    const statuses = await Promise.all(
+      first.map(async (reply) => (await runtime.stores.webhooks.getDelivery(endpointId, reply.delivery_id))?.status),
+    );
     expect(statuses).toEqual(Array(cap).fill('cancelled'));
     // The receiver is fixed: a test is queued, sent, and switches the endpoint back on.
     answer = 204;

@@ -93,9 +93,18 @@ const createOwned = async (overrides: Record<string, unknown> = {}) => {
 const deliveriesOf = async (endpointId: string) => {
   const reply = await api.get(`/v1/webhooks/${endpointId}/deliveries?limit=100`, owner.auth);
   expect(reply.status).toBe(200);
-  return reply.body.items as Array<{ id: string; type: string; status: string; next_attempt_at: string | null; attempts: Array<{ number: number; status: number | null; error: string | null }> }>;
+  return reply.body.items as Array<{
+    id: string;
+    type: string;
+    status: string;
+    next_attempt_at: string | null;
+    attempts: Array<{ number: number; status: number | null; error: string | null }>;
+  }>;
 };
-const endpointOf = async (id: string) => ((await api.get('/v1/webhooks', owner.auth)).body.items as Array<{ id: string; enabled: boolean; consecutive_failures: number }>).find((item) => item.id === id);
+const endpointOf = async (id: string) =>
+  ((await api.get('/v1/webhooks', owner.auth)).body.items as Array<{ id: string; enabled: boolean; consecutive_failures: number }>).find(
+    (item) => item.id === id,
+  );
 
 /** A new session for the same owner, after the clock moved past the access token's 15 minutes. */
 async function signInAgain(): Promise<void> {
@@ -110,7 +119,9 @@ function verified(entry: Received, secret: string) {
 describe('registration', () => {
   it('answers 201 with the secret once; the list never shows it', async () => {
     const created = await register();
-    expect(Object.keys(created).sort()).toEqual(['consecutive_failures', 'created_at', 'disabled_at', 'enabled', 'events', 'id', 'path', 'secret', 'url'].sort());
+    expect(Object.keys(created).sort()).toEqual(
+      ['consecutive_failures', 'created_at', 'disabled_at', 'enabled', 'events', 'id', 'path', 'secret', 'url'].sort(),
+    );
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(created).toMatchObject({ enabled: true, consecutive_failures: 0, url: receiver.url(created.path) });
     expect(created.events).toHaveLength(8);
@@ -205,7 +216,12 @@ describe('delivery', () => {
     const anonymous = await api.post('/v1/secrets', textSecretBody());
     await api.post(`/v1/secrets/${anonymous.body.id}/claim`);
     await drain();
-    expect(receiver.at(burnedOnly.path).map((entry) => JSON.parse(entry.body).type).sort()).toEqual(['secret.burned', 'secret.denied']);
+    expect(
+      receiver
+        .at(burnedOnly.path)
+        .map((entry) => JSON.parse(entry.body).type)
+        .sort(),
+    ).toEqual(['secret.burned', 'secret.denied']);
   });
 
   it('delivers revoked, reported and expired events', async () => {
@@ -219,7 +235,13 @@ describe('delivery', () => {
     await runtime.scheduler.run('expire-secrets');
     await drain();
     const types = receiver.at(endpoint.path).map((entry) => [JSON.parse(entry.body).type, JSON.parse(entry.body).secret_id]);
-    expect(types).toEqual(expect.arrayContaining([['secret.revoked', revoked.id], ['secret.reported', reported.id], ['secret.expired', expiring.id]]));
+    expect(types).toEqual(
+      expect.arrayContaining([
+        ['secret.revoked', revoked.id],
+        ['secret.reported', reported.id],
+        ['secret.expired', expiring.id],
+      ]),
+    );
     // The reported secret expires in a day, not in this minute.
     expect(types).toHaveLength(3);
   });
@@ -409,14 +431,20 @@ describe('delivery', () => {
       await drain();
       expect(relayed).toEqual([]);
 
-      const adoption = await api.post('/v1/auth/adopt-secrets', { secrets: [{ id: adopted.body.id, delete_token: adopted.body.delete_token }] }, owner.auth);
+      const adoption = await api.post(
+        '/v1/auth/adopt-secrets',
+        { secrets: [{ id: adopted.body.id, delete_token: adopted.body.delete_token }] },
+        owner.auth,
+      );
       expect(adoption.status).toBe(200);
       await drain();
       // Adoption adds no event: nothing from before it is sent.
       expect(receiver.at(endpoint.path)).toEqual([]);
       await api.post(`/v1/secrets/${adopted.body.id}/claim`);
       await drain();
-      const received = receiver.at(endpoint.path).map((entry) => JSON.parse(entry.body) as { type: string; secret_id: string; views_left: number });
+      const received = receiver
+        .at(endpoint.path)
+        .map((entry) => JSON.parse(entry.body) as { type: string; secret_id: string; views_left: number });
       expect(received).toEqual([expect.objectContaining({ type: 'secret.viewed', secret_id: adopted.body.id, views_left: 1 })]);
     } finally {
       relay.webhooks.listEndpoints = list;
@@ -499,24 +527,37 @@ describe('bad input on the webhook routes (fast-check)', () => {
     fc.constantFrom('localhost', 'metadata', 'x.internal', 'printer.local', '169.254.169.254', '0', '[::]', 'LOCALHOST.'),
   );
   const url = fc
-    .tuple(fc.constantFrom('https', 'http', 'ftp', 'file', 'javascript', 'HTTPS'), fc.option(fc.constantFrom('u:p@', 'user@')), host, fc.option(fc.integer({ min: 0, max: 70000 })), fc.webPath())
+    .tuple(
+      fc.constantFrom('https', 'http', 'ftp', 'file', 'javascript', 'HTTPS'),
+      fc.option(fc.constantFrom('u:p@', 'user@')),
+      host,
+      fc.option(fc.integer({ min: 0, max: 70000 })),
+      fc.webPath(),
+    )
     .map(([scheme, userinfo, name, port, path]) => `${scheme}://${userinfo ?? ''}${name}${port === null ? '' : `:${port}`}${path}`);
 
   it('any URL or body is a 201 to a public or (locally) loopback address, or a 4xx problem; never a 5xx', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(url.map((value) => ({ url: value })), fc.anything(), fc.record({ url: fc.string(), events: fc.anything() })), async (body) => {
-        const before = (await api.get('/v1/webhooks', owner.auth)).body.items.length;
-        const reply = await api.post('/v1/webhooks', body, owner.auth);
-        if (reply.status === 201) {
-          const address = new URL(reply.body.url).hostname.replace(/^\[|\]$/g, '');
-          const loopback = /^127\./.test(address) || address === '::1' || address === 'localhost';
-          expect(loopback || !/^(10|192\.168|169\.254|0|22[4-9]|23\d|24\d|25[0-5])\./.test(address), reply.body.url).toBe(true);
-          await api.delete(`/v1/webhooks/${reply.body.id}`, owner.auth);
-        } else {
-          expect(isProblem(reply), `${reply.status} ${JSON.stringify(reply.body)}`).toBe(true);
-          expect((await api.get('/v1/webhooks', owner.auth)).body.items).toHaveLength(before);
-        }
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          url.map((value) => ({ url: value })),
+          fc.anything(),
+          fc.record({ url: fc.string(), events: fc.anything() }),
+        ),
+        async (body) => {
+          const before = (await api.get('/v1/webhooks', owner.auth)).body.items.length;
+          const reply = await api.post('/v1/webhooks', body, owner.auth);
+          if (reply.status === 201) {
+            const address = new URL(reply.body.url).hostname.replace(/^\[|\]$/g, '');
+            const loopback = /^127\./.test(address) || address === '::1' || address === 'localhost';
+            expect(loopback || !/^(10|192\.168|169\.254|0|22[4-9]|23\d|24\d|25[0-5])\./.test(address), reply.body.url).toBe(true);
+            await api.delete(`/v1/webhooks/${reply.body.id}`, owner.auth);
+          } else {
+            expect(isProblem(reply), `${reply.status} ${JSON.stringify(reply.body)}`).toBe(true);
+            expect((await api.get('/v1/webhooks', owner.auth)).body.items).toHaveLength(before);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });

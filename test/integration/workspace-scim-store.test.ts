@@ -59,25 +59,51 @@ const attributes = (userName: string, overrides: Partial<ScimUserAttributes> = {
 });
 
 /** A User made at `at` (the runtime's clock also moves with real time: tests that compare times pass one). */
-async function provision(workspaceId: string, userName: string, overrides: Partial<ScimUserAttributes> = {}, who?: ScimAccount, at = now()) {
+async function provision(
+  workspaceId: string,
+  userName: string,
+  overrides: Partial<ScimUserAttributes> = {},
+  who?: ScimAccount,
+  at = now(),
+) {
   const id = randomUUID();
-  const outcome = await store.create(workspaceId, id, attributes(userName, overrides), who ?? (await account(userName)), at, auditRow(workspaceId, 'scim.user_created', id));
+  const outcome = await store.create(
+    workspaceId,
+    id,
+    attributes(userName, overrides),
+    who ?? (await account(userName)),
+    at,
+    auditRow(workspaceId, 'scim.user_created', id),
+  );
   return { id, outcome };
 }
 
 async function roster(workspaceId: string) {
-  const { Item } = await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `WORKSPACE#${workspaceId}`, sk: 'ROSTER' }, ConsistentRead: true }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `WORKSPACE#${workspaceId}`, sk: 'ROSTER' }, ConsistentRead: true }),
+  );
   return { seats: Number(Item!.seats), used: Number(Item!.used), members: Number(Item!.members) };
 }
 
 async function member(workspaceId: string, userId: string) {
-  const { Item } = await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk: `WORKSPACE#${workspaceId}`, sk: `MEMBER#${userId}` }, ConsistentRead: true }));
+  const { Item } = await db.send(
+    new GetCommand({
+      TableName: runtime.config.TABLE_NAME,
+      Key: { pk: `WORKSPACE#${workspaceId}`, sk: `MEMBER#${userId}` },
+      ConsistentRead: true,
+    }),
+  );
   return Item ?? null;
 }
 
 async function auditActions(workspaceId: string): Promise<Array<{ action: string; via: string }>> {
   const { Items } = await db.send(
-    new QueryCommand({ TableName: runtime.config.TABLE_NAME, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `AUDIT#${workspaceId}` }, ConsistentRead: true }),
+    new QueryCommand({
+      TableName: runtime.config.TABLE_NAME,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `AUDIT#${workspaceId}` },
+      ConsistentRead: true,
+    }),
   );
   return (Items ?? []).map((item) => ({ action: String(item.action), via: String(item.via) }));
 }
@@ -89,7 +115,13 @@ describe('create, read, list', () => {
     const who = await account(email);
     const enterprise = { employeeNumber: '701984', manager: { value: '26118915-6090-4610-87e4-49d8ca9f808d' }, department: '' };
     const at = now();
-    const { id, outcome } = await provision(workspace.id, email, { externalId: '00u1abc', displayName: 'Ada', extra: { locale: 'en-US', title: 'Eng' }, enterprise }, who, at);
+    const { id, outcome } = await provision(
+      workspace.id,
+      email,
+      { externalId: '00u1abc', displayName: 'Ada', extra: { locale: 'en-US', title: 'Eng' }, enterprise },
+      who,
+      at,
+    );
     expect(outcome).toBe('created');
 
     const user = await store.get(workspace.id, id);
@@ -193,7 +225,9 @@ describe('uniqueness', () => {
     const workspace = await teamWorkspace(runtime, 30);
     const email = newEmail('race');
     const who = await account(email);
-    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => provision(workspace.id, i % 2 ? email.toUpperCase() : email, {}, who)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => provision(workspace.id, i % 2 ? email.toUpperCase() : email, {}, who)),
+    );
     expect(outcomes.filter((made) => made.outcome === 'created')).toHaveLength(1);
     expect(outcomes.filter((made) => made.outcome === 'duplicate')).toHaveLength(19);
     expect(await store.list(workspace.id)).toHaveLength(1);
@@ -228,7 +262,14 @@ describe('replace', () => {
     expect(await roster(workspace.id)).toMatchObject({ used: 2, members: 2 });
     runtime.clock.advance(60);
     const changed = now();
-    const outcome = await store.replace(workspace.id, id, attributes(who.email, { active: false }), 1, changed, auditRow(workspace.id, 'scim.user_deactivated', id));
+    const outcome = await store.replace(
+      workspace.id,
+      id,
+      attributes(who.email, { active: false }),
+      1,
+      changed,
+      auditRow(workspace.id, 'scim.user_deactivated', id),
+    );
     expect(outcome).toBe('replaced');
     expect(await member(workspace.id, who.userId)).toBeNull();
     expect(await roster(workspace.id)).toEqual({ seats: 2, used: 1, members: 1 });
@@ -242,7 +283,8 @@ describe('replace', () => {
     const { id } = await provision(workspace.id, who.email, { active: false }, who);
     const filler = await provision(workspace.id, newEmail('filler'));
     expect(filler.outcome).toBe('created');
-    const reactivate = (version: number) => store.replace(workspace.id, id, attributes(who.email), version, now(), auditRow(workspace.id, 'scim.user_reactivated', id));
+    const reactivate = (version: number) =>
+      store.replace(workspace.id, id, attributes(who.email), version, now(), auditRow(workspace.id, 'scim.user_reactivated', id));
     expect(await reactivate(1)).toBe('no_seat');
     expect(await store.get(workspace.id, id)).toMatchObject({ active: false, version: 1 });
 
@@ -257,7 +299,16 @@ describe('replace', () => {
     const email = newEmail('mover');
     const { id } = await provision(workspace.id, email, { externalId: 'old-ext' });
     const renamed = newEmail('moved');
-    expect(await store.replace(workspace.id, id, attributes(renamed, { externalId: 'new-ext' }), 1, now(), auditRow(workspace.id, 'scim.user_updated', id))).toBe('replaced');
+    expect(
+      await store.replace(
+        workspace.id,
+        id,
+        attributes(renamed, { externalId: 'new-ext' }),
+        1,
+        now(),
+        auditRow(workspace.id, 'scim.user_updated', id),
+      ),
+    ).toBe('replaced');
     expect((await store.byUserName(workspace.id, renamed))?.id).toBe(id);
     expect(await store.byUserName(workspace.id, email)).toBeNull();
     expect((await store.byExternalId(workspace.id, 'new-ext'))?.id).toBe(id);
@@ -266,8 +317,26 @@ describe('replace', () => {
     expect((await provision(workspace.id, email, { externalId: 'old-ext' }, await account())).outcome).toBe('created');
     expect((await provision(workspace.id, renamed.toUpperCase(), {}, await account())).outcome).toBe('duplicate');
     // A change of case keeps the User's own item; taking another User's name is duplicate.
-    expect(await store.replace(workspace.id, id, attributes(renamed.toUpperCase(), { externalId: 'new-ext' }), 2, now(), auditRow(workspace.id, 'scim.user_updated', id))).toBe('replaced');
-    expect(await store.replace(workspace.id, id, attributes(email, { externalId: 'new-ext' }), 3, now(), auditRow(workspace.id, 'scim.user_updated', id))).toBe('duplicate');
+    expect(
+      await store.replace(
+        workspace.id,
+        id,
+        attributes(renamed.toUpperCase(), { externalId: 'new-ext' }),
+        2,
+        now(),
+        auditRow(workspace.id, 'scim.user_updated', id),
+      ),
+    ).toBe('replaced');
+    expect(
+      await store.replace(
+        workspace.id,
+        id,
+        attributes(email, { externalId: 'new-ext' }),
+        3,
+        now(),
+        auditRow(workspace.id, 'scim.user_updated', id),
+      ),
+    ).toBe('duplicate');
     expect(await store.get(workspace.id, id)).toMatchObject({ userName: renamed.toUpperCase(), version: 3 });
   });
 
@@ -281,7 +350,16 @@ describe('replace', () => {
     const racing = await Promise.all([replace('A', 1), replace('B', 1)]);
     expect(racing.sort()).toEqual(['conflict', 'replaced']);
     expect(await store.get(workspace.id, id)).toMatchObject({ version: 2 });
-    expect(await store.replace(workspace.id, 'no-such-user', attributes(email), 1, now(), auditRow(workspace.id, 'scim.user_updated', 'no-such-user'))).toBe('conflict');
+    expect(
+      await store.replace(
+        workspace.id,
+        'no-such-user',
+        attributes(email),
+        1,
+        now(),
+        auditRow(workspace.id, 'scim.user_updated', 'no-such-user'),
+      ),
+    ).toBe('conflict');
   });
 
   it('never removes an admin’s membership: privileged', async () => {
@@ -289,7 +367,16 @@ describe('replace', () => {
     const admin = await joinAs(runtime, workspace, workspace.owner, 'admin');
     const { id, outcome } = await provision(workspace.id, admin.user.email, {}, { userId: admin.user.id, email: admin.user.email });
     expect(outcome).toBe('already_member');
-    expect(await store.replace(workspace.id, id, attributes(admin.user.email, { active: false }), 1, now(), auditRow(workspace.id, 'scim.user_deactivated', id))).toBe('privileged');
+    expect(
+      await store.replace(
+        workspace.id,
+        id,
+        attributes(admin.user.email, { active: false }),
+        1,
+        now(),
+        auditRow(workspace.id, 'scim.user_deactivated', id),
+      ),
+    ).toBe('privileged');
     expect(await member(workspace.id, admin.user.id)).toMatchObject({ role: 'admin' });
   });
 });

@@ -40,7 +40,11 @@ afterAll(() => runtime?.stop());
 let names = 0;
 const freshHostname = (label = 'links') => `${label}-${process.pid}-${++names}.hosting.example`;
 const hostDomains = () => runtime.scheduler.run('host-domains');
-const stepsOf = (hostname: string) => runtime.hostnames.calls().filter((call) => call.hostname === hostname).map((call) => call.operation);
+const stepsOf = (hostname: string) =>
+  runtime.hostnames
+    .calls()
+    .filter((call) => call.hostname === hostname)
+    .map((call) => call.operation);
 
 /** Runs host-domains until nothing is due, so each test starts from its own claims alone. */
 async function settle(): Promise<void> {
@@ -49,14 +53,18 @@ async function settle(): Promise<void> {
 beforeEach(settle);
 
 /** Claims a hostname for the workspace, publishes its TXT record and verifies it (through the routes). */
-async function verifiedClaim(workspace: TeamWorkspace, hostname = freshHostname()): Promise<{ id: string; hostname: string; workspaceId: string; domainId: string }> {
+async function verifiedClaim(
+  workspace: TeamWorkspace,
+  hostname = freshHostname(),
+): Promise<{ id: string; hostname: string; workspaceId: string; domainId: string }> {
   const claimed = await api.post('/v1/domains', { workspace_id: workspace.id, hostname }, workspace.owner.auth);
   expect(claimed.status).toBe(201);
   runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
   expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, workspace.owner.auth)).body.state).toBe('verified');
   return { id: claimed.body.id, domainId: claimed.body.id, hostname, workspaceId: workspace.id };
 }
-const hostingOf = (claim: { domainId: string; hostname: string; workspaceId: string }) => runtime.functions.schedule.domainHosting.hostingOf(claim);
+const hostingOf = (claim: { domainId: string; hostname: string; workspaceId: string }) =>
+  runtime.functions.schedule.domainHosting.hostingOf(claim);
 const stopOrderOf = (domainId: string) => runtime.functions.schedule.domainHosting.stopOrderOf(domainId);
 /** A time of the run that began at `ran` (the clock follows real time, too). */
 function expectDuring(at: number, ran: number): void {
@@ -67,7 +75,9 @@ function expectDuring(at: number, ran: number): void {
 describe('a verified claim', () => {
   it('is served at the schedule’s next run, and once live CloudFront is asked no more; the list of domains keeps its shape', async () => {
     const workspace = await teamWorkspace(runtime);
-    const pending = (await api.post('/v1/domains', { workspace_id: workspace.id, hostname: freshHostname('pending') }, workspace.owner.auth)).body;
+    const pending = (
+      await api.post('/v1/domains', { workspace_id: workspace.id, hostname: freshHostname('pending') }, workspace.owner.auth)
+    ).body;
     const claim = await verifiedClaim(workspace);
     const before = (await api.get(`/v1/domains?workspace_id=${workspace.id}`, workspace.owner.auth)).body;
 
@@ -86,7 +96,8 @@ describe('a verified claim', () => {
     const after = await api.get(`/v1/domains?workspace_id=${workspace.id}`, workspace.owner.auth);
     expect(after.status).toBe(200);
     expect(after.body).toEqual(before);
-    for (const item of after.body.items) expect(Object.keys(item).sort()).toEqual(['hostname', 'id', 'last_checked_at', 'last_error', 'state', 'verification', 'verified_at']);
+    for (const item of after.body.items)
+      expect(Object.keys(item).sort()).toEqual(['hostname', 'id', 'last_checked_at', 'last_error', 'state', 'verification', 'verified_at']);
 
     runtime.clock.advance(24 * 3600);
     await settle();
@@ -110,7 +121,10 @@ describe('a verified claim', () => {
     });
     expectDuring(Date.parse(String(body.tenants.find((tenant) => tenant.hostname === claim.hostname)!.served_at)), ran);
     // Only to this machine's names, like the other local routes.
-    expect((await callFrom(runtime, '127.0.0.1', 'GET', '/_dev/hostnames', undefined, { host: `rebind.attacker.example:${runtime.port}` })).status).toBe(404);
+    expect(
+      (await callFrom(runtime, '127.0.0.1', 'GET', '/_dev/hostnames', undefined, { host: `rebind.attacker.example:${runtime.port}` }))
+        .status,
+    ).toBe(404);
   });
 
   it('is served when verified just as the schedule’s checks of it ran out', async () => {
@@ -139,7 +153,12 @@ describe('a deleted claim', () => {
     await hostDomains();
     expect((await api.delete(`/v1/domains/${claim.id}`, workspace.owner.auth)).status).toBe(200);
     // Written with the claim's removal, due at once.
-    expect(await stopOrderOf(claim.domainId)).toMatchObject({ domainId: claim.domainId, hostname: claim.hostname, workspaceId: workspace.id, version: 1 });
+    expect(await stopOrderOf(claim.domainId)).toMatchObject({
+      domainId: claim.domainId,
+      hostname: claim.hostname,
+      workspaceId: workspace.id,
+      version: 1,
+    });
     const ran = runtime.clock.now();
     expect(await hostDomains()).toEqual({ task: 'host-domains', processed: 1 });
     expect(stepsOf(claim.hostname)).toEqual(['serve', 'stop']);

@@ -21,12 +21,16 @@ afterAll(() => runtime?.stop());
 let names = 0;
 /** A hostname no other test uses. */
 const freshHostname = (label = 'links') => `${label}-${process.pid}-${++names}.acme-corp.example`;
-const claim = (who: Pick<SignedIn, 'auth'>, workspaceId: string, hostname: string) => api.post('/v1/domains', { workspace_id: workspaceId, hostname }, who.auth);
+const claim = (who: Pick<SignedIn, 'auth'>, workspaceId: string, hostname: string) =>
+  api.post('/v1/domains', { workspace_id: workspaceId, hostname }, who.auth);
 const verify = (who: Pick<SignedIn, 'auth'>, id: string) => api.post(`/v1/domains/${id}/verify`, undefined, who.auth);
 const list = (who: Pick<SignedIn, 'auth'>, workspaceId: string) => api.get(`/v1/domains?workspace_id=${workspaceId}`, who.auth);
 /** Publishes a claim's TXT record at the local DNS server, as the claimant would at their DNS provider. */
 const publish = (verification: { name: string; value: string }, ...others: string[]) =>
-  runtime.dns.setRecords(verification.name, [{ type: 'TXT', data: verification.value }, ...others.map((data) => ({ type: 'TXT' as const, data }))]);
+  runtime.dns.setRecords(verification.name, [
+    { type: 'TXT', data: verification.value },
+    ...others.map((data) => ({ type: 'TXT' as const, data })),
+  ]);
 
 /** A Team workspace with a verified hostname. */
 async function verifiedDomain(label?: string): Promise<{ workspace: TeamWorkspace; id: string; hostname: string }> {
@@ -48,7 +52,11 @@ describe('POST /v1/domains', () => {
       id: expect.stringMatching(/^dom_/),
       hostname: 'links.xn--bcher-kva.example',
       state: 'pending',
-      verification: { type: 'TXT', name: '_hushlink-challenge.links.xn--bcher-kva.example', value: expect.stringMatching(/^hushlink-verification=[A-Za-z0-9_-]{43}$/) },
+      verification: {
+        type: 'TXT',
+        name: '_hushlink-challenge.links.xn--bcher-kva.example',
+        value: expect.stringMatching(/^hushlink-verification=[A-Za-z0-9_-]{43}$/),
+      },
       created_at: expect.any(String),
     });
     // One challenge per claim: another workspace's claim of the same hostname has its own.
@@ -65,12 +73,34 @@ describe('POST /v1/domains', () => {
   it('answers 400 for what is not a hostname a workspace may claim', async () => {
     const workspace = await teamWorkspace(runtime);
     const own = new URL(runtime.config.WEB_ORIGIN).hostname;
-    for (const hostname of ['192.0.2.1', '[2001:db8::1]', '0x7f.1', 'intranet', 'https://links.example.com', 'links.example.com/path', 'links.example.com:8443', 'a..b.example', `${'a'.repeat(64)}.example.com`, '-bad.example.com', '*.example.com', own, `sub.${own}`, 'user@links.example.com', `${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.example`]) {
+    for (const hostname of [
+      '192.0.2.1',
+      '[2001:db8::1]',
+      '0x7f.1',
+      'intranet',
+      'https://links.example.com',
+      'links.example.com/path',
+      'links.example.com:8443',
+      'a..b.example',
+      `${'a'.repeat(64)}.example.com`,
+      '-bad.example.com',
+      '*.example.com',
+      own,
+      `sub.${own}`,
+      'user@links.example.com',
+      `${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.example`,
+    ]) {
       const refused = await claim(workspace.owner, workspace.id, hostname);
       expectProblem(refused, 400, 'invalid_request');
       expect(refused.body.errors[0].path, hostname).toBe('body.hostname');
     }
-    for (const body of [{}, { workspace_id: workspace.id }, { hostname: 'a.example.com' }, { workspace_id: workspace.id, hostname: 'a.example.com', extra: 1 }, { workspace_id: workspace.id, hostname: 'x'.repeat(301) }]) {
+    for (const body of [
+      {},
+      { workspace_id: workspace.id },
+      { hostname: 'a.example.com' },
+      { workspace_id: workspace.id, hostname: 'a.example.com', extra: 1 },
+      { workspace_id: workspace.id, hostname: 'x'.repeat(301) },
+    ]) {
       expectProblem(await api.post('/v1/domains', body, workspace.owner.auth), 400, 'invalid_request');
     }
   });
@@ -104,7 +134,10 @@ describe('POST /v1/domains/{id}/verify', () => {
     const check = async () => (await verify(workspace.owner, id)).body;
 
     expect(await check()).toEqual({ id, state: 'pending', checked_at: expect.any(String), last_error: 'txt_not_found' });
-    runtime.dns.setRecords(verification.name, [{ type: 'TXT', data: 'v=spf1 -all' }, { type: 'TXT', data: 'hushlink-verification=someone-elses-token' }]);
+    runtime.dns.setRecords(verification.name, [
+      { type: 'TXT', data: 'v=spf1 -all' },
+      { type: 'TXT', data: 'hushlink-verification=someone-elses-token' },
+    ]);
     expect((await check()).last_error).toBe('txt_mismatch');
     runtime.dns.fail(verification.name, 'servfail');
     expect((await check()).last_error).toBe('dns_unavailable');
@@ -112,7 +145,10 @@ describe('POST /v1/domains/{id}/verify', () => {
     expect((await check()).last_error).toBe('dns_unavailable');
     runtime.dns.fail(verification.name, null);
     // Ours among other records, split into strings as DNS providers split long values.
-    runtime.dns.setRecords(verification.name, [{ type: 'TXT', data: 'v=spf1 -all' }, { type: 'TXT', data: [verification.value.slice(0, 30), verification.value.slice(30)] }]);
+    runtime.dns.setRecords(verification.name, [
+      { type: 'TXT', data: 'v=spf1 -all' },
+      { type: 'TXT', data: [verification.value.slice(0, 30), verification.value.slice(30)] },
+    ]);
     runtime.clock.advance(60);
     const verified = await check();
     expect(verified).toEqual({ id, state: 'verified', checked_at: expect.any(String), last_error: null });
@@ -123,7 +159,15 @@ describe('POST /v1/domains/{id}/verify', () => {
     const listed = await list(workspace.owner, workspace.id);
     expect(listed.status).toBe(200);
     expect(listed.body.items).toEqual([
-      { id, hostname, state: 'verified', verification, verified_at: verified.checked_at, last_checked_at: verified.checked_at, last_error: null },
+      {
+        id,
+        hostname,
+        state: 'verified',
+        verification,
+        verified_at: verified.checked_at,
+        last_checked_at: verified.checked_at,
+        last_error: null,
+      },
     ]);
   });
 
@@ -145,7 +189,10 @@ describe('a person and the schedule verifying at once', () => {
     publish(claimed.verification);
     const [reply] = await Promise.all([verify(workspace.owner, claimed.id), runtime.scheduler.run('check-domains')]);
     expect(reply.body.state).toBe('verified');
-    const audit = (await api.get(`/v1/workspaces/${workspace.id}/audit`, workspace.owner.auth)).body.items as Array<{ action: string; target: string }>;
+    const audit = (await api.get(`/v1/workspaces/${workspace.id}/audit`, workspace.owner.auth)).body.items as Array<{
+      action: string;
+      target: string;
+    }>;
     expect(audit.filter((row) => row.action === 'domain.verified' && row.target === claimed.id)).toHaveLength(1);
   });
 });
@@ -157,7 +204,10 @@ describe('takeovers', () => {
     const claimA = (await claim(a.owner, a.id, hostname)).body;
     const claimB = (await claim(b.owner, b.id, hostname)).body;
     // Both records at the name (a squatter may publish theirs too): each claim proves only itself.
-    runtime.dns.setRecords(claimA.verification.name, [{ type: 'TXT', data: claimA.verification.value }, { type: 'TXT', data: claimB.verification.value }]);
+    runtime.dns.setRecords(claimA.verification.name, [
+      { type: 'TXT', data: claimA.verification.value },
+      { type: 'TXT', data: claimB.verification.value },
+    ]);
     const [first, second] = await Promise.all([verify(a.owner, claimA.id), verify(b.owner, claimB.id)]);
     const states = [first.body.state, second.body.state].sort();
     expect(states).toEqual(['pending', 'verified']);
@@ -172,7 +222,8 @@ describe('takeovers', () => {
 
 describe('the hostname serves only while its claim is verified (rule 5)', () => {
   /** A public read of a secret, on a host. */
-  const metadataOn = (host: string, id: string) => callFrom(runtime, '127.0.0.1', 'GET', `/v1/secrets/${id}`, undefined, { host: `${host}:${runtime.port}` });
+  const metadataOn = (host: string, id: string) =>
+    callFrom(runtime, '127.0.0.1', 'GET', `/v1/secrets/${id}`, undefined, { host: `${host}:${runtime.port}` });
 
   it('answers 404 unknown_host on a hostname never verified, and the web client says so; serves once verified; stops at once when deleted', async () => {
     const secret = (await api.post('/v1/secrets', textSecretBody())).body;
@@ -199,14 +250,24 @@ describe('the hostname serves only while its claim is verified (rule 5)', () => 
 
     // Deleted: the workspaces function, which deleted it, refuses the host at once…
     await api.delete(`/v1/domains/${claimed.id}`, workspace.owner.auth);
-    const onHost = await callFrom(runtime, '127.0.0.1', 'GET', `/v1/domains?workspace_id=${workspace.id}`, undefined, { host: hostname, ...workspace.owner.auth });
+    const onHost = await callFrom(runtime, '127.0.0.1', 'GET', `/v1/domains?workspace_id=${workspace.id}`, undefined, {
+      host: hostname,
+      ...workspace.owner.auth,
+    });
     expectProblem(onHost, 404, 'not_found');
     expect(onHost.body.reason).toBe('unknown_host');
     // …and so does every other instance, at once: a verified claim is read on every request (issue 26).
     expectProblem(await metadataOn(hostname, madeOnHost.id), 404, 'not_found');
     expect((await callFrom(runtime, '127.0.0.1', 'GET', `/s/${madeOnHost.id}`, undefined, { host: hostname })).status).toBe(404);
     // Any route of the service, listed 404 or not, answers so on that host (the document says so).
-    const report = await callFrom(runtime, '127.0.0.1', 'POST', '/v1/reports', { secret_id: secret.id, reason: 'other' }, { host: hostname });
+    const report = await callFrom(
+      runtime,
+      '127.0.0.1',
+      'POST',
+      '/v1/reports',
+      { secret_id: secret.id, reason: 'other' },
+      { host: hostname },
+    );
     expectProblem(report, 404, 'not_found');
     expect(report.body.reason).toBe('unknown_host');
     // This deployment's own host is never in question.
@@ -215,14 +276,23 @@ describe('the hostname serves only while its claim is verified (rule 5)', () => 
 });
 
 describe('a deleted domain’s links stop opening at once (issue 26)', () => {
-  const on = (host: string, method: string, path: string, json?: unknown) => callFrom(runtime, '127.0.0.1', method, path, json, { host: `${host}:${runtime.port}` });
+  const on = (host: string, method: string, path: string, json?: unknown) =>
+    callFrom(runtime, '127.0.0.1', method, path, json, { host: `${host}:${runtime.port}` });
 
   it('claims and gate codes on the hostname are refused the moment it is deleted, with no view taken and no code mailed, though every function read it a moment before', async () => {
     // The finding: 14 claims took views in the 5 s after a delete, served from the instances' caches.
     const { workspace, id, hostname } = await verifiedDomain('deleted');
-    const secret = (await api.post('/v1/secrets', textSecretBody({ workspace_id: workspace.id, hostname, max_views: 20 }), workspace.owner.auth)).body;
+    const secret = (
+      await api.post('/v1/secrets', textSecretBody({ workspace_id: workspace.id, hostname, max_views: 20 }), workspace.owner.auth)
+    ).body;
     const email = newEmail('gated');
-    const gated = (await api.post('/v1/secrets', textSecretBody({ workspace_id: workspace.id, hostname, recipients: [{ email, restricted: true }] }), workspace.owner.auth)).body;
+    const gated = (
+      await api.post(
+        '/v1/secrets',
+        textSecretBody({ workspace_id: workspace.id, hostname, recipients: [{ email, restricted: true }] }),
+        workspace.owner.auth,
+      )
+    ).body;
     const recipientId = gated.recipients[0].recipient_id as string;
     // Served, and read, on the hostname right before: a cache, if any, holds the claim now.
     expect((await on(hostname, 'GET', `/v1/secrets/${secret.id}`)).status).toBe(200);
@@ -262,7 +332,10 @@ describe('DELETE /v1/domains/{id} and GET /v1/domains', () => {
     expect((await api.delete(`/v1/domains/${held.id}`, workspace.owner.auth)).status).toBe(200);
     expectProblem(await api.delete(`/v1/domains/${held.id}`, workspace.owner.auth), 404, 'not_found');
     expect((await list(workspace.owner, workspace.id)).body.items).toEqual([]);
-    const audit = (await api.get(`/v1/workspaces/${workspace.id}/audit`, workspace.owner.auth)).body.items as Array<{ action: string; details: Record<string, unknown> }>;
+    const audit = (await api.get(`/v1/workspaces/${workspace.id}/audit`, workspace.owner.auth)).body.items as Array<{
+      action: string;
+      details: Record<string, unknown>;
+    }>;
     expect(audit.filter((row) => row.action.startsWith('domain.')).map((row) => [row.action, row.details.hostname])).toEqual([
       ['domain.deleted', held.hostname],
       ['domain.verified', held.hostname],

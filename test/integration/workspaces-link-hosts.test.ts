@@ -51,17 +51,37 @@ const on = (hostname: string, method: string, path: string, json?: unknown, from
 /** The gate code mailed last to `email`. */
 const gateCode = (email: string) => /\b(\d{6})\b/.exec(mailsTo(runtime, email)[0]?.text ?? '')?.[1] ?? null;
 
-const openUpload = (body: Record<string, unknown>, auth?: Record<string, string>) => api.post('/v1/files/multipart', { size_bytes: 100, salt: b64url(16), ...body }, auth);
-const requestLink = (body: Record<string, unknown>, who: Pick<SignedIn, 'auth'>) => api.post('/v1/requests', { public_key: b64url(32), kem: 'x25519', ...body }, who.auth);
-const textResponse = () => ({ kind: 'text', envelope: randomBytes(32).toString('base64'), salt: b64url(16), size_bytes: 32, enc: b64url(32), wrapped_key: b64url(48) });
-const fileResponse = (requestId: string) => ({ size_bytes: 100, salt: b64url(16), request_id: requestId, enc: b64url(32), wrapped_key: b64url(48) });
+const openUpload = (body: Record<string, unknown>, auth?: Record<string, string>) =>
+  api.post('/v1/files/multipart', { size_bytes: 100, salt: b64url(16), ...body }, auth);
+const requestLink = (body: Record<string, unknown>, who: Pick<SignedIn, 'auth'>) =>
+  api.post('/v1/requests', { public_key: b64url(32), kem: 'x25519', ...body }, who.auth);
+const textResponse = () => ({
+  kind: 'text',
+  envelope: randomBytes(32).toString('base64'),
+  salt: b64url(16),
+  size_bytes: 32,
+  enc: b64url(32),
+  wrapped_key: b64url(48),
+});
+const fileResponse = (requestId: string) => ({
+  size_bytes: 100,
+  salt: b64url(16),
+  request_id: requestId,
+  enc: b64url(32),
+  wrapped_key: b64url(48),
+});
 
 describe('links made with a hostname', () => {
   it('a secret: url_base and each link’s on the hostname; read, gated and claimed there, and on this service’s own host', async () => {
     const { workspace, hostname } = await withHostname();
     const email = newEmail('recipient');
     // Normalized as a claim is: case and a trailing dot do not matter.
-    const body = textSecretBody({ workspace_id: workspace.id, hostname: `${hostname.toUpperCase()}.`, max_views: 2, recipients: [{ label: 'Ana' }, { email, restricted: true }] });
+    const body = textSecretBody({
+      workspace_id: workspace.id,
+      hostname: `${hostname.toUpperCase()}.`,
+      max_views: 2,
+      recipients: [{ label: 'Ana' }, { email, restricted: true }],
+    });
     const made = await api.post('/v1/secrets', body, workspace.owner.auth);
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const { id, recipients } = made.body as { id: string; recipients: Array<{ recipient_id: string; url_base: string }> };
@@ -73,16 +93,32 @@ describe('links made with a hostname', () => {
     // The link as a browser follows it: the page, then the API, on the hostname.
     const page = new URL(open.url_base);
     expect((await callFrom(runtime, '127.0.0.1', 'GET', page.pathname, undefined, { host: page.host })).status).toBe(200);
-    expect((await on(hostname, 'GET', `/v1/secrets/${id}?recipient_id=${open.recipient_id}`)).body).toMatchObject({ id, state: 'active', recipient: { recipient_id: open.recipient_id } });
-    expect((await on(hostname, 'POST', `/v1/secrets/${id}/gate/start`, { recipient_id: restricted.recipient_id, email })).body).toEqual({ sent: true });
-    const gate = await on(hostname, 'POST', `/v1/secrets/${id}/gate/verify`, { recipient_id: restricted.recipient_id, email, code: gateCode(email) });
+    expect((await on(hostname, 'GET', `/v1/secrets/${id}?recipient_id=${open.recipient_id}`)).body).toMatchObject({
+      id,
+      state: 'active',
+      recipient: { recipient_id: open.recipient_id },
+    });
+    expect((await on(hostname, 'POST', `/v1/secrets/${id}/gate/start`, { recipient_id: restricted.recipient_id, email })).body).toEqual({
+      sent: true,
+    });
+    const gate = await on(hostname, 'POST', `/v1/secrets/${id}/gate/verify`, {
+      recipient_id: restricted.recipient_id,
+      email,
+      code: gateCode(email),
+    });
     expect(gate.status, JSON.stringify(gate.body)).toBe(200);
-    const claimed = await on(hostname, 'POST', `/v1/secrets/${id}/claim`, { recipient_id: restricted.recipient_id, gate_token: gate.body.gate_token });
+    const claimed = await on(hostname, 'POST', `/v1/secrets/${id}/claim`, {
+      recipient_id: restricted.recipient_id,
+      gate_token: gate.body.gate_token,
+    });
     expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
     expect(claimed.body.envelope).toBe(body.envelope);
 
     // This service's own host serves it too.
-    expect((await api.post(`/v1/secrets/${id}/claim`, { recipient_id: open.recipient_id })).body).toMatchObject({ kind: 'text', recipient_id: open.recipient_id });
+    expect((await api.post(`/v1/secrets/${id}/claim`, { recipient_id: open.recipient_id })).body).toMatchObject({
+      kind: 'text',
+      recipient_id: open.recipient_id,
+    });
     expect((await api.get(`/v1/secrets/${id}`)).body.views_left).toBe(2);
   });
 
@@ -96,7 +132,16 @@ describe('links made with a hostname', () => {
     expect(opened.body.recipients[0].url_base).toBe(`${originOn(hostname)}/s/${id}/r/${opened.body.recipients[0].recipient_id}`);
     const put = await fetch(opened.body.parts[0].url, { method: 'PUT', body: new Blob([bytes as Uint8Array<ArrayBuffer>]) });
     const parts = [{ part_number: 1, etag: put.headers.get('etag')! }];
-    expect((await api.post('/v1/files/multipart/complete', { id, upload_id: opened.body.upload_id, delete_token: opened.body.delete_token, parts })).status).toBe(200);
+    expect(
+      (
+        await api.post('/v1/files/multipart/complete', {
+          id,
+          upload_id: opened.body.upload_id,
+          delete_token: opened.body.delete_token,
+          parts,
+        })
+      ).status,
+    ).toBe(200);
 
     const claimed = await on(hostname, 'POST', `/v1/secrets/${id}/claim`, { recipient_id: opened.body.recipients[0].recipient_id });
     expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
@@ -128,7 +173,11 @@ describe('on a workspace’s hostname, only links made under its claim are there
       // The workspace's own secret, made without the hostname…
       api.post('/v1/secrets', textSecretBody({ workspace_id: workspace.id, ...linked(emails[0]) }), workspace.owner.auth),
       // …another workspace's, on its hostname, and one outside any workspace.
-      api.post('/v1/secrets', textSecretBody({ workspace_id: other.workspace.id, hostname: other.hostname, ...linked(emails[1]) }), other.workspace.owner.auth),
+      api.post(
+        '/v1/secrets',
+        textSecretBody({ workspace_id: other.workspace.id, hostname: other.hostname, ...linked(emails[1]) }),
+        other.workspace.owner.auth,
+      ),
       api.post('/v1/secrets', textSecretBody(linked(emails[2]))),
     ]);
     for (const [i, { body }] of made.entries()) {
@@ -138,11 +187,21 @@ describe('on a workspace’s hostname, only links made under its claim are there
       expectProblem(await on(hostname, 'GET', `/v1/secrets/${id}`), 404, 'not_found');
       expectProblem(await on(hostname, 'GET', `/v1/secrets/${id}?recipient_id=${open}`), 404, 'not_found');
       expectProblem(await on(hostname, 'POST', `/v1/secrets/${id}/gate/start`, { recipient_id: restricted, email }), 404, 'not_found');
-      expectProblem(await on(hostname, 'POST', `/v1/secrets/${id}/gate/verify`, { recipient_id: restricted, email, code: '000000' }), 404, 'not_found');
-      expectProblem(await on(hostname, 'POST', `/v1/secrets/${id}/claim`, { recipient_id: open, link_token: link.token }), 404, 'not_found');
+      expectProblem(
+        await on(hostname, 'POST', `/v1/secrets/${id}/gate/verify`, { recipient_id: restricted, email, code: '000000' }),
+        404,
+        'not_found',
+      );
+      expectProblem(
+        await on(hostname, 'POST', `/v1/secrets/${id}/claim`, { recipient_id: open, link_token: link.token }),
+        404,
+        'not_found',
+      );
       // Reports of it from three addresses that hold the link would lock it here: there it is not there.
       for (const from of ['127.0.0.2', '127.0.0.3', '127.0.0.4']) {
-        expect((await on(hostname, 'POST', '/v1/reports', { secret_id: id, reason: 'phishing', link_token: link.token }, from)).status).toBe(202);
+        expect(
+          (await on(hostname, 'POST', '/v1/reports', { secret_id: id, reason: 'phishing', link_token: link.token }, from)).status,
+        ).toBe(202);
       }
       // Nothing was taken, denied or locked; this service's own host serves it.
       const metadata = await api.get(`/v1/secrets/${id}`);
@@ -154,7 +213,10 @@ describe('on a workspace’s hostname, only links made under its claim are there
     // The other workspace's secret is served on its own hostname.
     expect((await on(other.hostname, 'GET', `/v1/secrets/${made[1].body.id}`)).status).toBe(200);
 
-    const links = await Promise.all([requestLink({ workspace_id: workspace.id }, workspace.owner), requestLink({ workspace_id: other.workspace.id, hostname: other.hostname }, other.workspace.owner)]);
+    const links = await Promise.all([
+      requestLink({ workspace_id: workspace.id }, workspace.owner),
+      requestLink({ workspace_id: other.workspace.id, hostname: other.hostname }, other.workspace.owner),
+    ]);
     for (const { body } of links) {
       expectProblem(await on(hostname, 'GET', `/v1/requests/${body.id}`), 404, 'not_found');
       expectProblem(await on(hostname, 'POST', `/v1/requests/${body.id}/responses`, textResponse()), 404, 'not_found');
@@ -167,7 +229,9 @@ describe('on a workspace’s hostname, only links made under its claim are there
 
   it('a deleted claim stops its links on the hostname; a later claim of it, by the workspace or another, never brings them back', async () => {
     const { workspace, hostname, domainId } = await withHostname('reclaimed');
-    const secret = (await api.post('/v1/secrets', textSecretBody({ workspace_id: workspace.id, hostname, max_views: 5 }), workspace.owner.auth)).body;
+    const secret = (
+      await api.post('/v1/secrets', textSecretBody({ workspace_id: workspace.id, hostname, max_views: 5 }), workspace.owner.auth)
+    ).body;
     const request = (await requestLink({ workspace_id: workspace.id, hostname }, workspace.owner)).body;
     expect((await on(hostname, 'GET', `/v1/secrets/${secret.id}`)).status).toBe(200);
 
@@ -217,7 +281,8 @@ describe('asking for a hostname', () => {
     const create = {
       secret: (body: Record<string, unknown>, auth?: Record<string, string>) => api.post('/v1/secrets', textSecretBody(body), auth),
       file: openUpload,
-      request: (body: Record<string, unknown>, auth?: Record<string, string>) => api.post('/v1/requests', { public_key: b64url(32), kem: 'x25519', ...body }, auth),
+      request: (body: Record<string, unknown>, auth?: Record<string, string>) =>
+        api.post('/v1/requests', { public_key: b64url(32), kem: 'x25519', ...body }, auth),
     };
     for (const [kind, make] of Object.entries(create)) {
       for (const asked of [pending, other.hostname, 'never-claimed.acme-corp.example', '192.0.2.1', own, 'https://x.example/']) {
@@ -236,7 +301,11 @@ describe('asking for a hostname', () => {
   it('below Team, no new link on the hostname (403 plan); links made on it keep opening there; Team again makes them at once', async () => {
     // The finding (issue 26): POST /v1/secrets with `hostname` answered 201 for a workspace whose Team plan had ended.
     const { workspace, hostname, domainId } = await withHostname('lapsed');
-    const made = await api.post('/v1/secrets', textSecretBody({ workspace_id: workspace.id, hostname, max_views: 3 }), workspace.owner.auth);
+    const made = await api.post(
+      '/v1/secrets',
+      textSecretBody({ workspace_id: workspace.id, hostname, max_views: 3 }),
+      workspace.owner.auth,
+    );
     expect(made.status).toBe(201);
     const request = (await requestLink({ workspace_id: workspace.id, hostname }, workspace.owner)).body;
 

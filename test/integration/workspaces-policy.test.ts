@@ -66,7 +66,10 @@ async function sealedText(passphrase?: string): Promise<TextEnvelope> {
 
 async function sealedFile(passphrase?: string): Promise<{ envelope: Uint8Array; salt: string }> {
   const plaintext = randomBytes(50_000);
-  const sealer = await fileSealer({ meta: { name: 'plan.pdf', type: 'application/pdf', size: plaintext.length }, ...(passphrase ? { passphrase } : {}) });
+  const sealer = await fileSealer({
+    meta: { name: 'plan.pdf', type: 'application/pdf', size: plaintext.length },
+    ...(passphrase ? { passphrase } : {}),
+  });
   const chunks: Uint8Array[] = [];
   const count = sealer.chunkCount(plaintext.length);
   for (let index = 0, start = 0; index < count; index++, start += sealer.chunkBytes) {
@@ -84,7 +87,8 @@ beforeAll(async () => {
   ]);
 });
 
-const createText = (body: Record<string, unknown>, auth?: Record<string, string>) => api.post('/v1/secrets', { kind: 'text', ...textWithout, ...body }, auth);
+const createText = (body: Record<string, unknown>, auth?: Record<string, string>) =>
+  api.post('/v1/secrets', { kind: 'text', ...textWithout, ...body }, auth);
 const openFile = (body: Record<string, unknown>, auth?: Record<string, string>) =>
   api.post('/v1/files/multipart', { size_bytes: fileWithout.envelope.length, salt: fileWithout.salt, ...body }, auth);
 const createLink = (body: Record<string, unknown>, auth: Record<string, string>) =>
@@ -97,7 +101,10 @@ async function sendFile(file: { envelope: Uint8Array; salt: string }, opening: R
   const put = await fetch(opened.body.parts[0].url, { method: 'PUT', body: new Blob([file.envelope as Uint8Array<ArrayBuffer>]) });
   expect(put.status).toBe(200);
   const ref = { id: opened.body.id, upload_id: opened.body.upload_id, delete_token: opened.body.delete_token };
-  return { id: opened.body.id as string, completed: await api.post('/v1/files/multipart/complete', { ...ref, parts: [{ part_number: 1, etag: put.headers.get('etag') }] }) };
+  return {
+    id: opened.body.id as string,
+    completed: await api.post('/v1/files/multipart/complete', { ...ref, parts: [{ part_number: 1, etag: put.headers.get('etag') }] }),
+  };
 }
 
 const storedSecret = (id: string) => runtime.functions.secrets.secrets.get(id);
@@ -124,8 +131,19 @@ describe('text secrets (POST /v1/secrets with workspace_id)', () => {
 
   it('refuses each rule alone with its errors entry and rule; exactly at every limit passes', async () => {
     const { workspace, member } = await workspaceWithMember();
-    await setPolicy(workspace, { max_expires_in: hour, max_views: 2, require_passphrase: true, allowed_recipient_domains: ['team.example'] });
-    const atLimits = { ...textWithPassphrase, workspace_id: workspace.id, expires_in: hour, max_views: 2, recipients: [restrictedAt('team.example'), restrictedAt('team.example')] };
+    await setPolicy(workspace, {
+      max_expires_in: hour,
+      max_views: 2,
+      require_passphrase: true,
+      allowed_recipient_domains: ['team.example'],
+    });
+    const atLimits = {
+      ...textWithPassphrase,
+      workspace_id: workspace.id,
+      expires_in: hour,
+      max_views: 2,
+      recipients: [restrictedAt('team.example'), restrictedAt('team.example')],
+    };
     const allowed = await createText(atLimits, member.auth);
     expect(allowed.status, JSON.stringify(allowed.body)).toBe(201);
     expect((await storedSecret(allowed.body.id))?.workspaceId).toBe(workspace.id);
@@ -134,8 +152,16 @@ describe('text secrets (POST /v1/secrets with workspace_id)', () => {
       ['a longer life', { expires_in: hour + 1 }, [['max_expires_in', 'body.expires_in']]],
       ['more views', { max_views: 3 }, [['max_views', 'body.max_views']]],
       ['no passphrase', { ...textWithout }, [['require_passphrase', 'body.envelope']]],
-      ['an unrestricted recipient', { recipients: [restrictedAt('team.example'), { email: newEmail('to', 'team.example') }] }, [['allowed_recipient_domains', 'body.recipients.1.restricted']]],
-      ['a recipient at another domain', { recipients: [restrictedAt('sub.team.example')] }, [['allowed_recipient_domains', 'body.recipients.0.email']]],
+      [
+        'an unrestricted recipient',
+        { recipients: [restrictedAt('team.example'), { email: newEmail('to', 'team.example') }] },
+        [['allowed_recipient_domains', 'body.recipients.1.restricted']],
+      ],
+      [
+        'a recipient at another domain',
+        { recipients: [restrictedAt('sub.team.example')] },
+        [['allowed_recipient_domains', 'body.recipients.0.email']],
+      ],
       ['no recipients', { recipients: undefined }, [['allowed_recipient_domains', 'body.recipients']]],
     ];
     for (const [what, change, broken] of cases) {
@@ -147,8 +173,16 @@ describe('text secrets (POST /v1/secrets with workspace_id)', () => {
 
   it('reports every rule broken at once, one entry each', async () => {
     const { workspace, member } = await workspaceWithMember();
-    await setPolicy(workspace, { max_expires_in: hour, max_views: 1, require_passphrase: true, allowed_recipient_domains: ['team.example'] });
-    const reply = await createText({ workspace_id: workspace.id, expires_in: 2 * hour, max_views: 2, recipients: [{ email: newEmail('to', 'elsewhere.example') }] }, member.auth);
+    await setPolicy(workspace, {
+      max_expires_in: hour,
+      max_views: 1,
+      require_passphrase: true,
+      allowed_recipient_domains: ['team.example'],
+    });
+    const reply = await createText(
+      { workspace_id: workspace.id, expires_in: 2 * hour, max_views: 2, recipients: [{ email: newEmail('to', 'elsewhere.example') }] },
+      member.auth,
+    );
     expectViolations(reply, [
       ['max_expires_in', 'body.expires_in'],
       ['max_views', 'body.max_views'],
@@ -161,7 +195,9 @@ describe('text secrets (POST /v1/secrets with workspace_id)', () => {
   it('an envelope of another format has no passphrase flag to show: a passphrase rule refuses it', async () => {
     const { workspace, member } = await workspaceWithMember();
     await setPolicy(workspace, { require_passphrase: true });
-    expectViolations(await api.post('/v1/secrets', textSecretBody({ workspace_id: workspace.id }), member.auth), [['require_passphrase', 'body.envelope']]);
+    expectViolations(await api.post('/v1/secrets', textSecretBody({ workspace_id: workspace.id }), member.auth), [
+      ['require_passphrase', 'body.envelope'],
+    ]);
     // Without the rule it is sent as anywhere else.
     await setPolicy(workspace, {});
     expect((await api.post('/v1/secrets', textSecretBody({ workspace_id: workspace.id }), member.auth)).status).toBe(201);
@@ -175,7 +211,9 @@ describe('text secrets (POST /v1/secrets with workspace_id)', () => {
     expectNotAMember(await createText({ workspace_id: unknownWorkspaceId() }, member.auth));
     expectNotAMember(await createText({ workspace_id: 'wks_team' }, member.auth));
     expectProblem(await createText({ workspace_id: workspace.id, max_views: 0 }, outsider.auth), 400, 'invalid_request');
-    expect((await send(runtime, 'DELETE', `/v1/workspaces/${workspace.id}/members/${member.user.id}`, undefined, workspace.owner.auth)).status).toBe(200);
+    expect(
+      (await send(runtime, 'DELETE', `/v1/workspaces/${workspace.id}/members/${member.user.id}`, undefined, workspace.owner.auth)).status,
+    ).toBe(200);
     expectNotAMember(await createText({ workspace_id: workspace.id }, member.auth));
   });
 
@@ -210,8 +248,20 @@ describe('files (POST /v1/files/multipart with workspace_id)', () => {
   it('refuses each rule alone at opening, before anything is uploaded; exactly at every limit opens', async () => {
     const { workspace, member } = await workspaceWithMember();
     const size = fileWithout.envelope.length;
-    await setPolicy(workspace, { max_expires_in: hour, max_views: 2, require_passphrase: true, allowed_recipient_domains: ['team.example'], max_file_bytes: size });
-    const atLimits = { workspace_id: workspace.id, expires_in: hour, max_views: 2, passphrase: true, recipients: [restrictedAt('team.example')] };
+    await setPolicy(workspace, {
+      max_expires_in: hour,
+      max_views: 2,
+      require_passphrase: true,
+      allowed_recipient_domains: ['team.example'],
+      max_file_bytes: size,
+    });
+    const atLimits = {
+      workspace_id: workspace.id,
+      expires_in: hour,
+      max_views: 2,
+      passphrase: true,
+      recipients: [restrictedAt('team.example')],
+    };
     const opened = await openFile(atLimits, member.auth);
     expect(opened.status, JSON.stringify(opened.body)).toBe(200);
     expect(await storedSecret(opened.body.id)).toMatchObject({ state: 'pending', workspaceId: workspace.id });
@@ -221,7 +271,11 @@ describe('files (POST /v1/files/multipart with workspace_id)', () => {
       ['more views', { max_views: 3 }, [['max_views', 'body.max_views']]],
       ['a bigger file', { size_bytes: size + 1 }, [['max_file_bytes', 'body.size_bytes']]],
       ['no passphrase declared', { passphrase: undefined }, [['require_passphrase', 'body.passphrase']]],
-      ['a recipient at another domain', { recipients: [restrictedAt('elsewhere.example')] }, [['allowed_recipient_domains', 'body.recipients.0.email']]],
+      [
+        'a recipient at another domain',
+        { recipients: [restrictedAt('elsewhere.example')] },
+        [['allowed_recipient_domains', 'body.recipients.0.email']],
+      ],
     ];
     for (const [what, change, broken] of cases) {
       const reply = await openFile({ ...atLimits, ...change }, member.auth);
@@ -292,11 +346,18 @@ describe('request links (POST /v1/requests with workspace_id)', () => {
   it('a member publishes inside the workspace: the link records it; exactly at the longest life passes', async () => {
     const { workspace, member } = await workspaceWithMember();
     // Views and recipients are no rules of a request link.
-    await setPolicy(workspace, { max_expires_in: hour, max_views: 1, require_passphrase: true, allowed_recipient_domains: ['team.example'] });
+    await setPolicy(workspace, {
+      max_expires_in: hour,
+      max_views: 1,
+      require_passphrase: true,
+      allowed_recipient_domains: ['team.example'],
+    });
     const created = await createLink({ workspace_id: workspace.id, expires_in: hour, max_responses: 5 }, member.auth);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect((await runtime.functions.requests.requests.get(created.body.id))?.workspaceId).toBe(workspace.id);
-    expectViolations(await createLink({ workspace_id: workspace.id, expires_in: hour + 1 }, member.auth), [['max_expires_in', 'body.expires_in']]);
+    expectViolations(await createLink({ workspace_id: workspace.id, expires_in: hour + 1 }, member.auth), [
+      ['max_expires_in', 'body.expires_in'],
+    ]);
   });
 
   it('refuses links where the policy allows none, with the lifetime rule at once', async () => {

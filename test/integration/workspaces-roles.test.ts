@@ -37,36 +37,80 @@ let hostnames = 0;
 const freshHostname = () => `roles-${process.pid}-${++hostnames}.example`;
 
 /** Each route of a workspace, as a call, with the permission that governs it. */
-const calls: Record<string, { action: WorkspaceAction; success: number; call: (scene: Scene, auth: Record<string, string>) => Promise<Reply> }> = {
-  'GET /v1/workspaces/{id}/members': { action: 'listMembers', success: 200, call: (scene, auth) => api.get(`/v1/workspaces/${scene.id}/members`, auth) },
+const calls: Record<
+  string,
+  { action: WorkspaceAction; success: number; call: (scene: Scene, auth: Record<string, string>) => Promise<Reply> }
+> = {
+  'GET /v1/workspaces/{id}/members': {
+    action: 'listMembers',
+    success: 200,
+    call: (scene, auth) => api.get(`/v1/workspaces/${scene.id}/members`, auth),
+  },
   'POST /v1/workspaces/{id}/invitations': {
     action: 'invite',
     success: 201,
     call: (scene, auth) => api.post(`/v1/workspaces/${scene.id}/invitations`, { email: newEmail('matrix'), role: 'member' }, auth),
   },
-  'DELETE /v1/workspaces/{id}/members/{userId}': { action: 'removeMember', success: 200, call: (scene, auth) => api.delete(`/v1/workspaces/${scene.id}/members/${scene.target.user.id}`, auth) },
+  'DELETE /v1/workspaces/{id}/members/{userId}': {
+    action: 'removeMember',
+    success: 200,
+    call: (scene, auth) => api.delete(`/v1/workspaces/${scene.id}/members/${scene.target.user.id}`, auth),
+  },
   'PATCH /v1/workspaces/{id}/members/{userId}': {
     action: 'changeRole',
     success: 200,
-    call: (scene, auth) => api.call('PATCH', `/v1/workspaces/${scene.id}/members/${scene.target.user.id}`, { json: { role: 'admin' }, headers: auth }),
+    call: (scene, auth) =>
+      api.call('PATCH', `/v1/workspaces/${scene.id}/members/${scene.target.user.id}`, { json: { role: 'admin' }, headers: auth }),
   },
-  'POST /v1/workspaces/{id}/transfer': { action: 'transfer', success: 200, call: (scene, auth) => api.post(`/v1/workspaces/${scene.id}/transfer`, { user_id: scene.target.user.id }, auth) },
-  'PUT /v1/workspaces/{id}/policy': { action: 'setPolicy', success: 200, call: (scene, auth) => api.call('PUT', `/v1/workspaces/${scene.id}/policy`, { json: { max_views: 3 }, headers: auth }) },
+  'POST /v1/workspaces/{id}/transfer': {
+    action: 'transfer',
+    success: 200,
+    call: (scene, auth) => api.post(`/v1/workspaces/${scene.id}/transfer`, { user_id: scene.target.user.id }, auth),
+  },
+  'PUT /v1/workspaces/{id}/policy': {
+    action: 'setPolicy',
+    success: 200,
+    call: (scene, auth) => api.call('PUT', `/v1/workspaces/${scene.id}/policy`, { json: { max_views: 3 }, headers: auth }),
+  },
   'PUT /v1/workspaces/{id}/branding': {
     action: 'setBranding',
     success: 200,
     call: (scene, auth) => api.call('PUT', `/v1/workspaces/${scene.id}/branding`, { json: { display_name: 'Matrix' }, headers: auth }),
   },
-  'GET /v1/workspaces/{id}/audit': { action: 'readAudit', success: 200, call: (scene, auth) => api.get(`/v1/workspaces/${scene.id}/audit`, auth) },
-  'GET /v1/workspaces/{id}/audit/export': { action: 'readAudit', success: 200, call: (scene, auth) => api.get(`/v1/workspaces/${scene.id}/audit/export?format=csv`, auth) },
+  'GET /v1/workspaces/{id}/audit': {
+    action: 'readAudit',
+    success: 200,
+    call: (scene, auth) => api.get(`/v1/workspaces/${scene.id}/audit`, auth),
+  },
+  'GET /v1/workspaces/{id}/audit/export': {
+    action: 'readAudit',
+    success: 200,
+    call: (scene, auth) => api.get(`/v1/workspaces/${scene.id}/audit/export?format=csv`, auth),
+  },
   'GET /v1/domains': { action: 'listDomains', success: 200, call: (scene, auth) => api.get(`/v1/domains?workspace_id=${scene.id}`, auth) },
-  'POST /v1/domains': { action: 'manageDomains', success: 201, call: (scene, auth) => api.post('/v1/domains', { workspace_id: scene.id, hostname: freshHostname() }, auth) },
-  'POST /v1/domains/{id}/verify': { action: 'manageDomains', success: 200, call: (scene, auth) => api.post(`/v1/domains/${scene.domainId}/verify`, undefined, auth) },
-  'DELETE /v1/domains/{id}': { action: 'manageDomains', success: 200, call: (scene, auth) => api.delete(`/v1/domains/${scene.domainId}`, auth) },
+  'POST /v1/domains': {
+    action: 'manageDomains',
+    success: 201,
+    call: (scene, auth) => api.post('/v1/domains', { workspace_id: scene.id, hostname: freshHostname() }, auth),
+  },
+  'POST /v1/domains/{id}/verify': {
+    action: 'manageDomains',
+    success: 200,
+    call: (scene, auth) => api.post(`/v1/domains/${scene.domainId}/verify`, undefined, auth),
+  },
+  'DELETE /v1/domains/{id}': {
+    action: 'manageDomains',
+    success: 200,
+    call: (scene, auth) => api.delete(`/v1/domains/${scene.domainId}`, auth),
+  },
   'PUT /v1/workspaces/{id}/sso': {
     action: 'setSso',
     success: 200,
-    call: (scene, auth) => api.call('PUT', `/v1/workspaces/${scene.id}/sso`, { json: { issuer: 'https://matrix.okta.example', email_domain: scene.hostname }, headers: auth }),
+    call: (scene, auth) =>
+      api.call('PUT', `/v1/workspaces/${scene.id}/sso`, {
+        json: { issuer: 'https://matrix.okta.example', email_domain: scene.hostname },
+        headers: auth,
+      }),
   },
 };
 
@@ -89,7 +133,9 @@ function expected(action: WorkspaceAction, success: number, caller: Caller): num
 
 describe('the table', () => {
   it('has a call for every route of a workspace and of its domains (the three without one: list and create, and accepting)', () => {
-    const ofAWorkspace = workspacesRoutes.filter((route) => route.path.includes('{id}') || route.path.startsWith('/v1/domains')).map(routeKey);
+    const ofAWorkspace = workspacesRoutes
+      .filter((route) => route.path.includes('{id}') || route.path.startsWith('/v1/domains'))
+      .map(routeKey);
     expect(Object.keys(calls).sort()).toEqual([...ofAWorkspace].sort());
   });
 });
@@ -117,7 +163,10 @@ describe.each(Object.entries(calls))('%s', (_, { action, success, call }) => {
     expect(reply.status, `${caller}: ${JSON.stringify(reply.body)}`).toBe(want);
     // A refusal changed nothing: the target is still a plain member, and the owner still owns it.
     if (want !== success) {
-      const roll = (await api.get(`/v1/workspaces/${workspace.id}/members`, workspace.owner.auth)).body.items as { user_id: string; role: string }[];
+      const roll = (await api.get(`/v1/workspaces/${workspace.id}/members`, workspace.owner.auth)).body.items as {
+        user_id: string;
+        role: string;
+      }[];
       expect(roll.find((entry) => entry.user_id === target.user.id)?.role).toBe('member');
       expect(roll.find((entry) => entry.user_id === workspace.owner.user.id)?.role).toBe('owner');
     }

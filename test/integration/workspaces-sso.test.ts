@@ -27,9 +27,11 @@ afterAll(async () => {
 
 let names = 0;
 const freshDomain = () => `acme-${process.pid}-${++names}.example`;
-const setSso = (who: Pick<SignedIn, 'auth'>, workspaceId: string, body: Record<string, unknown>) => send(runtime, 'PUT', `/v1/workspaces/${workspaceId}/sso`, body, who.auth);
+const setSso = (who: Pick<SignedIn, 'auth'>, workspaceId: string, body: Record<string, unknown>) =>
+  send(runtime, 'PUT', `/v1/workspaces/${workspaceId}/sso`, body, who.auth);
 const discover = (email: string) => api.get(`/v1/workspaces/sso/discover?email=${encodeURIComponent(email)}`);
-const item = async (pk: string, sk: string) => (await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk, sk }, ConsistentRead: true }))).Item;
+const item = async (pk: string, sk: string) =>
+  (await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: { pk, sk }, ConsistentRead: true }))).Item;
 
 /** Claims `hostname` for the workspace and verifies it against the local DNS server. */
 async function verified(workspace: TeamWorkspace, hostname: string): Promise<string> {
@@ -59,19 +61,37 @@ describe('PUT /v1/workspaces/{id}/sso', () => {
     expect(JSON.stringify(directory)).not.toContain(key.slice(7));
 
     // Changed without rotating: the key stays, and is not shown again.
-    const changed = await setSso(workspace.owner, workspace.id, { issuer: 'https://login.microsoftonline.com/tenant-id/v2.0', email_domain: domain });
-    expect(changed.body).toEqual({ issuer: 'https://login.microsoftonline.com/tenant-id/v2.0', email_domain: domain, scim: { base_url: `${runtime.config.WEB_ORIGIN}/scim/v2` } });
+    const changed = await setSso(workspace.owner, workspace.id, {
+      issuer: 'https://login.microsoftonline.com/tenant-id/v2.0',
+      email_domain: domain,
+    });
+    expect(changed.body).toEqual({
+      issuer: 'https://login.microsoftonline.com/tenant-id/v2.0',
+      email_domain: domain,
+      scim: { base_url: `${runtime.config.WEB_ORIGIN}/scim/v2` },
+    });
     expect(await item(`SCIM_KEY#${sha256Base64Url(key)}`, 'SCIM_KEY')).toBeDefined();
 
-    const rotated = await setSso(workspace.owner, workspace.id, { issuer: 'https://acme.okta.com', email_domain: domain, rotate_directory_key: true });
+    const rotated = await setSso(workspace.owner, workspace.id, {
+      issuer: 'https://acme.okta.com',
+      email_domain: domain,
+      rotate_directory_key: true,
+    });
     const next = rotated.body.scim.directory_key as string;
     expect(next).toMatch(/^hlscim_/);
     expect(next).not.toBe(key);
     expect(await item(`SCIM_KEY#${sha256Base64Url(key)}`, 'SCIM_KEY')).toBeUndefined();
     expect(await item(`SCIM_KEY#${sha256Base64Url(next)}`, 'SCIM_KEY')).toMatchObject({ workspace_id: workspace.id });
 
-    const audit = (await api.get(`/v1/workspaces/${workspace.id}/audit`, workspace.owner.auth)).body.items as Array<{ action: string; details: Record<string, unknown> }>;
-    expect(audit.filter((row) => row.action === 'sso.updated').map((row) => row.details.directory_key)).toEqual(['rotated', 'kept', 'created']);
+    const audit = (await api.get(`/v1/workspaces/${workspace.id}/audit`, workspace.owner.auth)).body.items as Array<{
+      action: string;
+      details: Record<string, unknown>;
+    }>;
+    expect(audit.filter((row) => row.action === 'sso.updated').map((row) => row.details.directory_key)).toEqual([
+      'rotated',
+      'kept',
+      'created',
+    ]);
     expect(JSON.stringify(audit)).not.toContain(next.slice(7));
   });
 
@@ -92,7 +112,16 @@ describe('PUT /v1/workspaces/{id}/sso', () => {
     const workspace = await teamWorkspace(runtime);
     const domain = freshDomain();
     await verified(workspace, domain);
-    for (const body of [{}, { issuer: 'http://acme.okta.com', email_domain: domain }, { issuer: 'https://user:pw@acme.okta.com', email_domain: domain }, { issuer: 'https://acme.okta.com#x', email_domain: domain }, { issuer: 'not a url', email_domain: domain }, { issuer: 'https://acme.okta.com', email_domain: '*.acme.example' }, { issuer: 'https://acme.okta.com', email_domain: domain, rotate_directory_key: 'yes' }, { issuer: 'https://acme.okta.com', email_domain: domain, extra: 1 }]) {
+    for (const body of [
+      {},
+      { issuer: 'http://acme.okta.com', email_domain: domain },
+      { issuer: 'https://user:pw@acme.okta.com', email_domain: domain },
+      { issuer: 'https://acme.okta.com#x', email_domain: domain },
+      { issuer: 'not a url', email_domain: domain },
+      { issuer: 'https://acme.okta.com', email_domain: '*.acme.example' },
+      { issuer: 'https://acme.okta.com', email_domain: domain, rotate_directory_key: 'yes' },
+      { issuer: 'https://acme.okta.com', email_domain: domain, extra: 1 },
+    ]) {
       expectProblem(await setSso(workspace.owner, workspace.id, body), 400, 'invalid_request');
     }
     const good = { issuer: 'https://acme.okta.com', email_domain: domain };
@@ -112,7 +141,6 @@ describe('PUT /v1/workspaces/{id}/sso', () => {
 });
 
 describe('changes racing', () => {
-
   it('makes one key of two first saves at once, and of two rotations at once leaves only the key the directory names', async () => {
     const workspace = await teamWorkspace(runtime);
     const domain = freshDomain();
@@ -129,7 +157,10 @@ describe('changes racing', () => {
     const live = [shown[0]!, ...keys].filter((key) => sha256Base64Url(key) === named);
     expect(live).toHaveLength(1);
     for (const key of [shown[0]!, ...keys]) {
-      expect(await item(`SCIM_KEY#${sha256Base64Url(key)}`, 'SCIM_KEY'), key === live[0] ? 'the directory’s key' : 'a replaced key').toEqual(key === live[0] ? expect.objectContaining({ workspace_id: workspace.id }) : undefined);
+      expect(
+        await item(`SCIM_KEY#${sha256Base64Url(key)}`, 'SCIM_KEY'),
+        key === live[0] ? 'the directory’s key' : 'a replaced key',
+      ).toEqual(key === live[0] ? expect.objectContaining({ workspace_id: workspace.id }) : undefined);
     }
   });
 });
@@ -140,7 +171,9 @@ describe('GET /v1/workspaces/sso/discover', () => {
     const domain = freshDomain();
     const domainId = await verified(workspace, domain);
     await setSso(workspace.owner, workspace.id, { issuer: 'https://acme.okta.com', email_domain: domain });
-    const name = (await api.get('/v1/workspaces', workspace.owner.auth)).body.items.find((entry: { id: string }) => entry.id === workspace.id).name;
+    const name = (await api.get('/v1/workspaces', workspace.owner.auth)).body.items.find(
+      (entry: { id: string }) => entry.id === workspace.id,
+    ).name;
     const known = await discover(`Someone.Else@${domain.toUpperCase()}`);
     expect(known.status).toBe(200);
     expect(known.body).toEqual({ sso: true, workspace: { id: workspace.id, name }, issuer: 'https://acme.okta.com' });
@@ -148,7 +181,8 @@ describe('GET /v1/workspaces/sso/discover', () => {
     expect((await discover(`never-signed-up@${domain}`)).body).toEqual(known.body);
     expect((await discover('ana@unknown-domain.example')).body).toEqual({ sso: false });
     expect((await discover(`ana@sub.${domain}`)).body).toEqual({ sso: false });
-    for (const email of ['not-an-address', '', 'a@', '@b.example']) expectProblem(await api.get(`/v1/workspaces/sso/discover?email=${encodeURIComponent(email)}`), 400, 'invalid_request');
+    for (const email of ['not-an-address', '', 'a@', '@b.example'])
+      expectProblem(await api.get(`/v1/workspaces/sso/discover?email=${encodeURIComponent(email)}`), 400, 'invalid_request');
     expectProblem(await api.get('/v1/workspaces/sso/discover'), 400, 'invalid_request');
     // The domain's claim deleted: the directory no longer speaks for it.
     expect((await api.delete(`/v1/domains/${domainId}`, workspace.owner.auth)).status).toBe(200);

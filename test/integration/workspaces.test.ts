@@ -28,7 +28,8 @@ beforeAll(async () => {
 afterAll(() => runtime?.stop());
 
 const members = (workspace: Pick<TeamWorkspace, 'id'>, who: SignedIn) => api.get(`/v1/workspaces/${workspace.id}/members`, who.auth);
-const auditOf = async (workspace: TeamWorkspace) => (await api.get(`/v1/workspaces/${workspace.id}/audit?limit=200`, workspace.owner.auth)).body.items as any[];
+const auditOf = async (workspace: TeamWorkspace) =>
+  (await api.get(`/v1/workspaces/${workspace.id}/audit?limit=200`, workspace.owner.auth)).body.items as any[];
 const invite = (workspace: Pick<TeamWorkspace, 'id'>, who: SignedIn, email: string, role = 'member') =>
   api.post(`/v1/workspaces/${workspace.id}/invitations`, { email, role }, who.auth);
 const accept = (who: SignedIn, token: string) => api.post('/v1/workspaces/invitations/accept', { token }, who.auth);
@@ -39,7 +40,15 @@ describe('POST /v1/workspaces', () => {
     const owner = await signIn(runtime, newEmail('maker'));
     const made = await api.post('/v1/workspaces', { name: 'Ünïcode Platform Team' }, owner.auth);
     expect(made.status).toBe(201);
-    expect(made.body).toEqual({ id: expect.stringMatching(/^wks_/), name: 'Ünïcode Platform Team', slug: 'unicode-platform-team', region: 'us-east-1', role: 'owner', seats: 1, members: 1 });
+    expect(made.body).toEqual({
+      id: expect.stringMatching(/^wks_/),
+      name: 'Ünïcode Platform Team',
+      slug: 'unicode-platform-team',
+      region: 'us-east-1',
+      role: 'owner',
+      seats: 1,
+      members: 1,
+    });
     const listed = await api.get('/v1/workspaces', owner.auth);
     expect(listed.status).toBe(200);
     expect(listed.body.items).toEqual([
@@ -51,7 +60,15 @@ describe('POST /v1/workspaces', () => {
         plan: 'free',
         seats: 1,
         members: 1,
-        policy: { max_expires_in: null, max_views: null, require_passphrase: null, allowed_recipient_domains: null, allow_files: null, max_file_bytes: null, allow_requests: null },
+        policy: {
+          max_expires_in: null,
+          max_views: null,
+          require_passphrase: null,
+          allowed_recipient_domains: null,
+          allow_files: null,
+          max_file_bytes: null,
+          allow_requests: null,
+        },
         branding: null,
       },
     ]);
@@ -81,7 +98,14 @@ describe('POST /v1/workspaces', () => {
 
   it('answers 400 for a bad body, 401 without a session and 403 to an API key', async () => {
     const owner = await signIn(runtime, newEmail('bad'));
-    for (const body of [{}, { name: '' }, { name: 'x'.repeat(81) }, { name: 'A', slug: 'Not A Slug' }, { name: 'A', slug: '-x-' }, { name: 'A', extra: 1 }]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: 'x'.repeat(81) },
+      { name: 'A', slug: 'Not A Slug' },
+      { name: 'A', slug: '-x-' },
+      { name: 'A', extra: 1 },
+    ]) {
       expectProblem(await api.post('/v1/workspaces', body, owner.auth), 400, 'invalid_request');
     }
     expectProblem(await api.post('/v1/workspaces', { name: 'A' }), 401, 'unauthorized');
@@ -99,11 +123,15 @@ describe('invitations', () => {
     const invited = await invite(workspace, workspace.owner, email.toUpperCase(), 'admin');
     expect(invited.status).toBe(201);
     expect(invited.body).toEqual({ id: expect.stringMatching(/^inv_/), email, role: 'admin', expires_at: expect.any(String) });
-    expect(Math.abs(Date.parse(invited.body.expires_at) - runtime.clock.now() - workspaceLimits.invitationSeconds * 1000)).toBeLessThan(5000);
+    expect(Math.abs(Date.parse(invited.body.expires_at) - runtime.clock.now() - workspaceLimits.invitationSeconds * 1000)).toBeLessThan(
+      5000,
+    );
     const token = invitationToken(runtime, email);
     expect(mailsTo(runtime, email)[0]!.text).toContain(`${runtime.config.WEB_ORIGIN}/join#${token}`);
     expect(JSON.stringify(await runtime.functions.workspaces.workspaces.roll(workspace.id))).not.toContain(token);
-    expect((await members(workspace, workspace.owner)).body.invitations).toEqual([{ id: invited.body.id, email, role: 'admin', expires_at: invited.body.expires_at }]);
+    expect((await members(workspace, workspace.owner)).body.invitations).toEqual([
+      { id: invited.body.id, email, role: 'admin', expires_at: invited.body.expires_at },
+    ]);
 
     const person = await signIn(runtime, email);
     const accepted = await accept(person, token);
@@ -115,7 +143,9 @@ describe('invitations', () => {
       [workspace.owner.user.email, 'owner', 'owner'],
       [email, 'admin', 'invitation'],
     ]);
-    expect((await api.get('/v1/workspaces', person.auth)).body.items).toEqual([expect.objectContaining({ id: workspace.id, role: 'admin', plan: 'team', seats: 3, members: 2 })]);
+    expect((await api.get('/v1/workspaces', person.auth)).body.items).toEqual([
+      expect.objectContaining({ id: workspace.id, role: 'admin', plan: 'team', seats: 3, members: 2 }),
+    ]);
   });
 
   it('answers 410 for a token used already, 404 for an unknown one, 403 for another address, 400 for no token', async () => {
@@ -153,7 +183,11 @@ describe('invitations', () => {
     const outsider = await signIn(runtime, newEmail('outsider'));
     expectProblem(await invite(workspace, outsider, newEmail('y')), 404, 'not_found');
     expectProblem(await invite({ id: 'wks_unknown' }, outsider, newEmail('y')), 404, 'not_found');
-    expectProblem(await api.post(`/v1/workspaces/${workspace.id}/invitations`, { email: newEmail('z'), role: 'member' }), 401, 'unauthorized');
+    expectProblem(
+      await api.post(`/v1/workspaces/${workspace.id}/invitations`, { email: newEmail('z'), role: 'member' }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('10 parallel invitations with 3 free seats make exactly 3, and 10 parallel acceptances of those 3 make exactly 3 members', async () => {
@@ -165,7 +199,9 @@ describe('invitations', () => {
     const winners = emails.filter((_, i) => invited[i]!.status === 201);
     const people = await Promise.all(winners.map((email) => signIn(runtime, email)));
     // Each invitee accepts three or four times at once: 10 acceptances for 3 seats.
-    const attempts = Array.from({ length: 10 }, (_, i) => i % 3).map((who) => accept(people[who]!, invitationToken(runtime, winners[who]!)));
+    const attempts = Array.from({ length: 10 }, (_, i) => i % 3).map((who) =>
+      accept(people[who]!, invitationToken(runtime, winners[who]!)),
+    );
     const answers = await Promise.all(attempts);
     expect(answers.filter((reply) => reply.status === 200)).toHaveLength(3);
     expect(answers.every((reply) => reply.status === 200 || reply.status === 410)).toBe(true);
@@ -192,7 +228,6 @@ describe('invitations', () => {
 });
 
 describe('members: removal, roles, transfer', () => {
-
   it('answers 409 when the last owner would be removed or leave, and 403 to a member removing someone', async () => {
     const workspace = await teamWorkspace(runtime, 5);
     const member = await joinAs(runtime, workspace, workspace.owner, 'member');
@@ -220,14 +255,22 @@ describe('members: removal, roles, transfer', () => {
     expectProblem(await send(runtime, 'PATCH', path('usr_nobody'), { role: 'admin' }, workspace.owner.auth), 404, 'not_found');
     expectProblem(await send(runtime, 'PATCH', path(member.user.id), { role: 'admin' }, {}), 401, 'unauthorized');
     const rows = await auditOf(workspace);
-    expect(rows[0]).toMatchObject({ action: 'member.role_changed', target: member.user.id, details: { from: 'member', to: 'admin' }, actor: { user_id: workspace.owner.user.id, email: workspace.owner.user.email, via: 'session' } });
+    expect(rows[0]).toMatchObject({
+      action: 'member.role_changed',
+      target: member.user.id,
+      details: { from: 'member', to: 'admin' },
+      actor: { user_id: workspace.owner.user.id, email: workspace.owner.user.email, via: 'session' },
+    });
   });
 
   it('two owners demoting each other at once leave exactly one owner, in every round', async () => {
     for (let round = 0; round < 5; round++) {
       const workspace = await teamWorkspace(runtime, 3);
       const second = await joinAs(runtime, workspace, workspace.owner, 'admin');
-      expect((await send(runtime, 'PATCH', `/v1/workspaces/${workspace.id}/members/${second.user.id}`, { role: 'owner' }, workspace.owner.auth)).status).toBe(200);
+      expect(
+        (await send(runtime, 'PATCH', `/v1/workspaces/${workspace.id}/members/${second.user.id}`, { role: 'owner' }, workspace.owner.auth))
+          .status,
+      ).toBe(200);
       const [a, b] = await Promise.all([
         send(runtime, 'PATCH', `/v1/workspaces/${workspace.id}/members/${second.user.id}`, { role: 'admin' }, workspace.owner.auth),
         send(runtime, 'PATCH', `/v1/workspaces/${workspace.id}/members/${workspace.owner.user.id}`, { role: 'admin' }, second.auth),
@@ -252,7 +295,9 @@ describe('members: removal, roles, transfer', () => {
     const moved = await api.post(transferPath, { user_id: admin.user.id }, workspace.owner.auth);
     expect(moved.status).toBe(200);
     expect(moved.body).toEqual({ owner: admin.user.id });
-    const roles = Object.fromEntries(((await members(workspace, admin)).body.items as any[]).map((member) => [member.user_id, member.role]));
+    const roles = Object.fromEntries(
+      ((await members(workspace, admin)).body.items as any[]).map((member) => [member.user_id, member.role]),
+    );
     expect(roles).toEqual({ [workspace.owner.user.id]: 'admin', [admin.user.id]: 'owner' });
     expect(mailsTo(runtime, admin.user.email)[0]!.subject).toMatch(/^You now own /);
     expect(mailsTo(runtime, workspace.owner.user.email)[0]!.subject).toMatch(/^You handed /);
@@ -280,7 +325,13 @@ describe('policy and branding', () => {
     const workspace = await teamWorkspace(runtime, 3);
     const admin = await joinAs(runtime, workspace, workspace.owner, 'admin');
     const path = `/v1/workspaces/${workspace.id}/policy`;
-    const set = await send(runtime, 'PUT', path, { max_views: 3, require_passphrase: true, allowed_recipient_domains: ['Example.COM.'] }, admin.auth);
+    const set = await send(
+      runtime,
+      'PUT',
+      path,
+      { max_views: 3, require_passphrase: true, allowed_recipient_domains: ['Example.COM.'] },
+      admin.auth,
+    );
     expect(set.status).toBe(200);
     expect(set.body).toEqual({
       max_expires_in: null,
@@ -307,14 +358,26 @@ describe('policy and branding', () => {
     const member = await joinAs(runtime, workspace, workspace.owner, 'member');
     const path = `/v1/workspaces/${workspace.id}/branding`;
     const png = tinyPng();
-    const set = await send(runtime, 'PUT', path, { display_name: 'Acme Security', logo: `data:image/png;base64,${png}`, accent: '#1D4ED8' }, workspace.owner.auth);
+    const set = await send(
+      runtime,
+      'PUT',
+      path,
+      { display_name: 'Acme Security', logo: `data:image/png;base64,${png}`, accent: '#1D4ED8' },
+      workspace.owner.auth,
+    );
     expect(set.status).toBe(200);
     expect(set.body).toEqual({ display_name: 'Acme Security', logo: `data:image/png;base64,${png}`, accent: '#1d4ed8' });
     expect((await api.get('/v1/workspaces', member.auth)).body.items[0].branding).toEqual(set.body);
     const row = (await auditOf(workspace))[0];
     expect(row).toMatchObject({ action: 'branding.updated', details: { display_name: 'Acme Security', logo: 'set', accent: '#1d4ed8' } });
     expect(JSON.stringify(row)).not.toContain(png);
-    const svg = await send(runtime, 'PUT', path, { display_name: 'A', logo: `data:image/svg+xml;base64,${Buffer.from('<svg/>').toString('base64')}` }, workspace.owner.auth);
+    const svg = await send(
+      runtime,
+      'PUT',
+      path,
+      { display_name: 'A', logo: `data:image/svg+xml;base64,${Buffer.from('<svg/>').toString('base64')}` },
+      workspace.owner.auth,
+    );
     expectProblem(svg, 400, 'invalid_request');
     expect(svg.body.errors.map((error: any) => error.path)).toEqual(['body.logo']);
     const pale = await send(runtime, 'PUT', path, { display_name: 'A', accent: '#ffff00' }, workspace.owner.auth);
@@ -410,10 +473,14 @@ describe('GET /v1/workspaces/{id}/audit/export', () => {
     const csv = await api.get(`/v1/workspaces/${made.body.id}/audit/export?format=csv`, owner.auth);
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
-    expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="hushlink-audit-hyperlink-https-evil-example-\d{8}T\d{6}Z\.csv"$/);
+    expect(csv.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="hushlink-audit-hyperlink-https-evil-example-\d{8}T\d{6}Z\.csv"$/,
+    );
     expect(csv.headers.get('cache-control')).toBe('no-store');
     // The byte order mark (fetch's text() drops it, as every UTF-8 decoder does).
-    const raw = Buffer.from(await (await fetch(`${runtime.url}/v1/workspaces/${made.body.id}/audit/export?format=csv`, { headers: owner.auth })).arrayBuffer());
+    const raw = Buffer.from(
+      await (await fetch(`${runtime.url}/v1/workspaces/${made.body.id}/audit/export?format=csv`, { headers: owner.auth })).arrayBuffer(),
+    );
     expect([...raw.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const text = csv.body as string;
     const lines = text.split('\r\n');
@@ -484,7 +551,12 @@ async function seedAuditRows(workspaceId: string, count: number): Promise<void> 
           via: 'session',
           action: 'policy.updated',
           target: workspaceId,
-          details: { allowed_recipient_domains: Array.from({ length: 40 }, (_, d) => `mail-${String(d).padStart(2, '0')}.subsidiary${(i + j) % 10}.example.com`) },
+          details: {
+            allowed_recipient_domains: Array.from(
+              { length: 40 },
+              (_, d) => `mail-${String(d).padStart(2, '0')}.subsidiary${(i + j) % 10}.example.com`,
+            ),
+          },
         };
       }),
     );

@@ -9,10 +9,16 @@ const suite = propertySuite('account');
 // What the generators above found answered 500 before issue 11, each pinned to its answer.
 describe('account: what the generators found', () => {
   const postEvent = async (text: string) =>
-    suite.send({ method: 'POST', path: '/v1/events', headers: { ...(await suite.fixtures().liveSession('a')).auth, 'content-type': 'application/json' }, body: text });
+    suite.send({
+      method: 'POST',
+      path: '/v1/events',
+      headers: { ...(await suite.fixtures().liveSession('a')).auth, 'content-type': 'application/json' },
+      body: text,
+    });
 
   /** What DynamoDB can hold as the document client writes it: 0, or a magnitude in [1e-130, 2^53 − 1]. */
-  const storable = (value: number) => Number.isFinite(value) && (value === 0 || (Math.abs(value) >= 1e-130 && Math.abs(value) <= Number.MAX_SAFE_INTEGER));
+  const storable = (value: number) =>
+    Number.isFinite(value) && (value === 0 || (Math.abs(value) >= 1e-130 && Math.abs(value) <= Number.MAX_SAFE_INTEGER));
 
   it('POST /v1/events: a number DynamoDB cannot hold is a 400 naming its property; one it can is accepted', async () => {
     await fc.assert(
@@ -22,7 +28,9 @@ describe('account: what the generators found', () => {
           expect(reply.status, `${literal} → ${reply.text}`).toBe(202);
         } else {
           expect(reply.status, `${literal} → ${reply.text}`).toBe(400);
-          expect((JSON.parse(reply.text) as { errors: Array<{ path: string }> }).errors.map((error) => error.path)).toEqual(['body.properties.n']);
+          expect((JSON.parse(reply.text) as { errors: Array<{ path: string }> }).errors.map((error) => error.path)).toEqual([
+            'body.properties.n',
+          ]);
         }
       }),
       { numRuns: 60 },
@@ -40,7 +48,11 @@ describe('account: what the generators found', () => {
     expect(reply.status, reply.text).toBe(202);
     const day = new Date(suite.runtime().clock.now()).toISOString().slice(0, 10);
     const { Items } = await suite.calls.client!.send(
-      new QueryCommand({ TableName: suite.runtime().config.TABLE_NAME, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `PRODUCT_EVENT#${day}` } }),
+      new QueryCommand({
+        TableName: suite.runtime().config.TABLE_NAME,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `PRODUCT_EVENT#${day}` },
+      }),
     );
     const stored = (Items ?? []).find((item) => item.user_id === session.user.id && item.name === 'prototype.names');
     // biome-ignore lint/suspicious/noThenProperty: the stored event's properties, `then` among the prototype-like names the test sends
@@ -54,7 +66,9 @@ describe('account: what the generators found', () => {
         const reply = await suite.send({ method: 'DELETE', path: `/v1/api-keys/${encodeURIComponent(id)}`, headers: session.auth });
         expect(reply.status, `${id.slice(0, 40)} (${id.length}) → ${reply.text}`).toBe(404);
       });
-      expect(calls.filter((call) => call.command === 'DeleteItem' && String(call.input.Key?.pk?.S ?? call.input.Key?.pk).startsWith('APIKEY#'))).toEqual([]);
+      expect(
+        calls.filter((call) => call.command === 'DeleteItem' && String(call.input.Key?.pk?.S ?? call.input.Key?.pk).startsWith('APIKEY#')),
+      ).toEqual([]);
     }
     // A well-formed id of no key still asks the table, and is 404 too.
     const unknown = await suite.send({ method: 'DELETE', path: '/v1/api-keys/key_AAAAAAAAAAAAAAAA', headers: session.auth });

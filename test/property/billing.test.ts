@@ -15,7 +15,12 @@ describe('billing: what the generators found', () => {
   async function buyer(label: string): Promise<{ who: SignedIn; invoice: string }> {
     const runtime = suite.runtime();
     const who = await signIn(runtime, newEmail(label));
-    const started = await suite.send({ method: 'POST', path: '/v1/billing/checkout', headers: { ...who.auth, 'content-type': 'application/json' }, body: JSON.stringify({ plan: 'pro' }) });
+    const started = await suite.send({
+      method: 'POST',
+      path: '/v1/billing/checkout',
+      headers: { ...who.auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ plan: 'pro' }),
+    });
     expect(started.status, started.text).toBe(201);
     await runtime.stripe.completeCheckout((JSON.parse(started.text) as { id: string }).id);
     await runtime.stripe.settled();
@@ -27,7 +32,8 @@ describe('billing: what the generators found', () => {
   it('GET /v1/billing/invoices: a cursor that is no invoice of the caller’s (unknown, another customer’s, malformed) is a 400 naming the cursor, never a 500', async () => {
     const mine = await buyer('invoices-cursor');
     const theirs = await buyer('invoices-cursor-other');
-    const page = (cursor: string) => suite.send({ method: 'GET', path: `/v1/billing/invoices?limit=1&cursor=${encode(cursor)}`, headers: mine.who.auth });
+    const page = (cursor: string) =>
+      suite.send({ method: 'GET', path: `/v1/billing/invoices?limit=1&cursor=${encode(cursor)}`, headers: mine.who.auth });
     const refused = async (cursor: string) => {
       const reply = await page(cursor);
       expect(reply.status, `${cursor.slice(0, 80)} → ${reply.text}`).toBe(400);
@@ -37,10 +43,16 @@ describe('billing: what the generators found', () => {
     await refused(theirs.invoice);
     await fc.assert(
       // Past ~16 KiB of URL the server answers 431 before any route: those are no cursor's to name.
-      fc.asyncProperty(fc.oneof({ weight: 3, arbitrary: invoiceShapedCursors }, { weight: 1, arbitrary: syntheticCursors.filter((cursor) => encode(cursor).length <= 6000) }), async (cursor) => {
-        fc.pre(cursor !== mine.invoice);
-        await refused(cursor);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          { weight: 3, arbitrary: invoiceShapedCursors },
+          { weight: 1, arbitrary: syntheticCursors.filter((cursor) => encode(cursor).length <= 6000) },
+        ),
+        async (cursor) => {
+          fc.pre(cursor !== mine.invoice);
+          await refused(cursor);
+        },
+      ),
       { numRuns: 120 },
     );
     // The caller's own invoice still pages (the last one: nothing after it).

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { slashCommand } from '../../local/slack/signing.ts';
 import { encode } from '../support/property/arbitraries.ts';
-import { mintBody, mintQueryValue, type ChatTokenMint, type CommandBody, type CommandSigning, type QueryMint, type SecretMint } from '../support/property/chat.ts';
+import {
+  mintBody,
+  mintQueryValue,
+  type ChatTokenMint,
+  type CommandBody,
+  type CommandSigning,
+  type QueryMint,
+  type SecretMint,
+} from '../support/property/chat.ts';
 import { withMember } from '../support/property/plans.ts';
 import { propertySuite } from '../support/property/suite.ts';
 
@@ -12,7 +20,11 @@ const suite = propertySuite('chat', { everyRouteSucceeds: true });
 describe('chat: the values the generators make', () => {
   const identity = { teamId: 'T0PROP0001', userId: 'U0PROP0001' };
   const callback = async (query: Array<[string, QueryMint | string]>) => {
-    const pairs = await Promise.all(query.map(async ([name, value]) => `${name}=${encode(typeof value === 'string' ? value : await mintQueryValue(value, suite.fixtures()))}`));
+    const pairs = await Promise.all(
+      query.map(
+        async ([name, value]) => `${name}=${encode(typeof value === 'string' ? value : await mintQueryValue(value, suite.fixtures()))}`,
+      ),
+    );
     return suite.send({ method: 'GET', path: `/v1/chat/callback?${pairs.join('&')}`, headers: {} });
   };
   const post = async (path: string, made: { body: string | Uint8Array; headers: Record<string, string> }) =>
@@ -20,21 +32,36 @@ describe('chat: the values the generators make', () => {
   const command = async (body: CommandBody, signing: CommandSigning, by = 0) =>
     post('/v1/chat/commands', await mintBody({ kind: 'slack_command', body, signing, by }, suite.fixtures(), withMember));
   const subscribe = async (secret: SecretMint, chatToken: ChatTokenMint) =>
-    post('/v1/chat/subscribe', await mintBody({ kind: 'chat_subscription', secret, chatToken, member: null }, suite.fixtures(), withMember));
+    post(
+      '/v1/chat/subscribe',
+      await mintBody({ kind: 'chat_subscription', secret, chatToken, member: null }, suite.fixtures(), withMember),
+    );
 
   it('the callback: a fresh state with a live code installs; a state used, expired, forged, not yet issued or of the other kind is 401; a code used, for another redirect or org-wide, or the user’s refusal, 403', async () => {
-    const installed = await callback([['state', { of: 'state', how: 'fresh', who: 'a' }], ['code', { of: 'code', how: 'live', identity }]]);
+    const installed = await callback([
+      ['state', { of: 'state', how: 'fresh', who: 'a' }],
+      ['code', { of: 'code', how: 'live', identity }],
+    ]);
     expect(installed.status, installed.text.slice(0, 200)).toBe(200);
     expect(installed.headers['content-type']).toMatch(/^text\/html/);
     for (const how of ['used', 'expired', 'forged', 'future', 'chat_token'] as const) {
-      const refused = await callback([['state', { of: 'state', how }], ['code', { of: 'code', how: 'live', identity }]]);
+      const refused = await callback([
+        ['state', { of: 'state', how }],
+        ['code', { of: 'code', how: 'live', identity }],
+      ]);
       expect(refused.status, `${how}: ${refused.text.slice(0, 200)}`).toBe(401);
     }
     for (const how of ['used', 'other_redirect', 'enterprise', 'made_up'] as const) {
-      const refused = await callback([['state', { of: 'state', how: 'fresh', who: 'b' }], ['code', { of: 'code', how }]]);
+      const refused = await callback([
+        ['state', { of: 'state', how: 'fresh', who: 'b' }],
+        ['code', { of: 'code', how }],
+      ]);
       expect(refused.status, `${how}: ${refused.text.slice(0, 200)}`).toBe(403);
     }
-    const denied = await callback([['error', 'access_denied'], ['state', { of: 'state', how: 'fresh', who: 'a' }]]);
+    const denied = await callback([
+      ['error', 'access_denied'],
+      ['state', { of: 'state', how: 'fresh', who: 'a' }],
+    ]);
     expect(JSON.parse(denied.text)).toMatchObject({ status: 403, reason: 'install_refused' });
   });
 
@@ -45,7 +72,23 @@ describe('chat: the values the generators make', () => {
       expect(answered.status, `${signing}: ${answered.text.slice(0, 200)}`).toBe(200);
       expect(JSON.parse(answered.text).text).toContain('#chat=');
     }
-    const badSignings = ['stale', 'future', 'tampered', 'wrong_secret', 'client_secret', 'no_timestamp', 'no_signature', 'no_headers', 'padded_timestamp', 'fraction_timestamp', 'millisecond_timestamp', 'v1_scheme', 'bare_hex', 'short_hex', 'other_body'] as const;
+    const badSignings = [
+      'stale',
+      'future',
+      'tampered',
+      'wrong_secret',
+      'client_secret',
+      'no_timestamp',
+      'no_signature',
+      'no_headers',
+      'padded_timestamp',
+      'fraction_timestamp',
+      'millisecond_timestamp',
+      'v1_scheme',
+      'bare_hex',
+      'short_hex',
+      'other_body',
+    ] as const;
     for (const signing of badSignings) {
       const refused = await command(form, signing, 7);
       expect(refused.status, `${signing}: ${refused.text.slice(0, 200)}`).toBe(403);
@@ -62,7 +105,14 @@ describe('chat: the values the generators make', () => {
       const subscribed = await subscribe({ how: 'seeded', index: 0, deleteToken: 'its' }, { how, identity });
       expect(subscribed.status, `${how}: ${subscribed.text.slice(0, 200)}`).toBe(200);
     }
-    for (const chatToken of [{ how: 'expired' }, { how: 'forged' }, { how: 'future' }, { how: 'install_state' }, { how: 'alg_none' }, { how: 'changed', mutation: 'char', at: 40 }] as ChatTokenMint[]) {
+    for (const chatToken of [
+      { how: 'expired' },
+      { how: 'forged' },
+      { how: 'future' },
+      { how: 'install_state' },
+      { how: 'alg_none' },
+      { how: 'changed', mutation: 'char', at: 40 },
+    ] as ChatTokenMint[]) {
       const refused = await subscribe({ how: 'seeded', index: 1, deleteToken: 'its' }, chatToken);
       expect(refused.status, `${chatToken.how}: ${refused.text.slice(0, 200)}`).toBe(403);
     }

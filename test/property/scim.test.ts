@@ -12,8 +12,16 @@ const suite = propertySuite('scim');
 describe('scim: what the generators found', () => {
   /** A request with the first directory's key; a body as JSON text, or a value to write as JSON. */
   const scim = (method: string, path: string, body?: unknown) => {
-    const headers = { authorization: `Bearer ${suite.fixtures().directoryKeys.get('a')!}`, ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }) };
-    return suite.send({ method, path: `/scim/v2${path}`, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
+    const headers = {
+      authorization: `Bearer ${suite.fixtures().directoryKeys.get('a')!}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }),
+    };
+    return suite.send({
+      method,
+      path: `/scim/v2${path}`,
+      headers,
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
   };
   const scimError = (reply: { text: string }) => JSON.parse(reply.text) as { scimType?: string; detail: string };
   // Within externalId's 1,024 characters, past the 1,024 bytes of the key its uniqueness is kept under (`SCIM_EXTERNAL#<externalId>`).
@@ -30,7 +38,10 @@ describe('scim: what the generators found', () => {
     expect(created.status, created.text.slice(0, 200)).toBe(201);
     const { id } = JSON.parse(created.text) as { id: string };
     for (const externalId of wideExternalIds) {
-      const patched = await scim('PATCH', `/Users/${id}`, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'externalId', value: externalId }] });
+      const patched = await scim('PATCH', `/Users/${id}`, {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'replace', path: 'externalId', value: externalId }],
+      });
       expect(patched.status, patched.text.slice(0, 200)).toBe(400);
       expect(scimError(patched).scimType).toBe('invalidValue');
       const replaced = await scim('PUT', `/Users/${id}`, { ...oktaUser(newEmail('scim-wide')), externalId });
@@ -53,7 +64,8 @@ describe('scim: what the generators found', () => {
       // Found at 10,000 runs (seed 1447899007): a PATCH of employeeNumber to {"": ""}.
       ['a member with an empty name', enterprise, '{"employeeNumber":{"":""}}'],
     ];
-    const userWith = (name: string, text: string) => `${JSON.stringify(oktaUser(newEmail('scim-kept'))).slice(0, -1)},${JSON.stringify(name)}:${text}}`;
+    const userWith = (name: string, text: string) =>
+      `${JSON.stringify(oktaUser(newEmail('scim-kept'))).slice(0, -1)},${JSON.stringify(name)}:${text}}`;
     const created = await scim('POST', '/Users', oktaUser(newEmail('scim-kept')));
     const { id } = JSON.parse(created.text) as { id: string };
     for (const [what, name, text] of unstorable) {
@@ -66,7 +78,9 @@ describe('scim: what the generators found', () => {
       expect(patched.status, `PATCH with ${what} → ${patched.text.slice(0, 200)}`).toBe(400);
     }
     // What DynamoDB holds is kept exactly as sent.
-    const storable = { [enterprise]: { employeeNumber: 9007199254740991, costCenter: -1e-130, manager: JSON.parse(deep(12)) as unknown, division: 0 } };
+    const storable = {
+      [enterprise]: { employeeNumber: 9007199254740991, costCenter: -1e-130, manager: JSON.parse(deep(12)) as unknown, division: 0 },
+    };
     const kept = await scim('PATCH', `/Users/${id}`, { Operations: [{ op: 'add', value: storable }] });
     expect(kept.status, kept.text.slice(0, 200)).toBe(200);
     expect(JSON.parse(kept.text)[enterprise]).toEqual(storable[enterprise]);
@@ -76,7 +90,8 @@ describe('scim: what the generators found', () => {
     // Found by the generators of prototype names (issue 26): {"constructor":1} in the extension or a role was a 500.
     const enterprise = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
     // Deactivated, so the Users made hold no seat.
-    const userWith = (name: string, text: string) => `${JSON.stringify(oktaUser(newEmail('scim-proto'), { active: false })).slice(0, -1)},${JSON.stringify(name)}:${text}}`;
+    const userWith = (name: string, text: string) =>
+      `${JSON.stringify(oktaUser(newEmail('scim-proto'), { active: false })).slice(0, -1)},${JSON.stringify(name)}:${text}}`;
     const { id } = JSON.parse((await scim('POST', '/Users', oktaUser(newEmail('scim-proto'), { active: false }))).text) as { id: string };
     let kept = 0;
     let refused = 0;
@@ -96,7 +111,10 @@ describe('scim: what the generators found', () => {
             ['POST', () => scim('POST', '/Users', userWith(attribute, text))],
             ['PUT', () => scim('PUT', `/Users/${id}`, userWith(attribute, text))],
             // A replace: an add appends to roles.
-            ['PATCH', () => scim('PATCH', `/Users/${id}`, `{"Operations":[{"op":"replace","value":{${JSON.stringify(attribute)}:${text}}}]}`)],
+            [
+              'PATCH',
+              () => scim('PATCH', `/Users/${id}`, `{"Operations":[{"op":"replace","value":{${JSON.stringify(attribute)}:${text}}}]}`),
+            ],
           ];
           for (const [method, send] of requests) {
             const reply = await send();
@@ -110,7 +128,9 @@ describe('scim: what the generators found', () => {
             const user = JSON.parse(reply.text) as Record<string, unknown>;
             expect(user[attribute], `${method} ${what}`).toEqual(JSON.parse(text));
             // Read back from the table as it was sent.
-            expect(JSON.parse((await scim('GET', `/Users/${user.id as string}`)).text)[attribute], `${method} ${what}`).toEqual(JSON.parse(text));
+            expect(JSON.parse((await scim('GET', `/Users/${user.id as string}`)).text)[attribute], `${method} ${what}`).toEqual(
+              JSON.parse(text),
+            );
             kept++;
           }
         }
@@ -120,8 +140,18 @@ describe('scim: what the generators found', () => {
   }, 36_000);
 
   it('GET, PUT, PATCH and DELETE /Users/{id}: an id no User can have (past 1 KiB, or odd) is a 404 that never reaches the table', async () => {
-    const body = { PUT: oktaUser(newEmail('scim-odd')), PATCH: { Operations: [{ op: 'replace', value: { active: false } }] } } as Record<string, unknown>;
-    for (const id of [...new Set(fc.sample(oversizedIds, 30)), 'scu_', `scu_${'A'.repeat(23)}`, 'constructor', '010101001010101011001010101011', 'SCU_AAAAAAAAAAAAAAAAAAAAAA']) {
+    const body = { PUT: oktaUser(newEmail('scim-odd')), PATCH: { Operations: [{ op: 'replace', value: { active: false } }] } } as Record<
+      string,
+      unknown
+    >;
+    for (const id of [
+      ...new Set(fc.sample(oversizedIds, 30)),
+      'scu_',
+      `scu_${'A'.repeat(23)}`,
+      'constructor',
+      '010101001010101011001010101011',
+      'SCU_AAAAAAAAAAAAAAAAAAAAAA',
+    ]) {
       for (const method of ['GET', 'PUT', 'PATCH', 'DELETE']) {
         const calls = await suite.calls.during(async () => {
           const reply = await scim(method, `/Users/${encodeURIComponent(id)}`, body[method]);

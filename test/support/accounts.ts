@@ -18,7 +18,8 @@ export const bearer = (token: string): Record<string, string> => ({ authorizatio
 
 let addresses = 0;
 /** A fresh, unique address for one test (local part made unique per call). */
-export const newEmail = (label = 'user', domain = 'example.com') => `${label}-${process.pid}-${++addresses}-${Date.now().toString(36)}@${domain}`;
+export const newEmail = (label = 'user', domain = 'example.com') =>
+  `${label}-${process.pid}-${++addresses}-${Date.now().toString(36)}@${domain}`;
 
 /** The 8-digit code of the newest mail sent to `email`, or null when there is none. */
 export function latestCode(runtime: Pick<Runtime, 'outbox'>, email: string): string | null {
@@ -31,13 +32,22 @@ export const mailsTo = (runtime: Pick<Runtime, 'outbox'>, email: string) =>
   runtime.outbox.list().filter((entry) => entry.to === email.trim().toLowerCase());
 
 /** Signs in over HTTP: otp/start, the code from the outbox, otp/verify. */
-export async function signIn(runtime: Pick<Runtime, 'url' | 'outbox'>, email: string, deviceName?: string, headers?: Record<string, string>): Promise<SignedIn> {
+export async function signIn(
+  runtime: Pick<Runtime, 'url' | 'outbox'>,
+  email: string,
+  deviceName?: string,
+  headers?: Record<string, string>,
+): Promise<SignedIn> {
   const api = apiClient(runtime);
   const started = await api.post('/v1/auth/otp/start', { email });
   if (started.status !== 200) throw new Error(`otp/start answered ${started.status}: ${JSON.stringify(started.body)}`);
   const code = latestCode(runtime, email);
   if (!code) throw new Error(`no sign-in code was mailed to ${email}`);
-  const verified = await api.post<Omit<SignedIn, 'auth'>>('/v1/auth/otp/verify', { email, code, ...(deviceName === undefined ? {} : { device_name: deviceName }) }, headers);
+  const verified = await api.post<Omit<SignedIn, 'auth'>>(
+    '/v1/auth/otp/verify',
+    { email, code, ...(deviceName === undefined ? {} : { device_name: deviceName }) },
+    headers,
+  );
   if (verified.status !== 200) throw new Error(`otp/verify answered ${verified.status}: ${JSON.stringify(verified.body)}`);
   return { ...verified.body, auth: bearer(verified.body.access_token) };
 }
@@ -54,21 +64,35 @@ export interface CreatedKey {
 }
 
 /** Creates an API key with a session over HTTP. */
-export async function createKey(runtime: Pick<Runtime, 'url'>, session: Pick<SignedIn, 'auth'>, scopes: Scope[], name = 'test key'): Promise<CreatedKey> {
+export async function createKey(
+  runtime: Pick<Runtime, 'url'>,
+  session: Pick<SignedIn, 'auth'>,
+  scopes: Scope[],
+  name = 'test key',
+): Promise<CreatedKey> {
   const reply = await apiClient(runtime).post<Omit<CreatedKey, 'auth'>>('/v1/api-keys', { name, scopes }, session.auth);
   if (reply.status !== 201) throw new Error(`POST /v1/api-keys answered ${reply.status}: ${JSON.stringify(reply.body)}`);
   return { ...reply.body, auth: bearer(reply.body.key) };
 }
 
 /** The decoded protected header of a JWT. */
-export const jwtHeader = (token: string): Record<string, unknown> => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8'));
-export const jwtPayload = (token: string): Record<string, unknown> => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
+export const jwtHeader = (token: string): Record<string, unknown> =>
+  JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8'));
+export const jwtPayload = (token: string): Record<string, unknown> =>
+  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
 
 /**
  * One JSON request to the runtime from a chosen loopback address (127.0.0.x), so the gateway,
  * which takes the caller's address from the socket, sees distinct callers.
  */
-export function callFrom<T = any>(runtime: Pick<Runtime, 'port'>, localAddress: string, method: string, path: string, json?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+export function callFrom<T = any>(
+  runtime: Pick<Runtime, 'port'>,
+  localAddress: string,
+  method: string,
+  path: string,
+  json?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply<T>> {
   const body = json === undefined ? undefined : JSON.stringify(json);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -78,7 +102,10 @@ export function callFrom<T = any>(runtime: Pick<Runtime, 'port'>, localAddress: 
         localAddress,
         method,
         path,
-        headers: { ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }), ...headers },
+        headers: {
+          ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }),
+          ...headers,
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -91,7 +118,11 @@ export function callFrom<T = any>(runtime: Pick<Runtime, 'port'>, localAddress: 
           }
           const parsed: unknown = text && /json/.test(res.headers['content-type'] ?? '') ? JSON.parse(text) : text;
           try {
-            checkApiResponse(method, new URL(path, `http://127.0.0.1:${runtime.port}`), { status: res.statusCode ?? 0, contentType: res.headers['content-type'] ?? '', text });
+            checkApiResponse(method, new URL(path, `http://127.0.0.1:${runtime.port}`), {
+              status: res.statusCode ?? 0,
+              contentType: res.headers['content-type'] ?? '',
+              text,
+            });
           } catch (error) {
             reject(error);
             return;
@@ -136,7 +167,12 @@ export function keptSignedIn(runtime: Pick<Runtime, 'url' | 'outbox' | 'clock'>,
  * An API key of a new account on `plan` (no route changes a plan without the payment provider:
  * set where the user store keeps it), for files past Free's 100 MiB.
  */
-export async function paidKey(runtime: Pick<Runtime, 'url' | 'outbox' | 'dynamo' | 'config'>, label: string, plan: 'pro' | 'team', scopes: Scope[] = ['secrets:write', 'secrets:read']): Promise<CreatedKey> {
+export async function paidKey(
+  runtime: Pick<Runtime, 'url' | 'outbox' | 'dynamo' | 'config'>,
+  label: string,
+  plan: 'pro' | 'team',
+  scopes: Scope[] = ['secrets:write', 'secrets:read'],
+): Promise<CreatedKey> {
   const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
   const { createDocumentClient } = await import('../../shared/store/client.ts');
   const user = await signIn(runtime, newEmail(label));

@@ -18,6 +18,10 @@ export function sendCommand(
   fields: Partial<SlashCommandFields> = {},
   signing: { secret?: string; timestampSeconds?: number } = {},
 ): Promise<Reply> {
-  const signed = signSlashCommand(slashCommand(fields), signing.secret ?? runtime.config.SLACK_SIGNING_SECRET!, signing.timestampSeconds ?? nowSeconds(runtime));
+  const signed = signSlashCommand(
+    slashCommand(fields),
+    signing.secret ?? runtime.config.SLACK_SIGNING_SECRET!,
+    signing.timestampSeconds ?? nowSeconds(runtime),
+  );
   return api.call('POST', '/v1/chat/commands', { body: signed.body, headers: signed.headers });
 }

@@ -64,19 +64,29 @@ function childEnv(options: CliOptions): NodeJS.ProcessEnv {
 /** Runs `hushlink …args` with pipes for stdin, stdout and stderr. */
 export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliBundle(), ...args], { env: childEnv(options), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliBundle(), ...args], {
+      env: childEnv(options),
+      cwd: options.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (data: Buffer) => stdout.push(data));
     child.stderr.on('data', (data: Buffer) => stderr.push(data));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`hushlink ${args.join(' ')} took over ${options.timeoutMs ?? 60_000} ms; stderr: ${Buffer.concat(stderr).toString()}`));
+      reject(
+        new Error(`hushlink ${args.join(' ')} took over ${options.timeoutMs ?? 60_000} ms; stderr: ${Buffer.concat(stderr).toString()}`),
+      );
     }, options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code: code ?? (signal === 'SIGINT' ? 130 : -1), stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
+      resolve({
+        code: code ?? (signal === 'SIGINT' ? 130 : -1),
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      });
     });
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
@@ -99,7 +109,11 @@ export class TerminalRun {
   constructor(args: string[], options: CliOptions & { columns?: number }) {
     const size = options.columns ? `stty cols ${options.columns} rows 30; ` : '';
     const command = `${size}exec ${[process.execPath, cliBundle(), ...args].map(shellQuote).join(' ')}`;
-    this.child = spawn('script', ['-qec', command, '/dev/null'], { env: childEnv(options), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: childEnv(options),
+      cwd: options.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const take = (data: Buffer) => {
       this.output += data.toString('utf8').replaceAll('\r\n', '\n');
       for (const wake of this.waiters.splice(0)) wake();
@@ -160,7 +174,11 @@ export class PipedRun {
   private readonly child;
 
   constructor(args: string[], options: Omit<CliOptions, 'input'>) {
-    this.child = spawn(process.execPath, [cliBundle(), ...args], { env: childEnv(options), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [cliBundle(), ...args], {
+      env: childEnv(options),
+      cwd: options.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.child.stdout.on('data', (data: Buffer) => this.out.push(data));
     this.child.stderr.on('data', (data: Buffer) => {
       this.err += data.toString('utf8');
@@ -169,7 +187,9 @@ export class PipedRun {
     this.child.stdin.on('error', () => undefined);
     this.exited = new Promise((resolve, reject) => {
       this.child.on('error', reject);
-      this.child.on('close', (code, signal) => resolve({ code: code ?? (signal === 'SIGINT' ? 130 : -1), stdout: Buffer.concat(this.out).toString('utf8'), stderr: this.err }));
+      this.child.on('close', (code, signal) =>
+        resolve({ code: code ?? (signal === 'SIGINT' ? 130 : -1), stdout: Buffer.concat(this.out).toString('utf8'), stderr: this.err }),
+      );
     });
   }
 

@@ -21,7 +21,11 @@ globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Pr
   const local = url.hostname === 'localhost' || url.hostname === '127.0.0.1';
   if (local && (url.pathname.startsWith('/v1/') || url.pathname.startsWith('/scim/v2/'))) {
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-    (await loadContract()).checkApiResponse(method, url, { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.clone().text() });
+    (await loadContract()).checkApiResponse(method, url, {
+      status: response.status,
+      contentType: response.headers.get('content-type') ?? '',
+      text: await response.clone().text(),
+    });
   }
   return response;
 };
@@ -31,7 +35,9 @@ afterAll(async () => {
   const testPath = expect.getState().testPath;
   if (!directory || !testPath) return;
   mkdirSync(directory, { recursive: true });
-  const seen = ((globalThis as Record<symbol, unknown>)[Symbol.for('hushlink.contract.seen')] as Map<string, Set<number>> | undefined) ?? new Map<string, Set<number>>();
+  const seen =
+    ((globalThis as Record<symbol, unknown>)[Symbol.for('hushlink.contract.seen')] as Map<string, Set<number>> | undefined) ??
+    new Map<string, Set<number>>();
   const observed = Object.fromEntries([...seen].map(([key, statuses]) => [key, [...statuses].sort()]));
   // Named by the path under test/, so test/property/files.test.ts and test/integration/files.test.ts both count.
   writeFileSync(join(directory, `${relative('test', testPath).replaceAll(sep, '__')}.json`), JSON.stringify({ file: testPath, observed }));

@@ -49,7 +49,9 @@ export function checkApiResponse(method: string, url: URL, response: { status: n
   const code = (body as { code?: string } | undefined)?.code;
   if (!documented) {
     if (gatewayCodes[response.status] === code) return;
-    throw new Error(`contract: ${routeKey(route)} answered ${response.status} (${code ?? contentType}), which the OpenAPI document does not list for it: ${text.slice(0, 300)}`);
+    throw new Error(
+      `contract: ${routeKey(route)} answered ${response.status} (${code ?? contentType}), which the OpenAPI document does not list for it: ${text.slice(0, 300)}`,
+    );
   }
   const key = routeKey(route);
   if (!seen.has(key)) seen.set(key, new Set());
@@ -67,7 +69,9 @@ export function checkApiResponse(method: string, url: URL, response: { status: n
   }
   const validate = validatorFor(content!.schema.$ref.split('/').at(-1)!);
   if (!validate(body)) {
-    throw new Error(`contract: ${key} ${response.status} does not match ${content!.schema.$ref}: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 500)}`);
+    throw new Error(
+      `contract: ${key} ${response.status} does not match ${content!.schema.$ref}: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 500)}`,
+    );
   }
   // SCIM's error message carries its status as a string (RFC 7644 §3.12), a problem as a number.
   const carried = (body as { status?: number | string }).status;
@@ -75,4 +79,3 @@ export function checkApiResponse(method: string, url: URL, response: { status: n
     throw new Error(`contract: ${key} ${response.status} carries status ${carried} in its error body`);
   }
 }
-

@@ -22,13 +22,18 @@ export default function setup(project: TestProject) {
       const seen = new Map<string, Set<number>>();
       for (const report of reports) {
         const { observed } = JSON.parse(readFileSync(join(directory, report), 'utf8')) as { observed: Record<string, number[]> };
-        for (const [key, statuses] of Object.entries(observed)) for (const status of statuses) (seen.get(key) ?? seen.set(key, new Set()).get(key)!).add(status);
+        for (const [key, statuses] of Object.entries(observed))
+          for (const status of statuses) (seen.get(key) ?? seen.set(key, new Set()).get(key)!).add(status);
       }
       const missing = routes.flatMap((route) =>
-        [route.reply.status, ...route.errors].filter((status) => !seen.get(routeKey(route))?.has(status)).map((status) => `${routeKey(route)} ${status}`),
+        [route.reply.status, ...route.errors]
+          .filter((status) => !seen.get(routeKey(route))?.has(status))
+          .map((status) => `${routeKey(route)} ${status}`),
       );
       if (missing.length > 0) {
-        console.error(`\ncontract coverage: the OpenAPI document lists these statuses, and no integration suite answered them:\n  ${missing.join('\n  ')}\n`);
+        console.error(
+          `\ncontract coverage: the OpenAPI document lists these statuses, and no integration suite answered them:\n  ${missing.join('\n  ')}\n`,
+        );
         process.exitCode = 1;
       }
     } finally {

@@ -1,5 +1,12 @@
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, type GetRecordsCommandOutput, GetShardIteratorCommand, type Shard } from '@aws-sdk/client-dynamodb-streams';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  type GetRecordsCommandOutput,
+  GetShardIteratorCommand,
+  type Shard,
+} from '@aws-sdk/client-dynamodb-streams';
 import type { Runtime } from '../../local/runtime.ts';
 import { emittedEvents, type SecretEvent } from '../../shared/domain/secrets/model.ts';
 import { secretWriteOf } from '../../shared/store/relayRecords.ts';
@@ -33,7 +40,11 @@ export async function secretEventsOf(runtime: Pick<Runtime, 'dynamo' | 'config'>
     for (const shard of ordered) {
       let iterator: string | undefined;
       try {
-        iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
+        iterator = (
+          await streams.send(
+            new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
+          )
+        ).ShardIterator;
       } catch (error) {
         if ((error as Error).name === 'TrimmedDataAccessException') continue;
         throw error;

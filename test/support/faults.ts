@@ -18,7 +18,10 @@ export function injectDynamoFaults(fault: (call: DynamoCall) => Error | null) {
   return (client: DynamoDBDocumentClient) => {
     client.middlewareStack.add(
       (next, context) => async (args) => {
-        const error = fault({ command: (context.commandName ?? '').replace(/Command$/, ''), input: (args.input ?? {}) as Record<string, any> });
+        const error = fault({
+          command: (context.commandName ?? '').replace(/Command$/, ''),
+          input: (args.input ?? {}) as Record<string, any>,
+        });
         if (error) throw error;
         return next(args);
       },
@@ -44,4 +47,5 @@ export const writeConflict = () =>
   new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: metadata });
 
 /** A fault the SDK has already retried and given up on. */
-export const internalError = () => new InternalServerError({ message: 'Internal server error', $metadata: { ...metadata, httpStatusCode: 500 } });
+export const internalError = () =>
+  new InternalServerError({ message: 'Internal server error', $metadata: { ...metadata, httpStatusCode: 500 } });

@@ -17,7 +17,10 @@ export function domainValueImports(file: string, text: string): ValueImport[] {
     const target = normalize(join(dirname(file), specifier));
     if (!target.startsWith('shared/domain/') || typeOnly) continue;
     const braces = /\{([\s\S]*)\}/.exec(clause);
-    const outside = clause.replace(/\{[\s\S]*\}/, '').replace(/,/g, '').trim();
+    const outside = clause
+      .replace(/\{[\s\S]*\}/, '')
+      .replace(/,/g, '')
+      .trim();
     const names = (braces?.[1] ?? '')
       .split(',')
       .map((name) => name.trim())

@@ -26,10 +26,19 @@ export function expectShown(error: unknown, kind: abstract new (...args: never[]
   expect(error).toBeInstanceOf(kind);
 }
 
-export const expectRefusal = async (work: Promise<unknown>, kind: abstract new (...args: never[]) => Refusal, before: HttpError) => expectShown(await refusalOf(work), kind, before);
+export const expectRefusal = async (work: Promise<unknown>, kind: abstract new (...args: never[]) => Refusal, before: HttpError) =>
+  expectShown(await refusalOf(work), kind, before);
 
 /** A port no test reaches (nothing is sent in a workspace, no upload begins): a call to it is a test's mistake. */
-export const unused = (port: string) => new Proxy({}, { get: (_, name) => { throw new Error(`unexpected call: ${port}.${String(name)}`); } }) as never;
+export const unused = (port: string) =>
+  new Proxy(
+    {},
+    {
+      get: (_, name) => {
+        throw new Error(`unexpected call: ${port}.${String(name)}`);
+      },
+    },
+  ) as never;
 
 export const secretGroupPorts = () => ({
   ...memorySecretPorts(),
@@ -40,5 +49,8 @@ export const secretGroupPorts = () => ({
 
 export async function textSecret(overrides: Partial<NewTextSecret> = {}) {
   const sealed = await sealText('the launch code');
-  return { sealed, input: { envelope: sealed.envelope, salt: sealed.salt, expiresInSeconds: 3600, maxViews: 1, ...overrides } satisfies NewTextSecret };
+  return {
+    sealed,
+    input: { envelope: sealed.envelope, salt: sealed.salt, expiresInSeconds: 3600, maxViews: 1, ...overrides } satisfies NewTextSecret,
+  };
 }

@@ -79,8 +79,14 @@ export async function checkRfcVector(vector: RfcVector): Promise<Outcome[]> {
     expect('pkRm', toHex(await suite.kem.serializePublicKey(recipient.publicKey)), vector.pkRm);
     ekm = hex(vector.ikmE);
   } else {
-    recipient = { privateKey: await suite.kem.deserializePrivateKey(hex(vector.skRm)), publicKey: await suite.kem.deserializePublicKey(hex(vector.pkRm)) };
-    ekm = { privateKey: await suite.kem.deserializePrivateKey(hex(vector.skEm ?? '')), publicKey: await suite.kem.deserializePublicKey(hex(vector.pkEm ?? '')) };
+    recipient = {
+      privateKey: await suite.kem.deserializePrivateKey(hex(vector.skRm)),
+      publicKey: await suite.kem.deserializePublicKey(hex(vector.pkRm)),
+    };
+    ekm = {
+      privateKey: await suite.kem.deserializePrivateKey(hex(vector.skEm ?? '')),
+      publicKey: await suite.kem.deserializePublicKey(hex(vector.pkEm ?? '')),
+    };
   }
   const psk = vector.psk !== undefined ? { psk: { key: hex(vector.psk), id: hex(vector.psk_id ?? '') } } : {};
   const info = hex(vector.info);
@@ -131,16 +137,25 @@ export async function checkLinkVector(vector: LinkVector): Promise<Outcome[]> {
   });
   expect('enc', wrap.enc, response.enc);
   expect('wrapped key', wrap.wrappedKey, response.wrapped_key);
-  const responseKey = await unwrapResponseKey({ requestId: vector.request_id, keys, ...link, enc: response.enc, wrappedKey: response.wrapped_key });
+  const responseKey = await unwrapResponseKey({
+    requestId: vector.request_id,
+    keys,
+    ...link,
+    enc: response.enc,
+    wrappedKey: response.wrapped_key,
+  });
   expect('unwrapped key', toBase64Url(responseKey), response.response_key);
   const opened = await open(fromBase64(response.envelope_base64), { key: responseKey, salt: response.salt });
   expect('response opens', new TextDecoder().decode(opened.plaintext), response.text);
 
   for (const negative of vector.negative) {
-    const code = await unwrapResponseKey({ requestId: negative.request_id, keys, ...link, enc: negative.enc, wrappedKey: negative.wrapped_key }).then(
-      () => 'opened',
-      codeOf,
-    );
+    const code = await unwrapResponseKey({
+      requestId: negative.request_id,
+      keys,
+      ...link,
+      enc: negative.enc,
+      wrappedKey: negative.wrapped_key,
+    }).then(() => 'opened', codeOf);
     expect(negative.name, code, negative.error);
   }
   return outcomes;

@@ -52,7 +52,11 @@ export interface Reply<T = any> {
 
 /** A thin HTTP client for the runtime: JSON in, parsed JSON (or text) out. */
 export function apiClient(runtime: Pick<Runtime, 'url'>) {
-  async function call<T = any>(method: string, path: string, init: { json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {}): Promise<Reply<T>> {
+  async function call<T = any>(
+    method: string,
+    path: string,
+    init: { json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {},
+  ): Promise<Reply<T>> {
     const headers: Record<string, string> = { ...init.headers };
     let body = init.body;
     if (init.json !== undefined) {

@@ -34,12 +34,13 @@ export function mutate(envelope: Uint8Array, mutation: NegativeCase['mutation'])
   const firstChunk = headerLength + 4 + metaLength;
   const full = 2 ** chunkLog2 + 16;
   const chunks: Uint8Array[] = [];
-  for (let start = firstChunk; start < envelope.length; start += full) chunks.push(envelope.slice(start, Math.min(start + full, envelope.length)));
+  for (let start = firstChunk; start < envelope.length; start += full)
+    chunks.push(envelope.slice(start, Math.min(start + full, envelope.length)));
   const prefix = envelope.slice(0, firstChunk);
   const join = (parts: Uint8Array[]) => {
     const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
     let offset = 0;
-    for (const part of parts) (out.set(part, offset), (offset += part.length));
+    for (const part of parts) out.set(part, offset), (offset += part.length);
     return out;
   };
   const m = mutation as unknown as Record<string, number | string>;
@@ -56,7 +57,12 @@ export function mutate(envelope: Uint8Array, mutation: NegativeCase['mutation'])
     case 'append_chunk_copy':
       return join([prefix, ...chunks, chunks[m.chunk as number]!]);
     case 'duplicate_chunk':
-      return join([prefix, ...chunks.slice(0, (m.chunk as number) + 1), chunks[m.chunk as number]!, ...chunks.slice((m.chunk as number) + 1)]);
+      return join([
+        prefix,
+        ...chunks.slice(0, (m.chunk as number) + 1),
+        chunks[m.chunk as number]!,
+        ...chunks.slice((m.chunk as number) + 1),
+      ]);
     case 'flip_bit': {
       const out = envelope.slice();
       out[m.offset as number]! ^= 1 << (m.bit as number);

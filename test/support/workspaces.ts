@@ -7,14 +7,23 @@ import { apiClient, type Reply } from './runtime.ts';
 type WorkspaceRuntime = Pick<Runtime, 'url' | 'outbox' | 'dynamo' | 'config'>;
 
 /** PUT, PATCH and friends with a JSON body (the runtime's client has GET, POST and DELETE). */
-export const send = <T = any>(runtime: Pick<Runtime, 'url'>, method: string, path: string, json: unknown, auth: Record<string, string>): Promise<Reply<T>> =>
-  apiClient(runtime).call<T>(method, path, { json, headers: auth });
+export const send = <T = any>(
+  runtime: Pick<Runtime, 'url'>,
+  method: string,
+  path: string,
+  json: unknown,
+  auth: Record<string, string>,
+): Promise<Reply<T>> => apiClient(runtime).call<T>(method, path, { json, headers: auth });
 
 /**
  * What billing will set (the Team subscription's seats, the workspace's plan), written to the
  * table directly until the billing issue wires it: the roster's seats, and the plan.
  */
-export async function setWorkspace(runtime: WorkspaceRuntime, workspaceId: string, settings: { seats?: number; plan?: string }): Promise<void> {
+export async function setWorkspace(
+  runtime: WorkspaceRuntime,
+  workspaceId: string,
+  settings: { seats?: number; plan?: string },
+): Promise<void> {
   const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
   try {
     if (settings.seats !== undefined) {
@@ -68,7 +77,12 @@ export async function teamWorkspace(runtime: WorkspaceRuntime, seats = 10, plan 
 }
 
 /** A new account invited by `inviter` with `role`, and joined. */
-export async function joinAs(runtime: WorkspaceRuntime, workspace: Pick<TeamWorkspace, 'id'>, inviter: Pick<SignedIn, 'auth'>, role: 'admin' | 'member'): Promise<SignedIn> {
+export async function joinAs(
+  runtime: WorkspaceRuntime,
+  workspace: Pick<TeamWorkspace, 'id'>,
+  inviter: Pick<SignedIn, 'auth'>,
+  role: 'admin' | 'member',
+): Promise<SignedIn> {
   const email = newEmail(role);
   const api = apiClient(runtime);
   const invited = await api.post(`/v1/workspaces/${workspace.id}/invitations`, { email, role }, inviter.auth);

@@ -42,26 +42,55 @@ async function expectRefusal(work: Promise<unknown>, kind: abstract new (...args
   expect(error).toBeInstanceOf(kind);
 }
 
-const unused = new Proxy({}, { get: (_, name) => { throw new Error(`unexpected call: ${String(name)}`); } });
+const unused = new Proxy(
+  {},
+  {
+    get: (_, name) => {
+      throw new Error(`unexpected call: ${String(name)}`);
+    },
+  },
+);
 const clock = new StoppedClock();
 
 describe('accounts', () => {
   it('an API key that is not the caller’s is not found', async () => {
     const apiKeys = { ...unused, delete: async () => false } as never;
-    await expectRefusal(revokeApiKey('usr_1', 'key_AAAAAAAAAAAAAAAA', { apiKeys }), NotFound, new HttpError(404, 'not_found', 'You have no API key with this id.'));
+    await expectRefusal(
+      revokeApiKey('usr_1', 'key_AAAAAAAAAAAAAAAA', { apiKeys }),
+      NotFound,
+      new HttpError(404, 'not_found', 'You have no API key with this id.'),
+    );
   });
 
   it('a refresh token naming no session, and one rotated away, are unauthenticated without a challenge', async () => {
     const session: Session = {
-      id: newSessionId(), userId: 'usr_1', deviceName: 'd', createdAt: clock.now(), lastUsedAt: clock.now(),
-      refreshHash: sha256Base64Url('current'), rotatedHashes: [], chainKey: newChainKey(), refreshExpiresAt: clock.now() + 3600_000,
+      id: newSessionId(),
+      userId: 'usr_1',
+      deviceName: 'd',
+      createdAt: clock.now(),
+      lastUsedAt: clock.now(),
+      refreshHash: sha256Base64Url('current'),
+      rotatedHashes: [],
+      chainKey: newChainKey(),
+      refreshExpiresAt: clock.now() + 3600_000,
     };
-    const ports = { clock, users: unused, accessTokens: unused, sessions: { get: async () => structuredClone(session), revoke: async () => {} } } as unknown as SessionPorts;
-    await expectRefusal(refreshSession('hlr_nothing', ports), Unauthenticated, new HttpError(401, 'unauthorized', 'This refresh token is not valid; sign in again.'));
+    const ports = {
+      clock,
+      users: unused,
+      accessTokens: unused,
+      sessions: { get: async () => structuredClone(session), revoke: async () => {} },
+    } as unknown as SessionPorts;
+    await expectRefusal(
+      refreshSession('hlr_nothing', ports),
+      Unauthenticated,
+      new HttpError(401, 'unauthorized', 'This refresh token is not valid; sign in again.'),
+    );
     await expectRefusal(
       refreshSession(chainedRefreshToken(session.id, session.chainKey!), ports),
       Unauthenticated,
-      new HttpError(401, 'unauthorized', 'This refresh token was already used; the session is signed out for safety.', { members: { reason: 'refresh_token_reused' } }),
+      new HttpError(401, 'unauthorized', 'This refresh token was already used; the session is signed out for safety.', {
+        members: { reason: 'refresh_token_reused' },
+      }),
     );
   });
 
@@ -80,7 +109,9 @@ describe('accounts', () => {
     await expectRefusal(
       resendSignInCode('ana@example.com', '192.0.2.1', ports),
       RateLimited,
-      new HttpError(429, 'rate_limited', `A code was just sent; you can ask again in ${wait} s.`, { headers: { 'retry-after': String(wait) } }),
+      new HttpError(429, 'rate_limited', `A code was just sent; you can ask again in ${wait} s.`, {
+        headers: { 'retry-after': String(wait) },
+      }),
     );
   });
 
@@ -88,7 +119,9 @@ describe('accounts', () => {
     await expectRefusal(
       verifySignInCode('ana@example.com', '12345678', 'd', '192.0.2.1', signIn({ ssoPolicy: { enforcedFor: async () => true } })),
       Forbidden,
-      new HttpError(403, 'forbidden', 'This address signs in through its organization’s single sign-on.', { members: { reason: 'sso_required' } }),
+      new HttpError(403, 'forbidden', 'This address signs in through its organization’s single sign-on.', {
+        members: { reason: 'sso_required' },
+      }),
     );
     const left = Math.min(...signInLimits.guessesPerSource.map((window) => window.limit)) - 1;
     await expectRefusal(
@@ -100,10 +133,21 @@ describe('accounts', () => {
 });
 
 describe('webhooks', () => {
-  const endpoint: WebhookEndpoint = { id: 'whk_AAAAAAAAAAAAAAAAAAAAAA', userId: 'usr_1', url: 'https://example.com/', events: [], sealedSecret: 's', enabled: true, consecutiveFailures: 0, createdAt: 0 };
+  const endpoint: WebhookEndpoint = {
+    id: 'whk_AAAAAAAAAAAAAAAAAAAAAA',
+    userId: 'usr_1',
+    url: 'https://example.com/',
+    events: [],
+    sealedSecret: 's',
+    enabled: true,
+    consecutiveFailures: 0,
+    createdAt: 0,
+  };
   const store = (over: Partial<WebhookStore>) => ({ ...unused, ...over }) as WebhookStore;
   const registering = (webhooks: WebhookStore) => ({
-    webhooks, clock, local: false,
+    webhooks,
+    clock,
+    local: false,
     sealer: { seal: async () => 'sealed', open: async () => '' },
     resolver: { resolve4: async () => ['93.184.215.14'], resolve6: async () => [] },
   });
@@ -119,7 +163,10 @@ describe('webhooks', () => {
     await expectRefusal(
       registerEndpoint('usr_1', { url: 'http://example.com/hook' }, registering(store({}))),
       Invalid,
-      new HttpError(400, 'invalid_request', 'This URL cannot receive webhooks.', { errors: [{ path: 'body.url', message: refused!.message }], members: { reason: refused!.reason } }),
+      new HttpError(400, 'invalid_request', 'This URL cannot receive webhooks.', {
+        errors: [{ path: 'body.url', message: refused!.message }],
+        members: { reason: refused!.reason },
+      }),
     );
   });
 
@@ -142,17 +189,30 @@ describe('webhooks', () => {
 
   it('a cursor the log did not give out is invalid, in the query', async () => {
     const invalidCursor = Object.assign(new Error('bad cursor'), { name: 'InvalidCursor' });
-    const webhooks = store({ getEndpoint: async () => endpoint, listDeliveries: async () => { throw invalidCursor; } });
+    const webhooks = store({
+      getEndpoint: async () => endpoint,
+      listDeliveries: async () => {
+        throw invalidCursor;
+      },
+    });
     await expectRefusal(
       listDeliveries('usr_1', endpoint.id, 10, 'x', { webhooks }),
       Invalid,
-      new HttpError(400, 'invalid_request', 'The cursor is not one this listing gave out.', { errors: [{ path: 'query.cursor', message: 'is not valid here' }] }),
+      new HttpError(400, 'invalid_request', 'The cursor is not one this listing gave out.', {
+        errors: [{ path: 'query.cursor', message: 'is not valid here' }],
+      }),
     );
   });
 });
 
 describe('chat', () => {
-  const app: ChatApp = { clientId: 'c', clientSecret: 'client-secret', signingSecret: 'signing-secret', apiUrl: 'https://slack.test/api/', api: unused as ChatApp['api'] };
+  const app: ChatApp = {
+    clientId: 'c',
+    clientSecret: 'client-secret',
+    signingSecret: 'signing-secret',
+    apiUrl: 'https://slack.test/api/',
+    api: unused as ChatApp['api'],
+  };
   const config = { WEB_ORIGIN: 'https://hushlink.test' };
   const signed = (body: string) => {
     const timestamp = String(Math.floor(clock.now() / 1000));
@@ -164,7 +224,11 @@ describe('chat', () => {
     await expectRefusal(
       configuredApp(async () => null),
       Forbidden,
-      new HttpError(403, 'chat_not_configured', 'This deployment has no chat app: its operator sets SLACK_CLIENT_ID and the Slack secrets to turn it on.'),
+      new HttpError(
+        403,
+        'chat_not_configured',
+        'This deployment has no chat app: its operator sets SLACK_CLIENT_ID and the Slack secrets to turn it on.',
+      ),
     );
   });
 
@@ -178,50 +242,66 @@ describe('chat', () => {
     await expectRefusal(
       answerChatCommand(signed('team_id=T1&text=hi'), ports),
       Invalid,
-      new HttpError(400, 'invalid_request', 'The command names no team or user.', { errors: [{ path: 'body', message: 'team_id and user_id are required' }] }),
+      new HttpError(400, 'invalid_request', 'The command names no team or user.', {
+        errors: [{ path: 'body', message: 'team_id and user_id are required' }],
+      }),
     );
   });
 
   it('Slack’s redirect: a missing state, a missing code, a refusal and a refused exchange', async () => {
     const exchangeCode = async () => ({ outcome: 'refused' as const, reason: 'invalid_code' });
     const ports = {
-      chatApp: async () => ({ ...app, api: { exchangeCode } }), clock, config,
-      installations: { useInstallState: async () => 'claimed' }, tokenSealer: unused,
+      chatApp: async () => ({ ...app, api: { exchangeCode } }),
+      clock,
+      config,
+      installations: { useInstallState: async () => 'claimed' },
+      tokenSealer: unused,
     } as unknown as ChatInstallPorts;
     const state = (await issueInstallState('usr_1', clock.now(), app.clientSecret)).token;
     await expectRefusal(
       completeChatInstall({ code: 'x' }, ports),
       Unauthenticated,
-      new HttpError(401, 'unauthorized', 'This install link carries no state: start again from your account page.', { members: { reason: 'install_state' } }),
+      new HttpError(401, 'unauthorized', 'This install link carries no state: start again from your account page.', {
+        members: { reason: 'install_state' },
+      }),
     );
     await expectRefusal(
       completeChatInstall({ state }, ports),
       Invalid,
-      new HttpError(400, 'invalid_request', 'Slack’s redirect carries no code.', { errors: [{ path: 'query.code', message: 'is required' }] }),
+      new HttpError(400, 'invalid_request', 'Slack’s redirect carries no code.', {
+        errors: [{ path: 'query.code', message: 'is required' }],
+      }),
     );
     await expectRefusal(
       completeChatInstall({ state, error: 'access_denied' }, ports),
       Forbidden,
-      new HttpError(403, 'forbidden', 'The install was cancelled in Slack.', { members: { reason: 'install_refused', slack_error: 'access_denied' } }),
+      new HttpError(403, 'forbidden', 'The install was cancelled in Slack.', {
+        members: { reason: 'install_refused', slack_error: 'access_denied' },
+      }),
     );
     await expectRefusal(
       completeChatInstall({ state, code: 'x' }, ports),
       Forbidden,
-      new HttpError(403, 'forbidden', 'Slack refused the install.', { members: { reason: 'install_refused', slack_error: 'invalid_code' } }),
+      new HttpError(403, 'forbidden', 'Slack refused the install.', {
+        members: { reason: 'install_refused', slack_error: 'invalid_code' },
+      }),
     );
   });
 
   it('subscribing: a bad chat token or delete token is forbidden, a secret that is not there is not found', async () => {
     const chatToken = (await issueChatToken({ teamId: 'T1', slackUserId: 'U1' }, clock.now(), app.clientSecret)).token;
     const ports = (hash: string | null): ChatSubscribePorts => ({
-      chatApp: async () => app, clock,
+      chatApp: async () => app,
+      clock,
       subscriptions: { deleteTokenHashOf: async () => hash, subscribe: async () => 'gone' },
     });
     const request = { secretId: 'sec_1', deleteToken: 'del', chatToken };
     await expectRefusal(
       subscribeChat({ ...request, chatToken: 'not.a.token' }, ports(null)),
       Forbidden,
-      new HttpError(403, 'forbidden', 'The chat link has expired or is not valid: run the command again.', { members: { reason: 'chat_token' } }),
+      new HttpError(403, 'forbidden', 'The chat link has expired or is not valid: run the command again.', {
+        members: { reason: 'chat_token' },
+      }),
     );
     await expectRefusal(subscribeChat(request, ports(null)), NotFound, new HttpError(404, 'not_found', 'No such secret.'));
     await expectRefusal(
@@ -229,6 +309,10 @@ describe('chat', () => {
       Forbidden,
       new HttpError(403, 'forbidden', 'The delete token does not match this secret.', { members: { reason: 'delete_token' } }),
     );
-    await expectRefusal(subscribeChat(request, ports(sha256Base64Url('del'))), NotFound, new HttpError(404, 'not_found', 'No such secret.'));
+    await expectRefusal(
+      subscribeChat(request, ports(sha256Base64Url('del'))),
+      NotFound,
+      new HttpError(404, 'not_found', 'No such secret.'),
+    );
   });
 });

@@ -1,7 +1,14 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { auditExport, auditItem, csvCell, exportContentType, exportFileName, type ExportFormat } from '../../shared/domain/workspaces/auditExport.ts';
+import {
+  auditExport,
+  auditItem,
+  csvCell,
+  exportContentType,
+  exportFileName,
+  type ExportFormat,
+} from '../../shared/domain/workspaces/auditExport.ts';
 import type { AuditRow } from '../../shared/domain/workspaces/model.ts';
 import { workspaceLimits } from '../../shared/limits.ts';
 
@@ -152,7 +159,15 @@ const csvCellText = (cell: string) => (cell.startsWith('"') ? cell.slice(1, -1).
 
 describe('auditExport as CSV', () => {
   it('writes a header and a CRLF-ended record a row, in the API’s order of fields, details as compact JSON', async () => {
-    const rows = [row(1), row(2, { actor: { userId: null, email: null, via: 'system' }, action: 'seats.changed', target: 'ws_1', details: { seats: 5, previous: 1, by_billing: true, note: null, domains: ['a.example', 'b.example'] } })];
+    const rows = [
+      row(1),
+      row(2, {
+        actor: { userId: null, email: null, via: 'system' },
+        action: 'seats.changed',
+        target: 'ws_1',
+        details: { seats: 5, previous: 1, by_billing: true, note: null, domains: ['a.example', 'b.example'] },
+      }),
+    ];
     const text = (await chunksOf('csv', pagesOf(rows))).join('');
     expect(text).toBe(
       `${bom}id,at,actor_user_id,actor_email,via,action,target,details\r\n` +
@@ -174,7 +189,18 @@ describe('auditExport as CSV', () => {
   });
 
   it('details of every kind of value read back exactly, whatever they hold', async () => {
-    const details = { quote: 'say "hi"', comma: 'a,b', lines: 'a\r\nb\nc', formula: '=1+1', unicode: 'héllo 秘密 🔐 \u2028', lone: '\ud800', list: ['=x', '-y'], n: -1.5, t: false, z: null };
+    const details = {
+      quote: 'say "hi"',
+      comma: 'a,b',
+      lines: 'a\r\nb\nc',
+      formula: '=1+1',
+      unicode: 'héllo 秘密 🔐 \u2028',
+      lone: '\ud800',
+      list: ['=x', '-y'],
+      n: -1.5,
+      t: false,
+      z: null,
+    };
     const [, record] = csvRecords((await chunksOf('csv', pagesOf([row(1, { details })]))).join(''));
     const parsed = JSON.parse(record![7]!);
     expect(parsed).toEqual(details);
@@ -196,8 +222,22 @@ describe('auditExport as JSON', () => {
     const parsed = JSON.parse((await chunksOf('json', pagesOf(rows))).join(''));
     expect(parsed).toEqual({
       items: [
-        { id: 'aud_000001', at: '2026-01-02T03:04:04.678Z', actor: { user_id: 'usr_ana', email: 'ana@example.com', via: 'session' }, action: 'member.invited', target: 'inv_1', details: { email: 'bo@example.com', role: 'member' } },
-        { id: 'aud_000002', at: '2026-01-02T03:04:03.678Z', actor: { user_id: null, email: null, via: 'system' }, action: 'member.invited', target: 'inv_2', details: {} },
+        {
+          id: 'aud_000001',
+          at: '2026-01-02T03:04:04.678Z',
+          actor: { user_id: 'usr_ana', email: 'ana@example.com', via: 'session' },
+          action: 'member.invited',
+          target: 'inv_1',
+          details: { email: 'bo@example.com', role: 'member' },
+        },
+        {
+          id: 'aud_000002',
+          at: '2026-01-02T03:04:03.678Z',
+          actor: { user_id: null, email: null, via: 'system' },
+          action: 'member.invited',
+          target: 'inv_2',
+          details: {},
+        },
       ],
     });
     expect(parsed.items).toEqual(rows.map(auditItem));
@@ -226,7 +266,12 @@ describe('streaming', () => {
     expect(chunks).toHaveLength(1 + 3 + (format === 'json' ? 1 : 0));
     const pageChunks = chunks.slice(1, 4);
     expect(pageChunks.map((chunk) => (chunk.match(/aud_\d+/g) ?? []).length)).toEqual([2, 1, 3]);
-    if (format === 'csv') expect(pageChunks.map((chunk) => parseCsv(chunk).map((record) => record[0]))).toEqual([['aud_000001', 'aud_000002'], ['aud_000003'], ['aud_000004', 'aud_000005', 'aud_000006']]);
+    if (format === 'csv')
+      expect(pageChunks.map((chunk) => parseCsv(chunk).map((record) => record[0]))).toEqual([
+        ['aud_000001', 'aud_000002'],
+        ['aud_000003'],
+        ['aud_000004', 'aud_000005', 'aud_000006'],
+      ]);
   });
 
   it.each(['csv', 'json'] as const)('%s: asks for a page only once the chunk before it is taken', async (format) => {
@@ -297,6 +342,8 @@ describe('a 10,000-row trail in pages of 500', () => {
     // trail (13 MB of text) held at once would be far over. Without it, garbage not yet
     // collected counts too: a loose bound.
     expect(peak).toBeLessThan(gc ? 6_000_000 : 64_000_000);
-    console.info(`${format}: ${chunks} chunks, ${total} characters in all, largest ${largest}, heap peak +${Math.round(peak / 1024)} KiB${gc ? ' (after gc)' : ' (no gc)'}`);
+    console.info(
+      `${format}: ${chunks} chunks, ${total} characters in all, largest ${largest}, heap peak +${Math.round(peak / 1024)} KiB${gc ? ' (after gc)' : ' (no gc)'}`,
+    );
   });
 });

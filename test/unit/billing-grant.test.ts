@@ -27,8 +27,10 @@ const pro = (status: SubscriptionRecord['status']) => record({ plan: 'pro', seat
 
 describe('grantOf', () => {
   it('gives an account Pro while its subscription runs (a failed payment too), Free once it has ended; never seats', () => {
-    for (const status of ['active', 'trialing', 'past_due'] as const) expect(grantOf(pro(status))).toEqual({ plan: 'pro', seats: ['unchanged'] });
-    for (const status of ['canceled', 'unpaid', 'incomplete', 'incomplete_expired', 'paused'] as const) expect(grantOf(pro(status))).toEqual({ plan: 'free', seats: ['unchanged'] });
+    for (const status of ['active', 'trialing', 'past_due'] as const)
+      expect(grantOf(pro(status))).toEqual({ plan: 'pro', seats: ['unchanged'] });
+    for (const status of ['canceled', 'unpaid', 'incomplete', 'incomplete_expired', 'paused'] as const)
+      expect(grantOf(pro(status))).toEqual({ plan: 'free', seats: ['unchanged'] });
   });
 
   it('gives a workspace Team and the seats paid for, else its members, else (a contract’s) the seats as they are', () => {
@@ -41,7 +43,11 @@ describe('grantOf', () => {
   });
 
   it('follows a subscription only while the link read is still the target’s', () => {
-    expect(followWrite(record(), 'sub_0')).toEqual({ mode: 'follow', linked: 'sub_0', grant: { plan: 'team', seats: [7, 'members', 'unchanged'] } });
+    expect(followWrite(record(), 'sub_0')).toEqual({
+      mode: 'follow',
+      linked: 'sub_0',
+      grant: { plan: 'team', seats: [7, 'members', 'unchanged'] },
+    });
   });
 });
 
@@ -54,7 +60,8 @@ describe('DynamoBillingStore.applySubscription writes the grant it is given', ()
       name: 'TransactionCanceledException',
       CancellationReasons: Array.from({ length: index + 1 }, (_, at) => ({ Code: at === index ? 'ConditionalCheckFailed' : 'None' })),
     });
-  const apply = (grant: Grant, subscription = record()) => store.applySubscription(subscription, 'evt_1', 1_790_000_000_000, { mode: 'follow', linked: null, grant });
+  const apply = (grant: Grant, subscription = record()) =>
+    store.applySubscription(subscription, 'evt_1', 1_790_000_000_000, { mode: 'follow', linked: null, grant });
   const writes = () => dynamo.commandCalls(TransactWriteCommand).map((call) => call.args[0].input.TransactItems!);
 
   it('sets the plan granted, whatever the subscription’s own status', async () => {
@@ -62,15 +69,25 @@ describe('DynamoBillingStore.applySubscription writes the grant it is given', ()
     expect(await apply({ plan: 'enterprise', seats: ['unchanged'] }, record({ status: 'canceled' }))).toBe('applied');
     const [items] = writes();
     expect(items).toHaveLength(4);
-    expect(items![3]!.Update).toMatchObject({ Key: { pk: 'WORKSPACE#ws_1', sk: 'WORKSPACE' }, ExpressionAttributeValues: { ':plan': 'enterprise' } });
+    expect(items![3]!.Update).toMatchObject({
+      Key: { pk: 'WORKSPACE#ws_1', sk: 'WORKSPACE' },
+      ExpressionAttributeValues: { ':plan': 'enterprise' },
+    });
   });
 
   it('writes the seats granted, not the subscription’s quantity, and the next choice when the roster refuses one', async () => {
     dynamo.on(TransactWriteCommand).rejectsOnce(refusedAt(4)).rejectsOnce(refusedAt(4)).resolves({});
     expect(await apply({ plan: 'team', seats: [12, 'members', 'unchanged'] })).toBe('applied');
     const [paid, members, unchanged] = writes();
-    expect(paid![4]!.Update).toMatchObject({ Key: { pk: 'WORKSPACE#ws_1', sk: 'ROSTER' }, UpdateExpression: 'SET seats = :seats', ExpressionAttributeValues: { ':seats': 12 } });
-    expect(members![4]!.Update).toMatchObject({ UpdateExpression: 'SET seats = members', ConditionExpression: 'attribute_not_exists(contract_seats)' });
+    expect(paid![4]!.Update).toMatchObject({
+      Key: { pk: 'WORKSPACE#ws_1', sk: 'ROSTER' },
+      UpdateExpression: 'SET seats = :seats',
+      ExpressionAttributeValues: { ':seats': 12 },
+    });
+    expect(members![4]!.Update).toMatchObject({
+      UpdateExpression: 'SET seats = members',
+      ConditionExpression: 'attribute_not_exists(contract_seats)',
+    });
     expect(unchanged).toHaveLength(4);
   });
 

@@ -12,13 +12,19 @@ const nowMs = Date.parse('2031-03-01T10:00:00Z');
 const now = nowMs / 1000;
 const stripe = new Stripe('sk_test_unit', { maxNetworkRetries: 0 });
 const provider = new StripeProvider(stripe, secret, { now: () => nowMs });
-const payload = JSON.stringify({ id: 'evt_unit', object: 'event', type: 'customer.created', data: { object: { id: 'cus_unit', object: 'customer' } } });
+const payload = JSON.stringify({
+  id: 'evt_unit',
+  object: 'event',
+  type: 'customer.created',
+  data: { object: { id: 'cus_unit', object: 'customer' } },
+});
 const signed = (timestamp: number) => stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp });
 const verify = (header: string) => provider.verifyEvent(Buffer.from(payload), header);
 
 describe('StripeProvider.verifyEvent', () => {
   it('takes a header signed now, or within the tolerance either way', async () => {
-    for (const timestamp of [now, now - 299, now + 299]) expect(await verify(signed(timestamp))).toEqual({ id: 'evt_unit', type: 'customer.created', subscriptionId: null });
+    for (const timestamp of [now, now - 299, now + 299])
+      expect(await verify(signed(timestamp))).toEqual({ id: 'evt_unit', type: 'customer.created', subscriptionId: null });
   });
 
   it('refuses a timestamp past the tolerance, in the past or the future', async () => {
@@ -29,7 +35,12 @@ describe('StripeProvider.verifyEvent', () => {
   it('refuses a header with more than one timestamp, whichever the signature is over', async () => {
     const later = signed(now + 3600);
     const v1 = later.split(',v1=')[1]!;
-    for (const header of [`t=${now},${later}`, `t=${now},t=${now + 3600},v1=${v1}`, `t=${now + 3600},t=${now},v1=${v1}`, `${signed(now)},t=${now}`]) {
+    for (const header of [
+      `t=${now},${later}`,
+      `t=${now},t=${now + 3600},v1=${v1}`,
+      `t=${now + 3600},t=${now},v1=${v1}`,
+      `${signed(now)},t=${now}`,
+    ]) {
       await expect(verify(header), header).rejects.toThrow(new InvalidSignature('more than one timestamp (t) in the header'));
     }
     // The SDK itself, at the same time, takes the first forgery: it checks the last timestamp only, and nothing in the future.

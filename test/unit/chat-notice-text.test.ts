@@ -9,7 +9,14 @@ const at = Date.parse('2026-11-24T14:02:59.123Z');
 const subscription = { teamId: 'T0LOCAL001', chatUserId: 'U0LOCAL001' };
 const event = (type: StoredEvent['type'], id = `evt_${type}`): StoredEvent => ({ id, type, at });
 const notice = (overrides: Partial<Parameters<typeof chatNoticeText>[0]> = {}) =>
-  chatNoticeText({ secret_id: secretId, type: 'secret.viewed', occurred_at: new Date(at).toISOString(), views_left: 2, opened: true, ...overrides });
+  chatNoticeText({
+    secret_id: secretId,
+    type: 'secret.viewed',
+    occurred_at: new Date(at).toISOString(),
+    views_left: 2,
+    opened: true,
+    ...overrides,
+  });
 
 describe('a chat notice says', () => {
   it('which secret was opened, when (HH:MM UTC) and how many views are left', () => {
@@ -19,7 +26,9 @@ describe('a chat notice says', () => {
   });
 
   it('that a secret expired, and whether it was ever opened', () => {
-    expect(notice({ type: 'secret.expired', opened: false, views_left: 3 })).toBe('Your secret sec_abcd… expired at 14:02 UTC without being opened.');
+    expect(notice({ type: 'secret.expired', opened: false, views_left: 3 })).toBe(
+      'Your secret sec_abcd… expired at 14:02 UTC without being opened.',
+    );
     expect(notice({ type: 'secret.expired', opened: true, views_left: 1 })).toBe('Your secret sec_abcd… expired at 14:02 UTC.');
   });
 
@@ -43,7 +52,8 @@ describe('a chat notice says', () => {
 });
 
 describe('the notices a write to a subscribed secret calls for', () => {
-  const write = (events: StoredEvent[], viewsLeft = 2, opened = true) => chatNoticesOf(subscription, { secretId, viewsLeft, opened, events });
+  const write = (events: StoredEvent[], viewsLeft = 2, opened = true) =>
+    chatNoticesOf(subscription, { secretId, viewsLeft, opened, events });
 
   it('one per view and one per expiry, each a work message the worker reads', () => {
     const [viewed] = write([event('secret.viewed', 'evt_1')]);

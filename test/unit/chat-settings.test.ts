@@ -19,8 +19,15 @@ describe('chatSettings', () => {
   });
 
   it('reads the secrets from Secrets Manager in AWS, once per call, and names Slack’s API', async () => {
-    secretsManager.on(GetSecretValueCommand).resolves({ SecretString: JSON.stringify({ client_secret: clientSecret, signing_secret: signingSecret }) });
-    expect(await chatSettings({ ...base, SLACK_SECRETS_ARN: ARN })).toEqual({ clientId: base.SLACK_CLIENT_ID, clientSecret, signingSecret, apiUrl: 'https://slack.com/api/' });
+    secretsManager
+      .on(GetSecretValueCommand)
+      .resolves({ SecretString: JSON.stringify({ client_secret: clientSecret, signing_secret: signingSecret }) });
+    expect(await chatSettings({ ...base, SLACK_SECRETS_ARN: ARN })).toEqual({
+      clientId: base.SLACK_CLIENT_ID,
+      clientSecret,
+      signingSecret,
+      apiUrl: 'https://slack.com/api/',
+    });
     expect(secretsManager.commandCalls(GetSecretValueCommand).map((call) => call.args[0].input)).toEqual([{ SecretId: ARN }]);
   });
 
@@ -31,7 +38,7 @@ describe('chatSettings', () => {
     await expect(failure).rejects.not.toThrow('short-and-secret');
   });
 
-  it('refuses a secret pasted bare (not JSON) without quoting it: JSON.parse\'s own message would', async () => {
+  it("refuses a secret pasted bare (not JSON) without quoting it: JSON.parse's own message would", async () => {
     secretsManager.on(GetSecretValueCommand).resolves({ SecretString: signingSecret });
     const failure = chatSettings({ ...base, SLACK_SECRETS_ARN: ARN });
     await expect(failure).rejects.toThrow('not {client_secret, signing_secret}');
@@ -39,7 +46,14 @@ describe('chatSettings', () => {
   });
 
   it('takes the secrets directly in local runs, with the emulator’s API base made to end in /', async () => {
-    expect(await chatSettings({ ...base, SLACK_CLIENT_SECRET: clientSecret, SLACK_SIGNING_SECRET: signingSecret, SLACK_API_URL: 'http://127.0.0.1:4010/api' })).toEqual({
+    expect(
+      await chatSettings({
+        ...base,
+        SLACK_CLIENT_SECRET: clientSecret,
+        SLACK_SIGNING_SECRET: signingSecret,
+        SLACK_API_URL: 'http://127.0.0.1:4010/api',
+      }),
+    ).toEqual({
       clientId: base.SLACK_CLIENT_ID,
       clientSecret,
       signingSecret,

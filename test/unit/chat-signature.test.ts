@@ -17,11 +17,16 @@ const vector = {
 const signingSecret = 'e3b1c2f0a9d84c6b8e7f5a4d3c2b1a09';
 const t = 1_767_225_600; // 2026-01-01T00:00:00Z
 const now = t * 1000;
-const body = Buffer.from('token=x&team_id=T0001&user_id=U0001&command=%2Fsecret&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2F1%2F2&trigger_id=1.2.3', 'utf8');
+const body = Buffer.from(
+  'token=x&team_id=T0001&user_id=U0001&command=%2Fsecret&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2F1%2F2&trigger_id=1.2.3',
+  'utf8',
+);
 
 /** Slack's `v0` signature, computed here independently of the verifier. */
 const sign = (secret: string, timestamp: string | number, payload: Buffer): string =>
-  `v0=${createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`v0:${timestamp}:`, 'utf8'), payload])).digest('hex')}`;
+  `v0=${createHmac('sha256', secret)
+    .update(Buffer.concat([Buffer.from(`v0:${timestamp}:`, 'utf8'), payload]))
+    .digest('hex')}`;
 
 const verify = (overrides: Partial<VerifySlackRequestInput> = {}) =>
   verifySlackRequest({ rawBody: body, timestamp: String(t), signature: sign(signingSecret, t, body), signingSecret, now, ...overrides });
@@ -64,7 +69,10 @@ describe('verifySlackRequest', () => {
       tampered[at] = tampered[at]! ^ 0x01;
       expect(verify({ rawBody: tampered, signature: sign(signingSecret, t, body) })).toEqual({ ok: false, reason: 'mismatch' });
     }
-    expect(verify({ rawBody: Buffer.concat([body, Buffer.from('&')]), signature: sign(signingSecret, t, body) })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verify({ rawBody: Buffer.concat([body, Buffer.from('&')]), signature: sign(signingSecret, t, body) })).toEqual({
+      ok: false,
+      reason: 'mismatch',
+    });
     expect(verify({ rawBody: body.subarray(0, -1), signature: sign(signingSecret, t, body) })).toEqual({ ok: false, reason: 'mismatch' });
   });
 
@@ -72,10 +80,15 @@ describe('verifySlackRequest', () => {
     expect(verify({ signature: sign('another-signing-secret', t, body) })).toEqual({ ok: false, reason: 'mismatch' });
     expect(verify({ signingSecret: signingSecret.toUpperCase() })).toEqual({ ok: false, reason: 'mismatch' });
     // The secret is the text as given: its hex is not decoded into the key.
-    expect(verify({ signature: `v0=${createHmac('sha256', Buffer.from(signingSecret, 'hex')).update(`v0:${t}:`).update(body).digest('hex')}` })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(
+      verify({ signature: `v0=${createHmac('sha256', Buffer.from(signingSecret, 'hex')).update(`v0:${t}:`).update(body).digest('hex')}` }),
+    ).toEqual({ ok: false, reason: 'mismatch' });
     expect(verify({ timestamp: String(t + 1) })).toEqual({ ok: false, reason: 'mismatch' });
     // A signature of Hushlink's own webhook scheme over the same request.
-    expect(verify({ signature: `v0=${createHmac('sha256', signingSecret).update(`${t}.`).update(body).digest('hex')}` })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verify({ signature: `v0=${createHmac('sha256', signingSecret).update(`${t}.`).update(body).digest('hex')}` })).toEqual({
+      ok: false,
+      reason: 'mismatch',
+    });
   });
 
   it('refuses a request missing either header, or both, or with one empty', () => {
@@ -112,7 +125,23 @@ describe('verifySlackRequest', () => {
   });
 
   it('refuses a timestamp that is not whole seconds as malformed, even when it was signed as sent', () => {
-    for (const timestamp of [`${t}.0`, `${t}.5`, `+${t}`, `-${t}`, `0${t}`, ` ${t}`, `${t} `, `${t}e0`, '1.767225600e9', `0x${t.toString(16)}`, 'NaN', 'Infinity', `${t * 1000}`.padEnd(30, '0'), `${t}abc`, '٣٤٥']) {
+    for (const timestamp of [
+      `${t}.0`,
+      `${t}.5`,
+      `+${t}`,
+      `-${t}`,
+      `0${t}`,
+      ` ${t}`,
+      `${t} `,
+      `${t}e0`,
+      '1.767225600e9',
+      `0x${t.toString(16)}`,
+      'NaN',
+      'Infinity',
+      `${t * 1000}`.padEnd(30, '0'),
+      `${t}abc`,
+      '٣٤٥',
+    ]) {
       expect(verify({ timestamp, signature: sign(signingSecret, timestamp, body) }), timestamp).toEqual({ ok: false, reason: 'malformed' });
     }
     // Milliseconds are whole, but 1,000 times too far in the future.
@@ -121,7 +150,11 @@ describe('verifySlackRequest', () => {
   });
 
   it('signs body bytes that are not UTF-8 as they are, never as decoded text', () => {
-    const bytes = Buffer.concat([Buffer.from('text=', 'utf8'), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0x80, 0x00]), Buffer.from('&team_id=T0001', 'utf8')]);
+    const bytes = Buffer.concat([
+      Buffer.from('text=', 'utf8'),
+      Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0x80, 0x00]),
+      Buffer.from('&team_id=T0001', 'utf8'),
+    ]);
     expect(bytes.equals(Buffer.from(bytes.toString('utf8'), 'utf8'))).toBe(false);
     expect(verify({ rawBody: bytes, signature: sign(signingSecret, t, bytes) })).toEqual({ ok: true, timestamp: t });
     // A signature over the bytes a UTF-8 decode and encode would leave (U+FFFD for each bad byte).

@@ -12,7 +12,8 @@ const userId = 'usr_5kVQ3n9m2XbJtq1H0yWz7A';
 const identity = { teamId: 'T0001ABCD', slackUserId: 'U0002EFGH' };
 
 /** Each kind's key, derived here as the decision records it (HKDF-SHA-256, no salt, one label per kind). */
-const keyFor = (info: string, secret = clientSecret) => new Uint8Array(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), info, 32));
+const keyFor = (info: string, secret = clientSecret) =>
+  new Uint8Array(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), info, 32));
 const stateKey = keyFor('hushlink chat install state');
 const chatKey = keyFor('hushlink chat token');
 
@@ -46,7 +47,11 @@ describe('install state', () => {
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'HS256', typ: 'hushlink-chat-state+jwt' });
     expect(decodeJwt(token)).toEqual({ ...stateClaims, jti });
     // A token made here with the derived key reads, so the derivation is the one recorded.
-    expect(await readInstallState(await forge(stateHeader, stateClaims, stateKey), now, clientSecret)).toEqual({ userId, jti: 'abc', expiresAt: now + 600_000 });
+    expect(await readInstallState(await forge(stateHeader, stateClaims, stateKey), now, clientSecret)).toEqual({
+      userId,
+      jti: 'abc',
+      expiresAt: now + 600_000,
+    });
   });
 
   it('works until the last millisecond of its 10 minutes, not at 10 minutes', async () => {
@@ -69,8 +74,20 @@ describe('install state', () => {
   });
 
   it('refuses a token whose iat is in the future, or whose exp reaches past its life', async () => {
-    expect(await readInstallState(await forge(stateHeader, { ...stateClaims, iat: seconds + 60, exp: seconds + 600 }, stateKey), now, clientSecret)).toBeNull();
-    expect(await readInstallState(await forge(stateHeader, { ...stateClaims, iat: seconds - 601, exp: seconds + 3600 }, stateKey), now, clientSecret)).toBeNull();
+    expect(
+      await readInstallState(
+        await forge(stateHeader, { ...stateClaims, iat: seconds + 60, exp: seconds + 600 }, stateKey),
+        now,
+        clientSecret,
+      ),
+    ).toBeNull();
+    expect(
+      await readInstallState(
+        await forge(stateHeader, { ...stateClaims, iat: seconds - 601, exp: seconds + 3600 }, stateKey),
+        now,
+        clientSecret,
+      ),
+    ).toBeNull();
   });
 
   it('refuses one missing a claim it needs, or with the wrong typ or aud', async () => {
@@ -94,7 +111,10 @@ describe('chat token', () => {
     expect(await readChatToken(issued.token, now, clientSecret)).toEqual({ ...identity, expiresAt: issued.expiresAt });
     expect(decodeProtectedHeader(issued.token)).toEqual({ alg: 'HS256', typ: 'hushlink-chat+jwt' });
     expect(decodeJwt(issued.token)).toEqual(chatClaims);
-    expect(await readChatToken(await forge(chatHeader, chatClaims, chatKey), now, clientSecret)).toEqual({ ...identity, expiresAt: now + 900_000 });
+    expect(await readChatToken(await forge(chatHeader, chatClaims, chatKey), now, clientSecret)).toEqual({
+      ...identity,
+      expiresAt: now + 900_000,
+    });
   });
 
   it('works until the last millisecond of its 15 minutes, not at 15 minutes', async () => {
@@ -132,7 +152,9 @@ describe('kinds never cross', () => {
     expect(await readInstallState(await forge(chatHeader, stateClaims, stateKey), now, clientSecret)).toBeNull();
     expect(await readChatToken(await forge(stateHeader, chatClaims, chatKey), now, clientSecret)).toBeNull();
     // The other kind's aud.
-    expect(await readInstallState(await forge(stateHeader, { ...stateClaims, aud: chatClaims.aud }, stateKey), now, clientSecret)).toBeNull();
+    expect(
+      await readInstallState(await forge(stateHeader, { ...stateClaims, aud: chatClaims.aud }, stateKey), now, clientSecret),
+    ).toBeNull();
     expect(await readChatToken(await forge(chatHeader, { ...chatClaims, aud: stateClaims.aud }, chatKey), now, clientSecret)).toBeNull();
   });
 });
@@ -142,7 +164,11 @@ describe('forgeries and garbage', () => {
     const { token } = await issueInstallState(userId, now, clientSecret);
     const [header, payload, signature] = parts(token);
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    for (const changed of [{ ...claims, sub: 'usr_someoneelse0000000000' }, { ...claims, exp: claims.exp + 3600 }, { ...claims, extra: 1 }]) {
+    for (const changed of [
+      { ...claims, sub: 'usr_someoneelse0000000000' },
+      { ...claims, exp: claims.exp + 3600 },
+      { ...claims, extra: 1 },
+    ]) {
       expect(await readInstallState(`${header}.${b64(changed)}.${signature}`, now, clientSecret)).toBeNull();
     }
     const chat = await issueChatToken(identity, now, clientSecret);
@@ -170,7 +196,10 @@ describe('forgeries and garbage', () => {
     for (const alg of ['none', 'None', 'NONE']) {
       expect(await readInstallState(`${b64({ alg, ...stateHeader })}.${b64(stateClaims)}.`, now, clientSecret), alg).toBeNull();
       expect(await readChatToken(`${b64({ alg, ...chatHeader })}.${b64(chatClaims)}.`, now, clientSecret), alg).toBeNull();
-      expect(await readInstallState(`${b64({ alg, ...stateHeader })}.${genuinePayload}.${genuineSignature}`, now, clientSecret), alg).toBeNull();
+      expect(
+        await readInstallState(`${b64({ alg, ...stateHeader })}.${genuinePayload}.${genuineSignature}`, now, clientSecret),
+        alg,
+      ).toBeNull();
     }
     // The right key under HS384 and HS512.
     for (const alg of ['HS384', 'HS512']) {
@@ -186,7 +215,24 @@ describe('forgeries and garbage', () => {
 
   it('refuses garbage without throwing', async () => {
     const { token } = await issueInstallState(userId, now, clientSecret);
-    for (const bad of ['', '.', '..', 'a.b.c', 'not a token', token.replaceAll('.', ''), `${token}.x`, `${token} `, `${token}\n`, `${token}\t`, ` ${token}`, token.replace('.', '. '), token + 'A'.repeat(chatLimits.tokenChars), '\u0000', 'é.é.é', `${b64('x')}.${b64('y')}.${b64('z')}`]) {
+    for (const bad of [
+      '',
+      '.',
+      '..',
+      'a.b.c',
+      'not a token',
+      token.replaceAll('.', ''),
+      `${token}.x`,
+      `${token} `,
+      `${token}\n`,
+      `${token}\t`,
+      ` ${token}`,
+      token.replace('.', '. '),
+      token + 'A'.repeat(chatLimits.tokenChars),
+      '\u0000',
+      'é.é.é',
+      `${b64('x')}.${b64('y')}.${b64('z')}`,
+    ]) {
       expect(await readInstallState(bad, now, clientSecret), bad.slice(0, 40)).toBeNull();
       expect(await readChatToken(bad, now, clientSecret), bad.slice(0, 40)).toBeNull();
     }
@@ -227,7 +273,9 @@ describe('no secret in a token', () => {
         for (const part of decoded) expect(part.includes(secret)).toBe(false);
       }
       // What a token says is only what it names: no field beyond these.
-      expect(Object.keys(decodeJwt(token)).sort()).toEqual(token === tokens[0] ? ['aud', 'exp', 'iat', 'jti', 'sub'] : ['aud', 'exp', 'iat', 'sub', 'team_id']);
+      expect(Object.keys(decodeJwt(token)).sort()).toEqual(
+        token === tokens[0] ? ['aud', 'exp', 'iat', 'jti', 'sub'] : ['aud', 'exp', 'iat', 'sub', 'team_id'],
+      );
     }
   });
 });

@@ -34,7 +34,8 @@ describe('durations', () => {
     expect(() => durationWithin('31d', '--expires', day)).toThrow('--expires must be from 1 minute to 30 days (got "31d").');
     expect(() => durationWithin('30m', '--expires', { min: 3600, max: 365 * 86_400 })).toThrow('from 1 hour to 365 days');
     expect(countWithin('7', '--views', { min: 1, max: 100 })).toBe(7);
-    for (const bad of ['0', '101', '1.5', '-1', 'x']) expect(() => countWithin(bad, '--views', { min: 1, max: 100 })).toThrow('--views takes a number from 1 to 100');
+    for (const bad of ['0', '101', '1.5', '-1', 'x'])
+      expect(() => countWithin(bad, '--views', { min: 1, max: 100 })).toThrow('--views takes a number from 1 to 100');
   });
 
   it('takes an instant as ISO or as a duration from now', () => {
@@ -78,19 +79,30 @@ describe('file names and links', () => {
   it('names a secret by id or by any form of its link', () => {
     expect(secretRef('sec_abc', 'status')).toEqual({ id: 'sec_abc' });
     expect(secretRef('https://h.example/s/sec_abc#key', 'status')).toEqual({ id: 'sec_abc', origin: 'https://h.example' });
-    expect(secretRef('https://h.example/s/sec_abc/r/rcp_1#key', 'status')).toEqual({ id: 'sec_abc', recipientId: 'rcp_1', origin: 'https://h.example' });
-    for (const bad of [undefined, 'abc', 'https://h.example/x/sec_abc', 'https://h.example/s/sec_abc/q/1']) expect(() => secretRef(bad, 'status')).toThrow(CliError);
+    expect(secretRef('https://h.example/s/sec_abc/r/rcp_1#key', 'status')).toEqual({
+      id: 'sec_abc',
+      recipientId: 'rcp_1',
+      origin: 'https://h.example',
+    });
+    for (const bad of [undefined, 'abc', 'https://h.example/x/sec_abc', 'https://h.example/s/sec_abc/q/1'])
+      expect(() => secretRef(bad, 'status')).toThrow(CliError);
   });
 });
 
 describe('exit codes', () => {
-  const api = (status: number, code: string, problem: Record<string, unknown> = {}) => new ApiError(status, code, { code, ...problem }, 'GET /v1/x');
+  const api = (status: number, code: string, problem: Record<string, unknown> = {}) =>
+    new ApiError(status, code, { code, ...problem }, 'GET /v1/x');
   it.each<[string, unknown, number, string]>([
     ['a refusal', api(410, 'gone'), exitCodes.refused, 'gone'],
     ['a rate limit', api(429, 'rate_limited', { retry_after: 30 }), exitCodes.refused, 'rate_limited'],
     ['a claim proof refused', api(403, 'proof_refused', { attempts_left: 2 }), exitCodes.wrongKey, 'proof_refused'],
     ['a server failure', api(503, 'unavailable'), exitCodes.network, 'unavailable'],
-    ['a file over the plan', api(403, 'forbidden', { reason: 'plan_limit', limit_bytes: 100 * 1024 * 1024 }), exitCodes.refused, 'plan_limit'],
+    [
+      'a file over the plan',
+      api(403, 'forbidden', { reason: 'plan_limit', limit_bytes: 100 * 1024 * 1024 }),
+      exitCodes.refused,
+      'plan_limit',
+    ],
     ['a dropped connection', new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } }), exitCodes.network, 'network'],
     ['a wrong key', new EnvelopeError('wrong_key'), exitCodes.wrongKey, 'wrong_key'],
     ['a wrong passphrase', new EnvelopeError('wrong_passphrase'), exitCodes.wrongKey, 'wrong_passphrase'],
@@ -105,11 +117,19 @@ describe('exit codes', () => {
   it('says attempts left, the wait, and the fields a validation refused', () => {
     expect(explain(api(403, 'proof_refused', { attempts_left: 1 })).message).toMatch(/1 attempt left before it locks/);
     expect(explain(api(429, 'rate_limited', { retry_after: 30 })).message).toMatch(/Retry after 30 s/);
-    expect(explain(api(400, 'invalid_request', { detail: 'Bad body', errors: [{ path: 'max_views', message: 'too big' }] })).message).toBe('Bad body (max_views: too big)');
-    expect(explain(api(403, 'forbidden', { reason: 'plan_limit', limit_bytes: 100 * 1024 * 1024 })).message).toMatch(/^Files are limited to 100\.0 MiB on this plan/);
+    expect(explain(api(400, 'invalid_request', { detail: 'Bad body', errors: [{ path: 'max_views', message: 'too big' }] })).message).toBe(
+      'Bad body (max_views: too big)',
+    );
+    expect(explain(api(403, 'forbidden', { reason: 'plan_limit', limit_bytes: 100 * 1024 * 1024 })).message).toMatch(
+      /^Files are limited to 100\.0 MiB on this plan/,
+    );
     // A refusal as broad as 403 is said in the service's own words.
-    expect(explain(api(403, 'forbidden', { detail: 'Only owners and admins may do this.' })).message).toBe('Only owners and admins may do this.');
-    expect(explain(api(500, 'internal', { detail: 'Something broke.' })).message).toBe('The service failed (500): Something broke. Try again later.');
+    expect(explain(api(403, 'forbidden', { detail: 'Only owners and admins may do this.' })).message).toBe(
+      'Only owners and admins may do this.',
+    );
+    expect(explain(api(500, 'internal', { detail: 'Something broke.' })).message).toBe(
+      'The service failed (500): Something broke. Try again later.',
+    );
   });
 });
 

@@ -37,7 +37,14 @@ describe('addressKey', () => {
   });
 
   it('counts every IPv6 address of one /64 as one subject, however it is written', () => {
-    const forms = ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:0DB8:0001:0002:0:0:0:9', '2001:db8:1:2:a:b:c:d', '2001:db8:1:2::1%eth0', '2001:db8:1:2:0:0:1.2.3.4'];
+    const forms = [
+      '2001:db8:1:2::1',
+      '2001:db8:1:2:ffff:ffff:ffff:ffff',
+      '2001:0DB8:0001:0002:0:0:0:9',
+      '2001:db8:1:2:a:b:c:d',
+      '2001:db8:1:2::1%eth0',
+      '2001:db8:1:2:0:0:1.2.3.4',
+    ];
     for (const form of forms) expect(addressKey(form), form).toBe('2001:db8:1:2::/64');
     expect(addressKey('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');
     expect(addressKey('::1')).toBe('0:0:0:0::/64');

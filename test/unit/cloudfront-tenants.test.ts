@@ -26,7 +26,11 @@ const client = new CloudFrontClient({ region: 'us-east-1' });
 const cloudfront = mockClient(client);
 afterEach(() => cloudfront.reset());
 
-const DISTRIBUTION = { distributionId: 'E2MULTITENANT01', connectionGroupId: 'cg_2whCJoXMYCjHcxaLGrkllvyABC', routingEndpoint: 'd111111abcdef8.cloudfront.net' };
+const DISTRIBUTION = {
+  distributionId: 'E2MULTITENANT01',
+  connectionGroupId: 'cg_2whCJoXMYCjHcxaLGrkllvyABC',
+  routingEndpoint: 'd111111abcdef8.cloudfront.net',
+};
 const CLAIM = { domainId: 'dom_AAAAAAAAAAAAAAAAAAAAAA', hostname: 'secrets.acme.example' };
 const NAME = tenantNameOf(DISTRIBUTION.distributionId, CLAIM);
 const TENANT_ID = 'dt_2x9GhoK0TZRsohWzv1b9It8J1AB';
@@ -48,13 +52,24 @@ const tenant = (changes: Partial<DistributionTenant> = {}): DistributionTenant =
 });
 /** Deployed, its domain active, the issued certificate its own: serving links. */
 const liveTenant = (changes: Partial<DistributionTenant> = {}) =>
-  tenant({ Status: 'Deployed', Domains: [{ Domain: CLAIM.hostname, Status: 'active' }], Customizations: { Certificate: { Arn: CERTIFICATE } }, ...changes });
+  tenant({
+    Status: 'Deployed',
+    Domains: [{ Domain: CLAIM.hostname, Status: 'active' }],
+    Customizations: { Certificate: { Arn: CERTIFICATE } },
+    ...changes,
+  });
 
-const notFound = () => new EntityNotFound({ message: 'The specified distribution tenant does not exist.', $metadata: { httpStatusCode: 404 } });
-const stale = () => new PreconditionFailed({ message: 'The If-Match version is missing or not valid.', $metadata: { httpStatusCode: 412 } });
+const notFound = () =>
+  new EntityNotFound({ message: 'The specified distribution tenant does not exist.', $metadata: { httpStatusCode: 404 } });
+const stale = () =>
+  new PreconditionFailed({ message: 'The If-Match version is missing or not valid.', $metadata: { httpStatusCode: 412 } });
 const throttled = () => Object.assign(new Error('Rate exceeded'), { name: 'Throttling', $metadata: { httpStatusCode: 400 } });
 const certificate = (status: string, arn: string | undefined = CERTIFICATE) => ({
-  ManagedCertificateDetails: { CertificateStatus: status as 'issued', ValidationTokenHost: 'cloudfront' as const, ...(arn ? { CertificateArn: arn } : {}) },
+  ManagedCertificateDetails: {
+    CertificateStatus: status as 'issued',
+    ValidationTokenHost: 'cloudfront' as const,
+    ...(arn ? { CertificateArn: arn } : {}),
+  },
 });
 
 const inputs = <T extends object>(command: new (input: T) => unknown) =>
@@ -74,7 +89,9 @@ describe('tenantNameOf', () => {
     const name = tenantNameOf(DISTRIBUTION.distributionId, long);
     expect(name.length).toBeLessThanOrEqual(64);
     expect(name).toMatch(/^[a-z0-9][a-z0-9-]*[a-z0-9]$/);
-    expect(tenantNameOf(DISTRIBUTION.distributionId, { domainId: CLAIM.domainId, hostname: 'xn--bcher-kva.example' })).toMatch(/^xn-bcher-kva-example-/);
+    expect(tenantNameOf(DISTRIBUTION.distributionId, { domainId: CLAIM.domainId, hostname: 'xn--bcher-kva.example' })).toMatch(
+      /^xn-bcher-kva-example-/,
+    );
   });
 });
 
@@ -99,7 +116,11 @@ describe('serve', () => {
         Domains: [{ Domain: CLAIM.hostname }],
         ConnectionGroupId: DISTRIBUTION.connectionGroupId,
         Enabled: true,
-        ManagedCertificateRequest: { ValidationTokenHost: 'cloudfront', PrimaryDomainName: CLAIM.hostname, CertificateTransparencyLoggingPreference: 'enabled' },
+        ManagedCertificateRequest: {
+          ValidationTokenHost: 'cloudfront',
+          PrimaryDomainName: CLAIM.hostname,
+          CertificateTransparencyLoggingPreference: 'enabled',
+        },
       },
     ]);
     expect(inputs(GetManagedCertificateDetailsCommand)).toEqual([{ Identifier: TENANT_ID }]);
@@ -110,7 +131,8 @@ describe('serve', () => {
     cloudfront.on(GetDistributionTenantCommand).rejects(notFound());
     cloudfront.on(CreateDistributionTenantCommand).rejects(
       new InvalidArgument({
-        message: 'The provided Domain Name is not valid. Could not verify Domain Name ownership. It may not be pointing to a valid CloudFront resource.',
+        message:
+          'The provided Domain Name is not valid. Could not verify Domain Name ownership. It may not be pointing to a valid CloudFront resource.',
         $metadata: { httpStatusCode: 400 },
       }),
     );
@@ -120,13 +142,17 @@ describe('serve', () => {
 
   it('lets any other InvalidArgument reach the caller: it is a fault of ours, not a wait', async () => {
     cloudfront.on(GetDistributionTenantCommand).rejects(notFound());
-    cloudfront.on(CreateDistributionTenantCommand).rejects(new InvalidArgument({ message: 'Invalid tenant name.', $metadata: { httpStatusCode: 400 } }));
+    cloudfront
+      .on(CreateDistributionTenantCommand)
+      .rejects(new InvalidArgument({ message: 'Invalid tenant name.', $metadata: { httpStatusCode: 400 } }));
     await expect(hosting().serve(CLAIM)).rejects.toThrow('Invalid tenant name.');
   });
 
   it('reuses the tenant another serve of the same claim made meanwhile (EntityAlreadyExists)', async () => {
     cloudfront.on(GetDistributionTenantCommand).rejectsOnce(notFound()).resolves({ DistributionTenant: tenant(), ETag: 'E1' });
-    cloudfront.on(CreateDistributionTenantCommand).rejects(new EntityAlreadyExists({ message: 'The entity already exists.', $metadata: { httpStatusCode: 409 } }));
+    cloudfront
+      .on(CreateDistributionTenantCommand)
+      .rejects(new EntityAlreadyExists({ message: 'The entity already exists.', $metadata: { httpStatusCode: 409 } }));
     cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('pending-validation', undefined));
 
     expect(await hosting().serve(CLAIM)).toMatchObject({ state: 'served', tenantId: TENANT_ID, certificate: 'pending', live: false });
@@ -136,18 +162,31 @@ describe('serve', () => {
 
   it('says the hostname is taken when another tenant or distribution holds it (CNAMEAlreadyExists)', async () => {
     cloudfront.on(GetDistributionTenantCommand).rejects(notFound());
-    cloudfront.on(CreateDistributionTenantCommand).rejects(new CNAMEAlreadyExists({ message: 'The CNAME specified is already defined for CloudFront.', $metadata: { httpStatusCode: 409 } }));
+    cloudfront
+      .on(CreateDistributionTenantCommand)
+      .rejects(
+        new CNAMEAlreadyExists({ message: 'The CNAME specified is already defined for CloudFront.', $metadata: { httpStatusCode: 409 } }),
+      );
     expect(await hosting().serve(CLAIM)).toEqual({ state: 'hostname_taken', routingEndpoint: DISTRIBUTION.routingEndpoint });
     expect(inputs(GetDistributionTenantCommand)).toEqual([{ Identifier: NAME }, { Identifier: NAME }]);
   });
 
   it('attaches the certificate once issued, naming the ETag it read and sending the tenant’s settings back', async () => {
-    cloudfront.on(GetDistributionTenantCommand).resolves({ DistributionTenant: tenant({ Status: 'Deployed', Customizations: { GeoRestrictions: { RestrictionType: 'none' } } }), ETag: 'E2' });
+    cloudfront.on(GetDistributionTenantCommand).resolves({
+      DistributionTenant: tenant({ Status: 'Deployed', Customizations: { GeoRestrictions: { RestrictionType: 'none' } } }),
+      ETag: 'E2',
+    });
     cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued'));
     cloudfront.on(UpdateDistributionTenantCommand).resolves({ DistributionTenant: liveTenant({ Status: 'InProgress' }), ETag: 'E3' });
 
     // Attached but not deployed yet: the next serve finds it live.
-    expect(await hosting().serve(CLAIM)).toEqual({ state: 'served', tenantId: TENANT_ID, routingEndpoint: DISTRIBUTION.routingEndpoint, certificate: 'issued', live: false });
+    expect(await hosting().serve(CLAIM)).toEqual({
+      state: 'served',
+      tenantId: TENANT_ID,
+      routingEndpoint: DISTRIBUTION.routingEndpoint,
+      certificate: 'issued',
+      live: false,
+    });
     expect(inputs(UpdateDistributionTenantCommand)).toEqual([
       {
         Id: TENANT_ID,
@@ -166,7 +205,13 @@ describe('serve', () => {
     cloudfront.on(GetDistributionTenantCommand).resolves({ DistributionTenant: liveTenant(), ETag: 'E4' });
     cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued'));
 
-    expect(await hosting().serve(CLAIM)).toEqual({ state: 'served', tenantId: TENANT_ID, routingEndpoint: DISTRIBUTION.routingEndpoint, certificate: 'issued', live: true });
+    expect(await hosting().serve(CLAIM)).toEqual({
+      state: 'served',
+      tenantId: TENANT_ID,
+      routingEndpoint: DISTRIBUTION.routingEndpoint,
+      certificate: 'issued',
+      live: true,
+    });
     expect(cloudfront.commandCalls(UpdateDistributionTenantCommand)).toHaveLength(0);
     expect(cloudfront.commandCalls(CreateDistributionTenantCommand)).toHaveLength(0);
   });
@@ -177,7 +222,10 @@ describe('serve', () => {
       .resolvesOnce({ DistributionTenant: tenant({ Status: 'Deployed' }), ETag: 'E2' })
       .resolves({ DistributionTenant: tenant({ Status: 'Deployed' }), ETag: 'E5' });
     cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued'));
-    cloudfront.on(UpdateDistributionTenantCommand).rejectsOnce(stale()).resolves({ DistributionTenant: liveTenant({ Status: 'InProgress' }), ETag: 'E6' });
+    cloudfront
+      .on(UpdateDistributionTenantCommand)
+      .rejectsOnce(stale())
+      .resolves({ DistributionTenant: liveTenant({ Status: 'InProgress' }), ETag: 'E6' });
 
     expect(await hosting().serve(CLAIM)).toMatchObject({ state: 'served', certificate: 'issued', live: false });
     expect(inputs(GetDistributionTenantCommand)).toEqual([{ Identifier: NAME }, { Identifier: TENANT_ID }]);
@@ -205,7 +253,9 @@ describe('serve', () => {
 
   it('counts a tenant whose certificate CloudFront has not requested yet as pending', async () => {
     cloudfront.on(GetDistributionTenantCommand).resolves({ DistributionTenant: tenant(), ETag: 'E1' });
-    cloudfront.on(GetManagedCertificateDetailsCommand).rejects(new EntityNotFound({ message: 'No managed certificate.', $metadata: { httpStatusCode: 404 } }));
+    cloudfront
+      .on(GetManagedCertificateDetailsCommand)
+      .rejects(new EntityNotFound({ message: 'No managed certificate.', $metadata: { httpStatusCode: 404 } }));
     expect(await hosting().serve(CLAIM)).toMatchObject({ state: 'served', certificate: 'pending', live: false });
   });
 
@@ -225,7 +275,10 @@ describe('serve', () => {
   it('lets throttling reach the caller with nothing half done, and the next serve finishes the step', async () => {
     cloudfront.on(GetDistributionTenantCommand).resolves({ DistributionTenant: tenant({ Status: 'Deployed' }), ETag: 'E2' });
     cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued'));
-    cloudfront.on(UpdateDistributionTenantCommand).rejectsOnce(throttled()).resolves({ DistributionTenant: liveTenant({ Status: 'InProgress' }), ETag: 'E3' });
+    cloudfront
+      .on(UpdateDistributionTenantCommand)
+      .rejectsOnce(throttled())
+      .resolves({ DistributionTenant: liveTenant({ Status: 'InProgress' }), ETag: 'E3' });
 
     await expect(hosting().serve(CLAIM)).rejects.toMatchObject({ name: 'Throttling' });
     expect(await hosting().serve(CLAIM)).toMatchObject({ state: 'served', certificate: 'issued' });
@@ -237,7 +290,13 @@ describe('status', () => {
   it('reads the tenant and its certificate and changes nothing, not even attaching an issued certificate', async () => {
     cloudfront.on(GetDistributionTenantCommand).resolves({ DistributionTenant: tenant({ Status: 'Deployed' }), ETag: 'E2' });
     cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate('issued'));
-    expect(await hosting().status(CLAIM)).toEqual({ state: 'served', tenantId: TENANT_ID, routingEndpoint: DISTRIBUTION.routingEndpoint, certificate: 'issued', live: false });
+    expect(await hosting().status(CLAIM)).toEqual({
+      state: 'served',
+      tenantId: TENANT_ID,
+      routingEndpoint: DISTRIBUTION.routingEndpoint,
+      certificate: 'issued',
+      live: false,
+    });
     expect(cloudfront.commandCalls(UpdateDistributionTenantCommand)).toHaveLength(0);
   });
 
@@ -251,7 +310,9 @@ describe('status', () => {
 describe('stop', () => {
   it('disables an enabled tenant with the ETag it read, keeping its settings, and deletes nothing yet', async () => {
     cloudfront.on(GetDistributionTenantCommand).resolves({ DistributionTenant: liveTenant(), ETag: 'E4' });
-    cloudfront.on(UpdateDistributionTenantCommand).resolves({ DistributionTenant: liveTenant({ Enabled: false, Status: 'InProgress' }), ETag: 'E8' });
+    cloudfront
+      .on(UpdateDistributionTenantCommand)
+      .resolves({ DistributionTenant: liveTenant({ Enabled: false, Status: 'InProgress' }), ETag: 'E8' });
 
     expect(await hosting().stop(CLAIM)).toBe('stopping');
     expect(inputs(UpdateDistributionTenantCommand)).toEqual([
@@ -269,7 +330,9 @@ describe('stop', () => {
   });
 
   it('waits while the disable is deploying', async () => {
-    cloudfront.on(GetDistributionTenantCommand).resolves({ DistributionTenant: liveTenant({ Enabled: false, Status: 'InProgress' }), ETag: 'E8' });
+    cloudfront
+      .on(GetDistributionTenantCommand)
+      .resolves({ DistributionTenant: liveTenant({ Enabled: false, Status: 'InProgress' }), ETag: 'E8' });
     expect(await hosting().stop(CLAIM)).toBe('stopping');
     expect(cloudfront.commandCalls(UpdateDistributionTenantCommand)).toHaveLength(0);
     expect(cloudfront.commandCalls(DeleteDistributionTenantCommand)).toHaveLength(0);
@@ -295,7 +358,10 @@ describe('stop', () => {
 
   it('stays stopping when the ETag went stale or CloudFront still counts the tenant enabled', async () => {
     cloudfront.on(GetDistributionTenantCommand).resolves({ DistributionTenant: liveTenant({ Enabled: false }), ETag: 'E9' });
-    cloudfront.on(DeleteDistributionTenantCommand).rejectsOnce(stale()).rejects(new ResourceNotDisabled({ message: 'The resource is not disabled.', $metadata: { httpStatusCode: 409 } }));
+    cloudfront
+      .on(DeleteDistributionTenantCommand)
+      .rejectsOnce(stale())
+      .rejects(new ResourceNotDisabled({ message: 'The resource is not disabled.', $metadata: { httpStatusCode: 409 } }));
     expect(await hosting().stop(CLAIM)).toBe('stopping');
     expect(await hosting().stop(CLAIM)).toBe('stopping');
 
@@ -359,10 +425,16 @@ describe('against CloudFront’s wire format', () => {
       { status: 404, body: errorDocument('EntityNotFound', 'The specified distribution tenant does not exist.') },
       {
         status: 400,
-        body: errorDocument('InvalidArgument', 'The provided Domain Name is not valid. Could not verify Domain Name ownership. It may not be pointing to a valid CloudFront resource.'),
+        body: errorDocument(
+          'InvalidArgument',
+          'The provided Domain Name is not valid. Could not verify Domain Name ownership. It may not be pointing to a valid CloudFront resource.',
+        ),
       },
     ]);
-    expect(await new CloudFrontHostnames(client, DISTRIBUTION).serve(CLAIM)).toEqual({ state: 'awaiting_cname', routingEndpoint: DISTRIBUTION.routingEndpoint });
+    expect(await new CloudFrontHostnames(client, DISTRIBUTION).serve(CLAIM)).toEqual({
+      state: 'awaiting_cname',
+      routingEndpoint: DISTRIBUTION.routingEndpoint,
+    });
     expect(asked).toEqual([
       { method: 'GET', path: `/2020-05-31/distribution-tenant/${NAME}` },
       { method: 'POST', path: '/2020-05-31/distribution-tenant' },
@@ -375,7 +447,11 @@ describe('against CloudFront’s wire format', () => {
       { status: 200, body: tenantDocument, etag: 'E1' },
       { status: 404, body: errorDocument('EntityNotFound', 'No managed certificate.') },
     ]);
-    expect(await new CloudFrontHostnames(client, DISTRIBUTION).serve(CLAIM)).toMatchObject({ state: 'served', certificate: 'pending', live: false });
+    expect(await new CloudFrontHostnames(client, DISTRIBUTION).serve(CLAIM)).toMatchObject({
+      state: 'served',
+      certificate: 'pending',
+      live: false,
+    });
     expect(asked.map(({ path }) => path)).toEqual([
       `/2020-05-31/distribution-tenant/${NAME}`,
       `/2020-05-31/distribution-tenant/${NAME}`,

@@ -32,12 +32,17 @@ describe('retryTransactionConflicts', () => {
 
   it('gives up after its attempts with the last conflict', async () => {
     const { next, calls } = failing(writeConflict(), writeConflict(), writeConflict(), writeConflict(), writeConflict());
-    await expect(retryTransactionConflicts(options, async () => {})(next)({})).rejects.toMatchObject({ name: 'TransactionConflictException' });
+    await expect(retryTransactionConflicts(options, async () => {})(next)({})).rejects.toMatchObject({
+      name: 'TransactionConflictException',
+    });
     expect(calls).toHaveLength(4);
   });
 
   it('never retries a refused condition, or anything else', async () => {
-    const refused = Object.assign(new Error('cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }] });
+    const refused = Object.assign(new Error('cancelled'), {
+      name: 'TransactionCanceledException',
+      CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }],
+    });
     for (const error of [refused, Object.assign(new Error('no'), { name: 'ConditionalCheckFailedException' }), new Error('boom')]) {
       const { next, calls } = failing(error);
       await expect(retryTransactionConflicts(options, async () => {})(next)({})).rejects.toBe(error);
@@ -48,7 +53,9 @@ describe('retryTransactionConflicts', () => {
   it('tells conflicts apart from other cancellations', () => {
     expect(isTransactionConflict(transactionConflict(3))).toBe(true);
     expect(isTransactionConflict(writeConflict())).toBe(true);
-    expect(isTransactionConflict({ name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] })).toBe(false);
+    expect(isTransactionConflict({ name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] })).toBe(
+      false,
+    );
     expect(isTransactionConflict(undefined)).toBe(false);
   });
 });

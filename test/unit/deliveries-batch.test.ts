@@ -10,7 +10,10 @@ import { StoppedClock } from '../support/clock.ts';
 
 function fakeDeps(failFor: Set<string>) {
   const logged: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
-  const log = (level: string) => (message: string, fields: Record<string, unknown> = {}) => void logged.push({ level, message, fields });
+  const log =
+    (level: string) =>
+    (message: string, fields: Record<string, unknown> = {}) =>
+      void logged.push({ level, message, fields });
   let flushed = 0;
   const deps = {
     clock: new StoppedClock(Date.parse('2026-11-28T12:00:00Z')),
@@ -34,7 +37,9 @@ const delivery = (id: string) => JSON.stringify(deliverMessage({ id, endpointId:
 describe('the delivery worker', () => {
   it('reports only the records that threw, and logs each failure by message id', async () => {
     const { deps, logged, flushes } = fakeDeps(new Set(['dlv_bad']));
-    const answer = await createHandler(deps)({ Records: [record('m1', delivery('dlv_ok')), record('m2', delivery('dlv_bad')), record('m3', delivery('dlv_ok2'))] });
+    const answer = await createHandler(deps)({
+      Records: [record('m1', delivery('dlv_ok')), record('m2', delivery('dlv_bad')), record('m3', delivery('dlv_ok2'))],
+    });
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm2' }] });
     expect(logged.filter((entry) => entry.message === 'work message failed').map((entry) => entry.fields)).toEqual([
       { message_id: 'm2', error: 'Error', error_message: 'the table refused dlv_bad' },

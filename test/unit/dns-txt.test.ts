@@ -32,11 +32,15 @@ describe('txtResolver finds', () => {
     ]);
     const lookup = await resolver.lookupTxt('_hushlink-challenge.many.example');
     expect(lookup.kind).toBe('found');
-    expect(lookup.kind === 'found' && [...lookup.records].sort()).toEqual(['', 'google-site-verification=abc123', challenge, 'v=spf1 include:_spf.example.net ~all'].sort());
+    expect(lookup.kind === 'found' && [...lookup.records].sort()).toEqual(
+      ['', 'google-site-verification=abc123', challenge, 'v=spf1 include:_spf.example.net ~all'].sort(),
+    );
   });
 
   it('a record split into several character-strings, joined with nothing between them (RFC 7208 §3.3)', async () => {
-    dns.setRecords('_hushlink-challenge.split.example', [{ type: 'TXT', data: ['hushlink-verification=', 'Z2l2ZW4tb25j', 'ZS1wZXItY2xhaW0'] }]);
+    dns.setRecords('_hushlink-challenge.split.example', [
+      { type: 'TXT', data: ['hushlink-verification=', 'Z2l2ZW4tb25j', 'ZS1wZXItY2xhaW0'] },
+    ]);
     expect(await resolver.lookupTxt('_hushlink-challenge.split.example')).toEqual({ kind: 'found', records: [challenge] });
   });
 
@@ -60,7 +64,10 @@ describe('txtResolver finds', () => {
   it('records too large for UDP: the answer is truncated and the resolver asks again over TCP', async () => {
     // About 1.6 kB: over 512 bytes, and over the 1232 a resolver that offers EDNS may take.
     const records = [`v=spf1 ${'ip4:192.0.2.1 '.repeat(40)}-all`, challenge, 'x'.repeat(500), 'y'.repeat(400)];
-    dns.setRecords('_hushlink-challenge.big.example', records.map((data) => ({ type: 'TXT' as const, data })));
+    dns.setRecords(
+      '_hushlink-challenge.big.example',
+      records.map((data) => ({ type: 'TXT' as const, data })),
+    );
     const lookup = await resolver.lookupTxt('_hushlink-challenge.big.example');
     expect(lookup.kind === 'found' && [...lookup.records].sort()).toEqual([...records].sort());
     expect(dns.queries()).toEqual(['udp TXT _hushlink-challenge.big.example', 'tcp TXT _hushlink-challenge.big.example']);
@@ -111,12 +118,20 @@ describe('txtResolver reports a failure', () => {
   it('SERVFAIL', async () => {
     dns.setRecords('_hushlink-challenge.servfail.example', [{ type: 'TXT', data: challenge }]);
     dns.fail('_hushlink-challenge.servfail.example', 'servfail');
-    expect(await resolver.lookupTxt('_hushlink-challenge.servfail.example')).toEqual({ kind: 'failed', reason: 'servfail', code: 'ESERVFAIL' });
+    expect(await resolver.lookupTxt('_hushlink-challenge.servfail.example')).toEqual({
+      kind: 'failed',
+      reason: 'servfail',
+      code: 'ESERVFAIL',
+    });
   });
 
   it('REFUSED', async () => {
     dns.fail('_hushlink-challenge.refused.example', 'refused');
-    expect(await resolver.lookupTxt('_hushlink-challenge.refused.example')).toEqual({ kind: 'failed', reason: 'refused', code: 'EREFUSED' });
+    expect(await resolver.lookupTxt('_hushlink-challenge.refused.example')).toEqual({
+      kind: 'failed',
+      reason: 'refused',
+      code: 'EREFUSED',
+    });
   });
 
   it('a server that never answers: a timeout after the bounded tries', async () => {
@@ -159,7 +174,9 @@ describe('txtResolver reports a failure', () => {
     const second = await startLocalDns({ zone: { '_hushlink-challenge.fallback.example': [{ type: 'TXT', data: challenge }] } });
     dns.fail('_hushlink-challenge.fallback.example', 'timeout');
     try {
-      const lookup = await txtResolver([dns.server, second.server], { timeoutMs: 200, tries: 1 }).lookupTxt('_hushlink-challenge.fallback.example');
+      const lookup = await txtResolver([dns.server, second.server], { timeoutMs: 200, tries: 1 }).lookupTxt(
+        '_hushlink-challenge.fallback.example',
+      );
       expect(lookup).toEqual({ kind: 'found', records: [challenge] });
     } finally {
       await second.stop();

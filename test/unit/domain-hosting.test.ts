@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { StoppedClock } from '../support/clock.ts';
 import { hostVerifiedDomains, type HostingPorts } from '../../shared/domain/domains/hosting.ts';
-import type { ClaimToServe, HostedClaim, Hosting, HostingRecord, HostingStore, HostingWork, HostnameHosting, StopOrder } from '../../shared/domain/domains/ports.ts';
+import type {
+  ClaimToServe,
+  HostedClaim,
+  Hosting,
+  HostingRecord,
+  HostingStore,
+  HostingWork,
+  HostnameHosting,
+  StopOrder,
+} from '../../shared/domain/domains/ports.ts';
 import { domainLimits } from '../../shared/limits.ts';
 import type { AppLogger, LogAttributes } from '../../shared/logger.ts';
 import { CountingMetrics } from '../../shared/metrics.ts';
@@ -20,7 +29,15 @@ class MemoryHosting implements HostingStore {
 
   /** A claim verified at `at`, due at once (workspaceDomains.ts `verify`). */
   verify(claim: HostedClaim, at: number): void {
-    const hosting: HostingRecord = { step: 'due', since: at, checkedAt: null, tenantId: null, certificate: null, gaveUp: null, reported: false };
+    const hosting: HostingRecord = {
+      step: 'due',
+      since: at,
+      checkedAt: null,
+      tenantId: null,
+      certificate: null,
+      gaveUp: null,
+      reported: false,
+    };
     this.claims.set(claim.domainId, { claim: { ...claim, workspaceId: 'wks_1', verifiedAt: at, hosting }, nextAt: at });
   }
 
@@ -28,7 +45,10 @@ class MemoryHosting implements HostingStore {
   remove(domainId: string, at: number): void {
     const { claim } = this.claims.get(domainId)!;
     this.claims.delete(domainId);
-    this.orders.set(domainId, { order: { domainId, hostname: claim.hostname, workspaceId: claim.workspaceId, orderedAt: at, version: 1, reported: false }, nextAt: at });
+    this.orders.set(domainId, {
+      order: { domainId, hostname: claim.hostname, workspaceId: claim.workspaceId, orderedAt: at, version: 1, reported: false },
+      nextAt: at,
+    });
   }
 
   hostingOf(domainId: string) {
@@ -38,8 +58,12 @@ class MemoryHosting implements HostingStore {
 
   async due(now: number, limit: number): Promise<HostingWork[]> {
     const work: Array<{ at: number; work: HostingWork }> = [
-      ...[...this.claims.values()].filter((entry) => entry.nextAt !== null && entry.nextAt <= now).map((entry) => ({ at: entry.nextAt!, work: { serve: structuredClone(entry.claim) } })),
-      ...[...this.orders.values()].filter((entry) => entry.nextAt <= now).map((entry) => ({ at: entry.nextAt, work: { stop: { ...entry.order } } })),
+      ...[...this.claims.values()]
+        .filter((entry) => entry.nextAt !== null && entry.nextAt <= now)
+        .map((entry) => ({ at: entry.nextAt!, work: { serve: structuredClone(entry.claim) } })),
+      ...[...this.orders.values()]
+        .filter((entry) => entry.nextAt <= now)
+        .map((entry) => ({ at: entry.nextAt, work: { stop: { ...entry.order } } })),
     ];
     return work
       .sort((a, b) => a.at - b.at)
@@ -121,7 +145,13 @@ class ScriptedHosting implements HostnameHosting {
   }
 }
 
-const served = ({ live, certificate = live ? 'issued' : 'pending' }: { live: boolean; certificate?: 'pending' | 'issued' | 'failed' }): Hosting => ({
+const served = ({
+  live,
+  certificate = live ? 'issued' : 'pending',
+}: {
+  live: boolean;
+  certificate?: 'pending' | 'issued' | 'failed';
+}): Hosting => ({
   state: 'served',
   tenantId: 'dt_2x9GhoK0TZRsohWzv1b9It8J1AB',
   routingEndpoint: ENDPOINT,
@@ -168,7 +198,12 @@ describe('hosting verified claims', () => {
     const claim = verified();
     hosting.serveAs(claim.hostname, served({ live: false }));
     expect(await run()).toEqual({ steps: 1, live: 0, stopped: 0, gaveUp: 0, failed: 0 });
-    expect(store.hostingOf(claim.domainId)).toMatchObject({ step: 'deploying', certificate: 'pending', tenantId: 'dt_2x9GhoK0TZRsohWzv1b9It8J1AB', nextAt: clock.now() + domainLimits.hostingRetrySeconds.deploying * 1000 });
+    expect(store.hostingOf(claim.domainId)).toMatchObject({
+      step: 'deploying',
+      certificate: 'pending',
+      tenantId: 'dt_2x9GhoK0TZRsohWzv1b9It8J1AB',
+      nextAt: clock.now() + domainLimits.hostingRetrySeconds.deploying * 1000,
+    });
     // Not due again before its minute.
     expect((await run()).steps).toBe(0);
     clock.advance(MINUTE);
@@ -186,17 +221,31 @@ describe('hosting verified claims', () => {
     hosting.serveAs(claim.hostname, { state: 'awaiting_cname', routingEndpoint: ENDPOINT });
     await run();
     const first = store.hostingOf(claim.domainId)!;
-    expect(first).toMatchObject({ step: 'awaiting_cname', since: clock.now(), nextAt: clock.now() + domainLimits.cnameWait.firstDayEverySeconds * 1000 });
+    expect(first).toMatchObject({
+      step: 'awaiting_cname',
+      since: clock.now(),
+      nextAt: clock.now() + domainLimits.cnameWait.firstDayEverySeconds * 1000,
+    });
     clock.advance(25 * 3600);
     await run();
-    expect(store.hostingOf(claim.domainId)).toMatchObject({ step: 'awaiting_cname', since: first.since, nextAt: clock.now() + domainLimits.cnameWait.thenEverySeconds * 1000 });
+    expect(store.hostingOf(claim.domainId)).toMatchObject({
+      step: 'awaiting_cname',
+      since: first.since,
+      nextAt: clock.now() + domainLimits.cnameWait.thenEverySeconds * 1000,
+    });
     // The window ends: no more serves; whatever CloudFront holds of it is stopped (nothing, here).
     clock.advance(domainLimits.hostingWindowSeconds);
     expect(await run()).toMatchObject({ steps: 1, gaveUp: 1 });
     expect(store.hostingOf(claim.domainId)).toMatchObject({ step: 'given_up', gaveUp: 'cname_missing', nextAt: null });
     expect(hosting.calls.at(-1)).toEqual({ operation: 'stop', hostname: claim.hostname });
     expect(metrics.total('CustomHostnamesGivenUp')).toBe(1);
-    expect(logger.at('WARN')).toEqual([{ level: 'WARN', message: 'custom hostname given up', attributes: { domain_id: claim.domainId, hostname: claim.hostname, reason: 'cname_missing' } }]);
+    expect(logger.at('WARN')).toEqual([
+      {
+        level: 'WARN',
+        message: 'custom hostname given up',
+        attributes: { domain_id: claim.domainId, hostname: claim.hostname, reason: 'cname_missing' },
+      },
+    ]);
     clock.advance(24 * 3600);
     expect((await run()).steps).toBe(0);
   });
@@ -213,7 +262,9 @@ describe('hosting verified claims', () => {
     expect(hosting.of('serve')).toHaveLength(25);
     expect(store.hostingOf(claim.domainId)).toMatchObject({ step: 'hostname_taken', since: started, reported: true });
     expect(metrics.total('CustomHostnamesStuck')).toBe(1);
-    expect(logger.at('WARN').map((line) => line.message)).toEqual(['custom hostname stuck: its hostname is held by another tenant or account']);
+    expect(logger.at('WARN').map((line) => line.message)).toEqual([
+      'custom hostname stuck: its hostname is held by another tenant or account',
+    ]);
     // Released (the earlier claim's tenant went): served, and the report starts over if it happens again.
     hosting.serveAs(claim.hostname, served({ live: true }));
     await run();
@@ -226,7 +277,11 @@ describe('hosting verified claims', () => {
     hosting.serveAs(claim.hostname, served({ live: false, certificate: 'failed' }));
     hosting.stopAs(claim.hostname, 'stopping', 'stopping', 'stopped');
     await run();
-    expect(store.hostingOf(claim.domainId)).toMatchObject({ step: 'stopping', gaveUp: 'certificate_failed', nextAt: clock.now() + domainLimits.hostingRetrySeconds.stopping * 1000 });
+    expect(store.hostingOf(claim.domainId)).toMatchObject({
+      step: 'stopping',
+      gaveUp: 'certificate_failed',
+      nextAt: clock.now() + domainLimits.hostingRetrySeconds.stopping * 1000,
+    });
     clock.advance(MINUTE);
     await run();
     expect(store.hostingOf(claim.domainId)).toMatchObject({ step: 'stopping', gaveUp: 'certificate_failed' });
@@ -253,10 +308,18 @@ describe('hosting verified claims', () => {
     const fine = verified();
     hosting.serveAs(failing.hostname, Object.assign(new Error('Rate exceeded'), { name: 'Throttling' }));
     expect(await run()).toEqual({ steps: 2, live: 1, stopped: 0, gaveUp: 0, failed: 1 });
-    expect(store.hostingOf(failing.domainId)).toMatchObject({ step: 'due', checkedAt: clock.now(), nextAt: clock.now() + domainLimits.hostingRetrySeconds.failed * 1000 });
+    expect(store.hostingOf(failing.domainId)).toMatchObject({
+      step: 'due',
+      checkedAt: clock.now(),
+      nextAt: clock.now() + domainLimits.hostingRetrySeconds.failed * 1000,
+    });
     expect(store.hostingOf(fine.domainId)).toMatchObject({ step: 'live' });
     expect(logger.at('ERROR')).toEqual([
-      { level: 'ERROR', message: 'custom hostname not served this time', attributes: { domain_id: failing.domainId, hostname: failing.hostname, error: 'Throttling', error_message: 'Rate exceeded' } },
+      {
+        level: 'ERROR',
+        message: 'custom hostname not served this time',
+        attributes: { domain_id: failing.domainId, hostname: failing.hostname, error: 'Throttling', error_message: 'Rate exceeded' },
+      },
     ]);
   });
 
@@ -267,7 +330,12 @@ describe('hosting verified claims', () => {
       return verified();
     });
     expect((await run()).steps).toBe(domainLimits.hostingStepsPerRun);
-    expect(hosting.of('serve').sort()).toEqual(claims.slice(0, domainLimits.hostingStepsPerRun).map((claim) => claim.hostname).sort());
+    expect(hosting.of('serve').sort()).toEqual(
+      claims
+        .slice(0, domainLimits.hostingStepsPerRun)
+        .map((claim) => claim.hostname)
+        .sort(),
+    );
     await run();
     await run();
     expect(hosting.of('serve').sort()).toEqual(claims.map((claim) => claim.hostname).sort());
@@ -315,7 +383,10 @@ describe('stopping deleted claims', () => {
       store.orders.delete(claim.domainId);
     });
     await run();
-    expect(store.orders.get(claim.domainId)).toMatchObject({ order: { domainId: claim.domainId, hostname: claim.hostname }, nextAt: clock.now() });
+    expect(store.orders.get(claim.domainId)).toMatchObject({
+      order: { domainId: claim.domainId, hostname: claim.hostname },
+      nextAt: clock.now(),
+    });
     expect(await run()).toMatchObject({ stopped: 1 });
     expect(hosting.calls.map((call) => call.operation)).toEqual(['serve', 'stop']);
   });

@@ -91,7 +91,11 @@ describe('HostDirectory', () => {
     const clock = new StoppedClock();
     let release: (claim: HostClaim | null) => void = () => {};
     let reads = 0;
-    const hosts = new HostDirectory({ verifiedClaim: () => (reads++, reads === 1 ? new Promise((resolve) => (release = resolve)) : Promise.resolve(claim)) }, clock, 5000);
+    const hosts = new HostDirectory(
+      { verifiedClaim: () => (reads++, reads === 1 ? new Promise((resolve) => (release = resolve)) : Promise.resolve(claim)) },
+      clock,
+      5000,
+    );
     const inFlight = hosts.claimOf('links.acme.com');
     hosts.forget('links.acme.com');
     release(null);
@@ -105,7 +109,10 @@ describe('HostDirectory', () => {
     await expect(checkHost(null, 'https://secrets.example.com', false, hosts)).resolves.toBeNull();
     await expect(checkHost('SECRETS.example.com:443', 'https://secrets.example.com', false, hosts)).resolves.toBeNull();
     await expect(checkHost('127.0.0.1:3000', 'http://localhost:3000', true, hosts)).resolves.toBeNull();
-    await expect(checkHost('127.0.0.1:3000', 'https://secrets.example.com', false, hosts).catch(toHttpError)).resolves.toMatchObject({ status: 404, extras: { members: { reason: 'unknown_host' } } });
+    await expect(checkHost('127.0.0.1:3000', 'https://secrets.example.com', false, hosts).catch(toHttpError)).resolves.toMatchObject({
+      status: 404,
+      extras: { members: { reason: 'unknown_host' } },
+    });
     const served = directory(claim);
     await expect(checkHost('Links.Acme.com.', 'https://secrets.example.com', false, served.hosts)).resolves.toEqual(claim);
     expect(hostnameOf('[::1]:3000')).toBe('[::1]');

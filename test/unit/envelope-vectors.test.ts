@@ -12,7 +12,16 @@ function referenceEnvelope(vector: Vector): Buffer {
   const salt = Buffer.from(vector.salt, 'base64url');
   const passphrase = vector.passphrase;
   const ikm = passphrase
-    ? Buffer.concat([key, pbkdf2Sync(Buffer.from(passphrase.normalize('NFC')), Buffer.concat([Buffer.from('hushlink/v1/pw'), salt]), vector.iterations, 32, 'sha256')])
+    ? Buffer.concat([
+        key,
+        pbkdf2Sync(
+          Buffer.from(passphrase.normalize('NFC')),
+          Buffer.concat([Buffer.from('hushlink/v1/pw'), salt]),
+          vector.iterations,
+          32,
+          'sha256',
+        ),
+      ])
     : key;
   const subkey = (label: string) => Buffer.from(hkdfSync('sha256', ikm, salt, `hushlink/v1/${label}`, 32));
 
@@ -78,7 +87,16 @@ describe('envelope v1 known-answer vectors', () => {
         const key = Buffer.from(vector.key, 'base64url');
         const salt = Buffer.from(vector.salt, 'base64url');
         const ikm = vector.passphrase
-          ? Buffer.concat([key, pbkdf2Sync(Buffer.from(vector.passphrase), Buffer.concat([Buffer.from('hushlink/v1/pw'), salt]), vector.iterations, 32, 'sha256')])
+          ? Buffer.concat([
+              key,
+              pbkdf2Sync(
+                Buffer.from(vector.passphrase),
+                Buffer.concat([Buffer.from('hushlink/v1/pw'), salt]),
+                vector.iterations,
+                32,
+                'sha256',
+              ),
+            ])
           : key;
         const token = Buffer.from(hkdfSync('sha256', ikm, salt, 'hushlink/v1/claim', 32));
         expect(token.toString('base64url')).toBe(vector.claim_token);

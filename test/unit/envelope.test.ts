@@ -47,7 +47,9 @@ describe('envelope v1', () => {
     expect(await errorOf(openText(plain.envelope, { key: plain.key.slice(0, 40), salt: plain.salt }))).toBe('wrong_key');
 
     const guarded = await sealText('b', { passphrase: 'hunter2' });
-    expect(await errorOf(openText(guarded.envelope, { key: guarded.key, salt: guarded.salt, passphrase: 'hunter3' }))).toBe('wrong_passphrase');
+    expect(await errorOf(openText(guarded.envelope, { key: guarded.key, salt: guarded.salt, passphrase: 'hunter3' }))).toBe(
+      'wrong_passphrase',
+    );
     expect(await errorOf(openText(guarded.envelope, { key: guarded.key, salt: guarded.salt }))).toBe('passphrase_required');
 
     const tampered = plain.envelope.slice();

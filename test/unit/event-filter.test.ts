@@ -5,11 +5,15 @@ import { relayFilters, secretWriteOf, testDeliveryOf } from '../../shared/store/
 import type { DynamoDBRecord } from 'aws-lambda';
 
 describe('eventFilter (Lambda event filtering, as the local pollers apply it)', () => {
-  const matches = eventFilter([{ eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['secret'] }, owner_id: { S: [{ exists: true }] } } } }]);
+  const matches = eventFilter([
+    { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['secret'] }, owner_id: { S: [{ exists: true }] } } } },
+  ]);
 
   it('matches exact values at each key, and exists on a field', () => {
     expect(matches({ eventName: 'INSERT', dynamodb: { NewImage: { type: { S: 'secret' }, owner_id: { S: 'usr_1' } } } })).toBe(true);
-    expect(matches({ eventName: 'MODIFY', dynamodb: { NewImage: { type: { S: 'secret' }, owner_id: { S: 'usr_1' }, other: { N: '1' } } } })).toBe(true);
+    expect(
+      matches({ eventName: 'MODIFY', dynamodb: { NewImage: { type: { S: 'secret' }, owner_id: { S: 'usr_1' }, other: { N: '1' } } } }),
+    ).toBe(true);
   });
 
   it('refuses another value, a missing field, or a missing parent', () => {
@@ -40,13 +44,20 @@ const image = (item: Record<string, unknown>) =>
   Object.fromEntries(
     Object.entries(item).map(([name, value]) => [
       name,
-      typeof value === 'number' ? { N: String(value) } : Array.isArray(value) ? { L: value.map((event) => ({ M: { id: { S: event.id }, type: { S: event.type }, at: { N: String(event.at) } } })) } : { S: String(value) },
+      typeof value === 'number'
+        ? { N: String(value) }
+        : Array.isArray(value)
+          ? { L: value.map((event) => ({ M: { id: { S: event.id }, type: { S: event.type }, at: { N: String(event.at) } } })) }
+          : { S: String(value) },
     ]),
   );
 const secret = (emitted: Array<{ id: string; type: string; at: number }>, owner?: string, viewsLeft = 2) =>
   image({ type: 'secret', id: 'sec_1', views_left: viewsLeft, ...(owner ? { owner_id: owner } : {}), emitted });
 const record = (eventName: 'INSERT' | 'MODIFY' | 'REMOVE', NewImage?: Record<string, unknown>, OldImage?: Record<string, unknown>) =>
-  ({ eventName, dynamodb: { SequenceNumber: '1', ...(NewImage ? { NewImage } : {}), ...(OldImage ? { OldImage } : {}) } }) as unknown as DynamoDBRecord;
+  ({
+    eventName,
+    dynamodb: { SequenceNumber: '1', ...(NewImage ? { NewImage } : {}), ...(OldImage ? { OldImage } : {}) },
+  }) as unknown as DynamoDBRecord;
 
 // The store reads the write off a record; the domain decides what the endpoints hear of it.
 const secretChangeOf = (record: DynamoDBRecord) => changeOfWrite(secretWriteOf(record));
@@ -77,13 +88,43 @@ describe('the relay’s stream records', () => {
   });
 
   it('a test delivery written: its first attempt to queue; no other delivery', () => {
-    const test = record('INSERT', image({ type: 'webhook_delivery', id: 'dlv_1', endpoint_id: 'whk_1', user_id: 'usr_1', event_type: 'webhook.test', status: 'pending' }));
+    const test = record(
+      'INSERT',
+      image({
+        type: 'webhook_delivery',
+        id: 'dlv_1',
+        endpoint_id: 'whk_1',
+        user_id: 'usr_1',
+        event_type: 'webhook.test',
+        status: 'pending',
+      }),
+    );
     expect(passes(test)).toBe(true);
     expect(testDeliveryOf(test)).toEqual({ id: 'dlv_1', endpointId: 'whk_1', userId: 'usr_1' });
-    const relayed = record('INSERT', image({ type: 'webhook_delivery', id: 'dlv_2', endpoint_id: 'whk_1', user_id: 'usr_1', event_type: 'secret.viewed', status: 'pending' }));
+    const relayed = record(
+      'INSERT',
+      image({
+        type: 'webhook_delivery',
+        id: 'dlv_2',
+        endpoint_id: 'whk_1',
+        user_id: 'usr_1',
+        event_type: 'secret.viewed',
+        status: 'pending',
+      }),
+    );
     expect(passes(relayed)).toBe(false);
     expect(testDeliveryOf(relayed)).toBeNull();
-    const attempted = record('MODIFY', image({ type: 'webhook_delivery', id: 'dlv_1', endpoint_id: 'whk_1', user_id: 'usr_1', event_type: 'webhook.test', status: 'delivered' }));
+    const attempted = record(
+      'MODIFY',
+      image({
+        type: 'webhook_delivery',
+        id: 'dlv_1',
+        endpoint_id: 'whk_1',
+        user_id: 'usr_1',
+        event_type: 'webhook.test',
+        status: 'delivered',
+      }),
+    );
     expect(passes(attempted)).toBe(false);
     expect(testDeliveryOf(attempted)).toBeNull();
   });

@@ -19,7 +19,10 @@ const location = { bucket: 'hushlink-files-example', region: 'eu-west-1', creden
 const s3 = mockClient(S3Client);
 afterEach(() => s3.reset());
 
-const checksumParams = (url: string) => [...new URL(url).searchParams.keys()].filter((name) => name.toLowerCase().startsWith('x-amz-checksum') || name.toLowerCase() === 'x-amz-sdk-checksum-algorithm');
+const checksumParams = (url: string) =>
+  [...new URL(url).searchParams.keys()].filter(
+    (name) => name.toLowerCase().startsWith('x-amz-checksum') || name.toLowerCase() === 'x-amz-sdk-checksum-algorithm',
+  );
 
 describe('presigned URLs', () => {
   it('sign an UploadPart for exactly one part of exactly its length, with no checksum parameter (the SDK default would add the CRC of an empty body)', async () => {
@@ -45,7 +48,9 @@ describe('presigned URLs', () => {
     expect(checksumParams(download.href)).toEqual([]);
     // China's partition has its own domain, as the stack's urlSuffix (the pages' connect-src) says.
     const china = new PresignedFileObjects(awsBucket({ FILES_BUCKET: location.bucket, REGION: 'cn-north-1' }, async () => credentials));
-    expect(new URL(await china.downloadUrl('files/sec_x', 900)).origin).toBe('https://hushlink-files-example.s3.cn-north-1.amazonaws.com.cn');
+    expect(new URL(await china.downloadUrl('files/sec_x', 900)).origin).toBe(
+      'https://hushlink-files-example.s3.cn-north-1.amazonaws.com.cn',
+    );
     const local = new PresignedFileObjects({ ...location, endpoint: 'http://127.0.0.1:4569' });
     expect(new URL(await local.downloadUrl('files/sec_y', 60)).pathname).toBe('/hushlink-files-example/files/sec_y');
   });
@@ -62,7 +67,11 @@ describe('S3MultipartUploads', () => {
   it('begins an upload of an opaque object', async () => {
     s3.on(CreateMultipartUploadCommand).resolves({ UploadId: 'u-1' });
     expect(await uploads().start('files/sec_x')).toBe('u-1');
-    expect(s3.commandCalls(CreateMultipartUploadCommand)[0]!.args[0].input).toEqual({ Bucket: location.bucket, Key: 'files/sec_x', ContentType: 'application/octet-stream' });
+    expect(s3.commandCalls(CreateMultipartUploadCommand)[0]!.args[0].input).toEqual({
+      Bucket: location.bucket,
+      Key: 'files/sec_x',
+      ContentType: 'application/octet-stream',
+    });
   });
 
   it('lists every part, page by page, and says null for an upload S3 does not know', async () => {
@@ -81,14 +90,29 @@ describe('S3MultipartUploads', () => {
 
   it('completes with the parts given, and names S3’s refusals', async () => {
     s3.on(CompleteMultipartUploadCommand).resolves({});
-    expect(await uploads().complete('files/sec_x', 'u-1', [{ partNumber: 1, etag: '"a"' }, { partNumber: 2, etag: '"b"' }])).toEqual({ completed: true });
+    expect(
+      await uploads().complete('files/sec_x', 'u-1', [
+        { partNumber: 1, etag: '"a"' },
+        { partNumber: 2, etag: '"b"' },
+      ]),
+    ).toEqual({ completed: true });
     expect(s3.commandCalls(CompleteMultipartUploadCommand)[0]!.args[0].input).toEqual({
       Bucket: location.bucket,
       Key: 'files/sec_x',
       UploadId: 'u-1',
-      MultipartUpload: { Parts: [{ PartNumber: 1, ETag: '"a"' }, { PartNumber: 2, ETag: '"b"' }] },
+      MultipartUpload: {
+        Parts: [
+          { PartNumber: 1, ETag: '"a"' },
+          { PartNumber: 2, ETag: '"b"' },
+        ],
+      },
     });
-    for (const [error, reason] of [['InvalidPart', 'invalid_part'], ['EntityTooSmall', 'too_small'], ['InvalidPartOrder', 'invalid_order'], ['NoSuchUpload', 'no_such_upload']] as const) {
+    for (const [error, reason] of [
+      ['InvalidPart', 'invalid_part'],
+      ['EntityTooSmall', 'too_small'],
+      ['InvalidPartOrder', 'invalid_order'],
+      ['NoSuchUpload', 'no_such_upload'],
+    ] as const) {
       s3.reset();
       s3.on(CompleteMultipartUploadCommand).rejects(named(error));
       expect(await uploads().complete('files/sec_x', 'u-1', [])).toEqual({ completed: false, reason });
@@ -101,7 +125,11 @@ describe('S3MultipartUploads', () => {
   it('aborts (an upload already gone is fine) and measures the object (none is null)', async () => {
     s3.on(AbortMultipartUploadCommand).rejectsOnce(named('NoSuchUpload')).resolves({});
     await uploads().abort('files/sec_x', 'u-1');
-    expect(s3.commandCalls(AbortMultipartUploadCommand)[0]!.args[0].input).toEqual({ Bucket: location.bucket, Key: 'files/sec_x', UploadId: 'u-1' });
+    expect(s3.commandCalls(AbortMultipartUploadCommand)[0]!.args[0].input).toEqual({
+      Bucket: location.bucket,
+      Key: 'files/sec_x',
+      UploadId: 'u-1',
+    });
     s3.on(HeadObjectCommand).resolvesOnce({ ContentLength: 1234 }).rejects(named('NotFound'));
     expect(await uploads().size('files/sec_x')).toBe(1234);
     expect(await uploads().size('files/sec_x')).toBeNull();
@@ -111,6 +139,10 @@ describe('S3MultipartUploads', () => {
     // The SDK's body is a stream with helpers; only the one the adapter calls is needed.
     s3.on(GetObjectCommand).resolves({ Body: { transformToByteArray: async () => Buffer.from('HLE1') } as never });
     expect(Buffer.from(await uploads().firstBytes('files/sec_x', 64)).toString()).toBe('HLE1');
-    expect(s3.commandCalls(GetObjectCommand)[0]!.args[0].input).toEqual({ Bucket: location.bucket, Key: 'files/sec_x', Range: 'bytes=0-63' });
+    expect(s3.commandCalls(GetObjectCommand)[0]!.args[0].input).toEqual({
+      Bucket: location.bucket,
+      Key: 'files/sec_x',
+      Range: 'bytes=0-63',
+    });
   });
 });

@@ -23,7 +23,9 @@ describe('files', () => {
     await expectRefusal(
       startFileUpload(newFileUpload({ ...body, size_bytes: 10 ** 12 }), null, null, deps),
       Forbidden,
-      new HttpError(403, 'forbidden', `Files are limited to ${limit} bytes on your plan.`, { members: { reason: 'plan_limit', limit_bytes: limit } }),
+      new HttpError(403, 'forbidden', `Files are limited to ${limit} bytes on your plan.`, {
+        members: { reason: 'plan_limit', limit_bytes: limit },
+      }),
     );
     const response = { request_id: 'rql_AAAAAAAAAAAAAAAAAAAAAA', enc: 'e', wrapped_key: 'w' };
     const input = newFileUpload({ ...body, ...response });
@@ -45,7 +47,11 @@ describe('files', () => {
       Conflict,
       new HttpError(409, 'conflict', 'No upload of yours is pending under these ids.', { members: { reason: 'not_pending' } }),
     );
-    await expectRefusal(abortFileUpload(parts, deps), NotFound, new HttpError(404, 'not_found', 'No upload of yours is pending under these ids.'));
+    await expectRefusal(
+      abortFileUpload(parts, deps),
+      NotFound,
+      new HttpError(404, 'not_found', 'No upload of yours is pending under these ids.'),
+    );
   });
 });
 
@@ -69,7 +75,9 @@ describe('request links', () => {
     await expectRefusal(
       createRequestLink(input, 'usr_1', ports() as never),
       Invalid,
-      new HttpError(400, 'invalid_request', 'public_key must not be all zeros.', { errors: [{ path: 'body.public_key', message: 'must not be all zeros' }] }),
+      new HttpError(400, 'invalid_request', 'public_key must not be all zeros.', {
+        errors: [{ path: 'body.public_key', message: 'must not be all zeros' }],
+      }),
     );
     await expectRefusal(
       createRequestLink({ ...input, publicKey: 'AAAA' }, 'usr_1', ports() as never),
@@ -81,14 +89,28 @@ describe('request links', () => {
   });
 
   it('says why a link takes no more responses: full, closed, expired, unknown, or busy for a moment', async () => {
-    expectShown(refusedResponse(link(), 0), Conflict, new HttpError(409, 'conflict', 'This link has all the responses it asked for.', { members: { reason: 'request_full' } }));
-    expectShown(refusedResponse(link({ closedAt: 5 }), 0), Gone, new HttpError(410, 'gone', 'The requester closed this link.', { members: { reason: 'closed' } }));
-    expectShown(refusedResponse(link(), 10_000), Gone, new HttpError(410, 'gone', 'This link has expired.', { members: { reason: 'expired' } }));
+    expectShown(
+      refusedResponse(link(), 0),
+      Conflict,
+      new HttpError(409, 'conflict', 'This link has all the responses it asked for.', { members: { reason: 'request_full' } }),
+    );
+    expectShown(
+      refusedResponse(link({ closedAt: 5 }), 0),
+      Gone,
+      new HttpError(410, 'gone', 'The requester closed this link.', { members: { reason: 'closed' } }),
+    );
+    expectShown(
+      refusedResponse(link(), 10_000),
+      Gone,
+      new HttpError(410, 'gone', 'This link has expired.', { members: { reason: 'expired' } }),
+    );
     expectShown(refusedResponse(null, 0), NotFound, new HttpError(404, 'not_found', 'No request link has this id.'));
     await expectRefusal(
       settleAdded('busy', 'rql_AAAAAAAAAAAAAAAAAAAAAA', ports()),
       RateLimited,
-      new HttpError(429, 'rate_limited', 'Many responses are arriving at this link at once; send again in a moment.', { headers: { 'retry-after': '1' } }),
+      new HttpError(429, 'rate_limited', 'Many responses are arriving at this link at once; send again in a moment.', {
+        headers: { 'retry-after': '1' },
+      }),
     );
   });
 

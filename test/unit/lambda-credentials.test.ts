@@ -14,7 +14,11 @@ describe('the credentials of the Lambda bundles', () => {
     vi.stubEnv('AWS_ACCESS_KEY_ID', 'ASIAEXAMPLE');
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret-example');
     vi.stubEnv('AWS_SESSION_TOKEN', 'session-example');
-    await expect(defaultProvider()()).resolves.toMatchObject({ accessKeyId: 'ASIAEXAMPLE', secretAccessKey: 'secret-example', sessionToken: 'session-example' });
+    await expect(defaultProvider()()).resolves.toMatchObject({
+      accessKeyId: 'ASIAEXAMPLE',
+      secretAccessKey: 'secret-example',
+      sessionToken: 'session-example',
+    });
     vi.stubEnv('AWS_ACCESS_KEY_ID', '');
     await expect(defaultProvider()()).rejects.toThrow(/environment variable credentials/);
   });
@@ -40,7 +44,10 @@ describe('the credentials of the Lambda bundles', () => {
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.some((input) => input.includes('credential-provider-env'))).toBe(true);
     for (const gone of ['credential-provider-node/', 'credential-provider-sso', 'credential-provider-ini', 'credential-provider-imds']) {
-      expect(inputs.filter((input) => input.includes(gone)), gone).toEqual([]);
+      expect(
+        inputs.filter((input) => input.includes(gone)),
+        gone,
+      ).toEqual([]);
     }
   });
 });

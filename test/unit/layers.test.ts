@@ -11,10 +11,10 @@ import { domainValueImports } from '../support/layers.ts';
 /** The pure helpers a store may call, each with why the store, not the domain, must call it. At most 10. */
 const allowed: Record<string, Record<string, string>> = {
   'shared/store/secretItem.ts': {
-    recipientEmailHash: 'the stored hash of a restricted link\'s address must be exactly the one the gate compares with',
+    recipientEmailHash: "the stored hash of a restricted link's address must be exactly the one the gate compares with",
   },
   'shared/store/ssoPolicy.ts': {
-    normalizeEmail: 'an address\'s domain is keyed normalized as accounts normalize addresses, or a lookup misses',
+    normalizeEmail: "an address's domain is keyed normalized as accounts normalize addresses, or a lookup misses",
   },
   'shared/store/usage.ts': {
     monthOf: 'calls are counted under the month key the usage read and the rollup ask for: one definition of a month',
@@ -43,7 +43,9 @@ describe('layers', () => {
       "import {\n  type A,\n  type B,\n} from '../domain/x.ts';",
       "import { keyOf } from './items/index.ts';",
     ].join('\n');
-    expect(domainValueImports('shared/store/example.ts', text)).toEqual([{ file: 'shared/store/example.ts', from: 'shared/domain/secrets/model.ts', names: ['isTerminal'] }]);
+    expect(domainValueImports('shared/store/example.ts', text)).toEqual([
+      { file: 'shared/store/example.ts', from: 'shared/domain/secrets/model.ts', names: ['isTerminal'] },
+    ]);
   });
 
   it('a store imports from the domain only types, and the named helpers of the allowlist', () => {

@@ -14,7 +14,11 @@ let nextId = 1;
 beforeAll(async () => {
   dns = await startLocalDns({
     zone: {
-      'www.example': [{ type: 'A', data: '192.0.2.1' }, { type: 'A', data: '192.0.2.2' }, { type: 'AAAA', data: '2001:db8::1' }],
+      'www.example': [
+        { type: 'A', data: '192.0.2.1' },
+        { type: 'A', data: '192.0.2.2' },
+        { type: 'AAAA', data: '2001:db8::1' },
+      ],
       'alias.example': [{ type: 'CNAME', data: 'www.example' }],
     },
   });
@@ -34,7 +38,9 @@ async function overUdp(message: Packet | Buffer): Promise<{ reply: DecodedPacket
   const socket = createSocket('udp4');
   try {
     const answer = new Promise<Buffer>((resolve) => socket.once('message', resolve));
-    await new Promise<void>((resolve) => socket.send(Buffer.isBuffer(message) ? message : dnsPacket.encode(message), dns.port, '127.0.0.1', () => resolve()));
+    await new Promise<void>((resolve) =>
+      socket.send(Buffer.isBuffer(message) ? message : dnsPacket.encode(message), dns.port, '127.0.0.1', () => resolve()),
+    );
     const bytes = await answer;
     return { reply: dnsPacket.decode(bytes), bytes: bytes.length };
   } finally {
@@ -80,7 +86,15 @@ describe('answers', () => {
     dns.setRecords('echo.example', [{ type: 'TXT', data: 'v=1' }]);
     const asked = query('Echo.Example', 'TXT');
     const { reply } = await overUdp(asked);
-    expect(reply).toMatchObject({ id: asked.id, type: 'response', flag_aa: true, flag_rd: true, flag_ra: false, flag_tc: false, rcode: 'NOERROR' });
+    expect(reply).toMatchObject({
+      id: asked.id,
+      type: 'response',
+      flag_aa: true,
+      flag_rd: true,
+      flag_ra: false,
+      flag_tc: false,
+      rcode: 'NOERROR',
+    });
     expect(reply.questions).toEqual([{ name: 'Echo.Example', type: 'TXT', class: 'IN' }]);
     expect(reply.answers).toMatchObject([{ name: 'Echo.Example', type: 'TXT', ttl: 60, data: [Buffer.from('v=1')] }]);
     expect(reply.additionals).toEqual([]);
@@ -147,7 +161,12 @@ describe('answers', () => {
 describe('truncation', () => {
   const big = [`v=spf1 ${'ip4:192.0.2.1 '.repeat(30)}-all`, 'y'.repeat(250)];
 
-  beforeEach(() => dns.setRecords('big.example', big.map((data) => ({ type: 'TXT' as const, data }))));
+  beforeEach(() =>
+    dns.setRecords(
+      'big.example',
+      big.map((data) => ({ type: 'TXT' as const, data })),
+    ),
+  );
 
   it('over 512 bytes without EDNS: TC set, the question only, and the whole answer over TCP', async () => {
     const { reply, bytes } = await overUdp(query('big.example', 'TXT'));
@@ -170,7 +189,10 @@ describe('truncation', () => {
     dns.setRecords('mid.example', [{ type: 'TXT', data: 'm'.repeat(300) }]);
     expect((await overUdp(query('mid.example', 'TXT', edns(256)))).reply).toMatchObject({ flag_tc: false, answers: [{ type: 'TXT' }] });
     expect((await overUdp(query('big.example', 'TXT', edns(256)))).reply.flag_tc).toBe(true);
-    dns.setRecords('bigger.example', Array.from({ length: 6 }, (_, index) => ({ type: 'TXT' as const, data: `${index}${'z'.repeat(240)}` })));
+    dns.setRecords(
+      'bigger.example',
+      Array.from({ length: 6 }, (_, index) => ({ type: 'TXT' as const, data: `${index}${'z'.repeat(240)}` })),
+    );
     const capped = await overUdp(query('bigger.example', 'TXT', edns(4096)));
     expect(capped.reply).toMatchObject({ flag_tc: true, answers: [] });
     expect(capped.reply.additionals).toMatchObject([{ type: 'OPT' }]);
@@ -215,7 +237,12 @@ describe('faults', () => {
 
 describe('the zone', () => {
   it('refuses what DNS cannot carry', () => {
-    expect(() => dns.setRecords('x.example', [{ type: 'CNAME', data: 'y.example' }, { type: 'TXT', data: 'z' }])).toThrow(/only record/);
+    expect(() =>
+      dns.setRecords('x.example', [
+        { type: 'CNAME', data: 'y.example' },
+        { type: 'TXT', data: 'z' },
+      ]),
+    ).toThrow(/only record/);
     expect(() => dns.setRecords('x.example', [{ type: 'A', data: '2001:db8::1' }])).toThrow(/IPv4/);
     expect(() => dns.setRecords('x.example', [{ type: 'AAAA', data: '192.0.2.1' }])).toThrow(/IPv6/);
     expect(() => dns.setRecords('x.example', [{ type: 'TXT', data: ['a'.repeat(256)] }])).toThrow(/255 bytes/);

@@ -89,6 +89,11 @@ describe('LocalOutbox', () => {
     expect(readdirSync(join(dir, 'nested', 'mail'))).toHaveLength(4);
 
     const third = new LocalOutbox(clock, { from, dataDir: join(dir, 'nested', 'mail') });
-    expect(third.list().map((entry) => entry.to)).toEqual(['user4@example.com', 'user3@example.com', 'user2@example.com', 'user1@example.com']);
+    expect(third.list().map((entry) => entry.to)).toEqual([
+      'user4@example.com',
+      'user3@example.com',
+      'user2@example.com',
+      'user1@example.com',
+    ]);
   });
 });

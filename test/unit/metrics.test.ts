@@ -12,7 +12,10 @@ function emitted(run: () => void): Array<Record<string, any>> {
   vi.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
   vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => (lines.push(String(chunk)), true));
   run();
-  return lines.flatMap((line) => line.split('\n')).filter((line) => line.trim().startsWith('{')).map((line) => JSON.parse(line));
+  return lines
+    .flatMap((line) => line.split('\n'))
+    .filter((line) => line.trim().startsWith('{'))
+    .map((line) => JSON.parse(line));
 }
 
 describe('PowertoolsMetrics', () => {

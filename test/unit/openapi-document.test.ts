@@ -12,7 +12,10 @@ type Operation = {
   security: Array<Record<string, string[]>>;
   parameters: Array<{ name: string; in: string; required: boolean }>;
   requestBody?: { required: boolean; content: Record<string, { schema: { $ref: string } }> };
-  responses: Record<string, { description?: string; content?: Record<string, { schema: { $ref: string } }>; headers?: Record<string, unknown> }>;
+  responses: Record<
+    string,
+    { description?: string; content?: Record<string, { schema: { $ref: string } }>; headers?: Record<string, unknown> }
+  >;
 };
 const operationOf = (route: Route) => (document.paths[route.path] as Record<string, Operation>)[route.method.toLowerCase()]!;
 
@@ -26,7 +29,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('has every route of the table and nothing else, one operation id each', () => {
-    const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(documented.sort()).toEqual(routes.map(routeKey).sort());
     const ids = routes.map((route) => operationOf(route).operationId);
     expect(new Set(ids).size).toBe(routes.length);
@@ -41,7 +46,9 @@ describe('the OpenAPI document', () => {
     const success = operation.responses[route.reply.status]!;
     // SCIM's routes answer in SCIM's media type, errors as SCIM error messages (RFC 7644 §3.1, §3.12), and read either JSON type.
     const scim = route.media === 'scim';
-    const [json, errorType, errorSchema] = scim ? ['application/scim+json', 'application/scim+json', 'ScimErrorMessage'] : ['application/json', 'application/problem+json', 'Problem'];
+    const [json, errorType, errorSchema] = scim
+      ? ['application/scim+json', 'application/scim+json', 'ScimErrorMessage']
+      : ['application/json', 'application/problem+json', 'Problem'];
     if (route.reply.body) expect(success.content?.[json]?.schema).toEqual({ $ref: `#/components/schemas/${route.reply.body}` });
     // A page (the chat install's landing): HTML, for a browser.
     else if (route.page) expect(success.content).toEqual({ 'text/html': { schema: { type: 'string' } } });
@@ -78,7 +85,12 @@ describe('the OpenAPI document', () => {
   it('documents the query parameters of a listing, with their defaults, and optional bodies as optional', () => {
     const list = operationOf(routes.find((route) => route.operation === 'listSecrets')!);
     expect(list.parameters.filter((parameter) => parameter.in === 'query')).toEqual([
-      { name: 'limit', in: 'query', required: false, schema: expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100, default: 25 }) },
+      {
+        name: 'limit',
+        in: 'query',
+        required: false,
+        schema: expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100, default: 25 }),
+      },
       { name: 'cursor', in: 'query', required: false, schema: expect.objectContaining({ type: 'string' }) },
     ]);
     expect(operationOf(routes.find((route) => route.operation === 'claimSecret')!).requestBody?.required).toBe(false);
@@ -95,7 +107,13 @@ describe('the OpenAPI document', () => {
 
   it('marks the routes beyond the interface', () => {
     const beyond = routes.filter((route) => (operationOf(route) as Record<string, unknown>)['x-beyond-interface']).map(routeKey);
-    expect(beyond.sort()).toEqual(['GET /scim/v2/ResourceTypes', 'GET /scim/v2/Schemas', 'GET /v1/openapi.json', 'POST /v1/chat/install', 'PUT /scim/v2/Users/{id}']);
+    expect(beyond.sort()).toEqual([
+      'GET /scim/v2/ResourceTypes',
+      'GET /scim/v2/Schemas',
+      'GET /v1/openapi.json',
+      'POST /v1/chat/install',
+      'PUT /scim/v2/Users/{id}',
+    ]);
   });
 });
 
@@ -124,7 +142,8 @@ describe('the route table and the contracts', () => {
       if (refusable(route.query) || refusable(route.body)) expect(errors.has(400), `${label} 400`).toBe(true);
       if (['user', 'session', 'key'].includes(route.credential)) expect(errors.has(401), `${label} 401`).toBe(true);
       // A refused credential or scope is 403, or 401 where a route open to anyone lists no 403.
-      if (route.credential === 'session' || (route.credential === 'user' && route.scope)) expect(errors.has(403), `${label} 403`).toBe(true);
+      if (route.credential === 'session' || (route.credential === 'user' && route.scope))
+        expect(errors.has(403), `${label} 403`).toBe(true);
       if (route.credential === 'optional') expect(errors.has(403) || errors.has(401), `${label} 403 or 401`).toBe(true);
       if (route.rate) expect(errors.has(429), `${label} 429`).toBe(true);
     }

@@ -53,7 +53,8 @@ describe('the plan in use', () => {
     // Stores read each attribute as written (shared/store/contractPlans.ts, planAttributes.ts): what no plan names never outranks a plan.
     const stored = (...values: unknown[]) => values as Plan[];
     expect(highestPlan(stored('pro', undefined, null))).toBe('pro');
-    for (const value of ['platinum', 'PRO', '', 'toString', 'constructor', '__proto__', 'hasOwnProperty', undefined, null]) expect(highestPlan(stored(value))).toBe('free');
+    for (const value of ['platinum', 'PRO', '', 'toString', 'constructor', '__proto__', 'hasOwnProperty', undefined, null])
+      expect(highestPlan(stored(value))).toBe('free');
     expect(highestPlan(stored('constructor', 'team'))).toBe('team');
   });
 });
@@ -75,14 +76,22 @@ describe('flags', () => {
   const tiersWith = (...plans: string[]) => ({ tiers: { plansOf: async () => plans.map((plan) => ({ plan: planOf(plan) })) } });
 
   it('anonymous callers get the default plan and signed_in false, without reading any user', async () => {
-    const ports = { tiers: { plansOf: async () => { throw new Error('must not read'); } } };
+    const ports = {
+      tiers: {
+        plansOf: async () => {
+          throw new Error('must not read');
+        },
+      },
+    };
     expect(await readFlags(null, ports)).toEqual(flagsFor('free', false));
   });
 
   it('a caller gets the flags of its effective tier, whether by session or key: the highest of its plan and its workspaces’', async () => {
     expect(await readFlags({ kind: 'session', userId: 'u', sessionId: 's' }, tiersWith('pro'))).toEqual(flagsFor('pro', true));
     expect(await readFlags({ kind: 'api_key', userId: 'u', keyId: 'k', scopes: [] }, tiersWith('team'))).toEqual(flagsFor('team', true));
-    expect(await readFlags({ kind: 'session', userId: 'u', sessionId: 's' }, tiersWith('free', 'team', 'pro'))).toEqual(flagsFor('team', true));
+    expect(await readFlags({ kind: 'session', userId: 'u', sessionId: 's' }, tiersWith('free', 'team', 'pro'))).toEqual(
+      flagsFor('team', true),
+    );
     expect(await readFlags({ kind: 'session', userId: 'u', sessionId: 's' }, tiersWith('pro', 'free'))).toEqual(flagsFor('pro', true));
     // A user record that is gone, or a plan this code does not know: the default plan.
     expect(await readFlags({ kind: 'session', userId: 'u', sessionId: 's' }, tiersWith())).toEqual(flagsFor('free', true));

@@ -6,7 +6,10 @@ import { maxQueueDelaySeconds } from '../../shared/domain/queue.ts';
 import { AdjustableClock } from '../../shared/clock.ts';
 
 /** A queue on its own clock, and every batch its consumer was handed. */
-function setup(options: Partial<InProcessQueueOptions> = {}, answer: (event: SQSEvent, call: number) => SQSBatchResponse | undefined = () => undefined) {
+function setup(
+  options: Partial<InProcessQueueOptions> = {},
+  answer: (event: SQSEvent, call: number) => SQSBatchResponse | undefined = () => undefined,
+) {
   const clock = new AdjustableClock();
   const queue = new InProcessQueue({ name: 'test-work', clock, ...options });
   const batches: SQSRecord[][] = [];
@@ -91,7 +94,13 @@ describe('InProcessQueue', () => {
 
   it('redelivers only the records named in batchItemFailures', async () => {
     const { clock, queue, batches } = setup({}, (event, call) =>
-      call === 1 ? { batchItemFailures: event.Records.filter((record) => record.body === 'b').map((record) => ({ itemIdentifier: record.messageId })) } : undefined,
+      call === 1
+        ? {
+            batchItemFailures: event.Records.filter((record) => record.body === 'b').map((record) => ({
+              itemIdentifier: record.messageId,
+            })),
+          }
+        : undefined,
     );
     for (const body of ['a', 'b', 'c']) await queue.send(body);
     expect(await queue.drain()).toBe(3);

@@ -175,7 +175,10 @@ describe('RateLimiter', () => {
   it('a count the table refuses is logged and costs the request nothing', async () => {
     const warnings: string[] = [];
     const failing: RateCounter = { add: () => Promise.reject(new Error('throttled')), addIfBelow: () => Promise.resolve(1) };
-    const limiter = new RateLimiter(failing, defaultRateLimits, windowStartClock(), { ...silent, warn: (message: string) => void warnings.push(message) });
+    const limiter = new RateLimiter(failing, defaultRateLimits, windowStartClock(), {
+      ...silent,
+      warn: (message: string) => void warnings.push(message),
+    });
     await (await limiter.admitAddress('secret_claim', '203.0.113.7')).counted;
     expect(warnings).toEqual(['rate count not stored']);
   });

@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { Conflict, Forbidden, Gone, Invalid, Locked, Misdirected, NotFound, RateLimited, TooEarly, TooLarge, Unauthenticated, refusalCodes } from '../../shared/domain/refusals.ts';
+import {
+  Conflict,
+  Forbidden,
+  Gone,
+  Invalid,
+  Locked,
+  Misdirected,
+  NotFound,
+  RateLimited,
+  TooEarly,
+  TooLarge,
+  Unauthenticated,
+  refusalCodes,
+} from '../../shared/domain/refusals.ts';
 import { errorCodes, HttpError, problemBody } from '../../shared/http/errors.ts';
 import { fromRefusal, scimErrorBody, toHttpError } from '../../shared/http/refusals.ts';
 
@@ -32,7 +45,9 @@ describe('the refusal table', () => {
     expect(fromRefusal(new TooEarly('not yet', 42, { code: 'upload_pending' })).extras.headers).toEqual({ 'retry-after': '42' });
     expect(fromRefusal(new RateLimited('slow down', 5)).extras.headers).toEqual({ 'retry-after': '5' });
     expect(fromRefusal(new Unauthenticated('who?', { challenge: 'bearer' })).extras.headers).toEqual({ 'www-authenticate': 'Bearer' });
-    expect(fromRefusal(new Unauthenticated('key?', { challenge: 'directory' })).extras.headers).toEqual({ 'www-authenticate': 'Bearer realm="scim"' });
+    expect(fromRefusal(new Unauthenticated('key?', { challenge: 'directory' })).extras.headers).toEqual({
+      'www-authenticate': 'Bearer realm="scim"',
+    });
     expect(fromRefusal(new Unauthenticated('who?', { code: 'gate_required' })).extras.headers).toBeUndefined();
   });
 
@@ -60,7 +75,12 @@ describe('the refusal table', () => {
 
   it('shows a refusal to a SCIM client in its own shape, with its scimType', () => {
     const uniqueness = scimErrorBody(fromRefusal(new Conflict('userName is taken.', { facts: { scimType: 'uniqueness' } })));
-    expect(uniqueness).toEqual({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '409', scimType: 'uniqueness', detail: 'userName is taken.' });
+    expect(uniqueness).toEqual({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+      status: '409',
+      scimType: 'uniqueness',
+      detail: 'userName is taken.',
+    });
     expect(scimErrorBody(fromRefusal(new Invalid('Bad.', [{ field: 'userName', message: 'is required' }])))).toEqual({
       schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
       status: '400',
@@ -75,7 +95,11 @@ describe('the refusal table', () => {
     const parsed = z.object({ name: z.string() }).safeParse({});
     expect(toHttpError(parsed.error)).toMatchObject({ status: 400, code: 'invalid_request' });
     const hidden = toHttpError(new Error('ConditionalCheckFailed on pk=USER#…'));
-    expect([hidden.status, hidden.code, hidden.detail]).toEqual([500, 'internal', 'Something went wrong on our side; the request was not completed.']);
+    expect([hidden.status, hidden.code, hidden.detail]).toEqual([
+      500,
+      'internal',
+      'Something went wrong on our side; the request was not completed.',
+    ]);
   });
 
   it('has every refusal code among the codes the API document lists', () => {

@@ -79,7 +79,9 @@ describe('request-link known-answer vectors', () => {
       expect(fingerprint.toString('base64url')).toBe(vector.fingerprint);
       const s = Buffer.from(vector.link_secret, 'base64url');
       expect(Buffer.from(hkdfSync('sha256', s, fingerprint, 'hushlink/v1/request-psk', 32)).toString('base64url')).toBe(vector.psk);
-      expect(Buffer.from(hkdfSync('sha256', s, fingerprint, 'hushlink/v1/request-prompt', 32)).toString('base64url')).toBe(vector.prompt_key);
+      expect(Buffer.from(hkdfSync('sha256', s, fingerprint, 'hushlink/v1/request-prompt', 32)).toString('base64url')).toBe(
+        vector.prompt_key,
+      );
       expect(vector.fragment).toBe(`${vector.fingerprint}.${vector.link_secret}`);
     });
 
@@ -89,7 +91,13 @@ describe('request-link known-answer vectors', () => {
           ? { kty: 'OKP', crv: 'X25519', d: vector.requester.privateKey, x: vector.requester.publicKey }
           : (() => {
               const point = Buffer.from(vector.requester.publicKey, 'base64url');
-              return { kty: 'EC', crv: 'P-256', d: vector.requester.privateKey, x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') };
+              return {
+                kty: 'EC',
+                crv: 'P-256',
+                d: vector.requester.privateKey,
+                x: point.subarray(1, 33).toString('base64url'),
+                y: point.subarray(33).toString('base64url'),
+              };
             })();
       const derived = createPublicKey(createPrivateKey({ key: jwk, format: 'jwk' })).export({ format: 'jwk' });
       expect(derived.x).toBe(jwk.x);
@@ -115,9 +123,21 @@ describe('request links', () => {
         // The responder checks the served key, seals under a fresh key and wraps it.
         await checkServedKey(keys.publicKey, responder.fingerprint);
         const text = await sealText('hunter2');
-        const textWrap = await wrapResponseKey({ requestId: 'rq_1', kem, publicKey: keys.publicKey, ...responder, responseKey: fromBase64Url(text.key) });
+        const textWrap = await wrapResponseKey({
+          requestId: 'rq_1',
+          kem,
+          publicKey: keys.publicKey,
+          ...responder,
+          responseKey: fromBase64Url(text.key),
+        });
         const file = await fileSealer({ meta: { name: 'a.txt', type: 'text/plain', size: 5 } });
-        const fileWrap = await wrapResponseKey({ requestId: 'rq_1', kem, publicKey: keys.publicKey, ...responder, responseKey: fromBase64Url(file.key) });
+        const fileWrap = await wrapResponseKey({
+          requestId: 'rq_1',
+          kem,
+          publicKey: keys.publicKey,
+          ...responder,
+          responseKey: fromBase64Url(file.key),
+        });
         expect(fromBase64Url(textWrap.enc).length).toBe(kem === 'x25519' ? 32 : 65);
         expect(fromBase64Url(textWrap.wrappedKey).length).toBe(48);
 
@@ -143,14 +163,26 @@ describe('request links', () => {
         flipped[7]! ^= 1;
         expect(await codeOf(checkServedKey(flipped, link.fingerprint))).toBe('key_mismatch');
         // The key the link names, served under the other KEM's label, is refused as well.
-        const mislabelled = wrapResponseKey({ requestId: 'rq_1', kem: kem === 'x25519' ? 'p256' : 'x25519', publicKey: keys.publicKey, ...link, responseKey: randomBytes(32) });
+        const mislabelled = wrapResponseKey({
+          requestId: 'rq_1',
+          kem: kem === 'x25519' ? 'p256' : 'x25519',
+          publicKey: keys.publicKey,
+          ...link,
+          responseKey: randomBytes(32),
+        });
         expect(await codeOf(mislabelled)).toBe('key_mismatch');
       });
 
       it('a response forged with the public key but another s does not unwrap: forged', async () => {
         const { keys, link } = await newRequest(kem);
         const forger = { fingerprint: link.fingerprint, linkSecret: newLinkSecret() };
-        const forged = await wrapResponseKey({ requestId: 'rq_1', kem, publicKey: keys.publicKey, ...forger, responseKey: randomBytes(32) });
+        const forged = await wrapResponseKey({
+          requestId: 'rq_1',
+          kem,
+          publicKey: keys.publicKey,
+          ...forger,
+          responseKey: randomBytes(32),
+        });
         const error = await unwrapResponseKey({ requestId: 'rq_1', keys, ...link, ...forged }).catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(EnvelopeError);
         expect((error as EnvelopeError).code).toBe('forged');
@@ -163,11 +195,25 @@ describe('request links', () => {
         expect(await codeOf(unwrapResponseKey({ requestId: 'rq_2', keys, ...link, ...wrap }))).toBe('forged');
         const altered = fromBase64Url(wrap.wrappedKey);
         altered[0]! ^= 1;
-        expect(await codeOf(unwrapResponseKey({ requestId: 'rq_1', keys, ...link, enc: wrap.enc, wrappedKey: toBase64Url(altered) }))).toBe('forged');
-        const otherEnc = await wrapResponseKey({ requestId: 'rq_1', kem, publicKey: keys.publicKey, ...link, responseKey: randomBytes(32) });
-        expect(await codeOf(unwrapResponseKey({ requestId: 'rq_1', keys, ...link, enc: otherEnc.enc, wrappedKey: wrap.wrappedKey }))).toBe('forged');
-        expect(await codeOf(unwrapResponseKey({ requestId: 'rq_1', keys, ...link, enc: 'not*base64', wrappedKey: wrap.wrappedKey }))).toBe('forged');
-        expect(await codeOf(unwrapResponseKey({ requestId: 'rq_1', keys, ...link, enc: wrap.enc, wrappedKey: wrap.wrappedKey.slice(0, 40) }))).toBe('forged');
+        expect(await codeOf(unwrapResponseKey({ requestId: 'rq_1', keys, ...link, enc: wrap.enc, wrappedKey: toBase64Url(altered) }))).toBe(
+          'forged',
+        );
+        const otherEnc = await wrapResponseKey({
+          requestId: 'rq_1',
+          kem,
+          publicKey: keys.publicKey,
+          ...link,
+          responseKey: randomBytes(32),
+        });
+        expect(await codeOf(unwrapResponseKey({ requestId: 'rq_1', keys, ...link, enc: otherEnc.enc, wrappedKey: wrap.wrappedKey }))).toBe(
+          'forged',
+        );
+        expect(await codeOf(unwrapResponseKey({ requestId: 'rq_1', keys, ...link, enc: 'not*base64', wrappedKey: wrap.wrappedKey }))).toBe(
+          'forged',
+        );
+        expect(
+          await codeOf(unwrapResponseKey({ requestId: 'rq_1', keys, ...link, enc: wrap.enc, wrappedKey: wrap.wrappedKey.slice(0, 40) })),
+        ).toBe('forged');
         // And the right wrap still opens.
         expect((await unwrapResponseKey({ requestId: 'rq_1', keys, ...link, ...wrap })).length).toBe(32);
       });
@@ -179,13 +225,15 @@ describe('request links', () => {
         expect(await codeOf(unwrapResponseKey({ requestId: 'rq_1', keys: other, ...link, ...wrap }))).toBe('key_mismatch');
       });
 
-      it('the prompt opens only with the right s (the envelope\'s own wrong_key otherwise)', async () => {
+      it("the prompt opens only with the right s (the envelope's own wrong_key otherwise)", async () => {
         const { link } = await newRequest(kem);
         const prompt = await sealPrompt('The VPN key, please', link);
         expect(await openPrompt(prompt.envelope, link)).toBe('The VPN key, please');
         expect(await codeOf(openPrompt(prompt.envelope, { ...link, linkSecret: newLinkSecret() }))).toBe('wrong_key');
         const otherKey = await generateRequesterKeys({ kem });
-        expect(await codeOf(openPrompt(prompt.envelope, { ...link, fingerprint: await publicKeyFingerprint(otherKey.publicKey) }))).toBe('wrong_key');
+        expect(await codeOf(openPrompt(prompt.envelope, { ...link, fingerprint: await publicKeyFingerprint(otherKey.publicKey) }))).toBe(
+          'wrong_key',
+        );
       });
 
       it('export and import round trip (the CLI key file); only extractable keys export', async () => {
@@ -194,7 +242,13 @@ describe('request links', () => {
         expect(stored).toEqual({ kem, publicKey: toBase64Url(keys.publicKey), privateKey: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
         const imported: RequesterKeys = await importRequesterKeys(JSON.parse(JSON.stringify(stored)));
         expect(imported.privateKey.extractable).toBe(false);
-        const wrap = await wrapResponseKey({ requestId: 'rq_1', kem, publicKey: imported.publicKey, ...link, responseKey: new Uint8Array(32).fill(7) });
+        const wrap = await wrapResponseKey({
+          requestId: 'rq_1',
+          kem,
+          publicKey: imported.publicKey,
+          ...link,
+          responseKey: new Uint8Array(32).fill(7),
+        });
         expect(await unwrapResponseKey({ requestId: 'rq_1', keys: imported, ...link, ...wrap })).toEqual(new Uint8Array(32).fill(7));
 
         await expect(exportRequesterKeys((await newRequest(kem)).keys)).rejects.toThrow(/not extractable/);

@@ -1,6 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../functions/secrets.ts';
-import { accountRoutes, filesRoutes, gateRoutes, groups, matchRoute, openapiRoutes, requestsRoutes, routeKey, routes, secretsRoutes, webhooksRoutes, workspacesRoutes, billingRoutes, billingWebhookRoutes, scimRoutes, chatRoutes, type RouteMatch } from '../../shared/routes.ts';
+import {
+  accountRoutes,
+  filesRoutes,
+  gateRoutes,
+  groups,
+  matchRoute,
+  openapiRoutes,
+  requestsRoutes,
+  routeKey,
+  routes,
+  secretsRoutes,
+  webhooksRoutes,
+  workspacesRoutes,
+  billingRoutes,
+  billingWebhookRoutes,
+  scimRoutes,
+  chatRoutes,
+  type RouteMatch,
+} from '../../shared/routes.ts';
 
 /** The match, failing the test when there is none. */
 function matched(method: string, path: string): RouteMatch {
@@ -19,8 +37,14 @@ describe('matchRoute', () => {
 
   it('matches {id} to one segment and names the parameter', () => {
     expect(matched('GET', '/v1/secrets/sec_abc')).toMatchObject({ route: { operation: 'readSecret' }, pathParameters: { id: 'sec_abc' } });
-    expect(matched('DELETE', '/v1/secrets/sec_abc')).toMatchObject({ route: { operation: 'revokeSecret' }, pathParameters: { id: 'sec_abc' } });
-    expect(matched('POST', '/v1/secrets/sec_abc/claim')).toMatchObject({ route: { operation: 'claimSecret' }, pathParameters: { id: 'sec_abc' } });
+    expect(matched('DELETE', '/v1/secrets/sec_abc')).toMatchObject({
+      route: { operation: 'revokeSecret' },
+      pathParameters: { id: 'sec_abc' },
+    });
+    expect(matched('POST', '/v1/secrets/sec_abc/claim')).toMatchObject({
+      route: { operation: 'claimSecret' },
+      pathParameters: { id: 'sec_abc' },
+    });
   });
 
   it('decodes percent-encoded parameters, an encoded slash staying inside the segment', () => {
@@ -38,7 +62,9 @@ describe('matchRoute', () => {
     expect(!onItem.route && [...onItem.allowed].sort()).toEqual(['DELETE', 'GET']);
 
     expect(matchRoute('GET', '/v1/secrets/sec_abc/claim')).toEqual({ route: null, allowed: ['POST'] });
-    expect(!matchRoute('DELETE', '/v1/secrets').route && [...(matchRoute('DELETE', '/v1/secrets') as { allowed: string[] }).allowed].sort()).toEqual(['GET', 'POST']);
+    expect(
+      !matchRoute('DELETE', '/v1/secrets').route && [...(matchRoute('DELETE', '/v1/secrets') as { allowed: string[] }).allowed].sort(),
+    ).toEqual(['GET', 'POST']);
   });
 
   it('is case-sensitive on the method, as API Gateway is', () => {
@@ -90,7 +116,20 @@ describe('the route table', () => {
   });
 
   it('keeps each group’s rows in its own part of the table, and the table is every part', () => {
-    const parts = { secrets: secretsRoutes, gate: gateRoutes, files: filesRoutes, requests: requestsRoutes, account: accountRoutes, webhooks: webhooksRoutes, workspaces: workspacesRoutes, billing: billingRoutes, billingWebhook: billingWebhookRoutes, scim: scimRoutes, chat: chatRoutes, openapi: openapiRoutes };
+    const parts = {
+      secrets: secretsRoutes,
+      gate: gateRoutes,
+      files: filesRoutes,
+      requests: requestsRoutes,
+      account: accountRoutes,
+      webhooks: webhooksRoutes,
+      workspaces: workspacesRoutes,
+      billing: billingRoutes,
+      billingWebhook: billingWebhookRoutes,
+      scim: scimRoutes,
+      chat: chatRoutes,
+      openapi: openapiRoutes,
+    };
     expect(Object.keys(parts).sort()).toEqual([...groups].sort());
     for (const [group, rows] of Object.entries(parts)) for (const route of rows) expect(route.group, routeKey(route)).toBe(group);
     expect(routes).toHaveLength(Object.values(parts).reduce((sum, rows) => sum + rows.length, 0));

@@ -3,7 +3,14 @@ import { scimListLimits } from '../../shared/limits.ts';
 import { Invalid } from '../../shared/domain/refusals.ts';
 import { coreAttributes, enterpriseAttributes, isMultiExtra, multiValuedParts, nameParts } from '../../shared/domain/scim/attributes.ts';
 import { resourceTypes, scimSchemas, serviceProviderConfig, type ScimAttributeDefinition } from '../../shared/domain/scim/discovery.ts';
-import { enterpriseUserSchema, listResponseSchema, patchOpSchema, userSchema, type ScimUser, type ScimUserAttributes } from '../../shared/domain/scim/model.ts';
+import {
+  enterpriseUserSchema,
+  listResponseSchema,
+  patchOpSchema,
+  userSchema,
+  type ScimUser,
+  type ScimUserAttributes,
+} from '../../shared/domain/scim/model.ts';
 import { applyPatch } from '../../shared/domain/scim/patch.ts';
 import { parseUserBody, toScimResource } from '../../shared/domain/scim/userBody.ts';
 import { toHttpError } from '../../shared/http/refusals.ts';
@@ -26,7 +33,8 @@ function everyAttribute(attributes: ScimAttributeDefinition[], parent = ''): [st
 /** A value an attribute so defined may take, as a directory would send it. */
 function sample(attribute: ScimAttributeDefinition, path: string): unknown {
   const one = (): unknown => {
-    if (attribute.type === 'complex') return Object.fromEntries(attribute.subAttributes!.map((sub) => [sub.name, sample(sub, `${path}.${sub.name}`)]));
+    if (attribute.type === 'complex')
+      return Object.fromEntries(attribute.subAttributes!.map((sub) => [sub.name, sample(sub, `${path}.${sub.name}`)]));
     if (attribute.type === 'boolean') return true;
     if (attribute.type === 'binary') return 'MIIDQzCCAqygAwIBAgICEAAwDQYJKoZIhvcNAQEFBQAwTjELMAkGA1UEBhMC';
     if (attribute.type === 'reference') return `https://directory.example.com/${path}`;
@@ -41,7 +49,9 @@ function shown(attribute: ScimAttributeDefinition, value: unknown): unknown {
   if (attribute.mutability !== 'readWrite') return undefined;
   if (attribute.type !== 'complex') return value;
   const one = (item: Record<string, unknown>) =>
-    Object.fromEntries(attribute.subAttributes!.flatMap((sub) => (shown(sub, item[sub.name]) === undefined ? [] : [[sub.name, shown(sub, item[sub.name])]])));
+    Object.fromEntries(
+      attribute.subAttributes!.flatMap((sub) => (shown(sub, item[sub.name]) === undefined ? [] : [[sub.name, shown(sub, item[sub.name])]])),
+    );
   return Array.isArray(value) ? value.map(one) : one(value as Record<string, unknown>);
 }
 
@@ -57,7 +67,8 @@ const stored = (attributes: ScimUserAttributes): ScimUser => ({
 const resourceOf = (attributes: ScimUserAttributes) => toScimResource(stored(attributes), baseUrl) as Record<string, unknown>;
 
 const someone = parseUserBody({ userName: 'ada@example.com', emails: [{ value: 'ada@example.com', type: 'work' }] });
-const patched = (path: string, value: unknown) => applyPatch(someone, { schemas: [patchOpSchema], Operations: [{ op: 'replace', path, value }] });
+const patched = (path: string, value: unknown) =>
+  applyPatch(someone, { schemas: [patchOpSchema], Operations: [{ op: 'replace', path, value }] });
 
 describe('ServiceProviderConfig', () => {
   it('says what is supported, honestly: PATCH and the filter, nothing else optional; the directory key as a bearer token', () => {
@@ -118,14 +129,17 @@ describe('/Schemas', () => {
     expect(names(definition('emails').subAttributes!)).toEqual(['display', 'primary', 'type', 'value']);
     for (const attribute of described(userSchema).filter((attribute) => isMultiExtra(attribute.name))) {
       // Each is a sub-attribute a PATCH path may name.
-      for (const sub of attribute.subAttributes!) expect(multiValuedParts.get(sub.name.toLowerCase()), `${attribute.name}.${sub.name}`).toBe(sub.name);
+      for (const sub of attribute.subAttributes!)
+        expect(multiValuedParts.get(sub.name.toLowerCase()), `${attribute.name}.${sub.name}`).toBe(sub.name);
     }
   });
 
   it('describes what a created User shows: every readWrite attribute as sent, the read-only and write-only ones not', () => {
     const body: Record<string, unknown> = { schemas: [userSchema, enterpriseUserSchema] };
     for (const attribute of described(userSchema)) body[attribute.name] = sample(attribute, attribute.name);
-    const enterprise = Object.fromEntries(described(enterpriseUserSchema).map((attribute) => [attribute.name, sample(attribute, attribute.name)]));
+    const enterprise = Object.fromEntries(
+      described(enterpriseUserSchema).map((attribute) => [attribute.name, sample(attribute, attribute.name)]),
+    );
     body[enterpriseUserSchema] = enterprise;
 
     const resource = resourceOf(parseUserBody(body));
@@ -157,7 +171,9 @@ describe('/Schemas', () => {
     }
     for (const attribute of described(enterpriseUserSchema)) {
       const value = sample(attribute, attribute.name);
-      expect(resourceOf(patched(`${enterpriseUserSchema}:${attribute.name}`, value))[enterpriseUserSchema], attribute.name).toEqual({ [attribute.name]: value });
+      expect(resourceOf(patched(`${enterpriseUserSchema}:${attribute.name}`, value))[enterpriseUserSchema], attribute.name).toEqual({
+        [attribute.name]: value,
+      });
     }
   });
 
@@ -191,18 +207,35 @@ describe('/Schemas', () => {
         returned: expect.stringMatching(/^(always|never|default|request)$/),
         uniqueness: expect.stringMatching(/^(none|server|global)$/),
       });
-      expect(typeof attribute.caseExact === 'boolean', `${path}.caseExact`).toBe(['string', 'reference', 'binary'].includes(attribute.type));
+      expect(typeof attribute.caseExact === 'boolean', `${path}.caseExact`).toBe(
+        ['string', 'reference', 'binary'].includes(attribute.type),
+      );
       expect(Array.isArray(attribute.subAttributes), `${path}.subAttributes`).toBe(attribute.type === 'complex');
       expect(Array.isArray(attribute.referenceTypes), `${path}.referenceTypes`).toBe(attribute.type === 'reference');
       if (path.includes('.')) expect(attribute.type, path).not.toBe('complex');
-      if (attribute.subAttributes) expect(new Set(names(attribute.subAttributes).map((name) => name.toLowerCase())).size, path).toBe(attribute.subAttributes.length);
+      if (attribute.subAttributes)
+        expect(new Set(names(attribute.subAttributes).map((name) => name.toLowerCase())).size, path).toBe(attribute.subAttributes.length);
     }
-    expect(new Set(attributes.filter(([path]) => !path.includes('.')).map(([path]) => path.toLowerCase())).size).toBe(described(userSchema).length + described(enterpriseUserSchema).length);
+    expect(new Set(attributes.filter(([path]) => !path.includes('.')).map(([path]) => path.toLowerCase())).size).toBe(
+      described(userSchema).length + described(enterpriseUserSchema).length,
+    );
   });
 
   it('says how the service treats the attributes that matter to a directory', () => {
-    expect(definition('id')).toMatchObject({ type: 'string', mutability: 'readOnly', returned: 'always', uniqueness: 'server', caseExact: true });
-    expect(definition('userName')).toMatchObject({ type: 'string', required: true, uniqueness: 'server', caseExact: false, mutability: 'readWrite' });
+    expect(definition('id')).toMatchObject({
+      type: 'string',
+      mutability: 'readOnly',
+      returned: 'always',
+      uniqueness: 'server',
+      caseExact: true,
+    });
+    expect(definition('userName')).toMatchObject({
+      type: 'string',
+      required: true,
+      uniqueness: 'server',
+      caseExact: false,
+      mutability: 'readWrite',
+    });
     expect(definition('externalId')).toMatchObject({ type: 'string', required: false, caseExact: true, uniqueness: 'server' });
     expect(definition('password')).toMatchObject({ mutability: 'writeOnly', returned: 'never' });
     expect(definition('groups')).toMatchObject({ mutability: 'readOnly', multiValued: true });
@@ -215,7 +248,11 @@ describe('/Schemas', () => {
     // Only id and userName are unique; nothing but userName is required.
     const attributes = [...everyAttribute(described(userSchema)), ...everyAttribute(described(enterpriseUserSchema))];
     expect(attributes.filter(([, attribute]) => attribute.required).map(([path]) => path)).toEqual(['userName']);
-    expect(attributes.filter(([, attribute]) => attribute.uniqueness !== 'none').map(([path]) => path)).toEqual(['id', 'externalId', 'userName']);
+    expect(attributes.filter(([, attribute]) => attribute.uniqueness !== 'none').map(([path]) => path)).toEqual([
+      'id',
+      'externalId',
+      'userName',
+    ]);
     expect(attributes.filter(([, attribute]) => attribute.returned === 'never').map(([path]) => path)).toEqual(['password']);
   });
 });
@@ -252,11 +289,17 @@ describe('/ResourceTypes', () => {
 });
 
 describe('the three documents', () => {
-  const documents = (base: string) => ({ serviceProviderConfig: serviceProviderConfig(base), schemas: scimSchemas(base), resourceTypes: resourceTypes(base) });
+  const documents = (base: string) => ({
+    serviceProviderConfig: serviceProviderConfig(base),
+    schemas: scimSchemas(base),
+    resourceTypes: resourceTypes(base),
+  });
 
   /** Every `meta` in a document, however deep. */
   const metas = (value: unknown): { location: string }[] =>
-    typeof value !== 'object' || value === null ? [] : Object.entries(value).flatMap(([key, member]) => (key === 'meta' ? [member as { location: string }] : metas(member)));
+    typeof value !== 'object' || value === null
+      ? []
+      : Object.entries(value).flatMap(([key, member]) => (key === 'meta' ? [member as { location: string }] : metas(member)));
 
   it('put every meta.location under the base URL, absolute, a trailing slash or not', () => {
     for (const base of [baseUrl, `${baseUrl}/`, 'http://localhost:8787/scim/v2']) {

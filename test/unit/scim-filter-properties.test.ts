@@ -38,7 +38,9 @@ function written(filter: Filter, style: { letterCase: (text: string) => string; 
 /** What parsing makes of a filter: nested and/or of the same kind flattened. */
 function flattened(filter: Filter): Filter {
   if (filter.op === 'eq') return filter;
-  const filters = filter.filters.map(flattened).flatMap((inner) => (inner.op === filter.op ? (inner as { filters: Filter[] }).filters : [inner]));
+  const filters = filter.filters
+    .map(flattened)
+    .flatMap((inner) => (inner.op === filter.op ? (inner as { filters: Filter[] }).filters : [inner]));
   return { op: filter.op, filters };
 }
 
@@ -57,13 +59,24 @@ const filters: fc.Arbitrary<Filter> = fc.letrec<{ filter: Filter }>((tie) => ({
   filter: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     comparisons,
-    fc.tuple(fc.constantFrom('and' as const, 'or' as const), fc.array(tie('filter'), { minLength: 2, maxLength: 3 })).map(([op, inner]): Filter => ({ op, filters: inner })),
+    fc
+      .tuple(fc.constantFrom('and' as const, 'or' as const), fc.array(tie('filter'), { minLength: 2, maxLength: 3 }))
+      .map(([op, inner]): Filter => ({ op, filters: inner })),
   ),
 })).filter;
 const users: fc.Arbitrary<ScimUserAttributes> = fc.record({
   userName: fc.constantFrom('ana@example.org', 'ANA@example.org', 'bo', ''),
   externalId: fc.option(fc.constantFrom('x1', 'X1', ''), { nil: undefined }),
-  emails: fc.option(fc.array(fc.record({ value: fc.constantFrom('ana@example.org', 'Bo@x'), type: fc.option(fc.constantFrom('work', 'Home'), { nil: undefined }) }), { maxLength: 3 }), { nil: undefined }),
+  emails: fc.option(
+    fc.array(
+      fc.record({
+        value: fc.constantFrom('ana@example.org', 'Bo@x'),
+        type: fc.option(fc.constantFrom('work', 'Home'), { nil: undefined }),
+      }),
+      { maxLength: 3 },
+    ),
+    { nil: undefined },
+  ),
   active: fc.boolean(),
 });
 
@@ -98,14 +111,22 @@ describe('properties', () => {
   });
 
   it('finds through exact lookups exactly the Users the filter matches', () => {
-    const lookupFilters = fc.array(fc.oneof(fc.constantFrom('ana@example.org', 'ANA@EXAMPLE.ORG', 'bo', 'x1').map(userName), fc.constantFrom('x1', 'X1', 'ana@example.org').map(externalId)), { minLength: 1, maxLength: 4 });
+    const lookupFilters = fc.array(
+      fc.oneof(
+        fc.constantFrom('ana@example.org', 'ANA@EXAMPLE.ORG', 'bo', 'x1').map(userName),
+        fc.constantFrom('x1', 'X1', 'ana@example.org').map(externalId),
+      ),
+      { minLength: 1, maxLength: 4 },
+    );
     fc.assert(
       fc.property(lookupFilters, fc.array(users, { maxLength: 6 }), (comparisons, population) => {
         const filter = comparisons.length === 1 ? (comparisons[0] as Filter) : or(...comparisons);
         const lookups = exactLookups(filter);
         expect(lookups).not.toBeNull();
         const found = population.filter((user) =>
-          lookups!.some((lookup) => (lookup.attribute === 'userName' ? user.userName.toLowerCase() === lookup.key : user.externalId === lookup.key)),
+          lookups!.some((lookup) =>
+            lookup.attribute === 'userName' ? user.userName.toLowerCase() === lookup.key : user.externalId === lookup.key,
+          ),
         );
         expect(found).toEqual(population.filter((user) => matches(filter, user)));
       }),
@@ -113,7 +134,38 @@ describe('properties', () => {
   });
 
   it('answers any text with a filter or a 400 invalidFilter refusal, and matching it never throws', () => {
-    const pieces = fc.constantFrom('userName', 'externalId', 'emails', '.value', 'type', 'eq', 'EQ', 'co', 'pr', 'not', 'and', 'or', 'AND', '(', ')', '[', ']', '"work"', '"a\\"b"', '"\\u00e9"', '"', '\\', 'null', 'true', '1e3', ' ', '\t', 'urn:ietf:params:scim:schemas:core:2.0:User:', ':', '.');
+    const pieces = fc.constantFrom(
+      'userName',
+      'externalId',
+      'emails',
+      '.value',
+      'type',
+      'eq',
+      'EQ',
+      'co',
+      'pr',
+      'not',
+      'and',
+      'or',
+      'AND',
+      '(',
+      ')',
+      '[',
+      ']',
+      '"work"',
+      '"a\\"b"',
+      '"\\u00e9"',
+      '"',
+      '\\',
+      'null',
+      'true',
+      '1e3',
+      ' ',
+      '\t',
+      'urn:ietf:params:scim:schemas:core:2.0:User:',
+      ':',
+      '.',
+    );
     const plain = { letterCase: (text: string) => text, space: ' ', urn: false };
     // A supported filter with one piece put in or one character taken out: near misses, and some still filters.
     const nearMisses = fc.tuple(filters, fc.nat(), pieces, fc.boolean()).map(([filter, at, piece, insert]) => {

@@ -226,14 +226,24 @@ describe('parseFilter refuses everything else with invalidFilter', () => {
     expect(refusal('userName co "x"').detail).toBe('Only the eq operator is supported, not co.');
     expect(refusal('userName PR').detail).toBe('Only the eq operator is supported, not pr.');
     expect(refusal('not (userName eq "x")').detail).toBe('not(…) is not supported.');
-    expect(refusal('name.givenName eq "x"').detail).toBe('Filtering on "name.givenName" is not supported: userName, externalId, emails.value and emails[type eq "…"].value are.');
+    expect(refusal('name.givenName eq "x"').detail).toBe(
+      'Filtering on "name.givenName" is not supported: userName, externalId, emails.value and emails[type eq "…"].value are.',
+    );
     expect(refusal('userName eq "x" externalId eq "y"').detail).toBe('Expected and, or or the end of the filter at character 17.');
-    expect(refusal('userName eq "x').detail).toBe('The string at character 13 is not closed, or has a raw control character or an escape JSON does not have.');
-    expect(refusal('userName eq').detail).toBe('Expected a value after eq at the end of the filter: a string in double quotes, a number, true, false or null.');
+    expect(refusal('userName eq "x').detail).toBe(
+      'The string at character 13 is not closed, or has a raw control character or an escape JSON does not have.',
+    );
+    expect(refusal('userName eq').detail).toBe(
+      'Expected a value after eq at the end of the filter: a string in double quotes, a number, true, false or null.',
+    );
   });
 
   it('never repeats a value it compared in its answer', () => {
-    for (const raw of ['userName co "ana.secret@example.org"', 'name.givenName eq "ana.secret@example.org"', 'userName eq "ana.secret@example.org" garbage']) {
+    for (const raw of [
+      'userName co "ana.secret@example.org"',
+      'name.givenName eq "ana.secret@example.org"',
+      'userName eq "ana.secret@example.org" garbage',
+    ]) {
       expect(refusal(raw).detail).not.toContain('ana.secret');
     }
   });
@@ -307,7 +317,13 @@ describe('matches', () => {
   });
 
   it('never matches a string attribute with a boolean or a number', () => {
-    for (const raw of ['userName eq true', 'userName eq false', 'externalId eq 0', 'emails.value eq true', 'emails[type eq true].value eq "ana.old@example.com"']) {
+    for (const raw of [
+      'userName eq true',
+      'userName eq false',
+      'externalId eq 0',
+      'emails.value eq true',
+      'emails[type eq true].value eq "ana.old@example.com"',
+    ]) {
       expect(holds(raw)).toBe(false);
     }
   });

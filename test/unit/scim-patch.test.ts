@@ -7,7 +7,13 @@ import { applyPatch } from '../../shared/domain/scim/patch.ts';
 import { parseUserBody } from '../../shared/domain/scim/userBody.ts';
 import { toHttpError } from '../../shared/http/refusals.ts';
 import { bindStep, type ScimClientStep } from '../support/scim/clientSteps.ts';
-import { entraPatchWithFlag, entraPatchWithoutFlag, entraProvisioning, entraSampleCodeExamples, entraValidator } from '../support/scim/entra.ts';
+import {
+  entraPatchWithFlag,
+  entraPatchWithoutFlag,
+  entraProvisioning,
+  entraSampleCodeExamples,
+  entraValidator,
+} from '../support/scim/entra.ts';
 import { oktaCrudTest } from '../support/scim/okta.ts';
 
 const patchOf = (...Operations: unknown[]) => ({ schemas: [patchOpSchema], Operations });
@@ -66,7 +72,11 @@ const full: ScimUserAttributes = {
     ],
     addresses: [{ type: 'work', streetAddress: '100 Universal City Plaza', locality: 'Hollywood', postalCode: '91608' }],
   },
-  enterprise: { employeeNumber: '701984', department: 'Tour Operations', manager: { value: '26118915-6090-4610-87e4-49d8ca9f808d', displayName: 'John Smith' } },
+  enterprise: {
+    employeeNumber: '701984',
+    department: 'Tour Operations',
+    manager: { value: '26118915-6090-4610-87e4-49d8ca9f808d', displayName: 'John Smith' },
+  },
 };
 
 describe('applyPatch: the PATCH bodies Okta and Microsoft Entra publish', () => {
@@ -94,20 +104,29 @@ describe('applyPatch: the PATCH bodies Okta and Microsoft Entra publish', () => 
 
   it('updates Entra’s single-valued property: userName', () => {
     // https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups#update-user-single-valued-properties
-    const body = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'Replace', path: 'userName', value: '5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com' }] };
+    const body = {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'Replace', path: 'userName', value: '5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com' }],
+    };
     expect(applyPatch(entra, body)).toEqual({ ...entra, userName: '5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com' });
   });
 
   it('disables as Entra’s tutorial does (Operations before schemas)', () => {
     // https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups#disable-user
-    const body = { Operations: [{ op: 'Replace', path: 'active', value: false }], schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'] };
+    const body = {
+      Operations: [{ op: 'Replace', path: 'active', value: false }],
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+    };
     expect(applyPatch(entra, body).active).toBe(false);
   });
 
   // https://learn.microsoft.com/en-us/entra/identity/app-provisioning/application-provisioning-config-problem-scim-compatibility#flags-to-alter-the-scim-behavior
   describe('Entra with and without its aadOptscim062020 flag', () => {
     it('disables without the flag: "Replace" and the string "False"', () => {
-      const body = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'Replace', path: 'active', value: 'False' }] };
+      const body = {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'Replace', path: 'active', value: 'False' }],
+      };
       const disabled = applyPatch(entra, body);
       expect(disabled.active).toBe(false);
       // and enables again the same way, a boolean kept either way
@@ -115,13 +134,22 @@ describe('applyPatch: the PATCH bodies Okta and Microsoft Entra publish', () => 
     });
 
     it('disables with the flag: "replace" and false', () => {
-      const body = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: false }] };
+      const body = {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'replace', path: 'active', value: false }],
+      };
       expect(applyPatch(entra, body)).toEqual({ ...entra, active: false });
     });
 
     it('adds a single-value string attribute without the flag ("Add") and with it ("add")', () => {
-      const without = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'Add', path: 'nickName', value: 'Babs' }] };
-      const withFlag = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'add', path: 'nickName', value: 'Babs' }] };
+      const without = {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'Add', path: 'nickName', value: 'Babs' }],
+      };
+      const withFlag = {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'add', path: 'nickName', value: 'Babs' }],
+      };
       expect(applyPatch(entra, without).extra).toEqual({ roles: [], nickName: 'Babs' });
       expect(applyPatch(entra, withFlag)).toEqual(applyPatch(entra, without));
     });
@@ -177,8 +205,14 @@ describe('applyPatch: the PATCH bodies Okta and Microsoft Entra publish', () => 
     });
 
     it('refuses a Group’s member removal sent to a User (no members here), with or without the flag', () => {
-      const without = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'Remove', path: 'members', value: [{ value: 'u1091' }] }] };
-      const withFlag = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'remove', path: 'members[value eq "7f4bc1a3-285e-48ae-8202-5accb43efb0e"]' }] };
+      const without = {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'Remove', path: 'members', value: [{ value: 'u1091' }] }],
+      };
+      const withFlag = {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'remove', path: 'members[value eq "7f4bc1a3-285e-48ae-8202-5accb43efb0e"]' }],
+      };
       expect(refusedAs(entra, without)).toBe('invalidPath');
       expect(refusedAs(entra, withFlag)).toBe('invalidPath');
     });
@@ -187,13 +221,19 @@ describe('applyPatch: the PATCH bodies Okta and Microsoft Entra publish', () => 
   it('takes the SCIM Validator’s path-less name parts', () => {
     // https://learn.microsoft.com/en-us/answers/questions/1665068/scim-validation-tool-(https-scimvalidator-microsof
     // (as published it lacks the brace closing "value", restored here)
-    const body = { Operations: [{ op: 'replace', value: { 'name.givenName': 'Oswaldo', 'name.familyName': 'Rylan' } }], schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'] };
+    const body = {
+      Operations: [{ op: 'replace', value: { 'name.givenName': 'Oswaldo', 'name.familyName': 'Rylan' } }],
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+    };
     expect(applyPatch(entra, body).name).toEqual({ formatted: 'givenName familyName', givenName: 'Oswaldo', familyName: 'Rylan' });
   });
 
   it('takes Entra’s path-less formatted and family name', () => {
     // https://learn.microsoft.com/en-us/answers/questions/1435791/entraid-is-sending-incompliant-scim-patch-request
-    const body = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', value: { 'name.formatted': 'test test2', 'name.familyName': 'test' } }] };
+    const body = {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', value: { 'name.formatted': 'test test2', 'name.familyName': 'test' } }],
+    };
     expect(applyPatch(entra, body).name).toEqual({ formatted: 'test test2', familyName: 'test', givenName: 'givenName' });
   });
 
@@ -201,23 +241,48 @@ describe('applyPatch: the PATCH bodies Okta and Microsoft Entra publish', () => 
   // https://learn.microsoft.com/en-us/entra/identity/app-provisioning/entra-id-scim-api-reference#update-a-user
   describe('the PatchOp shapes of Microsoft’s SCIM API reference', () => {
     it('Example 1: an attribute value', () => {
-      const body = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'displayName', value: 'Johnathan Doe' }] };
+      const body = {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'replace', path: 'displayName', value: 'Johnathan Doe' }],
+      };
       expect(applyPatch(entra, body).displayName).toBe('Johnathan Doe');
     });
 
     it('Example 2: a complex value by its URN-qualified path, "operations" in lower case; the parts not named stay', () => {
-      const body = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], operations: [{ op: 'replace', path: 'urn:ietf:params:scim:schemas:core:2.0:User:name', value: { familyName: 'Jane', givenName: 'Doe' } }] };
+      const body = {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        operations: [
+          { op: 'replace', path: 'urn:ietf:params:scim:schemas:core:2.0:User:name', value: { familyName: 'Jane', givenName: 'Doe' } },
+        ],
+      };
       expect(applyPatch(entra, body).name).toEqual({ formatted: 'givenName familyName', familyName: 'Jane', givenName: 'Doe' });
     });
 
     it('Example 3: a complex multi-valued attribute replaced whole, as sent', () => {
-      const addresses = [{ type: 'work', streetAddress: '2 Microsoft Way', locality: 'Redmond', region: 'King County', postalCode: '98052', 'country/region': 'United States' }];
-      const body = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], operations: [{ op: 'replace', path: 'urn:ietf:params:scim:schemas:core:2.0:User:addresses', value: addresses }] };
+      const addresses = [
+        {
+          type: 'work',
+          streetAddress: '2 Microsoft Way',
+          locality: 'Redmond',
+          region: 'King County',
+          postalCode: '98052',
+          'country/region': 'United States',
+        },
+      ];
+      const body = {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        operations: [{ op: 'replace', path: 'urn:ietf:params:scim:schemas:core:2.0:User:addresses', value: addresses }],
+      };
       expect(applyPatch(full, body).extra).toEqual({ ...full.extra, addresses });
     });
 
     it('Example 4: a filter of two conditions joined by and', () => {
-      const body = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], operations: [{ op: 'replace', path: 'emails[type eq "work" and primary eq true].value', value: '{edited_username}@{{tenant_domain}}' }] };
+      const body = {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        operations: [
+          { op: 'replace', path: 'emails[type eq "work" and primary eq true].value', value: '{edited_username}@{{tenant_domain}}' },
+        ],
+      };
       expect(applyPatch(full, body).emails).toEqual([
         { value: '{edited_username}@{{tenant_domain}}', type: 'work', primary: true },
         { value: 'babs@jensen.org', type: 'home' },
@@ -225,12 +290,30 @@ describe('applyPatch: the PATCH bodies Okta and Microsoft Entra publish', () => 
     });
 
     it('Example 5: the manager as {value}, kept as sent', () => {
-      const body = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], operations: [{ op: 'replace', path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager', value: { value: '915f96af-ea85-4687-b972-b26f69d719f9' } }] };
+      const body = {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        operations: [
+          {
+            op: 'replace',
+            path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager',
+            value: { value: '915f96af-ea85-4687-b972-b26f69d719f9' },
+          },
+        ],
+      };
       expect(applyPatch(full, body).enterprise).toEqual({ ...full.enterprise, manager: { value: '915f96af-ea85-4687-b972-b26f69d719f9' } });
     });
 
     it('Example 6: another extension’s attribute, not kept here, changes nothing', () => {
-      const body = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], operations: [{ op: 'add', path: 'urn:ietf:params:scim:schemas:extension:Microsoft:Entra:2.0:CustomSecurityAttributes:Project.ProjectName', value: 'IdentityHubV2' }] };
+      const body = {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        operations: [
+          {
+            op: 'add',
+            path: 'urn:ietf:params:scim:schemas:extension:Microsoft:Entra:2.0:CustomSecurityAttributes:Project.ProjectName',
+            value: 'IdentityHubV2',
+          },
+        ],
+      };
       expect(applyPatch(full, body)).toEqual(full);
     });
   });
@@ -244,9 +327,14 @@ describe('applyPatch: the PATCH bodies Okta and Microsoft Entra publish', () => 
 
 describe('applyPatch: every PATCH of the clients’ published sequences (test/support/scim)', () => {
   const anyValue = new Proxy({}, { get: (_, name) => `${String(name)}@example.com` }) as Record<string, string>;
-  const steps: ScimClientStep[] = [...oktaCrudTest('oin'), ...entraProvisioning, ...entraPatchWithoutFlag, ...entraPatchWithFlag, ...entraSampleCodeExamples, ...entraValidator].filter(
-    (step) => step.method === 'PATCH',
-  );
+  const steps: ScimClientStep[] = [
+    ...oktaCrudTest('oin'),
+    ...entraProvisioning,
+    ...entraPatchWithoutFlag,
+    ...entraPatchWithFlag,
+    ...entraSampleCodeExamples,
+    ...entraValidator,
+  ].filter((step) => step.method === 'PATCH');
   // The sample-code walkthrough's unqualified manager: RFC 7644 §3.10 has clients qualify an
   // extension's attributes, and the fixture accepts a 400 invalidPath for it.
   const unqualifiedManager = 'Example 5. Update a user (manager)';
@@ -262,7 +350,11 @@ describe('applyPatch: every PATCH of the clients’ published sequences (test/su
 
 describe('applyPatch: operations', () => {
   it('reads op in any case: Add, REPLACE, Remove', () => {
-    const body = patchOf({ op: 'Add', path: 'title', value: 'Engineer' }, { op: 'REPLACE', path: 'displayName', value: 'Ana' }, { op: 'Remove', path: 'externalId' });
+    const body = patchOf(
+      { op: 'Add', path: 'title', value: 'Engineer' },
+      { op: 'REPLACE', path: 'displayName', value: 'Ana' },
+      { op: 'Remove', path: 'externalId' },
+    );
     const { externalId, ...rest } = entra;
     expect(externalId).toBeDefined();
     expect(applyPatch(entra, body)).toEqual({ ...rest, displayName: 'Ana', extra: { roles: [], title: 'Engineer' } });
@@ -270,31 +362,63 @@ describe('applyPatch: operations', () => {
 
   it('applies every operation or none, and never changes the User it is given', () => {
     const before = structuredClone(full);
-    expect(refusedAs(full, patchOf({ op: 'replace', path: 'displayName', value: 'Changed' }, { op: 'replace', path: 'active', value: 'maybe' }))).toBe('invalidValue');
-    applyPatch(full, patchOf({ op: 'replace', path: 'emails[type eq "work"].value', value: 'new@example.com' }, { op: 'remove', path: `${enterpriseUserSchema}:manager` }));
+    expect(
+      refusedAs(full, patchOf({ op: 'replace', path: 'displayName', value: 'Changed' }, { op: 'replace', path: 'active', value: 'maybe' })),
+    ).toBe('invalidValue');
+    applyPatch(
+      full,
+      patchOf(
+        { op: 'replace', path: 'emails[type eq "work"].value', value: 'new@example.com' },
+        { op: 'remove', path: `${enterpriseUserSchema}:manager` },
+      ),
+    );
     expect(full).toEqual(before);
   });
 
   it('takes a null value as unassigning the attribute', () => {
-    const patched = applyPatch(full, patchOf({ op: 'replace', value: { displayName: null, title: null } }, { op: 'replace', path: 'name.formatted', value: null }));
+    const patched = applyPatch(
+      full,
+      patchOf({ op: 'replace', value: { displayName: null, title: null } }, { op: 'replace', path: 'name.formatted', value: null }),
+    );
     expect(patched.displayName).toBeUndefined();
     expect(patched.extra?.title).toBeUndefined();
     expect(patched.name).toEqual({ familyName: 'familyName', givenName: 'givenName' });
   });
 
   it('accepts a password and keeps none, by path or without', () => {
-    expect(applyPatch(okta, patchOf({ op: 'replace', value: { password: 'n3w-Secret' } }, { op: 'replace', path: 'password', value: 'n3w-Secret' }))).toEqual(okta);
+    expect(
+      applyPatch(
+        okta,
+        patchOf({ op: 'replace', value: { password: 'n3w-Secret' } }, { op: 'replace', path: 'password', value: 'n3w-Secret' }),
+      ),
+    ).toEqual(okta);
   });
 
   it('ignores read-only attributes in a path-less value (Okta sends id in one), and refuses a path to them as mutability', () => {
-    expect(applyPatch(okta, patchOf({ op: 'replace', value: { id: '23a35c27-23d3-4c03-b4c5-6443c09e7173', meta: { resourceType: 'User' }, groups: [], schemas: [userSchema], active: false } }))).toEqual({ ...okta, active: false });
+    expect(
+      applyPatch(
+        okta,
+        patchOf({
+          op: 'replace',
+          value: {
+            id: '23a35c27-23d3-4c03-b4c5-6443c09e7173',
+            meta: { resourceType: 'User' },
+            groups: [],
+            schemas: [userSchema],
+            active: false,
+          },
+        }),
+      ),
+    ).toEqual({ ...okta, active: false });
     expect(refusedAs(okta, patchOf({ op: 'replace', path: 'id', value: 'x' }))).toBe('mutability');
     expect(refusedAs(okta, patchOf({ op: 'replace', path: 'meta.lastModified', value: '2020-01-01T00:00:00Z' }))).toBe('mutability');
     expect(refusedAs(okta, patchOf({ op: 'add', path: 'groups', value: [{ value: 'g1' }] }))).toBe('mutability');
   });
 
   it('ignores, in a path-less value, attributes no schema here defines, as a POST does', () => {
-    expect(applyPatch(okta, patchOf({ op: 'add', value: { favouriteColour: 'teal', 'urn:example:ours:2.0:User:tag': 'x', displayName: 'T' } }))).toEqual({ ...okta, displayName: 'T' });
+    expect(
+      applyPatch(okta, patchOf({ op: 'add', value: { favouriteColour: 'teal', 'urn:example:ours:2.0:User:tag': 'x', displayName: 'T' } })),
+    ).toEqual({ ...okta, displayName: 'T' });
   });
 
   const refused: [string, unknown, string][] = [
@@ -320,8 +444,23 @@ describe('applyPatch: operations', () => {
     ['an empty userName', patchOf({ op: 'replace', path: 'userName', value: '' }), 'invalidValue'],
     ['a null userName', patchOf({ op: 'replace', value: { userName: null } }), 'invalidValue'],
     ['active as "yes"', patchOf({ op: 'replace', value: { active: 'yes' } }), 'invalidValue'],
-    ['an email that is no address', patchOf({ op: 'replace', path: 'emails[type eq "work"].value', value: 'not an address' }), 'invalidValue'],
-    ['a second primary email', patchOf({ op: 'add', path: 'emails', value: [{ value: 'a@example.com', primary: true }, { value: 'b@example.com', primary: true }] }), 'invalidValue'],
+    [
+      'an email that is no address',
+      patchOf({ op: 'replace', path: 'emails[type eq "work"].value', value: 'not an address' }),
+      'invalidValue',
+    ],
+    [
+      'a second primary email',
+      patchOf({
+        op: 'add',
+        path: 'emails',
+        value: [
+          { value: 'a@example.com', primary: true },
+          { value: 'b@example.com', primary: true },
+        ],
+      }),
+      'invalidValue',
+    ],
     ['whole values from a string', patchOf({ op: 'replace', path: 'emails[type eq "work"]', value: 'a@example.com' }), 'invalidValue'],
     ['a title that is no string', patchOf({ op: 'replace', path: 'title', value: 7 }), 'invalidValue'],
   ];
@@ -330,7 +469,18 @@ describe('applyPatch: operations', () => {
   });
 
   it('takes 100 operations', () => {
-    expect(applyPatch(full, patchOf(...Array.from({ length: scimUserLimits.patchOperations }, (_, index) => ({ op: 'replace', path: 'active', value: index % 2 === 1 })))).active).toBe(true);
+    expect(
+      applyPatch(
+        full,
+        patchOf(
+          ...Array.from({ length: scimUserLimits.patchOperations }, (_, index) => ({
+            op: 'replace',
+            path: 'active',
+            value: index % 2 === 1,
+          })),
+        ),
+      ).active,
+    ).toBe(true);
   });
 });
 
@@ -379,7 +529,9 @@ describe('applyPatch: paths', () => {
 
   it('finds a filter’s closing bracket past one inside its quoted value', () => {
     const user = { ...entra, emails: [{ value: 'x@example.com', type: 'a]b' }] };
-    expect(applyPatch(user, patchOf({ op: 'replace', path: 'emails[type eq "a]b"].value', value: 'y@example.com' })).emails).toEqual([{ value: 'y@example.com', type: 'a]b' }]);
+    expect(applyPatch(user, patchOf({ op: 'replace', path: 'emails[type eq "a]b"].value', value: 'y@example.com' })).emails).toEqual([
+      { value: 'y@example.com', type: 'a]b' },
+    ]);
   });
 });
 
@@ -388,9 +540,16 @@ describe('applyPatch: emails', () => {
 
   it('makes the work email when there is none, by replace or add (Entra updates a User created without one)', () => {
     const bare: ScimUserAttributes = { userName: 'ana@example.com', active: true };
-    expect(applyPatch(bare, patchOf({ op: 'Replace', path: workEmail, value: 'ana@work.example' })).emails).toEqual([{ value: 'ana@work.example', type: 'work' }]);
-    expect(applyPatch(bare, patchOf({ op: 'Add', path: workEmail, value: 'ana@work.example' })).emails).toEqual([{ value: 'ana@work.example', type: 'work' }]);
-    expect(applyPatch(bare, patchOf({ op: 'replace', path: 'emails[type eq "work" and primary eq true].value', value: 'ana@work.example' })).emails).toEqual([{ value: 'ana@work.example', type: 'work', primary: true }]);
+    expect(applyPatch(bare, patchOf({ op: 'Replace', path: workEmail, value: 'ana@work.example' })).emails).toEqual([
+      { value: 'ana@work.example', type: 'work' },
+    ]);
+    expect(applyPatch(bare, patchOf({ op: 'Add', path: workEmail, value: 'ana@work.example' })).emails).toEqual([
+      { value: 'ana@work.example', type: 'work' },
+    ]);
+    expect(
+      applyPatch(bare, patchOf({ op: 'replace', path: 'emails[type eq "work" and primary eq true].value', value: 'ana@work.example' }))
+        .emails,
+    ).toEqual([{ value: 'ana@work.example', type: 'work', primary: true }]);
   });
 
   it('matches the type without case and leaves the other emails alone', () => {
@@ -404,22 +563,39 @@ describe('applyPatch: emails', () => {
     const home = [{ value: 'babs@jensen.org', type: 'home' }];
     expect(applyPatch(full, patchOf({ op: 'remove', path: workEmail })).emails).toEqual(home);
     expect(applyPatch(full, patchOf({ op: 'remove', path: 'emails[type eq "work"]' })).emails).toEqual(home);
-    expect(applyPatch(full, patchOf({ op: 'remove', path: 'emails[type eq "work"].primary' })).emails).toEqual([{ value: 'bjensen@example.com', type: 'work' }, ...home]);
+    expect(applyPatch(full, patchOf({ op: 'remove', path: 'emails[type eq "work"].primary' })).emails).toEqual([
+      { value: 'bjensen@example.com', type: 'work' },
+      ...home,
+    ]);
     expect(refusedAs(full, patchOf({ op: 'remove', path: 'emails[type eq "other"].value' }))).toBe('noTarget');
     expect(applyPatch(entra, patchOf({ op: 'remove', path: 'emails' })).emails).toBeUndefined();
   });
 
   it('takes a null value’s path as a remove: the email goes, and none is made', () => {
-    expect(applyPatch(full, patchOf({ op: 'replace', path: 'emails[type eq "home"].value', value: null })).emails).toEqual([{ value: 'bjensen@example.com', type: 'work', primary: true }]);
+    expect(applyPatch(full, patchOf({ op: 'replace', path: 'emails[type eq "home"].value', value: null })).emails).toEqual([
+      { value: 'bjensen@example.com', type: 'work', primary: true },
+    ]);
     expect(applyPatch(entra, patchOf({ op: 'replace', path: 'emails[type eq "other"].value', value: null }))).toEqual(entra);
   });
 
   it('is noTarget when a filter on something but type selects nothing to set', () => {
-    expect(refusedAs(full, patchOf({ op: 'replace', path: 'emails[value eq "nobody@example.com"].primary', value: true }))).toBe('noTarget');
+    expect(refusedAs(full, patchOf({ op: 'replace', path: 'emails[value eq "nobody@example.com"].primary', value: true }))).toBe(
+      'noTarget',
+    );
   });
 
   it('adds emails after the others, replacing one already there rather than repeating it', () => {
-    const added = applyPatch(full, patchOf({ op: 'add', path: 'emails', value: [{ value: 'BABS@jensen.org', type: 'Home' }, { value: 'b@other.example', type: 'other' }] }));
+    const added = applyPatch(
+      full,
+      patchOf({
+        op: 'add',
+        path: 'emails',
+        value: [
+          { value: 'BABS@jensen.org', type: 'Home' },
+          { value: 'b@other.example', type: 'other' },
+        ],
+      }),
+    );
     expect(added.emails).toEqual([
       { value: 'bjensen@example.com', type: 'work', primary: true },
       { value: 'BABS@jensen.org', type: 'Home' },
@@ -428,7 +604,9 @@ describe('applyPatch: emails', () => {
   });
 
   it('makes the email set primary the only primary one (RFC 7644 §3.5.2)', () => {
-    expect(applyPatch(full, patchOf({ op: 'add', path: 'emails', value: { value: 'new@example.com', type: 'other', primary: true } })).emails).toEqual([
+    expect(
+      applyPatch(full, patchOf({ op: 'add', path: 'emails', value: { value: 'new@example.com', type: 'other', primary: true } })).emails,
+    ).toEqual([
       { value: 'bjensen@example.com', type: 'work', primary: false },
       { value: 'babs@jensen.org', type: 'home' },
       { value: 'new@example.com', type: 'other', primary: true },
@@ -440,24 +618,42 @@ describe('applyPatch: emails', () => {
   });
 
   it('replaces them all, and removes those a remove lists by value (Entra’s older form)', () => {
-    expect(applyPatch(full, patchOf({ op: 'replace', path: 'emails', value: [{ value: 'only@example.com', type: 'work' }] })).emails).toEqual([{ value: 'only@example.com', type: 'work' }]);
-    expect(applyPatch(full, patchOf({ op: 'remove', path: 'emails', value: [{ value: 'BABS@jensen.org' }] })).emails).toEqual([{ value: 'bjensen@example.com', type: 'work', primary: true }]);
+    expect(
+      applyPatch(full, patchOf({ op: 'replace', path: 'emails', value: [{ value: 'only@example.com', type: 'work' }] })).emails,
+    ).toEqual([{ value: 'only@example.com', type: 'work' }]);
+    expect(applyPatch(full, patchOf({ op: 'remove', path: 'emails', value: [{ value: 'BABS@jensen.org' }] })).emails).toEqual([
+      { value: 'bjensen@example.com', type: 'work', primary: true },
+    ]);
     expect(refusedAs(full, patchOf({ op: 'remove', path: 'emails', value: [{ value: 'nobody@example.com' }] }))).toBe('noTarget');
   });
 
   it('holds the User to its 20 emails', () => {
     const many = Array.from({ length: scimUserLimits.emails - 2 }, (_, index) => ({ value: `ana+${index}@example.com` }));
     expect(applyPatch(full, patchOf({ op: 'add', path: 'emails', value: many })).emails).toHaveLength(20);
-    expect(refusedAs(full, patchOf({ op: 'add', path: 'emails', value: [...many, { value: 'one.more@example.com' }] }))).toBe('invalidValue');
+    expect(refusedAs(full, patchOf({ op: 'add', path: 'emails', value: [...many, { value: 'one.more@example.com' }] }))).toBe(
+      'invalidValue',
+    );
   });
 });
 
 describe('applyPatch: name, other attributes, the enterprise extension', () => {
   it('sets the parts of name a replace or add names, and removes one', () => {
-    expect(applyPatch(full, patchOf({ op: 'add', path: 'name', value: { middleName: 'Jane' } })).name).toEqual({ formatted: 'givenName familyName', familyName: 'familyName', givenName: 'givenName', middleName: 'Jane' });
-    expect(applyPatch(full, patchOf({ op: 'remove', path: 'name.formatted' })).name).toEqual({ familyName: 'familyName', givenName: 'givenName' });
+    expect(applyPatch(full, patchOf({ op: 'add', path: 'name', value: { middleName: 'Jane' } })).name).toEqual({
+      formatted: 'givenName familyName',
+      familyName: 'familyName',
+      givenName: 'givenName',
+      middleName: 'Jane',
+    });
+    expect(applyPatch(full, patchOf({ op: 'remove', path: 'name.formatted' })).name).toEqual({
+      familyName: 'familyName',
+      givenName: 'givenName',
+    });
     expect(applyPatch(full, patchOf({ op: 'remove', path: 'name' })).name).toBeUndefined();
-    expect(applyPatch(full, patchOf({ op: 'replace', value: { name: { givenName: 'Babs' } } })).name).toEqual({ formatted: 'givenName familyName', familyName: 'familyName', givenName: 'Babs' });
+    expect(applyPatch(full, patchOf({ op: 'replace', value: { name: { givenName: 'Babs' } } })).name).toEqual({
+      formatted: 'givenName familyName',
+      familyName: 'familyName',
+      givenName: 'Babs',
+    });
   });
 
   it('sets, makes and removes a phone number or an address part by type (the Entra SCIM Validator’s Replace Attributes)', () => {
@@ -482,16 +678,24 @@ describe('applyPatch: name, other attributes, the enterprise extension', () => {
   });
 
   it('adds to a multi-valued attribute, removes the values a remove lists, and removes a simple one', () => {
-    const patched = applyPatch(full, patchOf({ op: 'add', path: 'phoneNumbers', value: { value: '555-0100', type: 'home' } }, { op: 'remove', path: 'title' }));
+    const patched = applyPatch(
+      full,
+      patchOf({ op: 'add', path: 'phoneNumbers', value: { value: '555-0100', type: 'home' } }, { op: 'remove', path: 'title' }),
+    );
     expect(patched.extra?.phoneNumbers).toHaveLength(3);
     expect(patched.extra?.title).toBeUndefined();
-    expect(applyPatch(full, patchOf({ op: 'remove', path: 'phoneNumbers', value: [{ value: '555-555-4444' }] })).extra?.phoneNumbers).toEqual([{ value: '555-555-8377', type: 'work', primary: true }]);
+    expect(
+      applyPatch(full, patchOf({ op: 'remove', path: 'phoneNumbers', value: [{ value: '555-555-4444' }] })).extra?.phoneNumbers,
+    ).toEqual([{ value: '555-555-8377', type: 'work', primary: true }]);
     expect(refusedAs(full, patchOf({ op: 'remove', path: 'phoneNumbers', value: [{ value: '555-0199' }] }))).toBe('noTarget');
     expect(applyPatch(full, patchOf({ op: 'remove', path: 'phoneNumbers' })).extra).not.toHaveProperty('phoneNumbers');
   });
 
   it('merges a path-less value keyed by the extension’s URN, and the URN as a path, keeping what they do not name', () => {
-    const byKey = applyPatch(full, patchOf({ op: 'replace', value: { [enterpriseUserSchema]: { department: 'Sales', costCenter: '4130' } } }));
+    const byKey = applyPatch(
+      full,
+      patchOf({ op: 'replace', value: { [enterpriseUserSchema]: { department: 'Sales', costCenter: '4130' } } }),
+    );
     expect(byKey.enterprise).toEqual({ ...full.enterprise, department: 'Sales', costCenter: '4130' });
     const byPath = applyPatch(entra, patchOf({ op: 'add', path: enterpriseUserSchema, value: { division: 'Theme Park' } }));
     expect(byPath.enterprise).toEqual({ division: 'Theme Park' });
@@ -501,13 +705,18 @@ describe('applyPatch: name, other attributes, the enterprise extension', () => {
 
   it('keeps an attribute’s spelling as it was sent when changing it', () => {
     const user: ScimUserAttributes = { ...entra, enterprise: { Department: 'Ops' } };
-    expect(applyPatch(user, patchOf({ op: 'replace', path: `${enterpriseUserSchema}:department`, value: 'Sales' })).enterprise).toEqual({ Department: 'Sales' });
+    expect(applyPatch(user, patchOf({ op: 'replace', path: `${enterpriseUserSchema}:department`, value: 'Sales' })).enterprise).toEqual({
+      Department: 'Sales',
+    });
   });
 
   it('removes the manager by remove, and by the empty one Entra clears it with; the extension goes when nothing is left', () => {
     const managed: ScimUserAttributes = { ...entra, enterprise: { manager: { value: 'XYMKVVRYDIOO' } } };
     const manager = `${enterpriseUserSchema}:manager`;
-    expect(applyPatch(full, patchOf({ op: 'remove', path: manager })).enterprise).toEqual({ employeeNumber: '701984', department: 'Tour Operations' });
+    expect(applyPatch(full, patchOf({ op: 'remove', path: manager })).enterprise).toEqual({
+      employeeNumber: '701984',
+      department: 'Tour Operations',
+    });
     expect(applyPatch(managed, patchOf({ op: 'replace', path: manager, value: { value: '' } })).enterprise).toBeUndefined();
     expect(applyPatch(managed, patchOf({ op: 'replace', path: manager, value: '' })).enterprise).toBeUndefined();
     expect(applyPatch(managed, patchOf({ op: 'remove', path: manager })).enterprise).toBeUndefined();
@@ -518,14 +727,21 @@ describe('applyPatch: name, other attributes, the enterprise extension', () => {
     expect(refusedAs(entra, patchOf({ op: 'replace', value }))).toBe('invalidValue');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     // Object.prototype's other names are members like any.
-    const named = applyPatch(entra, patchOf({ op: 'replace', value: { [enterpriseUserSchema]: { toString: 'x', hasOwnProperty: 1, department: 'Ops' } } }));
+    const named = applyPatch(
+      entra,
+      patchOf({ op: 'replace', value: { [enterpriseUserSchema]: { toString: 'x', hasOwnProperty: 1, department: 'Ops' } } }),
+    );
     expect(Object.getPrototypeOf(named.enterprise)).toBe(Object.prototype);
     expect(named.enterprise).toMatchObject({ toString: 'x', hasOwnProperty: 1, department: 'Ops' });
   });
 
   it('holds the extension to 8 KiB and the other attributes to 16 KiB', () => {
-    expect(refusedAs(full, patchOf({ op: 'replace', path: `${enterpriseUserSchema}:department`, value: 'x'.repeat(8 * 1024) }))).toBe('invalidValue');
-    expect(refusedAs(full, patchOf({ op: 'replace', path: 'addresses', value: [{ formatted: 'x'.repeat(16 * 1024) }] }))).toBe('invalidValue');
+    expect(refusedAs(full, patchOf({ op: 'replace', path: `${enterpriseUserSchema}:department`, value: 'x'.repeat(8 * 1024) }))).toBe(
+      'invalidValue',
+    );
+    expect(refusedAs(full, patchOf({ op: 'replace', path: 'addresses', value: [{ formatted: 'x'.repeat(16 * 1024) }] }))).toBe(
+      'invalidValue',
+    );
   });
 });
 
@@ -579,11 +795,25 @@ describe('properties (fast-check)', () => {
   const value = fc.oneof(
     fc.jsonValue(),
     fc.constantFrom('True', 'False', true, false, 'ana@example.com', '', null),
-    fc.dictionary(fc.constantFrom(...paths, 'value', 'type', 'primary', '__proto__'), fc.oneof(fc.jsonValue(), fc.constantFrom('ana@example.com', 'work', true))),
-    fc.array(fc.record({ value: fc.constantFrom('ana@example.com', 'bo@example.com', 'nope'), type: fc.constantFrom('work', 'home'), primary: fc.boolean() }), { maxLength: 3 }),
+    fc.dictionary(
+      fc.constantFrom(...paths, 'value', 'type', 'primary', '__proto__'),
+      fc.oneof(fc.jsonValue(), fc.constantFrom('ana@example.com', 'work', true)),
+    ),
+    fc.array(
+      fc.record({
+        value: fc.constantFrom('ana@example.com', 'bo@example.com', 'nope'),
+        type: fc.constantFrom('work', 'home'),
+        primary: fc.boolean(),
+      }),
+      { maxLength: 3 },
+    ),
   );
   const operation = fc.record(
-    { op: fc.constantFrom('add', 'Add', 'replace', 'Replace', 'REPLACE', 'remove', 'Remove', 'delete', 3), path: fc.constantFrom(...paths), value },
+    {
+      op: fc.constantFrom('add', 'Add', 'replace', 'Replace', 'REPLACE', 'remove', 'Remove', 'delete', 3),
+      path: fc.constantFrom(...paths),
+      value,
+    },
     { requiredKeys: ['op'] },
   );
 

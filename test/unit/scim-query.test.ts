@@ -39,7 +39,11 @@ describe('decodeQueryValue', () => {
 
   it('refuses a parameter given twice with the scimType the route names', () => {
     const twice = () => decodeQueryValue('filter=userName+eq+%22a%22&FILTER=externalId+eq+%22b%22', 'filter', 'invalidFilter');
-    expect(refusal(twice)).toEqual({ status: 400, scimType: 'invalidFilter', detail: 'The filter query parameter is given 2 times; give it once.' });
+    expect(refusal(twice)).toEqual({
+      status: 400,
+      scimType: 'invalidFilter',
+      detail: 'The filter query parameter is given 2 times; give it once.',
+    });
     expect(refusal(() => decodeQueryValue('count=1&count=2', 'count'))).toMatchObject({ status: 400, scimType: 'invalidValue' });
   });
 });

@@ -6,7 +6,14 @@ import { directoryWorkspace, type DirectoryKeyPorts } from '../../shared/domain/
 import { listScimUsers } from '../../shared/domain/scim/listing.ts';
 import { patchOpSchema, userSchema, type ScimUser } from '../../shared/domain/scim/model.ts';
 import type { ScimUserStore } from '../../shared/domain/scim/ports.ts';
-import { createScimUser, deleteScimUser, patchScimUser, readScimUser, replaceScimUser, type ScimPorts } from '../../shared/domain/scim/users.ts';
+import {
+  createScimUser,
+  deleteScimUser,
+  patchScimUser,
+  readScimUser,
+  replaceScimUser,
+  type ScimPorts,
+} from '../../shared/domain/scim/users.ts';
 import type { Workspace, WorkspacePolicy } from '../../shared/domain/workspaces/model.ts';
 import { directoryGuard } from '../../shared/http/directoryGuard.ts';
 import type { RawRequest } from '../../shared/http/request.ts';
@@ -27,7 +34,12 @@ function answered(error: unknown) {
 
 /** The SCIM error message, as sent, for a status, an optional scimType and a detail. */
 const message = (status: number, detail: string, scimType?: string) =>
-  JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: String(status), ...(scimType ? { scimType } : {}), detail });
+  JSON.stringify({
+    schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+    status: String(status),
+    ...(scimType ? { scimType } : {}),
+    detail,
+  });
 
 async function refusalOf(run: () => unknown): Promise<unknown> {
   try {
@@ -39,14 +51,31 @@ async function refusalOf(run: () => unknown): Promise<unknown> {
 }
 
 const key = newDirectoryKey();
-const workspace = (plan: Plan): Workspace => ({ id: 'wsp_1', name: 'Acme', slug: 'acme', region: 'eu-west-1', plan, createdAt: 0, policy: {} as WorkspacePolicy });
+const workspace = (plan: Plan): Workspace => ({
+  id: 'wsp_1',
+  name: 'Acme',
+  slug: 'acme',
+  region: 'eu-west-1',
+  plan,
+  createdAt: 0,
+  policy: {} as WorkspacePolicy,
+});
 const keyPorts = (plan: Plan): DirectoryKeyPorts => ({
   directoryKeys: { workspaceOf: async (hash) => (hash === sha256Base64Url(key) ? 'wsp_1' : null) },
   workspaces: { get: async (id) => (id === 'wsp_1' ? workspace(plan) : null) },
 });
 
 const id = newScimUserId();
-const someone: ScimUser = { id, workspaceId: 'wsp_1', userId: 'usr_1', userName: 'ana@acme.example', active: true, createdAt: 0, lastModified: 0, version: 1 };
+const someone: ScimUser = {
+  id,
+  workspaceId: 'wsp_1',
+  userId: 'usr_1',
+  userName: 'ana@acme.example',
+  active: true,
+  createdAt: 0,
+  lastModified: 0,
+  version: 1,
+};
 
 /** Users answering as the store would; each outcome set where a test needs it. */
 function ports(store: Partial<ScimUserStore> = {}): ScimPorts {
@@ -63,7 +92,12 @@ function ports(store: Partial<ScimUserStore> = {}): ScimPorts {
   return { scimUsers, users: { createOrGet: async (user) => user }, clock: { now: () => 1_700_000_000_000 } };
 }
 
-const oktaUser = { schemas: [userSchema], userName: 'bo@acme.example', emails: [{ value: 'bo@acme.example', primary: true, type: 'work' }], active: true };
+const oktaUser = {
+  schemas: [userSchema],
+  userName: 'bo@acme.example',
+  emails: [{ value: 'bo@acme.example', primary: true, type: 'work' }],
+  active: true,
+};
 const deactivation = { schemas: [patchOpSchema], Operations: [{ op: 'replace', value: { active: false } }] };
 
 describe('the directory key: Unauthenticated with the directory challenge, Forbidden off the Team plan', () => {
@@ -88,7 +122,11 @@ describe('the directory key: Unauthenticated with the directory challenge, Forbi
   it('refuses a workspace without the Team tier, whatever its key', async () => {
     const refusal = await refusalOf(() => directoryWorkspace(`Bearer ${key}`, keyPorts('pro')));
     expect(refusal).toBeInstanceOf(Forbidden);
-    expect(answered(refusal)).toEqual({ status: 403, headers: {}, body: message(403, 'Directory provisioning comes with the Team plan; this workspace is on pro.') });
+    expect(answered(refusal)).toEqual({
+      status: 403,
+      headers: {},
+      body: message(403, 'Directory provisioning comes with the Team plan; this workspace is on pro.'),
+    });
   });
 
   it('refuses another workspace’s key on a workspace’s hostname with a 404', async () => {
@@ -99,7 +137,11 @@ describe('the directory key: Unauthenticated with the directory challenge, Forbi
       hosts: new HostDirectory(claims, { now: () => 0 }),
     });
     const route = scimRoutes.find((row) => row.operation === 'listScimUsers')!;
-    const request = { headers: { host: 'vault.other.example', authorization: `Bearer ${key}` }, hostClaim: null, directory: null } as unknown as RawRequest;
+    const request = {
+      headers: { host: 'vault.other.example', authorization: `Bearer ${key}` },
+      hostClaim: null,
+      directory: null,
+    } as unknown as RawRequest;
     const refusal = await refusalOf(() => guard(route, request, []));
     expect(refusal).toBeInstanceOf(NotFound);
     expect(answered(refusal)).toEqual({
@@ -118,7 +160,11 @@ describe('Users: NotFound, Conflict (uniqueness) and Forbidden, with the scimTyp
     ]) {
       expect(refusal).toBeInstanceOf(NotFound);
     }
-    expect(answered(await refusalOf(() => readScimUser('wsp_1', 'nope', ports())))).toEqual({ status: 404, headers: {}, body: message(404, 'No User nope in this workspace.') });
+    expect(answered(await refusalOf(() => readScimUser('wsp_1', 'nope', ports())))).toEqual({
+      status: 404,
+      headers: {},
+      body: message(404, 'No User nope in this workspace.'),
+    });
   });
 
   it('refuses a taken userName, externalId or address with a 409 uniqueness, found first or by the store', async () => {
@@ -137,14 +183,27 @@ describe('Users: NotFound, Conflict (uniqueness) and Forbidden, with the scimTyp
   it('refuses a User that kept changing with a 409 without a scimType (read it again)', async () => {
     const refusal = await refusalOf(() => patchScimUser('wsp_1', id, deactivation, ports({ replace: async () => 'conflict' })));
     expect(refusal).toBeInstanceOf(Conflict);
-    expect(answered(refusal)).toEqual({ status: 409, headers: {}, body: message(409, `User ${id} kept changing while this change was applied: read it again.`) });
+    expect(answered(refusal)).toEqual({
+      status: 409,
+      headers: {},
+      body: message(409, `User ${id} kept changing while this change was applied: read it again.`),
+    });
   });
 
   it('refuses a seat none is free for, and a privileged membership, with a 403', async () => {
     const cases: Array<[() => unknown, string]> = [
-      [() => createScimUser('wsp_1', oktaUser, ports({ create: async () => 'no_seat' })), 'Every seat of the workspace is taken: add seats, or deactivate a User, before activating another.'],
-      [() => patchScimUser('wsp_1', id, deactivation, ports({ replace: async () => 'privileged' })), 'This User’s membership is an owner’s or an admin’s: the workspace changes those roles itself, the directory never removes them.'],
-      [() => deleteScimUser('wsp_1', id, ports({ delete: async () => 'privileged' })), 'This User’s membership is an owner’s or an admin’s: the workspace changes those roles itself, the directory never removes them.'],
+      [
+        () => createScimUser('wsp_1', oktaUser, ports({ create: async () => 'no_seat' })),
+        'Every seat of the workspace is taken: add seats, or deactivate a User, before activating another.',
+      ],
+      [
+        () => patchScimUser('wsp_1', id, deactivation, ports({ replace: async () => 'privileged' })),
+        'This User’s membership is an owner’s or an admin’s: the workspace changes those roles itself, the directory never removes them.',
+      ],
+      [
+        () => deleteScimUser('wsp_1', id, ports({ delete: async () => 'privileged' })),
+        'This User’s membership is an owner’s or an admin’s: the workspace changes those roles itself, the directory never removes them.',
+      ],
     ];
     for (const [run, detail] of cases) {
       const refusal = await refusalOf(run);
@@ -157,12 +216,24 @@ describe('Users: NotFound, Conflict (uniqueness) and Forbidden, with the scimTyp
 describe('requests SCIM reads refused as Invalid, each with its scimType', () => {
   it('answers each with a 400 carrying the scimType and the detail, no field list', async () => {
     const cases: Array<[() => unknown, string, string]> = [
-      [() => createScimUser('wsp_1', { schemas: [userSchema], userName: 'jdoe' }, ports()), 'invalidValue', 'A User needs an email address (in emails, or as its userName): its account is made for it.'],
+      [
+        () => createScimUser('wsp_1', { schemas: [userSchema], userName: 'jdoe' }, ports()),
+        'invalidValue',
+        'A User needs an email address (in emails, or as its userName): its account is made for it.',
+      ],
       [() => createScimUser('wsp_1', [], ports()), 'invalidSyntax', 'The body must be a SCIM User: a JSON object.'],
       [() => patchScimUser('wsp_1', id, 'x', ports()), 'invalidSyntax', 'The body must be a PatchOp: a JSON object with Operations.'],
-      [() => patchScimUser('wsp_1', id, { schemas: [patchOpSchema], Operations: [{ op: 'replace', path: 'id', value: 'x' }] }, ports()), 'mutability', 'id is read-only.'],
+      [
+        () => patchScimUser('wsp_1', id, { schemas: [patchOpSchema], Operations: [{ op: 'replace', path: 'id', value: 'x' }] }, ports()),
+        'mutability',
+        'id is read-only.',
+      ],
       [() => listScimUsers('wsp_1', 'filter=userName+co+%22x%22', ports()), 'invalidFilter', 'Only the eq operator is supported, not co.'],
-      [() => listScimUsers('wsp_1', 'filter=a&FILTER=b', ports()), 'invalidFilter', 'The filter query parameter is given 2 times; give it once.'],
+      [
+        () => listScimUsers('wsp_1', 'filter=a&FILTER=b', ports()),
+        'invalidFilter',
+        'The filter query parameter is given 2 times; give it once.',
+      ],
       [() => listScimUsers('wsp_1', 'startIndex=first', ports()), 'invalidValue', 'startIndex must be an integer.'],
     ];
     for (const [run, scimType, detail] of cases) {

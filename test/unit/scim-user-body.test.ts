@@ -6,7 +6,13 @@ import { enterpriseUserSchema, userSchema, type ScimUser, type ScimUserAttribute
 import { parseUserBody, toScimResource } from '../../shared/domain/scim/userBody.ts';
 import { toHttpError } from '../../shared/http/refusals.ts';
 import { bindStep, type ScimClientStep } from '../support/scim/clientSteps.ts';
-import { entraPatchWithFlag, entraPatchWithoutFlag, entraProvisioning, entraSampleCodeExamples, entraValidator } from '../support/scim/entra.ts';
+import {
+  entraPatchWithFlag,
+  entraPatchWithoutFlag,
+  entraProvisioning,
+  entraSampleCodeExamples,
+  entraValidator,
+} from '../support/scim/entra.ts';
 import { oktaConnectionAndImport, oktaCreateWithExtension, oktaCrudTest, oktaSpecTest } from '../support/scim/okta.ts';
 
 /** What a refused body threw: always a refusal (Invalid), a 400 here. */
@@ -109,7 +115,11 @@ describe('parseUserBody: the bodies Okta and Microsoft Entra publish', () => {
 
   it('keeps the empty middle name Okta reads back and sends again', () => {
     // https://developer.okta.com/docs/reference/scim/scim-20/#retrieve-the-user ("middleName": "")
-    expect(parseUserBody({ ...oktaCreate, name: { givenName: 'Another', middleName: '', familyName: 'User' } }).name).toEqual({ givenName: 'Another', middleName: '', familyName: 'User' });
+    expect(parseUserBody({ ...oktaCreate, name: { givenName: 'Another', middleName: '', familyName: 'User' } }).name).toEqual({
+      givenName: 'Another',
+      middleName: '',
+      familyName: 'User',
+    });
   });
 
   it('reads Entra’s create: meta ignored, the empty roles kept as sent', () => {
@@ -138,7 +148,11 @@ describe('parseUserBody: the bodies Okta and Microsoft Entra publish', () => {
     // https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups#design-your-user-and-group-schema
     // (the published JSON has a trailing comma after "tag", dropped here to make it JSON)
     const body = {
-      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User', 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User', 'urn:ietf:params:scim:schemas:extension:CustomExtensionName:2.0:User'],
+      schemas: [
+        'urn:ietf:params:scim:schemas:core:2.0:User',
+        'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User',
+        'urn:ietf:params:scim:schemas:extension:CustomExtensionName:2.0:User',
+      ],
       userName: 'bjensen@testuser.com',
       id: '48af03ac28ad4fb88478',
       externalId: 'bjensen',
@@ -196,7 +210,12 @@ describe('parseUserBody: the bodies Okta and Microsoft Entra publish', () => {
       'urn:ietf:params:scim:schemas:extension:Microsoft:Entra:2.0:User': { mailNickname: 'abc123' },
     };
     const user = parseUserBody(body);
-    expect(user).toEqual({ userName: 'abc123@contoso.com', active: true, displayName: 'Example User', name: { familyName: 'Example familyName', givenName: 'Example givenName' } });
+    expect(user).toEqual({
+      userName: 'abc123@contoso.com',
+      active: true,
+      displayName: 'Example User',
+      name: { familyName: 'Example familyName', givenName: 'Example givenName' },
+    });
     expect(JSON.stringify(user)).not.toContain('password');
   });
 });
@@ -226,7 +245,14 @@ describe('parseUserBody: every create and PUT of the clients’ published sequen
 describe('parseUserBody: read leniently where the clients differ', () => {
   it('takes active as a boolean or as "True"/"False" in any case, and true when absent', () => {
     const active = (value: unknown) => parseUserBody({ userName: 'ana@example.com', active: value }).active;
-    expect([active(true), active(false), active('True'), active('False'), active('TRUE'), active('false')]).toEqual([true, false, true, false, true, false]);
+    expect([active(true), active(false), active('True'), active('False'), active('TRUE'), active('false')]).toEqual([
+      true,
+      false,
+      true,
+      false,
+      true,
+      false,
+    ]);
     expect(parseUserBody({ userName: 'ana@example.com' }).active).toBe(true);
   });
 
@@ -255,18 +281,45 @@ describe('parseUserBody: read leniently where the clients differ', () => {
   });
 
   it('reads null as unassigned (RFC 7644 §3.5.1), and keeps no empty name or emails', () => {
-    expect(parseUserBody({ userName: 'ana@example.com', displayName: null, externalId: null, emails: [], name: { middleName: null }, title: null })).toEqual({ userName: 'ana@example.com', active: true });
+    expect(
+      parseUserBody({
+        userName: 'ana@example.com',
+        displayName: null,
+        externalId: null,
+        emails: [],
+        name: { middleName: null },
+        title: null,
+      }),
+    ).toEqual({ userName: 'ana@example.com', active: true });
     expect(parseUserBody({ userName: 'ana@example.com', name: { givenName: 'Ana', middleName: null } }).name).toEqual({ givenName: 'Ana' });
   });
 
   it('accepts a body without schemas (required by the RFC, sent by both clients, ambiguous for nothing)', () => {
     expect(parseUserBody({ userName: 'ana@example.com' })).toEqual({ userName: 'ana@example.com', active: true });
-    expect(parseUserBody({ schemas: ['URN:IETF:PARAMS:SCIM:SCHEMAS:CORE:2.0:USER', 'urn:example:ours'], userName: 'ana@example.com' }).userName).toBe('ana@example.com');
+    expect(
+      parseUserBody({ schemas: ['URN:IETF:PARAMS:SCIM:SCHEMAS:CORE:2.0:USER', 'urn:example:ours'], userName: 'ana@example.com' }).userName,
+    ).toBe('ana@example.com');
   });
 
   it('keeps the enterprise extension exactly as sent, whatever it holds, and email types in the directory’s own words', () => {
-    const enterprise = { employeeNumber: '701984', costCenter: '4130', organization: 'Universal Studios', division: 'Theme Park', department: 'Tour Operations', manager: { value: '26118915-6090-4610-87e4-49d8ca9f808d', $ref: '../Users/26118915-6090-4610-87e4-49d8ca9f808d', displayName: 'John Smith' }, badge: [1, 2] };
-    const user = parseUserBody({ userName: 'ana@example.com', [enterpriseUserSchema]: enterprise, emails: [{ value: 'ana@example.com', type: 'Büro' }] });
+    const enterprise = {
+      employeeNumber: '701984',
+      costCenter: '4130',
+      organization: 'Universal Studios',
+      division: 'Theme Park',
+      department: 'Tour Operations',
+      manager: {
+        value: '26118915-6090-4610-87e4-49d8ca9f808d',
+        $ref: '../Users/26118915-6090-4610-87e4-49d8ca9f808d',
+        displayName: 'John Smith',
+      },
+      badge: [1, 2],
+    };
+    const user = parseUserBody({
+      userName: 'ana@example.com',
+      [enterpriseUserSchema]: enterprise,
+      emails: [{ value: 'ana@example.com', type: 'Büro' }],
+    });
     expect(user.enterprise).toEqual(enterprise);
     expect(user.emails).toEqual([{ value: 'ana@example.com', type: 'Büro' }]);
   });
@@ -275,22 +328,41 @@ describe('parseUserBody: read leniently where the clients differ', () => {
     // https://github.com/pranems/SCIMServer/blob/main/docs/SCIM_VALIDATION_GAP_ANALYSIS.md (a published validator run:
     // "The value 'True' cannot be parsed as the type 'Boolean'" for roles[].primary)
     const roles = [{ primary: 'True', display: 'MRONYWGFFHXQ', value: 'WDEIISGWWQBE', type: 'XVTUOHMYUFRL' }];
-    const user = parseUserBody({ userName: 'ana@example.com', roles, phoneNumbers: [{ type: 'work', value: '10-040-1308', primary: true }, { type: 'fax', value: '10-040-1308' }] });
+    const user = parseUserBody({
+      userName: 'ana@example.com',
+      roles,
+      phoneNumbers: [
+        { type: 'work', value: '10-040-1308', primary: true },
+        { type: 'fax', value: '10-040-1308' },
+      ],
+    });
     expect(user.extra).toEqual({
       roles: [{ primary: true, display: 'MRONYWGFFHXQ', value: 'WDEIISGWWQBE', type: 'XVTUOHMYUFRL' }],
-      phoneNumbers: [{ type: 'work', value: '10-040-1308', primary: true }, { type: 'fax', value: '10-040-1308' }],
+      phoneNumbers: [
+        { type: 'work', value: '10-040-1308', primary: true },
+        { type: 'fax', value: '10-040-1308' },
+      ],
     });
     expect(refusedAs({ userName: 'ana@example.com', roles: [{ value: 'x', primary: 'sometimes' }] })).toBe('invalidValue');
   });
 
   it('keeps no attribute it does not know, and no other extension', () => {
-    const user = parseUserBody({ userName: 'ana@example.com', favouriteColour: 'teal', 'urn:example:scim:schemas:ours:2.0:User': { tag: 'x' }, name: { givenName: 'Ana', nickname: 'Aninha' } });
+    const user = parseUserBody({
+      userName: 'ana@example.com',
+      favouriteColour: 'teal',
+      'urn:example:scim:schemas:ours:2.0:User': { tag: 'x' },
+      name: { givenName: 'Ana', nickname: 'Aninha' },
+    });
     expect(user).toEqual({ userName: 'ana@example.com', active: true, name: { givenName: 'Ana' } });
   });
 
   it('takes the limits at their bounds', () => {
     const emails = Array.from({ length: scimUserLimits.emails }, (_, index) => ({ value: `ana+${index}@example.com` }));
-    const user = parseUserBody({ userName: 'a'.repeat(scimUserLimits.userNameChars), emails, [enterpriseUserSchema]: { department: 'x'.repeat(scimUserLimits.enterpriseJsonBytes - '{"department":""}'.length) } });
+    const user = parseUserBody({
+      userName: 'a'.repeat(scimUserLimits.userNameChars),
+      emails,
+      [enterpriseUserSchema]: { department: 'x'.repeat(scimUserLimits.enterpriseJsonBytes - '{"department":""}'.length) },
+    });
     expect(user.userName).toHaveLength(256);
     expect(user.emails).toHaveLength(20);
     expect(JSON.stringify(user.enterprise)).toHaveLength(8 * 1024);
@@ -322,7 +394,17 @@ describe('parseUserBody: refusals, each a 400 with its scimType', () => {
     ['an email type over 64 characters', { ...ok, emails: [{ value: 'ana@example.com', type: 't'.repeat(65) }] }, 'invalidValue'],
     ['primary as "maybe"', { ...ok, emails: [{ value: 'ana@example.com', primary: 'maybe' }] }, 'invalidValue'],
     ['21 emails', { ...ok, emails: Array.from({ length: 21 }, (_, index) => ({ value: `ana+${index}@example.com` })) }, 'invalidValue'],
-    ['two primary emails', { ...ok, emails: [{ value: 'a@example.com', primary: true }, { value: 'b@example.com', primary: 'True' }] }, 'invalidValue'],
+    [
+      'two primary emails',
+      {
+        ...ok,
+        emails: [
+          { value: 'a@example.com', primary: true },
+          { value: 'b@example.com', primary: 'True' },
+        ],
+      },
+      'invalidValue',
+    ],
     ['a name as a string', { ...ok, name: 'Ana Lima' }, 'invalidValue'],
     ['a number for a given name', { ...ok, name: { givenName: 5 } }, 'invalidValue'],
     ['a displayName over 1024 characters', { ...ok, displayName: 'd'.repeat(1025) }, 'invalidValue'],
@@ -331,7 +413,11 @@ describe('parseUserBody: refusals, each a 400 with its scimType', () => {
     ['phoneNumbers as a string', { ...ok, phoneNumbers: '+1 555 0100' }, 'invalidValue'],
     ['phoneNumbers of strings', { ...ok, phoneNumbers: ['+1 555 0100'] }, 'invalidValue'],
     ['the enterprise extension as an array', { ...ok, [enterpriseUserSchema]: [] }, 'invalidValue'],
-    ['the enterprise extension a byte over 8 KiB', { ...ok, [enterpriseUserSchema]: { department: 'x'.repeat(8 * 1024 - 16) } }, 'invalidValue'],
+    [
+      'the enterprise extension a byte over 8 KiB',
+      { ...ok, [enterpriseUserSchema]: { department: 'x'.repeat(8 * 1024 - 16) } },
+      'invalidValue',
+    ],
     ['the enterprise extension over 8 KiB in UTF-8', { ...ok, [enterpriseUserSchema]: { department: 'é'.repeat(4100) } }, 'invalidValue'],
     ['other attributes over 16 KiB', { ...ok, addresses: [{ formatted: 'x'.repeat(16 * 1024) }] }, 'invalidValue'],
   ];
@@ -366,7 +452,10 @@ describe('toScimResource', () => {
 
   it('names the enterprise extension in schemas and answers its object under its URN, as stored', () => {
     const enterprise = { employeeNumber: 'Aklq', manager: '123456' };
-    const resource = toScimResource(stored({ userName: 'ana@example.com', active: false, enterprise }), 'https://hushlink.example/scim/v2/');
+    const resource = toScimResource(
+      stored({ userName: 'ana@example.com', active: false, enterprise }),
+      'https://hushlink.example/scim/v2/',
+    );
     expect(resource.schemas).toEqual([userSchema, enterpriseUserSchema]);
     expect(resource[enterpriseUserSchema]).toEqual(enterprise);
     expect(resource.active).toBe(false);
@@ -374,7 +463,11 @@ describe('toScimResource', () => {
   });
 
   it('never lets an extra attribute stand for the service’s own, nor show a password', () => {
-    const user = stored({ userName: 'ana@example.com', active: true, extra: { title: 'Engineer', id: 'forged', password: 'hunter2', meta: {}, userName: 'eve@example.com' } });
+    const user = stored({
+      userName: 'ana@example.com',
+      active: true,
+      extra: { title: 'Engineer', id: 'forged', password: 'hunter2', meta: {}, userName: 'eve@example.com' },
+    });
     const resource = toScimResource(user, 'https://hushlink.example/scim/v2');
     expect(resource).toMatchObject({ id: 'usr_5Xq2', userName: 'ana@example.com', title: 'Engineer' });
     expect(JSON.stringify(resource)).not.toContain('hunter2');
@@ -382,7 +475,12 @@ describe('toScimResource', () => {
   });
 
   it('reads back as the same User when a client sends it again (Okta updates by GET then PUT)', () => {
-    const attributes = parseUserBody({ ...oktaCreate, title: 'Engineer', addresses: [{ type: 'work', formatted: '2 Main St' }], [enterpriseUserSchema]: { manager: { value: 'm-1' } } });
+    const attributes = parseUserBody({
+      ...oktaCreate,
+      title: 'Engineer',
+      addresses: [{ type: 'work', formatted: '2 Main St' }],
+      [enterpriseUserSchema]: { manager: { value: 'm-1' } },
+    });
     expect(parseUserBody(overTheWire(toScimResource(stored(attributes), 'https://hushlink.example/scim/v2')))).toEqual(attributes);
   });
 });
@@ -399,18 +497,50 @@ describe('properties (fast-check)', () => {
   };
 
   it('never throws anything but a 400 refusal, whatever JSON arrives', () => {
-    fc.assert(fc.property(fc.jsonValue(), (body) => refusedOnly(() => parseUserBody(body))), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (body) => refusedOnly(() => parseUserBody(body))),
+      { numRuns: 500 },
+    );
   });
 
-  const names = ['userName', 'USERNAME', 'active', 'emails', 'name', 'displayName', 'externalId', 'title', 'phoneNumbers', 'roles', 'password', 'id', 'meta', 'groups', 'schemas', enterpriseUserSchema, 'urn:example:other:2.0:User', '__proto__', 'constructor'];
+  const names = [
+    'userName',
+    'USERNAME',
+    'active',
+    'emails',
+    'name',
+    'displayName',
+    'externalId',
+    'title',
+    'phoneNumbers',
+    'roles',
+    'password',
+    'id',
+    'meta',
+    'groups',
+    'schemas',
+    enterpriseUserSchema,
+    'urn:example:other:2.0:User',
+    '__proto__',
+    'constructor',
+  ];
   const plausible = fc.oneof(
     fc.jsonValue(),
     fc.constantFrom('True', 'False', true, false, 'ana@example.com', '', null),
-    fc.array(fc.record({ value: fc.constantFrom('ana@example.com', 'bo@example.com', 'nope'), type: fc.constantFrom('work', 'home'), primary: fc.boolean() }), { maxLength: 3 }),
+    fc.array(
+      fc.record({
+        value: fc.constantFrom('ana@example.com', 'bo@example.com', 'nope'),
+        type: fc.constantFrom('work', 'home'),
+        primary: fc.boolean(),
+      }),
+      { maxLength: 3 },
+    ),
     fc.record({ givenName: fc.string(), familyName: fc.oneof(fc.string(), fc.constant(null)) }),
     fc.constant([userSchema]),
   );
-  const body = fc.dictionary(fc.constantFrom(...names), plausible, { maxKeys: 8 }).map((members) => ({ userName: 'ana@example.com', ...members }));
+  const body = fc
+    .dictionary(fc.constantFrom(...names), plausible, { maxKeys: 8 })
+    .map((members) => ({ userName: 'ana@example.com', ...members }));
 
   it('of bodies near the real ones: a User that reads back as itself, or a 400 refusal', () => {
     fc.assert(

@@ -30,14 +30,21 @@ describe('creating a secret', () => {
     await expectRefusal(
       createSecret({ ...input, claimVerifier: sealed.claimVerifier }, null, deps),
       Invalid,
-      new HttpError(400, 'invalid_request', 'A secret with a claim_verifier needs its link_verifier too (docs/envelope.md, "Link token").', {
-        errors: [{ path: 'body.link_verifier', message: 'required with claim_verifier' }],
-      }),
+      new HttpError(
+        400,
+        'invalid_request',
+        'A secret with a claim_verifier needs its link_verifier too (docs/envelope.md, "Link token").',
+        {
+          errors: [{ path: 'body.link_verifier', message: 'required with claim_verifier' }],
+        },
+      ),
     );
     await expectRefusal(
       createSecret({ ...input, notBefore: deps.clock.now() + 3600 * 1000 }, null, deps),
       Invalid,
-      new HttpError(400, 'invalid_request', 'not_before must be before the secret expires.', { errors: [{ path: 'body.not_before', message: 'must be before the expiry' }] }),
+      new HttpError(400, 'invalid_request', 'not_before must be before the secret expires.', {
+        errors: [{ path: 'body.not_before', message: 'must be before the expiry' }],
+      }),
     );
   });
 
@@ -64,16 +71,34 @@ describe('creating a secret', () => {
       recipients: [{ label: 'ops' }],
     };
     const input = newTextSecret(body);
-    expect(input).toMatchObject({ salt: sealed.salt, expiresInSeconds: 600, maxViews: 2, notBefore: Date.UTC(2026, 10, 24, 12, 5), recipients: [{ label: 'ops' }] });
+    expect(input).toMatchObject({
+      salt: sealed.salt,
+      expiresInSeconds: 600,
+      maxViews: 2,
+      notBefore: Date.UTC(2026, 10, 24, 12, 5),
+      recipients: [{ label: 'ops' }],
+    });
     expect(Buffer.from(input.envelope).equals(Buffer.from(sealed.envelope))).toBe(true);
     const { secret } = await createSecret(input, null, ports());
-    expect(secret).toMatchObject({ maxViews: 2, viewsLeft: 2, notBefore: Date.UTC(2026, 10, 24, 12, 5), recipients: [{ label: 'ops', restricted: false }] });
+    expect(secret).toMatchObject({
+      maxViews: 2,
+      viewsLeft: 2,
+      notBefore: Date.UTC(2026, 10, 24, 12, 5),
+      recipients: [{ label: 'ops', restricted: false }],
+    });
   });
 
   it('clamps curl mode’s limits, a query value that is not a whole number taking the default', async () => {
     expect(curlOptions({ expires_in: ' 120 ', max_views: '2.5' })).toEqual({ expiresInSeconds: 120, maxViews: undefined });
-    const { secret } = await createCurlSecret(new TextEncoder().encode('hi'), curlOptions({ expires_in: '99999999999', max_views: '-3' }), ports());
-    expect([secret.expiresAt - secret.createdAt, secret.maxViews]).toEqual([secretLimits.expiresInSeconds.max * 1000, secretLimits.maxViews.min]);
+    const { secret } = await createCurlSecret(
+      new TextEncoder().encode('hi'),
+      curlOptions({ expires_in: '99999999999', max_views: '-3' }),
+      ports(),
+    );
+    expect([secret.expiresAt - secret.createdAt, secret.maxViews]).toEqual([
+      secretLimits.expiresInSeconds.max * 1000,
+      secretLimits.maxViews.min,
+    ]);
   });
 });
 
@@ -81,11 +106,17 @@ describe('claiming a secret', () => {
   it('says a file still uploading is too early, with its retry time and code', async () => {
     const deps = ports();
     const upload = async () => ({ id: 'upl_1', partSize: 8 << 20, partCount: 1, chunkLog2: 20 });
-    const { secret } = await storeSecret({ kind: 'file', sizeBytes: 10, salt: 'A'.repeat(22), expiresInSeconds: 3600, maxViews: 1, upload }, null, deps);
+    const { secret } = await storeSecret(
+      { kind: 'file', sizeBytes: 10, salt: 'A'.repeat(22), expiresInSeconds: 3600, maxViews: 1, upload },
+      null,
+      deps,
+    );
     await expectRefusal(
       claimSecret(secret.id, noProof, view, null, deps),
       TooEarly,
-      new HttpError(425, 'upload_pending', 'This file is still being uploaded; try again once the upload is complete.', { headers: { 'retry-after': '5' } }),
+      new HttpError(425, 'upload_pending', 'This file is still being uploaded; try again once the upload is complete.', {
+        headers: { 'retry-after': '5' },
+      }),
     );
   });
 
@@ -97,7 +128,10 @@ describe('claiming a secret', () => {
     await expectRefusal(
       claimSecret(secret.id, noProof, view, null, deps),
       TooEarly,
-      new HttpError(425, 'too_early', 'This secret cannot be opened yet.', { headers: { 'retry-after': '91' }, members: { not_before: new Date(notBefore).toISOString() } }),
+      new HttpError(425, 'too_early', 'This secret cannot be opened yet.', {
+        headers: { 'retry-after': '91' },
+        members: { not_before: new Date(notBefore).toISOString() },
+      }),
     );
   });
 
@@ -120,24 +154,41 @@ describe('claiming a secret', () => {
     await expectRefusal(
       claimSecret(secret.id, { ...noProof, recipientId: open!.id }, view, null, deps),
       Gone,
-      new HttpError(410, 'recipient_revoked', 'This link was revoked by the sender; other links of the secret may still work.', { members: { state: 'revoked' } }),
+      new HttpError(410, 'recipient_revoked', 'This link was revoked by the sender; other links of the secret may still work.', {
+        members: { state: 'revoked' },
+      }),
     );
     const noSuchLink = new HttpError(404, 'not_found', 'This secret has no such link.');
-    await expectRefusal(claimSecret(secret.id, { ...noProof, recipientId: 'rcp_AAAAAAAAAAAAAAAAAAAAAA' }, view, null, deps), NotFound, noSuchLink);
+    await expectRefusal(
+      claimSecret(secret.id, { ...noProof, recipientId: 'rcp_AAAAAAAAAAAAAAAAAAAAAA' }, view, null, deps),
+      NotFound,
+      noSuchLink,
+    );
   });
 
   it('asks for the claim token, counts refused ones from link holders, and locks', async () => {
     const deps = ports();
     const { sealed, input } = await textSecret({});
     const { secret } = await createSecret({ ...input, claimVerifier: sealed.claimVerifier, linkVerifier: sealed.linkVerifier }, null, deps);
-    await expectRefusal(claimSecret(secret.id, noProof, view, null, deps), Forbidden, new HttpError(403, 'proof_required', 'This secret needs the claim token derived from its link.'));
+    await expectRefusal(
+      claimSecret(secret.id, noProof, view, null, deps),
+      Forbidden,
+      new HttpError(403, 'proof_required', 'This secret needs the claim token derived from its link.'),
+    );
     const wrong = { ...noProof, claimToken: 'A'.repeat(43), linkToken: sealed.linkToken };
     const refusedProof = (left: number) =>
-      new HttpError(403, 'proof_refused', 'The claim token does not match; check the link or the passphrase.', { members: { attempts_left: left } });
+      new HttpError(403, 'proof_refused', 'The claim token does not match; check the link or the passphrase.', {
+        members: { attempts_left: left },
+      });
     // Without the link, a refused token counts for nothing.
     await expectRefusal(claimSecret(secret.id, { ...wrong, linkToken: null }, view, null, deps), Forbidden, refusedProof(5));
-    for (let left = 4; left > 0; left--) await expectRefusal(claimSecret(secret.id, wrong, view, null, deps), Forbidden, refusedProof(left));
-    await expectRefusal(claimSecret(secret.id, wrong, view, null, deps), Locked, new HttpError(423, 'locked', 'This secret is locked after too many refused attempts.'));
+    for (let left = 4; left > 0; left--)
+      await expectRefusal(claimSecret(secret.id, wrong, view, null, deps), Forbidden, refusedProof(left));
+    await expectRefusal(
+      claimSecret(secret.id, wrong, view, null, deps),
+      Locked,
+      new HttpError(423, 'locked', 'This secret is locked after too many refused attempts.'),
+    );
   });
 
   it('says a burned secret is gone, with its state', async () => {
@@ -150,7 +201,11 @@ describe('claiming a secret', () => {
       Gone,
       new HttpError(410, 'gone', 'This secret is no longer available (burned).', { members: { state: 'burned' } }),
     );
-    await expectRefusal(claimSecret('nope', noProof, view, null, deps), NotFound, new HttpError(404, 'not_found', 'No secret has this id.'));
+    await expectRefusal(
+      claimSecret('nope', noProof, view, null, deps),
+      NotFound,
+      new HttpError(404, 'not_found', 'No secret has this id.'),
+    );
   });
 });
 
@@ -162,24 +217,40 @@ describe('a secret’s other routes', () => {
     await expectRefusal(
       revokeRecipient(secret.id, secret.recipients![0]!.id, { ownerId: null, deleteToken: null }, deps),
       Unauthenticated,
-      new HttpError(401, 'unauthorized', 'Send the owner’s credential, or the secret’s delete token as `x-delete-token`.', { headers: { 'www-authenticate': 'Bearer' } }),
+      new HttpError(401, 'unauthorized', 'Send the owner’s credential, or the secret’s delete token as `x-delete-token`.', {
+        headers: { 'www-authenticate': 'Bearer' },
+      }),
     );
     const notYours = new HttpError(404, 'not_found', 'No secret of yours has this link.');
-    await expectRefusal(revokeRecipient(secret.id, secret.recipients![0]!.id, { ownerId: 'usr_other', deleteToken: null }, deps), NotFound, notYours);
+    await expectRefusal(
+      revokeRecipient(secret.id, secret.recipients![0]!.id, { ownerId: 'usr_other', deleteToken: null }, deps),
+      NotFound,
+      notYours,
+    );
     await expectRefusal(
       revokeSecret(secret.id, 'hld_wrong', null, deps),
       Forbidden,
       new HttpError(403, 'forbidden', 'Only the owner, or the holder of its delete token, can revoke this secret.'),
     );
-    await expectRefusal(readSecret(secret.id, 'rcp_AAAAAAAAAAAAAAAAAAAAAA', null, deps), NotFound, new HttpError(404, 'not_found', 'This secret has no such link.'));
-    await expectRefusal(listReceipts(secret.id, 'usr_other', 10, null, deps), NotFound, new HttpError(404, 'not_found', 'No secret of yours has this id.'));
+    await expectRefusal(
+      readSecret(secret.id, 'rcp_AAAAAAAAAAAAAAAAAAAAAA', null, deps),
+      NotFound,
+      new HttpError(404, 'not_found', 'This secret has no such link.'),
+    );
+    await expectRefusal(
+      listReceipts(secret.id, 'usr_other', 10, null, deps),
+      NotFound,
+      new HttpError(404, 'not_found', 'No secret of yours has this id.'),
+    );
   });
 
   it('names a cursor it did not give out as the query’s', async () => {
     await expectRefusal(
       listOwnedSecrets('usr_1', 10, 'not-a-cursor', ports()),
       Invalid,
-      new HttpError(400, 'invalid_request', 'The cursor is not valid.', { errors: [{ path: 'query.cursor', message: 'is not a cursor this API gave' }] }),
+      new HttpError(400, 'invalid_request', 'The cursor is not valid.', {
+        errors: [{ path: 'query.cursor', message: 'is not a cursor this API gave' }],
+      }),
     );
   });
 

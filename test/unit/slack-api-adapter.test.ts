@@ -58,16 +58,25 @@ describe('exchangeCode (oauth.v2.access)', () => {
 
   it("passes Slack's refusals on as reasons: a code used twice or expired, another redirect URI, a wrong secret", async () => {
     const code = slack.authorize({ teamId: 'T0ADAPT002', redirectUri });
-    expect(await api.exchangeCode({ code, redirectUri: 'http://localhost:3000/elsewhere' })).toEqual({ outcome: 'refused', reason: 'bad_redirect_uri' });
+    expect(await api.exchangeCode({ code, redirectUri: 'http://localhost:3000/elsewhere' })).toEqual({
+      outcome: 'refused',
+      reason: 'bad_redirect_uri',
+    });
     expect((await api.exchangeCode({ code, redirectUri })).outcome).toBe('installed');
     expect(await api.exchangeCode({ code, redirectUri })).toEqual({ outcome: 'refused', reason: 'invalid_code' });
     const expiring = slack.authorize({ teamId: 'T0ADAPT002', redirectUri });
     clock.advance(601);
     expect(await api.exchangeCode({ code: expiring, redirectUri })).toEqual({ outcome: 'refused', reason: 'invalid_code' });
     const wrongSecret = new SlackWebApi({ clientId: slack.clientId, clientSecret: 'f'.repeat(32), apiUrl: slack.url });
-    expect(await wrongSecret.exchangeCode({ code: slack.authorize({ redirectUri }), redirectUri })).toEqual({ outcome: 'refused', reason: 'bad_client_secret' });
+    expect(await wrongSecret.exchangeCode({ code: slack.authorize({ redirectUri }), redirectUri })).toEqual({
+      outcome: 'refused',
+      reason: 'bad_client_secret',
+    });
     const wrongId = new SlackWebApi({ clientId: '1.2', clientSecret: slack.clientSecret, apiUrl: slack.url });
-    expect(await wrongId.exchangeCode({ code: slack.authorize({ redirectUri }), redirectUri })).toEqual({ outcome: 'refused', reason: 'invalid_client_id' });
+    expect(await wrongId.exchangeCode({ code: slack.authorize({ redirectUri }), redirectUri })).toEqual({
+      outcome: 'refused',
+      reason: 'invalid_client_id',
+    });
   });
 
   it('refuses an org-wide install, which names no workspace', async () => {
@@ -77,7 +86,10 @@ describe('exchangeCode (oauth.v2.access)', () => {
 
   it('fails, not refuses, when Slack throttles', async () => {
     slack.throttleNext(1, 12);
-    expect(await api.exchangeCode({ code: slack.authorize({ redirectUri }), redirectUri })).toEqual({ outcome: 'failed', reason: 'rate_limited' });
+    expect(await api.exchangeCode({ code: slack.authorize({ redirectUri }), redirectUri })).toEqual({
+      outcome: 'failed',
+      reason: 'rate_limited',
+    });
   });
 });
 
@@ -90,12 +102,35 @@ describe('sendDirectMessage (conversations.open, then chat.postMessage)', () => 
     expect(sent).toEqual({ outcome: 'sent', channelId: expect.stringMatching(/^D0/), ts: expect.stringMatching(/^\d+\.\d{6}$/) });
     const channelId = (sent as { channelId: string }).channelId;
     const bearer = { kind: 'token', via: 'bearer', fingerprint: tokenFingerprint(token), teamId: 'T0ADAPT010', state: 'valid' };
-    const exact = (call: ReturnType<LocalSlack['calls']>[number]) => ({ httpMethod: call.httpMethod, path: call.path, contentType: call.contentType, authorization: call.headers.authorization, body: call.body, credential: call.credential });
+    const exact = (call: ReturnType<LocalSlack['calls']>[number]) => ({
+      httpMethod: call.httpMethod,
+      path: call.path,
+      contentType: call.contentType,
+      authorization: call.headers.authorization,
+      body: call.body,
+      credential: call.credential,
+    });
     expect(slack.calls().map(exact)).toEqual([
-      { httpMethod: 'POST', path: '/api/conversations.open', contentType: 'application/x-www-form-urlencoded', authorization: 'Bearer [redacted]', body: { users: 'U0ADAPT010' }, credential: bearer },
-      { httpMethod: 'POST', path: '/api/chat.postMessage', contentType: 'application/x-www-form-urlencoded', authorization: 'Bearer [redacted]', body: { channel: channelId, text }, credential: bearer },
+      {
+        httpMethod: 'POST',
+        path: '/api/conversations.open',
+        contentType: 'application/x-www-form-urlencoded',
+        authorization: 'Bearer [redacted]',
+        body: { users: 'U0ADAPT010' },
+        credential: bearer,
+      },
+      {
+        httpMethod: 'POST',
+        path: '/api/chat.postMessage',
+        contentType: 'application/x-www-form-urlencoded',
+        authorization: 'Bearer [redacted]',
+        body: { channel: channelId, text },
+        credential: bearer,
+      },
     ]);
-    expect(slack.messages().filter((message) => message.teamId === 'T0ADAPT010')).toEqual([{ teamId: 'T0ADAPT010', channel: channelId, userId: 'U0ADAPT010', text, blocks: null, ts: (sent as { ts: string }).ts }]);
+    expect(slack.messages().filter((message) => message.teamId === 'T0ADAPT010')).toEqual([
+      { teamId: 'T0ADAPT010', channel: channelId, userId: 'U0ADAPT010', text, blocks: null, ts: (sent as { ts: string }).ts },
+    ]);
     // The DM is the same one the next time (Slack answers already_open).
     expect(await api.sendDirectMessage(token, 'U0ADAPT010', text)).toMatchObject({ outcome: 'sent', channelId });
   });
@@ -119,7 +154,12 @@ describe('sendDirectMessage (conversations.open, then chat.postMessage)', () => 
     const before = slack.messages().length;
     slack.throttleNext(1, 3, 'chat.postMessage');
     expect(await api.sendDirectMessage(token, 'U0ADAPT012', 'y')).toEqual({ outcome: 'rate_limited', retryAfterSeconds: 3 });
-    expect(slack.calls().slice(-2).map((call) => [call.method, call.status])).toEqual([
+    expect(
+      slack
+        .calls()
+        .slice(-2)
+        .map((call) => [call.method, call.status]),
+    ).toEqual([
       ['conversations.open', 200],
       ['chat.postMessage', 429],
     ]);
@@ -137,7 +177,12 @@ describe('sendDirectMessage (conversations.open, then chat.postMessage)', () => 
     // A server that takes the request and never answers.
     const silent = await listening(createServer(() => undefined));
     try {
-      const stalled = new SlackWebApi({ clientId: slack.clientId, clientSecret: slack.clientSecret, apiUrl: urlOf(silent), timeoutMs: 100 });
+      const stalled = new SlackWebApi({
+        clientId: slack.clientId,
+        clientSecret: slack.clientSecret,
+        apiUrl: urlOf(silent),
+        timeoutMs: 100,
+      });
       expect(await stalled.sendDirectMessage('xoxb-1-2-x', 'U0X', 'x')).toEqual({ outcome: 'failed', error: 'timeout' });
       expect(await stalled.exchangeCode({ code: 'c', redirectUri })).toEqual({ outcome: 'failed', reason: 'timeout' });
     } finally {

@@ -1,13 +1,21 @@
 import { ErrorCode, WebClient, type WebAPIPlatformError, type WebAPIRateLimitedError } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { renderChatCalls, signSlashCommand, slashCommand, startSlackEmulator, tokenFingerprint, type LocalSlack } from '../../local/slack/emulator.ts';
+import {
+  renderChatCalls,
+  signSlashCommand,
+  slashCommand,
+  startSlackEmulator,
+  tokenFingerprint,
+  type LocalSlack,
+} from '../../local/slack/emulator.ts';
 import { AdjustableClock } from '../../shared/clock.ts';
 
 // Slack's official client, pointed at the emulator: if it reads the emulator's answers as Slack's,
 // the emulator speaks Slack's wire format. No retries and no waiting on 429, as the service would set it.
 let slack: LocalSlack;
 const clock = new AdjustableClock();
-const client = (token?: string) => new WebClient(token, { slackApiUrl: slack.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+const client = (token?: string) =>
+  new WebClient(token, { slackApiUrl: slack.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
 const redirectUri = 'http://localhost:3000/v1/chat/callback';
 
 beforeAll(async () => {
@@ -30,14 +38,24 @@ async function platformError(call: Promise<unknown>): Promise<string> {
 
 async function install(teamId: string, userId = 'U0INSTALL1'): Promise<string> {
   const code = slack.authorize({ teamId, teamName: `Team ${teamId}`, userId, redirectUri });
-  const answer = await client().oauth.v2.access({ client_id: slack.clientId, client_secret: slack.clientSecret, code, redirect_uri: redirectUri });
+  const answer = await client().oauth.v2.access({
+    client_id: slack.clientId,
+    client_secret: slack.clientSecret,
+    code,
+    redirect_uri: redirectUri,
+  });
   return answer.access_token!;
 }
 
 describe('oauth.v2.access through @slack/web-api', () => {
   it("exchanges a code the authorize step issued for Slack's answer: a fresh bot token, the team, the installer", async () => {
     const code = slack.authorize({ teamId: 'T0OAUTH001', teamName: 'Acme', userId: 'U0ANA00001', redirectUri });
-    const answer = await client().oauth.v2.access({ client_id: slack.clientId, client_secret: slack.clientSecret, code, redirect_uri: redirectUri });
+    const answer = await client().oauth.v2.access({
+      client_id: slack.clientId,
+      client_secret: slack.clientSecret,
+      code,
+      redirect_uri: redirectUri,
+    });
     expect(answer).toMatchObject({
       ok: true,
       token_type: 'bot',
@@ -52,7 +70,13 @@ describe('oauth.v2.access through @slack/web-api', () => {
     expect(answer.bot_user_id).toMatch(/^U0[A-Z0-9]{9}$/);
     // The SDK sends the client credentials as form fields; the emulator records them without the secret.
     const [call] = slack.calls();
-    expect(call).toMatchObject({ method: 'oauth.v2.access', httpMethod: 'POST', path: '/api/oauth.v2.access', status: 200, credential: { kind: 'client', via: 'form', clientId: slack.clientId, secretMatches: true } });
+    expect(call).toMatchObject({
+      method: 'oauth.v2.access',
+      httpMethod: 'POST',
+      path: '/api/oauth.v2.access',
+      status: 200,
+      credential: { kind: 'client', via: 'form', clientId: slack.clientId, secretMatches: true },
+    });
     expect(call!.body).toEqual({ client_id: slack.clientId, client_secret: '[redacted]', code, redirect_uri: redirectUri });
     expect(call!.answer.access_token).toBe('[redacted]');
   });
@@ -70,7 +94,9 @@ describe('oauth.v2.access through @slack/web-api', () => {
     const code = slack.authorize({ teamId: 'T0OAUTH002', redirectUri });
     expect(await platformError(client().oauth.v2.access({ ...args(code), client_secret: 'f'.repeat(32) }))).toBe('bad_client_secret');
     expect(await platformError(client().oauth.v2.access({ ...args(code), client_id: '1.2' }))).toBe('invalid_client_id');
-    expect(await platformError(client().oauth.v2.access({ ...args(code), redirect_uri: 'http://localhost:3000/elsewhere' }))).toBe('bad_redirect_uri');
+    expect(await platformError(client().oauth.v2.access({ ...args(code), redirect_uri: 'http://localhost:3000/elsewhere' }))).toBe(
+      'bad_redirect_uri',
+    );
     // None of those refusals used the code up.
     expect((await client().oauth.v2.access(args(code))).ok).toBe(true);
   });
@@ -91,18 +117,41 @@ describe('conversations.open and chat.postMessage through @slack/web-api', () =>
     expect(opened).toMatchObject({ ok: true, channel: { id: expect.stringMatching(/^D0[A-Z0-9]{9}$/) } });
     expect(slack.calls().at(-1)!.answer).toEqual({ ok: true, channel: { id: opened.channel!.id } });
     const again = await bot.conversations.open({ users: 'U0DM000001' });
-    expect(again).toMatchObject({ ok: true, no_op: true, already_open: true, channel: { id: opened.channel!.id, is_im: true, user: 'U0DM000001' } });
+    expect(again).toMatchObject({
+      ok: true,
+      no_op: true,
+      already_open: true,
+      channel: { id: opened.channel!.id, is_im: true, user: 'U0DM000001' },
+    });
 
     const blocks = [{ type: 'section', text: { type: 'mrkdwn', text: '*Opened*' } }];
     const posted = await bot.chat.postMessage({ channel: opened.channel!.id!, text: 'Your secret was opened', blocks });
-    expect(posted).toMatchObject({ ok: true, channel: opened.channel!.id, ts: expect.stringMatching(/^\d{10}\.\d{6}$/), message: { type: 'message', text: 'Your secret was opened', team: 'T0DM000001', blocks } });
-    expect(slack.messages().at(-1)).toEqual({ teamId: 'T0DM000001', channel: opened.channel!.id, userId: 'U0DM000001', text: 'Your secret was opened', blocks, ts: posted.ts });
+    expect(posted).toMatchObject({
+      ok: true,
+      channel: opened.channel!.id,
+      ts: expect.stringMatching(/^\d{10}\.\d{6}$/),
+      message: { type: 'message', text: 'Your secret was opened', team: 'T0DM000001', blocks },
+    });
+    expect(slack.messages().at(-1)).toEqual({
+      teamId: 'T0DM000001',
+      channel: opened.channel!.id,
+      userId: 'U0DM000001',
+      text: 'Your secret was opened',
+      blocks,
+      ts: posted.ts,
+    });
 
     const calls = slack.calls();
     expect(calls.map((call) => call.method)).toEqual(['conversations.open', 'conversations.open', 'chat.postMessage']);
     expect(calls[2]!.headers).toMatchObject({ 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer [redacted]' });
     expect(calls[2]!.body).toEqual({ channel: opened.channel!.id, text: 'Your secret was opened', blocks: JSON.stringify(blocks) });
-    expect(calls[2]!.credential).toEqual({ kind: 'token', via: 'bearer', fingerprint: tokenFingerprint(token), teamId: 'T0DM000001', state: 'valid' });
+    expect(calls[2]!.credential).toEqual({
+      kind: 'token',
+      via: 'bearer',
+      fingerprint: tokenFingerprint(token),
+      teamId: 'T0DM000001',
+      state: 'valid',
+    });
   });
 
   it("refuses with Slack's codes: no token, an unknown one, a revoked one, a stranger, an unknown channel, no text", async () => {
@@ -132,7 +181,9 @@ describe('conversations.open and chat.postMessage through @slack/web-api', () =>
   it('answers 429 with Retry-After for the next calls it is told to throttle', async () => {
     const token = await install('T0DM000004', 'U0DM000004');
     slack.throttleNext(1, 7);
-    const error = (await client(token).conversations.open({ users: 'U0DM000004' }).catch((caught: unknown) => caught)) as WebAPIRateLimitedError;
+    const error = (await client(token)
+      .conversations.open({ users: 'U0DM000004' })
+      .catch((caught: unknown) => caught)) as WebAPIRateLimitedError;
     expect(error.code).toBe(ErrorCode.RateLimitedError);
     expect(error.retryAfter).toBe(7);
     expect(slack.calls().at(-1)).toMatchObject({ status: 429, answer: { ok: false, error: 'ratelimited' } });
@@ -141,11 +192,18 @@ describe('conversations.open and chat.postMessage through @slack/web-api', () =>
 
   it('takes the token as a form field, and a JSON body with the token as Bearer', async () => {
     const token = await install('T0DM000005', 'U0DM000005');
-    const byField = await fetch(`${slack.url}conversations.open`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, users: 'U0DM000005' }) });
+    const byField = await fetch(`${slack.url}conversations.open`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, users: 'U0DM000005' }),
+    });
     expect(byField.headers.get('content-type')).toBe('application/json; charset=utf-8');
     const opened = (await byField.json()) as { ok: boolean; channel: { id: string } };
     expect(opened.ok).toBe(true);
-    expect(slack.calls().at(-1)).toMatchObject({ credential: { via: 'field', state: 'valid' }, body: { token: '[redacted]', users: 'U0DM000005' } });
+    expect(slack.calls().at(-1)).toMatchObject({
+      credential: { via: 'field', state: 'valid' },
+      body: { token: '[redacted]', users: 'U0DM000005' },
+    });
     const json = await fetch(`${slack.url}chat.postMessage`, {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${token}` },
@@ -153,7 +211,11 @@ describe('conversations.open and chat.postMessage through @slack/web-api', () =>
     });
     expect(await json.json()).toMatchObject({ ok: true, message: { text: 'hi', blocks: [{ type: 'divider' }] } });
     // Slack ignores a token inside a JSON body.
-    const tokenInJson = await fetch(`${slack.url}conversations.open`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, users: 'U0DM000005' }) });
+    const tokenInJson = await fetch(`${slack.url}conversations.open`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token, users: 'U0DM000005' }),
+    });
     expect(await tokenInJson.json()).toEqual({ ok: false, error: 'not_authed' });
   });
 });
@@ -166,7 +228,16 @@ describe('the listing (GET /_dev/chat) and the controls', () => {
     // Even a token put in a message's text (a bug in a caller) is blanked in the listing.
     await bot.chat.postMessage({ channel: channel!.id!, text: `oops ${token}` });
     const listing = renderChatCalls(slack);
-    expect(JSON.parse(listing)).toMatchObject({ calls: expect.any(Array), messages: expect.any(Array), installations: expect.arrayContaining([expect.objectContaining({ teamId: 'T0LIST0001', tokens: [{ fingerprint: tokenFingerprint(token), scopes: ['commands', 'chat:write', 'im:write'], revoked: false }] })]) });
+    expect(JSON.parse(listing)).toMatchObject({
+      calls: expect.any(Array),
+      messages: expect.any(Array),
+      installations: expect.arrayContaining([
+        expect.objectContaining({
+          teamId: 'T0LIST0001',
+          tokens: [{ fingerprint: tokenFingerprint(token), scopes: ['commands', 'chat:write', 'im:write'], revoked: false }],
+        }),
+      ]),
+    });
     expect(listing).toContain('oauth.v2.access');
     expect(listing).not.toContain(token);
     expect(listing).not.toContain(slack.clientSecret);
@@ -177,20 +248,42 @@ describe('the listing (GET /_dev/chat) and the controls', () => {
   });
 
   it('serves the authorize page, whose Allow and Cancel redirect with a code or access_denied and the state', async () => {
-    const query = new URLSearchParams({ client_id: slack.clientId, scope: 'commands,chat:write,im:write', redirect_uri: redirectUri, state: 'st.ate' });
+    const query = new URLSearchParams({
+      client_id: slack.clientId,
+      scope: 'commands,chat:write,im:write',
+      redirect_uri: redirectUri,
+      state: 'st.ate',
+    });
     const shown = await fetch(`${slack.authorizeUrl}?${query}`);
     expect(shown.status).toBe(200);
     expect(await shown.text()).toContain('commands, chat:write, im:write');
     const decide = (decision: string) =>
-      fetch(slack.authorizeUrl, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ ...Object.fromEntries(query), team_id: 'T0PAGE0001', team_name: 'Page', user_id: 'U0PAGE0001', decision }) });
+      fetch(slack.authorizeUrl, {
+        method: 'POST',
+        redirect: 'manual',
+        body: new URLSearchParams({
+          ...Object.fromEntries(query),
+          team_id: 'T0PAGE0001',
+          team_name: 'Page',
+          user_id: 'U0PAGE0001',
+          decision,
+        }),
+      });
     const allowed = new URL((await decide('allow')).headers.get('location')!);
     expect(`${allowed.origin}${allowed.pathname}`).toBe(redirectUri);
     expect(allowed.searchParams.get('state')).toBe('st.ate');
-    const answer = await client().oauth.v2.access({ client_id: slack.clientId, client_secret: slack.clientSecret, code: allowed.searchParams.get('code')!, redirect_uri: redirectUri });
+    const answer = await client().oauth.v2.access({
+      client_id: slack.clientId,
+      client_secret: slack.clientSecret,
+      code: allowed.searchParams.get('code')!,
+      redirect_uri: redirectUri,
+    });
     expect(answer).toMatchObject({ team: { id: 'T0PAGE0001', name: 'Page' }, authed_user: { id: 'U0PAGE0001' } });
     const cancelled = new URL((await decide('cancel')).headers.get('location')!);
     expect(Object.fromEntries(cancelled.searchParams)).toEqual({ error: 'access_denied', state: 'st.ate' });
-    expect((await fetch(`${slack.authorizeUrl}?${new URLSearchParams({ ...Object.fromEntries(query), client_id: 'other' })}`)).status).toBe(400);
+    expect((await fetch(`${slack.authorizeUrl}?${new URLSearchParams({ ...Object.fromEntries(query), client_id: 'other' })}`)).status).toBe(
+      400,
+    );
   });
 
   it('answers only loopback host names', async () => {
@@ -233,7 +326,13 @@ describe('signSlashCommand', () => {
 
   it("builds Slack's field set for /hushlink, with overrides, spaces encoded as Slack sends them", () => {
     const fields = slashCommand({ text: 'my password', user_id: 'U0OTHER001' });
-    expect(fields).toMatchObject({ command: '/hushlink', team_id: 'T0LOCAL001', user_id: 'U0OTHER001', text: 'my password', api_app_id: 'A0LOCAL001' });
+    expect(fields).toMatchObject({
+      command: '/hushlink',
+      team_id: 'T0LOCAL001',
+      user_id: 'U0OTHER001',
+      text: 'my password',
+      api_app_id: 'A0LOCAL001',
+    });
     expect(signSlashCommand(fields, 'secret', 1).body).toContain('&text=my+password&');
   });
 });

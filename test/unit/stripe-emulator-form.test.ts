@@ -46,21 +46,47 @@ describe('parseForm (Stripe parameters, as the SDK encodes them)', () => {
 });
 
 describe('readParams (what an endpoint accepts)', () => {
-  const specs = { quantity: 'integer', cancel: 'boolean', metadata: 'metadata', items: { list: { id: 'string', quantity: 'integer' } }, data: { hash: { metadata: 'metadata' } } } as const;
+  const specs = {
+    quantity: 'integer',
+    cancel: 'boolean',
+    metadata: 'metadata',
+    items: { list: { id: 'string', quantity: 'integer' } },
+    data: { hash: { metadata: 'metadata' } },
+  } as const;
 
   it('types each field, leaves empty optional values unset and keeps empty metadata values (removal)', () => {
-    const params = readParams(parseForm('quantity=5&cancel=true&metadata[a]=&items[0][id]=si_1&items[0][quantity]=2&data[metadata][k]=v&items[1][id]='), specs);
-    expect(params).toEqual({ quantity: 5, cancel: true, metadata: { a: '' }, items: [{ id: 'si_1', quantity: 2 }, {}], data: { metadata: { k: 'v' } } });
+    const params = readParams(
+      parseForm('quantity=5&cancel=true&metadata[a]=&items[0][id]=si_1&items[0][quantity]=2&data[metadata][k]=v&items[1][id]='),
+      specs,
+    );
+    expect(params).toEqual({
+      quantity: 5,
+      cancel: true,
+      metadata: { a: '' },
+      items: [{ id: 'si_1', quantity: 2 }, {}],
+      data: { metadata: { k: 'v' } },
+    });
     expect(mergeMetadata({ a: '1', b: '2' }, { a: '', c: '3' })).toEqual({ b: '2', c: '3' });
   });
 
   it("names an unknown or malformed parameter by its full bracketed name, as Stripe's errors do", () => {
-    expect(refusal(() => readParams(parseForm('items[0][colour]=red'), specs))).toMatchObject({ status: 400, code: 'parameter_unknown', param: 'items[0][colour]', message: 'Received unknown parameter: items[0][colour]' });
-    expect(refusal(() => readParams(parseForm('quantity=two'), specs))).toMatchObject({ code: 'parameter_invalid_integer', param: 'quantity', message: 'Invalid integer: two' });
+    expect(refusal(() => readParams(parseForm('items[0][colour]=red'), specs))).toMatchObject({
+      status: 400,
+      code: 'parameter_unknown',
+      param: 'items[0][colour]',
+      message: 'Received unknown parameter: items[0][colour]',
+    });
+    expect(refusal(() => readParams(parseForm('quantity=two'), specs))).toMatchObject({
+      code: 'parameter_invalid_integer',
+      param: 'quantity',
+      message: 'Invalid integer: two',
+    });
     expect(refusal(() => readParams(parseForm('cancel=yes'), specs))).toMatchObject({ param: 'cancel', message: 'Invalid boolean: yes' });
     expect(refusal(() => readParams(parseForm('quantity[a]=1'), specs))).toMatchObject({ param: 'quantity' });
     expect(refusal(() => readParams(parseForm('items=si_1'), specs))).toMatchObject({ param: 'items' });
-    expect(refusal(() => readParams(parseForm(`metadata[${'k'.repeat(41)}]=v`), specs))).toMatchObject({ param: `metadata[${'k'.repeat(41)}]` });
+    expect(refusal(() => readParams(parseForm(`metadata[${'k'.repeat(41)}]=v`), specs))).toMatchObject({
+      param: `metadata[${'k'.repeat(41)}]`,
+    });
     expect(refusal(() => readParams(parseForm(`metadata[k]=${'v'.repeat(501)}`), specs))).toMatchObject({ param: 'metadata[k]' });
   });
 });

@@ -43,7 +43,10 @@ function lex(source: string): { literals: Literal[]; code: string } {
   let i = 0;
   let line = 1;
   let lastSignificant = '';
-  const regexMayFollow = () => lastSignificant === '' || /[(,=:[!&|?{};+\-*%<>~^]$/.test(lastSignificant) || /\b(return|typeof|case|of|in|new|delete|void|throw|else|yield|await)$/.test(lastSignificant);
+  const regexMayFollow = () =>
+    lastSignificant === '' ||
+    /[(,=:[!&|?{};+\-*%<>~^]$/.test(lastSignificant) ||
+    /\b(return|typeof|case|of|in|new|delete|void|throw|else|yield|await)$/.test(lastSignificant);
   const take = (text: string) => {
     for (const char of text) if (char === '\n') line++;
     code += text;
@@ -62,7 +65,11 @@ function lex(source: string): { literals: Literal[]; code: string } {
         while (j < source.length && depth > 0) {
           if (source[j] === '`') {
             const nested = template(j);
-            literals.push({ source: source.slice(j, nested.end), text: nested.text, line: line + (source.slice(start, j).match(/\n/g)?.length ?? 0) });
+            literals.push({
+              source: source.slice(j, nested.end),
+              text: nested.text,
+              line: line + (source.slice(start, j).match(/\n/g)?.length ?? 0),
+            });
             j = nested.end;
             continue;
           }
@@ -130,12 +137,16 @@ function lex(source: string): { literals: Literal[]; code: string } {
 function keyLike(literals: Literal[], code: string): Array<{ line: number; found: string; why: string }> {
   const found: Array<{ line: number; found: string; why: string }> = [];
   for (const literal of literals) {
-    if (literal.source.startsWith('`') && /(^|[^A-Za-z0-9_])[A-Z][A-Z0-9_]+#/.test(literal.text)) found.push({ line: literal.line, found: literal.source, why: 'a key template (`WORD#…`)' });
-    else if (!literal.source.startsWith('`') && /^[A-Z][A-Z0-9_]+#/.test(literal.text)) found.push({ line: literal.line, found: literal.source, why: "a key prefix ('WORD#…')" });
+    if (literal.source.startsWith('`') && /(^|[^A-Za-z0-9_])[A-Z][A-Z0-9_]+#/.test(literal.text))
+      found.push({ line: literal.line, found: literal.source, why: 'a key template (`WORD#…`)' });
+    else if (!literal.source.startsWith('`') && /^[A-Z][A-Z0-9_]+#/.test(literal.text))
+      found.push({ line: literal.line, found: literal.source, why: "a key prefix ('WORD#…')" });
   }
   const lines = code.split('\n');
   lines.forEach((text, index) => {
-    for (const match of text.matchAll(/\b(?:pk|sk|gsi[12](?:pk|sk))\s*:\s*(?:(['"`])[A-Z][A-Z0-9_]*\1|\{\s*S\s*:\s*(['"`])[A-Z][A-Z0-9_]*\2\s*\})/g)) {
+    for (const match of text.matchAll(
+      /\b(?:pk|sk|gsi[12](?:pk|sk))\s*:\s*(?:(['"`])[A-Z][A-Z0-9_]*\1|\{\s*S\s*:\s*(['"`])[A-Z][A-Z0-9_]*\2\s*\})/g,
+    )) {
       found.push({ line: index + 1, found: match[0], why: "a key literal (`sk: 'WORD'`)" });
     }
   });
@@ -151,7 +162,10 @@ function writesOf(source: string): Array<{ line: number; builders: string[] }> {
   const { code } = lex(source);
   const aliases = new Map<string, string>();
   for (const match of source.matchAll(/import\s*\{([^}]*)\}\s*from\s*'\.\/items\/index\.ts'/g)) {
-    for (const name of match[1]!.split(',').map((part) => part.trim()).filter((part) => part && !part.startsWith('type '))) {
+    for (const name of match[1]!
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part && !part.startsWith('type '))) {
       const [exported, local] = name.split(/\s+as\s+/);
       aliases.set((local ?? exported)!, exported!);
     }
@@ -168,7 +182,9 @@ function writesOf(source: string): Array<{ line: number; builders: string[] }> {
       at++;
     } while (depth > 0 && at < code.length);
     const text = code.slice(start, at);
-    const builders = [...text.matchAll(/\b(\w+)\s*\(/g)].map((call) => aliases.get(call[1]!)).filter((name): name is string => name !== undefined && Object.hasOwn(writtenBy, name));
+    const builders = [...text.matchAll(/\b(\w+)\s*\(/g)]
+      .map((call) => aliases.get(call[1]!))
+      .filter((name): name is string => name !== undefined && Object.hasOwn(writtenBy, name));
     writes.push({ line: code.slice(0, match.index).split('\n').length, builders: [...new Set(builders)] });
   }
   return writes;
@@ -186,14 +202,20 @@ describe('the table’s keys', () => {
     // biome-ignore-start lint/suspicious/noTemplateCurlyInString: the scanner under test reads source text, so these strings spell key templates as code does
     const { literals, code } = lex(
       [
-        "const a = `USER#${id}#SESSIONS`; // `SECRET#${x}` in a comment",
+        'const a = `USER#${id}#SESSIONS`; // `SECRET#${x}` in a comment',
         "/* 'RECEIPT#' */ const b = { pk, sk: 'PROFILE' };",
         'const c = `${queue}#${shard}`, d = /[\'"]#/g, e = x / 2;',
-        "const f = `${`WORKSPACE#${id}`}`;",
+        'const f = `${`WORKSPACE#${id}`}`;',
       ].join('\n'),
     );
     // A template nested in another one's `${}` is a literal of its own (before the one holding it).
-    expect(literals.map((literal) => literal.source)).toEqual(['`USER#${id}#SESSIONS`', "'PROFILE'", '`${queue}#${shard}`', '`WORKSPACE#${id}`', '`${`WORKSPACE#${id}`}`']);
+    expect(literals.map((literal) => literal.source)).toEqual([
+      '`USER#${id}#SESSIONS`',
+      "'PROFILE'",
+      '`${queue}#${shard}`',
+      '`WORKSPACE#${id}`',
+      '`${`WORKSPACE#${id}`}`',
+    ]);
     expect(code).not.toContain('RECEIPT');
     expect(keyLike(literals, code).map((hit) => [hit.line, hit.found])).toEqual([
       [1, '`USER#${id}#SESSIONS`'],
@@ -201,7 +223,10 @@ describe('the table’s keys', () => {
       [2, "sk: 'PROFILE'"],
     ]);
     // biome-ignore-end lint/suspicious/noTemplateCurlyInString: the scanner's source text ends here
-    expect(keyLike([], "Key: { pk: { S: 'CONFIG' }, sk: { S: 'SIGNING_KEYS' } }").map((hit) => hit.found)).toEqual(["pk: { S: 'CONFIG' }", "sk: { S: 'SIGNING_KEYS' }"]);
+    expect(keyLike([], "Key: { pk: { S: 'CONFIG' }, sk: { S: 'SIGNING_KEYS' } }").map((hit) => hit.found)).toEqual([
+      "pk: { S: 'CONFIG' }",
+      "sk: { S: 'SIGNING_KEYS' }",
+    ]);
   });
 
   it('are spelled only in shared/store/items/ (a short, explained allowlist aside)', () => {
@@ -230,7 +255,8 @@ describe('the table’s keys', () => {
       .sort();
     expect(builders).toEqual(Object.keys(writtenBy).sort());
     const stores = new Set(readdirSync(join(root, 'shared/store')).filter((file) => file.endsWith('.ts')));
-    for (const [builder, owners] of Object.entries(writtenBy)) for (const file of owners) expect(stores.has(file), `${builder}: ${file}`).toBe(true);
+    for (const [builder, owners] of Object.entries(writtenBy))
+      for (const file of owners) expect(stores.has(file), `${builder}: ${file}`).toBe(true);
   });
 
   it('are written only by the store that owns their item: others put the owner’s part in their transaction', () => {
@@ -248,7 +274,12 @@ describe('the table’s keys', () => {
       .filter((file) => file.endsWith('.ts'))
       .flatMap((file) =>
         writesOf(readFileSync(join(root, 'shared/store', file), 'utf8')).flatMap(({ line, builders }) =>
-          builders.filter((builder) => !(writtenBy[builder as keyof typeof writtenBy] as readonly string[]).includes(file)).map((builder) => `shared/store/${file}:${line} writes a ${builder} item, which ${writtenBy[builder as keyof typeof writtenBy].join(' / ')} owns`),
+          builders
+            .filter((builder) => !(writtenBy[builder as keyof typeof writtenBy] as readonly string[]).includes(file))
+            .map(
+              (builder) =>
+                `shared/store/${file}:${line} writes a ${builder} item, which ${writtenBy[builder as keyof typeof writtenBy].join(' / ')} owns`,
+            ),
         ),
       );
     expect(violations).toEqual([]);
@@ -264,7 +295,11 @@ describe('the table’s keys', () => {
       'AUDIT#': auditKey('x', 0, 'y').pk,
     };
     const policy = readFileSync(join(root, 'docs/operations.md'), 'utf8');
-    const granted = new Set([...policy.matchAll(/"dynamodb:LeadingKeys": \[([^\]]*)\]/g)].flatMap((match) => [...match[1]!.matchAll(/"([^"]+)\*"/g)].map((prefix) => prefix[1]!)));
+    const granted = new Set(
+      [...policy.matchAll(/"dynamodb:LeadingKeys": \[([^\]]*)\]/g)].flatMap((match) =>
+        [...match[1]!.matchAll(/"([^"]+)\*"/g)].map((prefix) => prefix[1]!),
+      ),
+    );
     expect([...granted].sort()).toEqual(Object.keys(built).sort());
     for (const [prefix, key] of Object.entries(built)) expect(key, prefix).toBe(`${prefix}x`);
   });

@@ -68,7 +68,14 @@ describe('access token verification', () => {
   it('refuses a kid of a shape newKeyId cannot make without a read', async () => {
     await verifier.verify(await signed());
     const before = store.reads;
-    for (const kid of ['sk_forgedforgedforged', 'sk_short', `sk_${'a'.repeat(15)}=`, 'x'.repeat(17), `SK_${'a'.repeat(16)}`, `sk_${'a'.repeat(16)}\n`]) {
+    for (const kid of [
+      'sk_forgedforgedforged',
+      'sk_short',
+      `sk_${'a'.repeat(15)}=`,
+      'x'.repeat(17),
+      `SK_${'a'.repeat(16)}`,
+      `sk_${'a'.repeat(16)}\n`,
+    ]) {
       expect(await verifier.verify(await signed({ kid }))).toBeNull();
     }
     expect(store.reads).toBe(before);

@@ -62,7 +62,9 @@ describe('the usage rollup', () => {
       { date: '2031-03-10', liveSecrets: 3, bytesStored: 900, calls: 7, callsBase: 0, callsSeen: 7 },
     ]);
     expect(store.callsOn('b', '2031-03-10')).toBe(2);
-    expect(store.rows.get('a')!.get('2031-03-10')!.expiresAt).toBe(Date.parse('2031-03-10T00:00:00Z') + usageLimits.dayRetentionDays * 86_400_000);
+    expect(store.rows.get('a')!.get('2031-03-10')!.expiresAt).toBe(
+      Date.parse('2031-03-10T00:00:00Z') + usageLimits.dayRetentionDays * 86_400_000,
+    );
   });
 
   it('reruns the same day overwrite the row with the day’s calls so far', async () => {
@@ -147,7 +149,9 @@ describe('usage history', () => {
     expect(history).toHaveLength(30);
     expect(history[0]).toEqual({ date: '2031-05-20', live_secrets: 0, bytes_stored: 10, calls: 1 });
     expect(history.at(-1)!.date).toBe('2031-04-21');
-    expect((await readUsageHistory('a', { days: 1 }, { clock, tiers, usageReports: store })).map((row) => row.date)).toEqual(['2031-05-20']);
+    expect((await readUsageHistory('a', { days: 1 }, { clock, tiers, usageReports: store })).map((row) => row.date)).toEqual([
+      '2031-05-20',
+    ]);
   });
 
   it('date helpers', () => {

@@ -4,7 +4,8 @@ import { expandIncludes } from '../../web/partials.ts';
 
 describe('page includes', () => {
   it('expands each include of a page on its own, with quoted and bare arguments', () => {
-    const html = '<!-- include head "API keys" keys -->\n<body>\n<!-- include site-header /keys -->\n<main></main>\n<!-- include site-footer -->';
+    const html =
+      '<!-- include head "API keys" keys -->\n<body>\n<!-- include site-header /keys -->\n<main></main>\n<!-- include site-footer -->';
     const page = expandIncludes(html, 'keys.html');
     expect(page).toContain('<title>Hushlink: API keys</title>');
     expect(page).toContain('<script type="module" src="/assets/keys.js"></script>');

@@ -23,7 +23,11 @@ describe('KmsSealer', () => {
     const sealed = await new KmsSealer(new KMSClient({ region: 'eu-west-1' }), KEY).seal('whsec_abc', 'whk_1');
     expect(sealed).toBe(`kms:${Buffer.from([1, 2, 3]).toString('base64url')}`);
     const [call] = kms.commandCalls(EncryptCommand);
-    expect(call!.args[0].input).toEqual({ KeyId: KEY, Plaintext: Buffer.from('whsec_abc'), EncryptionContext: { webhook_endpoint: 'whk_1' } });
+    expect(call!.args[0].input).toEqual({
+      KeyId: KEY,
+      Plaintext: Buffer.from('whsec_abc'),
+      EncryptionContext: { webhook_endpoint: 'whk_1' },
+    });
   });
 
   it('decrypts with the same context, once per endpoint and instance', async () => {
@@ -34,19 +38,27 @@ describe('KmsSealer', () => {
     expect(await sealer.open(sealed, 'whk_1')).toBe('whsec_abc');
     const calls = kms.commandCalls(DecryptCommand);
     expect(calls).toHaveLength(1);
-    expect(calls[0]!.args[0].input).toEqual({ KeyId: KEY, CiphertextBlob: Buffer.from([9, 9]), EncryptionContext: { webhook_endpoint: 'whk_1' } });
+    expect(calls[0]!.args[0].input).toEqual({
+      KeyId: KEY,
+      CiphertextBlob: Buffer.from([9, 9]),
+      EncryptionContext: { webhook_endpoint: 'whk_1' },
+    });
     // Another endpoint's context is another request (and KMS refuses a mismatched one).
     kms.on(DecryptCommand).rejects(Object.assign(new Error('context mismatch'), { name: 'InvalidCiphertextException' }));
     await expect(sealer.open(sealed, 'whk_2')).rejects.toThrow('context mismatch');
     await expect(sealer.open('local:abc', 'whk_1')).rejects.toThrow('not sealed by KmsSealer');
   });
 
-  it('binds a chat bot token to its team under its own context name (issue 19), never the endpoints\'', async () => {
+  it("binds a chat bot token to its team under its own context name (issue 19), never the endpoints'", async () => {
     kms.on(EncryptCommand).resolves({ CiphertextBlob: new Uint8Array([4, 5]) });
     kms.on(DecryptCommand).resolves({ Plaintext: Buffer.from('xoxb-1') });
     const sealer = kmsSealer({ REGION: 'eu-west-1', WEBHOOK_KEY_ID: KEY }, 'chat_team');
     const sealed = await sealer.seal('xoxb-1', 'T0001');
-    expect(kms.commandCalls(EncryptCommand)[0]!.args[0].input).toEqual({ KeyId: KEY, Plaintext: Buffer.from('xoxb-1'), EncryptionContext: { chat_team: 'T0001' } });
+    expect(kms.commandCalls(EncryptCommand)[0]!.args[0].input).toEqual({
+      KeyId: KEY,
+      Plaintext: Buffer.from('xoxb-1'),
+      EncryptionContext: { chat_team: 'T0001' },
+    });
     expect(await sealer.open(sealed, 'T0001')).toBe('xoxb-1');
     expect(kms.commandCalls(DecryptCommand)[0]!.args[0].input).toMatchObject({ EncryptionContext: { chat_team: 'T0001' } });
   });
@@ -67,7 +79,7 @@ describe('LocalSealer', () => {
     await expect(new LocalSealer().open(sealed, 'whk_1')).rejects.toThrow();
   });
 
-  it('binds a secret of another kind to its context name too: a chat team\'s never opens as an endpoint\'s of the same id', async () => {
+  it("binds a secret of another kind to its context name too: a chat team's never opens as an endpoint's of the same id", async () => {
     const key = new Uint8Array(32).fill(7);
     const chat = new LocalSealer(key, 'chat_team');
     const endpoints = new LocalSealer(key);

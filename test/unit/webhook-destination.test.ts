@@ -96,12 +96,14 @@ describe('parseWebhookUrl refuses (outside local mode)', () => {
 });
 
 describe('parseWebhookUrl accepts', () => {
-  it.each(['https://93.184.215.14/hook', 'https://[2606:4700::1111]/hook', 'https://hooks.example.com:8443/a?b=c', 'https://[::ffff:93.184.215.14]/'])(
-    '%s',
-    (raw) => {
-      expect(parseWebhookUrl(raw, { local: false })).toBeInstanceOf(URL);
-    },
-  );
+  it.each([
+    'https://93.184.215.14/hook',
+    'https://[2606:4700::1111]/hook',
+    'https://hooks.example.com:8443/a?b=c',
+    'https://[::ffff:93.184.215.14]/',
+  ])('%s', (raw) => {
+    expect(parseWebhookUrl(raw, { local: false })).toBeInstanceOf(URL);
+  });
 
   it('strips the fragment and keeps the rest', () => {
     expect(parseWebhookUrl('https://Example.COM/hook?x=1#secret', { local: false }).href).toBe('https://example.com/hook?x=1');

@@ -183,8 +183,25 @@ describe.skipIf(!hasOpenssl)('postWebhook over TLS', () => {
     try {
       execFileSync(
         'openssl',
-        ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=hook.test',
-          '-addext', 'subjectAltName=DNS:hook.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=hook.test',
+          '-addext',
+          'subjectAltName=DNS:hook.test',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+        ],
         { stdio: 'ignore' },
       );
       const names: string[] = [];

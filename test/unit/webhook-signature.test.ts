@@ -42,7 +42,9 @@ describe('webhookSignature', () => {
     const fixed = webhookSignature('whsec_test', 1_700_000_000, '{"a":1}');
     expect(fixed).toBe(`t=1700000000,v1=${hmacHex('whsec_test', 1_700_000_000, '{"a":1}')}`);
     // The key is the secret's text, not its decoded base64url part.
-    const decodedKey = createHmac('sha256', Buffer.from(secret.slice(6), 'base64url')).update(`${t}.${body}`).digest('hex');
+    const decodedKey = createHmac('sha256', Buffer.from(secret.slice(6), 'base64url'))
+      .update(`${t}.${body}`)
+      .digest('hex');
     expect(webhookSignature(secret, t, body)).not.toContain(decodedKey);
   });
 
@@ -95,7 +97,10 @@ describe('verifyWebhook', () => {
 
   it('refuses a tampered body', () => {
     const header = webhookSignature(secret, t, body);
-    expect(verify(header, { rawBody: body.replace('"views_left":0', '"views_left":1') })).toEqual({ ok: false, reason: 'signature_mismatch' });
+    expect(verify(header, { rawBody: body.replace('"views_left":0', '"views_left":1') })).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
     expect(verify(header, { rawBody: `${body}\n` })).toEqual({ ok: false, reason: 'signature_mismatch' });
     // Same JSON value, different bytes: verification is over bytes, not over parsed JSON.
     expect(verify(header, { rawBody: JSON.stringify(JSON.parse(body), null, 1) })).toEqual({ ok: false, reason: 'signature_mismatch' });
@@ -126,7 +131,10 @@ describe('verifyWebhook', () => {
 
     it('compares whole seconds: a clock 999 ms into second t+300 still accepts t', () => {
       expect(verify(webhookSignature(secret, t, body), { now: (t + 300) * 1000 + 999 })).toEqual({ ok: true, timestamp: t });
-      expect(verify(webhookSignature(secret, t, body), { now: (t + 301) * 1000 })).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
+      expect(verify(webhookSignature(secret, t, body), { now: (t + 301) * 1000 })).toEqual({
+        ok: false,
+        reason: 'timestamp_out_of_tolerance',
+      });
     });
 
     it('checks the timestamp before the signature (a stale, forged header is out of tolerance)', () => {
@@ -305,7 +313,10 @@ describe('verify.ts is self-contained', () => {
       const copy = join(dir, 'verify.ts');
       await copyFile(verifyPath, copy);
       const copied = (await import(pathToFileURL(copy).href)) as typeof import('../../shared/webhooks/verify.ts');
-      expect(copied.verifyWebhook({ rawBody: body, header: webhookSignature(secret, t, body), secret, now })).toEqual({ ok: true, timestamp: t });
+      expect(copied.verifyWebhook({ rawBody: body, header: webhookSignature(secret, t, body), secret, now })).toEqual({
+        ok: true,
+        timestamp: t,
+      });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

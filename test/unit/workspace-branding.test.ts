@@ -6,7 +6,14 @@ import type { FieldError } from '../../shared/http/errors.ts';
 import { toHttpError } from '../../shared/http/refusals.ts';
 import { workspaceLimits } from '../../shared/limits.ts';
 import { Invalid } from '../../shared/domain/refusals.ts';
-import { accentShortfalls, accentUses, contrastRatio, formatRatio, pageColours, relativeLuminance } from '../../shared/domain/workspaces/accent.ts';
+import {
+  accentShortfalls,
+  accentUses,
+  contrastRatio,
+  formatRatio,
+  pageColours,
+  relativeLuminance,
+} from '../../shared/domain/workspaces/accent.ts';
 import { checkBranding as checkInput } from '../../shared/domain/workspaces/branding.ts';
 import { brandingInput } from '../../functions/workspaces/inputs.ts';
 import { maxLogoSide, parseLogo } from '../../shared/domain/workspaces/logo.ts';
@@ -17,11 +24,24 @@ const u32be = (n: number) => Buffer.from([n >>> 24, (n >>> 16) & 0xff, (n >>> 8)
 const u16be = (n: number) => Buffer.from([n >>> 8, n & 0xff]);
 const u32le = (n: number) => Buffer.from([n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24]);
 
-const pngChunk = (type: string, data: Buffer) => Buffer.concat([u32be(data.length), Buffer.from(type, 'latin1'), data, u32be(crc32(Buffer.concat([Buffer.from(type, 'latin1'), data])))]);
+const pngChunk = (type: string, data: Buffer) =>
+  Buffer.concat([u32be(data.length), Buffer.from(type, 'latin1'), data, u32be(crc32(Buffer.concat([Buffer.from(type, 'latin1'), data])))]);
 const pngSignature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** An RGB PNG of one colour (other depths and colour types get the same data: only the header is read); `pad` adds a private ancillary chunk of that many data bytes. */
-function png({ width = 1, height = 1, depth = 8, colourType = 2, pad }: { width?: number; height?: number; depth?: number; colourType?: number; pad?: number } = {}): Buffer {
+function png({
+  width = 1,
+  height = 1,
+  depth = 8,
+  colourType = 2,
+  pad,
+}: {
+  width?: number;
+  height?: number;
+  depth?: number;
+  colourType?: number;
+  pad?: number;
+} = {}): Buffer {
   const ihdr = Buffer.concat([u32be(width), u32be(height), Buffer.from([depth, colourType, 0, 0, 0])]);
   // Pixel data for the size asked, up to a little over the largest side the checks allow (they read the header).
   const side = (n: number) => Math.min(Math.max(n, 1), maxLogoSide + 1);
@@ -69,7 +89,10 @@ function webp(fourcc: string, data: Buffer): Buffer {
 // Modernizr's feature tests: a 1×1 lossless, lossy, and extended (alpha) WebP, as browsers decode them.
 const modernizrLossless = Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64');
 const modernizrLossy = Buffer.from('UklGRiIAAABXRUJQVlA4IBYAAAAwAQCdASoBAAEADsD+JaQAA3AAAAAA', 'base64');
-const modernizrAlpha = Buffer.from('UklGRkoAAABXRUJQVlA4WAoAAAAQAAAAAAAAAAAAQUxQSAwAAAARBxAR/Q9ERP8DAABWUDggGAAAABQBAJ0BKgEAAQAAAP4AAA3AAP7mtQAAAA==', 'base64');
+const modernizrAlpha = Buffer.from(
+  'UklGRkoAAABXRUJQVlA4WAoAAAAQAAAAAAAAAAAAQUxQSAwAAAARBxAR/Q9ERP8DAABWUDggGAAAABQBAJ0BKgEAAQAAAP4AAA3AAP7mtQAAAA==',
+  'base64',
+);
 
 /** The lossless one with its header's dimensions (14 bits each, less one) and version set as asked. */
 const vp8l = (width = 1, height = 1, version = 0) => {
@@ -89,9 +112,14 @@ const vp8 = (width = 1, height = 1, frameTag = 0x30) => {
 const vp8x = (width = 1, height = 1, size = 10) => {
   const w = width - 1;
   const h = height - 1;
-  return webp('VP8X', Buffer.concat([Buffer.from([0x10, 0, 0, 0, w & 0xff, (w >> 8) & 0xff, w >> 16, h & 0xff, (h >> 8) & 0xff, h >> 16]), Buffer.alloc(size - 10)]));
+  return webp(
+    'VP8X',
+    Buffer.concat([
+      Buffer.from([0x10, 0, 0, 0, w & 0xff, (w >> 8) & 0xff, w >> 16, h & 0xff, (h >> 8) & 0xff, h >> 16]),
+      Buffer.alloc(size - 10),
+    ]),
+  );
 };
-
 
 const dataUrl = (type: string, bytes: Buffer) => `data:${type};base64,${bytes.toString('base64')}`;
 
@@ -128,18 +156,39 @@ describe('checkBranding: the display name', () => {
     expect(checkBranding({ display_name: 'x'.repeat(max) }).displayName).toHaveLength(max);
     expect(checkBranding({ display_name: ` ${'x'.repeat(max)} ` }).displayName).toHaveLength(max);
     for (const bad of ['', '   ', '\t\n', 'x'.repeat(max + 1)]) {
-      expect(refusal({ display_name: bad })).toEqual([{ path: 'body.display_name', message: `must be 1 to ${max} characters long once trimmed` }]);
+      expect(refusal({ display_name: bad })).toEqual([
+        { path: 'body.display_name', message: `must be 1 to ${max} characters long once trimmed` },
+      ]);
     }
   });
 
   it('refuses controls, separators, lone surrogates, bidi controls and annotation characters, naming the first', () => {
-    const refused = ['\u0000', '\u0007', '\u001b', '\u007f', '\u0085', '\u009f', '\u061c', '\u200e', '\u200f', '\u2028', '\u2029', '\ud800', '\udfff', '\ufff9', '\ufffb'];
+    const refused = [
+      '\u0000',
+      '\u0007',
+      '\u001b',
+      '\u007f',
+      '\u0085',
+      '\u009f',
+      '\u061c',
+      '\u200e',
+      '\u200f',
+      '\u2028',
+      '\u2029',
+      '\ud800',
+      '\udfff',
+      '\ufff9',
+      '\ufffb',
+    ];
     for (let code = 0x202a; code <= 0x202e; code++) refused.push(String.fromCharCode(code));
     for (let code = 0x2066; code <= 0x2069; code++) refused.push(String.fromCharCode(code));
     for (const char of refused) {
       const [error, ...rest] = refusal({ display_name: `Acme${char}Security` });
       expect(rest).toEqual([]);
-      expect(error).toEqual({ path: 'body.display_name', message: `must not contain control or bidirectional formatting characters (U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} at 4)` });
+      expect(error).toEqual({
+        path: 'body.display_name',
+        message: `must not contain control or bidirectional formatting characters (U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} at 4)`,
+      });
     }
   });
 
@@ -148,7 +197,15 @@ describe('checkBranding: the display name', () => {
   });
 
   it('keeps the scripts and sequences names are written in', () => {
-    for (const good of ['Société Générale', 'شركة أكمي', 'חברת אקמי', 'アクメ株式会社', 'Family 👨\u200d👩\u200d👧', 'می\u200cخواهم', 'Zoë & Co. (EU)']) {
+    for (const good of [
+      'Société Générale',
+      'شركة أكمي',
+      'חברת אקמי',
+      'アクメ株式会社',
+      'Family 👨\u200d👩\u200d👧',
+      'می\u200cخواهم',
+      'Zoë & Co. (EU)',
+    ]) {
       expect(checkBranding({ display_name: good }).displayName).toBe(good);
     }
   });
@@ -202,11 +259,23 @@ describe('checkBranding: the logo', () => {
   it('refuses SVG and every other type, and parameters other than ;base64', () => {
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
     const types = 'must be a PNG, JPEG or WebP image (image/png, image/jpeg or image/webp); SVG and other types are refused';
-    for (const url of [dataUrl('image/svg+xml', svg), dataUrl('image/gif', png()), dataUrl('image/jpg', jpeg()), dataUrl('text/html', png()), dataUrl('', png()), `data:;base64,${png().toString('base64')}`]) {
+    for (const url of [
+      dataUrl('image/svg+xml', svg),
+      dataUrl('image/gif', png()),
+      dataUrl('image/jpg', jpeg()),
+      dataUrl('text/html', png()),
+      dataUrl('', png()),
+      `data:;base64,${png().toString('base64')}`,
+    ]) {
       expect(logoRefusal(url)).toBe(types);
     }
     const b64 = png().toString('base64');
-    for (const url of [`data:image/png,${b64}`, `data:image/png;charset=utf-8;base64,${b64}`, `data:image/png;base64;base64,${b64}`, `data:image/png;name=a.png;base64,${b64}`]) {
+    for (const url of [
+      `data:image/png,${b64}`,
+      `data:image/png;charset=utf-8;base64,${b64}`,
+      `data:image/png;base64;base64,${b64}`,
+      `data:image/png;name=a.png;base64,${b64}`,
+    ]) {
       expect(logoRefusal(url)).toBe('must be base64 with no other parameters (data:<type>;base64,…)');
     }
     for (const url of ['', 'https://example.com/logo.png', 'image/png;base64,AAAA', 'data:image/png;base64']) {
@@ -219,7 +288,14 @@ describe('checkBranding: the logo', () => {
     const b64 = bytes.toString('base64');
     expect(b64.endsWith('==')).toBe(true);
     const shape = 'must be padded base64 (A-Z, a-z, 0-9, + and /) with no spaces or line breaks';
-    for (const payload of [b64.replace(/=+$/, ''), `${b64.slice(0, 40)}\r\n${b64.slice(40)}`, ` ${b64}`, `${b64.slice(0, 40)} ${b64.slice(40)}`, b64.replaceAll('+', '-').replaceAll('/', '_'), `${b64}=`]) {
+    for (const payload of [
+      b64.replace(/=+$/, ''),
+      `${b64.slice(0, 40)}\r\n${b64.slice(40)}`,
+      ` ${b64}`,
+      `${b64.slice(0, 40)} ${b64.slice(40)}`,
+      b64.replaceAll('+', '-').replaceAll('/', '_'),
+      `${b64}=`,
+    ]) {
       expect(logoRefusal(`data:image/png;base64,${payload}`)).toBe(shape);
     }
     // The same bytes spelled a second way: the bits after the last byte set.
@@ -227,7 +303,9 @@ describe('checkBranding: the logo', () => {
     const last = b64.replace(/=+$/, '').length - 1;
     const stray = b64.slice(0, last) + alphabet[alphabet.indexOf(b64[last]!) + 1] + b64.slice(last + 1);
     expect(Buffer.from(stray, 'base64')).toEqual(bytes);
-    expect(logoRefusal(`data:image/png;base64,${stray}`)).toBe('must be canonical base64 (the unused bits of the last character must be zero)');
+    expect(logoRefusal(`data:image/png;base64,${stray}`)).toBe(
+      'must be canonical base64 (the unused bits of the last character must be zero)',
+    );
   });
 
   it(`takes exactly ${workspaceLimits.logoBytes} bytes decoded and refuses one more, before decoding it`, () => {
@@ -237,7 +315,9 @@ describe('checkBranding: the logo', () => {
     expect(checkBranding({ display_name: name, logo: dataUrl('image/png', exact) }).logo).toBe(dataUrl('image/png', exact));
     const over = png({ pad: workspaceLimits.logoBytes - base - 11 });
     expect(over).toHaveLength(workspaceLimits.logoBytes + 1);
-    expect(logoRefusal(dataUrl('image/png', over))).toBe(`must be at most ${workspaceLimits.logoBytes} bytes decoded (this one is ${workspaceLimits.logoBytes + 1})`);
+    expect(logoRefusal(dataUrl('image/png', over))).toBe(
+      `must be at most ${workspaceLimits.logoBytes} bytes decoded (this one is ${workspaceLimits.logoBytes + 1})`,
+    );
     // Each padding length: 65,535 to 65,537 bytes, whatever the number of `=`.
     for (const extra of [-1, 0, 1]) {
       const bytes = png({ pad: workspaceLimits.logoBytes - base - 12 + extra });
@@ -251,9 +331,15 @@ describe('checkBranding: the logo', () => {
     expect(logoRefusal(dataUrl('image/png', jpeg()))).toBe('is declared image/png but its bytes are a JPEG image');
     expect(logoRefusal(dataUrl('image/jpeg', vp8l()))).toBe('is declared image/jpeg but its bytes are a WebP image');
     expect(logoRefusal(dataUrl('image/webp', png()))).toBe('is declared image/webp but its bytes are a PNG image');
-    expect(logoRefusal(dataUrl('image/png', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')))).toBe('is declared image/png but its bytes are not a PNG image');
-    expect(logoRefusal(dataUrl('image/jpeg', Buffer.from('GIF89a\x01\0\x01\0')))).toBe('is declared image/jpeg but its bytes are not a JPEG image');
-    expect(logoRefusal(dataUrl('image/webp', Buffer.concat([Buffer.from('RIFF'), u32le(4), Buffer.from('WAVE')])))).toBe('is declared image/webp but its bytes are not a WebP image');
+    expect(logoRefusal(dataUrl('image/png', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')))).toBe(
+      'is declared image/png but its bytes are not a PNG image',
+    );
+    expect(logoRefusal(dataUrl('image/jpeg', Buffer.from('GIF89a\x01\0\x01\0')))).toBe(
+      'is declared image/jpeg but its bytes are not a JPEG image',
+    );
+    expect(logoRefusal(dataUrl('image/webp', Buffer.concat([Buffer.from('RIFF'), u32le(4), Buffer.from('WAVE')])))).toBe(
+      'is declared image/webp but its bytes are not a WebP image',
+    );
     expect(logoRefusal('data:image/png;base64,')).toBe('is declared image/png but its bytes are not a PNG image');
   });
 
@@ -287,7 +373,10 @@ describe('checkBranding: the logo', () => {
     ];
     for (const [type, bytes] of images) {
       for (let length = 0; length < bytes.length; length++) {
-        expect(() => checkBranding({ display_name: name, logo: dataUrl(type, bytes.subarray(0, length)) }), `${type} cut to ${length}`).toThrow(Invalid);
+        expect(
+          () => checkBranding({ display_name: name, logo: dataUrl(type, bytes.subarray(0, length)) }),
+          `${type} cut to ${length}`,
+        ).toThrow(Invalid);
       }
       expect(logoRefusal(dataUrl(type, Buffer.concat([bytes, Buffer.from('<html>')])))).toMatch(/^must end where its image ends/);
     }
@@ -297,13 +386,33 @@ describe('checkBranding: the logo', () => {
     const good = png();
     const ihdrData = good.subarray(16, 29);
     const withIhdr = (data: Buffer) => Buffer.concat([pngSignature, pngChunk('IHDR', data), good.subarray(33)]);
-    expect(logoRefusal(dataUrl('image/png', Buffer.concat([pngSignature, pngChunk('tEXt', Buffer.from('a\0b')), good.subarray(8)])))).toBe('is not a valid PNG: its first chunk must be IHDR, 13 bytes long');
-    expect(logoRefusal(dataUrl('image/png', withIhdr(Buffer.concat([ihdrData, Buffer.from([0])]))))).toBe('is not a valid PNG: its first chunk must be IHDR, 13 bytes long');
-    for (const [depth, colourType, compression, filter, interlace] of [[3, 2, 0, 0, 0], [16, 3, 0, 0, 0], [8, 1, 0, 0, 0], [8, 7, 0, 0, 0], [8, 2, 1, 0, 0], [8, 2, 0, 1, 0], [8, 2, 0, 0, 2]] as const) {
+    expect(logoRefusal(dataUrl('image/png', Buffer.concat([pngSignature, pngChunk('tEXt', Buffer.from('a\0b')), good.subarray(8)])))).toBe(
+      'is not a valid PNG: its first chunk must be IHDR, 13 bytes long',
+    );
+    expect(logoRefusal(dataUrl('image/png', withIhdr(Buffer.concat([ihdrData, Buffer.from([0])]))))).toBe(
+      'is not a valid PNG: its first chunk must be IHDR, 13 bytes long',
+    );
+    for (const [depth, colourType, compression, filter, interlace] of [
+      [3, 2, 0, 0, 0],
+      [16, 3, 0, 0, 0],
+      [8, 1, 0, 0, 0],
+      [8, 7, 0, 0, 0],
+      [8, 2, 1, 0, 0],
+      [8, 2, 0, 1, 0],
+      [8, 2, 0, 0, 2],
+    ] as const) {
       const data = Buffer.concat([ihdrData.subarray(0, 8), Buffer.from([depth, colourType, compression, filter, interlace])]);
       expect(logoRefusal(dataUrl('image/png', withIhdr(data)))).toBe('is not a valid PNG: its IHDR fields are out of range');
     }
-    for (const [depth, colourType] of [[1, 0], [16, 0], [16, 2], [1, 3], [8, 3], [8, 4], [16, 6]]) {
+    for (const [depth, colourType] of [
+      [1, 0],
+      [16, 0],
+      [16, 2],
+      [1, 3],
+      [8, 3],
+      [8, 4],
+      [16, 6],
+    ]) {
       expect(parseLogo(dataUrl('image/png', png({ depth, colourType }))).type).toBe('image/png');
     }
     const badCrc = Buffer.from(good);
@@ -312,12 +421,25 @@ describe('checkBranding: the logo', () => {
     const badIdat = Buffer.from(good);
     badIdat[good.length - 14] = badIdat[good.length - 14]! ^ 1;
     expect(logoRefusal(dataUrl('image/png', badIdat))).toBe('is not a valid PNG: a chunk fails its CRC');
-    expect(logoRefusal(dataUrl('image/png', Buffer.concat([pngSignature, pngChunk('IHDR', ihdrData), pngChunk('IEND', Buffer.alloc(0))])))).toBe('is not a valid PNG: it has no image data (IDAT)');
+    expect(
+      logoRefusal(dataUrl('image/png', Buffer.concat([pngSignature, pngChunk('IHDR', ihdrData), pngChunk('IEND', Buffer.alloc(0))]))),
+    ).toBe('is not a valid PNG: it has no image data (IDAT)');
   });
 
   it('walks a JPEG’s segments (fill bytes, tables and application data before the frame) and refuses a scan before any frame header', () => {
-    expect(parseLogo(dataUrl('image/jpeg', jpeg({ fill: 3, before: [jpegSegment(0xe1, Buffer.alloc(300, 0xff)), jpegSegment(0xfe, Buffer.from('comment'))] }))).width).toBe(1);
-    const noFrame = Buffer.concat([Buffer.from([0xff, 0xd8]), jpegSegment(0xda, Buffer.from([1, 1, 0, 0, 63, 0])), Buffer.from([0x3f, 0xff, 0xd9])]);
+    expect(
+      parseLogo(
+        dataUrl(
+          'image/jpeg',
+          jpeg({ fill: 3, before: [jpegSegment(0xe1, Buffer.alloc(300, 0xff)), jpegSegment(0xfe, Buffer.from('comment'))] }),
+        ),
+      ).width,
+    ).toBe(1);
+    const noFrame = Buffer.concat([
+      Buffer.from([0xff, 0xd8]),
+      jpegSegment(0xda, Buffer.from([1, 1, 0, 0, 63, 0])),
+      Buffer.from([0x3f, 0xff, 0xd9]),
+    ]);
     expect(logoRefusal(dataUrl('image/jpeg', noFrame))).toBe('is not a valid JPEG: no frame header (SOF) before its image data');
     const eoiFirst = Buffer.from([0xff, 0xd8, 0xff, 0xd9]);
     expect(logoRefusal(dataUrl('image/jpeg', eoiFirst))).toBe('is not a valid JPEG: no frame header (SOF) before its image data');
@@ -325,14 +447,20 @@ describe('checkBranding: the logo', () => {
     expect(logoRefusal(dataUrl('image/jpeg', shortSegment))).toBe('is not a valid JPEG: a segment’s length is under 2');
     const noMarker = Buffer.concat([Buffer.from([0xff, 0xd8]), jpegSegment(0xe0, Buffer.alloc(4)), Buffer.from([0x00, 0xff, 0xd9])]);
     expect(logoRefusal(dataUrl('image/jpeg', noMarker))).toBe('is not a valid JPEG: a segment does not start with a marker');
-    const badFrame = Buffer.concat([Buffer.from([0xff, 0xd8]), jpegSegment(0xc0, Buffer.from([8, 0, 1, 0, 1, 2, 1, 0x11, 0])), Buffer.from([0xff, 0xd9])]);
+    const badFrame = Buffer.concat([
+      Buffer.from([0xff, 0xd8]),
+      jpegSegment(0xc0, Buffer.from([8, 0, 1, 0, 1, 2, 1, 0x11, 0])),
+      Buffer.from([0xff, 0xd9]),
+    ]);
     expect(logoRefusal(dataUrl('image/jpeg', badFrame))).toBe('is not a valid JPEG: its frame header is malformed');
     // DAC (CC) and JPG (C8) sit in the SOFn range without being frames.
     expect(parseLogo(dataUrl('image/jpeg', jpeg({ before: [jpegSegment(0xcc, Buffer.from([0x00, 0x10]))] }))).width).toBe(1);
   });
 
   it('refuses a WebP whose first chunk is not an image header, or whose header is malformed', () => {
-    expect(logoRefusal(dataUrl('image/webp', webp('ALPH', Buffer.alloc(12))))).toBe('is not a valid WebP: its first chunk is not VP8, VP8L or VP8X');
+    expect(logoRefusal(dataUrl('image/webp', webp('ALPH', Buffer.alloc(12))))).toBe(
+      'is not a valid WebP: its first chunk is not VP8, VP8L or VP8X',
+    );
     expect(logoRefusal(dataUrl('image/webp', vp8(1, 1, 0x31)))).toBe('is not a valid WebP: its VP8 frame is not a key frame');
     expect(logoRefusal(dataUrl('image/webp', vp8l(1, 1, 1)))).toBe('is not a valid WebP: its VP8L version is not 0');
     const badSignature = Buffer.from(vp8l());
@@ -406,12 +534,20 @@ describe('checkBranding: the accent', () => {
     ]);
     // #767676 is the classic pass on white, yet too light on the page around the card.
     expect(contrastRatio('#767676', '#ffffff')).toBeGreaterThan(4.5);
-    expect(refusal({ display_name: name, accent: '#767676' })[0]!.message).toBe('gives a contrast of 4.24:1 as text on the page (#767676 on #f6f7fb); at least 4.5:1 is needed');
+    expect(refusal({ display_name: name, accent: '#767676' })[0]!.message).toBe(
+      'gives a contrast of 4.24:1 as text on the page (#767676 on #f6f7fb); at least 4.5:1 is needed',
+    );
   });
 
   it('names the worst use of a light accent', () => {
-    expect(refusal({ display_name: name, accent: '#FFFF00' })[0]!.message).toBe('gives a contrast of 1.00:1 as text on the page (#ffff00 on #f6f7fb); at least 4.5:1 is needed');
-    expect(accentShortfalls('#ffff00').map((use) => use.use)).toEqual(['text on the page', 'text on the card', 'button label on the accent']);
+    expect(refusal({ display_name: name, accent: '#FFFF00' })[0]!.message).toBe(
+      'gives a contrast of 1.00:1 as text on the page (#ffff00 on #f6f7fb); at least 4.5:1 is needed',
+    );
+    expect(accentShortfalls('#ffff00').map((use) => use.use)).toEqual([
+      'text on the page',
+      'text on the card',
+      'button label on the accent',
+    ]);
   });
 
   it('every accent readable as text on the light page also carries the white button label', () => {
@@ -439,7 +575,10 @@ describe('checkBranding: several problems', () => {
   it('are reported at once, one entry per problem, in the order of the fields', () => {
     expect(refusal({ display_name: '\u2066Acme', logo: dataUrl('image/svg+xml', Buffer.from('<svg/>')), accent: '#eeeeee' })).toEqual([
       { path: 'body.display_name', message: 'must not contain control or bidirectional formatting characters (U+2066 at 0)' },
-      { path: 'body.logo', message: 'must be a PNG, JPEG or WebP image (image/png, image/jpeg or image/webp); SVG and other types are refused' },
+      {
+        path: 'body.logo',
+        message: 'must be a PNG, JPEG or WebP image (image/png, image/jpeg or image/webp); SVG and other types are refused',
+      },
       { path: 'body.accent', message: 'gives a contrast of 1.08:1 as text on the page (#eeeeee on #f6f7fb); at least 4.5:1 is needed' },
     ]);
   });

@@ -42,7 +42,14 @@ const refusedPaths = (body: PolicyRequest) => refusal(body).map((entry) => entry
 const domainsOf = (allowed_recipient_domains: string[]) => parsePolicy({ allowed_recipient_domains }).allowedRecipientDomains;
 
 const restricted = (email: string): PolicyRecipient => ({ email, restricted: true });
-const text = (fields: Partial<Extract<PolicyCandidate, { kind: 'text' }>> = {}): PolicyCandidate => ({ kind: 'text', expiresIn: day, maxViews: 1, passphrase: false, recipients: [], ...fields });
+const text = (fields: Partial<Extract<PolicyCandidate, { kind: 'text' }>> = {}): PolicyCandidate => ({
+  kind: 'text',
+  expiresIn: day,
+  maxViews: 1,
+  passphrase: false,
+  recipients: [],
+  ...fields,
+});
 const file = (fields: Partial<Extract<PolicyCandidate, { kind: 'file' }>> = {}): PolicyCandidate => ({
   kind: 'file',
   expiresIn: day,
@@ -53,12 +60,21 @@ const file = (fields: Partial<Extract<PolicyCandidate, { kind: 'file' }>> = {}):
   ...fields,
 });
 const request = (expiresIn = day): PolicyCandidate => ({ kind: 'request', expiresIn });
-const brokenRules = (policy: WorkspacePolicy, candidate: PolicyCandidate) => policyViolations(policy, candidate).map((violation) => [violation.rule, violation.field]);
+const brokenRules = (policy: WorkspacePolicy, candidate: PolicyCandidate) =>
+  policyViolations(policy, candidate).map((violation) => [violation.rule, violation.field]);
 
 describe('parsePolicy', () => {
   it('reads an empty body, or nulls, as a policy with no rules', () => {
     expect(parsePolicy({})).toEqual({});
-    const nulls = { max_expires_in: null, max_views: null, require_passphrase: null, allowed_recipient_domains: null, allow_files: null, max_file_bytes: null, allow_requests: null };
+    const nulls = {
+      max_expires_in: null,
+      max_views: null,
+      require_passphrase: null,
+      allowed_recipient_domains: null,
+      allow_files: null,
+      max_file_bytes: null,
+      allow_requests: null,
+    };
     const policy = parsePolicy(nulls);
     expect(policy).toEqual({});
     expect(Object.keys(policy)).toEqual([]);
@@ -66,19 +82,45 @@ describe('parsePolicy', () => {
 
   it('keeps every rule as given, false as well as true', () => {
     expect(
-      parsePolicy({ max_expires_in: 3600, max_views: 3, require_passphrase: true, allowed_recipient_domains: ['example.com'], allow_files: false, max_file_bytes: 1000, allow_requests: true }),
-    ).toEqual({ maxExpiresIn: 3600, maxViews: 3, requirePassphrase: true, allowedRecipientDomains: ['example.com'], allowFiles: false, maxFileBytes: 1000, allowRequests: true });
-    expect(parsePolicy({ require_passphrase: false, allow_files: true, allow_requests: false })).toEqual({ requirePassphrase: false, allowFiles: true, allowRequests: false });
+      parsePolicy({
+        max_expires_in: 3600,
+        max_views: 3,
+        require_passphrase: true,
+        allowed_recipient_domains: ['example.com'],
+        allow_files: false,
+        max_file_bytes: 1000,
+        allow_requests: true,
+      }),
+    ).toEqual({
+      maxExpiresIn: 3600,
+      maxViews: 3,
+      requirePassphrase: true,
+      allowedRecipientDomains: ['example.com'],
+      allowFiles: false,
+      maxFileBytes: 1000,
+      allowRequests: true,
+    });
+    expect(parsePolicy({ require_passphrase: false, allow_files: true, allow_requests: false })).toEqual({
+      requirePassphrase: false,
+      allowFiles: true,
+      allowRequests: false,
+    });
   });
 
   it('takes the bounds of a secret: expiry 60 s to 30 days, 1 to 100 views, files of at least 1 byte', () => {
     const { expiresInSeconds, maxViews } = secretLimits;
-    expect(parsePolicy({ max_expires_in: expiresInSeconds.min, max_views: maxViews.min, max_file_bytes: 1 })).toEqual({ maxExpiresIn: 60, maxViews: 1, maxFileBytes: 1 });
-    expect(parsePolicy({ max_expires_in: expiresInSeconds.max, max_views: maxViews.max, max_file_bytes: Number.MAX_SAFE_INTEGER })).toEqual({
-      maxExpiresIn: 30 * day,
-      maxViews: 100,
-      maxFileBytes: Number.MAX_SAFE_INTEGER,
+    expect(parsePolicy({ max_expires_in: expiresInSeconds.min, max_views: maxViews.min, max_file_bytes: 1 })).toEqual({
+      maxExpiresIn: 60,
+      maxViews: 1,
+      maxFileBytes: 1,
     });
+    expect(parsePolicy({ max_expires_in: expiresInSeconds.max, max_views: maxViews.max, max_file_bytes: Number.MAX_SAFE_INTEGER })).toEqual(
+      {
+        maxExpiresIn: 30 * day,
+        maxViews: 100,
+        maxFileBytes: Number.MAX_SAFE_INTEGER,
+      },
+    );
     expect(refusedPaths({ max_expires_in: 59 })).toEqual(['body.max_expires_in']);
     expect(refusedPaths({ max_expires_in: 30 * day + 1 })).toEqual(['body.max_expires_in']);
     expect(refusedPaths({ max_expires_in: 3600.5 })).toEqual(['body.max_expires_in']);
@@ -91,7 +133,14 @@ describe('parsePolicy', () => {
   });
 
   it('reports every problem at once', () => {
-    expect(refusedPaths({ max_expires_in: 1, max_views: 1000, max_file_bytes: -1, allowed_recipient_domains: ['example.com', '*.example.org', 'localhost'] })).toEqual([
+    expect(
+      refusedPaths({
+        max_expires_in: 1,
+        max_views: 1000,
+        max_file_bytes: -1,
+        allowed_recipient_domains: ['example.com', '*.example.org', 'localhost'],
+      }),
+    ).toEqual([
       'body.max_expires_in',
       'body.max_views',
       'body.max_file_bytes',
@@ -103,7 +152,11 @@ describe('parsePolicy', () => {
 
 describe('allowed recipient domains', () => {
   it('are lower-cased, without a trailing dot or surrounding spaces, deduplicated and sorted', () => {
-    expect(domainsOf(['Example.COM', 'example.com.', ' example.com ', 'corp.example', 'A.Example.com'])).toEqual(['a.example.com', 'corp.example', 'example.com']);
+    expect(domainsOf(['Example.COM', 'example.com.', ' example.com ', 'corp.example', 'A.Example.com'])).toEqual([
+      'a.example.com',
+      'corp.example',
+      'example.com',
+    ]);
   });
 
   it('are kept in their ASCII form, so a Unicode spelling and its punycode are one domain', () => {
@@ -143,12 +196,15 @@ describe('allowed recipient domains', () => {
       `${'a'.repeat(64)}.com`,
       `${'a.'.repeat(126)}com`,
     ];
-    for (const domain of refused) expect(refusedPaths({ allowed_recipient_domains: [domain] }), domain).toEqual(['body.allowed_recipient_domains.0']);
+    for (const domain of refused)
+      expect(refusedPaths({ allowed_recipient_domains: [domain] }), domain).toEqual(['body.allowed_recipient_domains.0']);
     expect(domainsOf([`${'a'.repeat(63)}.com`])).toEqual([`${'a'.repeat(63)}.com`]);
   });
 
   it('must name at least one domain: null is what allows any', () => {
-    expect(refusal({ allowed_recipient_domains: [] })).toEqual([{ path: 'body.allowed_recipient_domains', message: 'must name at least one domain (null allows any)' }]);
+    expect(refusal({ allowed_recipient_domains: [] })).toEqual([
+      { path: 'body.allowed_recipient_domains', message: 'must name at least one domain (null allows any)' },
+    ]);
   });
 
   it(`are at most ${workspaceLimits.allowedRecipientDomains}, counted once spelled alike`, () => {
@@ -170,11 +226,20 @@ describe('policyReply and the compose page', () => {
       max_file_bytes: null,
       allow_requests: null,
     });
-    expect(policyReply({ maxViews: 2, allowFiles: false, allowedRecipientDomains: ['example.com'] })).toMatchObject({ max_views: 2, allow_files: false, allowed_recipient_domains: ['example.com'] });
+    expect(policyReply({ maxViews: 2, allowFiles: false, allowedRecipientDomains: ['example.com'] })).toMatchObject({
+      max_views: 2,
+      allow_files: false,
+      allowed_recipient_domains: ['example.com'],
+    });
   });
 
   it('round-trips through parsePolicy', () => {
-    const policy = parsePolicy({ max_expires_in: 600, require_passphrase: false, allowed_recipient_domains: ['B.example', 'a.example'], allow_requests: false });
+    const policy = parsePolicy({
+      max_expires_in: 600,
+      require_passphrase: false,
+      allowed_recipient_domains: ['B.example', 'a.example'],
+      allow_requests: false,
+    });
     expect(parsePolicy(policyReply(policy))).toEqual(policy);
   });
 
@@ -188,7 +253,17 @@ describe('policyReply and the compose page', () => {
       max_file_bytes: null,
       allow_requests: true,
     });
-    expect(policyLimitsForCompose({ maxExpiresIn: 3600, maxViews: 1, requirePassphrase: true, allowedRecipientDomains: ['example.com'], allowFiles: false, maxFileBytes: 5, allowRequests: false })).toEqual({
+    expect(
+      policyLimitsForCompose({
+        maxExpiresIn: 3600,
+        maxViews: 1,
+        requirePassphrase: true,
+        allowedRecipientDomains: ['example.com'],
+        allowFiles: false,
+        maxFileBytes: 5,
+        allowRequests: false,
+      }),
+    ).toEqual({
       max_expires_in: 3600,
       max_views: 1,
       require_passphrase: true,
@@ -202,21 +277,27 @@ describe('policyReply and the compose page', () => {
 
 describe('policyViolations, each rule alone', () => {
   it('no rules: anything goes', () => {
-    for (const candidate of [text({ expiresIn: 30 * day, maxViews: 100 }), file({ sizeBytes: 2 ** 40 }), request(30 * day)]) expect(policyViolations({}, candidate)).toEqual([]);
+    for (const candidate of [text({ expiresIn: 30 * day, maxViews: 100 }), file({ sizeBytes: 2 ** 40 }), request(30 * day)])
+      expect(policyViolations({}, candidate)).toEqual([]);
   });
 
   it('max_expires_in: exactly the maximum passes, a second more does not, for texts, files and request links', () => {
     const policy = { maxExpiresIn: day };
-    for (const candidate of [text({ expiresIn: day }), file({ expiresIn: day }), request(day)]) expect(policyViolations(policy, candidate)).toEqual([]);
+    for (const candidate of [text({ expiresIn: day }), file({ expiresIn: day }), request(day)])
+      expect(policyViolations(policy, candidate)).toEqual([]);
     for (const candidate of [text({ expiresIn: day + 1 }), file({ expiresIn: day + 1 }), request(day + 1)]) {
-      expect(policyViolations(policy, candidate)).toEqual([{ field: 'expires_in', rule: 'max_expires_in', message: 'at most 86400 seconds in this workspace' }]);
+      expect(policyViolations(policy, candidate)).toEqual([
+        { field: 'expires_in', rule: 'max_expires_in', message: 'at most 86400 seconds in this workspace' },
+      ]);
     }
   });
 
   it('max_views: at the maximum passes, above it does not; a request link has no views', () => {
     const policy = { maxViews: 3 };
     expect(policyViolations(policy, text({ maxViews: 3 }))).toEqual([]);
-    expect(policyViolations(policy, text({ maxViews: 4 }))).toEqual([{ field: 'max_views', rule: 'max_views', message: 'at most 3 views in this workspace' }]);
+    expect(policyViolations(policy, text({ maxViews: 4 }))).toEqual([
+      { field: 'max_views', rule: 'max_views', message: 'at most 3 views in this workspace' },
+    ]);
     expect(brokenRules(policy, file({ maxViews: 4 }))).toEqual([['max_views', 'max_views']]);
     expect(policyViolations(policy, request())).toEqual([]);
   });
@@ -224,7 +305,9 @@ describe('policyViolations, each rule alone', () => {
   it('require_passphrase: read from the envelope’s flag; a file’s from its declaration, unchecked while unknown', () => {
     const policy = { requirePassphrase: true };
     expect(policyViolations(policy, text({ passphrase: true }))).toEqual([]);
-    expect(policyViolations(policy, text({ passphrase: false }))).toEqual([{ field: 'envelope', rule: 'require_passphrase', message: 'must be sealed with a passphrase in this workspace' }]);
+    expect(policyViolations(policy, text({ passphrase: false }))).toEqual([
+      { field: 'envelope', rule: 'require_passphrase', message: 'must be sealed with a passphrase in this workspace' },
+    ]);
     expect(policyViolations(policy, file({ passphrase: null }))).toEqual([]);
     expect(policyViolations(policy, file({ passphrase: true }))).toEqual([]);
     expect(brokenRules(policy, file({ passphrase: false }))).toEqual([['require_passphrase', 'passphrase']]);
@@ -234,7 +317,9 @@ describe('policyViolations, each rule alone', () => {
 
   it('allow_files: false refuses files only', () => {
     const policy = { allowFiles: false };
-    expect(policyViolations(policy, file())).toEqual([{ field: 'workspace_id', rule: 'allow_files', message: 'files are not allowed in this workspace' }]);
+    expect(policyViolations(policy, file())).toEqual([
+      { field: 'workspace_id', rule: 'allow_files', message: 'files are not allowed in this workspace' },
+    ]);
     expect(policyViolations(policy, text())).toEqual([]);
     expect(policyViolations(policy, request())).toEqual([]);
     expect(policyViolations({ allowFiles: true }, file())).toEqual([]);
@@ -243,13 +328,17 @@ describe('policyViolations, each rule alone', () => {
   it('max_file_bytes: a file of exactly the maximum passes, a byte more does not', () => {
     const policy = { maxFileBytes: 1000 };
     expect(policyViolations(policy, file({ sizeBytes: 1000 }))).toEqual([]);
-    expect(policyViolations(policy, file({ sizeBytes: 1001 }))).toEqual([{ field: 'size_bytes', rule: 'max_file_bytes', message: 'at most 1000 bytes in this workspace' }]);
+    expect(policyViolations(policy, file({ sizeBytes: 1001 }))).toEqual([
+      { field: 'size_bytes', rule: 'max_file_bytes', message: 'at most 1000 bytes in this workspace' },
+    ]);
     expect(policyViolations({ maxFileBytes: 1 }, text())).toEqual([]);
   });
 
   it('allow_requests: false refuses request links only', () => {
     const policy = { allowRequests: false };
-    expect(policyViolations(policy, request())).toEqual([{ field: 'workspace_id', rule: 'allow_requests', message: 'request links are not allowed in this workspace' }]);
+    expect(policyViolations(policy, request())).toEqual([
+      { field: 'workspace_id', rule: 'allow_requests', message: 'request links are not allowed in this workspace' },
+    ]);
     expect(policyViolations(policy, text())).toEqual([]);
     expect(policyViolations(policy, file())).toEqual([]);
     expect(policyViolations({ allowRequests: true }, request())).toEqual([]);
@@ -260,14 +349,24 @@ describe('allowed_recipient_domains on what is sent', () => {
   const policy = parsePolicy({ allowed_recipient_domains: ['example.com', 'Bücher.example'] });
 
   it('passes restricted recipients at the domains, whatever the address’s case or trailing dot', () => {
-    const recipients = [restricted('ana@example.com'), restricted('Bo@EXAMPLE.COM'), restricted('cy@example.com.'), restricted('di@xn--bcher-kva.example'), restricted('ed@bücher.example')];
+    const recipients = [
+      restricted('ana@example.com'),
+      restricted('Bo@EXAMPLE.COM'),
+      restricted('cy@example.com.'),
+      restricted('di@xn--bcher-kva.example'),
+      restricted('ed@bücher.example'),
+    ];
     expect(policyViolations(policy, text({ recipients }))).toEqual([]);
     expect(policyViolations(policy, file({ recipients }))).toEqual([]);
   });
 
   it('refuses a secret with no recipients: a bare link opens for whoever holds it', () => {
     expect(policyViolations(policy, text())).toEqual([
-      { field: 'recipients', rule: 'allowed_recipient_domains', message: 'this workspace sends only to restricted recipients at its allowed domains' },
+      {
+        field: 'recipients',
+        rule: 'allowed_recipient_domains',
+        message: 'this workspace sends only to restricted recipients at its allowed domains',
+      },
     ]);
     expect(brokenRules(policy, file())).toEqual([['allowed_recipient_domains', 'recipients']]);
   });
@@ -316,7 +415,13 @@ describe('several rules at once', () => {
   });
 
   it('reports every rule a file breaks, each at its field', () => {
-    const candidate = file({ expiresIn: 7200, maxViews: 2, passphrase: false, recipients: [restricted('ana@example.com'), { email: 'bo@other.test' }], sizeBytes: 101 });
+    const candidate = file({
+      expiresIn: 7200,
+      maxViews: 2,
+      passphrase: false,
+      recipients: [restricted('ana@example.com'), { email: 'bo@other.test' }],
+      sizeBytes: 101,
+    });
     expect(brokenRules(strict, candidate)).toEqual([
       ['allow_files', 'workspace_id'],
       ['max_expires_in', 'expires_in'],
@@ -342,7 +447,9 @@ describe('several rules at once', () => {
   });
 
   it('passes what keeps to all of them', () => {
-    expect(policyViolations(strict, text({ expiresIn: 3600, maxViews: 1, passphrase: true, recipients: [restricted('ana@example.com')] }))).toEqual([]);
+    expect(
+      policyViolations(strict, text({ expiresIn: 3600, maxViews: 1, passphrase: true, recipients: [restricted('ana@example.com')] })),
+    ).toEqual([]);
   });
 });
 
@@ -379,7 +486,11 @@ describe('properties (fast-check)', () => {
       max_expires_in: fc.option(fc.integer({ min: 60, max: 30 * day })),
       max_views: fc.option(fc.integer({ min: 1, max: 100 })),
       require_passphrase: fc.option(fc.boolean()),
-      allowed_recipient_domains: fc.option(fc.subarray(pool, { minLength: 1 }).map((domains) => domains.map((domain) => (domain.length % 2 ? domain.toUpperCase() : `${domain}.`)))),
+      allowed_recipient_domains: fc.option(
+        fc
+          .subarray(pool, { minLength: 1 })
+          .map((domains) => domains.map((domain) => (domain.length % 2 ? domain.toUpperCase() : `${domain}.`))),
+      ),
       allow_files: fc.option(fc.boolean()),
       max_file_bytes: fc.option(fc.integer({ min: 1, max: 10_000 })),
       allow_requests: fc.option(fc.boolean()),
@@ -388,11 +499,22 @@ describe('properties (fast-check)', () => {
   );
   const policyArb = policyBody.map(parsePolicy);
   const recipientArb: fc.Arbitrary<PolicyRecipient> = fc.record(
-    { email: fc.tuple(fc.constantFrom(...pool, 'other.test'), fc.boolean()).map(([domain, upper]) => `ana@${upper ? domain.toUpperCase() : domain}`), restricted: fc.boolean() },
+    {
+      email: fc
+        .tuple(fc.constantFrom(...pool, 'other.test'), fc.boolean())
+        .map(([domain, upper]) => `ana@${upper ? domain.toUpperCase() : domain}`),
+      restricted: fc.boolean(),
+    },
     { requiredKeys: [] },
   );
   const candidateArb: fc.Arbitrary<PolicyCandidate> = fc.oneof(
-    fc.record({ kind: fc.constant('text' as const), expiresIn: fc.integer({ min: 60, max: 30 * day }), maxViews: fc.integer({ min: 1, max: 100 }), passphrase: fc.boolean(), recipients: fc.array(recipientArb, { maxLength: 4 }) }),
+    fc.record({
+      kind: fc.constant('text' as const),
+      expiresIn: fc.integer({ min: 60, max: 30 * day }),
+      maxViews: fc.integer({ min: 1, max: 100 }),
+      passphrase: fc.boolean(),
+      recipients: fc.array(recipientArb, { maxLength: 4 }),
+    }),
     fc.record({
       kind: fc.constant('file' as const),
       expiresIn: fc.integer({ min: 60, max: 30 * day }),
@@ -415,7 +537,8 @@ describe('properties (fast-check)', () => {
     if (policy.maxViews !== undefined && candidate.maxViews > policy.maxViews) broken.add('max_views');
     if (policy.requirePassphrase && candidate.passphrase === false) broken.add('require_passphrase');
     const domains = policy.allowedRecipientDomains;
-    const atAllowed = (recipient: PolicyRecipient) => recipient.restricted === true && recipient.email !== undefined && domains!.includes(recipient.email.split('@')[1]!.toLowerCase());
+    const atAllowed = (recipient: PolicyRecipient) =>
+      recipient.restricted === true && recipient.email !== undefined && domains!.includes(recipient.email.split('@')[1]!.toLowerCase());
     if (domains && (candidate.recipients.length === 0 || !candidate.recipients.every(atAllowed))) broken.add('allowed_recipient_domains');
     if (candidate.kind === 'file') {
       if (policy.allowFiles === false) broken.add('allow_files');
@@ -446,11 +569,15 @@ describe('properties (fast-check)', () => {
     const allowed = policy.allowedRecipientDomains;
     const recipients = allowed
       ? fc.array(
-          fc.tuple(fc.constantFrom(...allowed), fc.boolean()).map(([domain, upper]) => restricted(`ana@${upper ? domain.toUpperCase() : domain}`)),
+          fc
+            .tuple(fc.constantFrom(...allowed), fc.boolean())
+            .map(([domain, upper]) => restricted(`ana@${upper ? domain.toUpperCase() : domain}`)),
           { minLength: 1, maxLength: 4 },
         )
       : fc.array(recipientArb, { maxLength: 4 });
-    const kinds: fc.Arbitrary<PolicyCandidate>[] = [fc.record({ kind: fc.constant('text' as const), expiresIn, maxViews, passphrase, recipients })];
+    const kinds: fc.Arbitrary<PolicyCandidate>[] = [
+      fc.record({ kind: fc.constant('text' as const), expiresIn, maxViews, passphrase, recipients }),
+    ];
     if (policy.allowFiles !== false) {
       const sizeBytes = fc.integer({ min: 1, max: policy.maxFileBytes ?? 2 ** 40 });
       kinds.push(fc.record({ kind: fc.constant('file' as const), expiresIn, maxViews, passphrase, recipients, sizeBytes }));

@@ -69,7 +69,12 @@ describe('creating a workspace', () => {
     const ana = person('ana');
     const elsewhere = await refused(createWorkspace({ name: 'Acme', region: 'us-east-1' }, ana, ports));
     expect(elsewhere.status).toBe(421);
-    expect(elsewhere.problem).toMatchObject({ code: 'misdirected', detail: "Workspaces in us-east-1 are made by that region's service.", region: 'us-east-1', api_url: 'https://us.hushlink.test' });
+    expect(elsewhere.problem).toMatchObject({
+      code: 'misdirected',
+      detail: "Workspaces in us-east-1 are made by that region's service.",
+      region: 'us-east-1',
+      api_url: 'https://us.hushlink.test',
+    });
     const unknown = await refused(createWorkspace({ name: 'Acme', region: 'mars-1' }, ana, ports));
     expect([unknown.status, unknown.problem.code, unknown.problem.detail]).toEqual([400, 'invalid_request', 'Unknown region.']);
     expect(unknown.problem.errors).toEqual([{ path: 'body.region', message: 'must be one of eu-west-1, us-east-1' }]);
@@ -80,7 +85,12 @@ describe('creating a workspace', () => {
     const ana = person('ana');
     await createWorkspace({ name: 'Acme', slug: 'acme' }, ana, ports);
     const taken = await refused(createWorkspace({ name: 'Acme again', slug: 'acme' }, ana, ports));
-    expect([taken.status, taken.problem.code, taken.problem.detail, taken.problem.errors]).toEqual([409, 'conflict', 'This slug is taken.', [{ path: 'body.slug', message: 'is taken' }]]);
+    expect([taken.status, taken.problem.code, taken.problem.detail, taken.problem.errors]).toEqual([
+      409,
+      'conflict',
+      'This slug is taken.',
+      [{ path: 'body.slug', message: 'is taken' }],
+    ]);
     const gone = await refused(createWorkspace({ name: 'Acme' }, newUserId(), ports));
     expect([gone.status, gone.problem.code, gone.problem.detail, gone.headers]).toEqual([401, 'unauthorized', 'Sign in first.', {}]);
   });
@@ -101,7 +111,9 @@ describe('fields named as the body names them', () => {
     const id = await teamWorkspace(ana, 'Acme');
     const notADomain = await refused(setSso(id, ana, { issuer: 'https://idp.example.com', emailDomain: '*.example.com' }, ports));
     expect(notADomain.status).toBe(400);
-    expect(notADomain.problem.errors).toEqual([{ path: 'body.email_domain', message: 'must be a domain without wildcards: subdomains are not included, list each one' }]);
+    expect(notADomain.problem.errors).toEqual([
+      { path: 'body.email_domain', message: 'must be a domain without wildcards: subdomains are not included, list each one' },
+    ]);
     const unverified = await refused(setSso(id, ana, { issuer: 'https://idp.example.com', emailDomain: 'example.com' }, ports));
     expect([unverified.status, unverified.problem.code, unverified.problem.reason]).toEqual([409, 'conflict', 'domain_unverified']);
   });

@@ -9,7 +9,8 @@ import { noProof, sealedText, secretWorld, unknownSecretId, web, type SecretWorl
 // view and, when refused, why, with what the refusal records. Links and the gate have their own
 // files (secrets-recipients, gate); the HTTP shape stays in test/integration/secrets.test.ts.
 
-const claim = (world: SecretWorld, id: string, proof: Partial<ClaimProof> = {}) => claimSecret(id, { ...noProof, ...proof }, web, null, world);
+const claim = (world: SecretWorld, id: string, proof: Partial<ClaimProof> = {}) =>
+  claimSecret(id, { ...noProof, ...proof }, web, null, world);
 
 /** A secret with both proofs (what every client makes), and the tokens that prove it. */
 async function guarded(world: SecretWorld, maxViews = 1) {
@@ -51,7 +52,9 @@ describe('claimSecret', () => {
     const { secret } = await createSecret(input, 'usr_owner', world);
     const view = { channel: 'cli' as const, country: 'FR', region: 'IDF', userAgent: 'curl/8.5.0' };
     await claimSecret(secret.id, noProof, view, null, world);
-    expect((await world.secrets.get(secret.id))!.emitted).toEqual([{ id: expect.stringMatching(/^evt_/), type: 'secret.viewed', at: world.clock.now(), view }]);
+    expect((await world.secrets.get(secret.id))!.emitted).toEqual([
+      { id: expect.stringMatching(/^evt_/), type: 'secret.viewed', at: world.clock.now(), view },
+    ]);
   });
 
   it('enforces the expiry without the sweep: gone, expired, the envelope deleted, secret.expired once', async () => {
@@ -73,7 +76,11 @@ describe('claimSecret', () => {
     const { secret } = await createSecret(input, null, world);
     const early = claim(world, secret.id);
     await expect(early).rejects.toBeInstanceOf(TooEarly);
-    await expect(early).rejects.toMatchObject({ code: 'too_early', retryAfterSeconds: 300, facts: { not_before: new Date(notBefore).toISOString() } });
+    await expect(early).rejects.toMatchObject({
+      code: 'too_early',
+      retryAfterSeconds: 300,
+      facts: { not_before: new Date(notBefore).toISOString() },
+    });
     expect((await world.secrets.get(secret.id))!.viewsLeft).toBe(1);
     world.clock.advance(299);
     await expect(claim(world, secret.id)).rejects.toMatchObject({ retryAfterSeconds: 1 });
@@ -101,7 +108,11 @@ describe('claimSecret', () => {
     }
     const upload = async () => ({ id: 'upl_1', partSize: 8 << 20, partCount: 1, chunkLog2: 20 });
     const response = { requestId: 'rql_AAAAAAAAAAAAAAAAAAAAAA', enc: 'e', wrappedKey: 'w' };
-    const { secret } = await storeSecret({ kind: 'file', sizeBytes: 10, salt: 'A'.repeat(22), expiresInSeconds: 3600, maxViews: 1, upload, response }, null, world);
+    const { secret } = await storeSecret(
+      { kind: 'file', sizeBytes: 10, salt: 'A'.repeat(22), expiresInSeconds: 3600, maxViews: 1, upload, response },
+      null,
+      world,
+    );
     await expect(claim(world, secret.id)).rejects.toMatchObject({ kind: 'not_found', detail: 'No secret has this id.' });
     expect(world.typesOf(secret.id)).toEqual(['secret.created']);
   });
@@ -144,7 +155,10 @@ describe('claimSecret with a claim proof', () => {
     const none = claim(world, id);
     await expect(none).rejects.toBeInstanceOf(Forbidden);
     await expect(none).rejects.toMatchObject({ code: 'proof_required' });
-    await expect(claim(world, id, { claimToken: madeUp(1), linkToken: right.linkToken })).rejects.toMatchObject({ code: 'proof_refused', facts: { attempts_left: 4 } });
+    await expect(claim(world, id, { claimToken: madeUp(1), linkToken: right.linkToken })).rejects.toMatchObject({
+      code: 'proof_refused',
+      facts: { attempts_left: 4 },
+    });
     expect((await world.secrets.get(id))!.viewsLeft).toBe(1);
     const opened = await claim(world, id, { claimToken: right.claimToken });
     expect(Buffer.from(opened.envelope!).equals(Buffer.from(sealed.envelope))).toBe(true);
@@ -158,7 +172,8 @@ describe('claimSecret with a claim proof', () => {
   ])('takes %s as no proof at all: proof_required, never counted', async (_, claimToken) => {
     const world = secretWorld();
     const { id, right } = await guarded(world);
-    for (let i = 0; i < 6; i++) await expect(claim(world, id, { claimToken, linkToken: right.linkToken })).rejects.toMatchObject({ code: 'proof_required' });
+    for (let i = 0; i < 6; i++)
+      await expect(claim(world, id, { claimToken, linkToken: right.linkToken })).rejects.toMatchObject({ code: 'proof_required' });
     expect((await world.secrets.get(id))!).toMatchObject({ state: 'active', refusedProofs: 0 });
   });
 
@@ -167,7 +182,10 @@ describe('claimSecret with a claim proof', () => {
     const { id, right } = await guarded(world, 2);
     for (let i = 0; i < 12; i++) {
       const linkToken = i % 2 ? madeUp(100 + i) : null;
-      await expect(claim(world, id, { claimToken: madeUp(i), linkToken })).rejects.toMatchObject({ code: 'proof_refused', facts: { attempts_left: 5 } });
+      await expect(claim(world, id, { claimToken: madeUp(i), linkToken })).rejects.toMatchObject({
+        code: 'proof_refused',
+        facts: { attempts_left: 5 },
+      });
     }
     expect((await world.secrets.get(id))!).toMatchObject({ state: 'active', refusedProofs: 0 });
     expect((await claim(world, id, right)).secret.viewsLeft).toBe(1);
@@ -179,9 +197,20 @@ describe('claimSecret with a claim proof', () => {
     const answers: unknown[] = [];
     for (let i = 0; i < 5; i++) {
       await expect(claim(world, id, { claimToken: madeUp(50 + i) })).rejects.toMatchObject({ code: 'proof_refused' });
-      answers.push(await claim(world, id, { claimToken: madeUp(i), linkToken: right.linkToken }).catch((error) => [error.kind, error.facts.attempts_left]));
+      answers.push(
+        await claim(world, id, { claimToken: madeUp(i), linkToken: right.linkToken }).catch((error) => [
+          error.kind,
+          error.facts.attempts_left,
+        ]),
+      );
     }
-    expect(answers).toEqual([['forbidden', 4], ['forbidden', 3], ['forbidden', 2], ['forbidden', 1], ['locked', undefined]]);
+    expect(answers).toEqual([
+      ['forbidden', 4],
+      ['forbidden', 3],
+      ['forbidden', 2],
+      ['forbidden', 1],
+      ['locked', undefined],
+    ]);
     await expect(claim(world, id, right)).rejects.toBeInstanceOf(Locked);
     expect((await world.secrets.get(id))!.envelope).toBeUndefined();
     const types = world.typesOf(id);
@@ -196,10 +225,18 @@ describe('claimSecret with a claim proof', () => {
     for (let i = 0; i < 4; i++) await claim(world, id, { claimToken: madeUp(i), linkToken: right.linkToken }).catch(() => undefined);
     world.secrets.refuseProof = async (secretId, event) => {
       const count = await refuseProof(secretId, event);
-      await world.secrets.end(secretId, { state: 'revoked', now: world.clock.now(), event: { id: 'evt_revoke', type: 'secret.revoked', at: world.clock.now() }, tombstoneUntil: 0 });
+      await world.secrets.end(secretId, {
+        state: 'revoked',
+        now: world.clock.now(),
+        event: { id: 'evt_revoke', type: 'secret.revoked', at: world.clock.now() },
+        tombstoneUntil: 0,
+      });
       return count;
     };
-    await expect(claim(world, id, { claimToken: madeUp(9), linkToken: right.linkToken })).rejects.toMatchObject({ kind: 'gone', facts: { state: 'revoked' } });
+    await expect(claim(world, id, { claimToken: madeUp(9), linkToken: right.linkToken })).rejects.toMatchObject({
+      kind: 'gone',
+      facts: { state: 'revoked' },
+    });
     expect(world.typesOf(id)).not.toContain('secret.locked');
   });
 });
@@ -223,8 +260,15 @@ describe('a secret stored before the link-verifier cut-over (a claim verifier al
     const world = secretWorld();
     const { id, sealed } = await beforeCutOver(world, 5);
     const answers: unknown[] = [];
-    for (let i = 0; i < 5; i++) answers.push(await claim(world, id, { claimToken: madeUp(i) }).catch((error) => [error.kind, error.facts.attempts_left]));
-    expect(answers).toEqual([['forbidden', 4], ['forbidden', 3], ['forbidden', 2], ['forbidden', 1], ['locked', undefined]]);
+    for (let i = 0; i < 5; i++)
+      answers.push(await claim(world, id, { claimToken: madeUp(i) }).catch((error) => [error.kind, error.facts.attempts_left]));
+    expect(answers).toEqual([
+      ['forbidden', 4],
+      ['forbidden', 3],
+      ['forbidden', 2],
+      ['forbidden', 1],
+      ['locked', undefined],
+    ]);
     await expect(claim(world, id, { claimToken: sealed.claimToken })).rejects.toMatchObject({ kind: 'locked', code: 'locked' });
     expect((await world.secrets.get(id))!.envelope).toBeUndefined();
     expect(world.typesOf(id).filter((type) => type === 'secret.locked')).toHaveLength(1);
@@ -243,7 +287,9 @@ describe('claimSecret on a workspace’s hostname', () => {
     expect((await claimSecret(onHost.id, noProof, web, claim, world)).secret.viewsLeft).toBe(1);
     await expect(claimSecret(elsewhere.id, noProof, web, claim, world)).rejects.toMatchObject({ kind: 'not_found' });
     // A later claim of the same hostname (another domain id) is another host for the links.
-    await expect(claimSecret(onHost.id, noProof, web, { ...claim, domainId: 'dom_later' }, world)).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(claimSecret(onHost.id, noProof, web, { ...claim, domainId: 'dom_later' }, world)).rejects.toMatchObject({
+      kind: 'not_found',
+    });
     expect(world.typesOf(elsewhere.id)).toEqual(['secret.created']);
     // This deployment's own host serves every link.
     expect((await claimSecret(onHost.id, noProof, web, null, world)).secret.viewsLeft).toBe(0);

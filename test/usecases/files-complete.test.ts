@@ -4,7 +4,18 @@ import { objectKeyOf } from '../../shared/domain/files/ports.ts';
 import { startFileUpload, type NewFileUpload } from '../../shared/domain/files/upload.ts';
 import { Conflict, NotFound, TooLarge } from '../../shared/domain/refusals.ts';
 import { claimSecret } from '../../shared/domain/secrets/claim.ts';
-import { fileInput, MiB, noProof, putParts, randomish, sealedFile, sealedText, secretWorld, web, type SecretWorld } from './secrets-world.ts';
+import {
+  fileInput,
+  MiB,
+  noProof,
+  putParts,
+  randomish,
+  sealedFile,
+  sealedText,
+  secretWorld,
+  web,
+  type SecretWorld,
+} from './secrets-world.ts';
 
 // Completing and aborting a file's upload on the fakes (issue 27), the bucket in memory: the
 // parts listed, each stored part's size, the object measured, its envelope header, and a
@@ -16,7 +27,13 @@ async function uploaded(world: SecretWorld, envelope: Uint8Array, input: Partial
   const opened = await startFileUpload(fileInput(envelope.length, input), caller, null, world);
   const ref = { id: opened.secret.id, uploadId: opened.secret.upload!.id, deleteToken: opened.deleteToken };
   const parts = putParts(world.bucket, opened, envelope, (numbers) => [...numbers].reverse());
-  return { opened, ref, parts, key: objectKeyOf(opened.secret.id), complete: (list = parts) => completeFileUpload({ ...ref, parts: list }, world) };
+  return {
+    opened,
+    ref,
+    parts,
+    key: objectKeyOf(opened.secret.id),
+    complete: (list = parts) => completeFileUpload({ ...ref, parts: list }, world),
+  };
 }
 
 const stateOf = async (world: SecretWorld, id: string) => (await world.secrets.get(id))!.state;
@@ -77,7 +94,16 @@ describe('completeFileUpload', () => {
     const world = secretWorld();
     const declared = 9 * MiB;
     const bytes = randomish(declared + 1000);
-    for (const [first, second] of [[[0, 8 * MiB + 128], [8 * MiB + 128, declared + 1000]], [[0, MiB], [MiB, declared]]] as const) {
+    for (const [first, second] of [
+      [
+        [0, 8 * MiB + 128],
+        [8 * MiB + 128, declared + 1000],
+      ],
+      [
+        [0, MiB],
+        [MiB, declared],
+      ],
+    ] as const) {
       const opened = await startFileUpload(fileInput(declared), null, null, world);
       const uploadId = opened.secret.upload!.id;
       // Put by URLs that did not sign their length (as before issue 26), so S3 stored them.
@@ -116,12 +142,16 @@ describe('completeFileUpload', () => {
       const { partSize, partCount, id: uploadId } = opened.secret.upload!;
       const parts = Array.from({ length: partCount }, (_, i) => ({ partNumber: i + 1, etag: `"${i}"` }));
       // S3's side as it would answer for parts of the right sizes, without holding 101 MiB here.
-      world.bucket.parts = async () => parts.map((part) => ({ ...part, size: Math.min(partSize, declared - (part.partNumber - 1) * partSize) }));
+      world.bucket.parts = async () =>
+        parts.map((part) => ({ ...part, size: Math.min(partSize, declared - (part.partNumber - 1) * partSize) }));
       world.bucket.complete = async () => ({ completed: true });
       world.bucket.size = async () => measured(declared);
       if (caller) world.tiers.setUser(caller, { plan: 'free' });
-      const refused = await completeFileUpload({ id: opened.secret.id, uploadId, deleteToken: opened.deleteToken, parts }, world).catch((error) => error);
-      if (said === 'too_large') expect(refused).toMatchObject({ kind: 'too_large', code: 'payload_too_large', facts: { size_bytes: measured(declared) } });
+      const refused = await completeFileUpload({ id: opened.secret.id, uploadId, deleteToken: opened.deleteToken, parts }, world).catch(
+        (error) => error,
+      );
+      if (said === 'too_large')
+        expect(refused).toMatchObject({ kind: 'too_large', code: 'payload_too_large', facts: { size_bytes: measured(declared) } });
       else expect(refused).toMatchObject({ kind: 'conflict', facts: { reason: 'size_mismatch', size_bytes: measured(declared) ?? 0 } });
       expect(await stateOf(world, opened.secret.id)).toBe('revoked');
     }
@@ -174,7 +204,11 @@ describe('completeFileUpload', () => {
       await abortFileUpload(upload.ref, world);
       return done;
     };
-    await expect(upload.complete()).rejects.toMatchObject({ kind: 'conflict', facts: { reason: 'not_pending' }, detail: 'This upload was aborted while it was being completed.' });
+    await expect(upload.complete()).rejects.toMatchObject({
+      kind: 'conflict',
+      facts: { reason: 'not_pending' },
+      detail: 'This upload was aborted while it was being completed.',
+    });
     expect(await stateOf(world, upload.ref.id)).toBe('revoked');
     expect(world.bucket.objects.has(upload.key)).toBe(false);
   });
@@ -189,7 +223,12 @@ describe('abortFileUpload', () => {
     expect(await world.bucket.parts(upload.key, upload.ref.uploadId)).toBeNull();
     expect(world.typesOf(upload.ref.id)).toEqual(['secret.created', 'secret.revoked']);
     const other = await uploaded(world, randomish(10));
-    for (const ref of [upload.ref, { ...other.ref, deleteToken: 'hdt_wrong' }, { ...other.ref, uploadId: 'upl_other' }, { id: 'nonsense', uploadId: 'u', deleteToken: 't' }]) {
+    for (const ref of [
+      upload.ref,
+      { ...other.ref, deleteToken: 'hdt_wrong' },
+      { ...other.ref, uploadId: 'upl_other' },
+      { id: 'nonsense', uploadId: 'u', deleteToken: 't' },
+    ]) {
       const refused = abortFileUpload(ref, world);
       await expect(refused).rejects.toBeInstanceOf(NotFound);
       await expect(refused).rejects.toMatchObject({ detail: 'No upload of yours is pending under these ids.' });

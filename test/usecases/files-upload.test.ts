@@ -54,7 +54,11 @@ describe('startFileUpload', () => {
   it('holds the file to the caller’s plan (anonymous and Free: 100 MiB; Pro: 5 GiB), before anything is uploaded', async () => {
     const world = secretWorld();
     world.tiers.setUser('usr_free').setUser('usr_pro', { plan: 'pro' });
-    for (const [caller, limit] of [[null, 100 * MiB], ['usr_free', 100 * MiB], ['usr_pro', 5 * GiB]] as const) {
+    for (const [caller, limit] of [
+      [null, 100 * MiB],
+      ['usr_free', 100 * MiB],
+      ['usr_pro', 5 * GiB],
+    ] as const) {
       const refused = startFileUpload(fileInput(limit + 1), caller, null, world);
       await expect(refused).rejects.toBeInstanceOf(Forbidden);
       await expect(refused).rejects.toMatchObject({ code: 'forbidden', facts: { reason: 'plan_limit', limit_bytes: limit } });
@@ -68,7 +72,12 @@ describe('startFileUpload', () => {
     const refused = startFileUpload(fileInput(1000, { claimVerifier: sealed.claimVerifier }), null, null, world);
     await expect(refused).rejects.toBeInstanceOf(Invalid);
     await expect(refused).rejects.toMatchObject({ fields: [{ field: 'link_verifier' }] });
-    const both = await startFileUpload(fileInput(1000, { claimVerifier: sealed.claimVerifier, linkVerifier: sealed.linkVerifier }), null, null, world);
+    const both = await startFileUpload(
+      fileInput(1000, { claimVerifier: sealed.claimVerifier, linkVerifier: sealed.linkVerifier }),
+      null,
+      null,
+      world,
+    );
     expect(both.secret).toMatchObject({ claimVerifier: sealed.claimVerifier, linkVerifier: sealed.linkVerifier });
   });
 
@@ -77,7 +86,15 @@ describe('startFileUpload', () => {
     const { sealed } = await sealedText();
     const input = fileInput(1000, { claimVerifier: sealed.claimVerifier, linkVerifier: sealed.linkVerifier, recipients: [{}, {}] });
     const opened = await startFileUpload(input, null, null, world);
-    await completeFileUpload({ id: opened.secret.id, uploadId: opened.secret.upload!.id, deleteToken: opened.deleteToken, parts: putParts(world.bucket, opened, randomish(1000)) }, world);
+    await completeFileUpload(
+      {
+        id: opened.secret.id,
+        uploadId: opened.secret.upload!.id,
+        deleteToken: opened.deleteToken,
+        parts: putParts(world.bucket, opened, randomish(1000)),
+      },
+      world,
+    );
     const proof = { ...noProof, claimToken: sealed.claimToken, linkToken: sealed.linkToken };
     await expect(claimSecret(opened.secret.id, proof, web, null, world)).rejects.toMatchObject({ code: 'recipient_required' });
     const claimed = await claimSecret(opened.secret.id, { ...proof, recipientId: opened.secret.recipients![0]!.id }, web, null, world);
@@ -90,7 +107,10 @@ describe('startFileUpload', () => {
     const id = world.workspace('wks_AAAAAAAAAAAAAAAAAAAAAA', ['usr_member'], 'team', { maxFileBytes: 1000 });
     const refused = startFileUpload(fileInput(10, { workspaceId: id }), 'usr_stranger', null, world);
     await expect(refused).rejects.toMatchObject({ kind: 'forbidden', facts: { reason: 'not_a_member' } });
-    await expect(startFileUpload(fileInput(1001, { workspaceId: id }), 'usr_member', null, world)).rejects.toMatchObject({ code: 'policy_violation', facts: { rules: ['max_file_bytes'] } });
+    await expect(startFileUpload(fileInput(1001, { workspaceId: id }), 'usr_member', null, world)).rejects.toMatchObject({
+      code: 'policy_violation',
+      facts: { rules: ['max_file_bytes'] },
+    });
     const opened = await startFileUpload(fileInput(1000, { workspaceId: id, passphrase: true }), 'usr_member', null, world);
     expect(opened.secret).toMatchObject({ workspaceId: id, ownerId: 'usr_member', upload: { passphrase: true } });
     // Outside a workspace nothing is declared: the header says what it says.
@@ -120,7 +140,11 @@ describe('resumeFileUpload', () => {
     const world = secretWorld();
     const opened = await startFileUpload(fileInput(1000), null, null, world);
     const ref = { id: opened.secret.id, uploadId: opened.secret.upload!.id, deleteToken: opened.deleteToken };
-    const wrongs = [{ ...ref, deleteToken: 'hdt_nope' }, { ...ref, uploadId: 'upl_nope' }, { ...ref, id: 'sec_x' }];
+    const wrongs = [
+      { ...ref, deleteToken: 'hdt_nope' },
+      { ...ref, uploadId: 'upl_nope' },
+      { ...ref, id: 'sec_x' },
+    ];
     await completeFileUpload({ ...ref, parts: putParts(world.bucket, opened, randomish(1000)) }, world);
     for (const wrong of [...wrongs, ref]) {
       const refused = resumeFileUpload(wrong, world);

@@ -25,23 +25,36 @@ async function gated(world: SecretWorld, recipients: NewRecipient[] = [{ email, 
 /** The codes mailed to `address`, oldest first. */
 const codesTo = (world: SecretWorld, address = email) => world.mailer.to(address).map((mail) => /\b(\d{6})\b/.exec(mail.text)![1]!);
 const wrongCode = (code: string, n = 1) => String((Number(code) + n) % 1_000_000).padStart(6, '0');
-const start = (world: SecretWorld, secret: { id: string; link: string }, source: string, address = email) => startGate(secret.id, secret.link, address, source, null, world);
+const start = (world: SecretWorld, secret: { id: string; link: string }, source: string, address = email) =>
+  startGate(secret.id, secret.link, address, source, null, world);
 const verify = (world: SecretWorld, secret: { id: string; link: string }, source: string, code: string, address = email) =>
   verifyGate(secret.id, secret.link, address, code, source, null, world);
 /** What a try came to: the tries left, or the refusal's kind. */
-const outcome = (attempt: Promise<unknown>) => attempt.then(() => 'opened', (error) => (error instanceof Unauthenticated ? error.facts.attempts_left : error.kind));
+const outcome = (attempt: Promise<unknown>) =>
+  attempt.then(
+    () => 'opened',
+    (error) => (error instanceof Unauthenticated ? error.facts.attempts_left : error.kind),
+  );
 
 describe('startGate', () => {
   it('mails a code only when the address is the link’s (in any case), answering alike; the code’s session opens the link', async () => {
     const world = secretWorld();
     const secret = await gated(world);
-    await expect(claimSecret(secret.id, { ...noProof, recipientId: secret.link }, web, null, world)).rejects.toMatchObject({ kind: 'unauthenticated', code: 'gate_required' });
+    await expect(claimSecret(secret.id, { ...noProof, recipientId: secret.link }, web, null, world)).rejects.toMatchObject({
+      kind: 'unauthenticated',
+      code: 'gate_required',
+    });
     expect(await start(world, secret, '192.0.2.1', 'not-them@example.com')).toBeUndefined();
     expect(world.mailer.sent).toEqual([]);
     expect(await start(world, secret, '192.0.2.1', ' ANN@Example.com ')).toBeUndefined();
-    expect(world.mailer.sent).toEqual([{ to: email, subject: expect.stringMatching(/^Your code to open a secret: \d{6}$/), text: expect.stringContaining('10 minutes') }]);
+    expect(world.mailer.sent).toEqual([
+      { to: email, subject: expect.stringMatching(/^Your code to open a secret: \d{6}$/), text: expect.stringContaining('10 minutes') },
+    ]);
     const session = await verify(world, secret, '192.0.2.1', codesTo(world)[0]!);
-    expect(session).toEqual({ token: expect.stringMatching(/^hlg_[A-Za-z0-9_-]{43}$/), expiresAt: world.clock.now() + gateLimits.sessionSeconds * 1000 });
+    expect(session).toEqual({
+      token: expect.stringMatching(/^hlg_[A-Za-z0-9_-]{43}$/),
+      expiresAt: world.clock.now() + gateLimits.sessionSeconds * 1000,
+    });
     const opened = await claimSecret(secret.id, { ...noProof, recipientId: secret.link, gateToken: session.token }, web, null, world);
     expect(opened.recipient).toMatchObject({ id: secret.link, viewsLeft: 0 });
   });
@@ -108,7 +121,10 @@ describe('startGate', () => {
     ] as const;
     for (const [id, link, hostClaim] of unknown) {
       await expect(startGate(id, link, email, '192.0.2.1', hostClaim, world)).rejects.toBeInstanceOf(NotFound);
-      await expect(verifyGate(id, link, email, '123456', '192.0.2.1', hostClaim, world)).rejects.toMatchObject({ kind: 'not_found', detail: 'No secret has this id, or it has no such link.' });
+      await expect(verifyGate(id, link, email, '123456', '192.0.2.1', hostClaim, world)).rejects.toMatchObject({
+        kind: 'not_found',
+        detail: 'No secret has this id, or it has no such link.',
+      });
     }
     expect(world.mailer.sent).toEqual([]);
   });
@@ -137,7 +153,10 @@ describe('verifyGate', () => {
     const secret = await gated(world);
     await start(world, secret, '192.0.2.1');
     world.clock.advance(gateLimits.codeSeconds);
-    await expect(verify(world, secret, '192.0.2.1', codesTo(world)[0]!)).rejects.toMatchObject({ kind: 'unauthenticated', facts: { attempts_left: 4 } });
+    await expect(verify(world, secret, '192.0.2.1', codesTo(world)[0]!)).rejects.toMatchObject({
+      kind: 'unauthenticated',
+      facts: { attempts_left: 4 },
+    });
   });
 
   it(`counts a source’s tries before any comparison: ${triesShort.limit} per 10 minutes and ${triesDay.limit} a day, then even the right code is refused, for that source only`, async () => {
@@ -153,7 +172,8 @@ describe('verifyGate', () => {
     expect(limited).toBeInstanceOf(RateLimited);
     expect(limited.retryAfterSeconds).toBeLessThanOrEqual(triesShort.windowSeconds);
     world.clock.advance(triesShort.windowSeconds);
-    for (let i = 1; i <= triesDay.limit - triesShort.limit; i++) await expect(verify(world, secret, stranger, wrongCode(code, 10 + i))).rejects.toBeInstanceOf(Unauthenticated);
+    for (let i = 1; i <= triesDay.limit - triesShort.limit; i++)
+      await expect(verify(world, secret, stranger, wrongCode(code, 10 + i))).rejects.toBeInstanceOf(Unauthenticated);
     world.clock.advance(triesShort.windowSeconds);
     const daily = await verify(world, secret, stranger, code).catch((error) => error);
     expect(daily).toBeInstanceOf(RateLimited);
@@ -192,11 +212,19 @@ describe('verifyGate', () => {
 describe('a claim through a restricted link', () => {
   it('refuses a session made for another link or secret (gate_refused); an expired session or a made-up token asks for the gate again', async () => {
     const world = secretWorld();
-    const secret = await gated(world, [{ email, restricted: true }, { email: 'bea@example.com', restricted: true }], 3);
+    const secret = await gated(
+      world,
+      [
+        { email, restricted: true },
+        { email: 'bea@example.com', restricted: true },
+      ],
+      3,
+    );
     const other = await gated(world);
     await start(world, secret, '192.0.2.1');
     const { token } = await verify(world, secret, '192.0.2.1', codesTo(world)[0]!);
-    const claim = (id: string, recipientId: string, gateToken: string) => claimSecret(id, { ...noProof, recipientId, gateToken }, web, null, world);
+    const claim = (id: string, recipientId: string, gateToken: string) =>
+      claimSecret(id, { ...noProof, recipientId, gateToken }, web, null, world);
     const refused = claim(secret.id, secret.links[1]!, token);
     await expect(refused).rejects.toBeInstanceOf(Forbidden);
     await expect(refused).rejects.toMatchObject({ code: 'gate_refused' });

@@ -24,7 +24,8 @@ const wrapped = { enc: key(32), wrappedKey: key(48) };
 const newLink = (world: SecretWorld, maxResponses = 2, expiresInSeconds = 3600) =>
   createRequestLink({ publicKey: key(32, 9), kem: 'x25519', expiresInSeconds, maxResponses }, 'usr_requester', world);
 
-const responseTo = (requestId: string, size: number, overrides: Partial<NewFileUpload> = {}) => fileInput(size, { response: { requestId, ...wrapped }, ...overrides });
+const responseTo = (requestId: string, size: number, overrides: Partial<NewFileUpload> = {}) =>
+  fileInput(size, { response: { requestId, ...wrapped }, ...overrides });
 
 /** A response opened, its bytes PUT; `complete` finishes it. */
 async function opened(world: SecretWorld, requestId: string, size = 1000) {
@@ -48,8 +49,16 @@ describe('a file response', () => {
     await file.complete();
     expect(await leftOf(world, link.id)).toBe(1);
     const [item] = await inboxOf(world, link.id);
-    expect(item).toMatchObject({ sealed: { kind: 'file', secretId: file.ref.id }, salt: 'A'.repeat(22), sizeBytes: 9 * MiB + 5, ...wrapped });
-    expect(item!.download).toEqual({ url: expect.stringContaining(file.key), expiresAt: world.clock.now() + fileLimits.downloadUrlSeconds * 1000 });
+    expect(item).toMatchObject({
+      sealed: { kind: 'file', secretId: file.ref.id },
+      salt: 'A'.repeat(22),
+      sizeBytes: 9 * MiB + 5,
+      ...wrapped,
+    });
+    expect(item!.download).toEqual({
+      url: expect.stringContaining(file.key),
+      expiresAt: world.clock.now() + fileLimits.downloadUrlSeconds * 1000,
+    });
     expect((await world.secrets.get(file.ref.id))!.state).toBe('active');
   });
 
@@ -61,7 +70,9 @@ describe('a file response', () => {
     await expect(readSecret(file.ref.id, null, null, world)).rejects.toMatchObject({ kind: 'not_found' });
     await expect(claimSecret(file.ref.id, noProof, web, null, world)).rejects.toMatchObject({ kind: 'not_found' });
     await expect(revokeSecret(file.ref.id, file.ref.deleteToken, null, world)).rejects.toMatchObject({ kind: 'not_found' });
-    expect(await adoptSecrets('usr_responder', [{ id: file.ref.id, deleteToken: file.ref.deleteToken }], { secrets: world.adoptions })).toEqual([{ id: file.ref.id, adopted: false, reason: 'not_found' }]);
+    expect(
+      await adoptSecrets('usr_responder', [{ id: file.ref.id, deleteToken: file.ref.deleteToken }], { secrets: world.adoptions }),
+    ).toEqual([{ id: file.ref.id, adopted: false, reason: 'not_found' }]);
     expect(world.bucket.objects.has(file.key)).toBe(true);
   });
 
@@ -88,7 +99,14 @@ describe('a file response', () => {
       await expect(refused).rejects.toBeInstanceOf(Forbidden);
       await expect(refused).rejects.toMatchObject({ facts: { reason } });
     }
-    await expect(startFileUpload(responseTo(open.id, 1000, { response: { requestId: open.id, enc: key(65), wrappedKey: key(48) } }), null, null, world)).rejects.toMatchObject({
+    await expect(
+      startFileUpload(
+        responseTo(open.id, 1000, { response: { requestId: open.id, enc: key(65), wrappedKey: key(48) } }),
+        null,
+        null,
+        world,
+      ),
+    ).rejects.toMatchObject({
       kind: 'invalid',
       fields: [{ field: 'enc' }],
     });
@@ -98,7 +116,9 @@ describe('a file response', () => {
     const world = secretWorld();
     world.tiers.setUser('usr_requester');
     const link = await newLink(world);
-    await expect(startFileUpload(responseTo(link.id, 100 * MiB + 1), 'usr_rich', null, world)).rejects.toMatchObject({ facts: { reason: 'plan_limit', limit_bytes: 100 * MiB } });
+    await expect(startFileUpload(responseTo(link.id, 100 * MiB + 1), 'usr_rich', null, world)).rejects.toMatchObject({
+      facts: { reason: 'plan_limit', limit_bytes: 100 * MiB },
+    });
     world.tiers.setUser('usr_requester', { plan: 'pro' });
     expect((await startFileUpload(responseTo(link.id, 100 * MiB + 1), null, null, world)).secret.sizeBytes).toBe(100 * MiB + 1);
   });
@@ -117,7 +137,11 @@ describe('a file response', () => {
   });
 
   it('completed once the link took no more (filled, closed, expired): a conflict saying why; the file is revoked and no object kept', async () => {
-    for (const [end, reason] of [['full', 'request_full'], ['closed', 'request_closed'], ['expired', 'request_expired']] as const) {
+    for (const [end, reason] of [
+      ['full', 'request_full'],
+      ['closed', 'request_closed'],
+      ['expired', 'request_expired'],
+    ] as const) {
       const world = secretWorld();
       const link = await newLink(world, 1);
       const first = await opened(world, link.id);
@@ -133,7 +157,10 @@ describe('a file response', () => {
   });
 
   it('when the link stays busy, or an abort won: a conflict (busy, not_pending), and no object kept', async () => {
-    for (const [outcome, reason, state] of [['busy', 'busy', 'revoked'], ['not_pending', 'not_pending', 'pending']] as const) {
+    for (const [outcome, reason, state] of [
+      ['busy', 'busy', 'revoked'],
+      ['not_pending', 'not_pending', 'pending'],
+    ] as const) {
       const world = secretWorld();
       const link = await newLink(world);
       const file = await opened(world, link.id);

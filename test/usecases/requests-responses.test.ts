@@ -12,7 +12,11 @@ import { sealedText, secretWorld, type SecretWorld } from './secrets-world.ts';
 const key = (bytes: number, fill = 1) => Buffer.alloc(bytes, fill).toString('base64url');
 
 async function newLink(world: SecretWorld, overrides: Partial<NewRequestLink> = {}, ownerId = 'usr_requester') {
-  return createRequestLink({ publicKey: key(32, 9), kem: 'x25519', expiresInSeconds: 3600, maxResponses: 10, ...overrides }, ownerId, world);
+  return createRequestLink(
+    { publicKey: key(32, 9), kem: 'x25519', expiresInSeconds: 3600, maxResponses: 10, ...overrides },
+    ownerId,
+    world,
+  );
 }
 
 async function response(overrides: Partial<TextResponse> = {}): Promise<TextResponse> {
@@ -28,7 +32,14 @@ describe('respondToRequest', () => {
     const created = await newLink(world);
     const sent = await response();
     const answered = await respondToRequest(created.id, sent, null, world);
-    expect(answered).toMatchObject({ id: expect.stringMatching(/^rsp_/), requestId: created.id, salt: sent.salt, sizeBytes: sent.envelope.length, enc: sent.enc, wrappedKey: sent.wrappedKey });
+    expect(answered).toMatchObject({
+      id: expect.stringMatching(/^rsp_/),
+      requestId: created.id,
+      salt: sent.salt,
+      sizeBytes: sent.envelope.length,
+      enc: sent.enc,
+      wrappedKey: sent.wrappedKey,
+    });
     expect(await leftOf(world, created.id)).toBe(9);
     const inbox = await readInbox(created.id, 'usr_requester', 10, null, world);
     expect(inbox.items).toHaveLength(1);
@@ -58,7 +69,10 @@ describe('respondToRequest', () => {
     await expect(refused).rejects.toMatchObject({ code: 'gone', facts: { reason: 'closed' } });
     const expiring = await newLink(world, { expiresInSeconds: 60 });
     world.clock.advance(60);
-    await expect(respondToRequest(expiring.id, await response(), null, world)).rejects.toMatchObject({ kind: 'gone', facts: { reason: 'expired' } });
+    await expect(respondToRequest(expiring.id, await response(), null, world)).rejects.toMatchObject({
+      kind: 'gone',
+      facts: { reason: 'expired' },
+    });
     expect(await leftOf(world, expiring.id)).toBe(10);
   });
 
@@ -79,9 +93,14 @@ describe('respondToRequest', () => {
   it('refuses an envelope v1 whose salt is not the one sent; a P-256 link takes a 65-byte enc and no other', async () => {
     const world = secretWorld();
     const created = await newLink(world);
-    await expect(respondToRequest(created.id, await response({ salt: (await sealedText()).sealed.salt }), null, world)).rejects.toMatchObject({ fields: [{ field: 'envelope' }] });
+    await expect(
+      respondToRequest(created.id, await response({ salt: (await sealedText()).sealed.salt }), null, world),
+    ).rejects.toMatchObject({ fields: [{ field: 'envelope' }] });
     const pair = (await crypto.subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits'])) as CryptoKeyPair;
-    const p256 = await newLink(world, { kem: 'p256', publicKey: Buffer.from(await crypto.subtle.exportKey('raw', pair.publicKey)).toString('base64url') });
+    const p256 = await newLink(world, {
+      kem: 'p256',
+      publicKey: Buffer.from(await crypto.subtle.exportKey('raw', pair.publicKey)).toString('base64url'),
+    });
     expect((await respondToRequest(p256.id, await response({ enc: key(65) }), null, world)).enc).toBe(key(65));
     await expect(respondToRequest(p256.id, await response(), null, world)).rejects.toMatchObject({ fields: [{ field: 'enc' }] });
   });
@@ -104,7 +123,10 @@ describe('respondToRequest', () => {
       await closeRequestLink(created.id, 'usr_requester', world);
       return add(...args);
     };
-    await expect(respondToRequest(created.id, await response(), null, world)).rejects.toMatchObject({ kind: 'gone', facts: { reason: 'closed' } });
+    await expect(respondToRequest(created.id, await response(), null, world)).rejects.toMatchObject({
+      kind: 'gone',
+      facts: { reason: 'closed' },
+    });
   });
 });
 
@@ -134,7 +156,10 @@ describe('readInbox', () => {
     const world = secretWorld();
     const created = await newLink(world, { maxResponses: 3 });
     for (let i = 0; i < 3; i++) await respondToRequest(created.id, await response(), null, world);
-    await expect(readInbox(created.id, 'usr_stranger', 10, null, world)).rejects.toMatchObject({ kind: 'not_found', detail: 'No request link has this id.' });
+    await expect(readInbox(created.id, 'usr_stranger', 10, null, world)).rejects.toMatchObject({
+      kind: 'not_found',
+      detail: 'No request link has this id.',
+    });
     await expect(readInbox('rql_AAAAAAAAAAAAAAAAAAAAAA', 'usr_requester', 10, null, world)).rejects.toBeInstanceOf(NotFound);
     const { nextCursor } = await readInbox(created.id, 'usr_requester', 2, null, world);
     const other = await newLink(world);

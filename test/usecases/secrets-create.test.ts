@@ -19,22 +19,47 @@ describe('createSecret', () => {
     const world = secretWorld();
     const envelope = foreignEnvelope(64);
     const notBefore = world.clock.now() + 600_000;
-    const { secret, deleteToken } = await createSecret({ envelope, salt: 'A'.repeat(22), expiresInSeconds: hour, maxViews: 5, notBefore }, 'usr_ann', world);
+    const { secret, deleteToken } = await createSecret(
+      { envelope, salt: 'A'.repeat(22), expiresInSeconds: hour, maxViews: 5, notBefore },
+      'usr_ann',
+      world,
+    );
     const stored = (await world.secrets.get(secret.id))!;
-    expect(stored).toMatchObject({ ownerId: 'usr_ann', state: 'active', kind: 'text', sizeBytes: 64, maxViews: 5, viewsLeft: 5, notBefore, createdAt: world.clock.now(), expiresAt: world.clock.now() + hour * 1000 });
+    expect(stored).toMatchObject({
+      ownerId: 'usr_ann',
+      state: 'active',
+      kind: 'text',
+      sizeBytes: 64,
+      maxViews: 5,
+      viewsLeft: 5,
+      notBefore,
+      createdAt: world.clock.now(),
+      expiresAt: world.clock.now() + hour * 1000,
+    });
     expect(Buffer.from(stored.envelope!).equals(Buffer.from(envelope))).toBe(true);
     expect(stored.deleteTokenHash).toBe(sha256Base64Url(deleteToken));
     expect(JSON.stringify(stored)).not.toContain(deleteToken);
     expect(world.eventsOf(secret.id)).toEqual([
-      { id: expect.stringMatching(/^evt_/), type: 'secret.created', occurred_at: new Date(world.clock.now()).toISOString(), secret_id: secret.id, views_left: 5 },
+      {
+        id: expect.stringMatching(/^evt_/),
+        type: 'secret.created',
+        occurred_at: new Date(world.clock.now()).toISOString(),
+        secret_id: secret.id,
+        views_left: 5,
+      },
     ]);
     // Anonymous: no owner at all.
-    expect((await createSecret({ envelope, salt: 'A'.repeat(22), expiresInSeconds: hour, maxViews: 1 }, null, world)).secret).not.toHaveProperty('ownerId');
+    expect(
+      (await createSecret({ envelope, salt: 'A'.repeat(22), expiresInSeconds: hour, maxViews: 1 }, null, world)).secret,
+    ).not.toHaveProperty('ownerId');
   });
 
   it('gives each link its own budget: the secret’s views are the budget times the links', async () => {
     const world = secretWorld();
-    const { input } = await sealedText({ maxViews: 2, recipients: [{ label: 'Alice', email: 'alice@example.com', restricted: true }, { label: 'Bob' }, {}] });
+    const { input } = await sealedText({
+      maxViews: 2,
+      recipients: [{ label: 'Alice', email: 'alice@example.com', restricted: true }, { label: 'Bob' }, {}],
+    });
     const { secret } = await createSecret(input, null, world);
     expect(secret.viewsLeft).toBe(6);
     expect(secret.recipients).toEqual([
@@ -50,7 +75,10 @@ describe('createSecret', () => {
     const { input } = await sealedText({ expiresInSeconds: hour });
     const expiry = world.clock.now() + hour * 1000;
     for (const notBefore of [expiry, expiry + 300_000, world.clock.now() + 2 * 24 * hour * 1000]) {
-      await expect(createSecret({ ...input, notBefore }, null, world)).rejects.toMatchObject({ kind: 'invalid', fields: [{ field: 'not_before', message: 'must be before the expiry' }] });
+      await expect(createSecret({ ...input, notBefore }, null, world)).rejects.toMatchObject({
+        kind: 'invalid',
+        fields: [{ field: 'not_before', message: 'must be before the expiry' }],
+      });
     }
     expect((await createSecret({ ...input, notBefore: expiry - 1 }, null, world)).secret.notBefore).toBe(expiry - 1);
   });
@@ -71,37 +99,67 @@ describe('createSecret', () => {
   it('keeps an envelope v1’s public parameters for the reveal page, and none for another format', async () => {
     const world = secretWorld();
     const withPassphrase = await sealedText({}, 'db password: hunter2', 'blue whale');
-    expect((await createSecret(withPassphrase.input, null, world)).secret.envelopeFormat).toEqual({ passphrase: true, kdfIterations: 600_000 });
+    expect((await createSecret(withPassphrase.input, null, world)).secret.envelopeFormat).toEqual({
+      passphrase: true,
+      kdfIterations: 600_000,
+    });
     const plain = await sealedText();
     expect((await createSecret(plain.input, null, world)).secret.envelopeFormat).toEqual({ passphrase: false, kdfIterations: 0 });
-    const foreign = await createSecret({ envelope: foreignEnvelope(), salt: 'A'.repeat(22), expiresInSeconds: hour, maxViews: 1 }, null, world);
+    const foreign = await createSecret(
+      { envelope: foreignEnvelope(), salt: 'A'.repeat(22), expiresInSeconds: hour, maxViews: 1 },
+      null,
+      world,
+    );
     expect(foreign.secret).not.toHaveProperty('envelopeFormat');
   });
 
   const refusedEnvelopes: Array<[string, string, () => Promise<{ envelope: Uint8Array; salt: string }>]> = [
-    ['a salt other than the header’s', 'salt_mismatch', async () => ({ envelope: (await sealText('x')).envelope, salt: (await sealText('y')).salt })],
-    ['a file envelope', 'malformed', async () => seal({ kind: 'file', plaintext: new Uint8Array(3), meta: { name: 'a', type: 'b', size: 3 }, chunkLog2: 16 })],
-    ['an unknown version', '', async () => {
-      const sealed = await sealText('x');
-      sealed.envelope[4] = 9;
-      return sealed;
-    }],
-    ['a reserved flag bit', '', async () => {
-      const sealed = await sealText('x');
-      sealed.envelope[6]! |= 0x40;
-      return sealed;
-    }],
-    ['a body cut inside the final tag', '', async () => {
-      const sealed = await sealText('');
-      return { envelope: sealed.envelope.slice(0, sealed.envelope.length - 3), salt: sealed.salt };
-    }],
+    [
+      'a salt other than the header’s',
+      'salt_mismatch',
+      async () => ({ envelope: (await sealText('x')).envelope, salt: (await sealText('y')).salt }),
+    ],
+    [
+      'a file envelope',
+      'malformed',
+      async () => seal({ kind: 'file', plaintext: new Uint8Array(3), meta: { name: 'a', type: 'b', size: 3 }, chunkLog2: 16 }),
+    ],
+    [
+      'an unknown version',
+      '',
+      async () => {
+        const sealed = await sealText('x');
+        sealed.envelope[4] = 9;
+        return sealed;
+      },
+    ],
+    [
+      'a reserved flag bit',
+      '',
+      async () => {
+        const sealed = await sealText('x');
+        sealed.envelope[6]! |= 0x40;
+        return sealed;
+      },
+    ],
+    [
+      'a body cut inside the final tag',
+      '',
+      async () => {
+        const sealed = await sealText('');
+        return { envelope: sealed.envelope.slice(0, sealed.envelope.length - 3), salt: sealed.salt };
+      },
+    ],
   ];
   it.each(refusedEnvelopes)('refuses an envelope v1 with %s, naming the envelope and why', async (_, code, make) => {
     const { envelope, salt } = await make();
     const world = secretWorld();
     const refused = createSecret({ envelope, salt, expiresInSeconds: hour, maxViews: 1 }, null, world);
     await expect(refused).rejects.toBeInstanceOf(Invalid);
-    await expect(refused).rejects.toMatchObject({ detail: 'The envelope is not a valid envelope v1.', fields: [{ field: 'envelope', message: expect.stringMatching(code ? new RegExp(`^${code}: `) : /^\w+: /) }] });
+    await expect(refused).rejects.toMatchObject({
+      detail: 'The envelope is not a valid envelope v1.',
+      fields: [{ field: 'envelope', message: expect.stringMatching(code ? new RegExp(`^${code}: `) : /^\w+: /) }],
+    });
   });
 });
 
@@ -110,12 +168,20 @@ describe('createSecret inside a workspace', () => {
     const world = secretWorld();
     world.workspace('wks_AAAAAAAAAAAAAAAAAAAAAA', ['usr_member']);
     const { input } = await sealedText({ workspaceId: 'wks_AAAAAAAAAAAAAAAAAAAAAA' });
-    for (const [caller, workspaceId] of [[null, 'wks_AAAAAAAAAAAAAAAAAAAAAA'], ['usr_stranger', 'wks_AAAAAAAAAAAAAAAAAAAAAA'], ['usr_member', 'wks_BBBBBBBBBBBBBBBBBBBBBA'], ['usr_member', 'wks_x']] as const) {
+    for (const [caller, workspaceId] of [
+      [null, 'wks_AAAAAAAAAAAAAAAAAAAAAA'],
+      ['usr_stranger', 'wks_AAAAAAAAAAAAAAAAAAAAAA'],
+      ['usr_member', 'wks_BBBBBBBBBBBBBBBBBBBBBA'],
+      ['usr_member', 'wks_x'],
+    ] as const) {
       const refused = createSecret({ ...input, workspaceId }, caller, world);
       await expect(refused).rejects.toBeInstanceOf(Forbidden);
       await expect(refused).rejects.toMatchObject({ code: 'forbidden', facts: { reason: 'not_a_member' } });
     }
-    expect((await createSecret(input, 'usr_member', world)).secret).toMatchObject({ workspaceId: 'wks_AAAAAAAAAAAAAAAAAAAAAA', ownerId: 'usr_member' });
+    expect((await createSecret(input, 'usr_member', world)).secret).toMatchObject({
+      workspaceId: 'wks_AAAAAAAAAAAAAAAAAAAAAA',
+      ownerId: 'usr_member',
+    });
   });
 
   it('holds a member to the policy, the passphrase told by the envelope’s header (another format has none)', async () => {
@@ -140,7 +206,10 @@ describe('createSecret inside a workspace', () => {
     const claim = world.verifyHost(id, 'secrets.acme.test');
     world.verifyHost(other, 'secrets.other.test');
     const { input } = await sealedText({ workspaceId: id });
-    expect((await createSecret({ ...input, hostname: 'Secrets.ACME.test.' }, 'usr_member', world)).secret.linkHost).toEqual({ hostname: 'secrets.acme.test', domainId: claim.domainId });
+    expect((await createSecret({ ...input, hostname: 'Secrets.ACME.test.' }, 'usr_member', world)).secret.linkHost).toEqual({
+      hostname: 'secrets.acme.test',
+      domainId: claim.domainId,
+    });
     for (const hostname of ['secrets.other.test', 'unclaimed.acme.test', 'not a host', 'secrets.example.com']) {
       const refused = createSecret({ ...input, hostname }, 'usr_member', world);
       await expect(refused).rejects.toBeInstanceOf(Invalid);
@@ -158,7 +227,11 @@ describe('createCurlSecret', () => {
   /** Opens a curl link as the reveal page does: the proofs from the key, the claim, then the envelope. */
   async function openLink(world: ReturnType<typeof secretWorld>, id: string, key: string) {
     const { salt } = (await world.secrets.get(id))!;
-    const proof = { ...noProof, claimToken: await claimTokenFor({ key, salt, iterations: 0 }), linkToken: await linkTokenFor({ key, salt }) };
+    const proof = {
+      ...noProof,
+      claimToken: await claimTokenFor({ key, salt, iterations: 0 }),
+      linkToken: await linkTokenFor({ key, salt }),
+    };
     const claimed = await claimSecret(id, proof, web, null, world);
     return { envelope: claimed.envelope!, plaintext: Buffer.from((await open(claimed.envelope!, { key, salt })).plaintext) };
   }
@@ -168,7 +241,11 @@ describe('createCurlSecret', () => {
     const body = Buffer.from('db-password-1234\n');
     const { secret, key, deleteToken } = await createCurlSecret(body, {}, world);
     const stored = (await world.secrets.get(secret.id))!;
-    expect(stored).toMatchObject({ claimVerifier: expect.any(String), linkVerifier: expect.any(String), envelopeFormat: { passphrase: false, kdfIterations: 0 } });
+    expect(stored).toMatchObject({
+      claimVerifier: expect.any(String),
+      linkVerifier: expect.any(String),
+      envelopeFormat: { passphrase: false, kdfIterations: 0 },
+    });
     expect(stored).not.toHaveProperty('ownerId');
     expect(JSON.stringify(stored)).not.toContain(key);
     expect(deleteToken).toMatch(/^hdt_/);

@@ -45,12 +45,19 @@ describe('listOwnedSecrets', () => {
   it('keeps an ended secret listed with its state, and lists a proof-protected one with its salt', async () => {
     const world = secretWorld();
     const { sealed, input } = await sealedText();
-    const guarded = await createSecret({ ...input, claimVerifier: sealed.claimVerifier, linkVerifier: sealed.linkVerifier }, 'usr_owner', world);
+    const guarded = await createSecret(
+      { ...input, claimVerifier: sealed.claimVerifier, linkVerifier: sealed.linkVerifier },
+      'usr_owner',
+      world,
+    );
     world.clock.advance(1);
     const revoked = await made(world, 'usr_owner');
     await revokeSecret(revoked.secret.id, null, 'usr_owner', world);
     const { items } = await listOwnedSecrets('usr_owner', 10, null, world);
-    expect(items.map((secret) => [secret.id, secret.state])).toEqual([[revoked.secret.id, 'revoked'], [guarded.secret.id, 'active']]);
+    expect(items.map((secret) => [secret.id, secret.state])).toEqual([
+      [revoked.secret.id, 'revoked'],
+      [guarded.secret.id, 'active'],
+    ]);
     expect(items[1]).toMatchObject({ claimVerifier: sealed.claimVerifier, salt: sealed.salt });
   });
 
@@ -58,7 +65,12 @@ describe('listOwnedSecrets', () => {
     const world = secretWorld();
     for (let i = 0; i < 3; i++) await made(world, 'usr_owner');
     const { nextCursor } = await listOwnedSecrets('usr_owner', 2, null, world);
-    for (const [owner, cursor] of [['usr_owner', 'not a cursor!'], ['usr_owner', 'e30'], ['usr_owner', nextCursor!.slice(0, -3)], ['usr_thief', nextCursor!]] as const) {
+    for (const [owner, cursor] of [
+      ['usr_owner', 'not a cursor!'],
+      ['usr_owner', 'e30'],
+      ['usr_owner', nextCursor!.slice(0, -3)],
+      ['usr_thief', nextCursor!],
+    ] as const) {
       const refused = listOwnedSecrets(owner, 2, cursor, world);
       await expect(refused).rejects.toBeInstanceOf(Invalid);
       await expect(refused).rejects.toMatchObject({ fields: [{ field: 'cursor', in: 'query' }] });
@@ -106,8 +118,14 @@ describe('adoptSecrets', () => {
     expect(await adoptSecrets('usr_b', item, { secrets: world.adoptions })).toEqual([{ id: secret.id, adopted: false, reason: 'owned' }]);
     const upload = async () => ({ id: 'upl_1', partSize: 8 << 20, partCount: 1, chunkLog2: 20 });
     const response = { requestId: 'rql_AAAAAAAAAAAAAAAAAAAAAA', enc: 'e', wrappedKey: 'w' };
-    const file = await storeSecret({ kind: 'file', sizeBytes: 10, salt: 'A'.repeat(22), expiresInSeconds: 3600, maxViews: 1, upload, response }, null, world);
-    expect(await adoptSecrets('usr_a', [{ id: file.secret.id, deleteToken: file.deleteToken }], { secrets: world.adoptions })).toEqual([{ id: file.secret.id, adopted: false, reason: 'not_found' }]);
+    const file = await storeSecret(
+      { kind: 'file', sizeBytes: 10, salt: 'A'.repeat(22), expiresInSeconds: 3600, maxViews: 1, upload, response },
+      null,
+      world,
+    );
+    expect(await adoptSecrets('usr_a', [{ id: file.secret.id, deleteToken: file.deleteToken }], { secrets: world.adoptions })).toEqual([
+      { id: file.secret.id, adopted: false, reason: 'not_found' },
+    ]);
   });
 
   it('says why when the adoption’s own write lost (another adopter, or an end, came first)', async () => {
@@ -118,7 +136,9 @@ describe('adoptSecrets', () => {
       await adopt(id, 'usr_first');
       return false;
     };
-    expect(await adoptSecrets('usr_second', [{ id: secret.id, deleteToken }], { secrets: world.adoptions })).toEqual([{ id: secret.id, adopted: false, reason: 'owned' }]);
+    expect(await adoptSecrets('usr_second', [{ id: secret.id, deleteToken }], { secrets: world.adoptions })).toEqual([
+      { id: secret.id, adopted: false, reason: 'owned' },
+    ]);
   });
 });
 
@@ -127,7 +147,11 @@ describe('listReceipts', () => {
 
   async function viewedThrice(world: SecretWorld) {
     const { secret } = await made(world, 'usr_owner', { maxViews: 4 });
-    const views = [{ channel: 'web' as const, country: 'FR', region: 'IDF', userAgent: 'chrome' }, { channel: 'cli' as const, userAgent: 'curl/8.5.0' }, { channel: 'api' as const }];
+    const views = [
+      { channel: 'web' as const, country: 'FR', region: 'IDF', userAgent: 'chrome' },
+      { channel: 'cli' as const, userAgent: 'curl/8.5.0' },
+      { channel: 'api' as const },
+    ];
     for (const view of views) {
       await claimSecret(secret.id, noProof, view, null, world);
       // The relay writes each view's receipt from its event (functions/relay.ts), its user agent reduced to a family.
@@ -143,12 +167,22 @@ describe('listReceipts', () => {
     const id = await viewedThrice(world);
     world.tiers.setUser('usr_owner');
     const free = await listReceipts(id, 'usr_owner', 10, null, world);
-    expect(free.items.map((receipt) => [receipt.channel, receipt.location, receipt.device])).toEqual([['api', null, null], ['cli', null, null], ['web', null, null]]);
+    expect(free.items.map((receipt) => [receipt.channel, receipt.location, receipt.device])).toEqual([
+      ['api', null, null],
+      ['cli', null, null],
+      ['web', null, null],
+    ]);
     world.tiers.setUser('usr_owner', { plan: 'pro' });
     const pro = await listReceipts(id, 'usr_owner', 2, null, world);
-    expect(pro.items.map((receipt) => [receipt.channel, receipt.device])).toEqual([['api', null], ['cli', null]]);
+    expect(pro.items.map((receipt) => [receipt.channel, receipt.device])).toEqual([
+      ['api', null],
+      ['cli', null],
+    ]);
     const rest = await listReceipts(id, 'usr_owner', 2, pro.nextCursor, world);
-    expect(rest).toEqual({ items: [expect.objectContaining({ channel: 'web', location: { country: 'FR', region: 'IDF' }, device: chrome })], nextCursor: null });
+    expect(rest).toEqual({
+      items: [expect.objectContaining({ channel: 'web', location: { country: 'FR', region: 'IDF' }, device: chrome })],
+      nextCursor: null,
+    });
     expect(JSON.stringify(rest)).not.toContain('chrome');
     // A workspace's plan counts as the owner's own.
     world.tiers.setUser('usr_owner').setWorkspace('wks_team', { plan: 'team' }).join('wks_team', 'usr_owner');
@@ -161,7 +195,12 @@ describe('listReceipts', () => {
     // Only a view's event makes a receipt.
     expect(receiptOf(id, { id: 'evt_x', type: 'secret.created', at: 0 }, () => null)).toBeNull();
     const anonymous = (await made(world)).secret.id;
-    for (const [secretId, user] of [[id, 'usr_nosy'], [anonymous, 'usr_owner'], [unknownSecretId, 'usr_owner'], ['nope', 'usr_owner']] as const) {
+    for (const [secretId, user] of [
+      [id, 'usr_nosy'],
+      [anonymous, 'usr_owner'],
+      [unknownSecretId, 'usr_owner'],
+      ['nope', 'usr_owner'],
+    ] as const) {
       const refused = listReceipts(secretId, user, 10, null, world);
       await expect(refused).rejects.toBeInstanceOf(NotFound);
       await expect(refused).rejects.toMatchObject({ detail: 'No secret of yours has this id.' });
@@ -211,7 +250,8 @@ describe('reportSecret', () => {
   it('counts an IPv6 /64 as one reporter; never locks a secret made without a link verifier; says nothing of ids it does not know', async () => {
     const world = secretWorld();
     const secret = await withLink(world);
-    for (const address of ['2001:db8:1:1::1', '2001:db8:1:1::2', '2001:db8:1:1:ffff::3']) await reportSecret(secret.id, secret.linkToken, address, null, world);
+    for (const address of ['2001:db8:1:1::1', '2001:db8:1:1::2', '2001:db8:1:1:ffff::3'])
+      await reportSecret(secret.id, secret.linkToken, address, null, world);
     expect(await state(world, secret.id)).toBe('active');
     const old = (await made(world)).secret.id;
     for (const address of ['192.0.2.2', '192.0.2.3', '192.0.2.4']) await reportSecret(old, null, address, null, world);

@@ -31,7 +31,11 @@ describe('readSecret', () => {
     }
     const upload = async () => ({ id: 'upl_1', partSize: 8 << 20, partCount: 1, chunkLog2: 20 });
     const response = { requestId: 'rql_AAAAAAAAAAAAAAAAAAAAAA', enc: 'e', wrappedKey: 'w' };
-    const file = await storeSecret({ kind: 'file', sizeBytes: 10, salt: 'A'.repeat(22), expiresInSeconds: 3600, maxViews: 1, upload, response }, null, world);
+    const file = await storeSecret(
+      { kind: 'file', sizeBytes: 10, salt: 'A'.repeat(22), expiresInSeconds: 3600, maxViews: 1, upload, response },
+      null,
+      world,
+    );
     await expect(readSecret(file.secret.id, null, null, world)).rejects.toBeInstanceOf(NotFound);
     const host = world.verifyHost(world.workspace('wks_AAAAAAAAAAAAAAAAAAAAAA', ['usr_member']), 'secrets.acme.test');
     const { secret } = await made(world);
@@ -82,7 +86,10 @@ describe('revokeSecret', () => {
     expect(world.typesOf(owned.secret.id)).toEqual(['secret.created']);
     await revokeSecret(owned.secret.id, null, 'usr_owner', world);
     await revokeSecret(anonymous.secret.id, anonymous.deleteToken, 'usr_owner', world);
-    expect([(await world.secrets.get(owned.secret.id))!.state, (await world.secrets.get(anonymous.secret.id))!.state]).toEqual(['revoked', 'revoked']);
+    expect([(await world.secrets.get(owned.secret.id))!.state, (await world.secrets.get(anonymous.secret.id))!.state]).toEqual([
+      'revoked',
+      'revoked',
+    ]);
   });
 
   it('is not found for an unknown or malformed id, and for a request link’s file response (its token only completes or aborts its upload)', async () => {
@@ -90,7 +97,11 @@ describe('revokeSecret', () => {
     for (const id of [unknownSecretId, 'nope']) await expect(revokeSecret(id, 'hdt_x', null, world)).rejects.toBeInstanceOf(NotFound);
     const upload = async () => ({ id: 'upl_1', partSize: 8 << 20, partCount: 1, chunkLog2: 20 });
     const response = { requestId: 'rql_AAAAAAAAAAAAAAAAAAAAAA', enc: 'e', wrappedKey: 'w' };
-    const file = await storeSecret({ kind: 'file', sizeBytes: 10, salt: 'A'.repeat(22), expiresInSeconds: 3600, maxViews: 1, upload, response }, null, world);
+    const file = await storeSecret(
+      { kind: 'file', sizeBytes: 10, salt: 'A'.repeat(22), expiresInSeconds: 3600, maxViews: 1, upload, response },
+      null,
+      world,
+    );
     await expect(revokeSecret(file.secret.id, file.deleteToken, null, world)).rejects.toBeInstanceOf(NotFound);
     expect((await world.secrets.get(file.secret.id))!.state).toBe('pending');
   });

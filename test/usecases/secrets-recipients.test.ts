@@ -16,7 +16,8 @@ async function withLinks(world: SecretWorld, recipients: NewRecipient[], maxView
   return { id: secret.id, deleteToken, links: secret.recipients!.map((link) => link.id), sealed };
 }
 
-const through = (world: SecretWorld, id: string, recipientId: string | null) => claimSecret(id, { ...noProof, recipientId }, web, null, world);
+const through = (world: SecretWorld, id: string, recipientId: string | null) =>
+  claimSecret(id, { ...noProof, recipientId }, web, null, world);
 const byOwner = (ownerId: string): LinkRevoker => ({ ownerId, deleteToken: null });
 const byToken = (deleteToken: string): LinkRevoker => ({ ownerId: null, deleteToken });
 
@@ -27,7 +28,8 @@ describe('claiming through a link', () => {
     const required = through(world, secret.id, null);
     await expect(required).rejects.toBeInstanceOf(Forbidden);
     await expect(required).rejects.toMatchObject({ code: 'recipient_required' });
-    for (const link of [unknownLinkId, 'rcp_short']) await expect(through(world, secret.id, link)).rejects.toMatchObject({ kind: 'not_found', detail: 'This secret has no such link.' });
+    for (const link of [unknownLinkId, 'rcp_short'])
+      await expect(through(world, secret.id, link)).rejects.toMatchObject({ kind: 'not_found', detail: 'This secret has no such link.' });
     const plain = (await createSecret((await sealedText()).input, null, world)).secret;
     await expect(through(world, plain.id, unknownLinkId)).rejects.toBeInstanceOf(NotFound);
     expect((await world.secrets.get(secret.id))!.viewsLeft).toBe(2);
@@ -46,7 +48,11 @@ describe('claiming through a link', () => {
     expect((await through(world, secret.id, a)).recipient!.viewsLeft).toBe(0);
     const spent = through(world, secret.id, a);
     await expect(spent).rejects.toBeInstanceOf(Gone);
-    await expect(spent).rejects.toMatchObject({ code: 'gone', facts: { state: 'burned' }, detail: 'This link was already opened as many times as it allows.' });
+    await expect(spent).rejects.toMatchObject({
+      code: 'gone',
+      facts: { state: 'burned' },
+      detail: 'This link was already opened as many times as it allows.',
+    });
     expect((await through(world, secret.id, b)).recipient!.viewsLeft).toBe(1);
     expect((await world.secrets.get(secret.id))!).toMatchObject({ state: 'active', viewsLeft: 1 });
     await through(world, secret.id, b);
@@ -59,7 +65,10 @@ describe('claiming through a link', () => {
     const world = secretWorld();
     const secret = await withLinks(world, [{}]);
     expect((await readSecret(secret.id, secret.links[0]!, null, world)).id).toBe(secret.id);
-    await expect(readSecret(secret.id, unknownLinkId, null, world)).rejects.toMatchObject({ kind: 'not_found', detail: 'This secret has no such link.' });
+    await expect(readSecret(secret.id, unknownLinkId, null, world)).rejects.toMatchObject({
+      kind: 'not_found',
+      detail: 'This secret has no such link.',
+    });
   });
 });
 
@@ -76,7 +85,11 @@ describe('revokeRecipient', () => {
     expect((await world.secrets.get(secret.id))!).toMatchObject({ state: 'active', viewsLeft: 1 });
     expect((await through(world, secret.id, c)).recipient!.viewsLeft).toBe(0);
     const states = (await world.secrets.get(secret.id))!.recipients!.map((link) => [link.state, link.viewsLeft]);
-    expect(states).toEqual([['revoked', 0], ['revoked', 0], ['active', 0]]);
+    expect(states).toEqual([
+      ['revoked', 0],
+      ['revoked', 0],
+      ['active', 0],
+    ]);
     expect((await world.secrets.get(secret.id))!.state).toBe('burned');
   });
 
@@ -124,7 +137,10 @@ describe('revokeRecipient', () => {
     };
     await revokeRecipient(secret.id, a, byOwner('usr_owner'), world);
     expect((await world.secrets.get(secret.id))!).toMatchObject({ state: 'active', viewsLeft: 3 });
-    expect((await world.secrets.get(secret.id))!.recipients!.find((link) => link.id === a)).toMatchObject({ state: 'revoked', viewsLeft: 0 });
+    expect((await world.secrets.get(secret.id))!.recipients!.find((link) => link.id === a)).toMatchObject({
+      state: 'revoked',
+      viewsLeft: 0,
+    });
     expect((await through(world, secret.id, b)).recipient!.viewsLeft).toBe(2);
   });
 });

@@ -69,16 +69,20 @@ export class MemoryBucket implements MultipartUploads, FileObjects {
   async parts(_key: string, uploadId: string): Promise<StoredPart[] | null> {
     const upload = this.uploads.get(uploadId);
     if (!upload) return null;
-    return [...upload.parts].sort(([a], [b]) => a - b).map(([partNumber, part]) => ({ partNumber, etag: part.etag, size: part.bytes.length }));
+    return [...upload.parts]
+      .sort(([a], [b]) => a - b)
+      .map(([partNumber, part]) => ({ partNumber, etag: part.etag, size: part.bytes.length }));
   }
 
   async complete(key: string, uploadId: string, parts: Array<{ partNumber: number; etag: string }>) {
     const upload = this.uploads.get(uploadId);
     if (!upload || upload.key !== key) return { completed: false as const, reason: 'no_such_upload' as const };
-    if (parts.some((part, i) => i > 0 && part.partNumber <= parts[i - 1]!.partNumber)) return { completed: false as const, reason: 'invalid_order' as const };
+    if (parts.some((part, i) => i > 0 && part.partNumber <= parts[i - 1]!.partNumber))
+      return { completed: false as const, reason: 'invalid_order' as const };
     const stored = parts.map((part) => upload.parts.get(part.partNumber));
     if (stored.some((part, i) => part?.etag !== parts[i]!.etag)) return { completed: false as const, reason: 'invalid_part' as const };
-    if (stored.some((part, i) => i < stored.length - 1 && part!.bytes.length < s3MinPartBytes)) return { completed: false as const, reason: 'too_small' as const };
+    if (stored.some((part, i) => i < stored.length - 1 && part!.bytes.length < s3MinPartBytes))
+      return { completed: false as const, reason: 'too_small' as const };
     this.objects.set(key, Buffer.concat(stored.map((part) => part!.bytes)));
     this.uploads.delete(uploadId);
     return { completed: true as const };
@@ -155,9 +159,20 @@ export function secretWorld() {
     typesOf: (secretId: string) => eventsOf(secretId).map((event) => event.type),
     /** A workspace with `members` in it, on `plan`, holding them to `policy`. */
     workspace(id: string, members: string[], plan: Plan = 'team', policy: WorkspacePolicy = {}) {
-      data.workspaces.set(id, { workspace: { id, name: id, slug: id, region: 'eu-west-1', plan, createdAt: 0, policy }, contractPlan: null, contract: null });
+      data.workspaces.set(id, {
+        workspace: { id, name: id, slug: id, region: 'eu-west-1', plan, createdAt: 0, policy },
+        contractPlan: null,
+        contract: null,
+      });
       for (const userId of members) {
-        data.members.set(pair(id, userId), { workspaceId: id, userId, email: `${userId}@example.com`, role: 'member', joinedAt: 0, source: 'invitation' });
+        data.members.set(pair(id, userId), {
+          workspaceId: id,
+          userId,
+          email: `${userId}@example.com`,
+          role: 'member',
+          joinedAt: 0,
+          source: 'invitation',
+        });
       }
       return id;
     },
@@ -183,7 +198,10 @@ export async function sealedText(overrides: Partial<NewTextSecret> = {}, text = 
 export const foreignEnvelope = (bytes = 64): Uint8Array => Uint8Array.from({ length: bytes }, (_, i) => (i * 7 + 1) % 256);
 
 /** A file sealed as a client seals it (its envelope whole, in memory), its salt and chunk size. */
-export async function sealedFile(options: { passphrase?: string; chunkLog2?: number } = {}, plaintext: Uint8Array = new Uint8Array(100_000).fill(7)) {
+export async function sealedFile(
+  options: { passphrase?: string; chunkLog2?: number } = {},
+  plaintext: Uint8Array = new Uint8Array(100_000).fill(7),
+) {
   const sealer = await fileSealer({ meta: { name: 'report.pdf', type: 'application/pdf', size: plaintext.length }, ...options });
   const count = sealer.chunkCount(plaintext.length);
   const chunks: Uint8Array[] = [];
@@ -205,7 +223,12 @@ export const fileInput = (sizeBytes: number, overrides: Partial<NewFileUpload> =
 });
 
 /** PUTs `envelope` through each part URL an upload answered (as a browser does); the parts for completion, in the order given. */
-export function putParts(bucket: MemoryBucket, opened: Pick<OpenedUpload, 'secret' | 'parts'>, envelope: Uint8Array, order: (numbers: number[]) => number[] = (numbers) => numbers) {
+export function putParts(
+  bucket: MemoryBucket,
+  opened: Pick<OpenedUpload, 'secret' | 'parts'>,
+  envelope: Uint8Array,
+  order: (numbers: number[]) => number[] = (numbers) => numbers,
+) {
   const { partSize } = opened.secret.upload!;
   const urls = new Map(opened.parts.map((part) => [part.partNumber, part.url]));
   return order([...urls.keys()]).map((partNumber) => ({

@@ -29,9 +29,16 @@ const promptSalt = new Uint8Array(16).map((_, i) => 0xa0 + i);
 const responseSalt = new Uint8Array(16).map((_, i) => 0xb0 + i);
 
 const vectors = [];
-for (const [kem, offset] of [['x25519', 0], ['p256', 0x08]] as [RequestKem, number][]) {
+for (const [kem, offset] of [
+  ['x25519', 0],
+  ['p256', 0x08],
+] as [RequestKem, number][]) {
   // The requester's key pair from a fixed ikm (RFC 9180 DeriveKeyPair), so it can be committed.
-  const suite = new CipherSuite({ kem: kem === 'x25519' ? new DhkemX25519HkdfSha256() : new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes256Gcm() });
+  const suite = new CipherSuite({
+    kem: kem === 'x25519' ? new DhkemX25519HkdfSha256() : new DhkemP256HkdfSha256(),
+    kdf: new HkdfSha256(),
+    aead: new Aes256Gcm(),
+  });
   const ikmR = bytes(0x40 + offset);
   const pair = await suite.kem.deriveKeyPair(ikmR);
   const publicKey = new Uint8Array(await suite.kem.serializePublicKey(pair.publicKey));
@@ -74,8 +81,22 @@ for (const [kem, offset] of [['x25519', 0], ['p256', 0x08]] as [RequestKem, numb
       envelope_sha256: createHash('sha256').update(sealedResponse.envelope).digest('hex'),
     },
     negative: [
-      { name: 'forged-without-link-secret', description: 'wrapped with the public key and another s (bytes c0…)', request_id: requestId, enc: forged.enc, wrapped_key: forged.wrappedKey, error: 'forged' },
-      { name: 'wrapped-for-another-request', description: 'the right s, request id rq_vector_0002', request_id: requestId, enc: otherRequest.enc, wrapped_key: otherRequest.wrappedKey, error: 'forged' },
+      {
+        name: 'forged-without-link-secret',
+        description: 'wrapped with the public key and another s (bytes c0…)',
+        request_id: requestId,
+        enc: forged.enc,
+        wrapped_key: forged.wrappedKey,
+        error: 'forged',
+      },
+      {
+        name: 'wrapped-for-another-request',
+        description: 'the right s, request id rq_vector_0002',
+        request_id: requestId,
+        enc: otherRequest.enc,
+        wrapped_key: otherRequest.wrappedKey,
+        error: 'forged',
+      },
     ],
   });
 }
@@ -85,7 +106,8 @@ writeFileSync(
   `${JSON.stringify(
     {
       format: 'hushlink request links v1 (docs/envelope.md, "Request links")',
-      notes: 'Byte strings are base64url unless named _base64. HPKE: DHKEM(kem, HKDF-SHA256), HKDF-SHA256, AES-256-GCM, mode PSK, psk_id "hushlink/v1/request-link", info "hushlink/v1/response-key/" + request_id, empty AAD; the ephemeral key pair from DeriveKeyPair(ephemeral_ikm).',
+      notes:
+        'Byte strings are base64url unless named _base64. HPKE: DHKEM(kem, HKDF-SHA256), HKDF-SHA256, AES-256-GCM, mode PSK, psk_id "hushlink/v1/request-link", info "hushlink/v1/response-key/" + request_id, empty AAD; the ephemeral key pair from DeriveKeyPair(ephemeral_ikm).',
       vectors,
     },
     null,

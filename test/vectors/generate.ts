@@ -24,7 +24,12 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: 'text-basic', description: 'text, no passphrase, one final chunk', kind: 'text', plaintext: new TextEncoder().encode('Hello, Hushlink! 🔐') },
+  {
+    name: 'text-basic',
+    description: 'text, no passphrase, one final chunk',
+    kind: 'text',
+    plaintext: new TextEncoder().encode('Hello, Hushlink! 🔐'),
+  },
   { name: 'text-empty', description: 'empty text: one final chunk holding only its tag', kind: 'text', plaintext: new Uint8Array(0) },
   {
     name: 'text-passphrase',

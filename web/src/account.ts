@@ -88,7 +88,8 @@ function secretItem(secret: OwnedSecret): HTMLLIElement {
   facts.append(views);
   if (secret.ended_at) facts.append(fact('Ended', timeElement(secret.ended_at)));
   else facts.append(fact('Expires', timeElement(secret.expires_at)));
-  if (secret.not_before && !secret.ended_at && Date.parse(secret.not_before) > Date.now()) facts.append(fact('Opens', timeElement(secret.not_before)));
+  if (secret.not_before && !secret.ended_at && Date.parse(secret.not_before) > Date.now())
+    facts.append(fact('Opens', timeElement(secret.not_before)));
   if (secret.created_at) facts.append(fact('Created', timeElement(secret.created_at)));
   item.append(head, facts);
 
@@ -160,8 +161,15 @@ function renderAttach(): void {
     attachButton.textContent = `Attach ${plural(count, 'secret', 'secrets')} created in this browser`;
     attachText.textContent =
       `${count === 1 ? 'A secret was' : `${count} secrets were`} created in this browser without an account. Attach ${count === 1 ? 'it' : 'them'} to ${email} ` +
-      'to see ' + (count === 1 ? 'its' : 'their') + ' state here and revoke ' + (count === 1 ? 'it' : 'them') + ' from any device. This browser keeps only ' +
-      (count === 1 ? 'its revoke token' : 'their revoke tokens') + ' (not the links): attaching or forgetting removes ' + (count === 1 ? 'it' : 'them') + '.';
+      'to see ' +
+      (count === 1 ? 'its' : 'their') +
+      ' state here and revoke ' +
+      (count === 1 ? 'it' : 'them') +
+      ' from any device. This browser keeps only ' +
+      (count === 1 ? 'its revoke token' : 'their revoke tokens') +
+      ' (not the links): attaching or forgetting removes ' +
+      (count === 1 ? 'it' : 'them') +
+      '.';
   }
   setVisible(attach, count > 0 || !attachResults.hidden);
 }
@@ -182,7 +190,14 @@ async function attachAll(): Promise<void> {
   announce('Attaching…');
   let results: AdoptionResult[];
   try {
-    results = (await withAccess((token) => accountApi.adoptSecrets(token, entries.map(({ id, delete_token }) => ({ id, delete_token }))))).items;
+    results = (
+      await withAccess((token) =>
+        accountApi.adoptSecrets(
+          token,
+          entries.map(({ id, delete_token }) => ({ id, delete_token })),
+        ),
+      )
+    ).items;
   } catch (error) {
     announce('');
     attachButton.disabled = false;

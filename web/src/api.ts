@@ -70,7 +70,11 @@ export type LinkState = NonNullable<SecretMetadata['recipient']>['state'];
 /** A claim's answer: a text's envelope, or a file's presigned download (`filesApi.ts`). */
 export type ClaimedSecret = SecretsReply<'ClaimedSecret'>;
 
-export async function call<T>(method: string, path: string, init: { json?: unknown; headers?: Record<string, string>; token?: string | undefined } = {}): Promise<T> {
+export async function call<T>(
+  method: string,
+  path: string,
+  init: { json?: unknown; headers?: Record<string, string>; token?: string | undefined } = {},
+): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   let body: string | undefined;
@@ -91,10 +95,14 @@ export async function call<T>(method: string, path: string, init: { json?: unkno
       redirect: 'error',
     });
   } catch {
-    throw new ApiError(0, { status: 0, code: 'network', detail: 'The server could not be reached. Check your connection and try again.' }, null);
+    throw new ApiError(
+      0,
+      { status: 0, code: 'network', detail: 'The server could not be reached. Check your connection and try again.' },
+      null,
+    );
   }
   const text = await response.text();
-  let parsed: unknown ;
+  let parsed: unknown;
   if (text) {
     try {
       parsed = JSON.parse(text);
@@ -115,14 +123,18 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 export const secretPath = (id: string) => `/v1/secrets/${encodeURIComponent(id)}`;
 
 /** A listing's page: `limit=…`, and `cursor=…` after the first. */
-export const pageQuery = (limit: number, cursor: string | null) => new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) }).toString();
+export const pageQuery = (limit: number, cursor: string | null) =>
+  new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) }).toString();
 
 export const api = {
   /** With an access token the caller becomes the secret's owner; without, it is anonymous. */
   createSecret: (body: CreateSecretBody, token?: string) => call<CreatedSecret>('POST', '/v1/secrets', { json: body, token }),
   /** With `recipientId`, also that link's state (404 for a link the secret does not have). */
   readSecret: (id: string, recipientId?: string) =>
-    call<SecretMetadata>('GET', `${secretPath(id)}${recipientId ? `?${new URLSearchParams({ recipient_id: recipientId }).toString()}` : ''}`),
+    call<SecretMetadata>(
+      'GET',
+      `${secretPath(id)}${recipientId ? `?${new URLSearchParams({ recipient_id: recipientId }).toString()}` : ''}`,
+    ),
   /** Through a per-recipient link, with its gate session when the link is restricted. The header names the channel on the receipt. */
   claimSecret: (id: string, claimToken: string, linkToken: string, link?: { recipientId: string; gateToken?: string }) =>
     call<ClaimedSecret>('POST', `${secretPath(id)}/claim`, {
@@ -163,10 +175,13 @@ export const accountApi = {
   secrets: (token: string, limit: number, cursor: string | null) =>
     call<SecretsReply<'SecretList'>>('GET', `/v1/secrets?${pageQuery(limit, cursor)}`, { token }),
   revokeOwnedSecret: (token: string, id: string) => call<void>('DELETE', secretPath(id), { token }),
-  adoptSecrets: (token: string, secrets: UnattachedSecret[]) => call<AccountReply<'AdoptionResult'>>('POST', '/v1/auth/adopt-secrets', { json: { secrets }, token }),
+  adoptSecrets: (token: string, secrets: UnattachedSecret[]) =>
+    call<AccountReply<'AdoptionResult'>>('POST', '/v1/auth/adopt-secrets', { json: { secrets }, token }),
   apiKeys: (token: string) => call<AccountReply<'ApiKeyList'>>('GET', '/v1/api-keys', { token }),
-  createApiKey: (token: string, body: z.input<typeof accountRequests.CreateApiKeyRequest>) => call<CreatedApiKey>('POST', '/v1/api-keys', { json: body, token }),
-  revokeApiKey: (token: string, id: string) => call<AccountReply<'ApiKeyRevoked'>>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, { token }),
+  createApiKey: (token: string, body: z.input<typeof accountRequests.CreateApiKeyRequest>) =>
+    call<CreatedApiKey>('POST', '/v1/api-keys', { json: body, token }),
+  revokeApiKey: (token: string, id: string) =>
+    call<AccountReply<'ApiKeyRevoked'>>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, { token }),
 };
 
 /** Human sentences for a refused request: `errors[].message` (with the field) or `detail`. */
@@ -215,5 +230,6 @@ export const chatApi = {
   /** Slack's authorize page, with a state naming this user (10 minutes, once); 403 `chat_not_configured` without a chat app. */
   startInstall: (token: string) => call<z.output<typeof chatReplies.ChatInstallStarted>>('POST', '/v1/chat/install', { token }),
   /** The chat token from the chat link, and the delete token proving this page made the secret. */
-  subscribe: (body: z.input<typeof chatRequests.ChatSubscribeRequest>) => call<z.output<typeof chatReplies.ChatSubscribed>>('POST', '/v1/chat/subscribe', { json: body }),
+  subscribe: (body: z.input<typeof chatRequests.ChatSubscribeRequest>) =>
+    call<z.output<typeof chatReplies.ChatSubscribed>>('POST', '/v1/chat/subscribe', { json: body }),
 };

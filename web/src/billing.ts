@@ -52,7 +52,8 @@ const described = (term: string, value: string | Node, role: string) => {
 
 function renderPlan(current: BillingSubscription): void {
   const rows = [described('Plan', planLabel(current.plan), 'plan')];
-  if (current.tier !== current.plan) rows.push(described('What you use', `${planLabel(current.tier)}, through a workspace you are in`, 'tier'));
+  if (current.tier !== current.plan)
+    rows.push(described('What you use', `${planLabel(current.tier)}, through a workspace you are in`, 'tier'));
   if (current.status !== null) rows.push(described('Status', statusLabel(current.status), 'status'));
   if (current.seats !== null) rows.push(described('Seats', String(current.seats), 'seats'));
   if (current.current_period_end !== null) {
@@ -60,7 +61,9 @@ function renderPlan(current: BillingSubscription): void {
     rows.push(
       described(
         'Then',
-        current.cancel_at_period_end ? `It ends, as you cancelled it: your account goes back to ${planLabel('free')}.` : 'It renews, and is paid for again.',
+        current.cancel_at_period_end
+          ? `It ends, as you cancelled it: your account goes back to ${planLabel('free')}.`
+          : 'It renews, and is paid for again.',
         'cancel-at-period-end',
       ),
     );
@@ -93,9 +96,14 @@ function ownedItem(workspace: WorkspaceSummary): HTMLLIElement {
 async function load(): Promise<boolean> {
   setVisible(pageError, false);
   try {
-    const [read, listed] = await Promise.all([withAccess((token) => billingApi.subscription(token)), withAccess((token) => workspacesApi.list(token))]);
+    const [read, listed] = await Promise.all([
+      withAccess((token) => billingApi.subscription(token)),
+      withAccess((token) => workspacesApi.list(token)),
+    ]);
     subscription = read;
-    owned = listed.items.filter((workspace) => workspace.role === 'owner' && (workspace.plan === 'team' || workspace.plan === 'enterprise'));
+    owned = listed.items.filter(
+      (workspace) => workspace.role === 'owner' && (workspace.plan === 'team' || workspace.plan === 'enterprise'),
+    );
   } catch (error) {
     showProblem(pageError, error, 'Your plan could not be read: ');
     return false;

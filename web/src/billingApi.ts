@@ -19,7 +19,15 @@ export type CheckoutBody = z.input<typeof billingRequests.CheckoutRequest>;
 export type EnterpriseInquiry = z.input<typeof billingRequests.EnterpriseInquiryRequest>;
 
 /** The provider's status of a subscription (Stripe's words), as the page names them; the API says a string. */
-export type SubscriptionStatus = 'active' | 'trialing' | 'past_due' | 'canceled' | 'unpaid' | 'incomplete' | 'incomplete_expired' | 'paused';
+export type SubscriptionStatus =
+  | 'active'
+  | 'trialing'
+  | 'past_due'
+  | 'canceled'
+  | 'unpaid'
+  | 'incomplete'
+  | 'incomplete_expired'
+  | 'paused';
 
 export const billingApi = {
   checkout: (token: string, body: CheckoutBody) => call<Reply<'CheckoutCreated'>>('POST', '/v1/billing/checkout', { json: body, token }),
@@ -28,11 +36,13 @@ export const billingApi = {
   invoices: (token: string, limit: number, cursor: string | null) =>
     call<Reply<'InvoiceList'>>('GET', `/v1/billing/invoices?${pageQuery(limit, cursor)}`, { token }),
   /** 404 without a customer at the provider. */
-  portal: (token: string, returnPath: string) => call<Reply<'PortalCreated'>>('POST', '/v1/billing/portal', { json: { return_path: returnPath }, token }),
+  portal: (token: string, returnPath: string) =>
+    call<Reply<'PortalCreated'>>('POST', '/v1/billing/portal', { json: { return_path: returnPath }, token }),
   changeSeats: (token: string, workspaceId: string, seats: number) =>
     call<Reply<'SeatsChanged'>>('PATCH', '/v1/billing/seats', { json: { workspace_id: workspaceId, seats }, token }),
   /** Public: no session is sent, so a signed-out visitor can ask too. */
-  enterpriseInquiry: (body: EnterpriseInquiry) => call<Reply<'EnterpriseInquiryAccepted'>>('POST', '/v1/billing/enterprise-inquiry', { json: body }),
+  enterpriseInquiry: (body: EnterpriseInquiry) =>
+    call<Reply<'EnterpriseInquiryAccepted'>>('POST', '/v1/billing/enterprise-inquiry', { json: body }),
 };
 
 /**
@@ -73,7 +83,13 @@ export const statusLabels: Record<SubscriptionStatus, string> = {
   paused: 'Paused',
 };
 
-export const invoiceStatusLabels: Record<string, string> = { draft: 'Draft', open: 'Open', paid: 'Paid', uncollectible: 'Uncollectible', void: 'Void' };
+export const invoiceStatusLabels: Record<string, string> = {
+  draft: 'Draft',
+  open: 'Open',
+  paid: 'Paid',
+  uncollectible: 'Uncollectible',
+  void: 'Void',
+};
 
 export const statusLabel = (status: string): string => statusLabels[status as SubscriptionStatus] ?? status;
 

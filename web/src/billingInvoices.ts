@@ -34,7 +34,11 @@ function invoiceItem(invoice: Invoice): HTMLLIElement {
   title.tabIndex = -1;
   head.append(title);
   if (invoice.status) {
-    const badge = element('span', invoice.status === 'paid' ? 'badge badge-active' : invoice.status === 'open' ? 'badge badge-pending' : 'badge', invoiceStatusLabels[invoice.status] ?? invoice.status);
+    const badge = element(
+      'span',
+      invoice.status === 'paid' ? 'badge badge-active' : invoice.status === 'open' ? 'badge badge-pending' : 'badge',
+      invoiceStatusLabels[invoice.status] ?? invoice.status,
+    );
     badge.dataset.role = 'invoice-status';
     head.append(badge);
   }
@@ -43,7 +47,10 @@ function invoiceItem(invoice: Invoice): HTMLLIElement {
   total.dataset.role = 'total';
   facts.append(fact('Date', timeElement(invoice.created_at)), total);
   item.append(head, facts);
-  const links = [invoiceLink(invoice.hosted_invoice_url, 'View invoice', name, 'hosted'), invoiceLink(invoice.invoice_pdf, 'Download PDF', name, 'pdf')].filter((link) => link !== null);
+  const links = [
+    invoiceLink(invoice.hosted_invoice_url, 'View invoice', name, 'hosted'),
+    invoiceLink(invoice.invoice_pdf, 'Download PDF', name, 'pdf'),
+  ].filter((link) => link !== null);
   if (links.length > 0) {
     const actions = element('div', 'actions');
     actions.append(...links);

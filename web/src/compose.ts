@@ -16,7 +16,15 @@ import { chosenFile, fileProblem, planLimitMessage, resetFile, sendFile, useCall
 import { clearRecipientErrors, readRecipients, resetRecipients, type FieldError } from './composeLinks.ts';
 import { clearResult, showResult, type ResultSecret } from './composeResult.ts';
 import { endChatLink, subscribeChat } from './composeChat.ts';
-import { applyLimits, forgetWorkspaces, loadWorkspaces, sendWithAccess, workspaceField, workspaceProblems, workspaceRefusal } from './composeWorkspace.ts';
+import {
+  applyLimits,
+  forgetWorkspaces,
+  loadWorkspaces,
+  sendWithAccess,
+  workspaceField,
+  workspaceProblems,
+  workspaceRefusal,
+} from './composeWorkspace.ts';
 import { announce, byId, focusHeading, setVisible } from './dom.ts';
 import { filesApi } from './filesApi.ts';
 import { UploadCancelled, UploadFailed } from './fileUpload.ts';
@@ -95,7 +103,12 @@ async function validate(): Promise<{ errors: FieldError[]; notBeforeIso?: string
 
   const seconds = expiresInSeconds();
   if (expiry.value === 'custom') {
-    if (!Number.isInteger(Number(customAmount.value)) || customAmount.value === '' || seconds < limits.expiresIn.min || seconds > limits.expiresIn.max) {
+    if (
+      !Number.isInteger(Number(customAmount.value)) ||
+      customAmount.value === '' ||
+      seconds < limits.expiresIn.min ||
+      seconds > limits.expiresIn.max
+    ) {
       found.push({ field: customAmount, message: 'Custom expiry: choose between 1 minute and 30 days.' });
     }
   }
@@ -128,7 +141,8 @@ async function validate(): Promise<{ errors: FieldError[]; notBeforeIso?: string
 function clearErrors(): void {
   errorList.replaceChildren();
   setVisible(errors, false);
-  for (const field of [sendIn, text, expiry, customAmount, maxViews, notBefore, passphrase, byId('secret-file'), byId('add-recipient')]) field.removeAttribute('aria-invalid');
+  for (const field of [sendIn, text, expiry, customAmount, maxViews, notBefore, passphrase, byId('secret-file'), byId('add-recipient')])
+    field.removeAttribute('aria-invalid');
   clearRecipientErrors();
 }
 
@@ -157,7 +171,10 @@ async function create(event: SubmitEvent): Promise<void> {
   const checked = await validate();
   if (checked.errors.length > 0) {
     fields.disabled = false;
-    showErrors(checked.errors.map((error) => error.message), checked.errors.map((error) => error.field));
+    showErrors(
+      checked.errors.map((error) => error.message),
+      checked.errors.map((error) => error.field),
+    );
     return;
   }
   createButton.textContent = 'Encrypting…';
@@ -174,8 +191,19 @@ async function create(event: SubmitEvent): Promise<void> {
     const owned = await signedIn;
     const file = chosenFile();
     if (file) {
-      const { upload, key } = await sendFile(passphrase.value, settings, (body) => (owned ? sendWithAccess((token) => filesApi.openUpload(body, token)) : filesApi.openUpload(body)));
-      return done({ ...upload, max_views: settings.max_views, not_before: settings.not_before ?? null, file: { name: file.name, size: formatBytes(file.size) } }, key, owned);
+      const { upload, key } = await sendFile(passphrase.value, settings, (body) =>
+        owned ? sendWithAccess((token) => filesApi.openUpload(body, token)) : filesApi.openUpload(body),
+      );
+      return done(
+        {
+          ...upload,
+          max_views: settings.max_views,
+          not_before: settings.not_before ?? null,
+          file: { name: file.name, size: formatBytes(file.size) },
+        },
+        key,
+        owned,
+      );
     }
     const sealed = await sealText(text.value, passphrase.value ? { passphrase: passphrase.value } : {});
     const body = {
@@ -196,12 +224,18 @@ async function create(event: SubmitEvent): Promise<void> {
     fields.disabled = false;
     setVisible(composeSection, true);
     if (error instanceof UploadCancelled) {
-      showErrors(['Nothing was kept: the parts already uploaded were deleted. The file is still chosen if you want to send it again.'], [], 'Upload cancelled');
+      showErrors(
+        ['Nothing was kept: the parts already uploaded were deleted. The file is still chosen if you want to send it again.'],
+        [],
+        'Upload cancelled',
+      );
     } else if (error instanceof UploadFailed) {
       showErrors([`${error.message} Nothing was kept: the parts already uploaded were deleted. Try again.`], [], 'The upload failed');
     } else if (error instanceof SignedOutError) {
       showSignedIn(false);
-      showErrors(['You are no longer signed in, so nothing was created. Create it again to share it without an account, or sign in first.']);
+      showErrors([
+        'You are no longer signed in, so nothing was created. Create it again to share it without an account, or sign in first.',
+      ]);
     } else if (error instanceof ApiError) {
       const refusal = workspaceRefusal(error, chosenFile() !== null);
       const limit = refusal ? null : await planLimitMessage(error);

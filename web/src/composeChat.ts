@@ -32,7 +32,8 @@ function readChatLink(): void {
     chatToken = token;
     composeNotice.textContent = 'You’ll get a Slack message when it’s opened.';
   } else {
-    composeNotice.textContent = 'This Slack link is incomplete, so no Slack message can be sent: run /secret again to be told when the secret is opened.';
+    composeNotice.textContent =
+      'This Slack link is incomplete, so no Slack message can be sent: run /secret again to be told when the secret is opened.';
   }
   setVisible(composeNotice, true);
 }

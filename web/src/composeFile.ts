@@ -77,11 +77,13 @@ function sizeAgainst(picked: File, limit: number): string {
 
 /** Why a file this large cannot go, and which plan would take it. */
 function overLimitText(picked: File, limit: number, caller: Caller | null): string {
-  const where = caller === null ? 'on your plan' : caller === 'anonymous' ? 'without an account (the Free plan)' : `on your ${planNames[caller]} plan`;
+  const where =
+    caller === null ? 'on your plan' : caller === 'anonymous' ? 'without an account (the Free plan)' : `on your ${planNames[caller]} plan`;
   const larger = (['pro', 'team'] as const).filter((plan) => planTable[plan].fileBytes > limit);
-  const upgrade = larger.length === 0
-    ? ''
-    : ` ${larger.map((plan) => `${planNames[plan]} allows ${formatBytes(planTable[plan].fileBytes)}`).join(', ')}${caller === 'anonymous' ? ': sign in with such an account to share it.' : '.'}`;
+  const upgrade =
+    larger.length === 0
+      ? ''
+      : ` ${larger.map((plan) => `${planNames[plan]} allows ${formatBytes(planTable[plan].fileBytes)}`).join(', ')}${caller === 'anonymous' ? ': sign in with such an account to share it.' : '.'}`;
   return `${sizeAgainst(picked, limit)} ${where}.${upgrade}`;
 }
 
@@ -93,9 +95,14 @@ export async function fileProblem(): Promise<{ field: HTMLElement; message: stri
   const picked = file;
   if (!picked) return null;
   const rule = fileRuleOf();
-  if (rule && !rule.allowed) return { field: fileInput, message: `File: “${picked.name}” cannot be sent here: this workspace allows no files. Remove it to share text, or send it in Personal.` };
+  if (rule && !rule.allowed)
+    return {
+      field: fileInput,
+      message: `File: “${picked.name}” cannot be sent here: this workspace allows no files. Remove it to share text, or send it in Personal.`,
+    };
   const envelope = await envelopeBytes(picked);
-  if (rule?.maxBytes != null && envelope > rule.maxBytes) return { field: fileInput, message: `File: ${sizeAgainst(picked, rule.maxBytes)} in this workspace.` };
+  if (rule?.maxBytes != null && envelope > rule.maxBytes)
+    return { field: fileInput, message: `File: ${sizeAgainst(picked, rule.maxBytes)} in this workspace.` };
   const caller = await callerOf().catch(() => null);
   if (caller === null || envelope <= limitOf(caller)) return null;
   return { field: fileInput, message: `File: ${overLimitText(picked, limitOf(caller), caller)}` };
@@ -146,7 +153,11 @@ export function resetFile(): void {
  * Seals and uploads the chosen file, showing its progress instead of the form. Answers the
  * finished upload and the link's key; throws `UploadCancelled`, `UploadFailed` or `ApiError`.
  */
-export async function sendFile(passphrase: string, settings: UploadInput['settings'], open: (body: FileUploadBody) => Promise<FileUpload>): Promise<{ upload: FileUpload; key: string }> {
+export async function sendFile(
+  passphrase: string,
+  settings: UploadInput['settings'],
+  open: (body: FileUploadBody) => Promise<FileUpload>,
+): Promise<{ upload: FileUpload; key: string }> {
   const picked = file!;
   const sealer = await fileSealer({ meta: metaOf(picked), ...(passphrase ? { passphrase } : {}) });
   try {
@@ -185,7 +196,10 @@ composeSection.addEventListener('drop', (event) => {
   const { files, items } = event.dataTransfer!;
   const entry = items[0]?.webkitGetAsEntry?.();
   if (files.length !== 1 || entry?.isDirectory) {
-    limitNotice.textContent = files.length > 1 ? 'One file at a time: put several in a zip archive first.' : 'A folder cannot be shared as it is: put it in a zip archive first.';
+    limitNotice.textContent =
+      files.length > 1
+        ? 'One file at a time: put several in a zip archive first.'
+        : 'A folder cannot be shared as it is: put it in a zip archive first.';
     setVisible(limitNotice, true);
     return;
   }

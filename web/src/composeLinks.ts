@@ -84,7 +84,10 @@ function newRow(): Row {
   const actions = element('div', 'actions');
   actions.append(remove);
   const fields = element('div', 'row');
-  fields.append(field(`${id}-label`, 'Name or note (optional)', label, labelHint.id), field(`${id}-email`, 'Email address (optional)', email));
+  fields.append(
+    field(`${id}-label`, 'Name or note (optional)', label, labelHint.id),
+    field(`${id}-email`, 'Email address (optional)', email),
+  );
   group.append(legend, fields, choice, actions);
   item.append(group);
   const row: Row = { item, legend, label, email, restricted, remove, removeName };
@@ -102,7 +105,11 @@ function renumber(): void {
   for (const hint of [labelHint, restrictedHint]) setVisible(hint, rows.length > 0);
   const full = rows.length >= maxRecipients;
   addButton.disabled = full;
-  addHint.textContent = full ? `${maxRecipients} recipients is the most one secret can have.` : rows.length === 0 ? 'Without any, the secret has one link for everyone.' : `Up to ${maxRecipients}.`;
+  addHint.textContent = full
+    ? `${maxRecipients} recipients is the most one secret can have.`
+    : rows.length === 0
+      ? 'Without any, the secret has one link for everyone.'
+      : `Up to ${maxRecipients}.`;
 }
 
 function addRow(): void {
@@ -136,8 +143,10 @@ export function readRecipients(): { recipients: RecipientRequest[]; errors: Fiel
     const label = row.label.value.trim();
     const email = row.email.value.trim();
     if (label.length > labelChars) errors.push({ field: row.label, message: `${name}, name: at most ${labelChars} characters.` });
-    if (email && !emailPattern.test(email)) errors.push({ field: row.email, message: `${name}, email address: this is not an email address.` });
-    else if (row.restricted.checked && !email) errors.push({ field: row.email, message: `${name}, email address: enter the address that may open the link.` });
+    if (email && !emailPattern.test(email))
+      errors.push({ field: row.email, message: `${name}, email address: this is not an email address.` });
+    else if (row.restricted.checked && !email)
+      errors.push({ field: row.email, message: `${name}, email address: enter the address that may open the link.` });
     return { ...(label ? { label } : {}), ...(email ? { email } : {}), ...(row.restricted.checked ? { restricted: true } : {}) };
   });
   return { recipients, errors };
@@ -148,7 +157,8 @@ export function clearRecipientErrors(): void {
 }
 
 /** Each row's address and "only this address" inputs, in order: what a workspace's rule on recipients points at. */
-export const recipientFields = (): Array<{ email: HTMLInputElement; restricted: HTMLInputElement }> => rows.map(({ email, restricted }) => ({ email, restricted }));
+export const recipientFields = (): Array<{ email: HTMLInputElement; restricted: HTMLInputElement }> =>
+  rows.map(({ email, restricted }) => ({ email, restricted }));
 
 /** Removes every row: the form is back to one link for everyone. */
 export function resetRecipients(): void {
@@ -157,7 +167,8 @@ export function resetRecipients(): void {
 }
 
 /** What a link is called on the page: its name, else its address, else its position. */
-export const linkName = (link: Pick<CreatedLink, 'label' | 'email'>, position: number) => link.label ?? link.email ?? `Recipient ${position}`;
+export const linkName = (link: Pick<CreatedLink, 'label' | 'email'>, position: number) =>
+  link.label ?? link.email ?? `Recipient ${position}`;
 
 function linkItem(link: CreatedLink, key: string, position: number): HTMLLIElement {
   const url = `${link.url_base}#${key}`;

@@ -24,7 +24,11 @@ export const composeLimits = (policy: PolicyReply): ComposeLimits => ({
 
 /** "1 day", "36 hours", "90 minutes": the largest whole unit (a policy's expiry is any number of seconds from 60). */
 export function durationWords(seconds: number): string {
-  for (const [unit, size] of [['day', 86_400], ['hour', 3600], ['minute', 60]] as const) {
+  for (const [unit, size] of [
+    ['day', 86_400],
+    ['hour', 3600],
+    ['minute', 60],
+  ] as const) {
     if (seconds % size === 0) return plural(seconds / size, unit, `${unit}s`);
   }
   return plural(seconds, 'second', 'seconds');
@@ -44,7 +48,8 @@ export function policySentences(policy: PolicyReply): string[] {
   if (policy.max_expires_in !== null) sentences.push(`Expires within ${durationWords(policy.max_expires_in)} at most`);
   if (policy.max_views !== null) sentences.push(`At most ${plural(policy.max_views, 'view', 'views')}`);
   if (policy.require_passphrase === true) sentences.push('A passphrase is required');
-  if (policy.allowed_recipient_domains !== null) sentences.push(`Recipients must be restricted to addresses at ${orList(policy.allowed_recipient_domains)}`);
+  if (policy.allowed_recipient_domains !== null)
+    sentences.push(`Recipients must be restricted to addresses at ${orList(policy.allowed_recipient_domains)}`);
   if (policy.allow_files === false) sentences.push('Files are not allowed');
   else if (policy.max_file_bytes !== null) sentences.push(`Files up to ${formatBytes(policy.max_file_bytes)}`);
   return sentences;

@@ -11,7 +11,10 @@ import { qrSvg } from './qr.ts';
 import { forgetUnattached, rememberUnattached } from './unattached.ts';
 
 /** What the result needs of a created secret: `POST /v1/secrets`'s answer, or a file upload's with the settings sent. */
-export type ResultSecret = Pick<CreatedSecret, 'id' | 'url_base' | 'delete_token' | 'expires_at' | 'not_before' | 'max_views' | 'recipients'> & {
+export type ResultSecret = Pick<
+  CreatedSecret,
+  'id' | 'url_base' | 'delete_token' | 'expires_at' | 'not_before' | 'max_views' | 'recipients'
+> & {
   /** A file's name and size, said in the summary. */
   file?: { name: string; size: string };
 };
@@ -49,7 +52,9 @@ export function showResult(secret: ResultSecret, key: string, withPassphrase: bo
   const facts = [
     ...(secret.file ? [`The file “${secret.file.name}” (${secret.file.size}), encrypted.`] : []),
     `Expires ${describeTime(secret.expires_at)}.`,
-    links.length > 0 ? `${plural(links.length, 'personal link', 'personal links')}: each can be opened ${opens}.` : `Can be opened ${opens}.`,
+    links.length > 0
+      ? `${plural(links.length, 'personal link', 'personal links')}: each can be opened ${opens}.`
+      : `Can be opened ${opens}.`,
   ];
   if (secret.not_before) facts.push(`Cannot be opened before ${describeTime(secret.not_before)}.`);
   summary.replaceChildren(
@@ -70,7 +75,10 @@ export function showResult(secret: ResultSecret, key: string, withPassphrase: bo
   for (const single of [resultSingle, resultQr]) setVisible(single, links.length === 0);
   setVisible(resultLinksLede, links.length > 0);
   revokeButton.textContent = links.length > 0 ? 'Revoke all links' : 'Revoke now';
-  revokedText.textContent = links.length > 0 ? 'The secret was deleted. None of its links opens anything any more.' : 'The secret was deleted. The link no longer opens anything.';
+  revokedText.textContent =
+    links.length > 0
+      ? 'The secret was deleted. None of its links opens anything any more.'
+      : 'The secret was deleted. The link no longer opens anything.';
 
   setVisible(resultLive, true);
   setVisible(revoked, false);

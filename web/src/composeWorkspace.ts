@@ -39,7 +39,11 @@ const fileInput = byId<HTMLInputElement>('secret-file');
 const addRecipient = byId<HTMLButtonElement>('add-recipient');
 
 /** What the form says outside a workspace, put back on Personal. */
-const personal = { customHint: customHint.textContent ?? '', viewsHint: maxViewsHint.textContent ?? '', passphraseLabel: passphraseLabel.textContent ?? '' };
+const personal = {
+  customHint: customHint.textContent ?? '',
+  viewsHint: maxViewsHint.textContent ?? '',
+  passphraseLabel: passphraseLabel.textContent ?? '',
+};
 
 let workspaces: WorkspaceSummary[] = [];
 let chosen: WorkspaceSummary | null = null;
@@ -117,7 +121,11 @@ export function applyLimits(): void {
   const most = rules?.max_views ?? secretLimits.maxViews.max;
   maxViews.max = String(most);
   if (Number(maxViews.value) > most) maxViews.value = String(most);
-  maxViewsHint.textContent = !rules ? personal.viewsHint : most === 1 ? 'Only 1 in this workspace: it is deleted after it.' : `1 to ${most} in this workspace. It is deleted after the last one.`;
+  maxViewsHint.textContent = !rules
+    ? personal.viewsHint
+    : most === 1
+      ? 'Only 1 in this workspace: it is deleted after it.'
+      : `1 to ${most} in this workspace. It is deleted after the last one.`;
 
   const needsPassphrase = rules?.require_passphrase === true;
   passphrase.required = needsPassphrase;
@@ -135,7 +143,11 @@ function showLimits(): void {
   sendIn.setAttribute('aria-describedby', chosen ? 'send-in-hint send-in-limits' : 'send-in-hint');
   if (!chosen) return limitList.replaceChildren();
   const sentences = policySentences(chosen.policy);
-  limitList.replaceChildren(...(sentences.length > 0 ? sentences : ['None beyond the usual ones: its policy sets no rule']).map((sentence) => element('li', '', sentence)));
+  limitList.replaceChildren(
+    ...(sentences.length > 0 ? sentences : ['None beyond the usual ones: its policy sets no rule']).map((sentence) =>
+      element('li', '', sentence),
+    ),
+  );
   // Shown to recipients only while the workspace's plan includes branding (as the server decides).
   const branding = planIncludes(chosen.plan, 'branding') ? chosen.branding : null;
   brandingName.textContent = branding?.display_name ?? '';
@@ -145,7 +157,11 @@ function showLimits(): void {
 sendIn.addEventListener('change', () => {
   sendIn.removeAttribute('aria-invalid');
   choose(workspaces.find((workspace) => workspace.id === sendIn.value) ?? null);
-  announce(chosen ? `Sending in ${chosen.name}. ${policySentences(chosen.policy).join('. ') || 'Its policy sets no rule'}.` : 'Sending as Personal.');
+  announce(
+    chosen
+      ? `Sending in ${chosen.name}. ${policySentences(chosen.policy).join('. ') || 'Its policy sets no rule'}.`
+      : 'Sending as Personal.',
+  );
 });
 
 /** The form's values a workspace's rules bear on (a file's are `composeFile.ts`'s). */
@@ -163,9 +179,13 @@ export function workspaceProblems(settings: Settings): FieldError[] {
   if (!rules) return [];
   const found: FieldError[] = [];
   if (settings.expiresIn > rules.max_expires_in) {
-    found.push({ field: settings.custom ? customAmount : expiry, message: `Expires after: at most ${durationWords(rules.max_expires_in)} in this workspace.` });
+    found.push({
+      field: settings.custom ? customAmount : expiry,
+      message: `Expires after: at most ${durationWords(rules.max_expires_in)} in this workspace.`,
+    });
   }
-  if (settings.views > rules.max_views) found.push({ field: maxViews, message: `Views allowed: at most ${rules.max_views} in this workspace.` });
+  if (settings.views > rules.max_views)
+    found.push({ field: maxViews, message: `Views allowed: at most ${rules.max_views} in this workspace.` });
   if (rules.require_passphrase && !settings.withPassphrase) {
     found.push({ field: passphrase, message: 'Passphrase: required in this workspace. Tell it to the recipient another way.' });
   }
@@ -173,14 +193,19 @@ export function workspaceProblems(settings: Settings): FieldError[] {
   if (domains) {
     const at = orList(domains);
     if (settings.recipients.length === 0) {
-      found.push({ field: addRecipient, message: `Personal links: this workspace sends only to restricted recipients at ${at}. Add one, with “Only this address can open it”.` });
+      found.push({
+        field: addRecipient,
+        message: `Personal links: this workspace sends only to restricted recipients at ${at}. Add one, with “Only this address can open it”.`,
+      });
     }
     const inputs = recipientFields();
     settings.recipients.forEach((recipient, index) => {
       const row = inputs[index]!;
-      if (!recipient.restricted) found.push({ field: row.restricted, message: `Recipient ${index + 1}, only this address: must be checked in this workspace.` });
+      if (!recipient.restricted)
+        found.push({ field: row.restricted, message: `Recipient ${index + 1}, only this address: must be checked in this workspace.` });
       const domain = recipient.email ? emailDomain(recipient.email) : null;
-      if (domain === null || !domains.includes(domain)) found.push({ field: row.email, message: `Recipient ${index + 1}, email address: must be an address at ${at} in this workspace.` });
+      if (domain === null || !domains.includes(domain))
+        found.push({ field: row.email, message: `Recipient ${index + 1}, email address: must be an address at ${at} in this workspace.` });
     });
   }
   return found;
@@ -202,13 +227,16 @@ class FinalRefusal extends Error {
  */
 export async function sendWithAccess<T>(run: (token: string) => Promise<T>): Promise<T> {
   try {
-    return await withAccess(async (token) => {
-      try {
-        return await run(token);
-      } catch (error) {
-        throw isWorkspaceRefusal(error) ? new FinalRefusal(error) : error;
-      }
-    }, [401, 403]);
+    return await withAccess(
+      async (token) => {
+        try {
+          return await run(token);
+        } catch (error) {
+          throw isWorkspaceRefusal(error) ? new FinalRefusal(error) : error;
+        }
+      },
+      [401, 403],
+    );
   } catch (error) {
     throw error instanceof FinalRefusal ? error.refusal : error;
   }
@@ -221,7 +249,10 @@ function fieldFor(path: string, isFile: boolean): { field: HTMLElement | null; l
     const index = Number(recipient[1]);
     const row = recipientFields()[index];
     const email = recipient[2] === 'email';
-    return { field: row ? (email ? row.email : row.restricted) : addRecipient, label: `Recipient ${index + 1}, ${email ? 'email address' : 'only this address'}` };
+    return {
+      field: row ? (email ? row.email : row.restricted) : addRecipient,
+      label: `Recipient ${index + 1}, ${email ? 'email address' : 'only this address'}`,
+    };
   }
   switch (path) {
     case 'body.expires_in':
@@ -244,7 +275,9 @@ function fieldFor(path: string, isFile: boolean): { field: HTMLElement | null; l
 
 /** The server's numbers in the form's words: "at most 86400 seconds" is "at most 1 day". */
 const inWords = (message: string) =>
-  message.replace(/\b(\d+) seconds\b/, (_, seconds: string) => durationWords(Number(seconds))).replace(/\b(\d+) bytes\b/, (_, bytes: string) => formatBytes(Number(bytes)));
+  message
+    .replace(/\b(\d+) seconds\b/, (_, seconds: string) => durationWords(Number(seconds)))
+    .replace(/\b(\d+) bytes\b/, (_, bytes: string) => formatBytes(Number(bytes)));
 
 /**
  * A refusal of sending in the workspace, to show: 403 `policy_violation` an entry per field (its

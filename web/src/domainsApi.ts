@@ -36,11 +36,13 @@ const domainPath = (id: string) => `/v1/domains/${encodeURIComponent(id)}`;
 export const domainsApi = {
   list: (token: string, workspaceId: string) =>
     call<Reply<'DomainList'>>('GET', `/v1/domains?${new URLSearchParams({ workspace_id: workspaceId }).toString()}`, { token }),
-  claim: (token: string, workspaceId: string, hostname: string) => call<ClaimedDomain>('POST', '/v1/domains', { json: { workspace_id: workspaceId, hostname }, token }),
+  claim: (token: string, workspaceId: string, hostname: string) =>
+    call<ClaimedDomain>('POST', '/v1/domains', { json: { workspace_id: workspaceId, hostname }, token }),
   /** Looks the TXT record up now; safe to repeat. */
   verify: (token: string, id: string) => call<DomainCheck>('POST', `${domainPath(id)}/verify`, { token }),
   remove: (token: string, id: string) => call<Reply<'DomainDeleted'>>('DELETE', domainPath(id), { token }),
-  setSso: (token: string, workspaceId: string, body: SsoBody) => call<SsoDirectory>('PUT', `/v1/workspaces/${encodeURIComponent(workspaceId)}/sso`, { json: body, token }),
+  setSso: (token: string, workspaceId: string, body: SsoBody) =>
+    call<SsoDirectory>('PUT', `/v1/workspaces/${encodeURIComponent(workspaceId)}/sso`, { json: body, token }),
   /** Public: which identity provider an address's workspace uses, if any. */
   discover: (email: string) => call<SsoDiscovery>('GET', `/v1/workspaces/sso/discover?${new URLSearchParams({ email }).toString()}`),
   directoryOf,
@@ -65,7 +67,8 @@ async function directoryOf(workspaceId: string, names: string[]): Promise<{ foun
     ),
   );
   for (const entry of answers) {
-    if (entry?.answer.sso && entry.answer.workspace.id === workspaceId) return { found: { workspaceId, issuer: entry.answer.issuer, emailDomain: entry.name }, failed };
+    if (entry?.answer.sso && entry.answer.workspace.id === workspaceId)
+      return { found: { workspaceId, issuer: entry.answer.issuer, emailDomain: entry.name }, failed };
   }
   return { found: null, failed };
 }

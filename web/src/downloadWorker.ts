@@ -39,7 +39,14 @@ scope.addEventListener('message', (event) => {
   const port = event.ports[0];
   if (data?.type !== 'download' || !port) return;
   const { id, name, size } = data;
-  if (typeof id !== 'string' || !/^[0-9a-f]{32}$/.test(id) || typeof name !== 'string' || typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
+  if (
+    typeof id !== 'string' ||
+    !/^[0-9a-f]{32}$/.test(id) ||
+    typeof name !== 'string' ||
+    typeof size !== 'number' ||
+    !Number.isSafeInteger(size) ||
+    size < 0
+  ) {
     port.close();
     return;
   }
@@ -114,4 +121,5 @@ scope.addEventListener('fetch', (event) => {
 const asciiName = (name: string) => name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
 
 /** RFC 5987 `filename*`: UTF-8, percent-encoded beyond the attribute characters. */
-const encodeRfc5987 = (name: string) => encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const encodeRfc5987 = (name: string) =>
+  encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);

@@ -8,7 +8,15 @@
  * reordered file fails at the first bad chunk (`EnvelopeError` `tampered`); the sink is then
  * aborted, which deletes what it wrote.
  */
-import { EnvelopeError, fileOpener, filePrefixBytes, TAG_BYTES, type FileMeta, type FileOpener, type OpenInput } from '../../shared/envelope/index.ts';
+import {
+  EnvelopeError,
+  fileOpener,
+  filePrefixBytes,
+  TAG_BYTES,
+  type FileMeta,
+  type FileOpener,
+  type OpenInput,
+} from '../../shared/envelope/index.ts';
 
 /** Bytes asked for in one ranged GET (whole chunks). */
 const requestBytes = 8 * 1024 * 1024;
@@ -64,7 +72,12 @@ export interface OpenedFile {
  * Reads the envelope's first bytes and opens them: the name, type and size, checked against
  * what the envelope's length says the file holds. `sizeBytes` is the claim's.
  */
-export async function openFile(download: { url: string; expires_at: string }, sizeBytes: number, input: OpenInput, signal?: AbortSignal): Promise<OpenedFile> {
+export async function openFile(
+  download: { url: string; expires_at: string },
+  sizeBytes: number,
+  input: OpenInput,
+  signal?: AbortSignal,
+): Promise<OpenedFile> {
   const { url } = download;
   const wanted = Math.min(filePrefixBytes, sizeBytes);
   const response = await get(url, 0, wanted - 1, signal);
@@ -78,12 +91,25 @@ export async function openFile(download: { url: string; expires_at: string }, si
     throw new EnvelopeError('malformed', 'the file details are not a name and a size');
   }
   const chunkCount = opener.chunkCount(total);
-  if (total - opener.bodyOffset - chunkCount * TAG_BYTES !== meta.size) throw new EnvelopeError('tampered', 'the file is not the size its details say');
-  return { meta: { name: meta.name, type: typeof meta.type === 'string' ? meta.type : '', size: meta.size }, url, urlExpiresAt: Date.parse(download.expires_at), envelopeSize: total, opener, chunkCount };
+  if (total - opener.bodyOffset - chunkCount * TAG_BYTES !== meta.size)
+    throw new EnvelopeError('tampered', 'the file is not the size its details say');
+  return {
+    meta: { name: meta.name, type: typeof meta.type === 'string' ? meta.type : '', size: meta.size },
+    url,
+    urlExpiresAt: Date.parse(download.expires_at),
+    envelopeSize: total,
+    opener,
+    chunkCount,
+  };
 }
 
 /** Downloads, decrypts and writes every chunk; on any failure the sink is aborted. */
-export async function downloadFile(file: OpenedFile, sink: PlainSink, signal: AbortSignal, progress: (done: number) => void): Promise<void> {
+export async function downloadFile(
+  file: OpenedFile,
+  sink: PlainSink,
+  signal: AbortSignal,
+  progress: (done: number) => void,
+): Promise<void> {
   const { opener, chunkCount } = file;
   const perRequest = Math.max(1, Math.floor(requestBytes / opener.chunkCipherBytes));
   const start = (index: number) => opener.bodyOffset + index * opener.chunkCipherBytes;

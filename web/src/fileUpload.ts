@@ -40,7 +40,10 @@ export class UploadFailed extends Error {
 }
 
 /** What the sealer gives every upload's opening body. */
-export type SealedUploadFields = Pick<FileUploadBody, 'size_bytes' | 'salt' | 'claim_verifier' | 'link_verifier' | 'chunk_log2' | 'passphrase'>;
+export type SealedUploadFields = Pick<
+  FileUploadBody,
+  'size_bytes' | 'salt' | 'claim_verifier' | 'link_verifier' | 'chunk_log2' | 'passphrase'
+>;
 
 /** A secret's settings by default; a request link's response passes its own fields instead. */
 export interface UploadInput<Settings = Pick<FileUploadBody, 'expires_in' | 'max_views' | 'not_before' | 'recipients' | 'workspace_id'>> {
@@ -90,7 +93,13 @@ export async function uploadFile<Settings>(input: UploadInput<Settings>): Promis
   }
 }
 
-async function sendParts(upload: FileUpload, ref: UploadRef, layout: EnvelopeLayout, stop: AbortController, progress: (sent: number, total: number) => void) {
+async function sendParts(
+  upload: FileUpload,
+  ref: UploadRef,
+  layout: EnvelopeLayout,
+  stop: AbortController,
+  progress: (sent: number, total: number) => void,
+) {
   const urls = new Map(upload.parts.map((part) => [part.part_number, part.url]));
   let urlsExpireAt = Date.parse(upload.urls_expire_at);
   let renewing: Promise<void> | null = null;
@@ -138,7 +147,10 @@ async function sendParts(upload: FileUpload, ref: UploadRef, layout: EnvelopeLay
       for (let attempt = 0; ; attempt++) {
         stop.signal.throwIfAborted();
         try {
-          etags.push({ part_number: number, etag: await putPart(await urlFor(number), bytes, stop.signal, (loaded) => report(number, loaded)) });
+          etags.push({
+            part_number: number,
+            etag: await putPart(await urlFor(number), bytes, stop.signal, (loaded) => report(number, loaded)),
+          });
           report(number, bytes.length);
           break;
         } catch (error) {
@@ -170,7 +182,8 @@ function putPart(url: string, bytes: Uint8Array<ArrayBuffer>, signal: AbortSigna
     xhr.upload.onprogress = (event) => onProgress(event.loaded);
     xhr.onload = () =>
       done(() => {
-        if (xhr.status < 200 || xhr.status > 299) return reject(new UploadFailed(`The file storage refused a part (HTTP ${xhr.status}).`, true, xhr.status));
+        if (xhr.status < 200 || xhr.status > 299)
+          return reject(new UploadFailed(`The file storage refused a part (HTTP ${xhr.status}).`, true, xhr.status));
         const etag = xhr.getResponseHeader('etag');
         // The bucket's CORS must expose ETag (docs/web.md): without it, no retry can help.
         if (!etag) return reject(new UploadFailed('The file storage did not let this page read the part’s ETag.', false));
@@ -247,7 +260,9 @@ class EnvelopeLayout {
     const { chunkBytes } = this.sealer;
     let plaintext: Uint8Array;
     try {
-      plaintext = new Uint8Array(await this.file.slice(index * chunkBytes, Math.min((index + 1) * chunkBytes, this.file.size)).arrayBuffer());
+      plaintext = new Uint8Array(
+        await this.file.slice(index * chunkBytes, Math.min((index + 1) * chunkBytes, this.file.size)).arrayBuffer(),
+      );
     } catch {
       throw new UploadFailed('The file could not be read any more: was it changed, moved or deleted while it was uploading?', false);
     }

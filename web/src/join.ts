@@ -60,7 +60,18 @@ function forget(): void {
   }
 }
 
-type Screen = 'joined' | 'wrong-address' | 'not-found' | 'used' | 'revoked' | 'expired' | 'no-seat' | 'rate-limited' | 'network' | 'error' | 'no-token';
+type Screen =
+  | 'joined'
+  | 'wrong-address'
+  | 'not-found'
+  | 'used'
+  | 'revoked'
+  | 'expired'
+  | 'no-seat'
+  | 'rate-limited'
+  | 'network'
+  | 'error'
+  | 'no-token';
 
 function show(screen: Screen, heading: string, sentence: string, options: { retry?: boolean; switchAddress?: boolean } = {}): void {
   section.dataset.message = screen;
@@ -85,7 +96,11 @@ async function joined(workspaceId: string, role: string): Promise<void> {
   }
   openLink.href = `/workspace?id=${encodeURIComponent(workspaceId)}`;
   openLink.textContent = `Open ${name}`;
-  show('joined', `You joined ${name} as ${roleLabel(role).toLowerCase()}`, 'Your account and your secrets stay yours: being a member never gives anyone access to what you send.');
+  show(
+    'joined',
+    `You joined ${name} as ${roleLabel(role).toLowerCase()}`,
+    'Your account and your secrets stay yours: being a member never gives anyone access to what you send.',
+  );
   announce(`You joined ${name}.`);
 }
 
@@ -101,23 +116,50 @@ async function accept(): Promise<void> {
     await joined(answer.workspace_id, answer.role);
   } catch (error) {
     if (error instanceof SignedOutError) return goToSignIn('invitation');
-    if (!(error instanceof ApiError)) return show('error', 'Something went wrong', 'Something went wrong in this page. Reload it to try again.', { retry: true });
+    if (!(error instanceof ApiError))
+      return show('error', 'Something went wrong', 'Something went wrong in this page. Reload it to try again.', { retry: true });
     const reason = error.problem.reason;
     if (error.status === 403 && reason === 'no_free_seat') {
-      return show('no-seat', 'No free seat yet', 'The workspace has no free seat for you now. Ask its owner to add seats, then try again.', { retry: true });
+      return show(
+        'no-seat',
+        'No free seat yet',
+        'The workspace has no free seat for you now. Ask its owner to add seats, then try again.',
+        { retry: true },
+      );
     }
-    if (error.status === 429) return show('rate-limited', 'Too many requests', `Try again in ${error.retryAfter ?? 60} seconds.`, { retry: true });
-    if (error.status === 0) return show('network', 'Cannot reach Hushlink', 'Check your connection and try again. The invitation is still waiting for you.', { retry: true });
+    if (error.status === 429)
+      return show('rate-limited', 'Too many requests', `Try again in ${error.retryAfter ?? 60} seconds.`, { retry: true });
+    if (error.status === 0)
+      return show('network', 'Cannot reach Hushlink', 'Check your connection and try again. The invitation is still waiting for you.', {
+        retry: true,
+      });
     // The server's answer is final for this token (or, for another address, for this session): it leaves storage.
     forget();
     if (error.status === 403) {
-      return show('wrong-address', 'This invitation is for another address', 'It was sent to a different email address than the one you are signed in with. Sign in with the invited address to accept it.', { switchAddress: true });
+      return show(
+        'wrong-address',
+        'This invitation is for another address',
+        'It was sent to a different email address than the one you are signed in with. Sign in with the invited address to accept it.',
+        { switchAddress: true },
+      );
     }
     token = null;
-    if (error.status === 404) return show('not-found', 'This invitation link is not known', 'Check that the whole link was copied from the email, or ask for a new invitation.');
-    if (error.status === 410 && reason === 'used') return show('used', 'This invitation was used already', 'An invitation works once. If it was you, you are a member: see your workspaces.');
-    if (error.status === 410 && reason === 'revoked') return show('revoked', 'This invitation was revoked', 'Whoever sent it took it back. Ask them for a new one if you should join.');
-    if (error.status === 410) return show('expired', 'This invitation has expired', 'An invitation works for 7 days. Ask whoever sent it for a new one.');
+    if (error.status === 404)
+      return show(
+        'not-found',
+        'This invitation link is not known',
+        'Check that the whole link was copied from the email, or ask for a new invitation.',
+      );
+    if (error.status === 410 && reason === 'used')
+      return show(
+        'used',
+        'This invitation was used already',
+        'An invitation works once. If it was you, you are a member: see your workspaces.',
+      );
+    if (error.status === 410 && reason === 'revoked')
+      return show('revoked', 'This invitation was revoked', 'Whoever sent it took it back. Ask them for a new one if you should join.');
+    if (error.status === 410)
+      return show('expired', 'This invitation has expired', 'An invitation works for 7 days. Ask whoever sent it for a new one.');
     show('error', 'The invitation could not be accepted', error.problem.detail ?? `The server answered ${error.status}.`);
   }
 }
@@ -142,12 +184,20 @@ async function main(): Promise<void> {
     renderNav();
     if (token) keep(token);
     document.documentElement.dataset.ready = 'join';
-    return show('network', 'Cannot reach Hushlink', 'Check your connection and try again. The invitation is still waiting for you.', { retry: true });
+    return show('network', 'Cannot reach Hushlink', 'Check your connection and try again. The invitation is still waiting for you.', {
+      retry: true,
+    });
   }
   renderNav();
   document.documentElement.dataset.ready = 'join';
   if (!token) {
-    return show('no-token', 'Open the link from your invitation', fromLink ? 'This link is incomplete: open it again from the invitation email, whole.' : 'This page accepts an invitation to a workspace: open it from the link in the invitation email.');
+    return show(
+      'no-token',
+      'Open the link from your invitation',
+      fromLink
+        ? 'This link is incomplete: open it again from the invitation email, whole.'
+        : 'This page accepts an invitation to a workspace: open it from the link in the invitation email.',
+    );
   }
   if (!user) {
     keep(token);

@@ -25,7 +25,8 @@ const gatePath = (id: string, step: 'start' | 'verify') => `${secretPath(id)}/ga
 
 /** The gate of a restricted link: `start` answers the same whatever the address (a code is mailed only to the link's). */
 export const gateApi = {
-  start: (id: string, recipientId: string, email: string) => call<z.output<typeof gateReplies.GateCodeSent>>('POST', gatePath(id, 'start'), { json: { recipient_id: recipientId, email } }),
+  start: (id: string, recipientId: string, email: string) =>
+    call<z.output<typeof gateReplies.GateCodeSent>>('POST', gatePath(id, 'start'), { json: { recipient_id: recipientId, email } }),
   verify: (id: string, recipientId: string, email: string, code: string) =>
     call<GateSession>('POST', gatePath(id, 'verify'), { json: { recipient_id: recipientId, email, code } }),
 };
@@ -35,7 +36,10 @@ export const ownerLinksApi = {
   /** The metadata read is lenient: only a valid owner's token adds `owned` and the links. */
   read: (token: string, id: string) => call<OwnerMetadata>('GET', secretPath(id), { token }),
   revokeLink: (token: string, id: string, recipientId: string) =>
-    call<z.output<typeof secretsReplies.RecipientRevoked>>('DELETE', `${secretPath(id)}/recipients/${encodeURIComponent(recipientId)}`, { token }),
-  receipts: (token: string, id: string, limit: number, cursor: string | null) => call<ReceiptList>('GET', `${secretPath(id)}/receipts?${pageQuery(limit, cursor)}`, { token }),
+    call<z.output<typeof secretsReplies.RecipientRevoked>>('DELETE', `${secretPath(id)}/recipients/${encodeURIComponent(recipientId)}`, {
+      token,
+    }),
+  receipts: (token: string, id: string, limit: number, cursor: string | null) =>
+    call<ReceiptList>('GET', `${secretPath(id)}/receipts?${pageQuery(limit, cursor)}`, { token }),
   flags: (token: string) => call<z.output<typeof accountReplies.Flags>>('GET', '/v1/flags', { token }),
 };

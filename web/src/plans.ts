@@ -84,7 +84,11 @@ function planCard(plan: Plan, index: number): PlanCard {
   // Each plan's features past the one before it in the table: the table decides what is listed.
   const previous = index > 0 ? plans[index - 1]! : null;
   const added = definition.features.filter((feature) => !previous || !planTable[previous].features.includes(feature));
-  const includes = element('p', 'plan-includes', previous ? `Everything in ${planLabel(previous)}${added.length > 0 ? ', and:' : '.'}` : 'Includes:');
+  const includes = element(
+    'p',
+    'plan-includes',
+    previous ? `Everything in ${planLabel(previous)}${added.length > 0 ? ', and:' : '.'}` : 'Includes:',
+  );
   const features = element('ul', 'plan-features');
   features.dataset.role = 'features';
   features.setAttribute('aria-label', `What ${planLabel(plan)} includes`);

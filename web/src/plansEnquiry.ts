@@ -24,7 +24,10 @@ type Field = keyof typeof inputs;
 const fieldOrder: readonly Field[] = ['name', 'email', 'company', 'seats', 'message'];
 const errors = byId('enquiry-errors');
 const part = (field: Field) => ({ input: inputs[field], error: byId(`enquiry-${field}-error`) });
-const formErrors = fieldErrors({ name: part('name'), email: part('email'), company: part('company'), seats: part('seats'), message: part('message') }, errors);
+const formErrors = fieldErrors(
+  { name: part('name'), email: part('email'), company: part('company'), seats: part('seats'), message: part('message') },
+  errors,
+);
 const sent = byId('enquiry-sent');
 const sentText = byId('enquiry-sent-text');
 
@@ -50,10 +53,12 @@ function read(): { inquiry: EnterpriseInquiry } | { problems: Partial<Record<Fie
   const company = line('company', 'your company’s name', limits.company.max);
   const seatsText = inputs.seats.value.trim();
   const seats = Number(seatsText);
-  if (seatsText && (!Number.isInteger(seats) || seats < 1 || seats > limits.seats.max)) problems.seats = `A whole number from 1 to ${limits.seats.max.toLocaleString()}, or empty.`;
+  if (seatsText && (!Number.isInteger(seats) || seats < 1 || seats > limits.seats.max))
+    problems.seats = `A whole number from 1 to ${limits.seats.max.toLocaleString()}, or empty.`;
   const message = inputs.message.value.trim();
   if (!message) problems.message = 'Say what you need: sales answer it.';
-  else if (message.length > limits.message.max) problems.message = `At most ${limits.message.max.toLocaleString()} characters (now ${message.length.toLocaleString()}).`;
+  else if (message.length > limits.message.max)
+    problems.message = `At most ${limits.message.max.toLocaleString()} characters (now ${message.length.toLocaleString()}).`;
   if (Object.keys(problems).length > 0) return { problems };
   return { inquiry: { name, email, company, ...(seatsText ? { seats } : {}), message } };
 }

@@ -21,7 +21,10 @@ const workspace = byId<HTMLSelectElement>('team-workspace');
 const seats = byId<HTMLInputElement>('team-seats');
 const seatsHint = byId('team-seats-hint');
 const errors = byId('team-errors');
-const formErrors = fieldErrors({ workspace: { input: workspace, error: byId('team-workspace-error') }, seats: { input: seats, error: byId('team-seats-error') } }, errors);
+const formErrors = fieldErrors(
+  { workspace: { input: workspace, error: byId('team-workspace-error') }, seats: { input: seats, error: byId('team-seats-error') } },
+  errors,
+);
 type Field = 'workspace' | 'seats';
 
 let owned: WorkspaceSummary[] = [];
@@ -29,7 +32,8 @@ let owned: WorkspaceSummary[] = [];
 const chosen = () => owned.find((item) => item.id === workspace.value) ?? null;
 /** A workspace with a plan of its own changes its seats on its page; it is not bought again. */
 const hasTeam = (item: WorkspaceSummary) => item.plan === 'team' || item.plan === 'enterprise';
-const fewestSeats = (target: WorkspaceSummary) => `At least ${plural(target.members, 'seat', 'seats')}: one for each member (${plural(target.members, 'member', 'members')} now).`;
+const fewestSeats = (target: WorkspaceSummary) =>
+  `At least ${plural(target.members, 'seat', 'seats')}: one for each member (${plural(target.members, 'member', 'members')} now).`;
 
 /** The chosen workspace's seats: its member count to start with, and never fewer. */
 function fitSeats(): void {
@@ -67,7 +71,11 @@ export async function openTeamForm(button: HTMLButtonElement): Promise<void> {
   announce('Reading your workspaces…');
   try {
     await loadOwned();
-    announce(owned.length > 0 ? `${plural(owned.length, 'workspace', 'workspaces')} you can buy Team for.` : 'You own no workspace without Team yet.');
+    announce(
+      owned.length > 0
+        ? `${plural(owned.length, 'workspace', 'workspaces')} you can buy Team for.`
+        : 'You own no workspace without Team yet.',
+    );
     (owned.length > 0 ? workspace : none).focus();
   } catch (error) {
     announce('');

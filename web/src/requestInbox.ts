@@ -23,7 +23,8 @@ const pageSize = requestLimits.inboxPageSize.default;
 
 /** Why a response's envelope did not open, for its owner. */
 const unreadable: Partial<Record<string, string>> = {
-  forged: 'This response cannot be trusted, so it is not shown: it was not made with your link. Someone who had only this request’s public key made it, or it was changed on the way.',
+  forged:
+    'This response cannot be trusted, so it is not shown: it was not made with your link. Someone who had only this request’s public key made it, or it was changed on the way.',
   tampered: 'This response was altered or cut short after it was sent, so it cannot be trusted and is not shown.',
   wrong_key: 'This response does not open with the key it came with: it was altered after it was sent, and is not shown.',
   key_mismatch: 'The key this browser keeps is not the one this request’s link names, so its responses cannot be opened here.',
@@ -155,7 +156,11 @@ async function responseItem(item: InboxItem, requestId: string, device: DeviceRe
   } catch (error) {
     if (error instanceof EnvelopeError) return fail(error.code);
     li.dataset.outcome = 'unreachable';
-    const notice = element('p', 'notice notice-error', `The file could not be fetched (${(error as Error).message}). Choose Refresh to try again.`);
+    const notice = element(
+      'p',
+      'notice notice-error',
+      `The file could not be fetched (${(error as Error).message}). Choose Refresh to try again.`,
+    );
     notice.dataset.role = 'unreachable';
     li.append(notice);
     return li;
@@ -237,7 +242,8 @@ function fileControls(opened: OpenedFile, item: InboxItem): HTMLElement[] {
 }
 
 function saveFailure(error: unknown, item: InboxItem): string {
-  if (error instanceof EnvelopeError) return 'This file cannot be trusted: it was altered, cut short or put out of order since it was sent. What had been written of it was deleted.';
+  if (error instanceof EnvelopeError)
+    return 'This file cannot be trusted: it was altered, cut short or put out of order since it was sent. What had been written of it was deleted.';
   if (error instanceof DownloadStopped) return 'Stopped: nothing of the file was kept.';
   if (error instanceof DownloadFailed && error.reason === 'expired') {
     const until = item.kind === 'file' ? ` (at ${describeTime(item.download.expires_at)})` : '';

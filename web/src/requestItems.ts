@@ -57,7 +57,11 @@ export function requestItem(request: OwnedRequest, kept: boolean): HTMLLIElement
   item.append(head, facts);
 
   if (!kept) {
-    const elsewhere = element('p', 'notice notice-info', 'Made in another browser, or this browser’s data was cleared since: its responses can be opened only where it was made, not here.');
+    const elsewhere = element(
+      'p',
+      'notice notice-info',
+      'Made in another browser, or this browser’s data was cleared since: its responses can be opened only where it was made, not here.',
+    );
     elsewhere.dataset.role = 'elsewhere';
     item.append(elsewhere);
   }
@@ -136,7 +140,14 @@ function closeControls(request: OwnedRequest, item: HTMLLIElement, kept: boolean
   const no = actionButton('Keep it open', `request ${request.id}`);
   no.dataset.action = 'cancel-close';
   confirmActions.append(yes, no);
-  confirm.append(element('p', '', 'Close this request? Its link stops taking responses at once, for good. The responses already received stay readable here.'), confirmActions);
+  confirm.append(
+    element(
+      'p',
+      '',
+      'Close this request? Its link stops taking responses at once, for good. The responses already received stay readable here.',
+    ),
+    confirmActions,
+  );
   const error = errorBox('close-error');
   close.addEventListener('click', () => {
     setVisible(confirm, true);
@@ -150,7 +161,13 @@ function closeControls(request: OwnedRequest, item: HTMLLIElement, kept: boolean
   return [actions, confirm, error];
 }
 
-async function closeRequest(request: OwnedRequest, item: HTMLLIElement, kept: boolean, button: HTMLButtonElement, error: HTMLElement): Promise<void> {
+async function closeRequest(
+  request: OwnedRequest,
+  item: HTMLLIElement,
+  kept: boolean,
+  button: HTMLButtonElement,
+  error: HTMLElement,
+): Promise<void> {
   button.disabled = true;
   setVisible(error, false);
   announce('Closing…');

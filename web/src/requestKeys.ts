@@ -104,7 +104,9 @@ function database(): Promise<IDBDatabase> {
  * two tabs making their first request at once agree on one key.
  */
 async function deviceKey(db: IDBDatabase): Promise<CryptoKey> {
-  const existing = await settle(db.transaction(deviceStore).objectStore(deviceStore).get(deviceKeyName) as IDBRequest<CryptoKey | undefined>);
+  const existing = await settle(
+    db.transaction(deviceStore).objectStore(deviceStore).get(deviceKeyName) as IDBRequest<CryptoKey | undefined>,
+  );
   if (existing) return existing;
   const fresh = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
   const transaction = db.transaction(deviceStore, 'readwrite');
@@ -134,7 +136,9 @@ export async function keepRequest(id: string, urlBase: string, keys: RequesterKe
     const db = await database();
     const key = await deviceKey(db);
     const iv = crypto.getRandomValues(new Uint8Array(12));
-    const ciphertext = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: secretAad(id) }, key, buf(link.linkSecret)));
+    const ciphertext = new Uint8Array(
+      await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: secretAad(id) }, key, buf(link.linkSecret)),
+    );
     const record: StoredRequest = {
       id,
       kem: keys.kem,
@@ -170,7 +174,9 @@ export async function loadRequest(id: string): Promise<DeviceRequest | null> {
   if (!record) return null;
   const key = await deviceKey(db);
   const { iv, ciphertext } = record.sealedSecret;
-  const linkSecret = new Uint8Array(await crypto.subtle.decrypt({ name: 'AES-GCM', iv: buf(iv), additionalData: secretAad(id) }, key, buf(ciphertext)));
+  const linkSecret = new Uint8Array(
+    await crypto.subtle.decrypt({ name: 'AES-GCM', iv: buf(iv), additionalData: secretAad(id) }, key, buf(ciphertext)),
+  );
   return {
     keys: { kem: record.kem, publicKey: record.publicKey, privateKey: record.privateKey },
     link: { fingerprint: record.fingerprint, linkSecret },

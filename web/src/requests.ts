@@ -6,7 +6,15 @@
  * `url_base#<fp>.<s>` is shown with Copy and a QR code; below, the caller's requests
  * (`requestItems.ts`), each with its inbox (`requestInbox.ts`).
  */
-import { encodePublicKey, generateRequesterKeys, newLinkSecret, publicKeyFingerprint, requestFragment, sealPrompt, toBase64 } from '../../shared/envelope/index.ts';
+import {
+  encodePublicKey,
+  generateRequesterKeys,
+  newLinkSecret,
+  publicKeyFingerprint,
+  requestFragment,
+  sealPrompt,
+  toBase64,
+} from '../../shared/envelope/index.ts';
 import { requestLimits } from '../../shared/limits.ts';
 import { ApiError, problemMessages } from './api.ts';
 import { markReady, showProblem, startSignedInPage } from './accountPage.ts';
@@ -44,7 +52,6 @@ const listError = byId('list-error');
 const empty = byId('requests-empty');
 const list = byId<HTMLUListElement>('requests');
 const loadMore = byId<HTMLButtonElement>('load-more');
-
 
 function clearErrors(): void {
   errorList.replaceChildren();
@@ -129,7 +136,12 @@ async function create(event: SubmitEvent): Promise<void> {
     announce('');
     if (error instanceof KeyStoreUnavailable) {
       setVisible(unavailable, true);
-      showErrors(['This browser could not keep the key, so no request link was made (or it was closed again at once). Open this page in a normal window of your usual browser.'], null);
+      showErrors(
+        [
+          'This browser could not keep the key, so no request link was made (or it was closed again at once). Open this page in a normal window of your usual browser.',
+        ],
+        null,
+      );
     } else if (error instanceof SignedOutError) showProblem(errors, error);
     else if (error instanceof ApiError) showErrors(problemMessages(error), null);
     else showErrors([`The key could not be made in this browser: ${(error as Error).message}`], null);
@@ -145,7 +157,9 @@ function showResult(link: string, expiresAt: string, responses: number, withProm
   const facts = [
     `Open until ${describeTime(expiresAt)}.`,
     `Takes up to ${plural(responses, 'response', 'responses')}.`,
-    withPrompt ? 'Your question is sealed in the link: only those who have it can read it.' : 'No question: tell them what to send when you send the link.',
+    withPrompt
+      ? 'Your question is sealed in the link: only those who have it can read it.'
+      : 'No question: tell them what to send when you send the link.',
   ];
   summary.replaceChildren(
     ...facts.map((fact) => {

@@ -25,7 +25,8 @@ export type RequestKem = ServedRequest['kem'];
 export type InboxItem = Reply<'Inbox'>['items'][number];
 export type TextResponseBody = z.input<typeof requestsRequests.ResponseRequest>;
 /** A file response's upload: the envelope's length and salt, and the key wrapped to the requester (no verifiers: no claim reaches it). */
-export type FileResponseUploadBody = Pick<FileUploadBody, 'size_bytes' | 'salt' | 'chunk_log2'> & Required<Pick<FileUploadBody, 'request_id' | 'enc' | 'wrapped_key'>>;
+export type FileResponseUploadBody = Pick<FileUploadBody, 'size_bytes' | 'salt' | 'chunk_log2'> &
+  Required<Pick<FileUploadBody, 'request_id' | 'enc' | 'wrapped_key'>>;
 
 export const requestPath = (id: string) => `/v1/requests/${encodeURIComponent(id)}`;
 

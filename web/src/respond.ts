@@ -156,7 +156,8 @@ function showError(title: string, sentence: string, invalid?: HTMLElement): void
 }
 
 /** Wraps a fresh key to the requester: the served key is checked against the link once more. */
-const wrapFor = (responseKey: Uint8Array) => wrapResponseKey({ ...link!, requestId, kem: target!.kem, publicKey: target!.publicKey, responseKey });
+const wrapFor = (responseKey: Uint8Array) =>
+  wrapResponseKey({ ...link!, requestId, kem: target!.kem, publicKey: target!.publicKey, responseKey });
 
 async function send(event: SubmitEvent): Promise<void> {
   event.preventDefault();
@@ -174,7 +175,9 @@ async function send(event: SubmitEvent): Promise<void> {
   try {
     if (file) {
       await sendFileResponse(file, { requestId, wrap: wrapFor, showUpload: () => show('upload') });
-      return done(`Your file “${file.name}” (${formatBytes(file.size)}) was encrypted in this browser and sent. Only the person who asked can open it.`);
+      return done(
+        `Your file “${file.name}” (${formatBytes(file.size)}) was encrypted in this browser and sent. Only the person who asked can open it.`,
+      );
     }
     const sealed = await sealText(text.value);
     const wrapped = await wrapFor(fromBase64Url(sealed.key));
@@ -203,17 +206,30 @@ function failed(error: unknown): void {
   }
   show('ready');
   fields.disabled = false;
-  if (error instanceof UploadCancelled) return showError('Upload cancelled', 'Nothing was kept: what was uploaded was deleted. The file is still chosen if you want to send it again.');
-  if (error instanceof UploadFailed) return showError('The upload failed', `${error.message} Nothing was kept: what was uploaded was deleted. Try again.`);
+  if (error instanceof UploadCancelled)
+    return showError(
+      'Upload cancelled',
+      'Nothing was kept: what was uploaded was deleted. The file is still chosen if you want to send it again.',
+    );
+  if (error instanceof UploadFailed)
+    return showError('The upload failed', `${error.message} Nothing was kept: what was uploaded was deleted. Try again.`);
   if (!(error instanceof ApiError)) return showError('Nothing was sent', `Encryption failed in this browser: ${(error as Error).message}`);
-  if (error.status === 0) return showError('Cannot reach Hushlink', 'The server could not be reached. Nothing was sent; check your connection and try again.');
+  if (error.status === 0)
+    return showError('Cannot reach Hushlink', 'The server could not be reached. Nothing was sent; check your connection and try again.');
   if (error.status === 429) {
     const wait = error.retryAfter === null ? 'a little' : plural(Math.max(1, error.retryAfter), 'second', 'seconds');
-    return showError('Too many attempts', `Too many requests came from your network in a short time. Nothing was sent; try again in ${wait}.`);
+    return showError(
+      'Too many attempts',
+      `Too many requests came from your network in a short time. Nothing was sent; try again in ${wait}.`,
+    );
   }
   if (error.problem.reason === 'plan_limit') {
     const limit = Number(error.problem.limit_bytes);
-    return showError('This file is too large for this request', `The person who asked can receive files up to ${Number.isFinite(limit) ? formatBytes(limit) : 'a smaller size'}. Nothing was sent.`, fileInput);
+    return showError(
+      'This file is too large for this request',
+      `The person who asked can receive files up to ${Number.isFinite(limit) ? formatBytes(limit) : 'a smaller size'}. Nothing was sent.`,
+      fileInput,
+    );
   }
   if (error.problem.reason === 'busy') return showError('Nothing was sent', 'Many answers reached this link at once. Send it again.');
   showError('Nothing was sent', problemMessages(error).join(' '));

@@ -92,18 +92,19 @@ const refusalContext = () => ({
 /** The gate of a restricted link (absent on a secret's own link). */
 const fileReveal = createFileReveal({ show: () => show('file'), message: showMessage });
 
-const gate = recipientId === null
-  ? null
-  : createGate(secretId, recipientId, {
-      show: () => show('gate'),
-      passed: (email) => {
-        gateConfirmed.textContent = `Address confirmed: ${email}. Reveal the secret within 15 minutes, or confirm it again.`;
-        setVisible(gateConfirmed, true);
-        if (metadata) showReady(metadata);
-        announce('Address confirmed.');
-      },
-      failed: (error) => showMessage(messageForError(error, refusalContext())),
-    });
+const gate =
+  recipientId === null
+    ? null
+    : createGate(secretId, recipientId, {
+        show: () => show('gate'),
+        passed: (email) => {
+          gateConfirmed.textContent = `Address confirmed: ${email}. Reveal the secret within 15 minutes, or confirm it again.`;
+          setVisible(gateConfirmed, true);
+          if (metadata) showReady(metadata);
+          announce('Address confirmed.');
+        },
+        failed: (error) => showMessage(messageForError(error, refusalContext())),
+      });
 
 async function loadMetadata(): Promise<void> {
   show('loading');
@@ -137,9 +138,11 @@ async function loadMetadata(): Promise<void> {
   }
   if (meta.views_left <= 0) return showMessage(messages.gone('burned'));
   if (Date.parse(meta.expires_at) <= Date.now()) return showMessage(messages.gone('expired'));
-  if (meta.not_before && Date.parse(meta.not_before) > Date.now()) return showMessage(messages.tooEarly(meta.not_before, () => void loadMetadata()));
+  if (meta.not_before && Date.parse(meta.not_before) > Date.now())
+    return showMessage(messages.tooEarly(meta.not_before, () => void loadMetadata()));
   // Decided before anything is claimed: a file this browser cannot save would waste the view.
-  if (meta.kind === 'file' && saveMethodFor(meta.size_bytes ?? 0) === null) return showMessage(messages.cannotSave(formatBytes(meta.size_bytes ?? 0)));
+  if (meta.kind === 'file' && saveMethodFor(meta.size_bytes ?? 0) === null)
+    return showMessage(messages.cannotSave(formatBytes(meta.size_bytes ?? 0)));
   if (link?.restricted && gate && !gate.token()) return gate.open();
   showReady(meta);
 }
@@ -156,9 +159,7 @@ function showReady(meta: SecretMetadata): void {
   revealButton.textContent = revealLabel();
   // Through a link, its own views: each link has `max_views` of its own.
   const viewsLeft = meta.recipient?.views_left ?? meta.views_left;
-  factViews.textContent = viewsLeft === 1
-    ? '1 (this is the last one)'
-    : `${viewsLeft} of ${meta.max_views}. Opening it uses one.`;
+  factViews.textContent = viewsLeft === 1 ? '1 (this is the last one)' : `${viewsLeft} of ${meta.max_views}. Opening it uses one.`;
   setVisible(lastView, viewsLeft === 1);
   factExpires.replaceChildren(timeElement(meta.expires_at));
   setVisible(factNotBeforeRow, Boolean(meta.not_before));
@@ -169,9 +170,10 @@ function showReady(meta: SecretMetadata): void {
   setVisible(passphraseField, needsPassphrase !== false);
   passphrase.required = needsPassphrase === true;
   passphraseLabel.textContent = needsPassphrase === true ? 'Passphrase' : 'Passphrase (only if the sender gave you one)';
-  passphraseHint.textContent = needsPassphrase === true
-    ? 'The sender protected this secret with a passphrase; they should have told you it separately.'
-    : 'Leave empty unless the sender told you a passphrase.';
+  passphraseHint.textContent =
+    needsPassphrase === true
+      ? 'The sender protected this secret with a passphrase; they should have told you it separately.'
+      : 'Leave empty unless the sender told you a passphrase.';
   setVisible(revealError, false);
   revealButton.disabled = false;
   document.title = isFile ? 'Hushlink: a file for you' : 'Hushlink: a secret for you';
@@ -219,7 +221,12 @@ async function reveal(event: SubmitEvent): Promise<void> {
     let claimed: ClaimedSecret;
     try {
       const gateToken = gate?.token();
-      claimed = await api.claimSecret(secretId, claimToken, linkToken, recipientId === null ? undefined : { recipientId, ...(gateToken ? { gateToken } : {}) });
+      claimed = await api.claimSecret(
+        secretId,
+        claimToken,
+        linkToken,
+        recipientId === null ? undefined : { recipientId, ...(gateToken ? { gateToken } : {}) },
+      );
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return refused(error);
@@ -284,12 +291,14 @@ function refused(error: ApiError): void {
 function showRevealed(text: string, viewsLeft: number): void {
   passphrase.value = '';
   secretText.value = text;
-  const last = recipientId === null
-    ? 'This was the last view: the secret has been deleted from the server.'
-    : 'This was the last view through your link: it no longer opens the secret.';
-  revealedNote.textContent = viewsLeft === 0
-    ? `${last} Copy it now if you need it; once you leave this page it is gone.`
-    : `${plural(viewsLeft, 'view', 'views')} left. Once you leave this page, opening the link again uses another.`;
+  const last =
+    recipientId === null
+      ? 'This was the last view: the secret has been deleted from the server.'
+      : 'This was the last view through your link: it no longer opens the secret.';
+  revealedNote.textContent =
+    viewsLeft === 0
+      ? `${last} Copy it now if you need it; once you leave this page it is gone.`
+      : `${plural(viewsLeft, 'view', 'views')} left. Once you leave this page, opening the link again uses another.`;
   document.title = 'Hushlink: your secret';
   show('revealed');
   announce('The secret is shown.');

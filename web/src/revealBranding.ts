@@ -31,7 +31,8 @@ const validName = (name: unknown): name is string => {
   return name.trim().length >= min && name.trim().length <= max && !refusedInName.test(name);
 };
 
-const validAccent = (accent: unknown): accent is string => typeof accent === 'string' && isHexColour(accent) && accentShortfalls(accent).length === 0;
+const validAccent = (accent: unknown): accent is string =>
+  typeof accent === 'string' && isHexColour(accent) && accentShortfalls(accent).length === 0;
 
 /** Shows the band for `branding`, or takes it away (none, or a name that does not pass). */
 export function showBranding(branding: SecretMetadata['branding']): void {

@@ -58,9 +58,10 @@ export function createFileReveal(hooks: FileRevealHooks) {
     nameField.textContent = meta.name;
     sizeField.textContent = `${formatBytes(meta.size)} (${meta.size.toLocaleString('en')} bytes)`;
     untilField.replaceChildren(timeElement(claimed.download.expires_at));
-    note.textContent = claimed.views_left === 0
-      ? 'This was the last view: the file is deleted from the server once its download link runs out. Save it now.'
-      : `${plural(claimed.views_left, 'view', 'views')} left. The download works for 15 minutes; opening the link again after that uses another view.`;
+    note.textContent =
+      claimed.views_left === 0
+        ? 'This was the last view: the file is deleted from the server once its download link runs out. Save it now.'
+        : `${plural(claimed.views_left, 'view', 'views')} left. The download works for 15 minutes; opening the link again after that uses another view.`;
     how.textContent = howText[saveMethodFor(meta.size) ?? 'blob'];
     setVisible(transfer, false);
     setVisible(errorBox, false);
@@ -113,7 +114,8 @@ export function createFileReveal(hooks: FileRevealHooks) {
     if (error instanceof EnvelopeError) {
       return hooks.message(error.code === 'tampered' ? messages.fileTampered(viewsLeft) : messages.undecryptable(error.code, viewsLeft));
     }
-    if (error instanceof DownloadFailed && (error.reason === 'expired' || error.reason === 'gone')) return hooks.message(messages.downloadEnded(error.reason));
+    if (error instanceof DownloadFailed && (error.reason === 'expired' || error.reason === 'gone'))
+      return hooks.message(messages.downloadEnded(error.reason));
     if (retry && claim) return hooks.message(messages.fileUnreachable(claim.download.expires_at, retry));
     const until = claim ? ` while its download works (until ${describeTime(claim.download.expires_at)})` : '';
     if (error instanceof DownloadStopped) return showError('Stopped', `Nothing of the file was kept. Save it again${until}.`);

@@ -67,13 +67,18 @@ function clearErrors(): void {
   for (const field of [emailInput, codeInput]) field.removeAttribute('aria-invalid');
 }
 
-const waitText = (seconds: number | null) => (seconds === null ? 'Wait a few minutes and try again.' : `Try again in ${seconds < 120 ? plural(seconds, 'second', 'seconds') : plural(Math.ceil(seconds / 60), 'minute', 'minutes')}.`);
+const waitText = (seconds: number | null) =>
+  seconds === null
+    ? 'Wait a few minutes and try again.'
+    : `Try again in ${seconds < 120 ? plural(seconds, 'second', 'seconds') : plural(Math.ceil(seconds / 60), 'minute', 'minutes')}.`;
 
 /** The gate's refusals that keep the person on the gate; anything else ends it (`failed`). */
 function gateProblem(error: unknown, box: HTMLElement, field: HTMLInputElement, hooks: GateHooks): void {
   if (!(error instanceof ApiError)) throw error;
-  if (error.status === 0) return showError(box, 'Cannot reach Hushlink', 'The server could not be reached. Check your connection and try again.');
-  if (error.status === 429) return showError(box, 'Too many attempts', `Too many codes were asked for or tried for this link. ${waitText(error.retryAfter)}`);
+  if (error.status === 0)
+    return showError(box, 'Cannot reach Hushlink', 'The server could not be reached. Check your connection and try again.');
+  if (error.status === 429)
+    return showError(box, 'Too many attempts', `Too many codes were asked for or tried for this link. ${waitText(error.retryAfter)}`);
   if (error.status === 400) return showError(box, 'Please check this', problemMessages(error).join(' '), field);
   hooks.failed(error);
 }
@@ -96,7 +101,11 @@ async function sendCode(hooks: GateHooks, secretId: string, recipientId: string,
     : `If ${email} is the address this link was made for, a ${codeDigits}-digit code is on its way to it, or is there already from the last 10 minutes (look in spam too). It works for 10 minutes.`;
   codeInput.value = '';
   step('code');
-  announce(again ? 'If the address is the link’s, a new code was sent, or the one from the last 10 minutes still works.' : 'Check your email for the code.');
+  announce(
+    again
+      ? 'If the address is the link’s, a new code was sent, or the one from the last 10 minutes still works.'
+      : 'Check your email for the code.',
+  );
   codeInput.focus();
 }
 
@@ -115,8 +124,15 @@ async function verify(hooks: GateHooks, secretId: string, recipientId: string): 
     if (error instanceof ApiError && error.status === 401) {
       const left = typeof error.problem.attempts_left === 'number' ? error.problem.attempts_left : null;
       const why = 'It is not right, or it has expired or been used, or the address is not the one this link was made for.';
-      if (left !== null && left > 0) showError(codeError, 'This code does not work', `${why} Check it and try again (${plural(left, 'attempt', 'attempts')} left), or send another code.`, codeInput);
-      else if (left === 0) showError(codeError, 'This code does not work', `${why} No attempts are left for now; try again later.`, codeInput);
+      if (left !== null && left > 0)
+        showError(
+          codeError,
+          'This code does not work',
+          `${why} Check it and try again (${plural(left, 'attempt', 'attempts')} left), or send another code.`,
+          codeInput,
+        );
+      else if (left === 0)
+        showError(codeError, 'This code does not work', `${why} No attempts are left for now; try again later.`, codeInput);
       else showError(codeError, 'This code does not work', `${why} Send another code, or use another address.`, codeInput);
       return;
     }
@@ -144,7 +160,12 @@ export function createGate(secretId: string, recipientId: string, hooks: GateHoo
     clearErrors();
     const given = emailInput.value.trim();
     if (!emailPattern.test(given)) {
-      showError(emailError, given ? 'This is not an email address' : 'Enter your email address', 'Type the address the sender sent this link to.', emailInput);
+      showError(
+        emailError,
+        given ? 'This is not an email address' : 'Enter your email address',
+        'Type the address the sender sent this link to.',
+        emailInput,
+      );
       return;
     }
     email = given;
@@ -177,7 +198,10 @@ export function createGate(secretId: string, recipientId: string, hooks: GateHoo
       session = null;
       clearErrors();
       codeInput.value = '';
-      notice.textContent = reason === 'expired' ? 'Your confirmation has run out (it lasts 15 minutes), or was not accepted. Confirm your address again: nothing was opened or used up.' : '';
+      notice.textContent =
+        reason === 'expired'
+          ? 'Your confirmation has run out (it lasts 15 minutes), or was not accepted. Confirm your address again: nothing was opened or used up.'
+          : '';
       setVisible(notice, reason === 'expired');
       screen.dataset.reason = reason ?? '';
       step('email');

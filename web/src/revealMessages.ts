@@ -34,7 +34,8 @@ export const messages = {
   }),
   gone: (state: string | undefined): Message => {
     const texts: Record<string, string> = {
-      burned: 'This secret has already been viewed, as many times as the sender allowed, and it was deleted. If you did not open it, someone else did: tell the sender.',
+      burned:
+        'This secret has already been viewed, as many times as the sender allowed, and it was deleted. If you did not open it, someone else did: tell the sender.',
       expired: 'This secret expired before it was opened, and it was deleted. Ask the sender to share it again.',
       revoked: 'The sender revoked this secret, and it was deleted.',
     };
@@ -85,7 +86,9 @@ export const messages = {
     id: 'too-early',
     title: 'Not yet',
     text: 'The sender set a time before which this secret cannot be opened. Nothing was used up; come back then.',
-    ...(notBefore ? { detail: [document.createTextNode('It can be opened from '), timeElement(notBefore), document.createTextNode('.')] } : {}),
+    ...(notBefore
+      ? { detail: [document.createTextNode('It can be opened from '), timeElement(notBefore), document.createTextNode('.')] }
+      : {}),
     retry: checkAgain,
     retryLabel: 'Check again',
   }),
@@ -133,17 +136,19 @@ export const messages = {
     id: 'file-tampered',
     title: 'This file cannot be trusted',
     text: 'The stored file was altered, cut short or put out of order, so it was not saved: what had been written of it was deleted.',
-    detail: viewsLeft > 0
-      ? `Opening it used a view (${plural(viewsLeft, 'view', 'views')} left). Tell the sender.`
-      : 'Opening it used the last view, so the file was deleted. Tell the sender.',
+    detail:
+      viewsLeft > 0
+        ? `Opening it used a view (${plural(viewsLeft, 'view', 'views')} left). Tell the sender.`
+        : 'Opening it used the last view, so the file was deleted. Tell the sender.',
   }),
   /** The claim's presigned download (15 minutes) ran out, or the file was deleted meanwhile. */
   downloadEnded: (reason: 'expired' | 'gone'): Message => ({
     id: reason === 'expired' ? 'download-expired' : 'file-gone',
     title: reason === 'expired' ? 'The download link has run out' : 'The file is no longer stored',
-    text: reason === 'expired'
-      ? 'A file can be downloaded for 15 minutes after it is opened, and that time is over. Nothing more of it was saved; ask the sender to share it again.'
-      : 'The file was deleted (the sender may have revoked it) before it was downloaded. Nothing of it was saved; ask the sender to share it again.',
+    text:
+      reason === 'expired'
+        ? 'A file can be downloaded for 15 minutes after it is opened, and that time is over. Nothing more of it was saved; ask the sender to share it again.'
+        : 'The file was deleted (the sender may have revoked it) before it was downloaded. Nothing of it was saved; ask the sender to share it again.',
   }),
   /** The storage could not be reached for the file's first bytes; the view is used, its download still works. */
   fileUnreachable: (until: string, retry: () => void): Message => ({
@@ -173,9 +178,10 @@ export const messages = {
       id: `decrypt-failed-${code.replaceAll('_', '-')}`,
       title: 'The secret could not be decrypted',
       text: texts[code],
-      detail: viewsLeft > 0
-        ? `This attempt used a view (${plural(viewsLeft, 'view', 'views')} left). Ask the sender to check the link.`
-        : 'This attempt used the last view, so the secret was deleted. Ask the sender to share it again.',
+      detail:
+        viewsLeft > 0
+          ? `This attempt used a view (${plural(viewsLeft, 'view', 'views')} left). Ask the sender to check the link.`
+          : 'This attempt used the last view, so the secret was deleted. Ask the sender to share it again.',
     };
   },
 };

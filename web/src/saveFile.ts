@@ -35,7 +35,11 @@ export function saveMethodFor(size: number): SaveMethod | null {
  * (the name comes from the sender, inside the envelope).
  */
 export function safeFileName(name: string): string {
-  const cleaned = name.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_').replace(/^[.\s]+/, '').trim().slice(0, 200);
+  const cleaned = name
+    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_')
+    .replace(/^[.\s]+/, '')
+    .trim()
+    .slice(0, 200);
   return cleaned || 'download';
 }
 
@@ -194,8 +198,8 @@ async function activeDownloadWorker(): Promise<ServiceWorker> {
     await new Promise<void>((resolve, reject) => {
       const timer = window.setTimeout(() => reject(new Error('The browser did not start the download worker.')), workerTimeoutMs);
       worker.addEventListener('statechange', () => {
-        if (worker.state === 'activated') (window.clearTimeout(timer), resolve());
-        if (worker.state === 'redundant') (window.clearTimeout(timer), reject(new Error('The browser dropped the download worker.')));
+        if (worker.state === 'activated') window.clearTimeout(timer), resolve();
+        if (worker.state === 'redundant') window.clearTimeout(timer), reject(new Error('The browser dropped the download worker.'));
       });
     });
   }

@@ -42,7 +42,12 @@ function planFlags(): Promise<Flags> {
 const ownerRead = (id: string) =>
   withAccess(async (token) => {
     const metadata = await ownerLinksApi.read(token, id);
-    if (!metadata.owned) throw new ApiError(401, { status: 401, code: 'unauthorized', detail: 'Your session was not accepted for this secret: sign in again.' }, null);
+    if (!metadata.owned)
+      throw new ApiError(
+        401,
+        { status: 401, code: 'unauthorized', detail: 'Your session was not accepted for this secret: sign in again.' },
+        null,
+      );
     return metadata;
   });
 
@@ -97,7 +102,11 @@ export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDet
       td.append(content);
       return td;
     };
-    row.append(cell(timeElement(receipt.opened_at), 'opened'), cell(nameOf(receipt.recipient_id), 'link'), cell(channels[receipt.channel] ?? receipt.channel, 'channel'));
+    row.append(
+      cell(timeElement(receipt.opened_at), 'opened'),
+      cell(nameOf(receipt.recipient_id), 'link'),
+      cell(channels[receipt.channel] ?? receipt.channel, 'channel'),
+    );
     if (state.flags?.receipts_location) {
       const where = receipt.location ? [receipt.location.country, receipt.location.region].filter(Boolean).join(', ') : 'Unknown';
       row.append(cell(where, 'location'));
@@ -164,7 +173,10 @@ export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDet
     const no = actionButton('Keep it', `the link for ${name}`);
     no.dataset.action = 'cancel-revoke-link';
     confirmActions.append(yes, no);
-    confirm.append(element('p', '', `Revoke the link for ${name}? It stops opening the secret at once; the other links keep working.`), confirmActions);
+    confirm.append(
+      element('p', '', `Revoke the link for ${name}? It stops opening the secret at once; the other links keep working.`),
+      confirmActions,
+    );
     const error = errorBox('link-error');
     revoke.addEventListener('click', () => {
       setVisible(confirm, true);

@@ -111,12 +111,24 @@ async function start(event: SubmitEvent): Promise<void> {
     if (error instanceof ApiError && error.status === 429) {
       const wait = retryAfterOf(error, 60);
       sendAllowedAt = Date.now() + wait * 1000;
-      showError(emailError, emailErrorTitle, emailErrorText, 'Too many sign-in requests', `Too many codes were asked for from here. Try again in ${seconds(wait)}.`);
+      showError(
+        emailError,
+        emailErrorTitle,
+        emailErrorText,
+        'Too many sign-in requests',
+        `Too many codes were asked for from here. Try again in ${seconds(wait)}.`,
+      );
     } else if (error instanceof ApiError && error.status === 400) {
       email.setAttribute('aria-invalid', 'true');
       showError(emailError, emailErrorTitle, emailErrorText, 'Check the address', problemMessages(error).join(' '));
     } else {
-      showError(emailError, emailErrorTitle, emailErrorText, 'No code was sent', error instanceof ApiError ? problemMessages(error).join(' ') : 'Something went wrong.');
+      showError(
+        emailError,
+        emailErrorTitle,
+        emailErrorText,
+        'No code was sent',
+        error instanceof ApiError ? problemMessages(error).join(' ') : 'Something went wrong.',
+      );
     }
     emailFields.disabled = false;
     tick();
@@ -177,7 +189,13 @@ function refused(error: unknown): void {
     const left = typeof problem.attempts_left === 'number' ? problem.attempts_left : 0;
     const tries = left > 0 ? `${left} attempt${left === 1 ? '' : 's'} left.` : 'That was the last attempt for a few minutes.';
     code.setAttribute('aria-invalid', 'true');
-    showError(codeError, codeErrorTitle, codeErrorText, 'That code is not right', `Check an email from the last 10 minutes and type its code again (older codes have expired: “Resend code” sends another). ${tries}`);
+    showError(
+      codeError,
+      codeErrorTitle,
+      codeErrorText,
+      'That code is not right',
+      `Check an email from the last 10 minutes and type its code again (older codes have expired: “Resend code” sends another). ${tries}`,
+    );
     code.focus();
     code.select();
     return;
@@ -230,10 +248,22 @@ async function resend(): Promise<void> {
       const wait = retryAfterOf(error, resendCooldownSeconds);
       resendAllowedAt = Date.now() + wait * 1000;
       tick();
-      showError(codeError, codeErrorTitle, codeErrorText, 'Not sent yet', `Codes were just asked for from here. You can ask for another in ${seconds(wait)}.`);
+      showError(
+        codeError,
+        codeErrorTitle,
+        codeErrorText,
+        'Not sent yet',
+        `Codes were just asked for from here. You can ask for another in ${seconds(wait)}.`,
+      );
     } else {
       tick();
-      showError(codeError, codeErrorTitle, codeErrorText, 'No code was sent', error instanceof ApiError ? problemMessages(error).join(' ') : 'Something went wrong.');
+      showError(
+        codeError,
+        codeErrorTitle,
+        codeErrorText,
+        'No code was sent',
+        error instanceof ApiError ? problemMessages(error).join(' ') : 'Something went wrong.',
+      );
     }
     code.focus();
   }

@@ -24,7 +24,8 @@ const webhookPath = (id: string) => `/v1/webhooks/${encodeURIComponent(id)}`;
 /** The test delivery takes an API key: the route refuses a session with 401 `api_key_required`. */
 export const webhookApi = {
   list: (token: string) => call<Reply<'WebhookList'>>('GET', '/v1/webhooks', { token }),
-  create: (token: string, body: z.input<typeof webhooksRequests.RegisterWebhookRequest>) => call<CreatedWebhook>('POST', '/v1/webhooks', { json: body, token }),
+  create: (token: string, body: z.input<typeof webhooksRequests.RegisterWebhookRequest>) =>
+    call<CreatedWebhook>('POST', '/v1/webhooks', { json: body, token }),
   remove: (token: string, id: string) => call<Reply<'WebhookDeleted'>>('DELETE', webhookPath(id), { token }),
   deliveries: (token: string, id: string, limit: number, cursor: string | null) =>
     call<Reply<'DeliveryLog'>>('GET', `${webhookPath(id)}/deliveries?${pageQuery(limit, cursor)}`, { token }),

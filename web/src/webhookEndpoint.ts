@@ -60,7 +60,11 @@ export function endpointItem(endpoint: WebhookEndpoint, list: EndpointList): HTM
   const confirm = element('div', 'notice notice-warning');
   confirm.dataset.role = 'confirm';
   confirm.hidden = true;
-  const question = element('p', '', 'Delete this endpoint? Nothing more is sent to it, queued deliveries are cancelled and its delivery log goes with it.');
+  const question = element(
+    'p',
+    '',
+    'Delete this endpoint? Nothing more is sent to it, queued deliveries are cancelled and its delivery log goes with it.',
+  );
   const confirmActions = element('div', 'actions');
   const yes = actionButton('Yes, delete it', `endpoint ${endpoint.url}`, 'danger');
   yes.dataset.action = 'confirm-delete';
@@ -91,7 +95,13 @@ export function endpointItem(endpoint: WebhookEndpoint, list: EndpointList): HTM
   return item;
 }
 
-async function deleteEndpoint(endpoint: WebhookEndpoint, item: HTMLLIElement, button: HTMLButtonElement, error: HTMLElement, list: EndpointList): Promise<void> {
+async function deleteEndpoint(
+  endpoint: WebhookEndpoint,
+  item: HTMLLIElement,
+  button: HTMLButtonElement,
+  error: HTMLElement,
+  list: EndpointList,
+): Promise<void> {
   button.disabled = true;
   setVisible(error, false);
   announce('Deleting…');
@@ -118,7 +128,13 @@ function keyProblem(message: string): void {
   testKey.focus();
 }
 
-async function sendTest(endpoint: WebhookEndpoint, button: HTMLButtonElement, queued: HTMLElement, error: HTMLElement, showLog: () => unknown): Promise<void> {
+async function sendTest(
+  endpoint: WebhookEndpoint,
+  button: HTMLButtonElement,
+  queued: HTMLElement,
+  error: HTMLElement,
+  showLog: () => unknown,
+): Promise<void> {
   setVisible(queued, false);
   setVisible(error, false);
   setVisible(testKeyError, false);

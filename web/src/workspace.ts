@@ -31,7 +31,14 @@ const title = byId('workspace-title');
 const facts = byId('workspace-facts');
 const pageError = byId('workspace-error');
 const pageNotice = byId('workspace-notice');
-const sections = { members: byId('members-section'), policy: byId('policy-section'), branding: byId('branding-section'), domains: domainsSection, sso: ssoSection, audit: byId('audit-section') };
+const sections = {
+  members: byId('members-section'),
+  policy: byId('policy-section'),
+  branding: byId('branding-section'),
+  domains: domainsSection,
+  sso: ssoSection,
+  audit: byId('audit-section'),
+};
 const membersTitle = byId('members-title');
 const seatsLine = byId('seats-line');
 const membersError = byId('members-error');
@@ -136,7 +143,11 @@ function refresh(): Promise<void> {
       if (mayDo(found.role, 'setPolicy')) renderPolicy(context);
       if (mayDo(found.role, 'setBranding')) renderBranding(context);
       renderSeats(context);
-      await Promise.all([loadMembers(found), mayDo(found.role, 'readAudit') ? loadAudit(context) : null, loadDomains(context).then((domains) => renderSso(context, domains))]);
+      await Promise.all([
+        loadMembers(found),
+        mayDo(found.role, 'readAudit') ? loadAudit(context) : null,
+        loadDomains(context).then((domains) => renderSso(context, domains)),
+      ]);
     } catch (error) {
       showProblem(pageError, error, 'This workspace could not be read: ');
     } finally {
@@ -170,10 +181,14 @@ async function main(): Promise<void> {
   if (!isWorkspaceId(workspaceId)) {
     withoutWorkspace('No workspace chosen', 'This address names no workspace: open one from your list.');
   } else {
-    wireInviteForm(() => context, seatsUsed, async (invitation) => {
-      await refresh();
-      announce(`Invitation sent to ${invitation.email}.`);
-    });
+    wireInviteForm(
+      () => context,
+      seatsUsed,
+      async (invitation) => {
+        await refresh();
+        announce(`Invitation sent to ${invitation.email}.`);
+      },
+    );
     wirePolicyForm(() => context);
     wireBrandingForm(() => context);
     wireSeats(() => context, seatsUsed);

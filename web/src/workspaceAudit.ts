@@ -88,7 +88,10 @@ function matches(row: AuditRow): boolean {
 function renderActions(): void {
   const chosen = actionFilter.value;
   const actions = new Set([...Object.keys(actionLabels), ...rows.map((row) => row.action)]);
-  actionFilter.replaceChildren(new Option('All actions', ''), ...[...actions].map((action) => new Option(`${actionLabels[action] ?? action} (${action})`, action)));
+  actionFilter.replaceChildren(
+    new Option('All actions', ''),
+    ...[...actions].map((action) => new Option(`${actionLabels[action] ?? action} (${action})`, action)),
+  );
   actionFilter.value = actions.has(chosen) ? chosen : '';
 }
 

@@ -38,7 +38,11 @@ const accentClear = byId<HTMLButtonElement>('brand-accent-clear');
 const contrast = byId<HTMLUListElement>('brand-contrast');
 const verdict = byId('brand-contrast-verdict');
 const formErrors = fieldErrors(
-  { display_name: { input: displayName, error: byId('brand-name-error') }, logo: { input: logoFile, error: byId('brand-logo-error') }, accent: { input: accentText, error: byId('brand-accent-error') } },
+  {
+    display_name: { input: displayName, error: byId('brand-name-error') },
+    logo: { input: logoFile, error: byId('brand-logo-error') },
+    accent: { input: accentText, error: byId('brand-accent-error') },
+  },
   errors,
 );
 type Field = 'display_name' | 'logo' | 'accent';
@@ -92,7 +96,10 @@ function update(): void {
   if (accent === null || !isHexColour(accent)) {
     previewPage.style.removeProperty('--brand-accent');
     delete previewPage.dataset.accent;
-    verdict.textContent = accent === null ? 'No accent colour: the page keeps Hushlink’s own colours.' : 'Write the colour as # and six hexadecimal digits, such as #1f6feb.';
+    verdict.textContent =
+      accent === null
+        ? 'No accent colour: the page keeps Hushlink’s own colours.'
+        : 'Write the colour as # and six hexadecimal digits, such as #1f6feb.';
     verdict.dataset.verdict = accent === null ? 'none' : 'invalid';
     return;
   }
@@ -126,7 +133,8 @@ async function chooseLogo(): Promise<void> {
   if (!(logoTypes as readonly string[]).includes(file.type)) {
     return refuse(`“${file.name}” is not a PNG, JPEG or WebP image. Other formats, SVG included, are never accepted.`);
   }
-  if (file.size > workspaceLimits.logoBytes) return refuse(`“${file.name}” is ${(file.size / 1024).toFixed(1)} KiB; a logo is at most ${kib} KiB.`);
+  if (file.size > workspaceLimits.logoBytes)
+    return refuse(`“${file.name}” is ${(file.size / 1024).toFixed(1)} KiB; a logo is at most ${kib} KiB.`);
   const dataUrl = await new Promise<string>((resolve, reject) => {
     const reader = new FileReader();
     reader.onload = () => resolve(String(reader.result));

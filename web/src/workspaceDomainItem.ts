@@ -23,7 +23,8 @@ const checkErrors: Record<DomainCheckError, (domain: WorkspaceDomain) => string>
     `No TXT record was found at ${domain.verification.name}. A record just published can take a few minutes (at some providers longer) to be seen: check again later.`,
   txt_mismatch: (domain) =>
     `TXT records are at ${domain.verification.name}, but none has this claim’s value. Copy the value again, whole: the value of an earlier claim does not count.`,
-  dns_unavailable: () => 'The DNS servers gave no answer to rely on (an error, or none in time). Nothing is wrong with the claim: check again later.',
+  dns_unavailable: () =>
+    'The DNS servers gave no answer to rely on (an error, or none in time). Nothing is wrong with the claim: check again later.',
   verified_elsewhere: () => 'Another workspace verified this hostname first, so it cannot be verified here. Delete this claim.',
 };
 
@@ -82,7 +83,10 @@ function lastCheck(domain: WorkspaceDomain): HTMLElement {
     line.append('Not checked yet.');
     return line;
   }
-  line.append(timeElement(domain.last_checked_at), domain.last_error === null ? ': the record was found.' : `: ${checkErrors[domain.last_error](domain)}`);
+  line.append(
+    timeElement(domain.last_checked_at),
+    domain.last_error === null ? ': the record was found.' : `: ${checkErrors[domain.last_error](domain)}`,
+  );
   return line;
 }
 
@@ -123,8 +127,17 @@ export function domainItem(domain: WorkspaceDomain, context: WorkspaceContext, c
     const verify = actionButton('Verify now', domain.hostname, 'primary');
     verify.dataset.action = 'verify';
     let result: DomainCheck | null = null;
-    verify.addEventListener('click', () =>
-      void run(verify, error, async (token) => (result = await domainsApi.verify(token, domain.id)), () => checked(context, domain, result!), explain, 'Could not check: '),
+    verify.addEventListener(
+      'click',
+      () =>
+        void run(
+          verify,
+          error,
+          async (token) => (result = await domainsApi.verify(token, domain.id)),
+          () => checked(context, domain, result!),
+          explain,
+          'Could not check: ',
+        ),
     );
     actions.append(verify);
   }
@@ -141,7 +154,14 @@ export function domainItem(domain: WorkspaceDomain, context: WorkspaceContext, c
       no: 'Keep it',
     },
     (yes) =>
-      void run(yes, error, (token) => domainsApi.remove(token, domain.id), () => changed(`${domain.hostname} deleted.`, `${domain.hostname} is deleted: links on it no longer open.`), explain, 'Could not delete: '),
+      void run(
+        yes,
+        error,
+        (token) => domainsApi.remove(token, domain.id),
+        () => changed(`${domain.hostname} deleted.`, `${domain.hostname} is deleted: links on it no longer open.`),
+        explain,
+        'Could not delete: ',
+      ),
   );
   item.append(actions, step.box, outcome, error);
   return item;
@@ -156,5 +176,10 @@ async function checked(context: WorkspaceContext, domain: WorkspaceDomain, resul
   const outcome = document.querySelector<HTMLElement>(`#domains li[data-domain-id="${CSS.escape(domain.id)}"] [data-role="domain-check"]`);
   if (!outcome) return;
   outcome.dataset.state = result.state;
-  show(outcome, verified ? `Checked now: ${domain.hostname} is verified.` : `Checked now: not verified yet. ${result.last_error ? checkErrors[result.last_error](domain) : ''}`.trim());
+  show(
+    outcome,
+    verified
+      ? `Checked now: ${domain.hostname} is verified.`
+      : `Checked now: not verified yet. ${result.last_error ? checkErrors[result.last_error](domain) : ''}`.trim(),
+  );
 }

@@ -41,7 +41,11 @@ function build(): void {
     'lede',
     'Hostnames of your own, such as links.example.com, that links sent in this workspace can be on, and the email domains single sign-on speaks for. Each is proved by a TXT record you publish at your DNS provider.',
   );
-  const serving = element('p', 'hint', `A verified hostname serves links once a CNAME record points it to ${operatorAddress}. Deleting a domain stops the links on it at once.`);
+  const serving = element(
+    'p',
+    'hint',
+    `A verified hostname serves links once a CNAME record points it to ${operatorAddress}. Deleting a domain stops the links on it at once.`,
+  );
   serving.id = 'domains-cname';
   planNote.id = 'domains-plan';
   planNote.tabIndex = -1;
@@ -122,7 +126,9 @@ export async function loadDomains(context: WorkspaceContext): Promise<WorkspaceD
     showProblem(listError, error, 'The domains could not be listed: ');
     return null;
   }
-  list.replaceChildren(...domains.map((domain) => domainItem(domain, context, (announcement, note) => changed(context, announcement, note))));
+  list.replaceChildren(
+    ...domains.map((domain) => domainItem(domain, context, (announcement, note) => changed(context, announcement, note))),
+  );
   setVisible(empty, domains.length === 0);
   return domains;
 }
@@ -144,8 +150,10 @@ function hostnameProblem(message: string): void {
 /** What a 409 says about the hostname typed, by its reason. */
 const conflicts: Record<string, (name: string) => string> = {
   already_claimed: (name) => `This workspace has claimed ${name} already: it is in the list above. Nothing was claimed.`,
-  hostname_verified: (name) => `Another workspace has verified ${name}, so it cannot be claimed here. If it is yours, delete it in that workspace first.`,
-  domain_limit: () => `A workspace holds at most ${domainLimits.perWorkspace} domains, pending ones included: delete one first. Nothing was claimed.`,
+  hostname_verified: (name) =>
+    `Another workspace has verified ${name}, so it cannot be claimed here. If it is yours, delete it in that workspace first.`,
+  domain_limit: () =>
+    `A workspace holds at most ${domainLimits.perWorkspace} domains, pending ones included: delete one first. Nothing was claimed.`,
 };
 
 async function claim(context: WorkspaceContext): Promise<void> {
@@ -168,9 +176,11 @@ async function claim(context: WorkspaceContext): Promise<void> {
     const reason = error instanceof ApiError ? error.problem.reason : undefined;
     if (error instanceof ApiError && error.status === 400) {
       const messages = (error.problem.errors ?? []).filter((entry) => entry.path === 'body.hostname').map((entry) => entry.message);
-      if (messages.length > 0) return hostnameProblem(`That is not a hostname a workspace can claim: ${messages.join('; ')}. Nothing was claimed.`);
+      if (messages.length > 0)
+        return hostnameProblem(`That is not a hostname a workspace can claim: ${messages.join('; ')}. Nothing was claimed.`);
     }
-    if (error instanceof ApiError && error.status === 409 && typeof reason === 'string' && reason in conflicts) return hostnameProblem(conflicts[reason]!(typed.toLowerCase()));
+    if (error instanceof ApiError && error.status === 409 && typeof reason === 'string' && reason in conflicts)
+      return hostnameProblem(conflicts[reason]!(typed.toLowerCase()));
     if (error instanceof ApiError && error.status === 403 && reason === 'plan') {
       showPlanNote(typeof error.problem.plan === 'string' ? error.problem.plan : context.workspace.plan);
       fields.disabled = true;

@@ -60,7 +60,9 @@ async function exportTrail(context: WorkspaceContext, format: 'csv' | 'json'): P
       path = part.next;
     }
     status.replaceChildren(
-      saved.length === 1 ? `Saved ${saved[0]} to your downloads.` : `The trail came in ${plural(saved.length, 'part', 'parts')}, each a whole file, saved to your downloads: `,
+      saved.length === 1
+        ? `Saved ${saved[0]} to your downloads.`
+        : `The trail came in ${plural(saved.length, 'part', 'parts')}, each a whole file, saved to your downloads: `,
     );
     if (saved.length > 1) {
       const list = element('ul');
@@ -72,7 +74,8 @@ async function exportTrail(context: WorkspaceContext, format: 'csv' | 'json'): P
     announce(saved.length === 1 ? 'Audit trail exported.' : `Audit trail exported in ${saved.length} parts.`);
   } catch (problem) {
     announce('');
-    const prefix = saved.length > 0 ? `Stopped after ${plural(saved.length, 'part', 'parts')} (saved): ` : 'The audit trail could not be exported: ';
+    const prefix =
+      saved.length > 0 ? `Stopped after ${plural(saved.length, 'part', 'parts')} (saved): ` : 'The audit trail could not be exported: ';
     await explainRefusal(context, problem, error, prefix);
   } finally {
     for (const button of Object.values(buttons)) button.disabled = false;

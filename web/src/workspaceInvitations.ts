@@ -25,7 +25,11 @@ const sent = byId('invite-sent');
 
 const inviteDays = workspaceLimits.invitationSeconds / 86_400;
 
-export function invitationItem(invitation: PendingInvitation, context: WorkspaceContext, changed: (announcement: string) => Promise<void>): HTMLLIElement {
+export function invitationItem(
+  invitation: PendingInvitation,
+  context: WorkspaceContext,
+  changed: (announcement: string) => Promise<void>,
+): HTMLLIElement {
   const item = element('li', 'item');
   item.dataset.invitationId = invitation.id;
   const head = element('div', 'item-head');
@@ -53,15 +57,25 @@ export function invitationItem(invitation: PendingInvitation, context: Workspace
       no: 'Keep it',
     },
     (yes) =>
-      void run(yes, error, (token) => workspacesApi.remove(token, context.workspace.id, invitation.id), () => changed(`The invitation to ${invitation.email} is revoked.`), (problem) =>
-        explainRefusal(context, problem, error, 'Could not revoke: '), ''),
+      void run(
+        yes,
+        error,
+        (token) => workspacesApi.remove(token, context.workspace.id, invitation.id),
+        () => changed(`The invitation to ${invitation.email} is revoked.`),
+        (problem) => explainRefusal(context, problem, error, 'Could not revoke: '),
+        '',
+      ),
   );
   item.append(actions, step.box, error);
   return item;
 }
 
 /** Wires the invite form once; `context()` is the page's context as it is now. */
-export function wireInviteForm(context: () => WorkspaceContext, seatsUsed: () => number, invited: (invitation: PendingInvitation) => Promise<void>): void {
+export function wireInviteForm(
+  context: () => WorkspaceContext,
+  seatsUsed: () => number,
+  invited: (invitation: PendingInvitation) => Promise<void>,
+): void {
   email.addEventListener('input', () => {
     email.removeAttribute('aria-invalid');
     setVisible(emailError, false);
@@ -92,15 +106,22 @@ function formProblem(message: string): void {
   errors.focus();
 }
 
-async function invite(context: WorkspaceContext, seatsUsed: () => number, invited: (invitation: PendingInvitation) => Promise<void>): Promise<void> {
+async function invite(
+  context: WorkspaceContext,
+  seatsUsed: () => number,
+  invited: (invitation: PendingInvitation) => Promise<void>,
+): Promise<void> {
   if (fields.disabled) return;
   clearErrors();
   const address = email.value.trim();
-  if (!address || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) return emailProblem('Enter the email address to invite, such as ana@example.com.');
+  if (!address || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address))
+    return emailProblem('Enter the email address to invite, such as ana@example.com.');
   fields.disabled = true;
   announce('Sending the invitation…');
   try {
-    const invitation = await withAccess((token) => workspacesApi.invite(token, context.workspace.id, { email: address, role: role.value === 'admin' ? 'admin' : 'member' }));
+    const invitation = await withAccess((token) =>
+      workspacesApi.invite(token, context.workspace.id, { email: address, role: role.value === 'admin' ? 'admin' : 'member' }),
+    );
     form.reset();
     fields.disabled = false;
     await invited(invitation);

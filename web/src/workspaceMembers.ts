@@ -66,10 +66,18 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
         yes: `Yes, make ${member.email} the owner`,
         no: 'Keep it',
       },
-      (yes) => void run(yes, error, (accessToken) => workspacesApi.transfer(accessToken, workspace.id, member.user_id), async () => {
-        await context.refresh();
-        context.notice(`${member.email} now owns ${workspace.name}. You are an admin of it.`);
-      }, explain, 'Could not transfer: '),
+      (yes) =>
+        void run(
+          yes,
+          error,
+          (accessToken) => workspacesApi.transfer(accessToken, workspace.id, member.user_id),
+          async () => {
+            await context.refresh();
+            context.notice(`${member.email} now owns ${workspace.name}. You are an admin of it.`);
+          },
+          explain,
+          'Could not transfer: ',
+        ),
     );
     buttons.append(transfer);
     confirms.push(step.box);
@@ -89,13 +97,21 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
         no: 'Keep them',
       },
       (yes) =>
-        void run(yes, error, (accessToken) => workspacesApi.remove(accessToken, workspace.id, member.user_id), () => actions.changed(`${member.email} was removed from the workspace.`), (problem) => {
-          if (problem instanceof ApiError && problem.status === 409 && problem.problem.reason === 'last_owner') {
-            return show(error, `${member.email} is the last owner: make another member owner first.`);
-          }
-          if (problem instanceof ApiError && problem.status === 409) return actions.changed('Roles changed meanwhile: the members are read again.', member.user_id);
-          return explain(problem, 'Could not remove: ');
-        }, ''),
+        void run(
+          yes,
+          error,
+          (accessToken) => workspacesApi.remove(accessToken, workspace.id, member.user_id),
+          () => actions.changed(`${member.email} was removed from the workspace.`),
+          (problem) => {
+            if (problem instanceof ApiError && problem.status === 409 && problem.problem.reason === 'last_owner') {
+              return show(error, `${member.email} is the last owner: make another member owner first.`);
+            }
+            if (problem instanceof ApiError && problem.status === 409)
+              return actions.changed('Roles changed meanwhile: the members are read again.', member.user_id);
+            return explain(problem, 'Could not remove: ');
+          },
+          '',
+        ),
     );
     buttons.append(remove);
     confirms.push(step.box);
@@ -113,15 +129,25 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
         no: 'Stay',
       },
       (yes) =>
-        void run(yes, error, (accessToken) => workspacesApi.remove(accessToken, workspace.id, member.user_id), async () => {
-          if (currentWorkspaceId() === workspace.id) chooseWorkspace(null);
-          actions.left();
-        }, (problem) => {
-          if (problem instanceof ApiError && problem.status === 409 && problem.problem.reason === 'last_owner') {
-            return show(error, 'You are the last owner, so you cannot leave: transfer ownership to another member (or make one an owner) first.');
-          }
-          return explain(problem, 'Could not leave: ');
-        }, ''),
+        void run(
+          yes,
+          error,
+          (accessToken) => workspacesApi.remove(accessToken, workspace.id, member.user_id),
+          async () => {
+            if (currentWorkspaceId() === workspace.id) chooseWorkspace(null);
+            actions.left();
+          },
+          (problem) => {
+            if (problem instanceof ApiError && problem.status === 409 && problem.problem.reason === 'last_owner') {
+              return show(
+                error,
+                'You are the last owner, so you cannot leave: transfer ownership to another member (or make one an owner) first.',
+              );
+            }
+            return explain(problem, 'Could not leave: ');
+          },
+          '',
+        ),
     );
     buttons.append(leave);
     confirms.push(step.box);
@@ -131,7 +157,14 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
   return item;
 }
 
-function roleControl(workspaceId: string, member: WorkspaceMember, object: string, error: HTMLElement, explain: (problem: unknown, prefix: string) => Promise<void>, actions: MemberActions): HTMLElement {
+function roleControl(
+  workspaceId: string,
+  member: WorkspaceMember,
+  object: string,
+  error: HTMLElement,
+  explain: (problem: unknown, prefix: string) => Promise<void>,
+  actions: MemberActions,
+): HTMLElement {
   const field = element('div', 'field role-field');
   const id = `role-${member.user_id}`;
   const label = element('label', '', 'Role');
@@ -148,15 +181,23 @@ function roleControl(workspaceId: string, member: WorkspaceMember, object: strin
   select.addEventListener('change', () => (save.disabled = select.value === member.role));
   save.addEventListener('click', () => {
     const role = select.value as Role;
-    void run(save, error, (accessToken) => workspacesApi.changeRole(accessToken, workspaceId, member.user_id, role), () => actions.changed(`${member.email} is now ${roleLabel(role).toLowerCase()}.`, member.user_id), (problem) => {
-      if (problem instanceof ApiError && problem.status === 409 && problem.problem.reason === 'last_owner') {
-        select.value = member.role;
-        save.disabled = true;
-        return show(error, `${member.email} is the last owner, so they stay owner: make another member owner first.`);
-      }
-      if (problem instanceof ApiError && problem.status === 409) return actions.changed('This member’s role changed meanwhile: the members are read again.', member.user_id);
-      return explain(problem, 'Could not change the role: ');
-    }, '');
+    void run(
+      save,
+      error,
+      (accessToken) => workspacesApi.changeRole(accessToken, workspaceId, member.user_id, role),
+      () => actions.changed(`${member.email} is now ${roleLabel(role).toLowerCase()}.`, member.user_id),
+      (problem) => {
+        if (problem instanceof ApiError && problem.status === 409 && problem.problem.reason === 'last_owner') {
+          select.value = member.role;
+          save.disabled = true;
+          return show(error, `${member.email} is the last owner, so they stay owner: make another member owner first.`);
+        }
+        if (problem instanceof ApiError && problem.status === 409)
+          return actions.changed('This member’s role changed meanwhile: the members are read again.', member.user_id);
+        return explain(problem, 'Could not change the role: ');
+      },
+      '',
+    );
   });
   row.append(select, save);
   field.append(label, row);

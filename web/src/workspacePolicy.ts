@@ -77,7 +77,8 @@ export function renderPolicy(context: WorkspaceContext): void {
 }
 
 function showPlanNote(plan: string | null): void {
-  planNote.textContent = plan === null ? '' : `A policy comes with the Team plan; this workspace is on ${planLabel(plan)}. What is shown is what applies now.`;
+  planNote.textContent =
+    plan === null ? '' : `A policy comes with the Team plan; this workspace is on ${planLabel(plan)}. What is shown is what applies now.`;
   setVisible(planNote, plan !== null);
 }
 
@@ -95,18 +96,24 @@ function readForm(): { body: PolicyBody } | { problems: Partial<Record<Rule, str
   const { min, max } = secretLimits.maxViews;
   const viewCount = Number(views.value);
   if (views.value.trim() === '') body.max_views = null;
-  else if (!Number.isInteger(viewCount) || viewCount < min || viewCount > max) problems.max_views = `A whole number from ${min} to ${max}, or empty for no limit.`;
+  else if (!Number.isInteger(viewCount) || viewCount < min || viewCount > max)
+    problems.max_views = `A whole number from ${min} to ${max}, or empty for no limit.`;
   else body.max_views = viewCount;
   body.require_passphrase = flag(passphrase.checked, current?.require_passphrase ?? null, false);
-  const lines = domains.value.split('\n').map((line, index) => ({ domain: line.trim(), line: index + 1 })).filter((entry) => entry.domain !== '');
+  const lines = domains.value
+    .split('\n')
+    .map((line, index) => ({ domain: line.trim(), line: index + 1 }))
+    .filter((entry) => entry.domain !== '');
   domainLines = lines.map((entry) => entry.line);
-  if (lines.length > workspaceLimits.allowedRecipientDomains) problems.allowed_recipient_domains = `At most ${workspaceLimits.allowedRecipientDomains} domains.`;
+  if (lines.length > workspaceLimits.allowedRecipientDomains)
+    problems.allowed_recipient_domains = `At most ${workspaceLimits.allowedRecipientDomains} domains.`;
   body.allowed_recipient_domains = lines.length === 0 ? null : lines.map((entry) => entry.domain);
   body.allow_files = flag(files.checked, current?.allow_files ?? null, true);
   const size = Number(fileSize.value);
   const bytes = Math.round(size * units[fileUnit.value as keyof typeof units]);
   if (fileSize.value.trim() === '') body.max_file_bytes = null;
-  else if (!Number.isFinite(size) || size <= 0 || !Number.isSafeInteger(bytes) || bytes < 1) problems.max_file_bytes = 'A size above 0, or empty for no limit beyond the plan’s.';
+  else if (!Number.isFinite(size) || size <= 0 || !Number.isSafeInteger(bytes) || bytes < 1)
+    problems.max_file_bytes = 'A size above 0, or empty for no limit beyond the plan’s.';
   else body.max_file_bytes = bytes;
   body.allow_requests = flag(requests.checked, current?.allow_requests ?? null, true);
   return Object.keys(problems).length > 0 ? { problems } : { body };
@@ -130,7 +137,10 @@ function sortProblems(error: ApiError): void {
   if (Object.keys(byRule).length === 0 && other.length === 0) other.push(...problemMessages(error));
   const list = document.createDocumentFragment();
   list.append(...other.map((message) => Object.assign(document.createElement('li'), { textContent: message })));
-  formErrors.show(Object.fromEntries(Object.entries(byRule).map(([rule, messages]) => [rule, messages.join(' ')])), other.length > 0 ? list : null);
+  formErrors.show(
+    Object.fromEntries(Object.entries(byRule).map(([rule, messages]) => [rule, messages.join(' ')])),
+    other.length > 0 ? list : null,
+  );
 }
 
 export function wirePolicyForm(context: () => WorkspaceContext): void {

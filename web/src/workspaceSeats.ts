@@ -69,7 +69,8 @@ function build(): void {
   buyNote.append(plansLink, '.');
 }
 
-const fewest = (members: number) => `At least ${plural(members, 'seat', 'seats')}: one for each member. Remove members first to have fewer.`;
+const fewest = (members: number) =>
+  `At least ${plural(members, 'seat', 'seats')}: one for each member. Remove members first to have fewer.`;
 
 /** Shows the control to the owner of a Team workspace (and the way to Team to the owner of a free one). */
 export function renderSeats(context: WorkspaceContext): void {

@@ -51,7 +51,13 @@ let usable = false;
 const issuerMax = 512;
 
 /** A labelled field of the form: its input, hint and message under it. */
-function field(id: string, labelText: string, control: HTMLInputElement | HTMLSelectElement, hintText: string, error: HTMLElement): HTMLDivElement {
+function field(
+  id: string,
+  labelText: string,
+  control: HTMLInputElement | HTMLSelectElement,
+  hintText: string,
+  error: HTMLElement,
+): HTMLDivElement {
   const box = element('div', 'field');
   const label = element('label', '', labelText);
   label.htmlFor = id;
@@ -113,7 +119,8 @@ function build(context: () => WorkspaceContext): void {
     {
       action: 'rotate',
       object: 'directory key',
-      question: 'Make a new directory key? The current key stops working at once: your identity provider’s provisioning fails until it has the new one. The settings above are saved with it.',
+      question:
+        'Make a new directory key? The current key stops working at once: your identity provider’s provisioning fails until it has the new one. The settings above are saved with it.',
       yes: 'Yes, make a new key',
       no: 'Keep the current key',
     },
@@ -124,8 +131,20 @@ function build(context: () => WorkspaceContext): void {
   );
   fields.append(
     noDomains,
-    field('sso-issuer', 'Identity provider (issuer URL)', issuer, 'The https address of your OIDC identity provider, as its discovery document names it (its issuer), such as https://acme.okta.com: no query or fragment.', issuerError),
-    field('sso-domain', 'Email domain', domain, 'Addresses at this domain are told to use the identity provider. One of this workspace’s verified domains.', domainError),
+    field(
+      'sso-issuer',
+      'Identity provider (issuer URL)',
+      issuer,
+      'The https address of your OIDC identity provider, as its discovery document names it (its issuer), such as https://acme.okta.com: no query or fragment.',
+      issuerError,
+    ),
+    field(
+      'sso-domain',
+      'Email domain',
+      domain,
+      'Addresses at this domain are told to use the identity provider. One of this workspace’s verified domains.',
+      domainError,
+    ),
     errors,
     saved,
     actions,
@@ -170,7 +189,8 @@ function drawCurrent(failed: boolean): void {
   setVisible(rotate, known !== null);
   if (!known) return;
   if (!issuerTyped) issuer.value = known.issuer;
-  if (![...domain.options].some((option) => option.value === known!.emailDomain)) domain.append(new Option(`${known.emailDomain} (as set)`, known.emailDomain));
+  if (![...domain.options].some((option) => option.value === known!.emailDomain))
+    domain.append(new Option(`${known.emailDomain} (as set)`, known.emailDomain));
   domain.value = known.emailDomain;
 }
 
@@ -206,7 +226,10 @@ export async function renderSso(context: WorkspaceContext, domains: WorkspaceDom
 }
 
 function clearErrors(): void {
-  for (const [input, error] of [[issuer, issuerError], [domain, domainError]] as const) {
+  for (const [input, error] of [
+    [issuer, issuerError],
+    [domain, domainError],
+  ] as const) {
     input.removeAttribute('aria-invalid');
     setVisible(error, false);
   }
@@ -227,7 +250,8 @@ function issuerProblem(value: string): string | null {
   if (!URL.canParse(value)) return 'That is not a web address: an issuer URL starts with https://.';
   const url = new URL(value);
   if (url.protocol !== 'https:') return 'The issuer must be an https address: an identity provider is reached over TLS.';
-  if (url.username || url.password || url.search || url.hash) return 'The issuer URL has no user name, password, query (?…) or fragment (#…).';
+  if (url.username || url.password || url.search || url.hash)
+    return 'The issuer URL has no user name, password, query (?…) or fragment (#…).';
   return null;
 }
 
@@ -244,13 +268,19 @@ async function submit(context: WorkspaceContext, rotateKey: boolean): Promise<vo
   announce(rotateKey ? 'Making a new directory key…' : 'Saving single sign-on…');
   try {
     const answer: SsoDirectory = await withAccess((token) =>
-      domainsApi.setSso(token, context.workspace.id, { issuer: typed, email_domain: emailDomain, ...(rotateKey ? { rotate_directory_key: true } : {}) }),
+      domainsApi.setSso(token, context.workspace.id, {
+        issuer: typed,
+        email_domain: emailDomain,
+        ...(rotateKey ? { rotate_directory_key: true } : {}),
+      }),
     );
     known = { workspaceId: context.workspace.id, issuer: answer.issuer, emailDomain: answer.email_domain };
     issuerTyped = false;
     await context.refresh();
     if (showDirectory(answer.scim.base_url, answer.scim.directory_key)) {
-      announce(`Single sign-on saved${rotateKey ? ' with a new directory key: the old one no longer works' : ''}. Copy the directory key now: it is shown only once.`);
+      announce(
+        `Single sign-on saved${rotateKey ? ' with a new directory key: the old one no longer works' : ''}. Copy the directory key now: it is shown only once.`,
+      );
     } else {
       const host = issuerUrl(answer.issuer)?.host ?? answer.issuer;
       show(saved, `Saved: addresses at ${answer.email_domain} are told to use ${host}. The directory key is unchanged.`);
@@ -277,10 +307,18 @@ async function explain(context: WorkspaceContext, error: unknown, emailDomain: s
   }
   if (error.status === 409 && reason === 'domain_unverified') {
     await context.refresh();
-    return fieldProblem(domain, domainError, `${emailDomain} is not a verified domain of this workspace (any more): verify it under Domains first. Nothing was saved.`);
+    return fieldProblem(
+      domain,
+      domainError,
+      `${emailDomain} is not a verified domain of this workspace (any more): verify it under Domains first. Nothing was saved.`,
+    );
   }
   if (error.status === 409 && reason === 'domain_claimed') {
-    return fieldProblem(domain, domainError, `Another workspace’s single sign-on already speaks for addresses at ${emailDomain}, so this one cannot. Nothing was saved.`);
+    return fieldProblem(
+      domain,
+      domainError,
+      `Another workspace’s single sign-on already speaks for addresses at ${emailDomain}, so this one cannot. Nothing was saved.`,
+    );
   }
   if (error.status === 403 && reason === 'plan') {
     showPlanNote(typeof error.problem.plan === 'string' ? error.problem.plan : context.workspace.plan);

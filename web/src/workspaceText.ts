@@ -12,7 +12,11 @@ export const roleDescriptions: Record<Role, string> = {
 
 export const planLabels: Record<WorkspacePlan, string> = { free: 'Free', pro: 'Pro', team: 'Team', enterprise: 'Enterprise' };
 
-export const sourceLabels: Record<MemberSource, string> = { owner: 'Created the workspace', invitation: 'Invitation', scim: 'Directory (SCIM)' };
+export const sourceLabels: Record<MemberSource, string> = {
+  owner: 'Created the workspace',
+  invitation: 'Invitation',
+  scim: 'Directory (SCIM)',
+};
 
 export const roleLabel = (role: string): string => roleLabels[role as Role] ?? role;
 export const planLabel = (plan: string): string => planLabels[plan as WorkspacePlan] ?? plan;

@@ -30,7 +30,11 @@ const errors = byId('create-errors');
 const inputs = { name, slug, region };
 type Field = keyof typeof inputs;
 const formErrors = fieldErrors(
-  { name: { input: name, error: byId('workspace-name-error') }, slug: { input: slug, error: byId('workspace-slug-error') }, region: { input: region, error: byId('workspace-region-error') } },
+  {
+    name: { input: name, error: byId('workspace-name-error') },
+    slug: { input: slug, error: byId('workspace-slug-error') },
+    region: { input: region, error: byId('workspace-region-error') },
+  },
   errors,
   byId('create-error-text'),
 );
@@ -71,7 +75,10 @@ function workspaceItem(workspace: WorkspaceSummary, chosen: boolean): HTMLLIElem
 
 function renderSwitcher(workspaces: WorkspaceSummary[], chosen: string | null): void {
   const none = new Option('None: secrets are sent as yourself', '');
-  current.replaceChildren(none, ...workspaces.map((workspace) => new Option(`${workspace.name} (${roleLabel(workspace.role).toLowerCase()})`, workspace.id)));
+  current.replaceChildren(
+    none,
+    ...workspaces.map((workspace) => new Option(`${workspace.name} (${roleLabel(workspace.role).toLowerCase()})`, workspace.id)),
+  );
   current.value = chosen ?? '';
   setVisible(currentBox, workspaces.length > 0);
 }
@@ -129,7 +136,8 @@ function misdirected(error: ApiError): Node {
 }
 
 function explain(error: ApiError): void {
-  if (error.status === 421) return formErrors.show({ region: 'This service cannot create a workspace in that region.' }, misdirected(error));
+  if (error.status === 421)
+    return formErrors.show({ region: 'This service cannot create a workspace in that region.' }, misdirected(error));
   const messages: Partial<Record<Field, string>> = {};
   const other: string[] = [];
   for (const entry of error.problem.errors ?? []) {
@@ -139,7 +147,8 @@ function explain(error: ApiError): void {
       messages.slug = slug.value.trim()
         ? 'This slug is taken by another workspace: choose another one.'
         : 'No free slug could be made from this name: type one.';
-    } else messages[field] = `${messages[field] ? `${messages[field]} ` : ''}${entry.message.charAt(0).toUpperCase()}${entry.message.slice(1)}.`;
+    } else
+      messages[field] = `${messages[field] ? `${messages[field]} ` : ''}${entry.message.charAt(0).toUpperCase()}${entry.message.slice(1)}.`;
   }
   if (Object.keys(messages).length === 0 && other.length === 0) other.push(...problemMessages(error));
   formErrors.show(messages, other.length > 0 ? other.join(' ') : null);
@@ -152,7 +161,10 @@ async function create(event: SubmitEvent): Promise<void> {
   const wanted = { name: name.value.trim(), slug: slug.value.trim() };
   const problems: Partial<Record<Field, string>> = {};
   if (!wanted.name) problems.name = 'Give the workspace a name.';
-  if (wanted.slug && (wanted.slug.length < workspaceLimits.slug.min || wanted.slug.length > workspaceLimits.slug.max || !slugPattern.test(wanted.slug))) {
+  if (
+    wanted.slug &&
+    (wanted.slug.length < workspaceLimits.slug.min || wanted.slug.length > workspaceLimits.slug.max || !slugPattern.test(wanted.slug))
+  ) {
     problems.slug = `A slug is ${workspaceLimits.slug.min} to ${workspaceLimits.slug.max} lower-case letters and digits, with single dashes between them.`;
   }
   if (Object.keys(problems).length > 0) return formErrors.show(problems, null);
@@ -161,7 +173,11 @@ async function create(event: SubmitEvent): Promise<void> {
   announce('Creating the workspace…');
   try {
     const created = await withAccess((token) =>
-      workspacesApi.create(token, { name: wanted.name, ...(wanted.slug ? { slug: wanted.slug } : {}), ...(regionField.hidden ? {} : { region: region.value }) }),
+      workspacesApi.create(token, {
+        name: wanted.name,
+        ...(wanted.slug ? { slug: wanted.slug } : {}),
+        ...(regionField.hidden ? {} : { region: region.value }),
+      }),
     );
     form.reset();
     await load();
@@ -172,7 +188,8 @@ async function create(event: SubmitEvent): Promise<void> {
     announce('');
     fields.disabled = false;
     if (error instanceof SignedOutError) return showProblem(errors, error);
-    if (error instanceof ApiError && error.status === 429) return formErrors.show({}, `Too many requests: try again in ${error.retryAfter ?? 60} seconds.`);
+    if (error instanceof ApiError && error.status === 429)
+      return formErrors.show({}, `Too many requests: try again in ${error.retryAfter ?? 60} seconds.`);
     if (error instanceof ApiError) return explain(error);
     formErrors.show({}, 'Something went wrong in this page. Reload it and try again.');
   } finally {
@@ -189,7 +206,9 @@ async function loadRegions(): Promise<void> {
     return; // Without the list the workspace is made here, as it would be anyway.
   }
   if (regions.length < 2) return;
-  region.replaceChildren(...regions.map((known) => new Option(known.current ? `${known.id} (this service)` : known.id, known.id, known.current, known.current)));
+  region.replaceChildren(
+    ...regions.map((known) => new Option(known.current ? `${known.id} (this service)` : known.id, known.id, known.current, known.current)),
+  );
   setVisible(regionField, true);
 }
 

@@ -42,21 +42,26 @@ const workspacePath = (id: string) => `/v1/workspaces/${encodeURIComponent(id)}`
 
 export const workspacesApi = {
   list: (token: string) => call<Reply<'WorkspaceList'>>('GET', '/v1/workspaces', { token }),
-  create: (token: string, body: z.input<typeof workspacesRequests.CreateWorkspaceRequest>) => call<CreatedWorkspace>('POST', '/v1/workspaces', { json: body, token }),
+  create: (token: string, body: z.input<typeof workspacesRequests.CreateWorkspaceRequest>) =>
+    call<CreatedWorkspace>('POST', '/v1/workspaces', { json: body, token }),
   regions: () => call<Regions>('GET', '/v1/regions'),
   members: (token: string, id: string) => call<MemberList>('GET', `${workspacePath(id)}/members`, { token }),
   invite: (token: string, id: string, body: z.input<typeof workspacesRequests.InvitationRequest>) =>
     call<Reply<'InvitationCreated'>>('POST', `${workspacePath(id)}/invitations`, { json: body, token }),
   /** The token in the body, never in a URL or header. */
-  accept: (token: string, invitation: string) => call<Reply<'InvitationAccepted'>>('POST', '/v1/workspaces/invitations/accept', { json: { token: invitation }, token }),
+  accept: (token: string, invitation: string) =>
+    call<Reply<'InvitationAccepted'>>('POST', '/v1/workspaces/invitations/accept', { json: { token: invitation }, token }),
   /** A member (`usr_…`: removing, or leaving when it is oneself) or a pending invitation (`inv_…`: revoking). */
   remove: (token: string, id: string, memberOrInvitation: string) =>
     call<Reply<'MemberRemoved'>>('DELETE', `${workspacePath(id)}/members/${encodeURIComponent(memberOrInvitation)}`, { token }),
   changeRole: (token: string, id: string, userId: string, role: Role) =>
     call<Reply<'RoleChanged'>>('PATCH', `${workspacePath(id)}/members/${encodeURIComponent(userId)}`, { json: { role }, token }),
-  transfer: (token: string, id: string, userId: string) => call<Reply<'WorkspaceTransferred'>>('POST', `${workspacePath(id)}/transfer`, { json: { user_id: userId }, token }),
-  setPolicy: (token: string, id: string, body: PolicyBody) => call<WorkspacePolicy>('PUT', `${workspacePath(id)}/policy`, { json: body, token }),
-  setBranding: (token: string, id: string, body: BrandingBody) => call<WorkspaceBranding>('PUT', `${workspacePath(id)}/branding`, { json: body, token }),
+  transfer: (token: string, id: string, userId: string) =>
+    call<Reply<'WorkspaceTransferred'>>('POST', `${workspacePath(id)}/transfer`, { json: { user_id: userId }, token }),
+  setPolicy: (token: string, id: string, body: PolicyBody) =>
+    call<WorkspacePolicy>('PUT', `${workspacePath(id)}/policy`, { json: body, token }),
+  setBranding: (token: string, id: string, body: BrandingBody) =>
+    call<WorkspaceBranding>('PUT', `${workspacePath(id)}/branding`, { json: body, token }),
   audit: (token: string, id: string, limit: number, cursor: string | null) =>
     call<Reply<'AuditPage'>>('GET', `${workspacePath(id)}/audit?${pageQuery(limit, cursor)}`, { token }),
   /** The export's first part. */
@@ -80,7 +85,11 @@ async function exportPart(token: string, path: string, workspaceId: string): Pro
       redirect: 'error',
     });
   } catch {
-    throw new ApiError(0, { status: 0, code: 'network', detail: 'The server could not be reached. Check your connection and try again.' }, null);
+    throw new ApiError(
+      0,
+      { status: 0, code: 'network', detail: 'The server could not be reached. Check your connection and try again.' },
+      null,
+    );
   }
   if (!response.ok) {
     let problem: Problem = { status: response.status };
@@ -92,7 +101,11 @@ async function exportPart(token: string, path: string, workspaceId: string): Pro
     const retryAfter = Number.parseInt(response.headers.get('retry-after') ?? '', 10);
     throw new ApiError(response.status, problem, Number.isFinite(retryAfter) ? retryAfter : null);
   }
-  return { blob: await response.blob(), fileName: attachmentName(response.headers.get('content-disposition')), next: nextPart(response.headers.get('link'), workspaceId) };
+  return {
+    blob: await response.blob(),
+    fileName: attachmentName(response.headers.get('content-disposition')),
+    next: nextPart(response.headers.get('link'), workspaceId),
+  };
 }
 
 /** `attachment; filename="…"`: the server's names are ASCII letters, digits, dashes and a dot. */
@@ -107,7 +120,8 @@ export function nextPart(link: string | null, workspaceId: string): string | nul
     const match = /^\s*<([^>]*)>\s*;\s*rel="?next"?\s*$/i.exec(entry);
     if (!match) continue;
     const target = new URL(match[1]!, location.origin);
-    if (target.origin === location.origin && target.pathname === `${workspacePath(workspaceId)}/audit/export`) return `${target.pathname}${target.search}`;
+    if (target.origin === location.origin && target.pathname === `${workspacePath(workspaceId)}/audit/export`)
+      return `${target.pathname}${target.search}`;
   }
   return null;
 }

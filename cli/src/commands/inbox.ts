@@ -34,7 +34,9 @@ interface SealedResponse {
   wrapped_key: string;
 }
 
-type InboxItem = (SealedResponse & { kind: 'text'; envelope: string }) | (SealedResponse & { kind: 'file'; download: { url: string; expires_at: string } });
+type InboxItem =
+  | (SealedResponse & { kind: 'text'; envelope: string })
+  | (SealedResponse & { kind: 'file'; download: { url: string; expires_at: string } });
 
 interface Page<T> {
   items: T[];
@@ -105,23 +107,33 @@ your link (or was altered) is not shown; the others open, and the exit code is 4
         if (request.responses > 0) {
           for await (const item of inboxOf(context, api, request.id)) {
             received.push(summaryOf(item));
-            if (!context.json) context.stdout.write(`  ${item.response_id}  ${item.kind.padEnd(4)}  ${formatBytes(item.size_bytes).padStart(9)}  received ${item.created_at}\n`);
+            if (!context.json)
+              context.stdout.write(
+                `  ${item.response_id}  ${item.kind.padEnd(4)}  ${formatBytes(item.size_bytes).padStart(9)}  received ${item.created_at}\n`,
+              );
           }
         }
       } else if (request.responses > 0 && !keyHere) {
-        context.stderr.write(`Request ${request.id} has ${request.responses} response${request.responses === 1 ? '' : 's'}, but ${elsewhere}.\n`);
+        context.stderr.write(
+          `Request ${request.id} has ${request.responses} response${request.responses === 1 ? '' : 's'}, but ${elsewhere}.\n`,
+        );
       } else if (request.responses > 0) {
         const device = await loadRequest(context.env, api.base, request.id);
         for await (const item of inboxOf(context, api, request.id)) {
           const opened = await openResponse(context, request.id, device!, item);
           if (opened.error) {
             unopened += 1;
-            context.stderr.write(`Response ${item.response_id} to ${request.id} (received ${item.created_at}) was not opened: ${opened.error.message} [${opened.error.code}]\n`);
+            context.stderr.write(
+              `Response ${item.response_id} to ${request.id} (received ${item.created_at}) was not opened: ${opened.error.message} [${opened.error.code}]\n`,
+            );
           } else if (opened.text !== undefined && !context.json) {
-            if (several || context.stderr.isTTY) context.stderr.write(`— ${item.response_id}, a text to ${request.id}, received ${item.created_at}:\n`);
+            if (several || context.stderr.isTTY)
+              context.stderr.write(`— ${item.response_id}, a text to ${request.id}, received ${item.created_at}:\n`);
             context.stdout.write(several || context.stdout.isTTY ? withNewline(opened.text) : opened.text);
           } else if (opened.path !== undefined && !context.json) {
-            context.stderr.write(`Saved ${printable(opened.name ?? '')} (${formatBytes(opened.size ?? 0)}), sent to ${request.id}, to ${printable(opened.path)}.\n`);
+            context.stderr.write(
+              `Saved ${printable(opened.name ?? '')} (${formatBytes(opened.size ?? 0)}), sent to ${request.id}, to ${printable(opened.path)}.\n`,
+            );
           }
           received.push(opened);
         }
@@ -130,7 +142,8 @@ your link (or was altered) is not shown; the others open, and the exit code is 4
     }
     if (context.json) context.stdout.write(`${JSON.stringify({ requests: shown }, null, 2)}\n`);
     else if (requests.length === 0) context.stderr.write('You have no request links: make one with `hushlink request --prompt …`.\n');
-    else if (opening && shown.every((request) => request.responses_received.length === 0) && unopened === 0) context.stderr.write('No responses to open yet.\n');
+    else if (opening && shown.every((request) => request.responses_received.length === 0) && unopened === 0)
+      context.stderr.write('No responses to open yet.\n');
     return unopened > 0 ? exitCodes.wrongKey : exitCodes.ok;
   },
 };
@@ -154,7 +167,8 @@ function requestIdOf(given: string | undefined): { id: string; origin?: string }
 
 async function ownRequest(context: Context, api: ApiClient, id: string): Promise<OwnedRequest> {
   // The list is the only read of one's own links: a link of someone else's is not in it either.
-  for await (const request of pages<OwnedRequest>(context, api, '/v1/requests', requestLimits.listPageSize.max)) if (request.id === id) return request;
+  for await (const request of pages<OwnedRequest>(context, api, '/v1/requests', requestLimits.listPageSize.max))
+    if (request.id === id) return request;
   throw new CliError(exitCodes.refused, 'not_found', `You have no request link ${id} (at ${api.base}).`);
 }
 
@@ -177,7 +191,10 @@ async function* pages<T>(context: Context, api: ApiClient, path: string, limit: 
     try {
       page = await api.call<Page<T>>('GET', `${path}?${query}`, { auth: 'session', signal: context.signal });
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) throw new CliError(exitCodes.refused, 'not_found', 'This request link is gone: it was removed after its retention ended.', { cause: error });
+      if (error instanceof ApiError && error.status === 404)
+        throw new CliError(exitCodes.refused, 'not_found', 'This request link is gone: it was removed after its retention ended.', {
+          cause: error,
+        });
       throw error;
     }
     yield* page.items;
@@ -204,7 +221,12 @@ function stateOf(request: OwnedRequest, now = Date.now()): 'open' | 'full' | 'ex
   return 'closed';
 }
 
-const summaryOf = (item: InboxItem): ShownResponse => ({ response_id: item.response_id, kind: item.kind, created_at: item.created_at, size_bytes: item.size_bytes });
+const summaryOf = (item: InboxItem): ShownResponse => ({
+  response_id: item.response_id,
+  kind: item.kind,
+  created_at: item.created_at,
+  size_bytes: item.size_bytes,
+});
 
 /** One response opened; never throws for the response itself (a refusal of the service or Ctrl-C does). */
 async function openResponse(context: Context, requestId: string, device: KeptRequest, item: InboxItem): Promise<ShownResponse> {
@@ -249,10 +271,11 @@ async function openResponse(context: Context, requestId: string, device: KeptReq
 
 /** Why a response did not open, for its owner (the web's inbox says the same). */
 const unreadable: Partial<Record<string, string>> = {
-  forged: 'it cannot be trusted, so it is not shown: it was not made with your link (someone with only the public key made it, or it was changed on the way).',
+  forged:
+    'it cannot be trusted, so it is not shown: it was not made with your link (someone with only the public key made it, or it was changed on the way).',
   tampered: 'it was altered or cut short after it was sent, so it cannot be trusted; nothing of it was kept.',
   wrong_key: 'it does not open with the key it came with: it was altered after it was sent.',
-  key_mismatch: 'the key this config folder keeps is not the one this request\'s link names.',
+  key_mismatch: "the key this config folder keeps is not the one this request's link names.",
 };
 
 const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);

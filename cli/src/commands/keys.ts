@@ -56,8 +56,11 @@ HUSHLINK_API_KEY must be unset.`,
     ],
     examples: [
       ['hushlink keys create --name ci --scope secrets:write', 'A key that can send; prints it once.'],
-      ['export HUSHLINK_API_KEY=$(hushlink keys create --name deploy --scope secrets:write --scope secrets:read --expires 90d)', 'Create a key and use it at once.'],
-      ['hushlink keys list', 'A table of the account\'s keys.'],
+      [
+        'export HUSHLINK_API_KEY=$(hushlink keys create --name deploy --scope secrets:write --scope secrets:read --expires 90d)',
+        'Create a key and use it at once.',
+      ],
+      ['hushlink keys list', "A table of the account's keys."],
       ['hushlink keys list --json', 'The keys as a JSON array.'],
       ['hushlink keys revoke key_3hT9…', 'End a key (its id is in the list).'],
     ],
@@ -65,7 +68,9 @@ HUSHLINK_API_KEY must be unset.`,
   run: async (context) => {
     const [subcommand, id] = context.positionals;
     if (!subcommands.includes(subcommand as (typeof subcommands)[number])) {
-      throw usageError(`${subcommand === undefined ? 'Name a subcommand' : `Unknown subcommand "${subcommand}"`}: hushlink keys create|list|revoke. Run \`hushlink keys --help\`.`);
+      throw usageError(
+        `${subcommand === undefined ? 'Name a subcommand' : `Unknown subcommand "${subcommand}"`}: hushlink keys create|list|revoke. Run \`hushlink keys --help\`.`,
+      );
     }
     const creating = subcommand === 'create';
     if (!creating && ['name', 'scope', 'expires'].some((option) => context.values[option] !== undefined)) {
@@ -84,8 +89,12 @@ async function createKey(context: Context): Promise<undefined> {
   const chosen = list(context.values, 'scope');
   if (chosen.length === 0) throw usageError(`Give it at least one --scope: ${scopes.join(', ')}.`);
   const unknown = chosen.filter((scope) => !scopes.includes(scope as Scope));
-  if (unknown.length) throw usageError(`Unknown scope ${unknown.map((scope) => `"${scope}"`).join(', ')}: the scopes are ${scopes.join(', ')}.`, 'bad_scope');
-  const expiresIn = durationWithin(text(context.values, 'expires'), '--expires', { min: shortestKeySeconds, max: credentialLimits.apiKeyMaxSeconds });
+  if (unknown.length)
+    throw usageError(`Unknown scope ${unknown.map((scope) => `"${scope}"`).join(', ')}: the scopes are ${scopes.join(', ')}.`, 'bad_scope');
+  const expiresIn = durationWithin(text(context.values, 'expires'), '--expires', {
+    min: shortestKeySeconds,
+    max: credentialLimits.apiKeyMaxSeconds,
+  });
   const created = await apiClient(context.api, context).call<CreatedApiKey>('POST', '/v1/api-keys', {
     auth: 'session',
     signal: context.signal,
@@ -95,13 +104,18 @@ async function createKey(context: Context): Promise<undefined> {
     context.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
   } else {
     context.stdout.write(`${created.key}\n`);
-    context.stderr.write(`Created ${created.id} "${created.name}" (${created.scopes.join(', ')}), ${created.expires_at ? `expiring ${created.expires_at}` : 'never expiring'}.\n`);
+    context.stderr.write(
+      `Created ${created.id} "${created.name}" (${created.scopes.join(', ')}), ${created.expires_at ? `expiring ${created.expires_at}` : 'never expiring'}.\n`,
+    );
   }
   context.stderr.write('The key is shown this once: keep it now (HUSHLINK_API_KEY uses it).\n');
 }
 
 async function listKeys(context: Context): Promise<undefined> {
-  const { items } = await apiClient(context.api, context).call<ApiKeyList>('GET', '/v1/api-keys', { auth: 'session', signal: context.signal });
+  const { items } = await apiClient(context.api, context).call<ApiKeyList>('GET', '/v1/api-keys', {
+    auth: 'session',
+    signal: context.signal,
+  });
   if (context.json) {
     context.stdout.write(`${JSON.stringify(items, null, 2)}\n`);
     return;
@@ -113,7 +127,15 @@ async function listKeys(context: Context): Promise<undefined> {
   context.stdout.write(table(['ID', 'NAME', 'PREFIX', 'SCOPES', 'CREATED', 'EXPIRES', 'LAST USED'], items.map(row)));
 }
 
-const row = (key: ApiKeyView): string[] => [key.id, key.name, `${key.prefix}…`, key.scopes.join(','), key.created_at, key.expires_at ?? 'never', key.last_used_at ?? 'never'];
+const row = (key: ApiKeyView): string[] => [
+  key.id,
+  key.name,
+  `${key.prefix}…`,
+  key.scopes.join(','),
+  key.created_at,
+  key.expires_at ?? 'never',
+  key.last_used_at ?? 'never',
+];
 
 /** Columns padded to their widest cell; a name with a newline or tab would break the rows, so those become spaces. */
 function table(headings: string[], rows: string[][]): string {
@@ -125,10 +147,18 @@ function table(headings: string[], rows: string[][]): string {
 async function revokeKey(context: Context, id: string | undefined): Promise<undefined> {
   if (id === undefined) throw usageError('Name the key: hushlink keys revoke ID (ids are in `hushlink keys list`).');
   try {
-    await apiClient(context.api, context).call('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, { auth: 'session', signal: context.signal });
+    await apiClient(context.api, context).call('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, {
+      auth: 'session',
+      signal: context.signal,
+    });
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
-      throw new CliError(exitCodes.refused, error.code, `This account has no API key ${id} (revoked already, or never made): \`hushlink keys list\` shows its keys.`, { cause: error });
+      throw new CliError(
+        exitCodes.refused,
+        error.code,
+        `This account has no API key ${id} (revoked already, or never made): \`hushlink keys list\` shows its keys.`,
+        { cause: error },
+      );
     }
     throw error;
   }

@@ -58,11 +58,16 @@ organization's own sign-in, and this command says so.`,
     context.stderr.write(`A sign-in code was emailed to ${email}; it works for ${signInLimits.codeSeconds / 60} minutes.\n`);
     const tokens = await verifyCode(context, api, email, ask);
     const session = storedSession(tokens);
-    const replaced = await credentialsFile(context.env).update((sessions) => ({ value: { ...sessions, [context.api]: session }, result: sessions?.[context.api] }));
+    const replaced = await credentialsFile(context.env).update((sessions) => ({
+      value: { ...sessions, [context.api]: session },
+      result: sessions?.[context.api],
+    }));
     if (replaced) await endReplaced(api, replaced);
     context.stderr.write(`Signed in to ${context.api} as ${session.email}.\n`);
-    if (context.env.HUSHLINK_API_KEY) context.stderr.write('HUSHLINK_API_KEY is set: commands use that key instead of this session until it is unset.\n');
-    if (context.json) context.stdout.write(`${JSON.stringify({ api: context.api, email: session.email, user_id: session.user_id }, null, 2)}\n`);
+    if (context.env.HUSHLINK_API_KEY)
+      context.stderr.write('HUSHLINK_API_KEY is set: commands use that key instead of this session until it is unset.\n');
+    if (context.json)
+      context.stdout.write(`${JSON.stringify({ api: context.api, email: session.email, user_id: session.user_id }, null, 2)}\n`);
   },
 };
 
@@ -71,14 +76,24 @@ async function startSignIn(api: ApiClient, email: string, signal: AbortSignal): 
     await api.call('POST', '/v1/auth/otp/start', { json: { email }, signal });
   } catch (error) {
     if (error instanceof ApiError && error.status === 429) {
-      throw new CliError(exitCodes.refused, error.code, `Too many sign-in codes were asked for ${email} from here; try again in ${waitOf(error)}.`, { cause: error });
+      throw new CliError(
+        exitCodes.refused,
+        error.code,
+        `Too many sign-in codes were asked for ${email} from here; try again in ${waitOf(error)}.`,
+        { cause: error },
+      );
     }
     throw error;
   }
 }
 
 /** Asks for the code until one signs in: another code on an empty line, another try after a wrong one on a terminal. */
-async function verifyCode(context: Context, api: ApiClient, email: string, ask: (question: string) => Promise<string>): Promise<IssuedTokens> {
+async function verifyCode(
+  context: Context,
+  api: ApiClient,
+  email: string,
+  ask: (question: string) => Promise<string>,
+): Promise<IssuedTokens> {
   const retries = context.stdin.isTTY === true;
   const device = `hushlink CLI on ${hostname()}`.slice(0, deviceNameLength).trim();
   for (;;) {
@@ -93,7 +108,10 @@ async function verifyCode(context: Context, api: ApiClient, email: string, ask: 
       continue;
     }
     try {
-      return await api.call<IssuedTokens>('POST', '/v1/auth/otp/verify', { json: { email, code: answer, device_name: device }, signal: context.signal });
+      return await api.call<IssuedTokens>('POST', '/v1/auth/otp/verify', {
+        json: { email, code: answer, device_name: device },
+        signal: context.signal,
+      });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       if (error.status === 403 && error.problem.reason === 'sso_required') {
@@ -104,7 +122,13 @@ async function verifyCode(context: Context, api: ApiClient, email: string, ask: 
           { cause: error },
         );
       }
-      if (error.status === 429) throw new CliError(exitCodes.refused, error.code, `Too many codes were tried for ${email} from here; try again in ${waitOf(error)}.`, { cause: error });
+      if (error.status === 429)
+        throw new CliError(
+          exitCodes.refused,
+          error.code,
+          `Too many codes were tried for ${email} from here; try again in ${waitOf(error)}.`,
+          { cause: error },
+        );
       if (error.status !== 401) throw error;
       // Wrong, expired or used: the service does not say which. Its budget counts this source's tries across codes.
       const left = typeof error.problem.attempts_left === 'number' ? error.problem.attempts_left : 0;
@@ -118,7 +142,9 @@ async function verifyCode(context: Context, api: ApiClient, email: string, ask: 
 async function resend(context: Context, api: ApiClient, email: string): Promise<void> {
   try {
     await api.call('POST', '/v1/auth/otp/resend', { json: { email }, signal: context.signal });
-    context.stderr.write(`Another code was emailed to ${email}; earlier ones still work for their ${signInLimits.codeSeconds / 60} minutes.\n`);
+    context.stderr.write(
+      `Another code was emailed to ${email}; earlier ones still work for their ${signInLimits.codeSeconds / 60} minutes.\n`,
+    );
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 429)) throw error;
     context.stderr.write(`A code was just sent; you can ask for another in ${waitOf(error)}.\n`);

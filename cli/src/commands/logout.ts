@@ -35,12 +35,17 @@ that running it again ends it there too.`,
     let ended = 0;
     if (flag(context.values, 'all')) {
       // A session route: the client refreshes the access token first if it has to.
-      if ((await file.read())?.[context.api]) ended = (await api.call<{ signed_out: number }>('POST', '/v1/auth/logout-all', { auth: 'session', signal: context.signal })).signed_out;
+      if ((await file.read())?.[context.api])
+        ended = (await api.call<{ signed_out: number }>('POST', '/v1/auth/logout-all', { auth: 'session', signal: context.signal }))
+          .signed_out;
     }
     const email = await file.update(async (sessions) => {
       const session = sessions?.[context.api];
       if (!session) return { value: sessions, result: undefined };
-      await api.call('POST', '/v1/auth/logout', { json: { refresh_token: session.refresh_token }, signal: AbortSignal.any([context.signal, AbortSignal.timeout(lockedCallMs)]) });
+      await api.call('POST', '/v1/auth/logout', {
+        json: { refresh_token: session.refresh_token },
+        signal: AbortSignal.any([context.signal, AbortSignal.timeout(lockedCallMs)]),
+      });
       return { value: withoutSession(sessions, context.api), result: session.email };
     });
     if (email === undefined) {
@@ -51,6 +56,9 @@ that running it again ends it there too.`,
     const everywhere = flag(context.values, 'all') ? ` and ${ended} session${ended === 1 ? '' : 's'} ended everywhere` : '';
     context.stderr.write(`Signed out of ${context.api} (${email})${everywhere}.\n`);
     if (context.env.HUSHLINK_API_KEY) context.stderr.write('HUSHLINK_API_KEY is still set: commands keep using that key.\n');
-    if (context.json) context.stdout.write(`${JSON.stringify({ api: context.api, email, signed_out: true, ...(flag(context.values, 'all') ? { sessions_ended: ended } : {}) }, null, 2)}\n`);
+    if (context.json)
+      context.stdout.write(
+        `${JSON.stringify({ api: context.api, email, signed_out: true, ...(flag(context.values, 'all') ? { sessions_ended: ended } : {}) }, null, 2)}\n`,
+      );
   },
 };

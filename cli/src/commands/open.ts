@@ -51,13 +51,16 @@ name it was sent with (as "name (1).ext" when that exists), never overwriting wi
     const link = parseLink(given);
     const api = apiClient(link.origin, context);
     const query = link.recipientId ? `?${new URLSearchParams({ recipient_id: link.recipientId }).toString()}` : '';
-    const metadata = await api.call<SecretMetadata>('GET', `/v1/secrets/${encodeURIComponent(link.id)}${query}`, { signal: context.signal });
+    const metadata = await api.call<SecretMetadata>('GET', `/v1/secrets/${encodeURIComponent(link.id)}${query}`, {
+      signal: context.signal,
+    });
     refuseUnopenable(metadata);
 
     const output = text(context.values, 'output');
     const force = flag(context.values, 'force');
     // Refused before the claim, so no view is used.
-    if (output !== undefined && !force && (await exists(output))) throw usageError(`${output} exists already: choose another -o, or add --force.`, 'exists');
+    if (output !== undefined && !force && (await exists(output)))
+      throw usageError(`${output} exists already: choose another -o, or add --force.`, 'exists');
     const passphrase = metadata.passphrase ? await passphraseFor(context, { confirm: false }) : undefined;
     const gateToken = metadata.recipient?.restricted ? await passGate(context, api, link.id, metadata.recipient.recipient_id) : undefined;
 
@@ -74,8 +77,14 @@ name it was sent with (as "name (1).ext" when that exists), never overwriting wi
           ...(gateToken === undefined ? {} : { gateToken }),
         });
         bar.stop();
-        if (context.json) context.stdout.write(`${JSON.stringify({ kind: 'file', path: saved.path, name: saved.name, type: saved.type, size: saved.size, views_left: saved.viewsLeft }, null, 2)}\n`);
-        else context.stderr.write(`Saved ${printable(saved.name)} (${saved.size} bytes) to ${printable(saved.path)}. ${viewsLeft(saved.viewsLeft)}\n`);
+        if (context.json)
+          context.stdout.write(
+            `${JSON.stringify({ kind: 'file', path: saved.path, name: saved.name, type: saved.type, size: saved.size, views_left: saved.viewsLeft }, null, 2)}\n`,
+          );
+        else
+          context.stderr.write(
+            `Saved ${printable(saved.name)} (${saved.size} bytes) to ${printable(saved.path)}. ${viewsLeft(saved.viewsLeft)}\n`,
+          );
       } catch (error) {
         bar.stop();
         throw error;
@@ -113,9 +122,15 @@ async function claimText(context: Context, { api, link, metadata, passphrase, ga
   ]);
   const claimed = await api.call<ClaimedSecret>('POST', `/v1/secrets/${encodeURIComponent(link.id)}/claim`, {
     signal: context.signal,
-    json: { claim_token: claimToken, link_token: linkToken, ...(link.recipientId ? { recipient_id: link.recipientId } : {}), ...(gateToken ? { gate_token: gateToken } : {}) },
+    json: {
+      claim_token: claimToken,
+      link_token: linkToken,
+      ...(link.recipientId ? { recipient_id: link.recipientId } : {}),
+      ...(gateToken ? { gate_token: gateToken } : {}),
+    },
   });
-  if (claimed.kind !== 'text') throw new CliError(exitCodes.refused, 'unexpected_kind', 'The service answered with a file for a text secret.');
+  if (claimed.kind !== 'text')
+    throw new CliError(exitCodes.refused, 'unexpected_kind', 'The service answered with a file for a text secret.');
   const plaintext = await openText(fromBase64(claimed.envelope), { key: link.key, salt: claimed.salt, passphrase });
   if (target) {
     await target.truncate(0);
@@ -123,7 +138,9 @@ async function claimText(context: Context, { api, link, metadata, passphrase, ga
     await target.close();
   }
   if (context.json) {
-    context.stdout.write(`${JSON.stringify({ kind: 'text', ...(output ? { path: output } : { text: plaintext }), views_left: claimed.views_left }, null, 2)}\n`);
+    context.stdout.write(
+      `${JSON.stringify({ kind: 'text', ...(output ? { path: output } : { text: plaintext }), views_left: claimed.views_left }, null, 2)}\n`,
+    );
     return;
   }
   if (output !== undefined) {
@@ -161,11 +178,18 @@ async function passGate(context: Context, api: ApiClient, id: string, recipientI
   await api.call('POST', `${path}/start`, { json: { recipient_id: recipientId, email }, signal: context.signal });
   context.stderr.write(`If ${email} is the address this link is for, a code was just emailed to it.\n`);
   const code = (await ask('Code: ')).replace(/\s+/g, '');
-  const session = await api.call<{ gate_token: string }>('POST', `${path}/verify`, { json: { recipient_id: recipientId, email, code }, signal: context.signal });
+  const session = await api.call<{ gate_token: string }>('POST', `${path}/verify`, {
+    json: { recipient_id: recipientId, email, code },
+    signal: context.signal,
+  });
   return session.gate_token;
 }
 
-const exists = (path: string) => access(path, constants.F_OK).then(() => true, () => false);
+const exists = (path: string) =>
+  access(path, constants.F_OK).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * The sender's name as a file name here: no folders, no control characters or bidirectional
@@ -173,7 +197,9 @@ const exists = (path: string) => access(path, constants.F_OK).then(() => true, (
  * ` (1)` of a taken name comes on top).
  */
 export function safeName(name: string, id: string): string {
-  let cleaned = printable(basename(name.replaceAll('\\', '/'))).replace(/^\.+/, '').trim();
+  let cleaned = printable(basename(name.replaceAll('\\', '/')))
+    .replace(/^\.+/, '')
+    .trim();
   while (Buffer.byteLength(cleaned) > 200) cleaned = [...cleaned].slice(0, -1).join('');
   return cleaned === '' ? `hushlink-${id}` : cleaned;
 }

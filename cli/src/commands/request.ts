@@ -4,7 +4,14 @@
  * secret `s`, so the service stores a public key and ciphertext only. The pair and `s` are kept
  * in the config folder (requestKeys.ts); the link `url_base#<fp>.<s>` goes alone to stdout.
  */
-import { encodePublicKey, generateRequesterKeys, newLinkSecret, publicKeyFingerprint, sealPrompt, toBase64 } from '../../../shared/envelope/index.ts';
+import {
+  encodePublicKey,
+  generateRequesterKeys,
+  newLinkSecret,
+  publicKeyFingerprint,
+  sealPrompt,
+  toBase64,
+} from '../../../shared/envelope/index.ts';
 import { requestLimits } from '../../../shared/limits.ts';
 import { apiClient } from '../api.ts';
 import { text, type Command, type Context } from '../command.ts';
@@ -39,7 +46,10 @@ here and with this config folder only. Needs \`hushlink login\` (an API key cann
     options: [
       ['--prompt TEXT', 'What you are asking for, shown to whoever opens the link (sealed; at most about 8 KB).'],
       ['--expires DURATION', 'How long it takes responses: 1h, 2d, 1w… from 1 minute to 30 days (default 7 days).'],
-      ['--max-responses N', `How many responses it takes, ${requestLimits.maxResponses.min} to ${requestLimits.maxResponses.max} (default ${requestLimits.maxResponses.default}).`],
+      [
+        '--max-responses N',
+        `How many responses it takes, ${requestLimits.maxResponses.min} to ${requestLimits.maxResponses.max} (default ${requestLimits.maxResponses.default}).`,
+      ],
       ['--workspace ID', 'Make it in a workspace you are a member of (its policy applies).'],
       ['--hostname HOST', 'With --workspace: the link on this hostname the workspace verified.'],
     ],
@@ -59,7 +69,10 @@ here and with this config folder only. Needs \`hushlink login\` (an API key cann
     const link = { fingerprint: await publicKeyFingerprint(keys.publicKey), linkSecret: newLinkSecret() };
     const sealed = settings.prompt === undefined ? undefined : await sealPrompt(settings.prompt, link);
     if (sealed && sealed.envelope.length > requestLimits.promptEnvelopeBytes) {
-      throw usageError(`--prompt is too long: sealed, it must fit in ${requestLimits.promptEnvelopeBytes / 1024} KiB.`, 'payload_too_large');
+      throw usageError(
+        `--prompt is too long: sealed, it must fit in ${requestLimits.promptEnvelopeBytes / 1024} KiB.`,
+        'payload_too_large',
+      );
     }
     const created = await api.call<Created>('POST', '/v1/requests', {
       auth: 'session',
@@ -84,7 +97,14 @@ here and with this config folder only. Needs \`hushlink login\` (an API key cann
     const shown = requestLinkOf({ link, urlBase: created.url_base });
     const keyFile = requestKeysFile(context.env).path;
     if (context.json) {
-      const answer = { id: created.id, link: shown, expires_at: created.expires_at, max_responses: settings.maxResponses, kem: keys.kem, key_file: keyFile };
+      const answer = {
+        id: created.id,
+        link: shown,
+        expires_at: created.expires_at,
+        max_responses: settings.maxResponses,
+        kem: keys.kem,
+        key_file: keyFile,
+      };
       context.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
       return;
     }
@@ -114,7 +134,8 @@ function requestSettings(context: Context): Settings {
   if (maxResponses !== undefined) settings.maxResponses = maxResponses;
   const workspace = text(values, 'workspace');
   const hostname = text(values, 'hostname');
-  if (hostname !== undefined && workspace === undefined) throw usageError('--hostname needs --workspace: a link is on a hostname its workspace verified.');
+  if (hostname !== undefined && workspace === undefined)
+    throw usageError('--hostname needs --workspace: a link is on a hostname its workspace verified.');
   if (workspace !== undefined) settings.workspace = workspace;
   if (hostname !== undefined) settings.hostname = hostname;
   return settings;

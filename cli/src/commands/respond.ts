@@ -60,12 +60,12 @@ file (uploaded in parts, with a progress bar on a terminal). No sign-in is neede
 stdout unless --json.`,
     options: [
       ['--as-file', 'Send FILE as a file (with its name) even when it is short text.'],
-      ['--name NAME', 'The file name they see (default: FILE\'s own name).'],
+      ['--name NAME', "The file name they see (default: FILE's own name)."],
     ],
     examples: [
       ['echo "hunter2" | hushlink respond "https://…/q/rql_…#…"', 'Answer with a text from stdin.'],
       ['hushlink respond "$LINK"', 'Show the question, then type the answer and press Ctrl-D.'],
-      ['hushlink respond "$LINK" id_ed25519.pub', 'Answer with a file\'s text (or the file, if it is not text).'],
+      ['hushlink respond "$LINK" id_ed25519.pub', "Answer with a file's text (or the file, if it is not text)."],
       ['hushlink respond "$LINK" backup.tar.gz --json', 'Send a large file; print what was sent as JSON.'],
     ],
   },
@@ -75,25 +75,39 @@ stdout unless --json.`,
     const source = context.positionals[1] ?? '-';
     const ref = requestRef(given);
     const api = apiClient(text(context.values, 'api') ? context.api : ref.origin, context);
-    if (source === '-' && (flag(context.values, 'as-file') || text(context.values, 'name'))) throw usageError('--as-file and --name need a FILE.');
+    if (source === '-' && (flag(context.values, 'as-file') || text(context.values, 'name')))
+      throw usageError('--as-file and --name need a FILE.');
     const file = source === '-' ? undefined : await stat(source).catch(() => null);
     if (file !== undefined && !file?.isFile()) throw usageError(`${source} is not a file that can be read.`, 'no_such_file');
 
     const target = await checkedRequest(context, api, ref);
-    context.stderr.write(target.prompt === null ? 'They sent no question with this link.\n' : `They ask:\n${indent(printable(target.prompt, { lines: true }))}\n`);
+    context.stderr.write(
+      target.prompt === null
+        ? 'They sent no question with this link.\n'
+        : `They ask:\n${indent(printable(target.prompt, { lines: true }))}\n`,
+    );
     const left = target.served.responses_left;
-    if (context.stderr.isTTY) context.stderr.write(`(${left === 1 ? 'yours may be the last response it takes' : `${left} responses left`}; open until ${target.served.expires_at})\n`);
-    const wrap = (responseKey: Uint8Array) => wrapResponseKey({ ...ref.link, requestId: ref.id, kem: target.served.kem, publicKey: target.publicKey, responseKey });
+    if (context.stderr.isTTY)
+      context.stderr.write(
+        `(${left === 1 ? 'yours may be the last response it takes' : `${left} responses left`}; open until ${target.served.expires_at})\n`,
+      );
+    const wrap = (responseKey: Uint8Array) =>
+      wrapResponseKey({ ...ref.link, requestId: ref.id, kem: target.served.kem, publicKey: target.publicKey, responseKey });
 
     try {
       if (file) {
-        const small = file.size <= secretLimits.textEnvelopeBytes && !flag(context.values, 'as-file') ? await readSmallText(source) : undefined;
+        const small =
+          file.size <= secretLimits.textEnvelopeBytes && !flag(context.values, 'as-file') ? await readSmallText(source) : undefined;
         if (small === undefined) return void done(context, await sendFile(context, api, ref.id, source, file.size, wrap));
         return void done(context, await sendText(context, api, ref.id, small, wrap));
       }
       if (context.stdin.isTTY) context.stderr.write('Type your answer, then press Ctrl-D on a new line:\n');
       const typed = await readStdin(context.stdin, secretLimits.textEnvelopeBytes, context.signal);
-      if (typed === undefined) throw usageError(`Text from stdin is limited to ${secretLimits.textEnvelopeBytes / 1024} KiB: save it to a file and run \`hushlink respond LINK FILE\`.`, 'payload_too_large');
+      if (typed === undefined)
+        throw usageError(
+          `Text from stdin is limited to ${secretLimits.textEnvelopeBytes / 1024} KiB: save it to a file and run \`hushlink respond LINK FILE\`.`,
+          'payload_too_large',
+        );
       if (typed.length === 0) throw usageError('There was nothing to send (stdin was empty).', 'empty');
       done(context, await sendText(context, api, ref.id, typed, wrap));
     } catch (error) {
@@ -130,7 +144,11 @@ function requestRef(given: string): RequestRef {
 }
 
 /** The request, its key proved to be the link's, still taking responses; its prompt opened. */
-async function checkedRequest(context: Context, api: ApiClient, ref: RequestRef): Promise<{ served: ServedRequest; publicKey: Uint8Array; prompt: string | null }> {
+async function checkedRequest(
+  context: Context,
+  api: ApiClient,
+  ref: RequestRef,
+): Promise<{ served: ServedRequest; publicKey: Uint8Array; prompt: string | null }> {
   let served: ServedRequest;
   try {
     served = await api.call<ServedRequest>('GET', `/v1/requests/${encodeURIComponent(ref.id)}`, { signal: context.signal });
@@ -146,12 +164,14 @@ async function checkedRequest(context: Context, api: ApiClient, ref: RequestRef)
     throw new CliError(
       exitCodes.wrongKey,
       'key_mismatch',
-      'The request\'s key is not the one this link names, so nothing was sent: the link was altered, or the service is not the one it claims to be.',
+      "The request's key is not the one this link names, so nothing was sent: the link was altered, or the service is not the one it claims to be.",
     );
   }
   if (!served.open) {
-    if (Date.parse(served.expires_at) <= Date.now()) throw new CliError(exitCodes.refused, 'gone', `This request link expired at ${served.expires_at}; nothing was sent.`);
-    if (served.responses_left <= 0) throw new CliError(exitCodes.refused, 'request_full', 'This request link has all the responses it asked for; nothing was sent.');
+    if (Date.parse(served.expires_at) <= Date.now())
+      throw new CliError(exitCodes.refused, 'gone', `This request link expired at ${served.expires_at}; nothing was sent.`);
+    if (served.responses_left <= 0)
+      throw new CliError(exitCodes.refused, 'request_full', 'This request link has all the responses it asked for; nothing was sent.');
     throw new CliError(exitCodes.refused, 'gone', 'The person who asked closed this request link; nothing was sent.');
   }
   let prompt: string | null = null;
@@ -159,7 +179,11 @@ async function checkedRequest(context: Context, api: ApiClient, ref: RequestRef)
     try {
       prompt = await openPrompt(fromBase64(served.prompt_envelope), ref.link);
     } catch {
-      throw new CliError(exitCodes.wrongKey, 'wrong_key', 'The link\'s secret does not open the request\'s question: the link is damaged (check it was copied whole); nothing was sent.');
+      throw new CliError(
+        exitCodes.wrongKey,
+        'wrong_key',
+        "The link's secret does not open the request's question: the link is damaged (check it was copied whole); nothing was sent.",
+      );
     }
   }
   return { served, publicKey, prompt };
@@ -178,12 +202,22 @@ interface Sent {
 async function sendText(context: Context, api: ApiClient, requestId: string, plaintext: string, wrap: Wrap): Promise<Sent> {
   const sealed = await sealText(plaintext);
   if (sealed.envelope.length > secretLimits.textEnvelopeBytes) {
-    throw usageError('This text is too long to send as text; save it to a file and run `hushlink respond LINK FILE --as-file`.', 'payload_too_large');
+    throw usageError(
+      'This text is too long to send as text; save it to a file and run `hushlink respond LINK FILE --as-file`.',
+      'payload_too_large',
+    );
   }
   const wrapped = await wrap(fromBase64Url(sealed.key));
   const created = await api.call<{ response_id: string }>('POST', `/v1/requests/${encodeURIComponent(requestId)}/responses`, {
     signal: context.signal,
-    json: { kind: 'text', envelope: toBase64(sealed.envelope), salt: sealed.salt, size_bytes: sealed.envelope.length, enc: wrapped.enc, wrapped_key: wrapped.wrappedKey },
+    json: {
+      kind: 'text',
+      envelope: toBase64(sealed.envelope),
+      salt: sealed.salt,
+      size_bytes: sealed.envelope.length,
+      enc: wrapped.enc,
+      wrapped_key: wrapped.wrappedKey,
+    },
   });
   return { request_id: requestId, kind: 'text', response_id: created.response_id };
 }
@@ -218,20 +252,37 @@ function done(context: Context, sent: Sent): void {
 /** The service's refusals of a request link, said for a request (the generic sentences speak of secrets). */
 function refusal(error: unknown): CliError | undefined {
   if (error instanceof EnvelopeError && error.code === 'key_mismatch') {
-    return new CliError(exitCodes.wrongKey, 'key_mismatch', 'The request\'s key is not the one this link names, so nothing was sent.');
+    return new CliError(exitCodes.wrongKey, 'key_mismatch', "The request's key is not the one this link names, so nothing was sent.");
   }
   if (!(error instanceof ApiError)) return undefined;
   const reason = error.problem.reason;
   const nothing = 'nothing was sent';
-  if (error.status === 404 || reason === 'request_not_found') return new CliError(exitCodes.refused, 'not_found', `No request link has this id (check the link was copied whole); ${nothing}.`, { cause: error });
-  if (reason === 'closed' || reason === 'request_closed') return new CliError(exitCodes.refused, 'gone', `The person who asked closed this request link; ${nothing}.`, { cause: error });
-  if (reason === 'expired' || reason === 'request_expired') return new CliError(exitCodes.refused, 'gone', `This request link has expired; ${nothing}.`, { cause: error });
-  if (reason === 'request_full') return new CliError(exitCodes.refused, 'request_full', `This request link has all the responses it asked for; ${nothing}.`, { cause: error });
+  if (error.status === 404 || reason === 'request_not_found')
+    return new CliError(exitCodes.refused, 'not_found', `No request link has this id (check the link was copied whole); ${nothing}.`, {
+      cause: error,
+    });
+  if (reason === 'closed' || reason === 'request_closed')
+    return new CliError(exitCodes.refused, 'gone', `The person who asked closed this request link; ${nothing}.`, { cause: error });
+  if (reason === 'expired' || reason === 'request_expired')
+    return new CliError(exitCodes.refused, 'gone', `This request link has expired; ${nothing}.`, { cause: error });
+  if (reason === 'request_full')
+    return new CliError(exitCodes.refused, 'request_full', `This request link has all the responses it asked for; ${nothing}.`, {
+      cause: error,
+    });
   if (reason === 'plan_limit') {
     const limit = Number(error.problem.limit_bytes);
-    return new CliError(exitCodes.refused, 'plan_limit', `The person who asked can receive files up to ${Number.isFinite(limit) ? formatBytes(limit) : 'a smaller size'}; ${nothing}.`, { cause: error });
+    return new CliError(
+      exitCodes.refused,
+      'plan_limit',
+      `The person who asked can receive files up to ${Number.isFinite(limit) ? formatBytes(limit) : 'a smaller size'}; ${nothing}.`,
+      { cause: error },
+    );
   }
   return undefined;
 }
 
-const indent = (prompt: string) => prompt.split('\n').map((line) => `  ${line}`).join('\n');
+const indent = (prompt: string) =>
+  prompt
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');

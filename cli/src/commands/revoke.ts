@@ -21,12 +21,12 @@ Credentials go only to your deployment (--api, HUSHLINK_API): a link on another 
 with --token alone.`,
     options: [
       ['--token DELETE_TOKEN', 'The delete token printed when it was sent.'],
-      ['--all', 'With a recipient\'s link: revoke the whole secret, every link.'],
+      ['--all', "With a recipient's link: revoke the whole secret, every link."],
     ],
     examples: [
       ['hushlink revoke sec_2kQ… --token dt_…', 'Revoke with the delete token.'],
       ['hushlink revoke "$LINK"', 'Revoke a secret you sent while signed in.'],
-      ['hushlink revoke "https://…/s/sec_…/r/rcp_…#…"', 'Revoke only that recipient\'s link.'],
+      ['hushlink revoke "https://…/s/sec_…/r/rcp_…#…"', "Revoke only that recipient's link."],
     ],
   },
   run: async (context) => {
@@ -49,10 +49,16 @@ with --token alone.`,
     const headers = token ? { 'x-delete-token': token } : undefined;
     const path = `/v1/secrets/${encodeURIComponent(ref.id)}`;
     const one = ref.recipientId !== undefined && !flag(context.values, 'all');
-    if (one) await api.call('DELETE', `${path}/recipients/${encodeURIComponent(ref.recipientId!)}`, { auth: 'optional', signal: context.signal, ...(headers ? { headers } : {}) });
+    if (one)
+      await api.call('DELETE', `${path}/recipients/${encodeURIComponent(ref.recipientId!)}`, {
+        auth: 'optional',
+        signal: context.signal,
+        ...(headers ? { headers } : {}),
+      });
     else await api.call('DELETE', path, { auth: 'optional', signal: context.signal, ...(headers ? { headers } : {}) });
     const revoked = one ? { id: ref.id, recipient_id: ref.recipientId, state: 'revoked' } : { id: ref.id, state: 'revoked' };
     if (context.json) context.stdout.write(`${JSON.stringify(revoked, null, 2)}\n`);
-    else context.stderr.write(one ? `Revoked the link ${ref.recipientId} of ${ref.id}.\n` : `Revoked ${ref.id}: its links no longer open.\n`);
+    else
+      context.stderr.write(one ? `Revoked the link ${ref.recipientId} of ${ref.id}.\n` : `Revoked ${ref.id}: its links no longer open.\n`);
   },
 };

@@ -47,10 +47,13 @@ link (one per recipient) goes to stdout; the delete token and expiry go to stder
       ['--expires DURATION', 'When it expires: 10m, 1h, 2d, 1w… from 1 minute to 30 days (default 1 day; files 7 days).'],
       ['--passphrase', 'Also lock it with a passphrase: prompted without echo, or HUSHLINK_PASSPHRASE.'],
       ['--not-before WHEN', 'It cannot be opened before this date-time (ISO 8601) or duration from now (2h).'],
-      ['--recipient LABEL[:EMAIL]', 'One link per recipient (repeat, up to 20); with an address, only its holder opens it, after an emailed code.'],
-      ['--no-restrict', 'Recipients\' addresses are only labels: anyone with their link may open it.'],
+      [
+        '--recipient LABEL[:EMAIL]',
+        'One link per recipient (repeat, up to 20); with an address, only its holder opens it, after an emailed code.',
+      ],
+      ['--no-restrict', "Recipients' addresses are only labels: anyone with their link may open it."],
       ['--as-file', 'Send FILE as a file (with its name) even when it is short text.'],
-      ['--name NAME', 'The file name the recipient sees (default: FILE\'s own name).'],
+      ['--name NAME', "The file name the recipient sees (default: FILE's own name)."],
     ],
     examples: [
       ['echo "s3cr3t" | hushlink send', 'Send a text; prints the link.'],
@@ -69,7 +72,11 @@ link (one per recipient) goes to stdout; the delete token and expiry go to stder
     const file = source === '-' ? undefined : await stat(source).catch(() => null);
     if (file !== undefined && !file?.isFile()) {
       // `--passphrase VALUE` reads VALUE as the FILE: it is not repeated, since it may be the passphrase.
-      if (flag(values, 'passphrase')) throw usageError('FILE is not a file that can be read (--passphrase takes no value: it is asked for, or read from HUSHLINK_PASSPHRASE).', 'no_such_file');
+      if (flag(values, 'passphrase'))
+        throw usageError(
+          'FILE is not a file that can be read (--passphrase takes no value: it is asked for, or read from HUSHLINK_PASSPHRASE).',
+          'no_such_file',
+        );
       throw usageError(`${source} is not a file that can be read.`, 'no_such_file');
     }
     if (file === undefined && (flag(values, 'as-file') || text(values, 'name'))) throw usageError('--as-file and --name need a FILE.');
@@ -81,20 +88,34 @@ link (one per recipient) goes to stdout; the delete token and expiry go to stder
       const asFile = flag(values, 'as-file') || text(values, 'name') !== undefined;
       const small = !asFile && file.size <= secretLimits.textEnvelopeBytes ? await readSmallText(source) : undefined;
       if (small === undefined) {
-        return void printSent(context, await sendFile(context, source, file.size, { ...settings, recipients, passphrase, credential: await api.bearer('optional') }));
+        return void printSent(
+          context,
+          await sendFile(context, source, file.size, { ...settings, recipients, passphrase, credential: await api.bearer('optional') }),
+        );
       }
       return void printSent(context, await sendText(context, small, { ...settings, recipients, passphrase }));
     }
     if (context.stdin.isTTY) context.stderr.write('Type the secret, then press Ctrl-D on a new line:\n');
     const typed = await readStdin(context.stdin, secretLimits.textEnvelopeBytes, context.signal);
-    if (typed === undefined) throw usageError(`Text from stdin is limited to ${secretLimits.textEnvelopeBytes / 1024} KiB: save it to a file and run \`hushlink send FILE\`.`, 'payload_too_large');
+    if (typed === undefined)
+      throw usageError(
+        `Text from stdin is limited to ${secretLimits.textEnvelopeBytes / 1024} KiB: save it to a file and run \`hushlink send FILE\`.`,
+        'payload_too_large',
+      );
     if (typed.length === 0) throw usageError('There was nothing to send (stdin was empty).', 'empty');
     return void printSent(context, await sendText(context, typed, { ...settings, recipients, passphrase }));
 
-    async function sendText(context: Context, plaintext: string, options: Settings & { recipients?: Recipient[]; passphrase?: string }): Promise<SentSecret> {
+    async function sendText(
+      context: Context,
+      plaintext: string,
+      options: Settings & { recipients?: Recipient[]; passphrase?: string },
+    ): Promise<SentSecret> {
       const sealed = await sealText(plaintext, options.passphrase ? { passphrase: options.passphrase } : {});
       if (sealed.envelope.length > secretLimits.textEnvelopeBytes) {
-        throw usageError(`This text is too long to send as text; save it to a file and run \`hushlink send FILE --as-file\`.`, 'payload_too_large');
+        throw usageError(
+          `This text is too long to send as text; save it to a file and run \`hushlink send FILE --as-file\`.`,
+          'payload_too_large',
+        );
       }
       const created = await api.call<Created>('POST', '/v1/secrets', {
         auth: 'optional',
@@ -120,7 +141,9 @@ link (one per recipient) goes to stdout; the delete token and expiry go to stder
         expires_at: created.expires_at,
         max_views: created.max_views,
         not_before: created.not_before,
-        ...(created.recipients ? { links: created.recipients.map(({ url_base, ...recipient }) => ({ ...recipient, link: `${url_base}#${sealed.key}` })) } : {}),
+        ...(created.recipients
+          ? { links: created.recipients.map(({ url_base, ...recipient }) => ({ ...recipient, link: `${url_base}#${sealed.key}` })) }
+          : {}),
       };
     }
   },
@@ -163,7 +186,8 @@ export function recipientsOf(given: string[], restrict: boolean): Recipient[] | 
     const at = item.lastIndexOf(':');
     const [label, email] = at === -1 ? (item.includes('@') ? ['', item] : [item, '']) : [item.slice(0, at), item.slice(at + 1)];
     if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw usageError(`--recipient ${item}: "${email}" is not an email address.`);
-    if (label.length > secretLimits.recipientLabelChars) throw usageError(`--recipient ${item}: a label is at most ${secretLimits.recipientLabelChars} characters.`);
+    if (label.length > secretLimits.recipientLabelChars)
+      throw usageError(`--recipient ${item}: a label is at most ${secretLimits.recipientLabelChars} characters.`);
     if (!label && !email) throw usageError('--recipient takes LABEL, LABEL:EMAIL or EMAIL.');
     return { ...(label ? { label } : {}), ...(email ? { email, ...(restrict ? { restricted: true } : {}) } : {}) };
   });
@@ -202,7 +226,13 @@ async function sendFile(
         ? {
             links: uploaded.recipientLinks.map((item, index) => {
               const asked = options.recipients?.[index];
-              return { recipient_id: item.recipientId, label: asked?.label ?? null, email: asked?.email ?? null, restricted: asked?.restricted ?? false, link: item.link };
+              return {
+                recipient_id: item.recipientId,
+                label: asked?.label ?? null,
+                email: asked?.email ?? null,
+                restricted: asked?.restricted ?? false,
+                link: item.link,
+              };
             }),
           }
         : {}),

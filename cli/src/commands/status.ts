@@ -18,7 +18,7 @@ export const status: Command = {
   options: {},
   help: {
     usage: 'hushlink status LINK|ID',
-    summary: 'Show a secret\'s state, views left and expiry.',
+    summary: "Show a secret's state, views left and expiry.",
     description: `Reads a secret's details without using a view: its state (active, burned, expired, revoked,
 locked), views left, expiry and whether it needs a passphrase. Signed in as its owner (or with an API
 key), each recipient link's state and the receipts of its views are shown too. Credentials go only to
@@ -36,9 +36,13 @@ your deployment (--api, HUSHLINK_API): a link on another host is read there with
     const query = ref.recipientId ? `?${new URLSearchParams({ recipient_id: ref.recipientId }).toString()}` : '';
     const path = `/v1/secrets/${encodeURIComponent(ref.id)}`;
     const metadata = await api.call<SecretMetadata>('GET', `${path}${query}`, { auth: 'optional', signal: context.signal });
-    const receipts = metadata.owned ? (await api.call<{ items: Receipt[] }>('GET', `${path}/receipts?limit=100`, { auth: 'user', signal: context.signal })).items : undefined;
+    const receipts = metadata.owned
+      ? (await api.call<{ items: Receipt[] }>('GET', `${path}/receipts?limit=100`, { auth: 'user', signal: context.signal })).items
+      : undefined;
     if (!metadata.owned && base !== context.api && context.env.HUSHLINK_API_KEY) {
-      context.stderr.write(`(${base} is not your deployment, ${context.api}: HUSHLINK_API_KEY was not sent there, so its links and receipts are not shown. If it is yours, run \`hushlink status ${ref.id}\`.)\n`);
+      context.stderr.write(
+        `(${base} is not your deployment, ${context.api}: HUSHLINK_API_KEY was not sent there, so its links and receipts are not shown. If it is yours, run \`hushlink status ${ref.id}\`.)\n`,
+      );
     }
     if (context.json) {
       context.stdout.write(`${JSON.stringify({ ...metadata, ...(receipts ? { receipts } : {}) }, null, 2)}\n`);
@@ -52,15 +56,23 @@ your deployment (--api, HUSHLINK_API): a link on another host is read there with
       `  expires     ${metadata.expires_at}`,
       ...(metadata.not_before ? [`  opens from  ${metadata.not_before}`] : []),
       ...(metadata.ended_at ? [`  ended       ${metadata.ended_at}`] : []),
-      ...(metadata.recipient ? [`  this link   ${metadata.recipient.state}, ${metadata.recipient.views_left} views left${metadata.recipient.restricted ? ', restricted' : ''}`] : []),
+      ...(metadata.recipient
+        ? [
+            `  this link   ${metadata.recipient.state}, ${metadata.recipient.views_left} views left${metadata.recipient.restricted ? ', restricted' : ''}`,
+          ]
+        : []),
     ];
     for (const link of metadata.recipients ?? []) {
-      lines.push(`  link ${link.recipient_id}  ${[link.label, link.email].filter(Boolean).join(' ') || '-'}  ${link.state}, ${link.views_left} views left${link.restricted ? ', restricted' : ''}`);
+      lines.push(
+        `  link ${link.recipient_id}  ${[link.label, link.email].filter(Boolean).join(' ') || '-'}  ${link.state}, ${link.views_left} views left${link.restricted ? ', restricted' : ''}`,
+      );
     }
     for (const receipt of receipts ?? []) {
       const where = receipt.location ? ` from ${[receipt.location.region, receipt.location.country].filter(Boolean).join(', ')}` : '';
       const device = receipt.device ? ` on ${[receipt.device.browser, receipt.device.os].filter(Boolean).join(', ')}` : '';
-      lines.push(`  opened      ${receipt.opened_at} via ${receipt.channel}${receipt.recipient_id ? ` (${receipt.recipient_id})` : ''}${where}${device}`);
+      lines.push(
+        `  opened      ${receipt.opened_at} via ${receipt.channel}${receipt.recipient_id ? ` (${receipt.recipient_id})` : ''}${where}${device}`,
+      );
     }
     context.stdout.write(`${lines.join('\n')}\n`);
   },

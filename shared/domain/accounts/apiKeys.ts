@@ -57,7 +57,10 @@ export async function createApiKey(userId: string, request: NewApiKey, ports: Pi
 }
 
 /** The caller behind an API key value, or null: one read, compared in constant time. */
-export async function apiKeyPrincipal(value: string, ports: Pick<AccountPorts, 'apiKeys' | 'clock'>): Promise<Extract<Principal, { kind: 'api_key' }> | null> {
+export async function apiKeyPrincipal(
+  value: string,
+  ports: Pick<AccountPorts, 'apiKeys' | 'clock'>,
+): Promise<Extract<Principal, { kind: 'api_key' }> | null> {
   const match = keyPattern.exec(value);
   if (!match) return null;
   const key = await ports.apiKeys.get(match[1]!);

@@ -20,7 +20,11 @@ export interface SessionStore {
    * remembering `grace` (the rotation for the old token's grace window) and the chain key the
    * new token is tagged with; false when another rotation or a revocation came first.
    */
-  rotate(id: string, expectedHash: string, next: { hash: string; expiresAt: number; now: number; grace: RefreshGrace; chainKey: string }): Promise<boolean>;
+  rotate(
+    id: string,
+    expectedHash: string,
+    next: { hash: string; expiresAt: number; now: number; grace: RefreshGrace; chainKey: string },
+  ): Promise<boolean>;
   revoke(id: string, at: number): Promise<void>;
   revokeAllForUser(userId: string, at: number): Promise<number>;
   /** Records use, at most once per `resolutionMs`. */

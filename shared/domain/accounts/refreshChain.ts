@@ -19,7 +19,11 @@ const tagBytes = 16;
 export const newChainKey = (): string => newRefreshSecret();
 
 const tagOf = (chainKey: string, sessionId: string, random: Uint8Array): Buffer =>
-  createHmac('sha256', Buffer.from(chainKey, 'base64url')).update(`hushlink refresh chain v1:${sessionId}:`).update(random).digest().subarray(0, tagBytes);
+  createHmac('sha256', Buffer.from(chainKey, 'base64url'))
+    .update(`hushlink refresh chain v1:${sessionId}:`)
+    .update(random)
+    .digest()
+    .subarray(0, tagBytes);
 
 /** A new refresh token of the session. */
 export function chainedRefreshToken(sessionId: string, chainKey: string): string {

@@ -26,8 +26,28 @@ const unauthorized = (detail: string) => new Unauthenticated(detail);
 export function deviceNameOf(given: string | undefined, userAgent: string | undefined): string {
   if (given?.trim()) return given.trim().slice(0, 100);
   const agent = userAgent ?? '';
-  const browser = /Edg\//.test(agent) ? 'Edge' : /Firefox\//.test(agent) ? 'Firefox' : /Chrome\//.test(agent) ? 'Chrome' : /Safari\//.test(agent) ? 'Safari' : /curl\//.test(agent) ? 'curl' : null;
-  const system = /Windows/.test(agent) ? 'Windows' : /Mac OS X/.test(agent) ? 'macOS' : /Android/.test(agent) ? 'Android' : /iPhone|iPad/.test(agent) ? 'iOS' : /Linux/.test(agent) ? 'Linux' : null;
+  const browser = /Edg\//.test(agent)
+    ? 'Edge'
+    : /Firefox\//.test(agent)
+      ? 'Firefox'
+      : /Chrome\//.test(agent)
+        ? 'Chrome'
+        : /Safari\//.test(agent)
+          ? 'Safari'
+          : /curl\//.test(agent)
+            ? 'curl'
+            : null;
+  const system = /Windows/.test(agent)
+    ? 'Windows'
+    : /Mac OS X/.test(agent)
+      ? 'macOS'
+      : /Android/.test(agent)
+        ? 'Android'
+        : /iPhone|iPad/.test(agent)
+          ? 'iOS'
+          : /Linux/.test(agent)
+            ? 'Linux'
+            : null;
   return [browser, system].filter(Boolean).join(' on ') || 'Unknown device';
 }
 
@@ -72,7 +92,9 @@ export async function refreshSession(refreshToken: string, ports: SessionPorts):
   }
   const presentedHash = sha256Base64Url(refreshToken);
   if (!constantTimeEqual(Buffer.from(presentedHash), Buffer.from(session.refreshHash))) {
-    return (await withinGrace(session, refreshToken, presentedHash, now, ports)) ?? refuse(session, refreshToken, presentedHash, now, ports);
+    return (
+      (await withinGrace(session, refreshToken, presentedHash, now, ports)) ?? refuse(session, refreshToken, presentedHash, now, ports)
+    );
   }
   // Sessions opened before chain keys get one at their next rotation.
   const chainKey = session.chainKey ?? newChainKey();
@@ -81,7 +103,11 @@ export async function refreshSession(refreshToken: string, ports: SessionPorts):
     hash: sha256Base64Url(next),
     expiresAt: now + credentialLimits.refreshTokenSeconds * 1000,
     now,
-    grace: { previousHash: presentedHash, sealedNext: sealNextToken(refreshToken, session.id, next), until: now + credentialLimits.refreshGraceSeconds * 1000 },
+    grace: {
+      previousHash: presentedHash,
+      sealedNext: sealNextToken(refreshToken, session.id, next),
+      until: now + credentialLimits.refreshGraceSeconds * 1000,
+    },
     chainKey,
   });
   if (!rotated) {
@@ -90,7 +116,9 @@ export async function refreshSession(refreshToken: string, ports: SessionPorts):
     // this token is reuse like any other, not a refusal that leaves the other holder in.
     const current = await ports.sessions.get(session.id);
     if (!current || current.revokedAt !== undefined) throw unauthorized('This refresh token is not valid; sign in again.');
-    return (await withinGrace(current, refreshToken, presentedHash, now, ports)) ?? refuse(current, refreshToken, presentedHash, now, ports);
+    return (
+      (await withinGrace(current, refreshToken, presentedHash, now, ports)) ?? refuse(current, refreshToken, presentedHash, now, ports)
+    );
   }
   const user = await ports.users.get(session.userId);
   if (!user) throw unauthorized('This account no longer exists.');
@@ -98,7 +126,13 @@ export async function refreshSession(refreshToken: string, ports: SessionPorts):
 }
 
 /** The tokens of the session's last rotation, when `refreshToken` is the one it rotated away and the window is open. */
-async function withinGrace(session: Session, refreshToken: string, presentedHash: string, now: number, ports: SessionPorts): Promise<IssuedTokens | null> {
+async function withinGrace(
+  session: Session,
+  refreshToken: string,
+  presentedHash: string,
+  now: number,
+  ports: SessionPorts,
+): Promise<IssuedTokens | null> {
   const grace = session.grace;
   if (!grace || grace.until <= now || !constantTimeEqual(Buffer.from(presentedHash), Buffer.from(grace.previousHash))) return null;
   const next = openNextToken(refreshToken, session.id, grace.sealedNext);

@@ -50,7 +50,12 @@ async function sendCode(email: string, ports: SignInPorts): Promise<void> {
     const { codes, version } = await ports.signInCodes.get(emailHash);
     const live = codes.filter((pending) => pending.expiresAt > now);
     if (live.length >= signInLimits.liveCodesPerAddress) return;
-    const added: SignInCode = { codeHash: codeHashOf(salt, emailHash, code), salt, sentAt: now, expiresAt: now + signInLimits.codeSeconds * 1000 };
+    const added: SignInCode = {
+      codeHash: codeHashOf(salt, emailHash, code),
+      salt,
+      sentAt: now,
+      expiresAt: now + signInLimits.codeSeconds * 1000,
+    };
     if (await ports.signInCodes.replace(emailHash, [...live, added], version)) {
       await mailCode(email, code, ports);
       return;
@@ -117,16 +122,31 @@ async function useCode(email: string, code: string, ports: SignInPorts): Promise
     const now = ports.clock.now();
     const { codes, version } = await ports.signInCodes.get(emailHash);
     const live = codes.filter((pending) => pending.expiresAt > now);
-    const matches = live.map((pending) => constantTimeEqual(Buffer.from(codeHashOf(pending.salt, emailHash, code)), Buffer.from(pending.codeHash)));
+    const matches = live.map((pending) =>
+      constantTimeEqual(Buffer.from(codeHashOf(pending.salt, emailHash, code)), Buffer.from(pending.codeHash)),
+    );
     const used = matches.indexOf(true);
     if (used < 0) return false;
-    if (await ports.signInCodes.replace(emailHash, live.filter((_, index) => index !== used), version)) return true;
+    if (
+      await ports.signInCodes.replace(
+        emailHash,
+        live.filter((_, index) => index !== used),
+        version,
+      )
+    )
+      return true;
   }
   return false;
 }
 
 /** Exchanges a code for a session; the first sign-in of an address creates its account. */
-export async function verifySignInCode(email: string, code: string, deviceName: string, sourceIp: string, ports: SignInPorts): Promise<IssuedTokens> {
+export async function verifySignInCode(
+  email: string,
+  code: string,
+  deviceName: string,
+  sourceIp: string,
+  ports: SignInPorts,
+): Promise<IssuedTokens> {
   if (await ports.ssoPolicy.enforcedFor(email)) {
     throw new Forbidden('This address signs in through its organization’s single sign-on.', { facts: { reason: 'sso_required' } });
   }

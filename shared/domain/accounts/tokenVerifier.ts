@@ -74,7 +74,9 @@ export class SigningKeyList {
   /** True when a key this copy lacks can exist: none yet, or the newest is due (or nearly) for rotation. */
   private mayLackAKey(keys: SigningKey[]): boolean {
     const newest = keys[0];
-    return newest === undefined || this.clock.now() - newest.createdAt >= credentialLimits.signingKeyRotationSeconds * 1000 - rotationMarginMs;
+    return (
+      newest === undefined || this.clock.now() - newest.createdAt >= credentialLimits.signingKeyRotationSeconds * 1000 - rotationMarginMs
+    );
   }
 
   private recentlyUnknown(kid: string): boolean {

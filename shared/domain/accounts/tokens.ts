@@ -43,7 +43,17 @@ export class AccessTokens extends TokenVerifier {
   /** The published public keys, as a JWK set (RFC 7517): P-256 points, one `kid` each. */
   async jwks(): Promise<{ keys: PublishedKey[] }> {
     const keys = await this.signingKeys.keys(true);
-    return { keys: keys.map((key) => ({ kty: 'EC', crv: 'P-256', x: key.publicJwk.x!, y: key.publicJwk.y!, kid: key.kid, alg: 'ES256', use: 'sig' })) };
+    return {
+      keys: keys.map((key) => ({
+        kty: 'EC',
+        crv: 'P-256',
+        x: key.publicJwk.x!,
+        y: key.publicJwk.y!,
+        kid: key.kid,
+        alg: 'ES256',
+        use: 'sig',
+      })),
+    };
   }
 
   /** The newest key, making the first one or rotating when it is due (first instance wins). */
@@ -61,5 +71,10 @@ export class AccessTokens extends TokenVerifier {
 
 async function makeKey(now: number): Promise<SigningKey> {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-  return { kid: newKeyId(), createdAt: now, privateJwk: (await exportJWK(privateKey)) as JsonWebKey, publicJwk: (await exportJWK(publicKey)) as JsonWebKey };
+  return {
+    kid: newKeyId(),
+    createdAt: now,
+    privateJwk: (await exportJWK(privateKey)) as JsonWebKey,
+    publicJwk: (await exportJWK(publicKey)) as JsonWebKey,
+  };
 }

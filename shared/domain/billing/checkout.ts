@@ -16,10 +16,17 @@ export interface NewCheckout {
 }
 
 /** Each field of a checkout as the client sends it, so a refused field is named as it was sent. */
-const sent = { plan: 'plan', workspaceId: 'workspace_id', seats: 'seats', successPath: 'success_path', cancelPath: 'cancel_path' } as const satisfies Record<keyof NewCheckout, string>;
+const sent = {
+  plan: 'plan',
+  workspaceId: 'workspace_id',
+  seats: 'seats',
+  successPath: 'success_path',
+  cancelPath: 'cancel_path',
+} as const satisfies Record<keyof NewCheckout, string>;
 
 /** A conflict with a workspace whose seats an Enterprise contract sets: sales change them, not a subscription. */
-export const underContract = () => new Conflict('This workspace is on an Enterprise contract: its seats are changed through sales.', { facts: { reason: 'contract_plan' } });
+export const underContract = () =>
+  new Conflict('This workspace is on an Enterprise contract: its seats are changed through sales.', { facts: { reason: 'contract_plan' } });
 
 export interface CheckoutPorts {
   provider: Pick<PaymentProvider, 'createCustomer' | 'createCheckoutSession'>;
@@ -60,21 +67,26 @@ export async function startCheckout(checkout: NewCheckout, userId: string, ports
   let quantity = 1;
   if (checkout.plan === 'pro') {
     if (checkout.workspaceId !== undefined || checkout.seats !== undefined) {
-      throw new Invalid('Pro is bought for your account: no workspace or seats.', [{ field: sent.plan, message: 'pro takes no workspace_id or seats' }]);
+      throw new Invalid('Pro is bought for your account: no workspace or seats.', [
+        { field: sent.plan, message: 'pro takes no workspace_id or seats' },
+      ]);
     }
     const current = await ports.billing.subscriptionOf({ kind: 'user', userId });
     if (current && givesPlan(current.status)) throw alreadyPaying();
     metadata = { target: 'user', user_id: userId };
   } else {
     const { workspaceId } = checkout;
-    if (workspaceId === undefined) throw new Invalid('Team is bought for a workspace.', [{ field: sent.workspaceId, message: 'is required for team' }]);
+    if (workspaceId === undefined)
+      throw new Invalid('Team is bought for a workspace.', [{ field: sent.workspaceId, message: 'is required for team' }]);
     const seat = await ports.checkoutWorkspaces.seatOf(workspaceId, userId);
     if (seat?.role !== 'owner') throw new Forbidden('Only the workspace’s owner buys its Team plan.', { facts: { reason: 'not_owner' } });
     if (seat.underContract) throw underContract();
     // Room for everyone in it now: the members and the invitations they sent out.
     quantity = checkout.seats ?? Math.max(seat.roster.used, seat.roster.members);
     if (quantity < seat.roster.members) {
-      throw new Invalid(`At least ${seat.roster.members} seats: one for each member.`, [{ field: sent.seats, message: `must be at least the member count, ${seat.roster.members}` }]);
+      throw new Invalid(`At least ${seat.roster.members} seats: one for each member.`, [
+        { field: sent.seats, message: `must be at least the member count, ${seat.roster.members}` },
+      ]);
     }
     const current = await ports.billing.subscriptionOf({ kind: 'workspace', workspaceId });
     if (current && givesPlan(current.status)) throw alreadyPaying((await ports.billing.customerOf(userId)) === current.customerId);

@@ -20,15 +20,22 @@ export async function openPortal(userId: string, returnPath: string | undefined,
   return ports.provider.createPortalSession(customerId, `${ports.config.WEB_ORIGIN}${returnPath ?? '/billing'}`);
 }
 
-const notACursor = () => new Invalid('Not a cursor of this listing.', [{ field: 'cursor', message: 'is not a cursor this listing gave', in: 'query' }]);
+const notACursor = () =>
+  new Invalid('Not a cursor of this listing.', [{ field: 'cursor', message: 'is not a cursor this listing gave', in: 'query' }]);
 
 /**
  * The caller's invoices, newest first, paged by the last one's id. A cursor is an invoice of the
  * caller's own customer: any other (malformed, of no invoice, of another customer) is a 400.
  */
-export async function listInvoices(userId: string, limit: number, cursor: string | null, ports: CustomerPorts): Promise<{ items: ProviderInvoice[]; nextCursor: string | null }> {
+export async function listInvoices(
+  userId: string,
+  limit: number,
+  cursor: string | null,
+  ports: CustomerPorts,
+): Promise<{ items: ProviderInvoice[]; nextCursor: string | null }> {
   const customerId = await ownCustomer(userId, ports);
-  if (cursor !== null && (!/^in_[A-Za-z0-9]{1,64}$/.test(cursor) || (await ports.provider.invoiceCustomer(cursor)) !== customerId)) throw notACursor();
+  if (cursor !== null && (!/^in_[A-Za-z0-9]{1,64}$/.test(cursor) || (await ports.provider.invoiceCustomer(cursor)) !== customerId))
+    throw notACursor();
   let page: Awaited<ReturnType<PaymentProvider['listInvoices']>>;
   try {
     page = await ports.provider.listInvoices(customerId, limit, cursor);

@@ -22,9 +22,14 @@ export function targetOf(subscription: ProviderSubscription): BillingTarget | nu
 }
 
 /** The service's copy of the provider's subscription, or null for a price this deployment does not sell. */
-export function recordOf(subscription: ProviderSubscription, ports: Pick<BillingPorts, 'config'>, syncedAt: number): SubscriptionRecord | null {
+export function recordOf(
+  subscription: ProviderSubscription,
+  ports: Pick<BillingPorts, 'config'>,
+  syncedAt: number,
+): SubscriptionRecord | null {
   const target = targetOf(subscription);
-  const plan = subscription.priceId === ports.config.PRICE_PRO ? 'pro' : subscription.priceId === ports.config.PRICE_TEAM_SEAT ? 'team' : null;
+  const plan =
+    subscription.priceId === ports.config.PRICE_PRO ? 'pro' : subscription.priceId === ports.config.PRICE_TEAM_SEAT ? 'team' : null;
   if (!target || !plan || (plan === 'team') !== (target.kind === 'workspace')) return null;
   return {
     id: subscription.id,
@@ -55,7 +60,11 @@ export function grantOf(record: SubscriptionRecord): Grant {
 }
 
 /** Makes `record` the subscription its target's plan follows, giving what it gives, while the target still links `linked`. */
-export const followWrite = (record: SubscriptionRecord, linked: string | null): LinkWrite => ({ mode: 'follow', linked, grant: grantOf(record) });
+export const followWrite = (record: SubscriptionRecord, linked: string | null): LinkWrite => ({
+  mode: 'follow',
+  linked,
+  grant: grantOf(record),
+});
 
 export type LiveOutcome = 'applied' | 'recorded' | 'cancelled' | 'duplicate' | 'stale';
 
@@ -87,7 +96,9 @@ export async function applyLive(first: SubscriptionRecord, eventId: string, port
     if (outcome === 'applied' && mode === 'record') return 'recorded';
     return cancelled && (outcome === 'recorded' || outcome === 'applied') ? 'cancelled' : (outcome as LiveOutcome);
   }
-  throw new Error(`the subscription linked to ${record.target.kind === 'user' ? record.target.userId : record.target.workspaceId} kept changing while ${record.id} was applied`);
+  throw new Error(
+    `the subscription linked to ${record.target.kind === 'user' ? record.target.userId : record.target.workspaceId} kept changing while ${record.id} was applied`,
+  );
 }
 
 /** The provider's word, not the copy's: the copy of an ended subscription may still wait for its events. */
@@ -119,14 +130,19 @@ async function cancelSecond(record: SubscriptionRecord, linked: string, ports: L
 export async function expireOtherCheckouts(record: SubscriptionRecord, ports: LivePorts): Promise<number> {
   const { target } = record;
   const forTarget = (metadata: Record<string, string>) =>
-    target.kind === 'user' ? metadata.target === 'user' && metadata.user_id === target.userId : metadata.target === 'workspace' && metadata.workspace_id === target.workspaceId;
+    target.kind === 'user'
+      ? metadata.target === 'user' && metadata.user_id === target.userId
+      : metadata.target === 'workspace' && metadata.workspace_id === target.workspaceId;
   try {
     const open = (await ports.provider.openCheckouts(record.customerId)).filter((session) => forTarget(session.metadata));
     let expired = 0;
     for (const session of open) if (await ports.provider.expireCheckout(session.id)) expired++;
     return expired;
   } catch (error) {
-    ports.logger.warn('the target’s other open checkouts could not be expired', { subscription_id: record.id, error: (error as Error).message });
+    ports.logger.warn('the target’s other open checkouts could not be expired', {
+      subscription_id: record.id,
+      error: (error as Error).message,
+    });
     return 0;
   }
 }

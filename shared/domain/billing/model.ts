@@ -11,7 +11,15 @@ import type { Plan } from '../accounts/model.ts';
 export type BillingTarget = { kind: 'user'; userId: string } | { kind: 'workspace'; workspaceId: string; ownerId: string };
 
 /** The provider's subscription statuses (Stripe's names). */
-export type SubscriptionStatus = 'incomplete' | 'incomplete_expired' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'unpaid' | 'paused';
+export type SubscriptionStatus =
+  | 'incomplete'
+  | 'incomplete_expired'
+  | 'trialing'
+  | 'active'
+  | 'past_due'
+  | 'canceled'
+  | 'unpaid'
+  | 'paused';
 
 /** A subscription as the provider says it is now. */
 export interface ProviderSubscription {

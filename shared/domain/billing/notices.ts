@@ -21,7 +21,12 @@ export const noticedEvents = new Set<BillingNoticeMessage['type']>(['invoice.pay
 
 export const isNoticed = (type: string): type is BillingNoticeMessage['type'] => noticedEvents.has(type as BillingNoticeMessage['type']);
 
-export function queueBillingNotice(eventId: string, type: BillingNoticeMessage['type'], subscriptionId: string, ports: { queue: Queue }): Promise<void> {
+export function queueBillingNotice(
+  eventId: string,
+  type: BillingNoticeMessage['type'],
+  subscriptionId: string,
+  ports: { queue: Queue },
+): Promise<void> {
   return sendWork(ports.queue, { kind: 'billing_notice', event_id: eventId, type, subscription_id: subscriptionId });
 }
 
@@ -48,7 +53,8 @@ export async function sendBillingNotice(notice: BillingNoticeMessage, ports: Bil
   if (!record || !buyer) return 'no_buyer';
   const now = ports.clock.now();
   const leaseUntil = now + billingLimits.noticeLeaseSeconds * 1000;
-  if (!(await ports.billingNoticeMarks.claim(notice.event_id, now, leaseUntil, now + billingLimits.noticeMarkSeconds * 1000))) return 'skipped';
+  if (!(await ports.billingNoticeMarks.claim(notice.event_id, now, leaseUntil, now + billingLimits.noticeMarkSeconds * 1000)))
+    return 'skipped';
   try {
     await ports.mailer.send(billingNoticeMail(notice.type, record, buyer.email, ports.config.WEB_ORIGIN));
   } catch (error) {
@@ -60,7 +66,12 @@ export async function sendBillingNotice(notice: BillingNoticeMessage, ports: Bil
 }
 
 /** The mail, exactly as the webhook sent it before it went through the queue. */
-export function billingNoticeMail(type: BillingNoticeMessage['type'], record: SubscriptionRecord, to: string, webOrigin: string): MailMessage {
+export function billingNoticeMail(
+  type: BillingNoticeMessage['type'],
+  record: SubscriptionRecord,
+  to: string,
+  webOrigin: string,
+): MailMessage {
   const what = record.plan === 'team' ? 'your workspace’s Team plan' : 'your Pro plan';
   const until = new Date(record.currentPeriodEnd).toISOString().slice(0, 10);
   return type === 'invoice.payment_failed'

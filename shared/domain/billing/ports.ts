@@ -106,7 +106,12 @@ export interface BillingStore {
    * newer read of the subscription was applied meanwhile, `contested` when the target's link is
    * no longer `linked` (nothing is written for these three).
    */
-  applySubscription(record: SubscriptionRecord, eventId: string, now: number, link: LinkWrite): Promise<'applied' | 'recorded' | 'duplicate' | 'stale' | 'contested'>;
+  applySubscription(
+    record: SubscriptionRecord,
+    eventId: string,
+    now: number,
+    link: LinkWrite,
+  ): Promise<'applied' | 'recorded' | 'duplicate' | 'stale' | 'contested'>;
   /** The subscription a target's plan follows (its one live subscription, or the last one that was). */
   linkedSubscription(target: { kind: 'user'; userId: string } | { kind: 'workspace'; workspaceId: string }): Promise<string | null>;
   /** Records an event that changes nothing here (so a repeat is recognised); false when it was recorded before. */

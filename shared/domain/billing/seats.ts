@@ -15,7 +15,9 @@ export interface SeatsPorts {
 }
 
 const belowMembers = (members: number) =>
-  new Invalid(`At least ${members} seats: one for each member. Remove members first to go lower.`, [{ field: 'seats', message: `must be at least the member count, ${members}` }]);
+  new Invalid(`At least ${members} seats: one for each member. Remove members first to go lower.`, [
+    { field: 'seats', message: `must be at least the member count, ${members}` },
+  ]);
 
 /** The owner after a transfer: the subscription stays billed to the customer of whoever bought it. */
 export const notPayer = () =>
@@ -39,9 +41,13 @@ export async function changeSeats(workspaceId: string, seats: number, userId: st
   const subscription = seat ? await ports.billing.subscriptionOf({ kind: 'workspace', workspaceId }) : null;
   const current = subscription && subscription.plan === 'team' && givesPlan(subscription.status) ? subscription : null;
   const payer = current !== null && (await ports.billing.customerOf(userId)) === current.customerId;
-  if (!seat || (seat.role !== 'owner' && !payer)) throw new Forbidden('Only the workspace’s owner changes its seats.', { facts: { reason: 'not_owner' } });
+  if (!seat || (seat.role !== 'owner' && !payer))
+    throw new Forbidden('Only the workspace’s owner changes its seats.', { facts: { reason: 'not_owner' } });
   // Its seats are the contract's (scripts/set-plan.ts), whatever a subscription pays for.
-  if (seat.underContract) throw new Forbidden('This workspace is on an Enterprise contract: its seats are changed through sales.', { facts: { reason: 'contract_plan' } });
+  if (seat.underContract)
+    throw new Forbidden('This workspace is on an Enterprise contract: its seats are changed through sales.', {
+      facts: { reason: 'contract_plan' },
+    });
   if (!current) {
     throw new NotFound('This workspace has no Team subscription: buy Team for it first.', { facts: { reason: 'no_subscription' } });
   }
@@ -60,7 +66,8 @@ export async function changeSeats(workspaceId: string, seats: number, userId: st
   try {
     // The provider's own item (and its word that the subscription still runs).
     const live = await ports.provider.retrieveSubscription(current.id);
-    if (!live || !givesPlan(live.status)) throw new NotFound('This workspace’s Team subscription has ended.', { facts: { reason: 'no_subscription' } });
+    if (!live || !givesPlan(live.status))
+      throw new NotFound('This workspace’s Team subscription has ended.', { facts: { reason: 'no_subscription' } });
     changed = await ports.provider.changeQuantity(current.id, live.itemId, seats, idempotencyKey);
   } catch (error) {
     if (lowered !== null) await ports.billing.restoreSeats(workspaceId, seats, lowered);

@@ -9,7 +9,8 @@ import { defaultPlan } from '../plans.ts';
 const rank: Readonly<Record<Plan, number>> = { free: 0, pro: 1, team: 2, enterprise: 3 };
 
 /** The highest of `plans`; a name the plan table does not know (or none at all) counts as the default plan. */
-export const highestPlan = (plans: readonly Plan[]): Plan => plans.reduce<Plan>((best, plan) => (Object.hasOwn(rank, plan) && rank[plan] > rank[best] ? plan : best), defaultPlan);
+export const highestPlan = (plans: readonly Plan[]): Plan =>
+  plans.reduce<Plan>((best, plan) => (Object.hasOwn(rank, plan) && rank[plan] > rank[best] ? plan : best), defaultPlan);
 
 /**
  * An account's or a workspace's plan as it is held: the payment provider's (`plan`, which
@@ -23,7 +24,8 @@ export interface PlanFacts {
 }
 
 /** The plan an account or a workspace is on: the higher of the provider's and a contract's. */
-export const planInUse = (facts: PlanFacts): Plan => highestPlan(facts.contractPlan === undefined ? [facts.plan] : [facts.plan, facts.contractPlan]);
+export const planInUse = (facts: PlanFacts): Plan =>
+  highestPlan(facts.contractPlan === undefined ? [facts.plan] : [facts.plan, facts.contractPlan]);
 
 /** Where a person's plans come from. */
 export interface TierSource {

@@ -30,13 +30,19 @@ export const handledEvents = new Set([
 /** What the payment webhook uses: the provider (to verify and read), the billing store, the work queue for the buyer's notices. */
 export type ProviderEventPorts = Pick<BillingPorts, 'provider' | 'billing' | 'clock' | 'config'> & { queue: Queue; logger: AppLogger };
 
-export async function receiveProviderEvent(rawBody: Buffer, signature: string | null, ports: ProviderEventPorts): Promise<'applied' | 'duplicate' | 'ignored'> {
+export async function receiveProviderEvent(
+  rawBody: Buffer,
+  signature: string | null,
+  ports: ProviderEventPorts,
+): Promise<'applied' | 'duplicate' | 'ignored'> {
   let event: ProviderEvent;
   try {
     event = await ports.provider.verifyEvent(rawBody, signature);
   } catch (error) {
     if (!(error instanceof InvalidSignature)) throw error;
-    throw new Invalid('The payment provider’s signature does not verify.', [{ field: 'stripe-signature', message: error.message, in: 'header' }]);
+    throw new Invalid('The payment provider’s signature does not verify.', [
+      { field: 'stripe-signature', message: error.message, in: 'header' },
+    ]);
   }
   const now = ports.clock.now();
   if (!handledEvents.has(event.type) || event.subscriptionId === null) {
@@ -46,7 +52,11 @@ export async function receiveProviderEvent(rawBody: Buffer, signature: string | 
   const record = subscription && recordOf(subscription, ports, ports.clock.now());
   if (!record) {
     // Signed by the provider, yet about a subscription it does not have or this deployment does not sell.
-    ports.logger.warn('an event about no subscription of this service', { event_id: event.id, subscription_id: event.subscriptionId, price_id: subscription?.priceId ?? null });
+    ports.logger.warn('an event about no subscription of this service', {
+      event_id: event.id,
+      subscription_id: event.subscriptionId,
+      price_id: subscription?.priceId ?? null,
+    });
     return (await ports.billing.recordEvent(event.id, now)) ? 'ignored' : 'duplicate';
   }
   const outcome = await applyLive(record, event.id, ports);
@@ -54,10 +64,14 @@ export async function receiveProviderEvent(rawBody: Buffer, signature: string | 
   // here, or its end, changed nothing they have. A duplicate of such an event queues its notice
   // again (the worker mails it once): it is the provider's retry after this answered an error
   // once the event was applied, when queueing the notice failed.
-  if (isNoticed(event.type) && (outcome === 'applied' || (outcome === 'duplicate' && (await ports.billing.linkedSubscription(record.target)) === record.id))) {
+  if (
+    isNoticed(event.type) &&
+    (outcome === 'applied' || (outcome === 'duplicate' && (await ports.billing.linkedSubscription(record.target)) === record.id))
+  ) {
     await queueBillingNotice(event.id, event.type, record.id, ports);
   }
   if (outcome === 'duplicate') return 'duplicate';
-  if (outcome === 'applied' && event.type === 'checkout.session.completed' && givesPlan(record.status)) await expireOtherCheckouts(record, ports);
+  if (outcome === 'applied' && event.type === 'checkout.session.completed' && givesPlan(record.status))
+    await expireOtherCheckouts(record, ports);
   return 'applied';
 }

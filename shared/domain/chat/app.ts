@@ -17,6 +17,9 @@ export type ChatAppSource = () => Promise<ChatApp | null>;
 /** What every chat route answers on a deployment without the chat app (no SLACK_CLIENT_ID). */
 export async function configuredApp(source: ChatAppSource): Promise<ChatApp> {
   const app = await source();
-  if (!app) throw new Forbidden('This deployment has no chat app: its operator sets SLACK_CLIENT_ID and the Slack secrets to turn it on.', { code: 'chat_not_configured' });
+  if (!app)
+    throw new Forbidden('This deployment has no chat app: its operator sets SLACK_CLIENT_ID and the Slack secrets to turn it on.', {
+      code: 'chat_not_configured',
+    });
   return app;
 }

@@ -26,7 +26,13 @@ export interface SlashCommand {
  */
 export async function answerChatCommand(command: SlashCommand, ports: ChatCommandPorts): Promise<string> {
   const app = await configuredApp(ports.chatApp);
-  const verified = verifySlackRequest({ rawBody: command.rawBody, timestamp: command.timestamp, signature: command.signature, signingSecret: app.signingSecret, now: ports.clock.now() });
+  const verified = verifySlackRequest({
+    rawBody: command.rawBody,
+    timestamp: command.timestamp,
+    signature: command.signature,
+    signingSecret: app.signingSecret,
+    now: ports.clock.now(),
+  });
   if (!verified.ok) throw new Forbidden('This request is not signed by Slack, or not recently.', { facts: { reason: 'slack_signature' } });
   const form = new URLSearchParams(command.rawBody.toString('utf8'));
   // Slack checks the certificate of a distributed app's command URL now and then: nothing to answer.
@@ -43,6 +49,7 @@ export async function answerChatCommand(command: SlashCommand, ports: ChatComman
     `<${link}|Write your secret in Hushlink> (this link works for 15 minutes). It is encrypted in your browser; you will get a message here when it is opened.`,
     'Never type a secret into Slack: Slack keeps what you type.',
   ];
-  if ((form.get('text') ?? '').trim() !== '') lines.push('What you typed after the command was ignored: it was not stored or sent anywhere.');
+  if ((form.get('text') ?? '').trim() !== '')
+    lines.push('What you typed after the command was ignored: it was not stored or sent anywhere.');
   return lines.join('\n');
 }

@@ -27,7 +27,12 @@ export async function startChatInstall(userId: string, ports: ChatInstallPorts):
   const app = await configuredApp(ports.chatApp);
   const state = await issueInstallState(userId, ports.clock.now(), app.clientSecret);
   const url = new URL('../oauth/v2/authorize', app.apiUrl);
-  url.search = new URLSearchParams({ client_id: app.clientId, scope: chatScopes.join(','), state: state.token, redirect_uri: chatCallbackUrl(ports.config) }).toString();
+  url.search = new URLSearchParams({
+    client_id: app.clientId,
+    scope: chatScopes.join(','),
+    state: state.token,
+    redirect_uri: chatCallbackUrl(ports.config),
+  }).toString();
   return { authorizeUrl: url.toString() };
 }
 
@@ -38,7 +43,8 @@ export interface InstallRedirect {
   error?: string | undefined;
 }
 
-const badState = (why: string) => new Unauthenticated(`This install link ${why}: start again from your account page.`, { facts: { reason: 'install_state' } });
+const badState = (why: string) =>
+  new Unauthenticated(`This install link ${why}: start again from your account page.`, { facts: { reason: 'install_state' } });
 
 /**
  * `GET /v1/chat/callback`: Slack's redirect. The state first (401 when missing, not ours,

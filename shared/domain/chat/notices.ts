@@ -68,8 +68,10 @@ export const shortSecretId = (secretId: string): string => `${secretId.slice(0, 
 export function chatNoticeText(notice: Pick<ChatNoticeMessage, 'secret_id' | 'type' | 'occurred_at' | 'views_left' | 'opened'>): string {
   const at = `${notice.occurred_at.slice(11, 16)} UTC`;
   const secret = `Your secret ${shortSecretId(notice.secret_id)}`;
-  if (notice.type === 'secret.expired') return notice.opened ? `${secret} expired at ${at}.` : `${secret} expired at ${at} without being opened.`;
-  const left = notice.views_left === 0 ? 'no views left; it is gone now' : notice.views_left === 1 ? '1 view left' : `${notice.views_left} views left`;
+  if (notice.type === 'secret.expired')
+    return notice.opened ? `${secret} expired at ${at}.` : `${secret} expired at ${at} without being opened.`;
+  const left =
+    notice.views_left === 0 ? 'no views left; it is gone now' : notice.views_left === 1 ? '1 view left' : `${notice.views_left} views left`;
   return `${secret} was opened at ${at} (${left}).`;
 }
 
@@ -98,7 +100,16 @@ export interface ChatNoticePorts {
 export type ChatNoticeOutcome = 'sent' | 'skipped' | 'uninstalled' | 'token_dead' | 'rate_limited' | 'undeliverable';
 
 /** Slack's refusals of a DM that no retry will change (its documented error codes). */
-const permanentRefusals = new Set(['user_not_found', 'user_disabled', 'user_not_visible', 'cannot_dm_bot', 'missing_scope', 'channel_not_found', 'not_allowed_token_type', 'is_archived']);
+const permanentRefusals = new Set([
+  'user_not_found',
+  'user_disabled',
+  'user_not_visible',
+  'cannot_dm_bot',
+  'missing_scope',
+  'channel_not_found',
+  'not_allowed_token_type',
+  'is_archived',
+]);
 
 /**
  * Sends one notice at most once: the event's mark is claimed before Slack is called and marked

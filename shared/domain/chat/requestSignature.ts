@@ -62,9 +62,6 @@ export function verifySlackRequest(input: VerifySlackRequestInput): SlackRequest
   if (Math.abs(Math.floor(now / 1000) - seconds) > chatLimits.signatureToleranceSeconds) return { ok: false, reason: 'stale' };
 
   // The timestamp enters the base string as sent; its strict form makes that the number read.
-  const expected = createHmac('sha256', Buffer.from(signingSecret, 'utf8'))
-    .update(`v0:${timestamp}:`, 'utf8')
-    .update(rawBody)
-    .digest();
+  const expected = createHmac('sha256', Buffer.from(signingSecret, 'utf8')).update(`v0:${timestamp}:`, 'utf8').update(rawBody).digest();
   return constantTimeEqual(Buffer.from(presented, 'hex'), expected) ? { ok: true, timestamp: seconds } : { ok: false, reason: 'mismatch' };
 }

@@ -44,6 +44,7 @@ export async function subscribeChat(request: NewChatSubscription, ports: ChatSub
   if (!chat) throw refused('chat_token', 'The chat link has expired or is not valid: run the command again.');
   const hash = await ports.subscriptions.deleteTokenHashOf(request.secretId);
   if (hash === null) throw noSuchSecret();
-  if (!constantTimeEqual(Buffer.from(sha256Base64Url(request.deleteToken)), Buffer.from(hash))) throw refused('delete_token', 'The delete token does not match this secret.');
+  if (!constantTimeEqual(Buffer.from(sha256Base64Url(request.deleteToken)), Buffer.from(hash)))
+    throw refused('delete_token', 'The delete token does not match this secret.');
   if ((await ports.subscriptions.subscribe(request.secretId, chat.teamId, chat.slackUserId)) === 'gone') throw noSuchSecret();
 }

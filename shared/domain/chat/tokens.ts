@@ -106,7 +106,14 @@ function keyOf(kind: TokenKind, clientSecret: string): Uint8Array {
   return new Uint8Array(hkdfSync('sha256', Buffer.from(clientSecret, 'utf8'), Buffer.alloc(0), kind.info, 32));
 }
 
-async function issue(kind: TokenKind, subject: string, claims: JWTPayload, now: number, clientSecret: string, jti?: string): Promise<{ token: string; expiresAt: number }> {
+async function issue(
+  kind: TokenKind,
+  subject: string,
+  claims: JWTPayload,
+  now: number,
+  clientSecret: string,
+  jti?: string,
+): Promise<{ token: string; expiresAt: number }> {
   const issuedAt = toEpochSeconds(now);
   const expiresAt = issuedAt + kind.seconds;
   let jwt = new SignJWT(claims)
@@ -119,7 +126,13 @@ async function issue(kind: TokenKind, subject: string, claims: JWTPayload, now: 
   return { token: await jwt.sign(keyOf(kind, clientSecret)), expiresAt: expiresAt * 1000 };
 }
 
-async function read(kind: TokenKind, token: string, now: number, clientSecret: string, requiredClaims: string[]): Promise<JWTPayload | null> {
+async function read(
+  kind: TokenKind,
+  token: string,
+  now: number,
+  clientSecret: string,
+  requiredClaims: string[],
+): Promise<JWTPayload | null> {
   const key = keyOf(kind, clientSecret);
   if (typeof token !== 'string' || token.length > chatLimits.tokenChars || !compactJws.test(token)) return null;
   try {

@@ -17,7 +17,9 @@ async function requireDomainsPlan(workspaceId: string, ports: DomainPorts): Prom
   const workspace = workspaceInUse(await ports.workspaces.get(workspaceId));
   if (!workspace) throw noSuchWorkspace();
   if (!planIncludes(workspace.plan, 'custom_domains')) {
-    throw new Forbidden('A workspace’s own domains come with the Team plan.', { facts: { reason: 'plan', plan: workspace.plan, required: 'team' } });
+    throw new Forbidden('A workspace’s own domains come with the Team plan.', {
+      facts: { reason: 'plan', plan: workspace.plan, required: 'team' },
+    });
   }
 }
 
@@ -28,8 +30,12 @@ async function requireDomainsPlan(workspaceId: string, ports: DomainPorts): Prom
 export async function claimDomain(workspaceId: string, rawHostname: string, userId: string, ports: DomainPorts): Promise<Domain> {
   const member = await authorize(workspaceId, userId, 'manageDomains', ports);
   await requireDomainsPlan(workspaceId, ports);
-  const normalized = normalizeHostname(rawHostname, { ownHost: new URL(ports.config.WEB_ORIGIN).hostname, local: ports.config.HUSHLINK_MODE === 'local' });
-  if ('refused' in normalized) throw new Invalid('That is not a hostname a workspace can claim.', [{ field: 'hostname', message: normalized.refused }]);
+  const normalized = normalizeHostname(rawHostname, {
+    ownHost: new URL(ports.config.WEB_ORIGIN).hostname,
+    local: ports.config.HUSHLINK_MODE === 'local',
+  });
+  if ('refused' in normalized)
+    throw new Invalid('That is not a hostname a workspace can claim.', [{ field: 'hostname', message: normalized.refused }]);
   const { hostname } = normalized;
   const verified = await ports.domains.verifiedClaim(hostname);
   if (verified && verified.workspaceId !== workspaceId) {
@@ -38,7 +44,9 @@ export async function claimDomain(workspaceId: string, rawHostname: string, user
   const held = await ports.domains.list(workspaceId);
   if (held.some((domain) => domain.hostname === hostname)) throw alreadyClaimed();
   if (held.length >= domainLimits.perWorkspace) {
-    throw new Conflict(`A workspace holds at most ${domainLimits.perWorkspace} domains: delete one first.`, { facts: { reason: 'domain_limit' } });
+    throw new Conflict(`A workspace holds at most ${domainLimits.perWorkspace} domains: delete one first.`, {
+      facts: { reason: 'domain_limit' },
+    });
   }
   const now = ports.clock.now();
   const domain: Domain = {
@@ -53,7 +61,11 @@ export async function claimDomain(workspaceId: string, rawHostname: string, user
     lastError: null,
     checkUntil: now + domainLimits.recheckSeconds * 1000,
   };
-  const outcome = await ports.domains.claim(domain, actorFor(member, 'manageDomains'), auditRow(member, workspaceId, 'domain.claimed', domain.id, { hostname }, now));
+  const outcome = await ports.domains.claim(
+    domain,
+    actorFor(member, 'manageDomains'),
+    auditRow(member, workspaceId, 'domain.claimed', domain.id, { hostname }, now),
+  );
   if (outcome === 'duplicate') throw alreadyClaimed();
   if (outcome === 'refused') throw roleChanged();
   return domain;
@@ -118,7 +130,11 @@ export async function verifyDomain(id: string, userId: string, ports: DomainPort
   const { domain, member } = await managedDomain(id, userId, ports);
   // Verifying a new hostname is Team's; one verified already is reported as it is.
   if (domain.state === 'pending') await requireDomainsPlan(domain.workspaceId, ports);
-  const checked = await check(domain, (now) => auditRow(member, domain.workspaceId, 'domain.verified', domain.id, { hostname: domain.hostname }, now), ports);
+  const checked = await check(
+    domain,
+    (now) => auditRow(member, domain.workspaceId, 'domain.verified', domain.id, { hostname: domain.hostname }, now),
+    ports,
+  );
   if (!checked) throw noSuchDomain();
   return checked;
 }
@@ -130,7 +146,14 @@ export async function verifyDomain(id: string, userId: string, ports: DomainPort
  */
 export async function deleteDomain(id: string, userId: string, ports: DomainPorts): Promise<void> {
   const { domain, member } = await managedDomain(id, userId, ports);
-  const audit = auditRow(member, domain.workspaceId, 'domain.deleted', domain.id, { hostname: domain.hostname, state: domain.state }, ports.clock.now());
+  const audit = auditRow(
+    member,
+    domain.workspaceId,
+    'domain.deleted',
+    domain.id,
+    { hostname: domain.hostname, state: domain.state },
+    ports.clock.now(),
+  );
   const release = domain.state === 'verified' ? await ssoDomainReleased(domain, ports) : undefined;
   if (!(await ports.domains.remove(domain, actorFor(member, 'manageDomains'), audit, release))) throw roleChanged();
   ports.hostsChanged(domain.hostname);
@@ -166,7 +189,11 @@ export async function recheckPendingDomains(ports: DomainCheckPorts): Promise<{ 
         continue;
       }
       const claim = domain;
-      const checked = await check(claim, (now) => systemAuditRow(claim.workspaceId, 'domain.verified', claim.id, { hostname: claim.hostname }, now), ports);
+      const checked = await check(
+        claim,
+        (now) => systemAuditRow(claim.workspaceId, 'domain.verified', claim.id, { hostname: claim.hostname }, now),
+        ports,
+      );
       totals.checked++;
       if (checked?.state === 'verified') totals.verified++;
     }

@@ -2,7 +2,16 @@ import type { Clock } from '../../clock.ts';
 import { domainLimits } from '../../limits.ts';
 import type { AppLogger } from '../../logger.ts';
 import type { AppMetrics } from '../../metrics.ts';
-import type { ClaimToServe, Hosting, HostingGiveUp, HostingRecord, HostingStep, HostingStore, HostnameHosting, StopOrder } from './ports.ts';
+import type {
+  ClaimToServe,
+  Hosting,
+  HostingGiveUp,
+  HostingRecord,
+  HostingStep,
+  HostingStore,
+  HostnameHosting,
+  StopOrder,
+} from './ports.ts';
 
 /**
  * Serving verified hostnames (issue 17): the schedule's `host-domains` run. A verified claim is
@@ -66,35 +75,56 @@ async function serveStep(claim: ClaimToServe, totals: HostingTotals, ports: Host
   const current = claim.hosting;
   try {
     if (current.step === 'stopping' && current.gaveUp) return await giveUp(claim, current.gaveUp, totals, ports);
-    if (now >= claim.verifiedAt + seconds(domainLimits.hostingWindowSeconds)) return await giveUp(claim, lapsed(current.step), totals, ports);
+    if (now >= claim.verifiedAt + seconds(domainLimits.hostingWindowSeconds))
+      return await giveUp(claim, lapsed(current.step), totals, ports);
     const hosting = await ports.hosting.serve(claim);
     const outcome = afterServe(claim, hosting, now, ports);
     if ('giveUp' in outcome) return await giveUp(claim, outcome.giveUp, totals, ports);
     if (outcome.record.step === 'live') {
       totals.live++;
-      ports.logger.info('custom hostname live', { domain_id: claim.domainId, hostname: claim.hostname, tenant_id: outcome.record.tenantId });
+      ports.logger.info('custom hostname live', {
+        domain_id: claim.domainId,
+        hostname: claim.hostname,
+        tenant_id: outcome.record.tenantId,
+      });
     }
     await record(claim, outcome.record, outcome.nextAt, ports);
   } catch (error) {
     totals.failed++;
-    ports.logger.error('custom hostname not served this time', { domain_id: claim.domainId, hostname: claim.hostname, error: (error as Error).name, error_message: (error as Error).message });
+    ports.logger.error('custom hostname not served this time', {
+      domain_id: claim.domainId,
+      hostname: claim.hostname,
+      error: (error as Error).name,
+      error_message: (error as Error).message,
+    });
     // The table may have failed too: the claim then stays due and the next run tries again.
     await record(claim, { ...current, checkedAt: now }, now + seconds(retry.failed), ports).catch(() => {});
   }
 }
 
 /** What a claim's serve found: the record and when to ask again, or that it is to be given up. */
-function afterServe(claim: ClaimToServe, hosting: Hosting, now: number, ports: HostingPorts): { record: HostingRecord; nextAt: number | null } | { giveUp: HostingGiveUp } {
+function afterServe(
+  claim: ClaimToServe,
+  hosting: Hosting,
+  now: number,
+  ports: HostingPorts,
+): { record: HostingRecord; nextAt: number | null } | { giveUp: HostingGiveUp } {
   const current = claim.hosting;
   switch (hosting.state) {
     case 'awaiting_cname': {
       const { cnameWait } = domainLimits;
       const firstDay = now < claim.verifiedAt + seconds(cnameWait.firstDaySeconds);
-      return { record: progress(current, 'awaiting_cname', now), nextAt: now + seconds(firstDay ? cnameWait.firstDayEverySeconds : cnameWait.thenEverySeconds) };
+      return {
+        record: progress(current, 'awaiting_cname', now),
+        nextAt: now + seconds(firstDay ? cnameWait.firstDayEverySeconds : cnameWait.thenEverySeconds),
+      };
     }
     case 'hostname_taken': {
       const taken = progress(current, 'hostname_taken', now);
-      return { record: { ...taken, reported: reportStuck(claim, taken, now, 'its hostname is held by another tenant or account', ports) }, nextAt: now + seconds(retry.hostnameTaken) };
+      return {
+        record: { ...taken, reported: reportStuck(claim, taken, now, 'its hostname is held by another tenant or account', ports) },
+        nextAt: now + seconds(retry.hostnameTaken),
+      };
     }
     case 'stopping':
       return { giveUp: 'tenant_disabled' };
@@ -126,7 +156,12 @@ async function giveUp(claim: ClaimToServe, reason: HostingGiveUp, totals: Hostin
     return;
   }
   const stopping = progress(current, 'stopping', now, { gaveUp: reason });
-  await record(claim, { ...stopping, reported: reportStuck(claim, stopping, now, 'its tenant is not stopping', ports) }, now + seconds(retry.stopping), ports);
+  await record(
+    claim,
+    { ...stopping, reported: reportStuck(claim, stopping, now, 'its tenant is not stopping', ports) },
+    now + seconds(retry.stopping),
+    ports,
+  );
 }
 
 /**
@@ -148,10 +183,19 @@ async function stopStep(order: StopOrder, totals: HostingTotals, ports: HostingP
       return;
     }
     const stuck = { since: order.orderedAt, reported: order.reported };
-    await ports.domainHosting.retryStop(order, now + seconds(retry.stopping), reportStuck(order, stuck, now, 'its deleted claim’s tenant is not stopping', ports));
+    await ports.domainHosting.retryStop(
+      order,
+      now + seconds(retry.stopping),
+      reportStuck(order, stuck, now, 'its deleted claim’s tenant is not stopping', ports),
+    );
   } catch (error) {
     totals.failed++;
-    ports.logger.error('custom hostname not stopped this time', { domain_id: order.domainId, hostname: order.hostname, error: (error as Error).name, error_message: (error as Error).message });
+    ports.logger.error('custom hostname not stopped this time', {
+      domain_id: order.domainId,
+      hostname: order.hostname,
+      error: (error as Error).name,
+      error_message: (error as Error).message,
+    });
     await ports.domainHosting.retryStop(order, now + seconds(retry.failed), order.reported).catch(() => {});
   }
 }
@@ -161,9 +205,19 @@ async function stopStep(order: StopOrder, totals: HostingTotals, ports: HostingP
  * account's CloudFront holding the hostname, a tenant CloudFront will not delete): told once,
  * in the log and the metrics. Whether it has been told, after this.
  */
-function reportStuck(claim: { domainId: string; hostname: string }, state: { since: number; reported: boolean }, now: number, why: string, ports: HostingPorts): boolean {
+function reportStuck(
+  claim: { domainId: string; hostname: string },
+  state: { since: number; reported: boolean },
+  now: number,
+  why: string,
+  ports: HostingPorts,
+): boolean {
   if (state.reported || now - state.since < seconds(domainLimits.hostingStuckSeconds)) return state.reported;
   ports.metrics.count('CustomHostnamesStuck');
-  ports.logger.warn(`custom hostname stuck: ${why}`, { domain_id: claim.domainId, hostname: claim.hostname, since: new Date(state.since).toISOString() });
+  ports.logger.warn(`custom hostname stuck: ${why}`, {
+    domain_id: claim.domainId,
+    hostname: claim.hostname,
+    since: new Date(state.since).toISOString(),
+  });
   return true;
 }

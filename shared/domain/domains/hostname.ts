@@ -26,7 +26,8 @@ const within = (host: string, domain: string) => host === domain || host.endsWit
  */
 export function normalizeHostname(raw: string, options: { ownHost: string; local: boolean }): HostnameResult {
   const trimmed = raw.trim();
-  if (trimmed === '' || notHostname.test(trimmed)) return { refused: 'must be a hostname such as secrets.example.com, without a scheme, path or port' };
+  if (trimmed === '' || notHostname.test(trimmed))
+    return { refused: 'must be a hostname such as secrets.example.com, without a scheme, path or port' };
   if (isIP(trimmed.replace(/^\[|\]$/g, ''))) return { refused: 'must be a hostname, not an IP address' };
   let host: string;
   try {
@@ -37,11 +38,17 @@ export function normalizeHostname(raw: string, options: { ownHost: string; local
   // The URL parser reads `1.2.3` or `0x7f.1` as IPv4 addresses.
   if (isIP(host)) return { refused: 'must be a hostname, not an IP address' };
   if (!host.includes('.')) return { refused: 'must have at least two labels, such as secrets.example.com' };
-  if (!asciiHostname.test(host)) return { refused: 'must be a hostname of letters, digits and dashes, at most 63 characters a label and 253 in all' };
+  if (!asciiHostname.test(host))
+    return { refused: 'must be a hostname of letters, digits and dashes, at most 63 characters a label and 253 in all' };
   // Its challenge's name (`_hushlink-challenge.` and it) must be a DNS name too: 253 at most.
-  if (challengeName(host).length > 253) return { refused: `must be at most ${253 - challengeName('').length} characters, so that its TXT record's name fits in DNS` };
+  if (challengeName(host).length > 253)
+    return { refused: `must be at most ${253 - challengeName('').length} characters, so that its TXT record's name fits in DNS` };
   if (within(host, bare(options.ownHost))) return { refused: 'is this service’s own host, or a name under it' };
-  if (!options.local && specialUse.some((name) => within(host, name))) return { refused: 'must be a public DNS name: special-use names (localhost, .local, .test, .example, .invalid, .internal) have no certificates' };
+  if (!options.local && specialUse.some((name) => within(host, name)))
+    return {
+      refused:
+        'must be a public DNS name: special-use names (localhost, .local, .test, .example, .invalid, .internal) have no certificates',
+    };
   return { hostname: host };
 }
 

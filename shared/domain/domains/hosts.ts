@@ -67,7 +67,12 @@ export function isOwnHost(host: string, ownOrigin: string, local: boolean): bool
  * workspace's verified hostname, and not found (`unknown_host`) on any other, a claim deleted or never verified among
  * them. `viewerHost` is the host the browser or client used, as the transport read it.
  */
-export async function checkHost(viewerHost: string | null, ownOrigin: string, local: boolean, hosts: HostDirectory): Promise<HostClaim | null> {
+export async function checkHost(
+  viewerHost: string | null,
+  ownOrigin: string,
+  local: boolean,
+  hosts: HostDirectory,
+): Promise<HostClaim | null> {
   if (viewerHost === null || isOwnHost(viewerHost, ownOrigin, local)) return null;
   const claim = await hosts.claimOf(hostnameOf(viewerHost));
   if (!claim) {

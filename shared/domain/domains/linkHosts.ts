@@ -30,8 +30,12 @@ export interface LinkHostPorts extends WorkspaceMembershipPorts {
  * nothing wrong), and the claim stays verified, so Team again makes links on it at once.
  */
 export async function linkHostOf(workspaceId: string, rawHostname: string, ports: LinkHostPorts): Promise<LinkHost> {
-  const refused = (message: string) => new Invalid('Links are made only on a hostname their workspace has verified.', [{ field: 'hostname', message }]);
-  const normalized = normalizeHostname(rawHostname, { ownHost: new URL(ports.config.WEB_ORIGIN).hostname, local: ports.config.HUSHLINK_MODE === 'local' });
+  const refused = (message: string) =>
+    new Invalid('Links are made only on a hostname their workspace has verified.', [{ field: 'hostname', message }]);
+  const normalized = normalizeHostname(rawHostname, {
+    ownHost: new URL(ports.config.WEB_ORIGIN).hostname,
+    local: ports.config.HUSHLINK_MODE === 'local',
+  });
   if ('refused' in normalized) throw refused(normalized.refused);
   const claim = await ports.hostClaims.verifiedClaim(normalized.hostname);
   if (!claim || claim.workspaceId !== workspaceId) throw refused('is not a hostname this workspace has verified');

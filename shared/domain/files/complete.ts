@@ -17,11 +17,13 @@ export interface CompletedParts extends UploadRef {
 /** The pending file an upload reference names, if its delete token holds; null for anything else. */
 async function pendingUpload(ref: UploadRef, ports: FilePorts): Promise<Secret | null> {
   const secret = secretIdPattern.test(ref.id) ? await ports.secrets.get(ref.id) : null;
-  if (!secret || !holdsDeleteToken(secret, ref.deleteToken) || secret.upload?.id !== ref.uploadId || secret.state !== 'pending') return null;
+  if (!secret || !holdsDeleteToken(secret, ref.deleteToken) || secret.upload?.id !== ref.uploadId || secret.state !== 'pending')
+    return null;
   return secret;
 }
 
-const conflict = (reason: string, detail: string, facts: Record<string, unknown> = {}) => new Conflict(detail, { facts: { reason, ...facts } });
+const conflict = (reason: string, detail: string, facts: Record<string, unknown> = {}) =>
+  new Conflict(detail, { facts: { reason, ...facts } });
 
 const refusalDetail: Record<CompleteRefusal, [string, string]> = {
   invalid_part: ['mismatched_part', 'A part’s ETag is not the one S3 has for it: send the ETags the part uploads answered.'],
@@ -47,13 +49,17 @@ export async function completeFileUpload(ref: CompletedParts, ports: FilePorts):
   const duplicate = numbers.find((number, i) => numbers.indexOf(number) !== i);
   if (duplicate !== undefined) throw conflict('duplicate_part', `Part ${duplicate} is listed twice.`, { part_number: duplicate });
   const missing = Array.from({ length: partCount }, (_, i) => i + 1).filter((number) => !numbers.includes(number));
-  if (missing.length > 0) throw conflict('missing_part', `Parts ${missing.slice(0, 10).join(', ')} are missing.`, { missing_parts: missing.slice(0, 100) });
+  if (missing.length > 0)
+    throw conflict('missing_part', `Parts ${missing.slice(0, 10).join(', ')} are missing.`, { missing_parts: missing.slice(0, 100) });
   const unknown = numbers.find((number) => number > partCount);
-  if (unknown !== undefined) throw conflict('mismatched_part', `This upload has ${partCount} parts, not ${unknown}.`, { part_number: unknown });
+  if (unknown !== undefined)
+    throw conflict('mismatched_part', `This upload has ${partCount} parts, not ${unknown}.`, { part_number: unknown });
 
   const key = objectKeyOf(secret.id);
   await checkPartSizes(secret, ref.uploadId, ports);
-  const parts = [...ref.parts].sort((a, b) => a.partNumber - b.partNumber).map((part) => ({ partNumber: part.partNumber, etag: part.etag }));
+  const parts = [...ref.parts]
+    .sort((a, b) => a.partNumber - b.partNumber)
+    .map((part) => ({ partNumber: part.partNumber, etag: part.etag }));
   const completed = await ports.uploads.complete(key, ref.uploadId, parts);
   if (!completed.completed) {
     const [reason, detail] = refusalDetail[completed.reason];
@@ -69,7 +75,9 @@ export async function completeFileUpload(ref: CompletedParts, ports: FilePorts):
     await ports.uploads.abort(key, ref.uploadId);
     const bigger = size !== null && (size > secret.sizeBytes || size > limit);
     if (bigger) {
-      throw new TooLarge(`The file is ${size} bytes: more than the ${Math.min(secret.sizeBytes, limit)} declared or allowed.`, { facts: { size_bytes: size } });
+      throw new TooLarge(`The file is ${size} bytes: more than the ${Math.min(secret.sizeBytes, limit)} declared or allowed.`, {
+        facts: { size_bytes: size },
+      });
     }
     throw conflict('size_mismatch', `The file is ${size ?? 0} bytes, not the ${secret.sizeBytes} declared.`, { size_bytes: size ?? 0 });
   }
@@ -114,9 +122,16 @@ async function checkPartSizes(secret: Secret, uploadId: string, ports: FilePorts
   await ports.uploads.abort(key, uploadId);
   const facts = { part_number: wrong.partNumber, part_bytes: wrong.size, expected_bytes: expected(wrong.partNumber) };
   if (wrong.size > facts.expected_bytes) {
-    throw new TooLarge(`Part ${wrong.partNumber} is ${wrong.size} bytes: more than the ${facts.expected_bytes} its place in the ${secret.sizeBytes} declared takes.`, { facts });
+    throw new TooLarge(
+      `Part ${wrong.partNumber} is ${wrong.size} bytes: more than the ${facts.expected_bytes} its place in the ${secret.sizeBytes} declared takes.`,
+      { facts },
+    );
   }
-  throw conflict('size_mismatch', `Part ${wrong.partNumber} is ${wrong.size} bytes, not the ${facts.expected_bytes} its place in the ${secret.sizeBytes} declared takes.`, facts);
+  throw conflict(
+    'size_mismatch',
+    `Part ${wrong.partNumber} is ${wrong.size} bytes, not the ${facts.expected_bytes} its place in the ${secret.sizeBytes} declared takes.`,
+    facts,
+  );
 }
 
 /**

@@ -22,7 +22,11 @@ export interface MultipartUploads {
   partUrl(key: string, uploadId: string, partNumber: number, sizeBytes: number, expiresInSeconds: number): Promise<string>;
   /** Every part S3 holds, in order; null when it knows no such upload. */
   parts(key: string, uploadId: string): Promise<StoredPart[] | null>;
-  complete(key: string, uploadId: string, parts: Array<{ partNumber: number; etag: string }>): Promise<{ completed: true } | { completed: false; reason: CompleteRefusal }>;
+  complete(
+    key: string,
+    uploadId: string,
+    parts: Array<{ partNumber: number; etag: string }>,
+  ): Promise<{ completed: true } | { completed: false; reason: CompleteRefusal }>;
   /** Aborts the upload and so deletes its parts; an upload S3 no longer knows is fine. */
   abort(key: string, uploadId: string): Promise<void>;
   /** The completed object's size in bytes, or null when there is none. */

@@ -27,7 +27,11 @@ export interface RequestFilePorts extends SecretPorts {
  * its reason (`request_not_found`, `request_closed`, `request_expired`, `request_full`); the file
  * is the requester's, so their plan bounds it.
  */
-export async function requestFileTarget(response: FileResponse, hostClaim: HostClaim | null, ports: RequestFilePorts): Promise<RequestLink> {
+export async function requestFileTarget(
+  response: FileResponse,
+  hostClaim: HostClaim | null,
+  ports: RequestFilePorts,
+): Promise<RequestLink> {
   const link = await findRequestLinkOn(response.requestId, hostClaim, ports);
   const refusal = link ? refusalOf(link, ports.clock.now()) : 'not_found';
   if (!link || refusal) {
@@ -70,6 +74,7 @@ export async function completeRequestFile(
   const conflict = (reason: string, detail: string) => new Conflict(detail, { facts: { reason } });
   if (outcome === 'not_pending') throw conflict('not_pending', 'This upload was aborted while it was being completed.');
   if (outcome === 'busy') throw conflict('busy', 'Many responses reached this request link at once; send the file again.');
-  const refusal = (await ports.requests.get(secret.response.requestId).then((again) => (again ? refusalOf(again, now) : 'not_found'))) ?? 'full';
+  const refusal =
+    (await ports.requests.get(secret.response.requestId).then((again) => (again ? refusalOf(again, now) : 'not_found'))) ?? 'full';
   throw conflict(`request_${refusal}`, `The request link took no more responses (${refusal}); the file was not kept.`);
 }

@@ -4,7 +4,15 @@ import { fileLimits } from '../../limits.ts';
 import { effectiveTier, type TierSource } from '../billing/tier.ts';
 import { planTable } from '../plans.ts';
 import { Forbidden } from '../refusals.ts';
-import { secretSettings, sentIn, storeSecret, type CreatedSecret, type NewSecretFields, type SecretSettings, type SendingPlace } from '../secrets/create.ts';
+import {
+  secretSettings,
+  sentIn,
+  storeSecret,
+  type CreatedSecret,
+  type NewSecretFields,
+  type SecretSettings,
+  type SendingPlace,
+} from '../secrets/create.ts';
 import { holdsDeleteToken } from '../secrets/read.ts';
 import { secretIdPattern } from '../secrets/rules.ts';
 import type { Secret } from '../secrets/model.ts';
@@ -51,7 +59,8 @@ export function partsOf(sizeBytes: number, chunkLog2: number): { partSize: numbe
 }
 
 /** Part `partNumber`'s exact length in an envelope of `sizeBytes` cut in `partSize` parts: the last holds the rest. */
-export const partLength = (sizeBytes: number, partSize: number, partNumber: number): number => Math.max(0, Math.min(partSize, sizeBytes - (partNumber - 1) * partSize));
+export const partLength = (sizeBytes: number, partSize: number, partNumber: number): number =>
+  Math.max(0, Math.min(partSize, sizeBytes - (partNumber - 1) * partSize));
 
 /** The largest file the caller's tier allows (their plan or a workspace's; anonymous callers: Free's). */
 export async function fileLimitOf(ownerId: string | null, ports: Pick<FilePorts, 'tiers'>): Promise<number> {
@@ -76,7 +85,12 @@ export interface OpenedUpload {
  * holds its header to. With a `hostname` too, its links are on that hostname of the workspace's.
  * A response goes to a request link as its responders reach it on `hostClaim`'s host.
  */
-export async function startFileUpload(input: NewFileUpload, caller: string | null, hostClaim: HostClaim | null, ports: FilePorts): Promise<OpenedUpload> {
+export async function startFileUpload(
+  input: NewFileUpload,
+  caller: string | null,
+  hostClaim: HostClaim | null,
+  ports: FilePorts,
+): Promise<OpenedUpload> {
   // A response to a request link is the requester's file: their plan bounds it, nobody owns its secret.
   const { response } = input;
   const link = response ? await requestFileTarget(response, hostClaim, ports) : null;
@@ -85,7 +99,10 @@ export async function startFileUpload(input: NewFileUpload, caller: string | nul
   if (input.sizeBytes > limit) {
     throw new Forbidden(`Files are limited to ${limit} bytes on your plan.`, { facts: { reason: 'plan_limit', limit_bytes: limit } });
   }
-  const settings = secretSettings(link ? { ...input, expiresInSeconds: Math.ceil((keepUntil(link) - ports.clock.now()) / 1000) } : input, ports);
+  const settings = secretSettings(
+    link ? { ...input, expiresInSeconds: Math.ceil((keepUntil(link) - ports.clock.now()) / 1000) } : input,
+    ports,
+  );
   const { workspaceId } = input;
   let inWorkspace: Pick<NewSecretFields, 'workspaceId' | 'linkHost'> = {};
   if (workspaceId !== undefined) {
@@ -102,13 +119,21 @@ export async function startFileUpload(input: NewFileUpload, caller: string | nul
       sizeBytes: input.sizeBytes,
       ...settings,
       ...(response ? { response: { requestId: response.requestId, enc: response.enc, wrappedKey: response.wrappedKey } } : {}),
-      upload: (secretId) => ports.uploads.start(objectKeyOf(secretId)).then((id) => ({ id, partSize, partCount, chunkLog2: input.chunkLog2, ...declared })),
+      upload: (secretId) =>
+        ports.uploads.start(objectKeyOf(secretId)).then((id) => ({ id, partSize, partCount, chunkLog2: input.chunkLog2, ...declared })),
       ...inWorkspace,
     },
     ownerId,
     ports,
   );
-  return { ...created, ...(await partUrls(created.secret, Array.from({ length: partCount }, (_, i) => i + 1), ports)) };
+  return {
+    ...created,
+    ...(await partUrls(
+      created.secret,
+      Array.from({ length: partCount }, (_, i) => i + 1),
+      ports,
+    )),
+  };
 }
 
 /**
@@ -119,7 +144,8 @@ export async function startFileUpload(input: NewFileUpload, caller: string | nul
 export async function resumeFileUpload(ref: UploadRef, ports: FilePorts): Promise<OpenedUpload> {
   const refused = () => new Forbidden('No upload of yours is pending under these ids.', { facts: { reason: 'no_pending_upload' } });
   const secret = secretIdPattern.test(ref.id) ? await ports.secrets.get(ref.id) : null;
-  if (!secret || !holdsDeleteToken(secret, ref.deleteToken) || secret.state !== 'pending' || secret.upload?.id !== ref.uploadId) throw refused();
+  if (!secret || !holdsDeleteToken(secret, ref.deleteToken) || secret.state !== 'pending' || secret.upload?.id !== ref.uploadId)
+    throw refused();
   const uploaded = await ports.uploads.parts(objectKeyOf(secret.id), ref.uploadId);
   if (!uploaded) throw refused();
   const have = new Set(uploaded.map((part) => part.partNumber));
@@ -134,7 +160,13 @@ async function partUrls(secret: Secret, numbers: number[], ports: FilePorts) {
   const parts = await Promise.all(
     numbers.map(async (partNumber) => ({
       partNumber,
-      url: await ports.uploads.partUrl(objectKeyOf(secret.id), uploadId, partNumber, partLength(secret.sizeBytes, partSize, partNumber), fileLimits.partUrlSeconds),
+      url: await ports.uploads.partUrl(
+        objectKeyOf(secret.id),
+        uploadId,
+        partNumber,
+        partLength(secret.sizeBytes, partSize, partNumber),
+        fileLimits.partUrlSeconds,
+      ),
     })),
   );
   return { parts, urlsExpireAt };

@@ -97,5 +97,11 @@ export interface SecretWriteProjections {
 }
 
 export function projectSecretWrite(write: SecretWrite | null, deviceFamilyOf: DeviceFamilyOf): SecretWriteProjections {
-  return { change: secretChangeOf(write), usage: usageOf(write), receipts: receiptsOf(write, deviceFamilyOf), fileEnd: fileEndOf(write), notices: chatNoticesOfWrite(write) };
+  return {
+    change: secretChangeOf(write),
+    usage: usageOf(write),
+    receipts: receiptsOf(write, deviceFamilyOf),
+    fileEnd: fileEndOf(write),
+    notices: chatNoticesOfWrite(write),
+  };
 }

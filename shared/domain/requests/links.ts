@@ -67,13 +67,19 @@ function checkPrompt(envelope: Uint8Array): void {
  * longest, since a link is a way into the workspace for as long as it is open. With a
  * `hostname` too, the link is on that hostname of the workspace's (invalid if not verified).
  */
-export async function createRequestLink(input: NewRequestLink, ownerId: string, ports: RequestPorts & WorkspaceMembershipPorts & LinkHostPorts): Promise<RequestLink> {
+export async function createRequestLink(
+  input: NewRequestLink,
+  ownerId: string,
+  ports: RequestPorts & WorkspaceMembershipPorts & LinkHostPorts,
+): Promise<RequestLink> {
   await checkPublicKey(input.publicKey, input.kem);
   const promptEnvelope = input.promptEnvelope ?? null;
   if (promptEnvelope) checkPrompt(promptEnvelope);
   const { workspaceId } = input;
-  if (workspaceId !== undefined) await assertSendInWorkspace(workspaceId, ownerId, { kind: 'request', expiresIn: input.expiresInSeconds }, ports);
-  const linkHost = workspaceId === undefined || input.hostname === undefined ? undefined : await linkHostOf(workspaceId, input.hostname, ports);
+  if (workspaceId !== undefined)
+    await assertSendInWorkspace(workspaceId, ownerId, { kind: 'request', expiresIn: input.expiresInSeconds }, ports);
+  const linkHost =
+    workspaceId === undefined || input.hostname === undefined ? undefined : await linkHostOf(workspaceId, input.hostname, ports);
   const now = ports.clock.now();
   const link: RequestLink = {
     id: newRequestLinkId(),
@@ -104,7 +110,11 @@ export const findRequestLink = async (id: string, ports: Pick<RequestPorts, 'req
  * hostname, none that was not made on it (rule 5), as for an id no link has. The requester's
  * own routes go by `ownRequestLink`: their proof is the session, not the link.
  */
-export async function findRequestLinkOn(id: string, hostClaim: HostClaim | null, ports: Pick<RequestPorts, 'requests'>): Promise<RequestLink | null> {
+export async function findRequestLinkOn(
+  id: string,
+  hostClaim: HostClaim | null,
+  ports: Pick<RequestPorts, 'requests'>,
+): Promise<RequestLink | null> {
   const link = await findRequestLink(id, ports);
   return link && servedOn(link, hostClaim) ? link : null;
 }
@@ -118,14 +128,22 @@ export async function ownRequestLink(id: string, ownerId: string, ports: Pick<Re
   return link;
 }
 
-const goneDetail = { closed: 'The requester closed this link.', expired: 'This link has expired.', full: 'This link has all the responses it asked for.' } as const;
+const goneDetail = {
+  closed: 'The requester closed this link.',
+  expired: 'This link has expired.',
+  full: 'This link has all the responses it asked for.',
+} as const;
 
 /**
  * What a responder's page reads: the public key and the sealed prompt. Gone once the link is
  * closed or expired, with the reason; a full link is still read (`open: false`, no responses
  * left), as the interface keeps 410 for those two.
  */
-export async function readRequestLink(id: string, hostClaim: HostClaim | null, ports: Pick<RequestPorts, 'requests' | 'clock'>): Promise<RequestLink> {
+export async function readRequestLink(
+  id: string,
+  hostClaim: HostClaim | null,
+  ports: Pick<RequestPorts, 'requests' | 'clock'>,
+): Promise<RequestLink> {
   const link = await findRequestLinkOn(id, hostClaim, ports);
   if (!link) throw notFound();
   const refusal = refusalOf(link, ports.clock.now());
@@ -146,7 +164,12 @@ export async function closeRequestLink(id: string, ownerId: string, ports: Pick<
   if (!(await ports.requests.close(id, ownerId, ports.clock.now()))) throw notFound();
 }
 
-export async function listRequestLinks(ownerId: string, limit: number, cursor: string | null, ports: Pick<RequestPorts, 'requests' | 'clock'>) {
+export async function listRequestLinks(
+  ownerId: string,
+  limit: number,
+  cursor: string | null,
+  ports: Pick<RequestPorts, 'requests' | 'clock'>,
+) {
   const page = await ports.requests.listByOwner(ownerId, limit, cursor);
   const now = ports.clock.now();
   return { items: page.items.map((link) => ({ link, open: isOpen(link, now) })), nextCursor: page.nextCursor };

@@ -30,7 +30,10 @@ export interface RequestLink {
 }
 
 /** What a listing shows of a link (its key and prompt stay out of the listing index). */
-export type RequestSummary = Pick<RequestLink, 'id' | 'ownerId' | 'createdAt' | 'expiresAt' | 'maxResponses' | 'responsesLeft' | 'closedAt'>;
+export type RequestSummary = Pick<
+  RequestLink,
+  'id' | 'ownerId' | 'createdAt' | 'expiresAt' | 'maxResponses' | 'responsesLeft' | 'closedAt'
+>;
 
 /** Taking responses: not closed, not expired, not full. */
 export const isOpen = (link: RequestSummary, now: number): boolean => refusalOf(link, now) === null;

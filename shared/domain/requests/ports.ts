@@ -26,7 +26,11 @@ export interface RequestStore {
    */
   addFileResponse(
     response: SealedResponse,
-    upload: { secret: { id: string; expiresAt: number }; uploadId: string; envelopeFormat: { passphrase: boolean; kdfIterations: number } | undefined },
+    upload: {
+      secret: { id: string; expiresAt: number };
+      uploadId: string;
+      envelopeFormat: { passphrase: boolean; kdfIterations: number } | undefined;
+    },
     keepUntil: number,
     now: number,
   ): Promise<AddedResponse | 'not_pending'>;

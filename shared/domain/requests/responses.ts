@@ -31,8 +31,12 @@ export function checkWrappedKey(key: WrappedKey, kem: RequestKem): void {
     return decoded.length === bytes && decoded.toString('base64url') === value;
   };
   const issues: FieldIssue[] = [
-    ...(exact(key.enc, publicKeyBytes[kem]) ? [] : [{ field: 'enc', message: `must be the ${publicKeyBytes[kem]}-byte encapsulated key of ${kem}` }]),
-    ...(exact(key.wrappedKey, wrappedKeyBytes) ? [] : [{ field: 'wrapped_key', message: `must be ${wrappedKeyBytes} bytes: a sealed 32-byte key` }]),
+    ...(exact(key.enc, publicKeyBytes[kem])
+      ? []
+      : [{ field: 'enc', message: `must be the ${publicKeyBytes[kem]}-byte encapsulated key of ${kem}` }]),
+    ...(exact(key.wrappedKey, wrappedKeyBytes)
+      ? []
+      : [{ field: 'wrapped_key', message: `must be ${wrappedKeyBytes} bytes: a sealed 32-byte key` }]),
   ];
   if (issues.length > 0) throw new Invalid('The wrapped key is not what the link’s KEM makes.', issues);
 }
@@ -42,7 +46,12 @@ export function checkWrappedKey(key: WrappedKey, kem: RequestKem): void {
  * One write takes one of the link's responses and stores this one (so 50 at once to a link
  * of 10 give exactly 10); a link that takes no more is a conflict (full) or gone (closed, expired).
  */
-export async function respondToRequest(id: string, input: TextResponse, hostClaim: HostClaim | null, ports: RequestPorts): Promise<SealedResponse> {
+export async function respondToRequest(
+  id: string,
+  input: TextResponse,
+  hostClaim: HostClaim | null,
+  ports: RequestPorts,
+): Promise<SealedResponse> {
   const link = await findRequestLinkOn(id, hostClaim, ports);
   const now = ports.clock.now();
   if (!link) throw refusedResponse(null, now);
@@ -79,15 +88,28 @@ export type InboxItem = SealedResponse & { download?: { url: string; expiresAt: 
  * The caller's link's responses, newest first, whether the link is open, closed or expired
  * (rule 4). A file response comes with a presigned download of its envelope.
  */
-export async function readInbox(id: string, ownerId: string, limit: number, cursor: string | null, ports: RequestPorts): Promise<{ link: RequestLink; items: InboxItem[]; nextCursor: string | null }> {
+export async function readInbox(
+  id: string,
+  ownerId: string,
+  limit: number,
+  cursor: string | null,
+  ports: RequestPorts,
+): Promise<{ link: RequestLink; items: InboxItem[]; nextCursor: string | null }> {
   const link = await ownRequestLink(id, ownerId, ports);
   const page = await ports.requests.inbox(id, limit, cursor);
   const expiresAt = ports.clock.now() + fileLimits.downloadUrlSeconds * 1000;
   const items = await Promise.all(
-    page.items.map(async (response): Promise<InboxItem> =>
-      response.sealed.kind === 'file'
-        ? { ...response, download: { url: await ports.files.downloadUrl(objectKeyOf(response.sealed.secretId), fileLimits.downloadUrlSeconds), expiresAt } }
-        : response,
+    page.items.map(
+      async (response): Promise<InboxItem> =>
+        response.sealed.kind === 'file'
+          ? {
+              ...response,
+              download: {
+                url: await ports.files.downloadUrl(objectKeyOf(response.sealed.secretId), fileLimits.downloadUrlSeconds),
+                expiresAt,
+              },
+            }
+          : response,
     ),
   );
   return { link, items, nextCursor: page.nextCursor };

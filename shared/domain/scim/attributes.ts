@@ -45,7 +45,19 @@ export const isMultiExtra = (name: string): boolean => multiExtras.has(name.toLo
 export const nameParts = spellings(['formatted', 'familyName', 'givenName', 'middleName', 'honorificPrefix', 'honorificSuffix']);
 
 /** Sub-attributes of the multi-valued attributes (RFC 7643 §2.4, and an address's parts, §4.1.2). */
-export const multiValuedParts = spellings(['value', 'type', 'primary', 'display', '$ref', 'formatted', 'streetAddress', 'locality', 'region', 'postalCode', 'country']);
+export const multiValuedParts = spellings([
+  'value',
+  'type',
+  'primary',
+  'display',
+  '$ref',
+  'formatted',
+  'streetAddress',
+  'locality',
+  'region',
+  'postalCode',
+  'country',
+]);
 
 /** The enterprise extension's attributes (RFC 7643 §4.3). */
 export const enterpriseAttributes = spellings(['employeeNumber', 'costCenter', 'organization', 'division', 'department', 'manager']);
@@ -62,7 +74,8 @@ export function membersOf(object: JsonObject, where: string): Map<string, unknow
 }
 
 /** The key `object` spells `name` with, if any (values kept as sent keep their spelling). */
-export const keyOf = (object: JsonObject, name: string): string | undefined => Object.keys(object).find((key) => key.toLowerCase() === name.toLowerCase());
+export const keyOf = (object: JsonObject, name: string): string | undefined =>
+  Object.keys(object).find((key) => key.toLowerCase() === name.toLowerCase());
 
 export function readBoolean(value: unknown, name: string): boolean {
   if (typeof value === 'boolean') return value;
@@ -167,7 +180,8 @@ function checkKept(value: unknown, name: string, depth = 0): void {
   if (typeof value === 'number') {
     const magnitude = Math.abs(value);
     const { max, minNonZero } = limits.keptNumberMagnitude;
-    if (value !== 0 && !(magnitude >= minNonZero && magnitude <= max)) throw invalidValue(`${name} holds ${value}: numbers are 0, or from ${minNonZero} to ${max} in magnitude.`);
+    if (value !== 0 && !(magnitude >= minNonZero && magnitude <= max))
+      throw invalidValue(`${name} holds ${value}: numbers are 0, or from ${minNonZero} to ${max} in magnitude.`);
   } else if (Array.isArray(value)) {
     for (const item of value) checkKept(item, name, depth + 1);
   } else if (isObject(value)) {

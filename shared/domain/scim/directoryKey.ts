@@ -30,7 +30,8 @@ const refused = (detail: string) => new Unauthenticated(detail, { challenge: 'di
 export async function directoryWorkspace(authorization: string | undefined, ports: DirectoryKeyPorts): Promise<Workspace> {
   if (authorization === undefined) throw refused('Send the workspace’s directory key as `Authorization: Bearer <key>`.');
   const key = bearer.exec(authorization)?.[1];
-  if (key === undefined || !keyShape.test(key)) throw refused('The authorization header does not carry a directory key: send `Authorization: Bearer hlscim_…`.');
+  if (key === undefined || !keyShape.test(key))
+    throw refused('The authorization header does not carry a directory key: send `Authorization: Bearer hlscim_…`.');
   const workspaceId = await ports.directoryKeys.workspaceOf(sha256Base64Url(key));
   // A rotated key's item is deleted in the rotation's transaction: it stops at once.
   const workspace = workspaceId === null ? null : workspaceInUse(await ports.workspaces.get(workspaceId));

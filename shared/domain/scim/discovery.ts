@@ -6,7 +6,14 @@
  */
 import { scimListLimits } from '../../limits.ts';
 import { enterpriseUserAttributes, userAttributes, type ScimAttributeDefinition } from './discoverySchemas.ts';
-import { enterpriseUserSchema, listResponseSchema, resourceTypeSchema, schemaSchema, serviceProviderConfigSchema, userSchema } from './model.ts';
+import {
+  enterpriseUserSchema,
+  listResponseSchema,
+  resourceTypeSchema,
+  schemaSchema,
+  serviceProviderConfigSchema,
+  userSchema,
+} from './model.ts';
 
 export type { ScimAttributeDefinition } from './discoverySchemas.ts';
 

@@ -29,7 +29,12 @@ type Characteristics = Partial<Omit<ScimAttributeDefinition, 'name' | 'type' | '
 const hasCase = (type: ScimAttributeType): boolean => type === 'string' || type === 'reference' || type === 'binary';
 
 /** The RFC's defaults (§2.2): optional, single-valued, readWrite, returned by default, not unique, case-insensitive. */
-function attribute(name: string, type: ScimAttributeType, description: string, characteristics: Characteristics = {}): ScimAttributeDefinition {
+function attribute(
+  name: string,
+  type: ScimAttributeType,
+  description: string,
+  characteristics: Characteristics = {},
+): ScimAttributeDefinition {
   return {
     name,
     type,
@@ -44,10 +49,15 @@ function attribute(name: string, type: ScimAttributeType, description: string, c
   };
 }
 
-const complex = (name: string, description: string, subAttributes: ScimAttributeDefinition[], characteristics: Characteristics = {}): ScimAttributeDefinition =>
-  attribute(name, 'complex', description, { ...characteristics, subAttributes });
+const complex = (
+  name: string,
+  description: string,
+  subAttributes: ScimAttributeDefinition[],
+  characteristics: Characteristics = {},
+): ScimAttributeDefinition => attribute(name, 'complex', description, { ...characteristics, subAttributes });
 
-const text = (name: string, description: string, characteristics: Characteristics = {}): ScimAttributeDefinition => attribute(name, 'string', description, characteristics);
+const text = (name: string, description: string, characteristics: Characteristics = {}): ScimAttributeDefinition =>
+  attribute(name, 'string', description, characteristics);
 
 type Values = {
   /** The `value` sub-attribute; addresses have none, only their parts. */
@@ -60,17 +70,26 @@ type Values = {
 };
 
 /** A multi-valued attribute (RFC 7643 §2.4): objects of these sub-attributes, `primary` always a boolean, one value primary at most. */
-function multiValued(name: string, description: string, { value, parts = [], types = [], display = 'kept' }: Values): ScimAttributeDefinition {
+function multiValued(
+  name: string,
+  description: string,
+  { value, parts = [], types = [], display = 'kept' }: Values,
+): ScimAttributeDefinition {
   const typeWords = types.length > 0 ? `: ${types.join(', ')}, or another word` : '';
-  return complex(name, description, [
-    ...(value ? [value] : []),
-    ...parts,
-    display === 'kept'
-      ? text('display', 'A human-readable name for the value, kept as sent.')
-      : text('display', 'A human-readable name for the value: read-only, never set, ignored when sent.', { mutability: 'readOnly' }),
-    text('type', `A label for the value's function, kept as sent${typeWords}.`, types.length > 0 ? { canonicalValues: types } : {}),
-    attribute('primary', 'boolean', 'Whether this is the preferred value; at most one is. Also read from "True" and "False".'),
-  ], { multiValued: true });
+  return complex(
+    name,
+    description,
+    [
+      ...(value ? [value] : []),
+      ...parts,
+      display === 'kept'
+        ? text('display', 'A human-readable name for the value, kept as sent.')
+        : text('display', 'A human-readable name for the value: read-only, never set, ignored when sent.', { mutability: 'readOnly' }),
+      text('type', `A label for the value's function, kept as sent${typeWords}.`, types.length > 0 ? { canonicalValues: types } : {}),
+      attribute('primary', 'boolean', 'Whether this is the preferred value; at most one is. Also read from "True" and "False".'),
+    ],
+    { multiValued: true },
+  );
 }
 
 const nameParts = [
@@ -102,32 +121,68 @@ const groupParts = [
 
 /** The core User schema (RFC 7643 §4.1) as this service keeps it. */
 export const userAttributes: ScimAttributeDefinition[] = [
-  text('id', 'The User\'s identifier, set by this service when it is made; never changes.', { caseExact: true, mutability: 'readOnly', returned: 'always', uniqueness: 'server' }),
-  text('externalId', 'The directory\'s own identifier for the User, kept as sent. Unique in the workspace.', { caseExact: true, uniqueness: 'server' }),
-  text('userName', 'The User\'s unique identifier in the workspace, compared without case (the directory\'s sign-in name, usually an email address).', {
-    required: true,
+  text('id', "The User's identifier, set by this service when it is made; never changes.", {
+    caseExact: true,
+    mutability: 'readOnly',
+    returned: 'always',
     uniqueness: 'server',
   }),
-  complex('name', 'The components of the User\'s name. A PATCH of name sets the parts it sends and keeps the others.', nameParts),
+  text('externalId', "The directory's own identifier for the User, kept as sent. Unique in the workspace.", {
+    caseExact: true,
+    uniqueness: 'server',
+  }),
+  text(
+    'userName',
+    "The User's unique identifier in the workspace, compared without case (the directory's sign-in name, usually an email address).",
+    {
+      required: true,
+      uniqueness: 'server',
+    },
+  ),
+  complex('name', "The components of the User's name. A PATCH of name sets the parts it sends and keeps the others.", nameParts),
   text('displayName', 'The name of the User, suitable for display to end-users.'),
   text('nickName', 'The casual way to address the User.'),
-  attribute('profileUrl', 'reference', 'A URI of the User\'s online profile, kept as sent.', { referenceTypes: ['external'] }),
+  attribute('profileUrl', 'reference', "A URI of the User's online profile, kept as sent.", { referenceTypes: ['external'] }),
   text('title', 'The User\'s title, such as "Vice President".'),
   text('userType', 'The relationship between the organization and the User, such as "Employee" or "Contractor".'),
   text('preferredLanguage', 'The User\'s preferred written or spoken language, as an Accept-Language value (e.g. "en-US").'),
   text('locale', 'The User\'s default location for localization (e.g. "en-US").'),
   text('timezone', 'The User\'s time zone, in the IANA database\'s format (e.g. "America/Los_Angeles").'),
-  attribute('active', 'boolean', 'Whether the User is a member of the workspace holding a seat. False removes the membership and frees its seat; the User and the account stay. True when not sent; also read from "True" and "False".'),
+  attribute(
+    'active',
+    'boolean',
+    'Whether the User is a member of the workspace holding a seat. False removes the membership and frees its seat; the User and the account stay. True when not sent; also read from "True" and "False".',
+  ),
   text('password', 'Accepted and never kept: members sign in by email or single sign-on.', { mutability: 'writeOnly', returned: 'never' }),
-  multiValued('emails', 'The User\'s email addresses: 20 at most.', { value: text('value', 'An email address.'), types: ['work', 'home', 'other'], display: 'ignored' }),
-  multiValued('phoneNumbers', 'The User\'s phone numbers, kept as sent.', { value: text('value', 'A phone number.'), types: ['work', 'home', 'mobile', 'fax', 'pager', 'other'] }),
-  multiValued('ims', 'The User\'s instant messaging addresses, kept as sent.', { value: text('value', 'An instant messaging address.'), types: ['aim', 'gtalk', 'icq', 'xmpp', 'msn', 'skype', 'qq', 'yahoo'] }),
-  multiValued('photos', 'URLs of photos of the User, kept as sent.', { value: attribute('value', 'reference', 'The URL of a photo of the User.', { referenceTypes: ['external'] }), types: ['photo', 'thumbnail'] }),
-  multiValued('addresses', 'The User\'s physical mailing addresses, kept as sent.', { parts: addressParts, types: ['work', 'home', 'other'] }),
+  multiValued('emails', "The User's email addresses: 20 at most.", {
+    value: text('value', 'An email address.'),
+    types: ['work', 'home', 'other'],
+    display: 'ignored',
+  }),
+  multiValued('phoneNumbers', "The User's phone numbers, kept as sent.", {
+    value: text('value', 'A phone number.'),
+    types: ['work', 'home', 'mobile', 'fax', 'pager', 'other'],
+  }),
+  multiValued('ims', "The User's instant messaging addresses, kept as sent.", {
+    value: text('value', 'An instant messaging address.'),
+    types: ['aim', 'gtalk', 'icq', 'xmpp', 'msn', 'skype', 'qq', 'yahoo'],
+  }),
+  multiValued('photos', 'URLs of photos of the User, kept as sent.', {
+    value: attribute('value', 'reference', 'The URL of a photo of the User.', { referenceTypes: ['external'] }),
+    types: ['photo', 'thumbnail'],
+  }),
+  multiValued('addresses', "The User's physical mailing addresses, kept as sent.", {
+    parts: addressParts,
+    types: ['work', 'home', 'other'],
+  }),
   complex('groups', 'Groups are not supported: never set, ignored when sent.', groupParts, { multiValued: true, mutability: 'readOnly' }),
-  multiValued('entitlements', 'The User\'s entitlements, kept as sent.', { value: text('value', 'An entitlement.') }),
-  multiValued('roles', 'The User\'s roles in the directory, kept as sent (its workspace role is member).', { value: text('value', 'A role.') }),
-  multiValued('x509Certificates', 'The User\'s X.509 certificates, kept as sent.', { value: attribute('value', 'binary', 'A DER-encoded X.509 certificate, in base64.') }),
+  multiValued('entitlements', "The User's entitlements, kept as sent.", { value: text('value', 'An entitlement.') }),
+  multiValued('roles', "The User's roles in the directory, kept as sent (its workspace role is member).", {
+    value: text('value', 'A role.'),
+  }),
+  multiValued('x509Certificates', "The User's X.509 certificates, kept as sent.", {
+    value: attribute('value', 'binary', 'A DER-encoded X.509 certificate, in base64.'),
+  }),
 ];
 
 /** The enterprise extension (RFC 7643 §4.3): its object is kept as sent, these attributes set one by one by PATCH. */
@@ -137,10 +192,10 @@ export const enterpriseUserAttributes: ScimAttributeDefinition[] = [
   text('organization', 'The name of an organization.'),
   text('division', 'The name of a division.'),
   text('department', 'The name of a department.'),
-  complex('manager', 'The User\'s manager, kept as sent (Entra sends the manager\'s id); an empty value removes it.', [
-    text('value', 'The id of the SCIM resource representing the User\'s manager.'),
-    attribute('$ref', 'reference', 'The URI of the SCIM resource representing the User\'s manager.', { referenceTypes: ['User'] }),
+  complex('manager', "The User's manager, kept as sent (Entra sends the manager's id); an empty value removes it.", [
+    text('value', "The id of the SCIM resource representing the User's manager."),
+    attribute('$ref', 'reference', "The URI of the SCIM resource representing the User's manager.", { referenceTypes: ['User'] }),
     // The RFC makes it readOnly, for a server that fills it in; this one keeps what is sent.
-    text('displayName', 'The display name of the User\'s manager, kept as sent.'),
+    text('displayName', "The display name of the User's manager, kept as sent."),
   ]),
 ];

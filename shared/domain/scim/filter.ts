@@ -74,7 +74,8 @@ function tokenize(raw: string): Token[] {
       at += 1;
     } else if (char === '"') {
       const text = take(jsonString);
-      if (text === undefined) throw invalid(`The string ${position(at)} is not closed, or has a raw control character or an escape JSON does not have.`);
+      if (text === undefined)
+        throw invalid(`The string ${position(at)} is not closed, or has a raw control character or an escape JSON does not have.`);
       tokens.push({ kind: 'string', value: JSON.parse(text) as string, at, end: at + text.length });
       at += text.length;
     } else {

@@ -31,7 +31,11 @@ function readInteger(rawQueryString: string, name: 'startIndex' | 'count'): numb
  * random-user probe); any other reads the workspace's Users and keeps those it matches. A filter
  * this service cannot read is 400 `invalidFilter`, never an unfiltered list.
  */
-export async function listScimUsers(workspaceId: string, rawQueryString: string, ports: { scimUsers: ScimUserStore }): Promise<ScimUserPage> {
+export async function listScimUsers(
+  workspaceId: string,
+  rawQueryString: string,
+  ports: { scimUsers: ScimUserStore },
+): Promise<ScimUserPage> {
   const filterText = decodeQueryValue(rawQueryString, 'filter', 'invalidFilter');
   const filter = filterText === undefined ? null : parseFilter(filterText);
   const startIndex = Math.max(1, readInteger(rawQueryString, 'startIndex') ?? 1);
@@ -42,7 +46,11 @@ export async function listScimUsers(workspaceId: string, rawQueryString: string,
     // A value wider than any User's is nobody's: its key is not read (DynamoDB refuses one past its size).
     const readable = lookups.filter((lookup) => utf8Bytes(lookup.key) <= scimUserLimits.uniqueValueBytes);
     const found = await Promise.all(
-      readable.map((lookup) => (lookup.attribute === 'userName' ? ports.scimUsers.byUserName(workspaceId, lookup.key) : ports.scimUsers.byExternalId(workspaceId, lookup.key))),
+      readable.map((lookup) =>
+        lookup.attribute === 'userName'
+          ? ports.scimUsers.byUserName(workspaceId, lookup.key)
+          : ports.scimUsers.byExternalId(workspaceId, lookup.key),
+      ),
     );
     const byId = new Map(found.filter((user): user is ScimUser => user !== null).map((user) => [user.id, user]));
     users = [...byId.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

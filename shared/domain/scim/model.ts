@@ -64,7 +64,18 @@ export interface ScimUser extends ScimUserAttributes {
 }
 
 /** SCIM's error types (RFC 7644 §3.12), for the 400s and 409s that have one. */
-export const scimTypes = ['invalidFilter', 'tooMany', 'uniqueness', 'mutability', 'invalidSyntax', 'invalidPath', 'noTarget', 'invalidValue', 'invalidVers', 'sensitive'] as const;
+export const scimTypes = [
+  'invalidFilter',
+  'tooMany',
+  'uniqueness',
+  'mutability',
+  'invalidSyntax',
+  'invalidPath',
+  'noTarget',
+  'invalidValue',
+  'invalidVers',
+  'sensitive',
+] as const;
 export type ScimType = (typeof scimTypes)[number];
 
 /**

@@ -40,7 +40,8 @@ export function applyPatch(current: ScimUserAttributes, body: unknown): ScimUser
   checkSchemas(members.get('schemas'), patchOpSchema, 'a PATCH');
   const operations = members.get('operations');
   if (!Array.isArray(operations) || operations.length === 0) throw invalidSyntax('Operations must be an array of one or more operations.');
-  if (operations.length > scimUserLimits.patchOperations) throw invalidSyntax(`A PATCH has at most ${scimUserLimits.patchOperations} operations.`);
+  if (operations.length > scimUserLimits.patchOperations)
+    throw invalidSyntax(`A PATCH has at most ${scimUserLimits.patchOperations} operations.`);
   const user = structuredClone(current);
   operations.forEach((operation, index) => {
     applyOperation(user, operation, `Operations[${index}]`);
@@ -79,7 +80,13 @@ function applyOperation(user: ScimUserAttributes, operation: unknown, where: str
   applyTo(user, op, target, value, path);
 }
 
-function applyTo(user: ScimUserAttributes, op: Op, target: Exclude<Target, { kind: 'readOnly' | 'unknown' }>, value: unknown, path: string): void {
+function applyTo(
+  user: ScimUserAttributes,
+  op: Op,
+  target: Exclude<Target, { kind: 'readOnly' | 'unknown' }>,
+  value: unknown,
+  path: string,
+): void {
   if (target.kind === 'enterprise') return applyToEnterprise(user, op, target.name, value);
   const { name, sub, filter } = target;
   if (filter) return applyToValues(user, op, name, filter, sub, value, path);
@@ -126,7 +133,9 @@ function listedValues(op: Op, value: unknown): string[] | null {
   if (op !== 'remove' || value === undefined || value === null) return null;
   const items = Array.isArray(value) ? value : [value];
   const listed = items.map((item) => (isObject(item) ? item[keyOf(item, 'value') ?? 'value'] : undefined));
-  return listed.length > 0 && listed.every((item) => typeof item === 'string') ? listed.map((item) => (item as string).toLowerCase()) : null;
+  return listed.length > 0 && listed.every((item) => typeof item === 'string')
+    ? listed.map((item) => (item as string).toLowerCase())
+    : null;
 }
 
 function withoutListed<T extends object>(values: T[], listed: string[]): T[] {
@@ -153,7 +162,8 @@ function applyToEmails(user: ScimUserAttributes, op: Op, remove: boolean, value:
     return;
   }
   // Add: a value already there (same address and type) is replaced, not repeated.
-  const same = (a: ScimEmail, b: ScimEmail) => a.value.toLowerCase() === b.value.toLowerCase() && (a.type ?? '').toLowerCase() === (b.type ?? '').toLowerCase();
+  const same = (a: ScimEmail, b: ScimEmail) =>
+    a.value.toLowerCase() === b.value.toLowerCase() && (a.type ?? '').toLowerCase() === (b.type ?? '').toLowerCase();
   const emails = [...(user.emails ?? []).filter((email) => !given.some((added) => same(email, added))), ...given];
   user.emails = primary[0] ? solePrimary(emails, primary[0]) : emails;
 }
@@ -177,7 +187,8 @@ function applyToExtra(user: ScimUserAttributes, op: Op, name: string, remove: bo
   const listed = isSimpleExtra(name) ? null : listedValues(op, value);
   if (listed !== null) extra[name] = withoutListed(kept(user, name), listed);
   else if (remove) delete extra[name];
-  else if (op === 'add' && !isSimpleExtra(name)) extra[name] = [...kept(user, name), ...(readExtra(name, Array.isArray(value) ? value : [value]) as JsonObject[])];
+  else if (op === 'add' && !isSimpleExtra(name))
+    extra[name] = [...kept(user, name), ...(readExtra(name, Array.isArray(value) ? value : [value]) as JsonObject[])];
   else extra[name] = readExtra(name, value);
   user.extra = extra;
 }
@@ -219,7 +230,8 @@ const meets = (item: JsonObject, { sub, value }: ValueCondition): boolean => {
 const matches = (item: JsonObject, filter: ValueFilter): boolean => filter.every((condition) => meets(item, condition));
 
 /** What is left of a value with no sub-attribute but these says nothing, and goes. */
-const labelsOnly = (item: JsonObject): boolean => Object.keys(item).every((key) => ['type', 'primary', 'display'].includes(key.toLowerCase()));
+const labelsOnly = (item: JsonObject): boolean =>
+  Object.keys(item).every((key) => ['type', 'primary', 'display'].includes(key.toLowerCase()));
 
 /**
  * `attr[sub eq value]` and `attr[sub eq value].sub`, on emails or a multi-valued extra. Remove
@@ -227,7 +239,15 @@ const labelsOnly = (item: JsonObject): boolean => Object.keys(item).every((key) 
  * and replace set the selected values; selecting none by `type`, they make one of that type
  * (Entra's `emails[type eq "work"].value` on a User without a work email), else `noTarget`.
  */
-function applyToValues(user: ScimUserAttributes, op: Op, name: string, filter: ValueFilter, sub: string | undefined, value: unknown, path: string): void {
+function applyToValues(
+  user: ScimUserAttributes,
+  op: Op,
+  name: string,
+  filter: ValueFilter,
+  sub: string | undefined,
+  value: unknown,
+  path: string,
+): void {
   const values: JsonObject[] = name === 'emails' ? (user.emails ?? []).map((email) => ({ ...email })) : kept(user, name);
   const selected = values.filter((item) => matches(item, filter));
   let next: JsonObject[];
@@ -250,11 +270,19 @@ function applyToValues(user: ScimUserAttributes, op: Op, name: string, filter: V
     };
     // A new value is what the filter asks for, so it selects it: {type: "work"} (and primary: true …).
     const typed = filter.some((condition) => condition.sub === 'type' && typeof condition.value === 'string');
-    const made = selected.length > 0 ? selected.map(merge) : typed ? [merge(Object.fromEntries(filter.map((condition) => [condition.sub, condition.value])))] : null;
+    const made =
+      selected.length > 0
+        ? selected.map(merge)
+        : typed
+          ? [merge(Object.fromEntries(filter.map((condition) => [condition.sub, condition.value])))]
+          : null;
     if (made === null) throw noTarget(`The path "${path}" selects nothing to ${op}.`);
     // A value a null left with nothing but its labels goes, as a remove of it would leave it.
     const settled = (item: JsonObject): JsonObject[] => (labelsOnly(item) ? [] : [item]);
-    next = selected.length > 0 ? values.flatMap((item) => (selected.includes(item) ? settled(made[selected.indexOf(item)]!) : [item])) : [...values, ...made.flatMap(settled)];
+    next =
+      selected.length > 0
+        ? values.flatMap((item) => (selected.includes(item) ? settled(made[selected.indexOf(item)]!) : [item]))
+        : [...values, ...made.flatMap(settled)];
     const primary = made.find((item) => meets(item, { sub: 'primary', value: true }));
     if (primary) next = solePrimary(next, primary);
   }

@@ -48,7 +48,11 @@ function parseCondition(path: string, name: string, literal: string): ValueCondi
 }
 
 function parseFilter(path: string, text: string): ValueFilter {
-  if (!filterShape.test(text)) throw invalidPath(path, 'has a filter this service does not support (sub-attributes eq values, joined by and, as in emails[type eq "work"])');
+  if (!filterShape.test(text))
+    throw invalidPath(
+      path,
+      'has a filter this service does not support (sub-attributes eq values, joined by and, as in emails[type eq "work"])',
+    );
   return [...text.matchAll(conditions)].map((match) => parseCondition(path, match[1]!, match[2]!));
 }
 
@@ -104,7 +108,8 @@ export function parsePath(path: string): Target {
   const multiValued = name === 'emails' || isMultiExtra(name);
   if (filter && !multiValued) throw invalidPath(path, `filters ${name}, which is not multi-valued`);
   if (subName === undefined) return { kind: 'core', name, filter };
-  const sub = name === 'name' ? nameParts.get(subName.toLowerCase()) : multiValued ? multiValuedParts.get(subName.toLowerCase()) : undefined;
+  const sub =
+    name === 'name' ? nameParts.get(subName.toLowerCase()) : multiValued ? multiValuedParts.get(subName.toLowerCase()) : undefined;
   if (sub === undefined) throw invalidPath(path, `names "${subName}", which is not a sub-attribute of ${name}`);
   // A sub-attribute of every value at once (`emails.type`) would need a filter to mean one.
   if (multiValued && !filter) throw invalidPath(path, `names a sub-attribute of ${name} without a filter selecting which value`);

@@ -19,7 +19,14 @@ export interface ScimUserStore {
    * finds every seat used; `already_member` when the account is a member already: the User is
    * made and linked to that membership, no second seat taken.
    */
-  create(workspaceId: string, id: string, attributes: ScimUserAttributes, account: ScimAccount, now: number, audit: AuditRow): Promise<'created' | 'duplicate' | 'no_seat' | 'already_member'>;
+  create(
+    workspaceId: string,
+    id: string,
+    attributes: ScimUserAttributes,
+    account: ScimAccount,
+    now: number,
+    audit: AuditRow,
+  ): Promise<'created' | 'duplicate' | 'no_seat' | 'already_member'>;
   get(workspaceId: string, id: string): Promise<ScimUser | null>;
   byUserName(workspaceId: string, userName: string): Promise<ScimUser | null>;
   byExternalId(workspaceId: string, externalId: string): Promise<ScimUser | null>;
@@ -31,7 +38,14 @@ export interface ScimUserStore {
    * reactivating takes a seat (`no_seat`). `privileged` when the membership to remove is an
    * admin's or the owner's: the directory never removes those.
    */
-  replace(workspaceId: string, id: string, attributes: ScimUserAttributes, previousVersion: number, now: number, audit: AuditRow): Promise<'replaced' | 'conflict' | 'duplicate' | 'no_seat' | 'privileged'>;
+  replace(
+    workspaceId: string,
+    id: string,
+    attributes: ScimUserAttributes,
+    previousVersion: number,
+    now: number,
+    audit: AuditRow,
+  ): Promise<'replaced' | 'conflict' | 'duplicate' | 'no_seat' | 'privileged'>;
   /** The User and (when active) its membership, the seat given back; the account stays. */
   delete(workspaceId: string, id: string, audit: AuditRow): Promise<'deleted' | 'gone' | 'conflict' | 'privileged'>;
 }

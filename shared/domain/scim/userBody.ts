@@ -3,8 +3,31 @@
  * §3.5.1), read as Okta and Microsoft Entra really send it. Pure: no I/O.
  */
 import { toIso } from '../../clock.ts';
-import { checkUser, coreAttributes, isMultiExtra, isSimpleExtra, isObject, membersOf, readBoolean, readEmails, readEnterprise, readExtra, readName, readString, readUserName, type JsonObject } from './attributes.ts';
-import { enterpriseUserSchema, scimInvalid, userSchema, type ScimEmail, type ScimName, type ScimUser, type ScimUserAttributes } from './model.ts';
+import {
+  checkUser,
+  coreAttributes,
+  isMultiExtra,
+  isSimpleExtra,
+  isObject,
+  membersOf,
+  readBoolean,
+  readEmails,
+  readEnterprise,
+  readExtra,
+  readName,
+  readString,
+  readUserName,
+  type JsonObject,
+} from './attributes.ts';
+import {
+  enterpriseUserSchema,
+  scimInvalid,
+  userSchema,
+  type ScimEmail,
+  type ScimName,
+  type ScimUser,
+  type ScimUserAttributes,
+} from './model.ts';
 
 /**
  * `schemas`, when sent, must name `schema` (a Group sent to /Users is a mistake worth telling).
@@ -16,7 +39,8 @@ export function checkSchemas(value: unknown, schema: string, what: string): void
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
     throw scimInvalid('schemas must be an array of schema URNs.', 'invalidSyntax');
   }
-  if (!value.some((urn) => urn.toLowerCase() === schema.toLowerCase())) throw scimInvalid(`schemas must include ${schema} for ${what}.`, 'invalidSyntax');
+  if (!value.some((urn) => urn.toLowerCase() === schema.toLowerCase()))
+    throw scimInvalid(`schemas must include ${schema} for ${what}.`, 'invalidSyntax');
 }
 
 /**
@@ -72,7 +96,19 @@ export interface ScimUserResource {
 }
 
 /** Names `extra` may never show, whatever is stored: the service's own, and what is never kept. */
-const notExtra = new Set(['schemas', 'id', 'externalid', 'username', 'name', 'displayname', 'emails', 'active', 'meta', 'password', 'groups']);
+const notExtra = new Set([
+  'schemas',
+  'id',
+  'externalid',
+  'username',
+  'name',
+  'displayname',
+  'emails',
+  'active',
+  'meta',
+  'password',
+  'groups',
+]);
 
 /**
  * The full User (RFC 7643 §4.1): its attributes as kept, the enterprise extension's object

@@ -21,9 +21,13 @@ export interface ScimPorts {
 const changeAttempts = 3;
 
 const notFound = (id: string) => new NotFound(`No User ${id} in this workspace.`);
-const uniqueness = () => new Conflict('A User with this userName or externalId, or for this email address, exists in this workspace.', scimFacts('uniqueness'));
+const uniqueness = () =>
+  new Conflict('A User with this userName or externalId, or for this email address, exists in this workspace.', scimFacts('uniqueness'));
 const noSeat = () => new Forbidden('Every seat of the workspace is taken: add seats, or deactivate a User, before activating another.');
-const privileged = () => new Forbidden('This User’s membership is an owner’s or an admin’s: the workspace changes those roles itself, the directory never removes them.');
+const privileged = () =>
+  new Forbidden(
+    'This User’s membership is an owner’s or an admin’s: the workspace changes those roles itself, the directory never removes them.',
+  );
 const busy = (id: string) => new Conflict(`User ${id} kept changing while this change was applied: read it again.`);
 
 /** What an address an account may be made for is, as sign-in reads one. */
@@ -36,7 +40,11 @@ const address = z.email().check(z.maxLength(254));
  */
 export function accountAddress(user: ScimUserAttributes): string {
   const emails = user.emails ?? [];
-  const candidates = [emails.find((email) => email.primary === true), emails.find((email) => email.type?.toLowerCase() === 'work'), emails[0]]
+  const candidates = [
+    emails.find((email) => email.primary === true),
+    emails.find((email) => email.type?.toLowerCase() === 'work'),
+    emails[0],
+  ]
     .map((email) => email?.value)
     .concat(user.userName);
   const found = candidates.find((value) => value !== undefined && address.safeParse(value).success);
@@ -46,7 +54,12 @@ export function accountAddress(user: ScimUserAttributes): string {
   return normalizeEmail(found);
 }
 
-function scimAudit(workspaceId: string, action: string, user: Pick<ScimUser, 'id' | 'userName' | 'userId' | 'active'>, now: number): AuditRow {
+function scimAudit(
+  workspaceId: string,
+  action: string,
+  user: Pick<ScimUser, 'id' | 'userName' | 'userId' | 'active'>,
+  now: number,
+): AuditRow {
   return {
     id: newAuditId(),
     workspaceId,
@@ -75,7 +88,14 @@ export async function createScimUser(workspaceId: string, body: unknown, ports: 
   const account = await ports.users.createOrGet({ id: newUserId(), email, plan: 'free', createdAt: now });
   const id = newScimUserId();
   const user: ScimUser = { ...attributes, id, workspaceId, userId: account.id, createdAt: now, lastModified: now, version: 1 };
-  const outcome = await ports.scimUsers.create(workspaceId, id, attributes, { userId: account.id, email: account.email }, now, scimAudit(workspaceId, 'scim.user_created', user, now));
+  const outcome = await ports.scimUsers.create(
+    workspaceId,
+    id,
+    attributes,
+    { userId: account.id, email: account.email },
+    now,
+    scimAudit(workspaceId, 'scim.user_created', user, now),
+  );
   if (outcome === 'duplicate') throw uniqueness();
   if (outcome === 'no_seat') throw noSeat();
   return user;
@@ -110,14 +130,34 @@ export function patchScimUser(workspaceId: string, id: string, body: unknown, po
  * A change of a User, made on its latest version: deactivating removes the membership and frees
  * the seat (the User stays, `active: false`); reactivating takes a seat (403 when none is free).
  */
-async function change(workspaceId: string, id: string, ports: ScimPorts, next: (current: ScimUser) => ScimUserAttributes): Promise<ScimUser> {
+async function change(
+  workspaceId: string,
+  id: string,
+  ports: ScimPorts,
+  next: (current: ScimUser) => ScimUserAttributes,
+): Promise<ScimUser> {
   for (let attempt = 0; attempt < changeAttempts; attempt++) {
     const current = await readScimUser(workspaceId, id, ports);
     const attributes = next(current);
     const now = ports.clock.now();
-    const after: ScimUser = { ...attributes, id, workspaceId, userId: current.userId, createdAt: current.createdAt, lastModified: now, version: current.version + 1 };
+    const after: ScimUser = {
+      ...attributes,
+      id,
+      workspaceId,
+      userId: current.userId,
+      createdAt: current.createdAt,
+      lastModified: now,
+      version: current.version + 1,
+    };
     const action = current.active === after.active ? 'scim.user_updated' : after.active ? 'scim.user_reactivated' : 'scim.user_deactivated';
-    const outcome = await ports.scimUsers.replace(workspaceId, id, attributes, current.version, now, scimAudit(workspaceId, action, after, now));
+    const outcome = await ports.scimUsers.replace(
+      workspaceId,
+      id,
+      attributes,
+      current.version,
+      now,
+      scimAudit(workspaceId, action, after, now),
+    );
     if (outcome === 'replaced') return after;
     if (outcome === 'duplicate') throw uniqueness();
     if (outcome === 'no_seat') throw noSeat();

@@ -45,7 +45,13 @@ export type ClaimPorts = SecretPorts & { gates: GateStore };
  * item returned on refusal tells which rule refused, without a second read. The view's event
  * carries where it came from, for its receipt.
  */
-export async function claimSecret(id: string, proof: ClaimProof, view: ViewContext, hostClaim: HostClaim | null, ports: ClaimPorts): Promise<ClaimedSecret> {
+export async function claimSecret(
+  id: string,
+  proof: ClaimProof,
+  view: ViewContext,
+  hostClaim: HostClaim | null,
+  ports: ClaimPorts,
+): Promise<ClaimedSecret> {
   if (!secretIdPattern.test(id)) throw new NotFound('No secret has this id.');
   const { recipientId } = proof;
   if (recipientId !== null && !recipientIdPattern.test(recipientId)) throw noSuchLink();
@@ -79,7 +85,13 @@ export async function claimSecret(id: string, proof: ClaimProof, view: ViewConte
     if (!envelope && secret.kind === 'text') throw new Error(`active secret ${id} has no envelope`);
     // The view is taken: from here nothing may fail the claim, or its payload would be lost.
     // A burn that does not land is finished by the next read or claim, or the expiry sweep.
-    const deferredBurn = secret.viewsLeft === 0 ? await endSecret(id, 'burned', ports).then(() => undefined, (error: Error) => error) : undefined;
+    const deferredBurn =
+      secret.viewsLeft === 0
+        ? await endSecret(id, 'burned', ports).then(
+            () => undefined,
+            (error: Error) => error,
+          )
+        : undefined;
     const recipient = secret.recipients?.find((link) => link.id === recipientId);
     return { secret, ...(envelope ? { envelope } : {}), ...(recipient ? { recipient } : {}), ...(deferredBurn ? { deferredBurn } : {}) };
   }
@@ -94,13 +106,24 @@ interface Presented {
 }
 
 /** Works out why a claim was refused, records what the refusal changes, and says so. */
-async function refusal(current: Secret | null, presented: Presented, hostClaim: HostClaim | null, now: number, ports: SecretPorts): Promise<Refusal> {
+async function refusal(
+  current: Secret | null,
+  presented: Presented,
+  hostClaim: HostClaim | null,
+  now: number,
+  ports: SecretPorts,
+): Promise<Refusal> {
   // A request link's file response has no view to take (the claim's condition): it is unknown
   // here; so is a secret not made on the workspace's hostname the claim arrived on, untouched.
   if (!current || current.response || !servedOn(current, hostClaim)) return new NotFound('No secret has this id.');
   // Judged at the instant the condition was: a later clock reading could see a rule pass
   // that the write saw fail (not_before just passing).
-  const denial = (): StoredEvent => ({ id: newEventId(), type: 'secret.denied', at: now, ...(presented.recipientId === null ? {} : { recipientId: presented.recipientId }) });
+  const denial = (): StoredEvent => ({
+    id: newEventId(),
+    type: 'secret.denied',
+    at: now,
+    ...(presented.recipientId === null ? {} : { recipientId: presented.recipientId }),
+  });
   // The refused item tells how many denials are recorded: at the cap, skip the write.
   const deny = async () => {
     if (current.deniedEvents < deniedEventCap) await ports.secrets.recordDenial(current.id, denial(), deniedEventCap);
@@ -112,7 +135,9 @@ async function refusal(current: Secret | null, presented: Presented, hostClaim: 
   }
   if (current.state === 'pending') {
     await deny();
-    return new TooEarly('This file is still being uploaded; try again once the upload is complete.', uploadRetrySeconds, { code: 'upload_pending' });
+    return new TooEarly('This file is still being uploaded; try again once the upload is complete.', uploadRetrySeconds, {
+      code: 'upload_pending',
+    });
   }
   if (current.state !== 'active') {
     await deny();
@@ -135,7 +160,9 @@ async function refusal(current: Secret | null, presented: Presented, hostClaim: 
   if (current.notBefore !== undefined && now < current.notBefore) {
     await deny();
     const waitSeconds = Math.ceil((current.notBefore - now) / 1000);
-    return new TooEarly('This secret cannot be opened yet.', waitSeconds, { facts: { not_before: new Date(current.notBefore).toISOString() } });
+    return new TooEarly('This secret cannot be opened yet.', waitSeconds, {
+      facts: { not_before: new Date(current.notBefore).toISOString() },
+    });
   }
   if (link?.restricted) {
     if (presented.gateEmail === undefined) {
@@ -158,17 +185,27 @@ async function refusal(current: Secret | null, presented: Presented, hostClaim: 
 /** The link a claim comes through, or why it cannot: none named, unknown, revoked, used up. */
 function linkRefusal(current: Secret, recipientId: string | null): Recipient | Refusal | undefined {
   if (!current.recipients) return recipientId === null ? undefined : noSuchLink();
-  if (recipientId === null) return new Forbidden('This secret opens only through one of its per-recipient links.', { code: 'recipient_required' });
+  if (recipientId === null)
+    return new Forbidden('This secret opens only through one of its per-recipient links.', { code: 'recipient_required' });
   const link = current.recipients.find((recipient) => recipient.id === recipientId);
   if (!link) return noSuchLink();
   if (link.state === 'revoked') {
-    return new Gone('This link was revoked by the sender; other links of the secret may still work.', { code: 'recipient_revoked', facts: { state: 'revoked' } });
+    return new Gone('This link was revoked by the sender; other links of the secret may still work.', {
+      code: 'recipient_revoked',
+      facts: { state: 'revoked' },
+    });
   }
   if (link.viewsLeft <= 0) return new Gone('This link was already opened as many times as it allows.', { facts: { state: 'burned' } });
   return link;
 }
 
-async function proofRefusal(current: Secret, presented: Presented, denial: () => StoredEvent, deny: () => Promise<void>, ports: SecretPorts): Promise<Refusal | null> {
+async function proofRefusal(
+  current: Secret,
+  presented: Presented,
+  denial: () => StoredEvent,
+  deny: () => Promise<void>,
+  ports: SecretPorts,
+): Promise<Refusal | null> {
   if (presented.proofHash === null) {
     await deny();
     return new Forbidden('This secret needs the claim token derived from its link.', { code: 'proof_required' });
@@ -193,7 +230,10 @@ async function proofRefusal(current: Secret, presented: Presented, denial: () =>
 }
 
 const proofRefused = (attemptsLeft: number) =>
-  new Forbidden('The claim token does not match; check the link or the passphrase.', { code: 'proof_refused', facts: { attempts_left: attemptsLeft } });
+  new Forbidden('The claim token does not match; check the link or the passphrase.', {
+    code: 'proof_refused',
+    facts: { attempts_left: attemptsLeft },
+  });
 
 const noSuchLink = () => new NotFound('This secret has no such link.');
 

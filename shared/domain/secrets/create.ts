@@ -82,21 +82,34 @@ export interface NewSecretFields extends SecretSettings {
  * of another format has no flag to tell it, so a policy requiring a passphrase refuses it. With
  * a `hostname` too, its links are on that hostname of the workspace's (invalid if not verified).
  */
-export async function createSecret(input: NewTextSecret, ownerId: string | null, ports: SecretPorts & WorkspaceMembershipPorts & LinkHostPorts): Promise<CreatedSecret> {
+export async function createSecret(
+  input: NewTextSecret,
+  ownerId: string | null,
+  ports: SecretPorts & WorkspaceMembershipPorts & LinkHostPorts,
+): Promise<CreatedSecret> {
   const { envelope } = input;
   const envelopeFormat = checkEnvelope(envelope, input.salt);
   const settings = secretSettings(input, ports);
   let inWorkspace: Pick<NewSecretFields, 'workspaceId' | 'linkHost'> = {};
   if (input.workspaceId !== undefined) {
     const { expiresInSeconds: expiresIn, maxViews, recipients = [] } = input;
-    await assertSendInWorkspace(input.workspaceId, ownerId, { kind: 'text', expiresIn, maxViews, passphrase: envelopeFormat?.passphrase ?? false, recipients }, ports);
+    await assertSendInWorkspace(
+      input.workspaceId,
+      ownerId,
+      { kind: 'text', expiresIn, maxViews, passphrase: envelopeFormat?.passphrase ?? false, recipients },
+      ports,
+    );
     inWorkspace = await sentIn(input.workspaceId, input.hostname, ports);
   }
   return storeSecret({ envelope, envelopeFormat: { checked: envelopeFormat }, ...settings, ...inWorkspace }, ownerId, ports);
 }
 
 /** The workspace a secret or file is sent in (the caller's membership already checked), and its hostname the links are on, if one is asked for. */
-export async function sentIn(workspaceId: string, hostname: string | undefined, ports: LinkHostPorts): Promise<Pick<NewSecretFields, 'workspaceId' | 'linkHost'>> {
+export async function sentIn(
+  workspaceId: string,
+  hostname: string | undefined,
+  ports: LinkHostPorts,
+): Promise<Pick<NewSecretFields, 'workspaceId' | 'linkHost'>> {
   return { workspaceId, ...(hostname === undefined ? {} : { linkHost: await linkHostOf(workspaceId, hostname, ports) }) };
 }
 
@@ -130,7 +143,8 @@ export async function storeSecret(input: SecretToStore, ownerId: string | null, 
   const id = newSecretId();
   const file = 'upload' in input ? { upload: await input.upload(id), sizeBytes: input.sizeBytes } : null;
   const envelope = 'envelope' in input ? input.envelope : undefined;
-  const envelopeFormat = 'envelope' in input ? (input.envelopeFormat ? input.envelopeFormat.checked : checkEnvelope(input.envelope, input.salt)) : undefined;
+  const envelopeFormat =
+    'envelope' in input ? (input.envelopeFormat ? input.envelopeFormat.checked : checkEnvelope(input.envelope, input.salt)) : undefined;
   const deleteToken = newDeleteToken();
   const recipients = input.recipients?.map(
     (recipient): Recipient => ({

@@ -52,11 +52,17 @@ const codeHashOf = (salt: string, code: string) => sha256Base64Url(`${salt}:${co
  * One link asked about from one source (the client address as the per-IP limits count it, IPv6
  * by its /64: the handler passes `addressKey`'s): what the per-source caps count, as a hash.
  */
-const askerOf = (secretId: string, recipientId: string, source: string) => sha256Base64Url(`link:${secretId}#${recipientId}\nsource:${source}`);
+const askerOf = (secretId: string, recipientId: string, source: string) =>
+  sha256Base64Url(`link:${secretId}#${recipientId}\nsource:${source}`);
 const notFound = () => new NotFound('No secret has this id, or it has no such link.');
 
 /** The secret and its link, or not found: the gate is only for links that exist (on a workspace's hostname, made on it). */
-async function linkOf(secretId: string, recipientId: string, hostClaim: HostClaim | null, ports: Pick<GatePorts, 'secrets'>): Promise<{ secret: Secret; link: Recipient }> {
+async function linkOf(
+  secretId: string,
+  recipientId: string,
+  hostClaim: HostClaim | null,
+  ports: Pick<GatePorts, 'secrets'>,
+): Promise<{ secret: Secret; link: Recipient }> {
   if (!recipientIdPattern.test(recipientId)) throw notFound();
   const secret = await findSecretOn(secretId, hostClaim, ports);
   const link = secret?.recipients?.find((recipient) => recipient.id === recipientId);
@@ -65,7 +71,9 @@ async function linkOf(secretId: string, recipientId: string, hostClaim: HostClai
 }
 
 const matches = (link: Recipient, email: string) =>
-  link.restricted && link.email !== null && constantTimeEqual(Buffer.from(recipientEmailHash(email)), Buffer.from(recipientEmailHash(link.email)));
+  link.restricted &&
+  link.email !== null &&
+  constantTimeEqual(Buffer.from(recipientEmailHash(email)), Buffer.from(recipientEmailHash(link.email)));
 
 /**
  * Mails a 6-digit code when `email` is the restricted link's address (case-insensitively) and
@@ -75,14 +83,29 @@ const matches = (link: Recipient, email: string) =>
  * asking cancels the code the recipient is about to type. Only this source's own cap refuses
  * (rate limited), counted whatever the address.
  */
-export async function startGate(secretId: string, recipientId: string, email: string, source: string, hostClaim: HostClaim | null, ports: GatePorts): Promise<void> {
+export async function startGate(
+  secretId: string,
+  recipientId: string,
+  email: string,
+  source: string,
+  hostClaim: HostClaim | null,
+  ports: GatePorts,
+): Promise<void> {
   const { secret, link } = await linkOf(secretId, recipientId, hostClaim, ports);
   await enforceWindow(`gate_start_source#${askerOf(secretId, recipientId, source)}`, gateLimits.startsPerSource, ports);
   if (!matches(link, email) || isTerminal(secret.state) || link.state !== 'active') return;
   const code = newNumericCode(gateLimits.codeDigits);
   const salt = randomBytes(16).toString('base64url');
   const now = ports.clock.now();
-  if (!(await ports.gates.addCode(secretId, recipientId, { codeHash: codeHashOf(salt, code), salt, expiresAt: now + gateLimits.codeSeconds * 1000 }, now))) return;
+  if (
+    !(await ports.gates.addCode(
+      secretId,
+      recipientId,
+      { codeHash: codeHashOf(salt, code), salt, expiresAt: now + gateLimits.codeSeconds * 1000 },
+      now,
+    ))
+  )
+    return;
   await ports.mailer.send({
     to: link.email!,
     subject: `Your code to open a secret: ${code}`,
@@ -119,7 +142,15 @@ export interface IssuedGateSession {
  * the address; stored only as a hash). Wrong, expired, used, never sent or a wrong address:
  * one answer, counted alike, so a try tells nobody whether the address is the link's.
  */
-export async function verifyGate(secretId: string, recipientId: string, email: string, code: string, source: string, hostClaim: HostClaim | null, ports: GatePorts): Promise<IssuedGateSession> {
+export async function verifyGate(
+  secretId: string,
+  recipientId: string,
+  email: string,
+  code: string,
+  source: string,
+  hostClaim: HostClaim | null,
+  ports: GatePorts,
+): Promise<IssuedGateSession> {
   const { link } = await linkOf(secretId, recipientId, hostClaim, ports);
   const left = await countTry(secretId, recipientId, source, ports);
   const now = ports.clock.now();
@@ -130,7 +161,9 @@ export async function verifyGate(secretId: string, recipientId: string, email: s
     current.expiresAt > now &&
     matches(link, email);
   if (!right || !(await ports.gates.consumeCode(secretId, recipientId, current.codeHash))) {
-    throw new Unauthenticated('That code is not right, or it has expired or been used; ask for a new one if it has.', { facts: { attempts_left: left } });
+    throw new Unauthenticated('That code is not right, or it has expired or been used; ask for a new one if it has.', {
+      facts: { attempts_left: left },
+    });
   }
   const token = newGateToken();
   const expiresAt = now + gateLimits.sessionSeconds * 1000;
@@ -143,7 +176,12 @@ export async function verifyGate(secretId: string, recipientId: string, email: s
  * or undefined when the token is unknown or expired (the claim then asks for the gate). A
  * session made for another secret or link is refused outright (forbidden).
  */
-export async function gateEmailHash(secretId: string, recipientId: string | null, token: string | null, ports: { gates: GateStore; clock: Clock }): Promise<string | undefined> {
+export async function gateEmailHash(
+  secretId: string,
+  recipientId: string | null,
+  token: string | null,
+  ports: { gates: GateStore; clock: Clock },
+): Promise<string | undefined> {
   if (token === null || !/^hlg_[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const session = await ports.gates.getSession(sha256Base64Url(token));
   if (!session || session.expiresAt <= ports.clock.now()) return undefined;

@@ -9,13 +9,19 @@ export interface SecretToAdopt {
   deleteToken: string;
 }
 
-export type AdoptionOutcome = { id: string; adopted: true } | { id: string; adopted: false; reason: 'not_found' | 'forbidden' | 'ended' | 'owned' };
+export type AdoptionOutcome =
+  | { id: string; adopted: true }
+  | { id: string; adopted: false; reason: 'not_found' | 'forbidden' | 'ended' | 'owned' };
 
 /**
  * Attaches anonymous secrets to the caller, each proven by its delete token. Every item gets
  * its own answer; one refusal does not stop the others.
  */
-export async function adoptSecrets(ownerId: string, items: readonly SecretToAdopt[], ports: { secrets: SecretAdoptions }): Promise<AdoptionOutcome[]> {
+export async function adoptSecrets(
+  ownerId: string,
+  items: readonly SecretToAdopt[],
+  ports: { secrets: SecretAdoptions },
+): Promise<AdoptionOutcome[]> {
   return Promise.all(
     items.map(async ({ id, deleteToken: token }): Promise<AdoptionOutcome> => {
       const secret = await findSecret(id, ports);
@@ -32,7 +38,12 @@ export async function adoptSecrets(ownerId: string, items: readonly SecretToAdop
 }
 
 /** Opaque cursors: the store's, as base64url, refused as invalid when tampered with. */
-export async function listOwnedSecrets(ownerId: string, limit: number, cursor: string | null, ports: SecretPorts): Promise<{ items: Secret[]; nextCursor: string | null }> {
+export async function listOwnedSecrets(
+  ownerId: string,
+  limit: number,
+  cursor: string | null,
+  ports: SecretPorts,
+): Promise<{ items: Secret[]; nextCursor: string | null }> {
   try {
     return await ports.secrets.listForOwner(ownerId, limit, cursor);
   } catch (error) {

@@ -53,7 +53,11 @@ export interface SecretStore {
    * one conditional write; false when the link is not active with exactly `viewsLeft` left
    * (a claim came first: read again and retry). Answers the secret's views left after it.
    */
-  revokeRecipient(id: string, recipientId: string, viewsLeft: number): Promise<{ revoked: true; secretViewsLeft: number } | { revoked: false }>;
+  revokeRecipient(
+    id: string,
+    recipientId: string,
+    viewsLeft: number,
+  ): Promise<{ revoked: true; secretViewsLeft: number } | { revoked: false }>;
   /**
    * A file's upload completed: pending → active, by condition on the upload (of a completion
    * racing an abort, one wins); it joins the expiry index. False when it is not pending any more.

@@ -13,5 +13,7 @@ export function digestOf(token: string | null): string | null {
 
 /** True when the secret keeps a link verifier and the link token presented matches it (constant time). */
 export function provesLink(secret: Pick<Secret, 'linkVerifier'>, linkHash: string | null): boolean {
-  return secret.linkVerifier !== undefined && linkHash !== null && constantTimeEqual(Buffer.from(linkHash), Buffer.from(secret.linkVerifier));
+  return (
+    secret.linkVerifier !== undefined && linkHash !== null && constantTimeEqual(Buffer.from(linkHash), Buffer.from(secret.linkVerifier))
+  );
 }

@@ -23,7 +23,11 @@ export async function findSecret(id: string, ports: { secrets: Pick<SecretPorts[
  * sender's own routes (revoking, adopting) go by `findSecret`: their proof is the delete token
  * or the owner's credential, not the link.
  */
-export async function findSecretOn(id: string, hostClaim: HostClaim | null, ports: { secrets: Pick<SecretPorts['secrets'], 'get'> }): Promise<Secret | null> {
+export async function findSecretOn(
+  id: string,
+  hostClaim: HostClaim | null,
+  ports: { secrets: Pick<SecretPorts['secrets'], 'get'> },
+): Promise<Secret | null> {
   const secret = await findSecret(id, ports);
   return secret && servedOn(secret, hostClaim) ? secret : null;
 }

@@ -62,7 +62,10 @@ export interface ReceiptPorts {
  * workspace's.
  */
 export async function listReceipts(secretId: string, userId: string, limit: number, cursor: string | null, ports: ReceiptPorts) {
-  const [secret, plan] = await Promise.all([secretIdPattern.test(secretId) ? ports.secrets.get(secretId) : null, effectiveTier(userId, ports)]);
+  const [secret, plan] = await Promise.all([
+    secretIdPattern.test(secretId) ? ports.secrets.get(secretId) : null,
+    effectiveTier(userId, ports),
+  ]);
   if (!secret || secret.ownerId !== userId) throw new NotFound('No secret of yours has this id.');
   const page = await ports.receipts.list(secretId, limit, cursor);
   return {

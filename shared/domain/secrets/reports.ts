@@ -19,7 +19,13 @@ export const reportsBeforeLock = 3;
  * destroy a secret. The answer never says whether the id exists (or, on a workspace's
  * hostname, was made on it: one that was not is not there).
  */
-export async function reportSecret(id: string, linkToken: string | null, sourceIp: string, hostClaim: HostClaim | null, ports: SecretPorts): Promise<void> {
+export async function reportSecret(
+  id: string,
+  linkToken: string | null,
+  sourceIp: string,
+  hostClaim: HostClaim | null,
+  ports: SecretPorts,
+): Promise<void> {
   const secret = await findSecretOn(id, hostClaim, ports);
   if (!secret || isTerminal(secret.state)) return;
   const now = ports.clock.now();

@@ -1,4 +1,3 @@
-
 /** 16 bytes as unpadded base64url: 22 characters, the last one carrying only 2 bits. */
 export const saltPattern = /^[A-Za-z0-9_-]{21}[AQgw]$/;
 /** 32 bytes (a SHA-256) as unpadded base64url: 43 characters, the last one carrying 4 bits. */

@@ -35,7 +35,13 @@ export interface SsoStore {
    * domain, `unverified` when the proof was deleted meanwhile, `refused` when the actor's role
    * changed, `stale` when the directory changed since it was read (read again and retry).
    */
-  save(directory: SsoDirectory, previous: SsoDirectory | null, proof: Domain, actor: Actor, audit: AuditRow): Promise<'saved' | 'domain_claimed' | 'unverified' | 'refused' | 'stale'>;
+  save(
+    directory: SsoDirectory,
+    previous: SsoDirectory | null,
+    proof: Domain,
+    actor: Actor,
+    audit: AuditRow,
+  ): Promise<'saved' | 'domain_claimed' | 'unverified' | 'refused' | 'stale'>;
   /** The directory speaking for an email domain, if any. */
   speakingFor(emailDomain: string): Promise<{ workspaceId: string; issuer: string } | null>;
 }
@@ -75,13 +81,18 @@ export async function setSso(workspaceId: string, userId: string, settings: SsoS
   const workspace = workspaceInUse(await ports.workspaces.get(workspaceId));
   if (!workspace) throw noSuchWorkspace();
   if (!planIncludes(workspace.plan, 'sso')) {
-    throw new Forbidden('A workspace’s single sign-on comes with the Team plan.', { facts: { reason: 'plan', plan: workspace.plan, required: 'team' } });
+    throw new Forbidden('A workspace’s single sign-on comes with the Team plan.', {
+      facts: { reason: 'plan', plan: workspace.plan, required: 'team' },
+    });
   }
   const domain = normalizeDomain(settings.emailDomain);
   if ('refused' in domain) throw new Invalid('That is not an email domain.', [{ field: 'email_domain', message: domain.refused }]);
   const emailDomain = domain.domain;
   const proof = (await ports.domains.list(workspaceId)).find((claim) => claim.state === 'verified' && covers(claim.hostname, emailDomain));
-  const unverified = () => new Conflict(`Verify ${emailDomain} (or a domain above it) as one of this workspace’s domains first.`, { facts: { reason: 'domain_unverified' } });
+  const unverified = () =>
+    new Conflict(`Verify ${emailDomain} (or a domain above it) as one of this workspace’s domains first.`, {
+      facts: { reason: 'domain_unverified' },
+    });
   if (!proof) throw unverified();
   // Two changes at once: the second reads the first's directory and writes over it (a new key
   // made by one is never left behind by the other's rotation).
@@ -98,7 +109,14 @@ export async function setSso(workspaceId: string, userId: string, settings: SsoS
       updatedAt: now,
     };
     const key = previous === null ? 'created' : directoryKey ? 'rotated' : 'kept';
-    const audit = auditRow(member, workspaceId, 'sso.updated', workspaceId, { issuer: settings.issuer, email_domain: emailDomain, directory_key: key }, now);
+    const audit = auditRow(
+      member,
+      workspaceId,
+      'sso.updated',
+      workspaceId,
+      { issuer: settings.issuer, email_domain: emailDomain, directory_key: key },
+      now,
+    );
     const outcome = await ports.sso.save(directory, previous, proof, actorFor(member, 'setSso'), audit);
     if (outcome === 'stale') continue;
     if (outcome === 'domain_claimed') {
@@ -108,7 +126,9 @@ export async function setSso(workspaceId: string, userId: string, settings: SsoS
     if (outcome === 'refused') throw new Forbidden('Your role changed meanwhile.', { facts: { reason: 'role' } });
     return { directory, directoryKey };
   }
-  throw new Conflict('The single sign-on settings kept changing while these were saved: read them again.', { facts: { reason: 'changed' } });
+  throw new Conflict('The single sign-on settings kept changing while these were saved: read them again.', {
+    facts: { reason: 'changed' },
+  });
 }
 
 export type Discovery = { sso: false } | { sso: true; workspace: { id: string; name: string }; issuer: string };

@@ -4,7 +4,14 @@ import { webhookLimits } from '../../limits.ts';
 import { DestinationRefused, parseWebhookUrl, resolveDestination } from '../../webhooks/destination.ts';
 import type { WebhookResult } from '../../webhooks/send.ts';
 import { signatureHeaderName, webhookSignature } from '../../webhooks/signature.ts';
-import { maxAttempts, maxConsecutiveFailures, retryDelaysSeconds, type Delivery, type DeliveryAttempt, type WebhookEndpoint } from './model.ts';
+import {
+  maxAttempts,
+  maxConsecutiveFailures,
+  retryDelaysSeconds,
+  type Delivery,
+  type DeliveryAttempt,
+  type WebhookEndpoint,
+} from './model.ts';
 import type { WebhookPorts } from './ports.ts';
 import { deliverMessage, sendWork, type DeliverMessage } from './work.ts';
 
@@ -55,7 +62,9 @@ export async function attemptDelivery(message: DeliverMessage, ports: WebhookPor
     claimed,
     attempt,
     // Waits SQS cannot hold go on the retry index, for the schedule's sweep to find.
-    delaySeconds === undefined ? { status: 'failed' } : { status: 'pending', nextAttemptAt: now + delaySeconds * 1000, swept: delaySeconds > maxQueueDelaySeconds },
+    delaySeconds === undefined
+      ? { status: 'failed' }
+      : { status: 'pending', nextAttemptAt: now + delaySeconds * 1000, swept: delaySeconds > maxQueueDelaySeconds },
   );
   // Waits SQS can hold are queued now; longer ones are found by the schedule's retry sweep.
   if (delaySeconds !== undefined && delaySeconds <= maxQueueDelaySeconds) {

@@ -113,7 +113,13 @@ export const deliveryView = (delivery: Delivery) => ({
   attempts: delivery.attempts.map(attemptView),
 });
 
-export async function listDeliveries(userId: string, id: string, limit: number, cursor: string | null, ports: Pick<WebhookPorts, 'webhooks'>) {
+export async function listDeliveries(
+  userId: string,
+  id: string,
+  limit: number,
+  cursor: string | null,
+  ports: Pick<WebhookPorts, 'webhooks'>,
+) {
   await ownEndpoint(userId, id, ports);
   try {
     const page = await ports.webhooks.listDeliveries(id, limit, cursor);
@@ -149,6 +155,10 @@ export async function queueTestDelivery(userId: string, id: string, ports: Pick<
     attempts: [],
     createdAt: now,
   };
-  const outcome = await ports.webhooks.insertTestDelivery(delivery, webhookLimits.pendingTestDeliveries, now - webhookLimits.lostTestDeliverySeconds * 1000);
+  const outcome = await ports.webhooks.insertTestDelivery(
+    delivery,
+    webhookLimits.pendingTestDeliveries,
+    now - webhookLimits.lostTestDeliverySeconds * 1000,
+  );
   return outcome.queued ? { delivery_id: delivery.id, queued: true } : { delivery_id: outcome.newestPendingId, queued: false };
 }

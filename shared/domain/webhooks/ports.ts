@@ -34,7 +34,11 @@ export interface WebhookStore {
    * Pending ones written before `lostBefore` are taken off the list first (their messages were
    * lost). Refused, it names the newest test delivery still pending.
    */
-  insertTestDelivery(delivery: Delivery, max: number, lostBefore: number): Promise<{ queued: true } | { queued: false; newestPendingId: string }>;
+  insertTestDelivery(
+    delivery: Delivery,
+    max: number,
+    lostBefore: number,
+  ): Promise<{ queued: true } | { queued: false; newestPendingId: string }>;
   getDelivery(endpointId: string, deliveryId: string): Promise<Delivery | null>;
   /**
    * Claims attempt `number` of a pending delivery: only if `number - 1` attempts are recorded
@@ -57,7 +61,9 @@ export interface WebhookStore {
 }
 
 /** A delivery's status after an attempt, and when its next attempt is due (only a pending one has one). */
-export type NextAttempt = { status: DeliveryStatus; nextAttemptAt?: never; swept?: never } | { status: 'pending'; nextAttemptAt: number; swept: boolean };
+export type NextAttempt =
+  | { status: DeliveryStatus; nextAttemptAt?: never; swept?: never }
+  | { status: 'pending'; nextAttemptAt: number; swept: boolean };
 
 /** Encrypts signing secrets at rest, bound to the endpoint they belong to. KMS in AWS. */
 /** What a sealed secret is bound to: a webhook endpoint's id, or a chat team's (issue 19). */

@@ -17,7 +17,10 @@ export interface SecretChange {
  * attempt. Nothing reads or rewrites the secret: its events come with the change.
  * Each change settles on its own (the caller reports the first that failed).
  */
-export async function relaySecretChanges(changes: SecretChange[], ports: Pick<WebhookPorts, 'webhooks' | 'queue'>): Promise<Array<PromiseSettledResult<number>>> {
+export async function relaySecretChanges(
+  changes: SecretChange[],
+  ports: Pick<WebhookPorts, 'webhooks' | 'queue'>,
+): Promise<Array<PromiseSettledResult<number>>> {
   // One strongly consistent read of an owner's endpoints per batch, however many changes.
   const endpointsOf = new Map<string, Promise<WebhookEndpoint[]>>();
   const endpoints = (ownerId: string) => {
@@ -31,9 +34,15 @@ export async function relaySecretChanges(changes: SecretChange[], ports: Pick<We
   return Promise.allSettled(changes.map(async (change) => relayChange(change, await endpoints(change.secret.ownerId), ports)));
 }
 
-async function relayChange({ secret, events: stored }: SecretChange, endpoints: WebhookEndpoint[], ports: Pick<WebhookPorts, 'webhooks' | 'queue'>): Promise<number> {
+async function relayChange(
+  { secret, events: stored }: SecretChange,
+  endpoints: WebhookEndpoint[],
+  ports: Pick<WebhookPorts, 'webhooks' | 'queue'>,
+): Promise<number> {
   const events = emittedEvents(secret, stored);
-  const pairs = events.flatMap((event) => endpoints.filter((endpoint) => endpoint.events.includes(event.type)).map((endpoint) => ({ event, endpoint })));
+  const pairs = events.flatMap((event) =>
+    endpoints.filter((endpoint) => endpoint.events.includes(event.type)).map((endpoint) => ({ event, endpoint })),
+  );
   // Independent of one another: an owner with ten endpoints waits one round trip, not twenty.
   const queued = await Promise.all(
     pairs.map(async ({ event, endpoint }) => {
@@ -61,7 +70,9 @@ async function relayChange({ secret, events: stored }: SecretChange, endpoints: 
 /** The schedule's half of the retry schedule: attempts due later than SQS can delay a message. */
 export async function queueDueRetries(ports: Pick<WebhookPorts, 'webhooks' | 'queue' | 'clock'>, limit = 200): Promise<number> {
   const due = await ports.webhooks.dueRetries(ports.clock.now(), limit);
-  await inChunks(due, (retry) => sendWork(ports.queue, deliverMessage({ id: retry.deliveryId, endpointId: retry.endpointId, userId: retry.userId }, retry.attempt)));
+  await inChunks(due, (retry) =>
+    sendWork(ports.queue, deliverMessage({ id: retry.deliveryId, endpointId: retry.endpointId, userId: retry.userId }, retry.attempt)),
+  );
   return due.length;
 }
 

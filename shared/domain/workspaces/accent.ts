@@ -55,7 +55,12 @@ export interface AccentUse {
 /** Every pairing of the accent on a branded page, with its ratio (the preview shows them). */
 export function accentUses(accent: string): AccentUse[] {
   const colour = accent.toLowerCase();
-  const pair = (use: AccentUse['use'], foreground: string, background: string): AccentUse => ({ use, foreground, background, ratio: contrastRatio(foreground, background) });
+  const pair = (use: AccentUse['use'], foreground: string, background: string): AccentUse => ({
+    use,
+    foreground,
+    background,
+    ratio: contrastRatio(foreground, background),
+  });
   return [
     pair('text on the card', colour, pageColours.surface),
     pair('text on the page', colour, pageColours.background),

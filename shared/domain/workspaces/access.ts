@@ -18,7 +18,12 @@ export const noSuchWorkspace = () => new NotFound('No such workspace.');
  * a member refused the audit trail, whose routes list no 403), forbidden for a member whose role
  * does not allow it.
  */
-export async function authorize(workspaceId: string, userId: string, action: WorkspaceAction, ports: Pick<WorkspacePorts, 'workspaces'>): Promise<Member> {
+export async function authorize(
+  workspaceId: string,
+  userId: string,
+  action: WorkspaceAction,
+  ports: Pick<WorkspacePorts, 'workspaces'>,
+): Promise<Member> {
   const member = isWorkspaceId(workspaceId) ? await ports.workspaces.member(workspaceId, userId) : null;
   if (!member) throw noSuchWorkspace();
   if (!mayDo(member.role, action)) {
@@ -40,7 +45,15 @@ export function auditRow(
   details: AuditRow['details'],
   now: number,
 ): AuditRow {
-  return { id: newAuditId(), workspaceId, at: now, actor: { userId: actor.userId, email: actor.email, via: 'session' }, action, target, details };
+  return {
+    id: newAuditId(),
+    workspaceId,
+    at: now,
+    actor: { userId: actor.userId, email: actor.email, via: 'session' },
+    action,
+    target,
+    details,
+  };
 }
 
 /** An audit row of what the service did by itself (an invitation's seat given back on expiry). */

@@ -29,7 +29,13 @@ export interface AuditExportPart {
  * The trail as a CSV or JSON file, read and written a page at a time (`auditExport` turns each
  * page into its chunk and keeps nothing of the rows), until the trail ends or the part is full.
  */
-export async function exportAudit(workspaceId: string, userId: string, format: 'csv' | 'json', cursor: string | null, ports: WorkspacePorts): Promise<AuditExportPart> {
+export async function exportAudit(
+  workspaceId: string,
+  userId: string,
+  format: 'csv' | 'json',
+  cursor: string | null,
+  ports: WorkspacePorts,
+): Promise<AuditExportPart> {
   await authorize(workspaceId, userId, 'readAudit', ports);
   const workspace = await ports.workspaces.get(workspaceId);
   if (!workspace) throw noSuchWorkspace();
@@ -50,5 +56,10 @@ export async function exportAudit(workspaceId: string, userId: string, format: '
     // Room for one more page (500 rows of at most ~2 KB each) or stop here.
     if (size > exportPartBytes - workspaceLimits.auditExportPageSize * 2048) full = true;
   }
-  return { contentType: exportContentType(format), fileName: exportFileName(workspace.slug, format, ports.clock.now()), body: chunks.join(''), nextCursor: next };
+  return {
+    contentType: exportContentType(format),
+    fileName: exportFileName(workspace.slug, format, ports.clock.now()),
+    body: chunks.join(''),
+    nextCursor: next,
+  };
 }

@@ -19,12 +19,18 @@ export const auditItem = (row: AuditRow) => ({
   details: row.details,
 });
 
-export const exportContentType = (format: ExportFormat): string => (format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'application/json');
+export const exportContentType = (format: ExportFormat): string =>
+  format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'application/json';
 
 /** `hushlink-audit-<slug>-<UTC time, ISO 8601 basic>.<format>`: ASCII letters, digits and dashes, safe in a quoted `filename`. */
 export function exportFileName(workspaceSlug: string, format: ExportFormat, now: number): string {
-  const slug = workspaceSlug.toLowerCase().replace(/[^a-z0-9-]+/g, '-').slice(0, 40);
-  const time = toIso(now).replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const slug = workspaceSlug
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .slice(0, 40);
+  const time = toIso(now)
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
   return `hushlink-audit-${slug}-${time}.${format}`;
 }
 
@@ -54,8 +60,9 @@ const writers: Record<ExportFormat, Writer> = {
     start: `\uFEFF${['id', 'at', 'actor_user_id', 'actor_email', 'via', 'action', 'target', 'details'].join(',')}\r\n`,
     page: (rows) =>
       rows
-        .map((row) =>
-          `${[row.id, toIso(row.at), row.actor.userId, row.actor.email, row.actor.via, row.action, row.target, detailsCell(row.details)].map(csvCell).join(',')}\r\n`,
+        .map(
+          (row) =>
+            `${[row.id, toIso(row.at), row.actor.userId, row.actor.email, row.actor.via, row.action, row.target, detailsCell(row.details)].map(csvCell).join(',')}\r\n`,
         )
         .join(''),
   },

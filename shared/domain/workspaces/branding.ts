@@ -42,7 +42,11 @@ export function checkBranding(input: BrandingInput): WorkspaceBranding {
   const { min, max } = workspaceLimits.displayName;
   if (displayName.length < min || displayName.length > max) refuse('display_name', `must be ${min} to ${max} characters long once trimmed`);
   const refused = refusedInName.exec(displayName);
-  if (refused) refuse('display_name', `must not contain control or bidirectional formatting characters (${codePoint(refused[0])} at ${refused.index})`);
+  if (refused)
+    refuse(
+      'display_name',
+      `must not contain control or bidirectional formatting characters (${codePoint(refused[0])} at ${refused.index})`,
+    );
 
   let logo: string | null = null;
   if (input.logo != null) {
@@ -62,7 +66,10 @@ export function checkBranding(input: BrandingInput): WorkspaceBranding {
       accent = input.accent.toLowerCase();
       const [worst] = accentShortfalls(accent);
       if (worst) {
-        refuse('accent', `gives a contrast of ${formatRatio(worst.ratio)} as ${worst.use} (${worst.foreground} on ${worst.background}); at least ${workspaceLimits.accentContrast}:1 is needed`);
+        refuse(
+          'accent',
+          `gives a contrast of ${formatRatio(worst.ratio)} as ${worst.use} (${worst.foreground} on ${worst.background}); at least ${workspaceLimits.accentContrast}:1 is needed`,
+        );
       }
     }
   }

@@ -34,22 +34,29 @@ export function parseLogo(text: string): Logo {
   if (!/^data:/i.test(text) || comma < 0) throw new LogoError('must be a data: URL (data:image/png;base64,…)');
   const [mediaType = '', ...parameters] = text.slice('data:'.length, comma).split(';');
   const type = mediaType.toLowerCase();
-  if (!(logoTypes as readonly string[]).includes(type)) throw new LogoError('must be a PNG, JPEG or WebP image (image/png, image/jpeg or image/webp); SVG and other types are refused');
-  if (parameters.length !== 1 || parameters[0]!.toLowerCase() !== 'base64') throw new LogoError('must be base64 with no other parameters (data:<type>;base64,…)');
+  if (!(logoTypes as readonly string[]).includes(type))
+    throw new LogoError('must be a PNG, JPEG or WebP image (image/png, image/jpeg or image/webp); SVG and other types are refused');
+  if (parameters.length !== 1 || parameters[0]!.toLowerCase() !== 'base64')
+    throw new LogoError('must be base64 with no other parameters (data:<type>;base64,…)');
   const payload = text.slice(comma + 1);
   if (!canonicalShape.test(payload)) throw new LogoError('must be padded base64 (A-Z, a-z, 0-9, + and /) with no spaces or line breaks');
   // The length is known before decoding, so an oversized logo costs no work.
   const length = (payload.length / 4) * 3 - (payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0);
-  if (length > workspaceLimits.logoBytes) throw new LogoError(`must be at most ${workspaceLimits.logoBytes} bytes decoded (this one is ${length})`);
+  if (length > workspaceLimits.logoBytes)
+    throw new LogoError(`must be at most ${workspaceLimits.logoBytes} bytes decoded (this one is ${length})`);
   const binary = atob(payload);
   // atob ignores bits left over in the last character; a second spelling of the same bytes is refused.
   if (btoa(binary) !== payload) throw new LogoError('must be canonical base64 (the unused bits of the last character must be zero)');
   const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
   const found = sniff(bytes);
-  if (found !== type) throw new LogoError(`is declared ${type} but its bytes ${found ? `are a ${names[found]} image` : `are not a ${names[type as LogoType]} image`}`);
+  if (found !== type)
+    throw new LogoError(
+      `is declared ${type} but its bytes ${found ? `are a ${names[found]} image` : `are not a ${names[type as LogoType]} image`}`,
+    );
   const { width, height } = readers[found](bytes);
   if (width < 1 || height < 1) throw new LogoError(`must have a width and height of at least 1 pixel (this one is ${width}×${height})`);
-  if (width > maxLogoSide || height > maxLogoSide) throw new LogoError(`must be at most ${maxLogoSide} pixels a side (this one is ${width}×${height})`);
+  if (width > maxLogoSide || height > maxLogoSide)
+    throw new LogoError(`must be at most ${maxLogoSide} pixels a side (this one is ${width}×${height})`);
   return { type: found, dataUrl: `data:${found};base64,${payload}`, bytes: bytes.length, width, height };
 }
 
@@ -86,7 +93,11 @@ interface Dimensions {
   height: number;
 }
 
-const readers: Record<LogoType, (bytes: Uint8Array) => Dimensions> = { 'image/png': readPng, 'image/jpeg': readJpeg, 'image/webp': readWebp };
+const readers: Record<LogoType, (bytes: Uint8Array) => Dimensions> = {
+  'image/png': readPng,
+  'image/jpeg': readJpeg,
+  'image/webp': readWebp,
+};
 
 /** Bit depths PNG allows for each colour type (PNG §11.2.2). */
 const pngDepths: Record<number, number[]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };
@@ -97,18 +108,21 @@ const pngDepths: Record<number, number[]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3
  */
 function readPng(bytes: Uint8Array): Dimensions {
   const read = reader(bytes, 'PNG');
-  if (read.be32(8) !== 13 || read.fourcc(12) !== 'IHDR') throw new LogoError('is not a valid PNG: its first chunk must be IHDR, 13 bytes long');
+  if (read.be32(8) !== 13 || read.fourcc(12) !== 'IHDR')
+    throw new LogoError('is not a valid PNG: its first chunk must be IHDR, 13 bytes long');
   const width = read.be32(16);
   const height = read.be32(20);
   const [depth, colourType, compression, filter, interlace] = [24, 25, 26, 27, 28].map(read.u8) as [number, number, number, number, number];
-  if (!pngDepths[colourType]?.includes(depth) || compression !== 0 || filter !== 0 || interlace > 1) throw new LogoError('is not a valid PNG: its IHDR fields are out of range');
+  if (!pngDepths[colourType]?.includes(depth) || compression !== 0 || filter !== 0 || interlace > 1)
+    throw new LogoError('is not a valid PNG: its IHDR fields are out of range');
   let at = 8;
   let idat = false;
   for (;;) {
     const length = read.be32(at);
     const type = read.fourcc(at + 4);
     read.be32(at + 8 + length);
-    if (crc32(bytes.subarray(at + 4, at + 8 + length)) !== read.be32(at + 8 + length)) throw new LogoError('is not a valid PNG: a chunk fails its CRC');
+    if (crc32(bytes.subarray(at + 4, at + 8 + length)) !== read.be32(at + 8 + length))
+      throw new LogoError('is not a valid PNG: a chunk fails its CRC');
     at += 12 + length;
     if (type === 'IDAT') idat = true;
     if (type === 'IEND') break;
@@ -131,14 +145,16 @@ function readJpeg(bytes: Uint8Array): Dimensions {
     const marker = read.u8(at);
     at++;
     if ((marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) continue; // RSTn and TEM stand alone
-    if (marker === 0x00 || marker === 0xd8 || marker === 0xd9 || marker === 0xda) throw new LogoError('is not a valid JPEG: no frame header (SOF) before its image data');
+    if (marker === 0x00 || marker === 0xd8 || marker === 0xd9 || marker === 0xda)
+      throw new LogoError('is not a valid JPEG: no frame header (SOF) before its image data');
     const length = read.be16(at);
     if (length < 2) throw new LogoError('is not a valid JPEG: a segment’s length is under 2');
     if (isStartOfFrame(marker)) {
       const components = read.u8(at + 7);
       if (components < 1 || length !== 8 + 3 * components) throw new LogoError('is not a valid JPEG: its frame header is malformed');
       read.u8(at + length - 1);
-      if (bytes[bytes.length - 2] !== 0xff || bytes[bytes.length - 1] !== 0xd9) throw new LogoError('must end where its image ends (JPEG’s EOI last)');
+      if (bytes[bytes.length - 2] !== 0xff || bytes[bytes.length - 1] !== 0xd9)
+        throw new LogoError('must end where its image ends (JPEG’s EOI last)');
       return { height: read.be16(at + 3), width: read.be16(at + 5) };
     }
     at += length;
@@ -157,7 +173,8 @@ function readWebp(bytes: Uint8Array): Dimensions {
   if (20 + size > bytes.length) throw new LogoError('is cut short: its WebP data ends early');
   if (riffSize + 8 !== bytes.length) throw new LogoError('must end where its image ends (a WebP’s RIFF size is its length)');
   if (chunk === 'VP8 ') {
-    if (size < 10 || (read.u8(20) & 1) !== 0 || !startsWith(bytes, [0x9d, 0x01, 0x2a], 23)) throw new LogoError('is not a valid WebP: its VP8 frame is not a key frame');
+    if (size < 10 || (read.u8(20) & 1) !== 0 || !startsWith(bytes, [0x9d, 0x01, 0x2a], 23))
+      throw new LogoError('is not a valid WebP: its VP8 frame is not a key frame');
     return { width: read.le16(26) & 0x3fff, height: read.le16(28) & 0x3fff };
   }
   if (chunk === 'VP8L') {

@@ -11,7 +11,11 @@ const tokenHashOf = (token: string) => sha256Base64Url(`invitation:${token}`);
 const isPending = (invitation: Invitation, now: number) => invitation.expiresAt > now;
 
 /** Members (oldest first) and the invitations still pending. Any member may read them; others get 404. */
-export async function listMembers(workspaceId: string, userId: string, ports: WorkspacePorts): Promise<{ members: Member[]; invitations: Invitation[] }> {
+export async function listMembers(
+  workspaceId: string,
+  userId: string,
+  ports: WorkspacePorts,
+): Promise<{ members: Member[]; invitations: Invitation[] }> {
   await authorize(workspaceId, userId, 'listMembers', ports);
   const roll = await ports.workspaces.roll(workspaceId);
   const now = ports.clock.now();
@@ -43,7 +47,9 @@ export async function invite(workspaceId: string, userId: string, request: NewIn
     throw new Invalid('This address is a member already.', [{ field: 'email', message: 'is a member already' }]);
   }
   if (roll.invitations.some((invitation) => invitation.email === email && isPending(invitation, now))) {
-    throw new Invalid('This address has a pending invitation: revoke it to invite again.', [{ field: 'email', message: 'has a pending invitation' }]);
+    throw new Invalid('This address has a pending invitation: revoke it to invite again.', [
+      { field: 'email', message: 'has a pending invitation' },
+    ]);
   }
   const token = newInvitationToken();
   const invitation: Invitation = {
@@ -74,7 +80,8 @@ export async function invite(workspaceId: string, userId: string, request: NewIn
       facts: { reason: 'no_free_seat', seats: roster?.seats ?? null },
     });
   }
-  if (outcome === 'refused') throw new Forbidden('Your role changed meanwhile: you can no longer invite here.', { facts: { reason: 'role' } });
+  if (outcome === 'refused')
+    throw new Forbidden('Your role changed meanwhile: you can no longer invite here.', { facts: { reason: 'role' } });
   await ports.mailer.send({
     to: email,
     subject: `You are invited to ${workspace.name} on Hushlink`,
@@ -109,7 +116,9 @@ export async function acceptInvitation(token: string, userId: string, ports: Wor
   const outcome = await ports.memberships.accept(found, member, now, audit);
   if (outcome === 'gone') throw new Gone('This invitation was used already.', { facts: { reason: 'used' } });
   if (outcome === 'no_seat') {
-    throw new Forbidden('The workspace has no free seat for you now: ask its owner to add seats, then accept again.', { facts: { reason: 'no_free_seat' } });
+    throw new Forbidden('The workspace has no free seat for you now: ask its owner to add seats, then accept again.', {
+      facts: { reason: 'no_free_seat' },
+    });
   }
   if (outcome === 'already_member') {
     const existing = await ports.workspaces.member(found.workspaceId, userId);
@@ -136,14 +145,25 @@ export async function removeMember(workspaceId: string, userId: string, targetId
   if (!leaving && target.role === 'owner' && caller.role !== 'owner') {
     throw new Forbidden('Only an owner can remove an owner.', { facts: { reason: 'role', role: caller.role } });
   }
-  const audit = auditRow(caller, workspaceId, leaving ? 'member.left' : 'member.removed', target.userId, { email: target.email, role: target.role }, now);
+  const audit = auditRow(
+    caller,
+    workspaceId,
+    leaving ? 'member.left' : 'member.removed',
+    target.userId,
+    { email: target.email, role: target.role },
+    now,
+  );
   const outcome = await ports.memberships.removeMember(target, leaving ? null : actorFor(caller, 'removeMember'), audit);
-  if (outcome === 'last_owner') throw new Conflict('The last owner cannot be removed: make another member owner first.', { facts: { reason: 'last_owner' } });
-  if (outcome === 'changed') throw new Conflict('This member’s role, or yours, changed meanwhile: reload and try again.', { facts: { reason: 'changed' } });
+  if (outcome === 'last_owner')
+    throw new Conflict('The last owner cannot be removed: make another member owner first.', { facts: { reason: 'last_owner' } });
+  if (outcome === 'changed')
+    throw new Conflict('This member’s role, or yours, changed meanwhile: reload and try again.', { facts: { reason: 'changed' } });
   const workspace = await ports.workspaces.get(workspaceId);
   await ports.mailer.send({
     to: target.email,
-    subject: leaving ? `You left ${workspace?.name ?? 'a workspace'} on Hushlink` : `You were removed from ${workspace?.name ?? 'a workspace'} on Hushlink`,
+    subject: leaving
+      ? `You left ${workspace?.name ?? 'a workspace'} on Hushlink`
+      : `You were removed from ${workspace?.name ?? 'a workspace'} on Hushlink`,
     text:
       (leaving ? `You left the workspace "${workspace?.name}".` : `${caller.email} removed you from the workspace "${workspace?.name}".`) +
       '\n\nYour account and your secrets are untouched: a workspace never had access to them.',
@@ -164,15 +184,29 @@ async function revokeInvitation(workspaceId: string, userId: string, invitationI
 }
 
 /** Owners alone change roles (rule 11 of §5); never the last owner's (a conflict). */
-export async function changeRole(workspaceId: string, userId: string, targetId: string, role: Role, ports: WorkspacePorts): Promise<Member> {
+export async function changeRole(
+  workspaceId: string,
+  userId: string,
+  targetId: string,
+  role: Role,
+  ports: WorkspacePorts,
+): Promise<Member> {
   const caller = await authorize(workspaceId, userId, 'changeRole', ports);
   const target = targetId === userId ? caller : isUserId(targetId) ? await ports.workspaces.member(workspaceId, targetId) : null;
   if (!target) throw new NotFound('No such member.');
   if (target.role === role) return target;
   const now = ports.clock.now();
-  const audit = auditRow(caller, workspaceId, 'member.role_changed', target.userId, { email: target.email, from: target.role, to: role }, now);
+  const audit = auditRow(
+    caller,
+    workspaceId,
+    'member.role_changed',
+    target.userId,
+    { email: target.email, from: target.role, to: role },
+    now,
+  );
   const outcome = await ports.memberships.changeRole(target, role, actorFor(caller, 'changeRole'), audit);
-  if (outcome === 'last_owner') throw new Conflict('The last owner cannot be demoted: make another member owner first.', { facts: { reason: 'last_owner' } });
+  if (outcome === 'last_owner')
+    throw new Conflict('The last owner cannot be demoted: make another member owner first.', { facts: { reason: 'last_owner' } });
   if (outcome === 'conflict') {
     // Lost to another change: say why, as a fresh read sees it.
     const now = await ports.workspaces.member(workspaceId, userId);
@@ -195,7 +229,14 @@ export async function transferWorkspace(workspaceId: string, userId: string, tar
     const target = isUserId(targetId) ? await ports.workspaces.member(workspaceId, targetId) : null;
     if (!target) throw new NotFound('No such member: invite them first.');
     const now = ports.clock.now();
-    const audit = auditRow(caller, workspaceId, 'workspace.transferred', target.userId, { to_email: target.email, previous_owner: caller.userId }, now);
+    const audit = auditRow(
+      caller,
+      workspaceId,
+      'workspace.transferred',
+      target.userId,
+      { to_email: target.email, previous_owner: caller.userId },
+      now,
+    );
     if ((await ports.memberships.transfer(caller, target, audit)) === 'conflict') continue;
     const workspace = await ports.workspaces.get(workspaceId);
     const name = workspace?.name ?? 'a workspace';

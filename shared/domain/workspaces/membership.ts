@@ -43,7 +43,11 @@ const notAMember = () => new Forbidden('You are not a member of this workspace.'
  * drops (a security team's rule must not lapse with a payment), and a workspace that never had
  * Team has no policy to apply.
  */
-export async function workspacePolicyFor(workspaceId: string, userId: string | null, ports: WorkspaceMembershipPorts): Promise<WorkspacePolicy> {
+export async function workspacePolicyFor(
+  workspaceId: string,
+  userId: string | null,
+  ports: WorkspaceMembershipPorts,
+): Promise<WorkspacePolicy> {
   // A malformed id names no workspace: refused without a read.
   const seat = userId !== null && isWorkspaceId(workspaceId) ? await ports.workspaceMembership.policyFor(workspaceId, userId) : null;
   if (!seat) throw notAMember();
@@ -51,7 +55,12 @@ export async function workspacePolicyFor(workspaceId: string, userId: string | n
 }
 
 /** Forbidden unless `userId` is a member of the workspace and `candidate` satisfies its policy (`policy_violation`, every rule broken). */
-export async function assertSendInWorkspace(workspaceId: string, userId: string | null, candidate: PolicyCandidate, ports: WorkspaceMembershipPorts): Promise<void> {
+export async function assertSendInWorkspace(
+  workspaceId: string,
+  userId: string | null,
+  candidate: PolicyCandidate,
+  ports: WorkspaceMembershipPorts,
+): Promise<void> {
   assertPolicy(await workspacePolicyFor(workspaceId, userId, ports), candidate);
 }
 

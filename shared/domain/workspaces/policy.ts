@@ -9,7 +9,15 @@ import { Forbidden, Invalid, type FieldIssue } from '../refusals.ts';
 import type { WorkspacePolicy } from './model.ts';
 
 /** The rules, by the names clients give them (the policy's fields, and a violation's `rules`). */
-export const policyRules = ['max_expires_in', 'max_views', 'require_passphrase', 'allowed_recipient_domains', 'allow_files', 'max_file_bytes', 'allow_requests'] as const;
+export const policyRules = [
+  'max_expires_in',
+  'max_views',
+  'require_passphrase',
+  'allowed_recipient_domains',
+  'allow_files',
+  'max_file_bytes',
+  'allow_requests',
+] as const;
 export type PolicyRule = (typeof policyRules)[number];
 
 /**
@@ -38,7 +46,14 @@ export interface PolicyRecipient {
  */
 export type PolicyCandidate =
   | { kind: 'text'; expiresIn: number; maxViews: number; passphrase: boolean; recipients: readonly PolicyRecipient[] }
-  | { kind: 'file'; expiresIn: number; maxViews: number; passphrase: boolean | null; recipients: readonly PolicyRecipient[]; sizeBytes: number }
+  | {
+      kind: 'file';
+      expiresIn: number;
+      maxViews: number;
+      passphrase: boolean | null;
+      recipients: readonly PolicyRecipient[];
+      sizeBytes: number;
+    }
   | { kind: 'request'; expiresIn: number };
 
 /** The policy as the routes answer it: every rule, null where it does not apply. */
@@ -105,10 +120,19 @@ export function recipientDomain(email: string): string | null {
   return 'domain' in result ? result.domain : null;
 }
 
-function wholeNumber(errors: FieldIssue[], field: PolicyRule, value: number | null | undefined, min: number, max: number): number | undefined {
+function wholeNumber(
+  errors: FieldIssue[],
+  field: PolicyRule,
+  value: number | null | undefined,
+  min: number,
+  max: number,
+): number | undefined {
   if (value === null || value === undefined) return undefined;
   if (Number.isSafeInteger(value) && value >= min && value <= max) return value;
-  errors.push({ field, message: max === Number.MAX_SAFE_INTEGER ? `must be a whole number, at least ${min}` : `must be a whole number from ${min} to ${max}` });
+  errors.push({
+    field,
+    message: max === Number.MAX_SAFE_INTEGER ? `must be a whole number, at least ${min}` : `must be a whole number from ${min} to ${max}`,
+  });
   return undefined;
 }
 
@@ -126,7 +150,8 @@ function domainList(errors: FieldIssue[], list: readonly string[] | null | undef
     if ('domain' in result) domains.add(result.domain);
     else errors.push({ field: `${field}.${index}`, message: result.refused });
   });
-  if (domains.size > workspaceLimits.allowedRecipientDomains) errors.push({ field, message: `must name at most ${workspaceLimits.allowedRecipientDomains} domains` });
+  if (domains.size > workspaceLimits.allowedRecipientDomains)
+    errors.push({ field, message: `must name at most ${workspaceLimits.allowedRecipientDomains} domains` });
   // Sorted: one spelling of a policy, whatever order it was typed in (audit rows compare them).
   return [...domains].sort();
 }
@@ -194,8 +219,12 @@ function recipientViolations(allowed: readonly string[], recipients: readonly Po
     const field = `recipients.${index}`;
     const domain = recipient.email === undefined ? null : recipientDomain(recipient.email);
     return [
-      ...(recipient.restricted === true ? [] : [{ field: `${field}.restricted`, rule, message: 'must be true: this workspace sends only to restricted recipients' }]),
-      ...(domain !== null && allowed.includes(domain) ? [] : [{ field: `${field}.email`, rule, message: 'must be an address at one of this workspace’s allowed domains' }]),
+      ...(recipient.restricted === true
+        ? []
+        : [{ field: `${field}.restricted`, rule, message: 'must be true: this workspace sends only to restricted recipients' }]),
+      ...(domain !== null && allowed.includes(domain)
+        ? []
+        : [{ field: `${field}.email`, rule, message: 'must be an address at one of this workspace’s allowed domains' }]),
     ];
   });
 }
@@ -208,22 +237,30 @@ function recipientViolations(allowed: readonly string[], recipients: readonly Po
 export function policyViolations(policy: WorkspacePolicy, candidate: PolicyCandidate): PolicyViolation[] {
   const violations: PolicyViolation[] = [];
   const broken = (rule: PolicyRule, field: string, message: string) => violations.push({ field, rule, message });
-  if (candidate.kind === 'request' && policy.allowRequests === false) broken('allow_requests', 'workspace_id', 'request links are not allowed in this workspace');
-  if (candidate.kind === 'file' && policy.allowFiles === false) broken('allow_files', 'workspace_id', 'files are not allowed in this workspace');
+  if (candidate.kind === 'request' && policy.allowRequests === false)
+    broken('allow_requests', 'workspace_id', 'request links are not allowed in this workspace');
+  if (candidate.kind === 'file' && policy.allowFiles === false)
+    broken('allow_files', 'workspace_id', 'files are not allowed in this workspace');
   // A request link's lifetime too: it is a door into the workspace for as long as it is open.
   if (policy.maxExpiresIn !== undefined && candidate.expiresIn > policy.maxExpiresIn) {
     broken('max_expires_in', 'expires_in', `at most ${policy.maxExpiresIn} seconds in this workspace`);
   }
   if (candidate.kind === 'request') return violations;
-  if (policy.maxViews !== undefined && candidate.maxViews > policy.maxViews) broken('max_views', 'max_views', `at most ${policy.maxViews} views in this workspace`);
+  if (policy.maxViews !== undefined && candidate.maxViews > policy.maxViews)
+    broken('max_views', 'max_views', `at most ${policy.maxViews} views in this workspace`);
   if (candidate.kind === 'file' && policy.maxFileBytes !== undefined && candidate.sizeBytes > policy.maxFileBytes) {
     broken('max_file_bytes', 'size_bytes', `at most ${policy.maxFileBytes} bytes in this workspace`);
   }
   if (policy.requirePassphrase === true && candidate.passphrase === false) {
     // A text's envelope is in its body; a file's is declared at opening, its header checked at completion.
-    broken('require_passphrase', candidate.kind === 'text' ? 'envelope' : 'passphrase', 'must be sealed with a passphrase in this workspace');
+    broken(
+      'require_passphrase',
+      candidate.kind === 'text' ? 'envelope' : 'passphrase',
+      'must be sealed with a passphrase in this workspace',
+    );
   }
-  if (policy.allowedRecipientDomains !== undefined) violations.push(...recipientViolations(policy.allowedRecipientDomains, candidate.recipients));
+  if (policy.allowedRecipientDomains !== undefined)
+    violations.push(...recipientViolations(policy.allowedRecipientDomains, candidate.recipients));
   return violations;
 }
 

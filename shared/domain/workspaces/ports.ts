@@ -2,7 +2,17 @@ import type { Mailer } from '../mail.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { UserStore } from '../accounts/ports.ts';
-import type { AuditRow, Invitation, Member, Role, Roster, StoredWorkspace, Workspace, WorkspaceBranding, WorkspacePolicy } from './model.ts';
+import type {
+  AuditRow,
+  Invitation,
+  Member,
+  Role,
+  Roster,
+  StoredWorkspace,
+  Workspace,
+  WorkspaceBranding,
+  WorkspacePolicy,
+} from './model.ts';
 
 /** Who acts, as the transaction checks it: still a member with one of these roles when it commits. */
 export interface Actor {

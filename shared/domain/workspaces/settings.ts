@@ -13,7 +13,9 @@ async function settingsEditor(workspaceId: string, userId: string, action: Works
   const workspace = workspaceInUse(await ports.workspaces.get(workspaceId));
   if (!workspace) throw noSuchWorkspace();
   if (!planIncludes(workspace.plan, feature)) {
-    throw new Forbidden(`A workspace's ${feature} comes with the Team plan.`, { facts: { reason: 'plan', plan: workspace.plan, required: 'team' } });
+    throw new Forbidden(`A workspace's ${feature} comes with the Team plan.`, {
+      facts: { reason: 'plan', plan: workspace.plan, required: 'team' },
+    });
   }
   return member;
 }
@@ -30,7 +32,12 @@ export async function setPolicy(workspaceId: string, userId: string, rules: Poli
 }
 
 /** Replaces the branding the reveal page shows of secrets sent inside the workspace (display only). */
-export async function setBranding(workspaceId: string, userId: string, input: BrandingInput, ports: WorkspacePorts): Promise<WorkspaceBranding> {
+export async function setBranding(
+  workspaceId: string,
+  userId: string,
+  input: BrandingInput,
+  ports: WorkspacePorts,
+): Promise<WorkspaceBranding> {
   const member = await settingsEditor(workspaceId, userId, 'setBranding', 'branding', ports);
   const branding = checkBranding(input);
   // The audit row says what changed, not the image: its bytes stay on the workspace.

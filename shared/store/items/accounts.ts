@@ -36,7 +36,10 @@ export interface EmailItem {
 /** A signed-in device (`SESSION#<id>` / `SESSION`), on its user's listing (gsi1 `USER#<user>#SESSIONS`): written by the session store (sessions.ts). */
 export const sessionKey = (id: string) => ({ pk: `SESSION#${id}`, sk: 'SESSION' });
 export const sessionListingPartition = (userId: string): string => `USER#${userId}#SESSIONS`;
-export const sessionListing = (userId: string, createdAt: number, id: string) => ({ gsi1pk: sessionListingPartition(userId), gsi1sk: `${createdAt}#${id}` });
+export const sessionListing = (userId: string, createdAt: number, id: string) => ({
+  gsi1pk: sessionListingPartition(userId),
+  gsi1sk: `${createdAt}#${id}`,
+});
 export interface SessionItem {
   pk: string;
   sk: string;
@@ -72,7 +75,10 @@ export interface SessionPointerItem {
 /** An API key (`APIKEY#<id>` / `APIKEY`), on its user's listing (gsi1 `USER#<user>#KEYS`): written by the API key store (apiKeys.ts). */
 export const apiKeyKey = (id: string) => ({ pk: `APIKEY#${id}`, sk: 'APIKEY' });
 export const apiKeyListingPartition = (userId: string): string => `USER#${userId}#KEYS`;
-export const apiKeyListing = (userId: string, createdAt: number, id: string) => ({ gsi1pk: apiKeyListingPartition(userId), gsi1sk: `${createdAt}#${id}` });
+export const apiKeyListing = (userId: string, createdAt: number, id: string) => ({
+  gsi1pk: apiKeyListingPartition(userId),
+  gsi1sk: `${createdAt}#${id}`,
+});
 export interface ApiKeyItem {
   pk: string;
   sk: string;

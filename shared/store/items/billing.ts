@@ -14,7 +14,10 @@ export type BillingTargetKey = { kind: 'user'; userId: string } | { kind: 'works
  * provider, and `subscription_id`, the one subscription the target's plan follows. Written by
  * the billing store (billing.ts).
  */
-export const billingKey = (target: BillingTargetKey) => ({ pk: target.kind === 'user' ? userPartition(target.userId) : workspacePartition(target.workspaceId), sk: 'BILLING' });
+export const billingKey = (target: BillingTargetKey) => ({
+  pk: target.kind === 'user' ? userPartition(target.userId) : workspacePartition(target.workspaceId),
+  sk: 'BILLING',
+});
 export interface BillingItem {
   pk: string;
   sk: string;

@@ -8,7 +8,10 @@ import type { RequestKem } from '../../domain/requests/model.ts';
 /** A request link (`REQUEST#<id>` / `REQUEST`), on its owner's listing (gsi1 `REQUESTS#<owner>`) with the listing index's projected names for its counters. */
 export const requestKey = (id: string) => ({ pk: `REQUEST#${id}`, sk: 'REQUEST' });
 export const requestListingPartition = (ownerId: string): string => `REQUESTS#${ownerId}`;
-export const requestListing = (ownerId: string, createdAt: number, id: string) => ({ gsi1pk: requestListingPartition(ownerId), gsi1sk: `${toIso(createdAt)}#${id}` });
+export const requestListing = (ownerId: string, createdAt: number, id: string) => ({
+  gsi1pk: requestListingPartition(ownerId),
+  gsi1sk: `${toIso(createdAt)}#${id}`,
+});
 export interface RequestItem {
   pk: string;
   sk: string;
@@ -34,7 +37,10 @@ export interface RequestItem {
 }
 
 /** A response (`REQUEST#<link>` / `RESPONSE#<received at>#<id>`). */
-export const responseKey = (requestId: string, createdAt: number, id: string) => ({ pk: requestKey(requestId).pk, sk: `RESPONSE#${toIso(createdAt)}#${id}` });
+export const responseKey = (requestId: string, createdAt: number, id: string) => ({
+  pk: requestKey(requestId).pk,
+  sk: `RESPONSE#${toIso(createdAt)}#${id}`,
+});
 export const responsePrefix = 'RESPONSE#';
 export interface ResponseItem {
   pk: string;

@@ -37,9 +37,18 @@ export interface ScimUserItem {
  * id>`: one User per account). Written by the SCIM store (workspaceScim.ts). The caller folds the
  * userName's case (the domain's `foldCase`).
  */
-export const scimUserNameKey = (workspaceId: string, foldedUserName: string) => ({ pk: workspacePartition(workspaceId), sk: `SCIM_USERNAME#${foldedUserName}` });
-export const scimExternalIdKey = (workspaceId: string, externalId: string) => ({ pk: workspacePartition(workspaceId), sk: `SCIM_EXTERNAL#${externalId}` });
-export const scimAccountKey = (workspaceId: string, userId: string) => ({ pk: workspacePartition(workspaceId), sk: `SCIM_ACCOUNT#${userId}` });
+export const scimUserNameKey = (workspaceId: string, foldedUserName: string) => ({
+  pk: workspacePartition(workspaceId),
+  sk: `SCIM_USERNAME#${foldedUserName}`,
+});
+export const scimExternalIdKey = (workspaceId: string, externalId: string) => ({
+  pk: workspacePartition(workspaceId),
+  sk: `SCIM_EXTERNAL#${externalId}`,
+});
+export const scimAccountKey = (workspaceId: string, userId: string) => ({
+  pk: workspacePartition(workspaceId),
+  sk: `SCIM_ACCOUNT#${userId}`,
+});
 export interface ScimUniqueItem {
   pk: string;
   sk: string;

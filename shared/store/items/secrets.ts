@@ -11,7 +11,10 @@ export const secretIdOf = (pk: unknown): string => String(pk).slice('SECRET#'.le
 
 /** Its owner's listing on gsi1 (`OWNER#<owner>`), newest first. */
 export const ownerListingPartition = (ownerId: string): string => `OWNER#${ownerId}`;
-export const ownerListing = (ownerId: string, createdAt: number, id: string) => ({ gsi1pk: ownerListingPartition(ownerId), gsi1sk: `${toIso(createdAt)}#${id}` });
+export const ownerListing = (ownerId: string, createdAt: number, id: string) => ({
+  gsi1pk: ownerListingPartition(ownerId),
+  gsi1sk: `${toIso(createdAt)}#${id}`,
+});
 
 /** One link in the secret's `recipients` map (keyed by its id). */
 export interface RecipientEntry {
@@ -82,7 +85,10 @@ export interface SecretItem {
 }
 
 /** Part `<nnn>` of an envelope too big for the secret's item (curl mode's): written and deleted by the secret store (envelopeParts.ts). */
-export const envelopePartKey = (secretId: string, index: number) => ({ pk: secretKey(secretId).pk, sk: `ENVELOPE#${String(index).padStart(3, '0')}` });
+export const envelopePartKey = (secretId: string, index: number) => ({
+  pk: secretKey(secretId).pk,
+  sk: `ENVELOPE#${String(index).padStart(3, '0')}`,
+});
 export const envelopePartPrefix = 'ENVELOPE#';
 export interface EnvelopePartItem {
   pk: string;
@@ -93,7 +99,10 @@ export interface EnvelopePartItem {
 }
 
 /** One view of an owned secret, newest first in its partition: written by the receipt store (receipts.ts) from the relay. */
-export const receiptKey = (secretId: string, openedAt: number, eventId: string) => ({ pk: secretKey(secretId).pk, sk: `RECEIPT#${toIso(openedAt)}#${eventId}` });
+export const receiptKey = (secretId: string, openedAt: number, eventId: string) => ({
+  pk: secretKey(secretId).pk,
+  sk: `RECEIPT#${toIso(openedAt)}#${eventId}`,
+});
 export const receiptPrefix = 'RECEIPT#';
 export interface ReceiptItem {
   pk: string;

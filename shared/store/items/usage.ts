@@ -28,7 +28,10 @@ export interface CurrentUsageItem {
 }
 
 /** A change applied to the counters (`USAGE#<user>` / `APPLIED#<secret>#<phase>`), put with it so a replayed stream record moves nothing twice: written by the live usage ledger (usage.ts). */
-export const usageMarkKey = (userId: string, change: Pick<UsageChange, 'secretId' | 'phase'>) => ({ pk: usagePartition(userId), sk: `APPLIED#${change.secretId}#${change.phase}` });
+export const usageMarkKey = (userId: string, change: Pick<UsageChange, 'secretId' | 'phase'>) => ({
+  pk: usagePartition(userId),
+  sk: `APPLIED#${change.secretId}#${change.phase}`,
+});
 export interface UsageMarkItem {
   pk: string;
   sk: string;

@@ -30,7 +30,10 @@ export const workShardOf = (id: string): number => sha256(id)[0]! % workShards;
 export const workPartition = (queue: WorkQueue, shard: number): string => `${queue}#${shard}`;
 
 /** The gsi2 keys that put `id` on `queue`, due at `at`. */
-export const workEntry = (queue: WorkQueue, id: string, at: number) => ({ gsi2pk: workPartition(queue, workShardOf(id)), gsi2sk: `${toIso(at)}#${id}` });
+export const workEntry = (queue: WorkQueue, id: string, at: number) => ({
+  gsi2pk: workPartition(queue, workShardOf(id)),
+  gsi2sk: `${toIso(at)}#${id}`,
+});
 
 /** The last sort key due at `upTo` (an id never sorts after `~`). */
 export const dueUpTo = (upTo: number): string => `${toIso(upTo)}#~`;

@@ -68,7 +68,10 @@ export interface BrandingItem {
  */
 export const memberKey = (workspaceId: string, userId: string) => ({ pk: workspacePartition(workspaceId), sk: `MEMBER#${userId}` });
 export const membershipsPartition = (userId: string): string => `MEMBERSHIPS#${userId}`;
-export const membershipListing = (userId: string, workspaceId: string) => ({ gsi1pk: membershipsPartition(userId), gsi1sk: workspacePartition(workspaceId) });
+export const membershipListing = (userId: string, workspaceId: string) => ({
+  gsi1pk: membershipsPartition(userId),
+  gsi1sk: workspacePartition(workspaceId),
+});
 /** The workspace a membership listing entry names. */
 export const workspaceIdOfListing = (gsi1sk: unknown): string => String(gsi1sk).slice(workspacePartition('').length);
 export interface MemberItem {

@@ -15,31 +15,96 @@ export type JsonText = string;
  * significant digits; JSON.parse turns 1e309 into Infinity and 1e-400 into 0.
  */
 export const dynamoNumberEdges: fc.Arbitrary<JsonText> = fc.constantFrom(
-  '1e308', '-1e308', '1.7976931348623157e308', '9007199254740993', '-9007199254740993', '9007199254740992',
-  '9007199254740991', '-9007199254740991', '1e-320', '-1e-320', '5e-324', '1e-130', '9.99e-131', '1e-131',
-  '1e125', '9.99e125', '1e126', '123456789012345678901234567890123456789012', '0.1234567890123456789012345678901234567890123',
-  '1e309', '-1e309', '1e-400', '-0', '0', '0.0', '1E2', '1e0', '2.5', '-1',
+  '1e308',
+  '-1e308',
+  '1.7976931348623157e308',
+  '9007199254740993',
+  '-9007199254740993',
+  '9007199254740992',
+  '9007199254740991',
+  '-9007199254740991',
+  '1e-320',
+  '-1e-320',
+  '5e-324',
+  '1e-130',
+  '9.99e-131',
+  '1e-131',
+  '1e125',
+  '9.99e125',
+  '1e126',
+  '123456789012345678901234567890123456789012',
+  '0.1234567890123456789012345678901234567890123',
+  '1e309',
+  '-1e309',
+  '1e-400',
+  '-0',
+  '0',
+  '0.0',
+  '1E2',
+  '1e0',
+  '2.5',
+  '-1',
 );
 
 /** Found (`constructor`): keys a plain object already has, or that replace its prototype. */
 export const prototypeKeys = fc.constantFrom(
-  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf',
-  '__defineGetter__', '__lookupSetter__', 'toJSON', 'then',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  '__defineGetter__',
+  '__lookupSetter__',
+  'toJSON',
+  'then',
 );
 
 /** Strings every field should survive: empty, huge, control and odd unicode, prototype names. */
 export const hostileStrings: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
-    '', ' ', '\u0000', '\n', '\t\r', '\ud800', '\udfff', '\ufeff', '\u202e', '\u200b', 'e\u0301', '😀', 'ﷺ', '\uffff',
-    'constructor', '__proto__', 'toString', 'null', 'undefined', 'NaN', 'Infinity', 'true', '[]', '{}',
-    '../../etc/passwd', '%00', '%2e%2e%2f',
+    '',
+    ' ',
+    '\u0000',
+    '\n',
+    '\t\r',
+    '\ud800',
+    '\udfff',
+    '\ufeff',
+    '\u202e',
+    '\u200b',
+    'e\u0301',
+    '😀',
+    'ﷺ',
+    '\uffff',
+    'constructor',
+    '__proto__',
+    'toString',
+    'null',
+    'undefined',
+    'NaN',
+    'Infinity',
+    'true',
+    '[]',
+    '{}',
+    '../../etc/passwd',
+    '%00',
+    '%2e%2e%2f',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a Log4Shell-style lookup string, sent as text on purpose
-    '${jndi:ldap://x}', '<script>', "' OR 1=1 --", '\\', '"', 'a\u0000b',
+    '${jndi:ldap://x}',
+    '<script>',
+    "' OR 1=1 --",
+    '\\',
+    '"',
+    'a\u0000b',
   ),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
   // Long enough to pass a key's size in DynamoDB; short enough for a URL (16 KiB of headers).
-  fc.constantFrom<[string, number]>(['x', 1025], ['x', 2049], ['x', 4097], ['é', 1025], ['😀', 300], ['😀', 600]).map(([unit, length]) => unit.repeat(length)),
+  fc
+    .constantFrom<[string, number]>(['x', 1025], ['x', 2049], ['x', 4097], ['é', 1025], ['😀', 300], ['😀', 600])
+    .map(([unit, length]) => unit.repeat(length)),
 );
 
 /** Deeply nested JSON (arrays and objects), far deeper than any schema. */
@@ -82,7 +147,11 @@ export const invalidPercentEncodings = fc.constantFrom('%ED%A0%80', '%C0%AF', '%
 
 /** Ids of the service's shapes (`<prefix>_` + base64url), belonging to nobody. */
 export const wellFormedIds: fc.Arbitrary<string> = fc
-  .tuple(fc.constantFrom('sec', 'key', 'whk', 'usr', 'ses', 'dlv', 'evt'), fc.constantFrom(12, 16), fc.uint8Array({ minLength: 16, maxLength: 16 }))
+  .tuple(
+    fc.constantFrom('sec', 'key', 'whk', 'usr', 'ses', 'dlv', 'evt'),
+    fc.constantFrom(12, 16),
+    fc.uint8Array({ minLength: 16, maxLength: 16 }),
+  )
   .map(([prefix, bytes, random]) => `${prefix}_${Buffer.from(random.subarray(0, bytes)).toString('base64url')}`);
 
 /** How an id, token or cursor the service gave out is changed before it is sent back. */
@@ -125,7 +194,11 @@ const keyNames = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'ttl', 'id
 export const cursorEdits: fc.Arbitrary<CursorEdit[]> = fc.array(
   fc.oneof(
     fc.record({ kind: fc.constant('drop' as const), attribute: fc.nat(7) }),
-    fc.record({ kind: fc.constant('add' as const), name: fc.constantFrom(...keyNames), value: fc.oneof(fc.constant('"x"'), smallHostileJson) }),
+    fc.record({
+      kind: fc.constant('add' as const),
+      name: fc.constantFrom(...keyNames),
+      value: fc.oneof(fc.constant('"x"'), smallHostileJson),
+    }),
     fc.record({
       kind: fc.constant('set' as const),
       attribute: fc.nat(7),
@@ -137,17 +210,24 @@ export const cursorEdits: fc.Arbitrary<CursorEdit[]> = fc.array(
       ),
     }),
     // Another value of the same attribute: outside the listing's prefix, before or after it.
-    fc.record({ kind: fc.constant('resort' as const), attribute: fc.nat(7), to: fc.constantFrom('', '0', '~', 'A', 'DELIVERY', 'SECRET#', 'OWNER#', 'x#y', '\uffff') }),
-    fc.record({ kind: fc.constant('text' as const), how: fc.constantFrom('padded' as const, 'standard' as const, 'truncated' as const, 'spaced' as const, 'reordered' as const) }),
+    fc.record({
+      kind: fc.constant('resort' as const),
+      attribute: fc.nat(7),
+      to: fc.constantFrom('', '0', '~', 'A', 'DELIVERY', 'SECRET#', 'OWNER#', 'x#y', '\uffff'),
+    }),
+    fc.record({
+      kind: fc.constant('text' as const),
+      how: fc.constantFrom('padded' as const, 'standard' as const, 'truncated' as const, 'spaced' as const, 'reordered' as const),
+    }),
   ),
   { minLength: 1, maxLength: 3 },
 );
 
 /** Applies edits to a cursor given out by the service (base64url JSON of an object). */
 export function editCursor(cursor: string, edits: readonly CursorEdit[]): string {
-  const entries: Array<[string, JsonText]> = Object.entries(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>).map(
-    ([name, value]) => [name, JSON.stringify(value)],
-  );
+  const entries: Array<[string, JsonText]> = Object.entries(
+    JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>,
+  ).map(([name, value]) => [name, JSON.stringify(value)]);
   let text: string | null = null;
   for (const edit of edits) {
     const at = entries.length === 0 ? -1 : ('attribute' in edit ? edit.attribute : 0) % entries.length;
@@ -162,11 +242,20 @@ export function editCursor(cursor: string, edits: readonly CursorEdit[]): string
       const json = `{${entries.map(([name, value]) => `${JSON.stringify(name)}:${value}`).join(',')}}`;
       const encoded = Buffer.from(json).toString('base64url');
       text =
-        edit.how === 'padded' ? `${encoded}==`
-        : edit.how === 'standard' ? Buffer.from(json).toString('base64')
-        : edit.how === 'truncated' ? encoded.slice(0, -2)
-        : edit.how === 'spaced' ? Buffer.from(json.replaceAll(':', ' : ')).toString('base64url')
-        : Buffer.from(`{${[...entries].reverse().map(([name, value]) => `${JSON.stringify(name)}:${value}`).join(',')}}`).toString('base64url');
+        edit.how === 'padded'
+          ? `${encoded}==`
+          : edit.how === 'standard'
+            ? Buffer.from(json).toString('base64')
+            : edit.how === 'truncated'
+              ? encoded.slice(0, -2)
+              : edit.how === 'spaced'
+                ? Buffer.from(json.replaceAll(':', ' : ')).toString('base64url')
+                : Buffer.from(
+                    `{${[...entries]
+                      .reverse()
+                      .map(([name, value]) => `${JSON.stringify(name)}:${value}`)
+                      .join(',')}}`,
+                  ).toString('base64url');
     }
   }
   return text ?? Buffer.from(`{${entries.map(([name, value]) => `${JSON.stringify(name)}:${value}`).join(',')}}`).toString('base64url');
@@ -175,27 +264,56 @@ export function editCursor(cursor: string, edits: readonly CursorEdit[]): string
 /** Cursors made from nothing the service gave out. */
 export const syntheticCursors: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('', 'e30', 'bnVsbA', 'W10', 'not a cursor', '!!!!', 'eyJ', '%', 'x'.repeat(2048), 'x'.repeat(2049)),
-  fc.dictionary(fc.constantFrom(...keyNames), fc.oneof(fc.string({ maxLength: 20 }).map((text) => JSON.stringify(text)), hostileJson), { maxKeys: 5 }).map((entries) =>
-    Buffer.from(`{${Object.entries(entries).map(([name, value]) => `${JSON.stringify(name)}:${value}`).join(',')}}`).toString('base64url'),
-  ),
+  fc
+    .dictionary(
+      fc.constantFrom(...keyNames),
+      fc.oneof(
+        fc.string({ maxLength: 20 }).map((text) => JSON.stringify(text)),
+        hostileJson,
+      ),
+      { maxKeys: 5 },
+    )
+    .map((entries) =>
+      Buffer.from(
+        `{${Object.entries(entries)
+          .map(([name, value]) => `${JSON.stringify(name)}:${value}`)
+          .join(',')}}`,
+      ).toString('base64url'),
+    ),
   hostileStrings,
 );
 
 /** Percent-encodes as a client would; a lone surrogate (which no UTF-8 client can send) as U+FFFD. */
-export const encode = (text: string) => encodeURIComponent(text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
+export const encode = (text: string) =>
+  encodeURIComponent(text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
 
 /** Header values Node will send: visible latin-1, with blanks inside. */
 export const headerValue = (maxLength = 80) =>
-  fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c)), maxLength });
+  fc.string({
+    unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c)),
+    maxLength,
+  });
 
 export const contentTypes = fc.oneof(
   { weight: 2, arbitrary: fc.constant(undefined) },
   {
     weight: 5,
     arbitrary: fc.constantFrom(
-      'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/problem+json', 'application/vnd.api+json',
-      'application/jsonx', 'application/json;', 'text/plain', 'text/json', 'application/x-www-form-urlencoded',
-      'multipart/form-data; boundary=xyz', 'application/octet-stream', '', ';', '*/*',
+      'application/json',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'application/problem+json',
+      'application/vnd.api+json',
+      'application/jsonx',
+      'application/json;',
+      'text/plain',
+      'text/json',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=xyz',
+      'application/octet-stream',
+      '',
+      ';',
+      '*/*',
     ),
   },
   { weight: 1, arbitrary: headerValue(60) },

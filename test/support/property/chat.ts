@@ -4,7 +4,18 @@ import { signSlashCommand, slashCommand } from '../../../local/slack/signing.ts'
 import { issueChatToken, issueInstallState } from '../../../shared/domain/chat/tokens.ts';
 import { chatLimits } from '../../../shared/limits.ts';
 import { textSecretBody } from '../runtime.ts';
-import { encode, hostileJson, hostileStrings, invalidPercentEncodings, mutate, mutations, prototypeKeys, rawBodies, type JsonText, type Mutation } from './arbitraries.ts';
+import {
+  encode,
+  hostileJson,
+  hostileStrings,
+  invalidPercentEncodings,
+  mutate,
+  mutations,
+  prototypeKeys,
+  rawBodies,
+  type JsonText,
+  type Mutation,
+} from './arbitraries.ts';
 import type { Fixtures, Seeder, Who } from './fixtures.ts';
 
 /**
@@ -63,20 +74,60 @@ const liveCode = identities.map((identity) => minted({ of: 'code', how: 'live', 
 
 /** The query Slack's redirect carries: a state and a code (either order), or the user's refusal with the state. */
 export const chatCallbackQueries = fc.oneof(
-  { weight: 8, arbitrary: fc.tuple(freshState, liveCode, fc.boolean()).map(([state, code, codeFirst]): Array<[string, QueryValue]> => (codeFirst ? [['code', code], ['state', state]] : [['state', state], ['code', code]])) },
-  { weight: 1, arbitrary: freshState.map((state): Array<[string, QueryValue]> => [['error', rawValue('access_denied')], ['state', state]]) },
+  {
+    weight: 8,
+    arbitrary: fc.tuple(freshState, liveCode, fc.boolean()).map(
+      ([state, code, codeFirst]): Array<[string, QueryValue]> =>
+        codeFirst
+          ? [
+              ['code', code],
+              ['state', state],
+            ]
+          : [
+              ['state', state],
+              ['code', code],
+            ],
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: freshState.map(
+      (state): Array<[string, QueryValue]> => [
+        ['error', rawValue('access_denied')],
+        ['state', state],
+      ],
+    ),
+  },
 );
 
 const badStates: fc.Arbitrary<QueryValue> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('used', 'expired', 'forged', 'future', 'chat_token').map((how) => minted({ of: 'state', how } as StateMint)) },
-  { weight: 2, arbitrary: fc.record({ mutation: mutations, at: fc.nat(400) }).map(({ mutation, at }) => minted({ of: 'state', how: 'changed', mutation, at })) },
-  { weight: 1, arbitrary: fc.oneof(hostileStrings, fc.constantFrom('a.b.c', 'eyJhbGciOiJub25lIn0.e30.', 'x'.repeat(chatLimits.tokenChars + 1))).map(rawValue) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom('used', 'expired', 'forged', 'future', 'chat_token').map((how) => minted({ of: 'state', how } as StateMint)),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ mutation: mutations, at: fc.nat(400) })
+      .map(({ mutation, at }) => minted({ of: 'state', how: 'changed', mutation, at })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .oneof(hostileStrings, fc.constantFrom('a.b.c', 'eyJhbGciOiJub25lIn0.e30.', 'x'.repeat(chatLimits.tokenChars + 1)))
+      .map(rawValue),
+  },
 );
 const badCodes: fc.Arbitrary<QueryValue> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('used', 'other_redirect', 'enterprise', 'made_up').map((how) => minted({ of: 'code', how } as CodeMint)) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom('used', 'other_redirect', 'enterprise', 'made_up').map((how) => minted({ of: 'code', how } as CodeMint)),
+  },
   { weight: 1, arbitrary: hostileStrings.map(rawValue) },
 );
-const slackErrors = fc.oneof(fc.constantFrom('access_denied', 'invalid_scope', 'invalid_team_for_non_distributed_app', ''), hostileStrings).map(rawValue);
+const slackErrors = fc
+  .oneof(fc.constantFrom('access_denied', 'invalid_scope', 'invalid_team_for_non_distributed_app', ''), hostileStrings)
+  .map(rawValue);
 
 /** Per parameter, for the generic bad query (one parameter replaced, repeated, or renamed in another case). */
 export const chatCallbackValues = {
@@ -122,7 +173,10 @@ export async function mintQueryValue(mint: QueryMint, fixtures: Fixtures): Promi
       const code = slack.authorize();
       const redeemed = await fetch(`${slack.url}oauth.v2.access`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${slack.clientId}:${slack.clientSecret}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${slack.clientId}:${slack.clientSecret}`).toString('base64')}`,
+        },
         body: new URLSearchParams({ code }).toString(),
       });
       if (!((await redeemed.json()) as { ok: boolean }).ok) throw new Error('redeeming an emulator code');
@@ -148,13 +202,42 @@ async function freshInstallState(fixtures: Fixtures, who: Who): Promise<string> 
 
 /** How a command is signed: as Slack does (near the window's edges too), or one thing off. */
 export type CommandSigning =
-  | 'fresh' | 'near_past' | 'near_future' | 'upper_hex'
-  | 'stale' | 'future' | 'tampered' | 'wrong_secret' | 'client_secret' | 'no_timestamp' | 'no_signature' | 'no_headers'
-  | 'padded_timestamp' | 'fraction_timestamp' | 'millisecond_timestamp' | 'v1_scheme' | 'bare_hex' | 'short_hex' | 'other_body';
+  | 'fresh'
+  | 'near_past'
+  | 'near_future'
+  | 'upper_hex'
+  | 'stale'
+  | 'future'
+  | 'tampered'
+  | 'wrong_secret'
+  | 'client_secret'
+  | 'no_timestamp'
+  | 'no_signature'
+  | 'no_headers'
+  | 'padded_timestamp'
+  | 'fraction_timestamp'
+  | 'millisecond_timestamp'
+  | 'v1_scheme'
+  | 'bare_hex'
+  | 'short_hex'
+  | 'other_body';
 const goodSignings = fc.constantFrom<CommandSigning>('fresh', 'fresh', 'fresh', 'near_past', 'near_future', 'upper_hex');
 const badSignings = fc.constantFrom<CommandSigning>(
-  'stale', 'future', 'tampered', 'wrong_secret', 'client_secret', 'no_timestamp', 'no_signature', 'no_headers',
-  'padded_timestamp', 'fraction_timestamp', 'millisecond_timestamp', 'v1_scheme', 'bare_hex', 'short_hex', 'other_body',
+  'stale',
+  'future',
+  'tampered',
+  'wrong_secret',
+  'client_secret',
+  'no_timestamp',
+  'no_signature',
+  'no_headers',
+  'padded_timestamp',
+  'fraction_timestamp',
+  'millisecond_timestamp',
+  'v1_scheme',
+  'bare_hex',
+  'short_hex',
+  'other_body',
 );
 
 /** A command's body: Slack's fields (a form, encoded as Slack does), or any bytes (signed all the same). */
@@ -176,16 +259,27 @@ const typedText = fc.oneof(
   { weight: 2, arbitrary: hostileStrings },
 );
 const goodForms = fc.oneof(
-  { weight: 12, arbitrary: fc.record({ identity: identities, text: typedText }).map(({ identity, text }) => slashCommand({ team_id: identity.teamId, user_id: identity.userId, text })) },
+  {
+    weight: 12,
+    arbitrary: fc
+      .record({ identity: identities, text: typedText })
+      .map(({ identity, text }) => slashCommand({ team_id: identity.teamId, user_id: identity.userId, text })),
+  },
   // Slack checks a distributed app's certificate now and then with a signed `ssl_check=1`.
   { weight: 1, arbitrary: fc.constant({ ssl_check: '1', token: slashCommand().token! }) },
 );
 /** Forms Slack never sends: no team or user, odd ids, a prototype key, a huge field. */
 const oddForms = fc.oneof(
-  fc.constantFrom('team_id', 'user_id').map((name) => Object.fromEntries(Object.entries(slashCommand()).filter(([field]) => field !== name))),
-  fc.record({ team_id: fc.oneof(oddIds, fc.constant('')), user_id: fc.oneof(userIds, oddIds, fc.constant('')) }).map((ids) => slashCommand(ids)),
+  fc
+    .constantFrom('team_id', 'user_id')
+    .map((name) => Object.fromEntries(Object.entries(slashCommand()).filter(([field]) => field !== name))),
+  fc
+    .record({ team_id: fc.oneof(oddIds, fc.constant('')), user_id: fc.oneof(userIds, oddIds, fc.constant('')) })
+    .map((ids) => slashCommand(ids)),
   fc.tuple(prototypeKeys, hostileStrings).map(([name, value]) => slashCommand({ [name]: value })),
-  fc.constantFrom(['text', 'x'.repeat(70_000)], ['team_id', 'T'.repeat(5000)], ['user_id', '中'.repeat(2000)]).map(([name, value]) => slashCommand({ [name!]: value! })),
+  fc
+    .constantFrom(['text', 'x'.repeat(70_000)], ['team_id', 'T'.repeat(5000)], ['user_id', '中'.repeat(2000)])
+    .map(([name, value]) => slashCommand({ [name!]: value! })),
 );
 /** Bytes that are no form of Slack's, signed as if they were: JSON, binary, percent-encodings of no text, a field twice. */
 const oddBytes = fc.oneof(
@@ -196,11 +290,28 @@ const oddBytes = fc.oneof(
 );
 
 export const signedCommands = {
-  good: fc.record({ form: goodForms, signing: goodSignings, by: fc.nat(1000) }).map(({ form, signing, by }): SignedCommand => ({ kind: 'slack_command', body: { form }, signing, by })),
+  good: fc
+    .record({ form: goodForms, signing: goodSignings, by: fc.nat(1000) })
+    .map(({ form, signing, by }): SignedCommand => ({ kind: 'slack_command', body: { form }, signing, by })),
   bad: fc.oneof(
-    { weight: 6, arbitrary: fc.record({ form: goodForms, signing: badSignings, by: fc.nat(100_000) }).map(({ form, signing, by }): SignedCommand => ({ kind: 'slack_command', body: { form }, signing, by })) },
-    { weight: 3, arbitrary: fc.record({ form: oddForms, signing: goodSignings, by: fc.nat(1000) }).map(({ form, signing, by }): SignedCommand => ({ kind: 'slack_command', body: { form }, signing, by })) },
-    { weight: 2, arbitrary: fc.record({ bytes: oddBytes, signing: goodSignings, by: fc.nat(1000) }).map(({ bytes, signing, by }): SignedCommand => ({ kind: 'slack_command', body: { bytes }, signing, by })) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .record({ form: goodForms, signing: badSignings, by: fc.nat(100_000) })
+        .map(({ form, signing, by }): SignedCommand => ({ kind: 'slack_command', body: { form }, signing, by })),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .record({ form: oddForms, signing: goodSignings, by: fc.nat(1000) })
+        .map(({ form, signing, by }): SignedCommand => ({ kind: 'slack_command', body: { form }, signing, by })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .record({ bytes: oddBytes, signing: goodSignings, by: fc.nat(1000) })
+        .map(({ bytes, signing, by }): SignedCommand => ({ kind: 'slack_command', body: { bytes }, signing, by })),
+    },
   ),
 };
 
@@ -218,12 +329,21 @@ function signCommand(command: SignedCommand, fixtures: Fixtures): { body: string
   const now = Math.floor(runtime.clock.now() / 1000);
   const { signing, by } = command;
   const seconds =
-    signing === 'near_past' ? now - tolerance + 10
-    : signing === 'near_future' ? now + tolerance - 10
-    : signing === 'stale' ? now - tolerance - 5 - by
-    : signing === 'future' ? now + tolerance + 5 + by
-    : now;
-  const secret = signing === 'wrong_secret' ? randomBytes(16).toString('hex') : signing === 'client_secret' ? runtime.config.SLACK_CLIENT_SECRET! : signingSecret;
+    signing === 'near_past'
+      ? now - tolerance + 10
+      : signing === 'near_future'
+        ? now + tolerance - 10
+        : signing === 'stale'
+          ? now - tolerance - 5 - by
+          : signing === 'future'
+            ? now + tolerance + 5 + by
+            : now;
+  const secret =
+    signing === 'wrong_secret'
+      ? randomBytes(16).toString('hex')
+      : signing === 'client_secret'
+        ? runtime.config.SLACK_CLIENT_SECRET!
+        : signingSecret;
   let body: string | Uint8Array;
   let signature: string;
   if ('form' in command.body) {
@@ -237,16 +357,23 @@ function signCommand(command: SignedCommand, fixtures: Fixtures): { body: string
   if (signing === 'tampered') body = tamper(body, by);
   if (signing === 'other_body') signature = signatureOver(`${typeof body === 'string' ? body : ''}&text=x`, secret, String(seconds));
   const timestamp =
-    signing === 'padded_timestamp' ? `0${seconds}`
-    : signing === 'fraction_timestamp' ? `${seconds}.0`
-    : signing === 'millisecond_timestamp' ? String(runtime.clock.now())
-    : String(seconds);
+    signing === 'padded_timestamp'
+      ? `0${seconds}`
+      : signing === 'fraction_timestamp'
+        ? `${seconds}.0`
+        : signing === 'millisecond_timestamp'
+          ? String(runtime.clock.now())
+          : String(seconds);
   const written =
-    signing === 'upper_hex' ? `v0=${signature.toUpperCase()}`
-    : signing === 'v1_scheme' ? `v1=${signature}`
-    : signing === 'bare_hex' ? signature
-    : signing === 'short_hex' ? `v0=${signature.slice(0, 63)}`
-    : `v0=${signature}`;
+    signing === 'upper_hex'
+      ? `v0=${signature.toUpperCase()}`
+      : signing === 'v1_scheme'
+        ? `v1=${signature}`
+        : signing === 'bare_hex'
+          ? signature
+          : signing === 'short_hex'
+            ? `v0=${signature.slice(0, 63)}`
+            : `v0=${signature}`;
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
   if (signing !== 'no_timestamp' && signing !== 'no_headers') headers['x-slack-request-timestamp'] = timestamp;
   if (signing !== 'no_signature' && signing !== 'no_headers') headers['x-slack-signature'] = written;
@@ -293,28 +420,64 @@ const goodChatTokens = fc.oneof(
   { weight: 1, arbitrary: fc.record({ teamId: oddIds, userId: oddIds }).map((identity): ChatTokenMint => ({ how: 'issued', identity })) },
 );
 const badChatTokens = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('expired', 'forged', 'future', 'install_state', 'alg_none').map((how) => ({ how }) as ChatTokenMint) },
-  { weight: 2, arbitrary: fc.record({ mutation: mutations, at: fc.nat(400) }).map(({ mutation, at }): ChatTokenMint => ({ how: 'changed', mutation, at })) },
-  { weight: 1, arbitrary: fc.oneof(hostileStrings, fc.constantFrom('a.b.c', 'x'.repeat(chatLimits.tokenChars + 1))).map((value): ChatTokenMint => ({ how: 'given', value })) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom('expired', 'forged', 'future', 'install_state', 'alg_none').map((how) => ({ how }) as ChatTokenMint),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ mutation: mutations, at: fc.nat(400) })
+      .map(({ mutation, at }): ChatTokenMint => ({ how: 'changed', mutation, at })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .oneof(hostileStrings, fc.constantFrom('a.b.c', 'x'.repeat(chatLimits.tokenChars + 1)))
+      .map((value): ChatTokenMint => ({ how: 'given', value })),
+  },
 );
 const seededSecret = fc.nat(64).map((index): SecretMint => ({ how: 'seeded', index, deleteToken: 'its' }));
 const badSecrets = fc.oneof(
   { weight: 2, arbitrary: fc.nat(64).map((index): SecretMint => ({ how: 'seeded', index, deleteToken: 'another' })) },
-  { weight: 2, arbitrary: fc.record({ index: fc.nat(64), mutation: mutations, at: fc.nat(64) }).map(({ index, mutation, at }): SecretMint => ({ how: 'seeded', index, deleteToken: { mutation, at } })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ index: fc.nat(64), mutation: mutations, at: fc.nat(64) })
+      .map(({ index, mutation, at }): SecretMint => ({ how: 'seeded', index, deleteToken: { mutation, at } })),
+  },
   { weight: 1, arbitrary: fc.nat(8).map((index): SecretMint => ({ how: 'revoked', index })) },
   {
     weight: 2,
     arbitrary: fc
-      .record({ id: fc.oneof(fc.uint8Array({ minLength: 16, maxLength: 16 }).map((bytes) => `sec_${Buffer.from(bytes).toString('base64url')}`), oddIds), deleteToken: fc.oneof(fc.constant('dt'), oddIds) })
+      .record({
+        id: fc.oneof(
+          fc.uint8Array({ minLength: 16, maxLength: 16 }).map((bytes) => `sec_${Buffer.from(bytes).toString('base64url')}`),
+          oddIds,
+        ),
+        deleteToken: fc.oneof(fc.constant('dt'), oddIds),
+      })
       .map(({ id, deleteToken }): SecretMint => ({ how: 'given', id, deleteToken })),
   },
 );
 
 export const chatSubscriptions = {
-  good: fc.record({ secret: seededSecret, chatToken: goodChatTokens }).map(({ secret, chatToken }): Subscription => ({ kind: 'chat_subscription', secret, chatToken, member: null })),
+  good: fc
+    .record({ secret: seededSecret, chatToken: goodChatTokens })
+    .map(({ secret, chatToken }): Subscription => ({ kind: 'chat_subscription', secret, chatToken, member: null })),
   bad: fc.oneof(
-    { weight: 3, arbitrary: fc.record({ secret: seededSecret, chatToken: badChatTokens }).map(({ secret, chatToken }): Subscription => ({ kind: 'chat_subscription', secret, chatToken, member: null })) },
-    { weight: 3, arbitrary: fc.record({ secret: badSecrets, chatToken: goodChatTokens }).map(({ secret, chatToken }): Subscription => ({ kind: 'chat_subscription', secret, chatToken, member: null })) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .record({ secret: seededSecret, chatToken: badChatTokens })
+        .map(({ secret, chatToken }): Subscription => ({ kind: 'chat_subscription', secret, chatToken, member: null })),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .record({ secret: badSecrets, chatToken: goodChatTokens })
+        .map(({ secret, chatToken }): Subscription => ({ kind: 'chat_subscription', secret, chatToken, member: null })),
+    },
     {
       weight: 2,
       arbitrary: fc
@@ -334,10 +497,19 @@ async function mintChatToken(mint: ChatTokenMint, fixtures: Fixtures): Promise<s
     case 'issued':
       return (await issueChatToken({ teamId: mint.identity.teamId, slackUserId: mint.identity.userId }, now, clientSecret)).token;
     case 'from_command': {
-      const command = signCommand({ kind: 'slack_command', body: { form: slashCommand({ team_id: mint.identity.teamId, user_id: mint.identity.userId }) }, signing: 'fresh', by: 0 }, fixtures);
+      const command = signCommand(
+        {
+          kind: 'slack_command',
+          body: { form: slashCommand({ team_id: mint.identity.teamId, user_id: mint.identity.userId }) },
+          signing: 'fresh',
+          by: 0,
+        },
+        fixtures,
+      );
       const answered = await fixtures.api().call('POST', '/v1/chat/commands', { body: command.body as string, headers: command.headers });
       const token = /#chat=([A-Za-z0-9_.-]+)/.exec((answered.body as { text?: string }).text ?? '')?.[1];
-      if (answered.status !== 200 || !token) throw new Error(`a chat token from a command: ${answered.status} ${JSON.stringify(answered.body)}`);
+      if (answered.status !== 200 || !token)
+        throw new Error(`a chat token from a command: ${answered.status} ${JSON.stringify(answered.body)}`);
       return token;
     }
     case 'expired':

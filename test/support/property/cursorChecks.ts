@@ -41,7 +41,10 @@ async function page(suite: PropertySuite, listing: Listing, cursor: string) {
 
 function expectCursorRefused(reply: { status: number; text: string }, context: string): void {
   expect(reply.status, `${context} → ${reply.text}`).toBe(400);
-  expect((JSON.parse(reply.text) as { errors: Array<{ path: string }> }).errors.map((error) => error.path), context).toEqual(['query.cursor']);
+  expect(
+    (JSON.parse(reply.text) as { errors: Array<{ path: string }> }).errors.map((error) => error.path),
+    context,
+  ).toEqual(['query.cursor']);
 }
 
 /** The issue's cases: each is refused with 400 naming the cursor. */
@@ -67,7 +70,8 @@ export async function checkNamedTamperings(suite: PropertySuite, listing: Listin
   );
   if (listing.sortPrefix) tampered['a sort key outside the listing'] = encode({ ...key, [sortKey]: `x${String(key[sortKey])}` });
   tampered['a prototype key'] = Buffer.from(`${JSON.stringify(key).slice(0, -1)},"__proto__":"x"}`).toString('base64url');
-  for (const [what, text] of Object.entries(tampered)) expectCursorRefused(await page(suite, listing, text), `${listing.path} with ${what}`);
+  for (const [what, text] of Object.entries(tampered))
+    expectCursorRefused(await page(suite, listing, text), `${listing.path} with ${what}`);
   // The cursor as given still pages.
   expect((await page(suite, listing, cursor)).status).toBe(200);
 }
@@ -95,7 +99,10 @@ export async function checkEditedCursors(suite: PropertySuite, listing: Listing,
       }
       expect(Object.keys(changed).sort(), context).toEqual(Object.keys(key).sort());
       for (const [name, value] of Object.entries(changed)) {
-        expect(typeof value === 'string' && value !== '' && Buffer.byteLength(value) <= (name.endsWith('pk') ? 2048 : 1024), `${context}: ${name}`).toBe(true);
+        expect(
+          typeof value === 'string' && value !== '' && Buffer.byteLength(value) <= (name.endsWith('pk') ? 2048 : 1024),
+          `${context}: ${name}`,
+        ).toBe(true);
       }
       expect(changed[listing.partitionKey], context).toBe(key[listing.partitionKey]);
       if (listing.sortPrefix) expect(String(changed[listing.sortKey]).startsWith(listing.sortPrefix), context).toBe(true);

@@ -11,10 +11,12 @@ import { injectDynamoFaults, type DynamoCall } from '../faults.ts';
 const keyBytes = new Map<string, number>([
   [tableDefinition.partitionKey, 2048],
   [tableDefinition.sortKey, 1024],
-  ...tableDefinition.indexes.flatMap((index): Array<[string, number]> => [
-    [index.partitionKey, 2048],
-    [index.sortKey, 1024],
-  ]),
+  ...tableDefinition.indexes.flatMap(
+    (index): Array<[string, number]> => [
+      [index.partitionKey, 2048],
+      [index.sortKey, 1024],
+    ],
+  ),
 ]);
 
 /**

@@ -7,7 +7,16 @@ import { apiClient, claimPair, textSecretBody } from '../runtime.ts';
 import { directoryWorkspace, oktaUser, scimClient } from '../scim/directory.ts';
 import { invitationToken, joinAs, send, setWorkspace } from '../workspaces.ts';
 import { mutate, type Mutation } from './arbitraries.ts';
-import { chatCallbackQueries, chatCallbackValues, chatSubscriptions, seedChatSecrets, signedCommands, slackCommandHeaders, type MintedBody, type MintedQueryValue } from './chat.ts';
+import {
+  chatCallbackQueries,
+  chatCallbackValues,
+  chatSubscriptions,
+  seedChatSecrets,
+  signedCommands,
+  slackCommandHeaders,
+  type MintedBody,
+  type MintedQueryValue,
+} from './chat.ts';
 import { scimFilters, scimIndexes, scimPatchBodies, scimUserBodies, type RawQueryValue } from './scim.ts';
 
 /**
@@ -61,7 +70,13 @@ const poolSize = 24;
 
 /** The user a credential choice acts as (keys are the first user's; a directory key, its directory's user's). */
 export const ownerOf = (choice: CredentialChoice): Owner =>
-  choice.kind === 'session' ? choice.who : choice.kind === 'key' ? 'a' : choice.kind === 'directory' && (choice.key === 'a' || choice.key === 'b') ? choice.key : null;
+  choice.kind === 'session'
+    ? choice.who
+    : choice.kind === 'key'
+      ? 'a'
+      : choice.kind === 'directory' && (choice.key === 'a' || choice.key === 'b')
+        ? choice.key
+        : null;
 
 /** A directory's seats: the first's fill and free as runs create, deactivate and delete Users (403 when full); the second's are few. */
 const directorySeats: Record<Who, number> = { a: 30, b: 5 };
@@ -94,7 +109,10 @@ export class Fixtures {
 
   private async createKeys(): Promise<void> {
     const a = this.sessions.get('a')!;
-    const made = await Promise.all([createKey(this.runtime, a, [...scopes], 'all'), ...scopes.map((scope) => createKey(this.runtime, a, [scope], scope))]);
+    const made = await Promise.all([
+      createKey(this.runtime, a, [...scopes], 'all'),
+      ...scopes.map((scope) => createKey(this.runtime, a, [scope], scope)),
+    ]);
     this.keys.set('all', made[0]!);
     scopes.forEach((scope, i) => {
       this.keys.set(scope, made[i + 1]!);
@@ -126,7 +144,9 @@ export class Fixtures {
    */
   pick(pool: string, choice: LiveChoice, options: { whose: 'mine' | 'theirs'; forDeletion: boolean }): string | null {
     const entries = (this.pools.get(pool) ?? []).filter(
-      (entry) => (options.whose === 'mine' ? entry.owner === 'a' || entry.owner === null : entry.owner === 'b' || entry.owner === 'former') && !(options.forDeletion && entry.seeded),
+      (entry) =>
+        (options.whose === 'mine' ? entry.owner === 'a' || entry.owner === null : entry.owner === 'b' || entry.owner === 'former') &&
+        !(options.forDeletion && entry.seeded),
     );
     if (entries.length === 0) return null;
     const { value } = entries[choice.index % entries.length]!;
@@ -142,7 +162,13 @@ export class Fixtures {
    * A next cursor a route gave out: to this user for any of its listings (`listing` null), for
    * this listing (`own`), or for another listing or user (`foreign`).
    */
-  cursorOf(route: Route, owner: Owner, listing: string | null, index: number, which: 'own' | 'foreign'): { listing: string; value: string } | null {
+  cursorOf(
+    route: Route,
+    owner: Owner,
+    listing: string | null,
+    index: number,
+    which: 'own' | 'foreign',
+  ): { listing: string; value: string } | null {
     const entries = (this.cursors.get(routeKey(route)) ?? []).filter(
       (entry) => (entry.owner === owner && (listing === null || entry.listing === listing)) === (which === 'own'),
     );
@@ -161,7 +187,12 @@ export class Fixtures {
       case 'directory':
         return `${choice.scheme} ${this.directoryKeys.get(choice.key)!}`;
       case 'changed': {
-        const live = choice.of === 'session' ? this.sessions.get('a')!.access_token : choice.of === 'key' ? this.keys.get('all')!.key : this.directoryKeys.get('a')!;
+        const live =
+          choice.of === 'session'
+            ? this.sessions.get('a')!.access_token
+            : choice.of === 'key'
+              ? this.keys.get('all')!.key
+              : this.directoryKeys.get('a')!;
         return `Bearer ${mutate(live, choice.how, choice.at)}`;
       }
       case 'raw':
@@ -182,9 +213,11 @@ export class Fixtures {
     if (typeof body.id === 'string') this.add(route.path, body.id, owner);
     if (typeof body.delete_token === 'string') this.add('delete_token', body.delete_token, owner);
     if (typeof body.refresh_token === 'string') this.add('refresh_token', body.refresh_token, owner);
-    if (Array.isArray(body.items)) for (const item of body.items as Array<{ id?: unknown }>) if (typeof item?.id === 'string') this.add(route.path, item.id, owner);
+    if (Array.isArray(body.items))
+      for (const item of body.items as Array<{ id?: unknown }>) if (typeof item?.id === 'string') this.add(route.path, item.id, owner);
     // A SCIM ListResponse.
-    if (Array.isArray(body.Resources)) for (const item of body.Resources as Array<{ id?: unknown }>) if (typeof item?.id === 'string') this.add(route.path, item.id, owner);
+    if (Array.isArray(body.Resources))
+      for (const item of body.Resources as Array<{ id?: unknown }>) if (typeof item?.id === 'string') this.add(route.path, item.id, owner);
     if (typeof body.next_cursor === 'string') {
       const entries = this.cursors.get(routeKey(route)) ?? [];
       if (!entries.some((entry) => entry.value === body.next_cursor)) entries.push({ listing, owner, value: body.next_cursor });
@@ -244,7 +277,11 @@ export const seeders: Record<string, Seeder> = {
     const api = fixtures.api();
     for (const who of ['a', 'a', 'a', 'a', 'b', 'b', null] as const) {
       const { verifier } = claimPair();
-      const body = textSecretBody({ max_views: 100, expires_in: 30 * 24 * 3600, ...(who === 'b' ? { claim_verifier: verifier, link_verifier: claimPair().verifier } : {}) });
+      const body = textSecretBody({
+        max_views: 100,
+        expires_in: 30 * 24 * 3600,
+        ...(who === 'b' ? { claim_verifier: verifier, link_verifier: claimPair().verifier } : {}),
+      });
       const created = await api.post('/v1/secrets', body, who === null ? {} : fixtures.sessions.get(who)!.auth);
       if (created.status !== 201) throw new Error(`seeding a secret: ${created.status} ${JSON.stringify(created.body)}`);
       fixtures.add('/v1/secrets', created.body.id, who, true);
@@ -254,7 +291,11 @@ export const seeders: Record<string, Seeder> = {
   'POST /v1/requests': async (fixtures) => {
     const api = fixtures.api();
     for (const who of ['a', 'a', 'a', 'b', 'b'] as const) {
-      const created = await api.post('/v1/requests', { public_key: randomBytes(32).toString('base64url'), kem: 'x25519', max_responses: 100, expires_in: 30 * 24 * 3600 }, fixtures.sessions.get(who)!.auth);
+      const created = await api.post(
+        '/v1/requests',
+        { public_key: randomBytes(32).toString('base64url'), kem: 'x25519', max_responses: 100, expires_in: 30 * 24 * 3600 },
+        fixtures.sessions.get(who)!.auth,
+      );
       if (created.status !== 201) throw new Error(`seeding a request link: ${created.status} ${JSON.stringify(created.body)}`);
       fixtures.add('/v1/requests', created.body.id, who, true);
       // Enough responses for the inbox to page.
@@ -274,9 +315,14 @@ export const seeders: Record<string, Seeder> = {
       await setWorkspace(runtime, made.body.id, { seats: 500, plan: 'team' });
       fixtures.add('/v1/workspaces', made.body.id, who, true);
       // Members to act on, pending invitations, and enough audit rows for the trail to page.
-      for (let i = 0; i < 2; i++) fixtures.add('/v1/workspaces/{id}/members', (await joinAs(runtime, { id: made.body.id }, owner, 'member')).user.id, who, true);
+      for (let i = 0; i < 2; i++)
+        fixtures.add('/v1/workspaces/{id}/members', (await joinAs(runtime, { id: made.body.id }, owner, 'member')).user.id, who, true);
       for (let i = 0; i < 3; i++) {
-        const invited = await api.post(`/v1/workspaces/${made.body.id}/invitations`, { email: newEmail(`property-invitee-${who}`), role: 'member' }, owner.auth);
+        const invited = await api.post(
+          `/v1/workspaces/${made.body.id}/invitations`,
+          { email: newEmail(`property-invitee-${who}`), role: 'member' },
+          owner.auth,
+        );
         if (invited.status !== 201) throw new Error(`seeding an invitation: ${invited.status} ${JSON.stringify(invited.body)}`);
         fixtures.add('/v1/workspaces/{id}/members', invited.body.id, who);
       }
@@ -298,7 +344,11 @@ export const seeders: Record<string, Seeder> = {
       await setWorkspace(runtime, made.body.id, { seats: 50, plan: 'team' });
       fixtures.add('workspace_id', made.body.id, who, true);
       for (let i = 0; i < 3; i++) {
-        const claimed = await api.post('/v1/domains', { workspace_id: made.body.id, hostname: `seed-${who}-${i}.property.example` }, owner.auth);
+        const claimed = await api.post(
+          '/v1/domains',
+          { workspace_id: made.body.id, hostname: `seed-${who}-${i}.property.example` },
+          owner.auth,
+        );
         if (claimed.status !== 201) throw new Error(`seeding a domain: ${claimed.status} ${JSON.stringify(claimed.body)}`);
         fixtures.add('/v1/domains', claimed.body.id, who, true);
       }
@@ -332,7 +382,13 @@ export const seeders: Record<string, Seeder> = {
       const directory = await directoryWorkspace(runtime, directorySeats[who]);
       let key = directory.key;
       if (who === 'a') {
-        const rotated = await send(runtime, 'PUT', `/v1/workspaces/${directory.id}/sso`, { issuer: 'https://acme.okta.com', email_domain: directory.domain, rotate_directory_key: true }, directory.owner.auth);
+        const rotated = await send(
+          runtime,
+          'PUT',
+          `/v1/workspaces/${directory.id}/sso`,
+          { issuer: 'https://acme.okta.com', email_domain: directory.domain, rotate_directory_key: true },
+          directory.owner.auth,
+        );
         if (rotated.status !== 200) throw new Error(`rotating a directory key: ${rotated.status} ${JSON.stringify(rotated.body)}`);
         fixtures.directoryKeys.set('rotated', key);
         key = rotated.body.scim.directory_key;
@@ -383,7 +439,9 @@ const livePlaceholder = /"\\u0000live:([a-z_]+)"/g;
 
 /** A JSON body with its live placeholders replaced by live values (the first user's, or anyone's). */
 export function withLiveValues(text: string, fixtures: Fixtures, index: number): string {
-  return text.replace(livePlaceholder, (_, pool: string) => JSON.stringify(fixtures.pick(pool, { index }, { whose: 'mine', forDeletion: false }) ?? 'none'));
+  return text.replace(livePlaceholder, (_, pool: string) =>
+    JSON.stringify(fixtures.pick(pool, { index }, { whose: 'mine', forDeletion: false }) ?? 'none'),
+  );
 }
 
 /**
@@ -408,21 +466,51 @@ export const examples: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
       ...Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)),
     })),
   'POST /v1/requests': fc
-    .record({ key: fc.uint8Array({ minLength: 32, maxLength: 32 }), max_responses: fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }) })
-    .map(({ key, max_responses }) => ({ public_key: Buffer.from(key).toString('base64url'), kem: 'x25519', ...(max_responses === undefined ? {} : { max_responses }) })),
+    .record({
+      key: fc.uint8Array({ minLength: 32, maxLength: 32 }),
+      max_responses: fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }),
+    })
+    .map(({ key, max_responses }) => ({
+      public_key: Buffer.from(key).toString('base64url'),
+      kem: 'x25519',
+      ...(max_responses === undefined ? {} : { max_responses }),
+    })),
   'POST /v1/requests/{id}/responses': fc.uint8Array({ minLength: 1, maxLength: 64 }).map((envelope) => textResponse(envelope)),
   'POST /v1/workspaces': fc.record({ name: fc.string({ minLength: 1, maxLength: 40 }).filter((name) => name.trim() !== '') }),
-  'POST /v1/workspaces/{id}/invitations': fc.record({ role: fc.constantFrom('admin', 'member'), n: fc.nat() }).map(({ role, n }) => ({ email: `invitee-${n}-${Date.now().toString(36)}@example.com`, role })),
+  'POST /v1/workspaces/{id}/invitations': fc
+    .record({ role: fc.constantFrom('admin', 'member'), n: fc.nat() })
+    .map(({ role, n }) => ({ email: `invitee-${n}-${Date.now().toString(36)}@example.com`, role })),
   'POST /v1/workspaces/invitations/accept': fc.constant({ token: live('invitation_token') }),
-  'PUT /v1/workspaces/{id}/policy': fc.record({ max_views: fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }), allow_files: fc.option(fc.boolean(), { nil: null }) }),
-  'PUT /v1/workspaces/{id}/branding': fc.record({ display_name: fc.string({ minLength: 1, maxLength: 60 }).filter((name) => name.trim() !== '') }),
-  'POST /v1/billing/checkout': fc.record({ plan: fc.constant('pro'), success_path: fc.option(fc.webPath().filter((path) => path.startsWith('/') && !path.startsWith('//')), { nil: undefined }) }).map(({ success_path, ...rest }) => ({ ...rest, ...(success_path === undefined ? {} : { success_path }) })),
+  'PUT /v1/workspaces/{id}/policy': fc.record({
+    max_views: fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }),
+    allow_files: fc.option(fc.boolean(), { nil: null }),
+  }),
+  'PUT /v1/workspaces/{id}/branding': fc.record({
+    display_name: fc.string({ minLength: 1, maxLength: 60 }).filter((name) => name.trim() !== ''),
+  }),
+  'POST /v1/billing/checkout': fc
+    .record({
+      plan: fc.constant('pro'),
+      success_path: fc.option(
+        fc.webPath().filter((path) => path.startsWith('/') && !path.startsWith('//')),
+        { nil: undefined },
+      ),
+    })
+    .map(({ success_path, ...rest }) => ({ ...rest, ...(success_path === undefined ? {} : { success_path }) })),
   'POST /v1/domains': fc
-    .record({ label: fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,20}[a-z0-9]$/), n: fc.nat(), raw: fc.option(fc.string({ maxLength: 40 }), { nil: undefined }) })
+    .record({
+      label: fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,20}[a-z0-9]$/),
+      n: fc.nat(),
+      raw: fc.option(fc.string({ maxLength: 40 }), { nil: undefined }),
+    })
     .map(({ label, n, raw }) => ({ workspace_id: live('workspace_id'), hostname: raw ?? `${label}-${n}.property.example` })),
   'PUT /v1/workspaces/{id}/sso': fc
     .record({ tenant: fc.stringMatching(/^[a-z0-9]{1,12}$/), rotate: fc.option(fc.boolean(), { nil: undefined }), n: fc.nat(2) })
-    .map(({ tenant, rotate, n }) => ({ issuer: `https://${tenant}.okta.example`, email_domain: `seed-a-${n}.property.example`, ...(rotate === undefined ? {} : { rotate_directory_key: rotate }) })),
+    .map(({ tenant, rotate, n }) => ({
+      issuer: `https://${tenant}.okta.example`,
+      email_domain: `seed-a-${n}.property.example`,
+      ...(rotate === undefined ? {} : { rotate_directory_key: rotate }),
+    })),
   'PATCH /v1/billing/seats': fc.integer({ min: 1, max: 40 }).map((seats) => ({ workspace_id: live('workspace_id'), seats })),
   'POST /v1/billing/enterprise-inquiry': fc
     .record({
@@ -443,7 +531,10 @@ export const examples: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
  * Query values a schema alone cannot make (read by the route from the raw query string, or live
  * values made when the run is sent), by route and parameter: good and bad, sent as written.
  */
-export const queryValues: Record<string, Record<string, { good: fc.Arbitrary<RawQueryValue | MintedQueryValue>; bad: fc.Arbitrary<RawQueryValue | MintedQueryValue> }>> = {
+export const queryValues: Record<
+  string,
+  Record<string, { good: fc.Arbitrary<RawQueryValue | MintedQueryValue>; bad: fc.Arbitrary<RawQueryValue | MintedQueryValue> }>
+> = {
   'GET /scim/v2/Users': { filter: scimFilters, startIndex: scimIndexes, count: scimIndexes },
   'GET /v1/chat/callback': chatCallbackValues,
 };

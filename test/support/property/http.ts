@@ -33,7 +33,9 @@ export function rawClient(port: number) {
       const outgoing = httpRequest({ host: '127.0.0.1', port, method: request.method, path: request.path, headers, agent }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
         response.on('error', reject);
       });
       outgoing.on('error', reject);
@@ -48,9 +50,16 @@ const stackTrace = /\n\s+at\s|\bat\s+\S+\s+\(|\.ts:\d+:\d+|node_modules|node:int
 /** A short, printable account of a request, for failure messages. */
 export function describeRequest(request: SentRequest): string {
   const body =
-    request.body === undefined ? '(no body)' : typeof request.body === 'string' ? JSON.stringify(request.body.slice(0, 300)) : `${request.body.length} bytes`;
+    request.body === undefined
+      ? '(no body)'
+      : typeof request.body === 'string'
+        ? JSON.stringify(request.body.slice(0, 300))
+        : `${request.body.length} bytes`;
   const headers = Object.fromEntries(
-    Object.entries(request.headers).map(([name, value]) => [name, typeof value === 'string' && value.length > 120 ? `${value.slice(0, 120)}… (${value.length})` : value]),
+    Object.entries(request.headers).map(([name, value]) => [
+      name,
+      typeof value === 'string' && value.length > 120 ? `${value.slice(0, 120)}… (${value.length})` : value,
+    ]),
   );
   return `${request.method} ${request.path.length > 300 ? `${request.path.slice(0, 300)}… (${request.path.length})` : request.path} ${JSON.stringify(headers)} ${body}`;
 }
@@ -69,7 +78,11 @@ export function checkReply(request: SentRequest, reply: RawReply): void {
   if (reply.status < 400) {
     const route = routeOf(request);
     expect(route, `${context}: a success from no route`).not.toBeNull();
-    checkApiResponse(request.method, new URL(request.path, 'http://127.0.0.1'), { status: reply.status, contentType: reply.headers['content-type'] ?? '', text: reply.text });
+    checkApiResponse(request.method, new URL(request.path, 'http://127.0.0.1'), {
+      status: reply.status,
+      contentType: reply.headers['content-type'] ?? '',
+      text: reply.text,
+    });
     return;
   }
   expect(reply.text, `${context}: stack trace in the answer`).not.toMatch(stackTrace);
@@ -100,7 +113,11 @@ export function checkReply(request: SentRequest, reply: RawReply): void {
       expect(typeof error.message, context).toBe('string');
     }
   }
-  checkApiResponse(request.method, new URL(request.path, 'http://127.0.0.1'), { status: reply.status, contentType: reply.headers['content-type'] ?? '', text: reply.text });
+  checkApiResponse(request.method, new URL(request.path, 'http://127.0.0.1'), {
+    status: reply.status,
+    contentType: reply.headers['content-type'] ?? '',
+    text: reply.text,
+  });
 }
 
 /** The row that serves a request, as the gateway matches it (null: the gateway answers). */
@@ -111,7 +128,18 @@ export function routeOf(request: Pick<SentRequest, 'method' | 'path'>): Route | 
 }
 
 /** RFC 7644 §3.12's scimTypes. */
-const scimTypes = ['invalidFilter', 'tooMany', 'uniqueness', 'mutability', 'invalidSyntax', 'invalidPath', 'noTarget', 'invalidValue', 'invalidVers', 'sensitive'];
+const scimTypes = [
+  'invalidFilter',
+  'tooMany',
+  'uniqueness',
+  'mutability',
+  'invalidSyntax',
+  'invalidPath',
+  'noTarget',
+  'invalidValue',
+  'invalidVers',
+  'sensitive',
+];
 
 /**
  * The scim function answers everything under /scim/v2/ (a SCIM row, or API Gateway's `ANY
@@ -128,7 +156,8 @@ function speaksScim(request: SentRequest): boolean {
  * (local/gateway.ts): a body over API Gateway's 10 MB (413). Its other answers (a target the URL
  * parser refuses, a path outside the API) never reach a /scim/v2/ path.
  */
-const answeredByGateway = (reply: RawReply) => reply.status === 413 && /^application\/problem\+json/.test(reply.headers['content-type'] ?? '');
+const answeredByGateway = (reply: RawReply) =>
+  reply.status === 413 && /^application\/problem\+json/.test(reply.headers['content-type'] ?? '');
 
 /**
  * SCIM's error message (RFC 7644 §3.12) in application/scim+json: the Error schema alone in
@@ -153,5 +182,9 @@ function checkScimError(request: SentRequest, reply: RawReply, context: string):
   const route = routeOf(request);
   if (!route) return;
   if (reply.status === 400) expect(error.scimType, `${context}: a 400 without a scimType`).toEqual(expect.any(String));
-  checkApiResponse(request.method, new URL(request.path, 'http://127.0.0.1'), { status: reply.status, contentType: reply.headers['content-type'] ?? '', text: reply.text });
+  checkApiResponse(request.method, new URL(request.path, 'http://127.0.0.1'), {
+    status: reply.status,
+    contentType: reply.headers['content-type'] ?? '',
+    text: reply.text,
+  });
 }

@@ -58,7 +58,13 @@ export function targetsOf(group: Group, document: Document): Target[] {
     .map((route) => {
       const operation = (document.paths[route.path] as Record<string, Operation>)[route.method.toLowerCase()]!;
       const of = (where: Parameter['in']) => operation.parameters.filter((parameter) => parameter.in === where);
-      return { route, path: of('path'), query: of('query'), headers: of('header'), body: operation.requestBody?.content['application/json']?.schema ?? null };
+      return {
+        route,
+        path: of('path'),
+        query: of('query'),
+        headers: of('header'),
+        body: operation.requestBody?.content['application/json']?.schema ?? null,
+      };
     });
 }
 
@@ -68,7 +74,11 @@ export type QueryChoice =
   | { kind: 'cursor'; index: number; which: 'own' | 'foreign'; edits: CursorEdit[] | null }
   | MintedQueryValue;
 export type HeaderChoice = { kind: 'live'; live: LiveChoice } | { kind: 'text'; value: string };
-export type BodyChoice = { kind: 'none' } | { kind: 'json'; text: string } | { kind: 'raw'; value: string | Uint8Array } | { kind: 'minted'; body: MintedBody };
+export type BodyChoice =
+  | { kind: 'none' }
+  | { kind: 'json'; text: string }
+  | { kind: 'raw'; value: string | Uint8Array }
+  | { kind: 'minted'; body: MintedBody };
 
 interface Parts {
   method: string | null;
@@ -95,7 +105,10 @@ const asText = (value: string): QueryChoice => ({ kind: 'text', value });
 /** A credential this route accepts, acting as the first user. */
 function goodCredential(route: Route): fc.Arbitrary<CredentialChoice> {
   const session = fc.constant<CredentialChoice>({ kind: 'session', who: 'a' });
-  const keys = fc.constantFrom<CredentialChoice>({ kind: 'key', scope: 'all' }, ...(route.scope ? [{ kind: 'key' as const, scope: route.scope }] : []));
+  const keys = fc.constantFrom<CredentialChoice>(
+    { kind: 'key', scope: 'all' },
+    ...(route.scope ? [{ kind: 'key' as const, scope: route.scope }] : []),
+  );
   switch (route.credential) {
     case 'user':
       return fc.oneof(session, keys);
@@ -105,10 +118,16 @@ function goodCredential(route: Route): fc.Arbitrary<CredentialChoice> {
       return keys;
     case 'directory':
       // `Bearer` in any case (RFC 7235 §2.1).
-      return fc.constantFrom('Bearer', 'bearer', 'BEARER', 'bEaReR').map((scheme): CredentialChoice => ({ kind: 'directory', key: 'a', scheme }));
+      return fc
+        .constantFrom('Bearer', 'bearer', 'BEARER', 'bEaReR')
+        .map((scheme): CredentialChoice => ({ kind: 'directory', key: 'a', scheme }));
     default:
       // Anyone may call (`public`, `optional`, `lenient`): anonymous, or known.
-      return fc.oneof({ weight: 2, arbitrary: fc.constant<CredentialChoice>({ kind: 'none' }) }, { weight: 1, arbitrary: session }, { weight: 1, arbitrary: keys });
+      return fc.oneof(
+        { weight: 2, arbitrary: fc.constant<CredentialChoice>({ kind: 'none' }) },
+        { weight: 1, arbitrary: session },
+        { weight: 1, arbitrary: keys },
+      );
   }
 }
 
@@ -118,14 +137,31 @@ const badCredential: fc.Arbitrary<CredentialChoice> = fc.oneof(
   { weight: 3, arbitrary: fc.constant<CredentialChoice>({ kind: 'session', who: 'b' }) },
   { weight: 2, arbitrary: fc.constantFrom('all' as const, ...scopes).map((scope): CredentialChoice => ({ kind: 'key', scope })) },
   { weight: 1, arbitrary: fc.constant<CredentialChoice>({ kind: 'session', who: 'a' }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('changed' as const), of: fc.constantFrom('session' as const, 'key' as const), how: mutations, at: fc.nat(600) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('changed' as const),
+      of: fc.constantFrom('session' as const, 'key' as const),
+      how: mutations,
+      at: fc.nat(600),
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc
       .oneof(
         fc.constantFrom(
-          'Bearer', 'Bearer ', 'bearer x', 'Basic dXNlcjpwYXNz', 'Bearer hlk_', 'Bearer hlk_key_AAAAAAAAAAAAAAAA_short', 'Bearer hlr_x.y',
-          'Bearer eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJ1c3JfeCJ9.', 'Bearer a.b.c', 'Bearer  two  spaces', 'Token abc',
+          'Bearer',
+          'Bearer ',
+          'bearer x',
+          'Basic dXNlcjpwYXNz',
+          'Bearer hlk_',
+          'Bearer hlk_key_AAAAAAAAAAAAAAAA_short',
+          'Bearer hlr_x.y',
+          'Bearer eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJ1c3JfeCJ9.',
+          'Bearer a.b.c',
+          'Bearer  two  spaces',
+          'Token abc',
         ),
         fc.constantFrom(2048, 9000).map((length) => `Bearer ${'x'.repeat(length)}`),
         headerValue(200).map((value) => `Bearer ${value}`),
@@ -143,16 +179,33 @@ const badCredential: fc.Arbitrary<CredentialChoice> = fc.oneof(
  */
 const badDirectoryCredential: fc.Arbitrary<CredentialChoice> = fc.oneof(
   { weight: 3, arbitrary: fc.constant<CredentialChoice>({ kind: 'directory', key: 'b', scheme: 'Bearer' }) },
-  { weight: 2, arbitrary: fc.constantFrom<CredentialChoice>({ kind: 'directory', key: 'rotated', scheme: 'Bearer' }, { kind: 'directory', key: 'lapsed', scheme: 'Bearer' }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('changed' as const), of: fc.constant('directory' as const), how: mutations, at: fc.nat(60) }) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom<CredentialChoice>(
+      { kind: 'directory', key: 'rotated', scheme: 'Bearer' },
+      { kind: 'directory', key: 'lapsed', scheme: 'Bearer' },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('changed' as const), of: fc.constant('directory' as const), how: mutations, at: fc.nat(60) }),
+  },
   {
     weight: 3,
     arbitrary: fc
       .oneof(
         fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `Bearer hlscim_${Buffer.from(bytes).toString('base64url')}`),
         fc.constantFrom(
-          'non-token', 'Bearer hlscim_', `Bearer hlscim_${'A'.repeat(42)}`, `Bearer hlscim_${'A'.repeat(44)}`, `Basic ${Buffer.from(`x:hlscim_${'A'.repeat(43)}`).toString('base64')}`,
-          `Bearer\thlscim_${'A'.repeat(43)}`, `Bearer hlscim_${'A'.repeat(43)} x`, `hlscim_${'A'.repeat(43)}`, 'Bearer', 'Bearer ',
+          'non-token',
+          'Bearer hlscim_',
+          `Bearer hlscim_${'A'.repeat(42)}`,
+          `Bearer hlscim_${'A'.repeat(44)}`,
+          `Basic ${Buffer.from(`x:hlscim_${'A'.repeat(43)}`).toString('base64')}`,
+          `Bearer\thlscim_${'A'.repeat(43)}`,
+          `Bearer hlscim_${'A'.repeat(43)} x`,
+          `hlscim_${'A'.repeat(43)}`,
+          'Bearer',
+          'Bearer ',
         ),
       )
       .map((value): CredentialChoice => ({ kind: 'raw', value })),
@@ -161,7 +214,19 @@ const badDirectoryCredential: fc.Arbitrary<CredentialChoice> = fc.oneof(
 
 const badExtraHeaders: fc.Arbitrary<Array<[string, string]>> = fc.array(
   fc.tuple(
-    fc.constantFrom('origin', 'accept', 'accept-encoding', 'x-forwarded-for', 'cloudfront-viewer-address', 'x-hushlink-origin-verify', 'user-agent', 'x-request-id', 'content-encoding', 'if-none-match', 'range'),
+    fc.constantFrom(
+      'origin',
+      'accept',
+      'accept-encoding',
+      'x-forwarded-for',
+      'cloudfront-viewer-address',
+      'x-hushlink-origin-verify',
+      'user-agent',
+      'x-request-id',
+      'content-encoding',
+      'if-none-match',
+      'range',
+    ),
     fc.oneof(headerValue(60), fc.constantFrom('*', 'null', '::1', '1.2.3.4:1', 'gzip', 'bytes=0-1', '"x"', 'x'.repeat(4000))),
   ),
   { minLength: 1, maxLength: 2 },
@@ -175,34 +240,56 @@ function partsOf(target: Target, values: SchemaValues) {
   const written = queryValues[routeKey(route)] ?? {};
   const whole = wholeQueries[routeKey(route)];
   // A written value is sent as written; a minted one is made when the run is sent.
-  const asChoice = (value: { value: string } | MintedQueryValue): QueryChoice => ('kind' in value ? value : { kind: 'text', value: value.value, raw: true });
+  const asChoice = (value: { value: string } | MintedQueryValue): QueryChoice =>
+    'kind' in value ? value : { kind: 'text', value: value.value, raw: true };
   const goodQuery = whole
     ? whole.map((chosen) => chosen.map(([name, value]): [string, QueryChoice] => [name, asChoice(value)]))
     : fc
-      .tuple(
-        ...target.query.map((parameter) =>
-          fc.oneof(
-            { weight: 1, arbitrary: fc.constant([] as Array<[string, QueryChoice]>) },
-            {
-              weight: 2,
-              arbitrary: (parameter.name === 'cursor'
-                ? fc.record({ kind: fc.constant('cursor' as const), index: fc.nat(64), which: fc.constant('own' as const), edits: fc.constant(null) })
-                : written[parameter.name]
-                  ? written[parameter.name]!.good.map(asChoice)
-                  : values.validString(parameter.schema).map(asText)
-              ).map((choice): Array<[string, QueryChoice]> => [[parameter.name, choice]]),
-            },
+        .tuple(
+          ...target.query.map((parameter) =>
+            fc.oneof(
+              { weight: 1, arbitrary: fc.constant([] as Array<[string, QueryChoice]>) },
+              {
+                weight: 2,
+                arbitrary: (parameter.name === 'cursor'
+                  ? fc.record({
+                      kind: fc.constant('cursor' as const),
+                      index: fc.nat(64),
+                      which: fc.constant('own' as const),
+                      edits: fc.constant(null),
+                    })
+                  : written[parameter.name]
+                    ? written[parameter.name]!.good.map(asChoice)
+                    : values.validString(parameter.schema).map(asText)
+                ).map((choice): Array<[string, QueryChoice]> => [[parameter.name, choice]]),
+              },
+            ),
           ),
-        ),
-      )
-      .map((chosen) => chosen.flat());
+        )
+        .map((chosen) => chosen.flat());
   const badValueOf = (parameter: Parameter): fc.Arbitrary<QueryChoice> =>
     fc.oneof(
       ...(parameter.name === 'cursor'
         ? [
             // Found: a changed cursor of this listing, which keeps its partition.
-            { weight: 12, arbitrary: fc.record({ kind: fc.constant('cursor' as const), index: fc.nat(64), which: fc.constant('own' as const), edits: cursorEdits }) },
-            { weight: 2, arbitrary: fc.record({ kind: fc.constant('cursor' as const), index: fc.nat(64), which: fc.constant('foreign' as const), edits: fc.option(cursorEdits, { nil: null }) }) },
+            {
+              weight: 12,
+              arbitrary: fc.record({
+                kind: fc.constant('cursor' as const),
+                index: fc.nat(64),
+                which: fc.constant('own' as const),
+                edits: cursorEdits,
+              }),
+            },
+            {
+              weight: 2,
+              arbitrary: fc.record({
+                kind: fc.constant('cursor' as const),
+                index: fc.nat(64),
+                which: fc.constant('foreign' as const),
+                edits: fc.option(cursorEdits, { nil: null }),
+              }),
+            },
             { weight: 2, arbitrary: syntheticCursors.map(asText) },
           ]
         : []),
@@ -211,10 +298,16 @@ function partsOf(target: Target, values: SchemaValues) {
       { weight: 2, arbitrary: hostileStrings.map(asText) },
       { weight: 1, arbitrary: invalidPercentEncodings.map((value): QueryChoice => ({ kind: 'text', value, raw: true })) },
     );
-  const unknownParameters = fc.array(fc.tuple(fc.oneof(prototypeKeys, fc.string({ maxLength: 10 }), fc.constantFrom('limit', 'cursor', 'days', 'id')), hostileStrings.map(asText)), {
-    minLength: 1,
-    maxLength: 2,
-  });
+  const unknownParameters = fc.array(
+    fc.tuple(
+      fc.oneof(prototypeKeys, fc.string({ maxLength: 10 }), fc.constantFrom('limit', 'cursor', 'days', 'id')),
+      hostileStrings.map(asText),
+    ),
+    {
+      minLength: 1,
+      maxLength: 2,
+    },
+  );
   const badQuery: fc.Arbitrary<Array<[string, QueryChoice]>> =
     target.query.length === 0
       ? unknownParameters
@@ -222,11 +315,24 @@ function partsOf(target: Target, values: SchemaValues) {
           {
             weight: 6,
             arbitrary: fc
-              .tuple(goodQuery, fc.constantFrom(...target.query).chain((parameter) => badValueOf(parameter).map((value): [string, QueryChoice] => [parameter.name, value])))
+              .tuple(
+                goodQuery,
+                fc
+                  .constantFrom(...target.query)
+                  .chain((parameter) => badValueOf(parameter).map((value): [string, QueryChoice] => [parameter.name, value])),
+              )
               .map(([good, [name, value]]): Array<[string, QueryChoice]> => [...good.filter(([other]) => other !== name), [name, value]]),
           },
           // The same parameter twice: the gateway joins the values with a comma.
-          { weight: 1, arbitrary: fc.tuple(goodQuery, fc.constantFrom(...target.query), fc.constantFrom('1', '2', 'x')).map(([good, parameter, value]) => [...good, [parameter.name, asText(value)], [parameter.name, asText(value)]] as Array<[string, QueryChoice]>) },
+          {
+            weight: 1,
+            arbitrary: fc
+              .tuple(goodQuery, fc.constantFrom(...target.query), fc.constantFrom('1', '2', 'x'))
+              .map(
+                ([good, parameter, value]) =>
+                  [...good, [parameter.name, asText(value)], [parameter.name, asText(value)]] as Array<[string, QueryChoice]>,
+              ),
+          },
           { weight: 1, arbitrary: fc.tuple(goodQuery, unknownParameters).map(([good, unknown]) => [...good, ...unknown]) },
           // A parameter read from the raw query string, named in another case (`Filter=`, `COUNT=`): the same parameter.
           ...(Object.keys(written).length > 0
@@ -235,7 +341,11 @@ function partsOf(target: Target, values: SchemaValues) {
                   weight: 2,
                   arbitrary: fc
                     .tuple(goodQuery, fc.constantFrom(...target.query.filter((parameter) => written[parameter.name])), fc.nat())
-                    .chain(([good, parameter, bits]) => written[parameter.name]!.good.map((value) => [...good, [mixCase(parameter.name, bits | 1), asChoice(value)]] as Array<[string, QueryChoice]>)),
+                    .chain(([good, parameter, bits]) =>
+                      written[parameter.name]!.good.map(
+                        (value) => [...good, [mixCase(parameter.name, bits | 1), asChoice(value)]] as Array<[string, QueryChoice]>,
+                      ),
+                    ),
                 },
               ]
             : []),
@@ -249,14 +359,26 @@ function partsOf(target: Target, values: SchemaValues) {
         { weight: 1, arbitrary: wellFormedIds.map((value): ParamChoice => ({ kind: 'given', value, raw: false })) },
         // Found: an id past DynamoDB's key size, and others no id looks like.
         { weight: 4, arbitrary: hostileIds.map((value): ParamChoice => ({ kind: 'given', value, raw: false })) },
-        { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9._~!$&'()*+,;=:@-]{1,40}$/).map((value): ParamChoice => ({ kind: 'given', value, raw: true })) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .stringMatching(/^[A-Za-z0-9._~!$&'()*+,;=:@-]{1,40}$/)
+            .map((value): ParamChoice => ({ kind: 'given', value, raw: true })),
+        },
         { weight: 1, arbitrary: invalidPercentEncodings.map((value): ParamChoice => ({ kind: 'given', value, raw: true })) },
       ),
     ),
   );
   const headerEntries = (choice: (parameter: Parameter) => fc.Arbitrary<HeaderChoice>, parameters = target.headers) =>
     fc
-      .tuple(...parameters.map((parameter) => fc.option(choice(parameter).map((value): [string, HeaderChoice] => [parameter.name, value]), { nil: null, freq: 4 })))
+      .tuple(
+        ...parameters.map((parameter) =>
+          fc.option(
+            choice(parameter).map((value): [string, HeaderChoice] => [parameter.name, value]),
+            { nil: null, freq: 4 },
+          ),
+        ),
+      )
       .map((chosen) => chosen.filter((entry): entry is [string, HeaderChoice] => entry !== null));
   const asMinted = (body: MintedBody): BodyChoice => ({ kind: 'minted', body });
   const goodBody: fc.Arbitrary<BodyChoice> = target.body
@@ -271,7 +393,16 @@ function partsOf(target: Target, values: SchemaValues) {
   const badBody: fc.Arbitrary<BodyChoice> = target.body
     ? fc.oneof(
         ...(minted ? [{ weight: 8, arbitrary: minted.bad.map(asMinted) }] : []),
-        ...(example ? [{ weight: 3, arbitrary: fc.tuple(example, fc.nat(20), hostileJson).map(([value, at, hostile]): BodyChoice => ({ kind: 'json', text: withMember(value, at, hostile) })) }] : []),
+        ...(example
+          ? [
+              {
+                weight: 3,
+                arbitrary: fc
+                  .tuple(example, fc.nat(20), hostileJson)
+                  .map(([value, at, hostile]): BodyChoice => ({ kind: 'json', text: withMember(value, at, hostile) })),
+              },
+            ]
+          : []),
         { weight: 6, arbitrary: values.variant(target.body).map((text): BodyChoice => ({ kind: 'json', text })) },
         { weight: 1, arbitrary: rawBodies.map((value): BodyChoice => ({ kind: 'raw', value })) },
         { weight: 1, arbitrary: fc.constant<BodyChoice>({ kind: 'none' }) },
@@ -301,8 +432,15 @@ function partsOf(target: Target, values: SchemaValues) {
       ),
       target.headers.length > 0 ? 2 : 0,
     ),
-    credential: part(goodCredential(route), route.credential === 'directory' ? fc.oneof(badCredential, badDirectoryCredential) : badCredential, 3),
-    contentType: route.media === 'scim' ? part(fc.option(scimContentTypes, { nil: undefined, freq: target.body ? 8 : 2 }), fc.oneof(contentTypes, badScimContentTypes), 1) : part<string | undefined>(fc.constant(target.body ? 'application/json' : undefined), contentTypes, 1),
+    credential: part(
+      goodCredential(route),
+      route.credential === 'directory' ? fc.oneof(badCredential, badDirectoryCredential) : badCredential,
+      3,
+    ),
+    contentType:
+      route.media === 'scim'
+        ? part(fc.option(scimContentTypes, { nil: undefined, freq: target.body ? 8 : 2 }), fc.oneof(contentTypes, badScimContentTypes), 1)
+        : part<string | undefined>(fc.constant(target.body ? 'application/json' : undefined), contentTypes, 1),
     body: part(goodBody, badBody, target.body || minted ? 6 : 1),
     extraHeaders: part(fc.constant([] as Array<[string, string]>), badExtraHeaders, 1),
   } satisfies { [P in Part]: { good: fc.Arbitrary<Parts[P]>; bad: fc.Arbitrary<Parts[P]>; weight: number } };
@@ -310,10 +448,21 @@ function partsOf(target: Target, values: SchemaValues) {
 
 /** Both JSON media types SCIM clients send (Entra application/scim+json, Okta's spec test application/json), with or without charset. */
 const scimContentTypes = fc.constantFrom(
-  'application/scim+json', 'application/json', 'application/scim+json; charset=utf-8', 'application/json; charset=utf-8', 'Application/SCIM+JSON', 'application/scim+json;charset=UTF-8',
+  'application/scim+json',
+  'application/json',
+  'application/scim+json; charset=utf-8',
+  'application/json; charset=utf-8',
+  'Application/SCIM+JSON',
+  'application/scim+json;charset=UTF-8',
 );
 const badScimContentTypes = fc.constantFrom(
-  'application/scim+xml', 'application/scim', 'text/scim+json', 'application/scim+jsonx', 'application/scim+json, application/json', 'application/scim+json; charset=latin1', 'scim+json',
+  'application/scim+xml',
+  'application/scim',
+  'text/scim+json',
+  'application/scim+jsonx',
+  'application/scim+json, application/json',
+  'application/scim+json; charset=latin1',
+  'scim+json',
 );
 
 export function plans(targets: Target[], values: SchemaValues): fc.Arbitrary<Plan> {
@@ -327,7 +476,8 @@ export function plans(targets: Target[], values: SchemaValues): fc.Arbitrary<Pla
         { weight: 6, arbitrary: onePart.map((name) => [name]) },
         { weight: 2, arbitrary: fc.uniqueArray(onePart, { minLength: 2, maxLength: 4 }) },
       );
-      const both = <P extends Part>(name: P) => fc.record({ good: parts[name].good, bad: parts[name].bad }) as fc.Arbitrary<{ good: Parts[P]; bad: Parts[P] }>;
+      const both = <P extends Part>(name: P) =>
+        fc.record({ good: parts[name].good, bad: parts[name].bad }) as fc.Arbitrary<{ good: Parts[P]; bad: Parts[P] }>;
       return fc
         .record({
           bad,

@@ -14,14 +14,20 @@ export async function resolve(plan: Plan, targets: Target[], fixtures: Fixtures)
   // A cursor of this user's, sent as given or changed, names its listing too (the endpoint whose
   // log it pages), unless the path ids are the part sent bad.
   const cursorChoice = plan.query.map(([, choice]) => choice).find((choice) => choice.kind === 'cursor' && choice.which === 'own');
-  const paged = cursorChoice?.kind === 'cursor' && !plan.bad.includes('params') ? fixtures.cursorOf(route, owner, null, cursorChoice.index, 'own') : null;
+  const paged =
+    cursorChoice?.kind === 'cursor' && !plan.bad.includes('params')
+      ? fixtures.cursorOf(route, owner, null, cursorChoice.index, 'own')
+      : null;
   let listing = paged?.listing ?? route.path;
   if (!paged) {
     path.forEach((parameter, i) => {
       const choice = plan.params[i]!;
       let segment: string;
       if (choice.kind === 'live') {
-        const live = fixtures.pick(collectionOf(route.path, parameter.name), choice.live, { whose: choice.whose, forDeletion: method === 'DELETE' });
+        const live = fixtures.pick(collectionOf(route.path, parameter.name), choice.live, {
+          whose: choice.whose,
+          forDeletion: method === 'DELETE',
+        });
         segment = encode(live ?? 'none_live');
       } else {
         segment = choice.raw ? choice.value : encode(choice.value);
@@ -29,7 +35,9 @@ export async function resolve(plan: Plan, targets: Target[], fixtures: Fixtures)
       listing = listing.replace(`{${parameter.name}}`, segment);
     });
   }
-  const minted = await Promise.all(plan.query.map(([, choice]) => (choice.kind === 'minted' ? mintQueryValue(choice.mint, fixtures) : null)));
+  const minted = await Promise.all(
+    plan.query.map(([, choice]) => (choice.kind === 'minted' ? mintQueryValue(choice.mint, fixtures) : null)),
+  );
   const pairs = plan.query.flatMap(([name, choice], i) => {
     if (choice.kind === 'text') return [`${encode(name)}=${choice.raw ? choice.value : encode(choice.value)}`];
     if (choice.kind === 'minted') return [`${encode(name)}=${encode(minted[i]!)}`];
@@ -48,12 +56,31 @@ export async function resolve(plan: Plan, targets: Target[], fixtures: Fixtures)
     // A declared header names its pool: `x-delete-token` → `delete_token`.
     const brought = made?.headers[name];
     if (choice.kind === 'text') headers[name] = choice.value;
-    else if (brought !== undefined) headers[name] = choice.live.how === undefined ? brought : mutate(brought, choice.live.how, choice.live.at ?? 0);
-    else headers[name] = fixtures.pick(name.replace(/^x-/, '').replaceAll('-', '_'), choice.live, { whose: 'mine', forDeletion: false }) ?? 'none';
+    else if (brought !== undefined)
+      headers[name] = choice.live.how === undefined ? brought : mutate(brought, choice.live.how, choice.live.at ?? 0);
+    else
+      headers[name] =
+        fixtures.pick(name.replace(/^x-/, '').replaceAll('-', '_'), choice.live, { whose: 'mine', forDeletion: false }) ?? 'none';
   }
   const authorization = fixtures.authorization(plan.credential);
   if (authorization !== undefined) headers.authorization = authorization;
   if (plan.contentType !== undefined) headers['content-type'] = plan.contentType;
-  const body = made ? made.body : plan.body.kind === 'none' ? undefined : plan.body.kind === 'json' ? withLiveValues(plan.body.text, fixtures, plan.target) : plan.body.kind === 'raw' ? plan.body.value : undefined;
-  return { request: { method, path: pairs.length > 0 ? `${listing}?${pairs.join('&')}` : listing, headers, ...(body === undefined ? {} : { body }) }, listing };
+  const body = made
+    ? made.body
+    : plan.body.kind === 'none'
+      ? undefined
+      : plan.body.kind === 'json'
+        ? withLiveValues(plan.body.text, fixtures, plan.target)
+        : plan.body.kind === 'raw'
+          ? plan.body.value
+          : undefined;
+  return {
+    request: {
+      method,
+      path: pairs.length > 0 ? `${listing}?${pairs.join('&')}` : listing,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    },
+    listing,
+  };
 }

@@ -70,13 +70,13 @@ export class SchemaValues {
     if (!entry) {
       const resolved = this.resolve(schema);
       // Set before building, so a recursive schema meets its own (lazy) entry.
-      const lazy: { valid: fc.Arbitrary<JsonText>; variant: fc.Arbitrary<JsonText> } = { valid: fc.constant('null'), variant: fc.constant('null') };
+      const lazy: { valid: fc.Arbitrary<JsonText>; variant: fc.Arbitrary<JsonText> } = {
+        valid: fc.constant('null'),
+        variant: fc.constant('null'),
+      };
       this.cache.set(schema, lazy);
       lazy.valid = this.buildValid(resolved);
-      lazy.variant = fc.oneof(
-        { weight: 6, arbitrary: this.buildVariant(resolved, lazy.valid) },
-        { weight: 1, arbitrary: hostileJson },
-      );
+      lazy.variant = fc.oneof({ weight: 6, arbitrary: this.buildVariant(resolved, lazy.valid) }, { weight: 1, arbitrary: hostileJson });
       entry = lazy;
     }
     return entry;
@@ -101,7 +101,9 @@ export class SchemaValues {
       case 'array': {
         const minItems = schema.minItems ?? 0;
         const maxItems = Math.min(schema.maxItems ?? minItems + 4, minItems + 4);
-        return fc.array(schema.items ? this.valid(schema.items) : fc.constant('null'), { minLength: minItems, maxLength: maxItems }).map((items) => `[${items.join(',')}]`);
+        return fc
+          .array(schema.items ? this.valid(schema.items) : fc.constant('null'), { minLength: minItems, maxLength: maxItems })
+          .map((items) => `[${items.join(',')}]`);
       }
       case 'object':
         return this.objects(schema, (member) => this.valid(member), false);
@@ -122,13 +124,19 @@ export class SchemaValues {
         .oneof(
           fc.array(this.variant(schema.items), { minLength: 0, maxLength: minItems + 3 }),
           // Past the bound, by one.
-          ...(maxItems !== undefined && maxItems < 200 ? [fc.array(this.valid(schema.items), { minLength: maxItems + 1, maxLength: maxItems + 1 })] : []),
+          ...(maxItems !== undefined && maxItems < 200
+            ? [fc.array(this.valid(schema.items), { minLength: maxItems + 1, maxLength: maxItems + 1 })]
+            : []),
         )
         .map((items) => `[${items.join(',')}]`);
     }
     if (type === 'integer' || type === 'number') return fc.oneof(valid, dynamoNumberEdges, boundsOf(schema));
     if (type === 'string') {
-      return fc.oneof(valid, stringBounds(schema).map((text) => JSON.stringify(text)), fc.constantFrom('""', '" "', '"\\u0000"'));
+      return fc.oneof(
+        valid,
+        stringBounds(schema).map((text) => JSON.stringify(text)),
+        fc.constantFrom('""', '" "', '"\\u0000"'),
+      );
     }
     return valid;
   }
@@ -141,7 +149,10 @@ export class SchemaValues {
       ...declared.map(([name, memberSchema]) =>
         required.has(name) && !hostile
           ? member(memberSchema).map((value): [string, JsonText] | null => [name, value])
-          : fc.option(member(memberSchema).map((value): [string, JsonText] => [name, value]), { nil: null, freq: required.has(name) ? 12 : 3 }),
+          : fc.option(
+              member(memberSchema).map((value): [string, JsonText] => [name, value]),
+              { nil: null, freq: required.has(name) ? 12 : 3 },
+            ),
       ),
     );
     const record = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : null;
@@ -149,7 +160,11 @@ export class SchemaValues {
       ? fc.array(
           fc.tuple(
             hostile
-              ? fc.oneof({ weight: 5, arbitrary: this.keyNames(schema) }, { weight: 1, arbitrary: prototypeKeys }, { weight: 1, arbitrary: fc.string({ maxLength: 70 }) })
+              ? fc.oneof(
+                  { weight: 5, arbitrary: this.keyNames(schema) },
+                  { weight: 1, arbitrary: prototypeKeys },
+                  { weight: 1, arbitrary: fc.string({ maxLength: 70 }) },
+                )
               : this.keyNames(schema),
             member(record),
           ),
@@ -157,7 +172,13 @@ export class SchemaValues {
         )
       : fc.constant([] as Array<[string, JsonText]>);
     const extras = hostile
-      ? fc.array(fc.tuple(fc.oneof(prototypeKeys, fc.string({ maxLength: 12 }), fc.constantFrom(...declared.map(([name]) => name), 'extra')), hostileJson), { maxLength: 2 })
+      ? fc.array(
+          fc.tuple(
+            fc.oneof(prototypeKeys, fc.string({ maxLength: 12 }), fc.constantFrom(...declared.map(([name]) => name), 'extra')),
+            hostileJson,
+          ),
+          { maxLength: 2 },
+        )
       : fc.constant([] as Array<[string, JsonText]>);
     return fc.tuple(members, recordEntries, extras).map(([chosen, entries, extra]) => {
       const all = [...chosen.filter((entry): entry is [string, JsonText] => entry !== null), ...entries, ...extra];
@@ -184,31 +205,46 @@ function stringsOf(schema: JsonSchema): fc.Arbitrary<string> {
     return matching.filter(fits);
   }
   const typical = fc.string({ unit: 'grapheme', minLength, maxLength: Math.min(maxLength, Math.max(minLength, 64)) }).filter(fits);
-  return maxLength <= longestGenerated ? fc.oneof({ weight: 4, arbitrary: typical }, { weight: 1, arbitrary: fc.constant('x'.repeat(maxLength)) }) : typical;
+  return maxLength <= longestGenerated
+    ? fc.oneof({ weight: 4, arbitrary: typical }, { weight: 1, arbitrary: fc.constant('x'.repeat(maxLength)) })
+    : typical;
 }
 
 /** Just past a string's bounds. */
 function stringBounds(schema: JsonSchema): fc.Arbitrary<string> {
-  const lengths = [schema.minLength === undefined || schema.minLength === 0 ? null : schema.minLength - 1, schema.maxLength === undefined || schema.maxLength >= longestGenerated ? null : schema.maxLength + 1].filter(
-    (length): length is number => length !== null,
-  );
-  return lengths.length === 0 ? fc.constant('x'.repeat(longestGenerated + 1)) : fc.constantFrom(...lengths).map((length) => 'x'.repeat(length));
+  const lengths = [
+    schema.minLength === undefined || schema.minLength === 0 ? null : schema.minLength - 1,
+    schema.maxLength === undefined || schema.maxLength >= longestGenerated ? null : schema.maxLength + 1,
+  ].filter((length): length is number => length !== null);
+  return lengths.length === 0
+    ? fc.constant('x'.repeat(longestGenerated + 1))
+    : fc.constantFrom(...lengths).map((length) => 'x'.repeat(length));
 }
 
 function numbersOf(schema: JsonSchema, integer: boolean): fc.Arbitrary<JsonText> {
-  const min = schema.minimum ?? (schema.exclusiveMinimum === undefined ? undefined : schema.exclusiveMinimum + (integer ? 1 : Number.EPSILON));
-  const max = schema.maximum ?? (schema.exclusiveMaximum === undefined ? undefined : schema.exclusiveMaximum - (integer ? 1 : Number.EPSILON));
+  const min =
+    schema.minimum ?? (schema.exclusiveMinimum === undefined ? undefined : schema.exclusiveMinimum + (integer ? 1 : Number.EPSILON));
+  const max =
+    schema.maximum ?? (schema.exclusiveMaximum === undefined ? undefined : schema.exclusiveMaximum - (integer ? 1 : Number.EPSILON));
   const inRange = integer
     ? fc.integer({ min: Math.max(min ?? -1e9, Number.MIN_SAFE_INTEGER), max: Math.min(max ?? 1e9, Number.MAX_SAFE_INTEGER) })
     : fc.double({ min: min ?? -1e12, max: max ?? 1e12, noNaN: true, noDefaultInfinity: true });
   const ends = [min, max].filter((end): end is number => end !== undefined);
-  return fc.oneof({ weight: 4, arbitrary: inRange.map((n) => JSON.stringify(n)) }, ...(ends.length ? [{ weight: 1, arbitrary: fc.constantFrom(...ends).map(String) }] : []));
+  return fc.oneof(
+    { weight: 4, arbitrary: inRange.map((n) => JSON.stringify(n)) },
+    ...(ends.length ? [{ weight: 1, arbitrary: fc.constantFrom(...ends).map(String) }] : []),
+  );
 }
 
 /** Just past a number's bounds, and the same value written otherwise (`1e0`, `1.0`). */
 function boundsOf(schema: JsonSchema): fc.Arbitrary<JsonText> {
-  const outside = [schema.minimum === undefined ? null : schema.minimum - 1, schema.maximum === undefined ? null : schema.maximum + 1].filter((n): n is number => n !== null);
-  const written = [schema.minimum, schema.maximum].filter((n): n is number => n !== undefined).flatMap((n) => [`${n}.0`, `${n}e0`, `${n}.5`]);
+  const outside = [
+    schema.minimum === undefined ? null : schema.minimum - 1,
+    schema.maximum === undefined ? null : schema.maximum + 1,
+  ].filter((n): n is number => n !== null);
+  const written = [schema.minimum, schema.maximum]
+    .filter((n): n is number => n !== undefined)
+    .flatMap((n) => [`${n}.0`, `${n}e0`, `${n}.5`]);
   const all = [...outside.map(String), ...written];
   return all.length === 0 ? fc.constantFrom('1.5', '-1') : fc.constantFrom(...all);
 }

@@ -34,7 +34,8 @@ export function propertyRuns(): number {
   const raw = process.env.HUSHLINK_PROPERTY_RUNS;
   if (raw === undefined || raw === '') return defaultRuns;
   const runs = Number(raw);
-  if (!Number.isSafeInteger(runs) || runs < lanes) throw new Error(`HUSHLINK_PROPERTY_RUNS must be an integer of at least ${lanes}, not ${JSON.stringify(raw)}`);
+  if (!Number.isSafeInteger(runs) || runs < lanes)
+    throw new Error(`HUSHLINK_PROPERTY_RUNS must be an integer of at least ${lanes}, not ${JSON.stringify(raw)}`);
   return runs;
 }
 
@@ -45,7 +46,9 @@ function propertySeed(): number {
 
 /** The seeders of every collection the group's routes create in or name an id of. */
 function seedersFor(targets: Target[]): Seeder[] {
-  const collections = new Set(targets.flatMap(({ route, path }) => [route.path, ...path.map((parameter) => collectionOf(route.path, parameter.name))]));
+  const collections = new Set(
+    targets.flatMap(({ route, path }) => [route.path, ...path.map((parameter) => collectionOf(route.path, parameter.name))]),
+  );
   return [...collections].map((collection) => seeders[`POST ${collection}`]).filter((seeder) => seeder !== undefined);
 }
 
@@ -62,7 +65,11 @@ async function primeCursors(targets: Target[], fixtures: Fixtures, client: Retur
     for (const id of ids) {
       for (const who of ['a', 'b'] as const) {
         const sentPath = `${id === null ? route.path : route.path.replace(`{${path[0]!.name}}`, encode(id))}?limit=${limit}`;
-        const reply = await client.send({ method: route.method, path: sentPath, headers: { authorization: fixtures.authorization({ kind: 'session', who })! } });
+        const reply = await client.send({
+          method: route.method,
+          path: sentPath,
+          headers: { authorization: fixtures.authorization({ kind: 'session', who })! },
+        });
         fixtures.observe(route, sentPath.split('?')[0]!, who, reply.status, reply.text);
       }
     }
@@ -103,7 +110,10 @@ export function propertySuite(group: Group, options: PropertySuiteOptions = {}):
     info: () => {},
     warn: () => {},
     error: (message: string, fields?: Record<string, unknown>) =>
-      faults.push({ requestId: typeof fields?.request_id === 'string' ? fields.request_id : undefined, text: `${message}: ${JSON.stringify(fields ?? {}).slice(0, 600)}` }),
+      faults.push({
+        requestId: typeof fields?.request_id === 'string' ? fields.request_id : undefined,
+        text: `${message}: ${JSON.stringify(fields ?? {}).slice(0, 600)}`,
+      }),
   } as unknown as AppLogger;
   let runtime: Runtime;
   let fixtures: Fixtures;
@@ -139,36 +149,55 @@ export function propertySuite(group: Group, options: PropertySuiteOptions = {}):
   }
 
   describe(`${group}: generated requests to every route of the group (${runs} runs, seed ${seed})`, () => {
-    it('never a 5xx; refusals are problems of the documented shape; successes are listed', async () => {
-      const counts = new Map<string, Map<number, number>>();
-      const property = fc.asyncProperty(plans(targets, values), async (plan) => {
-        const { request, listing } = await resolve(plan, targets, fixtures);
-        const reply = await send(request);
-        const logged = faults.filter((fault) => fault.requestId !== undefined && fault.requestId === reply.headers['x-request-id']);
-        if (logged.length > 0) throw new Error(`the service logged a fault answering ${request.method} ${request.path.slice(0, 200)} (${reply.status}): ${logged.map((fault) => fault.text).join('\n')}`);
-        const key = routeKey(targets[plan.target]!.route);
-        const byStatus = counts.get(key) ?? new Map<number, number>();
-        byStatus.set(reply.status, (byStatus.get(reply.status) ?? 0) + 1);
-        counts.set(key, byStatus);
-        const route = routeOf(request);
-        if (route) fixtures.observe(route, listing, ownerOf(plan.credential), reply.status, reply.text);
-        if (reply.status === 401) await fixtures.heal(plan.credential);
-      });
-      const perLane = Math.ceil(runs / lanes);
-      const outcomes = await Promise.allSettled(Array.from({ length: lanes }, (_, lane) => fc.assert(property, { numRuns: perLane, seed: seed + lane })));
-      const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-      if (failed) throw failed.reason;
-      console.info(
-        `property ${group}: ${perLane * lanes} runs (seed ${seed})\n${[...counts]
-          .map(([key, byStatus]) => `  ${key}: ${[...byStatus].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ')}`)
-          .join('\n')}`,
-      );
-      // Every route of the group was reached.
-      for (const { route } of targets) expect(counts.has(routeKey(route)), routeKey(route)).toBe(true);
-      if (options.everyRouteSucceeds && runs >= defaultRuns) {
-        for (const { route } of targets) expect([...(counts.get(routeKey(route))?.keys() ?? [])].some((status) => status < 300), `${routeKey(route)}: no success`).toBe(true);
-      }
-    }, 120_000 + runs * 60);
+    it(
+      'never a 5xx; refusals are problems of the documented shape; successes are listed',
+      async () => {
+        const counts = new Map<string, Map<number, number>>();
+        const property = fc.asyncProperty(plans(targets, values), async (plan) => {
+          const { request, listing } = await resolve(plan, targets, fixtures);
+          const reply = await send(request);
+          const logged = faults.filter((fault) => fault.requestId !== undefined && fault.requestId === reply.headers['x-request-id']);
+          if (logged.length > 0)
+            throw new Error(
+              `the service logged a fault answering ${request.method} ${request.path.slice(0, 200)} (${reply.status}): ${logged.map((fault) => fault.text).join('\n')}`,
+            );
+          const key = routeKey(targets[plan.target]!.route);
+          const byStatus = counts.get(key) ?? new Map<number, number>();
+          byStatus.set(reply.status, (byStatus.get(reply.status) ?? 0) + 1);
+          counts.set(key, byStatus);
+          const route = routeOf(request);
+          if (route) fixtures.observe(route, listing, ownerOf(plan.credential), reply.status, reply.text);
+          if (reply.status === 401) await fixtures.heal(plan.credential);
+        });
+        const perLane = Math.ceil(runs / lanes);
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: lanes }, (_, lane) => fc.assert(property, { numRuns: perLane, seed: seed + lane })),
+        );
+        const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+        if (failed) throw failed.reason;
+        console.info(
+          `property ${group}: ${perLane * lanes} runs (seed ${seed})\n${[...counts]
+            .map(
+              ([key, byStatus]) =>
+                `  ${key}: ${[...byStatus]
+                  .sort(([a], [b]) => a - b)
+                  .map(([status, count]) => `${status}×${count}`)
+                  .join(' ')}`,
+            )
+            .join('\n')}`,
+        );
+        // Every route of the group was reached.
+        for (const { route } of targets) expect(counts.has(routeKey(route)), routeKey(route)).toBe(true);
+        if (options.everyRouteSucceeds && runs >= defaultRuns) {
+          for (const { route } of targets)
+            expect(
+              [...(counts.get(routeKey(route))?.keys() ?? [])].some((status) => status < 300),
+              `${routeKey(route)}: no success`,
+            ).toBe(true);
+        }
+      },
+      120_000 + runs * 60,
+    );
   });
 
   return { runtime: () => runtime, fixtures: () => fixtures, calls, send };

@@ -78,7 +78,9 @@ function fillJson(value: Json, variables: Record<string, string>): Json {
   if (typeof value === 'string') return fill(value, variables, (text) => text);
   if (Array.isArray(value)) return value.map((item) => fillJson(item, variables));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [fill(key, variables, (text) => text), fillJson(item, variables)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [fill(key, variables, (text) => text), fillJson(item, variables)]),
+    );
   }
   return value;
 }
@@ -110,7 +112,7 @@ export function placeholdersOf(step: ScimClientStep): Set<string> {
   const scanJson = (value: Json) => {
     if (typeof value === 'string') scan(value);
     else if (Array.isArray(value)) value.forEach(scanJson);
-    else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) (scan(key), scanJson(item));
+    else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) scan(key), scanJson(item);
   };
   scan(step.path);
   if (step.query !== undefined) scan(step.query);

@@ -30,13 +30,22 @@ export async function directoryWorkspace(runtime: DirectoryRuntime, seats = 10):
   runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
   const verified = await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, workspace.owner.auth);
   if (verified.body.state !== 'verified') throw new Error(`domain verification answered ${JSON.stringify(verified.body)}`);
-  const sso = await send(runtime, 'PUT', `/v1/workspaces/${workspace.id}/sso`, { issuer: 'https://acme.okta.com', email_domain: domain }, workspace.owner.auth);
+  const sso = await send(
+    runtime,
+    'PUT',
+    `/v1/workspaces/${workspace.id}/sso`,
+    { issuer: 'https://acme.okta.com', email_domain: domain },
+    workspace.owner.auth,
+  );
   if (sso.status !== 200) throw new Error(`PUT sso answered ${sso.status}: ${JSON.stringify(sso.body)}`);
   return { ...workspace, domain, key: sso.body.scim.directory_key, base: sso.body.scim.base_url };
 }
 
 /** A workspace's seats and members, as its owner's listing shows them. */
-export async function rosterOf(runtime: Pick<Runtime, 'url'>, workspace: Pick<TeamWorkspace, 'id' | 'owner'>): Promise<{ seats: number; members: number }> {
+export async function rosterOf(
+  runtime: Pick<Runtime, 'url'>,
+  workspace: Pick<TeamWorkspace, 'id' | 'owner'>,
+): Promise<{ seats: number; members: number }> {
   const listed = await apiClient(runtime).get('/v1/workspaces', workspace.owner.auth);
   if (listed.status !== 200) throw new Error(`GET /v1/workspaces answered ${listed.status}`);
   const item = (listed.body.items as Array<{ id: string; seats: number; members: number }>).find((entry) => entry.id === workspace.id)!;

@@ -53,7 +53,10 @@ const filter = (attribute: string, value: string) => `filter=${attribute}%20eq%2
 const emptyList = [
   { rule: 'includes', property: 'schemas', value: listResponseSchema },
   { rule: 'equalsNumber', property: 'totalResults', value: 0 },
-  { rule: 'says', text: 'Resources is an empty array (the tutorial\'s zero-results response); no id is needed in a ListResponse with no elements.' },
+  {
+    rule: 'says',
+    text: "Resources is an empty array (the tutorial's zero-results response); no id is needed in a ListResponse with no elements.",
+  },
 ] as const;
 
 const oneUser = (property: string, value: string) =>
@@ -131,7 +134,10 @@ export const entraProvisioning: ScimClientStep[] = [
         { rule: 'equalsText', property: 'userName', value: '{userName}' },
         { rule: 'equalsText', property: 'active', value: 'true' },
         { rule: 'equalsText', property: 'emails[0].value', value: '{workEmail}' },
-        { rule: 'says', text: 'Values are stored and returned in the format they were sent; the service caches the id for every later operation.' },
+        {
+          rule: 'says',
+          text: 'Values are stored and returned in the format they were sent; the service caches the id for every later operation.',
+        },
       ],
     },
     captures: { id: 'id' },
@@ -211,7 +217,10 @@ export const entraProvisioning: ScimClientStep[] = [
       checks: [
         { rule: 'equalsText', property: 'emails[0].value', value: '{updatedWorkEmail}' },
         { rule: 'equalsText', property: 'name.familyName', value: 'updatedFamilyName' },
-        { rule: 'says', text: 'op is "Replace", capitalised: structural values are matched case-insensitively. The whole resource need not be in a PATCH answer.' },
+        {
+          rule: 'says',
+          text: 'op is "Replace", capitalised: structural values are matched case-insensitively. The whole resource need not be in a PATCH answer.',
+        },
       ],
     },
   },
@@ -269,7 +278,8 @@ export const entraProvisioning: ScimClientStep[] = [
  * https://learn.microsoft.com/en-us/entra/identity/app-provisioning/application-provisioning-config-problem-scim-compatibility#flags-to-alter-the-scim-behavior
  * ------------------------------------------------------------------------------------------- */
 
-const flagsSource = 'https://learn.microsoft.com/en-us/entra/identity/app-provisioning/application-provisioning-config-problem-scim-compatibility#flags-to-alter-the-scim-behavior';
+const flagsSource =
+  'https://learn.microsoft.com/en-us/entra/identity/app-provisioning/application-provisioning-config-problem-scim-compatibility#flags-to-alter-the-scim-behavior';
 
 export const entraPatchWithoutFlag: ScimClientStep[] = [
   {
@@ -295,7 +305,12 @@ export const entraPatchWithoutFlag: ScimClientStep[] = [
     ),
     expect: {
       status: [200, 204],
-      checks: [{ rule: 'says', text: 'All six applied: displayName, the work email, both names, externalId, and employeeNumber inside the enterprise extension object.' }],
+      checks: [
+        {
+          rule: 'says',
+          text: 'All six applied: displayName, the work email, both names, externalId, and employeeNumber inside the enterprise extension object.',
+        },
+      ],
     },
   },
   {
@@ -304,7 +319,10 @@ export const entraPatchWithoutFlag: ScimClientStep[] = [
     path: '/Users/{id}',
     headers: entraBodyHeaders,
     body: patch({ op: 'Replace', path: 'active', value: 'False' }),
-    expect: { status: [200, 204], checks: [{ rule: 'says', text: 'active is the string "False": the User is deactivated and read back with active false, a boolean.' }] },
+    expect: {
+      status: [200, 204],
+      checks: [{ rule: 'says', text: 'active is the string "False": the User is deactivated and read back with active false, a boolean.' }],
+    },
     note: `${flagsSource}. Still the default for non-gallery apps ("Fixed? No").`,
   },
   {
@@ -346,7 +364,12 @@ export const entraPatchWithFlag: ScimClientStep[] = [
     ),
     expect: {
       status: [200, 204],
-      checks: [{ rule: 'says', text: 'The path-less value\'s keys are attribute paths, not names: name.givenName and name.familyName land in name, the URN-qualified key in the enterprise extension object.' }],
+      checks: [
+        {
+          rule: 'says',
+          text: "The path-less value's keys are attribute paths, not names: name.givenName and name.familyName land in name, the URN-qualified key in the enterprise extension object.",
+        },
+      ],
     },
     note: flagsSource,
   },
@@ -374,7 +397,7 @@ export const entraSampleCodeExamples: ScimClientStep[] = [
     query: 'filter=externalId%20eq%20jyoung',
     headers: entraHeaders,
     expect: { status: 200, checks: [{ rule: 'says', text: 'The users whose externalId is jyoung; none means the service creates one.' }] },
-    note: 'The value is unquoted, which RFC 7644 §3.4.2.2 does not allow; the tutorial\'s own request/response section and observed Entra jobs quote it. Accepting it or answering 400 invalidFilter is the server\'s choice; an unfiltered list is never right.',
+    note: "The value is unquoted, which RFC 7644 §3.4.2.2 does not allow; the tutorial's own request/response section and observed Entra jobs quote it. Accepting it or answering 400 invalidFilter is the server's choice; an unfiltered list is never right.",
   },
   // tutorial, "Example 2. Provision a user"
   {
@@ -546,7 +569,10 @@ export const entraValidator: ScimClientStep[] = [
       status: 201,
       checks: [
         { rule: 'notEmpty', property: 'id' },
-        { rule: 'says', text: 'Exactly 201 (a 200 fails, with no reason given). Every answer is Content-Type application/scim+json, or the run warns.' },
+        {
+          rule: 'says',
+          text: 'Exactly 201 (a 200 fails, with no reason given). Every answer is Content-Type application/scim+json, or the run warns.',
+        },
         {
           rule: 'says',
           text: 'The validator parses answers by its schema: roles[].primary sent as the string "True" must come back as the boolean true ("The value \'True\' cannot be parsed as the type \'Boolean\'").',
@@ -555,7 +581,14 @@ export const entraValidator: ScimClientStep[] = [
     },
     captures: { id: 'id' },
   },
-  { ...readBack, name: 'POST /Users - Create a new User: verify', expect: { status: 200, checks: [...oneUser('userName', '{userName}'), { rule: 'says', text: 'The attributes sent come back as sent.' }] } },
+  {
+    ...readBack,
+    name: 'POST /Users - Create a new User: verify',
+    expect: {
+      status: 200,
+      checks: [...oneUser('userName', '{userName}'), { rule: 'says', text: 'The attributes sent come back as sent.' }],
+    },
+  },
   {
     name: 'POST /Users - Create a duplicate User',
     method: 'POST',
@@ -603,7 +636,10 @@ export const entraValidator: ScimClientStep[] = [
       status: 200,
       checks: [
         { rule: 'equalsText', property: 'emails[0].value', value: '{newWorkEmail}' },
-        { rule: 'says', text: 'The "work" element of emails, phoneNumbers and addresses changed in place; no key named after the path appears.' },
+        {
+          rule: 'says',
+          text: 'The "work" element of emails, phoneNumbers and addresses changed in place; no key named after the path appears.',
+        },
       ],
     },
   },
@@ -621,7 +657,15 @@ export const entraValidator: ScimClientStep[] = [
     path: '/Users/{id}',
     headers: validatorBodyHeaders,
     body: patch({ op: 'add', path: manager, value: { value: '{otherManagerId}' } }),
-    expect: { status: 200, checks: [{ rule: 'says', text: `The ${enterpriseUserSchema} object's manager.value is {otherManagerId}, and no top-level key named after the path appears.` }] },
+    expect: {
+      status: 200,
+      checks: [
+        {
+          rule: 'says',
+          text: `The ${enterpriseUserSchema} object's manager.value is {otherManagerId}, and no top-level key named after the path appears.`,
+        },
+      ],
+    },
   },
   {
     name: 'PATCH /Users/Id - Patch User - Replace Manager',
@@ -646,7 +690,12 @@ export const entraValidator: ScimClientStep[] = [
     path: '/Users/{id}',
     headers: validatorBodyHeaders,
     body: patch({ op: 'replace', path: manager, value: { value: '' } }),
-    expect: { status: 200, checks: [{ rule: 'says', text: 'Passes whether manager is left as {"value": ""} or removed; removing it is what the request means.' }] },
+    expect: {
+      status: 200,
+      checks: [
+        { rule: 'says', text: 'Passes whether manager is left as {"value": ""} or removed; removing it is what the request means.' },
+      ],
+    },
     note: 'The form captured in the February 10 run: Entra clears a manager by replacing it with an empty value.',
   },
   {
@@ -656,7 +705,7 @@ export const entraValidator: ScimClientStep[] = [
     headers: validatorBodyHeaders,
     body: { Operations: [{ op: 'Replace', path: 'active', value: false }], schemas: [patchOpSchema] },
     expect: { status: 200, checks: [{ rule: 'equalsText', property: 'active', value: 'false' }] },
-    note: 'No run published this test\'s body; this is the tutorial\'s Disable User.',
+    note: "No run published this test's body; this is the tutorial's Disable User.",
   },
   {
     name: 'PATCH /Users/Id - Patch User - Disable User: verify',
@@ -669,7 +718,10 @@ export const entraValidator: ScimClientStep[] = [
       checks: [
         { rule: 'equalsNumber', property: 'totalResults', value: 1 },
         { rule: 'equalsText', property: 'Resources[0].active', value: 'false' },
-        { rule: 'says', text: '"Response from a GET and filter request on a disabled User should have attribute active": a disabled User is still found by filter.' },
+        {
+          rule: 'says',
+          text: '"Response from a GET and filter request on a disabled User should have attribute active": a disabled User is still found by filter.',
+        },
       ],
     },
   },

@@ -226,7 +226,7 @@ export const oktaSpecTest: ScimClientStep[] = [
       active: true,
     },
     expect: { status: 409, checks: [] },
-    note: 'The email is {randomUsername} here, {randomEmail} in step 6: the same text in the guide\'s variables.',
+    note: "The email is {randomUsername} here, {randomEmail} in step 6: the same text in the guide's variables.",
   },
   // Okta-SCIM-20-SPEC-Test.json, step 9
   {
@@ -248,7 +248,10 @@ export const oktaSpecTest: ScimClientStep[] = [
       status: 200,
       checks: [
         { rule: 'respondsWithin', ms: 600 },
-        { rule: 'says', text: 'Its script reads totalResults and Resources: totalResults 0 is reported as "No Groups found", more than 0 needs Resources to be an array.' },
+        {
+          rule: 'says',
+          text: 'Its script reads totalResults and Resources: totalResults 0 is reported as "No Groups found", more than 0 needs Resources to be an array.',
+        },
       ],
     },
     optional: true,
@@ -359,7 +362,9 @@ function readThenPut(name: string, givenName: string, active: boolean, anchor: s
       headers: oktaClientHeaders,
       expect: {
         status: 200,
-        checks: userReplyChecks('The User with id, userName, name, emails and active. Okta stops at a 404 here: no search by filter, no new POST, no retry.'),
+        checks: userReplyChecks(
+          'The User with id, userName, name, emails and active. Okta stops at a 404 here: no search by filter, no new POST, no retry.',
+        ),
       },
     },
     // https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20#update-the-user, and #delete-users for active false
@@ -456,7 +461,10 @@ export function oktaCrudTest(app: OktaApp): ScimClientStep[] {
         status: 201,
         checks: [
           { rule: 'notEmpty', property: 'id' },
-          { rule: 'says', text: 'Okta keeps the id for every later request. An empty body fails the assignment ("Create new user returned empty user"); a 409 with the Error schema stops it.' },
+          {
+            rule: 'says',
+            text: 'Okta keeps the id for every later request. An empty body fails the assignment ("Create new user returned empty user"); a 409 with the Error schema stops it.',
+          },
         ],
       },
       captures: { scim_id: 'id' },
@@ -482,7 +490,9 @@ export function oktaCrudTest(app: OktaApp): ScimClientStep[] {
     // The test changes the first name in Okta: OIN and AIW integrations alike send it as a PUT.
     ...readThenPut('Update user firstname', '{okta_user_firstname_update}', true, 'profile'),
     // Okta-SCIM-20-CRUD-Test.json, "Verify firstname update in SCIM App"
-    crudCheck('Verify firstname update in SCIM App', [{ rule: 'equalsText', property: 'name.givenName', value: '{okta_user_firstname_update}' }]),
+    crudCheck('Verify firstname update in SCIM App', [
+      { rule: 'equalsText', property: 'name.givenName', value: '{okta_user_firstname_update}' },
+    ]),
     // The test deactivates the user in Okta.
     ...setActive('Deactivate user in Okta', app, '{okta_user_firstname_update}', false),
     // Okta-SCIM-20-CRUD-Test.json, "Verify if user is deactivated in SCIM App"
@@ -497,7 +507,9 @@ export function oktaCrudTest(app: OktaApp): ScimClientStep[] {
     // (https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20#delete-users).
     ...setActive('Removes an assignment for a user in Okta', app, '{okta_user_firstname_update}', false),
     // Okta-SCIM-20-CRUD-Test.json, the last "Verify if user is deactivated in SCIM App"
-    crudCheck('Verify if user is deactivated in SCIM App (after unassignment)', [{ rule: 'equalsText', property: 'active', value: 'false' }]),
+    crudCheck('Verify if user is deactivated in SCIM App (after unassignment)', [
+      { rule: 'equalsText', property: 'active', value: 'false' },
+    ]),
   ];
 }
 
@@ -529,7 +541,10 @@ export const oktaConnectionAndImport: ScimClientStep[] = [
       status: 200,
       checks: [
         ...listChecks,
-        { rule: 'says', text: 'itemsPerPage, startIndex and totalResults are integers, not strings. While totalResults is above what it has read, Okta asks again with startIndex+100; the order must not change between pages.' },
+        {
+          rule: 'says',
+          text: 'itemsPerPage, startIndex and totalResults are integers, not strings. While totalResults is above what it has read, Okta asks again with startIndex+100; the order must not change between pages.',
+        },
       ],
     },
   },

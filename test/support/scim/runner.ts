@@ -101,7 +101,9 @@ function verdict(check: ScimCheck, body: unknown, elapsedMs: number, options: Sc
     }
     case 'includes': {
       const value = readProperty(body, check.property);
-      return Array.isArray(value) && value.some((item) => asText(item) === check.value) ? null : `${check.property} (${asText(value)}) has no element ${check.value}`;
+      return Array.isArray(value) && value.some((item) => asText(item) === check.value)
+        ? null
+        : `${check.property} (${asText(value)}) has no element ${check.value}`;
     }
     case 'respondsWithin': {
       const bound = Math.max(check.ms, options.minimumResponseBoundMs ?? 0);
@@ -114,7 +116,12 @@ function verdict(check: ScimCheck, body: unknown, elapsedMs: number, options: Sc
 
 /** The directory key is a test's own, but a failure report is read by people: the credential's scheme, not its value. */
 const redacted = (headers: Record<string, string>) =>
-  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, name.toLowerCase() === 'authorization' ? value.replace(/^(\S+\s+)\S.*$/, '$1…') : value]));
+  Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      name.toLowerCase() === 'authorization' ? value.replace(/^(\S+\s+)\S.*$/, '$1…') : value,
+    ]),
+  );
 
 function describeExchange(index: number, exchange: Pick<ScimExchange, 'step' | 'request' | 'status' | 'headers' | 'body'>): string {
   const { request } = exchange;
@@ -130,7 +137,11 @@ async function send(runtime: Pick<Runtime, 'url'>, request: ScimRequest) {
   // Bytes, not a string: fetch gives a string body a text/plain Content-Type the client never sent.
   const body = request.body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(request.body as Json));
   const started = performance.now();
-  const response = await fetch(`${runtime.url}/scim/v2${request.target}`, { method: request.method, headers: request.headers, ...(body === undefined ? {} : { body }) });
+  const response = await fetch(`${runtime.url}/scim/v2${request.target}`, {
+    method: request.method,
+    headers: request.headers,
+    ...(body === undefined ? {} : { body }),
+  });
   const text = await response.text();
   const elapsedMs = performance.now() - started;
   const parsed: unknown = text && /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text;
@@ -142,24 +153,36 @@ async function send(runtime: Pick<Runtime, 'url'>, request: ScimRequest) {
  * what came back; an optional one is recorded with its failures (the client reports it and goes
  * on). Every answer with a body must be application/scim+json: Entra's validator warns otherwise.
  */
-export async function runScimSteps(runtime: Pick<Runtime, 'url'>, steps: readonly ScimClientStep[], initial: Record<string, string>, options: ScimRunOptions = {}): Promise<ScimRun> {
+export async function runScimSteps(
+  runtime: Pick<Runtime, 'url'>,
+  steps: readonly ScimClientStep[],
+  initial: Record<string, string>,
+  options: ScimRunOptions = {},
+): Promise<ScimRun> {
   const variables: Record<string, string> = { ...initial };
   const exchanges: ScimExchange[] = [];
   const unknown = Object.keys(options.serverChoices ?? {}).filter((name) => !steps.some((step) => step.name === name));
   if (unknown.length > 0) throw new Error(`server choices for no step: ${unknown.join(', ')}`);
   for (const [index, step] of steps.entries()) {
     const missing = [...placeholdersOf(step)].filter((name) => variables[name] === undefined);
-    if (missing.length > 0) throw new Error(`step ${index + 1} "${step.name}" needs ${missing.map((name) => `{${name}}`).join(', ')}, which no earlier step captured`);
+    if (missing.length > 0)
+      throw new Error(
+        `step ${index + 1} "${step.name}" needs ${missing.map((name) => `{${name}}`).join(', ')}, which no earlier step captured`,
+      );
     const request = bindStep(step, variables);
     const reply = await send(runtime, request);
     const choice = options.serverChoices?.[step.name];
-    if (choice && step.note === undefined) throw new Error(`step ${index + 1} "${step.name}": its client leaves nothing open (no note), so no server choice replaces its status`);
+    if (choice && step.note === undefined)
+      throw new Error(
+        `step ${index + 1} "${step.name}": its client leaves nothing open (no note), so no server choice replaces its status`,
+      );
     const stated = choice ? choice.status : step.expect.status;
     const expected = Array.isArray(stated) ? stated : [stated];
     const failures: string[] = [];
     if (!expected.includes(reply.status)) failures.push(`status ${reply.status}, expected ${expected.join(' or ')}`);
     const contentType = reply.headers.get('content-type') ?? '';
-    if (reply.body !== '' && !/^application\/scim\+json\b/.test(contentType)) failures.push(`answered ${contentType || 'no content-type'}, not application/scim+json`);
+    if (reply.body !== '' && !/^application\/scim\+json\b/.test(contentType))
+      failures.push(`answered ${contentType || 'no content-type'}, not application/scim+json`);
     for (const check of step.expect.checks) {
       const failure = verdict(bindCheck(check, variables), reply.body, reply.elapsedMs, options);
       if (failure !== null) failures.push(failure);
@@ -170,7 +193,8 @@ export async function runScimSteps(runtime: Pick<Runtime, 'url'>, steps: readonl
     if (failures.length === 0) {
       for (const [name, property] of Object.entries(step.captures ?? {})) {
         const value = readProperty(reply.body, property);
-        if (value === undefined || value === null || value === '') throw new Error(`${describeExchange(index, exchange)}\n  failed: nothing to capture as {${name}} at ${property}`);
+        if (value === undefined || value === null || value === '')
+          throw new Error(`${describeExchange(index, exchange)}\n  failed: nothing to capture as {${name}} at ${property}`);
         variables[name] = asText(value);
       }
     }
