@@ -124,11 +124,13 @@ async function invite(
     );
     form.reset();
     fields.disabled = false;
-    await invited(invitation);
+    // Said as soon as the server has it, not after the page's lists are read again: the new row
+    // and the confirmation then never disagree, however slow the other reads are.
     sent.textContent = `Invitation emailed to ${invitation.email}, as ${roleLabel(invitation.role).toLowerCase()}. Its link works for ${plural(inviteDays, 'day', 'days')}, until ${describeTime(invitation.expires_at)}, and only for that address.`;
     setVisible(sent, true);
-    announce(`Invitation sent to ${invitation.email}.`);
     email.focus();
+    await invited(invitation);
+    announce(`Invitation sent to ${invitation.email}.`);
   } catch (error) {
     announce('');
     fields.disabled = false;
