@@ -13,35 +13,15 @@ if (!z.config().localeError) z.config(en());
  * and those only the transport says (a body that is not JSON, a method not served, a timeout).
  */
 export const errorCodes = [
-  'invalid_request',
+  ...refusalCodes,
   'invalid_json',
   'unsupported_media_type',
-  'not_found',
   'method_not_allowed',
-  'gone',
-  'locked',
-  'too_early',
-  'rate_limited',
-  'forbidden',
-  'chat_not_configured',
-  'policy_violation',
-  'proof_required',
-  'proof_refused',
-  'recipient_required',
-  'recipient_revoked',
-  'gate_required',
-  'gate_refused',
-  'upload_pending',
-  'unauthorized',
-  'conflict',
-  'payload_too_large',
-  'misdirected',
   'timeout',
   'starting',
   'internal',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
-refusalCodes satisfies readonly ErrorCode[];
 
 const titles: Record<number, string> = {
   400: 'Bad Request',
