@@ -4,8 +4,14 @@ import { inject } from 'vitest';
 import { ensureTable, startDynamoLocal, type LocalDynamo } from '../../local/dynamodb.ts';
 
 /**
- * This worker's DynamoDB Local under `npm test` (test/support/sharedDynamo.ts starts it on the
- * first ask); undefined outside such a run (e2e, a bench, a script).
+ * Names this test file to the launcher: vitest evaluates this module afresh for each file, so
+ * every call from one file carries the same token, and another file's another.
+ */
+const fileToken = randomBytes(8).toString('hex');
+
+/**
+ * This file's DynamoDB Local under `npm test`, the property step and e2e (test/support/sharedDynamo.ts
+ * has it started before the file asks); undefined outside such a run (a bench, a script).
  */
 export async function sharedDynamoEndpoint(): Promise<string | undefined> {
   let launcher: string | undefined;
@@ -15,7 +21,7 @@ export async function sharedDynamoEndpoint(): Promise<string | undefined> {
     return undefined;
   }
   if (!launcher) return undefined;
-  const response = await fetch(`${launcher}/${process.env.VITEST_POOL_ID ?? '1'}`);
+  const response = await fetch(`${launcher}/${process.env.VITEST_POOL_ID ?? '1'}/${fileToken}`);
   const text = await response.text();
   if (!response.ok) throw new Error(`the shared DynamoDB Local did not start: ${text}`);
   return text;
