@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tableName, type Runtime } from '../../local/runtime.ts';
+import type { Runtime } from '../../local/runtime.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { latestCode, newEmail } from '../support/accounts.ts';
 import { apiClient, textSecretBody } from '../support/runtime.ts';
@@ -636,7 +636,9 @@ describe('account pages', () => {
 
     // 403: an address whose domain signs in with SSO (no code is mailed; any code gets 403).
     const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-    await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'SSO_DOMAIN#sso-corp.example', sk: 'SSO', enforced: true } }));
+    await db.send(
+      new PutCommand({ TableName: runtime.config.TABLE_NAME, Item: { pk: 'SSO_DOMAIN#sso-corp.example', sk: 'SSO', enforced: true } }),
+    );
     const sso = await session('signin-sso', { colorScheme: 'dark', viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
     await sso.page.goto(`${runtime.url}/signin`);
     await sso.ready('signin');

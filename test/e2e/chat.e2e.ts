@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tableName, type Runtime } from '../../local/runtime.ts';
+import type { Runtime } from '../../local/runtime.ts';
 import { signSlashCommand, slashCommand } from '../../local/slack/signing.ts';
 import { chatLimits } from '../../shared/limits.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
@@ -70,7 +70,7 @@ async function compose(s: Session): Promise<{ id: string; link: string }> {
 
 async function secretItem(id: string): Promise<Record<string, unknown> | undefined> {
   const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
-  return (await db.send(new GetCommand({ TableName: tableName, Key: key(id), ConsistentRead: true }))).Item;
+  return (await db.send(new GetCommand({ TableName: runtime.config.TABLE_NAME, Key: key(id), ConsistentRead: true }))).Item;
 }
 
 describe('Add to Slack (My secrets)', () => {
@@ -94,7 +94,11 @@ describe('Add to Slack (My secrets)', () => {
     const userId = (JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8')) as { sub: string }).sub;
     const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
     const { Item } = await db.send(
-      new GetCommand({ TableName: tableName, Key: { pk: 'CHAT_TEAM#T0LOCAL001', sk: 'INSTALLATION' }, ConsistentRead: true }),
+      new GetCommand({
+        TableName: runtime.config.TABLE_NAME,
+        Key: { pk: 'CHAT_TEAM#T0LOCAL001', sk: 'INSTALLATION' },
+        ConsistentRead: true,
+      }),
     );
     expect({ installer: Item?.installer_user_id, chatUser: Item?.installer_chat_user_id }).toEqual({
       installer: userId,
