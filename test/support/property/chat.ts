@@ -222,7 +222,8 @@ export type CommandSigning =
   | 'short_hex'
   | 'other_body';
 const goodSignings = fc.constantFrom<CommandSigning>('fresh', 'fresh', 'fresh', 'near_past', 'near_future', 'upper_hex');
-const badSignings = fc.constantFrom<CommandSigning>(
+/** Every way a slash command's signing can be wrong: each must be refused. */
+export const badCommandSignings = [
   'stale',
   'future',
   'tampered',
@@ -238,7 +239,8 @@ const badSignings = fc.constantFrom<CommandSigning>(
   'bare_hex',
   'short_hex',
   'other_body',
-);
+] as const satisfies readonly CommandSigning[];
+const badSignings = fc.constantFrom<CommandSigning>(...badCommandSignings);
 
 /** A command's body: Slack's fields (a form, encoded as Slack does), or any bytes (signed all the same). */
 export type CommandBody = { form: Record<string, string> } | { bytes: string | Uint8Array };

@@ -2,6 +2,7 @@ import { Agent, request as httpRequest, type IncomingHttpHeaders, type OutgoingH
 import { expect } from 'vitest';
 import { matchRoute, type Route } from '../../../shared/routes.ts';
 import { checkApiResponse } from '../contractCheck.ts';
+import { scimTypes } from '../../../shared/domain/scim/model.ts';
 
 /**
  * HTTP for the property suites: `node:http` on kept-alive sockets rather than fetch, so paths,
@@ -127,20 +128,6 @@ export function routeOf(request: Pick<SentRequest, 'method' | 'path'>): Route | 
   return match.route;
 }
 
-/** RFC 7644 §3.12's scimTypes. */
-const scimTypes = [
-  'invalidFilter',
-  'tooMany',
-  'uniqueness',
-  'mutability',
-  'invalidSyntax',
-  'invalidPath',
-  'noTarget',
-  'invalidValue',
-  'invalidVers',
-  'sensitive',
-];
-
 /**
  * The scim function answers everything under /scim/v2/ (a SCIM row, or API Gateway's `ANY
  * /scim/v2/{proxy+}` for the rest: 405, 404), the path as the gateway's URL parser reads it
@@ -176,7 +163,7 @@ function checkScimError(request: SentRequest, reply: RawReply, context: string):
   expect(error.schemas, context).toEqual(['urn:ietf:params:scim:api:messages:2.0:Error']);
   expect(error.status, context).toBe(String(reply.status));
   expect(typeof error.detail === 'string' && error.detail.trim() !== '', `${context}: no detail`).toBe(true);
-  if (error.scimType !== undefined) expect(scimTypes, context).toContain(error.scimType);
+  if (error.scimType !== undefined) expect(scimTypes as readonly string[], context).toContain(error.scimType);
   if (reply.status === 401) expect(reply.headers['www-authenticate'], context).toMatch(/^Bearer/);
   if (reply.status === 405) expect(reply.headers.allow, `${context}: a 405 without allow`).toMatch(/^[A-Z]+(?:, [A-Z]+)*$/);
   const route = routeOf(request);
