@@ -177,4 +177,34 @@ describe('access token verification', () => {
     for (let i = 0; i < 20; i++) expect(await verifier.verify(await forged())).toBeNull();
     expect(store.reads).toBe(before);
   });
+
+  it('imports each key once per instance, and forgets the keys no longer published', async () => {
+    const keys = new SigningKeyList(store, clock);
+    const first = (await keys.keys(false))[0]!;
+    const publicHalf = keys.imports(first, 'public');
+    expect(keys.imports(first, 'public')).toBe(publicHalf);
+    expect(keys.imports(first, 'private')).not.toBe(publicHalf);
+    expect(keys.imports(first, 'private')).toBe(keys.imports(first, 'private'));
+    // A token verifies with the imported key, and the signer's imported key signs it.
+    const { token } = await signer.issue({ userId: 'usr_a', sessionId: 'ses_a' });
+    expect(await verifier.verify(token)).toEqual({ userId: 'usr_a', sessionId: 'ses_a' });
+    // Three rotations later the first key is no longer published: its import is dropped on the next read.
+    for (let i = 0; i < 3; i++) {
+      clock.advance(30 * 24 * 3600);
+      await signer.currentKey();
+    }
+    expect(store.keys.map((key) => key.kid)).not.toContain(first.kid);
+    await keys.keys(true);
+    expect(keys.imports(first, 'public')).not.toBe(publicHalf);
+    expect(await verifier.verify(token)).toBeNull();
+  });
+
+  it('tries a failed import again rather than remembering the failure', async () => {
+    const keys = new SigningKeyList(store, clock);
+    const broken: SigningKey = { ...store.keys[0]!, kid: newKeyId(), publicJwk: { kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA' } };
+    const failed = keys.imports(broken, 'public');
+    await expect(failed).rejects.toThrow();
+    expect(keys.imports(broken, 'public')).not.toBe(failed);
+    await expect(keys.imports(broken, 'public')).rejects.toThrow();
+  });
 });

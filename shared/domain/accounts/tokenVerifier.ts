@@ -1,4 +1,4 @@
-import { importJWK, jwtVerify, type JWTPayload } from 'jose';
+import { importJWK, jwtVerify, type CryptoKey, type JWTPayload } from 'jose';
 import type { Clock } from '../../clock.ts';
 import { credentialLimits } from '../../limits.ts';
 import type { SigningKey } from './model.ts';
@@ -34,6 +34,12 @@ export class SigningKeyList {
   private cached: { keys: SigningKey[]; at: number } | undefined;
   /** `kid`s the table did not hold when last asked, and when, oldest first. */
   private readonly unknownKids = new Map<string, number>();
+  /**
+   * Keys imported for signing and checking, by `kid` (one `kid` names one key for ever):
+   * importing a JWK took longer than checking the signature it serves (bench/tokens.ts). Only
+   * keys of the list last read are kept.
+   */
+  private readonly imported = new Map<string, Promise<CryptoKey>>();
 
   constructor(
     private readonly store: SigningKeyStore,
@@ -45,7 +51,22 @@ export class SigningKeyList {
     if (!fresh && this.cached && now - this.cached.at < cacheMs) return this.cached.keys;
     const keys = await this.store.list();
     this.cached = { keys, at: now };
+    const kept = new Set(keys.map((key) => key.kid));
+    for (const id of this.imported.keys()) if (!kept.has(id.slice(id.indexOf(':') + 1))) this.imported.delete(id);
     return keys;
+  }
+
+  /** `key`'s public or private half, imported once per instance. */
+  imports(key: SigningKey, half: 'public' | 'private'): Promise<CryptoKey> {
+    const id = `${half}:${key.kid}`;
+    let imported = this.imported.get(id);
+    if (!imported) {
+      imported = importJWK(half === 'public' ? key.publicJwk : key.privateJwk, 'ES256') as Promise<CryptoKey>;
+      // A failed import is tried again next time, not remembered.
+      imported.catch(() => this.imported.delete(id));
+      this.imported.set(id, imported);
+    }
+    return imported;
   }
 
   /** Makes `key` the newest unless another instance rotated first (see SigningKeyStore.add). */
@@ -55,7 +76,7 @@ export class SigningKeyList {
     return added;
   }
 
-  async publicKey(kid: string | undefined): Promise<JsonWebKey> {
+  async publicKey(kid: string | undefined): Promise<CryptoKey> {
     // A `kid` we cannot have made costs nothing: varying ones would otherwise cost a read each.
     if (kid === undefined || !kidPattern.test(kid)) throw new Error('unknown signing key');
     const keys = await this.keys(false);
@@ -68,7 +89,7 @@ export class SigningKeyList {
       if (!key) this.rememberUnknown(kid);
     }
     if (!key) throw new Error('unknown signing key');
-    return key.publicJwk;
+    return this.imports(key, 'public');
   }
 
   /** True when a key this copy lacks can exist: none yet, or the newest is due (or nearly) for rotation. */
@@ -106,7 +127,7 @@ export class TokenVerifier {
   /** The claims of a valid, unexpired token signed by a published key; null otherwise. */
   async verify(token: string): Promise<AccessClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, async (header) => importJWK(await this.signingKeys.publicKey(header.kid), 'ES256'), {
+      const { payload } = await jwtVerify(token, (header) => this.signingKeys.publicKey(header.kid), {
         algorithms: ['ES256'],
         issuer: this.issuer,
         audience: accessTokenAudience,

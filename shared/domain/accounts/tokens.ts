@@ -1,4 +1,4 @@
-import { exportJWK, generateKeyPair, importJWK, SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { newKeyId } from '../../ids.ts';
 import { credentialLimits } from '../../limits.ts';
 import type { SigningKey } from './model.ts';
@@ -36,7 +36,7 @@ export class AccessTokens extends TokenVerifier {
       .setAudience(accessTokenAudience)
       .setIssuedAt(now)
       .setExpirationTime(now + expiresIn)
-      .sign(await importJWK(key.privateJwk, 'ES256'));
+      .sign(await this.signingKeys.imports(key, 'private'));
     return { token, expiresIn };
   }
 
