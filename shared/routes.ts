@@ -1363,14 +1363,20 @@ export interface RouteMatch {
 export function matchRoute(method: string, path: string): RouteMatch | { route: null; allowed: HttpMethod[] } {
   const segments = path.split('/');
   const allowed: HttpMethod[] = [];
-  for (const route of routes as readonly Route[]) {
-    const params = matchPath(route.path.split('/'), segments);
+  for (const [route, pattern] of routePatterns) {
+    const params = matchPath(pattern, segments);
     if (!params) continue;
     if (route.method === method) return { route, pathParameters: params };
     allowed.push(route.method);
   }
   return { route: null, allowed };
 }
+
+/** Each route with its path split once: the local gateway matches every request against all of them. */
+const routePatterns: ReadonlyArray<readonly [Route, string[]]> = (routes as readonly Route[]).map((route) => [
+  route,
+  route.path.split('/'),
+]);
 
 /** The methods `rows` serve at `path`: what a 405's `allow` names (empty: nothing is served there). */
 export function methodsAt(rows: readonly Route[], path: string): HttpMethod[] {
