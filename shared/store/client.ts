@@ -14,6 +14,10 @@ export function createDocumentClient(options: DynamoOptions): DynamoDBDocumentCl
     ...(options.endpoint ? { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     maxAttempts: 3,
   });
+  // The SDK's logger middleware filters every call's input and output for sensitive fields
+  // before handing them to its logger, even the no-op one it has when given none (as here):
+  // work on every call for a log nobody writes. Our own logs name the calls that matter.
+  client.middlewareStack.remove('loggerMiddleware');
   client.middlewareStack.add(retryTransactionConflicts(), { step: 'initialize', name: 'retryTransactionConflicts' });
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
