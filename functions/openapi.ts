@@ -10,14 +10,17 @@ export function compose(platform: Platform): OpenApiDeps {
   return { ...platform, guard: publicRoutesOnly };
 }
 
-/** Serves the OpenAPI document (DESIGN.md §7), made once per instance from the route table. */
+/** Serves the OpenAPI document (DESIGN.md §7), made and serialized once per instance from the route table. */
 export function operationsFor(): Operations<'openapi', OpenApiDeps> {
-  let document: ReturnType<typeof openApiDocument> | undefined;
+  let made: { document: ReturnType<typeof openApiDocument>; serialized: string } | undefined;
   return {
     async publishOpenApi(_request, deps) {
-      document ??= openApiDocument(deps.config.WEB_ORIGIN);
+      if (!made) {
+        const document = openApiDocument(deps.config.WEB_ORIGIN);
+        made = { document, serialized: JSON.stringify(document) };
+      }
       // The same for everyone and changed only by a deploy: clients and caches may keep it an hour.
-      return { status: 200, body: document, headers: { 'cache-control': 'public, max-age=3600' } };
+      return { status: 200, body: made.document, serialized: made.serialized, headers: { 'cache-control': 'public, max-age=3600' } };
     },
   };
 }

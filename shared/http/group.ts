@@ -129,7 +129,7 @@ async function run<D extends GroupDeps>(
     return {
       statusCode: reply.status,
       headers: { ...(reply.body === undefined ? {} : { 'content-type': json }), ...reply.headers },
-      ...(reply.body === undefined ? {} : { body: JSON.stringify(reply.body) }),
+      ...(reply.body === undefined ? {} : { body: reply.serialized ?? JSON.stringify(reply.body) }),
     };
   } finally {
     await Promise.all(counting);

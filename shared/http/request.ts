@@ -39,6 +39,11 @@ export interface ApiReply<Status extends number = number, Body = unknown> {
   headers?: Record<string, string>;
   /** A text/plain answer sent instead of `body` (routes whose row says `textReply`, for clients that asked for text). */
   text?: string;
+  /**
+   * `body` already serialized, sent as it is: for a body the same on every request, serialized
+   * once per instance (the OpenAPI document: 170 KB, 1.2 ms of JSON.stringify a request).
+   */
+  serialized?: string;
 }
 
 /** The request as it arrived: the body's bytes and the query's strings, not yet parsed. */
