@@ -14,8 +14,11 @@ import { afterAll, expect, inject } from 'vitest';
 let contract: Promise<typeof import('./contractCheck.ts')> | undefined;
 const loadContract = () => (contract ??= import('./contractCheck.ts'));
 
+// Wrapped once per process: where a worker keeps its modules from file to file (the property
+// step), this file runs again for each, and a second wrapper would check each response twice.
+const wrapped = Symbol.for('hushlink.contract.fetch');
 const originalFetch = globalThis.fetch;
-globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+const checkedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
   const response = await originalFetch(input, init);
   const url = new URL(input instanceof Request ? input.url : String(input));
   const local = url.hostname === 'localhost' || url.hostname === '127.0.0.1';
@@ -29,6 +32,7 @@ globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Pr
   }
   return response;
 };
+if (!(wrapped in originalFetch)) globalThis.fetch = Object.assign(checkedFetch, { [wrapped]: true });
 
 afterAll(async () => {
   const directory = inject('contractDir');

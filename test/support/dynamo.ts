@@ -1,13 +1,18 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { ensureTable, startDynamoLocal, type LocalDynamo } from '../../local/dynamodb.ts';
 
 /**
- * Names this test file to the launcher: vitest evaluates this module afresh for each file, so
- * every call from one file carries the same token, and another file's another.
+ * Names this test file to the launcher: its path, so every call from one file carries the same
+ * token and another file's another, also where a worker keeps its modules from file to file
+ * (the property step); a token of this module's own where vitest names no file.
  */
-const fileToken = randomBytes(8).toString('hex');
+const moduleToken = randomBytes(8).toString('hex');
+const fileToken = () => {
+  const path = expect.getState().testPath;
+  return path ? createHash('sha256').update(path).digest('hex').slice(0, 16) : moduleToken;
+};
 
 /**
  * This file's DynamoDB Local under `npm test`, the property step and e2e (test/support/sharedDynamo.ts
@@ -21,7 +26,7 @@ export async function sharedDynamoEndpoint(): Promise<string | undefined> {
     return undefined;
   }
   if (!launcher) return undefined;
-  const response = await fetch(`${launcher}/${process.env.VITEST_POOL_ID ?? '1'}/${fileToken}`);
+  const response = await fetch(`${launcher}/${process.env.VITEST_POOL_ID ?? '1'}/${fileToken()}`);
   const text = await response.text();
   if (!response.ok) throw new Error(`the shared DynamoDB Local did not start: ${text}`);
   return text;

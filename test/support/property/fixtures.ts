@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { Runtime } from '../../../local/runtime.ts';
 import { routeKey, scopes, type Route, type Scope } from '../../../shared/routes.ts';
 import { bearer, createKey, newEmail, signIn, type CreatedKey, type SignedIn } from '../accounts.ts';
+import { parsedJson } from '../contractCheck.ts';
 import { apiClient, claimPair, textSecretBody } from '../runtime.ts';
 import { directoryWorkspace, oktaUser, scimClient } from '../scim/directory.ts';
 import { invitationToken, joinAs, send, setWorkspace } from '../workspaces.ts';
@@ -205,7 +206,7 @@ export class Fixtures {
     if (status < 200 || status >= 300 || text === '') return;
     let body: Record<string, unknown>;
     try {
-      body = JSON.parse(text) as Record<string, unknown>;
+      body = parsedJson(text) as Record<string, unknown>;
     } catch {
       return;
     }
