@@ -708,7 +708,7 @@ export const billingRoutes = [
     body: 'PortalRequest',
     query: none,
     reply: { status: 201, body: 'PortalCreated' },
-    errors: [400, 401, 403, 404],
+    errors: [400, 401, 403, 404, 409],
   },
   {
     method: 'GET',

@@ -1,5 +1,5 @@
 import type { Clock } from '../../shared/clock.ts';
-import { invalidRequest, missingParam, noSuch } from './errors.ts';
+import { invalidRequest, missingParam, noSuch, portalNotConfigured } from './errors.ts';
 import {
   ids,
   paged,
@@ -278,7 +278,15 @@ export class StripeBilling {
     return (session.success_url ?? '').replaceAll('{CHECKOUT_SESSION_ID}', session.id);
   }
 
+  /**
+   * Whether the account's customer portal settings were saved. Stripe refuses every portal
+   * session until they are (a new account, in test mode and again in live mode); the emulator
+   * starts saved so `npm start` shows the portal, and a test can unsave them.
+   */
+  portalConfigured = true;
+
   createPortalSession(params: { customer?: string; return_url?: string }): PortalSession {
+    if (!this.portalConfigured) throw portalNotConfigured();
     if (params.customer === undefined) throw missingParam('customer');
     this.customer(params.customer, 'customer');
     if (params.return_url !== undefined && !isUrl(params.return_url))

@@ -19,6 +19,8 @@ export interface StripeControls {
   resendEvent(eventId: string): Promise<EventRecord>;
   sendEvents(eventIds: readonly string[]): Promise<EventRecord[]>;
   holdEvents(holding: boolean): Promise<void>;
+  /** Saves (true) or unsaves the customer portal settings: unsaved, Stripe refuses portal sessions. */
+  configurePortal(configured: boolean): void;
 }
 
 const json = (response: ServerResponse, status: number, body: unknown) => {
@@ -35,7 +37,8 @@ const json = (response: ServerResponse, status: number, body: unknown) => {
  * - `POST /_emulator/subscriptions/{id}/period_end`: its period ends now (renewed, or canceled);
  * - `POST /_emulator/tick`: every period the clock has passed ends;
  * - `POST /_emulator/events/{id}/resend`; `POST /_emulator/events/send` `{ids: [...]}` in that order;
- * - `POST /_emulator/webhooks/hold` `{hold: true|false}`: new events wait, or go (those waiting first).
+ * - `POST /_emulator/webhooks/hold` `{hold: true|false}`: new events wait, or go (those waiting first);
+ * - `POST /_emulator/portal/configuration` `{saved: true|false}`: the customer portal settings saved, or not.
  */
 export async function handleControl(
   controls: StripeControls,
@@ -79,6 +82,10 @@ export async function handleControl(
         if (typeof body.hold !== 'boolean') throw invalidRequest('hold must be true or false', { param: 'hold' });
         await controls.holdEvents(body.hold);
         return (json(response, 200, { holding: body.hold }), true);
+      case 'POST portal/configuration':
+        if (typeof body.saved !== 'boolean') throw invalidRequest('saved must be true or false', { param: 'saved' });
+        controls.configurePortal(body.saved);
+        return (json(response, 200, { saved: body.saved }), true);
       default:
         return false;
     }

@@ -95,6 +95,9 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
     resendEvent: async (eventId) => (await webhooks.sendInOrder([event(eventId).event.id]), event(eventId)),
     sendEvents: async (eventIds) => (await webhooks.sendInOrder(eventIds), eventIds.map(event)),
     holdEvents: (holding) => webhooks.hold(holding),
+    configurePortal: (configured) => {
+      billing.portalConfigured = configured;
+    },
   };
 
   loopback.serve((request, response) => {

@@ -60,3 +60,13 @@ export const unrecognizedUrl = (method: string, path: string): StripeApiError =>
     `Unrecognized request URL (${method}: ${path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
     { status: 404 },
   );
+
+/**
+ * Stripe's answer to a portal session before the account's customer portal settings were saved
+ * in the Dashboard: a 400 with no code, only this message (test mode's; live mode's names live
+ * mode and the Dashboard page without `/test`).
+ */
+export const portalNotConfigured = (): StripeApiError =>
+  invalidRequest(
+    'You can’t create a portal session in test mode until you save your customer portal settings in test mode at https://dashboard.stripe.com/test/settings/billing/portal.',
+  );

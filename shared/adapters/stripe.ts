@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { ProviderEvent, ProviderSubscription, SubscriptionStatus } from '../domain/billing/model.ts';
 import {
   InvalidSignature,
+  PortalUnconfigured,
   UnknownCursor,
   type CheckoutRequest,
   type PaymentProvider,
@@ -135,7 +136,15 @@ export class StripeProvider implements PaymentProvider {
   }
 
   async createPortalSession(customerId: string, returnUrl: string): Promise<{ url: string }> {
-    const session = await this.stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
+    let session: Stripe.BillingPortal.Session;
+    try {
+      session = await this.stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
+    } catch (error) {
+      // Stripe's 400 until the portal's settings are saved: no code, only its message says so.
+      if (error instanceof Stripe.errors.StripeInvalidRequestError && /save your customer portal settings/i.test(error.message))
+        throw new PortalUnconfigured(error.message);
+      throw error;
+    }
     return { url: session.url };
   }
 

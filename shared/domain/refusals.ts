@@ -41,6 +41,7 @@ export const refusalCodes = [
   'conflict',
   'payload_too_large',
   'misdirected',
+  'portal_unconfigured',
 ] as const;
 export type RefusalCode = (typeof refusalCodes)[number];
 

@@ -167,6 +167,30 @@ describe('the customer’s portal and invoices', () => {
     expectProblem(await api.post('/v1/billing/portal', { return_path: '//evil.example' }, buyer.auth), 400, 'invalid_request');
   });
 
+  it('answers 409 portal_unconfigured, not a 500, while the portal settings are unsaved in Stripe; 201 once they are', async () => {
+    const buyer = await signIn(runtime, newEmail('portal-unsaved'));
+    await pay((await checkout(buyer, { plan: 'pro' })).body.id);
+    // Stripe's own answer, through the emulator's HTTP control as an operator's script would flip it.
+    const unsave = await fetch(`${runtime.stripe.url}/_emulator/portal/configuration`, {
+      method: 'POST',
+      body: JSON.stringify({ saved: false }),
+    });
+    expect(await unsave.json()).toEqual({ saved: false });
+    try {
+      runtime.stripe.clearRequests();
+      const refused = await api.post('/v1/billing/portal', {}, buyer.auth);
+      expectProblem(refused, 409, 'portal_unconfigured');
+      expect(refused.body.detail).toContain('customer portal settings in Stripe’s Dashboard');
+      // Stripe answered its documented 400 (no code, the message naming the Dashboard page).
+      expect(runtime.stripe.requests()).toEqual([
+        expect.objectContaining({ method: 'POST', path: '/v1/billing_portal/sessions', status: 400 }),
+      ]);
+    } finally {
+      runtime.stripe.configurePortal(true);
+    }
+    expect((await api.post('/v1/billing/portal', {}, buyer.auth)).status).toBe(201);
+  });
+
   it('answers 401 without a session and 403 to an API key', async () => {
     const person = await signIn(runtime, newEmail('portal-key'));
     const key = await createKey(runtime, person, ['secrets:read']);

@@ -932,3 +932,23 @@ describe('in the local runtime', () => {
     }
   });
 });
+
+describe('the customer portal settings', () => {
+  it('refuses portal sessions as Stripe does while they are unsaved (400, no code, the Dashboard page named), and makes them once saved', async () => {
+    const customer = await stripe.customers.create({ email: 'portal@example.com' });
+    const refused = await fetch(`${emulator.url}/_emulator/portal/configuration`, { method: 'POST', body: '{"saved":"no"}' });
+    expect(refused.status).toBe(400);
+    expect((await fetch(`${emulator.url}/_emulator/portal/configuration`, { method: 'POST', body: '{"saved":false}' })).status).toBe(200);
+    try {
+      const error = await stripe.billingPortal.sessions.create({ customer: customer.id }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+      expect(error).toMatchObject({ statusCode: 400, code: undefined, type: 'StripeInvalidRequestError' });
+      expect((error as Error).message).toMatch(
+        /save your customer portal settings in test mode at https:\/\/dashboard\.stripe\.com\/test\/settings\/billing\/portal/,
+      );
+    } finally {
+      emulator.configurePortal(true);
+    }
+    expect((await stripe.billingPortal.sessions.create({ customer: customer.id })).object).toBe('billing_portal.session');
+  });
+});

@@ -1,5 +1,12 @@
-import { UnknownCursor, type BillingPorts, type BillingStore, type PaymentProvider, type ProviderInvoice } from './ports.ts';
-import { Invalid, NotFound } from '../refusals.ts';
+import {
+  PortalUnconfigured,
+  UnknownCursor,
+  type BillingPorts,
+  type BillingStore,
+  type PaymentProvider,
+  type ProviderInvoice,
+} from './ports.ts';
+import { Conflict, Invalid, NotFound } from '../refusals.ts';
 
 export interface CustomerPorts {
   provider: Pick<PaymentProvider, 'createPortalSession' | 'listInvoices' | 'invoiceCustomer'>;
@@ -17,7 +24,15 @@ async function ownCustomer(userId: string, ports: CustomerPorts): Promise<string
 /** The provider's billing portal for the caller's own customer (cards, invoices, cancelling), back to a page of this site. */
 export async function openPortal(userId: string, returnPath: string | undefined, ports: CustomerPorts): Promise<{ url: string }> {
   const customerId = await ownCustomer(userId, ports);
-  return ports.provider.createPortalSession(customerId, `${ports.config.WEB_ORIGIN}${returnPath ?? '/billing'}`);
+  try {
+    return await ports.provider.createPortalSession(customerId, `${ports.config.WEB_ORIGIN}${returnPath ?? '/billing'}`);
+  } catch (error) {
+    if (!(error instanceof PortalUnconfigured)) throw error;
+    throw new Conflict(
+      'The billing portal is not set up yet: the operator of this deployment must save the customer portal settings in Stripe’s Dashboard (Settings, Billing, Customer portal), in the mode of its key. Until then, write to the operator to change or cancel the plan.',
+      { code: 'portal_unconfigured' },
+    );
+  }
 }
 
 const notACursor = () =>

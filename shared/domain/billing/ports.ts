@@ -69,6 +69,14 @@ export class UnknownCursor extends Error {
   }
 }
 
+/** The provider refuses portal sessions until its operator saves the portal's settings (Stripe's Dashboard). */
+export class PortalUnconfigured extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'PortalUnconfigured';
+  }
+}
+
 export class InvalidSignature extends Error {
   constructor(reason: string) {
     super(reason);
