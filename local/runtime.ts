@@ -259,7 +259,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const runConfig: Config = {
       ...config,
       DYNAMODB_ENDPOINT: dynamo.endpoint,
-      DNS_SERVERS: [dns.server],
+      // The operator's DNS_SERVERS when set (a resolver of theirs on loopback, say); else the local one.
+      DNS_SERVERS: config.DNS_SERVERS && config.DNS_SERVERS.length > 0 ? config.DNS_SERVERS : [dns.server],
       // The SDK talks to the emulator, with its fixed local key and signing secret.
       STRIPE_API_URL: stripe.url,
       STRIPE_SECRET_KEY: stripe.apiKey,
