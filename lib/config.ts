@@ -123,18 +123,35 @@ export function readSettings(node: Node): HushlinkSettings {
     webCertificateArn: text(node, 'webCertificateArn'),
     webAclId: text(node, 'webAclId'),
     rateLimits: rateLimitSettings(node),
-    prices: { pro: price(node, 'pricePro', 'price_pro_monthly'), teamSeat: price(node, 'priceTeamSeat', 'price_team_seat_monthly') },
+    prices: stripePrices(node),
     salesEmail,
     slackClientId,
   };
 }
 
-/** A Stripe price id from context (`-c pricePro=price_…`), or the local emulator's default. */
-function price(node: Node, name: string, fallback: string): string {
-  const value = text(node, name) ?? fallback;
-  if (!/^price_[A-Za-z0-9_]+$/.test(value))
-    throw new Error(`context ${name} must be a Stripe price id, price_… (got ${JSON.stringify(value)})`);
-  return value;
+/** The local emulator's price ids (`npm start`): no Stripe account has them. */
+const emulatorPrices = ['price_pro_monthly', 'price_team_seat_monthly'];
+
+/**
+ * The Stripe prices of Pro and of a Team seat, from context (`-c pricePro=price_… -c
+ * priceTeamSeat=price_…`). Required: a deploy without them synthesized, and then every checkout
+ * was Stripe's "no such price" and a 500. The emulator's ids are refused for the same reason.
+ */
+function stripePrices(node: Node): { pro: string; teamSeat: string } {
+  const missing = ['pricePro', 'priceTeamSeat'].filter((name) => text(node, name) === undefined);
+  if (missing.length > 0)
+    throw new Error(
+      `context ${missing.join(' and ')} must name your Stripe price ids (Pro a month, a Team seat a month): -c pricePro=price_… -c priceTeamSeat=price_…`,
+    );
+  const price = (name: string): string => {
+    const value = text(node, name)!;
+    if (!/^price_[A-Za-z0-9_]+$/.test(value))
+      throw new Error(`context ${name} must be a Stripe price id, price_… (got ${JSON.stringify(value)})`);
+    if (emulatorPrices.includes(value))
+      throw new Error(`context ${name} is the local emulator's price id (${value}), which no Stripe account has: name your own price`);
+    return value;
+  };
+  return { pro: price('pricePro'), teamSeat: price('priceTeamSeat') };
 }
 
 /**

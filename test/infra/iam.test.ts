@@ -7,6 +7,7 @@ import { FUNCTION_TAG } from '../../lib/lambda.ts';
 import { fileAccess, HushlinkStack } from '../../lib/stack.ts';
 import { prepareWebAssets } from '../../lib/web.ts';
 import { groups } from '../../shared/routes.ts';
+import { cdkContext } from './context.ts';
 
 const webAssetsDir = await prepareWebAssets();
 
@@ -28,9 +29,6 @@ const CDK_ROLE_PREFIXES = ['CustomCDKBucketDeployment', 'CustomS3AutoDeleteObjec
 
 type Resource = { Type: string; Properties?: Record<string, any> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, any>; Principal?: unknown };
-
-const cdkContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> })
-  .context;
 
 function synth(context: Record<string, unknown>): { stack: Stack; resources: Record<string, Resource> } {
   // Bundling is checked by stack.test.ts; policies do not depend on the bundle.

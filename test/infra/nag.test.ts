@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { App, Validations, type Stack } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
@@ -6,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../lib/config.ts';
 import { HushlinkStack } from '../../lib/stack.ts';
 import { prepareWebAssets } from '../../lib/web.ts';
+import { cdkContext } from './context.ts';
 
 const webAssetsDir = await prepareWebAssets();
 
@@ -18,9 +18,6 @@ const webAssetsDir = await prepareWebAssets();
  * (the same rules, on a construct tree), and acknowledgments are CDK's own `Validations.of(x)
  * .acknowledge({ id, reason })`, which lib/ records without depending on cdk-nag.
  */
-
-const cdkContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> })
-  .context;
 
 function build(context: Record<string, unknown>): HushlinkStack {
   // Bundling is what stack.test.ts checks; the rules only read the resources.

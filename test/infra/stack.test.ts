@@ -15,6 +15,7 @@ import { createTableInput, tableDefinition } from '../../shared/store/table.ts';
 import { relayFilters } from '../../shared/store/relayRecords.ts';
 import { webhookLimits } from '../../shared/limits.ts';
 import { loadConfig } from '../../shared/config.ts';
+import { cdkContext, testPrices } from './context.ts';
 
 const webAssetsDir = await prepareWebAssets();
 
@@ -55,10 +56,6 @@ function ourLogGroups(all: Record<string, Resource>): [string, Resource][] {
     ([id, r]) => r.Type === 'AWS::Logs::LogGroup' && !CDK_FUNCTION_PREFIXES.some((prefix) => id.startsWith(prefix)),
   );
 }
-
-/** The same feature flags `cdk synth` uses, so the test sees the template that gets deployed. */
-const cdkContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> })
-  .context;
 
 function synth(context: Record<string, unknown>): { app: App; template: Template } {
   const app = new App({ context: { ...cdkContext, webOrigin: WEB_ORIGIN, ...context } });
@@ -869,7 +866,19 @@ describe('every option on (customer-managed key, X-Ray, alarm e-mail, regions, r
 });
 
 describe('settings', () => {
-  const settingsOf = (context: Record<string, unknown>) => readSettings(new App({ context }).node);
+  const settingsOf = (context: Record<string, unknown>) => readSettings(new App({ context: { ...testPrices, ...context } }).node);
+
+  it('refuse to synthesize without your Stripe price ids, naming the context keys, and refuse the emulator’s', () => {
+    const bare = (context: Record<string, unknown>) => () => readSettings(new App({ context }).node);
+    expect(bare({})).toThrow(
+      /context pricePro and priceTeamSeat must name your Stripe price ids.*-c pricePro=price_… -c priceTeamSeat=price_…/,
+    );
+    expect(bare({ pricePro: testPrices.pricePro })).toThrow(/^context priceTeamSeat must name/);
+    expect(bare({ ...testPrices, pricePro: 'price_pro_monthly' })).toThrow(/pricePro is the local emulator's price id/);
+    expect(bare({ ...testPrices, priceTeamSeat: 'price_team_seat_monthly' })).toThrow(/priceTeamSeat is the local emulator's price id/);
+    expect(bare({ ...testPrices, pricePro: 'prod_123' })).toThrow(/pricePro must be a Stripe price id/);
+    expect(settingsOf({}).prices).toEqual({ pro: testPrices.pricePro, teamSeat: testPrices.priceTeamSeat });
+  });
 
   it('read booleans from -c strings and cdk.json booleans alike', () => {
     expect(settingsOf({ customerManagedKey: 'true', xray: true })).toMatchObject({ customerManagedKey: true, xray: true });

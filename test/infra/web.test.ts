@@ -20,11 +20,9 @@ import {
 import { viewerHostHeader } from '../../shared/http/viewerHost.ts';
 import { contentSecurityPolicy, webHeaders } from '../../shared/http/webHeaders.ts';
 import { assetPathFor, buildWeb } from '../../web/build.ts';
+import { cdkContext } from './context.ts';
 
 type Resource = { Type: string; Properties?: Record<string, any>; DeletionPolicy?: string; DependsOn?: string[] };
-
-const cdkContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> })
-  .context;
 
 const FILES_ORIGIN = 'https://hushlink-files.s3.eu-west-1.amazonaws.com';
 const CERTIFICATE_ARN = 'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555';
