@@ -74,7 +74,7 @@ export type RateClass =
   | 'enterprise_inquiry';
 
 /** Error statuses a route may answer (problem+json); success statuses are the `reply`'s. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 421 | 423 | 425 | 429;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 421 | 423 | 425 | 429 | 503;
 
 export interface Route {
   readonly method: HttpMethod;
@@ -682,7 +682,7 @@ export const billingRoutes = [
     body: 'CheckoutRequest',
     query: none,
     reply: { status: 201, body: 'CheckoutCreated' },
-    errors: [400, 401, 403, 409, 429],
+    errors: [400, 401, 403, 409, 429, 503],
   },
   {
     method: 'GET',
@@ -695,7 +695,7 @@ export const billingRoutes = [
     body: none,
     query: 'InvoiceListQuery',
     reply: { status: 200, body: 'InvoiceList' },
-    errors: [400, 401, 403, 404],
+    errors: [400, 401, 403, 404, 503],
   },
   {
     method: 'POST',
@@ -708,7 +708,7 @@ export const billingRoutes = [
     body: 'PortalRequest',
     query: none,
     reply: { status: 201, body: 'PortalCreated' },
-    errors: [400, 401, 403, 404, 409],
+    errors: [400, 401, 403, 404, 409, 503],
   },
   {
     method: 'GET',
@@ -734,7 +734,7 @@ export const billingRoutes = [
     body: 'SeatsRequest',
     query: none,
     reply: { status: 200, body: 'SeatsChanged' },
-    errors: [400, 401, 403, 404],
+    errors: [400, 401, 403, 404, 503],
   },
   {
     method: 'POST',
@@ -767,7 +767,7 @@ export const billingWebhookRoutes = [
     body: none,
     query: none,
     reply: { status: 200, body: 'ProviderEventReceived' },
-    errors: [400],
+    errors: [400, 503],
     headers: [{ name: 'stripe-signature', description: "Stripe's signature of the raw body: t=<unix seconds>,v1=<hex HMAC-SHA256>." }],
   },
 ] as const satisfies readonly Route[];

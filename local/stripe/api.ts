@@ -29,6 +29,8 @@ export interface ApiContext {
   /** Answers are in this version's shapes; it is also the `Stripe-Version` answered. */
   apiVersion: string;
   log: RecordedRequest[];
+  /** Requests still to answer with Stripe's 500 (`failNextRequests`), as a Stripe outage would. */
+  faults: { pendingErrors: number };
 }
 
 interface Handled {
@@ -215,22 +217,19 @@ export function handleApi(context: ApiContext, request: IncomingMessage, respons
     const replay = key === null ? undefined : previousAnswer(context.store, key, method, url.pathname, canonical, context.billing.now());
     if (replay) return answer(replay.status, replay.body, { 'idempotent-replayed': 'true', 'original-request': replay.requestId });
     const params = readParams(method === 'POST' ? recorded.form : recorded.query, found.candidate.params);
+    if (context.faults.pendingErrors > 0) {
+      context.faults.pendingErrors--;
+      // Stripe saves the answer of a request that started executing, a 500 included, and replays
+      // it to that key for 24 hours; only a refusal before execution (a bad parameter) is not saved.
+      const failed = new StripeApiError(500, { type: 'api_error', message: 'An unknown error occurred' });
+      if (key !== null)
+        remember(context, key, method, url.pathname, canonical, 500, JSON.stringify(errorBody(failed, requestId), null, 2), requestId);
+      throw failed;
+    }
     const handled = found.candidate.handle(context, params, found.match![1] ?? '', { requestId, idempotencyKey: key });
     const status = handled.status ?? 200;
     const body = JSON.stringify(expand(context, handled.body, (params as { expand?: string[] }).expand ?? []), null, 2);
-    if (key !== null) {
-      forgetExpiredKeys(context.store, context.billing.now());
-      context.store.data.idempotency[key] = {
-        method,
-        path: url.pathname,
-        params: canonical,
-        status,
-        body,
-        requestId,
-        created: context.billing.now(),
-      };
-      context.store.save();
-    }
+    if (key !== null) remember(context, key, method, url.pathname, canonical, status, body, requestId);
     events = handled.events ?? [];
     answer(status, body);
   } catch (error) {
@@ -238,6 +237,22 @@ export function handleApi(context: ApiContext, request: IncomingMessage, respons
     answer(error.status, JSON.stringify(errorBody(error, requestId), null, 2));
   }
   if (events.length > 0) void context.webhooks.send(events);
+}
+
+/** Saves an answer under its idempotency key, for Stripe's 24 hours. */
+function remember(
+  context: ApiContext,
+  key: string,
+  method: string,
+  path: string,
+  params: string,
+  status: number,
+  body: string,
+  requestId: string,
+): void {
+  forgetExpiredKeys(context.store, context.billing.now());
+  context.store.data.idempotency[key] = { method, path, params, status, body, requestId, created: context.billing.now() };
+  context.store.save();
 }
 
 function header(request: IncomingMessage, name: string): string | null {

@@ -19,6 +19,8 @@ export interface StripeControls {
   resendEvent(eventId: string): Promise<EventRecord>;
   sendEvents(eventIds: readonly string[]): Promise<EventRecord[]>;
   holdEvents(holding: boolean): Promise<void>;
+  /** The next `count` API requests answer Stripe's 500 `api_error`, saved under their idempotency keys as Stripe saves it. */
+  failNextRequests(count: number): void;
   /** Saves (true) or unsaves the customer portal settings: unsaved, Stripe refuses portal sessions. */
   configurePortal(configured: boolean): void;
 }
@@ -38,7 +40,8 @@ const json = (response: ServerResponse, status: number, body: unknown) => {
  * - `POST /_emulator/tick`: every period the clock has passed ends;
  * - `POST /_emulator/events/{id}/resend`; `POST /_emulator/events/send` `{ids: [...]}` in that order;
  * - `POST /_emulator/webhooks/hold` `{hold: true|false}`: new events wait, or go (those waiting first);
- * - `POST /_emulator/portal/configuration` `{saved: true|false}`: the customer portal settings saved, or not.
+ * - `POST /_emulator/portal/configuration` `{saved: true|false}`: the customer portal settings saved, or not;
+ * - `POST /_emulator/failures` `{count}`: the next `count` API requests answer Stripe's 500 (replayed to their keys).
  */
 export async function handleControl(
   controls: StripeControls,
@@ -82,6 +85,11 @@ export async function handleControl(
         if (typeof body.hold !== 'boolean') throw invalidRequest('hold must be true or false', { param: 'hold' });
         await controls.holdEvents(body.hold);
         return (json(response, 200, { holding: body.hold }), true);
+      case 'POST failures':
+        if (!Number.isSafeInteger(body.count) || (body.count as number) < 0)
+          throw invalidRequest('count must be a whole number', { param: 'count' });
+        controls.failNextRequests(body.count as number);
+        return (json(response, 200, { count: body.count }), true);
       case 'POST portal/configuration':
         if (typeof body.saved !== 'boolean') throw invalidRequest('saved must be true or false', { param: 'saved' });
         controls.configurePortal(body.saved);

@@ -78,6 +78,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
   const webhooks = new Webhooks(store, { clock, url: options.webhookUrl, signingSecret, apiVersion });
   const billing = new StripeBilling(store, webhooks, { clock, baseUrl: url, prices: options.prices ?? defaultStripePrices });
   const log: RecordedRequest[] = [];
+  const faults = { pendingErrors: 0 };
   const delivered = async <T extends { events: readonly StripeEvent[] }>(made: T): Promise<T> => {
     await webhooks.send(made.events);
     return made;
@@ -95,6 +96,9 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
     resendEvent: async (eventId) => (await webhooks.sendInOrder([event(eventId).event.id]), event(eventId)),
     sendEvents: async (eventIds) => (await webhooks.sendInOrder(eventIds), eventIds.map(event)),
     holdEvents: (holding) => webhooks.hold(holding),
+    failNextRequests: (count) => {
+      faults.pendingErrors = count;
+    },
     configurePortal: (configured) => {
       billing.portalConfigured = configured;
     },
@@ -114,7 +118,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
     const method = request.method ?? 'GET';
     const body = await readBody(request);
     if (body === undefined) return void response.writeHead(413).end();
-    if (path.startsWith('/v1/')) return handleApi({ billing, webhooks, store, apiKey, apiVersion, log }, request, response, body);
+    if (path.startsWith('/v1/')) return handleApi({ billing, webhooks, store, apiKey, apiVersion, log, faults }, request, response, body);
     if (path.startsWith('/_emulator/') && (await handleControl(controls, method, path, body, response))) return;
     if (await handlePage({ billing, webhooks }, method, path, new URLSearchParams(body), response)) return;
     response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found\n');

@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
 import type { Clock } from '../clock.ts';
+import { Unavailable } from '../domain/refusals.ts';
 import type { ProviderEvent, ProviderSubscription, SubscriptionStatus } from '../domain/billing/model.ts';
 import {
   InvalidSignature,
@@ -24,8 +25,10 @@ export interface StripeSettings {
 export function stripeClient(settings: Pick<StripeSettings, 'secretKey' | 'apiUrl'>): Stripe {
   const url = settings.apiUrl ? new URL(settings.apiUrl) : null;
   return new Stripe(settings.secretKey, {
-    maxNetworkRetries: 2,
-    timeout: 10_000,
+    // Within the billing function's 10 s: two tries of 3 s and the SDK's back-off between them
+    // (0.5 to 2 s) leave time for the request's other work; past that the caller gets a 503.
+    maxNetworkRetries: 1,
+    timeout: 3_000,
     ...(url
       ? {
           host: url.hostname,
@@ -233,6 +236,23 @@ export class StripeProvider implements PaymentProvider {
       throw error;
     }
   }
+}
+
+/**
+ * Stripe's outage as the domain's `Unavailable` (503, retry-after): its 5xx, its 429, or no
+ * answer at all (the SDK's timeout or a broken connection), once the SDK's retries are spent.
+ * Null for anything else: a refusal of ours to send, or a fault.
+ */
+export function providerOutage(error: unknown): Unavailable | null {
+  const outage =
+    error instanceof Stripe.errors.StripeConnectionError ||
+    error instanceof Stripe.errors.StripeRateLimitError ||
+    (error instanceof Stripe.errors.StripeError && (error.statusCode ?? 0) >= 500);
+  return outage
+    ? new Unavailable('The payment provider is not answering right now; nothing was changed. Try again in a minute.', 60, {
+        code: 'provider_unavailable',
+      })
+    : null;
 }
 
 const missing = (error: unknown): boolean => error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'resource_missing';

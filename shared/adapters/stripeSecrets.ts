@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { ProviderEvent, ProviderSubscription } from '../domain/billing/model.ts';
 import type { CheckoutRequest, PaymentProvider, ProviderInvoice } from '../domain/billing/ports.ts';
-import { StripeProvider, stripeClient, type StripeSettings } from './stripe.ts';
+import { providerOutage, StripeProvider, stripeClient, type StripeSettings } from './stripe.ts';
 
 const storedSecrets = z.object({
   secret_key: z.string().check(z.regex(/^(sk|rk)_/)),
@@ -54,20 +54,33 @@ export class LazyStripeProvider implements PaymentProvider {
     return this.provider;
   }
 
+  /**
+   * One call to the provider, its outages said as such: Stripe's 5xx, 429 or no answer in time
+   * (the SDK's own retries spent) is `Unavailable`, a 503 with retry-after, not a fault of ours.
+   */
+  private async ask<T>(call: (provider: StripeProvider) => Promise<T>): Promise<T> {
+    const provider = await this.get();
+    try {
+      return await call(provider);
+    } catch (error) {
+      throw providerOutage(error) ?? error;
+    }
+  }
+
   async verifyEvent(rawBody: Buffer, signature: string | null): Promise<ProviderEvent> {
-    return (await this.get()).verifyEvent(rawBody, signature);
+    return this.ask((provider) => provider.verifyEvent(rawBody, signature));
   }
 
   async createCustomer(email: string, userId: string, idempotencyKey: string): Promise<string> {
-    return (await this.get()).createCustomer(email, userId, idempotencyKey);
+    return this.ask((provider) => provider.createCustomer(email, userId, idempotencyKey));
   }
 
   async createCheckoutSession(request: CheckoutRequest): Promise<{ id: string; url: string }> {
-    return (await this.get()).createCheckoutSession(request);
+    return this.ask((provider) => provider.createCheckoutSession(request));
   }
 
   async createPortalSession(customerId: string, returnUrl: string): Promise<{ url: string }> {
-    return (await this.get()).createPortalSession(customerId, returnUrl);
+    return this.ask((provider) => provider.createPortalSession(customerId, returnUrl));
   }
 
   async listInvoices(
@@ -75,31 +88,31 @@ export class LazyStripeProvider implements PaymentProvider {
     limit: number,
     startingAfter: string | null,
   ): Promise<{ items: ProviderInvoice[]; hasMore: boolean }> {
-    return (await this.get()).listInvoices(customerId, limit, startingAfter);
+    return this.ask((provider) => provider.listInvoices(customerId, limit, startingAfter));
   }
 
   async retrieveSubscription(id: string): Promise<ProviderSubscription | null> {
-    return (await this.get()).retrieveSubscription(id);
+    return this.ask((provider) => provider.retrieveSubscription(id));
   }
 
   async changeQuantity(subscriptionId: string, itemId: string, quantity: number, idempotencyKey: string): Promise<ProviderSubscription> {
-    return (await this.get()).changeQuantity(subscriptionId, itemId, quantity, idempotencyKey);
+    return this.ask((provider) => provider.changeQuantity(subscriptionId, itemId, quantity, idempotencyKey));
   }
 
   async cancelSubscription(id: string): Promise<ProviderSubscription | null> {
-    return (await this.get()).cancelSubscription(id);
+    return this.ask((provider) => provider.cancelSubscription(id));
   }
 
   async openCheckouts(customerId: string): Promise<Array<{ id: string; metadata: Record<string, string> }>> {
-    return (await this.get()).openCheckouts(customerId);
+    return this.ask((provider) => provider.openCheckouts(customerId));
   }
 
   async expireCheckout(id: string): Promise<boolean> {
-    return (await this.get()).expireCheckout(id);
+    return this.ask((provider) => provider.expireCheckout(id));
   }
 
   async invoiceCustomer(id: string): Promise<string | null> {
-    return (await this.get()).invoiceCustomer(id);
+    return this.ask((provider) => provider.invoiceCustomer(id));
   }
 }
 

@@ -188,6 +188,7 @@ const problemDescriptions: Record<ErrorStatus, string> = {
   423: 'Locked.',
   425: 'Too early: `not_before` says when; `retry-after` in seconds.',
   429: 'Rate limited: `retry-after` says when the window resets.',
+  503: 'A provider this depends on (payments) is not answering: nothing was changed; `retry-after` says when to try again.',
 };
 
 /** An error's body: problem+json, or SCIM's error message on the routes speaking SCIM. */
@@ -205,7 +206,7 @@ const unknownHostResponse = (media: Route['media']) => ({
 function problemResponse(status: ErrorStatus, media: Route['media']) {
   return {
     description: media === 'scim' ? (scimDescriptions[status] ?? problemDescriptions[status]) : problemDescriptions[status],
-    ...(status === 429 || status === 425
+    ...(status === 429 || status === 425 || status === 503
       ? { headers: { 'retry-after': { description: 'Seconds to wait.', schema: { type: 'integer' } } } }
       : {}),
     ...(status === 401 && media === 'scim'

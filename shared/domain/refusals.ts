@@ -17,7 +17,8 @@ export type RefusalKind =
   | 'misdirected'
   | 'locked'
   | 'too_early'
-  | 'rate_limited';
+  | 'rate_limited'
+  | 'unavailable';
 
 /** Stable snake_case codes a client can switch on (a problem's `code`). */
 export const refusalCodes = [
@@ -42,6 +43,7 @@ export const refusalCodes = [
   'payload_too_large',
   'misdirected',
   'portal_unconfigured',
+  'provider_unavailable',
 ] as const;
 export type RefusalCode = (typeof refusalCodes)[number];
 
@@ -167,5 +169,16 @@ export class RateLimited extends Refusal {
     options: RefusalOptions = {},
   ) {
     super('rate_limited', detail, { code: 'rate_limited', ...options });
+  }
+}
+
+/** Something this depends on (a payment provider) did not answer as it should: try again in `retryAfterSeconds`. */
+export class Unavailable extends Refusal {
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number,
+    options: RefusalOptions = {},
+  ) {
+    super('unavailable', detail, { code: 'provider_unavailable', ...options });
   }
 }

@@ -5,7 +5,16 @@
  * `toHttpError` on anything thrown.
  */
 import { $ZodError } from 'zod/v4/core';
-import { Refusal, RateLimited, TooEarly, Unauthenticated, type Challenge, type FieldIssue, type RefusalKind } from '../domain/refusals.ts';
+import {
+  Refusal,
+  RateLimited,
+  TooEarly,
+  Unauthenticated,
+  Unavailable,
+  type Challenge,
+  type FieldIssue,
+  type RefusalKind,
+} from '../domain/refusals.ts';
 import { HttpError, validationError, type ErrorCode, type FieldError } from './errors.ts';
 
 const statusOf: Record<RefusalKind, number> = {
@@ -20,6 +29,7 @@ const statusOf: Record<RefusalKind, number> = {
   locked: 423,
   too_early: 425,
   rate_limited: 429,
+  unavailable: 503,
 };
 
 const challenges: Record<Challenge, string> = {
@@ -36,7 +46,8 @@ const fieldError = (issue: FieldIssue): FieldError => ({
 /** A domain refusal as HTTP shows it. */
 export function fromRefusal(refusal: Refusal): HttpError {
   const headers: Record<string, string> = {};
-  if (refusal instanceof RateLimited || refusal instanceof TooEarly) headers['retry-after'] = String(refusal.retryAfterSeconds);
+  if (refusal instanceof RateLimited || refusal instanceof TooEarly || refusal instanceof Unavailable)
+    headers['retry-after'] = String(refusal.retryAfterSeconds);
   if (refusal instanceof Unauthenticated && refusal.challenge) headers['www-authenticate'] = challenges[refusal.challenge];
   return new HttpError(statusOf[refusal.kind], refusal.code, refusal.detail, {
     ...(Object.keys(headers).length ? { headers } : {}),

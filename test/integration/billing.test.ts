@@ -40,12 +40,12 @@ describe('POST /v1/billing/checkout', () => {
     const started = await checkout(buyer, { plan: 'pro', success_path: '/billing?done=1' });
     expect(started.status).toBe(201);
     expect(started.body).toEqual({ id: expect.stringMatching(/^cs_/), url: expect.stringContaining(runtime.stripe.url) });
-    // What the provider was asked: one customer for the account (its own idempotency key), then the session.
+    // What the provider was asked: a customer for the account (a key of this attempt), then the session.
     const [customer, session] = runtime.stripe.requests();
     expect(customer).toMatchObject({
       method: 'POST',
       path: '/v1/customers',
-      idempotency_key: `customer-${buyer.user.id}`,
+      idempotency_key: expect.stringMatching(new RegExp(`^customer-${buyer.user.id}-[0-9a-f-]{36}$`)),
       stripe_version: Stripe.API_VERSION,
     });
     expect(customer!.form).toEqual({ email: buyer.user.email, metadata: { user_id: buyer.user.id } });
@@ -121,6 +121,26 @@ describe('GET /v1/billing/subscription', () => {
     expectProblem(await api.get('/v1/billing/subscription'), 401, 'unauthorized');
     const key = await createKey(runtime, person, ['secrets:read']);
     expectProblem(await api.get('/v1/billing/subscription', key.auth), 403, 'forbidden');
+  });
+});
+
+describe('a provider error during checkout', () => {
+  it('does not fail the account’s checkouts for a day: the next attempt makes its customer under a key of its own', async () => {
+    const buyer = await signIn(runtime, newEmail('checkout-500'));
+    runtime.stripe.clearRequests();
+    // Stripe's 500, saved under the request's idempotency key and replayed to it for 24 hours.
+    runtime.stripe.failNextRequests(1);
+    expectProblem(await checkout(buyer, { plan: 'pro' }), 503, 'provider_unavailable');
+    const retried = await checkout(buyer, { plan: 'pro' });
+    expect(retried.status).toBe(201);
+    const customers = runtime.stripe.requests().filter((request) => request.path === '/v1/customers');
+    const keys = [...new Set(customers.map((request) => request.idempotency_key))];
+    // The failed attempt (and the SDK's retries of it, replayed) under one key; the next under another, made.
+    expect(keys).toHaveLength(2);
+    expect(customers.filter((request) => request.idempotency_key === keys[0]).every((request) => request.status === 500)).toBe(true);
+    expect(customers.filter((request) => request.idempotency_key === keys[1]).map((request) => request.status)).toEqual([200]);
+    await pay(retried.body.id);
+    expect((await subscription(buyer)).body).toMatchObject({ plan: 'pro' });
   });
 });
 

@@ -952,3 +952,19 @@ describe('the customer portal settings', () => {
     expect((await stripe.billingPortal.sessions.create({ customer: customer.id })).object).toBe('billing_portal.session');
   });
 });
+
+describe('Stripe’s 500', () => {
+  it('is saved under the request’s idempotency key and replayed to it, as Stripe does; another key is executed', async () => {
+    const failing = await fetch(`${emulator.url}/_emulator/failures`, { method: 'POST', body: '{"count":1}' });
+    expect(await failing.json()).toEqual({ count: 1 });
+    expect((await fetch(`${emulator.url}/_emulator/failures`, { method: 'POST', body: '{"count":-1}' })).status).toBe(400);
+    const once = new Stripe(emulator.apiKey, { host: emulator.host, port: emulator.port, protocol: 'http', maxNetworkRetries: 0 });
+    const key = `customer-replay-${Date.now()}`;
+    const first = await once.customers.create({ email: 'a@example.com' }, { idempotencyKey: key }).catch((error: unknown) => error);
+    expect(first).toBeInstanceOf(Stripe.errors.StripeAPIError);
+    expect(first).toMatchObject({ statusCode: 500 });
+    const replayed = await once.customers.create({ email: 'a@example.com' }, { idempotencyKey: key }).catch((error: unknown) => error);
+    expect(replayed).toMatchObject({ statusCode: 500, headers: expect.objectContaining({ 'idempotent-replayed': 'true' }) });
+    expect((await once.customers.create({ email: 'a@example.com' }, { idempotencyKey: `${key}-2` })).object).toBe('customer');
+  });
+});

@@ -108,7 +108,9 @@ export async function startCheckout(checkout: NewCheckout, userId: string, ports
 async function newCustomer(userId: string, ports: CheckoutPorts): Promise<string> {
   const user = await ports.users.get(userId);
   if (!user) throw new Unauthenticated('Sign in first.');
-  // One key per account: two checkouts at once, or a retry, make one customer at the provider.
-  const made = await ports.provider.createCustomer(user.email, userId, `customer-${userId}`);
+  // A key of this attempt's own: Stripe replays a key's saved answer for 24 hours, a 500 included,
+  // so a key per account would fail the account's checkouts for a day after one provider error.
+  // Two first checkouts at once may each make a customer; the account keeps the first one stored.
+  const made = await ports.provider.createCustomer(user.email, userId, `customer-${userId}-${randomUUID()}`);
   return ports.billing.keepCustomer(userId, made);
 }

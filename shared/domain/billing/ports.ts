@@ -35,7 +35,7 @@ export interface ProviderInvoice {
 
 /** The payment provider, as the service uses it (shared/adapters/stripe.ts). */
 export interface PaymentProvider {
-  /** A customer for an account (`idempotencyKey` per account: a retry makes no second one). */
+  /** A customer for an account (`idempotencyKey` of the attempt: the SDK's own retries of it make no second one). */
   createCustomer(email: string, userId: string, idempotencyKey: string): Promise<string>;
   createCheckoutSession(request: CheckoutRequest): Promise<{ id: string; url: string }>;
   /** The provider's billing portal for a customer, coming back to `returnUrl`. */
