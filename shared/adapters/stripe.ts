@@ -25,8 +25,10 @@ export interface StripeSettings {
 export function stripeClient(settings: Pick<StripeSettings, 'secretKey' | 'apiUrl'>): Stripe {
   const url = settings.apiUrl ? new URL(settings.apiUrl) : null;
   return new Stripe(settings.secretKey, {
-    // Within the billing function's 10 s: two tries of 3 s and the SDK's back-off between them
-    // (0.5 to 2 s) leave time for the request's other work; past that the caller gets a 503.
+    // One call gives up within about 7 s (two tries of 3 s and the SDK's back-off), inside the
+    // billing function's 10 s; past that the caller gets a 503. A request that makes two calls in
+    // a row (a first checkout: the customer, then the session) can still meet the function's
+    // timeout when both are slow: a deadline per request is not built yet (issue 28).
     maxNetworkRetries: 1,
     timeout: 3_000,
     ...(url
