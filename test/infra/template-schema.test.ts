@@ -86,8 +86,7 @@ describe('the check', () => {
         Fn: {
           Type: 'AWS::Lambda::Function',
           Properties: {
-            // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's own placeholder
-            Code: { S3Bucket: { 'Fn::Sub': 'cdk-${AWS::AccountId}' }, S3Key: 'k.zip' },
+            Code: { S3Bucket: { 'Fn::Join': ['-', ['cdk', { Ref: 'AWS::AccountId' }]] }, S3Key: 'k.zip' },
             Role: { 'Fn::GetAtt': ['Role', 'Arn'] },
             Timeout: { 'Fn::If': ['Prod', 30, { Ref: 'AWS::NoValue' }] },
             MemorySize: '256',
