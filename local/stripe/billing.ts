@@ -12,6 +12,9 @@ import {
   type PriceConfig,
   type StripeEvent,
 } from './objects.ts';
+import { checkoutCustomerDetails, openCheckoutSession } from './shapes/checkout.ts';
+import { customerObject } from './shapes/customer.ts';
+import { portalSessionObject } from './shapes/portal.ts';
 import type { SessionRecord, StripeStore } from './store.ts';
 import { Subscriptions } from './subscriptions.ts';
 import type { Webhooks } from './webhooks.ts';
@@ -86,30 +89,16 @@ export class StripeBilling {
   }
 
   createCustomer(params: CustomerParams): Customer {
-    const customer: Customer = {
+    const customer = customerObject({
       id: ids.customer(),
-      object: 'customer',
-      address: null,
-      balance: 0,
       created: this.now(),
-      currency: null,
-      default_source: null,
-      delinquent: false,
-      description: params.description ?? null,
-      discount: null,
       email: params.email ?? null,
-      invoice_prefix: ids.invoicePrefix(),
-      invoice_settings: { custom_fields: null, default_payment_method: null, footer: null, rendering_options: null },
-      livemode: false,
-      metadata: Object.fromEntries(Object.entries(params.metadata ?? {}).filter(([, value]) => value !== '')),
       name: params.name ?? null,
-      next_invoice_sequence: 1,
+      description: params.description ?? null,
       phone: params.phone ?? null,
-      preferred_locales: [],
-      shipping: null,
-      tax_exempt: 'none',
-      test_clock: null,
-    };
+      metadata: Object.fromEntries(Object.entries(params.metadata ?? {}).filter(([, value]) => value !== '')),
+      invoicePrefix: ids.invoicePrefix(),
+    });
     this.store.data.customers[customer.id] = customer;
     this.store.save();
     return customer;
@@ -149,41 +138,20 @@ export class StripeBilling {
     }
     const id = ids.checkoutSession();
     const now = this.now();
-    const total = lineItems.reduce((sum, item) => sum + item.price.unit_amount * item.quantity, 0);
-    const session: CheckoutSession = {
+    const session = openCheckoutSession({
       id,
-      object: 'checkout.session',
-      allow_promotion_codes: null,
-      amount_subtotal: total,
-      amount_total: total,
-      billing_address_collection: null,
-      cancel_url: params.cancel_url ?? null,
-      client_reference_id: params.client_reference_id ?? null,
-      client_secret: null,
       created: now,
+      expiresAt: now + checkoutLifetimeSeconds,
+      url: `${this.options.baseUrl}/checkout/${id}`,
+      amount: lineItems.reduce((sum, item) => sum + item.price.unit_amount * item.quantity, 0),
       currency: lineItems[0]!.price.currency,
       customer: params.customer ?? null,
-      customer_creation: null,
-      customer_details: null,
-      customer_email: params.customer_email ?? null,
-      expires_at: now + checkoutLifetimeSeconds,
-      invoice: null,
-      livemode: false,
-      locale: null,
+      customerEmail: params.customer_email ?? null,
+      clientReferenceId: params.client_reference_id ?? null,
       metadata: params.metadata ?? {},
-      mode: 'subscription',
-      payment_intent: null,
-      payment_link: null,
-      payment_method_types: ['card'],
-      payment_status: 'unpaid',
-      status: 'open',
-      submit_type: null,
-      subscription: null,
-      success_url: params.success_url,
-      total_details: { amount_discount: 0, amount_shipping: 0, amount_tax: 0 },
-      ui_mode: 'hosted_page',
-      url: `${this.options.baseUrl}/checkout/${id}`,
-    };
+      successUrl: params.success_url,
+      cancelUrl: params.cancel_url ?? null,
+    });
     this.store.data.checkoutSessions[id] = {
       session,
       lineItems: lineItems.map((item) => ({ price: item.price.id, quantity: item.quantity })),
@@ -248,16 +216,7 @@ export class StripeBilling {
     const { subscription, invoice } = this.subscriptions.create(customer, record.lineItems, { ...record.subscriptionMetadata });
     Object.assign(session, {
       customer: customer.id,
-      customer_details: {
-        address: null,
-        business_name: null,
-        email: customer.email ?? email,
-        individual_name: null,
-        name: customer.name ?? null,
-        phone: null,
-        tax_exempt: 'none',
-        tax_ids: [],
-      },
+      customer_details: checkoutCustomerDetails(customer, email),
       invoice: invoice.id,
       payment_status: 'paid',
       status: 'complete',
@@ -292,20 +251,14 @@ export class StripeBilling {
     if (params.return_url !== undefined && !isUrl(params.return_url))
       throw invalidRequest('Not a valid URL', { code: 'url_invalid', param: 'return_url' });
     const id = ids.portalSession();
-    const session: PortalSession = {
+    const session = portalSessionObject({
       id,
-      object: 'billing_portal.session',
-      configuration: 'bpc_1LocalDefaultConfiguration',
       created: this.now(),
       customer: params.customer,
-      customer_account: null,
-      flow: null,
-      livemode: false,
-      locale: null,
-      on_behalf_of: null,
-      return_url: params.return_url ?? null,
+      configuration: 'bpc_1LocalDefaultConfiguration',
+      returnUrl: params.return_url ?? null,
       url: `${this.options.baseUrl}/portal/${id}`,
-    };
+    });
     this.store.data.portalSessions[id] = session;
     this.store.save();
     return session;

@@ -1,5 +1,5 @@
-import type Stripe from 'stripe';
 import { ids, list, type Customer, type Invoice, type InvoiceLine, type PriceConfig } from './objects.ts';
+import { invoiceLineObject, invoiceObject } from './shapes/invoice.ts';
 import type { SubscriptionRecord } from './store.ts';
 
 /** What a line charges: `quantity` of a price over a period, or the prorated part of it. */
@@ -29,41 +29,17 @@ export function invoiceLine(charge: Charge): InvoiceLine {
   const description = proration
     ? `${proration.sign < 0 ? 'Unused' : 'Remaining'} time on ${quantity} × ${price.nickname} after ${day(proration.at)}`
     : `${quantity} × ${price.nickname} (at ${money(price.unit_amount, price.currency)} / ${price.interval ?? 'month'})`;
-  const lineItemParent: Stripe.InvoiceLineItem.Parent = {
-    invoice_item_details: null,
-    subscription_item_details: {
-      invoice_item: null,
-      proration: proration !== undefined,
-      proration_details: { credited_items: null },
-      subscription: charge.subscription,
-      subscription_item: charge.subscriptionItem,
-    },
-    type: 'subscription_item_details',
-  };
-  return {
+  return invoiceLineObject({
     id: ids.invoiceLine(),
-    object: 'line_item',
     amount,
-    currency: price.currency,
     description,
-    discount_amounts: [],
-    discountable: !proration,
-    discounts: [],
-    invoice: null,
-    livemode: false,
-    metadata: {},
-    parent: lineItemParent,
-    period: proration ? { start: proration.at, end: period.end } : period,
-    pricing: {
-      price_details: { price: price.id, product: `prod_${price.id.replace(/^price_/, '')}` },
-      type: 'price_details',
-      unit_amount_decimal: String(price.unit_amount),
-    },
+    price,
     quantity,
+    period: proration ? { start: proration.at, end: period.end } : period,
     subscription: charge.subscription,
-    subtotal: amount,
-    taxes: [],
-  };
+    subscriptionItem: charge.subscriptionItem,
+    proration: proration !== undefined,
+  });
 }
 
 export interface IssueOptions {
@@ -93,56 +69,26 @@ export function issueInvoice(record: SubscriptionRecord, lines: InvoiceLine[], o
   const sequence = customer.next_invoice_sequence ?? 1;
   customer.next_invoice_sequence = sequence + 1;
   const periods = lines.map((line) => line.period);
-  return {
+  return invoiceObject({
     id,
-    object: 'invoice',
-    account_country: 'US',
-    account_name: 'Hushlink (local payment emulator)',
-    amount_due: amountDue,
-    amount_overpaid: 0,
-    amount_paid: declined ? 0 : amountDue,
-    amount_remaining: declined ? amountDue : 0,
-    amount_shipping: 0,
-    attempt_count: amountDue > 0 ? 1 : 0,
-    attempted: amountDue > 0,
-    billing_reason: options.reason,
-    collection_method: 'charge_automatically',
-    created: now,
-    currency: subscription.currency,
-    customer: customer.id,
-    customer_email: customer.email,
-    customer_name: customer.name ?? null,
-    default_payment_method: null,
-    description: null,
-    discounts: [],
-    due_date: null,
-    effective_at: now,
-    ending_balance: customer.balance,
-    hosted_invoice_url: `${baseUrl}/invoices/${id}`,
-    invoice_pdf: `${baseUrl}/invoices/${id}/pdf`,
+    now,
+    baseUrl,
+    customer,
+    subscription,
+    reason: options.reason,
     lines: list(
       lines.map((line) => ({ ...line, invoice: id })),
       `/v1/invoices/${id}/lines`,
     ),
-    livemode: false,
-    metadata: {},
-    // Stripe retries a declined charge; here a test decides what happens next.
-    next_payment_attempt: declined ? now + 3 * 86_400 : null,
     number: `${customer.invoice_prefix ?? 'LOCAL'}-${String(sequence).padStart(4, '0')}`,
-    parent: {
-      quote_details: null,
-      subscription_details: { metadata: { ...subscription.metadata }, subscription: subscription.id },
-      type: 'subscription_details',
-    },
-    period_end: Math.max(...periods.map((period) => period.end)),
-    period_start: Math.min(...periods.map((period) => period.start)),
-    receipt_number: null,
-    starting_balance: startingBalance,
-    status: declined ? 'open' : 'paid',
-    status_transitions: { finalized_at: now, marked_uncollectible_at: null, paid_at: declined ? null : now, voided_at: null },
-    subtotal: total,
-    subtotal_excluding_tax: total,
     total,
-    total_excluding_tax: total,
-  };
+    amountDue,
+    declined,
+    startingBalance,
+    endingBalance: customer.balance,
+    period: {
+      start: Math.min(...periods.map((period) => period.start)),
+      end: Math.max(...periods.map((period) => period.end)),
+    },
+  });
 }

@@ -4,10 +4,8 @@ import { invalidRequest, noSuch } from './errors.ts';
 
 /**
  * Stripe's objects as the emulator answers them: each type is the SDK's own (the `stripe`
- * package's, at its pinned API version) narrowed to the fields the emulator fills, so a field's
- * name and shape cannot drift from what the SDK expects. Decimals travel as strings on the wire
- * (the SDK turns them into its Decimal). Fields left out are ones this service never reads
- * (tax, discounts' details, shipping, payment method options…).
+ * package's, at its pinned API version), so a field's name and shape cannot drift from what the
+ * SDK expects. Decimals travel as strings on the wire (the SDK turns them into its Decimal).
  */
 export type Wire<T> = T extends string | number | boolean | null | undefined
   ? T
@@ -19,210 +17,41 @@ export type Wire<T> = T extends string | number | boolean | null | undefined
         ? { [K in keyof T]: Wire<T[K]> }
         : T;
 
+/** The fields of T the SDK declares non-optional: the ones Stripe always sends. */
+export type RequiredKeys<T> = { [K in keyof T]-?: Record<never, never> extends Pick<T, K> ? never : K }[keyof T];
+
+/**
+ * What the emulator sends of a resource: every field Stripe always sends (issue 28; the builders
+ * in ./shapes/ fill them, test/unit/stripe-emulator-shapes.test.ts checks the answers against the
+ * SDK's declarations), and the optional ones named in `Also` that it sends too.
+ */
+export type Sent<T, Also extends keyof T = never> = Wire<Pick<T, RequiredKeys<T> | Also>>;
+
 export type PriceObject = Wire<Stripe.Price>;
 export type PlanObject = Wire<Stripe.Plan>;
 export type List<T> = { object: 'list'; data: T[]; has_more: boolean; url: string };
 
-export type Customer = Wire<
-  Pick<
-    Stripe.Customer,
-    | 'id'
-    | 'object'
-    | 'address'
-    | 'balance'
-    | 'created'
-    | 'currency'
-    | 'default_source'
-    | 'delinquent'
-    | 'description'
-    | 'discount'
-    | 'email'
-    | 'invoice_prefix'
-    | 'invoice_settings'
-    | 'livemode'
-    | 'metadata'
-    | 'name'
-    | 'next_invoice_sequence'
-    | 'phone'
-    | 'preferred_locales'
-    | 'shipping'
-    | 'tax_exempt'
-    | 'test_clock'
-  >
+export type Customer = Sent<
+  Stripe.Customer,
+  | 'address'
+  | 'currency'
+  | 'delinquent'
+  | 'discount'
+  | 'invoice_prefix'
+  | 'name'
+  | 'next_invoice_sequence'
+  | 'phone'
+  | 'preferred_locales'
+  | 'tax_exempt'
+  | 'test_clock'
 >;
-
-export type CheckoutSession = Wire<
-  Pick<
-    Stripe.Checkout.Session,
-    | 'id'
-    | 'object'
-    | 'allow_promotion_codes'
-    | 'amount_subtotal'
-    | 'amount_total'
-    | 'billing_address_collection'
-    | 'cancel_url'
-    | 'client_reference_id'
-    | 'client_secret'
-    | 'created'
-    | 'currency'
-    | 'customer'
-    | 'customer_creation'
-    | 'customer_details'
-    | 'customer_email'
-    | 'expires_at'
-    | 'invoice'
-    | 'livemode'
-    | 'locale'
-    | 'metadata'
-    | 'mode'
-    | 'payment_intent'
-    | 'payment_link'
-    | 'payment_method_types'
-    | 'payment_status'
-    | 'status'
-    | 'submit_type'
-    | 'subscription'
-    | 'success_url'
-    | 'total_details'
-    | 'ui_mode'
-    | 'url'
-  >
->;
-
-export type PortalSession = Wire<Stripe.BillingPortal.Session>;
-
-export type SubscriptionItem = Wire<
-  Pick<
-    Stripe.SubscriptionItem,
-    | 'id'
-    | 'object'
-    | 'billing_thresholds'
-    | 'created'
-    | 'current_period_end'
-    | 'current_period_start'
-    | 'discounts'
-    | 'metadata'
-    | 'plan'
-    | 'price'
-    | 'quantity'
-    | 'subscription'
-    | 'tax_rates'
-  >
->;
-
-export type Subscription = Wire<
-  Pick<
-    Stripe.Subscription,
-    | 'id'
-    | 'object'
-    | 'application'
-    | 'application_fee_percent'
-    | 'billing_cycle_anchor'
-    | 'billing_thresholds'
-    | 'cancel_at'
-    | 'cancel_at_period_end'
-    | 'canceled_at'
-    | 'cancellation_details'
-    | 'collection_method'
-    | 'created'
-    | 'currency'
-    | 'customer'
-    | 'days_until_due'
-    | 'default_payment_method'
-    | 'default_source'
-    | 'description'
-    | 'discounts'
-    | 'ended_at'
-    | 'latest_invoice'
-    | 'livemode'
-    | 'metadata'
-    | 'next_pending_invoice_item_invoice'
-    | 'pause_collection'
-    | 'pending_setup_intent'
-    | 'pending_update'
-    | 'schedule'
-    | 'start_date'
-    | 'status'
-    | 'test_clock'
-    | 'trial_end'
-    | 'trial_start'
-  >
-> & { items: List<SubscriptionItem> };
-
-export type InvoiceLine = Wire<
-  Pick<
-    Stripe.InvoiceLineItem,
-    | 'id'
-    | 'object'
-    | 'amount'
-    | 'currency'
-    | 'description'
-    | 'discount_amounts'
-    | 'discountable'
-    | 'discounts'
-    | 'invoice'
-    | 'livemode'
-    | 'metadata'
-    | 'parent'
-    | 'period'
-    | 'pricing'
-    | 'quantity'
-    | 'subscription'
-    | 'subtotal'
-    | 'taxes'
-  >
->;
-
-export type Invoice = Wire<
-  Pick<
-    Stripe.Invoice,
-    | 'id'
-    | 'object'
-    | 'account_country'
-    | 'account_name'
-    | 'amount_due'
-    | 'amount_overpaid'
-    | 'amount_paid'
-    | 'amount_remaining'
-    | 'amount_shipping'
-    | 'attempt_count'
-    | 'attempted'
-    | 'billing_reason'
-    | 'collection_method'
-    | 'created'
-    | 'currency'
-    | 'customer'
-    | 'customer_email'
-    | 'customer_name'
-    | 'default_payment_method'
-    | 'description'
-    | 'discounts'
-    | 'due_date'
-    | 'effective_at'
-    | 'ending_balance'
-    | 'hosted_invoice_url'
-    | 'invoice_pdf'
-    | 'livemode'
-    | 'metadata'
-    | 'next_payment_attempt'
-    | 'number'
-    | 'parent'
-    | 'period_end'
-    | 'period_start'
-    | 'receipt_number'
-    | 'starting_balance'
-    | 'status'
-    | 'status_transitions'
-    | 'subtotal'
-    | 'subtotal_excluding_tax'
-    | 'total'
-    | 'total_excluding_tax'
-  >
-> & { lines: List<InvoiceLine> };
-
-export type StripeEvent = Wire<
-  Pick<Stripe.EventBase, 'id' | 'object' | 'api_version' | 'created' | 'livemode' | 'pending_webhooks' | 'request' | 'type'>
-> & {
+export type CheckoutSession = Sent<Stripe.Checkout.Session>;
+export type PortalSession = Sent<Stripe.BillingPortal.Session>;
+export type SubscriptionItem = Sent<Stripe.SubscriptionItem, 'quantity'>;
+export type Subscription = Omit<Sent<Stripe.Subscription>, 'items'> & { items: List<SubscriptionItem> };
+export type InvoiceLine = Sent<Stripe.InvoiceLineItem>;
+export type Invoice = Omit<Sent<Stripe.Invoice, 'hosted_invoice_url' | 'invoice_pdf'>, 'lines'> & { lines: List<InvoiceLine> };
+export type StripeEvent = Omit<Sent<Stripe.EventBase>, 'data'> & {
   data: { object: object; previous_attributes?: Record<string, unknown> };
 };
 

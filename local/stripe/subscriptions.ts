@@ -15,6 +15,7 @@ import {
   type Subscription,
   type SubscriptionItem,
 } from './objects.ts';
+import { subscriptionItemObject, subscriptionObject } from './shapes/subscription.ts';
 import type { StripeStore, SubscriptionRecord } from './store.ts';
 import { previousAttributes, type Cause, type Webhooks } from './webhooks.ts';
 
@@ -73,45 +74,17 @@ export class Subscriptions {
     const id = ids.subscription();
     const prices = items.map((item) => this.context.price(item.price, 'price'));
     const end = periodEnd(now, prices[0]!.interval);
-    const subscription: Subscription = {
+    const subscription = subscriptionObject({
       id,
-      object: 'subscription',
-      application: null,
-      application_fee_percent: null,
-      billing_cycle_anchor: now,
-      billing_thresholds: null,
-      cancel_at: null,
-      cancel_at_period_end: false,
-      canceled_at: null,
-      cancellation_details: { comment: null, feedback: null, feedback_option: null, reason: null },
-      collection_method: 'charge_automatically',
       created: now,
-      currency: prices[0]!.currency,
       customer: customer.id,
-      days_until_due: null,
-      default_payment_method: null,
-      default_source: null,
-      description: null,
-      discounts: [],
-      ended_at: null,
+      currency: prices[0]!.currency,
       items: list(
         items.map((item, index) => this.item(id, prices[index]!, item.quantity, now, end)),
         `/v1/subscription_items?subscription=${id}`,
       ),
-      latest_invoice: null,
-      livemode: false,
       metadata,
-      next_pending_invoice_item_invoice: null,
-      pause_collection: null,
-      pending_setup_intent: null,
-      pending_update: null,
-      schedule: null,
-      start_date: now,
-      status: 'active',
-      test_clock: null,
-      trial_end: null,
-      trial_start: null,
-    };
+    });
     const record: SubscriptionRecord = { subscription, declineNextPayment: false, pendingProrations: [] };
     this.store.data.subscriptions[id] = record;
     const invoice = this.invoice(record, this.fullLines(subscription), 'subscription_create');
@@ -310,21 +283,7 @@ export class Subscriptions {
   }
 
   private item(subscription: string, price: PriceConfig, quantity: number, start: number, end: number): SubscriptionItem {
-    return {
-      id: ids.subscriptionItem(),
-      object: 'subscription_item',
-      billing_thresholds: null,
-      created: start,
-      current_period_end: end,
-      current_period_start: start,
-      discounts: [],
-      metadata: {},
-      plan: planObject(price, start),
-      price: priceObject(price, start),
-      quantity,
-      subscription,
-      tax_rates: [],
-    };
+    return subscriptionItemObject({ id: ids.subscriptionItem(), subscription, price, quantity, start, end });
   }
 
   private fullLines(subscription: Subscription): InvoiceLine[] {
