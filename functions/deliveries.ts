@@ -4,6 +4,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { kmsSealer } from '../shared/adapters/kms.ts';
 import { SesMailer } from '../shared/adapters/ses.ts';
 import { sqsQueue } from '../shared/adapters/sqs.ts';
+import { chatAppSource, chatSettings } from '../shared/adapters/chatSecrets.ts';
 import { SlackWebApi } from '../shared/adapters/slackApi.ts';
 import { sendBillingNotice, type BillingNoticePorts } from '../shared/domain/billing/notices.ts';
 import { sendChatNotice, type ChatNoticePorts } from '../shared/domain/chat/notices.ts';
@@ -24,12 +25,13 @@ export type DeliveriesDeps = Platform & WebhookPorts & ChatNoticePorts & Billing
 /**
  * The delivery worker's wiring: every webhook port (it attempts, retries and emails owners),
  * chat notices' (teams' installations, the notices' marks, Slack's API for DMs), and buyers'
- * notices' (the subscription read, the buyer, their marks; mailed). A DM takes
- * only the bot token: the app's client credentials, used by the install alone, stay with the chat function.
+ * notices' (the subscription read, the buyer, their marks; mailed). A DM takes only the bot
+ * token; the app's client credentials (`chatApp`, read at the first renewal) renew a rotating
+ * one, since Slack takes them with the refresh token.
  */
 export function compose(
   platform: Platform,
-  adapters: Pick<Adapters, 'mailer' | 'queue' | 'sealer' | 'transport' | 'chatSealer'>,
+  adapters: Pick<Adapters, 'mailer' | 'queue' | 'sealer' | 'transport' | 'chatSealer' | 'chatApp'>,
 ): DeliveriesDeps {
   const { db, config } = platform;
   return {
@@ -101,12 +103,13 @@ export const createHandler = (deps: DeliveriesDeps) => {
   };
 };
 
-// Opens signing secrets and bot tokens with KMS, each in its own context; emails the owner of an endpoint it switches off.
+// Opens signing secrets and bot tokens with KMS, each in its own context (and seals renewed bot tokens); emails the owner of an endpoint it switches off.
 export const handler = lambdaEntry((platform) =>
   createHandler(
     compose(platform, {
       sealer: kmsSealer(platform.config),
       chatSealer: kmsSealer(platform.config, 'chat_team'),
+      chatApp: chatAppSource(() => chatSettings(platform.config)),
       transport: systemTransport(),
       queue: sqsQueue(platform.config),
       mailer: new SesMailer(new SESClient({ region: platform.config.REGION }), platform.config.MAIL_FROM),

@@ -147,8 +147,8 @@ export const mailSenders: readonly FunctionName[] = ['account', 'gate', 'deliver
 /** Functions that call the payment provider, and so read its secrets (Secrets Manager). */
 export const paymentProviderCallers: readonly FunctionName[] = ['billing', 'billingWebhook'];
 
-/** Functions that read the chat app's client and signing secrets (Secrets Manager): its routes. */
-export const chatAppCallers: readonly FunctionName[] = ['chat'];
+/** Functions that read the chat app's client and signing secrets (Secrets Manager): its routes, and the worker renewing rotating bot tokens. */
+export const chatAppCallers: readonly FunctionName[] = ['chat', 'deliveries'];
 
 /**
  * Functions that put messages on the work queue: the relay (first attempts, test deliveries'
@@ -324,6 +324,9 @@ export class HushlinkStack extends Stack {
     };
     this.webhooks.grantKey(this.functions.webhooks, 'kms:Encrypt');
     this.webhooks.grantKey(this.functions.chat, 'kms:Encrypt', 'chat_team');
+    // The worker renews rotating bot tokens, which takes the app's client credentials.
+    this.functions.deliveries.addEnvironment('SLACK_SECRETS_ARN', this.chatSecrets.secretArn);
+    if (settings.slackClientId) this.functions.deliveries.addEnvironment('SLACK_CLIENT_ID', settings.slackClientId);
 
     for (const [name, fn] of Object.entries(this.functions) as [FunctionName, nodejs.NodejsFunction][]) {
       this.data.grantTableAccess(fn, tableAccess[name]);

@@ -66,8 +66,9 @@ export class Webhooks extends Construct {
       maxConcurrency: 10,
     });
     this.grantKey(this.worker, 'kms:Decrypt');
-    // Chat notices: the worker opens a team's bot token to send its DMs.
+    // Chat notices: the worker opens a team's bot token to send its DMs, and seals a rotating one it renews.
     this.grantKey(this.worker, 'kms:Decrypt', 'chat_team');
+    this.grantKey(this.worker, 'kms:Encrypt', 'chat_team');
 
     // The relay: owned or chat-subscribed secrets' changes and new test deliveries from the table's stream
     // (filtered before invocation, so other writes cost nothing), in order per item; a failing record is retried from where

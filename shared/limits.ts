@@ -360,4 +360,16 @@ export const chatLimits = {
   slackErrorChars: 64,
   /** A used install state's mark outlives the state by this much, then goes by TTL (the state is refused by its expiry by then). */
   stateMarkGraceSeconds: 3600,
+  /**
+   * A rotating bot token (12 h) is renewed by the first DM within its last two hours (as Slack's
+   * own SDK's rotator does), so a quiet hour or a failed renewal leaves time to try again.
+   */
+  tokenRenewAheadSeconds: 2 * 3600,
+  /** A token with less left than this is not sent with while another worker renews: it could expire between the DM's two calls. */
+  tokenUsableMarginSeconds: 60,
+  /** One worker's hold on a renewal: over the refresh call's timeout (5 s) and two writes, under the queue's visibility timeout (180 s). */
+  tokenRenewalLeaseSeconds: 30,
+  /** A worker that needs a token another is renewing looks again this often, this many times (3 s), then leaves the message to the queue's retry. */
+  renewalLookMs: 500,
+  renewalLooks: 6,
 } as const;

@@ -1,43 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SlackWorkspaces } from './workspaces.ts';
+import { failure, type Answer, type ApiContext, type Args, type RecordedCall } from './context.ts';
+import { oauthAccess } from './oauth.ts';
 
-/** One Web API call the emulator received, as tests assert it. Tokens and the client secret never appear. */
-export interface RecordedCall {
-  /** Slack's method name: `oauth.v2.access`, `conversations.open`, `chat.postMessage`. */
-  method: string;
-  httpMethod: string;
-  path: string;
-  /** Lower-cased; `authorization` keeps its scheme only (`Bearer [redacted]`). */
-  headers: Record<string, string>;
-  contentType: string | null;
-  /** The arguments as parsed (form or JSON body, and the query); `token` and `client_secret` redacted. */
-  body: Record<string, unknown>;
-  /**
-   * The credential and where it came from: a bot token's team and state, with the SHA-256 of the
-   * token (first 16 hex digits, `tokenFingerprint`) so a test can tell which token was sent;
-   * client credentials' id and whether the secret matched.
-   */
-  credential:
-    | { kind: 'none' }
-    | { kind: 'token'; via: 'bearer' | 'field'; fingerprint: string; teamId: string | null; state: 'valid' | 'revoked' | 'unknown' }
-    | { kind: 'client'; via: 'basic' | 'form'; clientId: string; secretMatches: boolean };
-  status: number;
-  /** The answer as sent, `access_token` redacted. */
-  answer: Record<string, unknown>;
-  /** When it was received (the emulator's clock, ms). */
-  at: number;
-}
-
-export interface ApiContext {
-  workspaces: SlackWorkspaces;
-  clientId: string;
-  clientSecret: string;
-  clock: { now(): number };
-  calls: RecordedCall[];
-  /** Calls still to answer 429 (of one method, or any), and the Retry-After they carry. */
-  throttle: { remaining: number; retryAfterSeconds: number; method: string | null };
-}
+export type { ApiContext, RecordedCall } from './context.ts';
 
 export const tokenFingerprint = (token: string): string => createHash('sha256').update(token).digest('hex').slice(0, 16);
 
@@ -58,12 +24,11 @@ function redact(value: unknown, secrets: readonly string[]): unknown {
   return value;
 }
 
-const secretsOf = (context: ApiContext): string[] => [context.clientSecret, ...context.workspaces.tokens.keys()];
-
-type Answer = { status?: number; body: Record<string, unknown>; headers?: Record<string, string> };
-type Args = Record<string, unknown>;
-
-const failure = (error: string, extra: Record<string, unknown> = {}): Answer => ({ body: { ok: false, error, ...extra } });
+const secretsOf = (context: ApiContext): string[] => [
+  context.clientSecret,
+  ...context.workspaces.tokens.keys(),
+  ...context.workspaces.refreshTokens.keys(),
+];
 
 /** Answers one `/api/<method>` call (its body already read), and records it. */
 export function handleApi(context: ApiContext, request: IncomingMessage, response: ServerResponse, rawBody: string): void {
@@ -158,45 +123,6 @@ function parseArgs(url: URL, contentType: string | null, rawBody: string): { arg
   return { error: type === '' ? 'missing_post_type' : 'invalid_post_type' };
 }
 
-const sameSecret = (given: string, expected: string) => {
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(given), digest(expected));
-};
-
-/** `oauth.v2.access`: client id and secret by HTTP Basic (what Slack recommends) or as form fields (what its SDKs send). */
-function oauthAccess(context: ApiContext, args: Args, authorization: string | undefined, recorded: RecordedCall): Answer {
-  const basic = /^Basic (.+)$/i.exec(authorization ?? '')?.[1];
-  const decoded = basic ? Buffer.from(basic, 'base64').toString('utf8') : null;
-  const clientId = decoded !== null ? decoded.slice(0, Math.max(0, decoded.indexOf(':'))) : String(args.client_id ?? '');
-  const clientSecret = decoded !== null ? decoded.slice(decoded.indexOf(':') + 1) : String(args.client_secret ?? '');
-  const secretMatches = sameSecret(clientSecret, context.clientSecret);
-  recorded.credential = { kind: 'client', via: decoded !== null ? 'basic' : 'form', clientId, secretMatches };
-  if (clientId !== context.clientId) return failure('invalid_client_id');
-  if (!secretMatches) return failure('bad_client_secret');
-  if (args.grant_type !== undefined && args.grant_type !== 'authorization_code')
-    return failure(args.grant_type === 'refresh_token' ? 'invalid_refresh_token' : 'invalid_grant_type');
-  const code = typeof args.code === 'string' ? args.code : '';
-  const redirectUri = typeof args.redirect_uri === 'string' ? args.redirect_uri : undefined;
-  if (!context.workspaces.redirectMatches(code, redirectUri)) return failure('bad_redirect_uri');
-  const grant = context.workspaces.redeem(code);
-  if (!grant) return failure('invalid_code');
-  const { team, token } = context.workspaces.install(grant);
-  return {
-    body: {
-      ok: true,
-      app_id: context.workspaces.appId,
-      authed_user: { id: grant.userId },
-      scope: grant.scopes.join(','),
-      token_type: 'bot',
-      access_token: token,
-      bot_user_id: team.botUserId,
-      team: grant.enterprise ? null : { id: team.id, name: team.name },
-      enterprise: grant.enterprise ?? null,
-      is_enterprise_install: grant.enterprise !== undefined,
-    },
-  };
-}
-
 /** A bot-token method: the token (Bearer, or a `token` form field) must be live and hold the method's scope. */
 function withBot(
   context: ApiContext,
@@ -212,7 +138,7 @@ function withBot(
   const token = bearer ?? field;
   if (token === undefined) return failure('not_authed');
   const issued = context.workspaces.tokens.get(token);
-  const state = !issued ? 'unknown' : issued.revoked ? 'revoked' : 'valid';
+  const state = context.workspaces.tokenState(token);
   recorded.credential = {
     kind: 'token',
     via: bearer !== undefined ? 'bearer' : 'field',
@@ -221,7 +147,8 @@ function withBot(
     state,
   };
   if (!issued) return failure('invalid_auth');
-  if (issued.revoked) return failure('token_revoked');
+  if (state === 'revoked') return failure('token_revoked');
+  if (state === 'expired') return failure('token_expired');
   if (!issued.scopes.includes(scope)) return failure('missing_scope', { needed: scope, provided: issued.scopes.join(',') });
   return call(issued.teamId);
 }

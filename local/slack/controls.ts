@@ -8,7 +8,7 @@ export interface InstallationView {
   teamName: string;
   botUserId: string;
   users: string[];
-  tokens: Array<{ fingerprint: string; scopes: string[]; revoked: boolean }>;
+  tokens: Array<{ fingerprint: string; scopes: string[]; revoked: boolean; expiresAt: number | null }>;
 }
 
 /**
@@ -29,6 +29,8 @@ export interface SlackControls {
   installations(): InstallationView[];
   /** The next `count` Web API calls (of `method` only, when given) answer 429 with `Retry-After: retryAfterSeconds`. */
   throttleNext(count: number, retryAfterSeconds?: number, method?: string): void;
+  /** Slack's "token rotation" setting for the app: on, installs and renewals grant 12-hour tokens with a refresh token. */
+  setTokenRotation(enabled: boolean): void;
 }
 
 const json = (response: ServerResponse, status: number, body: unknown) => {
@@ -44,7 +46,8 @@ const teamPath = /^teams\/(T[A-Z0-9]{2,20})\/(revoke|users)$/;
  * - `POST /_emulator/authorize` `{teamId?, teamName?, userId?, scopes?, redirectUri?}` → `{code}`;
  * - `POST /_emulator/teams/{id}/users` `{userId}`: a member the bot may DM;
  * - `POST /_emulator/teams/{id}/revoke`: the app is uninstalled there;
- * - `POST /_emulator/throttle` `{count, retryAfterSeconds?, method?}`: the next calls answer 429.
+ * - `POST /_emulator/throttle` `{count, retryAfterSeconds?, method?}`: the next calls answer 429;
+ * - `POST /_emulator/rotation` `{enabled}`: token rotation on or off for installs from now on.
  */
 export function handleControl(controls: SlackControls, method: string, path: string, rawBody: string, response: ServerResponse): boolean {
   const route = path.slice('/_emulator/'.length);
@@ -95,6 +98,11 @@ export function handleControl(controls: SlackControls, method: string, path: str
     }
     controls.throttleNext(count as number, retryAfter as number, string('method'));
     return (json(response, 200, { count, retryAfterSeconds: retryAfter, method: string('method') ?? null }), true);
+  }
+  if (method === 'POST' && route === 'rotation') {
+    if (typeof body.enabled !== 'boolean') return (json(response, 400, { error: 'enabled must be true or false.' }), true);
+    controls.setTokenRotation(body.enabled);
+    return (json(response, 200, { enabled: body.enabled }), true);
   }
   return false;
 }

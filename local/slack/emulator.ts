@@ -22,6 +22,8 @@ export interface SlackEmulatorOptions {
   appId?: string;
   /** 0 or absent picks a free port. */
   port?: number;
+  /** Slack's token rotation setting at the start (off, as Slack's default is); `setTokenRotation` changes it. */
+  tokenRotation?: boolean;
 }
 
 export interface LocalSlack extends SlackControls {
@@ -45,7 +47,8 @@ export interface LocalSlack extends SlackControls {
 
 /**
  * Slack on this machine (issue 19): the three Web API methods the service calls
- * (`oauth.v2.access`, `conversations.open`, `chat.postMessage`) in Slack's wire format (form or
+ * (`oauth.v2.access` for installs and, with token rotation on, renewals; `conversations.open`,
+ * `chat.postMessage`) in Slack's wire format (form or
  * JSON arguments, the bot token as Bearer or a `token` field, HTTP 200 with `{ok, …}` or
  * `{ok:false, error}`, 429 with Retry-After when throttled), so the official `@slack/web-api`
  * talks to it through `slackApiUrl`; the install's authorize page; every call recorded without
@@ -62,6 +65,7 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
   const clientSecret = options.clientSecret ?? localSlackClientSecret;
   const appId = options.appId ?? localSlackAppId;
   const workspaces = new SlackWorkspaces(clock, appId);
+  workspaces.rotation = options.tokenRotation ?? false;
   const context: ApiContext = {
     workspaces,
     clientId,
@@ -86,10 +90,16 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
         users: [...team.users],
         tokens: [...workspaces.tokens]
           .filter(([, issued]) => issued.teamId === team.id)
-          .map(([token, issued]) => ({ fingerprint: tokenFingerprint(token), scopes: [...issued.scopes], revoked: issued.revoked })),
+          .map(([token, issued]) => ({
+            fingerprint: tokenFingerprint(token),
+            scopes: [...issued.scopes],
+            revoked: issued.revoked,
+            expiresAt: issued.expiresAt ?? null,
+          })),
       })),
     throttleNext: (count, retryAfterSeconds = 30, method) =>
       void (context.throttle = { remaining: count, retryAfterSeconds, method: method ?? null }),
+    setTokenRotation: (enabled) => void (workspaces.rotation = enabled),
   };
 
   loopback.serve((request, response) => {
@@ -129,7 +139,8 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
         null,
         2,
       );
-      for (const secret of [clientSecret, ...workspaces.tokens.keys()]) listing = listing.replaceAll(secret, '[redacted]');
+      for (const secret of [clientSecret, ...workspaces.tokens.keys(), ...workspaces.refreshTokens.keys()])
+        listing = listing.replaceAll(secret, '[redacted]');
       return listing;
     },
     async close() {

@@ -27,6 +27,21 @@ export interface IssuedToken {
   teamId: string;
   scopes: string[];
   revoked: boolean;
+  /** With token rotation on: when the token stops working (`token_expired`), ms. */
+  expiresAt?: number;
+}
+
+/** A refresh token (`xoxe-1-…`): renews its team's bot token once, then is spent. */
+export interface IssuedRefreshToken {
+  teamId: string;
+  scopes: string[];
+  used: boolean;
+}
+
+/** What an install or a renewal grants: the bot token, and with rotation its refresh token and lifetime. */
+export interface GrantedToken {
+  token: string;
+  rotation?: { refreshToken: string; expiresInSeconds: number };
 }
 
 interface IssuedCode {
@@ -48,6 +63,8 @@ export interface PostedMessage {
 
 /** Slack's authorization codes live 10 minutes and work once. */
 const codeLifetimeMs = 10 * 60 * 1000;
+/** With rotation on, Slack's bot tokens expire after 12 hours. */
+export const rotatingTokenSeconds = 12 * 3600;
 
 export const defaultAuthorize = {
   teamId: 'T0LOCAL001',
@@ -70,7 +87,10 @@ const digits = (count: number) => letters(count, '0123456789');
 export class SlackWorkspaces {
   readonly teams = new Map<string, Team>();
   readonly tokens = new Map<string, IssuedToken>();
+  readonly refreshTokens = new Map<string, IssuedRefreshToken>();
   readonly messages: PostedMessage[] = [];
+  /** Slack's "token rotation" app setting: on, installs and renewals grant expiring tokens with a refresh token. */
+  rotation = false;
   private readonly codes = new Map<string, IssuedCode>();
   /** `<team>:<user>` → the DM channel and when it was opened (seconds). */
   private readonly channels = new Map<string, { id: string; created: number }>();
@@ -122,9 +142,45 @@ export class SlackWorkspaces {
     team.name = grant.teamName;
     team.users.add(grant.userId);
     this.teams.set(team.id, team);
-    const token = `xoxb-${digits(11)}-${digits(13)}-${letters(24, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789')}`;
-    this.tokens.set(token, { teamId: team.id, scopes: [...grant.scopes], revoked: false });
-    return { team, token };
+    return { team, ...this.grantToken(team.id, grant.scopes) };
+  }
+
+  /** A bot token for the team: with rotation on, the expiring kind (`xoxe.xoxb-…`) and its refresh token. */
+  private grantToken(teamId: string, scopes: readonly string[]): GrantedToken {
+    const secret = `${digits(11)}-${digits(13)}-${letters(24, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789')}`;
+    if (!this.rotation) {
+      const token = `xoxb-${secret}`;
+      this.tokens.set(token, { teamId, scopes: [...scopes], revoked: false });
+      return { token };
+    }
+    const token = `xoxe.xoxb-1-${secret}`;
+    this.tokens.set(token, { teamId, scopes: [...scopes], revoked: false, expiresAt: this.clock.now() + rotatingTokenSeconds * 1000 });
+    const refreshToken = `xoxe-1-${randomBytes(48).toString('hex')}`;
+    this.refreshTokens.set(refreshToken, { teamId, scopes: [...scopes], used: false });
+    return { token, rotation: { refreshToken, expiresInSeconds: rotatingTokenSeconds } };
+  }
+
+  /**
+   * `oauth.v2.access` with `grant_type=refresh_token`: a new bot token and refresh token for a
+   * live refresh token, which is then spent; null (Slack's `invalid_refresh_token`) for one
+   * unknown, spent, or of a team the app was removed from. The old bot token works until it expires.
+   */
+  renew(refreshToken: string): { team: Team; scopes: string[]; granted: GrantedToken } | null {
+    const issued = this.refreshTokens.get(refreshToken);
+    const team = issued ? this.teams.get(issued.teamId) : undefined;
+    if (!issued || issued.used || !team) return null;
+    issued.used = true;
+    const live = [...this.tokens.values()].some((token) => token.teamId === team.id && !token.revoked);
+    if (!live) return null;
+    return { team, scopes: [...issued.scopes], granted: this.grantToken(team.id, issued.scopes) };
+  }
+
+  /** The bot token's state: unknown, revoked (the app removed), expired (rotation), or valid. */
+  tokenState(token: string): 'unknown' | 'revoked' | 'expired' | 'valid' {
+    const issued = this.tokens.get(token);
+    if (!issued) return 'unknown';
+    if (issued.revoked) return 'revoked';
+    return issued.expiresAt !== undefined && issued.expiresAt <= this.clock.now() ? 'expired' : 'valid';
   }
 
   /** Another member of the team, so the bot can DM them (someone other than the installer ran the command). */

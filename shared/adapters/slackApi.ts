@@ -1,5 +1,12 @@
 import { chatLimits } from '../limits.ts';
-import type { ChatApi, ChatInstallationGrant, CodeExchange, DirectMessageOutcome } from '../domain/chat/ports.ts';
+import type {
+  ChatApi,
+  ChatInstallationGrant,
+  CodeExchange,
+  DirectMessageOutcome,
+  TokenRefresh,
+  TokenRotation,
+} from '../domain/chat/ports.ts';
 
 /** Slack's Web API; the local emulator's `url` (local/slack/) in `npm start` and the tests. */
 export const defaultSlackApiUrl = 'https://slack.com/api/';
@@ -14,7 +21,7 @@ export interface SlackApiSettings {
   timeoutMs?: number;
 }
 
-/** Errors meaning the bot token will never work again (Slack's tables; `token_expired` only with rotation, which is off). */
+/** Errors meaning the bot token will not work again (Slack's tables; `token_expired` only with rotation, when a renewal mends it). */
 const deadTokenErrors = new Set(['invalid_auth', 'token_revoked', 'account_inactive', 'token_expired']);
 
 type SlackAnswer =
@@ -41,9 +48,7 @@ export class SlackWebApi implements ChatApi {
   }
 
   async exchangeCode({ code, redirectUri }: { code: string; redirectUri: string }): Promise<CodeExchange> {
-    // Slack's client ids (digits and a dot) and secrets (hex) need no escaping before Basic's base64.
-    const basic = Buffer.from(`${this.settings.clientId}:${this.settings.clientSecret}`).toString('base64');
-    const answer = await this.call('oauth.v2.access', { code, redirect_uri: redirectUri }, `Basic ${basic}`);
+    const answer = await this.call('oauth.v2.access', { code, redirect_uri: redirectUri }, this.basic());
     if (answer.kind === 'refused') return { outcome: 'refused', reason: answer.error };
     if (answer.kind === 'rate_limited') return { outcome: 'failed', reason: 'rate_limited' };
     if (answer.kind === 'failed') return { outcome: 'failed', reason: answer.reason };
@@ -52,6 +57,23 @@ export class SlackWebApi implements ChatApi {
     if (body.is_enterprise_install === true || body.team === null) return { outcome: 'refused', reason: 'enterprise_install' };
     const installation = grantOf(body);
     return installation ? { outcome: 'installed', installation } : { outcome: 'failed', reason: 'bad_response' };
+  }
+
+  async refreshBotToken(refreshToken: string): Promise<TokenRefresh> {
+    const answer = await this.call('oauth.v2.access', { grant_type: 'refresh_token', refresh_token: refreshToken }, this.basic());
+    if (answer.kind === 'refused') return { outcome: 'refused', reason: answer.error };
+    if (answer.kind === 'rate_limited') return { outcome: 'failed', reason: 'rate_limited' };
+    if (answer.kind === 'failed') return { outcome: 'failed', reason: answer.reason };
+    const botToken = botTokenOf(answer.body);
+    const rotation = rotationOf(answer.body);
+    return botToken && rotation && answer.body.token_type === 'bot'
+      ? { outcome: 'refreshed', botToken, rotation }
+      : { outcome: 'failed', reason: 'bad_response' };
+  }
+
+  /** The app's client credentials: Slack's client ids (digits and a dot) and secrets (hex) need no escaping before Basic's base64. */
+  private basic(): string {
+    return `Basic ${Buffer.from(`${this.settings.clientId}:${this.settings.clientSecret}`).toString('base64')}`;
   }
 
   async sendDirectMessage(botToken: string, slackUserId: string, text: string): Promise<DirectMessageOutcome> {
@@ -122,9 +144,26 @@ const stringAt = (value: unknown, key: string): string | null => {
   return typeof field === 'string' && field !== '' ? field : null;
 };
 
+/** A bot token: `xoxb-…`, or with rotation on its expiring form `xoxe.xoxb-…` (never a user's `xoxp-`). */
+const botTokenOf = (body: Record<string, unknown>): string | null =>
+  typeof body.access_token === 'string' && /^(xoxe\.)?xoxb-/.test(body.access_token) ? body.access_token : null;
+
+/**
+ * With rotation on, Slack's answer carries `refresh_token` (`xoxe-1-…`) and `expires_in`
+ * (seconds, 43,200 today); without it, neither. One without the other is not a usable answer.
+ */
+function rotationOf(body: Record<string, unknown>): TokenRotation | null | undefined {
+  const { refresh_token: refreshToken, expires_in: expiresIn } = body;
+  if (refreshToken === undefined && expiresIn === undefined) return undefined;
+  if (typeof refreshToken !== 'string' || !refreshToken.startsWith('xoxe-')) return null;
+  if (typeof expiresIn !== 'number' || !Number.isInteger(expiresIn) || expiresIn <= 0) return null;
+  return { refreshToken, expiresInSeconds: expiresIn };
+}
+
 /** `oauth.v2.access`'s success, read field by field; null when any part the service needs is missing. */
 function grantOf(body: Record<string, unknown>): ChatInstallationGrant | null {
-  const botToken = typeof body.access_token === 'string' && body.access_token.startsWith('xoxb-') ? body.access_token : null;
+  const botToken = botTokenOf(body);
+  const rotation = rotationOf(body);
   const teamId = stringAt(body.team, 'id');
   const teamName = stringAt(body.team, 'name');
   const installerSlackUserId = stringAt(body.authed_user, 'id');
@@ -133,5 +172,16 @@ function grantOf(body: Record<string, unknown>): ChatInstallationGrant | null {
   const scope = typeof body.scope === 'string' ? body.scope : null;
   if (body.token_type !== 'bot' || !botToken || !teamId || !teamName || !installerSlackUserId || !botUserId || !appId || scope === null)
     return null;
-  return { teamId, teamName, botToken, botUserId, appId, scopes: scope.split(',').filter(Boolean), installerSlackUserId };
+  // An expiring token without its renewal would stop in 12 hours: a half answer, as is a malformed renewal.
+  if (rotation === null || (botToken.startsWith('xoxe.') && !rotation)) return null;
+  return {
+    teamId,
+    teamName,
+    botToken,
+    botUserId,
+    appId,
+    scopes: scope.split(',').filter(Boolean),
+    installerSlackUserId,
+    ...(rotation ? { rotation } : {}),
+  };
 }

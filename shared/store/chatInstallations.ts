@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
 import { chatLimits } from '../limits.ts';
-import type { ChatInstallation, ChatInstallationStore } from '../domain/chat/installations.ts';
+import type { ChatInstallation, ChatInstallationStore, RenewedToken } from '../domain/chat/installations.ts';
 import { isConditionFailure } from './client.ts';
 import {
   chatInstallationKey as installationKey,
@@ -58,6 +58,9 @@ export class DynamoChatInstallationStore implements ChatInstallationStore {
           installer_user_id: installation.installerUserId,
           installer_chat_user_id: installation.installerChatUserId,
           installed_at: installation.installedAt,
+          ...(installation.rotation
+            ? { sealed_refresh_token: installation.rotation.sealedRefreshToken, token_expires_at: installation.rotation.expiresAt }
+            : {}),
         } satisfies ChatInstallationItem,
       }),
     );
@@ -75,6 +78,9 @@ export class DynamoChatInstallationStore implements ChatInstallationStore {
       installerUserId: String(Item.installer_user_id),
       installerChatUserId: String(Item.installer_chat_user_id),
       installedAt: Number(Item.installed_at),
+      ...(typeof Item.sealed_refresh_token === 'string'
+        ? { rotation: { sealedRefreshToken: Item.sealed_refresh_token, expiresAt: Number(Item.token_expires_at) } }
+        : {}),
     };
   }
 
@@ -86,7 +92,7 @@ export class DynamoChatInstallationStore implements ChatInstallationStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: installationKey(teamId),
-          UpdateExpression: 'SET removed = :removed REMOVE sealed_bot_token',
+          UpdateExpression: 'SET removed = :removed REMOVE sealed_bot_token, sealed_refresh_token, token_expires_at, renewing_until',
           ConditionExpression: 'sealed_bot_token = :token',
           ExpressionAttributeValues: { ':token': sealedBotToken, ':removed': true },
         }),
@@ -95,6 +101,65 @@ export class DynamoChatInstallationStore implements ChatInstallationStore {
     } catch (error) {
       if (isConditionFailure(error)) return 'replaced';
       throw error;
+    }
+  }
+
+  async claimRenewal(teamId: string, sealedRefreshToken: string, now: number, leaseUntil: number): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: installationKey(teamId),
+          UpdateExpression: 'SET renewing_until = :lease',
+          ConditionExpression: 'sealed_refresh_token = :refresh AND (attribute_not_exists(renewing_until) OR renewing_until <= :now)',
+          ExpressionAttributeValues: { ':refresh': sealedRefreshToken, ':now': now, ':lease': leaseUntil },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async saveRenewal(teamId: string, previousRefreshToken: string, renewed: RenewedToken): Promise<'saved' | 'replaced'> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: installationKey(teamId),
+          UpdateExpression:
+            'SET sealed_bot_token = :token, sealed_refresh_token = :refresh, token_expires_at = :expires REMOVE renewing_until',
+          ConditionExpression: 'sealed_refresh_token = :previous',
+          ExpressionAttributeValues: {
+            ':token': renewed.sealedBotToken,
+            ':refresh': renewed.rotation.sealedRefreshToken,
+            ':expires': renewed.rotation.expiresAt,
+            ':previous': previousRefreshToken,
+          },
+        }),
+      );
+      return 'saved';
+    } catch (error) {
+      if (isConditionFailure(error)) return 'replaced';
+      throw error;
+    }
+  }
+
+  async releaseRenewal(teamId: string, leaseUntil: number): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: installationKey(teamId),
+          UpdateExpression: 'REMOVE renewing_until',
+          ConditionExpression: 'renewing_until = :lease',
+          ExpressionAttributeValues: { ':lease': leaseUntil },
+        }),
+      );
+    } catch (error) {
+      // Another worker's lease by now (ours ran out), or none: nothing of ours to give back.
+      if (!isConditionFailure(error)) throw error;
     }
   }
 }

@@ -72,6 +72,39 @@ export function describeChatInstallationStoreContract(
       expect(await store.removeIfToken(teamId(), 'sealed-none')).toBe('replaced');
     });
 
+    it('leases a rotating token’s renewal to one worker at a time, while the installation holds that refresh token', async () => {
+      const rotation = { sealedRefreshToken: `sealed-refresh-${newUserId()}`, expiresAt: t0 + 43_200_000 };
+      const made = anInstallation({ rotation });
+      await store.save(made);
+      expect(await store.installation(made.teamId)).toEqual(made);
+      const claims = await Promise.all(
+        Array.from({ length: 6 }, () => store.claimRenewal(made.teamId, rotation.sealedRefreshToken, t0, t0 + 30_000)),
+      );
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      // Until the lease runs out; given back, the next worker takes it at once.
+      expect(await store.claimRenewal(made.teamId, rotation.sealedRefreshToken, t0 + 30_000, t0 + 60_000)).toBe(true);
+      await store.releaseRenewal(made.teamId, t0 + 30_000);
+      expect(await store.claimRenewal(made.teamId, rotation.sealedRefreshToken, t0 + 31_000, t0 + 61_000)).toBe(false);
+      await store.releaseRenewal(made.teamId, t0 + 60_000);
+      expect(await store.claimRenewal(made.teamId, rotation.sealedRefreshToken, t0 + 31_000, t0 + 61_000)).toBe(true);
+
+      const renewed = {
+        sealedBotToken: 'sealed-renewed',
+        rotation: { sealedRefreshToken: 'sealed-refresh-next', expiresAt: t0 + 86_400_000 },
+      };
+      expect(await store.saveRenewal(made.teamId, 'sealed-refresh-other', renewed)).toBe('replaced');
+      expect(await store.saveRenewal(made.teamId, rotation.sealedRefreshToken, renewed)).toBe('saved');
+      expect(await store.installation(made.teamId)).toEqual({ ...made, ...renewed });
+      // The spent refresh token renews nothing more, and the new one is free to claim (the save ended the lease).
+      expect(await store.claimRenewal(made.teamId, rotation.sealedRefreshToken, t0 + 32_000, t0 + 62_000)).toBe(false);
+      expect(await store.claimRenewal(made.teamId, 'sealed-refresh-next', t0 + 32_000, t0 + 62_000)).toBe(true);
+      expect(await store.saveRenewal(made.teamId, rotation.sealedRefreshToken, renewed)).toBe('replaced');
+      // Removed for a dead token: nothing left to renew.
+      expect(await store.removeIfToken(made.teamId, 'sealed-renewed')).toBe('removed');
+      expect(await store.claimRenewal(made.teamId, 'sealed-refresh-next', t0 + 90_000, t0 + 120_000)).toBe(false);
+      expect(await store.claimRenewal(teamId(), 'sealed-refresh-next', t0, t0 + 30_000)).toBe(false);
+    });
+
     it('uses an install state once, however many callbacks race with it', async () => {
       const stateId = `state-${newEventId()}`;
       const outcomes = await Promise.all(Array.from({ length: 5 }, () => store.useInstallState(stateId, t0 + 600_000)));

@@ -1,4 +1,4 @@
-import type { ChatInstallation, ChatInstallationStore } from '../../shared/domain/chat/installations.ts';
+import type { ChatInstallation, ChatInstallationStore, RenewedToken } from '../../shared/domain/chat/installations.ts';
 import type { ChatSubscription } from '../../shared/domain/chat/notices.ts';
 import type { ChatSubscriptionStore } from '../../shared/domain/chat/subscribe.ts';
 import type { SecretStore } from '../../shared/domain/secrets/ports.ts';
@@ -6,10 +6,11 @@ import type { SecretStore } from '../../shared/domain/secrets/ports.ts';
 /**
  * ChatInstallationStore in memory (shared/store/chatInstallations.ts): one installation per
  * team, written over by a new install; install states used once; a revoked token's installation
- * marked removed (its token gone) only while the team still holds that token.
+ * marked removed (its token gone) only while the team still holds that token; a token's renewal
+ * leased to one worker at a time, while the installation holds the refresh token it renews.
  */
 export class MemoryChatInstallationStore implements ChatInstallationStore {
-  private readonly installations = new Map<string, { installation: ChatInstallation; removed: boolean }>();
+  private readonly installations = new Map<string, { installation: ChatInstallation; removed: boolean; renewingUntil?: number }>();
   private readonly usedStates = new Set<string>();
 
   async useInstallState(stateId: string, _expiresAt: number): Promise<'claimed' | 'used'> {
@@ -31,7 +32,31 @@ export class MemoryChatInstallationStore implements ChatInstallationStore {
     const held = this.installations.get(teamId);
     if (!held || held.removed || held.installation.sealedBotToken !== sealedBotToken) return 'replaced';
     held.removed = true;
+    delete held.installation.rotation;
+    delete held.renewingUntil;
     return 'removed';
+  }
+
+  async claimRenewal(teamId: string, sealedRefreshToken: string, now: number, leaseUntil: number): Promise<boolean> {
+    const held = this.installations.get(teamId);
+    if (!held || held.removed || held.installation.rotation?.sealedRefreshToken !== sealedRefreshToken) return false;
+    if (held.renewingUntil !== undefined && held.renewingUntil > now) return false;
+    held.renewingUntil = leaseUntil;
+    return true;
+  }
+
+  async saveRenewal(teamId: string, previousRefreshToken: string, renewed: RenewedToken): Promise<'saved' | 'replaced'> {
+    const held = this.installations.get(teamId);
+    if (!held || held.removed || held.installation.rotation?.sealedRefreshToken !== previousRefreshToken) return 'replaced';
+    held.installation.sealedBotToken = renewed.sealedBotToken;
+    held.installation.rotation = structuredClone(renewed.rotation);
+    delete held.renewingUntil;
+    return 'saved';
+  }
+
+  async releaseRenewal(teamId: string, leaseUntil: number): Promise<void> {
+    const held = this.installations.get(teamId);
+    if (held?.renewingUntil === leaseUntil) delete held.renewingUntil;
   }
 }
 

@@ -311,7 +311,8 @@ const hostnameGrants = [
 
 /**
  * The sealing key: webhooks seals a new endpoint's secret, deliveries opens it to sign; chat
- * seals a team's bot token, and deliveries opens it, in its own context, to send a chat notice.
+ * seals a team's bot token, and deliveries opens it, in its own context, to send a chat notice
+ * (and seals a rotating one it renewed).
  */
 const expectedSigningKey: Record<Name, readonly string[]> = {
   secrets: [],
@@ -337,8 +338,8 @@ const sealingContext = (kind: 'webhook_endpoint' | 'chat_team') => ({
 });
 const contextOf = (name: Name) => sealingContext(name === 'chat' ? 'chat_team' : 'webhook_endpoint');
 
-/** The chat app's client and signing secrets: read by the chat function alone. */
-const chatSecretReaders: readonly Name[] = ['chat'];
+/** The chat app's client and signing secrets: read by the chat function, and by the worker to renew rotating bot tokens (Slack takes the client credentials with the refresh token). */
+const chatSecretReaders: readonly Name[] = ['chat', 'deliveries'];
 
 const configurations = {
   plain: { stage: 'dev' },
@@ -598,7 +599,9 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
       const viaService = (service: string) => ({ StringEquals: { 'kms:ViaService': `${service}.<AWS::Region>.amazonaws.com` } });
       const expected = [
         ...lines(expectedSigningKey[name], [m.signingKeyArn], contextOf(name)),
+        // Opens bot tokens to send DMs, and seals rotating ones it renews.
         ...(name === 'deliveries' ? lines(['kms:Decrypt'], [m.signingKeyArn], sealingContext('chat_team')) : []),
+        ...(name === 'deliveries' ? lines(['kms:Encrypt'], [m.signingKeyArn], sealingContext('chat_team')) : []),
         // Every function with table access writes to it, so DynamoDB may generate and encrypt data keys.
         ...(cmk && expectedTable[name].items.length > 0
           ? lines(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'], [m.dataKeyArn!], viaService('dynamodb'))

@@ -271,7 +271,7 @@ describe('functions', () => {
         ...(signingKeyUsers.includes(name) ? ['WEBHOOK_KEY_ID'] : []),
         ...(name === 'billing' || name === 'billingWebhook' ? ['STRIPE_SECRETS_ARN'] : []),
         // The Slack app's client id comes from context (`slackClientId`), unset here.
-        ...(name === 'chat' ? ['SLACK_SECRETS_ARN'] : []),
+        ...(name === 'chat' || name === 'deliveries' ? ['SLACK_SECRETS_ARN'] : []),
         ...(name === 'schedule'
           ? ['CUSTOM_HOSTNAMES_DISTRIBUTION_ID', 'CUSTOM_HOSTNAMES_CONNECTION_GROUP_ID', 'CUSTOM_HOSTNAMES_TARGET']
           : []),
@@ -333,7 +333,7 @@ describe('functions', () => {
 
   it.each([
     ["the payment provider's", 'PaymentProviderSecrets', 'STRIPE_SECRETS_ARN', ['billing', 'billingWebhook']],
-    ["the chat app's", 'ChatAppSecrets', 'SLACK_SECRETS_ARN', ['chat']],
+    ["the chat app's", 'ChatAppSecrets', 'SLACK_SECRETS_ARN', ['chat', 'deliveries']],
   ] as const)(
     'keeps %s secrets in a secret of their own, set after deploy (never a value in the template), named to their functions alone',
     (_, prefix, variable, readers) => {
@@ -353,14 +353,15 @@ describe('functions', () => {
     },
   );
 
-  it('names the Slack app to the chat function when the context gives its client id', () => {
+  it('names the Slack app to the chat function and the worker when the context gives its client id', () => {
     // Only a setting differs from the bundled synth above: bundling every function again took
     // 30 s of CI's loaded machine (and timed the test out) to prove nothing more.
     const configured = synth({ stage: 'dev', slackClientId: '1234567890.0987654321', 'aws:cdk:bundling-stacks': [] }).template;
     const variables = Object.values(configured.toJSON().Resources as Record<string, Resource>)
       .filter((resource) => resource.Type === 'AWS::Lambda::Function')
       .map((resource) => resource.Properties?.Environment?.Variables ?? {});
-    expect(variables.filter((env: Record<string, unknown>) => env.SLACK_CLIENT_ID === '1234567890.0987654321')).toHaveLength(1);
+    // The chat function, and the worker that renews rotating bot tokens.
+    expect(variables.filter((env: Record<string, unknown>) => env.SLACK_CLIENT_ID === '1234567890.0987654321')).toHaveLength(2);
     expect(() => readSettings(new App({ context: { ...cdkContext, slackClientId: 'not-an-id' } }).node)).toThrow('slackClientId');
   });
 

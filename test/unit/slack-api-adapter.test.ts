@@ -208,6 +208,83 @@ describe('sendDirectMessage (conversations.open, then chat.postMessage)', () => 
   });
 });
 
+describe('token rotation (oauth.v2.access, grant_type refresh_token)', () => {
+  /** A server answering every call with `body`: Slack's documented answers the emulator never gives. */
+  async function answering(body: unknown): Promise<{ api: SlackWebApi; close: () => Promise<void> }> {
+    const server = await listening(
+      createServer((_, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))),
+    );
+    return {
+      api: new SlackWebApi({ clientId: slack.clientId, clientSecret: slack.clientSecret, apiUrl: urlOf(server) }),
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it('reads an install with rotation on: the expiring token with its refresh token and lifetime (the fault: refused as not xoxb-)', async () => {
+    slack.setTokenRotation(true);
+    try {
+      const exchange = await api.exchangeCode({ code: slack.authorize({ teamId: 'T0ADAPT010', redirectUri }), redirectUri });
+      expect(exchange).toMatchObject({
+        outcome: 'installed',
+        installation: {
+          botToken: expect.stringMatching(/^xoxe\.xoxb-1-/),
+          rotation: { refreshToken: expect.stringMatching(/^xoxe-1-/), expiresInSeconds: 43_200 },
+        },
+      });
+      if (exchange.outcome !== 'installed') throw new Error('not installed');
+      const refreshToken = exchange.installation.rotation!.refreshToken;
+
+      slack.clearCalls();
+      const renewal = await api.refreshBotToken(refreshToken);
+      expect(renewal).toEqual({
+        outcome: 'refreshed',
+        botToken: expect.stringMatching(/^xoxe\.xoxb-1-/),
+        rotation: { refreshToken: expect.stringMatching(/^xoxe-1-/), expiresInSeconds: 43_200 },
+      });
+      const [call] = slack.calls();
+      expect(call).toMatchObject({
+        method: 'oauth.v2.access',
+        httpMethod: 'POST',
+        contentType: 'application/x-www-form-urlencoded',
+        headers: { authorization: 'Basic [redacted]' },
+        credential: { kind: 'client', via: 'basic', clientId: slack.clientId, secretMatches: true },
+      });
+      expect(call!.body).toEqual({ grant_type: 'refresh_token', refresh_token: '[redacted]' });
+      // Spent: Slack refuses it for good.
+      expect(await api.refreshBotToken(refreshToken)).toEqual({ outcome: 'refused', reason: 'invalid_refresh_token' });
+    } finally {
+      slack.setTokenRotation(false);
+    }
+  });
+
+  it('refuses half answers: an expiring token without its renewal, a renewal without a lifetime, a user token', async () => {
+    const base = { ok: true, app_id: 'A0X', scope: 'commands', token_type: 'bot', bot_user_id: 'U0BOT', team: { id: 'T0X', name: 'X' } };
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ...base, access_token: 'xoxe.xoxb-1-abc' }, 'no refresh token'],
+      [{ ...base, access_token: 'xoxe.xoxb-1-abc', refresh_token: 'xoxe-1-def' }, 'no lifetime'],
+      [{ ...base, access_token: 'xoxe.xoxb-1-abc', refresh_token: 'xoxe-1-def', expires_in: -5 }, 'a negative lifetime'],
+      [{ ...base, access_token: 'xoxe.xoxb-1-abc', refresh_token: 'xoxb-def', expires_in: 43_200 }, 'not a refresh token'],
+      [{ ...base, access_token: 'xoxe.xoxp-1-abc', refresh_token: 'xoxe-1-def', expires_in: 43_200 }, 'a user token'],
+    ];
+    for (const [body, why] of cases) {
+      const server = await answering({ ...body, authed_user: { id: 'U0ME' } });
+      try {
+        expect(await server.api.exchangeCode({ code: 'c', redirectUri }), why).toEqual({ outcome: 'failed', reason: 'bad_response' });
+        expect(await server.api.refreshBotToken('xoxe-1-x'), why).toEqual({ outcome: 'failed', reason: 'bad_response' });
+      } finally {
+        await server.close();
+      }
+    }
+    // Slack's documented refusals pass on as reasons.
+    const refused = await answering({ ok: false, error: 'invalid_refresh_token' });
+    try {
+      expect(await refused.api.refreshBotToken('xoxe-1-x')).toEqual({ outcome: 'refused', reason: 'invalid_refresh_token' });
+    } finally {
+      await refused.close();
+    }
+  });
+});
+
 describe('settings', () => {
   it("defaults to Slack's API and adds a missing trailing slash to a given base", async () => {
     expect(defaultSlackApiUrl).toBe('https://slack.com/api/');

@@ -108,6 +108,79 @@ describe('oauth.v2.access through @slack/web-api', () => {
   });
 });
 
+describe('token rotation through @slack/web-api', () => {
+  const refresh = (refreshToken: string) =>
+    client().oauth.v2.access({
+      client_id: slack.clientId,
+      client_secret: slack.clientSecret,
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+    });
+  const postAs = (token: string) => client(token).conversations.open({ users: 'U0ROTATE01' });
+
+  it('grants 12-hour xoxe.xoxb tokens with a single-use refresh token; an expired one answers token_expired', async () => {
+    slack.setTokenRotation(true);
+    try {
+      const code = slack.authorize({ teamId: 'T0ROTATE01', userId: 'U0ROTATE01', redirectUri });
+      const installed = await client().oauth.v2.access({
+        client_id: slack.clientId,
+        client_secret: slack.clientSecret,
+        code,
+        redirect_uri: redirectUri,
+      });
+      // The shape of Slack's answer in its "Using token rotation" guide.
+      expect(installed).toMatchObject({ ok: true, token_type: 'bot', expires_in: 43_200, team: { id: 'T0ROTATE01' } });
+      expect(installed.access_token).toMatch(/^xoxe\.xoxb-1-/);
+      expect(installed.refresh_token).toMatch(/^xoxe-1-[0-9a-f]{96}$/);
+      expect((await postAs(installed.access_token!)).ok).toBe(true);
+
+      clock.advance(6 * 3600);
+      const renewed = await refresh(installed.refresh_token!);
+      expect(renewed).toMatchObject({
+        ok: true,
+        token_type: 'bot',
+        expires_in: 43_200,
+        team: { id: 'T0ROTATE01' },
+        bot_user_id: installed.bot_user_id,
+      });
+      expect(renewed.access_token).not.toBe(installed.access_token);
+      expect(renewed.refresh_token).not.toBe(installed.refresh_token);
+      // A refresh token works once; one never issued, the same.
+      expect(await platformError(refresh(installed.refresh_token!))).toBe('invalid_refresh_token');
+      expect(await platformError(refresh('xoxe-1-unknown'))).toBe('invalid_refresh_token');
+      // The old token lasts until its own expiry; then each answers token_expired, the renewed one after its 12 hours.
+      expect((await postAs(installed.access_token!)).ok).toBe(true);
+      clock.advance(6 * 3600);
+      expect(await platformError(postAs(installed.access_token!))).toBe('token_expired');
+      expect((await postAs(renewed.access_token!)).ok).toBe(true);
+      clock.advance(6 * 3600);
+      expect(await platformError(postAs(renewed.access_token!))).toBe('token_expired');
+      // Calls and the listing show no refresh token.
+      expect(JSON.stringify(slack.calls())).not.toContain(renewed.refresh_token!);
+      expect(slack.listing()).not.toContain(renewed.refresh_token!);
+      // Once the app is removed from the workspace, its refresh tokens renew nothing.
+      slack.revokeTeam('T0ROTATE01');
+      expect(await platformError(refresh(renewed.refresh_token!))).toBe('invalid_refresh_token');
+    } finally {
+      slack.setTokenRotation(false);
+    }
+  });
+
+  it('turns rotation on and off over HTTP; installs without it keep plain tokens', async () => {
+    const rotation = (body: unknown) =>
+      fetch(`${slack.origin}/_emulator/rotation`, { method: 'POST', body: JSON.stringify(body) }).then(async (response) => [
+        response.status,
+        await response.json(),
+      ]);
+    expect(await rotation({ enabled: 'yes' })).toEqual([400, { error: 'enabled must be true or false.' }]);
+    expect(await rotation({ enabled: true })).toEqual([200, { enabled: true }]);
+    expect(await install('T0ROTATE02')).toMatch(/^xoxe\.xoxb-/);
+    expect(await rotation({ enabled: false })).toEqual([200, { enabled: false }]);
+    expect(await install('T0ROTATE03')).toMatch(/^xoxb-/);
+    expect(await platformError(refresh('xoxe-1-unknown'))).toBe('invalid_refresh_token');
+  });
+});
+
 describe('conversations.open and chat.postMessage through @slack/web-api', () => {
   it('opens the DM (the same channel again, already_open) and posts into it, blocks sent as a JSON string', async () => {
     const token = await install('T0DM000001', 'U0DM000001');
@@ -234,7 +307,9 @@ describe('the listing (GET /_dev/chat) and the controls', () => {
       installations: expect.arrayContaining([
         expect.objectContaining({
           teamId: 'T0LIST0001',
-          tokens: [{ fingerprint: tokenFingerprint(token), scopes: ['commands', 'chat:write', 'im:write'], revoked: false }],
+          tokens: [
+            { fingerprint: tokenFingerprint(token), scopes: ['commands', 'chat:write', 'im:write'], revoked: false, expiresAt: null },
+          ],
         }),
       ]),
     });

@@ -49,7 +49,7 @@ const badState = (why: string) =>
 /**
  * `GET /v1/chat/callback`: Slack's redirect. The state first (401 when missing, not ours,
  * expired or used), then Slack's answer: the user's refusal or a refused exchange is 403; an
- * exchanged code makes the team's installation, its bot token sealed for the team.
+ * exchanged code makes the team's installation, its bot token (and with rotation, its refresh token) sealed for the team.
  */
 export async function completeChatInstall(redirect: InstallRedirect, ports: ChatInstallPorts): Promise<{ teamName: string }> {
   const app = await configuredApp(ports.chatApp);
@@ -74,6 +74,11 @@ export async function completeChatInstall(redirect: InstallRedirect, ports: Chat
     throw new Forbidden(detail, { facts: { reason, slack_error: exchange.reason } });
   }
   const grant = exchange.installation;
+  // With token rotation on, the token lasts 12 hours: its renewal is kept beside it, sealed the same way.
+  const rotation = grant.rotation && {
+    sealedRefreshToken: await ports.tokenSealer.seal(grant.rotation.refreshToken, grant.teamId),
+    expiresAt: ports.clock.now() + grant.rotation.expiresInSeconds * 1000,
+  };
   await ports.installations.save({
     teamId: grant.teamId,
     teamName: grant.teamName,
@@ -83,6 +88,7 @@ export async function completeChatInstall(redirect: InstallRedirect, ports: Chat
     installerUserId: state.userId,
     installerChatUserId: grant.installerSlackUserId,
     installedAt: ports.clock.now(),
+    ...(rotation ? { rotation } : {}),
   });
   return { teamName: grant.teamName };
 }

@@ -16,6 +16,20 @@ export interface ChatInstallation {
   /** The installer's own chat user. */
   installerChatUserId: string;
   installedAt: number;
+  /** With Slack's token rotation on: the bot token expires at `expiresAt` and is renewed with the refresh token. */
+  rotation?: SealedRotation;
+}
+
+/** An expiring bot token's renewal, as stored: the refresh token sealed for the team (as the bot token is), and when the bot token expires (ms). */
+export interface SealedRotation {
+  sealedRefreshToken: string;
+  expiresAt: number;
+}
+
+/** A renewal's result, written over the installation it renewed. */
+export interface RenewedToken {
+  sealedBotToken: string;
+  rotation: SealedRotation;
 }
 
 export interface ChatInstallationStore {
@@ -32,4 +46,14 @@ export interface ChatInstallationStore {
    * not one installed since: `removed`, or `replaced` when the team holds another now (or none).
    */
   removeIfToken(teamId: string, sealedBotToken: string): Promise<'removed' | 'replaced'>;
+  /**
+   * Takes the renewal of the team's bot token, for one worker at a time: true when the
+   * installation still holds `sealedRefreshToken` and no other worker's lease runs past `now`
+   * (Slack's refresh token works once: two renewals with it would leave one worker a dead token).
+   */
+  claimRenewal(teamId: string, sealedRefreshToken: string, now: number, leaseUntil: number): Promise<boolean>;
+  /** Writes a renewal over the installation if it still holds `previousRefreshToken` (not one installed since), and ends the lease. */
+  saveRenewal(teamId: string, previousRefreshToken: string, renewed: RenewedToken): Promise<'saved' | 'replaced'>;
+  /** Gives a lease back (Slack did not answer), so the next worker renews without waiting it out. */
+  releaseRenewal(teamId: string, leaseUntil: number): Promise<void>;
 }

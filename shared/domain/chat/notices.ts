@@ -5,7 +5,8 @@ import type { AppLogger } from '../../logger.ts';
 import type { StoredEvent } from '../secrets/model.ts';
 import type { SecretSealer } from '../webhooks/ports.ts';
 import { sendWork, type ChatNoticeMessage } from '../webhooks/work.ts';
-import type { ChatInstallationStore } from './installations.ts';
+import { botTokenFor, type BotTokenPorts } from './botToken.ts';
+import type { ChatInstallation } from './installations.ts';
 import type { ChatApi, DirectMessageOutcome } from './ports.ts';
 import type { NoticeMarks } from '../noticeMarks.ts';
 
@@ -78,13 +79,12 @@ export function chatNoticeText(notice: Pick<ChatNoticeMessage, 'secret_id' | 'ty
 /** A chat notice's marks (shared/domain/noticeMarks.ts). */
 export type ChatNoticeMarks = NoticeMarks;
 
-export interface ChatNoticePorts {
+export interface ChatNoticePorts extends BotTokenPorts {
   clock: Clock;
   logger: AppLogger;
   queue: Queue;
-  chatInstallations: Pick<ChatInstallationStore, 'installation' | 'removeIfToken'>;
   chatNoticeMarks: ChatNoticeMarks;
-  /** Opens bot tokens sealed for their team (KMS context `chat_team`). */
+  /** Opens bot tokens sealed for their team (KMS context `chat_team`); seals renewed ones. */
   chatSealer: SecretSealer;
   chatMessages: Pick<ChatApi, 'sendDirectMessage'>;
 }
@@ -92,7 +92,7 @@ export interface ChatNoticePorts {
 /**
  * - `sent`; `skipped`: sent already, or being sent by another delivery of the message;
  * - `uninstalled`: the team has no installation (removed, or its token was revoked): dropped;
- * - `token_dead`: Slack refused the token: the installation is removed, the notice dropped;
+ * - `token_dead`: Slack refused the token (or its renewal): the installation is removed, the notice dropped;
  * - `rate_limited`: queued again after Slack's Retry-After;
  * - `undeliverable`: Slack refused it in a way no retry mends (the user is gone, the bot lacks a
  *   scope): dropped with a warning, rather than retried into the dead letters and their alarm.
@@ -123,22 +123,30 @@ export async function sendChatNotice(notice: ChatNoticeMessage, ports: ChatNotic
   const leaseUntil = now + chatLimits.noticeLeaseSeconds * 1000;
   if (!(await ports.chatNoticeMarks.claim(notice.event_id, now, leaseUntil, now + chatLimits.noticeMarkSeconds * 1000))) return 'skipped';
 
-  let result: DirectMessageOutcome;
+  let sent: SentNotice;
   try {
-    const botToken = await ports.chatSealer.open(installation.sealedBotToken, installation.teamId);
-    result = await ports.chatMessages.sendDirectMessage(botToken, notice.chat_user, chatNoticeText(notice));
+    sent = await sendWithCurrentToken(installation, notice, ports);
   } catch (error) {
     await ports.chatNoticeMarks.release(notice.event_id, leaseUntil);
     throw error;
   }
+  const { result, sentWith } = sent;
 
   switch (result.outcome) {
+    case 'renewal_refused':
+      // The installation is removed already (botTokenFor): dropped, as for a revoked token.
+      await ports.chatNoticeMarks.release(notice.event_id, leaseUntil);
+      ports.logger.warn('chat installation removed: Slack refused to renew its token', {
+        team_id: installation.teamId,
+        error: result.error,
+      });
+      return 'token_dead';
     case 'sent':
       await ports.chatNoticeMarks.markSent(notice.event_id, ports.clock.now());
       return 'sent';
     case 'token_dead':
       // Not a token installed since: only the one Slack refused goes.
-      await ports.chatInstallations.removeIfToken(installation.teamId, installation.sealedBotToken);
+      await ports.chatInstallations.removeIfToken(sentWith.teamId, sentWith.sealedBotToken);
       await ports.chatNoticeMarks.release(notice.event_id, leaseUntil);
       ports.logger.warn('chat installation removed: Slack refused its token', { team_id: installation.teamId, error: result.error });
       return 'token_dead';
@@ -156,4 +164,28 @@ export async function sendChatNotice(notice: ChatNoticeMessage, ports: ChatNotic
       await ports.chatNoticeMarks.release(notice.event_id, leaseUntil);
       throw new Error(`chat notice not sent: ${result.error}`);
   }
+}
+
+interface SentNotice {
+  result: DirectMessageOutcome | { outcome: 'renewal_refused'; error: string };
+  /** The installation as the DM was sent: renewed, when its token was. */
+  sentWith: ChatInstallation;
+}
+
+/** The DM with the team's token, renewed first when due, and renewed and sent once more when Slack says it expired. */
+async function sendWithCurrentToken(
+  installation: ChatInstallation,
+  notice: ChatNoticeMessage,
+  ports: ChatNoticePorts,
+): Promise<SentNotice> {
+  let token = await botTokenFor(installation, ports);
+  if (token.outcome === 'dead') return { result: { outcome: 'renewal_refused', error: token.error }, sentWith: installation };
+  const text = chatNoticeText(notice);
+  const result = await ports.chatMessages.sendDirectMessage(token.botToken, notice.chat_user, text);
+  // Expired sooner than its expiry said (our clock apart from Slack's).
+  if (result.outcome !== 'token_dead' || result.error !== 'token_expired' || !token.installation.rotation)
+    return { result, sentWith: token.installation };
+  token = await botTokenFor(token.installation, ports, { expired: true });
+  if (token.outcome === 'dead') return { result: { outcome: 'renewal_refused', error: token.error }, sentWith: installation };
+  return { result: await ports.chatMessages.sendDirectMessage(token.botToken, notice.chat_user, text), sentWith: token.installation };
 }

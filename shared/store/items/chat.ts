@@ -19,6 +19,11 @@ export interface ChatInstallationItem {
   installer_user_id: string;
   installer_chat_user_id: string;
   installed_at: number;
+  /** With token rotation: the refresh token sealed for the team, and when the bot token expires (ms). */
+  sealed_refresh_token?: string;
+  token_expires_at?: number;
+  /** A worker renewing the token holds this lease until then (ms); others use the current token or wait. */
+  renewing_until?: number;
   removed?: boolean;
 }
 
