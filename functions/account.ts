@@ -28,7 +28,7 @@ import { sessionOperations } from './account/session.ts';
  * The account group's wiring: sign-in (codes, users, the SSO policy, the mailer, the one
  * access-token issuer), adoption of anonymous secrets, usage reads, product events, counters.
  */
-export interface AccountDeps extends ApiDeps, AccountPorts, SignInPorts, TierPorts {
+export interface AccountDeps extends ApiDeps, AccountPorts, Omit<SignInPorts, 'config'>, TierPorts {
   secrets: SecretAdoptions;
   counters: Counters;
   accessTokens: AccessTokens;

@@ -21,6 +21,11 @@ export const newRequestLinkId = (): string => `rql_${randomPart(16)}`;
 export const newResponseId = (): string => `rsp_${randomPart(16)}`;
 /** A gate session's token, `hlg_` and 256 bits: stored only as its SHA-256. */
 export const newGateToken = (): string => `hlg_${randomPart(32)}`;
+/**
+ * A sign-in link's one-time token, `hls_` and 256 bits, mailed with a sign-in code in
+ * `/signin#email=…&token=<token>`: stored only as its SHA-256, beside the code it came with.
+ */
+export const newSignInLinkToken = (): string => `hls_${randomPart(32)}`;
 /** Workspaces (interface §4.7), their invitations and audit rows. */
 export const newWorkspaceId = (): string => `wks_${randomPart(16)}`;
 export const newInvitationId = (): string => `inv_${randomPart(16)}`;

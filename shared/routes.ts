@@ -814,6 +814,23 @@ export const accountRoutes = [
     errors: [400, 401, 403, 429],
   },
   {
+    // The one-click link mailed with each code (ADR 0167): the web page posts its token here.
+    // No rate class and no guess budget: 256 random bits leave nothing to guess, so nobody's
+    // guessing keeps the link's holder out. Unknown, used and expired answer one 401.
+    method: 'POST',
+    path: '/v1/auth/otp/link',
+    group: 'account',
+    operation: 'signInWithLink',
+    credential: 'public',
+    scope: null,
+    rate: null,
+    body: 'SignInLinkRequest',
+    query: none,
+    reply: { status: 200, body: 'IssuedTokens' },
+    errors: [400, 401, 403],
+    beyondInterface: true,
+  },
+  {
     method: 'POST',
     path: '/v1/auth/refresh',
     group: 'account',

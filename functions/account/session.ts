@@ -1,6 +1,6 @@
 import { apiKeyView, createApiKey, revokeApiKey } from '../../shared/domain/accounts/apiKeys.ts';
 import { closeSessionByRefreshToken, deviceNameOf, listSessions, refreshSession } from '../../shared/domain/accounts/sessions.ts';
-import { resendSignInCode, startSignIn, verifySignInCode } from '../../shared/domain/accounts/signIn.ts';
+import { resendSignInCode, signInWithLink, startSignIn, verifySignInCode } from '../../shared/domain/accounts/signIn.ts';
 import { adoptSecrets } from '../../shared/domain/secrets/owner.ts';
 import { requireSession } from '../../shared/http/auth.ts';
 import type { Operations } from '../../shared/http/group.ts';
@@ -13,6 +13,7 @@ type SessionOperation = Extract<
   | 'startSignIn'
   | 'resendSignInCode'
   | 'verifySignInCode'
+  | 'signInWithLink'
   | 'refreshSession'
   | 'publishSigningKeys'
   | 'listSessions'
@@ -40,6 +41,12 @@ export const sessionOperations: Pick<Operations<'account', AccountDeps>, Session
   async verifySignInCode(request, deps) {
     const { email, code, device_name: deviceName } = request.body;
     const tokens = await verifySignInCode(email, code, deviceNameOf(deviceName, request.headers['user-agent']), request.sourceIp, deps);
+    return { status: 200, body: tokens };
+  },
+
+  async signInWithLink(request, deps) {
+    const { email, token, device_name: deviceName } = request.body;
+    const tokens = await signInWithLink(email, token, deviceNameOf(deviceName, request.headers['user-agent']), deps);
     return { status: 200, body: tokens };
   },
 

@@ -81,6 +81,12 @@ export const accountRequests = {
     code: z.string().check(z.regex(/^\d{8}$/, 'the code is 8 digits')),
     device_name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
   }),
+  /** A sign-in link's token (`/signin#email=…&token=…`) with the address it was mailed to (ADR 0167). */
+  SignInLinkRequest: z.strictObject({
+    email,
+    token: z.string().check(z.regex(/^hls_[A-Za-z0-9_-]{43}$/, 'the token from the sign-in link: hls_ and 43 characters')),
+    device_name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
+  }),
   RefreshRequest: z.strictObject({ refresh_token: z.string().check(z.minLength(1), z.maxLength(200)) }),
   /** Optional and never refused: logging out always succeeds. */
   LogoutRequest: lenient(z.object({ refresh_token: z.optional(z.string()) })),

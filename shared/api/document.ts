@@ -68,7 +68,7 @@ export function openApiDocument(origin: string) {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: 'A session: the access token (ES256, 15 minutes) from /v1/auth/otp/verify or /v1/auth/refresh.',
+          description: 'A session: the access token (ES256, 15 minutes) from /v1/auth/otp/verify, /v1/auth/otp/link or /v1/auth/refresh.',
         },
         apiKey: {
           type: 'http',

@@ -110,6 +110,7 @@ const outcomeMetrics: Readonly<Record<string, { ok: MetricName; refused?: Metric
   createSecret: { ok: 'SecretsCreated' },
   claimSecret: { ok: 'SecretsClaimed', refused: 'ClaimsRefused' },
   verifySignInCode: { ok: 'SignIns' },
+  signInWithLink: { ok: 'SignIns' },
 };
 
 /**

@@ -11,10 +11,18 @@ import { signInAskedKey as askedKey, signInCodesKey as codesKey, type SignInCode
 /** Kept past the last code's expiry and the last ask, then TTL removes the items. */
 const keptSeconds = 3600;
 
-const toCode = (code: SignInCode) => ({ code_hash: code.codeHash, salt: code.salt, sent_at: code.sentAt, expires_at: code.expiresAt });
+const toCode = (code: SignInCode): SignInCodesItem['codes'][number] => ({
+  code_hash: code.codeHash,
+  salt: code.salt,
+  ...(code.linkHash === undefined ? {} : { link_hash: code.linkHash }),
+  sent_at: code.sentAt,
+  expires_at: code.expiresAt,
+});
 const fromCode = (item: Record<string, unknown>): SignInCode => ({
   codeHash: item.code_hash as string,
   salt: item.salt as string,
+  // Codes written before sign-in links have none.
+  ...(typeof item.link_hash === 'string' ? { linkHash: item.link_hash } : {}),
   sentAt: item.sent_at as number,
   expiresAt: item.expires_at as number,
 });

@@ -35,6 +35,14 @@ export function describeSignInCodeStoreContract(name: string, make: () => SignIn
       expect(await codes.replace(emailHash, [aCode('c')], 5)).toBe(false);
     });
 
+    it('keeps each code’s link hash, and none on a code written without one', async () => {
+      const linked: SignInCode = { ...aCode('a'), linkHash: 'link-hash-a' };
+      expect(await codes.replace(emailHash, [linked, aCode('b', t0 + 1)], 0)).toBe(true);
+      const { codes: kept } = await codes.get(emailHash);
+      expect(kept).toEqual([linked, aCode('b', t0 + 1)]);
+      expect(kept[1]).not.toHaveProperty('linkHash');
+    });
+
     it('of two writes from one read, exactly one lands, and no code is lost to it', async () => {
       await codes.replace(emailHash, [aCode('a')], 0);
       const written = await Promise.all([

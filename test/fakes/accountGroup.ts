@@ -36,6 +36,8 @@ export function memoryAccountPorts<C extends Clock = StoppedClock>(
     rateCounter: new MemoryRateCounter(),
     ssoPolicy,
     mailer: new MemoryMailer(),
+    /** Where sign-in links point (the web client's origin; the issuer's here, as in a deployment). */
+    config: { WEB_ORIGIN: issuer },
   };
 }
 

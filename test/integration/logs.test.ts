@@ -8,6 +8,7 @@ import { seal } from '../../shared/envelope/envelope.ts';
 import { apiClient, claimPair, linkPair, startTestRuntime, textSecretBody } from '../support/runtime.ts';
 import { invitationToken, setWorkspace } from '../support/workspaces.ts';
 import { stripeClient } from '../../shared/adapters/stripe.ts';
+import { sha256Base64Url } from '../../shared/ids.ts';
 import { signSlashCommand, slashCommand } from '../../local/slack/signing.ts';
 
 /** Everything the service writes to stdout/stderr while this file runs, at the most verbose level. */
@@ -65,6 +66,27 @@ describe('logs', () => {
     // The sealed token of the grace window, and the key every refresh token of the session is tagged with.
     const [sealed, chainKey] = [stored.grace!.sealedNext, stored.chainKey!];
     expect((await api.post('/v1/auth/otp/verify', { email, code: '00000000' })).status).toBe(401);
+    // A sign-in link (ADR 0167): its page opened, its token used, used again, and a wrong one.
+    const linkEmail = newEmail('link-logs');
+    expect((await api.post('/v1/auth/otp/start', { email: linkEmail })).status).toBe(200);
+    const signInLink = new URL(/^http:\/\/\S+$/m.exec(mailsTo(runtime, linkEmail)[0]!.text)![0]);
+    const linkToken = new URLSearchParams(signInLink.hash.slice(1)).get('token')!;
+    expect((await fetch(signInLink.href)).status).toBe(200);
+    const byLink = await api.post('/v1/auth/otp/link', { email: linkEmail, token: linkToken });
+    expect(byLink.status).toBe(200);
+    expect((await api.post('/v1/auth/otp/link', { email: linkEmail, token: linkToken })).status).toBe(401);
+    expect((await api.post('/v1/auth/otp/link', { email: linkEmail, token: `${linkToken.slice(0, -1)}A` })).status).toBe(401);
+    // The token, its random part, its stored hash, the link's fragment and what the session got.
+    const signInLinkSecrets = [
+      linkToken,
+      linkToken.slice(4),
+      sha256Base64Url(`signin-link:${linkToken}`),
+      signInLink.hash.slice(1),
+      encodeURIComponent(linkEmail),
+      linkEmail,
+      byLink.body.access_token,
+      byLink.body.refresh_token,
+    ];
 
     // A webhook endpoint's signing secret, and a delivery relayed from the stream and sent.
     const receiver = createServer((request, response) => request.resume().on('end', () => response.writeHead(204).end()));
@@ -309,6 +331,7 @@ describe('logs', () => {
     expect(logs).toContain('"route":"PATCH /scim/v2/Users/{id}"');
     expect(logs).toContain('"route":"POST /v1/chat/commands"');
     expect(logs).toContain('"route":"GET /v1/chat/callback"');
+    expect(logs).toContain('"route":"POST /v1/auth/otp/link"');
     expect(logs).toContain('"message":"chat notice"');
     // A bare 8-digit code could occur by chance in timings; look for it as a value or in the mail text.
     const credentials = [
@@ -334,6 +357,7 @@ describe('logs', () => {
       'wrong-token',
       'hdt_wrong',
       ...credentials,
+      ...signInLinkSecrets,
       ...linkSecrets,
     ]) {
       expect(logs).not.toContain(secretMaterial);

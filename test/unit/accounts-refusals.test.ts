@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../shared/domain/accounts/apiKeys.ts';
 import { chainedRefreshToken, newChainKey } from '../../shared/domain/accounts/refreshChain.ts';
 import { refreshSession, type SessionPorts } from '../../shared/domain/accounts/sessions.ts';
-import { resendSignInCode, verifySignInCode, type SignInPorts } from '../../shared/domain/accounts/signIn.ts';
+import { resendSignInCode, signInWithLink, verifySignInCode, type SignInPorts } from '../../shared/domain/accounts/signIn.ts';
 import type { Session } from '../../shared/domain/accounts/model.ts';
 import { configuredApp, type ChatApp } from '../../shared/domain/chat/app.ts';
 import { answerChatCommand } from '../../shared/domain/chat/command.ts';
@@ -128,6 +128,27 @@ describe('accounts', () => {
       verifySignInCode('ana@example.com', '12345678', 'd', '192.0.2.1', signIn({})),
       Unauthenticated,
       new HttpError(401, 'unauthorized', 'That code is not right, or it has expired or been used.', { members: { attempts_left: left } }),
+    );
+  });
+
+  it('a sign-in link under SSO is forbidden as its code is; one that does not work is a 401 that tells nothing more', async () => {
+    const token = `hls_${'A'.repeat(43)}`;
+    await expectRefusal(
+      signInWithLink('ana@example.com', token, 'd', signIn({ ssoPolicy: { enforcedFor: async () => true } })),
+      Forbidden,
+      new HttpError(403, 'forbidden', 'This address signs in through its organization’s single sign-on.', {
+        members: { reason: 'sso_required' },
+      }),
+    );
+    // No guess is counted: the rate counter is never asked.
+    await expectRefusal(
+      signInWithLink('ana@example.com', token, 'd', signIn({ rateCounter: unused })),
+      Unauthenticated,
+      new HttpError(
+        401,
+        'unauthorized',
+        'This sign-in link does not work: it has expired, or it or its code was used. Ask for a new code.',
+      ),
     );
   });
 });

@@ -111,6 +111,7 @@ describe('the OpenAPI document', () => {
       'GET /scim/v2/ResourceTypes',
       'GET /scim/v2/Schemas',
       'GET /v1/openapi.json',
+      'POST /v1/auth/otp/link',
       'POST /v1/chat/install',
       'PUT /scim/v2/Users/{id}',
     ]);

@@ -109,6 +109,22 @@ describe('the route table', () => {
     });
   });
 
+  it('takes a sign-in link’s token from anyone, outside every rate class and guess budget, as a route beyond the interface (ADR 0167)', () => {
+    const link = matched('POST', '/v1/auth/otp/link').route;
+    expect(link).toMatchObject({
+      group: 'account',
+      operation: 'signInWithLink',
+      credential: 'public',
+      rate: null,
+      body: 'SignInLinkRequest',
+      reply: { status: 200, body: 'IssuedTokens' },
+      errors: [400, 401, 403],
+      beyondInterface: true,
+    });
+    // The same session a code opens.
+    expect(link.reply).toEqual(matched('POST', '/v1/auth/otp/verify').route.reply);
+  });
+
   it('gives every row a known group whose function implements its operation', () => {
     for (const route of routes) expect(groups).toContain(route.group);
     const secretOperations = secretsRoutes.map((route) => route.operation).sort();

@@ -167,6 +167,9 @@ export const accountApi = {
   startSignIn: (email: string) => call<AccountReply<'CodeSent'>>('POST', '/v1/auth/otp/start', { json: { email } }),
   resendCode: (email: string) => call<AccountReply<'CodeSent'>>('POST', '/v1/auth/otp/resend', { json: { email } }),
   verifyCode: (email: string, code: string) => call<IssuedTokens>('POST', '/v1/auth/otp/verify', { json: { email, code } }),
+  /** A sign-in link's address and token (ADR 0167): the same session a code opens. */
+  signInWithLink: (email: string, token: string) =>
+    call<IssuedTokens>('POST', '/v1/auth/otp/link', { json: { email, token } satisfies z.input<typeof accountRequests.SignInLinkRequest> }),
   refresh: (refreshToken: string) => call<IssuedTokens>('POST', '/v1/auth/refresh', { json: { refresh_token: refreshToken } }),
   logout: (refreshToken: string | null, token: string | undefined) =>
     call<AccountReply<'SignedOut'>>('POST', '/v1/auth/logout', { json: refreshToken ? { refresh_token: refreshToken } : {}, token }),

@@ -3,13 +3,45 @@
  * page named by `?next=`, one of this site's). Tokens go to `session.ts`; the code and the
  * address stay in the form only. An address whose workspace has single sign-on is told which
  * identity provider it uses (`signinDiscovery.ts`); signing in stays the emailed code.
+ *
+ * The same email carries a sign-in link, `/signin#email=…&token=hls_…` (ADR 0167): the fragment
+ * is read and taken off the address bar at once, and the page asks "Sign in as …?" and sends
+ * nothing until the button is chosen (a mail scanner that opens links uses nothing). The button
+ * posts the address and the token to `POST /v1/auth/otp/link`; the token stays in this page's
+ * memory only, never in storage.
  */
 import { accountApi, ApiError, problemMessages } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
-import { nextPath, resume, signedIn, wasCopiedTab } from './session.ts';
+import { nextPath, resume, signedIn, signOut, wasCopiedTab } from './session.ts';
 import { screenSwitcher } from './screens.ts';
 import { wireSsoDiscovery } from './signinDiscovery.ts';
+
+/** What a sign-in link carries: the address it was mailed to and its one-time token. */
+interface SignInLink {
+  email: string;
+  token: string;
+}
+
+const linkTokenShape = /^hls_[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The link in the address bar's fragment, if any ('incomplete' when it is cut short). Any
+ * fragment leaves the address bar at once, so the token never stays in the history, a bookmark
+ * or a shared screen, and no later request or Referer can carry it.
+ */
+function readLink(): SignInLink | 'incomplete' | null {
+  if (!location.hash) return null;
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  history.replaceState(null, '', `${location.pathname}${location.search}`);
+  if (!fragment.has('token') && !fragment.has('email')) return null;
+  const email = fragment.get('email')?.trim() ?? '';
+  const token = fragment.get('token')?.trim() ?? '';
+  return email.includes('@') && linkTokenShape.test(token) ? { email, token } : 'incomplete';
+}
+
+// Before anything else: the token leaves the address bar.
+const fromLink = readLink();
 
 const stepEmail = byId('step-email');
 const reasonNote = byId('signin-reason');
@@ -33,9 +65,19 @@ const resendButton = byId<HTMLButtonElement>('resend-button');
 const resendHint = byId('resend-hint');
 const changeEmail = byId<HTMLButtonElement>('change-email');
 
+const stepLink = byId('step-link');
+const linkEmail = byId('link-email');
+const linkSignedInNote = byId('link-signed-in');
+const linkForm = byId<HTMLFormElement>('link-form');
+const linkError = byId('link-error');
+const linkErrorTitle = byId('link-error-title');
+const linkErrorText = byId('link-error-text');
+const linkButton = byId<HTMLButtonElement>('link-button');
+const linkCode = byId<HTMLButtonElement>('link-code');
+
 const resendCooldownSeconds = 60;
 const discovery = wireSsoDiscovery(email, stepCode);
-const step = screenSwitcher({ email: stepEmail, code: stepCode }, 'step');
+const step = screenSwitcher({ email: stepEmail, code: stepCode, link: stepLink }, 'step');
 
 /** The address the code was sent to. */
 let sentTo = '';
@@ -43,6 +85,10 @@ let resendAllowedAt = 0;
 let verifyAllowedAt = 0;
 let sendAllowedAt = 0;
 let ticker: number | undefined;
+/** The sign-in link this page was opened with, until it is used or refused for good. */
+let link: SignInLink | null = null;
+/** Who this tab was signed in as when the link was opened (another account: signed out of this tab after the link signs in). */
+let signedInAs: string | null = null;
 
 const reasons: Record<string, string> = {
   'signed-out': 'You are signed out.',
@@ -269,6 +315,98 @@ async function resend(): Promise<void> {
   }
 }
 
+function showLinkStep(): void {
+  if (!link) return;
+  linkEmail.textContent = link.email;
+  linkSignedInNote.textContent = signedInAs
+    ? `This tab is signed in as ${signedInAs}. Signing in with the link signs that account out of this tab.`
+    : '';
+  setVisible(linkSignedInNote, signedInAs !== null);
+  setVisible(linkError, false);
+  setVisible(linkButton, true);
+  linkButton.disabled = false;
+  step('link');
+  announce('');
+  // The button is described by "Sign in as …?" and the hint, so focus can go straight to it.
+  linkButton.focus();
+}
+
+async function signInWithLink(event: SubmitEvent): Promise<void> {
+  event.preventDefault();
+  if (!link || linkButton.disabled) return;
+  setVisible(linkError, false);
+  linkButton.disabled = true;
+  announce('Signing in…');
+  try {
+    const tokens = await accountApi.signInWithLink(link.email, link.token);
+    link = null;
+    // Another account's session in this tab ends here (on the server too), before the new one is kept.
+    if (signedInAs !== null) await signOut();
+    signedIn(tokens);
+    announce('Signed in.');
+    location.assign(nextPath(location.search));
+  } catch (error) {
+    announce('');
+    linkRefused(error);
+  }
+}
+
+/** A refusal that ends the link for good: the error said, the Sign in button gone. */
+function linkDone(heading: string, sentence: string): void {
+  link = null;
+  setVisible(linkButton, false);
+  showError(linkError, linkErrorTitle, linkErrorText, heading, sentence);
+  linkError.focus();
+}
+
+function linkRefused(error: unknown): void {
+  linkButton.disabled = false;
+  if (!(error instanceof ApiError)) {
+    showError(
+      linkError,
+      linkErrorTitle,
+      linkErrorText,
+      'Not signed in',
+      'Something went wrong in this page. Try again, or sign in with the code.',
+    );
+    linkError.focus();
+    return;
+  }
+  if (error.status === 401) {
+    // Used (by itself or by its code), expired or unknown: the server does not say which.
+    return linkDone(
+      'This sign-in link does not work any more',
+      'A link works once, for 10 minutes, and signing in with the code from the same email uses it too. Sign in with a code instead: the new email brings a new link as well.',
+    );
+  }
+  if (error.status === 403 && error.problem.reason === 'sso_required') {
+    return linkDone(
+      'Sign in with your organization',
+      'This address signs in through its organization’s single sign-on, not with an email code or link. Use your organization’s sign-in, or ask its administrator.',
+    );
+  }
+  if (error.status === 400) {
+    return linkDone('This link is incomplete', 'Open it again from the email, whole, or sign in with a code instead.');
+  }
+  // No connection, or the server failed: the link was not used, so trying again can help.
+  showError(
+    linkError,
+    linkErrorTitle,
+    linkErrorText,
+    error.status === 0 ? 'Cannot reach Hushlink' : 'Not signed in',
+    problemMessages(error).join(' '),
+  );
+  linkError.focus();
+}
+
+/** From the link's step to the code's first step, the link's address filled in. */
+function linkToCode(): void {
+  const address = link?.email ?? linkEmail.textContent ?? '';
+  link = null;
+  email.value = address;
+  backToEmail();
+}
+
 function backToEmail(): void {
   step('email');
   setVisible(emailError, false);
@@ -286,6 +424,10 @@ emailForm.addEventListener('submit', (event) => void start(event));
 codeForm.addEventListener('submit', (event) => void verify(event));
 resendButton.addEventListener('click', () => void resend());
 changeEmail.addEventListener('click', backToEmail);
+linkForm.addEventListener('submit', (event) => void signInWithLink(event));
+linkCode.addEventListener('click', linkToCode);
+// A link pasted into this open page changes only the fragment: read it as a fresh load.
+window.addEventListener('hashchange', () => location.reload());
 
 async function main(): Promise<void> {
   const params = new URLSearchParams(location.search);
@@ -296,12 +438,33 @@ async function main(): Promise<void> {
   } catch {
     // The server is unreachable: the form says so when it is used.
   }
+  if (fromLink !== null && fromLink !== 'incomplete') {
+    // Signed in already as the link's address: nothing to do, and the link stays unused.
+    if (user && user.email === fromLink.email.toLowerCase()) {
+      location.replace(nextPath(location.search));
+      return;
+    }
+    link = fromLink;
+    signedInAs = user?.email ?? null;
+    renderNav();
+    emailFields.disabled = false;
+    showLinkStep();
+    document.documentElement.dataset.ready = 'signin';
+    return;
+  }
   if (user) {
     location.replace(nextPath(location.search));
     return;
   }
   renderNav();
-  const sentence = wasCopiedTab() ? reasons['copied-tab'] : reason ? reasons[reason] : undefined;
+  const sentence =
+    fromLink === 'incomplete'
+      ? 'This sign-in link is incomplete: open it again from the email, whole, or ask for a new code below.'
+      : wasCopiedTab()
+        ? reasons['copied-tab']
+        : reason
+          ? reasons[reason]
+          : undefined;
   if (sentence) {
     reasonNote.textContent = sentence;
     setVisible(reasonNote, true);

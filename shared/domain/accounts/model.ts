@@ -59,10 +59,18 @@ export type Principal =
   | { kind: 'session'; userId: string; sessionId: string }
   | { kind: 'api_key'; userId: string; keyId: string; scopes: Scope[] };
 
-/** A code mailed for a sign-in, stored as a salted hash. */
+/**
+ * A code mailed for a sign-in, stored as a salted hash, with the one-click link mailed beside it:
+ * one entry, so using either uses both.
+ */
 export interface SignInCode {
   codeHash: string;
   salt: string;
+  /**
+   * The SHA-256 of the link's token (`hls_…`, 256 random bits); absent on codes mailed before
+   * sign-in links were, which work as codes only.
+   */
+  linkHash?: string;
   sentAt: number;
   expiresAt: number;
 }

@@ -2,24 +2,42 @@ import { randomBytes } from 'node:crypto';
 import { addressKey } from '../sources.ts';
 import { enforceWindow, type RateCounter } from '../rateWindows.ts';
 import { Forbidden, RateLimited, Unauthenticated } from '../refusals.ts';
-import { constantTimeEqual, newNumericCode, newUserId, sha256Base64Url } from '../../ids.ts';
+import type { Config } from '../../config.ts';
+import { constantTimeEqual, newNumericCode, newSignInLinkToken, newUserId, sha256Base64Url } from '../../ids.ts';
 import { signInLimits } from '../../limits.ts';
 import { capAddress, normalizeEmail, type SignInCode } from './model.ts';
 import type { AccountPorts } from './ports.ts';
 import { openSession, type IssuedTokens, type SessionPorts } from './sessions.ts';
 
-export type SignInPorts = AccountPorts & SessionPorts & { rateCounter: RateCounter };
+export type SignInPorts = AccountPorts &
+  SessionPorts & {
+    rateCounter: RateCounter;
+    /** The web client's origin: the sign-in link opens its `/signin` page. */
+    config: Pick<Config, 'WEB_ORIGIN'>;
+  };
 
 /*
  * Codes belong to an exact (normalized) address; caps and guess budgets count its cap address
  * (`+tag` removed), alone or with the asking source (IPv6 by its /64). Only hashes are stored.
  * Why these rules and numbers, and the odds of guessing a code:
  * docs/adr/0032-sign-in-guess-budgets-per-address-and-per-source.md (with 0031 and 0033).
+ * Each mail also carries a one-click link whose token cannot be guessed, so no budget holds it
+ * back: docs/adr/0167-a-sign-in-link-nobody-can-block.md.
  */
 const emailHashOf = (email: string) => sha256Base64Url(`email:${normalizeEmail(email)}`);
 const capHashOf = (email: string) => sha256Base64Url(`cap:${capAddress(email)}`);
 const askerHashOf = (email: string, sourceIp: string) => sha256Base64Url(`cap:${capAddress(email)}\nsource:${addressKey(sourceIp)}`);
 const codeHashOf = (salt: string, emailHash: string, code: string) => sha256Base64Url(`${salt}:${emailHash}:${code}`);
+/** A link's token is 256 random bits: its SHA-256 alone is enough to keep (no salt, nothing to guess). */
+const linkHashOf = (token: string) => sha256Base64Url(`signin-link:${token}`);
+
+/**
+ * The page a sign-in link opens: the web client's `/signin`, the address and the token in the
+ * fragment, which no browser sends to a server (nor in a Referer). The page asks before it signs
+ * in, so a mail scanner that follows the link uses nothing.
+ */
+export const signInLinkUrl = (webOrigin: string, email: string, token: string): string =>
+  `${webOrigin}/signin#${new URLSearchParams({ email: normalizeEmail(email), token }).toString()}`;
 
 /**
  * Conditional writes of an address's codes retried after losing to another write. Each write
@@ -28,11 +46,15 @@ const codeHashOf = (salt: string, emailHash: string, code: string) => sha256Base
  */
 const writeTries = 5;
 
-async function mailCode(email: string, code: string, ports: SignInPorts): Promise<void> {
+async function mailCode(email: string, code: string, linkToken: string, ports: SignInPorts): Promise<void> {
   await ports.mailer.send({
     to: normalizeEmail(email),
     subject: `Your Hushlink sign-in code: ${code}`,
-    text: `Your Hushlink sign-in code is ${code}.\n\nIt works once, for ${signInLimits.codeSeconds / 60} minutes. If you did not ask to sign in, ignore this email: nobody can sign in without the code.`,
+    text:
+      `Your Hushlink sign-in code is ${code}.\n\n` +
+      `Or sign in with this link (it opens a page with a Sign in button):\n${signInLinkUrl(ports.config.WEB_ORIGIN, email, linkToken)}\n\n` +
+      `The code and the link work once, for ${signInLimits.codeSeconds / 60} minutes, and signing in with one uses the other. ` +
+      'If you did not ask to sign in, ignore this email: nobody can sign in without the code or the link.',
   });
 }
 
@@ -44,6 +66,7 @@ async function mailCode(email: string, code: string, ports: SignInPorts): Promis
 async function sendCode(email: string, ports: SignInPorts): Promise<void> {
   const emailHash = emailHashOf(email);
   const code = newNumericCode(signInLimits.codeDigits);
+  const linkToken = newSignInLinkToken();
   const salt = randomBytes(16).toString('base64url');
   for (let tries = 0; tries < writeTries; tries++) {
     const now = ports.clock.now();
@@ -53,11 +76,12 @@ async function sendCode(email: string, ports: SignInPorts): Promise<void> {
     const added: SignInCode = {
       codeHash: codeHashOf(salt, emailHash, code),
       salt,
+      linkHash: linkHashOf(linkToken),
       sentAt: now,
       expiresAt: now + signInLimits.codeSeconds * 1000,
     };
     if (await ports.signInCodes.replace(emailHash, [...live, added], version)) {
-      await mailCode(email, code, ports);
+      await mailCode(email, code, linkToken, ports);
       return;
     }
   }
@@ -112,20 +136,18 @@ async function countGuess(email: string, sourceIp: string, ports: SignInPorts): 
 }
 
 /**
- * Uses `code` if it is one of the address's live codes: compared with each in constant time
- * (all of them, whichever matches), and consumed by a conditional write, so of two requests
- * with one right code, one signs in.
+ * Uses the live entry (a code and its link) `matches` finds: each live entry is compared (all of
+ * them, whichever matches, each in constant time), and the match is consumed by a conditional
+ * write, so of two requests presenting one right code or link, one signs in. Removing the entry
+ * ends its code and its link together.
  */
-async function useCode(email: string, code: string, ports: SignInPorts): Promise<boolean> {
+async function useEntry(email: string, matches: (pending: SignInCode, emailHash: string) => boolean, ports: SignInPorts): Promise<boolean> {
   const emailHash = emailHashOf(email);
   for (let tries = 0; tries < writeTries; tries++) {
     const now = ports.clock.now();
     const { codes, version } = await ports.signInCodes.get(emailHash);
     const live = codes.filter((pending) => pending.expiresAt > now);
-    const matches = live.map((pending) =>
-      constantTimeEqual(Buffer.from(codeHashOf(pending.salt, emailHash, code)), Buffer.from(pending.codeHash)),
-    );
-    const used = matches.indexOf(true);
+    const used = live.map((pending) => matches(pending, emailHash)).indexOf(true);
     if (used < 0) return false;
     if (
       await ports.signInCodes.replace(
@@ -139,6 +161,31 @@ async function useCode(email: string, code: string, ports: SignInPorts): Promise
   return false;
 }
 
+/** Uses `code` if it is one of the address's live codes (its link with it). */
+const useCode = (email: string, code: string, ports: SignInPorts) =>
+  useEntry(
+    email,
+    (pending, emailHash) => constantTimeEqual(Buffer.from(codeHashOf(pending.salt, emailHash, code)), Buffer.from(pending.codeHash)),
+    ports,
+  );
+
+/** Uses the live entry whose link carries `token` (its code with it). */
+function useLink(email: string, token: string, ports: SignInPorts): Promise<boolean> {
+  const presented = Buffer.from(linkHashOf(token));
+  // An entry mailed before links has no hash: compared with nothing, it never matches.
+  return useEntry(email, (pending) => constantTimeEqual(presented, Buffer.from(pending.linkHash ?? '')), ports);
+}
+
+function refuseUnderSso(): never {
+  throw new Forbidden('This address signs in through its organization’s single sign-on.', { facts: { reason: 'sso_required' } });
+}
+
+/** A session for the address, whose first sign-in creates its account. */
+async function signedIn(email: string, deviceName: string, ports: SignInPorts): Promise<IssuedTokens> {
+  const user = await ports.users.createOrGet({ id: newUserId(), email: normalizeEmail(email), plan: 'free', createdAt: ports.clock.now() });
+  return openSession(user, deviceName, ports);
+}
+
 /** Exchanges a code for a session; the first sign-in of an address creates its account. */
 export async function verifySignInCode(
   email: string,
@@ -147,14 +194,25 @@ export async function verifySignInCode(
   sourceIp: string,
   ports: SignInPorts,
 ): Promise<IssuedTokens> {
-  if (await ports.ssoPolicy.enforcedFor(email)) {
-    throw new Forbidden('This address signs in through its organization’s single sign-on.', { facts: { reason: 'sso_required' } });
-  }
+  if (await ports.ssoPolicy.enforcedFor(email)) refuseUnderSso();
   const left = await countGuess(email, sourceIp, ports);
   // Wrong, expired, used or never sent: one answer, so a guess tells nobody whether a sign-in is pending.
   if (!(await useCode(email, code, ports))) {
     throw new Unauthenticated('That code is not right, or it has expired or been used.', { facts: { attempts_left: left } });
   }
-  const user = await ports.users.createOrGet({ id: newUserId(), email: normalizeEmail(email), plan: 'free', createdAt: ports.clock.now() });
-  return openSession(user, deviceName, ports);
+  return signedIn(email, deviceName, ports);
+}
+
+/**
+ * Exchanges a sign-in link's token (with the address it was mailed to) for the same session a
+ * code opens. Counted in no guess budget: the token is 256 random bits, so guessing it is hopeless
+ * and nobody's guessing of codes can keep its holder out. Unknown, used (or its code used),
+ * expired, or another address's: one answer, which tells nothing.
+ */
+export async function signInWithLink(email: string, token: string, deviceName: string, ports: SignInPorts): Promise<IssuedTokens> {
+  if (await ports.ssoPolicy.enforcedFor(email)) refuseUnderSso();
+  if (!(await useLink(email, token, ports))) {
+    throw new Unauthenticated('This sign-in link does not work: it has expired, or it or its code was used. Ask for a new code.');
+  }
+  return signedIn(email, deviceName, ports);
 }

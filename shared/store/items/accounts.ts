@@ -103,7 +103,8 @@ export interface SignInCodesItem {
   pk: string;
   sk: string;
   type: 'sign_in_codes';
-  codes: Array<{ code_hash: string; salt: string; sent_at: number; expires_at: number }>;
+  /** Each code with the SHA-256 of the sign-in link mailed beside it (absent on codes mailed before links). */
+  codes: Array<{ code_hash: string; salt: string; link_hash?: string; sent_at: number; expires_at: number }>;
   version: number;
   ttl: number;
 }
