@@ -29,7 +29,7 @@ export interface SlackControls {
   installations(): InstallationView[];
   /** The next `count` Web API calls (of `method` only, when given) answer 429 with `Retry-After: retryAfterSeconds`. */
   throttleNext(count: number, retryAfterSeconds?: number, method?: string): void;
-  /** Slack's "token rotation" setting for the app: on, installs and renewals grant 12-hour tokens with a refresh token. */
+  /** Slack's "token rotation" setting for the app: on, installs grant 12-hour tokens with a refresh token (renewals always do: Slack cannot turn it off again). */
   setTokenRotation(enabled: boolean): void;
 }
 

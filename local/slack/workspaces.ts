@@ -142,13 +142,13 @@ export class SlackWorkspaces {
     team.name = grant.teamName;
     team.users.add(grant.userId);
     this.teams.set(team.id, team);
-    return { team, ...this.grantToken(team.id, grant.scopes) };
+    return { team, ...this.grantToken(team.id, grant.scopes, this.rotation) };
   }
 
   /** A bot token for the team: with rotation on, the expiring kind (`xoxe.xoxb-…`) and its refresh token. */
-  private grantToken(teamId: string, scopes: readonly string[]): GrantedToken {
+  private grantToken(teamId: string, scopes: readonly string[], rotating: boolean): GrantedToken {
     const secret = `${digits(11)}-${digits(13)}-${letters(24, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789')}`;
-    if (!this.rotation) {
+    if (!rotating) {
       const token = `xoxb-${secret}`;
       this.tokens.set(token, { teamId, scopes: [...scopes], revoked: false });
       return { token };
@@ -172,7 +172,8 @@ export class SlackWorkspaces {
     issued.used = true;
     const live = [...this.tokens.values()].some((token) => token.teamId === team.id && !token.revoked);
     if (!live) return null;
-    return { team, scopes: [...issued.scopes], granted: this.grantToken(team.id, issued.scopes) };
+    // Slack does not let an app turn rotation off once on: a renewal always rotates.
+    return { team, scopes: [...issued.scopes], granted: this.grantToken(team.id, issued.scopes, true) };
   }
 
   /** The bot token's state: unknown, revoked (the app removed), expired (rotation), or valid. */

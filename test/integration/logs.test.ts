@@ -242,8 +242,11 @@ describe('logs', () => {
     // Chat: an install (its state, Slack's code, the bot token), a command with typed text, the chat token, a subscription.
     const installStarted = await api.post('/v1/chat/install', undefined, session.auth);
     const installState = new URL(installStarted.body.authorize_url).searchParams.get('state')!;
+    // With Slack's token rotation on: the install also gets a refresh token, and the worker renews the pair below.
+    runtime.slack.setTokenRotation(true);
     const installCode = runtime.slack.authorize();
     expect((await api.get(`/v1/chat/callback?code=${installCode}&state=${installState}`)).status).toBe(200);
+    runtime.slack.setTokenRotation(false);
     const typedInSlack = `hunter2-${randomBytes(9).toString('base64url')}`;
     const command = signSlashCommand(
       slashCommand({ text: typedInSlack }),
@@ -263,14 +266,24 @@ describe('logs', () => {
         })
       ).status,
     ).toBe(200);
-    const botTokens = await Promise.all(
-      runtime.slack.installations().map(async ({ teamId }) => {
-        const installed = await runtime.functions.chat.installations.installation(teamId);
-        return runtime.functions.chat.tokenSealer.open(installed!.sealedBotToken, teamId);
-      }),
-    );
+    /** Each installed team's bot token and refresh token, opened. */
+    const chatTokens = async () =>
+      (
+        await Promise.all(
+          runtime.slack.installations().map(async ({ teamId }) => {
+            const installed = (await runtime.functions.chat.installations.installation(teamId))!;
+            const open = (sealedToken: string) => runtime.functions.chat.tokenSealer.open(sealedToken, teamId);
+            return [
+              await open(installed.sealedBotToken),
+              ...(installed.rotation ? [await open(installed.rotation.sealedRefreshToken)] : []),
+            ];
+          }),
+        )
+      ).flat();
+    const botTokens = await chatTokens();
     expect(botTokens.length).toBeGreaterThan(0);
-    expect(botTokens.every((token) => token.startsWith('xoxb-'))).toBe(true);
+    expect(botTokens.some((token) => token.startsWith('xoxe.xoxb-'))).toBe(true);
+    expect(botTokens.some((token) => token.startsWith('xoxe-1-'))).toBe(true);
     const chatSecrets = [
       installState,
       installCode,
@@ -298,9 +311,21 @@ describe('logs', () => {
     expect(runtime.stripe.events().every((record) => record.deliveries.every((delivery) => delivery.status === 200))).toBe(true);
     const paymentSecrets = [runtime.stripe.apiKey, runtime.stripe.signingSecret];
     // The subscribed secret opened: the worker opens the bot token and sends its DM while logging.
+    // Its token in its last hour, so the worker renews it first (Slack's answer carries both new tokens).
+    const [rotating] = runtime.slack.installations();
+    const current = (await runtime.functions.deliveries.chatInstallations.installation(rotating!.teamId))!;
+    const dueSoon = { ...current.rotation!, expiresAt: runtime.clock.now() + 3600_000 };
+    await runtime.functions.deliveries.chatInstallations.saveRenewal(current.teamId, current.rotation!.sealedRefreshToken, {
+      sealedBotToken: current.sealedBotToken,
+      rotation: dueSoon,
+    });
     expect((await api.post(`/v1/secrets/${subscribed.body.id}/claim`)).status).toBe(200);
     await runtime.drainWork();
     expect(runtime.slack.messages().length).toBeGreaterThan(0);
+    expect(runtime.slack.calls().some((call) => call.body.grant_type === 'refresh_token' && call.answer.ok === true)).toBe(true);
+    const renewedChatTokens = await chatTokens();
+    expect(renewedChatTokens.filter((token) => !botTokens.includes(token))).toHaveLength(2);
+    chatSecrets.push(...renewedChatTokens);
     const linkSecrets = [
       ...fileSecrets,
       ...requestSecrets,
