@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { accountRoutes } from './account.ts';
 import type { StripeBilling } from './billing.ts';
 import { errorBody, invalidRequest, StripeApiError, unrecognizedUrl } from './errors.ts';
 import { parseForm, readParams, type FormHash, type ReadAll, type Specs } from './form.ts';
@@ -170,6 +171,7 @@ const routes: Route[] = [
     params: expandable,
     handle: ({ billing }, _, invoice) => ({ body: billing.invoice(invoice) }),
   }),
+  ...accountRoutes,
 ];
 
 /** Stripe keeps an idempotency key's answer for 24 hours. */

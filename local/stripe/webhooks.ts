@@ -75,6 +75,11 @@ export class Webhooks {
     private readonly options: WebhookOptions,
   ) {}
 
+  /** Where events are delivered: the service's endpoint (the account's default webhook endpoint lists it). */
+  get deliveryUrl(): string {
+    return this.options.url;
+  }
+
   /** Makes an event of `object` as it is now, and keeps it (not yet sent). */
   create(type: EventType, object: object, cause?: Cause, previous?: Record<string, unknown>): StripeEvent {
     const event: StripeEvent = {
