@@ -13,7 +13,9 @@ import { readSdkTypes, type SdkTypes } from '../support/stripeSdkTypes.ts';
  * new SDK version that adds a required field fails this test until the emulator sends it. The
  * objects are the ones the official SDK gets from the emulator, driven through a customer, a
  * checkout (open, paid, expired, expanded), a subscription's changes, a declined renewal and its
- * cancellation, the invoices, a portal session, and the events delivered to a webhook receiver.
+ * cancellation, the invoices, a portal session, the events delivered to a webhook receiver, and
+ * the account's settings `npm run doctor` reads (prices by id, the portal's configuration, the
+ * webhook endpoints: local/stripe/account.ts).
  */
 
 const typeNames = {
@@ -28,6 +30,11 @@ const typeNames = {
   invoices: 'Stripe.ApiList<Stripe.Invoice>',
   line: 'Stripe.InvoiceLineItem',
   event: 'Stripe.Event',
+  webhookEndpoint: 'Stripe.WebhookEndpoint',
+  webhookEndpoints: 'Stripe.ApiList<Stripe.WebhookEndpoint>',
+  deletedWebhookEndpoint: 'Stripe.DeletedWebhookEndpoint',
+  configuration: 'Stripe.BillingPortal.Configuration',
+  configurations: 'Stripe.ApiList<Stripe.BillingPortal.Configuration>',
 } as const;
 type Kind = keyof typeof typeNames;
 
@@ -138,12 +145,56 @@ async function drive(): Promise<void> {
   }
   const portal = { customer: customer.id, return_url: 'http://localhost:3000/billing' };
   sample('portal', 'billing_portal.session', 'created', await stripe.billingPortal.sessions.create(portal));
+  await driveAccount();
 
   await emulator.settled();
   for (const { body, signature } of delivered) {
     const event = await stripe.webhooks.constructEventAsync(body, signature, emulator.signingSecret);
     sample('event', 'event', event.type, event);
   }
+}
+
+/** The account's settings as `npm run doctor` reads them, and as an operator changes them in the Dashboard. */
+async function driveAccount(): Promise<void> {
+  for (const price of ['price_pro_monthly', 'price_team_seat_monthly'])
+    sample('price', 'price', `retrieved ${price}`, await stripe.prices.retrieve(price));
+
+  // The account's own endpoint (the emulator's delivery URL), then one made beside it: the list holds both.
+  sample('webhookEndpoints', 'list', 'the emulator’s own', await stripe.webhookEndpoints.list());
+  const made = sample(
+    'webhookEndpoint',
+    'webhook_endpoint',
+    'created',
+    await stripe.webhookEndpoints.create({
+      url: 'https://hooks.example.com/stripe',
+      enabled_events: ['invoice.paid', 'customer.subscription.deleted'],
+      description: 'Shapes',
+      metadata: { team: 'billing' },
+      api_version: Stripe.API_VERSION,
+    }),
+  );
+  sample('webhookEndpoint', 'webhook_endpoint', 'retrieved', await stripe.webhookEndpoints.retrieve(made.id));
+  const change = { url: 'https://hooks.example.com/v2', enabled_events: ['*' as const], disabled: true, metadata: { team: '' } };
+  sample('webhookEndpoint', 'webhook_endpoint', 'updated, disabled', await stripe.webhookEndpoints.update(made.id, change));
+  sample('webhookEndpoints', 'list', 'with one made', await stripe.webhookEndpoints.list({ limit: 10 }));
+  sample('deletedWebhookEndpoint', 'webhook_endpoint', 'deleted', await stripe.webhookEndpoints.del(made.id));
+
+  const configurations = await stripe.billingPortal.configurations.list({ is_default: true });
+  sample('configurations', 'list', 'the default', configurations);
+  const configuration = configurations.data[0]!.id;
+  sample('configuration', 'billing_portal.configuration', 'retrieved', await stripe.billingPortal.configurations.retrieve(configuration));
+  const features = {
+    customer_update: { enabled: true, allowed_updates: ['email' as const, 'name' as const] },
+    subscription_cancel: { mode: 'immediately' as const, proration_behavior: 'create_prorations' as const },
+    subscription_update: { products: [{ product: 'prod_team_seat_monthly', prices: ['price_team_seat_monthly'] }] },
+  };
+  const update = { features, default_return_url: 'http://localhost:3000/billing', metadata: { saved_by: 'shapes' } };
+  sample(
+    'configuration',
+    'billing_portal.configuration',
+    'updated',
+    await stripe.billingPortal.configurations.update(configuration, update),
+  );
 }
 
 describe('the emulator’s objects, as the SDK receives them', () => {
@@ -169,6 +220,15 @@ describe('the emulator’s objects, as the SDK receives them', () => {
         'customer.subscription.deleted',
       ]),
     );
+    expect(labels('webhookEndpoint')).toEqual(new Set(['created', 'retrieved', 'updated, disabled']));
+    const listed = samples
+      .filter((entry) => entry.kind === 'webhookEndpoints')
+      .map((entry) => (entry.value as Stripe.ApiList<object>).data);
+    expect(listed.map((data) => data.length)).toEqual([1, 2]);
+    expect(labels('configuration')).toEqual(new Set(['retrieved', 'updated']));
+    const updated = samples.find((entry) => entry.kind === 'configuration' && entry.label === 'updated')!.value;
+    expect((updated as Stripe.BillingPortal.Configuration).features.subscription_update.products).toHaveLength(1);
+    expect(labels('price')).toEqual(new Set(['of the item', 'retrieved price_pro_monthly', 'retrieved price_team_seat_monthly']));
   });
 
   it.each(Object.keys(typeNames) as Kind[])('%s: every required field, each of its declared type', (kind) => {
