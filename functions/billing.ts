@@ -3,7 +3,9 @@ import { SesMailer } from '../shared/adapters/ses.ts';
 import { LazyStripeProvider, stripeSettings } from '../shared/adapters/stripeSecrets.ts';
 import { billingRequests } from '../shared/api/billing.ts';
 import { toIso } from '../shared/clock.ts';
+import type { Deadline, WithinDeadline } from '../shared/deadline.ts';
 import { startCheckout, type CheckoutPorts } from '../shared/domain/billing/checkout.ts';
+import type { PaymentProvider } from '../shared/domain/billing/ports.ts';
 import { listInvoices, openPortal, type CustomerPorts } from '../shared/domain/billing/customer.ts';
 import { sendEnterpriseInquiry, type EnterpriseInquiryPorts } from '../shared/domain/billing/enterprise.ts';
 import { changeSeats, type SeatsPorts } from '../shared/domain/billing/seats.ts';
@@ -28,14 +30,14 @@ export const operations: Operations<'billing', BillingDeps> = {
     const session = await startCheckout(
       { plan, workspaceId, seats, successPath, cancelPath },
       requireSession(request.principal).userId,
-      deps,
+      withinRequest(request, deps),
     );
     return { status: 201, body: { id: session.id, url: session.url } };
   },
 
   async listInvoices(request, deps) {
     const { limit, cursor } = request.query;
-    const page = await listInvoices(requireSession(request.principal).userId, limit, cursor ?? null, deps);
+    const page = await listInvoices(requireSession(request.principal).userId, limit, cursor ?? null, withinRequest(request, deps));
     return {
       status: 200,
       body: {
@@ -55,7 +57,10 @@ export const operations: Operations<'billing', BillingDeps> = {
   },
 
   async openPortal(request, deps) {
-    return { status: 201, body: await openPortal(requireSession(request.principal).userId, request.body.return_path, deps) };
+    return {
+      status: 201,
+      body: await openPortal(requireSession(request.principal).userId, request.body.return_path, withinRequest(request, deps)),
+    };
   },
 
   async readSubscription(request, deps) {
@@ -77,7 +82,7 @@ export const operations: Operations<'billing', BillingDeps> = {
 
   async changeSeats(request, deps) {
     const { workspace_id: workspaceId, seats } = request.body;
-    const changed = await changeSeats(workspaceId, seats, requireSession(request.principal).userId, deps);
+    const changed = await changeSeats(workspaceId, seats, requireSession(request.principal).userId, withinRequest(request, deps));
     return { status: 200, body: { workspace_id: workspaceId, seats: changed.seats } };
   },
 
@@ -87,8 +92,21 @@ export const operations: Operations<'billing', BillingDeps> = {
   },
 };
 
-/** The billing group's wiring: the provider (its secrets read at the first request), billing, a workspace's owner and roster, tiers, usage, and the mailer (enquiries to sales). */
-export type BillingDeps = ApiDeps & CheckoutPorts & CustomerPorts & SeatsPorts & TierPorts & UsageReadPorts & EnterpriseInquiryPorts;
+/**
+ * The billing group's wiring: the provider (its secrets read at the first request; each request
+ * asks it within its deadline), billing, a workspace's owner and roster, tiers, usage, and the
+ * mailer (enquiries to sales).
+ */
+export type BillingDeps = Omit<
+  ApiDeps & CheckoutPorts & CustomerPorts & SeatsPorts & TierPorts & UsageReadPorts & EnterpriseInquiryPorts,
+  'provider'
+> & { provider: WithinDeadline<PaymentProvider> };
+
+/** The ports one request's use case gets: the provider's calls bounded by the request's deadline (ADR 0169). */
+const withinRequest = (request: { deadline: Deadline }, deps: BillingDeps) => ({
+  ...deps,
+  provider: deps.provider.within(request.deadline),
+});
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'paymentProvider' | 'mailer'>): BillingDeps {
   const { db, config } = platform;

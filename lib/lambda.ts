@@ -1,3 +1,4 @@
+import { defaultRequestBudget } from '../shared/deadline.ts';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Tags, Validations } from 'aws-cdk-lib';
@@ -100,7 +101,8 @@ export class HushlinkFunction extends Construct {
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: 512,
-      timeout: Duration.seconds(props.timeoutSeconds ?? 10),
+      // The API functions' timeout is the request budget's (shared/deadline.ts), so their provider calls fit inside it.
+      timeout: Duration.seconds(props.timeoutSeconds ?? defaultRequestBudget.functionTimeoutMs / 1000),
       role: this.role,
       logGroup: this.logGroup,
       tracing: props.xray ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,

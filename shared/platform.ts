@@ -12,6 +12,7 @@ import { CountingMetrics, PowertoolsMetrics, type AppMetrics } from './metrics.t
 import { createDocumentClient } from './store/client.ts';
 import type { PaymentProvider } from './domain/billing/ports.ts';
 import type { HostnameHosting } from './domain/domains/ports.ts';
+import type { WithinDeadline } from './deadline.ts';
 
 /**
  * What every function has, whatever it does: its settings, time, logs, metrics and the table.
@@ -59,8 +60,8 @@ export interface Adapters {
   files: FileObjects;
   /** The files bucket's multipart uploads (the files function's S3 client). */
   uploads: MultipartUploads;
-  /** The payment provider (Stripe; the local emulator in `npm start` and the tests). */
-  paymentProvider: PaymentProvider;
+  /** The payment provider (Stripe; the local emulator in `npm start` and the tests), as each request asks it: bounded by its deadline. */
+  paymentProvider: WithinDeadline<PaymentProvider>;
   /** TXT lookups of custom domains' challenges (`DNS_SERVERS`; the local DNS server in `npm start` and the tests). */
   dns: TxtResolver;
   /** Verified custom hostnames served (CloudFront distribution tenants; a stand-in in `npm start` and the tests). */

@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
 import type { Clock } from '../clock.ts';
+import { Deadline } from '../deadline.ts';
 import { Unavailable } from '../domain/refusals.ts';
 import type { ProviderEvent, ProviderSubscription, SubscriptionStatus } from '../domain/billing/model.ts';
 import {
@@ -21,16 +22,47 @@ export interface StripeSettings {
   apiUrl?: string | undefined;
 }
 
+/**
+ * How long one call to Stripe may take (ADR 0163, 0169): each try at most 3 s; a second try (the
+ * SDK's retry, after its back-off) only when both fit before the request's deadline; no call at all
+ * with less than 250 ms left.
+ */
+export const stripeTiming = {
+  tryTimeoutMs: 3_000,
+  /** The SDK's sleep before its first retry (its INITIAL_NETWORK_RETRY_DELAY_SEC, jitter never below it). */
+  retryBackoffMs: 500,
+  /** Less than this left before the deadline: no call is started, the request is a 503 at once. */
+  minimumCallMs: 250,
+} as const;
+
+/** The SDK's per-request settings of one call: each try's timeout and the retries after the first. */
+export interface CallSettings {
+  timeout: number;
+  maxNetworkRetries: 0 | 1;
+}
+
+/**
+ * The settings of a call with `remainingMs` left before the request's deadline, or null when that
+ * is too little to start one. The first try is never shortened to make room for a second: it gets
+ * 3 s or all that is left, and the second is made only when a whole one fits after the back-off.
+ */
+export function callSettings(remainingMs: number): CallSettings | null {
+  if (!(remainingMs >= stripeTiming.minimumCallMs)) return null;
+  const timeout = Math.floor(Math.min(stripeTiming.tryTimeoutMs, remainingMs));
+  return { timeout, maxNetworkRetries: 2 * timeout + stripeTiming.retryBackoffMs <= remainingMs ? 1 : 0 };
+}
+
 /** The official SDK, pointed at the emulator when an API URL is given (its host, port and protocol). */
 export function stripeClient(settings: Pick<StripeSettings, 'secretKey' | 'apiUrl'>): Stripe {
   const url = settings.apiUrl ? new URL(settings.apiUrl) : null;
   return new Stripe(settings.secretKey, {
-    // One call gives up within about 7 s (two tries of 3 s and the SDK's back-off), inside the
-    // billing function's 10 s; past that the caller gets a 503. A request that makes two calls in
-    // a row (a first checkout: the customer, then the session) can still meet the function's
-    // timeout when both are slow: a deadline per request is not built yet (issue 28).
+    // Without a deadline, one call gives up within about 6.5 s (two tries of 3 s and the SDK's
+    // back-off), inside the billing function's 10 s. Within a request each call's settings come
+    // from its deadline instead (`callSettings`, ADR 0169): the request's calls share the
+    // function's 10 s less 1.5 s to answer, so several slow calls in a row (a first checkout: the
+    // customer, then the session) are a 503 the function still sends, not its timeout.
     maxNetworkRetries: 1,
-    timeout: 3_000,
+    timeout: stripeTiming.tryTimeoutMs,
     ...(url
       ? {
           host: url.hostname,
@@ -77,13 +109,29 @@ function toProviderSubscription(subscription: Stripe.Subscription): ProviderSubs
   };
 }
 
-/** The payment provider through Stripe's SDK. */
+/** The payment provider through Stripe's SDK; each call's timeout and retries from `deadline` (none: the client's own). */
 export class StripeProvider implements PaymentProvider {
   constructor(
     private readonly stripe: Stripe,
     private readonly webhookSecret: string,
     private readonly clock: Clock,
+    private readonly deadline: Deadline = Deadline.none,
   ) {}
+
+  /** The same client, its calls bounded by a request's deadline. */
+  within(deadline: Deadline): StripeProvider {
+    return new StripeProvider(this.stripe, this.webhookSecret, this.clock, deadline);
+  }
+
+  /**
+   * The request options of the call about to be made: its timeout and retries from the time left,
+   * with `options` (an idempotency key). Too little left: no call, `Unavailable` at once.
+   */
+  private options(options: Stripe.RequestOptions = {}): Stripe.RequestOptions {
+    const settings = callSettings(this.deadline.remaining());
+    if (!settings) throw providerUnavailable();
+    return { ...options, ...settings };
+  }
 
   /**
    * Stripe's check on the raw bytes, at the service's clock (the SDK's `receivedAt`), refusing a
@@ -118,7 +166,7 @@ export class StripeProvider implements PaymentProvider {
   }
 
   async createCustomer(email: string, userId: string, idempotencyKey: string): Promise<string> {
-    const customer = await this.stripe.customers.create({ email, metadata: { user_id: userId } }, { idempotencyKey });
+    const customer = await this.stripe.customers.create({ email, metadata: { user_id: userId } }, this.options({ idempotencyKey }));
     return customer.id;
   }
 
@@ -134,16 +182,17 @@ export class StripeProvider implements PaymentProvider {
         metadata: request.metadata,
         subscription_data: { metadata: request.metadata },
       },
-      { idempotencyKey: request.idempotencyKey },
+      this.options({ idempotencyKey: request.idempotencyKey }),
     );
     if (!session.url) throw new Error('the provider answered a checkout session without a URL');
     return { id: session.id, url: session.url };
   }
 
   async createPortalSession(customerId: string, returnUrl: string): Promise<{ url: string }> {
+    const options = this.options();
     let session: Stripe.BillingPortal.Session;
     try {
-      session = await this.stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
+      session = await this.stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl }, options);
     } catch (error) {
       // Stripe's 400 until the portal's settings are saved: no code, only its message says so.
       if (error instanceof Stripe.errors.StripeInvalidRequestError && /save your customer portal settings/i.test(error.message))
@@ -158,9 +207,13 @@ export class StripeProvider implements PaymentProvider {
     limit: number,
     startingAfter: string | null,
   ): Promise<{ items: ProviderInvoice[]; hasMore: boolean }> {
+    const options = this.options();
     let page: Stripe.ApiList<Stripe.Invoice>;
     try {
-      page = await this.stripe.invoices.list({ customer: customerId, limit, ...(startingAfter ? { starting_after: startingAfter } : {}) });
+      page = await this.stripe.invoices.list(
+        { customer: customerId, limit, ...(startingAfter ? { starting_after: startingAfter } : {}) },
+        options,
+      );
     } catch (error) {
       // Stripe's 400 for a cursor of no invoice: `resource_missing` on `starting_after`.
       if (startingAfter && missing(error) && (error as Stripe.errors.StripeInvalidRequestError).param === 'starting_after')
@@ -183,8 +236,9 @@ export class StripeProvider implements PaymentProvider {
   }
 
   async invoiceCustomer(id: string): Promise<string | null> {
+    const options = this.options();
     try {
-      const invoice = await this.stripe.invoices.retrieve(id);
+      const invoice = await this.stripe.invoices.retrieve(id, {}, options);
       return typeof invoice.customer === 'string' ? invoice.customer : (invoice.customer?.id ?? null);
     } catch (error) {
       if (missing(error)) return null;
@@ -193,8 +247,9 @@ export class StripeProvider implements PaymentProvider {
   }
 
   async retrieveSubscription(id: string): Promise<ProviderSubscription | null> {
+    const options = this.options();
     try {
-      return toProviderSubscription(await this.stripe.subscriptions.retrieve(id));
+      return toProviderSubscription(await this.stripe.subscriptions.retrieve(id, {}, options));
     } catch (error) {
       if (missing(error)) return null;
       throw error;
@@ -206,16 +261,17 @@ export class StripeProvider implements PaymentProvider {
     const subscription = await this.stripe.subscriptions.update(
       subscriptionId,
       { items: [{ id: itemId, quantity }], proration_behavior: 'create_prorations' },
-      { idempotencyKey },
+      this.options({ idempotencyKey }),
     );
     return toProviderSubscription(subscription);
   }
 
   async cancelSubscription(id: string): Promise<ProviderSubscription | null> {
+    const options = this.options();
     try {
       // `prorate` credits the unused time, `invoice_now` puts that credit on a final invoice at
       // once: the customer's balance, used by their next invoice (Stripe refunds no card itself).
-      return toProviderSubscription(await this.stripe.subscriptions.cancel(id, { prorate: true, invoice_now: true }));
+      return toProviderSubscription(await this.stripe.subscriptions.cancel(id, { prorate: true, invoice_now: true }, options));
     } catch (error) {
       // Stripe answers a subscription canceled already as one it does not have.
       if (!missing(error)) throw error;
@@ -224,13 +280,14 @@ export class StripeProvider implements PaymentProvider {
   }
 
   async openCheckouts(customerId: string): Promise<Array<{ id: string; metadata: Record<string, string> }>> {
-    const page = await this.stripe.checkout.sessions.list({ customer: customerId, status: 'open', limit: 100 });
+    const page = await this.stripe.checkout.sessions.list({ customer: customerId, status: 'open', limit: 100 }, this.options());
     return page.data.map((session) => ({ id: session.id, metadata: { ...(session.metadata ?? {}) } }));
   }
 
   async expireCheckout(id: string): Promise<boolean> {
+    const options = this.options();
     try {
-      await this.stripe.checkout.sessions.expire(id);
+      await this.stripe.checkout.sessions.expire(id, {}, options);
       return true;
     } catch (error) {
       // Paid or expired meanwhile: nothing left to close.
@@ -250,11 +307,13 @@ export function providerOutage(error: unknown): Unavailable | null {
     error instanceof Stripe.errors.StripeConnectionError ||
     error instanceof Stripe.errors.StripeRateLimitError ||
     (error instanceof Stripe.errors.StripeError && (error.statusCode ?? 0) >= 500);
-  return outage
-    ? new Unavailable('The payment provider is not answering right now; nothing was changed. Try again in a minute.', 60, {
-        code: 'provider_unavailable',
-      })
-    : null;
+  return outage ? providerUnavailable() : null;
 }
+
+/** 503 `provider_unavailable`, retry-after 60: the provider did not answer in time, or the request has no time left to ask it. */
+export const providerUnavailable = (): Unavailable =>
+  new Unavailable('The payment provider is not answering right now; nothing was changed. Try again in a minute.', 60, {
+    code: 'provider_unavailable',
+  });
 
 const missing = (error: unknown): boolean => error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'resource_missing';

@@ -2,9 +2,10 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import * as z from 'zod/mini';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
+import type { Deadline, WithinDeadline } from '../deadline.ts';
 import type { ProviderEvent, ProviderSubscription } from '../domain/billing/model.ts';
 import type { CheckoutRequest, PaymentProvider, ProviderInvoice } from '../domain/billing/ports.ts';
-import { providerOutage, StripeProvider, stripeClient, type StripeSettings } from './stripe.ts';
+import { providerOutage, providerUnavailable, StripeProvider, stripeClient, type StripeSettings } from './stripe.ts';
 
 const storedSecrets = z.object({
   secret_key: z.string().check(z.regex(/^(sk|rk)_/)),
@@ -35,8 +36,11 @@ export async function stripeSettings(
   return { secretKey: config.STRIPE_SECRET_KEY, webhookSecret: config.STRIPE_WEBHOOK_SECRET, apiUrl: config.STRIPE_API_URL };
 }
 
-/** The Stripe provider, made when first used (its secrets are read then); a failed read is tried again next time. */
-export class LazyStripeProvider implements PaymentProvider {
+/**
+ * The Stripe provider, made when first used (its secrets are read then); a failed read is tried
+ * again next time. Each request asks it through its own view, bounded by the request's deadline.
+ */
+export class LazyStripeProvider implements WithinDeadline<PaymentProvider> {
   private provider: Promise<StripeProvider> | null = null;
 
   constructor(
@@ -54,21 +58,36 @@ export class LazyStripeProvider implements PaymentProvider {
     return this.provider;
   }
 
+  /** The provider as one request uses it: every call's timeout and retries from what is left before `deadline` (ADR 0169). */
+  within(deadline: Deadline): PaymentProvider {
+    return new StripeCalls(() => this.get(), deadline);
+  }
+}
+
+/** One request's calls to Stripe: its outages said as such, none of them past the request's deadline. */
+class StripeCalls implements PaymentProvider {
+  constructor(
+    private readonly provider: () => Promise<StripeProvider>,
+    private readonly deadline: Deadline,
+  ) {}
+
   /**
    * One call to the provider, its outages said as such: Stripe's 5xx, 429 or no answer in time
-   * (the SDK's own retries spent) is `Unavailable`, a 503 with retry-after, not a fault of ours.
+   * (the SDK's own retries spent, or the deadline reached) is `Unavailable`, a 503 with
+   * retry-after, not a fault of ours; so is a call the deadline leaves no time to make.
    */
   private async ask<T>(call: (provider: StripeProvider) => Promise<T>): Promise<T> {
-    const provider = await this.get();
+    const provider = (await this.provider()).within(this.deadline);
     try {
-      return await call(provider);
+      return await byDeadline(call(provider), this.deadline);
     } catch (error) {
       throw providerOutage(error) ?? error;
     }
   }
 
+  /** Checked here, on the raw bytes: no call to Stripe, so no deadline to meet. */
   async verifyEvent(rawBody: Buffer, signature: string | null): Promise<ProviderEvent> {
-    return this.ask((provider) => provider.verifyEvent(rawBody, signature));
+    return (await this.provider()).verifyEvent(rawBody, signature);
   }
 
   async createCustomer(email: string, userId: string, idempotencyKey: string): Promise<string> {
@@ -114,6 +133,27 @@ export class LazyStripeProvider implements PaymentProvider {
   async invoiceCustomer(id: string): Promise<string | null> {
     return this.ask((provider) => provider.invoiceCustomer(id));
   }
+}
+
+/** setTimeout's longest delay; beyond it a timer fires at once. */
+const longestTimer = 2_147_483_647;
+
+/**
+ * The call's answer, or `Unavailable` when the deadline comes first. The SDK's own settings
+ * (`callSettings`) end each try by then, but its timeout counts a socket's idle time, not the
+ * try's, and it retries a reset connection once even with no retries allowed: this holds the
+ * deadline whatever it does. A call given up on may still be done at Stripe, as any timed-out
+ * request may; its answer is dropped.
+ */
+export function byDeadline<T>(work: Promise<T>, deadline: Deadline): Promise<T> {
+  const left = deadline.remaining();
+  if (!(left < longestTimer)) return work;
+  work.catch(() => {}); // an answer after the deadline is nobody's: not an unhandled rejection
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(providerUnavailable()), Math.max(0, left));
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** The stored secret as JSON, or null: never an error that quotes it. */

@@ -5,6 +5,7 @@ import type { SchemaName, Schemas } from '../api/index.ts';
 import { isLenient } from '../api/input.ts';
 import { methodsAt, routeKey, type Group, type OperationOf, type Route, type RouteRow } from '../routes.ts';
 import type { Platform } from '../platform.ts';
+import { defaultRequestBudget, requestDeadline, type Deadline, type RequestBudget } from '../deadline.ts';
 import { clientAddress } from './clientAddress.ts';
 import { HttpError } from './errors.ts';
 import { accessLog, problemResponses, requestMetrics, responseHeaders, scimMediaType } from './middleware.ts';
@@ -20,6 +21,8 @@ export type RequestGuard = (route: Route, request: RawRequest, counting: Array<P
 /** What every group's handler needs: the platform and its guard. */
 export interface GroupDeps extends Platform {
   guard: RequestGuard;
+  /** The time each request has (shared/deadline.ts): the API functions' default unless a test sets less. */
+  requestBudget?: RequestBudget;
 }
 
 /** The guard of a group whose every route is public and unlimited: nothing to check. */
@@ -38,6 +41,7 @@ export type RequestOf<Op> = ApiRequest<Parsed<RowOf<Op>['body']>, Parsed<RowOf<O
  */
 export type ReplyOf<Op> =
   | ApiReply<RowOf<Op>['reply']['status'], Parsed<RowOf<Op>['reply']['body']>>
+  | (RowOf<Op> extends { accepted: { status: infer S; body: infer B } } ? ApiReply<S & number, Parsed<B>> : never)
   | (RowOf<Op> extends { download: string }
       ? Omit<ApiReply<RowOf<Op>['reply']['status']>, 'body'> & { text: string; headers: Record<string, string> }
       : never);
@@ -79,12 +83,18 @@ export function groupHandler<G extends Group, D extends GroupDeps>(
     .use(accessLog(deps.logger, () => performance.now()))
     .use(responseHeaders(deps.config.WEB_ORIGIN))
     .use(problemResponses(deps.logger, media))
-    .handler(async (event) => {
+    .handler(async (event, context) => {
+      // Read first: what the invocation has left is Lambda's word on when it will be stopped.
+      const deadline = requestDeadline(deps.requestBudget ?? defaultRequestBudget, invocationLeft(context));
       const entry = byKey.get(event.routeKey);
       if (!entry) throw unmatched(rows, event);
-      return run(entry.route, entry.operation, schemaOf(entry.route.body), schemaOf(entry.route.query), event, deps);
+      return run(entry.route, entry.operation, schemaOf(entry.route.body), schemaOf(entry.route.query), event, deadline, deps);
     }) as unknown as GroupHandler;
 }
+
+/** The invocation's remaining time, when its context tells (Lambda's and the local gateway's do; a test's may not). */
+const invocationLeft = (context: Partial<Context> | undefined): number | undefined =>
+  typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
 
 /**
  * A request no row of the group serves (a group with a fallback route, `scimFallbackPath`, gets
@@ -105,9 +115,10 @@ async function run<D extends GroupDeps>(
   bodySchema: z.ZodMiniType | null,
   querySchema: z.ZodMiniType | null,
   event: APIGatewayProxyEventV2,
+  deadline: Deadline,
   deps: D,
 ): Promise<APIGatewayProxyStructuredResultV2> {
-  const raw = toRawRequest(event, route);
+  const raw = toRawRequest(event, route, deadline);
   raw.sourceIp = clientAddress(raw.headers, raw.sourceIp, deps.config.ORIGIN_VERIFY);
   const counting: Array<Promise<void>> = [];
   try {

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { ZodMiniType } from 'zod/mini';
 import type { Principal } from '../domain/accounts/model.ts';
 import type { HostClaim } from '../domain/domains/model.ts';
+import type { Deadline } from '../deadline.ts';
 import type { Route } from '../routes.ts';
 import { HttpError, validationError } from './errors.ts';
 
@@ -30,6 +31,8 @@ export interface ApiRequest<Body = unknown, Query = unknown> {
   rawQueryString: string;
   /** The workspace whose directory key the request carried (`directory` routes); null otherwise. */
   directory: { workspaceId: string } | null;
+  /** When its work must be done for its answer to be sent in time (shared/deadline.ts): what bounds its calls to a slow service. */
+  deadline: Deadline;
 }
 
 /** What an operation answers; the group handler turns it into an API Gateway result. */
@@ -51,7 +54,7 @@ export interface RawRequest extends Omit<ApiRequest, 'body' | 'query'> {
   rawQuery: Record<string, string>;
 }
 
-export function toRawRequest(event: APIGatewayProxyEventV2, route: Route): RawRequest {
+export function toRawRequest(event: APIGatewayProxyEventV2, route: Route, deadline: Deadline): RawRequest {
   return {
     route,
     requestId: event.requestContext.requestId,
@@ -65,6 +68,7 @@ export function toRawRequest(event: APIGatewayProxyEventV2, route: Route): RawRe
     hostClaim: null,
     rawQueryString: event.rawQueryString ?? '',
     directory: null,
+    deadline,
   };
 }
 
