@@ -14,7 +14,7 @@ import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts
 import { DynamoCounters } from '../shared/store/counters.ts';
 import { DynamoProductEventStore } from '../shared/store/productEvents.ts';
 import { DynamoRateCounter } from '../shared/store/rateLimits.ts';
-import { DynamoSecretAdoptions } from '../shared/store/secrets.ts';
+import { DynamoSecretAdoptions } from '../shared/store/secretAdoptions.ts';
 import { DynamoSignInCodeStore } from '../shared/store/signIn.ts';
 import { DynamoSsoPolicy } from '../shared/store/ssoPolicy.ts';
 import { DynamoUsageReports } from '../shared/store/usageReports.ts';

@@ -52,7 +52,9 @@ export const operations: Operations<'files', FilesDeps> = {
   },
 
   async completeFileUpload(request, deps) {
-    const secret = await completeFileUpload(completedParts(request.body), deps);
+    const { state, secret } = await completeFileUpload(completedParts(request.body), deps);
+    // A large upload: the completion sweep finishes it, and the secret's metadata says pending until then.
+    if (state === 'completing') return { status: 202, body: { id: secret.id, state: 'completing', size_bytes: secret.sizeBytes } };
     return { status: 200, body: { id: secret.id, state: 'active', size_bytes: secret.sizeBytes } };
   },
 

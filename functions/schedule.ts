@@ -1,11 +1,13 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { sqsQueue } from '../shared/adapters/sqs.ts';
 import { awsBucket, PresignedFileObjects } from '../shared/adapters/fileObjects.ts';
+import { S3MultipartUploads, s3Client } from '../shared/adapters/s3Uploads.ts';
 import { defaultProvider } from '../shared/adapters/lambdaCredentials.ts';
 import { txtResolver } from '../shared/adapters/dnsTxt.ts';
 import { cloudFrontHostnames } from '../shared/adapters/cloudfrontTenants.ts';
 import { recheckPendingDomains, type DomainCheckPorts } from '../shared/domain/domains/domains.ts';
 import { hostVerifiedDomains, type HostingPorts } from '../shared/domain/domains/hosting.ts';
+import { finishDueCompletions, type CompletionSweepPorts } from '../shared/domain/files/completions.ts';
 import { purgeDueFiles, revokeStaleUploads } from '../shared/domain/files/lifecycle.ts';
 import { expireDueSecrets } from '../shared/domain/secrets/end.ts';
 import type { SecretPorts } from '../shared/domain/secrets/ports.ts';
@@ -21,6 +23,8 @@ import { DynamoDomainHosting } from '../shared/store/domainHosting.ts';
 import { DynamoDomainStore } from '../shared/store/workspaceDomains.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
 import { DynamoUsageReports } from '../shared/store/usageReports.ts';
+import { DynamoRequestStore } from '../shared/store/requests.ts';
+import { DynamoTierSource } from '../shared/store/tiers.ts';
 import { DynamoWebhookStore } from '../shared/store/webhooks.ts';
 
 /** The schedule's wiring: what its tasks read and write, and the queue they hand work to. */
@@ -29,15 +33,20 @@ export type ScheduleDeps = Platform &
   RollupPorts &
   Pick<WebhookPorts, 'webhooks' | 'queue'> &
   Pick<Adapters, 'files'> &
+  CompletionSweepPorts &
   DomainCheckPorts &
   HostingPorts & { domainHosting: DynamoDomainHosting };
 
-export function compose(platform: Platform, adapters: Pick<Adapters, 'queue' | 'files' | 'dns' | 'hosting'>): ScheduleDeps {
+export function compose(platform: Platform, adapters: Pick<Adapters, 'queue' | 'files' | 'uploads' | 'dns' | 'hosting'>): ScheduleDeps {
   const { db, config } = platform;
   return {
     ...platform,
     queue: adapters.queue,
     files: adapters.files,
+    // Large uploads' completions (the multipart S3 client), the plans their size is held to, and file responses' links.
+    uploads: adapters.uploads,
+    tiers: new DynamoTierSource(db, config.TABLE_NAME),
+    requests: new DynamoRequestStore(db, config.TABLE_NAME),
     dns: adapters.dns,
     hosting: adapters.hosting,
     domains: new DynamoDomainStore(db, config.TABLE_NAME),
@@ -59,6 +68,7 @@ const tasks: Record<ScheduledTask, (deps: ScheduleDeps) => Promise<number>> = {
   'sweep-webhooks': (deps) => queueDueRetries(deps),
   'purge-files': (deps) => purgeDueFiles(deps),
   'revoke-stale-uploads': (deps) => revokeStaleUploads(deps),
+  'complete-uploads': (deps) => finishDueCompletions(deps),
   'check-domains': async (deps) => (await recheckPendingDomains(deps)).checked,
   'host-domains': async (deps) => (await hostVerifiedDomains(deps)).steps,
 };
@@ -85,14 +95,16 @@ export const createHandler =
     }
   };
 
-// Hands due retries to the work queue, deletes the objects of burned files when due, checks pending
+// Hands due retries to the work queue, deletes the objects of burned files when due, completes large uploads, checks pending
 // domains' TXT records, and serves verified ones as distribution tenants (the one function that may).
 export const handler = lambdaEntry((platform) => {
   const { config } = platform;
+  const bucket = awsBucket(config, defaultProvider());
   return createHandler(
     compose(platform, {
       queue: sqsQueue(config),
-      files: new PresignedFileObjects(awsBucket(config, defaultProvider())),
+      files: new PresignedFileObjects(bucket),
+      uploads: new S3MultipartUploads(s3Client(bucket), bucket.bucket),
       dns: txtResolver(config.DNS_SERVERS),
       hosting: cloudFrontHostnames({
         distributionId: config.CUSTOM_HOSTNAMES_DISTRIBUTION_ID,

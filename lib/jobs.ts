@@ -18,8 +18,8 @@ export type JobsProps = FunctionDefaults;
  * aliases): the function carries no resource policy for it.
  */
 export class Jobs extends Construct {
-  /** The schedule function's timeout, in seconds. */
-  static readonly timeoutSeconds = 60;
+  /** The schedule function's timeout, in seconds: Lambda's most. */
+  static readonly timeoutSeconds = 900;
   readonly scheduleFunction: nodejs.NodejsFunction;
   readonly scheduleGroup: scheduler.ScheduleGroup;
   readonly schedulerRole: iam.Role;
@@ -27,9 +27,11 @@ export class Jobs extends Construct {
 
   constructor(scope: Construct, id: string, props: JobsProps) {
     super(scope, id);
-    // A minute: checking pending domains waits on DNS (a 6 s bound per lookup, 50 lookups five at
-    // a time) and serving hostnames on CloudFront's API (ten steps, each a few calls, which the
-    // SDK retries when throttled). Every task is a sweep that a timed-out run leaves to the next.
+    // Fifteen minutes: S3 may take minutes to complete a large upload (complete-uploads), and a try
+    // holds its completion under a lease just longer than this (fileLimits.completionLeaseSeconds).
+    // The other tasks bound their own work to well under a minute: DNS lookups (a 6 s bound, 50 five
+    // at a time), CloudFront's API (ten steps, each a few calls). Each is a sweep that a run cut
+    // short leaves to the next.
     this.scheduleFunction = new HushlinkFunction(this, 'Schedule', { name: 'schedule', timeoutSeconds: Jobs.timeoutSeconds, ...props }).fn;
 
     this.scheduleGroup = new scheduler.ScheduleGroup(this, 'Group');

@@ -121,7 +121,9 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
  * - secrets: sign a claim's download (GetObject);
  * - requests: sign the inbox's downloads of file responses (GetObject);
  * - relay: an ended file's object deleted, its unfinished upload aborted;
- * - schedule: burned files' objects deleted when their last download URL has expired.
+ * - schedule: burned files' objects deleted when their last download URL has expired; large
+ *   uploads completed (PutObject, ListMultipartUploadParts), measured and read (GetObject), and
+ *   those refused aborted (AbortMultipartUpload) or deleted.
  */
 export const fileAccess: Readonly<Record<FunctionName, readonly ObjectAction[]>> = {
   secrets: ['GetObject'],
@@ -136,7 +138,7 @@ export const fileAccess: Readonly<Record<FunctionName, readonly ObjectAction[]>>
   scim: [],
   chat: [],
   openapi: [],
-  schedule: ['DeleteObject'],
+  schedule: ['DeleteObject', 'PutObject', 'ListMultipartUploadParts', 'AbortMultipartUpload', 'GetObject'],
   relay: ['DeleteObject', 'AbortMultipartUpload'],
   deliveries: [],
 };

@@ -1,7 +1,7 @@
 import { en } from 'zod/locales';
 import * as z from 'zod/mini';
 import { parseDnsServers } from './adapters/dnsTxt.ts';
-import { defaultRateLimits, type RateLimit, type RateLimits } from './limits.ts';
+import { defaultRateLimits, fileLimits, type RateLimit, type RateLimits } from './limits.ts';
 import type { RateClass } from './routes.ts';
 
 // English issue messages, as in shared/http/errors.ts (zod/mini loads no locale of its own).
@@ -144,6 +144,14 @@ const configSchema = z.pipe(
       CUSTOM_HOSTNAMES_DISTRIBUTION_ID: z.optional(z.string().check(z.regex(/^E[A-Z0-9]{5,}$/))),
       CUSTOM_HOSTNAMES_CONNECTION_GROUP_ID: z.optional(z.string().check(z.regex(/^cg_[A-Za-z0-9]+$/))),
       CUSTOM_HOSTNAMES_TARGET: z.optional(z.string().check(z.regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/))),
+      /**
+       * Uploads larger than this many bytes complete in the background (the completion sweep):
+       * S3 may take minutes to complete a large one, longer than a request may last.
+       */
+      INLINE_COMPLETION_BYTES: z._default(
+        z.pipe(z.union([z.string(), z.number()]), z.pipe(z.transform(Number), z.int().check(z.positive()))),
+        fileLimits.inlineCompletionBytes,
+      ),
       /** Where enterprise enquiries are mailed. */
       SALES_EMAIL: z._default(z.email(), 'sales@hushlink.local'),
       /** Sender of sign-in codes and notices; an SES-verified identity in AWS. */

@@ -66,6 +66,24 @@ export const fileLimits = {
   downloadUrlSeconds: 15 * 60,
   /** An upload never completed is aborted, and its secret revoked, this long after it began. */
   staleUploadSeconds: 24 * 3600,
+  /**
+   * Uploads up to this size complete inside the request (`INLINE_COMPLETION_BYTES` changes it):
+   * S3 completes 128 parts in well under a second. Larger ones are left to the completion sweep.
+   */
+  inlineCompletionBytes: 1024 * 1024 * 1024,
+  /**
+   * One try of the completion sweep holds a completion this long before another may take it up:
+   * over the schedule function's timeout (15 minutes), so a live try is never doubled.
+   */
+  completionLeaseSeconds: 16 * 60,
+  /** A try that failed is taken up again after this, doubling with each try up to `completionRetryMaxSeconds`. */
+  completionRetrySeconds: 60,
+  completionRetryMaxSeconds: 15 * 60,
+  /** A completion still failing this long after it was asked for ends the upload: the secret is revoked and its parts deleted. */
+  completionGiveUpSeconds: 24 * 3600,
+  /** Completions one run of the sweep takes up, and how many at once. */
+  completionBatch: 20,
+  completionConcurrency: 5,
 } as const;
 
 /**

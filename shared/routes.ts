@@ -93,6 +93,8 @@ export interface Route {
   readonly query: SchemaName | null;
   /** The success answer: its status and the named schema of its JSON body (null: no body). */
   readonly reply: { readonly status: 200 | 201 | 202 | 204; readonly body: SchemaName | null };
+  /** A second success, for work the route accepts and finishes later (202), with its own body. */
+  readonly accepted?: { readonly status: 202; readonly body: SchemaName };
   /**
    * Every error status the route answers: the interface's list, plus what its input (400) and
    * credential (401/403) add where the interface leaves them out. The contract test fails on a
@@ -328,6 +330,8 @@ export const filesRoutes = [
     body: 'CompleteUploadRequest',
     query: none,
     reply: { status: 200, body: 'CompletedUpload' },
+    // A large upload: S3 may take minutes to complete it, so the completion sweep does (issue 28).
+    accepted: { status: 202, body: 'CompletingUpload' },
     errors: [400, 409, 413],
   },
   {

@@ -13,6 +13,8 @@ export const schedules = [
   { task: 'purge-files', everyMinutes: 1 },
   /** File uploads never completed, a day after they began: revoked (the relay aborts them). */
   { task: 'revoke-stale-uploads', everyMinutes: 15 },
+  /** Large uploads whose completion was asked for (202): S3 completes them here, with retries (issue 28). */
+  { task: 'complete-uploads', everyMinutes: 1 },
   /** Custom domains' pending claims: their TXT records looked up again, for 7 days after each claim. */
   { task: 'check-domains', everyMinutes: 10 },
   /**

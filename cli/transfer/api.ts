@@ -4,7 +4,8 @@ import type { secretsReplies } from '../../shared/api/secretsReplies.ts';
 import { ApiError } from './errors.ts';
 
 export type FileUpload = z.output<typeof filesReplies.FileUpload>;
-export type CompletedUpload = z.output<typeof filesReplies.CompletedUpload>;
+/** 200 `active`, or 202 `completing`: a large upload the service completes in the background. */
+export type CompletedUpload = z.output<typeof filesReplies.CompletedUpload> | z.output<typeof filesReplies.CompletingUpload>;
 export type SecretMetadata = z.output<typeof secretsReplies.SecretMetadata>;
 export type ClaimedFile = Extract<z.output<typeof secretsReplies.ClaimedSecret>, { kind: 'file' }>;
 export type ClaimedSecret = z.output<typeof secretsReplies.ClaimedSecret>;

@@ -27,7 +27,10 @@ export type TransferErrorCode =
   | 'passphrase_required'
   | 'wrong_passphrase'
   /** No state file, or one this version cannot read. */
-  | 'no_state';
+  | 'no_state'
+  /** A large upload the service completes in the background ended without its file (refused, aborted), or took too long. */
+  | 'completion_failed'
+  | 'completion_timeout';
 
 /** What went wrong in a transfer outside the API and the envelope (those throw ApiError and EnvelopeError). */
 export class TransferError extends Error {

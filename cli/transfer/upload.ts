@@ -5,7 +5,7 @@ import { fetchOf, transferApi, type ApiOptions, type FileUpload, type TransferAp
 import { TransferError } from './errors.ts';
 import { envelopeLayout, partRange, type EnvelopeLayout } from './layout.ts';
 import { PartUrls, sendParts } from './parts.ts';
-import { defaultRetryDelay } from './retry.ts';
+import { defaultRetryDelay, pause } from './retry.ts';
 import { exactChunks, fileChunks, SealedReader } from './sealedStream.ts';
 import { removeState, writeState, type UploadSettings, type UploadState } from './state.ts';
 
@@ -33,6 +33,13 @@ export interface UploadOptions extends ApiOptions {
   onProgress?: (progress: UploadProgress) => void;
   /** Milliseconds before retry 1, 2, 3 of a part (tests pass 0). */
   retryDelay?: (attempt: number) => number;
+  /**
+   * A large upload is completed by the service in the background (202 `completing`): the link
+   * works once it is. Milliseconds between looks at the secret until then (5 s; tests pass 0), and
+   * how long to wait in all (30 minutes).
+   */
+  completionPollMs?: number;
+  completionWaitMs?: number;
   /**
    * A response to a request link: the file's key wrapped to the requester by `wrap`, sent with
    * the request's id instead of the verifiers (no claim ever reaches a response) and settings.
@@ -177,6 +184,7 @@ export async function finishUpload(
   const parts = [...held, ...sent].sort(([a], [b]) => a - b).map(([part_number, etag]) => ({ part_number, etag }));
   const completed = await api.completeUpload(ref, parts, options.signal);
   if (options.statePath !== undefined) await removeState(options.statePath);
+  if (completed.state === 'completing') await untilCompleted(api, reply.id, options);
   return {
     link: `${reply.url_base}#${context.sealer.key}`,
     id: reply.id,
@@ -252,4 +260,24 @@ export function stateOf(context: UploadContext): UploadState {
     envelope_bytes: layout.envelopeBytes,
     settings: settingsOf(options),
   };
+}
+
+/**
+ * Waits for the service to complete a large upload (S3 may take minutes), so the link given
+ * works: the secret is pending until then, active after, and anything else means the file was
+ * not kept (the completion was refused, or the upload aborted meanwhile).
+ */
+async function untilCompleted(api: TransferApi, id: string, options: UploadOptions): Promise<void> {
+  const signal = options.signal ?? new AbortController().signal;
+  const giveUpAt = Date.now() + (options.completionWaitMs ?? 30 * 60_000);
+  for (;;) {
+    await pause(options.completionPollMs ?? 5_000, signal);
+    const { state } = await api.readSecret(id, undefined, signal);
+    if (state === 'active') return;
+    if (state !== 'pending')
+      throw new TransferError('completion_failed', `The service did not complete the upload: the secret is ${state}.`);
+    if (Date.now() >= giveUpAt) {
+      throw new TransferError('completion_timeout', 'The service is still completing the upload; its link works once it has.');
+    }
+  }
 }

@@ -40,6 +40,9 @@ export function openApiDocument(origin: string) {
         : {}),
       responses: {
         [route.reply.status]: successResponse(route, register(route.reply.body, 'output')),
+        ...(route.accepted
+          ? { [route.accepted.status]: successResponse(route, register(route.accepted.body, 'output'), route.accepted.status) }
+          : {}),
         ...Object.fromEntries(route.errors.map((status) => [status, problemResponse(status, route.media)])),
         ...(hostCheckedGroups.includes(route.group) && !(route.errors as readonly number[]).includes(404)
           ? { 404: unknownHostResponse(route.media) }
@@ -147,8 +150,8 @@ function headerParameters(route: Route) {
 /** SCIM clients send either JSON media type (Okta's spec test posts application/json, Entra application/scim+json). */
 const requestMedia = (route: Route) => (route.media === 'scim' ? ['application/scim+json', 'application/json'] : ['application/json']);
 
-function successResponse(route: Route, body: { $ref: string } | null) {
-  const description = { 200: 'OK', 201: 'Created', 202: 'Accepted: queued or counted for later', 204: 'Done; no body' }[route.reply.status];
+function successResponse(route: Route, body: { $ref: string } | null, status: 200 | 201 | 202 | 204 = route.reply.status) {
+  const description = { 200: 'OK', 201: 'Created', 202: 'Accepted: queued or counted for later', 204: 'Done; no body' }[status];
   if (route.page) return { description: `${description}: an HTML page`, content: { 'text/html': { schema: { type: 'string' } } } };
   if (!body) return { description };
   const text = route.textReply

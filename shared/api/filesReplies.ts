@@ -33,5 +33,7 @@ export const filesReplies = {
     uploaded: z.optional(z.array(z.strictObject({ part_number: z.int(), etag: z.string(), size: z.int() }))),
   }),
   CompletedUpload: z.strictObject({ id: z.string(), state: z.literal('active'), size_bytes: z.int() }),
+  /** A large upload's completion, left to the completion sweep: the secret stays pending until its object is ready. */
+  CompletingUpload: z.strictObject({ id: z.string(), state: z.literal('completing'), size_bytes: z.int() }),
   AbortedUpload: z.strictObject({ id: z.string(), state: z.literal('revoked') }),
 };

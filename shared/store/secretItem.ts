@@ -92,6 +92,9 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
         }
       : {}),
     ...(secret.upload?.passphrase === undefined ? {} : { declared_passphrase: secret.upload.passphrase }),
+    ...(secret.upload?.completion
+      ? { completing_since: secret.upload.completion.since, completion_attempts: secret.upload.completion.attempts }
+      : {}),
     ...(secret.response
       ? { request_id: secret.response.requestId, response_enc: secret.response.enc, response_wrapped_key: secret.response.wrappedKey }
       : {}),
@@ -142,6 +145,9 @@ export function fromItem(item: Record<string, unknown>): Secret {
             partCount: row.part_count ?? 0,
             chunkLog2: row.chunk_log2 ?? chunkLog2Range.default,
             ...(row.declared_passphrase === undefined ? {} : { passphrase: row.declared_passphrase }),
+            ...(row.completing_since === undefined
+              ? {}
+              : { completion: { since: row.completing_since, attempts: row.completion_attempts ?? 0 } }),
           },
         }),
     ...(row.request_id === undefined

@@ -1,27 +1,23 @@
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
-import { ownerListing, ownerListingPartition, secretIdOf, secretKey as key, workEntry, workQueues } from './items/index.ts';
+import { ownerListingPartition, secretIdOf, secretKey as key, workEntry, workQueues } from './items/index.ts';
 import { fileActivation, fromItem, pick, toItem } from './secretItem.ts';
 import type { Secret, StoredEvent } from '../domain/secrets/model.ts';
-import type { EndInput, SecretAdoptions, SecretStore, TakeViewInput, TakeViewResult } from '../domain/secrets/ports.ts';
+import type { EndInput, SecretStore, TakeViewInput, TakeViewResult } from '../domain/secrets/ports.ts';
 import { isConditionFailure } from './client.ts';
 import { deleteEnvelopeParts, inlineEnvelopeBytes, readEnvelopeParts, writeEnvelopeParts } from './envelopeParts.ts';
 import { decodeCursor } from './cursor.ts';
 import { queryPage } from './listing.ts';
 import { dueEntries } from './workIndex.ts';
+import { getSecret } from './secretRead.ts';
+import { completingMark, completionTry } from './uploadCompletion.ts';
 
 /** The item a refused condition returned (ReturnValuesOnConditionCheckFailure), if any. */
 function refusedItem(error: { Item?: Record<string, unknown> }): Secret | null {
   if (!error.Item) return null;
   return fromItem(unmarshall(error.Item as Record<string, AttributeValue>));
-}
-
-/** One secret, strongly consistent (a claim or revoke just before must be seen). */
-async function getSecret(db: DynamoDBDocumentClient, tableName: string, id: string): Promise<Secret | null> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key(id), ConsistentRead: true }));
-  return Item ? fromItem(Item) : null;
 }
 
 const endConditions: Record<EndInput['state'], string> = {
@@ -197,6 +193,33 @@ export class DynamoSecretStore implements SecretStore {
     return (await dueEntries(this.db, this.tableName, workQueues.upload, now, limit)).map((item) => secretIdOf(item.pk));
   }
 
+  async markCompleting(id: string, uploadId: string, now: number): Promise<boolean> {
+    return this.conditionalUpdate(completingMark(id, uploadId, now));
+  }
+
+  async dueCompletions(now: number, limit: number): Promise<string[]> {
+    return (await dueEntries(this.db, this.tableName, workQueues.completion, now, limit)).map((item) => secretIdOf(item.pk));
+  }
+
+  async leaseCompletion(id: string, attempts: number, until: number): Promise<boolean> {
+    return this.conditionalUpdate(completionTry(id, attempts, attempts + 1, until));
+  }
+
+  async retryCompletion(id: string, attempts: number, at: number): Promise<void> {
+    await this.conditionalUpdate(completionTry(id, attempts, attempts, at));
+  }
+
+  /** An update that may lose to another write: false when its condition failed. */
+  private async conditionalUpdate(input: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> {
+    try {
+      await this.db.send(new UpdateCommand({ TableName: this.tableName, ...input }));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
   async schedulePurge(id: string, at: number): Promise<void> {
     await this.db.send(
       new UpdateCommand({
@@ -314,51 +337,6 @@ export class DynamoSecretStore implements SecretStore {
     } catch (error) {
       // The same reporter again: counted once already.
       if (isConditionFailure(error)) return 0;
-      throw error;
-    }
-  }
-}
-
-/**
- * Adoption, apart from the rest of the store: the account function adopts secrets and does
- * nothing else with them, so it carries this class only.
- */
-export class DynamoSecretAdoptions implements SecretAdoptions {
-  constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
-
-  get(id: string): Promise<Secret | null> {
-    return getSecret(this.db, this.tableName, id);
-  }
-
-  async adopt(id: string, ownerId: string): Promise<boolean> {
-    const current = await this.get(id);
-    if (!current) return false;
-    const listing = ownerListing(ownerId, current.createdAt, id);
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key(id),
-          // From now on its changes pass the relay's stream filter (it has an owner), which
-          // also counts it in the owner's usage.
-          UpdateExpression: 'SET owner_id = :owner, gsi1pk = :g1pk, gsi1sk = :g1sk',
-          ConditionExpression: 'attribute_not_exists(owner_id) AND #state IN (:active, :pending)',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: {
-            ':owner': ownerId,
-            ':g1pk': listing.gsi1pk,
-            ':g1sk': listing.gsi1sk,
-            ':active': 'active',
-            ':pending': 'pending',
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
       throw error;
     }
   }

@@ -43,6 +43,40 @@ export function describeSecretWorkContract(name: string, make: MakeSecretStores)
       expect(await secrets.dueForExpiry(newer.expiresAt, 10)).toContain(newer.id);
     });
 
+    it('moves a completion to the sweep: off the stale uploads, due at once, taken up by one try at a time', async () => {
+      const [file, other] = [aPendingFile('up-1'), aPendingFile('up-2')];
+      for (const secret of [file, other, aSecret()]) await secrets.insert(secret);
+      expect(await secrets.markCompleting(file.id, 'up-other', t0)).toBe(false);
+      expect(await secrets.markCompleting(file.id, 'up-1', t0)).toBe(true);
+      // Asked again (a client's retry): it is completing already.
+      expect(await secrets.markCompleting(file.id, 'up-1', t0 + 1)).toBe(false);
+      expect((await secrets.get(file.id))!.upload!.completion).toEqual({ since: t0, attempts: 0 });
+      expect(await secrets.staleUploads(stale, 10)).toEqual([other.id]);
+      expect(await secrets.dueCompletions(t0 - 1, 10)).toEqual([]);
+      expect(await secrets.dueCompletions(t0, 10)).toEqual([file.id]);
+
+      const tries = await Promise.all([1, 2, 3].map(() => secrets.leaseCompletion(file.id, 0, t0 + 16 * minute)));
+      expect(tries.filter(Boolean)).toHaveLength(1);
+      expect((await secrets.get(file.id))!.upload!.completion).toEqual({ since: t0, attempts: 1 });
+      expect(await secrets.dueCompletions(t0 + 16 * minute - 1, 10)).toEqual([]);
+      expect(await secrets.dueCompletions(t0 + 16 * minute, 10)).toEqual([file.id]);
+      expect(await secrets.leaseCompletion(file.id, 1, t0 + 32 * minute)).toBe(true);
+      // A failed try asks to be taken up sooner; a stale ask (another try took it up since) changes nothing.
+      await secrets.retryCompletion(file.id, 1, t0 + 20 * minute);
+      expect(await secrets.dueCompletions(t0 + 20 * minute, 10)).toEqual([]);
+      await secrets.retryCompletion(file.id, 2, t0 + 20 * minute);
+      expect(await secrets.dueCompletions(t0 + 20 * minute, 10)).toEqual([file.id]);
+
+      // Activated, it leaves the completions for the expiry index; an ended one is taken up no more.
+      expect(await secrets.activateFile(file.id, 'up-1', undefined)).toBe(true);
+      expect(await secrets.dueCompletions(t0 + hour, 10)).toEqual([]);
+      expect(await secrets.leaseCompletion(file.id, 2, t0 + hour)).toBe(false);
+      expect(await secrets.markCompleting(other.id, 'up-2', t0)).toBe(true);
+      await secrets.end(other.id, revoke(t0));
+      expect(await secrets.leaseCompletion(other.id, 0, t0 + hour)).toBe(false);
+      expect(await secrets.markCompleting('sec_none', 'up-1', t0)).toBe(false);
+    });
+
     describe('activateFile', () => {
       it('makes a file pending under that upload active, with its header’s parameters, once', async () => {
         const file = aPendingFile('up-1');

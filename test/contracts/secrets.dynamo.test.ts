@@ -6,7 +6,8 @@ import { hostnameKey, memberKey, userKey, workspaceKey } from '../../shared/stor
 import { DynamoRateCounter } from '../../shared/store/rateLimits.ts';
 import { DynamoReceiptStore } from '../../shared/store/receipts.ts';
 import { DynamoRequestStore } from '../../shared/store/requests.ts';
-import { DynamoSecretAdoptions, DynamoSecretStore } from '../../shared/store/secrets.ts';
+import { DynamoSecretAdoptions } from '../../shared/store/secretAdoptions.ts';
+import { DynamoSecretStore } from '../../shared/store/secrets.ts';
 import { DynamoTierSource } from '../../shared/store/tiers.ts';
 import { toMemberItem } from '../../shared/store/workspaceItems.ts';
 import { describeCountersContract } from './counters.contract.ts';

@@ -8,8 +8,8 @@ import { conditionFailed, copy, pageOf, timeKey } from './memoryListing.ts';
 const inlineEnvelopeBytes = 300_000;
 const partBytes = 300_000;
 
-/** The work index (gsi2) a secret is on: expiring, uploading (stale at), or its object to purge. */
-type WorkEntry = { index: 'DUE' | 'UPLOAD' | 'PURGE'; at: number };
+/** The work index (gsi2) a secret is on: expiring, uploading (stale at), completing (next try), or its object to purge. */
+type WorkEntry = { index: 'DUE' | 'UPLOAD' | 'PURGE' | 'COMPLETE'; at: number };
 
 interface Row {
   secret: Secret;
@@ -150,6 +150,34 @@ export class MemorySecretStore implements SecretStore {
 
   async staleUploads(now: number, limit: number): Promise<string[]> {
     return this.due('UPLOAD', now, limit);
+  }
+
+  async markCompleting(id: string, uploadId: string, now: number): Promise<boolean> {
+    const row = this.rows.get(id);
+    if (!row || !this.canActivate(id, uploadId) || row.secret.upload!.completion) return false;
+    row.secret.upload!.completion = { since: now, attempts: 0 };
+    row.work = { index: 'COMPLETE', at: now };
+    return true;
+  }
+
+  async dueCompletions(now: number, limit: number): Promise<string[]> {
+    return this.due('COMPLETE', now, limit);
+  }
+
+  async leaseCompletion(id: string, attempts: number, until: number): Promise<boolean> {
+    const row = this.rows.get(id);
+    const completion = row?.secret.upload?.completion;
+    if (row?.secret.state !== 'pending' || completion?.attempts !== attempts || row.work?.index !== 'COMPLETE') return false;
+    completion.attempts = attempts + 1;
+    row.work = { index: 'COMPLETE', at: until };
+    return true;
+  }
+
+  async retryCompletion(id: string, attempts: number, at: number): Promise<void> {
+    const row = this.rows.get(id);
+    if (row?.secret.state === 'pending' && row.secret.upload?.completion?.attempts === attempts && row.work?.index === 'COMPLETE') {
+      row.work = { index: 'COMPLETE', at };
+    }
   }
 
   async schedulePurge(id: string, at: number): Promise<void> {

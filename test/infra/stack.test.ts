@@ -226,7 +226,7 @@ describe('functions', () => {
       MemorySize: 512,
       // The delivery worker waits on receivers: a batch of attempts, each up to 10 s; the schedule
       // on DNS lookups and CloudFront's API.
-      Timeout: name === 'deliveries' ? 30 : name === 'schedule' ? 60 : 10,
+      Timeout: name === 'deliveries' ? 30 : name === 'schedule' ? 900 : 10,
       Handler: 'index.handler',
     });
     const env = props(id).Environment?.Variables ?? {};

@@ -1,3 +1,4 @@
+import { fileLimits } from '../../shared/limits.ts';
 import { expect } from 'vitest';
 import type { Refusal } from '../../shared/domain/refusals.ts';
 import type { NewTextSecret } from '../../shared/domain/secrets/create.ts';
@@ -42,7 +43,11 @@ export const unused = (port: string) =>
 
 export const secretGroupPorts = () => ({
   ...memorySecretPorts(),
-  config: { WEB_ORIGIN: 'https://secrets.example.com', HUSHLINK_MODE: 'local' as const },
+  config: {
+    WEB_ORIGIN: 'https://secrets.example.com',
+    HUSHLINK_MODE: 'local' as const,
+    INLINE_COMPLETION_BYTES: fileLimits.inlineCompletionBytes,
+  },
   workspaceMembership: unused('workspaceMembership'),
   files: unused('files'),
 });

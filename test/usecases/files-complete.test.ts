@@ -44,7 +44,10 @@ describe('completeFileUpload', () => {
     const envelope = randomish(17 * MiB + 7);
     const upload = await uploaded(world, envelope, { maxViews: 3 });
     expect(upload.parts.map((part) => part.partNumber)).toEqual([3, 2, 1]);
-    expect(await upload.complete()).toMatchObject({ id: upload.ref.id, state: 'active', sizeBytes: envelope.length });
+    expect(await upload.complete()).toMatchObject({
+      state: 'active',
+      secret: { id: upload.ref.id, state: 'active', sizeBytes: envelope.length },
+    });
     expect(Buffer.from(world.bucket.objects.get(upload.key)!).equals(Buffer.from(envelope))).toBe(true);
     expect(await stateOf(world, upload.ref.id)).toBe('active');
     const claimed = await claimSecret(upload.ref.id, noProof, web, null, world);

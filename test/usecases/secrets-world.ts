@@ -1,3 +1,4 @@
+import { fileLimits } from '../../shared/limits.ts';
 import { createHash } from 'node:crypto';
 import type { Plan } from '../../shared/domain/accounts/model.ts';
 import type { HostClaim } from '../../shared/domain/domains/model.ts';
@@ -145,7 +146,11 @@ export function secretWorld() {
   const eventsOf = recordEvents(ports.secrets);
   const deps = {
     ...ports,
-    config: { WEB_ORIGIN: 'https://secrets.example.com', HUSHLINK_MODE: 'local' as const },
+    config: {
+      WEB_ORIGIN: 'https://secrets.example.com',
+      HUSHLINK_MODE: 'local' as const,
+      INLINE_COMPLETION_BYTES: fileLimits.inlineCompletionBytes,
+    },
     workspaceMembership: new MemoryWorkspaceMembership(data),
     uploads: bucket,
     files: bucket,

@@ -10,6 +10,7 @@
  * same index would reuse a GCM nonce.
  */
 import { parseHeader, type FileSealer } from '../../shared/envelope/index.ts';
+import { api } from './api.ts';
 import { filesApi, type FileUpload, type FileUploadBody, type UploadRef } from './filesApi.ts';
 
 export const partsInFlight = 4;
@@ -56,7 +57,12 @@ export interface UploadInput<Settings = Pick<FileUploadBody, 'expires_in' | 'max
   /** The upload exists on the server: from now on leaving the page should abort it. */
   opened(ref: UploadRef): void;
   progress(sent: number, total: number): void;
+  /** Every part is in: the service completes a large upload in the background, which may take a minute or more. */
+  completing?(): void;
 }
+
+/** Between looks at a large upload the service is completing. */
+const completionPollMs = 3_000;
 
 /** Uploads and completes; throws `UploadCancelled`, `UploadFailed` or the API's `ApiError`. */
 export async function uploadFile<Settings>(input: UploadInput<Settings>): Promise<FileUpload> {
@@ -82,7 +88,11 @@ export async function uploadFile<Settings>(input: UploadInput<Settings>): Promis
   signal.addEventListener('abort', onCancel, { once: true });
   try {
     const parts = await sendParts(upload, ref, new EnvelopeLayout(sealer, file, upload.part_size), stop, input.progress);
-    await filesApi.completeUpload(ref, parts);
+    const completed = await filesApi.completeUpload(ref, parts);
+    if (completed.state === 'completing') {
+      input.completing?.();
+      await untilCompleted(upload.id, stop.signal);
+    }
     return upload;
   } catch (error) {
     // Only now, with every part settled, can the abort take them all (docs/web.md).
@@ -267,5 +277,21 @@ class EnvelopeLayout {
       throw new UploadFailed('The file could not be read any more: was it changed, moved or deleted while it was uploading?', false);
     }
     return this.sealer.encryptChunk(index, index === this.chunkCount - 1, plaintext);
+  }
+}
+
+/**
+ * Waits while the service completes a large upload (202 `completing`): the link works once the
+ * secret is active. Anything else than pending or active means the file was not kept.
+ */
+async function untilCompleted(id: string, signal: AbortSignal): Promise<void> {
+  for (;;) {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, completionPollMs);
+      signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+    });
+    const { state } = await api.readSecret(id);
+    if (state === 'active') return;
+    if (state !== 'pending') throw new UploadFailed('The upload was not completed: the file was not kept. Please send it again.', false);
   }
 }

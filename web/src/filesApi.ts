@@ -28,8 +28,13 @@ export const filesApi = {
   openUpload: (body: FileUploadBody, token?: string) => call<FileUpload>('POST', '/v1/files/multipart', { json: body, token }),
   /** Fresh URLs for the parts the bucket does not have yet (the first ones ran out). */
   resumeUpload: (ref: UploadRef) => call<FileUpload>('POST', '/v1/files/multipart', { json: { resume: ref } }),
+  /** 200 `active`; or 202 `completing`: a large upload the service completes in the background (poll the secret). */
   completeUpload: (ref: UploadRef, parts: z.input<typeof filesRequests.CompleteUploadRequest>['parts']) =>
-    call<z.output<typeof filesReplies.CompletedUpload>>('POST', '/v1/files/multipart/complete', { json: { ...ref, parts } }),
+    call<z.output<typeof filesReplies.CompletedUpload> | z.output<typeof filesReplies.CompletingUpload>>(
+      'POST',
+      '/v1/files/multipart/complete',
+      { json: { ...ref, parts } },
+    ),
   abortUpload: (ref: UploadRef) => call<z.output<typeof filesReplies.AbortedUpload>>('POST', '/v1/files/multipart/abort', { json: ref }),
   /** The signed-in caller's plan (and usage). */
   usage: (token: string) => call<z.output<typeof accountReplies.Usage>>('GET', '/v1/usage', { token }),

@@ -54,6 +54,10 @@ export async function guardedUpload<Settings>(
         const quarter = Math.floor(view.percent() / 25) * 25;
         if (quarter > said && quarter < 100) announce(`${(said = quarter)}% uploaded.`);
       },
+      completing: () => {
+        byId('upload-status').textContent = 'Uploaded. Finishing the file: this can take a minute or two…';
+        announce('Uploaded. Finishing the file.');
+      },
     });
   } finally {
     cancelButton.removeEventListener('click', onCancel);

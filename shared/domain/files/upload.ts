@@ -1,3 +1,4 @@
+import type { Config } from '../../config.ts';
 import type { Clock } from '../../clock.ts';
 import { TAG_BYTES } from '../../envelope/format.ts';
 import { fileLimits } from '../../limits.ts';
@@ -28,6 +29,8 @@ export interface FilePorts extends SecretPorts, RequestFilePorts, WorkspaceMembe
   uploads: MultipartUploads;
   tiers: TierSource;
   clock: Clock;
+  /** Where links point, and the largest upload completed inside the request. */
+  config: LinkHostPorts['config'] & Pick<Config, 'INLINE_COMPLETION_BYTES'>;
 }
 
 /**

@@ -22,6 +22,16 @@ export interface FileUpload {
    * (its policy was checked on it); its header must say the same. Absent outside a workspace.
    */
   passphrase?: boolean;
+  /**
+   * A large upload whose completion was asked for and is left to the completion sweep (S3 may
+   * take minutes to complete it): since when, and how many times a sweep took it up.
+   */
+  completion?: UploadCompletion;
+}
+
+export interface UploadCompletion {
+  since: number;
+  attempts: number;
 }
 
 export type SecretEventType =

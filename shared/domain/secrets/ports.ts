@@ -65,6 +65,21 @@ export interface SecretStore {
   activateFile(id: string, uploadId: string, envelopeFormat: Secret['envelopeFormat']): Promise<boolean>;
   /** Ids of files still uploading whose upload went stale by `now`, oldest first. */
   staleUploads(now: number, limit: number): Promise<string[]>;
+  /**
+   * Leaves a pending file's completion to the sweep: it moves from the stale uploads to the
+   * completions due at `now`. False when it is not pending under `uploadId`, or is completing already.
+   */
+  markCompleting(id: string, uploadId: string, now: number): Promise<boolean>;
+  /** Ids of files whose completion is due by `now` (asked for, or a try's lease run out), oldest first. */
+  dueCompletions(now: number, limit: number): Promise<string[]>;
+  /**
+   * Takes up a completion for one try: the count of tries goes from `attempts` to one more, and it is
+   * due again at `until` (a try that dies is taken up again then). False when another sweep took it
+   * up first, or it is no longer pending.
+   */
+  leaseCompletion(id: string, attempts: number, until: number): Promise<boolean>;
+  /** Moves a completion's next try to `at` (a failed try asks for one sooner than its lease), if no try took it up since its `attempts`th. */
+  retryCompletion(id: string, attempts: number, at: number): Promise<void>;
   /** Puts a burned file on the purge index: its object goes at `at`, when its last download URL has expired. */
   schedulePurge(id: string, at: number): Promise<void>;
   /** Ids of ended files whose objects are due to go by `now`. */

@@ -47,6 +47,9 @@ export interface SecretItem {
   part_count?: number;
   chunk_log2?: number;
   declared_passphrase?: boolean;
+  /** A completion left to the sweep: since when, and its tries (issue 28). */
+  completing_since?: number;
+  completion_attempts?: number;
   request_id?: string;
   response_enc?: string;
   response_wrapped_key?: string;

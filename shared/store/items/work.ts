@@ -15,6 +15,8 @@ export const workQueues = {
   purge: 'PURGE',
   /** Webhook deliveries waiting longer than the queue can hold (the webhook store). */
   retry: 'RETRY',
+  /** Large uploads whose completion the sweep finishes, by their next try (the secret store). */
+  completion: 'COMPLETE',
   /** Pending domain claims, by their next check (the domain store). */
   domainCheck: 'DOMAIN_CHECK',
   /** Verified domain claims, by their next hosting step (the domain store). */
