@@ -75,6 +75,7 @@ console.log(`Hushlink is running on ${runtime.url}
   Stripe (local) ${runtime.stripe.url}  (checkout and portal pages; test controls under /_emulator/)
   Slack (local)  ${runtime.slack.origin}  (its calls and the bot's messages at ${runtime.url}/_dev/chat)
                  signing secret ${runtime.config.SLACK_SIGNING_SECRET} (kept in ${join(dataDir, 'slack-signing-secret')}; docs/deploy.md, Slack: sign a /secret command)
+  OIDC (local)   ${runtime.oidc.issuer}  (an identity provider for single sign-on: its login page takes any address; clients at /_emulator/clients)
   DNS (local)    ${runtime.dns.server}  (publish records at ${runtime.url}/_dev/dns/<name>; hostnames served: ${runtime.url}/_dev/hostnames)
   data           ${dataDir}/
 Press Ctrl-C to stop.`);

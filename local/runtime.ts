@@ -23,6 +23,7 @@ import * as scimFunction from '../functions/scim.ts';
 import * as chatFunction from '../functions/chat.ts';
 import { chatAppSource, chatSettings } from '../shared/adapters/chatSecrets.ts';
 import { startSlackEmulator, type LocalSlack } from './slack/emulator.ts';
+import { startOidcProvider, type LocalOidc } from './oidc/provider.ts';
 import { LazyStripeProvider, stripeSettings } from '../shared/adapters/stripeSecrets.ts';
 import { AdjustableClock, type Clock } from '../shared/clock.ts';
 import { loadConfig, type Config } from '../shared/config.ts';
@@ -56,6 +57,8 @@ import { serveWeb } from './web.ts';
 import { buildWeb } from '../web/build.ts';
 import { CountingMetrics } from '../shared/metrics.ts';
 import { LocalSealer } from '../shared/adapters/sealer.ts';
+import { oidcDiscovery } from '../shared/adapters/oidcDiscovery.ts';
+import type { IssuerDiscovery } from '../shared/domain/sso/issuer.ts';
 import { systemTransport } from '../shared/webhooks/transport.ts';
 
 /** What each function of the runtime was wired with (its `compose`), as its Lambda would be. */
@@ -124,6 +127,8 @@ export interface RuntimeOptions {
   webhookTransport?: Adapters['transport'];
   /** The TXT lookups' bounds (tests shorten them, so a DNS server that never answers costs milliseconds). */
   dnsLookup?: TxtResolverOptions;
+  /** How a workspace's SSO issuer is checked at save (tests whose issuers are made up bring a stand-in); the real reading otherwise. */
+  issuerDiscovery?: IssuerDiscovery;
   /**
    * Aborting it during start-up stops whatever was already started (DynamoDB Local's Java
    * process, s3rver) and makes `startRuntime` reject; after start-up, call `stop()`.
@@ -167,6 +172,11 @@ export interface Runtime {
   stripe: LocalStripe;
   /** Slack's Web API emulator (local/slack/): installs (`authorize`), DMs (`messages()`), every call (`calls()`), `revokeTeam`. */
   slack: LocalSlack;
+  /**
+   * An OpenID Provider for single sign-on (local/oidc/, oidc-provider): its `issuer` is what a
+   * workspace's SSO names; clients by `registerClient`, people by any address on its login page.
+   */
+  oidc: LocalOidc;
   /** The DNS server custom domains' TXT records are looked up at (local/dns.ts): `setRecords`, `fail`, `queries()`. */
   dns: LocalDns;
   /** The stand-in for CloudFront's tenants serving verified hostnames (local/hostnames.ts): `list()`, `calls()`, `answer`. */
@@ -217,6 +227,9 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const dataDir = options.dataDir;
     // S3 too keeps this time: presigned URLs expire by it.
     const clock = options.clock ?? new AdjustableClock();
+    // The identity provider for single sign-on (local/oidc/) starts beside the rest (its keys take a moment).
+    const oidcStarting = start(startOidcProvider().then((provider) => Object.assign(provider, { stop: () => provider.close() })));
+    oidcStarting.catch(() => {}); // awaited below; a failure before then still stops what started
     const [dynamo, s3] = await Promise.all([
       options.dynamo ??
         start(
@@ -253,6 +266,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     // Slack's Web API (local/slack/): installs, DMs; its calls listed at `/_dev/chat`. The app's
     // signing secret is this machine's own (kept beside the data), so a person can sign a command.
     const slack = await start(startSlackEmulator({ clock }).then((emulator) => Object.assign(emulator, { stop: () => emulator.close() })));
+    signal?.throwIfAborted();
+    const oidc = await oidcStarting;
     signal?.throwIfAborted();
     const slackSigningSecret = dataDir ? localSecret(join(dataDir, 'slack-signing-secret')) : randomBytes(16).toString('hex');
 
@@ -298,6 +313,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       hosting: hostnames,
       chatApp: chatAppSource(() => chatSettings(runConfig)),
       chatSealer: new LocalSealer(dataDir ? localSealingKey(join(dataDir, 'webhook-sealing.key')) : undefined, 'chat_team'),
+      ssoSealer: new LocalSealer(dataDir ? localSealingKey(join(dataDir, 'webhook-sealing.key')) : undefined, 'sso_workspace'),
+      issuerDiscovery: options.issuerDiscovery ?? oidcDiscovery({ local: true }),
     };
 
     const functions = composeFunctions(platform, adapters);
@@ -372,6 +389,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       s3,
       stripe,
       slack,
+      oidc,
       dns,
       hostnames,
       async drainWork() {
