@@ -57,7 +57,10 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   sweep (Query gsi2 for due retries and GetItem of each), pending custom domains' checks
  *   (Query gsi2, BatchGetItem of the claims, a transaction of Puts and an Update on verification),
  *   verified ones' hosting (Query gsi2, BatchGetItem of claims and stop orders, UpdateItem of a
- *   claim's hosting and of a stop order, DeleteItem of a stop order carried out);
+ *   claim's hosting and of a stop order, DeleteItem of a stop order carried out), large
+ *   uploads' completions (Query gsi2 for due ones, UpdateItem of the try's lease and of the
+ *   activation, the owner's tier: GetItem and Query gsi1, a file response's transaction of Puts
+ *   and Updates);
  * - webhooks: endpoints (a transaction of the count Update and a Put or Delete, Get, Query of
  *   the owner's partition), the delivery log (Query), test deliveries (PutItem);
  * - workspaces: every change is a transaction of Puts, Updates, Deletes and a ConditionCheck of
@@ -89,8 +92,8 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   Update), receipts (PutItem); it reads secrets from the stream, never from the table;
  * - deliveries: attempts (GetItem of endpoint and delivery, UpdateItem), the owner's address
  *   when an endpoint is switched off (GetItem); chat notices: the team's installation (GetItem,
- *   UpdateItem to mark it removed when Slack refused its token) and each event's mark (UpdateItem
- *   to claim, give back and mark sent). No DeleteItem: it reads outside answers (receivers',
+ *   UpdateItem to mark it removed when Slack refused its token, and to lease, save or give back a
+ *   rotating token's renewal) and each event's mark (UpdateItem to claim, give back and mark sent). No DeleteItem: it reads outside answers (receivers',
  *   Slack's) and needs to remove nothing.
  */
 export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
@@ -99,7 +102,7 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   files: { items: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], query: ['gsi1'] },
   requests: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table', 'gsi1'] },
   account: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], query: ['table', 'gsi1'] },
-  schedule: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], query: ['table', 'gsi2'] },
+  schedule: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], query: ['table', 'gsi1', 'gsi2'] },
   webhooks: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], query: ['table'] },
   workspaces: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'BatchGetItem'], query: ['table', 'gsi1'] },
   billing: { items: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], query: ['gsi1'] },

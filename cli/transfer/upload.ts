@@ -5,7 +5,8 @@ import { fetchOf, transferApi, type ApiOptions, type FileUpload, type TransferAp
 import { TransferError } from './errors.ts';
 import { envelopeLayout, partRange, type EnvelopeLayout } from './layout.ts';
 import { PartUrls, sendParts } from './parts.ts';
-import { defaultRetryDelay, pause } from './retry.ts';
+import { untilCompleted } from './completion.ts';
+import { defaultRetryDelay } from './retry.ts';
 import { exactChunks, fileChunks, SealedReader } from './sealedStream.ts';
 import { removeState, writeState, type UploadSettings, type UploadState } from './state.ts';
 
@@ -184,7 +185,7 @@ export async function finishUpload(
   const parts = [...held, ...sent].sort(([a], [b]) => a - b).map(([part_number, etag]) => ({ part_number, etag }));
   const completed = await api.completeUpload(ref, parts, options.signal);
   if (options.statePath !== undefined) await removeState(options.statePath);
-  if (completed.state === 'completing') await untilCompleted(api, reply.id, options);
+  if (completed.state === 'completing') await untilCompleted(api, ref, parts, options);
   return {
     link: `${reply.url_base}#${context.sealer.key}`,
     id: reply.id,
@@ -215,7 +216,10 @@ export async function guarded<T>(context: UploadContext, work: () => Promise<T>)
   } catch (error) {
     const aborted = options.signal?.aborted === true;
     const resumable = !aborted && options.statePath !== undefined && !(error instanceof TransferError && error.code === 'file_changed');
-    if (!resumable) {
+    // Once the service took the completion (202), the upload is its own: a wait that failed leaves it be.
+    const handedOver =
+      !aborted && error instanceof TransferError && (error.code === 'completion_failed' || error.code === 'completion_timeout');
+    if (!resumable && !handedOver) {
       await context.api.abortUpload(context.ref).catch(() => {});
       if (options.statePath !== undefined) await removeState(options.statePath);
     }
@@ -260,24 +264,4 @@ export function stateOf(context: UploadContext): UploadState {
     envelope_bytes: layout.envelopeBytes,
     settings: settingsOf(options),
   };
-}
-
-/**
- * Waits for the service to complete a large upload (S3 may take minutes), so the link given
- * works: the secret is pending until then, active after, and anything else means the file was
- * not kept (the completion was refused, or the upload aborted meanwhile).
- */
-async function untilCompleted(api: TransferApi, id: string, options: UploadOptions): Promise<void> {
-  const signal = options.signal ?? new AbortController().signal;
-  const giveUpAt = Date.now() + (options.completionWaitMs ?? 30 * 60_000);
-  for (;;) {
-    await pause(options.completionPollMs ?? 5_000, signal);
-    const { state } = await api.readSecret(id, undefined, signal);
-    if (state === 'active') return;
-    if (state !== 'pending')
-      throw new TransferError('completion_failed', `The service did not complete the upload: the secret is ${state}.`);
-    if (Date.now() >= giveUpAt) {
-      throw new TransferError('completion_timeout', 'The service is still completing the upload; its link works once it has.');
-    }
-  }
 }

@@ -37,7 +37,7 @@ export function s3Client(location: BucketLocation): S3Client {
   });
 }
 
-/** Multipart uploads of the files bucket, for the files function (the only one with an S3 client). */
+/** Multipart uploads of the files bucket: the files function's, and the schedule's for large uploads' completions (the two with an S3 client). */
 export class S3MultipartUploads implements MultipartUploads {
   constructor(
     private readonly client: S3Client,

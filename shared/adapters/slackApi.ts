@@ -24,6 +24,9 @@ export interface SlackApiSettings {
 /** Errors meaning the bot token will not work again (Slack's tables; `token_expired` only with rotation, when a renewal mends it). */
 const deadTokenErrors = new Set(['invalid_auth', 'token_revoked', 'account_inactive', 'token_expired']);
 
+/** Slack's answers to a renewal that mean the refresh token (or the app's install) is gone for good. */
+const deadRefreshErrors = new Set(['invalid_refresh_token', 'token_revoked', 'app_uninstalled', 'account_inactive']);
+
 type SlackAnswer =
   | { kind: 'ok'; body: Record<string, unknown> }
   | { kind: 'refused'; error: string }
@@ -61,7 +64,11 @@ export class SlackWebApi implements ChatApi {
 
   async refreshBotToken(refreshToken: string): Promise<TokenRefresh> {
     const answer = await this.call('oauth.v2.access', { grant_type: 'refresh_token', refresh_token: refreshToken }, this.basic());
-    if (answer.kind === 'refused') return { outcome: 'refused', reason: answer.error };
+    // Only a refresh token Slack will never honour ends the installation; a wrong client secret
+    // (an operator's rotation half done) or Slack's own trouble is tried again later.
+    if (answer.kind === 'refused') {
+      return deadRefreshErrors.has(answer.error) ? { outcome: 'refused', reason: answer.error } : { outcome: 'failed', reason: answer.error };
+    }
     if (answer.kind === 'rate_limited') return { outcome: 'failed', reason: 'rate_limited' };
     if (answer.kind === 'failed') return { outcome: 'failed', reason: answer.reason };
     const botToken = botTokenOf(answer.body);

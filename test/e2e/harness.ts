@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Request } from 'playwright-core';
-import type { Runtime } from '../../local/runtime.ts';
+import type { Runtime, RuntimeOptions } from '../../local/runtime.ts';
 import { latestCode } from '../support/accounts.ts';
 import { startTestRuntime } from '../support/runtime.ts';
 
@@ -203,9 +203,9 @@ export function findLeaks(requests: SentRequest[], guarded: Map<string, string>,
   return found;
 }
 
-/** One local runtime (in memory, free port) and one Chromium for an e2e file. */
-export async function startRuntimeAndBrowser(): Promise<{ runtime: Runtime; browser: Browser }> {
-  const [runtime, browser] = await Promise.all([startTestRuntime(), launchChromium()]);
+/** One local runtime (in memory, free port; `options` as `startTestRuntime` takes them) and one Chromium for an e2e file. */
+export async function startRuntimeAndBrowser(options: RuntimeOptions = {}): Promise<{ runtime: Runtime; browser: Browser }> {
+  const [runtime, browser] = await Promise.all([startTestRuntime(options), launchChromium()]);
   return { runtime, browser };
 }
 

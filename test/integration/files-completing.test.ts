@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { downloadFile, TransferError, uploadFile } from '../../cli/transfer/index.ts';
 import { objectKeyOf } from '../../shared/domain/files/ports.ts';
+import { newEmail, signIn } from '../support/accounts.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
 
 /**
@@ -49,6 +50,17 @@ async function uploaded(size: number) {
   return { envelope, ref, parts, complete: () => api.post('/v1/files/multipart/complete', { ...ref, parts }) };
 }
 
+/** `probe`'s first truthy answer, asked every 25 ms; fails the test after `ms`. */
+async function within<T>(ms: number, probe: () => Promise<T | undefined | false>): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const answer = await probe();
+    if (answer) return answer;
+    if (Date.now() > until) throw new Error(`nothing after ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 const stateOf = async (id: string) => (await api.get(`/v1/secrets/${id}`)).body.state as string;
 const objectExists = async (id: string) => (await runtime.functions.files.uploads.size(objectKeyOf(id))) !== null;
 
@@ -69,12 +81,12 @@ describe('completing a large upload', () => {
 
     await runtime.scheduler.run('complete-uploads');
     expect(await stateOf(upload.ref.id)).toBe('active');
+    // Completed: asking again answers active (how a client waits on it).
+    expect(await upload.complete()).toMatchObject({ status: 200, body: { id: upload.ref.id, state: 'active', size_bytes: 9 * MiB } });
     const claimed = await api.post(`/v1/secrets/${upload.ref.id}/claim`);
     expect(claimed.status).toBe(200);
     const download = await fetch(claimed.body.download.url);
     expect(Buffer.from(await download.arrayBuffer()).equals(upload.envelope)).toBe(true);
-    // Completed: asking again is a conflict, as for any upload no longer pending.
-    expect((await upload.complete()).status).toBe(409);
   });
 
   it('completes a small upload inside the request, as before', async () => {
@@ -111,7 +123,9 @@ describe('completing a large upload', () => {
         size: plaintext.length,
       },
       retryDelay: () => 0,
-      completionPollMs: 0,
+      // Bounded, so a completion that never comes fails the test rather than hang it.
+      completionPollMs: 20,
+      completionWaitMs: 60_000,
     });
     let settled = false;
     void waiting.then(
@@ -119,11 +133,10 @@ describe('completing a large upload', () => {
       () => (settled = true),
     );
     // The schedule runs (every minute, on npm start's timers) until the CLI has its answer.
-    let runs = 0;
-    while (!settled && runs++ < 200) {
+    await within(60_000, async () => {
       await runtime.scheduler.run('complete-uploads');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+      return settled;
+    });
     const uploaded = await waiting;
     expect(await stateOf(uploaded.id)).toBe('active');
     const to = join(tmpdir(), `hushlink-completing-${process.pid}`);
@@ -145,16 +158,15 @@ describe('completing a large upload', () => {
         size: plaintext.length,
       },
       retryDelay: () => 0,
-      completionPollMs: 0,
+      // Bounded, so a completion that never comes fails the test rather than hang it.
+      completionPollMs: 20,
+      completionWaitMs: 60_000,
       onProgress: () => {},
     });
-    const secretId = await (async () => {
-      for (;;) {
-        const pending = (await runtime.functions.files.secrets.dueCompletions(runtime.clock.now() + 60_000, 10))[0];
-        if (pending) return pending;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    })();
+    const secretId = await within(
+      60_000,
+      async () => (await runtime.functions.files.secrets.dueCompletions(runtime.clock.now() + 60_000, 10))[0],
+    );
     const secret = (await runtime.functions.files.secrets.get(secretId))!;
     await runtime.functions.files.secrets.end(secretId, {
       state: 'revoked',
@@ -165,5 +177,43 @@ describe('completing a large upload', () => {
     expect(secret.state).toBe('pending');
     await expect(aborting).rejects.toBeInstanceOf(TransferError);
     await expect(aborting).rejects.toMatchObject({ code: 'completion_failed' });
+  });
+
+  it('completes a large response to a request link the same way: the uploader waits by asking again, then it is in the inbox', async () => {
+    const requester = await signIn(runtime, newEmail('completing-requester'));
+    const b64url = (bytes: number) => randomBytes(bytes).toString('base64url');
+    const link = await api.post('/v1/requests', { public_key: b64url(32), kem: 'x25519' }, requester.auth);
+    expect(link.status).toBe(201);
+    const requestId = link.body.id as string;
+    const bytes = randomBytes(9 * MiB);
+    const opened = (
+      await api.post('/v1/files/multipart', {
+        size_bytes: bytes.length,
+        salt: b64url(16),
+        request_id: requestId,
+        enc: b64url(32),
+        wrapped_key: b64url(48),
+      })
+    ).body as Opened;
+    const parts: Array<{ part_number: number; etag: string }> = [];
+    for (const part of opened.parts) {
+      const slice = bytes.subarray((part.part_number - 1) * opened.part_size, part.part_number * opened.part_size);
+      parts.push({
+        part_number: part.part_number,
+        etag: (await fetch(part.url, { method: 'PUT', body: new Blob([slice]) })).headers.get('etag')!,
+      });
+    }
+    const complete = () =>
+      api.post('/v1/files/multipart/complete', { id: opened.id, upload_id: opened.upload_id, delete_token: opened.delete_token, parts });
+    expect(await complete()).toMatchObject({ status: 202, body: { state: 'completing' } });
+    // A response has no metadata of its own to read: asking again is how its uploader waits.
+    expect((await api.get(`/v1/secrets/${opened.id}`)).status).toBe(404);
+    expect(await complete()).toMatchObject({ status: 202, body: { state: 'completing' } });
+    expect((await api.get(`/v1/requests/${requestId}/inbox`, requester.auth)).body.items).toEqual([]);
+    await runtime.scheduler.run('complete-uploads');
+    expect(await complete()).toMatchObject({ status: 200, body: { state: 'active', size_bytes: bytes.length } });
+    const [item] = (await api.get(`/v1/requests/${requestId}/inbox`, requester.auth)).body.items;
+    const download = await fetch(item.download.url, { headers: { range: `bytes=0-${bytes.length - 1}` } });
+    expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
   });
 });

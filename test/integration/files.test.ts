@@ -216,8 +216,11 @@ describe('POST /v1/files/multipart/complete', () => {
     expect(await reasons([parts[0]!, parts[0]!, parts[1]!])).toBe('duplicate_part');
     expect(await reasons([...parts, { part_number: 3, etag: parts[0]!.etag }])).toBe('mismatched_part');
     expect(await reasons([parts[0]!, { part_number: 2, etag: '"0123456789abcdef0123456789abcdef"' }])).toBe('mismatched_part');
-    // None of that changed anything: the right list completes, once.
+    // None of that changed anything: the right list completes, once; asked again, the same answer.
     expect((await complete(opened, parts)).status).toBe(200);
+    expect(await complete(opened, parts)).toMatchObject({ status: 200, body: { id: opened.id, state: 'active', size_bytes: size } });
+    // Revoked, it is no longer pending.
+    expect((await api.delete(`/v1/secrets/${opened.id}`, { 'x-delete-token': opened.delete_token })).status).toBe(204);
     expect(await reasons(parts)).toBe('not_pending');
   });
 

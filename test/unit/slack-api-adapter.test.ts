@@ -282,6 +282,15 @@ describe('token rotation (oauth.v2.access, grant_type refresh_token)', () => {
     } finally {
       await refused.close();
     }
+    // Not a dead token: a wrong client secret (a rotation half done) or Slack's own trouble is tried again, never uninstalled.
+    for (const error of ['bad_client_secret', 'invalid_client_id', 'internal_error', 'service_unavailable', 'ratelimited']) {
+      const passing = await answering({ ok: false, error });
+      try {
+        expect(await passing.api.refreshBotToken('xoxe-1-x'), error).toEqual({ outcome: 'failed', reason: error });
+      } finally {
+        await passing.close();
+      }
+    }
   });
 });
 

@@ -10,8 +10,9 @@
  * same index would reuse a GCM nonce.
  */
 import { parseHeader, type FileSealer } from '../../shared/envelope/index.ts';
-import { api } from './api.ts';
 import { filesApi, type FileUpload, type FileUploadBody, type UploadRef } from './filesApi.ts';
+import { untilCompleted } from './uploadCompletion.ts';
+import { UploadCancelled, UploadFailed } from './uploadErrors.ts';
 
 export const partsInFlight = 4;
 /** Retries of a failed part, after its first attempt. */
@@ -19,26 +20,7 @@ export const partRetries = 3;
 /** Part URLs this close to their end are renewed before use (`resume`). */
 const urlMarginMs = 60_000;
 
-/** The person pressed Cancel: the upload was aborted. */
-export class UploadCancelled extends Error {
-  constructor() {
-    super('The upload was cancelled.');
-    this.name = 'UploadCancelled';
-  }
-}
-
-/** Why the upload could not finish; `message` is said to the person as it is. */
-export class UploadFailed extends Error {
-  constructor(
-    message: string,
-    readonly retryable = true,
-    /** The storage's HTTP status, when it answered. */
-    readonly status?: number,
-  ) {
-    super(message);
-    this.name = 'UploadFailed';
-  }
-}
+export { UploadCancelled, UploadFailed } from './uploadErrors.ts';
 
 /** What the sealer gives every upload's opening body. */
 export type SealedUploadFields = Pick<
@@ -60,9 +42,6 @@ export interface UploadInput<Settings = Pick<FileUploadBody, 'expires_in' | 'max
   /** Every part is in: the service completes a large upload in the background, which may take a minute or more. */
   completing?(): void;
 }
-
-/** Between looks at a large upload the service is completing. */
-const completionPollMs = 3_000;
 
 /** Uploads and completes; throws `UploadCancelled`, `UploadFailed` or the API's `ApiError`. */
 export async function uploadFile<Settings>(input: UploadInput<Settings>): Promise<FileUpload> {
@@ -86,17 +65,20 @@ export async function uploadFile<Settings>(input: UploadInput<Settings>): Promis
   const onCancel = () => stop.abort(new UploadCancelled());
   if (signal.aborted) onCancel();
   signal.addEventListener('abort', onCancel, { once: true });
+  let handedOver = false;
   try {
     const parts = await sendParts(upload, ref, new EnvelopeLayout(sealer, file, upload.part_size), stop, input.progress);
     const completed = await filesApi.completeUpload(ref, parts);
     if (completed.state === 'completing') {
+      handedOver = true;
       input.completing?.();
-      await untilCompleted(upload.id, stop.signal);
+      await untilCompleted(ref, parts, stop.signal);
     }
     return upload;
   } catch (error) {
-    // Only now, with every part settled, can the abort take them all (docs/web.md).
-    await filesApi.abortUpload(ref).catch(() => undefined);
+    // Only now, with every part settled, can the abort take them all (docs/web.md). Once the
+    // server took a completion (202) the upload is its own: only the person's Cancel aborts it.
+    if (!handedOver || signal.aborted) await filesApi.abortUpload(ref).catch(() => undefined);
     throw signal.aborted ? new UploadCancelled() : error;
   } finally {
     signal.removeEventListener('abort', onCancel);
@@ -277,21 +259,5 @@ class EnvelopeLayout {
       throw new UploadFailed('The file could not be read any more: was it changed, moved or deleted while it was uploading?', false);
     }
     return this.sealer.encryptChunk(index, index === this.chunkCount - 1, plaintext);
-  }
-}
-
-/**
- * Waits while the service completes a large upload (202 `completing`): the link works once the
- * secret is active. Anything else than pending or active means the file was not kept.
- */
-async function untilCompleted(id: string, signal: AbortSignal): Promise<void> {
-  for (;;) {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, completionPollMs);
-      signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-    });
-    const { state } = await api.readSecret(id);
-    if (state === 'active') return;
-    if (state !== 'pending') throw new UploadFailed('The upload was not completed: the file was not kept. Please send it again.', false);
   }
 }

@@ -22,8 +22,8 @@ export interface TokenRotation {
 
 /**
  * - `refreshed`: a new bot token and the refresh token for the next renewal (Slack's old one is spent);
- * - `refused`: Slack will never renew with this refresh token (`invalid_refresh_token`, a revoked
- *   app, bad client credentials): the installation is dead;
+ * - `refused`: Slack will never renew with this refresh token (`invalid_refresh_token`, the app
+ *   removed: `token_revoked`, `app_uninstalled`, `account_inactive`): the installation is dead;
  * - `failed`: no usable answer (as for `CodeExchange`): try again later.
  */
 export type TokenRefresh =

@@ -12,12 +12,16 @@ export interface CompletedParts extends UploadRef {
   parts: ReadonlyArray<{ partNumber: number; etag: string }>;
 }
 
+/** The file an upload reference names, if its delete token holds, in whatever state; null for anything else. */
+async function uploadOf(ref: UploadRef, ports: FilePorts): Promise<Secret | null> {
+  const secret = secretIdPattern.test(ref.id) ? await ports.secrets.get(ref.id) : null;
+  return secret && holdsDeleteToken(secret, ref.deleteToken) && secret.upload?.id === ref.uploadId ? secret : null;
+}
+
 /** The pending file an upload reference names, if its delete token holds; null for anything else. */
 async function pendingUpload(ref: UploadRef, ports: FilePorts): Promise<Secret | null> {
-  const secret = secretIdPattern.test(ref.id) ? await ports.secrets.get(ref.id) : null;
-  if (!secret || !holdsDeleteToken(secret, ref.deleteToken) || secret.upload?.id !== ref.uploadId || secret.state !== 'pending')
-    return null;
-  return secret;
+  const secret = await uploadOf(ref, ports);
+  return secret?.state === 'pending' ? secret : null;
 }
 
 const conflict = (reason: string, detail: string, facts: Record<string, unknown> = {}) =>
@@ -39,11 +43,16 @@ const bareEtag = (etag: string) => etag.replace(/^"(.*)"$/, '$1');
  * its share of the declared size (`checkPartSizes`); S3 then checks the ETags, and the object is
  * measured and read (finish.ts). An upload larger than `INLINE_COMPLETION_BYTES` is left to the
  * completion sweep once its ETags match the parts S3 holds, since S3 may take minutes to
- * complete it: the answer is `completing`, and asking again while it is says the same.
+ * complete it: the answer is `completing`, and asking again while it is says the same; once done,
+ * `active`, as for an upload completed inside its request and asked again. So a client waits on
+ * a background completion by asking again (a response's secret has no metadata to look at).
  */
 export async function completeFileUpload(ref: CompletedParts, ports: FilePorts): Promise<CompletionOutcome> {
-  const secret = await pendingUpload(ref, ports);
-  if (!secret) throw conflict('not_pending', 'No upload of yours is pending under these ids.');
+  const secret = await uploadOf(ref, ports);
+  // Asked again once done (a retry after a lost answer, or a client waiting on a background
+  // completion): the same answer. Ended in any other way, it is no longer pending.
+  if (secret?.state === 'active') return { state: 'active', secret };
+  if (secret?.state !== 'pending') throw conflict('not_pending', 'No upload of yours is pending under these ids.');
   if (secret.upload!.completion) return { state: 'completing', secret };
   const { partCount } = secret.upload!;
   const numbers = ref.parts.map((part) => part.partNumber);

@@ -47,6 +47,12 @@ export async function finishOneCompletion(secretId: string, ports: CompletionSwe
   if (secret?.state !== 'pending' || !completion) return 'skipped';
   const now = ports.clock.now();
   const uploadId = secret.upload!.id;
+  // Before a try, not only after one that failed: tries cut short by the function's timeout never reach the catch.
+  if (now - completion.since >= fileLimits.completionGiveUpSeconds * 1000) {
+    await endUpload(secret, ports);
+    ports.logger.error('upload completion given up', { secret_id: secret.id, attempt: completion.attempts });
+    return 'gave_up';
+  }
   if (!(await ports.secrets.leaseCompletion(secret.id, completion.attempts, now + fileLimits.completionLeaseSeconds * 1000)))
     return 'skipped';
 
