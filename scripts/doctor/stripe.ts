@@ -15,11 +15,24 @@ export interface StripeTarget {
 
 const refusedKey = 'Stripe refused the secret key in PaymentProviderSecretsArn (401): revoked, rolled or mistyped';
 
-/** A Stripe error in words, never quoting the key (Stripe's 401 message shows part of it). */
+/**
+ * A key as Stripe's messages quote it, masked (`'rk_live_***abcd'`, in a restricted key's 403) or
+ * whole, with its quotes: the report's own redaction (`renderReport`) knows only the whole
+ * secret, so a masked key's prefix and last characters would be printed.
+ */
+const keyFragment = /['"]?(sk|rk|pk)_(live|test)_\S*/g;
+
+/** What Stripe said, every key-looking fragment in it replaced: its 401 and 403 messages quote part of the key. */
+function stripeMessage(message: string): string {
+  return message.replace(keyFragment, '(key not shown)');
+}
+
+/** A Stripe error in words, never quoting any part of the key. */
 function stripeErrorText(error: unknown): string {
   if (error instanceof Stripe.errors.StripeAuthenticationError) return refusedKey;
-  if (error instanceof Stripe.errors.StripeError) return `${error.type}${error.statusCode ? ` ${error.statusCode}` : ''}: ${error.message}`;
-  return errorText(error);
+  if (error instanceof Stripe.errors.StripeError)
+    return `${error.type}${error.statusCode ? ` ${error.statusCode}` : ''}: ${stripeMessage(error.message)}`;
+  return stripeMessage(errorText(error));
 }
 
 /** One Stripe check; what it could not ask is a fail saying why. */
@@ -30,7 +43,7 @@ async function asking(name: string, fix: string, check: () => Promise<Check>): P
     if (error instanceof Stripe.errors.StripePermissionError)
       return fail(
         name,
-        `the key may not read this: ${error.message}`,
+        `the key may not read this: ${stripeMessage(error.message)}`,
         'give the restricted key read access to Prices, Customer portal and Webhook endpoints',
       );
     return fail(name, `could not check: ${stripeErrorText(error)}`, fix);
@@ -63,7 +76,7 @@ async function checkPrice(stripe: Stripe, setting: 'pricePro' | 'priceTeamSeat',
       if (error instanceof Stripe.errors.StripeInvalidRequestError && (error.code === 'resource_missing' || error.statusCode === 404))
         return fail(
           name,
-          `${setting} ${id}: no such price in ${mode} mode (${error.message}); every checkout of it fails`,
+          `${setting} ${id}: no such price in ${mode} mode (${stripeMessage(error.message)}); every checkout of it fails`,
           `create it (${dashboard(mode, 'products')}), or ${redeploy}`,
         );
       throw error;

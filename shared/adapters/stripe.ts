@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import type { Clock } from '../clock.ts';
 import { Deadline } from '../deadline.ts';
-import { Unavailable } from '../domain/refusals.ts';
+import type { Unavailable } from '../domain/refusals.ts';
 import type { ProviderEvent, ProviderSubscription, SubscriptionStatus } from '../domain/billing/model.ts';
 import {
   InvalidSignature,
@@ -11,6 +11,7 @@ import {
   type PaymentProvider,
   type ProviderInvoice,
 } from '../domain/billing/ports.ts';
+import { callSettings, providerNoAnswer, providerUnavailable, stripeTiming } from './stripeDeadline.ts';
 
 /** How far a webhook's signed timestamp may be from now (issue 16; Stripe's own default). */
 export const signatureToleranceSeconds = 300;
@@ -20,36 +21,6 @@ export interface StripeSettings {
   webhookSecret: string;
   /** The local emulator (`npm start`, tests); unset in AWS, where the SDK calls api.stripe.com. */
   apiUrl?: string | undefined;
-}
-
-/**
- * How long one call to Stripe may take (ADR 0163, 0169): each try at most 3 s; a second try (the
- * SDK's retry, after its back-off) only when both fit before the request's deadline; no call at all
- * with less than 250 ms left.
- */
-export const stripeTiming = {
-  tryTimeoutMs: 3_000,
-  /** The SDK's sleep before its first retry (its INITIAL_NETWORK_RETRY_DELAY_SEC, jitter never below it). */
-  retryBackoffMs: 500,
-  /** Less than this left before the deadline: no call is started, the request is a 503 at once. */
-  minimumCallMs: 250,
-} as const;
-
-/** The SDK's per-request settings of one call: each try's timeout and the retries after the first. */
-export interface CallSettings {
-  timeout: number;
-  maxNetworkRetries: 0 | 1;
-}
-
-/**
- * The settings of a call with `remainingMs` left before the request's deadline, or null when that
- * is too little to start one. The first try is never shortened to make room for a second: it gets
- * 3 s or all that is left, and the second is made only when a whole one fits after the back-off.
- */
-export function callSettings(remainingMs: number): CallSettings | null {
-  if (!(remainingMs >= stripeTiming.minimumCallMs)) return null;
-  const timeout = Math.floor(Math.min(stripeTiming.tryTimeoutMs, remainingMs));
-  return { timeout, maxNetworkRetries: 2 * timeout + stripeTiming.retryBackoffMs <= remainingMs ? 1 : 0 };
 }
 
 /** The official SDK, pointed at the emulator when an API URL is given (its host, port and protocol). */
@@ -298,22 +269,16 @@ export class StripeProvider implements PaymentProvider {
 }
 
 /**
- * Stripe's outage as the domain's `Unavailable` (503, retry-after): its 5xx, its 429, or no
- * answer at all (the SDK's timeout or a broken connection), once the SDK's retries are spent.
+ * Stripe's outage as the domain's `Unavailable` (503, retry-after), once the SDK's retries are
+ * spent: its 429 or 5xx (`providerUnavailable`), or no answer at all, the SDK's timeout or a broken
+ * connection (`providerNoAnswer`: the call may have been done at Stripe all the same).
  * Null for anything else: a refusal of ours to send, or a fault.
  */
 export function providerOutage(error: unknown): Unavailable | null {
-  const outage =
-    error instanceof Stripe.errors.StripeConnectionError ||
-    error instanceof Stripe.errors.StripeRateLimitError ||
-    (error instanceof Stripe.errors.StripeError && (error.statusCode ?? 0) >= 500);
-  return outage ? providerUnavailable() : null;
+  if (error instanceof Stripe.errors.StripeConnectionError) return providerNoAnswer();
+  const refused =
+    error instanceof Stripe.errors.StripeRateLimitError || (error instanceof Stripe.errors.StripeError && (error.statusCode ?? 0) >= 500);
+  return refused ? providerUnavailable() : null;
 }
-
-/** 503 `provider_unavailable`, retry-after 60: the provider did not answer in time, or the request has no time left to ask it. */
-export const providerUnavailable = (): Unavailable =>
-  new Unavailable('The payment provider is not answering right now; nothing was changed. Try again in a minute.', 60, {
-    code: 'provider_unavailable',
-  });
 
 const missing = (error: unknown): boolean => error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'resource_missing';

@@ -5,7 +5,8 @@ import type { Config } from '../config.ts';
 import type { Deadline, WithinDeadline } from '../deadline.ts';
 import type { ProviderEvent, ProviderSubscription } from '../domain/billing/model.ts';
 import type { CheckoutRequest, PaymentProvider, ProviderInvoice } from '../domain/billing/ports.ts';
-import { providerOutage, providerUnavailable, StripeProvider, stripeClient, type StripeSettings } from './stripe.ts';
+import { providerOutage, StripeProvider, stripeClient, type StripeSettings } from './stripe.ts';
+import { byDeadline } from './stripeDeadline.ts';
 
 const storedSecrets = z.object({
   secret_key: z.string().check(z.regex(/^(sk|rk)_/)),
@@ -74,7 +75,9 @@ class StripeCalls implements PaymentProvider {
   /**
    * One call to the provider, its outages said as such: Stripe's 5xx, 429 or no answer in time
    * (the SDK's own retries spent, or the deadline reached) is `Unavailable`, a 503 with
-   * retry-after, not a fault of ours; so is a call the deadline leaves no time to make.
+   * retry-after, not a fault of ours; so is a call the deadline leaves no time to make. A call
+   * sent and not answered says it may have been applied (`providerNoAnswer`); the others, that
+   * nothing was changed.
    */
   private async ask<T>(call: (provider: StripeProvider) => Promise<T>): Promise<T> {
     const provider = (await this.provider()).within(this.deadline);
@@ -133,27 +136,6 @@ class StripeCalls implements PaymentProvider {
   async invoiceCustomer(id: string): Promise<string | null> {
     return this.ask((provider) => provider.invoiceCustomer(id));
   }
-}
-
-/** setTimeout's longest delay; beyond it a timer fires at once. */
-const longestTimer = 2_147_483_647;
-
-/**
- * The call's answer, or `Unavailable` when the deadline comes first. The SDK's own settings
- * (`callSettings`) end each try by then, but its timeout counts a socket's idle time, not the
- * try's, and it retries a reset connection once even with no retries allowed: this holds the
- * deadline whatever it does. A call given up on may still be done at Stripe, as any timed-out
- * request may; its answer is dropped.
- */
-export function byDeadline<T>(work: Promise<T>, deadline: Deadline): Promise<T> {
-  const left = deadline.remaining();
-  if (!(left < longestTimer)) return work;
-  work.catch(() => {}); // an answer after the deadline is nobody's: not an unhandled rejection
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(providerUnavailable()), Math.max(0, left));
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** The stored secret as JSON, or null: never an error that quotes it. */

@@ -191,7 +191,7 @@ const problemDescriptions: Record<ErrorStatus, string> = {
   423: 'Locked.',
   425: 'Too early: `not_before` says when; `retry-after` in seconds.',
   429: 'Rate limited: `retry-after` says when the window resets.',
-  503: 'A provider this depends on (payments) is not answering: nothing was changed; `retry-after` says when to try again.',
+  503: 'A provider this depends on (payments) is not answering: `detail` says whether what was asked may have been applied (a call cut off mid-way) or nothing was changed; `retry-after` says when to try again.',
 };
 
 /** An error's body: problem+json, or SCIM's error message on the routes speaking SCIM. */

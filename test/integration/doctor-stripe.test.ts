@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type Stripe from 'stripe';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -199,6 +201,44 @@ describe('the Stripe checks', () => {
       status: 'warn',
       detail: 'accepted, in test mode on stage prod: no real payment is taken',
     });
+  });
+  it('a restricted key lacking permissions: each check a fail saying so, and no part of the key printed, masked or whole', async () => {
+    const restrictedKey = `rk_live_51Hushlink${'x'.repeat(80)}Abcd`;
+    const masked = `rk_live_${'*'.repeat(91)}Abcd`;
+    // Stripe's 403 for a restricted key, its message word for word: it quotes the key masked, which
+    // the report's redaction of the whole secret does not catch.
+    const stripe403 = createServer((request, response) => {
+      request.resume();
+      response.writeHead(403, { 'content-type': 'application/json', 'request-id': 'req_restricted' });
+      response.end(
+        JSON.stringify({
+          error: {
+            type: 'invalid_request_error',
+            message: `The provided key '${masked}' does not have the required permissions for this endpoint on account 'acct_1Hushlink'. Having the 'rak_plan_read' permission would allow this request to continue.`,
+          },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => stripe403.listen(0, '127.0.0.1', resolve));
+    try {
+      const apiUrl = `http://127.0.0.1:${(stripe403.address() as AddressInfo).port}`;
+      const checks = await checkStripe(stripeClient({ secretKey: restrictedKey, apiUrl }), target({ stage: 'prod', mode: 'live' }));
+      // A 403 still shows the key was accepted.
+      expect(checks[0]).toEqual({ name: 'stripe key', status: 'ok', detail: 'accepted, live mode' });
+      expect(checks.slice(1)).toEqual(
+        ['stripe price pro', 'stripe price team seat', 'stripe portal', 'stripe webhook'].map((name) => ({
+          name,
+          status: 'fail',
+          detail: `the key may not read this: The provided key (key not shown) does not have the required permissions for this endpoint on account 'acct_1Hushlink'. Having the 'rak_plan_read' permission would allow this request to continue.`,
+          fix: 'give the restricted key read access to Prices, Customer portal and Webhook endpoints',
+        })),
+      );
+      const { text } = renderReport(checks, [restrictedKey]);
+      expect(text).not.toMatch(/[rsp]k_(live|test)_|Abcd|\*\*\*/);
+    } finally {
+      stripe403.closeAllConnections();
+      await new Promise<void>((resolve) => stripe403.close(() => resolve()));
+    }
   });
 });
 

@@ -1,0 +1,184 @@
+/**
+ * The sign-in page's second step (`signin.ts`): the 8-digit code sent to an address is typed and
+ * checked (`POST /v1/auth/otp/verify`), or another one asked for once the cooldown is over. The
+ * code stays in the form only; tokens go to `session.ts`.
+ */
+import { accountApi, ApiError, problemMessages } from './api.ts';
+import { announce, byId, setVisible } from './dom.ts';
+import { nextPath, signedIn } from './session.ts';
+import { retryAfterOf, seconds, showError, type SignInWaits } from './signinShared.ts';
+
+const resendCooldownSeconds = 60;
+
+export interface CodeStep {
+  /** Shows the step for a code just sent to `address`: another may be asked for after the cooldown. */
+  show(address: string): void;
+  /** Empties the code field (the page went back to the address). */
+  clear(): void;
+}
+
+/** Wires the code step's form, its resend and its "change the address" buttons. */
+export function wireCodeStep(page: { step: (name: 'code') => void; waits: SignInWaits; backToEmail: () => void }): CodeStep {
+  const { step, waits } = page;
+  const codeEmail = byId('code-email');
+  const codeForm = byId<HTMLFormElement>('code-form');
+  const code = byId<HTMLInputElement>('code');
+  const codeError = byId('code-error');
+  const codeErrorTitle = byId('code-error-title');
+  const codeErrorText = byId('code-error-text');
+  const verifyButton = byId<HTMLButtonElement>('verify-button');
+  const resendButton = byId<HTMLButtonElement>('resend-button');
+  const changeEmail = byId<HTMLButtonElement>('change-email');
+
+  /** The address the code was sent to. */
+  let sentTo = '';
+
+  function show(address: string): void {
+    sentTo = address;
+    waits.allowedAt.resend = Date.now() + resendCooldownSeconds * 1000;
+    codeEmail.textContent = sentTo;
+    code.value = '';
+    code.removeAttribute('aria-invalid');
+    setVisible(codeError, false);
+    step('code');
+    waits.tick();
+    announce(`We sent a code to ${sentTo}.`);
+    // The field is described by "We sent an 8-digit code to …", so focus can go straight to it.
+    code.focus();
+  }
+
+  async function verify(event: SubmitEvent): Promise<void> {
+    event.preventDefault();
+    setVisible(codeError, false);
+    code.removeAttribute('aria-invalid');
+    const value = code.value.replace(/\s+/g, '');
+    if (!/^\d{8}$/.test(value)) {
+      code.setAttribute('aria-invalid', 'true');
+      showError(codeError, codeErrorTitle, codeErrorText, 'Check the code', 'The code is the 8 digits in the email.');
+      code.focus();
+      return;
+    }
+    verifyButton.disabled = true;
+    announce('Signing in…');
+    try {
+      const tokens = await accountApi.verifyCode(sentTo, value);
+      signedIn(tokens);
+      code.value = '';
+      announce('Signed in.');
+      location.assign(nextPath(location.search));
+    } catch (error) {
+      announce('');
+      verifyButton.disabled = false;
+      refused(error);
+    }
+  }
+
+  function refused(error: unknown): void {
+    if (!(error instanceof ApiError)) {
+      showError(codeError, codeErrorTitle, codeErrorText, 'Not signed in', 'Something went wrong in this page. Reload it and try again.');
+      codeError.focus();
+      return;
+    }
+    const problem = error.problem;
+    if (error.status === 401) {
+      // Wrong, expired or already used: the server does not say which. Tries are counted from
+      // here, across codes, so a new code brings none; after the last, 429 says how long to wait.
+      const left = typeof problem.attempts_left === 'number' ? problem.attempts_left : 0;
+      const tries = left > 0 ? `${left} attempt${left === 1 ? '' : 's'} left.` : 'That was the last attempt for a few minutes.';
+      code.setAttribute('aria-invalid', 'true');
+      showError(
+        codeError,
+        codeErrorTitle,
+        codeErrorText,
+        'That code is not right',
+        `Check an email from the last 10 minutes and type its code again (older codes have expired: “Resend code” sends another). ${tries}`,
+      );
+      code.focus();
+      code.select();
+      return;
+    }
+    if (error.status === 403 && problem.reason === 'sso_required') {
+      showError(
+        codeError,
+        codeErrorTitle,
+        codeErrorText,
+        'Sign in with your organization',
+        'This address signs in through its organization’s single sign-on, not with an email code. Use your organization’s sign-in, or ask its administrator.',
+      );
+      codeError.focus();
+      return;
+    }
+    if (error.status === 429) {
+      const wait = retryAfterOf(error, 60);
+      waits.allowedAt.verify = Date.now() + wait * 1000;
+      waits.tick();
+      showError(codeError, codeErrorTitle, codeErrorText, 'Too many attempts', `Wait a moment: you can try again in ${seconds(wait)}.`);
+      codeError.focus();
+      return;
+    }
+    if (error.status === 400) {
+      code.setAttribute('aria-invalid', 'true');
+      showError(codeError, codeErrorTitle, codeErrorText, 'Check the code', problemMessages(error).join(' '));
+      code.focus();
+      return;
+    }
+    showError(codeError, codeErrorTitle, codeErrorText, 'Not signed in', problemMessages(error).join(' '));
+    codeError.focus();
+  }
+
+  async function resend(): Promise<void> {
+    if (resendButton.disabled || !sentTo) return;
+    setVisible(codeError, false);
+    resendButton.disabled = true;
+    announce('Sending a new code…');
+    try {
+      await accountApi.resendCode(sentTo);
+      waits.allowedAt.resend = Date.now() + resendCooldownSeconds * 1000;
+      code.value = '';
+      code.removeAttribute('aria-invalid');
+      waits.tick();
+      announce(`A new code was sent to ${sentTo}. Earlier codes still work for their 10 minutes.`);
+      code.focus();
+    } catch (error) {
+      announce('');
+      if (error instanceof ApiError && error.status === 429) {
+        const wait = retryAfterOf(error, resendCooldownSeconds);
+        waits.allowedAt.resend = Date.now() + wait * 1000;
+        waits.tick();
+        showError(
+          codeError,
+          codeErrorTitle,
+          codeErrorText,
+          'Not sent yet',
+          `Codes were just asked for from here. You can ask for another in ${seconds(wait)}.`,
+        );
+      } else {
+        waits.tick();
+        showError(
+          codeError,
+          codeErrorTitle,
+          codeErrorText,
+          'No code was sent',
+          error instanceof ApiError ? problemMessages(error).join(' ') : 'Something went wrong.',
+        );
+      }
+      code.focus();
+    }
+  }
+
+  code.addEventListener('input', () => {
+    // Pasted codes often carry spaces or dashes ("1234 5678"): keep the digits.
+    const digits = code.value.replace(/\D+/g, '').slice(0, 8);
+    if (digits !== code.value) code.value = digits;
+  });
+  codeForm.addEventListener('submit', (event) => void verify(event));
+  resendButton.addEventListener('click', () => void resend());
+  changeEmail.addEventListener('click', page.backToEmail);
+
+  return {
+    show,
+    clear: () => {
+      code.value = '';
+    },
+  };
+}
