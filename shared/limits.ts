@@ -256,6 +256,8 @@ export const defaultRateLimits: RateLimits = {
   secret_claim: { perIp: { limit: 30, windowSeconds: 60 } },
   otp_start: { perIp: { limit: 20, windowSeconds: 3600 } },
   otp_verify: { perIp: { limit: 30, windowSeconds: 600 } },
+  /** A sign-in link is used once by its holder: a source using many is reading addresses' codes for nothing. */
+  otp_link: { perIp: { limit: 30, windowSeconds: 600 } },
   adopt: { perIp: { limit: 20, windowSeconds: 60 } },
   report: { perIp: { limit: 10, windowSeconds: 3600 } },
   feedback: { perIp: { limit: 30, windowSeconds: 3600 } },

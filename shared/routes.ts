@@ -61,6 +61,7 @@ export type RateClass =
   | 'secret_claim'
   | 'otp_start'
   | 'otp_verify'
+  | 'otp_link'
   | 'adopt'
   | 'report'
   | 'feedback'
@@ -819,19 +820,20 @@ export const accountRoutes = [
   },
   {
     // The one-click link mailed with each code (ADR 0167): the web page posts its token here.
-    // No rate class and no guess budget: 256 random bits leave nothing to guess, so nobody's
-    // guessing keeps the link's holder out. Unknown, used and expired answer one 401.
+    // No guess budget: 256 random bits leave nothing to guess, so nobody's guessing keeps the
+    // link's holder out. A generous per-IP class bounds the reads one source makes (each is a
+    // read of an address's codes). Unknown, used and expired answer one 401.
     method: 'POST',
     path: '/v1/auth/otp/link',
     group: 'account',
     operation: 'signInWithLink',
     credential: 'public',
     scope: null,
-    rate: null,
+    rate: 'otp_link',
     body: 'SignInLinkRequest',
     query: none,
     reply: { status: 200, body: 'IssuedTokens' },
-    errors: [400, 401, 403],
+    errors: [400, 401, 403, 429],
     beyondInterface: true,
   },
   {

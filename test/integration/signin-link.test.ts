@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
-import { signInLimits } from '../../shared/limits.ts';
+import { defaultRateLimits, signInLimits } from '../../shared/limits.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { bearer, callFrom, latestCode, mailsTo, newEmail } from '../support/accounts.ts';
 import { expectProblem } from '../support/problem.ts';
-import { startTestRuntime, type Reply } from '../support/runtime.ts';
+import { generousRateLimits, startTestRuntime, type Reply } from '../support/runtime.ts';
 
 /**
  * The sign-in link mailed with every code (issue 28, item 7; ADR 0167): it opens the web client's
@@ -18,7 +18,8 @@ import { startTestRuntime, type Reply } from '../support/runtime.ts';
 
 let runtime: Runtime;
 beforeAll(async () => {
-  runtime = await startTestRuntime();
+  // The link's own class as shipped (every call here but the last test's comes from a source of its own).
+  runtime = await startTestRuntime({ rateLimits: { ...generousRateLimits, otp_link: defaultRateLimits.otp_link } });
 });
 afterAll(() => runtime?.stop());
 
@@ -156,6 +157,19 @@ describe('the sign-in link', () => {
     const reply = await useLink(body);
     expectProblem(reply, 400, 'invalid_request');
     expect(reply.body.errors.length).toBeGreaterThan(0);
+  });
+
+  it('answers 429 to a source past its window of uses (30 in 10 minutes), whatever it sends', async () => {
+    const source = freshSource();
+    const { limit } = defaultRateLimits.otp_link.perIp;
+    const email = newEmail('link-rate');
+    const body = { email, token: `hls_${randomBytes(32).toString('base64url')}` };
+    for (let i = 0; i < limit; i++) expect((await useLink(body, source)).status).toBe(401);
+    const limited = await useLink(body, source);
+    expectProblem(limited, 429, 'rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another source is not held back.
+    expect((await useLink(body)).status).toBe(401);
   });
 
   it('of parallel uses, signs in exactly one', async () => {

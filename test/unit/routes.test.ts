@@ -109,16 +109,16 @@ describe('the route table', () => {
     });
   });
 
-  it('takes a sign-in link’s token from anyone, outside every rate class and guess budget, as a route beyond the interface (ADR 0167)', () => {
+  it('takes a sign-in link’s token from anyone, outside every guess budget, in a per-IP class of its own, as a route beyond the interface (ADR 0167)', () => {
     const link = matched('POST', '/v1/auth/otp/link').route;
     expect(link).toMatchObject({
       group: 'account',
       operation: 'signInWithLink',
       credential: 'public',
-      rate: null,
+      rate: 'otp_link',
       body: 'SignInLinkRequest',
       reply: { status: 200, body: 'IssuedTokens' },
-      errors: [400, 401, 403],
+      errors: [400, 401, 403, 429],
       beyondInterface: true,
     });
     // The same session a code opens.
