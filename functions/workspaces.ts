@@ -1,5 +1,7 @@
 import { SESClient } from '@aws-sdk/client-ses';
 import { txtResolver } from '../shared/adapters/dnsTxt.ts';
+import { kmsSealer } from '../shared/adapters/kms.ts';
+import { oidcDiscovery } from '../shared/adapters/oidcDiscovery.ts';
 import { SesMailer } from '../shared/adapters/ses.ts';
 import { workspacesRequests } from '../shared/api/workspaces.ts';
 import { toIso } from '../shared/clock.ts';
@@ -175,16 +177,22 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
   },
 };
 
-/** The workspaces group's wiring: its stores (workspaces, memberships, domains, SSO), the users (addresses), the mailer, and DNS (domains' TXT records). */
+/**
+ * The workspaces group's wiring: its stores (workspaces, memberships, domains, SSO), the users
+ * (addresses), the mailer, DNS (domains' TXT records), identity providers' discovery documents and
+ * the sealer of SSO client secrets (KMS context `sso_workspace`, Encrypt only: it never opens one).
+ */
 export type WorkspacesDeps = ApiDeps & WorkspacePorts & DomainPorts & SsoPorts;
 
-export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 'dns'>): WorkspacesDeps {
+export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 'dns' | 'ssoSealer' | 'issuerDiscovery'>): WorkspacesDeps {
   const { db, config } = platform;
   const api = apiDeps(platform);
   return {
     ...api,
     domains: new DynamoDomainStore(db, config.TABLE_NAME),
     sso: new DynamoSsoStore(db, config.TABLE_NAME),
+    ssoSealer: adapters.ssoSealer,
+    issuerDiscovery: adapters.issuerDiscovery,
     dns: adapters.dns,
     // A claim verified here serves at once on this instance (others within the cache's bound); a
     // deleted one stops at once everywhere, since verified claims are read on every request.
@@ -202,6 +210,8 @@ export const handler = lambdaEntry((platform) =>
     compose(platform, {
       mailer: new SesMailer(new SESClient({ region: platform.config.REGION }), platform.config.MAIL_FROM),
       dns: txtResolver(platform.config.DNS_SERVERS),
+      ssoSealer: kmsSealer(platform.config, 'sso_workspace'),
+      issuerDiscovery: oidcDiscovery({ local: platform.config.HUSHLINK_MODE === 'local' }),
     }),
   ),
 );

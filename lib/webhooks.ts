@@ -22,9 +22,10 @@ export interface WebhooksProps extends FunctionDefaults {
 /**
  * Webhook delivery: the relay reading the table's stream (`functions/relay.ts`), the worker
  * consuming the work queue (`functions/deliveries.ts`), and the KMS key that seals endpoints'
- * signing secrets and chat bot tokens. Only the webhooks and chat API functions may encrypt
- * with the key and only the worker may decrypt, each bound to the encryption context the code
- * sets for the kind (`webhook_endpoint`, `chat_team`), so no other role can read either out of the table.
+ * signing secrets, chat bot tokens and workspaces' SSO client secrets. Only the webhooks, chat
+ * and workspaces API functions may encrypt with the key and only the worker may decrypt, each
+ * bound to the encryption context the code sets for the kind (`webhook_endpoint`, `chat_team`,
+ * `sso_workspace`), so no other role can read any of them out of the table.
  */
 export class Webhooks extends Construct {
   /** Seconds one delivery invocation may take: a batch of attempts, each up to 10 s plus DNS. */
@@ -91,7 +92,8 @@ export class Webhooks extends Construct {
 
   /**
    * Lets `fn` use the sealing key for `action`, only with the context the code sets for the kind
-   * of secret it handles (`webhook_endpoint` for signing secrets, `chat_team` for chat bot tokens).
+   * of secret it handles (`webhook_endpoint` for signing secrets, `chat_team` for chat bot tokens,
+   * `sso_workspace` for SSO client secrets).
    */
   grantKey(fn: iam.IGrantable, action: 'kms:Encrypt' | 'kms:Decrypt', context: SealingContext = 'webhook_endpoint'): void {
     fn.grantPrincipal.addToPrincipalPolicy(

@@ -12,6 +12,7 @@ import { CountingMetrics, PowertoolsMetrics, type AppMetrics } from './metrics.t
 import { createDocumentClient } from './store/client.ts';
 import type { PaymentProvider } from './domain/billing/ports.ts';
 import type { HostnameHosting } from './domain/domains/ports.ts';
+import type { IssuerDiscovery } from './domain/sso/issuer.ts';
 import type { WithinDeadline } from './deadline.ts';
 
 /**
@@ -70,6 +71,10 @@ export interface Adapters {
   chatApp: ChatAppSource;
   /** Seals chat bot tokens for their team (KMS context `chat_team`). */
   chatSealer: SecretSealer;
+  /** Seals workspaces' SSO client secrets for their workspace (KMS context `sso_workspace`). */
+  ssoSealer: SecretSealer;
+  /** Identity providers' discovery documents, read when a workspace's SSO is saved (http to loopback in local mode). */
+  issuerDiscovery: IssuerDiscovery;
 }
 
 /**

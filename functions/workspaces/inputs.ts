@@ -36,4 +36,7 @@ export const ssoSettings = (body: BodyOf<'setSso'>): SsoSettings => ({
   issuer: body.issuer,
   emailDomain: body.email_domain,
   rotateDirectoryKey: body.rotate_directory_key,
+  clientId: body.client_id,
+  clientSecret: body.client_secret,
+  enforce: body.enforce,
 });

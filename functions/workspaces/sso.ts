@@ -7,7 +7,7 @@ import { ssoSettings } from './inputs.ts';
 
 type SsoOperation = Extract<OperationOf<'workspaces'>, 'setSso' | 'discoverSso'>;
 
-/** A workspace's SSO directory and its discovery (issue 17). */
+/** A workspace's SSO directory (issue 17; its OIDC client and enforcement, issue 29) and its discovery. The client secret is never answered. */
 export const ssoOperations: Pick<Operations<'workspaces', WorkspacesDeps>, SsoOperation> = {
   async setSso(request, deps) {
     const { directory, directoryKey } = await setSso(
@@ -21,6 +21,9 @@ export const ssoOperations: Pick<Operations<'workspaces', WorkspacesDeps>, SsoOp
       body: {
         issuer: directory.issuer,
         email_domain: directory.emailDomain,
+        client_id: directory.client?.id ?? null,
+        client_secret_set: directory.client !== null,
+        enforce: directory.enforce,
         scim: { base_url: `${deps.config.WEB_ORIGIN}/scim/v2`, ...(directoryKey ? { directory_key: directoryKey } : {}) },
       },
     };

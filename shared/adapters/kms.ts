@@ -5,10 +5,10 @@ import type { SealingContext, SecretSealer } from '../domain/webhooks/ports.ts';
 /**
  * Third parties' secrets encrypted by KMS, with the owner's id as encryption context under a
  * name of its kind (`webhook_endpoint` for endpoints' signing secrets, `chat_team` for chat bot
- * tokens): a sealed secret copied to another item does not decrypt, a secret of one kind never
- * opens as the other's (the stack grants each function its context name only), and CloudTrail
- * names the owner on every use. Opened secrets are kept for the life of the instance, so a burst
- * of deliveries to one endpoint costs one Decrypt.
+ * tokens, `sso_workspace` for workspaces' OIDC client secrets): a sealed secret copied to another
+ * item does not decrypt, a secret of one kind never opens as another's (the stack grants each
+ * function its context names only), and CloudTrail names the owner on every use. Opened secrets
+ * are kept for the life of the instance, so a burst of deliveries to one endpoint costs one Decrypt.
  */
 export class KmsSealer implements SecretSealer {
   private readonly opened = new Map<string, string>();

@@ -5,7 +5,7 @@ import type { SealingContext, SecretSealer } from '../domain/webhooks/ports.ts';
  * AES-256-GCM under a key the local runtime holds (random per run, or kept in its data
  * folder), with the owner's id as associated data so a sealed secret opens only for the owner
  * it was made for; for kinds other than endpoints' signing secrets the context's name is bound
- * too (`chat_team=T…`), as KMS binds it. Endpoints' keep the bare id, so secrets sealed in a kept
+ * too (`chat_team=T…`, `sso_workspace=wks_…`), as KMS binds it. Endpoints' keep the bare id, so secrets sealed in a kept
  * data folder still open. KMS does this job in AWS (shared/adapters/kms.ts).
  */
 export class LocalSealer implements SecretSealer {

@@ -15,11 +15,12 @@ import {
 import { WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
 
 /**
- * A workspace's SSO directory, the email domain it speaks for (at most one workspace's, by its
- * condition; discovery reads it, and so does sign-in's SSO policy, shared/store/ssoPolicy.ts,
- * which finds no `enforced` here), and its directory key's lookup (what SCIM requests are
- * checked against, issue 18), all written in one transaction so a rotated key stops at once.
- * The layout is in items/scim.ts; all three are this store's.
+ * A workspace's SSO directory (with its OIDC client, the secret sealed, issue 29), the email domain
+ * it speaks for (at most one workspace's, by its condition; discovery reads it, and so does
+ * sign-in's SSO policy, shared/store/ssoPolicy.ts, which refuses codes where it is `enforced`),
+ * and its directory key's lookup (what SCIM requests are checked against, issue 18), all written
+ * in one transaction so a rotated key stops at once and enforcement starts and stops with the
+ * save. The layout is in items/scim.ts; all three are this store's.
  */
 
 /** The SSO store's part of a domain claim's deletion: the directory stops speaking for the email domain the claim proved, if it is still this workspace's. */
@@ -44,6 +45,12 @@ export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
       emailDomain: String(Item.email_domain),
       keyHash: String(Item.key_hash),
       keyCreatedAt: Number(Item.key_created_at),
+      // Directories saved before issue 29 have neither.
+      client:
+        typeof Item.client_id === 'string' && typeof Item.sealed_client_secret === 'string'
+          ? { id: Item.client_id, sealedSecret: Item.sealed_client_secret }
+          : null,
+      enforce: Item.enforce === true,
       updatedAt: Number(Item.updated_at),
     };
   }
@@ -73,6 +80,8 @@ export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
           domain: directory.emailDomain,
           workspace_id: workspaceId,
           issuer: directory.issuer,
+          // Sign-in by code stops for the domain's addresses with this save, and starts again with one without it.
+          ...(directory.enforce ? { enforced: true } : {}),
         } satisfies SsoDomainItem,
         // One directory speaks for a domain.
         'attribute_not_exists(pk) OR workspace_id = :workspace',
@@ -89,6 +98,8 @@ export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
           email_domain: directory.emailDomain,
           key_hash: directory.keyHash,
           key_created_at: directory.keyCreatedAt,
+          ...(directory.client ? { client_id: directory.client.id, sealed_client_secret: directory.client.sealedSecret } : {}),
+          enforce: directory.enforce,
           updated_at: directory.updatedAt,
         } satisfies SsoDirectoryItem,
         // Over the directory this change read, and no other: two changes at once must not both

@@ -58,9 +58,12 @@ export function describeSsoStoreContract(name: string, make: MakeWorkspaceWorld)
       emailDomain: proof.hostname,
       keyHash: sha256Base64Url(newDirectoryKey()),
       keyCreatedAt: t0,
+      client: null,
+      enforce: false,
       updatedAt: t0,
       ...overrides,
     });
+    const client = { id: '0oa1client', sealedSecret: 'local:sealed-secret-bytes' };
 
     it('saves a directory: read back, speaking for its domain, its key leading to the workspace', async () => {
       const saved = directory();
@@ -138,14 +141,58 @@ export function describeSsoStoreContract(name: string, make: MakeWorkspaceWorld)
       expect(await world.sso.speakingFor(proof.hostname)).toBeNull();
     });
 
-    it('enforces sign-in through the directory only where an operator said so, until the directory is saved again', async () => {
-      const saved = directory();
+    it('keeps the OIDC client with its sealed secret, and drops it when saved without one', async () => {
+      const first = directory({ client });
+      await world.sso.save(first, null, proof, made.ownerActs, audit(ws));
+      expect(await world.sso.directory(ws)).toEqual(first);
+      const other = { ...first, client: { id: '0oa2client', sealedSecret: 'local:other-sealed-bytes' }, updatedAt: t0 + minute };
+      expect(await world.sso.save(other, first, proof, made.ownerActs, audit(ws))).toBe('saved');
+      expect((await world.sso.directory(ws))!.client).toEqual(other.client);
+      expect(await world.sso.save({ ...other, client: null, updatedAt: t0 + 2 * minute }, other, proof, made.ownerActs, audit(ws))).toBe(
+        'saved',
+      );
+      expect((await world.sso.directory(ws))!.client).toBeNull();
+    });
+
+    it('enforces sign-in through the directory while it is saved with enforce, for its domain only', async () => {
+      const saved = directory({ client });
       await world.sso.save(saved, null, proof, made.ownerActs, audit(ws));
       expect(await world.ssoPolicy.enforcedFor(`ada@${proof.hostname}`)).toBe(false);
-      await world.enforceSso(proof.hostname);
+      const enforced = { ...saved, enforce: true, updatedAt: t0 + minute };
+      expect(await world.sso.save(enforced, saved, proof, made.ownerActs, audit(ws))).toBe('saved');
+      expect(await world.sso.directory(ws)).toEqual(enforced);
       expect(await world.ssoPolicy.enforcedFor(` Ada@${proof.hostname.toUpperCase()} `)).toBe(true);
       expect(await world.ssoPolicy.enforcedFor(`ada@other-${proof.hostname}`)).toBe(false);
-      await world.sso.save({ ...saved, updatedAt: t0 + minute }, saved, proof, made.ownerActs, audit(ws));
+      expect(await world.sso.speakingFor(proof.hostname)).toEqual({ workspaceId: ws, issuer: saved.issuer });
+      const relaxed = { ...enforced, enforce: false, updatedAt: t0 + 2 * minute };
+      await world.sso.save(relaxed, enforced, proof, made.ownerActs, audit(ws));
+      expect(await world.ssoPolicy.enforcedFor(`ada@${proof.hostname}`)).toBe(false);
+      expect((await world.sso.directory(ws))!.enforce).toBe(false);
+    });
+
+    it('stops enforcing a domain the directory moves away from, and enforces the new one only if it says so', async () => {
+      const first = directory({ client, enforce: true });
+      await world.sso.save(first, null, proof, made.ownerActs, audit(ws));
+      const sub = `mail.${proof.hostname}`;
+      const moved = { ...first, emailDomain: sub, updatedAt: t0 + minute };
+      expect(await world.sso.save(moved, first, proof, made.ownerActs, audit(ws))).toBe('saved');
+      expect(await world.ssoPolicy.enforcedFor(`ada@${proof.hostname}`)).toBe(false);
+      expect(await world.ssoPolicy.enforcedFor(`ada@${sub}`)).toBe(true);
+      await world.sso.save(
+        { ...moved, emailDomain: proof.hostname, enforce: false, updatedAt: t0 + 2 * minute },
+        moved,
+        proof,
+        made.ownerActs,
+        audit(ws),
+      );
+      expect(await world.ssoPolicy.enforcedFor(`ada@${sub}`)).toBe(false);
+      expect(await world.ssoPolicy.enforcedFor(`ada@${proof.hostname}`)).toBe(false);
+    });
+
+    it('stops enforcing when the claim proving the domain is deleted', async () => {
+      await world.sso.save(directory({ client, enforce: true }), null, proof, made.ownerActs, audit(ws));
+      expect(await world.ssoPolicy.enforcedFor(`ada@${proof.hostname}`)).toBe(true);
+      expect(await world.domains.remove(proof, made.ownerActs, audit(ws), proof.hostname)).toBe(true);
       expect(await world.ssoPolicy.enforcedFor(`ada@${proof.hostname}`)).toBe(false);
     });
 

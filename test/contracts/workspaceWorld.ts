@@ -1,4 +1,4 @@
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Plan, User } from '../../shared/domain/accounts/model.ts';
 import type { SsoPolicy } from '../../shared/domain/accounts/ports.ts';
 import type { CheckoutWorkspaces } from '../../shared/domain/billing/ports.ts';
@@ -16,7 +16,6 @@ import { DynamoBillingStore } from '../../shared/store/billing.ts';
 import { DynamoContractPlans } from '../../shared/store/contractPlans.ts';
 import { DynamoDirectoryKeys } from '../../shared/store/directoryKeys.ts';
 import { DynamoDomainHosting } from '../../shared/store/domainHosting.ts';
-import { ssoDomainKey } from '../../shared/store/items/index.ts';
 import { DynamoSsoPolicy } from '../../shared/store/ssoPolicy.ts';
 import { DynamoUserStore } from '../../shared/store/users.ts';
 import { DynamoDomainStore } from '../../shared/store/workspaceDomains.ts';
@@ -54,8 +53,6 @@ export interface WorkspaceWorld {
   addAccount(user: User): Promise<void>;
   /** The account's plan in use, as the domain reads UserStore.get's answer (null: no account). */
   accountPlan(userId: string): Promise<Plan | null>;
-  /** An operator marks the domain a directory speaks for as enforced (`enforced` on `SSO_DOMAIN#`). */
-  enforceSso(emailDomain: string): Promise<void>;
 }
 
 export type MakeWorkspaceWorld = () => WorkspaceWorld | Promise<WorkspaceWorld>;
@@ -72,7 +69,6 @@ export function memoryWorkspaceWorld(): WorkspaceWorld {
     hosting: ports.domainHosting,
     addAccount: async (user) => void ports.accounts.add(user),
     accountPlan: async (userId) => planInUseOf(await ports.accounts.get(userId)),
-    enforceSso: async (emailDomain) => ports.ssoPolicy.enforce(emailDomain),
   };
 }
 
@@ -93,16 +89,5 @@ export function dynamoWorkspaceWorld(db: DynamoDBDocumentClient, tableName: stri
     contracts: new DynamoContractPlans(db, tableName),
     addAccount: async (user) => void (await users.createOrGet(user)),
     accountPlan: async (userId) => planInUseOf(await users.get(userId)),
-    enforceSso: async (emailDomain) => {
-      await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: ssoDomainKey(emailDomain),
-          UpdateExpression: 'SET enforced = :yes',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':yes': true },
-        }),
-      );
-    },
   };
 }

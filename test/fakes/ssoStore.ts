@@ -43,8 +43,8 @@ export class MemorySsoStore implements SsoStore {
         : null;
     const newKey = !previous || previous.keyHash !== directory.keyHash;
     if (newKey && data.scimKeys.has(directory.keyHash)) return 'stale';
-    // A put replaces the item: whatever else it held (an operator's `enforced`) goes with it.
-    data.ssoDomains.set(directory.emailDomain, { workspaceId, issuer: directory.issuer });
+    // A put replaces the item: `enforced` is there exactly when this directory enforces.
+    data.ssoDomains.set(directory.emailDomain, { workspaceId, issuer: directory.issuer, ...(directory.enforce ? { enforced: true } : {}) });
     data.writeAudit(audit);
     data.ssoDirectories.set(workspaceId, stored(directory));
     if (previousDomain) data.ssoDomains.delete(previousDomain);
@@ -71,19 +71,9 @@ export class MemoryDirectoryKeys implements DirectoryKeyStore {
   }
 }
 
-/**
- * Sign-in's SSO policy (shared/store/ssoPolicy.ts): an `SSO_DOMAIN#` item with `enforced`. The
- * product never writes it (an operator would); `enforce` is that operator, for tests.
- */
+/** Sign-in's SSO policy (shared/store/ssoPolicy.ts): an `SSO_DOMAIN#` item with `enforced`, as a directory saved with `enforce` writes it. */
 export class MemorySsoPolicy implements SsoPolicy {
   constructor(readonly data: WorkspaceData = new WorkspaceData()) {}
-
-  /** Marks the domain a directory speaks for as enforced (until that directory is saved again). */
-  enforce(emailDomain: string): void {
-    const held = this.data.ssoDomains.get(emailDomain);
-    if (!held) throw new Error(`no directory speaks for ${emailDomain}`);
-    held.enforced = true;
-  }
 
   async enforcedFor(email: string): Promise<boolean> {
     const domain = normalizeEmail(email).split('@').at(-1) ?? '';

@@ -98,7 +98,7 @@ export class WorkspaceData {
   readonly scimUnique = new Map<string, string>();
 
   readonly ssoDirectories = new Map<string, SsoDirectory>();
-  /** `SSO_DOMAIN#<domain>`: the one directory speaking for an email domain (`enforced` only an operator sets). */
+  /** `SSO_DOMAIN#<domain>`: the one directory speaking for an email domain (`enforced` while the directory enforces). */
   readonly ssoDomains = new Map<string, { workspaceId: string; issuer: string; enforced?: boolean }>();
   /** `SCIM_KEY#<sha256>`: the workspace a directory key belongs to. */
   readonly scimKeys = new Map<string, string>();

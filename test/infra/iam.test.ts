@@ -7,6 +7,7 @@ import { FUNCTION_TAG } from '../../lib/lambda.ts';
 import { fileAccess, HushlinkStack } from '../../lib/stack.ts';
 import { prepareWebAssets } from '../../lib/web.ts';
 import { groups } from '../../shared/routes.ts';
+import type { SealingContext } from '../../shared/domain/webhooks/ports.ts';
 import { cdkContext } from './context.ts';
 
 const webAssetsDir = await prepareWebAssets();
@@ -313,7 +314,8 @@ const hostnameGrants = [
 /**
  * The sealing key: webhooks seals a new endpoint's secret, deliveries opens it to sign; chat
  * seals a team's bot token, and deliveries opens it, in its own context, to send a chat notice
- * (and seals a rotating one it renewed).
+ * (and seals a rotating one it renewed); workspaces seals a workspace's SSO client secret, in its
+ * own context (`sso_workspace`), and never opens one.
  */
 const expectedSigningKey: Record<Name, readonly string[]> = {
   secrets: [],
@@ -323,7 +325,7 @@ const expectedSigningKey: Record<Name, readonly string[]> = {
   account: [],
   openapi: [],
   webhooks: ['kms:Encrypt'],
-  workspaces: [],
+  workspaces: ['kms:Encrypt'],
   billing: [],
   billingWebhook: [],
   scim: [],
@@ -332,12 +334,13 @@ const expectedSigningKey: Record<Name, readonly string[]> = {
   relay: [],
   deliveries: ['kms:Decrypt'],
 };
-/** The encryption context every use of the sealing key must carry, and nothing else: its kind's name (chat's is `chat_team`). */
-const sealingContext = (kind: 'webhook_endpoint' | 'chat_team') => ({
+/** The encryption context every use of the sealing key must carry, and nothing else: its kind's name (chat's is `chat_team`, SSO clients' `sso_workspace`). */
+const sealingContext = (kind: SealingContext) => ({
   'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [kind] },
   Null: { [`kms:EncryptionContext:${kind}`]: 'false' },
 });
-const contextOf = (name: Name) => sealingContext(name === 'chat' ? 'chat_team' : 'webhook_endpoint');
+const contextOf = (name: Name) =>
+  sealingContext(name === 'chat' ? 'chat_team' : name === 'workspaces' ? 'sso_workspace' : 'webhook_endpoint');
 
 /** The chat app's client and signing secrets: read by the chat function, and by the worker to renew rotating bot tokens (Slack takes the client credentials with the refresh token). */
 const chatSecretReaders: readonly Name[] = ['chat', 'deliveries'];
@@ -625,9 +628,9 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     },
   );
 
-  it('names the sealing key in no policy but the webhooks, deliveries and chat roles, and in its key policy only the account', () => {
+  it('names the sealing key in no policy but the webhooks, deliveries, chat and workspaces roles, and in its key policy only the account', () => {
     const allowed = new Set(
-      [m.functionId('webhooks'), m.functionId('deliveries'), m.functionId('chat')].map((id) =>
+      [m.functionId('webhooks'), m.functionId('deliveries'), m.functionId('chat'), m.functionId('workspaces')].map((id) =>
         referencedId(m.resources[id]?.Properties?.Role),
       ),
     );

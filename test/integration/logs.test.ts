@@ -196,7 +196,14 @@ describe('logs', () => {
     );
     runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
     expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, session.auth)).body.state).toBe('verified');
-    const ssoBody = { issuer: 'https://canary.okta.example', email_domain: claimed.body.hostname };
+    // With its OIDC client: the client secret is sealed, and never logged (issue 29).
+    const ssoClientSecret = `sso-client-${randomBytes(12).toString('base64url')}`;
+    const ssoBody = {
+      issuer: 'https://canary.okta.example',
+      email_domain: claimed.body.hostname,
+      client_id: '0oacanary',
+      client_secret: ssoClientSecret,
+    };
     const firstKey = (await api.call('PUT', `/v1/workspaces/${workspace.body.id}/sso`, { json: ssoBody, headers: session.auth })).body.scim
       .directory_key as string;
     const rotatedKey = (
@@ -233,6 +240,7 @@ describe('logs', () => {
       joined.refresh_token,
       firstKey,
       rotatedKey,
+      ssoClientSecret,
       firstKey.slice(7),
       rotatedKey.slice(7),
       provisioned,

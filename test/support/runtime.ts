@@ -1,12 +1,20 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../local/runtime.ts';
 import { defaultRateLimits, type RateLimits } from '../../shared/limits.ts';
+import type { IssuerDiscovery } from '../../shared/domain/sso/issuer.ts';
 import { dropTable, sharedDynamoEndpoint, uniqueTableName } from './dynamo.ts';
 
 /** Rate limits high enough that only tests about rate limiting meet them. */
 export const generousRateLimits: RateLimits = Object.fromEntries(
   Object.keys(defaultRateLimits).map((rate) => [rate, { perIp: { limit: 1_000_000, windowSeconds: 60 } }]),
 ) as RateLimits;
+
+/**
+ * Every issuer's discovery document names it: the tests whose SSO issuers are made up
+ * (`https://acme.okta.com`) save directories without a network. The SSO settings' own tests pass
+ * the real reading (`oidcDiscovery`) against a server of theirs.
+ */
+export const acceptingIssuers: IssuerDiscovery = { check: async () => ({ outcome: 'matches' }) };
 
 /**
  * The local runtime on a free port, data in memory; one per test file. Its table is its own, on
@@ -16,12 +24,13 @@ export const generousRateLimits: RateLimits = Object.fromEntries(
 export async function startTestRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const endpoint = options.dynamo === undefined && options.dataDir === undefined ? await sharedDynamoEndpoint() : undefined;
   if (endpoint === undefined) {
-    return startRuntime({ port: 0, rateLimits: generousRateLimits, ...options });
+    return startRuntime({ port: 0, rateLimits: generousRateLimits, issuerDiscovery: acceptingIssuers, ...options });
   }
   const table = uniqueTableName();
   const runtime = await startRuntime({
     port: 0,
     rateLimits: generousRateLimits,
+    issuerDiscovery: acceptingIssuers,
     ...options,
     dynamo: { endpoint, stop: async () => undefined },
     env: { ...options.env, TABLE_NAME: table },

@@ -3,7 +3,7 @@ import { newUserId } from '../../shared/ids.ts';
 import { claimDomain, deleteDomain, verifyDomain } from '../../shared/domain/domains/domains.ts';
 import type { DomainPorts } from '../../shared/domain/domains/model.ts';
 import { NotFound, Refusal } from '../../shared/domain/refusals.ts';
-import { setSso } from '../../shared/domain/sso/directory.ts';
+import { setSso, type SsoPorts } from '../../shared/domain/sso/directory.ts';
 import { transferWorkspace } from '../../shared/domain/workspaces/members.ts';
 import type { WorkspacePorts } from '../../shared/domain/workspaces/ports.ts';
 import { createWorkspace } from '../../shared/domain/workspaces/workspaces.ts';
@@ -37,7 +37,9 @@ function world() {
     mailer: new MemoryMailer(),
     dns: { lookupTxt: async () => ({ kind: 'none' as const, reason: 'nxdomain' as const }) },
     hostsChanged: () => {},
-  } satisfies WorkspacePorts & DomainPorts;
+    issuerDiscovery: { check: async () => ({ outcome: 'matches' as const }) },
+    ssoSealer: { seal: async () => 'sealed', open: async () => 'opened' },
+  } satisfies WorkspacePorts & DomainPorts & SsoPorts;
   const person = (name: string) => {
     const id = newUserId();
     stores.accounts.add({ id, email: `${name}@example.com`, plan: 'free', createdAt: clock.now() });

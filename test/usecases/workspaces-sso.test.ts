@@ -5,6 +5,7 @@ import { Conflict, Forbidden, NotFound } from '../../shared/domain/refusals.ts';
 import { directoryWorkspace } from '../../shared/domain/scim/directoryKey.ts';
 import { discoverSso, setSso } from '../../shared/domain/sso/directory.ts';
 import { pair } from '../fakes/workspaceData.ts';
+import { LocalSealer } from '../../shared/adapters/sealer.ts';
 import { world } from './workspaces-world.ts';
 
 // A workspace's SSO directory (issue 17): the identity provider, the email domain it speaks for
@@ -211,5 +212,143 @@ describe('discoverSso', () => {
     expect(await discoverSso('ana@mail.parent.example.com', w.ports)).toEqual({ sso: false });
     await setSso(id, owner.id, { issuer: 'https://acme.okta.com', emailDomain: other.hostname }, w.ports);
     expect(await discoverSso(`ana@${other.hostname}`, w.ports)).toMatchObject({ sso: true, workspace: { id } });
+  });
+});
+
+describe('setSso: the OIDC client and enforcement (issue 29)', () => {
+  const acme = { issuer: 'https://acme.okta.com', emailDomain: 'acme.example.com' };
+  const secret = 'client-secret-canary-5b1f7c2e9d';
+
+  it('seals the client secret for the workspace, keeps only the sealed form, and never writes it to the trail', async () => {
+    const { w, owner, id } = await withDomain();
+    const saved = await setSso(id, owner.id, { ...acme, clientId: '0oa1acme', clientSecret: secret }, w.ports);
+    expect(saved.directory.client).toEqual({ id: '0oa1acme', sealedSecret: expect.stringMatching(/^local:/) });
+    const stored = w.data.ssoDirectories.get(id)!;
+    expect(JSON.stringify(stored)).not.toContain(secret);
+    // Bound to this workspace, under its own kind: it opens for it, not for another workspace nor as a chat team's token.
+    expect(await w.ssoSealer.open(stored.client!.sealedSecret, id)).toBe(secret);
+    await expect(w.ssoSealer.open(stored.client!.sealedSecret, 'wks_other')).rejects.toThrow();
+    await expect(new LocalSealer(undefined, 'chat_team').open(stored.client!.sealedSecret, id)).rejects.toThrow();
+    const row = await w.rowOf(id, 'sso.updated');
+    expect(row?.details).toMatchObject({ client_id: '0oa1acme', client_secret: 'set', enforce: false });
+    expect(JSON.stringify(await w.ports.workspaces.auditPage(id, 50, null))).not.toContain(secret);
+  });
+
+  it('keeps the stored secret when the same client id comes without one; a new client id needs its secret; no client id, no client', async () => {
+    const { w, owner, id } = await withDomain();
+    const first = await setSso(id, owner.id, { ...acme, clientId: '0oa1acme', clientSecret: secret }, w.ports);
+    w.clock.advance(1);
+    const kept = await setSso(id, owner.id, { ...acme, clientId: '0oa1acme' }, w.ports);
+    expect(kept.directory.client).toEqual(first.directory.client);
+    expect((await w.rowOf(id, 'sso.updated'))?.details).toMatchObject({ client_secret: 'kept' });
+    await expect(setSso(id, owner.id, { ...acme, clientId: '0oa2other' }, w.ports)).rejects.toMatchObject({
+      kind: 'invalid',
+      fields: [{ field: 'client_secret', message: expect.stringContaining('another client_id') }],
+    });
+    expect(w.data.ssoDirectories.get(id)!.client).toEqual(first.directory.client);
+    await expect(setSso(id, owner.id, { ...acme, clientSecret: secret }, w.ports)).rejects.toMatchObject({
+      kind: 'invalid',
+      fields: [{ field: 'client_secret', message: 'needs client_id' }],
+    });
+    w.clock.advance(1);
+    const dropped = await setSso(id, owner.id, acme, w.ports);
+    expect(dropped.directory.client).toBeNull();
+    expect((await w.rowOf(id, 'sso.updated'))?.details).toMatchObject({ client_id: null, client_secret: 'none' });
+    // With no secret stored, a client id alone is refused too.
+    await expect(setSso(id, owner.id, { ...acme, clientId: '0oa1acme' }, w.ports)).rejects.toMatchObject({
+      fields: [{ field: 'client_secret', message: expect.stringContaining('no secret is stored') }],
+    });
+  });
+
+  it('enforces sign-in through the directory while saved with enforce; a save without it, or on another domain, stops it', async () => {
+    const { w, owner, id } = await withDomain('acme.example.com');
+    const client = { clientId: '0oa1acme', clientSecret: secret };
+    await setSso(id, owner.id, { ...acme, ...client, enforce: true }, w.ports);
+    expect(await w.ports.ssoPolicy.enforcedFor('ana@acme.example.com')).toBe(true);
+    expect((await w.rowOf(id, 'sso.updated'))?.details).toMatchObject({ enforce: true });
+    await setSso(id, owner.id, { ...acme, clientId: '0oa1acme' }, w.ports);
+    expect(await w.ports.ssoPolicy.enforcedFor('ana@acme.example.com')).toBe(false);
+    await setSso(id, owner.id, { ...acme, clientId: '0oa1acme', enforce: true }, w.ports);
+    await setSso(id, owner.id, { ...acme, emailDomain: 'eu.acme.example.com', clientId: '0oa1acme', enforce: true }, w.ports);
+    expect(await w.ports.ssoPolicy.enforcedFor('ana@acme.example.com')).toBe(false);
+    expect(await w.ports.ssoPolicy.enforcedFor('ana@eu.acme.example.com')).toBe(true);
+  });
+
+  it('refuses to enforce without a client: nobody at the domain could sign in at all', async () => {
+    const { w, owner, id } = await withDomain();
+    await expect(setSso(id, owner.id, { ...acme, enforce: true }, w.ports)).rejects.toMatchObject({
+      kind: 'invalid',
+      fields: [{ field: 'enforce', message: expect.stringContaining('client_id') }],
+    });
+    expect(w.data.ssoDirectories.has(id)).toBe(false);
+    expect(await w.ports.ssoPolicy.enforcedFor('ana@acme.example.com')).toBe(false);
+  });
+});
+
+describe('setSso: the issuer is checked at save (issue 29)', () => {
+  const acme = { issuer: 'https://acme.okta.com', emailDomain: 'acme.example.com' };
+
+  it('reads the issuer’s discovery document once every other rule passed, and saves only when it names the issuer', async () => {
+    const { w, owner, id } = await withDomain();
+    await expect(setSso(id, owner.id, { ...acme, emailDomain: 'unverified.example.com' }, w.ports)).rejects.toMatchObject({
+      facts: { reason: 'domain_unverified' },
+    });
+    expect(w.issuerDiscovery.asked).toEqual([]);
+    await setSso(id, owner.id, acme, w.ports);
+    expect(w.issuerDiscovery.asked).toEqual(['https://acme.okta.com']);
+  });
+
+  it.each([
+    ['timeout', 'did not answer in time'],
+    ['http_500', 'answered HTTP 500'],
+    ['not_json', 'not a JSON object'],
+    ['redirect', 'redirects to another address'],
+    ['tls: cert_has_expired', 'TLS connection failed (cert_has_expired)'],
+  ])('answers an unreadable document (%s) with a conflict, issuer_unreachable, saying what happened', async (found, words) => {
+    const { w, owner, id } = await withDomain();
+    w.issuerDiscovery.answer(acme.issuer, { outcome: 'unreachable', found });
+    const refused = setSso(id, owner.id, { ...acme, clientId: 'c', clientSecret: 's', enforce: true }, w.ports);
+    await expect(refused).rejects.toMatchObject({
+      kind: 'conflict',
+      facts: { reason: 'issuer_unreachable', found },
+      detail: expect.stringContaining(words),
+    });
+    expect(w.data.ssoDirectories.has(id)).toBe(false);
+    expect(await w.ports.ssoPolicy.enforcedFor('ana@acme.example.com')).toBe(false);
+  });
+
+  it('answers a document naming another issuer (or none) with a conflict, issuer_mismatch, saying what it names; the saved directory stays', async () => {
+    const { w, owner, id } = await withDomain();
+    await setSso(id, owner.id, acme, w.ports);
+    const slash = 'https://acme.okta.com/';
+    w.issuerDiscovery.answer(slash, { outcome: 'mismatch', found: 'https://acme.okta.com' });
+    await expect(setSso(id, owner.id, { ...acme, issuer: slash }, w.ports)).rejects.toMatchObject({
+      kind: 'conflict',
+      facts: { reason: 'issuer_mismatch', found: 'https://acme.okta.com' },
+      detail: expect.stringContaining('names the issuer https://acme.okta.com, not https://acme.okta.com/'),
+    });
+    w.issuerDiscovery.answer(slash, { outcome: 'mismatch', found: null });
+    await expect(setSso(id, owner.id, { ...acme, issuer: slash }, w.ports)).rejects.toMatchObject({
+      facts: { reason: 'issuer_mismatch', found: null },
+      detail: expect.stringContaining('names no issuer'),
+    });
+    expect(w.data.ssoDirectories.get(id)!.issuer).toBe('https://acme.okta.com');
+  });
+
+  it('takes https only; in a local run, http to this machine too (the local identity provider)', async () => {
+    const { w, owner, id } = await withDomain();
+    for (const issuer of ['http://acme.okta.com', 'http://127.0.0.1:9000']) {
+      await expect(setSso(id, owner.id, { ...acme, issuer }, w.ports)).rejects.toMatchObject({
+        kind: 'invalid',
+        fields: [{ field: 'issuer', message: 'must use https' }],
+      });
+    }
+    const local = { ...w.ports, config: { ...w.ports.config, HUSHLINK_MODE: 'local' as const } };
+    for (const issuer of ['http://127.0.0.1:9000', 'http://localhost:9000/oidc', 'http://[::1]:9000'])
+      expect((await setSso(id, owner.id, { ...acme, issuer }, local)).directory.issuer).toBe(issuer);
+    await expect(setSso(id, owner.id, { ...acme, issuer: 'http://idp.acme.example' }, local)).rejects.toMatchObject({
+      fields: [{ field: 'issuer', message: expect.stringContaining('http only to this machine') }],
+    });
+    expect(w.issuerDiscovery.asked).not.toContain('http://idp.acme.example');
   });
 });

@@ -14,10 +14,13 @@ import { MemoryMailer } from '../fakes/mailer.ts';
 import { FakePaymentProvider } from '../fakes/paymentProvider.ts';
 import { memoryWorkspacePorts } from '../fakes/workspaceGroup.ts';
 import { StoppedClock } from '../support/clock.ts';
+import { FakeIssuerDiscovery } from '../fakes/issuerDiscovery.ts';
+import { LocalSealer } from '../../shared/adapters/sealer.ts';
 
 // The world the workspaces, billing and SCIM use-case tests (test/usecases/) run in: every port
 // on the in-memory fakes (one WorkspaceData, as the stores share one table), a stopped clock, the
-// Mailer fake, a DNS whose TXT records a test publishes, and the fake payment provider. People
+// Mailer fake, a DNS whose TXT records a test publishes, the fake payment provider, identity
+// providers' discovery documents as a test sets them, and SSO client secrets sealed in memory. People
 // are accounts signed up; a workspace is made by the use case, its plan and seats then set as
 // billing (or sales) would leave them.
 
@@ -91,6 +94,8 @@ export function world() {
     workspacePlans: (userId) =>
       [...data.members.values()].filter((member) => member.userId === userId).map((member) => data.workspaceOf(member.workspaceId)!.plan),
   });
+  const issuerDiscovery = new FakeIssuerDiscovery();
+  const ssoSealer = new LocalSealer(undefined, 'sso_workspace');
   const usageReports = {
     totals: async () => ({ liveSecrets: 2, bytesStored: 128, calls: 7 }),
     days: async () => [],
@@ -105,6 +110,8 @@ export function world() {
     logger,
     tiers,
     usageReports,
+    issuerDiscovery,
+    ssoSealer,
     hostsChanged: (hostname: string) => void hostsChanged.push(hostname),
   };
 
@@ -185,6 +192,8 @@ export function world() {
     dns,
     provider,
     logger,
+    issuerDiscovery,
+    ssoSealer,
     hostsChanged,
     person,
     workspace,

@@ -4,17 +4,21 @@ import { newDirectoryKey, sha256Base64Url } from '../../ids.ts';
 import type { Domain, DomainStore } from '../domains/model.ts';
 import { planIncludes } from '../plans.ts';
 import { Conflict, Forbidden, Invalid } from '../refusals.ts';
+import type { SecretSealer } from '../webhooks/ports.ts';
 import { actorFor, auditRow, authorize, noSuchWorkspace } from '../workspaces/access.ts';
 import { workspaceInUse, type AuditRow } from '../workspaces/model.ts';
 import { recipientDomain, normalizeDomain } from '../workspaces/policy.ts';
 import type { Actor, WorkspacePorts } from '../workspaces/ports.ts';
+import { checkClientSettings, clientToSave, type ClientSettings, type OidcClient } from './client.ts';
+import { checkIssuerScheme, requireDiscoverable, type IssuerDiscovery } from './issuer.ts';
 
 /**
  * A workspace's single sign-on directory (issue 17, interface §4.7 and §5.6): the OIDC identity
  * provider (`issuer`) its people sign in through, the email domain that directory speaks for,
- * and the directory key its SCIM client provisions with. Sign-in itself stays the emailed code
- * (the interface has no OIDC callback): the directory tells people which identity provider
- * their workspace uses (discovery), and names who provisions its members (issue 18).
+ * and the directory key its SCIM client provisions with. The directory tells people which
+ * identity provider their workspace uses (discovery), and names who provisions its members
+ * (issue 18). Issue 29 adds the OIDC client registered at the provider (sign-in through it is
+ * the account group's) and `enforce`: the domain's addresses may not sign in with a code.
  */
 export interface SsoDirectory {
   workspaceId: string;
@@ -23,14 +27,19 @@ export interface SsoDirectory {
   /** SHA-256 of the directory key (`hlscim_…`); the key itself is shown once. */
   keyHash: string;
   keyCreatedAt: number;
+  /** The OIDC client at the issuer, its secret sealed; null until one is saved. */
+  client: OidcClient | null;
+  /** The email domain's addresses sign in through the directory only (its SSO domain is `enforced`). */
+  enforce: boolean;
   updatedAt: number;
 }
 
 export interface SsoStore {
   directory(workspaceId: string): Promise<SsoDirectory | null>;
   /**
-   * Writes the directory over `previous` (the one read; replacing its email domain's claim and
-   * its key's lookup with it) while `proof` (the claim proving the domain) is still verified,
+   * Writes the directory over `previous` (the one read; replacing its email domain's claim, which
+   * carries `enforced` exactly when the directory enforces, and its key's lookup with it; a domain
+   * left behind is released, enforcement and all) while `proof` (the claim proving the domain) is still verified,
    * with the audit row: `domain_claimed` when another workspace's directory speaks for the email
    * domain, `unverified` when the proof was deleted meanwhile, `refused` when the actor's role
    * changed, `stale` when the directory changed since it was read (read again and retry).
@@ -58,11 +67,20 @@ export interface SsoPorts {
   domains: Pick<DomainStore, 'list'>;
   workspaces: WorkspacePorts['workspaces'];
   clock: Clock;
-  config: Pick<Config, 'WEB_ORIGIN'>;
+  /** `HUSHLINK_MODE` local: an issuer may be http to this machine (the local identity provider). */
+  config: Pick<Config, 'WEB_ORIGIN' | 'HUSHLINK_MODE'>;
+  /** Reads the issuer's discovery document at save. */
+  issuerDiscovery: IssuerDiscovery;
+  /** Seals OIDC client secrets for their workspace (KMS context `sso_workspace`). */
+  ssoSealer: SecretSealer;
 }
 
-/** The directory asked for; a refused email domain is named as clients name it (`email_domain`). */
-export interface SsoSettings {
+/**
+ * The directory asked for; a refused field is named as clients name it (`email_domain`,
+ * `client_secret`). PUT replaces the settings: no `client_id` is no client, no `enforce` is
+ * false; only the client secret, never shown back, is kept by leaving it out (same `client_id`).
+ */
+export interface SsoSettings extends ClientSettings {
   issuer: string;
   emailDomain: string;
   /** A new directory key (the old one stops at once); the first directory always gets one. */
@@ -85,20 +103,27 @@ export async function setSso(workspaceId: string, userId: string, settings: SsoS
       facts: { reason: 'plan', plan: workspace.plan, required: 'team' },
     });
   }
+  checkIssuerScheme(settings.issuer, ports.config.HUSHLINK_MODE === 'local');
   const domain = normalizeDomain(settings.emailDomain);
   if ('refused' in domain) throw new Invalid('That is not an email domain.', [{ field: 'email_domain', message: domain.refused }]);
+  checkClientSettings(settings);
   const emailDomain = domain.domain;
+  const enforce = settings.enforce === true;
   const proof = (await ports.domains.list(workspaceId)).find((claim) => claim.state === 'verified' && covers(claim.hostname, emailDomain));
   const unverified = () =>
     new Conflict(`Verify ${emailDomain} (or a domain above it) as one of this workspace’s domains first.`, {
       facts: { reason: 'domain_unverified' },
     });
   if (!proof) throw unverified();
+  // The network last, once every other rule passed: what sign-in will fetch must be there now.
+  await requireDiscoverable(settings.issuer, ports.issuerDiscovery);
+  const sealedSecret = settings.clientSecret === undefined ? null : await ports.ssoSealer.seal(settings.clientSecret, workspaceId);
   // Two changes at once: the second reads the first's directory and writes over it (a new key
   // made by one is never left behind by the other's rotation).
   for (let attempt = 0; attempt < 3; attempt++) {
     const previous = await ports.sso.directory(workspaceId);
     const now = ports.clock.now();
+    const { client, secret } = clientToSave(settings, sealedSecret, previous?.client ?? null);
     const directoryKey = previous === null || settings.rotateDirectoryKey === true ? newDirectoryKey() : null;
     const directory: SsoDirectory = {
       workspaceId,
@@ -106,6 +131,8 @@ export async function setSso(workspaceId: string, userId: string, settings: SsoS
       emailDomain,
       keyHash: directoryKey ? sha256Base64Url(directoryKey) : previous!.keyHash,
       keyCreatedAt: directoryKey ? now : previous!.keyCreatedAt,
+      client,
+      enforce,
       updatedAt: now,
     };
     const key = previous === null ? 'created' : directoryKey ? 'rotated' : 'kept';
@@ -114,7 +141,14 @@ export async function setSso(workspaceId: string, userId: string, settings: SsoS
       workspaceId,
       'sso.updated',
       workspaceId,
-      { issuer: settings.issuer, email_domain: emailDomain, directory_key: key },
+      {
+        issuer: settings.issuer,
+        email_domain: emailDomain,
+        directory_key: key,
+        client_id: client?.id ?? null,
+        client_secret: secret,
+        enforce,
+      },
       now,
     );
     const outcome = await ports.sso.save(directory, previous, proof, actorFor(member, 'setSso'), audit);

@@ -66,8 +66,8 @@ export type NextAttempt =
   | { status: 'pending'; nextAttemptAt: number; swept: boolean };
 
 /** Encrypts signing secrets at rest, bound to the endpoint they belong to. KMS in AWS. */
-/** What a sealed secret is bound to: a webhook endpoint's id, or a chat team's (issue 19). */
-export type SealingContext = 'webhook_endpoint' | 'chat_team';
+/** What a sealed secret is bound to: a webhook endpoint's id, a chat team's (issue 19), or a workspace's (its SSO client secret, issue 29). */
+export type SealingContext = 'webhook_endpoint' | 'chat_team' | 'sso_workspace';
 
 export interface SecretSealer {
   seal(plaintext: string, endpointId: string): Promise<string>;

@@ -67,13 +67,20 @@ export interface SsoDirectoryItem {
   email_domain: string;
   key_hash: string;
   key_created_at: number;
+  /** The OIDC client registered at the issuer, both or neither (issue 29). */
+  client_id?: string;
+  /** Its secret sealed for the workspace (KMS context `sso_workspace=<workspace id>`; `local:` in a local run). */
+  sealed_client_secret?: string;
+  /** Sign-in by code refused for the email domain's addresses (its SSO domain item is `enforced`). Absent: false. */
+  enforce?: boolean;
   updated_at: number;
 }
 
 /**
  * The email domain a directory speaks for (`SSO_DOMAIN#<domain>` / `SSO`), at most one
  * workspace's: written by the SSO store (workspaceSso.ts; a domain claim's deletion releases it
- * through its part). Sign-in's SSO policy reads `enforced`, which nothing writes yet.
+ * through its part). Sign-in's SSO policy reads `enforced`, present exactly when the directory
+ * enforces (each save writes the item whole; a domain the directory leaves goes, flag and all).
  */
 export const ssoDomainKey = (domain: string) => ({ pk: `SSO_DOMAIN#${domain}`, sk: 'SSO' });
 export interface SsoDomainItem {
