@@ -67,7 +67,9 @@ export class SlackWebApi implements ChatApi {
     // Only a refresh token Slack will never honour ends the installation; a wrong client secret
     // (an operator's rotation half done) or Slack's own trouble is tried again later.
     if (answer.kind === 'refused') {
-      return deadRefreshErrors.has(answer.error) ? { outcome: 'refused', reason: answer.error } : { outcome: 'failed', reason: answer.error };
+      return deadRefreshErrors.has(answer.error)
+        ? { outcome: 'refused', reason: answer.error }
+        : { outcome: 'failed', reason: answer.error };
     }
     if (answer.kind === 'rate_limited') return { outcome: 'failed', reason: 'rate_limited' };
     if (answer.kind === 'failed') return { outcome: 'failed', reason: answer.reason };
