@@ -6,7 +6,7 @@
  * The table of contents in index.ts says the same for people.
  */
 export const writtenBy = {
-  secretKey: ['secrets.ts', 'secretItem.ts'],
+  secretKey: ['secrets.ts', 'secretItem.ts', 'secretAdoptions.ts', 'uploadCompletion.ts'],
   envelopePartKey: ['envelopeParts.ts'],
   receiptKey: ['receipts.ts'],
   gateCodeKey: ['gate.ts'],
