@@ -23,12 +23,20 @@ import type { TierPorts } from '../shared/domain/billing/tier.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
 import { productOperations } from './account/product.ts';
 import { sessionOperations } from './account/session.ts';
+import { ssoOperations } from './account/sso.ts';
+import { oidcRelyingParty } from '../shared/adapters/oidcRelyingParty.ts';
+import { ssoClients } from '../shared/domain/sso/clients.ts';
+import type { SsoSignInPorts } from '../shared/domain/sso/signIn.ts';
+import { DynamoSsoSignIns } from '../shared/store/ssoSignIns.ts';
+import { DynamoSsoStore } from '../shared/store/workspaceSso.ts';
+import { DynamoWorkspaceStore } from '../shared/store/workspaces.ts';
+import { kmsSealer } from '../shared/adapters/kms.ts';
 
 /**
  * The account group's wiring: sign-in (codes, users, the SSO policy, the mailer, the one
  * access-token issuer), adoption of anonymous secrets, usage reads, product events, counters.
  */
-export interface AccountDeps extends ApiDeps, AccountPorts, Omit<SignInPorts, 'config'>, TierPorts {
+export interface AccountDeps extends ApiDeps, AccountPorts, Omit<SignInPorts, 'config'>, Omit<SsoSignInPorts, 'config'>, TierPorts {
   secrets: SecretAdoptions;
   counters: Counters;
   accessTokens: AccessTokens;
@@ -36,7 +44,7 @@ export interface AccountDeps extends ApiDeps, AccountPorts, Omit<SignInPorts, 'c
   productEvents: ProductEventStore;
 }
 
-export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>): AccountDeps {
+export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 'ssoSealer'>): AccountDeps {
   const { db, config, clock } = platform;
   const base = apiDeps(platform);
   return {
@@ -52,14 +60,27 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>):
     counters: new DynamoCounters(db, config.TABLE_NAME),
     usageReports: new DynamoUsageReports(db, config.TABLE_NAME),
     productEvents: new DynamoProductEventStore(db, config.TABLE_NAME),
+    // Single sign-on: the workspaces' OIDC clients (their secrets opened in context sso_workspace), the provider's calls, the sign-ins under way.
+    ssoClients: ssoClients({
+      sso: new DynamoSsoStore(db, config.TABLE_NAME),
+      workspaces: new DynamoWorkspaceStore(db, config.TABLE_NAME),
+      sealer: adapters.ssoSealer,
+    }),
+    relyingParty: oidcRelyingParty({ allowHttp: config.HUSHLINK_MODE === 'local' }),
+    ssoSignIns: new DynamoSsoSignIns(db, config.TABLE_NAME),
   };
 }
 
 /** The account group (interface §4.4): sign-in and sessions, API keys, usage, flags, regions. */
-export const operations: Operations<'account', AccountDeps> = { ...sessionOperations, ...productOperations };
+export const operations: Operations<'account', AccountDeps> = { ...sessionOperations, ...productOperations, ...ssoOperations };
 
 export const createHandler = (deps: AccountDeps) => groupHandler(accountRoutes, operations, accountRequests, deps);
-// Sign-in codes go out through SES.
+// Sign-in codes go out through SES; workspaces' SSO client secrets are opened with KMS, in their own context.
 export const handler = lambdaEntry((platform) =>
-  createHandler(compose(platform, { mailer: new SesMailer(new SESClient({ region: platform.config.REGION }), platform.config.MAIL_FROM) })),
+  createHandler(
+    compose(platform, {
+      mailer: new SesMailer(new SESClient({ region: platform.config.REGION }), platform.config.MAIL_FROM),
+      ssoSealer: kmsSealer(platform.config, 'sso_workspace'),
+    }),
+  ),
 );

@@ -313,6 +313,8 @@ export class HushlinkStack extends Stack {
         webhooks: { WEBHOOK_KEY_ID: this.webhooks.signingSecretsKey.keyArn },
         // Seals a workspace's SSO client secret (context sso_workspace) when its settings are saved.
         workspaces: { WEBHOOK_KEY_ID: this.webhooks.signingSecretsKey.keyArn },
+        // Opens a workspace's SSO client secret (context sso_workspace) to sign someone in through its provider.
+        account: { WEBHOOK_KEY_ID: this.webhooks.signingSecretsKey.keyArn },
         billing: { STRIPE_SECRETS_ARN: this.paymentSecrets.secretArn },
         billingWebhook: { STRIPE_SECRETS_ARN: this.paymentSecrets.secretArn },
         chat: {
@@ -332,6 +334,7 @@ export class HushlinkStack extends Stack {
     this.webhooks.grantKey(this.functions.webhooks, 'kms:Encrypt');
     this.webhooks.grantKey(this.functions.chat, 'kms:Encrypt', 'chat_team');
     this.webhooks.grantKey(this.functions.workspaces, 'kms:Encrypt', 'sso_workspace');
+    this.webhooks.grantKey(this.functions.account, 'kms:Decrypt', 'sso_workspace');
     // The worker renews rotating bot tokens, which takes the app's client credentials.
     this.functions.deliveries.addEnvironment('SLACK_SECRETS_ARN', this.chatSecrets.secretArn);
     if (settings.slackClientId) this.functions.deliveries.addEnvironment('SLACK_CLIENT_ID', settings.slackClientId);

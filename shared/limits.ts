@@ -393,3 +393,15 @@ export const chatLimits = {
   renewalLookMs: 500,
   renewalLooks: 6,
 } as const;
+
+/** Single sign-on through a workspace's identity provider (issue 29). */
+export const ssoLimits = {
+  /** A sign-in's `state` works this long, once (as an install's with Slack). */
+  stateSeconds: 10 * 60,
+  /** The one-time code the callback hands the client works this long, once. */
+  exchangeSeconds: 60,
+  /** One call to the identity provider (discovery, token endpoint, JWKS): then it is unavailable (503). */
+  providerCallSeconds: 5,
+  /** A state or code longer than this is refused unread. */
+  tokenChars: 2048,
+} as const;

@@ -92,8 +92,8 @@ export interface Route {
    */
   readonly body: SchemaName | null;
   readonly query: SchemaName | null;
-  /** The success answer: its status and the named schema of its JSON body (null: no body). */
-  readonly reply: { readonly status: 200 | 201 | 202 | 204; readonly body: SchemaName | null };
+  /** The success answer: its status and the named schema of its JSON body (null: no body; a 302's `location` says where to go). */
+  readonly reply: { readonly status: 200 | 201 | 202 | 204 | 302; readonly body: SchemaName | null };
   /** A second success, for work the route accepts and finishes later (202), with its own body. */
   readonly accepted?: { readonly status: 202; readonly body: SchemaName };
   /**
@@ -834,6 +834,51 @@ export const accountRoutes = [
     query: none,
     reply: { status: 200, body: 'IssuedTokens' },
     errors: [400, 401, 403, 429],
+    beyondInterface: true,
+  },
+  {
+    // Single sign-on (issue 29, beyond the interface, which gives no redirect): to the workspace's
+    // identity provider, authorization code with PKCE; the address's class of otp/start.
+    method: 'GET',
+    path: '/v1/auth/sso/start',
+    group: 'account',
+    operation: 'startSsoSignIn',
+    credential: 'public',
+    scope: null,
+    rate: 'otp_start',
+    body: none,
+    query: 'SsoStartQuery',
+    reply: { status: 302, body: null },
+    errors: [400, 429, 503],
+    beyondInterface: true,
+  },
+  {
+    // The provider's redirect back: its state is the sign-in's own (single use), so no rate class.
+    method: 'GET',
+    path: '/v1/auth/sso/callback',
+    group: 'account',
+    operation: 'completeSsoSignIn',
+    credential: 'public',
+    scope: null,
+    rate: null,
+    body: none,
+    query: 'SsoCallbackQuery',
+    reply: { status: 302, body: null },
+    errors: [401, 403, 503],
+    beyondInterface: true,
+  },
+  {
+    method: 'POST',
+    path: '/v1/auth/sso/exchange',
+    group: 'account',
+    operation: 'exchangeSsoCode',
+    credential: 'public',
+    scope: null,
+    rate: 'otp_verify',
+    body: 'SsoExchangeRequest',
+    query: none,
+    reply: { status: 200, body: 'IssuedTokens' },
+    errors: [400, 401, 429],
     beyondInterface: true,
   },
   {

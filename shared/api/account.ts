@@ -87,6 +87,30 @@ export const accountRequests = {
     token: z.string().check(z.regex(/^hls_[A-Za-z0-9_-]{43}$/, 'the token from the sign-in link: hls_ and 43 characters')),
     device_name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
   }),
+  /** Single sign-on (issue 29): the address whose workspace's provider to go through, and where to land. */
+  SsoStartQuery: z.strictObject({
+    email,
+    return_to: z.optional(z.string().check(z.maxLength(512))),
+    /** A native client's (the CLI's) own PKCE challenge (S256), with the loopback address it listens on (RFC 8252). */
+    client_challenge: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{43}$/, 'an S256 PKCE challenge: 43 base64url characters'))),
+    loopback: z.optional(z.string().check(z.maxLength(200))),
+  }),
+  /** The provider's redirect back, by OAuth's names; what it carries is checked by the sign-in, not refused here. */
+  SsoCallbackQuery: lenient(
+    z.object({
+      code: z.optional(z.string().check(z.maxLength(2048))),
+      state: z.optional(z.string().check(z.maxLength(4096))),
+      iss: z.optional(z.string().check(z.maxLength(2048))),
+      error: z.optional(z.string().check(z.maxLength(256))),
+      error_description: z.optional(z.string().check(z.maxLength(2048))),
+    }),
+  ),
+  SsoExchangeRequest: z.strictObject({
+    code: z.string().check(z.regex(/^hlx_[A-Za-z0-9_-]{43}$/, 'the one-time code from the sign-in page: hlx_ and 43 characters')),
+    /** A native client's PKCE verifier for its `client_challenge`. */
+    code_verifier: z.optional(z.string().check(z.regex(/^[A-Za-z0-9._~-]{43,128}$/, 'a PKCE verifier: 43 to 128 characters'))),
+    device_name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
+  }),
   RefreshRequest: z.strictObject({ refresh_token: z.string().check(z.minLength(1), z.maxLength(200)) }),
   /** Optional and never refused: logging out always succeeds. */
   LogoutRequest: lenient(z.object({ refresh_token: z.optional(z.string()) })),

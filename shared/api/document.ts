@@ -150,8 +150,15 @@ function headerParameters(route: Route) {
 /** SCIM clients send either JSON media type (Okta's spec test posts application/json, Entra application/scim+json). */
 const requestMedia = (route: Route) => (route.media === 'scim' ? ['application/scim+json', 'application/json'] : ['application/json']);
 
-function successResponse(route: Route, body: { $ref: string } | null, status: 200 | 201 | 202 | 204 = route.reply.status) {
-  const description = { 200: 'OK', 201: 'Created', 202: 'Accepted: queued or counted for later', 204: 'Done; no body' }[status];
+function successResponse(route: Route, body: { $ref: string } | null, status: 200 | 201 | 202 | 204 | 302 = route.reply.status) {
+  const description = {
+    200: 'OK',
+    201: 'Created',
+    202: 'Accepted: queued or counted for later',
+    204: 'Done; no body',
+    302: 'Found: go to `location`',
+  }[status];
+  if (status === 302) return { description, headers: { location: { description: 'Where to go next', schema: { type: 'string' } } } };
   if (route.page) return { description: `${description}: an HTML page`, content: { 'text/html': { schema: { type: 'string' } } } };
   if (!body) return { description };
   const text = route.textReply

@@ -39,6 +39,7 @@ function fromItem(item: Record<string, unknown>): Session {
         }),
     refreshExpiresAt: item.refresh_expires_at as number,
     ...(item.revoked_at === undefined ? {} : { revokedAt: item.revoked_at as number }),
+    ...(item.sso_workspace_id === undefined ? {} : { sso: { workspaceId: item.sso_workspace_id as string } }),
   };
 }
 
@@ -67,6 +68,7 @@ export class DynamoSessionStore implements SessionStore {
             rotated_hashes: session.rotatedHashes,
             ...(session.chainKey === undefined ? {} : { chain_key: session.chainKey }),
             refresh_expires_at: session.refreshExpiresAt,
+            ...(session.sso ? { sso_workspace_id: session.sso.workspaceId } : {}),
             ttl: toEpochSeconds(session.refreshExpiresAt),
             ...sessionListing(session.userId, session.createdAt, session.id),
           } satisfies SessionItem,

@@ -315,14 +315,15 @@ const hostnameGrants = [
  * The sealing key: webhooks seals a new endpoint's secret, deliveries opens it to sign; chat
  * seals a team's bot token, and deliveries opens it, in its own context, to send a chat notice
  * (and seals a rotating one it renewed); workspaces seals a workspace's SSO client secret, in its
- * own context (`sso_workspace`), and never opens one.
+ * own context (`sso_workspace`), and never opens one; account opens it to sign someone in through
+ * the workspace's provider.
  */
 const expectedSigningKey: Record<Name, readonly string[]> = {
   secrets: [],
   gate: [],
   files: [],
   requests: [],
-  account: [],
+  account: ['kms:Decrypt'],
   openapi: [],
   webhooks: ['kms:Encrypt'],
   workspaces: ['kms:Encrypt'],
@@ -340,7 +341,7 @@ const sealingContext = (kind: SealingContext) => ({
   Null: { [`kms:EncryptionContext:${kind}`]: 'false' },
 });
 const contextOf = (name: Name) =>
-  sealingContext(name === 'chat' ? 'chat_team' : name === 'workspaces' ? 'sso_workspace' : 'webhook_endpoint');
+  sealingContext(name === 'chat' ? 'chat_team' : name === 'workspaces' || name === 'account' ? 'sso_workspace' : 'webhook_endpoint');
 
 /** The chat app's client and signing secrets: read by the chat function, and by the worker to renew rotating bot tokens (Slack takes the client credentials with the refresh token). */
 const chatSecretReaders: readonly Name[] = ['chat', 'deliveries'];
@@ -628,10 +629,10 @@ describe.each(Object.entries(configurations))('IAM (%s)', (configuration, contex
     },
   );
 
-  it('names the sealing key in no policy but the webhooks, deliveries, chat and workspaces roles, and in its key policy only the account', () => {
+  it('names the sealing key in no policy but the webhooks, deliveries, chat, workspaces and account roles, and in its key policy only the account', () => {
     const allowed = new Set(
-      [m.functionId('webhooks'), m.functionId('deliveries'), m.functionId('chat'), m.functionId('workspaces')].map((id) =>
-        referencedId(m.resources[id]?.Properties?.Role),
+      [m.functionId('webhooks'), m.functionId('deliveries'), m.functionId('chat'), m.functionId('workspaces'), m.functionId('account')].map(
+        (id) => referencedId(m.resources[id]?.Properties?.Role),
       ),
     );
     for (const [id, policy] of m.ofType('AWS::IAM::Policy')) {

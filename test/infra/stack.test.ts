@@ -105,7 +105,7 @@ const deadLetterQueueId = referencedId(props(queueId!).RedrivePolicy?.deadLetter
 /** The key sealing webhook signing secrets; on this configuration (no customer-managed key) the only key. */
 const [[signingKeyId] = []] = ofType('AWS::KMS::Key');
 /** The functions that seal or open secrets with the sealing key (webhooks', chat's, SSO clients'), and so get WEBHOOK_KEY_ID. */
-const signingKeyUsers = ['webhooks', 'deliveries', 'chat', 'workspaces'];
+const signingKeyUsers = ['webhooks', 'deliveries', 'chat', 'workspaces', 'account'];
 
 /** Logical id of the function a route's integration invokes. */
 function routeTargetFunction(route: Resource): string | undefined {
@@ -246,7 +246,7 @@ describe('functions', () => {
     // Every function may be handed the work queue's URL (a Ref of a queue is its URL); who may
     // send to it is IAM's business (iam.test.ts).
     expect(env.QUEUE_URL).toEqual({ Ref: queueId });
-    // The sealing key's ARN only where the code seals (webhooks, chat, workspaces) or opens (deliveries) secrets.
+    // The sealing key's ARN only where the code seals (webhooks, chat, workspaces) or opens (deliveries, account) secrets.
     if (signingKeyUsers.includes(name)) expect(env.WEBHOOK_KEY_ID).toEqual({ 'Fn::GetAtt': [signingKeyId, 'Arn'] });
     else expect(env.WEBHOOK_KEY_ID).toBeUndefined();
     // Nothing else: a new variable is a visible change here.
@@ -705,21 +705,12 @@ describe('webhook signing-secrets key', () => {
   });
 
   it('encrypts no resource of the stack: only the functions that seal or open secrets are given it', () => {
-    // Referenced by the four functions' WEBHOOK_KEY_ID and their policies (iam.test.ts), nothing else.
+    // Referenced by the five functions' WEBHOOK_KEY_ID and their policies (iam.test.ts), nothing else.
     const referrers = Object.entries(resources)
       .filter(([id, r]) => id !== signingKeyId && JSON.stringify(r).includes(JSON.stringify(signingKeyId)))
       .map(([, r]) => r.Type)
       .sort();
-    expect(referrers).toEqual([
-      'AWS::IAM::Policy',
-      'AWS::IAM::Policy',
-      'AWS::IAM::Policy',
-      'AWS::IAM::Policy',
-      'AWS::Lambda::Function',
-      'AWS::Lambda::Function',
-      'AWS::Lambda::Function',
-      'AWS::Lambda::Function',
-    ]);
+    expect(referrers).toEqual([...Array(5).fill('AWS::IAM::Policy'), ...Array(5).fill('AWS::Lambda::Function')]);
   });
 });
 

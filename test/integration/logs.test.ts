@@ -10,6 +10,7 @@ import { invitationToken, setWorkspace } from '../support/workspaces.ts';
 import { stripeClient } from '../../shared/adapters/stripe.ts';
 import { sha256Base64Url } from '../../shared/ids.ts';
 import { signSlashCommand, slashCommand } from '../../local/slack/signing.ts';
+import { signInAt } from '../../local/oidc/provider.ts';
 
 /** Everything the service writes to stdout/stderr while this file runs, at the most verbose level. */
 const captured: string[] = [];
@@ -199,11 +200,16 @@ describe('logs', () => {
     // With its OIDC client: the client secret is sealed, and never logged (issue 29).
     const ssoClientSecret = `sso-client-${randomBytes(12).toString('base64url')}`;
     const ssoBody = {
-      issuer: 'https://canary.okta.example',
+      issuer: runtime.oidc.issuer,
       email_domain: claimed.body.hostname,
       client_id: '0oacanary',
       client_secret: ssoClientSecret,
     };
+    await runtime.oidc.registerClient({
+      client_id: '0oacanary',
+      client_secret: ssoClientSecret,
+      redirect_uris: [`${runtime.config.WEB_ORIGIN}/v1/auth/sso/callback`],
+    });
     const firstKey = (await api.call('PUT', `/v1/workspaces/${workspace.body.id}/sso`, { json: ssoBody, headers: session.auth })).body.scim
       .directory_key as string;
     const rotatedKey = (
@@ -232,7 +238,28 @@ describe('logs', () => {
     expect((await scim(rotatedKey, 'GET', `/Users?filter=${encodeURIComponent(`userName eq "${provisioned}"`)}`)).body.totalResults).toBe(
       1,
     );
+    // Signed in through the workspace's provider (issue 29): its state, the provider's code, the one-time code, the session's tokens.
+    const ssoStart = await fetch(
+      `${runtime.url}/v1/auth/sso/start?${new URLSearchParams({ email: `sso-canary@${claimed.body.hostname}` }).toString()}`,
+      { redirect: 'manual' },
+    );
+    expect(ssoStart.status).toBe(302);
+    const ssoRedirect = await signInAt(runtime.oidc, ssoStart.headers.get('location')!, `sso-canary@${claimed.body.hostname}`);
+    const ssoCallback = await fetch(`${runtime.url}${ssoRedirect.pathname}${ssoRedirect.search}`, { redirect: 'manual' });
+    expect(ssoCallback.status).toBe(302);
+    const oneTimeCode = new URLSearchParams(new URL(ssoCallback.headers.get('location')!).hash.slice(1)).get('code')!;
+    const ssoTokens = await api.post('/v1/auth/sso/exchange', { code: oneTimeCode });
+    expect(ssoTokens.status).toBe(200);
+    const ssoSecrets = [
+      ssoRedirect.searchParams.get('state')!,
+      ssoRedirect.searchParams.get('code')!,
+      oneTimeCode,
+      oneTimeCode.slice(4),
+      ssoTokens.body.access_token,
+      ssoTokens.body.refresh_token,
+    ];
     const workspaceSecrets = [
+      ...ssoSecrets,
       invitation,
       invitation.slice(4),
       invitee,
@@ -360,6 +387,8 @@ describe('logs', () => {
     expect(logs).toContain('"route":"POST /v1/workspaces/invitations/accept"');
     expect(logs).toContain('"route":"POST /v1/billing/webhook"');
     expect(logs).toContain('"route":"PUT /v1/workspaces/{id}/sso"');
+    expect(logs).toContain('"route":"GET /v1/auth/sso/callback"');
+    expect(logs).toContain('"route":"POST /v1/auth/sso/exchange"');
     expect(logs).toContain('"route":"POST /scim/v2/Users"');
     expect(logs).toContain('"route":"PATCH /scim/v2/Users/{id}"');
     expect(logs).toContain('"route":"POST /v1/chat/commands"');

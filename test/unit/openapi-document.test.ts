@@ -118,8 +118,11 @@ describe('the OpenAPI document', () => {
     expect(beyond.sort()).toEqual([
       'GET /scim/v2/ResourceTypes',
       'GET /scim/v2/Schemas',
+      'GET /v1/auth/sso/callback',
+      'GET /v1/auth/sso/start',
       'GET /v1/openapi.json',
       'POST /v1/auth/otp/link',
+      'POST /v1/auth/sso/exchange',
       'POST /v1/chat/install',
       'PUT /scim/v2/Users/{id}',
     ]);

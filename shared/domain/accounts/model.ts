@@ -39,6 +39,8 @@ export interface Session {
   grace?: RefreshGrace;
   refreshExpiresAt: number;
   revokedAt?: number;
+  /** Opened through a workspace's single sign-on (issue 29): that workspace's directory may revoke it (a SCIM deactivation). */
+  sso?: { workspaceId: string };
 }
 
 export interface ApiKey {

@@ -51,8 +51,16 @@ export function deviceNameOf(given: string | undefined, userAgent: string | unde
   return [browser, system].filter(Boolean).join(' on ') || 'Unknown device';
 }
 
-/** A new session for a device, with its first refresh token (returned once, stored hashed). */
-export async function openSession(user: User, deviceName: string, ports: SessionPorts): Promise<IssuedTokens> {
+/**
+ * A new session for a device, with its first refresh token (returned once, stored hashed); one
+ * opened through a workspace's single sign-on says so (`sso`).
+ */
+export async function openSession(
+  user: User,
+  deviceName: string,
+  ports: SessionPorts,
+  origin: Pick<Session, 'sso'> = {},
+): Promise<IssuedTokens> {
   const now = ports.clock.now();
   const id = newSessionId();
   const chainKey = newChainKey();
@@ -67,6 +75,7 @@ export async function openSession(user: User, deviceName: string, ports: Session
     rotatedHashes: [],
     chainKey,
     refreshExpiresAt: now + credentialLimits.refreshTokenSeconds * 1000,
+    ...(origin.sso ? { sso: { ...origin.sso } } : {}),
   };
   await ports.sessions.insert(session);
   return tokensFor(user, id, refreshToken, ports);

@@ -55,6 +55,8 @@ export interface SessionItem {
   grace?: { previous_hash: string; sealed_next: string; until: number };
   refresh_expires_at: number;
   revoked_at?: number;
+  /** Opened through this workspace's single sign-on. */
+  sso_workspace_id?: string;
   ttl: number;
   gsi1pk: string;
   gsi1sk: string;

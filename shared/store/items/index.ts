@@ -6,7 +6,7 @@
  *
  * | item                  | pk                           | sk                          | indexes                               | owner (shared/store/)          |
  * |-----------------------|------------------------------|-----------------------------|---------------------------------------|--------------------------------|
- * | secret                | SECRET#<id>                  | SECRET                      | gsi1 OWNER#<owner>; gsi2 DUE/UPLOAD/PURGE | secrets.ts (secretItem.ts)  |
+ * | secret                | SECRET#<id>                  | SECRET                      | gsi1 OWNER#<owner>; gsi2 DUE/UPLOAD/COMPLETE/PURGE | secrets.ts (secretItem.ts) |
  * | envelope part         | SECRET#<id>                  | ENVELOPE#<nnn>              |                                       | secrets.ts (envelopeParts.ts)  |
  * | receipt               | SECRET#<id>                  | RECEIPT#<iso>#<event>       |                                       | receipts.ts                    |
  * | gate code             | GATE#<secret>#<link>         | CODE                        |                                       | gate.ts                        |
@@ -37,6 +37,8 @@
  * | SSO directory         | WORKSPACE#<id>               | SSO                         |                                       | workspaceSso.ts                |
  * | SSO domain            | SSO_DOMAIN#<domain>          | SSO                         |                                       | workspaceSso.ts                |
  * | directory key         | SCIM_KEY#<sha256>            | SCIM_KEY                    |                                       | workspaceSso.ts                |
+ * | SSO sign-in state     | SSO_STATE#<state id>         | STATE                       |                                       | ssoSignIns.ts                  |
+ * | SSO code exchange     | SSO_EXCHANGE#<code hash>     | EXCHANGE                    |                                       | ssoSignIns.ts                  |
  * | domain claim          | WORKSPACE#<id>               | DOMAIN#<hostname>           | gsi2 DOMAIN_CHECK/DOMAIN_HOSTING      | workspaceDomains.ts            |
  * | domain pointer        | DOMAIN#<id>                  | DOMAIN                      |                                       | workspaceDomains.ts            |
  * | hostname              | HOSTNAME#<hostname>          | HOSTNAME                    |                                       | workspaceDomains.ts            |
@@ -72,6 +74,7 @@ export * from './rates.ts';
 export * from './requests.ts';
 export * from './scim.ts';
 export * from './secrets.ts';
+export * from './ssoSignIn.ts';
 export * from './usage.ts';
 export * from './webhooks.ts';
 export * from './work.ts';

@@ -52,6 +52,8 @@ export const writtenBy = {
   counterKey: ['counters.ts'],
   productEventKey: ['productEvents.ts'],
   chatInstallationKey: ['chatInstallations.ts'],
+  ssoStateKey: ['ssoSignIns.ts'],
+  ssoExchangeKey: ['ssoSignIns.ts'],
   chatStateKey: ['chatInstallations.ts'],
   chatNoticeKey: ['noticeMarks.ts'],
   billingNoticeKey: ['noticeMarks.ts'],

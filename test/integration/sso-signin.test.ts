@@ -1,0 +1,203 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../local/runtime.ts';
+import { signInAt } from '../../local/oidc/provider.ts';
+import { bearer } from '../support/accounts.ts';
+import { expectProblem } from '../support/problem.ts';
+import { apiClient, startTestRuntime } from '../support/runtime.ts';
+import { send, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
+
+/**
+ * Signing in through a workspace's identity provider (issue 29) on the local runtime, against
+ * the real OpenID Provider `npm start` runs (oidc-provider, local/oidc/): the start's redirect
+ * (PKCE S256, state, nonce), the provider's login page, the callback (the code exchanged, the ID
+ * token validated), the one-time code in the fragment and its exchange for a session. Then each
+ * refusal the service makes itself: state forged, replayed or expired; a code replayed; the
+ * provider's refusal; an address outside the directory's domain or unverified; an open
+ * `return_to`; a provider that is down; a native client's code without its verifier. The ID
+ * token's own checks against a provider that misbehaves: test/unit/oidc-relying-party.test.ts.
+ */
+
+let runtime: Runtime;
+let api: ReturnType<typeof apiClient>;
+let workspace: TeamWorkspace;
+let domain: string;
+const clientId = 'hushlink-local';
+const clientSecret = randomBytes(24).toString('base64url');
+
+/** A request that does not follow redirects: the 302s are what is under test. */
+const get = (path: string) => fetch(new URL(path, runtime.url), { redirect: 'manual' });
+const start = (email: string, extra: Record<string, string> = {}) =>
+  get(`/v1/auth/sso/start?${new URLSearchParams({ email, ...extra }).toString()}`);
+const exchange = (body: Record<string, unknown>) => api.post('/v1/auth/sso/exchange', body);
+
+/** Starts a sign-in for `email` and signs in at the provider: the provider's redirect back to the callback. */
+async function atProvider(email: string, extra: Record<string, string> = {}, loginAs = email): Promise<URL> {
+  const started = await start(email, extra);
+  expect(started.status, await started.clone().text()).toBe(302);
+  return signInAt(runtime.oidc, started.headers.get('location')!, loginAs);
+}
+
+/** The callback's answer to the provider's redirect. */
+const callback = (redirect: URL) => get(`${redirect.pathname}${redirect.search}`);
+const fragmentOf = (response: Response) => new URLSearchParams(new URL(response.headers.get('location')!).hash.slice(1));
+
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  api = apiClient(runtime);
+  workspace = await teamWorkspace(runtime);
+  domain = `sso-${process.pid}.example`;
+  const claimed = await api.post('/v1/domains', { workspace_id: workspace.id, hostname: domain }, workspace.owner.auth);
+  runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
+  expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, workspace.owner.auth)).body.state).toBe('verified');
+  await runtime.oidc.registerClient({
+    client_id: clientId,
+    client_secret: clientSecret,
+    redirect_uris: [`${runtime.config.WEB_ORIGIN}/v1/auth/sso/callback`],
+  });
+  const saved = await send(
+    runtime,
+    'PUT',
+    `/v1/workspaces/${workspace.id}/sso`,
+    { issuer: runtime.oidc.issuer, email_domain: domain, client_id: clientId, client_secret: clientSecret },
+    workspace.owner.auth,
+  );
+  expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+});
+afterAll(() => runtime?.stop());
+
+describe('signing in through the workspace’s provider', () => {
+  it('redirects with PKCE, a state and a nonce; the callback hands a one-time code in the fragment; the code opens a session of that workspace’s SSO', async () => {
+    const email = `ana@${domain}`;
+    const started = await start(email, { return_to: '/account?tab=keys' });
+    expect(started.status).toBe(302);
+    expect(started.headers.get('cache-control')).toBe('no-store');
+    const authorize = new URL(started.headers.get('location')!);
+    expect(`${authorize.origin}`).toBe(runtime.oidc.origin);
+    expect(Object.fromEntries(authorize.searchParams)).toMatchObject({
+      client_id: clientId,
+      response_type: 'code',
+      scope: 'openid email',
+      redirect_uri: `${runtime.config.WEB_ORIGIN}/v1/auth/sso/callback`,
+      code_challenge_method: 'S256',
+      code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      nonce: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      state: expect.any(String),
+    });
+
+    const redirect = await signInAt(runtime.oidc, authorize, email);
+    expect(redirect.searchParams.get('iss')).toBe(runtime.oidc.issuer);
+    const answered = await callback(redirect);
+    expect(answered.status, await answered.clone().text()).toBe(302);
+    const landing = new URL(answered.headers.get('location')!);
+    expect(`${landing.origin}${landing.pathname}`).toBe(`${runtime.config.WEB_ORIGIN}/signin/sso`);
+    expect(landing.search).toBe('');
+    const fragment = fragmentOf(answered);
+    expect(fragment.get('return_to')).toBe('/account?tab=keys');
+    const code = fragment.get('code')!;
+    expect(code).toMatch(/^hlx_[A-Za-z0-9_-]{43}$/);
+
+    const tokens = await exchange({ code });
+    expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
+    expect(tokens.body.user.email).toBe(email);
+    const sessions = await api.get('/v1/auth/sessions', bearer(tokens.body.access_token));
+    expect(sessions.status).toBe(200);
+    // The session remembers the workspace whose directory opened it (a SCIM deactivation ends it).
+    const [listed] = await runtime.functions.account.sessions.listForUser(tokens.body.user.id);
+    expect((await runtime.functions.account.sessions.get(listed!.id))?.sso).toEqual({ workspaceId: workspace.id });
+
+    // Each step works once.
+    expectProblem(await exchange({ code }), 401, 'unauthorized');
+    const replayed = await callback(redirect);
+    expect(replayed.status).toBe(401);
+    expect(((await replayed.json()) as { reason: string }).reason).toBe('sso_state');
+  });
+
+  it('refuses a forged, missing or expired state, and the provider’s own refusal (403)', async () => {
+    const email = `bo@${domain}`;
+    const redirect = await atProvider(email);
+    const forged = new URL(redirect);
+    const state = forged.searchParams.get('state')!;
+    forged.searchParams.set('state', `${state.slice(0, -4)}AAAA`);
+    expect((await callback(forged)).status).toBe(401);
+    const stateless = new URL(redirect);
+    stateless.searchParams.delete('state');
+    expect((await callback(stateless)).status).toBe(401);
+
+    // Ten minutes and more between the start and the callback.
+    const late = await atProvider(email);
+    runtime.clock.advance(11 * 60);
+    expect((await callback(late)).status).toBe(401);
+
+    // The provider said no (the person pressed Cancel): 403, and its state is spent.
+    const started = await start(email);
+    const denied = new URL(`${runtime.config.WEB_ORIGIN}/v1/auth/sso/callback`);
+    denied.search = new URLSearchParams({
+      error: 'access_denied',
+      state: new URL(started.headers.get('location')!).searchParams.get('state')!,
+      iss: runtime.oidc.issuer,
+    }).toString();
+    const refused = await callback(denied);
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { reason: string }).reason).toBe('sso_refused');
+    expect((await callback(denied)).status).toBe(401);
+  });
+
+  it('refuses an identity outside the directory’s domain, or whose address is not verified', async () => {
+    // The provider signs in someone of another domain (any address works at the local provider).
+    const elsewhere = await callback(await atProvider(`cy@${domain}`, {}, 'cy@elsewhere.example'));
+    expect(elsewhere.status).toBe(401);
+    expect(((await elsewhere.json()) as { reason: string }).reason).toBe('sso_identity');
+    runtime.oidc.setUser(`di@${domain}`, { email_verified: false });
+    expect((await callback(await atProvider(`di@${domain}`))).status).toBe(401);
+  });
+
+  it('answers 400 for an address no directory speaks for, an open return_to, a loopback without its challenge', async () => {
+    expectProblem(
+      await apiClient(runtime).get(`/v1/auth/sso/start?email=${encodeURIComponent('ed@nowhere.example')}`),
+      400,
+      'invalid_request',
+    );
+    for (const returnTo of ['//evil.example/x', 'https://evil.example/', '/\\evil.example', 'account']) {
+      const refused = await start(`ed@${domain}`, { return_to: returnTo });
+      expect(refused.status, returnTo).toBe(400);
+    }
+    expect((await start(`ed@${domain}`, { loopback: 'http://127.0.0.1:5555/cb' })).status).toBe(400);
+    const challenge = createHash('sha256').update('v'.repeat(43)).digest('base64url');
+    expect((await start(`ed@${domain}`, { loopback: 'http://evil.example:5555/cb', client_challenge: challenge })).status).toBe(400);
+  });
+
+  it('binds a native client’s code to its verifier (RFC 8252 loopback): without it the code is useless, and not used up', async () => {
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const loopback = 'http://127.0.0.1:48123/callback';
+    const answered = await callback(await atProvider(`fa@${domain}`, { loopback, client_challenge: challenge }));
+    expect(answered.status).toBe(302);
+    expect(answered.headers.get('location')!.startsWith(`${loopback}#`)).toBe(true);
+    const code = fragmentOf(answered).get('code')!;
+    expectProblem(await exchange({ code }), 401, 'unauthorized');
+    expectProblem(await exchange({ code, code_verifier: randomBytes(32).toString('base64url') }), 401, 'unauthorized');
+    const tokens = await exchange({ code, code_verifier: verifier });
+    expect(tokens.status).toBe(200);
+    expect(tokens.body.user.email).toBe(`fa@${domain}`);
+  });
+
+  it('answers 503 when the workspace’s provider does not answer', async () => {
+    const other = await teamWorkspace(runtime);
+    const downDomain = `down-${process.pid}.example`;
+    const claimed = await api.post('/v1/domains', { workspace_id: other.id, hostname: downDomain }, other.owner.auth);
+    runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
+    await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, other.owner.auth);
+    const saved = await send(
+      runtime,
+      'PUT',
+      `/v1/workspaces/${other.id}/sso`,
+      { issuer: 'http://127.0.0.1:9', email_domain: downDomain, client_id: 'c', client_secret: 's'.repeat(24) },
+      other.owner.auth,
+    );
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const started = await start(`gu@${downDomain}`);
+    expect(started.status).toBe(503);
+    expect(started.headers.get('retry-after')).toBe('60');
+  });
+});
