@@ -1,4 +1,4 @@
-import { TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Actor, InvitationToken } from '../domain/workspaces/ports.ts';
 import type {
   AuditRow,
@@ -219,4 +219,9 @@ export abstract class WorkspaceTable {
       },
     };
   }
+}
+
+/** One audit row on its own: what a write outside the workspace's transactions records (an owner's break-glass sign-in). */
+export async function putAuditRow(db: DynamoDBDocumentClient, tableName: string, row: AuditRow): Promise<void> {
+  await db.send(new PutCommand({ TableName: tableName, Item: toAuditItem(row) }));
 }

@@ -157,16 +157,16 @@ export function describeSsoStoreContract(name: string, make: MakeWorkspaceWorld)
     it('enforces sign-in through the directory while it is saved with enforce, for its domain only', async () => {
       const saved = directory({ client });
       await world.sso.save(saved, null, proof, made.ownerActs, audit(ws));
-      expect(await world.ssoPolicy.enforcedFor(`ada@${proof.hostname}`)).toBe(false);
+      expect((await world.ssoPolicy.ruleFor(`ada@${proof.hostname}`)).enforced).toBe(false);
       const enforced = { ...saved, enforce: true, updatedAt: t0 + minute };
       expect(await world.sso.save(enforced, saved, proof, made.ownerActs, audit(ws))).toBe('saved');
       expect(await world.sso.directory(ws)).toEqual(enforced);
-      expect(await world.ssoPolicy.enforcedFor(` Ada@${proof.hostname.toUpperCase()} `)).toBe(true);
-      expect(await world.ssoPolicy.enforcedFor(`ada@other-${proof.hostname}`)).toBe(false);
+      expect((await world.ssoPolicy.ruleFor(` Ada@${proof.hostname.toUpperCase()} `)).enforced).toBe(true);
+      expect((await world.ssoPolicy.ruleFor(`ada@other-${proof.hostname}`)).enforced).toBe(false);
       expect(await world.sso.speakingFor(proof.hostname)).toEqual({ workspaceId: ws, issuer: saved.issuer });
       const relaxed = { ...enforced, enforce: false, updatedAt: t0 + 2 * minute };
       await world.sso.save(relaxed, enforced, proof, made.ownerActs, audit(ws));
-      expect(await world.ssoPolicy.enforcedFor(`ada@${proof.hostname}`)).toBe(false);
+      expect((await world.ssoPolicy.ruleFor(`ada@${proof.hostname}`)).enforced).toBe(false);
       expect((await world.sso.directory(ws))!.enforce).toBe(false);
     });
 
@@ -176,8 +176,8 @@ export function describeSsoStoreContract(name: string, make: MakeWorkspaceWorld)
       const sub = `mail.${proof.hostname}`;
       const moved = { ...first, emailDomain: sub, updatedAt: t0 + minute };
       expect(await world.sso.save(moved, first, proof, made.ownerActs, audit(ws))).toBe('saved');
-      expect(await world.ssoPolicy.enforcedFor(`ada@${proof.hostname}`)).toBe(false);
-      expect(await world.ssoPolicy.enforcedFor(`ada@${sub}`)).toBe(true);
+      expect((await world.ssoPolicy.ruleFor(`ada@${proof.hostname}`)).enforced).toBe(false);
+      expect((await world.ssoPolicy.ruleFor(`ada@${sub}`)).enforced).toBe(true);
       await world.sso.save(
         { ...moved, emailDomain: proof.hostname, enforce: false, updatedAt: t0 + 2 * minute },
         moved,
@@ -185,15 +185,15 @@ export function describeSsoStoreContract(name: string, make: MakeWorkspaceWorld)
         made.ownerActs,
         audit(ws),
       );
-      expect(await world.ssoPolicy.enforcedFor(`ada@${sub}`)).toBe(false);
-      expect(await world.ssoPolicy.enforcedFor(`ada@${proof.hostname}`)).toBe(false);
+      expect((await world.ssoPolicy.ruleFor(`ada@${sub}`)).enforced).toBe(false);
+      expect((await world.ssoPolicy.ruleFor(`ada@${proof.hostname}`)).enforced).toBe(false);
     });
 
     it('stops enforcing when the claim proving the domain is deleted', async () => {
       await world.sso.save(directory({ client, enforce: true }), null, proof, made.ownerActs, audit(ws));
-      expect(await world.ssoPolicy.enforcedFor(`ada@${proof.hostname}`)).toBe(true);
+      expect((await world.ssoPolicy.ruleFor(`ada@${proof.hostname}`)).enforced).toBe(true);
       expect(await world.domains.remove(proof, made.ownerActs, audit(ws), proof.hostname)).toBe(true);
-      expect(await world.ssoPolicy.enforcedFor(`ada@${proof.hostname}`)).toBe(false);
+      expect((await world.ssoPolicy.ruleFor(`ada@${proof.hostname}`)).enforced).toBe(false);
     });
 
     it('answers a directory for its workspace only', async () => {

@@ -12,7 +12,17 @@ import { MemorySigningKeyStore } from './signingKeys.ts';
 import { MemoryUserStore } from './users.ts';
 
 /** No address must sign in through a directory: what a test without SSO wants (the workspace group's fakes have a real one). */
-const noSso: SsoPolicy = { enforcedFor: async () => false };
+const noSso: SsoPolicy = ssoPolicyOf(false);
+
+/** A policy that enforces SSO for every address (in `wks_sso`) or none; `breakGlass` makes every address an owner's. */
+export function ssoPolicyOf(enforced: boolean, breakGlass = false): SsoPolicy & { breakGlasses: string[] } {
+  const breakGlasses: string[] = [];
+  return {
+    breakGlasses,
+    ruleFor: async () => (enforced ? { enforced: true, workspaceId: 'wks_sso', breakGlass } : { enforced: false }),
+    recordBreakGlass: async (workspaceId, user) => void breakGlasses.push(`${workspaceId}:${user.email}`),
+  };
+}
 
 /**
  * The accounts group's ports in memory, named as AccountPorts and SignInPorts name them, with the

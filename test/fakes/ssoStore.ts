@@ -1,5 +1,5 @@
 import { normalizeEmail } from '../../shared/domain/accounts/model.ts';
-import type { SsoPolicy } from '../../shared/domain/accounts/ports.ts';
+import type { SsoPolicy, SsoRule } from '../../shared/domain/accounts/ports.ts';
 import type { Domain } from '../../shared/domain/domains/model.ts';
 import type { DirectoryKeyStore } from '../../shared/domain/scim/directoryKey.ts';
 import type { SsoDirectory, SsoStore } from '../../shared/domain/sso/directory.ts';
@@ -75,8 +75,26 @@ export class MemoryDirectoryKeys implements DirectoryKeyStore {
 export class MemorySsoPolicy implements SsoPolicy {
   constructor(readonly data: WorkspaceData = new WorkspaceData()) {}
 
-  async enforcedFor(email: string): Promise<boolean> {
-    const domain = normalizeEmail(email).split('@').at(-1) ?? '';
-    return this.data.ssoDomains.get(domain)?.enforced === true;
+  /** Enforced when the address's domain's directory enforces; an owner of that workspace (by their member's address) breaks the glass. */
+  async ruleFor(email: string): Promise<SsoRule> {
+    const address = normalizeEmail(email);
+    const domain = this.data.ssoDomains.get(address.split('@').at(-1) ?? '');
+    if (domain?.enforced !== true) return { enforced: false };
+    const owner = [...this.data.members.values()].some(
+      (member) => member.workspaceId === domain.workspaceId && member.role === 'owner' && member.email === address,
+    );
+    return { enforced: true, workspaceId: domain.workspaceId, breakGlass: owner };
+  }
+
+  async recordBreakGlass(workspaceId: string, user: { id: string; email: string }, now: number): Promise<void> {
+    this.data.writeAudit({
+      id: `aud_${now}_${user.id}`,
+      workspaceId,
+      at: now,
+      actor: { userId: user.id, email: user.email, via: 'session' },
+      action: 'sso.break_glass',
+      target: user.id,
+      details: { method: 'emailed_code' },
+    });
   }
 }

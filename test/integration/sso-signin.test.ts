@@ -2,10 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { signInAt } from '../../local/oidc/provider.ts';
-import { bearer } from '../support/accounts.ts';
+import { bearer, mailsTo, signIn } from '../support/accounts.ts';
 import { expectProblem } from '../support/problem.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
-import { send, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
+import { send, setWorkspace, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
 
 /**
  * Signing in through a workspace's identity provider (issue 29) on the local runtime, against
@@ -199,5 +199,44 @@ describe('signing in through the workspace’s provider', () => {
     const started = await start(`gu@${downDomain}`);
     expect(started.status).toBe(503);
     expect(started.headers.get('retry-after')).toBe('60');
+  });
+
+  it('under enforcement: a code is refused (403) and the start mails a link to the provider instead; the owners keep the code, audited', async () => {
+    // A workspace whose owner's own address is of the enforced domain.
+    const enforcedDomain = `enforced-${process.pid}.example`;
+    const boss = await signIn(runtime, `boss@${enforcedDomain}`);
+    const made = await api.post('/v1/workspaces', { name: 'Enforced' }, boss.auth);
+    await setWorkspace(runtime, made.body.id, { seats: 10, plan: 'team' });
+    const claimed = await api.post('/v1/domains', { workspace_id: made.body.id, hostname: enforcedDomain }, boss.auth);
+    runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
+    expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, boss.auth)).body.state).toBe('verified');
+    const body = {
+      issuer: runtime.oidc.issuer,
+      email_domain: enforcedDomain,
+      client_id: clientId,
+      client_secret: clientSecret,
+      enforce: true,
+    };
+    expect((await send(runtime, 'PUT', `/v1/workspaces/${made.body.id}/sso`, body, boss.auth)).status).toBe(200);
+
+    // Anyone else of the domain: the same answer as for any address, a mail with the provider's link and no code.
+    const member = `hal@${enforcedDomain}`;
+    expect(await api.post('/v1/auth/otp/start', { email: member })).toMatchObject({ status: 200, body: { sent: true } });
+    const [mail] = mailsTo(runtime, member);
+    expect(mail!.text).toContain(`${runtime.config.WEB_ORIGIN}/v1/auth/sso/start?email=${encodeURIComponent(member)}`);
+    expect(mail!.text).not.toMatch(/\b\d{8}\b/);
+    expectProblem(await api.post('/v1/auth/otp/verify', { email: member, code: '12345678' }), 403, 'forbidden');
+    // The link leads through the provider, as the start does.
+    const link = new URL(/https?:\/\/\S+/.exec(mail!.text)![0]);
+    const answered = await callback(
+      await signInAt(runtime.oidc, (await get(`${link.pathname}${link.search}`)).headers.get('location')!, member),
+    );
+    expect((await exchange({ code: fragmentOf(answered).get('code')! })).status).toBe(200);
+
+    // The owner breaks the glass with an emailed code, and the workspace's audit trail says so.
+    const owner = await signIn(runtime, `boss@${enforcedDomain}`);
+    expect(owner.user.email).toBe(`boss@${enforcedDomain}`);
+    const audit = await api.get(`/v1/workspaces/${made.body.id}/audit`, boss.auth);
+    expect(audit.body.items.map((row: { action: string }) => row.action)).toContain('sso.break_glass');
   });
 });

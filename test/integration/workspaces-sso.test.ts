@@ -183,10 +183,11 @@ describe('PUT /v1/workspaces/{id}/sso: the OIDC client and enforcement (issue 29
     expect(directory).toMatchObject({ client_id: '0oa1acme', sealed_client_secret: expect.stringMatching(/^local:/), enforce: true });
     expect(JSON.stringify(directory)).not.toContain(secret);
     expect(await item(`SSO_DOMAIN#${domain}`, 'SSO')).toMatchObject({ workspace_id: workspace.id, enforced: true });
-    // The domain's addresses: no code mailed, and a code refused as sign-in by code is.
+    // The domain's addresses: no code mailed (a link to the provider instead), and a code refused as sign-in by code is.
     const ana = `ana@${domain}`;
     expect((await api.post('/v1/auth/otp/start', { email: ana })).status).toBe(200);
-    expect(mailsTo(runtime, ana)).toEqual([]);
+    expect(mailsTo(runtime, ana).map((mail) => mail.subject)).toEqual(['Sign in to Hushlink through your organization']);
+    expect(latestCode(runtime, ana)).toBeNull();
     const refused = await verify(ana);
     expectProblem(refused, 403, 'forbidden');
     expect(refused.body.reason).toBe('sso_required');

@@ -1,3 +1,4 @@
+import { ssoPolicyOf } from '../fakes/accountGroup.ts';
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../shared/domain/accounts/apiKeys.ts';
@@ -97,7 +98,7 @@ describe('accounts', () => {
   const signIn = (over: Partial<Record<keyof SignInPorts, unknown>>) =>
     ({
       clock,
-      ssoPolicy: { enforcedFor: async () => false },
+      ssoPolicy: ssoPolicyOf(false),
       rateCounter: { addIfBelow: async () => 1 },
       signInCodes: { get: async () => ({ codes: [], version: 0 }) },
       ...over,
@@ -117,7 +118,7 @@ describe('accounts', () => {
 
   it('a code for an address under SSO is forbidden; a wrong code tells the guesses left', async () => {
     await expectRefusal(
-      verifySignInCode('ana@example.com', '12345678', 'd', '192.0.2.1', signIn({ ssoPolicy: { enforcedFor: async () => true } })),
+      verifySignInCode('ana@example.com', '12345678', 'd', '192.0.2.1', signIn({ ssoPolicy: ssoPolicyOf(true) })),
       Forbidden,
       new HttpError(403, 'forbidden', 'This address signs in through its organization’s single sign-on.', {
         members: { reason: 'sso_required' },
@@ -134,7 +135,7 @@ describe('accounts', () => {
   it('a sign-in link under SSO is forbidden as its code is; one that does not work is a 401 that tells nothing more', async () => {
     const token = `hls_${'A'.repeat(43)}`;
     await expectRefusal(
-      signInWithLink('ana@example.com', token, 'd', signIn({ ssoPolicy: { enforcedFor: async () => true } })),
+      signInWithLink('ana@example.com', token, 'd', signIn({ ssoPolicy: ssoPolicyOf(true) })),
       Forbidden,
       new HttpError(403, 'forbidden', 'This address signs in through its organization’s single sign-on.', {
         members: { reason: 'sso_required' },

@@ -3,7 +3,7 @@ import { signInWithLink, startSignIn, verifySignInCode } from '../../shared/doma
 import { Forbidden, RateLimited, Unauthenticated } from '../../shared/domain/refusals.ts';
 import { sha256Base64Url } from '../../shared/ids.ts';
 import { signInLimits } from '../../shared/limits.ts';
-import { memoryAccountPorts } from '../fakes/accountGroup.ts';
+import { memoryAccountPorts, ssoPolicyOf } from '../fakes/accountGroup.ts';
 import { StoppedClock } from '../support/clock.ts';
 
 // The sign-in link mailed with each code (ADR 0167): one entry with its code, stored as a hash,
@@ -13,7 +13,7 @@ const email = 'ana@example.com';
 const here = '192.0.2.1';
 
 function world(sso = false) {
-  const ports = memoryAccountPorts(new StoppedClock(), { enforcedFor: async () => sso }, 'https://eu.hushlink.example');
+  const ports = memoryAccountPorts(new StoppedClock(), ssoPolicyOf(sso), 'https://eu.hushlink.example');
   /** The code and the link of the newest mail to `to`. */
   const mailed = (to = email) => {
     const mail = ports.mailer.to(to).at(-1)!;

@@ -264,14 +264,14 @@ describe('setSso: the OIDC client and enforcement (issue 29)', () => {
     const { w, owner, id } = await withDomain('acme.example.com');
     const client = { clientId: '0oa1acme', clientSecret: secret };
     await setSso(id, owner.id, { ...acme, ...client, enforce: true }, w.ports);
-    expect(await w.ports.ssoPolicy.enforcedFor('ana@acme.example.com')).toBe(true);
+    expect((await w.ports.ssoPolicy.ruleFor('ana@acme.example.com')).enforced).toBe(true);
     expect((await w.rowOf(id, 'sso.updated'))?.details).toMatchObject({ enforce: true });
     await setSso(id, owner.id, { ...acme, clientId: '0oa1acme' }, w.ports);
-    expect(await w.ports.ssoPolicy.enforcedFor('ana@acme.example.com')).toBe(false);
+    expect((await w.ports.ssoPolicy.ruleFor('ana@acme.example.com')).enforced).toBe(false);
     await setSso(id, owner.id, { ...acme, clientId: '0oa1acme', enforce: true }, w.ports);
     await setSso(id, owner.id, { ...acme, emailDomain: 'eu.acme.example.com', clientId: '0oa1acme', enforce: true }, w.ports);
-    expect(await w.ports.ssoPolicy.enforcedFor('ana@acme.example.com')).toBe(false);
-    expect(await w.ports.ssoPolicy.enforcedFor('ana@eu.acme.example.com')).toBe(true);
+    expect((await w.ports.ssoPolicy.ruleFor('ana@acme.example.com')).enforced).toBe(false);
+    expect((await w.ports.ssoPolicy.ruleFor('ana@eu.acme.example.com')).enforced).toBe(true);
   });
 
   it('refuses to enforce without a client: nobody at the domain could sign in at all', async () => {
@@ -281,7 +281,7 @@ describe('setSso: the OIDC client and enforcement (issue 29)', () => {
       fields: [{ field: 'enforce', message: expect.stringContaining('client_id') }],
     });
     expect(w.data.ssoDirectories.has(id)).toBe(false);
-    expect(await w.ports.ssoPolicy.enforcedFor('ana@acme.example.com')).toBe(false);
+    expect((await w.ports.ssoPolicy.ruleFor('ana@acme.example.com')).enforced).toBe(false);
   });
 });
 
@@ -314,7 +314,7 @@ describe('setSso: the issuer is checked at save (issue 29)', () => {
       detail: expect.stringContaining(words),
     });
     expect(w.data.ssoDirectories.has(id)).toBe(false);
-    expect(await w.ports.ssoPolicy.enforcedFor('ana@acme.example.com')).toBe(false);
+    expect((await w.ports.ssoPolicy.ruleFor('ana@acme.example.com')).enforced).toBe(false);
   });
 
   it('answers a document naming another issuer (or none) with a conflict, issuer_mismatch, saying what it names; the saved directory stays', async () => {

@@ -63,9 +63,17 @@ export interface SigningKeyStore {
   add(key: SigningKey, expectedNewestKid: string | null, keep: number): Promise<boolean>;
 }
 
-/** Which addresses must sign in through a workspace's directory (SSO) instead of a code. */
+/**
+ * Whether an address must sign in through a workspace's directory (SSO) instead of a code:
+ * `enforced` names the workspace, and `breakGlass` says the address is one of its owners', who
+ * keep the emailed code (audited) for when the identity provider is down or misconfigured.
+ */
+export type SsoRule = { enforced: false } | { enforced: true; workspaceId: string; breakGlass: boolean };
+
 export interface SsoPolicy {
-  enforcedFor(email: string): Promise<boolean>;
+  ruleFor(email: string): Promise<SsoRule>;
+  /** An owner signed in by code while the workspace enforces SSO: its audit trail says so. */
+  recordBreakGlass(workspaceId: string, user: { id: string; email: string }, now: number): Promise<void>;
 }
 
 export interface AccountPorts {

@@ -6,7 +6,7 @@ import type { Config } from '../../config.ts';
 import { constantTimeEqual, newNumericCode, newSignInLinkToken, newUserId, sha256Base64Url } from '../../ids.ts';
 import { signInLimits } from '../../limits.ts';
 import { capAddress, normalizeEmail, type SignInCode } from './model.ts';
-import type { AccountPorts } from './ports.ts';
+import type { AccountPorts, SsoRule } from './ports.ts';
 import { openSession, type IssuedTokens, type SessionPorts } from './sessions.ts';
 
 export type SignInPorts = AccountPorts &
@@ -92,11 +92,26 @@ async function sendCode(email: string, ports: SignInPorts): Promise<void> {
  * address has an account: no account is looked up here. Only this source's own cap refuses it.
  */
 export async function startSignIn(email: string, sourceIp: string, ports: SignInPorts): Promise<void> {
-  if (await ports.ssoPolicy.enforcedFor(email)) return;
+  const rule = await ports.ssoPolicy.ruleFor(email);
   const asker = askerHashOf(email, sourceIp);
   await enforceWindow(`otp_mail_source#${asker}`, signInLimits.codesPerSource, ports);
   await ports.signInCodes.markAsked(asker, ports.clock.now());
+  // Under enforcement the same answer, and a mail all the same: a link to sign in through the
+  // workspace's provider instead of a code (so the answer tells nobody which addresses enforce).
+  if (rule.enforced && !rule.breakGlass) return mailSsoLink(email, ports);
   await sendCode(email, ports);
+}
+
+/** The mail an address under enforced SSO gets instead of a code: where to sign in. */
+async function mailSsoLink(email: string, ports: SignInPorts): Promise<void> {
+  const start = `${ports.config.WEB_ORIGIN.replace(/\/+$/, '')}/v1/auth/sso/start?${new URLSearchParams({ email: normalizeEmail(email) }).toString()}`;
+  await ports.mailer.send({
+    to: normalizeEmail(email),
+    subject: 'Sign in to Hushlink through your organization',
+    text:
+      `Your organization signs you in to Hushlink through its own sign-in:\n${start}\n\n` +
+      'No code is needed. If you did not ask to sign in, ignore this email.',
+  });
 }
 
 /**
@@ -105,7 +120,7 @@ export async function startSignIn(email: string, sourceIp: string, ports: SignIn
  * not one was pending, so neither the answer nor the work tells whether someone asked.
  */
 export async function resendSignInCode(email: string, sourceIp: string, ports: SignInPorts): Promise<void> {
-  if (await ports.ssoPolicy.enforcedFor(email)) return;
+  const rule = await ports.ssoPolicy.ruleFor(email);
   const asker = askerHashOf(email, sourceIp);
   const now = ports.clock.now();
   const cooldownMs = signInLimits.resendCooldownSeconds * 1000;
@@ -115,6 +130,7 @@ export async function resendSignInCode(email: string, sourceIp: string, ports: S
     throw new RateLimited(`A code was just sent; you can ask again in ${wait} s.`, wait);
   }
   await enforceWindow(`otp_mail_source#${asker}`, signInLimits.codesPerSource, ports);
+  if (rule.enforced && !rule.breakGlass) return mailSsoLink(email, ports);
   await sendCode(email, ports);
 }
 
@@ -180,10 +196,18 @@ function refuseUnderSso(): never {
   throw new Forbidden('This address signs in through its organization’s single sign-on.', { facts: { reason: 'sso_required' } });
 }
 
-/** A session for the address, whose first sign-in creates its account. */
-async function signedIn(email: string, deviceName: string, ports: SignInPorts): Promise<IssuedTokens> {
+/** A session for the address, whose first sign-in creates its account; an owner's break-glass sign-in under enforcement is audited. */
+async function signedIn(email: string, deviceName: string, rule: SsoRule, ports: SignInPorts): Promise<IssuedTokens> {
   const user = await ports.users.createOrGet({ id: newUserId(), email: normalizeEmail(email), plan: 'free', createdAt: ports.clock.now() });
+  if (rule.enforced) await ports.ssoPolicy.recordBreakGlass(rule.workspaceId, { id: user.id, email: user.email }, ports.clock.now());
   return openSession(user, deviceName, ports);
+}
+
+/** The address's SSO rule; refused (403) when it enforces and the address is not one of the workspace's owners. */
+async function codeAllowed(email: string, ports: SignInPorts): Promise<SsoRule> {
+  const rule = await ports.ssoPolicy.ruleFor(email);
+  if (rule.enforced && !rule.breakGlass) refuseUnderSso();
+  return rule;
 }
 
 /** Exchanges a code for a session; the first sign-in of an address creates its account. */
@@ -194,13 +218,13 @@ export async function verifySignInCode(
   sourceIp: string,
   ports: SignInPorts,
 ): Promise<IssuedTokens> {
-  if (await ports.ssoPolicy.enforcedFor(email)) refuseUnderSso();
+  const rule = await codeAllowed(email, ports);
   const left = await countGuess(email, sourceIp, ports);
   // Wrong, expired, used or never sent: one answer, so a guess tells nobody whether a sign-in is pending.
   if (!(await useCode(email, code, ports))) {
     throw new Unauthenticated('That code is not right, or it has expired or been used.', { facts: { attempts_left: left } });
   }
-  return signedIn(email, deviceName, ports);
+  return signedIn(email, deviceName, rule, ports);
 }
 
 /**
@@ -210,9 +234,9 @@ export async function verifySignInCode(
  * expired, or another address's: one answer, which tells nothing.
  */
 export async function signInWithLink(email: string, token: string, deviceName: string, ports: SignInPorts): Promise<IssuedTokens> {
-  if (await ports.ssoPolicy.enforcedFor(email)) refuseUnderSso();
+  const rule = await codeAllowed(email, ports);
   if (!(await useLink(email, token, ports))) {
     throw new Unauthenticated('This sign-in link does not work: it has expired, or it or its code was used. Ask for a new code.');
   }
-  return signedIn(email, deviceName, ports);
+  return signedIn(email, deviceName, rule, ports);
 }
