@@ -1,3 +1,4 @@
+import { DynamoSessionStore } from '../shared/store/sessions.ts';
 import { scimRequests } from '../shared/api/scim.ts';
 import { resourceTypes, scimSchemas, serviceProviderConfig } from '../shared/domain/scim/discovery.ts';
 import { listResponseSchema, type ScimUser } from '../shared/domain/scim/model.ts';
@@ -110,6 +111,7 @@ export function compose(platform: Platform): ScimDeps {
     guard: directoryGuard(ports),
     scimUsers: new DynamoScimUserStore(db, config.TABLE_NAME),
     users: new DynamoUserStore(db, config.TABLE_NAME),
+    sessions: new DynamoSessionStore(db, config.TABLE_NAME),
   };
 }
 

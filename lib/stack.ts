@@ -108,7 +108,7 @@ export const tableAccess: Readonly<Record<FunctionName, TableAccess>> = {
   billing: { items: ['GetItem', 'PutItem', 'UpdateItem', 'BatchGetItem'], query: ['gsi1'] },
   // ConditionCheckItem: a subscription kept but not followed checks the target's link is unchanged (one live subscription).
   billingWebhook: { items: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], query: [] },
-  scim: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'], query: ['table'] },
+  scim: { items: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'], query: ['table', 'gsi1'] },
   chat: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },
   openapi: { items: [], query: [] },
   relay: { items: ['GetItem', 'PutItem', 'UpdateItem'], query: ['table'] },

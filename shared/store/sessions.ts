@@ -149,6 +149,19 @@ export class DynamoSessionStore implements SessionStore {
     return revoked.filter(Boolean).length;
   }
 
+  async revokeSsoSessions(userId: string, workspaceId: string, at: number): Promise<number> {
+    // The listing index carries no `sso`: each open session is read whole before it is revoked.
+    const [listed, pointed] = await Promise.all([this.listForUser(userId), this.sessionIdsOf(userId)]);
+    const open = new Set([...listed.filter((session) => session.revokedAt === undefined).map((session) => session.id), ...pointed]);
+    const revoked = await Promise.all(
+      [...open].map(async (id) => {
+        const session = await this.get(id);
+        return session?.sso?.workspaceId === workspaceId && session.revokedAt === undefined ? this.revokeIfOpen(id, at) : false;
+      }),
+    );
+    return revoked.filter(Boolean).length;
+  }
+
   private async sessionIdsOf(userId: string): Promise<string[]> {
     const ids: string[] = [];
     let cursor: Record<string, unknown> | undefined;

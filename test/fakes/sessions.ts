@@ -63,6 +63,12 @@ export class MemorySessionStore implements SessionStore {
     return [...this.sessions.values()].filter((session) => session.userId === userId && this.revokeIfOpen(session.id, at)).length;
   }
 
+  async revokeSsoSessions(userId: string, workspaceId: string, at: number): Promise<number> {
+    return [...this.sessions.values()].filter(
+      (session) => session.userId === userId && session.sso?.workspaceId === workspaceId && this.revokeIfOpen(session.id, at),
+    ).length;
+  }
+
   async touch(id: string, now: number, resolutionMs: number): Promise<void> {
     const session = this.sessions.get(id);
     if (session && session.lastUsedAt < now - resolutionMs) session.lastUsedAt = now;

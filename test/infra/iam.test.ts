@@ -234,7 +234,8 @@ const expectedTable = {
   billingWebhook: { items: ['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: [] },
   scim: {
     items: ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-    query: ['table'],
+    // gsi1: a deactivated User's sessions (the listing), to end those this workspace's SSO opened.
+    query: ['table', 'index/gsi1'],
   },
   chat: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['table'] },
   openapi: { items: [], query: [] },

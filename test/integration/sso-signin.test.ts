@@ -22,6 +22,8 @@ let runtime: Runtime;
 let api: ReturnType<typeof apiClient>;
 let workspace: TeamWorkspace;
 let domain: string;
+/** The directory key the SSO settings made: SCIM provisions with it. */
+let directoryKey: string;
 const clientId = 'hushlink-local';
 const clientSecret = randomBytes(24).toString('base64url');
 
@@ -63,6 +65,7 @@ beforeAll(async () => {
     workspace.owner.auth,
   );
   expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+  directoryKey = saved.body.scim.directory_key as string;
 });
 afterAll(() => runtime?.stop());
 
@@ -238,5 +241,25 @@ describe('signing in through the workspace’s provider', () => {
     expect(owner.user.email).toBe(`boss@${enforcedDomain}`);
     const audit = await api.get(`/v1/workspaces/${made.body.id}/audit`, boss.auth);
     expect(audit.body.items.map((row: { action: string }) => row.action)).toContain('sso.break_glass');
+  });
+
+  it('ends the sessions this workspace’s SSO opened when SCIM deactivates the User, and only those', async () => {
+    const email = `ivy@${domain}`;
+    const scim = (method: string, path: string, json?: unknown) =>
+      apiClient(runtime).call(method, `/scim/v2${path}`, {
+        ...(json === undefined ? {} : { json }),
+        headers: { authorization: `Bearer ${directoryKey}` },
+      });
+    const provisioned = await scim('POST', '/Users', { userName: email, emails: [{ value: email, primary: true }], active: true });
+    expect(provisioned.status).toBe(201);
+    const throughSso = (await exchange({ code: fragmentOf(await callback(await atProvider(email))).get('code')! })).body;
+    const byCode = await signIn(runtime, email);
+    const deactivated = await scim('PATCH', `/Users/${provisioned.body.id}`, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', value: { active: false } }],
+    });
+    expect(deactivated.status).toBe(200);
+    expectProblem(await api.post('/v1/auth/refresh', { refresh_token: throughSso.refresh_token }), 401, 'unauthorized');
+    expect((await api.post('/v1/auth/refresh', { refresh_token: byCode.refresh_token })).status).toBe(200);
   });
 });

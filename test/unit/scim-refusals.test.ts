@@ -89,7 +89,12 @@ function ports(store: Partial<ScimUserStore> = {}): ScimPorts {
     delete: async () => 'deleted',
     ...store,
   };
-  return { scimUsers, users: { createOrGet: async (user) => user }, clock: { now: () => 1_700_000_000_000 } };
+  return {
+    scimUsers,
+    users: { createOrGet: async (user) => user },
+    sessions: { revokeSsoSessions: async () => 0 },
+    clock: { now: () => 1_700_000_000_000 },
+  };
 }
 
 const oktaUser = {

@@ -1,3 +1,4 @@
+import { MemorySessionStore } from '../fakes/sessions.ts';
 import type { Plan } from '../../shared/domain/accounts/model.ts';
 import { MemoryTierSource } from '../fakes/tiers.ts';
 import type { TxtLookup, TxtResolver } from '../../shared/domain/domains/ports.ts';
@@ -100,6 +101,7 @@ export function world() {
     totals: async () => ({ liveSecrets: 2, bytesStored: 128, calls: 7 }),
     days: async () => [],
   };
+  const sessions = new MemorySessionStore();
   const ports = {
     ...stores,
     clock,
@@ -112,6 +114,8 @@ export function world() {
     usageReports,
     issuerDiscovery,
     ssoSealer,
+    // The sessions SCIM ends on a deactivation: the people's own (test/fakes/sessions.ts).
+    sessions,
     hostsChanged: (hostname: string) => void hostsChanged.push(hostname),
   };
 

@@ -27,6 +27,8 @@ export interface SessionStore {
   ): Promise<boolean>;
   revoke(id: string, at: number): Promise<void>;
   revokeAllForUser(userId: string, at: number): Promise<number>;
+  /** Revokes the user's open sessions opened through this workspace's single sign-on (a SCIM deactivation); how many. */
+  revokeSsoSessions(userId: string, workspaceId: string, at: number): Promise<number>;
   /** Records use, at most once per `resolutionMs`. */
   touch(id: string, now: number, resolutionMs: number): Promise<void>;
 }

@@ -14,6 +14,8 @@ import { parseUserBody } from './userBody.ts';
 export interface ScimPorts {
   scimUsers: ScimUserStore;
   users: Pick<AccountPorts['users'], 'createOrGet'>;
+  /** A User deactivated or deleted loses the sessions this workspace's single sign-on opened (issue 29). */
+  sessions: Pick<AccountPorts['sessions'], 'revokeSsoSessions'>;
   clock: Clock;
 }
 
@@ -158,7 +160,10 @@ async function change(
       now,
       scimAudit(workspaceId, action, after, now),
     );
-    if (outcome === 'replaced') return after;
+    if (outcome === 'replaced') {
+      if (action === 'scim.user_deactivated') await ports.sessions.revokeSsoSessions(current.userId, workspaceId, now);
+      return after;
+    }
     if (outcome === 'duplicate') throw uniqueness();
     if (outcome === 'no_seat') throw noSeat();
     if (outcome === 'privileged') throw privileged();
@@ -172,7 +177,10 @@ export async function deleteScimUser(workspaceId: string, id: string, ports: Sci
     const current = await readScimUser(workspaceId, id, ports);
     const now = ports.clock.now();
     const outcome = await ports.scimUsers.delete(workspaceId, id, scimAudit(workspaceId, 'scim.user_deleted', current, now));
-    if (outcome === 'deleted') return;
+    if (outcome === 'deleted') {
+      await ports.sessions.revokeSsoSessions(current.userId, workspaceId, now);
+      return;
+    }
     if (outcome === 'gone') throw notFound(id);
     if (outcome === 'privileged') throw privileged();
   }
