@@ -26,7 +26,7 @@ export default function setup(project: TestProject) {
           for (const status of statuses) (seen.get(key) ?? seen.set(key, new Set()).get(key)!).add(status);
       }
       const missing = routes.flatMap((route) =>
-        [route.reply.status, ...route.errors]
+        [route.reply.status, ...(route.accepted ? [route.accepted.status] : []), ...route.errors]
           .filter((status) => !seen.get(routeKey(route))?.has(status))
           .map((status) => `${routeKey(route)} ${status}`),
       );
