@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { routeKey, routes } from '../../shared/routes.ts';
+import { routeKey, routes, type Route } from '../../shared/routes.ts';
 
 /**
  * The second half of the contract test (vitest `globalSetup`): when every integration suite ran,
@@ -25,7 +25,7 @@ export default function setup(project: TestProject) {
         for (const [key, statuses] of Object.entries(observed))
           for (const status of statuses) (seen.get(key) ?? seen.set(key, new Set()).get(key)!).add(status);
       }
-      const missing = routes.flatMap((route) =>
+      const missing = (routes as readonly Route[]).flatMap((route) =>
         [route.reply.status, ...(route.accepted ? [route.accepted.status] : []), ...route.errors]
           .filter((status) => !seen.get(routeKey(route))?.has(status))
           .map((status) => `${routeKey(route)} ${status}`),
