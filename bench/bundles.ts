@@ -151,14 +151,34 @@ const S3_BASELINE = 'baseline + S3';
 const STRIPE_BASELINE = 'baseline + Stripe';
 /**
  * The schedule alone serves workspaces' hostnames through CloudFront's SaaS Manager API, with
- * @aws-sdk/client-cloudfront (issue 17).
+ * @aws-sdk/client-cloudfront (issue 17), and completes large uploads with S3's (issue 28).
  */
-const CLOUDFRONT_BASELINE = 'baseline + CloudFront';
+const CLOUDFRONT_BASELINE = 'baseline + CloudFront + S3';
+/**
+ * The functions that seal or open third parties' secrets (webhook signing secrets, chat bot
+ * tokens, workspaces' SSO client secrets) carry KMS's client (the sealing key, ADR 0171).
+ */
+const KMS_BASELINE = 'baseline + KMS';
 const dynamoLines = baselineSource.split('\n').slice(0, 3).join('\n');
 const clientBaselines: readonly ClientBaseline[] = [
   {
+    name: CLOUDFRONT_BASELINE,
+    functions: ['schedule'],
+    marker: '@aws-sdk/client-cloudfront',
+    source: [
+      dynamoLines,
+      "import { CloudFrontClient, CreateDistributionTenantCommand, GetDistributionTenantCommand, UpdateDistributionTenantCommand, DeleteDistributionTenantCommand, GetManagedCertificateDetailsCommand } from '@aws-sdk/client-cloudfront';",
+      "import { S3Client, ListPartsCommand, CompleteMultipartUploadCommand, AbortMultipartUploadCommand, HeadObjectCommand, GetObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';",
+      'const cloudfront = new CloudFrontClient({});',
+      'const s3 = new S3Client({});',
+      'export const used = [cloudfront, CreateDistributionTenantCommand, GetDistributionTenantCommand, UpdateDistributionTenantCommand, DeleteDistributionTenantCommand, GetManagedCertificateDetailsCommand, s3, ListPartsCommand, CompleteMultipartUploadCommand, AbortMultipartUploadCommand, HeadObjectCommand, GetObjectCommand, DeleteObjectCommand, client];',
+      'export const handler = async () => ({ statusCode: 200 });',
+    ].join('\n'),
+    legend: 'also creating a CloudFront client (distribution tenants) and an S3 client (large uploads completed in the background)',
+  },
+  {
     name: S3_BASELINE,
-    functions: ['files'],
+    functions: ['files', 'schedule'],
     marker: '@aws-sdk/client-s3',
     source: [
       dynamoLines,
@@ -186,17 +206,17 @@ const clientBaselines: readonly ClientBaseline[] = [
     legend: 'also creating a Stripe client (the official SDK) and a Secrets Manager client for its keys',
   },
   {
-    name: CLOUDFRONT_BASELINE,
-    functions: ['schedule'],
-    marker: '@aws-sdk/client-cloudfront',
+    name: KMS_BASELINE,
+    functions: ['account', 'workspaces', 'webhooks', 'chat', 'deliveries'],
+    marker: '@aws-sdk/client-kms',
     source: [
       dynamoLines,
-      "import { CloudFrontClient, CreateDistributionTenantCommand, GetDistributionTenantCommand, UpdateDistributionTenantCommand, DeleteDistributionTenantCommand, GetManagedCertificateDetailsCommand } from '@aws-sdk/client-cloudfront';",
-      'const cloudfront = new CloudFrontClient({});',
-      'export const used = [cloudfront, CreateDistributionTenantCommand, GetDistributionTenantCommand, UpdateDistributionTenantCommand, DeleteDistributionTenantCommand, GetManagedCertificateDetailsCommand, client];',
+      "import { KMSClient, EncryptCommand, DecryptCommand } from '@aws-sdk/client-kms';",
+      'const kms = new KMSClient({});',
+      'export const used = [kms, EncryptCommand, DecryptCommand, client];',
       'export const handler = async () => ({ statusCode: 200 });',
     ].join('\n'),
-    legend: 'also creating a CloudFront client and importing the distribution-tenant commands the schedule uses',
+    legend: "also creating a KMS client: the functions that seal or open third parties' secrets (webhooks, chat, SSO clients)",
   },
 ];
 const isBaseline = (name: string) => name === BASELINE || clientBaselines.some((baseline) => baseline.name === name);
