@@ -864,7 +864,7 @@ export const accountRoutes = [
     body: none,
     query: 'SsoCallbackQuery',
     reply: { status: 302, body: null },
-    errors: [401, 403, 503],
+    errors: [400, 401, 403, 503],
     beyondInterface: true,
   },
   {

@@ -177,7 +177,7 @@ describe('hushlink login', () => {
     expect(storedSessions(configDir)[proxy.url]!.email).toBe(email);
   });
 
-  it('an address whose organization enforces single sign-on: no code is mailed, and the code is refused with sso_required (exit 2)', async () => {
+  it('an address whose organization enforces single sign-on: no code is mailed (the way through the provider is), and a code is refused with sso_required (exit 2)', async () => {
     const db = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
     await db.send(
       new PutCommand({ TableName: runtime.config.TABLE_NAME, Item: { pk: 'SSO_DOMAIN#cli-sso.example', sk: 'SSO', enforced: true } }),
@@ -186,7 +186,8 @@ describe('hushlink login', () => {
     const email = newEmail('cli-sso', 'cli-sso.example');
     const run = new PipedRun(['login', '--email', email], { api: proxy.url, configDir });
     await run.waitFor(codePrompt);
-    expect(mailsTo(runtime, email)).toEqual([]);
+    expect(mailsTo(runtime, email).map((mail) => mail.subject)).toEqual(['Sign in to Hushlink through your organization']);
+    expect(latestCode(runtime, email)).toBeNull();
     run.write('12345678\n');
     const result = await run.exit();
     expect(result.code).toBe(2);

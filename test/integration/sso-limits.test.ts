@@ -62,6 +62,14 @@ describe('single sign-on’s edges', () => {
     expect(Date.now() - before).toBeLessThan(15_000);
   });
 
+  it('refuses a callback whose parameters are beyond any provider’s (400), unread', async () => {
+    const url = new URL(`${runtime.url}/v1/auth/sso/callback`);
+    url.search = new URLSearchParams({ state: 'x', error: 'access_denied', error_description: 'x'.repeat(3000) }).toString();
+    const answered = await fetch(url, { redirect: 'manual' });
+    expect(answered.status).toBe(400);
+    expect(((await answered.json()) as { code: string }).code).toBe('invalid_request');
+  });
+
   it('refuses a malformed exchange (400), and a source past the exchange’s window (429)', async () => {
     expectProblem(await api.post('/v1/auth/sso/exchange', { code: 'not-a-code' }), 400, 'invalid_request');
     const code = `hlx_${randomBytes(32).toString('base64url')}`;
