@@ -5,6 +5,7 @@
  * was saved under, the key to the configured deployment (`--api`, else HUSHLINK_API, else the
  * local runtime), never to a host a link names.
  */
+import { hostname } from 'node:os';
 import type * as z from 'zod/mini';
 import type { accountReplies } from '../../shared/api/accountReplies.ts';
 import { ConfigFile, configDir } from './config.ts';
@@ -48,6 +49,12 @@ export const storedSession = (tokens: IssuedTokens, now = Date.now()): StoredSes
   access_expires_at: new Date(now + tokens.expires_in * 1000).toISOString(),
   refresh_token: tokens.refresh_token,
 });
+
+/** The service's limit for `device_name`. */
+const deviceNameLength = 100;
+
+/** How a session of this CLI is named in the account's list of sessions. */
+export const cliDeviceName = (): string => `hushlink CLI on ${hostname()}`.slice(0, deviceNameLength).trim();
 
 /** The file without `api`'s session: undefined (the file removed) when it held no other. */
 export function withoutSession(sessions: CredentialsFile | undefined, api: string): CredentialsFile | undefined {

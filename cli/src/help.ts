@@ -24,6 +24,7 @@ export const environmentHelp: Array<[string, string]> = [
   ['HUSHLINK_API_KEY', 'An API key, used instead of the signed-in session.'],
   ['HUSHLINK_PASSPHRASE', 'The passphrase, instead of a prompt.'],
   ['HUSHLINK_DELETE_TOKEN', 'The delete token for `revoke`, instead of --token.'],
+  ['HUSHLINK_NO_BROWSER', '1: `login --sso` prints the sign-in address without opening a browser (as --no-browser).'],
   ['HUSHLINK_CONFIG_DIR', 'Where credentials and request keys are kept (else $XDG_CONFIG_HOME/hushlink or ~/.config/hushlink).'],
 ];
 
