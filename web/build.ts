@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { extname, join, resolve } from 'node:path';
+import { extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { expandIncludes } from './partials.ts';
@@ -39,6 +39,7 @@ export const pageEntries = [
   'join',
   'plans',
   'billing',
+  'signinSso',
 ];
 
 /**
@@ -48,9 +49,14 @@ export const pageEntries = [
  */
 export const downloadWorkerPath = '/download/worker.js';
 
-/** Pages served at a path of their own (`/signin` → `/signin.html`). */
+/**
+ * Pages served at a path of their own (`/signin` → `/signin.html`; `/signin/sso` →
+ * `/signin/sso.html`, from `web/public/signin/sso.html`, so that lib/web.ts finds its rewrite from
+ * the file as it finds the others').
+ */
 const namedPages = [
   '/signin',
+  '/signin/sso',
   '/account',
   '/keys',
   '/sessions',
@@ -70,8 +76,12 @@ const namedPages = [
  */
 export async function buildWeb(): Promise<Map<string, WebAsset>> {
   const assets = new Map<string, WebAsset>();
-  for (const name of readdirSync(join(webRoot, 'public'))) {
-    const raw = readFileSync(join(webRoot, 'public', name));
+  const publicRoot = join(webRoot, 'public');
+  // Served as they sit under public/, folders included (`signin/sso.html` is `/signin/sso.html`).
+  for (const entry of readdirSync(publicRoot, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const name = relative(publicRoot, join(entry.parentPath, entry.name)).split(sep).join('/');
+    const raw = readFileSync(join(publicRoot, name));
     // Pages share their head, header and footer through includes (web/partials.ts).
     const body = extname(name) === '.html' ? Buffer.from(expandIncludes(raw.toString('utf8'), name)) : raw;
     assets.set(`/${name}`, { body, contentType: contentTypes[extname(name)] ?? 'application/octet-stream' });
@@ -115,7 +125,8 @@ export const requestPagePath = /^\/q\/[^/]+$/;
 
 /**
  * The file that serves a path: `/` is the compose page, `/s/<id>` and `/s/<id>/r/<recipientId>`
- * the reveal page, `/q/<id>` the responder's page of a request link, `/signin`, `/account`,
+ * the reveal page, `/q/<id>` the responder's page of a request link, `/signin` (and
+ * `/signin/sso`, where a single sign-on comes back with its one-time code), `/account`,
  * `/keys`, `/sessions`, `/webhooks`, `/requests`, `/workspaces`, `/workspace` (`?id=`) and
  * `/billing` the account pages, `/plans` the plans (signed in or not), and `/join` an
  * invitation's link (`/join#<token>`).

@@ -496,6 +496,8 @@ describe('WebHosting: viewer-request function', () => {
         '/join': '/join.html',
         '/plans': '/plans.html',
         '/billing': '/billing.html',
+        // Single sign-on's landing: the one-time code in the fragment (issue 29).
+        '/signin/sso': '/signin/sso.html',
       },
       secretPage: '/reveal.html',
       requestPage: '/respond.html',
@@ -510,6 +512,7 @@ describe('WebHosting: viewer-request function', () => {
     ['/s/sec_abc/r/rcp_def', '/reveal.html'],
     ['/s/sec_Abc-123_xyz/r/rcp_Abc-123_xyz', '/reveal.html'],
     ['/signin', '/signin.html'],
+    ['/signin/sso', '/signin/sso.html'],
     ['/account', '/account.html'],
     ['/keys', '/keys.html'],
     ['/sessions', '/sessions.html'],

@@ -162,6 +162,14 @@ export type DeviceSession = AccountReply<'SessionList'>['items'][number];
 export type UnattachedSecret = z.input<typeof accountRequests.AdoptSecretsRequest>['secrets'][number];
 export type AdoptionResult = AccountReply<'AdoptionResult'>['items'][number];
 
+/**
+ * Where the browser goes (a navigation, never a fetch) to sign in through the address's
+ * workspace's identity provider (ADR 0172): the API answers 302 to the provider, which comes back
+ * to the API, which sends the browser to `/signin/sso` with a one-time code in the fragment.
+ */
+export const ssoStartPath = (email: string, returnTo: string) =>
+  `/v1/auth/sso/start?${new URLSearchParams({ email, return_to: returnTo } satisfies z.input<typeof accountRequests.SsoStartQuery>).toString()}`;
+
 /** Sign-in, sessions, the owner's secrets and API keys. */
 export const accountApi = {
   startSignIn: (email: string) => call<AccountReply<'CodeSent'>>('POST', '/v1/auth/otp/start', { json: { email } }),
@@ -170,6 +178,9 @@ export const accountApi = {
   /** A sign-in link's address and token (ADR 0167): the same session a code opens. */
   signInWithLink: (email: string, token: string) =>
     call<IssuedTokens>('POST', '/v1/auth/otp/link', { json: { email, token } satisfies z.input<typeof accountRequests.SignInLinkRequest> }),
+  /** The one-time code single sign-on hands `/signin/sso` in the fragment (ADR 0172): the same session a code opens. */
+  exchangeSsoCode: (code: string) =>
+    call<IssuedTokens>('POST', '/v1/auth/sso/exchange', { json: { code } satisfies z.input<typeof accountRequests.SsoExchangeRequest> }),
   refresh: (refreshToken: string) => call<IssuedTokens>('POST', '/v1/auth/refresh', { json: { refresh_token: refreshToken } }),
   logout: (refreshToken: string | null, token: string | undefined) =>
     call<AccountReply<'SignedOut'>>('POST', '/v1/auth/logout', { json: refreshToken ? { refresh_token: refreshToken } : {}, token }),

@@ -2,7 +2,10 @@
  * Sign-in page `/signin`: email → an 8-digit code by email (`signinCode.ts`) → signed in →
  * `/account` (or the page named by `?next=`, one of this site's). Tokens go to `session.ts`; the
  * code and the address stay in the form only. An address whose workspace has single sign-on is
- * told which identity provider it uses (`signinDiscovery.ts`); signing in stays the emailed code.
+ * told which identity provider it uses and offered "Continue with <workspace>’s sign-in"
+ * (`signinDiscovery.ts`), which comes back signed in through `/signin/sso` (`signinSso.ts`); the
+ * emailed code stays second, unless the server says single sign-on is required (403
+ * `sso_required`).
  *
  * The same email carries a sign-in link, `/signin#email=…&token=hls_…` (ADR 0167,
  * `signinLink.ts`): the page asks "Sign in as …?" and sends nothing until the button is chosen.
@@ -31,7 +34,13 @@ const emailErrorText = byId('email-error-text');
 const sendCode = byId<HTMLButtonElement>('send-code');
 const stepCode = byId('step-code');
 
-const discovery = wireSsoDiscovery(email, stepCode);
+const discovery = wireSsoDiscovery({
+  email,
+  anchor: stepCode,
+  button: byId<HTMLButtonElement>('sso-button'),
+  sendCode,
+  returnTo: () => nextPath(location.search),
+});
 const step = screenSwitcher({ email: stepEmail, code: stepCode, link: byId('step-link') }, 'step');
 const waits = signInWaits({
   send: sendCode,
@@ -39,7 +48,7 @@ const waits = signInWaits({
   resend: byId<HTMLButtonElement>('resend-button'),
   resendHint: byId('resend-hint'),
 });
-const codeStep = wireCodeStep({ step, waits, backToEmail });
+const codeStep = wireCodeStep({ step, waits, backToEmail, ssoRequired });
 const linkStep = wireLinkStep({
   step,
   toCode: (address) => {
@@ -71,6 +80,8 @@ async function start(event: SubmitEvent): Promise<void> {
     return;
   }
   discovery.check(address);
+  // No code is emailed to an address its organization signs in (Enter in the field lands here too).
+  if (discovery.isRequired(address) && discovery.go(address)) return;
   emailFields.disabled = true;
   announce('Sending a code…');
   try {
@@ -89,6 +100,16 @@ async function start(event: SubmitEvent): Promise<void> {
         'Too many sign-in requests',
         `Too many codes were asked for from here. Try again in ${seconds(wait)}.`,
       );
+    } else if (error instanceof ApiError && error.status === 403 && error.problem.reason === 'sso_required') {
+      emailFields.disabled = false;
+      if (await ssoRequired(address)) return;
+      showError(
+        emailError,
+        emailErrorTitle,
+        emailErrorText,
+        'Sign in with your organization',
+        'This address signs in through its organization’s single sign-on, not with an emailed code. Use your organization’s sign-in, or ask its administrator.',
+      );
     } else if (error instanceof ApiError && error.status === 400) {
       email.setAttribute('aria-invalid', 'true');
       showError(emailError, emailErrorTitle, emailErrorText, 'Check the address', problemMessages(error).join(' '));
@@ -106,6 +127,28 @@ async function start(event: SubmitEvent): Promise<void> {
     if (email.hasAttribute('aria-invalid')) email.focus();
     else emailError.focus();
   }
+}
+
+/**
+ * The server refused the emailed code for `address` (403 `sso_required`, from sending a code or
+ * checking one): back on the first step, its organization's sign-in is the one way offered, when
+ * discovery knows it. False when it does not (the step that was refused says so itself).
+ */
+async function ssoRequired(address: string): Promise<boolean> {
+  email.value = address;
+  if (!(await discovery.required(address))) return false;
+  step('email');
+  codeStep.clear();
+  announce('');
+  showError(
+    emailError,
+    emailErrorTitle,
+    emailErrorText,
+    'Sign in with your organization',
+    'This address signs in through its organization’s single sign-on, not with an emailed code: continue with its sign-in.',
+  );
+  emailError.focus();
+  return true;
 }
 
 function backToEmail(): void {

@@ -17,8 +17,17 @@ export interface CodeStep {
   clear(): void;
 }
 
-/** Wires the code step's form, its resend and its "change the address" buttons. */
-export function wireCodeStep(page: { step: (name: 'code') => void; waits: SignInWaits; backToEmail: () => void }): CodeStep {
+/**
+ * Wires the code step's form, its resend and its "change the address" buttons. `ssoRequired`: the
+ * page's answer to a 403 `sso_required` (true when it offers the organization's sign-in instead;
+ * false leaves the refusal to this step).
+ */
+export function wireCodeStep(page: {
+  step: (name: 'code') => void;
+  waits: SignInWaits;
+  backToEmail: () => void;
+  ssoRequired: (address: string) => Promise<boolean>;
+}): CodeStep {
   const { step, waits } = page;
   const codeEmail = byId('code-email');
   const codeForm = byId<HTMLFormElement>('code-form');
@@ -98,14 +107,18 @@ export function wireCodeStep(page: { step: (name: 'code') => void; waits: SignIn
       return;
     }
     if (error.status === 403 && problem.reason === 'sso_required') {
-      showError(
-        codeError,
-        codeErrorTitle,
-        codeErrorText,
-        'Sign in with your organization',
-        'This address signs in through its organization’s single sign-on, not with an email code. Use your organization’s sign-in, or ask its administrator.',
-      );
-      codeError.focus();
+      // Its workspace's sign-in, when discovery knows it, is offered on the first step instead.
+      void page.ssoRequired(sentTo).then((offered) => {
+        if (offered) return;
+        showError(
+          codeError,
+          codeErrorTitle,
+          codeErrorText,
+          'Sign in with your organization',
+          'This address signs in through its organization’s single sign-on, not with an email code. Use your organization’s sign-in, or ask its administrator.',
+        );
+        codeError.focus();
+      });
       return;
     }
     if (error.status === 429) {

@@ -1,20 +1,61 @@
 /**
- * The sign-in page's single sign-on discovery (issue 17): once an address is typed (when the
- * field is left, or the form sent; never at each key), `GET /v1/workspaces/sso/discover` is
- * asked once per address, and only for an address that looks valid. When a workspace's
- * directory speaks for its domain, the page says which identity provider that workspace uses,
- * linked when it is an https URL, and that signing in here is still the emailed code: the
- * interface has no sign-in through the identity provider. An answer that comes back for an
- * address no longer in the field is dropped.
+ * The sign-in page's single sign-on (issues 17 and 29): once an address is typed (when the field
+ * is left, or the form sent; never at each key), `GET /v1/workspaces/sso/discover` is asked once
+ * per address, and only for an address that looks valid. When a workspace's directory speaks for
+ * its domain, the page says which identity provider that workspace uses (linked when it is an
+ * https URL) and offers "Continue with <workspace>’s sign-in" as the primary button: a navigation
+ * to `GET /v1/auth/sso/start` (ADR 0172), which sends the browser to the provider and, once signed
+ * in there, back to `/signin/sso` (`signinSso.ts`). The emailed code stays as the secondary way,
+ * unless single sign-on is required for the address: discovery says `enforced: true` (when it
+ * does), or the server refused a code with 403 `sso_required`; then "Send code" goes.
+ * An answer that comes back for an address no longer in the field is dropped.
  */
-import { element, setVisible } from './dom.ts';
+import { ssoStartPath } from './api.ts';
+import { announce, element, setVisible } from './dom.ts';
 import { domainsApi, issuerUrl, type SsoDiscovery } from './domainsApi.ts';
 
 /** As the invitation form checks it; the server's own check is stricter, and a 400 shows nothing. */
 const addressPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** Wires discovery to the address field; its notice (a live region) is placed after `anchor`. */
-export function wireSsoDiscovery(email: HTMLInputElement, anchor: HTMLElement): { check(address: string): void } {
+type Found = Extract<SsoDiscovery, { sso: true }>;
+
+/** What the email step lends discovery. */
+export interface SsoDiscoveryPage {
+  /** The address field. */
+  email: HTMLInputElement;
+  /** The notice (a live region) is placed after this element, so it shows on every step. */
+  anchor: HTMLElement;
+  /** The email step's "Continue with …’s sign-in" button, hidden until an address's workspace has single sign-on. */
+  button: HTMLButtonElement;
+  /** "Send code": secondary while single sign-on is offered, gone while it is required. */
+  sendCode: HTMLButtonElement;
+  /** Where to come back to once signed in (a path of this site). */
+  returnTo: () => string;
+}
+
+export interface SsoDiscoveryControl {
+  /** Asks about `address` (once per address) and shows what is found. */
+  check(address: string): void;
+  /**
+   * The server said `address` signs in through its organization only (403 `sso_required`): the
+   * emailed code is no longer offered for it. True once the provider's button is shown for it;
+   * false when no workspace's single sign-on is known for it (nothing to offer instead).
+   */
+  required(address: string): Promise<boolean>;
+  /** Whether `address` signs in through its provider only, as far as this page knows. */
+  isRequired(address: string): boolean;
+  /** Sends the browser to the provider for `address` when its button is shown: false otherwise. */
+  go(address: string): boolean;
+}
+
+const key = (address: string) => address.trim().toLowerCase();
+
+/** Whether discovery's answer says single sign-on is enforced (the contract has no such member yet; read loosely). */
+const enforcedBy = (found: Found) => (found as Found & { enforced?: unknown }).enforced === true;
+
+/** Wires discovery to the address field and the email step's buttons. */
+export function wireSsoDiscovery(page: SsoDiscoveryPage): SsoDiscoveryControl {
+  const { email, button, sendCode } = page;
   // The region is there from the start, so what appears in it is announced wherever focus is.
   const region = element('div');
   region.setAttribute('role', 'status');
@@ -22,18 +63,30 @@ export function wireSsoDiscovery(email: HTMLInputElement, anchor: HTMLElement): 
   notice.id = 'sso-discovery';
   notice.hidden = true;
   region.append(notice);
-  anchor.after(region);
+  page.anchor.after(region);
+  button.setAttribute('aria-describedby', notice.id);
   /** One question per address, however often it is typed or sent. */
   const answers = new Map<string, Promise<SsoDiscovery>>();
-  let shownFor = '';
+  /** Addresses the server refused a code for (403 `sso_required`). */
+  const requiredFor = new Set<string>();
+  let shown: { address: string; found: Found } | null = null;
 
   const hide = () => {
-    shownFor = '';
+    shown = null;
     notice.replaceChildren();
+    delete notice.dataset.workspaceId;
+    delete notice.dataset.required;
     setVisible(notice, false);
+    setVisible(button, false);
+    button.replaceChildren();
+    sendCode.classList.add('primary');
+    setVisible(sendCode, true);
   };
 
-  const show = (address: string, found: Extract<SsoDiscovery, { sso: true }>) => {
+  const isRequired = (address: string) =>
+    requiredFor.has(key(address)) || (shown !== null && key(shown.address) === key(address) && enforcedBy(shown.found));
+
+  const show = (address: string, found: Found) => {
     const url = issuerUrl(found.issuer);
     let provider: Node = document.createTextNode(found.issuer);
     if (url) {
@@ -42,40 +95,95 @@ export function wireSsoDiscovery(email: HTMLInputElement, anchor: HTMLElement): 
       link.rel = 'noopener noreferrer';
       provider = link;
     }
+    shown = { address, found };
+    const required = isRequired(address);
     const uses = element('p');
     uses.dataset.role = 'sso-uses';
     uses.append('Your workspace ', element('bdi', '', found.workspace.name), ' uses ', provider, ' for single sign-on.');
-    const still = element('p', '', 'Signing in to Hushlink is still done with a code emailed to this address: send it as usual.');
-    notice.replaceChildren(uses, still);
+    const how = element(
+      'p',
+      '',
+      required
+        ? 'Your organization requires its own sign-in for this address: Hushlink emails it no code.'
+        : 'Without it, signing in is still done with a code emailed to this address.',
+    );
+    how.dataset.role = required ? 'sso-required' : 'sso-code';
+    notice.replaceChildren(uses, how);
     notice.dataset.workspaceId = found.workspace.id;
-    shownFor = address;
+    if (required) notice.dataset.required = 'true';
+    else delete notice.dataset.required;
     setVisible(notice, true);
+    // One span: the button is a flex box, whose items would each lose the spaces around them.
+    const label = element('span');
+    label.append('Continue with ', element('bdi', '', found.workspace.name), '’s sign-in');
+    button.replaceChildren(label);
+    button.disabled = false;
+    setVisible(button, true);
+    sendCode.classList.remove('primary');
+    setVisible(sendCode, !required);
   };
 
-  const check = (typed: string) => {
-    const address = typed.trim();
-    if (address !== shownFor) hide();
-    if (address === shownFor || !addressPattern.test(address) || !email.checkValidity()) return;
+  const ask = (address: string): Promise<SsoDiscovery> => {
     let answer = answers.get(address);
     if (!answer) {
       answer = domainsApi.discover(address);
       answers.set(address, answer);
+      // Unreachable or refused: sign-in does not depend on it, and the address may be asked about again.
+      answer.catch(() => answers.delete(address));
     }
-    answer.then(
+    return answer;
+  };
+
+  const check = (typed: string) => {
+    const address = typed.trim();
+    if (shown && address !== shown.address) hide();
+    if ((shown && address === shown.address) || !addressPattern.test(address) || !email.checkValidity()) return;
+    ask(address).then(
       (found) => {
         // Answered for an address since changed: it says nothing of the one typed now.
         if (email.value.trim() === address && found.sso) show(address, found);
       },
-      () => {
-        // Unreachable or refused: sign-in does not depend on it, so nothing is said, and the address may be asked about again.
-        answers.delete(address);
-      },
+      () => undefined,
     );
+  };
+
+  const required = async (typed: string): Promise<boolean> => {
+    const address = typed.trim();
+    requiredFor.add(key(address));
+    if (shown && shown.address === address) {
+      show(address, shown.found);
+      return true;
+    }
+    if (!addressPattern.test(address)) return false;
+    let found: SsoDiscovery;
+    try {
+      found = await ask(address);
+    } catch {
+      return false;
+    }
+    if (!found.sso || email.value.trim() !== address) return false;
+    show(address, found);
+    return true;
+  };
+
+  const go = (typed: string): boolean => {
+    const address = typed.trim();
+    if (!shown || shown.address !== address) return false;
+    button.disabled = true;
+    announce(`Going to ${shown.found.workspace.name}’s sign-in…`);
+    // A navigation, not a fetch: the API answers with a redirect to the provider.
+    location.assign(ssoStartPath(address, page.returnTo()));
+    return true;
   };
 
   email.addEventListener('change', () => check(email.value));
   email.addEventListener('input', () => {
-    if (email.value.trim() !== shownFor) hide();
+    if (shown && email.value.trim() !== shown.address) hide();
   });
-  return { check };
+  button.addEventListener('click', () => void go(email.value));
+  // Back from the provider's page restores this one from the cache, its button still disabled.
+  window.addEventListener('pageshow', (event) => {
+    if (event.persisted) button.disabled = false;
+  });
+  return { check, required, isRequired, go };
 }
