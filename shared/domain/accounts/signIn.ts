@@ -104,7 +104,7 @@ export async function startSignIn(email: string, sourceIp: string, ports: SignIn
 
 /** The mail an address under enforced SSO gets instead of a code: where to sign in. */
 async function mailSsoLink(email: string, ports: SignInPorts): Promise<void> {
-  const start = `${ports.config.WEB_ORIGIN.replace(/\/+$/, '')}/v1/auth/sso/start?${new URLSearchParams({ email: normalizeEmail(email) }).toString()}`;
+  const start = `${ports.config.WEB_ORIGIN.replace(/\/+$/, '')}/v1/auth/sso/start?${new URLSearchParams({ email: normalizeEmail(email), return_to: '/account' }).toString()}`;
   await ports.mailer.send({
     to: normalizeEmail(email),
     subject: 'Sign in to Hushlink through your organization',
