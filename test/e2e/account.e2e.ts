@@ -646,9 +646,12 @@ describe('account pages', () => {
     await sso.page.fill('#email', ssoEmail);
     await sso.page.click('#send-code');
     await sso.page.waitForSelector('html[data-step="code"]');
-    expect(runtime.outbox.list().filter((mail) => mail.to === ssoEmail).map((mail) => mail.subject)).toEqual([
-      'Sign in to Hushlink through your organization',
-    ]);
+    expect(
+      runtime.outbox
+        .list()
+        .filter((mail) => mail.to === ssoEmail)
+        .map((mail) => mail.subject),
+    ).toEqual(['Sign in to Hushlink through your organization']);
     await sso.page.fill('#code', '12345678');
     await sso.page.click('#verify-button');
     await sso.page.waitForSelector('#code-error:not([hidden])');
