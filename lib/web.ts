@@ -95,7 +95,8 @@ export interface PageRewrites {
  * disagreeing with the local runtime.
  */
 export function pageRewrites(assetPaths: Iterable<string>): PageRewrites {
-  const served = new Set(assetPaths);
+  // Sorted: one order of the rewrites, so the function's code is the same however the paths were listed.
+  const served = new Set([...assetPaths].sort());
   const exact: Record<string, string> = {};
   const candidates = ['/', ...[...served].filter((path) => path.endsWith('.html')).map((path) => path.slice(0, -'.html'.length))];
   for (const candidate of candidates) {
