@@ -130,6 +130,11 @@ export interface RuntimeOptions {
   /** How a workspace's SSO issuer is checked at save (tests whose issuers are made up bring a stand-in); the real reading otherwise. */
   issuerDiscovery?: IssuerDiscovery;
   /**
+   * false: no local identity provider (`runtime.oidc` then throws on use). `npm start` always runs
+   * one; tests start it only where they sign in through it, as its import and keys cost a second.
+   */
+  identityProvider?: boolean;
+  /**
    * Aborting it during start-up stops whatever was already started (DynamoDB Local's Java
    * process, s3rver) and makes `startRuntime` reject; after start-up, call `stop()`.
    */
@@ -228,7 +233,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     // S3 too keeps this time: presigned URLs expire by it.
     const clock = options.clock ?? new AdjustableClock();
     // The identity provider for single sign-on (local/oidc/) starts beside the rest (its keys take a moment).
-    const oidcStarting = start(startOidcProvider().then((provider) => Object.assign(provider, { stop: () => provider.close() })));
+    const oidcStarting =
+      options.identityProvider === false
+        ? Promise.resolve(noIdentityProvider)
+        : start(startOidcProvider().then((provider) => Object.assign(provider, { stop: () => provider.close() })));
     oidcStarting.catch(() => {}); // awaited below; a failure before then still stops what started
     const [dynamo, s3] = await Promise.all([
       options.dynamo ??
@@ -478,3 +486,14 @@ function localSealingKey(file: string): Buffer {
   writeFileSync(file, key, { mode: 0o600 });
   return key;
 }
+
+/** `runtime.oidc` of a runtime started without its identity provider: any use says how to get one. */
+const noIdentityProvider = new Proxy({} as LocalOidc, {
+  get(_, property) {
+    // Symbols, `then` and `toJSON`: what inspecting or awaiting the runtime asks, not a use of the provider.
+    if (typeof property === 'symbol' || property === 'then' || property === 'toJSON') return undefined;
+    throw new Error(
+      `runtime.oidc.${String(property)}: this runtime was started without its identity provider (startTestRuntime({ identityProvider: true }))`,
+    );
+  },
+});

@@ -38,7 +38,7 @@ const keep = (into: Map<string, string>, label: string, value: string) => into.s
 const exchangeRoute = { label: 'one-time code', method: 'POST', path: /^\/v1\/auth\/sso\/exchange$/ };
 
 beforeAll(async () => {
-  ({ runtime, browser } = await startRuntimeAndBrowser());
+  ({ runtime, browser } = await startRuntimeAndBrowser({ identityProvider: true }));
   api = apiClient(runtime);
   const made = await teamWorkspace(runtime);
   domain = `sso-e2e-${process.pid}.example`;

@@ -26,7 +26,7 @@ const clientSecret = randomBytes(24).toString('base64url');
 const waiting = 'Waiting for the browser';
 
 beforeAll(async () => {
-  runtime = await startTestRuntime();
+  runtime = await startTestRuntime({ identityProvider: true });
   const api = apiClient(runtime);
   workspace = await teamWorkspace(runtime);
   domain = `cli-sso-${process.pid}.example`;

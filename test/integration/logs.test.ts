@@ -24,7 +24,7 @@ beforeAll(async () => {
   };
   process.stdout.write = capture as typeof process.stdout.write;
   process.stderr.write = capture as typeof process.stderr.write;
-  runtime = await startTestRuntime({ logLevel: 'DEBUG' });
+  runtime = await startTestRuntime({ logLevel: 'DEBUG', identityProvider: true });
 });
 afterAll(async () => {
   await runtime?.stop();

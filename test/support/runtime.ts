@@ -24,13 +24,21 @@ export const acceptingIssuers: IssuerDiscovery = { check: async () => ({ outcome
 export async function startTestRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const endpoint = options.dynamo === undefined && options.dataDir === undefined ? await sharedDynamoEndpoint() : undefined;
   if (endpoint === undefined) {
-    return startRuntime({ port: 0, rateLimits: generousRateLimits, issuerDiscovery: acceptingIssuers, ...options });
+    return startRuntime({
+      port: 0,
+      rateLimits: generousRateLimits,
+      issuerDiscovery: acceptingIssuers,
+      identityProvider: false,
+      ...options,
+    });
   }
   const table = uniqueTableName();
   const runtime = await startRuntime({
     port: 0,
     rateLimits: generousRateLimits,
     issuerDiscovery: acceptingIssuers,
+    // Only the files that sign in through it start the local identity provider (its import and keys cost a second).
+    identityProvider: false,
     ...options,
     dynamo: { endpoint, stop: async () => undefined },
     env: { ...options.env, TABLE_NAME: table },
