@@ -28,6 +28,7 @@ import { oidcRelyingParty } from '../shared/adapters/oidcRelyingParty.ts';
 import { ssoClients } from '../shared/domain/sso/clients.ts';
 import type { SsoSignInPorts } from '../shared/domain/sso/signIn.ts';
 import { DynamoSsoSignIns } from '../shared/store/ssoSignIns.ts';
+import { DynamoMembershipChanges } from '../shared/store/workspaceMembershipChanges.ts';
 import { DynamoSsoStore } from '../shared/store/workspaceSso.ts';
 import { DynamoWorkspaceStore } from '../shared/store/workspaces.ts';
 import { kmsSealer } from '../shared/adapters/kms.ts';
@@ -68,6 +69,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 
     }),
     relyingParty: oidcRelyingParty({ allowHttp: config.HUSHLINK_MODE === 'local' }),
     ssoSignIns: new DynamoSsoSignIns(db, config.TABLE_NAME),
+    ssoMemberships: new DynamoMembershipChanges(db, config.TABLE_NAME),
   };
 }
 

@@ -39,4 +39,5 @@ export const ssoSettings = (body: BodyOf<'setSso'>): SsoSettings => ({
   clientId: body.client_id,
   clientSecret: body.client_secret,
   enforce: body.enforce,
+  ssoJit: body.sso_jit,
 });

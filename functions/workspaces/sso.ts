@@ -24,6 +24,7 @@ export const ssoOperations: Pick<Operations<'workspaces', WorkspacesDeps>, SsoOp
         client_id: directory.client?.id ?? null,
         client_secret_set: directory.client !== null,
         enforce: directory.enforce,
+        sso_jit: directory.jit === true,
         scim: { base_url: `${deps.config.WEB_ORIGIN}/scim/v2`, ...(directoryKey ? { directory_key: directoryKey } : {}) },
       },
     };

@@ -70,6 +70,13 @@ export const domainsRequests = {
             'needs `client_id`. Left out: false.',
         }),
       ),
+      sso_jit: z.optional(
+        z.boolean().register(z.globalRegistry, {
+          description:
+            'true: someone of the email domain signing in through the identity provider who is not a member joins the workspace ' +
+            '(as a member, within its free seats, audited). Needs `client_id`. Left out: false: invitations and SCIM alone make members.',
+        }),
+      ),
     })
     .register(z.globalRegistry, {
       description: `A workspace’s single sign-on settings. PUT replaces them; only the client secret is kept by leaving it out. ${ssoConflicts}`,
@@ -107,6 +114,7 @@ export const domainsReplies = {
     client_id: z.nullable(z.string()),
     client_secret_set: z.boolean(),
     enforce: z.boolean(),
+    sso_jit: z.boolean(),
     /** Where the directory provisions (SCIM 2.0), and its key: only in the answer that made it. */
     scim: z.strictObject({ base_url: z.string(), directory_key: z.optional(z.string()) }),
   }),

@@ -66,7 +66,7 @@ export const workspacesReplies = {
         email: z.string(),
         role,
         joined_at: timestamp,
-        source: z.enum(['owner', 'invitation', 'scim']),
+        source: z.enum(['owner', 'invitation', 'scim', 'sso']),
       }),
     ),
     invitations: z.array(z.strictObject({ id: z.string(), email: z.string(), role: z.enum(['admin', 'member']), expires_at: timestamp })),

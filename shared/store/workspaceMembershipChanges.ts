@@ -3,7 +3,7 @@ import { toEpochSeconds } from '../clock.ts';
 import type { Actor, InvitationToken, MembershipChanges } from '../domain/workspaces/ports.ts';
 import type { AuditRow, Invitation, Member, Role } from '../domain/workspaces/model.ts';
 import { invitationKey, invitationTokenKey as tokenKey, type InvitationItem, type InvitationTokenItem } from './items/index.ts';
-import { invitationJoins, memberSeatFreed, ownersChanged, seatGivenBack, seatTaken } from './workspaceRoster.ts';
+import { directJoin, invitationJoins, memberSeatFreed, ownersChanged, seatGivenBack, seatTaken } from './workspaceRoster.ts';
 import {
   memberJoins,
   memberLeaves,
@@ -154,6 +154,17 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
       this.audit({ ...audit, details: { ...audit.details, already_member: true } }),
     ]);
     return settled ? 'gone' : 'already_member';
+  }
+
+  /** A member made as they sign in through the workspace's SSO (`sso_jit`): a seat taken and a member counted, both within the seats. */
+  async joinBySso(member: Member, audit: AuditRow): Promise<'joined' | 'already_member' | 'no_seat'> {
+    const refused = await this.transact([
+      memberJoins(this.tableName, member),
+      directJoin(this.tableName, member.workspaceId),
+      this.audit(audit),
+    ]);
+    if (!refused) return 'joined';
+    return refused[0] === 'ConditionalCheckFailed' ? 'already_member' : 'no_seat';
   }
 
   async removeMember(member: Member, actor: Actor | null, audit: AuditRow): Promise<'removed' | 'last_owner' | 'changed'> {

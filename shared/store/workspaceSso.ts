@@ -51,6 +51,7 @@ export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
           ? { id: Item.client_id, sealedSecret: Item.sealed_client_secret }
           : null,
       enforce: Item.enforce === true,
+      ...(Item.sso_jit === true ? { jit: true } : {}),
       updatedAt: Number(Item.updated_at),
     };
   }
@@ -100,6 +101,7 @@ export class DynamoSsoStore extends WorkspaceTable implements SsoStore {
           key_created_at: directory.keyCreatedAt,
           ...(directory.client ? { client_id: directory.client.id, sealed_client_secret: directory.client.sealedSecret } : {}),
           enforce: directory.enforce,
+          ...(directory.jit ? { sso_jit: true } : {}),
           updated_at: directory.updatedAt,
         } satisfies SsoDirectoryItem,
         // Over the directory this change read, and no other: two changes at once must not both

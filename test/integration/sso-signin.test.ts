@@ -45,7 +45,7 @@ const callback = (redirect: URL) => get(`${redirect.pathname}${redirect.search}`
 const fragmentOf = (response: Response) => new URLSearchParams(new URL(response.headers.get('location')!).hash.slice(1));
 
 beforeAll(async () => {
-  runtime = await startTestRuntime();
+  runtime = await startTestRuntime({ identityProvider: true });
   api = apiClient(runtime);
   workspace = await teamWorkspace(runtime);
   domain = `sso-${process.pid}.example`;
@@ -261,5 +261,35 @@ describe('signing in through the workspace’s provider', () => {
     expect(deactivated.status).toBe(200);
     expectProblem(await api.post('/v1/auth/refresh', { refresh_token: throughSso.refresh_token }), 401, 'unauthorized');
     expect((await api.post('/v1/auth/refresh', { refresh_token: byCode.refresh_token })).status).toBe(200);
+  });
+
+  it('with sso_jit, makes someone signing in a member (source sso, audited) while a seat is free; past that, signs them in without one', async () => {
+    const jitDomain = `jit-${process.pid}.example`;
+    const jit = await teamWorkspace(runtime, 2);
+    const claimed = await api.post('/v1/domains', { workspace_id: jit.id, hostname: jitDomain }, jit.owner.auth);
+    runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
+    expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, jit.owner.auth)).body.state).toBe('verified');
+    const body = { issuer: runtime.oidc.issuer, email_domain: jitDomain, client_id: clientId, client_secret: clientSecret, sso_jit: true };
+    const saved = await send(runtime, 'PUT', `/v1/workspaces/${jit.id}/sso`, body, jit.owner.auth);
+    expect(saved.body).toMatchObject({ sso_jit: true, enforce: false });
+
+    const signInThrough = async (email: string) =>
+      (await exchange({ code: fragmentOf(await callback(await atProvider(email))).get('code')! })).body as { access_token: string };
+    const first = await signInThrough(`kim@${jitDomain}`);
+    const members = (await api.get(`/v1/workspaces/${jit.id}/members`, jit.owner.auth)).body.items as Array<{
+      email: string;
+      source: string;
+      role: string;
+    }>;
+    expect(members.find((member) => member.email === `kim@${jitDomain}`)).toMatchObject({ source: 'sso', role: 'member' });
+    expect((await api.get(`/v1/workspaces/${jit.id}/members`, bearer(first.access_token))).status).toBe(200);
+    const audit = await api.get(`/v1/workspaces/${jit.id}/audit`, jit.owner.auth);
+    expect(audit.body.items.find((row: { action: string }) => row.action === 'member.joined')).toMatchObject({ details: { via: 'sso' } });
+    // Signing in again changes nothing; with the seats taken, the next person signs in without joining.
+    await signInThrough(`kim@${jitDomain}`);
+    const second = await signInThrough(`lou@${jitDomain}`);
+    expect([403, 404]).toContain((await api.get(`/v1/workspaces/${jit.id}/members`, bearer(second.access_token))).status);
+    const after = (await api.get(`/v1/workspaces/${jit.id}/members`, jit.owner.auth)).body.items as Array<{ email: string }>;
+    expect(after.map((member) => member.email).sort()).toEqual([jit.owner.user.email, `kim@${jitDomain}`].sort());
   });
 });

@@ -64,6 +64,7 @@ describe('PUT /v1/workspaces/{id}/sso', () => {
       client_id: null,
       client_secret_set: false,
       enforce: false,
+      sso_jit: false,
       scim: { base_url: `${runtime.config.WEB_ORIGIN}/scim/v2`, directory_key: expect.stringMatching(/^hlscim_[A-Za-z0-9_-]{43}$/) },
     });
     const key = first.body.scim.directory_key as string;
@@ -83,6 +84,7 @@ describe('PUT /v1/workspaces/{id}/sso', () => {
       client_id: null,
       client_secret_set: false,
       enforce: false,
+      sso_jit: false,
       scim: { base_url: `${runtime.config.WEB_ORIGIN}/scim/v2` },
     });
     expect(await item(`SCIM_KEY#${sha256Base64Url(key)}`, 'SCIM_KEY')).toBeDefined();

@@ -150,6 +150,7 @@ async function startIdp(options: { authMethods: string[] }) {
       emailDomain: 'acme.example',
       clientId,
       clientSecret: secret,
+      jit: false,
     }),
     stop: () =>
       new Promise<void>((resolve) => {

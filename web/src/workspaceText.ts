@@ -16,6 +16,7 @@ export const sourceLabels: Record<MemberSource, string> = {
   owner: 'Created the workspace',
   invitation: 'Invitation',
   scim: 'Directory (SCIM)',
+  sso: 'Single sign-on',
 };
 
 export const roleLabel = (role: string): string => roleLabels[role as Role] ?? role;

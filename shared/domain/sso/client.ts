@@ -19,6 +19,8 @@ export interface ClientSettings {
   clientId?: string | undefined;
   clientSecret?: string | undefined;
   enforce?: boolean | undefined;
+  /** Just-in-time membership for people signing in through the provider. */
+  ssoJit?: boolean | undefined;
 }
 
 /**
@@ -29,6 +31,11 @@ export interface ClientSettings {
 export function checkClientSettings(settings: ClientSettings): void {
   if (settings.clientSecret !== undefined && settings.clientId === undefined) {
     throw new Invalid('A client secret comes with its client id.', [{ field: 'client_secret', message: 'needs client_id' }]);
+  }
+  if (settings.ssoJit === true && settings.clientId === undefined) {
+    throw new Invalid('Members joining as they sign in through single sign-on needs the OIDC client they sign in through.', [
+      { field: 'sso_jit', message: 'needs client_id (and its client_secret)' },
+    ]);
   }
   if (settings.enforce === true && settings.clientId === undefined) {
     throw new Invalid('Enforcing single sign-on needs the OIDC client people sign in through.', [

@@ -25,6 +25,7 @@ export function ssoClients(ports: {
       emailDomain: directory.emailDomain,
       clientId: directory.client.id,
       clientSecret: await ports.sealer.open(directory.client.sealedSecret, workspaceId),
+      jit: directory.jit === true,
     };
   }
   return {

@@ -31,6 +31,8 @@ export interface SsoDirectory {
   client: OidcClient | null;
   /** The email domain's addresses sign in through the directory only (its SSO domain is `enforced`). */
   enforce: boolean;
+  /** Someone of the domain signing in through the provider who is not a member joins (within free seats, audited). Absent: false. */
+  jit?: boolean;
   updatedAt: number;
 }
 
@@ -133,6 +135,7 @@ export async function setSso(workspaceId: string, userId: string, settings: SsoS
       keyCreatedAt: directoryKey ? now : previous!.keyCreatedAt,
       client,
       enforce,
+      ...(settings.ssoJit === true ? { jit: true } : {}),
       updatedAt: now,
     };
     const key = previous === null ? 'created' : directoryKey ? 'rotated' : 'kept';
@@ -148,6 +151,7 @@ export async function setSso(workspaceId: string, userId: string, settings: SsoS
         client_id: client?.id ?? null,
         client_secret: secret,
         enforce,
+        sso_jit: settings.ssoJit === true,
       },
       now,
     );

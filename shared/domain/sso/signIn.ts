@@ -9,7 +9,9 @@ import { newUserId } from '../../ids.ts';
 import { Forbidden, Invalid, Unauthenticated, Unavailable } from '../refusals.ts';
 import { recipientDomain } from '../workspaces/policy.ts';
 import { covers } from './directory.ts';
-import type { RelyingParty, SsoClient, SsoClients, SsoSignInStore } from './signInPorts.ts';
+import type { RelyingParty, SsoClient, SsoClients, SsoMemberships, SsoSignInStore } from './signInPorts.ts';
+import type { AppLogger } from '../../logger.ts';
+import { newAuditId } from '../../ids.ts';
 
 /**
  * Signing in through a workspace's identity provider (issue 29): OpenID Connect's authorization
@@ -25,6 +27,8 @@ import type { RelyingParty, SsoClient, SsoClients, SsoSignInStore } from './sign
 
 export interface SsoSignInPorts extends SessionPorts {
   ssoClients: SsoClients;
+  ssoMemberships: SsoMemberships;
+  logger: AppLogger;
   relyingParty: RelyingParty;
   ssoSignIns: SsoSignInStore;
   config: Pick<Config, 'WEB_ORIGIN'>;
@@ -200,6 +204,7 @@ export async function completeSsoSignIn(callback: SsoCallback, ports: SsoSignInP
 
   const now = ports.clock.now();
   const user = await ports.users.createOrGet({ id: newUserId(), email, plan: 'free', createdAt: now });
+  if (client.jit) await joinJustInTime(client, { id: user.id, email: user.email }, now, ports);
   const code = `hlx_${random()}`;
   await ports.ssoSignIns.saveExchange(sha256Base64Url(code), {
     userId: user.id,
@@ -234,3 +239,29 @@ export async function exchangeSsoCode(
 /** Whether `verifier` answers `challenge` (S256), in constant time. */
 export const answersChallenge = (verifier: string, challenge: string): boolean =>
   constantTimeEqual(Buffer.from(pkceChallenge(verifier)), Buffer.from(challenge));
+
+/**
+ * `sso_jit`: someone the directory signed in who is not a member joins as a member, holding a
+ * seat, audited as `member.joined` by `sso`. With every seat taken they sign in all the same,
+ * without a membership (an owner adds seats); that is logged, not refused.
+ */
+async function joinJustInTime(client: SsoClient, user: { id: string; email: string }, now: number, ports: SsoSignInPorts): Promise<void> {
+  const member = {
+    workspaceId: client.workspaceId,
+    userId: user.id,
+    email: user.email,
+    role: 'member' as const,
+    joinedAt: now,
+    source: 'sso' as const,
+  };
+  const outcome = await ports.ssoMemberships.joinBySso(member, {
+    id: newAuditId(),
+    workspaceId: client.workspaceId,
+    at: now,
+    actor: { userId: user.id, email: user.email, via: 'session' },
+    action: 'member.joined',
+    target: user.id,
+    details: { via: 'sso', role: 'member' },
+  });
+  if (outcome === 'no_seat') ports.logger.warn('sso sign-in without membership: no free seat', { workspace_id: client.workspaceId });
+}

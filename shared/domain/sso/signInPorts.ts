@@ -1,3 +1,5 @@
+import type { AuditRow, Member } from '../workspaces/model.ts';
+
 /**
  * What single sign-on through a workspace's identity provider (issue 29) needs from outside the
  * domain: the workspace's OIDC client, the relying party's calls to the provider, and the
@@ -12,6 +14,8 @@ export interface SsoClient {
   emailDomain: string;
   clientId: string;
   clientSecret: string;
+  /** Someone signing in who is not a member joins the workspace (within its free seats). */
+  jit: boolean;
 }
 
 export interface SsoClients {
@@ -76,6 +80,14 @@ export interface SsoExchange {
   workspaceId: string;
   clientChallenge?: string;
   expiresAt: number;
+}
+
+/**
+ * Just-in-time membership (`sso_jit`): a member made as they sign in, holding a seat, in one
+ * write with its audit row; `no_seat` when every seat is taken, `already_member` when they are one.
+ */
+export interface SsoMemberships {
+  joinBySso(member: Member, audit: AuditRow): Promise<'joined' | 'already_member' | 'no_seat'>;
 }
 
 export interface SsoSignInStore {

@@ -10,7 +10,8 @@ export const roles = ['owner', 'admin', 'member'] as const;
 export type Role = (typeof roles)[number];
 
 /** How a member came in. */
-export type MemberSource = 'owner' | 'invitation' | 'scim';
+/** How a member joined: made the workspace, an invitation, SCIM, or signing in through its SSO (`sso_jit`). */
+export type MemberSource = 'owner' | 'invitation' | 'scim' | 'sso';
 
 export interface Workspace {
   id: string;

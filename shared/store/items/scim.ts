@@ -73,6 +73,8 @@ export interface SsoDirectoryItem {
   sealed_client_secret?: string;
   /** Sign-in by code refused for the email domain's addresses (its SSO domain item is `enforced`). Absent: false. */
   enforce?: boolean;
+  /** Just-in-time membership through the directory's sign-in. Absent: false. */
+  sso_jit?: boolean;
   updated_at: number;
 }
 
