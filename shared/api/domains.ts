@@ -120,6 +120,14 @@ export const domainsReplies = {
   }),
   SsoDiscovery: z.union([
     z.strictObject({ sso: z.literal(false) }),
-    z.strictObject({ sso: z.literal(true), workspace: z.strictObject({ id: z.string(), name: z.string() }), issuer: z.string() }),
+    z.strictObject({
+      sso: z.literal(true),
+      workspace: z.strictObject({ id: z.string(), name: z.string() }),
+      issuer: z.string(),
+      /** The directory has an OIDC client: `/v1/auth/sso/start` signs the address in through the provider. */
+      sign_in: z.boolean(),
+      /** The address cannot sign in with an emailed code (403 `sso_required`). */
+      enforced: z.boolean(),
+    }),
   ]),
 };

@@ -72,6 +72,9 @@ afterAll(() => runtime?.stop());
 describe('signing in through the workspace’s provider', () => {
   it('redirects with PKCE, a state and a nonce; the callback hands a one-time code in the fragment; the code opens a session of that workspace’s SSO', async () => {
     const email = `ana@${domain}`;
+    // Discovery tells the sign-in page this address signs in through the provider (a client is set), codes still allowed.
+    const discovered = await api.get(`/v1/workspaces/sso/discover?email=${encodeURIComponent(email)}`);
+    expect(discovered.body).toMatchObject({ sso: true, workspace: { id: workspace.id }, sign_in: true, enforced: false });
     const started = await start(email, { return_to: '/account?tab=keys' });
     expect(started.status).toBe(302);
     expect(started.headers.get('cache-control')).toBe('no-store');
@@ -224,6 +227,10 @@ describe('signing in through the workspace’s provider', () => {
 
     // Anyone else of the domain: the same answer as for any address, a mail with the provider's link and no code.
     const member = `hal@${enforcedDomain}`;
+    expect((await api.get(`/v1/workspaces/sso/discover?email=${encodeURIComponent(member)}`)).body).toMatchObject({
+      sign_in: true,
+      enforced: true,
+    });
     expect(await api.post('/v1/auth/otp/start', { email: member })).toMatchObject({ status: 200, body: { sent: true } });
     const [mail] = mailsTo(runtime, member);
     expect(mail!.text).toContain(`${runtime.config.WEB_ORIGIN}/v1/auth/sso/start?email=${encodeURIComponent(member)}`);

@@ -317,7 +317,13 @@ describe('GET /v1/workspaces/sso/discover', () => {
     ).name;
     const known = await discover(`Someone.Else@${domain.toUpperCase()}`);
     expect(known.status).toBe(200);
-    expect(known.body).toEqual({ sso: true, workspace: { id: workspace.id, name }, issuer: idp.issuer('acme') });
+    expect(known.body).toEqual({
+      sso: true,
+      workspace: { id: workspace.id, name },
+      issuer: idp.issuer('acme'),
+      sign_in: false,
+      enforced: false,
+    });
     // Anyone at the domain, whether or not they have an account; nothing for any other domain.
     expect((await discover(`never-signed-up@${domain}`)).body).toEqual(known.body);
     expect((await discover('ana@unknown-domain.example')).body).toEqual({ sso: false });

@@ -188,7 +188,8 @@ describe('discoverSso', () => {
   it('tells an address of the directory’s domain its workspace and issuer, nothing about any other; stops when the domain is deleted', async () => {
     const { w, owner, id, domain } = await withDomain();
     await setSso(id, owner.id, { issuer: 'https://acme.okta.com', emailDomain: 'acme.example.com' }, w.ports);
-    const known = { sso: true, workspace: { id, name: 'Acme' }, issuer: 'https://acme.okta.com' };
+    // No client yet: the directory is named, and nobody signs in through it (`sign_in: false`).
+    const known = { sso: true, workspace: { id, name: 'Acme' }, issuer: 'https://acme.okta.com', sign_in: false, enforced: false };
     expect(await discoverSso('Someone.Else@ACME.example.com', w.ports)).toEqual(known);
     expect(await discoverSso('never-signed-up@acme.example.com', w.ports)).toEqual(known);
     for (const email of ['ana@unknown.example.com', 'ana@sub.acme.example.com', 'not-an-address'])

@@ -50,8 +50,8 @@ export interface SsoDiscoveryControl {
 
 const key = (address: string) => address.trim().toLowerCase();
 
-/** Whether discovery's answer says single sign-on is enforced (the contract has no such member yet; read loosely). */
-const enforcedBy = (found: Found) => (found as Found & { enforced?: unknown }).enforced === true;
+/** Whether discovery's answer says single sign-on is enforced for the address. */
+const enforcedBy = (found: Found) => found.enforced;
 
 /** Wires discovery to the address field and the email step's buttons. */
 export function wireSsoDiscovery(page: SsoDiscoveryPage): SsoDiscoveryControl {
@@ -113,6 +113,14 @@ export function wireSsoDiscovery(page: SsoDiscoveryPage): SsoDiscoveryControl {
     if (required) notice.dataset.required = 'true';
     else delete notice.dataset.required;
     setVisible(notice, true);
+    // A directory without its OIDC client signs nobody in (the start would answer 400): the code stays the way.
+    if (!found.sign_in) {
+      setVisible(button, false);
+      button.replaceChildren();
+      sendCode.classList.add('primary');
+      setVisible(sendCode, true);
+      return;
+    }
     // One span: the button is a flex box, whose items would each lose the spaces around them.
     const label = element('span');
     label.append('Continue with ', element('bdi', '', found.workspace.name), '’s sign-in');

@@ -169,7 +169,13 @@ export async function setSso(workspaceId: string, userId: string, settings: SsoS
   });
 }
 
-export type Discovery = { sso: false } | { sso: true; workspace: { id: string; name: string }; issuer: string };
+/**
+ * `sign_in`: the directory has an OIDC client, so `/v1/auth/sso/start` signs people in through
+ * it; `enforced`: its addresses cannot sign in with a code (the sign-in page offers only the provider).
+ */
+export type Discovery =
+  | { sso: false }
+  | { sso: true; workspace: { id: string; name: string }; issuer: string; sign_in: boolean; enforced: boolean };
 
 /**
  * `GET /v1/workspaces/sso/discover?email=` (public): the identity provider an address should
@@ -179,9 +185,15 @@ export type Discovery = { sso: false } | { sso: true; workspace: { id: string; n
 export async function discoverSso(email: string, ports: Pick<SsoPorts, 'sso' | 'workspaces'>): Promise<Discovery> {
   const domain = recipientDomain(email);
   if (domain === null) return { sso: false };
-  const directory = await ports.sso.speakingFor(domain);
-  if (!directory) return { sso: false };
-  const workspace = await ports.workspaces.get(directory.workspaceId);
+  const speaking = await ports.sso.speakingFor(domain);
+  if (!speaking) return { sso: false };
+  const [workspace, directory] = await Promise.all([ports.workspaces.get(speaking.workspaceId), ports.sso.directory(speaking.workspaceId)]);
   if (!workspace) return { sso: false };
-  return { sso: true, workspace: { id: workspace.id, name: workspace.name }, issuer: directory.issuer };
+  return {
+    sso: true,
+    workspace: { id: workspace.id, name: workspace.name },
+    issuer: speaking.issuer,
+    sign_in: (directory?.client ?? null) !== null,
+    enforced: directory?.enforce === true,
+  };
 }
