@@ -120,8 +120,14 @@ export interface Route {
    * (with `scimType`) instead of problem+json.
    */
   readonly media?: 'scim';
-  /** Answers a small HTML page (a browser lands here), its errors problem+json as everywhere. */
+  /** Answers a small HTML page (a browser lands here). */
   readonly page?: true;
+  /**
+   * A browser navigates here (a provider's redirect, a link): an error answers a short HTML page
+   * saying what happened and what to do to a request that accepts text/html, problem+json to any
+   * other (ADR 0173); `path` is the web page its link goes back to.
+   */
+  readonly browser?: { readonly path: string; readonly label: string };
 }
 
 const none = null;
@@ -851,6 +857,7 @@ export const accountRoutes = [
     reply: { status: 302, body: null },
     errors: [400, 429, 503],
     beyondInterface: true,
+    browser: { path: '/signin', label: 'Back to sign-in' },
   },
   {
     // The provider's redirect back: its state is the sign-in's own (single use), so no rate class.
@@ -866,6 +873,7 @@ export const accountRoutes = [
     reply: { status: 302, body: null },
     errors: [400, 401, 403, 503],
     beyondInterface: true,
+    browser: { path: '/signin', label: 'Back to sign-in' },
   },
   {
     method: 'POST',
@@ -1340,6 +1348,7 @@ export const chatRoutes = [
     reply: { status: 200, body: null },
     errors: [400, 401, 403],
     page: true,
+    browser: { path: '/account', label: 'Back to your account' },
   },
   {
     method: 'POST',

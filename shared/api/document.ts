@@ -43,7 +43,7 @@ export function openApiDocument(origin: string) {
         ...(route.accepted
           ? { [route.accepted.status]: successResponse(route, register(route.accepted.body, 'output'), route.accepted.status) }
           : {}),
-        ...Object.fromEntries(route.errors.map((status) => [status, problemResponse(status, route.media)])),
+        ...Object.fromEntries(route.errors.map((status) => [status, problemResponse(status, route.media, route.browser)])),
         ...(hostCheckedGroups.includes(route.group) && !(route.errors as readonly number[]).includes(404)
           ? { 404: unknownHostResponse(route.media) }
           : {}),
@@ -201,11 +201,17 @@ const problemDescriptions: Record<ErrorStatus, string> = {
   503: 'A provider this depends on (payments) is not answering: `detail` says whether what was asked may have been applied (a call cut off mid-way) or nothing was changed; `retry-after` says when to try again.',
 };
 
-/** An error's body: problem+json, or SCIM's error message on the routes speaking SCIM. */
-const errorContent = (media: Route['media']) =>
+/**
+ * An error's body: problem+json, or SCIM's error message on the routes speaking SCIM; a route a
+ * browser navigates to answers a page to a request that accepts text/html.
+ */
+const errorContent = (media: Route['media'], browser?: Route['browser']) =>
   media === 'scim'
     ? { 'application/scim+json': { schema: { $ref: '#/components/schemas/ScimErrorMessage' } } }
-    : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+    : {
+        'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
+        ...(browser ? { 'text/html': { schema: { type: 'string' } } } : {}),
+      };
 
 /** Any route of a host-checked group, on a workspace's hostname that is not verified (rule 5). */
 const unknownHostResponse = (media: Route['media']) => ({
@@ -213,7 +219,7 @@ const unknownHostResponse = (media: Route['media']) => ({
   content: errorContent(media),
 });
 
-function problemResponse(status: ErrorStatus, media: Route['media']) {
+function problemResponse(status: ErrorStatus, media: Route['media'], browser?: Route['browser']) {
   return {
     description: media === 'scim' ? (scimDescriptions[status] ?? problemDescriptions[status]) : problemDescriptions[status],
     ...(status === 429 || status === 425 || status === 503
@@ -222,7 +228,7 @@ function problemResponse(status: ErrorStatus, media: Route['media']) {
     ...(status === 401 && media === 'scim'
       ? { headers: { 'www-authenticate': { description: 'Bearer', schema: { type: 'string' } } } }
       : {}),
-    content: errorContent(media),
+    content: errorContent(media, browser),
   };
 }
 

@@ -82,7 +82,7 @@ export function groupHandler<G extends Group, D extends GroupDeps>(
     .use(requestMetrics(deps.metrics, rows))
     .use(accessLog(deps.logger, () => performance.now()))
     .use(responseHeaders(deps.config.WEB_ORIGIN))
-    .use(problemResponses(deps.logger, media))
+    .use(problemResponses(deps.logger, media, rows))
     .handler(async (event, context) => {
       // Read first: what the invocation has left is Lambda's word on when it will be stopped.
       const deadline = requestDeadline(deps.requestBudget ?? defaultRequestBudget, invocationLeft(context));

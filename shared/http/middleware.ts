@@ -5,6 +5,7 @@ import type { AppMetrics, MetricName } from '../metrics.ts';
 import { routeKey, type Route } from '../routes.ts';
 import { corsPolicy } from './cors.ts';
 import { problemBody } from './errors.ts';
+import { acceptsHtml, problemPage } from './problemPage.ts';
 import { scimErrorBody, toHttpError } from './refusals.ts';
 
 type Middleware = MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
@@ -55,10 +56,12 @@ export function responseHeaders(webOrigin: string): Middleware {
 
 /**
  * The one place errors become responses: RFC 9457 problem+json with a stable `code` (or, for a
- * group speaking SCIM, SCIM's error message in application/scim+json). Faults of ours are
- * logged (name and message, never the request) and answered with a bare 500.
+ * group speaking SCIM, SCIM's error message in application/scim+json; or, on a route a browser
+ * navigates to, a page for a request that accepts HTML). Faults of ours are logged (name and
+ * message, never the request) and answered with a bare 500.
  */
-export function problemResponses(logger: AppLogger, media: 'problem' | 'scim' = 'problem'): Middleware {
+export function problemResponses(logger: AppLogger, media: 'problem' | 'scim' = 'problem', rows: readonly Route[] = []): Middleware {
+  const browserRoutes = new Map(rows.flatMap((route) => (route.browser ? [[routeKey(route), route.browser] as const] : [])));
   return {
     onError: (request) => {
       const error = toHttpError(request.error);
@@ -72,6 +75,15 @@ export function problemResponses(logger: AppLogger, media: 'problem' | 'scim' = 
           error_message: cause?.message,
           stack: cause?.stack,
         });
+      }
+      const back = browserRoutes.get(request.event.routeKey);
+      if (back && acceptsHtml(request.event.headers?.accept)) {
+        request.response = {
+          statusCode: error.status,
+          headers: { 'content-type': 'text/html; charset=utf-8', ...error.extras.headers },
+          body: problemPage(error, requestId, back),
+        };
+        return;
       }
       request.response = {
         statusCode: error.status,

@@ -17,7 +17,8 @@ import { signInAt } from '../../local/oidc/provider.ts';
 import type { Runtime } from '../../local/runtime.ts';
 import { bearer, latestCode, newEmail } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
-import { send, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
+import { ssoDirectory } from '../support/sso.ts';
+import { teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
 import { findLeaks, type SentRequest, Session, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser } from './harness.ts';
 
 let runtime: Runtime;
@@ -42,33 +43,13 @@ beforeAll(async () => {
   api = apiClient(runtime);
   const made = await teamWorkspace(runtime);
   domain = `sso-e2e-${process.pid}.example`;
-  const claimed = await api.post('/v1/domains', { workspace_id: made.id, hostname: domain }, made.owner.auth);
-  expect(claimed.status, JSON.stringify(claimed.body)).toBe(201);
-  runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
-  expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, made.owner.auth)).body.state).toBe('verified');
-  await runtime.oidc.registerClient({
-    client_id: clientId,
-    client_secret: clientSecret,
-    redirect_uris: [`${runtime.config.WEB_ORIGIN}/v1/auth/sso/callback`],
-  });
-  const saved = await setSso(made, false);
-  expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+  await ssoDirectory(runtime, made, { domain, clientId, clientSecret, enforce: false });
   const discovered = await api.get(`/v1/workspaces/sso/discover?${new URLSearchParams({ email: `someone@${domain}` }).toString()}`);
   expect(discovered.body).toMatchObject({ sso: true, workspace: { id: made.id } });
   workspace = { ...made, name: discovered.body.workspace.name };
 }, 180_000);
 
 afterAll(() => stopRuntimeAndBrowser(runtime, browser));
-
-function setSso(on: Pick<TeamWorkspace, 'id' | 'owner'>, enforce: boolean) {
-  return send(
-    runtime,
-    'PUT',
-    `/v1/workspaces/${on.id}/sso`,
-    { issuer: runtime.oidc.issuer, email_domain: domain, client_id: clientId, client_secret: clientSecret, enforce },
-    on.owner.auth,
-  );
-}
 
 const address = (label: string) => newEmail(label, domain);
 const pathOf = (request: SentRequest) => new URL(request.url).pathname;
@@ -253,6 +234,22 @@ describe('signing in through the workspace’s identity provider', () => {
     await s.close();
   });
 
+  it('shows a page, not JSON, when the callback refuses what the browser brought back (ADR 0173)', async () => {
+    const s = await Session.open(browser, 'callback-refused');
+    const { page } = s;
+    const response = await page.goto(`${runtime.url}/v1/auth/sso/callback?code=abc&state=forged`);
+    expect(response?.status()).toBe(401);
+    expect(response?.headers()['content-type']).toBe('text/html; charset=utf-8');
+    expect(await page.textContent('h1')).toBe('This sign-in has expired or was used already');
+    expect(await page.textContent('body')).toContain('(unauthorized, 401)');
+    await s.screenshot('sso-callback-refused');
+    await page.click('text=Back to sign-in');
+    await page.waitForURL((url) => url.pathname === '/signin');
+    await s.ready('signin');
+    expect(await s.problems()).toEqual([]);
+    await s.close();
+  });
+
   it('goes to the account, not to another site, when return_to names one', async () => {
     const email = address('cy');
     const code = await codeFromNode(email);
@@ -275,8 +272,7 @@ describe('signing in through the workspace’s identity provider', () => {
   });
 
   it('under enforcement, the organization’s sign-in is the one way offered, and it signs in', async () => {
-    const enforced = await setSso(workspace, true);
-    expect(enforced.status, JSON.stringify(enforced.body)).toBe(200);
+    await ssoDirectory(runtime, workspace, { domain, verified: true, clientId, clientSecret, enforce: true });
     const s = await Session.open(browser, 'enforced');
     const { page } = s;
     const email = address('di');

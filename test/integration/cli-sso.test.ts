@@ -9,7 +9,8 @@ import { bearer, latestCode, newEmail } from '../support/accounts.ts';
 import { newConfigDir, PipedRun, runCli, TerminalRun } from '../support/cli.ts';
 import { expectProblem } from '../support/problem.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
-import { send, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
+import { ssoDirectory } from '../support/sso.ts';
+import { teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
 
 // `hushlink login --sso` (issue 29): the real binary against the local runtime and its OpenID
 // Provider (local/oidc/). The test plays the browser: it reads the address the CLI prints (with
@@ -27,25 +28,9 @@ const waiting = 'Waiting for the browser';
 
 beforeAll(async () => {
   runtime = await startTestRuntime({ identityProvider: true });
-  const api = apiClient(runtime);
   workspace = await teamWorkspace(runtime);
   domain = `cli-sso-${process.pid}.example`;
-  const claimed = await api.post('/v1/domains', { workspace_id: workspace.id, hostname: domain }, workspace.owner.auth);
-  runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
-  expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, workspace.owner.auth)).body.state).toBe('verified');
-  await runtime.oidc.registerClient({
-    client_id: clientId,
-    client_secret: clientSecret,
-    redirect_uris: [`${runtime.config.WEB_ORIGIN}/v1/auth/sso/callback`],
-  });
-  const saved = await send(
-    runtime,
-    'PUT',
-    `/v1/workspaces/${workspace.id}/sso`,
-    { issuer: runtime.oidc.issuer, email_domain: domain, client_id: clientId, client_secret: clientSecret },
-    workspace.owner.auth,
-  );
-  expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+  await ssoDirectory(runtime, workspace, { domain, clientId, clientSecret });
 });
 afterAll(() => runtime?.stop());
 
@@ -241,6 +226,30 @@ describe('hushlink login --sso', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/The service refused the sign-in the browser brought back .* \[unauthorized\]\n$/);
     expect(result.stderr).not.toContain(code);
+    expect(existsSync(credentialsPath(configDir))).toBe(false);
+  });
+
+  // Last: it turns enforcement on for the file's workspace.
+  it('under enforcement, piped plain login says the code is only the owners’ and a member’s code is refused (exit 2, nothing kept)', async () => {
+    await ssoDirectory(runtime, workspace, { domain, verified: true, clientId, clientSecret, enforce: true });
+    const name = await workspaceName();
+    const configDir = newConfigDir();
+    const email = newEmail('cli-sso-enforced', domain);
+    const run = new PipedRun(['login', '--email', email], { api: runtime.url, configDir });
+    await run.waitFor('Code from the email');
+    expect(run.stderr).toContain(
+      `${name} requires its single sign-on for ${email}: run \`hushlink login --sso\`. Going on with an emailed code, which only its owners get (break-glass).`,
+    );
+    expect(run.stderr).toContain(
+      `If you are an owner of ${name}, a break-glass code was emailed to ${email}; anyone else was emailed a link to its single sign-on instead, and no code.`,
+    );
+    expect(run.stderr).not.toContain('A sign-in code was emailed');
+    run.write('12345678\n');
+    const result = await run.exit();
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "signs in through its organization's single sign-on, not with an emailed code (none was sent): run `hushlink login --sso`. [sso_required]",
+    );
     expect(existsSync(credentialsPath(configDir))).toBe(false);
   });
 });

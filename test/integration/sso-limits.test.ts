@@ -4,7 +4,8 @@ import type { Runtime } from '../../local/runtime.ts';
 import { signInAt, startOidcProvider, type LocalOidc } from '../../local/oidc/provider.ts';
 import { expectProblem } from '../support/problem.ts';
 import { apiClient, generousRateLimits, startTestRuntime } from '../support/runtime.ts';
-import { send, teamWorkspace } from '../support/workspaces.ts';
+import { ssoDirectory } from '../support/sso.ts';
+import { teamWorkspace } from '../support/workspaces.ts';
 
 /**
  * Single sign-on's routes at their edges (issue 29): the start's and the exchange's rate classes
@@ -27,17 +28,7 @@ beforeAll(async () => {
   api = apiClient(runtime);
   const workspace = await teamWorkspace(runtime);
   domain = `limits-${process.pid}.example`;
-  const claimed = await api.post('/v1/domains', { workspace_id: workspace.id, hostname: domain }, workspace.owner.auth);
-  runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
-  expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, workspace.owner.auth)).body.state).toBe('verified');
-  const secret = randomBytes(24).toString('base64url');
-  await idp.registerClient({
-    client_id: 'limits',
-    client_secret: secret,
-    redirect_uris: [`${runtime.config.WEB_ORIGIN}/v1/auth/sso/callback`],
-  });
-  const body = { issuer: idp.issuer, email_domain: domain, client_id: 'limits', client_secret: secret };
-  expect((await send(runtime, 'PUT', `/v1/workspaces/${workspace.id}/sso`, body, workspace.owner.auth)).status).toBe(200);
+  await ssoDirectory(runtime, workspace, { domain, idp, clientId: 'limits', clientSecret: randomBytes(24).toString('base64url') });
 });
 afterAll(async () => {
   await runtime?.stop();
@@ -54,10 +45,18 @@ describe('single sign-on’s edges', () => {
     const redirect = await signInAt(idp, started.headers.get('location')!, `ana@${domain}`);
     await idp.close();
     const before = Date.now();
-    const answered = await fetch(`${runtime.url}${redirect.pathname}${redirect.search}`, { redirect: 'manual' });
+    // As a browser lands there (ADR 0173): a page that says what happened and when to try again.
+    const answered = await fetch(`${runtime.url}${redirect.pathname}${redirect.search}`, {
+      redirect: 'manual',
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
     expect(answered.status).toBe(503);
     expect(answered.headers.get('retry-after')).toBe('60');
-    expect(((await answered.json()) as { code: string }).code).toBe('provider_unavailable');
+    expect(answered.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const page = await answered.text();
+    expect(page).toContain('<h1>A service this needs did not answer</h1>');
+    expect(page).toContain('Your organization’s sign-in service did not answer: try again in a minute.');
+    expect(page).toContain('(provider_unavailable, 503)');
     // One call to the provider has 5 s (ssoLimits.providerCallSeconds); a closed port answers at once.
     expect(Date.now() - before).toBeLessThan(15_000);
   });

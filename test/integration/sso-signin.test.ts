@@ -5,7 +5,8 @@ import { signInAt } from '../../local/oidc/provider.ts';
 import { bearer, mailsTo, signIn } from '../support/accounts.ts';
 import { expectProblem } from '../support/problem.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
-import { send, setWorkspace, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
+import { ssoDirectory } from '../support/sso.ts';
+import { setWorkspace, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
 
 /**
  * Signing in through a workspace's identity provider (issue 29) on the local runtime, against
@@ -49,23 +50,8 @@ beforeAll(async () => {
   api = apiClient(runtime);
   workspace = await teamWorkspace(runtime);
   domain = `sso-${process.pid}.example`;
-  const claimed = await api.post('/v1/domains', { workspace_id: workspace.id, hostname: domain }, workspace.owner.auth);
-  runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
-  expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, workspace.owner.auth)).body.state).toBe('verified');
-  await runtime.oidc.registerClient({
-    client_id: clientId,
-    client_secret: clientSecret,
-    redirect_uris: [`${runtime.config.WEB_ORIGIN}/v1/auth/sso/callback`],
-  });
-  const saved = await send(
-    runtime,
-    'PUT',
-    `/v1/workspaces/${workspace.id}/sso`,
-    { issuer: runtime.oidc.issuer, email_domain: domain, client_id: clientId, client_secret: clientSecret },
-    workspace.owner.auth,
-  );
-  expect(saved.status, JSON.stringify(saved.body)).toBe(200);
-  directoryKey = saved.body.scim.directory_key as string;
+  const saved = await ssoDirectory(runtime, workspace, { domain, clientId, clientSecret });
+  directoryKey = saved.scim.directory_key;
 });
 afterAll(() => runtime?.stop());
 
@@ -146,7 +132,18 @@ describe('signing in through the workspace’s provider', () => {
     const refused = await callback(denied);
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { reason: string }).reason).toBe('sso_refused');
-    expect((await callback(denied)).status).toBe(401);
+    // A browser lands here: it gets a page saying what happened, with the same status (ADR 0173).
+    const page = await fetch(`${runtime.url}${denied.pathname}${denied.search}`, {
+      redirect: 'manual',
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
+    expect(page.status).toBe(401);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const text = await page.text();
+    expect(text).toContain('<h1>This sign-in has expired or was used already</h1>');
+    expect(text).toContain('<a href="/signin">Back to sign-in</a>');
+    expect(text).toContain(page.headers.get('x-request-id')!);
   });
 
   it('refuses an identity outside the directory’s domain, or whose address is not verified', async () => {
@@ -191,17 +188,7 @@ describe('signing in through the workspace’s provider', () => {
   it('answers 503 when the workspace’s provider does not answer', async () => {
     const other = await teamWorkspace(runtime);
     const downDomain = `down-${process.pid}.example`;
-    const claimed = await api.post('/v1/domains', { workspace_id: other.id, hostname: downDomain }, other.owner.auth);
-    runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
-    await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, other.owner.auth);
-    const saved = await send(
-      runtime,
-      'PUT',
-      `/v1/workspaces/${other.id}/sso`,
-      { issuer: 'http://127.0.0.1:9', email_domain: downDomain, client_id: 'c', client_secret: 's'.repeat(24) },
-      other.owner.auth,
-    );
-    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    await ssoDirectory(runtime, other, { domain: downDomain, issuer: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's'.repeat(24) });
     const started = await start(`gu@${downDomain}`);
     expect(started.status).toBe(503);
     expect(started.headers.get('retry-after')).toBe('60');
@@ -213,17 +200,7 @@ describe('signing in through the workspace’s provider', () => {
     const boss = await signIn(runtime, `boss@${enforcedDomain}`);
     const made = await api.post('/v1/workspaces', { name: 'Enforced' }, boss.auth);
     await setWorkspace(runtime, made.body.id, { seats: 10, plan: 'team' });
-    const claimed = await api.post('/v1/domains', { workspace_id: made.body.id, hostname: enforcedDomain }, boss.auth);
-    runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
-    expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, boss.auth)).body.state).toBe('verified');
-    const body = {
-      issuer: runtime.oidc.issuer,
-      email_domain: enforcedDomain,
-      client_id: clientId,
-      client_secret: clientSecret,
-      enforce: true,
-    };
-    expect((await send(runtime, 'PUT', `/v1/workspaces/${made.body.id}/sso`, body, boss.auth)).status).toBe(200);
+    await ssoDirectory(runtime, { id: made.body.id, owner: boss }, { domain: enforcedDomain, clientId, clientSecret, enforce: true });
 
     // Anyone else of the domain: the same answer as for any address, a mail with the provider's link and no code.
     const member = `hal@${enforcedDomain}`;
@@ -273,12 +250,8 @@ describe('signing in through the workspace’s provider', () => {
   it('with sso_jit, makes someone signing in a member (source sso, audited) while a seat is free; past that, signs them in without one', async () => {
     const jitDomain = `jit-${process.pid}.example`;
     const jit = await teamWorkspace(runtime, 2);
-    const claimed = await api.post('/v1/domains', { workspace_id: jit.id, hostname: jitDomain }, jit.owner.auth);
-    runtime.dns.setRecords(claimed.body.verification.name, [{ type: 'TXT', data: claimed.body.verification.value }]);
-    expect((await api.post(`/v1/domains/${claimed.body.id}/verify`, undefined, jit.owner.auth)).body.state).toBe('verified');
-    const body = { issuer: runtime.oidc.issuer, email_domain: jitDomain, client_id: clientId, client_secret: clientSecret, sso_jit: true };
-    const saved = await send(runtime, 'PUT', `/v1/workspaces/${jit.id}/sso`, body, jit.owner.auth);
-    expect(saved.body).toMatchObject({ sso_jit: true, enforce: false });
+    const saved = await ssoDirectory(runtime, jit, { domain: jitDomain, clientId, clientSecret, sso_jit: true });
+    expect(saved).toMatchObject({ sso_jit: true, enforce: false });
 
     const signInThrough = async (email: string) =>
       (await exchange({ code: fragmentOf(await callback(await atProvider(email))).get('code')! })).body as { access_token: string };

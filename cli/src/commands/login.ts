@@ -49,7 +49,8 @@ ${ssoWaitMs / 60_000} minutes; Ctrl-C cancels. What the browser brings back work
 made and keeps to itself, once, for a minute: it is no use to anyone who sees it. --no-browser
 (or HUSHLINK_NO_BROWSER=1) only prints the address. On a terminal, an address whose organization
 has single sign-on is offered it without --sso; piped, it is told to use --sso and goes on with
-the emailed code. An address whose organization enforces single sign-on gets no code: use --sso.`,
+the emailed code. An address whose organization enforces single sign-on gets no code (its
+workspace's owners excepted, as a break-glass): use --sso.`,
     options: [
       ['--email ADDRESS', 'The address to sign in with (else it is asked).'],
       ['--sso', "Sign in through your organization's single sign-on, in the browser."],
@@ -78,7 +79,12 @@ the emailed code. An address whose organization enforces single sign-on gets no 
         session = await signInWithSso(context, api, email, found, (tokens) => keep(context, api, tokens));
       } else {
         await startSignIn(api, email, context.signal);
-        context.stderr.write(`A sign-in code was emailed to ${email}; it works for ${signInLimits.codeSeconds / 60} minutes.\n`);
+        context.stderr.write(
+          found?.enforced
+            ? // The service answers every address alike: only the workspace's owners get a code (break-glass), anyone else a link.
+              `If you are an owner of ${found.workspace.name}, a break-glass code was emailed to ${email}; anyone else was emailed a link to its single sign-on instead, and no code.\n`
+            : `A sign-in code was emailed to ${email}; it works for ${signInLimits.codeSeconds / 60} minutes.\n`,
+        );
         session = await keep(context, api, await verifyCode(context, api, email, ask));
       }
     }
@@ -108,7 +114,8 @@ async function keep(context: Context, api: ApiClient, tokens: IssuedTokens): Pro
 async function offeredSso(context: Context, api: ApiClient, email: string): Promise<SsoFound | undefined> {
   try {
     const found = await discoverSso(api, email, context.signal);
-    return found.sso ? found : undefined;
+    // A directory without a client names the provider but cannot sign anyone in through it.
+    return found.sso && found.sign_in ? found : undefined;
   } catch (error) {
     if (context.signal.aborted || explain(error).exitCode === exitCodes.interrupted) throw error;
     return undefined;
@@ -117,13 +124,18 @@ async function offeredSso(context: Context, api: ApiClient, email: string): Prom
 
 /** On a terminal, asks (yes unless "n"); piped, says how to use it and goes on with the code. */
 async function wantsSso(context: Context, email: string, found: SsoFound, ask: (question: string) => Promise<string>): Promise<boolean> {
+  const offer = found.enforced
+    ? `${found.workspace.name} requires its single sign-on for ${email}`
+    : `${email} can sign in through ${found.workspace.name}'s single sign-on`;
   if (context.stdin.isTTY !== true) {
     context.stderr.write(
-      `${email} can sign in through ${found.workspace.name}'s single sign-on: run \`hushlink login --sso\` to use it. Going on with an emailed code.\n`,
+      found.enforced
+        ? `${offer}: run \`hushlink login --sso\`. Going on with an emailed code, which only its owners get (break-glass).\n`
+        : `${offer}: run \`hushlink login --sso\` to use it. Going on with an emailed code.\n`,
     );
     return false;
   }
-  const answer = await ask(`${email} can sign in through ${found.workspace.name}'s single sign-on, in the browser. Use it? [Y/n] `);
+  const answer = await ask(`${offer}, in the browser. Use it? [Y/n] `);
   return !/^n(o)?$/i.test(answer);
 }
 
