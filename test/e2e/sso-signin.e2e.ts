@@ -15,10 +15,10 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInAt } from '../../local/oidc/provider.ts';
 import type { Runtime } from '../../local/runtime.ts';
-import { bearer, latestCode, newEmail } from '../support/accounts.ts';
+import { bearer, latestCode, newEmail, signIn } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
 import { ssoDirectory } from '../support/sso.ts';
-import { teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
+import { setWorkspace, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
 import { findLeaks, type SentRequest, Session, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser } from './harness.ts';
 
 let runtime: Runtime;
@@ -287,6 +287,36 @@ describe('signing in through the workspace’s identity provider', () => {
     await throughProvider(s, email);
     expect(page.url()).toBe(`${runtime.url}/account`);
     await sessionTokens(s);
+    expect(await s.problems()).toEqual([]);
+    await s.close();
+  });
+
+  it('under enforcement, an owner breaks the glass with an emailed code, and the workspace’s trail says so', async () => {
+    // A workspace whose owner's own address is of its enforced domain.
+    const bossDomain = `glass-${process.pid}.example`;
+    const boss = await signIn(runtime, `boss@${bossDomain}`);
+    const made = await api.post('/v1/workspaces', { name: 'Glass' }, boss.auth);
+    expect(made.status).toBe(201);
+    await setWorkspace(runtime, made.body.id, { seats: 10, plan: 'team' });
+    const owned = { id: made.body.id as string, owner: boss };
+    await ssoDirectory(runtime, owned, { domain: bossDomain, clientId, clientSecret, enforce: true });
+
+    const s = await Session.open(browser, 'break-glass');
+    const { page } = s;
+    await offered(s, `boss@${bossDomain}`);
+    expect(await page.isVisible('#send-code')).toBe(false);
+    await page.click('#break-glass');
+    await page.waitForSelector('#step-code:not([hidden])');
+    expect(await page.isVisible('#code-break-glass')).toBe(true);
+    expect(await page.textContent('#code-break-glass')).toContain('Only the workspace’s owners get a code');
+    await s.screenshot('sso-signin-break-glass');
+    await page.fill('#code', latestCode(runtime, `boss@${bossDomain}`)!);
+    await page.click('#verify-button');
+    await page.waitForURL((url) => url.pathname === '/account');
+    await s.ready('account');
+    await sessionTokens(s);
+    const audit = await api.get(`/v1/workspaces/${owned.id}/audit`, boss.auth);
+    expect(audit.body.items.map((row: { action: string }) => row.action)).toContain('sso.break_glass');
     expect(await s.problems()).toEqual([]);
     await s.close();
   });

@@ -40,6 +40,7 @@ const discovery = wireSsoDiscovery({
   button: byId<HTMLButtonElement>('sso-button'),
   sendCode,
   returnTo: () => nextPath(location.search),
+  breakGlass: (address) => void sendSignInCode(address, true),
 });
 const step = screenSwitcher({ email: stepEmail, code: stepCode, link: byId('step-link') }, 'step');
 const waits = signInWaits({
@@ -82,12 +83,21 @@ async function start(event: SubmitEvent): Promise<void> {
   discovery.check(address);
   // No code is emailed to an address its organization signs in (Enter in the field lands here too).
   if (discovery.isRequired(address) && discovery.go(address)) return;
+  await sendSignInCode(address, false);
+}
+
+/**
+ * Emails a code to `address` and goes to the code step. `breakGlass`: asked for although single
+ * sign-on is required, which only the workspace's owners get a code for (anyone else is emailed
+ * the provider's link), so the code step says so.
+ */
+async function sendSignInCode(address: string, breakGlass: boolean): Promise<void> {
   emailFields.disabled = true;
   announce('Sending a code…');
   try {
     await accountApi.startSignIn(address);
     emailFields.disabled = false;
-    codeStep.show(address);
+    codeStep.show(address, breakGlass);
   } catch (error) {
     announce('');
     if (error instanceof ApiError && error.status === 429) {

@@ -11,8 +11,11 @@ import { retryAfterOf, seconds, showError, type SignInWaits } from './signinShar
 const resendCooldownSeconds = 60;
 
 export interface CodeStep {
-  /** Shows the step for a code just sent to `address`: another may be asked for after the cooldown. */
-  show(address: string): void;
+  /**
+   * Shows the step for a code just sent to `address`: another may be asked for after the
+   * cooldown. `breakGlass`: sent while single sign-on is required, so only an owner gets a code.
+   */
+  show(address: string, breakGlass?: boolean): void;
   /** Empties the code field (the page went back to the address). */
   clear(): void;
 }
@@ -38,12 +41,14 @@ export function wireCodeStep(page: {
   const verifyButton = byId<HTMLButtonElement>('verify-button');
   const resendButton = byId<HTMLButtonElement>('resend-button');
   const changeEmail = byId<HTMLButtonElement>('change-email');
+  const breakGlassNote = byId('code-break-glass');
 
   /** The address the code was sent to. */
   let sentTo = '';
 
-  function show(address: string): void {
+  function show(address: string, breakGlass = false): void {
     sentTo = address;
+    setVisible(breakGlassNote, breakGlass);
     waits.allowedAt.resend = Date.now() + resendCooldownSeconds * 1000;
     codeEmail.textContent = sentTo;
     code.value = '';

@@ -31,6 +31,11 @@ export interface SsoDiscoveryPage {
   sendCode: HTMLButtonElement;
   /** Where to come back to once signed in (a path of this site). */
   returnTo: () => string;
+  /**
+   * The workspace's owners keep the emailed code while single sign-on is required (their
+   * break-glass, audited): asks for a code for `address` anyway.
+   */
+  breakGlass: (address: string) => void;
 }
 
 export interface SsoDiscoveryControl {
@@ -109,6 +114,16 @@ export function wireSsoDiscovery(page: SsoDiscoveryPage): SsoDiscoveryControl {
     );
     how.dataset.role = required ? 'sso-required' : 'sso-code';
     notice.replaceChildren(uses, how);
+    if (required) {
+      // Unobtrusive, and plain about who it is for: anyone else is emailed the provider's link, no code.
+      const owners = element('p');
+      const breakGlass = element('button', '', 'Email me a code instead');
+      breakGlass.type = 'button';
+      breakGlass.id = 'break-glass';
+      breakGlass.addEventListener('click', () => page.breakGlass(address));
+      owners.append('Own this workspace and its sign-in is down? ', breakGlass);
+      notice.append(owners);
+    }
     notice.dataset.workspaceId = found.workspace.id;
     if (required) notice.dataset.required = 'true';
     else delete notice.dataset.required;
