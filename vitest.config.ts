@@ -23,8 +23,8 @@ export default defineConfig({
     // A fresh DynamoDB Local for each file that needs one, started before it asks (test/support/sharedDynamo.ts).
     globalSetup: ['test/support/contractCoverage.ts', 'test/support/sharedDynamo.ts'],
     hookTimeout: 120_000,
-    // The property step keeps a worker's modules from file to file: a fresh process and import
-    // cost 6 s a file there (ADR 0161). Each file still gets its own runtime and DynamoDB Local.
-    isolate: !propertyRun,
+    // A worker keeps its modules from file to file: a fresh process and import cost 4 to 6 s a
+    // file (ADR 0161, ADR 0177). Each file still gets its own runtime, table and DynamoDB Local.
+    isolate: false,
   },
 });

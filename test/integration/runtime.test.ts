@@ -247,7 +247,9 @@ describe('start-up abandoned', () => {
       await expect(starting).rejects.toThrow();
       expect(readdirSync(tmp)).toEqual([]);
     } finally {
-      process.env.TMPDIR = saved;
+      // Assigning undefined would set the text "undefined", and the worker's next files (it keeps its process) would write there.
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
       rmSync(tmp, { recursive: true, force: true });
     }
   });
