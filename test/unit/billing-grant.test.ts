@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { followWrite, grantOf } from '../../shared/domain/billing/live.ts';
 import type { SubscriptionRecord } from '../../shared/domain/billing/model.ts';
 import type { Grant } from '../../shared/domain/billing/ports.ts';
@@ -53,6 +53,7 @@ describe('grantOf', () => {
 
 describe('DynamoBillingStore.applySubscription writes the grant it is given', () => {
   const dynamo = mockClient(DynamoDBDocumentClient);
+  afterAll(() => dynamo.restore());
   afterEach(() => dynamo.reset());
   const store = new DynamoBillingStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), 'hushlink');
   const refusedAt = (index: number) =>

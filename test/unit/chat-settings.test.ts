@@ -1,9 +1,10 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { chatSettings } from '../../shared/adapters/chatSecrets.ts';
 
 const secretsManager = mockClient(SecretsManagerClient);
+afterAll(() => secretsManager.restore());
 afterEach(() => secretsManager.reset());
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:hushlink/slack-AbCdEf';

@@ -15,7 +15,7 @@ import {
   type DistributionTenant,
 } from '@aws-sdk/client-cloudfront';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CloudFrontHostnames, cloudFrontHostnames, tenantNameOf } from '../../shared/adapters/cloudfrontTenants.ts';
 
 // CloudFront cannot run here: what matters is the exact requests the adapter sends (ids, ETags,
@@ -24,6 +24,7 @@ import { CloudFrontHostnames, cloudFrontHostnames, tenantNameOf } from '../../sh
 // The one client the adapter under test sends through; the wire-format tests below use their own.
 const client = new CloudFrontClient({ region: 'us-east-1' });
 const cloudfront = mockClient(client);
+afterAll(() => cloudfront.restore());
 afterEach(() => cloudfront.reset());
 
 const DISTRIBUTION = {

@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-ses';
 import { ListSubscriptionsByTopicCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkAlarmEmail } from '../../scripts/doctor/alarms.ts';
 import { parseDoctorArgs } from '../../scripts/doctor/cli.ts';
 import { checkTenantQuota } from '../../scripts/doctor/cloudfront.ts';
@@ -26,11 +26,17 @@ import { checkStack, outputsOf } from '../../scripts/doctor/stack.ts';
 // against the Stripe emulator in test/integration/doctor-stripe.test.ts, with the whole command.
 
 const cloudformation = mockClient(CloudFormationClient);
+afterAll(() => cloudformation.restore());
 const ses = mockClient(SESClient);
+afterAll(() => ses.restore());
 const sns = mockClient(SNSClient);
+afterAll(() => sns.restore());
 const secretsManager = mockClient(SecretsManagerClient);
+afterAll(() => secretsManager.restore());
 const cloudfront = mockClient(CloudFrontClient);
+afterAll(() => cloudfront.restore());
 const quotas = mockClient(ServiceQuotasClient);
+afterAll(() => quotas.restore());
 const all = [cloudformation, ses, sns, secretsManager, cloudfront, quotas];
 beforeEach(() => {
   for (const mock of all) mock.reset();

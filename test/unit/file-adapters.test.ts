@@ -8,7 +8,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { awsBucket, PresignedFileObjects } from '../../shared/adapters/fileObjects.ts';
 import { S3MultipartUploads, s3Client } from '../../shared/adapters/s3Uploads.ts';
 
@@ -17,6 +17,7 @@ import { S3MultipartUploads, s3Client } from '../../shared/adapters/s3Uploads.ts
 const credentials = { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret-example', sessionToken: 'session-example' };
 const location = { bucket: 'hushlink-files-example', region: 'eu-west-1', credentials };
 const s3 = mockClient(S3Client);
+afterAll(() => s3.restore());
 afterEach(() => s3.reset());
 
 const checksumParams = (url: string) =>

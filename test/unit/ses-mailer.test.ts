@@ -1,10 +1,11 @@
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SesMailer } from '../../shared/adapters/ses.ts';
 
 // SES cannot run here; what matters is the exact request the adapter sends.
 const ses = mockClient(SESClient);
+afterAll(() => ses.restore());
 afterEach(() => ses.reset());
 
 describe('SesMailer', () => {

@@ -2,14 +2,16 @@ import { createCipheriv } from 'node:crypto';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { KmsSealer, kmsSealer } from '../../shared/adapters/kms.ts';
 import { LocalSealer } from '../../shared/adapters/sealer.ts';
 import { SqsQueue, sqsQueue } from '../../shared/adapters/sqs.ts';
 
 // KMS and SQS cannot run here: what matters is the exact request each adapter sends.
 const kms = mockClient(KMSClient);
+afterAll(() => kms.restore());
 const sqs = mockClient(SQSClient);
+afterAll(() => sqs.restore());
 afterEach(() => {
   kms.reset();
   sqs.reset();
