@@ -19,7 +19,7 @@ export default defineConfig({
     testTimeout: 60_000,
     // The contract test: every API response checked against the OpenAPI document, and every
     // status the document lists answered by some suite (test/support/contract*.ts).
-    setupFiles: ['test/support/contract.ts'],
+    setupFiles: ['test/support/contract.ts', 'test/support/isolation.ts'],
     // A fresh DynamoDB Local for each file that needs one, started before it asks (test/support/sharedDynamo.ts).
     globalSetup: ['test/support/contractCoverage.ts', 'test/support/sharedDynamo.ts'],
     hookTimeout: 120_000,
