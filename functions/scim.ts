@@ -13,6 +13,17 @@ import {
   type ScimPorts,
 } from '../shared/domain/scim/users.ts';
 import type { DirectoryKeyPorts } from '../shared/domain/scim/directoryKey.ts';
+import { toGroupResource } from '../shared/domain/scim/groupBody.ts';
+import type { ScimGroup } from '../shared/domain/scim/groupModel.ts';
+import { listScimGroups, membersShown } from '../shared/domain/scim/groupListing.ts';
+import {
+  createScimGroup,
+  deleteScimGroup,
+  patchScimGroup,
+  readScimGroup,
+  replaceScimGroup,
+  type ScimGroupPorts,
+} from '../shared/domain/scim/groups.ts';
 import { HostDirectory } from '../shared/domain/domains/hosts.ts';
 import { linkOrigin } from '../shared/domain/domains/linkHosts.ts';
 import { directoryGuard } from '../shared/http/directoryGuard.ts';
@@ -22,6 +33,7 @@ import { lambdaEntry, type Platform } from '../shared/platform.ts';
 import { scimRoutes } from '../shared/routes.ts';
 import { DynamoDirectoryKeys } from '../shared/store/directoryKeys.ts';
 import { DynamoHostClaims } from '../shared/store/hostClaims.ts';
+import { DynamoScimGroupStore } from '../shared/store/scimGroups.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
 import { DynamoScimUserStore } from '../shared/store/workspaceScim.ts';
 import { DynamoWorkspaceStore } from '../shared/store/workspaces.ts';
@@ -40,6 +52,12 @@ const workspaceOf = (request: Pick<ApiRequest, 'directory'>) => request.director
 /** A User answered with its `Location` (the same as its `meta.location`). */
 function userReply<S extends 200 | 201>(status: S, user: ScimUser, request: ApiRequest, deps: ScimDeps) {
   const resource = toScimResource(user, scimBase(request, deps));
+  return { status, body: resource, headers: { location: resource.meta.location } };
+}
+
+/** A Group answered with its `Location`; members left out when a read's query excludes them (Entra's do). */
+function groupReply<S extends 200 | 201>(status: S, group: ScimGroup, request: ApiRequest, deps: ScimDeps, withMembers = true) {
+  const resource = toGroupResource(group, scimBase(request, deps), withMembers);
   return { status, body: resource, headers: { location: resource.meta.location } };
 }
 
@@ -92,10 +110,48 @@ export const operations: Operations<'scim', ScimDeps> = {
     await deleteScimUser(workspaceOf(request), request.params.id!, deps);
     return { status: 204, body: undefined };
   },
+
+  async listScimGroups(request, deps) {
+    const page = await listScimGroups(workspaceOf(request), request.rawQueryString, deps);
+    const base = scimBase(request, deps);
+    return {
+      status: 200,
+      body: {
+        schemas: [listResponseSchema],
+        totalResults: page.totalResults,
+        startIndex: page.startIndex,
+        itemsPerPage: page.itemsPerPage,
+        Resources: page.groups.map((group) => toGroupResource(group, base, page.withMembers)),
+      },
+    };
+  },
+
+  async createScimGroup(request, deps) {
+    return groupReply(201, await createScimGroup(workspaceOf(request), request.body, deps), request, deps);
+  },
+
+  async readScimGroup(request, deps) {
+    // The query is read first: a malformed one is refused before anything is.
+    const withMembers = membersShown(request.rawQueryString);
+    return groupReply(200, await readScimGroup(workspaceOf(request), request.params.id!, deps), request, deps, withMembers);
+  },
+
+  async replaceScimGroup(request, deps) {
+    return groupReply(200, await replaceScimGroup(workspaceOf(request), request.params.id!, request.body, deps), request, deps);
+  },
+
+  async patchScimGroup(request, deps) {
+    return groupReply(200, await patchScimGroup(workspaceOf(request), request.params.id!, request.body, deps), request, deps);
+  },
+
+  async deleteScimGroup(request, deps) {
+    await deleteScimGroup(workspaceOf(request), request.params.id!, deps);
+    return { status: 204, body: undefined };
+  },
 };
 
 /** The scim function's wiring: the directory keys, the workspaces (their tier), Users, accounts, and the verified hostnames. */
-export type ScimDeps = GroupDeps & ScimPorts & DirectoryKeyPorts;
+export type ScimDeps = GroupDeps & ScimPorts & ScimGroupPorts & DirectoryKeyPorts;
 
 export function compose(platform: Platform): ScimDeps {
   const { db, config, clock } = platform;
@@ -110,6 +166,7 @@ export function compose(platform: Platform): ScimDeps {
     ...ports,
     guard: directoryGuard(ports),
     scimUsers: new DynamoScimUserStore(db, config.TABLE_NAME),
+    scimGroups: new DynamoScimGroupStore(db, config.TABLE_NAME, clock),
     users: new DynamoUserStore(db, config.TABLE_NAME),
     sessions: new DynamoSessionStore(db, config.TABLE_NAME),
   };

@@ -20,6 +20,8 @@ import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts
 import { workspacesRoutes } from '../shared/routes.ts';
 import type { DomainPorts } from '../shared/domain/domains/model.ts';
 import { DynamoDomainStore } from '../shared/store/workspaceDomains.ts';
+import { DynamoScimGroupStore } from '../shared/store/scimGroups.ts';
+import { DynamoScimUserStore } from '../shared/store/workspaceScim.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
 import { DynamoSsoStore } from '../shared/store/workspaceSso.ts';
 import type { SsoPorts } from '../shared/domain/sso/directory.ts';
@@ -201,6 +203,10 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 
     memberships: new DynamoMembershipChanges(db, config.TABLE_NAME),
     users: new DynamoUserStore(db, config.TABLE_NAME),
     mailer: adapters.mailer,
+    scimAdminRoles: {
+      scimGroups: new DynamoScimGroupStore(db, config.TABLE_NAME, platform.clock),
+      scimUsers: new DynamoScimUserStore(db, config.TABLE_NAME),
+    },
   };
 }
 

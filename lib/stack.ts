@@ -69,7 +69,8 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   partitions), the caller's workspaces (Query gsi1, then BatchGetItem), the caller's address
  *   (GetItem of the user); custom domains (claims in the workspace's partition, their pointers,
  *   the hostnames' verified claims and a deleted claim's stop order: transactions, GetItem, Query
- *   of the partition);
+ *   of the partition); an owner naming the SCIM admin Group reads the Group, its Users and
+ *   members (GetItem) and moves their roles (transactions with ConditionChecks, issue 30);
  * - every API function: the hostname a request arrived on (GetItem of its verified claim);
  * - billing: the account's customer and the target's subscription (GetItem; UpdateItem to keep a
  *   new customer), a workspace's owner and roster for a Team checkout (GetItem), the caller's
@@ -82,7 +83,10 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  * - scim: the directory key's workspace (GetItem of the key's lookup and of the workspace), its
  *   Users (GetItem of a User and of its userName's and externalId's pointers, Query of the
  *   partition), the account a new address is (a transaction of Puts), every change of a User a
- *   transaction of Puts, Updates and Deletes with a ConditionCheck of a membership it links;
+ *   transaction of Puts, Updates and Deletes with a ConditionCheck of a membership it links; its
+ *   Groups (issue 30: GetItem, Query of the partition, PutItem of where a page ended) and every
+ *   change of one a transaction of Puts, Updates and Deletes with ConditionChecks of the policy's
+ *   admin Group and of members' roles, the roles it moves Updates of member items;
  * - chat: installations and used install states (GetItem, PutItem), a secret's delete token hash
  *   and its subscription (GetItem, UpdateItem), and what every API function reads (sessions, keys,
  *   rate counters, the call counter, signing keys: GetItem, UpdateItem, Query of the table);

@@ -39,6 +39,8 @@ export const newDomainChallenge = (): string => randomPart(32);
 export const newDirectoryKey = (): string => `hlscim_${randomPart(32)}`;
 /** A provisioned SCIM User's id: the service's own, stable (the directory keeps its own as externalId). */
 export const newScimUserId = (): string => `scu_${randomPart(16)}`;
+/** A SCIM Group's id (issue 30). */
+export const newScimGroupId = (): string => `scg_${randomPart(16)}`;
 /** Delivery ids start with their time (base 36 ms), so an endpoint's log sorts by id, newest first. */
 const timePrefix = (ms: number): string => ms.toString(36).padStart(9, '0');
 export const newDeliveryId = (now: number): string => `dlv_${timePrefix(now)}${randomPart(16)}`;

@@ -572,7 +572,7 @@ export const workspacesRoutes = [
     body: 'PolicyRequest',
     query: none,
     reply: { status: 200, body: 'Policy' },
-    errors: [400, 401, 403, 404],
+    errors: [400, 401, 403, 404, 409],
   },
   {
     method: 'POST',
@@ -1171,8 +1171,8 @@ export const webhooksRoutes = [
 /**
  * Interface §4.8: directory provisioning, in SCIM's own shapes, on the directory key's workspace.
  * Beyond the interface, as Okta and Microsoft Entra call them: PUT of a User (Okta's wizard-made
- * apps send every update so), /Schemas and /ResourceTypes. Any other method on these paths is a
- * SCIM 405 (`scimFallbackPath`).
+ * apps send every update so), /Schemas and /ResourceTypes, and Groups (issue 30). Any other
+ * method on these paths is a SCIM 405 (`scimFallbackPath`).
  */
 export const scimRoutes = [
   {
@@ -1304,12 +1304,103 @@ export const scimRoutes = [
     errors: [401, 403, 404],
     media: 'scim',
   },
+  // Groups (issue 30): Okta's Group Push and Entra's group provisioning, how a directory says who is an admin.
+  {
+    method: 'GET',
+    path: '/scim/v2/Groups',
+    group: 'scim',
+    operation: 'listScimGroups',
+    credential: 'directory',
+    scope: null,
+    rate: null,
+    body: none,
+    query: 'ScimGroupListQuery',
+    reply: { status: 200, body: 'ScimGroupList' },
+    errors: [400, 401, 403],
+    media: 'scim',
+    beyondInterface: true,
+  },
+  {
+    method: 'POST',
+    path: '/scim/v2/Groups',
+    group: 'scim',
+    operation: 'createScimGroup',
+    credential: 'directory',
+    scope: null,
+    rate: null,
+    body: 'ScimGroupRequest',
+    query: none,
+    reply: { status: 201, body: 'ScimGroup' },
+    errors: [400, 401, 403, 409],
+    media: 'scim',
+    beyondInterface: true,
+  },
+  {
+    method: 'GET',
+    path: '/scim/v2/Groups/{id}',
+    group: 'scim',
+    operation: 'readScimGroup',
+    credential: 'directory',
+    scope: null,
+    rate: null,
+    body: none,
+    query: 'ScimGroupReadQuery',
+    reply: { status: 200, body: 'ScimGroup' },
+    errors: [400, 401, 403, 404],
+    media: 'scim',
+    beyondInterface: true,
+  },
+  {
+    method: 'PUT',
+    path: '/scim/v2/Groups/{id}',
+    group: 'scim',
+    operation: 'replaceScimGroup',
+    credential: 'directory',
+    scope: null,
+    rate: null,
+    body: 'ScimGroupRequest',
+    query: none,
+    reply: { status: 200, body: 'ScimGroup' },
+    errors: [400, 401, 403, 404, 409],
+    media: 'scim',
+    beyondInterface: true,
+  },
+  {
+    method: 'PATCH',
+    path: '/scim/v2/Groups/{id}',
+    group: 'scim',
+    operation: 'patchScimGroup',
+    credential: 'directory',
+    scope: null,
+    rate: null,
+    body: 'ScimPatchRequest',
+    query: none,
+    reply: { status: 200, body: 'ScimGroup' },
+    errors: [400, 401, 403, 404, 409],
+    media: 'scim',
+    beyondInterface: true,
+  },
+  {
+    method: 'DELETE',
+    path: '/scim/v2/Groups/{id}',
+    group: 'scim',
+    operation: 'deleteScimGroup',
+    credential: 'directory',
+    scope: null,
+    rate: null,
+    body: none,
+    query: none,
+    reply: { status: 204, body: none },
+    errors: [401, 403, 404],
+    media: 'scim',
+    beyondInterface: true,
+  },
 ] as const satisfies readonly Route[];
 
 /**
  * Where the scim group answers what no row of it matches (API Gateway's `ANY` route with a greedy
  * path, and the local gateway's): a SCIM 405 with `allow` when the path is a row's with another
- * method, a SCIM 404 otherwise (`/Groups`: Groups are not supported), never the gateway's own
+ * method, a SCIM 404 otherwise, never the gateway's own
  * answer, which SCIM clients cannot read.
  */
 export const scimFallbackPath = '/scim/v2/{proxy+}';

@@ -24,6 +24,7 @@ export const policyInput = (body: BodyOf<'setPolicy'>): PolicyInput => ({
   allowFiles: body.allow_files,
   maxFileBytes: body.max_file_bytes,
   allowRequests: body.allow_requests,
+  scimAdminGroup: body.scim_admin_group,
 });
 
 export const brandingInput = (body: BodyOf<'setBranding'>): BrandingInput => ({

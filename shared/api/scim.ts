@@ -19,8 +19,17 @@ const scimUserBody = z.looseObject({
   password: z.optional(z.unknown()),
 });
 
+/** A Group as POST and PUT send it (shared/domain/scim/groupBody.ts reads it). */
+const scimGroupBody = z.looseObject({
+  schemas: z.optional(z.array(z.string())),
+  displayName: z.optional(z.unknown()),
+  externalId: z.optional(z.unknown()),
+  members: z.optional(z.unknown()),
+});
+
 export const scimRequests = {
   ScimUserRequest: scimUserBody,
+  ScimGroupRequest: scimGroupBody,
   ScimPatchRequest: z.looseObject({ schemas: z.optional(z.array(z.string())), Operations: z.optional(z.array(z.unknown())) }),
   /**
    * Read by the route from the raw query string (`+` a space, `%2B` a plus; names in any case):
@@ -30,6 +39,19 @@ export const scimRequests = {
     filter: z.optional(z.string()),
     startIndex: z.optional(z.string()),
     count: z.optional(z.string()),
+  }),
+  /** As ScimListQuery; `filter` is `displayName eq "…"` or `externalId eq "…"`, and `excludedAttributes=members` leaves members out. */
+  ScimGroupListQuery: z.looseObject({
+    filter: z.optional(z.string()),
+    startIndex: z.optional(z.string()),
+    count: z.optional(z.string()),
+    excludedAttributes: z.optional(z.string()),
+    attributes: z.optional(z.string()),
+  }),
+  /** A Group's read: `excludedAttributes=members` (Entra's) leaves members out. */
+  ScimGroupReadQuery: z.looseObject({
+    excludedAttributes: z.optional(z.string()),
+    attributes: z.optional(z.string()),
   }),
 };
 
@@ -64,9 +86,21 @@ const listResponse = <T extends z.ZodMiniType>(resource: T) =>
     Resources: z.array(resource),
   });
 
+const scimGroup = z.looseObject({
+  schemas: z.array(z.string()),
+  id: z.string(),
+  externalId: z.optional(z.string()),
+  displayName: z.string(),
+  /** Each also has `$ref`, the User's absolute URL (not spelled here: OpenAPI reads a `$ref` key as a reference). */
+  members: z.optional(z.array(z.looseObject({ value: z.string(), type: z.optional(z.string()) }))),
+  meta,
+});
+
 export const scimReplies = {
   ScimUser: scimUser,
   ScimUserList: listResponse(scimUser),
+  ScimGroup: scimGroup,
+  ScimGroupList: listResponse(scimGroup),
   ScimServiceProviderConfig: z.looseObject({
     schemas: z.array(z.string()),
     patch: z.looseObject({ supported: z.boolean() }),

@@ -52,6 +52,8 @@ const policyRequest = z.strictObject({
   allow_files: z.optional(z.nullable(z.boolean())),
   max_file_bytes: z.optional(z.nullable(z.int().check(z.minimum(1), z.maximum(Number.MAX_SAFE_INTEGER)))),
   allow_requests: z.optional(z.nullable(z.boolean())),
+  /** The SCIM Group whose members are admins (issue 30): owners alone change it; absent keeps it as it is, null clears it. */
+  scim_admin_group: z.optional(z.nullable(z.string().check(z.minLength(1), z.maxLength(64)))),
 });
 export type PolicyRequest = z.output<typeof policyRequest>;
 

@@ -15,6 +15,8 @@ const policy = z.strictObject({
   allow_files: z.nullable(z.boolean()),
   max_file_bytes: z.nullable(z.int()),
   allow_requests: z.nullable(z.boolean()),
+  /** The SCIM Group whose members are admins (issue 30); null: none. Always present in answers. */
+  scim_admin_group: z.optional(z.nullable(z.string())),
 });
 
 const branding = z.strictObject({ display_name: z.string(), logo: z.nullable(z.string()), accent: z.nullable(z.string()) });

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { listPrefix } from './listing.ts';
 import { foldCase } from '../domain/scim/filter.ts';
 import type { ScimUser, ScimUserAttributes } from '../domain/scim/model.ts';
-import type { ScimAccount, ScimUserStore } from '../domain/scim/ports.ts';
+import type { ScimAccount, ScimPageStart, ScimUserStore } from '../domain/scim/ports.ts';
 import type { AuditRow } from '../domain/workspaces/model.ts';
 import {
   memberKey,
@@ -13,8 +13,9 @@ import {
   scimUserPrefix,
   workspacePartition,
   type ScimUniqueItem,
-  type ScimUserItem,
 } from './items/index.ts';
+import { toUser, toUserItem } from './scimUserItems.ts';
+import { ScimUserPages, userCountChange } from './scimUserPages.ts';
 import { directJoin, memberSeatFreed } from './workspaceRoster.ts';
 import { memberJoins, memberLeaves, memberStays, WorkspaceTable, type TransactWriteItem } from './workspaceItems.ts';
 
@@ -29,7 +30,7 @@ import { memberJoins, memberLeaves, memberStays, WorkspaceTable, type TransactWr
 const userNameKey = (workspaceId: string, userName: string) => scimUserNameKey(workspaceId, foldCase(userName));
 
 /** What each item of a transaction stands for, so a cancellation's reasons say what was refused. */
-type Part = 'user' | 'unique' | 'member' | 'seat' | 'audit';
+type Part = 'user' | 'unique' | 'member' | 'seat' | 'count' | 'audit';
 interface Step {
   part: Part;
   item: TransactWriteItem;
@@ -41,49 +42,9 @@ type MembershipSteps = { steps: Step[]; linked: boolean } | 'privileged';
 /** Attempts when the membership changed between its read and the transaction (someone joined or left meanwhile). */
 const membershipAttempts = 3;
 
-function toUserItem(user: ScimUser, accountEmail: string): ScimUserItem {
-  return {
-    ...userKey(user.workspaceId, user.id),
-    type: 'scim_user',
-    id: user.id,
-    workspace_id: user.workspaceId,
-    user_id: user.userId,
-    account_email: accountEmail,
-    user_name: user.userName,
-    external_id: user.externalId,
-    name: user.name,
-    display_name: user.displayName,
-    emails: user.emails,
-    active: user.active,
-    extra: user.extra,
-    enterprise: user.enterprise,
-    created_at: user.createdAt,
-    last_modified: user.lastModified,
-    version: user.version,
-  };
-}
-
-function toUser(item: Record<string, unknown>): ScimUser {
-  const optional = <T>(key: string): T | undefined => (item[key] === undefined || item[key] === null ? undefined : (item[key] as T));
-  return {
-    id: String(item.id),
-    workspaceId: String(item.workspace_id),
-    userId: String(item.user_id),
-    userName: String(item.user_name),
-    externalId: optional<string>('external_id'),
-    name: optional<ScimUser['name']>('name'),
-    displayName: optional<string>('display_name'),
-    emails: optional<ScimUser['emails']>('emails'),
-    active: item.active === true,
-    extra: optional<Record<string, unknown>>('extra'),
-    enterprise: optional<Record<string, unknown>>('enterprise'),
-    createdAt: Number(item.created_at),
-    lastModified: Number(item.last_modified),
-    version: Number(item.version),
-  };
-}
-
 export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore {
+  private readonly pages = new ScimUserPages(this.db, this.tableName);
+
   async create(
     workspaceId: string,
     id: string,
@@ -107,11 +68,13 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
           ),
         },
         ...membership.steps,
+        { part: 'count', item: userCountChange(this.tableName, workspaceId, 1) },
         { part: 'audit', item: this.audit(audit) },
       ]);
       if (!refused) return membership.linked ? 'already_member' : 'created';
       if (refused.has('unique') || refused.has('user')) return 'duplicate';
       if (refused.has('seat')) return 'no_seat';
+      if (refused.has('count')) await this.pages.countUsers(workspaceId);
     }
     throw new Error(`the membership of ${account.userId} kept changing while User ${id} was made`);
   }
@@ -132,8 +95,24 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
   }
 
   async list(workspaceId: string): Promise<ScimUser[]> {
-    const users = (await listPrefix(this.db, this.tableName, workspacePartition(workspaceId), scimUserPrefix)).map(toUser);
-    return users.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    // The Query's order: by sort key, so by id.
+    return (await listPrefix(this.db, this.tableName, workspacePartition(workspaceId), scimUserPrefix)).map(toUser);
+  }
+
+  listAfter(workspaceId: string, after: string | null, limit: number): Promise<{ users: ScimUser[]; more: boolean }> {
+    return this.pages.listAfter(workspaceId, after, limit);
+  }
+
+  count(workspaceId: string): Promise<number> {
+    return this.pages.count(workspaceId);
+  }
+
+  pageStart(workspaceId: string, listing: string, startIndex: number, now: number): Promise<ScimPageStart | null> {
+    return this.pages.pageStart(workspaceId, listing, startIndex, now);
+  }
+
+  rememberPageStart(workspaceId: string, listing: string, startIndex: number, start: ScimPageStart, now: number): Promise<void> {
+    return this.pages.rememberPageStart(workspaceId, listing, startIndex, start, now);
   }
 
   async replace(
@@ -208,10 +187,12 @@ export class DynamoScimUserStore extends WorkspaceTable implements ScimUserStore
         ...(user.externalId === undefined ? [] : [remove(externalIdKey(workspaceId, user.externalId))]),
         remove(accountKey(workspaceId, user.userId)),
         ...membership.steps,
+        { part: 'count', item: userCountChange(this.tableName, workspaceId, -1) },
         { part: 'audit', item: this.audit(audit) },
       ]);
       if (!refused) return 'deleted';
       if (refused.has('user') || refused.has('unique')) return 'conflict';
+      if (refused.has('count')) await this.pages.countUsers(workspaceId);
     }
     return 'conflict';
   }

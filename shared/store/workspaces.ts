@@ -1,7 +1,7 @@
 import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../domain/accounts/model.ts';
 import type { ContractRecord } from '../domain/contractPlans.ts';
-import type { Actor, StoredMembership, WorkspaceStore } from '../domain/workspaces/ports.ts';
+import type { Actor, AdminGroupSwitch, StoredMembership, WorkspaceStore } from '../domain/workspaces/ports.ts';
 import type {
   AuditRow,
   Invitation,
@@ -21,6 +21,7 @@ import {
   membershipsPartition,
   rollRange,
   rosterKey,
+  scimGroupKey,
   slugKey,
   workspaceIdOfListing,
   workspaceKey,
@@ -61,6 +62,21 @@ export const workspaceContractPlanWrite = (
   record: ContractRecord,
 ): TransactWriteItem => ({
   Update: { TableName: tableName, Key: workspaceKey(workspaceId), ...contractPlanUpdate(plan, record) },
+});
+
+/**
+ * The policy's SCIM admin Group cleared, while it names `groupId`: the workspace item's part of
+ * the transaction deleting that Group (the Groups store's, docs/adr/0174).
+ */
+export const adminGroupCleared = (tableName: string, workspaceId: string, groupId: string): TransactWriteItem => ({
+  Update: {
+    TableName: tableName,
+    Key: workspaceKey(workspaceId),
+    UpdateExpression: 'REMOVE #policy.#group',
+    ConditionExpression: '#policy.#group = :group',
+    ExpressionAttributeNames: { '#policy': 'policy', '#group': 'scimAdminGroup' },
+    ExpressionAttributeValues: { ':group': groupId },
+  },
 });
 
 /**
@@ -183,17 +199,48 @@ export class DynamoWorkspaceStore extends WorkspaceTable implements WorkspaceSto
     };
   }
 
-  async setPolicy(workspaceId: string, policy: WorkspacePolicy, actor: Actor, audit: AuditRow): Promise<boolean> {
+  async setPolicy(
+    workspaceId: string,
+    policy: WorkspacePolicy,
+    actor: Actor,
+    audit: AuditRow,
+    adminGroup?: AdminGroupSwitch,
+  ): Promise<boolean> {
+    // The SCIM admin Group it was decided from, when asked: absent or null for none.
+    const was =
+      adminGroup === undefined
+        ? {}
+        : adminGroup.was === null
+          ? { condition: ' AND (attribute_not_exists(policy.#group) OR policy.#group = :none)', values: { ':none': null } }
+          : { condition: ' AND policy.#group = :was', values: { ':was': adminGroup.was } };
+    // The Group it names no longer (its members' roles were decided on that version) and the one it names now.
+    const groupChecks: TransactWriteItem[] = [];
+    const check = (id: string, condition: string, values?: Record<string, unknown>) =>
+      groupChecks.push({
+        ConditionCheck: {
+          TableName: this.tableName,
+          Key: scimGroupKey(workspaceId, id),
+          ConditionExpression: condition,
+          ...(values ? { ExpressionAttributeValues: values } : {}),
+        },
+      });
+    if (adminGroup?.was && adminGroup.wasVersion !== undefined && adminGroup.next !== adminGroup.was) {
+      if (adminGroup.wasVersion === null) check(adminGroup.was, 'attribute_not_exists(pk)');
+      else check(adminGroup.was, 'version = :v', { ':v': adminGroup.wasVersion });
+    }
+    if (adminGroup?.next && adminGroup.next !== adminGroup.was) check(adminGroup.next, 'attribute_exists(pk)');
     const refused = await this.transact([
       {
         Update: {
           TableName: this.tableName,
           Key: workspaceKey(workspaceId),
           UpdateExpression: 'SET policy = :policy',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':policy': policyToItem(policy) },
+          ConditionExpression: `attribute_exists(pk)${was.condition ?? ''}`,
+          ExpressionAttributeValues: { ':policy': policyToItem(policy), ...was.values },
+          ...(was.condition ? { ExpressionAttributeNames: { '#group': 'scimAdminGroup' } } : {}),
         },
       },
+      ...groupChecks,
       this.actorCheck(workspaceId, actor),
       this.audit(audit),
     ]);

@@ -136,6 +136,20 @@ export function describeWorkspaceStoreContract(name: string, make: MakeWorkspace
         expect(await world.workspaces.auditPage(made.workspace.id, 10, null)).toEqual(before);
       });
 
+      it('saves the policy only while its SCIM admin Group is still the one it was decided from', async () => {
+        const made = await makeWorkspace(world);
+        const id = made.workspace.id;
+        const owner = actorOf(made.owner, admins);
+        // None yet: a save expecting one is refused; expecting none, saved.
+        expect(await world.workspaces.setPolicy(id, { scimAdminGroup: 'g1' }, owner, audit(id), { was: 'g0' })).toBe(false);
+        expect(await world.workspaces.setPolicy(id, { scimAdminGroup: 'g1' }, owner, audit(id), { was: null })).toBe(true);
+        // Another owner named g1 meanwhile: a save decided from none is refused, and g1 stays.
+        expect(await world.workspaces.setPolicy(id, { scimAdminGroup: 'g2' }, owner, audit(id), { was: null })).toBe(false);
+        expect((await world.workspaces.get(id))!.policy).toEqual({ scimAdminGroup: 'g1' });
+        expect(await world.workspaces.setPolicy(id, {}, owner, audit(id), { was: 'g1' })).toBe(true);
+        expect(await world.workspaces.setPolicy(id, { maxViews: 2 }, owner, audit(id), { was: null })).toBe(true);
+      });
+
       it('refuses the policy of a workspace that does not exist', async () => {
         const ghost = newWorkspaceId();
         expect(await world.workspaces.setPolicy(ghost, { maxViews: 1 }, { userId: newUserId(), roles: owners }, audit(ghost))).toBe(false);

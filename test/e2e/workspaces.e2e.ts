@@ -434,6 +434,7 @@ describe('workspaces in the web client', () => {
       allow_files: false,
       max_file_bytes: null,
       allow_requests: null,
+      scim_admin_group: null,
     });
     // The form shows what is now set.
     expect(await page.inputValue('#policy-domains')).toBe('example.com\nmail.example.org');

@@ -22,6 +22,7 @@ export { MemoryWorkspaceStore } from './workspaceStore.ts';
 export { MemoryMembershipChanges } from './membershipChanges.ts';
 export { MemoryCheckoutWorkspaces, MemoryWorkspaceMembership } from './workspaceMembership.ts';
 export { MemoryScimUserStore } from './scimUserStore.ts';
+export { MemoryScimGroupStore } from './scimGroupStore.ts';
 export { MemoryDirectoryKeys, MemorySsoPolicy, MemorySsoStore } from './ssoStore.ts';
 export { MemoryDomainStore } from './domainStore.ts';
 export { MemoryHostingStore } from './hostingStore.ts';

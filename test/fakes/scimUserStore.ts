@@ -1,12 +1,15 @@
 import { foldCase } from '../../shared/domain/scim/filter.ts';
 import type { ScimUser, ScimUserAttributes } from '../../shared/domain/scim/model.ts';
-import type { ScimAccount, ScimUserStore } from '../../shared/domain/scim/ports.ts';
+import type { ScimAccount, ScimPageStart, ScimUserStore } from '../../shared/domain/scim/ports.ts';
 import type { AuditRow } from '../../shared/domain/workspaces/model.ts';
 import { pair, stored, WorkspaceData } from './workspaceData.ts';
 
 const userNameKey = (userName: string) => `USERNAME#${foldCase(userName)}`;
 const externalKey = (externalId: string) => `EXTERNAL#${externalId}`;
 const accountKey = (userId: string) => `ACCOUNT#${userId}`;
+
+/** How long a page's start is remembered, as the table keeps it (an hour). */
+const pageStartMs = 3_600_000;
 
 /** What a User's membership change does, decided before anything is written. */
 type MembershipChange =
@@ -22,6 +25,12 @@ type MembershipChange =
  * duplicate, then no seat.
  */
 export class MemoryScimUserStore implements ScimUserStore {
+  /** Users read by listings (`list`, `listAfter`), for tests that a listing reads what its pages hold. */
+  usersRead = 0;
+  /** Reads by `listAfter` (a Query each on the table). */
+  queries = 0;
+  private readonly pageStarts = new Map<string, { start: ScimPageStart; until: number }>();
+
   constructor(readonly data: WorkspaceData = new WorkspaceData()) {}
 
   async create(
@@ -73,10 +82,40 @@ export class MemoryScimUserStore implements ScimUserStore {
   }
 
   async list(workspaceId: string): Promise<ScimUser[]> {
+    const users = this.inIdOrder(workspaceId);
+    this.usersRead += users.length;
+    return users.map(stored);
+  }
+
+  async listAfter(workspaceId: string, after: string | null, limit: number): Promise<{ users: ScimUser[]; more: boolean }> {
+    // As the table's Query reads: one User past the page, to say whether more follow.
+    const read = this.inIdOrder(workspaceId)
+      .filter((user) => after === null || user.id > after)
+      .slice(0, limit + 1);
+    this.usersRead += read.length;
+    this.queries += 1;
+    return { users: read.slice(0, limit).map(stored), more: read.length > limit };
+  }
+
+  async count(workspaceId: string): Promise<number> {
+    return this.inIdOrder(workspaceId).length;
+  }
+
+  async pageStart(workspaceId: string, listing: string, startIndex: number, now: number): Promise<ScimPageStart | null> {
+    const held = this.pageStarts.get(pair(workspaceId, `${listing}#${startIndex}`));
+    return held && held.until > now ? held.start : null;
+  }
+
+  async rememberPageStart(workspaceId: string, listing: string, startIndex: number, start: ScimPageStart, now: number): Promise<void> {
+    this.pageStarts.set(pair(workspaceId, `${listing}#${startIndex}`), { start: { ...start }, until: now + pageStartMs });
+  }
+
+  /** The workspace's Users in the table's order: by id (the sort key), as JavaScript compares strings (ids are ASCII). */
+  private inIdOrder(workspaceId: string): ScimUser[] {
     return [...this.data.scimUsers.values()]
       .filter((held) => held.user.workspaceId === workspaceId)
-      .map((held) => stored(held.user))
-      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      .map((held) => held.user)
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   async replace(

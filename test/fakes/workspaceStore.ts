@@ -8,8 +8,9 @@ import type {
   WorkspaceBranding,
   WorkspacePolicy,
 } from '../../shared/domain/workspaces/model.ts';
-import type { Actor, StoredMembership, WorkspaceStore } from '../../shared/domain/workspaces/ports.ts';
+import type { Actor, AdminGroupSwitch, StoredMembership, WorkspaceStore } from '../../shared/domain/workspaces/ports.ts';
 import { decodeCursor, encodeCursor } from '../../shared/store/cursor.ts';
+import { scimGroupsOf } from './scimGroupStore.ts';
 import { pair, stored, WorkspaceData } from './workspaceData.ts';
 
 const rosterOf = (record: Roster): Roster => ({ seats: record.seats, used: record.used, owners: record.owners, members: record.members });
@@ -79,9 +80,24 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
     return { members: members.map(stored), invitations: invitations.map(stored) };
   }
 
-  async setPolicy(workspaceId: string, policy: WorkspacePolicy, actor: Actor, audit: AuditRow): Promise<boolean> {
+  async setPolicy(
+    workspaceId: string,
+    policy: WorkspacePolicy,
+    actor: Actor,
+    audit: AuditRow,
+    adminGroup?: AdminGroupSwitch,
+  ): Promise<boolean> {
     const record = this.data.workspaces.get(workspaceId);
     if (!record || !this.data.actorHolds(workspaceId, actor)) return false;
+    if (adminGroup !== undefined && (record.workspace.policy.scimAdminGroup ?? null) !== adminGroup.was) return false;
+    // The Groups' conditions, as the transaction's: the one named before at the version read, the one named there.
+    const groups = scimGroupsOf.get(this.data);
+    if (groups && adminGroup?.was && adminGroup.wasVersion !== undefined && adminGroup.next !== adminGroup.was) {
+      if (groups.versionOf(workspaceId, adminGroup.was) !== adminGroup.wasVersion) return false;
+    }
+    if (groups && adminGroup?.next && adminGroup.next !== adminGroup.was && groups.versionOf(workspaceId, adminGroup.next) === null) {
+      return false;
+    }
     record.workspace.policy = stored(policy);
     this.data.writeAudit(audit);
     return true;

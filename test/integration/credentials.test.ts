@@ -263,7 +263,34 @@ const cases: Record<string, Case> = {
     }),
   },
   'DELETE /scim/v2/Users/{id}': { success: 204, prepare: async () => ({ path: `/scim/v2/Users/${(await directoryUser()).id}` }) },
+  // SCIM Groups (issue 30), each on a Group of its own.
+  'GET /scim/v2/Groups': { success: 200, prepare: async () => ({ path: '/scim/v2/Groups?excludedAttributes=members' }) },
+  'POST /scim/v2/Groups': {
+    success: 201,
+    prepare: async () => ({ path: '/scim/v2/Groups', json: { displayName: `Matrix ${++groupNames}` } }),
+  },
+  'GET /scim/v2/Groups/{id}': { success: 200, prepare: async () => ({ path: `/scim/v2/Groups/${await directoryGroup()}` }) },
+  'PUT /scim/v2/Groups/{id}': {
+    success: 200,
+    prepare: async () => ({ path: `/scim/v2/Groups/${await directoryGroup()}`, json: { displayName: `Matrix ${++groupNames}` } }),
+  },
+  'PATCH /scim/v2/Groups/{id}': {
+    success: 200,
+    prepare: async () => ({
+      path: `/scim/v2/Groups/${await directoryGroup()}`,
+      json: { Operations: [{ op: 'replace', path: 'displayName', value: `Matrix ${++groupNames}` }] },
+    }),
+  },
+  'DELETE /scim/v2/Groups/{id}': { success: 204, prepare: async () => ({ path: `/scim/v2/Groups/${await directoryGroup()}` }) },
 };
+
+let groupNames = 0;
+/** A fresh Group of the matrix's directory: its id. */
+async function directoryGroup(): Promise<string> {
+  const reply = await scimClient(runtime, (await directoryOfMatrix()).key).post('/Groups', { displayName: `Matrix ${++groupNames}` });
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return reply.body.id as string;
+}
 
 let directory: Promise<DirectoryWorkspace> | undefined;
 /** The matrix's SCIM directory: a Team workspace with a verified domain and its directory key (made once). */

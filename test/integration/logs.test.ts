@@ -238,6 +238,17 @@ describe('logs', () => {
     expect((await scim(rotatedKey, 'GET', `/Users?filter=${encodeURIComponent(`userName eq "${provisioned}"`)}`)).body.totalResults).toBe(
       1,
     );
+    // A Group pushed with the key (issue 30): made with the User, renamed, emptied by PATCH, deleted.
+    const scimGroup = await scim(rotatedKey, 'POST', '/Groups', { displayName: 'Canary admins', members: [{ value: scimUser.body.id }] });
+    expect(scimGroup.status).toBe(201);
+    const groupPatch = {
+      Operations: [
+        { op: 'replace', value: { displayName: 'Canary admins 2' } },
+        { op: 'remove', path: 'members' },
+      ],
+    };
+    expect((await scim(rotatedKey, 'PATCH', `/Groups/${scimGroup.body.id}`, groupPatch)).status).toBe(200);
+    expect((await scim(rotatedKey, 'DELETE', `/Groups/${scimGroup.body.id}`)).status).toBe(204);
     // Signed in through the workspace's provider (issue 29): its state, the provider's code, the one-time code, the session's tokens.
     const ssoStart = await fetch(
       `${runtime.url}/v1/auth/sso/start?${new URLSearchParams({ email: `sso-canary@${claimed.body.hostname}` }).toString()}`,

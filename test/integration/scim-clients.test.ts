@@ -23,6 +23,7 @@ import {
   type OktaApp,
 } from '../support/scim/okta.ts';
 import type { ScimClientStep } from '../support/scim/clientSteps.ts';
+import { galleryManagerTest, galleryManagerVariables } from '../support/scim/galleryManager.ts';
 import { readProperty, runScimSteps, type ScimExchange, type ScimRunOptions } from '../support/scim/runner.ts';
 
 // Okta's and Microsoft Entra's published sequences replayed against the scim group as each client
@@ -127,14 +128,13 @@ async function replay(steps: readonly ScimClientStep[], variables: Record<string
 }
 
 /**
- * Groups are not supported (issue 18): the optional Groups steps get a 404 SCIM error, which Okta
- * reports and goes on; it fails for being no ListResponse, never for its time.
+ * Groups are served (issue 30): the optional Groups steps pass, an empty ListResponse for a
+ * directory that has pushed none ("No Groups found", as Okta's script reports it).
  */
-function expectGroupsRefused(exchange: ScimExchange) {
-  expect(exchange.step.optional).toBe(true);
-  expectScimError(exchange, 404);
-  expect(exchange.failures[0]).toBe('status 404, expected 200');
-  expect(exchange.failures.filter((failure) => failure.startsWith('answered in'))).toEqual([]);
+function expectNoGroups(exchange: ScimExchange) {
+  expect(exchange.status).toBe(200);
+  expect(exchange.failures).toEqual([]);
+  expect(exchange.body).toMatchObject({ schemas: [listResponseSchema], totalResults: 0, Resources: [] });
 }
 
 describe('Okta', () => {
@@ -165,7 +165,7 @@ describe('Okta', () => {
     // Okta checks the status only: the upper-cased local part finds the User just made (caseExact false).
     const caps = run.exchange('Required Test: Username Case Sensitivity Check');
     expect(caps.body).toMatchObject({ totalResults: 1, Resources: [{ id: run.variables.idUserOne, userName: variables.randomUsername }] });
-    expectGroupsRefused(run.exchange('Optional Test: Verify Groups endpoint'));
+    expectNoGroups(run.exchange('Optional Test: Verify Groups endpoint'));
     const probe = run.exchange('Required Test: Check status 401');
     expectScimError(probe, 401);
     expect(probe.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
@@ -302,7 +302,7 @@ describe('Okta', () => {
     expect(run.exchange('Test Connector Configuration').body.Resources.map((user: { id: string }) => user.id)).toEqual(
       imported.slice(0, 2),
     );
-    expectGroupsRefused(run.exchange('Import groups'));
+    expectNoGroups(run.exchange('Import groups'));
 
     // The next import reads the same order.
     const again = await replay(importing.slice(0, 2), { auth });
@@ -480,7 +480,7 @@ describe('Microsoft Entra', () => {
 
   it('takes the sample-code walkthrough’s odder requests: nulls, a misspelt schema URN, a bare manager path', async () => {
     const workspace = await directoryWorkspace(runtime, 2);
-    let afterRefusedPatch: unknown;
+    let afterManagerPatch: any;
     const run = await replay(
       entraSampleCodeExamples,
       { secretToken: workspace.key },
@@ -489,28 +489,29 @@ describe('Microsoft Entra', () => {
           // The account is the primary email's, whatever the userName.
           if (exchange.step.name === 'Example 2. Provision a user') await expectMember(workspace, 'jyoung@Contoso.com', 2);
           if (exchange.step.name === 'Example 5. Update a user (manager)')
-            afterRefusedPatch = (await scimClient(runtime, workspace.key).get(`/Users/${variables.jyoungId}`)).body;
+            afterManagerPatch = (await scimClient(runtime, workspace.key).get(`/Users/${variables.jyoungId}`)).body;
         },
         serverChoices: {
           'Example 1. Query the service for a matching user': {
             status: 400,
             because: 'an unquoted value is no RFC 7644 filter: 400 invalidFilter, never an unfiltered list',
           },
-          'Example 5. Update a user (manager)': {
-            status: 400,
-            because: 'an extension attribute is URN-qualified (RFC 7644 §3.10): a bare manager path is 400 invalidPath',
-          },
         },
       },
     );
     expectScimError(run.exchange('Example 1. Query the service for a matching user'), 400, 'invalidFilter');
+    // The bare `manager` path can only be the enterprise extension's (no core attribute has the
+    // name): its one-item array is the manager, kept as its object; the $ref it sent is the
+    // manager's User URL, which answers build under this service's host.
     const managed = run.exchange('Example 5. Update a user (manager)');
-    expectScimError(managed, 400, 'invalidPath');
-    expect(managed.body.detail).toMatch(/manager/);
+    expect(managed.status).toBe(200);
+    const managerId = '00aa00aa-bb11-cc22-dd33-44ee44ee44ee';
+    const base = managed.body.meta.location.replace(/\/Users\/[^/]+$/, '');
+    const manager = { value: managerId, $ref: `${base}/Users/${managerId}` };
+    expect(managed.body[enterpriseUserSchema]).toEqual({ manager });
+    expect(afterManagerPatch[enterpriseUserSchema]).toEqual({ manager });
     const provisioned = run.exchange('Example 2. Provision a user');
     expectCreated(provisioned);
-    // The refused PATCH changed nothing.
-    expect(afterRefusedPatch).toEqual(provisioned.body);
     // Nulls are unassigned, the top-level department and manager belong to no schema: none kept.
     expect(provisioned.body).toMatchObject({ userName: 'jyoung@testuser.com', externalId: 'jyoung', displayName: 'Joy Young' });
     for (const attribute of ['addresses', 'phoneNumbers', 'preferredLanguage', 'title', 'department', 'manager', enterpriseUserSchema]) {
@@ -519,7 +520,7 @@ describe('Microsoft Entra', () => {
     expect(run.exchange('Example 6. Deprovision a user').status).toBe(204);
     expect(await memberFor(workspace, 'jyoung@contoso.com')).toBeUndefined();
     expect(await roster(workspace)).toEqual({ seats: 2, members: 1 });
-    expect((await scimRows(workspace)).map((row) => row.action)).toEqual(['scim.user_created', 'scim.user_deleted']);
+    expect((await scimRows(workspace)).map((row) => row.action)).toEqual(['scim.user_created', 'scim.user_updated', 'scim.user_deleted']);
   });
 
   it('passes the SCIM Validator’s user tests: random and upper-cased filters with + for spaces, "True" read as true, the manager added and removed, DELETE then 404', async () => {
@@ -547,6 +548,11 @@ describe('Microsoft Entra', () => {
     // roles[].primary sent as "True" comes back a boolean; the rest comes back as sent.
     expect(created.body.roles).toEqual([{ primary: true, display: 'MRONYWGFFHXQ', value: 'WDEIISGWWQBE', type: 'XVTUOHMYUFRL' }]);
     const sent = created.request.body as Record<string, unknown>;
+    // The manager comes back as its object with the $ref this service builds (issue 30).
+    const base = created.body.meta.location.replace(/\/Users\/[^/]+$/, '');
+    const managerOf = (id: string) => ({ value: id, $ref: `${base}/Users/${id}` });
+    const sentEnterprise = sent[enterpriseUserSchema] as Record<string, unknown>;
+    expect(created.body[enterpriseUserSchema]).toEqual({ ...sentEnterprise, manager: managerOf(variables.managerId) });
     for (const attribute of [
       'displayName',
       'title',
@@ -555,7 +561,6 @@ describe('Microsoft Entra', () => {
       'name',
       'addresses',
       'phoneNumbers',
-      enterpriseUserSchema,
       'userType',
       'nickName',
       'locale',
@@ -581,10 +586,10 @@ describe('Microsoft Entra', () => {
     ]);
     expect(Object.keys(replaced).filter((key) => key.includes('[') || (key.includes('.') && key !== enterpriseUserSchema))).toEqual([]);
 
-    const { manager: _manager, ...enterpriseWithoutManager } = sent[enterpriseUserSchema] as Record<string, unknown>;
+    const { manager: _manager, ...enterpriseWithoutManager } = sentEnterprise;
     const enterprise = (name: string) => run.exchange(`PATCH /Users/Id - Patch User - ${name}`).body[enterpriseUserSchema];
-    expect(enterprise('Add Manager')).toEqual({ ...enterpriseWithoutManager, manager: { value: variables.otherManagerId } });
-    expect(enterprise('Replace Manager')).toEqual({ ...enterpriseWithoutManager, manager: { value: variables.managerId } });
+    expect(enterprise('Add Manager')).toEqual({ ...enterpriseWithoutManager, manager: managerOf(variables.otherManagerId) });
+    expect(enterprise('Replace Manager')).toEqual({ ...enterpriseWithoutManager, manager: managerOf(variables.managerId) });
     expect(enterprise('Remove Manager (remove)')).toEqual(enterpriseWithoutManager);
     expect(enterprise('Remove Manager (replace with an empty value)')).toEqual(enterpriseWithoutManager);
     for (const exchange of run.exchanges) expect(Object.keys(exchange.body ?? {}).filter((key) => key.endsWith(':manager'))).toEqual([]);
@@ -602,6 +607,44 @@ describe('Microsoft Entra', () => {
       'scim.user_deleted',
     ]);
     expect(rows.at(-1)).toEqual(auditRow('scim.user_deleted', accountId, id, variables.newUserName, false));
+  });
+
+  it('passes the gallery validation’s SCIM_Update_Manager_Test: the manager set by a bare id, changed, cleared by "", each read back as manager.value', async () => {
+    const workspace = await directoryWorkspace(runtime, 4);
+    const variables = galleryManagerVariables(workspace.key, suffix(), workspace.domain);
+    const run = await replay(galleryManagerTest, variables, {
+      async afterStep(exchange) {
+        // Three Users made hold three seats; the manager changes move none.
+        if (exchange.step.name === 'SCIM_Manager_Create_SecondManager') await expectMember(workspace, variables.secondManagerUserName, 4);
+        if (exchange.step.name === 'SCIM_Manager_Get_After_Remove') expect((await roster(workspace)).members).toBe(4);
+      },
+    });
+    for (const exchange of run.exchanges) expect(exchange.failures, exchange.step.name).toEqual([]);
+    const base = run.exchange('SCIM_Manager_Create_TestUser').body.meta.location.replace(/\/Users\/[^/]+$/, '');
+    const managerOf = (id: string) => ({ value: id, $ref: `${base}/Users/${id}` });
+    expect(run.exchange('SCIM_Manager_Patch_Set_Manager').body[enterpriseUserSchema]).toEqual({
+      manager: managerOf(run.variables.managerId!),
+    });
+    expect(run.exchange('SCIM_Manager_Get_After_Change').body[enterpriseUserSchema]).toEqual({
+      manager: managerOf(run.variables.secondManagerId!),
+    });
+    // Cleared: the extension had nothing else, so it goes, from the answer and from schemas.
+    const cleared = run.exchange('SCIM_Manager_Get_After_Remove').body;
+    expect(cleared).not.toHaveProperty([enterpriseUserSchema]);
+    expect(cleared.schemas).toEqual([userSchema]);
+    expect(await roster(workspace)).toEqual({ seats: 4, members: 1 });
+    const rows = await scimRows(workspace);
+    expect(rows.map((row) => row.action)).toEqual([
+      'scim.user_created',
+      'scim.user_created',
+      'scim.user_updated',
+      'scim.user_created',
+      'scim.user_updated',
+      'scim.user_updated',
+      'scim.user_deleted',
+      'scim.user_deleted',
+      'scim.user_deleted',
+    ]);
   });
 });
 

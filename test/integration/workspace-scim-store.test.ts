@@ -161,7 +161,7 @@ describe('create, read, list', () => {
     expect(await store.byUserName(other.id, email)).toBeNull();
   });
 
-  it('lists every User oldest first, ties by id, and only the Users', async () => {
+  it('lists every User by id (the sort key, issue 30), and only the Users', async () => {
     const workspace = await teamWorkspace(runtime, 10);
     const first = await provision(workspace.id, newEmail('first'));
     runtime.clock.advance(5);
@@ -170,7 +170,7 @@ describe('create, read, list', () => {
     runtime.clock.advance(5);
     const last = await provision(workspace.id, newEmail('last'), { active: false });
     const listed = await store.list(workspace.id);
-    expect(listed.map((user) => user.id)).toEqual([first.id, ...same.map((user) => user.id).sort(), last.id]);
+    expect(listed.map((user) => user.id)).toEqual([first.id, ...same.map((user) => user.id), last.id].sort());
     expect(await store.list((await teamWorkspace(runtime)).id)).toEqual([]);
   });
 

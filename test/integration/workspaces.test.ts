@@ -68,6 +68,7 @@ describe('POST /v1/workspaces', () => {
           allow_files: null,
           max_file_bytes: null,
           allow_requests: null,
+          scim_admin_group: null,
         },
         branding: null,
       },
@@ -341,6 +342,7 @@ describe('policy and branding', () => {
       allow_files: null,
       max_file_bytes: null,
       allow_requests: null,
+      scim_admin_group: null,
     });
     expect((await auditOf(workspace))[0]).toMatchObject({ action: 'policy.updated', target: workspace.id, details: { max_views: 3 } });
     expectProblem(await send(runtime, 'PUT', path, { max_views: 0 }, admin.auth), 400, 'invalid_request');

@@ -59,7 +59,7 @@ describe('scim: what the generators found', () => {
       ['an integer past 2^53 - 1', enterprise, '{"employeeNumber":-9007199254740992}'],
       ['a number past DynamoDB’s 9.99e125', enterprise, '{"costCenter":1e308}'],
       ['a number below 1e-130', 'phoneNumbers', '[{"value":1e-320,"type":"work"}]'],
-      ['5,000 levels of nesting', enterprise, `{"manager":${deep(5000)}}`],
+      ['5,000 levels of nesting', enterprise, `{"division":${deep(5000)}}`],
       ['40 levels of nesting', 'addresses', `[{"type":"work","streetAddress":${deep(40)}}]`],
       // Found at 10,000 runs (seed 1447899007): a PATCH of employeeNumber to {"": ""}.
       ['a member with an empty name', enterprise, '{"employeeNumber":{"":""}}'],
@@ -79,7 +79,8 @@ describe('scim: what the generators found', () => {
     }
     // What DynamoDB holds is kept exactly as sent.
     const storable = {
-      [enterprise]: { employeeNumber: 9007199254740991, costCenter: -1e-130, manager: JSON.parse(deep(12)) as unknown, division: 0 },
+      // (Not the manager: it is kept as its object, issue 30.)
+      [enterprise]: { employeeNumber: 9007199254740991, costCenter: -1e-130, organization: JSON.parse(deep(12)) as unknown, division: 0 },
     };
     const kept = await scim('PATCH', `/Users/${id}`, { Operations: [{ op: 'add', value: storable }] });
     expect(kept.status, kept.text.slice(0, 200)).toBe(200);

@@ -25,6 +25,12 @@ const allowed: Record<string, Record<string, string>> = {
   'shared/store/workspaceScim.ts': {
     foldCase: 'the userName uniqueness key is the folded userName, folded as the filters fold it (SCIM: any case)',
   },
+  'shared/store/scimUserItems.ts': {
+    storedEnterprise: 'a manager stored as a bare id before it was an object reads back as the object, on every read of a User (ADR 0176)',
+  },
+  'shared/store/scimGroups.ts': {
+    foldCase: 'the displayName uniqueness key is the folded displayName, folded as SCIM compares it (any case)',
+  },
 };
 
 const root = join(import.meta.dirname, '..', '..');

@@ -11,6 +11,7 @@ import {
   type ScimUser,
   type ScimUserAttributes,
 } from '../../shared/domain/scim/model.ts';
+import { groupSchema } from '../../shared/domain/scim/groupModel.ts';
 import { applyPatch } from '../../shared/domain/scim/patch.ts';
 import { parseUserBody, toScimResource } from '../../shared/domain/scim/userBody.ts';
 import { toHttpError } from '../../shared/http/refusals.ts';
@@ -99,9 +100,9 @@ describe('ServiceProviderConfig', () => {
 });
 
 describe('/Schemas', () => {
-  it('is a ListResponse of the User schema and its enterprise extension, whole on one page', () => {
+  it('is a ListResponse of the User schema, its enterprise extension and the Group schema, whole on one page', () => {
     const list = scimSchemas(baseUrl);
-    expect(list).toMatchObject({ schemas: [listResponseSchema], totalResults: 2, startIndex: 1, itemsPerPage: 2 });
+    expect(list).toMatchObject({ schemas: [listResponseSchema], totalResults: 3, startIndex: 1, itemsPerPage: 3 });
     expect(Object.keys(list)).toEqual(['schemas', 'totalResults', 'startIndex', 'itemsPerPage', 'Resources']);
     expect(list.Resources.map(({ attributes: _, ...schema }) => schema)).toEqual([
       {
@@ -118,7 +119,23 @@ describe('/Schemas', () => {
         description: expect.any(String),
         meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${enterpriseUserSchema}` },
       },
+      {
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:Schema'],
+        id: groupSchema,
+        name: 'Group',
+        description: expect.any(String),
+        meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${groupSchema}` },
+      },
     ]);
+  });
+
+  it('describes a Group as groupBody.ts reads it: displayName required and unique, externalId unique, members of Users', () => {
+    const group = scimSchemas(baseUrl).Resources.find((schema) => schema.id === groupSchema)!;
+    expect(group.attributes.map((attribute) => attribute.name)).toEqual(['displayName', 'externalId', 'members']);
+    expect(group.attributes[0]).toMatchObject({ required: true, uniqueness: 'server', caseExact: false });
+    expect(group.attributes[1]).toMatchObject({ uniqueness: 'server', caseExact: true });
+    expect(group.attributes[2]).toMatchObject({ type: 'complex', multiValued: true });
+    expect(group.attributes[2]!.subAttributes!.map((attribute) => attribute.name)).toEqual(['value', '$ref', 'type']);
   });
 
   it('describes every attribute a User body is read for, and no other', () => {
@@ -258,12 +275,12 @@ describe('/Schemas', () => {
 });
 
 describe('/ResourceTypes', () => {
-  it('lists User alone, with the enterprise extension optional: Groups are not supported', () => {
+  it('lists User, with the enterprise extension optional, and Group', () => {
     expect(resourceTypes(baseUrl)).toEqual({
       schemas: [listResponseSchema],
-      totalResults: 1,
+      totalResults: 2,
       startIndex: 1,
-      itemsPerPage: 1,
+      itemsPerPage: 2,
       Resources: [
         {
           schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'],
@@ -274,6 +291,16 @@ describe('/ResourceTypes', () => {
           schema: userSchema,
           schemaExtensions: [{ schema: enterpriseUserSchema, required: false }],
           meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/User` },
+        },
+        {
+          schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'],
+          id: 'Group',
+          name: 'Group',
+          endpoint: '/Groups',
+          description: expect.stringMatching(/\S/),
+          schema: groupSchema,
+          schemaExtensions: [],
+          meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/Group` },
         },
       ],
     });
@@ -304,7 +331,7 @@ describe('the three documents', () => {
   it('put every meta.location under the base URL, absolute, a trailing slash or not', () => {
     for (const base of [baseUrl, `${baseUrl}/`, 'http://localhost:8787/scim/v2']) {
       const locations = metas(documents(base)).map((meta) => meta.location);
-      expect(locations).toHaveLength(4);
+      expect(locations).toHaveLength(6);
       for (const location of locations) {
         expect(location.startsWith(`${base.replace(/\/$/, '')}/`), location).toBe(true);
         expect(new URL(location).href, location).toBe(location);

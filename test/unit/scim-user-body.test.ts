@@ -144,7 +144,7 @@ describe('parseUserBody: the bodies Okta and Microsoft Entra publish', () => {
     });
   });
 
-  it('reads Entra’s example User: the enterprise extension kept exactly as sent (a manager as a string), another extension not kept', () => {
+  it('reads Entra’s example User: the enterprise extension kept as sent (a manager sent as a string kept as its object), another extension not kept', () => {
     // https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups#design-your-user-and-group-schema
     // (the published JSON has a trailing comma after "tag", dropped here to make it JSON)
     const body = {
@@ -172,7 +172,7 @@ describe('parseUserBody: the bodies Okta and Microsoft Entra publish', () => {
       externalId: 'bjensen',
       active: true,
       name: { familyName: 'Jensen', givenName: 'Barbara' },
-      enterprise: { manager: '123456' },
+      enterprise: { manager: { value: '123456' } },
     });
   });
 
@@ -320,7 +320,8 @@ describe('parseUserBody: read leniently where the clients differ', () => {
       [enterpriseUserSchema]: enterprise,
       emails: [{ value: 'ana@example.com', type: 'Büro' }],
     });
-    expect(user.enterprise).toEqual(enterprise);
+    // A $ref that is the manager's User URL (here relative) is not kept: answers build it absolute.
+    expect(user.enterprise).toEqual({ ...enterprise, manager: { value: enterprise.manager.value, displayName: 'John Smith' } });
     expect(user.emails).toEqual([{ value: 'ana@example.com', type: 'Büro' }]);
   });
 
@@ -450,14 +451,23 @@ describe('toScimResource', () => {
     expect(JSON.stringify(resource)).not.toMatch(/password|1mz050nq/);
   });
 
-  it('names the enterprise extension in schemas and answers its object under its URN, as stored', () => {
-    const enterprise = { employeeNumber: 'Aklq', manager: '123456' };
+  it('names the enterprise extension in schemas and answers its object under its URN, as stored, a manager as its object with its URL', () => {
+    const enterprise = { employeeNumber: 'Aklq', manager: { value: '123456' } };
     const resource = toScimResource(
       stored({ userName: 'ana@example.com', active: false, enterprise }),
       'https://hushlink.example/scim/v2/',
     );
     expect(resource.schemas).toEqual([userSchema, enterpriseUserSchema]);
-    expect(resource[enterpriseUserSchema]).toEqual(enterprise);
+    expect(resource[enterpriseUserSchema]).toEqual({
+      employeeNumber: 'Aklq',
+      manager: { value: '123456', $ref: 'https://hushlink.example/scim/v2/Users/123456' },
+    });
+    // A manager stored as a bare id (before it was kept as its object) answers as the object too.
+    const legacy = toScimResource(
+      stored({ userName: 'ana@example.com', active: true, enterprise: { manager: '123456' } }),
+      'https://h.example/scim/v2',
+    );
+    expect(legacy[enterpriseUserSchema]).toEqual({ manager: { value: '123456', $ref: 'https://h.example/scim/v2/Users/123456' } });
     expect(resource.active).toBe(false);
     expect(resource.meta.location).toBe('https://hushlink.example/scim/v2/Users/usr_5Xq2');
   });

@@ -225,6 +225,7 @@ describe('policyReply and the compose page', () => {
       allow_files: null,
       max_file_bytes: null,
       allow_requests: null,
+      scim_admin_group: null,
     });
     expect(policyReply({ maxViews: 2, allowFiles: false, allowedRecipientDomains: ['example.com'] })).toMatchObject({
       max_views: 2,
@@ -604,7 +605,8 @@ describe('properties (fast-check)', () => {
       fc.property(policyBody, (body) => {
         const policy = parsePolicy(body);
         expect(parsePolicy(policyReply(policy))).toEqual(policy);
-        expect(Object.keys(policyReply(policy)).sort()).toEqual([...policyRules].sort());
+        // Every rule, and the SCIM admin Group (issue 30), which is an owner's setting rather than a rule.
+        expect(Object.keys(policyReply(policy)).sort()).toEqual([...policyRules, 'scim_admin_group'].sort());
       }),
     );
   });

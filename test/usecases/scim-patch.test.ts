@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { NotFound } from '../../shared/domain/refusals.ts';
 import { listScimUsers } from '../../shared/domain/scim/listing.ts';
-import { userSchema } from '../../shared/domain/scim/model.ts';
-import { createScimUser, patchScimUser, readScimUser } from '../../shared/domain/scim/users.ts';
+import { enterpriseUserSchema, userSchema } from '../../shared/domain/scim/model.ts';
+import { toScimResource } from '../../shared/domain/scim/userBody.ts';
+import { createScimUser, patchScimUser, readScimUser, replaceScimUser } from '../../shared/domain/scim/users.ts';
 import { directory, oktaUser, patch } from './scim-world.ts';
 
 // PATCH of a SCIM User (issue 18) as Okta and Entra write it, on the fakes: the operations applied
@@ -108,5 +109,46 @@ describe('patchScimUser', () => {
     await expect(
       patchScimUser(id, user.id, patch({ op: 'replace', path: 'displayName', value: 'x' }), { ...w.ports, scimUsers }),
     ).rejects.toMatchObject({ kind: 'conflict' });
+  });
+
+  it('keeps the enterprise manager as its object however it is written: POST, PUT, PATCH by path, path-less, unqualified; empty removes it', async () => {
+    const { w, id } = await directory();
+    const boss = await createScimUser(id, oktaUser('boss@acme.example'), w.ports);
+    const user = await createScimUser(id, oktaUser('report@acme.example', { [enterpriseUserSchema]: { manager: boss.id } }), w.ports);
+    expect(user.enterprise).toEqual({ manager: { value: boss.id } });
+    const managerOf = async (body: unknown) => (await patchScimUser(id, user.id, body, w.ports)).enterprise?.manager;
+    // SCIM_Update_Manager_Test: the URN-qualified path, the id as a bare string.
+    expect(await managerOf(patch({ op: 'add', path: `${enterpriseUserSchema}:manager`, value: 'scu_other' }))).toEqual({
+      value: 'scu_other',
+    });
+    expect(await managerOf(patch({ op: 'replace', path: `${enterpriseUserSchema}:manager`, value: { value: boss.id } }))).toEqual({
+      value: boss.id,
+    });
+    // Path-less, keyed by the attribute's URN path (Entra) and by the extension's URN.
+    expect(await managerOf(patch({ op: 'Add', value: { [`${enterpriseUserSchema}:manager`]: 'scu_a' } }))).toEqual({ value: 'scu_a' });
+    expect(
+      await managerOf(patch({ op: 'Add', value: { [enterpriseUserSchema]: { manager: { value: 'scu_b', displayName: 'B' } } } })),
+    ).toEqual({
+      value: 'scu_b',
+      displayName: 'B',
+    });
+    // Entra's tutorial, Example 5: `manager` unqualified, a one-item array.
+    expect(await managerOf(patch({ op: 'Add', path: 'manager', value: [{ $ref: null, value: boss.id }] }))).toEqual({ value: boss.id });
+    // The SCIM Validator's "Remove Manager": an empty value.
+    expect(await managerOf(patch({ op: 'replace', path: `${enterpriseUserSchema}:manager`, value: { value: '' } }))).toBeUndefined();
+    await expect(
+      patchScimUser(id, user.id, patch({ op: 'add', path: 'manager', value: [{ value: 'a' }, { value: 'b' }] }), w.ports),
+    ).rejects.toMatchObject({
+      facts: { scimType: 'invalidValue' },
+    });
+    const put = await replaceScimUser(
+      id,
+      user.id,
+      oktaUser('report@acme.example', { [enterpriseUserSchema]: { manager: [{ value: boss.id }] } }),
+      w.ports,
+    );
+    expect(put.enterprise).toEqual({ manager: { value: boss.id } });
+    const shown = toScimResource(put, 'https://vault.example/scim/v2')[enterpriseUserSchema];
+    expect(shown).toEqual({ manager: { value: boss.id, $ref: `https://vault.example/scim/v2/Users/${boss.id}` } });
   });
 });

@@ -1,7 +1,7 @@
 import { crc32, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { newWorkspaceId } from '../../shared/ids.ts';
-import { Forbidden, Invalid, NotFound } from '../../shared/domain/refusals.ts';
+import { Conflict, Forbidden, Invalid, NotFound } from '../../shared/domain/refusals.ts';
 import { assertSendInWorkspace, revealBranding, workspacePolicyFor } from '../../shared/domain/workspaces/membership.ts';
 import { removeMember } from '../../shared/domain/workspaces/members.ts';
 import { setBranding, setPolicy } from '../../shared/domain/workspaces/settings.ts';
@@ -117,6 +117,18 @@ describe('setPolicy', () => {
       facts: { reason: 'role' },
     });
     expect(w.data.workspaceOf(id)!.policy).toEqual({});
+  });
+
+  it('decides again while the save loses to another change, and answers a conflict when it never wins', async () => {
+    const { w, id, admin } = await team();
+    const workspaces = Object.create(w.ports.workspaces) as typeof w.ports.workspaces;
+    let lost = 0;
+    workspaces.setPolicy = async (...args) => (++lost <= 2 ? false : w.ports.workspaces.setPolicy(...args));
+    expect(await setPolicy(id, admin.id, { maxViews: 3 }, { ...w.ports, workspaces })).toEqual({ maxViews: 3 });
+    expect(lost).toBe(3);
+    workspaces.setPolicy = async () => false;
+    await expect(setPolicy(id, admin.id, { maxViews: 4 }, { ...w.ports, workspaces })).rejects.toBeInstanceOf(Conflict);
+    expect(w.data.workspaceOf(id)!.policy).toEqual({ maxViews: 3 });
   });
 });
 

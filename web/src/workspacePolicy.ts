@@ -31,7 +31,8 @@ const fileSize = byId<HTMLInputElement>('policy-file-size');
 const fileUnit = byId<HTMLSelectElement>('policy-file-unit');
 const requests = byId<HTMLInputElement>('policy-requests');
 
-type Rule = keyof WorkspacePolicy;
+// The SCIM admin Group is an owner's setting, not a rule of this form: left out, it stays as it is.
+type Rule = Exclude<keyof WorkspacePolicy, 'scim_admin_group'>;
 /** Each rule's input (focused and marked when refused) and its message under it. */
 const ruleFields: Record<Rule, { input: HTMLElement; error: HTMLElement; label: string }> = {
   max_expires_in: { input: expiry, error: byId('policy-expiry-error'), label: 'Longest expiry' },

@@ -1,11 +1,12 @@
 /**
  * SCIM's discovery documents (RFC 7644 §4): /ServiceProviderConfig, /Schemas and /ResourceTypes,
  * public and the same for every workspace but for the base URL their `meta.location`s are under
- * (`https://<host>/scim/v2`). They say what this service really does: Users only (no Groups),
- * PATCH and the filter (eq lookups, filter.ts), nothing else optional. Pure: no I/O.
+ * (`https://<host>/scim/v2`). They say what this service really does: Users and Groups (issue
+ * 30), PATCH and the filter (eq lookups, filter.ts), nothing else optional. Pure: no I/O.
  */
 import { scimListLimits } from '../../limits.ts';
-import { enterpriseUserAttributes, userAttributes, type ScimAttributeDefinition } from './discoverySchemas.ts';
+import { enterpriseUserAttributes, groupAttributes, userAttributes, type ScimAttributeDefinition } from './discoverySchemas.ts';
+import { groupSchema } from './groupModel.ts';
 import {
   enterpriseUserSchema,
   listResponseSchema,
@@ -120,15 +121,16 @@ function schema(baseUrl: string, id: string, name: string, description: string, 
   };
 }
 
-/** The User schema and its enterprise extension, as a ListResponse: what Entra reads when provisioning settings are saved. */
+/** The User schema, its enterprise extension and the Group schema, as a ListResponse: what Entra reads when provisioning settings are saved. */
 export function scimSchemas(baseUrl: string): ScimListResponse<ScimSchema> {
   return listOf([
     schema(baseUrl, userSchema, 'User', 'A member of the workspace, provisioned by its directory.', userAttributes),
     schema(baseUrl, enterpriseUserSchema, 'EnterpriseUser', 'The enterprise extension of a User, kept as sent.', enterpriseUserAttributes),
+    schema(baseUrl, groupSchema, 'Group', 'A group of the workspace’s Users, pushed by its directory.', groupAttributes),
   ]);
 }
 
-/** User is the one resource type: Groups are not supported (/Groups answers 404). */
+/** Users and Groups. */
 export function resourceTypes(baseUrl: string): ScimListResponse<ScimResourceType> {
   return listOf([
     {
@@ -140,6 +142,16 @@ export function resourceTypes(baseUrl: string): ScimListResponse<ScimResourceTyp
       schema: userSchema,
       schemaExtensions: [{ schema: enterpriseUserSchema, required: false }],
       meta: { resourceType: 'ResourceType', location: `${base(baseUrl)}/ResourceTypes/User` },
+    },
+    {
+      schemas: [resourceTypeSchema],
+      id: 'Group',
+      name: 'Group',
+      endpoint: '/Groups',
+      description: 'A group of the workspace’s Users; the one the policy names (scim_admin_group) makes its members admins.',
+      schema: groupSchema,
+      schemaExtensions: [],
+      meta: { resourceType: 'ResourceType', location: `${base(baseUrl)}/ResourceTypes/Group` },
     },
   ]);
 }

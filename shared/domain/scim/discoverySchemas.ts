@@ -192,10 +192,33 @@ export const enterpriseUserAttributes: ScimAttributeDefinition[] = [
   text('organization', 'The name of an organization.'),
   text('division', 'The name of a division.'),
   text('department', 'The name of a department.'),
-  complex('manager', "The User's manager, kept as sent (Entra sends the manager's id); an empty value removes it.", [
-    text('value', "The id of the SCIM resource representing the User's manager."),
-    attribute('$ref', 'reference', "The URI of the SCIM resource representing the User's manager.", { referenceTypes: ['User'] }),
-    // The RFC makes it readOnly, for a server that fills it in; this one keeps what is sent.
-    text('displayName', "The display name of the User's manager, kept as sent."),
-  ]),
+  complex(
+    'manager',
+    "The User's manager: accepted as this object or as the manager's id alone (Entra sends the id), always returned as the complex object {value, $ref, displayName}; an empty value removes it.",
+    [
+      text('value', "The id of the SCIM resource representing the User's manager."),
+      attribute('$ref', 'reference', "The URI of the SCIM resource representing the User's manager.", { referenceTypes: ['User'] }),
+      // The RFC makes it readOnly, for a server that fills it in; this one keeps what is sent.
+      text('displayName', "The display name of the User's manager, kept as sent."),
+    ],
+  ),
+];
+
+/** A Group (RFC 7643 §4.2): its displayName and externalId unique in the workspace, its members the workspace's Users. */
+export const groupAttributes: ScimAttributeDefinition[] = [
+  text('displayName', 'A human-readable name for the Group, unique in the workspace (case-insensitively).', {
+    required: true,
+    uniqueness: 'server',
+  }),
+  text('externalId', "The directory's own identifier of the Group, unique in the workspace.", { caseExact: true, uniqueness: 'server' }),
+  complex(
+    'members',
+    "The Group's members: Users of this workspace. The Group the workspace's policy names (scim_admin_group) makes its members admins.",
+    [
+      attribute('value', 'string', 'The id of a User of this workspace.', { caseExact: true, mutability: 'immutable' }),
+      attribute('$ref', 'reference', 'The URI of the User.', { referenceTypes: ['User'], mutability: 'immutable' }),
+      attribute('type', 'string', 'Always User: Groups do not nest.', { canonicalValues: ['User'], mutability: 'immutable' }),
+    ],
+    { multiValued: true },
+  ),
 ];

@@ -25,6 +25,7 @@ import {
   type JsonObject,
 } from './attributes.ts';
 import { enterpriseUserSchema, patchOpSchema, scimInvalid, type ScimEmail, type ScimName, type ScimUserAttributes } from './model.ts';
+import { readManager } from './manager.ts';
 import { invalidPath, parsePath, type Target, type ValueCondition, type ValueFilter } from './patchPath.ts';
 import { checkSchemas, compact } from './userBody.ts';
 
@@ -193,13 +194,11 @@ function applyToExtra(user: ScimUserAttributes, op: Op, name: string, remove: bo
   user.extra = extra;
 }
 
-/** Entra clears a manager by setting an empty one (the SCIM Validator's "Remove Manager"). */
-const noManager = (name: string, value: unknown): boolean => {
-  if (name.toLowerCase() !== 'manager') return false;
-  return value === '' || (isObject(value) && value[keyOf(value, 'value') ?? 'value'] === '');
-};
-
-/** The enterprise extension's attributes are kept as sent: a manager is Entra's id as a string, or {value, displayName, $ref}. */
+/**
+ * The enterprise extension's attributes are kept as sent, but for the manager, kept as an object
+ * from any shape a client sends (manager.ts), and set whole: a new manager's value with the old
+ * one's displayName would name two people. An empty one removes it (Entra's "Remove Manager").
+ */
 function applyToEnterprise(user: ScimUserAttributes, op: Op, name: string | undefined, value: unknown): void {
   if (name === undefined && op !== 'remove' && value !== null) readEnterprise(value, enterpriseUserSchema);
   const enterprise = { ...user.enterprise };
@@ -209,7 +208,7 @@ function applyToEnterprise(user: ScimUserAttributes, op: Op, name: string | unde
     if (name === undefined) return void delete user.enterprise;
     changes[0] = [name, null];
   }
-  for (const [key, member] of changes) setKept(enterprise, key, noManager(key, member) ? null : member);
+  for (const [key, member] of changes) setKept(enterprise, key, key.toLowerCase() === 'manager' ? readManager(member) : member);
   if (Object.keys(enterprise).length === 0) delete user.enterprise;
   else user.enterprise = enterprise;
 }

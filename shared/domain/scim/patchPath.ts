@@ -103,6 +103,10 @@ export function parsePath(path: string): Target {
   } else if (rest !== '') throw invalidPath(path, 'is not an attribute path');
 
   const name = coreAttributes.get(head.toLowerCase());
+  // Entra's tutorial (Example 5) adds `manager` unqualified: no core attribute has that name, so
+  // it can only mean the enterprise extension's (RFC 7644 §3.10 lets a server resolve it).
+  if (name === undefined && head.toLowerCase() === 'manager' && rest === '' && !lower.startsWith(core))
+    return { kind: 'enterprise', name: 'manager' };
   if (name === undefined) return { kind: 'unknown', otherSchema: false };
   if (isReadOnly(name)) return { kind: 'readOnly', name };
   const multiValued = name === 'emails' || isMultiExtra(name);

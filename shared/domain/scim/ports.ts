@@ -8,6 +8,16 @@ export interface ScimAccount {
 }
 
 /**
+ * Where a page of a listing begins: after the User `afterId` (the last of the page before), and,
+ * for a filtered listing, the totalResults its first page counted (a filter's matches are only
+ * counted by reading every User; the unfiltered count is kept).
+ */
+export interface ScimPageStart {
+  afterId: string;
+  total?: number | undefined;
+}
+
+/**
  * A workspace's provisioned Users. userName (case-insensitively) and externalId are unique per
  * workspace by conditions, and an active User is a member holding a seat: every change is one
  * transaction with its audit row, the seat a condition on the roster. Only the membership goes
@@ -30,8 +40,22 @@ export interface ScimUserStore {
   get(workspaceId: string, id: string): Promise<ScimUser | null>;
   byUserName(workspaceId: string, userName: string): Promise<ScimUser | null>;
   byExternalId(workspaceId: string, externalId: string): Promise<ScimUser | null>;
-  /** Every User of the workspace, oldest first (created_at, then id): the order pages rely on. */
+  /** Every User of the workspace, in id order: reads them all (a bench's baseline, tests); pages use `listAfter`. */
   list(workspaceId: string): Promise<ScimUser[]>;
+  /**
+   * At most `limit` Users in id order (the order pages rely on), those after the id `after` (any
+   * string, a User's or one since deleted) or from the first; `more` when others follow.
+   */
+  listAfter(workspaceId: string, after: string | null, limit: number): Promise<{ users: ScimUser[]; more: boolean }>;
+  /** How many Users the workspace has. */
+  count(workspaceId: string): Promise<number>;
+  /**
+   * Where the page at `startIndex` of `listing` (a filter's text, '' for none) begins, as a page
+   * that ended just before it remembered it within the last hour; null otherwise.
+   */
+  pageStart(workspaceId: string, listing: string, startIndex: number, now: number): Promise<ScimPageStart | null>;
+  /** Remembers where the page at `startIndex` of `listing` begins, for an hour. */
+  rememberPageStart(workspaceId: string, listing: string, startIndex: number, start: ScimPageStart, now: number): Promise<void>;
   /**
    * The User's attributes replaced, if its version is still `previousVersion` (`conflict`
    * otherwise, or when it is gone). Deactivating removes the membership and gives its seat back;

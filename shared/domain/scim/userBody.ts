@@ -19,6 +19,7 @@ import {
   readUserName,
   type JsonObject,
 } from './attributes.ts';
+import { enterpriseResource, withKeptManager } from './manager.ts';
 import {
   enterpriseUserSchema,
   scimInvalid,
@@ -47,7 +48,7 @@ export function checkSchemas(value: unknown, schema: string, what: string): void
  * The attributes of a POST or PUT body. `userName` is required; `active` is true when absent.
  * A null attribute is unassigned (RFC 7644 §3.5.1). `password` is accepted and dropped; the
  * read-only `id`, `meta` and `groups` are ignored (RFC 7644 §3.3). The enterprise extension's
- * object is kept as sent; the other core attributes go to `extra` as sent; attributes of no
+ * object is kept as sent but for its manager, kept as an object (manager.ts); the other core attributes go to `extra` as sent; attributes of no
  * schema this service knows, and other extensions', are not kept.
  */
 export function parseUserBody(body: unknown): ScimUserAttributes {
@@ -59,7 +60,7 @@ export function parseUserBody(body: unknown): ScimUserAttributes {
   for (const [key, value] of members) {
     if (value === null) continue;
     if (key === enterpriseUserSchema.toLowerCase()) {
-      user.enterprise = readEnterprise(value, enterpriseUserSchema);
+      user.enterprise = withKeptManager(readEnterprise(value, enterpriseUserSchema));
       continue;
     }
     const name = coreAttributes.get(key);
@@ -112,7 +113,7 @@ const notExtra = new Set([
 
 /**
  * The full User (RFC 7643 §4.1): its attributes as kept, the enterprise extension's object
- * under its URN (named in `schemas`), and `meta` with the absolute `location` the `Location`
+ * under its URN (named in `schemas`, its manager with the `$ref` built here), and `meta` with the absolute `location` the `Location`
  * header repeats and the version as a weak ETag. Never a password: none is kept.
  */
 export function toScimResource(user: ScimUser, baseUrl: string): ScimUserResource {
@@ -127,7 +128,7 @@ export function toScimResource(user: ScimUser, baseUrl: string): ScimUserResourc
     ...(user.emails ? { emails: user.emails } : {}),
     active: user.active,
     ...Object.fromEntries(extra),
-    ...(user.enterprise ? { [enterpriseUserSchema]: user.enterprise } : {}),
+    ...(user.enterprise ? { [enterpriseUserSchema]: enterpriseResource(user.enterprise, baseUrl) } : {}),
     meta: {
       resourceType: 'User',
       created: toIso(user.createdAt),

@@ -7,6 +7,8 @@ import { Conflict, Forbidden, NotFound } from '../refusals.ts';
 import type { AuditRow } from '../workspaces/model.ts';
 import { isObject, keyOf } from './attributes.ts';
 import { scimFacts, scimInvalid, type ScimUser, type ScimUserAttributes } from './model.ts';
+import { leaveEveryGroup, settleAdminRole } from './groupMembers.ts';
+import type { ScimGroupStore } from './groupModel.ts';
 import { applyPatch } from './patch.ts';
 import type { ScimUserStore } from './ports.ts';
 import { parseUserBody } from './userBody.ts';
@@ -16,7 +18,14 @@ export interface ScimPorts {
   users: Pick<AccountPorts['users'], 'createOrGet'>;
   /** A User deactivated or deleted loses the sessions this workspace's single sign-on opened (issue 29). */
   sessions: Pick<AccountPorts['sessions'], 'revokeSsoSessions'>;
+  /** The workspace's Groups (issue 30): the admin Group's role follows a User's membership (docs/adr/0175). Absent: no Groups. */
+  scimGroups?: ScimGroupStore;
   clock: Clock;
+}
+
+/** The admin role the admin Group gave, taken back before the membership goes (the directory removes only members). */
+async function beforeLeaving(workspaceId: string, user: ScimUser, ports: ScimPorts): Promise<void> {
+  if (ports.scimGroups) await settleAdminRole(workspaceId, user, 'member', { scimGroups: ports.scimGroups, clock: ports.clock });
 }
 
 /** Attempts when another change of the same User lands between the read and the write. */
@@ -152,6 +161,7 @@ async function change(
       version: current.version + 1,
     };
     const action = current.active === after.active ? 'scim.user_updated' : after.active ? 'scim.user_reactivated' : 'scim.user_deactivated';
+    if (action === 'scim.user_deactivated') await beforeLeaving(workspaceId, current, ports);
     const outcome = await ports.scimUsers.replace(
       workspaceId,
       id,
@@ -162,6 +172,10 @@ async function change(
     );
     if (outcome === 'replaced') {
       if (action === 'scim.user_deactivated') await ports.sessions.revokeSsoSessions(current.userId, workspaceId, now);
+      // Back in the workspace while in the admin Group: an admin again.
+      if (action === 'scim.user_reactivated' && ports.scimGroups) {
+        await settleAdminRole(workspaceId, after, 'admin', { scimGroups: ports.scimGroups, clock: ports.clock });
+      }
       return after;
     }
     if (outcome === 'duplicate') throw uniqueness();
@@ -175,10 +189,13 @@ async function change(
 export async function deleteScimUser(workspaceId: string, id: string, ports: ScimPorts): Promise<void> {
   for (let attempt = 0; attempt < changeAttempts; attempt++) {
     const current = await readScimUser(workspaceId, id, ports);
+    if (current.active) await beforeLeaving(workspaceId, current, ports);
     const now = ports.clock.now();
     const outcome = await ports.scimUsers.delete(workspaceId, id, scimAudit(workspaceId, 'scim.user_deleted', current, now));
     if (outcome === 'deleted') {
       await ports.sessions.revokeSsoSessions(current.userId, workspaceId, now);
+      if (ports.scimGroups)
+        await leaveEveryGroup(workspaceId, id, { scimGroups: ports.scimGroups, scimUsers: ports.scimUsers, clock: ports.clock });
       return;
     }
     if (outcome === 'gone') throw notFound(id);

@@ -89,6 +89,11 @@ export interface WorkspacePolicy {
   allowFiles?: boolean;
   maxFileBytes?: number;
   allowRequests?: boolean;
+  /**
+   * The SCIM Group whose members are the workspace's admins (issue 30, docs/adr/0174): set by
+   * owners alone; the directory's changes to that Group move roles. Not a rule of what is sent.
+   */
+  scimAdminGroup?: string;
 }
 
 /** Display only: shown on the reveal page as "sent from <displayName> on Hushlink". */

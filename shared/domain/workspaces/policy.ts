@@ -65,6 +65,8 @@ export interface PolicyReply {
   allow_files: boolean | null;
   max_file_bytes: number | null;
   allow_requests: boolean | null;
+  /** The SCIM Group whose members are admins (issue 30); null: none. */
+  scim_admin_group?: string | null;
 }
 
 /** What the compose page holds a secret to before sending it in the workspace, with no rule left unresolved. */
@@ -176,6 +178,7 @@ export function parsePolicy(rules: PolicyInput): WorkspacePolicy {
     allowFiles: flag(rules.allowFiles),
     maxFileBytes,
     allowRequests: flag(rules.allowRequests),
+    scimAdminGroup: rules.scimAdminGroup ?? undefined,
   };
   // Absent rules are absent keys, so a stored policy has one shape for "no rule".
   for (const key of Object.keys(policy) as (keyof WorkspacePolicy)[]) if (policy[key] === undefined) delete policy[key];
@@ -191,6 +194,7 @@ export const policyReply = (policy: WorkspacePolicy): PolicyReply => ({
   allow_files: policy.allowFiles ?? null,
   max_file_bytes: policy.maxFileBytes ?? null,
   allow_requests: policy.allowRequests ?? null,
+  scim_admin_group: policy.scimAdminGroup ?? null,
 });
 
 /** The policy with every rule resolved, for the compose page to hold a secret to before it is sent. */

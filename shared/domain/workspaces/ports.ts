@@ -1,3 +1,4 @@
+import type { AdminGroupPorts } from '../scim/groupPolicy.ts';
 import type { Mailer } from '../mail.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
@@ -18,6 +19,19 @@ import type {
 export interface Actor {
   userId: string;
   roles: readonly Role[];
+}
+
+/** What a save of the policy decided its SCIM admin Group on (issue 30, docs/adr/0174), each a condition of the save. */
+export interface AdminGroupSwitch {
+  /** The admin Group the stored policy named (null: none). */
+  was: string | null;
+  /**
+   * When the save moves it from `was`: the version `was`'s Group was read at, its members the
+   * ones made members again (null: the Group was gone).
+   */
+  wasVersion?: number | null;
+  /** When the save moves it to a Group: that Group is still there. */
+  next?: string | null;
 }
 
 /** An invitation's token as its lookup item keeps it: its state outlives the invitation. */
@@ -53,7 +67,12 @@ export interface WorkspaceStore {
   membershipsOf(userId: string): Promise<StoredMembership[]>;
   /** Members and pending invitations (expired ones included: the domain filters). */
   roll(workspaceId: string): Promise<{ members: Member[]; invitations: Invitation[] }>;
-  setPolicy(workspaceId: string, policy: WorkspacePolicy, actor: Actor, audit: AuditRow): Promise<boolean>;
+  /**
+   * False when the actor no longer holds its role, or when `adminGroup` is given and a fact of it
+   * moved: the stored policy's SCIM admin Group is no longer `was` (another owner named one
+   * meanwhile), `was`'s Group is no longer at `wasVersion`, or `next`'s is gone.
+   */
+  setPolicy(workspaceId: string, policy: WorkspacePolicy, actor: Actor, audit: AuditRow, adminGroup?: AdminGroupSwitch): Promise<boolean>;
   setBranding(workspaceId: string, branding: WorkspaceBranding, actor: Actor, audit: AuditRow): Promise<boolean>;
   /** Audit rows, newest first. */
   auditPage(workspaceId: string, limit: number, cursor: string | null): Promise<{ items: AuditRow[]; nextCursor: string | null }>;
@@ -89,4 +108,6 @@ export interface WorkspacePorts {
   mailer: Mailer;
   clock: Clock;
   config: Pick<Config, 'REGION' | 'REGIONS' | 'WEB_ORIGIN'>;
+  /** The SCIM Groups and Users an owner's naming of the admin Group reads and moves roles of (issue 30). */
+  scimAdminRoles?: AdminGroupPorts;
 }

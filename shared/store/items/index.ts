@@ -34,6 +34,12 @@
  * | SCIM userName         | WORKSPACE#<id>               | SCIM_USERNAME#<folded>      |                                       | workspaceScim.ts               |
  * | SCIM externalId       | WORKSPACE#<id>               | SCIM_EXTERNAL#<externalId>  |                                       | workspaceScim.ts               |
  * | SCIM account          | WORKSPACE#<id>               | SCIM_ACCOUNT#<user>         |                                       | workspaceScim.ts               |
+ * | SCIM User count       | WORKSPACE#<id>               | SCIM_USERS                  |                                       | scimUserPages.ts               |
+ * | SCIM User page end    | WORKSPACE#<id>               | SCIM_USERPAGE#<listing>#<i> |                                       | scimUserPages.ts               |
+ * | SCIM Group            | WORKSPACE#<id>               | SCIM_GROUP#<id>             |                                       | scimGroups.ts                  |
+ * | SCIM Group name, ext  | WORKSPACE#<id>               | SCIM_GROUPNAME#, SCIM_GROUPEXT# |                                   | scimGroups.ts                  |
+ * | SCIM Group count      | WORKSPACE#<id>               | SCIM_GROUPS                 |                                       | scimGroups.ts                  |
+ * | SCIM Group page end   | WORKSPACE#<id>               | SCIM_GROUPPAGE#<index>      |                                       | scimGroups.ts                  |
  * | SSO directory         | WORKSPACE#<id>               | SSO                         |                                       | workspaceSso.ts                |
  * | SSO domain            | SSO_DOMAIN#<domain>          | SSO                         |                                       | workspaceSso.ts                |
  * | directory key         | SCIM_KEY#<sha256>            | SCIM_KEY                    |                                       | workspaceSso.ts                |
@@ -73,6 +79,8 @@ export * from './owners.ts';
 export * from './rates.ts';
 export * from './requests.ts';
 export * from './scim.ts';
+export * from './scimCursors.ts';
+export * from './scimGroups.ts';
 export * from './secrets.ts';
 export * from './ssoSignIn.ts';
 export * from './usage.ts';

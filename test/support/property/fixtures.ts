@@ -19,6 +19,7 @@ import {
   type MintedQueryValue,
 } from './chat.ts';
 import { scimFilters, scimIndexes, scimPatchBodies, scimUserBodies, type RawQueryValue } from './scim.ts';
+import { scimGroupBodies, scimGroupFilters, scimGroupPatchBodies } from './scimGroups.ts';
 
 /**
  * What the property suites send with: the credentials of two users, and the ids, tokens and
@@ -402,6 +403,18 @@ export const seeders: Record<string, Seeder> = {
       }
     }
   },
+  // Two Groups in each user's directory (the Users' seeder made the directories and their keys first).
+  'POST /scim/v2/Groups': async (fixtures) => {
+    for (const who of ['a', 'b'] as const) {
+      for (let i = 0; i < 2; i++) {
+        const created = await scimClient(fixtures.runtimeOf(), fixtures.directoryKeys.get(who)!).post('/Groups', {
+          displayName: `property-${who}-${i}-${randomBytes(4).toString('hex')}`,
+        });
+        if (created.status !== 201) throw new Error(`seeding a SCIM Group: ${created.status} ${JSON.stringify(created.body)}`);
+        fixtures.add('/scim/v2/Groups', created.body.id, who, true);
+      }
+    }
+  },
   'POST /v1/chat/subscribe': seedChatSecrets,
   'POST /v1/webhooks': async (fixtures) => {
     const api = fixtures.api();
@@ -526,6 +539,9 @@ export const examples: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
   'POST /scim/v2/Users': scimUserBodies,
   'PUT /scim/v2/Users/{id}': scimUserBodies,
   'PATCH /scim/v2/Users/{id}': scimPatchBodies,
+  'POST /scim/v2/Groups': scimGroupBodies,
+  'PUT /scim/v2/Groups/{id}': scimGroupBodies,
+  'PATCH /scim/v2/Groups/{id}': scimGroupPatchBodies,
 };
 
 /**
@@ -537,6 +553,7 @@ export const queryValues: Record<
   Record<string, { good: fc.Arbitrary<RawQueryValue | MintedQueryValue>; bad: fc.Arbitrary<RawQueryValue | MintedQueryValue> }>
 > = {
   'GET /scim/v2/Users': { filter: scimFilters, startIndex: scimIndexes, count: scimIndexes },
+  'GET /scim/v2/Groups': { filter: scimGroupFilters, startIndex: scimIndexes, count: scimIndexes },
   'GET /v1/chat/callback': chatCallbackValues,
 };
 

@@ -23,6 +23,8 @@ export type ScimCheck =
   | { rule: 'equalsNumber'; property: string; value: number }
   /** Runscope's has_value and contains on an array: one element is `value`. */
   | { rule: 'includes'; property: string; value: string }
+  /** The gallery validation's "no manager": absent, null or "" (its coalesce(…, 'NOT_NULL') in ['', null]). */
+  | { rule: 'noValue'; property: string }
   | { rule: 'respondsWithin'; ms: number }
   /** A check the publisher states only in words. */
   | { rule: 'says'; text: string };

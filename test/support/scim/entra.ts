@@ -437,7 +437,7 @@ export const entraSampleCodeExamples: ScimClientStep[] = [
       value: [{ $ref: 'http://.../scim/Users/00aa00aa-bb11-cc22-dd33-44ee44ee44ee', value: '00aa00aa-bb11-cc22-dd33-44ee44ee44ee' }],
     }),
     expect: { status: [200, 204], checks: [] },
-    note: 'manager unqualified, with a multi-valued value: the validator and current jobs send the URN-qualified path with one object instead. A 400 invalidPath, or ignoring it, is within issue 18; a 500 is not.',
+    note: 'manager unqualified, with a multi-valued value: the validator and current jobs send the URN-qualified path with one object instead. No core attribute is named manager, so this service reads it as the enterprise extension’s (issue 30); a 500 is never right.',
   },
   // tutorial, "Example 6. Deprovision a user"
   {

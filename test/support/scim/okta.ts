@@ -255,7 +255,7 @@ export const oktaSpecTest: ScimClientStep[] = [
       ],
     },
     optional: true,
-    note: 'Groups are not supported (issue 18). Okta reports the optional test failed and the run passes; answering an empty ListResponse would pass it.',
+    note: 'Optional: Okta reports a failure and the run passes. Groups are served since issue 30; a directory with none answers an empty ListResponse.',
   },
   // Okta-SCIM-20-SPEC-Test.json, step 11
   {
@@ -568,7 +568,7 @@ export const oktaConnectionAndImport: ScimClientStep[] = [
     headers: oktaClientHeaders,
     expect: { status: 200, checks: [...listChecks] },
     optional: true,
-    note: 'Groups are not supported (issue 18); whether Okta tolerates a 404 here when saving settings is not published.',
+    note: 'Optional for an app without Group Push. Groups are served since issue 30: an empty ListResponse until some are pushed.',
   },
 ];
 

@@ -105,6 +105,10 @@ function verdict(check: ScimCheck, body: unknown, elapsedMs: number, options: Sc
         ? null
         : `${check.property} (${asText(value)}) has no element ${check.value}`;
     }
+    case 'noValue': {
+      const value = readProperty(body, check.property);
+      return value === undefined || value === null || value === '' ? null : `${check.property} is ${asText(value)}, not empty`;
+    }
     case 'respondsWithin': {
       const bound = Math.max(check.ms, options.minimumResponseBoundMs ?? 0);
       return elapsedMs <= bound ? null : `answered in ${elapsedMs.toFixed(0)} ms, over ${bound} ms`;
