@@ -83,5 +83,25 @@ export async function listScimGroups(
     return { groups, totalResults: matching.length, startIndex, itemsPerPage: groups.length, withMembers };
   }
   const page = await ports.scimGroups.page(workspaceId, startIndex, count);
-  return { groups: page.groups, totalResults: page.totalResults, startIndex, itemsPerPage: page.groups.length, withMembers };
+  const groups = withMembers ? withinAnswer(page.groups) : page.groups;
+  return { groups, totalResults: page.totalResults, startIndex, itemsPerPage: groups.length, withMembers };
+}
+
+/**
+ * Members a page answers at most, whatever `count` asked: a member is about 130 bytes of JSON,
+ * and a Lambda's answer stops at 6 MB (past it the client gets the gateway's 502). RFC 7644
+ * §3.4.2.4 lets a page hold fewer than `count`; the client asks on from `startIndex` +
+ * `itemsPerPage`. A Group larger than this alone is answered whole.
+ */
+export const membersPerPage = 20_000;
+
+function withinAnswer(groups: ScimGroup[]): ScimGroup[] {
+  let members = 0;
+  const kept: ScimGroup[] = [];
+  for (const group of groups) {
+    members += group.members.length;
+    if (kept.length > 0 && members > membersPerPage) break;
+    kept.push(group);
+  }
+  return kept;
 }
