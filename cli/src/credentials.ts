@@ -41,14 +41,20 @@ export async function currentCredential(env: NodeJS.ProcessEnv, api: string, hom
   return session ? { kind: 'session', session } : { kind: 'none' };
 }
 
-/** The session to keep for tokens just issued; the access token's end by this machine's clock. */
-export const storedSession = (tokens: IssuedTokens, now = Date.now()): StoredSession => ({
-  email: tokens.user.email,
-  user_id: tokens.user.id,
-  access_token: tokens.access_token,
-  access_expires_at: new Date(now + tokens.expires_in * 1000).toISOString(),
-  refresh_token: tokens.refresh_token,
-});
+/**
+ * The session to keep for tokens just issued; the access token's end by this machine's clock.
+ * The CLI never asks for the browser's cookie, so the body always carries the refresh token.
+ */
+export function storedSession(tokens: IssuedTokens, now = Date.now()): StoredSession {
+  if (tokens.refresh_token === undefined) throw new Error('the service answered no refresh token');
+  return {
+    email: tokens.user.email,
+    user_id: tokens.user.id,
+    access_token: tokens.access_token,
+    access_expires_at: new Date(now + tokens.expires_in * 1000).toISOString(),
+    refresh_token: tokens.refresh_token,
+  };
+}
 
 /** The service's limit for `device_name`. */
 const deviceNameLength = 100;

@@ -3,8 +3,11 @@ import { closeSessionByRefreshToken, deviceNameOf, listSessions, refreshSession 
 import { resendSignInCode, signInWithLink, startSignIn, verifySignInCode } from '../../shared/domain/accounts/signIn.ts';
 import { adoptSecrets } from '../../shared/domain/secrets/owner.ts';
 import { requireSession } from '../../shared/http/auth.ts';
+import { clearedRefreshCookie, refreshCookieName, refreshTokenFromCookie } from '../../shared/http/refreshCookie.ts';
+import { Unauthenticated } from '../../shared/domain/refusals.ts';
 import type { Operations } from '../../shared/http/group.ts';
 import type { AccountDeps } from '../account.ts';
+import { issued } from './issued.ts';
 import type { OperationOf } from '../../shared/routes.ts';
 import { toIso } from '../../shared/clock.ts';
 
@@ -39,19 +42,23 @@ export const sessionOperations: Pick<Operations<'account', AccountDeps>, Session
   },
 
   async verifySignInCode(request, deps) {
-    const { email, code, device_name: deviceName } = request.body;
+    const { email, code, device_name: deviceName, session_cookie: asCookie } = request.body;
     const tokens = await verifySignInCode(email, code, deviceNameOf(deviceName, request.headers['user-agent']), request.sourceIp, deps);
-    return { status: 200, body: tokens };
+    return issued(tokens, asCookie === true);
   },
 
   async signInWithLink(request, deps) {
-    const { email, token, device_name: deviceName } = request.body;
+    const { email, token, device_name: deviceName, session_cookie: asCookie } = request.body;
     const tokens = await signInWithLink(email, token, deviceNameOf(deviceName, request.headers['user-agent']), deps);
-    return { status: 200, body: tokens };
+    return issued(tokens, asCookie === true);
   },
 
   async refreshSession(request, deps) {
-    return { status: 200, body: await refreshSession(request.body.refresh_token, deps) };
+    // An API client's token is in the body; a browser's in its cookie, answered the same way.
+    const fromBody = request.body.refresh_token;
+    const token = fromBody ?? refreshTokenFromCookie(request);
+    if (token === null) throw new Unauthenticated('No refresh token: send refresh_token, or sign in again.');
+    return issued(await refreshSession(token, deps), fromBody === undefined);
   },
 
   async publishSigningKeys(_request, deps) {
@@ -65,18 +72,19 @@ export const sessionOperations: Pick<Operations<'account', AccountDeps>, Session
 
   async logout(request, deps) {
     // Always 200: signing out twice, or with a stale token, leaves the device signed out.
-    const { refresh_token: refreshToken } = request.body;
+    const fromCookie = refreshTokenFromCookie(request);
+    const refreshToken = request.body.refresh_token ?? fromCookie ?? undefined;
     if (refreshToken !== undefined) await closeSessionByRefreshToken(refreshToken, deps);
     const bearer = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
     const claims = bearer ? await deps.accessTokens.verify(bearer) : null;
     if (claims) await deps.sessions.revoke(claims.sessionId, deps.clock.now());
-    return { status: 200, body: { signed_out: true } };
+    return { status: 200, body: { signed_out: true }, ...forgetCookie(request) };
   },
 
   async logoutEverywhere(request, deps) {
     const { userId } = requireSession(request.principal);
     const count = await deps.sessions.revokeAllForUser(userId, deps.clock.now());
-    return { status: 200, body: { signed_out: count } };
+    return { status: 200, body: { signed_out: count }, ...forgetCookie(request) };
   },
 
   async acceptTerms(request, deps) {
@@ -109,3 +117,7 @@ export const sessionOperations: Pick<Operations<'account', AccountDeps>, Session
     return { status: 200, body: { revoked: true } };
   },
 };
+
+/** A browser that sent its session's cookie is told to forget it (its session is over). */
+const forgetCookie = (request: { cookies: readonly string[] }) =>
+  request.cookies.some((cookie) => cookie.startsWith(`${refreshCookieName}=`)) ? { cookies: [clearedRefreshCookie] } : {};

@@ -3,6 +3,7 @@ import { completeSsoSignIn, exchangeSsoCode, ssoCallbackUrl, startSsoSignIn } fr
 import type { Operations } from '../../shared/http/group.ts';
 import type { OperationOf } from '../../shared/routes.ts';
 import type { AccountDeps } from '../account.ts';
+import { issued } from './issued.ts';
 
 type SsoOperation = Extract<OperationOf<'account'>, 'startSsoSignIn' | 'completeSsoSignIn' | 'exchangeSsoCode'>;
 
@@ -28,8 +29,8 @@ export const ssoOperations: Pick<Operations<'account', AccountDeps>, SsoOperatio
   },
 
   async exchangeSsoCode(request, deps) {
-    const { code, code_verifier: codeVerifier, device_name: deviceName } = request.body;
+    const { code, code_verifier: codeVerifier, device_name: deviceName, session_cookie: asCookie } = request.body;
     const tokens = await exchangeSsoCode({ code, codeVerifier, deviceName: deviceNameOf(deviceName, request.headers['user-agent']) }, deps);
-    return { status: 200, body: tokens };
+    return issued(tokens, asCookie === true);
   },
 };

@@ -80,12 +80,16 @@ export const accountRequests = {
     email,
     code: z.string().check(z.regex(/^\d{8}$/, 'the code is 8 digits')),
     device_name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
+    /** A browser's ask (ADR 0178): the refresh token as an HttpOnly cookie for /v1/auth, and none in the answer's body. */
+    session_cookie: z.optional(z.boolean()),
   }),
   /** A sign-in link's token (`/signin#email=…&token=…`) with the address it was mailed to (ADR 0167). */
   SignInLinkRequest: z.strictObject({
     email,
     token: z.string().check(z.regex(/^hls_[A-Za-z0-9_-]{43}$/, 'the token from the sign-in link: hls_ and 43 characters')),
     device_name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
+    /** A browser's ask (ADR 0178): the refresh token as an HttpOnly cookie for /v1/auth, and none in the answer's body. */
+    session_cookie: z.optional(z.boolean()),
   }),
   /** Single sign-on (issue 29): the address whose workspace's provider to go through, and where to land. */
   SsoStartQuery: z.strictObject({
@@ -110,8 +114,11 @@ export const accountRequests = {
     /** A native client's PKCE verifier for its `client_challenge`. */
     code_verifier: z.optional(z.string().check(z.regex(/^[A-Za-z0-9._~-]{43,128}$/, 'a PKCE verifier: 43 to 128 characters'))),
     device_name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
+    /** A browser's ask (ADR 0178): the refresh token as an HttpOnly cookie for /v1/auth, and none in the answer's body. */
+    session_cookie: z.optional(z.boolean()),
   }),
-  RefreshRequest: z.strictObject({ refresh_token: z.string().check(z.minLength(1), z.maxLength(200)) }),
+  /** A browser signed in with `session_cookie` sends `{}`: its token is the cookie's (ADR 0178). */
+  RefreshRequest: z.strictObject({ refresh_token: z.optional(z.string().check(z.minLength(1), z.maxLength(200))) }),
   /** Optional and never refused: logging out always succeeds. */
   LogoutRequest: lenient(z.object({ refresh_token: z.optional(z.string()) })),
   TermsRequest: z.strictObject({ version: z.string().check(z.trim(), z.minLength(1), z.maxLength(40)) }),

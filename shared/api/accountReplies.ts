@@ -6,8 +6,12 @@ import { Accepted, nullableTimestamp, page, timestamp } from './output.ts';
 const IssuedTokens = z.strictObject({
   /** ES256 JWT, 15 minutes; verify with the keys at /v1/auth/jwks. */
   access_token: z.string(),
-  /** Rotated by every refresh; a rotated one presented again signs the session out. */
-  refresh_token: z.string(),
+  /**
+   * Rotated by every refresh; a rotated one presented again signs the session out. Absent when
+   * the browser asked for it as a cookie (`session_cookie`, or a refresh by the cookie): it is
+   * then in the `Set-Cookie` header only (ADR 0178).
+   */
+  refresh_token: z.optional(z.string()),
   token_type: z.literal('Bearer'),
   expires_in: z.int(),
   user: z.strictObject({ id: z.string(), email: z.string() }),

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { hostCheckedGroups, routeKey, routes, type Credential, type ErrorStatus, type Route } from '../routes.ts';
+import { refreshCookieName } from '../http/refreshCookie.ts';
 import { isLenient } from './input.ts';
 import { Problem } from './output.ts';
 import { ScimErrorMessage } from './scim.ts';
@@ -29,7 +30,7 @@ export function openApiDocument(origin: string) {
       tags: [route.group],
       summary: routeKey(route),
       security: securityOf(route.credential, route.scope),
-      parameters: [...pathParameters(route.path), ...queryParameters(route.query), ...headerParameters(route)],
+      parameters: [...pathParameters(route.path), ...queryParameters(route.query), ...headerParameters(route), ...cookieParameters(route)],
       ...(route.body
         ? {
             requestBody: {
@@ -147,6 +148,21 @@ function headerParameters(route: Route) {
   }));
 }
 
+/** The web client's refresh token (ADR 0178), on the routes that read it. */
+function cookieParameters(route: Route) {
+  if (!route.sessionCookie?.reads) return [];
+  return [
+    {
+      name: refreshCookieName,
+      in: 'cookie',
+      required: false,
+      description:
+        'A browser’s refresh token, set by a sign-in that asked with `session_cookie` (HttpOnly; Secure; SameSite=Strict; Path=/v1/auth). Read only when `Sec-Fetch-Site` is absent or `same-origin`; a `refresh_token` in the body wins.',
+      schema: { type: 'string' },
+    },
+  ];
+}
+
 /** SCIM clients send either JSON media type (Okta's spec test posts application/json, Entra application/scim+json). */
 const requestMedia = (route: Route) => (route.media === 'scim' ? ['application/scim+json', 'application/json'] : ['application/json']);
 
@@ -178,10 +194,21 @@ function successResponse(route: Route, body: { $ref: string } | null, status: 20
     route.media === 'scim' && route.reply.body === 'ScimUser'
       ? { headers: { location: { description: 'The User’s absolute URL, as its meta.location', schema: { type: 'string' } } } }
       : {};
+  const cookie = route.sessionCookie?.sets
+    ? {
+        headers: {
+          'set-cookie': {
+            description: `\`${refreshCookieName}\`: the browser's refresh token (HttpOnly; Secure; SameSite=Strict; Path=/v1/auth), when the request asked with \`session_cookie\` or came with the cookie; emptied (Max-Age=0) by logout.`,
+            schema: { type: 'string' },
+          },
+        },
+      }
+    : {};
   return {
     description,
     ...headers,
     ...located,
+    ...cookie,
     content: { [route.media === 'scim' ? 'application/scim+json' : 'application/json']: { schema: body }, ...text },
   };
 }

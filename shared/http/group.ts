@@ -140,6 +140,7 @@ async function run<D extends GroupDeps>(
     return {
       statusCode: reply.status,
       headers: { ...(reply.body === undefined ? {} : { 'content-type': json }), ...reply.headers },
+      ...(reply.cookies?.length ? { cookies: reply.cookies } : {}),
       ...(reply.body === undefined ? {} : { body: reply.serialized ?? JSON.stringify(reply.body) }),
     };
   } finally {

@@ -16,6 +16,8 @@ export interface ApiRequest<Body = unknown, Query = unknown> {
   params: Record<string, string>;
   /** Lower-cased names, as API Gateway delivers them. */
   headers: Record<string, string | undefined>;
+  /** `name=value` each, as API Gateway delivers the Cookie header (only the sign-in routes read one: shared/http/refreshCookie.ts). */
+  cookies: readonly string[];
   sourceIp: string;
   body: Body;
   query: Query;
@@ -40,6 +42,8 @@ export interface ApiReply<Status extends number = number, Body = unknown> {
   status: Status;
   body: Body;
   headers?: Record<string, string>;
+  /** `Set-Cookie` values (the web client's refresh token: shared/http/refreshCookie.ts). */
+  cookies?: string[];
   /** A text/plain answer sent instead of `body` (routes whose row says `textReply`, for clients that asked for text). */
   text?: string;
   /**
@@ -60,6 +64,7 @@ export function toRawRequest(event: APIGatewayProxyEventV2, route: Route, deadli
     requestId: event.requestContext.requestId,
     params: (event.pathParameters ?? {}) as Record<string, string>,
     headers: event.headers ?? {},
+    cookies: event.cookies ?? [],
     sourceIp: event.requestContext.http.sourceIp,
     rawBody: Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8'),
     rawQuery: (event.queryStringParameters ?? {}) as Record<string, string>,

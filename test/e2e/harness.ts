@@ -203,6 +203,33 @@ export function findLeaks(requests: SentRequest[], guarded: Map<string, string>,
   return found;
 }
 
+/**
+ * A browser-wide sign-in (ADR 0178): the refresh token is an HttpOnly cookie the API sets, scoped
+ * to `/v1/auth`, and localStorage keeps only this marker that it exists (no secret).
+ */
+export const sessionMarkerKey = 'hushlink.session';
+export const sessionMarker: Readonly<Record<string, string>> = { [sessionMarkerKey]: 'cookie' };
+export const refreshCookieName = 'hushlink_refresh';
+/** "This is a shared computer": the tab's refresh token, in its sessionStorage (no cookie). */
+export const tabRefreshKey = 'hushlink.refresh-token';
+
+/** The refresh token of this browser's cookie, when it holds one (scripts cannot read it; the test can). */
+export async function refreshCookie(s: Session): Promise<string | undefined> {
+  return (await s.context.cookies()).find((cookie) => cookie.name === refreshCookieName)?.value;
+}
+
+/** What is wrong with a request's Cookie header: only the refresh cookie, and only to `/v1/auth/*`. */
+export function cookieProblem(request: SentRequest): string | null {
+  const cookie = request.headers.cookie;
+  if (cookie === undefined) return null;
+  const path = new URL(request.url).pathname;
+  if (!path.startsWith('/v1/auth/')) return `a cookie sent with ${request.method} ${path}`;
+  const names = cookie.split(';').map((pair) => pair.trim().split('=')[0]);
+  if (names.some((name) => name !== refreshCookieName))
+    return `another cookie than ${refreshCookieName} sent with ${request.method} ${path}`;
+  return null;
+}
+
 /** One local runtime (in memory, free port; `options` as `startTestRuntime` takes them) and one Chromium for an e2e file. */
 export async function startRuntimeAndBrowser(options: RuntimeOptions = {}): Promise<{ runtime: Runtime; browser: Browser }> {
   const [runtime, browser] = await Promise.all([startTestRuntime(options), launchChromium()]);

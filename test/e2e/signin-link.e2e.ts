@@ -1,7 +1,8 @@
 /**
  * The sign-in link of a code's email (ADR 0167) in the browser: opening it shows the address and a
  * Sign in button and sends nothing (a mail scanner that opens links uses nothing); the button signs
- * in and goes to the account, the tokens kept as the code's sign-in keeps them; a used link says so
+ * in and goes to the account, the tokens kept as the code's sign-in keeps them (the HttpOnly cookie,
+ * or this tab's sessionStorage on a shared computer, ADR 0178); a used link says so
  * and leads back to the code. The token leaves the address bar at once and is sent in one request's
  * body only, never in a URL, a header (Referer included) or storage.
  */
@@ -10,7 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
 import { mailsTo, newEmail } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
-import { findLeaks, Session, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser } from './harness.ts';
+import {
+  findLeaks,
+  refreshCookieName,
+  Session,
+  sessionMarker,
+  settleTraffic,
+  startRuntimeAndBrowser,
+  stopRuntimeAndBrowser,
+  tabRefreshKey as refreshKey,
+} from './harness.ts';
 
 let runtime: Runtime;
 let browser: Browser;
@@ -21,7 +31,6 @@ beforeAll(async () => {
 
 afterAll(() => stopRuntimeAndBrowser(runtime, browser));
 
-const refreshKey = 'hushlink.refresh-token';
 const linkRoute = { label: 'sign-in link token', method: 'POST', path: /^\/v1\/auth\/otp\/link$/ };
 const guarded = new Map<string, string>();
 
@@ -66,11 +75,33 @@ describe('the sign-in link', () => {
     await s.ready('account');
     await settleTraffic();
     expect(linkCalls(s).map((request) => request.method)).toEqual(['POST']);
-    // Kept as a code's sign-in keeps it: the refresh token in this tab's sessionStorage only.
+    // Kept as a code's sign-in keeps it: the refresh token in the HttpOnly cookie, only a marker in storage.
+    const stored = await s.webStorage();
+    expect(stored.session).toEqual({});
+    expect(stored.local).toEqual(sessionMarker);
+    expect(stored.cookies).toBe('');
+    const cookies = await s.context.cookies();
+    expect(cookies.map((cookie) => cookie.name)).toEqual([refreshCookieName]);
+    expect(cookies[0]).toMatchObject({ path: '/v1/auth', httpOnly: true, sameSite: 'Strict' });
+    expect(cookies[0]!.value).toMatch(/^hlr_ses_[\w-]+\.[\w-]{43}$/);
+    expect(await s.problems()).toEqual([]);
+    await s.close();
+  });
+
+  it('on a shared computer keeps the sign-in to this tab: the refresh token in its sessionStorage, no cookie', async () => {
+    const email = newEmail('e2e-link-shared');
+    const { href } = await mailedLink(email);
+    const s = await openLink('link-shared', href);
+    const { page } = s;
+    await page.check('#link-shared-computer');
+    await page.click('#link-button');
+    await page.waitForURL((url) => url.pathname === '/account');
+    await s.ready('account');
     const stored = await s.webStorage();
     expect(Object.keys(stored.session)).toEqual([refreshKey]);
     expect(stored.session[refreshKey]).toMatch(/^hlr_ses_[\w-]+\.[\w-]{43}$/);
     expect(stored.local).toEqual({});
+    expect(await s.context.cookies()).toEqual([]);
     expect(await s.problems()).toEqual([]);
     await s.close();
   });
@@ -96,7 +127,7 @@ describe('the sign-in link', () => {
 
   it('sent each token in the body of otp/link alone: never in a URL, a header or storage', async () => {
     const requests = await settleTraffic();
-    expect(requests.filter((request) => new URL(request.url).pathname === '/v1/auth/otp/link')).toHaveLength(2);
+    expect(requests.filter((request) => new URL(request.url).pathname === '/v1/auth/otp/link')).toHaveLength(3);
     expect(findLeaks(requests, guarded, [linkRoute])).toEqual([]);
   });
 });

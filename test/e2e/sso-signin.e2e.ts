@@ -19,7 +19,18 @@ import { bearer, latestCode, newEmail, signIn } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
 import { ssoDirectory } from '../support/sso.ts';
 import { setWorkspace, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
-import { findLeaks, type SentRequest, Session, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser } from './harness.ts';
+import {
+  cookieProblem,
+  findLeaks,
+  refreshCookieName,
+  type SentRequest,
+  Session,
+  sessionMarker,
+  settleTraffic,
+  startRuntimeAndBrowser,
+  stopRuntimeAndBrowser,
+  tabRefreshKey as refreshKey,
+} from './harness.ts';
 
 let runtime: Runtime;
 let browser: Browser;
@@ -28,7 +39,6 @@ let workspace: TeamWorkspace & { name: string };
 let domain: string;
 const clientId = 'hushlink-e2e';
 const clientSecret = randomBytes(24).toString('base64url');
-const refreshKey = 'hushlink.refresh-token';
 
 /** One-time codes (`hlx_…`): in the exchange's body, and nowhere else. */
 const codes = new Map<string, string>();
@@ -99,7 +109,7 @@ async function throughProvider(s: Session, email: string): Promise<void> {
 
 /**
  * The session tokens this browser sent (the bearers of its API calls, the refresh tokens of its
- * refreshes and sign-outs), kept as guarded values; the newest bearer.
+ * refreshes and sign-outs, in a body or the refresh cookie), kept as guarded values; the newest bearer.
  */
 async function sessionTokens(s: Session): Promise<string> {
   await settleTraffic();
@@ -112,6 +122,8 @@ async function sessionTokens(s: Session): Promise<string> {
     }
     const refresh = /"refresh_token":"([^"]+)"/.exec(request.body)?.[1];
     if (refresh) keep(secrets, 'refresh token', refresh);
+    const cookie = new RegExp(`(?:^|; )${refreshCookieName}=([^;]+)`).exec(request.headers.cookie ?? '')?.[1];
+    if (cookie) keep(secrets, 'refresh token', cookie);
   }
   expect(newest).not.toBe('');
   return newest;
@@ -175,10 +187,14 @@ describe('signing in through the workspace’s identity provider', () => {
     const landings = bar.filter((url) => new URL(url).pathname === '/signin/sso');
     expect(landings.some((url) => url.includes('#code=hlx_'))).toBe(true);
     expect(landings.at(-1)).toBe(`${runtime.url}/signin/sso`);
-    // Kept as a code's sign-in keeps it: the refresh token in this tab's sessionStorage only.
+    // Kept as a code's sign-in keeps it: the refresh token in the HttpOnly cookie, only a marker in storage.
     const stored = await s.webStorage();
-    expect(Object.keys(stored.session)).toEqual([refreshKey]);
-    expect(stored.local).toEqual({});
+    expect(stored.session).toEqual({});
+    expect(stored.local).toEqual(sessionMarker);
+    expect(stored.cookies).toBe('');
+    const [cookie] = (await s.context.cookies(`${runtime.url}/v1/auth/refresh`)).filter((each) => each.name === refreshCookieName);
+    expect(cookie).toMatchObject({ path: '/v1/auth', httpOnly: true, sameSite: 'Strict' });
+    keep(secrets, 'refresh token', cookie!.value);
     await settleTraffic();
     // The landing page was asked for without a query, and the code went to the exchange alone.
     const landingLoads = s.requests().filter((request) => pathOf(request) === '/signin/sso');
@@ -192,6 +208,27 @@ describe('signing in through the workspace’s identity provider', () => {
     keep(secrets, 'provider code', providerCode);
     const elsewhere = s.requests().filter((request) => request !== callbacks[0] && request.url.includes(providerCode));
     expect(elsewhere.map((request) => request.url)).toEqual([]);
+    expect(await s.problems()).toEqual([]);
+    await s.close();
+  });
+
+  it('on a shared computer, carries that choice through the provider and keeps the sign-in to this tab', async () => {
+    const s = await Session.open(browser, 'shared-computer');
+    const email = address('shared');
+    await offered(s, email);
+    await s.page.check('#shared-computer');
+    await throughProvider(s, email);
+    const stored = await s.webStorage();
+    // The choice was read once back from the provider and forgotten; the token is this tab's alone.
+    expect(Object.keys(stored.session)).toEqual([refreshKey]);
+    expect(stored.session[refreshKey]).toMatch(/^hlr_ses_/);
+    keep(secrets, 'refresh token', stored.session[refreshKey]!);
+    expect(stored.local).toEqual({});
+    expect((await s.context.cookies(`${runtime.url}/v1/auth/refresh`)).filter((each) => each.name === refreshCookieName)).toEqual([]);
+    await sessionTokens(s);
+    // The exchange asked for the token in its body: no `session_cookie`.
+    const exchanges = s.requests().filter((request) => pathOf(request) === '/v1/auth/sso/exchange');
+    expect(exchanges.map((request) => Object.keys(JSON.parse(request.body)))).toEqual([['code']]);
     expect(await s.problems()).toEqual([]);
     await s.close();
   });
@@ -217,7 +254,8 @@ describe('signing in through the workspace’s identity provider', () => {
     await s.screenshot('sso-signin-used');
     await settleTraffic();
     const tries = s.requests().filter((request) => pathOf(request) === '/v1/auth/sso/exchange');
-    expect(tries.map((request) => JSON.parse(request.body))).toEqual([{ code }]);
+    // The code, and the browser's ask for the session in the HttpOnly cookie (ADR 0178): nothing else.
+    expect(tries.map((request) => JSON.parse(request.body))).toEqual([{ code, session_cookie: true }]);
 
     // Cut short: nothing is sent, and the page says so.
     await landingRefuses(s, 'code=hlx_short&return_to=%2Fkeys');
@@ -325,6 +363,9 @@ describe('signing in through the workspace’s identity provider', () => {
     const requests = await settleTraffic();
     expect(requests.filter((request) => pathOf(request) === '/v1/auth/sso/exchange').length).toBeGreaterThanOrEqual(4);
     expect(findLeaks(requests, codes, [exchangeRoute])).toEqual([]);
+    // The refresh cookie goes to the sign-in routes alone (the provider's own cookies are its own).
+    const ours = requests.filter((request) => request.url.startsWith(`${runtime.url}/`));
+    expect(ours.map(cookieProblem).filter((problem) => problem !== null)).toEqual([]);
     const found: string[] = [];
     for (const request of requests) {
       for (const [label, value] of secrets) {

@@ -348,8 +348,9 @@ describe('POST /v1/auth/refresh', () => {
     expectProblem(await refresh(token), 401, 'unauthorized');
   });
 
-  it('answers 400 without a refresh_token', async () => {
-    expectProblem(await api.post('/v1/auth/refresh', {}), 400, 'invalid_request');
+  it('answers 401 without a refresh_token or the browser’s cookie (ADR 0178), and 400 for a malformed one', async () => {
+    expectProblem(await api.post('/v1/auth/refresh', {}), 401, 'unauthorized');
+    expectProblem(await api.post('/v1/auth/refresh', { refresh_token: '' }), 400, 'invalid_request');
   });
 });
 

@@ -1,18 +1,28 @@
 /**
- * The signed-in state of this browser tab.
+ * The signed-in state of this browser (ADR 0178).
  *
  * - The access token (15 minutes) lives in this module's memory only: every page load starts
  *   without one and gets one by refreshing.
- * - The refresh token lives in `sessionStorage` (this tab, until it is closed) under one key;
- *   it is rotated on every use, so it is read from storage each time and never cached here.
+ * - The refresh token, by default, is an HttpOnly cookie the API sets (`session_cookie`), scoped
+ *   to `/v1/auth`: no script reads it, ours included, and every tab and window of this browser
+ *   shares it. `localStorage` keeps only a marker that one exists (`browserKey`, no secret), so a
+ *   page of a signed-out browser does not ask the API for nothing, and so that signing out in one
+ *   tab tells the others (a `storage` event).
+ * - "This is a shared computer" keeps the session to this tab: the refresh token is then in
+ *   `sessionStorage` (this tab, until it is closed), as the body field API clients get.
  * - Nothing else is stored: no access token, no link key, passphrase or text, ever.
  *
- * Refreshes are single-flight: a rotated-away refresh token presented again makes the server
- * revoke the session (it looks like a stolen copy), so two refreshes must never race.
+ * Refreshes are single-flight, across tabs too (a Web Lock): a rotated-away refresh token
+ * presented again makes the server revoke the session (it looks like a stolen copy), so two
+ * refreshes must never race.
  */
 import { accountApi, ApiError, type AccountUser, type IssuedTokens } from './api.ts';
+import { acrossTabs, claimSession, sessionIdOf } from './sessionLocks.ts';
 
+/** Tab-only sessions (a shared computer): the refresh token itself. */
 const refreshKey = 'hushlink.refresh-token';
+/** Browser-wide sessions: only that the cookie was set, never the token. */
+const browserKey = 'hushlink.session';
 /** Refresh this long before the access token expires (clock skew, slow networks). */
 const earlyMs = 60_000;
 
@@ -28,33 +38,63 @@ export class SignedOutError extends Error {
   }
 }
 
-function storedRefreshToken(): string | null {
+function read(storage: () => Storage, key: string): string | null {
   try {
-    return sessionStorage.getItem(refreshKey);
+    return storage().getItem(key);
   } catch {
     return null;
   }
 }
 
-function forget(): void {
-  access = null;
-  user = null;
+function write(storage: () => Storage, key: string, value: string | null): void {
   try {
-    sessionStorage.removeItem(refreshKey);
+    if (value === null) storage().removeItem(key);
+    else storage().setItem(key, value);
   } catch {
-    // Storage disabled: nothing was kept there either.
+    // Storage disabled: the session lasts as long as this page (and the cookie, if any).
   }
 }
 
+const storedRefreshToken = () => read(() => sessionStorage, refreshKey);
+const hasBrowserSession = () => read(() => localStorage, browserKey) !== null;
+
+function forget(): void {
+  access = null;
+  user = null;
+  write(() => sessionStorage, refreshKey, null);
+  write(() => localStorage, browserKey, null);
+}
+
 function accept(tokens: IssuedTokens): AccountUser {
-  try {
-    sessionStorage.setItem(refreshKey, tokens.refresh_token);
-  } catch {
-    // Without sessionStorage the session lasts as long as this page.
-  }
+  // A token in the body is a tab's (the shared-computer choice); none means the cookie holds it.
+  if (tokens.refresh_token !== undefined) write(() => sessionStorage, refreshKey, tokens.refresh_token);
+  else write(() => localStorage, browserKey, 'cookie');
   access = { token: tokens.access_token, expiresAt: Date.now() + tokens.expires_in * 1000 - earlyMs };
   user = tokens.user;
   return user;
+}
+
+/** Kept across single sign-on's redirects, in this tab, when the person chose a shared computer. */
+const sharedChoiceKey = 'hushlink.shared-computer';
+
+/** Before leaving for the identity provider: remembers "shared computer" (only when chosen). */
+export function keepSharedComputerChoice(sharedComputer: boolean): void {
+  write(() => sessionStorage, sharedChoiceKey, sharedComputer ? 'yes' : null);
+}
+
+/** Back from the identity provider: the choice made before leaving, forgotten as it is read. */
+export function takeSharedComputerChoice(): boolean {
+  const chosen = read(() => sessionStorage, sharedChoiceKey) === 'yes';
+  write(() => sessionStorage, sharedChoiceKey, null);
+  return chosen;
+}
+
+/**
+ * What a sign-in request adds to its body: the cookie, unless the person said this is a shared
+ * computer (then the token comes in the body and stays in this tab).
+ */
+export function signInMode(sharedComputer: boolean): { session_cookie?: true } {
+  return sharedComputer ? {} : { session_cookie: true };
 }
 
 /** The user this tab is signed in as, when a refresh or sign-in has succeeded on this page. */
@@ -62,15 +102,22 @@ export function currentUser(): AccountUser | null {
   return user;
 }
 
-/** Whether this tab holds a refresh token (it may still be refused). */
+/** Whether this tab or browser holds a session (it may still be refused). */
 export function hasStoredSession(): boolean {
-  return storedRefreshToken() !== null;
+  return storedRefreshToken() !== null || hasBrowserSession();
 }
 
-/** After `otp/verify`: the tokens of a new session. */
+/**
+ * After a sign-in: the tokens of a new session. A session this page held before (another
+ * account, or the same one signed in again) is signed out on the server by its own tokens, never
+ * by the cookie, which is the new session's now.
+ */
 export function signedIn(tokens: IssuedTokens): AccountUser {
-  const session = sessionIdOf(tokens.refresh_token);
+  const earlier = { refreshToken: storedRefreshToken(), bearer: access?.token };
+  if (earlier.refreshToken || earlier.bearer) void accountApi.logout(earlier.refreshToken, earlier.bearer, true).catch(() => null);
+  const session = sessionIdOf(tokens.refresh_token ?? null);
   if (session) void claimSession(session);
+  else write(() => sessionStorage, refreshKey, null);
   return accept(tokens);
 }
 
@@ -82,13 +129,13 @@ export function signedIn(tokens: IssuedTokens): AccountUser {
 export function refresh(): Promise<AccountUser | null> {
   if (refreshing) return refreshing;
   const token = storedRefreshToken();
-  if (!token) {
+  if (!token && !hasBrowserSession()) {
     forget();
     return Promise.resolve(null);
   }
   refreshing = (async () => {
     try {
-      return accept(await accountApi.refresh(token));
+      return accept(await (token ? accountApi.refresh(token) : acrossTabs(() => accountApi.refresh(null))));
     } catch (error) {
       if (error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 429) {
         forget();
@@ -102,36 +149,6 @@ export function refresh(): Promise<AccountUser | null> {
   return refreshing;
 }
 
-// A duplicated tab (and some "open in new tab" paths) starts with a copy of this tab's
-// sessionStorage. Whichever copy refreshed second would present a rotated-away token, and the
-// server would revoke the session for both. So every page that uses a session holds a Web Lock
-// named after it for as long as it is open (the browser releases it when the page goes). A
-// page that finds a refresh token waits for that lock: right away, or as soon as the previous
-// page of the same tab is gone; if another open tab keeps holding it, this tab has a copy and
-// drops it (without signing anything out) to sign in on its own.
-const sessionIdOf = (token: string | null) => /^hlr_(ses_[A-Za-z0-9_-]+)\./.exec(token ?? '')?.[1] ?? null;
-/** Longer than a page takes to leave; a copied tab waits this long before it asks to sign in. */
-const lockWaitMs = 1500;
-const claimed = new Set<string>();
-
-/** Holds the session's lock for the life of this page; false when another open tab holds it. */
-function claimSession(session: string): Promise<boolean> {
-  if (claimed.has(session)) return Promise.resolve(true);
-  const locks = (navigator as Navigator & { locks?: LockManager }).locks;
-  if (!locks) return Promise.resolve(true);
-  const signal = AbortSignal.timeout(lockWaitMs);
-  return new Promise((resolve) => {
-    locks
-      .request(`hushlink-session:${session}`, { signal }, () => {
-        claimed.add(session);
-        resolve(true);
-        // Never settles: the lock is released when this page is unloaded.
-        return new Promise<void>(() => undefined);
-      })
-      .catch(() => resolve(false));
-  });
-}
-
 let copiedFromAnotherTab = false;
 /** True when this tab dropped a refresh token that another open tab holds (see above). */
 export function wasCopiedTab(): boolean {
@@ -142,7 +159,7 @@ export function wasCopiedTab(): boolean {
 export async function resume(): Promise<AccountUser | null> {
   if (access && user) return user;
   const session = sessionIdOf(storedRefreshToken());
-  if (!session) return null;
+  if (!session) return hasBrowserSession() ? refresh() : null;
   if (!(await claimSession(session))) {
     copiedFromAnotherTab = true;
     forget();
@@ -176,19 +193,42 @@ export async function withAccess<T>(run: (token: string) => Promise<T>, staleSta
   return run(access!.token);
 }
 
-/** Signs this tab's session out on the server (best effort) and forgets it here. */
+/**
+ * Signs this session out on the server (best effort) and forgets it here; a browser-wide one is
+ * then gone from every tab (the server drops the cookie, and the others hear `storage`).
+ */
 export async function signOut(): Promise<void> {
   if (refreshing) await refreshing.catch(() => null);
   const token = storedRefreshToken();
+  const cookie = hasBrowserSession();
   const bearer = access?.token;
   forget();
-  if (!token && !bearer) return;
+  if (!token && !cookie && !bearer) return;
   try {
     await accountApi.logout(token, bearer);
   } catch {
     // Forgotten here either way; an unreachable server leaves the refresh token to expire.
   }
 }
+
+/** Event on `document` when another tab signed this browser out: the page shows it (nav, sign-in). */
+export const signedOutElsewhereEvent = 'hushlink:signed-out-elsewhere';
+
+// Another tab signed out (or signed out everywhere): its `forget` removed the marker. This tab's
+// access token belongs to the same, now revoked, session: drop it and let the page say so.
+addEventListener('storage', (event) => {
+  if (event.key !== browserKey && event.key !== null) return;
+  if (event.newValue !== null || storedRefreshToken() !== null || !user) return;
+  access = null;
+  user = null;
+  // A page that is the account's goes to sign-in; the others (compose, plans, an invitation, a
+  // link) stay, and their header shows the signed-out state (nav.ts listens).
+  if (accountPages.includes(location.pathname)) goToSignIn('signed-out-elsewhere');
+  else document.dispatchEvent(new Event(signedOutElsewhereEvent));
+});
+
+/** The pages that show nothing without a session. */
+const accountPages = ['/account', '/requests', '/workspaces', '/workspace', '/keys', '/sessions', '/webhooks', '/billing'];
 
 /** Signs out every session of the account (this one too) and forgets it here. */
 export async function signOutEverywhere(): Promise<void> {
@@ -208,7 +248,9 @@ function herePath(): string {
 }
 
 /** Sends the page to sign-in, to come back here afterwards. */
-export function goToSignIn(reason: 'signed-out' | 'expired' | 'everywhere' | 'required' | 'invitation' = 'required'): void {
+export function goToSignIn(
+  reason: 'signed-out' | 'signed-out-elsewhere' | 'expired' | 'everywhere' | 'required' | 'invitation' = 'required',
+): void {
   const params = new URLSearchParams({ reason: copiedFromAnotherTab ? 'copied-tab' : reason });
   const here = herePath();
   if (isAllowedNext(here) && here !== '/account') params.set('next', here);

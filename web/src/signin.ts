@@ -66,7 +66,8 @@ const reasons: Record<string, string> = {
   invitation: 'Sign in with the address your invitation was sent to: you join the workspace right after.',
   upgrade: 'Sign in to upgrade: you come back to the plans right after.',
   'copied-tab':
-    'This tab was copied from a signed-in tab. Each tab signs in on its own, so the other tab stays signed in and this one needs its own sign-in.',
+    'This tab was copied from a tab signed in on a shared computer. Such a sign-in lasts one tab, so the other tab stays signed in and this one needs its own sign-in.',
+  'signed-out-elsewhere': 'You signed out in another tab or window of this browser.',
 };
 
 async function start(event: SubmitEvent): Promise<void> {
@@ -211,6 +212,9 @@ async function main(): Promise<void> {
     reasonNote.textContent = sentence;
     setVisible(reasonNote, true);
   }
+  // An invitation's page sends its address along: the person signs in as the one invited.
+  const invited = params.get('email');
+  if (invited && !email.value) email.value = invited.slice(0, 254);
   emailFields.disabled = false;
   step('email');
   document.documentElement.dataset.ready = 'signin';

@@ -5,7 +5,7 @@
  */
 import { accountApi, ApiError, problemMessages } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
-import { nextPath, signedIn } from './session.ts';
+import { nextPath, signedIn, signInMode } from './session.ts';
 import { retryAfterOf, seconds, showError, type SignInWaits } from './signinShared.ts';
 
 const resendCooldownSeconds = 60;
@@ -42,6 +42,7 @@ export function wireCodeStep(page: {
   const resendButton = byId<HTMLButtonElement>('resend-button');
   const changeEmail = byId<HTMLButtonElement>('change-email');
   const breakGlassNote = byId('code-break-glass');
+  const sharedComputer = byId<HTMLInputElement>('shared-computer');
 
   /** The address the code was sent to. */
   let sentTo = '';
@@ -75,7 +76,7 @@ export function wireCodeStep(page: {
     verifyButton.disabled = true;
     announce('Signing in…');
     try {
-      const tokens = await accountApi.verifyCode(sentTo, value);
+      const tokens = await accountApi.verifyCode(sentTo, value, signInMode(sharedComputer.checked));
       signedIn(tokens);
       code.value = '';
       announce('Signed in.');

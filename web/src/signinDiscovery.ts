@@ -13,6 +13,7 @@
 import { ssoStartPath } from './api.ts';
 import { announce, element, setVisible } from './dom.ts';
 import { domainsApi, issuerUrl, type SsoDiscovery } from './domainsApi.ts';
+import { keepSharedComputerChoice } from './session.ts';
 
 /** As the invitation form checks it; the server's own check is stricter, and a 400 shows nothing. */
 const addressPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -195,6 +196,7 @@ export function wireSsoDiscovery(page: SsoDiscoveryPage): SsoDiscoveryControl {
     button.disabled = true;
     announce(`Going to ${shown.found.workspace.name}’s sign-in…`);
     // A navigation, not a fetch: the API answers with a redirect to the provider.
+    keepSharedComputerChoice((document.getElementById('shared-computer') as HTMLInputElement | null)?.checked === true);
     location.assign(ssoStartPath(address, page.returnTo()));
     return true;
   };

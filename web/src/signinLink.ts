@@ -8,7 +8,7 @@
  */
 import { accountApi, ApiError, problemMessages } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
-import { nextPath, signedIn, signOut } from './session.ts';
+import { nextPath, signedIn, signInMode } from './session.ts';
 import { showError } from './signinShared.ts';
 
 /** What a sign-in link carries: the address it was mailed to and its one-time token. */
@@ -46,6 +46,7 @@ export interface LinkStep {
 export function wireLinkStep(page: { step: (name: 'link') => void; toCode: (address: string) => void }): LinkStep {
   const linkEmail = byId('link-email');
   const linkSignedInNote = byId('link-signed-in');
+  const sharedComputer = byId<HTMLInputElement>('link-shared-computer');
   const linkForm = byId<HTMLFormElement>('link-form');
   const linkError = byId('link-error');
   const linkErrorTitle = byId('link-error-title');
@@ -82,10 +83,9 @@ export function wireLinkStep(page: { step: (name: 'link') => void; toCode: (addr
     linkButton.disabled = true;
     announce('Signing in…');
     try {
-      const tokens = await accountApi.signInWithLink(link.email, link.token);
+      const tokens = await accountApi.signInWithLink(link.email, link.token, signInMode(sharedComputer.checked));
       link = null;
-      // Another account's session in this tab ends here (on the server too), before the new one is kept.
-      if (signedInAs !== null) await signOut();
+      // Another account's session in this browser ends here (on the server too): `signedIn` does it.
       signedIn(tokens);
       announce('Signed in.');
       location.assign(nextPath(location.search));

@@ -11,7 +11,7 @@
 import { accountApi, ApiError, problemMessages } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
-import { hasStoredSession, nextPath, signedIn, signOut } from './session.ts';
+import { hasStoredSession, nextPath, resume, signedIn, signInMode, takeSharedComputerChoice } from './session.ts';
 import { retryAfterOf, seconds, showError } from './signinShared.ts';
 
 const codeShape = /^hlx_[A-Za-z0-9_-]{43}$/;
@@ -96,9 +96,10 @@ function refused(error: unknown): void {
 async function exchange(code: string): Promise<void> {
   announce('Signing in…');
   try {
-    const tokens = await accountApi.exchangeSsoCode(code);
-    // A session this tab held already ends here (on the server too), before the new one is kept.
-    if (hasStoredSession()) await signOut();
+    // A session this browser held already ends (on the server too) once the new one is kept:
+    // `signedIn` signs it out by its own tokens, which resuming it first gives the page.
+    if (hasStoredSession()) await resume().catch(() => null);
+    const tokens = await accountApi.exchangeSsoCode(code, signInMode(takeSharedComputerChoice()));
     signedIn(tokens);
     announce('Signed in.');
     // Replaced, not added: Back does not come to this page again (its code is spent).
