@@ -1,9 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { webHeaders } from '../shared/http/webHeaders.ts';
-import { assetPathFor, type WebAsset } from '../web/build.ts';
+import { assetPathFor, notFoundPage, type WebAsset } from '../web/build.ts';
 
 /**
- * Serves the web client built by `web/build.ts`; false when no asset answers the path.
+ * Not the web client's: the API's paths (the gateway's, as CloudFront's API behaviours) and the
+ * local runtime's `/_dev/` routes. An unknown one keeps the gateway's problem+json 404.
+ */
+const apiPrefixes = ['/v1/', '/scim/v2/', '/_dev/'];
+
+/**
+ * Serves the web client built by `web/build.ts`, and its 404 page (status 404) at any other GET
+ * or HEAD path that is not the API's, as CloudFront does; false for what the API answers.
  * `filesOrigin` is the local S3's, which the pages' CSP lets them reach.
  */
 export function serveWeb(
@@ -15,10 +22,13 @@ export function serveWeb(
 ): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return false;
   const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
-  const asset = assets.get(assetPathFor(pathname));
+  if (apiPrefixes.some((prefix) => pathname.startsWith(prefix))) return false;
+  const found = assets.get(assetPathFor(pathname));
+  const asset = found ?? assets.get(notFoundPage);
   if (!asset) return false;
+  const status = found ? 200 : 404;
   const send = () => {
-    response.writeHead(200, { ...webHeaders(filesOrigin), 'content-type': asset.contentType, 'content-length': asset.body.length });
+    response.writeHead(status, { ...webHeaders(filesOrigin), 'content-type': asset.contentType, 'content-length': asset.body.length });
     response.end(request.method === 'HEAD' ? undefined : asset.body);
   };
   const served = hostServed(request.headers.host);

@@ -40,6 +40,8 @@ export const pageEntries = [
   'plans',
   'billing',
   'signinSso',
+  'chatInstalled',
+  'notFound',
 ];
 
 /**
@@ -67,7 +69,24 @@ const namedPages = [
   '/join',
   '/plans',
   '/billing',
+  '/chat/installed',
 ];
+
+/**
+ * The one stylesheet as served (the CSP allows only it): `public/styles.css`, the base every page
+ * uses, then each area's own file under `web/styles/` in name order, so that an area's rules live
+ * beside each other and after the base ones they refine.
+ */
+function withStyleParts(base: Buffer): Buffer {
+  const partsRoot = join(webRoot, 'styles');
+  const parts = readdirSync(partsRoot)
+    .filter((name) => name.endsWith('.css'))
+    .sort();
+  return Buffer.concat([
+    base,
+    ...parts.map((name) => Buffer.concat([Buffer.from(`\n/* ${name} */\n`), readFileSync(join(partsRoot, name))])),
+  ]);
+}
 
 /**
  * The web client as served: `web/public/*` as they are, each page script bundled by esbuild
@@ -83,7 +102,12 @@ export async function buildWeb(): Promise<Map<string, WebAsset>> {
     const name = relative(publicRoot, join(entry.parentPath, entry.name)).split(sep).join('/');
     const raw = readFileSync(join(publicRoot, name));
     // Pages share their head, header and footer through includes (web/partials.ts).
-    const body = extname(name) === '.html' ? Buffer.from(expandIncludes(raw.toString('utf8'), name)) : raw;
+    const body =
+      extname(name) === '.html'
+        ? Buffer.from(expandIncludes(raw.toString('utf8'), name))
+        : name === 'styles.css'
+          ? withStyleParts(raw)
+          : raw;
     assets.set(`/${name}`, { body, contentType: contentTypes[extname(name)] ?? 'application/octet-stream' });
   }
   const result = await build({
@@ -116,6 +140,12 @@ export async function buildWeb(): Promise<Map<string, WebAsset>> {
   }
   return assets;
 }
+
+/**
+ * The page every path no asset answers gets, with status 404 (`local/web.ts`; in AWS the web
+ * behaviours' functions, lib/web.ts). The API's paths keep their own answers.
+ */
+export const notFoundPage = '/404.html';
 
 /** A secret's link: `/s/<id>`, or a per-recipient link `/s/<id>/r/<recipientId>` (one segment each). */
 export const secretPagePath = /^\/s\/[^/]+(?:\/r\/[^/]+)?$/;

@@ -6,16 +6,20 @@
 
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
-/** The account pages' navigation; `aria-current` marks the page it appears on. */
-const siteLinks = [
+/**
+ * The site navigation, the same on every page: the public links always, the account's only once
+ * a session is resumed (`data-signed-in`, shown by web/src/nav.ts). `aria-current` marks the page
+ * it appears on.
+ */
+const siteLinks: { href: string; label: string; signedIn?: true }[] = [
   { href: '/', label: 'Compose' },
-  { href: '/account', label: 'My secrets' },
-  { href: '/requests', label: 'Request a secret' },
-  { href: '/workspaces', label: 'Workspaces' },
-  { href: '/keys', label: 'API keys' },
-  { href: '/sessions', label: 'Devices' },
-  { href: '/webhooks', label: 'Webhooks' },
-  { href: '/billing', label: 'Billing' },
+  { href: '/account', label: 'My secrets', signedIn: true },
+  { href: '/requests', label: 'Request a secret', signedIn: true },
+  { href: '/workspaces', label: 'Workspaces', signedIn: true },
+  { href: '/keys', label: 'API keys', signedIn: true },
+  { href: '/sessions', label: 'Devices', signedIn: true },
+  { href: '/webhooks', label: 'Webhooks', signedIn: true },
+  { href: '/billing', label: 'Billing', signedIn: true },
   { href: '/plans', label: 'Plans' },
 ];
 
@@ -35,23 +39,15 @@ export const partials: Record<string, (...args: string[]) => string> = {
   <script type="module" src="/assets/${escapeHtml(script)}.js"></script>
 </head>`,
 
-  /** `site-header /path`: brand, the account navigation and the signed-in line. */
-  'site-header': (page = '') => `<header class="site-header">
-    <a class="brand" href="/"><img src="/favicon.svg" alt="" width="24" height="24"> Hushlink</a>
-    <nav class="site-nav" aria-label="Site">
-      <ul>
-${siteLinks.map(({ href, label }) => `        <li><a href="${href}"${current(href, page)}>${label}</a></li>`).join('\n')}
-        <li data-signed-out hidden><a href="/signin"${current('/signin', page)}>Sign in</a></li>
-        <li data-signed-in hidden><button type="button" class="link-button" data-sign-out>Sign out</button></li>
-      </ul>
-    </nav>
-    <p class="nav-user" data-signed-in hidden>Signed in as <span data-user-email></span></p>
-  </header>`,
+  /**
+   * `site-header /path`: the skip link, then the brand, the navigation and the signed-in line.
+   * Until nav.ts has resumed the session, the sign-in slot says "…" (busy), never Sign in nor
+   * Sign out. On phones the links fold behind "Menu" (styles: web/styles/shell.css).
+   */
+  'site-header': (page = '') => siteHeader(page),
 
-  /** `brand-header`: the brand alone (compose and reveal carry no account navigation on top). */
-  'brand-header': () => `<header class="site-header">
-    <a class="brand" href="/"><img src="/favicon.svg" alt="" width="24" height="24"> Hushlink</a>
-  </header>`,
+  /** `brand-header`: the same header with no page marked (the reveal and responder pages). */
+  'brand-header': () => siteHeader(''),
 
   /** `needs-javascript "why"`: what a page says when scripts are off, and why it needs them. */
   'needs-javascript': (why = '') => `<noscript>
@@ -62,9 +58,30 @@ ${siteLinks.map(({ href, label }) => `        <li><a href="${href}"${current(hre
     </noscript>`,
 
   'site-footer': () => `<footer class="site-footer">
-    <p>End-to-end encrypted in your browser. No cookies, no analytics.</p>
+    <p>End-to-end encrypted in your browser. No analytics; one cookie, only to keep you signed in.</p>
   </footer>`,
 };
+
+function siteHeader(page: string): string {
+  const links = siteLinks.map(
+    ({ href, label, signedIn }) =>
+      `        <li${signedIn ? ' data-signed-in hidden' : ''}><a href="${href}"${current(href, page)}>${label}</a></li>`,
+  );
+  return `<a class="skip-link" href="#main">Skip to content</a>
+  <header class="site-header">
+    <a class="brand" href="/"><img src="/favicon.svg" alt="" width="24" height="24"> Hushlink</a>
+    <button type="button" class="menu-button" aria-expanded="false" aria-controls="site-menu">Menu</button>
+    <nav id="site-menu" class="site-nav" aria-label="Site">
+      <ul>
+${links.join('\n')}
+        <li data-session-pending><span class="nav-pending" aria-busy="true"><span aria-hidden="true">…</span><span class="visually-hidden">Checking whether you are signed in</span></span></li>
+        <li data-signed-out hidden><a href="/signin"${current('/signin', page)}>Sign in</a></li>
+        <li data-signed-in hidden><button type="button" class="link-button" data-sign-out>Sign out</button></li>
+      </ul>
+      <p class="nav-user" data-signed-in hidden>Signed in as <span data-user-email></span></p>
+    </nav>
+  </header>`;
+}
 
 // A bare argument never starts with `-->`, so an include ends at its own closing mark.
 const includePattern = /<!--\s*include\s+([\w-]+)((?:\s+(?:"[^"]*"|(?!-->)[^\s"]+))*)\s*-->/g;

@@ -14,6 +14,7 @@ import {
   prepareWebAssets,
   viewerHostCode,
   viewerRequestCode,
+  viewerResponseCode,
   WebHosting,
   type WebHostingProps,
 } from '../../lib/web.ts';
@@ -77,8 +78,9 @@ const tenantConfig = tenantDistribution.Properties!.DistributionConfig;
 const [bucketId, bucket] = ofType('AWS::S3::Bucket').find(([id]) => id.startsWith('WebAssets'))!;
 const [apiId] = only('AWS::ApiGatewayV2::Api');
 const cfFunctions = ofType('AWS::CloudFront::Function');
-expect(cfFunctions).toHaveLength(2);
+expect(cfFunctions).toHaveLength(3);
 const [functionId, cfFunction] = cfFunctions.find(([id]) => id.startsWith('WebViewerRequest'))!;
+const [responseFunctionId, responseFunction] = cfFunctions.find(([id]) => id.startsWith('WebViewerResponse'))!;
 const [viewerHostId, viewerHostFunction] = cfFunctions.find(([id]) => id.startsWith('WebViewerHost'))!;
 const [headersPolicyId, headersPolicy] = only('AWS::CloudFront::ResponseHeadersPolicy');
 
@@ -109,6 +111,22 @@ function runFunction(
   });
 }
 const deployedCode = cfFunction.Properties!.FunctionCode as string;
+
+/** Runs the generated viewer-response source on a response of `status` to a request for `uri`. */
+function runResponseFunction(source: string, uri: string, status = 200): { statusCode: number; statusDescription?: string } {
+  const handler = new Function('event', `${source}\nreturn handler(event);`) as (event: unknown) => {
+    statusCode: number;
+    statusDescription?: string;
+  };
+  return handler({
+    version: '1.0',
+    context: { eventType: 'viewer-response' },
+    viewer: { ip: '192.0.2.1' },
+    request: { method: 'GET', uri, querystring: {}, headers: {}, cookies: {} },
+    response: { statusCode: status, statusDescription: 'OK', headers: {}, cookies: {} },
+  });
+}
+const deployedResponseCode = responseFunction.Properties!.FunctionCode as string;
 
 describe('WebHosting: bucket', () => {
   it('is private, SSL only and S3-encrypted, with no website hosting', () => {
@@ -211,6 +229,7 @@ describe('WebHosting: distribution', () => {
       expect(originOf(behavior).S3OriginConfig).toBeDefined();
       expect(behavior.FunctionAssociations).toEqual([
         { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } },
+        { EventType: 'viewer-response', FunctionARN: { 'Fn::GetAtt': [responseFunctionId, 'FunctionARN'] } },
       ]);
       expect(behavior.ResponseHeadersPolicyId).toEqual({ Ref: headersPolicyId });
       expect(behavior.CachePolicyId).toBe(CACHING_OPTIMIZED);
@@ -481,8 +500,11 @@ describe('WebHosting: viewer-request function', () => {
     expect(source).not.toMatch(/statusCode|location/i);
   });
 
-  it('finds the page routes of assetPathFor', () => {
+  it('finds the page routes of assetPathFor, every file of the build and the 404 page', () => {
+    expect(rewrites.files).toEqual([...built.keys()].sort());
     expect(rewrites).toEqual({
+      files: rewrites.files,
+      notFoundPage: '/404.html',
       exact: {
         '/': '/index.html',
         '/signin': '/signin.html',
@@ -498,6 +520,8 @@ describe('WebHosting: viewer-request function', () => {
         '/billing': '/billing.html',
         // Single sign-on's landing: the one-time code in the fragment (issue 29).
         '/signin/sso': '/signin/sso.html',
+        // Where Slack's Allow lands after an install (ADR 0182).
+        '/chat/installed': '/chat/installed.html',
       },
       secretPage: '/reveal.html',
       requestPage: '/respond.html',
@@ -532,37 +556,42 @@ describe('WebHosting: viewer-request function', () => {
     ['/styles.css', '/styles.css'],
     ['/favicon.svg', '/favicon.svg'],
     ['/index.html', '/index.html'],
-    ['/v1/secrets', '/v1/secrets'],
-    ['/scim/v2/Users', '/scim/v2/Users'],
-    ['/s/', '/s/'],
-    ['/s/a/b', '/s/a/b'],
-    ['/s/a/r', '/s/a/r'],
-    ['/s/a/r/', '/s/a/r/'],
-    ['/s/a/x/b', '/s/a/x/b'],
-    ['/s/a/r/b/c', '/s/a/r/b/c'],
-    ['/s//r/b', '/s//r/b'],
-    ['/q', '/q'],
-    ['/q/', '/q/'],
-    ['/q/a/', '/q/a/'],
-    ['/q/a/b', '/q/a/b'],
-    ['/q/a/r/b', '/q/a/r/b'],
-    ['/respond', '/respond'],
-    ['/requests/', '/requests/'],
-    ['/workspaces/', '/workspaces/'],
-    ['/workspace/wks_abc', '/workspace/wks_abc'],
-    ['/join/', '/join/'],
-    ['/join/hli_abc', '/join/hli_abc'],
-    ['/signin/', '/signin/'],
-    ['/__proto__', '/__proto__'],
-    ['/constructor', '/constructor'],
-    ['/toString', '/toString'],
+    ['/404.html', '/404.html'],
+    ['/download/worker.js', '/download/worker.js'],
+    // Only the web behaviours run this function: an API path never reaches it, so here it is no page.
+    ['/v1/secrets', '/404.html'],
+    ['/scim/v2/Users', '/404.html'],
+    // No page or file: the 404 page (viewerResponseCode gives it its status).
+    ['/nope', '/404.html'],
+    ['/s/', '/404.html'],
+    ['/s/a/b', '/404.html'],
+    ['/s/a/r', '/404.html'],
+    ['/s/a/r/', '/404.html'],
+    ['/s/a/x/b', '/404.html'],
+    ['/s/a/r/b/c', '/404.html'],
+    ['/s//r/b', '/404.html'],
+    ['/q', '/404.html'],
+    ['/q/', '/404.html'],
+    ['/q/a/', '/404.html'],
+    ['/q/a/b', '/404.html'],
+    ['/q/a/r/b', '/404.html'],
+    ['/respond', '/404.html'],
+    ['/requests/', '/404.html'],
+    ['/workspaces/', '/404.html'],
+    ['/workspace/wks_abc', '/404.html'],
+    ['/join/', '/404.html'],
+    ['/join/hli_abc', '/404.html'],
+    ['/signin/', '/404.html'],
+    ['/__proto__', '/404.html'],
+    ['/constructor', '/404.html'],
+    ['/toString', '/404.html'],
   ])('rewrites %s to %s (a rewrite of the URI, never a response)', (uri, expected) => {
     const result = runFunction(deployedCode, uri);
     expect(result).toMatchObject({ method: 'GET', uri: expected, headers: {} });
     expect(result).not.toHaveProperty('statusCode');
   });
 
-  it('agrees with assetPathFor on any path', () => {
+  it('agrees with assetPathFor on any path, and sends what the build lacks to the 404 page', () => {
     const segment = fc.oneof(
       fc.constantFrom(
         '',
@@ -592,10 +621,56 @@ describe('WebHosting: viewer-request function', () => {
     fc.assert(
       fc.property(fc.array(segment, { minLength: 1, maxLength: 5 }), (segments) => {
         const uri = `/${segments.join('/')}`;
-        expect(runFunction(deployedCode, uri).uri).toBe(assetPathFor(uri));
+        const page = assetPathFor(uri);
+        expect(runFunction(deployedCode, uri).uri).toBe(built.has(page) ? page : '/404.html');
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('WebHosting: viewer-response function (the 404 status)', () => {
+  const rewrites = pageRewrites(built.keys());
+
+  it('is the deployed code, on the JS 2.0 runtime, small and ES5', () => {
+    expect(deployedResponseCode).toBe(viewerResponseCode(rewrites));
+    expect(responseFunction.Properties!.FunctionConfig).toMatchObject({ Runtime: 'cloudfront-js-2.0' });
+    expect(Buffer.byteLength(deployedResponseCode)).toBeLessThan(10 * 1024);
+    expect(deployedResponseCode).not.toMatch(/=>|`|\blet\b|\bconst\b|\bclass\b|\basync\b/);
+  });
+
+  it.each(['/nope', '/s/', '/q/', '/s/a/b', '/join/hli_abc', '/__proto__', '/404.html'])(
+    'answers %s with 404, whether it sees the viewer’s URI or the rewritten one',
+    (uri) => {
+      for (const seen of [uri, runFunction(deployedCode, uri).uri]) {
+        expect(runResponseFunction(deployedResponseCode, seen), seen).toMatchObject({ statusCode: 404, statusDescription: 'Not Found' });
+      }
+    },
+  );
+
+  it.each(['/', '/s/sec_abc', '/s/sec_abc/r/rcp_def', '/q/rql_abc', '/signin/sso', '/workspace', '/styles.css', '/assets/compose.js'])(
+    'keeps the status of %s, a page or file, either way',
+    (uri) => {
+      for (const seen of [uri, runFunction(deployedCode, uri).uri]) {
+        expect(runResponseFunction(deployedResponseCode, seen, 200).statusCode, seen).toBe(200);
+        expect(runResponseFunction(deployedResponseCode, seen, 304).statusCode, seen).toBe(304);
+      }
+    },
+  );
+
+  it('is on the web behaviours of both distributions, and on no API behaviour (their 4xx stay the API’s)', () => {
+    for (const of of [config, tenantConfig]) {
+      for (const behavior of [of.DefaultCacheBehavior, ...(of.CacheBehaviors as any[])]) {
+        const api = (apiPathPatterns as readonly string[]).includes(behavior.PathPattern);
+        const response = (behavior.FunctionAssociations ?? []).filter(
+          (association: { EventType: string }) => association.EventType === 'viewer-response',
+        );
+        expect(response, behavior.PathPattern ?? 'default').toEqual(
+          api ? [] : [{ EventType: 'viewer-response', FunctionARN: { 'Fn::GetAtt': [responseFunctionId, 'FunctionARN'] } }],
+        );
+      }
+      expect(of.CustomErrorResponses).toBeUndefined();
+    }
   });
 });
 

@@ -10,7 +10,7 @@ describe('page includes', () => {
     expect(page).toContain('<title>Hushlink: API keys</title>');
     expect(page).toContain('<script type="module" src="/assets/keys.js"></script>');
     // Text between two includes survives: an include ends at its own closing mark.
-    expect(page).toContain('</head>\n<body>\n<header class="site-header">');
+    expect(page).toContain('</head>\n<body>\n<a class="skip-link" href="#main">Skip to content</a>\n  <header class="site-header">');
     expect(page).toContain('<a href="/keys" aria-current="page">API keys</a>');
     expect(page.match(/aria-current/g)).toHaveLength(1);
     expect(page).toContain('<main></main>\n<footer class="site-footer">');

@@ -1,21 +1,63 @@
-/** What the signed-in pages (`/account`, `/keys`, `/sessions`) share: start, and errors. */
+/** What the signed-in pages (`/account`, `/keys`, `/sessions`) share: start, loading, and errors. */
 import { ApiError, problemMessages, type AccountUser } from './api.ts';
-import { setVisible } from './dom.ts';
+import { element, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
 import { goToSignIn, hasStoredSession, resume, SignedOutError } from './session.ts';
 
 /**
+ * A loading line (role=status) put before `anchor`, and `busy` marked aria-busy, until the
+ * returned function is called: so a slow API shows "Loading…" rather than a blank list.
+ */
+export function showLoading(anchor: HTMLElement, busy: HTMLElement | null, text = 'Loading…'): () => void {
+  const line = element('p', 'loading-line', text);
+  line.setAttribute('role', 'status');
+  anchor.before(line);
+  busy?.setAttribute('aria-busy', 'true');
+  return () => {
+    line.remove();
+    busy?.setAttribute('aria-busy', 'false');
+  };
+}
+
+/**
+ * "Retry" under a read's error box, shown by `failed()` and hidden again once pressed (the read
+ * starts over). `object` ends its accessible name ("Retry" + hidden "listing your secrets").
+ */
+export function retryAfter(box: HTMLElement, object: string, retry: () => void): { failed(): void; hide(): void } {
+  const actions = element('div', 'actions load-failed');
+  actions.hidden = true;
+  const button = actionButton('Retry', object);
+  button.dataset.action = 'retry';
+  actions.append(button);
+  box.after(actions);
+  const hide = () => setVisible(actions, false);
+  button.addEventListener('click', () => {
+    hide();
+    retry();
+  });
+  return { failed: () => setVisible(actions, true), hide };
+}
+
+/** The page's loading line while it starts (until `markReady`). */
+let pageLoading: (() => void) | null = null;
+
+/**
  * The signed-in user, after one refresh; sends the page to sign-in (and resolves null) when
- * this tab has no session. When the server cannot be reached, says so in `errorBox`.
+ * this tab has no session. Until the page is ready (`markReady`) a loading line stands before
+ * `errorBox`; when the server cannot be reached, `errorBox` says so, with "Retry".
  */
 export async function startSignedInPage(errorBox: HTMLElement): Promise<AccountUser | null> {
   const hadSession = hasStoredSession();
+  pageLoading ??= showLoading(errorBox, null);
   let user: AccountUser | null;
   try {
     user = await resume();
   } catch (error) {
     renderNav();
+    pageLoading();
     showProblem(errorBox, error);
+    // The page never started: starting it again is loading it again.
+    retryAfter(errorBox, 'loading this page', () => location.reload()).failed();
     return null;
   }
   if (!user) {
@@ -46,6 +88,7 @@ export function showProblem(box: HTMLElement, error: unknown, prefix = ''): void
 }
 
 export function markReady(page: string, section: HTMLElement): void {
+  pageLoading?.();
   section.setAttribute('aria-busy', 'false');
   document.documentElement.dataset.ready = page;
 }

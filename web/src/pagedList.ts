@@ -1,9 +1,11 @@
 /**
  * A list of the signed-in user's things, a page at a time: the first page (again after a
  * change), and "Load more" while the server gives a next cursor, the new items announced and the
- * first of them focused. The page supplies how a page is fetched and how an item is drawn.
+ * first of them focused. The list is aria-busy while a page is read, an empty one shows a loading
+ * line meanwhile (unless the page's own still stands), and a failed first page offers "Retry". The
+ * page supplies how a page is fetched and how an item is drawn.
  */
-import { showProblem } from './accountPage.ts';
+import { retryAfter, showLoading, showProblem } from './accountPage.ts';
 import { announce, focusHeading, plural, setVisible } from './dom.ts';
 
 export interface PagedListParts<T> {
@@ -23,6 +25,7 @@ export interface PagedListParts<T> {
 export function pagedList<T>(parts: PagedListParts<T>) {
   const { list, empty, loadMore, error, noun } = parts;
   let cursor: string | null = null;
+  const retry = retryAfter(error, `listing your ${noun[1]}`, () => void reload());
 
   async function loadPage(first: boolean): Promise<HTMLLIElement[]> {
     const page = await parts.fetchPage(first ? null : cursor);
@@ -35,19 +38,30 @@ export function pagedList<T>(parts: PagedListParts<T>) {
     return items;
   }
 
-  /** The first page again; a failure is said in `error`. */
+  /** The first page again; a failure is said in `error`, with "Retry". */
   async function reload(): Promise<void> {
     setVisible(error, false);
+    retry.hide();
+    // A line while nothing is listed yet, unless the page's own (accountPage.ts) already stands.
+    const quiet = list.children.length > 0 || document.querySelector('.loading-line') !== null;
+    const done = quiet ? null : showLoading(list, null, `Loading your ${noun[1]}…`);
+    list.setAttribute('aria-busy', 'true');
     try {
       await loadPage(true);
     } catch (problem) {
       showProblem(error, problem, parts.listFailure);
+      retry.failed();
+    } finally {
+      done?.();
+      list.setAttribute('aria-busy', 'false');
     }
   }
 
   async function more(): Promise<void> {
     loadMore.disabled = true;
     setVisible(error, false);
+    retry.hide();
+    list.setAttribute('aria-busy', 'true');
     announce('Loading more…');
     try {
       const added = await loadPage(false);
@@ -59,6 +73,7 @@ export function pagedList<T>(parts: PagedListParts<T>) {
       showProblem(error, problem, 'Could not load more: ');
     } finally {
       loadMore.disabled = false;
+      list.setAttribute('aria-busy', 'false');
     }
   }
 

@@ -2,11 +2,12 @@
  * A `<details>` panel read a page at a time (an endpoint's delivery log, a request's responses,
  * a secret's links and receipts): its first page read when it is first opened, "Refresh" the
  * first page again, "More" the next while there is one (`pageCursor.ts`). One read at a time,
- * both buttons disabled meanwhile; a failure is said in the panel's error box. After "More", the
+ * both buttons disabled meanwhile and the list aria-busy; while an empty list is read a loading
+ * line (role=status) says so; a failure is said in the panel's error box, with "Retry". After "More", the
  * first new item's `.item-title` (where it has one) takes the focus. The page supplies the
  * reading, the drawing and the words.
  */
-import { actionButton, showProblem } from './accountPage.ts';
+import { actionButton, retryAfter, showLoading, showProblem } from './accountPage.ts';
 import { announce, element, errorBox, setVisible } from './dom.ts';
 import { PageCursor } from './pageCursor.ts';
 
@@ -65,6 +66,8 @@ export function pagedPanel(options: PagedPanelOptions): PagedPanel {
 
   const cursor = new PageCursor();
   const { list, empty } = options;
+  let lastNext = false;
+  const retry = retryAfter(error, options.refresh.object, () => void load(lastNext));
 
   async function load(next: boolean): Promise<void> {
     const from = cursor.begin(next);
@@ -72,8 +75,13 @@ export function pagedPanel(options: PagedPanelOptions): PagedPanel {
     refresh.disabled = true;
     more.disabled = true;
     setVisible(error, false);
+    retry.hide();
+    lastNext = next;
     const loading = options.loading[next ? 1 : 0];
-    if (loading) announce(loading);
+    // Nothing listed yet: a line in the panel says it is loading (a status, so it is announced).
+    const done = !next && list.children.length === 0 ? showLoading(list, list, loading ?? 'Loading…') : null;
+    if (loading && !done) announce(loading);
+    list.setAttribute('aria-busy', 'true');
     try {
       const page = await options.read(from, next);
       if (!page) return;
@@ -90,7 +98,10 @@ export function pagedPanel(options: PagedPanelOptions): PagedPanel {
       announce('');
       if (options.refused?.(problem)) return;
       showProblem(error, problem, options.failure);
+      retry.failed();
     } finally {
+      done?.();
+      list.setAttribute('aria-busy', 'false');
       cursor.end();
       refresh.disabled = false;
       more.disabled = false;

@@ -31,6 +31,7 @@ import type { Message } from './revealMessages.ts';
 import { requestsApi, type ServedRequest } from './requestsApi.ts';
 import { UploadCancelled, UploadFailed } from './fileUpload.ts';
 import { messageScreen, screenSwitcher } from './screens.ts';
+import { startNav } from './nav.ts';
 
 function safeDecode(text: string): string {
   try {
@@ -258,4 +259,5 @@ window.addEventListener('pagehide', () => {
 
 if (!requestId) showMessage(respondMessages.notFound());
 else void load();
+void startNav();
 document.documentElement.dataset.ready = 'respond';
