@@ -4,7 +4,10 @@ import type { NewTextSecret, SecretSettings } from '../../shared/domain/secrets/
 
 /** What a text's and a file's body set alike, in the domain's words (`not_before` as epoch milliseconds). */
 export const settingsOf = (
-  body: Pick<CreateSecretRequest, 'salt' | 'expires_in' | 'max_views' | 'not_before' | 'claim_verifier' | 'link_verifier' | 'recipients'>,
+  body: Pick<
+    CreateSecretRequest,
+    'salt' | 'expires_in' | 'max_views' | 'not_before' | 'claim_verifier' | 'link_verifier' | 'recipients' | 'label_envelope'
+  >,
 ): SecretSettings => ({
   salt: body.salt,
   expiresInSeconds: body.expires_in,
@@ -13,6 +16,7 @@ export const settingsOf = (
   claimVerifier: body.claim_verifier,
   linkVerifier: body.link_verifier,
   recipients: body.recipients,
+  labelEnvelope: body.label_envelope === undefined ? undefined : Buffer.from(body.label_envelope, 'base64'),
 });
 
 /** `POST /v1/secrets`: the envelope decoded (the schema checked it is base64 of `size_bytes`). */

@@ -35,6 +35,8 @@ export function metadata(secret: Secret, viewer: MetadataViewer) {
     kdf_iterations: secret.envelopeFormat?.kdfIterations ?? null,
     ...(viewer.read ? { has_recipients: secret.recipients !== undefined } : {}),
     ...(owner && secret.recipients ? { recipients: secret.recipients.map(ownedLink) } : {}),
+    // The label is the owner's alone: a recipient's or anyone else's read never carries it.
+    ...(owner && secret.labelEnvelope ? { label_envelope: Buffer.from(secret.labelEnvelope).toString('base64') } : {}),
     ...(asked
       ? { recipient: { recipient_id: asked.id, restricted: asked.restricted, state: recipientState(asked), views_left: asked.viewsLeft } }
       : {}),

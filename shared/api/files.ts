@@ -3,7 +3,7 @@ import { chunkLog2Range } from '../envelope/format.ts';
 import { digestPattern, saltPattern } from '../domain/secrets/rules.ts';
 import { fileLimits, secretLimits } from '../limits.ts';
 import { wrappedKeyFields } from './requests.ts';
-import { hostnameNeedsWorkspace, linkHostname, recipientRequest } from './secrets.ts';
+import { hostnameNeedsWorkspace, labelEnvelope, linkHostname, recipientRequest } from './secrets.ts';
 
 const { expiresInSeconds, maxViews, recipients } = secretLimits;
 
@@ -44,6 +44,8 @@ const newUpload = z
     request_id: z.optional(z.string().check(z.maxLength(64))),
     enc: z.optional(wrappedKeyFields.enc),
     wrapped_key: z.optional(wrappedKeyFields.wrapped_key),
+    /** A private label sealed in the sender's browser (as a text's); not on a response to a request link, which is the requester's. */
+    label_envelope: z.optional(labelEnvelope),
   })
   .check(
     z.superRefine((body, ctx) => {
@@ -56,6 +58,8 @@ const newUpload = z
         });
       if (body.request_id !== undefined && body.recipients !== undefined)
         ctx.addIssue({ code: 'custom', path: ['recipients'], message: 'a response to a request link has no recipients' });
+      if (body.request_id !== undefined && body.label_envelope !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['label_envelope'], message: 'a response to a request link has no label' });
       if (body.request_id !== undefined && body.workspace_id !== undefined)
         ctx.addIssue({
           code: 'custom',

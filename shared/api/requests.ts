@@ -3,7 +3,7 @@ import { requestLimits, secretLimits } from '../limits.ts';
 import { decodedBase64Length } from '../domain/secrets/rules.ts';
 import { requestKems } from '../domain/requests/kems.ts';
 import { pageQuery } from './input.ts';
-import { base64Envelope, hostnameNeedsWorkspace, linkHostname, salt } from './secrets.ts';
+import { base64Envelope, hostnameNeedsWorkspace, labelEnvelope, linkHostname, salt } from './secrets.ts';
 
 const { expiresInSeconds, maxResponses, promptEnvelopeBytes, listPageSize, inboxPageSize } = requestLimits;
 
@@ -41,6 +41,8 @@ const createRequestRequest = z
     workspace_id: z.optional(z.string().check(z.maxLength(64))),
     /** With `workspace_id`: `url_base` is on this hostname the workspace verified, and responders reach the link there and on this service's own host only. */
     hostname: z.optional(linkHostname),
+    /** A private label sealed in the requester's browser: kept, and answered in their own listing alone. */
+    label_envelope: z.optional(labelEnvelope),
   })
   .check(
     z.superRefine((body, ctx) => {

@@ -33,6 +33,8 @@ export const requestsReplies = {
       expires_at: timestamp,
       responses: z.int(),
       max_responses: z.int(),
+      /** Its private label as sealed in the requester's browser (standard base64), when it has one. */
+      label_envelope: z.optional(z.string()),
     }),
   ),
   /** What a responder's page needs: never who asked. */

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { decodedBase64Length, digestPattern, saltPattern } from '../domain/secrets/rules.ts';
+import { decodedBase64Length, digestPattern, labelEnvelopeBytes, saltPattern } from '../domain/secrets/rules.ts';
 import { secretLimits } from '../limits.ts';
 import { lenient, pageQuery } from './input.ts';
 
@@ -37,6 +37,14 @@ export const base64Envelope = (maxBytes: number) =>
       z.regex(base64, 'envelope must be standard base64 with padding'),
     );
 
+/**
+ * A private label, sealed in its owner's browser (docs/adr/0180): standard base64 of at most
+ * `labelEnvelopeBytes`, kept with the item and answered to its owner alone.
+ */
+export const labelEnvelope = base64Envelope(labelEnvelopeBytes).check(
+  z.refine((text) => decodedBase64Length(text) <= labelEnvelopeBytes, `label_envelope must decode to at most ${labelEnvelopeBytes} bytes`),
+);
+
 /** A 16-byte salt as the envelope's header holds it. */
 export const salt = z.string().check(z.regex(saltPattern, 'salt must be 22 base64url characters encoding 16 bytes'));
 
@@ -68,6 +76,8 @@ const createSecretRequest = z
     workspace_id: z.optional(z.string().check(z.maxLength(64))),
     /** With `workspace_id`: `url_base` (and each link's) is on this hostname the workspace verified, and the secret is read there and on this service's own host only. */
     hostname: z.optional(linkHostname),
+    /** A private label sealed in the sender's browser: the server keeps the bytes and answers them to the owner alone. */
+    label_envelope: z.optional(labelEnvelope),
   })
   .check(
     z.superRefine((body, ctx) => {

@@ -50,6 +50,8 @@ const SecretMetadata = z.strictObject({
   /** From an envelope v1 header; null for envelopes of another format. */
   passphrase: z.nullable(z.boolean()),
   kdf_iterations: z.nullable(z.int()),
+  /** Its private label as sealed in the owner's browser (standard base64): in its owner's own view only, when it has one. */
+  label_envelope: z.optional(z.string()),
   /** Whether it opens only through per-recipient links (a claim must name one); in a metadata read, not in the listing. */
   has_recipients: z.optional(z.boolean()),
   /** Each link's state and views left: for its owner only (addresses are shown to no one else). */

@@ -37,6 +37,7 @@ function toLinkItem(link: RequestLink, until: number): RequestItem {
     public_key: link.publicKey,
     kem: link.kem,
     ...(link.promptEnvelope ? { prompt_envelope: link.promptEnvelope } : {}),
+    ...(link.labelEnvelope ? { name: link.labelEnvelope } : {}),
     state: link.closedAt === null ? 'open' : 'closed',
     ...(link.closedAt === null ? {} : { ended_at: link.closedAt }),
     max_views: link.maxResponses,
@@ -57,6 +58,7 @@ function toSummary(item: Record<string, unknown>): RequestSummary {
     maxResponses: Number(item.max_views),
     responsesLeft: Number(item.views_left),
     closedAt: item.state === 'closed' ? Number(item.ended_at ?? 0) : null,
+    ...(item.name instanceof Uint8Array ? { labelEnvelope: item.name } : {}),
   };
 }
 

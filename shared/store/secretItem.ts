@@ -111,6 +111,7 @@ export function toItem(secret: Secret, tombstoneSeconds: number): SecretItem {
       ? { recipients: Object.fromEntries(secret.recipients.map((recipient, position) => [recipient.id, toEntry(recipient, position)])) }
       : {}),
     ...(secret.envelopeFormat ? { passphrase: secret.envelopeFormat.passphrase, kdf_iterations: secret.envelopeFormat.kdfIterations } : {}),
+    ...(secret.labelEnvelope ? { name: secret.labelEnvelope } : {}),
     delete_token_hash: secret.deleteTokenHash,
     refused_proofs: secret.refusedProofs,
     denied_events: secret.deniedEvents,
@@ -164,6 +165,7 @@ export function fromItem(item: Record<string, unknown>): Secret {
     ...(row.link_verifier === undefined ? {} : { linkVerifier: row.link_verifier }),
     ...(row.recipients ? { recipients: fromEntries(row.recipients) } : {}),
     ...(row.passphrase === undefined ? {} : { envelopeFormat: { passphrase: row.passphrase, kdfIterations: row.kdf_iterations ?? 0 } }),
+    ...(row.name instanceof Uint8Array ? { labelEnvelope: row.name } : {}),
     deleteTokenHash: row.delete_token_hash,
     refusedProofs: row.refused_proofs,
     deniedEvents: row.denied_events,

@@ -2,7 +2,8 @@
  * The account pages end to end: sign-in with a mailed code, "My secrets" (attach secrets made
  * anonymously in this browser, state and views left, revoke, load more), API keys (shown once,
  * working, revoked), devices (two browsers, sign out everywhere), and where the tokens live:
- * the access token in page memory only, the refresh token in sessionStorage only. One local
+ * the access token in page memory only, the refresh token in an HttpOnly cookie sent to
+ * `/v1/auth/*` only (ADR 0178), or on a shared computer in this tab's sessionStorage. One local
  * runtime and one Chromium for the file; every request is recorded and checked at the end.
  */
 import { randomUUID } from 'node:crypto';
@@ -16,14 +17,20 @@ import { createDocumentClient } from '../../shared/store/client.ts';
 import { latestCode, newEmail } from '../support/accounts.ts';
 import { apiClient, textSecretBody } from '../support/runtime.ts';
 import {
+  cookieProblem,
   findLeaks,
   guard as guardValue,
+  refreshCookie,
+  refreshCookieName,
+  sessionMarker,
+  sessionMarkerKey,
   startRuntimeAndBrowser,
   stopRuntimeAndBrowser,
   screenshotDir,
   Session,
   settleTraffic,
   type SentRequest,
+  tabRefreshKey as refreshKey,
 } from './harness.ts';
 
 let runtime: Runtime;
@@ -31,12 +38,11 @@ let browser: Browser;
 let api: ReturnType<typeof apiClient>;
 /** Link keys, texts and API key values: none may ever be sent by a browser. */
 const guarded = new Map<string, string>();
-/** Tokens the server issued to the browsers (from the answers of otp/verify and refresh). */
+/** Tokens the server issued to the browsers (from the answers of otp/verify and refresh: bodies and Set-Cookie). */
 const issued = { access: new Set<string>(), refresh: new Set<string>() };
 const answers: Array<{ context: string; method: string; path: string; status: number }> = [];
 const pendingBodies: Promise<void>[] = [];
 
-const refreshKey = 'hushlink.refresh-token';
 const unattachedKey = 'hushlink.unattached-secrets';
 const jwtLike = /eyJ[\w-]+\.[\w-]+\.[\w-]+/;
 
@@ -64,10 +70,16 @@ async function session(name: string, options: Parameters<typeof Session.open>[2]
     answers.push({ context: name, method: response.request().method(), path: url.pathname, status: response.status() });
     if ((url.pathname === '/v1/auth/otp/verify' || url.pathname === '/v1/auth/refresh') && response.status() === 200) {
       pendingBodies.push(
-        response.json().then(
-          (body: { access_token: string; refresh_token: string }) => {
-            issued.access.add(body.access_token);
-            issued.refresh.add(body.refresh_token);
+        Promise.all([
+          response.json().catch(() => ({})) as Promise<{ access_token?: string; refresh_token?: string }>,
+          response.headerValue('set-cookie'),
+        ]).then(
+          ([body, setCookie]) => {
+            if (body.access_token) issued.access.add(body.access_token);
+            // A shared computer's tab gets it in the body; any other browser in the cookie only.
+            if (body.refresh_token) issued.refresh.add(body.refresh_token);
+            const cookie = new RegExp(`(?:^|\\n)${refreshCookieName}=([^;]+)`).exec(setCookie ?? '')?.[1];
+            if (cookie) issued.refresh.add(cookie);
           },
           () => undefined,
         ),
@@ -89,16 +101,20 @@ async function lastAccessToken(s: Session): Promise<string> {
   return bearer;
 }
 
-/** Where this browser keeps tokens: never the access token, the refresh token only in sessionStorage. */
+/**
+ * Where this browser keeps tokens: never the access token; the refresh token in the HttpOnly
+ * cookie (localStorage only marks that it exists), or on a shared computer in sessionStorage.
+ */
 async function checkStorage(s: Session): Promise<void> {
   await Promise.all(pendingBodies);
   const stored = await s.webStorage();
   expect(stored.cookies, `cookies of ${s.name}`).toBe('');
   expect(stored.indexedDb, `IndexedDB of ${s.name}`).toEqual([]);
   expect(
-    Object.keys(stored.local).filter((key) => key !== unattachedKey),
+    Object.keys(stored.local).filter((key) => key !== unattachedKey && key !== sessionMarkerKey),
     `localStorage keys of ${s.name}`,
   ).toEqual([]);
+  if (stored.local[sessionMarkerKey] !== undefined) expect(stored.local[sessionMarkerKey]).toBe(sessionMarker[sessionMarkerKey]);
   expect(
     Object.keys(stored.session).filter((key) => key !== refreshKey),
     `sessionStorage keys of ${s.name}`,
@@ -111,6 +127,8 @@ async function checkStorage(s: Session): Promise<void> {
   const refresh = stored.session[refreshKey];
   if (refresh !== undefined) expect(refresh).toMatch(/^hlr_ses_[\w-]+\.[\w-]{43}$/);
   for (const [label, value] of guarded) expect(everything.includes(value), `${label} in web storage`).toBe(false);
+  const cookie = await refreshCookie(s);
+  if (cookie !== undefined) expect(everything.includes(cookie), 'the cookie’s refresh token is in web storage').toBe(false);
 }
 
 /** The checks every page must pass before its session is closed. */
@@ -120,11 +138,21 @@ async function finish(s: Session): Promise<void> {
   await s.close();
 }
 
-/** Signs in through the page (the code read from the outbox) and waits for where it leads. */
-async function signIn(s: Session, email: string, from = '/signin', lands: 'account' | 'keys' | 'sessions' = 'account'): Promise<void> {
+/**
+ * Signs in through the page (the code read from the outbox) and waits for where it leads;
+ * `sharedComputer` ticks "This is a shared computer" (a session for this tab only).
+ */
+async function signIn(
+  s: Session,
+  email: string,
+  from = '/signin',
+  lands: 'account' | 'keys' | 'sessions' = 'account',
+  sharedComputer = false,
+): Promise<void> {
   const { page } = s;
   await page.goto(`${runtime.url}${from}`);
   await s.ready('signin');
+  if (sharedComputer) await page.check('#shared-computer');
   await page.fill('#email', email);
   await page.click('#send-code');
   await page.waitForSelector('html[data-step="code"]');
@@ -136,6 +164,8 @@ async function signIn(s: Session, email: string, from = '/signin', lands: 'accou
 
 /** Goes to one of the signed-in pages through the navigation (a real click) and waits for it. */
 async function navigate(s: Session, label: string, page: 'account' | 'keys' | 'sessions'): Promise<void> {
+  // On a phone the links are behind "Menu".
+  if (await s.page.isVisible('header .menu-button[aria-expanded="false"]')) await s.page.click('header .menu-button');
   await s.page.click(`header nav a:has-text("${label}")`);
   await s.page.waitForURL((url) => url.pathname === `/${page}`);
   await s.ready(page);
@@ -194,7 +224,7 @@ describe('account pages', () => {
     guard('plaintext', text);
     await page.goto(`${runtime.url}/`);
     await s.ready('compose');
-    expect(await page.isVisible('footer nav a:has-text("Sign in")')).toBe(true);
+    expect(await page.isVisible('header a:has-text("Sign in")')).toBe(true);
     expect(await page.isVisible('#compose-owner')).toBe(false);
     await page.fill('#secret-text', text);
     await page.click('#create-button');
@@ -226,7 +256,7 @@ describe('account pages', () => {
 
     // 2. Sign in: a wrong code first (401 with attempts left), then the right one.
     const email = newEmail('owner');
-    await page.click('footer nav a:has-text("Sign in")');
+    await page.click('header a:has-text("Sign in")');
     await s.ready('signin');
     await screenshots(s, 'signin-email');
     await page.fill('#email', email);
@@ -256,7 +286,10 @@ describe('account pages', () => {
     await s.ready('account');
     expect(await page.textContent('header [data-user-email]')).toBe(email);
     await checkStorage(s);
-    expect((await s.webStorage()).session[refreshKey]).toMatch(/^hlr_/);
+    // The refresh token is the HttpOnly cookie's; the page keeps only the marker, this tab nothing.
+    expect(await refreshCookie(s)).toMatch(/^hlr_/);
+    expect((await s.webStorage()).session[refreshKey]).toBeUndefined();
+    expect((await s.webStorage()).local[sessionMarkerKey]).toBe('cookie');
 
     // 3. Attach: one line per secret; the answered ones leave this browser.
     expect(await page.textContent('#attach-button')).toBe('Attach 2 secrets created in this browser');
@@ -269,7 +302,7 @@ describe('account pages', () => {
     expect(await page.textContent(`#attach-results li[data-id="${ended.body.id}"]`)).toContain('already ended');
     expect(await page.isVisible('#attach-button')).toBe(false);
     expect(await focusedId(s)).toBe('attach-title');
-    expect((await s.webStorage()).local).toEqual({});
+    expect((await s.webStorage()).local).toEqual(sessionMarker);
     const adopted = page.locator(`#secrets li[data-id="${anonymousId}"]`);
     await adopted.waitFor();
     expect(await adopted.getAttribute('data-state')).toBe('active');
@@ -284,6 +317,7 @@ describe('account pages', () => {
     const ownedText = `owned ${randomUUID()}`;
     guard('plaintext', ownedText);
     await page.fill('#secret-text', ownedText);
+    await page.locator('#more-options').evaluate((details) => ((details as HTMLDetailsElement).open = true));
     await page.fill('#max-views', '3');
     await page.click('#create-button');
     await page.waitForSelector('#result:not([hidden])');
@@ -301,13 +335,15 @@ describe('account pages', () => {
     expect((await api.get(`/v1/secrets/${ownedId}`)).body).not.toHaveProperty('owned');
 
     // 5. The dashboard lists both, with state and views left; revoke works.
-    await page.click('footer nav a:has-text("My secrets")');
+    await page.click('header a:has-text("My secrets")');
     await s.ready('account');
     const owned = page.locator(`#secrets li[data-id="${ownedId}"]`);
     expect(await owned.getAttribute('data-state')).toBe('active');
     expect(await owned.locator('[data-role="views"] dd').textContent()).toBe('3 of 3');
     expect(await page.isVisible('#attach')).toBe(false);
     await owned.locator('button[data-action="revoke"]').click();
+    // Revoking asks first (confirmStep.ts): nothing is sent until "Yes, revoke".
+    await owned.locator('button[data-action="confirm-revoke"]').click();
     await page.waitForSelector(`#secrets li[data-id="${ownedId}"][data-state="revoked"]`);
     expect(await owned.locator('[data-role="state"]').textContent()).toBe('Revoked');
     expect(await owned.locator('button[data-action="revoke"]').count()).toBe(0);
@@ -353,9 +389,10 @@ describe('account pages', () => {
     // Checked in the page first.
     await page.uncheck('#scope-secrets-write');
     await page.click('#create-key');
-    await page.waitForSelector('#key-errors:not([hidden])');
-    expect(await page.textContent('#key-error-list')).toContain('Name: give the key a name.');
-    expect(await page.textContent('#key-error-list')).toContain('Permissions: choose at least one.');
+    // Each beside its field.
+    await page.waitForSelector('#key-name-error:not([hidden])');
+    expect(await page.textContent('#key-name-error')).toBe('Give the key a name.');
+    expect(await page.textContent('#key-scopes-error')).toBe('Choose at least one permission.');
     expect(await focusedId(s)).toBe('key-name');
     await screenshots(s, 'keys-errors');
 
@@ -409,6 +446,7 @@ describe('account pages', () => {
 
     // Revoked: the API refuses it at once.
     await page.locator('#keys > li', { hasText: 'ci reader' }).locator('button[data-action="revoke"]').click();
+    await page.locator('#keys > li', { hasText: 'ci reader' }).locator('button[data-action="confirm-revoke"]').click();
     await page.waitForFunction(() => document.querySelectorAll('#keys > li').length === 1);
     expect(await focusedId(s)).toBe('keys-list-title');
     expect((await api.get('/v1/secrets', withKey)).status).toBe(401);
@@ -442,11 +480,14 @@ describe('account pages', () => {
     await screenshots(here, 'sessions');
 
     await here.page.click('#sign-out-everywhere');
+    await here.page.click('button[data-action="confirm-sign-out-everywhere"]');
     await here.page.waitForURL((url) => url.pathname === '/signin');
     await here.ready('signin');
     expect(new URL(here.page.url()).searchParams.get('reason')).toBe('everywhere');
     expect(await here.page.textContent('#signin-reason')).toBe('You signed out on every device.');
     expect((await here.webStorage()).session).toEqual({});
+    expect((await here.webStorage()).local).toEqual({});
+    expect(await here.context.cookies()).toEqual([]);
     expect(await here.page.isVisible('header nav a:has-text("Sign in")')).toBe(true);
     await screenshots(here, 'signed-out-everywhere');
 
@@ -461,6 +502,7 @@ describe('account pages', () => {
     expect(thereAnswers.find((answer) => answer.method === 'POST' && answer.path === '/v1/api-keys')?.status).toBe(401);
     expect(thereAnswers.filter((answer) => answer.path === '/v1/auth/refresh').at(-1)?.status).toBe(401);
     expect((await there.webStorage()).session).toEqual({});
+    expect((await there.webStorage()).local).toEqual({});
     await finish(here);
     await finish(there);
   });
@@ -472,12 +514,16 @@ describe('account pages', () => {
     await signIn(stays, email);
     await signIn(leaves, email);
     await navigate(leaves, 'Devices', 'sessions');
-    const refreshToken = (await leaves.webStorage()).session[refreshKey]!;
+    const refreshToken = (await refreshCookie(leaves))!;
+    expect(refreshToken).toMatch(/^hlr_ses_/);
     await leaves.page.click('#sign-out-here');
+    await leaves.page.click('button[data-action="confirm-sign-out-here"]');
     await leaves.page.waitForURL((url) => url.pathname === '/signin');
     await leaves.ready('signin');
     expect(await leaves.page.textContent('#signin-reason')).toBe('You are signed out.');
     expect((await leaves.webStorage()).session).toEqual({});
+    expect((await leaves.webStorage()).local).toEqual({});
+    expect(await leaves.context.cookies()).toEqual([]);
     expect((await api.post('/v1/auth/refresh', { refresh_token: refreshToken })).status).toBe(401);
     // The other browser is still signed in.
     await navigate(stays, 'Devices', 'sessions');
@@ -493,25 +539,13 @@ describe('account pages', () => {
     await page.goto(`${runtime.url}/signin`);
     await s.ready('signin');
     const order: string[] = [];
-    for (let i = 0; i < 13; i++) {
+    for (let i = 0; i < 8; i++) {
       await page.keyboard.press('Tab');
       order.push(await focusedId(s));
     }
-    expect(order).toEqual([
-      'brand',
-      'a:Compose',
-      'a:My secrets',
-      'a:Request a secret',
-      'a:Workspaces',
-      'a:API keys',
-      'a:Devices',
-      'a:Webhooks',
-      'a:Billing',
-      'a:Plans',
-      'a:Sign in',
-      'email',
-      'send-code',
-    ]);
+    // The skip link first; signed out, the header offers only what needs no account.
+    expect(order).toEqual(['a:Skip to content', 'brand', 'a:Compose', 'a:Plans', 'a:Sign in', 'email', 'shared-computer', 'send-code']);
+    await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.type(email);
     await page.keyboard.press('Enter');
@@ -523,11 +557,12 @@ describe('account pages', () => {
     await s.ready('account');
     // Signed in: the navigation offers "Sign out", reachable by keyboard.
     const after: string[] = [];
-    for (let i = 0; i < 11; i++) {
+    for (let i = 0; i < 12; i++) {
       await page.keyboard.press('Tab');
       after.push(await focusedId(s));
     }
     expect(after).toEqual([
+      'a:Skip to content',
       'brand',
       'a:Compose',
       'a:My secrets',
@@ -544,6 +579,8 @@ describe('account pages', () => {
     await page.waitForURL((url) => url.pathname === '/signin');
     await s.ready('signin');
     expect((await s.webStorage()).session).toEqual({});
+    expect((await s.webStorage()).local).toEqual({});
+    expect(await s.context.cookies()).toEqual([]);
     await finish(s);
   });
 
@@ -663,10 +700,13 @@ describe('account pages', () => {
     await finish(sso);
   });
 
-  it('refreshes once when the access token has expired, and a copied tab signs in on its own', async () => {
+  it('refreshes once when the access token has expired, and a copied tab signs in on its own (shared computer)', async () => {
     const s = await session('refresh');
     const { page } = s;
-    await signIn(s, newEmail('refresh'));
+    // A tab-only session: the refresh token in this tab's sessionStorage, no cookie.
+    await signIn(s, newEmail('refresh'), '/signin', 'account', true);
+    expect(await s.context.cookies()).toEqual([]);
+    expect(Object.keys((await s.webStorage()).session)).toEqual([refreshKey]);
     await navigate(s, 'API keys', 'keys');
     const refreshes = () => s.apiRequests().filter((request) => new URL(request.url).pathname === '/v1/auth/refresh').length;
 
@@ -702,7 +742,7 @@ describe('account pages', () => {
     await copy.waitForURL((url) => url.pathname === '/signin');
     await copy.waitForSelector('html[data-ready="signin"]');
     expect(new URL(copy.url()).searchParams.get('reason')).toBe('copied-tab');
-    expect(await copy.textContent('#signin-reason')).toContain('copied from a signed-in tab');
+    expect(await copy.textContent('#signin-reason')).toContain('copied from a tab signed in on a shared computer');
     expect(await copy.evaluate(() => sessionStorage.length)).toBe(0);
     await copy.close();
     await page.reload();
@@ -718,13 +758,21 @@ describe('account pages', () => {
     expect(issued.refresh.size).toBeGreaterThan(5);
     expect(findLeaks(requests, guarded)).toEqual([]);
     const tokens = [...issued.access, ...issued.refresh];
+    let cookiesSent = 0;
     for (const request of requests) {
       const url = new URL(request.url);
       expect(url.origin, 'no third-party origin').toBe(runtime.url);
-      expect(request.headers.cookie, `cookie of ${request.url}`).toBeUndefined();
+      // The refresh cookie goes to the sign-in routes (/v1/auth/*) and nowhere else; no other cookie exists.
+      expect(cookieProblem(request), `cookie of ${request.url}`).toBeNull();
+      if (request.headers.cookie !== undefined) cookiesSent++;
       for (const token of tokens) expect(request.url.includes(token), `a token in the URL ${request.url}`).toBe(false);
       for (const [name, value] of Object.entries(request.headers)) {
         if (name === 'authorization') continue;
+        if (name === 'cookie') {
+          // Only refresh tokens, never an access token, in that cookie.
+          for (const token of issued.access) expect(value.includes(token), `an access token in the cookie of ${request.url}`).toBe(false);
+          continue;
+        }
         for (const token of tokens) expect(value.includes(token), `a token in header ${name} of ${request.url}`).toBe(false);
       }
       // The refresh token is sent in the body of refresh and logout, nowhere else.
@@ -737,5 +785,6 @@ describe('account pages', () => {
         expect(request.headers.authorization).toMatch(/^Bearer eyJ/);
       }
     }
+    expect(cookiesSent, 'the browsers signed in with the cookie used it').toBeGreaterThan(0);
   });
 });

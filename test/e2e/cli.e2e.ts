@@ -119,11 +119,12 @@ async function compose(
   await s.ready('compose');
   if ('text' in secret) await page.fill('#secret-text', secret.text);
   else await page.setInputFiles('#secret-file', secret.file);
-  if (options.maxViews !== undefined) await page.fill('#max-views', String(options.maxViews));
-  if (options.passphrase !== undefined) {
-    await page.click('#more-options summary');
-    await page.fill('#passphrase', options.passphrase);
+  // Views and the passphrase are folded under "Options".
+  if (options.maxViews !== undefined || options.passphrase !== undefined) {
+    await page.locator('#more-options').evaluate((details) => ((details as HTMLDetailsElement).open = true));
   }
+  if (options.maxViews !== undefined) await page.fill('#max-views', String(options.maxViews));
+  if (options.passphrase !== undefined) await page.fill('#passphrase', options.passphrase);
   await page.click('#create-button');
   await page.waitForSelector('#result:not([hidden])', { timeout: 60_000 });
   return page.inputValue('#share-link');

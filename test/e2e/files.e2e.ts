@@ -27,7 +27,15 @@ import { fileLimits } from '../../shared/limits.ts';
 import { createDocumentClient } from '../../shared/store/client.ts';
 import { latestCode, newEmail, signIn as signInOverApi } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
-import { findLeaks, guard as guardValue, Session, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser } from './harness.ts';
+import {
+  findLeaks,
+  guard as guardValue,
+  Session,
+  sessionMarker,
+  settleTraffic,
+  startRuntimeAndBrowser,
+  stopRuntimeAndBrowser,
+} from './harness.ts';
 
 const MiB = 1024 * 1024;
 let runtime: Runtime;
@@ -100,9 +108,9 @@ async function session(name: string, initScript?: string): Promise<Session> {
 }
 
 /** The checks every page must pass before its session is closed. */
-async function finish(s: Session, storage: { session: number } = { session: 0 }): Promise<void> {
+async function finish(s: Session, storage: { local: number; session: number } = { local: 0, session: 0 }): Promise<void> {
   expect(await s.problems(), `CSP violations or page errors in ${s.name}`).toEqual([]);
-  expect(await s.storage(), `web storage of ${s.name}`).toEqual({ local: 0, session: storage.session, cookies: '' });
+  expect(await s.storage(), `web storage of ${s.name}`).toEqual({ local: storage.local, session: storage.session, cookies: '' });
   expect(s.page.url(), 'the address bar keeps no fragment').not.toContain('#');
   await s.close();
 }
@@ -298,6 +306,7 @@ describe('files in the web client', () => {
       expect(await sender.page.isVisible('#text-field'), 'a file replaces the text').toBe(false);
       expect(await sender.page.textContent('#file-chosen-text')).toContain(`${file.name} (64.0 MB)`);
       await sender.screenshot('files-compose-chosen');
+      await sender.page.locator('#more-options').evaluate((details) => ((details as HTMLDetailsElement).open = true));
       await sender.page.fill('#max-views', '2');
       await sender.page.click('#create-button');
       await sender.page.waitForSelector('#upload:not([hidden])');
@@ -370,8 +379,8 @@ describe('files in the web client', () => {
     await sender.page.goto(`${runtime.url}/`);
     await sender.ready('compose');
     await sender.page.setInputFiles('#secret-file', file.path);
-    await sender.page.selectOption('#expiry', '3600');
     await sender.page.click('#more-options summary');
+    await sender.page.selectOption('#expiry', '3600');
     await sender.page.fill('#passphrase', passphrase);
     await sender.page.click('#add-recipient');
     await sender.page.locator('#recipient-list input[type="text"]').first().fill('Ana');
@@ -772,7 +781,8 @@ describe('the plan’s limit', () => {
       '“over-free.iso” is 104,857,601 bytes, and files are limited to 104,857,600 bytes (100 MB) without an account (the Free plan). Pro allows 5 GB, Team allows 20 GB: sign in with such an account to share it.',
     );
     await anonymous.page.click('#create-button');
-    await anonymous.page.waitForSelector('#compose-errors:not([hidden])');
+    // Said beside the file field (composeErrors.ts), not in the summary box.
+    await anonymous.page.waitForSelector('#secret-file-error:not([hidden])');
     expect(await anonymous.page.getAttribute('#secret-file', 'aria-invalid')).toBe('true');
     expect(
       anonymous.apiRequests().filter((request) => request.url.includes('/v1/files/')),
@@ -802,9 +812,9 @@ describe('the plan’s limit', () => {
     expect(await owner.page.isVisible('#file-limit'), 'Pro takes it').toBe(false);
     await setPlan(user!.id, 'free');
     await owner.page.click('#create-button');
-    await owner.page.waitForSelector('#compose:not([hidden]) #compose-errors:not([hidden])');
-    expect(await owner.page.textContent('#compose-error-list')).toBe(
-      'File: “over-free.iso” is 104,857,601 bytes, and files are limited to 104,857,600 bytes (100 MB) on your Free plan. Pro allows 5 GB, Team allows 20 GB.',
+    await owner.page.waitForSelector('#compose:not([hidden]) #secret-file-error:not([hidden])');
+    expect(await owner.page.textContent('#secret-file-error')).toBe(
+      '“over-free.iso” is 104,857,601 bytes, and files are limited to 104,857,600 bytes (100 MB) on your Free plan. Pro allows 5 GB, Team allows 20 GB.',
     );
     const refused = owner.apiRequests().filter((request) => request.url.endsWith('/v1/files/multipart'));
     expect(refused.length).toBeGreaterThan(0);
@@ -813,7 +823,9 @@ describe('the plan’s limit', () => {
       'no part sent',
     ).toEqual([]);
     await owner.screenshot('files-limit-after');
-    await finish(owner, { session: 1 });
+    // Signed in: the refresh token is the HttpOnly cookie's; the page keeps only the marker.
+    expect((await owner.webStorage()).local).toEqual(sessionMarker);
+    await finish(owner, { local: 1, session: 0 });
   });
 });
 

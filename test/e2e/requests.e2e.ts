@@ -37,13 +37,17 @@ import { createDocumentClient } from '../../shared/store/client.ts';
 import { newEmail, signIn as signInOverApi } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
 import {
+  cookieProblem,
   findLeaks,
   guard as guardValue,
   Session,
+  sessionMarker,
+  sessionMarkerKey,
   settleTraffic,
   startRuntimeAndBrowser,
   stopRuntimeAndBrowser,
   signInThroughPage,
+  tabRefreshKey as refreshKey,
 } from './harness.ts';
 
 const MiB = 1024 * 1024;
@@ -53,7 +57,6 @@ let api: ReturnType<typeof apiClient>;
 /** Link secrets, fragments, keys, plaintexts and prompts: no request may carry them. */
 const guarded = new Map<string, string>();
 const work = mkdtempSync(join(tmpdir(), 'hushlink-requests-e2e-'));
-const refreshKey = 'hushlink.refresh-token';
 const requesterEmail = newEmail('requester');
 /** The requester's browser, signed in for the whole file (its IndexedDB holds the keys). */
 let requester: Session;
@@ -126,12 +129,18 @@ async function session(name: string, options: { picker?: boolean; narrow?: boole
   return s;
 }
 
-/** Nothing of a link, key or text in any storage; only a signed-in tab's refresh token and the requester's key store. */
+/**
+ * Nothing of a link, key or text in any storage; only a signed-in browser's marker (its refresh
+ * token is the HttpOnly cookie), or a shared computer's tab's refresh token, and the requester's key store.
+ */
 async function checkStorage(s: Session, keyStore: boolean): Promise<void> {
   const stored = await s.webStorage();
   expect(stored.cookies, `cookies of ${s.name}`).toBe('');
   expect(stored.indexedDb, `IndexedDB of ${s.name}`).toEqual(keyStore ? ['hushlink-requests'] : []);
-  expect(Object.keys(stored.local), `localStorage of ${s.name}`).toEqual([]);
+  const local = { ...stored.local };
+  if (local[sessionMarkerKey] !== undefined) expect(local[sessionMarkerKey], `marker in ${s.name}`).toBe(sessionMarker[sessionMarkerKey]);
+  delete local[sessionMarkerKey];
+  expect(Object.keys(local), `localStorage of ${s.name}`).toEqual([]);
   expect(
     Object.keys(stored.session).filter((key) => key !== refreshKey),
     `sessionStorage of ${s.name}`,
@@ -728,6 +737,9 @@ describe('request links in the web client', () => {
     await page.focus('#request-prompt');
     await page.keyboard.type(prompt);
     await page.keyboard.press('Tab');
+    // The optional private label (ADR 0180), left empty.
+    expect(await focusedId(requester)).toBe('request-label');
+    await page.keyboard.press('Tab');
     expect(await focusedId(requester)).toBe('request-expiry');
     await page.keyboard.press('Tab');
     expect(await focusedId(requester)).toBe('request-max');
@@ -805,7 +817,8 @@ describe('request links in the web client', () => {
     expect(findLeaks(requests, guarded)).toEqual([]);
     for (const request of requests) {
       expect([runtime.url, runtime.s3.endpoint], `origin of ${request.url}`).toContain(new URL(request.url).origin);
-      expect(request.headers.cookie, `cookie of ${request.url}`).toBeUndefined();
+      // The sign-in cookie goes to /v1/auth/* alone: never with a request's, a response's or a page's request.
+      expect(cookieProblem(request), `cookie of ${request.url}`).toBeNull();
       expect(request.headers.referer ?? '', `referer of ${request.url}`).not.toContain('#');
     }
     // The sealed prompts did go (the check above is not empty by accident): envelopes, not text.

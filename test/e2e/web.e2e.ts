@@ -68,9 +68,11 @@ async function compose(s: Session, options: ComposeOptions): Promise<{ link: str
   await page.goto(`${runtime.url}/`);
   await s.ready('compose');
   await page.fill('#secret-text', options.text);
+  // Expiry, views, passphrase and not before are folded under "Options".
+  const folded = [options.expiry, options.maxViews, options.passphrase, options.notBefore].some((option) => option !== undefined);
+  if (folded) await page.click('#more-options summary');
   if (options.expiry) await page.selectOption('#expiry', options.expiry);
   if (options.maxViews !== undefined) await page.fill('#max-views', String(options.maxViews));
-  if (options.passphrase !== undefined || options.notBefore !== undefined) await page.click('#more-options summary');
   if (options.passphrase !== undefined) await page.fill('#passphrase', options.passphrase);
   if (options.notBefore !== undefined) await page.fill('#not-before', options.notBefore);
   await page.click('#create-button');
@@ -307,7 +309,7 @@ describe('web client', () => {
     await finish(ahead);
   });
 
-  it('says so for an unknown id (404) and for a link without its key', async () => {
+  it('says so for an unknown id (404) and for a link without its key (its state read, nothing claimed)', async () => {
     const unknown = await session('unknown');
     const key = randomBytes(32).toString('base64url');
     guard('unknown key', key);
@@ -327,7 +329,14 @@ describe('web client', () => {
     await keyless.page.goto(created.body.url_base);
     await keyless.ready('reveal');
     expect(await keyless.message()).toBe('missing-key');
-    expect(keyless.apiRequests()).toEqual([]);
+    // Without a key the page asks only what state the secret is in (ADR 0182), so it can tell a
+    // used-up secret from an incomplete link: one read, no claim, no view spent.
+    await settleTraffic();
+    expect(keyless.apiRequests().map((request) => `${request.method} ${new URL(request.url).pathname}`)).toEqual([
+      `GET /v1/secrets/${created.body.id}`,
+    ]);
+    expect(keyless.apiRequests()[0]!.body).toBe('');
+    expect((await api.get(`/v1/secrets/${created.body.id}`)).body).toMatchObject({ state: 'active', views_left: 1 });
     await keyless.screenshot('error-missing-key');
     await finish(keyless);
   });
@@ -342,23 +351,42 @@ describe('web client', () => {
     const focused = () =>
       page.evaluate(() => {
         const element = document.activeElement;
-        return element?.id || (element?.classList.contains('brand') ? 'brand' : element?.tagName.toLowerCase());
+        const named = ['skip-link', 'brand'].find((name) => element?.classList.contains(name));
+        return element?.id || named || element?.textContent?.trim() || element?.tagName.toLowerCase();
       });
     const order: Array<string | undefined> = [];
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < 9; i++) {
       await page.keyboard.press('Tab');
       order.push(await focused());
     }
-    expect(order).toEqual(['brand', 'secret-text', 'secret-file', 'expiry', 'max-views', 'summary', 'create-button']);
-    // Back to the text area, type, then on to the button and submit with Enter.
-    for (let i = 0; i < 5; i++) await page.keyboard.press('Shift+Tab');
+    // The skip link first, the signed-out header's three links, then the form with its options folded.
+    expect(order).toEqual([
+      'skip-link',
+      'brand',
+      'Compose',
+      'Plans',
+      'Sign in',
+      'secret-text',
+      'secret-file',
+      'Options: 1 day, 1 view',
+      'create-button',
+    ]);
+    // The skip link goes straight to the form.
+    for (let i = 0; i < 8; i++) await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('skip-link');
+    await page.keyboard.press('Enter');
+    expect(await focused()).toBe('main');
+    await page.keyboard.press('Tab');
     expect(await focused()).toBe('secret-text');
     await page.keyboard.type(text);
     await page.keyboard.press('Tab'); // the file picker, left alone
     await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter'); // opens the options
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('expiry');
     await page.keyboard.press('ArrowDown'); // expiry: 1 day → 7 days
-    await page.keyboard.press('Tab');
-    await page.keyboard.press('Tab');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter'); // folds them again; the choice stays
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('create-button');
     await page.keyboard.press('Enter');
@@ -404,6 +432,9 @@ describe('web client', () => {
     expect(await early.screen()).toBe('ready');
 
     await sender.page.click('#revoke-button');
+    // It asks first (confirmStep.ts): nothing is sent until "Yes, revoke".
+    expect(sender.apiRequests().filter((request) => request.method === 'DELETE')).toEqual([]);
+    await sender.page.click('#result button[data-action="confirm-revoke"]');
     await sender.page.waitForSelector('#result-revoked:not([hidden])');
     expect(await sender.page.isVisible('#share-link')).toBe(false);
     const revoke = sender.apiRequests().find((request) => request.method === 'DELETE');
@@ -520,13 +551,16 @@ describe('web client', () => {
     const s = await session('validation');
     await s.page.goto(`${runtime.url}/`);
     await s.ready('compose');
+    await s.page.click('#more-options summary');
     await s.page.fill('#max-views', '101');
     await s.page.click('#create-button');
-    await s.page.waitForSelector('#compose-errors:not([hidden])');
-    const local = await s.page.textContent('#compose-error-list');
-    expect(local).toContain('Secret: write or paste the text');
-    expect(local).toContain('Views allowed: a whole number from 1 to 100');
+    // Each beside its field, its name not repeated; the summary box is for what has no field.
+    await s.page.waitForSelector('#secret-text-error:not([hidden])');
+    expect(await s.page.textContent('#secret-text-error')).toMatch(/^Write or paste the text/);
+    expect(await s.page.textContent('#max-views-error')).toMatch(/^A whole number from 1 to 100/);
+    expect(await s.page.isVisible('#compose-errors')).toBe(false);
     expect(await s.page.evaluate(() => document.activeElement?.id)).toBe('secret-text');
+    expect(await s.page.getAttribute('#secret-text', 'aria-invalid')).toBe('true');
     expect(await s.page.getAttribute('#max-views', 'aria-invalid')).toBe('true');
     expect(s.apiRequests()).toEqual([]);
     await s.screenshot('compose-errors');
@@ -541,8 +575,10 @@ describe('web client', () => {
     await s.page.fill('#secret-text', text);
     await s.page.fill('#max-views', '1');
     await s.page.click('#create-button');
-    await s.page.waitForSelector('#compose-errors:not([hidden])');
-    expect(await s.page.textContent('#compose-error-list')).toMatch(/^Views allowed: .+/);
+    await s.page.waitForSelector('#max-views-error:not([hidden])');
+    expect(await s.page.textContent('#max-views-error')).toMatch(/^(?!Views allowed:)\S.+/);
+    expect(await s.page.getAttribute('#max-views', 'aria-invalid')).toBe('true');
+    expect(await s.page.evaluate(() => document.activeElement?.id)).toBe('max-views');
     expect(await s.page.isEnabled('#create-button')).toBe(true);
     await s.page.unroute('**/v1/secrets');
     await s.screenshot('compose-server-error');

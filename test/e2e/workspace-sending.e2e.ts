@@ -22,13 +22,17 @@ import { mailsTo, newEmail, type SignedIn } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
 import { invitationToken, joinAs, send, teamWorkspace, type TeamWorkspace } from '../support/workspaces.ts';
 import {
+  cookieProblem,
   findLeaks,
   guard as guardValue,
   Session,
+  sessionMarker,
+  sessionMarkerKey,
   settleTraffic,
   startRuntimeAndBrowser,
   stopRuntimeAndBrowser,
   signInThroughPage,
+  tabRefreshKey,
 } from './harness.ts';
 
 const MiB = 1024 * 1024;
@@ -39,8 +43,11 @@ let api: ReturnType<typeof apiClient>;
 const guarded = new Map<string, string>();
 const work = mkdtempSync(join(tmpdir(), 'hushlink-workspace-e2e-'));
 
-/** What the browsers may keep: the current workspace's id, and a signed-in tab's refresh token. */
-const storedKeys = { local: ['hushlink.workspace'], session: ['hushlink.refresh-token'] };
+/**
+ * What the browsers may keep: the current workspace's id, the marker of a browser-wide sign-in
+ * (its refresh token is the HttpOnly cookie), and a shared computer's tab's refresh token.
+ */
+const storedKeys = { local: ['hushlink.workspace', sessionMarkerKey], session: [tabRefreshKey] };
 
 /** A policy with every rule but files and requests; its branding has a logo and an accent. */
 let acme: TeamWorkspace & { name: string };
@@ -140,9 +147,10 @@ async function session(name: string, options: Parameters<typeof Session.open>[2]
   return Session.open(browser, name, options);
 }
 
-/** Only the current workspace's id and the refresh token are kept; nothing of a secret anywhere. */
+/** Only the current workspace's id and the sign-in (marker or tab token) are kept; nothing of a secret anywhere. */
 async function checkStorage(s: Session): Promise<void> {
   const stored = await s.webStorage();
+  if (stored.local[sessionMarkerKey] !== undefined) expect(stored.local[sessionMarkerKey]).toBe(sessionMarker[sessionMarkerKey]);
   expect(stored.cookies, `cookies of ${s.name}`).toBe('');
   expect(stored.indexedDb, `IndexedDB of ${s.name}`).toEqual([]);
   expect(
@@ -198,7 +206,13 @@ async function passGate(s: Session, email: string): Promise<void> {
   await s.page.waitForSelector('#screen-ready:not([hidden])');
 }
 
+/** The summary box's lines: what belongs to no field (recipient rows, the personal links). */
 const errorList = (s: Session) => s.page.locator('#compose-error-list li').allTextContents();
+/** The messages shown beside the form's fields, by field (`expiry` for `#expiry-error`). */
+const fieldMessages = (s: Session) =>
+  s.page
+    .locator('#compose-fields .field-error:not([hidden])')
+    .evaluateAll((errors) => Object.fromEntries(errors.map((error) => [error.id.replace(/-error$/, ''), error.textContent])));
 const invalidIds = (s: Session) =>
   s.page.locator('#compose-fields [aria-invalid="true"]').evaluateAll((fields) => fields.map((field) => field.id));
 const creates = (s: Session, path = '/v1/secrets') =>
@@ -255,7 +269,7 @@ describe('sending inside a workspace', () => {
       'Files up to 10 MB',
     ]);
     expect(await page.textContent('#send-in-branding')).toBe('Its link pages say “Sent from Acme Security on Hushlink”.');
-    expect(await page.getAttribute('#send-in', 'aria-describedby')).toBe('send-in-hint send-in-limits');
+    expect(await page.getAttribute('#send-in', 'aria-describedby')).toBe('send-in-hint send-in-limits send-in-error');
 
     // The form is held to it: longer expiries disabled, three views at most, the passphrase required.
     const disabledExpiries = () =>
@@ -272,7 +286,7 @@ describe('sending inside a workspace', () => {
     // Personal lets it all go.
     await page.selectOption('#send-in', '');
     expect(await page.isVisible('#send-in-limits')).toBe(false);
-    expect(await page.getAttribute('#send-in', 'aria-describedby')).toBe('send-in-hint');
+    expect(await page.getAttribute('#send-in', 'aria-describedby')).toBe('send-in-hint send-in-error');
     expect(await disabledExpiries()).toEqual([]);
     expect(await page.getAttribute('#max-views', 'max')).toBe('100');
     expect(await page.textContent('label[for="passphrase"]')).toBe('Passphrase');
@@ -300,10 +314,14 @@ describe('sending inside a workspace', () => {
     await page.fill('#max-views', '5');
     await page.click('#create-button');
     await page.waitForSelector('#compose-errors:not([hidden])');
+    // Each beside its field, without its name; the box keeps what has no field of its own.
+    const besideFields = {
+      expiry: 'At most 1 day in this workspace.',
+      'max-views': 'At most 3 in this workspace.',
+      passphrase: 'Required in this workspace. Tell it to the recipient another way.',
+    };
+    expect(await fieldMessages(memberPage)).toEqual(besideFields);
     expect(await errorList(memberPage)).toEqual([
-      'Expires after: at most 1 day in this workspace.',
-      'Views allowed: at most 3 in this workspace.',
-      'Passphrase: required in this workspace. Tell it to the recipient another way.',
       'Personal links: this workspace sends only to restricted recipients at example.com. Add one, with “Only this address can open it”.',
     ]);
     expect(await invalidIds(memberPage)).toEqual(['custom-expiry-amount', 'max-views', 'passphrase', 'add-recipient']);
@@ -317,10 +335,8 @@ describe('sending inside a workspace', () => {
     await row.locator('input[id$="-email"]').fill('someone@example.org');
     await page.click('#create-button');
     await page.waitForSelector('#compose-errors:not([hidden])');
+    expect(await fieldMessages(memberPage)).toEqual(besideFields);
     expect(await errorList(memberPage)).toEqual([
-      'Expires after: at most 1 day in this workspace.',
-      'Views allowed: at most 3 in this workspace.',
-      'Passphrase: required in this workspace. Tell it to the recipient another way.',
       'Recipient 1, only this address: must be checked in this workspace.',
       'Recipient 1, email address: must be an address at example.com in this workspace.',
     ]);
@@ -342,9 +358,10 @@ describe('sending inside a workspace', () => {
     const refused = page.waitForResponse((response) => response.url().endsWith('/v1/secrets') && response.request().method() === 'POST');
     await page.click('#create-button');
     expect((await refused).status()).toBe(403);
-    await page.waitForSelector('#compose-errors:not([hidden])');
-    expect(await page.textContent('#compose-errors-title')).toBe('This workspace’s policy does not allow this');
-    expect(await errorList(memberPage)).toEqual(['Views allowed: at most 3 views in this workspace.']);
+    // Beside its field, as the server words it; nothing else to say in the box.
+    await page.waitForSelector('#max-views-error:not([hidden])');
+    expect(await fieldMessages(memberPage)).toEqual({ 'max-views': 'At most 3 views in this workspace.' });
+    expect(await page.isVisible('#compose-errors')).toBe(false);
     expect(await invalidIds(memberPage)).toEqual(['max-views']);
     expect(await focusedId(memberPage)).toBe('max-views');
     // No refresh and second send: the policy's 403 is not a stale token's.
@@ -540,9 +557,9 @@ describe('sending inside a workspace', () => {
     await expect.poll(() => page.textContent('#file-limit')).toMatch(/cannot be sent here: this workspace allows no files/);
     expect(await page.isDisabled('#secret-file')).toBe(true);
     await page.click('#create-button');
-    await page.waitForSelector('#compose-errors:not([hidden])');
-    expect((await errorList(memberPage))[0]).toMatch(
-      /^File: “large-[\w-]+\.bin” cannot be sent here: this workspace allows no files\. Remove it to share text, or send it in Personal\.$/,
+    await page.waitForSelector('#secret-file-error:not([hidden])');
+    expect(await page.textContent('#secret-file-error')).toMatch(
+      /^“large-[\w-]+\.bin” cannot be sent here: this workspace allows no files\. Remove it to share text, or send it in Personal\.$/,
     );
     expect(creates(memberPage, '/v1/files/multipart')).toEqual([]);
     await page.click('#file-remove');
@@ -593,11 +610,10 @@ describe('sending inside a workspace', () => {
     expect(removed.status, JSON.stringify(removed.body)).toBe(200);
     const before = creates(memberPage).length;
     await page.click('#create-button');
-    await page.waitForSelector('#compose-errors:not([hidden])');
-    expect(await page.textContent('#compose-errors-title')).toBe('Nothing was sent');
-    expect(await errorList(memberPage)).toEqual([
-      `Send in: you are not a member of “${files.name}” (any more), so nothing was sent. Choose Personal or another workspace.`,
-    ]);
+    await page.waitForSelector('#send-in-error:not([hidden])');
+    expect(await fieldMessages(memberPage)).toEqual({
+      'send-in': `You are not a member of “${files.name}” (any more), so nothing was sent. Choose Personal or another workspace.`,
+    });
     expect(await invalidIds(memberPage)).toEqual(['send-in']);
     expect(await focusedId(memberPage)).toBe('send-in');
     expect(creates(memberPage)).toHaveLength(before + 1);
@@ -620,11 +636,29 @@ describe('sending inside a workspace', () => {
           return element.classList.contains('brand') ? 'brand' : `link ${element.getAttribute('href')}`;
         return element?.id || element?.tagName.toLowerCase();
       });
-    // The brand, the signed-in note's link to My secrets, then the select, first in the form.
-    for (const expected of ['brand', 'link /account', 'send-in']) {
+    // The skip link, the header (signed in: every account page, Sign out), the signed-in note's
+    // link to My secrets, then the select, first in the form.
+    const walk: Array<string | undefined> = [];
+    for (let i = 0; i < 14; i++) {
       await page.keyboard.press('Tab');
-      expect(await focused()).toBe(expected);
+      walk.push(await focused());
     }
+    expect(walk).toEqual([
+      'link #main',
+      'brand',
+      'link /',
+      'link /account',
+      'link /requests',
+      'link /workspaces',
+      'link /keys',
+      'link /sessions',
+      'link /webhooks',
+      'link /billing',
+      'link /plans',
+      'button',
+      'link /account',
+      'send-in',
+    ]);
     await page.keyboard.press('ArrowDown');
     expect(await page.inputValue('#send-in')).toBe(acme.id);
     expect(await page.isVisible('#send-in-limits')).toBe(true);
@@ -639,9 +673,9 @@ describe('sending inside a workspace', () => {
       await page.keyboard.press('Tab');
       order.push(await focused());
     }
-    // The passphrase is required here, so "More options" is open and in the walk (up to the
-    // date field, whose parts each take a Tab).
-    expect(order).toEqual(['secret-text', 'secret-file', 'expiry', 'max-views', 'summary', 'passphrase', 'not-before']);
+    // The passphrase is required here, so "Options" is open and in the walk (up to the date
+    // field, whose parts each take a Tab).
+    expect(order).toEqual(['secret-text', 'secret-file', 'summary', 'expiry', 'max-views', 'passphrase', 'not-before']);
     for (let i = 0; i < 7; i++) await page.keyboard.press('Shift+Tab');
     expect(await focused()).toBe('send-in');
     await page.keyboard.press('ArrowUp');
@@ -659,7 +693,8 @@ describe('sending inside a workspace', () => {
     expect(api.filter((request) => request.method === 'POST' && request.url.endsWith('/claim')).length).toBeGreaterThanOrEqual(2);
     for (const request of requests) {
       expect([runtime.url, runtime.s3.endpoint], `origin of ${request.url}`).toContain(new URL(request.url).origin);
-      expect(request.headers.cookie, `cookie of ${request.url}`).toBeUndefined();
+      // The sign-in cookie goes to /v1/auth/* alone: never with a secret's, a file's or a page's request.
+      expect(cookieProblem(request), `cookie of ${request.url}`).toBeNull();
       expect(request.headers.referer ?? '', `referer of ${request.url}`).not.toContain('#');
     }
   });

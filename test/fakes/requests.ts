@@ -12,6 +12,7 @@ const summaryOf = (link: RequestLink): RequestSummary => ({
   maxResponses: link.maxResponses,
   responsesLeft: link.responsesLeft,
   closedAt: link.closedAt,
+  ...(link.labelEnvelope ? { labelEnvelope: link.labelEnvelope } : {}),
 });
 
 /**

@@ -36,6 +36,7 @@ function listed(secret: Secret): Secret {
     ...(secret.notBefore === undefined ? {} : { notBefore: secret.notBefore }),
     ...(secret.claimVerifier === undefined ? {} : { claimVerifier: secret.claimVerifier }),
     ...(secret.envelopeFormat ? { envelopeFormat: secret.envelopeFormat } : {}),
+    ...(secret.labelEnvelope ? { labelEnvelope: secret.labelEnvelope } : {}),
     deleteTokenHash: '',
     refusedProofs: 0,
     deniedEvents: 0,

@@ -1,14 +1,18 @@
 /**
- * "My secrets" `/account`: the signed-in user's secrets (state, views left, expiry), revoke,
+ * "My secrets" `/account`: the signed-in user's secrets, each named by its private label (opened
+ * in this browser, `labelKeys.ts`) or else by its kind and creation time, with the id as
+ * secondary text (state, views left over all its links, expiry), revoke behind a confirm step,
  * each one's links and receipts (`secretLinks.ts`), "Load more", and attaching the secrets this
  * browser created anonymously; and "Add to Slack" (`chatInstall.ts`).
  */
 import { accountApi, api, type AdoptionResult, type OwnedSecret } from './api.ts';
 import './chatInstall.ts';
 import { actionButton, fact, markReady, showProblem, startSignedInPage } from './accountPage.ts';
-import { announce, byId, focusHeading, plural, setVisible, timeElement } from './dom.ts';
+import { confirmStep } from './confirmStep.ts';
+import { labelElsewhere, openLabel } from './labelKeys.ts';
+import { announce, byId, element, focusHeading, plural, setVisible, timeElement } from './dom.ts';
 import type { OwnerMetadata } from './linksApi.ts';
-import { linksPanel } from './secretLinks.ts';
+import { linksPanel, ownerRead } from './secretLinks.ts';
 import { pagedList } from './pagedList.ts';
 import { withAccess } from './session.ts';
 import { forgetUnattached, listUnattached } from './unattached.ts';
@@ -41,14 +45,39 @@ const stateLabels: Record<string, string> = {
 
 const revocable = (state: string) => state === 'active' || state === 'pending';
 
+/** A listed secret with its label as this browser reads it, and how many personal links its owner read found. */
+type ListedSecret = OwnedSecret & { label: string | null; links?: number };
+
 /**
- * A secret's views left. With personal links the count is every link's together, which the
- * listing does not say; it shows when the count is more than one link may have.
+ * A secret's views left. With personal links the count is every link's together and `max_views`
+ * each link's: the listing does not say how many links there are, so the page asks the owner's
+ * read (`links`); without it, only the count left is said, never a total it cannot know.
  */
-function viewsText(secret: Pick<OwnedSecret, 'views_left' | 'max_views'>, links?: number): string {
+function viewsText(secret: Pick<OwnedSecret, 'views_left' | 'max_views'>, links: number | undefined): string {
   if (links) return `${secret.views_left} in all (${plural(links, 'personal link', 'personal links')}, up to ${secret.max_views} each)`;
+  if (links === 0) return `${secret.views_left} of ${secret.max_views}`;
   if (secret.views_left > secret.max_views) return `${secret.views_left} in all, over its personal links`;
-  return `${secret.views_left} of ${secret.max_views}`;
+  return `${secret.views_left} left`;
+}
+
+const kindWords: Record<string, string> = { text: 'Text secret', file: 'File' };
+const shortTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** What a card is called: its label, else its kind and when it was made ("Text secret, 29 Nov 2026, 14:02"). */
+const nameOf = (secret: ListedSecret): string =>
+  secret.label ?? `${kindWords[secret.kind] ?? 'Secret'}, ${shortTime.format(Date.parse(secret.created_at))}`;
+
+/**
+ * The page's secrets ready to draw: labels opened here, and for those still open the owner's
+ * read, which says how many personal links share the views (a failed read leaves it unsaid).
+ */
+async function listed(secret: OwnedSecret): Promise<ListedSecret> {
+  const label = secret.label_envelope ? await openLabel(secret.label_envelope) : null;
+  if (!revocable(secret.state)) return { ...secret, label };
+  const metadata = await ownerRead(secret.id).catch(() => null);
+  return metadata
+    ? { ...secret, label, state: metadata.state, views_left: metadata.views_left, links: metadata.recipients?.length ?? 0 }
+    : { ...secret, label };
 }
 
 /** Shows what the owner's read says now (the panel read it, or a link was revoked): state, views, revoke. */
@@ -57,11 +86,11 @@ function applyMetadata(item: HTMLLIElement, metadata: OwnerMetadata): void {
   const badge = item.querySelector<HTMLElement>('[data-role="state"]')!;
   badge.className = `badge badge-${metadata.state}`;
   badge.textContent = stateLabels[metadata.state] ?? metadata.state;
-  item.querySelector<HTMLElement>('[data-role="views"] dd')!.textContent = viewsText(metadata, metadata.recipients?.length);
+  item.querySelector<HTMLElement>('[data-role="views"] dd')!.textContent = viewsText(metadata, metadata.recipients?.length ?? 0);
   if (!revocable(metadata.state)) item.querySelector('button[data-action="revoke"]')?.closest('.actions')?.remove();
 }
 
-function secretItem(secret: OwnedSecret): HTMLLIElement {
+function secretItem(secret: ListedSecret): HTMLLIElement {
   const item = document.createElement('li');
   item.className = 'item';
   item.dataset.id = secret.id;
@@ -72,18 +101,22 @@ function secretItem(secret: OwnedSecret): HTMLLIElement {
   const title = document.createElement('h2');
   title.className = 'item-title';
   title.tabIndex = -1;
-  const id = document.createElement('code');
-  id.textContent = secret.id;
-  title.append(id);
+  title.textContent = nameOf(secret);
+  title.dataset.role = 'name';
+  if (secret.label === null || secret.label === labelElsewhere) title.classList.add('item-title-fallback');
   const badge = document.createElement('span');
   badge.className = `badge badge-${secret.state}`;
   badge.dataset.role = 'state';
   badge.textContent = stateLabels[secret.state] ?? secret.state;
   head.append(title, badge);
+  // The id is secondary: support and the CLI know secrets by it.
+  const id = element('p', 'item-id');
+  id.dataset.role = 'id';
+  id.append(element('code', '', secret.id));
 
   const facts = document.createElement('dl');
   facts.className = 'facts';
-  const views = fact('Views left', viewsText(secret));
+  const views = fact('Views left', viewsText(secret, secret.links));
   views.dataset.role = 'views';
   facts.append(views);
   if (secret.ended_at) facts.append(fact('Ended', timeElement(secret.ended_at)));
@@ -91,27 +124,37 @@ function secretItem(secret: OwnedSecret): HTMLLIElement {
   if (secret.not_before && !secret.ended_at && Date.parse(secret.not_before) > Date.now())
     facts.append(fact('Opens', timeElement(secret.not_before)));
   if (secret.created_at) facts.append(fact('Created', timeElement(secret.created_at)));
-  item.append(head, facts);
+  item.append(head, id, facts);
 
   if (revocable(secret.state)) {
     const actions = document.createElement('div');
     actions.className = 'actions';
-    const revoke = actionButton('Revoke', `secret ${secret.id}`, 'danger');
+    const revoke = actionButton('Revoke', `secret ${nameOf(secret)}`, 'danger');
     revoke.dataset.action = 'revoke';
-    revoke.addEventListener('click', () => void revokeSecret(secret, item, revoke));
+    const confirm = confirmStep(
+      revoke,
+      {
+        action: 'revoke',
+        object: `secret ${nameOf(secret)}`,
+        question: `Revoke “${nameOf(secret)}”? None of its links opens it afterwards. This cannot be undone.`,
+        yes: 'Yes, revoke',
+        no: 'No, keep it',
+      },
+      (yes) => void revokeSecret(secret, item, yes),
+    );
     const error = document.createElement('p');
     error.className = 'notice notice-error';
     error.setAttribute('role', 'alert');
     error.tabIndex = -1;
     error.hidden = true;
     actions.append(revoke);
-    item.append(actions, error);
+    item.append(actions, confirm.box, error);
   }
   item.append(linksPanel(secret, { updated: (metadata) => applyMetadata(item, metadata) }));
   return item;
 }
 
-async function revokeSecret(secret: OwnedSecret, item: HTMLLIElement, button: HTMLButtonElement): Promise<void> {
+async function revokeSecret(secret: ListedSecret, item: HTMLLIElement, button: HTMLButtonElement): Promise<void> {
   const error = item.querySelector<HTMLElement>('.notice-error')!;
   button.disabled = true;
   setVisible(error, false);
@@ -126,7 +169,7 @@ async function revokeSecret(secret: OwnedSecret, item: HTMLLIElement, button: HT
     return;
   }
   // The state as the server now says (the last view may have been taken just before).
-  let updated: OwnedSecret = { ...secret, state: 'revoked', ended_at: new Date().toISOString() };
+  let updated: ListedSecret = { ...secret, state: 'revoked', ended_at: new Date().toISOString() };
   try {
     const metadata = await api.readSecret(secret.id);
     updated = { ...secret, state: metadata.state, views_left: metadata.views_left, ended_at: metadata.ended_at ?? updated.ended_at };
@@ -135,7 +178,7 @@ async function revokeSecret(secret: OwnedSecret, item: HTMLLIElement, button: HT
   }
   const replacement = secretItem(updated);
   item.replaceWith(replacement);
-  announce(`Secret ${secret.id} revoked: its link no longer opens anything.`);
+  announce(`${nameOf(secret)} revoked: its links no longer open anything.`);
   focusHeading(replacement.querySelector<HTMLElement>('.item-title')!);
 }
 
@@ -148,7 +191,7 @@ const secrets = pagedList({
   listFailure: 'Your secrets could not be listed: ',
   fetchPage: async (cursor) => {
     const page = await withAccess((token) => accountApi.secrets(token, pageSize, cursor));
-    return { items: page.items, nextCursor: page.next_cursor, draw: secretItem };
+    return { items: await Promise.all(page.items.map(listed)), nextCursor: page.next_cursor, draw: secretItem };
   },
 });
 

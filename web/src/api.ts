@@ -73,7 +73,7 @@ export type ClaimedSecret = SecretsReply<'ClaimedSecret'>;
 export async function call<T>(
   method: string,
   path: string,
-  init: { json?: unknown; headers?: Record<string, string>; token?: string | undefined } = {},
+  init: { json?: unknown; headers?: Record<string, string>; token?: string | undefined; withoutCookie?: boolean } = {},
 ): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
@@ -89,7 +89,9 @@ export async function call<T>(
       headers,
       ...(body === undefined ? {} : { body }),
       cache: 'no-store',
-      credentials: 'same-origin',
+      // Only the sign-in routes read a cookie (the browser's refresh token, ADR 0178); signing an
+      // earlier session out after a new sign-in must not send the new session's.
+      credentials: init.withoutCookie ? 'omit' : 'same-origin',
       referrerPolicy: 'no-referrer',
       // Secret routes never redirect; following one could only send things somewhere else.
       redirect: 'error',
@@ -149,6 +151,8 @@ export const api = {
   revokeSecret: (id: string, deleteToken: string) => call<void>('DELETE', secretPath(id), { headers: { 'x-delete-token': deleteToken } }),
 };
 
+/** How a sign-in asks for its refresh token (`session.ts`'s `signInMode`). */
+export type SignInMode = { session_cookie?: true };
 /** What sign-in and refresh answer. */
 export type IssuedTokens = AccountReply<'IssuedTokens'>;
 export type AccountUser = IssuedTokens['user'];
@@ -174,16 +178,31 @@ export const ssoStartPath = (email: string, returnTo: string) =>
 export const accountApi = {
   startSignIn: (email: string) => call<AccountReply<'CodeSent'>>('POST', '/v1/auth/otp/start', { json: { email } }),
   resendCode: (email: string) => call<AccountReply<'CodeSent'>>('POST', '/v1/auth/otp/resend', { json: { email } }),
-  verifyCode: (email: string, code: string) => call<IssuedTokens>('POST', '/v1/auth/otp/verify', { json: { email, code } }),
+  /** `mode` from `session.ts`'s `signInMode`: the refresh token as a cookie, unless on a shared computer. */
+  verifyCode: (email: string, code: string, mode: SignInMode) =>
+    call<IssuedTokens>('POST', '/v1/auth/otp/verify', {
+      json: { email, code, ...mode } satisfies z.input<typeof accountRequests.VerifyCodeRequest>,
+    }),
   /** A sign-in link's address and token (ADR 0167): the same session a code opens. */
-  signInWithLink: (email: string, token: string) =>
-    call<IssuedTokens>('POST', '/v1/auth/otp/link', { json: { email, token } satisfies z.input<typeof accountRequests.SignInLinkRequest> }),
+  signInWithLink: (email: string, token: string, mode: SignInMode) =>
+    call<IssuedTokens>('POST', '/v1/auth/otp/link', {
+      json: { email, token, ...mode } satisfies z.input<typeof accountRequests.SignInLinkRequest>,
+    }),
   /** The one-time code single sign-on hands `/signin/sso` in the fragment (ADR 0172): the same session a code opens. */
-  exchangeSsoCode: (code: string) =>
-    call<IssuedTokens>('POST', '/v1/auth/sso/exchange', { json: { code } satisfies z.input<typeof accountRequests.SsoExchangeRequest> }),
-  refresh: (refreshToken: string) => call<IssuedTokens>('POST', '/v1/auth/refresh', { json: { refresh_token: refreshToken } }),
-  logout: (refreshToken: string | null, token: string | undefined) =>
-    call<AccountReply<'SignedOut'>>('POST', '/v1/auth/logout', { json: refreshToken ? { refresh_token: refreshToken } : {}, token }),
+  exchangeSsoCode: (code: string, mode: SignInMode) =>
+    call<IssuedTokens>('POST', '/v1/auth/sso/exchange', {
+      json: { code, ...mode } satisfies z.input<typeof accountRequests.SsoExchangeRequest>,
+    }),
+  /** Null: the browser's cookie carries it (ADR 0178). */
+  refresh: (refreshToken: string | null) =>
+    call<IssuedTokens>('POST', '/v1/auth/refresh', { json: refreshToken ? { refresh_token: refreshToken } : {} }),
+  /** `withoutCookie`: an earlier session, named by its tokens alone, not the browser's current cookie. */
+  logout: (refreshToken: string | null, token: string | undefined, withoutCookie = false) =>
+    call<AccountReply<'SignedOut'>>('POST', '/v1/auth/logout', {
+      json: refreshToken ? { refresh_token: refreshToken } : {},
+      token,
+      withoutCookie,
+    }),
   logoutEverywhere: (token: string) => call<AccountReply<'SignedOutEverywhere'>>('POST', '/v1/auth/logout-all', { token }),
   sessions: (token: string) => call<AccountReply<'SessionList'>>('GET', '/v1/auth/sessions', { token }),
   secrets: (token: string, limit: number, cursor: string | null) =>

@@ -11,9 +11,17 @@
  * Opened from a chat link (`/#chat=…`), the chat user is told when it is opened (`composeChat.ts`).
  */
 import { sealText, toBase64 } from '../../shared/envelope/index.ts';
-import { api, ApiError, problemMessages, type RecipientRequest } from './api.ts';
+import { api, ApiError, type RecipientRequest } from './api.ts';
 import { chosenFile, fileProblem, planLimitMessage, resetFile, sendFile, useCaller } from './composeFile.ts';
 import { clearRecipientErrors, readRecipients, resetRecipients, type FieldError } from './composeLinks.ts';
+import {
+  clearComposeErrors,
+  problemsOf,
+  showComposeErrors,
+  updateOptionsSummary,
+  watchComposeFields,
+  type Problem,
+} from './composeErrors.ts';
 import { clearResult, showResult, type ResultSecret } from './composeResult.ts';
 import { endChatLink, subscribeChat } from './composeChat.ts';
 import {
@@ -29,6 +37,7 @@ import { announce, byId, focusHeading, setVisible } from './dom.ts';
 import { filesApi } from './filesApi.ts';
 import { UploadCancelled, UploadFailed } from './fileUpload.ts';
 import { renderNav } from './nav.ts';
+import { LabelStoreUnavailable, LabelTooLong, sealLabel } from './labelKeys.ts';
 import { formatBytes } from './progress.ts';
 import { resume, SignedOutError, withAccess } from './session.ts';
 
@@ -49,16 +58,12 @@ const customUnit = byId<HTMLSelectElement>('custom-expiry-unit');
 const maxViews = byId<HTMLInputElement>('max-views');
 const passphrase = byId<HTMLInputElement>('passphrase');
 const notBefore = byId<HTMLInputElement>('not-before');
-const moreOptions = byId<HTMLDetailsElement>('more-options');
-const errors = byId('compose-errors');
-const errorTitle = byId('compose-errors-title');
-const errorList = byId<HTMLUListElement>('compose-error-list');
+const label = byId<HTMLInputElement>('secret-label');
 const createButton = byId<HTMLButtonElement>('create-button');
 const composeSection = byId('compose');
 const composeTitle = byId('compose-title');
 const createAnother = byId<HTMLButtonElement>('create-another');
 const ownerNote = byId('compose-owner');
-const sendIn = byId<HTMLSelectElement>('send-in');
 
 /** Whether this tab is signed in: settled by one refresh at load (none when it holds no session). */
 const signedIn: Promise<boolean> = resume().then(
@@ -90,7 +95,23 @@ function expiresInSeconds(): number {
   return Number(customAmount.value) * Number(customUnit.value);
 }
 
-async function validate(): Promise<{ errors: FieldError[]; notBeforeIso?: string; recipients: RecipientRequest[] }> {
+/** The private label sealed in this browser (labelKeys.ts), or a problem on its field. */
+async function sealedLabel(): Promise<{ label_envelope?: string } | FieldError> {
+  try {
+    const sealed = await sealLabel(label.value);
+    return sealed === undefined ? {} : { label_envelope: sealed };
+  } catch (error) {
+    if (error instanceof LabelTooLong || error instanceof LabelStoreUnavailable) return { field: label, message: error.message };
+    throw error;
+  }
+}
+
+async function validate(): Promise<{
+  errors: FieldError[];
+  notBeforeIso?: string;
+  recipients: RecipientRequest[];
+  label: { label_envelope?: string };
+}> {
   const found: FieldError[] = [];
   const file = chosenFile();
   if (file) {
@@ -135,32 +156,23 @@ async function validate(): Promise<{ errors: FieldError[]; notBeforeIso?: string
   // The workspace's rules after the form's own: one message per field.
   const settings = { expiresIn: seconds, custom: expiry.value === 'custom', views, withPassphrase: passphrase.value !== '', recipients };
   for (const problem of workspaceProblems(settings)) if (!found.some((error) => error.field === problem.field)) found.push(problem);
-  return { errors: found, recipients, ...(notBeforeIso ? { notBeforeIso } : {}) };
+  // Sealed last, and only for a form otherwise fine: the first label makes this browser's key.
+  const sealed = found.length === 0 ? await sealedLabel() : {};
+  if ('field' in sealed) found.push(sealed);
+  return { errors: found, recipients, label: 'field' in sealed ? {} : sealed, ...(notBeforeIso ? { notBeforeIso } : {}) };
 }
 
 function clearErrors(): void {
-  errorList.replaceChildren();
-  setVisible(errors, false);
-  for (const field of [sendIn, text, expiry, customAmount, maxViews, notBefore, passphrase, byId('secret-file'), byId('add-recipient')])
-    field.removeAttribute('aria-invalid');
+  clearComposeErrors();
   clearRecipientErrors();
 }
 
-function showErrors(messages: string[], invalid: HTMLElement[] = [], title = 'Please check the form'): void {
-  errorTitle.textContent = title;
-  errorList.replaceChildren(
-    ...messages.map((message) => {
-      const item = document.createElement('li');
-      item.textContent = message;
-      return item;
-    }),
+function showErrors(problems: Problem[] | string[], title?: string): void {
+  clearRecipientErrors();
+  showComposeErrors(
+    problems.map((problem) => (typeof problem === 'string' ? { field: null, message: problem } : problem)),
+    title,
   );
-  for (const field of invalid) field.setAttribute('aria-invalid', 'true');
-  if (invalid.some((field) => moreOptions.contains(field))) moreOptions.open = true;
-  setVisible(errors, true);
-  const first = invalid[0];
-  if (first) first.focus();
-  else errors.focus();
 }
 
 async function create(event: SubmitEvent): Promise<void> {
@@ -171,10 +183,7 @@ async function create(event: SubmitEvent): Promise<void> {
   const checked = await validate();
   if (checked.errors.length > 0) {
     fields.disabled = false;
-    showErrors(
-      checked.errors.map((error) => error.message),
-      checked.errors.map((error) => error.field),
-    );
+    showErrors(checked.errors);
     return;
   }
   createButton.textContent = 'Encrypting…';
@@ -185,6 +194,7 @@ async function create(event: SubmitEvent): Promise<void> {
     ...(checked.notBeforeIso ? { not_before: checked.notBeforeIso } : {}),
     ...(checked.recipients.length > 0 ? { recipients: checked.recipients } : {}),
     ...workspaceField(),
+    ...checked.label,
   };
   try {
     // POST /v1/secrets and /v1/files/multipart are open to anonymous callers, so a stale token answers 403, not 401.
@@ -226,11 +236,10 @@ async function create(event: SubmitEvent): Promise<void> {
     if (error instanceof UploadCancelled) {
       showErrors(
         ['Nothing was kept: the parts already uploaded were deleted. The file is still chosen if you want to send it again.'],
-        [],
         'Upload cancelled',
       );
     } else if (error instanceof UploadFailed) {
-      showErrors([`${error.message} Nothing was kept: the parts already uploaded were deleted. Try again.`], [], 'The upload failed');
+      showErrors([`${error.message} Nothing was kept: the parts already uploaded were deleted. Try again.`], 'The upload failed');
     } else if (error instanceof SignedOutError) {
       showSignedIn(false);
       showErrors([
@@ -239,8 +248,8 @@ async function create(event: SubmitEvent): Promise<void> {
     } else if (error instanceof ApiError) {
       const refusal = workspaceRefusal(error, chosenFile() !== null);
       const limit = refusal ? null : await planLimitMessage(error);
-      if (refusal) showErrors(refusal.messages, refusal.fields, refusal.title);
-      else showErrors(limit ? [limit] : problemMessages(error), limit ? [byId('secret-file')] : []);
+      if (refusal) showErrors(refusal.problems, refusal.title);
+      else showErrors(limit ? [{ field: byId('secret-file'), message: limit }] : problemsOf(error, chosenFile() !== null));
     } else showErrors([`Encryption failed in this browser: ${(error as Error).message}`]);
     announce(error instanceof UploadCancelled ? 'Upload cancelled.' : '');
   } finally {
@@ -256,6 +265,7 @@ function done(secret: ResultSecret, key: string, owned: boolean): void {
   resetRecipients();
   setVisible(customExpiry, false);
   applyLimits();
+  updateOptionsSummary();
   setVisible(composeSection, false);
   showResult(secret, key, withPassphrase, owned);
   void subscribeChat(secret);
@@ -269,6 +279,7 @@ function startOver(): void {
   clearErrors();
   setVisible(customExpiry, false);
   applyLimits();
+  updateOptionsSummary();
   fields.disabled = false;
   setVisible(composeSection, true);
   announce('');
@@ -289,6 +300,7 @@ expiry.addEventListener('change', () => {
 });
 notBefore.addEventListener('focus', () => (notBefore.min = minNotBefore()));
 form.addEventListener('submit', (event) => void create(event));
+watchComposeFields(form);
 createAnother.addEventListener('click', startOver);
 
 // The form works only with this script: it is disabled in the HTML and enabled here.

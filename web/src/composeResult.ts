@@ -6,6 +6,7 @@
  */
 import { api, ApiError, problemMessages, type CreatedSecret } from './api.ts';
 import { clearLinks, showLinks } from './composeLinks.ts';
+import { confirmStep } from './confirmStep.ts';
 import { announce, byId, copyField, describeTime, focusHeading, plural, setVisible } from './dom.ts';
 import { qrSvg } from './qr.ts';
 import { forgetUnattached, rememberUnattached } from './unattached.ts';
@@ -42,6 +43,15 @@ const keepDone = byId('keep-done');
 const keepButton = byId<HTMLButtonElement>('keep-button');
 const keepActions = byId('keep-actions');
 
+/** "Revoke now" deletes the secret for good: it asks first (the confirm pattern of every destructive action). */
+const revokeQuestion = document.createElement('span');
+const revokeConfirm = confirmStep(
+  revokeButton,
+  { action: 'revoke', object: 'this secret', question: revokeQuestion, yes: 'Yes, revoke', no: 'No, keep it' },
+  () => void revoke(),
+);
+revokeButton.closest('.actions')?.after(revokeConfirm.box);
+
 /** What "Revoke now" and "Keep for my account" need; in memory only, gone with the page. */
 let created: { id: string; deleteToken: string; expiresAt: string } | null = null;
 
@@ -75,6 +85,11 @@ export function showResult(secret: ResultSecret, key: string, withPassphrase: bo
   for (const single of [resultSingle, resultQr]) setVisible(single, links.length === 0);
   setVisible(resultLinksLede, links.length > 0);
   revokeButton.textContent = links.length > 0 ? 'Revoke all links' : 'Revoke now';
+  revokeQuestion.textContent =
+    links.length > 0
+      ? `Revoke all ${links.length} links? Nobody can open the secret through any of them afterwards. This cannot be undone.`
+      : 'Revoke the link? Nobody can open the secret afterwards. This cannot be undone.';
+  setVisible(revokeConfirm.box, false);
   revokedText.textContent =
     links.length > 0
       ? 'The secret was deleted. None of its links opens anything any more.'
@@ -84,6 +99,7 @@ export function showResult(secret: ResultSecret, key: string, withPassphrase: bo
   setVisible(revoked, false);
   setVisible(resultError, false);
   revokeButton.disabled = false;
+  revokeConfirm.yes.disabled = false;
   // An owned secret is listed under My secrets already; an anonymous one can be kept.
   setVisible(keep, !owned);
   setVisible(keepText, true);
@@ -109,6 +125,7 @@ export function clearResult(): void {
 async function revoke(): Promise<void> {
   if (!created) return;
   revokeButton.disabled = true;
+  revokeConfirm.yes.disabled = true;
   setVisible(resultError, false);
   announce('Revoking…');
   try {
@@ -120,11 +137,13 @@ async function revoke(): Promise<void> {
     qrCode.replaceChildren();
     clearLinks();
     setVisible(resultLive, false);
+    setVisible(revokeConfirm.box, false);
     setVisible(revoked, true);
     announce('Revoked: the link no longer opens anything.');
     focusHeading(revokedTitle);
   } catch (error) {
     revokeButton.disabled = false;
+    revokeConfirm.yes.disabled = false;
     resultError.textContent = error instanceof ApiError ? `Could not revoke: ${problemMessages(error).join(' ')}` : 'Could not revoke.';
     setVisible(resultError, true);
     announce('');
@@ -146,5 +165,4 @@ function keepForAccount(): void {
 
 copyLink.addEventListener('click', () => void copyField(shareLink, copyLink, 'Link'));
 shareLink.addEventListener('focus', () => shareLink.select());
-revokeButton.addEventListener('click', () => void revoke());
 keepButton.addEventListener('click', keepForAccount);

@@ -140,7 +140,7 @@ export function applyLimits(): void {
 function showLimits(): void {
   setVisible(limitsBox, chosen !== null);
   // A hidden box would still be read out as the select's description.
-  sendIn.setAttribute('aria-describedby', chosen ? 'send-in-hint send-in-limits' : 'send-in-hint');
+  sendIn.setAttribute('aria-describedby', chosen ? 'send-in-hint send-in-limits send-in-error' : 'send-in-hint send-in-error');
   if (!chosen) return limitList.replaceChildren();
   const sentences = policySentences(chosen.policy);
   limitList.replaceChildren(
@@ -273,6 +273,12 @@ function fieldFor(path: string, isFile: boolean): { field: HTMLElement | null; l
   }
 }
 
+/** A refusal and the input it is about (null: none of the form's). */
+interface FieldProblem {
+  field: HTMLElement | null;
+  message: string;
+}
+
 /** The server's numbers in the form's words: "at most 86400 seconds" is "at most 1 day". */
 const inWords = (message: string) =>
   message
@@ -284,23 +290,27 @@ const inWords = (message: string) =>
  * input marked), 403 `not_a_member` on the select. The list is read again either way: the
  * policy or the membership changed since the page read it, and the limits shown follow.
  */
-export function workspaceRefusal(error: ApiError, isFile: boolean): { title: string; messages: string[]; fields: HTMLElement[] } | null {
+export function workspaceRefusal(error: ApiError, isFile: boolean): { title: string; problems: FieldProblem[] } | null {
   if (!isWorkspaceRefusal(error)) return null;
   const name = chosen?.name ?? 'this workspace';
   void loadWorkspaces();
   if (error.problem.reason === 'not_a_member') {
     return {
       title: 'Nothing was sent',
-      messages: [`Send in: you are not a member of “${name}” (any more), so nothing was sent. Choose Personal or another workspace.`],
-      fields: [sendIn],
+      problems: [
+        {
+          field: sendIn,
+          message: `Send in: you are not a member of “${name}” (any more), so nothing was sent. Choose Personal or another workspace.`,
+        },
+      ],
     };
   }
-  const messages: string[] = [];
-  const fields: HTMLElement[] = [];
-  for (const entry of error.problem.errors ?? []) {
+  const problems = (error.problem.errors ?? []).map((entry): FieldProblem => {
     const { field, label } = fieldFor(entry.path, isFile);
-    messages.push(`${label}: ${inWords(entry.message)}.`);
-    if (field && !fields.includes(field)) fields.push(field);
-  }
-  return { title: 'This workspace’s policy does not allow this', messages: messages.length > 0 ? messages : [error.message], fields };
+    return { field, message: `${label}: ${inWords(entry.message)}.` };
+  });
+  return {
+    title: 'This workspace’s policy does not allow this',
+    problems: problems.length > 0 ? problems : [{ field: null, message: error.message }],
+  };
 }

@@ -3,21 +3,25 @@
  * bytes done, the speed and the time left ("12.0 MB of 64.0 MB · 8.1 MB/s · about 6 s left").
  */
 
-const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
+const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+/** Whole numbers, and one decimal below 100 (Intl: the visitor's separators). */
+const whole = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
+const oneDecimal = new Intl.NumberFormat(undefined, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 /**
- * "64.0 MB": in binary units (1 MB = 1,048,576 bytes), as the plans' limits are set (free
- * 100 MB is 100 × 2^20 bytes), so a file at the limit reads as the limit.
+ * The one way the pages write a size: "512 B", "64.0 MB", "5 GB". In binary units (1 KB = 1,024
+ * bytes, 1 MB = 1,048,576), as the plans' limits are set (Free's 100 MB is 100 × 2^20 bytes), so
+ * a file at the limit reads as the limit (docs/adr/0180).
  */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return bytes === 1 ? '1 byte' : `${bytes} bytes`;
   let value = bytes;
   let unit = 0;
   while (value >= 1024 && unit < units.length - 1) {
     value /= 1024;
     unit++;
   }
-  return `${value >= 100 || Number.isInteger(value) ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
+  const format = unit === 0 || value >= 100 || Number.isInteger(value) ? whole : oneDecimal;
+  return `${format.format(value)} ${units[unit]}`;
 }
 
 function formatDuration(seconds: number): string {
@@ -42,7 +46,7 @@ export class ProgressView {
   ) {
     bar.max = Math.max(1, total);
     bar.value = 0;
-    status.textContent = `0 bytes of ${formatBytes(total)}`;
+    status.textContent = `${formatBytes(0)} of ${formatBytes(total)}`;
   }
 
   update(done: number, now = performance.now()): void {

@@ -31,6 +31,18 @@ const unreadable: Partial<Record<string, string>> = {
 };
 const unreadableText = (code: string) => unreadable[code] ?? `This response could not be opened in this browser (${code}).`;
 
+/** Each drawn inbox, by its panel: what the list's polling tells of new responses. */
+const inboxes = new WeakMap<HTMLDetailsElement, { inbox: ReturnType<typeof pagedPanel>; summary: Text }>();
+
+/** New responses (the list was read again): the count in the summary, and the first page read again, now if open. */
+export function inboxArrived(panel: HTMLDetailsElement, request: OwnedRequest): void {
+  const drawn = inboxes.get(panel);
+  if (!drawn) return;
+  drawn.summary.data = `Responses (${request.responses})`;
+  if (panel.open) void drawn.inbox.load(false);
+  else drawn.inbox.forget();
+}
+
 export function inboxPanel(request: OwnedRequest): HTMLDetailsElement {
   const empty = element('p', '', 'No responses yet.');
   empty.dataset.role = 'inbox-empty';
@@ -82,6 +94,8 @@ export function inboxPanel(request: OwnedRequest): HTMLDetailsElement {
     },
     failure: 'Could not load the responses: ',
   });
+  const summaryText = inbox.panel.querySelector('summary')?.firstChild;
+  if (summaryText instanceof Text) inboxes.set(inbox.panel, { inbox, summary: summaryText });
   // Leaving the page takes the plaintexts off it (and the next visit reads them again).
   window.addEventListener('pagehide', () => {
     list.replaceChildren();

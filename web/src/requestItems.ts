@@ -1,15 +1,18 @@
 /**
- * One request link in "Your requests": its state (Open, Full, Closed, Expired), the responses
+ * One request link in "Your requests", named by its private label (opened in this browser,
+ * `labelKeys.ts`), else by its question (the prompt opened with the link's `s` this browser
+ * keeps), else by when it was made, the id as secondary text: its state (Open, Full, Closed, Expired), the responses
  * received of those allowed, when it expires; "Link and QR code" (the link again, its `s`
  * unsealed from this browser's key store); "Close" behind a confirm step; and "Responses", the
  * inbox (`requestInbox.ts`). A request whose keys this browser does not hold says that its
  * responses open only where it was made.
  */
-import { requestFragment } from '../../shared/envelope/index.ts';
+import { fromBase64, openPrompt, requestFragment } from '../../shared/envelope/index.ts';
 import { actionButton, fact, showProblem } from './accountPage.ts';
 import { announce, copyField, element, errorBox, focusHeading, setVisible, timeElement } from './dom.ts';
 import { qrSvg } from './qr.ts';
-import { inboxPanel } from './requestInbox.ts';
+import { inboxArrived, inboxPanel } from './requestInbox.ts';
+import { labelElsewhere, openLabel } from './labelKeys.ts';
 import { loadRequest } from './requestKeys.ts';
 import { requestsApi, type OwnedRequest } from './requestsApi.ts';
 import { withAccess } from './session.ts';
@@ -31,22 +34,56 @@ export function stateOf(request: OwnedRequest, now = Date.now()): RequestState {
   return 'closed';
 }
 
-export function requestItem(request: OwnedRequest, kept: boolean): HTMLLIElement {
+/** What a request is called on the page, and where the name came from. */
+export interface RequestName {
+  text: string;
+  from: 'label' | 'question' | 'created';
+}
+
+const shortTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/**
+ * Its label, else its question: read from the link (`GET /v1/requests/{id}`, as a responder
+ * reads it, so only while it is open) and opened with the `s` this browser keeps; else when it
+ * was made. Never throws.
+ */
+export async function requestName(request: OwnedRequest, kept: boolean): Promise<RequestName> {
+  if (request.label_envelope) return { text: await openLabel(request.label_envelope), from: 'label' };
+  if (kept && request.open) {
+    try {
+      const [device, served] = await Promise.all([loadRequest(request.id), requestsApi.read(request.id)]);
+      if (device && served.prompt_envelope)
+        return { text: await openPrompt(fromBase64(served.prompt_envelope), device.link), from: 'question' };
+    } catch {
+      // Closed meanwhile, or the key store could not be read: named by its date instead.
+    }
+  }
+  return { text: `Request made ${shortTime.format(Date.parse(request.created_at))}`, from: 'created' };
+}
+
+export function requestItem(request: OwnedRequest, kept: boolean, name: RequestName): HTMLLIElement {
   const state = stateOf(request);
   const item = element('li', 'item');
   item.dataset.id = request.id;
   item.dataset.state = state;
   item.dataset.kept = String(kept);
+  item.dataset.responses = String(request.responses);
 
   const head = element('div', 'item-head');
-  const title = element('h3', 'item-title');
+  const title = element('h3', `item-title item-title-${name.from}`, name.text);
   title.id = `request-${request.id}-title`;
   title.tabIndex = -1;
-  title.append(element('code', '', request.id));
+  title.dataset.role = 'name';
+  title.dataset.from = name.from;
+  if (name.text === labelElsewhere) title.classList.add('item-title-fallback');
   const shown = stateLabels[state];
   const badge = element('span', `badge ${shown.badge}`.trim(), shown.label);
   badge.dataset.role = 'state';
   head.append(title, badge);
+  // The id is secondary: the CLI and support know requests by it.
+  const id = element('p', 'item-id');
+  id.dataset.role = 'id';
+  id.append(element('code', '', request.id));
 
   const facts = element('dl', 'facts');
   const responses = fact('Responses', `${request.responses} of ${request.max_responses}`);
@@ -54,7 +91,7 @@ export function requestItem(request: OwnedRequest, kept: boolean): HTMLLIElement
   facts.append(responses);
   facts.append(fact(state === 'expired' ? 'Expired' : 'Expires', timeElement(request.expires_at)));
   facts.append(fact('Created', timeElement(request.created_at)));
-  item.append(head, facts);
+  item.append(head, id, facts);
 
   if (!kept) {
     const elsewhere = element(
@@ -66,9 +103,33 @@ export function requestItem(request: OwnedRequest, kept: boolean): HTMLLIElement
     item.append(elsewhere);
   }
   if (kept && state === 'open') item.append(linkPanel(request));
-  if (state === 'open') item.append(...closeControls(request, item, kept));
+  if (state === 'open') item.append(...closeControls(request, item, kept, name));
   if (kept) item.append(inboxPanel(request));
   return item;
+}
+
+/**
+ * The list read again (the page polls it): a card whose count of responses grew says so, and
+ * its inbox reads them (at once when open, else when next opened). True when it grew.
+ */
+export function requestUpdated(item: HTMLLIElement, request: OwnedRequest): boolean {
+  const before = Number(item.dataset.responses);
+  if (request.responses === before) return false;
+  item.dataset.responses = String(request.responses);
+  const count = item.querySelector<HTMLElement>('[data-role="responses"] dd');
+  if (count) count.textContent = `${request.responses} of ${request.max_responses}`;
+  const state = stateOf(request);
+  if (state !== item.dataset.state) {
+    item.dataset.state = state;
+    const badge = item.querySelector<HTMLElement>('[data-role="state"]');
+    if (badge) {
+      badge.className = `badge ${stateLabels[state].badge}`.trim();
+      badge.textContent = stateLabels[state].label;
+    }
+  }
+  const inbox = item.querySelector<HTMLDetailsElement>('details[data-role="inbox"]');
+  if (inbox) inboxArrived(inbox, request);
+  return request.responses > before;
 }
 
 /** "Link and QR code": the link again, made when first opened from what this browser keeps. */
@@ -126,7 +187,7 @@ function linkPanel(request: OwnedRequest): HTMLDetailsElement {
 }
 
 /** "Close" and its confirm step: nothing is closed until "Yes, close it". */
-function closeControls(request: OwnedRequest, item: HTMLLIElement, kept: boolean): HTMLElement[] {
+function closeControls(request: OwnedRequest, item: HTMLLIElement, kept: boolean, name: RequestName): HTMLElement[] {
   const actions = element('div', 'actions');
   const close = actionButton('Close', `request ${request.id}`, 'danger');
   close.dataset.action = 'close';
@@ -157,7 +218,7 @@ function closeControls(request: OwnedRequest, item: HTMLLIElement, kept: boolean
     setVisible(confirm, false);
     close.focus();
   });
-  yes.addEventListener('click', () => void closeRequest(request, item, kept, yes, error));
+  yes.addEventListener('click', () => void closeRequest(request, item, kept, name, yes, error));
   return [actions, confirm, error];
 }
 
@@ -165,6 +226,7 @@ async function closeRequest(
   request: OwnedRequest,
   item: HTMLLIElement,
   kept: boolean,
+  name: RequestName,
   button: HTMLButtonElement,
   error: HTMLElement,
 ): Promise<void> {
@@ -179,8 +241,8 @@ async function closeRequest(
     showProblem(error, problem, 'Could not close: ');
     return;
   }
-  const replacement = requestItem({ ...request, open: false }, kept);
+  const replacement = requestItem({ ...request, open: false }, kept, name);
   item.replaceWith(replacement);
-  announce(`Request ${request.id} closed: its link takes no more responses. The responses already received stay readable.`);
+  announce(`“${name.text}” closed: its link takes no more responses. The responses already received stay readable.`);
   focusHeading(replacement.querySelector<HTMLElement>('.item-title')!);
 }

@@ -4,7 +4,9 @@
  * IndexedDB with the link's fingerprint and sealed secret `s` (`requestKeys.ts`); the prompt is
  * sealed with a key from `s`, so the server stores a public key and ciphertext only. The link
  * `url_base#<fp>.<s>` is shown with Copy and a QR code; below, the caller's requests
- * (`requestItems.ts`), each with its inbox (`requestInbox.ts`).
+ * (`requestItems.ts`), each with its inbox (`requestInbox.ts`). An optional private label is
+ * sealed in this browser (`labelKeys.ts`). While the page is visible the list is read again
+ * every 15 seconds, and when the page is shown or focused again, so new responses appear.
  */
 import {
   encodePublicKey,
@@ -21,8 +23,9 @@ import { markReady, showProblem, startSignedInPage } from './accountPage.ts';
 import { announce, byId, copyField, describeTime, focusHeading, plural, setVisible } from './dom.ts';
 import { qrSvg } from './qr.ts';
 import { keepRequest, keptRequestIds, KeyStoreUnavailable, openKeyStore } from './requestKeys.ts';
-import { requestItem } from './requestItems.ts';
-import { requestsApi, type OwnedRequest } from './requestsApi.ts';
+import { requestItem, requestName, requestUpdated } from './requestItems.ts';
+import { LabelStoreUnavailable, LabelTooLong, sealLabel } from './labelKeys.ts';
+import { requestsApi } from './requestsApi.ts';
 import { pagedList } from './pagedList.ts';
 import { SignedOutError, withAccess } from './session.ts';
 
@@ -35,6 +38,8 @@ const fields = byId<HTMLFieldSetElement>('request-fields');
 const prompt = byId<HTMLTextAreaElement>('request-prompt');
 const expiry = byId<HTMLSelectElement>('request-expiry');
 const maxResponses = byId<HTMLInputElement>('request-max');
+const label = byId<HTMLInputElement>('request-label');
+const labelError = byId('request-label-error');
 const errors = byId('request-errors');
 const errorList = byId<HTMLUListElement>('request-error-list');
 const createButton = byId<HTMLButtonElement>('create-request');
@@ -56,7 +61,16 @@ const loadMore = byId<HTMLButtonElement>('load-more');
 function clearErrors(): void {
   errorList.replaceChildren();
   setVisible(errors, false);
-  for (const field of [prompt, maxResponses]) field.removeAttribute('aria-invalid');
+  for (const field of [prompt, maxResponses, label]) field.removeAttribute('aria-invalid');
+  setVisible(labelError, false);
+}
+
+/** The label's refusal beside it (too long, or no key store for labels here). */
+function showLabelError(message: string): void {
+  labelError.textContent = message;
+  setVisible(labelError, true);
+  label.setAttribute('aria-invalid', 'true');
+  label.focus();
 }
 
 function showErrors(messages: string[], invalid: HTMLElement | null): void {
@@ -98,6 +112,13 @@ async function create(event: SubmitEvent): Promise<void> {
   clearErrors();
   const checked = validate();
   if (checked.messages.length > 0) return showErrors(checked.messages, checked.invalid);
+  let labelEnvelope: string | undefined;
+  try {
+    labelEnvelope = await sealLabel(label.value);
+  } catch (error) {
+    if (error instanceof LabelTooLong || error instanceof LabelStoreUnavailable) return showLabelError(error.message);
+    throw error;
+  }
   // Asked at the click: a browser may keep best-effort storage only while it has room.
   const persisted = navigator.storage?.persist?.().catch(() => false) ?? Promise.resolve(false);
   fields.disabled = true;
@@ -118,6 +139,7 @@ async function create(event: SubmitEvent): Promise<void> {
         ...(sealed ? { prompt_envelope: toBase64(sealed.envelope) } : {}),
         expires_in: Number(expiry.value),
         max_responses: responses,
+        ...(labelEnvelope ? { label_envelope: labelEnvelope } : {}),
       }),
     );
     try {
@@ -189,9 +211,50 @@ const requests = pagedList({
   listFailure: 'Your requests could not be listed: ',
   fetchPage: async (cursor) => {
     const [page, kept] = await Promise.all([withAccess((token) => requestsApi.list(token, pageSize, cursor)), keptRequestIds()]);
-    return { items: page.items, nextCursor: page.next_cursor, draw: (request: OwnedRequest) => requestItem(request, kept.has(request.id)) };
+    const named = await Promise.all(
+      page.items.map(async (request) => ({ request, kept: kept.has(request.id), name: await requestName(request, kept.has(request.id)) })),
+    );
+    return {
+      items: named,
+      nextCursor: page.next_cursor,
+      draw: (entry: (typeof named)[number]) => requestItem(entry.request, entry.kept, entry.name),
+    };
   },
 });
+
+/** How often the list is read again while the page is visible: new responses appear without "Refresh". */
+const pollEveryMs = 15_000;
+let pollTimer: number | undefined;
+let polling = false;
+
+/** The first page again: each drawn card whose responses grew says so (its inbox reads them). */
+async function poll(): Promise<void> {
+  if (polling || document.visibilityState !== 'visible') return;
+  polling = true;
+  try {
+    const page = await withAccess((token) => requestsApi.list(token, pageSize, null));
+    for (const request of page.items) {
+      const item = list.querySelector<HTMLLIElement>(`li[data-id="${CSS.escape(request.id)}"]`);
+      if (item && requestUpdated(item, request)) {
+        const name = item.querySelector('[data-role="name"]')?.textContent ?? request.id;
+        announce(`New response to “${name}”.`);
+      }
+    }
+  } catch {
+    // A missed poll is not an error to show: the next one, or "Refresh", reads again.
+  } finally {
+    polling = false;
+  }
+}
+
+/** Polls only while the page is visible: a hidden tab asks nothing. */
+function schedulePolling(): void {
+  window.clearInterval(pollTimer);
+  pollTimer = undefined;
+  if (document.visibilityState !== 'visible') return;
+  pollTimer = window.setInterval(() => void poll(), pollEveryMs);
+  void poll();
+}
 
 form.addEventListener('submit', (event) => void create(event));
 copyLink.addEventListener('click', () => void copyField(linkField, copyLink, 'Link'));
@@ -213,6 +276,9 @@ async function main(): Promise<void> {
   fields.disabled = false;
   await requests.reload();
   markReady('requests', section);
+  document.addEventListener('visibilitychange', schedulePolling);
+  window.addEventListener('focus', () => void poll());
+  pollTimer = window.setInterval(() => void poll(), pollEveryMs);
 }
 
 void main();

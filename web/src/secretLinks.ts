@@ -39,7 +39,7 @@ function planFlags(): Promise<Flags> {
  * The owner's read. It is lenient (a token it no longer takes reads as anybody's, without the
  * links), so an answer that does not say `owned` is treated as a stale token: refresh, retry once.
  */
-const ownerRead = (id: string) =>
+export const ownerRead = (id: string) =>
   withAccess(async (token) => {
     const metadata = await ownerLinksApi.read(token, id);
     if (!metadata.owned)

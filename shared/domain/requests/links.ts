@@ -18,6 +18,8 @@ export interface NewRequestLink {
   publicKey: string;
   kem: RequestKem;
   promptEnvelope?: Uint8Array | undefined;
+  /** A private label sealed in the requester's browser (decoded): kept as it is. */
+  labelEnvelope?: Uint8Array | undefined;
   expiresInSeconds: number;
   maxResponses: number;
   workspaceId?: string | undefined;
@@ -92,6 +94,7 @@ export async function createRequestLink(
     maxResponses: input.maxResponses,
     responsesLeft: input.maxResponses,
     closedAt: null,
+    ...(input.labelEnvelope === undefined ? {} : { labelEnvelope: input.labelEnvelope }),
     ...(workspaceId === undefined ? {} : { workspaceId }),
     ...(linkHost ? { linkHost } : {}),
   };

@@ -23,16 +23,18 @@ export interface RequestLink {
   responsesLeft: number;
   /** When the requester closed it; responses received stay readable (rule 4). */
   closedAt: number | null;
+  /** Its private label as sealed in the requester's browser: opaque bytes, in their listing alone (docs/adr/0180). */
+  labelEnvelope?: Uint8Array;
   /** The workspace it was published in (its policy allowed it); absent outside one. */
   workspaceId?: string;
   /** The workspace's hostname it is on, and the claim that binds it (rule 5); absent: `WEB_ORIGIN`'s. */
   linkHost?: LinkHost;
 }
 
-/** What a listing shows of a link (its key and prompt stay out of the listing index). */
+/** What a listing shows of a link (its key and prompt stay out of the listing index; its label is in it). */
 export type RequestSummary = Pick<
   RequestLink,
-  'id' | 'ownerId' | 'createdAt' | 'expiresAt' | 'maxResponses' | 'responsesLeft' | 'closedAt'
+  'id' | 'ownerId' | 'createdAt' | 'expiresAt' | 'maxResponses' | 'responsesLeft' | 'closedAt' | 'labelEnvelope'
 >;
 
 /** Taking responses: not closed, not expired, not full. */

@@ -29,6 +29,8 @@ export interface SecretSettings {
   claimVerifier?: string | undefined;
   linkVerifier?: string | undefined;
   recipients?: readonly NewRecipient[] | undefined;
+  /** A private label sealed in the sender's browser (decoded): kept as it is. */
+  labelEnvelope?: Uint8Array | undefined;
 }
 
 /** Where a secret or file is sent: inside a workspace, and on one of its verified hostnames. */
@@ -134,6 +136,7 @@ export function secretSettings(input: SecretSettings, ports: Pick<SecretPorts, '
     ...(input.claimVerifier === undefined ? {} : { claimVerifier: input.claimVerifier }),
     ...(input.linkVerifier === undefined ? {} : { linkVerifier: input.linkVerifier }),
     ...(input.recipients ? { recipients: input.recipients } : {}),
+    ...(input.labelEnvelope === undefined ? {} : { labelEnvelope: input.labelEnvelope }),
   };
 }
 
@@ -178,6 +181,7 @@ export async function storeSecret(input: SecretToStore, ownerId: string | null, 
     ...(input.linkVerifier === undefined ? {} : { linkVerifier: input.linkVerifier }),
     ...(recipients ? { recipients } : {}),
     ...(envelopeFormat ? { envelopeFormat } : {}),
+    ...(input.labelEnvelope === undefined ? {} : { labelEnvelope: input.labelEnvelope }),
     deleteTokenHash: sha256Base64Url(deleteToken),
     refusedProofs: 0,
     deniedEvents: 0,

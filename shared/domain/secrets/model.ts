@@ -153,6 +153,8 @@ export interface Secret {
    * envelopes of another format, which the service stores as they are.
    */
   envelopeFormat?: { passphrase: boolean; kdfIterations: number };
+  /** Its private label as sealed in the owner's browser: opaque bytes, answered to the owner alone (docs/adr/0180). */
+  labelEnvelope?: Uint8Array;
   /** base64url SHA-256 of the delete token. */
   deleteTokenHash: string;
   refusedProofs: number;

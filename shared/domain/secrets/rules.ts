@@ -12,3 +12,9 @@ export function decodedBase64Length(text: string): number {
   const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
   return (text.length / 4) * 3 - padding;
 }
+
+/**
+ * The most a private label's envelope may decode to: a label sealed in the owner's browser
+ * (AES-GCM: a 12-byte IV, the text, a 16-byte tag), opaque to the server, which only keeps it.
+ */
+export const labelEnvelopeBytes = 512;

@@ -24,6 +24,8 @@ export interface RequestItem {
   public_key: string;
   kem: RequestKem;
   prompt_envelope?: Uint8Array;
+  /** Its private label's sealed bytes, under the listing index's projected `name` (docs/adr/0180). */
+  name?: Uint8Array;
   state: 'open' | 'closed';
   ended_at?: number;
   /** The responses it takes, and those left (the listing index's names). */

@@ -67,6 +67,12 @@ export interface SecretItem {
   recipients?: Record<string, RecipientEntry>;
   passphrase?: boolean;
   kdf_iterations?: number;
+  /**
+   * Its private label's sealed bytes, under the listing index's projected `name` (as a request
+   * link keeps its counters under `max_views`/`views_left`), so the owner's listing carries it
+   * without a change to the index (docs/adr/0180).
+   */
+  name?: Uint8Array;
   delete_token_hash: string;
   refused_proofs: number;
   denied_events: number;
