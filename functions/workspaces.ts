@@ -11,6 +11,7 @@ import type { Member, Workspace, WorkspaceBranding } from '../shared/domain/work
 import { acceptInvitation, changeRole, invite, listMembers, removeMember, transferWorkspace } from '../shared/domain/workspaces/members.ts';
 import { policyReply } from '../shared/domain/workspaces/policy.ts';
 import type { WorkspacePorts } from '../shared/domain/workspaces/ports.ts';
+import { previewInvitation, type InvitationPreviewPorts } from '../shared/domain/workspaces/invitationPreview.ts';
 import { setBranding, setPolicy } from '../shared/domain/workspaces/settings.ts';
 import { createWorkspace, listWorkspaces } from '../shared/domain/workspaces/workspaces.ts';
 import { apiDeps, type ApiDeps } from './shared/apiDeps.ts';
@@ -29,6 +30,7 @@ import { domainOperations } from './workspaces/domains.ts';
 import { brandingInput, newInvitation, newWorkspace, policyInput } from './workspaces/inputs.ts';
 import { ssoOperations } from './workspaces/sso.ts';
 import { DynamoMembershipChanges } from '../shared/store/workspaceMembershipChanges.ts';
+import { DynamoWorkspaceMembership } from '../shared/store/workspaceMembership.ts';
 import { DynamoWorkspaceStore } from '../shared/store/workspaces.ts';
 
 const brandingReply = (branding: WorkspaceBranding) => ({
@@ -95,6 +97,20 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
   async acceptInvitation(request, deps) {
     const joined = await acceptInvitation(request.body.token, requireSession(request.principal).userId, deps);
     return { status: 200, body: { workspace_id: joined.workspaceId, role: joined.role } };
+  },
+
+  async previewInvitation(request, deps) {
+    const preview = await previewInvitation(request.body.token, deps);
+    return {
+      status: 200,
+      body: {
+        workspace: { name: preview.workspace.name, branding: preview.workspace.branding && brandingReply(preview.workspace.branding) },
+        inviter: preview.inviter,
+        email: preview.email,
+        role: preview.role,
+        expires_at: toIso(preview.expiresAt),
+      },
+    };
   },
 
   async listMembers(request, deps) {
@@ -184,11 +200,16 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
  * (addresses), the mailer, DNS (domains' TXT records), identity providers' discovery documents and
  * the sealer of SSO client secrets (KMS context `sso_workspace`, Encrypt only: it never opens one).
  */
-export type WorkspacesDeps = ApiDeps & WorkspacePorts & DomainPorts & SsoPorts;
+export type WorkspacesDeps = ApiDeps &
+  WorkspacePorts &
+  DomainPorts &
+  SsoPorts &
+  Pick<InvitationPreviewPorts, 'invitations' | 'workspaceMembership'>;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 'dns' | 'ssoSealer' | 'issuerDiscovery'>): WorkspacesDeps {
   const { db, config } = platform;
   const api = apiDeps(platform);
+  const memberships = new DynamoMembershipChanges(db, config.TABLE_NAME);
   return {
     ...api,
     domains: new DynamoDomainStore(db, config.TABLE_NAME),
@@ -200,7 +221,10 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 
     // deleted one stops at once everywhere, since verified claims are read on every request.
     hostsChanged: (hostname) => api.hosts.forget(hostname),
     workspaces: new DynamoWorkspaceStore(db, config.TABLE_NAME),
-    memberships: new DynamoMembershipChanges(db, config.TABLE_NAME),
+    memberships,
+    // The invitation page's preview reads the invitation (its inviter) and what the reveal page shows of the workspace.
+    invitations: memberships,
+    workspaceMembership: new DynamoWorkspaceMembership(db, config.TABLE_NAME),
     users: new DynamoUserStore(db, config.TABLE_NAME),
     mailer: adapters.mailer,
     scimAdminRoles: {

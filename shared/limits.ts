@@ -271,6 +271,8 @@ export const defaultRateLimits: RateLimits = {
   billing_checkout: { perIp: { limit: 30, windowSeconds: 3600 }, perCredential: { limit: 10, windowSeconds: 3600 } },
   /** Each enquiry is a mail to sales: a person sends one, a script many. */
   enterprise_inquiry: { perIp: { limit: 5, windowSeconds: 3600 } },
+  /** An invitation's page reads it once or twice: more is a source trying tokens. */
+  invitation_preview: { perIp: { limit: 30, windowSeconds: 60 } },
 };
 
 /** Seats a Team checkout or seat change may ask for: a self-serve ceiling; more is an Enterprise conversation. */

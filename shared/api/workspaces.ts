@@ -80,6 +80,8 @@ export const workspacesRequests = {
   CreateWorkspaceRequest: createWorkspaceRequest,
   InvitationRequest: invitationRequest,
   AcceptInvitationRequest: acceptInvitationRequest,
+  /** The same body as accepting: the token is a bearer secret, so it travels in a body, never in a URL. */
+  InvitationPreviewRequest: acceptInvitationRequest,
   RoleRequest: roleRequest,
   TransferRequest: transferRequest,
   PolicyRequest: policyRequest,

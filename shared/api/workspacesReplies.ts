@@ -61,6 +61,17 @@ export const workspacesReplies = {
   }),
   InvitationCreated: z.strictObject({ id: z.string(), email: z.string(), role: z.enum(['admin', 'member']), expires_at: timestamp }),
   InvitationAccepted: z.strictObject({ workspace_id: z.string(), role }),
+  /** What the invitation page shows before anyone signs in: what the invitation's email said already. */
+  InvitationPreview: z.strictObject({
+    /** `branding` only where the reveal page would show it (the workspace's plan has branding); null otherwise. */
+    workspace: z.strictObject({ name: z.string(), branding: z.nullable(branding) }),
+    /** Who sent it; null when their account is gone. */
+    inviter: z.nullable(z.strictObject({ email: z.string() })),
+    /** The address it was sent to: the one to sign in with. */
+    email: z.string(),
+    role: z.enum(['admin', 'member']),
+    expires_at: timestamp,
+  }),
   MemberList: z.strictObject({
     items: z.array(
       z.strictObject({

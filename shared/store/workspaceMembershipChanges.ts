@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../clock.ts';
+import type { InvitationReads } from '../domain/workspaces/invitationPreview.ts';
 import type { Actor, InvitationToken, MembershipChanges } from '../domain/workspaces/ports.ts';
 import type { AuditRow, Invitation, Member, Role } from '../domain/workspaces/model.ts';
 import { invitationKey, invitationTokenKey as tokenKey, type InvitationItem, type InvitationTokenItem } from './items/index.ts';
@@ -9,6 +10,7 @@ import {
   memberLeaves,
   memberRoleWrite,
   tokenKeptSeconds,
+  toInvitation,
   toToken,
   WorkspaceTable,
   type TransactWriteItem,
@@ -21,7 +23,7 @@ import {
  * transaction with its audit row and a check of the actor's role; seats and the last owner are
  * conditions on the roster item.
  */
-export class DynamoMembershipChanges extends WorkspaceTable implements MembershipChanges {
+export class DynamoMembershipChanges extends WorkspaceTable implements MembershipChanges, InvitationReads {
   async invite(invitation: Invitation, actor: Actor, audit: AuditRow): Promise<'invited' | 'no_seat' | 'refused'> {
     const refused = await this.transact([
       seatTaken(this.tableName, invitation.workspaceId),
@@ -105,6 +107,13 @@ export class DynamoMembershipChanges extends WorkspaceTable implements Membershi
     );
     if (!refused) return 'revoked';
     return refused[3] === 'ConditionalCheckFailed' ? 'refused' : 'gone';
+  }
+
+  async invitation(workspaceId: string, invitationId: string): Promise<Invitation | null> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: invitationKey(workspaceId, invitationId), ConsistentRead: true }),
+    );
+    return Item ? toInvitation(Item) : null;
   }
 
   async invitationToken(tokenHash: string): Promise<InvitationToken | null> {

@@ -113,7 +113,10 @@ async function openWorkspace(s: Session): Promise<void> {
 async function finish(s: Session): Promise<void> {
   expect(await s.problems(), `CSP violations or page errors in ${s.name}`).toEqual([]);
   const stored = await s.webStorage();
-  expect(stored.local, `localStorage of ${s.name}`).toEqual({});
+  // The one key signing in leaves (ADR 0178): a marker that the session cookie exists, no token.
+  const { 'hushlink.session': marker, ...local } = stored.local;
+  expect(local, `localStorage of ${s.name}`).toEqual({});
+  expect([undefined, 'cookie']).toContain(marker);
   expect(
     Object.keys(stored.session).filter((key) => key !== refreshKey),
     `sessionStorage of ${s.name}`,
@@ -153,6 +156,15 @@ describe('custom domains and single sign-on in the web client', () => {
     expect(await page.isVisible('#sso-section')).toBe(true);
     expect(await page.isVisible('#sso-no-domains')).toBe(true);
     expect(await page.isDisabled('#sso-save')).toBe(true);
+    // The domain the owner's own address uses is named, with a way to claim it (no CNAME needed for it).
+    const ownDomain = workspace.owner.user.email.split('@')[1]!;
+    expect(await page.textContent('#sso-own-domain')).toBe(
+      `Your address is at ${ownDomain}, which this workspace has not verified, so it cannot be chosen here yet. Verifying it needs only a TXT record, no CNAME. Claim ${ownDomain}`,
+    );
+    await page.click('button[data-action="claim-own-domain"]');
+    expect(await page.inputValue('#domain-hostname')).toBe(ownDomain);
+    expect(await focusedId(owner)).toBe('domain-hostname');
+    await page.fill('#domain-hostname', '');
 
     // Not a hostname: the server's reason under the field, which takes the focus.
     await page.fill('#domain-hostname', 'intranet');
@@ -213,8 +225,9 @@ describe('custom domains and single sign-on in the web client', () => {
     expect(await card.locator('[data-role="domain-state"]').textContent()).toBe('Verified');
     expect(await card.locator('[data-role="txt-record"]').count()).toBe(0);
     expect(await card.locator('button[data-action="verify"]').count()).toBe(0);
+    // An apex: what it is good for already, and how links could use it (no CNAME advice it cannot follow).
     expect(await card.locator('[data-role="cname"]').textContent()).toBe(
-      `Next, at your DNS provider: a CNAME record for ${orgDomain} pointing to your Hushlink operator’s custom-domain address (ask whoever runs this Hushlink for it). Links on ${orgDomain} open once it resolves there.`,
+      `Addresses at ${orgDomain} can now use this workspace’s single sign-on: nothing more to publish for that. To open links on ${orgDomain} itself, its DNS provider needs an ALIAS (or ANAME) record pointing to your Hushlink operator’s custom-domain address, since a domain’s apex cannot hold a CNAME; or serve links on a subdomain such as secrets.${orgDomain} (claim it here too).`,
     );
     expect(writes(owner, /^\/v1\/domains/).map((request) => `${request.method} ${new URL(request.url).pathname}`)).toEqual([
       'POST /v1/domains',
@@ -230,6 +243,9 @@ describe('custom domains and single sign-on in the web client', () => {
     const linksRecord = await links.locator('input[id$="-value"]').inputValue();
     runtime.dns.setRecords(`_hushlink-challenge.${linksHost}`, [{ type: 'TXT', data: linksRecord }]);
     expect(await verifyInPage(owner, links)).toBe(`Checked now: ${linksHost} is verified.`);
+    expect(await links.locator('[data-role="cname"]').textContent()).toBe(
+      `Next, at your DNS provider: a CNAME record for ${linksHost} pointing to your Hushlink operator’s custom-domain address (ask whoever runs this Hushlink for it). Links on ${linksHost} open once it resolves there.`,
+    );
     // Now single sign-on can be set, for either verified domain.
     expect(await page.isVisible('#sso-no-domains')).toBe(false);
     expect(

@@ -28,10 +28,14 @@ import {
   findLeaks,
   guard as guardValue,
   launchChromium,
+  refreshCookie,
   Session,
+  sessionMarker,
+  sessionMarkerKey,
   settleTraffic,
   stopRuntimeAndBrowser,
   signInThroughPage,
+  tabRefreshKey as refreshKey,
   typeSignInCode,
 } from './harness.ts';
 
@@ -41,8 +45,9 @@ let api: ReturnType<typeof apiClient>;
 /** Invitation tokens: only the accept's body may carry them. */
 const guarded = new Map<string, string>();
 const acceptRoute = { label: 'invitation token', method: 'POST', path: /^\/v1\/workspaces\/invitations\/accept$/ };
+/** The invitation page's preview (ADR 0181) takes the token in its body too. */
+const previewRoute = { label: 'invitation token', method: 'POST', path: /^\/v1\/workspaces\/invitations\/preview$/ };
 const work = mkdtempSync(join(tmpdir(), 'hushlink-workspaces-e2e-'));
-const refreshKey = 'hushlink.refresh-token';
 const workspaceKey = 'hushlink.workspace';
 const invitationKey = 'hushlink.invitation';
 const otherRegion = { id: 'eu-central-1', api_url: 'https://eu.hushlink.example' };
@@ -113,18 +118,24 @@ const focusedId = (s: Session) =>
   );
 const apiWrites = (s: Session) => s.apiRequests().filter((request) => request.method !== 'GET');
 
-/** Nothing but the refresh token in sessionStorage and, for the owner, the chosen workspace's id in localStorage; no token anywhere. */
+/**
+ * A signed-in browser's storage: in localStorage the session's marker (the refresh token is the
+ * HttpOnly cookie, ADR 0178) and, for the owner, the chosen workspace's id; in sessionStorage at
+ * most a shared computer's refresh token; no token or cookie value anywhere.
+ */
 async function checkStorage(s: Session, local: Record<string, string> = {}): Promise<void> {
   const stored = await s.webStorage();
   expect(stored.cookies, `cookies of ${s.name}`).toBe('');
   expect(stored.indexedDb, `IndexedDB of ${s.name}`).toEqual([]);
-  expect(stored.local, `localStorage of ${s.name}`).toEqual(local);
+  expect(stored.local, `localStorage of ${s.name}`).toEqual({ ...sessionMarker, ...local });
   expect(
     Object.keys(stored.session).filter((key) => key !== refreshKey),
     `sessionStorage of ${s.name}`,
   ).toEqual([]);
   const everything = JSON.stringify(stored);
   for (const [label, value] of guarded) expect(everything.includes(value), `${label} in web storage of ${s.name}`).toBe(false);
+  const cookie = await refreshCookie(s);
+  if (cookie !== undefined) expect(everything.includes(cookie), `the refresh cookie in web storage of ${s.name}`).toBe(false);
 }
 
 async function finish(s: Session, local: Record<string, string> = {}): Promise<void> {
@@ -257,10 +268,10 @@ describe('workspaces in the web client', () => {
       { name: workspaceName, region: 'local' },
     ]);
 
-    // The switcher: the id alone in localStorage.
+    // The switcher: the id alone in localStorage, beside the session's marker.
     expect(await page.isVisible('#current-box')).toBe(true);
     await page.selectOption('#current-workspace', workspaceId);
-    await expect.poll(() => owner.webStorage().then((stored) => stored.local)).toEqual({ [workspaceKey]: workspaceId });
+    await expect.poll(() => owner.webStorage().then((stored) => stored.local)).toEqual({ ...sessionMarker, [workspaceKey]: workspaceId });
     expect(await item.locator('[data-role="current"]').textContent()).toBe('Current');
     await openWorkspaces(owner);
     expect(await page.inputValue('#current-workspace')).toBe(workspaceId);
@@ -319,14 +330,18 @@ describe('workspaces in the web client', () => {
     await expect.poll(() => focusedId(owner)).toBe('members-title');
   });
 
-  it('accepts in a second browser: /join#token signs in through the page (the token in sessionStorage meanwhile), then joins', async () => {
+  it('accepts in a second browser: /join#token names the invitation, signs in as its address (the token in sessionStorage meanwhile), then joins', async () => {
     const token = invitationToken(runtime, inviteeEmail);
     invitee = await session('invitee');
     const { page } = invitee;
     await page.goto(`${runtime.url}/join#${token}`);
+    await page.waitForSelector('html[data-screen="invited"]');
+    expect(await page.textContent('#join-title')).toBe(`${ownerEmail} invited you to ${workspaceName} as a member`);
+    await page.click('#join-signin');
     await page.waitForURL((url) => url.pathname === '/signin');
     await invitee.ready('signin');
     expect(new URL(page.url()).searchParams.get('next')).toBe('/join');
+    expect(new URL(page.url()).searchParams.get('email')).toBe(inviteeEmail);
     expect(await page.textContent('#signin-reason')).toContain('Sign in with the address your invitation was sent to');
     expect((await invitee.webStorage()).session).toEqual({ [invitationKey]: token });
     expect(page.url()).not.toContain(token);
@@ -337,8 +352,10 @@ describe('workspaces in the web client', () => {
     await page.waitForSelector('html[data-screen="joined"]');
     expect(await page.textContent('#join-title')).toBe(`You joined ${workspaceName} as member`);
     expect(page.url()).toBe(`${runtime.url}/join`);
+    // Signed in by the cookie (ADR 0178): the marker alone, and the used token gone from sessionStorage.
     const stored = await invitee.webStorage();
-    expect(Object.keys(stored.session)).toEqual([refreshKey]);
+    expect(stored.session).toEqual({});
+    expect(stored.local).toEqual(sessionMarker);
     expect(JSON.stringify(stored)).not.toContain(token);
     const accepts = invitee.apiRequests().filter((request) => new URL(request.url).pathname === '/v1/workspaces/invitations/accept');
     expect(accepts.map((request) => [request.method, JSON.parse(request.body)])).toEqual([['POST', { token }]]);
@@ -462,7 +479,7 @@ describe('workspaces in the web client', () => {
     const large = join(work, 'large.png');
     writeFileSync(large, Buffer.concat([png(1, [0, 0, 0, 255]), Buffer.alloc(64 * 1024)]));
     await page.setInputFiles('#brand-logo', large);
-    await expect.poll(() => page.textContent('#brand-logo-error')).toContain('a logo is at most 64 KiB');
+    await expect.poll(() => page.textContent('#brand-logo-error')).toContain('a logo is at most 64 KB');
     // A PNG with bytes after its end: parseLogo refuses it in the page.
     const polyglot = join(work, 'polyglot.png');
     writeFileSync(polyglot, Buffer.concat([png(2, [0, 0, 0, 255]), Buffer.from('<html>')]));
@@ -623,8 +640,8 @@ describe('workspaces in the web client', () => {
     await page.waitForSelector('#workspace-error:not([hidden])');
     expect(await page.textContent('#workspace-title')).toBe(`You left ${workspaceName}`);
     expect(await page.isVisible('#members-section')).toBe(false);
-    // The current workspace's choice is forgotten with the membership.
-    expect((await owner.webStorage()).local).toEqual({});
+    // The current workspace's choice is forgotten with the membership; the session stays.
+    expect((await owner.webStorage()).local).toEqual(sessionMarker);
     const listed = await api.get(`/v1/workspaces/${workspaceId}/members`, ownerApi.auth);
     expect(listed.status).toBe(404);
   });
@@ -662,7 +679,8 @@ describe('workspaces in the web client', () => {
     await page.goto(`${runtime.url}/join#not-a-token`);
     await page.waitForSelector('html[data-screen="no-token"]');
     expect(await page.textContent('#join-text')).toContain('This link is incomplete');
-    expect(invitee.apiRequests().filter((request) => request.url.includes('accept')).length).toBe(5);
+    // The refusals came from the preview: only the one join accepted anything.
+    expect(invitee.apiRequests().filter((request) => request.url.includes('accept')).length).toBe(1);
 
     // Another address mended: the button signs this browser out, keeps the token for the sign-in, and the invited address joins.
     await page.goto(`${runtime.url}/join#${wrong}`);
@@ -674,7 +692,9 @@ describe('workspaces in the web client', () => {
     await typeCodeFor(invitee, elsewhere);
     await page.waitForSelector('html[data-screen="joined"]');
     expect(await page.textContent('#join-title')).toBe(`You joined ${workspaceName} as member`);
-    expect(Object.keys((await invitee.webStorage()).session)).toEqual([refreshKey]);
+    const rejoined = await invitee.webStorage();
+    expect(rejoined.session).toEqual({});
+    expect(rejoined.local).toEqual(sessionMarker);
     expect(invitee.apiRequests().some((request) => new URL(request.url).pathname === '/v1/auth/logout')).toBe(true);
   });
 
@@ -702,7 +722,9 @@ describe('workspaces in the web client', () => {
     await page.keyboard.press('Tab');
     expect(await focusedId(s)).toBe('current-workspace');
     await page.keyboard.press('ArrowDown');
-    await expect.poll(() => s.webStorage().then((stored) => Object.keys(stored.local))).toEqual([workspaceKey]);
+    await expect
+      .poll(() => s.webStorage().then((stored) => Object.keys(stored.local).sort()))
+      .toEqual([sessionMarkerKey, workspaceKey].sort());
     const chosen = (await s.webStorage()).local[workspaceKey]!;
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(name);
@@ -775,7 +797,7 @@ describe('workspaces in the web client', () => {
     await finish(owner);
     const requests = await settleTraffic();
     expect(guarded.size).toBeGreaterThanOrEqual(5);
-    expect(findLeaks(requests, guarded, [acceptRoute])).toEqual([]);
+    expect(findLeaks(requests, guarded, [acceptRoute, previewRoute])).toEqual([]);
     // The check is not empty by accident: tokens did go, in the accept's body.
     expect(
       requests.some((request) => new URL(request.url).pathname === '/v1/workspaces/invitations/accept' && request.body.includes('hli_')),

@@ -5,7 +5,9 @@
  * (`permissions.ts`: a member sees the members and the domains; owners and admins the rest; the
  * seats the owner of a Team workspace). The server still decides: a 404 or a 403 for a role
  * that changed meanwhile reads the page again (`workspaceContext.ts`). There is no route for one
- * workspace: the page reads `GET /v1/workspaces` and finds it there.
+ * workspace: the page reads `GET /v1/workspaces` and finds it there. The sections have an index
+ * (`workspaceSections.ts`); the areas a Free workspace's plan lacks are one line each under
+ * "More with Team" (`workspacePlanAreas.ts`) rather than forms it cannot use.
  */
 import { mayDo } from '../../shared/domain/workspaces/permissions.ts';
 import type { AccountUser } from './api.ts';
@@ -13,15 +15,17 @@ import { fact, markReady, showProblem, startSignedInPage } from './accountPage.t
 import { chooseWorkspace, currentWorkspaceId, isWorkspaceId } from './currentWorkspace.ts';
 import { announce, byId, element, focusHeading, plural, setVisible } from './dom.ts';
 import { withAccess } from './session.ts';
-import { loadAudit, wireAudit } from './workspaceAudit.ts';
+import { knowMembers, loadAudit, wireAudit } from './workspaceAudit.ts';
 import { renderBranding, wireBrandingForm } from './workspaceBranding.ts';
 import type { WorkspaceContext } from './workspaceContext.ts';
 import { domainsSection, loadDomains, wireDomains } from './workspaceDomains.ts';
 import { wireExport } from './workspaceExport.ts';
 import { invitationItem, wireInviteForm } from './workspaceInvitations.ts';
 import { memberItem, type MemberActions } from './workspaceMembers.ts';
+import { planHas, renderPlanAreas, type PlanArea } from './workspacePlanAreas.ts';
 import { renderPolicy, wirePolicyForm } from './workspacePolicy.ts';
 import { renderSeats, wireSeats } from './workspaceSeats.ts';
+import { defineSection, hideSections, loadingSection, placeIndex, showSections } from './workspaceSections.ts';
 import { renderSso, ssoSection, wireSso } from './workspaceSso.ts';
 import { planLabel, roleDescriptions, roleLabel } from './workspaceText.ts';
 import { workspacesApi, type MemberList, type WorkspaceSummary } from './workspacesApi.ts';
@@ -31,6 +35,8 @@ const title = byId('workspace-title');
 const facts = byId('workspace-facts');
 const pageError = byId('workspace-error');
 const pageNotice = byId('workspace-notice');
+/** Retry for the page's own read (the workspace list), beside its error. */
+const pageRetry = element('button', 'section-retry', 'Retry');
 const sections = {
   members: byId('members-section'),
   policy: byId('policy-section'),
@@ -38,6 +44,7 @@ const sections = {
   domains: domainsSection,
   sso: ssoSection,
   audit: byId('audit-section'),
+  team: byId('team-section'),
 };
 const membersTitle = byId('members-title');
 const seatsLine = byId('seats-line');
@@ -73,7 +80,7 @@ const seatsUsed = () => (roll ? roll.items.length + roll.invitations.length : (w
 /** The page without the workspace: it does not exist, the caller is not (or no longer) in it, or left it. */
 function withoutWorkspace(heading: string, sentence: string): void {
   workspace = null;
-  for (const part of Object.values(sections)) setVisible(part, false);
+  hideSections();
   setVisible(facts, false);
   title.textContent = heading;
   pageError.replaceChildren(sentence, ' ');
@@ -116,6 +123,7 @@ async function loadMembers(current: WorkspaceSummary): Promise<void> {
     return;
   }
   renderMembers(current, roll);
+  knowMembers(roll.items);
 }
 
 let refreshing: Promise<void> | null = null;
@@ -132,24 +140,41 @@ function refresh(): Promise<void> {
       }
       workspace = found;
       setVisible(pageError, false);
+      setVisible(pageRetry, false);
       renderHeader(found);
-      setVisible(sections.members, true);
       setVisible(inviteForm, mayDo(found.role, 'invite'));
-      setVisible(sections.policy, mayDo(found.role, 'setPolicy'));
-      setVisible(sections.branding, mayDo(found.role, 'setBranding'));
-      setVisible(sections.domains, true);
-      setVisible(sections.sso, mayDo(found.role, 'setSso'));
-      setVisible(sections.audit, mayDo(found.role, 'readAudit'));
-      if (mayDo(found.role, 'setPolicy')) renderPolicy(context);
-      if (mayDo(found.role, 'setBranding')) renderBranding(context);
+      // The areas the role may see, each shown only where the plan has it; the rest are one line each.
+      const byRole: Record<PlanArea, boolean> = {
+        policy: mayDo(found.role, 'setPolicy'),
+        branding: mayDo(found.role, 'setBranding'),
+        domains: true,
+        sso: mayDo(found.role, 'setSso'),
+      };
+      const available = (area: PlanArea) => byRole[area] && planHas(found.plan, area);
+      const missing = (Object.keys(byRole) as PlanArea[]).filter((area) => byRole[area] && !planHas(found.plan, area));
+      renderPlanAreas(found.plan, found.role, missing);
+      showSections({
+        members: true,
+        policy: available('policy'),
+        branding: available('branding'),
+        domains: available('domains'),
+        sso: available('sso'),
+        audit: mayDo(found.role, 'readAudit'),
+        team: missing.length > 0,
+      });
+      if (available('policy')) renderPolicy(context);
+      if (available('branding')) renderBranding(context);
       renderSeats(context);
+      const domains = loadDomains(context).then((listed) => renderSso(context, listed));
       await Promise.all([
-        loadMembers(found),
-        mayDo(found.role, 'readAudit') ? loadAudit(context) : null,
-        loadDomains(context).then((domains) => renderSso(context, domains)),
+        loadingSection('members', loadMembers(found)),
+        mayDo(found.role, 'readAudit') ? loadingSection('audit', loadAudit(context)) : null,
+        loadingSection('domains', domains),
+        loadingSection('sso', domains),
       ]);
     } catch (error) {
       showProblem(pageError, error, 'This workspace could not be read: ');
+      setVisible(pageRetry, true);
     } finally {
       refreshing = null;
     }
@@ -196,6 +221,27 @@ async function main(): Promise<void> {
     wireSso(() => context);
     wireAudit();
     wireExport(() => context);
+    pageRetry.type = 'button';
+    pageRetry.dataset.action = 'retry-workspace';
+    pageRetry.hidden = true;
+    pageRetry.addEventListener('click', () => void refresh());
+    pageError.after(pageRetry);
+    placeIndex(facts);
+    const retry = () => void refresh();
+    defineSection('members', 'Members', sections.members, membersError, retry);
+    defineSection('policy', 'Policy', sections.policy, null, retry);
+    defineSection('branding', 'Branding', sections.branding, null, retry);
+    defineSection(
+      'domains',
+      'Domains',
+      sections.domains,
+      sections.domains.querySelector<HTMLElement>('[data-role="domains-error"]'),
+      retry,
+    );
+    defineSection('sso', 'Single sign-on', sections.sso, null, retry);
+    // In the page's order: the Team areas' lines stand where the forms would be, before the trail.
+    defineSection('team', 'More with Team', sections.team, null, retry);
+    defineSection('audit', 'Audit trail', sections.audit, byId('audit-error'), retry);
     await refresh();
   }
   markReady('workspace', section);

@@ -2,12 +2,14 @@
  * A workspace's audit trail (`/workspace?id=`, owners and admins; a member is answered 404, as
  * a non-member): newest first, 50 rows at a time with "Load more", filtered by action and by the
  * actor's address over the rows loaded so far (the API has no filter: the page says so), and
- * exported as CSV or JSON (`workspaceExport.ts`).
+ * exported as CSV or JSON (`workspaceExport.ts`). Values are shown in words
+ * (`workspaceAuditValues.ts`): durations, sizes, roles, plans, and user ids as the member's address.
  */
 import { fact, showProblem } from './accountPage.ts';
 import { announce, byId, element, focusHeading, plural, setVisible, timeElement } from './dom.ts';
 import { withAccess } from './session.ts';
 import { explainRefusal, type WorkspaceContext } from './workspaceContext.ts';
+import { detailLabel, detailValue, personText } from './workspaceAuditValues.ts';
 import { workspacesApi, type AuditRow } from './workspacesApi.ts';
 
 const pageSize = 50;
@@ -40,12 +42,14 @@ let rows: AuditRow[] = [];
 let cursor: string | null = null;
 let context: WorkspaceContext | null = null;
 
-/** A detail as text: lists joined, null as "none", objects as JSON. */
-function detailText(value: unknown): string {
-  if (value === null || value === undefined) return 'none';
-  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.map(detailText).join(', ');
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+/** Addresses of the members listed; the rows' own actors are added as they load. */
+let members = new Map<string, string>();
+
+/** Who each user id is, as far as the page knows: the members listed, then every actor loaded. */
+function people(): Map<string, string> {
+  const known = new Map(members);
+  for (const row of rows) if (row.actor.user_id && row.actor.email) known.set(row.actor.user_id, row.actor.email);
+  return known;
 }
 
 /** A cell with its column's name, which narrow screens show before it (the table is stacked there). */
@@ -56,7 +60,7 @@ function cell(label: string, className = ''): HTMLTableCellElement {
   return td;
 }
 
-function rowElement(row: AuditRow): HTMLTableRowElement {
+function rowElement(row: AuditRow, known: Map<string, string>): HTMLTableRowElement {
   const tr = element('tr');
   tr.setAttribute('role', 'row');
   tr.dataset.id = row.id;
@@ -65,14 +69,16 @@ function rowElement(row: AuditRow): HTMLTableRowElement {
   when.append(timeElement(row.at));
   const who = cell('Who', 'audit-actor');
   who.append(row.actor.email ?? (row.actor.via === 'system' ? 'Hushlink (automatic)' : 'unknown'));
-  if (row.actor.via !== 'session') who.append(element('span', 'hint', ` via ${row.actor.via}`));
+  if (row.actor.via === 'scim') who.append(element('span', 'hint', ' through the directory (SCIM)'));
   const what = cell('What');
-  what.append(actionLabels[row.action] ?? row.action, element('br'), element('code', '', row.action));
+  what.append(actionLabels[row.action] ?? row.action);
   const target = cell('Target', 'audit-target');
-  target.append(element('code', '', row.target));
+  // The workspace itself is the target of its settings' rows: named rather than shown as an id.
+  target.append(row.target.startsWith('wks_') ? 'This workspace' : personText(row.target, known));
+  target.title = row.target;
   const details = cell('Details', 'audit-details');
   const list = element('dl', 'facts');
-  for (const [key, value] of Object.entries(row.details)) list.append(fact(key.replaceAll('_', ' '), detailText(value)));
+  for (const [key, value] of Object.entries(row.details)) list.append(fact(detailLabel(key), detailValue(key, value, known)));
   details.append(list);
   tr.append(when, who, what, target, details);
   return tr;
@@ -96,7 +102,8 @@ function renderActions(): void {
 }
 
 function render(): HTMLTableRowElement[] {
-  const shown = rows.filter(matches).map(rowElement);
+  const known = people();
+  const shown = rows.filter(matches).map((row) => rowElement(row, known));
   rowsBody.replaceChildren(...shown);
   const filtered = actionFilter.value !== '' || actorFilter.value.trim() !== '';
   count.textContent = filtered
@@ -117,6 +124,12 @@ async function loadPage(first: boolean): Promise<AuditRow[]> {
   renderActions();
   render();
   return page.items;
+}
+
+/** The members' addresses, for the user ids in the rows; the rows shown are drawn again with them. */
+export function knowMembers(listed: readonly { user_id: string; email: string }[]): void {
+  members = new Map(listed.map((member) => [member.user_id, member.email]));
+  if (rows.length > 0) render();
 }
 
 /** Reads the newest rows again, as part of reading the page (so a refusal is only shown: the page was just read). */

@@ -22,6 +22,7 @@ import { SignedOutError, withAccess } from './session.ts';
 import { explainRefusal, type WorkspaceContext } from './workspaceContext.ts';
 import { planLabel } from './workspaceText.ts';
 import { workspacesApi } from './workspacesApi.ts';
+import { formatBytes } from './progress.ts';
 
 const form = byId<HTMLFormElement>('branding-form');
 const fields = byId<HTMLFieldSetElement>('branding-fields');
@@ -53,7 +54,6 @@ const previewLogo = byId<HTMLImageElement>('preview-logo');
 
 /** The default accent the picker shows when none is set (styles.css `--accent`, light). */
 const defaultAccent = '#3b3fbf';
-const kib = workspaceLimits.logoBytes / 1024;
 
 /** The logo as it will be sent: a checked data: URL, or null for none. */
 let logo: string | null = null;
@@ -134,7 +134,7 @@ async function chooseLogo(): Promise<void> {
     return refuse(`“${file.name}” is not a PNG, JPEG or WebP image. Other formats, SVG included, are never accepted.`);
   }
   if (file.size > workspaceLimits.logoBytes)
-    return refuse(`“${file.name}” is ${(file.size / 1024).toFixed(1)} KiB; a logo is at most ${kib} KiB.`);
+    return refuse(`“${file.name}” is ${formatBytes(file.size)}; a logo is at most ${formatBytes(workspaceLimits.logoBytes)}.`);
   const dataUrl = await new Promise<string>((resolve, reject) => {
     const reader = new FileReader();
     reader.onload = () => resolve(String(reader.result));
@@ -145,7 +145,7 @@ async function chooseLogo(): Promise<void> {
   try {
     const parsed = parseLogo(dataUrl);
     logo = parsed.dataUrl;
-    logoNote.textContent = `“${file.name}”: ${parsed.width}×${parsed.height} pixels, ${(parsed.bytes / 1024).toFixed(1)} KiB.`;
+    logoNote.textContent = `“${file.name}”: ${parsed.width}×${parsed.height} pixels, ${formatBytes(parsed.bytes)}.`;
     update();
     announce('Logo chosen: see the preview.');
   } catch (error) {

@@ -28,8 +28,19 @@ const checkErrors: Record<DomainCheckError, (domain: WorkspaceDomain) => string>
   verified_elsewhere: () => 'Another workspace verified this hostname first, so it cannot be verified here. Delete this claim.',
 };
 
+/**
+ * What a verified domain is good for next. A verified name already answers for addresses at it
+ * (single sign-on's email domain needs nothing more); links on it need a CNAME, which a
+ * registered domain's apex cannot hold at most DNS providers, so a name of two labels is told
+ * about ALIAS records and subdomains instead of being given advice it cannot follow.
+ */
 export const cnameSentence = (name: string) =>
-  `Next, at your DNS provider: a CNAME record for ${name} pointing to ${operatorAddress} (ask whoever runs this Hushlink for it). Links on ${name} open once it resolves there.`;
+  isLikelyApex(name)
+    ? `Addresses at ${name} can now use this workspace’s single sign-on: nothing more to publish for that. To open links on ${name} itself, its DNS provider needs an ALIAS (or ANAME) record pointing to ${operatorAddress}, since a domain’s apex cannot hold a CNAME; or serve links on a subdomain such as secrets.${name} (claim it here too).`
+    : `Next, at your DNS provider: a CNAME record for ${name} pointing to ${operatorAddress} (ask whoever runs this Hushlink for it). Links on ${name} open once it resolves there.`;
+
+/** Two labels (`acme.example`): the apex of a registered domain under most public suffixes. */
+export const isLikelyApex = (name: string) => name.split('.').length === 2;
 
 /** A read-only field with its Copy button: what the claimant types at their DNS provider. */
 function copyRow(id: string, labelText: string, value: string, what: string): HTMLDivElement {

@@ -20,6 +20,7 @@ import { domainsApi, issuerUrl, type KnownDirectory, type SsoDirectory, type Wor
 import { SignedOutError, withAccess } from './session.ts';
 import { explainRefusal, show, type WorkspaceContext } from './workspaceContext.ts';
 import { directoryKeyParts, showDirectory } from './workspaceSsoKey.ts';
+import { ownDomainNote, showOwnDomain } from './workspaceSsoOwnDomain.ts';
 import { planLabel } from './workspaceText.ts';
 
 export const ssoSection = element('section');
@@ -80,7 +81,7 @@ function build(context: () => WorkspaceContext): void {
   const lede = element(
     'p',
     'lede',
-    'Name your organization’s identity provider and the email domain it speaks for. Whoever types an address at that domain on the sign-in page is told that their workspace uses it; signing in to Hushlink stays a code emailed to the address. Your identity provider’s provisioning (SCIM) adds and removes members with the directory key.',
+    'Name your organization’s identity provider and the email domain it speaks for. Whoever types an address at that domain on the sign-in page continues to your identity provider, and when it is required, no code is emailed to them (the workspace’s owners keep a break-glass code). Your identity provider’s provisioning (SCIM) adds and removes members with the directory key.',
   );
   planNote.id = 'sso-plan';
   planNote.tabIndex = -1;
@@ -151,7 +152,8 @@ function build(context: () => WorkspaceContext): void {
     step.box,
   );
   form.append(fields);
-  ssoSection.append(title, lede, planNote, current, none, ...directoryKeyParts(() => issuer), form);
+  // Outside the fieldset, which is disabled until a domain is verified: its Claim button must work then.
+  ssoSection.append(title, lede, planNote, current, none, ...directoryKeyParts(() => issuer), ownDomainNote, form);
 }
 
 function showPlanNote(plan: string | null): void {
@@ -213,6 +215,7 @@ export async function renderSso(context: WorkspaceContext, domains: WorkspaceDom
   usable = allowed && verified.length > 0;
   fields.disabled = !usable;
   setVisible(noDomains, allowed && domains !== null && verified.length === 0);
+  showOwnDomain(allowed && domains !== null ? verified : null, domains ?? []);
   // Without the domains nothing can be asked: what was known stays, and is not said to be none.
   let failed = domains === null;
   // A directory set here for a name under a verified domain is asked about too.

@@ -17,6 +17,8 @@ const section = byId('workspaces-page');
 const currentBox = byId('current-box');
 const current = byId<HTMLSelectElement>('current-workspace');
 const listError = byId('list-error');
+const listLoading = byId('list-loading');
+const listRetry = byId<HTMLButtonElement>('list-retry');
 const empty = byId('workspaces-empty');
 const list = byId<HTMLUListElement>('workspaces');
 
@@ -92,17 +94,28 @@ function render(): void {
   renderSwitcher(workspaces, chosen);
 }
 
+let loaded = false;
+
 async function load(): Promise<void> {
   setVisible(listError, false);
+  setVisible(listRetry, false);
+  // The first read says it is reading (a slow API otherwise shows an empty list); later ones keep the list shown.
+  setVisible(listLoading, !loaded);
   try {
     workspaces = (await withAccess((token) => workspacesApi.list(token))).items;
     // A choice of a workspace the caller has left (or was removed from) means nothing now.
     forgetWorkspaceUnless(workspaces.map((workspace) => workspace.id));
     render();
+    loaded = true;
   } catch (error) {
     showProblem(listError, error, 'Your workspaces could not be listed: ');
+    setVisible(listRetry, true);
+  } finally {
+    setVisible(listLoading, false);
   }
 }
+
+listRetry.addEventListener('click', () => void load());
 
 current.addEventListener('change', () => {
   const chosen = workspaces.find((workspace) => workspace.id === current.value) ?? null;

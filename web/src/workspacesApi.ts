@@ -26,6 +26,7 @@ export type MemberSource = WorkspaceMember['source'];
 /** `id` (`inv_…`) is revoked with `DELETE …/members/{id}`. */
 export type PendingInvitation = MemberList['invitations'][number];
 export type AuditRow = Reply<'AuditPage'>['items'][number];
+export type InvitationPreview = Reply<'InvitationPreview'>;
 type Regions = z.output<typeof accountReplies.Regions>;
 export type Region = Regions['regions'][number];
 export type PolicyBody = z.input<typeof workspacesRequests.PolicyRequest>;
@@ -49,6 +50,8 @@ export const workspacesApi = {
   invite: (token: string, id: string, body: z.input<typeof workspacesRequests.InvitationRequest>) =>
     call<Reply<'InvitationCreated'>>('POST', `${workspacePath(id)}/invitations`, { json: body, token }),
   /** The token in the body, never in a URL or header. */
+  /** What an invitation says (workspace, inviter, address, role), to anyone holding its token: nothing is accepted. */
+  preview: (invitation: string) => call<InvitationPreview>('POST', '/v1/workspaces/invitations/preview', { json: { token: invitation } }),
   accept: (token: string, invitation: string) =>
     call<Reply<'InvitationAccepted'>>('POST', '/v1/workspaces/invitations/accept', { json: { token: invitation }, token }),
   /** A member (`usr_…`: removing, or leaving when it is oneself) or a pending invitation (`inv_…`: revoking). */

@@ -1,0 +1,37 @@
+/** The single sign-on section's note on the owner's own email domain (issue 31, item 6). */
+import { element, setVisible } from './dom.ts';
+import type { WorkspaceDomain } from './domainsApi.ts';
+import { currentUser } from './session.ts';
+
+export const ownDomainNote = element('p', 'notice notice-info');
+ownDomainNote.id = 'sso-own-domain';
+ownDomainNote.hidden = true;
+
+/**
+ * The domain people's addresses use is the one single sign-on needs, and often not a link
+ * hostname the workspace verified (`secrets.acme.example`): when the owner's own address is at a
+ * domain not verified here, say so, and offer to claim it (a TXT record; it needs no CNAME).
+ */
+export function showOwnDomain(verified: string[] | null, claims: WorkspaceDomain[]): void {
+  const address = currentUser()?.email ?? '';
+  const own = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+  const show = verified !== null && own !== '' && !verified.includes(own);
+  setVisible(ownDomainNote, show);
+  if (!show) return;
+  const pending = claims.some((claim) => claim.hostname === own);
+  const claim = element('button', 'link-button', `Claim ${own}`);
+  claim.type = 'button';
+  claim.dataset.action = 'claim-own-domain';
+  claim.addEventListener('click', () => {
+    const field = document.getElementById('domain-hostname') as HTMLInputElement | null;
+    if (!field) return;
+    field.value = own;
+    field.focus();
+  });
+  ownDomainNote.replaceChildren(
+    pending
+      ? `Your address is at ${own}: once its claim under Domains is verified, choose it here. Verifying it needs only its TXT record, no CNAME.`
+      : `Your address is at ${own}, which this workspace has not verified, so it cannot be chosen here yet. Verifying it needs only a TXT record, no CNAME. `,
+    ...(pending ? [] : [claim]),
+  );
+}
