@@ -1,5 +1,6 @@
 import { SESClient } from '@aws-sdk/client-ses';
 import { SesMailer } from '../shared/adapters/ses.ts';
+import { LazyStripePrices } from '../shared/adapters/stripePrices.ts';
 import { LazyStripeProvider, stripeSettings } from '../shared/adapters/stripeSecrets.ts';
 import { billingRequests } from '../shared/api/billing.ts';
 import { toIso } from '../shared/clock.ts';
@@ -8,6 +9,7 @@ import { startCheckout, type CheckoutPorts } from '../shared/domain/billing/chec
 import type { PaymentProvider } from '../shared/domain/billing/ports.ts';
 import { listInvoices, openPortal, type CustomerPorts } from '../shared/domain/billing/customer.ts';
 import { sendEnterpriseInquiry, type EnterpriseInquiryPorts } from '../shared/domain/billing/enterprise.ts';
+import { listPlanPrices, PriceCache, type PriceCatalog, type PricePorts } from '../shared/domain/billing/prices.ts';
 import { changeSeats, type SeatsPorts } from '../shared/domain/billing/seats.ts';
 import { readSubscription } from '../shared/domain/billing/subscription.ts';
 import type { TierPorts } from '../shared/domain/billing/tier.ts';
@@ -23,7 +25,7 @@ import { DynamoUsageReports } from '../shared/store/usageReports.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
 import { DynamoCheckoutWorkspaces } from '../shared/store/workspaceMembership.ts';
 
-/** The billing group (interface §4.6): checkout, the portal, invoices, the caller's subscription, a Team's seats, and Enterprise enquiries. */
+/** The billing group (interface §4.6): checkout, the portal, invoices, the caller's subscription, a Team's seats, Enterprise enquiries, and the plans' prices. */
 export const operations: Operations<'billing', BillingDeps> = {
   async startCheckout(request, deps) {
     const { plan, workspace_id: workspaceId, seats, success_path: successPath, cancel_path: cancelPath } = request.body;
@@ -86,6 +88,10 @@ export const operations: Operations<'billing', BillingDeps> = {
     return { status: 200, body: { workspace_id: workspaceId, seats: changed.seats } };
   },
 
+  async listPlanPrices(request, deps) {
+    return { status: 200, body: { prices: await listPlanPrices({ ...deps, prices: deps.prices.within(request.deadline) }) } };
+  },
+
   async sendEnterpriseInquiry(request, deps) {
     await sendEnterpriseInquiry(request.body, deps);
     return { status: 202, body: { accepted: true } };
@@ -95,12 +101,12 @@ export const operations: Operations<'billing', BillingDeps> = {
 /**
  * The billing group's wiring: the provider (its secrets read at the first request; each request
  * asks it within its deadline), billing, a workspace's owner and roster, tiers, usage, and the
- * mailer (enquiries to sales).
+ * mailer (enquiries to sales), and the provider's prices with the instance's copy of them.
  */
 export type BillingDeps = Omit<
-  ApiDeps & CheckoutPorts & CustomerPorts & SeatsPorts & TierPorts & UsageReadPorts & EnterpriseInquiryPorts,
-  'provider'
-> & { provider: WithinDeadline<PaymentProvider> };
+  ApiDeps & CheckoutPorts & CustomerPorts & SeatsPorts & TierPorts & UsageReadPorts & EnterpriseInquiryPorts & PricePorts,
+  'provider' | 'prices'
+> & { provider: WithinDeadline<PaymentProvider>; prices: WithinDeadline<PriceCatalog> };
 
 /** The ports one request's use case gets: the provider's calls bounded by the request's deadline (ADR 0169). */
 const withinRequest = (request: { deadline: Deadline }, deps: BillingDeps) => ({
@@ -119,6 +125,9 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'paymentPro
     checkoutWorkspaces: new DynamoCheckoutWorkspaces(db, config.TABLE_NAME),
     tiers: new DynamoTierSource(db, config.TABLE_NAME),
     usageReports: new DynamoUsageReports(db, config.TABLE_NAME),
+    // Its own client on the provider's settings (read at its first call, as the provider's are).
+    prices: new LazyStripePrices(() => stripeSettings(config)),
+    priceCache: new PriceCache(),
   };
 }
 

@@ -15,18 +15,13 @@ import { chatRoutes } from '../shared/routes.ts';
 import { DynamoChatInstallationStore } from '../shared/store/chatInstallations.ts';
 import { DynamoChatSubscriptions } from '../shared/store/chatSubscriptions.ts';
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** The page Slack's redirect lands on: installed, and what to do next. Unstyled: the API's policy (`default-src 'none'`) allows no style. */
-const installedPage = (teamName: string) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Hushlink is installed</title></head>
-<body>
-<h1>Hushlink is installed in ${escapeHtml(teamName)}</h1>
-<p>Type <code>/secret</code> in Slack for a link to write a secret in your browser. Slack never sees the secret, and you get a message when it is opened.</p>
-<p><a href="/account">Back to your account</a></p>
-</body></html>
-`;
+/**
+ * Where Slack's redirect is sent once the app is installed: the web client's own page, styled
+ * and with the site's header (the API's policy, `default-src 'none'`, allows no style on a page
+ * of its own). The team's name goes in the query, for the page to say where it was installed.
+ */
+const installedLocation = (config: ChatDeps['config'], teamName: string) =>
+  `${config.WEB_ORIGIN.replace(/\/+$/, '')}/chat/installed?${new URLSearchParams({ team: teamName }).toString()}`;
 
 /** The chat group (interface §4.9): installing the Slack app, its slash command, and the composer's subscription. */
 export const operations: Operations<'chat', ChatDeps> = {
@@ -38,7 +33,12 @@ export const operations: Operations<'chat', ChatDeps> = {
   async completeChatInstall(request, deps) {
     const { code, state, error } = request.query;
     const { teamName } = await completeChatInstall({ code, state, error }, deps);
-    return { status: 200, body: undefined, text: installedPage(teamName), headers: { 'content-type': 'text/html; charset=utf-8' } };
+    // The redirect carried Slack's one-time code and the state: nothing keeps this answer or its referrer.
+    return {
+      status: 302,
+      body: undefined,
+      headers: { location: installedLocation(deps.config, teamName), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
+    };
   },
 
   async answerChatCommand(request, deps) {

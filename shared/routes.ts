@@ -72,7 +72,8 @@ export type RateClass =
   | 'file_upload'
   | 'request_response'
   | 'billing_checkout'
-  | 'enterprise_inquiry';
+  | 'enterprise_inquiry'
+  | 'invitation_preview';
 
 /** Error statuses a route may answer (problem+json); success statuses are the `reply`'s. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 421 | 423 | 425 | 429 | 503;
@@ -113,6 +114,11 @@ export interface Route {
   readonly download?: 'text/csv';
   /** Request headers the operation reads besides `authorization`, for the document. */
   readonly headers?: readonly { readonly name: string; readonly description: string }[];
+  /**
+   * The web client's refresh-token cookie (ADR 0178, shared/http/refreshCookie.ts): read from the
+   * request, and/or set (or cleared) by the answer, for the document.
+   */
+  readonly sessionCookie?: { readonly reads?: true; readonly sets?: true };
   /** Routes the interface does not list (DESIGN.md §7). */
   readonly beyondInterface?: true;
   /**
@@ -441,7 +447,7 @@ export const requestsRoutes = [
   },
 ] as const satisfies readonly Route[];
 
-/** Interface §4.7: workspaces, their domains and SSO directory. Session only (an API key administers nothing), but for SSO discovery, which anyone may ask. */
+/** Interface §4.7: workspaces, their domains and SSO directory. Session only (an API key administers nothing), but for SSO discovery and an invitation's preview, which anyone may ask. */
 export const workspacesRoutes = [
   {
     method: 'GET',
@@ -599,6 +605,22 @@ export const workspacesRoutes = [
     query: none,
     reply: { status: 200, body: 'InvitationAccepted' },
     errors: [400, 401, 403, 404, 410],
+  },
+  {
+    // The invitation page (/join#<token>) names the workspace, the inviter and the address before
+    // anyone signs in (ADR 0181). Its own per-address class, like the other public token routes.
+    method: 'POST',
+    path: '/v1/workspaces/invitations/preview',
+    group: 'workspaces',
+    operation: 'previewInvitation',
+    credential: 'public',
+    scope: null,
+    rate: 'invitation_preview',
+    body: 'InvitationPreviewRequest',
+    query: none,
+    reply: { status: 200, body: 'InvitationPreview' },
+    errors: [400, 404, 410, 429],
+    beyondInterface: true,
   },
   {
     method: 'GET',
@@ -760,6 +782,21 @@ export const billingRoutes = [
     reply: { status: 202, body: 'EnterpriseInquiryAccepted' },
     errors: [400, 429],
   },
+  {
+    // The Plans page's prices (issue 31), read from the provider and kept a few minutes: public, as the plans are.
+    method: 'GET',
+    path: '/v1/billing/prices',
+    group: 'billing',
+    operation: 'listPlanPrices',
+    credential: 'public',
+    scope: null,
+    rate: null,
+    body: none,
+    query: none,
+    reply: { status: 200, body: 'PlanPrices' },
+    errors: [503],
+    beyondInterface: true,
+  },
 ] as const satisfies readonly Route[];
 
 /**
@@ -823,6 +860,7 @@ export const accountRoutes = [
     query: none,
     reply: { status: 200, body: 'IssuedTokens' },
     errors: [400, 401, 403, 429],
+    sessionCookie: { sets: true },
   },
   {
     // The one-click link mailed with each code (ADR 0167): the web page posts its token here.
@@ -841,6 +879,7 @@ export const accountRoutes = [
     reply: { status: 200, body: 'IssuedTokens' },
     errors: [400, 401, 403, 429],
     beyondInterface: true,
+    sessionCookie: { sets: true },
   },
   {
     // Single sign-on (issue 29, beyond the interface, which gives no redirect): to the workspace's
@@ -888,6 +927,7 @@ export const accountRoutes = [
     reply: { status: 200, body: 'IssuedTokens' },
     errors: [400, 401, 429],
     beyondInterface: true,
+    sessionCookie: { sets: true },
   },
   {
     method: 'POST',
@@ -901,6 +941,7 @@ export const accountRoutes = [
     query: none,
     reply: { status: 200, body: 'IssuedTokens' },
     errors: [400, 401],
+    sessionCookie: { reads: true, sets: true },
   },
   {
     method: 'GET',
@@ -940,6 +981,7 @@ export const accountRoutes = [
     query: none,
     reply: { status: 200, body: 'SignedOut' },
     errors: [],
+    sessionCookie: { reads: true, sets: true },
   },
   {
     method: 'POST',
@@ -953,6 +995,7 @@ export const accountRoutes = [
     query: none,
     reply: { status: 200, body: 'SignedOutEverywhere' },
     errors: [401, 403],
+    sessionCookie: { reads: true, sets: true },
   },
   {
     method: 'POST',
@@ -1436,9 +1479,8 @@ export const chatRoutes = [
     rate: null,
     body: none,
     query: 'ChatCallbackQuery',
-    reply: { status: 200, body: null },
+    reply: { status: 302, body: null },
     errors: [400, 401, 403],
-    page: true,
     browser: { path: '/account', label: 'Back to your account' },
   },
   {

@@ -54,6 +54,20 @@ export const billingReplies = {
   PortalCreated: z.strictObject({ url: z.string() }),
   SeatsChanged: z.strictObject({ workspace_id: z.string(), seats: z.int() }),
   EnterpriseInquiryAccepted: z.strictObject({ accepted: z.literal(true) }),
+  /** The self-serve plans' prices as the payment provider has them (beyond the interface). */
+  PlanPrices: z.strictObject({
+    prices: z.array(
+      z.strictObject({
+        plan: z.enum(['pro', 'team']),
+        interval: z.enum(['day', 'week', 'month', 'year']),
+        /** In the currency's smallest unit (cents). */
+        unit_amount: z.int(),
+        /** Lower case, as the provider writes it (`usd`). */
+        currency: z.string(),
+        per: z.enum(['seat', 'workspace', 'account']),
+      }),
+    ),
+  }),
   InvoiceList: page(
     z.strictObject({
       id: z.string(),

@@ -18,12 +18,19 @@ import { planTable, plans } from '../../shared/domain/plans.ts';
 import { newEmail, signIn as signInOverApi, type SignedIn } from '../support/accounts.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
 import { joinAs } from '../support/workspaces.ts';
-import { launchChromium, Session, signInThroughPage, stopRuntimeAndBrowser, typeSignInCode } from './harness.ts';
+import {
+  launchChromium,
+  Session,
+  sessionMarker,
+  signInThroughPage,
+  stopRuntimeAndBrowser,
+  tabRefreshKey as refreshKey,
+  typeSignInCode,
+} from './harness.ts';
 
 let runtime: Runtime;
 let browser: Browser;
 let api: ReturnType<typeof apiClient>;
-const refreshKey = 'hushlink.refresh-token';
 
 beforeAll(async () => {
   [runtime, browser] = await Promise.all([startTestRuntime(), launchChromium()]);
@@ -47,11 +54,14 @@ async function open(s: Session, path: string, page: PageName): Promise<void> {
   await ready(s, page);
 }
 
-/** No CSP violation or page error; nothing stored but the tab's refresh token. */
+/**
+ * No CSP violation or page error; nothing stored but, signed in, the browser's session marker (the
+ * refresh token is the HttpOnly cookie, ADR 0178) or a shared computer's tab's refresh token.
+ */
 async function finish(s: Session): Promise<void> {
   expect(await s.problems(), `CSP violations or page errors in ${s.name}`).toEqual([]);
   const stored = await s.webStorage();
-  expect(stored.local, `localStorage of ${s.name}`).toEqual({});
+  expect([{}, sessionMarker], `localStorage of ${s.name}`).toContainEqual(stored.local);
   expect(
     Object.keys(stored.session).filter((key) => key !== refreshKey),
     `sessionStorage of ${s.name}`,
@@ -125,7 +135,7 @@ describe('billing in the web client', () => {
     for (const path of ['/plans/', '/billing/', '/billing/x']) expect((await fetch(`${runtime.url}${path}`)).status, path).toBe(404);
   });
 
-  it('shows each plan from the plan table with no amount of its own; signed out, upgrading goes to sign-in and back', async () => {
+  it('shows each plan from the plan table, with the provider’s prices and no amount of its own; signed out, upgrading goes to sign-in and back', async () => {
     buyer = await session('buyer');
     const { page } = buyer;
     await open(buyer, '/plans', 'plans');
@@ -144,8 +154,10 @@ describe('billing in the web client', () => {
         plan,
       ).toEqual(added);
       expect(await card.locator('[data-role="file-limit"] dd').textContent()).toMatch(/^\d+ (MB|GB)$/);
-      // The deployment's prices are on the provider's page: no amount is made up here.
-      expect(await card.locator('[data-role="price"] dd').textContent()).not.toMatch(/\d|\$|€|£/);
+      // The paid plans' prices are the provider's (the emulator sells Pro at 12.00 and a Team seat at 8.00 USD a month); no amount is made up here.
+      const price = { pro: 'US$12.00 a month, for your account', team: 'US$8.00 a month, per seat' }[plan as 'pro' | 'team'];
+      if (price) expect(await card.locator('[data-role="price"] dd').textContent()).toBe(price);
+      else expect(await card.locator('[data-role="price"] dd').textContent()).not.toMatch(/\d|\$|€|£/);
     }
     expect(await page.textContent('#plans > li[data-plan="pro"] [data-role="features"]')).toContain('where it was opened');
     expect(await page.isVisible('#plans > li[data-plan="free"] .actions')).toBe(false);

@@ -84,8 +84,15 @@ describe('Add to Slack (My secrets)', () => {
     await s.page.waitForURL((url) => url.origin === runtime.slack.origin && url.pathname === '/oauth/v2/authorize');
     expect(await s.problems()).toEqual([]);
     await s.page.click('button[value="allow"]');
-    await s.page.waitForURL((url) => url.origin === runtime.url && url.pathname === '/v1/chat/callback');
+    // The callback redirects to the web client's own page (styled, with the site's header): Slack's code and the state left behind.
+    await s.page.waitForURL((url) => url.origin === runtime.url && url.pathname === '/chat/installed');
+    await s.page.waitForSelector('html[data-ready="chat-installed"]');
+    expect(new URL(s.page.url()).searchParams.get('team')).toBe('Hushlink local workspace');
     expect(await s.page.textContent('h1')).toBe('Hushlink is installed in Hushlink local workspace');
+    expect(await s.page.isVisible('header.site-header')).toBe(true);
+    expect(await s.page.textContent('.chat-installed-steps')).toContain('/secret');
+    await s.screenshot('chat-installed');
+    expect(await s.problems(), 'the installed page: no CSP violation or page error').toEqual([]);
     await settleTraffic();
     const install = s.apiRequests().filter((request) => new URL(request.url).pathname === '/v1/chat/install');
     expect(install.map((request) => request.method)).toEqual(['POST']);

@@ -15,7 +15,16 @@ import type { Runtime } from '../../local/runtime.ts';
 import { verifyWebhook } from '../../shared/webhooks/verify.ts';
 import { latestCode, newEmail } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
-import { findLeaks, guard as guardValue, settleTraffic, startRuntimeAndBrowser, stopRuntimeAndBrowser, Session } from './harness.ts';
+import {
+  findLeaks,
+  guard as guardValue,
+  refreshCookie,
+  Session,
+  sessionMarker,
+  settleTraffic,
+  startRuntimeAndBrowser,
+  stopRuntimeAndBrowser,
+} from './harness.ts';
 
 let runtime: Runtime;
 let browser: Browser;
@@ -104,13 +113,20 @@ const pageText = (s: Session) =>
     return `${document.documentElement.outerHTML}\n${values.join('\n')}`;
   });
 
-/** What every page must pass before its session is closed: no CSP violation or page error, nothing stored but the refresh token. */
+/**
+ * What every page must pass before its session is closed: no CSP violation or page error, nothing
+ * stored but the session's marker (the refresh token is the HttpOnly cookie, ADR 0178, which no
+ * script reads and no storage holds).
+ */
 async function finish(s: Session): Promise<void> {
   expect(await s.problems(), `CSP violations or page errors in ${s.name}`).toEqual([]);
   const stored = await s.webStorage();
-  expect(stored.local).toEqual({});
-  expect(Object.keys(stored.session)).toEqual(['hushlink.refresh-token']);
+  expect(stored.local).toEqual(sessionMarker);
+  expect(stored.session).toEqual({});
   expect(stored.cookies).toBe('');
+  const cookie = await refreshCookie(s);
+  expect(cookie, 'the sign-in’s refresh cookie').toBeDefined();
+  expect(JSON.stringify(stored).includes(cookie!), 'the cookie’s refresh token in web storage').toBe(false);
   expect(stored.indexedDb).toEqual([]);
   const everything = JSON.stringify(stored);
   for (const [label, value] of guarded) expect(everything.includes(value), `${label} in web storage`).toBe(false);
@@ -202,15 +218,18 @@ describe('webhooks page', () => {
     for (const body of listBodies) expect(body).not.toContain(secret);
     expect(listBodies.at(-1)).toContain(endpointId);
 
-    // 5. "Send test" without a key: said next to the key field, and nothing is sent.
+    // 5. "Send test" with something pasted that is not an API key: said next to the key field, and
+    // nothing is sent. (With the field empty the page makes a key for the test: pages-account.e2e.ts.)
     const testsSent = () =>
       s.apiRequests().filter((request) => request.method === 'POST' && /^\/v1\/webhooks\/[^/]+\/test$/.test(new URL(request.url).pathname));
+    await page.fill('#test-key', 'whsec_not-an-api-key');
     await endpoint.locator('button[data-action="test"]').click();
     await page.waitForSelector('#test-key-error:not([hidden])');
-    expect(await page.textContent('#test-key-error')).toContain('Paste an API key');
+    expect(await page.textContent('#test-key-error')).toContain('That is not an API key');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('test-key');
     await settleTraffic();
     expect(testsSent()).toEqual([]);
+    await page.fill('#test-key', '');
 
     // 6. An API key from the keys page (through the navigation), and back.
     await page.click('header nav a:has-text("API keys")');

@@ -39,7 +39,13 @@ afterAll(async () => {
 });
 
 const clientSecret = () => runtime.config.SLACK_CLIENT_SECRET!;
-const callback = (query: Record<string, string>) => api.get(`/v1/chat/callback?${new URLSearchParams(query)}`);
+/** Slack's redirect as a browser makes it, the answer read as it comes (a 302 is not followed). */
+async function callback(query: Record<string, string>, headers: Record<string, string> = {}) {
+  const response = await fetch(`${runtime.url}/v1/chat/callback?${new URLSearchParams(query)}`, { headers, redirect: 'manual' });
+  const text = await response.text();
+  const body = /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text;
+  return { status: response.status, headers: response.headers, body };
+}
 const startInstall = async (who: Account = ada) =>
   stateOf((await api.post('/v1/chat/install', undefined, (await who.ensure()).auth)).body.authorize_url);
 const installationItem = async (teamId: string) =>
@@ -86,14 +92,25 @@ describe('POST /v1/chat/install', () => {
 });
 
 describe('GET /v1/chat/callback', () => {
-  it('installs the app: a page naming the team, the installation stored with the state’s user as installer and the bot token sealed for the team', async () => {
+  it('installs the app: to the web client’s installed page naming the team, the installation stored with the state’s user as installer and the bot token sealed for the team', async () => {
     const teamId = newTeam();
     const state = await startInstall(ada);
     const code = runtime.slack.authorize({ teamId, teamName: 'Acme & Co <Ops>', userId: 'U0CHATADA' });
     const reply = await callback({ code, state });
-    expect(reply.status).toBe(200);
-    expect(reply.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(reply.body).toContain('Hushlink is installed in Acme &#38; Co &#60;Ops&#62;');
+    expect(reply.status).toBe(302);
+    const location = new URL(reply.headers.get('location')!);
+    expect(location.origin + location.pathname).toBe(`${runtime.config.WEB_ORIGIN.replace(/\/+$/, '')}/chat/installed`);
+    expect(location.searchParams.get('team')).toBe('Acme & Co <Ops>');
+    expect([...location.searchParams.keys()]).toEqual(['team']);
+    // The redirect carried Slack's code and the state: kept by nothing, sent on to no one.
+    expect(reply.headers.get('cache-control')).toBe('no-store');
+    expect(reply.headers.get('referrer-policy')).toBe('no-referrer');
+    // The page it names is the web client's, styled (the site's stylesheet) and with its header.
+    const page = await fetch(location.href.replace(runtime.config.WEB_ORIGIN.replace(/\/+$/, ''), runtime.url));
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('<link rel="stylesheet" href="/styles.css">');
+    expect(html).toContain('id="installed-title"');
 
     const item = (await installationItem(teamId))!;
     expect(item).toMatchObject({ installer_user_id: ada.session.user.id });
@@ -125,7 +142,7 @@ describe('GET /v1/chat/callback', () => {
 
   it('lists the emulator’s calls at /_dev/chat (on this machine’s own name), never a token or the app’s secret', async () => {
     const teamId = newTeam();
-    expect((await callback({ code: runtime.slack.authorize({ teamId }), state: await startInstall(ada) })).status).toBe(200);
+    expect((await callback({ code: runtime.slack.authorize({ teamId }), state: await startInstall(ada) })).status).toBe(302);
     const stored = await runtime.functions.chat.installations.installation(teamId);
     const botToken = await runtime.functions.chat.tokenSealer.open(stored!.sealedBotToken, teamId);
     const listed = await fetch(`${runtime.url}/_dev/chat`);
@@ -142,21 +159,18 @@ describe('GET /v1/chat/callback', () => {
     const teamId = newTeam();
     const state = await startInstall(bob);
     // Ada's browser (her session cookie or token is not even looked at) completes Bob's state.
-    const reply = await api.get(
-      `/v1/chat/callback?${new URLSearchParams({ code: runtime.slack.authorize({ teamId }), state })}`,
-      (await ada.ensure()).auth,
-    );
-    expect(reply.status).toBe(200);
+    const reply = await callback({ code: runtime.slack.authorize({ teamId }), state }, (await ada.ensure()).auth);
+    expect(reply.status).toBe(302);
     expect((await installationItem(teamId))!.installer_user_id).toBe(bob.session.user.id);
   });
 
   it('replaces the team’s installation when it installs again', async () => {
     const teamId = newTeam();
-    expect((await callback({ code: runtime.slack.authorize({ teamId }), state: await startInstall(ada) })).status).toBe(200);
+    expect((await callback({ code: runtime.slack.authorize({ teamId }), state: await startInstall(ada) })).status).toBe(302);
     const first = await runtime.functions.chat.installations.installation(teamId);
     expect(
       (await callback({ code: runtime.slack.authorize({ teamId, userId: 'U0CHATBOB' }), state: await startInstall(bob) })).status,
-    ).toBe(200);
+    ).toBe(302);
     const second = await runtime.functions.chat.installations.installation(teamId);
     expect(second).toMatchObject({ installerUserId: bob.session.user.id, installerChatUserId: 'U0CHATBOB' });
     const sealer = runtime.functions.chat.tokenSealer;
@@ -184,7 +198,7 @@ describe('GET /v1/chat/callback', () => {
 
     const state = await startInstall(ada);
     const teamId = newTeam();
-    expect((await callback({ code: runtime.slack.authorize({ teamId }), state })).status).toBe(200);
+    expect((await callback({ code: runtime.slack.authorize({ teamId }), state })).status).toBe(302);
     const replayed = await callback({ code: runtime.slack.authorize({ teamId: newTeam() }), state });
     expectProblem(replayed, 401, 'unauthorized');
     expect(replayed.body.detail).toMatch(/used already/);
@@ -195,7 +209,7 @@ describe('GET /v1/chat/callback', () => {
     // The runtime's clock also follows real time: 5 s short of the end leaves room for a loaded
     // machine between the two requests (at 599 s, a CI run under load crossed it).
     runtime.clock.advance(595);
-    expect((await callback({ code: runtime.slack.authorize({ teamId: newTeam() }), state })).status).toBe(200);
+    expect((await callback({ code: runtime.slack.authorize({ teamId: newTeam() }), state })).status).toBe(302);
   });
 
   it('is 403 when the user cancels in Slack, or Slack refuses the code: made up, or used already', async () => {
@@ -212,7 +226,7 @@ describe('GET /v1/chat/callback', () => {
 
     const teamId = newTeam();
     const code = runtime.slack.authorize({ teamId });
-    expect((await callback({ code, state: await startInstall(ada) })).status).toBe(200);
+    expect((await callback({ code, state: await startInstall(ada) })).status).toBe(302);
     const reused = await callback({ code, state: await startInstall(ada) });
     expectProblem(reused, 403, 'forbidden');
     expect(reused.body).toMatchObject({ reason: 'install_refused' });
@@ -225,7 +239,7 @@ describe('GET /v1/chat/callback', () => {
     // The state the first one carried was not spent by the refusal.
     const state = await startInstall(ada);
     expectProblem(await callback({ state }), 400, 'invalid_request');
-    expect((await callback({ code: runtime.slack.authorize({ teamId: newTeam() }), state })).status).toBe(200);
+    expect((await callback({ code: runtime.slack.authorize({ teamId: newTeam() }), state })).status).toBe(302);
   });
 });
 

@@ -88,6 +88,25 @@ describe('logs', () => {
       byLink.body.access_token,
       byLink.body.refresh_token,
     ];
+    // The web client's session per browser (ADR 0178): a cookie set, refreshed, and cleared by logout.
+    const cookieEmail = newEmail('cookie-logs');
+    expect((await api.post('/v1/auth/otp/start', { email: cookieEmail })).status).toBe(200);
+    const cookieSignIn = await api.post('/v1/auth/otp/verify', {
+      email: cookieEmail,
+      code: latestCode(runtime, cookieEmail),
+      session_cookie: true,
+    });
+    const firstCookie = cookieSignIn.headers.getSetCookie()[0]!.split(';')[0]!;
+    const cookieRefreshed = await api.post('/v1/auth/refresh', {}, { cookie: firstCookie, 'sec-fetch-site': 'same-origin' });
+    expect(cookieRefreshed.status).toBe(200);
+    const nextCookie = cookieRefreshed.headers.getSetCookie()[0]!.split(';')[0]!;
+    expect((await api.post('/v1/auth/logout', {}, { cookie: nextCookie, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+    signInLinkSecrets.push(
+      cookieSignIn.body.access_token,
+      firstCookie.split('=')[1]!,
+      cookieRefreshed.body.access_token,
+      nextCookie.split('=')[1]!,
+    );
 
     // A webhook endpoint's signing secret, and a delivery relayed from the stream and sent.
     const receiver = createServer((request, response) => request.resume().on('end', () => response.writeHead(204).end()));
@@ -185,9 +204,12 @@ describe('logs', () => {
       (await api.post(`/v1/workspaces/${workspace.body.id}/invitations`, { email: invitee, role: 'member' }, session.auth)).status,
     ).toBe(201);
     const invitation = invitationToken(runtime, invitee);
+    // Its page's preview, before and after it was used (ADR 0181).
+    expect((await api.post('/v1/workspaces/invitations/preview', { token: invitation })).status).toBe(200);
     expect((await api.post('/v1/workspaces/invitations/accept', { token: invitation }, session.auth)).status).toBe(403);
     const joined = await signIn(runtime, invitee);
     expect((await api.post('/v1/workspaces/invitations/accept', { token: invitation }, joined.auth)).status).toBe(200);
+    expect((await api.post('/v1/workspaces/invitations/preview', { token: invitation })).status).toBe(410);
     expect((await api.get(`/v1/workspaces/${workspace.body.id}/audit/export`, session.auth)).status).toBe(200);
     // A custom domain verified, and the SSO directory's key: made, then rotated.
     const claimed = await api.post(
@@ -396,6 +418,7 @@ describe('logs', () => {
     expect(logs).toContain('"route":"POST /v1/files/multipart/complete"');
     expect(logs).toContain('"message":"delivery attempt"');
     expect(logs).toContain('"route":"POST /v1/workspaces/invitations/accept"');
+    expect(logs).toContain('"route":"POST /v1/workspaces/invitations/preview"');
     expect(logs).toContain('"route":"POST /v1/billing/webhook"');
     expect(logs).toContain('"route":"PUT /v1/workspaces/{id}/sso"');
     expect(logs).toContain('"route":"GET /v1/auth/sso/callback"');

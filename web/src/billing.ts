@@ -10,6 +10,7 @@ import { fact, markReady, showProblem, startSignedInPage } from './accountPage.t
 import { billingApi, openProviderPage, statusLabel, type BillingSubscription } from './billingApi.ts';
 import { invoiceList } from './billingInvoices.ts';
 import { isWorkspaceId } from './currentWorkspace.ts';
+import { listLoading } from './listLoading.ts';
 import { announce, byId, element, plural, setVisible, timeElement } from './dom.ts';
 import { formatBytes } from './progress.ts';
 import { withAccess } from './session.ts';
@@ -93,9 +94,10 @@ function ownedItem(workspace: WorkspaceSummary): HTMLLIElement {
 }
 
 /** Reads the plan and the owned Team workspaces (again); false when the plan could not be read. */
-async function load(): Promise<boolean> {
-  setVisible(pageError, false);
-  try {
+/** The plan, usage and owned workspaces; "Retry" when they cannot be read. */
+const planLoading = listLoading(
+  { error: pageError, failed: 'Your plan could not be read: ', object: 'reading your plan', loading: 'Loading your plan…' },
+  async () => {
     const [read, listed] = await Promise.all([
       withAccess((token) => billingApi.subscription(token)),
       withAccess((token) => workspacesApi.list(token)),
@@ -104,15 +106,12 @@ async function load(): Promise<boolean> {
     owned = listed.items.filter(
       (workspace) => workspace.role === 'owner' && (workspace.plan === 'team' || workspace.plan === 'enterprise'),
     );
-  } catch (error) {
-    showProblem(pageError, error, 'Your plan could not be read: ');
-    return false;
-  }
-  renderPlan(subscription);
-  ownedList.replaceChildren(...owned.map(ownedItem));
-  setVisible(ownedSection, owned.length > 0);
-  return true;
-}
+    renderPlan(subscription);
+    ownedList.replaceChildren(...owned.map(ownedItem));
+    setVisible(ownedSection, owned.length > 0);
+  },
+);
+const load = () => planLoading.load();
 
 /** Whether what was just paid for shows yet: the provider tells the service by its events, which may come a moment after the payer. */
 function paidFor(): { done: boolean; what: string; link: HTMLAnchorElement | null } {

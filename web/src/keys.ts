@@ -1,22 +1,25 @@
 /**
- * API keys `/keys`: create (the key is shown once, with Copy), list, revoke. The key value is
+ * API keys `/keys`: create (the key is shown once, with Copy), list, revoke (after a confirm
+ * step: a revoked key cannot be brought back). The key value is
  * in the read-only field only while it is shown: never stored, cleared on "Done" and when the
  * page is left.
  */
-import { accountApi, ApiError, problemMessages, type ApiKeyInfo, type ApiKeyScope } from './api.ts';
+import { accountApi, ApiError, type ApiKeyInfo, type ApiKeyScope } from './api.ts';
 import { actionButton, fact, markReady, showProblem, startSignedInPage } from './accountPage.ts';
-import { announce, byId, copyField, focusHeading, setVisible, timeElement } from './dom.ts';
+import { confirmStep } from './confirmStep.ts';
+import { announce, byId, copyField, errorBox, focusHeading, setVisible, timeElement } from './dom.ts';
+import { fieldErrors } from './fieldErrors.ts';
+import { listLoading } from './listLoading.ts';
 import { SignedOutError, withAccess } from './session.ts';
 
 const section = byId('keys-page');
 const form = byId<HTMLFormElement>('key-form');
 const fields = byId<HTMLFieldSetElement>('key-fields');
 const name = byId<HTMLInputElement>('key-name');
+const scopesBox = byId<HTMLFieldSetElement>('key-scopes');
 const scopeBoxes = [...document.querySelectorAll<HTMLInputElement>('#key-scopes input[type="checkbox"]')];
-const firstScope = scopeBoxes[0]!;
 const expiry = byId<HTMLSelectElement>('key-expiry');
 const errors = byId('key-errors');
-const errorList = byId<HTMLUListElement>('key-error-list');
 
 const newKey = byId('new-key');
 const newKeyTitle = byId('new-key-title');
@@ -35,6 +38,17 @@ const scopeLabels: Record<string, string> = {
   'secrets:read': 'list secrets',
   'receipts:read': 'read receipts',
 };
+
+/** Each refusal under its field; the scopes' mark goes on their group, focus on its first box. */
+const formErrors = fieldErrors(
+  {
+    name: { input: name, error: byId('key-name-error') },
+    scopes: { input: scopesBox, error: byId('key-scopes-error') },
+    expires_in: { input: expiry, error: byId('key-expiry-error') },
+  },
+  errors,
+);
+type KeyField = 'name' | 'scopes' | 'expires_in';
 
 function keyItem(key: ApiKeyInfo): HTMLLIElement {
   const item = document.createElement('li');
@@ -62,14 +76,20 @@ function keyItem(key: ApiKeyInfo): HTMLLIElement {
   actions.className = 'actions';
   const revoke = actionButton('Revoke', `key ${key.name}`, 'danger');
   revoke.dataset.action = 'revoke';
-  revoke.addEventListener('click', () => void revokeKey(key, item, revoke));
   actions.append(revoke);
-  const error = document.createElement('p');
-  error.className = 'notice notice-error';
-  error.setAttribute('role', 'alert');
-  error.tabIndex = -1;
-  error.hidden = true;
-  item.append(head, facts, actions, error);
+  const error = errorBox('error');
+  const confirm = confirmStep(
+    revoke,
+    {
+      action: 'revoke',
+      object: `key ${key.name}`,
+      question: `Revoke “${key.name}”? Every script or service using it is refused from now on, and it cannot be turned back on: you would make a new key.`,
+      yes: 'Yes, revoke it',
+      no: 'Keep it',
+    },
+    (yes) => void revokeKey(key, item, yes, error),
+  );
+  item.append(head, facts, actions, confirm.box, error);
   return item;
 }
 
@@ -78,17 +98,12 @@ function render(keys: ApiKeyInfo[]): void {
   setVisible(keysEmpty, keys.length === 0);
 }
 
-async function load(): Promise<void> {
-  setVisible(keysError, false);
-  try {
-    render((await withAccess((token) => accountApi.apiKeys(token))).items);
-  } catch (error) {
-    showProblem(keysError, error, 'Your keys could not be listed: ');
-  }
-}
+const keys = listLoading(
+  { error: keysError, failed: 'Your keys could not be listed: ', object: 'listing your keys', loading: 'Loading your keys…' },
+  async () => render((await withAccess((token) => accountApi.apiKeys(token))).items),
+);
 
-async function revokeKey(key: ApiKeyInfo, item: HTMLLIElement, button: HTMLButtonElement): Promise<void> {
-  const error = item.querySelector<HTMLElement>('.notice-error')!;
+async function revokeKey(key: ApiKeyInfo, item: HTMLLIElement, button: HTMLButtonElement, error: HTMLElement): Promise<void> {
   button.disabled = true;
   setVisible(error, false);
   announce('Revoking…');
@@ -109,45 +124,34 @@ async function revokeKey(key: ApiKeyInfo, item: HTMLLIElement, button: HTMLButto
   focusHeading(listTitle);
 }
 
-function clearErrors(): void {
-  errorList.replaceChildren();
-  setVisible(errors, false);
-  name.removeAttribute('aria-invalid');
-  byId('key-scopes').removeAttribute('aria-invalid');
-}
-
-function showErrors(messages: string[], invalid: HTMLElement | null): void {
-  errorList.replaceChildren(
-    ...messages.map((message) => {
-      const item = document.createElement('li');
-      item.textContent = message;
-      return item;
-    }),
-  );
-  setVisible(errors, true);
-  if (invalid) {
-    invalid.setAttribute('aria-invalid', 'true');
-    (invalid === byId('key-scopes') ? firstScope : invalid).focus();
-  } else {
-    errors.focus();
+/** The API's refusals (`body.name`, `body.scopes.0`…) under their fields, the rest in the box. */
+function showRefusal(error: ApiError): void {
+  const messages: Partial<Record<KeyField, string>> = {};
+  const other: string[] = [];
+  for (const entry of error.problem.errors ?? []) {
+    if (typeof entry?.message !== 'string') continue;
+    const field = /^body\.(name|scopes|expires_in)\b/.exec(entry.path ?? '')?.[1] as KeyField | undefined;
+    if (field) messages[field] = messages[field] ? `${messages[field]} ${entry.message}` : entry.message;
+    else other.push(entry.message);
   }
+  if (Object.keys(messages).length === 0 && other.length === 0)
+    other.push(error.problem.detail ?? `The key was not created (${error.status}).`);
+  formErrors.show(messages, other.length > 0 ? `The key was not created: ${other.join(' ')}` : null);
 }
 
 async function create(event: SubmitEvent): Promise<void> {
   event.preventDefault();
-  clearErrors();
+  formErrors.clear();
   const scopes = scopeBoxes.filter((box) => box.checked).map((box) => box.value as ApiKeyScope);
-  const messages: string[] = [];
-  let invalid: HTMLElement | null = null;
-  if (!name.value.trim()) {
-    messages.push('Name: give the key a name.');
-    invalid = name;
+  const messages: Partial<Record<KeyField, string>> = {};
+  if (!name.value.trim()) messages.name = 'Give the key a name.';
+  if (scopes.length === 0) messages.scopes = 'Choose at least one permission.';
+  if (Object.keys(messages).length > 0) {
+    formErrors.show(messages);
+    // A fieldset takes no focus: its first box does.
+    if (!messages.name) scopeBoxes[0]!.focus();
+    return;
   }
-  if (scopes.length === 0) {
-    messages.push('Permissions: choose at least one.');
-    invalid ??= byId('key-scopes');
-  }
-  if (messages.length > 0) return showErrors(messages, invalid);
 
   fields.disabled = true;
   announce('Creating the key…');
@@ -161,11 +165,14 @@ async function create(event: SubmitEvent): Promise<void> {
     setVisible(newKey, true);
     announce('Key created. Copy it now: it is shown only once.');
     focusHeading(newKeyTitle);
-    await load();
+    await keys.load();
   } catch (error) {
     announce('');
+    // Enabled again first: a disabled field cannot take the focus the errors move to it.
+    fields.disabled = false;
     if (error instanceof SignedOutError) return showProblem(errors, error);
-    showErrors(error instanceof ApiError ? problemMessages(error) : ['Something went wrong in this page.'], null);
+    if (error instanceof ApiError) return showRefusal(error);
+    formErrors.show({}, 'Something went wrong in this page. Reload it and try again.');
   } finally {
     fields.disabled = false;
   }
@@ -177,6 +184,8 @@ function hideNewKey(): void {
 }
 
 form.addEventListener('submit', (event) => void create(event));
+name.addEventListener('input', () => formErrors.clearField('name'));
+for (const box of scopeBoxes) box.addEventListener('change', () => formErrors.clearField('scopes'));
 copyKey.addEventListener('click', () => void copyField(newKeyValue, copyKey, 'Key'));
 newKeyValue.addEventListener('focus', () => newKeyValue.select());
 newKeyDone.addEventListener('click', () => {
@@ -191,7 +200,7 @@ async function main(): Promise<void> {
   const user = await startSignedInPage(keysError);
   if (!user) return;
   fields.disabled = false;
-  await load();
+  await keys.load();
   markReady('keys', section);
 }
 

@@ -1,7 +1,7 @@
 /**
  * Plans `/plans`: what each plan includes, drawn from the plan table (shared/domain/plans.ts,
- * bundled as is) and never restated here; no amount of our own (prices are the deployment's, on
- * the provider's payment page). Upgrades go through the provider's checkout: Pro for the account,
+ * bundled as is) and never restated here; the paid plans' prices as the payment provider has
+ * them (`plansPrices.ts`), never an amount of our own. Upgrades go through the provider's checkout: Pro for the account,
  * Team for a workspace the caller owns (`plansTeam.ts`); Enterprise is an enquiry to sales
  * (`plansEnquiry.ts`), which needs no account. Signed out, an upgrade goes to sign-in and back.
  */
@@ -12,6 +12,7 @@ import { billingApi, openProviderPage, type BillingSubscription, type Plan } fro
 import { announce, byId, element, errorBox, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
 import { wireEnquiryForm } from './plansEnquiry.ts';
+import { showPrices } from './plansPrices.ts';
 import { openTeamForm, wireTeamForm } from './plansTeam.ts';
 import { formatBytes } from './progress.ts';
 import { resume, withAccess } from './session.ts';
@@ -22,6 +23,7 @@ const pageError = byId('plans-error');
 const signedOutNote = byId('plans-signed-out');
 const list = byId<HTMLUListElement>('plans');
 const enquiryName = byId<HTMLInputElement>('enquiry-name');
+const pricesNotice = byId('plans-prices-error');
 
 /** What each feature of the plan table gives, in the words of the pages that use it. */
 const featureLabels: Record<Feature, string> = {
@@ -49,11 +51,15 @@ const howBought: Record<Plan, string> = {
 
 const rank = (plan: Plan) => plans.indexOf(plan);
 
+/** The price line of a plan the provider has no price for (or whose prices could not be read). */
 function priceText(plan: Plan): string {
   if (plan === defaultPlan) return 'No payment.';
   if (!planTable[plan].selfServe) return 'Agreed with sales.';
   return `${plan === 'team' ? 'Per seat, as' : 'As'} this service sets it: the payment page shows it before you pay.`;
 }
+
+/** The price cells of the plans bought through the provider, for `showPrices`. */
+const priceCells = new Map<string, HTMLElement>();
 
 interface PlanCard {
   item: HTMLLIElement;
@@ -79,6 +85,7 @@ function planCard(plan: Plan, index: number): PlanCard {
   files.dataset.role = 'file-limit';
   const price = fact('Price', priceText(plan));
   price.dataset.role = 'price';
+  if (plan !== defaultPlan && definition.selfServe) priceCells.set(plan, price.querySelector('dd')!);
   facts.append(files, price);
 
   // Each plan's features past the one before it in the table: the table decides what is listed.
@@ -198,6 +205,7 @@ async function main(): Promise<void> {
     cards.set(plan, planCard(plan, index));
   });
   list.replaceChildren(...[...cards.values()].map((card) => card.item));
+  const prices = showPrices(priceCells, pricesNotice, (plan) => priceText(plan as Plan));
 
   let user: AccountUser | null = null;
   try {
@@ -220,6 +228,7 @@ async function main(): Promise<void> {
   drawActions(user, subscription);
   wireTeamForm();
   wireEnquiryForm(user);
+  await prices;
   markReady('plans', section);
 }
 

@@ -19,6 +19,7 @@ import { createGate } from './revealGate.ts';
 import { messageForError, messages } from './revealMessages.ts';
 import { saveMethodFor } from './saveFile.ts';
 import { messageScreen, screenSwitcher } from './screens.ts';
+import { startNav } from './nav.ts';
 
 const keyPattern = /^[A-Za-z0-9_-]{43}$/;
 
@@ -123,21 +124,27 @@ async function loadMetadata(): Promise<void> {
   // A secret shared with personal links opens through them only.
   if (recipientId === null && meta.has_recipients) return showMessage(messages.personalLink());
   if (link?.state === 'revoked') return showMessage(messages.recipientRevoked());
-  if (link && (link.state === 'used' || link.views_left <= 0)) return showMessage(messages.linkUsed());
+  // Without the key (a reload after the last view), a secret or link used up says it was opened.
+  const withoutKey = key ? null : messages.openedAndGone(recipientId !== null);
+  if (link && (link.state === 'used' || link.views_left <= 0)) return showMessage(withoutKey ?? messages.linkUsed());
   switch (meta.state) {
     case 'active':
       break;
     case 'pending':
+      if (!key) return showMessage(messages.missingKey());
       return showMessage(messages.uploading(() => void loadMetadata()));
     case 'burned':
+      return showMessage(withoutKey ?? messages.gone('burned'));
     case 'expired':
     case 'revoked':
       return showMessage(messages.gone(meta.state));
     default:
       return showMessage(messages.unavailable());
   }
-  if (meta.views_left <= 0) return showMessage(messages.gone('burned'));
+  if (meta.views_left <= 0) return showMessage(withoutKey ?? messages.gone('burned'));
   if (Date.parse(meta.expires_at) <= Date.now()) return showMessage(messages.gone('expired'));
+  // The secret is still there: what is missing is the key.
+  if (!key) return showMessage(messages.missingKey());
   if (meta.not_before && Date.parse(meta.not_before) > Date.now())
     return showMessage(messages.tooEarly(meta.not_before, () => void loadMetadata()));
   // Decided before anything is claimed: a file this browser cannot save would waste the view.
@@ -314,7 +321,10 @@ window.addEventListener('pagehide', () => {
 });
 copySecret.addEventListener('click', () => void copyField(secretText, copySecret, 'Secret'));
 
+// Without a key the page still asks what state the secret is in (a read that needs no key and
+// claims nothing): after the last view a reload finds the key gone from the address bar, and the
+// page says the secret was opened rather than that the link is incomplete (ADR 0182).
 if (!secretId) showMessage(messages.notFound());
-else if (!key) showMessage(messages.missingKey());
 else void loadMetadata();
+void startNav();
 document.documentElement.dataset.ready = 'reveal';

@@ -21,6 +21,18 @@ export const messages = {
     title: 'This link is incomplete',
     text: 'The part of the link after “#” holds the key, and it is missing or damaged. Open the exact link you were sent, copied in full. (The key is removed from the address bar once read, so reloading this page cannot work: open the original link again.)',
   }),
+  /**
+   * A page without its key (a reload after the last view: the key left the address bar when it
+   * was read) whose secret, or link, was opened to its last view. Said without blame: this may be
+   * the person who opened it a moment ago.
+   */
+  openedAndGone: (throughLink: boolean): Message => ({
+    id: 'opened-gone',
+    title: throughLink ? 'This link was opened, and it is used up' : 'This secret was opened, and it is gone',
+    text: throughLink
+      ? 'Its last view has been used, so it no longer opens the secret. If you opened it on this page a moment ago, that was the last view: reloading cannot show it again, and nothing can. If you did not open it, tell the sender.'
+      : 'Its last view has been used, so the server deleted it. If you opened it on this page a moment ago, that was the last view: reloading cannot show it again, and nothing can. If you did not open it, someone else did: tell the sender.',
+  }),
   notFound: (): Message => ({
     id: 'not-found',
     title: 'No secret here',

@@ -1,14 +1,16 @@
 /**
  * One endpoint's card on the webhooks page: its URL, events, state and failures; "Delete" with
- * a confirm step; "Send test" with the API key pasted into the page; and its delivery log
- * (`webhookLog.ts`).
+ * the confirm step; "Send test" with the API key pasted into the page or, with none, a key the
+ * page makes for that one request (`webhookTestKey.ts`); and its delivery log (`webhookLog.ts`).
  */
 import { ApiError } from './api.ts';
 import { webhookApi, webhookEventTypes, type WebhookEndpoint } from './webhookApi.ts';
 import { actionButton, fact, showProblem } from './accountPage.ts';
+import { confirmStep } from './confirmStep.ts';
 import { announce, byId, element, errorBox, setVisible, timeElement } from './dom.ts';
-import { withAccess } from './session.ts';
+import { SignedOutError, withAccess } from './session.ts';
 import { deliveryLog } from './webhookLog.ts';
+import { sendTestWithSession, type TestQueued } from './webhookTestKey.ts';
 
 const testKey = byId<HTMLInputElement>('test-key');
 const testKeyError = byId('test-key-error');
@@ -56,23 +58,6 @@ export function endpointItem(endpoint: WebhookEndpoint, list: EndpointList): HTM
   remove.dataset.action = 'delete';
   actions.append(test, remove);
 
-  // The confirm step: nothing is deleted until "Yes, delete it".
-  const confirm = element('div', 'notice notice-warning');
-  confirm.dataset.role = 'confirm';
-  confirm.hidden = true;
-  const question = element(
-    'p',
-    '',
-    'Delete this endpoint? Nothing more is sent to it, queued deliveries are cancelled and its delivery log goes with it.',
-  );
-  const confirmActions = element('div', 'actions');
-  const yes = actionButton('Yes, delete it', `endpoint ${endpoint.url}`, 'danger');
-  yes.dataset.action = 'confirm-delete';
-  const no = actionButton('Keep it', `endpoint ${endpoint.url}`);
-  no.dataset.action = 'cancel-delete';
-  confirmActions.append(yes, no);
-  confirm.append(question, confirmActions);
-
   const queued = element('p', 'notice notice-info');
   queued.dataset.role = 'test-result';
   queued.hidden = true;
@@ -80,18 +65,22 @@ export function endpointItem(endpoint: WebhookEndpoint, list: EndpointList): HTM
 
   const log = deliveryLog(endpoint, () => list.gone(item));
 
-  remove.addEventListener('click', () => {
-    setVisible(confirm, true);
-    yes.focus();
-  });
-  no.addEventListener('click', () => {
-    setVisible(confirm, false);
-    remove.focus();
-  });
-  yes.addEventListener('click', () => void deleteEndpoint(endpoint, item, yes, error, list));
+  // The confirm step: nothing is deleted until "Yes, delete it".
+  const confirm = confirmStep(
+    remove,
+    {
+      action: 'delete',
+      object: `endpoint ${endpoint.url}`,
+      question: 'Delete this endpoint? Nothing more is sent to it, queued deliveries are cancelled and its delivery log goes with it.',
+      yes: 'Yes, delete it',
+      no: 'Keep it',
+    },
+    (yes) => void deleteEndpoint(endpoint, item, yes, error, list),
+  );
+  confirm.box.dataset.role = 'confirm';
   test.addEventListener('click', () => void sendTest(endpoint, test, queued, error, () => log.show()));
 
-  item.append(head, facts, actions, confirm, queued, error, log.details);
+  item.append(head, facts, actions, confirm.box, queued, error, log.details);
   return item;
 }
 
@@ -119,7 +108,7 @@ async function deleteEndpoint(
   list.deleted(item, endpoint);
 }
 
-// ---- Test deliveries (with the pasted API key) ----
+// ---- Test deliveries (with the pasted API key, or one made for the test) ----
 
 function keyProblem(message: string): void {
   testKeyError.textContent = message;
@@ -140,26 +129,24 @@ async function sendTest(
   setVisible(testKeyError, false);
   testKey.removeAttribute('aria-invalid');
   const key = testKey.value.trim();
-  if (!key) return keyProblem('Paste an API key here first: a test delivery is sent only with one (see above why).');
   // API keys start with hlk_; anything else (a signing secret, a token) is not sent anywhere.
-  if (!key.startsWith('hlk_')) return keyProblem('That is not an API key: keys start with hlk_. Make one on the API keys page.');
+  if (key && !key.startsWith('hlk_'))
+    return keyProblem('That is not an API key: keys start with hlk_. Leave this empty to let the page make one.');
   button.disabled = true;
   announce('Queueing a test delivery…');
   try {
-    const answer = await webhookApi.test(key, endpoint.id);
-    // At most 5 test deliveries wait per endpoint; beyond that nothing is queued (202, queued: false).
-    queued.textContent = answer.queued
-      ? 'Test delivery queued. It is sent within seconds: refresh the delivery log below to see how your receiver answered.'
-      : 'Not queued: 5 test deliveries to this endpoint are still waiting. The newest is in the delivery log below; try again once they are through.';
-    queued.dataset.deliveryId = answer.delivery_id;
-    queued.dataset.queued = String(answer.queued);
-    setVisible(queued, true);
-    announce(answer.queued ? 'Test delivery queued.' : 'Test delivery not queued: 5 are still waiting.');
+    if (key) {
+      showQueued(queued, await webhookApi.test(key, endpoint.id), null);
+    } else {
+      const { answer, revoked } = await sendTestWithSession(endpoint.id);
+      showQueued(queued, answer, revoked);
+    }
     showLog();
   } catch (problem) {
     announce('');
-    if (problem instanceof ApiError && problem.status === 401) {
-      keyProblem('This API key was refused: it may be mistyped, revoked or expired.');
+    if (problem instanceof SignedOutError) return showProblem(error, problem);
+    if (key && problem instanceof ApiError && problem.status === 401) {
+      keyProblem('This API key was refused: it may be mistyped, revoked or expired. Leave the field empty to let the page make one.');
     } else if (problem instanceof ApiError && problem.status === 404) {
       showProblem(error, problem, 'Not sent: this endpoint no longer exists, or the key belongs to another account. ');
     } else {
@@ -168,4 +155,24 @@ async function sendTest(
   } finally {
     button.disabled = false;
   }
+}
+
+/** `revoked`: null for a pasted key; else whether the key made for this test is revoked already. */
+function showQueued(queued: HTMLElement, answer: TestQueued, revoked: boolean | null): void {
+  // At most 5 test deliveries wait per endpoint; beyond that nothing is queued (202, queued: false).
+  const sentence = answer.queued
+    ? 'Test delivery queued. It is sent within seconds: its attempt appears in the delivery log below.'
+    : 'Not queued: 5 test deliveries to this endpoint are still waiting. The newest is in the delivery log below; try again once they are through.';
+  const keyNote =
+    revoked === null
+      ? ''
+      : revoked
+        ? ' The page made a one-hour API key for it and revoked it straight after.'
+        : ' The page made a one-hour API key for it but could not revoke it: it expires within the hour, or revoke “Webhook test (made by this page)” on the API keys page.';
+  queued.textContent = sentence + keyNote;
+  queued.dataset.deliveryId = answer.delivery_id;
+  queued.dataset.queued = String(answer.queued);
+  queued.dataset.keyRevoked = String(revoked);
+  setVisible(queued, true);
+  announce(answer.queued ? 'Test delivery queued.' : 'Test delivery not queued: 5 are still waiting.');
 }

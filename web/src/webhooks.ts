@@ -4,14 +4,16 @@
  * test delivery, and read each endpoint's delivery log (attempts and the body sent), page by
  * page.
  *
- * The test route takes an API key, not the session: the person pastes one into a password
- * field. It stays in that field only (this page's memory), is sent only as the bearer of
+ * The test route takes an API key, not the session: with none pasted, the page makes one for the
+ * one test and revokes it at once (`webhookTestKey.ts`, ADR 0182). A key pasted into the password
+ * field stays in that field only (this page's memory), is sent only as the bearer of
  * `POST /v1/webhooks/{id}/test`, and is cleared when the page is left, like the signing secret.
  */
 import { ApiError, problemMessages } from './api.ts';
 import { webhookApi, type WebhookEndpoint, type WebhookEventType } from './webhookApi.ts';
 import { markReady, showProblem, startSignedInPage } from './accountPage.ts';
 import { announce, byId, copyField, element, focusHeading, setVisible } from './dom.ts';
+import { listLoading } from './listLoading.ts';
 import { SignedOutError, withAccess } from './session.ts';
 import { endpointItem, type EndpointList } from './webhookEndpoint.ts';
 
@@ -64,14 +66,16 @@ function render(endpoints: WebhookEndpoint[]): void {
   setVisible(listEmpty, endpoints.length === 0);
 }
 
-async function load(): Promise<void> {
-  setVisible(listError, false);
-  try {
-    render((await withAccess((token) => webhookApi.list(token))).items);
-  } catch (error) {
-    showProblem(listError, error, 'Your endpoints could not be listed: ');
-  }
-}
+const endpoints = listLoading(
+  {
+    error: listError,
+    failed: 'Your endpoints could not be listed: ',
+    object: 'listing your endpoints',
+    loading: 'Loading your endpoints…',
+  },
+  async () => render((await withAccess((token) => webhookApi.list(token))).items),
+);
+const load = () => endpoints.load();
 
 // ---- Adding an endpoint ----
 

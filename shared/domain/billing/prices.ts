@@ -1,0 +1,78 @@
+/**
+ * The prices the Plans page shows: read from the payment provider by the ids this deployment
+ * sells (`PRICE_PRO`, `PRICE_TEAM_SEAT`), never written down here, and kept a few minutes so a
+ * page view is not a call to the provider each time.
+ */
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Plan } from '../accounts/model.ts';
+
+/** A price as the provider has it. */
+export interface ProviderPrice {
+  id: string;
+  /** In the currency's smallest unit (cents); null for a price with no single amount (tiered, customer-chosen). */
+  unitAmount: number | null;
+  /** Lower case, as the provider writes it (`usd`). */
+  currency: string;
+  /** How often it is charged; null for a one-off price. */
+  interval: 'day' | 'week' | 'month' | 'year' | null;
+}
+
+/** The provider's prices by id (shared/adapters/stripePrices.ts); its outages are `Unavailable`. */
+export interface PriceCatalog {
+  retrievePrice(id: string): Promise<ProviderPrice>;
+}
+
+export interface PlanPrice {
+  plan: Extract<Plan, 'pro' | 'team'>;
+  interval: NonNullable<ProviderPrice['interval']>;
+  unit_amount: number;
+  currency: string;
+  /** What one unit buys: Pro is for the account, Team a seat of a workspace. */
+  per: 'seat' | 'workspace' | 'account';
+}
+
+/** How long prices read from the provider are shown before they are read again. */
+export const priceCacheMs = 5 * 60_000;
+
+/** The last prices read, in the function's memory (one per warm instance). */
+export class PriceCache {
+  private kept: { prices: PlanPrice[]; at: number } | null = null;
+
+  read(now: number): PlanPrice[] | null {
+    return this.kept && now - this.kept.at < priceCacheMs ? this.kept.prices : null;
+  }
+
+  keep(prices: PlanPrice[], now: number): void {
+    this.kept = { prices, at: now };
+  }
+}
+
+export interface PricePorts {
+  prices: PriceCatalog;
+  priceCache: PriceCache;
+  clock: Clock;
+  config: Pick<Config, 'PRICE_PRO' | 'PRICE_TEAM_SEAT'>;
+}
+
+/**
+ * The self-serve plans' prices. A price without a single recurring amount is left out (the
+ * checkout page still shows it); a provider that does not answer throws, and nothing is kept.
+ */
+export async function listPlanPrices(ports: PricePorts): Promise<PlanPrice[]> {
+  const cached = ports.priceCache.read(ports.clock.now());
+  if (cached) return cached;
+  const sold = [
+    { plan: 'pro', id: ports.config.PRICE_PRO, per: 'account' },
+    { plan: 'team', id: ports.config.PRICE_TEAM_SEAT, per: 'seat' },
+  ] as const;
+  const read = await Promise.all(sold.map((entry) => ports.prices.retrievePrice(entry.id)));
+  const prices: PlanPrice[] = [];
+  sold.forEach((entry, index) => {
+    const price = read[index]!;
+    if (price.unitAmount === null || price.interval === null) return;
+    prices.push({ plan: entry.plan, interval: price.interval, unit_amount: price.unitAmount, currency: price.currency, per: entry.per });
+  });
+  ports.priceCache.keep(prices, ports.clock.now());
+  return prices;
+}
