@@ -3,7 +3,7 @@ import { closeSessionByRefreshToken, deviceNameOf, listSessions, refreshSession 
 import { resendSignInCode, signInWithLink, startSignIn, verifySignInCode } from '../../shared/domain/accounts/signIn.ts';
 import { adoptSecrets } from '../../shared/domain/secrets/owner.ts';
 import { requireSession } from '../../shared/http/auth.ts';
-import { clearedRefreshCookie, refreshCookieName, refreshTokenFromCookie } from '../../shared/http/refreshCookie.ts';
+import { clearedRefreshCookie, refreshTokenFromCookie } from '../../shared/http/refreshCookie.ts';
 import { Unauthenticated } from '../../shared/domain/refusals.ts';
 import type { Operations } from '../../shared/http/group.ts';
 import type { AccountDeps } from '../account.ts';
@@ -78,7 +78,8 @@ export const sessionOperations: Pick<Operations<'account', AccountDeps>, Session
     const bearer = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
     const claims = bearer ? await deps.accessTokens.verify(bearer) : null;
     if (claims) await deps.sessions.revoke(claims.sessionId, deps.clock.now());
-    return { status: 200, body: { signed_out: true }, ...forgetCookie(request) };
+    // Only a logout by the cookie clears it: a shared-computer tab's (body token) leaves the browser's session.
+    return { status: 200, body: { signed_out: true }, ...(request.body.refresh_token === undefined ? forgetCookie(request) : {}) };
   },
 
   async logoutEverywhere(request, deps) {
@@ -118,6 +119,9 @@ export const sessionOperations: Pick<Operations<'account', AccountDeps>, Session
   },
 };
 
-/** A browser that sent its session's cookie is told to forget it (its session is over). */
-const forgetCookie = (request: { cookies: readonly string[] }) =>
-  request.cookies.some((cookie) => cookie.startsWith(`${refreshCookieName}=`)) ? { cookies: [clearedRefreshCookie] } : {};
+/**
+ * A browser whose cookie this request used is told to forget it (its session is over). A cookie
+ * the request only carried (another site's form, refused by `refreshTokenFromCookie`) is left.
+ */
+const forgetCookie = (request: { cookies: readonly string[]; headers: Record<string, string | undefined> }) =>
+  refreshTokenFromCookie(request) !== null ? { cookies: [clearedRefreshCookie] } : {};

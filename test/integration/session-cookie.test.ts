@@ -150,6 +150,30 @@ describe('a session per browser', () => {
     expect((await api.post('/v1/auth/refresh', {}, fromThisSite(current.cookie))).status).toBe(200);
   });
 
+  it('logout clears the cookie only when it used it: not for a body token, nor for a cookie another site’s request carried', async () => {
+    const browser = await signInAsBrowser(newEmail('keep-browser'));
+    const email = newEmail('keep-tab');
+    const tab = await api.post('/v1/auth/otp/verify', { email, code: await codeFor(email) });
+    const byBody = await api.post('/v1/auth/logout', { refresh_token: tab.body.refresh_token }, fromThisSite(browser.cookie));
+    expect(byBody.status).toBe(200);
+    expect(byBody.headers.getSetCookie()).toEqual([]);
+    const crossSite = await api.post('/v1/auth/logout', {}, { cookie: browser.cookie, 'sec-fetch-site': 'same-site' });
+    expect(crossSite.status).toBe(200);
+    expect(crossSite.headers.getSetCookie()).toEqual([]);
+    // The browser's session is untouched by both; the tab's is over.
+    expect((await api.post('/v1/auth/refresh', {}, fromThisSite(browser.cookie))).status).toBe(200);
+    expectProblem(await api.post('/v1/auth/refresh', { refresh_token: tab.body.refresh_token }), 401, 'unauthorized');
+  });
+
+  it('logout with the cookie another tab’s refresh just replaced still ends the session (within the grace)', async () => {
+    const { cookie } = await signInAsBrowser(newEmail('raced-logout'));
+    const refreshed = await api.post('/v1/auth/refresh', {}, fromThisSite(cookie));
+    const next = setCookie(refreshed)!.pair;
+    expect((await api.post('/v1/auth/logout', {}, fromThisSite(cookie))).status).toBe(200);
+    expectProblem(await api.post('/v1/auth/refresh', {}, fromThisSite(next)), 401, 'unauthorized');
+    expect((await api.get('/v1/auth/sessions', bearer(refreshed.body.access_token))).status).toBe(401);
+  });
+
   it('logout-all ends every session and clears the cookie of the browser that asked', async () => {
     const email = newEmail('everywhere');
     const one = await signInAsBrowser(email);

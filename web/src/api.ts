@@ -73,7 +73,7 @@ export type ClaimedSecret = SecretsReply<'ClaimedSecret'>;
 export async function call<T>(
   method: string,
   path: string,
-  init: { json?: unknown; headers?: Record<string, string>; token?: string | undefined; withoutCookie?: boolean } = {},
+  init: { json?: unknown; headers?: Record<string, string>; token?: string | undefined; withoutCookie?: boolean; keepalive?: boolean } = {},
 ): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
@@ -92,6 +92,7 @@ export async function call<T>(
       // Only the sign-in routes read a cookie (the browser's refresh token, ADR 0178); signing an
       // earlier session out after a new sign-in must not send the new session's.
       credentials: init.withoutCookie ? 'omit' : 'same-origin',
+      ...(init.keepalive ? { keepalive: true } : {}),
       referrerPolicy: 'no-referrer',
       // Secret routes never redirect; following one could only send things somewhere else.
       redirect: 'error',
@@ -196,12 +197,12 @@ export const accountApi = {
   /** Null: the browser's cookie carries it (ADR 0178). */
   refresh: (refreshToken: string | null) =>
     call<IssuedTokens>('POST', '/v1/auth/refresh', { json: refreshToken ? { refresh_token: refreshToken } : {} }),
-  /** `withoutCookie`: an earlier session, named by its tokens alone, not the browser's current cookie. */
-  logout: (refreshToken: string | null, token: string | undefined, withoutCookie = false) =>
+  /** `withoutCookie`: a session named by its own tokens alone, not the browser's cookie; `keepalive`: outlives the page. */
+  logout: (refreshToken: string | null, token: string | undefined, options: { withoutCookie?: boolean; keepalive?: boolean } = {}) =>
     call<AccountReply<'SignedOut'>>('POST', '/v1/auth/logout', {
       json: refreshToken ? { refresh_token: refreshToken } : {},
       token,
-      withoutCookie,
+      ...options,
     }),
   logoutEverywhere: (token: string) => call<AccountReply<'SignedOutEverywhere'>>('POST', '/v1/auth/logout-all', { token }),
   sessions: (token: string) => call<AccountReply<'SessionList'>>('GET', '/v1/auth/sessions', { token }),

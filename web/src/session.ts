@@ -58,11 +58,15 @@ function write(storage: () => Storage, key: string, value: string | null): void 
 const storedRefreshToken = () => read(() => sessionStorage, refreshKey);
 const hasBrowserSession = () => read(() => localStorage, browserKey) !== null;
 
+/**
+ * Forgets this page's session: a shared-computer tab's token, or else the browser's marker (which
+ * tells every other tab). A tab's own session never ends the browser's, nor the other way round.
+ */
 function forget(): void {
   access = null;
   user = null;
-  write(() => sessionStorage, refreshKey, null);
-  write(() => localStorage, browserKey, null);
+  if (storedRefreshToken() !== null) write(() => sessionStorage, refreshKey, null);
+  else write(() => localStorage, browserKey, null);
 }
 
 function accept(tokens: IssuedTokens): AccountUser {
@@ -90,6 +94,14 @@ export function takeSharedComputerChoice(): boolean {
 }
 
 /**
+ * Runs a sign-in request under the browser's refresh lock: its answer sets the cookie, which a
+ * refresh in another tab, answered later, would otherwise replace with the earlier session's.
+ */
+export function signingIn<T>(request: () => Promise<T>): Promise<T> {
+  return acrossTabs(request);
+}
+
+/**
  * What a sign-in request adds to its body: the cookie, unless the person said this is a shared
  * computer (then the token comes in the body and stays in this tab).
  */
@@ -114,7 +126,9 @@ export function hasStoredSession(): boolean {
  */
 export function signedIn(tokens: IssuedTokens): AccountUser {
   const earlier = { refreshToken: storedRefreshToken(), bearer: access?.token };
-  if (earlier.refreshToken || earlier.bearer) void accountApi.logout(earlier.refreshToken, earlier.bearer, true).catch(() => null);
+  // `keepalive`: the page navigates away at once, which would cancel an ordinary request.
+  if (earlier.refreshToken || earlier.bearer)
+    void accountApi.logout(earlier.refreshToken, earlier.bearer, { withoutCookie: true, keepalive: true }).catch(() => null);
   const session = sessionIdOf(tokens.refresh_token ?? null);
   if (session) void claimSession(session);
   else write(() => sessionStorage, refreshKey, null);
@@ -135,7 +149,15 @@ export function refresh(): Promise<AccountUser | null> {
   }
   refreshing = (async () => {
     try {
-      return accept(await (token ? accountApi.refresh(token) : acrossTabs(() => accountApi.refresh(null))));
+      const before = user?.id;
+      const tokens = await (token ? accountApi.refresh(token) : acrossTabs(() => accountApi.refresh(null)));
+      // Another tab signed this browser in as someone else: this page's state is the other
+      // account's, so it starts again rather than act for the new one.
+      if (before !== undefined && tokens.user.id !== before) {
+        location.reload();
+        return new Promise<never>(() => undefined);
+      }
+      return accept(tokens);
     } catch (error) {
       if (error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 429) {
         forget();
@@ -200,12 +222,15 @@ export async function withAccess<T>(run: (token: string) => Promise<T>, staleSta
 export async function signOut(): Promise<void> {
   if (refreshing) await refreshing.catch(() => null);
   const token = storedRefreshToken();
-  const cookie = hasBrowserSession();
+  const cookie = token === null && hasBrowserSession();
   const bearer = access?.token;
   forget();
   if (!token && !cookie && !bearer) return;
   try {
-    await accountApi.logout(token, bearer);
+    // A tab's session by its own token, never the browser's cookie; the browser's under the
+    // refresh lock, so no other tab's refresh is replacing the cookie while it is sent.
+    if (token) await accountApi.logout(token, bearer, { withoutCookie: true });
+    else await acrossTabs(() => accountApi.logout(null, bearer));
   } catch {
     // Forgotten here either way; an unreachable server leaves the refresh token to expire.
   }

@@ -5,7 +5,7 @@
  */
 import { accountApi, ApiError, problemMessages } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
-import { nextPath, signedIn, signInMode } from './session.ts';
+import { nextPath, signedIn, signingIn, signInMode } from './session.ts';
 import { retryAfterOf, seconds, showError, type SignInWaits } from './signinShared.ts';
 
 const resendCooldownSeconds = 60;
@@ -76,7 +76,7 @@ export function wireCodeStep(page: {
     verifyButton.disabled = true;
     announce('Signing in…');
     try {
-      const tokens = await accountApi.verifyCode(sentTo, value, signInMode(sharedComputer.checked));
+      const tokens = await signingIn(() => accountApi.verifyCode(sentTo, value, signInMode(sharedComputer.checked)));
       signedIn(tokens);
       code.value = '';
       announce('Signed in.');

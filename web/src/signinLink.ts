@@ -8,7 +8,7 @@
  */
 import { accountApi, ApiError, problemMessages } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
-import { nextPath, signedIn, signInMode } from './session.ts';
+import { nextPath, signedIn, signingIn, signInMode } from './session.ts';
 import { showError } from './signinShared.ts';
 
 /** What a sign-in link carries: the address it was mailed to and its one-time token. */
@@ -83,7 +83,8 @@ export function wireLinkStep(page: { step: (name: 'link') => void; toCode: (addr
     linkButton.disabled = true;
     announce('Signing in…');
     try {
-      const tokens = await accountApi.signInWithLink(link.email, link.token, signInMode(sharedComputer.checked));
+      const { email, token } = link;
+      const tokens = await signingIn(() => accountApi.signInWithLink(email, token, signInMode(sharedComputer.checked)));
       link = null;
       // Another account's session in this browser ends here (on the server too): `signedIn` does it.
       signedIn(tokens);

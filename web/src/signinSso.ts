@@ -11,7 +11,7 @@
 import { accountApi, ApiError, problemMessages } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
-import { hasStoredSession, nextPath, resume, signedIn, signInMode, takeSharedComputerChoice } from './session.ts';
+import { hasStoredSession, nextPath, resume, signedIn, signingIn, signInMode, takeSharedComputerChoice } from './session.ts';
 import { retryAfterOf, seconds, showError } from './signinShared.ts';
 
 const codeShape = /^hlx_[A-Za-z0-9_-]{43}$/;
@@ -99,7 +99,8 @@ async function exchange(code: string): Promise<void> {
     // A session this browser held already ends (on the server too) once the new one is kept:
     // `signedIn` signs it out by its own tokens, which resuming it first gives the page.
     if (hasStoredSession()) await resume().catch(() => null);
-    const tokens = await accountApi.exchangeSsoCode(code, signInMode(takeSharedComputerChoice()));
+    const shared = takeSharedComputerChoice();
+    const tokens = await signingIn(() => accountApi.exchangeSsoCode(code, signInMode(shared)));
     signedIn(tokens);
     announce('Signed in.');
     // Replaced, not added: Back does not come to this page again (its code is spent).

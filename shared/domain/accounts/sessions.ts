@@ -191,9 +191,13 @@ export async function closeSessionByRefreshToken(refreshToken: string, ports: Se
   const match = refreshPattern.exec(refreshToken);
   const session = match ? await ports.sessions.get(match[1]!) : null;
   if (!session) return;
-  if (constantTimeEqual(Buffer.from(sha256Base64Url(refreshToken)), Buffer.from(session.refreshHash))) {
-    await ports.sessions.revoke(session.id, ports.clock.now());
-  }
+  const presented = Buffer.from(sha256Base64Url(refreshToken));
+  const now = ports.clock.now();
+  // The token just rotated away counts too, within its grace: a browser's sign-out may carry the
+  // cookie another tab's refresh was replacing at that moment (ADR 0178).
+  const justRotated =
+    session.grace !== undefined && session.grace.until > now && constantTimeEqual(presented, Buffer.from(session.grace.previousHash));
+  if (constantTimeEqual(presented, Buffer.from(session.refreshHash)) || justRotated) await ports.sessions.revoke(session.id, now);
 }
 
 export interface SessionView {
