@@ -273,6 +273,8 @@ export const defaultRateLimits: RateLimits = {
   enterprise_inquiry: { perIp: { limit: 5, windowSeconds: 3600 } },
   /** An invitation's page reads it once or twice: more is a source trying tokens. */
   invitation_preview: { perIp: { limit: 30, windowSeconds: 60 } },
+  /** A visitor reads the Plans page now and then; the function keeps the provider's answer besides. */
+  billing_prices: { perIp: { limit: 60, windowSeconds: 60 } },
 };
 
 /** Seats a Team checkout or seat change may ask for: a self-serve ceiling; more is an Enterprise conversation. */

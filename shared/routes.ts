@@ -73,7 +73,8 @@ export type RateClass =
   | 'request_response'
   | 'billing_checkout'
   | 'enterprise_inquiry'
-  | 'invitation_preview';
+  | 'invitation_preview'
+  | 'billing_prices';
 
 /** Error statuses a route may answer (problem+json); success statuses are the `reply`'s. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 421 | 423 | 425 | 429 | 503;
@@ -790,11 +791,11 @@ export const billingRoutes = [
     operation: 'listPlanPrices',
     credential: 'public',
     scope: null,
-    rate: null,
+    rate: 'billing_prices',
     body: none,
     query: none,
     reply: { status: 200, body: 'PlanPrices' },
-    errors: [503],
+    errors: [429, 503],
     beyondInterface: true,
   },
 ] as const satisfies readonly Route[];

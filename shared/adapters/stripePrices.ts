@@ -23,7 +23,12 @@ export class LazyStripePrices implements WithinDeadline<PriceCatalog> {
       .then((settings) => stripeClient(settings))
       .catch((error: unknown) => {
         this.client = null;
-        throw error;
+        // Settings that cannot be read are this deployment's, not the visitor's: the prices are unavailable.
+        throw error instanceof Unavailable
+          ? error
+          : new Unavailable('The payment provider’s settings cannot be read; prices cannot be shown.', 60, {
+              code: 'provider_unavailable',
+            });
       });
     return this.client;
   }

@@ -1,8 +1,8 @@
 /**
  * The one confirm pattern of every destructive action: a confirm step under the action button;
  * nothing happens until its "Yes" is pressed; "No" (which sends nothing) puts focus back on the
- * button that opened it. Where the server allows an undo, `undo` adds an "Undo" line (a status)
- * for a few seconds after the action succeeded.
+ * button that opened it. Confirming first, not undoing after: no route of the API takes a
+ * revocation, deletion or sign-out back (ADR 0179).
  */
 import { actionButton } from './accountPage.ts';
 import { element, setVisible } from './dom.ts';
@@ -13,28 +13,13 @@ export interface ConfirmStep {
   close(): void;
 }
 
-export interface UndoOption {
-  /** Takes the action back (the page's call to the server). */
-  run(): void;
-  /** How long "Undo" is offered; 10 seconds unless said. */
-  seconds?: number;
-  /** What the line says beside "Undo": "Link revoked." */
-  done: string;
-  /** Where the line goes (one that stays when the item it acted on leaves); after the step's box unless said. */
-  into?: HTMLElement;
-}
-
-const defaultUndoSeconds = 10;
-
 /**
  * `action` names the buttons for the tests and scripts (`data-action`: the opener's `action`,
- * then `confirm-<action>`, `cancel-<action>` and `undo-<action>`); `object` ends every button's
- * accessible name. `onYes` may answer a promise: "Undo" is offered once it settles, unless it
- * answered `false` (the action failed).
+ * then `confirm-<action>` and `cancel-<action>`); `object` ends every button's accessible name.
  */
 export function confirmStep(
   opener: HTMLButtonElement,
-  options: { action: string; object: string; question: string | Node; yes: string; no: string; undo?: UndoOption },
+  options: { action: string; object: string; question: string | Node; yes: string; no: string },
   onYes: (yes: HTMLButtonElement) => unknown,
 ): ConfirmStep {
   const box = element('div', 'notice notice-warning');
@@ -58,44 +43,6 @@ export function confirmStep(
     yes.focus();
   });
   no.addEventListener('click', close);
-  const offerUndo = options.undo ? undoLine(box, options.action, options.object, options.undo) : null;
-  yes.addEventListener('click', () => {
-    const outcome = onYes(yes);
-    if (!offerUndo) return;
-    void Promise.resolve(outcome).then(
-      (result) => result !== false && offerUndo(),
-      () => undefined,
-    );
-  });
+  yes.addEventListener('click', () => onYes(yes));
   return { box, yes, close };
-}
-
-/** The "Undo" line, hidden until offered; offered again, its time starts over. */
-function undoLine(box: HTMLElement, action: string, object: string, undo: UndoOption): () => void {
-  const line = element('div', 'undo-line');
-  line.dataset.role = `undo-${action}`;
-  line.setAttribute('role', 'status');
-  line.hidden = true;
-  const text = element('p', '', undo.done);
-  const button = actionButton('Undo', object);
-  button.dataset.action = `undo-${action}`;
-  line.append(text, button);
-  let timer: number | undefined;
-  const hide = () => {
-    window.clearTimeout(timer);
-    setVisible(line, false);
-  };
-  button.addEventListener('click', () => {
-    hide();
-    undo.run();
-  });
-  return () => {
-    if (!line.isConnected) {
-      if (undo.into) undo.into.append(line);
-      else box.after(line);
-    }
-    setVisible(line, true);
-    window.clearTimeout(timer);
-    timer = window.setTimeout(hide, (undo.seconds ?? defaultUndoSeconds) * 1000);
-  };
 }

@@ -39,8 +39,18 @@ export const cnameSentence = (name: string) =>
     ? `Addresses at ${name} can now use this workspace’s single sign-on: nothing more to publish for that. To open links on ${name} itself, its DNS provider needs an ALIAS (or ANAME) record pointing to ${operatorAddress}, since a domain’s apex cannot hold a CNAME; or serve links on a subdomain such as secrets.${name} (claim it here too).`
     : `Next, at your DNS provider: a CNAME record for ${name} pointing to ${operatorAddress} (ask whoever runs this Hushlink for it). Links on ${name} open once it resolves there.`;
 
-/** Two labels (`acme.example`): the apex of a registered domain under most public suffixes. */
-export const isLikelyApex = (name: string) => name.split('.').length === 2;
+/** Second levels that many country codes register under (`acme.co.uk`, `acme.com.au`). */
+const secondLevels = new Set(['co', 'com', 'net', 'org', 'ac', 'gov', 'edu', 'ne', 'or', 'gv']);
+
+/**
+ * The apex of a registered domain, as far as a page can tell without the public suffix list: two
+ * labels (`acme.example`), or three under a country's common second level (`acme.co.uk`).
+ */
+export function isLikelyApex(name: string): boolean {
+  const labels = name.split('.');
+  if (labels.length === 2) return true;
+  return labels.length === 3 && labels[2]!.length === 2 && secondLevels.has(labels[1]!);
+}
 
 /** A read-only field with its Copy button: what the claimant types at their DNS provider. */
 function copyRow(id: string, labelText: string, value: string, what: string): HTMLDivElement {

@@ -3,6 +3,28 @@ import { element, setVisible } from './dom.ts';
 import type { WorkspaceDomain } from './domainsApi.ts';
 import { currentUser } from './session.ts';
 
+/** Public mail services: nobody's organization, so never offered as its domain. */
+const mailProviders = new Set([
+  'gmail.com',
+  'googlemail.com',
+  'outlook.com',
+  'hotmail.com',
+  'live.com',
+  'yahoo.com',
+  'icloud.com',
+  'me.com',
+  'aol.com',
+  'proton.me',
+  'protonmail.com',
+  'gmx.de',
+  'gmx.net',
+  'web.de',
+  'yandex.ru',
+  'mail.ru',
+  'qq.com',
+  '163.com',
+]);
+
 export const ownDomainNote = element('p', 'notice notice-info');
 ownDomainNote.id = 'sso-own-domain';
 ownDomainNote.hidden = true;
@@ -15,7 +37,7 @@ ownDomainNote.hidden = true;
 export function showOwnDomain(verified: string[] | null, claims: WorkspaceDomain[]): void {
   const address = currentUser()?.email ?? '';
   const own = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
-  const show = verified !== null && own !== '' && !verified.includes(own);
+  const show = verified !== null && own !== '' && !verified.includes(own) && !mailProviders.has(own);
   setVisible(ownDomainNote, show);
   if (!show) return;
   const pending = claims.some((claim) => claim.hostname === own);

@@ -35,16 +35,30 @@ export interface PlanPrice {
 /** How long prices read from the provider are shown before they are read again. */
 export const priceCacheMs = 5 * 60_000;
 
-/** The last prices read, in the function's memory (one per warm instance). */
+/** How long a provider's refusal is answered again without asking it (its `retry-after`). */
+export const priceFailureMs = 60_000;
+
+/**
+ * The last prices read, in the function's memory (one per warm instance), and the last refusal
+ * for a minute: a public page must not turn a burst of visits (or an outage) into as many calls
+ * to the provider, whose rate limit checkout and billing share.
+ */
 export class PriceCache {
   private kept: { prices: PlanPrice[]; at: number } | null = null;
+  private failed: { error: unknown; at: number } | null = null;
 
   read(now: number): PlanPrice[] | null {
+    if (this.failed && now - this.failed.at < priceFailureMs) throw this.failed.error;
     return this.kept && now - this.kept.at < priceCacheMs ? this.kept.prices : null;
   }
 
   keep(prices: PlanPrice[], now: number): void {
     this.kept = { prices, at: now };
+    this.failed = null;
+  }
+
+  refused(error: unknown, now: number): void {
+    this.failed = { error, at: now };
   }
 }
 
@@ -57,7 +71,8 @@ export interface PricePorts {
 
 /**
  * The self-serve plans' prices. A price without a single recurring amount is left out (the
- * checkout page still shows it); a provider that does not answer throws, and nothing is kept.
+ * checkout page still shows it); a provider that does not answer throws, and its refusal is
+ * answered again for a minute.
  */
 export async function listPlanPrices(ports: PricePorts): Promise<PlanPrice[]> {
   const cached = ports.priceCache.read(ports.clock.now());
@@ -66,7 +81,13 @@ export async function listPlanPrices(ports: PricePorts): Promise<PlanPrice[]> {
     { plan: 'pro', id: ports.config.PRICE_PRO, per: 'account' },
     { plan: 'team', id: ports.config.PRICE_TEAM_SEAT, per: 'seat' },
   ] as const;
-  const read = await Promise.all(sold.map((entry) => ports.prices.retrievePrice(entry.id)));
+  let read: ProviderPrice[];
+  try {
+    read = await Promise.all(sold.map((entry) => ports.prices.retrievePrice(entry.id)));
+  } catch (error) {
+    ports.priceCache.refused(error, ports.clock.now());
+    throw error;
+  }
   const prices: PlanPrice[] = [];
   sold.forEach((entry, index) => {
     const price = read[index]!;
