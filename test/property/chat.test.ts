@@ -43,8 +43,9 @@ describe('chat: the values the generators make', () => {
       ['state', { of: 'state', how: 'fresh', who: 'a' }],
       ['code', { of: 'code', how: 'live', identity }],
     ]);
-    expect(installed.status, installed.text.slice(0, 200)).toBe(200);
-    expect(installed.headers['content-type']).toMatch(/^text\/html/);
+    // Installed: to the web client's landing page (ADR 0182), which names the team.
+    expect(installed.status, installed.text.slice(0, 200)).toBe(302);
+    expect(installed.headers.location).toMatch(/\/chat\/installed\?team=/);
     for (const how of ['used', 'expired', 'forged', 'future', 'chat_token'] as const) {
       const refused = await callback([
         ['state', { of: 'state', how }],
