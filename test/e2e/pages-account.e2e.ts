@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
-import { priceCacheMs } from '../../shared/domain/billing/prices.ts';
+import { priceCacheMs, priceFailureMs } from '../../shared/domain/billing/prices.ts';
 import { sealText, toBase64 } from '../../shared/envelope/index.ts';
 import { newEmail, signIn } from '../support/accounts.ts';
 import { apiClient } from '../support/runtime.ts';
@@ -286,6 +286,8 @@ describe('Plans', () => {
     expect(await page.locator('#plans > li').count()).toBe(4);
     await s.screenshot('account-pages-plans-no-prices');
     runtime.stripe.failNextRequests(0);
+    // The function answers its refusal again for its minute (retry-after 60) without asking the provider.
+    runtime.clock.advance(priceFailureMs / 1000 + 1);
     await page.click('button[data-action="retry-prices"]');
     await page.waitForSelector('#plans-prices-error', { state: 'hidden' });
     expect(await price('pro')).toBe('$12.00 a month, for your account');
