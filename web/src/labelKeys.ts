@@ -9,6 +9,7 @@
  * (the item's id is not known before it is created).
  */
 import { buf, utf8 } from '../../shared/envelope/index.ts';
+import { keptKey, readKeptKey } from './keptKeys.ts';
 
 const dbName = 'hushlink-labels';
 const dbVersion = 1;
@@ -42,12 +43,6 @@ export class LabelStoreUnavailable extends Error {
   }
 }
 
-const settle = <T>(request: IDBRequest<T>) =>
-  new Promise<T>((resolve, reject) => {
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error);
-  });
-
 let opened: Promise<IDBDatabase> | null = null;
 
 function database(): Promise<IDBDatabase> {
@@ -80,34 +75,8 @@ async function storeExists(): Promise<boolean> {
   return (await indexedDB.databases()).some((entry) => entry.name === dbName);
 }
 
-async function readKey(db: IDBDatabase): Promise<CryptoKey | undefined> {
-  return settle(db.transaction(keyStore).objectStore(keyStore).get(keyName) as IDBRequest<CryptoKey | undefined>);
-}
-
-/**
- * The label key, made on first use; made before the transaction (which ends at any other await),
- * then added only when none is there, so two tabs sealing their first label agree on one key.
- */
-async function labelKey(): Promise<CryptoKey> {
-  const db = await database();
-  const existing = await readKey(db);
-  if (existing) return existing;
-  const fresh = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
-  const transaction = db.transaction(keyStore, 'readwrite');
-  const store = transaction.objectStore(keyStore);
-  let chosen = fresh;
-  store.get(keyName).onsuccess = (event) => {
-    const found = (event.target as IDBRequest<CryptoKey | undefined>).result;
-    if (found) chosen = found;
-    else store.add(fresh, keyName);
-  };
-  await new Promise<void>((resolve, reject) => {
-    transaction.oncomplete = () => resolve();
-    transaction.onerror = () => reject(transaction.error);
-    transaction.onabort = () => reject(transaction.error ?? new Error('the transaction was aborted'));
-  });
-  return chosen;
-}
+/** The label key, made on first use (`keptKey`: one for every tab). */
+const labelKey = async () => keptKey(await database(), keyStore, keyName);
 
 const toBase64 = (bytes: Uint8Array) => btoa(Array.from(bytes, (byte) => String.fromCharCode(byte)).join(''));
 const fromBase64 = (text: string) => Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
@@ -135,7 +104,7 @@ export async function sealLabel(text: string): Promise<string | undefined> {
 export async function openLabel(envelope: string): Promise<string> {
   try {
     if (!(await storeExists())) return labelElsewhere;
-    const key = await readKey(await database());
+    const key = await readKeptKey(await database(), keyStore, keyName);
     if (!key) return labelElsewhere;
     const bytes = fromBase64(envelope);
     if (bytes[0] !== version || bytes.length < 1 + ivBytes + tagBytes) return labelElsewhere;

@@ -10,6 +10,7 @@
  * site data is cleared, lists the requests but cannot open their responses.
  */
 import { buf, utf8, type RequesterKeys, type RequestKem, type RequestLink } from '../../shared/envelope/index.ts';
+import { finished, keptKey, settle } from './keptKeys.ts';
 
 const dbName = 'hushlink-requests';
 const dbVersion = 1;
@@ -51,19 +52,6 @@ export class KeyStoreUnavailable extends Error {
 /** The AAD of a request's sealed `s`: a record moved under another request's id does not open. */
 const secretAad = (id: string) => buf(utf8.encode(`hushlink/v1/request-link-secret/${id}`));
 
-const settle = <T>(request: IDBRequest<T>) =>
-  new Promise<T>((resolve, reject) => {
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error);
-  });
-
-const finished = (transaction: IDBTransaction) =>
-  new Promise<void>((resolve, reject) => {
-    transaction.oncomplete = () => resolve();
-    transaction.onerror = () => reject(transaction.error);
-    transaction.onabort = () => reject(transaction.error ?? new Error('the transaction was aborted'));
-  });
-
 let opened: Promise<IDBDatabase> | null = null;
 
 function database(): Promise<IDBDatabase> {
@@ -98,28 +86,8 @@ function database(): Promise<IDBDatabase> {
   return opened;
 }
 
-/**
- * The device key, made on first use. Made before the transaction (IndexedDB transactions end at
- * the first await of anything else), then added only when none is there, in one transaction:
- * two tabs making their first request at once agree on one key.
- */
-async function deviceKey(db: IDBDatabase): Promise<CryptoKey> {
-  const existing = await settle(
-    db.transaction(deviceStore).objectStore(deviceStore).get(deviceKeyName) as IDBRequest<CryptoKey | undefined>,
-  );
-  if (existing) return existing;
-  const fresh = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
-  const transaction = db.transaction(deviceStore, 'readwrite');
-  const store = transaction.objectStore(deviceStore);
-  let chosen = fresh;
-  store.get(deviceKeyName).onsuccess = (event) => {
-    const found = (event.target as IDBRequest<CryptoKey | undefined>).result;
-    if (found) chosen = found;
-    else store.add(fresh, deviceKeyName);
-  };
-  await finished(transaction);
-  return chosen;
-}
+/** The device key, made on first use (`keptKey`: one for every tab). */
+const deviceKey = (db: IDBDatabase) => keptKey(db, deviceStore, deviceKeyName);
 
 /** Opens the store (and makes the device key): before a request is created, so a browser that cannot keep keys says so first. */
 export async function openKeyStore(): Promise<void> {
