@@ -290,7 +290,8 @@ describe('Plans', () => {
     runtime.clock.advance(priceFailureMs / 1000 + 1);
     await page.click('button[data-action="retry-prices"]');
     await page.waitForSelector('#plans-prices-error', { state: 'hidden' });
-    expect(await price('pro')).toBe('$12.00 a month, for your account');
+    // The line goes as the new read starts ("Loading the price…"); the price follows its answer.
+    await expect.poll(() => price('pro')).toBe('$12.00 a month, for your account');
     await finish(s);
   });
 });
