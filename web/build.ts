@@ -2,7 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { areasOf, checkMarkup, pageMessages, readAllCatalogues } from './catalogues.ts';
 import { expandIncludes } from './partials.ts';
+import { languages, type PageLanguage, pseudoLanguage } from '../shared/languages.ts';
 
 export interface WebAsset {
   body: Buffer;
@@ -95,6 +97,8 @@ function withStyleParts(base: Buffer): Buffer {
  */
 export async function buildWeb(): Promise<Map<string, WebAsset>> {
   const assets = new Map<string, WebAsset>();
+  const catalogues = readAllCatalogues();
+  const english = new Map([...catalogues.get('en')!.values()].flatMap((area) => [...area]));
   const publicRoot = join(webRoot, 'public');
   // Served as they sit under public/, folders included (`signin/sso.html` is `/signin/sso.html`).
   for (const entry of readdirSync(publicRoot, { recursive: true, withFileTypes: true })) {
@@ -104,7 +108,7 @@ export async function buildWeb(): Promise<Map<string, WebAsset>> {
     // Pages share their head, header and footer through includes (web/partials.ts).
     const body =
       extname(name) === '.html'
-        ? Buffer.from(expandIncludes(raw.toString('utf8'), name))
+        ? Buffer.from(checkedPage(expandIncludes(raw.toString('utf8'), name), name, english))
         : name === 'styles.css'
           ? withStyleParts(raw)
           : raw;
@@ -118,6 +122,8 @@ export async function buildWeb(): Promise<Map<string, WebAsset>> {
     platform: 'browser',
     minify: true,
     outdir: '/assets',
+    // The messages arrive compiled (web/catalogues.ts), so the browser needs no ICU parser.
+    alias: { '@formatjs/icu-messageformat-parser': '@formatjs/icu-messageformat-parser/no-parser.js' },
     write: false,
     logLevel: 'silent',
   });
@@ -138,7 +144,36 @@ export async function buildWeb(): Promise<Map<string, WebAsset>> {
       contentType: contentTypes[extname(file.path)] ?? 'application/octet-stream',
     });
   }
+  addPageMessages(assets, catalogues);
   return assets;
+}
+
+function checkedPage(html: string, name: string, english: Map<string, string>): string {
+  checkMarkup(html, `web/public/${name}`, english);
+  return html;
+}
+
+/**
+ * Each page's messages in each language, `/assets/i18n/<page>.<language>.json` (web/src/i18n.ts
+ * fetches its own): the areas named by the pages that load the page's script and by its bundle.
+ */
+function addPageMessages(assets: Map<string, WebAsset>, catalogues: ReturnType<typeof readAllCatalogues>): void {
+  const areas = [...catalogues.get('en')!.keys()];
+  for (const page of pageEntries) {
+    const script = `/assets/${page}.js`;
+    const bundle = assets.get(script)!.body.toString('utf8');
+    const html = [...assets.entries()]
+      .filter(([path, asset]) => path.endsWith('.html') && asset.body.includes(`src="${script}"`))
+      .map(([, asset]) => asset.body.toString('utf8'))
+      .join('\n');
+    const used = areasOf(html, bundle, areas);
+    for (const language of [...languages, pseudoLanguage] as PageLanguage[]) {
+      assets.set(`/assets/i18n/${page}.${language}.json`, {
+        body: Buffer.from(pageMessages(catalogues, used, language)),
+        contentType: contentTypes['.json']!,
+      });
+    }
+  }
 }
 
 /**
