@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fieldErrors } from '../../web/src/fieldErrors.ts';
 import { PageCursor } from '../../web/src/pageCursor.ts';
-import { screenSwitcher } from '../../web/src/screens.ts';
+import { screenSwitcher } from '../../web/src/screenSwitcher.ts';
 
 // The web client's shared helpers that hold logic, without a DOM: elements are stood in for by
 // objects with the few members the helpers touch, and what they were left showing is read back.

@@ -1,6 +1,7 @@
 /** What the signed-in pages (`/account`, `/keys`, `/sessions`) share: start, loading, and errors. */
-import { ApiError, problemMessages, type AccountUser } from './api.ts';
+import { ApiError, problemText, type AccountUser } from './api.ts';
 import { element, setVisible } from './dom.ts';
+import { t } from './i18n.ts';
 import { renderNav } from './nav.ts';
 import { goToSignIn, hasStoredSession, resume, SignedOutError } from './session.ts';
 
@@ -8,7 +9,7 @@ import { goToSignIn, hasStoredSession, resume, SignedOutError } from './session.
  * A loading line (role=status) put before `anchor`, and `busy` marked aria-busy, until the
  * returned function is called: so a slow API shows "Loading…" rather than a blank list.
  */
-export function showLoading(anchor: HTMLElement, busy: HTMLElement | null, text = 'Loading…'): () => void {
+export function showLoading(anchor: HTMLElement, busy: HTMLElement | null, text = t('common.loading')): () => void {
   const line = element('p', 'loading-line', text);
   line.setAttribute('role', 'status');
   anchor.before(line);
@@ -26,7 +27,7 @@ export function showLoading(anchor: HTMLElement, busy: HTMLElement | null, text 
 export function retryAfter(box: HTMLElement, object: string, retry: () => void): { failed(): void; hide(): void } {
   const actions = element('div', 'actions load-failed');
   actions.hidden = true;
-  const button = actionButton('Retry', object);
+  const button = actionButton(t('common.retry'), object);
   button.dataset.action = 'retry';
   actions.append(button);
   box.after(actions);
@@ -57,7 +58,7 @@ export async function startSignedInPage(errorBox: HTMLElement): Promise<AccountU
     pageLoading();
     showProblem(errorBox, error);
     // The page never started: starting it again is loading it again.
-    retryAfter(errorBox, 'loading this page', () => location.reload()).failed();
+    retryAfter(errorBox, t('common.page.retryObject'), () => location.reload()).failed();
     return null;
   }
   if (!user) {
@@ -76,11 +77,11 @@ export function showProblem(box: HTMLElement, error: unknown, prefix = ''): void
   }
   let sentence: string;
   if (error instanceof ApiError && error.status === 429) {
-    sentence = `Too many requests: try again in ${error.retryAfter ?? 60} seconds.`;
+    sentence = t('problem.tooManyRequests', { seconds: error.retryAfter ?? 60 });
   } else if (error instanceof ApiError) {
-    sentence = problemMessages(error).join(' ');
+    sentence = problemText(error);
   } else {
-    sentence = 'Something went wrong in this page. Reload it and try again.';
+    sentence = t('common.page.broken');
   }
   box.textContent = `${prefix}${sentence}`;
   setVisible(box, true);

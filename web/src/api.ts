@@ -11,6 +11,7 @@ import type { chatReplies, chatRequests } from '../../shared/api/chat.ts';
 import type { Problem as ProblemSchema } from '../../shared/api/output.ts';
 import type { recipientRequest, secretsRequests } from '../../shared/api/secrets.ts';
 import type { secretsReplies } from '../../shared/api/secretsReplies.ts';
+import { hasMessage, language, locale, t } from './i18n.ts';
 
 // The API's types are its contract's (shared/api): what the OpenAPI document says and the
 // contract test holds the server to. Imported as types only, so nothing of zod is bundled.
@@ -75,7 +76,8 @@ export async function call<T>(
   path: string,
   init: { json?: unknown; headers?: Record<string, string>; token?: string | undefined; withoutCookie?: boolean; keepalive?: boolean } = {},
 ): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
+  // The page's language, so the emails a request causes (a sign-in code, a gate code) are in it (ADR 0183).
+  const headers: Record<string, string> = { accept: 'application/json', 'accept-language': locale, ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   let body: string | undefined;
   if (init.json !== undefined) {
@@ -98,11 +100,7 @@ export async function call<T>(
       redirect: 'error',
     });
   } catch {
-    throw new ApiError(
-      0,
-      { status: 0, code: 'network', detail: 'The server could not be reached. Check your connection and try again.' },
-      null,
-    );
+    throw new ApiError(0, { status: 0, code: 'network', detail: t('problem.network') }, null);
   }
   const text = await response.text();
   let parsed: unknown;
@@ -218,42 +216,80 @@ export const accountApi = {
     call<AccountReply<'ApiKeyRevoked'>>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, { token }),
 };
 
-/** Human sentences for a refused request: `errors[].message` (with the field) or `detail`. */
+/**
+ * Human sentences for a refused request. In English, the server's own: `errors[].message` (with
+ * the field) or `detail`. In every other language the server's English is not shown: a refused
+ * field is named with "not accepted", anything else is said by the problem's `code` (area
+ * `problem`, one message per code of shared/http/errors.ts, and `network` for a server not
+ * reached), and a code the catalogue lacks by its HTTP status.
+ */
 export function problemMessages(error: ApiError): string[] {
-  const fields = (error.problem.errors ?? [])
-    .filter((entry): entry is FieldProblem => isObject(entry) && typeof entry.message === 'string')
-    .map((entry) => (entry.path ? `${fieldLabel(entry.path)}: ${entry.message}` : entry.message));
-  if (fields.length > 0) return fields;
-  return [error.problem.detail ?? error.problem.title ?? `The server refused the request (${error.status}).`];
+  const entries = (error.problem.errors ?? []).filter(
+    (entry): entry is FieldProblem => isObject(entry) && typeof entry.message === 'string',
+  );
+  if (language === 'en') {
+    const fields = entries.map((entry) => (entry.path ? `${fieldLabel(entry.path)}: ${entry.message}` : entry.message));
+    if (fields.length > 0) return fields;
+    return [error.problem.detail ?? error.problem.title ?? t('problem.otherStatus', { status: String(error.status) })];
+  }
+  const refused = entries.flatMap((entry) => (entry.path ? [t('problem.fieldRefused', { field: fieldLabel(entry.path) })] : []));
+  // One sentence a field: two refusals of one field would otherwise read the same twice.
+  if (refused.length > 0) return [...new Set(refused)];
+  return [problemSentence(error)];
 }
 
-const recipientFields: Record<string, string> = { label: 'name', email: 'email address', restricted: 'only this address' };
+/** `problemMessages` as one text: sentences apart by a space, or none in Japanese and Chinese (whose full stops end them). */
+export function problemText(error: ApiError): string {
+  return problemMessages(error).join(/^(?:ja|zh)\b/.test(language) ? '' : ' ');
+}
 
-/** API field paths (`body.max_views`, `body.recipients.0.email`) in the words of the form. */
-function fieldLabel(path: string): string {
+/** The sentence for a problem's `code` (snake_case, as errorCodes spells them), else for its status. */
+function problemSentence(error: ApiError): string {
+  const code = error.problem.code;
+  if (typeof code === 'string' && /^[a-z]+(?:_[a-z]+)*$/.test(code) && hasMessage(`problem.${code}`)) return t(`problem.${code}`);
+  return t('problem.otherStatus', { status: String(error.status) });
+}
+
+/** A recipient's fields (`body.recipients.0.email`): each one's message, with the recipient's number. */
+const recipientFields: Record<string, string> = {
+  label: 'problem.field.recipientName',
+  email: 'problem.field.recipientEmail',
+  restricted: 'problem.field.recipientRestricted',
+};
+
+/** The form's fields by their API names: each one's message. */
+const fieldLabels: Record<string, string> = {
+  envelope: 'problem.field.secret',
+  size_bytes: 'problem.field.secret',
+  expires_in: 'problem.field.expiresIn',
+  max_views: 'problem.field.maxViews',
+  not_before: 'problem.field.notBefore',
+  recipients: 'problem.field.recipients',
+  claim_verifier: 'problem.field.linkProof',
+  link_verifier: 'problem.field.linkProof',
+  salt: 'problem.field.salt',
+  email: 'problem.field.email',
+  code: 'problem.field.code',
+  name: 'problem.field.name',
+  scopes: 'problem.field.scopes',
+  url: 'problem.field.url',
+  events: 'problem.field.events',
+  prompt_envelope: 'problem.field.prompt',
+  max_responses: 'problem.field.maxResponses',
+};
+
+/** API field paths (`body.max_views`, `body.recipients.0.email`) in the words of the form (a path it does not know as it is). */
+export function fieldLabel(path: string): string {
   const field = path.replace(/^body\./, '');
   const recipient = /^recipients\.(\d+)\.(\w+)$/.exec(field);
-  if (recipient) return `Recipient ${Number(recipient[1]) + 1}, ${recipientFields[recipient[2]!] ?? recipient[2]}`;
-  const labels: Record<string, string> = {
-    envelope: 'Secret',
-    size_bytes: 'Secret',
-    expires_in: 'Expires after',
-    max_views: 'Views allowed',
-    not_before: 'Not before',
-    recipients: 'Personal links',
-    claim_verifier: 'Link proof',
-    link_verifier: 'Link proof',
-    salt: 'Encryption',
-    email: 'Email address',
-    code: 'Code',
-    name: 'Name',
-    scopes: 'Permissions',
-    url: 'URL',
-    events: 'Events',
-    prompt_envelope: 'What you are asking for',
-    max_responses: 'Responses allowed',
-  };
-  return labels[field] ?? field;
+  if (recipient) {
+    const number = Number(recipient[1]) + 1;
+    const part = recipient[2]!;
+    return Object.hasOwn(recipientFields, part)
+      ? t(recipientFields[part]!, { number })
+      : t('problem.field.recipientOther', { number, field: part });
+  }
+  return Object.hasOwn(fieldLabels, field) ? t(fieldLabels[field]!) : field;
 }
 
 /**

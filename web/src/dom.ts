@@ -1,4 +1,5 @@
 /** Small DOM helpers shared by the pages. No inline styles: visibility is the `hidden` attribute. */
+import { language, locale, t } from './i18n.ts';
 
 export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   const element = document.getElementById(id);
@@ -26,32 +27,33 @@ export function announce(text: string): void {
 
 /**
  * Copies a field's value. Called only from a click handler: the clipboard is written on a user
- * gesture and at no other time.
+ * gesture and at no other time. `what` names the value in the page's language ("Link").
  */
 export async function copyField(field: HTMLInputElement | HTMLTextAreaElement, button: HTMLButtonElement, what: string): Promise<void> {
   const label = button.dataset.label ?? button.textContent ?? '';
   button.dataset.label = label;
   try {
     await navigator.clipboard.writeText(field.value);
-    button.textContent = 'Copied ✓';
-    announce(`${what} copied to the clipboard.`);
+    button.textContent = t('common.copy.copied');
+    announce(t('common.copy.announced', { what }));
     window.setTimeout(() => (button.textContent = label), 2500);
   } catch {
     // No clipboard API (or denied): select it so the person can copy with the keyboard.
     field.focus();
     field.select();
-    announce(`Could not copy automatically: the ${what.toLowerCase()} is selected, press Ctrl+C (or ⌘C) to copy it.`);
+    // English says "the link" mid-sentence; the other languages' sentences take the name as given.
+    announce(t('common.copy.manual', { what: language === 'en' ? what.toLowerCase() : what }));
   }
 }
 
-const absoluteFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const relativeFormat = new Intl.RelativeTimeFormat(undefined, { numeric: 'always' });
+const absoluteFormat = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
+const relativeFormat = new Intl.RelativeTimeFormat(locale, { numeric: 'always' });
 
-/** "12 Mar 2026, 14:05 (in 3 hours)": local time and how far away it is. */
+/** "12 Mar 2026, 14:05 (in 3 hours)": local time and how far away it is, in the page's language. */
 export function describeTime(iso: string, now = Date.now()): string {
   const at = Date.parse(iso);
   if (Number.isNaN(at)) return iso;
-  return `${absoluteFormat.format(at)} (${relativeTime(at - now)})`;
+  return t('common.time.withRelative', { time: absoluteFormat.format(at), relative: relativeTime(at - now) });
 }
 
 function relativeTime(deltaMs: number): string {
@@ -71,6 +73,10 @@ export function timeElement(iso: string): HTMLTimeElement {
   return time;
 }
 
+/**
+ * "1 view", "3 views": English only (other languages have other plural rules).
+ * @deprecated use an ICU plural: `t('area.key', { count })` with `{count, plural, one {…} other {…}}`.
+ */
 export function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;
 }

@@ -3,7 +3,11 @@
  * `aria-invalid`), what belongs to no field in the form's error box, and focus on the first
  * field refused (in the form's order: the order `fields` is written in), else on the box.
  */
-import { setVisible } from './dom.ts';
+
+// No import of dom.ts (nor of the page's messages): no words here, and the unit tests run it without a page.
+const setVisible = (element: HTMLElement, visible: boolean) => {
+  element.hidden = !visible;
+};
 
 export interface FieldParts {
   input: HTMLElement;

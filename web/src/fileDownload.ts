@@ -17,6 +17,7 @@ import {
   type FileOpener,
   type OpenInput,
 } from '../../shared/envelope/index.ts';
+import { t } from './i18n.ts';
 
 /** Bytes asked for in one ranged GET (whole chunks). */
 const requestBytes = 8 * 1024 * 1024;
@@ -29,7 +30,10 @@ const tailMarginMs = 2 * 60 * 1000;
 /** Retries of a request that failed on the network, after its first attempt. */
 const requestRetries = 3;
 
-/** Why the file could not be fetched from the storage (not a fault of its bytes). */
+/**
+ * Why the file could not be fetched from the storage (not a fault of its bytes); its message is
+ * in the page's language (pages show it). An `EnvelopeError`'s is not: pages say it by its `code`.
+ */
 export class DownloadFailed extends Error {
   constructor(
     readonly reason: 'network' | 'expired' | 'gone' | 'refused',
@@ -43,7 +47,7 @@ export class DownloadFailed extends Error {
 /** Where the person stopped the download: the browser's own Cancel, or the page's. */
 export class DownloadStopped extends Error {
   constructor() {
-    super('The download was stopped.');
+    super(t('common.download.stopped'));
     this.name = 'DownloadStopped';
   }
 }
@@ -129,7 +133,7 @@ export async function downloadFile(
             let filled = 0;
             while (next <= last) {
               const { done, value } = await reader.read();
-              if (done) throw new DownloadFailed('network', 'The download was cut short.');
+              if (done) throw new DownloadFailed('network', t('common.download.cutShort'));
               let offset = 0;
               while (offset < value.length && next <= last) {
                 const take = Math.min(chunk.length - filled, value.length - offset);
@@ -181,7 +185,7 @@ async function get(url: string, first: number, last: number, signal?: AbortSigna
     });
   } catch (error) {
     if (signal?.aborted) throw error;
-    throw new DownloadFailed('network', 'The file storage could not be reached.');
+    throw new DownloadFailed('network', t('common.download.unreachable'));
   }
   // A 206 from elsewhere than asked is refused; a bucket whose CORS hides Content-Range is
   // trusted on its 206 (each chunk still authenticates its index).
@@ -189,11 +193,12 @@ async function get(url: string, first: number, last: number, signal?: AbortSigna
   if (response.status === 206 && (start === null || start === first)) return response;
   await response.body?.cancel().catch(() => undefined);
   // S3 answers an expired URL 403 and a deleted object 404; a range past the end is a short file.
-  if (response.status === 403) throw new DownloadFailed('expired', 'The download link ran out.');
-  if (response.status === 404) throw new DownloadFailed('gone', 'The file is no longer stored.');
+  if (response.status === 403) throw new DownloadFailed('expired', t('common.download.expired'));
+  if (response.status === 404) throw new DownloadFailed('gone', t('common.download.gone'));
   if (response.status === 416) throw new EnvelopeError('tampered', 'the stored file is shorter than it was');
-  if (response.status >= 500) throw new DownloadFailed('network', `The file storage failed (HTTP ${response.status}).`);
-  throw new DownloadFailed('refused', `The file storage answered HTTP ${response.status} to a ranged read.`);
+  const status = String(response.status);
+  if (response.status >= 500) throw new DownloadFailed('network', t('common.download.storageFailed', { status }));
+  throw new DownloadFailed('refused', t('common.download.storageRefused', { status }));
 }
 
 /** `Content-Range: bytes 0-65535/67108880` → 0 and 67108880 (CORS must expose it). */

@@ -3,6 +3,7 @@
  * and a transaction as promises, and a non-extractable AES-GCM key made once per store and
  * agreed on by every tab.
  */
+import { t } from './i18n.ts';
 
 export const settle = <T>(request: IDBRequest<T>) =>
   new Promise<T>((resolve, reject) => {
@@ -14,7 +15,7 @@ export const finished = (transaction: IDBTransaction) =>
   new Promise<void>((resolve, reject) => {
     transaction.oncomplete = () => resolve();
     transaction.onerror = () => reject(transaction.error);
-    transaction.onabort = () => reject(transaction.error ?? new Error('the transaction was aborted'));
+    transaction.onabort = () => reject(transaction.error ?? new Error(t('common.keyStore.aborted')));
   });
 
 /** The key kept under `name` in `storeName`, or undefined when none was made yet. */

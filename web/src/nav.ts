@@ -4,6 +4,7 @@
  * has resumed its session; until then the sign-in slot stays busy ("…"). On phones the links
  * fold behind "Menu". Visibility is the `hidden` attribute only.
  */
+import { tNodes } from './i18n.ts';
 import { currentUser, resume, signedOutElsewhereEvent, signOut } from './session.ts';
 
 let wired = false;
@@ -14,7 +15,13 @@ export function renderNav(): void {
   for (const element of document.querySelectorAll<HTMLElement>('[data-session-pending]')) element.hidden = true;
   for (const element of document.querySelectorAll<HTMLElement>('[data-signed-in]')) element.hidden = !user;
   for (const element of document.querySelectorAll<HTMLElement>('[data-signed-out]')) element.hidden = user !== null;
-  for (const element of document.querySelectorAll<HTMLElement>('[data-user-email]')) element.textContent = user?.email ?? '';
+  for (const line of document.querySelectorAll<HTMLElement>('[data-user-line]')) {
+    const email = document.createElement('span');
+    email.dataset.userEmail = '';
+    email.translate = false;
+    email.textContent = user?.email ?? '';
+    line.replaceChildren(...(user ? tNodes('common.nav.signedInAs', { email }) : []));
+  }
   if (wired) return;
   wired = true;
   for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-sign-out]')) {

@@ -6,7 +6,20 @@
  * page supplies how a page is fetched and how an item is drawn.
  */
 import { retryAfter, showLoading, showProblem } from './accountPage.ts';
-import { announce, focusHeading, plural, setVisible } from './dom.ts';
+import { announce, focusHeading, setVisible } from './dom.ts';
+import { t } from './i18n.ts';
+
+/** A list's own sentences, from the page's catalogue, in its language's grammar. */
+export interface PagedListWords {
+  /** Ends "Retry"'s accessible name: "listing your secrets". */
+  retryObject: string;
+  /** "Loading your secrets…" */
+  loading: string;
+  /** "3 more secrets listed." (an ICU plural of `count`) */
+  moreListed(count: number): string;
+  /** "No more secrets." */
+  noMore: string;
+}
 
 export interface PagedListParts<T> {
   list: HTMLUListElement;
@@ -16,16 +29,28 @@ export interface PagedListParts<T> {
   error: HTMLElement;
   /** One page from `cursor` (null: the first), and what the items are drawn with. */
   fetchPage(cursor: string | null): Promise<{ items: T[]; nextCursor: string | null; draw(item: T): HTMLLIElement }>;
-  /** What the items are, for the announcements: `['secret', 'secrets']`. */
+  /**
+   * What the items are, for the announcements, in the page's language: `['secret', 'secrets']`.
+   * Set into the shared sentences (common.list.*) unless `words` gives the list's own.
+   */
   noun: readonly [string, string];
+  /** The list's own sentences (preferred: each language words them for its own items). */
+  words?: PagedListWords;
   /** "Your secrets could not be listed: " */
   listFailure: string;
 }
 
 export function pagedList<T>(parts: PagedListParts<T>) {
-  const { list, empty, loadMore, error, noun } = parts;
+  const { list, empty, loadMore, error } = parts;
+  const [item, items] = parts.noun;
+  const words: PagedListWords = parts.words ?? {
+    retryObject: t('common.list.retryObject', { items }),
+    loading: t('common.list.loading', { items }),
+    moreListed: (count) => t('common.list.moreListed', { count, item, items }),
+    noMore: t('common.list.noMore', { items }),
+  };
   let cursor: string | null = null;
-  const retry = retryAfter(error, `listing your ${noun[1]}`, () => void reload());
+  const retry = retryAfter(error, words.retryObject, () => void reload());
 
   async function loadPage(first: boolean): Promise<HTMLLIElement[]> {
     const page = await parts.fetchPage(first ? null : cursor);
@@ -44,7 +69,7 @@ export function pagedList<T>(parts: PagedListParts<T>) {
     retry.hide();
     // A line while nothing is listed yet, unless the page's own (accountPage.ts) already stands.
     const quiet = list.children.length > 0 || document.querySelector('.loading-line') !== null;
-    const done = quiet ? null : showLoading(list, null, `Loading your ${noun[1]}…`);
+    const done = quiet ? null : showLoading(list, null, words.loading);
     list.setAttribute('aria-busy', 'true');
     try {
       await loadPage(true);
@@ -62,15 +87,15 @@ export function pagedList<T>(parts: PagedListParts<T>) {
     setVisible(error, false);
     retry.hide();
     list.setAttribute('aria-busy', 'true');
-    announce('Loading more…');
+    announce(t('common.list.loadingMore'));
     try {
       const added = await loadPage(false);
-      announce(added.length > 0 ? `${plural(added.length, `more ${noun[0]}`, `more ${noun[1]}`)} listed.` : `No more ${noun[1]}.`);
+      announce(added.length > 0 ? words.moreListed(added.length) : words.noMore);
       const first = added[0]?.querySelector<HTMLElement>('.item-title');
       if (first) focusHeading(first);
     } catch (problem) {
       announce('');
-      showProblem(error, problem, 'Could not load more: ');
+      showProblem(error, problem, t('common.list.moreFailed'));
     } finally {
       loadMore.disabled = false;
       list.setAttribute('aria-busy', 'false');

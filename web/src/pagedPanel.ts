@@ -9,6 +9,7 @@
  */
 import { actionButton, retryAfter, showLoading, showProblem } from './accountPage.ts';
 import { announce, element, errorBox, setVisible } from './dom.ts';
+import { t } from './i18n.ts';
 import { PageCursor } from './pageCursor.ts';
 
 export interface PagedPanelOptions {
@@ -53,12 +54,12 @@ export function pagedPanel(options: PagedPanelOptions): PagedPanel {
   const summary = element('summary', '', options.summary);
   if (options.summaryHidden) summary.append(element('span', 'visually-hidden', options.summaryHidden));
   const refreshActions = element('div', 'actions');
-  const refresh = actionButton('Refresh', options.refresh.object);
+  const refresh = actionButton(t('common.refresh'), options.refresh.object);
   refresh.dataset.action = options.refresh.action;
   refreshActions.append(refresh);
   const error = errorBox(`${options.role}-error`);
   const moreActions = element('div', 'actions');
-  const more = actionButton('More', options.more.object);
+  const more = actionButton(t('common.more'), options.more.object);
   more.dataset.action = options.more.action;
   more.hidden = true;
   moreActions.append(more);
@@ -79,7 +80,7 @@ export function pagedPanel(options: PagedPanelOptions): PagedPanel {
     lastNext = next;
     const loading = options.loading[next ? 1 : 0];
     // Nothing listed yet: a line in the panel says it is loading (a status, so it is announced).
-    const done = !next && list.children.length === 0 ? showLoading(list, list, loading ?? 'Loading…') : null;
+    const done = !next && list.children.length === 0 ? showLoading(list, list, loading ?? t('common.loading')) : null;
     if (loading && !done) announce(loading);
     list.setAttribute('aria-busy', 'true');
     try {

@@ -13,6 +13,7 @@
  *    has written nothing; the object URL is revoked 30 s after the download began.
  */
 import { DownloadStopped, type PlainSink } from './fileDownload.ts';
+import { t } from './i18n.ts';
 
 export type SaveMethod = 'picker' | 'worker' | 'blob';
 
@@ -104,7 +105,7 @@ export async function sinkFor(name: string, size: number): Promise<PlainSink | n
     }
   }
   if (method === 'blob') return blobSink(name);
-  throw new Error('This browser cannot save a file this large.');
+  throw new Error(t('common.download.tooLarge'));
 }
 
 /** How long the worker may take to be ready, and the browser to start reading. */
@@ -125,10 +126,10 @@ export async function workerSink(name: string, size: number): Promise<PlainSink>
   };
   worker.postMessage({ type: 'download', id, name: safeFileName(name), size }, [port2]);
   try {
-    await channel.until(() => channel.ready, 'prepare the download', workerTimeoutMs);
+    await channel.until(() => channel.ready, t('common.download.notPrepared'), workerTimeoutMs);
     // A navigation the worker answers with an attachment: the browser downloads, the page stays.
     location.assign(`/download/${id}`);
-    await channel.until(() => channel.pulls > 0, 'start the download', workerTimeoutMs);
+    await channel.until(() => channel.pulls > 0, t('common.download.notStarted'), workerTimeoutMs);
   } catch (error) {
     finish();
     throw error;
@@ -136,7 +137,7 @@ export async function workerSink(name: string, size: number): Promise<PlainSink>
   return {
     async write(bytes) {
       // The browser asks for each chunk as it takes the last one: the page never runs ahead of the disk.
-      await channel.until(() => channel.pulls > 0, 'take the download');
+      await channel.until(() => channel.pulls > 0, t('common.download.notTaken'));
       channel.pulls--;
       const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
       port.postMessage({ type: 'chunk', bytes: whole }, [whole.buffer]);
@@ -170,12 +171,12 @@ class WorkerChannel {
     };
   }
 
-  /** Resolves once `condition` holds; rejects when the download was cancelled, or after `timeoutMs`. */
-  async until(condition: () => boolean, what: string, timeoutMs?: number): Promise<void> {
+  /** Resolves once `condition` holds; rejects when the download was cancelled, or after `timeoutMs` (saying `failure`). */
+  async until(condition: () => boolean, failure: string, timeoutMs?: number): Promise<void> {
     const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
     while (!this.cancelled && !condition()) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`The browser did not ${what}.`);
+      if (left <= 0) throw new Error(failure);
       await new Promise<void>((resolve) => {
         const timer = Number.isFinite(left) ? window.setTimeout(resolve, left) : undefined;
         this.wake = () => {
@@ -193,13 +194,13 @@ class WorkerChannel {
 async function activeDownloadWorker(): Promise<ServiceWorker> {
   const registration = await navigator.serviceWorker.register('/download/worker.js', { scope: '/download/' });
   const worker = registration.installing ?? registration.waiting ?? registration.active;
-  if (!worker) throw new Error('The browser did not install the download worker.');
+  if (!worker) throw new Error(t('common.download.workerNotInstalled'));
   if (worker.state !== 'activated') {
     await new Promise<void>((resolve, reject) => {
-      const timer = window.setTimeout(() => reject(new Error('The browser did not start the download worker.')), workerTimeoutMs);
+      const timer = window.setTimeout(() => reject(new Error(t('common.download.workerNotStarted'))), workerTimeoutMs);
       worker.addEventListener('statechange', () => {
         if (worker.state === 'activated') window.clearTimeout(timer), resolve();
-        if (worker.state === 'redundant') window.clearTimeout(timer), reject(new Error('The browser dropped the download worker.'));
+        if (worker.state === 'redundant') window.clearTimeout(timer), reject(new Error(t('common.download.workerDropped')));
       });
     });
   }

@@ -1,23 +1,15 @@
 /**
  * A page's screens (or a form's steps), one shown at a time, the one shown named on an element
- * (`<html data-screen>` by default; tests and styling read it); and the message screen the reveal
- * and responder pages share: a heading, a sentence, sometimes a detail and a button
- * (#message-title, #message-text, #message-detail, #message-retry).
+ * (`<html data-screen>` by default; tests and styling read it), from `screenSwitcher.ts`; and the
+ * message screen the reveal and responder pages share: a heading, a sentence, sometimes a detail
+ * and a button (#message-title, #message-text, #message-detail, #message-retry), in the page's
+ * language (the page's title too).
  */
 import { announce, byId, focusHeading, setVisible } from './dom.ts';
+import { t } from './i18n.ts';
 import type { Message } from './revealMessages.ts';
 
-/** Shows `name` and hides the others; `attribute` on `holder` says which. */
-export function screenSwitcher<N extends string>(
-  screens: Record<N, HTMLElement>,
-  attribute = 'screen',
-  holder: HTMLElement = document.documentElement,
-): (name: N) => void {
-  return (name) => {
-    for (const [screen, element] of Object.entries<HTMLElement>(screens)) setVisible(element, screen === name);
-    holder.dataset[attribute] = name;
-  };
-}
+export { screenSwitcher } from './screenSwitcher.ts';
 
 /**
  * Fills the message screen (its `data-message` the message's id, the page's title the message's)
@@ -36,10 +28,10 @@ export function messageScreen(screen: HTMLElement, show: () => void): (message: 
     detail.replaceChildren(...(message.detail === undefined ? [] : typeof message.detail === 'string' ? [message.detail] : message.detail));
     setVisible(detail, message.detail !== undefined);
     retryAction = message.retry ?? null;
-    retry.textContent = message.retryLabel ?? 'Try again';
+    retry.textContent = message.retryLabel ?? t('common.tryAgain');
     setVisible(retry, retryAction !== null);
     screen.dataset.message = message.id;
-    document.title = `Hushlink: ${message.title}`;
+    document.title = t('common.documentTitle', { title: message.title });
     show();
     announce('');
     focusHeading(title);

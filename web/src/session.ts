@@ -17,6 +17,7 @@
  * refreshes must never race.
  */
 import { accountApi, ApiError, type AccountUser, type IssuedTokens } from './api.ts';
+import { t } from './i18n.ts';
 import { acrossTabs, claimSession, sessionIdOf } from './sessionLocks.ts';
 
 /** Tab-only sessions (a shared computer): the refresh token itself. */
@@ -33,7 +34,7 @@ let refreshing: Promise<AccountUser | null> | null = null;
 /** Thrown by `withAccess` when there is no session (anymore): the page should go to sign-in. */
 export class SignedOutError extends Error {
   constructor() {
-    super('You are not signed in.');
+    super(t('common.session.signedOut'));
     this.name = 'SignedOutError';
   }
 }
