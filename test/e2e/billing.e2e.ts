@@ -130,7 +130,7 @@ describe('billing in the web client', () => {
       const html = await response.text();
       expect(html).toContain(`<script type="module" src="/assets/${script}.js"></script>`);
       expect(html).not.toMatch(/<style|\sstyle=/);
-      expect(html).toContain(`<a href="${path}" aria-current="page">`);
+      expect(html).toContain(`<a href="${path}" aria-current="page" data-i18n=`);
     }
     for (const path of ['/plans/', '/billing/', '/billing/x']) expect((await fetch(`${runtime.url}${path}`)).status, path).toBe(404);
   });

@@ -217,7 +217,7 @@ describe('every page, signed out', () => {
       expect(response.headers.get('content-type'), path).toMatch(/^text\/html/);
       expect(response.headers.get('content-security-policy'), path).toContain("script-src 'self'");
       const html = await response.text();
-      expect(html, path).toContain('<h1>This page does not exist</h1>');
+      expect(html, path).toContain('<h1 data-i18n="notFound.title">This page does not exist</h1>');
       expect(html, path).toContain('class="site-header"');
     }
     const api = await fetch(`${runtime.url}/v1/nope`);

@@ -147,7 +147,7 @@ describe('webhooks page', () => {
     expect(html).toContain('<script type="module" src="/assets/webhooks.js"></script>');
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(html).not.toMatch(/<style|\sstyle=/);
-    expect(html).toContain('<a href="/webhooks" aria-current="page">Webhooks</a>');
+    expect(html).toContain('<a href="/webhooks" aria-current="page" data-i18n="common.nav.webhooks">Webhooks</a>');
     expect((await fetch(`${runtime.url}/assets/webhooks.js`)).status).toBe(200);
   });
 

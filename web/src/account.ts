@@ -5,15 +5,18 @@
  * each one's links and receipts (`secretLinks.ts`), "Load more", and attaching the secrets this
  * browser created anonymously; and "Add to Slack" (`chatInstall.ts`).
  */
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import { hasMessage, locale, t, tNodes } from './i18n.ts';
 import { accountApi, api, type AdoptionResult, type OwnedSecret } from './api.ts';
 import './chatInstall.ts';
 import { actionButton, fact, markReady, showProblem, startSignedInPage } from './accountPage.ts';
 import { confirmStep } from './confirmStep.ts';
 import { labelElsewhere, openLabel } from './labelKeys.ts';
-import { announce, byId, element, focusHeading, plural, setVisible, timeElement } from './dom.ts';
+import { announce, byId, element, focusHeading, setVisible, timeElement } from './dom.ts';
 import type { OwnerMetadata } from './linksApi.ts';
 import { linksPanel, ownerRead } from './secretLinks.ts';
 import { pagedList } from './pagedList.ts';
+import { mountAccountLanguage } from './accountLanguage.ts';
 import { withAccess } from './session.ts';
 import { forgetUnattached, listUnattached } from './unattached.ts';
 
@@ -34,14 +37,18 @@ const loadMore = byId<HTMLButtonElement>('load-more');
 
 let email = '';
 
-const stateLabels: Record<string, string> = {
-  pending: 'Uploading',
-  active: 'Active',
-  burned: 'Viewed',
-  expired: 'Expired',
-  revoked: 'Revoked',
-  locked: 'Locked',
-};
+// The markup's sentences with an element in them, in the language's word order (its English stays
+// when the messages could not be fetched).
+if (hasMessage('account.empty.text')) {
+  const share = element('a', '', t('account.empty.share'));
+  share.href = '/';
+  empty.replaceChildren(...tNodes('account.empty.text', { share }));
+  const command = element('code', '', '/secret');
+  command.translate = false;
+  byId('chat-text').replaceChildren(...tNodes('account.chat.text', { command }));
+}
+
+const stateLabel = (state: string): string => t('account.state', { state });
 
 const revocable = (state: string) => state === 'active' || state === 'pending';
 
@@ -54,18 +61,18 @@ type ListedSecret = OwnedSecret & { label: string | null; links?: number };
  * read (`links`); without it, only the count left is said, never a total it cannot know.
  */
 function viewsText(secret: Pick<OwnedSecret, 'views_left' | 'max_views'>, links: number | undefined): string {
-  if (links) return `${secret.views_left} in all (${plural(links, 'personal link', 'personal links')}, up to ${secret.max_views} each)`;
-  if (links === 0) return `${secret.views_left} of ${secret.max_views}`;
-  if (secret.views_left > secret.max_views) return `${secret.views_left} in all, over its personal links`;
-  return `${secret.views_left} left`;
+  const values = { left: secret.views_left, max: secret.max_views };
+  if (links) return t('account.views.links', { ...values, links });
+  if (links === 0) return t('account.views.of', values);
+  if (secret.views_left > secret.max_views) return t('account.views.overLinks', values);
+  return t('account.views.left', values);
 }
 
-const kindWords: Record<string, string> = { text: 'Text secret', file: 'File' };
-const shortTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const shortTime = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** What a card is called: its label, else its kind and when it was made ("Text secret, 29 Nov 2026, 14:02"). */
 const nameOf = (secret: ListedSecret): string =>
-  secret.label ?? `${kindWords[secret.kind] ?? 'Secret'}, ${shortTime.format(Date.parse(secret.created_at))}`;
+  secret.label ?? t('account.name.unlabelled', { kind: secret.kind, created: shortTime.format(Date.parse(secret.created_at)) });
 
 /**
  * The page's secrets ready to draw: labels opened here, and for those still open the owner's
@@ -85,7 +92,7 @@ function applyMetadata(item: HTMLLIElement, metadata: OwnerMetadata): void {
   item.dataset.state = metadata.state;
   const badge = item.querySelector<HTMLElement>('[data-role="state"]')!;
   badge.className = `badge badge-${metadata.state}`;
-  badge.textContent = stateLabels[metadata.state] ?? metadata.state;
+  badge.textContent = stateLabel(metadata.state);
   item.querySelector<HTMLElement>('[data-role="views"] dd')!.textContent = viewsText(metadata, metadata.recipients?.length ?? 0);
   if (!revocable(metadata.state)) item.querySelector('button[data-action="revoke"]')?.closest('.actions')?.remove();
 }
@@ -104,41 +111,45 @@ function secretItem(secret: ListedSecret): HTMLLIElement {
   title.textContent = nameOf(secret);
   title.dataset.role = 'name';
   if (secret.label === null || secret.label === labelElsewhere) title.classList.add('item-title-fallback');
+  // A label is what its owner typed.
+  else title.translate = false;
   const badge = document.createElement('span');
   badge.className = `badge badge-${secret.state}`;
   badge.dataset.role = 'state';
-  badge.textContent = stateLabels[secret.state] ?? secret.state;
+  badge.textContent = stateLabel(secret.state);
   head.append(title, badge);
   // The id is secondary: support and the CLI know secrets by it.
   const id = element('p', 'item-id');
   id.dataset.role = 'id';
-  id.append(element('code', '', secret.id));
+  const code = element('code', '', secret.id);
+  code.translate = false;
+  id.append(code);
 
   const facts = document.createElement('dl');
   facts.className = 'facts';
-  const views = fact('Views left', viewsText(secret, secret.links));
+  const views = fact(t('account.fact.viewsLeft'), viewsText(secret, secret.links));
   views.dataset.role = 'views';
   facts.append(views);
-  if (secret.ended_at) facts.append(fact('Ended', timeElement(secret.ended_at)));
-  else facts.append(fact('Expires', timeElement(secret.expires_at)));
+  if (secret.ended_at) facts.append(fact(t('account.fact.ended'), timeElement(secret.ended_at)));
+  else facts.append(fact(t('account.fact.expires'), timeElement(secret.expires_at)));
   if (secret.not_before && !secret.ended_at && Date.parse(secret.not_before) > Date.now())
-    facts.append(fact('Opens', timeElement(secret.not_before)));
-  if (secret.created_at) facts.append(fact('Created', timeElement(secret.created_at)));
+    facts.append(fact(t('account.fact.opens'), timeElement(secret.not_before)));
+  if (secret.created_at) facts.append(fact(t('account.fact.created'), timeElement(secret.created_at)));
   item.append(head, id, facts);
 
   if (revocable(secret.state)) {
     const actions = document.createElement('div');
     actions.className = 'actions';
-    const revoke = actionButton('Revoke', `secret ${nameOf(secret)}`, 'danger');
+    const revoke = actionButton(t('account.revoke.button'), t('account.revoke.object', { name: nameOf(secret) }), 'danger');
     revoke.dataset.action = 'revoke';
     const confirm = confirmStep(
       revoke,
       {
         action: 'revoke',
-        object: `secret ${nameOf(secret)}`,
-        question: `Revoke “${nameOf(secret)}”? None of its links opens it afterwards. This cannot be undone.`,
-        yes: 'Yes, revoke',
-        no: 'No, keep it',
+        object: t('account.revoke.object', { name: nameOf(secret) }),
+        question: t('account.revoke.question', { name: nameOf(secret) }),
+        yes: t('account.revoke.yes'),
+        no: t('account.revoke.no'),
       },
       (yes) => void revokeSecret(secret, item, yes),
     );
@@ -158,14 +169,14 @@ async function revokeSecret(secret: ListedSecret, item: HTMLLIElement, button: H
   const error = item.querySelector<HTMLElement>('.notice-error')!;
   button.disabled = true;
   setVisible(error, false);
-  announce('Revoking…');
+  announce(t('account.revoke.revoking'));
   try {
     // DELETE accepts anonymous callers too, so a stale token answers 403 rather than 401.
     await withAccess((token) => accountApi.revokeOwnedSecret(token, secret.id), [401, 403]);
   } catch (problem) {
     button.disabled = false;
     announce('');
-    showProblem(error, problem, 'Could not revoke: ');
+    showProblem(error, problem, t('account.revoke.failed'));
     return;
   }
   // The state as the server now says (the last view may have been taken just before).
@@ -178,7 +189,7 @@ async function revokeSecret(secret: ListedSecret, item: HTMLLIElement, button: H
   }
   const replacement = secretItem(updated);
   item.replaceWith(replacement);
-  announce(`${nameOf(secret)} revoked: its links no longer open anything.`);
+  announce(t('account.revoke.done', { name: nameOf(secret) }));
   focusHeading(replacement.querySelector<HTMLElement>('.item-title')!);
 }
 
@@ -188,7 +199,13 @@ const secrets = pagedList({
   loadMore,
   error: listError,
   noun: ['secret', 'secrets'],
-  listFailure: 'Your secrets could not be listed: ',
+  words: {
+    retryObject: t('account.list.retryObject'),
+    loading: t('account.list.loading'),
+    moreListed: (count) => t('account.list.moreListed', { count }),
+    noMore: t('account.list.noMore'),
+  },
+  listFailure: t('account.list.failed'),
   fetchPage: async (cursor) => {
     const page = await withAccess((token) => accountApi.secrets(token, pageSize, cursor));
     return { items: await Promise.all(page.items.map(listed)), nextCursor: page.next_cursor, draw: secretItem };
@@ -201,28 +218,11 @@ function renderAttach(): void {
   setVisible(attachButton, count > 0);
   setVisible(attachForget, count > 0);
   if (count > 0) {
-    attachButton.textContent = `Attach ${plural(count, 'secret', 'secrets')} created in this browser`;
-    attachText.textContent =
-      `${count === 1 ? 'A secret was' : `${count} secrets were`} created in this browser without an account. Attach ${count === 1 ? 'it' : 'them'} to ${email} ` +
-      'to see ' +
-      (count === 1 ? 'its' : 'their') +
-      ' state here and revoke ' +
-      (count === 1 ? 'it' : 'them') +
-      ' from any device. This browser keeps only ' +
-      (count === 1 ? 'its revoke token' : 'their revoke tokens') +
-      ' (not the links): attaching or forgetting removes ' +
-      (count === 1 ? 'it' : 'them') +
-      '.';
+    attachButton.textContent = t('account.attach.button', { count });
+    attachText.textContent = t('account.attach.text', { count, email });
   }
   setVisible(attach, count > 0 || !attachResults.hidden);
 }
-
-const reasonText: Record<string, string> = {
-  not_found: 'it no longer exists',
-  forbidden: 'the revoke token kept in this browser was refused',
-  ended: 'it has already ended (viewed, expired or revoked)',
-  owned: 'it belongs to another account',
-};
 
 async function attachAll(): Promise<void> {
   const entries = listUnattached();
@@ -230,7 +230,7 @@ async function attachAll(): Promise<void> {
   attachButton.disabled = true;
   attachForget.disabled = true;
   setVisible(attachError, false);
-  announce('Attaching…');
+  announce(t('account.attach.attaching'));
   let results: AdoptionResult[];
   try {
     results = (
@@ -245,7 +245,7 @@ async function attachAll(): Promise<void> {
     announce('');
     attachButton.disabled = false;
     attachForget.disabled = false;
-    showProblem(attachError, error, 'Nothing was attached: ');
+    showProblem(attachError, error, t('account.attach.failed'));
     return;
   }
   // Answered items leave this browser either way: attached ones are the account's now, and
@@ -258,12 +258,13 @@ async function attachAll(): Promise<void> {
       line.dataset.adopted = String(result.adopted);
       const id = document.createElement('code');
       id.textContent = result.id;
+      id.translate = false;
       if (result.adopted) {
         line.className = 'ok';
-        line.append(id, ': attached.');
+        line.append(...tNodes('account.attach.attached', { id }));
       } else {
         line.className = 'failed';
-        line.append(id, `: not attached, ${reasonText[result.reason ?? ''] ?? result.reason ?? 'refused'}.`);
+        line.append(...tNodes('account.attach.notAttached', { id, reason: result.reason ?? 'refused' }));
       }
       return line;
     }),
@@ -272,8 +273,8 @@ async function attachAll(): Promise<void> {
   attachButton.disabled = false;
   attachForget.disabled = false;
   const attached = results.filter((result) => result.adopted).length;
-  attachTitle.textContent = attached === results.length ? 'Attached' : 'Attached, with exceptions';
-  attachText.textContent = `${plural(attached, 'secret', 'secrets')} of ${results.length} attached to your account.`;
+  attachTitle.textContent = attached === results.length ? t('account.attach.doneTitle') : t('account.attach.doneWithExceptions');
+  attachText.textContent = t('account.attach.done', { attached, total: results.length });
   renderAttach();
   // Said and focused with the results, not after the list is read again: focus must not wait on the network.
   announce(attachText.textContent);
@@ -286,7 +287,7 @@ function forgetAll(): void {
   attachResults.replaceChildren();
   setVisible(attachResults, false);
   renderAttach();
-  announce('The revoke tokens kept in this browser were removed.');
+  announce(t('account.attach.forgotten'));
   focusHeading(byId('account-title'));
 }
 
@@ -298,6 +299,7 @@ async function main(): Promise<void> {
   if (!user) return;
   email = user.email;
   renderAttach();
+  mountAccountLanguage(byId('account-language'), () => withAccess(async (token) => token));
   await secrets.reload();
   markReady('account', section);
 }

@@ -5,13 +5,15 @@
  * provider's portal. The provider's checkout comes back here with `?checkout=success|cancelled`
  * (and the workspace a Team was bought for), which is said once and taken off the address.
  */
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import { locale, t, tNodes } from './i18n.ts';
 import { ApiError, type AccountUser } from './api.ts';
 import { fact, markReady, showProblem, startSignedInPage } from './accountPage.ts';
 import { billingApi, openProviderPage, statusLabel, type BillingSubscription } from './billingApi.ts';
 import { invoiceList } from './billingInvoices.ts';
 import { isWorkspaceId } from './currentWorkspace.ts';
 import { listLoading } from './listLoading.ts';
-import { announce, byId, element, plural, setVisible, timeElement } from './dom.ts';
+import { announce, byId, element, setVisible, timeElement } from './dom.ts';
 import { formatBytes } from './progress.ts';
 import { withAccess } from './session.ts';
 import { planLabel } from './workspaceText.ts';
@@ -45,6 +47,12 @@ const returned = (() => {
 let subscription: BillingSubscription | null = null;
 let owned: WorkspaceSummary[] = [];
 
+/** Text that is data, not words of the page (a plan's name, a workspace's): never translated. */
+function data<E extends HTMLElement>(node: E): E {
+  node.translate = false;
+  return node;
+}
+
 const described = (term: string, value: string | Node, role: string) => {
   const row = fact(term, value);
   row.dataset.role = role;
@@ -52,19 +60,17 @@ const described = (term: string, value: string | Node, role: string) => {
 };
 
 function renderPlan(current: BillingSubscription): void {
-  const rows = [described('Plan', planLabel(current.plan), 'plan')];
+  const rows = [described(t('billing.plan.plan'), data(element('span', '', planLabel(current.plan))), 'plan')];
   if (current.tier !== current.plan)
-    rows.push(described('What you use', `${planLabel(current.tier)}, through a workspace you are in`, 'tier'));
-  if (current.status !== null) rows.push(described('Status', statusLabel(current.status), 'status'));
-  if (current.seats !== null) rows.push(described('Seats', String(current.seats), 'seats'));
+    rows.push(described(t('billing.plan.tier'), t('billing.plan.tierValue', { plan: planLabel(current.tier) }), 'tier'));
+  if (current.status !== null) rows.push(described(t('billing.plan.status'), statusLabel(current.status), 'status'));
+  if (current.seats !== null) rows.push(described(t('billing.plan.seats'), current.seats.toLocaleString(locale), 'seats'));
   if (current.current_period_end !== null) {
-    rows.push(described('Current period ends', timeElement(current.current_period_end), 'period-end'));
+    rows.push(described(t('billing.plan.periodEnd'), timeElement(current.current_period_end), 'period-end'));
     rows.push(
       described(
-        'Then',
-        current.cancel_at_period_end
-          ? `It ends, as you cancelled it: your account goes back to ${planLabel('free')}.`
-          : 'It renews, and is paid for again.',
+        t('billing.plan.then'),
+        current.cancel_at_period_end ? t('billing.plan.ends', { plan: planLabel('free') }) : t('billing.plan.renews'),
         'cancel-at-period-end',
       ),
     );
@@ -72,9 +78,9 @@ function renderPlan(current: BillingSubscription): void {
   planFacts.replaceChildren(...rows);
   const { usage } = current;
   usageFacts.replaceChildren(
-    described('Live secrets', usage.live_secrets.toLocaleString(), 'live-secrets'),
-    described('Stored', formatBytes(usage.bytes_stored), 'bytes-stored'),
-    described('API calls', usage.calls_this_month.toLocaleString(), 'calls'),
+    described(t('billing.usage.liveSecrets'), usage.live_secrets.toLocaleString(locale), 'live-secrets'),
+    described(t('billing.usage.stored'), formatBytes(usage.bytes_stored), 'bytes-stored'),
+    described(t('billing.usage.calls'), usage.calls_this_month.toLocaleString(locale), 'calls'),
   );
 }
 
@@ -83,12 +89,14 @@ function ownedItem(workspace: WorkspaceSummary): HTMLLIElement {
   item.dataset.id = workspace.id;
   const head = element('div', 'item-head');
   const title = element('h3', 'item-title');
-  const link = element('a', '', workspace.name);
+  const link = data(element('a', '', workspace.name));
   link.href = `/workspace?id=${encodeURIComponent(workspace.id)}`;
   title.append(link);
-  head.append(title, element('span', 'badge badge-active', planLabel(workspace.plan)));
+  head.append(title, data(element('span', 'badge badge-active', planLabel(workspace.plan))));
   const facts = element('dl', 'facts');
-  facts.append(described('Seats', `${workspace.members} of ${plural(workspace.seats, 'seat', 'seats')} used by members`, 'seats'));
+  facts.append(
+    described(t('billing.plan.seats'), t('billing.owned.seatsUsed', { members: workspace.members, seats: workspace.seats }), 'seats'),
+  );
   item.append(head, facts);
   return item;
 }
@@ -96,7 +104,12 @@ function ownedItem(workspace: WorkspaceSummary): HTMLLIElement {
 /** Reads the plan and the owned Team workspaces (again); false when the plan could not be read. */
 /** The plan, usage and owned workspaces; "Retry" when they cannot be read. */
 const planLoading = listLoading(
-  { error: pageError, failed: 'Your plan could not be read: ', object: 'reading your plan', loading: 'Loading your plan…' },
+  {
+    error: pageError,
+    failed: t('billing.plan.readFailed'),
+    object: t('billing.plan.readObject'),
+    loading: t('billing.plan.loading'),
+  },
   async () => {
     const [read, listed] = await Promise.all([
       withAccess((token) => billingApi.subscription(token)),
@@ -114,35 +127,33 @@ const planLoading = listLoading(
 const load = () => planLoading.load();
 
 /** Whether what was just paid for shows yet: the provider tells the service by its events, which may come a moment after the payer. */
-function paidFor(): { done: boolean; what: string; link: HTMLAnchorElement | null } {
+function paidFor(): { done: boolean; what: 'team' | 'workspace' | 'pro'; name: string; link: HTMLAnchorElement | null } {
   if (returned.workspaceId) {
     const workspace = owned.find((item) => item.id === returned.workspaceId);
-    const link = workspace ? element('a', '', workspace.name) : null;
+    const link = workspace ? data(element('a', '', workspace.name)) : null;
     if (link) link.href = `/workspace?id=${encodeURIComponent(workspace!.id)}`;
-    return { done: workspace?.plan === 'team', what: workspace ? `Team for ${workspace.name}` : 'Team for your workspace', link };
+    return { done: workspace?.plan === 'team', what: workspace ? 'team' : 'workspace', name: workspace?.name ?? '', link };
   }
-  return { done: subscription?.plan === 'pro', what: 'Pro for your account', link: null };
+  return { done: subscription?.plan === 'pro', what: 'pro', name: '', link: null };
 }
 
 function sayCheckout(): void {
   setVisible(checkoutActions, false);
   if (returned.checkout === 'cancelled') {
-    checkoutTitle.textContent = 'Payment cancelled';
-    checkoutText.textContent = 'Nothing was paid, and your plan is as it was.';
+    checkoutTitle.textContent = t('billing.checkout.cancelledTitle');
+    checkoutText.textContent = t('billing.checkout.cancelledText');
   } else {
     const paid = paidFor();
-    checkoutTitle.textContent = paid.done ? 'Thank you: payment received' : 'Payment received: waiting for confirmation';
-    checkoutText.replaceChildren(
-      paid.done
-        ? `${paid.what} is active now.`
-        : `${paid.what} shows here once the payment provider confirms the payment, usually within seconds.`,
-    );
-    if (paid.done && paid.link) checkoutText.append(' Its seats change on its page: ', paid.link, '.');
+    checkoutTitle.textContent = paid.done ? t('billing.checkout.doneTitle') : t('billing.checkout.waitingTitle');
+    const what = { what: paid.what, name: paid.name };
+    if (paid.done && paid.link)
+      checkoutText.replaceChildren(...tNodes('billing.checkout.doneWithLink', { name: paid.name, link: paid.link }));
+    else checkoutText.replaceChildren(paid.done ? t('billing.checkout.done', what) : t('billing.checkout.waiting', what));
     setVisible(checkoutActions, !paid.done);
   }
   checkoutNotice.dataset.checkout = returned.checkout ?? '';
   setVisible(checkoutNotice, true);
-  announce(`${checkoutTitle.textContent}. ${checkoutText.textContent}`);
+  announce(t('billing.checkout.announce', { title: checkoutTitle.textContent ?? '', text: checkoutText.textContent ?? '' }));
   checkoutNotice.focus();
 }
 
@@ -159,22 +170,22 @@ manage.addEventListener('click', () => void openPortal());
 async function openPortal(): Promise<void> {
   manage.disabled = true;
   setVisible(portalError, false);
-  announce('Opening the billing pages…');
+  announce(t('billing.portal.opening'));
   try {
     const portal = await withAccess((token) => billingApi.portal(token, '/billing'));
     // The button stays disabled: the page is being left for the provider's.
     if (openProviderPage(portal.url)) return;
-    portalError.textContent = 'The billing pages’ address is not a web address, so it was not opened.';
+    portalError.textContent = t('billing.portal.notWebAddress');
     setVisible(portalError, true);
     portalError.focus();
   } catch (error) {
     announce('');
     if (error instanceof ApiError && error.status === 404) {
       setVisible(manage, false);
-      portalError.textContent = 'Your account has no billing yet: buy a plan first, and its billing pages open from here.';
+      portalError.textContent = t('billing.portal.none');
       setVisible(portalError, true);
       portalError.focus();
-    } else showProblem(portalError, error, 'The billing pages could not be opened: ');
+    } else showProblem(portalError, error, t('billing.portal.failed'));
   }
   manage.disabled = false;
 }

@@ -7,6 +7,7 @@
 import type * as z from 'zod/mini';
 import type { billingReplies, billingRequests } from '../../shared/api/billing.ts';
 import { call, pageQuery } from './api.ts';
+import { locale, t } from './i18n.ts';
 
 type Reply<K extends keyof typeof billingReplies> = z.output<(typeof billingReplies)[K]>;
 
@@ -72,26 +73,32 @@ export const webAddress = (url: string | null): string | null => {
   }
 };
 
-export const statusLabels: Record<SubscriptionStatus, string> = {
-  active: 'Active',
-  trialing: 'Trial',
-  past_due: 'Payment failed: retrying',
-  canceled: 'Ended',
-  unpaid: 'Unpaid',
-  incomplete: 'Waiting for the first payment',
-  incomplete_expired: 'First payment never made',
-  paused: 'Paused',
-};
+/** A subscription's status as the page names it; a status the page does not know is shown as the API says it. */
+export function statusLabel(status: string): string {
+  const labels: Record<SubscriptionStatus, string> = {
+    active: t('billing.status.active'),
+    trialing: t('billing.status.trialing'),
+    past_due: t('billing.status.pastDue'),
+    canceled: t('billing.status.canceled'),
+    unpaid: t('billing.status.unpaid'),
+    incomplete: t('billing.status.incomplete'),
+    incomplete_expired: t('billing.status.incompleteExpired'),
+    paused: t('billing.status.paused'),
+  };
+  return labels[status as SubscriptionStatus] ?? status;
+}
 
-export const invoiceStatusLabels: Record<string, string> = {
-  draft: 'Draft',
-  open: 'Open',
-  paid: 'Paid',
-  uncollectible: 'Uncollectible',
-  void: 'Void',
-};
-
-export const statusLabel = (status: string): string => statusLabels[status as SubscriptionStatus] ?? status;
+/** An invoice's status as the page names it (the provider's word when the page does not know it). */
+export function invoiceStatusLabel(status: string): string {
+  const labels: Record<string, string> = {
+    draft: t('billing.invoice.status.draft'),
+    open: t('billing.invoice.status.open'),
+    paid: t('billing.invoice.status.paid'),
+    uncollectible: t('billing.invoice.status.uncollectible'),
+    void: t('billing.invoice.status.void'),
+  };
+  return labels[status] ?? status;
+}
 
 /**
  * "$12.00", "€8.00", "¥1,200": an amount in the currency's smallest unit, in the currency's own
@@ -100,9 +107,11 @@ export const statusLabel = (status: string): string => statusLabels[status as Su
 export function money(amount: number, currency: string): string {
   let format: Intl.NumberFormat;
   try {
-    format = new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() });
+    format = new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase() });
   } catch {
-    return `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
+    // A currency code Intl does not know: the amount in the locale's digits, and the code as it came.
+    const number = new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount / 100);
+    return `${number} ${currency.toUpperCase()}`;
   }
   const decimals = format.resolvedOptions().maximumFractionDigits ?? 2;
   return format.format(amount / 10 ** decimals);

@@ -6,21 +6,23 @@
  */
 import { ApiError } from './api.ts';
 import { fact } from './accountPage.ts';
-import { billingApi, invoiceStatusLabels, money, webAddress, type Invoice } from './billingApi.ts';
+import { billingApi, invoiceStatusLabel, money, webAddress, type Invoice } from './billingApi.ts';
 import { byId, element, timeElement } from './dom.ts';
+import { t } from './i18n.ts';
 import { pagedList } from './pagedList.ts';
 import { withAccess } from './session.ts';
 
 const pageSize = 10;
 
-function invoiceLink(url: string | null, label: string, name: string, role: string): HTMLAnchorElement | null {
+/** `number`: the invoice's number (or id), which ends the link's accessible name. */
+function invoiceLink(url: string | null, label: string, number: string, role: string): HTMLAnchorElement | null {
   const href = webAddress(url);
   if (!href) return null;
   const link = element('a', '', label);
   link.href = href;
   link.rel = 'noopener noreferrer';
   link.dataset.role = role;
-  link.append(element('span', 'visually-hidden', ` of ${name}`));
+  link.append(element('span', 'visually-hidden', ` ${t('billing.invoice.linkObject', { number })}`));
   return link;
 }
 
@@ -28,28 +30,28 @@ function invoiceItem(invoice: Invoice): HTMLLIElement {
   const item = element('li', 'item');
   item.dataset.id = invoice.id;
   item.dataset.status = invoice.status ?? '';
-  const name = `invoice ${invoice.number ?? invoice.id}`;
+  const number = invoice.number ?? invoice.id;
   const head = element('div', 'item-head');
-  const title = element('h3', 'item-title', `Invoice ${invoice.number ?? invoice.id}`);
+  const title = element('h3', 'item-title', t('billing.invoice.title', { number }));
   title.tabIndex = -1;
   head.append(title);
   if (invoice.status) {
     const badge = element(
       'span',
       invoice.status === 'paid' ? 'badge badge-active' : invoice.status === 'open' ? 'badge badge-pending' : 'badge',
-      invoiceStatusLabels[invoice.status] ?? invoice.status,
+      invoiceStatusLabel(invoice.status),
     );
     badge.dataset.role = 'invoice-status';
     head.append(badge);
   }
   const facts = element('dl', 'facts');
-  const total = fact('Total', money(invoice.total, invoice.currency));
+  const total = fact(t('billing.invoice.total'), money(invoice.total, invoice.currency));
   total.dataset.role = 'total';
-  facts.append(fact('Date', timeElement(invoice.created_at)), total);
+  facts.append(fact(t('billing.invoice.date'), timeElement(invoice.created_at)), total);
   item.append(head, facts);
   const links = [
-    invoiceLink(invoice.hosted_invoice_url, 'View invoice', name, 'hosted'),
-    invoiceLink(invoice.invoice_pdf, 'Download PDF', name, 'pdf'),
+    invoiceLink(invoice.hosted_invoice_url, t('billing.invoice.view'), number, 'hosted'),
+    invoiceLink(invoice.invoice_pdf, t('billing.invoice.pdf'), number, 'pdf'),
   ].filter((link) => link !== null);
   if (links.length > 0) {
     const actions = element('div', 'actions');
@@ -70,7 +72,13 @@ export function invoiceList(customer: (exists: boolean) => void) {
     loadMore: byId<HTMLButtonElement>('invoices-more'),
     error: byId('invoices-error'),
     noun: ['invoice', 'invoices'],
-    listFailure: 'Your invoices could not be listed: ',
+    words: {
+      retryObject: t('billing.invoices.retryObject'),
+      loading: t('billing.invoices.loading'),
+      moreListed: (count) => t('billing.invoices.moreListed', { count }),
+      noMore: t('billing.invoices.noMore'),
+    },
+    listFailure: t('billing.invoices.listFailed'),
     async fetchPage(cursor) {
       try {
         const page = await withAccess((token) => billingApi.invoices(token, pageSize, cursor));

@@ -8,6 +8,7 @@ import { ApiError, chatApi } from './api.ts';
 import { showProblem } from './accountPage.ts';
 import { webAddress } from './billingApi.ts';
 import { announce, byId, setVisible } from './dom.ts';
+import { t } from './i18n.ts';
 import { withAccess } from './session.ts';
 
 const button = byId<HTMLButtonElement>('chat-install');
@@ -17,13 +18,13 @@ const unavailable = byId('chat-unavailable');
 async function addToSlack(): Promise<void> {
   button.disabled = true;
   setVisible(error, false);
-  announce('Opening Slack…');
+  announce(t('chatInstall.opening'));
   try {
     const { authorize_url } = await withAccess((token) => chatApi.startInstall(token));
     // Only a web address is followed: the URL comes from the API, and any other scheme would run here.
     const target = webAddress(authorize_url);
     if (target) return location.assign(target);
-    error.textContent = 'Slack’s address is not a web address, so it was not opened.';
+    error.textContent = t('chatInstall.notWeb');
     setVisible(error, true);
     error.focus();
   } catch (problem) {
@@ -35,7 +36,7 @@ async function addToSlack(): Promise<void> {
       unavailable.focus();
       return;
     }
-    showProblem(error, problem, 'Could not start the install: ');
+    showProblem(error, problem, t('chatInstall.failed'));
   }
   button.disabled = false;
   announce('');

@@ -10,6 +10,8 @@
  * (`unattached.ts`) so it can be attached to an account later.
  * Opened from a chat link (`/#chat=…`), the chat user is told when it is opened (`composeChat.ts`).
  */
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import { locale, t, tNodes } from './i18n.ts';
 import { sealText, toBase64 } from '../../shared/envelope/index.ts';
 import { api, ApiError, type RecipientRequest } from './api.ts';
 import { chosenFile, fileProblem, planLimitMessage, resetFile, sendFile, useCaller } from './composeFile.ts';
@@ -22,6 +24,7 @@ import {
   watchComposeFields,
   type Problem,
 } from './composeErrors.ts';
+import { speakIn } from './composePolicy.ts';
 import { clearResult, showResult, type ResultSecret } from './composeResult.ts';
 import { endChatLink, subscribeChat } from './composeChat.ts';
 import {
@@ -64,6 +67,22 @@ const composeSection = byId('compose');
 const composeTitle = byId('compose-title');
 const createAnother = byId<HTMLButtonElement>('create-another');
 const ownerNote = byId('compose-owner');
+
+// The policy's words (durations, lists, rules, sizes) in the page's language.
+speakIn(locale, t, formatBytes);
+
+/** The sentences with an element in them: the address (filled by nav.ts), a link, emphasis. */
+function localizeSentences(): void {
+  const email = ownerNote.querySelector('[data-user-email]')!;
+  const mySecrets = ownerNote.querySelector('a')!;
+  mySecrets.textContent = t('compose.owner.mySecrets');
+  ownerNote.replaceChildren(...tNodes('compose.owner.note', { email, mySecrets }));
+  const passphraseHint = byId('passphrase-hint');
+  const inAdditionTo = passphraseHint.querySelector('strong')!;
+  inAdditionTo.textContent = t('compose.passphrase.inAdditionTo');
+  passphraseHint.replaceChildren(...tNodes('compose.passphrase.hint', { inAdditionTo }));
+}
+localizeSentences();
 
 /** Whether this tab is signed in: settled by one refresh at load (none when it holds no session). */
 const signedIn: Promise<boolean> = resume().then(
@@ -117,9 +136,9 @@ async function validate(): Promise<{
   if (file) {
     const problem = await fileProblem();
     if (problem) found.push(problem);
-  } else if (text.value.length === 0) found.push({ field: text, message: 'Secret: write or paste the text to share, or choose a file.' });
+  } else if (text.value.length === 0) found.push({ field: text, message: t('compose.error.textMissing') });
   else if (new TextEncoder().encode(text.value).length > limits.textBytes) {
-    found.push({ field: text, message: 'Secret: the text is too long (at most about 256 KB). Share it as a file instead.' });
+    found.push({ field: text, message: t('compose.error.textTooLong') });
   }
 
   const seconds = expiresInSeconds();
@@ -130,13 +149,13 @@ async function validate(): Promise<{
       seconds < limits.expiresIn.min ||
       seconds > limits.expiresIn.max
     ) {
-      found.push({ field: customAmount, message: 'Custom expiry: choose between 1 minute and 30 days.' });
+      found.push({ field: customAmount, message: t('compose.error.customExpiry') });
     }
   }
 
   const views = Number(maxViews.value);
   if (maxViews.value === '' || !Number.isInteger(views) || views < limits.maxViews.min || views > limits.maxViews.max) {
-    found.push({ field: maxViews, message: 'Views allowed: a whole number from 1 to 100.' });
+    found.push({ field: maxViews, message: t('compose.error.views') });
   }
 
   let notBeforeIso: string | undefined;
@@ -144,9 +163,9 @@ async function validate(): Promise<{
     // datetime-local has no zone: `new Date` reads it as local time, toISOString gives UTC.
     const at = new Date(notBefore.value).getTime();
     if (Number.isNaN(at)) {
-      found.push({ field: notBefore, message: 'Not before: this is not a valid date and time.' });
+      found.push({ field: notBefore, message: t('compose.error.notBeforeInvalid') });
     } else if (at >= Date.now() + seconds * 1000) {
-      found.push({ field: notBefore, message: 'Not before: must be before the secret expires.' });
+      found.push({ field: notBefore, message: t('compose.error.notBeforeLate') });
     } else {
       notBeforeIso = new Date(at).toISOString();
     }
@@ -186,8 +205,8 @@ async function create(event: SubmitEvent): Promise<void> {
     showErrors(checked.errors);
     return;
   }
-  createButton.textContent = 'Encrypting…';
-  announce(passphrase.value ? 'Encrypting with your passphrase; this takes a moment…' : 'Encrypting…');
+  createButton.textContent = t('compose.encrypting');
+  announce(passphrase.value ? t('compose.encryptingPassphrase') : t('compose.encrypting'));
   const settings = {
     expires_in: expiresInSeconds(),
     max_views: Number(maxViews.value),
@@ -234,26 +253,21 @@ async function create(event: SubmitEvent): Promise<void> {
     fields.disabled = false;
     setVisible(composeSection, true);
     if (error instanceof UploadCancelled) {
-      showErrors(
-        ['Nothing was kept: the parts already uploaded were deleted. The file is still chosen if you want to send it again.'],
-        'Upload cancelled',
-      );
+      showErrors([t('compose.error.cancelled')], t('compose.error.cancelledTitle'));
     } else if (error instanceof UploadFailed) {
-      showErrors([`${error.message} Nothing was kept: the parts already uploaded were deleted. Try again.`], 'The upload failed');
+      showErrors([t('compose.error.uploadFailed', { reason: error.message })], t('compose.error.uploadFailedTitle'));
     } else if (error instanceof SignedOutError) {
       showSignedIn(false);
-      showErrors([
-        'You are no longer signed in, so nothing was created. Create it again to share it without an account, or sign in first.',
-      ]);
+      showErrors([t('compose.error.signedOut')]);
     } else if (error instanceof ApiError) {
-      const refusal = workspaceRefusal(error, chosenFile() !== null);
+      const refusal = workspaceRefusal(error);
       const limit = refusal ? null : await planLimitMessage(error);
       if (refusal) showErrors(refusal.problems, refusal.title);
       else showErrors(limit ? [{ field: byId('secret-file'), message: limit }] : problemsOf(error, chosenFile() !== null));
-    } else showErrors([`Encryption failed in this browser: ${(error as Error).message}`]);
-    announce(error instanceof UploadCancelled ? 'Upload cancelled.' : '');
+    } else showErrors([t('compose.error.encryption', { reason: (error as Error).message })]);
+    announce(error instanceof UploadCancelled ? t('compose.cancelledAnnounce') : '');
   } finally {
-    createButton.textContent = 'Create secret link';
+    createButton.textContent = t('compose.create');
   }
 }
 

@@ -9,6 +9,7 @@
 import { chatLimits } from '../../shared/limits.ts';
 import { ApiError, chatApi, problemMessages } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
+import { t } from './i18n.ts';
 
 const composeNotice = byId('compose-chat');
 const resultNotice = byId('result-chat');
@@ -30,10 +31,9 @@ function readChatLink(): void {
   history.replaceState(history.state, '', `${location.pathname}${location.search}`);
   if (token.length <= chatLimits.tokenChars && chatTokenShape.test(token)) {
     chatToken = token;
-    composeNotice.textContent = 'You’ll get a Slack message when it’s opened.';
+    composeNotice.textContent = t('compose.chat.willTell');
   } else {
-    composeNotice.textContent =
-      'This Slack link is incomplete, so no Slack message can be sent: run /secret again to be told when the secret is opened.';
+    composeNotice.textContent = t('compose.chat.incomplete');
   }
   setVisible(composeNotice, true);
 }
@@ -50,24 +50,24 @@ async function subscribe(): Promise<void> {
   retry.disabled = true;
   setVisible(retryActions, false);
   resultNotice.className = 'notice notice-info';
-  resultText.textContent = 'Asking Slack to tell you when it is opened…';
+  resultText.textContent = t('compose.chat.asking');
   setVisible(resultNotice, true);
   try {
     await chatApi.subscribe({ secret_id: pending.id, delete_token: pending.deleteToken, chat_token: chatToken });
     chatToken = null;
     pending = null;
-    resultText.textContent = 'Slack will send you a message when it is opened. The message says only that, never the link.';
+    resultText.textContent = t('compose.chat.subscribed');
     resultNotice.dataset.chat = 'subscribed';
   } catch (error) {
     resultNotice.className = 'notice notice-warning';
     if (error instanceof ApiError && error.status === 403 && error.problem.reason === 'chat_token') {
       chatToken = null;
       pending = null;
-      resultText.textContent = 'The Slack link has expired: run /secret again to be told when it is opened. The secret itself is fine.';
+      resultText.textContent = t('compose.chat.expired');
       resultNotice.dataset.chat = 'expired';
     } else {
-      const reason = error instanceof ApiError ? problemMessages(error).join(' ') : 'Something went wrong in this page.';
-      resultText.textContent = `No Slack message was asked for: ${reason} The secret itself is fine.`;
+      const reason = error instanceof ApiError ? problemMessages(error).join(' ') : t('compose.chat.pageError');
+      resultText.textContent = t('compose.chat.failed', { reason });
       resultNotice.dataset.chat = 'failed';
       // Worth another try only when the server was not reached or could not answer then.
       const transient = !(error instanceof ApiError) || error.status === 0 || error.status === 429 || error.status >= 500;

@@ -9,8 +9,13 @@ import { ApiError, problemMessages } from './api.ts';
 import { durationWords } from './composePolicy.ts';
 import { byId, setVisible } from './dom.ts';
 import { fieldErrors, type FieldParts } from './fieldErrors.ts';
+import { t, tNodes } from './i18n.ts';
 
-/** A refusal: the input it is about (its named field's, or a row's), or null for none. */
+/**
+ * A refusal: the input it is about (its named field's, or a row's), or null for none. A named
+ * field's message is said beside it without the field's name ("A whole number from 1 to 100.");
+ * any other's names what it is about ("Recipient 1, email address: …").
+ */
 export interface Problem {
   field: HTMLElement | null;
   message: string;
@@ -30,14 +35,20 @@ const box = byId('compose-errors');
 const boxTitle = byId('compose-errors-title');
 const boxList = byId<HTMLUListElement>('compose-error-list');
 
+// "Options: 1 day, 1 view": the words around the choice in the page's language.
+moreOptions.querySelector('summary')!.replaceChildren(...tNodes('compose.options.summary', { choice: summary }));
+
 /** The inputs that belong to each named field: the custom expiry's two belong to "Expires after". */
 const inputsOf = (id: FieldId): HTMLElement[] => (id === 'expiry' ? [expiry, customAmount, customUnit] : [byId(id)]);
 const fieldOf = (input: HTMLElement): FieldId | null => fieldIds.find((id) => inputsOf(id).includes(input)) ?? null;
 
-/** Beside its field the field's name is said already: "Views allowed: a whole number…" reads "A whole number…". */
-function besideField(message: string): string {
-  const text = message.replace(/^[A-Z][\w ]{0,24}: /, '');
-  return text.charAt(0).toUpperCase() + text.slice(1);
+/**
+ * The server's refusal of a named field, said beside it: its name is said there already, so
+ * "Views allowed: a whole number…" (`problemMessages`' words) reads "A whole number…".
+ */
+export function besideField(message: string): string {
+  const text = message.replace(/^[\p{Lu}\p{Lo}][\p{L}\p{M}\p{N} ]{0,24}[:：] ?/u, '');
+  return text.charAt(0).toLocaleUpperCase() + text.slice(1);
 }
 
 /** Inputs marked by the last refusal that no named field covers (recipient rows, the add button). */
@@ -55,7 +66,7 @@ export function clearComposeErrors(): void {
 }
 
 /** Shows each problem beside its field, the rest in the box under `title`; focus on the first field refused. */
-export function showComposeErrors(problems: readonly Problem[], title = 'Please check the form'): void {
+export function showComposeErrors(problems: readonly Problem[], title = t('compose.errors.title')): void {
   clearComposeErrors();
   const messages: Partial<Record<FieldId, string>> = {};
   const parts = {} as Record<FieldId, FieldParts>;
@@ -65,7 +76,7 @@ export function showComposeErrors(problems: readonly Problem[], title = 'Please 
     if (id && problem.field) {
       // One message per field: the first found (the form's own checks come before a workspace's).
       if (messages[id] !== undefined) continue;
-      messages[id] = besideField(problem.message);
+      messages[id] = problem.message;
       parts[id] = { input: problem.field, error: byId(`${id}-error`) };
     } else elsewhere.push(problem);
   }
@@ -111,7 +122,8 @@ export function serverProblems(error: ApiError, isFile: boolean): Problem[] {
   return entries.map((entry, index) => {
     const path = typeof entry.path === 'string' ? entry.path : '';
     const input = path === 'body.size_bytes' && isFile ? byId('secret-file') : inputForPath[path]?.();
-    return { field: input ?? null, message: messages[index] ?? String(entry.message) };
+    const message = messages[index] ?? String(entry.message);
+    return { field: input ?? null, message: input ? besideField(message) : message };
   });
 }
 
@@ -123,10 +135,10 @@ export const problemsOf = (error: unknown, isFile: boolean): Problem[] =>
 export function updateOptionsSummary(): void {
   const custom = expiry.value === 'custom';
   const seconds = custom ? Number(customAmount.value) * Number(customUnit.value) : Number(expiry.value);
-  const life = Number.isInteger(seconds) && seconds > 0 ? durationWords(seconds) : 'custom expiry';
-  const views = Number(maxViews.value);
-  const viewWords = Number.isInteger(views) && views > 0 ? `${views} ${views === 1 ? 'view' : 'views'}` : 'views to choose';
-  summary.textContent = `${life}, ${viewWords}`;
+  const life = Number.isInteger(seconds) && seconds > 0 ? durationWords(seconds) : t('compose.options.customExpiry');
+  const count = Number(maxViews.value);
+  const views = Number.isInteger(count) && count > 0 ? t('compose.options.views', { count }) : t('compose.options.viewsToChoose');
+  summary.textContent = t('compose.options.choice', { life, views });
 }
 
 /** A field being changed loses its message; the summary follows every change. */

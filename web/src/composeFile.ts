@@ -12,6 +12,7 @@ import { announce, byId, setVisible } from './dom.ts';
 import type { FileUpload, FileUploadBody, Plan } from './filesApi.ts';
 import type { UploadInput } from './fileUpload.ts';
 import { guardedUpload } from './guardedUpload.ts';
+import { t } from './i18n.ts';
 import { formatBytes } from './progress.ts';
 
 const form = byId<HTMLFormElement>('compose-form');
@@ -53,6 +54,7 @@ export function chosenFile(): File | null {
   return file;
 }
 
+/** The plans' names: names, never translated. */
 const planNames: Record<Plan, string> = { free: 'Free', pro: 'Pro', team: 'Team', enterprise: 'Enterprise' };
 const limitOf = (caller: Caller) => planTable[caller === 'anonymous' ? 'free' : caller].fileBytes;
 
@@ -66,25 +68,33 @@ async function envelopeBytes(picked: File): Promise<number> {
   return sealer.envelopeSize(picked.size);
 }
 
-/** "“name” is 101 MB, and files are limited to 100 MB": in bytes when the rounded sizes would read alike. */
-function sizeAgainst(picked: File, limit: number): string {
+/**
+ * "“name” is 101 MB, and files are limited to 100 MB in this workspace.": in bytes when the
+ * rounded sizes would read alike. `where`: the workspace, no account, the caller's plan, or a plan not known.
+ */
+function sizeAgainst(picked: File, limit: number, where: 'workspace' | 'anonymous' | Plan | null): string {
   const near = formatBytes(picked.size) === formatBytes(limit);
-  const size = near ? `${picked.size.toLocaleString('en')} bytes` : formatBytes(picked.size);
-  const max = near ? `${limit.toLocaleString('en')} bytes (${formatBytes(limit)})` : formatBytes(limit);
-  const just = picked.size <= limit ? ', which the few bytes its encryption adds take just over the limit' : '';
-  return `“${picked.name}” is ${size}${just}, and files are limited to ${max}`;
+  return t('compose.file.tooLarge', {
+    name: picked.name,
+    size: near ? t('compose.file.bytes', { count: picked.size }) : formatBytes(picked.size),
+    max: near ? t('compose.file.bytesAbout', { count: limit, size: formatBytes(limit) }) : formatBytes(limit),
+    just: picked.size <= limit ? 'yes' : 'no',
+    where: where === null ? 'unknown' : where === 'workspace' || where === 'anonymous' ? where : 'plan',
+    plan: where === null || where === 'workspace' || where === 'anonymous' ? '' : planNames[where],
+  });
 }
 
 /** Why a file this large cannot go, and which plan would take it. */
 function overLimitText(picked: File, limit: number, caller: Caller | null): string {
-  const where =
-    caller === null ? 'on your plan' : caller === 'anonymous' ? 'without an account (the Free plan)' : `on your ${planNames[caller]} plan`;
-  const larger = (['pro', 'team'] as const).filter((plan) => planTable[plan].fileBytes > limit);
-  const upgrade =
-    larger.length === 0
-      ? ''
-      : ` ${larger.map((plan) => `${planNames[plan]} allows ${formatBytes(planTable[plan].fileBytes)}`).join(', ')}${caller === 'anonymous' ? ': sign in with such an account to share it.' : '.'}`;
-  return `${sizeAgainst(picked, limit)} ${where}.${upgrade}`;
+  const first = sizeAgainst(picked, limit, caller);
+  const [pro, team] = [formatBytes(planTable.pro.fileBytes), formatBytes(planTable.team.fileBytes)];
+  const second =
+    planTable.pro.fileBytes > limit
+      ? t(caller === 'anonymous' ? 'compose.file.upgradeAnonymous' : 'compose.file.upgradeBoth', { pro, team })
+      : planTable.team.fileBytes > limit
+        ? t('compose.file.upgradeTeam', { team })
+        : null;
+  return second === null ? first : t('compose.sentences', { first, second });
 }
 
 /**
@@ -95,17 +105,13 @@ export async function fileProblem(): Promise<{ field: HTMLElement; message: stri
   const picked = file;
   if (!picked) return null;
   const rule = fileRuleOf();
-  if (rule && !rule.allowed)
-    return {
-      field: fileInput,
-      message: `File: “${picked.name}” cannot be sent here: this workspace allows no files. Remove it to share text, or send it in Personal.`,
-    };
+  if (rule && !rule.allowed) return { field: fileInput, message: t('compose.file.noFiles', { name: picked.name }) };
   const envelope = await envelopeBytes(picked);
   if (rule?.maxBytes != null && envelope > rule.maxBytes)
-    return { field: fileInput, message: `File: ${sizeAgainst(picked, rule.maxBytes)} in this workspace.` };
+    return { field: fileInput, message: sizeAgainst(picked, rule.maxBytes, 'workspace') };
   const caller = await callerOf().catch(() => null);
   if (caller === null || envelope <= limitOf(caller)) return null;
-  return { field: fileInput, message: `File: ${overLimitText(picked, limitOf(caller), caller)}` };
+  return { field: fileInput, message: overLimitText(picked, limitOf(caller), caller) };
 }
 
 /** The server's 403 `plan_limit`, in the words of the limit it gave (the plan may have changed meanwhile). */
@@ -114,13 +120,13 @@ export async function planLimitMessage(error: ApiError): Promise<string | null> 
   const limit = Number(error.problem.limit_bytes);
   const plan = (['free', 'pro', 'team'] as const).find((name) => planTable[name].fileBytes === limit) ?? null;
   const caller = plan === 'free' && (await callerOf().catch(() => null)) === 'anonymous' ? 'anonymous' : plan;
-  return `File: ${overLimitText(file, limit, caller)}`;
+  return overLimitText(file, limit, caller);
 }
 
 async function choose(picked: File | null): Promise<void> {
   file = picked;
   setVisible(textField, !picked);
-  fileLabel.textContent = picked ? 'File' : 'Or a file';
+  fileLabel.textContent = picked ? t('compose.file.labelChosen') : t('compose.file.label');
   setVisible(chosen, Boolean(picked));
   setVisible(limitNotice, false);
   fileInput.removeAttribute('aria-invalid');
@@ -128,8 +134,9 @@ async function choose(picked: File | null): Promise<void> {
     fileInput.value = '';
     return;
   }
-  chosenText.textContent = `${picked.name} (${formatBytes(picked.size)}) will be shared instead of text${textOf() ? '; the text you wrote is kept aside until you remove the file' : ''}.`;
-  announce(`File chosen: ${picked.name}, ${formatBytes(picked.size)}.`);
+  const size = formatBytes(picked.size);
+  chosenText.textContent = t('compose.file.chosen', { name: picked.name, size, kept: textOf() ? 'yes' : 'no' });
+  announce(t('compose.file.chosenAnnounce', { name: picked.name, size }));
   await recheckFile();
 }
 
@@ -138,7 +145,7 @@ export async function recheckFile(): Promise<void> {
   const picked = file;
   const problem = picked ? await fileProblem() : null;
   if (file !== picked) return;
-  limitNotice.textContent = problem ? problem.message.replace(/^File: /, '') : '';
+  limitNotice.textContent = problem?.message ?? '';
   setVisible(limitNotice, problem !== null);
 }
 
@@ -174,7 +181,7 @@ export async function sendFile(
 fileInput.addEventListener('change', () => void choose(fileInput.files?.[0] ?? null));
 removeButton.addEventListener('click', () => {
   void choose(null);
-  announce('File removed: the secret is the text again.');
+  announce(t('compose.file.removed'));
   byId('secret-text').focus();
 });
 
@@ -196,10 +203,7 @@ composeSection.addEventListener('drop', (event) => {
   const { files, items } = event.dataTransfer!;
   const entry = items[0]?.webkitGetAsEntry?.();
   if (files.length !== 1 || entry?.isDirectory) {
-    limitNotice.textContent =
-      files.length > 1
-        ? 'One file at a time: put several in a zip archive first.'
-        : 'A folder cannot be shared as it is: put it in a zip archive first.';
+    limitNotice.textContent = files.length > 1 ? t('compose.file.oneAtATime') : t('compose.file.folder');
     setVisible(limitNotice, true);
     return;
   }

@@ -6,6 +6,7 @@
  */
 import type { CreatedLink, RecipientRequest } from './api.ts';
 import { announce, byId, copyField, element, setVisible } from './dom.ts';
+import { t, tNodes } from './i18n.ts';
 import { qrSvg } from './qr.ts';
 
 /** The API's bounds (shared/limits.ts): 1-20 links, names up to 64 characters. */
@@ -72,7 +73,7 @@ function newRow(): Row {
   const restricted = element('input');
   restricted.type = 'checkbox';
   const choice = element('div', 'choice');
-  const choiceLabel = element('label', '', 'Only this address can open it');
+  const choiceLabel = element('label', '', t('compose.recipient.restricted'));
   choiceLabel.htmlFor = `${id}-restricted`;
   restricted.id = `${id}-restricted`;
   restricted.setAttribute('aria-describedby', restrictedHint.id);
@@ -80,13 +81,14 @@ function newRow(): Row {
   const remove = element('button', 'danger');
   remove.type = 'button';
   const removeName = element('span', 'visually-hidden');
-  remove.append('Remove', removeName);
+  // "Remove recipient 1": the visible word and the row's hidden name, in the language's order.
+  remove.append(...tNodes('compose.recipient.remove', { recipient: removeName }));
   const actions = element('div', 'actions');
   actions.append(remove);
   const fields = element('div', 'row');
   fields.append(
-    field(`${id}-label`, 'Name or note (optional)', label, labelHint.id),
-    field(`${id}-email`, 'Email address (optional)', email),
+    field(`${id}-label`, t('compose.recipient.nameLabel'), label, labelHint.id),
+    field(`${id}-email`, t('compose.recipient.emailLabel'), email),
   );
   group.append(legend, fields, choice, actions);
   item.append(group);
@@ -98,18 +100,18 @@ function newRow(): Row {
 /** Numbers the rows by position (legends and the Remove buttons' names) and the Add button's state. */
 function renumber(): void {
   rows.forEach((row, index) => {
-    row.legend.textContent = `Recipient ${index + 1}`;
-    row.removeName.textContent = ` recipient ${index + 1}`;
+    row.legend.textContent = t('compose.recipient.title', { number: index + 1 });
+    row.removeName.textContent = t('compose.recipient.removeName', { number: index + 1 });
     row.item.dataset.index = String(index + 1);
   });
   for (const hint of [labelHint, restrictedHint]) setVisible(hint, rows.length > 0);
   const full = rows.length >= maxRecipients;
   addButton.disabled = full;
   addHint.textContent = full
-    ? `${maxRecipients} recipients is the most one secret can have.`
+    ? t('compose.recipients.full', { max: maxRecipients })
     : rows.length === 0
-      ? 'Without any, the secret has one link for everyone.'
-      : `Up to ${maxRecipients}.`;
+      ? t('compose.recipients.none')
+      : t('compose.recipients.upTo', { max: maxRecipients });
 }
 
 function addRow(): void {
@@ -118,7 +120,7 @@ function addRow(): void {
   rows.push(row);
   list.append(row.item);
   renumber();
-  announce(`Recipient ${rows.length} added.`);
+  announce(t('compose.recipient.added', { number: rows.length }));
   row.label.focus();
 }
 
@@ -128,7 +130,7 @@ function removeRow(row: Row): void {
   rows.splice(index, 1);
   row.item.remove();
   renumber();
-  announce(`Recipient ${index + 1} removed.`);
+  announce(t('compose.recipient.removed', { number: index + 1 }));
   // Focus stays in the list: the row that took its place, the one before, or "Add a recipient".
   const next = rows[index] ?? rows[index - 1];
   if (next) next.label.focus();
@@ -139,14 +141,13 @@ function removeRow(row: Row): void {
 export function readRecipients(): { recipients: RecipientRequest[]; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const recipients = rows.map((row, index): RecipientRequest => {
-    const name = `Recipient ${index + 1}`;
+    const number = index + 1;
     const label = row.label.value.trim();
     const email = row.email.value.trim();
-    if (label.length > labelChars) errors.push({ field: row.label, message: `${name}, name: at most ${labelChars} characters.` });
-    if (email && !emailPattern.test(email))
-      errors.push({ field: row.email, message: `${name}, email address: this is not an email address.` });
-    else if (row.restricted.checked && !email)
-      errors.push({ field: row.email, message: `${name}, email address: enter the address that may open the link.` });
+    if (label.length > labelChars)
+      errors.push({ field: row.label, message: t('compose.recipient.nameTooLong', { number, max: labelChars }) });
+    if (email && !emailPattern.test(email)) errors.push({ field: row.email, message: t('compose.recipient.notEmail', { number }) });
+    else if (row.restricted.checked && !email) errors.push({ field: row.email, message: t('compose.recipient.emailNeeded', { number }) });
     return { ...(label ? { label } : {}), ...(email ? { email } : {}), ...(row.restricted.checked ? { restricted: true } : {}) };
   });
   return { recipients, errors };
@@ -168,7 +169,7 @@ export function resetRecipients(): void {
 
 /** What a link is called on the page: its name, else its address, else its position. */
 export const linkName = (link: Pick<CreatedLink, 'label' | 'email'>, position: number) =>
-  link.label ?? link.email ?? `Recipient ${position}`;
+  link.label ?? link.email ?? t('compose.recipient.title', { number: position });
 
 function linkItem(link: CreatedLink, key: string, position: number): HTMLLIElement {
   const url = `${link.url_base}#${key}`;
@@ -180,14 +181,15 @@ function linkItem(link: CreatedLink, key: string, position: number): HTMLLIEleme
   title.id = `${id}-title`;
   item.append(title);
   const about = link.restricted
-    ? `Only ${link.email} can open it, after confirming the address with a code we email to it.`
+    ? t('compose.links.restricted', { email: link.email ?? '' })
     : link.email && link.label
-      ? `For ${link.email}.`
+      ? t('compose.links.for', { email: link.email })
       : '';
   if (about) item.append(element('p', 'hint', about));
 
   const wrapper = element('div', 'field');
-  const label = element('label', 'visually-hidden', `Link for ${name}`);
+  const linkFor = t('compose.links.linkFor', { name });
+  const label = element('label', 'visually-hidden', linkFor);
   label.htmlFor = id;
   const row = element('div', 'with-button');
   const input = element('input');
@@ -198,22 +200,23 @@ function linkItem(link: CreatedLink, key: string, position: number): HTMLLIEleme
   input.autocomplete = 'off';
   input.value = url;
   input.dataset.role = 'link';
-  const copy = element('button', 'primary', 'Copy link');
+  const copy = element('button', 'primary', t('compose.result.copyLink'));
   copy.type = 'button';
   copy.dataset.action = 'copy';
   copy.setAttribute('aria-describedby', title.id);
-  copy.addEventListener('click', () => void copyField(input, copy, `Link for ${name}`));
+  copy.addEventListener('click', () => void copyField(input, copy, linkFor));
   input.addEventListener('focus', () => input.select());
   row.append(input, copy);
   wrapper.append(label, row);
 
   const qr = element('details', 'qr-toggle');
-  const summary = element('summary', '', 'QR code');
-  summary.append(element('span', 'visually-hidden', ` of the link for ${name}`));
+  const summary = element('summary');
+  // "QR code of the link for Ann": the visible words and the hidden rest, in the language's order.
+  summary.append(...tNodes('compose.links.qr', { ofLink: element('span', 'visually-hidden', t('compose.links.qrOf', { name })) }));
   const figure = element('figure', 'qr');
   const code = element('div', 'qr-code');
-  code.append(qrSvg(url, `QR code of the link for ${name}`));
-  figure.append(code, element('figcaption', '', `Scan it on ${name}’s device.`));
+  code.append(qrSvg(url, t('compose.links.qrLabel', { name })));
+  figure.append(code, element('figcaption', '', t('compose.links.scan', { name })));
   qr.append(summary, figure);
   item.append(wrapper, qr);
   return item;

@@ -7,7 +7,8 @@
 import { api, ApiError, problemMessages, type CreatedSecret } from './api.ts';
 import { clearLinks, showLinks } from './composeLinks.ts';
 import { confirmStep } from './confirmStep.ts';
-import { announce, byId, copyField, describeTime, focusHeading, plural, setVisible } from './dom.ts';
+import { announce, byId, copyField, describeTime, focusHeading, setVisible } from './dom.ts';
+import { t, tNodes } from './i18n.ts';
 import { qrSvg } from './qr.ts';
 import { forgetUnattached, rememberUnattached } from './unattached.ts';
 
@@ -43,11 +44,22 @@ const keepDone = byId('keep-done');
 const keepButton = byId<HTMLButtonElement>('keep-button');
 const keepActions = byId('keep-actions');
 
+// "Kept in this browser. Sign in, then …": the link in the sentence, in the language's order.
+const keepSignIn = keepDone.querySelector('a')!;
+keepSignIn.textContent = t('compose.keep.signIn');
+keepDone.replaceChildren(...tNodes('compose.keep.done', { signIn: keepSignIn }));
+
 /** "Revoke now" deletes the secret for good: it asks first (the confirm pattern of every destructive action). */
 const revokeQuestion = document.createElement('span');
 const revokeConfirm = confirmStep(
   revokeButton,
-  { action: 'revoke', object: 'this secret', question: revokeQuestion, yes: 'Yes, revoke', no: 'No, keep it' },
+  {
+    action: 'revoke',
+    object: t('compose.result.revokeObject'),
+    question: revokeQuestion,
+    yes: t('compose.result.revokeYes'),
+    no: t('compose.result.revokeNo'),
+  },
   () => void revoke(),
 );
 revokeButton.closest('.actions')?.after(revokeConfirm.box);
@@ -58,15 +70,13 @@ let created: { id: string; deleteToken: string; expiresAt: string } | null = nul
 export function showResult(secret: ResultSecret, key: string, withPassphrase: boolean, owned: boolean): void {
   created = { id: secret.id, deleteToken: secret.delete_token, expiresAt: secret.expires_at };
   const links = secret.recipients ?? [];
-  const opens = secret.max_views === 1 ? 'once' : plural(secret.max_views, 'time', 'times');
+  const views = secret.max_views;
   const facts = [
-    ...(secret.file ? [`The file “${secret.file.name}” (${secret.file.size}), encrypted.`] : []),
-    `Expires ${describeTime(secret.expires_at)}.`,
-    links.length > 0
-      ? `${plural(links.length, 'personal link', 'personal links')}: each can be opened ${opens}.`
-      : `Can be opened ${opens}.`,
+    ...(secret.file ? [t('compose.result.file', { name: secret.file.name, size: secret.file.size })] : []),
+    t('compose.result.expires', { time: describeTime(secret.expires_at) }),
+    links.length > 0 ? t('compose.result.links', { links: links.length, views }) : t('compose.result.opens', { views }),
   ];
-  if (secret.not_before) facts.push(`Cannot be opened before ${describeTime(secret.not_before)}.`);
+  if (secret.not_before) facts.push(t('compose.result.notBefore', { time: describeTime(secret.not_before) }));
   summary.replaceChildren(
     ...facts.map((fact) => {
       const item = document.createElement('li');
@@ -80,20 +90,15 @@ export function showResult(secret: ResultSecret, key: string, withPassphrase: bo
   } else {
     const link = `${secret.url_base}#${key}`;
     shareLink.value = link;
-    qrCode.replaceChildren(qrSvg(link, 'QR code of the secret link'));
+    qrCode.replaceChildren(qrSvg(link, t('compose.result.qrLabel')));
   }
   for (const single of [resultSingle, resultQr]) setVisible(single, links.length === 0);
   setVisible(resultLinksLede, links.length > 0);
-  revokeButton.textContent = links.length > 0 ? 'Revoke all links' : 'Revoke now';
+  revokeButton.textContent = links.length > 0 ? t('compose.result.revokeAll') : t('compose.result.revokeNow');
   revokeQuestion.textContent =
-    links.length > 0
-      ? `Revoke all ${links.length} links? Nobody can open the secret through any of them afterwards. This cannot be undone.`
-      : 'Revoke the link? Nobody can open the secret afterwards. This cannot be undone.';
+    links.length > 0 ? t('compose.result.revokeQuestionLinks', { count: links.length }) : t('compose.result.revokeQuestion');
   setVisible(revokeConfirm.box, false);
-  revokedText.textContent =
-    links.length > 0
-      ? 'The secret was deleted. None of its links opens anything any more.'
-      : 'The secret was deleted. The link no longer opens anything.';
+  revokedText.textContent = links.length > 0 ? t('compose.result.revokedTextLinks') : t('compose.result.revokedText');
 
   setVisible(resultLive, true);
   setVisible(revoked, false);
@@ -106,8 +111,8 @@ export function showResult(secret: ResultSecret, key: string, withPassphrase: bo
   setVisible(keepDone, false);
   setVisible(keepActions, true);
   setVisible(resultSection, true);
-  resultTitle.textContent = links.length > 0 ? 'Your links are ready' : 'Your link is ready';
-  announce(links.length > 0 ? `Your ${plural(links.length, 'link is', 'links are')} ready.` : 'Your link is ready.');
+  resultTitle.textContent = links.length > 0 ? t('compose.result.titleLinks') : t('compose.result.title');
+  announce(links.length > 0 ? t('compose.result.announceLinks', { count: links.length }) : t('compose.result.announce'));
   focusHeading(resultTitle);
 }
 
@@ -127,7 +132,7 @@ async function revoke(): Promise<void> {
   revokeButton.disabled = true;
   revokeConfirm.yes.disabled = true;
   setVisible(resultError, false);
-  announce('Revoking…');
+  announce(t('compose.result.revoking'));
   try {
     await api.revokeSecret(created.id, created.deleteToken);
     forgetUnattached([created.id]);
@@ -139,12 +144,15 @@ async function revoke(): Promise<void> {
     setVisible(resultLive, false);
     setVisible(revokeConfirm.box, false);
     setVisible(revoked, true);
-    announce('Revoked: the link no longer opens anything.');
+    announce(t('compose.result.revokedAnnounce'));
     focusHeading(revokedTitle);
   } catch (error) {
     revokeButton.disabled = false;
     revokeConfirm.yes.disabled = false;
-    resultError.textContent = error instanceof ApiError ? `Could not revoke: ${problemMessages(error).join(' ')}` : 'Could not revoke.';
+    resultError.textContent =
+      error instanceof ApiError
+        ? t('compose.result.revokeFailed', { reason: problemMessages(error).join(' ') })
+        : t('compose.result.revokeFailedPlain');
     setVisible(resultError, true);
     announce('');
   }
@@ -153,16 +161,16 @@ async function revoke(): Promise<void> {
 function keepForAccount(): void {
   if (!created) return;
   if (!rememberUnattached({ id: created.id, delete_token: created.deleteToken, expires_at: created.expiresAt })) {
-    keepText.textContent = 'This browser already keeps 100 secrets to attach: sign in and attach those first.';
+    keepText.textContent = t('compose.keep.full');
     return;
   }
   setVisible(keepText, false);
   setVisible(keepActions, false);
   setVisible(keepDone, true);
-  announce('Kept in this browser. Sign in, then attach it on My secrets.');
+  announce(t('compose.keep.announce'));
   focusHeading(keepTitle);
 }
 
-copyLink.addEventListener('click', () => void copyField(shareLink, copyLink, 'Link'));
+copyLink.addEventListener('click', () => void copyField(shareLink, copyLink, t('compose.result.linkWhat')));
 shareLink.addEventListener('focus', () => shareLink.select());
 keepButton.addEventListener('click', keepForAccount);

@@ -9,12 +9,14 @@
  */
 import { planIncludes } from '../../shared/domain/plans.ts';
 import { secretLimits } from '../../shared/limits.ts';
-import { ApiError, type RecipientRequest } from './api.ts';
+import { ApiError, problemMessages, type RecipientRequest } from './api.ts';
+import { besideField } from './composeErrors.ts';
 import { recheckFile, useFileRule } from './composeFile.ts';
 import { recipientFields, type FieldError } from './composeLinks.ts';
 import { composeLimits, durationWords, emailDomain, orList, policySentences, type ComposeLimits } from './composePolicy.ts';
 import { currentWorkspaceId } from './currentWorkspace.ts';
 import { announce, byId, element, setVisible } from './dom.ts';
+import { t, tNodes } from './i18n.ts';
 import { formatBytes } from './progress.ts';
 import { withAccess } from './session.ts';
 import { workspacesApi, type WorkspaceSummary } from './workspacesApi.ts';
@@ -40,10 +42,13 @@ const addRecipient = byId<HTMLButtonElement>('add-recipient');
 
 /** What the form says outside a workspace, put back on Personal. */
 const personal = {
-  customHint: customHint.textContent ?? '',
-  viewsHint: maxViewsHint.textContent ?? '',
-  passphraseLabel: passphraseLabel.textContent ?? '',
+  customHint: t('compose.expiry.customHint'),
+  viewsHint: t('compose.views.hint'),
+  passphraseLabel: t('compose.passphrase.label'),
 };
+
+// “Sent from <name> on Hushlink”: the words around the workspace's name in the page's language.
+brandingNote.replaceChildren(...tNodes('compose.sendIn.branding', { name: brandingName }));
 
 let workspaces: WorkspaceSummary[] = [];
 let chosen: WorkspaceSummary | null = null;
@@ -73,11 +78,12 @@ export async function loadWorkspaces(): Promise<void> {
   const preferred = chosen?.id ?? currentWorkspaceId();
   workspaces = items;
   sendIn.replaceChildren(
-    new Option('Personal', ''),
+    new Option(t('compose.sendIn.personal'), ''),
     ...items.map((workspace) => {
       const option = new Option(workspace.name, workspace.id);
-      // A name in a right-to-left script reads in its own direction.
+      // A name in a right-to-left script reads in its own direction; a name is never translated.
       option.dir = 'auto';
+      option.translate = false;
       return option;
     }),
   );
@@ -88,7 +94,7 @@ export async function loadWorkspaces(): Promise<void> {
 /** Signed out: only Personal is left (a workspace needs the session). */
 export function forgetWorkspaces(): void {
   workspaces = [];
-  sendIn.replaceChildren(new Option('Personal', ''));
+  sendIn.replaceChildren(new Option(t('compose.sendIn.personal'), ''));
   setVisible(sendInField, false);
   choose(null);
 }
@@ -116,7 +122,7 @@ export function applyLimits(): void {
     }
     setVisible(customExpiry, expiry.value === 'custom');
   }
-  customHint.textContent = rules ? `Between 1 minute and ${durationWords(longest)} in this workspace.` : personal.customHint;
+  customHint.textContent = rules ? t('compose.workspace.customHint', { duration: durationWords(longest) }) : personal.customHint;
 
   const most = rules?.max_views ?? secretLimits.maxViews.max;
   maxViews.max = String(most);
@@ -124,12 +130,12 @@ export function applyLimits(): void {
   maxViewsHint.textContent = !rules
     ? personal.viewsHint
     : most === 1
-      ? 'Only 1 in this workspace: it is deleted after it.'
-      : `1 to ${most} in this workspace. It is deleted after the last one.`;
+      ? t('compose.workspace.viewsOnlyOne')
+      : t('compose.workspace.viewsHint', { max: most });
 
   const needsPassphrase = rules?.require_passphrase === true;
   passphrase.required = needsPassphrase;
-  passphraseLabel.textContent = needsPassphrase ? 'Passphrase (required in this workspace)' : personal.passphraseLabel;
+  passphraseLabel.textContent = needsPassphrase ? t('compose.workspace.passphraseRequired') : personal.passphraseLabel;
   if (needsPassphrase) moreOptions.open = true;
 
   fileInput.disabled = rules?.allow_files === false;
@@ -144,9 +150,7 @@ function showLimits(): void {
   if (!chosen) return limitList.replaceChildren();
   const sentences = policySentences(chosen.policy);
   limitList.replaceChildren(
-    ...(sentences.length > 0 ? sentences : ['None beyond the usual ones: its policy sets no rule']).map((sentence) =>
-      element('li', '', sentence),
-    ),
+    ...(sentences.length > 0 ? sentences : [t('compose.workspace.noRules')]).map((sentence) => element('li', '', sentence)),
   );
   // Shown to recipients only while the workspace's plan includes branding (as the server decides).
   const branding = planIncludes(chosen.plan, 'branding') ? chosen.branding : null;
@@ -157,12 +161,17 @@ function showLimits(): void {
 sendIn.addEventListener('change', () => {
   sendIn.removeAttribute('aria-invalid');
   choose(workspaces.find((workspace) => workspace.id === sendIn.value) ?? null);
-  announce(
-    chosen
-      ? `Sending in ${chosen.name}. ${policySentences(chosen.policy).join('. ') || 'Its policy sets no rule'}.`
-      : 'Sending as Personal.',
-  );
+  announce(chosen ? sendingIn(chosen) : t('compose.workspace.sendingPersonal'));
 });
+
+/** "Sending in Acme. Expires within 1 day at most. At most 3 views.": said when a workspace is chosen. */
+function sendingIn(workspace: WorkspaceSummary): string {
+  const rules = policySentences(workspace.policy).map((rule) => t('compose.workspace.rule', { rule }));
+  return [
+    t('compose.workspace.sendingIn', { name: workspace.name }),
+    ...(rules.length > 0 ? rules : [t('compose.workspace.noRulesAnnounce')]),
+  ].reduce((first, second) => t('compose.sentences', { first, second }));
+}
 
 /** The form's values a workspace's rules bear on (a file's are `composeFile.ts`'s). */
 export interface Settings {
@@ -181,31 +190,27 @@ export function workspaceProblems(settings: Settings): FieldError[] {
   if (settings.expiresIn > rules.max_expires_in) {
     found.push({
       field: settings.custom ? customAmount : expiry,
-      message: `Expires after: at most ${durationWords(rules.max_expires_in)} in this workspace.`,
+      message: t('compose.workspace.tooLong', { duration: durationWords(rules.max_expires_in) }),
     });
   }
   if (settings.views > rules.max_views)
-    found.push({ field: maxViews, message: `Views allowed: at most ${rules.max_views} in this workspace.` });
+    found.push({ field: maxViews, message: t('compose.workspace.tooManyViews', { max: rules.max_views }) });
   if (rules.require_passphrase && !settings.withPassphrase) {
-    found.push({ field: passphrase, message: 'Passphrase: required in this workspace. Tell it to the recipient another way.' });
+    found.push({ field: passphrase, message: t('compose.workspace.passphraseMissing') });
   }
   const domains = rules.allowed_recipient_domains;
   if (domains) {
     const at = orList(domains);
     if (settings.recipients.length === 0) {
-      found.push({
-        field: addRecipient,
-        message: `Personal links: this workspace sends only to restricted recipients at ${at}. Add one, with “Only this address can open it”.`,
-      });
+      found.push({ field: addRecipient, message: t('compose.workspace.recipientsNeeded', { domains: at }) });
     }
     const inputs = recipientFields();
     settings.recipients.forEach((recipient, index) => {
       const row = inputs[index]!;
-      if (!recipient.restricted)
-        found.push({ field: row.restricted, message: `Recipient ${index + 1}, only this address: must be checked in this workspace.` });
+      if (!recipient.restricted) found.push({ field: row.restricted, message: t('compose.workspace.mustRestrict', { number: index + 1 }) });
       const domain = recipient.email ? emailDomain(recipient.email) : null;
       if (domain === null || !domains.includes(domain))
-        found.push({ field: row.email, message: `Recipient ${index + 1}, email address: must be an address at ${at} in this workspace.` });
+        found.push({ field: row.email, message: t('compose.workspace.wrongDomain', { number: index + 1, domains: at }) });
     });
   }
   return found;
@@ -242,34 +247,29 @@ export async function sendWithAccess<T>(run: (token: string) => Promise<T>): Pro
   }
 }
 
-/** The form's field for a path of the body (`body.recipients.1.email`), and its name. */
-function fieldFor(path: string, isFile: boolean): { field: HTMLElement | null; label: string } {
+/** The form's input a path of the body names (`body.recipients.1.email`), or null for none of the form's. */
+function fieldFor(path: string): HTMLElement | null {
   const recipient = /^body\.recipients\.(\d+)\.(email|restricted)$/.exec(path);
   if (recipient) {
-    const index = Number(recipient[1]);
-    const row = recipientFields()[index];
-    const email = recipient[2] === 'email';
-    return {
-      field: row ? (email ? row.email : row.restricted) : addRecipient,
-      label: `Recipient ${index + 1}, ${email ? 'email address' : 'only this address'}`,
-    };
+    const row = recipientFields()[Number(recipient[1])];
+    return row ? (recipient[2] === 'email' ? row.email : row.restricted) : addRecipient;
   }
   switch (path) {
     case 'body.expires_in':
-      return { field: expiry.value === 'custom' ? customAmount : expiry, label: 'Expires after' };
+      return expiry.value === 'custom' ? customAmount : expiry;
     case 'body.max_views':
-      return { field: maxViews, label: 'Views allowed' };
+      return maxViews;
     case 'body.envelope':
     case 'body.passphrase':
-      return { field: passphrase, label: 'Passphrase' };
+      return passphrase;
     case 'body.size_bytes':
-      return { field: fileInput, label: isFile ? 'File' : 'Secret' };
+      return fileInput;
     case 'body.recipients':
-      return { field: addRecipient, label: 'Personal links' };
+      return addRecipient;
     case 'body.workspace_id':
-      return { field: sendIn, label: 'Send in' };
+      return sendIn;
     default:
-      return { field: null, label: path.replace(/^body\./, '') };
+      return null;
   }
 }
 
@@ -279,38 +279,73 @@ interface FieldProblem {
   message: string;
 }
 
-/** The server's numbers in the form's words: "at most 86400 seconds" is "at most 1 day". */
-const inWords = (message: string) =>
-  message
-    .replace(/\b(\d+) seconds\b/, (_, seconds: string) => durationWords(Number(seconds)))
-    .replace(/\b(\d+) bytes\b/, (_, bytes: string) => formatBytes(Number(bytes)));
+/** Inputs the box names ("Recipient 1, …"); every other input of `fieldFor` is a named field, said beside it. */
+const isNamedField = (input: HTMLElement | null): boolean => input !== null && input !== addRecipient && !input.closest('#recipient-list');
+
+/**
+ * One entry of a 403 `policy_violation`, in the page's words, by the rule it breaks (the
+ * problem's `rules`, in the entries' order). The limit is the number the entry names, as the
+ * server compared it (seconds, views or bytes): the policy may have changed since the page read it.
+ * A rule the page does not know is said as `problemMessages` says it.
+ */
+function violationMessage(rule: unknown, path: string, serverMessage: string, fallback: string | undefined): string | null {
+  const number = /\d+/.exec(serverMessage)?.[0];
+  const limit = number === undefined ? null : Number(number);
+  const recipient = /^body\.recipients\.(\d+)\./.exec(path);
+  const position = recipient ? Number(recipient[1]) + 1 : 0;
+  switch (rule) {
+    case 'max_expires_in':
+      if (limit !== null) return t('compose.workspace.tooLong', { duration: durationWords(limit) });
+      break;
+    case 'max_views':
+      if (limit !== null) return t('compose.workspace.refused.maxViews', { count: limit });
+      break;
+    case 'max_file_bytes':
+      if (limit !== null) return t('compose.workspace.refused.maxFileBytes', { size: formatBytes(limit) });
+      break;
+    case 'require_passphrase':
+      return t('compose.workspace.refused.passphrase');
+    case 'allow_files':
+      return t('compose.workspace.refused.noFiles');
+    case 'allowed_recipient_domains':
+      if (path === 'body.recipients') return t('compose.workspace.refused.recipients');
+      if (recipient && path.endsWith('.restricted')) return t('compose.workspace.refused.restricted', { number: position });
+      if (recipient && path.endsWith('.email')) return t('compose.workspace.refused.email', { number: position });
+      break;
+  }
+  return fallback ?? null;
+}
 
 /**
  * A refusal of sending in the workspace, to show: 403 `policy_violation` an entry per field (its
  * input marked), 403 `not_a_member` on the select. The list is read again either way: the
  * policy or the membership changed since the page read it, and the limits shown follow.
  */
-export function workspaceRefusal(error: ApiError, isFile: boolean): { title: string; problems: FieldProblem[] } | null {
+export function workspaceRefusal(error: ApiError): { title: string; problems: FieldProblem[] } | null {
   if (!isWorkspaceRefusal(error)) return null;
-  const name = chosen?.name ?? 'this workspace';
+  const name = chosen?.name ?? t('compose.workspace.thisWorkspace');
   void loadWorkspaces();
   if (error.problem.reason === 'not_a_member') {
     return {
-      title: 'Nothing was sent',
-      problems: [
-        {
-          field: sendIn,
-          message: `Send in: you are not a member of “${name}” (any more), so nothing was sent. Choose Personal or another workspace.`,
-        },
-      ],
+      title: t('compose.workspace.nothingSent'),
+      problems: [{ field: sendIn, message: t('compose.workspace.notMember', { name }) }],
     };
   }
-  const problems = (error.problem.errors ?? []).map((entry): FieldProblem => {
-    const { field, label } = fieldFor(entry.path, isFile);
-    return { field, message: `${label}: ${inWords(entry.message)}.` };
+  const rules = Array.isArray(error.problem.rules) ? (error.problem.rules as unknown[]) : [];
+  const said = problemMessages(error);
+  const problems = (error.problem.errors ?? []).flatMap((entry, index): FieldProblem[] => {
+    const field = fieldFor(entry.path);
+    const fallback = said[index];
+    const message = violationMessage(
+      rules[index],
+      entry.path,
+      String(entry.message),
+      fallback && isNamedField(field) ? besideField(fallback) : fallback,
+    );
+    return message === null ? [] : [{ field, message }];
   });
   return {
-    title: 'This workspace’s policy does not allow this',
-    problems: problems.length > 0 ? problems : [{ field: null, message: error.message }],
+    title: t('compose.workspace.refusedTitle'),
+    problems: problems.length > 0 ? problems : said.map((message) => ({ field: null, message })),
   };
 }

@@ -11,6 +11,7 @@
  */
 import { parseHeader, type FileSealer } from '../../shared/envelope/index.ts';
 import { filesApi, type FileUpload, type FileUploadBody, type UploadRef } from './filesApi.ts';
+import { t } from './i18n.ts';
 import { untilCompleted } from './uploadCompletion.ts';
 import { UploadCancelled, UploadFailed } from './uploadErrors.ts';
 
@@ -175,13 +176,13 @@ function putPart(url: string, bytes: Uint8Array<ArrayBuffer>, signal: AbortSigna
     xhr.onload = () =>
       done(() => {
         if (xhr.status < 200 || xhr.status > 299)
-          return reject(new UploadFailed(`The file storage refused a part (HTTP ${xhr.status}).`, true, xhr.status));
+          return reject(new UploadFailed(t('upload.failed.refused', { status: String(xhr.status) }), true, xhr.status));
         const etag = xhr.getResponseHeader('etag');
         // The bucket's CORS must expose ETag (docs/web.md): without it, no retry can help.
-        if (!etag) return reject(new UploadFailed('The file storage did not let this page read the part’s ETag.', false));
+        if (!etag) return reject(new UploadFailed(t('upload.failed.noEtag'), false));
         resolve(etag);
       });
-    xhr.onerror = () => done(() => reject(new UploadFailed('The file storage could not be reached.')));
+    xhr.onerror = () => done(() => reject(new UploadFailed(t('upload.failed.unreachable'))));
     xhr.onabort = () => done(() => reject(signal.reason));
     signal.addEventListener('abort', abort, { once: true });
     xhr.send(bytes);
@@ -256,7 +257,7 @@ class EnvelopeLayout {
         await this.file.slice(index * chunkBytes, Math.min((index + 1) * chunkBytes, this.file.size)).arrayBuffer(),
       );
     } catch {
-      throw new UploadFailed('The file could not be read any more: was it changed, moved or deleted while it was uploading?', false);
+      throw new UploadFailed(t('upload.failed.unreadable'), false);
     }
     return this.sealer.encryptChunk(index, index === this.chunkCount - 1, plaintext);
   }

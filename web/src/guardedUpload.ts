@@ -7,6 +7,7 @@
 import { announce, byId, focusHeading } from './dom.ts';
 import { abortOnLeave, type FileUpload, type UploadRef } from './filesApi.ts';
 import { uploadFile, type UploadInput } from './fileUpload.ts';
+import { t } from './i18n.ts';
 import { formatBytes, ProgressView } from './progress.ts';
 
 /**
@@ -26,14 +27,14 @@ export async function guardedUpload<Settings>(
   const warn = (event: BeforeUnloadEvent) => event.preventDefault();
   const onCancel = () => {
     cancelButton.disabled = true;
-    cancelButton.textContent = 'Cancelling…';
-    announce('Cancelling: deleting what was uploaded…');
+    cancelButton.textContent = t('upload.cancelling');
+    announce(t('upload.cancellingAnnounce'));
     cancel.abort();
   };
   const view = new ProgressView(byId<HTMLProgressElement>('upload-progress'), byId('upload-status'), sealer.envelopeSize(file.size));
-  byId('upload-name').textContent = `${file.name} (${formatBytes(file.size)})`;
+  byId('upload-name').textContent = t('upload.name', { name: file.name, size: formatBytes(file.size) });
   cancelButton.disabled = false;
-  cancelButton.textContent = 'Cancel upload';
+  cancelButton.textContent = t('upload.cancel');
   cancelButton.addEventListener('click', onCancel);
   window.addEventListener('pagehide', leave);
   window.addEventListener('beforeunload', warn);
@@ -52,11 +53,11 @@ export async function guardedUpload<Settings>(
         view.update(sent);
         // The live region hears every quarter, not every move of the bar.
         const quarter = Math.floor(view.percent() / 25) * 25;
-        if (quarter > said && quarter < 100) announce(`${(said = quarter)}% uploaded.`);
+        if (quarter > said && quarter < 100) announce(t('upload.progressAnnounce', { share: (said = quarter) / 100 }));
       },
       completing: () => {
-        byId('upload-status').textContent = 'Uploaded. Finishing the file: this can take a minute or two…';
-        announce('Uploaded. Finishing the file.');
+        byId('upload-status').textContent = t('upload.finishing');
+        announce(t('upload.finishingAnnounce'));
       },
     });
   } finally {

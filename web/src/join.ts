@@ -17,11 +17,12 @@
  * (no free seat yet, too many requests, no connection). The token joins only a session of the
  * invited address, once, within 7 days.
  */
-import { ApiError, type AccountUser } from './api.ts';
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import { t } from './i18n.ts';
+import { ApiError, problemMessages, type AccountUser } from './api.ts';
 import { announce, byId, describeTime, focusHeading, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
 import { goToSignIn, resume, SignedOutError, signOut, withAccess } from './session.ts';
-import { roleLabel } from './workspaceText.ts';
 import { workspacesApi, type InvitationPreview } from './workspacesApi.ts';
 
 const pendingKey = 'hushlink.invitation';
@@ -103,8 +104,6 @@ function show(
 let token: string | null = null;
 let preview: InvitationPreview | null = null;
 
-const withArticle = (role: string) => (role === 'admin' ? 'an admin' : `a ${roleLabel(role).toLowerCase()}`);
-
 /** Where "Sign in as <address>" goes: the sign-in page with the address filled in, back here after. */
 function signInPath(email: string): string {
   return `/signin?${new URLSearchParams({ reason: 'invitation', next: '/join', email }).toString()}`;
@@ -113,38 +112,52 @@ function signInPath(email: string): string {
 /** The invitation's facts into the card, and the sentence that names who invited whom to what. */
 function describe(invitation: InvitationPreview): string {
   byId('join-workspace').textContent = invitation.workspace.name;
-  byId('join-inviter').textContent = invitation.inviter?.email ?? 'someone who has since left Hushlink';
+  const inviter = byId('join-inviter');
+  inviter.textContent = invitation.inviter?.email ?? t('join.card.inviterGone');
+  // An address is data; "someone who has since left" is a sentence.
+  inviter.translate = !invitation.inviter?.email;
   byId('join-email').textContent = invitation.email;
-  byId('join-role').textContent = roleLabel(invitation.role);
+  byId('join-role').textContent = t('join.card.roleName', { role: invitation.role });
   byId('join-expires').textContent = describeTime(invitation.expires_at);
   const brandLogo = invitation.workspace.branding?.logo ?? null;
   if (brandLogo?.startsWith('data:image/')) logo.src = brandLogo;
   setVisible(logo, brandLogo !== null && logo.src !== '');
-  const who = invitation.inviter?.email ?? 'Someone';
-  return `${who} invited you to ${invitation.workspace.name} as ${withArticle(invitation.role)}`;
+  const { role } = invitation;
+  const workspace = invitation.workspace.name;
+  return invitation.inviter?.email
+    ? t('join.invited.byInviter', { inviter: invitation.inviter.email, workspace, role })
+    : t('join.invited.bySomeone', { workspace, role });
+}
+
+/** "<inviter> invited you to <workspace> as a member, at <address>. You are signed in as …": the whole sentence, in the language's order. */
+function wrongAddress(invitation: InvitationPreview, signedInAs: string): string {
+  const values = { workspace: invitation.workspace.name, role: invitation.role, email: invitation.email, user: signedInAs };
+  return invitation.inviter?.email
+    ? t('join.wrongAddress.byInviter', { ...values, inviter: invitation.inviter.email })
+    : t('join.wrongAddress.bySomeone', values);
 }
 
 async function joined(workspaceId: string, role: string): Promise<void> {
-  let name = 'the workspace';
+  let name: string | undefined;
   try {
-    name = (await withAccess((access) => workspacesApi.list(access))).items.find((item) => item.id === workspaceId)?.name ?? name;
+    name = (await withAccess((access) => workspacesApi.list(access))).items.find((item) => item.id === workspaceId)?.name;
   } catch {
     // The join happened; the name is only for the sentence.
   }
   openLink.href = `/workspace?id=${encodeURIComponent(workspaceId)}`;
-  openLink.textContent = `Open ${name}`;
+  openLink.textContent = name === undefined ? t('join.joined.openUnnamed') : t('join.joined.open', { workspace: name });
   show(
     'joined',
-    `You joined ${name} as ${roleLabel(role).toLowerCase()}`,
-    'Your account and your secrets stay yours: being a member never gives anyone access to what you send.',
+    name === undefined ? t('join.joined.titleUnnamed', { role }) : t('join.joined.title', { workspace: name, role }),
+    t('join.joined.text'),
   );
-  announce(`You joined ${name}.`);
+  announce(name === undefined ? t('join.joined.announceUnnamed') : t('join.joined.announce', { workspace: name }));
 }
 
 async function accept(): Promise<void> {
   if (!token) return;
   setVisible(retryButton, false);
-  announce('Accepting the invitation…');
+  announce(t('join.status.accepting'));
   const invitation = token;
   try {
     const answer = await withAccess((access) => workspacesApi.accept(access, invitation));
@@ -159,50 +172,27 @@ async function accept(): Promise<void> {
 
 /** What an answer about the token says: a preview's or an acceptance's refusal, final or worth retrying. */
 function refused(error: unknown): void {
-  if (!(error instanceof ApiError))
-    return show('error', 'Something went wrong', 'Something went wrong in this page. Reload it to try again.', { retry: true });
+  if (!(error instanceof ApiError)) return show('error', t('join.error.unexpected'), t('join.error.unexpectedText'), { retry: true });
   const reason = error.problem.reason;
   // Trying again can help: the token stays, for a reload too.
   if (token && (error.status === 429 || error.status === 0 || (error.status === 403 && reason === 'no_free_seat'))) keep(token);
   if (error.status === 403 && reason === 'no_free_seat') {
-    return show('no-seat', 'No free seat yet', 'The workspace has no free seat for you now. Ask its owner to add seats, then try again.', {
-      retry: true,
-    });
+    return show('no-seat', t('join.error.noSeat'), t('join.error.noSeatText'), { retry: true });
   }
   if (error.status === 429)
-    return show('rate-limited', 'Too many requests', `Try again in ${error.retryAfter ?? 60} seconds.`, { retry: true });
-  if (error.status === 0)
-    return show('network', 'Cannot reach Hushlink', 'Check your connection and try again. The invitation is still waiting for you.', {
-      retry: true,
-    });
+    return show('rate-limited', t('join.error.tooMany'), t('join.error.tooManyText', { seconds: error.retryAfter ?? 60 }), { retry: true });
+  if (error.status === 0) return show('network', t('join.error.unreachable'), t('join.error.unreachableText'), { retry: true });
   // The server's answer is final for this token (or, for another address, for this session): it leaves storage.
   forget();
   if (error.status === 403) {
-    return show(
-      'wrong-address',
-      'This invitation is for another address',
-      'It was sent to a different email address than the one you are signed in with. Sign in with the invited address to accept it.',
-      { switchAddress: true, card: true },
-    );
+    return show('wrong-address', t('join.wrongAddress.title'), t('join.wrongAddress.text'), { switchAddress: true, card: true });
   }
   token = null;
-  if (error.status === 404 || error.status === 400)
-    return show(
-      'not-found',
-      'This invitation link is not known',
-      'Check that the whole link was copied from the email, or ask for a new invitation.',
-    );
-  if (error.status === 410 && reason === 'used')
-    return show(
-      'used',
-      'This invitation was used already',
-      'An invitation works once. If it was you, you are a member: see your workspaces.',
-    );
-  if (error.status === 410 && reason === 'revoked')
-    return show('revoked', 'This invitation was revoked', 'Whoever sent it took it back. Ask them for a new one if you should join.');
-  if (error.status === 410)
-    return show('expired', 'This invitation has expired', 'An invitation works for 7 days. Ask whoever sent it for a new one.');
-  show('error', 'The invitation could not be accepted', error.problem.detail ?? `The server answered ${error.status}.`);
+  if (error.status === 404 || error.status === 400) return show('not-found', t('join.error.notFound'), t('join.error.notFoundText'));
+  if (error.status === 410 && reason === 'used') return show('used', t('join.error.used'), t('join.error.usedText'));
+  if (error.status === 410 && reason === 'revoked') return show('revoked', t('join.error.revoked'), t('join.error.revokedText'));
+  if (error.status === 410) return show('expired', t('join.error.expired'), t('join.error.expiredText'));
+  show('error', t('join.error.notAccepted'), problemMessages(error).join(' '));
 }
 
 retryButton.addEventListener('click', () => void (preview ? accept() : proceed()));
@@ -234,13 +224,7 @@ async function main(): Promise<void> {
 /** Reads what the invitation says, then asks for what is missing: a sign-in, another address, or nothing (it is accepted). */
 async function proceed(): Promise<void> {
   if (!token) {
-    return show(
-      'no-token',
-      'Open the link from your invitation',
-      fromLink
-        ? 'This link is incomplete: open it again from the invitation email, whole.'
-        : 'This page accepts an invitation to a workspace: open it from the link in the invitation email.',
-    );
+    return show('no-token', t('join.noToken.title'), fromLink ? t('join.noToken.incomplete') : t('join.noToken.none'));
   }
   const invitation = token;
   try {
@@ -254,26 +238,13 @@ async function proceed(): Promise<void> {
     // Kept for the sign-in: the fragment is gone, and the page accepts when the person is back.
     keep(invitation);
     signInLink.href = signInPath(preview.email);
-    signInLink.textContent = `Sign in as ${preview.email}`;
-    return show(
-      'invited',
-      sentence,
-      'Sign in with the address it was sent to, and you join at once. Signing in sends a code to that address.',
-      {
-        signIn: true,
-        card: true,
-      },
-    );
+    signInLink.textContent = t('join.signInAs', { email: preview.email });
+    return show('invited', sentence, t('join.invited.signIn'), { signIn: true, card: true });
   }
   if (user.email.toLowerCase() !== preview.email.toLowerCase()) {
     // Nothing kept: switching keeps the token again, for the sign-in with the invited address.
     forget();
-    return show(
-      'wrong-address',
-      'This invitation is for another address',
-      `${sentence}, at ${preview.email}. You are signed in as ${user.email}: sign out and sign in with ${preview.email} to accept it.`,
-      { switchAddress: true, card: true },
-    );
+    return show('wrong-address', t('join.wrongAddress.title'), wrongAddress(preview, user.email), { switchAddress: true, card: true });
   }
   await accept();
 }

@@ -4,7 +4,9 @@
  * in the read-only field only while it is shown: never stored, cleared on "Done" and when the
  * page is left.
  */
-import { accountApi, ApiError, type ApiKeyInfo, type ApiKeyScope } from './api.ts';
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import { locale, t } from './i18n.ts';
+import { accountApi, ApiError, type ApiKeyInfo, type ApiKeyScope, problemMessages } from './api.ts';
 import { actionButton, fact, markReady, showProblem, startSignedInPage } from './accountPage.ts';
 import { confirmStep } from './confirmStep.ts';
 import { announce, byId, copyField, errorBox, focusHeading, setVisible, timeElement } from './dom.ts';
@@ -33,11 +35,14 @@ const keysEmpty = byId('keys-empty');
 const list = byId<HTMLUListElement>('keys');
 const listTitle = byId('keys-list-title');
 
-const scopeLabels: Record<string, string> = {
-  'secrets:write': 'create and revoke secrets',
-  'secrets:read': 'list secrets',
-  'receipts:read': 'read receipts',
+const scopeKeys: Record<string, string> = {
+  'secrets:write': 'keys.scopeName.secretsWrite',
+  'secrets:read': 'keys.scopeName.secretsRead',
+  'receipts:read': 'keys.scopeName.receiptsRead',
 };
+/** A key's permission in words; an unknown scope stays as the API names it. */
+const scopeLabel = (scope: string): string => (scopeKeys[scope] ? t(scopeKeys[scope]) : scope);
+const scopeList = new Intl.ListFormat(locale, { style: 'short', type: 'unit' });
 
 /** Each refusal under its field; the scopes' mark goes on their group, focus on its first box. */
 const formErrors = fieldErrors(
@@ -60,21 +65,24 @@ function keyItem(key: ApiKeyInfo): HTMLLIElement {
   title.className = 'item-title';
   title.tabIndex = -1;
   title.textContent = key.name;
+  // The key's name is what its owner typed.
+  title.translate = false;
   const prefix = document.createElement('span');
   prefix.className = 'mono';
+  prefix.translate = false;
   prefix.textContent = `${key.prefix}…`;
   head.append(title, prefix);
 
   const facts = document.createElement('dl');
   facts.className = 'facts';
-  facts.append(fact('Permissions', key.scopes.map((scope) => scopeLabels[scope] ?? scope).join(', ')));
-  facts.append(fact('Created', timeElement(key.created_at)));
-  facts.append(fact('Expires', key.expires_at ? timeElement(key.expires_at) : 'never'));
-  facts.append(fact('Last used', key.last_used_at ? timeElement(key.last_used_at) : 'never'));
+  facts.append(fact(t('keys.fact.permissions'), scopeList.format(key.scopes.map(scopeLabel))));
+  facts.append(fact(t('keys.fact.created'), timeElement(key.created_at)));
+  facts.append(fact(t('keys.fact.expires'), key.expires_at ? timeElement(key.expires_at) : t('keys.fact.never')));
+  facts.append(fact(t('keys.fact.lastUsed'), key.last_used_at ? timeElement(key.last_used_at) : t('keys.fact.never')));
 
   const actions = document.createElement('div');
   actions.className = 'actions';
-  const revoke = actionButton('Revoke', `key ${key.name}`, 'danger');
+  const revoke = actionButton(t('keys.revoke.button'), t('keys.revoke.object', { name: key.name }), 'danger');
   revoke.dataset.action = 'revoke';
   actions.append(revoke);
   const error = errorBox('error');
@@ -82,10 +90,10 @@ function keyItem(key: ApiKeyInfo): HTMLLIElement {
     revoke,
     {
       action: 'revoke',
-      object: `key ${key.name}`,
-      question: `Revoke “${key.name}”? Every script or service using it is refused from now on, and it cannot be turned back on: you would make a new key.`,
-      yes: 'Yes, revoke it',
-      no: 'Keep it',
+      object: t('keys.revoke.object', { name: key.name }),
+      question: t('keys.revoke.question', { name: key.name }),
+      yes: t('keys.revoke.yes'),
+      no: t('keys.revoke.no'),
     },
     (yes) => void revokeKey(key, item, yes, error),
   );
@@ -99,14 +107,14 @@ function render(keys: ApiKeyInfo[]): void {
 }
 
 const keys = listLoading(
-  { error: keysError, failed: 'Your keys could not be listed: ', object: 'listing your keys', loading: 'Loading your keys…' },
+  { error: keysError, failed: t('keys.list.failed'), object: t('keys.list.object'), loading: t('keys.list.loading') },
   async () => render((await withAccess((token) => accountApi.apiKeys(token))).items),
 );
 
 async function revokeKey(key: ApiKeyInfo, item: HTMLLIElement, button: HTMLButtonElement, error: HTMLElement): Promise<void> {
   button.disabled = true;
   setVisible(error, false);
-  announce('Revoking…');
+  announce(t('keys.revoke.revoking'));
   try {
     await withAccess((token) => accountApi.revokeApiKey(token, key.id));
   } catch (problem) {
@@ -114,13 +122,13 @@ async function revokeKey(key: ApiKeyInfo, item: HTMLLIElement, button: HTMLButto
     announce('');
     // Already gone (revoked elsewhere): the list is simply out of date.
     if (!(problem instanceof ApiError && problem.status === 404)) {
-      showProblem(error, problem, 'Could not revoke: ');
+      showProblem(error, problem, t('keys.revoke.failed'));
       return;
     }
   }
   item.remove();
   setVisible(keysEmpty, list.children.length === 0);
-  announce(`Key “${key.name}” revoked: it no longer works.`);
+  announce(t('keys.revoke.done', { name: key.name }));
   focusHeading(listTitle);
 }
 
@@ -134,9 +142,8 @@ function showRefusal(error: ApiError): void {
     if (field) messages[field] = messages[field] ? `${messages[field]} ${entry.message}` : entry.message;
     else other.push(entry.message);
   }
-  if (Object.keys(messages).length === 0 && other.length === 0)
-    other.push(error.problem.detail ?? `The key was not created (${error.status}).`);
-  formErrors.show(messages, other.length > 0 ? `The key was not created: ${other.join(' ')}` : null);
+  if (Object.keys(messages).length === 0 && other.length === 0) other.push(...problemMessages(error));
+  formErrors.show(messages, other.length > 0 ? t('keys.form.notCreated', { reasons: other.join(' ') }) : null);
 }
 
 async function create(event: SubmitEvent): Promise<void> {
@@ -144,8 +151,8 @@ async function create(event: SubmitEvent): Promise<void> {
   formErrors.clear();
   const scopes = scopeBoxes.filter((box) => box.checked).map((box) => box.value as ApiKeyScope);
   const messages: Partial<Record<KeyField, string>> = {};
-  if (!name.value.trim()) messages.name = 'Give the key a name.';
-  if (scopes.length === 0) messages.scopes = 'Choose at least one permission.';
+  if (!name.value.trim()) messages.name = t('keys.form.nameMissing');
+  if (scopes.length === 0) messages.scopes = t('keys.form.scopesMissing');
   if (Object.keys(messages).length > 0) {
     formErrors.show(messages);
     // A fieldset takes no focus: its first box does.
@@ -154,16 +161,16 @@ async function create(event: SubmitEvent): Promise<void> {
   }
 
   fields.disabled = true;
-  announce('Creating the key…');
+  announce(t('keys.form.creating'));
   try {
     const created = await withAccess((token) =>
       accountApi.createApiKey(token, { name: name.value.trim(), scopes, ...(expiry.value ? { expires_in: Number(expiry.value) } : {}) }),
     );
     form.reset();
-    newKeyLabel.textContent = `API key “${created.name}”`;
+    newKeyLabel.textContent = t('keys.new.labelNamed', { name: created.name });
     newKeyValue.value = created.key;
     setVisible(newKey, true);
-    announce('Key created. Copy it now: it is shown only once.');
+    announce(t('keys.new.created'));
     focusHeading(newKeyTitle);
     await keys.load();
   } catch (error) {
@@ -172,7 +179,7 @@ async function create(event: SubmitEvent): Promise<void> {
     fields.disabled = false;
     if (error instanceof SignedOutError) return showProblem(errors, error);
     if (error instanceof ApiError) return showRefusal(error);
-    formErrors.show({}, 'Something went wrong in this page. Reload it and try again.');
+    formErrors.show({}, t('keys.form.unexpected'));
   } finally {
     fields.disabled = false;
   }
@@ -186,11 +193,11 @@ function hideNewKey(): void {
 form.addEventListener('submit', (event) => void create(event));
 name.addEventListener('input', () => formErrors.clearField('name'));
 for (const box of scopeBoxes) box.addEventListener('change', () => formErrors.clearField('scopes'));
-copyKey.addEventListener('click', () => void copyField(newKeyValue, copyKey, 'Key'));
+copyKey.addEventListener('click', () => void copyField(newKeyValue, copyKey, t('keys.new.copyWhat')));
 newKeyValue.addEventListener('focus', () => newKeyValue.select());
 newKeyDone.addEventListener('click', () => {
   hideNewKey();
-  announce('The key is hidden. It cannot be shown again.');
+  announce(t('keys.new.hidden'));
   name.focus();
 });
 // Leaving the page (or it going into the back/forward cache) takes the key off the page.

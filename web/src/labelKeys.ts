@@ -9,6 +9,7 @@
  * (the item's id is not known before it is created).
  */
 import { buf, utf8 } from '../../shared/envelope/index.ts';
+import { t } from './i18n.ts';
 import { keptKey, readKeptKey } from './keptKeys.ts';
 
 const dbName = 'hushlink-labels';
@@ -25,12 +26,12 @@ const envelopeBytes = 512;
 export const labelTextBytes = envelopeBytes - 1 - ivBytes - tagBytes;
 
 /** Shown instead of a label this browser cannot open. */
-export const labelElsewhere = 'Label kept in another browser';
+export const labelElsewhere = t('labels.elsewhere');
 
 /** The label is longer than an envelope holds (its UTF-8 bytes, not its characters, count). */
 export class LabelTooLong extends Error {
   constructor() {
-    super(`Keep the label under ${labelTextBytes} bytes (about ${Math.floor(labelTextBytes / 4)} characters in any script).`);
+    super(t('labels.tooLong', { bytes: labelTextBytes, characters: Math.floor(labelTextBytes / 4) }));
     this.name = 'LabelTooLong';
   }
 }
@@ -38,7 +39,7 @@ export class LabelTooLong extends Error {
 /** IndexedDB is missing or refused (some private windows): no label can be sealed. */
 export class LabelStoreUnavailable extends Error {
   constructor(cause?: unknown) {
-    super('This browser does not let the page keep the key that seals labels.', cause === undefined ? undefined : { cause });
+    super(t('labels.storeUnavailable'), cause === undefined ? undefined : { cause });
     this.name = 'LabelStoreUnavailable';
   }
 }

@@ -5,6 +5,8 @@
  * Team for a workspace the caller owns (`plansTeam.ts`); Enterprise is an enquiry to sales
  * (`plansEnquiry.ts`), which needs no account. Signed out, an upgrade goes to sign-in and back.
  */
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import { t, tNodes } from './i18n.ts';
 import { defaultPlan, planTable, plans, type Feature } from '../../shared/domain/plans.ts';
 import { ApiError, type AccountUser } from './api.ts';
 import { actionButton, fact, markReady, showProblem } from './accountPage.ts';
@@ -27,35 +29,35 @@ const pricesNotice = byId('plans-prices-error');
 
 /** What each feature of the plan table gives, in the words of the pages that use it. */
 const featureLabels: Record<Feature, string> = {
-  receipts_time: 'Receipts: when each link was opened',
-  receipts_channel: 'Receipts: how it was opened (web page, command line, chat, API)',
-  receipts_location: 'Receipts: roughly where it was opened',
-  receipts_device: 'Receipts: on what device (browser and system)',
-  seats: 'Seats for the people of a workspace',
-  workspaces: 'Workspaces: members and their roles',
-  policy: 'A policy every secret sent in the workspace keeps',
-  branding: 'Your name, logo and colour on the pages that open your secrets',
-  sso: 'Single sign-on',
-  scim: 'Members kept in step with your directory (SCIM)',
-  custom_domains: 'Your own domain',
-  audit: 'An audit trail, with CSV and JSON exports',
+  receipts_time: t('plans.feature.receiptsTime'),
+  receipts_channel: t('plans.feature.receiptsChannel'),
+  receipts_location: t('plans.feature.receiptsLocation'),
+  receipts_device: t('plans.feature.receiptsDevice'),
+  seats: t('plans.feature.seats'),
+  workspaces: t('plans.feature.workspaces'),
+  policy: t('plans.feature.policy'),
+  branding: t('plans.feature.branding'),
+  sso: t('plans.feature.sso'),
+  scim: t('plans.feature.scim'),
+  custom_domains: t('plans.feature.customDomains'),
+  audit: t('plans.feature.audit'),
 };
 
 /** How each plan is had: who buys it, and how. */
 const howBought: Record<Plan, string> = {
-  free: 'Every account starts here.',
-  pro: 'For one person: bought for your account.',
-  team: 'For a team: bought for a workspace you own, per seat.',
-  enterprise: 'For an organization: arranged with sales.',
+  free: t('plans.howBought.free'),
+  pro: t('plans.howBought.pro'),
+  team: t('plans.howBought.team'),
+  enterprise: t('plans.howBought.enterprise'),
 };
 
 const rank = (plan: Plan) => plans.indexOf(plan);
 
 /** The price line of a plan the provider has no price for (or whose prices could not be read). */
 function priceText(plan: Plan): string {
-  if (plan === defaultPlan) return 'No payment.';
-  if (!planTable[plan].selfServe) return 'Agreed with sales.';
-  return `${plan === 'team' ? 'Per seat, as' : 'As'} this service sets it: the payment page shows it before you pay.`;
+  if (plan === defaultPlan) return t('plans.price.none');
+  if (!planTable[plan].selfServe) return t('plans.price.sales');
+  return plan === 'team' ? t('plans.price.unknownPerSeat') : t('plans.price.unknown');
 }
 
 /** The price cells of the plans bought through the provider, for `showPrices`. */
@@ -76,14 +78,16 @@ function planCard(plan: Plan, index: number): PlanCard {
   item.dataset.plan = plan;
   const head = element('div', 'item-head');
   const title = element('h2', 'item-title', planLabel(plan));
+  // The plans' names are names, the same in every language.
+  title.translate = false;
   title.id = `plan-${plan}-title`;
   title.tabIndex = -1;
   head.append(title);
 
   const facts = element('dl', 'facts');
-  const files = fact('Files up to', formatBytes(definition.fileBytes));
+  const files = fact(t('plans.card.files'), formatBytes(definition.fileBytes));
   files.dataset.role = 'file-limit';
-  const price = fact('Price', priceText(plan));
+  const price = fact(t('plans.card.price'), priceText(plan));
   price.dataset.role = 'price';
   if (plan !== defaultPlan && definition.selfServe) priceCells.set(plan, price.querySelector('dd')!);
   facts.append(files, price);
@@ -94,11 +98,15 @@ function planCard(plan: Plan, index: number): PlanCard {
   const includes = element(
     'p',
     'plan-includes',
-    previous ? `Everything in ${planLabel(previous)}${added.length > 0 ? ', and:' : '.'}` : 'Includes:',
+    previous
+      ? added.length > 0
+        ? t('plans.card.everythingAnd', { plan: planLabel(previous) })
+        : t('plans.card.everything', { plan: planLabel(previous) })
+      : t('plans.card.includes'),
   );
   const features = element('ul', 'plan-features');
   features.dataset.role = 'features';
-  features.setAttribute('aria-label', `What ${planLabel(plan)} includes`);
+  features.setAttribute('aria-label', t('plans.card.featuresLabel', { plan: planLabel(plan) }));
   for (const feature of added) {
     const entry = element('li', '', featureLabels[feature]);
     entry.dataset.feature = feature;
@@ -117,11 +125,11 @@ function planCard(plan: Plan, index: number): PlanCard {
 /** Signed out: sign in first, then back here to choose again. */
 const signInToUpgrade = () => location.assign(`/signin?${new URLSearchParams({ reason: 'upgrade', next: '/plans' }).toString()}`);
 
-function alreadyPaying(card: PlanCard, sentence: string): void {
-  card.error.replaceChildren(sentence, ' ');
-  const link = element('a', '', 'Manage it on Billing');
+/** 409: the account pays for Pro already. */
+function alreadyPaying(card: PlanCard): void {
+  const link = element('a', '', t('plans.pro.manageOnBilling'));
   link.href = '/billing';
-  card.error.append(link, '.');
+  card.error.replaceChildren(...tNodes('plans.pro.already', { link }));
   setVisible(card.error, true);
   card.error.focus();
 }
@@ -129,18 +137,18 @@ function alreadyPaying(card: PlanCard, sentence: string): void {
 async function upgradeToPro(button: HTMLButtonElement, card: PlanCard): Promise<void> {
   button.disabled = true;
   setVisible(card.error, false);
-  announce('Opening the payment page…');
+  announce(t('plans.openingPayment'));
   try {
     const session = await withAccess((token) => billingApi.checkout(token, { plan: 'pro' }));
     // The button stays disabled: the page is being left for the provider's.
     if (openProviderPage(session.url)) return;
-    card.error.textContent = 'The payment page’s address is not a web address, so it was not opened. Nothing was paid.';
+    card.error.textContent = t('plans.paymentNotWebAddress');
     setVisible(card.error, true);
     card.error.focus();
   } catch (error) {
     announce('');
-    if (error instanceof ApiError && error.status === 409) alreadyPaying(card, 'Your account has Pro already.');
-    else showProblem(card.error, error, 'The payment page could not be opened: ');
+    if (error instanceof ApiError && error.status === 409) alreadyPaying(card);
+    else showProblem(card.error, error, t('plans.paymentFailed'));
   }
   button.disabled = false;
 }
@@ -156,19 +164,23 @@ function drawActions(user: AccountUser | null, subscription: BillingSubscription
     card.actions.replaceChildren();
     if (plan === 'pro') {
       if (subscription && rank(subscription.plan) >= rank('pro')) {
-        const note = element('p', 'hint', `Your account has ${planLabel(subscription.plan)}. `);
-        const link = element('a', '', 'See it on Billing');
+        const note = element('p', 'hint');
+        const link = element('a', '', t('plans.pro.seeOnBilling'));
         link.href = '/billing';
-        note.append(link, '.');
+        note.append(...tNodes('plans.pro.yours', { plan: planLabel(subscription.plan), link }));
         card.actions.append(note);
         continue;
       }
-      const button = user ? plainButton('Upgrade to Pro') : actionButton('Sign in to upgrade', 'to Pro', 'primary');
+      const button = user
+        ? plainButton(t('plans.pro.upgrade'))
+        : actionButton(t('plans.signInToUpgrade'), t('plans.signInToUpgradePro'), 'primary');
       button.dataset.action = 'upgrade-pro';
       button.addEventListener('click', () => (user ? void upgradeToPro(button, card) : signInToUpgrade()));
       card.actions.append(button);
     } else if (plan === 'team') {
-      const button = user ? plainButton('Buy Team for a workspace') : actionButton('Sign in to upgrade', 'to Team', 'primary');
+      const button = user
+        ? plainButton(t('plans.team.buy'))
+        : actionButton(t('plans.signInToUpgrade'), t('plans.signInToUpgradeTeam'), 'primary');
       button.dataset.action = 'buy-team';
       if (user) {
         button.setAttribute('aria-controls', 'team-form');
@@ -177,7 +189,7 @@ function drawActions(user: AccountUser | null, subscription: BillingSubscription
       button.addEventListener('click', () => (user ? void openTeamForm(button) : signInToUpgrade()));
       card.actions.append(button);
     } else if (!planTable[plan].selfServe) {
-      const button = actionButton('Contact sales', `about ${planLabel(plan)}`);
+      const button = actionButton(t('plans.contactSales'), t('plans.contactSalesAbout', { plan: planLabel(plan) }));
       button.dataset.action = 'contact-sales';
       button.addEventListener('click', () => {
         enquiryName.scrollIntoView({ block: 'center' });
@@ -196,8 +208,8 @@ function markCurrent(subscription: BillingSubscription): void {
     mark.dataset.role = role;
     cards.get(plan)?.head.append(mark);
   };
-  badge(subscription.plan, 'Your plan', 'your-plan');
-  if (subscription.tier !== subscription.plan) badge(subscription.tier, 'Yours through a workspace', 'your-tier');
+  badge(subscription.plan, t('plans.yourPlan'), 'your-plan');
+  if (subscription.tier !== subscription.plan) badge(subscription.tier, t('plans.yoursThroughWorkspace'), 'your-tier');
 }
 
 async function main(): Promise<void> {
@@ -212,7 +224,7 @@ async function main(): Promise<void> {
     user = await resume();
   } catch (error) {
     // Unreachable: the plans still read, and the buttons say what fails when pressed.
-    showProblem(pageError, error, 'Your sign-in could not be checked: ');
+    showProblem(pageError, error, t('plans.signInCheckFailed'));
   }
   renderNav();
   let subscription: BillingSubscription | null = null;
@@ -221,7 +233,7 @@ async function main(): Promise<void> {
       subscription = await withAccess((token) => billingApi.subscription(token));
       markCurrent(subscription);
     } catch (error) {
-      showProblem(pageError, error, 'Your plan could not be read: ');
+      showProblem(pageError, error, t('plans.planReadFailed'));
     }
   }
   setVisible(signedOutNote, !user);

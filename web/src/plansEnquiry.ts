@@ -10,6 +10,7 @@ import { showProblem } from './accountPage.ts';
 import { billingApi, type EnterpriseInquiry } from './billingApi.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import { fieldErrors } from './fieldErrors.ts';
+import { language, t } from './i18n.ts';
 
 const form = byId<HTMLFormElement>('enquiry-form');
 const fields = byId<HTMLFieldSetElement>('enquiry-fields');
@@ -40,25 +41,25 @@ let prefill = '';
 /** The enquiry as the form holds it, or what is wrong with each field. */
 function read(): { inquiry: EnterpriseInquiry } | { problems: Partial<Record<Field, string>> } {
   const problems: Partial<Record<Field, string>> = {};
-  const line = (field: 'name' | 'company', what: string, max: number) => {
+  const line = (field: 'name' | 'company', missing: string, max: number) => {
     const value = inputs[field].value.trim();
-    if (!value) problems[field] = `Give ${what}.`;
-    else if (value.length > max) problems[field] = `At most ${max.toLocaleString()} characters.`;
-    else if (!oneLine.test(value)) problems[field] = 'One line of text, please.';
+    if (!value) problems[field] = missing;
+    else if (value.length > max) problems[field] = t('plans.enquiry.tooLong', { max });
+    else if (!oneLine.test(value)) problems[field] = t('plans.enquiry.oneLine');
     return value;
   };
-  const name = line('name', 'your name', limits.name.max);
+  const name = line('name', t('plans.enquiry.nameMissing'), limits.name.max);
   const email = inputs.email.value.trim();
-  if (!emailShape.test(email)) problems.email = 'Enter the address sales should answer, such as ana@example.com.';
-  const company = line('company', 'your company’s name', limits.company.max);
+  if (!emailShape.test(email)) problems.email = t('plans.enquiry.emailInvalid');
+  const company = line('company', t('plans.enquiry.companyMissing'), limits.company.max);
   const seatsText = inputs.seats.value.trim();
   const seats = Number(seatsText);
   if (seatsText && (!Number.isInteger(seats) || seats < 1 || seats > limits.seats.max))
-    problems.seats = `A whole number from 1 to ${limits.seats.max.toLocaleString()}, or empty.`;
+    problems.seats = t('plans.enquiry.seatsInvalid', { min: 1, max: limits.seats.max });
   const message = inputs.message.value.trim();
-  if (!message) problems.message = 'Say what you need: sales answer it.';
+  if (!message) problems.message = t('plans.enquiry.messageMissing');
   else if (message.length > limits.message.max)
-    problems.message = `At most ${limits.message.max.toLocaleString()} characters (now ${message.length.toLocaleString()}).`;
+    problems.message = t('plans.enquiry.messageTooLong', { max: limits.message.max, count: message.length });
   if (Object.keys(problems).length > 0) return { problems };
   return { inquiry: { name, email, company, ...(seatsText ? { seats } : {}), message } };
 }
@@ -68,18 +69,21 @@ function explain(error: unknown): void {
     const messages: Partial<Record<Field, string>> = {};
     for (const entry of error.problem.errors ?? []) {
       const field = /^body\.(\w+)$/.exec(entry.path ?? '')?.[1] as Field | undefined;
-      if (field && fieldOrder.includes(field)) messages[field] = `${entry.message.charAt(0).toUpperCase()}${entry.message.slice(1)}.`;
+      // The server's words are English: other languages say which field was refused.
+      if (field && fieldOrder.includes(field))
+        messages[field] =
+          language === 'en' ? `${entry.message.charAt(0).toUpperCase()}${entry.message.slice(1)}.` : t('plans.enquiry.fieldRefused');
     }
     if (Object.keys(messages).length > 0) return formErrors.show(messages);
   }
   if (error instanceof ApiError && error.status === 429) {
     const minutes = Math.max(1, Math.ceil((error.retryAfter ?? 60) / 60));
-    errors.textContent = `Too many enquiries from your network: try again in ${minutes === 1 ? 'a minute' : `${minutes} minutes`}. Nothing was sent this time.`;
+    errors.textContent = t('plans.enquiry.tooMany', { minutes });
     setVisible(errors, true);
     errors.focus();
     return;
   }
-  showProblem(errors, error, 'The enquiry was not sent: ');
+  showProblem(errors, error, t('plans.enquiry.notSent'));
 }
 
 async function send(event: SubmitEvent): Promise<void> {
@@ -90,14 +94,14 @@ async function send(event: SubmitEvent): Promise<void> {
   const entered = read();
   if ('problems' in entered) return formErrors.show(entered.problems);
   fields.disabled = true;
-  announce('Sending the enquiry…');
+  announce(t('plans.enquiry.sending'));
   try {
     await billingApi.enterpriseInquiry(entered.inquiry);
     form.reset();
     inputs.email.value = prefill;
-    sentText.textContent = `Sales have it, and will write to ${entered.inquiry.email}.`;
+    sentText.textContent = t('plans.enquiry.sentText', { email: entered.inquiry.email });
     setVisible(sent, true);
-    announce('Enquiry sent.');
+    announce(t('plans.enquiry.sentAnnounce'));
     sent.focus();
   } catch (error) {
     announce('');

@@ -8,18 +8,20 @@ import type * as z from 'zod/mini';
 import type { billingReplies } from '../../shared/api/billing.ts';
 import { call } from './api.ts';
 import { element, setVisible } from './dom.ts';
+import { locale, t } from './i18n.ts';
 
 export type PlanPrice = z.output<(typeof billingReplies)['PlanPrices']>['prices'][number];
-
-const intervals: Record<PlanPrice['interval'], string> = { day: 'a day', week: 'a week', month: 'a month', year: 'a year' };
-const units: Record<PlanPrice['per'], string> = { account: 'for your account', seat: 'per seat', workspace: 'per workspace' };
 
 /** "$12.00 a month, for your account": the amount in the currency's own decimals (none for yen). */
 export function priceSentence(price: PlanPrice): string {
   const currency = price.currency.toUpperCase();
-  const format = new Intl.NumberFormat(undefined, { style: 'currency', currency });
+  const format = new Intl.NumberFormat(locale, { style: 'currency', currency });
   const decimals = format.resolvedOptions().maximumFractionDigits ?? 2;
-  return `${format.format(price.unit_amount / 10 ** decimals)} ${intervals[price.interval]}, ${units[price.per]}`;
+  return t('plans.price.sentence', {
+    amount: format.format(price.unit_amount / 10 ** decimals),
+    interval: price.interval,
+    per: price.per,
+  });
 }
 
 /**
@@ -29,7 +31,7 @@ export function priceSentence(price: PlanPrice): string {
 export async function showPrices(cells: Map<string, HTMLElement>, notice: HTMLElement, fallback: (plan: string) => string): Promise<void> {
   setVisible(notice, false);
   for (const cell of cells.values()) {
-    cell.textContent = 'Loading the price…';
+    cell.textContent = t('plans.price.loading');
     cell.setAttribute('aria-busy', 'true');
   }
   let prices: PlanPrice[] | null = null;
@@ -45,10 +47,8 @@ export async function showPrices(cells: Map<string, HTMLElement>, notice: HTMLEl
     cell.removeAttribute('aria-busy');
   }
   if (prices) return;
-  notice.replaceChildren(
-    'Prices could not be loaded from the payment provider just now. The payment page shows the price before anything is paid. ',
-  );
-  const retry = element('button', '', 'Try again');
+  notice.replaceChildren(t('plans.price.failed'), ' ');
+  const retry = element('button', '', t('plans.price.retry'));
   retry.type = 'button';
   retry.dataset.action = 'retry-prices';
   retry.addEventListener('click', () => void showPrices(cells, notice, fallback));

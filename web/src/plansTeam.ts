@@ -8,14 +8,19 @@ import { ApiError } from './api.ts';
 import { showProblem } from './accountPage.ts';
 import { billingApi, openProviderPage } from './billingApi.ts';
 import { currentWorkspaceId } from './currentWorkspace.ts';
-import { announce, byId, element, plural, setVisible } from './dom.ts';
+import { announce, byId, element, setVisible } from './dom.ts';
 import { fieldErrors } from './fieldErrors.ts';
+import { language, t, tNodes } from './i18n.ts';
 import { SignedOutError, withAccess } from './session.ts';
 import { workspacesApi, type WorkspaceSummary } from './workspacesApi.ts';
 
 const form = byId<HTMLFormElement>('team-form');
 const loadError = byId('team-load-error');
 const none = byId('team-none');
+// Its link sits inside the sentence: the sentence is written around it in the page's language.
+const noneLink = byId<HTMLAnchorElement>('team-none-link');
+noneLink.textContent = t('plans.team.noneLink');
+none.replaceChildren(...tNodes('plans.team.none', { link: noneLink }));
 const fields = byId<HTMLFieldSetElement>('team-fields');
 const workspace = byId<HTMLSelectElement>('team-workspace');
 const seats = byId<HTMLInputElement>('team-seats');
@@ -32,8 +37,6 @@ let owned: WorkspaceSummary[] = [];
 const chosen = () => owned.find((item) => item.id === workspace.value) ?? null;
 /** A workspace with a plan of its own changes its seats on its page; it is not bought again. */
 const hasTeam = (item: WorkspaceSummary) => item.plan === 'team' || item.plan === 'enterprise';
-const fewestSeats = (target: WorkspaceSummary) =>
-  `At least ${plural(target.members, 'seat', 'seats')}: one for each member (${plural(target.members, 'member', 'members')} now).`;
 
 /** The chosen workspace's seats: its member count to start with, and never fewer. */
 function fitSeats(): void {
@@ -41,13 +44,15 @@ function fitSeats(): void {
   if (!target) return;
   seats.min = String(target.members);
   seats.value = String(target.members);
-  seatsHint.textContent = `${fewestSeats(target)} Pending invitations take a seat too.`;
+  seatsHint.textContent = t('plans.team.seatsHintFor', { members: target.members });
 }
 
 async function loadOwned(): Promise<void> {
   const listed = await withAccess((token) => workspacesApi.list(token));
   owned = listed.items.filter((item) => item.role === 'owner' && !hasTeam(item));
-  workspace.replaceChildren(...owned.map((item) => new Option(`${item.name} (${plural(item.members, 'member', 'members')})`, item.id)));
+  workspace.replaceChildren(
+    ...owned.map((item) => new Option(t('plans.team.option', { name: item.name, members: item.members }), item.id)),
+  );
   const current = currentWorkspaceId();
   if (owned.some((item) => item.id === current)) workspace.value = current!;
   setVisible(none, owned.length === 0);
@@ -68,19 +73,15 @@ export async function openTeamForm(button: HTMLButtonElement): Promise<void> {
   setVisible(loadError, false);
   setVisible(form, true);
   button.setAttribute('aria-expanded', 'true');
-  announce('Reading your workspaces…');
+  announce(t('plans.team.reading'));
   try {
     await loadOwned();
-    announce(
-      owned.length > 0
-        ? `${plural(owned.length, 'workspace', 'workspaces')} you can buy Team for.`
-        : 'You own no workspace without Team yet.',
-    );
+    announce(owned.length > 0 ? t('plans.team.canBuy', { count: owned.length }) : t('plans.team.noneAnnounce'));
     (owned.length > 0 ? workspace : none).focus();
   } catch (error) {
     announce('');
     setVisible(fields, false);
-    showProblem(loadError, error, 'Your workspaces could not be read: ');
+    showProblem(loadError, error, t('plans.team.readFailed'));
   } finally {
     button.disabled = false;
   }
@@ -90,12 +91,15 @@ export async function openTeamForm(button: HTMLButtonElement): Promise<void> {
 function alreadyTeam(target: WorkspaceSummary): Node {
   const sentence = document.createDocumentFragment();
   const link = element('a', '', target.name);
+  link.translate = false;
   link.href = `/workspace?id=${encodeURIComponent(target.id)}`;
-  sentence.append('This workspace has Team already: change its seats on its page, ', link, '.');
+  sentence.append(...tNodes('plans.team.alreadyTeam', { link }));
   return sentence;
 }
 
-const sentence = (message: string) => `${message.charAt(0).toUpperCase()}${message.slice(1)}${/[.!?]$/.test(message) ? '' : '.'}`;
+/** The server's words are English: other languages say what was refused in their own. */
+const sentence = (message: string, otherwise: string) =>
+  language === 'en' ? `${message.charAt(0).toUpperCase()}${message.slice(1)}${/[.!?]$/.test(message) ? '' : '.'}` : otherwise;
 
 async function explain(error: unknown, target: WorkspaceSummary): Promise<void> {
   if (error instanceof SignedOutError || !(error instanceof ApiError)) return showProblem(errors, error);
@@ -104,18 +108,19 @@ async function explain(error: unknown, target: WorkspaceSummary): Promise<void> 
     const other: string[] = [];
     for (const entry of error.problem.errors ?? []) {
       const field = entry.path === 'body.seats' ? 'seats' : entry.path === 'body.workspace_id' ? 'workspace' : null;
-      if (field) messages[field] = sentence(entry.message);
-      else other.push(sentence(entry.message));
+      if (field) messages[field] = sentence(entry.message, t('plans.team.fieldRefused'));
+      else other.push(sentence(entry.message, t('plans.team.requestRefused')));
     }
-    if (Object.keys(messages).length > 0 || other.length > 0) return formErrors.show(messages, other.length > 0 ? other.join(' ') : null);
+    const rest = language === 'en' ? other : [...new Set(other)];
+    if (Object.keys(messages).length > 0 || rest.length > 0) return formErrors.show(messages, rest.length > 0 ? rest.join(' ') : null);
   }
   if (error.status === 403 || error.status === 409) {
     // The list was out of date (the workspace was handed over, or bought meanwhile): read it again.
     await loadOwned().catch(() => undefined);
     if (error.status === 409) return formErrors.show({}, alreadyTeam(target));
-    return formErrors.show({}, `You are not the owner of ${target.name} (any more): only its owner buys Team for it.`);
+    return formErrors.show({}, t('plans.team.notOwner', { name: target.name }));
   }
-  showProblem(errors, error, 'The payment page could not be opened: ');
+  showProblem(errors, error, t('plans.paymentFailed'));
 }
 
 async function buy(event: SubmitEvent): Promise<void> {
@@ -123,13 +128,13 @@ async function buy(event: SubmitEvent): Promise<void> {
   if (fields.disabled) return;
   formErrors.clear();
   const target = chosen();
-  if (!target) return formErrors.show({ workspace: 'Choose the workspace to buy Team for.' }, null);
+  if (!target) return formErrors.show({ workspace: t('plans.team.chooseWorkspace') }, null);
   const count = Number(seats.value);
   if (!seats.value.trim() || !Number.isInteger(count) || count < target.members) {
-    return formErrors.show({ seats: `${fewestSeats(target)} Nothing was sent.` }, null);
+    return formErrors.show({ seats: t('plans.team.seatsTooFew', { members: target.members }) }, null);
   }
   fields.disabled = true;
-  announce('Opening the payment page…');
+  announce(t('plans.openingPayment'));
   try {
     const session = await withAccess((token) =>
       billingApi.checkout(token, {
@@ -141,7 +146,7 @@ async function buy(event: SubmitEvent): Promise<void> {
     );
     // The form stays disabled: the page is being left for the provider's.
     if (openProviderPage(session.url)) return;
-    formErrors.show({}, 'The payment page’s address is not a web address, so it was not opened. Nothing was paid.');
+    formErrors.show({}, t('plans.paymentNotWebAddress'));
   } catch (error) {
     announce('');
     await explain(error, target);

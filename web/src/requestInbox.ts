@@ -10,7 +10,8 @@
 import { EnvelopeError, fromBase64, openText, unwrapResponseKey } from '../../shared/envelope/index.ts';
 import { requestLimits } from '../../shared/limits.ts';
 import { actionButton, fact } from './accountPage.ts';
-import { announce, copyField, describeTime, element, errorBox, plural, setVisible, timeElement } from './dom.ts';
+import { announce, copyField, describeTime, element, errorBox, setVisible, timeElement } from './dom.ts';
+import { t, tNodes } from './i18n.ts';
 import { pagedPanel } from './pagedPanel.ts';
 import { DownloadFailed, DownloadStopped, downloadFile, openFile, type OpenedFile, type PlainSink } from './fileDownload.ts';
 import { formatBytes, ProgressView } from './progress.ts';
@@ -22,14 +23,20 @@ import { withAccess } from './session.ts';
 const pageSize = requestLimits.inboxPageSize.default;
 
 /** Why a response's envelope did not open, for its owner. */
-const unreadable: Partial<Record<string, string>> = {
-  forged:
-    'This response cannot be trusted, so it is not shown: it was not made with your link. Someone who had only this request’s public key made it, or it was changed on the way.',
-  tampered: 'This response was altered or cut short after it was sent, so it cannot be trusted and is not shown.',
-  wrong_key: 'This response does not open with the key it came with: it was altered after it was sent, and is not shown.',
-  key_mismatch: 'The key this browser keeps is not the one this request’s link names, so its responses cannot be opened here.',
-};
-const unreadableText = (code: string) => unreadable[code] ?? `This response could not be opened in this browser (${code}).`;
+function unreadableText(code: string): string {
+  switch (code) {
+    case 'forged':
+      return t('requests.response.forged');
+    case 'tampered':
+      return t('requests.response.tampered');
+    case 'wrong_key':
+      return t('requests.response.wrongKey');
+    case 'key_mismatch':
+      return t('requests.response.keyMismatch');
+    default:
+      return t('requests.response.unreadable', { code });
+  }
+}
 
 /** Each drawn inbox, by its panel: what the list's polling tells of new responses. */
 const inboxes = new WeakMap<HTMLDetailsElement, { inbox: ReturnType<typeof pagedPanel>; summary: Text }>();
@@ -38,18 +45,18 @@ const inboxes = new WeakMap<HTMLDetailsElement, { inbox: ReturnType<typeof paged
 export function inboxArrived(panel: HTMLDetailsElement, request: OwnedRequest): void {
   const drawn = inboxes.get(panel);
   if (!drawn) return;
-  drawn.summary.data = `Responses (${request.responses})`;
+  drawn.summary.data = t('requests.inbox.summary', { count: request.responses });
   if (panel.open) void drawn.inbox.load(false);
   else drawn.inbox.forget();
 }
 
 export function inboxPanel(request: OwnedRequest): HTMLDetailsElement {
-  const empty = element('p', '', 'No responses yet.');
+  const empty = element('p', '', t('requests.inbox.empty'));
   empty.dataset.role = 'inbox-empty';
   empty.hidden = true;
   const list = element('ul', 'items');
   list.dataset.role = 'responses';
-  list.setAttribute('aria-label', `Responses to request ${request.id}, newest first`);
+  list.setAttribute('aria-label', t('requests.inbox.label', { id: request.id }));
   let device: DeviceRequest | null = null;
 
   /** What opens the responses, from this browser's key store (read once); null, said in the panel, when it cannot be read. */
@@ -58,9 +65,9 @@ export function inboxPanel(request: OwnedRequest): HTMLDetailsElement {
     try {
       device ??= await loadRequest(request.id);
       if (device) return device;
-      panelError.textContent = 'The responses cannot be opened here: this browser no longer keeps this request’s key.';
+      panelError.textContent = t('requests.inbox.keyGone');
     } catch (error) {
-      panelError.textContent = `The responses cannot be opened here: this browser’s key store could not be read (${(error as Error).message}).`;
+      panelError.textContent = t('requests.inbox.storeUnreadable', { error: (error as Error).message });
     }
     setVisible(panelError, true);
     announce('');
@@ -70,14 +77,14 @@ export function inboxPanel(request: OwnedRequest): HTMLDetailsElement {
 
   const inbox = pagedPanel({
     role: 'inbox',
-    summary: `Responses (${request.responses})`,
-    summaryHidden: ` of request ${request.id}`,
-    refresh: { object: `responses of request ${request.id}`, action: 'refresh-inbox' },
-    more: { object: `responses of request ${request.id}`, action: 'more-responses' },
+    summary: t('requests.inbox.summary', { count: request.responses }),
+    summaryHidden: ` ${t('requests.item.ofRequest', { id: request.id })}`,
+    refresh: { object: t('requests.inbox.object', { id: request.id }), action: 'refresh-inbox' },
+    more: { object: t('requests.inbox.object', { id: request.id }), action: 'more-responses' },
     content: [empty, list],
     list,
     empty,
-    loading: ['Opening the responses…', 'Loading more responses…'],
+    loading: [t('requests.inbox.opening'), t('requests.inbox.loadingMore')],
     async read(cursor) {
       const keys = await deviceKeys();
       if (!keys) return null;
@@ -86,13 +93,10 @@ export function inboxPanel(request: OwnedRequest): HTMLDetailsElement {
     },
     shown(items, next, more) {
       const failed = items.filter((item) => item.dataset.outcome !== 'opened').length;
-      return (
-        `${plural(items.length, next ? 'more response' : 'response', next ? 'more responses' : 'responses')} shown` +
-        (failed > 0 ? `; ${failed} could not be opened.` : '.') +
-        (more ? ' More to load.' : '')
-      );
+      const values = { count: items.length, failed, more: more ? 'yes' : 'no' };
+      return next ? t('requests.inbox.moreShown', values) : t('requests.inbox.shown', values);
     },
-    failure: 'Could not load the responses: ',
+    failure: t('requests.inbox.failed'),
   });
   const summaryText = inbox.panel.querySelector('summary')?.firstChild;
   if (summaryText instanceof Text) inboxes.set(inbox.panel, { inbox, summary: summaryText });
@@ -111,12 +115,12 @@ async function responseItem(item: InboxItem, requestId: string, device: DeviceRe
   li.dataset.responseId = item.response_id;
   li.dataset.kind = item.kind;
   const head = element('div', 'item-head');
-  const title = element('h4', 'item-title', item.kind === 'file' ? 'A file' : 'A text');
+  const title = element('h4', 'item-title', item.kind === 'file' ? t('requests.response.file') : t('requests.response.text'));
   title.id = `response-${item.response_id}-title`;
   title.tabIndex = -1;
   const received = element('span', 'hint');
   received.id = `response-${item.response_id}-received`;
-  received.append('received ', timeElement(item.created_at));
+  received.append(...tNodes('requests.response.received', { time: timeElement(item.created_at) }));
   head.append(title, received);
   li.append(head);
   const fail = (code: string) => {
@@ -143,7 +147,7 @@ async function responseItem(item: InboxItem, requestId: string, device: DeviceRe
     li.dataset.outcome = 'opened';
     const id = `response-${item.response_id}`;
     const field = element('div', 'field');
-    const label = element('label', 'visually-hidden', `Text received ${describeTime(item.created_at)}`);
+    const label = element('label', 'visually-hidden', t('requests.response.textLabel', { time: describeTime(item.created_at) }));
     label.htmlFor = id;
     const area = element('textarea');
     area.id = id;
@@ -155,11 +159,11 @@ async function responseItem(item: InboxItem, requestId: string, device: DeviceRe
     field.append(label, area);
     const actions = element('div', 'actions');
     // Plain text: the clipboard's "Copied ✓" replaces it; the response is named by its description.
-    const copy = element('button', 'primary', 'Copy');
+    const copy = element('button', 'primary', t('requests.response.copy'));
     copy.type = 'button';
     copy.setAttribute('aria-describedby', `${title.id} ${received.id}`);
     copy.dataset.action = 'copy-response';
-    copy.addEventListener('click', () => void copyField(area, copy, 'Response'));
+    copy.addEventListener('click', () => void copyField(area, copy, t('requests.response.what')));
     actions.append(copy);
     li.append(field, actions);
     return li;
@@ -170,11 +174,7 @@ async function responseItem(item: InboxItem, requestId: string, device: DeviceRe
   } catch (error) {
     if (error instanceof EnvelopeError) return fail(error.code);
     li.dataset.outcome = 'unreachable';
-    const notice = element(
-      'p',
-      'notice notice-error',
-      `The file could not be fetched (${(error as Error).message}). Choose Refresh to try again.`,
-    );
+    const notice = element('p', 'notice notice-error', t('requests.response.unreachable', { error: (error as Error).message }));
     notice.dataset.role = 'unreachable';
     li.append(notice);
     return li;
@@ -188,14 +188,17 @@ async function responseItem(item: InboxItem, requestId: string, device: DeviceRe
 function fileControls(opened: OpenedFile, item: InboxItem): HTMLElement[] {
   const { meta } = opened;
   const facts = element('dl', 'facts');
-  const name = fact('Name', meta.name);
+  const name = fact(t('requests.file.name'), meta.name);
   name.dataset.role = 'file-name';
-  name.querySelector('dd')!.className = 'file-name';
-  facts.append(name, fact('Size', `${formatBytes(meta.size)} (${meta.size.toLocaleString('en')} bytes)`));
+  const nameValue = name.querySelector('dd')!;
+  nameValue.className = 'file-name';
+  // The file's name is the responder's: never translated.
+  nameValue.translate = false;
+  facts.append(name, fact(t('requests.file.size'), t('requests.file.sizeValue', { size: formatBytes(meta.size), bytes: meta.size })));
   const transfer = element('div', 'transfer');
   transfer.hidden = true;
   const barId = `progress-${item.response_id}`;
-  const barLabel = element('label', 'transfer-name', `Saving ${meta.name}`);
+  const barLabel = element('label', 'transfer-name', t('requests.file.savingLabel', { name: meta.name }));
   barLabel.htmlFor = barId;
   const bar = element('progress');
   bar.id = barId;
@@ -209,9 +212,9 @@ function fileControls(opened: OpenedFile, item: InboxItem): HTMLElement[] {
   saved.hidden = true;
   const problem = errorBox('save-error');
   const actions = element('div', 'actions');
-  const save = actionButton('Save file', meta.name, 'primary');
+  const save = actionButton(t('requests.file.save'), meta.name, 'primary');
   save.dataset.action = 'save-file';
-  const stop = actionButton('Stop', `saving ${meta.name}`);
+  const stop = actionButton(t('requests.file.stop'), t('requests.file.stopObject', { name: meta.name }));
   stop.hidden = true;
   actions.append(save, stop);
   let running: AbortController | null = null;
@@ -225,21 +228,21 @@ function fileControls(opened: OpenedFile, item: InboxItem): HTMLElement[] {
       try {
         sink = await sinkFor(meta.name, meta.size);
       } catch (error) {
-        return said(problem, `The file could not be saved: ${(error as Error).message} Nothing was saved; try again.`);
+        return said(problem, t('requests.file.sinkFailed', { error: (error as Error).message }));
       }
-      if (!sink) return announce('Not saved: no place was chosen.');
+      if (!sink) return announce(t('requests.file.noPlace'));
       running = new AbortController();
       const view = new ProgressView(bar, barStatus, meta.size);
       setVisible(transfer, true);
       save.disabled = true;
       setVisible(stop, true);
-      announce(`Saving ${meta.name}…`);
+      announce(t('requests.file.saving', { name: meta.name }));
       try {
         await downloadFile(opened, sink, running.signal, (done) => view.update(done));
-        saved.textContent = `Saved “${meta.name}” (${formatBytes(meta.size)}).`;
+        saved.textContent = t('requests.file.saved', { name: meta.name, size: formatBytes(meta.size) });
         setVisible(saved, true);
-        save.firstChild!.textContent = 'Save again';
-        announce('The file is saved.');
+        save.firstChild!.textContent = t('requests.file.saveAgain');
+        announce(t('requests.file.savedAnnounce'));
         saved.focus();
       } catch (error) {
         setVisible(transfer, false);
@@ -256,15 +259,15 @@ function fileControls(opened: OpenedFile, item: InboxItem): HTMLElement[] {
 }
 
 function saveFailure(error: unknown, item: InboxItem): string {
-  if (error instanceof EnvelopeError)
-    return 'This file cannot be trusted: it was altered, cut short or put out of order since it was sent. What had been written of it was deleted.';
-  if (error instanceof DownloadStopped) return 'Stopped: nothing of the file was kept.';
+  if (error instanceof EnvelopeError) return t('requests.file.untrusted');
+  if (error instanceof DownloadStopped) return t('requests.file.stopped');
   if (error instanceof DownloadFailed && error.reason === 'expired') {
-    const until = item.kind === 'file' ? ` (at ${describeTime(item.download.expires_at)})` : '';
-    return `The download link ran out${until}: choose Refresh, then save it again. Nothing of the file was kept.`;
+    return item.kind === 'file'
+      ? t('requests.file.linkExpiredAt', { time: describeTime(item.download.expires_at) })
+      : t('requests.file.linkExpired');
   }
-  if (error instanceof DownloadFailed && error.reason === 'gone') return 'The file is no longer stored. Nothing of it was kept.';
-  return `The download failed: ${(error as Error).message} Nothing of the file was kept; try again.`;
+  if (error instanceof DownloadFailed && error.reason === 'gone') return t('requests.file.gone');
+  return t('requests.file.failed', { error: (error as Error).message });
 }
 
 function said(box: HTMLElement, text: string): void {

@@ -10,6 +10,7 @@
 import { fromBase64, openPrompt, requestFragment } from '../../shared/envelope/index.ts';
 import { actionButton, fact, showProblem } from './accountPage.ts';
 import { announce, copyField, element, errorBox, focusHeading, setVisible, timeElement } from './dom.ts';
+import { locale, t } from './i18n.ts';
 import { qrSvg } from './qr.ts';
 import { inboxArrived, inboxPanel } from './requestInbox.ts';
 import { labelElsewhere, openLabel } from './labelKeys.ts';
@@ -20,10 +21,10 @@ import { withAccess } from './session.ts';
 type RequestState = 'open' | 'full' | 'expired' | 'closed';
 
 const stateLabels: Record<RequestState, { label: string; badge: string }> = {
-  open: { label: 'Open', badge: 'badge-active' },
-  full: { label: 'Full', badge: '' },
-  expired: { label: 'Expired', badge: '' },
-  closed: { label: 'Closed', badge: 'badge-locked' },
+  open: { label: t('requests.state.open'), badge: 'badge-active' },
+  full: { label: t('requests.state.full'), badge: '' },
+  expired: { label: t('requests.state.expired'), badge: '' },
+  closed: { label: t('requests.state.closed'), badge: 'badge-locked' },
 };
 
 /** The list says only `open`; why a link is not open follows from its expiry and counts. */
@@ -38,9 +39,13 @@ export function stateOf(request: OwnedRequest, now = Date.now()): RequestState {
 export interface RequestName {
   text: string;
   from: 'label' | 'question' | 'created';
+  /** A label this browser cannot open: `text` says so. */
+  elsewhere?: boolean;
 }
 
-const shortTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const shortTime = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
+const responseCount = (request: OwnedRequest) =>
+  t('requests.item.responsesCount', { count: request.responses, max: request.max_responses });
 
 /**
  * Its label, else its question: read from the link (`GET /v1/requests/{id}`, as a responder
@@ -48,7 +53,10 @@ const shortTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', time
  * was made. Never throws.
  */
 export async function requestName(request: OwnedRequest, kept: boolean): Promise<RequestName> {
-  if (request.label_envelope) return { text: await openLabel(request.label_envelope), from: 'label' };
+  if (request.label_envelope) {
+    const label = await openLabel(request.label_envelope);
+    return { text: label, from: 'label', elsewhere: label === labelElsewhere };
+  }
   if (kept && request.open) {
     try {
       const [device, served] = await Promise.all([loadRequest(request.id), requestsApi.read(request.id)]);
@@ -58,7 +66,7 @@ export async function requestName(request: OwnedRequest, kept: boolean): Promise
       // Closed meanwhile, or the key store could not be read: named by its date instead.
     }
   }
-  return { text: `Request made ${shortTime.format(Date.parse(request.created_at))}`, from: 'created' };
+  return { text: t('requests.item.madeAt', { time: shortTime.format(Date.parse(request.created_at)) }), from: 'created' };
 }
 
 export function requestItem(request: OwnedRequest, kept: boolean, name: RequestName): HTMLLIElement {
@@ -75,7 +83,9 @@ export function requestItem(request: OwnedRequest, kept: boolean, name: RequestN
   title.tabIndex = -1;
   title.dataset.role = 'name';
   title.dataset.from = name.from;
-  if (name.text === labelElsewhere) title.classList.add('item-title-fallback');
+  if (name.elsewhere) title.classList.add('item-title-fallback');
+  // A label or a question is the requester's own text, never translated; the others are the page's words.
+  else if (name.from !== 'created') title.translate = false;
   const shown = stateLabels[state];
   const badge = element('span', `badge ${shown.badge}`.trim(), shown.label);
   badge.dataset.role = 'state';
@@ -83,22 +93,20 @@ export function requestItem(request: OwnedRequest, kept: boolean, name: RequestN
   // The id is secondary: the CLI and support know requests by it.
   const id = element('p', 'item-id');
   id.dataset.role = 'id';
-  id.append(element('code', '', request.id));
+  const code = element('code', '', request.id);
+  code.translate = false;
+  id.append(code);
 
   const facts = element('dl', 'facts');
-  const responses = fact('Responses', `${request.responses} of ${request.max_responses}`);
+  const responses = fact(t('requests.item.responses'), responseCount(request));
   responses.dataset.role = 'responses';
   facts.append(responses);
-  facts.append(fact(state === 'expired' ? 'Expired' : 'Expires', timeElement(request.expires_at)));
-  facts.append(fact('Created', timeElement(request.created_at)));
+  facts.append(fact(state === 'expired' ? t('requests.item.expired') : t('requests.item.expires'), timeElement(request.expires_at)));
+  facts.append(fact(t('requests.item.created'), timeElement(request.created_at)));
   item.append(head, id, facts);
 
   if (!kept) {
-    const elsewhere = element(
-      'p',
-      'notice notice-info',
-      'Made in another browser, or this browser’s data was cleared since: its responses can be opened only where it was made, not here.',
-    );
+    const elsewhere = element('p', 'notice notice-info', t('requests.item.elsewhere'));
     elsewhere.dataset.role = 'elsewhere';
     item.append(elsewhere);
   }
@@ -117,7 +125,7 @@ export function requestUpdated(item: HTMLLIElement, request: OwnedRequest): bool
   if (request.responses === before) return false;
   item.dataset.responses = String(request.responses);
   const count = item.querySelector<HTMLElement>('[data-role="responses"] dd');
-  if (count) count.textContent = `${request.responses} of ${request.max_responses}`;
+  if (count) count.textContent = responseCount(request);
   const state = stateOf(request);
   if (state !== item.dataset.state) {
     item.dataset.state = state;
@@ -136,8 +144,8 @@ export function requestUpdated(item: HTMLLIElement, request: OwnedRequest): bool
 function linkPanel(request: OwnedRequest): HTMLDetailsElement {
   const panel = element('details', 'options');
   panel.dataset.role = 'link';
-  const summary = element('summary', '', 'Link and QR code');
-  summary.append(element('span', 'visually-hidden', ` of request ${request.id}`));
+  const summary = element('summary', '', t('requests.link.summary'));
+  summary.append(element('span', 'visually-hidden', ` ${t('requests.item.ofRequest', { id: request.id })}`));
   const body = element('div');
   const problem = errorBox('link-error');
   panel.append(summary, body, problem);
@@ -147,11 +155,11 @@ function linkPanel(request: OwnedRequest): HTMLDetailsElement {
       setVisible(problem, false);
       try {
         const kept = await loadRequest(request.id);
-        if (!kept) throw new Error('This browser no longer keeps this request’s key.');
+        if (!kept) throw new Error(t('requests.link.keyGone'));
         const link = `${kept.urlBase}#${requestFragment(kept.link.fingerprint, kept.link.linkSecret)}`;
         const id = `link-${request.id}`;
         const field = element('div', 'field');
-        const label = element('label', '', 'Request link');
+        const label = element('label', '', t('requests.link.label'));
         label.htmlFor = id;
         const row = element('div', 'with-button');
         const input = element('input');
@@ -163,20 +171,20 @@ function linkPanel(request: OwnedRequest): HTMLDetailsElement {
         input.value = link;
         input.addEventListener('focus', () => input.select());
         // Plain text: the clipboard's "Copied ✓" replaces it; the request is named by its description.
-        const copy = element('button', 'primary', 'Copy link');
+        const copy = element('button', 'primary', t('requests.link.copy'));
         copy.type = 'button';
         copy.setAttribute('aria-describedby', `request-${request.id}-title`);
         copy.dataset.action = 'copy-link';
-        copy.addEventListener('click', () => void copyField(input, copy, 'Link'));
+        copy.addEventListener('click', () => void copyField(input, copy, t('requests.result.linkWhat')));
         row.append(input, copy);
         field.append(label, row);
         const figure = element('figure', 'qr');
         const code = element('div', 'qr-code');
-        code.append(qrSvg(link, `QR code of the link of request ${request.id}`));
+        code.append(qrSvg(link, t('requests.link.qrLabel', { id: request.id })));
         figure.append(code);
         body.replaceChildren(field, figure);
       } catch (error) {
-        problem.textContent = `The link cannot be shown: ${(error as Error).message}`;
+        problem.textContent = t('requests.link.failed', { reason: (error as Error).message });
         setVisible(problem, true);
       }
     })();
@@ -189,26 +197,20 @@ function linkPanel(request: OwnedRequest): HTMLDetailsElement {
 /** "Close" and its confirm step: nothing is closed until "Yes, close it". */
 function closeControls(request: OwnedRequest, item: HTMLLIElement, kept: boolean, name: RequestName): HTMLElement[] {
   const actions = element('div', 'actions');
-  const close = actionButton('Close', `request ${request.id}`, 'danger');
+  const object = t('requests.item.object', { id: request.id });
+  const close = actionButton(t('requests.close.button'), object, 'danger');
   close.dataset.action = 'close';
   actions.append(close);
   const confirm = element('div', 'notice notice-warning');
   confirm.dataset.role = 'confirm';
   confirm.hidden = true;
   const confirmActions = element('div', 'actions');
-  const yes = actionButton('Yes, close it', `request ${request.id}`, 'danger');
+  const yes = actionButton(t('requests.close.yes'), object, 'danger');
   yes.dataset.action = 'confirm-close';
-  const no = actionButton('Keep it open', `request ${request.id}`);
+  const no = actionButton(t('requests.close.no'), object);
   no.dataset.action = 'cancel-close';
   confirmActions.append(yes, no);
-  confirm.append(
-    element(
-      'p',
-      '',
-      'Close this request? Its link stops taking responses at once, for good. The responses already received stay readable here.',
-    ),
-    confirmActions,
-  );
+  confirm.append(element('p', '', t('requests.close.question')), confirmActions);
   const error = errorBox('close-error');
   close.addEventListener('click', () => {
     setVisible(confirm, true);
@@ -232,17 +234,17 @@ async function closeRequest(
 ): Promise<void> {
   button.disabled = true;
   setVisible(error, false);
-  announce('Closing…');
+  announce(t('requests.close.closing'));
   try {
     await withAccess((token) => requestsApi.close(token, request.id));
   } catch (problem) {
     button.disabled = false;
     announce('');
-    showProblem(error, problem, 'Could not close: ');
+    showProblem(error, problem, t('requests.close.failed'));
     return;
   }
   const replacement = requestItem({ ...request, open: false }, kept, name);
   item.replaceWith(replacement);
-  announce(`“${name.text}” closed: its link takes no more responses. The responses already received stay readable.`);
+  announce(t('requests.close.closed', { name: name.text }));
   focusHeading(replacement.querySelector<HTMLElement>('.item-title')!);
 }

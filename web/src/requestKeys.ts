@@ -10,6 +10,7 @@
  * site data is cleared, lists the requests but cannot open their responses.
  */
 import { buf, utf8, type RequesterKeys, type RequestKem, type RequestLink } from '../../shared/envelope/index.ts';
+import { t } from './i18n.ts';
 import { finished, keptKey, settle } from './keptKeys.ts';
 
 const dbName = 'hushlink-requests';
@@ -44,7 +45,7 @@ export interface DeviceRequest {
 /** IndexedDB is missing or refused (some private windows, storage disabled, a failing disk). */
 export class KeyStoreUnavailable extends Error {
   constructor(cause?: unknown) {
-    super('This browser does not let the page keep a key.', cause === undefined ? undefined : { cause });
+    super(t('requests.keys.unavailable'), cause === undefined ? undefined : { cause });
     this.name = 'KeyStoreUnavailable';
   }
 }

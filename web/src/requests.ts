@@ -8,6 +8,8 @@
  * sealed in this browser (`labelKeys.ts`). While the page is visible the list is read again
  * every 15 seconds, and when the page is shown or focused again, so new responses appear.
  */
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import { t } from './i18n.ts';
 import {
   encodePublicKey,
   generateRequesterKeys,
@@ -20,7 +22,7 @@ import {
 import { requestLimits } from '../../shared/limits.ts';
 import { ApiError, problemMessages } from './api.ts';
 import { markReady, showProblem, startSignedInPage } from './accountPage.ts';
-import { announce, byId, copyField, describeTime, focusHeading, plural, setVisible } from './dom.ts';
+import { announce, byId, copyField, describeTime, focusHeading, setVisible } from './dom.ts';
 import { qrSvg } from './qr.ts';
 import { keepRequest, keptRequestIds, KeyStoreUnavailable, openKeyStore } from './requestKeys.ts';
 import { requestItem, requestName, requestUpdated } from './requestItems.ts';
@@ -94,13 +96,13 @@ function validate(): { messages: string[]; invalid: HTMLElement | null } {
   let invalid: HTMLElement | null = null;
   // The sealed prompt's limit, less the envelope's header and tag (about 80 bytes).
   if (new TextEncoder().encode(prompt.value).length > requestLimits.promptEnvelopeBytes - 128) {
-    messages.push('What you are asking for: too long (at most about 8 KB).');
+    messages.push(t('requests.form.promptTooLong'));
     invalid = prompt;
   }
   const count = Number(maxResponses.value);
   const { min, max } = requestLimits.maxResponses;
   if (maxResponses.value === '' || !Number.isInteger(count) || count < min || count > max) {
-    messages.push(`Responses allowed: a whole number from ${min} to ${max}.`);
+    messages.push(t('requests.form.maxInvalid', { min, max }));
     invalid ??= maxResponses;
   }
   return { messages, invalid };
@@ -116,14 +118,15 @@ async function create(event: SubmitEvent): Promise<void> {
   try {
     labelEnvelope = await sealLabel(label.value);
   } catch (error) {
+    // Their messages are the page's language's (labelKeys.ts).
     if (error instanceof LabelTooLong || error instanceof LabelStoreUnavailable) return showLabelError(error.message);
     throw error;
   }
   // Asked at the click: a browser may keep best-effort storage only while it has room.
   const persisted = navigator.storage?.persist?.().catch(() => false) ?? Promise.resolve(false);
   fields.disabled = true;
-  createButton.textContent = 'Making the key…';
-  announce('Making the key in this browser…');
+  createButton.textContent = t('requests.form.making');
+  announce(t('requests.form.makingAnnounce'));
   try {
     // Before anything is sent: a browser that cannot keep the key must not publish a link to it.
     await openKeyStore();
@@ -158,30 +161,23 @@ async function create(event: SubmitEvent): Promise<void> {
     announce('');
     if (error instanceof KeyStoreUnavailable) {
       setVisible(unavailable, true);
-      showErrors(
-        [
-          'This browser could not keep the key, so no request link was made (or it was closed again at once). Open this page in a normal window of your usual browser.',
-        ],
-        null,
-      );
+      showErrors([t('requests.form.keyNotKept')], null);
     } else if (error instanceof SignedOutError) showProblem(errors, error);
     else if (error instanceof ApiError) showErrors(problemMessages(error), null);
-    else showErrors([`The key could not be made in this browser: ${(error as Error).message}`], null);
+    else showErrors([t('requests.form.keyFailed', { error: (error as Error).message })], null);
   } finally {
     fields.disabled = false;
-    createButton.textContent = 'Create request link';
+    createButton.textContent = t('requests.form.create');
   }
 }
 
 function showResult(link: string, expiresAt: string, responses: number, withPrompt: boolean): void {
   linkField.value = link;
-  qrCode.replaceChildren(qrSvg(link, 'QR code of the request link'));
+  qrCode.replaceChildren(qrSvg(link, t('requests.result.qrLabel')));
   const facts = [
-    `Open until ${describeTime(expiresAt)}.`,
-    `Takes up to ${plural(responses, 'response', 'responses')}.`,
-    withPrompt
-      ? 'Your question is sealed in the link: only those who have it can read it.'
-      : 'No question: tell them what to send when you send the link.',
+    t('requests.result.openUntil', { time: describeTime(expiresAt) }),
+    t('requests.result.takesUpTo', { count: responses }),
+    withPrompt ? t('requests.result.withQuestion') : t('requests.result.noQuestion'),
   ];
   summary.replaceChildren(
     ...facts.map((fact) => {
@@ -191,7 +187,7 @@ function showResult(link: string, expiresAt: string, responses: number, withProm
     }),
   );
   setVisible(result, true);
-  announce('Your request link is ready.');
+  announce(t('requests.result.ready'));
   focusHeading(resultTitle);
 }
 
@@ -208,7 +204,13 @@ const requests = pagedList({
   loadMore,
   error: listError,
   noun: ['request', 'requests'],
-  listFailure: 'Your requests could not be listed: ',
+  words: {
+    retryObject: t('requests.list.retryObject'),
+    loading: t('requests.list.loading'),
+    moreListed: (count) => t('requests.list.moreListed', { count }),
+    noMore: t('requests.list.noMore'),
+  },
+  listFailure: t('requests.list.failed'),
   fetchPage: async (cursor) => {
     const [page, kept] = await Promise.all([withAccess((token) => requestsApi.list(token, pageSize, cursor)), keptRequestIds()]);
     const named = await Promise.all(
@@ -237,7 +239,7 @@ async function poll(): Promise<void> {
       const item = list.querySelector<HTMLLIElement>(`li[data-id="${CSS.escape(request.id)}"]`);
       if (item && requestUpdated(item, request)) {
         const name = item.querySelector('[data-role="name"]')?.textContent ?? request.id;
-        announce(`New response to “${name}”.`);
+        announce(t('requests.list.newResponse', { name }));
       }
     }
   } catch {
@@ -257,7 +259,7 @@ function schedulePolling(): void {
 }
 
 form.addEventListener('submit', (event) => void create(event));
-copyLink.addEventListener('click', () => void copyField(linkField, copyLink, 'Link'));
+copyLink.addEventListener('click', () => void copyField(linkField, copyLink, t('requests.result.linkWhat')));
 linkField.addEventListener('focus', () => linkField.select());
 another.addEventListener('click', () => {
   hideResult();

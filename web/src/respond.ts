@@ -7,6 +7,8 @@
  * to the requester with HPKE (PSK from `s`), and sent. The fragment, the text and the file stay
  * in this page's memory; the page stores nothing.
  */
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import { locale, t, tNodes } from './i18n.ts';
 import {
   checkServedKey,
   decodePublicKey,
@@ -23,11 +25,11 @@ import {
 } from '../../shared/envelope/index.ts';
 import { secretLimits } from '../../shared/limits.ts';
 import { ApiError, problemMessages } from './api.ts';
-import { announce, byId, focusHeading, plural, setVisible, timeElement } from './dom.ts';
+import { announce, byId, focusHeading, setVisible, timeElement } from './dom.ts';
 import { formatBytes } from './progress.ts';
 import { chosenFile, resetFile, sendFileResponse } from './respondFile.ts';
 import { endingMessage, respondMessages } from './respondMessages.ts';
-import type { Message } from './revealMessages.ts';
+import { dataNode, type Message } from './revealMessages.ts';
 import { requestsApi, type ServedRequest } from './requestsApi.ts';
 import { UploadCancelled, UploadFailed } from './fileUpload.ts';
 import { messageScreen, screenSwitcher } from './screens.ts';
@@ -99,7 +101,7 @@ async function load(): Promise<void> {
   target = null;
   fields.disabled = true;
   show('loading');
-  announce('Checking the link…');
+  announce(t('respond.loading.title'));
   let served: ServedRequest;
   try {
     served = await requestsApi.read(requestId);
@@ -135,13 +137,16 @@ function showReady(served: ServedRequest, question: string | null): void {
   promptText.textContent = question ?? '';
   setVisible(promptBox, question !== null);
   setVisible(noPrompt, question === null);
-  factLeft.textContent = served.responses_left === 1 ? '1 (yours may be the last)' : String(served.responses_left);
+  const lastOne = served.responses_left === 1;
+  factLeft.textContent = lastOne
+    ? t('respond.ready.leftLastOne', { left: served.responses_left })
+    : new Intl.NumberFormat(locale).format(served.responses_left);
   factExpires.replaceChildren(timeElement(served.expires_at));
   setVisible(errors, false);
   fields.disabled = false;
-  document.title = 'Hushlink: someone asks you for a secret';
+  document.title = t('respond.documentTitle');
   show('ready');
-  announce(question === null ? 'The link checks out.' : 'The link checks out. Their message is shown.');
+  announce(question === null ? t('respond.ready.announce') : t('respond.ready.announcePrompt'));
   focusHeading(readyTitle);
 }
 
@@ -166,19 +171,17 @@ async function send(event: SubmitEvent): Promise<void> {
   setVisible(errors, false);
   text.removeAttribute('aria-invalid');
   const file = chosenFile();
-  if (!file && text.value.length === 0) return showError('Nothing to send yet', 'Write your answer, or choose a file.', text);
+  if (!file && text.value.length === 0) return showError(t('respond.empty.title'), t('respond.empty.text'), text);
   if (!file && new TextEncoder().encode(text.value).length > secretLimits.textEnvelopeBytes - 256) {
-    return showError('Too long to send as text', 'The text is longer than about 256 KB: send it as a file instead.', text);
+    return showError(t('respond.tooLong.title'), t('respond.tooLong.text'), text);
   }
   fields.disabled = true;
-  sendButton.textContent = 'Encrypting…';
-  announce('Encrypting…');
+  sendButton.textContent = t('respond.form.encrypting');
+  announce(t('respond.form.encrypting'));
   try {
     if (file) {
       await sendFileResponse(file, { requestId, wrap: wrapFor, showUpload: () => show('upload') });
-      return done(
-        `Your file “${file.name}” (${formatBytes(file.size)}) was encrypted in this browser and sent. Only the person who asked can open it.`,
-      );
+      return done(tNodes('respond.sent.file', { name: dataNode(file.name), size: formatBytes(file.size) }));
     }
     const sealed = await sealText(text.value);
     const wrapped = await wrapFor(fromBase64Url(sealed.key));
@@ -190,11 +193,11 @@ async function send(event: SubmitEvent): Promise<void> {
       enc: wrapped.enc,
       wrapped_key: wrapped.wrappedKey,
     });
-    done('Your answer was encrypted in this browser and sent. Only the person who asked can open it.');
+    done([t('respond.sent.text')]);
   } catch (error) {
     failed(error);
   } finally {
-    sendButton.textContent = 'Encrypt and send';
+    sendButton.textContent = t('respond.form.send');
   }
 }
 
@@ -207,43 +210,40 @@ function failed(error: unknown): void {
   }
   show('ready');
   fields.disabled = false;
-  if (error instanceof UploadCancelled)
-    return showError(
-      'Upload cancelled',
-      'Nothing was kept: what was uploaded was deleted. The file is still chosen if you want to send it again.',
-    );
+  if (error instanceof UploadCancelled) return showError(t('respond.uploadCancelled.title'), t('respond.uploadCancelled.text'));
   if (error instanceof UploadFailed)
-    return showError('The upload failed', `${error.message} Nothing was kept: what was uploaded was deleted. Try again.`);
-  if (!(error instanceof ApiError)) return showError('Nothing was sent', `Encryption failed in this browser: ${(error as Error).message}`);
-  if (error.status === 0)
-    return showError('Cannot reach Hushlink', 'The server could not be reached. Nothing was sent; check your connection and try again.');
+    return showError(t('respond.uploadFailed.title'), t('respond.uploadFailed.text', { reason: error.message }));
+  if (!(error instanceof ApiError))
+    return showError(t('respond.notSent.title'), t('respond.notSent.encryptionFailed', { reason: (error as Error).message }));
+  if (error.status === 0) return showError(t('respond.network.title'), t('respond.sendNetwork.text'));
   if (error.status === 429) {
-    const wait = error.retryAfter === null ? 'a little' : plural(Math.max(1, error.retryAfter), 'second', 'seconds');
     return showError(
-      'Too many attempts',
-      `Too many requests came from your network in a short time. Nothing was sent; try again in ${wait}.`,
+      t('respond.rateLimited.title'),
+      error.retryAfter === null
+        ? t('respond.sendRateLimited.text')
+        : t('respond.sendRateLimited.textSeconds', { seconds: Math.max(1, error.retryAfter) }),
     );
   }
   if (error.problem.reason === 'plan_limit') {
     const limit = Number(error.problem.limit_bytes);
     return showError(
-      'This file is too large for this request',
-      `The person who asked can receive files up to ${Number.isFinite(limit) ? formatBytes(limit) : 'a smaller size'}. Nothing was sent.`,
+      t('respond.planLimit.title'),
+      Number.isFinite(limit) ? t('respond.planLimit.text', { size: formatBytes(limit) }) : t('respond.planLimit.textSmaller'),
       fileInput,
     );
   }
-  if (error.problem.reason === 'busy') return showError('Nothing was sent', 'Many answers reached this link at once. Send it again.');
-  showError('Nothing was sent', problemMessages(error).join(' '));
+  if (error.problem.reason === 'busy') return showError(t('respond.notSent.title'), t('respond.notSent.busy'));
+  showError(t('respond.notSent.title'), problemMessages(error).join(' '));
 }
 
-function done(sentence: string): void {
+function done(sentence: (string | Node)[]): void {
   text.value = '';
   resetFile();
   target = null;
-  sentText.textContent = sentence;
-  document.title = 'Hushlink: sent';
+  sentText.replaceChildren(...sentence);
+  document.title = t('respond.sent.documentTitle');
   show('sent');
-  announce('Sent.');
+  announce(t('respond.sent.announce'));
   focusHeading(sentTitle);
 }
 

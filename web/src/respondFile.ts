@@ -8,8 +8,10 @@
 import { fileSealer, fromBase64Url } from '../../shared/envelope/index.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import { guardedUpload } from './guardedUpload.ts';
+import { t, tNodes } from './i18n.ts';
 import { formatBytes } from './progress.ts';
 import { requestsApi } from './requestsApi.ts';
+import { dataNode } from './revealMessages.ts';
 
 const textField = byId('text-field');
 const fileInput = byId<HTMLInputElement>('respond-file');
@@ -27,14 +29,14 @@ export function chosenFile(): File | null {
 function choose(picked: File | null): void {
   file = picked;
   setVisible(textField, !picked);
-  fileLabel.textContent = picked ? 'File' : 'Or a file';
+  fileLabel.textContent = picked ? t('respond.form.fileChosenLabel') : t('respond.form.fileLabel');
   setVisible(chosen, Boolean(picked));
   if (!picked) {
     fileInput.value = '';
     return;
   }
-  chosenText.textContent = `${picked.name} (${formatBytes(picked.size)}) will be sent instead of text.`;
-  announce(`File chosen: ${picked.name}, ${formatBytes(picked.size)}.`);
+  chosenText.replaceChildren(...tNodes('respond.form.fileChosen', { name: dataNode(picked.name), size: formatBytes(picked.size) }));
+  announce(t('respond.form.fileChosenAnnounce', { name: picked.name, size: formatBytes(picked.size) }));
 }
 
 /** Forgets the file (after it was sent). */
@@ -77,6 +79,6 @@ export async function sendFileResponse(picked: File, response: FileResponse): Pr
 fileInput.addEventListener('change', () => choose(fileInput.files?.[0] ?? null));
 removeButton.addEventListener('click', () => {
   choose(null);
-  announce('File removed: your answer is the text again.');
+  announce(t('respond.form.fileRemovedAnnounce'));
   byId('respond-text').focus();
 });

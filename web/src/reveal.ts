@@ -9,14 +9,16 @@
  * live in memory only: never in web storage, cookies or a URL the page requests. A secret sent
  * in a branded workspace shows "Sent from <name> on Hushlink" above it all (`revealBranding.ts`).
  */
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import { t, tNodes } from './i18n.ts';
 import { claimTokenFor, EnvelopeError, fromBase64, iterationRange, linkTokenFor, openText } from '../../shared/envelope/index.ts';
 import { api, ApiError, type ClaimedSecret, type SecretMetadata } from './api.ts';
-import { announce, byId, copyField, focusHeading, plural, setVisible, timeElement } from './dom.ts';
+import { announce, byId, copyField, focusHeading, setVisible, timeElement } from './dom.ts';
 import { formatBytes } from './progress.ts';
 import { showBranding } from './revealBranding.ts';
 import { createFileReveal } from './revealFile.ts';
 import { createGate } from './revealGate.ts';
-import { messageForError, messages } from './revealMessages.ts';
+import { dataNode, messageForError, messages } from './revealMessages.ts';
 import { saveMethodFor } from './saveFile.ts';
 import { messageScreen, screenSwitcher } from './screens.ts';
 import { startNav } from './nav.ts';
@@ -99,17 +101,17 @@ const gate =
     : createGate(secretId, recipientId, {
         show: () => show('gate'),
         passed: (email) => {
-          gateConfirmed.textContent = `Address confirmed: ${email}. Reveal the secret within 15 minutes, or confirm it again.`;
+          gateConfirmed.replaceChildren(...tNodes('reveal.gate.confirmed', { email: dataNode(email) }));
           setVisible(gateConfirmed, true);
           if (metadata) showReady(metadata);
-          announce('Address confirmed.');
+          announce(t('reveal.gate.confirmedAnnounce'));
         },
         failed: (error) => showMessage(messageForError(error, refusalContext())),
       });
 
 async function loadMetadata(): Promise<void> {
   show('loading');
-  announce('Checking the link…');
+  announce(t('reveal.loading.title'));
   try {
     metadata = await api.readSecret(secretId, recipientId ?? undefined);
   } catch (error) {
@@ -157,17 +159,18 @@ async function loadMetadata(): Promise<void> {
 function showReady(meta: SecretMetadata): void {
   needsPassphrase = typeof meta.passphrase === 'boolean' ? meta.passphrase : null;
   const isFile = meta.kind === 'file';
-  readyTitle.textContent = isFile ? 'Someone shared a file with you' : 'Someone shared a secret with you';
-  readyLede.textContent = isFile
-    ? 'It has not been opened yet. Its name is shown when you open it, and it is decrypted in this browser as you save it.'
-    : 'It has not been opened yet. It is decrypted in this browser when you reveal it.';
+  readyTitle.textContent = isFile ? t('reveal.ready.fileTitle') : t('reveal.ready.title');
+  readyLede.textContent = isFile ? t('reveal.ready.fileLede') : t('reveal.ready.lede');
   setVisible(factSizeRow, isFile);
-  factSize.textContent = isFile ? `about ${formatBytes(meta.size_bytes ?? 0)}` : '';
+  factSize.textContent = isFile ? t('reveal.ready.sizeAbout', { size: formatBytes(meta.size_bytes ?? 0) }) : '';
   revealButton.textContent = revealLabel();
   // Through a link, its own views: each link has `max_views` of its own.
   const viewsLeft = meta.recipient?.views_left ?? meta.views_left;
-  factViews.textContent = viewsLeft === 1 ? '1 (this is the last one)' : `${viewsLeft} of ${meta.max_views}. Opening it uses one.`;
-  setVisible(lastView, viewsLeft === 1);
+  const lastOne = viewsLeft === 1;
+  factViews.textContent = lastOne
+    ? t('reveal.ready.viewsLastOne', { left: viewsLeft })
+    : t('reveal.ready.viewsOf', { left: viewsLeft, max: meta.max_views });
+  setVisible(lastView, lastOne);
   factExpires.replaceChildren(timeElement(meta.expires_at));
   setVisible(factNotBeforeRow, Boolean(meta.not_before));
   factNotBefore.replaceChildren(...(meta.not_before ? [timeElement(meta.not_before)] : []));
@@ -176,20 +179,18 @@ function showReady(meta: SecretMetadata): void {
   // servers), offered as optional.
   setVisible(passphraseField, needsPassphrase !== false);
   passphrase.required = needsPassphrase === true;
-  passphraseLabel.textContent = needsPassphrase === true ? 'Passphrase' : 'Passphrase (only if the sender gave you one)';
+  passphraseLabel.textContent = needsPassphrase === true ? t('reveal.ready.passphrase') : t('reveal.ready.passphraseOptional');
   passphraseHint.textContent =
-    needsPassphrase === true
-      ? 'The sender protected this secret with a passphrase; they should have told you it separately.'
-      : 'Leave empty unless the sender told you a passphrase.';
+    needsPassphrase === true ? t('reveal.ready.passphraseHintRequired') : t('reveal.ready.passphraseHintOptional');
   setVisible(revealError, false);
   revealButton.disabled = false;
-  document.title = isFile ? 'Hushlink: a file for you' : 'Hushlink: a secret for you';
+  document.title = isFile ? t('reveal.ready.fileDocumentTitle') : t('reveal.documentTitle');
   show('ready');
   announce('');
   focusHeading(readyTitle);
 }
 
-const revealLabel = () => (metadata?.kind === 'file' ? 'Reveal file' : 'Reveal secret');
+const revealLabel = () => (metadata?.kind === 'file' ? t('reveal.ready.revealFile') : t('reveal.ready.reveal'));
 
 function showRevealError(title: string, text: string): void {
   revealErrorTitle.textContent = title;
@@ -204,7 +205,7 @@ async function reveal(event: SubmitEvent): Promise<void> {
   const secret = passphraseField.hidden || passphrase.value === '' ? undefined : passphrase.value;
   passphrase.removeAttribute('aria-invalid');
   if (needsPassphrase === true && secret === undefined) {
-    showRevealError('Passphrase needed', 'Enter the passphrase the sender gave you.');
+    showRevealError(t('reveal.passphraseNeeded.title'), t('reveal.passphraseNeeded.text'));
     passphrase.setAttribute('aria-invalid', 'true');
     passphrase.focus();
     return;
@@ -218,8 +219,8 @@ async function reveal(event: SubmitEvent): Promise<void> {
 
   setVisible(revealError, false);
   revealButton.disabled = true;
-  revealButton.textContent = 'Opening…';
-  announce(secret === undefined ? 'Opening…' : 'Checking the passphrase; this takes a moment…');
+  revealButton.textContent = t('reveal.ready.opening');
+  announce(secret === undefined ? t('reveal.ready.opening') : t('reveal.ready.checkingPassphrase'));
   try {
     const [claimToken, linkToken] = await Promise.all([
       claimTokenFor({ key, salt: meta.salt, passphrase: secret, iterations }),
@@ -259,22 +260,16 @@ async function reveal(event: SubmitEvent): Promise<void> {
 function refused(error: ApiError): void {
   if (error.status === 403 && error.code === 'proof_refused') {
     const left = typeof error.problem.attempts_left === 'number' ? error.problem.attempts_left : null;
-    const attempts = left === null ? '' : ` ${plural(left, 'attempt', 'attempts')} left before the secret is locked.`;
     if (needsPassphrase === false) {
       showMessage({
         id: 'wrong-key',
-        title: 'This link does not open this secret',
-        text: 'The key in the link does not match. The link was probably changed or cut short when it was copied: ask the sender for it again.',
-        detail: `No view was used.${attempts}`,
+        title: t('reveal.wrongKey.title'),
+        text: t('reveal.wrongKey.text'),
+        detail: left === null ? t('reveal.wrongKey.detail') : t('reveal.wrongKey.detailAttempts', { count: left }),
       });
       return;
     }
-    showRevealError(
-      'Wrong passphrase',
-      needsPassphrase === true
-        ? `That passphrase is not right. No view was used: the secret is still there.${attempts}`
-        : `The passphrase (or the link) is not right. No view was used: the secret is still there.${attempts}`,
-    );
+    showRevealError(t('reveal.wrongPassphrase.title'), wrongPassphraseText(left));
     announce('');
     passphrase.setAttribute('aria-invalid', 'true');
     passphrase.focus();
@@ -282,7 +277,7 @@ function refused(error: ApiError): void {
     return;
   }
   if (error.status === 0) {
-    showRevealError('Cannot reach Hushlink', 'The server could not be reached. Nothing was used up; try again.');
+    showRevealError(t('reveal.network.title'), t('reveal.claimNetwork.text'));
     announce('');
     return;
   }
@@ -295,20 +290,21 @@ function refused(error: ApiError): void {
   showMessage(messageForError(error, refusalContext()));
 }
 
+/** A wrong passphrase (or, when the server does not say whether there is one, link), and the attempts left if told. */
+function wrongPassphraseText(left: number | null): string {
+  if (needsPassphrase === true)
+    return left === null ? t('reveal.wrongPassphrase.text') : t('reveal.wrongPassphrase.textAttempts', { count: left });
+  return left === null ? t('reveal.wrongPassphrase.orLinkText') : t('reveal.wrongPassphrase.orLinkTextAttempts', { count: left });
+}
+
 function showRevealed(text: string, viewsLeft: number): void {
   passphrase.value = '';
   secretText.value = text;
-  const last =
-    recipientId === null
-      ? 'This was the last view: the secret has been deleted from the server.'
-      : 'This was the last view through your link: it no longer opens the secret.';
-  revealedNote.textContent =
-    viewsLeft === 0
-      ? `${last} Copy it now if you need it; once you leave this page it is gone.`
-      : `${plural(viewsLeft, 'view', 'views')} left. Once you leave this page, opening the link again uses another.`;
-  document.title = 'Hushlink: your secret';
+  const last = recipientId === null ? t('reveal.revealed.lastView') : t('reveal.revealed.lastViewLink');
+  revealedNote.textContent = viewsLeft === 0 ? last : t('reveal.revealed.viewsLeft', { count: viewsLeft });
+  document.title = t('reveal.revealed.documentTitle');
   show('revealed');
-  announce('The secret is shown.');
+  announce(t('reveal.revealed.announce'));
   focusHeading(revealedTitle);
 }
 
@@ -319,7 +315,7 @@ window.addEventListener('pagehide', () => {
   passphrase.value = '';
   gate?.forget();
 });
-copySecret.addEventListener('click', () => void copyField(secretText, copySecret, 'Secret'));
+copySecret.addEventListener('click', () => void copyField(secretText, copySecret, t('reveal.revealed.copyWhat')));
 
 // Without a key the page still asks what state the secret is in (a read that needs no key and
 // claims nothing): after the last view a reload finds the key gone from the address bar, and the

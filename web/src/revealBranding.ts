@@ -17,9 +17,13 @@ import { accentShortfalls, isHexColour } from '../../shared/domain/workspaces/ac
 import { workspaceLimits } from '../../shared/limits.ts';
 import type { SecretMetadata } from './api.ts';
 import { byId, element, setVisible } from './dom.ts';
+import { hasMessage, tNodes } from './i18n.ts';
 
 const band = byId('sent-from');
 const nameElement = byId('sent-from-name');
+// The sentence around the name, in the page's language (the name keeps its own element); the
+// markup's English stays should the messages not have loaded.
+if (hasMessage('reveal.sentFrom')) byId('sent-from-line').replaceChildren(...tNodes('reveal.sentFrom', { name: nameElement }));
 
 const logoUrl = /^data:image\/(?:png|jpeg|webp);base64,[A-Za-z0-9+/]+={0,2}$/;
 /** What the server refuses in a name (branding.ts): controls, separators, lone surrogates, bidi controls, annotation characters. */

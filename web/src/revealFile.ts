@@ -7,11 +7,12 @@
  * and can be saved again while the download works (15 minutes from the claim).
  */
 import { EnvelopeError, type OpenInput } from '../../shared/envelope/index.ts';
-import { announce, byId, describeTime, focusHeading, plural, setVisible, timeElement } from './dom.ts';
+import { announce, byId, describeTime, focusHeading, setVisible, timeElement } from './dom.ts';
 import { DownloadFailed, DownloadStopped, downloadFile, openFile, type OpenedFile, type PlainSink } from './fileDownload.ts';
 import type { ClaimedFile } from './filesApi.ts';
+import { t, tNodes } from './i18n.ts';
 import { formatBytes, ProgressView } from './progress.ts';
-import { messages, type Message } from './revealMessages.ts';
+import { dataNode, messages, type Message } from './revealMessages.ts';
 import { saveMethodFor, sinkFor } from './saveFile.ts';
 
 const title = byId('file-title');
@@ -30,10 +31,11 @@ const saved = byId('file-saved');
 const saveButton = byId<HTMLButtonElement>('save-file');
 const stopButton = byId<HTMLButtonElement>('stop-save');
 
+/** How the file will be saved (`saveMethodFor`): a file picked, a download saved as it goes, or one saved at the end. */
 const howText = {
-  picker: 'Choose where to save it: it is decrypted in this browser as it downloads, and written to that file as it goes.',
-  worker: 'It is decrypted in this browser as it downloads, and your browser saves it as it goes, like any download.',
-  blob: 'It is downloaded and decrypted in this browser, then saved as a download.',
+  picker: () => t('reveal.file.howPicker'),
+  worker: () => t('reveal.file.howWorker'),
+  blob: () => t('reveal.file.howBlob'),
 } as const;
 
 export interface FileRevealHooks {
@@ -56,20 +58,17 @@ export function createFileReveal(hooks: FileRevealHooks) {
     }
     const { meta } = file;
     nameField.textContent = meta.name;
-    sizeField.textContent = `${formatBytes(meta.size)} (${meta.size.toLocaleString('en')} bytes)`;
+    sizeField.textContent = t('reveal.file.sizeValue', { size: formatBytes(meta.size), bytes: meta.size });
     untilField.replaceChildren(timeElement(claimed.download.expires_at));
-    note.textContent =
-      claimed.views_left === 0
-        ? 'This was the last view: the file is deleted from the server once its download link runs out. Save it now.'
-        : `${plural(claimed.views_left, 'view', 'views')} left. The download works for 15 minutes; opening the link again after that uses another view.`;
-    how.textContent = howText[saveMethodFor(meta.size) ?? 'blob'];
+    note.textContent = claimed.views_left === 0 ? t('reveal.file.lastView') : t('reveal.file.viewsLeft', { count: claimed.views_left });
+    how.textContent = howText[saveMethodFor(meta.size) ?? 'blob']();
     setVisible(transfer, false);
     setVisible(errorBox, false);
     setVisible(saved, false);
-    saveButton.textContent = 'Save file';
-    document.title = 'Hushlink: your file';
+    saveButton.textContent = t('reveal.file.save');
+    document.title = t('reveal.file.documentTitle');
     hooks.show();
-    announce(`The file is ${meta.name}, ${formatBytes(meta.size)}.`);
+    announce(t('reveal.file.announce', { name: meta.name, size: formatBytes(meta.size) }));
     focusHeading(title);
   }
 
@@ -82,21 +81,21 @@ export function createFileReveal(hooks: FileRevealHooks) {
     try {
       sink = await sinkFor(opened.meta.name, opened.meta.size);
     } catch (error) {
-      return showError('The file could not be saved', `${(error as Error).message} Nothing was saved; try again.`);
+      return showError(t('reveal.file.saveFailedTitle'), t('reveal.file.saveFailedText', { reason: (error as Error).message }));
     }
-    if (!sink) return announce('Not saved: no place was chosen.');
+    if (!sink) return announce(t('reveal.file.notChosen'));
     running = new AbortController();
     const view = new ProgressView(bar, barStatus, opened.meta.size);
     setVisible(transfer, true);
     saveButton.disabled = true;
     setVisible(stopButton, true);
-    announce('Saving the file…');
+    announce(t('reveal.file.savingAnnounce'));
     try {
       await downloadFile(opened, sink, running.signal, (done) => view.update(done));
-      saved.textContent = `Saved “${opened.meta.name}” (${formatBytes(opened.meta.size)}).`;
+      saved.replaceChildren(...tNodes('reveal.file.saved', { name: dataNode(opened.meta.name), size: formatBytes(opened.meta.size) }));
       setVisible(saved, true);
-      saveButton.textContent = 'Save again';
-      announce('The file is saved.');
+      saveButton.textContent = t('reveal.file.saveAgain');
+      announce(t('reveal.file.savedAnnounce'));
       focusHeading(saved);
     } catch (error) {
       setVisible(transfer, false);
@@ -117,9 +116,17 @@ export function createFileReveal(hooks: FileRevealHooks) {
     if (error instanceof DownloadFailed && (error.reason === 'expired' || error.reason === 'gone'))
       return hooks.message(messages.downloadEnded(error.reason));
     if (retry && claim) return hooks.message(messages.fileUnreachable(claim.download.expires_at, retry));
-    const until = claim ? ` while its download works (until ${describeTime(claim.download.expires_at)})` : '';
-    if (error instanceof DownloadStopped) return showError('Stopped', `Nothing of the file was kept. Save it again${until}.`);
-    showError('The download failed', `${(error as Error).message} Nothing of the file was kept. Save it again${until}.`);
+    const until = claim ? describeTime(claim.download.expires_at) : null;
+    if (error instanceof DownloadStopped)
+      return showError(
+        t('reveal.file.stoppedTitle'),
+        until === null ? t('reveal.file.stoppedText') : t('reveal.file.stoppedTextUntil', { until }),
+      );
+    const reason = (error as Error).message;
+    showError(
+      t('reveal.file.failedTitle'),
+      until === null ? t('reveal.file.failedText', { reason }) : t('reveal.file.failedTextUntil', { reason, until }),
+    );
   }
 
   function showError(heading: string, text: string): void {

@@ -6,8 +6,10 @@
  * in the claim's body; the code goes only to `gate/verify`.
  */
 import { ApiError, problemMessages } from './api.ts';
-import { announce, byId, focusHeading, plural, setVisible } from './dom.ts';
+import { announce, byId, focusHeading, setVisible } from './dom.ts';
+import { t, tNodes } from './i18n.ts';
 import { gateApi } from './linksApi.ts';
+import { dataNode } from './revealMessages.ts';
 import { screenSwitcher } from './screens.ts';
 
 /** What the page does around the gate. */
@@ -67,26 +69,27 @@ function clearErrors(): void {
   for (const field of [emailInput, codeInput]) field.removeAttribute('aria-invalid');
 }
 
-const waitText = (seconds: number | null) =>
+/** Too many codes asked for or tried, and how long to wait (in seconds below two minutes, else in minutes). */
+const tooManyText = (seconds: number | null) =>
   seconds === null
-    ? 'Wait a few minutes and try again.'
-    : `Try again in ${seconds < 120 ? plural(seconds, 'second', 'seconds') : plural(Math.ceil(seconds / 60), 'minute', 'minutes')}.`;
+    ? t('reveal.gate.tooManyWait')
+    : seconds < 120
+      ? t('reveal.gate.tooManySeconds', { seconds })
+      : t('reveal.gate.tooManyMinutes', { minutes: Math.ceil(seconds / 60) });
 
 /** The gate's refusals that keep the person on the gate; anything else ends it (`failed`). */
 function gateProblem(error: unknown, box: HTMLElement, field: HTMLInputElement, hooks: GateHooks): void {
   if (!(error instanceof ApiError)) throw error;
-  if (error.status === 0)
-    return showError(box, 'Cannot reach Hushlink', 'The server could not be reached. Check your connection and try again.');
-  if (error.status === 429)
-    return showError(box, 'Too many attempts', `Too many codes were asked for or tried for this link. ${waitText(error.retryAfter)}`);
-  if (error.status === 400) return showError(box, 'Please check this', problemMessages(error).join(' '), field);
+  if (error.status === 0) return showError(box, t('reveal.network.title'), t('reveal.gate.networkText'));
+  if (error.status === 429) return showError(box, t('reveal.rateLimited.title'), tooManyText(error.retryAfter));
+  if (error.status === 400) return showError(box, t('reveal.gate.checkTitle'), problemMessages(error).join(' '), field);
   hooks.failed(error);
 }
 
 async function sendCode(hooks: GateHooks, secretId: string, recipientId: string, again: boolean): Promise<void> {
   const button = again ? resendButton : sendButton;
   button.disabled = true;
-  announce('Sending…');
+  announce(t('reveal.gate.sending'));
   try {
     await gateApi.start(secretId, recipientId, email);
   } catch (error) {
@@ -96,44 +99,38 @@ async function sendCode(hooks: GateHooks, secretId: string, recipientId: string,
     button.disabled = false;
   }
   // A code is never replaced: while one sent in the last 10 minutes is live, asking mails none.
-  codeSent.textContent = again
-    ? `If ${email} is the address this link was made for, a new code is on its way to it, unless one was sent less than 10 minutes ago: that one still works.`
-    : `If ${email} is the address this link was made for, a ${codeDigits}-digit code is on its way to it, or is there already from the last 10 minutes (look in spam too). It works for 10 minutes.`;
+  codeSent.replaceChildren(
+    ...(again
+      ? tNodes('reveal.gate.codeSentAgain', { email: dataNode(email) })
+      : tNodes('reveal.gate.codeSent', { email: dataNode(email), digits: codeDigits })),
+  );
   codeInput.value = '';
   step('code');
-  announce(
-    again
-      ? 'If the address is the link’s, a new code was sent, or the one from the last 10 minutes still works.'
-      : 'Check your email for the code.',
-  );
+  announce(again ? t('reveal.gate.codeSentAgainAnnounce') : t('reveal.gate.codeSentAnnounce'));
   codeInput.focus();
 }
 
 async function verify(hooks: GateHooks, secretId: string, recipientId: string): Promise<void> {
   const code = codeInput.value.replace(/[\s-]/g, '');
   if (!new RegExp(`^\\d{${codeDigits}}$`).test(code)) {
-    showError(codeError, 'Check the code', `The code has ${codeDigits} digits: type it as the email shows it.`, codeInput);
+    showError(codeError, t('reveal.gate.codeFormatTitle'), t('reveal.gate.codeFormatText', { digits: codeDigits }), codeInput);
     return;
   }
   verifyButton.disabled = true;
-  announce('Checking the code…');
+  announce(t('reveal.gate.verifying'));
   try {
     const answer = await gateApi.verify(secretId, recipientId, email, code);
     session = { token: answer.gate_token };
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
       const left = typeof error.problem.attempts_left === 'number' ? error.problem.attempts_left : null;
-      const why = 'It is not right, or it has expired or been used, or the address is not the one this link was made for.';
-      if (left !== null && left > 0)
-        showError(
-          codeError,
-          'This code does not work',
-          `${why} Check it and try again (${plural(left, 'attempt', 'attempts')} left), or send another code.`,
-          codeInput,
-        );
-      else if (left === 0)
-        showError(codeError, 'This code does not work', `${why} No attempts are left for now; try again later.`, codeInput);
-      else showError(codeError, 'This code does not work', `${why} Send another code, or use another address.`, codeInput);
+      const text =
+        left !== null && left > 0
+          ? t('reveal.gate.codeRefusedAttempts', { count: left })
+          : left === 0
+            ? t('reveal.gate.codeRefusedNoAttempts')
+            : t('reveal.gate.codeRefused');
+      showError(codeError, t('reveal.gate.codeRefusedTitle'), text, codeInput);
       return;
     }
     gateProblem(error, codeError, codeInput, hooks);
@@ -160,12 +157,7 @@ export function createGate(secretId: string, recipientId: string, hooks: GateHoo
     clearErrors();
     const given = emailInput.value.trim();
     if (!emailPattern.test(given)) {
-      showError(
-        emailError,
-        given ? 'This is not an email address' : 'Enter your email address',
-        'Type the address the sender sent this link to.',
-        emailInput,
-      );
+      showError(emailError, given ? t('reveal.gate.notAnEmail') : t('reveal.gate.noEmail'), t('reveal.gate.emailErrorText'), emailInput);
       return;
     }
     email = given;
@@ -198,14 +190,11 @@ export function createGate(secretId: string, recipientId: string, hooks: GateHoo
       session = null;
       clearErrors();
       codeInput.value = '';
-      notice.textContent =
-        reason === 'expired'
-          ? 'Your confirmation has run out (it lasts 15 minutes), or was not accepted. Confirm your address again: nothing was opened or used up.'
-          : '';
+      notice.textContent = reason === 'expired' ? t('reveal.gate.expired') : '';
       setVisible(notice, reason === 'expired');
       screen.dataset.reason = reason ?? '';
       step('email');
-      document.title = 'Hushlink: confirm your address';
+      document.title = t('reveal.gate.documentTitle');
       hooks.show();
       announce(notice.textContent ?? '');
       focusHeading(title);

@@ -6,20 +6,15 @@
  */
 import { ApiError, type OwnedSecret } from './api.ts';
 import { actionButton, fact, showProblem } from './accountPage.ts';
-import { announce, element, errorBox, plural, setVisible, timeElement } from './dom.ts';
+import { announce, element, errorBox, setVisible, timeElement } from './dom.ts';
+import { t } from './i18n.ts';
 import { pagedPanel } from './pagedPanel.ts';
 import { ownerLinksApi, type Flags, type OwnedLink, type OwnerMetadata, type Receipt } from './linksApi.ts';
 import { withAccess } from './session.ts';
 
 const receiptsPageSize = 10;
 
-const linkStates: Record<string, { label: string; badge: string }> = {
-  active: { label: 'Active', badge: 'badge-active' },
-  used: { label: 'Used up', badge: '' },
-  revoked: { label: 'Revoked', badge: 'badge-locked' },
-};
-
-const channels: Record<string, string> = { web: 'Web page', cli: 'CLI', chat: 'Chat', api: 'API' };
+const linkBadges: Record<string, string> = { active: 'badge-active', used: '', revoked: 'badge-locked' };
 
 /** The plan's flags, read once per page (the first panel opened asks). */
 let flagsRead: Promise<Flags> | null = null;
@@ -42,16 +37,12 @@ function planFlags(): Promise<Flags> {
 export const ownerRead = (id: string) =>
   withAccess(async (token) => {
     const metadata = await ownerLinksApi.read(token, id);
-    if (!metadata.owned)
-      throw new ApiError(
-        401,
-        { status: 401, code: 'unauthorized', detail: 'Your session was not accepted for this secret: sign in again.' },
-        null,
-      );
+    if (!metadata.owned) throw new ApiError(401, { status: 401, code: 'unauthorized', detail: t('account.links.sessionRefused') }, null);
     return metadata;
   });
 
-export const linkName = (link: Pick<OwnedLink, 'label' | 'email'>, position: number) => link.label ?? link.email ?? `Link ${position}`;
+export const linkName = (link: Pick<OwnedLink, 'label' | 'email'>, position: number) =>
+  link.label ?? link.email ?? t('account.links.numbered', { position });
 
 export interface LinksPanelHooks {
   /** The secret as its owner's read now says (after loading, and after revoking a link). */
@@ -59,24 +50,24 @@ export interface LinksPanelHooks {
 }
 
 export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDetailsElement {
-  const linksTitle = element('h3', 'panel-title', 'Links');
-  const single = element('p', '', 'One link for everyone: this secret has no personal links.');
+  const linksTitle = element('h3', 'panel-title', t('account.links.title'));
+  const single = element('p', '', t('account.links.single'));
   single.dataset.role = 'single-link';
   single.hidden = true;
   const links = element('ul', 'items');
   links.dataset.role = 'links';
-  links.setAttribute('aria-label', `Personal links of secret ${secret.id}`);
+  links.setAttribute('aria-label', t('account.links.listLabel', { id: secret.id }));
 
-  const receiptsTitle = element('h3', 'panel-title', 'Opened');
-  const planNote = element('p', 'hint', 'Where and on what device it was opened is shown on the Pro and Team plans.');
+  const receiptsTitle = element('h3', 'panel-title', t('account.receipts.title'));
+  const planNote = element('p', 'hint', t('account.receipts.planNote'));
   planNote.hidden = true;
-  const empty = element('p', '', 'Not opened yet.');
+  const empty = element('p', '', t('account.receipts.empty'));
   empty.dataset.role = 'receipts-empty';
   empty.hidden = true;
   const tableWrap = element('div', 'table-wrap');
   const table = element('table', 'receipts');
   table.dataset.role = 'receipts';
-  const caption = element('caption', 'visually-hidden', `When secret ${secret.id} was opened, newest first`);
+  const caption = element('caption', 'visually-hidden', t('account.receipts.caption', { id: secret.id }));
   const head = element('thead');
   const body = element('tbody');
   table.append(caption, head, body);
@@ -86,7 +77,7 @@ export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDet
   const state = { metadata: null as OwnerMetadata | null, flags: null as Flags | null };
 
   const nameOf = (recipientId: string | null): string => {
-    if (recipientId === null) return 'The secret’s link';
+    if (recipientId === null) return t('account.receipts.secretLink');
     const position = state.metadata?.recipients?.findIndex((link) => link.recipient_id === recipientId) ?? -1;
     const link = state.metadata?.recipients?.[position];
     return link ? linkName(link, position + 1) : recipientId;
@@ -105,23 +96,25 @@ export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDet
     row.append(
       cell(timeElement(receipt.opened_at), 'opened'),
       cell(nameOf(receipt.recipient_id), 'link'),
-      cell(channels[receipt.channel] ?? receipt.channel, 'channel'),
+      cell(t('account.receipts.channel', { channel: receipt.channel }), 'channel'),
     );
     if (state.flags?.receipts_location) {
-      const where = receipt.location ? [receipt.location.country, receipt.location.region].filter(Boolean).join(', ') : 'Unknown';
-      row.append(cell(where, 'location'));
+      const where = receipt.location ? [receipt.location.country, receipt.location.region].filter(Boolean).join(', ') : '';
+      row.append(cell(where || t('account.receipts.unknown'), 'location'));
     }
     if (state.flags?.receipts_device) {
-      const device = receipt.device ? [receipt.device.browser, receipt.device.os].filter(Boolean).join(' on ') : '';
-      row.append(cell(device || 'Unknown', 'device'));
+      const browser = receipt.device?.browser || '';
+      const os = receipt.device?.os || '';
+      const device = browser && os ? t('account.receipts.deviceOn', { browser, os }) : browser || os;
+      row.append(cell(device || t('account.receipts.unknown'), 'device'));
     }
     return row;
   }
 
   function renderHead(): void {
-    const columns = ['Opened', 'Link', 'Channel'];
-    if (state.flags?.receipts_location) columns.push('Location');
-    if (state.flags?.receipts_device) columns.push('Device');
+    const columns = [t('account.receipts.opened'), t('account.receipts.link'), t('account.receipts.channelColumn')];
+    if (state.flags?.receipts_location) columns.push(t('account.receipts.location'));
+    if (state.flags?.receipts_device) columns.push(t('account.receipts.device'));
     const row = element('tr');
     for (const column of columns) {
       const th = element('th', '', column);
@@ -147,20 +140,22 @@ export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDet
     const itemHead = element('div', 'item-head');
     const title = element('h4', 'item-title', name);
     title.tabIndex = -1;
-    const shown = linkStates[link.state] ?? { label: link.state, badge: '' };
-    const badge = element('span', `badge ${shown.badge}`.trim(), shown.label);
+    // A link's label or address is data; only "Link 2" is words.
+    if (link.label ?? link.email) title.translate = false;
+    const badge = element('span', `badge ${linkBadges[link.state] ?? ''}`.trim(), t('account.links.state', { state: link.state }));
     badge.dataset.role = 'link-state';
     itemHead.append(title, badge);
     const facts = element('dl', 'facts');
-    if (link.email) facts.append(fact('Address', link.restricted ? `${link.email} (only this address can open it)` : link.email));
-    const views = fact('Views left', `${link.views_left} of ${metadata.max_views}`);
+    if (link.email)
+      facts.append(fact(t('account.links.address'), link.restricted ? t('account.links.restricted', { email: link.email }) : link.email));
+    const views = fact(t('account.fact.viewsLeft'), t('account.views.of', { left: link.views_left, max: metadata.max_views }));
     views.dataset.role = 'link-views';
     facts.append(views);
     item.append(itemHead, facts);
     if (link.state !== 'active' || metadata.state !== 'active') return item;
 
     const actions = element('div', 'actions');
-    const revoke = actionButton('Revoke this link', `for ${name}`, 'danger');
+    const revoke = actionButton(t('account.links.revoke'), t('account.links.revokeObject', { name }), 'danger');
     revoke.dataset.action = 'revoke-link';
     actions.append(revoke);
     // The confirm step: nothing is revoked until "Yes, revoke it".
@@ -168,15 +163,12 @@ export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDet
     confirm.dataset.role = 'confirm';
     confirm.hidden = true;
     const confirmActions = element('div', 'actions');
-    const yes = actionButton('Yes, revoke it', `the link for ${name}`, 'danger');
+    const yes = actionButton(t('account.links.revokeYes'), t('account.links.confirmObject', { name }), 'danger');
     yes.dataset.action = 'confirm-revoke-link';
-    const no = actionButton('Keep it', `the link for ${name}`);
+    const no = actionButton(t('account.links.revokeNo'), t('account.links.confirmObject', { name }));
     no.dataset.action = 'cancel-revoke-link';
     confirmActions.append(yes, no);
-    confirm.append(
-      element('p', '', `Revoke the link for ${name}? It stops opening the secret at once; the other links keep working.`),
-      confirmActions,
-    );
+    confirm.append(element('p', '', t('account.links.revokeQuestion', { name })), confirmActions);
     const error = errorBox('link-error');
     revoke.addEventListener('click', () => {
       setVisible(confirm, true);
@@ -194,31 +186,31 @@ export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDet
   async function revokeLink(link: OwnedLink, name: string, button: HTMLButtonElement, error: HTMLElement): Promise<void> {
     button.disabled = true;
     setVisible(error, false);
-    announce('Revoking the link…');
+    announce(t('account.links.revoking'));
     try {
       await withAccess((token) => ownerLinksApi.revokeLink(token, secret.id, link.recipient_id));
     } catch (problem) {
       button.disabled = false;
       announce('');
-      showProblem(error, problem, 'Could not revoke the link: ');
+      showProblem(error, problem, t('account.links.revokeFailed'));
       return;
     }
     // Read back: its state, the others', and the secret's (it burns when no link has a view left).
     await panel.load(false);
-    announce(`The link for ${name} was revoked: it no longer opens the secret.`);
+    announce(t('account.links.revoked', { name }));
     links.querySelector<HTMLElement>(`li[data-recipient-id="${CSS.escape(link.recipient_id)}"] .item-title`)?.focus();
   }
 
   const panel = pagedPanel({
     role: 'details',
-    summary: 'Links and receipts',
-    summaryHidden: ` of secret ${secret.id}`,
-    refresh: { object: `links and receipts of secret ${secret.id}`, action: 'refresh' },
-    more: { object: `receipts of secret ${secret.id}`, action: 'more-receipts' },
+    summary: t('account.panel.summary'),
+    summaryHidden: t('account.panel.summaryHidden', { id: secret.id }),
+    refresh: { object: t('account.panel.refreshObject', { id: secret.id }), action: 'refresh' },
+    more: { object: t('account.panel.moreObject', { id: secret.id }), action: 'more-receipts' },
     content: [linksTitle, single, links, receiptsTitle, planNote, empty, tableWrap],
     list: body,
     empty,
-    loading: ['Loading links and receipts…', null],
+    loading: [t('account.panel.loading'), null],
     async read(cursor, next) {
       const [flags, metadata, page] = await Promise.all([
         planFlags(),
@@ -238,10 +230,10 @@ export function linksPanel(secret: OwnedSecret, hooks: LinksPanelHooks): HTMLDet
       const count = body.children.length;
       setVisible(tableWrap, count > 0);
       return next
-        ? `${plural(rows.length, 'more receipt', 'more receipts')} shown.`
-        : `${plural(state.metadata?.recipients?.length ?? 0, 'personal link', 'personal links')}; opened ${plural(count, 'time', 'times')} so far${more ? ' (more to load)' : ''}.`;
+        ? t('account.panel.moreShown', { count: rows.length })
+        : t('account.panel.shown', { links: state.metadata?.recipients?.length ?? 0, count, more: more ? 'yes' : 'no' });
     },
-    failure: 'Could not load the links and receipts: ',
+    failure: t('account.panel.failed'),
   });
   return panel.panel;
 }

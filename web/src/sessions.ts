@@ -3,6 +3,8 @@
  * device" and "Sign out everywhere", each after a confirm step (the confirm pattern of every
  * destructive action: nothing is sent until "Yes").
  */
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import { t } from './i18n.ts';
 import { accountApi, type DeviceSession } from './api.ts';
 import { fact, markReady, showProblem, startSignedInPage } from './accountPage.ts';
 import { confirmStep } from './confirmStep.ts';
@@ -17,6 +19,23 @@ const signOutHere = byId<HTMLButtonElement>('sign-out-here');
 const signOutAll = byId<HTMLButtonElement>('sign-out-everywhere');
 const actions = byId('sign-out-actions');
 
+/** The server's own name for a device it named from its user agent (shared/domain/accounts/sessions.ts). */
+const derivedName = /^(Edge|Firefox|Chrome|Safari|curl) on (Windows|macOS|Android|iOS|Linux)$/;
+
+/**
+ * A device's name in the page's language when the server made it ("Chrome on Linux", "Unknown
+ * device"), else as given (a name the CLI or a person chose, a product name alone): that is data.
+ */
+function nameDevice(title: HTMLElement, name: string): void {
+  const derived = derivedName.exec(name);
+  if (derived) title.textContent = t('sessions.device.browserOn', { browser: derived[1]!, os: derived[2]! });
+  else if (name === 'Unknown device') title.textContent = t('sessions.device.unknown');
+  else {
+    title.textContent = name;
+    title.translate = false;
+  }
+}
+
 function deviceItem(device: DeviceSession): HTMLLIElement {
   const item = document.createElement('li');
   item.className = 'item';
@@ -26,23 +45,31 @@ function deviceItem(device: DeviceSession): HTMLLIElement {
   head.className = 'item-head';
   const title = document.createElement('h2');
   title.className = 'item-title';
-  title.textContent = device.device_name;
+  nameDevice(title, device.device_name);
   head.append(title);
   if (device.current) {
     const badge = document.createElement('span');
     badge.className = 'badge badge-current';
-    badge.textContent = 'This device';
+    badge.textContent = t('sessions.thisDevice');
     head.append(badge);
   }
   const facts = document.createElement('dl');
   facts.className = 'facts';
-  facts.append(fact('Signed in', timeElement(device.created_at)), fact('Last active', timeElement(device.last_used_at)));
+  facts.append(
+    fact(t('sessions.fact.signedIn'), timeElement(device.created_at)),
+    fact(t('sessions.fact.lastActive'), timeElement(device.last_used_at)),
+  );
   item.append(head, facts);
   return item;
 }
 
 const devices = listLoading(
-  { error: errorBox, failed: 'Your devices could not be listed: ', object: 'listing your devices', loading: 'Loading your devices…' },
+  {
+    error: errorBox,
+    failed: t('sessions.list.failed'),
+    object: t('sessions.list.object'),
+    loading: t('sessions.list.loading'),
+  },
   async () => {
     const page = await withAccess((token) => accountApi.sessions(token));
     // This device first, then the most recently active.
@@ -59,14 +86,14 @@ const hereStep = confirmStep(
   signOutHere,
   {
     action: 'sign-out-here',
-    object: 'on this device',
-    question: 'Sign out on this device? You will need a new sign-in code to come back; your other devices stay signed in.',
-    yes: 'Yes, sign out',
-    no: 'Stay signed in',
+    object: t('sessions.here.object'),
+    question: t('sessions.here.question'),
+    yes: t('sessions.here.yes'),
+    no: t('sessions.stay'),
   },
   () => {
     disableAll(true);
-    announce('Signing out…');
+    announce(t('sessions.here.signingOut'));
     void signOut().then(() => location.assign('/signin?reason=signed-out'));
   },
 );
@@ -75,20 +102,20 @@ const everywhereStep = confirmStep(
   signOutAll,
   {
     action: 'sign-out-everywhere',
-    object: 'on every device',
-    question: 'Sign out on every device, this one too? Each of them needs a new sign-in. API keys keep working.',
-    yes: 'Yes, sign out everywhere',
-    no: 'Stay signed in',
+    object: t('sessions.everywhere.object'),
+    question: t('sessions.everywhere.question'),
+    yes: t('sessions.everywhere.yes'),
+    no: t('sessions.stay'),
   },
   () => {
     disableAll(true);
-    announce('Signing out everywhere…');
+    announce(t('sessions.everywhere.signingOut'));
     signOutEverywhere().then(
       () => location.assign('/signin?reason=everywhere'),
       (error: unknown) => {
         disableAll(false);
         announce('');
-        showProblem(errorBox, error, 'Not signed out: ');
+        showProblem(errorBox, error, t('sessions.everywhere.failed'));
       },
     );
   },

@@ -10,6 +10,8 @@
  * The same email carries a sign-in link, `/signin#email=…&token=hls_…` (ADR 0167,
  * `signinLink.ts`): the page asks "Sign in as …?" and sends nothing until the button is chosen.
  */
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import { t } from './i18n.ts';
 import { accountApi, ApiError, problemMessages } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
@@ -58,16 +60,16 @@ const linkStep = wireLinkStep({
   },
 });
 
+/** `?reason=` → the sentence's key. */
 const reasons: Record<string, string> = {
-  'signed-out': 'You are signed out.',
-  everywhere: 'You signed out on every device.',
-  expired: 'Your session has ended (it was signed out, or it expired). Sign in again to continue.',
-  required: 'Sign in to see that page.',
-  invitation: 'Sign in with the address your invitation was sent to: you join the workspace right after.',
-  upgrade: 'Sign in to upgrade: you come back to the plans right after.',
-  'copied-tab':
-    'This tab was copied from a tab signed in on a shared computer. Such a sign-in lasts one tab, so the other tab stays signed in and this one needs its own sign-in.',
-  'signed-out-elsewhere': 'You signed out in another tab or window of this browser.',
+  'signed-out': 'signin.reason.signedOut',
+  everywhere: 'signin.reason.everywhere',
+  expired: 'signin.reason.expired',
+  required: 'signin.reason.required',
+  invitation: 'signin.reason.invitation',
+  upgrade: 'signin.reason.upgrade',
+  'copied-tab': 'signin.reason.copiedTab',
+  'signed-out-elsewhere': 'signin.reason.signedOutElsewhere',
 };
 
 async function start(event: SubmitEvent): Promise<void> {
@@ -77,7 +79,7 @@ async function start(event: SubmitEvent): Promise<void> {
   const address = email.value.trim();
   if (!address || !email.checkValidity()) {
     email.setAttribute('aria-invalid', 'true');
-    showError(emailError, emailErrorTitle, emailErrorText, 'Check the address', 'Email address: enter an address like name@example.com.');
+    showError(emailError, emailErrorTitle, emailErrorText, t('signin.error.checkAddress'), t('signin.error.addressInvalid'));
     email.focus();
     return;
   }
@@ -94,7 +96,7 @@ async function start(event: SubmitEvent): Promise<void> {
  */
 async function sendSignInCode(address: string, breakGlass: boolean): Promise<void> {
   emailFields.disabled = true;
-  announce('Sending a code…');
+  announce(t('signin.status.sending'));
   try {
     await accountApi.startSignIn(address);
     emailFields.disabled = false;
@@ -108,29 +110,23 @@ async function sendSignInCode(address: string, breakGlass: boolean): Promise<voi
         emailError,
         emailErrorTitle,
         emailErrorText,
-        'Too many sign-in requests',
-        `Too many codes were asked for from here. Try again in ${seconds(wait)}.`,
+        t('signin.error.tooManyRequests'),
+        t('signin.error.tooManyCodes', { wait: seconds(wait) }),
       );
     } else if (error instanceof ApiError && error.status === 403 && error.problem.reason === 'sso_required') {
       emailFields.disabled = false;
       if (await ssoRequired(address)) return;
-      showError(
-        emailError,
-        emailErrorTitle,
-        emailErrorText,
-        'Sign in with your organization',
-        'This address signs in through its organization’s single sign-on, not with an emailed code. Use your organization’s sign-in, or ask its administrator.',
-      );
+      showError(emailError, emailErrorTitle, emailErrorText, t('signin.error.ssoTitle'), t('signin.error.ssoRequiredEmail'));
     } else if (error instanceof ApiError && error.status === 400) {
       email.setAttribute('aria-invalid', 'true');
-      showError(emailError, emailErrorTitle, emailErrorText, 'Check the address', problemMessages(error).join(' '));
+      showError(emailError, emailErrorTitle, emailErrorText, t('signin.error.checkAddress'), problemMessages(error).join(' '));
     } else {
       showError(
         emailError,
         emailErrorTitle,
         emailErrorText,
-        'No code was sent',
-        error instanceof ApiError ? problemMessages(error).join(' ') : 'Something went wrong.',
+        t('signin.error.notSent'),
+        error instanceof ApiError ? problemMessages(error).join(' ') : t('signin.error.unexpected'),
       );
     }
     emailFields.disabled = false;
@@ -151,13 +147,7 @@ async function ssoRequired(address: string): Promise<boolean> {
   step('email');
   codeStep.clear();
   announce('');
-  showError(
-    emailError,
-    emailErrorTitle,
-    emailErrorText,
-    'Sign in with your organization',
-    'This address signs in through its organization’s single sign-on, not with an emailed code: continue with its sign-in.',
-  );
+  showError(emailError, emailErrorTitle, emailErrorText, t('signin.error.ssoTitle'), t('signin.error.ssoContinue'));
   emailError.focus();
   return true;
 }
@@ -200,14 +190,15 @@ async function main(): Promise<void> {
     return;
   }
   renderNav();
-  const sentence =
+  const sentenceKey =
     fromLink === 'incomplete'
-      ? 'This sign-in link is incomplete: open it again from the email, whole, or ask for a new code below.'
+      ? 'signin.reason.incompleteLink'
       : wasCopiedTab()
         ? reasons['copied-tab']
         : reason
           ? reasons[reason]
           : undefined;
+  const sentence = sentenceKey ? t(sentenceKey) : undefined;
   if (sentence) {
     reasonNote.textContent = sentence;
     setVisible(reasonNote, true);

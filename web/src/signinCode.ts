@@ -5,6 +5,7 @@
  */
 import { accountApi, ApiError, problemMessages } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
+import { t, tNodes } from './i18n.ts';
 import { nextPath, signedIn, signingIn, signInMode } from './session.ts';
 import { retryAfterOf, seconds, showError, type SignInWaits } from './signinShared.ts';
 
@@ -32,6 +33,7 @@ export function wireCodeStep(page: {
   ssoRequired: (address: string) => Promise<boolean>;
 }): CodeStep {
   const { step, waits } = page;
+  const codeSent = byId('code-sent');
   const codeEmail = byId('code-email');
   const codeForm = byId<HTMLFormElement>('code-form');
   const code = byId<HTMLInputElement>('code');
@@ -52,12 +54,14 @@ export function wireCodeStep(page: {
     setVisible(breakGlassNote, breakGlass);
     waits.allowedAt.resend = Date.now() + resendCooldownSeconds * 1000;
     codeEmail.textContent = sentTo;
+    // "We sent an 8-digit code to <address>.": the address stays its own element, in the language's word order.
+    codeSent.replaceChildren(...tNodes('signin.code.sentTo', { email: codeEmail }));
     code.value = '';
     code.removeAttribute('aria-invalid');
     setVisible(codeError, false);
     step('code');
     waits.tick();
-    announce(`We sent a code to ${sentTo}.`);
+    announce(t('signin.code.sentAnnounce', { email: sentTo }));
     // The field is described by "We sent an 8-digit code to …", so focus can go straight to it.
     code.focus();
   }
@@ -69,17 +73,17 @@ export function wireCodeStep(page: {
     const value = code.value.replace(/\s+/g, '');
     if (!/^\d{8}$/.test(value)) {
       code.setAttribute('aria-invalid', 'true');
-      showError(codeError, codeErrorTitle, codeErrorText, 'Check the code', 'The code is the 8 digits in the email.');
+      showError(codeError, codeErrorTitle, codeErrorText, t('signin.error.checkCode'), t('signin.error.codeShape'));
       code.focus();
       return;
     }
     verifyButton.disabled = true;
-    announce('Signing in…');
+    announce(t('signin.status.signingIn'));
     try {
       const tokens = await signingIn(() => accountApi.verifyCode(sentTo, value, signInMode(sharedComputer.checked)));
       signedIn(tokens);
       code.value = '';
-      announce('Signed in.');
+      announce(t('signin.status.signedIn'));
       location.assign(nextPath(location.search));
     } catch (error) {
       announce('');
@@ -90,7 +94,7 @@ export function wireCodeStep(page: {
 
   function refused(error: unknown): void {
     if (!(error instanceof ApiError)) {
-      showError(codeError, codeErrorTitle, codeErrorText, 'Not signed in', 'Something went wrong in this page. Reload it and try again.');
+      showError(codeError, codeErrorTitle, codeErrorText, t('signin.error.notSignedIn'), t('signin.error.pageReload'));
       codeError.focus();
       return;
     }
@@ -99,15 +103,8 @@ export function wireCodeStep(page: {
       // Wrong, expired or already used: the server does not say which. Tries are counted from
       // here, across codes, so a new code brings none; after the last, 429 says how long to wait.
       const left = typeof problem.attempts_left === 'number' ? problem.attempts_left : 0;
-      const tries = left > 0 ? `${left} attempt${left === 1 ? '' : 's'} left.` : 'That was the last attempt for a few minutes.';
       code.setAttribute('aria-invalid', 'true');
-      showError(
-        codeError,
-        codeErrorTitle,
-        codeErrorText,
-        'That code is not right',
-        `Check an email from the last 10 minutes and type its code again (older codes have expired: “Resend code” sends another). ${tries}`,
-      );
+      showError(codeError, codeErrorTitle, codeErrorText, t('signin.error.wrongCode'), t('signin.error.wrongCodeText', { left }));
       code.focus();
       code.select();
       return;
@@ -116,13 +113,7 @@ export function wireCodeStep(page: {
       // Its workspace's sign-in, when discovery knows it, is offered on the first step instead.
       void page.ssoRequired(sentTo).then((offered) => {
         if (offered) return;
-        showError(
-          codeError,
-          codeErrorTitle,
-          codeErrorText,
-          'Sign in with your organization',
-          'This address signs in through its organization’s single sign-on, not with an email code. Use your organization’s sign-in, or ask its administrator.',
-        );
+        showError(codeError, codeErrorTitle, codeErrorText, t('signin.error.ssoTitle'), t('signin.error.ssoRequiredCode'));
         codeError.focus();
       });
       return;
@@ -131,17 +122,23 @@ export function wireCodeStep(page: {
       const wait = retryAfterOf(error, 60);
       waits.allowedAt.verify = Date.now() + wait * 1000;
       waits.tick();
-      showError(codeError, codeErrorTitle, codeErrorText, 'Too many attempts', `Wait a moment: you can try again in ${seconds(wait)}.`);
+      showError(
+        codeError,
+        codeErrorTitle,
+        codeErrorText,
+        t('signin.error.tooManyAttempts'),
+        t('signin.error.tooManyAttemptsText', { wait: seconds(wait) }),
+      );
       codeError.focus();
       return;
     }
     if (error.status === 400) {
       code.setAttribute('aria-invalid', 'true');
-      showError(codeError, codeErrorTitle, codeErrorText, 'Check the code', problemMessages(error).join(' '));
+      showError(codeError, codeErrorTitle, codeErrorText, t('signin.error.checkCode'), problemMessages(error).join(' '));
       code.focus();
       return;
     }
-    showError(codeError, codeErrorTitle, codeErrorText, 'Not signed in', problemMessages(error).join(' '));
+    showError(codeError, codeErrorTitle, codeErrorText, t('signin.error.notSignedIn'), problemMessages(error).join(' '));
     codeError.focus();
   }
 
@@ -149,14 +146,14 @@ export function wireCodeStep(page: {
     if (resendButton.disabled || !sentTo) return;
     setVisible(codeError, false);
     resendButton.disabled = true;
-    announce('Sending a new code…');
+    announce(t('signin.status.sendingNew'));
     try {
       await accountApi.resendCode(sentTo);
       waits.allowedAt.resend = Date.now() + resendCooldownSeconds * 1000;
       code.value = '';
       code.removeAttribute('aria-invalid');
       waits.tick();
-      announce(`A new code was sent to ${sentTo}. Earlier codes still work for their 10 minutes.`);
+      announce(t('signin.code.resent', { email: sentTo }));
       code.focus();
     } catch (error) {
       announce('');
@@ -168,8 +165,8 @@ export function wireCodeStep(page: {
           codeError,
           codeErrorTitle,
           codeErrorText,
-          'Not sent yet',
-          `Codes were just asked for from here. You can ask for another in ${seconds(wait)}.`,
+          t('signin.error.notSentYet'),
+          t('signin.error.resendWait', { wait: seconds(wait) }),
         );
       } else {
         waits.tick();
@@ -177,8 +174,8 @@ export function wireCodeStep(page: {
           codeError,
           codeErrorTitle,
           codeErrorText,
-          'No code was sent',
-          error instanceof ApiError ? problemMessages(error).join(' ') : 'Something went wrong.',
+          t('signin.error.notSent'),
+          error instanceof ApiError ? problemMessages(error).join(' ') : t('signin.error.unexpected'),
         );
       }
       code.focus();

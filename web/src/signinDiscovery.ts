@@ -13,6 +13,7 @@
 import { ssoStartPath } from './api.ts';
 import { announce, element, setVisible } from './dom.ts';
 import { domainsApi, issuerUrl, type SsoDiscovery } from './domainsApi.ts';
+import { t, tNodes } from './i18n.ts';
 import { keepSharedComputerChoice } from './session.ts';
 
 /** As the invitation form checks it; the server's own check is stricter, and a 400 shows nothing. */
@@ -94,35 +95,30 @@ export function wireSsoDiscovery(page: SsoDiscoveryPage): SsoDiscoveryControl {
 
   const show = (address: string, found: Found) => {
     const url = issuerUrl(found.issuer);
-    let provider: Node = document.createTextNode(found.issuer);
+    let provider: HTMLElement = element('bdi', '', found.issuer);
     if (url) {
       const link = element('a', '', url.host);
       link.href = url.href;
       link.rel = 'noopener noreferrer';
       provider = link;
     }
+    provider.translate = false;
     shown = { address, found };
     const required = isRequired(address);
     const uses = element('p');
     uses.dataset.role = 'sso-uses';
-    uses.append('Your workspace ', element('bdi', '', found.workspace.name), ' uses ', provider, ' for single sign-on.');
-    const how = element(
-      'p',
-      '',
-      required
-        ? 'Your organization requires its own sign-in for this address: Hushlink emails it no code.'
-        : 'Without it, signing in is still done with a code emailed to this address.',
-    );
+    uses.append(...tNodes('signin.sso.uses', { workspace: element('bdi', '', found.workspace.name), provider }));
+    const how = element('p', '', required ? t('signin.sso.required') : t('signin.sso.codeToo'));
     how.dataset.role = required ? 'sso-required' : 'sso-code';
     notice.replaceChildren(uses, how);
     if (required) {
       // Unobtrusive, and plain about who it is for: anyone else is emailed the provider's link, no code.
       const owners = element('p');
-      const breakGlass = element('button', '', 'Email me a code instead');
+      const breakGlass = element('button', '', t('signin.sso.breakGlass'));
       breakGlass.type = 'button';
       breakGlass.id = 'break-glass';
       breakGlass.addEventListener('click', () => page.breakGlass(address));
-      owners.append('Own this workspace and its sign-in is down? ', breakGlass);
+      owners.append(...tNodes('signin.sso.breakGlassFor', { button: breakGlass }));
       notice.append(owners);
     }
     notice.dataset.workspaceId = found.workspace.id;
@@ -139,7 +135,7 @@ export function wireSsoDiscovery(page: SsoDiscoveryPage): SsoDiscoveryControl {
     }
     // One span: the button is a flex box, whose items would each lose the spaces around them.
     const label = element('span');
-    label.append('Continue with ', element('bdi', '', found.workspace.name), '’s sign-in');
+    label.append(...tNodes('signin.sso.continue', { workspace: element('bdi', '', found.workspace.name) }));
     button.replaceChildren(label);
     button.disabled = false;
     setVisible(button, true);
@@ -194,7 +190,7 @@ export function wireSsoDiscovery(page: SsoDiscoveryPage): SsoDiscoveryControl {
     const address = typed.trim();
     if (!shown || shown.address !== address) return false;
     button.disabled = true;
-    announce(`Going to ${shown.found.workspace.name}’s sign-in…`);
+    announce(t('signin.sso.going', { workspace: shown.found.workspace.name }));
     // A navigation, not a fetch: the API answers with a redirect to the provider.
     keepSharedComputerChoice((document.getElementById('shared-computer') as HTMLInputElement | null)?.checked === true);
     location.assign(ssoStartPath(address, page.returnTo()));

@@ -8,6 +8,7 @@
  */
 import { accountApi, ApiError, problemMessages } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
+import { t, tNodes } from './i18n.ts';
 import { nextPath, signedIn, signingIn, signInMode } from './session.ts';
 import { showError } from './signinShared.ts';
 
@@ -44,6 +45,7 @@ export interface LinkStep {
 
 /** Wires the link step's Sign in button and its way to the code instead (`toCode`, with the link's address). */
 export function wireLinkStep(page: { step: (name: 'link') => void; toCode: (address: string) => void }): LinkStep {
+  const linkLede = byId('link-lede');
   const linkEmail = byId('link-email');
   const linkSignedInNote = byId('link-signed-in');
   const sharedComputer = byId<HTMLInputElement>('link-shared-computer');
@@ -63,9 +65,9 @@ export function wireLinkStep(page: { step: (name: 'link') => void; toCode: (addr
     link = opened;
     signedInAs = tabUser;
     linkEmail.textContent = link.email;
-    linkSignedInNote.textContent = signedInAs
-      ? `This tab is signed in as ${signedInAs}. Signing in with the link signs that account out of this tab.`
-      : '';
+    // "Sign in as <address>?": the address stays its own element, in the language's word order.
+    linkLede.replaceChildren(...tNodes('signin.link.signInAs', { email: linkEmail.parentElement! }));
+    linkSignedInNote.textContent = signedInAs ? t('signin.link.otherAccount', { email: signedInAs }) : '';
     setVisible(linkSignedInNote, signedInAs !== null);
     setVisible(linkError, false);
     setVisible(linkButton, true);
@@ -81,14 +83,14 @@ export function wireLinkStep(page: { step: (name: 'link') => void; toCode: (addr
     if (!link || linkButton.disabled) return;
     setVisible(linkError, false);
     linkButton.disabled = true;
-    announce('Signing in…');
+    announce(t('signin.status.signingIn'));
     try {
       const { email, token } = link;
       const tokens = await signingIn(() => accountApi.signInWithLink(email, token, signInMode(sharedComputer.checked)));
       link = null;
       // Another account's session in this browser ends here (on the server too): `signedIn` does it.
       signedIn(tokens);
-      announce('Signed in.');
+      announce(t('signin.status.signedIn'));
       location.assign(nextPath(location.search));
     } catch (error) {
       announce('');
@@ -107,38 +109,26 @@ export function wireLinkStep(page: { step: (name: 'link') => void; toCode: (addr
   function refused(error: unknown): void {
     linkButton.disabled = false;
     if (!(error instanceof ApiError)) {
-      showError(
-        linkError,
-        linkErrorTitle,
-        linkErrorText,
-        'Not signed in',
-        'Something went wrong in this page. Try again, or sign in with the code.',
-      );
+      showError(linkError, linkErrorTitle, linkErrorText, t('signin.error.notSignedIn'), t('signin.link.errorPage'));
       linkError.focus();
       return;
     }
     if (error.status === 401) {
       // Used (by itself or by its code), expired or unknown: the server does not say which.
-      return done(
-        'This sign-in link does not work any more',
-        'A link works once, for 10 minutes, and signing in with the code from the same email uses it too. Sign in with a code instead: the new email brings a new link as well.',
-      );
+      return done(t('signin.link.expired'), t('signin.link.expiredText'));
     }
     if (error.status === 403 && error.problem.reason === 'sso_required') {
-      return done(
-        'Sign in with your organization',
-        'This address signs in through its organization’s single sign-on, not with an email code or link. Use your organization’s sign-in, or ask its administrator.',
-      );
+      return done(t('signin.error.ssoTitle'), t('signin.link.ssoRequired'));
     }
     if (error.status === 400) {
-      return done('This link is incomplete', 'Open it again from the email, whole, or sign in with a code instead.');
+      return done(t('signin.link.incomplete'), t('signin.link.incompleteText'));
     }
     // No connection, or the server failed: the link was not used, so trying again can help.
     showError(
       linkError,
       linkErrorTitle,
       linkErrorText,
-      error.status === 0 ? 'Cannot reach Hushlink' : 'Not signed in',
+      error.status === 0 ? t('signin.error.unreachable') : t('signin.error.notSignedIn'),
       problemMessages(error).join(' '),
     );
     linkError.focus();

@@ -5,6 +5,7 @@
  */
 import type { ApiError } from './api.ts';
 import { setVisible } from './dom.ts';
+import { t } from './i18n.ts';
 
 /** Fills a step's error notice (its heading first: the notice is an alert) and shows it. */
 export function showError(box: HTMLElement, title: HTMLElement, text: HTMLElement, heading: string, sentence: string): void {
@@ -15,9 +16,8 @@ export function showError(box: HTMLElement, title: HTMLElement, text: HTMLElemen
 
 /** A wait in words: seconds under a minute and a half, whole minutes (rounded up) beyond. */
 export function seconds(value: number): string {
-  if (value < 90) return `${value} s`;
-  const minutes = Math.ceil(value / 60);
-  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+  if (value < 90) return t('signin.wait.seconds', { count: value });
+  return t('signin.wait.minutes', { count: Math.ceil(value / 60) });
 }
 
 /** A 429's wait in seconds: its retry-after, else `fallback`; never less than 1. */
@@ -57,7 +57,7 @@ export function signInWaits(buttons: WaitingButtons): SignInWaits {
     const now = Date.now();
     const resendLeft = Math.ceil((allowedAt.resend - now) / 1000);
     buttons.resend.disabled = resendLeft > 0;
-    buttons.resendHint.textContent = resendLeft > 0 ? `You can ask for another code in ${seconds(resendLeft)}.` : '';
+    buttons.resendHint.textContent = resendLeft > 0 ? t('signin.code.resendIn', { wait: seconds(resendLeft) }) : '';
     buttons.verify.disabled = allowedAt.verify > now;
     buttons.send.disabled = allowedAt.send > now;
     if (resendLeft <= 0 && allowedAt.verify <= now && allowedAt.send <= now) {

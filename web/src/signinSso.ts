@@ -8,6 +8,8 @@
  * path of this site only, `/account` otherwise. A code refused (used, expired: 401) says so, with
  * the way back to `/signin`.
  */
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import { t } from './i18n.ts';
 import { accountApi, ApiError, problemMessages } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
@@ -74,27 +76,24 @@ function fail(heading: string, sentence: string, canRetry = false): void {
 
 function refused(error: unknown): void {
   if (!(error instanceof ApiError)) {
-    return fail('Not signed in', 'Something went wrong in this page. Try again, or sign in again from the sign-in page.', true);
+    return fail(t('signin.error.notSignedIn'), t('signin.ssoReturn.errorPage'), true);
   }
   if (error.status === 401) {
     // Used, expired or unknown: the server does not say which.
-    return fail(
-      'This sign-in did not finish',
-      'Its one-time code has expired or was used already: it works once, within a minute of signing in with your organization. Sign in again.',
-    );
+    return fail(t('signin.ssoReturn.notFinished'), t('signin.ssoReturn.notFinishedText'));
   }
   if (error.status === 400) {
-    return fail('This sign-in link is incomplete', 'Sign in again from the sign-in page.');
+    return fail(t('signin.ssoReturn.incomplete'), t('signin.ssoReturn.signInAgain'));
   }
   if (error.status === 429) {
-    return fail('Too many sign-in attempts', `Wait ${seconds(retryAfterOf(error, 60))}, then sign in again.`);
+    return fail(t('signin.ssoReturn.tooMany'), t('signin.ssoReturn.tooManyText', { wait: seconds(retryAfterOf(error, 60)) }));
   }
   // No connection, or the server failed: the code was not used, so trying again (within its minute) can help.
-  fail(error.status === 0 ? 'Cannot reach Hushlink' : 'Not signed in', problemMessages(error).join(' '), true);
+  fail(error.status === 0 ? t('signin.error.unreachable') : t('signin.error.notSignedIn'), problemMessages(error).join(' '), true);
 }
 
 async function exchange(code: string): Promise<void> {
-  announce('Signing in…');
+  announce(t('signin.status.signingIn'));
   try {
     // A session this browser held already ends (on the server too) once the new one is kept:
     // `signedIn` signs it out by its own tokens, which resuming it first gives the page.
@@ -102,7 +101,7 @@ async function exchange(code: string): Promise<void> {
     const shared = takeSharedComputerChoice();
     const tokens = await signingIn(() => accountApi.exchangeSsoCode(code, signInMode(shared)));
     signedIn(tokens);
-    announce('Signed in.');
+    announce(t('signin.status.signedIn'));
     // Replaced, not added: Back does not come to this page again (its code is spent).
     location.replace(landing.returnTo);
   } catch (error) {
@@ -122,4 +121,4 @@ retry.addEventListener('click', () => {
 renderNav();
 document.documentElement.dataset.ready = 'signin-sso';
 if (landing.code) void exchange(landing.code);
-else fail('This sign-in link is incomplete', 'It carries no sign-in code, or only part of one. Sign in again from the sign-in page.');
+else fail(t('signin.ssoReturn.incomplete'), t('signin.ssoReturn.noCode'));

@@ -1,5 +1,6 @@
 import { ApiError } from './api.ts';
 import { filesApi, type UploadRef } from './filesApi.ts';
+import { t } from './i18n.ts';
 import { UploadFailed } from './uploadErrors.ts';
 
 /** Between asks whether the server has completed a large upload, how many failed asks in a row are ridden out, and the longest wait. */
@@ -31,9 +32,9 @@ export async function untilCompleted(
       if ((await filesApi.completeUpload(ref, parts)).state === 'active') return;
       failures = 0;
     } catch (error) {
-      if (error instanceof ApiError && error.status === 409) throw new UploadFailed('The server could not finish the file.', false);
-      if (++failures > completionRetries) throw new UploadFailed('The server could not be reached while it was finishing the file.');
+      if (error instanceof ApiError && error.status === 409) throw new UploadFailed(t('upload.failed.notFinished'), false);
+      if (++failures > completionRetries) throw new UploadFailed(t('upload.failed.finishUnreachable'));
     }
-    if (Date.now() >= giveUpAt) throw new UploadFailed('The server is still finishing the file: its link will work once it has.', false);
+    if (Date.now() >= giveUpAt) throw new UploadFailed(t('upload.failed.stillFinishing'), false);
   }
 }

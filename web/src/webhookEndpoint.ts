@@ -8,12 +8,15 @@ import { webhookApi, webhookEventTypes, type WebhookEndpoint } from './webhookAp
 import { actionButton, fact, showProblem } from './accountPage.ts';
 import { confirmStep } from './confirmStep.ts';
 import { announce, byId, element, errorBox, setVisible, timeElement } from './dom.ts';
+import { t, tNodes } from './i18n.ts';
 import { SignedOutError, withAccess } from './session.ts';
 import { deliveryLog } from './webhookLog.ts';
-import { sendTestWithSession, type TestQueued } from './webhookTestKey.ts';
+import { sendTestWithSession, testKeyName, type TestQueued } from './webhookTestKey.ts';
 
 const testKey = byId<HTMLInputElement>('test-key');
 const testKeyError = byId('test-key-error');
+/** How many test deliveries may wait per endpoint (the API's bound). */
+const testQueueLimit = 5;
 
 /** What a card tells the list it is in. */
 export interface EndpointList {
@@ -30,31 +33,40 @@ export function endpointItem(endpoint: WebhookEndpoint, list: EndpointList): HTM
   const head = element('div', 'item-head');
   const title = element('h3', 'item-title');
   title.tabIndex = -1;
-  title.append(element('code', '', endpoint.url));
-  const badge = element('span', endpoint.enabled ? 'badge badge-active' : 'badge badge-locked', endpoint.enabled ? 'On' : 'Switched off');
+  const url = element('code', '', endpoint.url);
+  url.translate = false;
+  title.append(url);
+  const badge = element(
+    'span',
+    endpoint.enabled ? 'badge badge-active' : 'badge badge-locked',
+    endpoint.enabled ? t('webhooks.endpoint.on') : t('webhooks.endpoint.switchedOff'),
+  );
   badge.dataset.role = 'state';
   head.append(title, badge);
 
   const facts = element('dl', 'facts');
   const all = webhookEventTypes.every((type) => endpoint.events.includes(type));
-  const events = fact('Events', all ? 'All events' : endpoint.events.join(', '));
+  // The event types are the API's own names (code), listed as they are.
+  const listed = element('span', '', endpoint.events.join(', '));
+  listed.translate = false;
+  const events = fact(t('webhooks.endpoint.events'), all ? t('webhooks.endpoint.allEvents') : listed);
   events.dataset.role = 'events';
-  const failures = fact('Failures', `${endpoint.consecutive_failures} in a row`);
+  const failures = fact(t('webhooks.endpoint.failures'), t('webhooks.endpoint.inARow', { count: endpoint.consecutive_failures }));
   failures.dataset.role = 'failures';
   facts.append(events, failures);
   if (!endpoint.enabled) {
     const off = document.createDocumentFragment();
-    off.append('switched off ');
-    if (endpoint.disabled_at) off.append(timeElement(endpoint.disabled_at), ' ');
-    off.append('after too many failed attempts; a successful test switches it back on');
-    facts.append(fact('State', off));
+    if (endpoint.disabled_at) off.append(...tNodes('webhooks.endpoint.offSince', { time: timeElement(endpoint.disabled_at) }));
+    else off.append(t('webhooks.endpoint.off'));
+    facts.append(fact(t('webhooks.endpoint.state'), off));
   }
-  facts.append(fact('Added', timeElement(endpoint.created_at)));
+  facts.append(fact(t('webhooks.endpoint.added'), timeElement(endpoint.created_at)));
 
+  const object = t('webhooks.endpoint.object', { url: endpoint.url });
   const actions = element('div', 'actions');
-  const test = actionButton('Send test', `delivery to ${endpoint.url}`);
+  const test = actionButton(t('webhooks.endpoint.test'), t('webhooks.endpoint.testObject', { url: endpoint.url }));
   test.dataset.action = 'test';
-  const remove = actionButton('Delete', `endpoint ${endpoint.url}`, 'danger');
+  const remove = actionButton(t('webhooks.endpoint.delete'), object, 'danger');
   remove.dataset.action = 'delete';
   actions.append(test, remove);
 
@@ -70,10 +82,10 @@ export function endpointItem(endpoint: WebhookEndpoint, list: EndpointList): HTM
     remove,
     {
       action: 'delete',
-      object: `endpoint ${endpoint.url}`,
-      question: 'Delete this endpoint? Nothing more is sent to it, queued deliveries are cancelled and its delivery log goes with it.',
-      yes: 'Yes, delete it',
-      no: 'Keep it',
+      object,
+      question: t('webhooks.endpoint.deleteQuestion'),
+      yes: t('webhooks.endpoint.deleteYes'),
+      no: t('webhooks.endpoint.deleteNo'),
     },
     (yes) => void deleteEndpoint(endpoint, item, yes, error, list),
   );
@@ -93,7 +105,7 @@ async function deleteEndpoint(
 ): Promise<void> {
   button.disabled = true;
   setVisible(error, false);
-  announce('Deleting…');
+  announce(t('webhooks.endpoint.deleting'));
   try {
     await withAccess((token) => webhookApi.remove(token, endpoint.id));
   } catch (problem) {
@@ -101,7 +113,7 @@ async function deleteEndpoint(
     announce('');
     // Already gone (deleted elsewhere): the list is simply out of date.
     if (!(problem instanceof ApiError && problem.status === 404)) {
-      showProblem(error, problem, 'Could not delete: ');
+      showProblem(error, problem, t('webhooks.endpoint.deleteFailed'));
       return;
     }
   }
@@ -130,10 +142,9 @@ async function sendTest(
   testKey.removeAttribute('aria-invalid');
   const key = testKey.value.trim();
   // API keys start with hlk_; anything else (a signing secret, a token) is not sent anywhere.
-  if (key && !key.startsWith('hlk_'))
-    return keyProblem('That is not an API key: keys start with hlk_. Leave this empty to let the page make one.');
+  if (key && !key.startsWith('hlk_')) return keyProblem(t('webhooks.test.notAKey', { prefix: 'hlk_' }));
   button.disabled = true;
-  announce('Queueing a test delivery…');
+  announce(t('webhooks.test.queueing'));
   try {
     if (key) {
       showQueued(queued, await webhookApi.test(key, endpoint.id), null);
@@ -146,11 +157,11 @@ async function sendTest(
     announce('');
     if (problem instanceof SignedOutError) return showProblem(error, problem);
     if (key && problem instanceof ApiError && problem.status === 401) {
-      keyProblem('This API key was refused: it may be mistyped, revoked or expired. Leave the field empty to let the page make one.');
+      keyProblem(t('webhooks.test.keyRefused'));
     } else if (problem instanceof ApiError && problem.status === 404) {
-      showProblem(error, problem, 'Not sent: this endpoint no longer exists, or the key belongs to another account. ');
+      showProblem(error, problem, t('webhooks.test.notSentGone'));
     } else {
-      showProblem(error, problem, 'Not sent: ');
+      showProblem(error, problem, t('webhooks.test.notSent'));
     }
   } finally {
     button.disabled = false;
@@ -160,19 +171,11 @@ async function sendTest(
 /** `revoked`: null for a pasted key; else whether the key made for this test is revoked already. */
 function showQueued(queued: HTMLElement, answer: TestQueued, revoked: boolean | null): void {
   // At most 5 test deliveries wait per endpoint; beyond that nothing is queued (202, queued: false).
-  const sentence = answer.queued
-    ? 'Test delivery queued. It is sent within seconds: its attempt appears in the delivery log below.'
-    : 'Not queued: 5 test deliveries to this endpoint are still waiting. The newest is in the delivery log below; try again once they are through.';
-  const keyNote =
-    revoked === null
-      ? ''
-      : revoked
-        ? ' The page made a one-hour API key for it and revoked it straight after.'
-        : ' The page made a one-hour API key for it but could not revoke it: it expires within the hour, or revoke “Webhook test (made by this page)” on the API keys page.';
-  queued.textContent = sentence + keyNote;
+  const values = { key: revoked === null ? 'pasted' : revoked ? 'revoked' : 'kept', count: testQueueLimit, name: testKeyName };
+  queued.textContent = answer.queued ? t('webhooks.test.queued', values) : t('webhooks.test.notQueued', values);
   queued.dataset.deliveryId = answer.delivery_id;
   queued.dataset.queued = String(answer.queued);
   queued.dataset.keyRevoked = String(revoked);
   setVisible(queued, true);
-  announce(answer.queued ? 'Test delivery queued.' : 'Test delivery not queued: 5 are still waiting.');
+  announce(answer.queued ? t('webhooks.test.queuedShort') : t('webhooks.test.notQueuedShort', { count: testQueueLimit }));
 }

@@ -6,7 +6,8 @@
 import { ApiError } from './api.ts';
 import { webhookApi, type WebhookDelivery, type WebhookEndpoint } from './webhookApi.ts';
 import { fact } from './accountPage.ts';
-import { element, plural, timeElement } from './dom.ts';
+import { element, timeElement } from './dom.ts';
+import { t, tNodes } from './i18n.ts';
 import { pagedPanel } from './pagedPanel.ts';
 import { withAccess } from './session.ts';
 
@@ -14,10 +15,10 @@ import { withAccess } from './session.ts';
 const logPageSize = 10;
 
 const deliveryStates: Record<string, { label: string; badge: string }> = {
-  pending: { label: 'Pending', badge: 'badge-pending' },
-  delivered: { label: 'Delivered', badge: 'badge-active' },
-  failed: { label: 'Failed', badge: 'badge-locked' },
-  cancelled: { label: 'Cancelled', badge: 'badge-locked' },
+  pending: { label: t('webhooks.delivery.pending'), badge: 'badge-pending' },
+  delivered: { label: t('webhooks.delivery.delivered'), badge: 'badge-active' },
+  failed: { label: t('webhooks.delivery.failed'), badge: 'badge-locked' },
+  cancelled: { label: t('webhooks.delivery.cancelled'), badge: 'badge-locked' },
 };
 
 // ---- One delivery of a log ----
@@ -25,9 +26,13 @@ const deliveryStates: Record<string, { label: string; badge: string }> = {
 function attemptLine(attempt: WebhookDelivery['attempts'][number]): HTMLLIElement {
   const line = element('li', attempt.status !== null && attempt.status >= 200 && attempt.status < 300 ? 'ok' : 'failed');
   line.dataset.status = attempt.status === null ? 'error' : String(attempt.status);
-  const outcome = attempt.status !== null ? `HTTP ${attempt.status}` : `no answer: ${attempt.error ?? 'unknown error'}`;
-  line.append(`Attempt ${attempt.number}, `, timeElement(attempt.at), `: ${outcome}, ${attempt.duration_ms} ms`);
-  if (attempt.status !== null && attempt.error) line.append(` (${attempt.error})`);
+  // The HTTP status and the error are the receiver's and the network's own words, shown as they came.
+  const values = { attempt: attempt.number, time: timeElement(attempt.at), ms: attempt.duration_ms };
+  if (attempt.status === null)
+    line.append(...tNodes('webhooks.attempt.noAnswer', { ...values, error: attempt.error ?? t('webhooks.attempt.unknownError') }));
+  else if (attempt.error)
+    line.append(...tNodes('webhooks.attempt.answerWithError', { ...values, status: String(attempt.status), error: attempt.error }));
+  else line.append(...tNodes('webhooks.attempt.answer', { ...values, status: String(attempt.status) }));
   return line;
 }
 
@@ -38,26 +43,31 @@ function deliveryItem(delivery: WebhookDelivery): HTMLLIElement {
   const head = element('div', 'item-head');
   const title = element('h4', 'item-title');
   title.tabIndex = -1;
-  title.append(element('code', '', delivery.type));
+  const type = element('code', '', delivery.type);
+  type.translate = false;
+  title.append(type);
   const state = deliveryStates[delivery.status] ?? { label: delivery.status, badge: '' };
   const badge = element('span', `badge ${state.badge}`.trim(), state.label);
   badge.dataset.role = 'status';
   head.append(title, badge);
 
   const facts = element('dl', 'facts');
-  facts.append(fact('Created', timeElement(delivery.created_at)), fact('Event id', element('code', 'mono', delivery.event_id)));
-  if (delivery.status === 'pending' && delivery.next_attempt_at) facts.append(fact('Next attempt', timeElement(delivery.next_attempt_at)));
+  const eventId = element('code', 'mono', delivery.event_id);
+  eventId.translate = false;
+  facts.append(fact(t('webhooks.delivery.created'), timeElement(delivery.created_at)), fact(t('webhooks.delivery.eventId'), eventId));
+  if (delivery.status === 'pending' && delivery.next_attempt_at)
+    facts.append(fact(t('webhooks.delivery.nextAttempt'), timeElement(delivery.next_attempt_at)));
 
   const attempts = element('ul', 'results');
   attempts.dataset.role = 'attempts';
-  attempts.setAttribute('aria-label', `Attempts of delivery ${delivery.id}`);
-  if (delivery.attempts.length === 0) attempts.append(element('li', '', 'No attempt yet.'));
+  attempts.setAttribute('aria-label', t('webhooks.delivery.attemptsLabel', { id: delivery.id }));
+  if (delivery.attempts.length === 0) attempts.append(element('li', '', t('webhooks.delivery.noAttempt')));
   else attempts.append(...delivery.attempts.map(attemptLine));
 
   // The exact bytes that were signed and sent, in a read-only field (it wraps and scrolls).
   const body = element('div', 'field');
   const bodyId = `body-${delivery.id}`;
-  const label = element('label', '', 'Body sent');
+  const label = element('label', '', t('webhooks.delivery.body'));
   label.htmlFor = bodyId;
   const text = element('textarea');
   text.id = bodyId;
@@ -82,22 +92,22 @@ export interface DeliveryLog {
 
 /** `gone` is called when the endpoint no longer exists (a 404: deleted elsewhere). */
 export function deliveryLog(endpoint: WebhookEndpoint, gone: () => unknown): DeliveryLog {
-  const logEmpty = element('p', '', 'No deliveries yet.');
+  const logEmpty = element('p', '', t('webhooks.log.empty'));
   logEmpty.dataset.role = 'log-empty';
   logEmpty.hidden = true;
   const deliveries = element('ul', 'items');
   deliveries.dataset.role = 'deliveries';
-  deliveries.setAttribute('aria-label', `Deliveries to ${endpoint.url}, newest first`);
+  deliveries.setAttribute('aria-label', t('webhooks.log.label', { url: endpoint.url }));
 
   const log = pagedPanel({
     role: 'log',
-    summary: 'Delivery log',
-    refresh: { object: `delivery log of ${endpoint.url}`, action: 'refresh' },
-    more: { object: `deliveries of ${endpoint.url}`, action: 'more' },
+    summary: t('webhooks.log.summary'),
+    refresh: { object: t('webhooks.log.refreshObject', { url: endpoint.url }), action: 'refresh' },
+    more: { object: t('webhooks.log.moreObject', { url: endpoint.url }), action: 'more' },
     content: [logEmpty, deliveries],
     list: deliveries,
     empty: logEmpty,
-    loading: ['Loading the delivery log…', 'Loading more deliveries…'],
+    loading: [t('webhooks.log.loading'), t('webhooks.log.loadingMore')],
     async read(cursor) {
       const page = await withAccess((token) => webhookApi.deliveries(token, endpoint.id, logPageSize, cursor));
       return { items: page.items.map(deliveryItem), nextCursor: page.next_cursor };
@@ -105,10 +115,10 @@ export function deliveryLog(endpoint: WebhookEndpoint, gone: () => unknown): Del
     shown: (added, next) =>
       next
         ? added.length > 0
-          ? `${plural(added.length, 'more delivery', 'more deliveries')} shown.`
-          : 'No more deliveries.'
-        : `Delivery log: ${plural(deliveries.children.length, 'delivery', 'deliveries')} shown.`,
-    failure: 'The delivery log could not be read: ',
+          ? t('webhooks.log.moreShown', { count: added.length })
+          : t('webhooks.log.noMore')
+        : t('webhooks.log.shown', { count: deliveries.children.length }),
+    failure: t('webhooks.log.failed'),
     refused(problem) {
       if (!(problem instanceof ApiError && problem.status === 404)) return false;
       gone();

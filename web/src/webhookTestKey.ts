@@ -7,10 +7,12 @@
  * function's variables only.
  */
 import { accountApi, ApiError } from './api.ts';
+import { t } from './i18n.ts';
 import { webhookApi } from './webhookApi.ts';
 import { withAccess } from './session.ts';
 
-export const testKeyName = 'Webhook test (made by this page)';
+/** The made key's name, in the page's language: the API keys page lists it by this name. */
+export const testKeyName = t('webhooks.test.keyName');
 /** The shortest `expires_in` the API takes: should the revoke below fail, the key ends within the hour anyway. */
 const testKeySeconds = 3600;
 

@@ -9,6 +9,8 @@
  * field stays in that field only (this page's memory), is sent only as the bearer of
  * `POST /v1/webhooks/{id}/test`, and is cleared when the page is left, like the signing secret.
  */
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import { language, t, tNodes } from './i18n.ts';
 import { ApiError, problemMessages } from './api.ts';
 import { webhookApi, type WebhookEndpoint, type WebhookEventType } from './webhookApi.ts';
 import { markReady, showProblem, startSignedInPage } from './accountPage.ts';
@@ -16,6 +18,7 @@ import { announce, byId, copyField, element, focusHeading, setVisible } from './
 import { listLoading } from './listLoading.ts';
 import { SignedOutError, withAccess } from './session.ts';
 import { endpointItem, type EndpointList } from './webhookEndpoint.ts';
+import { testKeyName } from './webhookTestKey.ts';
 
 const section = byId('webhooks-page');
 const form = byId<HTMLFormElement>('webhook-form');
@@ -43,19 +46,36 @@ const listEmpty = byId('webhooks-empty');
 const list = byId<HTMLUListElement>('webhooks');
 const listTitle = byId('webhooks-list-title');
 
+// ---- Sentences with code or a link in them, written around it in the page's language ----
+
+function mono(text: string): HTMLElement {
+  const span = element('span', 'mono', text);
+  span.translate = false;
+  return span;
+}
+
+byId('new-secret-why').replaceChildren(...tNodes('webhooks.secret.why', { header: mono('service-signature') }));
+byId('webhook-url-hint').replaceChildren(...tNodes('webhooks.form.urlHint', { scheme: mono('https://') }));
+byId('test-key-about-send').replaceChildren(...tNodes('webhooks.test.aboutSend', { event: mono('webhook.test') }));
+{
+  const keysLink = byId<HTMLAnchorElement>('test-key-about-link');
+  keysLink.textContent = t('webhooks.test.aboutLink');
+  byId('test-key-about-key').replaceChildren(...tNodes('webhooks.test.aboutKey', { link: keysLink, name: testKeyName }));
+}
+
 // ---- The list ----
 
 const cards: EndpointList = {
   deleted(item, endpoint) {
     item.remove();
     setVisible(listEmpty, list.children.length === 0);
-    announce(`Endpoint ${endpoint.url} deleted: nothing more is sent to it.`);
+    announce(t('webhooks.deleted', { url: endpoint.url }));
     focusHeading(listTitle);
   },
   async gone(item) {
     item.remove();
     setVisible(listEmpty, list.children.length === 0);
-    announce('That endpoint no longer exists (deleted elsewhere); the list is updated.');
+    announce(t('webhooks.gone'));
     await load();
     focusHeading(listTitle);
   },
@@ -69,9 +89,9 @@ function render(endpoints: WebhookEndpoint[]): void {
 const endpoints = listLoading(
   {
     error: listError,
-    failed: 'Your endpoints could not be listed: ',
-    object: 'listing your endpoints',
-    loading: 'Loading your endpoints…',
+    failed: t('webhooks.list.failed'),
+    object: t('webhooks.list.object'),
+    loading: t('webhooks.list.loading'),
   },
   async () => render((await withAccess((token) => webhookApi.list(token))).items),
 );
@@ -113,7 +133,16 @@ function sortProblem(error: ApiError): { url: string[]; events: string[]; other:
     else if (entry.path === 'body.events' || entry.path?.startsWith('body.events.')) sorted.events.push(entry.message);
     else sorted.other.push(entry.path ? `${entry.path.replace(/^body\./, '')}: ${entry.message}` : entry.message);
   }
-  if (sorted.url.length + sorted.events.length + sorted.other.length === 0) sorted.other.push(...problemMessages(error));
+  if (sorted.url.length + sorted.events.length + sorted.other.length === 0) return { ...sorted, other: problemMessages(error) };
+  // The server's words are English: other languages say what was refused in their own, once per place.
+  if (language !== 'en') {
+    const once = (list: string[], sentence: string) => (list.length > 0 ? [sentence] : []);
+    return {
+      url: once(sorted.url, t('webhooks.form.urlRefused')),
+      events: once(sorted.events, t('webhooks.form.eventsRefused')),
+      other: once(sorted.other, t('webhooks.form.refused')),
+    };
+  }
   return sorted;
 }
 
@@ -121,17 +150,17 @@ async function add(event: SubmitEvent): Promise<void> {
   event.preventDefault();
   clearErrors();
   const target = url.value.trim();
-  if (!target) return showErrors({ url: ['Enter the URL your receiver listens on.'], events: [], other: [] });
+  if (!target) return showErrors({ url: [t('webhooks.form.urlMissing')], events: [], other: [] });
   const events = eventBoxes.filter((box) => box.checked).map((box) => box.value as WebhookEventType);
 
   fields.disabled = true;
-  announce('Adding the endpoint…');
+  announce(t('webhooks.form.adding'));
   try {
     const created = await withAccess((token) => webhookApi.create(token, { url: target, ...(events.length > 0 ? { events } : {}) }));
     form.reset();
     newSecretValue.value = created.secret;
     setVisible(newSecret, true);
-    announce('Endpoint added. Copy its signing secret now: it is shown only once.');
+    announce(t('webhooks.form.added'));
     focusHeading(newSecretTitle);
     await load();
   } catch (error) {
@@ -140,7 +169,7 @@ async function add(event: SubmitEvent): Promise<void> {
     fields.disabled = false;
     if (error instanceof SignedOutError) return showProblem(errors, error);
     if (error instanceof ApiError) return showErrors(sortProblem(error));
-    showErrors({ url: [], events: [], other: ['Something went wrong in this page. Reload it and try again.'] });
+    showErrors({ url: [], events: [], other: [t('webhooks.form.pageError')] });
   } finally {
     fields.disabled = false;
   }
@@ -152,11 +181,11 @@ function hideSecret(): void {
 }
 
 form.addEventListener('submit', (event) => void add(event));
-copySecret.addEventListener('click', () => void copyField(newSecretValue, copySecret, 'Signing secret'));
+copySecret.addEventListener('click', () => void copyField(newSecretValue, copySecret, t('webhooks.secret.what')));
 newSecretValue.addEventListener('focus', () => newSecretValue.select());
 newSecretDone.addEventListener('click', () => {
   hideSecret();
-  announce('The signing secret is hidden. It cannot be shown again.');
+  announce(t('webhooks.secret.hidden'));
   url.focus();
 });
 testKey.addEventListener('input', () => {

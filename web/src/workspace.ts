@@ -9,15 +9,19 @@
  * (`workspaceSections.ts`); the areas a Free workspace's plan lacks are one line each under
  * "More with Team" (`workspacePlanAreas.ts`) rather than forms it cannot use.
  */
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import './i18n.ts';
 import { mayDo } from '../../shared/domain/workspaces/permissions.ts';
 import type { AccountUser } from './api.ts';
 import { fact, markReady, showProblem, startSignedInPage } from './accountPage.ts';
 import { chooseWorkspace, currentWorkspaceId, isWorkspaceId } from './currentWorkspace.ts';
-import { announce, byId, element, focusHeading, plural, setVisible } from './dom.ts';
+import { announce, byId, element, focusHeading, setVisible } from './dom.ts';
+import { t, tNodes } from './i18n.ts';
 import { withAccess } from './session.ts';
 import { knowMembers, loadAudit, wireAudit } from './workspaceAudit.ts';
+import { planName, roleName } from './workspaceAuditValues.ts';
 import { renderBranding, wireBrandingForm } from './workspaceBranding.ts';
-import type { WorkspaceContext } from './workspaceContext.ts';
+import { sentences, type WorkspaceContext } from './workspaceContext.ts';
 import { domainsSection, loadDomains, wireDomains } from './workspaceDomains.ts';
 import { wireExport } from './workspaceExport.ts';
 import { invitationItem, wireInviteForm } from './workspaceInvitations.ts';
@@ -27,7 +31,6 @@ import { renderPolicy, wirePolicyForm } from './workspacePolicy.ts';
 import { renderSeats, wireSeats } from './workspaceSeats.ts';
 import { defineSection, hideSections, loadingSection, placeIndex, showSections } from './workspaceSections.ts';
 import { renderSso, ssoSection, wireSso } from './workspaceSso.ts';
-import { planLabel, roleDescriptions, roleLabel } from './workspaceText.ts';
 import { workspacesApi, type MemberList, type WorkspaceSummary } from './workspacesApi.ts';
 
 const section = byId('workspace-page');
@@ -36,7 +39,7 @@ const facts = byId('workspace-facts');
 const pageError = byId('workspace-error');
 const pageNotice = byId('workspace-notice');
 /** Retry for the page's own read (the workspace list), beside its error. */
-const pageRetry = element('button', 'section-retry', 'Retry');
+const pageRetry = element('button', 'section-retry', t('common.retry'));
 const sections = {
   members: byId('members-section'),
   policy: byId('policy-section'),
@@ -77,27 +80,36 @@ const context: WorkspaceContext = {
 const roleRank = { owner: 0, admin: 1, member: 2 } as const;
 const seatsUsed = () => (roll ? roll.items.length + roll.invitations.length : (workspace?.members ?? 0));
 
-/** The page without the workspace: it does not exist, the caller is not (or no longer) in it, or left it. */
-function withoutWorkspace(heading: string, sentence: string): void {
+/**
+ * The page without the workspace: it does not exist, the caller is not (or no longer) in it, or
+ * left it. `sentence` is the message's key: its `{link}` is the way back to the list.
+ */
+function withoutWorkspace(heading: string, sentence: string, name = ''): void {
   workspace = null;
   hideSections();
   setVisible(facts, false);
   title.textContent = heading;
-  pageError.replaceChildren(sentence, ' ');
-  const link = element('a', '', 'Your workspaces');
+  title.translate = true;
+  const link = element('a', '', t('workspace.missing.link'));
   link.href = '/workspaces';
-  pageError.append(link, '.');
+  pageError.replaceChildren(...tNodes(sentence, { name, link }));
   setVisible(pageError, true);
-  document.title = `Hushlink: ${heading}`;
+  document.title = t('workspace.documentTitleOf', { name: heading });
   focusHeading(title);
 }
 
 function renderHeader(current: WorkspaceSummary): void {
   title.textContent = current.name;
-  document.title = `Hushlink: ${current.name}`;
-  const role = fact('Your role', `${roleLabel(current.role)}: ${roleDescriptions[current.role]}`);
+  title.translate = false;
+  document.title = t('workspace.documentTitleOf', { name: current.name });
+  const role = fact(
+    t('workspace.facts.role'),
+    t('workspace.facts.roleValue', { role: roleName(current.role), description: t(`workspaceWords.roleDescription.${current.role}`) }),
+  );
   role.dataset.role = 'your-role';
-  facts.replaceChildren(fact('Slug', element('span', 'mono', current.slug)), role, fact('Plan', planLabel(current.plan)));
+  const slug = element('span', 'mono', current.slug);
+  slug.translate = false;
+  facts.replaceChildren(fact(t('workspace.facts.slug'), slug), role, fact(t('workspace.facts.plan'), planName(current.plan)));
   setVisible(facts, true);
 }
 
@@ -108,9 +120,13 @@ function renderMembers(current: WorkspaceSummary, list: MemberList): void {
   setVisible(invitationsEmpty, list.invitations.length === 0);
   const used = seatsUsed();
   const full = used >= current.seats;
-  seatsLine.textContent =
-    `${used} of ${plural(current.seats, 'seat', 'seats')} used: ${plural(list.items.length, 'member', 'members')} and ${plural(list.invitations.length, 'pending invitation', 'pending invitations')}.` +
-    (full ? ' No seat is free: a Team subscription’s seats make room, and revoking an invitation frees its seat.' : '');
+  const seats = t('workspace.members.seats', {
+    used,
+    seats: current.seats,
+    members: list.items.length,
+    invitations: list.invitations.length,
+  });
+  seatsLine.textContent = full ? sentences(seats, t('workspace.members.noSeatFree')) : seats;
   seatsLine.dataset.used = String(used);
 }
 
@@ -119,7 +135,7 @@ async function loadMembers(current: WorkspaceSummary): Promise<void> {
   try {
     roll = await withAccess((token) => workspacesApi.members(token, current.id));
   } catch (error) {
-    showProblem(membersError, error, 'The members could not be listed: ');
+    showProblem(membersError, error, t('workspace.members.failed'));
     return;
   }
   renderMembers(current, roll);
@@ -136,7 +152,7 @@ function refresh(): Promise<void> {
       const found = listed.items.find((item) => item.id === workspaceId) ?? null;
       if (!found) {
         if (currentWorkspaceId() === workspaceId) chooseWorkspace(null);
-        return withoutWorkspace('No such workspace', 'This workspace does not exist, or you are not (or no longer) a member of it.');
+        return withoutWorkspace(t('workspace.missing.title'), 'workspace.missing.text');
       }
       workspace = found;
       setVisible(pageError, false);
@@ -173,7 +189,7 @@ function refresh(): Promise<void> {
         loadingSection('sso', domains),
       ]);
     } catch (error) {
-      showProblem(pageError, error, 'This workspace could not be read: ');
+      showProblem(pageError, error, t('workspace.failed'));
       setVisible(pageRetry, true);
     } finally {
       refreshing = null;
@@ -193,9 +209,9 @@ async function changed(announcement: string, focusUserId?: string): Promise<void
 const memberActions: MemberActions = {
   changed,
   left() {
-    const name = workspace?.name ?? 'the workspace';
-    withoutWorkspace(`You left ${name}`, `You are no longer a member of ${name}: your account and your secrets are as they were.`);
-    announce(`You left ${name}.`);
+    const name = workspace?.name ?? '';
+    withoutWorkspace(t('workspace.left.title', { name }), 'workspace.left.text', name);
+    announce(t('workspace.left.announce', { name }));
   },
 };
 
@@ -204,14 +220,14 @@ async function main(): Promise<void> {
   if (!signedIn) return;
   user = signedIn;
   if (!isWorkspaceId(workspaceId)) {
-    withoutWorkspace('No workspace chosen', 'This address names no workspace: open one from your list.');
+    withoutWorkspace(t('workspace.noneChosen.title'), 'workspace.noneChosen.text');
   } else {
     wireInviteForm(
       () => context,
       seatsUsed,
       async (invitation) => {
         await refresh();
-        announce(`Invitation sent to ${invitation.email}.`);
+        announce(t('workspace.invite.sentAnnounce', { email: invitation.email }));
       },
     );
     wirePolicyForm(() => context);
@@ -228,20 +244,14 @@ async function main(): Promise<void> {
     pageError.after(pageRetry);
     placeIndex(facts);
     const retry = () => void refresh();
-    defineSection('members', 'Members', sections.members, membersError, retry);
-    defineSection('policy', 'Policy', sections.policy, null, retry);
-    defineSection('branding', 'Branding', sections.branding, null, retry);
-    defineSection(
-      'domains',
-      'Domains',
-      sections.domains,
-      sections.domains.querySelector<HTMLElement>('[data-role="domains-error"]'),
-      retry,
-    );
-    defineSection('sso', 'Single sign-on', sections.sso, null, retry);
+    defineSection('members', sections.members, membersError, retry);
+    defineSection('policy', sections.policy, null, retry);
+    defineSection('branding', sections.branding, null, retry);
+    defineSection('domains', sections.domains, sections.domains.querySelector<HTMLElement>('[data-role="domains-error"]'), retry);
+    defineSection('sso', sections.sso, null, retry);
     // In the page's order: the Team areas' lines stand where the forms would be, before the trail.
-    defineSection('team', 'More with Team', sections.team, null, retry);
-    defineSection('audit', 'Audit trail', sections.audit, byId('audit-error'), retry);
+    defineSection('team', sections.team, null, retry);
+    defineSection('audit', sections.audit, byId('audit-error'), retry);
     await refresh();
   }
   markReady('workspace', section);

@@ -6,10 +6,11 @@
  * (`workspaceAuditValues.ts`): durations, sizes, roles, plans, and user ids as the member's address.
  */
 import { fact, showProblem } from './accountPage.ts';
-import { announce, byId, element, focusHeading, plural, setVisible, timeElement } from './dom.ts';
+import { announce, byId, element, focusHeading, setVisible, timeElement } from './dom.ts';
+import { t } from './i18n.ts';
 import { withAccess } from './session.ts';
-import { explainRefusal, type WorkspaceContext } from './workspaceContext.ts';
-import { detailLabel, detailValue, personText } from './workspaceAuditValues.ts';
+import { explainRefusal, sentences, type WorkspaceContext } from './workspaceContext.ts';
+import { detailLabel, detailValue, inWords, personText } from './workspaceAuditValues.ts';
 import { workspacesApi, type AuditRow } from './workspacesApi.ts';
 
 const pageSize = 50;
@@ -23,19 +24,53 @@ const more = byId<HTMLButtonElement>('audit-more');
 const actionFilter = byId<HTMLSelectElement>('audit-action');
 const actorFilter = byId<HTMLInputElement>('audit-actor');
 
-/** The actions the service writes (docs/decisions.md, "Audit rows"), in words. */
-const actionLabels: Record<string, string> = {
-  'workspace.created': 'Workspace created',
-  'member.invited': 'Member invited',
-  'invitation.revoked': 'Invitation revoked',
-  'invitation.expired': 'Invitation expired',
-  'member.joined': 'Member joined',
-  'member.role_changed': 'Role changed',
-  'member.removed': 'Member removed',
-  'member.left': 'Member left',
-  'workspace.transferred': 'Ownership transferred',
-  'policy.updated': 'Policy updated',
-  'branding.updated': 'Branding updated',
+/** The actions the service writes (docs/decisions.md, "Audit rows"), each in words as `workspaceAudit.action.<action>`. */
+const knownActions: readonly string[] = [
+  'workspace.created',
+  'member.invited',
+  'invitation.revoked',
+  'invitation.expired',
+  'member.joined',
+  'member.role_changed',
+  'member.removed',
+  'member.left',
+  'workspace.transferred',
+  'policy.updated',
+  'branding.updated',
+  'domain.claimed',
+  'domain.verified',
+  'domain.deleted',
+  'sso.updated',
+  'sso.break_glass',
+  'scim.user_created',
+  'scim.user_updated',
+  'scim.user_deactivated',
+  'scim.user_reactivated',
+  'scim.user_deleted',
+  'scim.group_created',
+  'scim.group_updated',
+  'scim.group_deleted',
+  'plan.contract_set',
+  'plan.contract_removed',
+];
+
+/** Data (an address, an id, a name) in its own element, never translated. */
+function data(text: string): HTMLSpanElement {
+  const span = element('span', '', text);
+  span.translate = false;
+  return span;
+}
+
+/** An action in words; one the page does not know is shown as its code. */
+const actionLabel = (action: string): string => (knownActions.includes(action) ? t(`workspaceAudit.action.${action}`) : action);
+
+/** The columns' names, which narrow screens show before each cell. */
+const columns = {
+  when: t('workspaceAudit.column.when'),
+  who: t('workspaceAudit.column.who'),
+  what: t('workspaceAudit.column.what'),
+  target: t('workspaceAudit.column.target'),
+  details: t('workspaceAudit.column.details'),
 };
 
 let rows: AuditRow[] = [];
@@ -65,20 +100,29 @@ function rowElement(row: AuditRow, known: Map<string, string>): HTMLTableRowElem
   tr.setAttribute('role', 'row');
   tr.dataset.id = row.id;
   tr.dataset.action = row.action;
-  const when = cell('When');
+  const when = cell(columns.when);
   when.append(timeElement(row.at));
-  const who = cell('Who', 'audit-actor');
-  who.append(row.actor.email ?? (row.actor.via === 'system' ? 'Hushlink (automatic)' : 'unknown'));
-  if (row.actor.via === 'scim') who.append(element('span', 'hint', ' through the directory (SCIM)'));
-  const what = cell('What');
-  what.append(actionLabels[row.action] ?? row.action);
-  const target = cell('Target', 'audit-target');
+  const who = cell(columns.who, 'audit-actor');
+  if (row.actor.email) who.append(data(row.actor.email));
+  else who.append(row.actor.via === 'system' ? t('workspaceAudit.actor.system') : t('workspaceAudit.actor.unknown'));
+  if (row.actor.via === 'scim') who.append(element('span', 'hint', ` ${t('workspaceAudit.actor.scim')}`));
+  const what = cell(columns.what);
+  what.append(knownActions.includes(row.action) ? actionLabel(row.action) : data(row.action));
+  const target = cell(columns.target, 'audit-target');
   // The workspace itself is the target of its settings' rows: named rather than shown as an id.
-  target.append(row.target.startsWith('wks_') ? 'This workspace' : personText(row.target, known));
-  target.title = row.target;
-  const details = cell('Details', 'audit-details');
+  if (row.target.startsWith('wks_')) target.append(t('workspaceAudit.target.workspace'));
+  else {
+    // Data: the person or thing acted on, its id in full on hover.
+    target.append(personText(row.target, known));
+    target.title = row.target;
+    target.translate = false;
+  }
+  const details = cell(columns.details, 'audit-details');
   const list = element('dl', 'facts');
-  for (const [key, value] of Object.entries(row.details)) list.append(fact(detailLabel(key), detailValue(key, value, known)));
+  for (const [key, value] of Object.entries(row.details)) {
+    const text = detailValue(key, value, known);
+    list.append(fact(detailLabel(key), inWords(key, value) ? text : data(text)));
+  }
   details.append(list);
   tr.append(when, who, what, target, details);
   return tr;
@@ -93,10 +137,10 @@ function matches(row: AuditRow): boolean {
 /** The action filter's choices: every known action and any other the loaded rows have. */
 function renderActions(): void {
   const chosen = actionFilter.value;
-  const actions = new Set([...Object.keys(actionLabels), ...rows.map((row) => row.action)]);
+  const actions = new Set([...knownActions, ...rows.map((row) => row.action)]);
   actionFilter.replaceChildren(
-    new Option('All actions', ''),
-    ...[...actions].map((action) => new Option(`${actionLabels[action] ?? action} (${action})`, action)),
+    new Option(t('workspaceAudit.filter.all'), ''),
+    ...[...actions].map((action) => new Option(t('workspaceAudit.filter.option', { label: actionLabel(action), action }), action)),
   );
   actionFilter.value = actions.has(chosen) ? chosen : '';
 }
@@ -106,12 +150,17 @@ function render(): HTMLTableRowElement[] {
   const shown = rows.filter(matches).map((row) => rowElement(row, known));
   rowsBody.replaceChildren(...shown);
   const filtered = actionFilter.value !== '' || actorFilter.value.trim() !== '';
+  const matching = t('workspaceAudit.count.matching', { shown: shown.length, loaded: rows.length });
   count.textContent = filtered
-    ? `${plural(shown.length, 'row', 'rows')} of the ${plural(rows.length, 'row', 'rows')} loaded match${shown.length === 1 ? 'es' : ''}.${cursor ? ' Older rows are not loaded yet: “Load more” to search them too.' : ''}`
-    : `${plural(rows.length, 'row', 'rows')}, newest first${cursor ? '; older ones with “Load more”' : ''}.`;
+    ? cursor
+      ? sentences(matching, t('workspaceAudit.count.notLoaded'))
+      : matching
+    : cursor
+      ? t('workspaceAudit.count.allMore', { count: rows.length })
+      : t('workspaceAudit.count.all', { count: rows.length });
   setVisible(table, shown.length > 0);
   setVisible(empty, shown.length === 0);
-  empty.textContent = rows.length === 0 ? 'No rows yet.' : 'No loaded row matches the filters.';
+  empty.textContent = rows.length === 0 ? t('workspaceAudit.empty') : t('workspaceAudit.noMatch');
   setVisible(more, cursor !== null);
   return shown;
 }
@@ -139,7 +188,7 @@ export async function loadAudit(current: WorkspaceContext): Promise<void> {
   try {
     await loadPage(true);
   } catch (problem) {
-    showProblem(error, problem, 'The audit trail could not be read: ');
+    showProblem(error, problem, t('workspaceAudit.failed'));
   }
 }
 
@@ -153,10 +202,10 @@ export function wireAudit(): void {
     void (async () => {
       more.disabled = true;
       setVisible(error, false);
-      announce('Loading more…');
+      announce(t('workspaceAudit.loadingMore'));
       try {
         const added = await loadPage(false);
-        announce(added.length > 0 ? `${plural(added.length, 'older row', 'older rows')} loaded.` : 'No older rows.');
+        announce(added.length > 0 ? t('workspaceAudit.loaded', { count: added.length }) : t('workspaceAudit.noOlder'));
         const first = added.find(matches);
         const cell = first ? rowsBody.querySelector<HTMLElement>(`tr[data-id="${first.id}"] td`) : null;
         if (cell) {
@@ -165,7 +214,7 @@ export function wireAudit(): void {
         } else if (!more.hidden) more.focus();
       } catch (problem) {
         announce('');
-        await explainRefusal(context!, problem, error, 'Could not load more: ');
+        await explainRefusal(context!, problem, error, t('workspaceAudit.moreFailed'));
       } finally {
         more.disabled = false;
       }

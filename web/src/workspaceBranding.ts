@@ -11,16 +11,17 @@
  * attributes in markup and inline `<style>`), and only after the value is checked as `#rrggbb`.
  */
 import { planIncludes } from '../../shared/domain/plans.ts';
-import { accentShortfalls, accentUses, formatRatio, isHexColour } from '../../shared/domain/workspaces/accent.ts';
+import { type AccentUse, accentShortfalls, accentUses, isHexColour } from '../../shared/domain/workspaces/accent.ts';
 import { LogoError, logoTypes, parseLogo } from '../../shared/domain/workspaces/logo.ts';
 import { workspaceLimits } from '../../shared/limits.ts';
 import { ApiError, problemMessages } from './api.ts';
 import { showProblem } from './accountPage.ts';
 import { announce, byId, element, setVisible } from './dom.ts';
 import { fieldErrors } from './fieldErrors.ts';
+import { language, locale, t, tNodes } from './i18n.ts';
 import { SignedOutError, withAccess } from './session.ts';
-import { explainRefusal, type WorkspaceContext } from './workspaceContext.ts';
-import { planLabel } from './workspaceText.ts';
+import { planName } from './workspaceAuditValues.ts';
+import { explainRefusal, sentences, serverWords, type WorkspaceContext } from './workspaceContext.ts';
 import { workspacesApi } from './workspacesApi.ts';
 import { formatBytes } from './progress.ts';
 
@@ -52,6 +53,28 @@ const previewPage = byId('preview-page');
 const previewName = byId('preview-name');
 const previewLogo = byId<HTMLImageElement>('preview-logo');
 
+// Sentences around an element are put together in the page's language: the name's hint (the
+// placeholder in italics) and the preview's band (the name in its <bdi>, as the reveal page draws it).
+byId('brand-name-hint').replaceChildren(
+  ...tNodes('workspaceBranding.name.hint', {
+    name: element('em', '', t('workspaceBranding.name.hintName')),
+    max: workspaceLimits.displayName.max,
+  }),
+);
+previewName.closest('.brand-line')?.replaceChildren(...tNodes('workspaceBranding.preview.sentFrom', { name: previewName }));
+
+/** Where the accent is drawn, as the messages' `select` names it. */
+const useKeys: Record<AccentUse['use'], string> = {
+  'text on the card': 'card',
+  'text on the page': 'page',
+  'button label on the accent': 'label',
+};
+/** A ratio as people read it ("4.50:1"), rounded down so a refused 4.499 never shows as 4.50. */
+const ratioFormat = new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const formatRatio = (ratio: number): string => `${ratioFormat.format(Math.floor(ratio * 100) / 100)}:1`;
+/** The least contrast allowed, as the limit is written ("4.5:1"). */
+const leastRatio = `${new Intl.NumberFormat(locale).format(workspaceLimits.accentContrast)}:1`;
+
 /** The default accent the picker shows when none is set (styles.css `--accent`, light). */
 const defaultAccent = '#3b3fbf';
 
@@ -66,7 +89,7 @@ export function renderBranding(context: WorkspaceContext): void {
   displayName.value = branding?.display_name ?? workspace.name.slice(0, workspaceLimits.displayName.max);
   logo = branding?.logo ?? null;
   logoFile.value = '';
-  logoNote.textContent = logo ? 'A logo is set.' : '';
+  logoNote.textContent = logo ? t('workspaceBranding.logo.set') : '';
   accentText.value = branding?.accent ?? '';
   accentPicker.value = branding?.accent ?? defaultAccent;
   const allowed = planIncludes(workspace.plan, 'branding');
@@ -76,7 +99,7 @@ export function renderBranding(context: WorkspaceContext): void {
 }
 
 function showPlanNote(plan: string | null): void {
-  planNote.textContent = plan === null ? '' : `Branding comes with the Team plan; this workspace is on ${planLabel(plan)}.`;
+  planNote.textContent = plan === null ? '' : t('workspaceBranding.planNote', { plan: planName(plan) });
   setVisible(planNote, plan !== null);
 }
 
@@ -85,7 +108,9 @@ const accentValue = (): string | null => (accentText.value.trim() === '' ? null 
 
 /** Redraws the preview and the contrast feedback from the form as it is. */
 function update(): void {
-  previewName.textContent = displayName.value.trim() || 'your name';
+  // The name typed is data; the placeholder for none is words.
+  previewName.textContent = displayName.value.trim() || t('workspaceBranding.preview.defaultName');
+  previewName.translate = displayName.value.trim() === '';
   if (logo) previewLogo.src = logo;
   else previewLogo.removeAttribute('src');
   setVisible(previewLogo, logo !== null);
@@ -96,10 +121,7 @@ function update(): void {
   if (accent === null || !isHexColour(accent)) {
     previewPage.style.removeProperty('--brand-accent');
     delete previewPage.dataset.accent;
-    verdict.textContent =
-      accent === null
-        ? 'No accent colour: the page keeps Hushlink’s own colours.'
-        : 'Write the colour as # and six hexadecimal digits, such as #1f6feb.';
+    verdict.textContent = accent === null ? t('workspaceBranding.accent.none') : t('workspaceBranding.accent.invalid');
     verdict.dataset.verdict = accent === null ? 'none' : 'invalid';
     return;
   }
@@ -108,14 +130,18 @@ function update(): void {
   previewPage.dataset.accent = accent;
   for (const use of accentUses(accent)) {
     const ok = use.ratio >= workspaceLimits.accentContrast;
-    const row = element('li', ok ? 'contrast-ok' : 'contrast-low', `${ok ? '✓' : '✗'} ${use.use}: ${formatRatio(use.ratio)}`);
+    const row = element(
+      'li',
+      ok ? 'contrast-ok' : 'contrast-low',
+      t('workspaceBranding.contrast.row', { mark: ok ? '✓' : '✗', use: useKeys[use.use], ratio: formatRatio(use.ratio) }),
+    );
     row.dataset.ok = String(ok);
     contrast.append(row);
   }
   const [worst] = accentShortfalls(accent);
   verdict.textContent = worst
-    ? `Too little contrast: as ${worst.use} it gives ${formatRatio(worst.ratio)}, and at least ${workspaceLimits.accentContrast}:1 is needed, so it would be refused. Choose a darker colour.`
-    : `Readable wherever it is drawn (at least ${workspaceLimits.accentContrast}:1 everywhere).`;
+    ? t('workspaceBranding.contrast.low', { use: useKeys[worst.use], ratio: formatRatio(worst.ratio), least: leastRatio })
+    : t('workspaceBranding.contrast.ok', { least: leastRatio });
   verdict.dataset.verdict = worst ? 'low' : 'ok';
 }
 
@@ -131,26 +157,38 @@ async function chooseLogo(): Promise<void> {
     formErrors.show({ logo: message }, null);
   };
   if (!(logoTypes as readonly string[]).includes(file.type)) {
-    return refuse(`“${file.name}” is not a PNG, JPEG or WebP image. Other formats, SVG included, are never accepted.`);
+    return refuse(t('workspaceBranding.logo.notImage', { file: file.name }));
   }
   if (file.size > workspaceLimits.logoBytes)
-    return refuse(`“${file.name}” is ${formatBytes(file.size)}; a logo is at most ${formatBytes(workspaceLimits.logoBytes)}.`);
+    return refuse(
+      t('workspaceBranding.logo.tooLarge', { file: file.name, size: formatBytes(file.size), max: formatBytes(workspaceLimits.logoBytes) }),
+    );
   const dataUrl = await new Promise<string>((resolve, reject) => {
     const reader = new FileReader();
     reader.onload = () => resolve(String(reader.result));
     reader.onerror = () => reject(reader.error ?? new Error('unreadable'));
     reader.readAsDataURL(file);
   }).catch(() => null);
-  if (dataUrl === null) return refuse(`“${file.name}” could not be read.`);
+  if (dataUrl === null) return refuse(t('workspaceBranding.logo.unreadable', { file: file.name }));
   try {
     const parsed = parseLogo(dataUrl);
     logo = parsed.dataUrl;
-    logoNote.textContent = `“${file.name}”: ${parsed.width}×${parsed.height} pixels, ${formatBytes(parsed.bytes)}.`;
+    logoNote.textContent = t('workspaceBranding.logo.chosen', {
+      file: file.name,
+      width: String(parsed.width),
+      height: String(parsed.height),
+      size: formatBytes(parsed.bytes),
+    });
     update();
-    announce('Logo chosen: see the preview.');
+    announce(t('workspaceBranding.logo.chosenAnnounce'));
   } catch (error) {
     if (!(error instanceof LogoError)) throw error;
-    refuse(`“${file.name}” cannot be used: the logo ${error.message}.`);
+    // Why, in the check's own words (English, as the service says it); another language says it in general.
+    refuse(
+      language === 'en'
+        ? t('workspaceBranding.logo.invalidBecause', { file: file.name, reason: error.message })
+        : t('workspaceBranding.logo.invalid', { file: file.name }),
+    );
   }
 }
 
@@ -165,9 +203,9 @@ export function wireBrandingForm(context: () => WorkspaceContext): void {
   removeLogo.addEventListener('click', () => {
     logo = null;
     logoFile.value = '';
-    logoNote.textContent = 'No logo.';
+    logoNote.textContent = t('workspaceBranding.logo.none');
     update();
-    announce('Logo removed from the preview; save to remove it from the page.');
+    announce(t('workspaceBranding.logo.removed'));
     logoFile.focus();
   });
   accentPicker.addEventListener('input', () => {
@@ -186,7 +224,7 @@ export function wireBrandingForm(context: () => WorkspaceContext): void {
     edited('accent');
     accentPicker.value = defaultAccent;
     update();
-    announce('No accent colour: the page keeps Hushlink’s own.');
+    announce(t('workspaceBranding.accent.cleared'));
     accentText.focus();
   });
   form.addEventListener('submit', (event) => {
@@ -203,20 +241,21 @@ async function save(context: WorkspaceContext): Promise<void> {
   const accent = accentValue();
   const problems: Partial<Record<Field, string>> = {};
   const { min, max } = workspaceLimits.displayName;
-  if (name.length < min || name.length > max) problems.display_name = `The name is ${min} to ${max} characters.`;
-  if (accent !== null && !isHexColour(accent)) problems.accent = 'Write the colour as # and six hexadecimal digits, such as #1f6feb.';
-  else if (accent !== null && accentShortfalls(accent).length > 0) problems.accent = `${verdict.textContent} Nothing was sent.`;
+  if (name.length < min || name.length > max) problems.display_name = t('workspaceBranding.name.length', { min, max });
+  if (accent !== null && !isHexColour(accent)) problems.accent = t('workspaceBranding.accent.invalid');
+  else if (accent !== null && accentShortfalls(accent).length > 0)
+    problems.accent = sentences(verdict.textContent ?? '', t('workspaceBranding.nothingSent'));
   if (Object.keys(problems).length > 0) return formErrors.show(problems, null);
 
   fields.disabled = true;
-  announce('Saving the branding…');
+  announce(t('workspaceBranding.saving'));
   try {
     await withAccess((token) => workspacesApi.setBranding(token, context.workspace.id, { display_name: name, logo, accent }));
     await context.refresh();
-    saved.textContent = 'Branding saved. Pages of secrets sent in this workspace show it from now on.';
+    saved.textContent = t('workspaceBranding.saved');
     setVisible(saved, true);
     saved.focus();
-    announce('Branding saved.');
+    announce(t('workspaceBranding.savedAnnounce'));
   } catch (error) {
     announce('');
     fields.disabled = false;
@@ -226,11 +265,15 @@ async function save(context: WorkspaceContext): Promise<void> {
       const other: string[] = [];
       for (const entry of error.problem.errors ?? []) {
         const field = /^body\.(display_name|logo|accent)$/.exec(entry.path ?? '')?.[1] as Field | undefined;
-        if (field) messages[field] = `${messages[field] ? `${messages[field]} ` : ''}${sentence(entry.message)}`;
-        else other.push(entry.message);
+        if (field)
+          messages[field] = serverWords(
+            `${messages[field] ? `${messages[field]} ` : ''}${sentence(entry.message)}`,
+            t('workspaceBranding.valueRefused'),
+          );
+        else if (language === 'en') other.push(entry.message);
       }
       if (Object.keys(messages).length === 0 && other.length === 0) other.push(...problemMessages(error));
-      return formErrors.show(messages, other.length > 0 ? other.join(' ') : null);
+      return formErrors.show(messages, other.length > 0 ? sentences(...other) : null);
     }
     if (error instanceof ApiError && error.status === 403 && error.problem.reason === 'plan') {
       showPlanNote(typeof error.problem.plan === 'string' ? error.problem.plan : context.workspace.plan);
@@ -238,6 +281,6 @@ async function save(context: WorkspaceContext): Promise<void> {
       planNote.focus();
       return;
     }
-    await explainRefusal(context, error, errors, 'The branding was not saved: ');
+    await explainRefusal(context, error, errors, t('workspaceBranding.failed'));
   }
 }

@@ -6,6 +6,7 @@ import { ApiError } from './api.ts';
 import type { AccountUser } from './api.ts';
 import { showProblem } from './accountPage.ts';
 import { announce, setVisible } from './dom.ts';
+import { language, t } from './i18n.ts';
 import { withAccess } from './session.ts';
 import type { WorkspaceSummary } from './workspacesApi.ts';
 
@@ -27,10 +28,7 @@ export interface WorkspaceContext {
  */
 export async function explainRefusal(context: WorkspaceContext, error: unknown, box: HTMLElement, prefix: string): Promise<void> {
   if (error instanceof ApiError && (error.status === 404 || (error.status === 403 && error.problem.reason === 'role'))) {
-    const why =
-      error.status === 404
-        ? 'What you acted on is no longer there (changed elsewhere, or you are no longer a member): the page is read again.'
-        : 'Your role in this workspace changed meanwhile: the page is read again and shows what you can do now.';
+    const why = error.status === 404 ? t('workspace.refused.gone') : t('workspace.refused.role');
     await context.refresh();
     context.notice(why);
     return;
@@ -49,7 +47,7 @@ export async function run(
 ): Promise<void> {
   button.disabled = true;
   setVisible(error, false);
-  announce('Working…');
+  announce(t('workspace.working'));
   try {
     await withAccess(call);
   } catch (problem) {
@@ -66,3 +64,12 @@ export function show(box: HTMLElement, text: string): void {
   setVisible(box, true);
   box.focus();
 }
+
+/**
+ * The service's own words (a field's `message`, a `detail`) are English, for API clients: an
+ * English page shows them, any other language `instead`, its own words for the same refusal.
+ */
+export const serverWords = (english: string, instead: string): string => (language === 'en' ? english : instead);
+
+/** Whole sentences one after another: a space between them, none in Japanese and Chinese. */
+export const sentences = (...parts: string[]): string => parts.filter((part) => part !== '').join(/^(?:ja|zh)\b/.test(language) ? '' : ' ');

@@ -9,23 +9,19 @@ import { mayDo } from '../../shared/domain/workspaces/permissions.ts';
 import { domainLimits } from '../../shared/limits.ts';
 import { actionButton, fact } from './accountPage.ts';
 import { confirmStep } from './confirmStep.ts';
-import { announce, copyField, element, errorBox, plural, timeElement } from './dom.ts';
+import { announce, copyField, element, errorBox, timeElement } from './dom.ts';
 import { domainsApi, type DomainCheck, type DomainCheckError, type WorkspaceDomain } from './domainsApi.ts';
+import { t, tNodes } from './i18n.ts';
 import { explainRefusal, run, show, type WorkspaceContext } from './workspaceContext.ts';
-
-export const operatorAddress = 'your Hushlink operator’s custom-domain address';
 
 const recheckDays = domainLimits.recheckSeconds / 86_400;
 
 /** Why the last check did not verify a claim, in words (a code added to the API without words fails the type check). */
 const checkErrors: Record<DomainCheckError, (domain: WorkspaceDomain) => string> = {
-  txt_not_found: (domain) =>
-    `No TXT record was found at ${domain.verification.name}. A record just published can take a few minutes (at some providers longer) to be seen: check again later.`,
-  txt_mismatch: (domain) =>
-    `TXT records are at ${domain.verification.name}, but none has this claim’s value. Copy the value again, whole: the value of an earlier claim does not count.`,
-  dns_unavailable: () =>
-    'The DNS servers gave no answer to rely on (an error, or none in time). Nothing is wrong with the claim: check again later.',
-  verified_elsewhere: () => 'Another workspace verified this hostname first, so it cannot be verified here. Delete this claim.',
+  txt_not_found: (domain) => t('workspaceDomains.check.txtNotFound', { name: domain.verification.name }),
+  txt_mismatch: (domain) => t('workspaceDomains.check.txtMismatch', { name: domain.verification.name }),
+  dns_unavailable: () => t('workspaceDomains.check.dnsUnavailable'),
+  verified_elsewhere: () => t('workspaceDomains.check.verifiedElsewhere'),
 };
 
 /**
@@ -35,9 +31,7 @@ const checkErrors: Record<DomainCheckError, (domain: WorkspaceDomain) => string>
  * about ALIAS records and subdomains instead of being given advice it cannot follow.
  */
 export const cnameSentence = (name: string) =>
-  isLikelyApex(name)
-    ? `Addresses at ${name} can now use this workspace’s single sign-on: nothing more to publish for that. To open links on ${name} itself, its DNS provider needs an ALIAS (or ANAME) record pointing to ${operatorAddress}, since a domain’s apex cannot hold a CNAME; or serve links on a subdomain such as secrets.${name} (claim it here too).`
-    : `Next, at your DNS provider: a CNAME record for ${name} pointing to ${operatorAddress} (ask whoever runs this Hushlink for it). Links on ${name} open once it resolves there.`;
+  isLikelyApex(name) ? t('workspaceDomains.next.apex', { name }) : t('workspaceDomains.next.cname', { name });
 
 /** Second levels that many country codes register under (`acme.co.uk`, `acme.com.au`). */
 const secondLevels = new Set(['co', 'com', 'net', 'org', 'ac', 'gov', 'edu', 'ne', 'or', 'gv']);
@@ -52,10 +46,22 @@ export function isLikelyApex(name: string): boolean {
   return labels.length === 3 && labels[2]!.length === 2 && secondLevels.has(labels[1]!);
 }
 
-/** A read-only field with its Copy button: what the claimant types at their DNS provider. */
-function copyRow(id: string, labelText: string, value: string, what: string): HTMLDivElement {
+/** A read-only field with its Copy button (`data-action` `copy-<part>`): what the claimant types at their DNS provider. */
+function copyRow(id: string, part: 'name' | 'value', value: string): HTMLDivElement {
+  const words = {
+    name: {
+      label: t('workspaceDomains.record.name'),
+      copy: t('workspaceDomains.record.copyName'),
+      what: t('workspaceDomains.record.nameWhat'),
+    },
+    value: {
+      label: t('workspaceDomains.record.value'),
+      copy: t('workspaceDomains.record.copyValue'),
+      what: t('workspaceDomains.record.valueWhat'),
+    },
+  }[part];
   const field = element('div', 'field');
-  const label = element('label', '', labelText);
+  const label = element('label', '', words.label);
   const row = element('div', 'with-button');
   const input = element('input');
   input.id = id;
@@ -64,11 +70,12 @@ function copyRow(id: string, labelText: string, value: string, what: string): HT
   input.spellcheck = false;
   input.autocomplete = 'off';
   input.value = value;
+  input.translate = false;
   label.htmlFor = id;
-  const copy = element('button', '', `Copy ${labelText.toLowerCase()}`);
+  const copy = element('button', '', words.copy);
   copy.type = 'button';
-  copy.dataset.action = `copy-${labelText.toLowerCase()}`;
-  copy.addEventListener('click', () => void copyField(input, copy, what));
+  copy.dataset.action = `copy-${part}`;
+  copy.addEventListener('click', () => void copyField(input, copy, words.what));
   input.addEventListener('focus', () => input.select());
   row.append(input, copy);
   field.append(label, row);
@@ -79,19 +86,15 @@ function copyRow(id: string, labelText: string, value: string, what: string): HT
 function recordBox(domain: WorkspaceDomain): HTMLDivElement {
   const box = element('div', 'txt-record');
   box.dataset.role = 'txt-record';
-  const heading = element('h4', 'panel-title', 'TXT record to publish');
+  const heading = element('h4', 'panel-title', t('workspaceDomains.record.title'));
   heading.id = `domain-${domain.id}-record`;
   heading.tabIndex = -1;
-  const how = element(
-    'p',
-    'hint',
-    `At your DNS provider, add a record of type TXT with this name and value, then “Verify now”. Other TXT records at that name may stay. The service also checks on its own for ${plural(recheckDays, 'day', 'days')} after the claim.`,
-  );
+  const how = element('p', 'hint', t('workspaceDomains.record.how', { days: recheckDays }));
   box.append(
     heading,
     how,
-    copyRow(`domain-${domain.id}-name`, 'Name', domain.verification.name, 'Record name'),
-    copyRow(`domain-${domain.id}-value`, 'Value', domain.verification.value, 'Record value'),
+    copyRow(`domain-${domain.id}-name`, 'name', domain.verification.name),
+    copyRow(`domain-${domain.id}-value`, 'value', domain.verification.value),
   );
   return box;
 }
@@ -101,14 +104,22 @@ function lastCheck(domain: WorkspaceDomain): HTMLElement {
   line.dataset.role = 'last-check';
   line.dataset.error = domain.last_error ?? '';
   if (domain.last_checked_at === null) {
-    line.append('Not checked yet.');
+    line.append(t('workspaceDomains.check.never'));
     return line;
   }
+  const time = timeElement(domain.last_checked_at);
   line.append(
-    timeElement(domain.last_checked_at),
-    domain.last_error === null ? ': the record was found.' : `: ${checkErrors[domain.last_error](domain)}`,
+    ...(domain.last_error === null
+      ? tNodes('workspaceDomains.check.found', { time })
+      : tNodes('workspaceDomains.check.notFound', { time, reason: checkErrors[domain.last_error](domain) })),
   );
   return line;
+}
+
+/** The action buttons' hidden object is the hostname alone: data, never translated. */
+function hostnameObject<T extends HTMLElement>(buttons: T): T {
+  for (const hidden of buttons.querySelectorAll<HTMLElement>('.visually-hidden')) hidden.translate = false;
+  return buttons;
 }
 
 /** What a card tells the section: the list changed (read again), and what to say about it. */
@@ -123,11 +134,20 @@ export function domainItem(domain: WorkspaceDomain, context: WorkspaceContext, c
   const name = element('h3', 'item-title mono', domain.hostname);
   name.id = `domain-${domain.id}-title`;
   name.tabIndex = -1;
-  const badge = element('span', verified ? 'badge badge-active' : 'badge badge-pending', verified ? 'Verified' : 'Pending');
+  name.translate = false;
+  const badge = element(
+    'span',
+    verified ? 'badge badge-active' : 'badge badge-pending',
+    verified ? t('workspaceDomains.state.verified') : t('workspaceDomains.state.pending'),
+  );
   badge.dataset.role = 'domain-state';
   head.append(name, badge);
   const facts = element('dl', 'facts');
-  facts.append(verified && domain.verified_at ? fact('Verified', timeElement(domain.verified_at)) : fact('Last check', lastCheck(domain)));
+  facts.append(
+    verified && domain.verified_at
+      ? fact(t('workspaceDomains.fact.verified'), timeElement(domain.verified_at))
+      : fact(t('workspaceDomains.fact.lastCheck'), lastCheck(domain)),
+  );
   item.append(head, facts);
   if (verified) {
     const next = element('p', 'hint', cnameSentence(domain.hostname));
@@ -145,7 +165,7 @@ export function domainItem(domain: WorkspaceDomain, context: WorkspaceContext, c
   const explain = (problem: unknown, prefix: string) => explainRefusal(context, problem, error, prefix);
   const actions = element('div', 'actions');
   if (!verified) {
-    const verify = actionButton('Verify now', domain.hostname, 'primary');
+    const verify = hostnameObject(actionButton(t('workspaceDomains.verify'), domain.hostname, 'primary'));
     verify.dataset.action = 'verify';
     let result: DomainCheck | null = null;
     verify.addEventListener(
@@ -157,33 +177,35 @@ export function domainItem(domain: WorkspaceDomain, context: WorkspaceContext, c
           async (token) => (result = await domainsApi.verify(token, domain.id)),
           () => checked(context, domain, result!),
           explain,
-          'Could not check: ',
+          t('workspaceDomains.verifyFailed'),
         ),
     );
     actions.append(verify);
   }
-  const remove = actionButton('Delete', domain.hostname, 'danger');
+  const remove = hostnameObject(actionButton(t('workspaceDomains.delete'), domain.hostname, 'danger'));
   remove.dataset.action = 'delete';
   actions.append(remove);
+  const hostname = domain.hostname;
   const step = confirmStep(
     remove,
     {
       action: 'delete',
-      object: domain.hostname,
-      question: `Delete ${domain.hostname}? Links already sent on it stop working at once, for everyone who has them${verified ? ', and single sign-on no longer speaks for addresses at it' : ''}. Claiming it again needs a new TXT record.`,
-      yes: 'Yes, delete it',
-      no: 'Keep it',
+      object: hostname,
+      question: verified ? t('workspaceDomains.deleteQuestionVerified', { hostname }) : t('workspaceDomains.deleteQuestion', { hostname }),
+      yes: t('workspaceDomains.deleteYes'),
+      no: t('workspaceDomains.deleteNo'),
     },
     (yes) =>
       void run(
         yes,
         error,
         (token) => domainsApi.remove(token, domain.id),
-        () => changed(`${domain.hostname} deleted.`, `${domain.hostname} is deleted: links on it no longer open.`),
+        () => changed(t('workspaceDomains.deleted', { hostname }), t('workspaceDomains.deletedNote', { hostname })),
         explain,
-        'Could not delete: ',
+        t('workspaceDomains.deleteFailed'),
       ),
   );
+  hostnameObject(step.box);
   item.append(actions, step.box, outcome, error);
   return item;
 }
@@ -192,7 +214,8 @@ export function domainItem(domain: WorkspaceDomain, context: WorkspaceContext, c
 async function checked(context: WorkspaceContext, domain: WorkspaceDomain, result: DomainCheck): Promise<void> {
   await context.refresh();
   const verified = result.state === 'verified';
-  announce(verified ? `${domain.hostname} is verified.` : `${domain.hostname} is not verified yet.`);
+  const hostname = domain.hostname;
+  announce(verified ? t('workspaceDomains.verifiedAnnounce', { hostname }) : t('workspaceDomains.pendingAnnounce', { hostname }));
   // Deleted meanwhile: the list read again no longer has it.
   const outcome = document.querySelector<HTMLElement>(`#domains li[data-domain-id="${CSS.escape(domain.id)}"] [data-role="domain-check"]`);
   if (!outcome) return;
@@ -200,7 +223,9 @@ async function checked(context: WorkspaceContext, domain: WorkspaceDomain, resul
   show(
     outcome,
     verified
-      ? `Checked now: ${domain.hostname} is verified.`
-      : `Checked now: not verified yet. ${result.last_error ? checkErrors[result.last_error](domain) : ''}`.trim(),
+      ? t('workspaceDomains.checkedVerified', { hostname })
+      : result.last_error
+        ? t('workspaceDomains.checkedPendingBecause', { reason: checkErrors[result.last_error](domain) })
+        : t('workspaceDomains.checkedPending'),
   );
 }

@@ -12,17 +12,18 @@ import { ApiError } from './api.ts';
 import { showProblem } from './accountPage.ts';
 import { announce, byId, element, errorBox, setVisible } from './dom.ts';
 import { domainsApi, type WorkspaceDomain } from './domainsApi.ts';
+import { t } from './i18n.ts';
 import { SignedOutError, withAccess } from './session.ts';
-import { domainItem, operatorAddress } from './workspaceDomainItem.ts';
-import { explainRefusal, show, type WorkspaceContext } from './workspaceContext.ts';
-import { planLabel } from './workspaceText.ts';
+import { planName } from './workspaceAuditValues.ts';
+import { domainItem } from './workspaceDomainItem.ts';
+import { explainRefusal, serverWords, show, type WorkspaceContext } from './workspaceContext.ts';
 
 export const domainsSection = element('section');
-const title = element('h2', 'section-title', 'Domains');
+const title = element('h2', 'section-title', t('workspace.section.domains'));
 const planNote = element('p', 'notice notice-info');
 const changedNote = element('p', 'notice notice-info');
 const listError = errorBox('domains-error');
-const empty = element('p', '', 'No domains yet.');
+const empty = element('p', '', t('workspaceDomains.empty'));
 const list = element('ul', 'items');
 const form = element('form');
 const fields = element('fieldset', 'plain');
@@ -36,16 +37,8 @@ function build(): void {
   domainsSection.hidden = true;
   title.id = 'domains-title';
   title.tabIndex = -1;
-  const lede = element(
-    'p',
-    'lede',
-    'Hostnames of your own, such as links.example.com, that links sent in this workspace can be on, and the email domains single sign-on speaks for. Each is proved by a TXT record you publish at your DNS provider.',
-  );
-  const serving = element(
-    'p',
-    'hint',
-    `A verified hostname serves links once a CNAME record points it to ${operatorAddress}. Deleting a domain stops the links on it at once.`,
-  );
+  const lede = element('p', 'lede', t('workspaceDomains.lede'));
+  const serving = element('p', 'hint', t('workspaceDomains.cname'));
   serving.id = 'domains-cname';
   planNote.id = 'domains-plan';
   planNote.tabIndex = -1;
@@ -62,11 +55,11 @@ function build(): void {
   form.id = 'domain-form';
   form.noValidate = true;
   form.setAttribute('aria-labelledby', 'domain-form-title');
-  const formTitle = element('h3', 'panel-title', 'Claim a domain');
+  const formTitle = element('h3', 'panel-title', t('workspaceDomains.claim.title'));
   formTitle.id = 'domain-form-title';
   fields.id = 'domain-fields';
   const field = element('div', 'field');
-  const label = element('label', '', 'Hostname');
+  const label = element('label', '', t('workspaceDomains.claim.label'));
   hostname.id = 'domain-hostname';
   hostname.type = 'text';
   hostname.maxLength = 300;
@@ -75,16 +68,12 @@ function build(): void {
   hostname.setAttribute('autocapitalize', 'off');
   hostname.setAttribute('aria-describedby', 'domain-hostname-hint domain-hostname-error');
   label.htmlFor = hostname.id;
-  const hint = element(
-    'p',
-    'hint',
-    `A name whose DNS you control, such as links.example.com: no https://, path or port. A name in another script is kept in its ASCII form (xn--…). Up to ${domainLimits.perWorkspace} a workspace, pending ones included.`,
-  );
+  const hint = element('p', 'hint', t('workspaceDomains.claim.hint', { max: domainLimits.perWorkspace }));
   hint.id = 'domain-hostname-hint';
   hostnameError.id = 'domain-hostname-error';
   hostnameError.hidden = true;
   const actions = element('div', 'actions');
-  const claimButton = element('button', 'primary', 'Claim domain');
+  const claimButton = element('button', 'primary', t('workspaceDomains.claim.submit'));
   claimButton.type = 'submit';
   claimButton.id = 'domain-claim';
   actions.append(claimButton);
@@ -95,7 +84,7 @@ function build(): void {
 }
 
 function showPlanNote(plan: string | null): void {
-  planNote.textContent = plan === null ? '' : `A workspace’s own domains come with the Team plan; this workspace is on ${planLabel(plan)}.`;
+  planNote.textContent = plan === null ? '' : t('workspaceDomains.planNote', { plan: planName(plan) });
   setVisible(planNote, plan !== null);
 }
 
@@ -123,7 +112,7 @@ export async function loadDomains(context: WorkspaceContext): Promise<WorkspaceD
   try {
     domains = (await withAccess((token) => domainsApi.list(token, workspace.id))).items;
   } catch (error) {
-    showProblem(listError, error, 'The domains could not be listed: ');
+    showProblem(listError, error, t('workspaceDomains.listFailed'));
     return null;
   }
   list.replaceChildren(
@@ -149,25 +138,23 @@ function hostnameProblem(message: string): void {
 
 /** What a 409 says about the hostname typed, by its reason. */
 const conflicts: Record<string, (name: string) => string> = {
-  already_claimed: (name) => `This workspace has claimed ${name} already: it is in the list above. Nothing was claimed.`,
-  hostname_verified: (name) =>
-    `Another workspace has verified ${name}, so it cannot be claimed here. If it is yours, delete it in that workspace first.`,
-  domain_limit: () =>
-    `A workspace holds at most ${domainLimits.perWorkspace} domains, pending ones included: delete one first. Nothing was claimed.`,
+  already_claimed: (name) => t('workspaceDomains.conflict.alreadyClaimed', { hostname: name }),
+  hostname_verified: (name) => t('workspaceDomains.conflict.verifiedElsewhere', { hostname: name }),
+  domain_limit: () => t('workspaceDomains.conflict.limit', { max: domainLimits.perWorkspace }),
 };
 
 async function claim(context: WorkspaceContext): Promise<void> {
   if (fields.disabled) return;
   clearErrors();
   const typed = hostname.value.trim();
-  if (!typed) return hostnameProblem('Enter the hostname to claim, such as links.example.com.');
+  if (!typed) return hostnameProblem(t('workspaceDomains.claim.missing'));
   fields.disabled = true;
-  announce('Claiming the domain…');
+  announce(t('workspaceDomains.claim.claiming'));
   try {
     const claimed = await withAccess((token) => domainsApi.claim(token, context.workspace.id, typed));
     hostname.value = '';
     await context.refresh();
-    announce(`Claimed ${claimed.hostname}: publish its TXT record, then verify it.`);
+    announce(t('workspaceDomains.claim.claimed', { hostname: claimed.hostname }));
     document.getElementById(`domain-${claimed.id}-record`)?.focus();
   } catch (error) {
     announce('');
@@ -177,7 +164,9 @@ async function claim(context: WorkspaceContext): Promise<void> {
     if (error instanceof ApiError && error.status === 400) {
       const messages = (error.problem.errors ?? []).filter((entry) => entry.path === 'body.hostname').map((entry) => entry.message);
       if (messages.length > 0)
-        return hostnameProblem(`That is not a hostname a workspace can claim: ${messages.join('; ')}. Nothing was claimed.`);
+        return hostnameProblem(
+          serverWords(t('workspaceDomains.claim.invalidBecause', { reason: messages.join('; ') }), t('workspaceDomains.claim.invalid')),
+        );
     }
     if (error instanceof ApiError && error.status === 409 && typeof reason === 'string' && reason in conflicts)
       return hostnameProblem(conflicts[reason]!(typed.toLowerCase()));
@@ -187,7 +176,7 @@ async function claim(context: WorkspaceContext): Promise<void> {
       planNote.focus();
       return;
     }
-    await explainRefusal(context, error, formErrors, 'The domain was not claimed: ');
+    await explainRefusal(context, error, formErrors, t('workspaceDomains.claim.failed'));
   }
 }
 

@@ -5,7 +5,8 @@
  * whole file, saved one by one as "…-part-1.csv", "…-part-2.csv". Object URLs are revoked after
  * 30 s, or when the page is left.
  */
-import { announce, byId, element, plural, setVisible } from './dom.ts';
+import { announce, byId, element, setVisible } from './dom.ts';
+import { t } from './i18n.ts';
 import { withAccess } from './session.ts';
 import { explainRefusal, type WorkspaceContext } from './workspaceContext.ts';
 import { workspacesApi } from './workspacesApi.ts';
@@ -42,7 +43,7 @@ async function exportTrail(context: WorkspaceContext, format: 'csv' | 'json'): P
   for (const button of Object.values(buttons)) button.disabled = true;
   setVisible(error, false);
   setVisible(status, false);
-  announce(`Exporting the audit trail as ${format.toUpperCase()}…`);
+  announce(t('workspaceAudit.export.exporting', { format: format.toUpperCase() }));
   const saved: string[] = [];
   const seen = new Set<string>();
   let path: string | null = workspacesApi.exportPath(workspace.id, format);
@@ -61,21 +62,26 @@ async function exportTrail(context: WorkspaceContext, format: 'csv' | 'json'): P
     }
     status.replaceChildren(
       saved.length === 1
-        ? `Saved ${saved[0]} to your downloads.`
-        : `The trail came in ${plural(saved.length, 'part', 'parts')}, each a whole file, saved to your downloads: `,
+        ? t('workspaceAudit.export.savedOne', { file: saved[0]! })
+        : t('workspaceAudit.export.savedParts', { count: saved.length }),
     );
     if (saved.length > 1) {
       const list = element('ul');
-      list.append(...saved.map((name) => element('li', 'mono', name)));
+      list.append(
+        ...saved.map((name) => {
+          const item = element('li', 'mono', name);
+          item.translate = false;
+          return item;
+        }),
+      );
       status.append(list);
     }
     status.dataset.parts = String(saved.length);
     setVisible(status, true);
-    announce(saved.length === 1 ? 'Audit trail exported.' : `Audit trail exported in ${saved.length} parts.`);
+    announce(saved.length === 1 ? t('workspaceAudit.export.done') : t('workspaceAudit.export.doneParts', { count: saved.length }));
   } catch (problem) {
     announce('');
-    const prefix =
-      saved.length > 0 ? `Stopped after ${plural(saved.length, 'part', 'parts')} (saved): ` : 'The audit trail could not be exported: ';
+    const prefix = saved.length > 0 ? t('workspaceAudit.export.stopped', { count: saved.length }) : t('workspaceAudit.export.failed');
     await explainRefusal(context, problem, error, prefix);
   } finally {
     for (const button of Object.values(buttons)) button.disabled = false;

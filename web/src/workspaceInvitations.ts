@@ -9,10 +9,10 @@ import { workspaceLimits } from '../../shared/limits.ts';
 import { ApiError, problemMessages } from './api.ts';
 import { actionButton, fact, showProblem } from './accountPage.ts';
 import { confirmStep } from './confirmStep.ts';
-import { announce, byId, describeTime, element, errorBox, plural, setVisible, timeElement } from './dom.ts';
+import { announce, byId, describeTime, element, errorBox, setVisible, timeElement } from './dom.ts';
+import { language, t } from './i18n.ts';
 import { SignedOutError, withAccess } from './session.ts';
 import { explainRefusal, run, type WorkspaceContext } from './workspaceContext.ts';
-import { roleLabel } from './workspaceText.ts';
 import { workspacesApi, type PendingInvitation } from './workspacesApi.ts';
 
 const form = byId<HTMLFormElement>('invite-form');
@@ -25,6 +25,12 @@ const sent = byId('invite-sent');
 
 const inviteDays = workspaceLimits.invitationSeconds / 86_400;
 
+/** The refusals of an address the service names (its `errors[].message` for `body.email`), in the page's words. */
+const emailRefusals: Record<string, string> = {
+  'is a member already': t('workspace.invite.alreadyMember'),
+  'has a pending invitation': t('workspace.invite.alreadyInvited'),
+};
+
 export function invitationItem(
   invitation: PendingInvitation,
   context: WorkspaceContext,
@@ -35,15 +41,18 @@ export function invitationItem(
   const head = element('div', 'item-head');
   const title = element('h4', 'item-title', invitation.email);
   title.tabIndex = -1;
-  const badge = element('span', 'badge badge-pending', `Invited as ${roleLabel(invitation.role).toLowerCase()}`);
+  title.translate = false;
+  const badge = element('span', 'badge badge-pending', t('workspace.invitation.invitedAs', { role: invitation.role }));
   head.append(title, badge);
   const facts = element('dl', 'facts');
-  facts.append(fact('Link works until', timeElement(invitation.expires_at)));
+  facts.append(fact(t('workspace.invitation.until'), timeElement(invitation.expires_at)));
   item.append(head, facts);
   if (!mayDo(context.workspace.role, 'invite')) return item;
 
   const error = errorBox('invitation-error');
-  const revoke = actionButton('Revoke', `invitation of ${invitation.email}`, 'danger');
+  const email = invitation.email;
+  const object = t('workspace.invitation.object', { email });
+  const revoke = actionButton(t('workspace.invitation.revoke'), object, 'danger');
   revoke.dataset.action = 'revoke';
   const actions = element('div', 'actions');
   actions.append(revoke);
@@ -51,18 +60,18 @@ export function invitationItem(
     revoke,
     {
       action: 'revoke',
-      object: `invitation of ${invitation.email}`,
-      question: `Revoke the invitation to ${invitation.email}? Its link stops working at once and its seat is free again.`,
-      yes: 'Yes, revoke it',
-      no: 'Keep it',
+      object,
+      question: t('workspace.invitation.revokeQuestion', { email }),
+      yes: t('workspace.invitation.revokeYes'),
+      no: t('workspace.invitation.revokeNo'),
     },
     (yes) =>
       void run(
         yes,
         error,
         (token) => workspacesApi.remove(token, context.workspace.id, invitation.id),
-        () => changed(`The invitation to ${invitation.email} is revoked.`),
-        (problem) => explainRefusal(context, problem, error, 'Could not revoke: '),
+        () => changed(t('workspace.invitation.revoked', { email })),
+        (problem) => explainRefusal(context, problem, error, t('workspace.invitation.revokeFailed')),
         '',
       ),
   );
@@ -114,10 +123,9 @@ async function invite(
   if (fields.disabled) return;
   clearErrors();
   const address = email.value.trim();
-  if (!address || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address))
-    return emailProblem('Enter the email address to invite, such as ana@example.com.');
+  if (!address || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) return emailProblem(t('workspace.invite.emailMissing'));
   fields.disabled = true;
-  announce('Sending the invitation…');
+  announce(t('workspace.invite.sending'));
   try {
     const invitation = await withAccess((token) =>
       workspacesApi.invite(token, context.workspace.id, { email: address, role: role.value === 'admin' ? 'admin' : 'member' }),
@@ -126,29 +134,36 @@ async function invite(
     fields.disabled = false;
     // Said as soon as the server has it, not after the page's lists are read again: the new row
     // and the confirmation then never disagree, however slow the other reads are.
-    sent.textContent = `Invitation emailed to ${invitation.email}, as ${roleLabel(invitation.role).toLowerCase()}. Its link works for ${plural(inviteDays, 'day', 'days')}, until ${describeTime(invitation.expires_at)}, and only for that address.`;
+    sent.textContent = t('workspace.invite.sent', {
+      email: invitation.email,
+      role: invitation.role,
+      days: inviteDays,
+      until: describeTime(invitation.expires_at),
+    });
     setVisible(sent, true);
     email.focus();
     await invited(invitation);
-    announce(`Invitation sent to ${invitation.email}.`);
+    announce(t('workspace.invite.sentAnnounce', { email: invitation.email }));
   } catch (error) {
     announce('');
     fields.disabled = false;
     if (error instanceof SignedOutError) return showProblem(errors, error);
     if (error instanceof ApiError && error.status === 403 && error.problem.reason === 'no_free_seat') {
       const seats = typeof error.problem.seats === 'number' ? error.problem.seats : context.workspace.seats;
-      return formProblem(
-        `No free seat: ${Math.max(seatsUsed(), seats)} of ${plural(seats, 'seat', 'seats')} are taken by members and pending invitations. Revoke a pending invitation, or add seats to the workspace’s Team subscription, to invite someone else.`,
-      );
+      return formProblem(t('workspace.invite.noSeat', { used: Math.max(seatsUsed(), seats), seats }));
     }
     if (error instanceof ApiError && error.status === 400) {
       const forEmail = (error.problem.errors ?? []).filter((entry) => entry.path === 'body.email');
-      // A member already, or invited already, says so in `detail`; the schema's refusal is generic.
+      // A member already, or invited already, is named by the field's message (and said in `detail`,
+      // in English, which an English page shows as it is); the schema's refusal is generic.
+      const known = forEmail.map((entry) => emailRefusals[entry.message]).find((message) => message !== undefined);
       const generic = !error.problem.detail || /^The request \w+ is not valid\.$/.test(error.problem.detail);
-      if (forEmail.length > 0) return emailProblem(generic ? 'That is not an email address the service accepts.' : error.problem.detail!);
+      if (known) return emailProblem(known);
+      if (forEmail.length > 0)
+        return emailProblem(generic || language !== 'en' ? t('workspace.invite.emailRefused') : error.problem.detail!);
       return formProblem(problemMessages(error).join(' '));
     }
-    await explainRefusal(context, error, errors, 'The invitation was not sent: ');
+    await explainRefusal(context, error, errors, t('workspace.invite.failed'));
   } finally {
     fields.disabled = false;
   }

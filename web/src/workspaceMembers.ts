@@ -11,9 +11,12 @@ import { actionButton, fact } from './accountPage.ts';
 import { chooseWorkspace, currentWorkspaceId } from './currentWorkspace.ts';
 import { confirmStep } from './confirmStep.ts';
 import { element, errorBox, timeElement } from './dom.ts';
+import { hasMessage, t } from './i18n.ts';
+import { roleName } from './workspaceAuditValues.ts';
 import { explainRefusal, run, show, type WorkspaceContext } from './workspaceContext.ts';
-import { roleLabel, roleLabels, sourceLabels } from './workspaceText.ts';
 import { workspacesApi, type Role, type WorkspaceMember } from './workspacesApi.ts';
+
+const roles: readonly Role[] = ['owner', 'admin', 'member'];
 
 /** What a member's card tells the page. */
 export interface MemberActions {
@@ -35,36 +38,44 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
   const title = element('h3', 'item-title');
   title.id = `member-${member.user_id}-title`;
   title.tabIndex = -1;
-  title.append(element('span', 'member-email', member.email));
-  if (self) title.append(element('span', 'hint', ' (you)'));
-  const badge = element('span', member.role === 'owner' ? 'badge badge-active' : 'badge', roleLabel(member.role));
+  const address = element('span', 'member-email', member.email);
+  address.translate = false;
+  title.append(address);
+  if (self) title.append(element('span', 'hint', ` ${t('workspace.member.you')}`));
+  const badge = element('span', member.role === 'owner' ? 'badge badge-active' : 'badge', roleName(member.role));
   badge.dataset.role = 'member-role';
   head.append(title, badge);
 
   const facts = element('dl', 'facts');
-  facts.append(fact('Joined', timeElement(member.joined_at)), fact('Source', sourceLabels[member.source] ?? member.source));
+  const source = `workspaceWords.source.${member.source}`;
+  facts.append(
+    fact(t('workspace.member.joined'), timeElement(member.joined_at)),
+    fact(t('workspace.member.source'), hasMessage(source) ? t(source) : member.source),
+  );
   item.append(head, facts);
 
   const error = errorBox('member-error');
   const explain = (problem: unknown, prefix: string) => explainRefusal(context, problem, error, prefix);
-  const object = `${member.email}`;
+  const email = member.email;
+  const name = workspace.name;
 
   // The role select: owners alone change roles (rule 11 of §5), their own too while another owner remains.
-  if (mayDo(workspace.role, 'changeRole')) item.append(roleControl(workspace.id, member, object, error, explain, actions));
+  if (mayDo(workspace.role, 'changeRole')) item.append(roleControl(workspace.id, member, error, explain, actions));
 
   const buttons = element('div', 'actions');
   const confirms: HTMLElement[] = [];
   if (mayDo(workspace.role, 'transfer') && !self && member.role !== 'owner') {
-    const transfer = actionButton('Transfer ownership', `to ${object}`);
+    const object = t('workspace.member.transferObject', { email });
+    const transfer = actionButton(t('workspace.member.transfer'), object);
     transfer.dataset.action = 'transfer';
     const step = confirmStep(
       transfer,
       {
         action: 'transfer',
-        object: `to ${object}`,
-        question: `Make ${member.email} the owner of ${workspace.name}? They get every right over it, including roles and ownership; you stay in it as an admin.`,
-        yes: `Yes, make ${member.email} the owner`,
-        no: 'Keep it',
+        object,
+        question: t('workspace.member.transferQuestion', { email, workspace: name }),
+        yes: t('workspace.member.transferYes', { email }),
+        no: t('workspace.member.transferNo'),
       },
       (yes) =>
         void run(
@@ -73,10 +84,10 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
           (accessToken) => workspacesApi.transfer(accessToken, workspace.id, member.user_id),
           async () => {
             await context.refresh();
-            context.notice(`${member.email} now owns ${workspace.name}. You are an admin of it.`);
+            context.notice(t('workspace.member.transferred', { email, workspace: name }));
           },
           explain,
-          'Could not transfer: ',
+          t('workspace.member.transferFailed'),
         ),
     );
     buttons.append(transfer);
@@ -85,30 +96,31 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
   // An admin removes admins and members, never an owner; anyone may leave (remove themself).
   const mayRemove = !self && mayDo(workspace.role, 'removeMember') && (workspace.role === 'owner' || member.role !== 'owner');
   if (mayRemove) {
-    const remove = actionButton('Remove', `member ${object}`, 'danger');
+    const object = t('workspace.member.removeObject', { email });
+    const remove = actionButton(t('workspace.member.remove'), object, 'danger');
     remove.dataset.action = 'remove';
     const step = confirmStep(
       remove,
       {
         action: 'remove',
-        object: `member ${object}`,
-        question: `Remove ${member.email} from ${workspace.name}? Their account and the secrets they sent stay as they are, and their seat is free again. They are told by email.`,
-        yes: 'Yes, remove them',
-        no: 'Keep them',
+        object,
+        question: t('workspace.member.removeQuestion', { email, workspace: name }),
+        yes: t('workspace.member.removeYes'),
+        no: t('workspace.member.removeNo'),
       },
       (yes) =>
         void run(
           yes,
           error,
           (accessToken) => workspacesApi.remove(accessToken, workspace.id, member.user_id),
-          () => actions.changed(`${member.email} was removed from the workspace.`),
+          () => actions.changed(t('workspace.member.removed', { email })),
           (problem) => {
             if (problem instanceof ApiError && problem.status === 409 && problem.problem.reason === 'last_owner') {
-              return show(error, `${member.email} is the last owner: make another member owner first.`);
+              return show(error, t('workspace.member.removeLastOwner', { email }));
             }
             if (problem instanceof ApiError && problem.status === 409)
-              return actions.changed('Roles changed meanwhile: the members are read again.', member.user_id);
-            return explain(problem, 'Could not remove: ');
+              return actions.changed(t('workspace.member.rolesChanged'), member.user_id);
+            return explain(problem, t('workspace.member.removeFailed'));
           },
           '',
         ),
@@ -117,16 +129,17 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
     confirms.push(step.box);
   }
   if (self) {
-    const leave = actionButton('Leave', `workspace ${workspace.name}`, 'danger');
+    const object = t('workspace.member.leaveObject', { workspace: name });
+    const leave = actionButton(t('workspace.member.leave'), object, 'danger');
     leave.dataset.action = 'leave';
     const step = confirmStep(
       leave,
       {
         action: 'leave',
-        object: `workspace ${workspace.name}`,
-        question: `Leave ${workspace.name}? Your account and the secrets you sent stay yours; only an invitation brings you back.`,
-        yes: 'Yes, leave',
-        no: 'Stay',
+        object,
+        question: t('workspace.member.leaveQuestion', { workspace: name }),
+        yes: t('workspace.member.leaveYes'),
+        no: t('workspace.member.leaveNo'),
       },
       (yes) =>
         void run(
@@ -139,12 +152,9 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
           },
           (problem) => {
             if (problem instanceof ApiError && problem.status === 409 && problem.problem.reason === 'last_owner') {
-              return show(
-                error,
-                'You are the last owner, so you cannot leave: transfer ownership to another member (or make one an owner) first.',
-              );
+              return show(error, t('workspace.member.leaveLastOwner'));
             }
-            return explain(problem, 'Could not leave: ');
+            return explain(problem, t('workspace.member.leaveFailed'));
           },
           '',
         ),
@@ -160,22 +170,23 @@ export function memberItem(member: WorkspaceMember, context: WorkspaceContext, a
 function roleControl(
   workspaceId: string,
   member: WorkspaceMember,
-  object: string,
   error: HTMLElement,
   explain: (problem: unknown, prefix: string) => Promise<void>,
   actions: MemberActions,
 ): HTMLElement {
   const field = element('div', 'field role-field');
   const id = `role-${member.user_id}`;
-  const label = element('label', '', 'Role');
+  const email = member.email;
+  const object = t('workspace.member.ofEmail', { email });
+  const label = element('label', '', t('workspace.member.roleLabel'));
   label.htmlFor = id;
-  label.append(element('span', 'visually-hidden', ` of ${object}`));
+  label.append(element('span', 'visually-hidden', ` ${object}`));
   const row = element('div', 'with-button');
   const select = element('select');
   select.id = id;
-  for (const role of Object.keys(roleLabels) as Role[]) select.append(new Option(roleLabels[role], role, false, role === member.role));
+  for (const role of roles) select.append(new Option(roleName(role), role, false, role === member.role));
   select.dataset.action = 'role';
-  const save = actionButton('Change role', `of ${object}`);
+  const save = actionButton(t('workspace.member.changeRole'), object);
   save.dataset.action = 'change-role';
   save.disabled = true;
   select.addEventListener('change', () => (save.disabled = select.value === member.role));
@@ -185,16 +196,16 @@ function roleControl(
       save,
       error,
       (accessToken) => workspacesApi.changeRole(accessToken, workspaceId, member.user_id, role),
-      () => actions.changed(`${member.email} is now ${roleLabel(role).toLowerCase()}.`, member.user_id),
+      () => actions.changed(t('workspace.member.roleChanged', { email, role }), member.user_id),
       (problem) => {
         if (problem instanceof ApiError && problem.status === 409 && problem.problem.reason === 'last_owner') {
           select.value = member.role;
           save.disabled = true;
-          return show(error, `${member.email} is the last owner, so they stay owner: make another member owner first.`);
+          return show(error, t('workspace.member.stayOwner', { email }));
         }
         if (problem instanceof ApiError && problem.status === 409)
-          return actions.changed('This member’s role changed meanwhile: the members are read again.', member.user_id);
-        return explain(problem, 'Could not change the role: ');
+          return actions.changed(t('workspace.member.roleChangedMeanwhile'), member.user_id);
+        return explain(problem, t('workspace.member.changeRoleFailed'));
       },
       '',
     );

@@ -5,36 +5,18 @@
  */
 import { planIncludes, type Feature } from '../../shared/domain/plans.ts';
 import { byId, element } from './dom.ts';
+import { t, tNodes } from './i18n.ts';
+import { planName } from './workspaceAuditValues.ts';
 import type { Role, WorkspacePlan } from './workspacesApi.ts';
-import { planLabel } from './workspaceText.ts';
 
 export type PlanArea = 'policy' | 'branding' | 'domains' | 'sso';
 
-const areas: readonly { area: PlanArea; feature: Feature; name: string; what: string }[] = [
-  {
-    area: 'policy',
-    feature: 'policy',
-    name: 'Policy',
-    what: 'rules every secret, file and request link sent here keeps to: the longest expiry, the most views, a passphrase, recipients’ domains.',
-  },
-  {
-    area: 'branding',
-    feature: 'branding',
-    name: 'Branding',
-    what: 'your name, logo and colour at the top of the page that opens a secret sent from this workspace.',
-  },
-  {
-    area: 'domains',
-    feature: 'custom_domains',
-    name: 'Domains',
-    what: 'links on a hostname of your own, such as links.example.com, proved by a DNS record.',
-  },
-  {
-    area: 'sso',
-    feature: 'sso',
-    name: 'Single sign-on',
-    what: 'members sign in through your identity provider, and your directory adds and removes them.',
-  },
+/** Each area's feature; its name is its section's (`workspace.section.<area>`), its line `workspace.team.what.<area>`. */
+const areas: readonly { area: PlanArea; feature: Feature }[] = [
+  { area: 'policy', feature: 'policy' },
+  { area: 'branding', feature: 'branding' },
+  { area: 'domains', feature: 'custom_domains' },
+  { area: 'sso', feature: 'sso' },
 ];
 
 /** Whether the plan has the area. */
@@ -46,16 +28,18 @@ export const planHas = (plan: WorkspacePlan, area: PlanArea): boolean =>
  * lacks), each with the way to get it for this caller.
  */
 export function renderPlanAreas(plan: WorkspacePlan, role: Role, missing: readonly PlanArea[]): void {
-  byId('team-lede').textContent = `This workspace is on ${planLabel(plan)}. These come with the Team plan:`;
+  byId('team-lede').textContent = t('workspace.team.lede', { plan: planName(plan) });
   byId('team-areas').replaceChildren(
     ...areas
       .filter((each) => missing.includes(each.area))
-      .map(({ area, name, what }) => {
+      .map(({ area }) => {
         const line = element('li');
         line.dataset.area = area;
-        const how = element('a', '', role === 'owner' ? 'buy Team for this workspace' : 'see the plans');
+        const owner = role === 'owner';
+        const how = element('a', '', owner ? t('workspace.team.buyTeam') : t('workspace.team.seePlans'));
         how.href = '/plans';
-        line.append(element('strong', '', name), `: ${what} `, role === 'owner' ? 'To get it, ' : 'Its owner can add it: ', how, '.');
+        const values = { name: element('strong', '', t(`workspace.section.${area}`)), what: t(`workspace.team.what.${area}`), link: how };
+        line.append(...tNodes(owner ? 'workspace.team.lineOwner' : 'workspace.team.lineOther', values));
         return line;
       }),
   );

@@ -9,11 +9,12 @@ import { planIncludes } from '../../shared/domain/plans.ts';
 import { secretLimits, workspaceLimits } from '../../shared/limits.ts';
 import { ApiError, problemMessages } from './api.ts';
 import { showProblem } from './accountPage.ts';
-import { announce, byId, setVisible } from './dom.ts';
+import { announce, byId, element, setVisible } from './dom.ts';
 import { fieldErrors } from './fieldErrors.ts';
+import { language, t, tNodes } from './i18n.ts';
 import { SignedOutError, withAccess } from './session.ts';
-import { explainRefusal, type WorkspaceContext } from './workspaceContext.ts';
-import { planLabel } from './workspaceText.ts';
+import { planName } from './workspaceAuditValues.ts';
+import { explainRefusal, serverWords, type WorkspaceContext } from './workspaceContext.ts';
 import { workspacesApi, type PolicyBody, type WorkspacePolicy } from './workspacesApi.ts';
 
 const form = byId<HTMLFormElement>('policy-form');
@@ -34,16 +35,21 @@ const requests = byId<HTMLInputElement>('policy-requests');
 // The SCIM admin Group is an owner's setting, not a rule of this form: left out, it stays as it is.
 type Rule = Exclude<keyof WorkspacePolicy, 'scim_admin_group'>;
 /** Each rule's input (focused and marked when refused) and its message under it. */
-const ruleFields: Record<Rule, { input: HTMLElement; error: HTMLElement; label: string }> = {
-  max_expires_in: { input: expiry, error: byId('policy-expiry-error'), label: 'Longest expiry' },
-  max_views: { input: views, error: byId('policy-views-error'), label: 'Most views' },
-  require_passphrase: { input: passphrase, error: byId('policy-passphrase-error'), label: 'Passphrase' },
-  allowed_recipient_domains: { input: domains, error: byId('policy-domains-error'), label: 'Recipients’ domains' },
-  allow_files: { input: files, error: byId('policy-files-error'), label: 'Files' },
-  max_file_bytes: { input: fileSize, error: byId('policy-file-size-error'), label: 'Largest file' },
-  allow_requests: { input: requests, error: byId('policy-requests-error'), label: 'Request links' },
+const ruleFields: Record<Rule, { input: HTMLElement; error: HTMLElement }> = {
+  max_expires_in: { input: expiry, error: byId('policy-expiry-error') },
+  max_views: { input: views, error: byId('policy-views-error') },
+  require_passphrase: { input: passphrase, error: byId('policy-passphrase-error') },
+  allowed_recipient_domains: { input: domains, error: byId('policy-domains-error') },
+  allow_files: { input: files, error: byId('policy-files-error') },
+  max_file_bytes: { input: fileSize, error: byId('policy-file-size-error') },
+  allow_requests: { input: requests, error: byId('policy-requests-error') },
 };
 const formErrors = fieldErrors(ruleFields, errors, errorList);
+
+// The domains' hint holds an example in its own element (a domain is never translated).
+const domainExample = element('span', 'mono', 'example.com');
+domainExample.translate = false;
+byId('policy-domains-hint').replaceChildren(...tNodes('workspacePolicy.domains.hint', { example: domainExample }));
 
 const units = { B: 1, MB: 2 ** 20, GB: 2 ** 30 } as const;
 
@@ -60,7 +66,7 @@ export function renderPolicy(context: WorkspaceContext): void {
   const policy = workspace.policy;
   const seconds = policy.max_expires_in;
   if (seconds !== null && ![...expiry.options].some((option) => option.value === String(seconds))) {
-    expiry.append(new Option(`${Math.round(seconds / 60).toLocaleString()} minutes (as set)`, String(seconds)));
+    expiry.append(new Option(t('workspacePolicy.expiry.asSet', { minutes: Math.round(seconds / 60) }), String(seconds)));
   }
   expiry.value = seconds === null ? '' : String(seconds);
   views.value = policy.max_views === null ? '' : String(policy.max_views);
@@ -78,8 +84,7 @@ export function renderPolicy(context: WorkspaceContext): void {
 }
 
 function showPlanNote(plan: string | null): void {
-  planNote.textContent =
-    plan === null ? '' : `A policy comes with the Team plan; this workspace is on ${planLabel(plan)}. What is shown is what applies now.`;
+  planNote.textContent = plan === null ? '' : t('workspacePolicy.planNote', { plan: planName(plan) });
   setVisible(planNote, plan !== null);
 }
 
@@ -98,7 +103,7 @@ function readForm(): { body: PolicyBody } | { problems: Partial<Record<Rule, str
   const viewCount = Number(views.value);
   if (views.value.trim() === '') body.max_views = null;
   else if (!Number.isInteger(viewCount) || viewCount < min || viewCount > max)
-    problems.max_views = `A whole number from ${min} to ${max}, or empty for no limit.`;
+    problems.max_views = t('workspacePolicy.views.invalid', { min, max });
   else body.max_views = viewCount;
   body.require_passphrase = flag(passphrase.checked, current?.require_passphrase ?? null, false);
   const lines = domains.value
@@ -107,14 +112,14 @@ function readForm(): { body: PolicyBody } | { problems: Partial<Record<Rule, str
     .filter((entry) => entry.domain !== '');
   domainLines = lines.map((entry) => entry.line);
   if (lines.length > workspaceLimits.allowedRecipientDomains)
-    problems.allowed_recipient_domains = `At most ${workspaceLimits.allowedRecipientDomains} domains.`;
+    problems.allowed_recipient_domains = t('workspacePolicy.domains.tooMany', { max: workspaceLimits.allowedRecipientDomains });
   body.allowed_recipient_domains = lines.length === 0 ? null : lines.map((entry) => entry.domain);
   body.allow_files = flag(files.checked, current?.allow_files ?? null, true);
   const size = Number(fileSize.value);
   const bytes = Math.round(size * units[fileUnit.value as keyof typeof units]);
   if (fileSize.value.trim() === '') body.max_file_bytes = null;
   else if (!Number.isFinite(size) || size <= 0 || !Number.isSafeInteger(bytes) || bytes < 1)
-    problems.max_file_bytes = 'A size above 0, or empty for no limit beyond the plan’s.';
+    problems.max_file_bytes = t('workspacePolicy.fileSize.invalid');
   else body.max_file_bytes = bytes;
   body.allow_requests = flag(requests.checked, current?.allow_requests ?? null, true);
   return Object.keys(problems).length > 0 ? { problems } : { body };
@@ -128,12 +133,17 @@ function sortProblems(error: ApiError): void {
     const match = /^body\.(\w+)(?:\.(\d+))?$/.exec(entry.path ?? '');
     const rule = match?.[1] as Rule | undefined;
     if (!rule || !(rule in ruleFields)) {
-      other.push(entry.message);
+      // The service's own words are English: another language has the generic explanation below.
+      if (language === 'en') other.push(entry.message);
       continue;
     }
     const index = match?.[2];
-    const sentence = `${entry.message.charAt(0).toUpperCase()}${entry.message.slice(1)}.`;
-    (byRule[rule] ??= []).push(index === undefined ? sentence : `Line ${domainLines[Number(index)] ?? Number(index) + 1}: ${sentence}`);
+    const sentence = serverWords(`${entry.message.charAt(0).toUpperCase()}${entry.message.slice(1)}.`, t('workspacePolicy.valueRefused'));
+    (byRule[rule] ??= []).push(
+      index === undefined
+        ? sentence
+        : t('workspacePolicy.domains.line', { line: domainLines[Number(index)] ?? Number(index) + 1, sentence }),
+    );
   }
   if (Object.keys(byRule).length === 0 && other.length === 0) other.push(...problemMessages(error));
   const list = document.createDocumentFragment();
@@ -159,14 +169,14 @@ async function save(context: WorkspaceContext): Promise<void> {
   const read = readForm();
   if ('problems' in read) return formErrors.show(read.problems);
   fields.disabled = true;
-  announce('Saving the policy…');
+  announce(t('workspacePolicy.saving'));
   try {
     await withAccess((token) => workspacesApi.setPolicy(token, context.workspace.id, read.body));
     await context.refresh();
-    saved.textContent = 'Policy saved. It applies to everything sent in this workspace from now on.';
+    saved.textContent = t('workspacePolicy.saved');
     setVisible(saved, true);
     saved.focus();
-    announce('Policy saved.');
+    announce(t('workspacePolicy.savedAnnounce'));
   } catch (error) {
     announce('');
     fields.disabled = false;
@@ -178,6 +188,6 @@ async function save(context: WorkspaceContext): Promise<void> {
       planNote.focus();
       return;
     }
-    await explainRefusal(context, error, errors, 'The policy was not saved: ');
+    await explainRefusal(context, error, errors, t('workspacePolicy.failed'));
   }
 }

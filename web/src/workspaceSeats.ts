@@ -9,24 +9,26 @@
 import { ApiError } from './api.ts';
 import { fact, showProblem } from './accountPage.ts';
 import { billingApi } from './billingApi.ts';
-import { announce, byId, element, errorBox, plural, setVisible } from './dom.ts';
+import { announce, byId, element, errorBox, setVisible } from './dom.ts';
+import { locale, t, tNodes } from './i18n.ts';
 import { SignedOutError, withAccess } from './session.ts';
-import type { WorkspaceContext } from './workspaceContext.ts';
+import { sentences, serverWords, type WorkspaceContext } from './workspaceContext.ts';
 
+const numbers = new Intl.NumberFormat(locale);
 const box = element('section', 'seats-control');
-const title = element('h3', 'panel-title', 'Seats of the Team subscription');
+const title = element('h3', 'panel-title', t('workspace.seats.title'));
 const facts = element('dl', 'facts');
 const form = element('form');
 const fields = element('fieldset', 'plain');
 const field = element('div', 'field');
-const label = element('label', '', 'Seats');
+const label = element('label', '', t('workspace.seats.label'));
 const input = element('input');
 const hint = element('p', 'hint');
 const fieldError = element('p', 'notice notice-error');
 const errors = errorBox('seats-errors');
 const saved = element('p', 'notice notice-info');
 const buttons = element('div', 'actions');
-const save = element('button', 'primary', 'Change seats');
+const save = element('button', 'primary', t('workspace.seats.save'));
 const buyNote = element('p', 'hint');
 
 let dirty = false;
@@ -63,14 +65,12 @@ function build(): void {
   box.hidden = true;
   buyNote.id = 'seats-buy';
   buyNote.hidden = true;
-  buyNote.append('Seats beyond the owner’s come with a Team subscription: ');
-  const plansLink = element('a', '', 'buy Team for this workspace');
+  const plansLink = element('a', '', t('workspace.team.buyTeam'));
   plansLink.href = '/plans';
-  buyNote.append(plansLink, '.');
+  buyNote.append(...tNodes('workspace.seats.buy', { link: plansLink }));
 }
 
-const fewest = (members: number) =>
-  `At least ${plural(members, 'seat', 'seats')}: one for each member. Remove members first to have fewer.`;
+const fewest = (members: number) => t('workspace.seats.fewest', { members });
 
 /** Shows the control to the owner of a Team workspace (and the way to Team to the owner of a free one). */
 export function renderSeats(context: WorkspaceContext): void {
@@ -79,15 +79,15 @@ export function renderSeats(context: WorkspaceContext): void {
   setVisible(box, owner && workspace.plan === 'team');
   setVisible(buyNote, owner && workspace.plan === 'free');
   if (box.hidden) return;
-  const members = fact('Members', String(workspace.members));
+  const members = fact(t('workspace.seats.members'), numbers.format(workspace.members));
   members.dataset.role = 'seats-members';
-  const seats = fact('Seats paid for', String(workspace.seats));
+  const seats = fact(t('workspace.seats.paid'), numbers.format(workspace.seats));
   seats.dataset.role = 'seats-paid';
   facts.replaceChildren(members, seats);
   input.min = String(workspace.members);
   // What the owner typed stays across a reading of the page; otherwise the field shows the seats.
   if (!dirty) input.value = String(workspace.seats);
-  hint.textContent = `${fewest(workspace.members)} Pending invitations take a seat too: with fewer seats, they wait for one to be free. The change is billed, or credited, for the rest of the period.`;
+  hint.textContent = sentences(fewest(workspace.members), t('workspace.seats.hint'));
 }
 
 function clearErrors(): void {
@@ -109,21 +109,20 @@ async function change(context: WorkspaceContext, seatsUsed: () => number): Promi
   setVisible(saved, false);
   const { workspace } = context;
   const wanted = Number(input.value);
-  if (!input.value.trim() || !Number.isInteger(wanted) || wanted < 1) return fieldProblem('Give the number of seats, a whole number.');
-  if (wanted < workspace.members) return fieldProblem(`${fewest(workspace.members)} Nothing was sent.`);
-  if (wanted === workspace.seats) return fieldProblem(`It has ${plural(wanted, 'seat', 'seats')} already.`);
+  if (!input.value.trim() || !Number.isInteger(wanted) || wanted < 1) return fieldProblem(t('workspace.seats.notNumber'));
+  if (wanted < workspace.members) return fieldProblem(sentences(fewest(workspace.members), t('workspace.nothingSent')));
+  if (wanted === workspace.seats) return fieldProblem(t('workspace.seats.same', { seats: wanted }));
   fields.disabled = true;
-  announce('Changing the seats…');
+  announce(t('workspace.seats.changing'));
   try {
     const changed = await withAccess((token) => billingApi.changeSeats(token, workspace.id, wanted));
     dirty = false;
     await context.refresh();
     const waiting = seatsUsed() - changed.seats;
-    saved.textContent =
-      `${workspace.name} has ${plural(changed.seats, 'seat', 'seats')} now.` +
-      (waiting > 0 ? ` ${plural(waiting, 'pending invitation waits', 'pending invitations wait')} for a free seat.` : '');
+    const now = t('workspace.seats.changed', { name: workspace.name, seats: changed.seats });
+    saved.textContent = waiting > 0 ? sentences(now, t('workspace.seats.waiting', { waiting })) : now;
     setVisible(saved, true);
-    announce(`Seats changed to ${changed.seats}.`);
+    announce(t('workspace.seats.changedAnnounce', { seats: changed.seats }));
     saved.focus();
   } catch (error) {
     announce('');
@@ -139,17 +138,14 @@ async function explain(context: WorkspaceContext, error: unknown): Promise<void>
     // Members joined meanwhile (or the number is out of bounds): the page is read again, the number kept.
     await context.refresh();
     const forSeats = (error.problem.errors ?? []).filter((entry) => entry.path === 'body.seats').map((entry) => entry.message);
-    if (forSeats.length > 0) return fieldProblem(`The service refused it: seats ${forSeats.join('; ')}. Nothing was changed.`);
+    if (forSeats.length > 0)
+      return fieldProblem(serverWords(t('workspace.seats.refusedBecause', { reason: forSeats.join('; ') }), t('workspace.seats.refused')));
   }
   if (error.status === 403 || error.status === 404) {
     await context.refresh();
-    return context.notice(
-      error.status === 403
-        ? 'Only the workspace’s owner changes its seats, and you are not its owner (any more): the page is read again.'
-        : 'This workspace has no Team subscription (any more), so it has no seats to change: the page is read again.',
-    );
+    return context.notice(error.status === 403 ? t('workspace.seats.notOwner') : t('workspace.seats.noSubscription'));
   }
-  showProblem(errors, error, 'The seats were not changed: ');
+  showProblem(errors, error, t('workspace.seats.failed'));
 }
 
 /** Builds the control under the members' seat line and wires it once; `context()` is the page's context as it is now. */

@@ -9,6 +9,7 @@
  * (`workspace.ts` decides); a Free workspace's Team areas are one section of one-line explanations.
  */
 import { element, setVisible } from './dom.ts';
+import { t } from './i18n.ts';
 
 export type SectionId = 'members' | 'policy' | 'branding' | 'domains' | 'sso' | 'audit' | 'team';
 
@@ -35,21 +36,22 @@ function go(section: Section): void {
 }
 
 /**
- * Adds `panel` to the index, in the order called. `error` is the section's own error box: Retry
+ * Adds `panel` to the index, in the order called, named `workspace.section.<id>` (and
+ * `workspace.sectionLoading.<id>` while it loads). `error` is the section's own error box: Retry
  * shows beside it once a read failed, and runs `retry`.
  */
-export function defineSection(id: SectionId, label: string, panel: HTMLElement, error: HTMLElement | null, retry: () => void): void {
+export function defineSection(id: SectionId, panel: HTMLElement, error: HTMLElement | null, retry: () => void): void {
   const entry = element('li');
   entry.hidden = true;
-  const link = element('a', '', label);
+  const link = element('a', '', t(`workspace.section.${id}`));
   link.href = `#${panel.id}`;
   link.dataset.section = id;
   entry.append(link);
   list.append(entry);
-  const loading = element('p', 'hint section-loading', `Loading ${label.toLowerCase()}…`);
+  const loading = element('p', 'hint section-loading', t(`workspace.sectionLoading.${id}`));
   loading.setAttribute('role', 'status');
   loading.hidden = true;
-  const retryButton = element('button', 'section-retry', 'Retry');
+  const retryButton = element('button', 'section-retry', t('common.retry'));
   retryButton.type = 'button';
   retryButton.dataset.action = `retry-${id}`;
   retryButton.hidden = true;
@@ -70,9 +72,9 @@ export function defineSection(id: SectionId, label: string, panel: HTMLElement, 
 /** Puts the index after `after` (once); the page's layout puts it beside the sections on a wide screen. */
 export function placeIndex(after: HTMLElement): void {
   index.id = 'workspace-index';
-  index.setAttribute('aria-label', 'Sections of this workspace');
+  index.setAttribute('aria-label', t('workspace.index.label'));
   index.hidden = true;
-  index.append(element('p', 'workspace-index-title', 'On this page'), list);
+  index.append(element('p', 'workspace-index-title', t('workspace.index.title')), list);
   after.after(index);
 }
 

@@ -17,14 +17,15 @@ import { fact, showProblem } from './accountPage.ts';
 import { confirmStep } from './confirmStep.ts';
 import { announce, byId, element, errorBox, setVisible } from './dom.ts';
 import { domainsApi, issuerUrl, type KnownDirectory, type SsoDirectory, type WorkspaceDomain } from './domainsApi.ts';
+import { t } from './i18n.ts';
 import { SignedOutError, withAccess } from './session.ts';
-import { explainRefusal, show, type WorkspaceContext } from './workspaceContext.ts';
+import { planName } from './workspaceAuditValues.ts';
+import { explainRefusal, sentences, serverWords, show, type WorkspaceContext } from './workspaceContext.ts';
 import { directoryKeyParts, showDirectory } from './workspaceSsoKey.ts';
 import { ownDomainNote, showOwnDomain } from './workspaceSsoOwnDomain.ts';
-import { planLabel } from './workspaceText.ts';
 
 export const ssoSection = element('section');
-const title = element('h2', 'section-title', 'Single sign-on');
+const title = element('h2', 'section-title', t('workspace.section.sso'));
 const planNote = element('p', 'notice notice-info');
 const current = element('dl', 'facts');
 const none = element('p');
@@ -37,8 +38,8 @@ const domainError = element('p', 'notice notice-error');
 const noDomains = element('p', 'notice notice-info');
 const errors = errorBox('sso-errors');
 const saved = element('p', 'notice notice-info');
-const save = element('button', 'primary', 'Save single sign-on');
-const rotate = element('button', '', 'Make a new directory key');
+const save = element('button', 'primary', t('workspaceSso.save'));
+const rotate = element('button', '', t('workspaceSso.rotate'));
 
 /** The directory in place, as discovery or this page's last save told it (null: none found). */
 let known: KnownDirectory | null = null;
@@ -78,11 +79,7 @@ function build(context: () => WorkspaceContext): void {
   ssoSection.hidden = true;
   title.id = 'sso-title';
   title.tabIndex = -1;
-  const lede = element(
-    'p',
-    'lede',
-    'Name your organization’s identity provider and the email domain it speaks for. Whoever types an address at that domain on the sign-in page continues to your identity provider, and when it is required, no code is emailed to them (the workspace’s owners keep a break-glass code). Your identity provider’s provisioning (SCIM) adds and removes members with the directory key.',
-  );
+  const lede = element('p', 'lede', t('workspaceSso.lede'));
   planNote.id = 'sso-plan';
   planNote.tabIndex = -1;
   planNote.hidden = true;
@@ -103,7 +100,7 @@ function build(context: () => WorkspaceContext): void {
   issuer.setAttribute('autocapitalize', 'off');
   noDomains.id = 'sso-no-domains';
   noDomains.hidden = true;
-  noDomains.textContent = 'Verify a domain first, under Domains above: the email domain must be one this workspace has verified.';
+  noDomains.textContent = t('workspaceSso.noDomains');
   saved.id = 'sso-saved';
   saved.tabIndex = -1;
   saved.hidden = true;
@@ -119,11 +116,10 @@ function build(context: () => WorkspaceContext): void {
     rotate,
     {
       action: 'rotate',
-      object: 'directory key',
-      question:
-        'Make a new directory key? The current key stops working at once: your identity provider’s provisioning fails until it has the new one. The settings above are saved with it.',
-      yes: 'Yes, make a new key',
-      no: 'Keep the current key',
+      object: t('workspaceSso.rotateObject'),
+      question: t('workspaceSso.rotateQuestion'),
+      yes: t('workspaceSso.rotateYes'),
+      no: t('workspaceSso.rotateNo'),
     },
     () => {
       step.close();
@@ -132,20 +128,8 @@ function build(context: () => WorkspaceContext): void {
   );
   fields.append(
     noDomains,
-    field(
-      'sso-issuer',
-      'Identity provider (issuer URL)',
-      issuer,
-      'The https address of your OIDC identity provider, as its discovery document names it (its issuer), such as https://acme.okta.com: no query or fragment.',
-      issuerError,
-    ),
-    field(
-      'sso-domain',
-      'Email domain',
-      domain,
-      'Addresses at this domain are told to use the identity provider. One of this workspace’s verified domains.',
-      domainError,
-    ),
+    field('sso-issuer', t('workspaceSso.issuer.label'), issuer, t('workspaceSso.issuer.hint'), issuerError),
+    field('sso-domain', t('workspaceSso.domain.label'), domain, t('workspaceSso.domain.hint'), domainError),
     errors,
     saved,
     actions,
@@ -157,7 +141,7 @@ function build(context: () => WorkspaceContext): void {
 }
 
 function showPlanNote(plan: string | null): void {
-  planNote.textContent = plan === null ? '' : `Single sign-on comes with the Team plan; this workspace is on ${planLabel(plan)}.`;
+  planNote.textContent = plan === null ? '' : t('workspaceSso.planNote', { plan: planName(plan) });
   setVisible(planNote, plan !== null);
 }
 
@@ -168,14 +152,17 @@ function issuerNode(value: string): Node {
   const link = element('a', 'mono', value);
   link.href = url.href;
   link.rel = 'noopener noreferrer';
+  link.translate = false;
   return link;
 }
 
 function drawCurrent(failed: boolean): void {
   if (known) {
-    const provider = fact('Identity provider', issuerNode(known.issuer));
+    const provider = fact(t('workspaceSso.current.issuer'), issuerNode(known.issuer));
     provider.dataset.role = 'sso-issuer';
-    const addresses = fact('For addresses at', element('span', 'mono', known.emailDomain));
+    const emailDomain = element('span', 'mono', known.emailDomain);
+    emailDomain.translate = false;
+    const addresses = fact(t('workspaceSso.current.domain'), emailDomain);
     addresses.dataset.role = 'sso-email-domain';
     current.replaceChildren(provider, addresses);
   } else {
@@ -183,16 +170,16 @@ function drawCurrent(failed: boolean): void {
   }
   setVisible(current, known !== null);
   none.textContent = failed
-    ? 'Whether single sign-on is set up could not be read just now: reload the page to try again.'
+    ? t('workspaceSso.current.unreadable')
     : domain.options.length === 0
-      ? 'Not set up.'
-      : 'Not set up: no verified domain of this workspace names an identity provider yet.';
+      ? t('workspaceSso.current.none')
+      : t('workspaceSso.current.noneYet');
   setVisible(none, known === null);
   setVisible(rotate, known !== null);
   if (!known) return;
   if (!issuerTyped) issuer.value = known.issuer;
   if (![...domain.options].some((option) => option.value === known!.emailDomain))
-    domain.append(new Option(`${known.emailDomain} (as set)`, known.emailDomain));
+    domain.append(new Option(t('workspaceSso.domain.asSet', { domain: known.emailDomain }), known.emailDomain));
   domain.value = known.emailDomain;
 }
 
@@ -248,13 +235,12 @@ function fieldProblem(input: HTMLInputElement | HTMLSelectElement, error: HTMLEl
 
 /** What the page refuses before sending, as the server would (shared/api/domains.ts), or null. */
 function issuerProblem(value: string): string | null {
-  if (!value) return 'Enter the issuer URL of your identity provider, such as https://acme.okta.com.';
-  if (value.length > issuerMax) return `At most ${issuerMax} characters.`;
-  if (!URL.canParse(value)) return 'That is not a web address: an issuer URL starts with https://.';
+  if (!value) return t('workspaceSso.issuer.missing');
+  if (value.length > issuerMax) return t('workspaceSso.issuer.tooLong', { max: issuerMax });
+  if (!URL.canParse(value)) return t('workspaceSso.issuer.notUrl');
   const url = new URL(value);
-  if (url.protocol !== 'https:') return 'The issuer must be an https address: an identity provider is reached over TLS.';
-  if (url.username || url.password || url.search || url.hash)
-    return 'The issuer URL has no user name, password, query (?…) or fragment (#…).';
+  if (url.protocol !== 'https:') return t('workspaceSso.issuer.notHttps');
+  if (url.username || url.password || url.search || url.hash) return t('workspaceSso.issuer.extras');
   return null;
 }
 
@@ -264,11 +250,11 @@ async function submit(context: WorkspaceContext, rotateKey: boolean): Promise<vo
   setVisible(saved, false);
   const typed = issuer.value.trim();
   const refused = issuerProblem(typed);
-  if (refused) return fieldProblem(issuer, issuerError, `${refused} Nothing was sent.`);
+  if (refused) return fieldProblem(issuer, issuerError, sentences(refused, t('workspaceSso.nothingSent')));
   const emailDomain = domain.value;
-  if (!emailDomain) return fieldProblem(domain, domainError, 'Choose one of this workspace’s verified domains. Nothing was sent.');
+  if (!emailDomain) return fieldProblem(domain, domainError, t('workspaceSso.domain.missing'));
   fields.disabled = true;
-  announce(rotateKey ? 'Making a new directory key…' : 'Saving single sign-on…');
+  announce(rotateKey ? t('workspaceSso.rotating') : t('workspaceSso.saving'));
   try {
     const answer: SsoDirectory = await withAccess((token) =>
       domainsApi.setSso(token, context.workspace.id, {
@@ -281,13 +267,11 @@ async function submit(context: WorkspaceContext, rotateKey: boolean): Promise<vo
     issuerTyped = false;
     await context.refresh();
     if (showDirectory(answer.scim.base_url, answer.scim.directory_key)) {
-      announce(
-        `Single sign-on saved${rotateKey ? ' with a new directory key: the old one no longer works' : ''}. Copy the directory key now: it is shown only once.`,
-      );
+      announce(rotateKey ? t('workspaceSso.savedNewKey') : t('workspaceSso.savedKey'));
     } else {
       const host = issuerUrl(answer.issuer)?.host ?? answer.issuer;
-      show(saved, `Saved: addresses at ${answer.email_domain} are told to use ${host}. The directory key is unchanged.`);
-      announce('Single sign-on saved.');
+      show(saved, t('workspaceSso.saved', { domain: answer.email_domain, host }));
+      announce(t('workspaceSso.savedAnnounce'));
     }
   } catch (error) {
     announce('');
@@ -303,32 +287,34 @@ async function explain(context: WorkspaceContext, error: unknown, emailDomain: s
   if (error.status === 400) {
     const byPath = (path: string) => (error.problem.errors ?? []).filter((entry) => entry.path === path).map((entry) => entry.message);
     const [forIssuer, forDomain] = [byPath('body.issuer'), byPath('body.email_domain')];
-    if (forDomain.length > 0) fieldProblem(domain, domainError, `The service refused it: ${forDomain.join('; ')}.`);
-    if (forIssuer.length > 0) fieldProblem(issuer, issuerError, `The service refused it: the issuer ${forIssuer.join('; ')}.`);
+    if (forDomain.length > 0)
+      fieldProblem(
+        domain,
+        domainError,
+        serverWords(t('workspaceSso.domain.refusedBecause', { reason: forDomain.join('; ') }), t('workspaceSso.domain.refused')),
+      );
+    if (forIssuer.length > 0)
+      fieldProblem(
+        issuer,
+        issuerError,
+        serverWords(t('workspaceSso.issuer.refusedBecause', { reason: forIssuer.join('; ') }), t('workspaceSso.issuer.refused')),
+      );
     if (forIssuer.length + forDomain.length > 0) return;
-    return showProblem(errors, error, 'Single sign-on was not saved: ');
+    return showProblem(errors, error, t('workspaceSso.failed'));
   }
   if (error.status === 409 && reason === 'domain_unverified') {
     await context.refresh();
-    return fieldProblem(
-      domain,
-      domainError,
-      `${emailDomain} is not a verified domain of this workspace (any more): verify it under Domains first. Nothing was saved.`,
-    );
+    return fieldProblem(domain, domainError, t('workspaceSso.domain.unverified', { domain: emailDomain }));
   }
   if (error.status === 409 && reason === 'domain_claimed') {
-    return fieldProblem(
-      domain,
-      domainError,
-      `Another workspace’s single sign-on already speaks for addresses at ${emailDomain}, so this one cannot. Nothing was saved.`,
-    );
+    return fieldProblem(domain, domainError, t('workspaceSso.domain.claimed', { domain: emailDomain }));
   }
   if (error.status === 403 && reason === 'plan') {
     showPlanNote(typeof error.problem.plan === 'string' ? error.problem.plan : context.workspace.plan);
     usable = false;
     return planNote.focus();
   }
-  await explainRefusal(context, error, errors, 'Single sign-on was not saved: ');
+  await explainRefusal(context, error, errors, t('workspaceSso.failed'));
 }
 
 /** Builds the section before the audit trail (after the domains) and wires it once; `context()` is the page's context as it is now. */

@@ -5,9 +5,10 @@
  * page is left. The base URL comes with every answer and stays.
  */
 import { announce, copyField, element, setVisible } from './dom.ts';
+import { t } from './i18n.ts';
 
 const keyBox = element('section', 'notice notice-warning');
-const keyTitle = element('h3', 'notice-title', 'Copy the directory key now');
+const keyTitle = element('h3', 'notice-title', t('workspaceSso.key.title'));
 const keyValue = element('input');
 const scim = element('div', 'field');
 const scimUrl = element('input');
@@ -19,6 +20,7 @@ function copyable(input: HTMLInputElement, id: string, labelText: string, copy: 
   input.readOnly = true;
   input.spellcheck = false;
   input.autocomplete = 'off';
+  input.translate = false;
   const label = element('label', '', labelText);
   label.htmlFor = id;
   const row = element('div', 'with-button');
@@ -42,19 +44,16 @@ export function directoryKeyParts(hidden: () => HTMLElement): HTMLElement[] {
   keyBox.hidden = true;
   keyTitle.id = 'sso-key-title';
   keyTitle.tabIndex = -1;
-  const once = element(
-    'p',
-    '',
-    'This is the only time it is shown: Hushlink keeps only a hash of it, and you will not see it again. Give it to your identity provider’s provisioning (SCIM) with the base URL below. If it is lost, make a new one: the old one then stops at once.',
-  );
+  const once = element('p', '', t('workspaceSso.key.once'));
   const keyField = element('div', 'field');
-  keyField.append(...copyable(keyValue, 'sso-key-value', 'Directory key', element('button', 'primary', 'Copy key'), 'Directory key'));
-  const done = element('button', '', 'Done, hide it');
+  const keyLabel = t('workspaceSso.key.label');
+  keyField.append(...copyable(keyValue, 'sso-key-value', keyLabel, element('button', 'primary', t('workspaceSso.key.copy')), keyLabel));
+  const done = element('button', '', t('workspaceSso.key.done'));
   done.type = 'button';
   done.id = 'sso-key-done';
   done.addEventListener('click', () => {
     hideDirectoryKey();
-    announce('The directory key is hidden. It cannot be shown again.');
+    announce(t('workspaceSso.key.hidden'));
     hidden().focus();
   });
   const actions = element('div', 'actions');
@@ -62,7 +61,8 @@ export function directoryKeyParts(hidden: () => HTMLElement): HTMLElement[] {
   keyBox.append(keyTitle, once, keyField, actions);
   scim.id = 'sso-scim';
   scim.hidden = true;
-  scim.append(...copyable(scimUrl, 'sso-scim-url', 'SCIM base URL', element('button', '', 'Copy URL'), 'SCIM base URL'));
+  const scimLabel = t('workspaceSso.scim.label');
+  scim.append(...copyable(scimUrl, 'sso-scim-url', scimLabel, element('button', '', t('workspaceSso.scim.copy')), scimLabel));
   // Leaving the page (or it going into the back/forward cache) takes the key off it.
   window.addEventListener('pagehide', hideDirectoryKey);
   return [keyBox, scim];

@@ -1,6 +1,7 @@
 /** The single sign-on section's note on the owner's own email domain (issue 31, item 6). */
 import { element, setVisible } from './dom.ts';
 import type { WorkspaceDomain } from './domainsApi.ts';
+import { t, tNodes } from './i18n.ts';
 import { currentUser } from './session.ts';
 
 /** Public mail services: nobody's organization, so never offered as its domain. */
@@ -41,7 +42,7 @@ export function showOwnDomain(verified: string[] | null, claims: WorkspaceDomain
   setVisible(ownDomainNote, show);
   if (!show) return;
   const pending = claims.some((claim) => claim.hostname === own);
-  const claim = element('button', 'link-button', `Claim ${own}`);
+  const claim = element('button', 'link-button', t('workspaceSso.own.claim', { domain: own }));
   claim.type = 'button';
   claim.dataset.action = 'claim-own-domain';
   claim.addEventListener('click', () => {
@@ -51,9 +52,6 @@ export function showOwnDomain(verified: string[] | null, claims: WorkspaceDomain
     field.focus();
   });
   ownDomainNote.replaceChildren(
-    pending
-      ? `Your address is at ${own}: once its claim under Domains is verified, choose it here. Verifying it needs only its TXT record, no CNAME.`
-      : `Your address is at ${own}, which this workspace has not verified, so it cannot be chosen here yet. Verifying it needs only a TXT record, no CNAME. `,
-    ...(pending ? [] : [claim]),
+    ...(pending ? [t('workspaceSso.own.pending', { domain: own })] : tNodes('workspaceSso.own.unverified', { domain: own, claim })),
   );
 }

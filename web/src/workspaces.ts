@@ -3,14 +3,17 @@
  * workspace" switcher (its id alone kept in localStorage, `currentWorkspace.ts`), and creating
  * one (a 409 for a taken slug and a 421 for another region's workspace said next to their field).
  */
+// First: the page's language and messages load before any of its code runs (ADR 0183).
+import './i18n.ts';
 import { workspaceLimits } from '../../shared/limits.ts';
 import { ApiError, problemMessages } from './api.ts';
 import { fact, markReady, showProblem, startSignedInPage } from './accountPage.ts';
 import { chooseWorkspace, currentWorkspaceId, forgetWorkspaceUnless } from './currentWorkspace.ts';
-import { announce, byId, element, plural, setVisible } from './dom.ts';
+import { announce, byId, element, setVisible } from './dom.ts';
 import { fieldErrors } from './fieldErrors.ts';
+import { language, locale, t, tNodes } from './i18n.ts';
 import { SignedOutError, withAccess } from './session.ts';
-import { planLabel, roleLabel } from './workspaceText.ts';
+import { planName, roleName } from './workspaceAuditValues.ts';
 import { workspacesApi, type Region, type WorkspaceSummary } from './workspacesApi.ts';
 
 const section = byId('workspaces-page');
@@ -42,6 +45,12 @@ const formErrors = fieldErrors(
 );
 
 const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const numbers = new Intl.NumberFormat(locale);
+
+// The slug's hint holds an example in its own element (a slug is never translated).
+const slugExample = element('span', 'mono', 'acme-security');
+slugExample.translate = false;
+byId('workspace-slug-hint').replaceChildren(...tNodes('workspaces.create.slugHint', { example: slugExample }));
 
 // ---- The list and the switcher ----
 
@@ -52,23 +61,26 @@ function workspaceItem(workspace: WorkspaceSummary, chosen: boolean): HTMLLIElem
   const head = element('div', 'item-head');
   const title = element('h3', 'item-title');
   const link = element('a', '', workspace.name);
+  link.translate = false;
   link.href = `/workspace?id=${encodeURIComponent(workspace.id)}`;
   title.append(link);
   head.append(title);
   if (chosen) {
-    const badge = element('span', 'badge badge-current', 'Current');
+    const badge = element('span', 'badge badge-current', t('workspaces.item.current'));
     badge.dataset.role = 'current';
     head.append(badge);
   }
   const facts = element('dl', 'facts');
+  const slugText = element('span', 'mono', workspace.slug);
+  slugText.translate = false;
   facts.append(
-    fact('Slug', element('span', 'mono', workspace.slug)),
-    fact('Your role', roleLabel(workspace.role)),
-    fact('Plan', planLabel(workspace.plan)),
+    fact(t('workspaces.item.slug'), slugText),
+    fact(t('workspaces.item.role'), roleName(workspace.role)),
+    fact(t('workspaces.item.plan'), planName(workspace.plan)),
   );
-  const seats = fact('Seats', `${workspace.members} of ${workspace.seats} used by members`);
+  const seats = fact(t('workspaces.item.seats'), t('workspaces.item.seatsUsed', { members: workspace.members, seats: workspace.seats }));
   seats.dataset.role = 'seats';
-  const members = fact('Members', String(workspace.members));
+  const members = fact(t('workspaces.item.members'), numbers.format(workspace.members));
   members.dataset.role = 'members';
   facts.append(seats, members);
   item.append(head, facts);
@@ -76,10 +88,12 @@ function workspaceItem(workspace: WorkspaceSummary, chosen: boolean): HTMLLIElem
 }
 
 function renderSwitcher(workspaces: WorkspaceSummary[], chosen: string | null): void {
-  const none = new Option('None: secrets are sent as yourself', '');
+  const none = new Option(t('workspaces.current.none'), '');
   current.replaceChildren(
     none,
-    ...workspaces.map((workspace) => new Option(`${workspace.name} (${roleLabel(workspace.role).toLowerCase()})`, workspace.id)),
+    ...workspaces.map(
+      (workspace) => new Option(t('workspaces.current.option', { name: workspace.name, role: workspace.role }), workspace.id),
+    ),
   );
   current.value = chosen ?? '';
   setVisible(currentBox, workspaces.length > 0);
@@ -108,7 +122,7 @@ async function load(): Promise<void> {
     render();
     loaded = true;
   } catch (error) {
-    showProblem(listError, error, 'Your workspaces could not be listed: ');
+    showProblem(listError, error, t('workspaces.list.failed'));
     setVisible(listRetry, true);
   } finally {
     setVisible(listLoading, false);
@@ -120,13 +134,13 @@ listRetry.addEventListener('click', () => void load());
 current.addEventListener('change', () => {
   const chosen = workspaces.find((workspace) => workspace.id === current.value) ?? null;
   if (!chooseWorkspace(chosen?.id ?? null)) {
-    announce('This browser does not let the page remember a choice (storage is off).');
+    announce(t('workspaces.current.storageOff'));
     return;
   }
   const focused = document.activeElement;
   render();
   if (focused === current) current.focus();
-  announce(chosen ? `Current workspace: ${chosen.name}.` : 'No current workspace: secrets are sent as yourself.');
+  announce(chosen ? t('workspaces.current.chosen', { name: chosen.name }) : t('workspaces.current.cleared'));
 });
 
 // ---- Creating one ----
@@ -136,35 +150,37 @@ function misdirected(error: ApiError): Node {
   const regionId = typeof error.problem.region === 'string' ? error.problem.region : region.value;
   const url = typeof error.problem.api_url === 'string' ? error.problem.api_url : '';
   const sentence = document.createDocumentFragment();
-  sentence.append(`Workspaces in ${regionId} are made by that region’s own Hushlink service, not this one. `);
   if (/^https?:\/\//i.test(url)) {
     const link = element('a', '', url);
     link.href = url;
     link.rel = 'noopener noreferrer';
-    sentence.append('Create it there: ', link, '.');
+    link.translate = false;
+    sentence.append(...tNodes('workspaces.create.misdirectedThere', { region: regionId, link }));
   } else {
-    sentence.append('Create it from that region’s Hushlink.');
+    sentence.append(t('workspaces.create.misdirected', { region: regionId }));
   }
   return sentence;
 }
 
 function explain(error: ApiError): void {
-  if (error.status === 421)
-    return formErrors.show({ region: 'This service cannot create a workspace in that region.' }, misdirected(error));
+  if (error.status === 421) return formErrors.show({ region: t('workspaces.create.regionRefused') }, misdirected(error));
+  // The server's own words are English: another language says the field was refused, in its words.
+  const english = language === 'en';
   const messages: Partial<Record<Field, string>> = {};
   const other: string[] = [];
   for (const entry of error.problem.errors ?? []) {
     const field = /^body\.(name|slug|region)$/.exec(entry.path ?? '')?.[1] as Field | undefined;
-    if (!field) other.push(entry.message);
-    else if (error.status === 409 && field === 'slug') {
-      messages.slug = slug.value.trim()
-        ? 'This slug is taken by another workspace: choose another one.'
-        : 'No free slug could be made from this name: type one.';
-    } else
+    if (!field) {
+      if (english) other.push(entry.message);
+    } else if (error.status === 409 && field === 'slug') {
+      messages.slug = slug.value.trim() ? t('workspaces.create.slugTaken') : t('workspaces.create.noFreeSlug');
+    } else if (!english) messages[field] = t('workspaces.create.valueRefused');
+    else
       messages[field] = `${messages[field] ? `${messages[field]} ` : ''}${entry.message.charAt(0).toUpperCase()}${entry.message.slice(1)}.`;
   }
   if (Object.keys(messages).length === 0 && other.length === 0) other.push(...problemMessages(error));
-  formErrors.show(messages, other.length > 0 ? other.join(' ') : null);
+  // Sentences one after another: a space between them, none in Japanese and Chinese.
+  formErrors.show(messages, other.length > 0 ? other.join(/^(?:ja|zh)\b/.test(language) ? '' : ' ') : null);
 }
 
 async function create(event: SubmitEvent): Promise<void> {
@@ -173,17 +189,17 @@ async function create(event: SubmitEvent): Promise<void> {
   formErrors.clear();
   const wanted = { name: name.value.trim(), slug: slug.value.trim() };
   const problems: Partial<Record<Field, string>> = {};
-  if (!wanted.name) problems.name = 'Give the workspace a name.';
+  if (!wanted.name) problems.name = t('workspaces.create.nameMissing');
   if (
     wanted.slug &&
     (wanted.slug.length < workspaceLimits.slug.min || wanted.slug.length > workspaceLimits.slug.max || !slugPattern.test(wanted.slug))
   ) {
-    problems.slug = `A slug is ${workspaceLimits.slug.min} to ${workspaceLimits.slug.max} lower-case letters and digits, with single dashes between them.`;
+    problems.slug = t('workspaces.create.slugInvalid', { min: workspaceLimits.slug.min, max: workspaceLimits.slug.max });
   }
   if (Object.keys(problems).length > 0) return formErrors.show(problems, null);
 
   fields.disabled = true;
-  announce('Creating the workspace…');
+  announce(t('workspaces.create.creating'));
   try {
     const created = await withAccess((token) =>
       workspacesApi.create(token, {
@@ -194,7 +210,7 @@ async function create(event: SubmitEvent): Promise<void> {
     );
     form.reset();
     await load();
-    announce(`Workspace “${created.name}” created, with you as its owner.`);
+    announce(t('workspaces.create.created', { name: created.name }));
     const link = list.querySelector<HTMLAnchorElement>(`li[data-id="${created.id}"] .item-title a`);
     link?.focus();
   } catch (error) {
@@ -202,9 +218,9 @@ async function create(event: SubmitEvent): Promise<void> {
     fields.disabled = false;
     if (error instanceof SignedOutError) return showProblem(errors, error);
     if (error instanceof ApiError && error.status === 429)
-      return formErrors.show({}, `Too many requests: try again in ${error.retryAfter ?? 60} seconds.`);
+      return formErrors.show({}, t('problem.tooManyRequests', { seconds: error.retryAfter ?? 60 }));
     if (error instanceof ApiError) return explain(error);
-    formErrors.show({}, 'Something went wrong in this page. Reload it and try again.');
+    formErrors.show({}, t('common.page.broken'));
   } finally {
     fields.disabled = false;
   }
@@ -220,7 +236,15 @@ async function loadRegions(): Promise<void> {
   }
   if (regions.length < 2) return;
   region.replaceChildren(
-    ...regions.map((known) => new Option(known.current ? `${known.id} (this service)` : known.id, known.id, known.current, known.current)),
+    ...regions.map(
+      (known) =>
+        new Option(
+          known.current ? t('workspaces.create.regionHere', { region: known.id }) : known.id,
+          known.id,
+          known.current,
+          known.current,
+        ),
+    ),
   );
   setVisible(regionField, true);
 }
@@ -236,7 +260,7 @@ async function main(): Promise<void> {
   await Promise.all([load(), loadRegions()]);
   fields.disabled = false;
   markReady('workspaces', section);
-  if (workspaces.length > 0) announce(`${plural(workspaces.length, 'workspace', 'workspaces')}.`);
+  if (workspaces.length > 0) announce(t('workspaces.list.count', { count: workspaces.length }));
 }
 
 void main();
