@@ -6,6 +6,7 @@
 import { answerOf } from '../transfer/api.ts';
 import { clientHeaders } from '../transfer/index.ts';
 import { CliError, exitCodes } from './errors.ts';
+import { t } from './i18n.ts';
 import {
   credentialsFile,
   currentCredential,
@@ -68,19 +69,11 @@ export function apiClient(base: string, { env, api: home }: { env: NodeJS.Proces
     const current = await loaded();
     if (current.kind === 'none') {
       if (auth === 'optional') return undefined;
-      throw new CliError(
-        exitCodes.refused,
-        'unauthorized',
-        `This needs you signed in: run \`hushlink login\`${auth === 'user' ? ' (or set HUSHLINK_API_KEY)' : ''}.`,
-      );
+      throw new CliError(exitCodes.refused, 'unauthorized', auth === 'user' ? t('cli.api.signInOrKey') : t('cli.api.signIn'));
     }
     if (current.kind === 'api_key') {
       if (auth === 'session') {
-        throw new CliError(
-          exitCodes.refused,
-          'session_required',
-          'This needs a signed-in session, which an API key is not: unset HUSHLINK_API_KEY and run `hushlink login`.',
-        );
+        throw new CliError(exitCodes.refused, 'session_required', t('cli.api.sessionRequired'));
       }
       return current.key;
     }
@@ -130,11 +123,7 @@ export function apiClient(base: string, { env, api: home }: { env: NodeJS.Proces
       response = await send(method, path, options, next.access_token);
     }
     if (response.status === 403 && auth === 'session' && current.kind === 'api_key') {
-      throw new CliError(
-        exitCodes.refused,
-        'session_required',
-        'This needs a signed-in session, which an API key is not: unset HUSHLINK_API_KEY and run `hushlink login`.',
-      );
+      throw new CliError(exitCodes.refused, 'session_required', t('cli.api.sessionRequired'));
     }
     return answerOf<T>(response, `${method} ${path}`);
   }
@@ -142,4 +131,4 @@ export function apiClient(base: string, { env, api: home }: { env: NodeJS.Proces
   return { base, call, bearer };
 }
 
-const signedOut = () => new CliError(exitCodes.refused, 'unauthorized', 'The sign-in has ended: run `hushlink login` again.');
+const signedOut = () => new CliError(exitCodes.refused, 'unauthorized', t('cli.api.signedOut'));

@@ -3,6 +3,7 @@
  * what it runs. Options shared by every command (`--api`, `--json`, `--help`) are added here.
  */
 import type { ParseArgsConfig } from 'node:util';
+import { t } from './i18n.ts';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 export type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
@@ -22,7 +23,8 @@ export interface CommandHelp {
 
 export interface Command {
   name: string;
-  help: CommandHelp;
+  /** In this process's language, each field a getter: `hushlink --help` reads only the summaries. */
+  readonly help: CommandHelp;
   options: OptionSpec;
   /** How many positionals it takes at most. */
   positionals: number;
@@ -49,10 +51,10 @@ export const commonOptions = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpec;
 
-export const commonHelp: Array<[string, string]> = [
-  ['--api URL', 'The deployment to use (else HUSHLINK_API, else http://localhost:3000).'],
-  ['--json', 'Print the whole answer as JSON on stdout.'],
-  ['-h, --help', 'Show this help.'],
+export const commonHelp = (): Array<[string, string]> => [
+  ['--api URL', t('cli.help.optionApi')],
+  ['--json', t('cli.help.optionJson')],
+  ['-h, --help', t('cli.help.optionHelp')],
 ];
 
 export const defaultApi = 'http://localhost:3000';

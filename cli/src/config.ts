@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { usageError } from './errors.ts';
+import { t } from './i18n.ts';
 
 export function configDir(env: NodeJS.ProcessEnv): string {
   if (env.HUSHLINK_CONFIG_DIR) return env.HUSHLINK_CONFIG_DIR;
@@ -36,7 +37,7 @@ export class ConfigFile<T extends object> {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw usageError(`${this.path} is not valid JSON; remove it and try again.`, 'config_unreadable');
+      throw usageError(t('cli.config.unreadable', { path: this.path }), 'config_unreadable');
     }
   }
 
@@ -93,8 +94,7 @@ export class ConfigFile<T extends object> {
           )
             await rmdir(dead).catch(() => undefined);
         }
-        if (attempt > 500)
-          throw usageError(`${lock} has been held for too long; remove it if no other hushlink is running.`, 'config_locked');
+        if (attempt > 500) throw usageError(t('cli.config.locked', { lock }), 'config_locked');
         await sleep(10 + Math.floor(Math.random() * 20));
       }
     }

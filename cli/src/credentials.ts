@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import type * as z from 'zod/mini';
 import type { accountReplies } from '../../shared/api/accountReplies.ts';
 import { ConfigFile, configDir } from './config.ts';
+import { t } from './i18n.ts';
 
 export interface StoredSession {
   email: string;
@@ -46,7 +47,7 @@ export async function currentCredential(env: NodeJS.ProcessEnv, api: string, hom
  * The CLI never asks for the browser's cookie, so the body always carries the refresh token.
  */
 export function storedSession(tokens: IssuedTokens, now = Date.now()): StoredSession {
-  if (tokens.refresh_token === undefined) throw new Error('the service answered no refresh token');
+  if (tokens.refresh_token === undefined) throw new Error(t('cli.credentials.noRefreshToken'));
   return {
     email: tokens.user.email,
     user_id: tokens.user.id,

@@ -1,5 +1,6 @@
 /** `90s`, `15m`, `1h`, `2d`, `1w`, or several together (`1h30m`): seconds. */
 import { usageError } from './errors.ts';
+import { type MessageKey, t } from './i18n.ts';
 
 const unitSeconds: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
 
@@ -13,7 +14,7 @@ export function parseDuration(text: string, option: string): number {
       .join('')
       .replace(/\s+/g, '') !== trimmed.replace(/\s+/g, '')
   ) {
-    throw usageError(`${option} takes a duration such as 30m, 1h, 2d or 1w (got "${text}").`);
+    throw usageError(t('cli.duration.bad', { option, given: text }));
   }
   return parts.reduce((total, [, amount, unit]) => total + Number(amount) * unitSeconds[unit!]!, 0);
 }
@@ -23,7 +24,7 @@ export function parseInstant(text: string, option: string, now = Date.now()): st
   if (/^\d+\s*[smhdw]/i.test(text.trim())) return new Date(now + parseDuration(text, option) * 1000).toISOString();
   const at = Date.parse(text);
   if (Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}/.test(text.trim())) {
-    throw usageError(`${option} takes a date-time such as 2026-12-01T09:00:00Z, or a duration from now such as 2h (got "${text}").`);
+    throw usageError(t('cli.duration.badInstant', { option, given: text }));
   }
   return new Date(at).toISOString();
 }
@@ -33,7 +34,7 @@ export function durationWithin(given: string | undefined, option: string, bounds
   if (given === undefined) return undefined;
   const seconds = parseDuration(given, option);
   if (seconds < bounds.min || seconds > bounds.max)
-    throw usageError(`${option} must be from ${spoken(bounds.min)} to ${spoken(bounds.max)} (got "${given}").`);
+    throw usageError(t('cli.duration.outOfBounds', { option, min: spoken(bounds.min), max: spoken(bounds.max), given }));
   return seconds;
 }
 
@@ -41,20 +42,19 @@ export function durationWithin(given: string | undefined, option: string, bounds
 export function countWithin(given: string | undefined, option: string, bounds: { min: number; max: number }): number | undefined {
   if (given === undefined) return undefined;
   if (!/^\d+$/.test(given) || Number(given) < bounds.min || Number(given) > bounds.max)
-    throw usageError(`${option} takes a number from ${bounds.min} to ${bounds.max} (got "${given}").`);
+    throw usageError(t('cli.duration.badCount', { option, min: bounds.min, max: bounds.max, given }));
   return Number(given);
 }
 
 /** 60 → "1 minute", 2592000 → "30 days": the largest unit that divides it. */
 function spoken(seconds: number): string {
-  const units: Array<[number, string]> = [
-    [604_800, 'week'],
-    [86_400, 'day'],
-    [3600, 'hour'],
-    [60, 'minute'],
-    [1, 'second'],
+  const units: Array<[number, MessageKey]> = [
+    [604_800, 'cli.duration.weeks'],
+    [86_400, 'cli.duration.days'],
+    [3600, 'cli.duration.hours'],
+    [60, 'cli.duration.minutes'],
+    [1, 'cli.duration.seconds'],
   ];
-  const [size, name] = units.find(([unit]) => seconds % unit === 0 && seconds >= unit)!;
-  const count = seconds / size;
-  return `${count} ${name}${count === 1 ? '' : 's'}`;
+  const [size, key] = units.find(([unit]) => seconds % unit === 0 && seconds >= unit)!;
+  return t(key, { count: seconds / size });
 }

@@ -2,8 +2,9 @@
  * How the CLI fails: one human sentence, the problem's `code`, and an exit code a script can
  * branch on (documented in `hushlink --help` and docs/cli.md, "Exit codes").
  */
-import { EnvelopeError } from '../../shared/envelope/index.ts';
+import { EnvelopeError, type EnvelopeErrorCode } from '../../shared/envelope/index.ts';
 import { ApiError, TransferError } from '../transfer/index.ts';
+import { type MessageKey, sentences, t } from './i18n.ts';
 import { formatBytes } from './progress.ts';
 
 export const exitCodes = {
@@ -37,17 +38,47 @@ export class CliError extends Error {
 export const usageError = (message: string, code = 'usage') => new CliError(exitCodes.usage, code, message);
 
 /** Sentences for the problems a person meets most; others fall back to the server's own title. */
-const refusals: Record<string, string> = {
-  not_found: 'No such secret: it never existed, or its tombstone is gone.',
-  gone: 'This secret is gone: it was already viewed, expired or revoked.',
-  locked: 'This secret is locked after too many wrong attempts.',
-  too_early: 'This secret cannot be opened yet.',
-  rate_limited: 'Too many requests; wait a moment and try again.',
-  unauthorized: 'Not signed in, or the sign-in has ended: run `hushlink login`.',
-  forbidden: 'The service refused this with the credentials given.',
-  payload_too_large: 'This is larger than the service accepts.',
-  proof_refused: 'The key in the link or the passphrase does not open this secret.',
+const refusals: Record<string, MessageKey> = {
+  not_found: 'cli.refusal.notFound',
+  gone: 'cli.refusal.gone',
+  locked: 'cli.refusal.locked',
+  too_early: 'cli.refusal.tooEarly',
+  rate_limited: 'cli.refusal.rateLimited',
+  unauthorized: 'cli.refusal.unauthorized',
+  forbidden: 'cli.refusal.forbidden',
+  payload_too_large: 'cli.refusal.payloadTooLarge',
+  proof_refused: 'cli.refusal.proofRefused',
 };
+const refusal = (code: string): string | undefined => (Object.hasOwn(refusals, code) ? t(refusals[code]!) : undefined);
+
+/** shared/envelope's sentences (its EnvelopeError speaks English), by code, in this process's language. */
+const envelopeSentences: Record<EnvelopeErrorCode, MessageKey> = {
+  not_envelope: 'cli.envelope.notEnvelope',
+  unsupported_version: 'cli.envelope.unsupportedVersion',
+  malformed: 'cli.envelope.malformed',
+  salt_mismatch: 'cli.envelope.saltMismatch',
+  wrong_key: 'cli.envelope.wrongKey',
+  wrong_passphrase: 'cli.envelope.wrongPassphrase',
+  passphrase_required: 'cli.envelope.passphraseRequired',
+  tampered: 'cli.envelope.tampered',
+  bad_link: 'cli.envelope.badLink',
+  key_mismatch: 'cli.envelope.keyMismatch',
+  forged: 'cli.envelope.forged',
+};
+
+/**
+ * An EnvelopeError's message in this process's language: its code's sentence, and the detail
+ * EnvelopeError puts after it (`Sentence. (detail)`; none of the sentences holds ". (").
+ */
+export function envelopeMessage(error: EnvelopeError): string {
+  const key = envelopeSentences[error.code];
+  if (!key) return error.message;
+  const at = error.message.indexOf('. (');
+  const sentence = t(key);
+  return at === -1 || !error.message.endsWith(')')
+    ? sentence
+    : t('cli.envelope.withDetail', { sentence, detail: error.message.slice(at + 3, -1) });
+}
 
 /** Turns anything thrown into a CliError (unknown errors are bugs: exit 1 with their message). */
 export function explain(error: unknown, api?: string): CliError {
@@ -57,7 +88,7 @@ export function explain(error: unknown, api?: string): CliError {
     const wrong = ['wrong_key', 'wrong_passphrase', 'passphrase_required', 'salt_mismatch', 'tampered', 'forged', 'key_mismatch'].includes(
       error.code,
     );
-    return new CliError(wrong ? exitCodes.wrongKey : exitCodes.usage, error.code, error.message, { cause: error });
+    return new CliError(wrong ? exitCodes.wrongKey : exitCodes.usage, error.code, envelopeMessage(error), { cause: error });
   }
   if (error instanceof TransferError) {
     const code = error.code;
@@ -66,13 +97,14 @@ export function explain(error: unknown, api?: string): CliError {
     if (code === 'transfer_failed') return new CliError(exitCodes.network, code, error.message, { cause: error });
     return new CliError(exitCodes.usage, code, error.message, { cause: error });
   }
-  if (isAbort(error)) return new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted.');
+  if (isAbort(error)) return new CliError(exitCodes.interrupted, 'interrupted', t('cli.errors.interrupted'));
   if (isNetwork(error)) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const code = (error as { cause?: { code?: string; message?: string } }).cause?.code;
+    const cause = code ? ` (${code})` : '';
     return new CliError(
       exitCodes.network,
       'network',
-      `Could not reach ${api ?? 'the service'}${cause?.code ? ` (${cause.code})` : ''}. Check --api or HUSHLINK_API, and the connection.`,
+      api ? t('cli.errors.unreachable', { api, cause }) : t('cli.errors.unreachableService', { cause }),
       { cause: error },
     );
   }
@@ -82,42 +114,43 @@ export function explain(error: unknown, api?: string): CliError {
 
 function fromProblem(error: ApiError): CliError {
   const problem = error.problem;
+  // The service's own words are English (problem bodies stay English for API clients): said as they are.
   const detail = typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : undefined;
   if (error.status >= 500 || error.status === 0) {
     return new CliError(
       exitCodes.network,
       error.code,
-      `The service failed (${error.status})${detail ? `: ${detail.replace(/\.$/, '')}` : ''}. Try again later.`,
+      detail
+        ? t('cli.errors.serviceFailedDetail', { status: error.status, detail: detail.replace(/\.$/, '') })
+        : t('cli.errors.serviceFailed', { status: error.status }),
       { cause: error },
     );
   }
   if (problem.reason === 'plan_limit' && typeof problem.limit_bytes === 'number') {
-    const limit = formatBytes(problem.limit_bytes);
-    return new CliError(
-      exitCodes.refused,
-      'plan_limit',
-      `Files are limited to ${limit} on this plan: sign in to an account whose plan takes larger ones, or send a smaller file.`,
-      { cause: error },
-    );
+    return new CliError(exitCodes.refused, 'plan_limit', t('cli.errors.planLimit', { limit: formatBytes(problem.limit_bytes) }), {
+      cause: error,
+    });
   }
   if (error.code === 'proof_refused') {
-    const left =
+    const message =
       typeof problem.attempts_left === 'number'
-        ? ` ${problem.attempts_left} attempt${problem.attempts_left === 1 ? '' : 's'} left before it locks.`
-        : '';
-    return new CliError(exitCodes.wrongKey, error.code, `${refusals.proof_refused}${left}`, { cause: error });
+        ? t('cli.errors.proofRefusedAttempts', { attempts: problem.attempts_left })
+        : t('cli.refusal.proofRefused');
+    return new CliError(exitCodes.wrongKey, error.code, message, { cause: error });
   }
   const fields = Array.isArray(problem.errors)
     ? (problem.errors as Array<{ path?: unknown; message?: unknown }>)
         .map((item) => `${String(item.path ?? '')}: ${String(item.message ?? '')}`)
         .join('; ')
     : '';
-  const notBefore = typeof problem.not_before === 'string' ? ` It opens from ${problem.not_before}.` : '';
   // The service's own detail says more than a generic sentence about a refusal as broad as 403.
-  const generic = error.code === 'forbidden' || error.code === 'invalid_request' ? undefined : refusals[error.code];
-  const sentence = `${generic ?? detail ?? refusals[error.code] ?? `The service answered ${error.status}.`}${error.code === 'too_early' ? notBefore : ''}`;
-  const retry = typeof problem.retry_after === 'number' ? ` Retry after ${problem.retry_after} s.` : '';
-  return new CliError(exitCodes.refused, error.code, `${sentence}${fields ? ` (${fields})` : ''}${retry}`, { cause: error });
+  const generic = error.code === 'forbidden' || error.code === 'invalid_request' ? undefined : refusal(error.code);
+  let sentence = generic ?? detail ?? refusal(error.code) ?? t('cli.errors.serviceAnswered', { status: error.status });
+  if (error.code === 'too_early' && typeof problem.not_before === 'string')
+    sentence = sentences(sentence, t('cli.errors.opensFrom', { time: problem.not_before }));
+  if (fields) sentence = `${sentence} (${fields})`;
+  if (typeof problem.retry_after === 'number') sentence = sentences(sentence, t('cli.errors.retryAfter', { seconds: problem.retry_after }));
+  return new CliError(exitCodes.refused, error.code, sentence, { cause: error });
 }
 
 const isAbort = (error: unknown) =>

@@ -1,71 +1,72 @@
 /** The help texts: the whole program's and each command's, plain text for any terminal or pipe. */
 import { commonHelp, type Command } from './command.ts';
+import { columns, padColumns, t } from './i18n.ts';
 
 const column = (rows: Array<[string, string]>, indent = '  ') => {
-  const width = Math.min(30, Math.max(...rows.map(([left]) => left.length)) + 2);
+  const width = Math.min(30, Math.max(...rows.map(([left]) => columns(left))) + 2);
   return rows
     .map(([left, right]) =>
-      left.length + 2 > width ? `${indent}${left}\n${indent}${' '.repeat(width)}${right}` : `${indent}${left.padEnd(width)}${right}`,
+      columns(left) + 2 > width ? `${indent}${left}\n${indent}${' '.repeat(width)}${right}` : `${indent}${padColumns(left, width)}${right}`,
     )
     .join('\n');
 };
 
-export const exitCodeHelp: Array<[string, string]> = [
-  ['0', 'Done.'],
-  ['1', 'Usage: bad arguments, a file missing or already there; nothing was asked of the service.'],
-  ['2', 'Refused by the service: gone, locked, too early, not signed in, over a limit.'],
-  ['3', 'Network: the service could not be reached, or failed; try again later.'],
-  ['4', 'Wrong key or passphrase: the link or the passphrase does not open the secret.'],
-  ['130', 'Interrupted (Ctrl-C); an upload in progress is aborted and nothing is kept.'],
+export const exitCodeHelp = (): Array<[string, string]> => [
+  ['0', t('cli.help.exit0')],
+  ['1', t('cli.help.exit1')],
+  ['2', t('cli.help.exit2')],
+  ['3', t('cli.help.exit3')],
+  ['4', t('cli.help.exit4')],
+  ['130', t('cli.help.exit130')],
 ];
 
-export const environmentHelp: Array<[string, string]> = [
-  ['HUSHLINK_API', 'The deployment to use (as --api).'],
-  ['HUSHLINK_API_KEY', 'An API key, used instead of the signed-in session.'],
-  ['HUSHLINK_PASSPHRASE', 'The passphrase, instead of a prompt.'],
-  ['HUSHLINK_DELETE_TOKEN', 'The delete token for `revoke`, instead of --token.'],
-  ['HUSHLINK_NO_BROWSER', '1: `login --sso` prints the sign-in address without opening a browser (as --no-browser).'],
-  ['HUSHLINK_CONFIG_DIR', 'Where credentials and request keys are kept (else $XDG_CONFIG_HOME/hushlink or ~/.config/hushlink).'],
+export const environmentHelp = (): Array<[string, string]> => [
+  ['HUSHLINK_API', t('cli.help.envApi')],
+  ['HUSHLINK_API_KEY', t('cli.help.envApiKey')],
+  ['HUSHLINK_PASSPHRASE', t('cli.help.envPassphrase')],
+  ['HUSHLINK_DELETE_TOKEN', t('cli.help.envDeleteToken')],
+  ['HUSHLINK_NO_BROWSER', t('cli.help.envNoBrowser')],
+  ['HUSHLINK_CONFIG_DIR', t('cli.help.envConfigDir')],
 ];
 
 export function programHelp(commands: readonly Command[], version: string): string {
-  return `hushlink ${version}: share secrets that open once, end-to-end encrypted.
+  return `${t('cli.help.tagline', { version })}
 
-Usage: hushlink <command> [options]
+${t('cli.help.usage')} hushlink <command> [options]
 
-Commands:
+${t('cli.help.commands')}
 ${column(commands.map((command) => [command.name, command.help.summary]))}
 
-Run \`hushlink <command> --help\` for a command's options and examples.
+${t('cli.help.commandHelp')}
 
-Examples:
+${t('cli.help.examples')}
 ${column([
-  ['echo "db password" | hushlink send', 'Send a text from stdin; prints the link.'],
-  ['hushlink send backup.tar --views 2', 'Send a file that opens twice.'],
-  ['hushlink open "https://…/s/sec_…#…"', 'Open a link: text to stdout, a file to its name.'],
-  ['hushlink request --prompt "API key"', 'Ask someone to send you a secret.'],
+  ['echo "db password" | hushlink send', t('cli.help.exampleSendStdin')],
+  ['hushlink send backup.tar --views 2', t('cli.help.exampleSendFile')],
+  ['hushlink open "https://…/s/sec_…#…"', t('cli.help.exampleOpen')],
+  ['hushlink request --prompt "API key"', t('cli.help.exampleRequest')],
 ])}
 
-Exit codes:
-${column(exitCodeHelp)}
+${t('cli.help.exitCodes')}
+${column(exitCodeHelp())}
 
-Environment:
-${column(environmentHelp)}
+${t('cli.help.environment')}
+${column(environmentHelp())}
 `;
 }
 
 export function commandHelp(command: Command): string {
   const help = command.help;
-  return `Usage: ${help.usage}
+  return `${t('cli.help.usage')} ${help.usage}
 
 ${help.description}
 
-Options:
-${column([...help.options, ...commonHelp])}
+${t('cli.help.options')}
+${column([...help.options, ...commonHelp()])}
 
-Examples:
+${t('cli.help.examples')}
 ${column(help.examples)}
 
-Exit codes: 0 done, 1 usage, 2 refused by the service, 3 network, 4 wrong key or passphrase, 130 interrupted.
+${t('cli.help.exitCodesLine')}
 `;
 }

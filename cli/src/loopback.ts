@@ -16,6 +16,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CliError, exitCodes } from './errors.ts';
+import { currentDirection, currentLanguage, t } from './i18n.ts';
 
 /** What the service's callback hands over: `hlx_` and 256 bits, base64url. */
 export const oneTimeCodePattern = /^hlx_[A-Za-z0-9_-]{43}$/;
@@ -71,19 +72,18 @@ export async function listenOnLoopback(): Promise<LoopbackRedirect> {
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     // Only this address: a page of another site whose name was pointed here (DNS rebinding) has its own Host.
-    if (request.headers.host !== new URL(origin).host) return plain(response, 400, 'Bad request.');
+    if (request.headers.host !== new URL(origin).host) return plain(response, 400, t('cli.loopback.badRequest'));
     const path = (request.url ?? '').split('?')[0];
-    if (path !== callbackPath) return plain(response, 404, 'Not found.');
+    if (path !== callbackPath) return plain(response, 404, t('cli.loopback.notFound'));
     if (request.method === 'GET') return page(response, pageToken, nonce);
     if (request.method !== 'POST') {
       response.setHeader('allow', 'GET, POST');
-      return plain(response, 405, 'Method not allowed.');
+      return plain(response, 405, t('cli.loopback.methodNotAllowed'));
     }
     const refuse = (status: number, message: string) => reply(response, status, { ok: false, message });
     // Browsers send Origin with every POST: only this server's own page may post.
-    if (request.headers.origin !== origin) return refuse(403, 'This page may not hand a sign-in to the terminal.');
-    if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json'))
-      return refuse(415, 'The sign-in is handed over as JSON.');
+    if (request.headers.origin !== origin) return refuse(403, t('cli.loopback.notThisPage'));
+    if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) return refuse(415, t('cli.loopback.json'));
     const body = await readBody(request);
     let posted: { code?: unknown; token?: unknown } | undefined;
     try {
@@ -91,17 +91,15 @@ export async function listenOnLoopback(): Promise<LoopbackRedirect> {
     } catch {
       posted = undefined;
     }
-    if (typeof posted?.token !== 'string' || !sameText(posted.token, pageToken))
-      return refuse(403, 'This page may not hand a sign-in to the terminal.');
-    if (typeof posted.code !== 'string' || !oneTimeCodePattern.test(posted.code))
-      return refuse(400, 'This address carries no sign-in code: run `hushlink login --sso` again.');
-    if (taken) return refuse(409, 'This sign-in was already handed to the terminal: look there.');
+    if (typeof posted?.token !== 'string' || !sameText(posted.token, pageToken)) return refuse(403, t('cli.loopback.notThisPage'));
+    if (typeof posted.code !== 'string' || !oneTimeCodePattern.test(posted.code)) return refuse(400, t('cli.loopback.noCode'));
+    if (taken) return refuse(409, t('cli.loopback.alreadyHanded'));
     taken = true;
     pending = response;
     // Should the terminal never answer, the page is not left waiting.
     pendingTimer = setTimeout(() => {
       pending = undefined;
-      void reply(response, 200, { ok: true, message: 'The sign-in was handed to the terminal: look there to see how it went.' });
+      void reply(response, 200, { ok: true, message: t('cli.loopback.handed') });
     }, outcomeWaitMs);
     deliver(posted.code);
   }
@@ -121,13 +119,7 @@ export async function listenOnLoopback(): Promise<LoopbackRedirect> {
       new Promise<string>((resolve, reject) => {
         const timer = setTimeout(
           () =>
-            reject(
-              new CliError(
-                exitCodes.refused,
-                'sso_timeout',
-                `No sign-in came back from the browser within ${Math.round(timeoutMs / 60_000)} minutes: run \`hushlink login --sso\` again.`,
-              ),
-            ),
+            reject(new CliError(exitCodes.refused, 'sso_timeout', t('cli.loopback.timeout', { minutes: Math.round(timeoutMs / 60_000) }))),
           timeoutMs,
         );
         const onAbort = () => {
@@ -152,11 +144,7 @@ export async function listenOnLoopback(): Promise<LoopbackRedirect> {
       clearTimeout(pendingTimer);
       const response = pending;
       pending = undefined;
-      if (response)
-        await reply(response, 503, {
-          ok: false,
-          message: 'The terminal stopped waiting for this sign-in: run `hushlink login --sso` again.',
-        });
+      if (response) await reply(response, 503, { ok: false, message: t('cli.loopback.stopped') });
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -189,6 +177,11 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** A text as HTML: the catalogues' messages are plain text. */
+const html = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+/** A text as a script's string literal: JSON, with `<` escaped so no `</script>` can end the script. */
+const script = (text: string) => JSON.stringify(text).replace(/</g, '\\u003c');
+
 const sameText = (given: string, expected: string) => {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
@@ -207,11 +200,11 @@ function page(response: ServerResponse, token: string, nonce: string): void {
     'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
   });
   response.end(`<!doctype html>
-<html lang="en">
+<html lang="${currentLanguage()}"${currentDirection() === 'rtl' ? ' dir="rtl"' : ''}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Hushlink: signing in</title>
+<title>${html(t('cli.loopback.pageTitle'))}</title>
 <style nonce="${nonce}">
 body { font: 16px/1.5 system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem; color: #1b1b1b; }
 h1 { font-size: 1.25rem; }
@@ -219,16 +212,16 @@ h1 { font-size: 1.25rem; }
 </style>
 </head>
 <body>
-<h1>Hushlink command line</h1>
-<p id="message">Handing the sign-in to the terminal…</p>
-<noscript><p>This page needs JavaScript to hand the sign-in to the terminal.</p></noscript>
+<h1>${html(t('cli.loopback.pageHeading'))}</h1>
+<p id="message">${html(t('cli.loopback.pageHanding'))}</p>
+<noscript><p>${html(t('cli.loopback.pageNoScript'))}</p></noscript>
 <script nonce="${nonce}">
 (() => {
   const message = document.getElementById('message');
   const say = (text, ok) => { message.textContent = text; message.className = ok ? '' : 'failed'; };
   const code = new URLSearchParams(location.hash.slice(1)).get('code');
   history.replaceState(null, '', location.pathname);
-  if (!code) { say('This address carries no sign-in code: run hushlink login --sso again.', false); return; }
+  if (!code) { say(${script(t('cli.loopback.pageNoCode'))}, false); return; }
   fetch(${JSON.stringify(callbackPath)}, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -236,7 +229,7 @@ h1 { font-size: 1.25rem; }
   })
     .then((answer) => answer.json())
     .then((outcome) => say(outcome.message, outcome.ok))
-    .catch(() => say('The terminal could not be reached: is hushlink login still running?', false));
+    .catch(() => say(${script(t('cli.loopback.pageUnreachable'))}, false));
 })();
 </script>
 </body>

@@ -8,6 +8,7 @@ import { commonOptions, defaultApi, text, type Context } from './command.ts';
 import { commands } from './commands/index.ts';
 import { CliError, exitCodes, explain, usageError } from './errors.ts';
 import { commandHelp, programHelp } from './help.ts';
+import { t, useLanguage } from './i18n.ts';
 
 export const version = cliPackage.version;
 
@@ -21,8 +22,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   if (name === '--help' || name === '-h' || name === 'help') {
     const topic = rest[0] === undefined ? undefined : commands.find((command) => command.name === rest[0]);
-    if (rest[0] !== undefined && !topic)
-      return fail(usageError(`Unknown command "${rest[0]}". Run \`hushlink --help\` for the list.`), false);
+    if (rest[0] !== undefined && !topic) return fail(usageError(t('cli.main.unknownCommand', { name: rest[0] })), false);
     stdout.write(topic ? commandHelp(topic) : programHelp(commands, version));
     return exitCodes.ok;
   }
@@ -31,7 +31,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     return exitCodes.ok;
   }
   const command = commands.find((candidate) => candidate.name === name);
-  if (!command) return fail(usageError(`Unknown command "${name}". Run \`hushlink --help\` for the list.`), false);
+  if (!command) return fail(usageError(t('cli.main.unknownCommand', { name })), false);
 
   let parsed: { values: Context['values']; positionals: string[] };
   try {
@@ -42,14 +42,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       strict: true,
     }) as typeof parsed;
   } catch (error) {
-    return fail(
-      usageError(
-        `${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '.')} Run \`hushlink ${command.name} --help\`.`,
-      ),
-      false,
-    );
+    return fail(usageError(t('cli.main.badArguments', { problem: argumentProblem(error as Error), command: command.name })), false);
   }
   const json = parsed.values.json === true;
+  // A script reads --json: it is English in every locale (the sentences inside it included).
+  if (json) useLanguage('en');
   if (parsed.values.help === true) {
     stdout.write(commandHelp(command));
     return exitCodes.ok;
@@ -57,7 +54,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (parsed.positionals.length > command.positionals) {
     return fail(
       usageError(
-        `Too many arguments: ${parsed.positionals.slice(command.positionals).join(' ')}. Run \`hushlink ${command.name} --help\`.`,
+        t('cli.main.tooManyArguments', { arguments: parsed.positionals.slice(command.positionals).join(' '), command: command.name }),
       ),
       json,
     );
@@ -88,7 +85,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     return (await command.run(context)) ?? exitCodes.ok;
   } catch (error) {
     return fail(
-      interrupt.signal.aborted ? new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted: nothing was kept.') : explain(error, api),
+      interrupt.signal.aborted ? new CliError(exitCodes.interrupted, 'interrupted', t('cli.main.interrupted')) : explain(error, api),
       json,
     );
   } finally {
@@ -102,10 +99,25 @@ function apiOf(given: string): string {
   try {
     url = new URL(given);
   } catch {
-    throw usageError(`--api must be a URL such as https://hushlink.example.com (got "${given}").`);
+    throw usageError(t('cli.main.apiNotUrl', { given }));
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw usageError(`--api must be an http(s) URL (got "${given}").`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw usageError(t('cli.main.apiNotHttp', { given }));
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
+/**
+ * What node:util parseArgs refused, in this process's language: its three sentences are known
+ * (the option is taken from them); any other is said in its own words, as Node wrote it.
+ */
+function argumentProblem(error: Error): string {
+  const message = error.message;
+  const unknown = /^Unknown option '(.+?)'\. To specify a positional argument/s.exec(message);
+  if (unknown) return t('cli.main.unknownOption', { option: unknown[1]! });
+  const missing = /^Option '(.+?) <value>' argument missing$/.exec(message);
+  if (missing) return t('cli.main.missingValue', { option: missing[1]! });
+  const valued = /^Option '(.+?)' does not take an argument$/.exec(message);
+  if (valued) return t('cli.main.takesNoValue', { option: valued[1]! });
+  return message.replace(/\. To specify a positional argument.*$/s, '.');
 }
 
 function fail(error: CliError, json: boolean): number {

@@ -1,20 +1,19 @@
 /** A passphrase: HUSHLINK_PASSPHRASE when set, else asked without echo (twice when sending). */
 import type { Context } from './command.ts';
 import { usageError } from './errors.ts';
+import { t } from './i18n.ts';
 import { askHidden } from './prompt.ts';
-
-const noTerminal = 'A passphrase is needed and there is no terminal to ask on: set HUSHLINK_PASSPHRASE.';
 
 export async function passphraseFor(context: Context, options: { confirm: boolean }): Promise<string> {
   const given = context.env.HUSHLINK_PASSPHRASE;
   if (given !== undefined) {
-    if (given === '') throw usageError('HUSHLINK_PASSPHRASE is set but empty.', 'empty_passphrase');
+    if (given === '') throw usageError(t('cli.passphrase.emptyEnv'), 'empty_passphrase');
     return given;
   }
-  const io = { stdin: context.stdin, stderr: context.stderr, noTerminal };
-  const first = await askHidden('Passphrase: ', io);
-  if (first === '') throw usageError('The passphrase was empty.', 'empty_passphrase');
-  if (options.confirm && (await askHidden('Passphrase again: ', io)) !== first)
-    throw usageError('The two passphrases differ; nothing was sent.', 'passphrase_mismatch');
+  const io = { stdin: context.stdin, stderr: context.stderr, noTerminal: t('cli.passphrase.noTerminal') };
+  const first = await askHidden(t('cli.passphrase.ask'), io);
+  if (first === '') throw usageError(t('cli.passphrase.empty'), 'empty_passphrase');
+  if (options.confirm && (await askHidden(t('cli.passphrase.askAgain'), io)) !== first)
+    throw usageError(t('cli.passphrase.differ'), 'passphrase_mismatch');
   return first;
 }

@@ -3,6 +3,7 @@
  * terminals: piped or redirected, the CLI prints only its answer.
  */
 import { SingleBar } from 'cli-progress';
+import { t } from './i18n.ts';
 
 export interface Progress {
   update(done: number, total?: number): void;
@@ -11,6 +12,7 @@ export interface Progress {
 
 const silent: Progress = { update: () => undefined, stop: () => undefined };
 
+/** `label` is what the transfer does, in this process's language (cli.progress.downloading, cli.progress.uploading). */
 export function progressBar(label: string, total: number, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }): Progress {
   if (!io.stdout.isTTY || !io.stderr.isTTY) return silent;
   const bar = new SingleBar({
@@ -31,7 +33,12 @@ export function progressBar(label: string, total: number, io: { stdout: NodeJS.W
       done: formatBytes(done),
       size: formatBytes(size),
       speed: `${formatBytes(perSecond)}/s`,
-      left: seconds === undefined ? '' : seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s left` : `${seconds} s left`,
+      left:
+        seconds === undefined
+          ? ''
+          : seconds >= 60
+            ? t('cli.progress.minutesLeft', { minutes: Math.floor(seconds / 60), seconds: seconds % 60 })
+            : t('cli.progress.secondsLeft', { seconds }),
     };
   };
   bar.start(total, 0, fields(0, total));

@@ -8,6 +8,7 @@ import { openSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { ReadStream, WriteStream } from 'node:tty';
 import { CliError, exitCodes, usageError } from './errors.ts';
+import { t } from './i18n.ts';
 
 interface Terminal {
   input: NodeJS.ReadStream | ReadStream;
@@ -33,7 +34,7 @@ function terminal(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): Termina
   }
 }
 
-const interrupted = () => new CliError(exitCodes.interrupted, 'interrupted', 'Interrupted.');
+const interrupted = () => new CliError(exitCodes.interrupted, 'interrupted', t('cli.errors.interrupted'));
 
 /** Reads a line without echoing it (raw mode: Ctrl-C arrives as a character, not a signal). */
 export async function askHidden(
@@ -99,7 +100,7 @@ export function answerer(io: {
       const ended = new Promise<never>((_, reject) => {
         // readline takes Ctrl-C itself, and closes unless told what it means.
         terminalLines.once('SIGINT', () => reject(interrupted()));
-        terminalLines.once('close', () => reject(usageError('No answer was given (the input ended).', 'no_answer')));
+        terminalLines.once('close', () => reject(usageError(t('cli.prompt.noAnswer'), 'no_answer')));
       });
       ended.catch(() => undefined);
       try {
@@ -112,7 +113,18 @@ export function answerer(io: {
     io.stderr.write(question);
     lines ??= createInterface({ input: io.stdin, terminal: false })[Symbol.asyncIterator]();
     const next = await Promise.race([lines.next(), interruptedBy]);
-    if (next.done) throw usageError('No answer was given (the input ended).', 'no_answer');
+    if (next.done) throw usageError(t('cli.prompt.noAnswer'), 'no_answer');
     return next.value.trim();
   };
+}
+
+/** Whether an answer to a yes-or-no question is no: "n" or "no", or this language's words for it (cli.common.no). */
+export function saysNo(answer: string): boolean {
+  const said = answer.trim().toLowerCase();
+  return (
+    /^n(o)?$/.test(said) ||
+    t('cli.common.no')
+      .split(',')
+      .some((word) => word.trim().toLowerCase() === said && said !== '')
+  );
 }

@@ -1,5 +1,6 @@
 /** What `send` and `respond` print: links alone on stdout, the rest on stderr, or all of it as JSON. */
 import type { Context } from './command.ts';
+import { t } from './i18n.ts';
 
 export interface SentSecret {
   id: string;
@@ -20,16 +21,17 @@ export function printSent(context: Context, sent: SentSecret): void {
     for (const item of sent.links) context.stdout.write(`${item.link}\n`);
     const names = sent.links.map(
       (item) =>
-        [item.label, item.email && `<${item.email}>${item.restricted ? ' (restricted)' : ''}`].filter(Boolean).join(' ') ||
-        item.recipient_id,
+        [item.label, item.email && (item.restricted ? t('cli.send.restrictedAddress', { email: item.email }) : `<${item.email}>`)]
+          .filter(Boolean)
+          .join(' ') || item.recipient_id,
     );
-    context.stderr.write(`One link each, in this order: ${names.join(', ')}.\n`);
+    context.stderr.write(`${t('cli.send.linkOrder', { names: names.join(', ') })}\n`);
   } else {
     context.stdout.write(`${sent.link}\n`);
   }
-  const views = `${sent.max_views} view${sent.max_views === 1 ? '' : 's'}`;
-  context.stderr.write(`Expires ${sent.expires_at} or after ${views}${sent.not_before ? `; opens from ${sent.not_before}` : ''}.\n`);
-  context.stderr.write(
-    `Delete token: ${sent.delete_token}\n  (to revoke it: hushlink revoke ${sent.id}, with the token in HUSHLINK_DELETE_TOKEN or --token)\n`,
-  );
+  const expires = sent.not_before
+    ? t('cli.send.expiresOpensFrom', { expires: sent.expires_at, views: sent.max_views, notBefore: sent.not_before })
+    : t('cli.send.expires', { expires: sent.expires_at, views: sent.max_views });
+  context.stderr.write(`${expires}\n`);
+  context.stderr.write(`${t('cli.send.deleteToken', { token: sent.delete_token })}\n  ${t('cli.send.revokeHint', { id: sent.id })}\n`);
 }

@@ -17,6 +17,7 @@ import { openInBrowser } from './browser.ts';
 import { flag, type Context } from './command.ts';
 import { cliDeviceName, type IssuedTokens, type StoredSession } from './credentials.ts';
 import { CliError, exitCodes } from './errors.ts';
+import { t } from './i18n.ts';
 import { listenOnLoopback } from './loopback.ts';
 
 export type SsoDiscovery = z.output<typeof domainsReplies.SsoDiscovery>;
@@ -58,24 +59,23 @@ export async function signInWithSso(
   try {
     const authorization = await start(context, api, { email, loopback: loopback.url, client_challenge: challenge });
     const issuer = hostOf(directory.issuer);
-    context.stderr.write(`Signing in as ${email} through ${directory.workspace.name}'s single sign-on${issuer ? ` (${issuer})` : ''}.\n`);
-    const opened = !browserDisabled(context) && (await openInBrowser(authorization, context.env));
+    const workspace = directory.workspace.name;
     context.stderr.write(
-      opened
-        ? `Your browser was opened at your organization's sign-in; if it did not show, open this address:\n  ${authorization}\n`
-        : `Open this address in a browser on this computer to sign in:\n  ${authorization}\n`,
+      `${issuer ? t('cli.sso.signingInIssuer', { email, workspace, issuer }) : t('cli.sso.signingIn', { email, workspace })}\n`,
     );
-    context.stderr.write(`Waiting for the browser (up to ${ssoWaitMs / 60_000} minutes; Ctrl-C cancels)…\n`);
+    const opened = !browserDisabled(context) && (await openInBrowser(authorization, context.env));
+    context.stderr.write(`${opened ? t('cli.sso.browserOpened') : t('cli.sso.openAddress')}\n  ${authorization}\n`);
+    context.stderr.write(`${t('cli.sso.waiting', { minutes: ssoWaitMs / 60_000 })}\n`);
     const code = await loopback.code({ signal: context.signal, timeoutMs: ssoWaitMs });
     let session: StoredSession;
     try {
       const tokens = await exchange(context, api, code, verifier);
       session = await keep(tokens);
     } catch (error) {
-      await loopback.finish({ ok: false, message: 'The sign-in did not complete: the terminal says why.' });
+      await loopback.finish({ ok: false, message: t('cli.sso.pageFailed') });
       throw error;
     }
-    await loopback.finish({ ok: true, message: `Signed in as ${session.email}. You can close this tab and go back to the terminal.` });
+    await loopback.finish({ ok: true, message: t('cli.sso.pageSignedIn', { email: session.email }) });
     return session;
   } finally {
     await loopback.close();
@@ -84,12 +84,7 @@ export async function signInWithSso(
 
 async function discovered(context: Context, api: ApiClient, email: string): Promise<SsoFound> {
   const answer = await discoverSso(api, email, context.signal);
-  if (!answer.sso)
-    throw new CliError(
-      exitCodes.refused,
-      'no_sso',
-      `No organization's single sign-on speaks for ${email}: sign in with an emailed code (\`hushlink login\` without --sso).`,
-    );
+  if (!answer.sso) throw new CliError(exitCodes.refused, 'no_sso', t('cli.sso.none', { email }));
   return answer;
 }
 
@@ -105,25 +100,18 @@ async function start(context: Context, api: ApiClient, query: Record<string, str
   if (response.status === 302 && location) {
     await response.body?.cancel();
     const url = new URL(location, api.base);
-    if (url.protocol !== 'https:' && url.protocol !== 'http:')
-      throw new CliError(exitCodes.refused, 'sso_start', 'The service sent the sign-in to an address a browser should not open.');
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new CliError(exitCodes.refused, 'sso_start', t('cli.sso.badAddress'));
     return url.toString();
   }
   try {
     await answerOf(response, 'GET /v1/auth/sso/start');
   } catch (error) {
     if (error instanceof ApiError && error.status === 429) {
-      throw new CliError(exitCodes.refused, error.code, `Too many sign-ins were started from here; try again in ${waitOf(error)}.`, {
-        cause: error,
-      });
+      throw new CliError(exitCodes.refused, error.code, t('cli.sso.tooManyStarted', { wait: waitOf(error) }), { cause: error });
     }
     throw error;
   }
-  throw new CliError(
-    exitCodes.network,
-    'sso_start',
-    `The service answered ${response.status} to the start of the sign-in. Try again later.`,
-  );
+  throw new CliError(exitCodes.network, 'sso_start', t('cli.sso.startAnswered', { status: response.status }));
 }
 
 async function exchange(context: Context, api: ApiClient, code: string, verifier: string): Promise<IssuedTokens> {
@@ -134,17 +122,10 @@ async function exchange(context: Context, api: ApiClient, code: string, verifier
     });
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
-      throw new CliError(
-        exitCodes.refused,
-        error.code,
-        'The service refused the sign-in the browser brought back (it works once, for a minute, and only for this command): run `hushlink login --sso` again.',
-        { cause: error },
-      );
+      throw new CliError(exitCodes.refused, error.code, t('cli.sso.exchangeRefused'), { cause: error });
     }
     if (error instanceof ApiError && error.status === 429)
-      throw new CliError(exitCodes.refused, error.code, `Too many sign-ins were tried from here; try again in ${waitOf(error)}.`, {
-        cause: error,
-      });
+      throw new CliError(exitCodes.refused, error.code, t('cli.sso.tooManyTried', { wait: waitOf(error) }), { cause: error });
     throw error;
   }
 }
@@ -153,5 +134,5 @@ const hostOf = (issuer: string): string | undefined => (URL.canParse(issuer) ? n
 
 export const waitOf = (error: ApiError): string => {
   const seconds = typeof error.problem.retry_after === 'number' ? error.problem.retry_after : 60;
-  return seconds < 90 ? `${seconds} s` : `${Math.ceil(seconds / 60)} minutes`;
+  return seconds < 90 ? t('cli.common.waitSeconds', { seconds }) : t('cli.common.waitMinutes', { minutes: Math.ceil(seconds / 60) });
 };

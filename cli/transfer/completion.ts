@@ -1,6 +1,7 @@
 import type { TransferApi, UploadRef } from './api.ts';
 import { ApiError, TransferError } from './errors.ts';
 import { pause } from './retry.ts';
+import { t } from '../src/i18n.ts';
 
 /** Transient failures (a dropped connection, a 5xx, a 429) a wait for a completion rides out, in a row. */
 const completionRetries = 5;
@@ -28,24 +29,18 @@ export async function untilCompleted(
       failures = 0;
     } catch (error) {
       if (error instanceof ApiError && error.status === 409) {
-        throw new TransferError('completion_failed', `The service did not keep the file: ${error.message}`, { cause: error });
+        throw new TransferError('completion_failed', t('cli.transfer.notKept', { reason: error.message }), { cause: error });
       }
       if (signal.aborted) throw error;
       const transient = !(error instanceof ApiError) || error.status >= 500 || error.status === 429;
       if (!transient)
-        throw new TransferError('completion_failed', `The service did not keep the file: ${(error as Error).message}`, { cause: error });
+        throw new TransferError('completion_failed', t('cli.transfer.notKept', { reason: (error as Error).message }), { cause: error });
       if (++failures > completionRetries) {
-        throw new TransferError(
-          'completion_timeout',
-          'The service could not be asked whether the upload completed; its link works once it has.',
-          {
-            cause: error,
-          },
-        );
+        throw new TransferError('completion_timeout', t('cli.transfer.completionUnknown'), { cause: error });
       }
     }
     if (Date.now() >= giveUpAt) {
-      throw new TransferError('completion_timeout', 'The service is still completing the upload; its link works once it has.');
+      throw new TransferError('completion_timeout', t('cli.transfer.stillCompleting'));
     }
   }
 }

@@ -16,6 +16,7 @@ import { BufferPool } from './buffers.ts';
 import { TransferError } from './errors.ts';
 import { attempts, defaultRetryDelay, pause } from './retry.ts';
 import { exactChunks } from './sealedStream.ts';
+import { t } from '../src/i18n.ts';
 
 /**
  * Whole chunks per ranged GET, and GETs in flight: a few megabytes each, a few at once, each
@@ -77,14 +78,14 @@ export async function downloadFile(options: DownloadOptions): Promise<DownloadRe
   options.signal?.throwIfAborted();
   const link = parseLink(options.link);
   if (typeof options.to === 'string' && !options.overwrite && (await stat(options.to).catch(() => null)))
-    throw new TransferError('exists', `${options.to} exists already.`);
+    throw new TransferError('exists', t('cli.transfer.exists', { path: options.to }));
   const api = transferApi({ api: options.api ?? link.origin, credential: options.credential, fetch: options.fetch });
   const metadata = await api.readSecret(link.id, link.recipientId, options.signal);
-  if (metadata.kind !== 'file') throw new TransferError('not_a_file', 'This link is of a text secret, not a file.');
+  if (metadata.kind !== 'file') throw new TransferError('not_a_file', t('cli.transfer.notAFile'));
   const passphrase = options.passphrase === '' ? undefined : options.passphrase;
   // A claim refused for its proof counts towards the secret's lock: not one made without the passphrase it needs.
   if (metadata.passphrase === true && passphrase === undefined)
-    throw new TransferError('passphrase_required', 'This file needs its passphrase.');
+    throw new TransferError('passphrase_required', t('cli.transfer.passphraseRequired'));
   const [claimToken, linkToken] = await Promise.all([
     claimTokenFor({ key: link.key, salt: metadata.salt, passphrase, iterations: metadata.kdf_iterations || iterationRange.default }),
     linkTokenFor({ key: link.key, salt: metadata.salt }),
@@ -103,7 +104,7 @@ export async function downloadFile(options: DownloadOptions): Promise<DownloadRe
       },
       options.signal,
     );
-    if (claimed.kind !== 'file') throw new TransferError('not_a_file', 'This link is of a text secret, not a file.');
+    if (claimed.kind !== 'file') throw new TransferError('not_a_file', t('cli.transfer.notAFile'));
   } catch (error) {
     await temporary.discard();
     throw error;
@@ -207,7 +208,7 @@ export async function downloadEnvelope(options: EnvelopeDownloadOptions): Promis
     meta = opener.meta;
     const chunkCount = opener.chunkCount(options.sizeBytes);
     if (options.sizeBytes - opener.bodyOffset - chunkCount * TAG_BYTES !== opener.meta.size) {
-      throw new EnvelopeError('tampered', 'the file’s size does not match its details');
+      throw new EnvelopeError('tampered', t('cli.transfer.sizeMismatch'));
     }
     name = opener.meta.name;
     const writer = new ChunkWriter(opener, output, chunkCount, (receivedBytes) =>
@@ -232,12 +233,12 @@ export function parseLink(text: string): { origin: string; id: string; recipient
   try {
     url = new URL(text.trim());
   } catch {
-    throw new TransferError('bad_link', 'This is not a link.');
+    throw new TransferError('bad_link', t('cli.transfer.notALink'));
   }
   const [, s, id, r, recipientId, ...rest] = url.pathname.split('/');
   const key = url.hash.slice(1);
   if (s !== 's' || !id || (r !== undefined && (r !== 'r' || !recipientId)) || rest.length > 0 || !/^[A-Za-z0-9_-]{43}$/.test(key)) {
-    throw new TransferError('bad_link', 'This is not a Hushlink link with its key (…/s/{id}#key).');
+    throw new TransferError('bad_link', t('cli.transfer.notHushlinkLink'));
   }
   return { origin: url.origin, id: decodeURIComponent(id), ...(recipientId ? { recipientId: decodeURIComponent(recipientId) } : {}), key };
 }
@@ -266,7 +267,7 @@ class RangeReader {
         last = error;
       }
     }
-    throw new TransferError('transfer_failed', `Bytes ${start}-${end - 1} failed ${attempts} times.`, { cause: last });
+    throw new TransferError('transfer_failed', t('cli.transfer.bytesFailed', { start, end: end - 1, attempts }), { cause: last });
   }
 
   /** A GET of [start, end) (to the end when `end` is undefined), its status and total checked; the body is the caller's. */
@@ -279,15 +280,12 @@ class RangeReader {
       const total = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1]);
       if (total === this.size) return response;
       await response.body?.cancel();
-      throw new EnvelopeError('tampered', `the file is ${total} bytes, not ${this.size}`);
+      throw new EnvelopeError('tampered', t('cli.transfer.sizeNot', { total, size: this.size }));
     }
     const text = await response.text();
-    if (response.status === 416) throw new EnvelopeError('tampered', 'the file is shorter than its size');
+    if (response.status === 416) throw new EnvelopeError('tampered', t('cli.transfer.shorterThanSize'));
     if (response.status === 403)
-      throw new TransferError(
-        'transfer_failed',
-        `S3 refused the download (its URL works for 15 minutes from the claim): ${text.slice(0, 200)}`,
-      );
+      throw new TransferError('transfer_failed', t('cli.transfer.downloadRefused', { answer: text.slice(0, 200) }));
     throw new Error(`S3 answered ${response.status} ${text.slice(0, 200)}`);
   }
 }
@@ -297,11 +295,11 @@ async function readExactly(body: ReadableStream<Uint8Array>, bytes: Uint8Array):
   const length = bytes.length;
   let filled = 0;
   for await (const piece of body) {
-    if (filled + piece.length > length) throw new EnvelopeError('tampered', 'S3 answered more bytes than asked for');
+    if (filled + piece.length > length) throw new EnvelopeError('tampered', t('cli.transfer.moreBytes'));
     bytes.set(piece, filled);
     filled += piece.length;
   }
-  if (filled !== length) throw new EnvelopeError('tampered', `the file was cut short (${filled} of ${length} bytes)`);
+  if (filled !== length) throw new EnvelopeError('tampered', t('cli.transfer.cutShortOf', { filled, length }));
   return bytes;
 }
 
@@ -386,12 +384,12 @@ async function downloadChunks(
       const response = await item.response;
       let received = 0;
       for await (const chunk of exactChunks(response.body!, opener.chunkCipherBytes)) {
-        if (writer.done) throw new EnvelopeError('tampered', 'bytes after the final chunk');
+        if (writer.done) throw new EnvelopeError('tampered', t('cli.transfer.bytesAfterEnd'));
         await writer.write([chunk]);
         received += chunk.length;
       }
-      if (!writer.done) throw new EnvelopeError('tampered', `the file was cut short after ${received} bytes of the rest`);
+      if (!writer.done) throw new EnvelopeError('tampered', t('cli.transfer.cutShortAfter', { received }));
     }
   }
-  if (!writer.done) throw new EnvelopeError('tampered', 'the file was cut short');
+  if (!writer.done) throw new EnvelopeError('tampered', t('cli.transfer.cutShort'));
 }

@@ -1,3 +1,5 @@
+import { t } from '../src/i18n.ts';
+
 /** A problem+json answer of the API, as the transfer functions met it. */
 export class ApiError extends Error {
   constructor(
@@ -8,7 +10,11 @@ export class ApiError extends Error {
     readonly problem: Record<string, unknown>,
     what: string,
   ) {
-    super(`${what} answered ${status} ${code}${typeof problem.detail === 'string' ? `: ${problem.detail}` : ''}`);
+    super(
+      typeof problem.detail === 'string'
+        ? t('cli.transfer.apiAnsweredDetail', { what, status, code, detail: problem.detail })
+        : t('cli.transfer.apiAnswered', { what, status, code }),
+    );
     this.name = 'ApiError';
   }
 }

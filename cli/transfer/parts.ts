@@ -3,6 +3,7 @@ import { BufferPool } from './buffers.ts';
 import { clientHeaders, type FileUpload, type Fetch, type TransferApi, type UploadRef } from './api.ts';
 import { TransferError } from './errors.ts';
 import { attempts, inLanes, pause } from './retry.ts';
+import { t } from '../src/i18n.ts';
 
 /** Parts sent at once, as the web client does: each is held in memory until S3 has it. */
 export const partsInFlight = 4;
@@ -120,5 +121,5 @@ async function putPart(partNumber: number, bytes: Uint8Array, options: SendParts
       last = error;
     }
   }
-  throw new TransferError('transfer_failed', `Part ${partNumber} failed ${attempts} times.`, { cause: last });
+  throw new TransferError('transfer_failed', t('cli.transfer.partFailed', { part: partNumber, attempts }), { cause: last });
 }

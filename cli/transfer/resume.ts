@@ -17,6 +17,7 @@ import {
   type UploadProgress,
   type UploadResult,
 } from './upload.ts';
+import { t } from '../src/i18n.ts';
 
 export interface ResumeOptions {
   /** The state file an upload kept (`UploadOptions.statePath`). */
@@ -49,8 +50,7 @@ const md5Pattern = /^"?[0-9a-f]{32}"?$/i;
 export async function resumeUpload(options: ResumeOptions): Promise<ResumeResult> {
   options.signal?.throwIfAborted();
   const state = await readState(options.statePath);
-  if (state.passphrase && !options.passphrase)
-    throw new TransferError('passphrase_required', 'This upload was sealed with a passphrase: give it again to resume.');
+  if (state.passphrase && !options.passphrase) throw new TransferError('passphrase_required', t('cli.transfer.resumePassphrase'));
   const api = transferApi({ api: state.api, credential: options.credential, fetch: options.fetch });
   const ref = { id: state.id, upload_id: state.upload_id, delete_token: state.delete_token };
   const uploadOptions: UploadOptions = {
@@ -84,14 +84,13 @@ export async function resumeUpload(options: ResumeOptions): Promise<ResumeResult
     passphrase: uploadOptions.passphrase,
     chunkLog2: state.chunk_log2,
   });
-  if (sealer.claimVerifier !== state.claim_verifier)
-    throw new TransferError('wrong_passphrase', 'This is not the passphrase the upload was sealed with.');
+  if (sealer.claimVerifier !== state.claim_verifier) throw new TransferError('wrong_passphrase', t('cli.transfer.resumeWrongPassphrase'));
 
   const now = await stat(state.file.path).catch(() => null);
   if (!now?.isFile()) {
     await api.abortUpload(ref).catch(() => {});
     await removeState(options.statePath);
-    throw new TransferError('file_changed', `${state.file.path} is gone: the upload was aborted.`);
+    throw new TransferError('file_changed', t('cli.transfer.resumeFileGone', { path: state.file.path }));
   }
   if (now.size !== state.file.size || now.mtimeMs !== state.file.mtime_ms)
     return startOver('the file’s size or modification time changed', true);

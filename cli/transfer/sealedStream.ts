@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import type { FileSealer } from '../../shared/envelope/index.ts';
 import { TransferError } from './errors.ts';
 import { chunkAt, plaintextBytesOf, type EnvelopeLayout } from './layout.ts';
+import { t } from '../src/i18n.ts';
 
 /**
  * Encryptions kept running ahead of the reader: WebCrypto runs each off the main thread, so one
@@ -55,7 +56,7 @@ export function fileChunks(path: string, layout: EnvelopeLayout, first: number, 
   return exactChunks(createReadStream(path, { start, end, highWaterMark: layout.chunkBytes }), layout.chunkBytes);
 }
 
-const changed = (what: string) => new TransferError('file_changed', `The file changed while it was read: ${what}.`);
+const changed = (what: string) => new TransferError('file_changed', t('cli.transfer.changedWhileRead', { what }));
 
 /**
  * The envelope's bytes from envelope offset `from` on, made as they are read: the prefix, then
@@ -152,10 +153,10 @@ export class SealedReader {
     if (expected > 0) {
       const read = await this.chunks.next();
       if (read.done || read.value.length !== expected)
-        throw changed(`chunk ${index} is ${read.done ? 0 : read.value.length} bytes, not ${expected}`);
+        throw changed(t('cli.transfer.chunkSize', { index, actual: read.done ? 0 : read.value.length, expected }));
       plaintext = read.value;
     }
-    if (final && this.mustEnd && !(await this.chunks.next()).done) throw changed(`it is longer than ${this.layout.size} bytes`);
+    if (final && this.mustEnd && !(await this.chunks.next()).done) throw changed(t('cli.transfer.longerThan', { size: this.layout.size }));
     return plaintext;
   }
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { TransferError } from './errors.ts';
+import { t } from '../src/i18n.ts';
 
 /**
  * What an upload from a file keeps to resume after its process died: where the file is and
@@ -58,16 +59,16 @@ export async function readState(path: string): Promise<UploadState> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new TransferError('no_state', `No upload to resume at ${path}.`, { cause: error });
+    throw new TransferError('no_state', t('cli.transfer.noState', { path }), { cause: error });
   }
   let state: Partial<UploadState>;
   try {
     state = JSON.parse(text) as Partial<UploadState>;
   } catch (error) {
-    throw new TransferError('no_state', `${path} is not an upload's state.`, { cause: error });
+    throw new TransferError('no_state', t('cli.transfer.notState', { path }), { cause: error });
   }
   if (state.version !== 1 || typeof state.key !== 'string' || typeof state.upload_id !== 'string' || typeof state.file?.path !== 'string') {
-    throw new TransferError('no_state', `${path} is not an upload's state this version can resume.`);
+    throw new TransferError('no_state', t('cli.transfer.stateVersion', { path }));
   }
   return state as UploadState;
 }

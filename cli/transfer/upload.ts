@@ -9,6 +9,7 @@ import { untilCompleted } from './completion.ts';
 import { defaultRetryDelay } from './retry.ts';
 import { exactChunks, fileChunks, SealedReader } from './sealedStream.ts';
 import { removeState, writeState, type UploadSettings, type UploadState } from './state.ts';
+import { t } from '../src/i18n.ts';
 
 export interface UploadOptions extends ApiOptions {
   /** A file's path, or a stream of `size` bytes (a stream cannot be resumed). */
@@ -180,7 +181,7 @@ export async function finishUpload(
   if (typeof options.file === 'string' && context.fileStat) {
     const now = await stat(options.file);
     if (now.size !== context.fileStat.size || now.mtimeMs !== context.fileStat.mtimeMs)
-      throw new TransferError('file_changed', 'The file changed while it was uploaded.');
+      throw new TransferError('file_changed', t('cli.transfer.changedWhileUploaded'));
   }
   const parts = [...held, ...sent].sort(([a], [b]) => a - b).map(([part_number, etag]) => ({ part_number, etag }));
   const completed = await api.completeUpload(ref, parts, options.signal);
@@ -229,7 +230,7 @@ export async function guarded<T>(context: UploadContext, work: () => Promise<T>)
 
 async function regularFile(path: string): Promise<{ size: number; mtimeMs: number }> {
   const found = await stat(path);
-  if (!found.isFile()) throw new Error(`${path} is not a regular file`);
+  if (!found.isFile()) throw new Error(t('cli.transfer.notRegularFile', { path }));
   return { size: found.size, mtimeMs: found.mtimeMs };
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../local/runtime.ts';
+import { languages } from '../../shared/languages.ts';
 import { newEmail, paidKey } from '../support/accounts.ts';
 import { PipedRun, runCli, TerminalRun, type CliOptions } from '../support/cli.ts';
 import { apiClient, startTestRuntime } from '../support/runtime.ts';
@@ -217,7 +218,11 @@ describe('the packed package', () => {
       filename: string;
       files: Array<{ path: string; mode: number }>;
     }>;
-    expect(packed!.files.map((file) => file.path).sort()).toEqual(['bin/hushlink.js', 'dist/hushlink.mjs', 'package.json']);
+    // The messages ship as one catalogue per language beside dist/ (cli/src/i18n.ts reads only its own).
+    const catalogues = languages.map((language) => `i18n/${language}.json`);
+    expect(packed!.files.map((file) => file.path).sort()).toEqual(
+      ['bin/hushlink.js', 'dist/hushlink.mjs', ...catalogues, 'package.json'].sort(),
+    );
     expect(packed!.files.find((file) => file.path === 'bin/hushlink.js')!.mode & 0o111).toBe(0o111);
     const prefix = mkdtempSync(join(dir, 'install-'));
     execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--prefix', prefix, join(packs, packed!.filename)], {

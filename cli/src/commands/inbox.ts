@@ -9,8 +9,9 @@ import { EnvelopeError, fromBase64, openText, toBase64Url, unwrapResponseKey } f
 import { requestLimits } from '../../../shared/limits.ts';
 import { ApiError, downloadEnvelope } from '../../transfer/index.ts';
 import { apiClient, type ApiClient } from '../api.ts';
-import { flag, text, type Command, type Context } from '../command.ts';
+import { flag, text, type Command, type CommandHelp, type Context } from '../command.ts';
 import { CliError, exitCodes, explain, usageError } from '../errors.ts';
+import { columns, type MessageKey, padColumns, t } from '../i18n.ts';
 import { printable } from '../printable.ts';
 import { formatBytes, progressBar } from '../progress.ts';
 import { keptRequestIds, loadRequest, type KeptRequest } from '../requestKeys.ts';
@@ -56,8 +57,6 @@ interface ShownResponse {
   error?: { code: string; message: string };
 }
 
-const elsewhere = 'its key is not in this config folder (made in a browser or with another one): its responses open only there';
-
 export const inbox: Command = {
   name: 'inbox',
   positionals: 1,
@@ -66,22 +65,23 @@ export const inbox: Command = {
   },
   help: {
     usage: 'hushlink inbox [REQUEST_ID] [--open]',
-    summary: 'List your request links and their responses; --open reads them.',
-    description: `Lists your request links (state, responses received, expiry) and the responses each has received,
-newest first; with REQUEST_ID (or its link), that one only. With --open the responses are
-decrypted here with the key \`hushlink request\` kept in the config folder: texts are printed to
-stdout, files saved in the current folder under the name they were sent with (as "name (1).ext"
-when that exists, never overwriting). A request made in a browser, or with another config folder,
-is listed, but its responses open only where it was made. A response that was not made with
-your link (or was altered) is not shown; the others open, and the exit code is 4. Needs
-\`hushlink login\`.`,
-    options: [['--open', 'Decrypt the responses: texts to stdout, files to the current folder.']],
-    examples: [
-      ['hushlink inbox', 'Your request links, and what each received.'],
-      ['hushlink inbox rql_… --open', 'Print the texts sent to that request; save its files here.'],
-      ['hushlink inbox rql_… --open > answer.txt', 'Save a text answer to a file.'],
-      ['hushlink inbox --open --json', 'Every response opened, as JSON (texts inline, files as paths).'],
-    ],
+    get summary() {
+      return t('cli.inbox.summary');
+    },
+    get description() {
+      return t('cli.inbox.description');
+    },
+    get options(): CommandHelp['options'] {
+      return [['--open', t('cli.inbox.optionOpen')]];
+    },
+    get examples(): CommandHelp['examples'] {
+      return [
+        ['hushlink inbox', t('cli.inbox.exampleList')],
+        ['hushlink inbox rql_… --open', t('cli.inbox.exampleOpen')],
+        ['hushlink inbox rql_… --open > answer.txt', t('cli.inbox.exampleSave')],
+        ['hushlink inbox --open --json', t('cli.inbox.exampleJson')],
+      ];
+    },
   },
   run: async (context) => {
     const named = requestIdOf(context.positionals[0]);
@@ -93,7 +93,7 @@ your link (or was altered) is not shown; the others open, and the exit code is 4
     const kept = await keptRequestIds(context.env, base);
     const requests = only ? [await ownRequest(context, api, only)] : await allRequests(context, api);
     if (only && opening && !kept.has(only)) {
-      throw new CliError(exitCodes.wrongKey, 'no_request_key', `Request ${only}: ${elsewhere}.`);
+      throw new CliError(exitCodes.wrongKey, 'no_request_key', t('cli.inbox.keyElsewhere', { id: only }));
     }
     let unopened = 0;
     const shown: Array<OwnedRequest & { key_here: boolean; responses_received: ShownResponse[] }> = [];
@@ -109,31 +109,30 @@ your link (or was altered) is not shown; the others open, and the exit code is 4
             received.push(summaryOf(item));
             if (!context.json)
               context.stdout.write(
-                `  ${item.response_id}  ${item.kind.padEnd(4)}  ${formatBytes(item.size_bytes).padStart(9)}  received ${item.created_at}\n`,
+                `  ${item.response_id}  ${padColumns(kindOf(item.kind), kindWidth())}  ${formatBytes(item.size_bytes).padStart(9)}  ${t('cli.inbox.received', { time: item.created_at })}\n`,
               );
           }
         }
       } else if (request.responses > 0 && !keyHere) {
-        context.stderr.write(
-          `Request ${request.id} has ${request.responses} response${request.responses === 1 ? '' : 's'}, but ${elsewhere}.\n`,
-        );
+        context.stderr.write(`${t('cli.inbox.responsesElsewhere', { id: request.id, count: request.responses })}\n`);
       } else if (request.responses > 0) {
         const device = await loadRequest(context.env, api.base, request.id);
         for await (const item of inboxOf(context, api, request.id)) {
           const opened = await openResponse(context, request.id, device!, item);
           if (opened.error) {
             unopened += 1;
-            context.stderr.write(
-              `Response ${item.response_id} to ${request.id} (received ${item.created_at}) was not opened: ${opened.error.message} [${opened.error.code}]\n`,
-            );
+            const { code, message } = opened.error;
+            const said = { response: item.response_id, request: request.id, time: item.created_at, reason: message, code };
+            context.stderr.write(`${t('cli.inbox.notOpened', said)}\n`);
           } else if (opened.text !== undefined && !context.json) {
             if (several || context.stderr.isTTY)
-              context.stderr.write(`— ${item.response_id}, a text to ${request.id}, received ${item.created_at}:\n`);
+              context.stderr.write(
+                `${t('cli.inbox.textHeader', { response: item.response_id, request: request.id, time: item.created_at })}\n`,
+              );
             context.stdout.write(several || context.stdout.isTTY ? withNewline(opened.text) : opened.text);
           } else if (opened.path !== undefined && !context.json) {
-            context.stderr.write(
-              `Saved ${printable(opened.name ?? '')} (${formatBytes(opened.size ?? 0)}), sent to ${request.id}, to ${printable(opened.path)}.\n`,
-            );
+            const saved = { name: printable(opened.name ?? ''), size: formatBytes(opened.size ?? 0), path: printable(opened.path) };
+            context.stderr.write(`${t('cli.inbox.saved', { ...saved, request: request.id })}\n`);
           }
           received.push(opened);
         }
@@ -141,9 +140,9 @@ your link (or was altered) is not shown; the others open, and the exit code is 4
       shown.push({ ...request, key_here: keyHere, responses_received: received });
     }
     if (context.json) context.stdout.write(`${JSON.stringify({ requests: shown }, null, 2)}\n`);
-    else if (requests.length === 0) context.stderr.write('You have no request links: make one with `hushlink request --prompt …`.\n');
+    else if (requests.length === 0) context.stderr.write(`${t('cli.inbox.none')}\n`);
     else if (opening && shown.every((request) => request.responses_received.length === 0) && unopened === 0)
-      context.stderr.write('No responses to open yet.\n');
+      context.stderr.write(`${t('cli.inbox.noResponses')}\n`);
     return unopened > 0 ? exitCodes.wrongKey : exitCodes.ok;
   },
 };
@@ -162,14 +161,14 @@ function requestIdOf(given: string | undefined): { id: string; origin?: string }
   const [, q, id] = url?.pathname.split('/') ?? [];
   if (q === 'q' && id) return { id: decodeURIComponent(id), origin: url!.origin };
   // Not echoed: what was given may be a link with its secret.
-  throw usageError('That is neither a request id (rql_…) nor a request link (…/q/rql_…).', 'bad_link');
+  throw usageError(t('cli.inbox.badId'), 'bad_link');
 }
 
 async function ownRequest(context: Context, api: ApiClient, id: string): Promise<OwnedRequest> {
   // The list is the only read of one's own links: a link of someone else's is not in it either.
   for await (const request of pages<OwnedRequest>(context, api, '/v1/requests', requestLimits.listPageSize.max))
     if (request.id === id) return request;
-  throw new CliError(exitCodes.refused, 'not_found', `You have no request link ${id} (at ${api.base}).`);
+  throw new CliError(exitCodes.refused, 'not_found', t('cli.inbox.noSuchRequest', { id, api: api.base }));
 }
 
 async function allRequests(context: Context, api: ApiClient): Promise<OwnedRequest[]> {
@@ -192,9 +191,7 @@ async function* pages<T>(context: Context, api: ApiClient, path: string, limit: 
       page = await api.call<Page<T>>('GET', `${path}?${query}`, { auth: 'session', signal: context.signal });
     } catch (error) {
       if (error instanceof ApiError && error.status === 404)
-        throw new CliError(exitCodes.refused, 'not_found', 'This request link is gone: it was removed after its retention ended.', {
-          cause: error,
-        });
+        throw new CliError(exitCodes.refused, 'not_found', t('cli.inbox.gone'), { cause: error });
       throw error;
     }
     yield* page.items;
@@ -204,14 +201,27 @@ async function* pages<T>(context: Context, api: ApiClient, path: string, limit: 
 
 function requestLine(request: OwnedRequest, keyHere: boolean): string {
   const state = stateOf(request);
+  const time = request.expires_at;
   return [
     request.id,
-    state.padEnd(7),
-    `${request.responses} of ${request.max_responses} responses`,
-    `${state === 'expired' ? 'expired' : 'expires'} ${request.expires_at}`,
-    ...(keyHere ? [] : ['(key not here: made in a browser or another config folder)']),
+    padColumns(t(requestStates[state]), Math.max(7, ...Object.values(requestStates).map((key) => columns(t(key))))),
+    t('cli.inbox.responsesOf', { count: request.responses, max: request.max_responses }),
+    state === 'expired' ? t('cli.inbox.expiredAt', { time }) : t('cli.inbox.expiresAt', { time }),
+    ...(keyHere ? [] : [t('cli.inbox.keyNotHere')]),
   ].join('  ');
 }
+
+/** A request link's state as the list says it (the JSON keeps the English word). */
+const requestStates: Record<ReturnType<typeof stateOf>, MessageKey> = {
+  open: 'cli.requestState.open',
+  full: 'cli.requestState.full',
+  expired: 'cli.requestState.expired',
+  closed: 'cli.requestState.closed',
+};
+
+const kindOf = (kind: 'text' | 'file') => t(kind === 'text' ? 'cli.kind.text' : 'cli.kind.file');
+/** The kind column: as wide as the wider of the two words, and at least 4. */
+const kindWidth = () => Math.max(4, columns(t('cli.kind.text')), columns(t('cli.kind.file')));
 
 /** The list says only `open`; why a link is not open follows from its expiry and counts (as the web tells it). */
 function stateOf(request: OwnedRequest, now = Date.now()): 'open' | 'full' | 'expired' | 'closed' {
@@ -233,7 +243,8 @@ async function openResponse(context: Context, requestId: string, device: KeptReq
   const shown = summaryOf(item);
   const failed = (error: unknown): ShownResponse => {
     const explained = explain(error);
-    return { ...shown, error: { code: explained.code, message: unreadable[explained.code] ?? explained.message } };
+    const why = unreadable[explained.code];
+    return { ...shown, error: { code: explained.code, message: why ? t(why) : explained.message } };
   };
   let key: Uint8Array;
   try {
@@ -248,7 +259,7 @@ async function openResponse(context: Context, requestId: string, device: KeptReq
       return failed(error);
     }
   }
-  const bar = progressBar('Downloading', item.size_bytes, context);
+  const bar = progressBar(t('cli.progress.downloading'), item.size_bytes, context);
   try {
     const saved = await downloadEnvelope({
       download: item.download,
@@ -270,12 +281,11 @@ async function openResponse(context: Context, requestId: string, device: KeptReq
 }
 
 /** Why a response did not open, for its owner (the web's inbox says the same). */
-const unreadable: Partial<Record<string, string>> = {
-  forged:
-    'it cannot be trusted, so it is not shown: it was not made with your link (someone with only the public key made it, or it was changed on the way).',
-  tampered: 'it was altered or cut short after it was sent, so it cannot be trusted; nothing of it was kept.',
-  wrong_key: 'it does not open with the key it came with: it was altered after it was sent.',
-  key_mismatch: "the key this config folder keeps is not the one this request's link names.",
+const unreadable: Partial<Record<string, MessageKey>> = {
+  forged: 'cli.inbox.forged',
+  tampered: 'cli.inbox.tampered',
+  wrong_key: 'cli.inbox.wrongKey',
+  key_mismatch: 'cli.inbox.keyMismatch',
 };
 
 const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);

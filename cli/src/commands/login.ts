@@ -10,10 +10,11 @@
 import { ApiError } from '../../transfer/index.ts';
 import { signInLimits } from '../../../shared/limits.ts';
 import { apiClient, type ApiClient } from '../api.ts';
-import { flag, text, type Command, type Context } from '../command.ts';
+import { flag, text, type Command, type CommandHelp, type Context } from '../command.ts';
 import { cliDeviceName, credentialsFile, storedSession, type IssuedTokens, type StoredSession } from '../credentials.ts';
 import { CliError, exitCodes, explain, usageError } from '../errors.ts';
-import { answerer } from '../prompt.ts';
+import { t } from '../i18n.ts';
+import { answerer, saysNo } from '../prompt.ts';
 import { discoverSso, signInWithSso, ssoWaitMs, waitOf, type SsoFound } from '../sso.ts';
 
 /** What the service takes as an address is its own check; this only catches a slip. */
@@ -30,45 +31,34 @@ export const login: Command = {
   },
   help: {
     usage: 'hushlink login [--email ADDRESS] [--sso [--no-browser]]',
-    summary: "Sign in with a code emailed to you, or your organization's single sign-on.",
-    description: `Signs in to the deployment (--api or HUSHLINK_API) with an ${signInLimits.codeDigits}-digit code emailed to the address:
-there is no password. The session is kept in credentials.json in the config folder (mode 0600),
-one per deployment, and renewed as it is used; \`hushlink logout\` ends it. Signing in again
-replaces it. HUSHLINK_API_KEY, when set, is used instead of the session by every command that
-takes a key.
-
-The address and the code are asked on the terminal. At the code prompt, an empty line (or "r")
-sends another code, once a minute; a wrong code may be typed again while the service allows it.
-When stdin is not a terminal, its lines are the answers (the address unless --email, then the
-code), and a wrong code ends the command with exit code 2.
-
-With --sso, the address signs in through its organization's single sign-on instead: the browser
-opens at the organization's sign-in (the address is printed too, to open by hand, e.g. from
-another window of this computer), and comes back to this command on 127.0.0.1. It waits up to
-${ssoWaitMs / 60_000} minutes; Ctrl-C cancels. What the browser brings back works only with a key this command
-made and keeps to itself, once, for a minute: it is no use to anyone who sees it. --no-browser
-(or HUSHLINK_NO_BROWSER=1) only prints the address. On a terminal, an address whose organization
-has single sign-on is offered it without --sso; piped, it is told to use --sso and goes on with
-the emailed code. An address whose organization enforces single sign-on gets no code (its
-workspace's owners excepted, as a break-glass): use --sso.`,
-    options: [
-      ['--email ADDRESS', 'The address to sign in with (else it is asked).'],
-      ['--sso', "Sign in through your organization's single sign-on, in the browser."],
-      ['--no-browser', 'With single sign-on: print the address to open, without opening a browser.'],
-    ],
-    examples: [
-      ['hushlink login', 'Asks the address, then the emailed code.'],
-      ['hushlink login --email ana@example.com', 'Sends the code at once; asks for it.'],
-      ['hushlink login --sso --email ana@acme.example', "Opens the organization's sign-in in the browser."],
-      ['hushlink login --sso --no-browser', 'Prints the sign-in address to open yourself.'],
-      ['hushlink login --api https://hushlink.example.com', 'Sign in to another deployment.'],
-      ['fetch-code | hushlink login --email ci@example.com', 'A script answers the code on stdin (fetch-code stands for yours).'],
-    ],
+    get summary() {
+      return t('cli.login.summary');
+    },
+    get description() {
+      return t('cli.login.description', { digits: signInLimits.codeDigits, minutes: ssoWaitMs / 60_000 });
+    },
+    get options(): CommandHelp['options'] {
+      return [
+        ['--email ADDRESS', t('cli.login.optionEmail')],
+        ['--sso', t('cli.login.optionSso')],
+        ['--no-browser', t('cli.login.optionNoBrowser')],
+      ];
+    },
+    get examples(): CommandHelp['examples'] {
+      return [
+        ['hushlink login', t('cli.login.exampleAsk')],
+        ['hushlink login --email ana@example.com', t('cli.login.exampleEmail')],
+        ['hushlink login --sso --email ana@acme.example', t('cli.login.exampleSso')],
+        ['hushlink login --sso --no-browser', t('cli.login.exampleNoBrowser')],
+        ['hushlink login --api https://hushlink.example.com', t('cli.login.exampleApi')],
+        ['fetch-code | hushlink login --email ci@example.com', t('cli.login.exampleScript')],
+      ];
+    },
   },
   run: async (context) => {
     const ask = answerer(context);
-    const email = text(context.values, 'email') ?? (await ask('Email address: '));
-    if (!addressPattern.test(email)) throw usageError(`"${email}" is not an email address such as name@example.com.`, 'bad_email');
+    const email = text(context.values, 'email') ?? (await ask(t('cli.login.askEmail')));
+    if (!addressPattern.test(email)) throw usageError(t('cli.login.badEmail', { email }), 'bad_email');
     const api = apiClient(context.api, context);
     let session: StoredSession;
     if (flag(context.values, 'sso')) {
@@ -80,17 +70,18 @@ workspace's owners excepted, as a break-glass): use --sso.`,
       } else {
         await startSignIn(api, email, context.signal);
         context.stderr.write(
-          found?.enforced
-            ? // The service answers every address alike: only the workspace's owners get a code (break-glass), anyone else a link.
-              `If you are an owner of ${found.workspace.name}, a break-glass code was emailed to ${email}; anyone else was emailed a link to its single sign-on instead, and no code.\n`
-            : `A sign-in code was emailed to ${email}; it works for ${signInLimits.codeSeconds / 60} minutes.\n`,
+          `${
+            found?.enforced
+              ? // The service answers every address alike: only the workspace's owners get a code (break-glass), anyone else a link.
+                t('cli.login.breakGlassSent', { workspace: found.workspace.name, email })
+              : t('cli.login.codeSent', { email, minutes: signInLimits.codeSeconds / 60 })
+          }\n`,
         );
         session = await keep(context, api, await verifyCode(context, api, email, ask));
       }
     }
-    context.stderr.write(`Signed in to ${context.api} as ${session.email}.\n`);
-    if (context.env.HUSHLINK_API_KEY)
-      context.stderr.write('HUSHLINK_API_KEY is set: commands use that key instead of this session until it is unset.\n');
+    context.stderr.write(`${t('cli.login.signedIn', { api: context.api, email: session.email })}\n`);
+    if (context.env.HUSHLINK_API_KEY) context.stderr.write(`${t('cli.login.apiKeySet')}\n`);
     if (context.json)
       context.stdout.write(`${JSON.stringify({ api: context.api, email: session.email, user_id: session.user_id }, null, 2)}\n`);
   },
@@ -124,19 +115,13 @@ async function offeredSso(context: Context, api: ApiClient, email: string): Prom
 
 /** On a terminal, asks (yes unless "n"); piped, says how to use it and goes on with the code. */
 async function wantsSso(context: Context, email: string, found: SsoFound, ask: (question: string) => Promise<string>): Promise<boolean> {
-  const offer = found.enforced
-    ? `${found.workspace.name} requires its single sign-on for ${email}`
-    : `${email} can sign in through ${found.workspace.name}'s single sign-on`;
+  const about = { workspace: found.workspace.name, email };
   if (context.stdin.isTTY !== true) {
-    context.stderr.write(
-      found.enforced
-        ? `${offer}: run \`hushlink login --sso\`. Going on with an emailed code, which only its owners get (break-glass).\n`
-        : `${offer}: run \`hushlink login --sso\` to use it. Going on with an emailed code.\n`,
-    );
+    context.stderr.write(`${found.enforced ? t('cli.login.ssoRequiredPiped', about) : t('cli.login.ssoOfferedPiped', about)}\n`);
     return false;
   }
-  const answer = await ask(`${offer}, in the browser. Use it? [Y/n] `);
-  return !/^n(o)?$/i.test(answer);
+  const answer = await ask(found.enforced ? t('cli.login.ssoRequiredAsk', about) : t('cli.login.ssoOfferedAsk', about));
+  return !saysNo(answer);
 }
 
 async function startSignIn(api: ApiClient, email: string, signal: AbortSignal): Promise<void> {
@@ -144,12 +129,7 @@ async function startSignIn(api: ApiClient, email: string, signal: AbortSignal): 
     await api.call('POST', '/v1/auth/otp/start', { json: { email }, signal });
   } catch (error) {
     if (error instanceof ApiError && error.status === 429) {
-      throw new CliError(
-        exitCodes.refused,
-        error.code,
-        `Too many sign-in codes were asked for ${email} from here; try again in ${waitOf(error)}.`,
-        { cause: error },
-      );
+      throw new CliError(exitCodes.refused, error.code, t('cli.login.tooManyCodesAsked', { email, wait: waitOf(error) }), { cause: error });
     }
     throw error;
   }
@@ -165,14 +145,15 @@ async function verifyCode(
   const retries = context.stdin.isTTY === true;
   const device = cliDeviceName();
   for (;;) {
-    const answer = (await ask(`Code from the email (or press Enter to send another): `)).replace(/[\s-]+/g, '');
+    const answer = (await ask(t('cli.login.askCode'))).replace(/[\s-]+/g, '');
     if (answer === '' || answer.toLowerCase() === 'r') {
       await resend(context, api, email);
       continue;
     }
     if (!codePattern.test(answer)) {
-      if (!retries) throw usageError(`The code is the ${signInLimits.codeDigits} digits in the email.`, 'bad_code');
-      context.stderr.write(`The code is the ${signInLimits.codeDigits} digits in the email.\n`);
+      const digits = t('cli.login.codeDigits', { digits: signInLimits.codeDigits });
+      if (!retries) throw usageError(digits, 'bad_code');
+      context.stderr.write(`${digits}\n`);
       continue;
     }
     try {
@@ -183,24 +164,16 @@ async function verifyCode(
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       if (error.status === 403 && error.problem.reason === 'sso_required') {
-        throw new CliError(
-          exitCodes.refused,
-          'sso_required',
-          `${email} signs in through its organization's single sign-on, not with an emailed code (none was sent): run \`hushlink login --sso\`.`,
-          { cause: error },
-        );
+        throw new CliError(exitCodes.refused, 'sso_required', t('cli.login.ssoOnly', { email }), { cause: error });
       }
       if (error.status === 429)
-        throw new CliError(
-          exitCodes.refused,
-          error.code,
-          `Too many codes were tried for ${email} from here; try again in ${waitOf(error)}.`,
-          { cause: error },
-        );
+        throw new CliError(exitCodes.refused, error.code, t('cli.login.tooManyCodesTried', { email, wait: waitOf(error) }), {
+          cause: error,
+        });
       if (error.status !== 401) throw error;
       // Wrong, expired or used: the service does not say which. Its budget counts this source's tries across codes.
       const left = typeof error.problem.attempts_left === 'number' ? error.problem.attempts_left : 0;
-      const wrong = `That code is not right, or it has expired or been used. ${left > 0 ? `${left} attempt${left === 1 ? '' : 's'} left.` : 'That was the last attempt for now.'}`;
+      const wrong = left > 0 ? t('cli.login.wrongCode', { left }) : t('cli.login.wrongCodeLast');
       if (!retries || left === 0) throw new CliError(exitCodes.refused, error.code, wrong, { cause: error });
       context.stderr.write(`${wrong}\n`);
     }
@@ -210,12 +183,10 @@ async function verifyCode(
 async function resend(context: Context, api: ApiClient, email: string): Promise<void> {
   try {
     await api.call('POST', '/v1/auth/otp/resend', { json: { email }, signal: context.signal });
-    context.stderr.write(
-      `Another code was emailed to ${email}; earlier ones still work for their ${signInLimits.codeSeconds / 60} minutes.\n`,
-    );
+    context.stderr.write(`${t('cli.login.resent', { email, minutes: signInLimits.codeSeconds / 60 })}\n`);
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 429)) throw error;
-    context.stderr.write(`A code was just sent; you can ask for another in ${waitOf(error)}.\n`);
+    context.stderr.write(`${t('cli.login.justSent', { wait: waitOf(error) })}\n`);
   }
 }
 

@@ -4,8 +4,9 @@
  * away between the read and the logout (the service would be told an old one and keep it).
  */
 import { apiClient, lockedCallMs } from '../api.ts';
-import { flag, type Command } from '../command.ts';
+import { flag, type Command, type CommandHelp } from '../command.ts';
 import { credentialsFile, withoutSession } from '../credentials.ts';
+import { t } from '../i18n.ts';
 
 export const logout: Command = {
   name: 'logout',
@@ -15,19 +16,22 @@ export const logout: Command = {
   },
   help: {
     usage: 'hushlink logout [--all]',
-    summary: 'Sign out: end the session kept for this deployment.',
-    description: `Ends the session \`hushlink login\` made for the deployment (--api or HUSHLINK_API): the service
-refuses its tokens from then on, and it is removed from credentials.json (the file too, once it
-holds no other deployment's). Not signed in, it says so and succeeds. With --all, every session
-of the account ends: the browser's and other machines' too. API keys are not touched: revoke
-them with \`hushlink keys revoke\`. If the service cannot be reached, the session is kept, so
-that running it again ends it there too.`,
-    options: [['--all', 'Sign out every session of the account, on every device.']],
-    examples: [
-      ['hushlink logout', 'Sign out on this machine.'],
-      ['hushlink logout --all', 'Sign out everywhere (a lost laptop, a shared browser).'],
-      ['hushlink logout --api https://hushlink.example.com', 'Sign out of another deployment.'],
-    ],
+    get summary() {
+      return t('cli.logout.summary');
+    },
+    get description() {
+      return t('cli.logout.description');
+    },
+    get options(): CommandHelp['options'] {
+      return [['--all', t('cli.logout.optionAll')]];
+    },
+    get examples(): CommandHelp['examples'] {
+      return [
+        ['hushlink logout', t('cli.logout.exampleHere')],
+        ['hushlink logout --all', t('cli.logout.exampleEverywhere')],
+        ['hushlink logout --api https://hushlink.example.com', t('cli.logout.exampleApi')],
+      ];
+    },
   },
   run: async (context) => {
     const file = credentialsFile(context.env);
@@ -49,13 +53,15 @@ that running it again ends it there too.`,
       return { value: withoutSession(sessions, context.api), result: session.email };
     });
     if (email === undefined) {
-      context.stderr.write(`Not signed in to ${context.api}; nothing to do.\n`);
+      context.stderr.write(`${t('cli.logout.notSignedIn', { api: context.api })}\n`);
       if (context.json) context.stdout.write(`${JSON.stringify({ api: context.api, signed_out: false }, null, 2)}\n`);
       return;
     }
-    const everywhere = flag(context.values, 'all') ? ` and ${ended} session${ended === 1 ? '' : 's'} ended everywhere` : '';
-    context.stderr.write(`Signed out of ${context.api} (${email})${everywhere}.\n`);
-    if (context.env.HUSHLINK_API_KEY) context.stderr.write('HUSHLINK_API_KEY is still set: commands keep using that key.\n');
+    const signedOut = flag(context.values, 'all')
+      ? t('cli.logout.signedOutAll', { api: context.api, email, count: ended })
+      : t('cli.logout.signedOut', { api: context.api, email });
+    context.stderr.write(`${signedOut}\n`);
+    if (context.env.HUSHLINK_API_KEY) context.stderr.write(`${t('cli.logout.apiKeyStillSet')}\n`);
     if (context.json)
       context.stdout.write(
         `${JSON.stringify({ api: context.api, email, signed_out: true, ...(flag(context.values, 'all') ? { sessions_ended: ended } : {}) }, null, 2)}\n`,

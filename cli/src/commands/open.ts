@@ -10,8 +10,9 @@ import { claimTokenFor, fromBase64, iterationRange, linkTokenFor, openText } fro
 import { downloadFile, parseLink } from '../../transfer/index.ts';
 import type { ClaimedSecret, SecretMetadata } from '../../transfer/api.ts';
 import { apiClient, type ApiClient } from '../api.ts';
-import { flag, text, type Command, type Context } from '../command.ts';
+import { flag, text, type Command, type CommandHelp, type Context } from '../command.ts';
 import { CliError, exitCodes, usageError } from '../errors.ts';
+import { type MessageKey, sentences, t } from '../i18n.ts';
 import { passphraseFor } from '../passphrase.ts';
 import { answerer } from '../prompt.ts';
 import { printable } from '../printable.ts';
@@ -27,27 +28,31 @@ export const open: Command = {
   },
   help: {
     usage: 'hushlink open LINK [-o FILE] [options]',
-    summary: 'Open a link: a text to stdout, a file to disk.',
-    description: `Opens a secret's link, using one of its views. Its details are read first, so a link that is
-gone, locked or not yet open is reported without using anything; a passphrase is asked for (without
-echo, or HUSHLINK_PASSPHRASE) only when the secret has one. A restricted link asks for your address
-and the code emailed to it. A text is printed to stdout; a file is saved as -o FILE or under the
-name it was sent with (as "name (1).ext" when that exists), never overwriting without --force.`,
-    options: [
-      ['-o, --output FILE', 'Save to FILE (a text too, instead of stdout).'],
-      ['--force', 'Overwrite FILE if it exists.'],
-      ['--email ADDRESS', 'For a restricted link: your address, instead of a prompt.'],
-    ],
-    examples: [
-      ['hushlink open "https://hushlink.example.com/s/sec_…#…"', 'Print a text secret.'],
-      ['hushlink open "$LINK" -o ~/.ssh/id_deploy', 'Save it to a file.'],
-      ['HUSHLINK_PASSPHRASE=… hushlink open "$LINK" > out.txt', 'A passphrase from the environment, in a script.'],
-      ['hushlink open "$LINK" --json', 'Print {kind, text or path, name, views_left} as JSON.'],
-    ],
+    get summary() {
+      return t('cli.open.summary');
+    },
+    get description() {
+      return t('cli.open.description');
+    },
+    get options(): CommandHelp['options'] {
+      return [
+        ['-o, --output FILE', t('cli.open.optionOutput')],
+        ['--force', t('cli.open.optionForce')],
+        ['--email ADDRESS', t('cli.open.optionEmail')],
+      ];
+    },
+    get examples(): CommandHelp['examples'] {
+      return [
+        ['hushlink open "https://hushlink.example.com/s/sec_…#…"', t('cli.open.exampleText')],
+        ['hushlink open "$LINK" -o ~/.ssh/id_deploy', t('cli.open.exampleFile')],
+        ['HUSHLINK_PASSPHRASE=… hushlink open "$LINK" > out.txt', t('cli.open.exampleScript')],
+        ['hushlink open "$LINK" --json', t('cli.open.exampleJson')],
+      ];
+    },
   },
   run: async (context) => {
     const given = context.positionals[0];
-    if (given === undefined) throw usageError('Give the link to open: hushlink open LINK.');
+    if (given === undefined) throw usageError(t('cli.open.missingLink'));
     const link = parseLink(given);
     const api = apiClient(link.origin, context);
     const query = link.recipientId ? `?${new URLSearchParams({ recipient_id: link.recipientId }).toString()}` : '';
@@ -59,13 +64,12 @@ name it was sent with (as "name (1).ext" when that exists), never overwriting wi
     const output = text(context.values, 'output');
     const force = flag(context.values, 'force');
     // Refused before the claim, so no view is used.
-    if (output !== undefined && !force && (await exists(output)))
-      throw usageError(`${output} exists already: choose another -o, or add --force.`, 'exists');
+    if (output !== undefined && !force && (await exists(output))) throw usageError(t('cli.open.exists', { path: output }), 'exists');
     const passphrase = metadata.passphrase ? await passphraseFor(context, { confirm: false }) : undefined;
     const gateToken = metadata.recipient?.restricted ? await passGate(context, api, link.id, metadata.recipient.recipient_id) : undefined;
 
     if (metadata.kind === 'file') {
-      const bar = progressBar('Downloading', metadata.size_bytes, context);
+      const bar = progressBar(t('cli.progress.downloading'), metadata.size_bytes, context);
       try {
         const saved = await downloadFile({
           link: given,
@@ -83,7 +87,7 @@ name it was sent with (as "name (1).ext" when that exists), never overwriting wi
           );
         else
           context.stderr.write(
-            `Saved ${printable(saved.name)} (${saved.size} bytes) to ${printable(saved.path)}. ${viewsLeft(saved.viewsLeft)}\n`,
+            `${sentences(t('cli.open.savedFile', { name: printable(saved.name), size: saved.size, path: printable(saved.path) }), viewsLeft(saved.viewsLeft))}\n`,
           );
       } catch (error) {
         bar.stop();
@@ -129,8 +133,7 @@ async function claimText(context: Context, { api, link, metadata, passphrase, ga
       ...(gateToken ? { gate_token: gateToken } : {}),
     },
   });
-  if (claimed.kind !== 'text')
-    throw new CliError(exitCodes.refused, 'unexpected_kind', 'The service answered with a file for a text secret.');
+  if (claimed.kind !== 'text') throw new CliError(exitCodes.refused, 'unexpected_kind', t('cli.open.unexpectedKind'));
   const plaintext = await openText(fromBase64(claimed.envelope), { key: link.key, salt: claimed.salt, passphrase });
   if (target) {
     await target.truncate(0);
@@ -144,7 +147,7 @@ async function claimText(context: Context, { api, link, metadata, passphrase, ga
     return;
   }
   if (output !== undefined) {
-    context.stderr.write(`Saved the text to ${printable(output)}. ${viewsLeft(claimed.views_left)}\n`);
+    context.stderr.write(`${sentences(t('cli.open.savedText', { path: printable(output) }), viewsLeft(claimed.views_left))}\n`);
     return;
   }
   // Exactly the text when piped; on a terminal, a final newline so the prompt starts on its own line.
@@ -152,32 +155,32 @@ async function claimText(context: Context, { api, link, metadata, passphrase, ga
   if (context.stderr.isTTY) context.stderr.write(`${viewsLeft(claimed.views_left)}\n`);
 }
 
-const viewsLeft = (left: number) => (left === 0 ? 'It is gone from the service now.' : `${left} view${left === 1 ? '' : 's'} left.`);
+const viewsLeft = (left: number) => (left === 0 ? t('cli.open.gone') : t('cli.open.viewsLeft', { left }));
 
 /** A secret that cannot be claimed, reported from its metadata (no view used, no attempt counted). */
 function refuseUnopenable(metadata: SecretMetadata): void {
   const state = metadata.recipient?.state === 'revoked' ? 'revoked' : metadata.recipient?.state === 'used' ? 'burned' : metadata.state;
-  const sentences: Record<string, [string, string]> = {
-    burned: ['gone', 'This secret was already opened as many times as it allowed; it is gone.'],
-    expired: ['gone', 'This secret expired; it is gone.'],
-    revoked: ['gone', 'This secret (or this link) was revoked by its sender.'],
-    locked: ['locked', 'This secret is locked after too many wrong attempts.'],
-    pending: ['not_ready', 'This file is still being uploaded; try again when its sender has finished.'],
+  const refusals: Record<string, [string, MessageKey]> = {
+    burned: ['gone', 'cli.open.burned'],
+    expired: ['gone', 'cli.open.expired'],
+    revoked: ['gone', 'cli.open.revoked'],
+    locked: ['locked', 'cli.refusal.locked'],
+    pending: ['not_ready', 'cli.open.pending'],
   };
-  const refusal = sentences[state];
-  if (refusal) throw new CliError(exitCodes.refused, refusal[0], refusal[1]);
+  const refusal = Object.hasOwn(refusals, state) ? refusals[state] : undefined;
+  if (refusal) throw new CliError(exitCodes.refused, refusal[0], t(refusal[1]));
   // A `not_before` still ahead is left to the claim's 425: the service's clock decides, not this machine's.
 }
 
 /** A restricted link: the holder's address, the code emailed to it, and the gate session it buys. */
 async function passGate(context: Context, api: ApiClient, id: string, recipientId: string): Promise<string> {
   const ask = answerer(context);
-  const email = text(context.values, 'email') ?? (await ask('This link is restricted to one address. Your email address: '));
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw usageError(`"${email}" is not an email address.`);
+  const email = text(context.values, 'email') ?? (await ask(t('cli.open.askEmail')));
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw usageError(t('cli.open.badEmail', { email }));
   const path = `/v1/secrets/${encodeURIComponent(id)}/gate`;
   await api.call('POST', `${path}/start`, { json: { recipient_id: recipientId, email }, signal: context.signal });
-  context.stderr.write(`If ${email} is the address this link is for, a code was just emailed to it.\n`);
-  const code = (await ask('Code: ')).replace(/\s+/g, '');
+  context.stderr.write(`${t('cli.open.codeSent', { email })}\n`);
+  const code = (await ask(t('cli.open.askCode'))).replace(/\s+/g, '');
   const session = await api.call<{ gate_token: string }>('POST', `${path}/verify`, {
     json: { recipient_id: recipientId, email, code },
     signal: context.signal,

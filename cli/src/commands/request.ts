@@ -14,9 +14,10 @@ import {
 } from '../../../shared/envelope/index.ts';
 import { requestLimits } from '../../../shared/limits.ts';
 import { apiClient } from '../api.ts';
-import { text, type Command, type Context } from '../command.ts';
+import { text, type Command, type CommandHelp, type Context } from '../command.ts';
 import { countWithin, durationWithin } from '../duration.ts';
 import { usageError } from '../errors.ts';
+import { t } from '../i18n.ts';
 import { keepRequest, requestKeysFile, requestLinkOf } from '../requestKeys.ts';
 
 interface Created {
@@ -37,28 +38,30 @@ export const request: Command = {
   },
   help: {
     usage: 'hushlink request [--prompt TEXT] [options]',
-    summary: 'Ask someone to send you a secret: prints a request link.',
-    description: `Makes a request link: whoever has it can send you a text or a file that only you can open. A key
-pair is made on this machine; its private key never leaves it, kept with the link's secret in the
-config folder (requests.json, mode 0600). Your question is sealed into the link, so the service
-never reads it. Only the link goes to stdout; read the responses with \`hushlink inbox --open\`,
-here and with this config folder only. Needs \`hushlink login\` (an API key cannot make requests).`,
-    options: [
-      ['--prompt TEXT', 'What you are asking for, shown to whoever opens the link (sealed; at most about 8 KB).'],
-      ['--expires DURATION', 'How long it takes responses: 1h, 2d, 1w… from 1 minute to 30 days (default 7 days).'],
-      [
-        '--max-responses N',
-        `How many responses it takes, ${requestLimits.maxResponses.min} to ${requestLimits.maxResponses.max} (default ${requestLimits.maxResponses.default}).`,
-      ],
-      ['--workspace ID', 'Make it in a workspace you are a member of (its policy applies).'],
-      ['--hostname HOST', 'With --workspace: the link on this hostname the workspace verified.'],
-    ],
-    examples: [
-      ['hushlink request --prompt "The staging database password"', 'Prints the link to send to whoever has it.'],
-      ['hushlink request --prompt "Your SSH public key" --expires 1d --max-responses 5', 'Open for a day, for up to five people.'],
-      ['hushlink request --prompt "API token" --json', 'Print the id, link, expiry and key file as JSON.'],
-      ['hushlink inbox --open', 'Then read what was sent.'],
-    ],
+    get summary() {
+      return t('cli.request.summary');
+    },
+    get description() {
+      return t('cli.request.description');
+    },
+    get options(): CommandHelp['options'] {
+      const { min, max, default: byDefault } = requestLimits.maxResponses;
+      return [
+        ['--prompt TEXT', t('cli.request.optionPrompt')],
+        ['--expires DURATION', t('cli.request.optionExpires')],
+        ['--max-responses N', t('cli.request.optionMaxResponses', { min, max, default: byDefault })],
+        ['--workspace ID', t('cli.request.optionWorkspace')],
+        ['--hostname HOST', t('cli.request.optionHostname')],
+      ];
+    },
+    get examples(): CommandHelp['examples'] {
+      return [
+        ['hushlink request --prompt "The staging database password"', t('cli.request.examplePrompt')],
+        ['hushlink request --prompt "Your SSH public key" --expires 1d --max-responses 5', t('cli.request.exampleSeveral')],
+        ['hushlink request --prompt "API token" --json', t('cli.request.exampleJson')],
+        ['hushlink inbox --open', t('cli.request.exampleInbox')],
+      ];
+    },
   },
   run: async (context) => {
     const settings = requestSettings(context);
@@ -69,10 +72,7 @@ here and with this config folder only. Needs \`hushlink login\` (an API key cann
     const link = { fingerprint: await publicKeyFingerprint(keys.publicKey), linkSecret: newLinkSecret() };
     const sealed = settings.prompt === undefined ? undefined : await sealPrompt(settings.prompt, link);
     if (sealed && sealed.envelope.length > requestLimits.promptEnvelopeBytes) {
-      throw usageError(
-        `--prompt is too long: sealed, it must fit in ${requestLimits.promptEnvelopeBytes / 1024} KiB.`,
-        'payload_too_large',
-      );
+      throw usageError(t('cli.request.promptTooLong', { size: requestLimits.promptEnvelopeBytes / 1024 }), 'payload_too_large');
     }
     const created = await api.call<Created>('POST', '/v1/requests', {
       auth: 'session',
@@ -109,9 +109,8 @@ here and with this config folder only. Needs \`hushlink login\` (an API key cann
       return;
     }
     context.stdout.write(`${shown}\n`);
-    const responses = `${settings.maxResponses} response${settings.maxResponses === 1 ? '' : 's'}`;
-    context.stderr.write(`Request ${created.id}: open until ${created.expires_at} or ${responses}.\n`);
-    context.stderr.write(`Its key is in ${keyFile}; read the responses here with: hushlink inbox ${created.id} --open\n`);
+    context.stderr.write(`${t('cli.request.made', { id: created.id, expires: created.expires_at, count: settings.maxResponses })}\n`);
+    context.stderr.write(`${t('cli.request.keyKept', { file: keyFile, id: created.id })}\n`);
   },
 };
 
@@ -134,8 +133,7 @@ function requestSettings(context: Context): Settings {
   if (maxResponses !== undefined) settings.maxResponses = maxResponses;
   const workspace = text(values, 'workspace');
   const hostname = text(values, 'hostname');
-  if (hostname !== undefined && workspace === undefined)
-    throw usageError('--hostname needs --workspace: a link is on a hostname its workspace verified.');
+  if (hostname !== undefined && workspace === undefined) throw usageError(t('cli.request.hostnameNeedsWorkspace'));
   if (workspace !== undefined) settings.workspace = workspace;
   if (hostname !== undefined) settings.hostname = hostname;
   return settings;

@@ -25,8 +25,9 @@ import {
 import { secretLimits } from '../../../shared/limits.ts';
 import { ApiError, uploadFile } from '../../transfer/index.ts';
 import { apiClient, type ApiClient } from '../api.ts';
-import { flag, text, type Command, type Context } from '../command.ts';
+import { flag, text, type Command, type CommandHelp, type Context } from '../command.ts';
 import { CliError, exitCodes, usageError } from '../errors.ts';
+import { t } from '../i18n.ts';
 import { formatBytes, progressBar } from '../progress.ts';
 import { readSmallText, readStdin } from '../input.ts';
 import { printable } from '../printable.ts';
@@ -51,46 +52,46 @@ export const respond: Command = {
   },
   help: {
     usage: 'hushlink respond LINK [FILE|-] [options]',
-    summary: 'Answer a request link with a text or a file.',
-    description: `Sends a secret to whoever made a request link, encrypted on this machine so only they can open it.
-The link is checked first: the request's public key must be the one its #fragment names, or
-nothing is sent (exit 4). Their question is shown on stderr. The answer is a text from stdin (or
-typed, ended by Ctrl-D) or FILE: UTF-8 text up to 256 KiB is sent as text, any other file as a
-file (uploaded in parts, with a progress bar on a terminal). No sign-in is needed. Nothing goes to
-stdout unless --json.`,
-    options: [
-      ['--as-file', 'Send FILE as a file (with its name) even when it is short text.'],
-      ['--name NAME', "The file name they see (default: FILE's own name)."],
-    ],
-    examples: [
-      ['echo "hunter2" | hushlink respond "https://…/q/rql_…#…"', 'Answer with a text from stdin.'],
-      ['hushlink respond "$LINK"', 'Show the question, then type the answer and press Ctrl-D.'],
-      ['hushlink respond "$LINK" id_ed25519.pub', "Answer with a file's text (or the file, if it is not text)."],
-      ['hushlink respond "$LINK" backup.tar.gz --json', 'Send a large file; print what was sent as JSON.'],
-    ],
+    get summary() {
+      return t('cli.respond.summary');
+    },
+    get description() {
+      return t('cli.respond.description');
+    },
+    get options(): CommandHelp['options'] {
+      return [
+        ['--as-file', t('cli.respond.optionAsFile')],
+        ['--name NAME', t('cli.respond.optionName')],
+      ];
+    },
+    get examples(): CommandHelp['examples'] {
+      return [
+        ['echo "hunter2" | hushlink respond "https://…/q/rql_…#…"', t('cli.respond.exampleStdin')],
+        ['hushlink respond "$LINK"', t('cli.respond.exampleTyped')],
+        ['hushlink respond "$LINK" id_ed25519.pub', t('cli.respond.exampleFile')],
+        ['hushlink respond "$LINK" backup.tar.gz --json', t('cli.respond.exampleLarge')],
+      ];
+    },
   },
   run: async (context) => {
     const given = context.positionals[0];
-    if (given === undefined) throw usageError('Give the request link to answer: hushlink respond LINK [FILE|-].');
+    if (given === undefined) throw usageError(t('cli.respond.missingLink'));
     const source = context.positionals[1] ?? '-';
     const ref = requestRef(given);
     const api = apiClient(text(context.values, 'api') ? context.api : ref.origin, context);
     if (source === '-' && (flag(context.values, 'as-file') || text(context.values, 'name')))
-      throw usageError('--as-file and --name need a FILE.');
+      throw usageError(t('cli.common.asFileNeedsFile'));
     const file = source === '-' ? undefined : await stat(source).catch(() => null);
-    if (file !== undefined && !file?.isFile()) throw usageError(`${source} is not a file that can be read.`, 'no_such_file');
+    if (file !== undefined && !file?.isFile()) throw usageError(t('cli.common.notAFile', { path: source }), 'no_such_file');
 
     const target = await checkedRequest(context, api, ref);
     context.stderr.write(
       target.prompt === null
-        ? 'They sent no question with this link.\n'
-        : `They ask:\n${indent(printable(target.prompt, { lines: true }))}\n`,
+        ? `${t('cli.respond.noQuestion')}\n`
+        : `${t('cli.respond.theyAsk')}\n${indent(printable(target.prompt, { lines: true }))}\n`,
     );
-    const left = target.served.responses_left;
     if (context.stderr.isTTY)
-      context.stderr.write(
-        `(${left === 1 ? 'yours may be the last response it takes' : `${left} responses left`}; open until ${target.served.expires_at})\n`,
-      );
+      context.stderr.write(`${t('cli.respond.left', { left: target.served.responses_left, expires: target.served.expires_at })}\n`);
     const wrap = (responseKey: Uint8Array) =>
       wrapResponseKey({ ...ref.link, requestId: ref.id, kem: target.served.kem, publicKey: target.publicKey, responseKey });
 
@@ -101,14 +102,11 @@ stdout unless --json.`,
         if (small === undefined) return void done(context, await sendFile(context, api, ref.id, source, file.size, wrap));
         return void done(context, await sendText(context, api, ref.id, small, wrap));
       }
-      if (context.stdin.isTTY) context.stderr.write('Type your answer, then press Ctrl-D on a new line:\n');
+      if (context.stdin.isTTY) context.stderr.write(`${t('cli.respond.typeAnswer')}\n`);
       const typed = await readStdin(context.stdin, secretLimits.textEnvelopeBytes, context.signal);
       if (typed === undefined)
-        throw usageError(
-          `Text from stdin is limited to ${secretLimits.textEnvelopeBytes / 1024} KiB: save it to a file and run \`hushlink respond LINK FILE\`.`,
-          'payload_too_large',
-        );
-      if (typed.length === 0) throw usageError('There was nothing to send (stdin was empty).', 'empty');
+        throw usageError(t('cli.respond.stdinLimit', { size: secretLimits.textEnvelopeBytes / 1024 }), 'payload_too_large');
+      if (typed.length === 0) throw usageError(t('cli.common.emptyStdin'), 'empty');
       done(context, await sendText(context, api, ref.id, typed, wrap));
     } catch (error) {
       throw refusal(error) ?? error;
@@ -125,7 +123,7 @@ interface RequestRef {
 /** `…/q/{id}#<fingerprint>.<s>`: anything else is not a request link with its key. */
 function requestRef(given: string): RequestRef {
   // Not echoed: what was given may hold a key.
-  const bad = () => usageError('That is not a Hushlink request link with its key (…/q/{id}#…).', 'bad_link');
+  const bad = () => usageError(t('cli.respond.badLink'), 'bad_link');
   let url: URL;
   try {
     url = new URL(given.trim());
@@ -161,29 +159,20 @@ async function checkedRequest(
     publicKey = decodePublicKey(served.kem, served.public_key);
     await checkServedKey(publicKey, ref.link.fingerprint);
   } catch {
-    throw new CliError(
-      exitCodes.wrongKey,
-      'key_mismatch',
-      "The request's key is not the one this link names, so nothing was sent: the link was altered, or the service is not the one it claims to be.",
-    );
+    throw new CliError(exitCodes.wrongKey, 'key_mismatch', t('cli.respond.keyMismatchAltered'));
   }
   if (!served.open) {
     if (Date.parse(served.expires_at) <= Date.now())
-      throw new CliError(exitCodes.refused, 'gone', `This request link expired at ${served.expires_at}; nothing was sent.`);
-    if (served.responses_left <= 0)
-      throw new CliError(exitCodes.refused, 'request_full', 'This request link has all the responses it asked for; nothing was sent.');
-    throw new CliError(exitCodes.refused, 'gone', 'The person who asked closed this request link; nothing was sent.');
+      throw new CliError(exitCodes.refused, 'gone', t('cli.respond.expiredAt', { time: served.expires_at }));
+    if (served.responses_left <= 0) throw new CliError(exitCodes.refused, 'request_full', t('cli.respond.full'));
+    throw new CliError(exitCodes.refused, 'gone', t('cli.respond.closed'));
   }
   let prompt: string | null = null;
   if (served.prompt_envelope) {
     try {
       prompt = await openPrompt(fromBase64(served.prompt_envelope), ref.link);
     } catch {
-      throw new CliError(
-        exitCodes.wrongKey,
-        'wrong_key',
-        "The link's secret does not open the request's question: the link is damaged (check it was copied whole); nothing was sent.",
-      );
+      throw new CliError(exitCodes.wrongKey, 'wrong_key', t('cli.respond.promptUnreadable'));
     }
   }
   return { served, publicKey, prompt };
@@ -202,10 +191,7 @@ interface Sent {
 async function sendText(context: Context, api: ApiClient, requestId: string, plaintext: string, wrap: Wrap): Promise<Sent> {
   const sealed = await sealText(plaintext);
   if (sealed.envelope.length > secretLimits.textEnvelopeBytes) {
-    throw usageError(
-      'This text is too long to send as text; save it to a file and run `hushlink respond LINK FILE --as-file`.',
-      'payload_too_large',
-    );
+    throw usageError(t('cli.respond.textTooLong'), 'payload_too_large');
   }
   const wrapped = await wrap(fromBase64Url(sealed.key));
   const created = await api.call<{ response_id: string }>('POST', `/v1/requests/${encodeURIComponent(requestId)}/responses`, {
@@ -224,7 +210,7 @@ async function sendText(context: Context, api: ApiClient, requestId: string, pla
 
 async function sendFile(context: Context, api: ApiClient, requestId: string, path: string, size: number, wrap: Wrap): Promise<Sent> {
   const name = text(context.values, 'name') ?? basename(path);
-  const bar = progressBar('Uploading', size, context);
+  const bar = progressBar(t('cli.progress.uploading'), size, context);
   try {
     await uploadFile({
       api: api.base,
@@ -245,38 +231,31 @@ function done(context: Context, sent: Sent): void {
     context.stdout.write(`${JSON.stringify(sent, null, 2)}\n`);
     return;
   }
-  const what = sent.kind === 'file' ? `Your file ${sent.name} (${formatBytes(sent.size ?? 0)})` : 'Your answer';
-  context.stderr.write(`${what} was encrypted here and sent: only the person who asked can open it.\n`);
+  const said =
+    sent.kind === 'file'
+      ? t('cli.respond.sentFile', { name: sent.name ?? '', size: formatBytes(sent.size ?? 0) })
+      : t('cli.respond.sentText');
+  context.stderr.write(`${said}\n`);
 }
 
 /** The service's refusals of a request link, said for a request (the generic sentences speak of secrets). */
 function refusal(error: unknown): CliError | undefined {
   if (error instanceof EnvelopeError && error.code === 'key_mismatch') {
-    return new CliError(exitCodes.wrongKey, 'key_mismatch', "The request's key is not the one this link names, so nothing was sent.");
+    return new CliError(exitCodes.wrongKey, 'key_mismatch', t('cli.respond.keyMismatch'));
   }
   if (!(error instanceof ApiError)) return undefined;
   const reason = error.problem.reason;
-  const nothing = 'nothing was sent';
   if (error.status === 404 || reason === 'request_not_found')
-    return new CliError(exitCodes.refused, 'not_found', `No request link has this id (check the link was copied whole); ${nothing}.`, {
-      cause: error,
-    });
+    return new CliError(exitCodes.refused, 'not_found', t('cli.respond.notFound'), { cause: error });
   if (reason === 'closed' || reason === 'request_closed')
-    return new CliError(exitCodes.refused, 'gone', `The person who asked closed this request link; ${nothing}.`, { cause: error });
+    return new CliError(exitCodes.refused, 'gone', t('cli.respond.closed'), { cause: error });
   if (reason === 'expired' || reason === 'request_expired')
-    return new CliError(exitCodes.refused, 'gone', `This request link has expired; ${nothing}.`, { cause: error });
-  if (reason === 'request_full')
-    return new CliError(exitCodes.refused, 'request_full', `This request link has all the responses it asked for; ${nothing}.`, {
-      cause: error,
-    });
+    return new CliError(exitCodes.refused, 'gone', t('cli.respond.expired'), { cause: error });
+  if (reason === 'request_full') return new CliError(exitCodes.refused, 'request_full', t('cli.respond.full'), { cause: error });
   if (reason === 'plan_limit') {
     const limit = Number(error.problem.limit_bytes);
-    return new CliError(
-      exitCodes.refused,
-      'plan_limit',
-      `The person who asked can receive files up to ${Number.isFinite(limit) ? formatBytes(limit) : 'a smaller size'}; ${nothing}.`,
-      { cause: error },
-    );
+    const said = Number.isFinite(limit) ? t('cli.respond.planLimit', { size: formatBytes(limit) }) : t('cli.respond.planLimitUnknown');
+    return new CliError(exitCodes.refused, 'plan_limit', said, { cause: error });
   }
   return undefined;
 }

@@ -1,7 +1,8 @@
 /** `hushlink revoke`: ends a secret (or one recipient's link) with its delete token or as its owner. */
 import { apiClient } from '../api.ts';
-import { flag, text, type Command } from '../command.ts';
+import { flag, text, type Command, type CommandHelp } from '../command.ts';
 import { CliError, exitCodes } from '../errors.ts';
+import { t } from '../i18n.ts';
 import { secretRef } from '../secretRef.ts';
 
 export const revoke: Command = {
@@ -13,21 +14,25 @@ export const revoke: Command = {
   },
   help: {
     usage: 'hushlink revoke LINK|ID [--token DELETE_TOKEN]',
-    summary: 'Revoke a secret before it is opened.',
-    description: `Ends a secret at once: its ciphertext is deleted and its links answer "gone". Give the delete
-token \`send\` printed (or HUSHLINK_DELETE_TOKEN); a secret sent while signed in (or with an API key)
-is revoked by its owner without one. Given one recipient's link, only that link is revoked, unless --all.
-Credentials go only to your deployment (--api, HUSHLINK_API): a link on another host is revoked there
-with --token alone.`,
-    options: [
-      ['--token DELETE_TOKEN', 'The delete token printed when it was sent.'],
-      ['--all', "With a recipient's link: revoke the whole secret, every link."],
-    ],
-    examples: [
-      ['hushlink revoke sec_2kQ… --token dt_…', 'Revoke with the delete token.'],
-      ['hushlink revoke "$LINK"', 'Revoke a secret you sent while signed in.'],
-      ['hushlink revoke "https://…/s/sec_…/r/rcp_…#…"', "Revoke only that recipient's link."],
-    ],
+    get summary() {
+      return t('cli.revoke.summary');
+    },
+    get description() {
+      return t('cli.revoke.description');
+    },
+    get options(): CommandHelp['options'] {
+      return [
+        ['--token DELETE_TOKEN', t('cli.revoke.optionToken')],
+        ['--all', t('cli.revoke.optionAll')],
+      ];
+    },
+    get examples(): CommandHelp['examples'] {
+      return [
+        ['hushlink revoke sec_2kQ… --token dt_…', t('cli.revoke.exampleToken')],
+        ['hushlink revoke "$LINK"', t('cli.revoke.exampleOwner')],
+        ['hushlink revoke "https://…/s/sec_…/r/rcp_…#…"', t('cli.revoke.exampleRecipient')],
+      ];
+    },
   },
   run: async (context) => {
     const ref = secretRef(context.positionals[0], 'revoke');
@@ -40,11 +45,7 @@ with --token alone.`,
     // Without a token only its owner may revoke it, and no credential of yours goes to another host
     // (but a session signed in there): refused here, before anything is sent.
     if (token === undefined && elsewhere && (await api.bearer('optional')) === undefined) {
-      throw new CliError(
-        exitCodes.refused,
-        'other_deployment',
-        `That link is on ${base}, not on your deployment (${context.api}, from --api or HUSHLINK_API), so no credential of yours is sent there. Revoke it with its delete token (--token), or, if the secret is yours, by id: hushlink revoke ${ref.id}.`,
-      );
+      throw new CliError(exitCodes.refused, 'other_deployment', t('cli.revoke.otherDeployment', { base, api: context.api, id: ref.id }));
     }
     const headers = token ? { 'x-delete-token': token } : undefined;
     const path = `/v1/secrets/${encodeURIComponent(ref.id)}`;
@@ -59,6 +60,8 @@ with --token alone.`,
     const revoked = one ? { id: ref.id, recipient_id: ref.recipientId, state: 'revoked' } : { id: ref.id, state: 'revoked' };
     if (context.json) context.stdout.write(`${JSON.stringify(revoked, null, 2)}\n`);
     else
-      context.stderr.write(one ? `Revoked the link ${ref.recipientId} of ${ref.id}.\n` : `Revoked ${ref.id}: its links no longer open.\n`);
+      context.stderr.write(
+        `${one ? t('cli.revoke.revokedLink', { recipient: ref.recipientId!, id: ref.id }) : t('cli.revoke.revoked', { id: ref.id })}\n`,
+      );
   },
 };

@@ -8,9 +8,10 @@ import { sealText, toBase64 } from '../../../shared/envelope/index.ts';
 import { secretLimits } from '../../../shared/limits.ts';
 import { uploadFile } from '../../transfer/index.ts';
 import { apiClient } from '../api.ts';
-import { flag, list, text, type Command, type Context } from '../command.ts';
+import { flag, list, text, type Command, type CommandHelp, type Context } from '../command.ts';
 import { countWithin, durationWithin, parseInstant } from '../duration.ts';
 import { usageError } from '../errors.ts';
+import { t } from '../i18n.ts';
 import { progressBar } from '../progress.ts';
 import { passphraseFor } from '../passphrase.ts';
 import { readSmallText, readStdin } from '../input.ts';
@@ -37,31 +38,33 @@ export const send: Command = {
   },
   help: {
     usage: 'hushlink send [FILE|-] [options]',
-    summary: 'Send a text or a file; prints its link.',
-    description: `Encrypts on this machine and prints the link: the key is only in the link's #fragment, never sent.
-Text comes from stdin (or is typed, ended by Ctrl-D); a FILE of UTF-8 text up to 256 KiB is sent as
-text, any other file as a file (uploaded in parts, with a progress bar on a terminal). Only the
-link (one per recipient) goes to stdout; the delete token and expiry go to stderr.`,
-    options: [
-      ['--views N', 'How many times it can be opened, 1 to 100 (default 1).'],
-      ['--expires DURATION', 'When it expires: 10m, 1h, 2d, 1w… from 1 minute to 30 days (default 1 day; files 7 days).'],
-      ['--passphrase', 'Also lock it with a passphrase: prompted without echo, or HUSHLINK_PASSPHRASE.'],
-      ['--not-before WHEN', 'It cannot be opened before this date-time (ISO 8601) or duration from now (2h).'],
-      [
-        '--recipient LABEL[:EMAIL]',
-        'One link per recipient (repeat, up to 20); with an address, only its holder opens it, after an emailed code.',
-      ],
-      ['--no-restrict', "Recipients' addresses are only labels: anyone with their link may open it."],
-      ['--as-file', 'Send FILE as a file (with its name) even when it is short text.'],
-      ['--name NAME', "The file name the recipient sees (default: FILE's own name)."],
-    ],
-    examples: [
-      ['echo "s3cr3t" | hushlink send', 'Send a text; prints the link.'],
-      ['hushlink send id_rsa --expires 1h --views 1', 'Send a key file that works for one view within an hour.'],
-      ['hushlink send backup.tar.gz --passphrase', 'Send a large file, locked with a passphrase too.'],
-      ['hushlink send creds.txt --recipient alice:alice@example.com --recipient bob', 'One link each; Alice must prove her address.'],
-      ['hushlink send - --json < token.txt', 'Print the id, link, delete token and expiry as JSON.'],
-    ],
+    get summary() {
+      return t('cli.send.summary');
+    },
+    get description() {
+      return t('cli.send.description');
+    },
+    get options(): CommandHelp['options'] {
+      return [
+        ['--views N', t('cli.send.optionViews')],
+        ['--expires DURATION', t('cli.send.optionExpires')],
+        ['--passphrase', t('cli.send.optionPassphrase')],
+        ['--not-before WHEN', t('cli.send.optionNotBefore')],
+        ['--recipient LABEL[:EMAIL]', t('cli.send.optionRecipient')],
+        ['--no-restrict', t('cli.send.optionNoRestrict')],
+        ['--as-file', t('cli.send.optionAsFile')],
+        ['--name NAME', t('cli.send.optionName')],
+      ];
+    },
+    get examples(): CommandHelp['examples'] {
+      return [
+        ['echo "s3cr3t" | hushlink send', t('cli.send.exampleStdin')],
+        ['hushlink send id_rsa --expires 1h --views 1', t('cli.send.exampleKey')],
+        ['hushlink send backup.tar.gz --passphrase', t('cli.send.exampleLarge')],
+        ['hushlink send creds.txt --recipient alice:alice@example.com --recipient bob', t('cli.send.exampleRecipients')],
+        ['hushlink send - --json < token.txt', t('cli.send.exampleJson')],
+      ];
+    },
   },
   run: async (context) => {
     const values = context.values;
@@ -72,14 +75,10 @@ link (one per recipient) goes to stdout; the delete token and expiry go to stder
     const file = source === '-' ? undefined : await stat(source).catch(() => null);
     if (file !== undefined && !file?.isFile()) {
       // `--passphrase VALUE` reads VALUE as the FILE: it is not repeated, since it may be the passphrase.
-      if (flag(values, 'passphrase'))
-        throw usageError(
-          'FILE is not a file that can be read (--passphrase takes no value: it is asked for, or read from HUSHLINK_PASSPHRASE).',
-          'no_such_file',
-        );
-      throw usageError(`${source} is not a file that can be read.`, 'no_such_file');
+      if (flag(values, 'passphrase')) throw usageError(t('cli.send.passphraseTakesNoValue'), 'no_such_file');
+      throw usageError(t('cli.common.notAFile', { path: source }), 'no_such_file');
     }
-    if (file === undefined && (flag(values, 'as-file') || text(values, 'name'))) throw usageError('--as-file and --name need a FILE.');
+    if (file === undefined && (flag(values, 'as-file') || text(values, 'name'))) throw usageError(t('cli.common.asFileNeedsFile'));
     const passphrase = flag(values, 'passphrase') ? await passphraseFor(context, { confirm: true }) : undefined;
     const api = apiClient(context.api, context);
 
@@ -95,14 +94,11 @@ link (one per recipient) goes to stdout; the delete token and expiry go to stder
       }
       return void printSent(context, await sendText(context, small, { ...settings, recipients, passphrase }));
     }
-    if (context.stdin.isTTY) context.stderr.write('Type the secret, then press Ctrl-D on a new line:\n');
+    if (context.stdin.isTTY) context.stderr.write(`${t('cli.send.typeSecret')}\n`);
     const typed = await readStdin(context.stdin, secretLimits.textEnvelopeBytes, context.signal);
     if (typed === undefined)
-      throw usageError(
-        `Text from stdin is limited to ${secretLimits.textEnvelopeBytes / 1024} KiB: save it to a file and run \`hushlink send FILE\`.`,
-        'payload_too_large',
-      );
-    if (typed.length === 0) throw usageError('There was nothing to send (stdin was empty).', 'empty');
+      throw usageError(t('cli.send.stdinLimit', { size: secretLimits.textEnvelopeBytes / 1024 }), 'payload_too_large');
+    if (typed.length === 0) throw usageError(t('cli.common.emptyStdin'), 'empty');
     return void printSent(context, await sendText(context, typed, { ...settings, recipients, passphrase }));
 
     async function sendText(
@@ -112,10 +108,7 @@ link (one per recipient) goes to stdout; the delete token and expiry go to stder
     ): Promise<SentSecret> {
       const sealed = await sealText(plaintext, options.passphrase ? { passphrase: options.passphrase } : {});
       if (sealed.envelope.length > secretLimits.textEnvelopeBytes) {
-        throw usageError(
-          `This text is too long to send as text; save it to a file and run \`hushlink send FILE --as-file\`.`,
-          'payload_too_large',
-        );
+        throw usageError(t('cli.send.textTooLong'), 'payload_too_large');
       }
       const created = await api.call<Created>('POST', '/v1/secrets', {
         auth: 'optional',
@@ -181,14 +174,14 @@ function secretSettings(context: Context): Settings {
 export function recipientsOf(given: string[], restrict: boolean): Recipient[] | undefined {
   if (given.length === 0) return undefined;
   const { max } = secretLimits.recipients;
-  if (given.length > max) throw usageError(`At most ${max} recipients (got ${given.length}).`);
+  if (given.length > max) throw usageError(t('cli.send.tooManyRecipients', { max, count: given.length }));
   return given.map((item) => {
     const at = item.lastIndexOf(':');
     const [label, email] = at === -1 ? (item.includes('@') ? ['', item] : [item, '']) : [item.slice(0, at), item.slice(at + 1)];
-    if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw usageError(`--recipient ${item}: "${email}" is not an email address.`);
+    if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw usageError(t('cli.send.badRecipientEmail', { given: item, email }));
     if (label.length > secretLimits.recipientLabelChars)
-      throw usageError(`--recipient ${item}: a label is at most ${secretLimits.recipientLabelChars} characters.`);
-    if (!label && !email) throw usageError('--recipient takes LABEL, LABEL:EMAIL or EMAIL.');
+      throw usageError(t('cli.send.labelTooLong', { given: item, max: secretLimits.recipientLabelChars }));
+    if (!label && !email) throw usageError(t('cli.send.badRecipient'));
     return { ...(label ? { label } : {}), ...(email ? { email, ...(restrict ? { restricted: true } : {}) } : {}) };
   });
 }
@@ -199,7 +192,7 @@ async function sendFile(
   size: number,
   options: Settings & { recipients?: Recipient[] | undefined; passphrase?: string | undefined; credential: string | undefined },
 ): Promise<SentSecret> {
-  const bar = progressBar('Uploading', size, context);
+  const bar = progressBar(t('cli.progress.uploading'), size, context);
   try {
     const uploaded = await uploadFile({
       api: context.api,
