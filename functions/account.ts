@@ -22,6 +22,7 @@ import { DynamoTierSource } from '../shared/store/tiers.ts';
 import type { TierPorts } from '../shared/domain/billing/tier.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
 import { productOperations } from './account/product.ts';
+import { profileOperations } from './account/profile.ts';
 import { sessionOperations } from './account/session.ts';
 import { ssoOperations } from './account/sso.ts';
 import { oidcRelyingParty } from '../shared/adapters/oidcRelyingParty.ts';
@@ -73,8 +74,13 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer' | 
   };
 }
 
-/** The account group (interface §4.4): sign-in and sessions, API keys, usage, flags, regions. */
-export const operations: Operations<'account', AccountDeps> = { ...sessionOperations, ...productOperations, ...ssoOperations };
+/** The account group (interface §4.4): sign-in and sessions, API keys, usage, flags, regions; the account's mail language (issue 32). */
+export const operations: Operations<'account', AccountDeps> = {
+  ...sessionOperations,
+  ...productOperations,
+  ...ssoOperations,
+  ...profileOperations,
+};
 
 export const createHandler = (deps: AccountDeps) => groupHandler(accountRoutes, operations, accountRequests, deps);
 // Sign-in codes go out through SES; workspaces' SSO client secrets are opened with KMS, in their own context.

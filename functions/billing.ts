@@ -17,9 +17,11 @@ import type { UsageReadPorts } from '../shared/domain/usage/read.ts';
 import { apiDeps, type ApiDeps } from './shared/apiDeps.ts';
 import { requireSession } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
+import { requestLanguage } from '../shared/http/language.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import { billingRoutes } from '../shared/routes.ts';
 import { DynamoBillingStore } from '../shared/store/billing.ts';
+import { DynamoRateCounter } from '../shared/store/rateLimits.ts';
 import { DynamoTierSource } from '../shared/store/tiers.ts';
 import { DynamoUsageReports } from '../shared/store/usageReports.ts';
 import { DynamoUserStore } from '../shared/store/users.ts';
@@ -93,7 +95,7 @@ export const operations: Operations<'billing', BillingDeps> = {
   },
 
   async sendEnterpriseInquiry(request, deps) {
-    await sendEnterpriseInquiry(request.body, deps);
+    await sendEnterpriseInquiry(request.body, deps, requestLanguage(request));
     return { status: 202, body: { accepted: true } };
   },
 };
@@ -122,6 +124,8 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'paymentPro
     mailer: adapters.mailer,
     billing: new DynamoBillingStore(db, config.TABLE_NAME),
     users: new DynamoUserStore(db, config.TABLE_NAME),
+    // The enquiry acknowledgements' per-address window.
+    rateCounter: new DynamoRateCounter(db, config.TABLE_NAME),
     checkoutWorkspaces: new DynamoCheckoutWorkspaces(db, config.TABLE_NAME),
     tiers: new DynamoTierSource(db, config.TABLE_NAME),
     usageReports: new DynamoUsageReports(db, config.TABLE_NAME),

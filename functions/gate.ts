@@ -6,12 +6,14 @@ import { startGate, verifyGate, type GatePorts } from '../shared/domain/secrets/
 import { apiDeps, type ApiDeps } from './shared/apiDeps.ts';
 import { addressKey } from '../shared/domain/sources.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
+import { requestLanguage } from '../shared/http/language.ts';
 import { secretLimits } from '../shared/limits.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import { gateRoutes } from '../shared/routes.ts';
 import { DynamoGateStore } from '../shared/store/gate.ts';
 import { DynamoRateCounter } from '../shared/store/rateLimits.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
+import { DynamoUserStore } from '../shared/store/users.ts';
 
 export const operations: Operations<'gate', GateDeps> = {
   async startGate(request, deps) {
@@ -22,6 +24,7 @@ export const operations: Operations<'gate', GateDeps> = {
       addressKey(request.sourceIp),
       request.hostClaim,
       deps,
+      requestLanguage(request),
     );
     return { status: 200, body: { sent: true } };
   },
@@ -33,7 +36,7 @@ export const operations: Operations<'gate', GateDeps> = {
   },
 };
 
-/** The gate's wiring: secrets to read, codes and sessions, the per-source caps, and the mailer. */
+/** The gate's wiring: secrets to read, codes and sessions, the per-source caps, the mailer, and accounts (a code's language). */
 export type GateDeps = ApiDeps & GatePorts;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>): GateDeps {
@@ -44,6 +47,7 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>):
     gates: new DynamoGateStore(db, config.TABLE_NAME),
     rateCounter: new DynamoRateCounter(db, config.TABLE_NAME),
     mailer: adapters.mailer,
+    users: new DynamoUserStore(db, config.TABLE_NAME),
   };
 }
 

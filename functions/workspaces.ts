@@ -17,6 +17,7 @@ import { createWorkspace, listWorkspaces } from '../shared/domain/workspaces/wor
 import { apiDeps, type ApiDeps } from './shared/apiDeps.ts';
 import { requireSession } from '../shared/http/auth.ts';
 import { groupHandler, type Operations } from '../shared/http/group.ts';
+import { requestLanguage } from '../shared/http/language.ts';
 import { lambdaEntry, type Adapters, type Platform } from '../shared/platform.ts';
 import { workspacesRoutes } from '../shared/routes.ts';
 import type { DomainPorts } from '../shared/domain/domains/model.ts';
@@ -87,7 +88,13 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
   },
 
   async inviteMember(request, deps) {
-    const invitation = await invite(request.params.id ?? '', requireSession(request.principal).userId, newInvitation(request.body), deps);
+    const invitation = await invite(
+      request.params.id ?? '',
+      requireSession(request.principal).userId,
+      newInvitation(request.body),
+      deps,
+      requestLanguage(request),
+    );
     return {
       status: 201,
       body: { id: invitation.id, email: invitation.email, role: invitation.role, expires_at: toIso(invitation.expiresAt) },
@@ -131,7 +138,7 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
 
   async removeMember(request, deps) {
     const target = request.params.userId ?? '';
-    await removeMember(request.params.id ?? '', requireSession(request.principal).userId, target, deps);
+    await removeMember(request.params.id ?? '', requireSession(request.principal).userId, target, deps, requestLanguage(request));
     return { status: 200, body: { user_id: target, removed: true } };
   },
 
@@ -147,7 +154,13 @@ export const operations: Operations<'workspaces', WorkspacesDeps> = {
   },
 
   async transferWorkspace(request, deps) {
-    await transferWorkspace(request.params.id ?? '', requireSession(request.principal).userId, request.body.user_id, deps);
+    await transferWorkspace(
+      request.params.id ?? '',
+      requireSession(request.principal).userId,
+      request.body.user_id,
+      deps,
+      requestLanguage(request),
+    );
     return { status: 200, body: { owner: request.body.user_id } };
   },
 

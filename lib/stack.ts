@@ -44,12 +44,12 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  *   mode's envelope parts (Put, Query, and Delete when the secret ends); no write of a secret is
  *   a transaction (its owner's usage follows from the stream);
  * - gate: the secret (GetItem), a link's code (Put/Get/Update/Delete), gate sessions (PutItem),
- *   the per-link mail window (UpdateItem);
+ *   the per-link mail window (UpdateItem), the address's account for the code's language (GetItem);
  * - requests: links (Put, Get, Update to close), a response counted and stored in one
  *   transaction (the link's Update and the response's Put), the owner's listing (Query gsi1),
  *   the inbox (Query of the link's partition);
  * - account: sign-in codes (Put/Get/Update/Delete), users (a transaction of two Puts, Get,
- *   Update), sessions and API keys (Put/Get/Update/Delete, Query gsi1 for the lists), signing
+ *   Update, the saved mail language too), sessions and API keys (Put/Get/Update/Delete, Query gsi1 for the lists), signing
  *   keys (Get, Put on rotation), adoption (UpdateItem), usage (Get, Query of the
  *   user's day rows on the table), product events (PutItem), CLI counters (UpdateItem);
  * - schedule: expiry sweep (Query gsi2, UpdateItem, DeleteItem of envelope parts), usage
@@ -75,7 +75,8 @@ export type FunctionName = Group | 'schedule' | 'deliveries' | 'relay';
  * - billing: the account's customer and the target's subscription (GetItem; UpdateItem to keep a
  *   new customer), a workspace's owner and roster for a Team checkout (GetItem), the caller's
  *   tier and usage (GetItem, Query gsi1, BatchGetItem), a Team's seats (UpdateItem of the roster,
- *   then the provider's answer applied as an event is: PutItem of the marker and the copy);
+ *   then the provider's answer applied as an event is: PutItem of the marker and the copy), an
+ *   enquiry's acknowledgement (the enquirer's account, GetItem; its per-address window, UpdateItem);
  * - billingWebhook: an event applied once (PutItem of its marker, conditional), the subscription's
  *   copy (PutItem), the plan it gives (UpdateItem of the user, or of the workspace and its roster),
  *   the target's link (GetItem; ConditionCheckItem in the transaction); the buyer's notices go on

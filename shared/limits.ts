@@ -294,6 +294,11 @@ export const enterpriseInquiryLimits = {
   company: { max: 200 },
   message: { max: 5000 },
   seats: { max: 1_000_000 },
+  /**
+   * Acknowledgements mailed to one address (its hash) a day: the enquiry's address is nobody's
+   * proof, so whoever types it cannot have it mailed more; beyond, sales still get the enquiry.
+   */
+  acknowledgementsPerAddress: { limit: 2, windowSeconds: 24 * 3600 } satisfies RateWindow,
 };
 
 /**

@@ -139,6 +139,13 @@ export interface Route {
 
 const none = null;
 
+/** Read by the routes that mail someone: the mail's language (issue 32). */
+const acceptLanguage = {
+  name: 'accept-language',
+  description:
+    'The language of the mail this request sends (the first of the ten Hushlink speaks), for the mails its reader asked for; for others, when the recipient’s account has saved none. English otherwise.',
+} as const;
+
 // The table, by group: each group's function imports its own rows only (a bundle carries no
 // other group's), and `routes` is every row, for lib/, local/ and the OpenAPI document.
 
@@ -298,6 +305,7 @@ export const gateRoutes = [
     query: none,
     reply: { status: 200, body: 'GateCodeSent' },
     errors: [400, 404, 429],
+    headers: [acceptLanguage],
   },
   {
     method: 'POST',
@@ -528,6 +536,7 @@ export const workspacesRoutes = [
     query: none,
     reply: { status: 201, body: 'InvitationCreated' },
     errors: [400, 401, 403, 404],
+    headers: [acceptLanguage],
   },
   {
     method: 'GET',
@@ -554,6 +563,7 @@ export const workspacesRoutes = [
     query: none,
     reply: { status: 200, body: 'MemberRemoved' },
     errors: [401, 403, 404, 409],
+    headers: [acceptLanguage],
   },
   {
     method: 'PATCH',
@@ -593,6 +603,7 @@ export const workspacesRoutes = [
     query: none,
     reply: { status: 200, body: 'WorkspaceTransferred' },
     errors: [400, 401, 403, 404],
+    headers: [acceptLanguage],
   },
   {
     method: 'POST',
@@ -782,6 +793,7 @@ export const billingRoutes = [
     query: none,
     reply: { status: 202, body: 'EnterpriseInquiryAccepted' },
     errors: [400, 429],
+    headers: [acceptLanguage],
   },
   {
     // The Plans page's prices (issue 31), read from the provider and kept a few minutes: public, as the plans are.
@@ -835,6 +847,7 @@ export const accountRoutes = [
     query: none,
     reply: { status: 200, body: 'CodeSent' },
     errors: [400, 429],
+    headers: [acceptLanguage],
   },
   {
     method: 'POST',
@@ -848,6 +861,7 @@ export const accountRoutes = [
     query: none,
     reply: { status: 200, body: 'CodeSent' },
     errors: [400, 429],
+    headers: [acceptLanguage],
   },
   {
     method: 'POST',
@@ -969,6 +983,35 @@ export const accountRoutes = [
     query: none,
     reply: { status: 200, body: 'SessionList' },
     errors: [401, 403],
+  },
+  // The account's own settings (issue 32, beyond the interface): the language its mails go out in.
+  {
+    method: 'GET',
+    path: '/v1/auth/account',
+    group: 'account',
+    operation: 'readAccount',
+    credential: 'session',
+    scope: null,
+    rate: null,
+    body: none,
+    query: none,
+    reply: { status: 200, body: 'Account' },
+    errors: [401, 403],
+    beyondInterface: true,
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/auth/account',
+    group: 'account',
+    operation: 'updateAccount',
+    credential: 'session',
+    scope: null,
+    rate: null,
+    body: 'AccountUpdateRequest',
+    query: none,
+    reply: { status: 200, body: 'Account' },
+    errors: [400, 401, 403],
+    beyondInterface: true,
   },
   {
     method: 'POST',

@@ -6,6 +6,7 @@ import { requireSession } from '../../shared/http/auth.ts';
 import { clearedRefreshCookie, refreshTokenFromCookie } from '../../shared/http/refreshCookie.ts';
 import { Unauthenticated } from '../../shared/domain/refusals.ts';
 import type { Operations } from '../../shared/http/group.ts';
+import { requestLanguage } from '../../shared/http/language.ts';
 import type { AccountDeps } from '../account.ts';
 import { issued } from './issued.ts';
 import type { OperationOf } from '../../shared/routes.ts';
@@ -32,12 +33,12 @@ type SessionOperation = Extract<
 /** Sign-in, sessions, terms, adoption and API keys (interface §4.4). */
 export const sessionOperations: Pick<Operations<'account', AccountDeps>, SessionOperation> = {
   async startSignIn(request, deps) {
-    await startSignIn(request.body.email, request.sourceIp, deps);
+    await startSignIn(request.body.email, request.sourceIp, deps, requestLanguage(request));
     return { status: 200, body: { sent: true } };
   },
 
   async resendSignInCode(request, deps) {
-    await resendSignInCode(request.body.email, request.sourceIp, deps);
+    await resendSignInCode(request.body.email, request.sourceIp, deps, requestLanguage(request));
     return { status: 200, body: { sent: true } };
   },
 

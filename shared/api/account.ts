@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { cliInstallSources, cliInstallSystems, usageLimits } from '../domain/usage/model.ts';
+import { languages } from '../languages.ts';
 import { credentialLimits } from '../limits.ts';
 import { scopes } from '../routes.ts';
 import { lenient } from './input.ts';
@@ -122,6 +123,8 @@ export const accountRequests = {
   /** Optional and never refused: logging out always succeeds. */
   LogoutRequest: lenient(z.object({ refresh_token: z.optional(z.string()) })),
   TermsRequest: z.strictObject({ version: z.string().check(z.trim(), z.minLength(1), z.maxLength(40)) }),
+  /** The language of the account's mails (issue 32): one of the ten by its tag, or null to forget it. */
+  AccountUpdateRequest: z.strictObject({ locale: z.nullable(z.enum(languages)) }),
   AdoptSecretsRequest: z.strictObject({
     secrets: z
       .array(z.strictObject({ id: z.string().check(z.maxLength(64)), delete_token: z.string().check(z.maxLength(128)) }))

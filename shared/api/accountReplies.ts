@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { features, plans } from '../domain/plans.ts';
+import { languages } from '../languages.ts';
 import { scopes } from '../routes.ts';
 import { Accepted, nullableTimestamp, page, timestamp } from './output.ts';
 
@@ -54,6 +55,8 @@ export const accountReplies = {
   SignedOut: z.strictObject({ signed_out: z.literal(true) }),
   SignedOutEverywhere: z.strictObject({ signed_out: z.int() }),
   TermsAccepted: z.strictObject({ version: z.string(), accepted_at: timestamp }),
+  /** The signed-in account; `locale` is the language its mails go out in, null when none was chosen (issue 32). */
+  Account: z.strictObject({ id: z.string(), email: z.string(), locale: z.nullable(z.enum(languages)) }),
   AdoptionResult: z.strictObject({
     items: z.array(
       z.union([

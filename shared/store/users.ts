@@ -6,6 +6,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Plan, User } from '../domain/accounts/model.ts';
+import { languages, type Language } from '../languages.ts';
 import type { UserStore } from '../domain/accounts/ports.ts';
 import type { ContractRecord } from '../domain/contractPlans.ts';
 import { emailKey, userKey, type EmailItem, type UserItem } from './items/index.ts';
@@ -21,6 +22,8 @@ function fromItem(item: Record<string, unknown>): User {
     ...planFactsOf(item),
     createdAt: item.created_at as number,
     ...(item.tos_version === undefined ? {} : { tosVersion: item.tos_version as string, tosAcceptedAt: item.tos_accepted_at as number }),
+    // A language this build does not speak (written by a later one, say) reads as none chosen.
+    ...(languages.includes(item.locale as Language) ? { locale: item.locale as Language } : {}),
   };
 }
 
@@ -101,5 +104,26 @@ export class DynamoUserStore implements UserStore {
         ExpressionAttributeValues: { ':version': version, ':at': at },
       }),
     );
+  }
+
+  async setLocale(id: string, locale: Language | null): Promise<User | null> {
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: userKey(id),
+          ...(locale === null
+            ? { UpdateExpression: 'REMOVE #locale' }
+            : { UpdateExpression: 'SET #locale = :locale', ExpressionAttributeValues: { ':locale': locale } }),
+          ExpressionAttributeNames: { '#locale': 'locale' },
+          ConditionExpression: 'attribute_exists(pk)',
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? fromItem(Attributes) : null;
+    } catch (error) {
+      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return null;
+      throw error;
+    }
   }
 }

@@ -76,6 +76,21 @@ export function describeUserStoreContract(
       await expect(users.acceptTerms(newUserId(), '2026-11', t0)).rejects.toThrow();
     });
 
+    it('saves a language for the account’s mails, forgets it on null, and answers null for no account', async () => {
+      const user = aUser(email);
+      await users.createOrGet(user);
+      expect(await users.setLocale(user.id, 'pt-BR')).toEqual({ ...user, locale: 'pt-BR' });
+      expect(await users.findByEmail(email)).toEqual({ ...user, locale: 'pt-BR' });
+      expect(await users.setLocale(user.id, 'ja')).toEqual({ ...user, locale: 'ja' });
+      expect(await users.setLocale(user.id, null)).toEqual(user);
+      expect(await users.get(user.id)).toEqual(user);
+      // Forgetting what was never saved is no error.
+      expect(await users.setLocale(user.id, null)).toEqual(user);
+      const nobody = newUserId();
+      expect(await users.setLocale(nobody, 'de')).toBeNull();
+      expect(await users.get(nobody)).toBeNull();
+    });
+
     it('answers the provider’s plan and a contract’s as each was written, leaving which counts to the domain', async () => {
       const user = aUser(email, { plan: 'pro' });
       await users.createOrGet(user);

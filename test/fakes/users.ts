@@ -1,6 +1,7 @@
 import type { Plan, User } from '../../shared/domain/accounts/model.ts';
 import type { UserStore } from '../../shared/domain/accounts/ports.ts';
 import type { ContractRecord } from '../../shared/domain/contractPlans.ts';
+import type { Language } from '../../shared/languages.ts';
 import { conditionFailed, copy } from './memoryListing.ts';
 
 interface Row {
@@ -13,7 +14,7 @@ interface Row {
 /**
  * UserStore in memory, with DynamoUserStore's conditions: one account per address (as given: the
  * caller normalizes it) and per id. What an account keeps from its creation is its id, address,
- * plan and time; terms come only from `acceptTerms`. It also offers what billing and contracts
+ * plan and time; terms come only from `acceptTerms`, a language only from `setLocale`. It also offers what billing and contracts
  * write on an account (`byEmail`, `exists`, `setPlan`, `setContractPlan`: the shape the workspace
  * group's fakes take as their accounts), so plans they change show in `get` as in the table.
  */
@@ -51,6 +52,14 @@ export class MemoryUserStore implements UserStore {
     if (!row) throw conditionFailed();
     row.user.tosVersion = version;
     row.user.tosAcceptedAt = at;
+  }
+
+  async setLocale(id: string, locale: Language | null): Promise<User | null> {
+    const row = this.rows.get(id);
+    if (!row) return null;
+    if (locale === null) delete row.user.locale;
+    else row.user.locale = locale;
+    return this.get(id);
   }
 
   /** The account of an address as billing and contracts read it. */

@@ -113,6 +113,9 @@ const cases: Record<string, Case> = {
   'DELETE /v1/requests/{id}': { success: 200, prepare: async () => ({ path: `/v1/requests/${await requestOfMain()}` }) },
   'GET /v1/requests/{id}/inbox': { success: 200, prepare: async () => ({ path: `/v1/requests/${await requestOfMain()}/inbox` }) },
   'GET /v1/auth/sessions': { success: 200, prepare: async () => ({ path: '/v1/auth/sessions' }) },
+  'GET /v1/auth/account': { success: 200, prepare: async () => ({ path: '/v1/auth/account' }) },
+  // No language saved: the matrix's own mails stay in English.
+  'PATCH /v1/auth/account': { success: 200, prepare: async () => ({ path: '/v1/auth/account', json: { locale: null } }) },
   'POST /v1/auth/logout-all': {
     success: 200,
     // Signing everyone out would end the matrix's own session: a user of its own.

@@ -3,7 +3,7 @@ import { startCheckout, type NewCheckout } from '../../shared/domain/billing/che
 import { sendBillingNotice } from '../../shared/domain/billing/notices.ts';
 import { receiveProviderEvent } from '../../shared/domain/billing/webhook.ts';
 import { parseWorkMessage } from '../../shared/domain/webhooks/work.ts';
-import { MemoryNoticeMarks, MemoryQueue } from '../fakes/index.ts';
+import { MemoryNoticeMarks, MemoryQueue, MemoryRateCounter } from '../fakes/index.ts';
 import { world, type Person } from './workspaces-world.ts';
 
 // Billing's use cases over the workspace world and the fake payment provider: a checkout started
@@ -15,7 +15,8 @@ export function billingWorld() {
   const w = world();
   const { provider } = w;
   const queue = new MemoryQueue();
-  const ports = Object.assign(w.ports, { queue, billingNoticeMarks: new MemoryNoticeMarks() });
+  // The rate counter: the enquiry acknowledgements' per-address window.
+  const ports = Object.assign(w.ports, { queue, billingNoticeMarks: new MemoryNoticeMarks(), rateCounter: new MemoryRateCounter() });
 
   /** The delivery worker's turn: every billing notice queued so far, mailed (once each). */
   const work = async () => {

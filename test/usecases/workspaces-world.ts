@@ -142,7 +142,8 @@ export function world() {
 
   /** The one-time token of the last invitation mailed to `email`. */
   const tokenMailedTo = (email: string): string => {
-    const mail = mailer.to(email).findLast((message) => message.subject.startsWith('You are invited'));
+    // By its link: an invitation may be in any language (issue 32).
+    const mail = mailer.to(email).findLast((message) => /\/join#\S/.test(message.text));
     const token = /\/join#(\S+)/.exec(mail?.text ?? '')?.[1];
     if (!token) throw new Error(`no invitation was mailed to ${email}`);
     return token;

@@ -1,4 +1,5 @@
 import type { RefreshGrace } from './refreshGrace.ts';
+import type { Language } from '../../languages.ts';
 import type { Scope } from '../../routes.ts';
 
 export type Plan = 'free' | 'pro' | 'team' | 'enterprise';
@@ -18,6 +19,8 @@ export interface User {
   createdAt: number;
   tosVersion?: string;
   tosAcceptedAt?: number;
+  /** The language the account's mails go out in (issue 32), chosen on the account page; absent until chosen. */
+  locale?: Language;
 }
 
 /** One signed-in device. Its refresh token is stored only as a hash and rotated on every use. */

@@ -1,3 +1,4 @@
+import type { Language } from '../../languages.ts';
 import type { Mailer } from '../mail.ts';
 import type { Clock } from '../../clock.ts';
 import type { ApiKey, Session, SignInCode, SignInCodes, SigningKey, User } from './model.ts';
@@ -9,6 +10,8 @@ export interface UserStore {
   /** Creates the user unless the address already has one (one account per address, by condition); returns the account. */
   createOrGet(user: User): Promise<User>;
   acceptTerms(id: string, version: string, at: number): Promise<void>;
+  /** Saves the language of the account's mails (null forgets it); the account as saved, or null when there is no such account. */
+  setLocale(id: string, locale: Language | null): Promise<User | null>;
 }
 
 export interface SessionStore {

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type { Language } from '../../languages.ts';
+import { askedMailLanguage, renderMail } from '../mailText.ts';
 import { addressKey } from '../sources.ts';
 import { enforceWindow, type RateCounter } from '../rateWindows.ts';
 import { Forbidden, RateLimited, Unauthenticated } from '../refusals.ts';
@@ -46,16 +48,28 @@ export const signInLinkUrl = (webOrigin: string, email: string, token: string): 
  */
 const writeTries = 5;
 
-async function mailCode(email: string, code: string, linkToken: string, ports: SignInPorts): Promise<void> {
+async function mailCode(email: string, code: string, linkToken: string, language: Language, ports: SignInPorts): Promise<void> {
   await ports.mailer.send({
     to: normalizeEmail(email),
-    subject: `Your Hushlink sign-in code: ${code}`,
-    text:
-      `Your Hushlink sign-in code is ${code}.\n\n` +
-      `Or sign in with this link (it opens a page with a Sign in button):\n${signInLinkUrl(ports.config.WEB_ORIGIN, email, linkToken)}\n\n` +
-      `The code and the link work once, for ${signInLimits.codeSeconds / 60} minutes, and signing in with one uses the other. ` +
-      'If you did not ask to sign in, ignore this email: nobody can sign in without the code or the link.',
+    ...renderMail('signInCode', language, {
+      code,
+      link: signInLinkUrl(ports.config.WEB_ORIGIN, email, linkToken),
+      minutes: signInLimits.codeSeconds / 60,
+    }),
   });
+}
+
+/**
+ * The language of a mail the address asked for: the request's, else its account's saved one,
+ * else English. Started before the mail's other work and awaited when the mail goes out, so the
+ * account's read (made only when the request names no language) runs alongside the codes' and
+ * the answer's timing does not tell whether the address has an account.
+ */
+function mailLanguage(email: string, asked: Language | undefined, ports: SignInPorts): Promise<Language> {
+  const language = askedMailLanguage(asked, () => ports.users.findByEmail(normalizeEmail(email)));
+  // Awaited only when a mail goes out: a failed read that nothing awaits is not an unhandled rejection.
+  language.catch(() => undefined);
+  return language;
 }
 
 /**
@@ -63,7 +77,8 @@ async function mailCode(email: string, code: string, linkToken: string, ports: S
  * adds and mails nothing: the mailbox holds them, and each still works. No code is ever
  * removed here, so nobody's asking cancels the code someone else is about to type.
  */
-async function sendCode(email: string, ports: SignInPorts): Promise<void> {
+async function sendCode(email: string, asked: Language | undefined, ports: SignInPorts): Promise<void> {
+  const language = mailLanguage(email, asked, ports);
   const emailHash = emailHashOf(email);
   const code = newNumericCode(signInLimits.codeDigits);
   const linkToken = newSignInLinkToken();
@@ -81,37 +96,34 @@ async function sendCode(email: string, ports: SignInPorts): Promise<void> {
       expiresAt: now + signInLimits.codeSeconds * 1000,
     };
     if (await ports.signInCodes.replace(emailHash, [...live, added], version)) {
-      await mailCode(email, code, linkToken, ports);
+      await mailCode(email, code, linkToken, await language, ports);
       return;
     }
   }
 }
 
 /**
- * Sends a code. The answer, and the work done before it, are the same whether or not the
- * address has an account: no account is looked up here. Only this source's own cap refuses it.
+ * Sends a code, in the language `asked` (the request's `Accept-Language`), else the account's
+ * saved one, else English. The answer, and the work done before it, are the same whether or not
+ * the address has an account (an account's language is read beside the codes, see `mailLanguage`).
+ * Only this source's own cap refuses it.
  */
-export async function startSignIn(email: string, sourceIp: string, ports: SignInPorts): Promise<void> {
+export async function startSignIn(email: string, sourceIp: string, ports: SignInPorts, asked?: Language): Promise<void> {
   const rule = await ports.ssoPolicy.ruleFor(email);
   const asker = askerHashOf(email, sourceIp);
   await enforceWindow(`otp_mail_source#${asker}`, signInLimits.codesPerSource, ports);
   await ports.signInCodes.markAsked(asker, ports.clock.now());
   // Under enforcement the same answer, and a mail all the same: a link to sign in through the
   // workspace's provider instead of a code (so the answer tells nobody which addresses enforce).
-  if (rule.enforced && !rule.breakGlass) return mailSsoLink(email, ports);
-  await sendCode(email, ports);
+  if (rule.enforced && !rule.breakGlass) return mailSsoLink(email, asked, ports);
+  await sendCode(email, asked, ports);
 }
 
 /** The mail an address under enforced SSO gets instead of a code: where to sign in. */
-async function mailSsoLink(email: string, ports: SignInPorts): Promise<void> {
+async function mailSsoLink(email: string, asked: Language | undefined, ports: SignInPorts): Promise<void> {
+  const language = mailLanguage(email, asked, ports);
   const start = `${ports.config.WEB_ORIGIN.replace(/\/+$/, '')}/v1/auth/sso/start?${new URLSearchParams({ email: normalizeEmail(email), return_to: '/account' }).toString()}`;
-  await ports.mailer.send({
-    to: normalizeEmail(email),
-    subject: 'Sign in to Hushlink through your organization',
-    text:
-      `Your organization signs you in to Hushlink through its own sign-in:\n${start}\n\n` +
-      'No code is needed. If you did not ask to sign in, ignore this email.',
-  });
+  await ports.mailer.send({ to: normalizeEmail(email), ...renderMail('ssoSignIn', await language, { link: start }) });
 }
 
 /**
@@ -119,7 +131,7 @@ async function mailSsoLink(email: string, ports: SignInPorts): Promise<void> {
  * asking only, so the answer says nothing about anyone else's; and it sends a code whether or
  * not one was pending, so neither the answer nor the work tells whether someone asked.
  */
-export async function resendSignInCode(email: string, sourceIp: string, ports: SignInPorts): Promise<void> {
+export async function resendSignInCode(email: string, sourceIp: string, ports: SignInPorts, asked?: Language): Promise<void> {
   const rule = await ports.ssoPolicy.ruleFor(email);
   const asker = askerHashOf(email, sourceIp);
   const now = ports.clock.now();
@@ -130,8 +142,8 @@ export async function resendSignInCode(email: string, sourceIp: string, ports: S
     throw new RateLimited(`A code was just sent; you can ask again in ${wait} s.`, wait);
   }
   await enforceWindow(`otp_mail_source#${asker}`, signInLimits.codesPerSource, ports);
-  if (rule.enforced && !rule.breakGlass) return mailSsoLink(email, ports);
-  await sendCode(email, ports);
+  if (rule.enforced && !rule.breakGlass) return mailSsoLink(email, asked, ports);
+  await sendCode(email, asked, ports);
 }
 
 /**

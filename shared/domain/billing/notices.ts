@@ -2,7 +2,9 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import { billingLimits } from '../../limits.ts';
 import type { UserStore } from '../accounts/ports.ts';
+import type { Language } from '../../languages.ts';
 import type { Mailer, MailMessage } from '../mail.ts';
+import { noticeMailLanguage, renderMail } from '../mailText.ts';
 import type { NoticeMarks } from '../noticeMarks.ts';
 import type { Queue } from '../queue.ts';
 import { sendWork, type BillingNoticeMessage } from '../webhooks/work.ts';
@@ -56,7 +58,10 @@ export async function sendBillingNotice(notice: BillingNoticeMessage, ports: Bil
   if (!(await ports.billingNoticeMarks.claim(notice.event_id, now, leaseUntil, now + billingLimits.noticeMarkSeconds * 1000)))
     return 'skipped';
   try {
-    await ports.mailer.send(billingNoticeMail(notice.type, record, buyer.email, ports.config.WEB_ORIGIN));
+    // Caused by the provider, not by a request: the buyer's saved language, else English.
+    await ports.mailer.send(
+      billingNoticeMail(notice.type, record, buyer.email, ports.config.WEB_ORIGIN, noticeMailLanguage(buyer, undefined)),
+    );
   } catch (error) {
     await ports.billingNoticeMarks.release(notice.event_id, leaseUntil);
     throw error;
@@ -65,24 +70,16 @@ export async function sendBillingNotice(notice: BillingNoticeMessage, ports: Bil
   return 'sent';
 }
 
-/** The mail, exactly as the webhook sent it before it went through the queue. */
+/** The mail, in `language` (English: exactly as the webhook sent it before it went through the queue). */
 export function billingNoticeMail(
   type: BillingNoticeMessage['type'],
   record: SubscriptionRecord,
   to: string,
   webOrigin: string,
+  language: Language = 'en',
 ): MailMessage {
-  const what = record.plan === 'team' ? 'your workspace’s Team plan' : 'your Pro plan';
-  const until = new Date(record.currentPeriodEnd).toISOString().slice(0, 10);
+  const link = `${webOrigin}/billing`;
   return type === 'invoice.payment_failed'
-    ? {
-        to,
-        subject: 'Hushlink: a payment failed',
-        text: `The payment for ${what} failed. Nothing changes until ${until}; if the payment still fails then, the plan falls back to Free. Update the card in the billing portal: ${webOrigin}/billing`,
-      }
-    : {
-        to,
-        subject: 'Hushlink: your subscription ended',
-        text: `${what[0]!.toUpperCase()}${what.slice(1)} has ended, and falls back to Free. Secrets already sent are untouched. You can subscribe again at ${webOrigin}/billing`,
-      };
+    ? { to, ...renderMail('paymentFailed', language, { plan: record.plan, until: { at: record.currentPeriodEnd, show: 'day' }, link }) }
+    : { to, ...renderMail('subscriptionEnded', language, { plan: record.plan, link }) };
 }

@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import type { Language } from '../../languages.ts';
+import { normalizeEmail } from '../accounts/model.ts';
+import type { UserStore } from '../accounts/ports.ts';
 import type { Mailer } from '../mail.ts';
+import { askedMailLanguage, renderMail } from '../mailText.ts';
 import type { Clock } from '../../clock.ts';
 import { enforceWindow, type RateCounter } from '../rateWindows.ts';
 import { Forbidden, NotFound, Unauthenticated } from '../refusals.ts';
@@ -43,6 +47,8 @@ export interface GatePorts {
   secrets: Pick<SecretStore, 'get'>;
   gates: GateStore;
   mailer: Mailer;
+  /** The link's address's account, for the language of its code when the request names none. */
+  users: Pick<UserStore, 'findByEmail'>;
   rateCounter: RateCounter;
   clock: Clock;
 }
@@ -81,7 +87,9 @@ const matches = (link: Recipient, email: string) =>
  * a code went out, so nobody learns which address a link is for. A start never replaces a live
  * code: whoever asked, it went to the link's address, where the recipient finds it, so nobody's
  * asking cancels the code the recipient is about to type. Only this source's own cap refuses
- * (rate limited), counted whatever the address.
+ * (rate limited), counted whatever the address. The mail is in the language `asked` (the
+ * request's `Accept-Language`: the reveal page sends its own), else the saved one of the
+ * address's account, else English.
  */
 export async function startGate(
   secretId: string,
@@ -90,6 +98,7 @@ export async function startGate(
   source: string,
   hostClaim: HostClaim | null,
   ports: GatePorts,
+  asked?: Language,
 ): Promise<void> {
   const { secret, link } = await linkOf(secretId, recipientId, hostClaim, ports);
   await enforceWindow(`gate_start_source#${askerOf(secretId, recipientId, source)}`, gateLimits.startsPerSource, ports);
@@ -106,13 +115,8 @@ export async function startGate(
     ))
   )
     return;
-  await ports.mailer.send({
-    to: link.email!,
-    subject: `Your code to open a secret: ${code}`,
-    text:
-      `Someone sent you a secret on Hushlink that only this address can open. Your code is ${code}.\n\n` +
-      `It works for ${gateLimits.codeSeconds / 60} minutes, on the page where you asked for it. If you did not ask, ignore this email: nobody can use the code without the link.`,
-  });
+  const language = await askedMailLanguage(asked, () => ports.users.findByEmail(normalizeEmail(link.email!)));
+  await ports.mailer.send({ to: link.email!, ...renderMail('gateCode', language, { code, minutes: gateLimits.codeSeconds / 60 }) });
 }
 
 /**

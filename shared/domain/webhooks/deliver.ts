@@ -1,3 +1,4 @@
+import { noticeMailLanguage, renderMail } from '../mailText.ts';
 import { maxQueueDelaySeconds } from '../queue.ts';
 import { toEpochSeconds } from '../../clock.ts';
 import { webhookLimits } from '../../limits.ts';
@@ -104,13 +105,9 @@ async function announceSwitchOff(endpoint: WebhookEndpoint, failures: number, po
   ports.logger.warn('webhook endpoint switched off', { endpoint_id: endpoint.id, consecutive_failures: failures });
   const owner = await ports.users.get(endpoint.userId);
   if (!owner) return;
+  // No request caused it: the owner's saved language, else English.
   await ports.mailer.send({
     to: owner.email,
-    subject: 'Hushlink: a webhook endpoint was switched off',
-    text: [
-      `Deliveries to your webhook endpoint ${endpoint.url} (${endpoint.id}) failed ${failures} times in a row, so it has been switched off.`,
-      'No further events will be sent to it. Its delivery log shows what the receiver answered.',
-      'When the receiver is fixed, send a test delivery from the webhooks page: its success switches the endpoint back on.',
-    ].join('\n\n'),
+    ...renderMail('webhookDisabled', noticeMailLanguage(owner, undefined), { url: endpoint.url, id: endpoint.id, failures }),
   });
 }

@@ -1,7 +1,8 @@
 import { newInvitationId, newInvitationToken, sha256Base64Url } from '../../ids.ts';
+import type { Language } from '../../languages.ts';
 import { workspaceLimits } from '../../limits.ts';
-import { toIso } from '../../clock.ts';
 import { normalizeEmail } from '../accounts/model.ts';
+import { noticeMailLanguage, renderMail } from '../mailText.ts';
 import { Conflict, Forbidden, Gone, Invalid, NotFound, Unauthenticated } from '../refusals.ts';
 import { actorFor, authorize, auditRow, isInvitationId, isUserId, isWorkspaceId, noSuchWorkspace, systemAuditRow } from './access.ts';
 import type { Invitation, Member, Role } from './model.ts';
@@ -34,9 +35,17 @@ export interface NewInvitation {
 /**
  * Invites an address, taking a seat for it until it is accepted, revoked or expires: forbidden
  * when members and pending invitations already fill the seats (expired invitations' seats are
- * taken back first). The token goes out in the mail only; the invitation keeps its hash.
+ * taken back first). The token goes out in the mail only; the invitation keeps its hash. The mail
+ * is in the language saved on the address's account, else the inviter's request's (`asked`),
+ * else English.
  */
-export async function invite(workspaceId: string, userId: string, request: NewInvitation, ports: WorkspacePorts): Promise<Invitation> {
+export async function invite(
+  workspaceId: string,
+  userId: string,
+  request: NewInvitation,
+  ports: WorkspacePorts,
+  asked?: Language,
+): Promise<Invitation> {
   const inviter = await authorize(workspaceId, userId, 'invite', ports);
   const workspace = await ports.workspaces.get(workspaceId);
   if (!workspace) throw noSuchWorkspace();
@@ -82,13 +91,17 @@ export async function invite(workspaceId: string, userId: string, request: NewIn
   }
   if (outcome === 'refused')
     throw new Forbidden('Your role changed meanwhile: you can no longer invite here.', { facts: { reason: 'role' } });
+  const language = noticeMailLanguage(await ports.users.findByEmail(email), asked);
   await ports.mailer.send({
     to: email,
-    subject: `You are invited to ${workspace.name} on Hushlink`,
-    text:
-      `${inviter.email} invites you to join the workspace "${workspace.name}" on Hushlink as ${request.role === 'admin' ? 'an admin' : 'a member'}.\n\n` +
-      `Accept here (sign in with this address, ${email}):\n${ports.config.WEB_ORIGIN}/join#${token}\n\n` +
-      `The link works once, until ${toIso(invitation.expiresAt)}. Joining gives you a seat in the workspace; it never gives anyone access to your secrets.`,
+    ...renderMail('invitation', language, {
+      workspace: workspace.name,
+      inviter: inviter.email,
+      email,
+      role: request.role,
+      link: `${ports.config.WEB_ORIGIN}/join#${token}`,
+      until: { at: invitation.expiresAt, show: 'instant' },
+    }),
   });
   return invitation;
 }
@@ -130,9 +143,16 @@ export async function acceptInvitation(token: string, userId: string, ports: Wor
 /**
  * Removes a member (their secrets are untouched: a workspace never held them) and frees the
  * seat; or, given an invitation's id, revokes the invitation. Anyone may leave; admins remove
- * admins and members, owners anyone; never the last owner (a conflict).
+ * admins and members, owners anyone; never the last owner (a conflict). The member's mail is in
+ * their account's saved language, else the request's (`asked`), else English.
  */
-export async function removeMember(workspaceId: string, userId: string, targetId: string, ports: WorkspacePorts): Promise<void> {
+export async function removeMember(
+  workspaceId: string,
+  userId: string,
+  targetId: string,
+  ports: WorkspacePorts,
+  asked?: Language,
+): Promise<void> {
   const caller = isWorkspaceId(workspaceId) ? await ports.workspaces.member(workspaceId, userId) : null;
   if (!caller) throw noSuchWorkspace();
   const now = ports.clock.now();
@@ -158,15 +178,15 @@ export async function removeMember(workspaceId: string, userId: string, targetId
     throw new Conflict('The last owner cannot be removed: make another member owner first.', { facts: { reason: 'last_owner' } });
   if (outcome === 'changed')
     throw new Conflict('This member’s role, or yours, changed meanwhile: reload and try again.', { facts: { reason: 'changed' } });
-  const workspace = await ports.workspaces.get(workspaceId);
+  const [workspace, account] = await Promise.all([ports.workspaces.get(workspaceId), ports.users.get(target.userId)]);
+  // A workspace gone meanwhile is named by its id.
+  const name = workspace?.name ?? workspaceId;
+  const language = noticeMailLanguage(account, asked);
   await ports.mailer.send({
     to: target.email,
-    subject: leaving
-      ? `You left ${workspace?.name ?? 'a workspace'} on Hushlink`
-      : `You were removed from ${workspace?.name ?? 'a workspace'} on Hushlink`,
-    text:
-      (leaving ? `You left the workspace "${workspace?.name}".` : `${caller.email} removed you from the workspace "${workspace?.name}".`) +
-      '\n\nYour account and your secrets are untouched: a workspace never had access to them.',
+    ...(leaving
+      ? renderMail('memberLeft', language, { workspace: name })
+      : renderMail('memberRemoved', language, { workspace: name, remover: caller.email })),
   });
 }
 
@@ -219,8 +239,15 @@ export async function changeRole(
 /**
  * Hands the workspace over: the member named becomes owner, the caller an admin (rule 10 of
  * §3). Owners only; not found when the target is not a member. `targetId` is named `user_id` by clients.
+ * Each of the two mails is in its reader's saved language, else the request's (`asked`), else English.
  */
-export async function transferWorkspace(workspaceId: string, userId: string, targetId: string, ports: WorkspacePorts): Promise<void> {
+export async function transferWorkspace(
+  workspaceId: string,
+  userId: string,
+  targetId: string,
+  ports: WorkspacePorts,
+  asked?: Language,
+): Promise<void> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const caller = await authorize(workspaceId, userId, 'transfer', ports);
     if (targetId === userId) {
@@ -238,17 +265,20 @@ export async function transferWorkspace(workspaceId: string, userId: string, tar
       now,
     );
     if ((await ports.memberships.transfer(caller, target, audit)) === 'conflict') continue;
-    const workspace = await ports.workspaces.get(workspaceId);
-    const name = workspace?.name ?? 'a workspace';
+    const [workspace, newOwner, previousOwner] = await Promise.all([
+      ports.workspaces.get(workspaceId),
+      ports.users.get(target.userId),
+      ports.users.get(caller.userId),
+    ]);
+    // A workspace gone meanwhile is named by its id.
+    const name = workspace?.name ?? workspaceId;
     await ports.mailer.send({
       to: target.email,
-      subject: `You now own ${name} on Hushlink`,
-      text: `${caller.email} handed the workspace "${name}" over to you. You are its owner; they stay on as an admin.`,
+      ...renderMail('ownershipReceived', noticeMailLanguage(newOwner, asked), { workspace: name, previousOwner: caller.email }),
     });
     await ports.mailer.send({
       to: caller.email,
-      subject: `You handed ${name} over on Hushlink`,
-      text: `You handed the workspace "${name}" over to ${target.email}. You stay on as an admin.`,
+      ...renderMail('ownershipHandedOver', noticeMailLanguage(previousOwner, asked), { workspace: name, newOwner: target.email }),
     });
     return;
   }

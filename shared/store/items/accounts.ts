@@ -1,4 +1,5 @@
 import type { ApiKey, Plan, SigningKey } from '../../domain/accounts/model.ts';
+import type { Language } from '../../languages.ts';
 
 // Accounts: the user and its address, sessions, API keys, sign-in codes and the signing keys.
 
@@ -22,6 +23,8 @@ export interface UserItem {
   created_at: number;
   tos_version?: string;
   tos_accepted_at?: number;
+  /** The language of the account's mails (issue 32), set on the account page (`PATCH /v1/auth/account`); absent until chosen. */
+  locale?: Language;
 }
 
 /** An address's account (`EMAIL#<normalized address>` / `EMAIL`), written with the user in one transaction by the user store (users.ts): one account per address. */
