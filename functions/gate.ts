@@ -13,7 +13,6 @@ import { gateRoutes } from '../shared/routes.ts';
 import { DynamoGateStore } from '../shared/store/gate.ts';
 import { DynamoRateCounter } from '../shared/store/rateLimits.ts';
 import { DynamoSecretStore } from '../shared/store/secrets.ts';
-import { DynamoUserStore } from '../shared/store/users.ts';
 
 export const operations: Operations<'gate', GateDeps> = {
   async startGate(request, deps) {
@@ -36,7 +35,7 @@ export const operations: Operations<'gate', GateDeps> = {
   },
 };
 
-/** The gate's wiring: secrets to read, codes and sessions, the per-source caps, the mailer, and accounts (a code's language). */
+/** The gate's wiring: secrets to read, codes and sessions, the per-source caps, and the mailer. */
 export type GateDeps = ApiDeps & GatePorts;
 
 export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>): GateDeps {
@@ -47,7 +46,6 @@ export function compose(platform: Platform, adapters: Pick<Adapters, 'mailer'>):
     gates: new DynamoGateStore(db, config.TABLE_NAME),
     rateCounter: new DynamoRateCounter(db, config.TABLE_NAME),
     mailer: adapters.mailer,
-    users: new DynamoUserStore(db, config.TABLE_NAME),
   };
 }
 

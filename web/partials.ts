@@ -87,6 +87,7 @@ export const partials: Record<string, (...args: string[]) => string> = {
     <p class="language-switcher">
       ${text('label', 'common.footer.language', ' for="language-switcher"')}
       <select id="language-switcher" data-language-switcher><option value="en" lang="en">English</option></select>
+      <span class="hint" data-language-note role="status" hidden></span>
     </p>
   </footer>`,
 };

@@ -6,7 +6,7 @@
 import { answerOf } from '../transfer/api.ts';
 import { clientHeaders } from '../transfer/index.ts';
 import { CliError, exitCodes } from './errors.ts';
-import { t } from './i18n.ts';
+import { currentLanguage, t } from './i18n.ts';
 import {
   credentialsFile,
   currentCredential,
@@ -53,7 +53,13 @@ export function apiClient(base: string, { env, api: home }: { env: NodeJS.Proces
   const loaded = () => (credential ??= currentCredential(env, base, home));
 
   async function send(method: string, path: string, options: CallOptions, token: string | undefined): Promise<Response> {
-    const headers: Record<string, string> = { ...clientHeaders, accept: 'application/json', ...options.headers };
+    // The terminal's language, so a code this command asks for is mailed in it (ADR 0183).
+    const headers: Record<string, string> = {
+      ...clientHeaders,
+      accept: 'application/json',
+      'accept-language': currentLanguage(),
+      ...options.headers,
+    };
     if (token) headers.authorization = `Bearer ${token}`;
     if (options.json !== undefined) headers['content-type'] = 'application/json';
     return fetch(`${base}${path}`, {

@@ -144,17 +144,12 @@ export interface MailReader {
 
 /**
  * A mail its reader asked for (a sign-in code, an SSO sign-in mail, a gate code, an enquiry's
- * acknowledgement): the language the request asked in (its `Accept-Language`), else the saved
- * language of the address's account, else English. The account is read only when the request
- * names no language Hushlink speaks.
+ * acknowledgement): the language the request asked in (its `Accept-Language`, which the pages
+ * and the CLI send), else English. The address's account is never read for it: whether that
+ * read happened, and what it cost, would tell a caller who leaves the header out whether the
+ * address has an account.
  */
-export async function askedMailLanguage(
-  asked: Language | undefined,
-  account: () => Promise<MailReader | null | undefined>,
-): Promise<Language> {
-  if (asked) return asked;
-  return (await account())?.locale ?? 'en';
-}
+export const askedMailLanguage = (asked: Language | undefined): Language => asked ?? 'en';
 
 /**
  * A mail its reader did not ask for (an invitation, a billing notice, a webhook switched off, a

@@ -184,14 +184,44 @@ describe('the pseudo-locale finds every hard-coded string', () => {
     ] as const) {
       await s.page.goto(`${runtime.url}${path}?lang=en-XA`);
       await s.page.waitForSelector(`html[data-ready="${ready}"]`);
-      // The page's later reads done: nothing shown is still busy (the header's slot is hidden by then).
-      await s.page.waitForFunction(() =>
-        [...document.querySelectorAll('[aria-busy="true"]')].every((busy) => busy.closest('[hidden]') !== null),
-      );
+      await settled(s.page);
       expect(await unmarkedText(s.page), path).toEqual([]);
     }
+
+    // A workspace's page, every section of it (the owner's view).
+    await s.page.goto(`${runtime.url}/workspaces?lang=en-XA`);
+    await s.page.waitForSelector('html[data-ready="workspaces"]');
+    await s.page.fill('#workspace-name', 'Pseudo Co');
+    await s.page.click('#create-workspace');
+    const workspaceLink = await s.page.waitForSelector('a[href^="/workspace?id="]');
+    expect(await unmarkedText(s.page), 'a workspace made').toEqual([]);
+    await s.page.goto(`${runtime.url}${await workspaceLink.getAttribute('href')}`);
+    await s.page.waitForSelector('html[data-ready="workspace"]');
+    await settled(s.page);
+    expect(await unmarkedText(s.page), '/workspace').toEqual([]);
+
+    // A request made on /requests, then answered on the responder's page in a fresh browser.
+    await s.page.goto(`${runtime.url}/requests?lang=en-XA`);
+    await s.page.waitForSelector('html[data-ready="requests"]');
+    await s.page.click('#create-request');
+    await s.page.waitForSelector('#request-result:not([hidden])');
+    expect(await unmarkedText(s.page), 'a new request').toEqual([]);
+    const link = await s.page.inputValue('#request-link');
+    const responder = await session('pseudo-responder');
+    await responder.page.goto(withLanguage(link, 'en-XA'));
+    await responder.page.waitForSelector('html[data-ready="respond"]');
+    await responder.page.waitForFunction(() => document.documentElement.dataset.screen === 'ready');
+    expect(await unmarkedText(responder.page), 'the responder’s page').toEqual([]);
+    await responder.page.fill('#respond-text', `pseudo response ${Date.now()}`);
+    await responder.page.click('#send-button');
+    await responder.page.waitForSelector('#screen-sent:not([hidden])');
+    expect(await unmarkedText(responder.page), 'sent').toEqual([]);
   });
 });
+
+/** The page's later reads done: nothing shown is still busy (the header's slot is hidden by then). */
+const settled = (page: Page) =>
+  page.waitForFunction(() => [...document.querySelectorAll('[aria-busy="true"]')].every((busy) => busy.closest('[hidden]') !== null));
 
 describe('right to left, German and Japanese at 390 px', () => {
   it('compose and reveal in Arabic: rtl, mirrored, nothing wider than the screen', async () => {

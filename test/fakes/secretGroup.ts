@@ -9,7 +9,6 @@ import { MemoryReceiptStore } from './receipts.ts';
 import { MemoryRequestStore } from './requests.ts';
 import { MemorySecretAdoptions, MemorySecretStore } from './secrets.ts';
 import { MemoryTierSource } from './tiers.ts';
-import { MemoryUserStore } from './users.ts';
 
 /**
  * The secrets group's ports in memory, named as the domain's port bundles name them (SecretPorts,
@@ -31,8 +30,6 @@ export function memorySecretPorts<C extends Clock = StoppedClock>(clock: C = new
     tiers: new MemoryTierSource(),
     hostClaims: new MemoryHostClaims(),
     mailer: new MemoryMailer(),
-    /** Accounts, for the gate's code language (an address's saved one). */
-    users: new MemoryUserStore(),
   };
 }
 

@@ -238,6 +238,13 @@ export function problemMessages(error: ApiError): string[] {
   return [problemSentence(error)];
 }
 
+/** One refused field's sentence, as `problemMessages` says it (for a form that puts each beside its field). */
+export function fieldProblemMessage(error: ApiError, entry: { path?: unknown; message?: unknown }): string {
+  const path = typeof entry.path === 'string' ? entry.path : '';
+  if (language === 'en') return path ? `${fieldLabel(path)}: ${String(entry.message)}` : String(entry.message);
+  return path ? t('problem.fieldRefused', { field: fieldLabel(path) }) : problemSentence(error);
+}
+
 /** `problemMessages` as one text: sentences apart by a space, or none in Japanese and Chinese (whose full stops end them). */
 export function problemText(error: ApiError): string {
   return problemMessages(error).join(/^(?:ja|zh)\b/.test(language) ? '' : ' ');

@@ -11,7 +11,7 @@
  * Opened from a chat link (`/#chat=…`), the chat user is told when it is opened (`composeChat.ts`).
  */
 // First: the page's language and messages load before any of its code runs (ADR 0183).
-import { locale, t, tNodes } from './i18n.ts';
+import { holdLanguageSwitch, locale, t, tNodes } from './i18n.ts';
 import { sealText, toBase64 } from '../../shared/envelope/index.ts';
 import { api, ApiError, type RecipientRequest } from './api.ts';
 import { chosenFile, fileProblem, planLimitMessage, resetFile, sendFile, useCaller } from './composeFile.ts';
@@ -54,6 +54,8 @@ const limits = {
 const form = byId<HTMLFormElement>('compose-form');
 const fields = byId<HTMLFieldSetElement>('compose-fields');
 const text = byId<HTMLTextAreaElement>('secret-text');
+// A reload would lose a draft, a chosen file or the new link: the switcher waits for the next page.
+holdLanguageSwitch(() => text.value !== '' || chosenFile() !== null || !byId('result').hidden);
 const expiry = byId<HTMLSelectElement>('expiry');
 const customExpiry = byId('custom-expiry');
 const customAmount = byId<HTMLInputElement>('custom-expiry-amount');

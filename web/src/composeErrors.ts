@@ -5,7 +5,7 @@
  * in it, so focus can land there. Also keeps the folded options' summary ("1 day, 1 view") saying
  * what is chosen.
  */
-import { ApiError, problemMessages } from './api.ts';
+import { ApiError, fieldProblemMessage, problemMessages } from './api.ts';
 import { durationWords } from './composePolicy.ts';
 import { byId, setVisible } from './dom.ts';
 import { fieldErrors, type FieldParts } from './fieldErrors.ts';
@@ -119,10 +119,11 @@ export function serverProblems(error: ApiError, isFile: boolean): Problem[] {
   const entries = error.problem.errors ?? [];
   const messages = problemMessages(error);
   if (entries.length === 0) return messages.map((message) => ({ field: null, message }));
-  return entries.map((entry, index) => {
+  return entries.map((entry) => {
     const path = typeof entry.path === 'string' ? entry.path : '';
     const input = path === 'body.size_bytes' && isFile ? byId('secret-file') : inputForPath[path]?.();
-    const message = messages[index] ?? String(entry.message);
+    // Each entry its own sentence: problemMessages folds repeats, so its list is not the entries'.
+    const message = fieldProblemMessage(error, entry);
     return { field: input ?? null, message: input ? besideField(message) : message };
   });
 }

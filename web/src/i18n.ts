@@ -49,11 +49,13 @@ function readSaved(): Language | undefined {
   }
 }
 
-function saveLanguage(language: Language): void {
+/** Whether the choice was kept (storage can be refused: a private window's quota). */
+function saveLanguage(language: Language): boolean {
   try {
     localStorage.setItem(savedKey, language);
+    return true;
   } catch {
-    // Storage refused (a private window's quota): the choice lasts this page only.
+    return false;
   }
 }
 
@@ -65,8 +67,10 @@ function pageName(): string {
 
 async function fetchMessages(page: string, language: PageLanguage): Promise<Record<string, CompiledMessage>> {
   try {
-    const response = await fetch(`/assets/i18n/${page}.${language}.json`, { credentials: 'omit' });
-    if (response.ok) return (await response.json()) as Record<string, CompiledMessage>;
+    // A stalled read must not keep the page hidden: after 10 s the markup's English shows.
+    const response = await fetch(`/assets/i18n/${page}.${language}.json`, { credentials: 'omit', signal: AbortSignal.timeout(10_000) });
+    const body: unknown = response.ok ? await response.json() : null;
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Record<string, CompiledMessage>;
   } catch {
     // Unreachable: the markup's own English stays, and t() answers keys with their English below.
   }
@@ -143,9 +147,26 @@ export function localize(root: ParentNode): void {
       const key = element.getAttribute(attribute)!;
       if (!(key in messages)) continue;
       if (attribute === 'data-i18n') element.textContent = t(key);
-      else element.setAttribute(attribute.slice('data-i18n-'.length), t(key));
+      else {
+        // Words only: a catalogue never writes an address or a handler (href, src, on…).
+        const target = attribute.slice('data-i18n-'.length);
+        if (localizedAttributes.has(target)) element.setAttribute(target, t(key));
+      }
     }
   }
+}
+
+const localizedAttributes = new Set(['aria-label', 'aria-description', 'title', 'placeholder', 'alt', 'content']);
+
+const holds: (() => boolean)[] = [];
+
+/**
+ * A page whose state a reload would lose (a revealed secret, a key read from the address bar,
+ * a draft or a new link) holds the switcher while `busy()` answers true: the choice is saved for
+ * the next page, and this one stays as it is and says so.
+ */
+export function holdLanguageSwitch(busy: () => boolean): void {
+  holds.push(busy);
 }
 
 /** The footer's switcher: the languages by their own names; a choice is saved and the page reloaded. */
@@ -162,16 +183,30 @@ function wireSwitcher(): void {
   select.addEventListener('change', () => {
     const chosen = matchLanguage(select.value);
     if (!chosen) return;
-    saveLanguage(chosen);
+    const saved = saveLanguage(chosen);
+    if (holds.some((busy) => busy())) {
+      const note = select.parentElement?.querySelector<HTMLElement>('[data-language-note]');
+      if (note) {
+        note.textContent = t('common.footer.languageNextPage');
+        note.hidden = false;
+      }
+      return;
+    }
     const url = new URL(location.href);
-    url.searchParams.delete('lang');
+    // Storage refused: the address carries the choice instead.
+    if (saved) url.searchParams.delete('lang');
+    else url.searchParams.set('lang', chosen);
     location.replace(url.href);
   });
 }
 
-document.documentElement.lang = language;
-document.documentElement.dir = isRightToLeft(language) ? 'rtl' : 'ltr';
-localize(document);
-wireSwitcher();
-// The markup starts hidden (styles.css: `html:not([data-localized])`) so no English flashes first.
-document.documentElement.dataset.localized = '';
+try {
+  document.documentElement.lang = language;
+  document.documentElement.dir = isRightToLeft(language) ? 'rtl' : 'ltr';
+  localize(document);
+  wireSwitcher();
+} finally {
+  // The markup starts hidden (web/styles/language.css) so no English flashes first; whatever
+  // happened above, the page shows.
+  document.documentElement.dataset.localized = '';
+}

@@ -8,7 +8,7 @@
  * in this page's memory; the page stores nothing.
  */
 // First: the page's language and messages load before any of its code runs (ADR 0183).
-import { locale, t, tNodes } from './i18n.ts';
+import { holdLanguageSwitch, locale, t, tNodes } from './i18n.ts';
 import {
   checkServedKey,
   decodePublicKey,
@@ -47,6 +47,8 @@ function safeDecode(text: string): string {
 // screenshots of it) before anything else happens.
 const fragment = safeDecode(location.hash.replace(/^#/, '')).trim();
 if (location.hash) history.replaceState(null, '', location.pathname);
+// The key is gone from the address bar, so a reload could not open the link again: the switcher waits for the next page.
+holdLanguageSwitch(() => fragment !== '');
 const requestId = safeDecode(location.pathname.split('/')[2] ?? '');
 const link: RequestLink | null = (() => {
   try {

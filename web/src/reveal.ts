@@ -10,7 +10,7 @@
  * in a branded workspace shows "Sent from <name> on Hushlink" above it all (`revealBranding.ts`).
  */
 // First: the page's language and messages load before any of its code runs (ADR 0183).
-import { t, tNodes } from './i18n.ts';
+import { holdLanguageSwitch, t, tNodes } from './i18n.ts';
 import { claimTokenFor, EnvelopeError, fromBase64, iterationRange, linkTokenFor, openText } from '../../shared/envelope/index.ts';
 import { api, ApiError, type ClaimedSecret, type SecretMetadata } from './api.ts';
 import { announce, byId, copyField, focusHeading, setVisible, timeElement } from './dom.ts';
@@ -37,6 +37,8 @@ function safeDecode(text: string): string {
 // and screenshots of the address bar) before anything else happens.
 const fragment = safeDecode(location.hash.replace(/^#/, '')).trim();
 if (location.hash) history.replaceState(null, '', location.pathname);
+// The key is gone from the address bar, so a reload could not open the link again: the switcher waits for the next page.
+holdLanguageSwitch(() => fragment !== '');
 
 // `/s/{id}` or `/s/{id}/r/{recipientId}` (the only shapes this page is served at).
 const pathParts = location.pathname.split('/');

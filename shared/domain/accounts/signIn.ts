@@ -60,25 +60,12 @@ async function mailCode(email: string, code: string, linkToken: string, language
 }
 
 /**
- * The language of a mail the address asked for: the request's, else its account's saved one,
- * else English. Started before the mail's other work and awaited when the mail goes out, so the
- * account's read (made only when the request names no language) runs alongside the codes' and
- * the answer's timing does not tell whether the address has an account.
- */
-function mailLanguage(email: string, asked: Language | undefined, ports: SignInPorts): Promise<Language> {
-  const language = askedMailLanguage(asked, () => ports.users.findByEmail(normalizeEmail(email)));
-  // Awaited only when a mail goes out: a failed read that nothing awaits is not an unhandled rejection.
-  language.catch(() => undefined);
-  return language;
-}
-
-/**
  * Adds a code to the address's live ones and mails it. With the live codes already there, it
  * adds and mails nothing: the mailbox holds them, and each still works. No code is ever
  * removed here, so nobody's asking cancels the code someone else is about to type.
  */
 async function sendCode(email: string, asked: Language | undefined, ports: SignInPorts): Promise<void> {
-  const language = mailLanguage(email, asked, ports);
+  const language = askedMailLanguage(asked);
   const emailHash = emailHashOf(email);
   const code = newNumericCode(signInLimits.codeDigits);
   const linkToken = newSignInLinkToken();
@@ -96,17 +83,16 @@ async function sendCode(email: string, asked: Language | undefined, ports: SignI
       expiresAt: now + signInLimits.codeSeconds * 1000,
     };
     if (await ports.signInCodes.replace(emailHash, [...live, added], version)) {
-      await mailCode(email, code, linkToken, await language, ports);
+      await mailCode(email, code, linkToken, language, ports);
       return;
     }
   }
 }
 
 /**
- * Sends a code, in the language `asked` (the request's `Accept-Language`), else the account's
- * saved one, else English. The answer, and the work done before it, are the same whether or not
- * the address has an account (an account's language is read beside the codes, see `mailLanguage`).
- * Only this source's own cap refuses it.
+ * Sends a code, in the language `asked` (the request's `Accept-Language`), else English. The
+ * answer, and the work done before it, are the same whether or not the address has an account:
+ * no account is looked up here. Only this source's own cap refuses it.
  */
 export async function startSignIn(email: string, sourceIp: string, ports: SignInPorts, asked?: Language): Promise<void> {
   const rule = await ports.ssoPolicy.ruleFor(email);
@@ -121,9 +107,9 @@ export async function startSignIn(email: string, sourceIp: string, ports: SignIn
 
 /** The mail an address under enforced SSO gets instead of a code: where to sign in. */
 async function mailSsoLink(email: string, asked: Language | undefined, ports: SignInPorts): Promise<void> {
-  const language = mailLanguage(email, asked, ports);
+  const language = askedMailLanguage(asked);
   const start = `${ports.config.WEB_ORIGIN.replace(/\/+$/, '')}/v1/auth/sso/start?${new URLSearchParams({ email: normalizeEmail(email), return_to: '/account' }).toString()}`;
-  await ports.mailer.send({ to: normalizeEmail(email), ...renderMail('ssoSignIn', await language, { link: start }) });
+  await ports.mailer.send({ to: normalizeEmail(email), ...renderMail('ssoSignIn', language, { link: start }) });
 }
 
 /**

@@ -5,7 +5,6 @@ import { sha256Base64Url } from '../../ids.ts';
 import type { Language } from '../../languages.ts';
 import { enterpriseInquiryLimits } from '../../limits.ts';
 import { normalizeEmail } from '../accounts/model.ts';
-import type { UserStore } from '../accounts/ports.ts';
 import { askedMailLanguage, renderMail } from '../mailText.ts';
 import { type RateCounter, windowHit } from '../rateWindows.ts';
 
@@ -20,8 +19,6 @@ export interface EnterpriseInquiry {
 export interface EnterpriseInquiryPorts {
   mailer: Mailer;
   config: Pick<Config, 'SALES_EMAIL'>;
-  /** The enquirer's account, for the acknowledgement's language when the request names none. */
-  users: Pick<UserStore, 'findByEmail'>;
   /** Counts the acknowledgements an address gets. */
   rateCounter: RateCounter;
   clock: Clock;
@@ -30,7 +27,7 @@ export interface EnterpriseInquiryPorts {
 /**
  * An Enterprise enquiry, mailed to sales with the sender as the reply address (in English: sales
  * read it), and acknowledged to the sender in the language `asked` (the request's
- * `Accept-Language`), else their account's saved one, else English. It makes nothing at the
+ * `Accept-Language`), else English. It makes nothing at the
  * payment provider and stores nothing: Enterprise is set by sales (scripts/set-plan.ts).
  *
  * The address is whatever was typed, so the acknowledgement carries nothing the sender wrote (no
@@ -59,7 +56,7 @@ export async function sendEnterpriseInquiry(inquiry: EnterpriseInquiry, ports: E
     Math.floor(ports.clock.now() / 1000),
   );
   if ((await ports.rateCounter.addIfBelow(window)) === null) return;
-  const language = await askedMailLanguage(asked, () => ports.users.findByEmail(to));
+  const language = askedMailLanguage(asked);
   await ports.mailer.send({
     to,
     replyTo: ports.config.SALES_EMAIL,

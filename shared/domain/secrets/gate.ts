@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Language } from '../../languages.ts';
-import { normalizeEmail } from '../accounts/model.ts';
-import type { UserStore } from '../accounts/ports.ts';
 import type { Mailer } from '../mail.ts';
 import { askedMailLanguage, renderMail } from '../mailText.ts';
 import type { Clock } from '../../clock.ts';
@@ -47,8 +45,6 @@ export interface GatePorts {
   secrets: Pick<SecretStore, 'get'>;
   gates: GateStore;
   mailer: Mailer;
-  /** The link's address's account, for the language of its code when the request names none. */
-  users: Pick<UserStore, 'findByEmail'>;
   rateCounter: RateCounter;
   clock: Clock;
 }
@@ -88,8 +84,7 @@ const matches = (link: Recipient, email: string) =>
  * code: whoever asked, it went to the link's address, where the recipient finds it, so nobody's
  * asking cancels the code the recipient is about to type. Only this source's own cap refuses
  * (rate limited), counted whatever the address. The mail is in the language `asked` (the
- * request's `Accept-Language`: the reveal page sends its own), else the saved one of the
- * address's account, else English.
+ * request's `Accept-Language`: the reveal page sends its own), else English.
  */
 export async function startGate(
   secretId: string,
@@ -115,7 +110,7 @@ export async function startGate(
     ))
   )
     return;
-  const language = await askedMailLanguage(asked, () => ports.users.findByEmail(normalizeEmail(link.email!)));
+  const language = askedMailLanguage(asked);
   await ports.mailer.send({ to: link.email!, ...renderMail('gateCode', language, { code, minutes: gateLimits.codeSeconds / 60 }) });
 }
 
