@@ -171,7 +171,6 @@ describe('the pseudo-locale finds every hard-coded string', () => {
     await s.ready('signin');
     expect(await unmarkedText(s.page), 'sign-in').toEqual([]);
     await signInThroughPage(s, runtime, email);
-    // `?lang=` was saved: the next pages stay in the pseudo-locale without it.
     for (const [path, ready] of [
       ['/account', 'account'],
       ['/keys', 'keys'],
@@ -195,7 +194,8 @@ describe('the pseudo-locale finds every hard-coded string', () => {
     await s.page.click('#create-workspace');
     const workspaceLink = await s.page.waitForSelector('a[href^="/workspace?id="]');
     expect(await unmarkedText(s.page), 'a workspace made').toEqual([]);
-    await s.page.goto(`${runtime.url}${await workspaceLink.getAttribute('href')}`);
+    // The pseudo-locale is never saved: each page asks for it.
+    await s.page.goto(`${runtime.url}${await workspaceLink.getAttribute('href')}&lang=en-XA`);
     await s.page.waitForSelector('html[data-ready="workspace"]');
     await settled(s.page);
     expect(await unmarkedText(s.page), '/workspace').toEqual([]);
@@ -299,6 +299,30 @@ describe('choosing the language', () => {
     await english.page.goto(`${runtime.url}/plans`);
     await english.page.waitForSelector('html[data-ready="plans"]');
     expect(await english.page.getAttribute('html', 'lang'), 'a language Hushlink does not speak').toBe('en');
+  });
+
+  it('never reloads a page that would lose its secret: the choice waits for the next page, and the footer says so', async () => {
+    const sender = await session('hold-sender');
+    const link = await composeSecret(sender, '');
+    const recipient = await session('hold-recipient');
+    await openReady(recipient, link);
+    await recipient.page.click('#reveal-button');
+    await recipient.page.waitForSelector('#screen-revealed:not([hidden])');
+    const revealed = await recipient.page.inputValue('#secret-text');
+    let navigated = false;
+    recipient.page.on('framenavigated', () => {
+      navigated = true;
+    });
+    await recipient.page.selectOption('#language-switcher', 'de');
+    await recipient.page.waitForSelector('[data-language-note]:not([hidden])');
+    expect(await recipient.page.textContent('[data-language-note]')).toBe(message('en', 'common', 'common.footer.languageNextPage'));
+    expect(navigated, 'no reload').toBe(false);
+    expect(await recipient.page.inputValue('#secret-text'), 'the secret still shown').toBe(revealed);
+    expect(await recipient.page.evaluate(() => localStorage.getItem('hushlink.lang'))).toBe('de');
+    // The next page is German.
+    await recipient.page.goto(`${runtime.url}/plans`);
+    await recipient.page.waitForSelector('html[data-ready="plans"]');
+    expect(await recipient.page.getAttribute('html', 'lang')).toBe('de');
   });
 
   it('shows a refusal by its code in the page language, and sends the language with its requests', async () => {
