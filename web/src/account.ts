@@ -198,7 +198,6 @@ const secrets = pagedList({
   empty,
   loadMore,
   error: listError,
-  noun: ['secret', 'secrets'],
   words: {
     retryObject: t('account.list.retryObject'),
     loading: t('account.list.loading'),

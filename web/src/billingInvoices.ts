@@ -71,7 +71,6 @@ export function invoiceList(customer: (exists: boolean) => void) {
     empty: byId('invoices-empty'),
     loadMore: byId<HTMLButtonElement>('invoices-more'),
     error: byId('invoices-error'),
-    noun: ['invoice', 'invoices'],
     words: {
       retryObject: t('billing.invoices.retryObject'),
       loading: t('billing.invoices.loading'),

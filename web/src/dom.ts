@@ -73,14 +73,6 @@ export function timeElement(iso: string): HTMLTimeElement {
   return time;
 }
 
-/**
- * "1 view", "3 views": English only (other languages have other plural rules).
- * @deprecated use an ICU plural: `t('area.key', { count })` with `{count, plural, one {…} other {…}}`.
- */
-export function plural(count: number, one: string, many: string): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
-
 /** A new element with its class and text. */
 export const element = <K extends keyof HTMLElementTagNameMap>(tag: K, className = '', text = ''): HTMLElementTagNameMap[K] => {
   const node = document.createElement(tag);

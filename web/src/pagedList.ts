@@ -29,26 +29,15 @@ export interface PagedListParts<T> {
   error: HTMLElement;
   /** One page from `cursor` (null: the first), and what the items are drawn with. */
   fetchPage(cursor: string | null): Promise<{ items: T[]; nextCursor: string | null; draw(item: T): HTMLLIElement }>;
-  /**
-   * What the items are, for the announcements, in the page's language: `['secret', 'secrets']`.
-   * Set into the shared sentences (common.list.*) unless `words` gives the list's own.
-   */
-  noun: readonly [string, string];
-  /** The list's own sentences (preferred: each language words them for its own items). */
-  words?: PagedListWords;
+  /** The list's own sentences: each language words them for its own items (no noun set into a shared one). */
+  words: PagedListWords;
   /** "Your secrets could not be listed: " */
   listFailure: string;
 }
 
 export function pagedList<T>(parts: PagedListParts<T>) {
   const { list, empty, loadMore, error } = parts;
-  const [item, items] = parts.noun;
-  const words: PagedListWords = parts.words ?? {
-    retryObject: t('common.list.retryObject', { items }),
-    loading: t('common.list.loading', { items }),
-    moreListed: (count) => t('common.list.moreListed', { count, item, items }),
-    noMore: t('common.list.noMore', { items }),
-  };
+  const { words } = parts;
   let cursor: string | null = null;
   const retry = retryAfter(error, words.retryObject, () => void reload());
 

@@ -203,7 +203,6 @@ const requests = pagedList({
   empty,
   loadMore,
   error: listError,
-  noun: ['request', 'requests'],
   words: {
     retryObject: t('requests.list.retryObject'),
     loading: t('requests.list.loading'),
