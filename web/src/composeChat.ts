@@ -7,7 +7,7 @@
  * One chat link is for one secret: "Create another" is a plain compose page again.
  */
 import { chatLimits } from '../../shared/limits.ts';
-import { ApiError, chatApi, problemMessages } from './api.ts';
+import { ApiError, chatApi, problemText } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import { t } from './i18n.ts';
 
@@ -66,7 +66,7 @@ async function subscribe(): Promise<void> {
       resultText.textContent = t('compose.chat.expired');
       resultNotice.dataset.chat = 'expired';
     } else {
-      const reason = error instanceof ApiError ? problemMessages(error).join(' ') : t('compose.chat.pageError');
+      const reason = error instanceof ApiError ? problemText(error) : t('compose.chat.pageError');
       resultText.textContent = t('compose.chat.failed', { reason });
       resultNotice.dataset.chat = 'failed';
       // Worth another try only when the server was not reached or could not answer then.

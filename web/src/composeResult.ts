@@ -4,7 +4,7 @@
  * secret, "Keep for my account". The same for a text and a file: a file's link opens it the
  * same way. The delete token lives in this module's memory only.
  */
-import { api, ApiError, problemMessages, type CreatedSecret } from './api.ts';
+import { api, ApiError, type CreatedSecret, problemText } from './api.ts';
 import { clearLinks, showLinks } from './composeLinks.ts';
 import { confirmStep } from './confirmStep.ts';
 import { announce, byId, copyField, describeTime, focusHeading, setVisible } from './dom.ts';
@@ -150,9 +150,7 @@ async function revoke(): Promise<void> {
     revokeButton.disabled = false;
     revokeConfirm.yes.disabled = false;
     resultError.textContent =
-      error instanceof ApiError
-        ? t('compose.result.revokeFailed', { reason: problemMessages(error).join(' ') })
-        : t('compose.result.revokeFailedPlain');
+      error instanceof ApiError ? t('compose.result.revokeFailed', { reason: problemText(error) }) : t('compose.result.revokeFailedPlain');
     setVisible(resultError, true);
     announce('');
   }

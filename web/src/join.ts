@@ -19,7 +19,7 @@
  */
 // First: the page's language and messages load before any of its code runs (ADR 0183).
 import { t } from './i18n.ts';
-import { ApiError, problemMessages, type AccountUser } from './api.ts';
+import { type AccountUser, ApiError, problemText } from './api.ts';
 import { announce, byId, describeTime, focusHeading, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
 import { goToSignIn, resume, SignedOutError, signOut, withAccess } from './session.ts';
@@ -192,7 +192,7 @@ function refused(error: unknown): void {
   if (error.status === 410 && reason === 'used') return show('used', t('join.error.used'), t('join.error.usedText'));
   if (error.status === 410 && reason === 'revoked') return show('revoked', t('join.error.revoked'), t('join.error.revokedText'));
   if (error.status === 410) return show('expired', t('join.error.expired'), t('join.error.expiredText'));
-  show('error', t('join.error.notAccepted'), problemMessages(error).join(' '));
+  show('error', t('join.error.notAccepted'), problemText(error));
 }
 
 retryButton.addEventListener('click', () => void (preview ? accept() : proceed()));

@@ -24,7 +24,7 @@ import {
   type RequestLink,
 } from '../../shared/envelope/index.ts';
 import { secretLimits } from '../../shared/limits.ts';
-import { ApiError, problemMessages } from './api.ts';
+import { ApiError, problemText } from './api.ts';
 import { announce, byId, focusHeading, setVisible, timeElement } from './dom.ts';
 import { formatBytes } from './progress.ts';
 import { chosenFile, resetFile, sendFileResponse } from './respondFile.ts';
@@ -235,7 +235,7 @@ function failed(error: unknown): void {
     );
   }
   if (error.problem.reason === 'busy') return showError(t('respond.notSent.title'), t('respond.notSent.busy'));
-  showError(t('respond.notSent.title'), problemMessages(error).join(' '));
+  showError(t('respond.notSent.title'), problemText(error));
 }
 
 function done(sentence: (string | Node)[]): void {

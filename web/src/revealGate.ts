@@ -5,7 +5,7 @@
  * secret, kept like the link key: in this module's memory only, never in web storage, sent only
  * in the claim's body; the code goes only to `gate/verify`.
  */
-import { ApiError, problemMessages } from './api.ts';
+import { ApiError, problemText } from './api.ts';
 import { announce, byId, focusHeading, setVisible } from './dom.ts';
 import { t, tNodes } from './i18n.ts';
 import { gateApi } from './linksApi.ts';
@@ -82,7 +82,7 @@ function gateProblem(error: unknown, box: HTMLElement, field: HTMLInputElement, 
   if (!(error instanceof ApiError)) throw error;
   if (error.status === 0) return showError(box, t('reveal.network.title'), t('reveal.gate.networkText'));
   if (error.status === 429) return showError(box, t('reveal.rateLimited.title'), tooManyText(error.retryAfter));
-  if (error.status === 400) return showError(box, t('reveal.gate.checkTitle'), problemMessages(error).join(' '), field);
+  if (error.status === 400) return showError(box, t('reveal.gate.checkTitle'), problemText(error), field);
   hooks.failed(error);
 }
 

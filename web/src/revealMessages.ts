@@ -3,7 +3,7 @@
  * Each has a stable id, set on the page as `data-message` (tests and styling read it).
  */
 import type { EnvelopeErrorCode } from '../../shared/envelope/index.ts';
-import { type ApiError, problemMessages } from './api.ts';
+import { type ApiError, problemText } from './api.ts';
 import { timeElement } from './dom.ts';
 import { language, t, tNodes } from './i18n.ts';
 
@@ -32,7 +32,7 @@ export function dataNode(text: string): HTMLElement {
  * language the problem's localized message (by its `code`), never the English `detail`.
  */
 export function unexpectedDetail(error: ApiError): string {
-  const words = language === 'en' ? (error.problem.detail ?? error.problem.title ?? '') : problemMessages(error).join(' ');
+  const words = language === 'en' ? (error.problem.detail ?? error.problem.title ?? '') : problemText(error);
   return `${error.status} ${words}`.trim();
 }
 

@@ -12,7 +12,7 @@
  */
 // First: the page's language and messages load before any of its code runs (ADR 0183).
 import { t } from './i18n.ts';
-import { accountApi, ApiError, problemMessages } from './api.ts';
+import { accountApi, ApiError, problemText } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
 import { nextPath, resume, wasCopiedTab } from './session.ts';
@@ -119,14 +119,14 @@ async function sendSignInCode(address: string, breakGlass: boolean): Promise<voi
       showError(emailError, emailErrorTitle, emailErrorText, t('signin.error.ssoTitle'), t('signin.error.ssoRequiredEmail'));
     } else if (error instanceof ApiError && error.status === 400) {
       email.setAttribute('aria-invalid', 'true');
-      showError(emailError, emailErrorTitle, emailErrorText, t('signin.error.checkAddress'), problemMessages(error).join(' '));
+      showError(emailError, emailErrorTitle, emailErrorText, t('signin.error.checkAddress'), problemText(error));
     } else {
       showError(
         emailError,
         emailErrorTitle,
         emailErrorText,
         t('signin.error.notSent'),
-        error instanceof ApiError ? problemMessages(error).join(' ') : t('signin.error.unexpected'),
+        error instanceof ApiError ? problemText(error) : t('signin.error.unexpected'),
       );
     }
     emailFields.disabled = false;

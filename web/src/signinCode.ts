@@ -3,7 +3,7 @@
  * checked (`POST /v1/auth/otp/verify`), or another one asked for once the cooldown is over. The
  * code stays in the form only; tokens go to `session.ts`.
  */
-import { accountApi, ApiError, problemMessages } from './api.ts';
+import { accountApi, ApiError, problemText } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import { t, tNodes } from './i18n.ts';
 import { nextPath, signedIn, signingIn, signInMode } from './session.ts';
@@ -134,11 +134,11 @@ export function wireCodeStep(page: {
     }
     if (error.status === 400) {
       code.setAttribute('aria-invalid', 'true');
-      showError(codeError, codeErrorTitle, codeErrorText, t('signin.error.checkCode'), problemMessages(error).join(' '));
+      showError(codeError, codeErrorTitle, codeErrorText, t('signin.error.checkCode'), problemText(error));
       code.focus();
       return;
     }
-    showError(codeError, codeErrorTitle, codeErrorText, t('signin.error.notSignedIn'), problemMessages(error).join(' '));
+    showError(codeError, codeErrorTitle, codeErrorText, t('signin.error.notSignedIn'), problemText(error));
     codeError.focus();
   }
 
@@ -175,7 +175,7 @@ export function wireCodeStep(page: {
           codeErrorTitle,
           codeErrorText,
           t('signin.error.notSent'),
-          error instanceof ApiError ? problemMessages(error).join(' ') : t('signin.error.unexpected'),
+          error instanceof ApiError ? problemText(error) : t('signin.error.unexpected'),
         );
       }
       code.focus();

@@ -6,7 +6,7 @@
  * button posts the address and the token to `POST /v1/auth/otp/link`; the token stays in this
  * page's memory only, never in storage.
  */
-import { accountApi, ApiError, problemMessages } from './api.ts';
+import { accountApi, ApiError, problemText } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import { t, tNodes } from './i18n.ts';
 import { nextPath, signedIn, signingIn, signInMode } from './session.ts';
@@ -129,7 +129,7 @@ export function wireLinkStep(page: { step: (name: 'link') => void; toCode: (addr
       linkErrorTitle,
       linkErrorText,
       error.status === 0 ? t('signin.error.unreachable') : t('signin.error.notSignedIn'),
-      problemMessages(error).join(' '),
+      problemText(error),
     );
     linkError.focus();
   }

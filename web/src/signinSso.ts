@@ -10,7 +10,7 @@
  */
 // First: the page's language and messages load before any of its code runs (ADR 0183).
 import { t } from './i18n.ts';
-import { accountApi, ApiError, problemMessages } from './api.ts';
+import { accountApi, ApiError, problemText } from './api.ts';
 import { announce, byId, setVisible } from './dom.ts';
 import { renderNav } from './nav.ts';
 import { hasStoredSession, nextPath, resume, signedIn, signingIn, signInMode, takeSharedComputerChoice } from './session.ts';
@@ -89,7 +89,7 @@ function refused(error: unknown): void {
     return fail(t('signin.ssoReturn.tooMany'), t('signin.ssoReturn.tooManyText', { wait: seconds(retryAfterOf(error, 60)) }));
   }
   // No connection, or the server failed: the code was not used, so trying again (within its minute) can help.
-  fail(error.status === 0 ? t('signin.error.unreachable') : t('signin.error.notSignedIn'), problemMessages(error).join(' '), true);
+  fail(error.status === 0 ? t('signin.error.unreachable') : t('signin.error.notSignedIn'), problemText(error), true);
 }
 
 async function exchange(code: string): Promise<void> {

@@ -6,7 +6,7 @@
  */
 import { mayDo } from '../../shared/domain/workspaces/permissions.ts';
 import { workspaceLimits } from '../../shared/limits.ts';
-import { ApiError, problemMessages } from './api.ts';
+import { ApiError, problemText } from './api.ts';
 import { actionButton, fact, showProblem } from './accountPage.ts';
 import { confirmStep } from './confirmStep.ts';
 import { announce, byId, describeTime, element, errorBox, setVisible, timeElement } from './dom.ts';
@@ -161,7 +161,7 @@ async function invite(
       if (known) return emailProblem(known);
       if (forEmail.length > 0)
         return emailProblem(generic || language !== 'en' ? t('workspace.invite.emailRefused') : error.problem.detail!);
-      return formProblem(problemMessages(error).join(' '));
+      return formProblem(problemText(error));
     }
     await explainRefusal(context, error, errors, t('workspace.invite.failed'));
   } finally {
