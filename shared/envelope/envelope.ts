@@ -7,6 +7,7 @@ import {
   encodeHeader,
   iterationRange,
   KEY_BYTES,
+  MAC_BYTES,
   parseHeader,
   SALT_BYTES,
   TAG_BYTES,
@@ -84,6 +85,22 @@ async function inFlight(count: number, work: (index: number) => Promise<void>): 
   await Promise.all(lanes);
 }
 
+/**
+ * Starts `work` now and hands back its promise, marked handled so that a rejection while the
+ * caller awaits something else is not reported as unhandled; the caller still awaits it.
+ */
+function started<T>(work: Promise<T>): Promise<T> {
+  work.catch(() => undefined);
+  return work;
+}
+
+/** Decrypts `count` chunks into one preallocated plaintext of `length` bytes, each at its offset. */
+async function decryptAll(count: number, length: number, work: (index: number, out: Uint8Array) => Promise<void>): Promise<Uint8Array> {
+  const out = new Uint8Array(length);
+  await inFlight(count, (index) => work(index, out));
+  return out;
+}
+
 /** Builds an envelope: header (MAC'd), the file's meta block, then the chunks. */
 export async function seal(input: SealInput): Promise<Sealed> {
   const urlKey = input.urlKey ?? randomBytes(KEY_BYTES);
@@ -93,8 +110,14 @@ export async function seal(input: SealInput): Promise<Sealed> {
   const chunkLog2 = input.chunkLog2 ?? chunkLog2Range.default;
   if (input.kind === 'file' && !input.meta) throw new Error('a file envelope needs its meta');
 
+  // The link pair needs only the link key and salt, the claim verifier only the keys: both run
+  // while the chunks are encrypted, not after them.
+  const links = started(linkPair(urlKey, salt));
   const keys = await deriveKeys({ urlKey, salt, passphrase, iterations });
-  const header = await sealHeader(keys, {
+  const verifier = started(claimVerifier(keys.claimToken));
+  // The chunks' AAD is the header before its MAC, so they need not wait for the MAC: it is
+  // written into the header's last 32 bytes while they are encrypted.
+  const headerBody = encodeHeader({
     kind: input.kind,
     passphrase: passphrase !== undefined,
     serverEncrypted: input.serverEncrypted ?? false,
@@ -102,25 +125,45 @@ export async function seal(input: SealInput): Promise<Sealed> {
     iterations,
     salt,
   });
-  const metaBlock = input.meta ? await sealMeta(keys, header, input.meta) : new Uint8Array(0);
+  const header = new Uint8Array(headerBody.length + MAC_BYTES);
+  header.set(headerBody, 0);
+  const macDone = started(
+    headerMac(keys, headerBody).then((mac) => {
+      header.set(mac, headerBody.length);
+    }),
+  );
+  const metaPlaintext = input.meta ? metaBytes(input.meta) : undefined;
+  // u32 length, then the meta ciphertext and its tag: known before it is encrypted.
+  const metaBlockBytes = metaPlaintext ? 4 + metaPlaintext.length + TAG_BYTES : 0;
+  const plaintext = input.plaintext;
   const size = 2 ** chunkLog2;
-  const count = Math.max(1, Math.ceil(input.plaintext.length / size));
-  // One output buffer, each chunk written at its offset: no second copy of the whole envelope.
-  const chunksAt = header.length + metaBlock.length;
-  const envelope = new Uint8Array(chunksAt + input.plaintext.length + count * TAG_BYTES);
-  envelope.set(header, 0);
-  envelope.set(metaBlock, header.length);
+  const count = Math.max(1, Math.ceil(plaintext.length / size));
+  // One output buffer, each chunk written at its offset as it comes back: no second copy of
+  // the whole envelope, and the meta block is encrypted alongside the chunks.
+  const chunksAt = header.length + metaBlockBytes;
+  const envelope = new Uint8Array(chunksAt + plaintext.length + count * TAG_BYTES);
+  const metaDone = metaPlaintext
+    ? started(
+        encryptMeta(keys, header, metaPlaintext).then((ciphertext) => {
+          new DataView(envelope.buffer, header.length, 4).setUint32(0, ciphertext.length);
+          envelope.set(ciphertext, header.length + 4);
+        }),
+      )
+    : undefined;
   await inFlight(count, async (index) => {
-    const chunk = input.plaintext.subarray(index * size, (index + 1) * size);
+    const chunk = plaintext.subarray(index * size, (index + 1) * size);
     envelope.set(await encryptChunk(keys, header, index, index === count - 1, chunk), chunksAt + index * (size + TAG_BYTES));
   });
+  await metaDone;
+  await macDone;
+  envelope.set(header, 0);
   return {
     envelope,
     key: toBase64Url(urlKey),
     salt: toBase64Url(salt),
     claimToken: keys.claimToken,
-    claimVerifier: await claimVerifier(keys.claimToken),
-    ...(await linkPair(urlKey, salt)),
+    claimVerifier: await verifier,
+    ...(await links),
   };
 }
 
@@ -136,22 +179,29 @@ export async function open(envelope: Uint8Array, input: OpenInput): Promise<Open
   const body = envelope.subarray(header.length);
   const headerBytes = envelope.subarray(0, header.length);
   let offset = 0;
-  let meta: FileMeta | undefined;
+  let metaOpened: Promise<FileMeta> | undefined;
   if (header.kind === 'file') {
     if (body.length < 4) throw new EnvelopeError('tampered', 'no meta block');
     const metaLength = new DataView(body.buffer, body.byteOffset, 4).getUint32(0);
     if (body.length < 4 + metaLength) throw new EnvelopeError('tampered', 'meta block cut short');
-    meta = await openMeta(keys, headerBytes, body.subarray(4, 4 + metaLength));
+    // Decrypted alongside the chunks; its failure is still the one reported first.
+    metaOpened = started(openMeta(keys, headerBytes, body.subarray(4, 4 + metaLength)));
     offset = 4 + metaLength;
   }
   const chunks = body.subarray(offset);
   const spans = chunkSpans(chunks.length, header.chunkLog2);
   const size = 2 ** header.chunkLog2;
-  const plaintext = new Uint8Array(chunks.length - spans.length * TAG_BYTES);
-  await inFlight(spans.length, async (index) => {
-    const span = spans[index]!;
-    plaintext.set(await decryptChunk(keys, headerBytes, span.index, span.final, chunks.subarray(span.start, span.end)), index * size);
-  });
+  const decrypted = started(
+    spans.length === 1
+      ? // One chunk: WebCrypto's own output is the plaintext, no copy into a second buffer.
+        decryptChunk(keys, headerBytes, 0, true, chunks)
+      : decryptAll(spans.length, chunks.length - spans.length * TAG_BYTES, async (index, out) => {
+          const span = spans[index]!;
+          out.set(await decryptChunk(keys, headerBytes, span.index, span.final, chunks.subarray(span.start, span.end)), index * size);
+        }),
+  );
+  const meta = await metaOpened;
+  const plaintext = await decrypted;
   return { kind: header.kind, plaintext, ...(meta ? { meta } : {}) };
 }
 
@@ -219,8 +269,12 @@ function urlKeyOf(key: string | Uint8Array): Uint8Array {
 /** The header bytes followed by their MAC. */
 export async function sealHeader(keys: EnvelopeKeys, fields: Parameters<typeof encodeHeader>[0]): Promise<Uint8Array> {
   const body = encodeHeader(fields);
-  const mac = new Uint8Array(await subtle().sign('HMAC', keys.header, buf(body)));
-  return concatBytes(body, mac);
+  return concatBytes(body, await headerMac(keys, body));
+}
+
+/** HMAC-SHA-256 of the header bytes before the MAC. */
+async function headerMac(keys: EnvelopeKeys, body: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await subtle().sign('HMAC', keys.header, buf(body)));
 }
 
 /** AAD of chunks and meta: the whole header except its MAC. */
@@ -262,17 +316,21 @@ export async function decryptChunk(
   }
 }
 
-export async function sealMeta(keys: EnvelopeKeys, header: Uint8Array, meta: FileMeta): Promise<Uint8Array> {
-  const ciphertext = new Uint8Array(
-    await subtle().encrypt(
-      { name: 'AES-GCM', iv: zeroNonce, additionalData: buf(aadOf(header)) },
-      keys.meta,
-      buf(utf8.encode(JSON.stringify(meta))),
-    ),
+const metaBytes = (meta: FileMeta): Uint8Array => utf8.encode(JSON.stringify(meta));
+
+/** The meta ciphertext and tag, without the length prefix. */
+async function encryptMeta(keys: EnvelopeKeys, header: Uint8Array, plaintext: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(
+    await subtle().encrypt({ name: 'AES-GCM', iv: zeroNonce, additionalData: buf(aadOf(header)) }, keys.meta, buf(plaintext)),
   );
-  const length = new Uint8Array(4);
-  new DataView(length.buffer).setUint32(0, ciphertext.length);
-  return concatBytes(length, ciphertext);
+}
+
+export async function sealMeta(keys: EnvelopeKeys, header: Uint8Array, meta: FileMeta): Promise<Uint8Array> {
+  const ciphertext = await encryptMeta(keys, header, metaBytes(meta));
+  const block = new Uint8Array(4 + ciphertext.length);
+  new DataView(block.buffer).setUint32(0, ciphertext.length);
+  block.set(ciphertext, 4);
+  return block;
 }
 
 export async function openMeta(keys: EnvelopeKeys, header: Uint8Array, ciphertext: Uint8Array): Promise<FileMeta> {

@@ -50,12 +50,12 @@ export async function deriveKeys(material: KeyMaterial): Promise<EnvelopeKeys> {
       await subtle().deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: buf(material.salt), info: buf(label(name)) }, hkdf, 256),
     );
   const [header, payload, meta, claim] = await Promise.all(['header', 'payload', 'meta', 'claim'].map(derive));
-  return {
-    header: await subtle().importKey('raw', buf(header!), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']),
-    payload: await subtle().importKey('raw', buf(payload!), 'AES-GCM', false, ['encrypt', 'decrypt']),
-    meta: await subtle().importKey('raw', buf(meta!), 'AES-GCM', false, ['encrypt', 'decrypt']),
-    claimToken: toBase64Url(claim!),
-  };
+  const [headerKey, payloadKey, metaKey] = await Promise.all([
+    subtle().importKey('raw', buf(header!), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']),
+    subtle().importKey('raw', buf(payload!), 'AES-GCM', false, ['encrypt', 'decrypt']),
+    subtle().importKey('raw', buf(meta!), 'AES-GCM', false, ['encrypt', 'decrypt']),
+  ]);
+  return { header: headerKey, payload: payloadKey, meta: metaKey, claimToken: toBase64Url(claim!) };
 }
 
 /** What the creator sends as `claim_verifier`: base64url(SHA-256(claim token bytes)). */

@@ -1,4 +1,4 @@
-import { randomBytes, toBase64Url } from './bytes.ts';
+import { concatBytes, randomBytes, toBase64Url } from './bytes.ts';
 import { EnvelopeError } from './errors.ts';
 import { chunkLog2Range, iterationRange, KEY_BYTES, parseHeader, SALT_BYTES, TAG_BYTES } from './format.ts';
 import { claimVerifier, deriveKeys, type EnvelopeKeys } from './keys.ts';
@@ -62,7 +62,7 @@ export async function fileSealer(input: FileSealInput): Promise<FileSealer> {
     iterations,
     salt,
   });
-  const prefix = new Uint8Array([...header, ...(await sealMeta(keys, header, input.meta))]);
+  const prefix = concatBytes(header, await sealMeta(keys, header, input.meta));
   const chunkBytes = 2 ** chunkLog2;
   return {
     key: toBase64Url(urlKey),
