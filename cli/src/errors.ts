@@ -52,7 +52,7 @@ const refusals: Record<string, MessageKey> = {
 const refusal = (code: string): string | undefined => (Object.hasOwn(refusals, code) ? t(refusals[code]!) : undefined);
 
 /** shared/envelope's sentences (its EnvelopeError speaks English), by code, in this process's language. */
-const envelopeSentences: Record<EnvelopeErrorCode, MessageKey> = {
+export const envelopeSentences: Record<EnvelopeErrorCode, MessageKey> = {
   not_envelope: 'cli.envelope.notEnvelope',
   unsupported_version: 'cli.envelope.unsupportedVersion',
   malformed: 'cli.envelope.malformed',

@@ -2,6 +2,7 @@ import { type MessageFormatElement, parse, TYPE } from '@formatjs/icu-messagefor
 import { IntlMessageFormat } from 'intl-messageformat';
 import { describe, expect, it } from 'vitest';
 import { columns, type MessageKey, messagesFor, padColumns, readCatalogue } from '../../cli/src/i18n.ts';
+import { envelopeSentences } from '../../cli/src/errors.ts';
 import { EnvelopeError, type EnvelopeErrorCode } from '../../shared/envelope/index.ts';
 import { languages } from '../../shared/languages.ts';
 
@@ -99,21 +100,8 @@ describe('the CLI catalogues', () => {
   });
 
   it('say shared/envelope’s sentences in English exactly as EnvelopeError does', () => {
-    const codes: Record<EnvelopeErrorCode, MessageKey> = {
-      not_envelope: 'cli.envelope.notEnvelope',
-      unsupported_version: 'cli.envelope.unsupportedVersion',
-      malformed: 'cli.envelope.malformed',
-      salt_mismatch: 'cli.envelope.saltMismatch',
-      wrong_key: 'cli.envelope.wrongKey',
-      wrong_passphrase: 'cli.envelope.wrongPassphrase',
-      passphrase_required: 'cli.envelope.passphraseRequired',
-      tampered: 'cli.envelope.tampered',
-      bad_link: 'cli.envelope.badLink',
-      key_mismatch: 'cli.envelope.keyMismatch',
-      forged: 'cli.envelope.forged',
-    };
     const messages = messagesFor('en');
-    for (const [code, key] of Object.entries(codes))
+    for (const [code, key] of Object.entries(envelopeSentences))
       expect(messages.format(key)).toBe(new EnvelopeError(code as EnvelopeErrorCode).message);
   });
 
