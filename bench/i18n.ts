@@ -1,7 +1,7 @@
 /**
  * What the pages' languages cost (issue 32, ADR 0183): per page, the gzip bytes the translation
  * machinery adds to its script, against the same page built in the same run with
- * `web/src/i18n.ts` replaced by a stub that answers keys (the baseline), and the gzip bytes of
+ * `web/src/i18n.ts` replaced by a module that answers each key with itself (the baseline), and the gzip bytes of
  * the one messages file it fetches, in four languages. Target: the machinery at most 8 KB gzip
  * on every page.
  *
@@ -20,16 +20,17 @@ const webSource = resolve(fileURLToPath(new URL('../web/src', import.meta.url)))
 const TARGET_BYTES = 8 * 1024;
 
 /** The baseline: the page with no machinery, its i18n module answering every key with itself. */
-const stubI18n: Plugin = {
-  name: 'stub-i18n',
+const keysOnlyI18n: Plugin = {
+  name: 'keys-only-i18n',
   setup(pluginBuild) {
     pluginBuild.onResolve({ filter: /(^|\/)i18n\.ts$/ }, (args) =>
-      args.resolveDir === webSource ? { path: 'i18n-stub', namespace: 'stub' } : undefined,
+      args.resolveDir === webSource ? { path: 'i18n-keys-only', namespace: 'keys-only' } : undefined,
     );
-    pluginBuild.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'keys-only' }, () => ({
       contents: `export const language = 'en'; export const locale = 'en';
         export const t = (key) => key; export const tNodes = (key) => [key];
-        export const localize = () => {}; export const hasMessage = () => false;`,
+        export const localize = () => {}; export const hasMessage = () => false;
+        export const holdLanguageSwitch = () => {};`,
       loader: 'js',
     }));
   },
@@ -55,7 +56,7 @@ const assets = await buildWeb();
 const rows: string[][] = [];
 let worst = 0;
 for (const page of pageEntries) {
-  const [withMachinery, baseline] = await Promise.all([gzipOfPage(page, []), gzipOfPage(page, [stubI18n])]);
+  const [withMachinery, baseline] = await Promise.all([gzipOfPage(page, []), gzipOfPage(page, [keysOnlyI18n])]);
   const machinery = withMachinery - baseline;
   worst = Math.max(worst, machinery);
   const messages = (language: string) => gzipSync(assets.get(`/assets/i18n/${page}.${language}.json`)!.body).length;
@@ -68,7 +69,7 @@ for (const page of pageEntries) {
     ...['en', 'de', 'ja', 'ar'].map((language) => String(messages(language))),
   ]);
 }
-console.log('Page scripts, gzip bytes: the baseline stubs web/src/i18n.ts; machinery = with - baseline (target ≤ 8192)');
+console.log('Page scripts, gzip bytes: the baseline’s web/src/i18n.ts answers keys; machinery = with - baseline (target ≤ 8192)');
 console.log(
   formatTable(
     ['page', 'baseline', 'with i18n', 'machinery', 'target', 'msgs en', 'msgs de', 'msgs ja', 'msgs ar'],

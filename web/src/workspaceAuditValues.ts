@@ -5,6 +5,7 @@
  * the raw values, for scripts. Roles and plans are named here for every workspace page
  * (`workspaceWords` in the catalogues), in the page's language.
  */
+import { policyRules } from '../../shared/domain/workspaces/policy.ts';
 import { describeTime } from './dom.ts';
 import { hasMessage, locale, t } from './i18n.ts';
 import { formatBytes } from './progress.ts';
@@ -48,13 +49,8 @@ const namedDetails = new Set([
   'scim_id',
   'user_name',
   'active',
-  'max_expires_in',
-  'max_views',
-  'require_passphrase',
-  'allowed_recipient_domains',
-  'allow_files',
-  'max_file_bytes',
-  'allow_requests',
+  // The policy's rules, as the policy module names them (a policy change's details).
+  ...policyRules,
   'scim_admin_group',
   'display_name',
   'to_email',
