@@ -35,7 +35,7 @@ import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as esbuild from 'esbuild';
 import { lambdaBundling } from '../lib/lambda.ts';
 import { groups } from '../shared/routes.ts';
-import { fmtLoad, fmtRatio, formatTable, median, positiveInt, quantile } from './support.ts';
+import { fmtLoad, fmtRatio, formatTable, median, positiveInt, quantile, reportHeadlines } from './support.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REPS = positiveInt(process.env.BENCH_REPS, 15);
@@ -347,6 +347,7 @@ async function main() {
 
     const base = bundles.find((b) => b.name === BASELINE)!;
     const overTarget: string[] = [];
+    const ratios: { name: string; gzip: number; coldImport: number }[] = [];
     for (const b of bundles.filter((bundle) => !isBaseline(bundle.name))) {
       for (const { marker, functions } of clientBaselines) {
         const carries = bytesByPackage(b).has(marker);
@@ -369,6 +370,7 @@ async function main() {
         ...(gzipRatio > TARGET ? [`gzip size ${fmtRatio(gzipRatio, 2)}`] : []),
         ...(importRatio > TARGET ? [`cold import ${fmtRatio(importRatio, 2)}`] : []),
       ];
+      if (!isBaseline(b.name)) ratios.push({ name: b.name, gzip: gzipRatio, coldImport: importRatio });
       if (!isBaseline(b.name) && over.length)
         overTarget.push(`over target: ${b.name}: ${over.join(', ')} of ${own.name} (target ${TARGET}x)`);
       return [
@@ -423,6 +425,20 @@ async function main() {
     console.log('');
     if (overTarget.length) for (const line of overTarget) console.log(line);
     else console.log(`all functions within ${TARGET}x of the baseline of the SDK clients they carry`);
+    const worst = (key: 'gzip' | 'coldImport') => ratios.reduce((a, b) => (b[key] > a[key] ? b : a));
+    const wiring = overTarget.filter((line) => line.startsWith('wiring:')).length;
+    reportHeadlines('bundles', [
+      ...(['gzip', 'coldImport'] as const).map((key) => {
+        const { name, [key]: ratio } = worst(key);
+        return {
+          name: `largest ${key === 'gzip' ? 'gzip size' : 'median cold import'} / its baseline (${name})`,
+          value: fmtRatio(ratio, 2),
+          target: `≤ ${TARGET.toFixed(2)}x`,
+          met: ratio <= TARGET,
+        };
+      }),
+      { name: 'functions carrying a client they never call', value: String(wiring), target: '0', met: wiring === 0 },
+    ]);
 
     // What dominates the largest bundle.
     const largest = bundles.filter((b) => !isBaseline(b.name)).reduce((a, b) => (b.minBytes > a.minBytes ? b : a));

@@ -412,7 +412,11 @@ const measuredEnv =
 const allowance = (r: SizeResult) => ALLOWANCE_BYTES + partsInFlight * r.partSize;
 const endToEnd = (sizeBytes: number, run: Run) => rate(sizeBytes, run.uploadMs + run.downloadMs);
 
-function report(results: SizeResult[], loadAtStart: number[], { fmtRatio, machineLine, printTable }: typeof import('./support.ts')): void {
+function report(
+  results: SizeResult[],
+  loadAtStart: number[],
+  { fmtRatio, machineLine, printTable, reportHeadlines }: typeof import('./support.ts'),
+): void {
   console.log(`\nFiles end to end (cli/transfer) against the local runtime and its S3; ${machineLine(loadAtStart)}\n`);
   printTable(
     [
@@ -502,6 +506,31 @@ DynamoDB Local's Java) runs in a process of its own; its peaks are over each run
 is the client at its highest RSS of each phase: V8 counts WebCrypto's outputs and the sockets'
 reads as external memory, left to the collector, which lets some 50 MiB pile up before it runs.
 The client and raw processes run with MALLOC_ARENA_MAX=${measuredEnv.MALLOC_ARENA_MAX ?? 'unset (glibc default)'}, as the CLI (issue 20) is to launch itself.`);
+  // Issue 13's targets are the client's memory; its speed against raw S3 is shown for information.
+  const peaks = results.map((r) => r.client.peak);
+  const growth = Math.max(...peaks) / Math.min(...peaks) - 1;
+  reportHeadlines('files', [
+    ...results.flatMap((r) => {
+      const raw = r.raw.map((run) => endToEnd(r.sizeBytes, run));
+      const above = r.client.peak - r.client.rssBefore;
+      return [
+        {
+          name: `${mib(r.sizeBytes)} MiB end to end / raw S3 (mean of two)`,
+          value: fmtRatio(endToEnd(r.sizeBytes, r.client) / ((raw[0]! + raw[1]!) / 2), 2),
+          target: '-',
+        },
+        {
+          name: `${mib(r.sizeBytes)} MiB client peak RSS above its start`,
+          value: `${mib(above)} MiB`,
+          target: `≤ ${mib(allowance(r))} MiB`,
+          met: above <= allowance(r),
+        },
+      ];
+    }),
+    ...(results.length > 1
+      ? [{ name: 'client peaks across sizes apart', value: `${(growth * 100).toFixed(1)} %`, target: '≤ 10 %', met: growth <= 0.1 }]
+      : []),
+  ]);
 }
 
 const role = process.argv[2];

@@ -29,6 +29,7 @@ import {
   newTally,
   positiveInt,
   printTable,
+  reportHeadlines,
   round,
   runBench,
   snapshot,
@@ -171,6 +172,17 @@ async function main() {
     console.log(
       `Flatness: median RCU of the first 10 pages ${fmtNum(round(median(firstTen)))}, of the last 10 ${fmtNum(round(median(lastTen)))}`,
     );
+    // Issue 30's target: the page's cost flat from the first page to the last (an import was O(N²)).
+    const flatness = median(lastTen) / median(firstTen);
+    reportHeadlines('scim', [
+      {
+        name: `RCU a page, median of the last 10 / of the first 10 (${userCount} Users)`,
+        value: fmtRatio(flatness, 2),
+        target: '≤ 1.10x',
+        met: flatness <= 1.1,
+        note: `${fmtNum(round(median(lastTen)))} RCU a page; the full read ${fmtNum(round(baselineRcu))}`,
+      },
+    ]);
     const totalRcu = round(pages.reduce((sum, cost) => sum + cost.usage.rcu, 0));
     const totalMs = pages.reduce((sum, cost) => sum + cost.ms, 0);
     console.log(

@@ -3,6 +3,7 @@
  * tables. Each bench keeps what only it measures; this file holds what two or more would
  * otherwise carry as copies, so their figures are computed and printed the same way.
  */
+import { appendFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { DynamoDBClient, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -255,3 +256,37 @@ export function runBench(main: () => Promise<void>): void {
     },
   );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Headlines: the figure each bench is held to, for `npm run bench`'s one summary table.
+
+export interface Headline {
+  /** What the figure is, e.g. "create p50 / raw GetItem, generous limits". */
+  name: string;
+  /** The figure as printed, e.g. "1.93x" or "3,570 B". */
+  value: string;
+  /** The target as printed, e.g. "≤ 2.00x"; '-' where no issue set one (shown for information). */
+  target: string;
+  /** Whether the figure meets its target; undefined when there is none. */
+  met?: boolean | undefined;
+  /** What explains a miss or qualifies the figure (a floor, a load caveat), kept short. */
+  note?: string | undefined;
+}
+
+/**
+ * Hands a bench's headlines to `bench/all.ts` (a JSON line each, appended to the file named by
+ * BENCH_SUMMARY) and prints them, so a bench run on its own ends with the same verdicts.
+ */
+export function reportHeadlines(bench: string, headlines: Headline[]): void {
+  console.log('');
+  console.log(`Headlines (${bench})`);
+  printTable(
+    ['figure', 'value', 'target', 'verdict', 'note'],
+    headlines.map((h) => [h.name, h.value, h.target, verdict(h.met), h.note ?? '']),
+    new Set([1]),
+  );
+  const file = process.env.BENCH_SUMMARY;
+  if (file) appendFileSync(file, headlines.map((h) => `${JSON.stringify({ bench, ...h })}\n`).join(''));
+}
+
+export const verdict = (met: boolean | undefined) => (met === undefined ? 'info' : met ? 'met' : 'MISSED');

@@ -68,6 +68,7 @@ import {
   percentile,
   positiveInt,
   printTable,
+  reportHeadlines,
   rawDynamoClient,
   round,
   runBench,
@@ -693,6 +694,25 @@ async function main(): Promise<void> {
     console.log('                       figures move with load; request counts and the ratios to the same-run baseline carry over better.');
     console.log('                       In AWS the attempt also opens the signing secret with KMS (once per endpoint per instance,');
     console.log('                       cached), resolves DNS, and the POST is a new TLS connection; none of that is in these figures.');
+    // Issue 10's targets: the worker's throughput, and a relay whose cost does not follow the envelope.
+    const workerRate = rate(runs.tests);
+    const bigRelay = relayCosts.bigOwned.costs;
+    const worstOf = (pick: (cost: Cost) => number) => Math.max(...bigRelay.map(pick));
+    reportHeadlines('webhooks', [
+      {
+        name: 'deliveries/s through the worker alone',
+        value: workerRate.toFixed(0),
+        target: '≥ 200',
+        met: workerRate >= 200,
+        note: `direct POSTs ${directRate.toFixed(0)}/s`,
+      },
+      {
+        name: `RCU / WCU per relayed event, ${BIG_ENVELOPE} B envelope (max)`,
+        value: `${worstOf((cost) => cost.rcu)} / ${worstOf((cost) => cost.wcu)}`,
+        target: '≤ 2 / ≤ 4',
+        met: worstOf((cost) => cost.rcu) <= 2 && worstOf((cost) => cost.wcu) <= 4,
+      },
+    ]);
   } finally {
     raw.destroy();
     await runtime.stop();
