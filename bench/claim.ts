@@ -19,14 +19,21 @@
  * runs with the default limits, every create and claim of it in a fresh window (its clock moved
  * a minute first), so each is counted by one increment sent alongside it: the "default limits"
  * rows show what that costs.
+ *
+ * Issue 33 (item 3) asks create and claim p50 at most 2.0x raw GetItem: the report ends with that
+ * verdict per row (`reportHeadlines`), each row split into time in DynamoDB calls and outside them,
+ * next to the fixed HTTP path (a route with no table call) and, at the default limits, the floor
+ * the emulator sets by running an operation's write and its count one after the other.
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { GetItemCommand, PutItemCommand, UpdateItemCommand, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { startRuntime, tableName, type Runtime } from '../local/runtime.ts';
 import { secretLimits } from '../shared/limits.ts';
 import { receiptPrefix, secretKey } from '../shared/store/items/index.ts';
+import { DynamoRateCounter } from '../shared/store/rateLimits.ts';
 import { defaultRateLimits } from '../shared/limits.ts';
 import { signIn } from '../test/support/accounts.ts';
 import { generousRateLimits, textSecretBody } from '../test/support/runtime.ts';
@@ -43,12 +50,14 @@ import {
   positiveInt,
   printTable,
   rawDynamoClient,
+  reportHeadlines,
   runBench,
   snapshot,
+  sortedOf,
   spread,
   usageSince,
-  type Usage,
 } from './support.ts';
+import { Series, targetHeadlines } from './claimTargets.ts';
 
 const N = positiveInt(process.env.BENCH_N, 300);
 const WARMUP = positiveInt(process.env.BENCH_WARMUP, 50);
@@ -73,22 +82,29 @@ const meter = meterCalls({
   consumedCapacity: 'INDEXES',
 });
 
+/**
+ * Wall time with at least one call of the runtime's DynamoDB client in flight (its SDK pipeline
+ * and round trip; a rate count sent alongside included): what a request spends in the table,
+ * the rest being HTTP, the gateway and the handler.
+ */
+const inDynamo = { calls: 0, since: 0, ms: 0 };
+const instrument = (client: DynamoDBDocumentClient) => {
+  meter(client);
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      if (inDynamo.calls++ === 0) inDynamo.since = performance.now();
+      try {
+        return await next(args);
+      } finally {
+        if (--inDynamo.calls === 0) inDynamo.ms += performance.now() - inDynamo.since;
+      }
+    },
+    { step: 'initialize', name: 'benchInDynamoTimer', priority: 'high' },
+  );
+};
+
 // ---------------------------------------------------------------------------------------------
 // Samples
-
-interface Sample {
-  ms: number;
-  app: Usage;
-  rate: Usage;
-}
-
-class Series {
-  readonly samples: Sample[] = [];
-  constructor(
-    readonly label: string,
-    readonly kind: 'http' | 'raw',
-  ) {}
-}
 
 let recording = false;
 
@@ -96,10 +112,12 @@ let recording = false;
 async function measure<T>(series: Series, run: () => Promise<T>): Promise<T> {
   const app = snapshot(tallies.app);
   const rate = snapshot(tallies.rate);
+  const ddbBefore = inDynamo.ms;
   const started = performance.now();
   const result = await run();
   const ms = performance.now() - started;
-  if (recording) series.samples.push({ ms, app: usageSince(app, tallies.app), rate: usageSince(rate, tallies.rate) });
+  const ddbMs = inDynamo.ms - ddbBefore;
+  if (recording) series.samples.push({ ms, ddbMs, app: usageSince(app, tallies.app), rate: usageSince(rate, tallies.rate) });
   return result;
 }
 
@@ -154,9 +172,10 @@ function expectStatus(reply: { status: number; body: unknown }, status: number, 
 async function main(): Promise<void> {
   const startedAt = performance.now();
   const loadAtStart = loadavg();
-  const runtime = await startRuntime({ port: 0, rateLimits: generousRateLimits, instrumentDynamo: meter });
-  const atDefaults = await startRuntime({ port: 0, rateLimits: defaultRateLimits, instrumentDynamo: meter, dynamo: runtime.dynamo });
+  const runtime = await startRuntime({ port: 0, rateLimits: generousRateLimits, instrumentDynamo: instrument });
+  const atDefaults = await startRuntime({ port: 0, rateLimits: defaultRateLimits, instrumentDynamo: instrument, dynamo: runtime.dynamo });
   const raw = rawDynamoClient(runtime.dynamo.endpoint);
+  const countClient = rawDynamoClient(runtime.dynamo.endpoint);
   try {
     const bootMs = performance.now() - startedAt;
     // Receipts are kept for an owner to read: the linked secrets are an account's.
@@ -174,6 +193,8 @@ async function main(): Promise<void> {
       rawGet: new Series('raw GetItem', 'raw'),
       rawUpdate: new Series('raw UpdateItem', 'raw'),
       rawUpdatePair: new Series('raw UpdateItem ∥ 2', 'raw'),
+      rawUpdateCount: new Series('raw UpdateItem ∥ count', 'raw'),
+      noDynamo: new Series('no DynamoDB (regions)', 'http'),
     };
     /** WCU of each non-final claim by the view number it took (1-based). */
     const claimWcuByView = new Map<number, number[]>();
@@ -195,6 +216,19 @@ async function main(): Promise<void> {
         ExpressionAttributeValues: { ':one': { N: '1' } },
         ReturnConsumedCapacity: 'INDEXES',
       });
+
+    // The service's rate counter on a raw client of the bench's own (not metered), its capacity kept for the row.
+    let countCapacity: ConsumedCapacity | undefined;
+    countClient.middlewareStack.add(
+      (next) => async (args) => {
+        const result = await next({ ...args, input: { ...(args.input as object), ReturnConsumedCapacity: 'INDEXES' } });
+        countCapacity = (result.output as { ConsumedCapacity?: ConsumedCapacity }).ConsumedCapacity;
+        return result;
+      },
+      { step: 'initialize', name: 'benchCountCapacity' },
+    );
+    const rawCounter = new DynamoRateCounter(DynamoDBDocumentClient.from(countClient), tableName);
+    let windowStart = 0;
 
     // Multi-view secret the non-final claims draw from; replaced (after its own final claim) when spent.
     let pool = { id: '', taken: 0 };
@@ -285,6 +319,22 @@ async function main(): Promise<void> {
         },
         2,
       );
+      // The same with the limiter's own count (a fresh window, so its item is created) as the second write.
+      windowStart += 60;
+      await measureRaw(
+        series.rawUpdateCount,
+        'UpdateItemCommand',
+        async () => {
+          const [output] = await Promise.all([
+            raw.send(addOne(counterKey)),
+            rawCounter.add({ bucket: 'bench#raw', windowStart, windowSeconds: 60, limit: 30 }, 1),
+          ]);
+          return { ConsumedCapacity: [output.ConsumedCapacity, countCapacity].flatMap((capacity) => capacity ?? []) };
+        },
+        2,
+      );
+      // The fixed cost of the HTTP path: client, gateway, middleware and a handler with no table call.
+      expectStatus(await measure(series.noDynamo, () => call(runtime, 'GET', '/v1/regions')), 200, 'regions');
     };
 
     const warmStarted = performance.now();
@@ -314,6 +364,8 @@ async function main(): Promise<void> {
       'p99 ms',
       'p50 vs raw Get',
       'p99 vs raw Get',
+      'in DDB p50',
+      'outside p50',
       'app DynamoDB calls',
     ];
     const rows = Object.values(series)
@@ -336,6 +388,8 @@ async function main(): Promise<void> {
           fmtMs(p99),
           fmtRatio(p50 / baseP50, 1),
           fmtRatio(p99 / baseP99, 1),
+          s.kind === 'raw' ? '-' : fmtMs(percentile(sortedOf(s.samples.map((sample) => sample.ddbMs)), 50)),
+          s.kind === 'raw' ? '-' : fmtMs(percentile(sortedOf(s.samples.map((sample) => sample.ms - sample.ddbMs)), 50)),
           distinct(s.samples.map((sample) => sample.app.commands)),
         ];
       });
@@ -348,7 +402,9 @@ async function main(): Promise<void> {
         `measured loop ${(runMs / 1000).toFixed(1)} s; envelope ${ENVELOPE_BYTES} B; raw GetItem p50 ${fmtMs(baseP50)} ms, p99 ${fmtMs(baseP99)} ms`,
     );
     console.log('');
-    printTable(header, rows, new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]));
+    printTable(header, rows, new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]));
+    console.log('');
+    const headlines = targetHeadlines(series, baseP50);
     console.log('');
 
     const views = [...claimWcuByView.keys()].sort((a, b) => a - b);
@@ -396,6 +452,11 @@ async function main(): Promise<void> {
     console.log('                       UpdateItem ADD on a counter item), same process and loop; no HTTP, gateway or handler.');
     console.log('  raw UpdateItem ∥ 2   two such UpdateItems on two items sent at once (an operation and its rate count): DynamoDB');
     console.log('                       overlaps them; near twice one UpdateItem means the emulator runs them one after the other.');
+    console.log("  raw UpdateItem ∥ count the same, the second write being the rate limiter's own count (DynamoRateCounter.add) in a");
+    console.log('                       fresh window, as each default-limits request above sends: it creates its item, sets its TTL.');
+    console.log('  no DynamoDB (regions) GET /v1/regions: client, gateway, middleware and a handler that calls no table (the fixed path).');
+    console.log("  in DDB / outside p50 wall time with a call of the runtime's DynamoDB client in flight (SDK pipeline and round trip,");
+    console.log('                       a rate count sent alongside included), and the rest: HTTP, gateway, handler. p50 of each apart.');
     console.log("  ddb req (app + rate) DynamoDB calls per operation: the secret store's, plus the rate counter's UpdateItem (RATE#...");
     console.log(
       '                       item), counted on the same client but told apart by key. One per SDK send; "m (a-b)" when they vary.',
@@ -414,8 +475,10 @@ async function main(): Promise<void> {
     console.log('  Caveat               DynamoDB Local (Java + SQLite) is not DynamoDB and shares the CPU with this process: absolute ms');
     console.log('                       and p99 depend on the machine and its load (load average above); request counts and capacity');
     console.log("                       units follow DynamoDB's rules and carry over.");
+    reportHeadlines('claim', headlines);
   } finally {
     raw.destroy();
+    countClient.destroy();
     await atDefaults.stop();
     await runtime.stop();
   }
