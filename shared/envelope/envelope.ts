@@ -278,7 +278,12 @@ async function headerMac(keys: EnvelopeKeys, body: Uint8Array): Promise<Uint8Arr
 }
 
 /** AAD of chunks and meta: the whole header except its MAC. */
-const aadOf = (header: Uint8Array) => header.subarray(0, header.length - 32);
+export const aadOf = (header: Uint8Array) => header.subarray(0, header.length - 32);
+
+/** What a chunk that does not open is reported as, whichever cipher opened it. */
+export const chunkTampered = (index: number, final: boolean) =>
+  new EnvelopeError('tampered', `chunk ${index}${final ? ' (final)' : ''} does not authenticate`);
+export const chunkTooShort = (index: number) => new EnvelopeError('tampered', `chunk ${index} is too short`);
 
 export async function encryptChunk(
   keys: EnvelopeKeys,
@@ -303,7 +308,7 @@ export async function decryptChunk(
   final: boolean,
   ciphertext: Uint8Array,
 ): Promise<Uint8Array> {
-  if (ciphertext.length < TAG_BYTES) throw new EnvelopeError('tampered', `chunk ${index} is too short`);
+  if (ciphertext.length < TAG_BYTES) throw chunkTooShort(index);
   try {
     const plaintext = await subtle().decrypt(
       { name: 'AES-GCM', iv: buf(chunkNonce(index, final)), additionalData: buf(aadOf(header)) },
@@ -312,7 +317,7 @@ export async function decryptChunk(
     );
     return new Uint8Array(plaintext);
   } catch {
-    throw new EnvelopeError('tampered', `chunk ${index}${final ? ' (final)' : ''} does not authenticate`);
+    throw chunkTampered(index, final);
   }
 }
 

@@ -6,6 +6,11 @@ export interface EnvelopeKeys {
   header: CryptoKey;
   /** AES-256-GCM key of the chunks. */
   payload: CryptoKey;
+  /**
+   * The same key's 32 bytes, for a chunk cipher other than WebCrypto's (chunkCipher.ts): HKDF
+   * gives them anyway, and keeping them spares a non-extractable key's export.
+   */
+  payloadBytes: Uint8Array;
   /** AES-256-GCM key of a file's name/type/size block. */
   meta: CryptoKey;
   /** Presented when claiming; the server keeps only its SHA-256 (`claim_verifier`). */
@@ -55,7 +60,7 @@ export async function deriveKeys(material: KeyMaterial): Promise<EnvelopeKeys> {
     subtle().importKey('raw', buf(payload!), 'AES-GCM', false, ['encrypt', 'decrypt']),
     subtle().importKey('raw', buf(meta!), 'AES-GCM', false, ['encrypt', 'decrypt']),
   ]);
-  return { header: headerKey, payload: payloadKey, meta: metaKey, claimToken: toBase64Url(claim!) };
+  return { header: headerKey, payload: payloadKey, payloadBytes: payload!, meta: metaKey, claimToken: toBase64Url(claim!) };
 }
 
 /** What the creator sends as `claim_verifier`: base64url(SHA-256(claim token bytes)). */

@@ -1,8 +1,12 @@
 import { concatBytes, randomBytes, toBase64Url } from './bytes.ts';
 import { EnvelopeError } from './errors.ts';
 import { chunkLog2Range, iterationRange, KEY_BYTES, parseHeader, SALT_BYTES, TAG_BYTES } from './format.ts';
+import type { ChunkCipher, ChunkCipherFactory } from './chunkCipher.ts';
 import { claimVerifier, deriveKeys, type EnvelopeKeys } from './keys.ts';
 import {
+  aadOf,
+  chunkTampered,
+  chunkTooShort,
   decryptChunk,
   encryptChunk,
   keysFor,
@@ -14,6 +18,9 @@ import {
   type OpenInput,
   type Sealed,
 } from './envelope.ts';
+
+// Re-exported so that index.ts's `export *` of this file carries them.
+export type { ChunkCipher, ChunkCipherFactory } from './chunkCipher.ts';
 
 /**
  * Files of any size, chunk by chunk (docs/envelope.md, "Multipart uploads"): the envelope is
@@ -33,6 +40,8 @@ export interface FileSealer extends Omit<Sealed, 'envelope'> {
   /** The whole envelope's length for `size` plaintext bytes: what the upload declares. */
   envelopeSize(size: number): number;
   encryptChunk(index: number, final: boolean, plaintext: Uint8Array): Promise<Uint8Array>;
+  /** The same bytes in pieces, to be used in turn (ChunkCipher.encrypt): no copy joins them. */
+  encryptChunkPieces(index: number, final: boolean, plaintext: Uint8Array): Promise<Uint8Array[]>;
 }
 
 export interface FileSealInput {
@@ -43,6 +52,36 @@ export interface FileSealInput {
   /** Only for vectors and resumed uploads: a given key and salt. Otherwise fresh random ones. */
   urlKey?: Uint8Array;
   salt?: Uint8Array;
+  /** The chunks' AES-256-GCM, when not WebCrypto's (chunkCipher.ts): the same bytes either way. */
+  chunkCipher?: ChunkCipherFactory | undefined;
+}
+
+/** Options of `fileOpener`. */
+export interface FileOpenOptions {
+  /** As FileSealInput's. */
+  chunkCipher?: ChunkCipherFactory | undefined;
+}
+
+/** The chunks' cipher: the given one with the payload key's bytes, else WebCrypto's through envelope.ts. */
+function cipherFor(factory: ChunkCipherFactory | undefined, keys: EnvelopeKeys, header: Uint8Array): ChunkCipher {
+  if (!factory)
+    return {
+      encrypt: async (index, final, plaintext) => [await encryptChunk(keys, header, index, final, plaintext)],
+      decrypt: (index, final, ciphertext) => decryptChunk(keys, header, index, final, ciphertext),
+    };
+  // A copy: `header` may be a view of a buffer its caller reuses, and the factory keeps the AAD.
+  const cipher = factory(keys.payloadBytes, aadOf(header).slice());
+  return {
+    encrypt: (index, final, plaintext) => cipher.encrypt(index, final, plaintext),
+    async decrypt(index, final, ciphertext) {
+      if (ciphertext.length < TAG_BYTES) throw chunkTooShort(index);
+      try {
+        return await cipher.decrypt(index, final, ciphertext);
+      } catch {
+        throw chunkTampered(index, final);
+      }
+    },
+  };
 }
 
 const countOf = (size: number, chunkBytes: number) => Math.max(1, Math.ceil(size / chunkBytes));
@@ -64,6 +103,7 @@ export async function fileSealer(input: FileSealInput): Promise<FileSealer> {
   });
   const prefix = concatBytes(header, await sealMeta(keys, header, input.meta));
   const chunkBytes = 2 ** chunkLog2;
+  const cipher = cipherFor(input.chunkCipher, keys, header);
   return {
     key: toBase64Url(urlKey),
     salt: toBase64Url(salt),
@@ -75,7 +115,11 @@ export async function fileSealer(input: FileSealInput): Promise<FileSealer> {
     chunkBytes,
     chunkCount: (size) => countOf(size, chunkBytes),
     envelopeSize: (size) => prefix.length + size + countOf(size, chunkBytes) * TAG_BYTES,
-    encryptChunk: (index, final, plaintext) => encryptChunk(keys, header, index, final, plaintext),
+    encryptChunk: async (index, final, plaintext) => {
+      const pieces = await cipher.encrypt(index, final, plaintext);
+      return pieces.length === 1 ? pieces[0]! : concatBytes(...pieces);
+    },
+    encryptChunkPieces: cipher.encrypt,
   };
 }
 
@@ -102,7 +146,7 @@ export const filePrefixBytes = 64 * 1024;
  * wrong key or passphrase fails here, before anything else) and decrypts the name, type and
  * size.
  */
-export async function fileOpener(first: Uint8Array, input: OpenInput): Promise<FileOpener> {
+export async function fileOpener(first: Uint8Array, input: OpenInput, options: FileOpenOptions = {}): Promise<FileOpener> {
   const header = parseHeader(first);
   if (header.kind !== 'file') throw new EnvelopeError('malformed', 'not a file envelope');
   const keys: EnvelopeKeys = await keysFor(header, input);
@@ -113,6 +157,7 @@ export async function fileOpener(first: Uint8Array, input: OpenInput): Promise<F
   const meta = await openMeta(keys, headerBytes, first.subarray(header.length + 4, header.length + 4 + metaLength));
   const bodyOffset = header.length + 4 + metaLength;
   const chunkCipherBytes = 2 ** header.chunkLog2 + TAG_BYTES;
+  const cipher = cipherFor(options.chunkCipher, keys, headerBytes);
   return {
     meta,
     bodyOffset,
@@ -125,6 +170,6 @@ export async function fileOpener(first: Uint8Array, input: OpenInput): Promise<F
       if (body < TAG_BYTES || last < TAG_BYTES) throw new EnvelopeError('tampered', 'the body is not whole chunks');
       return count;
     },
-    decryptChunk: (index, final, ciphertext) => decryptChunk(keys, headerBytes, index, final, ciphertext),
+    decryptChunk: cipher.decrypt,
   };
 }
