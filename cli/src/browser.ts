@@ -5,7 +5,6 @@
  * graphical session (Linux without DISPLAY or WAYLAND_DISPLAY: over ssh, in a container) nothing
  * is tried. Callers print the address anyway, since an opener may start and still show nothing.
  */
-import { spawn } from 'node:child_process';
 
 /** The opener's command for this platform, or undefined when no browser can be shown here. */
 export function opener(url: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): [string, string[]] | undefined {
@@ -20,16 +19,20 @@ export function opener(url: string, env: NodeJS.ProcessEnv, platform: NodeJS.Pla
 export function openInBrowser(url: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const command = opener(url, env);
   if (!command) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    try {
-      const child = spawn(command[0], command[1], { stdio: 'ignore', detached: true, env });
-      child.once('error', () => resolve(false));
-      child.once('spawn', () => {
-        child.unref();
-        resolve(true);
-      });
-    } catch {
-      resolve(false);
-    }
-  });
+  // Loaded when a browser is opened, not with the program (start-up).
+  return import('node:child_process').then(
+    ({ spawn }) =>
+      new Promise((resolve) => {
+        try {
+          const child = spawn(command[0], command[1], { stdio: 'ignore', detached: true, env });
+          child.once('error', () => resolve(false));
+          child.once('spawn', () => {
+            child.unref();
+            resolve(true);
+          });
+        } catch {
+          resolve(false);
+        }
+      }),
+  );
 }

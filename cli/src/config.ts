@@ -3,7 +3,7 @@
  * (folder 0700, files 0600, written to a temporary file and renamed so a crash never leaves
  * half a file), changed under a lock so two commands at once do not lose each other's writes.
  */
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from './nodeCrypto.ts';
 import { chmod, mkdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +43,7 @@ export class ConfigFile<T extends object> {
 
   async write(value: T): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const temporary = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
+    const temporary = `${this.path}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`;
     try {
       await writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
       // The mode given at creation passes through the umask, which may not allow even 0600's bits.
@@ -85,7 +85,7 @@ export class ConfigFile<T extends object> {
         const held = await stat(lock).catch(() => null);
         if (held && Date.now() - held.mtimeMs > 30_000) {
           // Renamed away first: of two commands seeing the same dead lock, one removes it, not the other's new one.
-          const dead = `${lock}.${randomBytes(6).toString('hex')}.dead`;
+          const dead = `${lock}.${nodeCrypto().randomBytes(6).toString('hex')}.dead`;
           if (
             await rename(lock, dead).then(
               () => true,

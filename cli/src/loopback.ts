@@ -12,8 +12,8 @@
  * any later post is refused. The code alone is of no use to whoever sees it (the service binds
  * it to the CLI's PKCE verifier), and it is never printed.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { nodeCrypto } from './nodeCrypto.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CliError, exitCodes } from './errors.ts';
 import { currentDirection, currentLanguage, t } from './i18n.ts';
@@ -43,8 +43,10 @@ export interface LoopbackRedirect {
 }
 
 export async function listenOnLoopback(): Promise<LoopbackRedirect> {
-  const pageToken = randomBytes(24).toString('base64url');
-  const nonce = randomBytes(16).toString('base64url');
+  // Loaded when signing in, not with the program: node:http costs every `hushlink --help` its start-up.
+  const { createServer } = await import('node:http');
+  const pageToken = nodeCrypto().randomBytes(24).toString('base64url');
+  const nonce = nodeCrypto().randomBytes(16).toString('base64url');
   let origin = '';
   let taken = false;
   let deliver: (code: string) => void = () => undefined;
@@ -185,7 +187,7 @@ const script = (text: string) => JSON.stringify(text).replace(/</g, '\\u003c');
 const sameText = (given: string, expected: string) => {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return a.length === b.length && nodeCrypto().timingSafeEqual(a, b);
 };
 
 /**

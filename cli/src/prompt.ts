@@ -5,7 +5,6 @@
  * instead. Visible answers come from the terminal, or piped from stdin's lines for scripts.
  */
 import { openSync } from 'node:fs';
-import { createInterface } from 'node:readline/promises';
 import { ReadStream, WriteStream } from 'node:tty';
 import { CliError, exitCodes, usageError } from './errors.ts';
 import { t } from './i18n.ts';
@@ -94,6 +93,8 @@ export function answerer(io: {
       io.signal.addEventListener('abort', () => reject(interrupted()), { once: true });
     });
     interruptedBy.catch(() => undefined);
+    // Loaded when a question is asked, not with the program (start-up).
+    const { createInterface } = await import('node:readline/promises');
     if (io.stdin.isTTY) {
       const terminalLines = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
       // Input that ends before a line (Ctrl-D) is an answer never given, not a wait forever.

@@ -7,7 +7,7 @@
  * verifier, so one seen on its way (another program on this machine, a browser extension, the
  * history) is of no use to anyone else. Neither the code nor the tokens are ever printed.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { nodeCrypto } from './nodeCrypto.ts';
 import type * as z from 'zod/mini';
 import type { domainsReplies } from '../../shared/api/domains.ts';
 import { ApiError, clientHeaders } from '../transfer/index.ts';
@@ -28,8 +28,8 @@ export const ssoWaitMs = 5 * 60_000;
 
 /** RFC 7636: a verifier of 32 random bytes (43 base64url characters) and its S256 challenge. */
 export function pkcePair(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+  const verifier = nodeCrypto().randomBytes(32).toString('base64url');
+  return { verifier, challenge: nodeCrypto().createHash('sha256').update(verifier).digest('base64url') };
 }
 
 /** Whether a workspace's single sign-on speaks for `email` (a public route; it tells nothing else). */

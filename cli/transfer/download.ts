@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../src/nodeCrypto.ts';
 import { link, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, join } from 'node:path';
 import {
@@ -15,18 +15,23 @@ import { clientHeaders, fetchOf, transferApi, type ClaimedSecret, type Fetch } f
 import { BufferPool } from './buffers.ts';
 import { TransferError } from './errors.ts';
 import { attempts, defaultRetryDelay, pause } from './retry.ts';
+import { nodeChunkCipher } from './nodeChunkCipher.ts';
 import { exactChunks } from './sealedStream.ts';
 import { t } from '../src/i18n.ts';
 
 /**
  * Whole chunks per ranged GET, and GETs in flight: a few megabytes each, a few at once, each
- * held until written in order. Small beside the upload's parts: WebCrypto's outputs are left to
- * the garbage collector, which lets some 50 MiB of them pile up before it runs (bench/files.ts).
+ * held until written in order. Small beside the upload's parts: every decrypted chunk is a new
+ * buffer left to the collector (garbage.ts bounds how many pile up; bench/files.ts).
  */
 export const chunksPerRequest = 4;
 export const requestsInFlight = 3;
-/** Decryptions at once: WebCrypto runs them on the thread pool, so a few use more than one core. */
-const decryptsInFlight = 4;
+/**
+ * Chunks decrypted ahead of the one being written. node:crypto decrypts on this thread as it is
+ * called, so one ahead is decrypted while the write before it runs on the thread pool; more
+ * would only hold more plaintext.
+ */
+const decryptsInFlight = 2;
 
 /**
  * The claim's URL works for 15 minutes, and S3 checks that when a request begins: this close
@@ -129,7 +134,7 @@ interface Temporary {
 
 /** A new file, only its owner's, for a download in progress in `folder`. */
 async function openTemporary(folder: string): Promise<Temporary> {
-  const path = join(folder, `.hushlink-${randomBytes(6).toString('hex')}.partial`);
+  const path = join(folder, `.hushlink-${nodeCrypto().randomBytes(6).toString('hex')}.partial`);
   const handle = await open(path, 'wx', 0o600);
   return {
     path,
@@ -200,11 +205,15 @@ export async function downloadEnvelope(options: EnvelopeDownloadOptions): Promis
       options.retryDelay ?? defaultRetryDelay,
       options.signal,
     );
-    const opener = await fileOpener(await ranges.read(0, Math.min(filePrefixBytes, options.sizeBytes)), {
-      key: options.key,
-      salt: options.salt,
-      passphrase: options.passphrase,
-    });
+    const opener = await fileOpener(
+      await ranges.read(0, Math.min(filePrefixBytes, options.sizeBytes)),
+      {
+        key: options.key,
+        salt: options.salt,
+        passphrase: options.passphrase,
+      },
+      { chunkCipher: nodeChunkCipher },
+    );
     meta = opener.meta;
     const chunkCount = opener.chunkCount(options.sizeBytes);
     if (options.sizeBytes - opener.bodyOffset - chunkCount * TAG_BYTES !== opener.meta.size) {
@@ -326,8 +335,9 @@ class ChunkWriter {
     const decrypting = chunks.slice(0, decryptsInFlight).map((_, i) => decrypt(i));
     for (let i = 0; i < chunks.length; i++) {
       const plaintext = await decrypting[i]!;
+      const writing = this.output.write(plaintext);
       if (i + decryptsInFlight < chunks.length) decrypting.push(decrypt(i + decryptsInFlight));
-      await this.output.write(plaintext);
+      await writing;
       this.written += plaintext.length;
     }
     this.next += chunks.length;

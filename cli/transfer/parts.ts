@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../src/nodeCrypto.ts';
 import { BufferPool } from './buffers.ts';
 import { clientHeaders, type FileUpload, type Fetch, type TransferApi, type UploadRef } from './api.ts';
 import { TransferError } from './errors.ts';
@@ -12,7 +12,7 @@ export const partsInFlight = 4;
 const renewMarginMs = 5 * 60 * 1000;
 
 /** An ETag S3 computed as the part's MD5 (not so under SSE-KMS): hex, quoted. */
-export const md5Etag = (bytes: Uint8Array) => `"${createHash('md5').update(bytes).digest('hex')}"`;
+export const md5Etag = (bytes: Uint8Array) => `"${nodeCrypto().createHash('md5').update(bytes).digest('hex')}"`;
 export const sameEtag = (a: string, b: string) => a.replaceAll('"', '').toLowerCase() === b.replaceAll('"', '').toLowerCase();
 
 /**

@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../src/nodeCrypto.ts';
 import { stat } from 'node:fs/promises';
 import { fileSealer, fromBase64Url, type FileSealer } from '../../shared/envelope/index.ts';
+import { nodeChunkCipher } from './nodeChunkCipher.ts';
 import { transferApi, type Fetch, type FileUpload } from './api.ts';
 import { ApiError, TransferError } from './errors.ts';
 import { chunkAt, envelopeLayout, partRange, type EnvelopeLayout } from './layout.ts';
@@ -78,6 +79,7 @@ export async function resumeUpload(options: ResumeOptions): Promise<ResumeResult
   };
 
   const sealer = await fileSealer({
+    chunkCipher: nodeChunkCipher,
     meta: { name: state.file.name, type: state.file.type, size: state.file.size },
     urlKey: fromBase64Url(state.key),
     salt: fromBase64Url(state.salt),
@@ -179,7 +181,7 @@ function partReader(sealer: FileSealer, layout: EnvelopeLayout, path: string, pa
 
 async function sealedMd5(sealer: FileSealer, layout: EnvelopeLayout, path: string, partNumber: number): Promise<string> {
   const { reader, length } = partReader(sealer, layout, path, partNumber);
-  const hash = createHash('md5');
+  const hash = nodeCrypto().createHash('md5');
   try {
     for await (const piece of reader.pieces(length)) hash.update(piece);
   } finally {

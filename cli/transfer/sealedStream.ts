@@ -1,14 +1,14 @@
-import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { FileSealer } from '../../shared/envelope/index.ts';
 import { TransferError } from './errors.ts';
 import { chunkAt, plaintextBytesOf, type EnvelopeLayout } from './layout.ts';
 import { t } from '../src/i18n.ts';
 
 /**
- * Encryptions kept running ahead of the reader: WebCrypto runs each off the main thread, so one
- * ahead keeps a core busy while the reader copies, and each is a chunk of plaintext, a copy of
- * it and its ciphertext in memory. Four ahead were no faster here (bench/files.ts: the local S3
- * and the network are slower than sealing) and cost some 10 MiB more at the peak.
+ * Chunks sealed ahead of the reader, each a chunk of plaintext and its ciphertext in memory.
+ * node:crypto seals on this thread as it is asked, so ahead means only that the next chunk's
+ * read (the thread pool's) overlaps this one's encryption; four ahead were no faster with
+ * WebCrypto either (bench/files.ts) and cost some 10 MiB more at the peak.
  */
 const encryptAhead = 2;
 
@@ -45,15 +45,60 @@ export async function* exactChunks(
 }
 
 /**
- * The plaintext chunks `first` … `last` of the file at `path`, read with
- * `fs.createReadStream` in reads of one chunk. Nothing past `last` is read, so a file that
- * grew is caught by its size (the caller's stat), one that shrank by a short chunk.
+ * The plaintext chunks `first` … `last` of the file at `path`, each read into one of a ring of
+ * buffers while the chunk before it is sealed. A chunk's bytes hold until the chunk three
+ * after it is asked for: its consumer must be done with them by then (node:crypto and WebCrypto
+ * both are once their call returns). Reused buffers rather than a read stream's fresh ones:
+ * allocating a chunk per read cost page faults and garbage collection of some 20 % of the seal
+ * (ADR 0184). Nothing past `last` is read, so a file that grew is caught by its size (the
+ * caller's stat), one that shrank by a short chunk.
  */
 export function fileChunks(path: string, layout: EnvelopeLayout, first: number, last = layout.chunkCount - 1): AsyncIterator<Uint8Array> {
   const start = first * layout.chunkBytes;
-  const end = Math.min(layout.size, (last + 1) * layout.chunkBytes) - 1;
-  if (end < start) return exactChunks([], layout.chunkBytes);
-  return exactChunks(createReadStream(path, { start, end, highWaterMark: layout.chunkBytes }), layout.chunkBytes);
+  const end = Math.min(layout.size, (last + 1) * layout.chunkBytes);
+  if (end <= start) return exactChunks([], layout.chunkBytes);
+  return readChunks(path, start, end, layout.chunkBytes);
+}
+
+const ringSize = 3;
+
+async function* readChunks(path: string, start: number, end: number, chunkBytes: number): AsyncGenerator<Uint8Array> {
+  const file = await open(path, 'r');
+  const ring = Array.from({ length: ringSize }, () => Buffer.allocUnsafeSlow(Math.min(chunkBytes, end - start)));
+  /** Fills `buffer` from `offset` up to a chunk (less at the end, or where the file ends sooner). */
+  const readAt = async (offset: number, buffer: Buffer): Promise<Buffer> => {
+    const length = Math.min(chunkBytes, end - offset);
+    let filled = 0;
+    while (filled < length) {
+      const { bytesRead } = await file.read(buffer, filled, length - filled, offset + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  };
+  const ahead = (offset: number, buffer: Buffer) => {
+    const read = readAt(offset, buffer);
+    read.catch(() => {}); // awaited in turn; never an unhandled rejection while a chunk is out
+    return read;
+  };
+  let pending: Promise<Buffer> | undefined = ahead(start, ring[0]!);
+  let closed: Promise<void> | undefined;
+  const close = async () => {
+    await pending?.catch(() => {}); // a read still under way must end before its file is closed
+    await (closed ??= file.close());
+  };
+  try {
+    for (let offset = start, turn = 1; pending; offset += chunkBytes, turn += 1) {
+      const chunk: Buffer = await pending;
+      pending = offset + chunkBytes < end && chunk.length === chunkBytes ? ahead(offset + chunkBytes, ring[turn % ringSize]!) : undefined;
+      // The last read done: the file is closed now, as its reader need not ask past the last chunk.
+      if (!pending) await close();
+      if (chunk.length === 0) return;
+      yield chunk;
+    }
+  } finally {
+    await close();
+  }
 }
 
 const changed = (what: string) => new TransferError('file_changed', t('cli.transfer.changedWhileRead', { what }));
@@ -73,14 +118,16 @@ export class SealedReader {
   private nextChunk: number;
   private readonly mustEnd: boolean;
   private readonly lastChunk: number;
-  private readonly encrypting: Array<Promise<Uint8Array>> = [];
+  private readonly encrypting: Array<Promise<Uint8Array[]>> = [];
+  /** The rest of the chunk last sealed: its pieces not yet begun. */
+  private readonly ready: Uint8Array[] = [];
 
   /**
    * `chunks` holds the plaintext of the chunks from the one holding `from` to `lastChunk` (the
    * file's last by default): encryption runs ahead no further.
    */
   constructor(
-    private readonly sealer: Pick<FileSealer, 'prefix' | 'encryptChunk'>,
+    private readonly sealer: Pick<FileSealer, 'prefix' | 'encryptChunkPieces'>,
     private readonly layout: EnvelopeLayout,
     private readonly chunks: AsyncIterator<Uint8Array>,
     from: number,
@@ -130,21 +177,25 @@ export class SealedReader {
       this.prefixDue = false;
       return this.sealer.prefix;
     }
+    const piece = this.ready.shift();
+    if (piece) return piece;
     while (this.encrypting.length < encryptAhead && this.nextChunk <= this.lastChunk) {
       const index = this.nextChunk++;
       const final = index === this.layout.chunkCount - 1;
       const plaintext = await this.plaintextOf(index, final);
-      const sealed = this.sealer.encryptChunk(index, final, plaintext);
+      const sealed = this.sealer.encryptChunkPieces(index, final, plaintext);
       sealed.catch(() => {}); // awaited in turn below; never an unhandled rejection meanwhile
       this.encrypting.push(sealed);
     }
     const next = this.encrypting.shift();
     if (!next) throw new Error('read past the end of the envelope');
-    const sealed = await next;
-    if (this.skip === 0) return sealed;
-    const rest = sealed.subarray(this.skip);
-    this.skip = 0;
-    return rest;
+    for (const sealed of await next) {
+      // A part that begins inside this chunk: its first `skip` bytes were the part before's.
+      const cut = Math.min(this.skip, sealed.length);
+      this.skip -= cut;
+      if (cut < sealed.length) this.ready.push(cut === 0 ? sealed : sealed.subarray(cut));
+    }
+    return this.ready.shift() ?? empty;
   }
 
   private async plaintextOf(index: number, final: boolean): Promise<Uint8Array> {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../src/nodeCrypto.ts';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { TransferError } from './errors.ts';
 import { t } from '../src/i18n.ts';
@@ -44,7 +44,7 @@ export interface UploadSettings {
 
 /** Written whole or not at all: a new file beside it, mode 0600, renamed over it. */
 export async function writeState(path: string, state: UploadState): Promise<void> {
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const temporary = `${path}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`;
   try {
     await writeFile(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
     await rename(temporary, path);

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { fileSealer, fromBase64Url, type FileSealer } from '../../shared/envelope/index.ts';
+import { nodeChunkCipher } from './nodeChunkCipher.ts';
 import { fetchOf, transferApi, type ApiOptions, type FileUpload, type TransferApi, type UploadRef } from './api.ts';
 import { TransferError } from './errors.ts';
 import { envelopeLayout, partRange, type EnvelopeLayout } from './layout.ts';
@@ -99,6 +100,7 @@ export async function uploadFile(options: UploadOptions): Promise<UploadResult> 
   const size = fileStat?.size ?? (options.file as { size: number }).size;
   const meta = { name: options.name ?? (path === undefined ? 'file' : basename(path)), type: options.type ?? 'application/octet-stream' };
   const sealer = await fileSealer({
+    chunkCipher: nodeChunkCipher,
     meta: { ...meta, size },
     passphrase: options.passphrase,
     ...(options.chunkLog2 === undefined ? {} : { chunkLog2: options.chunkLog2 }),
