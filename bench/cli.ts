@@ -6,7 +6,8 @@
  *   CLI_BENCH_GIB=5                   (the file's size in GiB; 1 by default; "1,5" runs both)
  *
  * Throughput: `hushlink send FILE` and `hushlink open LINK -o OUT` of a generated file, each a
- * child process of `node hushlink.mjs` (cli/build.js, into a temporary folder), timed from spawn
+ * child process of `node bin/hushlink.js`, the launcher, in a temporary folder laid out as the
+ * package installs (bin/, and dist/hushlink.mjs from cli/build.js), timed from spawn
  * to exit, against `openssl speed -evp aes-256-gcm -bytes 16384`, run before and after them. The
  * ceilings that explain the figure are measured alongside, each in a process of its own: the
  * CLI's seal alone (fileSealer and SealedReader cutting parts from the file as an upload does,
@@ -16,14 +17,14 @@
  * Memory: each CLI process's peak RSS (GNU time's %M, or a preloaded module printing
  * `process.resourceUsage().maxRSS` at exit where /usr/bin/time is missing) next to the idle
  * process's (`hushlink --help`). Each command runs twice per size, with glibc's default malloc
- * arenas (how `node hushlink.mjs` starts today) and with MALLOC_ARENA_MAX=2 (bench/files.ts found
- * the libuv threads' arenas inflate the peak). Start-up: `hushlink --help` of the bundle against
+ * arenas (how the launcher starts it) and with MALLOC_ARENA_MAX=2 (bench/files.ts found the
+ * libuv threads' arenas inflated the peak while WebCrypto sealed). Start-up: `hushlink --help` of the installed launcher against
  * `node -e ''`, and of the checkout's bin (through tsx) for information. The tables and the
  * verdicts, one per target: bench/cliReport.ts.
  */
 import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +36,7 @@ import { report, type Arenas, type CliRun, type Figures, type SizeResult } from 
 import { ask } from './messages.ts';
 
 // Each process loads only what its role needs (below, by `import()`): the runtime's modules stay
-// out of the ceilings' processes, and the CLI's processes run the bundle alone.
+// out of the ceilings' processes, and the CLI's processes run the launcher and the bundle alone.
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -110,6 +111,16 @@ async function runtimeProcess(): Promise<void> {
   const { DeleteObjectCommand, ListObjectsV2Command } = await import('@aws-sdk/client-s3');
   // Its errors on stderr: a 500 the CLI reports is otherwise unexplained.
   const runtime = await startRuntime({ port: 0, rateLimits: generousRateLimits, logLevel: 'ERROR' });
+  // An upload over INLINE_COMPLETION_BYTES (1 GiB) is completed in the background by a task
+  // scheduled every minute, which this runtime does not time: run it every second instead, so a
+  // send waits for S3's completion (its polls are 5 s apart) and not for the next minute.
+  let completing = true;
+  const completions = (async () => {
+    while (completing) {
+      await runtime.scheduler.run('complete-uploads').catch((error: unknown) => console.error('complete-uploads:', error));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  })();
   const key = await paidKey(runtime, 'cli-bench', 'team', ['secrets:write']);
   const s3 = s3Client({
     bucket: runtime.s3.bucket,
@@ -120,6 +131,8 @@ async function runtimeProcess(): Promise<void> {
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      completing = false;
+      await completions;
       s3.destroy();
       await runtime.stop();
       process.exit(0);
@@ -138,7 +151,7 @@ async function runtimeProcess(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The CLI's processes: the bundle under `node`, its peak RSS and wall time
+// The CLI's processes: the launcher under `node`, its peak RSS and wall time
 
 const gnuTime = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
@@ -146,7 +159,8 @@ class CliRunner {
   private readonly rssFile: string;
   private readonly preload: string;
   constructor(
-    private readonly bundle: string,
+    /** The launcher, bin/hushlink.js beside dist/: what `npm install -g` puts on the PATH. */
+    private readonly launcher: string,
     private readonly directory: string,
     private readonly ready: RuntimeReady,
   ) {
@@ -176,8 +190,8 @@ class CliRunner {
     if (withKey) env.HUSHLINK_API_KEY = this.ready.apiKey;
     if (!gnuTime) env.NODE_OPTIONS = `--import=${pathToFileURL(this.preload).href}`;
     const [command, commandArgs] = gnuTime
-      ? [gnuTime, ['-f', '%M %U %S', '-o', this.rssFile, process.execPath, this.bundle, ...args]]
-      : [process.execPath, [this.bundle, ...args]];
+      ? [gnuTime, ['-f', '%M %U %S', '-o', this.rssFile, process.execPath, this.launcher, ...args]]
+      : [process.execPath, [this.launcher, ...args]];
     rmSync(this.rssFile, { force: true });
     const started = performance.now();
     const child = spawn(command, commandArgs, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -267,14 +281,18 @@ async function orchestrate(): Promise<void> {
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   let runtimeChild: ChildProcess | undefined;
   try {
-    const bundle = join(disk, 'hushlink.mjs');
+    // The package's layout: the launcher finds no ../src/cli.ts beside it and loads ../dist/hushlink.mjs.
+    const bundle = join(disk, 'dist', 'hushlink.mjs');
+    const launcher = join(disk, 'bin', 'hushlink.js');
     await promisify(execFile)(process.execPath, [join(root, 'cli/build.js'), bundle]);
+    mkdirSync(join(disk, 'bin'));
+    copyFileSync(join(root, 'cli/bin/hushlink.js'), launcher);
     mkdirSync(join(disk, 'config'), { mode: 0o700 });
 
     runtimeChild = fork(self, ['runtime'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const ready = await ask<RuntimeReady>(runtimeChild, undefined);
     const clearBucket = (child: ChildProcess) => ask<{ cleared: number }>(child, { ask: 'clear' });
-    const cli = new CliRunner(bundle, disk, ready);
+    const cli = new CliRunner(launcher, disk, ready);
 
     const opensslBefore = { cpu: await opensslSpeed('cpu'), elapsed: await opensslSpeed('elapsed') };
     const ceilings = { 'node-crypto': await measureCeiling('node-crypto'), webcrypto: await measureCeiling('webcrypto') };
@@ -324,7 +342,7 @@ async function orchestrate(): Promise<void> {
     }
     const startup = await startupTimes([
       { label: "node -e ''", command: [process.execPath, '-e', ''] },
-      { label: 'hushlink --help (bundle)', command: [process.execPath, bundle, '--help'] },
+      { label: 'hushlink --help (bin/hushlink.js, installed: loads dist/)', command: [process.execPath, launcher, '--help'] },
       {
         label: 'hushlink --help (checkout: cli/bin through tsx; information)',
         command: [process.execPath, join(root, 'cli/bin/hushlink.js'), '--help'],

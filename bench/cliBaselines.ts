@@ -100,7 +100,8 @@ async function sealOnce(path: string, size: number): Promise<void> {
   const { partsOf } = await import('../shared/domain/files/upload.ts');
   const { envelopeLayout, partRange } = await import('../cli/transfer/layout.ts');
   const { fileChunks, SealedReader } = await import('../cli/transfer/sealedStream.ts');
-  const sealer = await fileSealer({ meta: { name: 'bench.bin', type: 'application/octet-stream', size } });
+  const { nodeChunkCipher } = await import('../cli/transfer/nodeChunkCipher.ts');
+  const sealer = await fileSealer({ meta: { name: 'bench.bin', type: 'application/octet-stream', size }, chunkCipher: nodeChunkCipher });
   const { partSize } = partsOf(sealer.envelopeSize(size), chunkLog2Range.default);
   const layout = envelopeLayout({ size, prefixBytes: sealer.prefix.length, chunkBytes: sealer.chunkBytes, partSize });
   const reader = new SealedReader(sealer, layout, fileChunks(path, layout, 0), 0);
