@@ -34,6 +34,9 @@ import { startRuntime, tableName, type Runtime } from '../local/runtime.ts';
 import { secretLimits } from '../shared/limits.ts';
 import { receiptPrefix, secretKey } from '../shared/store/items/index.ts';
 import { DynamoRateCounter } from '../shared/store/rateLimits.ts';
+import { createDocumentClient } from '../shared/store/client.ts';
+import { DynamoSecretStore } from '../shared/store/secrets.ts';
+import { newEventId, newSecretId } from '../shared/ids.ts';
 import { defaultRateLimits } from '../shared/limits.ts';
 import { signIn } from '../test/support/accounts.ts';
 import { generousRateLimits, textSecretBody } from '../test/support/runtime.ts';
@@ -195,6 +198,8 @@ async function main(): Promise<void> {
       rawUpdatePair: new Series('raw UpdateItem ∥ 2', 'raw'),
       rawUpdateCount: new Series('raw UpdateItem ∥ count', 'raw'),
       noDynamo: new Series('no DynamoDB (regions)', 'http'),
+      storeInsert: new Series("create's write alone", 'raw'),
+      storeTakeView: new Series("claim's write alone", 'raw'),
     };
     /** WCU of each non-final claim by the view number it took (1-based). */
     const claimWcuByView = new Map<number, number[]>();
@@ -229,6 +234,34 @@ async function main(): Promise<void> {
     );
     const rawCounter = new DynamoRateCounter(DynamoDBDocumentClient.from(countClient), tableName);
     let windowStart = 0;
+
+    // The operations' own writes, through the service's own store on a client of the bench's own
+    // (not metered): the secret create puts, and the conditional update a non-final claim sends,
+    // with no HTTP, gateway or handler around them. Their sum with the no-DynamoDB route is the
+    // floor of the generous-limits rows.
+    const storeClient = createDocumentClient({ region: 'local', endpoint: runtime.dynamo.endpoint });
+    const storeTally = newTally();
+    meterCalls({ tallyOf: () => storeTally, consumedCapacity: 'INDEXES' })(storeClient);
+    const store = new DynamoSecretStore(storeClient, tableName, secretLimits.tombstoneSeconds);
+    const measureStore = async (on: Series, run: () => Promise<unknown>) => {
+      const before = snapshot(storeTally);
+      await measure(on, run);
+      const sample = on.samples.at(-1);
+      if (recording && sample) sample.app = usageSince(before, storeTally);
+    };
+    const template = await store.get(String(fixture.body.id));
+    if (!template) throw new Error('the fixture secret was not found');
+    const manyViews = { ...template, id: newSecretId(), maxViews: 1_000_000_000, viewsLeft: 1_000_000_000 };
+    await store.insert(manyViews);
+    const takeOne = async () => {
+      const now = Date.now();
+      const result = await store.takeView(manyViews.id, {
+        now,
+        proofHash: null,
+        event: { id: newEventId(), type: 'secret.viewed', at: now, view: { channel: 'api' } },
+      });
+      if (!result.taken) throw new Error("the claim's write alone was refused");
+    };
 
     // Multi-view secret the non-final claims draw from; replaced (after its own final claim) when spent.
     let pool = { id: '', taken: 0 };
@@ -335,6 +368,8 @@ async function main(): Promise<void> {
       );
       // The fixed cost of the HTTP path: client, gateway, middleware and a handler with no table call.
       expectStatus(await measure(series.noDynamo, () => call(runtime, 'GET', '/v1/regions')), 200, 'regions');
+      await measureStore(series.storeInsert, () => store.insert({ ...template, id: newSecretId() }));
+      await measureStore(series.storeTakeView, takeOne);
     };
 
     const warmStarted = performance.now();
