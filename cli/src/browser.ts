@@ -34,5 +34,6 @@ export function openInBrowser(url: string, env: NodeJS.ProcessEnv): Promise<bool
           resolve(false);
         }
       }),
+    () => false,
   );
 }

@@ -46,9 +46,10 @@ export async function* exactChunks(
 
 /**
  * The plaintext chunks `first` … `last` of the file at `path`, each read into one of a ring of
- * buffers while the chunk before it is sealed. A chunk's bytes hold until the chunk three
- * after it is asked for: its consumer must be done with them by then (node:crypto and WebCrypto
- * both are once their call returns). Reused buffers rather than a read stream's fresh ones:
+ * buffers while the chunk before it is sealed. A chunk's bytes hold until the chunk two after it
+ * is asked for (its buffer is then read into again): its consumer must be done with them by then.
+ * SealedReader seals each chunk as it takes it, and a chunk cipher reads its plaintext before its
+ * call returns (ChunkCipher.encrypt), so it is. Reused buffers rather than a read stream's fresh ones:
  * allocating a chunk per read cost page faults and garbage collection of some 20 % of the seal
  * (ADR 0184). Nothing past `last` is read, so a file that grew is caught by its size (the
  * caller's stat), one that shrank by a short chunk.
@@ -60,7 +61,13 @@ export function fileChunks(path: string, layout: EnvelopeLayout, first: number, 
   return readChunks(path, start, end, layout.chunkBytes);
 }
 
-const ringSize = 3;
+/**
+ * Reads kept ahead of the chunk being sealed, and buffers: one being sealed, `readsAhead` being
+ * read, one whose chunk was handed out before (its consumer may still hold it until the next is
+ * asked for). Two ahead keep the thread pool's reads from ever making the seal wait.
+ */
+const readsAhead = 2;
+const ringSize = readsAhead + 2;
 
 async function* readChunks(path: string, start: number, end: number, chunkBytes: number): AsyncGenerator<Uint8Array> {
   const file = await open(path, 'r');
@@ -81,18 +88,31 @@ async function* readChunks(path: string, start: number, end: number, chunkBytes:
     read.catch(() => {}); // awaited in turn; never an unhandled rejection while a chunk is out
     return read;
   };
-  let pending: Promise<Buffer> | undefined = ahead(start, ring[0]!);
+  /** Reads under way, in file order: the next chunk's first. */
+  const pending: Array<Promise<Buffer>> = [];
+  let nextOffset = start;
+  let turn = 0;
+  const readAhead = () => {
+    while (pending.length < readsAhead && nextOffset < end) {
+      pending.push(ahead(nextOffset, ring[turn++ % ringSize]!));
+      nextOffset += chunkBytes;
+    }
+  };
   let closed: Promise<void> | undefined;
   const close = async () => {
-    await pending?.catch(() => {}); // a read still under way must end before its file is closed
+    // Reads still under way must end before their file is closed.
+    await Promise.all(pending.map((read) => read.catch(() => {})));
     await (closed ??= file.close());
   };
   try {
-    for (let offset = start, turn = 1; pending; offset += chunkBytes, turn += 1) {
-      const chunk: Buffer = await pending;
-      pending = offset + chunkBytes < end && chunk.length === chunkBytes ? ahead(offset + chunkBytes, ring[turn % ringSize]!) : undefined;
+    readAhead();
+    while (pending.length > 0) {
+      const chunk: Buffer = await pending.shift()!;
+      // A short chunk is the file's end (or it shrank): nothing after it is read.
+      if (chunk.length === chunkBytes) readAhead();
+      else nextOffset = end;
       // The last read done: the file is closed now, as its reader need not ask past the last chunk.
-      if (!pending) await close();
+      if (pending.length === 0) await close();
       if (chunk.length === 0) return;
       yield chunk;
     }

@@ -10,6 +10,8 @@ export interface ChunkCipher {
   /**
    * The sealed chunk in pieces whose concatenation is ciphertext || tag: node:crypto hands the
    * ciphertext and the tag apart, and a caller that sends them in turn needs no copy to join them.
+   * `plaintext` must be read (or copied) before the call returns, not after an await: the CLI
+   * reads files into a ring of reused buffers (cli/transfer/sealedStream.ts `fileChunks`).
    */
   encrypt(index: number, final: boolean, plaintext: Uint8Array): Promise<Uint8Array[]>;
   /** Rejects (with anything: the caller reports `tampered`) when the chunk does not authenticate. */

@@ -8,7 +8,9 @@ export interface EnvelopeKeys {
   payload: CryptoKey;
   /**
    * The same key's 32 bytes, for a chunk cipher other than WebCrypto's (chunkCipher.ts): HKDF
-   * gives them anyway, and keeping them spares a non-extractable key's export.
+   * gives them anyway, and keeping them spares a non-extractable key's export. They were in this
+   * memory already (deriveBits returns bytes), as the link's key itself is; nothing stores, logs
+   * or sends them, and they go with the keys object when the seal or open is done.
    */
   payloadBytes: Uint8Array;
   /** AES-256-GCM key of a file's name/type/size block. */
