@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
  * grown 64 MiB. Unhelped, some 30 MiB of dead chunks were held at the upload's peak. A young
  * collection every `collectEvery` bytes costs well under a millisecond and bounds them (ADR 0184).
  */
-const collectEvery = 8 * 1024 * 1024;
+const collectEvery = 4 * 1024 * 1024;
 
 type Collect = (options: { type: 'minor' }) => void;
 let collect: Collect | null | undefined;
