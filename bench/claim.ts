@@ -198,6 +198,7 @@ async function main(): Promise<void> {
       rawUpdatePair: new Series('raw UpdateItem ∥ 2', 'raw'),
       rawUpdateCount: new Series('raw UpdateItem ∥ count', 'raw'),
       noDynamo: new Series('no DynamoDB (regions)', 'http'),
+      refusedCreate: new Series('create refused (400)', 'http'),
       storeInsert: new Series("create's write alone", 'raw'),
       storeTakeView: new Series("claim's write alone", 'raw'),
     };
@@ -368,6 +369,12 @@ async function main(): Promise<void> {
       );
       // The fixed cost of the HTTP path: client, gateway, middleware and a handler with no table call.
       expectStatus(await measure(series.noDynamo, () => call(runtime, 'GET', '/v1/regions')), 200, 'regions');
+      // A create's own body sent, parsed and refused before the table (max_views 0): what any create pays outside its write.
+      expectStatus(
+        await measure(series.refusedCreate, () => call(runtime, 'POST', '/v1/secrets', textSecretBody({ max_views: 0 }, ENVELOPE_BYTES))),
+        400,
+        'refused create',
+      );
       await measureStore(series.storeInsert, () => store.insert({ ...template, id: newSecretId() }));
       await measureStore(series.storeTakeView, takeOne);
     };

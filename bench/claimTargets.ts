@@ -35,7 +35,14 @@ const requestBudget = {
 } as const;
 
 type Targeted = Record<
-  keyof typeof requestBudget | 'rawUpdate' | 'rawUpdatePair' | 'rawUpdateCount' | 'noDynamo' | 'storeInsert' | 'storeTakeView',
+  | keyof typeof requestBudget
+  | 'rawUpdate'
+  | 'rawUpdatePair'
+  | 'rawUpdateCount'
+  | 'noDynamo'
+  | 'refusedCreate'
+  | 'storeInsert'
+  | 'storeTakeView',
   Series
 >;
 const p50Of = (series: Series, of: (sample: Sample) => number = (sample) => sample.ms) => percentile(sortedOf(series.samples.map(of)), 50);
@@ -106,6 +113,16 @@ export function targetHeadlines(series: Targeted, rawGetP50: number): Headline[]
         target: '-',
         note: `the row is ${fmtRatio(p50 / floor, 2)} this floor`,
       });
+      if (key === 'create') {
+        // Closer: its own body sent, parsed and refused before the table, instead of a GET with none.
+        const refused = p50Of(series.refusedCreate);
+        floors.push({
+          name: 'create: its write alone + its body refused before the table / raw GetItem',
+          value: fmtRatio((p50Of(own) + refused) / rawGetP50, 2),
+          target: '-',
+          note: `the row is ${fmtRatio(p50 / (p50Of(own) + refused), 2)} this floor; the refused POST ${fmtMs(refused)} ms`,
+        });
+      }
     }
     if (base) {
       const floor = p50Of(base) + secondCount;
